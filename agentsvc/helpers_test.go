@@ -1,0 +1,359 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// testOrigin is the origin fake pages send.
+const testOrigin = "http://localhost:3000"
+
+// waitLimit bounds every wait in these tests; a test that hits it has failed.
+const waitLimit = 10 * time.Second
+
+// testServer runs a Server on a real loopback socket.
+type testServer struct {
+	*Server
+	http  *httptest.Server
+	wsURL string
+	store store.Store
+}
+
+func newTestServer(t *testing.T, model llm.Model, mod func(*Config)) *testServer {
+	t.Helper()
+	st := newTestStore()
+	cfg := Config{Store: st, Model: model, Logger: zaptest.NewLogger(t)}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		hs.Close()
+	})
+	return &testServer{Server: srv, http: hs, wsURL: "ws" + strings.TrimPrefix(hs.URL, "http"), store: cfg.Store}
+}
+
+// openAIModel points the real openai-go client at a scripted fake server.
+func openAIModel(t *testing.T, opts ...llmtest.Option) (*llm.OpenAI, *llmtest.Server) {
+	t.Helper()
+	fake := llmtest.New(opts...)
+	t.Cleanup(fake.Close)
+	m := llm.NewOpenAI(llm.Options{BaseURL: fake.URL, APIKey: "test", Model: "fake-model", Provider: "custom", MaxRetries: 2,
+		Sleep: func(context.Context, time.Duration) error { return nil }})
+	return m, fake
+}
+
+// toolFunc is a fake page tool's handler.
+type toolFunc func(ctx context.Context, args map[string]any) (any, error)
+
+// fakePage is a page written against the wire protocol only: it answers the agent's MCP
+// requests with its tools and records the events it gets.
+type fakePage struct {
+	t      *testing.T
+	peer   *wsrpc.Peer
+	mu     sync.Mutex
+	tools  []PageTool
+	funcs  map[string]toolFunc
+	calls  []ToolsCallParams
+	events chan json.RawMessage
+	listed chan struct{}
+	cancel chan CancelledParams
+	// pageSize > 0 paginates tools/list.
+	pageSize int
+	// version overrides the initialize answer.
+	version string
+}
+
+type pageTestTool struct {
+	tool PageTool
+	fn   toolFunc
+}
+
+func newFakePage(t *testing.T, ts *testServer, origin string, tools ...pageTestTool) *fakePage {
+	t.Helper()
+	return newFakePageWith(t, ts, origin, func(*fakePage) {}, tools...)
+}
+
+func newTestStore() store.Store { return store.NewMemory() }
+
+func (p *fakePage) connect(ts *testServer, origin string) {
+	t := p.t
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	h := http.Header{}
+	h.Set("Origin", origin)
+	mc, _, err := wsrpc.Dial(ctx, ts.wsURL, h, wsrpc.WSOptions{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	peer := wsrpc.NewPeer(mc, wsrpc.Options{Logger: zaptest.NewLogger(t).Named("page"), PingInterval: -1})
+	peer.Handle(MethodInitialize, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var ip InitializeParams
+		_ = json.Unmarshal(req.Params, &ip)
+		v := ip.ProtocolVersion
+		if p.version != "" {
+			v = p.version
+		}
+		return InitializeResult{ProtocolVersion: v, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: Implementation{Name: "fake-page", Version: "1"}}, nil
+	})
+	peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(MethodToolsList, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var lp ToolsListParams
+		_ = json.Unmarshal(req.Params, &lp)
+		p.mu.Lock()
+		all := append([]PageTool(nil), p.tools...)
+		size := p.pageSize
+		p.mu.Unlock()
+		defer func() { p.listed <- struct{}{} }()
+		if size <= 0 {
+			return ToolsListResult{Tools: all}, nil
+		}
+		start := 0
+		if lp.Cursor != "" {
+			_ = json.Unmarshal([]byte(lp.Cursor), &start)
+		}
+		end := min(start+size, len(all))
+		res := ToolsListResult{Tools: all[start:end]}
+		if end < len(all) {
+			res.NextCursor = jsonString(end)
+		}
+		return res, nil
+	})
+	peer.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp ToolsCallParams
+		if err := json.Unmarshal(req.Params, &cp); err != nil {
+			return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
+		}
+		p.mu.Lock()
+		p.calls = append(p.calls, cp)
+		fn := p.funcs[cp.Name]
+		p.mu.Unlock()
+		if fn == nil {
+			return map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": "no such tool"}}}, nil
+		}
+		var args map[string]any
+		_ = json.Unmarshal(cp.Arguments, &args)
+		v, err := fn(context.WithValue(ctx, progressKey{}, progressSender{peer, cp.Meta["progressToken"]}), args)
+		if err != nil {
+			return map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": err.Error()}}}, nil
+		}
+		if s, ok := v.(string); ok {
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}, nil
+		}
+		return v, nil
+	})
+	peer.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+		select {
+		case p.events <- append(json.RawMessage(nil), req.Params...):
+		default:
+			t.Errorf("fake page: event buffer full")
+		}
+	})
+	peer.HandleNotification(MethodCancelled, func(_ context.Context, req *wsrpc.Request) {
+		var cp CancelledParams
+		_ = json.Unmarshal(req.Params, &cp)
+		select {
+		case p.cancel <- cp:
+		default:
+		}
+	})
+	p.peer = peer
+	peer.Start()
+	t.Cleanup(func() { peer.Close(nil) })
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+type progressKey struct{}
+
+type progressSender struct {
+	peer  *wsrpc.Peer
+	token any
+}
+
+// sendProgress reports progress on the running call from inside a tool func.
+func sendProgress(ctx context.Context, n float64) {
+	ps := ctx.Value(progressKey{}).(progressSender)
+	_ = ps.peer.Notify(ctx, MethodProgress, map[string]any{"progressToken": ps.token, "progress": n, "message": "working"})
+}
+
+// waitListed waits for the agent to list the page's tools n times in all.
+func (p *fakePage) waitListed(n int) {
+	p.t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-p.listed:
+		case <-time.After(waitLimit):
+			p.t.Fatalf("the agent did not list the tools (listing %d of %d)", i+1, n)
+		}
+	}
+}
+
+// waitTools waits until the server side of the only socket has n tools registered.
+func (ts *testServer) waitTools(t *testing.T, n int) *pageConn {
+	t.Helper()
+	c := ts.connFor(t)
+	waitFor(t, "the page's tools to be registered", func() bool { return len(c.snapshot()) == n })
+	return c
+}
+
+// session opens or resumes a session.
+func (p *fakePage) session(params SessionParams) SessionResult {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res SessionResult
+	if err := p.peer.Call(ctx, MethodAgentSession, params, &res); err != nil {
+		p.t.Fatalf("agent/session: %v", err)
+	}
+	return res
+}
+
+// chat runs one turn.
+func (p *fakePage) chat(text string) (ChatResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res ChatResult
+	err := p.peer.Call(ctx, MethodAgentChat, ChatParams{Text: text}, &res)
+	return res, err
+}
+
+// event is a decoded agent/event.
+type event struct {
+	SessionID  string          `json:"sessionId"`
+	TurnID     string          `json:"turnId"`
+	Seq        int64           `json:"seq"`
+	Type       string          `json:"type"`
+	Delta      string          `json:"delta"`
+	Name       string          `json:"name"`
+	CallID     string          `json:"callId"`
+	Arguments  json.RawMessage `json:"arguments"`
+	IsError    bool            `json:"isError"`
+	Text       string          `json:"text"`
+	StopReason string          `json:"stopReason"`
+	Message    string          `json:"message"`
+	Retryable  bool            `json:"retryable"`
+	Reason     string          `json:"reason"`
+	Interrupted bool           `json:"interrupted"`
+}
+
+// nextEvent returns the next event the page got.
+func (p *fakePage) nextEvent() event {
+	p.t.Helper()
+	select {
+	case raw := <-p.events:
+		var e event
+		if err := json.Unmarshal(raw, &e); err != nil {
+			p.t.Fatalf("event %s: %v", raw, err)
+		}
+		return e
+	case <-time.After(waitLimit):
+		p.t.Fatal("no event arrived")
+		return event{}
+	}
+}
+
+// eventsUntil collects events up to and including the first of type typ.
+func (p *fakePage) eventsUntil(typ string) []event {
+	p.t.Helper()
+	var out []event
+	for i := 0; i < 10000; i++ {
+		e := p.nextEvent()
+		out = append(out, e)
+		if e.Type == typ {
+			return out
+		}
+	}
+	p.t.Fatalf("no %s event in 10000 events", typ)
+	return nil
+}
+
+// types lists event types, merging runs of text_delta into one entry.
+func types(evs []event) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Type == EventTextDelta && len(out) > 0 && out[len(out)-1] == EventTextDelta {
+			continue
+		}
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func (p *fakePage) callsMade() []ToolsCallParams {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]ToolsCallParams(nil), p.calls...)
+}
+
+// scriptModel is a Model that answers from a function of the request, for tests that are
+// about the agent rather than the model client.
+type scriptModel struct {
+	mu    sync.Mutex
+	reqs  []llm.Request
+	reply func(n int, req llm.Request) (*llm.Response, error)
+}
+
+func (m *scriptModel) Name() string { return "script" }
+
+func (m *scriptModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	m.mu.Lock()
+	n := len(m.reqs)
+	m.reqs = append(m.reqs, req)
+	m.mu.Unlock()
+	resp, err := m.reply(n, req)
+	if err != nil {
+		return nil, err
+	}
+	if onDelta != nil {
+		for _, w := range strings.SplitAfter(resp.Text, " ") {
+			onDelta(w)
+		}
+	}
+	return resp, nil
+}
+
+func (m *scriptModel) requests() []llm.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]llm.Request(nil), m.reqs...)
+}
+
+func call(id, name, args string) chat.ToolCall {
+	return chat.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+var echoSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","minLength":1}},"required":["text"],"additionalProperties":false}`)
+
+func echoTool() pageTestTool {
+	return pageTestTool{
+		tool: PageTool{Name: "echo", Description: "Echo the text.", InputSchema: echoSchema},
+		fn: func(_ context.Context, args map[string]any) (any, error) {
+			return "echo: " + args["text"].(string), nil
+		},
+	}
+}

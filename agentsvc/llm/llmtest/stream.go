@@ -1,0 +1,272 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// argPieceLen is the size of the pieces tool-call arguments are split into.
+const argPieceLen = 8
+
+// created is the fixed "created" timestamp of every answer, so output is reproducible.
+const created = 1700000000
+
+// answer is a step resolved against a request: ids chosen, text split, usage counted.
+type answer struct {
+	id     string
+	deltas []map[string]any // delta objects after the role chunk, in sending order
+	text   string
+	calls  []FakeCall
+	extras []map[string]json.RawMessage // per call: members of FakeCall.Extra
+	finish string
+	usage  Usage
+}
+
+func (s *Server) answer(req RecordedRequest, step Step) (answer, error) {
+	s.mu.Lock()
+	s.nextCall++
+	a := answer{id: fmt.Sprintf("chatcmpl-llmtest%d", s.nextCall), text: step.Text}
+	for _, c := range step.ToolCalls {
+		if c.ID == "" {
+			s.nextCall++
+			c.ID = fmt.Sprintf("call_%d", s.nextCall)
+		}
+		a.calls = append(a.calls, c)
+	}
+	s.mu.Unlock()
+	for _, c := range a.calls {
+		var extra map[string]json.RawMessage
+		if len(c.Extra) > 0 {
+			if err := json.Unmarshal(c.Extra, &extra); err != nil || extra == nil {
+				return answer{}, fmt.Errorf("llmtest: FakeCall %q: Extra is not a JSON object: %s", c.Name, c.Extra)
+			}
+		}
+		a.extras = append(a.extras, extra)
+	}
+
+	for _, d := range splitText(step.Text) {
+		a.deltas = append(a.deltas, map[string]any{"content": d})
+	}
+	// Each call is a first chunk (id, name, extra fields) then argument pieces; the
+	// calls' chunks are interleaved round-robin, as a provider streaming them in parallel.
+	var seqs [][]map[string]any
+	for i, c := range a.calls {
+		first := map[string]any{
+			"index": i, "id": c.ID, "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": ""},
+		}
+		for k, v := range a.extras[i] {
+			first[k] = v
+		}
+		seq := []map[string]any{first}
+		for _, p := range splitArgs(c.Args) {
+			seq = append(seq, map[string]any{"index": i, "function": map[string]any{"arguments": p}})
+		}
+		seqs = append(seqs, seq)
+	}
+	for round := 0; ; round++ {
+		sent := false
+		for _, seq := range seqs {
+			if round < len(seq) {
+				a.deltas = append(a.deltas, map[string]any{"tool_calls": []any{seq[round]}})
+				sent = true
+			}
+		}
+		if !sent {
+			break
+		}
+	}
+
+	a.finish = step.FinishReason
+	if a.finish == "" {
+		a.finish = "stop"
+		if len(a.calls) > 0 {
+			a.finish = "tool_calls"
+		}
+	}
+	if step.Usage != nil {
+		a.usage = *step.Usage
+	} else {
+		var chars int
+		for _, m := range req.Messages {
+			chars += len(m.Content) + len(m.Raw)/8
+		}
+		a.usage = Usage{PromptTokens: int64(chars/4 + 1), CompletionTokens: int64(len(a.deltas))}
+	}
+	return a, nil
+}
+
+// splitText splits text after each space: "a b c" is "a ", "b ", "c".
+func splitText(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.SplitAfter(text, " ")
+}
+
+// splitArgs splits args into pieces of about argPieceLen bytes, on rune boundaries.
+func splitArgs(args string) []string {
+	var out []string
+	for len(args) > 0 {
+		n := min(argPieceLen, len(args))
+		for n < len(args) && !utf8.RuneStart(args[n]) {
+			n++
+		}
+		out = append(out, args[:n])
+		args = args[n:]
+	}
+	return out
+}
+
+func (a answer) chunk(req RecordedRequest, delta map[string]any, finish any) map[string]any {
+	c := map[string]any{
+		"id": a.id, "object": "chat.completion.chunk", "created": created, "model": req.Model,
+		"system_fingerprint": "fp_llmtest",
+		"choices": []any{map[string]any{
+			"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish,
+		}},
+	}
+	if req.IncludeUsage {
+		c["usage"] = nil
+	}
+	return c
+}
+
+func (u Usage) wire() map[string]any {
+	return map[string]any{
+		"prompt_tokens":     u.PromptTokens,
+		"completion_tokens": u.CompletionTokens,
+		"total_tokens":      u.PromptTokens + u.CompletionTokens,
+	}
+}
+
+// writeStream sends the answer as server-sent events, the way the real API does.
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req RecordedRequest, step Step, a answer) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(v any) bool {
+		if step.ChunkDelay > 0 && !s.wait(r, step.ChunkDelay) {
+			return false
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(fmt.Sprintf("llmtest: encoding a chunk: %v", err))
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+
+	if !send(a.chunk(req, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
+		return
+	}
+	for i, d := range a.deltas {
+		if (step.FailAfterTokens > 0 || step.Stall) && i == step.FailAfterTokens {
+			s.fail(w, r, step, send)
+			return
+		}
+		if !send(a.chunk(req, d, nil)) {
+			return
+		}
+	}
+	if (step.FailAfterTokens > 0 || step.Stall) && len(a.deltas) <= step.FailAfterTokens {
+		s.fail(w, r, step, send)
+		return
+	}
+	if !send(a.chunk(req, map[string]any{}, a.finish)) {
+		return
+	}
+	if req.IncludeUsage {
+		c := map[string]any{
+			"id": a.id, "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"system_fingerprint": "fp_llmtest", "choices": []any{}, "usage": a.usage.wire(),
+		}
+		if !send(c) {
+			return
+		}
+	}
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err == nil && flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// fail ends a stream early the way step asks: stall, error event, or cut connection.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, step Step, send func(any) bool) {
+	switch {
+	case step.Stall:
+		select {
+		case <-r.Context().Done():
+		case <-s.closed:
+		}
+	case step.Status != 0 && step.Status != http.StatusOK:
+		msg := step.Message
+		if msg == "" {
+			msg = http.StatusText(step.Status)
+		}
+		send(map[string]any{"error": map[string]any{
+			"message": msg, "type": errorType(step.Status), "code": step.Status,
+		}})
+	default:
+		// Abort the connection: the client sees the body end without a final chunk.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// wait sleeps d unless the client goes away or the server closes first.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.closed:
+		return false
+	}
+}
+
+// writeCompletion answers a request without stream: true with one chat.completion object.
+func (s *Server) writeCompletion(w http.ResponseWriter, req RecordedRequest, a answer) {
+	msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
+	if a.text != "" {
+		msg["content"] = a.text
+	}
+	if len(a.calls) > 0 {
+		var calls []any
+		for i, c := range a.calls {
+			call := map[string]any{
+				"id": c.ID, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": c.Args},
+			}
+			for k, v := range a.extras[i] {
+				call[k] = v
+			}
+			calls = append(calls, call)
+		}
+		msg["tool_calls"] = calls
+	}
+	body, err := json.Marshal(map[string]any{
+		"id": a.id, "object": "chat.completion", "created": created, "model": req.Model,
+		"system_fingerprint": "fp_llmtest",
+		"choices": []any{map[string]any{
+			"index": 0, "message": msg, "logprobs": nil, "finish_reason": a.finish,
+		}},
+		"usage": a.usage.wire(),
+	})
+	if err != nil {
+		panic(fmt.Sprintf("llmtest: encoding a completion: %v", err))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}

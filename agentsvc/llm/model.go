@@ -1,0 +1,58 @@
+// Package llm talks to language models: an OpenAI-compatible streaming client with retries
+// and provider presets. The agent loop sees only the Model interface.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// Model produces one assistant response for a conversation.
+type Model interface {
+	// Stream sends req and returns the whole response. Text deltas are passed to
+	// onDelta as they arrive (onDelta may be nil). It honours ctx.
+	Stream(ctx context.Context, req Request, onDelta func(delta string)) (*Response, error)
+	// Name says which model and provider this is, for logs and the startup line.
+	Name() string
+}
+
+// Request is one model call.
+type Request struct {
+	Messages []chat.Message
+	Tools    []chat.ToolDef
+}
+
+// Response is the assembled answer of one model call.
+type Response struct {
+	Text         string
+	ToolCalls    []chat.ToolCall
+	FinishReason string // "stop", "tool_calls", "length", ...
+	Usage        chat.Usage
+}
+
+// Error is a failed model call. Retryable tells the user whether trying again may help.
+type Error struct {
+	Status    int // HTTP status, 0 when none
+	Message   string
+	Retryable bool
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("llm: %s (HTTP %d)", e.Message, e.Status)
+	}
+	return "llm: " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// AsError returns err as an *Error when it is one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

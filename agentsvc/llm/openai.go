@@ -1,0 +1,434 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// Defaults of Options.
+const (
+	DefaultRequestTimeout = 120 * time.Second
+	DefaultIdleTimeout    = 30 * time.Second
+	DefaultMaxRetries     = 3
+	// DefaultOllamaURL is where Select looks for a local Ollama.
+	DefaultOllamaURL = "http://127.0.0.1:11434"
+)
+
+// Backoff between retries when the server gives no Retry-After: base << attempt, capped,
+// with jitter. A Retry-After longer than maxRetryAfter is not waited for.
+const (
+	backoffBase   = 500 * time.Millisecond
+	backoffCap    = 8 * time.Second
+	maxRetryAfter = 60 * time.Second
+)
+
+// maxProviderMessage bounds how much of a provider's error message is kept.
+const maxProviderMessage = 300
+
+// Options configures an OpenAI model.
+type Options struct {
+	// BaseURL of the OpenAI-compatible API; default https://api.openai.com/v1.
+	BaseURL string
+	// APIKey is sent as a bearer token. It is never logged.
+	APIKey string
+	// Model name; default gpt-4o-mini.
+	Model string
+	// Provider is "openai", "openrouter", "gemini", "ollama" or "custom", for logs and Name.
+	Provider string
+	// HTTPClient is optional.
+	HTTPClient *http.Client
+	// RequestTimeout bounds a whole Stream call: every attempt, the waits between them
+	// and the streamed body. Default 120s.
+	RequestTimeout time.Duration
+	// IdleTimeout is the longest gap allowed between two stream chunks, counted from the
+	// response headers. Default 30s.
+	IdleTimeout time.Duration
+	// MaxRetries is how many times a failed call is tried again; 0 means 3, a negative
+	// value means never. Retries happen only on 429, 5xx, connection errors and stalls,
+	// and only while no text has been streamed. Retry-After (seconds or an HTTP date) is
+	// honoured, else exponential backoff with jitter (500ms base, 8s cap).
+	MaxRetries int
+	// Logger is optional.
+	Logger *zap.Logger
+	// Sleep waits between retries; default a real timer that stops when ctx ends.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OllamaURL is where Select probes for a local Ollama; default DefaultOllamaURL.
+	OllamaURL string
+}
+
+// OpenAI is a Model served by any OpenAI-compatible Chat Completions API, streamed.
+// It is safe for concurrent use.
+type OpenAI struct {
+	opts       Options
+	maxRetries int
+	svc        openai.ChatCompletionService
+	log        *zap.Logger
+}
+
+var _ Model = (*OpenAI)(nil)
+
+// NewOpenAI returns a Model for o, with defaults filled in.
+func NewOpenAI(o Options) *OpenAI {
+	if o.BaseURL == "" {
+		o.BaseURL = openAIBaseURL
+		if o.Provider == "" {
+			o.Provider = ProviderOpenAI
+		}
+	}
+	if o.Provider == "" {
+		o.Provider = ProviderCustom
+	}
+	if o.Model == "" {
+		o.Model = openAIDefaultModel
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	retries := o.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	// The service is built from explicit options only: openai.NewClient would also read
+	// OPENAI_* variables (organization, project, headers) and send them to any provider.
+	svc := openai.NewChatCompletionService(
+		option.WithBaseURL(o.BaseURL),
+		option.WithAPIKey(o.APIKey),
+		option.WithHTTPClient(o.HTTPClient),
+		option.WithMaxRetries(0),
+	)
+	return &OpenAI{
+		opts:       o,
+		maxRetries: retries,
+		svc:        svc,
+		log:        o.Logger.With(zap.String("provider", o.Provider), zap.String("model", o.Model)),
+	}
+}
+
+// Name returns the provider and the model, e.g. "openai gpt-4o-mini".
+func (m *OpenAI) Name() string { return m.opts.Provider + " " + m.opts.Model }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+var (
+	errRequestTimeout = errors.New("llm: request timeout")
+	errStalled        = errors.New("llm: stream stalled")
+)
+
+// Stream implements Model: it streams one completion, retrying failures that happen
+// before any text reached onDelta.
+func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta string)) (*Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, &Error{Message: err.Error(), Err: err}
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, m.opts.RequestTimeout, errRequestTimeout)
+	defer cancel()
+
+	for attempt := 0; ; attempt++ {
+		resp, f := m.attempt(ctx, params, onDelta)
+		if f == nil {
+			m.log.Debug("model call done",
+				zap.Int("attempts", attempt+1), zap.String("finish", resp.FinishReason),
+				zap.Int("tool_calls", len(resp.ToolCalls)),
+				zap.Int64("prompt_tokens", resp.Usage.PromptTokens),
+				zap.Int64("completion_tokens", resp.Usage.CompletionTokens))
+			return resp, nil
+		}
+		if ce := m.contextError(parent, ctx); ce != nil {
+			return nil, ce
+		}
+		if f.streamed || !f.err.Retryable || attempt >= m.maxRetries {
+			return nil, f.err
+		}
+		wait := backoff(attempt)
+		if f.hasRetryAfter {
+			if f.retryAfter > maxRetryAfter {
+				f.err.Message += fmt.Sprintf("; it asks to wait %s", f.retryAfter)
+				return nil, f.err
+			}
+			wait = f.retryAfter
+		}
+		m.log.Warn("model call failed, retrying",
+			zap.Int("attempt", attempt+1), zap.Int("status", f.err.Status),
+			zap.String("error", f.err.Message), zap.Duration("wait", wait))
+		if err := m.opts.Sleep(ctx, wait); err != nil {
+			if ce := m.contextError(parent, ctx); ce != nil {
+				return nil, ce
+			}
+			return nil, &Error{Message: "the wait before retrying failed", Err: err}
+		}
+	}
+}
+
+// backoff returns the wait before retry number attempt+1: base << attempt, capped at
+// backoffCap, then a random value in its upper half.
+func backoff(attempt int) time.Duration {
+	d := backoffCap
+	if attempt < 5 {
+		d = min(backoffBase<<attempt, backoffCap)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// contextError describes why the call must stop when ctx (the call's context with the
+// request timeout) or parent (the caller's) has ended; nil while both are live.
+func (m *OpenAI) contextError(parent, ctx context.Context) *Error {
+	switch {
+	case parent.Err() != nil:
+		cause := context.Cause(parent)
+		if errors.Is(parent.Err(), context.DeadlineExceeded) {
+			return &Error{Message: "the model call ran out of time", Err: cause}
+		}
+		return &Error{Message: "the model call was cancelled", Err: cause}
+	case ctx.Err() != nil:
+		return &Error{
+			Message:   fmt.Sprintf("the model call took longer than %s", m.opts.RequestTimeout),
+			Retryable: true,
+			Err:       context.DeadlineExceeded,
+		}
+	}
+	return nil
+}
+
+// failure is a failed attempt.
+type failure struct {
+	err           *Error
+	streamed      bool // text already reached onDelta: the call must not be retried
+	retryAfter    time.Duration
+	hasRetryAfter bool
+}
+
+// params converts a Request into Chat Completions parameters.
+func (m *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
+	p := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(m.opts.Model),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	}
+	for i, msg := range req.Messages {
+		u, err := messageParam(msg)
+		if err != nil {
+			return p, fmt.Errorf("message %d: %w", i, err)
+		}
+		p.Messages = append(p.Messages, u)
+	}
+	for _, t := range req.Tools {
+		u, err := toolParam(t)
+		if err != nil {
+			return p, err
+		}
+		p.Tools = append(p.Tools, u)
+	}
+	return p, nil
+}
+
+func messageParam(msg chat.Message) (openai.ChatCompletionMessageParamUnion, error) {
+	switch msg.Role {
+	case chat.RoleSystem:
+		return openai.SystemMessage(msg.Content), nil
+	case chat.RoleUser:
+		return openai.UserMessage(msg.Content), nil
+	case chat.RoleTool:
+		return openai.ToolMessage(msg.Content, msg.ToolCallID), nil
+	case chat.RoleAssistant:
+		var a openai.ChatCompletionAssistantMessageParam
+		if msg.Content != "" || len(msg.ToolCalls) == 0 {
+			a.Content.OfString = param.NewOpt(msg.Content)
+		}
+		for _, tc := range msg.ToolCalls {
+			fc := openai.ChatCompletionMessageFunctionToolCallParam{
+				ID: tc.ID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
+					Name:      tc.Name,
+					Arguments: tc.Arguments,
+				},
+			}
+			if len(tc.Extra) > 0 {
+				// Unknown fields the provider sent with the call (Gemini's
+				// extra_content.google.thought_signature) go back unchanged.
+				extra := make(map[string]any, len(tc.Extra))
+				for k, v := range tc.Extra {
+					extra[k] = v
+				}
+				fc.SetExtraFields(extra)
+			}
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: &fc})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	}
+	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown message role %q", msg.Role)
+}
+
+func toolParam(t chat.ToolDef) (openai.ChatCompletionToolUnionParam, error) {
+	params := bytes.TrimSpace(t.Parameters)
+	if len(params) == 0 {
+		params = []byte(`{"type":"object","properties":{}}`)
+	}
+	if params[0] != '{' || !json.Valid(params) {
+		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: parameters are not a JSON object", t.Name)
+	}
+	def := shared.FunctionDefinitionParam{Name: t.Name}
+	if t.Description != "" {
+		def.Description = param.NewOpt(t.Description)
+	}
+	// The schema goes out byte for byte instead of through a map[string]any.
+	def.SetExtraFields(map[string]any{"parameters": json.RawMessage(params)})
+	return openai.ChatCompletionFunctionTool(def), nil
+}
+
+// toolAcc assembles one tool call from its deltas.
+type toolAcc struct {
+	index int64
+	id    string
+	name  string
+	args  strings.Builder
+	extra map[string]json.RawMessage
+}
+
+// attempt makes one HTTP request and reads its stream to the end.
+func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, onDelta func(string)) (*Response, *failure) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	var httpRes *http.Response
+	stream := m.svc.NewStreaming(ctx, params, option.WithResponseInto(&httpRes))
+	defer func() { _ = stream.Close() }()
+	if err := stream.Err(); err != nil {
+		return nil, m.requestFailure(ctx, err, httpRes)
+	}
+
+	idle := time.AfterFunc(m.opts.IdleTimeout, func() { cancel(errStalled) })
+	defer idle.Stop()
+
+	var (
+		resp     Response
+		text     strings.Builder
+		calls    []*toolAcc
+		byIndex  = map[int64]*toolAcc{}
+		streamed bool
+		gotUsage bool
+	)
+	for stream.Next() {
+		idle.Reset(m.opts.IdleTimeout)
+		chunk := stream.Current()
+		if chunk.JSON.Usage.Valid() {
+			resp.Usage = chat.Usage{
+				PromptTokens:     chunk.Usage.PromptTokens,
+				CompletionTokens: chunk.Usage.CompletionTokens,
+				TotalTokens:      chunk.Usage.TotalTokens,
+			}
+			gotUsage = true
+		}
+		for _, choice := range chunk.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			if d := choice.Delta.Content; d != "" {
+				text.WriteString(d)
+				streamed = true
+				if onDelta != nil {
+					onDelta(d)
+				}
+			}
+			for _, tc := range choice.Delta.ToolCalls {
+				acc := byIndex[tc.Index]
+				// A provider that numbers every call 0 still gives each its own id.
+				if acc == nil || (tc.ID != "" && acc.id != "" && tc.ID != acc.id) {
+					acc = &toolAcc{index: tc.Index}
+					byIndex[tc.Index] = acc
+					calls = append(calls, acc)
+				}
+				if tc.ID != "" {
+					acc.id = tc.ID
+				}
+				if acc.name == "" {
+					acc.name = tc.Function.Name
+				}
+				acc.args.WriteString(tc.Function.Arguments)
+				for k, f := range tc.JSON.ExtraFields {
+					if raw := f.Raw(); raw != "" && raw != "null" {
+						if acc.extra == nil {
+							acc.extra = map[string]json.RawMessage{}
+						}
+						acc.extra[k] = json.RawMessage(raw)
+					}
+				}
+			}
+			if choice.FinishReason != "" {
+				resp.FinishReason = choice.FinishReason
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		f := m.streamFailure(ctx, err)
+		f.streamed = streamed
+		return nil, f
+	}
+	if resp.FinishReason == "" {
+		return nil, &failure{streamed: streamed, err: &Error{
+			Message:   "the model stream ended before the answer was complete",
+			Retryable: true,
+		}}
+	}
+
+	resp.Text = text.String()
+	slices.SortStableFunc(calls, func(a, b *toolAcc) int { return int(a.index - b.index) })
+	for i, acc := range calls {
+		tc := chat.ToolCall{ID: acc.id, Name: acc.name, Arguments: acc.args.String(), Extra: acc.extra}
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i)
+		}
+		if strings.TrimSpace(tc.Arguments) == "" {
+			tc.Arguments = "{}"
+		}
+		resp.ToolCalls = append(resp.ToolCalls, tc)
+	}
+	if len(resp.ToolCalls) > 0 && resp.FinishReason == "stop" {
+		// Some providers (Gemini) report "stop" for an answer that calls tools.
+		resp.FinishReason = "tool_calls"
+	}
+	if !gotUsage {
+		m.log.Debug("the model API sent no usage")
+	}
+	return &resp, nil
+}

@@ -1,0 +1,269 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+)
+
+// Limits bound one turn.
+type Limits struct {
+	MaxModelCalls int // model calls per turn; default 10
+	MaxToolCalls  int // tool calls per turn; default 25
+	MaxOutput     int // bytes of one tool result given to the model; default tools.DefaultMaxOutput
+	MaxTools      int // tools offered to the model; default 128
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxModelCalls <= 0 {
+		l.MaxModelCalls = 10
+	}
+	if l.MaxToolCalls <= 0 {
+		l.MaxToolCalls = 25
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = tools.DefaultMaxOutput
+	}
+	if l.MaxTools <= 0 {
+		l.MaxTools = 128
+	}
+	return l
+}
+
+// Toolbox is what a turn can call: the tools of the page, of server-side MCP servers, or both.
+type Toolbox interface {
+	// Defs returns the tools offered to the model for its next call.
+	Defs(ctx context.Context) []chat.ToolDef
+	// Call runs one call of the model. It validates the arguments and applies timeouts, and
+	// always returns an outcome: failures are tool errors for the model, not Go errors.
+	Call(ctx context.Context, call chat.ToolCall) ToolOutcome
+}
+
+// ToolOutcome is the end of one tool call.
+type ToolOutcome struct {
+	Name    string // the tool's own name (as the page or server knows it)
+	Text    string // result text (rendered, capped, not yet labelled) or error message
+	IsError bool
+}
+
+// Event is an agent/event value; Header gives access to the fields the session fills.
+type Event interface {
+	Header() *EventHeader
+}
+
+// Header returns the event's header.
+func (h *EventHeader) Header() *EventHeader { return h }
+
+// Turn is one user message and everything the agent does to answer it.
+type Turn struct {
+	ID      string
+	Model   llm.Model
+	System  string         // system prompt ("" = none)
+	History []chat.Message // the conversation before this turn
+	Text    string         // the user's message
+	Tools   Toolbox        // nil = no tools
+	Limits  Limits
+	// Emit receives the turn's events in order (TurnID and Type set; the caller numbers them).
+	// Called from several goroutines when tools run in parallel, never at the same time.
+	Emit   func(Event)
+	Logger *zap.Logger
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Text       string
+	StopReason string
+	Usage      chat.Usage
+	// Messages are the messages this turn added, starting with the user's.
+	Messages []chat.Message
+	// Err is the error that ended the turn with StopError.
+	Err error
+}
+
+// RunTurn runs the tool-calling loop: model call (streamed) → the response's tool calls in
+// parallel → results appended → model call … until a reply without tool calls, the limits,
+// an error or ctx's cancellation. Every tool call id the model produced gets an answer.
+func RunTurn(ctx context.Context, t Turn) TurnResult {
+	lim := t.Limits.withDefaults()
+	log := t.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	var emitMu sync.Mutex
+	emit := func(ev Event) {
+		if t.Emit == nil {
+			return
+		}
+		ev.Header().TurnID = t.ID
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		t.Emit(ev)
+	}
+
+	var res TurnResult
+	user := chat.Message{Role: chat.RoleUser, Content: t.Text, TurnID: t.ID}
+	res.Messages = append(res.Messages, user)
+	conv := make([]chat.Message, 0, len(t.History)+8)
+	if t.System != "" {
+		conv = append(conv, chat.Message{Role: chat.RoleSystem, Content: t.System})
+	}
+	conv = append(conv, t.History...)
+	conv = append(conv, user)
+
+	var texts []string
+	toolCalls := 0
+	finish := func(reason string, err error) TurnResult {
+		res.StopReason = reason
+		res.Err = err
+		res.Text = strings.Join(texts, "\n\n")
+		return res
+	}
+	for modelCalls := 0; ; modelCalls++ {
+		if modelCalls == lim.MaxModelCalls {
+			return finish(StopMaxIterations, nil)
+		}
+		if ctx.Err() != nil {
+			return finish(StopCancelled, nil)
+		}
+		var defs []chat.ToolDef
+		if t.Tools != nil {
+			defs = t.Tools.Defs(ctx)
+			if len(defs) > lim.MaxTools {
+				log.Warn("too many tools; offering the first ones", zap.Int("tools", len(defs)), zap.Int("max", lim.MaxTools))
+				defs = defs[:lim.MaxTools]
+			}
+		}
+		var sb strings.Builder
+		started := false
+		onDelta := func(d string) {
+			if d == "" {
+				return
+			}
+			if !started && len(texts) > 0 {
+				emit(&TextDeltaEvent{EventHeader: EventHeader{Type: EventTextDelta}, Delta: "\n\n"})
+			}
+			started = true
+			sb.WriteString(d)
+			emit(&TextDeltaEvent{EventHeader: EventHeader{Type: EventTextDelta}, Delta: d})
+		}
+		resp, err := t.Model.Stream(ctx, llmRequest(conv, defs), onDelta)
+		if err != nil {
+			if sb.Len() > 0 {
+				texts = append(texts, sb.String())
+				res.Messages = append(res.Messages, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
+			}
+			if ctx.Err() != nil {
+				return finish(StopCancelled, nil)
+			}
+			msg, retryable := describeModelError(err)
+			log.Warn("model call failed", zap.Error(err))
+			emit(&ErrorEvent{EventHeader: EventHeader{Type: EventError}, Message: msg, Retryable: retryable})
+			return finish(StopError, err)
+		}
+		res.Usage = res.Usage.Add(resp.Usage)
+		text := resp.Text
+		if text == "" {
+			text = sb.String()
+		}
+		if text != "" {
+			texts = append(texts, text)
+		}
+		asst := chat.Message{Role: chat.RoleAssistant, Content: text, ToolCalls: resp.ToolCalls, TurnID: t.ID}
+		res.Messages = append(res.Messages, asst)
+		conv = append(conv, asst)
+		if len(resp.ToolCalls) == 0 {
+			return finish(StopEnd, nil)
+		}
+
+		answers := make([]chat.Message, len(resp.ToolCalls))
+		var wg sync.WaitGroup
+		overBudget := false
+		for i, call := range resp.ToolCalls {
+			if toolCalls >= lim.MaxToolCalls {
+				overBudget = true
+				answers[i] = toolMessage(t.ID, call, "", fmt.Sprintf("not run: this turn reached its limit of %d tool calls", lim.MaxToolCalls), true)
+				continue
+			}
+			toolCalls++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = runToolCall(ctx, t, call, lim, emit)
+			}()
+		}
+		wg.Wait()
+		res.Messages = append(res.Messages, answers...)
+		conv = append(conv, answers...)
+		if ctx.Err() != nil {
+			return finish(StopCancelled, nil)
+		}
+		if overBudget {
+			return finish(StopMaxIterations, nil)
+		}
+	}
+}
+
+func llmRequest(conv []chat.Message, defs []chat.ToolDef) llm.Request {
+	return llm.Request{Messages: conv, Tools: defs}
+}
+
+// runToolCall emits tool_call, runs the call, emits tool_result, and returns the tool
+// message for the model.
+func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, lim Limits, emit func(Event)) chat.Message {
+	args := json.RawMessage(call.Arguments)
+	if strings.TrimSpace(call.Arguments) == "" {
+		args = json.RawMessage(`{}`)
+	}
+	if !json.Valid(args) {
+		b, _ := json.Marshal(call.Arguments)
+		args = b
+	}
+	emit(&ToolCallEvent{EventHeader: EventHeader{Type: EventToolCall}, CallID: call.ID, Name: call.Name, Arguments: args})
+	var out ToolOutcome
+	if t.Tools == nil {
+		out = ToolOutcome{Name: call.Name, Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
+	} else {
+		out = t.Tools.Call(ctx, call)
+	}
+	if out.Name == "" {
+		out.Name = call.Name
+	}
+	if ctx.Err() != nil && !out.IsError && out.Text == "" {
+		out = ToolOutcome{Name: out.Name, Text: "cancelled", IsError: true}
+	}
+	emit(&ToolResultEvent{EventHeader: EventHeader{Type: EventToolResult}, CallID: call.ID, Name: out.Name, IsError: out.IsError, Text: out.Text})
+	return toolMessage(t.ID, call, out.Name, out.Text, out.IsError)
+}
+
+func toolMessage(turnID string, call chat.ToolCall, name, text string, isError bool) chat.Message {
+	if name == "" {
+		name = call.Name
+	}
+	return chat.Message{
+		Role:       chat.RoleTool,
+		ToolCallID: call.ID,
+		Name:       call.Name,
+		Content:    tools.Wrap(name, text, isError),
+		TurnID:     turnID,
+	}
+}
+
+// describeModelError turns a model error into one sentence for the user.
+func describeModelError(err error) (msg string, retryable bool) {
+	if e, ok := llm.AsError(err); ok {
+		return e.Message, e.Retryable
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the model did not answer in time", true
+	}
+	return "the model call failed", false
+}

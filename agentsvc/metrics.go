@@ -1,0 +1,92 @@
+package agentsvc
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/byomcp/byomcp/agentsvc/llm"
+)
+
+// metrics are the server's Prometheus metrics, on a registry of its own.
+type metrics struct {
+	reg          *prometheus.Registry
+	sockets      prometheus.Gauge
+	sessions     prometheus.Gauge
+	turns        *prometheus.CounterVec
+	toolCalls    *prometheus.CounterVec
+	toolLatency  *prometheus.HistogramVec
+	modelLatency prometheus.Histogram
+	tokens       *prometheus.CounterVec
+	dropped      prometheus.Counter
+	refused      *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		sockets: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "byomcp_open_sockets", Help: "Page sockets open now.",
+		}),
+		sessions: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "byomcp_live_sessions", Help: "Sessions held in memory now (attached to a socket or running a turn).",
+		}),
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "byomcp_turns_total", Help: "Turns ended, by stop reason.",
+		}, []string{"stop_reason"}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "byomcp_tool_calls_total", Help: "Tool calls ended, by kind (page, server) and outcome (ok, tool_error, invalid_args, timeout, page_gone, cancelled, failed).",
+		}, []string{"kind", "outcome"}),
+		toolLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "byomcp_tool_call_seconds", Help: "Tool call latency.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"kind"}),
+		modelLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "byomcp_model_call_seconds", Help: "Model call latency (whole streamed response).",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 12),
+		}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "byomcp_model_tokens_total", Help: "Tokens used, by kind (prompt, completion).",
+		}, []string{"kind"}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "byomcp_slow_clients_dropped_total", Help: "Sockets closed because they did not read fast enough.",
+		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "byomcp_refused_total", Help: "Connections and frames refused, by reason (origin, rate_limit, too_big, protocol).",
+		}, []string{"reason"}),
+	}
+	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.tokens, m.dropped, m.refused,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// MetricsHandler serves the Prometheus metrics.
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}
+
+func (m *metrics) observeTool(kind, outcome string, d time.Duration) {
+	m.toolCalls.WithLabelValues(kind, outcome).Inc()
+	m.toolLatency.WithLabelValues(kind).Observe(d.Seconds())
+}
+
+// meteredModel records model call latency and tokens.
+type meteredModel struct {
+	llm.Model
+	m *metrics
+}
+
+func (mm meteredModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	start := time.Now()
+	resp, err := mm.Model.Stream(ctx, req, onDelta)
+	mm.m.modelLatency.Observe(time.Since(start).Seconds())
+	if resp != nil {
+		mm.m.tokens.WithLabelValues("prompt").Add(float64(resp.Usage.PromptTokens))
+		mm.m.tokens.WithLabelValues("completion").Add(float64(resp.Usage.CompletionTokens))
+	}
+	return resp, err
+}

@@ -1,0 +1,362 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// Errors of page tool calls.
+var (
+	errToolTimeout  = errors.New("the tool did not answer in time")
+	errToolMaxTime  = errors.New("the tool ran past its hard time limit")
+	errPageGone     = errors.New("the page disconnected during the call")
+	errUnknownTool  = errors.New("unknown tool")
+	errNotConnected = errors.New("the page is not connected")
+)
+
+// pageTool is one usable tool of the page.
+type pageTool struct {
+	PageTool
+	schema  *tools.Schema
+	confirm bool // the user must confirm each call
+}
+
+// pageConn is one page socket seen from the agent: the MCP client of the page's tools.
+//
+// Its registry is replaced as a whole on each (re-)listing; readers take the current one
+// under mu. The session it serves is attached by agent/session.
+type pageConn struct {
+	id     string
+	origin string
+	peer   *wsrpc.Peer
+	log    *zap.Logger
+	srv    *Server
+
+	mu        sync.Mutex
+	tools     []*pageTool // in the page's order
+	byName    map[string]*pageTool
+	listed    chan struct{} // closed once the first listing is done (or failed)
+	listedSet bool
+	relisting chan struct{} // non-nil while a re-list is due or running; closed when done
+	relistT   *time.Timer
+	session   *liveSession
+	rejected  map[string]string // tool name → reason, already reported
+
+	// leaving is set when a tool result said the page is navigating away.
+	leaving atomic.Bool
+
+	progMu   sync.Mutex
+	progress map[string]func() // progress token → extend the call's deadline
+
+	nextToken atomic.Int64
+}
+
+func newPageConn(srv *Server, id, origin string, log *zap.Logger) *pageConn {
+	return &pageConn{
+		id:       id,
+		origin:   origin,
+		srv:      srv,
+		log:      log,
+		byName:   map[string]*pageTool{},
+		listed:   make(chan struct{}),
+		rejected: map[string]string{},
+		progress: map[string]func(){},
+	}
+}
+
+// handshake runs initialize → notifications/initialized → tools/list. A page that answers
+// with an unsupported protocol version is closed with a clear reason.
+func (c *pageConn) handshake(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.srv.cfg.HandshakeTimeout)
+	defer cancel()
+	var res InitializeResult
+	err := c.peer.Call(ctx, MethodInitialize, InitializeParams{
+		ProtocolVersion: ProtocolVersion,
+		Capabilities:    map[string]any{},
+		ClientInfo:      Implementation{Name: "byomcp", Version: Version},
+	}, &res)
+	if err != nil {
+		c.markListed()
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if !slices.Contains(supportedVersions, res.ProtocolVersion) {
+		c.markListed()
+		return fmt.Errorf("the page speaks MCP %q; this agent supports %v", res.ProtocolVersion, supportedVersions)
+	}
+	if err := c.peer.Notify(ctx, MethodInitialized, map[string]any{}); err != nil {
+		c.markListed()
+		return err
+	}
+	err = c.list(ctx)
+	c.markListed()
+	return err
+}
+
+func (c *pageConn) markListed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listedSet {
+		c.listedSet = true
+		close(c.listed)
+	}
+}
+
+// maxListPages bounds pagination so a page cannot keep the agent listing forever.
+const maxListPages = 64
+
+// list fetches every page of tools/list and replaces the registry.
+func (c *pageConn) list(ctx context.Context) error {
+	var all []PageTool
+	cursor := ""
+	for i := 0; ; i++ {
+		if i == maxListPages {
+			return fmt.Errorf("tools/list: more than %d pages", maxListPages)
+		}
+		var res ToolsListResult
+		if err := c.peer.Call(ctx, MethodToolsList, ToolsListParams{Cursor: cursor}, &res); err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	c.setTools(all)
+	return nil
+}
+
+// setTools compiles and installs a new tool list; unusable tools are rejected one by one.
+func (c *pageConn) setTools(list []PageTool) {
+	byName := make(map[string]*pageTool, len(list))
+	kept := make([]*pageTool, 0, len(list))
+	type rejection struct{ name, reason string }
+	var rejects []rejection
+	for _, t := range list {
+		reason := ""
+		var sch *tools.Schema
+		switch {
+		case !tools.ValidPageName(t.Name):
+			reason = "name must be 1-128 characters of A-Z a-z 0-9 _ . -"
+		case byName[t.Name] != nil:
+			reason = "duplicate tool name"
+		default:
+			var err error
+			if sch, err = c.srv.schemas.compile(t.InputSchema); err != nil {
+				reason = err.Error()
+			}
+		}
+		if reason != "" {
+			rejects = append(rejects, rejection{t.Name, reason})
+			continue
+		}
+		pt := &pageTool{PageTool: t, schema: sch}
+		pt.confirm = (t.Annotations != nil && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint) ||
+			slices.Contains(c.srv.cfg.ConfirmTools, t.Name)
+		byName[t.Name] = pt
+		kept = append(kept, pt)
+	}
+	c.mu.Lock()
+	c.tools = kept
+	c.byName = byName
+	var fresh []rejection
+	for _, r := range rejects {
+		if c.rejected[r.name] != r.reason {
+			c.rejected[r.name] = r.reason
+			fresh = append(fresh, r)
+		}
+	}
+	sess := c.session
+	c.mu.Unlock()
+	for _, r := range fresh {
+		c.log.Warn("page tool rejected", zap.String("tool", r.name), zap.String("reason", r.reason))
+		ev := &ToolRejectedEvent{EventHeader: EventHeader{Type: EventToolRejected}, Name: r.name, Reason: r.reason}
+		if sess != nil {
+			ev.SessionID = sess.id
+		}
+		c.sendEvent(ev)
+	}
+	c.log.Debug("page tools listed", zap.Int("tools", len(kept)), zap.Int("rejected", len(rejects)))
+}
+
+// sendEvent sends an event outside any session log.
+func (c *pageConn) sendEvent(ev Event) {
+	if err := c.peer.Notify(context.Background(), MethodAgentEvent, ev); err != nil {
+		c.log.Debug("sending event", zap.Error(err))
+	}
+}
+
+// onListChanged schedules a debounced re-list. Model calls wait for it (toolsReady).
+func (c *pageConn) onListChanged() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.relisting == nil {
+		c.relisting = make(chan struct{})
+	}
+	if c.relistT != nil {
+		c.relistT.Stop()
+	}
+	done := c.relisting
+	c.relistT = time.AfterFunc(c.srv.cfg.RelistDebounce, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.HandshakeTimeout)
+		defer cancel()
+		<-c.listed // the first listing comes first
+		if err := c.list(ctx); err != nil {
+			c.log.Warn("re-listing page tools", zap.Error(err))
+		}
+		c.mu.Lock()
+		if c.relisting == done {
+			c.relisting = nil
+		}
+		c.mu.Unlock()
+		close(done)
+	})
+}
+
+// toolsReady waits (bounded by ctx) until the first listing and any due re-list are done.
+func (c *pageConn) toolsReady(ctx context.Context) {
+	select {
+	case <-c.listed:
+	case <-ctx.Done():
+		return
+	case <-c.peer.Done():
+		return
+	}
+	c.mu.Lock()
+	r := c.relisting
+	c.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r:
+		case <-ctx.Done():
+		case <-c.peer.Done():
+		}
+	}
+}
+
+// snapshot returns the current tools.
+func (c *pageConn) snapshot() []*pageTool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools
+}
+
+func (c *pageConn) tool(name string) *pageTool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byName[name]
+}
+
+// CallTool validates args against the tool's schema and calls it in the page. The call
+// times out after the configured time unless the page reports progress, never beyond the
+// hard maximum, and fails at once when the page disconnects. Failures of the tool are
+// returned as an error result text, not as a Go error; the error is for protocol failures.
+func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessage) (text string, isError bool, err error) {
+	t := c.tool(name)
+	if t == nil {
+		return "", true, fmt.Errorf("%w %q", errUnknownTool, name)
+	}
+	if err := t.schema.Validate(args); err != nil {
+		return "invalid arguments: " + err.Error(), true, nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	token := "byomcp-" + strconv.FormatInt(c.nextToken.Add(1), 10)
+	meta := map[string]any{"progressToken": token}
+	if t.confirm {
+		meta[MetaConfirm] = true
+	}
+
+	cfg := c.srv.cfg
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	start := time.Now()
+	timer := time.AfterFunc(cfg.ToolTimeout, func() { cancel(errToolTimeout) })
+	defer timer.Stop()
+	hard := time.AfterFunc(cfg.ToolMaxTimeout, func() { cancel(errToolMaxTime) })
+	defer hard.Stop()
+	c.progMu.Lock()
+	c.progress[token] = func() {
+		if left := cfg.ToolMaxTimeout - time.Since(start); left > 0 {
+			timer.Reset(min(cfg.ToolTimeout, left))
+		}
+	}
+	c.progMu.Unlock()
+	defer func() {
+		c.progMu.Lock()
+		delete(c.progress, token)
+		c.progMu.Unlock()
+	}()
+
+	var raw json.RawMessage
+	err = c.peer.Call(callCtx, MethodToolsCall, ToolsCallParams{Name: name, Arguments: args, Meta: meta}, &raw)
+	switch {
+	case err == nil:
+		var meta struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(raw, &meta) == nil && string(meta.Meta[MetaNavigating]) == "true" {
+			c.leaving.Store(true)
+			c.log.Debug("page navigating", zap.String("tool", name))
+		}
+		text, isError = tools.RenderJSON(raw, cfg.Limits.MaxOutput)
+		return text, isError, nil
+	case errors.Is(err, wsrpc.ErrClosed):
+		return "", true, errPageGone
+	case callCtx.Err() != nil && ctx.Err() == nil:
+		return "", true, context.Cause(callCtx)
+	case ctx.Err() != nil:
+		return "", true, context.Cause(ctx)
+	default:
+		var rpcErr *wsrpc.Error
+		if errors.As(err, &rpcErr) {
+			return "the page answered with an error: " + rpcErr.Message, true, nil
+		}
+		return "", true, err
+	}
+}
+
+// onProgress extends the deadline of the call that owns the token.
+func (c *pageConn) onProgress(p ProgressParams) {
+	var token string
+	if err := json.Unmarshal(p.ProgressToken, &token); err != nil {
+		token = string(p.ProgressToken)
+	}
+	c.progMu.Lock()
+	extend := c.progress[token]
+	c.progMu.Unlock()
+	if extend != nil {
+		extend()
+	}
+}
+
+// defs returns the page tools as the model sees them, named through namer.
+func pageDefs(list []*pageTool, namer *tools.Namer) []chat.ToolDef {
+	defs := make([]chat.ToolDef, 0, len(list))
+	for _, t := range list {
+		desc := t.Description
+		if desc == "" {
+			desc = t.Title
+		}
+		params := t.InputSchema
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		defs = append(defs, chat.ToolDef{Name: namer.Assign(t.Name), Description: desc, Parameters: params})
+	}
+	return defs
+}

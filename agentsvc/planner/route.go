@@ -1,0 +1,801 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// Weights of a query word found in a tool's name, enum values, parameter names and descriptions.
+const (
+	weightName  = 3
+	weightEnum  = 3
+	weightParam = 2
+	weightDesc  = 1
+	// hintWeight scales words a word only suggests ("cheapest" suggests "price").
+	hintWeight = 0.5
+	// bonusTyped is added per parameter filled from an id, email, date, time, quote or number;
+	// bonusEnum per enum parameter (its words already counted); bonusGuess for a lone number.
+	bonusTyped = 1.5
+	bonusEnum  = 0.5
+	bonusGuess = 0.5
+	// bonusID is added for an id parameter filled from an id in the text: naming one item
+	// ("c07") says more than any other word.
+	bonusID = 3
+)
+
+// plan is a tool with the arguments the planner found for it in the user's text.
+type plan struct {
+	def     chat.ToolDef
+	schema  *schema
+	score   float64
+	values  map[string]any // string, float64, []string or json.RawMessage
+	missing []*property
+}
+
+type queryWord struct {
+	word   string
+	weight float64
+	hint   bool
+}
+
+// route picks the tool that best matches text and fills its arguments; nil when no tool
+// scores at least threshold. Ties go to the tool listed first.
+func route(text string, tools []chat.ToolDef) *plan {
+	toks := tokenize(text)
+	hs := hintsOf(toks)
+	query := queryWords(toks, hs)
+	vocabs := make([]map[string]float64, len(tools))
+	schemas := make([]*schema, len(tools))
+	for i, t := range tools {
+		schemas[i] = parseSchema(t.Parameters)
+		vocabs[i] = vocabulary(t, schemas[i])
+	}
+	scores := make([]float64, len(tools))
+	for _, q := range query {
+		matches := make([]float64, len(tools))
+		df := 0
+		for i := range tools {
+			matches[i] = bestMatch(q, vocabs[i])
+			if matches[i] > 0 {
+				df++
+			}
+		}
+		for i := range tools {
+			if matches[i] > 0 {
+				scores[i] += q.weight * matches[i] / math.Sqrt(float64(df))
+			}
+		}
+	}
+	var best *plan
+	for i, t := range tools {
+		f := newFiller(toks, hs, schemas[i])
+		f.fill()
+		p := &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing}
+		if best == nil || better(p, best) {
+			best = p
+		}
+	}
+	if best == nil || best.score < threshold {
+		return nil
+	}
+	return best
+}
+
+// better reports whether p beats the best plan so far: a higher score, or the same score
+// and p can be called while best would have to ask for a value.
+func better(p, best *plan) bool {
+	const eps = 1e-9
+	if math.Abs(p.score-best.score) < eps {
+		return len(p.missing) == 0 && len(best.missing) > 0
+	}
+	return p.score > best.score
+}
+
+// queryWords are the content words of the text, then the words they suggest at lower weight.
+func queryWords(toks []token, hs [][]hint) []queryWord {
+	var out []queryWord
+	seen := map[string]bool{}
+	for _, t := range toks {
+		if t.kind == kindWord && len(t.norm) > 1 && !stopWords[t.norm] && !seen[t.norm] {
+			seen[t.norm] = true
+			out = append(out, queryWord{word: t.norm, weight: 1})
+		}
+	}
+	for _, strong := range []bool{true, false} {
+		for _, h := range hs {
+			for _, w := range h {
+				if w.strong == strong && !seen[w.word] {
+					seen[w.word] = true
+					weight := hintWeight
+					if strong {
+						weight = 1
+					}
+					out = append(out, queryWord{word: w.word, weight: weight, hint: true})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// vocabulary maps each word of a tool's name, description, parameters and enum values to the
+// weight of the strongest place it appears in.
+func vocabulary(t chat.ToolDef, s *schema) map[string]float64 {
+	v := map[string]float64{}
+	add := func(text string, w float64) {
+		for _, word := range contentWords(text) {
+			v[word] = max(v[word], w)
+		}
+	}
+	add(t.Name, weightName)
+	add(t.Description, weightDesc)
+	for _, p := range s.props {
+		add(p.name, weightParam)
+		add(p.schema.description, weightDesc)
+		en := p.schema.enum
+		if p.schema.items != nil {
+			en = append(slices.Clip(en), p.schema.items.enum...)
+		}
+		for _, e := range en {
+			if e.isStr {
+				add(e.str, weightEnum)
+			}
+		}
+	}
+	return v
+}
+
+// bestMatch is the weight of the strongest vocabulary word that matches q. Suggested words
+// must match exactly; the user's own words may match a longer or shorter form.
+func bestMatch(q queryWord, vocab map[string]float64) float64 {
+	if q.hint {
+		return vocab[q.word]
+	}
+	best := 0.0
+	for w, weight := range vocab {
+		if weight > best && wordsMatch(q.word, w) {
+			best = weight
+		}
+	}
+	return best
+}
+
+// arguments encodes the filled values as a JSON object in the schema's property order.
+func (p *plan) arguments() string {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	for _, prop := range p.schema.props {
+		v, ok := p.values[prop.name]
+		if !ok {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.Write(jsonString(prop.name))
+		b.WriteByte(':')
+		switch v := v.(type) {
+		case string:
+			b.Write(jsonString(v))
+		case float64:
+			b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		case []string:
+			b.WriteByte('[')
+			for i, s := range v {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.Write(jsonString(s))
+			}
+			b.WriteByte(']')
+		case json.RawMessage:
+			var c bytes.Buffer
+			if json.Compact(&c, v) != nil {
+				c.Reset()
+				c.WriteString("null")
+			}
+			b.Write(c.Bytes())
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// filler finds the arguments of one tool in the tokens of the user's text.
+type filler struct {
+	toks    []token
+	hints   [][]hint
+	used    []bool
+	s       *schema
+	values  map[string]any
+	bonus   float64
+	missing []*property
+}
+
+func newFiller(toks []token, hs [][]hint, s *schema) *filler {
+	return &filler{toks: toks, hints: hs, used: make([]bool, len(toks)), s: s, values: map[string]any{}}
+}
+
+func (f *filler) free(p *property) bool {
+	_, ok := f.values[p.name]
+	return !ok
+}
+
+func (f *filler) set(p *property, v any, bonus float64) {
+	f.values[p.name] = v
+	f.bonus += bonus
+}
+
+// fill fills what the text supports, then the required parameters that have a const or a
+// default, and records the required parameters still missing.
+func (f *filler) fill() {
+	f.enums()
+	f.ids()
+	f.typed(isEmailParam, func(t token) (string, bool) {
+		return t.raw, t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
+	})
+	f.typed(isDateParam, func(t token) (string, bool) { return t.raw, t.kind == kindDate })
+	f.typed(isTimeParam, func(t token) (string, bool) { return t.raw, t.kind == kindTime })
+	f.typed(isPhoneParam, func(t token) (string, bool) {
+		return t.raw, t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
+	})
+	f.quotes()
+	f.names()
+	f.numbers()
+	for _, p := range f.s.props {
+		if !p.required || !f.free(p) {
+			continue
+		}
+		switch ps := p.schema; {
+		case len(ps.enum) == 1:
+			f.set(p, ps.enum[0].raw, 0)
+		case len(ps.def) > 0:
+			f.set(p, ps.def, 0)
+		default:
+			f.missing = append(f.missing, p)
+		}
+	}
+}
+
+// enumCandidate is one enum value mentioned in the text.
+type enumCandidate struct {
+	value    string
+	priority int // 0 quoted, 1 named, 2 suggested
+	pos      int
+	tok      int // token to mark used, or -1
+}
+
+// bonus is what filling a parameter with the candidate adds to the tool's score: a quoted
+// value, a time or a number is as telling as any typed value; a named word already counted
+// among the query words; a suggested one adds nothing.
+func (c enumCandidate) bonus() float64 {
+	switch {
+	case c.tok >= 0:
+		return bonusTyped
+	case c.priority == 1:
+		return bonusEnum
+	}
+	return 0
+}
+
+// enumMentions lists the enum values the text mentions, best first.
+func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
+	var out []enumCandidate
+	for _, e := range en {
+		if !e.isStr {
+			continue
+		}
+		content := slices.ContainsFunc(e.words, func(w string) bool { return !stopWords[w] })
+		for i, t := range f.toks {
+			if f.used[i] {
+				continue
+			}
+			switch {
+			case t.kind == kindQuote && strings.EqualFold(t.raw, e.str):
+				out = append(out, enumCandidate{e.str, 0, i, i})
+			case (t.kind == kindTime || t.kind == kindNumber) && t.raw == e.str:
+				out = append(out, enumCandidate{e.str, 1, i, i})
+			case t.kind == kindWord && content && f.wordsAt(i, e.words):
+				out = append(out, enumCandidate{e.str, 1, i, -1})
+			case withHints && t.kind == kindWord && len(e.words) == 1 && suggests(f.hints[i], e.words[0]):
+				out = append(out, enumCandidate{e.str, 2, i, -1})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].priority != out[j].priority {
+			return out[i].priority < out[j].priority
+		}
+		return out[i].pos < out[j].pos
+	})
+	return out
+}
+
+func suggests(hs []hint, word string) bool {
+	return slices.ContainsFunc(hs, func(h hint) bool { return h.word == word })
+}
+
+// wordsAt reports whether the word tokens from i on spell words.
+func (f *filler) wordsAt(i int, words []string) bool {
+	if len(words) == 0 || i+len(words) > len(f.toks) {
+		return false
+	}
+	for k, w := range words {
+		if t := f.toks[i+k]; t.kind != kindWord || t.norm != w {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *filler) enums() {
+	for _, p := range f.s.props {
+		ps := p.schema
+		switch {
+		case ps.stringEnum() && !ps.isArray():
+			for _, c := range f.enumMentions(ps.enum, true) {
+				if ps.acceptsString(c.value) {
+					f.take(c.tok)
+					f.set(p, c.value, c.bonus())
+					break
+				}
+			}
+		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
+			var vs []string
+			var toks []int
+			for _, c := range f.enumMentions(ps.items.enum, false) {
+				if !slices.Contains(vs, c.value) {
+					vs = append(vs, c.value)
+					toks = append(toks, c.tok)
+				}
+			}
+			slices.SortStableFunc(toks, func(a, b int) int { return a - b })
+			if len(vs) > 0 && ps.acceptsStrings(vs) {
+				for _, t := range toks {
+					f.take(t)
+				}
+				f.set(p, vs, bonusEnum)
+			}
+		}
+	}
+}
+
+func (f *filler) take(i int) {
+	if i >= 0 {
+		f.used[i] = true
+	}
+}
+
+var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}[_-]?[0-9]{1,8}$`)
+
+// idParam reports a parameter named like carId ("id") or carIds ("ids").
+func idParam(p *property) (single, list bool) {
+	if len(p.words) == 0 {
+		return false, false
+	}
+	last := p.words[len(p.words)-1]
+	switch {
+	case last == "id" && p.schema.isString() && !p.schema.stringEnum():
+		return true, false
+	case (last == "ids" || last == "id") && p.schema.isArray() &&
+		(p.schema.items == nil || (p.schema.items.isString() && !p.schema.items.stringEnum())):
+		return false, true
+	}
+	return false, false
+}
+
+// ids fills carId-like parameters with the first id in the text and carIds-like lists with all.
+func (f *filler) ids() {
+	for _, p := range f.s.props {
+		single, list := idParam(p)
+		if !single && !list {
+			continue
+		}
+		check := p.schema
+		if list && p.schema.items != nil {
+			check = p.schema.items
+		}
+		var vs []string
+		var at []int
+		for i, t := range f.toks {
+			if f.used[i] || (t.kind != kindWord && t.kind != kindNumber) || slices.Contains(vs, t.raw) {
+				continue
+			}
+			if check.pattern != nil {
+				if !check.pattern.MatchString(t.raw) {
+					continue
+				}
+			} else if !idRe.MatchString(t.raw) {
+				continue
+			}
+			if !check.acceptsString(t.raw) {
+				continue
+			}
+			vs = append(vs, t.raw)
+			at = append(at, i)
+			if single {
+				break
+			}
+		}
+		switch {
+		case len(vs) == 0:
+		case single:
+			f.set(p, vs[0], bonusID)
+		case p.schema.acceptsStrings(vs):
+			f.set(p, vs, bonusID)
+		default:
+			// Too few or too many ids ("compare c03") still point at this tool, which
+			// will ask for a valid list.
+			f.bonus += bonusTyped
+			continue
+		}
+		for _, i := range at {
+			f.used[i] = true
+		}
+	}
+}
+
+func hasWord(p *property, words ...string) bool {
+	return slices.ContainsFunc(p.words, func(w string) bool { return slices.Contains(words, w) })
+}
+
+// plainString reports a string parameter without enum or format.
+func plainString(p *property) bool {
+	return p.schema.isString() && !p.schema.stringEnum() && p.schema.format == "" && !p.schema.isArray()
+}
+
+func isEmailParam(p *property) bool {
+	return p.schema.isString() && (p.schema.format == "email" || p.schema.format == "idn-email" ||
+		(plainString(p) && hasWord(p, "email")))
+}
+
+func isDateParam(p *property) bool {
+	return p.schema.isString() && (p.schema.format == "date" ||
+		(plainString(p) && hasWord(p, "date", "day", "birthday", "dob")))
+}
+
+func isTimeParam(p *property) bool {
+	return plainString(p) && hasWord(p, "time", "hour", "slot")
+}
+
+func isPhoneParam(p *property) bool {
+	return plainString(p) && hasWord(p, "phone")
+}
+
+// typed fills the parameters that want a kind of value (emails, dates, …) with the values of
+// that kind, in the order of both.
+func (f *filler) typed(wants func(*property) bool, value func(token) (string, bool)) {
+	for _, p := range f.s.props {
+		if !f.free(p) || !wants(p) {
+			continue
+		}
+		for i, t := range f.toks {
+			if f.used[i] {
+				continue
+			}
+			if v, ok := value(t); ok && p.schema.acceptsString(v) {
+				f.used[i] = true
+				f.set(p, v, bonusTyped)
+				break
+			}
+		}
+	}
+}
+
+// quotes gives each quoted text to the string parameter named just before it (name "Ada"),
+// or else to the next free plain string parameter.
+func (f *filler) quotes() {
+	for i, t := range f.toks {
+		if f.used[i] || t.kind != kindQuote {
+			continue
+		}
+		labels := f.wordsBefore(i, -1, 3)
+		var pick *property
+		labelled := false
+		for _, l := range labels {
+			for _, p := range f.s.props {
+				if f.free(p) && plainString(p) && matchesParam(l.word, p) {
+					labelled = true
+					if p.schema.acceptsString(t.raw) {
+						pick = p
+						break
+					}
+				}
+			}
+			if pick != nil {
+				break
+			}
+		}
+		if pick == nil && !labelled {
+			for _, p := range f.s.props {
+				if single, _ := idParam(p); f.free(p) && plainString(p) && !single && p.schema.acceptsString(t.raw) {
+					pick = p
+					break
+				}
+			}
+		}
+		if pick != nil {
+			f.used[i] = true
+			f.set(pick, t.raw, bonusTyped)
+		}
+	}
+}
+
+// names fills a free name parameter from "name Ada Lovelace" or "name is Ada Lovelace": the
+// capitalised words after the word name.
+func (f *filler) names() {
+	for _, p := range f.s.props {
+		if !f.free(p) || !plainString(p) || !hasWord(p, "name") {
+			continue
+		}
+		for i, t := range f.toks {
+			if t.kind != kindWord || t.norm != "name" {
+				continue
+			}
+			j := i + 1
+			if j < len(f.toks) && (f.toks[j].norm == "is" || f.toks[j].raw == "=") {
+				j++
+			}
+			var parts []string
+			for ; j < len(f.toks) && len(parts) < 4; j++ {
+				w := f.toks[j]
+				if r, _ := utf8.DecodeRuneInString(w.raw); w.kind != kindWord || f.used[j] || !unicode.IsUpper(r) {
+					break
+				}
+				parts = append(parts, w.raw)
+			}
+			if v := strings.Join(parts, " "); v != "" && p.schema.acceptsString(v) {
+				f.set(p, v, bonusTyped)
+				break
+			}
+		}
+	}
+}
+
+// label is a word near a number or quote, at a distance counted in content words.
+type label struct {
+	word string
+	dist float64
+	at   int
+}
+
+// wordsBefore returns up to n content words before token i, nearest first, stopping at
+// anything that is not a word and at token floor.
+func (f *filler) wordsBefore(i, floor, n int) []label {
+	var out []label
+	for j := i - 1; j > floor && len(out) < n; j-- {
+		t := f.toks[j]
+		if t.kind == kindSym && t.raw == "=" {
+			continue
+		}
+		if t.kind != kindWord {
+			break
+		}
+		if stopWords[t.norm] || cueWordSet[t.norm] {
+			continue
+		}
+		out = append(out, label{t.norm, beforeDistance * float64(len(out)+1), j})
+	}
+	return out
+}
+
+// beforeDistance makes a word before a number count less than the same word after it: the
+// word after is usually its unit ("60 months", "5000 down").
+const beforeDistance = 4.0 / 3
+
+// wordsAfter returns up to n content words after token i, nearest first.
+func (f *filler) wordsAfter(i, n int) []label {
+	var out []label
+	for j := i + 1; j < len(f.toks) && len(out) < n; j++ {
+		t := f.toks[j]
+		if t.kind != kindWord {
+			break
+		}
+		if stopWords[t.norm] || cueWordSet[t.norm] {
+			continue
+		}
+		out = append(out, label{t.norm, float64(len(out) + 1), j})
+	}
+	return out
+}
+
+// units name the parameters a unit or label word usually belongs to.
+var units = map[string][]string{
+	"mile": {"mileage", "odometer", "distance"}, "km": {"mileage", "odometer", "distance"},
+	"kilometer": {"mileage", "odometer", "distance"}, "kilometre": {"mileage", "odometer", "distance"},
+	"month": {"term"}, "year": {"term"}, "percent": {"apr", "rate", "interest"},
+	"apr": {"rate", "interest"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
+	"dollar": {"price", "cost", "amount", "budget"}, "budget": {"price", "amount"},
+	"cost": {"price"}, "deposit": {"down"}, "down": {"deposit"}, "salary": {"income"},
+	"earn": {"income", "salary"}, "pay": {"payment"},
+}
+
+var (
+	boundWords = []string{"max", "maximum", "min", "minimum", "upper", "lower"}
+	moneyWords = []string{"price", "cost", "amount", "budget", "payment", "income", "salary", "fee", "deposit", "total"}
+	rateWords  = []string{"apr", "rate", "interest", "percent", "percentage"}
+)
+
+// matchesParam reports whether a word of the text names parameter p.
+func matchesParam(word string, p *property) bool {
+	for _, pw := range p.words {
+		if slices.Contains(boundWords, pw) {
+			continue
+		}
+		if wordsMatch(word, pw) || slices.Contains(units[word], pw) {
+			return true
+		}
+	}
+	return false
+}
+
+// bound says whether a parameter is a lower ("min") or upper ("max") limit.
+func bound(p *property) string {
+	switch {
+	case hasWord(p, "max", "maximum", "upper"):
+		return "max"
+	case hasWord(p, "min", "minimum", "lower"):
+		return "min"
+	}
+	return ""
+}
+
+// cue says whether the text puts the number at token i as an upper ("max") or lower ("min")
+// limit: "under 40k", "at least 2020", "40k or less".
+func (f *filler) cue(i int) string {
+	for j := i; j >= 0 && j >= i-3; j-- {
+		if endsWith(f.toks, j, maxCues) {
+			return "max"
+		}
+		if endsWith(f.toks, j, minCues) {
+			return "min"
+		}
+		if j > 0 && f.toks[j-1].kind != kindWord {
+			break
+		}
+	}
+	switch {
+	case startsWith(f.toks, i+1, maxCuesAfter):
+		return "max"
+	case startsWith(f.toks, i+1, minCuesAfter):
+		return "min"
+	}
+	return ""
+}
+
+type numberCandidate struct {
+	tok, prop int
+	value     float64
+	score     float64
+	bonus     float64
+}
+
+// numbers gives each number to the numeric parameter its neighbouring words and cue point to:
+// "60 months" → termMonths, "5000 down" → downPayment, "under 40k" → maxPrice.
+func (f *filler) numbers() {
+	var numeric []int
+	for k, p := range f.s.props {
+		if p.schema.isNumber() && !p.schema.isArray() && f.free(p) {
+			numeric = append(numeric, k)
+		}
+	}
+	if len(numeric) == 0 {
+		return
+	}
+	var nums []int
+	for i, t := range f.toks {
+		if t.kind == kindNumber && !f.used[i] {
+			nums = append(nums, i)
+		}
+	}
+	cues := make(map[int]string, len(nums))
+	for _, i := range nums {
+		cues[i] = f.cue(i)
+	}
+	for k, i := range nums {
+		if k == 0 || nums[k-1] != i-2 {
+			continue
+		}
+		joint := f.toks[i-1]
+		prev := nums[k-1]
+		if joint.norm == "and" || joint.norm == "to" || joint.raw == "-" {
+			if cues[prev] == "min" || (cues[prev] == "" && joint.raw == "-") {
+				cues[prev], cues[i] = "min", "max"
+			}
+		}
+	}
+
+	var cands []numberCandidate
+	floor := -1
+	for _, i := range nums {
+		t := f.toks[i]
+		after := f.wordsAfter(i, 2)
+		before := f.wordsBefore(i, floor, 3)
+		floor = i
+		if len(after) > 0 && after[0].dist == 1 && after[0].at == i+1 {
+			floor = after[0].at
+		}
+		labels := append(after, before...)
+		for _, k := range numeric {
+			p := f.s.props[k]
+			v := t.value
+			if len(after) > 0 && after[0].word == "year" && hasWord(p, "month") && !hasWord(p, "year") {
+				v *= 12
+			}
+			if !p.schema.acceptsNumber(v) {
+				continue
+			}
+			b, c := bound(p), cues[i]
+			if b != "" && c != b {
+				continue
+			}
+			score := 0.0
+			for _, l := range labels {
+				if matchesParam(l.word, p) {
+					score += 1 / l.dist
+				}
+			}
+			if t.money && hasWord(p, moneyWords...) {
+				score += 0.5
+			}
+			if t.percent && hasWord(p, rateWords...) {
+				score += 0.5
+			}
+			if t.yearLike() && hasWord(p, "year") {
+				score += 0.75
+			}
+			if t.yearLike() && score == 0 && !hasWord(p, "year") {
+				continue // "from 2020 to 2022" is not a price nor a mileage
+			}
+			bonus := bonusTyped
+			switch {
+			case b != "":
+				score++
+			case score > 0:
+			case len(numeric) == 1:
+				score, bonus = 0.1, bonusGuess
+			default:
+				continue
+			}
+			cands = append(cands, numberCandidate{i, k, v, score, bonus})
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		x, y := cands[a], cands[b]
+		if x.score != y.score {
+			return x.score > y.score
+		}
+		if x.tok != y.tok {
+			return x.tok < y.tok
+		}
+		return x.prop < y.prop
+	})
+	for _, c := range cands {
+		p := f.s.props[c.prop]
+		if f.used[c.tok] || !f.free(p) {
+			continue
+		}
+		f.used[c.tok] = true
+		f.set(p, c.value, c.bonus)
+	}
+}

@@ -1,0 +1,588 @@
+package planner
+
+import (
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// kind is the kind of a token of the user's text.
+type kind int
+
+const (
+	kindWord   kind = iota
+	kindNumber      // 40k, $40,000, 4.9%, 2021
+	kindQuote       // "…", “…” or '…'; raw is the inner text
+	kindEmail
+	kindDate  // ISO date; raw is YYYY-MM-DD
+	kindTime  // raw is HH:MM
+	kindPhone // raw as written
+	kindPunct // , ; . ! ?
+	kindSym   // < > + = -
+)
+
+// token is one piece of the user's text.
+type token struct {
+	kind kind
+	raw  string
+	norm string // words: lower case, rewritten, stemmed
+	// numbers
+	value    float64
+	money    bool // $, €, £, k, thousand
+	percent  bool
+	grouped  bool // written with a unit or separators, so not a year
+	decimals bool
+}
+
+// yearLike reports a number written like a calendar year.
+func (t token) yearLike() bool {
+	return t.kind == kindNumber && !t.money && !t.percent && !t.grouped && !t.decimals &&
+		t.value >= 1900 && t.value <= 2100
+}
+
+var (
+	emailRe  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+	dateRe   = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
+	clockRe  = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
+	ampmRe   = regexp.MustCompile(`(?i)(\d{1,2})\s*([ap])\.?m\b\.?`)
+	phoneRe  = regexp.MustCompile(`\+?\(?\d[\d ().-]{5,}\d`)
+	phoneCue = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)\W*$`)
+	scanRe   = regexp.MustCompile(`(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
+)
+
+type span struct {
+	start, end int
+	tok        token
+}
+
+// tokenize splits the user's text into tokens. Quotes, emails, dates, times and phone numbers
+// are taken first, so their digits are not read as numbers nor their words as requests.
+func tokenize(text string) []token {
+	spans := quoteSpans(text)
+	claim := func(s span) {
+		for _, o := range spans {
+			if s.start < o.end && o.start < s.end {
+				return
+			}
+		}
+		spans = append(spans, s)
+	}
+	for _, m := range emailRe.FindAllStringIndex(text, -1) {
+		claim(span{m[0], m[1], token{kind: kindEmail, raw: text[m[0]:m[1]]}})
+	}
+	for _, m := range dateRe.FindAllStringSubmatchIndex(text, -1) {
+		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
+			continue
+		}
+		d := text[m[0]:m[1]]
+		if _, err := time.Parse("2006-01-02", d); err == nil {
+			claim(span{m[0], m[1], token{kind: kindDate, raw: d}})
+		}
+	}
+	for _, re := range []*regexp.Regexp{clockRe, ampmRe} {
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			if digitBefore(text, m[0]) || (m[0] > 0 && text[m[0]-1] == ':') || digitAt(text, m[1]) {
+				continue
+			}
+			if hhmm, ok := clock(text, m, re == clockRe); ok {
+				claim(span{m[0], m[1], token{kind: kindTime, raw: hhmm}})
+			}
+		}
+	}
+	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
+		p := strings.TrimRight(text[m[0]:m[1]], " ")
+		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
+			continue
+		}
+		if !phoneLike(p, phoneCue.MatchString(text[:m[0]])) {
+			continue
+		}
+		claim(span{m[0], m[0] + len(p), token{kind: kindPhone, raw: p}})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+
+	var toks []token
+	pos := 0
+	scan := func(end int) {
+		for _, m := range scanRe.FindAllStringIndex(text[pos:end], -1) {
+			toks = append(toks, scanToken(text[pos+m[0]:pos+m[1]]))
+		}
+	}
+	for _, s := range spans {
+		scan(s.start)
+		toks = append(toks, s.tok)
+		pos = s.end
+	}
+	scan(len(text))
+	return mergeMultipliers(toks)
+}
+
+// phoneLike reports a phone number: 7 to 15 digits, and either a label before it ("phone"),
+// a leading + or parenthesis, or groups of at most four digits ("555-1234").
+func phoneLike(p string, labelled bool) bool {
+	digits, group, longest := 0, 0, 0
+	for _, r := range p {
+		if r >= '0' && r <= '9' {
+			digits++
+			group++
+			longest = max(longest, group)
+		} else {
+			group = 0
+		}
+	}
+	if digits < 7 || digits > 15 {
+		return false
+	}
+	return labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4)
+}
+
+func alnumBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func digitBefore(s string, i int) bool { return i > 0 && s[i-1] >= '0' && s[i-1] <= '9' }
+func digitAt(s string, i int) bool     { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+
+// clock normalises a matched time to HH:MM.
+func clock(text string, m []int, withMinutes bool) (string, bool) {
+	h, _ := strconv.Atoi(text[m[2]:m[3]])
+	mins, ampm := 0, ""
+	if withMinutes {
+		mins, _ = strconv.Atoi(text[m[4]:m[5]])
+		if m[6] >= 0 {
+			ampm = strings.ToLower(text[m[6]:m[7]])
+		}
+	} else {
+		ampm = strings.ToLower(text[m[4]:m[5]])
+	}
+	if ampm != "" {
+		if h < 1 || h > 12 {
+			return "", false
+		}
+		if ampm == "p" && h != 12 {
+			h += 12
+		}
+		if ampm == "a" && h == 12 {
+			h = 0
+		}
+	}
+	if h > 23 || mins > 59 {
+		return "", false
+	}
+	return strconv.Itoa(h/10) + strconv.Itoa(h%10) + ":" + strconv.Itoa(mins/10) + strconv.Itoa(mins%10), true
+}
+
+// quoteSpans finds text in double quotes, curly quotes, or single quotes that are not
+// apostrophes (the opening one follows a space or punctuation, the closing one precedes it).
+func quoteSpans(text string) []span {
+	var spans []span
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		closer := ""
+		switch r {
+		case '"':
+			closer = `"`
+		case '“':
+			closer = "”"
+		case '\'':
+			if !alnumBefore(text, i) {
+				closer = "'"
+			}
+		}
+		if closer == "" {
+			i += size
+			continue
+		}
+		body := i + size
+		end := -1
+		for j := body; j < len(text); {
+			k := strings.Index(text[j:], closer)
+			if k < 0 {
+				break
+			}
+			k += j
+			if closer != "'" || !alnumAfter(text, k+1) {
+				end = k
+				break
+			}
+			j = k + 1
+		}
+		inner := ""
+		if end >= 0 {
+			inner = strings.TrimSpace(text[body:end])
+		}
+		if end < 0 || inner == "" {
+			i += size
+			continue
+		}
+		spans = append(spans, span{i, end + len(closer), token{kind: kindQuote, raw: inner}})
+		i = end + len(closer)
+	}
+	return spans
+}
+
+func alnumAfter(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// scanToken makes a word, number, punctuation or symbol token from one scanRe match.
+func scanToken(s string) token {
+	r, _ := utf8.DecodeRuneInString(s)
+	switch {
+	case unicode.IsLetter(r):
+		return token{kind: kindWord, raw: s, norm: normWord(s)}
+	case strings.ContainsRune(",;.!?", r):
+		return token{kind: kindPunct, raw: s}
+	case strings.ContainsRune("<>+=-", r):
+		return token{kind: kindSym, raw: s}
+	}
+	t := token{kind: kindNumber, raw: s}
+	num := s
+	if strings.HasPrefix(num, "$") || strings.HasPrefix(num, "€") || strings.HasPrefix(num, "£") {
+		t.money = true
+		_, size := utf8.DecodeRuneInString(num)
+		num = strings.TrimSpace(num[size:])
+	}
+	if n, ok := strings.CutSuffix(num, "%"); ok {
+		t.percent = true
+		num = strings.TrimSpace(n)
+	}
+	mult := 1.0
+	if n, ok := strings.CutSuffix(strings.ToLower(num), "k"); ok {
+		mult, t.money, t.grouped = 1000, true, true
+		num = strings.TrimSpace(n)
+	}
+	if strings.Contains(num, ",") {
+		t.grouped = true
+		num = strings.ReplaceAll(num, ",", "")
+	}
+	t.decimals = strings.Contains(num, ".")
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return token{kind: kindPunct, raw: s}
+	}
+	t.value = v * mult
+	return t
+}
+
+// mergeMultipliers folds "thousand", "grand" and currency words into the number before them.
+func mergeMultipliers(toks []token) []token {
+	out := toks[:0]
+	for _, t := range toks {
+		if n := len(out); n > 0 && out[n-1].kind == kindNumber && t.kind == kindWord {
+			switch t.norm {
+			case "thousand", "grand":
+				out[n-1].value *= 1000
+				out[n-1].money, out[n-1].grouped = true, true
+				continue
+			case "dollar", "usd", "eur", "euro", "buck":
+				out[n-1].money = true
+			case "percent", "pct":
+				out[n-1].percent = true
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// rewrites map a word to the word the tools usually use for it.
+var rewrites = map[string]string{
+	"colour": "color", "grey": "gray", "gas": "gasoline", "ev": "electric", "evs": "electric", "petrol": "gasoline",
+	"truck": "pickup", "van": "minivan", "cabriolet": "convertible", "estate": "wagon",
+	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year",
+	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
+	"mobile": "phone", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
+}
+
+// hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
+var hints = map[string][]string{
+	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
+	"cheap": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
+	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
+	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
+	"newest": {"year", "desc", "descending", "new"}, "latest": {"year", "desc", "descending", "new"},
+	"newer": {"year", "new"}, "recent": {"year", "desc", "descending", "new"},
+	"oldest": {"year", "asc", "ascending", "old"}, "older": {"year", "old"},
+	"lowest": {"asc", "ascending"}, "fewest": {"asc", "ascending"}, "smallest": {"asc", "ascending"},
+	"least": {"asc", "ascending"}, "highest": {"desc", "descending"}, "largest": {"desc", "descending"},
+	"biggest": {"desc", "descending"}, "greatest": {"desc", "descending"},
+	"ascending": {"asc"}, "increasing": {"asc", "ascending"},
+	"descending": {"desc"}, "decreasing": {"desc", "descending"},
+	"km": {"mileage"}, "kilometer": {"mileage"}, "kilometre": {"mileage"}, "odometer": {"mileage"},
+	"schedule": {"book"}, "reserve": {"book"}, "remove": {"clear"}, "delete": {"clear"},
+	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"},
+	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
+}
+
+// phrases override the hints of the words they are made of. Being specific, their hints
+// count as much as the user's own words.
+var phrases = []struct {
+	words []string
+	hints []string
+}{
+	{[]string{"low", "to", "high"}, []string{"asc", "ascending"}},
+	{[]string{"lowest", "to", "highest"}, []string{"asc", "ascending"}},
+	{[]string{"least", "to", "most"}, []string{"asc", "ascending"}},
+	{[]string{"a", "to", "z"}, []string{"asc", "ascending"}},
+	{[]string{"high", "to", "low"}, []string{"desc", "descending"}},
+	{[]string{"highest", "to", "lowest"}, []string{"desc", "descending"}},
+	{[]string{"most", "to", "least"}, []string{"desc", "descending"}},
+	{[]string{"z", "to", "a"}, []string{"desc", "descending"}},
+	{[]string{"most", "expensive"}, []string{"price", "desc", "descending"}},
+	{[]string{"least", "expensive"}, []string{"price", "asc", "ascending"}},
+	{[]string{"lowest", "price"}, []string{"asc", "ascending"}},
+	{[]string{"highest", "price"}, []string{"desc", "descending"}},
+	{[]string{"how", "much"}, []string{"price"}},
+}
+
+// hint is a word that a word or phrase of the text suggests.
+type hint struct {
+	word   string
+	strong bool // from a phrase
+}
+
+// hintsOf returns, for each token, the words it suggests.
+func hintsOf(toks []token) [][]hint {
+	out := make([][]hint, len(toks))
+	covered := make([]bool, len(toks))
+	for _, p := range phrases {
+		for i := 0; i+len(p.words) <= len(toks); i++ {
+			match := true
+			for k, w := range p.words {
+				if toks[i+k].kind != kindWord || toks[i+k].norm != w {
+					match = false
+					break
+				}
+			}
+			if !match {
+				continue
+			}
+			for k := range p.words {
+				covered[i+k] = true
+			}
+			for _, w := range p.hints {
+				out[i] = append(out[i], hint{w, true})
+			}
+		}
+	}
+	for i, t := range toks {
+		if t.kind == kindWord && !covered[i] {
+			for _, w := range hints[t.norm] {
+				out[i] = append(out[i], hint{w, false})
+			}
+		}
+	}
+	return out
+}
+
+// stopWords carry no request of their own.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about again all also am an and any anything are as at
+		be been being but by can could did do doe doing don't dont for from get give go going got
+		had ha have he hello her here hey hi him his how i i'd i'll i'm if in into is it it'd
+		it'll its just kind know let let' like look lot make me mine more most much my need no not
+		now of off ok okay on once one only or our out over own please pls really same see she
+		should show so some something such tell than thank thanks that the their them then there
+		these they thing this those through to too try under until up us very wa want we were
+		what when where which while who why will with would yes you your yours first`) {
+		stopWords[w] = true
+	}
+	// "make" names a parameter on car pages; it is a stop word only in requests such as
+	// "make it red", and the parameter still matches through its enum values.
+}
+
+// normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
+func normWord(w string) string {
+	w = strings.ToLower(w)
+	w = strings.TrimSuffix(w, "'s")
+	w = strings.Trim(w, "'")
+	if r, ok := rewrites[w]; ok {
+		return r
+	}
+	w = stem(w)
+	if r, ok := rewrites[w]; ok {
+		return r
+	}
+	return w
+}
+
+// stem removes an English plural ending.
+func stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") ||
+		strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes")):
+		return w[:n-2]
+	case n > 3 && w[n-1] == 's' && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// identWords splits an identifier or a phrase into normalised words: on _ - . and spaces,
+// and between camelCase humps ("maxPrice" → max, price; "carIDs" → car, ids).
+func identWords(s string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, normWord(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' {
+			flush()
+			continue
+		}
+		if i > 0 && unicode.IsUpper(r) && len(cur) > 0 {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower && !pluralS(rs, i+1)) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
+// pluralS reports a lone lower-case "s" at i that ends a word ("IDs").
+func pluralS(rs []rune, i int) bool {
+	return i < len(rs) && rs[i] == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1]))
+}
+
+// contentWords returns the normalised words of s that are not stop words.
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range identWords(s) {
+		if len(w) > 1 && !stopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// wordsMatch reports whether two normalised words name the same thing: equal, one a prefix
+// of the other ("mile"/"mileage"), or sharing a long stem ("compare"/"comparison").
+func wordsMatch(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) < 4 {
+		return false
+	}
+	if strings.HasPrefix(b, a) {
+		return true
+	}
+	n := 0
+	for n < len(a) && a[n] == b[n] {
+		n++
+	}
+	return n >= 5 && n >= len(a)-1
+}
+
+// cueWords state a bound for the number after them; cueAfter for the number before them.
+var (
+	maxCues = [][]string{
+		{"less", "than"}, {"fewer", "than"}, {"lower", "than"}, {"cheaper", "than"},
+		{"older", "than"}, {"no", "more", "than"}, {"not", "more", "than"}, {"at", "most"},
+		{"up", "to"}, {"under"}, {"below"}, {"max"}, {"maximum"}, {"within"}, {"before"}, {"budget"},
+		{"<"}, {"<", "="},
+	}
+	minCues = [][]string{
+		{"more", "than"}, {"greater", "than"}, {"higher", "than"}, {"newer", "than"},
+		{"at", "least"}, {"no", "less", "than"}, {"over"}, {"above"}, {"from"}, {"after"},
+		{"since"}, {"min"}, {"minimum"}, {"between"}, {">"}, {">", "="},
+	}
+	maxCuesAfter = [][]string{
+		{"or", "less"}, {"or", "fewer"}, {"or", "lower"}, {"or", "under"}, {"or", "below"},
+		{"or", "cheaper"}, {"or", "older"}, {"or", "earlier"}, {"max"}, {"maximum"}, {"tops"},
+		{"at", "most"},
+	}
+	minCuesAfter = [][]string{
+		{"or", "more"}, {"or", "higher"}, {"or", "above"}, {"or", "over"}, {"or", "newer"},
+		{"or", "later"}, {"plus"}, {"+"}, {"min"}, {"minimum"}, {"at", "least"},
+	}
+	cueWordSet = map[string]bool{}
+)
+
+func init() {
+	for _, set := range [][][]string{maxCues, minCues, maxCuesAfter, minCuesAfter} {
+		for _, c := range set {
+			for _, w := range c {
+				cueWordSet[w] = true
+			}
+		}
+	}
+}
+
+// tokenWord is the word of a word or symbol token, for matching cue phrases.
+func tokenWord(t token) string {
+	switch t.kind {
+	case kindWord:
+		return t.norm
+	case kindSym:
+		return t.raw
+	}
+	return ""
+}
+
+// endsWith reports whether toks[:i] ends with one of the phrases.
+func endsWith(toks []token, i int, set [][]string) bool {
+	for _, c := range set {
+		if len(c) > i {
+			continue
+		}
+		ok := true
+		for k, w := range c {
+			if tokenWord(toks[i-len(c)+k]) != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWith reports whether toks[i:] starts with one of the phrases.
+func startsWith(toks []token, i int, set [][]string) bool {
+	return slices.ContainsFunc(set, func(c []string) bool {
+		if i+len(c) > len(toks) {
+			return false
+		}
+		for k, w := range c {
+			if tokenWord(toks[i+k]) != w {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -1,0 +1,238 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
+
+// memory is the Store that lives in one process's memory.
+type memory struct {
+	mu       sync.Mutex
+	now      func() time.Time
+	closed   bool
+	sessions map[string]*memSession
+}
+
+// memSession is one session of a memory store.
+type memSession struct {
+	s          Session  // without messages
+	messages   [][]byte // JSON, so Load returns copies with the same meaning as the other stores
+	events     []Event  // events[i].Seq == i+1
+	claimOwner string
+	claimUntil time.Time
+}
+
+// NewMemory returns a Store that keeps everything in this process's memory (tests, one-off runs).
+// Nothing survives the process; sessions expire only through ExpireIdle.
+func NewMemory() Store {
+	return &memory{now: time.Now, sessions: make(map[string]*memSession)}
+}
+
+// lookup returns the session id while m.mu is held.
+func (m *memory) lookup(id string) (*memSession, error) {
+	if m.closed {
+		return nil, ErrClosed
+	}
+	ms, ok := m.sessions[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return ms, nil
+}
+
+func (m *memory) Create(ctx context.Context, s *Session) error {
+	created, err := newSession(s, m.now())
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	if _, ok := m.sessions[s.ID]; ok {
+		return ErrExists
+	}
+	created = fromNanos(nanos(created))
+	m.sessions[s.ID] = &memSession{s: Session{
+		ID:         s.ID,
+		Origin:     s.Origin,
+		Page:       s.Page,
+		CreatedAt:  created,
+		UpdatedAt:  created,
+		ActiveTurn: s.ActiveTurn,
+	}}
+	return nil
+}
+
+func (m *memory) Load(ctx context.Context, id string) (*Session, error) {
+	m.mu.Lock()
+	ms, err := m.lookup(id)
+	if err != nil {
+		m.mu.Unlock()
+		return nil, err
+	}
+	s := ms.s
+	rows := slices.Clone(ms.messages)
+	m.mu.Unlock()
+	msgs, err := decodeMessages(rows)
+	if err != nil {
+		return nil, err
+	}
+	s.Messages = msgs
+	return &s, nil
+}
+
+func (m *memory) Append(ctx context.Context, id string, b Batch) error {
+	e, err := encodeBatch(b)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.lookup(id)
+	if err != nil {
+		return err
+	}
+	seq, err := e.nextSeq(ms.s.Seq)
+	if err != nil {
+		return err
+	}
+	for _, ev := range e.events {
+		ms.events = append(ms.events, Event{Seq: ev.Seq, Data: bytes.Clone(ev.Data)})
+	}
+	ms.messages = append(ms.messages, e.messages...)
+	ms.s.Seq = seq
+	if e.page != nil {
+		ms.s.Page = *e.page
+	}
+	if e.turn != nil {
+		ms.s.ActiveTurn = *e.turn
+	}
+	ms.s.UpdatedAt = fromNanos(nanos(m.now()))
+	return nil
+}
+
+func (m *memory) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]Event, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	start := min(max(after, 0), int64(len(ms.events)))
+	end := int64(len(ms.events))
+	if limit > 0 {
+		end = min(end, start+int64(limit))
+	}
+	out := make([]Event, 0, end-start)
+	for _, ev := range ms.events[start:end] {
+		out = append(out, Event{Seq: ev.Seq, Data: bytes.Clone(ev.Data)})
+	}
+	return out, nil
+}
+
+func (m *memory) List(ctx context.Context, o ListOptions) ([]*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	var out []*Session
+	for _, ms := range m.sessions {
+		if o.Origin != "" && ms.s.Origin != o.Origin {
+			continue
+		}
+		s := ms.s
+		out = append(out, &s)
+	}
+	slices.SortFunc(out, compareRecent)
+	return out[:min(len(out), listLimit(o))], nil
+}
+
+// compareRecent orders sessions most recently updated first, then by descending id, the
+// order every store's List uses.
+func compareRecent(a, b *Session) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	switch {
+	case a.ID > b.ID:
+		return -1
+	case a.ID < b.ID:
+		return 1
+	}
+	return 0
+}
+
+func (m *memory) Delete(ctx context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	delete(m.sessions, id)
+	return nil
+}
+
+func (m *memory) ExpireIdle(ctx context.Context, before time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return 0, ErrClosed
+	}
+	n := 0
+	for id, ms := range m.sessions {
+		if ms.s.UpdatedAt.Before(before) {
+			delete(m.sessions, id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (m *memory) Claim(ctx context.Context, id, owner string, ttl time.Duration) (bool, string, error) {
+	if err := checkClaim(owner, ttl); err != nil {
+		return false, "", err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.lookup(id)
+	if err != nil {
+		return false, "", err
+	}
+	now := m.now()
+	if ms.claimOwner != "" && ms.claimOwner != owner && now.Before(ms.claimUntil) {
+		return false, ms.claimOwner, nil
+	}
+	ms.claimOwner, ms.claimUntil = owner, now.Add(ttl)
+	return true, owner, nil
+}
+
+func (m *memory) Release(ctx context.Context, id, owner string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.lookup(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if ms.claimOwner == owner {
+		ms.claimOwner, ms.claimUntil = "", time.Time{}
+	}
+	return nil
+}
+
+func (m *memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	m.sessions = nil
+	return nil
+}

@@ -1,0 +1,124 @@
+// Package tools is how a tool looks to the model: its compiled input schema, its
+// model-facing name, and its result rendered as labelled, size-capped text.
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schema is a compiled tool input schema.
+type Schema struct {
+	s *jsonschema.Schema
+}
+
+// refusingLoader refuses every URL that is not one of the built-in meta-schemas: a tool
+// schema never makes the agent fetch anything, local or remote.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q is not allowed", url)
+}
+
+const schemaURL = "urn:byomcp:tool-input"
+
+// CompileSchema compiles a tool's inputSchema. An empty schema means "an object with any
+// properties". The schema must describe an object (type "object" or no type).
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("tools: inputSchema is not JSON: %w", err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("tools: inputSchema must be a JSON object")
+	}
+	if t, has := obj["type"]; has && t != "object" {
+		return nil, fmt.Errorf("tools: inputSchema type must be \"object\", got %v", t)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refusingLoader{})
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, fmt.Errorf("tools: inputSchema: %w", err)
+	}
+	s, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("tools: invalid inputSchema: %s", oneLine(err.Error()))
+	}
+	return &Schema{s: s}, nil
+}
+
+// Validate checks arguments (a JSON object; empty means {}) against the schema. The error
+// message is written for the model, so it can correct its call.
+func (s *Schema) Validate(args json.RawMessage) error {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return fmt.Errorf("arguments are not valid JSON: %v", err)
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return errors.New("arguments must be a JSON object")
+	}
+	if err := s.s.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return errors.New(describe(ve))
+		}
+		return err
+	}
+	return nil
+}
+
+// describe turns a validation error tree into a few lines naming each failing location.
+func describe(ve *jsonschema.ValidationError) string {
+	out := ve.BasicOutput()
+	var lines []string
+	for _, u := range out.Errors {
+		if u.Error == nil {
+			continue
+		}
+		msg := u.Error.String()
+		if msg == "" || strings.HasPrefix(msg, "validation failed") {
+			continue
+		}
+		loc := u.InstanceLocation
+		if loc == "" {
+			loc = "/"
+		}
+		line := fmt.Sprintf("at %s: %s", loc, msg)
+		if len(lines) < 8 && !contains(lines, line) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return "arguments do not match the schema: " + oneLine(ve.Error())
+	}
+	return "arguments do not match the schema: " + strings.Join(lines, "; ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,63 @@
+// Command byomcp is the agent service: `serve` (default) serves the page socket, the
+// browser client and the demo; `chat` talks to the agent from a terminal; `tools` is a
+// stdio MCP server with a few demo tools; `conformance-client` runs the MCP conformance
+// suite's client scenarios.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "byomcp:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `byomcp: give an AI agent the tools of any web page.
+
+Usage:
+  byomcp [serve] [flags]          serve the page socket (/v1/ws), the client (/byomcp/) and the demo (/)
+  byomcp chat [flags] [question]  chat from the terminal with the tools of mcp.json (one question, or interactive)
+  byomcp tools [flags]            run the demo tools as a stdio MCP server
+  byomcp conformance-client URL   client for the MCP conformance suite (reads MCP_CONFORMANCE_SCENARIO)
+
+Run "byomcp <command> -h" for the flags of a command.
+`
+
+// run dispatches to a subcommand.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return runServe(ctx, args, stdout, stderr, getenv)
+	case "chat":
+		return runChat(ctx, args, stdin, stdout, stderr, getenv)
+	case "tools":
+		return runTools(ctx, args, stderr, getenv)
+	case "conformance-client":
+		return runConformance(ctx, args, stdout, stderr, getenv)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "byomcp: unknown command %q\n\n%s", cmd, usage)
+		return errUsage
+	}
+}

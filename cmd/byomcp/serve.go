@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/byomcp/byomcp/agentsvc"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/planner"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	demosite "github.com/byomcp/byomcp/demo-site"
+	"github.com/byomcp/byomcp/jsclient"
+)
+
+// common holds the flags every command shares; each flag mirrors an environment variable
+// (the flag wins).
+type common struct {
+	model     string
+	store     string
+	mcpConfig string
+	logLevel  string
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func (c *common) register(fs *flag.FlagSet, getenv func(string) string, storeDefault string) {
+	fs.StringVar(&c.model, "model", getenv("BYOMCP_MODEL"), "model name (env BYOMCP_MODEL; default: the provider preset's)")
+	fs.StringVar(&c.store, "store", envOr(getenv, "BYOMCP_STORE", storeDefault), "session store: memory, sqlite:PATH or redis://… (env BYOMCP_STORE)")
+	fs.StringVar(&c.mcpConfig, "mcp-config", getenv("BYOMCP_MCP_CONFIG"), "mcp.json with server-side MCP servers (env BYOMCP_MCP_CONFIG)")
+	fs.StringVar(&c.logLevel, "log-level", envOr(getenv, "BYOMCP_LOG_LEVEL", "info"), "debug, info, warn or error (env BYOMCP_LOG_LEVEL)")
+}
+
+func newLogger(level string, w io.Writer) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl)
+	return zap.New(core), nil
+}
+
+// selectModel picks the configured model, else a local Ollama, else the offline planner.
+func selectModel(ctx context.Context, modelFlag string, getenv func(string) string, log *zap.Logger) (llm.Model, string, error) {
+	m, desc, err := llm.Select(ctx, llm.Env(getenv), modelFlag, llm.Options{Logger: log})
+	if err != nil {
+		return nil, "", err
+	}
+	if m == nil {
+		return planner.New(), "offline planner (no model configured: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama)", nil
+	}
+	return m, desc, nil
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fset := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	var c common
+	c.register(fset, getenv, "sqlite:byomcp.db")
+	addr := fset.String("addr", envOr(getenv, "BYOMCP_ADDR", "127.0.0.1:8080"), "listen address (env BYOMCP_ADDR)")
+	origins := fset.String("allowed-origins", getenv("BYOMCP_ALLOWED_ORIGINS"), "comma-separated exact origins allowed to connect (env BYOMCP_ALLOWED_ORIGINS; default: this server and http://localhost:*, http://127.0.0.1:*)")
+	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated page tool names that always need the user's confirmation (env BYOMCP_CONFIRM_TOOLS)")
+	if err := fset.Parse(args); err != nil {
+		return errUsage
+	}
+	log, err := newLogger(c.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+
+	st, err := store.Open(ctx, c.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	model, desc, err := selectModel(ctx, c.model, getenv, log)
+	if err != nil {
+		return err
+	}
+
+	var serverTools agentsvc.ServerTools
+	if c.mcpConfig != "" {
+		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
+		if err != nil {
+			return err
+		}
+		mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
+		defer mgr.Close()
+		serverTools = managerTools{mgr}
+	}
+
+	srv, err := agentsvc.NewServer(agentsvc.Config{
+		AllowedOrigins: splitList(*origins),
+		Store:          st,
+		Model:          model,
+		ServerTools:    serverTools,
+		Logger:         log,
+		ConfirmTools:   splitList(*confirm),
+		OwnerID:        ownerFor(c.store),
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	if strings.HasPrefix(*addr, ":") || strings.HasPrefix(*addr, "0.0.0.0:") {
+		url = "http://localhost:" + portOf(ln.Addr())
+	}
+	fmt.Fprintf(stdout, "byomcp listening on %s/\n", url)
+	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)))
+
+	hs := &http.Server{
+		Handler:           routes(srv),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          zap.NewStdLog(log.Named("http")),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx) // stops accepting; hijacked sockets are closed by srv.Shutdown
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// routes serves the socket, the client scripts and the demo.
+func routes(srv *agentsvc.Server) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /v1/ws", srv)
+	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", static(jsclient.FS)))
+	mux.Handle("GET /", static(demosite.FS))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", srv.MetricsHandler())
+	return mux
+}
+
+// static serves an embedded tree with caching headers suited to files that change with
+// each release, and with CORS so other sites can load the client as a module.
+func static(fsys fs.FS) http.Handler {
+	files := http.FileServerFS(fsys)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".go") {
+			http.NotFound(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r)
+	})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func portOf(a net.Addr) string {
+	_, port, _ := net.SplitHostPort(a.String())
+	return port
+}
+
+func storeKind(spec string) string {
+	kind, _, _ := strings.Cut(spec, ":")
+	return kind // never the whole URL: it may hold a password
+}
+
+// ownerFor names this process as the owner of the sessions it serves. With a local store
+// (memory, SQLite) the name is stable across restarts, so a restarted server takes its
+// sessions back at once; with Redis each process is its own owner.
+func ownerFor(spec string) string {
+	if strings.HasPrefix(spec, "redis") {
+		return ""
+	}
+	host, _ := os.Hostname()
+	return "local-" + host + "-" + spec
+}

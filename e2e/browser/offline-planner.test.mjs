@@ -1,0 +1,60 @@
+// No model configured at all (no OPENAI_*, and no Ollama on its default port): the server uses
+// the offline planner, which still drives the demo's tools and says what it is.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, waitTurnEnds, W } from './harness.mjs';
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+let stack;
+let ollamaPresent = false;
+before(async () => {
+  ollamaPresent = await listening(11434);
+  if (!ollamaPresent) stack = await startStack({ script: null });
+});
+after(async () => {
+  await stack?.close();
+});
+
+test('the offline planner filters the grid and says it is the offline planner', async (t) => {
+  if (ollamaPresent) {
+    t.skip('something listens on 127.0.0.1:11434 (an Ollama?), so the server would not fall back to the offline planner');
+    return;
+  }
+  assert.match(stack.server.logs.join(''), /offline planner/i, 'the server should log that it uses the offline planner');
+  const context = await stack.browser.newContext();
+  try {
+    await recordClientEvents(context);
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await page.locator('#grid .card').first().waitFor();
+    await ask(page, 'show me SUVs');
+    const [end] = await waitTurnEnds(page, 1);
+    await waitIdle(page);
+    assert.equal(end.stopReason, 'end');
+    const bodies = await page.locator('#grid .card .meta').allInnerTexts();
+    assert.equal(bodies.length, 7, `grid shows ${bodies.length} cars`);
+    for (const b of bodies) assert.match(b, /^SUV/);
+    assert.match(page.url(), /bodyType=suv/);
+    const events = await page.evaluate(() => /** @type {any} */ (window).__events);
+    const call = events.find((e) => e.type === 'tool_call');
+    assert.equal(call?.name, 'search_cars');
+    assert.match(end.text, /offline planner/i);
+    assert.match(await page.locator(W.text).last().innerText(), /offline planner/i);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

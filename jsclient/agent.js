@@ -1,0 +1,490 @@
+// The page's connection to the byomcp agent: keeps one WebSocket open with full-jitter backoff,
+// serves the page's tools on it, and runs the conversation (session resume, chat, events).
+
+import { ErrorCode, EventType, Method } from './protocol.js';
+import { ClosedError, Peer, RpcError, toLogger } from './wsrpc.js';
+
+/** @typedef {'idle'|'connecting'|'open'|'reconnecting'|'closed'} State */
+
+/**
+ * @typedef {object} ChatResult
+ * @property {string} turnId
+ * @property {string} text
+ * @property {string} stopReason see StopReason
+ * @property {unknown} usage token usage as the agent reports it (absent when the turn's end was
+ *   learned from its turn_end event after a reconnect)
+ */
+
+/**
+ * @typedef {object} StorageLike
+ * @property {(key: string) => string|null} getItem
+ * @property {(key: string, value: string) => void} setItem
+ * @property {(key: string) => void} removeItem
+ */
+
+/**
+ * @typedef {object} AgentClientOptions
+ * @property {string} url the agent's WebSocket URL (…/v1/ws)
+ * @property {import('./tools.js').ToolHost} [host] the page's tools, served on every connection
+ * @property {any} [WebSocketImpl] WebSocket constructor (default: the global one)
+ * @property {StorageLike} [storage] where the session id and lastSeq are kept (default: sessionStorage)
+ * @property {string} [storageKey]
+ * @property {() => ({url: string, title: string})} [page] page context sent with agent/session
+ * @property {{baseMs?: number, maxMs?: number}} [backoff] full-jitter reconnect backoff bounds
+ * @property {() => number} [random] in [0, 1), for the jitter
+ * @property {string[]} [protocols] WebSocket subprotocols offered
+ * @property {Partial<import('./wsrpc.js').Logger>} [logger]
+ */
+
+/** How long cancel() waits for the agent's answer, in milliseconds. */
+const CANCEL_TIMEOUT_MS = 10000;
+
+/**
+ * A chat() in flight.
+ * @typedef {object} ChatRecord
+ * @property {string|null} prevTurn the turn known when the chat was sent
+ * @property {string|null} turnId this chat's turn, once an event named it
+ * @property {((r: ChatResult) => void)|null} resolveEnd set while waiting for turn_end after a reconnect
+ * @property {((e: unknown) => void)|null} rejectEnd
+ * @property {ChatResult|null} ended the turn's end, from its turn_end event
+ */
+
+/**
+ * The page's agent connection. Events: 'state' {detail: {state, attempt, delayMs}}, 'session'
+ * {detail: {sessionId, resumed, messages, seq}}, 'agent-event' {detail: params of agent/event},
+ * 'error' {detail: {message, code}}.
+ */
+export class AgentClient extends EventTarget {
+  #url;
+  #host;
+  #WebSocket;
+  /** @type {StorageLike} */
+  #storage;
+  #storageKey;
+  #page;
+  #baseMs;
+  #maxMs;
+  #random;
+  #protocols;
+  #log;
+  /** @type {State} */
+  #state = 'idle';
+  #stopped = true;
+  #attempt = 0;
+  /** @type {ReturnType<typeof setTimeout>|null} */
+  #timer = null;
+  /** @type {any} */
+  #socket = null;
+  /** @type {Peer|null} */
+  #peer = null;
+  /** @type {string|undefined} */
+  #sessionId;
+  #lastSeq = 0;
+  /** @type {string|null} the running turn, as events tell */
+  #turnId = null;
+  /** @type {Set<ChatRecord>} */
+  #chats = new Set();
+  /** @type {Set<{resolve: () => void, reject: (e: unknown) => void}>} */
+  #openWaiters = new Set();
+
+  /** @param {AgentClientOptions} options */
+  constructor({
+    url,
+    host,
+    WebSocketImpl = globalThis.WebSocket,
+    storage = defaultStorage(),
+    storageKey = 'byomcp',
+    page = () => ({ url: location.href, title: document.title }),
+    backoff = { baseMs: 500, maxMs: 20000 },
+    random = Math.random,
+    protocols = ['mcp'],
+    logger,
+  }) {
+    super();
+    if (typeof url !== 'string' || !url) throw new TypeError('AgentClient: url is required');
+    if (typeof WebSocketImpl !== 'function') throw new TypeError('AgentClient: no WebSocket implementation');
+    this.#url = url;
+    this.#host = host;
+    this.#WebSocket = WebSocketImpl;
+    this.#storage = storage ?? memoryStorage();
+    this.#storageKey = storageKey;
+    this.#page = page;
+    this.#baseMs = backoff.baseMs ?? 500;
+    this.#maxMs = backoff.maxMs ?? 20000;
+    this.#random = random;
+    this.#protocols = protocols;
+    this.#log = toLogger(logger);
+    this.#load();
+  }
+
+  /** @returns {State} */
+  get state() {
+    return this.#state;
+  }
+
+  /** The conversation's id (stored across page loads), or undefined before the first session. */
+  get sessionId() {
+    return this.#sessionId;
+  }
+
+  /** The seq of the last agent/event delivered. */
+  get lastSeq() {
+    return this.#lastSeq;
+  }
+
+  /** Whether a turn is running (a chat() in flight, or events of an unfinished turn). */
+  get busy() {
+    return this.#chats.size > 0 || this.#turnId !== null;
+  }
+
+  /** The running turn's id, when events have named it; null otherwise. */
+  get turnId() {
+    return this.#turnId;
+  }
+
+  /** Connects and stays connected until stop(). */
+  start() {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#attempt = 0;
+    this.#setState('connecting');
+    this.#connect();
+  }
+
+  /** Disconnects for good; pending chats and waits reject. start() may be called again. */
+  stop() {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const peer = this.#peer;
+    const socket = this.#socket;
+    this.#peer = null;
+    this.#socket = null;
+    if (peer) peer.close(1000, 'client stopped');
+    else if (socket) closeQuietly(socket);
+    this.#host?.detach();
+    const err = new ClosedError('agent client stopped');
+    for (const w of [...this.#openWaiters]) w.reject(err);
+    this.#openWaiters.clear();
+    for (const c of this.#chats) c.rejectEnd?.(err);
+    this.#setState('closed');
+  }
+
+  /**
+   * Sends one user message and resolves with the turn's result when it ends. Waits for the
+   * connection when it is being (re)established. Aborting signal cancels the turn (the agent is
+   * told with notifications/cancelled) and rejects with the abort reason. If the connection drops
+   * mid-turn, the turn goes on at the agent and this resolves from its turn_end event.
+   * @param {string} text
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<ChatResult>}
+   */
+  async chat(text, { signal } = {}) {
+    if (typeof text !== 'string') throw new TypeError('chat: text must be a string');
+    await this.#waitOpen(signal);
+    const peer = /** @type {Peer} */ (this.#peer);
+    /** @type {ChatRecord} */
+    const record = { prevTurn: this.#turnId, turnId: null, resolveEnd: null, rejectEnd: null, ended: null };
+    this.#chats.add(record);
+    try {
+      return await peer.call(Method.AgentChat, { text }, { signal });
+    } catch (err) {
+      if (!(err instanceof ClosedError) || record.turnId === null || this.#stopped || signal?.aborted) throw err;
+      if (record.ended) return record.ended;
+      return await new Promise((resolve, reject) => {
+        record.resolveEnd = resolve;
+        record.rejectEnd = reject;
+        signal?.addEventListener(
+          'abort',
+          () => {
+            reject(signal.reason);
+            // The agent did not get our notifications/cancelled: the request died with the socket.
+            this.cancel(record.turnId ?? undefined).catch((e) => this.#log.debug('agent: cancel after abort:', e));
+          },
+          { once: true },
+        );
+      });
+    } finally {
+      this.#chats.delete(record);
+    }
+  }
+
+  /**
+   * Asks the agent to stop a turn (default: the running one) with agent/cancel {turnId}; waits for
+   * the connection if needed. Resolves with the agent's answer, or null when no turn is running.
+   * @param {string} [turnId]
+   * @returns {Promise<unknown>}
+   */
+  async cancel(turnId) {
+    const id = turnId ?? this.#turnId ?? [...this.#chats].find((c) => c.turnId)?.turnId ?? null;
+    if (id === null && this.#chats.size === 0) return null;
+    await this.#waitOpen();
+    const peer = /** @type {Peer} */ (this.#peer);
+    return peer.call(Method.AgentCancel, id === null ? {} : { turnId: id }, { timeoutMs: CANCEL_TIMEOUT_MS });
+  }
+
+  #connect() {
+    let socket;
+    try {
+      socket = new this.#WebSocket(this.#url, this.#protocols);
+    } catch (err) {
+      this.#emitError(`cannot open ${this.#url}: ${message(err)}`);
+      this.#scheduleReconnect();
+      return;
+    }
+    this.#socket = socket;
+    socket.addEventListener('open', () => {
+      if (this.#socket === socket) this.#onOpen(socket);
+    });
+    socket.addEventListener('close', (/** @type {any} */ ev) => {
+      if (this.#socket === socket) this.#onClose(ev);
+    });
+  }
+
+  /** @param {any} socket */
+  #onOpen(socket) {
+    const peer = new Peer(socket, { logger: this.#log });
+    this.#peer = peer;
+    peer.onNotification(Method.AgentEvent, (params) => {
+      if (this.#peer === peer) this.#onEvent(params);
+    });
+    this.#host?.attach(peer);
+    void this.#openSession(peer);
+  }
+
+  /** @param {any} ev */
+  #onClose(ev) {
+    this.#socket = null;
+    this.#peer = null;
+    const code = ev?.code;
+    const reason = ev?.reason;
+    this.#log.debug('agent: socket closed', code, reason);
+    if (reason && code !== 1000 && code !== 1001) this.#emitError(reason, code);
+    if (!this.#stopped) this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect() {
+    this.#attempt++;
+    const cap = Math.min(this.#maxMs, this.#baseMs * 2 ** (this.#attempt - 1));
+    const delayMs = Math.floor(this.#random() * cap);
+    this.#setState('reconnecting', delayMs);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      if (!this.#stopped) this.#connect();
+    }, delayMs);
+  }
+
+  /**
+   * Creates or resumes the conversation on a fresh connection.
+   * @param {Peer} peer
+   */
+  async #openSession(peer) {
+    const stored = this.#sessionId;
+    /** @type {{sessionId?: string, lastSeq?: number, page?: unknown}} */
+    const params = {};
+    if (stored) {
+      params.sessionId = stored;
+      params.lastSeq = this.#lastSeq;
+    }
+    const page = this.#pageInfo();
+    if (page) params.page = page;
+    let res;
+    try {
+      res = await peer.call(Method.AgentSession, params);
+    } catch (err) {
+      if (this.#peer !== peer || err instanceof ClosedError) return;
+      const gone = err instanceof RpcError && (err.code === ErrorCode.SessionNotFound || err.code === ErrorCode.OriginMismatch);
+      if (gone && stored) {
+        this.#log.warn(`agent: stored session is unusable (${err.message}); starting a new one`);
+        this.#forget();
+        await this.#openSession(peer);
+        return;
+      }
+      this.#emitError(`agent/session failed: ${message(err)}`, err instanceof RpcError ? err.code : undefined);
+      peer.close(1000, 'session failed');
+      return;
+    }
+    if (this.#peer !== peer) return;
+    if (!res || typeof res.sessionId !== 'string' || !res.sessionId) {
+      this.#emitError('agent/session answered without a sessionId');
+      peer.close(1000, 'bad session result');
+      return;
+    }
+    const seq = Number.isInteger(res.seq) ? res.seq : 0;
+    const resumed = res.resumed === true && res.sessionId === stored;
+    if (!resumed) {
+      this.#lastSeq = seq;
+      this.#turnId = null;
+      const lost = new ClosedError('the conversation was lost; a new one was started');
+      for (const c of this.#chats) c.rejectEnd?.(lost);
+    } else if (seq < this.#lastSeq) {
+      this.#lastSeq = seq;
+    }
+    this.#sessionId = res.sessionId;
+    this.#save();
+    this.#attempt = 0;
+    this.dispatchEvent(
+      new CustomEvent('session', {
+        detail: { sessionId: res.sessionId, resumed: res.resumed === true, messages: Array.isArray(res.messages) ? res.messages : [], seq },
+      }),
+    );
+    this.#setState('open');
+    for (const w of [...this.#openWaiters]) w.resolve();
+    this.#openWaiters.clear();
+  }
+
+  /** @param {any} p params of agent/event */
+  #onEvent(p) {
+    if (!p || typeof p !== 'object') return;
+    if (typeof p.seq === 'number') {
+      if (p.sessionId && this.#sessionId && p.sessionId !== this.#sessionId) {
+        this.#log.debug('agent: event of another session dropped', p.sessionId);
+        return;
+      }
+      if (p.seq <= this.#lastSeq) return;
+      this.#lastSeq = p.seq;
+      this.#save();
+    }
+    if (typeof p.turnId === 'string' && p.turnId) {
+      if (p.type === EventType.TurnEnd) {
+        if (this.#turnId === p.turnId) this.#turnId = null;
+        for (const c of this.#chats) {
+          if (c.turnId !== p.turnId) continue;
+          c.ended = { turnId: p.turnId, text: typeof p.text === 'string' ? p.text : '', stopReason: p.stopReason, usage: p.usage };
+          c.resolveEnd?.(c.ended);
+        }
+      } else {
+        this.#turnId = p.turnId;
+        for (const c of this.#chats) {
+          if (c.turnId === null && p.turnId !== c.prevTurn) c.turnId = p.turnId;
+        }
+      }
+    }
+    this.dispatchEvent(new CustomEvent('agent-event', { detail: p }));
+  }
+
+  /**
+   * Resolves when the session is open; rejects when stopped or signal aborts.
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<void>}
+   */
+  #waitOpen(signal) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#state === 'open' && this.#peer) return Promise.resolve();
+    if (this.#stopped) return Promise.reject(new ClosedError('agent client is not started'));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#openWaiters.delete(w);
+        reject(signal?.reason);
+      };
+      const w = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        /** @param {unknown} e */
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      };
+      this.#openWaiters.add(w);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * @param {State} state
+   * @param {number} [delayMs]
+   */
+  #setState(state, delayMs = 0) {
+    this.#state = state;
+    this.dispatchEvent(new CustomEvent('state', { detail: { state, attempt: this.#attempt, delayMs } }));
+  }
+
+  /**
+   * @param {string} msg
+   * @param {number} [code]
+   */
+  #emitError(msg, code) {
+    this.#log.warn(`agent: ${msg}`);
+    this.dispatchEvent(new CustomEvent('error', { detail: { message: msg, code } }));
+  }
+
+  #pageInfo() {
+    try {
+      return this.#page?.();
+    } catch {
+      return undefined;
+    }
+  }
+
+  #load() {
+    try {
+      const raw = this.#storage.getItem(this.#storageKey);
+      if (!raw) return;
+      const v = JSON.parse(raw);
+      if (typeof v?.sessionId === 'string' && v.sessionId) {
+        this.#sessionId = v.sessionId;
+        this.#lastSeq = Number.isInteger(v.lastSeq) && v.lastSeq >= 0 ? v.lastSeq : 0;
+      }
+    } catch (err) {
+      this.#log.debug('agent: stored session unreadable:', err);
+    }
+  }
+
+  #save() {
+    try {
+      this.#storage.setItem(this.#storageKey, JSON.stringify({ sessionId: this.#sessionId, lastSeq: this.#lastSeq }));
+    } catch (err) {
+      this.#log.debug('agent: cannot store the session:', err);
+    }
+  }
+
+  #forget() {
+    this.#sessionId = undefined;
+    this.#lastSeq = 0;
+    this.#turnId = null;
+    try {
+      this.#storage.removeItem(this.#storageKey);
+    } catch (err) {
+      this.#log.debug('agent: cannot clear the stored session:', err);
+    }
+  }
+}
+
+/** sessionStorage when the page may use it (sandboxed frames throw on access). */
+function defaultStorage() {
+  try {
+    return globalThis.sessionStorage ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** @returns {StorageLike} */
+function memoryStorage() {
+  const m = new Map();
+  return {
+    getItem: (k) => (m.has(k) ? m.get(k) : null),
+    setItem: (k, v) => void m.set(k, String(v)),
+    removeItem: (k) => void m.delete(k),
+  };
+}
+
+/** @param {any} socket */
+function closeQuietly(socket) {
+  try {
+    socket.close(1000, 'client stopped');
+  } catch {
+    // Already closed or never opened.
+  }
+}
+
+/** @param {unknown} err */
+function message(err) {
+  return err instanceof Error ? err.message : String(err);
+}

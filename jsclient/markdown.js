@@ -1,0 +1,596 @@
+// @ts-check
+/**
+ * @file A small, safe Markdown renderer for model text in the chat widget.
+ * It parses a subset (paragraphs, lists, bold/italic, inline code, code blocks, links; headings
+ * become bold paragraphs) into a tree and builds DOM nodes from it with createElement and
+ * createTextNode only — never innerHTML — so model text can never become markup or script.
+ * Links keep only http(s) and mailto targets and open in a new tab with rel="noopener noreferrer".
+ */
+
+/**
+ * @typedef {{type: 'text', value: string}
+ *   | {type: 'br'}
+ *   | {type: 'code', value: string}
+ *   | {type: 'strong', children: Inline[]}
+ *   | {type: 'em', children: Inline[]}
+ *   | {type: 'link', href: string, children: Inline[]}} Inline
+ * @typedef {{type: 'paragraph', children: Inline[]}
+ *   | {type: 'heading', level: number, children: Inline[]}
+ *   | {type: 'codeblock', lang: string, text: string}
+ *   | {type: 'list', ordered: boolean, start: number, items: Block[][]}} Block
+ * @typedef {{base?: string, noLinks?: boolean}} ParseOptions base resolves relative links (without
+ *   it they are dropped); noLinks is set inside link labels
+ */
+
+const ALLOWED_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
+
+const FENCE_RE = /^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
+const HEADING_RE = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
+const LIST_ITEM_RE = /^( *)([-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$/;
+const ESCAPABLE = /[\\`*_{}[\]()#+\-.!>~|<]/;
+
+/**
+ * Returns the href to use for a link target, or null when the target is not allowed
+ * (only http:, https: and mailto: survive, after the URL parser normalised them).
+ * @param {string} raw
+ * @param {string} [base] document URL for relative targets
+ * @returns {string | null}
+ */
+export function safeHref(raw, base) {
+  const s = raw.trim();
+  if (!s) return null;
+  let url;
+  try {
+    url = base ? new URL(s, base) : new URL(s);
+  } catch {
+    return null;
+  }
+  return ALLOWED_PROTOCOLS.has(url.protocol) ? url.href : null;
+}
+
+/**
+ * Parses Markdown source into blocks.
+ * @param {string} src
+ * @param {ParseOptions} [opts]
+ * @returns {Block[]}
+ */
+export function parseMarkdown(src, opts = {}) {
+  const lines = src.replace(/\r\n?/g, '\n').split('\n').map(expandTabs);
+  return parseBlocks(lines, opts);
+}
+
+/** @param {string} line */
+function expandTabs(line) {
+  const m = /^[ \t]+/.exec(line);
+  if (!m || !m[0].includes('\t')) return line;
+  let col = 0;
+  for (const ch of m[0]) col = ch === '\t' ? col + 4 - (col % 4) : col + 1;
+  return ' '.repeat(col) + line.slice(m[0].length);
+}
+
+/** @param {string} line */
+function isBlank(line) {
+  return line.trim() === '';
+}
+
+/** @param {string} line */
+function indentOf(line) {
+  return line.length - line.trimStart().length;
+}
+
+/** @param {string} line */
+function startsBlock(line) {
+  return FENCE_RE.test(line) || HEADING_RE.test(line) || isListItem(line);
+}
+
+/** @param {string} line */
+function isListItem(line) {
+  const m = LIST_ITEM_RE.exec(line);
+  // "-" alone or "1." alone starts an (empty) item only when nothing follows; "**bold**" is not one.
+  return !!m && (m[3] !== undefined || line.trim() === m[2]);
+}
+
+/**
+ * @param {string[]} lines
+ * @param {ParseOptions} opts
+ * @returns {Block[]}
+ */
+function parseBlocks(lines, opts) {
+  /** @type {Block[]} */
+  const out = [];
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (isBlank(line)) {
+      i++;
+      continue;
+    }
+    const fence = FENCE_RE.exec(line);
+    if (fence) {
+      const marker = fence[1];
+      const indent = indentOf(line);
+      const body = [];
+      i++;
+      while (i < lines.length) {
+        const l = lines[i];
+        const t = l.trim();
+        if (t.startsWith(marker[0].repeat(marker.length)) && /^([`~])\1*$/.test(t) && t[0] === marker[0]) {
+          i++;
+          break;
+        }
+        body.push(l.slice(Math.min(indent, indentOf(l))));
+        i++;
+      }
+      out.push({ type: 'codeblock', lang: fence[2] || '', text: body.join('\n') });
+      continue;
+    }
+    const heading = HEADING_RE.exec(line);
+    if (heading) {
+      out.push({ type: 'heading', level: heading[1].length, children: parseInline(heading[2], opts) });
+      i++;
+      continue;
+    }
+    if (isListItem(line)) {
+      i = parseList(lines, i, out, opts);
+      continue;
+    }
+    const para = [line.trim()];
+    i++;
+    while (i < lines.length && !isBlank(lines[i]) && !startsBlock(lines[i])) {
+      para.push(lines[i].trim());
+      i++;
+    }
+    out.push({ type: 'paragraph', children: parseInline(para.join('\n'), opts) });
+  }
+  return out;
+}
+
+/**
+ * Parses one list starting at lines[start] and appends it to out.
+ * @param {string[]} lines
+ * @param {number} start
+ * @param {Block[]} out
+ * @param {ParseOptions} opts
+ * @returns {number} index of the first line after the list
+ */
+function parseList(lines, start, out, opts) {
+  const first = /** @type {RegExpExecArray} */ (LIST_ITEM_RE.exec(lines[start]));
+  const baseIndent = first[1].length;
+  const ordered = /\d/.test(first[2]);
+  const delim = ordered ? first[2].slice(-1) : first[2];
+  /** @type {Block[][]} */
+  const items = [];
+  let i = start;
+  while (i < lines.length) {
+    const m = LIST_ITEM_RE.exec(lines[i]);
+    if (!m || !isListItem(lines[i]) || m[1].length !== baseIndent) break;
+    const sameKind = ordered ? /\d/.test(m[2]) && m[2].endsWith(delim) : m[2] === delim;
+    if (!sameKind) break;
+    const content = m[3] ?? '';
+    const contentIndent = content ? lines[i].length - content.length : baseIndent + m[2].length + 1;
+    const body = [content.trim()];
+    i++;
+    while (i < lines.length) {
+      const l = lines[i];
+      if (isBlank(l)) {
+        // A blank line continues the item only if more indented content follows.
+        let j = i + 1;
+        while (j < lines.length && isBlank(lines[j])) j++;
+        if (j < lines.length && indentOf(lines[j]) > baseIndent) {
+          for (; i < j; i++) body.push('');
+          continue;
+        }
+        break;
+      }
+      const ind = indentOf(l);
+      if (ind > baseIndent) {
+        body.push(l.slice(Math.min(ind, contentIndent)));
+        i++;
+        continue;
+      }
+      // Lazy continuation of the item's paragraph.
+      const prev = body[body.length - 1];
+      if (prev !== '' && !startsBlock(l) && !FENCE_RE.test(prev.trimStart())) {
+        body.push(l.trim());
+        i++;
+        continue;
+      }
+      break;
+    }
+    items.push(parseBlocks(body, opts));
+    // Blank lines between items of the same list keep the list going.
+    let j = i;
+    while (j < lines.length && isBlank(lines[j])) j++;
+    if (j > i && j < lines.length) {
+      const n = LIST_ITEM_RE.exec(lines[j]);
+      if (n && isListItem(lines[j]) && n[1].length === baseIndent && (ordered ? n[2].endsWith(delim) && /\d/.test(n[2]) : n[2] === delim)) {
+        i = j;
+        continue;
+      }
+      break;
+    }
+  }
+  out.push({ type: 'list', ordered, start: ordered ? parseInt(first[2], 10) : 1, items });
+  return i;
+}
+
+/**
+ * Parses inline Markdown (code spans, bold, italic, links, autolinks, line breaks).
+ * @param {string} s
+ * @param {ParseOptions} [opts]
+ * @returns {Inline[]}
+ */
+export function parseInline(s, opts = {}) {
+  /** @type {Inline[]} */
+  const out = [];
+  let buf = '';
+  const flush = () => {
+    if (buf) out.push({ type: 'text', value: buf });
+    buf = '';
+  };
+  let i = 0;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === '\\' && i + 1 < s.length && ESCAPABLE.test(s[i + 1])) {
+      buf += s[i + 1];
+      i += 2;
+      continue;
+    }
+    if (c === '\n') {
+      flush();
+      out.push({ type: 'br' });
+      i++;
+      continue;
+    }
+    if (c === '`') {
+      let k = 1;
+      while (s[i + k] === '`') k++;
+      const ticks = '`'.repeat(k);
+      let j = s.indexOf(ticks, i + k);
+      while (j !== -1 && s[j + k] === '`') {
+        let e = j;
+        while (s[e] === '`') e++;
+        j = s.indexOf(ticks, e);
+      }
+      if (j !== -1) {
+        let code = s.slice(i + k, j).replace(/\n/g, ' ');
+        if (code.length > 1 && code.startsWith(' ') && code.endsWith(' ') && code.trim()) code = code.slice(1, -1);
+        flush();
+        out.push({ type: 'code', value: code });
+        i = j + k;
+        continue;
+      }
+      buf += ticks;
+      i += k;
+      continue;
+    }
+    if (c === '*' || c === '_') {
+      const emph = matchEmphasis(s, i);
+      if (emph) {
+        flush();
+        out.push({ type: emph.strong ? 'strong' : 'em', children: parseInline(emph.inner, opts) });
+        i = emph.end;
+        continue;
+      }
+      let k = 1;
+      while (s[i + k] === c) k++;
+      buf += c.repeat(k);
+      i += k;
+      continue;
+    }
+    if (c === '[' && !opts.noLinks) {
+      const link = matchLink(s, i);
+      if (link) {
+        flush();
+        const href = safeHref(link.target, opts.base);
+        const children = parseInline(link.label, { ...opts, noLinks: true });
+        if (href) out.push({ type: 'link', href, children });
+        else out.push(...children);
+        i = link.end;
+        continue;
+      }
+    }
+    if (c === '<') {
+      const m = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>/i.exec(s.slice(i));
+      if (m && !opts.noLinks) {
+        const href = safeHref(m[1]);
+        if (href) {
+          flush();
+          out.push({ type: 'link', href, children: [{ type: 'text', value: m[1] }] });
+          i += m[0].length;
+          continue;
+        }
+      }
+    }
+    if ((c === 'h' || c === 'H') && !opts.noLinks && (i === 0 || !/[\p{L}\p{N}/]/u.test(s[i - 1]))) {
+      const m = /^https?:\/\/[^\s<>]+/i.exec(s.slice(i));
+      if (m) {
+        let url = m[0].replace(/[.,;:!?'"*_]+$/, '');
+        // Keep a closing parenthesis only when the URL opened one.
+        while (url.endsWith(')') && (url.match(/\(/g) || []).length < (url.match(/\)/g) || []).length) url = url.slice(0, -1);
+        const href = safeHref(url);
+        if (href) {
+          flush();
+          out.push({ type: 'link', href, children: [{ type: 'text', value: url }] });
+          i += url.length;
+          continue;
+        }
+      }
+    }
+    buf += c;
+    i++;
+  }
+  flush();
+  return out;
+}
+
+/**
+ * Matches emphasis opened at s[i]: "**x**"/"__x__" is strong, "*x*"/"_x_" is em.
+ * @param {string} s
+ * @param {number} i index of the opening * or _
+ * @returns {{strong: boolean, inner: string, end: number} | null}
+ */
+function matchEmphasis(s, i) {
+  const c = s[i];
+  let k = 1;
+  while (s[i + k] === c) k++;
+  if (k > 3) return null;
+  // "_" inside a word (snake_case) is not emphasis.
+  if (c === '_' && i > 0 && /[\p{L}\p{N}]/u.test(s[i - 1])) return null;
+  for (const n of k >= 2 ? [2, 1] : [1]) {
+    const start = i + n;
+    if (start >= s.length || /\s/.test(s[start])) continue;
+    let j = start + 1;
+    while ((j = s.indexOf(c, j)) !== -1) {
+      let e = j;
+      while (s[e] === c) e++;
+      const run = e - j;
+      const close = n === 2 ? e - 2 : j;
+      const okRun = n === 2 ? run >= 2 : run === 1;
+      const wordAfter = c === '_' && e < s.length && /[\p{L}\p{N}]/u.test(s[e]);
+      if (okRun && close > start && !/\s/.test(s[close - 1]) && !wordAfter) {
+        return { strong: n === 2, inner: s.slice(start, close), end: close + n };
+      }
+      j = e;
+    }
+  }
+  return null;
+}
+
+/**
+ * @param {string} s
+ * @param {number} i index of "["
+ * @returns {{label: string, target: string, end: number} | null}
+ */
+function matchLink(s, i) {
+  let depth = 0;
+  let j = i;
+  for (; j < s.length; j++) {
+    if (s[j] === '\\') {
+      j++;
+      continue;
+    }
+    if (s[j] === '[') depth++;
+    else if (s[j] === ']' && --depth === 0) break;
+  }
+  if (j >= s.length || s[j + 1] !== '(') return null;
+  const m = /^\(\s*<?([^\s<>()]*(?:\([^\s()]*\)[^\s<>()]*)*)>?(?:\s+("[^"]*"|'[^']*'))?\s*\)/.exec(s.slice(j + 1));
+  if (!m) return null;
+  return { label: s.slice(i + 1, j), target: m[1], end: j + 1 + m[0].length };
+}
+
+/**
+ * Builds DOM nodes for parsed blocks (createElement/createTextNode only).
+ * @param {Block[]} blocks
+ * @param {Document} doc
+ * @returns {DocumentFragment}
+ */
+export function buildBlocks(blocks, doc) {
+  const frag = doc.createDocumentFragment();
+  for (const b of blocks) frag.appendChild(buildBlock(b, doc));
+  return frag;
+}
+
+/**
+ * @param {Block} b
+ * @param {Document} doc
+ * @returns {Node}
+ */
+function buildBlock(b, doc) {
+  switch (b.type) {
+    case 'paragraph': {
+      const p = doc.createElement('p');
+      p.appendChild(buildInline(b.children, doc));
+      return p;
+    }
+    case 'heading': {
+      const p = doc.createElement('p');
+      p.className = 'md-heading';
+      const strong = doc.createElement('strong');
+      strong.appendChild(buildInline(b.children, doc));
+      p.appendChild(strong);
+      return p;
+    }
+    case 'codeblock': {
+      const pre = doc.createElement('pre');
+      const code = doc.createElement('code');
+      if (b.lang) code.setAttribute('data-lang', b.lang);
+      code.appendChild(doc.createTextNode(b.text));
+      pre.appendChild(code);
+      return pre;
+    }
+    case 'list': {
+      const list = doc.createElement(b.ordered ? 'ol' : 'ul');
+      if (b.ordered && b.start !== 1) list.setAttribute('start', String(b.start));
+      for (const item of b.items) {
+        const li = doc.createElement('li');
+        // A tight item (one paragraph, maybe a nested list) renders its text without a <p>.
+        const tight = item.length >= 1 && item[0].type === 'paragraph' && item.slice(1).every((x) => x.type === 'list');
+        if (tight) {
+          const [para, ...rest] = item;
+          if (para.type === 'paragraph') li.appendChild(buildInline(para.children, doc));
+          for (const r of rest) li.appendChild(buildBlock(r, doc));
+        } else {
+          li.appendChild(buildBlocks(item, doc));
+        }
+        list.appendChild(li);
+      }
+      return list;
+    }
+  }
+}
+
+/**
+ * @param {Inline[]} nodes
+ * @param {Document} doc
+ * @returns {DocumentFragment}
+ */
+function buildInline(nodes, doc) {
+  const frag = doc.createDocumentFragment();
+  for (const n of nodes) {
+    switch (n.type) {
+      case 'text':
+        frag.appendChild(doc.createTextNode(n.value));
+        break;
+      case 'br':
+        frag.appendChild(doc.createElement('br'));
+        break;
+      case 'code': {
+        const code = doc.createElement('code');
+        code.appendChild(doc.createTextNode(n.value));
+        frag.appendChild(code);
+        break;
+      }
+      case 'strong':
+      case 'em': {
+        const el = doc.createElement(n.type);
+        el.appendChild(buildInline(n.children, doc));
+        frag.appendChild(el);
+        break;
+      }
+      case 'link': {
+        const a = doc.createElement('a');
+        a.setAttribute('href', n.href);
+        a.setAttribute('target', '_blank');
+        a.setAttribute('rel', 'noopener noreferrer');
+        a.appendChild(buildInline(n.children, doc));
+        frag.appendChild(a);
+        break;
+      }
+    }
+  }
+  return frag;
+}
+
+/**
+ * Renders Markdown source to a DocumentFragment.
+ * @param {string} src
+ * @param {Document} doc
+ * @param {ParseOptions} [opts]
+ * @returns {DocumentFragment}
+ */
+export function renderMarkdown(src, doc, opts = {}) {
+  return buildBlocks(parseMarkdown(src, opts), doc);
+}
+
+/**
+ * Renders a stream of text deltas into one container. Finished blocks are appended once and
+ * never touched again; only the block still being written (the tail) is rebuilt, at most once
+ * per animation frame, so the cost per token does not grow with the message or the transcript.
+ */
+export class MarkdownStream {
+  /**
+   * @param {Element} container the message node; the stream owns its children
+   * @param {{doc?: Document, base?: string, schedule?: (cb: () => void) => unknown}} [opts]
+   */
+  constructor(container, opts = {}) {
+    this.container = container;
+    this.doc = opts.doc ?? container.ownerDocument;
+    this.base = opts.base;
+    this.schedule = opts.schedule ?? ((cb) => (globalThis.requestAnimationFrame ?? ((f) => setTimeout(f, 16)))(cb));
+    this.src = '';
+    this.committed = 0;
+    this.pending = false;
+    this.done = false;
+    /** @type {Element} */
+    this.tail = this.doc.createElement('div');
+    this.tail.className = 'md-tail';
+    container.appendChild(this.tail);
+  }
+
+  /** The full source received so far. */
+  get text() {
+    return this.src;
+  }
+
+  /**
+   * Appends a delta and schedules a render of the tail.
+   * @param {string} delta
+   */
+  append(delta) {
+    if (this.done || !delta) return;
+    this.src += delta;
+    if (!this.pending) {
+      this.pending = true;
+      this.schedule(() => {
+        this.pending = false;
+        if (!this.done) this.flush();
+      });
+    }
+  }
+
+  /** Renders what has been received now (commits finished blocks, rebuilds the tail). */
+  flush() {
+    const cut = this.boundary();
+    if (cut > this.committed) {
+      this.container.insertBefore(renderMarkdown(this.src.slice(this.committed, cut), this.doc, { base: this.base }), this.tail);
+      this.committed = cut;
+    }
+    this.tail.replaceChildren(renderMarkdown(this.src.slice(this.committed), this.doc, { base: this.base }));
+  }
+
+  /** Renders the rest and removes the tail wrapper; later deltas are ignored. */
+  finish() {
+    if (this.done) return;
+    this.done = true;
+    const rest = this.src.slice(this.committed);
+    this.tail.remove();
+    if (rest.trim()) this.container.appendChild(renderMarkdown(rest, this.doc, { base: this.base }));
+    this.committed = this.src.length;
+  }
+
+  /**
+   * The end of the last finished top-level block: a blank line outside a code fence that is
+   * followed by a complete line starting a new paragraph-level block (not a list item or an
+   * indented continuation, which could still belong to the block before).
+   * @returns {number}
+   */
+  boundary() {
+    const s = this.src;
+    let pos = this.committed;
+    let best = this.committed;
+    /** @type {string | null} */
+    let fence = null;
+    let prevBlank = false;
+    let blankEnd = -1;
+    while (pos < s.length) {
+      const nl = s.indexOf('\n', pos);
+      if (nl === -1) break; // incomplete last line
+      const line = expandTabs(s.slice(pos, nl));
+      if (fence) {
+        if (line.trim().startsWith(fence) && /^([`~])\1*$/.test(line.trim())) fence = null;
+        prevBlank = false;
+      } else if (isBlank(line)) {
+        prevBlank = true;
+        blankEnd = nl + 1;
+      } else {
+        if (prevBlank && indentOf(line) === 0 && !isListItem(line)) best = blankEnd;
+        prevBlank = false;
+        const f = FENCE_RE.exec(line);
+        if (f) fence = f[1];
+      }
+      pos = nl + 1;
+    }
+    return best;
+  }
+}

@@ -1,0 +1,440 @@
+// Unit tests of the agent connection (jsclient/agent.js): sessions, resume and dedupe, reconnect
+// with full-jitter backoff on fake timers, tool re-registration, chat, abort and cancel.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { AgentClient } from '../agent.js';
+import { ErrorCode, EventType, Method } from '../protocol.js';
+import { ToolHost } from '../tools.js';
+import { ClosedError } from '../wsrpc.js';
+import { FakeSocket, quietLogger, settle } from './fakesocket.js';
+
+const URL = 'ws://agent.test/v1/ws';
+const PAGE = { url: 'http://shop.test/cars', title: 'Cars' };
+
+/** @param {Record<string, string>} [initial] */
+function memoryStorage(initial = {}) {
+  const m = new Map(Object.entries(initial));
+  return {
+    m,
+    getItem: (/** @type {string} */ k) => m.get(k) ?? null,
+    setItem: (/** @type {string} */ k, /** @type {string} */ v) => void m.set(k, v),
+    removeItem: (/** @type {string} */ k) => void m.delete(k),
+  };
+}
+
+/**
+ * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number}} [opts]
+ */
+function setup({ stored, random = () => 1 } = {}) {
+  FakeSocket.instances = [];
+  const storage = memoryStorage(stored ? { byomcp: JSON.stringify(stored) } : {});
+  const host = new ToolHost({ logger: quietLogger() });
+  host.registerTool({ name: 'filter_cars', description: 'filter the list', execute: () => 'ok' });
+  const client = new AgentClient({
+    url: URL,
+    host,
+    WebSocketImpl: FakeSocket,
+    storage,
+    page: () => PAGE,
+    random,
+    logger: quietLogger(),
+  });
+  /** @type {any[]} */
+  const states = [];
+  /** @type {any[]} */
+  const sessions = [];
+  /** @type {any[]} */
+  const events = [];
+  /** @type {any[]} */
+  const errors = [];
+  client.addEventListener('state', (e) => states.push(/** @type {CustomEvent} */ (e).detail));
+  client.addEventListener('session', (e) => sessions.push(/** @type {CustomEvent} */ (e).detail));
+  client.addEventListener('agent-event', (e) => events.push(/** @type {CustomEvent} */ (e).detail));
+  client.addEventListener('error', (e) => errors.push(/** @type {CustomEvent} */ (e).detail));
+  const socket = () => FakeSocket.instances[FakeSocket.instances.length - 1];
+  /**
+   * Opens the newest socket and answers its agent/session; returns the request's params.
+   * @param {{sessionId?: string, resumed?: boolean, messages?: unknown[], seq?: number}} [result]
+   */
+  const accept = async (result = {}) => {
+    const s = socket();
+    s.open();
+    const req = await s.nextRequest(Method.AgentSession);
+    s.receive({ jsonrpc: '2.0', id: req.id, result: { sessionId: 'sess-1', resumed: false, messages: [], seq: 0, ...result } });
+    await settle();
+    return req.params;
+  };
+  /** @param {Record<string, unknown>} params */
+  const event = (params) => socket().receive({ jsonrpc: '2.0', method: Method.AgentEvent, params: { sessionId: 'sess-1', ...params } });
+  return { client, host, storage, states, sessions, events, errors, socket, accept, event };
+}
+
+describe('sessions', () => {
+  test('a fresh page creates a session and stores its id', async () => {
+    const { client, storage, states, sessions, socket, accept } = setup();
+    assert.equal(client.state, 'idle');
+    client.start();
+    assert.equal(client.state, 'connecting');
+    assert.equal(socket().url, URL);
+    assert.deepEqual(socket().protocols, ['mcp']);
+    const params = await accept({ sessionId: 'sess-1', messages: [{ role: 'assistant', text: 'hello' }] });
+    assert.deepEqual(params, { page: PAGE }, 'no sessionId or lastSeq without a stored session');
+    assert.equal(client.state, 'open');
+    assert.equal(client.sessionId, 'sess-1');
+    assert.deepEqual(JSON.parse(storage.m.get('byomcp') ?? ''), { sessionId: 'sess-1', lastSeq: 0 });
+    assert.deepEqual(sessions, [{ sessionId: 'sess-1', resumed: false, messages: [{ role: 'assistant', text: 'hello' }], seq: 0 }]);
+    assert.deepEqual(
+      states.map((s) => s.state),
+      ['connecting', 'open'],
+    );
+    client.stop();
+  });
+
+  test('a stored session is resumed with its lastSeq', async () => {
+    const { client, sessions, accept } = setup({ stored: { sessionId: 'sess-1', lastSeq: 7 } });
+    assert.equal(client.sessionId, 'sess-1');
+    assert.equal(client.lastSeq, 7);
+    client.start();
+    const params = await accept({ resumed: true, seq: 9 });
+    assert.deepEqual(params, { sessionId: 'sess-1', lastSeq: 7, page: PAGE });
+    assert.equal(sessions[0].resumed, true);
+    assert.equal(client.lastSeq, 7, 'events 8 and 9 are still to come');
+    client.stop();
+  });
+
+  for (const code of [ErrorCode.SessionNotFound, ErrorCode.OriginMismatch]) {
+    test(`error ${code} on resume: the stored id is dropped and a fresh session opened`, async () => {
+      const { client, storage, sessions, socket } = setup({ stored: { sessionId: 'old', lastSeq: 5 } });
+      client.start();
+      const s = socket();
+      s.open();
+      const first = await s.nextRequest(Method.AgentSession);
+      assert.equal(first.params.sessionId, 'old');
+      s.receive({ jsonrpc: '2.0', id: first.id, error: { code, message: 'no such session' } });
+      const second = await s.nextRequest(Method.AgentSession);
+      assert.deepEqual(second.params, { page: PAGE });
+      s.receive({ jsonrpc: '2.0', id: second.id, result: { sessionId: 'new', resumed: false, messages: [], seq: 0 } });
+      await settle();
+      assert.equal(client.sessionId, 'new');
+      assert.equal(client.lastSeq, 0);
+      assert.equal(client.state, 'open');
+      assert.deepEqual(JSON.parse(storage.m.get('byomcp') ?? ''), { sessionId: 'new', lastSeq: 0 });
+      assert.equal(sessions.length, 1);
+      client.stop();
+    });
+  }
+
+  test('another session error is reported and the socket is closed and retried', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, errors, socket } = setup();
+    client.start();
+    const s = socket();
+    s.open();
+    const req = await s.nextRequest(Method.AgentSession);
+    s.receive({ jsonrpc: '2.0', id: req.id, error: { code: ErrorCode.RateLimited, message: 'slow down' } });
+    await settle();
+    assert.deepEqual(errors, [{ message: 'agent/session failed: slow down', code: ErrorCode.RateLimited }]);
+    assert.equal(s.readyState, FakeSocket.CLOSED);
+    assert.equal(client.state, 'reconnecting');
+    t.mock.timers.tick(500);
+    assert.equal(FakeSocket.instances.length, 2);
+    client.stop();
+  });
+});
+
+describe('agent/event', () => {
+  test('dedupe by seq, lastSeq persisted, events without seq pass through', async () => {
+    const { client, storage, events, event, accept } = setup({ stored: { sessionId: 'sess-1', lastSeq: 7 } });
+    client.start();
+    await accept({ resumed: true, seq: 9 });
+    event({ seq: 6, type: EventType.TextDelta, turnId: 't', delta: 'old' });
+    event({ seq: 8, type: EventType.TextDelta, turnId: 't', delta: 'a' });
+    event({ seq: 9, type: EventType.TextDelta, turnId: 't', delta: 'b' });
+    event({ seq: 9, type: EventType.TextDelta, turnId: 't', delta: 'b' });
+    event({ seq: 8, type: EventType.TextDelta, turnId: 't', delta: 'a' });
+    event({ type: EventType.ToolRejected, name: 'bad tool', reason: 'invalid schema', sessionId: undefined });
+    event({ seq: 10, type: 'some_future_type' });
+    event({ seq: 11, type: EventType.TextDelta, sessionId: 'someone-else' });
+    assert.deepEqual(
+      events.map((e) => e.seq ?? e.type),
+      [8, 9, EventType.ToolRejected, 10],
+    );
+    assert.equal(client.lastSeq, 10);
+    assert.deepEqual(JSON.parse(storage.m.get('byomcp') ?? ''), { sessionId: 'sess-1', lastSeq: 10 });
+    client.stop();
+  });
+
+  test('busy and turnId follow the turn events', async () => {
+    const { client, event, accept } = setup();
+    client.start();
+    await accept();
+    assert.equal(client.busy, false);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't1' });
+    assert.equal(client.busy, true);
+    assert.equal(client.turnId, 't1');
+    event({ seq: 2, type: EventType.TurnEnd, turnId: 't1', stopReason: 'end', text: 'done' });
+    assert.equal(client.busy, false);
+    assert.equal(client.turnId, null);
+    client.stop();
+  });
+});
+
+describe('reconnect', () => {
+  test('full-jitter backoff: delay = random × min(20 s, 0.5 s × 2^(attempt-1))', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    for (const r of [1, 0.5, 0.999]) {
+      const { client, states } = setup({ random: () => r });
+      client.start();
+      const caps = [500, 1000, 2000, 4000, 8000, 16000, 20000, 20000];
+      for (let i = 0; i < caps.length; i++) {
+        const sockets = FakeSocket.instances.length;
+        FakeSocket.instances[sockets - 1].drop(1006);
+        const last = states[states.length - 1];
+        const want = Math.floor(r * caps[i]);
+        assert.deepEqual(last, { state: 'reconnecting', attempt: i + 1, delayMs: want }, `r=${r} attempt ${i + 1}`);
+        if (want > 0) {
+          t.mock.timers.tick(want - 1);
+          assert.equal(FakeSocket.instances.length, sockets, 'no new socket before the delay');
+        }
+        t.mock.timers.tick(1);
+        assert.equal(FakeSocket.instances.length, sockets + 1, 'a new socket after the delay');
+      }
+      client.stop();
+    }
+  });
+
+  test('a good session resets the backoff', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, states, socket, accept } = setup();
+    client.start();
+    socket().drop();
+    t.mock.timers.tick(500);
+    socket().drop();
+    assert.equal(states[states.length - 1].attempt, 2);
+    t.mock.timers.tick(1000);
+    await accept();
+    assert.equal(client.state, 'open');
+    socket().drop();
+    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 500 });
+    client.stop();
+  });
+
+  test('after a reconnect the session resumes from lastSeq and the new peer gets the tools', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, states, event, socket, accept } = setup();
+    client.start();
+    await accept();
+    event({ seq: 1, type: EventType.TextDelta, turnId: 't', delta: 'x' });
+    const first = socket();
+    first.drop(1001, 'going away');
+    t.mock.timers.tick(500);
+    const second = socket();
+    assert.notEqual(second, first);
+    second.open();
+    // The agent's side of the handshake on the new socket.
+    second.receive({ jsonrpc: '2.0', id: 1, method: Method.Initialize, params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'a', version: '1' } } });
+    second.receive({ jsonrpc: '2.0', method: Method.Initialized });
+    second.receive({ jsonrpc: '2.0', id: 2, method: Method.ToolsList });
+    const session = await second.nextRequest(Method.AgentSession);
+    assert.deepEqual(session.params, { sessionId: 'sess-1', lastSeq: 1, page: PAGE });
+    const init = await second.next((m) => m.id === 1);
+    assert.equal(init.result.protocolVersion, '2025-11-25');
+    const list = await second.next((m) => m.id === 2);
+    assert.deepEqual(
+      list.result.tools.map((/** @type {any} */ x) => x.name),
+      ['filter_cars'],
+    );
+    second.receive({ jsonrpc: '2.0', id: session.id, result: { sessionId: 'sess-1', resumed: true, messages: [], seq: 1 } });
+    await settle();
+    assert.equal(client.state, 'open');
+    assert.deepEqual(
+      states.map((s) => s.state),
+      ['connecting', 'open', 'reconnecting', 'open'],
+    );
+    client.stop();
+  });
+
+  test('a close with a reason is reported as an error', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, errors, socket, accept } = setup();
+    client.start();
+    await accept();
+    socket().drop(1008, 'origin not allowed');
+    assert.deepEqual(errors, [{ message: 'origin not allowed', code: 1008 }]);
+    client.stop();
+  });
+
+  test('stop closes the socket, rejects pending chats and does not reconnect', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, socket, accept } = setup();
+    client.start();
+    await accept();
+    const s = socket();
+    const chat = client.chat('hello');
+    await s.nextRequest(Method.AgentChat);
+    client.stop();
+    await assert.rejects(chat, ClosedError);
+    assert.equal(client.state, 'closed');
+    assert.equal(s.closeCalls[0].code, 1000);
+    await settle();
+    t.mock.timers.tick(60000);
+    assert.equal(FakeSocket.instances.length, 1);
+    await assert.rejects(client.chat('again'), ClosedError, 'chat after stop rejects');
+  });
+});
+
+describe('chat', () => {
+  test('sends agent/chat and resolves with the result; busy meanwhile', async () => {
+    const { client, socket, accept } = setup();
+    client.start();
+    await accept();
+    const p = client.chat('find a red car');
+    await settle();
+    assert.equal(client.busy, true);
+    const req = await socket().nextRequest(Method.AgentChat);
+    assert.deepEqual(req.params, { text: 'find a red car' });
+    const result = { turnId: 't1', text: 'Here are 3 red cars.', stopReason: 'end', usage: { inputTokens: 10, outputTokens: 5 } };
+    socket().receive({ jsonrpc: '2.0', id: req.id, result });
+    assert.deepEqual(await p, result);
+    assert.equal(client.busy, false);
+    client.stop();
+  });
+
+  test('a chat while connecting waits for the session', async () => {
+    const { client, socket, accept } = setup();
+    client.start();
+    const p = client.chat('early');
+    await settle();
+    assert.equal(socket().sent.length, 0, 'nothing sent before the socket opens');
+    await accept();
+    const req = await socket().nextRequest(Method.AgentChat);
+    socket().receive({ jsonrpc: '2.0', id: req.id, result: { turnId: 't', text: 'ok', stopReason: 'end' } });
+    assert.equal((await p).text, 'ok');
+    client.stop();
+  });
+
+  test('abort sends notifications/cancelled for the request and rejects', async () => {
+    const { client, socket, accept } = setup();
+    client.start();
+    await accept();
+    const ac = new AbortController();
+    const p = client.chat('long story', { signal: ac.signal });
+    const req = await socket().nextRequest(Method.AgentChat);
+    ac.abort();
+    await assert.rejects(p, (err) => err.name === 'AbortError');
+    const cancel = await socket().next((m) => m.method === Method.Cancelled);
+    assert.equal(cancel.params.requestId, req.id);
+    assert.equal(client.busy, false);
+    client.stop();
+  });
+
+  test('cancel() sends agent/cancel for the running turn, also after a reconnect', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, event, socket, accept } = setup();
+    assert.equal(await client.cancel(), null, 'nothing to cancel');
+    client.start();
+    await accept();
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't1' });
+    const p1 = client.cancel();
+    const c1 = await socket().nextRequest(Method.AgentCancel);
+    assert.deepEqual(c1.params, { turnId: 't1' });
+    socket().receive({ jsonrpc: '2.0', id: c1.id, result: { cancelled: true } });
+    assert.deepEqual(await p1, { cancelled: true });
+
+    socket().drop();
+    const p2 = client.cancel('t1');
+    t.mock.timers.tick(500);
+    await accept({ resumed: true, seq: 1 });
+    const c2 = await socket().nextRequest(Method.AgentCancel);
+    assert.deepEqual(c2.params, { turnId: 't1' });
+    assert.equal(FakeSocket.instances.length, 2, 'sent on the new socket');
+    socket().receive({ jsonrpc: '2.0', id: c2.id, result: {} });
+    await p2;
+    client.stop();
+  });
+
+  test('a turn cut by a reconnect resolves from its replayed turn_end', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, event, socket, accept } = setup();
+    client.start();
+    await accept();
+    const p = client.chat('configure the car');
+    await socket().nextRequest(Method.AgentChat);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't7' });
+    event({ seq: 2, type: EventType.ToolCall, turnId: 't7', callId: 'c', name: 'configure_car', arguments: {} });
+    socket().drop(1006); // the tool navigated the page away, say
+    await settle();
+    let settled = false;
+    p.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    t.mock.timers.tick(500);
+    const params = await accept({ resumed: true, seq: 4 });
+    assert.equal(params.lastSeq, 2);
+    assert.equal(settled, false, 'still waiting for the end of the turn');
+    event({ seq: 3, type: EventType.TextDelta, turnId: 't7', delta: 'Done.' });
+    event({ seq: 4, type: EventType.TurnEnd, turnId: 't7', stopReason: 'end', text: 'Done.' });
+    assert.deepEqual(await p, { turnId: 't7', text: 'Done.', stopReason: 'end', usage: undefined });
+    client.stop();
+  });
+
+  test('a turn whose turn_end came just before the cut resolves from that event', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, event, socket, accept } = setup();
+    client.start();
+    await accept();
+    const p = client.chat('hi');
+    await socket().nextRequest(Method.AgentChat);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't3' });
+    event({ seq: 2, type: EventType.TurnEnd, turnId: 't3', stopReason: 'max_iterations', text: 'partial' });
+    socket().drop(); // the agent/chat result itself is lost
+    assert.deepEqual(await p, { turnId: 't3', text: 'partial', stopReason: 'max_iterations', usage: undefined });
+    client.stop();
+  });
+
+  test('a turn cut before any event rejects with ClosedError', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, socket, accept } = setup();
+    client.start();
+    await accept();
+    const p = client.chat('hi');
+    await socket().nextRequest(Method.AgentChat);
+    socket().drop();
+    await assert.rejects(p, ClosedError);
+    client.stop();
+  });
+
+  test('a cut turn whose session is lost rejects', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, event, socket, accept } = setup();
+    client.start();
+    await accept();
+    const p = client.chat('hi');
+    await socket().nextRequest(Method.AgentChat);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't1' });
+    socket().drop();
+    const rejected = assert.rejects(p, /lost/);
+    t.mock.timers.tick(500);
+    await accept({ sessionId: 'sess-2', resumed: false });
+    await rejected;
+    client.stop();
+  });
+
+  test('a second chat while one runs gets the server error', async () => {
+    const { client, socket, accept } = setup();
+    client.start();
+    await accept();
+    const first = client.chat('one');
+    await socket().nextRequest(Method.AgentChat);
+    const second = client.chat('two');
+    const req2 = await socket().nextRequest(Method.AgentChat);
+    socket().receive({ jsonrpc: '2.0', id: req2.id, error: { code: ErrorCode.TurnInProgress, message: 'a turn is running' } });
+    await assert.rejects(second, (err) => err.code === ErrorCode.TurnInProgress);
+    assert.equal(client.busy, true, 'the first chat is still running');
+    client.stop();
+    await assert.rejects(first, ClosedError);
+  });
+});

@@ -1,0 +1,105 @@
+// Unit tests of the widget's pure parts: rebuilding the transcript from stored messages, the
+// replay dedupe, argument pretty-printing and the agent URL.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { groupMessages, filterReplay, prettyJSON } from '../chat-element.js';
+import { agentURL, findScript } from '../widget.js';
+
+const MESSAGES = [
+  { role: 'user', content: 'SUVs please', turnId: 't1' },
+  { role: 'assistant', content: 'Searching.', toolCalls: [{ id: 'a', name: 'search_cars', arguments: '{"bodyType":"suv"}' }], turnId: 't1' },
+  { role: 'tool', content: 'Showing 7 cars', toolCallId: 'a', name: 'search_cars', turnId: 't1' },
+  { role: 'assistant', content: 'Here are 7 SUVs.', turnId: 't1' },
+  { role: 'user', content: 'open the RAV4', turnId: 't2' },
+  { role: 'assistant', content: '', toolCalls: [{ id: 'b', name: 'select_car', arguments: { carId: 'c01' } }], turnId: 't2' },
+  { role: 'tool', content: [{ type: 'text', text: 'Opening' }], toolCallId: 'b', name: 'select_car', turnId: 't2' },
+];
+
+test('groupMessages rebuilds turns', () => {
+  const turns = groupMessages(MESSAGES);
+  assert.equal(turns.length, 2);
+  const [t1, t2] = turns;
+  assert.equal(t1.turnId, 't1');
+  assert.equal(t1.userText, 'SUVs please');
+  assert.equal(t1.finished, true);
+  assert.deepEqual(t1.items.map((i) => i.kind), ['text', 'tool', 'text']);
+  assert.equal(t1.items[1].result, 'Showing 7 cars');
+  assert.equal(t2.finished, false);
+  assert.deepEqual([...t2.calls], ['b']);
+  assert.deepEqual([...t2.results], ['b']);
+  assert.deepEqual(t2.items.map((i) => i.kind), ['tool'], 'empty assistant text is not shown');
+  assert.equal(t2.items[0].result, 'Opening');
+});
+
+test('groupMessages tolerates odd input', () => {
+  assert.deepEqual(groupMessages(undefined), []);
+  assert.deepEqual(groupMessages([null, 3]), []);
+  const turns = groupMessages([
+    { role: 'assistant', content: 'hello' },
+    { role: 'tool', content: 'orphan result', toolCallId: 'x', name: 'n' },
+    { role: 'assistant', content: 'next turn', turnId: 'tB' },
+  ]);
+  assert.equal(turns.length, 1, 'a turnId appearing on an untagged turn names it');
+  assert.equal(turns[0].turnId, 'tB');
+  assert.equal(turns[0].userText, null);
+  const t = groupMessages([{ role: 'assistant', content: 'a', turnId: 'x' }, { role: 'assistant', content: 'b', turnId: 'y' }]);
+  assert.deepEqual(t.map((x) => x.turnId), ['x', 'y'], 'a new turnId starts a new turn');
+});
+
+test('filterReplay drops what the stored messages show', () => {
+  const [, t2] = groupMessages(MESSAGES);
+  const ev = (seq, type, extra = {}) => ({ seq, type, turnId: 't2', ...extra });
+  const cases = [
+    {
+      name: 'text before covered events is old, after them is new',
+      events: [ev(1, 'text_delta', { delta: 'old' }), ev(2, 'tool_call', { callId: 'b' }), ev(3, 'tool_result', { callId: 'b' }), ev(4, 'text_delta', { delta: 'new' }), ev(5, 'turn_end')],
+      want: [4, 5],
+    },
+    {
+      name: 'replay starting after the covered events keeps everything',
+      events: [ev(4, 'text_delta', { delta: 'new' }), ev(5, 'tool_call', { callId: 'c' })],
+      want: [4, 5],
+    },
+    {
+      name: 'uncovered tool events are kept',
+      events: [ev(3, 'tool_result', { callId: 'b' }), ev(4, 'tool_call', { callId: 'c' }), ev(5, 'tool_result', { callId: 'c' })],
+      want: [4, 5],
+    },
+  ];
+  for (const c of cases) {
+    assert.deepEqual(filterReplay(c.events, t2).map((e) => e.seq), c.want, c.name);
+  }
+  const [t1] = groupMessages(MESSAGES);
+  assert.deepEqual(filterReplay([{ seq: 9, type: 'text_delta', delta: 'x', turnId: 't1' }], t1), [], 'a finished turn takes nothing');
+});
+
+test('prettyJSON', () => {
+  const cases = [
+    ['{"a":1}', '{\n  "a": 1\n}'],
+    [{ a: [1] }, '{\n  "a": [\n    1\n  ]\n}'],
+    ['plain text', 'plain text'],
+    ['{not json', '{not json'],
+    [undefined, ''],
+    [null, ''],
+    [42, '42'],
+  ];
+  for (const [v, want] of cases) assert.equal(prettyJSON(v), want, JSON.stringify(v));
+});
+
+test('agentURL', () => {
+  const cases = [
+    ['https://shop.test/byomcp/widget.js', undefined, 'wss://shop.test/v1/ws'],
+    ['http://127.0.0.1:8080/byomcp/widget.js', null, 'ws://127.0.0.1:8080/v1/ws'],
+    ['https://shop.test/byomcp/widget.js', 'wss://agent.test/v1/ws', 'wss://agent.test/v1/ws'],
+    ['https://shop.test/byomcp/widget.js', '/custom/ws', 'wss://shop.test/custom/ws'],
+    ['http://a.test/byomcp/widget.js', 'https://b.test/v1/ws', 'wss://b.test/v1/ws'],
+  ];
+  for (const [script, agent, want] of cases) assert.equal(agentURL(script, agent), want);
+});
+
+test('findScript matches the module URL', () => {
+  const scripts = [{ src: 'http://a.test/other.js' }, { src: 'http://a.test/byomcp/widget.js', dataset: { agent: 'x' } }];
+  const doc = { querySelectorAll: () => scripts };
+  assert.equal(findScript(doc, 'http://a.test/byomcp/widget.js'), scripts[1]);
+  assert.equal(findScript(doc, 'http://a.test/nope.js'), null);
+});

@@ -1,0 +1,451 @@
+// The page-side MCP server: a registry of the page's tools (WebMCP shape) that answers the
+// agent's initialize, ping, tools/list and tools/call over a wsrpc Peer, with user confirmation.
+
+import { ErrorCode, Method, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
+import { RpcError, toLogger } from './wsrpc.js';
+
+/** Tool names: WebMCP's rule, 1–128 of [A-Za-z0-9_.-]. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Tools per tools/list page. */
+export const PAGE_SIZE = 100;
+
+/** Debounce of notifications/tools/list_changed, in milliseconds. */
+export const LIST_CHANGED_DELAY_MS = 50;
+
+/** Interval of progress notifications while the user is asked something, in milliseconds. */
+export const PROGRESS_INTERVAL_MS = 5000;
+
+/** Progress message sent while a confirmation is pending. */
+export const CONFIRM_PROGRESS_MESSAGE = 'waiting for the user to confirm';
+
+const SERVER_NAME = 'byomcp-page';
+
+/**
+ * A tool as a page registers it (WebMCP's ModelContextTool).
+ * @typedef {object} Tool
+ * @property {string} name
+ * @property {string} [description]
+ * @property {object} [inputSchema] JSON Schema of the arguments (type object)
+ * @property {Record<string, unknown>} [annotations] e.g. {readOnlyHint, destructiveHint}
+ * @property {(args: any, client: ToolClient) => unknown} execute
+ */
+
+/**
+ * The second argument of execute (WebMCP's ModelContextClient plus the call's signal).
+ * @typedef {object} ToolClient
+ * @property {AbortSignal} signal aborted when the agent cancels the call or disconnects
+ * @property {<T>(callback: () => Promise<T>|T) => Promise<T>} requestUserInteraction runs
+ *   callback while keeping the call alive with progress notifications
+ */
+
+/**
+ * A tool as listed to the agent.
+ * @typedef {object} ToolInfo
+ * @property {string} name
+ * @property {string} description
+ * @property {object} inputSchema
+ * @property {Record<string, unknown>} [annotations]
+ */
+
+/**
+ * @typedef {object} CallToolResult
+ * @property {Array<Record<string, unknown>>} content
+ * @property {Record<string, unknown>} [structuredContent]
+ * @property {boolean} [isError]
+ */
+
+/**
+ * @callback ConfirmHandler
+ * @param {{name: string, args: any, annotations: Record<string, unknown>|undefined, signal: AbortSignal}} request
+ * @returns {boolean|Promise<boolean>} true to run the tool
+ */
+
+/**
+ * @typedef {object} Entry
+ * @property {string} name
+ * @property {string} description
+ * @property {object} inputSchema
+ * @property {Record<string, unknown>|undefined} annotations
+ * @property {Tool} tool
+ */
+
+/**
+ * The page's tools, served to the agent as an MCP server. Events: 'change' (tools changed),
+ * 'call' {detail: {name, args}}, 'result' {detail: {name, isError}}.
+ */
+export class ToolHost extends EventTarget {
+  /** @type {Map<string, Entry>} */
+  #tools = new Map();
+  /** @type {import('./wsrpc.js').Peer|null} */
+  #peer = null;
+  #ready = false;
+  /** @type {ReturnType<typeof setTimeout>|null} */
+  #listTimer = null;
+  /** @type {ConfirmHandler|null} */
+  #confirm = null;
+  #version;
+  #log;
+
+  /**
+   * @param {{version?: string, logger?: Partial<import('./wsrpc.js').Logger>}} [options]
+   *   version is reported as serverInfo.version
+   */
+  constructor({ version = '0.1.0', logger } = {}) {
+    super();
+    this.#version = version;
+    this.#log = toLogger(logger);
+  }
+
+  /**
+   * Registers a tool. Throws TypeError for a malformed tool and an InvalidStateError when the
+   * name is taken. Aborting signal unregisters it (an already aborted signal registers nothing).
+   * @param {Tool} tool
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {{unregister(): void}}
+   */
+  registerTool(tool, { signal } = {}) {
+    if (!tool || typeof tool !== 'object') throw new TypeError('registerTool: the tool must be an object');
+    const { name, description = '', inputSchema = { type: 'object', properties: {} }, annotations } = tool;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      throw new TypeError(`registerTool: invalid tool name ${JSON.stringify(name)}: use 1–128 of A-Z a-z 0-9 _ . -`);
+    }
+    if (typeof tool.execute !== 'function') throw new TypeError(`registerTool: tool "${name}" has no execute function`);
+    if (typeof description !== 'string') throw new TypeError(`registerTool: the description of "${name}" must be a string`);
+    if (!isPlainObject(inputSchema)) throw new TypeError(`registerTool: the inputSchema of "${name}" must be an object`);
+    if (annotations !== undefined && !isPlainObject(annotations)) {
+      throw new TypeError(`registerTool: the annotations of "${name}" must be an object`);
+    }
+    if (this.#tools.has(name)) throw invalidState(`registerTool: a tool named "${name}" is already registered`);
+    if (signal?.aborted) return { unregister() {} };
+    /** @type {Entry} */
+    const entry = {
+      name,
+      description,
+      inputSchema: snapshot(inputSchema, `the inputSchema of "${name}"`),
+      annotations: annotations === undefined ? undefined : snapshot(annotations, `the annotations of "${name}"`),
+      tool,
+    };
+    this.#tools.set(name, entry);
+    const unregister = () => {
+      signal?.removeEventListener('abort', unregister);
+      if (this.#tools.get(name) !== entry) return;
+      this.#tools.delete(name);
+      this.#changed();
+    };
+    signal?.addEventListener('abort', unregister, { once: true });
+    this.#changed();
+    return { unregister };
+  }
+
+  /**
+   * Unregisters the tool called name.
+   * @param {string} name
+   * @returns {boolean} whether there was one
+   */
+  unregisterTool(name) {
+    if (!this.#tools.delete(name)) return false;
+    this.#changed();
+    return true;
+  }
+
+  /**
+   * @param {string} name
+   * @returns {boolean}
+   */
+  has(name) {
+    return this.#tools.has(name);
+  }
+
+  /**
+   * The registered tools in registration order, as the agent sees them.
+   * @returns {ToolInfo[]}
+   */
+  listTools() {
+    return [...this.#tools.values()].map(info);
+  }
+
+  /**
+   * Runs a tool locally (no agent, no confirmation) and returns what its execute returned.
+   * @param {string} name
+   * @param {unknown} [args]
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<unknown>}
+   */
+  async executeTool(name, args = {}, { signal = new AbortController().signal } = {}) {
+    const entry = this.#tools.get(name);
+    if (!entry) throw invalidState(`executeTool: no tool named "${name}"`);
+    return entry.tool.execute(args, { signal, requestUserInteraction: async (cb) => cb() });
+  }
+
+  /**
+   * Sets the function that asks the user before a destructive call runs; null removes it (calls
+   * needing confirmation are then declined).
+   * @param {ConfirmHandler|null} handler
+   */
+  setConfirmHandler(handler) {
+    if (handler !== null && typeof handler !== 'function') throw new TypeError('setConfirmHandler: expected a function or null');
+    this.#confirm = handler;
+  }
+
+  /**
+   * Serves the tools on peer (detaching from any previous one) until it closes or detach().
+   * @param {import('./wsrpc.js').Peer} peer
+   */
+  attach(peer) {
+    if (this.#peer === peer) return;
+    this.detach();
+    this.#peer = peer;
+    this.#ready = false;
+    peer.handle(Method.Initialize, (params) => this.#initialize(params));
+    peer.handle(Method.Ping, () => ({}));
+    peer.handle(Method.ToolsList, (params) => {
+      if (this.#peer === peer) this.#ready = true;
+      return this.#list(params);
+    });
+    peer.handle(Method.ToolsCall, (params, ctx) => this.#call(params, ctx));
+    peer.onNotification(Method.Initialized, () => {
+      if (this.#peer === peer) this.#ready = true;
+    });
+    void peer.closed.then(() => {
+      if (this.#peer === peer) this.detach();
+    });
+  }
+
+  /** Stops serving the current peer, if any. */
+  detach() {
+    const peer = this.#peer;
+    if (!peer) return;
+    this.#peer = null;
+    this.#ready = false;
+    if (this.#listTimer !== null) {
+      clearTimeout(this.#listTimer);
+      this.#listTimer = null;
+    }
+    for (const m of [Method.Initialize, Method.Ping, Method.ToolsList, Method.ToolsCall]) peer.handle(m, null);
+    peer.onNotification(Method.Initialized, null);
+  }
+
+  /** Dispatches 'change' and schedules one list_changed for the agent. */
+  #changed() {
+    this.dispatchEvent(new Event('change'));
+    if (!this.#peer || this.#listTimer !== null) return;
+    this.#listTimer = setTimeout(() => {
+      this.#listTimer = null;
+      // Before the agent has initialized, it has not listed yet and will see the change anyway.
+      if (this.#peer && this.#ready) this.#peer.notify(Method.ToolsListChanged);
+    }, LIST_CHANGED_DELAY_MS);
+  }
+
+  /** @param {any} params */
+  #initialize(params) {
+    const asked = params?.protocolVersion;
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSION;
+    return {
+      protocolVersion,
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: { name: SERVER_NAME, version: this.#version },
+    };
+  }
+
+  /** @param {any} params */
+  #list(params) {
+    let start = 0;
+    if (params?.cursor !== undefined) {
+      const decoded = decodeCursor(params.cursor);
+      if (decoded === null) throw new RpcError(ErrorCode.InvalidParams, 'invalid cursor');
+      start = decoded;
+    }
+    const all = this.listTools();
+    /** @type {{tools: ToolInfo[], nextCursor?: string}} */
+    const result = { tools: all.slice(start, start + PAGE_SIZE) };
+    if (start + PAGE_SIZE < all.length) result.nextCursor = encodeCursor(start + PAGE_SIZE);
+    return result;
+  }
+
+  /**
+   * @param {any} params
+   * @param {import('./wsrpc.js').HandlerContext} ctx
+   * @returns {Promise<CallToolResult>}
+   */
+  async #call(params, { signal, peer }) {
+    const name = params?.name;
+    if (typeof name !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'tools/call: name must be a string');
+    const args = params.arguments ?? {};
+    if (!isPlainObject(args)) throw new RpcError(ErrorCode.InvalidParams, 'tools/call: arguments must be an object');
+    const meta = isPlainObject(params._meta) ? params._meta : {};
+    const entry = this.#tools.get(name);
+    if (!entry) return errorResult(`Unknown tool: ${name}`);
+
+    this.dispatchEvent(new CustomEvent('call', { detail: { name, args } }));
+    const keepAlive = progressKeeper(peer, meta.progressToken);
+    /** @type {CallToolResult} */
+    let result;
+    try {
+      if (entry.annotations?.destructiveHint === true || meta['byomcp/confirm'] === true) {
+        const declined = await this.#askUser(entry, args, signal, keepAlive);
+        if (declined !== null) result = errorResult(declined);
+      }
+      if (!result) {
+        /** @type {ToolClient} */
+        const client = {
+          signal,
+          requestUserInteraction: (cb) => keepAlive('waiting for the user', async () => cb()),
+        };
+        result = normalizeResult(await entry.tool.execute(args, client));
+      }
+    } catch (err) {
+      if (signal.aborted) {
+        this.dispatchEvent(new CustomEvent('result', { detail: { name, isError: true, cancelled: true } }));
+        throw signal.reason;
+      }
+      result = errorResult(errorText(err));
+    }
+    this.dispatchEvent(new CustomEvent('result', { detail: { name, isError: result.isError === true } }));
+    return result;
+  }
+
+  /**
+   * Asks the confirm handler; returns null when the user approved, else the text to answer.
+   * @param {Entry} entry
+   * @param {unknown} args
+   * @param {AbortSignal} signal
+   * @param {ReturnType<typeof progressKeeper>} keepAlive
+   * @returns {Promise<string|null>}
+   */
+  async #askUser(entry, args, signal, keepAlive) {
+    const handler = this.#confirm;
+    if (!handler) return 'No confirmation UI is available on this page.';
+    const request = { name: entry.name, args, annotations: entry.annotations, signal };
+    const approved = await keepAlive(CONFIRM_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler(request)), signal));
+    return approved === true ? null : `The user declined to run ${entry.name}.`;
+  }
+}
+
+/**
+ * Turns what a tool's execute returned into an MCP CallToolResult: a string or number becomes
+ * text; an object with a content array passes through; any other object becomes its JSON text
+ * plus structuredContent; undefined and null become empty content.
+ * @param {unknown} value
+ * @returns {CallToolResult}
+ */
+export function normalizeResult(value) {
+  if (value === undefined || value === null) return { content: [] };
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (typeof value === 'object') {
+    const v = /** @type {any} */ (value);
+    if (Array.isArray(v.content)) return v;
+    const json = JSON.stringify(value);
+    /** @type {CallToolResult} */
+    const result = { content: [{ type: 'text', text: json }] };
+    if (!Array.isArray(value)) result.structuredContent = JSON.parse(json);
+    return result;
+  }
+  return { content: [{ type: 'text', text: String(value) }] };
+}
+
+/**
+ * Returns a function that runs fn while sending progress every PROGRESS_INTERVAL_MS, when the
+ * call carried a progressToken. The progress counter is shared by all waits of one call.
+ * @param {import('./wsrpc.js').Peer} peer
+ * @param {unknown} token
+ */
+function progressKeeper(peer, token) {
+  let progress = 0;
+  /**
+   * @template T
+   * @param {string} message
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  return async (message, fn) => {
+    if (token === undefined || token === null) return fn();
+    const timer = setInterval(() => {
+      progress++;
+      peer.notify(Method.Progress, { progressToken: token, progress, message });
+    }, PROGRESS_INTERVAL_MS);
+    try {
+      return await fn();
+    } finally {
+      clearInterval(timer);
+    }
+  };
+}
+
+/**
+ * Settles like p, or rejects with the abort reason when signal aborts first.
+ * @template T
+ * @param {Promise<T>} p
+ * @param {AbortSignal} signal
+ * @returns {Promise<T>}
+ */
+function untilAborted(p, signal) {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** @param {Entry} e @returns {ToolInfo} */
+function info(e) {
+  /** @type {ToolInfo} */
+  const t = { name: e.name, description: e.description, inputSchema: e.inputSchema };
+  if (e.annotations !== undefined) t.annotations = e.annotations;
+  return t;
+}
+
+/** @param {string} text @returns {CallToolResult} */
+function errorResult(text) {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** @param {unknown} err */
+function errorText(err) {
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === 'string') return err;
+  return 'the tool failed';
+}
+
+/** @param {unknown} v @returns {v is Record<string, any>} */
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * A JSON copy, so later changes by the page do not alter what the agent was told.
+ * @param {object} v
+ * @param {string} what
+ */
+function snapshot(v, what) {
+  try {
+    return JSON.parse(JSON.stringify(v));
+  } catch (err) {
+    throw new TypeError(`registerTool: ${what} is not JSON: ${errorText(err)}`);
+  }
+}
+
+/** @param {number} offset */
+function encodeCursor(offset) {
+  return btoa(`o:${offset}`);
+}
+
+/** @param {unknown} cursor @returns {number|null} */
+function decodeCursor(cursor) {
+  if (typeof cursor !== 'string') return null;
+  try {
+    const m = /^o:(\d{1,9})$/.exec(atob(cursor));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * WebMCP's error for a duplicate or missing tool.
+ * @param {string} message
+ */
+export function invalidState(message) {
+  return new DOMException(message, 'InvalidStateError');
+}

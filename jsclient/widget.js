@@ -1,0 +1,101 @@
+// @ts-check
+/**
+ * @file The one script a site embeds to give the byomcp agent its page's tools and a chat panel:
+ * it creates the ToolHost, document.modelContext, the AgentClient and the `<byomcp-chat>` element.
+ *
+ *   <script type="module" src="https://HOST/byomcp/widget.js"
+ *           data-agent="wss://HOST/v1/ws"
+ *           data-strings='{"title":"Shopping assistant"}'
+ *           data-suggestions='["Show me SUVs under $40,000"]'></script>
+ *
+ * Without data-agent the socket is /v1/ws on the script's own host (wss: for an https: script).
+ * window.byomcpConfig = {agent, strings, suggestions}, set before the script runs, does the same;
+ * the script tag's attributes win. Pages may register tools before this script loads with the
+ * pre-load queue snippet (see modelcontext.js). For debugging and tests the pieces are exposed
+ * as window.byomcp = {client, host, element, modelContext}.
+ */
+
+import { ToolHost } from './tools.js';
+import { installModelContext } from './modelcontext.js';
+import { AgentClient } from './agent.js';
+import { defineChatElement } from './chat-element.js';
+import { parseStringsAttribute } from './strings.js';
+
+/**
+ * The agent's WebSocket URL: data-agent when given (relative URLs resolve against the script),
+ * else /v1/ws on the script's host, with ws: or wss: following the script's scheme.
+ * @param {string} scriptURL
+ * @param {string|null|undefined} [agent]
+ * @returns {string}
+ */
+export function agentURL(scriptURL, agent) {
+  const u = new URL(agent || '/v1/ws', scriptURL);
+  if (u.protocol === 'http:') u.protocol = 'ws:';
+  else if (u.protocol === 'https:') u.protocol = 'wss:';
+  return u.href;
+}
+
+/**
+ * Finds the script tag that loaded url (module scripts have no document.currentScript).
+ * @param {Document} doc
+ * @param {string} url
+ * @returns {HTMLScriptElement|null}
+ */
+export function findScript(doc, url) {
+  for (const s of doc.querySelectorAll('script[src]')) {
+    const el = /** @type {HTMLScriptElement} */ (s);
+    if (el.src === url) return el;
+  }
+  return null;
+}
+
+/**
+ * Parses a JSON array-of-strings attribute; anything else is ignored with a warning.
+ * @param {string|null|undefined} attr
+ * @returns {string[]|undefined}
+ */
+function parseList(attr) {
+  if (!attr) return undefined;
+  try {
+    const v = JSON.parse(attr);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+  } catch {
+    // reported below
+  }
+  console.warn('byomcp: data-suggestions must be a JSON array of strings; ignored');
+  return undefined;
+}
+
+function boot() {
+  const win = /** @type {any} */ (globalThis);
+  if (win.byomcp) {
+    console.warn('byomcp: the widget is already loaded on this page');
+    return;
+  }
+  const config = win.byomcpConfig && typeof win.byomcpConfig === 'object' ? win.byomcpConfig : {};
+  const script = findScript(document, import.meta.url);
+  const data = script?.dataset ?? {};
+
+  const host = new ToolHost();
+  const modelContext = installModelContext(host);
+  const client = new AgentClient({ url: agentURL(import.meta.url, data.agent ?? config.agent), host });
+
+  defineChatElement();
+  const element = /** @type {import('./chat-element.js').ChatElement} */ (document.createElement('byomcp-chat'));
+  element.attach({
+    client,
+    strings: { ...(config.strings ?? {}), ...(parseStringsAttribute(data.strings) ?? {}) },
+    suggestions: parseList(data.suggestions) ?? (Array.isArray(config.suggestions) ? config.suggestions : []),
+  });
+  host.setConfirmHandler((request) => element.confirm(request));
+  win.byomcp = { client, host, element, modelContext };
+
+  const mount = () => {
+    document.body.append(element);
+    client.start();
+  };
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount, { once: true });
+}
+
+if (typeof document !== 'undefined') boot();

@@ -1,0 +1,774 @@
+package wsrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Defaults of Options.
+const (
+	DefaultSendQueue    = 256
+	DefaultCallTimeout  = 30 * time.Second
+	DefaultMaxHandlers  = 64
+	DefaultPingInterval = 25 * time.Second
+)
+
+// abuseFactor times RateBurst refused messages, with no quiet time in between, closes the peer.
+const abuseFactor = 10
+
+// methodCancelled is the notification that cancels a request: params {requestId, reason?}.
+const methodCancelled = "notifications/cancelled"
+
+// ErrCancelled is the cause (context.Cause) of a handler's ctx when the remote end cancelled its
+// request with notifications/cancelled; the error's text includes the reason given.
+var ErrCancelled = errors.New("wsrpc: request cancelled by the peer")
+
+// errInternal is what the remote end sees when a handler failed unexpectedly or panicked.
+var errInternal = NewError(CodeInternalError, "internal error")
+
+// Request is an incoming request or notification as the handlers see it.
+type Request struct {
+	ID     json.RawMessage // as sent by the remote end; nil for a notification
+	Method string
+	Params json.RawMessage // nil when absent
+}
+
+// Handler answers a request. The returned value is marshalled as the result (nil gives null);
+// a *Reply (see ReplyThen) sends its Result and then runs its After.
+// A returned *Error (possibly wrapped) is sent as is; any other error is logged and the remote
+// end gets -32603 "internal error". A panic is recovered and answered the same way.
+//
+// ctx is cancelled when the remote end cancels the request (context.Cause is then ErrCancelled
+// with its reason) and when the peer ends; the reply is still sent after a cancel, so the handler
+// decides what a cancelled request answers.
+type Handler func(ctx context.Context, req *Request) (any, error)
+
+// NotificationHandler handles a notification. It runs in the read goroutine, in arrival order,
+// so it must return quickly and must not wait for a Call.
+type NotificationHandler func(ctx context.Context, req *Request)
+
+// Options configures a Peer. Zero fields take the defaults.
+type Options struct {
+	// Logger receives the peer's logs; message bodies are logged at Debug only. nil: no logs.
+	Logger *zap.Logger
+	// SendQueue is the number of encoded messages waiting to be written (default 256). When it
+	// overflows the remote end is too slow: the peer ends with ErrSlowPeer.
+	SendQueue int
+	// CallTimeout bounds a Call whose ctx has no deadline (default 30 s; negative: none).
+	CallTimeout time.Duration
+	// MaxHandlers is the number of incoming requests handled at once (default 64). One more is
+	// answered with CodeBusy "too many concurrent requests".
+	MaxHandlers int
+	// PingInterval is the keep-alive period when the conn is a Pinger (default 25 s; negative: off).
+	PingInterval time.Duration
+	// RateLimit is the number of incoming requests, notifications and malformed messages
+	// allowed per second, a token bucket of RateBurst (0: unlimited). Over it a request is answered with
+	// CodeRateLimited "rate limited" and a notification is dropped; after 10×RateBurst refused
+	// messages without the bucket filling up again in between, the peer is closed with
+	// WebSocket status 1008 and cause ErrRateLimited. Responses are not counted.
+	RateLimit float64
+	// RateBurst is the bucket size (default max(1, int(RateLimit))).
+	RateBurst int
+	// OnClose, if set, is called once with the cause when the peer has ended and all its
+	// goroutines (handlers included) have returned.
+	OnClose func(err error)
+}
+
+// Peer is one end of a bidirectional JSON-RPC 2.0 connection: it calls the remote end (Call,
+// Notify) and answers it (Handle, HandleNotification) over a MessageConn.
+//
+// Concurrency rules:
+//   - One goroutine reads (ReadMessage) and one goroutine writes (WriteMessage, and Ping for the
+//     keep-alive). Everyone else marshals first and puts the finished bytes on a bounded queue;
+//     a full queue ends the peer with ErrSlowPeer instead of blocking. Nothing writes JSON
+//     straight to the connection, so a marshalling error can never leave half a message.
+//   - Call inserts its pending entry before its request is queued and deletes it on return
+//     (defer). The reply channel has a buffer of 1 and the read goroutine removes the entry
+//     before sending, so delivering a reply never blocks. Call waits on the reply, ctx.Done()
+//     and Done(); when the read goroutine ends, the peer ends and every waiter is released at
+//     once with an error wrapping ErrClosed and the cause.
+//   - Responses are matched only against our own pending calls (our ids are integers);
+//     anything else is logged and dropped.
+//   - Each incoming request runs in its own goroutine (at most Options.MaxHandlers), so a
+//     handler that calls back the remote end never blocks the read goroutine. Notifications run
+//     in the read goroutine, in order. A request's entry in the in-flight map and its handler
+//     slot are released before its reply is queued, so the remote end may reuse the id at once.
+//   - Close and CloseWithStatus are idempotent and safe from any goroutine; Wait returns why
+//     the peer ended once all its goroutines, handlers included, have returned.
+//
+// Handle and HandleNotification must be called before Start; Call and Notify may be called
+// from any goroutine, before or after Start.
+type Peer struct {
+	conn     MessageConn
+	log      *zap.Logger
+	opts     Options
+	pinger   Pinger // conn as a Pinger, or nil
+	handlers map[string]Handler
+	notifs   map[string]NotificationHandler
+
+	sendq    chan *outMsg
+	closeReq chan closeRequest // capacity 1; receives at most one request
+	done     chan struct{}     // closed when the peer has ended
+	finished chan struct{}     // closed when every goroutine has returned and OnClose ran
+
+	baseCtx    context.Context // parent of handler contexts, cancelled when the peer ends
+	cancelBase context.CancelCauseFunc
+
+	nextID  atomic.Int64
+	closing atomic.Bool // CloseWithStatus started: incoming requests are dropped
+
+	mu           sync.Mutex
+	started      bool
+	closed       bool
+	pendingCause error // the cause given to CloseWithStatus, used when the peer ends
+	cause        error // why the peer ended; set before done is closed
+	closedErr    error // wraps ErrClosed and cause; set before done is closed
+	pending      map[int64]chan response
+	inflight     map[string]context.CancelCauseFunc // incoming requests by idKey
+	running      int                                // incoming requests being handled
+
+	loops    sync.WaitGroup // read and write goroutines
+	handling sync.WaitGroup // request handler goroutines
+
+	// Owned by the read goroutine.
+	limiter *tokenBucket
+	refused int
+}
+
+// response is what the read goroutine hands to a waiting Call.
+type response struct {
+	result json.RawMessage
+	err    error
+}
+
+// closeRequest asks the write goroutine to flush and close with a WebSocket status.
+type closeRequest struct {
+	code   int
+	reason string
+	cause  error
+}
+
+// NewPeer returns a peer over conn. Register handlers, then call Start.
+func NewPeer(conn MessageConn, o Options) *Peer {
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.SendQueue <= 0 {
+		o.SendQueue = DefaultSendQueue
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.MaxHandlers <= 0 {
+		o.MaxHandlers = DefaultMaxHandlers
+	}
+	if o.PingInterval == 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.RateBurst <= 0 {
+		o.RateBurst = max(1, int(o.RateLimit))
+	}
+	p := &Peer{
+		conn:     conn,
+		log:      o.Logger,
+		opts:     o,
+		handlers: make(map[string]Handler),
+		notifs:   make(map[string]NotificationHandler),
+		sendq:    make(chan *outMsg, o.SendQueue),
+		closeReq: make(chan closeRequest, 1),
+		done:     make(chan struct{}),
+		finished: make(chan struct{}),
+		pending:  make(map[int64]chan response),
+		inflight: make(map[string]context.CancelCauseFunc),
+	}
+	p.pinger, _ = conn.(Pinger)
+	p.baseCtx, p.cancelBase = context.WithCancelCause(context.Background())
+	if o.RateLimit > 0 {
+		p.limiter = newTokenBucket(o.RateLimit, o.RateBurst, time.Now())
+	}
+	return p
+}
+
+// Handle registers the handler of requests for method. It panics when called after Start.
+func (p *Peer) Handle(method string, h Handler) {
+	p.mustNotBeStarted("Handle")
+	p.handlers[method] = h
+}
+
+// HandleNotification registers the handler of notifications for method. It panics when called
+// after Start. A handler for notifications/cancelled runs after the peer has cancelled the request.
+func (p *Peer) HandleNotification(method string, h NotificationHandler) {
+	p.mustNotBeStarted("HandleNotification")
+	p.notifs[method] = h
+}
+
+func (p *Peer) mustNotBeStarted(fn string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started {
+		panic("wsrpc: " + fn + " called after Start")
+	}
+}
+
+// Start starts the read and write goroutines (and the keep-alive). Later calls do nothing, and
+// so does a call after Close.
+func (p *Peer) Start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started || p.closed {
+		return
+	}
+	p.started = true
+	p.loops.Add(2)
+	go p.readLoop()
+	go p.writeLoop()
+	go p.reap()
+}
+
+// Done is closed when the peer has ended (its goroutines may still be finishing; see Wait).
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// Wait blocks until the peer has ended and all its goroutines, handlers included, have
+// returned, then returns why it ended: the read or write error (e.g. wrapping io.EOF or a
+// *websocket.CloseError), ErrSlowPeer, ErrRateLimited, or what was given to Close (ErrClosed
+// for Close(nil)). A peer that was never started nor closed never ends.
+func (p *Peer) Wait() error {
+	<-p.finished
+	return p.cause
+}
+
+// Close ends the peer at once: it closes the connection, releases every waiting Call with an
+// error wrapping ErrClosed and cause, and cancels the handlers' contexts. Messages still queued
+// are dropped (see CloseWithStatus). A nil cause means ErrClosed. Only the first call counts.
+func (p *Peer) Close(cause error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	if p.pendingCause != nil {
+		cause = p.pendingCause
+	}
+	if cause == nil {
+		cause = ErrClosed
+	}
+	p.closed = true
+	p.cause = cause
+	if errors.Is(cause, ErrClosed) {
+		p.closedErr = cause
+	} else {
+		p.closedErr = fmt.Errorf("%w: %w", ErrClosed, cause)
+	}
+	started := p.started
+	close(p.done)
+	p.mu.Unlock()
+
+	p.cancelBase(p.closedErr)
+	if err := p.conn.Close(); err != nil {
+		p.log.Debug("closing connection", zap.Error(err))
+	}
+	if !started {
+		p.finish()
+	}
+}
+
+// CloseWithStatus ends the peer gracefully: the messages already queued are written, then the
+// connection is closed with a WebSocket close status (when it is a StatusCloser), e.g. 1001
+// when the server shuts down. Incoming requests are ignored meanwhile. It does not wait; use
+// Wait. The cause is an error wrapping ErrClosed that names code and reason.
+func (p *Peer) CloseWithStatus(code int, reason string) {
+	p.closeWithStatus(code, reason, fmt.Errorf("%w with status %d: %s", ErrClosed, code, reason))
+}
+
+func (p *Peer) closeWithStatus(code int, reason string, cause error) {
+	p.mu.Lock()
+	if p.closed || p.closing.Load() {
+		p.mu.Unlock()
+		return
+	}
+	p.closing.Store(true)
+	p.pendingCause = cause
+	started := p.started
+	p.mu.Unlock()
+
+	if !started {
+		p.closeConn(code, reason)
+		p.Close(cause)
+		return
+	}
+	p.closeReq <- closeRequest{code: code, reason: reason, cause: cause} // never blocks: sent once
+}
+
+// closeConn closes the connection with a status when it supports that.
+func (p *Peer) closeConn(code int, reason string) {
+	if sc, ok := p.conn.(StatusCloser); ok {
+		if err := sc.CloseWithStatus(code, reason); err != nil {
+			p.log.Debug("closing connection with status", zap.Int("status", code), zap.Error(err))
+		}
+	}
+}
+
+// reap waits for every goroutine of a started peer, then finishes it.
+func (p *Peer) reap() {
+	p.loops.Wait()
+	p.handling.Wait()
+	p.finish()
+}
+
+func (p *Peer) finish() {
+	if p.opts.OnClose != nil {
+		p.opts.OnClose(p.cause)
+	}
+	close(p.finished)
+}
+
+// enqueue hands an encoded message to the write goroutine without blocking.
+func (p *Peer) enqueue(m *outMsg) error {
+	select {
+	case <-p.done:
+		putOut(m)
+		return p.closedErr
+	default:
+	}
+	select {
+	case p.sendq <- m:
+		return nil
+	default:
+		putOut(m)
+		p.log.Warn("send queue full, dropping the peer", zap.Int("queue", cap(p.sendq)))
+		p.Close(ErrSlowPeer)
+		return p.closedErr
+	}
+}
+
+// Call sends a request and waits for its response, decoded into result: nil discards it and a
+// *json.RawMessage receives it as is. An error response comes back as an *Error (wrapped).
+//
+// Without a deadline in ctx, Options.CallTimeout applies. When ctx ends first, Call sends
+// notifications/cancelled {requestId, reason} (reason: the ctx cause's text, else "timeout" or
+// "cancelled") and returns an error wrapping ctx.Err() and its cause. When the peer ends first,
+// the error wraps ErrClosed.
+func (p *Peer) Call(ctx context.Context, method string, params, result any) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("wsrpc: call %q: %w", method, ctxError(ctx))
+	}
+	var timeout <-chan time.Time // a plain timer is cheaper than a derived context
+	if _, ok := ctx.Deadline(); !ok && p.opts.CallTimeout > 0 {
+		t := time.NewTimer(p.opts.CallTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	id := p.nextID.Add(1)
+	m, err := encodeCall(id, true, method, params)
+	if err != nil {
+		return fmt.Errorf("wsrpc: call %q: encoding params: %w", method, err)
+	}
+	reply := make(chan response, 1)
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		putOut(m)
+		return fmt.Errorf("wsrpc: call %q: %w", method, p.closedErr)
+	}
+	p.pending[id] = reply
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+	}()
+	if err := p.enqueue(m); err != nil {
+		return fmt.Errorf("wsrpc: call %q: %w", method, err)
+	}
+
+	var r response
+	select {
+	case r = <-reply:
+	case <-ctx.Done():
+		select {
+		case r = <-reply: // the reply won the race
+		default:
+			p.cancelRemote(id, cancelReason(ctx))
+			return fmt.Errorf("wsrpc: call %q: %w", method, ctxError(ctx))
+		}
+	case <-timeout:
+		select {
+		case r = <-reply:
+		default:
+			p.cancelRemote(id, "timeout")
+			return fmt.Errorf("wsrpc: call %q: %w", method, context.DeadlineExceeded)
+		}
+	case <-p.done:
+		select {
+		case r = <-reply:
+		default:
+			return fmt.Errorf("wsrpc: call %q: %w", method, p.closedErr)
+		}
+	}
+	if r.err != nil {
+		return fmt.Errorf("wsrpc: call %q: %w", method, r.err)
+	}
+	switch res := result.(type) {
+	case nil:
+	case *json.RawMessage:
+		*res = r.result
+	default:
+		if err := json.Unmarshal(r.result, result); err != nil {
+			return fmt.Errorf("wsrpc: call %q: decoding result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// ctxError is ctx.Err(), also wrapping the cause when it says more.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
+}
+
+// cancelReason is the reason sent when ctx ended a call: the cause's text when there is one,
+// else "timeout" or "cancelled".
+func cancelReason(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+		return cause.Error()
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "cancelled"
+}
+
+// cancelRemote tells the remote end that we no longer wait for call id.
+func (p *Peer) cancelRemote(id int64, reason string) {
+	m, err := encodeCall(0, false, methodCancelled, cancelledParams{RequestID: id, Reason: reason})
+	if err == nil {
+		err = p.enqueue(m)
+	}
+	if err != nil {
+		p.log.Debug("sending cancellation", zap.Int64("id", id), zap.Error(err))
+	}
+}
+
+// cancelledParams are the params of notifications/cancelled that we send.
+type cancelledParams struct {
+	RequestID int64  `json:"requestId"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Notify sends a notification. It returns once the message is queued (an error wrapping
+// ErrClosed when the peer has ended), not when it is written.
+func (p *Peer) Notify(ctx context.Context, method string, params any) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("wsrpc: notify %q: %w", method, ctxError(ctx))
+	}
+	m, err := encodeCall(0, false, method, params)
+	if err != nil {
+		return fmt.Errorf("wsrpc: notify %q: encoding params: %w", method, err)
+	}
+	if err := p.enqueue(m); err != nil {
+		return fmt.Errorf("wsrpc: notify %q: %w", method, err)
+	}
+	return nil
+}
+
+// writeLoop is the only goroutine that writes to the connection.
+func (p *Peer) writeLoop() {
+	defer p.loops.Done()
+	var tick <-chan time.Time
+	if p.pinger != nil && p.opts.PingInterval > 0 {
+		t := time.NewTicker(p.opts.PingInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case m := <-p.sendq:
+			if !p.write(m) {
+				return
+			}
+		case req := <-p.closeReq:
+			p.flushAndClose(req)
+			return
+		case <-tick:
+			if err := p.pinger.Ping(); err != nil {
+				p.Close(fmt.Errorf("wsrpc: ping: %w", err))
+				return
+			}
+		case <-p.done:
+			return
+		}
+	}
+}
+
+// write writes one message; on error it ends the peer and reports false.
+func (p *Peer) write(m *outMsg) bool {
+	if ce := p.log.Check(zap.DebugLevel, "send"); ce != nil {
+		ce.Write(zap.ByteString("message", m.bytes()))
+	}
+	err := p.conn.WriteMessage(m.bytes())
+	putOut(m)
+	if err != nil {
+		p.Close(fmt.Errorf("wsrpc: write: %w", err))
+		return false
+	}
+	return true
+}
+
+// flushAndClose writes what is queued now, then closes with the requested status.
+func (p *Peer) flushAndClose(req closeRequest) {
+	for range len(p.sendq) { // only this goroutine receives, so these are all there
+		if !p.write(<-p.sendq) {
+			return
+		}
+	}
+	p.closeConn(req.code, req.reason)
+	p.Close(req.cause)
+}
+
+// readLoop is the only goroutine that reads from the connection.
+func (p *Peer) readLoop() {
+	defer p.loops.Done()
+	for {
+		data, err := p.conn.ReadMessage()
+		if err != nil {
+			p.Close(fmt.Errorf("wsrpc: read: %w", err))
+			return
+		}
+		p.handleMessage(data)
+	}
+}
+
+// handleMessage dispatches one incoming message (in the read goroutine).
+func (p *Peer) handleMessage(data []byte) {
+	if ce := p.log.Check(zap.DebugLevel, "receive"); ce != nil {
+		ce.Write(zap.ByteString("message", data))
+	}
+	msg := decodeMessage(data)
+	if msg.kind == kindResponse || msg.kind == kindBadResponse {
+		p.deliver(&msg)
+		return
+	}
+	if p.closing.Load() {
+		return
+	}
+	if !p.allow(&msg) {
+		return
+	}
+	switch msg.kind {
+	case kindInvalid:
+		p.log.Debug("invalid message", zap.Int64("code", msg.err.Code), zap.String("reason", msg.err.Message))
+		p.reply(msg.id, nil, msg.err)
+	case kindNotification:
+		p.handleNotification(&msg)
+	case kindRequest:
+		p.handleRequest(&msg)
+	}
+}
+
+// allow applies the rate limit to an incoming request, notification or invalid message.
+func (p *Peer) allow(msg *message) bool {
+	if p.limiter == nil {
+		return true
+	}
+	ok, calm := p.limiter.allow(time.Now())
+	if ok {
+		if calm {
+			p.refused = 0
+		}
+		return true
+	}
+	p.refused++
+	if p.refused >= abuseFactor*p.opts.RateBurst {
+		p.log.Warn("message rate limit exceeded, closing", zap.Int("refused", p.refused))
+		p.closeWithStatus(1008, "rate limit exceeded", ErrRateLimited)
+		return false
+	}
+	if msg.kind == kindRequest {
+		p.reply(msg.id, nil, NewError(CodeRateLimited, "rate limited"))
+	}
+	return false
+}
+
+// deliver hands a response to the Call waiting for it.
+func (p *Peer) deliver(msg *message) {
+	var reply chan response
+	if id, ok := callID(msg.id); ok {
+		p.mu.Lock()
+		reply = p.pending[id]
+		delete(p.pending, id)
+		p.mu.Unlock()
+	}
+	if reply == nil {
+		switch {
+		case msg.kind == kindBadResponse:
+			p.log.Warn("invalid response dropped", zap.ByteString("id", msg.id), zap.String("reason", msg.err.Message))
+		case isNull(msg.id):
+			p.log.Warn("the peer reported an error", zap.Int64("code", msg.err.Code), zap.String("error", msg.err.Message))
+		default:
+			p.log.Debug("response to an unknown request dropped", zap.ByteString("id", msg.id))
+		}
+		return
+	}
+	var r response
+	switch {
+	case msg.kind == kindBadResponse:
+		r.err = errors.New("invalid response: " + msg.err.Message)
+	case msg.err != nil:
+		r.err = msg.err
+	default:
+		r.result = msg.result
+	}
+	reply <- r // buffered, and the entry was removed: the only send
+}
+
+// reply queues a response; a failure only means the peer has ended.
+func (p *Peer) reply(id json.RawMessage, result any, rpcErr *Error) {
+	m, err := encodeResponse(id, result, rpcErr)
+	if err != nil {
+		p.log.Error("encoding a response", zap.Error(err))
+		m, _ = encodeResponse(id, nil, errInternal)
+	}
+	_ = p.enqueue(m)
+}
+
+// handleNotification runs a notification's handler in the read goroutine.
+func (p *Peer) handleNotification(msg *message) {
+	if msg.method == methodCancelled {
+		p.cancelIncoming(msg.params)
+	}
+	h, ok := p.notifs[msg.method]
+	if !ok {
+		p.log.Debug("notification ignored", zap.String("method", msg.method))
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Error("notification handler panicked", zap.String("method", msg.method),
+				zap.Any("panic", r), zap.Stack("stack"))
+		}
+	}()
+	h(p.baseCtx, &Request{Method: msg.method, Params: msg.params})
+}
+
+// cancelIncoming cancels the ctx of the request named by notifications/cancelled.
+func (p *Peer) cancelIncoming(params json.RawMessage) {
+	var cp struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    json.RawMessage `json:"reason"`
+	}
+	if err := json.Unmarshal(params, &cp); err != nil || cp.RequestID == nil {
+		p.log.Debug("malformed cancellation ignored")
+		return
+	}
+	key, ok := idKey(cp.RequestID)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	cancel := p.inflight[key]
+	p.mu.Unlock()
+	if cancel == nil {
+		p.log.Debug("cancellation of an unknown request ignored", zap.ByteString("id", cp.RequestID))
+		return
+	}
+	reason, _ := decodeString(cp.Reason)
+	const maxReason = 200
+	if len(reason) > maxReason {
+		reason = reason[:maxReason]
+	}
+	if reason == "" {
+		cancel(ErrCancelled)
+	} else {
+		cancel(fmt.Errorf("%w: %s", ErrCancelled, reason))
+	}
+}
+
+// handleRequest starts the handler of a request in its own goroutine.
+func (p *Peer) handleRequest(msg *message) {
+	h, ok := p.handlers[msg.method]
+	if !ok {
+		p.reply(msg.id, nil, NewError(CodeMethodNotFound, "method not found"))
+		return
+	}
+	key, _ := idKey(msg.id) // the decoder checked the id
+	p.mu.Lock()
+	if _, dup := p.inflight[key]; dup {
+		p.mu.Unlock()
+		p.reply(msg.id, nil, NewError(CodeInvalidRequest, "duplicate request id"))
+		return
+	}
+	if p.running >= p.opts.MaxHandlers {
+		p.mu.Unlock()
+		p.reply(msg.id, nil, NewError(CodeBusy, "too many concurrent requests"))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(p.baseCtx)
+	p.inflight[key] = cancel
+	p.running++
+	p.mu.Unlock()
+
+	p.handling.Add(1)
+	go p.runHandler(ctx, cancel, key, h, &Request{ID: msg.id, Method: msg.method, Params: msg.params})
+}
+
+// runHandler runs one request's handler and queues its reply.
+func (p *Peer) runHandler(ctx context.Context, cancel context.CancelCauseFunc, key string, h Handler, req *Request) {
+	defer p.handling.Done()
+	result, err := p.callHandler(ctx, h, req)
+	var after func()
+	if r, ok := result.(*Reply); ok && r != nil {
+		result, after = r.Result, r.After
+	}
+	var rpcErr *Error
+	if err != nil && (!errors.As(err, &rpcErr) || rpcErr == nil) {
+		p.log.Warn("handler failed", zap.String("method", req.Method), zap.Error(err))
+		rpcErr = errInternal
+	}
+	m, encErr := encodeResponse(req.ID, result, rpcErr)
+	if encErr != nil {
+		p.log.Error("encoding a result", zap.String("method", req.Method), zap.Error(encErr))
+		m, _ = encodeResponse(req.ID, nil, errInternal)
+	}
+	// Free the id and the slot before the remote end can see the reply.
+	p.mu.Lock()
+	delete(p.inflight, key)
+	p.running--
+	p.mu.Unlock()
+	cancel(nil)
+	if p.enqueue(m) == nil && after != nil && rpcErr == nil {
+		p.runAfter(req.Method, after)
+	}
+}
+
+// runAfter runs a Reply's After, turning a panic into a log line.
+func (p *Peer) runAfter(method string, after func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Error("reply follow-up panicked", zap.String("method", method),
+				zap.Any("panic", r), zap.Stack("stack"))
+		}
+	}()
+	after()
+}
+
+// callHandler calls h, turning a panic into an internal error.
+func (p *Peer) callHandler(ctx context.Context, h Handler, req *Request) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Error("handler panicked", zap.String("method", req.Method),
+				zap.Any("panic", r), zap.Stack("stack"))
+			result, err = nil, errInternal
+		}
+	}()
+	return h(ctx, req)
+}

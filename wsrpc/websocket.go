@@ -1,0 +1,165 @@
+package wsrpc
+
+import (
+	"bytes"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gorilla/websocket"
+)
+
+// Defaults of WSOptions.
+const (
+	DefaultReadLimit    = 1 << 20          // bytes per message
+	DefaultWriteTimeout = 10 * time.Second // per write
+	DefaultPongWait     = 60 * time.Second // silence allowed before the read fails
+)
+
+// closeGrace bounds how long CloseWithStatus waits for the remote end to answer the close frame
+// (WriteTimeout if that is shorter).
+const closeGrace = 2 * time.Second
+
+// maxKeptReadBuffer is the largest read buffer kept between messages; bigger ones are dropped
+// so an idle socket does not hold on to the memory of its largest message.
+const maxKeptReadBuffer = 64 << 10
+
+// WSOptions configures NewWebSocketConn. Zero fields take the defaults.
+type WSOptions struct {
+	// ReadLimit is the largest message accepted, in bytes (default 1 MiB). A bigger frame
+	// closes the socket with status 1009 (message too big) and fails ReadMessage.
+	ReadLimit int64
+	// WriteTimeout is the deadline of each write, ping and close frame (default 10 s).
+	WriteTimeout time.Duration
+	// PongWait is how long the socket may stay silent before ReadMessage fails (default 60 s;
+	// negative: no read deadline). Every message and every pong extends it, so the remote end
+	// must answer pings sent more often than that (Options.PingInterval, 25 s by default).
+	PongWait time.Duration
+}
+
+// NewWebSocketConn adapts an open gorilla WebSocket to a MessageConn that also implements
+// StatusCloser and Pinger. It takes over the socket's read limit, read deadline and pong handler.
+//
+// Messages are text frames. A binary frame closes the socket with status 1003 and makes
+// ReadMessage return ErrBinaryFrame. CloseWithStatus sends the close frame, waits (at most two
+// seconds, or WriteTimeout if shorter) for the reader to see the remote end's answer, then
+// closes the socket.
+func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
+	if o.ReadLimit <= 0 {
+		o.ReadLimit = DefaultReadLimit
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.PongWait == 0 {
+		o.PongWait = DefaultPongWait
+	}
+	w := &wsConn{c: c, o: o, readDone: make(chan struct{})}
+	c.SetReadLimit(o.ReadLimit)
+	w.extendReadDeadline()
+	c.SetPongHandler(func(string) error {
+		w.extendReadDeadline()
+		return nil
+	})
+	return w
+}
+
+// wsConn is the MessageConn over a gorilla WebSocket. gorilla allows one reader and one writer
+// at a time; WriteControl (Ping, close frames) and Close may be used concurrently with both.
+type wsConn struct {
+	c        *websocket.Conn
+	o        WSOptions
+	buf      bytes.Buffer  // read buffer, reused between messages (only the reader touches it)
+	readDone chan struct{} // closed when ReadMessage has failed: the read side is over
+	doneOnce sync.Once
+}
+
+// extendReadDeadline moves the read deadline PongWait into the future.
+func (w *wsConn) extendReadDeadline() {
+	if w.o.PongWait > 0 {
+		_ = w.c.SetReadDeadline(time.Now().Add(w.o.PongWait))
+	}
+}
+
+// ReadMessage returns the next text message; the slice is reused by the next call.
+func (w *wsConn) ReadMessage() ([]byte, error) {
+	data, err := w.readMessage()
+	if err != nil {
+		w.doneOnce.Do(func() { close(w.readDone) })
+	}
+	return data, err
+}
+
+func (w *wsConn) readMessage() ([]byte, error) {
+	// The previous message is no longer used: do not hold a big buffer while waiting.
+	if w.buf.Cap() > maxKeptReadBuffer {
+		w.buf = bytes.Buffer{}
+	}
+	w.buf.Reset()
+	mt, r, err := w.c.NextReader()
+	if err != nil {
+		return nil, err
+	}
+	if mt != websocket.TextMessage {
+		_ = w.writeClose(websocket.CloseUnsupportedData, "binary frames are not supported")
+		return nil, ErrBinaryFrame
+	}
+	// A message over the read limit fails here; gorilla has then sent the 1009 close frame.
+	if _, err := w.buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	w.extendReadDeadline()
+	return w.buf.Bytes(), nil
+}
+
+// WriteMessage writes one text frame within WriteTimeout.
+func (w *wsConn) WriteMessage(data []byte) error {
+	if err := w.c.SetWriteDeadline(time.Now().Add(w.o.WriteTimeout)); err != nil {
+		return err
+	}
+	return w.c.WriteMessage(websocket.TextMessage, data)
+}
+
+// Ping sends a ping control frame within WriteTimeout.
+func (w *wsConn) Ping() error {
+	return w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.o.WriteTimeout))
+}
+
+// writeClose sends a close frame; the reason is cut to fit a control frame.
+func (w *wsConn) writeClose(code int, reason string) error {
+	const maxReason = 123 // 125 bytes of control payload minus the 2-byte code
+	if len(reason) > maxReason {
+		reason = reason[:maxReason]
+		for !utf8.ValidString(reason) { // cut on a rune boundary: the remote end checks UTF-8
+			reason = reason[:len(reason)-1]
+		}
+	}
+	msg := websocket.FormatCloseMessage(code, reason)
+	return w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(w.o.WriteTimeout))
+}
+
+// CloseWithStatus sends a close frame with code and reason, waits briefly until the reader has
+// seen the remote end's close frame (or failed), then closes the socket.
+func (w *wsConn) CloseWithStatus(code int, reason string) error {
+	err := w.writeClose(code, reason)
+	if err == nil {
+		// Wake a reader blocked for longer than the grace period; it then sees the answer or times out.
+		grace := min(closeGrace, w.o.WriteTimeout)
+		_ = w.c.SetReadDeadline(time.Now().Add(grace))
+		t := time.NewTimer(grace)
+		select {
+		case <-w.readDone:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	if cerr := w.c.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close closes the socket without a close frame.
+func (w *wsConn) Close() error {
+	return w.c.Close()
+}
