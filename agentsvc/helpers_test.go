@@ -244,21 +244,21 @@ func (p *fakePage) chat(text string) (ChatResult, error) {
 
 // event is a decoded agent/event.
 type event struct {
-	SessionID  string          `json:"sessionId"`
-	TurnID     string          `json:"turnId"`
-	Seq        int64           `json:"seq"`
-	Type       string          `json:"type"`
-	Delta      string          `json:"delta"`
-	Name       string          `json:"name"`
-	CallID     string          `json:"callId"`
-	Arguments  json.RawMessage `json:"arguments"`
-	IsError    bool            `json:"isError"`
-	Text       string          `json:"text"`
-	StopReason string          `json:"stopReason"`
-	Message    string          `json:"message"`
-	Retryable  bool            `json:"retryable"`
-	Reason     string          `json:"reason"`
-	Interrupted bool           `json:"interrupted"`
+	SessionID   string          `json:"sessionId"`
+	TurnID      string          `json:"turnId"`
+	Seq         int64           `json:"seq"`
+	Type        string          `json:"type"`
+	Delta       string          `json:"delta"`
+	Name        string          `json:"name"`
+	CallID      string          `json:"callId"`
+	Arguments   json.RawMessage `json:"arguments"`
+	IsError     bool            `json:"isError"`
+	Text        string          `json:"text"`
+	StopReason  string          `json:"stopReason"`
+	Message     string          `json:"message"`
+	Retryable   bool            `json:"retryable"`
+	Reason      string          `json:"reason"`
+	Interrupted bool            `json:"interrupted"`
 }
 
 // nextEvent returns the next event the page got.

@@ -96,10 +96,10 @@ type ToolsListParams struct {
 
 // PageTool is a tool as the page lists it.
 type PageTool struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	InputSchema json.RawMessage  `json:"inputSchema,omitempty"`
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
 }
 

@@ -56,8 +56,11 @@ type Config struct {
 	ClaimTTL time.Duration
 	// OwnerID names this process as a session owner ("" = random). Give a stable one with a
 	// local store so a restarted process takes its sessions back at once.
-	OwnerID string
+	OwnerID       string
 	ShutdownGrace time.Duration // how long running turns may go on at shutdown; default 10 s
+	// SessionTTL deletes sessions idle for longer (checked every SessionTTL/10, at most
+	// hourly); default 7 days, negative = keep forever.
+	SessionTTL time.Duration
 
 	ReadLimit    int64         // bytes per frame; default 1 MiB
 	SendQueue    int           // messages queued per socket; default 256
@@ -80,6 +83,9 @@ func (c Config) withDefaults() Config {
 	def(&c.ReconnectWait, 30*time.Second)
 	def(&c.ClaimTTL, 10*time.Second)
 	def(&c.ShutdownGrace, 10*time.Second)
+	if c.SessionTTL == 0 {
+		c.SessionTTL = 7 * 24 * time.Hour
+	}
 	def(&c.PingInterval, 25*time.Second)
 	def(&c.WriteTimeout, 10*time.Second)
 	if c.MaxChatText <= 0 {
@@ -147,6 +153,9 @@ func NewServer(cfg Config) (*Server, error) {
 		stopping: make(chan struct{}),
 	}
 	s.hub = newHub(s)
+	if cfg.SessionTTL > 0 {
+		go s.expireIdle()
+	}
 	return s, nil
 }
 
@@ -313,6 +322,29 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	return ctx.Err()
+}
+
+// expireIdle deletes idle sessions from the store now and then.
+func (s *Server) expireIdle() {
+	every := min(s.cfg.SessionTTL/10, time.Hour)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		n, err := s.cfg.Store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
+		cancel()
+		switch {
+		case err != nil:
+			s.log.Warn("expiring idle sessions", zap.Error(err))
+		case n > 0:
+			s.log.Info("expired idle sessions", zap.Int("sessions", n))
+		}
+		select {
+		case <-s.stopping:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // ConnCount reports the open page sockets.

@@ -120,7 +120,9 @@ func TestTurnFollowsNavigation(t *testing.T) {
 	}
 	configure := pageTestTool{
 		tool: PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}}}`)},
-		fn:   func(_ context.Context, args map[string]any) (any, error) { return "color set to " + args["color"].(string), nil },
+		fn: func(_ context.Context, args map[string]any) (any, error) {
+			return "color set to " + args["color"].(string), nil
+		},
 	}
 	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
 		switch n {

@@ -538,6 +538,7 @@ export class ChatElement extends Base {
     client.addEventListener('agent-event', (/** @type {any} */ e) => this.#onEvent(e.detail));
     client.addEventListener('error', (/** @type {any} */ e) => console.warn('byomcp:', e.detail?.message ?? e.detail));
     this.#onState({ state: client.state });
+    this.#setActive(null);
     if (this.#storage?.getItem(OPEN_KEY) === '1') this.open({ focus: false });
   }
 
