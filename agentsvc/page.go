@@ -282,17 +282,19 @@ func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessa
 	}
 
 	cfg := c.srv.cfg
-	callCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	start := time.Now()
+	hardCtx, hardCancel := context.WithDeadlineCause(ctx, start.Add(cfg.ToolMaxTimeout), errToolMaxTime)
+	defer hardCancel()
+	callCtx, cancel := context.WithCancelCause(hardCtx)
+	defer cancel(nil)
 	timer := time.AfterFunc(cfg.ToolTimeout, func() { cancel(errToolTimeout) })
 	defer timer.Stop()
-	hard := time.AfterFunc(cfg.ToolMaxTimeout, func() { cancel(errToolMaxTime) })
-	defer hard.Stop()
 	c.progMu.Lock()
 	c.progress[token] = func() {
-		if left := cfg.ToolMaxTimeout - time.Since(start); left > 0 {
-			timer.Reset(min(cfg.ToolTimeout, left))
+		if left := cfg.ToolMaxTimeout - time.Since(start); cfg.ToolTimeout < left {
+			timer.Reset(cfg.ToolTimeout)
+		} else {
+			timer.Stop() // the hard deadline comes first
 		}
 	}
 	c.progMu.Unlock()

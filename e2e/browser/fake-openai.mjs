@@ -21,7 +21,7 @@ import http from 'node:http';
  * @property {any} body the parsed JSON body
  * @property {boolean} finished the whole reply was written
  * @property {boolean} aborted the client went away before the reply ended
- * @property {string} sent the assistant text written so far
+ * @property {string} sent the assistant text written to the socket so far
  */
 
 /**
@@ -174,16 +174,16 @@ async function stream(res, body, reply, rec) {
   const created = Math.floor(Date.now() / 1000);
   const model = body.model ?? 'fake-model';
   const delay = reply.delayMs ?? 5;
-  const send = async (choices, extra = {}) => {
+  const send = async (choices, extra = {}, text = '') => {
     if (rec.aborted || res.destroyed) return false;
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`);
+    rec.sent += text;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     return !rec.aborted && !res.destroyed;
   };
   if (!(await send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]))) return;
   for (const p of pieces(reply.text ?? '', reply.chunkSize ?? 6)) {
-    if (!(await send([{ index: 0, delta: { content: p }, finish_reason: null }]))) return;
-    rec.sent += p;
+    if (!(await send([{ index: 0, delta: { content: p }, finish_reason: null }], {}, p))) return;
   }
   const calls = toolCallsOf(reply);
   for (const [index, c] of calls.entries()) {

@@ -9,7 +9,8 @@ function script(body) {
   if (/SUVs/.test(lastUserText(body))) {
     const results = toolResultsSinceUser(body);
     if (!results.length) return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv' } }] };
-    return { text: `Native said: ${results[0].content.slice(0, 15)}` };
+    const m = /Showing \d+ cars/.exec(results[0].content);
+    return { text: `Native said: ${m ? m[0] : 'nothing'}` };
   }
   return { text: 'ok' };
 }

@@ -7,6 +7,7 @@ import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, 
 import { lastUserText, toolNames, toolResultsSinceUser } from './fake-openai.mjs';
 
 const DATE = isoDateIn(7);
+const OPENED = 'I opened the RAV4 page for you. It is a 2023 hybrid with 12,000 miles, and you can configure it on the right.';
 
 /** The model's script: a function of the request, like a (very predictable) LLM. */
 function script(body) {
@@ -19,7 +20,8 @@ function script(body) {
   }
   if (/open the RAV4/i.test(user)) {
     if (!last) return { toolCalls: [{ name: 'select_car', arguments: { carId: 'c01' } }] };
-    return { text: 'I opened the RAV4 page for you.' };
+    // Streamed slowly, so the answer is still being written while the page navigates.
+    return { text: OPENED, chunkSize: 4, delayMs: 25 };
   }
   if (/XLE in blue/i.test(user)) {
     if (!toolNames(body).includes('configure_car')) return { text: 'NO CONFIGURATOR TOOLS' };
@@ -78,14 +80,15 @@ test('search, select, configure and book a test drive', async () => {
     await ask(page, 'Please open the RAV4');
     await page.waitForURL(/car\.html\?id=c01/);
     await waitConnected(page);
-    await page.locator(W.text).filter({ hasText: 'I opened the RAV4 page for you.' }).waitFor();
+    await page.locator(W.text).filter({ hasText: 'configure it on the right.' }).waitFor();
     await waitIdle(page);
     const t = await transcript(page);
     assert.match(t, /Show me SUVs under \$35,000/);
     assert.match(t, /Here they are/);
     assert.match(t, /Please open the RAV4/);
     assert.equal(count(t, 'Here they are'), 1, 'the first answer must appear once');
-    assert.equal(count(t, 'I opened the RAV4 page for you.'), 1, 'the continued answer must appear once');
+    assert.equal(count(t, OPENED), 1, 'the answer written across the navigation must appear once, whole');
+    assert.equal(count(t, 'I opened'), 1);
     assert.equal(await page.locator(W.user).count(), 2);
     assert.equal(await page.locator('byomcp-chat').getAttribute('open'), '', 'the panel stays open across pages');
 
