@@ -195,7 +195,7 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 	log := s.log.With(zap.String("conn", id))
 	c := newPageConn(s, id, origin, log)
 	c.peer = wsrpc.NewPeer(mc, wsrpc.Options{
-		Logger:       log,
+		Logger:       log.WithOptions(redactSessionIDs),
 		SendQueue:    s.cfg.SendQueue,
 		CallTimeout:  s.cfg.ToolMaxTimeout,
 		PingInterval: s.cfg.PingInterval,
@@ -235,6 +235,10 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 		s.metrics.dropped.Inc()
 	case errors.Is(err, wsrpc.ErrRateLimited):
 		s.metrics.refused.WithLabelValues("rate_limit").Inc()
+	case errors.Is(err, wsrpc.ErrMessageTooBig):
+		s.metrics.refused.WithLabelValues("too_big").Inc()
+	case errors.Is(err, wsrpc.ErrBinaryFrame):
+		s.metrics.refused.WithLabelValues("protocol").Inc()
 	}
 	s.hub.detach(c)
 	log.Debug("page disconnected", zap.Error(err))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
@@ -109,6 +111,53 @@ func shortID(id string) string {
 	return id
 }
 
+// redactSessionIDs makes a logger shorten the session ids inside the message bodies that a
+// socket's peer logs at Debug, so that no log line holds a full id.
+var redactSessionIDs = zap.WrapCore(func(c zapcore.Core) zapcore.Core { return redactingCore{c} })
+
+// sessionIDInJSON matches a "sessionId" member of a logged message body.
+var sessionIDInJSON = regexp.MustCompile(`("sessionId"\s*:\s*"[^"]{0,8})[^"]*"`)
+
+type redactingCore struct{ zapcore.Core }
+
+func (r redactingCore) With(fields []zapcore.Field) zapcore.Core {
+	return redactingCore{r.Core.With(redactFields(fields))}
+}
+
+func (r redactingCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if r.Enabled(e.Level) {
+		return ce.AddCore(e, r)
+	}
+	return ce
+}
+
+func (r redactingCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
+	return r.Core.Write(e, redactFields(fields))
+}
+
+func redactFields(fields []zapcore.Field) []zapcore.Field {
+	out := fields
+	for i, f := range fields {
+		var b []byte
+		switch f.Type {
+		case zapcore.ByteStringType:
+			b, _ = f.Interface.([]byte)
+		case zapcore.StringType:
+			b = []byte(f.String)
+		default:
+			continue
+		}
+		if !sessionIDInJSON.Match(b) {
+			continue
+		}
+		if &out[0] == &fields[0] {
+			out = append([]zapcore.Field(nil), fields...)
+		}
+		out[i] = zap.ByteString(f.Key, sessionIDInJSON.ReplaceAll(b, []byte("${1}…\"")))
+	}
+	return out
+}
+
 // openSession handles agent/session.
 func (h *hub) openSession(ctx context.Context, c *pageConn, p SessionParams) (any, error) {
 	st := h.srv.cfg.Store
@@ -196,9 +245,9 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 			return nil, errSessionNotFound
 		}
 		ls.mu.Lock()
-		busy := ls.conn != nil && ls.conn != c
+		prev := ls.conn
 		ls.mu.Unlock()
-		if busy {
+		if prev != nil && prev != c && h.socketAlive(ctx, prev) {
 			return nil, errForkNeeded
 		}
 		return ls, nil
@@ -218,6 +267,16 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	if !h.claim(ctx, id) {
 		return nil, errForkNeeded
 	}
+	// Read it again now that it is ours: its previous owner may have written to it until it
+	// let go (a replica that finished a turn after the page moved here).
+	s, err = st.Load(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errSessionNotFound
+	}
+	if err != nil {
+		h.srv.log.Error("loading session", zap.Error(err))
+		return nil, wsrpc.NewError(wsrpc.CodeInternalError, "internal error")
+	}
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
 		h.mu.Unlock()
@@ -236,6 +295,35 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		ls.recoverInterrupted(s.ActiveTurn)
 	}
 	return ls, nil
+}
+
+// probeWait bounds the ping that tells a live tab from a dead socket (see socketAlive).
+const probeWait = 2 * time.Second
+
+// socketAlive tells, when another socket asks for a session live on c, whether c still
+// serves a live tab: then the newcomer is a duplicated tab. A socket that is closing, whose
+// page said it navigates away, or that does not answer a ping within probeWait (a phone that
+// slept, a network that changed, before the server noticed) is not; it is closed, so the
+// session moves to the new socket instead of forking.
+func (h *hub) socketAlive(ctx context.Context, c *pageConn) bool {
+	if c.leaving.Load() {
+		return false
+	}
+	select {
+	case <-c.peer.Done():
+		return false
+	default:
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(probeWait, h.srv.cfg.HandshakeTimeout))
+	defer cancel()
+	err := c.peer.Call(pctx, MethodPing, struct{}{}, nil)
+	var rpcErr *wsrpc.Error
+	if err == nil || errors.As(err, &rpcErr) || ctx.Err() != nil {
+		return true // any answer is a live tab; a gone requester decides nothing
+	}
+	c.log.Info("a session's socket did not answer a ping; closing it for the session's new socket", zap.Error(err))
+	c.peer.Close(errors.New("replaced by a new socket of its session"))
+	return false
 }
 
 // claim takes the store claim on a session, waiting up to ClaimTTL for another owner's
@@ -321,26 +409,31 @@ func (h *hub) create(ctx context.Context, origin string, page store.Page, histor
 // so two sockets never run one session's tool calls.
 func (h *hub) fork(ctx context.Context, c *pageConn, id string, page store.Page) (*liveSession, error) {
 	var history []chat.Message
+	active := ""
 	h.mu.Lock()
 	ls := h.live[id]
 	h.mu.Unlock()
 	if ls != nil {
 		ls.mu.Lock()
 		history = append(history, ls.messages...)
+		if ls.turn != nil {
+			active = ls.turn.id
+		}
 		ls.mu.Unlock()
 	} else {
 		s, err := h.srv.cfg.Store.Load(ctx, id)
 		if err != nil || s.Origin != c.origin {
 			return nil, errSessionNotFound
 		}
-		history = s.Messages
+		history, active = s.Messages, s.ActiveTurn
 	}
 	h.srv.log.Info("session live on another socket; forked", zap.String("session", shortID(id)))
-	return h.create(ctx, c.origin, page, completeTurns(history))
+	return h.create(ctx, c.origin, page, completeTurns(history, active))
 }
 
-// completeTurns drops a trailing turn that is still running (its tool calls unanswered).
-func completeTurns(msgs []chat.Message) []chat.Message {
+// completeTurns drops the turn that is still running: the messages of turn active (its
+// user message is stored when it starts) and any tool call left unanswered.
+func completeTurns(msgs []chat.Message, active string) []chat.Message {
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		if m.Role == chat.RoleTool {
@@ -348,6 +441,9 @@ func completeTurns(msgs []chat.Message) []chat.Message {
 		}
 	}
 	for i, m := range msgs {
+		if active != "" && m.TurnID == active {
+			return append([]chat.Message(nil), msgs[:i]...)
+		}
 		for _, tc := range m.ToolCalls {
 			if !answered[tc.ID] {
 				return append([]chat.Message(nil), msgs[:i]...)

@@ -24,6 +24,15 @@ const REPLAY_FLUSH_MS = 1500;
 const MAX_RESULT_CHARS = 4000;
 /** sessionStorage key remembering whether the panel was open, so it stays open across pages. */
 const OPEN_KEY = 'byomcp:open';
+/**
+ * sessionStorage key of the running turn's journal: the events this page has shown of a turn
+ * that has not ended. A page load in the middle of a turn (a tool that navigates) gets the
+ * turn's stored messages only when it ends, and the replay only after the last seq shown, so
+ * the next page rebuilds the turn from this journal plus the replay.
+ */
+const TURN_KEY = 'byomcp:turn';
+/** The journal stops growing past this many characters (the replay still brings the rest). */
+const MAX_JOURNAL_CHARS = 256 * 1024;
 
 /**
  * One entry of the `session` event's messages.
@@ -291,7 +300,6 @@ button:disabled { cursor: default; opacity: .55; }
   white-space: pre-wrap; overflow-wrap: anywhere;
 }
 .assistant { max-width: 100%; overflow-wrap: anywhere; }
-.assistant:empty { display: none; }
 .text > :first-child, .text .md-tail > :first-child { margin-top: 0; }
 .text > :last-child, .text .md-tail > :last-child { margin-bottom: 0; }
 .text { margin: 0 0 8px; }
@@ -467,6 +475,17 @@ const TEMPLATE = `
  * @property {RestoredTurn|null} restored set when the turn was rebuilt from stored messages
  * @property {boolean} [orphan] the socket dropped before the agent named this turn
  * @property {ReturnType<typeof setTimeout>} [stopTimer] ends a stopped turn if turn_end is late
+ * @property {string|null} userText what the user asked, when this page knows it
+ */
+
+/**
+ * The running turn's events as this page showed them (consecutive text deltas merged).
+ * @typedef {object} Journal
+ * @property {string} sessionId
+ * @property {string} turnId
+ * @property {string|null} userText
+ * @property {any[]} events
+ * @property {number} size approximate characters held
  */
 
 const Base = /** @type {typeof HTMLElement} */ (globalThis.HTMLElement ?? class {});
@@ -491,6 +510,8 @@ export class ChatElement extends Base {
   /** @type {Set<string>} */ #rejected = new Set();
   #pendingConfirms = 0;
   /** @type {string} */ #state = 'idle';
+  /** @type {Journal|null} */ #journal = null;
+  /** @type {ReturnType<typeof setTimeout>|undefined} */ #journalTimer;
 
   constructor() {
     super();
@@ -537,6 +558,7 @@ export class ChatElement extends Base {
     client.addEventListener('session', (/** @type {any} */ e) => this.#onSession(e.detail));
     client.addEventListener('agent-event', (/** @type {any} */ e) => this.#onEvent(e.detail));
     client.addEventListener('error', (/** @type {any} */ e) => console.warn('byomcp:', e.detail?.message ?? e.detail));
+    globalThis.addEventListener?.('pagehide', () => this.#journalWrite());
     this.#onState({ state: client.state });
     this.#setActive(null);
     if (this.#storage?.getItem(OPEN_KEY) === '1') this.open({ focus: false });
@@ -802,8 +824,11 @@ export class ChatElement extends Base {
       // Only the last turn can still be running: the agent runs one turn at a time.
       turns.forEach((t, i) => this.#restoreTurn(t, i < turns.length - 1));
       const lastSeq = typeof this.#client?.lastSeq === 'number' ? this.#client.lastSeq : detail.seq;
-      if (this.#restored.size > 0 && Number.isInteger(detail.seq) && detail.seq > lastSeq) {
-        this.#replay = { until: detail.seq, events: [], timer: setTimeout(() => this.#flushReplay(), REPLAY_FLUSH_MS) };
+      const local = this.#resumeJournal(detail.sessionId, lastSeq);
+      const replaying = this.#restored.size > 0 && Number.isInteger(detail.seq) && detail.seq > lastSeq;
+      if (replaying || local.length > 0) {
+        this.#replay = { until: replaying ? detail.seq : -1, events: local, timer: setTimeout(() => this.#flushReplay(), REPLAY_FLUSH_MS) };
+        if (!replaying) this.#flushReplay();
       }
       this.#scrollToEnd(true);
     }
@@ -841,6 +866,9 @@ export class ChatElement extends Base {
     if (!r) return;
     this.#replay = null;
     clearTimeout(r.timer);
+    // The journal's events (up to lastSeq) and the agent's replay (after it), once each, in order.
+    const bySeq = new Map(r.events.map((e) => [e.seq, e]));
+    r.events = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
     /** @type {Map<string, any[]>} */
     const byTurn = new Map();
     for (const e of r.events) {
@@ -865,6 +893,7 @@ export class ChatElement extends Base {
     if (restored?.finished) return;
     const view = this.#viewFor(e.turnId);
     if (view.done && e.type !== EventType.TurnEnd) return;
+    this.#journalAdd(view, e);
     switch (e.type) {
       case EventType.TurnStart:
         this.#adoptIfIdle(view);
@@ -924,18 +953,19 @@ export class ChatElement extends Base {
   #newView(id, userText) {
     const el = this.#make('div', 'turn');
     if (userText !== null) {
-      const u = this.#make('div', 'user', userText);
+      const u = this.#make('div', 'user');
       u.setAttribute('part', 'message user');
-      u.setAttribute('aria-label', `${this.#s.you}: ${userText}`);
+      u.append(this.#make('span', 'sr-only', `${this.#s.you}: `), this.#make('span', 'user-text', userText));
       el.append(u);
     }
     const body = this.#make('div', 'assistant');
     body.setAttribute('part', 'message assistant');
+    body.append(this.#make('span', 'sr-only', `${this.#s.assistant}: `));
     el.append(body);
     this.#el.log.append(el);
     this.#markHasMessages();
     /** @type {TurnView} */
-    const view = { id, el, body, stream: null, tools: new Map(), thinking: null, done: false, stopping: false, chatLive: false, abort: null, restored: null };
+    const view = { id, el, body, stream: null, tools: new Map(), thinking: null, done: false, stopping: false, chatLive: false, abort: null, restored: null, userText };
     if (id) this.#views.set(id, view);
     return view;
   }
@@ -1247,6 +1277,102 @@ export class ChatElement extends Base {
       view.done = true;
       for (const d of view.tools.values()) if (d.dataset.state === 'running') this.#setToolState(d, 'interrupted');
     }
+  }
+
+  // ---- the running turn's journal ----------------------------------------------------------
+
+  /**
+   * Records an event of a running turn in the journal.
+   * @param {TurnView} view
+   * @param {any} e
+   */
+  #journalAdd(view, e) {
+    if (typeof e.seq !== 'number' || !view.id || !this.#sessionId || !this.#storage) return;
+    if (e.type === EventType.TurnEnd) {
+      if (this.#journal?.turnId === view.id) this.#journalClear();
+      return;
+    }
+    let j = this.#journal;
+    if (!j || j.turnId !== view.id || j.sessionId !== this.#sessionId) {
+      j = this.#journal = { sessionId: this.#sessionId, turnId: view.id, userText: view.userText, events: [], size: 0 };
+    }
+    const last = j.events[j.events.length - 1];
+    if (last && e.seq <= last.seq) return;
+    if (j.size > MAX_JOURNAL_CHARS) return;
+    if (e.type === EventType.TextDelta && last?.type === EventType.TextDelta) {
+      last.delta += e.delta;
+      last.seq = e.seq;
+      j.size += String(e.delta ?? '').length;
+    } else {
+      const copy = { ...e };
+      j.events.push(copy);
+      j.size += JSON.stringify(copy).length;
+    }
+    // A tool result is often followed by the tool navigating away: write it at once.
+    if (e.type === EventType.ToolResult) this.#journalWrite();
+    else if (this.#journalTimer === undefined) this.#journalTimer = setTimeout(() => this.#journalWrite(), 250);
+  }
+
+  #journalWrite() {
+    clearTimeout(this.#journalTimer);
+    this.#journalTimer = undefined;
+    const j = this.#journal;
+    if (!j) return;
+    try {
+      this.#storage?.setItem(TURN_KEY, JSON.stringify({ sessionId: j.sessionId, turnId: j.turnId, userText: j.userText, events: j.events }));
+    } catch {
+      // Storage full or forbidden: a page load mid-turn then shows only what the agent replays.
+    }
+  }
+
+  #journalClear() {
+    clearTimeout(this.#journalTimer);
+    this.#journalTimer = undefined;
+    this.#journal = null;
+    try {
+      this.#storage?.removeItem(TURN_KEY);
+    } catch {
+      // nothing to clean up then
+    }
+  }
+
+  /**
+   * On a page's first session: takes back the journal of a turn that was running when the
+   * previous page went away, makes sure the transcript has a view for it, and returns the
+   * events to apply (with the replay) — none when the turn has ended in the meantime.
+   * @param {string} sessionId
+   * @param {number} lastSeq
+   * @returns {any[]}
+   */
+  #resumeJournal(sessionId, lastSeq) {
+    /** @type {any} */
+    let saved = null;
+    try {
+      saved = JSON.parse(this.#storage?.getItem(TURN_KEY) ?? 'null');
+    } catch {
+      saved = null;
+    }
+    this.#journal = null;
+    if (!saved || saved.sessionId !== sessionId || typeof saved.turnId !== 'string' || !Array.isArray(saved.events)) {
+      if (saved) this.#journalClear();
+      return [];
+    }
+    let t = this.#restored.get(saved.turnId);
+    if (!t) {
+      // The stored messages do not have the turn yet: start it from what the journal knows.
+      t = { turnId: saved.turnId, userText: typeof saved.userText === 'string' ? saved.userText : null, items: [], calls: new Set(), results: new Set(), finished: false };
+      const view = this.#newView(t.turnId, t.userText);
+      view.restored = t;
+      this.#restored.set(t.turnId, t);
+    }
+    const view = this.#views.get(saved.turnId);
+    if (t.finished || !view || view.done) {
+      this.#journalClear();
+      return [];
+    }
+    const events = saved.events.filter((e) => e && typeof e.seq === 'number' && e.seq <= lastSeq && e.turnId === saved.turnId);
+    this.#journal = { sessionId, turnId: saved.turnId, userText: saved.userText ?? null, events: events.map((e) => ({ ...e })), size: JSON.stringify(events).length };
+    return events;
   }
 
   #clearTranscript() {

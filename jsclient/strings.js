@@ -24,7 +24,6 @@ export const DEFAULT_STRINGS = Object.freeze({
   inputLabel: 'Message to the assistant',
   inputPlaceholder: 'Ask something…',
   send: 'Send',
-  stop: 'Stop',
   stopLabel: 'Stop the answer',
   retry: 'Retry',
   retryLabel: 'Send your last message again',

@@ -56,6 +56,10 @@ var ErrSlowPeer = errors.New("wsrpc: peer too slow: send queue full")
 // messages were refused; the peer is closed with WebSocket status 1008 (policy violation).
 var ErrRateLimited = errors.New("wsrpc: peer exceeded the message rate limit")
 
+// ErrMessageTooBig is returned by a WebSocket MessageConn that received a message over its read
+// limit; it has already closed the socket with status 1009 (message too big).
+var ErrMessageTooBig = errors.New("wsrpc: message too big")
+
 // ErrBinaryFrame is returned by a WebSocket MessageConn that received a binary frame; it has
 // already closed the socket with status 1003 (unsupported data).
 var ErrBinaryFrame = errors.New("wsrpc: binary frames are not supported")

@@ -2,6 +2,8 @@ package wsrpc
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -86,6 +88,9 @@ func (w *wsConn) ReadMessage() ([]byte, error) {
 	data, err := w.readMessage()
 	if err != nil {
 		w.doneOnce.Do(func() { close(w.readDone) })
+		if errors.Is(err, websocket.ErrReadLimit) { // gorilla has sent the 1009 close frame
+			err = fmt.Errorf("%w: %w", ErrMessageTooBig, err)
+		}
 	}
 	return data, err
 }

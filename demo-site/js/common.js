@@ -48,6 +48,11 @@ export function money(n) {
   return `$${Math.round(n).toLocaleString('en-US')}`;
 }
 
+/** Dollars and cents: "$597.50". @param {number} n */
+export function moneyCents(n) {
+  return `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
 /** @param {number} n */
 export function miles(n) {
   return `${n.toLocaleString('en-US')} mi`;

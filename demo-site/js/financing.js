@@ -1,7 +1,7 @@
 // The financing page: the loan calculator, the application form, and their page tools. The tools
 // are registered before anything else runs (and before the widget script has loaded), through
 // the pre-load queue defined inline in financing.html.
-import { loadCars, money, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig } from './common.js';
+import { loadCars, money, moneyCents, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig } from './common.js';
 
 const TERMS = [24, 36, 48, 60, 72];
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -37,11 +37,11 @@ registerTools([
       }
       setField('termMonths', args.termMonths);
       const r = recalc();
-      toast(`Assistant: ${money(r.monthly)} per month over ${r.termMonths} months`);
+      toast(`Assistant: ${moneyCents(r.monthly)} per month over ${r.termMonths} months`);
       flash(document.getElementById('payment'));
       if (r.loan <= 0) return { content: [{ type: 'text', text: 'The down payment covers the whole price: nothing to finance.' }], structuredContent: r };
       return {
-        content: [{ type: 'text', text: `Monthly payment ${money(r.monthly)} for ${r.termMonths} months at ${r.apr}% APR on a loan of ${money(r.loan)} (price ${money(r.price)}, down ${money(r.downPayment)}). Total interest ${money(r.totalInterest)}.` }],
+        content: [{ type: 'text', text: `Monthly payment ${moneyCents(r.monthly)} for ${r.termMonths} months at ${r.apr}% APR on a loan of ${money(r.loan)} (price ${money(r.price)}, down ${money(r.downPayment)}). Total interest ${money(r.totalInterest)}.` }],
         structuredContent: r,
       };
     },
@@ -68,7 +68,7 @@ registerTools([
       }
       const app = submitApplication();
       return {
-        content: [{ type: 'text', text: `Application ${app.reference} submitted for ${app.fullName}: ${money(app.loan)} over ${app.termMonths} months, about ${money(app.monthly)} per month. We reply within one business day.` }],
+        content: [{ type: 'text', text: `Application ${app.reference} submitted for ${app.fullName}: ${money(app.loan)} over ${app.termMonths} months, about ${moneyCents(app.monthly)} per month. We reply within one business day.` }],
         structuredContent: app,
       };
     },
@@ -129,7 +129,7 @@ function recalc() {
     totalInterest: round(monthly * termMonths - loan),
     totalCost: round(monthly * termMonths + downPayment),
   };
-  monthlyOut.textContent = money(result.monthly);
+  monthlyOut.textContent = moneyCents(result.monthly);
   facts.replaceChildren(
     h('dt', {}, 'Loan amount'), h('dd', {}, money(loan)),
     h('dt', {}, 'Term'), h('dd', {}, `${termMonths} months`),

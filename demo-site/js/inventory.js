@@ -59,6 +59,12 @@ document.getElementById('clear')?.addEventListener('click', () => {
   render();
   writeURL();
 });
+const toggle = /** @type {HTMLButtonElement} */ (document.getElementById('filters-toggle'));
+toggle.addEventListener('click', () => {
+  const open = form.closest('.filters')?.classList.toggle('open') ?? false;
+  toggle.setAttribute('aria-expanded', String(open));
+  toggle.textContent = open ? 'Hide' : 'Show';
+});
 document.getElementById('compare-clear')?.addEventListener('click', () => {
   compareIds = [];
   render();

@@ -194,7 +194,7 @@ export const W = {
   send: 'byomcp-chat .send',
   stop: 'byomcp-chat .stop',
   turns: 'byomcp-chat .turn',
-  user: 'byomcp-chat .user',
+  user: 'byomcp-chat .user-text',
   text: 'byomcp-chat .assistant .text',
   tool: 'byomcp-chat details.tool',
   confirm: 'byomcp-chat .confirm',

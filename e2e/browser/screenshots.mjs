@@ -41,6 +41,8 @@ try {
       await ask(page, 'Show me SUVs under $35,000');
       await page.locator(W.text).filter({ hasText: 'Shall I open it' }).waitFor();
       await waitIdle(page);
+      // Let the page's "the assistant did this" toast go away before the picture.
+      await page.locator('#toast.show').waitFor({ state: 'detached', timeout: 10000 }).catch(() => {});
       await page.locator(W.input).fill('Compare the RAV4 and the CR-V');
       await page.locator(W.input).blur();
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

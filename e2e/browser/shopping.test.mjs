@@ -90,6 +90,8 @@ test('search, select, configure and book a test drive', async () => {
     assert.equal(count(t, OPENED), 1, 'the answer written across the navigation must appear once, whole');
     assert.equal(count(t, 'I opened'), 1);
     assert.equal(await page.locator(W.user).count(), 2);
+    const tools = await page.locator(`${W.tool} summary`).allInnerTexts();
+    assert.deepEqual(tools.map((x) => x.trim()), ['Ran search_cars', 'Ran select_car']);
     assert.equal(await page.locator('byomcp-chat').getAttribute('open'), '', 'the panel stays open across pages');
 
     // 3. Configure: the model is offered the configurator's tools; the price updates.

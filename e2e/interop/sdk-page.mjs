@@ -20,15 +20,20 @@ const log = (...args) => console.error('sdk-page:', ...args);
 
 /**
  * An MCP Transport over a connected `ws` WebSocket: one JSON-RPC message per text frame.
- * It also calls onToolsListed after each answer to a tools/list request.
+ * It listens from construction (the agent sends initialize as soon as the socket opens, before
+ * McpServer.connect calls start) and hands the buffered messages over on start. It also calls
+ * onToolsListed after each answer to a tools/list request.
  */
 class WebSocketTransport {
   /** @type {WebSocket} */
   #socket;
   /** ids of tools/list requests not yet answered */
   #listIds = new Set();
+  /** @type {any[]|null} messages received before start; null once started */
+  #early = [];
+  #closedEarly = false;
 
-  /** @param {WebSocket} socket an open socket */
+  /** @param {WebSocket} socket an open socket; construct this in the 'open' handler */
   constructor(socket) {
     this.#socket = socket;
     /** @type {((message: any, extra?: any) => void)|undefined} */
@@ -39,27 +44,46 @@ class WebSocketTransport {
     this.onerror = undefined;
     /** @type {(() => void)|undefined} */
     this.onToolsListed = undefined;
+    socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
+    socket.on('close', () => {
+      if (this.#early) this.#closedEarly = true;
+      else this.onclose?.();
+    });
+    socket.on('error', (err) => this.onerror?.(err));
   }
 
   async start() {
-    this.#socket.on('message', (data, isBinary) => {
-      if (isBinary) {
-        this.onerror?.(new Error('binary frame ignored'));
-        return;
-      }
-      let message;
-      try {
-        message = JSONRPCMessageSchema.parse(JSON.parse(data.toString('utf8')));
-      } catch (err) {
-        this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-        return;
-      }
-      log('<-', JSON.stringify(message));
-      if ('method' in message && message.method === 'tools/list' && 'id' in message) this.#listIds.add(message.id);
-      this.onmessage?.(message);
-    });
-    this.#socket.on('close', () => this.onclose?.());
-    this.#socket.on('error', (err) => this.onerror?.(err));
+    const early = this.#early ?? [];
+    this.#early = null;
+    for (const message of early) this.#deliver(message);
+    if (this.#closedEarly) this.onclose?.();
+  }
+
+  /**
+   * @param {import('ws').RawData} data
+   * @param {boolean} isBinary
+   */
+  #receive(data, isBinary) {
+    if (isBinary) {
+      this.onerror?.(new Error('binary frame ignored'));
+      return;
+    }
+    let message;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(data.toString()));
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (this.#early) this.#early.push(message);
+    else this.#deliver(message);
+  }
+
+  /** @param {any} message */
+  #deliver(message) {
+    log('<-', JSON.stringify(message));
+    if ('method' in message && message.method === 'tools/list' && 'id' in message) this.#listIds.add(message.id);
+    this.onmessage?.(message);
   }
 
   /** @param {any} message */
@@ -79,7 +103,7 @@ class WebSocketTransport {
  * Opens the socket, retrying refused connections until the deadline.
  * @param {string} url
  * @param {string} origin
- * @returns {Promise<WebSocket>}
+ * @returns {Promise<{socket: WebSocket, transport: WebSocketTransport}>}
  */
 async function connect(url, origin) {
   const deadline = Date.now() + CONNECT_TIMEOUT_MS;
@@ -89,14 +113,14 @@ async function connect(url, origin) {
     if (left <= 0) throw new Error(`cannot connect to ${url} within ${CONNECT_TIMEOUT_MS / 1000} s`);
     const result = await new Promise((resolve) => {
       const socket = new WebSocket(url, 'mcp', { origin, handshakeTimeout: left });
-      socket.once('open', () => resolve({ socket }));
+      socket.once('open', () => resolve({ socket, transport: new WebSocketTransport(socket) }));
       socket.once('unexpected-response', (_req, res) => {
         socket.terminate();
         resolve({ fatal: new Error(`${url} refused the WebSocket upgrade: HTTP ${res.statusCode}`) });
       });
       socket.once('error', (err) => resolve({ retry: err }));
     });
-    if (result.socket) return result.socket;
+    if (result.socket) return { socket: result.socket, transport: result.transport };
     if (result.fatal) throw result.fatal;
     if (!retried) log(`connect failed (${result.retry.message}); retrying for up to ${CONNECT_TIMEOUT_MS / 1000} s`);
     retried = true;
@@ -146,15 +170,16 @@ async function main() {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  /** @type {WebSocketTransport} */
+  let transport;
   try {
-    socket = await connect(url, origin);
+    ({ socket, transport } = await connect(url, origin));
   } catch (err) {
     log(err instanceof Error ? err.message : err);
     process.exit(1);
   }
   log(`connected to ${url} (subprotocol ${JSON.stringify(socket.protocol)})`);
 
-  const transport = new WebSocketTransport(socket);
   let announced = false;
   transport.onToolsListed = () => {
     if (announced) return;
@@ -169,7 +194,6 @@ async function main() {
   };
   server.server.onerror = (err) => log('error:', err.message);
   await server.connect(transport);
-
 }
 
 await main();

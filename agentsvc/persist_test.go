@@ -1,0 +1,922 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// These tests are about conversations that survive: page loads, dropped and silently dead
+// sockets, navigation in the middle of a turn, duplicated tabs, another replica, idle expiry.
+// The process-level ones (kill -9, two replicas on Redis) are in cmd/byomcp/persist_test.go.
+
+// wordModel streams the words "w0 " … "wN-1 ", each only once the test releases it, so a
+// test decides what the page has seen when it drops. With toolAt > 0 the first model call
+// stops after toolAt words with a call of echo; the second call streams the rest.
+type wordModel struct {
+	words  int
+	toolAt int
+	gate   chan struct{} // one value releases one word; buffered, so releasing never blocks
+	mu     sync.Mutex
+	reqs   []llm.Request
+	next   int // next word to stream
+}
+
+func newWordModel(words, toolAt int) *wordModel {
+	return &wordModel{words: words, toolAt: toolAt, gate: make(chan struct{}, words)}
+}
+
+func (m *wordModel) Name() string { return "words" }
+
+func (m *wordModel) release() { m.gate <- struct{}{} }
+
+func wordAt(i int) string { return fmt.Sprintf("w%d ", i) }
+
+func (m *wordModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	m.mu.Lock()
+	m.reqs = append(m.reqs, req)
+	first := len(m.reqs) == 1
+	m.mu.Unlock()
+	end := m.words
+	if first && m.toolAt > 0 {
+		end = m.toolAt
+	}
+	var text strings.Builder
+	for ; m.next < end; m.next++ {
+		select {
+		case <-m.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		onDelta(wordAt(m.next))
+		text.WriteString(wordAt(m.next))
+	}
+	if first && m.toolAt > 0 {
+		return &llm.Response{Text: text.String(), ToolCalls: []chat.ToolCall{call("mid", "echo", `{"text":"halfway"}`)}}, nil
+	}
+	return &llm.Response{Text: text.String()}, nil
+}
+
+// eventsUntilWord collects events until one carries word w (a replayed run of deltas is
+// merged into one event, so w may come at the end of a longer delta).
+func (p *fakePage) eventsUntilWord(w string) []event {
+	p.t.Helper()
+	var out []event
+	for range 10000 {
+		e := p.nextEvent()
+		out = append(out, e)
+		if e.Type == EventTextDelta && strings.HasSuffix(e.Delta, w) {
+			return out
+		}
+	}
+	p.t.Fatalf("no delta with %q in 10000 events", w)
+	return nil
+}
+
+// maxSeq is the last seq among evs (0 when none).
+func lastSeqOf(evs []event) int64 {
+	var m int64
+	for _, e := range evs {
+		m = max(m, e.Seq)
+	}
+	return m
+}
+
+// checkNothingLostOrDoubled compares what a page saw over all its sockets with the
+// session's log: every event once, in order, up to the last; the only events it may not
+// have seen one by one are text deltas that a resume merged into the next delta it got.
+func checkNothingLostOrDoubled(t *testing.T, seen []event, log []store.Event) {
+	t.Helper()
+	stored := make(map[int64]event, len(log))
+	var wantText strings.Builder
+	var last int64
+	for _, se := range log {
+		var e event
+		if err := json.Unmarshal(se.Data, &e); err != nil {
+			t.Fatalf("stored event %d: %v", se.Seq, err)
+		}
+		if e.Seq != se.Seq {
+			t.Errorf("stored event %d says seq %d", se.Seq, e.Seq)
+		}
+		stored[se.Seq] = e
+		wantText.WriteString(e.Delta)
+		if se.Seq != last+1 {
+			t.Errorf("the log jumps from seq %d to %d", last, se.Seq)
+		}
+		last = se.Seq
+	}
+	var prev int64
+	var gotText strings.Builder
+	for _, e := range seen {
+		if e.Seq <= prev {
+			t.Errorf("got seq %d (%s) after seq %d: doubled or out of order", e.Seq, e.Type, prev)
+			continue
+		}
+		s, ok := stored[e.Seq]
+		if !ok || s.Type != e.Type {
+			t.Errorf("got seq %d %s, the log has %q there", e.Seq, e.Type, s.Type)
+		}
+		for q := prev + 1; q < e.Seq; q++ {
+			if stored[q].Type != EventTextDelta || e.Type != EventTextDelta {
+				t.Errorf("seq %d (%s) never reached the page (next seen: %d %s)", q, stored[q].Type, e.Seq, e.Type)
+			}
+		}
+		gotText.WriteString(e.Delta)
+		prev = e.Seq
+	}
+	if prev != last {
+		t.Errorf("the page saw events up to seq %d, the log goes to %d", prev, last)
+	}
+	if gotText.String() != wantText.String() {
+		t.Errorf("the page's text %q differs from the log's %q", gotText.String(), wantText.String())
+	}
+}
+
+// storedLog reads a session's whole event log.
+func storedEvents(t *testing.T, st store.Store, id string) []store.Event {
+	t.Helper()
+	evs, err := st.EventsAfter(context.Background(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// dropPage ends a page's socket: without a close frame (a dead network) or with 1001 (a
+// page that unloads).
+func dropSocket(p *fakePage, clean bool) {
+	if clean {
+		p.peer.CloseWithStatus(1001, "going away")
+	} else {
+		p.peer.Close(nil)
+	}
+	<-p.peer.Done()
+}
+
+func TestReconnectStormLosesNothing(t *testing.T) {
+	const rounds = 20
+	model := newWordModel(rounds, rounds/2)
+	ts := newTestServer(t, model, nil)
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	sess := page.session(SessionParams{})
+	first := page
+	go func() { _, _ = first.chat("talk for a while") }() // fails when its socket drops; the turn goes on
+	model.release()
+	var seen []event
+	for i := range rounds {
+		if i > 0 {
+			page = newFakePage(t, ts, testOrigin, echoTool())
+			last := lastSeqOf(seen)
+			res := page.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+			if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
+				t.Fatalf("reconnect %d: got %+v, want the session resumed", i, res)
+			}
+		}
+		seen = append(seen, page.eventsUntilWord(wordAt(i))...)
+		if i == rounds-1 {
+			break
+		}
+		dropSocket(page, i%2 == 1)
+		model.release() // the next word races the reconnect
+	}
+	seen = append(seen, page.eventsUntil(EventTurnEnd)...)
+	if end := seen[len(seen)-1]; end.StopReason != StopEnd {
+		t.Errorf("got turn_end %+v, want stopReason end", end)
+	}
+	checkNothingLostOrDoubled(t, seen, storedEvents(t, ts.store, sess.SessionID))
+	s, err := ts.store.Load(context.Background(), sess.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := roleList(s.Messages); got != "user,assistant,tool,assistant" {
+		t.Errorf("got stored history %s, want user,assistant,tool,assistant", got)
+	}
+}
+
+func roleList(msgs []chat.Message) string {
+	var r []string
+	for _, m := range msgs {
+		r = append(r, m.Role)
+	}
+	return strings.Join(r, ",")
+}
+
+// turnEnded reports whether the session's last turn is over in the store.
+func turnOver(st store.Store, id string, msgs int) func() bool {
+	return func() bool {
+		s, err := st.Load(context.Background(), id)
+		return err == nil && s.ActiveTurn == "" && len(s.Messages) >= msgs
+	}
+}
+
+func TestSocketDiesMidTurnThenResume(t *testing.T) {
+	for _, clean := range []bool{false, true} {
+		name := map[bool]string{false: "no close frame", true: "close 1001"}[clean]
+		t.Run(name, func(t *testing.T) {
+			model := newWordModel(5, 0)
+			ts := newTestServer(t, model, nil)
+			page := newFakePage(t, ts, testOrigin, echoTool())
+			sess := page.session(SessionParams{})
+			go func() { _, _ = page.chat("tell me") }()
+			model.release()
+			seen := page.eventsUntilWord(wordAt(0))
+			dropSocket(page, clean)
+			for range 4 {
+				model.release()
+			}
+			waitFor(t, "the turn to finish without its page", turnOver(ts.store, sess.SessionID, 2))
+
+			back := newFakePage(t, ts, testOrigin, echoTool())
+			last := lastSeqOf(seen)
+			res := back.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+			if !res.Resumed || res.Forked {
+				t.Fatalf("got %+v, want the session resumed", res)
+			}
+			if got := roleList(res.Messages); got != "user,assistant" || res.Messages[1].Content != "w0 w1 w2 w3 w4 " {
+				t.Errorf("got messages %+v, want the whole answer", res.Messages)
+			}
+			seen = append(seen, back.eventsUntil(EventTurnEnd)...)
+			checkNothingLostOrDoubled(t, seen, storedEvents(t, ts.store, sess.SessionID))
+		})
+	}
+}
+
+// navigatingResult is a tool result that says the page is about to navigate.
+func navigatingResult(text string) map[string]any {
+	return map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": text}},
+		"_meta":   map[string]any{MetaNavigating: true},
+	}
+}
+
+func TestNavigationMidTurnGoesOnWithTheNewPagesTools(t *testing.T) {
+	// before: the old socket is still open when the new page resumes (the browser has not
+	// closed it yet, or the server has not seen it close); after: it is gone first.
+	for _, oldGoneFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("old socket gone first=%v", oldGoneFirst), func(t *testing.T) {
+			model, fake := openAIModel(t, llmtest.Script(
+				llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "nav", Name: "open_configurator", Args: `{}`}}},
+				llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "cfg", Name: "configure_car", Args: `{"color":"red"}`}}},
+				llmtest.Step{Text: "Your car is red."},
+			))
+			ts := newTestServer(t, model, nil)
+			navigated := make(chan struct{})
+			open := pageTestTool{
+				tool: PageTool{Name: "open_configurator", Description: "Go to the configurator.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				fn: func(context.Context, map[string]any) (any, error) {
+					close(navigated)
+					return navigatingResult("opening the configurator"), nil
+				},
+			}
+			filter := pageTestTool{
+				tool: PageTool{Name: "filter_cars", Description: "Filter the list.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				fn:   func(context.Context, map[string]any) (any, error) { return "filtered", nil },
+			}
+			configure := pageTestTool{
+				tool: PageTool{Name: "configure_car", Description: "Set the color.", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}},"required":["color"]}`)},
+				fn: func(_ context.Context, args map[string]any) (any, error) {
+					return "color set to " + args["color"].(string), nil
+				},
+			}
+			list := newFakePage(t, ts, testOrigin, open, filter)
+			sess := list.session(SessionParams{Page: &store.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
+			go func() { _, _ = list.chat("make me a red car") }()
+			<-navigated
+			seen := list.eventsUntil(EventToolResult)
+			if oldGoneFirst {
+				dropSocket(list, true)
+				waitFor(t, "the server to see the old page go", func() bool { return ts.ConnCount() == 0 })
+			}
+
+			cfg := newFakePage(t, ts, testOrigin, configure)
+			last := lastSeqOf(seen)
+			res := cfg.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last, Page: &store.Page{URL: "http://localhost:3000/configure", Title: "Configure"}})
+			if !res.Resumed || res.Forked {
+				t.Fatalf("got %+v, want the session resumed by the new page", res)
+			}
+			seen = append(seen, cfg.eventsUntil(EventTurnEnd)...)
+			if !oldGoneFirst {
+				dropSocket(list, true)
+			}
+			end := seen[len(seen)-1]
+			if end.StopReason != StopEnd || end.Text != "Your car is red." {
+				t.Errorf("got turn_end %+v, want the turn finished on the new page", end)
+			}
+			if calls := cfg.callsMade(); len(calls) != 1 || calls[0].Name != "configure_car" {
+				t.Errorf("got calls on the new page %+v, want configure_car", calls)
+			}
+			if calls := list.callsMade(); len(calls) != 1 || calls[0].Name != "open_configurator" {
+				t.Errorf("got calls on the old page %+v, want only open_configurator", calls)
+			}
+			reqs := fake.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("got %d model requests, want 3", len(reqs))
+			}
+			want := []string{"open_configurator,filter_cars", "configure_car", "configure_car"}
+			for i, r := range reqs {
+				var names []string
+				for _, tool := range r.Tools {
+					names = append(names, tool.Name)
+				}
+				if got := strings.Join(names, ","); got != want[i] {
+					t.Errorf("model call %d offered %q, want %q", i+1, got, want[i])
+				}
+			}
+			checkNothingLostOrDoubled(t, seen, storedEvents(t, ts.store, sess.SessionID))
+		})
+	}
+}
+
+// fakeTimePage is a page on an in-memory pipe, for tests on fake time (testing/synctest).
+type fakeTimePage struct {
+	peer  *wsrpc.Peer
+	mu    sync.Mutex
+	calls []string
+	evs   []event
+}
+
+// connectFakeTimePage serves a page over an in-memory pipe; wrap may stand between the server and
+// the pipe (nil: none).
+func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn) wsrpc.MessageConn, tools ...pageTestTool) *fakeTimePage {
+	t.Helper()
+	srvEnd, pageEnd := wsrpc.Pipe()
+	if wrap != nil {
+		srvEnd = wrap(srvEnd)
+	}
+	go srv.serveConn(context.Background(), srvEnd, testOrigin)
+	p := &fakeTimePage{}
+	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
+	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "pipe-page", Version: "1"}}, nil
+	})
+	peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		res := ToolsListResult{Tools: []PageTool{}}
+		for _, tt := range tools {
+			res.Tools = append(res.Tools, tt.tool)
+		}
+		return res, nil
+	})
+	peer.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp ToolsCallParams
+		_ = json.Unmarshal(req.Params, &cp)
+		p.mu.Lock()
+		p.calls = append(p.calls, cp.Name)
+		p.mu.Unlock()
+		for _, tt := range tools {
+			if tt.tool.Name == cp.Name {
+				var args map[string]any
+				_ = json.Unmarshal(cp.Arguments, &args)
+				v, err := tt.fn(ctx, args)
+				if err != nil {
+					return nil, err
+				}
+				if s, ok := v.(string); ok {
+					return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}, nil
+				}
+				return v, nil
+			}
+		}
+		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
+	})
+	peer.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+		var e event
+		_ = json.Unmarshal(req.Params, &e)
+		p.mu.Lock()
+		p.evs = append(p.evs, e)
+		p.mu.Unlock()
+	})
+	p.peer = peer
+	peer.Start()
+	return p
+}
+
+func (p *fakeTimePage) session(t *testing.T, params SessionParams) SessionResult {
+	t.Helper()
+	var res SessionResult
+	if err := p.peer.Call(context.Background(), MethodAgentSession, params, &res); err != nil {
+		t.Fatalf("agent/session: %v", err)
+	}
+	return res
+}
+
+func (p *fakeTimePage) events() []event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]event(nil), p.evs...)
+}
+
+// fakeTimeServer makes a Server for a synctest bubble; it is shut down before the bubble ends.
+func fakeTimeServer(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	if cfg.Store == nil {
+		cfg.Store = store.NewMemory()
+	}
+	srv, err := NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = srv.Shutdown(context.Background())
+		synctest.Wait()
+	})
+	return srv
+}
+
+func TestNavigationPageNeverComesBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const wait = 7 * time.Second
+		model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+			switch n {
+			case 0:
+				return &llm.Response{ToolCalls: []chat.ToolCall{call("nav", "open_configurator", `{}`)}}, nil
+			case 1: // the model goes on with a tool it saw on the old page
+				return &llm.Response{ToolCalls: []chat.ToolCall{call("flt", "filter_cars", `{}`)}}, nil
+			default:
+				return &llm.Response{Text: "The page did not come back."}, nil
+			}
+		}}
+		st := store.NewMemory()
+		srv := fakeTimeServer(t, Config{Store: st, Model: model, ReconnectWait: wait})
+		var page *fakeTimePage
+		open := pageTestTool{tool: PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			fn: func(context.Context, map[string]any) (any, error) { return navigatingResult("navigating"), nil }}
+		filter := pageTestTool{tool: PageTool{Name: "filter_cars", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			fn: func(context.Context, map[string]any) (any, error) { return "filtered", nil }}
+		page = connectFakeTimePage(t, srv, nil, open, filter)
+		sess := page.session(t, SessionParams{})
+		chatDone := make(chan error, 1)
+		go func() {
+			chatDone <- page.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "configure"}, nil)
+		}()
+		synctest.Wait() // the navigating call has run; the turn now waits for the page
+		if n := len(model.requests()); n != 1 {
+			t.Fatalf("got %d model calls before the page left, want 1", n)
+		}
+		page.peer.Close(nil) // the browser left the page
+		<-chatDone
+		left := time.Now()
+
+		time.Sleep(wait - time.Millisecond)
+		synctest.Wait()
+		if n := len(model.requests()); n != 1 {
+			t.Fatalf("got %d model calls before ReconnectWait ran out, want the turn still waiting", n)
+		}
+		time.Sleep(2 * time.Millisecond)
+		synctest.Wait()
+		reqs := model.requests()
+		if len(reqs) != 2 || len(reqs[1].Tools) != 0 {
+			t.Fatalf("got %d model calls (last with %d tools), want a 2nd one without page tools once ReconnectWait ran out", len(reqs), len(reqs[len(reqs)-1].Tools))
+		}
+		time.Sleep(2 * wait)
+		synctest.Wait()
+		s, err := st.Load(context.Background(), sess.SessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ActiveTurn != "" {
+			t.Fatalf("the turn is still active %v after the page left", time.Since(left))
+		}
+		answers := map[string]string{}
+		for _, m := range s.Messages {
+			if m.Role == chat.RoleTool {
+				answers[m.ToolCallID] = m.Content
+			}
+		}
+		if !strings.Contains(answers["flt"], "did not come back in time") || !strings.Contains(answers["nav"], "navigating") {
+			t.Errorf("got tool answers %v, want the navigation result and a clear not-connected error", answers)
+		}
+		if last := s.Messages[len(s.Messages)-1]; last.Role != chat.RoleAssistant || last.Content != "The page did not come back." {
+			t.Errorf("got last message %+v, want the model's closing answer", last)
+		}
+		evs := storedEvents(t, st, sess.SessionID)
+		var end event
+		_ = json.Unmarshal(evs[len(evs)-1].Data, &end)
+		if end.Type != EventTurnEnd || end.StopReason != StopEnd {
+			t.Errorf("got last event %+v, want turn_end with stopReason end", end)
+		}
+	})
+}
+
+// silentConn stands for a network that went silent: once frozen, nothing written reaches
+// the other end and nothing more is read (not even the other end's close), until Close.
+type silentConn struct {
+	wsrpc.MessageConn
+	frozen atomic.Bool
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newSilentConn(c wsrpc.MessageConn) *silentConn {
+	return &silentConn{MessageConn: c, closed: make(chan struct{})}
+}
+
+func (s *silentConn) ReadMessage() ([]byte, error) {
+	for {
+		data, err := s.MessageConn.ReadMessage()
+		if !s.frozen.Load() {
+			return data, err
+		}
+		if err != nil {
+			<-s.closed
+			return nil, wsrpc.ErrClosed
+		}
+	}
+}
+
+func (s *silentConn) WriteMessage(data []byte) error {
+	if s.frozen.Load() {
+		return nil
+	}
+	return s.MessageConn.WriteMessage(data)
+}
+
+func (s *silentConn) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return s.MessageConn.Close()
+}
+
+func TestSilentlyDeadSocketIsReplacedNotForked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		model := newWordModel(3, 0)
+		st := store.NewMemory()
+		srv := fakeTimeServer(t, Config{Store: st, Model: model})
+		var silent *silentConn
+		asleep := connectFakeTimePage(t, srv, func(c wsrpc.MessageConn) wsrpc.MessageConn { silent = newSilentConn(c); return silent }, echoTool())
+		sess := asleep.session(t, SessionParams{})
+		go func() { _ = asleep.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "hi"}, nil) }()
+		model.release()
+		synctest.Wait()
+		seen := asleep.events()
+		// The phone sleeps: its socket dies without the server hearing of it.
+		silent.frozen.Store(true)
+		asleep.peer.Close(nil)
+		model.release()
+		model.release()
+		synctest.Wait()
+		if s, _ := st.Load(context.Background(), sess.SessionID); s == nil || s.ActiveTurn != "" {
+			t.Fatalf("got %+v, want the turn finished while the phone slept", s)
+		}
+		select {
+		case <-silent.closed:
+			t.Fatal("the server closed the silent socket on its own; the test needs it open")
+		default:
+		}
+
+		awake := connectFakeTimePage(t, srv, nil, echoTool())
+		last := lastSeqOf(seen)
+		start := time.Now()
+		res := awake.session(t, SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+		if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
+			t.Fatalf("got %+v, want the session resumed: the old socket is dead", res)
+		}
+		if took := time.Since(start); took > srv.cfg.HandshakeTimeout {
+			t.Errorf("resume took %v of fake time, want at most the probe's bound %v", took, srv.cfg.HandshakeTimeout)
+		}
+		synctest.Wait()
+		select {
+		case <-silent.closed:
+		default:
+			t.Error("the dead socket was left open")
+		}
+		seen = append(seen, awake.events()...)
+		checkNothingLostOrDoubled(t, seen, storedEvents(t, st, sess.SessionID))
+		awake.peer.Close(nil)
+	})
+}
+
+// claimHook is a Store that reports failed claims, so a test knows a replica is waiting.
+type claimHook struct {
+	store.Store
+	refused chan struct{}
+}
+
+func (h *claimHook) Claim(ctx context.Context, id, owner string, ttl time.Duration) (bool, string, error) {
+	ok, cur, err := h.Store.Claim(ctx, id, owner, ttl)
+	if err == nil && !ok {
+		select {
+		case h.refused <- struct{}{}:
+		default:
+		}
+	}
+	return ok, cur, err
+}
+
+func TestResumeOnAnotherReplicaAfterItsTurnEnds(t *testing.T) {
+	shared := store.NewMemory()
+	model := newWordModel(4, 0)
+	a := newTestServer(t, model, func(c *Config) { c.Store = shared; c.OwnerID = "replica-a" })
+	hook := &claimHook{Store: shared, refused: make(chan struct{}, 1)}
+	b := newTestServer(t, textModel("answered on b"), func(c *Config) { c.Store = hook; c.OwnerID = "replica-b" })
+
+	page := newFakePage(t, a, testOrigin, echoTool())
+	sess := page.session(SessionParams{})
+	go func() { _, _ = page.chat("first") }()
+	model.release()
+	seen := page.eventsUntilWord(wordAt(0))
+	dropSocket(page, false)
+
+	// The page comes back through the load balancer on b while a still runs the turn: b
+	// waits for a's claim, a finishes and lets go, b takes the session with all of the turn.
+	moved := newFakePage(t, b, testOrigin, echoTool())
+	last := lastSeqOf(seen)
+	resumed := make(chan SessionResult, 1)
+	go func() {
+		var res SessionResult
+		err := moved.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res)
+		if err != nil {
+			t.Errorf("agent/session on b: %v", err)
+		}
+		resumed <- res
+	}()
+	select {
+	case <-hook.refused:
+	case <-time.After(waitLimit):
+		t.Fatal("b never tried to claim the session")
+	}
+	for range 3 {
+		model.release()
+	}
+	res := <-resumed
+	if !res.Resumed || res.Forked {
+		t.Fatalf("got %+v, want the session resumed on b", res)
+	}
+	if got := roleList(res.Messages); got != "user,assistant" || res.Messages[1].Content != "w0 w1 w2 w3 " {
+		t.Errorf("got messages %+v, want the turn a finished", res.Messages)
+	}
+	seen = append(seen, moved.eventsUntil(EventTurnEnd)...)
+	r, err := moved.chat("second")
+	if err != nil || r.Text != "answered on b" {
+		t.Fatalf("got %+v %v, want the next turn run by b", r, err)
+	}
+	seen = append(seen, moved.eventsUntil(EventTurnEnd)...)
+	checkNothingLostOrDoubled(t, seen, storedEvents(t, shared, sess.SessionID))
+	reqs := b.cfg.Model.(*scriptModel).requests()
+	if len(reqs) != 1 {
+		t.Fatalf("b made %d model calls, want 1", len(reqs))
+	}
+	hist := reqs[0].Messages[1:] // after the system prompt
+	if got := roleList(hist); got != "user,assistant,user" || hist[1].Content != "w0 w1 w2 w3 " {
+		t.Errorf("b's model saw %+v, want the whole history", hist)
+	}
+}
+
+// echoArgs is a model that calls echo with the user's words, then answers.
+func echoUserText() *scriptModel {
+	return &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == chat.RoleUser {
+			args, _ := json.Marshal(map[string]string{"text": last.Content})
+			return &llm.Response{ToolCalls: []chat.ToolCall{call(fmt.Sprintf("c%d", n), "echo", string(args))}}, nil
+		}
+		return &llm.Response{Text: "done"}, nil
+	}}
+}
+
+// slowEcho is echo that blocks on "slow" until release is closed.
+func slowEcho(started chan<- struct{}, release <-chan struct{}) pageTestTool {
+	tt := echoTool()
+	tt.fn = func(ctx context.Context, args map[string]any) (any, error) {
+		if args["text"] == "slow" {
+			started <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return "echo: " + args["text"].(string), nil
+	}
+	return tt
+}
+
+func TestDuplicateTabNeverRunsTheOthersTools(t *testing.T) {
+	ts := newTestServer(t, echoUserText(), nil)
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	a := newFakePage(t, ts, testOrigin, slowEcho(started, release))
+	sessA := a.session(SessionParams{})
+	if _, err := a.chat("first from a"); err != nil {
+		t.Fatal(err)
+	}
+	aDone := make(chan error, 1)
+	go func() { _, err := a.chat("slow"); aDone <- err }()
+	<-started // a's turn is running, its tool call waiting in tab a
+
+	// The duplicated tab arrives with the same id (sessionStorage is copied) and lastSeq.
+	b := newFakePage(t, ts, testOrigin, echoTool())
+	last := int64(5)
+	res := b.session(SessionParams{SessionID: sessA.SessionID, LastSeq: &last})
+	if !res.Forked || res.Resumed || res.SessionID == sessA.SessionID || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(res.SessionID) {
+		t.Fatalf("got %+v, want a new forked session", res)
+	}
+	if got := roleList(res.Messages); got != "user,assistant,tool,assistant" || res.Messages[0].Content != "first from a" {
+		t.Errorf("got forked history %+v, want a's completed turn only", res.Messages)
+	}
+	if res.Seq != 0 {
+		t.Errorf("got seq %d, want the fork's own log (0)", res.Seq)
+	}
+	if _, err := b.chat("from b"); err != nil {
+		t.Fatal(err)
+	}
+	// Asked again while a is live, b's old id still forks: never two sockets on one session.
+	c := newFakePage(t, ts, testOrigin, echoTool())
+	if again := c.session(SessionParams{SessionID: sessA.SessionID}); !again.Forked || again.SessionID == sessA.SessionID {
+		t.Errorf("got %+v, want another fork", again)
+	}
+	close(release)
+	if err := <-aDone; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.chat("more from a"); err != nil {
+		t.Fatal(err)
+	}
+	texts := func(p *fakePage) string {
+		var out []string
+		for _, c := range p.callsMade() {
+			var args map[string]string
+			_ = json.Unmarshal(c.Arguments, &args)
+			out = append(out, args["text"])
+		}
+		return strings.Join(out, "|")
+	}
+	if got := texts(a); got != "first from a|slow|more from a" {
+		t.Errorf("tab a ran %q, want only a's calls", got)
+	}
+	if got := texts(b); got != "from b" {
+		t.Errorf("tab b ran %q, want only b's call", got)
+	}
+	if got := texts(c); got != "" {
+		t.Errorf("tab c ran %q, want nothing", got)
+	}
+	s, _ := ts.store.Load(context.Background(), sessA.SessionID)
+	if got := roleList(s.Messages); got != strings.Repeat("user,assistant,tool,assistant,", 2)+"user,assistant,tool,assistant" {
+		t.Errorf("a's history is %s, want its three turns only", got)
+	}
+	// Once tab a is gone, its id resumes (a reload of tab a), not forks.
+	dropSocket(a, true)
+	waitFor(t, "tab a to be gone", func() bool { return ts.ConnCount() == 2 })
+	d := newFakePage(t, ts, testOrigin, echoTool())
+	if back := d.session(SessionParams{SessionID: sessA.SessionID}); !back.Resumed || back.Forked {
+		t.Errorf("got %+v, want a's session resumed once tab a is gone", back)
+	}
+}
+
+var hexSessionID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func TestSessionIDsOriginsAndLogs(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	ts := newTestServer(t, echoUserText(), func(c *Config) { c.Logger = zap.New(core) })
+	ids := map[string]bool{}
+	a := newFakePage(t, ts, testOrigin, echoTool())
+	sess := a.session(SessionParams{})
+	ids[sess.SessionID] = true
+	if _, err := a.chat("hello"); err != nil {
+		t.Fatal(err)
+	}
+	a.eventsUntil(EventTurnEnd)
+
+	// Another origin can neither resume nor fork it, live or stored.
+	other := "http://127.0.0.1:4000"
+	for _, state := range []string{"live", "stored"} {
+		if state == "stored" {
+			dropSocket(a, true)
+			waitFor(t, "the session to leave memory", func() bool {
+				ts.hub.mu.Lock()
+				defer ts.hub.mu.Unlock()
+				return ts.hub.live[sess.SessionID] == nil
+			})
+		}
+		thief := newFakePage(t, ts, other, echoTool())
+		last := int64(0)
+		var res SessionResult
+		err := thief.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res)
+		if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
+			t.Errorf("%s session from another origin: got %v %+v, want %d", state, err, res, CodeSessionNotFound)
+		}
+		select {
+		case raw := <-thief.events:
+			t.Errorf("%s session from another origin: got event %s, want none", state, raw)
+		default:
+		}
+		thief.peer.Close(nil)
+	}
+	// The same origin resumes it, and a duplicated tab forks it.
+	b := newFakePage(t, ts, testOrigin, echoTool())
+	last := int64(1)
+	if res := b.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed {
+		t.Fatalf("got %+v, want it resumed", res)
+	}
+	b.eventsUntil(EventTurnEnd)
+	c := newFakePage(t, ts, testOrigin, echoTool())
+	fork := c.session(SessionParams{SessionID: sess.SessionID})
+	ids[fork.SessionID] = true
+	if _, err := c.chat("in the fork"); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		ids[c.session(SessionParams{}).SessionID] = true
+	}
+	if len(ids) != 22 {
+		t.Errorf("got %d distinct ids for 22 sessions", len(ids))
+	}
+	for id := range ids {
+		if !hexSessionID.MatchString(id) {
+			t.Errorf("session id %q is not 32 hex digits (128 bits)", id)
+		}
+	}
+	b.peer.Close(nil)
+	c.peer.Close(nil)
+	waitFor(t, "the sockets to close", func() bool { return ts.ConnCount() == 0 })
+
+	entries := logs.All()
+	if len(entries) < 10 {
+		t.Fatalf("got %d log entries, want the debug log of the whole scenario", len(entries))
+	}
+	shortSeen := false
+	for _, e := range entries {
+		line := e.Message + " " + fmt.Sprint(e.ContextMap())
+		for id := range ids {
+			if strings.Contains(line, id) {
+				t.Errorf("log line %q contains a full session id", line)
+			}
+			shortSeen = shortSeen || strings.Contains(line, id[:8])
+		}
+	}
+	if !shortSeen {
+		t.Error("no log line names a session by its short id; the test looks at the wrong logs")
+	}
+}
+
+func TestIdleSessionsExpire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = time.Hour // checked every ttl/10
+		st := store.NewMemory()
+		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok"), SessionTTL: ttl})
+		chatOn := func(p *fakeTimePage) {
+			if err := p.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "hi"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		idle := connectFakeTimePage(t, srv, nil)
+		idleID := idle.session(t, SessionParams{}).SessionID
+		chatOn(idle)
+		idle.peer.Close(nil)
+		busy := connectFakeTimePage(t, srv, nil)
+		busyID := busy.session(t, SessionParams{}).SessionID
+		busy.peer.Close(nil)
+		synctest.Wait()
+
+		exists := func(id string) bool {
+			_, err := st.Load(context.Background(), id)
+			return err == nil
+		}
+		time.Sleep(50 * time.Minute)
+		synctest.Wait()
+		if !exists(idleID) || !exists(busyID) {
+			t.Fatal("sessions expired before their TTL")
+		}
+		busy = connectFakeTimePage(t, srv, nil)
+		busy.session(t, SessionParams{SessionID: busyID})
+		chatOn(busy) // used again at 50 min: its TTL starts over
+		busy.peer.Close(nil)
+
+		time.Sleep(ttl + ttl/10 - 50*time.Minute + time.Second)
+		synctest.Wait()
+		if exists(idleID) {
+			t.Error("a session idle for longer than SessionTTL (plus one check period) is still stored")
+		}
+		if !exists(busyID) {
+			t.Error("a session used 20 minutes ago expired")
+		}
+		late := connectFakeTimePage(t, srv, nil)
+		err := late.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: idleID}, nil)
+		if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
+			t.Errorf("resuming an expired session: got %v, want %d", err, CodeSessionNotFound)
+		}
+		late.peer.Close(nil)
+
+		time.Sleep(ttl)
+		synctest.Wait()
+		if exists(busyID) {
+			t.Error("the second session outlived its TTL")
+		}
+	})
+}

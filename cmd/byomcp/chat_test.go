@@ -1,0 +1,462 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+)
+
+func init() {
+	// `byomcp chat` starts os.Executable() as `byomcp tools`: under test that is this test
+	// binary, whose TestMain runs main when it sees this variable.
+	toolsEnv = map[string]string{"BYOMCP_TEST_MAIN": "1"}
+}
+
+// chatWait bounds one `byomcp chat` run in these tests; hitting it is a failure.
+const chatWait = 2 * time.Minute
+
+// syncBuffer is a bytes.Buffer safe for the logger's and the turn's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// chatEnv is the environment of a test run: no Ollama (OLLAMA_HOST is a closed port),
+// notes in a temporary file, plus vars.
+func chatEnv(t *testing.T, vars map[string]string) map[string]string {
+	t.Helper()
+	env := map[string]string{
+		"OLLAMA_HOST":  deadAddr(t),
+		"BYOMCP_NOTES": filepath.Join(t.TempDir(), "notes.db"),
+	}
+	for k, v := range vars {
+		env[k] = v
+	}
+	return env
+}
+
+// deadAddr returns a loopback address nothing listens on.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// noServers writes an mcp.json without servers, for tests about the model only.
+func noServers(t *testing.T) string {
+	t.Helper()
+	return writeMCPConfig(t, map[string]any{})
+}
+
+func writeMCPConfig(t *testing.T, servers map[string]any) string {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runChatCmd runs `byomcp chat args...` in-process with env as its whole environment.
+func runChatCmd(t *testing.T, stdin string, env map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), chatWait)
+	defer cancel()
+	var out, errOut syncBuffer
+	err = run(ctx, append([]string{"chat"}, args...), strings.NewReader(stdin), &out, &errOut, func(k string) string { return env[k] })
+	if ctx.Err() != nil {
+		t.Fatalf("byomcp chat did not finish within %v; stdout:\n%s\nstderr:\n%s", chatWait, out.String(), errOut.String())
+	}
+	return out.String(), errOut.String(), err
+}
+
+// fakeModelEnv points the CLI at a fake OpenAI-compatible server.
+func fakeModelEnv(t *testing.T, fake *llmtest.Server) map[string]string {
+	return chatEnv(t, map[string]string{"OPENAI_BASE_URL": fake.URL, "OPENAI_API_KEY": "test-key", "BYOMCP_MODEL": "fake-model"})
+}
+
+func TestChatOneShotCallsBuiltInTool(t *testing.T) {
+	fake := llmtest.NewServer(t,
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_1", Name: "byomcp__calculate", Args: `{"expression":"(17 * 23) + 4"}`}}},
+		llmtest.Step{Text: "(17 * 23) + 4 is 395."},
+	)
+	stdout, stderr, err := runChatCmd(t, "", fakeModelEnv(t, fake), "what is", "(17 * 23) + 4?")
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	want := `[tool] byomcp__calculate({"expression":"(17 * 23) + 4"})` + "\n" +
+		"[tool] -> (17 * 23) + 4 = 395\n" +
+		"(17 * 23) + 4 is 395.\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+	if !strings.Contains(stderr, "[model] custom fake-model at "+fake.URL) {
+		t.Errorf("stderr %q does not name the model", stderr)
+	}
+
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("got %d model requests, want 2", len(reqs))
+	}
+	var offered []string
+	for _, tool := range reqs[0].Tools {
+		offered = append(offered, tool.Name)
+	}
+	slices.Sort(offered)
+	if want := []string{"byomcp__add_note", "byomcp__calculate", "byomcp__get_current_time", "byomcp__list_notes"}; !slices.Equal(offered, want) {
+		t.Errorf("tools offered: got %v, want %v", offered, want)
+	}
+	if got := reqs[0].Header.Get("Authorization"); got != "Bearer test-key" {
+		t.Errorf("Authorization: got %q, want the configured key", got)
+	}
+	if first := reqs[0].Messages; len(first) != 2 || first[0].Role != "system" || first[1].Content != "what is (17 * 23) + 4?" {
+		t.Errorf("first request messages: got %+v, want the system prompt and the question", first)
+	}
+	last := reqs[1].LastMessage()
+	if last.Role != "tool" || last.ToolCallID != "call_1" || !strings.Contains(last.Content, "= 395") || !strings.Contains(last.Content, `"result":395`) {
+		t.Errorf("second request's last message: got %+v, want call_1's result with its text and structured content", last)
+	}
+}
+
+func TestChatInteractiveKeepsHistory(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Step{Text: "Paris."}, llmtest.Step{Text: "Rome."})
+	stdin := "What is the capital of France?\n\n  And of Italy?  \nexit\nnever asked\n"
+	stdout, stderr, err := runChatCmd(t, stdin, fakeModelEnv(t, fake), "--mcp-config", noServers(t))
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	if want := "> Paris.\n> > Rome.\n> "; stdout != want {
+		t.Errorf("stdout: got %q, want %q", stdout, want)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("got %d model requests, want 2 (exit ends the session)", len(reqs))
+	}
+	var got []string
+	for _, m := range reqs[1].Messages {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	want := []string{"system: " + chatSystemPrompt, "user: What is the capital of France?", "assistant: Paris.", "user: And of Italy?"}
+	if !slices.Equal(got, want) {
+		t.Errorf("second request:\n got %q\nwant %q", got, want)
+	}
+	if len(reqs[0].Tools) != 0 {
+		t.Errorf("got %d tools with an mcp.json without servers, want none", len(reqs[0].Tools))
+	}
+}
+
+func TestChatEndOfInputEndsSession(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Step{Text: "Hello."})
+	stdout, _, err := runChatCmd(t, "hi", fakeModelEnv(t, fake), "--mcp-config", noServers(t))
+	if err != nil {
+		t.Fatalf("chat: %v", err)
+	}
+	if want := "> Hello.\n> \n"; stdout != want {
+		t.Errorf("stdout: got %q, want %q", stdout, want)
+	}
+}
+
+func TestChatModelErrorsAreOneSentence(t *testing.T) {
+	failing := func(status int) llmtest.Option {
+		// 1 try + 3 retries; Retry-After 0 keeps the retries immediate.
+		s := llmtest.Step{Status: status, RetryAfter: "0"}
+		return llmtest.Script(s, s, s, s)
+	}
+	tests := []struct {
+		name     string
+		opts     []llmtest.Option
+		key      string
+		want     []string // parts of the sentence
+		requests int
+	}{
+		{
+			name: "401 wrong key", opts: []llmtest.Option{llmtest.WithAPIKey("right-key")}, key: "sk-wrong-401",
+			want: []string{"the model API rejected the key (HTTP 401)", "check OPENAI_API_KEY"}, requests: 1,
+		},
+		{
+			name: "429 after retries", opts: []llmtest.Option{failing(429)}, key: "sk-test-429",
+			want: []string{"the model API is rate limiting requests", "(HTTP 429)", "wait a moment and ask again"}, requests: 4,
+		},
+		{
+			name: "404 unknown model", opts: []llmtest.Option{llmtest.Script(llmtest.Step{Status: 404, Message: "The model `fake-model` does not exist"})}, key: "sk-test-404",
+			want: []string{`model not found: "fake-model" at 127.0.0.1:`, "(HTTP 404)", "--model or BYOMCP_MODEL"}, requests: 1,
+		},
+		{
+			name: "500 after retries", opts: []llmtest.Option{failing(500)}, key: "sk-test-500",
+			want: []string{"the model API is unavailable", "(HTTP 500)", "try again later"}, requests: 4,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := llmtest.New(tt.opts...)
+			t.Cleanup(fake.Close)
+			env := chatEnv(t, map[string]string{"OPENAI_BASE_URL": fake.URL, "OPENAI_API_KEY": tt.key, "BYOMCP_MODEL": "fake-model"})
+			stdout, stderr, err := runChatCmd(t, "", env, "--mcp-config", noServers(t), "hello")
+			if err == nil {
+				t.Fatalf("chat succeeded, want an error; stdout %q", stdout)
+			}
+			msg := err.Error()
+			for _, part := range tt.want {
+				if !strings.Contains(msg, part) {
+					t.Errorf("error %q does not contain %q", msg, part)
+				}
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, tt.key) {
+				t.Errorf("error %q: want one line without the key", msg)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: got %q, want nothing (the error is returned once)", stdout)
+			}
+			if strings.Contains(stderr, tt.key) {
+				t.Errorf("stderr shows the key:\n%s", stderr)
+			}
+			if got := len(fake.Requests()); got != tt.requests {
+				t.Errorf("got %d model requests, want %d", got, tt.requests)
+			}
+		})
+	}
+}
+
+func TestChatInteractiveReportsErrorAndGoesOn(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Step{Status: 404}, llmtest.Step{Text: "Fine."})
+	stdout, _, err := runChatCmd(t, "first\nsecond\n", fakeModelEnv(t, fake), "--mcp-config", noServers(t))
+	if err != nil {
+		t.Fatalf("chat: %v", err)
+	}
+	first, rest, _ := strings.Cut(stdout, "\n")
+	if !strings.HasPrefix(first, `> [error] model not found: "fake-model"`) || rest != "> Fine.\n> \n" {
+		t.Errorf("stdout: got %q, want an [error] line for the first question and the answer to the second", stdout)
+	}
+}
+
+func TestChatWithoutModelUsesOfflinePlanner(t *testing.T) {
+	env := chatEnv(t, nil)
+	stdout, stderr, err := runChatCmd(t, "", env, `calculate "(17 * 23) + 4"`)
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	for _, want := range []string{
+		`[tool] byomcp__calculate({"expression":"(17 * 23) + 4"})` + "\n[tool] -> (17 * 23) + 4 = 395\n",
+		"Result: (17 * 23) + 4 = 395",
+		"Offline planner",
+		"OPENAI_API_KEY",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout:\n%s\nwant it to contain %q", stdout, want)
+		}
+	}
+	if want := "[model] offline planner: no model configured"; !strings.Contains(stderr, want) || !strings.Contains(stderr, env["OLLAMA_HOST"]) {
+		t.Errorf("stderr:\n%s\nwant %q naming the Ollama address tried (%s)", stderr, want, env["OLLAMA_HOST"])
+	}
+
+	// A model asked for by name with neither a key nor an Ollama is an error, not the planner.
+	_, _, err = runChatCmd(t, "", env, "--mcp-config", noServers(t), "--model", "llama3.2", "hi")
+	if err == nil || !strings.Contains(err.Error(), `model "llama3.2" was asked for, but no API key is set`) {
+		t.Errorf("--model without a provider: err = %v, want it to say no API key is set", err)
+	}
+}
+
+func TestOllamaURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"  ", ""},
+		{"127.0.0.1:1234", "http://127.0.0.1:1234"},
+		{"gpu-box", "http://gpu-box:11434"},
+		{":8080", "http://127.0.0.1:8080"},
+		{"0.0.0.0", "http://0.0.0.0:11434"},
+		{"http://ollama.lan:11434/", "http://ollama.lan:11434"},
+		{"https://ollama.example.com", "https://ollama.example.com:11434"},
+		{"[::1]:5000", "http://[::1]:5000"},
+		{"ftp://x", ""},
+	}
+	for _, tt := range tests {
+		if got := ollamaURL(tt.in); got != tt.want {
+			t.Errorf("ollamaURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestModelErrorSentenceWithoutStatus(t *testing.T) {
+	if got, want := modelErrorSentence(context.DeadlineExceeded, "openai x"), "the model did not answer in time"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := modelErrorSentence(errors.New("boom"), "openai x"), "the model call failed: boom"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestKeyVariableFollowsProvider(t *testing.T) {
+	for provider, want := range map[string]string{"openai": "OPENAI_API_KEY", "custom": "OPENAI_API_KEY", "openrouter": "OPENROUTER_API_KEY", "gemini": "GEMINI_API_KEY"} {
+		if got := keyVariable(provider); got != want {
+			t.Errorf("keyVariable(%q) = %q, want %q", provider, got, want)
+		}
+	}
+}
+
+// everythingEntry returns node and @modelcontextprotocol/server-everything's entry point,
+// or skips (fails when BYOMCP_REQUIRE_NODE=1).
+func everythingEntry(t *testing.T) (node, entry string) {
+	t.Helper()
+	entry, err := filepath.Abs("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := func(what string) {
+		if os.Getenv("BYOMCP_REQUIRE_NODE") == "1" {
+			t.Fatalf("%s (BYOMCP_REQUIRE_NODE=1)", what)
+		}
+		t.Skipf("skipping: %s", what)
+	}
+	if _, err := os.Stat(entry); err != nil {
+		missing("node_modules/@modelcontextprotocol/server-everything is not installed; run `npm ci` at the repository root")
+	}
+	if node, err = exec.LookPath("node"); err != nil {
+		missing("node is not on PATH")
+	}
+	return node, entry
+}
+
+func TestChatWithThirdPartyServer(t *testing.T) {
+	node, entry := everythingEntry(t)
+	cfg := writeMCPConfig(t, map[string]any{"everything": map[string]any{"command": node, "args": []string{entry, "stdio"}}})
+	fake := llmtest.NewServer(t,
+		llmtest.Step{Text: "Let me echo that.", ToolCalls: []llmtest.FakeCall{{ID: "call_e", Name: "everything__echo", Args: `{"message":"hello from the terminal"}`}}},
+		llmtest.Step{Text: "It echoed."},
+	)
+	stdout, stderr, err := runChatCmd(t, "", fakeModelEnv(t, fake), "--mcp-config", cfg, "echo something")
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	want := "Let me echo that.\n" +
+		`[tool] everything__echo({"message":"hello from the terminal"})` + "\n" +
+		"[tool] -> Echo: hello from the terminal\n" +
+		"It echoed.\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%q\nwant:\n%q", stdout, want)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("got %d model requests, want 2", len(reqs))
+	}
+	if !slices.ContainsFunc(reqs[0].Tools, func(tool llmtest.RecordedTool) bool { return tool.Name == "everything__get-sum" }) {
+		t.Errorf("the server's tools were not offered: %+v", reqs[0].Tools)
+	}
+	if last := reqs[1].LastMessage(); last.ToolCallID != "call_e" || !strings.Contains(last.Content, "Echo: hello from the terminal") {
+		t.Errorf("second request's last message: got %+v, want the echo result", last)
+	}
+}
+
+// TestAdaptersKeepAudiences checks the two toolboxes built on the Manager: the terminal's
+// (cliTools) and the page conversations' (managerTools). Both servers are this binary's
+// `byomcp tools`, one exposed to the web only and one to the terminal only.
+func TestAdaptersKeepAudiences(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := func(expose string) map[string]any {
+		return map[string]any{
+			"command": self, "args": []string{"tools", "--notes", filepath.Join(t.TempDir(), "notes.db")},
+			"env": map[string]string{"BYOMCP_TEST_MAIN": "1"}, "expose": []string{expose},
+		}
+	}
+	cfg, err := mcpservers.LoadConfig(writeMCPConfig(t, map[string]any{"pagetools": server("web"), "termtools": server("cli")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), chatWait)
+	defer cancel()
+	mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{})
+	defer mgr.Close()
+	if err := mgr.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range mgr.Status() {
+		if st.State != mcpservers.StateReady {
+			t.Fatalf("server %s: %+v, want ready", st.Name, st)
+		}
+	}
+
+	web := managerTools{mgr}
+	var webNames []string
+	for _, tool := range web.ToolsFor("web") {
+		webNames = append(webNames, tool.ModelName)
+	}
+	var cliNames []string
+	for _, def := range (cliTools{mgr}).Defs(ctx) {
+		cliNames = append(cliNames, def.Name)
+	}
+	if len(webNames) != 4 || len(cliNames) != 4 {
+		t.Fatalf("got web tools %v and terminal tools %v, want 4 each", webNames, cliNames)
+	}
+	for _, n := range webNames {
+		if !strings.HasPrefix(n, "pagetools__") {
+			t.Errorf("web tools include %q, want only pagetools__*", n)
+		}
+	}
+	for _, n := range cliNames {
+		if !strings.HasPrefix(n, "termtools__") {
+			t.Errorf("terminal tools include %q, want only termtools__*", n)
+		}
+	}
+
+	args := json.RawMessage(`{"expression":"6 * 7"}`)
+	res, err := web.CallFor(ctx, "web", "pagetools__calculate", args)
+	if err != nil {
+		t.Fatalf("web call: %v", err)
+	}
+	if text, isErr := tools.Render(res, 0); isErr || !strings.Contains(text, "42") {
+		t.Errorf("web call: got %q (isError %v), want 42", text, isErr)
+	}
+	if _, err := web.CallFor(ctx, "web", "termtools__calculate", args); !errors.Is(err, mcpservers.ErrNotExposed) {
+		t.Errorf("web call of a terminal-only tool: err = %v, want ErrNotExposed", err)
+	}
+	out := (cliTools{mgr}).Call(ctx, chat.ToolCall{ID: "c1", Name: "pagetools__calculate", Arguments: string(args)})
+	if !out.IsError || !strings.Contains(out.Text, "not available to cli") {
+		t.Errorf("terminal call of a web-only tool: got %+v, want a tool error", out)
+	}
+	out = (cliTools{mgr}).Call(ctx, chat.ToolCall{ID: "c2", Name: "termtools__calculate", Arguments: `{"expression":"6 *"}`})
+	if !out.IsError || out.Name != "termtools__calculate" {
+		t.Errorf("terminal call with a bad expression: got %+v, want a tool error", out)
+	}
+	out = (cliTools{mgr}).Call(ctx, chat.ToolCall{ID: "c3", Name: "termtools__calculate", Arguments: string(args)})
+	if out.IsError || !strings.Contains(out.Text, "42") {
+		t.Errorf("terminal call: got %+v, want 42", out)
+	}
+}
