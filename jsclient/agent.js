@@ -86,6 +86,9 @@ export class AgentClient extends EventTarget {
   #chats = new Set();
   /** @type {Set<{resolve: () => void, reject: (e: unknown) => void}>} */
   #openWaiters = new Set();
+  /** The page is hidden (pagehide): no reconnecting until it is shown again. */
+  #suspended = false;
+  #pageListening = false;
 
   /** @param {AgentClientOptions} options */
   constructor({
@@ -147,7 +150,53 @@ export class AgentClient extends EventTarget {
     if (!this.#stopped) return;
     this.#stopped = false;
     this.#attempt = 0;
+    this.#listenToPage();
     this.#setState('connecting');
+    this.#connect();
+  }
+
+  /**
+   * Follows the page's life: on pagehide the socket is closed at once with 1001 (the agent then
+   * knows the tab left, and the next page resumes the session without waiting for a timeout);
+   * a page restored from the back/forward cache reconnects; coming back online or to the
+   * foreground (a phone waking up) reconnects now instead of at the end of the backoff.
+   */
+  #listenToPage() {
+    const win = /** @type {any} */ (globalThis);
+    if (this.#pageListening || typeof win.addEventListener !== 'function') return;
+    this.#pageListening = true;
+    win.addEventListener('pagehide', () => {
+      if (this.#stopped) return;
+      this.#suspended = true;
+      if (this.#timer !== null) {
+        clearTimeout(this.#timer);
+        this.#timer = null;
+      }
+      const peer = this.#peer;
+      const socket = this.#socket;
+      this.#peer = null;
+      this.#socket = null;
+      if (peer) peer.close(1001, 'page hidden');
+      else if (socket) closeQuietly(socket);
+    });
+    win.addEventListener('pageshow', (/** @type {any} */ ev) => {
+      if (!ev?.persisted || this.#stopped) return;
+      this.#suspended = false;
+      this.#reconnectNow();
+    });
+    win.addEventListener('online', () => this.#reconnectNow());
+    win.document?.addEventListener?.('visibilitychange', () => {
+      if (win.document.visibilityState === 'visible') this.#reconnectNow();
+    });
+  }
+
+  /** Connects at once unless connected, connecting, stopped or hidden. */
+  #reconnectNow() {
+    if (this.#stopped || this.#suspended || this.#socket) return;
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
     this.#connect();
   }
 
@@ -263,7 +312,7 @@ export class AgentClient extends EventTarget {
     const reason = ev?.reason;
     this.#log.debug('agent: socket closed', code, reason);
     if (reason && code !== 1000 && code !== 1001) this.#emitError(reason, code);
-    if (!this.#stopped) this.#scheduleReconnect();
+    if (!this.#stopped && !this.#suspended) this.#scheduleReconnect();
   }
 
   #scheduleReconnect() {

@@ -438,3 +438,30 @@ describe('chat', () => {
     await assert.rejects(first, ClosedError);
   });
 });
+
+describe('page life', () => {
+  test('pagehide closes the socket with 1001 and does not reconnect; a bfcache restore does', async () => {
+    const had = globalThis.addEventListener;
+    const win = new EventTarget();
+    globalThis.addEventListener = win.addEventListener.bind(win);
+    try {
+      const { client, socket, accept } = setup();
+      client.start();
+      await accept();
+      const first = socket();
+      win.dispatchEvent(new Event('pagehide'));
+      await settle();
+      assert.equal(first.closeCalls.at(-1)?.code, 1001);
+      assert.equal(FakeSocket.instances.length, 1, 'a hidden page must not reconnect');
+      const show = new Event('pageshow');
+      Object.defineProperty(show, 'persisted', { value: true });
+      win.dispatchEvent(show);
+      await settle();
+      assert.equal(FakeSocket.instances.length, 2, 'a page restored from the bfcache reconnects');
+      client.stop();
+    } finally {
+      if (had) globalThis.addEventListener = had;
+      else delete globalThis.addEventListener;
+    }
+  });
+});
