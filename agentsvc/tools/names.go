@@ -69,13 +69,17 @@ func NewNamer() *Namer {
 
 // Assign returns the model name for original, choosing one the first time: ModelName(original),
 // or, when another original already has it, the name with a short hash of original.
-func (n *Namer) Assign(original string) string {
+func (n *Namer) Assign(original string) string { return n.AssignAs(original, original) }
+
+// AssignAs is Assign with the model name derived from preferred instead of original (for an
+// original that is an internal key, such as a server tool's).
+func (n *Namer) AssignAs(original, preferred string) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if m, ok := n.toModel[original]; ok {
 		return m
 	}
-	m := ModelName(original)
+	m := ModelName(preferred)
 	if other, taken := n.toOrig[m]; taken && other != original {
 		h := shortHash(original)
 		if len(m) > MaxModelName-len(h)-1 {

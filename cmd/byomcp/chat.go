@@ -58,7 +58,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	model, desc, err := chatModel(ctx, c.model, getenv, log)
+	model, desc, err := selectModel(ctx, c.model, getenv, log)
 	if err != nil {
 		return err
 	}
@@ -131,8 +131,9 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 }
 
-// chatModel picks the model like serve does, probing Ollama where OLLAMA_HOST says.
-func chatModel(ctx context.Context, modelFlag string, getenv func(string) string, log *zap.Logger) (llm.Model, string, error) {
+// selectModel picks the configured model, else a local Ollama (where OLLAMA_HOST says),
+// else the offline planner.
+func selectModel(ctx context.Context, modelFlag string, getenv func(string) string, log *zap.Logger) (llm.Model, string, error) {
 	m, desc, err := llm.Select(ctx, llm.Env(getenv), modelFlag, llm.Options{Logger: log, OllamaURL: ollamaURL(getenv("OLLAMA_HOST"))})
 	if err != nil {
 		return nil, "", err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/tools"
@@ -318,6 +319,38 @@ func TestModelErrorSentenceWithoutStatus(t *testing.T) {
 	}
 	if got, want := modelErrorSentence(errors.New("boom"), "openai x"), "the model call failed: boom"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestModelErrorSentenceUnreachable(t *testing.T) {
+	err := &llm.Error{Message: "cannot reach the model API at 127.0.0.1:1", Retryable: true}
+	want := "cannot reach the model API at 127.0.0.1:1; check the network (and OPENAI_BASE_URL if it is set), then ask again"
+	if got := modelErrorSentence(err, "custom m"); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestChatReportsServerProblems(t *testing.T) {
+	cfg := writeMCPConfig(t, map[string]any{"broken": map[string]any{"command": "/nonexistent/byomcp-test-server", "autoApprove": []string{}}})
+	fake := llmtest.NewServer(t, llmtest.Step{Text: "Still here."})
+	stdout, stderr, err := runChatCmd(t, "", fakeModelEnv(t, fake), "--mcp-config", cfg, "hello")
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	if stdout != "Still here.\n" {
+		t.Errorf("stdout: got %q, want the answer", stdout)
+	}
+	for _, want := range []string{
+		"[mcp] " + cfg + `: server "broken": field "autoApprove" ignored` + "\n",
+		"[mcp] broken: ",
+		"/nonexistent/byomcp-test-server",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr:\n%s\nwant it to contain %q", stderr, want)
+		}
+	}
+	if strings.Contains(stderr, `"level"`) {
+		t.Errorf("stderr has log lines at the default level:\n%s", stderr)
 	}
 }
 

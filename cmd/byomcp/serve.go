@@ -17,9 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/byomcp/byomcp/agentsvc"
-	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
-	"github.com/byomcp/byomcp/agentsvc/planner"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	demosite "github.com/byomcp/byomcp/demo-site"
 	"github.com/byomcp/byomcp/jsclient"
@@ -57,18 +55,6 @@ func newLogger(level string, w io.Writer) (*zap.Logger, error) {
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl)
 	return zap.New(core), nil
-}
-
-// selectModel picks the configured model, else a local Ollama, else the offline planner.
-func selectModel(ctx context.Context, modelFlag string, getenv func(string) string, log *zap.Logger) (llm.Model, string, error) {
-	m, desc, err := llm.Select(ctx, llm.Env(getenv), modelFlag, llm.Options{Logger: log})
-	if err != nil {
-		return nil, "", err
-	}
-	if m == nil {
-		return planner.New(), "offline planner (no model configured: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama)", nil
-	}
-	return m, desc, nil
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
