@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -280,38 +281,111 @@ func (g *gateConn) Close() error {
 	return g.MessageConn.Close()
 }
 
-// pipePeer connects a page to srv over an in-memory pipe, with the echo tool. wrap may
-// replace the page's end of the pipe.
-func pipePeer(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn) wsrpc.MessageConn, events *eventLog) *wsrpc.Peer {
+// testPage is a quiet page over a real socket or a pipe. It answers the agent like a page
+// whose tool "echo" (or "wait", when it has a wait function) is called by the test models,
+// records its events, and keeps the error that ended its reading.
+type testPage struct {
+	*wsrpc.Peer
+	events eventLog
+	conn   *recConn
+}
+
+// pageOpts configures a testPage.
+type pageOpts struct {
+	// wrap replaces the page's end of the connection (nil: as is).
+	wrap func(wsrpc.MessageConn) wsrpc.MessageConn
+	// wait, when set, is the body of a tool "wait" offered instead of "echo".
+	wait func(ctx context.Context) (any, error)
+}
+
+// wsPage connects a testPage over a real socket.
+func wsPage(t *testing.T, ts *testServer, o pageOpts) *testPage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	mc, _, err := wsrpc.Dial(ctx, ts.wsURL, http.Header{"Origin": {testOrigin}}, wsrpc.WSOptions{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	return startPage(t, mc, o)
+}
+
+// pipePage connects a testPage to srv over an in-memory pipe.
+func pipeTestPage(t *testing.T, srv *Server, o pageOpts) *testPage {
 	t.Helper()
 	agentEnd, pageEnd := wsrpc.Pipe()
 	go srv.serveConn(context.Background(), agentEnd, testOrigin)
-	peer := wsrpc.NewPeer(wrap(pageEnd), wsrpc.Options{PingInterval: -1})
-	handleAsPage(peer, &events.listed)
-	peer.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) { events.add(req.Params) })
-	peer.Start()
-	t.Cleanup(func() { peer.Close(nil) })
-	return peer
+	return startPage(t, pageEnd, o)
 }
 
-// handleAsPage makes peer answer the agent like a page with the echo tool; listed is set
-// once it answered tools/list.
-func handleAsPage(peer *wsrpc.Peer, listed *atomic.Bool) {
-	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+func startPage(tb testing.TB, mc wsrpc.MessageConn, o pageOpts) *testPage {
+	if o.wrap != nil {
+		mc = o.wrap(mc)
+	}
+	p := &testPage{conn: &recConn{MessageConn: mc, done: make(chan struct{})}}
+	p.Peer = wsrpc.NewPeer(p.conn, wsrpc.Options{PingInterval: -1})
+	tool := PageTool{Name: "echo", InputSchema: echoSchema}
+	if o.wait != nil {
+		tool = PageTool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	}
+	p.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
 		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "limits", Version: "1"}}, nil
 	})
-	peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		defer listed.Store(true)
-		return ToolsListResult{Tools: []PageTool{{Name: "echo", InputSchema: echoSchema}}}, nil
+	p.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	p.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		defer p.events.listed.Store(true)
+		return ToolsListResult{Tools: []PageTool{tool}}, nil
 	})
-	peer.Handle(MethodToolsCall, func(_ context.Context, req *wsrpc.Request) (any, error) {
-		var p ToolsCallParams
-		if err := json.Unmarshal(req.Params, &p); err != nil {
+	p.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		if o.wait != nil {
+			return o.wait(ctx)
+		}
+		var cp ToolsCallParams
+		if err := json.Unmarshal(req.Params, &cp); err != nil {
 			return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
 		}
-		return map[string]any{"content": []any{map[string]any{"type": "text", "text": "echo: " + string(p.Arguments)}}}, nil
+		return map[string]any{"content": []any{map[string]any{"type": "text", "text": "echo: " + string(cp.Arguments)}}}, nil
 	})
+	p.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) { p.events.add(req.Params) })
+	p.Start()
+	tb.Cleanup(func() { p.Close(nil); _ = p.Wait() })
+	return p
+}
+
+// call makes a request of the agent within waitLimit.
+func (p *testPage) call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	return p.Call(ctx, method, params, result)
+}
+
+// recConn keeps the error that ended reading (the close status the page got).
+type recConn struct {
+	wsrpc.MessageConn
+	once sync.Once
+	err  error
+	done chan struct{} // closed once err is set
+}
+
+func (r *recConn) ReadMessage() ([]byte, error) {
+	b, err := r.MessageConn.ReadMessage()
+	if err != nil {
+		r.once.Do(func() { r.err = err; close(r.done) })
+	}
+	return b, err
+}
+
+// waitTool blocks until released or cancelled, telling started when it runs.
+func waitTool(started chan<- struct{}, release <-chan struct{}) func(ctx context.Context) (any, error) {
+	return func(ctx context.Context) (any, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-release:
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": "released"}}}, nil
+		}
+	}
 }
 
 // TestLimitSlowReaderIsDropped: a page that stops reading while its turn streams is dropped
@@ -323,29 +397,26 @@ func TestLimitSlowReaderIsDropped(t *testing.T) {
 	other.session(SessionParams{})
 
 	gate := &gateConn{stop: make(chan struct{}), closed: make(chan struct{})}
-	var seen eventLog
-	slow := pipePeer(t, ts.Server, func(c wsrpc.MessageConn) wsrpc.MessageConn { gate.MessageConn = c; return gate }, &seen)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
+	slow := pipeTestPage(t, ts.Server, pageOpts{wrap: func(c wsrpc.MessageConn) wsrpc.MessageConn { gate.MessageConn = c; return gate }})
 	var sess SessionResult
-	if err := slow.Call(ctx, MethodAgentSession, SessionParams{}, &sess); err != nil {
+	if err := slow.call(MethodAgentSession, SessionParams{}, &sess); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the handshake to end", func() bool { return seen.listed.Load() })
+	waitFor(t, "the handshake to end", func() bool { return slow.events.listed.Load() })
 	close(gate.stop)
 	// 2000 streamed words are 2000 events: far more than the 256 the send queue holds.
-	go func() { _ = slow.Call(ctx, MethodAgentChat, ChatParams{Text: "stream 2000"}, nil) }()
+	go func() { _ = slow.call(MethodAgentChat, ChatParams{Text: "stream 2000"}, nil) }()
 	waitMetric(t, ts.Server, "byomcp_slow_clients_dropped_total", 1)
 	waitFor(t, "only the other socket to remain", func() bool { return ts.ConnCount() == 1 })
 	turnOK(t, other, "unaffected?")
 	waitMetric(t, ts.Server, `byomcp_turns_total{stop_reason="end"}`, 2) // the streaming turn went on without its page
 
 	// The tab comes back and resumes after the last event it saw; the end is replayed.
-	var replayed eventLog
-	back := pipePeer(t, ts.Server, func(c wsrpc.MessageConn) wsrpc.MessageConn { return c }, &replayed)
-	last := seen.lastSeq()
+	back := pipeTestPage(t, ts.Server, pageOpts{})
+	replayed := &back.events
+	last := slow.events.lastSeq()
 	var res SessionResult
-	if err := back.Call(ctx, MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res); err != nil {
+	if err := back.call(MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if !res.Resumed || res.SessionID != sess.SessionID || res.Seq <= last {
@@ -397,15 +468,12 @@ func (l *eventLog) lastSeq() int64 {
 func TestLimitMalformedFramesDoNotDisturbOthers(t *testing.T) {
 	ts := newTestServer(t, echoOnceOr(), func(c *Config) { quiet(t)(c); c.HandshakeTimeout = time.Minute })
 	const sessions = 100
-	pages := make([]*wsrpc.Peer, sessions)
-	var events atomic.Int64
+	pages := make([]*testPage, sessions)
 	for i := range pages {
-		pages[i] = wsPeer(t, ts, &events)
+		pages[i] = wsPage(t, ts, pageOpts{})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
 	for _, p := range pages {
-		if err := p.Call(ctx, MethodAgentSession, SessionParams{}, nil); err != nil {
+		if err := p.call(MethodAgentSession, SessionParams{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -430,7 +498,7 @@ func TestLimitMalformedFramesDoNotDisturbOthers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var res ChatResult
-			if err := p.Call(ctx, MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
+			if err := p.call(MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
 				failed.Add(1)
 				t.Errorf("got %+v %v, want a normal turn", res, err)
 			}
@@ -457,39 +525,23 @@ func TestLimitMalformedFramesDoNotDisturbOthers(t *testing.T) {
 	})
 }
 
-// wsPeer connects a quiet page with the echo tool over a real socket.
-func wsPeer(t *testing.T, ts *testServer, events *atomic.Int64) *wsrpc.Peer {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	mc, _, err := wsrpc.Dial(ctx, ts.wsURL, http.Header{"Origin": {testOrigin}}, wsrpc.WSOptions{})
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
-	handleAsPage(peer, new(atomic.Bool))
-	peer.HandleNotification(MethodAgentEvent, func(context.Context, *wsrpc.Request) { events.Add(1) })
-	peer.Start()
-	t.Cleanup(func() { peer.Close(nil); _ = peer.Wait() })
-	return peer
-}
-
-// wantClosedWith waits for a page peer to end and checks the close status it got.
-func wantClosedWith(t *testing.T, p *wsrpc.Peer, code int) {
+// wantClosedWith waits for the agent to close a page's socket and checks the status.
+func wantClosedWith(t *testing.T, p *testPage, code int) {
 	t.Helper()
 	select {
-	case <-p.Done():
+	case <-p.conn.done:
 	case <-time.After(waitLimit):
 		t.Fatalf("the socket is still open, want close %d", code)
 	}
 	var ce *websocket.CloseError
-	if err := p.Wait(); !errors.As(err, &ce) || ce.Code != code {
-		t.Errorf("got %v, want close %d", err, code)
+	if !errors.As(p.conn.err, &ce) || ce.Code != code {
+		t.Errorf("got %v, want close %d", p.conn.err, code)
 	}
 }
 
 // TestLimitGracefulShutdown: Shutdown refuses new sockets, lets a running turn finish (or
-// cancels it when the grace period ends), answers it, then closes every socket with 1001.
+// cancels it when the grace period ends) and sends its end, then closes every socket with
+// 1001. (That the agent/chat request itself is answered is TestLimitShutdownAnswersChats.)
 func TestLimitGracefulShutdown(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -505,20 +557,19 @@ func TestLimitGracefulShutdown(t *testing.T) {
 				grace = 50 * time.Millisecond
 			}
 			ts := newTestServer(t, callOnce("wait"), func(c *Config) { quiet(t)(c); c.ShutdownGrace = grace })
-			idle := make([]*fakePage, 10)
+			idle := make([]*testPage, 10)
 			for i := range idle {
-				idle[i] = newFakePage(t, ts, testOrigin, echoTool())
-				idle[i].session(SessionParams{})
+				idle[i] = wsPage(t, ts, pageOpts{})
+				if err := idle[i].call(MethodAgentSession, SessionParams{}, nil); err != nil {
+					t.Fatal(err)
+				}
 			}
 			started, release := make(chan struct{}, 1), make(chan struct{})
-			busy := newFakePage(t, ts, testOrigin, blockingTool(started, release))
-			busy.session(SessionParams{})
-			type chatDone struct {
-				res ChatResult
-				err error
+			busy := wsPage(t, ts, pageOpts{wait: waitTool(started, release)})
+			if err := busy.call(MethodAgentSession, SessionParams{}, nil); err != nil {
+				t.Fatal(err)
 			}
-			turn := make(chan chatDone, 1)
-			go func() { r, err := busy.chat("wait for it"); turn <- chatDone{r, err} }()
+			go func() { _ = busy.call(MethodAgentChat, ChatParams{Text: "wait for it"}, nil) }()
 			<-started
 
 			shut := make(chan error, 1)
@@ -537,25 +588,85 @@ func TestLimitGracefulShutdown(t *testing.T) {
 			if tt.release {
 				for _, p := range append(idle, busy) {
 					select {
-					case <-p.peer.Done():
+					case <-p.conn.done:
 						t.Fatal("a socket was closed while a turn was still running")
 					default:
 					}
 				}
 				close(release)
 			}
-			got := <-turn
-			if got.err != nil || got.res.StopReason != tt.wantStop {
-				t.Errorf("got %+v %v, want stopReason %s", got.res, got.err, tt.wantStop)
-			}
 			for _, p := range append(idle, busy) {
-				wantClosedWith(t, p.peer, websocket.CloseGoingAway)
+				wantClosedWith(t, p, websocket.CloseGoingAway)
+			}
+			evs := busy.events.all()
+			if n := len(evs); n == 0 || evs[n-1].Type != EventTurnEnd || evs[n-1].StopReason != tt.wantStop {
+				t.Errorf("got events %v, want them to end with turn_end, stopReason %s", types(evs), tt.wantStop)
 			}
 			if err := <-shut; err != nil {
 				t.Errorf("Shutdown: %v", err)
 			}
 			waitFor(t, "every socket to be gone", func() bool { return ts.ConnCount() == 0 })
 		})
+	}
+}
+
+// TestLimitShutdownAnswersChats: the agent/chat requests of the turns that Shutdown let
+// finish are answered before their sockets close with 1001. Fifty turns end at once, so
+// a reply that races the close is lost on most runs.
+func TestLimitShutdownAnswersChats(t *testing.T) {
+	ts := newTestServer(t, callOnce("wait"), quiet(t))
+	const n = 50
+	started, release := make(chan struct{}, n), make(chan struct{})
+	pages := make([]*testPage, n)
+	answers := make(chan error, n)
+	for i := range pages {
+		pages[i] = wsPage(t, ts, pageOpts{wait: waitTool(started, release)})
+		if err := pages[i].call(MethodAgentSession, SessionParams{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pages {
+		go func() {
+			var res ChatResult
+			err := p.call(MethodAgentChat, ChatParams{Text: "wait for it"}, &res)
+			if err == nil && res.StopReason != StopEnd {
+				err = fmt.Errorf("got stopReason %q, want end", res.StopReason)
+			}
+			answers <- err
+		}()
+	}
+	for range n {
+		<-started
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		shut <- ts.Shutdown(ctx)
+	}()
+	waitFor(t, "new sockets to be refused", func() bool {
+		c, resp, _ := websocket.DefaultDialer.Dial(ts.wsURL, http.Header{"Origin": {testOrigin}})
+		if c != nil {
+			c.Close()
+		}
+		return resp != nil && resp.StatusCode == http.StatusServiceUnavailable
+	})
+	close(release)
+	lost := 0
+	for range n {
+		if err := <-answers; err != nil {
+			lost++
+			t.Log(err)
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d agent/chat requests got no answer before the 1001 close, want 0", lost, n)
+	}
+	for _, p := range pages {
+		wantClosedWith(t, p, websocket.CloseGoingAway)
+	}
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
 	}
 }
 
@@ -605,24 +716,21 @@ func TestLimitNoGoroutineLeftBehind(t *testing.T) {
 	before := len(ourGoroutines())
 	ts := newTestServer(t, echoOnceOr(), quiet(t))
 	idle := len(ourGoroutines())
-	pages := make([]*wsrpc.Peer, 20)
-	var events atomic.Int64
+	pages := make([]*testPage, 20)
 	for i := range pages {
-		pages[i] = wsPeer(t, ts, &events)
+		pages[i] = wsPage(t, ts, pageOpts{})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
 	var wg sync.WaitGroup
 	for _, p := range pages {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var res ChatResult
-			if err := p.Call(ctx, MethodAgentSession, SessionParams{}, nil); err != nil {
+			if err := p.call(MethodAgentSession, SessionParams{}, nil); err != nil {
 				t.Error(err)
 				return
 			}
-			if err := p.Call(ctx, MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
+			if err := p.call(MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
 				t.Errorf("got %+v %v, want a normal turn", res, err)
 			}
 		}()
@@ -641,11 +749,59 @@ func TestLimitNoGoroutineLeftBehind(t *testing.T) {
 		t.Errorf("got %v live sessions, want 0", m)
 	}
 
-	ctx2, cancel2 := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel2()
-	if err := ts.Shutdown(ctx2); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := ts.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ts.http.Close()
 	waitGoroutines(t, "after Shutdown", before)
+}
+
+// BenchmarkTurn measures the agent's own work per turn (model excluded: the model is an
+// in-process script): agent/chat → model call → one tools/call to the page → model call →
+// answer, with every event stored and sent. Sessions are renewed every 100 turns so the
+// history stays short.
+func BenchmarkTurn(b *testing.B) {
+	for _, transport := range []string{"pipe", "websocket"} {
+		b.Run(transport, func(b *testing.B) {
+			srv, err := NewServer(Config{Store: newTestStore(), Model: echoOnceOr(), RateLimit: -1}) // unlimited: one socket sends as fast as it can
+			if err != nil {
+				b.Fatal(err)
+			}
+			var mc wsrpc.MessageConn
+			if transport == "pipe" {
+				agentEnd, pageEnd := wsrpc.Pipe()
+				go srv.serveConn(context.Background(), agentEnd, testOrigin)
+				mc = pageEnd
+			} else {
+				hs := httptest.NewServer(srv)
+				defer hs.Close()
+				mc, _, err = wsrpc.Dial(context.Background(), "ws"+strings.TrimPrefix(hs.URL, "http"), http.Header{"Origin": {testOrigin}}, wsrpc.WSOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			page := startPage(b, mc, pageOpts{})
+			ctx := context.Background()
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if i%100 == 0 {
+					if err := page.Call(ctx, MethodAgentSession, SessionParams{}, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				i++
+				var res ChatResult
+				if err := page.Call(ctx, MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
+					b.Fatalf("got %+v %v, want a normal turn", res, err)
+				}
+			}
+			b.StopTimer()
+			sctx, cancel := context.WithTimeout(ctx, waitLimit)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+		})
+	}
 }

@@ -123,6 +123,7 @@ type Server struct {
 	conns    map[*pageConn]struct{}
 	closing  bool
 	turns    sync.WaitGroup
+	served   sync.WaitGroup // serveConn calls running, so Shutdown returns after the last
 	stopping chan struct{}
 }
 
@@ -210,7 +211,9 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 		return
 	}
 	s.conns[c] = struct{}{}
+	s.served.Add(1)
 	s.mu.Unlock()
+	defer s.served.Done()
 	s.metrics.sockets.Inc()
 	defer func() {
 		s.mu.Lock()
@@ -221,7 +224,9 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 
 	log.Debug("page connected", zap.String("origin", origin))
 	c.peer.Start()
+	handshook := make(chan struct{})
 	go func() {
+		defer close(handshook)
 		if err := c.handshake(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("page handshake failed", zap.Error(err))
 			if !errors.Is(err, wsrpc.ErrClosed) {
@@ -230,6 +235,7 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 		}
 	}()
 	err := c.peer.Wait()
+	<-handshook // its calls fail at once now that the peer is closed
 	switch {
 	case errors.Is(err, wsrpc.ErrSlowPeer):
 		s.metrics.dropped.Inc()
@@ -318,12 +324,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range conns {
 		c.peer.CloseWithStatus(1001, "server shutting down")
 	}
-	for _, c := range conns {
-		select {
-		case <-c.peer.Done():
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	served := make(chan struct{})
+	go func() { s.served.Wait(); close(served) }()
+	select {
+	case <-served: // every socket detached from its session and logged its end
+	case <-ctx.Done():
 	}
 	return ctx.Err()
 }

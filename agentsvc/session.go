@@ -135,6 +135,8 @@ func (r redactingCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 	return r.Core.Write(e, redactFields(fields))
 }
 
+// redactFields shortens session ids in string fields. Byte strings are copied either way:
+// the peer reuses a body's buffer once it is written, and a core may keep fields longer.
 func redactFields(fields []zapcore.Field) []zapcore.Field {
 	out := fields
 	for i, f := range fields {
@@ -143,11 +145,11 @@ func redactFields(fields []zapcore.Field) []zapcore.Field {
 		case zapcore.ByteStringType:
 			b, _ = f.Interface.([]byte)
 		case zapcore.StringType:
+			if !strings.Contains(f.String, `"sessionId"`) {
+				continue
+			}
 			b = []byte(f.String)
 		default:
-			continue
-		}
-		if !sessionIDInJSON.Match(b) {
 			continue
 		}
 		if &out[0] == &fields[0] {
@@ -293,6 +295,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	}
 	if s.ActiveTurn != "" {
 		ls.recoverInterrupted(s.ActiveTurn)
+		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
 	}
 	return ls, nil
 }
@@ -881,7 +884,7 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	}
 	if st := t.srv.cfg.ServerTools; st != nil {
 		for _, tool := range st.ToolsFor(AudienceWeb) {
-			defs = append(defs, chat.ToolDef{Name: t.ls.namer.Assign(serverKey(tool.ModelName)), Description: tool.Description, Parameters: tool.InputSchema})
+			defs = append(defs, chat.ToolDef{Name: t.ls.namer.AssignAs(serverKey(tool.ModelName), tool.ModelName), Description: tool.Description, Parameters: tool.InputSchema})
 		}
 	}
 	return defs
@@ -913,6 +916,9 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out ToolOu
 		text, isErr := tools.Render(res, t.srv.cfg.Limits.MaxOutput)
 		return ToolOutcome{Name: name, Text: text, IsError: isErr}
 	}
+	// The page sees the tool_call event before the call itself (so a confirmation it shows
+	// can sit under the call in the transcript).
+	t.ls.waitFlushed(ctx)
 	c := t.ls.currentConn(ctx, t.srv.cfg.ReconnectWait)
 	if c == nil {
 		if ctx.Err() != nil {

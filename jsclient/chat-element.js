@@ -8,7 +8,7 @@
  * --byomcp-border, --byomcp-surface, --byomcp-font, --byomcp-radius, --byomcp-width,
  * --byomcp-height, --byomcp-offset, --byomcp-z-index; parts: launcher, panel, header, title,
  * status, close, banner, transcript, message, user, assistant, tool, note, error, retry, confirm,
- * confirm-ok, confirm-cancel, composer, input, send, stop, suggestion.
+ * confirm-ok, confirm-cancel, composer, input, send, stop, suggestion, footer.
  */
 
 import { EventType, StopReason, ErrorCode } from './protocol.js';
@@ -669,7 +669,10 @@ export class ChatElement extends Base {
       const body = this.#make('p', 'confirm-body');
       const [before, after] = s.confirmBody.split('{name}');
       body.append(before ?? '', this.#make('code', '', name), after ?? '');
-      card.append(title, body, this.#argsList(args));
+      card.dataset.name = name;
+      card.append(title, body);
+      const list = this.#argsList(args);
+      if (list) card.append(list);
       const actions = this.#make('div', 'confirm-actions');
       const cancel = this.#make('button', 'btn btn-secondary', s.cancel);
       cancel.setAttribute('part', 'confirm-cancel');
@@ -1094,7 +1097,10 @@ export class ChatElement extends Base {
       this.#make('pre', 'tool-pre args', argsText && argsText !== '{}' ? argsText : this.#s.noArguments),
     );
     d.append(summary, body);
-    this.#insertBeforeThinking(view, d);
+    // The call's confirmation may have come before its tool_call event: keep the call first.
+    const card = [...view.body.querySelectorAll('.confirm')].find((c) => /** @type {HTMLElement} */ (c).dataset.name === d.dataset.name);
+    if (card) card.before(d);
+    else this.#insertBeforeThinking(view, d);
     if (id) view.tools.set(id, d);
     this.#setToolState(d, 'running');
     if (opts.result !== undefined) this.#setToolResult(d, opts.state ?? 'ok', opts.result);
@@ -1390,7 +1396,7 @@ export class ChatElement extends Base {
 
   /**
    * @param {unknown} args
-   * @returns {HTMLElement}
+   * @returns {HTMLElement|null} null when there are no arguments to show
    */
   #argsList(args) {
     let obj = args;
@@ -1403,7 +1409,7 @@ export class ChatElement extends Base {
     }
     if (obj && typeof obj === 'object' && !Array.isArray(obj)) {
       const entries = Object.entries(obj);
-      if (entries.length === 0) return this.#make('p', 'confirm-body', this.#s.noArguments);
+      if (entries.length === 0) return null;
       const dl = this.#make('dl', 'confirm-args');
       for (const [k, v] of entries) {
         dl.append(this.#make('dt', '', k), this.#make('dd', '', typeof v === 'string' ? v : JSON.stringify(v)));

@@ -101,3 +101,36 @@ var financingTools = []chat.ToolDef{
 		},
 		"required":["fullName","email","annualIncome"]}`),
 }
+
+// byomcpTools are the tools of `byomcp tools` (agentsvc/toolserver) as they reach the page's
+// model: named <server>__<tool>, with the input schemas the server lists.
+var byomcpTools = []chat.ToolDef{
+	tool("byomcp__add_note", "Saves a note (text and an optional title) that is kept across restarts.", `{
+		"type":"object",
+		"properties":{
+			"text":{"type":"string","description":"the note's text"},
+			"title":{"type":"string","description":"optional short title"}
+		},
+		"required":["text"],"additionalProperties":false}`),
+	tool("byomcp__calculate", "Evaluates an arithmetic expression exactly as written: numbers, + - * / % ^ and parentheses, e.g. (17 * 23) + 4. Use it instead of doing arithmetic yourself.", `{
+		"type":"object",
+		"properties":{"expression":{"type":"string","description":"arithmetic expression, e.g. (17 * 23) + 4; numbers, + - * / % ^ and parentheses only"}},
+		"required":["expression"],"additionalProperties":false}`),
+	tool("byomcp__get_current_time", "Returns the current date and time in an IANA time zone such as Europe/Berlin or America/New_York (default UTC).", `{
+		"type":"object",
+		"properties":{"timezone":{"type":"string","description":"IANA time zone name such as Europe/Berlin; default UTC"}},
+		"additionalProperties":false}`),
+	tool("byomcp__list_notes", "Lists every saved note, oldest first.", `{"type":"object","additionalProperties":false}`),
+}
+
+// searchTools are a site search with one free-text query and an optional price bound.
+var searchTools = []chat.ToolDef{
+	tool("search", "Search the shop's catalogue.", `{
+		"type":"object",
+		"properties":{
+			"query":{"type":"string","minLength":1,"maxLength":200},
+			"maxPrice":{"type":"number","minimum":0}
+		},
+		"required":["query"]}`),
+	tool("open_cart", "Show the shopping cart.", noParams),
+}

@@ -409,7 +409,7 @@ func FuzzStream(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	pages := [][]chat.ToolDef{drawerTools, carTools, testDriveTools, financingTools}
+	pages := [][]chat.ToolDef{drawerTools, carTools, testDriveTools, financingTools, byomcpTools, searchTools}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, tools := range pages {
 			resp, err := New().Stream(context.Background(), llm.Request{Messages: []chat.Message{user(text)}, Tools: tools}, nil)

@@ -78,7 +78,7 @@ func route(text string, tools []chat.ToolDef) *plan {
 	}
 	var best *plan
 	for i, t := range tools {
-		f := newFiller(toks, hs, schemas[i])
+		f := newFiller(text, toks, hs, schemas[i], vocabs[i])
 		f.fill()
 		p := &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing}
 		if best == nil || better(p, best) {
@@ -223,6 +223,8 @@ func jsonString(s string) []byte {
 
 // filler finds the arguments of one tool in the tokens of the user's text.
 type filler struct {
+	text    string
+	vocab   map[string]float64 // the tool's words, from vocabulary
 	toks    []token
 	hints   [][]hint
 	used    []bool
@@ -232,8 +234,8 @@ type filler struct {
 	missing []*property
 }
 
-func newFiller(toks []token, hs [][]hint, s *schema) *filler {
-	return &filler{toks: toks, hints: hs, used: make([]bool, len(toks)), s: s, values: map[string]any{}}
+func newFiller(text string, toks []token, hs [][]hint, s *schema, vocab map[string]float64) *filler {
+	return &filler{text: text, vocab: vocab, toks: toks, hints: hs, used: make([]bool, len(toks)), s: s, values: map[string]any{}}
 }
 
 func (f *filler) free(p *property) bool {
@@ -246,8 +248,9 @@ func (f *filler) set(p *property, v any, bonus float64) {
 	f.bonus += bonus
 }
 
-// fill fills what the text supports, then the required parameters that have a const or a
-// default, and records the required parameters still missing.
+// fill fills what the text supports, then the one free-text parameter from the rest of the
+// text, then the required parameters that have a const or a default, and records the
+// required parameters still missing.
 func (f *filler) fill() {
 	f.enums()
 	f.ids()
@@ -262,6 +265,7 @@ func (f *filler) fill() {
 	f.quotes()
 	f.names()
 	f.numbers()
+	f.freeText()
 	for _, p := range f.s.props {
 		if !p.required || !f.free(p) {
 			continue

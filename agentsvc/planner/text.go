@@ -31,6 +31,8 @@ type token struct {
 	kind kind
 	raw  string
 	norm string // words: lower case, rewritten, stemmed
+	// start and end are the token's byte offsets in the text (a quote's include its marks).
+	start, end int
 	// numbers
 	value    float64
 	money    bool // $, €, £, k, thousand
@@ -110,12 +112,16 @@ func tokenize(text string) []token {
 	pos := 0
 	scan := func(end int) {
 		for _, m := range scanRe.FindAllStringIndex(text[pos:end], -1) {
-			toks = append(toks, scanToken(text[pos+m[0]:pos+m[1]]))
+			t := scanToken(text[pos+m[0] : pos+m[1]])
+			t.start, t.end = pos+m[0], pos+m[1]
+			toks = append(toks, t)
 		}
 	}
 	for _, s := range spans {
 		scan(s.start)
-		toks = append(toks, s.tok)
+		t := s.tok
+		t.start, t.end = s.start, s.end
+		toks = append(toks, t)
 		pos = s.end
 	}
 	scan(len(text))
@@ -287,6 +293,7 @@ func mergeMultipliers(toks []token) []token {
 			case "thousand", "grand":
 				out[n-1].value *= 1000
 				out[n-1].money, out[n-1].grouped = true, true
+				out[n-1].end = t.end
 				continue
 			case "dollar", "usd", "eur", "euro", "buck":
 				out[n-1].money = true

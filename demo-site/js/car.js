@@ -2,7 +2,7 @@
 // page tools to configure the car and move on to the test drive or financing.
 import {
   loadCars, money, miles, capitalize, bodyLabel, carTitle, h, carDrawing, paintDrawing, COLOR_HEX, toast, flash,
-  registerTools, navigateSoon, markNav, loadConfig, saveConfig, priceBreakdown, breakdownText,
+  registerTools, navigateSoon, navigating, markNav, loadConfig, saveConfig, priceBreakdown, breakdownText,
 } from './common.js';
 
 markNav();
@@ -17,7 +17,7 @@ const backTool = {
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   execute() {
     navigateSoon('/');
-    return 'Going back to the inventory page; its search tools will be available once it has loaded.';
+    return navigating('Going back to the inventory page; its search tools will be available once it has loaded.');
   },
 };
 
@@ -213,7 +213,7 @@ function showCar(car) {
       execute() {
         toast('Assistant: opening the test-drive booking');
         navigateSoon(`test-drive.html?id=${car.id}`);
-        return `Opening the test-drive booking page for the ${carTitle(car)}; its form tools will be available once it has loaded.`;
+        return navigating(`Opening the test-drive booking page for the ${carTitle(car)}; its form tools will be available once it has loaded.`);
       },
     },
     {
@@ -224,7 +224,7 @@ function showCar(car) {
         const b = priceBreakdown(car, config);
         toast('Assistant: opening the financing calculator');
         navigateSoon(financeURL(b.total));
-        return `Opening the financing calculator for the ${carTitle(car)} at ${money(b.total)}; its tools will be available once it has loaded.`;
+        return navigating(`Opening the financing calculator for the ${carTitle(car)} at ${money(b.total)}; its tools will be available once it has loaded.`);
       },
     },
     backTool,

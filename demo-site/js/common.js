@@ -205,6 +205,15 @@ export function navigateSoon(url) {
   }, 150);
 }
 
+/**
+ * The result of a tool that navigates: `_meta["byomcp/navigating"]` tells the agent to wait for
+ * the next page (and its tools) before it goes on, instead of racing the navigation.
+ * @param {string} text
+ */
+export function navigating(text) {
+  return { content: [{ type: 'text', text }], _meta: { 'byomcp/navigating': true } };
+}
+
 /** Marks the current page in the site navigation. */
 export function markNav() {
   const path = location.pathname.replace(/\/index\.html$/, '/');

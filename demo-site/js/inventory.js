@@ -2,7 +2,7 @@
 // and the page tools the assistant uses for each of them.
 import {
   BODY_TYPES, FUELS, COLORS, loadCars, money, miles, capitalize, bodyLabel, carTitle, h, carDrawing,
-  colorDot, toast, flash, registerTools, navigateSoon, markNav,
+  colorDot, toast, flash, registerTools, navigateSoon, navigating, markNav,
 } from './common.js';
 
 const FILTER_KEYS = ['bodyType', 'make', 'fuel', 'color', 'minPrice', 'maxPrice', 'maxMileage', 'minYear'];
@@ -144,7 +144,7 @@ registerTools([
       if (!car) throw new Error(`There is no car with id ${carId}. Use search_cars to see the ids.`);
       toast(`Assistant: opening the ${carTitle(car)}`);
       navigateSoon(`car.html?id=${encodeURIComponent(car.id)}`);
-      return `Opening the page of the ${carTitle(car)} (${car.id}, ${money(car.price)}). Its configurator tools will be available once it has loaded.`;
+      return navigating(`Opening the page of the ${carTitle(car)} (${car.id}, ${money(car.price)}). Its configurator tools will be available once it has loaded.`);
     },
   },
   {

@@ -1,0 +1,202 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Target is the agent under load: a process serving the page socket at /v1/ws and its
+// Prometheus metrics at /metrics, whose memory is read from /proc.
+type Target struct {
+	// Name labels the target in reports ("byomcp", "node-ref").
+	Name string
+	// URL is the HTTP base URL, e.g. http://127.0.0.1:8080.
+	URL string
+	// PID is the process whose resident memory is measured (0: not measured).
+	PID int
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	stderr *tailBuffer
+}
+
+// Attach returns a Target for an agent that is already running.
+func Attach(name, url string, pid int) *Target {
+	return &Target{Name: name, URL: strings.TrimRight(url, "/"), PID: pid}
+}
+
+// urlRE finds the URL a server prints on its first line ("byomcp listening on http://…/").
+var urlRE = regexp.MustCompile(`https?://[^\s/]+`)
+
+// Spawn starts argv with the fake model's URL in OPENAI_BASE_URL (and a dummy key and model
+// name), waits for the URL it prints on its first line of standard output, and returns it as
+// a Target. The other model keys of the environment are removed, so that the model is the
+// fake one. Stop it when done.
+func Spawn(ctx context.Context, name string, argv []string, modelURL string) (*Target, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("loadgen: empty command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=bench-key", "BYOMCP_MODEL=fake-model"}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "OPENAI_BASE_URL", "OPENAI_API_KEY", "BYOMCP_MODEL", "OPENROUTER_API_KEY", "GEMINI_API_KEY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Name: name, cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}}
+	cmd.Stderr = t.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("loadgen: starting %s: %w", argv[0], err)
+	}
+	t.PID = cmd.Process.Pid
+	first := make(chan string, 1)
+	go func() {
+		br := bufio.NewReader(out)
+		line, _ := br.ReadString('\n')
+		first <- line
+		_, _ = io.Copy(io.Discard, br) // keep draining so the child never blocks on stdout
+	}()
+	go func() {
+		_ = cmd.Wait()
+		close(t.exited)
+	}()
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case line := <-first:
+		u := urlRE.FindString(line)
+		if u == "" {
+			t.Stop()
+			return nil, fmt.Errorf("loadgen: %s printed %q, not its URL; stderr: %s", name, strings.TrimSpace(line), t.stderr)
+		}
+		t.URL = u
+		return t, nil
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	t.Stop()
+	return nil, fmt.Errorf("loadgen: %s did not print its URL; stderr: %s", name, t.stderr)
+}
+
+// Stop ends a spawned target: SIGTERM, then SIGKILL after 30 s. It does nothing for an
+// attached one.
+func (t *Target) Stop() {
+	if t.cmd == nil {
+		return
+	}
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-t.exited:
+		return
+	case <-time.After(30 * time.Second):
+	}
+	_ = t.cmd.Process.Kill()
+	<-t.exited
+}
+
+// Exited reports whether a spawned target has ended.
+func (t *Target) Exited() bool {
+	if t.cmd == nil {
+		return false
+	}
+	select {
+	case <-t.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// WSURL is the page socket's URL.
+func (t *Target) WSURL() string {
+	return "ws" + strings.TrimPrefix(t.URL, "http") + "/v1/ws"
+}
+
+// RSS returns the target's resident memory in bytes (VmRSS of /proc/PID/status).
+func (t *Target) RSS() (int64, error) {
+	if t.PID == 0 {
+		return 0, errors.New("loadgen: no process to measure")
+	}
+	return readRSS(t.PID)
+}
+
+func readRSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) != 2 || f[1] != "kB" {
+				break
+			}
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("loadgen: no VmRSS in /proc/%d/status", pid)
+}
+
+// Scrape reads the target's /metrics.
+func (t *Target) Scrape(ctx context.Context) (Metrics, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: scraping %s: %w", t.Name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("loadgen: scraping %s: HTTP %d", t.Name, resp.StatusCode)
+	}
+	return parseMetrics(resp.Body)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = bytes.Clone(t.b[over:])
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}

@@ -1,0 +1,274 @@
+package planner
+
+import (
+	"regexp"
+	"strings"
+)
+
+// bonusExpr is added for an expression parameter filled with an arithmetic expression of
+// the text ("what is (17 * 23) + 4?"): it is enough on its own to call a calculator.
+const bonusExpr = 2
+
+// Words around the request that are not part of a free-text value. They are compared with
+// normalised words (normWord), so the sets are built through it.
+var (
+	// preambleWords may open a request before the tool's own words: "can you", "what is".
+	preambleWords = wordSet(`please pls kindly can could would will you u i i'd i'll i'm want
+		wanna like need to let me us what is are how much many tell do does just go ahead and ok
+		okay hey hi hello so now quickly quick help try a an the for`)
+	// connectorWords join the tool's words to each other and to the value: "add a note for me
+	// saying …", "search for …".
+	connectorWords = wordSet(`a an the my our your this that new some for me us to as with of
+		about called named titled saying says which is are on in into please`)
+	// politeWords may close a request after the value.
+	politeWords = wordSet(`please pls thanks thx`)
+	// prepositions open a trailing phrase that names the tool again: "… as a note".
+	prepositions = wordSet(`to in into on as with for`)
+	// determiners may stand between such a preposition and the tool's word.
+	determiners = wordSet(`a an the my our your this that new`)
+	// labelWords may stand between a free-text value and another value after it:
+	// "red bikes under $500", "buy milk and title it 'shopping'".
+	labelWords = wordSet(`and with at by as to for`)
+)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[normWord(w)] = true
+	}
+	return m
+}
+
+// freeText fills a tool's one required plain string parameter with the rest of the user's
+// text when nothing else filled it and it is the only required value still missing:
+// "search for red bikes" gives query "red bikes", "add a note buy milk" text "buy milk". An
+// expression parameter takes the arithmetic expression in the text instead.
+func (f *filler) freeText() {
+	p := f.freeTextParam()
+	if p == nil {
+		return
+	}
+	var v string
+	bonus := 0.0
+	if expressionParam(p) {
+		v = expression(f.text)
+		if arithmetic(v) {
+			bonus = bonusExpr
+		}
+	} else {
+		v = f.rest()
+	}
+	if v != "" && p.schema.acceptsString(v) {
+		f.set(p, v, bonus)
+	}
+}
+
+// freeTextParam returns the tool's only required free-text parameter when it is still free
+// and every other required parameter has a value, a const or a default; nil otherwise.
+func (f *filler) freeTextParam() *property {
+	var pick *property
+	for _, p := range f.s.props {
+		if !p.required {
+			continue
+		}
+		if freeTextable(p) {
+			if pick != nil {
+				return nil
+			}
+			pick = p
+			continue
+		}
+		if f.free(p) && len(p.schema.enum) != 1 && len(p.schema.def) == 0 {
+			return nil
+		}
+	}
+	if pick == nil || !f.free(pick) || len(pick.schema.def) > 0 {
+		return nil
+	}
+	return pick
+}
+
+// freeTextable reports a plain string parameter (no enum, format or pattern) that does not
+// want a particular kind of value such as an id, an email, a date, a time or a phone number.
+func freeTextable(p *property) bool {
+	if !plainString(p) || p.schema.pattern != nil || len(p.schema.enum) > 0 {
+		return false
+	}
+	if single, _ := idParam(p); single {
+		return false
+	}
+	return !isEmailParam(p) && !isDateParam(p) && !isTimeParam(p) && !isPhoneParam(p)
+}
+
+// expressionParam reports a parameter that takes an arithmetic expression: its name
+// mentions an expression, formula or calculation, or its description mentions arithmetic.
+func expressionParam(p *property) bool {
+	for _, w := range p.words {
+		if strings.Contains(w, "expr") || strings.Contains(w, "formula") || strings.Contains(w, "calc") {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(p.schema.description), "arithmetic")
+}
+
+// exprChars are the characters of an arithmetic expression.
+const exprChars = "0123456789+-*/%^(). "
+
+// expression returns the longest run of text made of exprChars that has a digit, trimmed of
+// spaces, trailing dots and unmatched parentheses; "" when there is none.
+func expression(text string) string {
+	best := ""
+	for i := 0; i < len(text); {
+		if strings.IndexByte(exprChars, text[i]) < 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && strings.IndexByte(exprChars, text[j]) >= 0 {
+			j++
+		}
+		if run := trimExpression(text[i:j]); strings.ContainsAny(run, "0123456789") && len(run) > len(best) {
+			best = run
+		}
+		i = j
+	}
+	return best
+}
+
+func trimExpression(s string) string {
+	for {
+		t := strings.TrimRight(strings.TrimSpace(s), ".")
+		t = strings.TrimSpace(t)
+		opens, closes := strings.Count(t, "("), strings.Count(t, ")")
+		switch {
+		case closes > opens && strings.HasSuffix(t, ")"):
+			t = t[:len(t)-1]
+		case opens > closes && strings.HasPrefix(t, "("):
+			t = t[1:]
+		}
+		if t == s {
+			return t
+		}
+		s = t
+	}
+}
+
+// binaryOpRe finds an operator between two operands.
+var binaryOpRe = regexp.MustCompile(`[0-9)]\s*[-+*/%^]\s*[-(.0-9]`)
+
+// arithmetic reports an expression that computes something: an operator between operands,
+// and not a date or a phone number written with dashes.
+func arithmetic(v string) bool {
+	if !binaryOpRe.MatchString(v) {
+		return false
+	}
+	return dateRe.FindString(v) != v && !phoneLike(v, false)
+}
+
+// toolWord reports a word of the text that names the tool, one of its parameters or values.
+func (f *filler) toolWord(t token) bool {
+	return t.kind == kindWord && len(t.norm) > 1 && !stopWords[t.norm] &&
+		bestMatch(queryWord{word: t.norm, weight: 1}, f.vocab) > 0
+}
+
+func isWord(t token, set map[string]bool) bool { return t.kind == kindWord && set[t.norm] }
+
+func isMark(t token) bool { return t.kind == kindPunct || t.kind == kindSym }
+
+// rest is the user's text without the request around the value: a preamble ("can you",
+// "what is"), the tool's words with the connectors between them ("add a note saying"), and
+// after the value a phrase naming the tool again ("as a note"), a label of another value
+// ("under" in "under $500") or a polite word. "" when no content word is left.
+func (f *filler) rest() string {
+	toks := f.toks
+	n := len(toks)
+	i := 0
+	for i < n && (isMark(toks[i]) || isWord(toks[i], preambleWords)) && !f.toolWord(toks[i]) {
+		i++
+	}
+	last := -1
+	for k := i; k < n; k++ {
+		t := toks[k]
+		if f.toolWord(t) || f.used[k] {
+			last = k
+			continue
+		}
+		if !isMark(t) && !isWord(t, connectorWords) {
+			break
+		}
+	}
+	cut := i
+	if last >= 0 {
+		cut = last + 1
+		for cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
+			cut++
+		}
+	}
+	stop := n
+	for k := cut; k < n; k++ {
+		if f.used[k] {
+			stop = k
+			break
+		}
+	}
+	end := stop
+	if stop < n {
+		for end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], labelWords) ||
+			isWord(toks[end-1], connectorWords) || isWord(toks[end-1], cueWordSet) || f.toolWord(toks[end-1])) {
+			end--
+		}
+	} else {
+		end = f.trimTail(cut, n)
+	}
+	content := false
+	for k := cut; k < end; k++ {
+		if t := toks[k]; !isMark(t) && !(t.kind == kindWord && stopWords[t.norm]) {
+			content = true
+			break
+		}
+	}
+	if !content {
+		return ""
+	}
+	from, to := 0, len(f.text)
+	if cut > 0 {
+		from = toks[cut-1].end
+	}
+	if end < n {
+		to = toks[end].start
+	}
+	v := strings.TrimLeft(f.text[from:to], " \t\r\n:,;-–—")
+	return strings.TrimRight(v, " \t\r\n?!.,;:-–—")
+}
+
+// trimTail returns where the value ends when nothing follows it: before trailing marks,
+// polite words ("thanks", "thank you") and a phrase naming the tool ("as a note").
+func (f *filler) trimTail(cut, n int) int {
+	toks := f.toks
+	end := n
+	for {
+		switch {
+		case end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], politeWords)):
+			end--
+			continue
+		case end-1 > cut && toks[end-1].kind == kindWord && toks[end-1].norm == "you" &&
+			toks[end-2].kind == kindWord && toks[end-2].norm == "thank":
+			end -= 2
+			continue
+		}
+		k := end
+		for k > cut && f.toolWord(toks[k-1]) {
+			k--
+		}
+		if k == end {
+			return end
+		}
+		for k > cut && isWord(toks[k-1], determiners) {
+			k--
+		}
+		if k == cut || !isWord(toks[k-1], prepositions) {
+			return end
+		}
+		end = k - 1
+	}
+}

@@ -1,0 +1,483 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc"
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/store/storetest"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// Process-level tests of conversations that survive: `byomcp serve` is this test binary run
+// again with BYOMCP_TEST_MAIN=1 (see TestMain), killed with SIGKILL and restarted on its
+// SQLite file, or run twice on one Redis.
+
+// procWait bounds every wait of these tests; hitting it is a failure.
+const procWait = 30 * time.Second
+
+// pageOrigin is the origin the test pages send (allowed by serve's defaults).
+const pageOrigin = "http://localhost:3000"
+
+// lockedBuffer collects a child's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// serveProc is one `byomcp serve` process.
+type serveProc struct {
+	cmd    *exec.Cmd
+	url    string // http://HOST:PORT, from the first line of its output
+	logs   *lockedBuffer
+	exited chan struct{}
+}
+
+// startServe starts `byomcp serve` on a free loopback port with a fake model at fakeURL.
+func startServe(t *testing.T, fakeURL string, args ...string) *serveProc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "debug"}, args...)...)
+	cmd.Env = []string{
+		"BYOMCP_TEST_MAIN=1",
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + t.TempDir(),
+		"OPENAI_BASE_URL=" + fakeURL,
+		"OPENAI_API_KEY=test-key",
+		"BYOMCP_MODEL=fake-model",
+	}
+	p := &serveProc{cmd: cmd, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = p.logs
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.exited
+	})
+	first := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		line, _ := r.ReadString('\n')
+		first <- line
+		_, _ = io.Copy(io.Discard, r)
+	}()
+	select {
+	case line := <-first:
+		m := regexp.MustCompile(`^byomcp listening on (http://\S+)/\n$`).FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("got first line %q, want the listening URL; logs:\n%s", line, p.logs.String())
+		}
+		p.url = m[1]
+	case <-time.After(procWait):
+		t.Fatalf("serve did not print its URL; logs:\n%s", p.logs.String())
+	}
+	return p
+}
+
+// kill9 ends the process with SIGKILL: no shutdown, no flush, nothing.
+func (p *serveProc) kill9(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(procWait):
+		t.Fatal("the process outlived SIGKILL")
+	}
+}
+
+// turnsEnded reads byomcp_turns_total{stop_reason="end"} from the process's /metrics.
+func (p *serveProc) turnsEnded(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get(p.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	m := regexp.MustCompile(`(?m)^byomcp_turns_total\{stop_reason="end"\} (\S+)$`).FindSubmatch(body)
+	if m == nil {
+		return "0"
+	}
+	return string(m[1])
+}
+
+// procEvent is the part of an agent/event these tests look at.
+type procEvent struct {
+	SessionID   string `json:"sessionId"`
+	TurnID      string `json:"turnId"`
+	Seq         int64  `json:"seq"`
+	Type        string `json:"type"`
+	Delta       string `json:"delta"`
+	Text        string `json:"text"`
+	StopReason  string `json:"stopReason"`
+	Interrupted bool   `json:"interrupted"`
+}
+
+// procPage is a page written against the wire protocol: it answers the agent's MCP requests
+// with its tools and records the events it gets.
+type procPage struct {
+	t      *testing.T
+	peer   *wsrpc.Peer
+	events chan procEvent
+}
+
+// procTool is a page tool: its schema is {"type":"object"} and fn answers with text.
+type procTool struct {
+	name string
+	fn   func(ctx context.Context) string
+}
+
+func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	h := http.Header{}
+	h.Set("Origin", pageOrigin)
+	mc, _, err := wsrpc.Dial(ctx, "ws"+strings.TrimPrefix(serverURL, "http")+"/v1/ws", h, wsrpc.WSOptions{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	p := &procPage{t: t, events: make(chan procEvent, 1024)}
+	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
+	peer.Handle(agentsvc.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return agentsvc.InitializeResult{ProtocolVersion: agentsvc.ProtocolVersion, ServerInfo: agentsvc.Implementation{Name: "test-page", Version: "1"}}, nil
+	})
+	peer.Handle(agentsvc.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(agentsvc.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		res := agentsvc.ToolsListResult{Tools: []agentsvc.PageTool{}}
+		for _, tool := range tools {
+			res.Tools = append(res.Tools, agentsvc.PageTool{Name: tool.name, InputSchema: json.RawMessage(`{"type":"object"}`)})
+		}
+		return res, nil
+	})
+	peer.Handle(agentsvc.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp agentsvc.ToolsCallParams
+		_ = json.Unmarshal(req.Params, &cp)
+		for _, tool := range tools {
+			if tool.name == cp.Name {
+				return map[string]any{"content": []any{map[string]any{"type": "text", "text": tool.fn(ctx)}}}, nil
+			}
+		}
+		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
+	})
+	peer.HandleNotification(agentsvc.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+		var e procEvent
+		_ = json.Unmarshal(req.Params, &e)
+		select {
+		case p.events <- e:
+		default:
+			t.Errorf("page: event buffer full")
+		}
+	})
+	p.peer = peer
+	peer.Start()
+	t.Cleanup(func() {
+		peer.Close(nil)
+		_ = peer.Wait()
+	})
+	return p
+}
+
+func (p *procPage) session(params agentsvc.SessionParams) agentsvc.SessionResult {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	var res agentsvc.SessionResult
+	if err := p.peer.Call(ctx, agentsvc.MethodAgentSession, params, &res); err != nil {
+		p.t.Fatalf("agent/session: %v", err)
+	}
+	return res
+}
+
+func (p *procPage) chat(text string) agentsvc.ChatResult {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), procWait)
+	defer cancel()
+	var res agentsvc.ChatResult
+	if err := p.peer.Call(ctx, agentsvc.MethodAgentChat, agentsvc.ChatParams{Text: text}, &res); err != nil {
+		p.t.Fatalf("agent/chat %q: %v", text, err)
+	}
+	return res
+}
+
+// until collects events up to and including the first that done accepts.
+func (p *procPage) until(done func(procEvent) bool) []procEvent {
+	p.t.Helper()
+	var out []procEvent
+	for range 10000 {
+		select {
+		case e := <-p.events:
+			out = append(out, e)
+			if done(e) {
+				return out
+			}
+		case <-time.After(procWait):
+			p.t.Fatalf("no awaited event; got %+v", out)
+		}
+	}
+	p.t.Fatal("no awaited event in 10000")
+	return nil
+}
+
+func isTurnEnd(e procEvent) bool { return e.Type == agentsvc.EventTurnEnd }
+
+// lastSeen is the last seq among evs.
+func lastSeen(evs []procEvent) int64 {
+	var m int64
+	for _, e := range evs {
+		m = max(m, e.Seq)
+	}
+	return m
+}
+
+// wantSeqs checks that evs are numbered 1..len(evs), once each, in order.
+func wantSeqs(t *testing.T, evs []procEvent) {
+	t.Helper()
+	for i, e := range evs {
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d is seq %d (%s), want %d: a gap, a double or a wrong order", i, e.Seq, e.Type, i+1)
+		}
+	}
+}
+
+func roleContents(msgs []llmtest.RecordedMessage) string {
+	var out []string
+	for _, m := range msgs[1:] { // after the system prompt
+		out = append(out, m.Role+":"+m.Content)
+	}
+	return strings.Join(out, "|")
+}
+
+// wantNoFullID checks that a process's logs never hold the session id in full.
+func wantNoFullID(t *testing.T, name string, p *serveProc, id string) {
+	t.Helper()
+	logs := p.logs.String()
+	if strings.Contains(logs, id) {
+		t.Errorf("the logs of %s contain the full session id %s", name, id)
+	}
+	if !strings.Contains(logs, id[:8]) {
+		t.Errorf("the logs of %s never name the session by its short id; wrong logs?", name)
+	}
+}
+
+func TestKill9KeepsCompletedTurns(t *testing.T) {
+	fake := llmtest.New(llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		last := req.LastMessage()
+		switch {
+		case last.Role == "tool":
+			return llmtest.Step{Text: "Unreachable."}
+		case last.Content == "two":
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_block", Name: "block", Args: `{}`}}}
+		default:
+			return llmtest.Step{Text: "Answer-" + last.Content + "."}
+		}
+	}))
+	t.Cleanup(fake.Close)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "byomcp.db")
+
+	first := startServe(t, fake.URL, "--store", db)
+	blocked := make(chan struct{}, 1)
+	block := procTool{name: "block", fn: func(ctx context.Context) string {
+		blocked <- struct{}{}
+		<-ctx.Done() // until the server dies under it
+		return "never"
+	}}
+	page := dialPage(t, first.url, block)
+	sess := page.session(agentsvc.SessionParams{})
+	if res := page.chat("one"); res.Text != "Answer-one." || res.StopReason != agentsvc.StopEnd {
+		t.Fatalf("turn 1: got %+v", res)
+	}
+	seen := page.until(isTurnEnd)
+	go func() {
+		var res agentsvc.ChatResult
+		_ = page.peer.Call(context.Background(), agentsvc.MethodAgentChat, agentsvc.ChatParams{Text: "two"}, &res)
+	}()
+	select {
+	case <-blocked:
+	case <-time.After(procWait):
+		t.Fatal("turn 2 never called the page's tool")
+	}
+	seen = append(seen, page.until(func(e procEvent) bool { return e.Type == agentsvc.EventTurnStart })...)
+	first.kill9(t) // mid-turn
+	<-page.peer.Done()
+	seen = append(seen, drain(page.events)...)
+
+	second := startServe(t, fake.URL, "--store", db)
+	back := dialPage(t, second.url, block)
+	last := lastSeen(seen)
+	res := back.session(agentsvc.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
+		t.Fatalf("got %+v, want the session resumed after the restart", res)
+	}
+	var got []string
+	for _, m := range res.Messages {
+		got = append(got, m.Role+":"+m.Content)
+	}
+	if len(got) != 4 || got[0] != "user:one" || got[1] != "assistant:Answer-one." || got[2] != "user:two" ||
+		!strings.Contains(got[3], "interrupted") || !strings.HasPrefix(got[3], "assistant:") {
+		t.Errorf("got history %q, want turn 1 whole and turn 2 marked interrupted", got)
+	}
+	seen = append(seen, back.until(isTurnEnd)...)
+	end := seen[len(seen)-1]
+	if !end.Interrupted || end.StopReason != agentsvc.StopError || end.TurnID != res.Messages[2].TurnID || end.Seq != res.Seq {
+		t.Errorf("got %+v, want turn_end interrupted for turn 2 at seq %d", end, res.Seq)
+	}
+
+	if r := back.chat("three"); r.Text != "Answer-three." || r.StopReason != agentsvc.StopEnd {
+		t.Errorf("turn 3: got %+v, want it to run normally", r)
+	}
+	seen = append(seen, back.until(isTurnEnd)...)
+	wantSeqs(t, seen)
+	reqs := fake.Requests()
+	want := "user:one|assistant:Answer-one.|user:two|assistant:" + res.Messages[3].Content + "|user:three"
+	if got := roleContents(reqs[len(reqs)-1].Messages); got != want {
+		t.Errorf("turn 3's model call saw %q, want %q", got, want)
+	}
+	if !strings.Contains(second.logs.String(), "marked an interrupted turn") {
+		t.Error("the restarted server did not log the interrupted turn")
+	}
+	wantNoFullID(t, "the killed server", first, sess.SessionID)
+	wantNoFullID(t, "the restarted server", second, sess.SessionID)
+}
+
+// drain returns the events already received.
+func drain(ch chan procEvent) []procEvent {
+	var out []procEvent
+	for {
+		select {
+		case e := <-ch:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func TestTwoReplicasShareRedis(t *testing.T) {
+	redisURL := storetest.RedisServer(t)
+	const answer = "one two three four five six seven eight"
+	fake := llmtest.New(llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		last := req.LastMessage()
+		switch {
+		case last.Role == "tool":
+			return llmtest.Step{Text: answer, ChunkDelay: 30 * time.Millisecond}
+		case last.Content == "first":
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_echo", Name: "echo", Args: `{}`}}}
+		default:
+			return llmtest.Step{Text: "Answered."}
+		}
+	}))
+	t.Cleanup(fake.Close)
+	a := startServe(t, fake.URL, "--store", redisURL)
+	b := startServe(t, fake.URL, "--store", redisURL)
+	var onA, onB atomic.Int32 // tool calls run by the page on each replica
+	echo := func(n *atomic.Int32) procTool {
+		return procTool{name: "echo", fn: func(context.Context) string { n.Add(1); return "echoed" }}
+	}
+
+	page := dialPage(t, a.url, echo(&onA))
+	sess := page.session(agentsvc.SessionParams{})
+	go func() {
+		var res agentsvc.ChatResult
+		_ = page.peer.Call(context.Background(), agentsvc.MethodAgentChat, agentsvc.ChatParams{Text: "first"}, &res)
+	}()
+	seen := page.until(func(e procEvent) bool { return e.Type == agentsvc.EventTextDelta })
+	page.peer.Close(nil) // the socket drops while a streams the answer
+
+	// The load balancer sends the reconnect to b. b waits for a to finish the turn and let
+	// go of the session, then resumes it from Redis.
+	moved := dialPage(t, b.url, echo(&onB))
+	last := lastSeen(seen)
+	res := moved.session(agentsvc.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
+		t.Fatalf("got %+v, want the session resumed on the other replica", res)
+	}
+	var roles []string
+	for _, m := range res.Messages {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant" || res.Messages[3].Content != answer {
+		t.Errorf("got history %+v, want the whole first turn", res.Messages)
+	}
+	replay := moved.until(isTurnEnd)
+	seen = append(seen, replay...)
+	text := ""
+	for _, e := range seen {
+		text += e.Delta
+	}
+	if text != answer {
+		t.Errorf("the page got the text %q over both replicas, want %q once", text, answer)
+	}
+	if end := seen[len(seen)-1]; end.Seq != res.Seq || end.StopReason != agentsvc.StopEnd {
+		t.Errorf("got last event %+v, want turn_end at seq %d", end, res.Seq)
+	}
+	prev := int64(0)
+	for _, e := range seen {
+		if e.Seq <= prev {
+			t.Errorf("seq %d after %d: doubled or out of order", e.Seq, prev)
+		}
+		prev = e.Seq
+	}
+
+	if r := moved.chat("second"); r.Text != "Answered." {
+		t.Fatalf("turn 2 on b: got %+v", r)
+	}
+	next := moved.until(isTurnEnd)
+	if next[0].Type != agentsvc.EventTurnStart || next[0].Seq != res.Seq+1 {
+		t.Errorf("turn 2 starts with %+v, want turn_start at seq %d", next[0], res.Seq+1)
+	}
+	reqs := fake.Requests()
+	want := "user:first|assistant:|tool:|assistant:" + answer + "|user:second"
+	got := regexp.MustCompile(`tool:[^|]*`).ReplaceAllString(roleContents(reqs[len(reqs)-1].Messages), "tool:")
+	if got != want {
+		t.Errorf("b's model call saw %q, want the whole history %q", got, want)
+	}
+	if ta, tb := a.turnsEnded(t), b.turnsEnded(t); ta != "1" || tb != "1" {
+		t.Errorf("turns ended: a %s, b %s; want turn 1 on a and turn 2 on b", ta, tb)
+	}
+	if onA.Load() != 1 || onB.Load() != 0 {
+		t.Errorf("the page ran %d tool calls on a and %d on b, want 1 and 0", onA.Load(), onB.Load())
+	}
+	wantNoFullID(t, "replica a", a, sess.SessionID)
+	wantNoFullID(t, "replica b", b, sess.SessionID)
+}
