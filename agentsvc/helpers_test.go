@@ -154,7 +154,7 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 		}
 		var args map[string]any
 		_ = json.Unmarshal(cp.Arguments, &args)
-		v, err := fn(context.WithValue(ctx, progressKey{}, progressSender{peer, cp.Meta["progressToken"]}), args)
+		v, err := fn(ctx, args)
 		if err != nil {
 			return map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": err.Error()}}}, nil
 		}
@@ -186,19 +186,6 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-type progressKey struct{}
-
-type progressSender struct {
-	peer  *wsrpc.Peer
-	token any
-}
-
-// sendProgress reports progress on the running call from inside a tool func.
-func sendProgress(ctx context.Context, n float64) {
-	ps := ctx.Value(progressKey{}).(progressSender)
-	_ = ps.peer.Notify(ctx, MethodProgress, map[string]any{"progressToken": ps.token, "progress": n, "message": "working"})
 }
 
 // waitListed waits for the agent to list the page's tools n times in all.

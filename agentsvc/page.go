@@ -20,11 +20,10 @@ import (
 
 // Errors of page tool calls.
 var (
-	errToolTimeout  = errors.New("the tool did not answer in time")
-	errToolMaxTime  = errors.New("the tool ran past its hard time limit")
-	errPageGone     = errors.New("the page disconnected during the call")
-	errUnknownTool  = errors.New("unknown tool")
-	errNotConnected = errors.New("the page is not connected")
+	errToolTimeout = errors.New("the tool did not answer in time")
+	errToolMaxTime = errors.New("the tool ran past its hard time limit")
+	errPageGone    = errors.New("the page disconnected during the call")
+	errUnknownTool = errors.New("unknown tool")
 )
 
 // pageTool is one usable tool of the page.

@@ -176,8 +176,7 @@ func TestCallToolValidatesBeforeThePage(t *testing.T) {
 func TestCallToolFailsAtOnceWhenPageDisconnects(t *testing.T) {
 	ts := newTestServer(t, textModel("hi"), func(c *Config) { c.ToolTimeout = time.Hour })
 	started := make(chan struct{})
-	var page *fakePage
-	page = newFakePage(t, ts, testOrigin, pageTestTool{
+	page := newFakePage(t, ts, testOrigin, pageTestTool{
 		tool: PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn: func(ctx context.Context, _ map[string]any) (any, error) {
 			close(started)

@@ -131,9 +131,9 @@ type Result struct {
 // which the maximum lies.
 type ToolRTT struct {
 	Count       float64   `json:"count"`
-	P50         float64   `json:"p50_ms"`
-	P99         float64   `json:"p99_ms"`
-	MaxBound    float64   `json:"max_le_ms"`
+	P50         Millis    `json:"p50_ms"`
+	P99         Millis    `json:"p99_ms"`
+	MaxBound    Millis    `json:"max_le_ms"`
 	Under250us  float64   `json:"share_le_250us"`
 	Under1ms    float64   `json:"share_le_1ms"`
 	Under5ms    float64   `json:"share_le_5ms"`
@@ -147,9 +147,9 @@ func toolRTT(h Histogram) ToolRTT {
 	}
 	return ToolRTT{
 		Count:      h.Total(),
-		P50:        h.Quantile(.50) * 1000,
-		P99:        h.Quantile(.99) * 1000,
-		MaxBound:   h.MaxBound() * 1000,
+		P50:        Millis(h.Quantile(.50) * 1000),
+		P99:        Millis(h.Quantile(.99) * 1000),
+		MaxBound:   Millis(h.MaxBound() * 1000),
 		Under250us: h.Fraction(.00025),
 		Under1ms:   h.Fraction(.001),
 		Under5ms:   h.Fraction(.005),

@@ -43,7 +43,7 @@ func WriteDetails(w io.Writer, results []*Result) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.Target, r.Sessions, r.Held, r.MemPerSessionKiB, goroutines(r),
 			r.TurnsPerSec, r.ToolCallsPerSec,
-			rtt(r.ToolRTT, r.ToolRTT.P50), rtt(r.ToolRTT, r.ToolRTT.P99), rtt(r.ToolRTT, r.ToolRTT.MaxBound),
+			rtt(r.ToolRTT, float64(r.ToolRTT.P50)), rtt(r.ToolRTT, float64(r.ToolRTT.P99)), rtt(r.ToolRTT, float64(r.ToolRTT.MaxBound)),
 			dur(r.TurnLatency.P50, r.TurnLatency.Count), dur(r.TurnLatency.P99, r.TurnLatency.Count),
 			dur(r.Overhead.P50, r.Overhead.Count), dur(r.Overhead.P99, r.Overhead.Count), dur(r.Overhead.Max, r.Overhead.Count),
 			errorList(r.Errors))
@@ -125,10 +125,10 @@ var figures = []figure{
 			}
 			return *r.GoroutinesPerSession, true
 		}, func(v float64) string { return fmt.Sprintf("%.2f", v) }, true},
-	{"tools/call round trip, 1 session: p50", "≤ 250 µs", "one", rttOf(func(t ToolRTT) float64 { return t.P50 }), millis, true},
-	{"tools/call round trip, 1 session: p99", "≤ 1 ms", "one", rttOf(func(t ToolRTT) float64 { return t.P99 }), millis, true},
-	{"tools/call round trip, 1 session: max", "", "one", rttOf(func(t ToolRTT) float64 { return t.MaxBound }), func(v float64) string { return "≤ " + millis(v) }, true},
-	{"tools/call round trip, 1,000 sessions × 1 call/s: p99", "≤ 5 ms", "steady", rttOf(func(t ToolRTT) float64 { return t.P99 }), millis, true},
+	{"tools/call round trip, 1 session: p50", "≤ 250 µs", "one", rttOf(func(t ToolRTT) float64 { return float64(t.P50) }), millis, true},
+	{"tools/call round trip, 1 session: p99", "≤ 1 ms", "one", rttOf(func(t ToolRTT) float64 { return float64(t.P99) }), millis, true},
+	{"tools/call round trip, 1 session: max", "", "one", rttOf(func(t ToolRTT) float64 { return float64(t.MaxBound) }), func(v float64) string { return "≤ " + millis(v) }, true},
+	{"tools/call round trip, 1,000 sessions × 1 call/s: p99", "≤ 5 ms", "steady", rttOf(func(t ToolRTT) float64 { return float64(t.P99) }), millis, true},
 	{"same: errors", "0", "steady",
 		func(r *Result) (float64, bool) { return float64(totalErrors(r.Errors)), true }, count, true},
 	{"tool calls/s at saturation", "≥ 15,000", "saturation",
@@ -180,8 +180,7 @@ func WriteSummary(w io.Writer, results []*Result) error {
 		head += " " + targets[0] + " vs " + t + " |"
 		rule += " --- |"
 	}
-	fmt.Fprintln(w, head)
-	fmt.Fprintln(w, rule)
+	var rows []string
 	for _, f := range figures {
 		vals := make([]float64, len(targets))
 		oks := make([]bool, len(targets))
@@ -210,9 +209,13 @@ func WriteSummary(w io.Writer, results []*Result) error {
 		for i := 1; i < len(targets); i++ {
 			row += " " + advantage(vals[0], vals[i], oks[0] && oks[i], f.lowerIsBetter) + " |"
 		}
-		fmt.Fprintln(w, row)
+		rows = append(rows, row)
 	}
-	return nil
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, head+"\n"+rule+"\n"+strings.Join(rows, "\n"))
+	return err
 }
 
 // advantage says how many times better ours is than theirs.

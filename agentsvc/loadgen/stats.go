@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -126,6 +127,31 @@ func (h Histogram) Sub(before Histogram) Histogram {
 		}
 	}
 	return out
+}
+
+// MarshalJSON writes the bounds as Prometheus prints them ("+Inf" included) and the counts.
+func (h Histogram) MarshalJSON() ([]byte, error) {
+	le := make([]string, len(h.Bounds))
+	for i, b := range h.Bounds {
+		le[i] = strconv.FormatFloat(b, 'g', -1, 64) // +Inf prints as "+Inf"
+	}
+	return json.Marshal(struct {
+		LE     []string  `json:"le"`
+		Counts []float64 `json:"counts"`
+	}{le, h.Counts})
+}
+
+// Millis is a number of milliseconds; in JSON, a value that is not finite (an unknown
+// quantile, a maximum above every bucket) is null.
+type Millis float64
+
+// MarshalJSON writes null for NaN and ±Inf.
+func (m Millis) MarshalJSON() ([]byte, error) {
+	f := float64(m)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
 }
 
 // Total is the number of observations.

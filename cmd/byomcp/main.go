@@ -34,6 +34,7 @@ Usage:
   byomcp chat [flags] [question]  chat from the terminal with the tools of mcp.json (one question, or interactive)
   byomcp tools [flags]            run the demo tools as a stdio MCP server
   byomcp conformance-client URL   client for the MCP conformance suite (reads MCP_CONFORMANCE_SCENARIO)
+  byomcp bench [flags]            load-test an agent: sessions held, memory, latency, throughput (see README)
 
 Run "byomcp <command> -h" for the flags of a command.
 `
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runTools(ctx, args, stderr, getenv)
 	case "conformance-client":
 		return runConformance(ctx, args, stdout, stderr, getenv)
+	case "bench":
+		return runBench(ctx, args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/loadgen"
+	"github.com/byomcp/byomcp/agentsvc/store"
+)
+
+// runBench is `byomcp bench`: the load generator (agentsvc/loadgen). By default it runs the
+// whole suite against a fresh `byomcp serve --store memory` per scenario (this binary) and
+// prints the README's table; --compare adds a second target, e.g. the Node reference agent.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	scenarios := fset.String("scenarios", "idle,one,steady,hundred,saturation", "comma-separated scenarios of the suite to run")
+	scale := fset.Float64("scale", 1, "shrink the suite's sessions and durations by this factor (0 < scale ≤ 1) for a quick run")
+	sessions := fset.Int("sessions", 0, "run one custom scenario with this many sessions instead of the suite")
+	rate := fset.Float64("rate", 1, "custom scenario: turns per second per session (0: closed loop)")
+	duration := fset.Duration("duration", 10*time.Second, "custom scenario: length of the load phase (0: first turns only)")
+	tools := fset.Int("tools", 1, "custom scenario: tool calls per turn")
+	hold := fset.Duration("hold", 0, "custom scenario: idle time after the first turns, before measuring memory")
+	self, _ := os.Executable()
+	cmd := fset.String("cmd", self+" serve --addr 127.0.0.1:0 --store memory --log-level warn", "command that starts the agent under test (it gets OPENAI_BASE_URL) and prints its URL first")
+	name := fset.String("name", "byomcp", "name of the agent under test in the reports")
+	server := fset.String("server", "", "URL of an agent already running (instead of --cmd); it must use the model that bench prints")
+	pid := fset.Int("pid", 0, "with --server: its process id, to measure its memory")
+	compare := fset.String("compare", "", `command of a second agent to run every scenario against, e.g. "node bench/ref-agent.mjs"`)
+	compareName := fset.String("compare-name", "node-ref", "name of the second agent in the reports")
+	jsonOut := fset.String("json", "", `write the results as JSON to this file ("-": standard output)`)
+	inProcess := fset.Bool("in-process", false, "run the agent under test inside this process (to profile it with --pprof; not for the figures)")
+	pprofAddr := fset.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060) during the run")
+	if err := fset.Parse(args); err != nil {
+		return errUsage
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "byomcp bench: unexpected argument %q\n", fset.Arg(0))
+		return errUsage
+	}
+
+	var list []loadgen.Scenario
+	if *sessions > 0 {
+		list = []loadgen.Scenario{{Name: "custom", Sessions: *sessions, Rate: *rate, Duration: *duration, ToolsPerTurn: *tools, Hold: *hold}}
+	} else {
+		want := splitList(*scenarios)
+		for _, sc := range loadgen.Suite(*scale) {
+			if slices.Contains(want, sc.Name) {
+				list = append(list, sc)
+			}
+		}
+		if len(list) == 0 {
+			return fmt.Errorf("bench: no scenario among %q (idle, one, steady, hundred, saturation)", *scenarios)
+		}
+	}
+
+	ours := loadgen.Spec{Name: *name, Command: strings.Fields(*cmd)}
+	switch {
+	case *server != "":
+		ours = loadgen.Spec{Name: *name, URL: *server, PID: *pid}
+	case *inProcess:
+		ours = loadgen.Spec{Name: *name + " (in process)", Start: startInProcess}
+	}
+	b := loadgen.Bench{Targets: []loadgen.Spec{ours}, Scenarios: list, Options: loadgen.Options{Progress: stderr}}
+	if *compare != "" {
+		b.Targets = append(b.Targets, loadgen.Spec{Name: *compareName, Command: strings.Fields(*compare)})
+	}
+
+	if *pprofAddr != "" {
+		stop, err := servePprof(*pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		fmt.Fprintf(stderr, "pprof on http://%s/debug/pprof/\n", *pprofAddr)
+	}
+
+	results, runErr := b.Run(ctx)
+	if *jsonOut != "-" {
+		fmt.Fprintln(stdout)
+		if err := loadgen.WriteSummary(stdout, results); err != nil {
+			return err
+		}
+		if err := loadgen.WriteDetails(stdout, results); err != nil {
+			return err
+		}
+	}
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, stdout, results); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+func writeJSON(path string, stdout io.Writer, results []*loadgen.Result) error {
+	if path == "-" {
+		return loadgen.WriteJSON(stdout, results)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := loadgen.WriteJSON(f, results); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// startInProcess runs the agent inside the generator (memory store, the fake model), as
+// serve does, for profiling.
+func startInProcess(ctx context.Context, modelURL string) (string, int, func(), error) {
+	st := store.NewMemory()
+	srv, err := agentsvc.NewServer(agentsvc.Config{
+		Store: st,
+		Model: llm.NewOpenAI(llm.Options{BaseURL: modelURL, APIKey: "bench-key", Model: "fake-model", Provider: llm.ProviderCustom}),
+	})
+	if err != nil {
+		return "", 0, nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", 0, nil, err
+	}
+	hs := &http.Server{Handler: routes(srv), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		_ = srv.Shutdown(sctx)
+		_ = st.Close()
+	}
+	return "http://" + ln.Addr().String(), os.Getpid(), stop, nil
+}
+
+// servePprof serves the profiler of this process; only `byomcp bench --pprof` does.
+func servePprof(addr string) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "pprof:", err)
+		}
+	}()
+	return func() { _ = hs.Close() }, nil
+}
