@@ -18,8 +18,8 @@ import (
 
 func TestChatTurnThroughOpenAIClient(t *testing.T) {
 	model, fake := openAIModel(t, llmtest.Script(
-		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_1", Name: "echo", Args: `{"text":"hi"}`}}},
-		llmtest.Step{Text: "The page said hi."},
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_1", Name: "echo", Args: `{"text":"hi"}`}}, Usage: &llmtest.Usage{PromptTokens: 100, CompletionTokens: 7}},
+		llmtest.Step{Text: "The page said hi.", Usage: &llmtest.Usage{PromptTokens: 150, CompletionTokens: 5}},
 	))
 	ts := newTestServer(t, model, nil)
 	page := newFakePage(t, ts, testOrigin, echoTool())
@@ -33,6 +33,9 @@ func TestChatTurnThroughOpenAIClient(t *testing.T) {
 	}
 	if res.StopReason != StopEnd || res.Text != "The page said hi." || res.TurnID == "" {
 		t.Errorf("got %+v, want stopReason end and the model's text", res)
+	}
+	if want := (chat.Usage{PromptTokens: 250, CompletionTokens: 12, TotalTokens: 262}); res.Usage != want {
+		t.Errorf("got usage %+v, want the sum of both model calls %+v", res.Usage, want)
 	}
 	evs := page.eventsUntil(EventTurnEnd)
 	want := []string{EventTurnStart, EventToolCall, EventToolResult, EventTextDelta, EventTurnEnd}
