@@ -388,7 +388,7 @@ func TestMaxTimeoutCapsProgress(t *testing.T) {
 		m.WaitReady(t.Context())
 
 		start := time.Now()
-		_, err := m.Call(t.Context(), AudienceCLI, "fake__progress", json.RawMessage(`{"steps":10,"every":10}`))
+		_, err := m.Call(t.Context(), AudienceCLI, "fake__progress", json.RawMessage(`{"steps":12,"every":7}`)) // progress at 7s, 14s, …: never at the 60s mark
 		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "maximum") {
 			t.Fatalf("err = %v, want ErrTimeout at the maximum", err)
 		}
