@@ -493,3 +493,15 @@ func TestAdaptersKeepAudiences(t *testing.T) {
 		t.Errorf("terminal call: got %+v, want 42", out)
 	}
 }
+
+func TestServeRejectsBadDurations(t *testing.T) {
+	env := map[string]string{"BYOMCP_SESSION_TTL": "a week"}
+	var out, errOut strings.Builder
+	err := run(t.Context(), []string{"serve", "--store", "memory", "--addr", "127.0.0.1:0"}, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), "BYOMCP_SESSION_TTL") {
+		t.Errorf("got %v, want an error naming BYOMCP_SESSION_TTL", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("serve printed %q before refusing its configuration", out.String())
+	}
+}

@@ -65,8 +65,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	addr := fset.String("addr", envOr(getenv, "BYOMCP_ADDR", "127.0.0.1:8080"), "listen address (env BYOMCP_ADDR)")
 	origins := fset.String("allowed-origins", getenv("BYOMCP_ALLOWED_ORIGINS"), "comma-separated exact origins allowed to connect (env BYOMCP_ALLOWED_ORIGINS; default: this server and http://localhost:*, http://127.0.0.1:*)")
 	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated page tool names that always need the user's confirmation (env BYOMCP_CONFIRM_TOOLS)")
+	sessionTTL := fset.Duration("session-ttl", envDuration(getenv, "BYOMCP_SESSION_TTL", 7*24*time.Hour), "delete sessions idle for longer (env BYOMCP_SESSION_TTL; 0 or negative = keep)")
+	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
 	if err := fset.Parse(args); err != nil {
 		return errUsage
+	}
+	for _, key := range []string{"BYOMCP_SESSION_TTL", "BYOMCP_RECONNECT_WAIT"} {
+		if v := getenv(key); v != "" {
+			if _, err := time.ParseDuration(v); err != nil {
+				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v)
+			}
+		}
+	}
+	if *sessionTTL <= 0 {
+		*sessionTTL = -1
 	}
 	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
@@ -104,6 +116,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Logger:         log,
 		ConfirmTools:   splitList(*confirm),
 		OwnerID:        ownerFor(c.store),
+		SessionTTL:     *sessionTTL,
+		ReconnectWait:  *reconnectWait,
 	})
 	if err != nil {
 		return err
@@ -172,6 +186,15 @@ func static(fsys fs.FS) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		files.ServeHTTP(w, r)
 	})
+}
+
+// envDuration reads a duration such as "90s" or "168h" from the environment (runServe
+// reports a value that does not parse).
+func envDuration(getenv func(string) string, key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(getenv(key)); err == nil {
+		return d
+	}
+	return def
 }
 
 func splitList(s string) []string {
