@@ -39,10 +39,11 @@ type rawSocket struct {
 	done chan struct{} // closed when reading has ended
 	err  error         // why reading ended; set before done is closed
 
-	mu      sync.Mutex
-	results int
-	codes   map[int64]int   // error responses by code
-	ids     map[string]bool // ids of the responses, as JSON text
+	mu       sync.Mutex
+	results  int
+	codes    map[int64]int   // error responses by code
+	ids      map[string]bool // ids of the responses, as JSON text
+	requests map[string]int  // the agent's requests and notifications by method
 }
 
 // dialRaw opens a raw socket; the server's handshake with it stays unanswered.
@@ -52,7 +53,7 @@ func dialRaw(t *testing.T, ts *testServer, origin string) *rawSocket {
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	r := &rawSocket{c: c, done: make(chan struct{}), codes: map[int64]int{}, ids: map[string]bool{}}
+	r := &rawSocket{c: c, done: make(chan struct{}), codes: map[int64]int{}, ids: map[string]bool{}, requests: map[string]int{}}
 	go r.read()
 	t.Cleanup(func() {
 		c.Close()
@@ -74,10 +75,15 @@ func (r *rawSocket) read() {
 			Method string          `json:"method"`
 			Error  *wsrpc.Error    `json:"error"`
 		}
-		if json.Unmarshal(data, &m) != nil || m.Method != "" {
-			continue // a request or notification of the agent
+		if json.Unmarshal(data, &m) != nil {
+			continue
 		}
 		r.mu.Lock()
+		if m.Method != "" { // a request or notification of the agent
+			r.requests[m.Method]++
+			r.mu.Unlock()
+			continue
+		}
 		r.ids[string(m.ID)] = true
 		if m.Error != nil {
 			r.codes[m.Error.Code]++
@@ -106,6 +112,18 @@ func (r *rawSocket) answered(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.ids[id]
+}
+
+// waitInitialize waits for the agent's initialize request, after which the agent writes
+// nothing more to a page that does not answer: a frame the test sends then cannot race a
+// write of the agent (whose failure would be the reason the socket ended).
+func (r *rawSocket) waitInitialize(t *testing.T) {
+	t.Helper()
+	waitFor(t, "the agent's initialize", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.requests[MethodInitialize] > 0
+	})
 }
 
 // wantClose waits for the server to close the socket with code.
@@ -185,6 +203,7 @@ func TestLimitOversizeFrame(t *testing.T) {
 	waitFor(t, "the 1 MiB frame to be answered", func() bool { return fits.answered(`"big"`) })
 
 	big := dialRaw(t, ts, testOrigin)
+	big.waitInitialize(t)
 	big.write(t, frame(1<<20+1))
 	big.wantClose(t, websocket.CloseMessageTooBig)
 

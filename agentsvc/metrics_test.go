@@ -131,9 +131,11 @@ func TestMetricsOfRefusals(t *testing.T) {
 		t.Fatalf("got %v, want 403", resp)
 	}
 	big := dialRaw(t, ts, testOrigin)
+	big.waitInitialize(t)
 	big.write(t, `{"jsonrpc":"2.0","method":"ping","params":"`+strings.Repeat("x", 2048)+`"}`)
 	big.wantClose(t, websocket.CloseMessageTooBig)
 	bin := dialRaw(t, ts, testOrigin)
+	bin.waitInitialize(t)
 	if err := bin.c.WriteMessage(websocket.BinaryMessage, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}

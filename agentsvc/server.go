@@ -178,10 +178,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mc, err := wsrpc.Accept(w, r, wsrpc.AcceptOptions{
-		Subprotocols:    []string{"mcp"},
-		ReadBufferSize:  2048,
-		WriteBufferSize: 2048,
-		WS:              wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout},
+		Subprotocols: []string{"mcp"},
+		WS:           wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout},
 	})
 	if err != nil {
 		s.log.Debug("upgrade failed", zap.Error(err))

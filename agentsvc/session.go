@@ -89,6 +89,11 @@ type runningTurn struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 	result ChatResult
+	// caller is the socket whose agent/chat started the turn; replied is closed once that
+	// request's answer is queued. The turn holds Server.turns until then, so that Shutdown
+	// does not close the socket before the page has its answer.
+	caller  *pageConn
+	replied chan struct{}
 }
 
 func (h *hub) newLive(id, origin string, page store.Page) *liveSession {
@@ -742,7 +747,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p ChatParams) (any, error) 
 	if !utf8.ValidString(p.Text) {
 		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "text is not valid UTF-8")
 	}
-	rt, err := h.startTurn(ls, p.Text)
+	rt, err := h.startTurn(ls, c, p.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -757,10 +762,10 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p ChatParams) (any, error) 
 		rt.cancel(errors.New("cancelled by the page"))
 		<-rt.done
 	}
-	return rt.result, nil
+	return wsrpc.ReplyThen(rt.result, func() { close(rt.replied) }), nil
 }
 
-func (h *hub) startTurn(ls *liveSession, text string) (*runningTurn, error) {
+func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runningTurn, error) {
 	srv := h.srv
 	ls.mu.Lock()
 	if ls.turn != nil {
@@ -776,7 +781,7 @@ func (h *hub) startTurn(ls *liveSession, text string) (*runningTurn, error) {
 	srv.turns.Add(1)
 	srv.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	rt := &runningTurn{id: "t-" + randomID(8), cancel: cancel, done: make(chan struct{})}
+	rt := &runningTurn{id: "t-" + randomID(8), cancel: cancel, done: make(chan struct{}), caller: caller, replied: make(chan struct{})}
 	ls.turn = rt
 	history := append([]chat.Message(nil), ls.messages...)
 	page := ls.page
@@ -812,6 +817,10 @@ func (h *hub) startTurn(ls *liveSession, text string) (*runningTurn, error) {
 		idle := ls.conn == nil
 		ls.mu.Unlock()
 		close(rt.done)
+		select { // the answer is queued, or its socket is gone
+		case <-rt.replied:
+		case <-rt.caller.peer.Done():
+		}
 		if idle {
 			h.evict(ls)
 		}

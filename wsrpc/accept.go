@@ -3,18 +3,27 @@ package wsrpc
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
 )
 
+// writeBuffers are the write buffers of the accepted sockets (see AcceptOptions).
+var writeBuffers sync.Pool
+
 // AcceptOptions configures Accept.
 type AcceptOptions struct {
 	// Subprotocols the server accepts when the client offers them (for example "mcp").
 	Subprotocols []string
-	// ReadBufferSize and WriteBufferSize size gorilla's I/O buffers (default 4 KiB each;
-	// smaller buffers mean less memory per idle socket).
-	ReadBufferSize, WriteBufferSize int
+	// ReadBufferSize sizes gorilla's read buffer. Leave it 0: the connection then reads
+	// through the 4 KiB buffer net/http already allocated for the request, instead of
+	// keeping that one alive next to a second one (measured: 4 KiB less per socket).
+	ReadBufferSize int
+	// WriteBufferSize sizes the write buffers (default 4 KiB). They come from a pool shared
+	// by every socket and are held only while a message is written, so an idle socket holds
+	// none.
+	WriteBufferSize int
 	// WS configures the returned connection.
 	WS WSOptions
 }
@@ -30,6 +39,7 @@ func Accept(w http.ResponseWriter, r *http.Request, o AcceptOptions) (MessageCon
 		CheckOrigin:       func(*http.Request) bool { return true },
 		EnableCompression: false,
 		HandshakeTimeout:  10 * time.Second,
+		WriteBufferPool:   &writeBuffers,
 	}
 	c, err := up.Upgrade(w, r, nil)
 	if err != nil {

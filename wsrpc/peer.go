@@ -134,8 +134,8 @@ type Peer struct {
 	inflight     map[string]context.CancelCauseFunc // incoming requests by idKey
 	running      int                                // incoming requests being handled
 
-	loops    sync.WaitGroup // read and write goroutines
-	handling sync.WaitGroup // request handler goroutines
+	loopsLeft atomic.Int32   // read and write goroutines still running
+	handling  sync.WaitGroup // request handler goroutines
 
 	// Owned by the read goroutine.
 	limiter *tokenBucket
@@ -226,10 +226,9 @@ func (p *Peer) Start() {
 		return
 	}
 	p.started = true
-	p.loops.Add(2)
+	p.loopsLeft.Store(2)
 	go p.readLoop()
 	go p.writeLoop()
-	go p.reap()
 }
 
 // Done is closed when the peer has ended (its goroutines may still be finishing; see Wait).
@@ -315,11 +314,13 @@ func (p *Peer) closeConn(code int, reason string) {
 	}
 }
 
-// reap waits for every goroutine of a started peer, then finishes it.
-func (p *Peer) reap() {
-	p.loops.Wait()
-	p.handling.Wait()
-	p.finish()
+// loopDone is deferred by the read and write loops: the last of them to end waits for the
+// handlers and finishes the peer, so an idle peer costs two goroutines, not three.
+func (p *Peer) loopDone() {
+	if p.loopsLeft.Add(-1) == 0 {
+		p.handling.Wait()
+		p.finish()
+	}
 }
 
 func (p *Peer) finish() {
@@ -483,7 +484,7 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 
 // writeLoop is the only goroutine that writes to the connection.
 func (p *Peer) writeLoop() {
-	defer p.loops.Done()
+	defer p.loopDone()
 	var tick <-chan time.Time
 	if p.pinger != nil && p.opts.PingInterval > 0 {
 		t := time.NewTicker(p.opts.PingInterval)
@@ -537,7 +538,7 @@ func (p *Peer) flushAndClose(req closeRequest) {
 
 // readLoop is the only goroutine that reads from the connection.
 func (p *Peer) readLoop() {
-	defer p.loops.Done()
+	defer p.loopDone()
 	for {
 		data, err := p.conn.ReadMessage()
 		if err != nil {

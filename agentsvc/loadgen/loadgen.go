@@ -18,6 +18,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,10 @@ type Result struct {
 	// GoroutinesPerSession is the growth of go_goroutines / Sessions; nil when the target
 	// does not export go_goroutines.
 	GoroutinesPerSession *float64 `json:"goroutines_per_session,omitempty"`
+	// HeapPerSessionKiB and StackPerSessionKiB split the memory of a Go target: the growth
+	// of go_memstats_heap_inuse_bytes and go_memstats_stack_inuse_bytes / Sessions.
+	HeapPerSessionKiB  *float64 `json:"heap_per_session_kib,omitempty"`
+	StackPerSessionKiB *float64 `json:"stack_per_session_kib,omitempty"`
 
 	// Load phase.
 	LoadSeconds     float64 `json:"load_seconds"`
@@ -114,6 +119,14 @@ type Result struct {
 	TurnsPerSec     float64 `json:"turns_per_sec"`
 	ToolCalls       int64   `json:"tool_calls"`
 	ToolCallsPerSec float64 `json:"tool_calls_per_sec"`
+	// CPUSeconds is the processor time the target used during the load phase;
+	// CPUPerTurnMs and CPUPerToolCallUs divide it by the turns and tool calls.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// GeneratorCPUSeconds is the processor time of the generator (pages and fake model) in
+	// the same phase: on a small machine the two share the cores.
+	GeneratorCPUSeconds float64 `json:"generator_cpu_seconds"`
+	CPUPerTurnMs        float64 `json:"cpu_per_turn_ms"`
+	CPUPerToolCallUs    float64 `json:"cpu_per_tool_call_us"`
 	// ToolRTT is the tools/call round trip as the agent measures it (its
 	// byomcp_tool_call_seconds histogram, page kind, over the load phase).
 	ToolRTT ToolRTT `json:"tool_rtt"`
@@ -204,15 +217,30 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 		return nil, err
 	}
 	res.ServerSockets = held["byomcp_open_sockets"]
-	if g0, ok := before["go_goroutines"]; ok {
-		g := (held["go_goroutines"] - g0) / float64(len(pages))
-		res.GoroutinesPerSession = &g
+	perSession := func(series string, unit float64) *float64 {
+		v0, ok := before[series]
+		if !ok {
+			return nil
+		}
+		v := (held[series] - v0) / unit / float64(len(pages))
+		return &v
 	}
+	res.GoroutinesPerSession = perSession("go_goroutines", 1)
+	res.HeapPerSessionKiB = perSession("go_memstats_heap_inuse_bytes", 1024)
+	res.StackPerSessionKiB = perSession("go_memstats_stack_inuse_bytes", 1024)
 	res.Held = countOpen(pages)
 	logf("%d sessions held; %.1f KiB per session", res.Held, res.MemPerSessionKiB)
 
 	if sc.Duration > 0 {
+		cpu0, cpuErr := t.CPU()
+		gen0, genErr := readCPU(os.Getpid())
 		recs, elapsed := r.load(ctx, pages)
+		if cpu1, err := t.CPU(); err == nil && cpuErr == nil {
+			res.CPUSeconds = (cpu1 - cpu0).Seconds()
+		}
+		if gen1, err := readCPU(os.Getpid()); err == nil && genErr == nil {
+			res.GeneratorCPUSeconds = (gen1 - gen0).Seconds()
+		}
 		after, err := t.Scrape(ctx)
 		if err != nil {
 			return nil, err
@@ -223,6 +251,10 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 		if elapsed > 0 {
 			res.TurnsPerSec = float64(res.Turns) / elapsed.Seconds()
 			res.ToolCallsPerSec = float64(res.ToolCalls) / elapsed.Seconds()
+		}
+		if res.Turns > 0 && res.ToolCalls > 0 {
+			res.CPUPerTurnMs = res.CPUSeconds * 1000 / float64(res.Turns)
+			res.CPUPerToolCallUs = res.CPUSeconds * 1e6 / float64(res.ToolCalls)
 		}
 		h := after.histogram("byomcp_tool_call_seconds", `kind="page"`).Sub(held.histogram("byomcp_tool_call_seconds", `kind="page"`))
 		res.ToolRTT = toolRTT(h)

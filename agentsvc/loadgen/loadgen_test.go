@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +86,9 @@ func TestRunOpenLoop(t *testing.T) {
 	if res.RSSAfterKiB <= 0 {
 		t.Errorf("got RSS %d KiB, want it measured", res.RSSAfterKiB)
 	}
+	if res.CPUSeconds <= 0 || res.CPUPerTurnMs <= 0 || res.CPUPerToolCallUs*3 > res.CPUPerTurnMs*1000*1.001 {
+		t.Errorf("got %v s of CPU, %v ms per turn, %v µs per tool call; want it measured, a third per call", res.CPUSeconds, res.CPUPerTurnMs, res.CPUPerToolCallUs)
+	}
 	// 5 first turns + the load phase, two model calls each.
 	if got, want := m.Requests(), int64(2*(5+res.Turns)); got != want {
 		t.Errorf("got %d model requests, want %d", got, want)
@@ -123,6 +128,9 @@ func TestSpawn(t *testing.T) {
 	}
 	if rss, err := target.RSS(); err != nil || rss <= 0 {
 		t.Errorf("got RSS %d, %v, want the child's", rss, err)
+	}
+	if cpu, err := target.CPU(); err != nil || cpu < 0 {
+		t.Errorf("got CPU time %v, %v, want the child's", cpu, err)
 	}
 	target.Stop()
 	if !target.Exited() {
@@ -165,5 +173,47 @@ func TestWriteReports(t *testing.T) {
 	}
 	if !strings.Contains(det.String(), "idle: 10 sessions") || strings.Count(det.String(), "\n") != 5 {
 		t.Errorf("got details:\n%s\nwant one block with a header and two rows", det.String())
+	}
+}
+
+// TestNodeReferenceAgent runs a small scenario against bench/ref-agent.mjs, the agent that
+// `byomcp bench --compare` measures byomcp against, so that the comparison cannot rot.
+func TestNodeReferenceAgent(t *testing.T) {
+	node, err := exec.LookPath("node")
+	missing := ""
+	switch {
+	case err != nil:
+		missing = "node is not on PATH"
+	default:
+		if _, err := os.Stat(filepath.Join("..", "..", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+			missing = "node_modules is missing (run npm ci)"
+		}
+	}
+	if missing != "" {
+		if os.Getenv("BYOMCP_REQUIRE_NODE") == "1" {
+			t.Fatal(missing)
+		}
+		t.Skip(missing)
+	}
+	m := startModel(t)
+	ctx := context.Background()
+	target, err := Spawn(ctx, "node-ref", []string{node, filepath.Join("..", "..", "bench", "ref-agent.mjs")}, m.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Stop()
+	sc := Scenario{Name: "node", Sessions: 3, Rate: 10, Duration: 300 * time.Millisecond, ToolsPerTurn: 2}
+	res, err := Run(ctx, target, m, sc, Options{Settle: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) != 0 || res.Held != 3 || res.ServerSockets != 3 || res.Turns == 0 {
+		t.Errorf("got %d turns, %d held, %v server sockets, errors %v; want turns, 3 held and no error", res.Turns, res.Held, res.ServerSockets, res.Errors)
+	}
+	if res.ToolCalls != int64(2*res.Turns) || res.ToolRTT.Count != float64(res.ToolCalls) {
+		t.Errorf("got %d tool calls, %v in its histogram, want %d in both", res.ToolCalls, res.ToolRTT.Count, 2*res.Turns)
+	}
+	if res.GoroutinesPerSession != nil {
+		t.Errorf("got goroutines per session from a Node process: %v", *res.GoroutinesPerSession)
 	}
 }

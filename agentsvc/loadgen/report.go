@@ -38,11 +38,11 @@ func WriteDetails(w io.Writer, results []*Result) error {
 				fmt.Fprintf(tw, ", held idle %s", sc.Hold)
 			}
 			fmt.Fprintln(tw)
-			fmt.Fprintln(tw, "target\tsessions\theld\tKiB/session\tgoroutines/session\tturns/s\ttool calls/s\ttools/call p50\tp99\tmax ≤\tturn p50\tp99\toverhead p50\tp99\tmax\terrors")
+			fmt.Fprintln(tw, "target\tsessions\theld\tKiB/session\theap+stacks\tgoroutines/session\tturns/s\ttool calls/s\tCPU/turn\ttools/call p50\tp99\tmax ≤\tturn p50\tp99\toverhead p50\tp99\tmax\terrors")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Target, r.Sessions, r.Held, r.MemPerSessionKiB, goroutines(r),
-			r.TurnsPerSec, r.ToolCallsPerSec,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			r.Target, r.Sessions, r.Held, r.MemPerSessionKiB, memSplit(r), goroutines(r),
+			r.TurnsPerSec, r.ToolCallsPerSec, dur(r.CPUPerTurnMs, r.Turns),
 			rtt(r.ToolRTT, float64(r.ToolRTT.P50)), rtt(r.ToolRTT, float64(r.ToolRTT.P99)), rtt(r.ToolRTT, float64(r.ToolRTT.MaxBound)),
 			dur(r.TurnLatency.P50, r.TurnLatency.Count), dur(r.TurnLatency.P99, r.TurnLatency.Count),
 			dur(r.Overhead.P50, r.Overhead.Count), dur(r.Overhead.P99, r.Overhead.Count), dur(r.Overhead.Max, r.Overhead.Count),
@@ -56,6 +56,14 @@ func goroutines(r *Result) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f", *r.GoroutinesPerSession)
+}
+
+// memSplit is "heap+stacks" KiB per session, for a Go target.
+func memSplit(r *Result) string {
+	if r.HeapPerSessionKiB == nil || r.StackPerSessionKiB == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f+%.1f", *r.HeapPerSessionKiB, *r.StackPerSessionKiB)
 }
 
 func rtt(t ToolRTT, v float64) string {
@@ -118,19 +126,20 @@ var figures = []figure{
 		func(r *Result) (float64, bool) { return float64(r.Held), true }, count, false},
 	{"memory per session after one turn", "≤ 24 KiB", "idle",
 		func(r *Result) (float64, bool) { return r.MemPerSessionKiB, true }, kib, true},
-	{"goroutines per session", "", "idle",
-		func(r *Result) (float64, bool) {
-			if r.GoroutinesPerSession == nil {
-				return 0, false
-			}
-			return *r.GoroutinesPerSession, true
-		}, func(v float64) string { return fmt.Sprintf("%.2f", v) }, true},
+	{"Go heap in use per session", "", "idle", optional(func(r *Result) *float64 { return r.HeapPerSessionKiB }), kib, true},
+	{"goroutine stacks per session", "", "idle", optional(func(r *Result) *float64 { return r.StackPerSessionKiB }), kib, true},
+	{"goroutines per session", "", "idle", optional(func(r *Result) *float64 { return r.GoroutinesPerSession }),
+		func(v float64) string { return fmt.Sprintf("%.2f", v) }, true},
 	{"tools/call round trip, 1 session: p50", "≤ 250 µs", "one", rttOf(func(t ToolRTT) float64 { return float64(t.P50) }), millis, true},
 	{"tools/call round trip, 1 session: p99", "≤ 1 ms", "one", rttOf(func(t ToolRTT) float64 { return float64(t.P99) }), millis, true},
 	{"tools/call round trip, 1 session: max", "", "one", rttOf(func(t ToolRTT) float64 { return float64(t.MaxBound) }), func(v float64) string { return "≤ " + millis(v) }, true},
 	{"tools/call round trip, 1,000 sessions × 1 call/s: p99", "≤ 5 ms", "steady", rttOf(func(t ToolRTT) float64 { return float64(t.P99) }), millis, true},
 	{"same: errors", "0", "steady",
 		func(r *Result) (float64, bool) { return float64(totalErrors(r.Errors)), true }, count, true},
+	{"1,000 sessions × 1 turn/s (1 call each): turns/s kept up with", "1,000", "turns",
+		func(r *Result) (float64, bool) { return r.TurnsPerSec, r.Turns > 0 }, count, false},
+	{"agent CPU per turn of 1 tool call (2 model calls)", "", "turns",
+		func(r *Result) (float64, bool) { return r.CPUPerTurnMs, r.CPUPerTurnMs > 0 }, millis, true},
 	{"tool calls/s at saturation", "≥ 15,000", "saturation",
 		func(r *Result) (float64, bool) { return r.ToolCallsPerSec, r.Turns > 0 }, count, false},
 	{"agent overhead per turn (model excluded), 1 session: p99", "≤ 5 ms", "one",
@@ -139,6 +148,17 @@ var figures = []figure{
 		func(r *Result) (float64, bool) { return r.Overhead.P99, r.Overhead.Count > 0 }, millis, true},
 	{"turns/s at saturation", "", "saturation",
 		func(r *Result) (float64, bool) { return r.TurnsPerSec, r.Turns > 0 }, count, false},
+	{"agent CPU per tool call at saturation", "", "saturation",
+		func(r *Result) (float64, bool) { return r.CPUPerToolCallUs / 1000, r.CPUPerToolCallUs > 0 }, millis, true},
+}
+
+func optional(f func(*Result) *float64) func(*Result) (float64, bool) {
+	return func(r *Result) (float64, bool) {
+		if p := f(r); p != nil {
+			return *p, true
+		}
+		return 0, false
+	}
 }
 
 func rttOf(f func(ToolRTT) float64) func(*Result) (float64, bool) {
@@ -157,7 +177,7 @@ func kib(v float64) string { return fmt.Sprintf("%.1f KiB", v) }
 
 // WriteSummary writes the README's table: each figure per target, and with two or more
 // targets the advantage of the first over each other one (how many times better; below 1
-// means worse). Figures whose scenario was not run are left out.
+// means worse). Figures that no target has (their scenario did not run) are left out.
 func WriteSummary(w io.Writer, results []*Result) error {
 	var targets []string
 	by := map[string]*Result{}
@@ -188,7 +208,7 @@ func WriteSummary(w io.Writer, results []*Result) error {
 		for i, t := range targets {
 			if r := by[t+"/"+f.scenario]; r != nil {
 				vals[i], oks[i] = f.value(r)
-				found = true
+				found = found || oks[i]
 			}
 		}
 		if !found {

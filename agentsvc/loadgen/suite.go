@@ -15,9 +15,13 @@ import (
 //     held, memory and goroutines per session.
 //   - one: 1 session, 20 turns/s for 20 s, one tool call per turn: the tools/call round trip
 //     and the agent overhead at one session.
-//   - steady: 1,000 sessions × 1 turn/s (one tool call each) for 30 s.
+//   - steady: 1,000 sessions × 1 tool call/s for 30 s, as one turn every 5 s with 5 parallel
+//     calls (1,000 tool calls/s, 400 model calls/s).
+//   - turns: 1,000 sessions × 1 turn/s with one tool call each for 30 s (1,000 tool calls/s,
+//     2,000 model calls/s): how many turns per second the agent keeps up with.
 //   - hundred: 100 sessions × 2 turns/s for 20 s: the agent overhead at 100 sessions.
-//   - saturation: 200 sessions in a closed loop, 20 parallel tool calls per turn, 20 s.
+//   - saturation: 200 sessions in a closed loop, 20 parallel tool calls per turn, a new
+//     conversation every turn (so the model requests stay small), 20 s.
 func Suite(scale float64) []Scenario {
 	if scale <= 0 || scale > 1 {
 		scale = 1
@@ -27,9 +31,10 @@ func Suite(scale float64) []Scenario {
 	return []Scenario{
 		{Name: "idle", Sessions: n(10000), Hold: d(30 * time.Second)},
 		{Name: "one", Sessions: 1, Rate: 20, Duration: d(20 * time.Second), ToolsPerTurn: 1},
-		{Name: "steady", Sessions: n(1000), Rate: 1, Duration: d(30 * time.Second), ToolsPerTurn: 1},
+		{Name: "steady", Sessions: n(1000), Rate: 0.2, Duration: d(30 * time.Second), ToolsPerTurn: 5},
+		{Name: "turns", Sessions: n(1000), Rate: 1, Duration: d(30 * time.Second), ToolsPerTurn: 1},
 		{Name: "hundred", Sessions: n(100), Rate: 2, Duration: d(20 * time.Second), ToolsPerTurn: 1},
-		{Name: "saturation", Sessions: n(200), Duration: d(20 * time.Second), ToolsPerTurn: 20},
+		{Name: "saturation", Sessions: n(200), Duration: d(20 * time.Second), ToolsPerTurn: 20, RenewEvery: 1},
 	}
 }
 

@@ -60,18 +60,25 @@ func Spawn(ctx context.Context, name string, argv []string, modelURL string) (*T
 		env = append(env, kv)
 	}
 	cmd.Env = env
-	out, err := cmd.StdoutPipe()
+	// A pipe of our own (not StdoutPipe, which Wait closes) so that the first line is read
+	// even when the command has already exited.
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = w
 	t := &Target{Name: name, cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}}
 	cmd.Stderr = t.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		return nil, fmt.Errorf("loadgen: starting %s: %w", argv[0], err)
 	}
 	t.PID = cmd.Process.Pid
 	first := make(chan string, 1)
 	go func() {
+		defer out.Close()
 		br := bufio.NewReader(out)
 		line, _ := br.ReadString('\n')
 		first <- line
@@ -157,6 +164,40 @@ func readRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("loadgen: no VmRSS in /proc/%d/status", pid)
+}
+
+// CPU returns the processor time the target has used so far (user + system).
+func (t *Target) CPU() (time.Duration, error) {
+	if t.PID == 0 {
+		return 0, errors.New("loadgen: no process to measure")
+	}
+	return readCPU(t.PID)
+}
+
+// clockTick is the unit of /proc/PID/stat times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+func readCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: count from after it.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("loadgen: malformed /proc/%d/stat", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("loadgen: malformed /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * clockTick, nil
 }
 
 // Scrape reads the target's /metrics.

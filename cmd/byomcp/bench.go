@@ -26,13 +26,14 @@ import (
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	scenarios := fset.String("scenarios", "idle,one,steady,hundred,saturation", "comma-separated scenarios of the suite to run")
+	scenarios := fset.String("scenarios", "idle,one,steady,turns,hundred,saturation", "comma-separated scenarios of the suite to run")
 	scale := fset.Float64("scale", 1, "shrink the suite's sessions and durations by this factor (0 < scale ≤ 1) for a quick run")
 	sessions := fset.Int("sessions", 0, "run one custom scenario with this many sessions instead of the suite")
 	rate := fset.Float64("rate", 1, "custom scenario: turns per second per session (0: closed loop)")
 	duration := fset.Duration("duration", 10*time.Second, "custom scenario: length of the load phase (0: first turns only)")
 	tools := fset.Int("tools", 1, "custom scenario: tool calls per turn")
 	hold := fset.Duration("hold", 0, "custom scenario: idle time after the first turns, before measuring memory")
+	renew := fset.Int("renew", 10, "custom scenario: turns per conversation (a page then starts a new one)")
 	self, _ := os.Executable()
 	cmd := fset.String("cmd", self+" serve --addr 127.0.0.1:0 --store memory --log-level warn", "command that starts the agent under test (it gets OPENAI_BASE_URL) and prints its URL first")
 	name := fset.String("name", "byomcp", "name of the agent under test in the reports")
@@ -53,7 +54,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	var list []loadgen.Scenario
 	if *sessions > 0 {
-		list = []loadgen.Scenario{{Name: "custom", Sessions: *sessions, Rate: *rate, Duration: *duration, ToolsPerTurn: *tools, Hold: *hold}}
+		list = []loadgen.Scenario{{Name: "custom", Sessions: *sessions, Rate: *rate, Duration: *duration, ToolsPerTurn: *tools, Hold: *hold, RenewEvery: *renew}}
 	} else {
 		want := splitList(*scenarios)
 		for _, sc := range loadgen.Suite(*scale) {
@@ -62,7 +63,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 		if len(list) == 0 {
-			return fmt.Errorf("bench: no scenario among %q (idle, one, steady, hundred, saturation)", *scenarios)
+			return fmt.Errorf("bench: no scenario among %q (idle, one, steady, turns, hundred, saturation)", *scenarios)
 		}
 	}
 
