@@ -168,16 +168,7 @@ export class AgentClient extends EventTarget {
     win.addEventListener('pagehide', () => {
       if (this.#stopped) return;
       this.#suspended = true;
-      if (this.#timer !== null) {
-        clearTimeout(this.#timer);
-        this.#timer = null;
-      }
-      const peer = this.#peer;
-      const socket = this.#socket;
-      this.#peer = null;
-      this.#socket = null;
-      if (peer) peer.close(1001, 'page hidden');
-      else if (socket) closeQuietly(socket);
+      this.#disconnect(1001, 'page hidden');
     });
     win.addEventListener('pageshow', (/** @type {any} */ ev) => {
       if (!ev?.persisted || this.#stopped) return;
@@ -193,27 +184,38 @@ export class AgentClient extends EventTarget {
   /** Connects at once unless connected, connecting, stopped or hidden. */
   #reconnectNow() {
     if (this.#stopped || this.#suspended || this.#socket) return;
+    this.#clearTimer();
+    this.#connect();
+  }
+
+  #clearTimer() {
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    this.#connect();
+  }
+
+  /**
+   * Drops the current socket (and any reconnect timer) without reconnecting; its close event
+   * is ignored.
+   * @param {number} code
+   * @param {string} reason
+   */
+  #disconnect(code, reason) {
+    this.#clearTimer();
+    const peer = this.#peer;
+    const socket = this.#socket;
+    this.#peer = null;
+    this.#socket = null;
+    if (peer) peer.close(code, reason);
+    else if (socket) closeQuietly(socket);
   }
 
   /** Disconnects for good; pending chats and waits reject. start() may be called again. */
   stop() {
     if (this.#stopped) return;
     this.#stopped = true;
-    if (this.#timer !== null) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    const peer = this.#peer;
-    const socket = this.#socket;
-    this.#peer = null;
-    this.#socket = null;
-    if (peer) peer.close(1000, 'client stopped');
-    else if (socket) closeQuietly(socket);
+    this.#disconnect(1000, 'client stopped');
     this.#host?.detach();
     const err = new ClosedError('agent client stopped');
     for (const w of [...this.#openWaiters]) w.reject(err);
