@@ -38,7 +38,7 @@ func Attach(name, url string, pid int) *Target {
 	return &Target{Name: name, URL: strings.TrimRight(url, "/"), PID: pid}
 }
 
-// urlRE finds the URL a server prints on its first line ("byomcp listening on http://…/").
+// urlRE finds the URL a server prints on its first line (byomcp prints it alone).
 var urlRE = regexp.MustCompile(`https?://[^\s/]+`)
 
 // Spawn starts argv with the fake model's URL in OPENAI_BASE_URL (and a dummy key and model

@@ -101,7 +101,7 @@ func startServe(t *testing.T, fakeURL string, args ...string) *serveProc {
 	}()
 	select {
 	case line := <-first:
-		m := regexp.MustCompile(`^byomcp listening on (http://\S+)/\n$`).FindStringSubmatch(line)
+		m := regexp.MustCompile(`^(http://\S+)\n$`).FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("got first line %q, want the listening URL; logs:\n%s", line, p.logs.String())
 		}

@@ -131,7 +131,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if strings.HasPrefix(*addr, ":") || strings.HasPrefix(*addr, "0.0.0.0:") {
 		url = "http://localhost:" + portOf(ln.Addr())
 	}
-	fmt.Fprintf(stdout, "byomcp listening on %s/\n", url)
+	fmt.Fprintln(stdout, url) // the first line of stdout is the URL alone (DESIGN.md)
 	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)))
 
 	hs := &http.Server{
