@@ -947,3 +947,28 @@ func TestIdleSessionsExpire(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenTabKeepsItsSession: a session whose socket stays attached is not expired, however
+// long the visitor stays without writing.
+func TestOpenTabKeepsItsSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = time.Hour
+		st := store.NewMemory()
+		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok"), SessionTTL: ttl})
+		open := connectFakeTimePage(t, srv, nil)
+		id := open.session(t, SessionParams{}).SessionID
+		synctest.Wait()
+		time.Sleep(3 * ttl)
+		synctest.Wait()
+		if _, err := st.Load(context.Background(), id); err != nil {
+			t.Fatalf("the session of an open tab expired: %v", err)
+		}
+		open.peer.Close(nil)
+		synctest.Wait()
+		time.Sleep(ttl + ttl/10 + time.Second)
+		synctest.Wait()
+		if _, err := st.Load(context.Background(), id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("after the tab closed and the TTL passed: got %v, want ErrNotFound", err)
+		}
+	})
+}

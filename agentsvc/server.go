@@ -338,6 +338,7 @@ func (s *Server) expireIdle() {
 	defer t.Stop()
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		s.hub.touchLive(ctx) // a tab that stays open keeps its conversation
 		n, err := s.cfg.Store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
 		cancel()
 		switch {

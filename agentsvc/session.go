@@ -385,6 +385,29 @@ func (h *hub) renewClaims() {
 	}
 }
 
+// touchLive marks every session attached to a socket of this process as used (an empty
+// Append touches UpdatedAt), so the idle expiry never deletes a conversation whose tab is
+// still open.
+func (h *hub) touchLive(ctx context.Context) {
+	h.mu.Lock()
+	live := make([]*liveSession, 0, len(h.live))
+	for _, ls := range h.live {
+		live = append(live, ls)
+	}
+	h.mu.Unlock()
+	for _, ls := range live { // lock order: ls.mu before h.mu, never the reverse
+		ls.mu.Lock()
+		attached := ls.conn != nil
+		ls.mu.Unlock()
+		if !attached {
+			continue
+		}
+		if err := h.srv.cfg.Store.Append(ctx, ls.id, store.Batch{}); err != nil {
+			h.srv.log.Debug("touching a live session", zap.Error(err))
+		}
+	}
+}
+
 // create makes a new session, optionally with a copied history.
 func (h *hub) create(ctx context.Context, origin string, page store.Page, history []chat.Message) (*liveSession, error) {
 	st := h.srv.cfg.Store

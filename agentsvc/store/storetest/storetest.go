@@ -666,8 +666,11 @@ func testExpireIdle(t *testing.T, h Harness) {
 	create(t, h.Store, "edge", "o", before)
 	create(t, h.Store, "touched", "o", before.Add(-2*time.Hour))
 	create(t, h.Store, "fresh", "p", time.Time{})
-	// An Append makes a session fresh, however old it is.
+	create(t, h.Store, "kept-alive", "o", before.Add(-2*time.Hour))
+	// An Append makes a session fresh, however old it is; an empty one too (the agent keeps
+	// the sessions of open tabs alive that way).
 	appendOK(t, h.Store, "touched", store.Batch{Messages: conversation(), Events: events(1, 1, "x")})
+	appendOK(t, h.Store, "kept-alive", store.Batch{})
 
 	n, err := h.Store.ExpireIdle(ctx, before)
 	if err != nil || n != 2 {
@@ -678,9 +681,9 @@ func testExpireIdle(t *testing.T, h Harness) {
 		t.Fatalf("List: %v", err)
 	}
 	got := ids(list)
-	want := map[string]bool{"edge": true, "touched": true, "fresh": true}
+	want := map[string]bool{"edge": true, "touched": true, "kept-alive": true, "fresh": true}
 	if len(got) != len(want) {
-		t.Errorf("after ExpireIdle: got %v, want edge, touched and fresh", got)
+		t.Errorf("after ExpireIdle: got %v, want edge, touched, kept-alive and fresh", got)
 	}
 	for _, id := range got {
 		if !want[id] {
