@@ -50,9 +50,9 @@ const (
 	maxOllamaModels    = 32
 )
 
-// placeholderKey is sent to OpenAI-compatible servers that need no key (llama.cpp, vLLM,
+// keylessToken is sent to OpenAI-compatible servers that need no key (llama.cpp, vLLM,
 // Ollama), since the client always sends a bearer token.
-const placeholderKey = "byomcp-no-key"
+const keylessToken = "byomcp-no-key"
 
 // Env reads an environment variable; os.Getenv fits.
 type Env func(string) string
@@ -104,7 +104,7 @@ func Select(ctx context.Context, env Env, modelFlag string, o Options) (Model, s
 		}
 		source := EnvOpenAIBaseURL + " and " + EnvOpenAIKey
 		if key == "" {
-			key = placeholderKey
+			key = keylessToken
 			source = EnvOpenAIBaseURL + ", no key"
 		}
 		provider := ProviderCustom
@@ -155,7 +155,7 @@ func Select(ctx context.Context, env Env, modelFlag string, o Options) (Model, s
 		}
 		source = "local Ollama found; first model that supports tools"
 	}
-	return preset(ProviderOllama, ollama+"/v1", placeholderKey, "", source)
+	return preset(ProviderOllama, ollama+"/v1", keylessToken, "", source)
 }
 
 // sameURL reports whether two base URLs are equal but for a trailing slash.
