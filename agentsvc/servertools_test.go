@@ -20,21 +20,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/store"
 )
 
-// managerServerTools is ServerTools over the real Manager, as `byomcp serve` wires it.
-type managerServerTools struct{ m *mcpservers.Manager }
-
-func (s managerServerTools) ToolsFor(audience string) []ServerTool {
-	var out []ServerTool
-	for _, t := range s.m.Tools(audience) {
-		out = append(out, ServerTool{ModelName: t.ModelName, Description: t.Description, InputSchema: t.InputSchema})
-	}
-	return out
-}
-
-func (s managerServerTools) CallFor(ctx context.Context, audience, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	return s.m.Call(ctx, audience, name, args)
-}
-
 // httpMCPServer serves one tool over Streamable HTTP and counts the calls that reach it.
 func httpMCPServer(t *testing.T, tool, answer string) (url string, calls *atomic.Int32) {
 	t.Helper()
@@ -82,7 +67,7 @@ func TestPageSeesOnlyWebExposedServerTools(t *testing.T) {
 		}
 		return &llm.Response{Text: "There are 3."}, nil
 	}}
-	ts := newTestServer(t, model, func(c *Config) { c.ServerTools = managerServerTools{mgr} })
+	ts := newTestServer(t, model, func(c *Config) { c.ServerTools = mgr })
 	page := newFakePage(t, ts, testOrigin, echoTool())
 	page.session(SessionParams{Page: &store.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
 	res, err := page.chat("how many Model 3 are in stock?")
@@ -140,8 +125,8 @@ func TestPageSeesOnlyWebExposedServerTools(t *testing.T) {
 	}
 
 	// The audience check below the session's own: the web audience cannot call vault.
-	if _, err := (managerServerTools{mgr}).CallFor(ctx, AudienceWeb, "vault__read_secret", json.RawMessage(`{}`)); !errors.Is(err, mcpservers.ErrNotExposed) {
-		t.Errorf("CallFor(web, vault__read_secret): err = %v, want ErrNotExposed", err)
+	if _, err := mgr.Call(ctx, AudienceWeb, "vault__read_secret", json.RawMessage(`{}`)); !errors.Is(err, mcpservers.ErrNotExposed) {
+		t.Errorf("Call(web, vault__read_secret): err = %v, want ErrNotExposed", err)
 	}
 	if n := vaultCalls.Load(); n != 0 {
 		t.Errorf("the terminal-only server got %d calls, want 0", n)

@@ -21,19 +21,40 @@ import (
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
-// ServerTool is a server-side MCP tool offered to web conversations.
-type ServerTool struct {
-	ModelName   string // "<server>__<tool>"
-	Description string
-	InputSchema json.RawMessage
+// ServerTools are the server-side MCP servers' tools; *mcpservers.Manager is one.
+type ServerTools interface {
+	// ToolDefs lists the tools exposed to an audience ("web" or "cli"), named
+	// "<server>__<tool>".
+	ToolDefs(audience string) []chat.ToolDef
+	// Call validates and calls a tool for an audience.
+	Call(ctx context.Context, audience, modelName string, args json.RawMessage) (*mcp.CallToolResult, error)
 }
 
-// ServerTools are the server-side MCP servers' tools (see agentsvc/mcpservers).
-type ServerTools interface {
-	// ToolsFor lists the tools exposed to an audience ("web" or "cli").
-	ToolsFor(audience string) []ServerTool
-	// CallFor validates and calls a tool for an audience.
-	CallFor(ctx context.Context, audience, modelName string, args json.RawMessage) (*mcp.CallToolResult, error)
+// ServerToolbox is the Toolbox of a conversation that has only server-side tools (the
+// terminal's).
+func ServerToolbox(st ServerTools, audience string) Toolbox {
+	return serverToolbox{st, audience}
+}
+
+type serverToolbox struct {
+	st       ServerTools
+	audience string
+}
+
+func (b serverToolbox) Defs(context.Context) []chat.ToolDef { return b.st.ToolDefs(b.audience) }
+
+func (b serverToolbox) Call(ctx context.Context, call chat.ToolCall) ToolOutcome {
+	return callServerTool(ctx, b.st, b.audience, call.Name, json.RawMessage(call.Arguments), 0)
+}
+
+// callServerTool calls a server-side tool and renders its result for the model.
+func callServerTool(ctx context.Context, st ServerTools, audience, name string, args json.RawMessage, maxOutput int) ToolOutcome {
+	res, err := st.Call(ctx, audience, name, args)
+	if err != nil {
+		return ToolOutcome{Name: name, Text: err.Error(), IsError: true}
+	}
+	text, isErr := tools.Render(res, maxOutput)
+	return ToolOutcome{Name: name, Text: text, IsError: isErr}
 }
 
 // AudienceWeb is the audience of page conversations.
@@ -915,8 +936,9 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 		defs = pageDefs(c.snapshot(), t.ls.namer)
 	}
 	if st := t.srv.cfg.ServerTools; st != nil {
-		for _, tool := range st.ToolsFor(AudienceWeb) {
-			defs = append(defs, chat.ToolDef{Name: t.ls.namer.AssignAs(serverKey(tool.ModelName), tool.ModelName), Description: tool.Description, Parameters: tool.InputSchema})
+		for _, def := range st.ToolDefs(AudienceWeb) {
+			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
+			defs = append(defs, def)
 		}
 	}
 	return defs
@@ -941,12 +963,7 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out ToolOu
 	args := json.RawMessage(call.Arguments)
 	if name, isServer := strings.CutPrefix(orig, "\x00server:"); isServer {
 		kind = "server"
-		res, err := t.srv.cfg.ServerTools.CallFor(ctx, AudienceWeb, name, args)
-		if err != nil {
-			return ToolOutcome{Name: name, Text: err.Error(), IsError: true}
-		}
-		text, isErr := tools.Render(res, t.srv.cfg.Limits.MaxOutput)
-		return ToolOutcome{Name: name, Text: text, IsError: isErr}
+		return callServerTool(ctx, t.srv.cfg.ServerTools, AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
 	}
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
 	// can sit under the call in the transcript).

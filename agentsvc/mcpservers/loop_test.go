@@ -2,7 +2,6 @@ package mcpservers
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -10,35 +9,9 @@ import (
 	"time"
 
 	"github.com/byomcp/byomcp/agentsvc"
-	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
-	"github.com/byomcp/byomcp/agentsvc/tools"
 )
-
-// managerToolbox is the agent's Toolbox over a Manager for one audience, as `byomcp chat`
-// builds it.
-type managerToolbox struct {
-	m        *Manager
-	audience string
-}
-
-func (b managerToolbox) Defs(context.Context) []chat.ToolDef {
-	var defs []chat.ToolDef
-	for _, t := range b.m.Tools(b.audience) {
-		defs = append(defs, chat.ToolDef{Name: t.ModelName, Description: t.Description, Parameters: t.InputSchema})
-	}
-	return defs
-}
-
-func (b managerToolbox) Call(ctx context.Context, call chat.ToolCall) agentsvc.ToolOutcome {
-	res, err := b.m.Call(ctx, b.audience, call.Name, json.RawMessage(call.Arguments))
-	if err != nil {
-		return agentsvc.ToolOutcome{Name: call.Name, Text: err.Error(), IsError: true}
-	}
-	text, isErr := tools.Render(res, 0)
-	return agentsvc.ToolOutcome{Name: call.Name, Text: text, IsError: isErr}
-}
 
 // TestEverythingThroughAgentLoop runs the reference server
 // @modelcontextprotocol/server-everything over stdio and over Streamable HTTP under the
@@ -96,7 +69,7 @@ func TestEverythingThroughAgentLoop(t *testing.T) {
 				ID:    "t1",
 				Model: model,
 				Text:  "echo something and add 2 and 40",
-				Tools: managerToolbox{m, tt.audience},
+				Tools: agentsvc.ServerToolbox(m, tt.audience),
 				Emit: func(ev agentsvc.Event) {
 					if r, ok := ev.(*agentsvc.ToolResultEvent); ok {
 						mu.Lock()

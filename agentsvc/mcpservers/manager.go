@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -231,6 +232,17 @@ func (m *Manager) Tools(audience string) []Tool {
 		s.mu.Unlock()
 	}
 	return out
+}
+
+// ToolDefs lists the tools exposed to audience as the model sees them; with Call, a Manager
+// is the agent's agentsvc.ServerTools.
+func (m *Manager) ToolDefs(audience string) []chat.ToolDef {
+	list := m.Tools(audience)
+	defs := make([]chat.ToolDef, 0, len(list))
+	for _, t := range list {
+		defs = append(defs, chat.ToolDef{Name: t.ModelName, Description: t.Description, Parameters: t.InputSchema})
+	}
+	return defs
 }
 
 // ArgumentsError is returned by Call when the arguments do not match the tool's schema;

@@ -23,7 +23,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/planner"
 	"github.com/byomcp/byomcp/agentsvc/tools"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // chatSystemPrompt is the system prompt of terminal conversations.
@@ -90,7 +89,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			System:  chatSystemPrompt,
 			History: history,
 			Text:    q,
-			Tools:   cliTools{mgr},
+			Tools:   agentsvc.ServerToolbox(mgr, mcpservers.AudienceCLI),
 			Emit:    out.event,
 			Logger:  log,
 		})
@@ -300,39 +299,4 @@ func oneLine(s string, max int) string {
 		s = tools.Truncate(s, max) + "…"
 	}
 	return s
-}
-
-// cliTools offers the servers' tools exposed to the terminal.
-type cliTools struct{ mgr *mcpservers.Manager }
-
-func (t cliTools) Defs(context.Context) []chat.ToolDef {
-	var defs []chat.ToolDef
-	for _, tool := range t.mgr.Tools(mcpservers.AudienceCLI) {
-		defs = append(defs, chat.ToolDef{Name: tool.ModelName, Description: tool.Description, Parameters: tool.InputSchema})
-	}
-	return defs
-}
-
-func (t cliTools) Call(ctx context.Context, call chat.ToolCall) agentsvc.ToolOutcome {
-	res, err := t.mgr.Call(ctx, mcpservers.AudienceCLI, call.Name, json.RawMessage(call.Arguments))
-	if err != nil {
-		return agentsvc.ToolOutcome{Name: call.Name, Text: err.Error(), IsError: true}
-	}
-	text, isErr := tools.Render(res, 0)
-	return agentsvc.ToolOutcome{Name: call.Name, Text: text, IsError: isErr}
-}
-
-// managerTools adapts the MCP server manager to the agent's ServerTools.
-type managerTools struct{ mgr *mcpservers.Manager }
-
-func (m managerTools) ToolsFor(audience string) []agentsvc.ServerTool {
-	var out []agentsvc.ServerTool
-	for _, t := range m.mgr.Tools(audience) {
-		out = append(out, agentsvc.ServerTool{ModelName: t.ModelName, Description: t.Description, InputSchema: t.InputSchema})
-	}
-	return out
-}
-
-func (m managerTools) CallFor(ctx context.Context, audience, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	return m.mgr.Call(ctx, audience, name, args)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
@@ -416,7 +417,7 @@ func TestChatWithThirdPartyServer(t *testing.T) {
 }
 
 // TestAdaptersKeepAudiences checks the two toolboxes built on the Manager: the terminal's
-// (cliTools) and the page conversations' (managerTools). Both servers are this binary's
+// (agentsvc.ServerToolbox) and the page conversations' (the Manager as agentsvc.ServerTools). Both servers are this binary's
 // `byomcp tools`, one exposed to the web only and one to the terminal only.
 func TestAdaptersKeepAudiences(t *testing.T) {
 	self, err := os.Executable()
@@ -446,13 +447,13 @@ func TestAdaptersKeepAudiences(t *testing.T) {
 		}
 	}
 
-	web := managerTools{mgr}
 	var webNames []string
-	for _, tool := range web.ToolsFor("web") {
-		webNames = append(webNames, tool.ModelName)
+	for _, def := range mgr.ToolDefs("web") {
+		webNames = append(webNames, def.Name)
 	}
+	cli := agentsvc.ServerToolbox(mgr, mcpservers.AudienceCLI)
 	var cliNames []string
-	for _, def := range (cliTools{mgr}).Defs(ctx) {
+	for _, def := range cli.Defs(ctx) {
 		cliNames = append(cliNames, def.Name)
 	}
 	if len(webNames) != 4 || len(cliNames) != 4 {
@@ -470,25 +471,25 @@ func TestAdaptersKeepAudiences(t *testing.T) {
 	}
 
 	args := json.RawMessage(`{"expression":"6 * 7"}`)
-	res, err := web.CallFor(ctx, "web", "pagetools__calculate", args)
+	res, err := mgr.Call(ctx, "web", "pagetools__calculate", args)
 	if err != nil {
 		t.Fatalf("web call: %v", err)
 	}
 	if text, isErr := tools.Render(res, 0); isErr || !strings.Contains(text, "42") {
 		t.Errorf("web call: got %q (isError %v), want 42", text, isErr)
 	}
-	if _, err := web.CallFor(ctx, "web", "termtools__calculate", args); !errors.Is(err, mcpservers.ErrNotExposed) {
+	if _, err := mgr.Call(ctx, "web", "termtools__calculate", args); !errors.Is(err, mcpservers.ErrNotExposed) {
 		t.Errorf("web call of a terminal-only tool: err = %v, want ErrNotExposed", err)
 	}
-	out := (cliTools{mgr}).Call(ctx, chat.ToolCall{ID: "c1", Name: "pagetools__calculate", Arguments: string(args)})
+	out := cli.Call(ctx, chat.ToolCall{ID: "c1", Name: "pagetools__calculate", Arguments: string(args)})
 	if !out.IsError || !strings.Contains(out.Text, "not available to cli") {
 		t.Errorf("terminal call of a web-only tool: got %+v, want a tool error", out)
 	}
-	out = (cliTools{mgr}).Call(ctx, chat.ToolCall{ID: "c2", Name: "termtools__calculate", Arguments: `{"expression":"6 *"}`})
+	out = cli.Call(ctx, chat.ToolCall{ID: "c2", Name: "termtools__calculate", Arguments: `{"expression":"6 *"}`})
 	if !out.IsError || out.Name != "termtools__calculate" {
 		t.Errorf("terminal call with a bad expression: got %+v, want a tool error", out)
 	}
-	out = (cliTools{mgr}).Call(ctx, chat.ToolCall{ID: "c3", Name: "termtools__calculate", Arguments: string(args)})
+	out = cli.Call(ctx, chat.ToolCall{ID: "c3", Name: "termtools__calculate", Arguments: string(args)})
 	if out.IsError || !strings.Contains(out.Text, "42") {
 		t.Errorf("terminal call: got %+v, want 42", out)
 	}

@@ -105,7 +105,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		}
 		mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
 		defer mgr.Close()
-		serverTools = managerTools{mgr}
+		serverTools = mgr
 	}
 
 	srv, err := agentsvc.NewServer(agentsvc.Config{
