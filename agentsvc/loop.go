@@ -155,7 +155,7 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 			sb.WriteString(d)
 			emit(&TextDeltaEvent{EventHeader: EventHeader{Type: EventTextDelta}, Delta: d})
 		}
-		resp, err := t.Model.Stream(ctx, llmRequest(conv, defs), onDelta)
+		resp, err := t.Model.Stream(ctx, llm.Request{Messages: conv, Tools: defs}, onDelta)
 		if err != nil {
 			if sb.Len() > 0 {
 				texts = append(texts, sb.String())
@@ -210,10 +210,6 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 			return finish(StopMaxIterations, nil)
 		}
 	}
-}
-
-func llmRequest(conv []chat.Message, defs []chat.ToolDef) llm.Request {
-	return llm.Request{Messages: conv, Tools: defs}
 }
 
 // runToolCall emits tool_call, runs the call, emits tool_result, and returns the tool

@@ -307,14 +307,11 @@ func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessa
 	err = c.peer.Call(callCtx, MethodToolsCall, ToolsCallParams{Name: name, Arguments: args, Meta: meta}, &raw)
 	switch {
 	case err == nil:
-		var meta struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
-		if json.Unmarshal(raw, &meta) == nil && string(meta.Meta[MetaNavigating]) == "true" {
+		text, isError, resMeta := tools.RenderJSON(raw, cfg.Limits.MaxOutput)
+		if resMeta[MetaNavigating] == true {
 			c.leaving.Store(true)
 			c.log.Debug("page navigating", zap.String("tool", name))
 		}
-		text, isError = tools.RenderJSON(raw, cfg.Limits.MaxOutput)
 		return text, isError, nil
 	case errors.Is(err, wsrpc.ErrClosed):
 		return "", true, errPageGone

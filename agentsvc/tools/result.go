@@ -67,18 +67,21 @@ func Render(res *mcp.CallToolResult, maxBytes int) (text string, isError bool) {
 	return capText(text, maxBytes), res.IsError
 }
 
-// RenderJSON renders a tools/call result as it came over the wire. A result the MCP types
-// cannot read is shown as its raw JSON, capped, so nothing is silently dropped.
-func RenderJSON(raw json.RawMessage, maxBytes int) (text string, isError bool) {
+// RenderJSON renders a tools/call result as it came over the wire, and returns its _meta. A
+// result the MCP types cannot read is shown as its raw JSON, capped, so nothing is silently
+// dropped.
+func RenderJSON(raw json.RawMessage, maxBytes int) (text string, isError bool, meta mcp.Meta) {
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		var loose struct {
-			IsError bool `json:"isError"`
+			IsError bool     `json:"isError"`
+			Meta    mcp.Meta `json:"_meta"`
 		}
 		_ = json.Unmarshal(raw, &loose)
-		return capText("[unrecognised tool result] "+string(raw), maxBytes), loose.IsError
+		return capText("[unrecognised tool result] "+string(raw), maxBytes), loose.IsError, loose.Meta
 	}
-	return Render(&res, maxBytes)
+	text, isError = Render(&res, maxBytes)
+	return text, isError, res.Meta
 }
 
 // Wrap labels tool output as untrusted data for the model.

@@ -149,15 +149,15 @@ func TestRender(t *testing.T) {
 }
 
 func TestRenderJSON(t *testing.T) {
-	text, isErr := RenderJSON(json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":1}}`), 0)
-	if isErr || text != "ok\nstructuredContent: {\"a\":1}" {
-		t.Errorf("got %q %v", text, isErr)
+	text, isErr, meta := RenderJSON(json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":1},"_meta":{"x/y":true}}`), 0)
+	if isErr || text != "ok\nstructuredContent: {\"a\":1}" || meta["x/y"] != true {
+		t.Errorf("got %q %v %v", text, isErr, meta)
 	}
-	text, isErr = RenderJSON(json.RawMessage(`{"content":[{"type":"mystery"}],"isError":true}`), 0)
-	if !isErr || !strings.Contains(text, "unrecognised tool result") {
-		t.Errorf("unknown content: got %q %v, want the raw result shown", text, isErr)
+	text, isErr, meta = RenderJSON(json.RawMessage(`{"content":[{"type":"mystery"}],"isError":true,"_meta":{"x/y":true}}`), 0)
+	if !isErr || !strings.Contains(text, "unrecognised tool result") || meta["x/y"] != true {
+		t.Errorf("unknown content: got %q %v %v, want the raw result shown and its _meta", text, isErr, meta)
 	}
-	text, _ = RenderJSON(json.RawMessage(`{"content":[]}`), 0)
+	text, _, _ = RenderJSON(json.RawMessage(`{"content":[]}`), 0)
 	if text != "(the tool returned no content)" {
 		t.Errorf("empty: got %q", text)
 	}
