@@ -10,36 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// requireNode skips a test that needs Node and the npm dev packages, unless
-// BYOMCP_REQUIRE_NODE=1 (as in CI), where their absence is a failure.
-func requireNode(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	missing := ""
-	switch {
-	case err != nil:
-		missing = "node is not on PATH"
-	default:
-		if _, err := os.Stat(filepath.Join("..", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-			missing = "node_modules is missing (run npm ci)"
-		}
-	}
-	if missing != "" {
-		if os.Getenv("BYOMCP_REQUIRE_NODE") == "1" {
-			t.Fatal(missing)
-		}
-		t.Skip(missing)
-	}
-	return node
-}
+	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
+)
 
 // TestInteropOfficialTypeScriptSDK: a page built with the official MCP TypeScript SDK
 // (McpServer over a WebSocket transport) is initialized by the agent, has its tools listed,
 // and has them called with validated arguments.
 func TestInteropOfficialTypeScriptSDK(t *testing.T) {
-	node := requireNode(t)
+	node := mcpserverstest.RequireNode(t, "@modelcontextprotocol/sdk")
 	ts := newTestServer(t, textModel("hi"), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap/zaptest"
 )
@@ -23,30 +25,6 @@ import (
 // These tests run the reference server @modelcontextprotocol/server-everything (a real
 // third-party MCP server, in node_modules) over stdio, Streamable HTTP and the old SSE
 // transport.
-
-// everythingServer returns the node binary and the server's entry point, or skips the
-// test when they are missing (fails instead when BYOMCP_REQUIRE_NODE=1, as in CI).
-func everythingServer(t *testing.T) (node, entry string) {
-	t.Helper()
-	entry, err := filepath.Abs("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := func(what string) {
-		if os.Getenv("BYOMCP_REQUIRE_NODE") == "1" {
-			t.Fatalf("%s (BYOMCP_REQUIRE_NODE=1)", what)
-		}
-		t.Skipf("skipping: %s", what)
-	}
-	if _, err := os.Stat(entry); err != nil {
-		missing("node_modules/@modelcontextprotocol/server-everything is not installed; run `npm ci` at the repository root")
-	}
-	node, err = exec.LookPath("node")
-	if err != nil {
-		missing("node is not on PATH")
-	}
-	return node, entry
-}
 
 func writeConfig(t *testing.T, servers map[string]any) *Config {
 	t.Helper()
@@ -98,7 +76,7 @@ func checkTinyImage(t *testing.T, m *Manager, ctx context.Context, audience stri
 }
 
 func TestEverythingStdio(t *testing.T) {
-	node, entry := everythingServer(t)
+	node, entry := mcpserverstest.Everything(t)
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("skipping: no sh to record the server's input")
@@ -190,7 +168,7 @@ func TestEverythingStdio(t *testing.T) {
 // its base URL once it listens.
 func startHTTPEverything(t *testing.T, ctx context.Context, mode string) string {
 	t.Helper()
-	node, entry := everythingServer(t)
+	node, entry := mcpserverstest.Everything(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
+
 	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
@@ -28,7 +30,7 @@ func TestEverythingThroughAgentLoop(t *testing.T) {
 		{
 			name: "stdio", transport: TransportStdio, audience: AudienceCLI,
 			config: func(t *testing.T, _ context.Context) map[string]any {
-				node, entry := everythingServer(t)
+				node, entry := mcpserverstest.Everything(t)
 				return map[string]any{"command": node, "args": []string{entry, "stdio"}}
 			},
 		},

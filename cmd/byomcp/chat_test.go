@@ -7,13 +7,14 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
 
 	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -363,31 +364,8 @@ func TestKeyVariableFollowsProvider(t *testing.T) {
 	}
 }
 
-// everythingEntry returns node and @modelcontextprotocol/server-everything's entry point,
-// or skips (fails when BYOMCP_REQUIRE_NODE=1).
-func everythingEntry(t *testing.T) (node, entry string) {
-	t.Helper()
-	entry, err := filepath.Abs("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := func(what string) {
-		if os.Getenv("BYOMCP_REQUIRE_NODE") == "1" {
-			t.Fatalf("%s (BYOMCP_REQUIRE_NODE=1)", what)
-		}
-		t.Skipf("skipping: %s", what)
-	}
-	if _, err := os.Stat(entry); err != nil {
-		missing("node_modules/@modelcontextprotocol/server-everything is not installed; run `npm ci` at the repository root")
-	}
-	if node, err = exec.LookPath("node"); err != nil {
-		missing("node is not on PATH")
-	}
-	return node, entry
-}
-
 func TestChatWithThirdPartyServer(t *testing.T) {
-	node, entry := everythingEntry(t)
+	node, entry := mcpserverstest.Everything(t)
 	cfg := writeMCPConfig(t, map[string]any{"everything": map[string]any{"command": node, "args": []string{entry, "stdio"}}})
 	fake := llmtest.NewServer(t,
 		llmtest.Step{Text: "Let me echo that.", ToolCalls: []llmtest.FakeCall{{ID: "call_e", Name: "everything__echo", Args: `{"message":"hello from the terminal"}`}}},
