@@ -160,8 +160,12 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP upgrades /v1/ws requests from allowed origins and serves the socket until it
-// closes. Refused or missing origins get 403 before the upgrade.
+// ServeHTTP upgrades /v1/ws requests from allowed origins and serves the socket in a goroutine
+// of its own until it closes. Refused or missing origins get 403 before the upgrade.
+//
+// It returns once the socket is open, unlike most WebSocket handlers: while a handler runs,
+// net/http keeps its connection, its 4 KiB write buffer, the request and its headers, about
+// 17 KiB per idle socket (bench/PERFORMANCE.md). Shutdown tracks and closes the sockets itself.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if !s.originAllowed(origin, r) {
@@ -178,15 +182,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mc, err := wsrpc.Accept(w, r, wsrpc.AcceptOptions{
-		Subprotocols: []string{"mcp"},
-		WS:           wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout},
+		Subprotocols:   []string{"mcp"},
+		ReadBufferSize: socketReadBuffer,
+		WS:             wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout},
 	})
 	if err != nil {
 		s.log.Debug("upgrade failed", zap.Error(err))
 		return
 	}
-	s.serveConn(r.Context(), mc, origin)
+	go s.serveConn(context.WithoutCancel(r.Context()), mc, origin)
 }
+
+// socketReadBuffer is the read buffer of a page socket. Pages send small messages; a bigger
+// one is read straight into the message's own buffer, so a small one costs no round trips.
+const socketReadBuffer = 512
 
 // serveConn runs one page connection until it ends.
 func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin string) {
@@ -221,7 +230,6 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 	}()
 
 	log.Debug("page connected", zap.String("origin", origin))
-	c.peer.Start()
 	handshook := make(chan struct{})
 	go func() {
 		defer close(handshook)
@@ -232,8 +240,9 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 			}
 		}
 	}()
-	err := c.peer.Wait()
-	<-handshook // its calls fail at once now that the peer is closed
+	// This goroutine reads the socket until it closes; the handshake's calls then fail at once.
+	err := c.peer.Serve()
+	<-handshook
 	switch {
 	case errors.Is(err, wsrpc.ErrSlowPeer):
 		s.metrics.dropped.Inc()

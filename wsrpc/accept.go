@@ -16,9 +16,11 @@ var writeBuffers sync.Pool
 type AcceptOptions struct {
 	// Subprotocols the server accepts when the client offers them (for example "mcp").
 	Subprotocols []string
-	// ReadBufferSize sizes gorilla's read buffer. Leave it 0: the connection then reads
-	// through the 4 KiB buffer net/http already allocated for the request, instead of
-	// keeping that one alive next to a second one (measured: 4 KiB less per socket).
+	// ReadBufferSize sizes the socket's read buffer. 0 reads through the 4 KiB buffer
+	// net/http allocated for the request: right when the HTTP handler blocks for the life of
+	// the socket, since net/http then keeps that buffer anyway. A handler that returns after
+	// Accept frees it and can choose a smaller one (at least 256 bytes: a control frame must
+	// fit); bigger messages are read straight into their own buffer.
 	ReadBufferSize int
 	// WriteBufferSize sizes the write buffers (default 4 KiB). They come from a pool shared
 	// by every socket and are held only while a message is written, so an idle socket holds

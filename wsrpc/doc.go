@@ -2,12 +2,13 @@
 // and answer each other. It is the only package that knows gorilla/websocket; it knows no MCP.
 //
 // A MessageConn carries whole messages: NewWebSocketConn adapts a WebSocket (text frames, read
-// limit, write deadlines, ping/pong), Pipe connects two peers in memory for tests. A Peer runs
-// one read and one write goroutine over it (see the rules on Peer):
+// limit, write deadlines, ping/pong), Pipe connects two peers in memory for tests. A Peer reads
+// in one goroutine (Start's, or the caller of Serve) and writes in one that runs only while
+// messages are queued (see the rules on Peer):
 //
 //	peer := wsrpc.NewPeer(wsrpc.NewWebSocketConn(ws, wsrpc.WSOptions{}), wsrpc.Options{Logger: log})
 //	peer.Handle("ping", func(ctx context.Context, req *wsrpc.Request) (any, error) { return struct{}{}, nil })
-//	peer.Start()
+//	peer.Start() // or, in an HTTP handler that owns the socket: cause := peer.Serve()
 //	err := peer.Call(ctx, "tools/list", params, &result)
 //	...
 //	peer.CloseWithStatus(1001, "server shutting down") // or peer.Close(cause)

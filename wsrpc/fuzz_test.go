@@ -82,11 +82,11 @@ func FuzzDecode(f *testing.F) {
 		// Whatever comes in, a peer answers at most once, with a well-formed error response.
 		p := NewPeer(nopConn{}, Options{SendQueue: 4})
 		p.handleMessage(data)
-		if n := len(p.sendq); n > 1 {
+		if n := len(p.queue); n > 1 {
 			t.Fatalf("got %d replies, want at most 1", n)
 		}
-		if len(p.sendq) == 1 {
-			reply := <-p.sendq
+		if len(p.queue) == 1 {
+			reply := p.queue[0]
 			r := decodeMessage(reply.bytes())
 			if r.kind != kindResponse || r.err == nil {
 				t.Fatalf("reply %s is not an error response", reply.bytes())

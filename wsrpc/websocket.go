@@ -22,9 +22,13 @@ const (
 // (WriteTimeout if that is shorter).
 const closeGrace = 2 * time.Second
 
-// maxKeptReadBuffer is the largest read buffer kept between messages; bigger ones are dropped
-// so an idle socket does not hold on to the memory of its largest message.
-const maxKeptReadBuffer = 64 << 10
+// maxPooledReadBuffer is the largest read buffer put back in readBuffers; bigger ones are
+// dropped so the pool does not hold on to the memory of the largest messages.
+const maxPooledReadBuffer = 64 << 10
+
+// readBuffers holds the *bytes.Buffer that messages are read into. A socket takes one when a
+// message arrives and puts it back when it waits for the next, so an idle socket holds none.
+var readBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // WSOptions configures NewWebSocketConn. Zero fields take the defaults.
 type WSOptions struct {
@@ -71,7 +75,7 @@ func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 type wsConn struct {
 	c        *websocket.Conn
 	o        WSOptions
-	buf      bytes.Buffer  // read buffer, reused between messages (only the reader touches it)
+	buf      *bytes.Buffer // the last message read, from readBuffers (only the reader touches it)
 	readDone chan struct{} // closed when ReadMessage has failed: the read side is over
 	doneOnce sync.Once
 }
@@ -96,11 +100,14 @@ func (w *wsConn) ReadMessage() ([]byte, error) {
 }
 
 func (w *wsConn) readMessage() ([]byte, error) {
-	// The previous message is no longer used: do not hold a big buffer while waiting.
-	if w.buf.Cap() > maxKeptReadBuffer {
-		w.buf = bytes.Buffer{}
+	// The previous message is no longer used: hold no buffer while waiting for the next.
+	if w.buf != nil {
+		if w.buf.Cap() <= maxPooledReadBuffer {
+			w.buf.Reset()
+			readBuffers.Put(w.buf)
+		}
+		w.buf = nil
 	}
-	w.buf.Reset()
 	mt, r, err := w.c.NextReader()
 	if err != nil {
 		return nil, err
@@ -110,6 +117,7 @@ func (w *wsConn) readMessage() ([]byte, error) {
 		return nil, ErrBinaryFrame
 	}
 	// A message over the read limit fails here; gorilla has then sent the 1009 close frame.
+	w.buf = readBuffers.Get().(*bytes.Buffer)
 	if _, err := w.buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
