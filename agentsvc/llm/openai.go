@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 	"go.uber.org/zap"
 
@@ -330,8 +331,12 @@ func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	var httpRes *http.Response
-	stream := m.svc.NewStreaming(ctx, params, option.WithResponseInto(&httpRes))
+	// The request is the SDK's (auth, headers, error responses); the stream is read into
+	// chunk rather than the SDK's ChatCompletionChunk (see chunk).
+	var httpRes, body *http.Response
+	_, err := m.svc.New(ctx, params, option.WithJSONSet("stream", true),
+		option.WithResponseInto(&httpRes), option.WithResponseBodyInto(&body))
+	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(body), err)
 	defer func() { _ = stream.Close() }()
 	if err := stream.Err(); err != nil {
 		return nil, m.requestFailure(ctx, err, httpRes)
@@ -351,11 +356,11 @@ func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	for stream.Next() {
 		idle.Reset(m.opts.IdleTimeout)
 		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() {
+		if u := chunk.Usage; u != nil {
 			resp.Usage = chat.Usage{
-				PromptTokens:     chunk.Usage.PromptTokens,
-				CompletionTokens: chunk.Usage.CompletionTokens,
-				TotalTokens:      chunk.Usage.TotalTokens,
+				PromptTokens:     u.PromptTokens,
+				CompletionTokens: u.CompletionTokens,
+				TotalTokens:      u.TotalTokens,
 			}
 			gotUsage = true
 		}
@@ -385,13 +390,11 @@ func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 					acc.name = tc.Function.Name
 				}
 				acc.args.WriteString(tc.Function.Arguments)
-				for k, f := range tc.JSON.ExtraFields {
-					if raw := f.Raw(); raw != "" && raw != "null" {
-						if acc.extra == nil {
-							acc.extra = map[string]json.RawMessage{}
-						}
-						acc.extra[k] = json.RawMessage(raw)
+				for k, raw := range tc.Extra {
+					if acc.extra == nil {
+						acc.extra = map[string]json.RawMessage{}
 					}
+					acc.extra[k] = raw
 				}
 			}
 			if choice.FinishReason != "" {

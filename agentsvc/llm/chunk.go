@@ -1,0 +1,100 @@
+package llm
+
+import "encoding/json"
+
+// chunk is what the loop reads of a streamed chat.completion.chunk, decoded with
+// encoding/json. openai-go's ChatCompletionChunk goes through its reflection-based decoder:
+// a tool-call chunk costs 13.9 µs, 9.8 KB and 78 allocations that way (15% of the agent's CPU
+// at saturation) and 3.7 µs, 880 B and 20 allocations here (BenchmarkChunkDecode).
+type chunk struct {
+	Choices []struct {
+		Index int64 `json:"index"`
+		Delta struct {
+			Content   string          `json:"content"`
+			ToolCalls []toolCallDelta `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+		TotalTokens      int64 `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+// toolCallDelta is one piece of a streamed tool call.
+type toolCallDelta struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+	// Extra holds the fields other than index, id, type and function (for example Gemini's
+	// extra_content with a thought signature), which must be sent back with the call.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields, and the others into Extra (null ones left out).
+func (d *toolCallDelta) UnmarshalJSON(b []byte) error {
+	type plain toolCallDelta
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+		return err
+	}
+	if !hasOtherKeys(b) {
+		return nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k, v := range all {
+		switch k {
+		case "index", "id", "type", "function":
+			continue
+		}
+		if string(v) == "null" {
+			continue
+		}
+		if d.Extra == nil {
+			d.Extra = map[string]json.RawMessage{}
+		}
+		d.Extra[k] = v
+	}
+	return nil
+}
+
+// hasOtherKeys reports whether the JSON object b has a top-level field other than index,
+// id, type and function, scanning it without allocating (keys are compared as written: an
+// escaped known name counts as another key, which only costs the full decode).
+func hasOtherKeys(b []byte) bool {
+	depth := 0
+	expectKey := false
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			start := i + 1
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 1 && expectKey {
+				switch string(b[start:min(i, len(b))]) {
+				case "index", "id", "type", "function":
+				default:
+					return true
+				}
+				expectKey = false
+			}
+		case '{', '[':
+			depth++
+			expectKey = depth == 1 && b[i] == '{'
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		}
+	}
+	return false
+}
