@@ -2,6 +2,7 @@ package wsrpc
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -43,7 +44,7 @@ func Accept(w http.ResponseWriter, r *http.Request, o AcceptOptions) (MessageCon
 		HandshakeTimeout:  10 * time.Second,
 		WriteBufferPool:   &writeBuffers,
 	}
-	c, err := up.Upgrade(w, r, nil)
+	c, err := up.Upgrade(corkingWriter{w}, r, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +57,13 @@ func Dial(ctx context.Context, url string, header http.Header, o WSOptions) (Mes
 	d := websocket.Dialer{
 		HandshakeTimeout: 10 * time.Second,
 		Subprotocols:     []string{"mcp"},
+		NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &corkConn{Conn: c}, nil
+		},
 	}
 	c, resp, err := d.DialContext(ctx, url, header)
 	if err != nil {

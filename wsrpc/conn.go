@@ -33,6 +33,14 @@ type Pinger interface {
 	Ping() error
 }
 
+// batcher is implemented by a MessageConn that can put several messages into one write to the
+// network: WriteMessage calls between startBatch and endBatch may hold their bytes back until
+// endBatch, which must be called after every startBatch. Only the writing goroutine calls them.
+type batcher interface {
+	startBatch()
+	endBatch() error
+}
+
 // Pipe returns the two ends of an in-memory, synchronous MessageConn: each WriteMessage waits
 // until the other end reads the message (so a peer that does not read fills the writer's queue).
 // It uses only channels, so it works inside a testing/synctest bubble when created there.

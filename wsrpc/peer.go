@@ -574,14 +574,8 @@ func (p *Peer) writeLoop() {
 		}
 		batch, p.queue = p.queue, batch[:0]
 		p.mu.Unlock()
-		for i, m := range batch {
-			batch[i] = nil
-			if !p.write(m) {
-				for _, m := range batch[i+1:] {
-					putOut(m)
-				}
-				return
-			}
+		if !p.writeBatch(batch) {
+			return
 		}
 		if req != nil { // what was queued when the close began is written
 			p.closeConn(req.code, req.reason)
@@ -589,6 +583,32 @@ func (p *Peer) writeLoop() {
 			return
 		}
 	}
+}
+
+// writeBatch writes the messages in order, in one write to the network when the connection
+// is a batcher; on error it ends the peer and reports false.
+func (p *Peer) writeBatch(batch []*outMsg) bool {
+	b, gather := p.conn.(batcher)
+	gather = gather && len(batch) > 1
+	if gather {
+		b.startBatch()
+	}
+	ok := true
+	for i, m := range batch {
+		batch[i] = nil
+		if !ok {
+			putOut(m)
+			continue
+		}
+		ok = p.write(m)
+	}
+	if gather {
+		if err := b.endBatch(); err != nil && ok {
+			p.Close(fmt.Errorf("wsrpc: write: %w", err))
+			ok = false
+		}
+	}
+	return ok
 }
 
 // write writes one message; on error it ends the peer and reports false.

@@ -61,6 +61,7 @@ func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 		o.PongWait = DefaultPongWait
 	}
 	w := &wsConn{c: c, o: o, readDone: make(chan struct{})}
+	w.cork, _ = c.NetConn().(*corkConn) // set by Accept and Dial
 	c.SetReadLimit(o.ReadLimit)
 	w.extendReadDeadline()
 	c.SetPongHandler(func(string) error {
@@ -74,6 +75,7 @@ func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 // at a time; WriteControl (Ping, close frames) and Close may be used concurrently with both.
 type wsConn struct {
 	c        *websocket.Conn
+	cork     *corkConn // the network connection under c, when it can gather writes
 	o        WSOptions
 	buf      *bytes.Buffer // the last message read, from readBuffers (only the reader touches it)
 	readDone chan struct{} // closed when ReadMessage has failed: the read side is over
@@ -131,6 +133,21 @@ func (w *wsConn) WriteMessage(data []byte) error {
 		return err
 	}
 	return w.c.WriteMessage(websocket.TextMessage, data)
+}
+
+// startBatch and endBatch bracket the writes of several messages, which then go out in one
+// system call when the socket was made by Accept or Dial (see batcher).
+func (w *wsConn) startBatch() {
+	if w.cork != nil {
+		w.cork.cork()
+	}
+}
+
+func (w *wsConn) endBatch() error {
+	if w.cork != nil {
+		return w.cork.uncork()
+	}
+	return nil
 }
 
 // Ping sends a ping control frame within WriteTimeout.
