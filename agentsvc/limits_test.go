@@ -333,7 +333,7 @@ func wsPage(t *testing.T, ts *testServer, o pageOpts) *testPage {
 func pipeTestPage(t *testing.T, srv *Server, o pageOpts) *testPage {
 	t.Helper()
 	agentEnd, pageEnd := wsrpc.Pipe()
-	go srv.serveConn(context.Background(), agentEnd, testOrigin)
+	srv.serve(context.Background(), agentEnd, testOrigin)
 	return startPage(t, pageEnd, o)
 }
 
@@ -758,6 +758,8 @@ func TestLimitNoGoroutineLeftBehind(t *testing.T) {
 	if len(ourGoroutines()) <= idle {
 		t.Fatal("the open sessions run no goroutine: this test would not see a leak")
 	}
+	// Once idle, a socket costs one goroutine at each end: its reader (no writer, no handler).
+	waitGoroutines(t, "20 idle sessions", idle+2*len(pages))
 	for _, p := range pages {
 		p.Close(nil)
 		_ = p.Wait()
@@ -791,7 +793,7 @@ func BenchmarkTurn(b *testing.B) {
 			var mc wsrpc.MessageConn
 			if transport == "pipe" {
 				agentEnd, pageEnd := wsrpc.Pipe()
-				go srv.serveConn(context.Background(), agentEnd, testOrigin)
+				srv.serve(context.Background(), agentEnd, testOrigin)
 				mc = pageEnd
 			} else {
 				hs := httptest.NewServer(srv)

@@ -388,7 +388,7 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 	if wrap != nil {
 		srvEnd = wrap(srvEnd)
 	}
-	go srv.serveConn(context.Background(), srvEnd, testOrigin)
+	srv.serve(context.Background(), srvEnd, testOrigin)
 	p := &fakeTimePage{}
 	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
 	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {

@@ -190,7 +190,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("upgrade failed", zap.Error(err))
 		return
 	}
-	go s.serveConn(context.WithoutCancel(r.Context()), mc, origin)
+	s.serve(context.WithoutCancel(r.Context()), mc, origin)
+}
+
+// serve serves a page connection in a goroutine of its own, which Shutdown waits for.
+func (s *Server) serve(ctx context.Context, mc wsrpc.MessageConn, origin string) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		if sc, ok := mc.(wsrpc.StatusCloser); ok {
+			_ = sc.CloseWithStatus(1001, "server shutting down")
+		}
+		_ = mc.Close()
+		return
+	}
+	s.served.Add(1) // under s.mu while not closing: before Shutdown's Wait
+	s.mu.Unlock()
+	go func() {
+		defer s.served.Done()
+		s.serveConn(ctx, mc, origin)
+	}()
 }
 
 // socketReadBuffer is the read buffer of a page socket. Pages send small messages; a bigger
@@ -218,9 +237,7 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 		return
 	}
 	s.conns[c] = struct{}{}
-	s.served.Add(1)
 	s.mu.Unlock()
-	defer s.served.Done()
 	s.metrics.sockets.Inc()
 	defer func() {
 		s.mu.Lock()

@@ -16,7 +16,7 @@ import (
 func pipePage(t *testing.T, srv *Server, tool func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error)) *wsrpc.Peer {
 	t.Helper()
 	agentEnd, pageEnd := wsrpc.Pipe()
-	go srv.serveConn(context.Background(), agentEnd, testOrigin)
+	srv.serve(context.Background(), agentEnd, testOrigin)
 	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
 	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
 		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "pipe", Version: "1"}}, nil

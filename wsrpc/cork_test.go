@@ -1,0 +1,201 @@
+package wsrpc
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// countingConn is a net.Conn that records its writes.
+type countingConn struct {
+	net.Conn
+	mu     sync.Mutex
+	writes [][]byte
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.writes = append(c.writes, append([]byte(nil), p...))
+	c.mu.Unlock()
+	return len(p), nil
+}
+
+func (c *countingConn) Close() error { return nil }
+
+func TestCorkGathersWrites(t *testing.T) {
+	under := &countingConn{}
+	c := &corkConn{Conn: under}
+	c.Write([]byte("a")) // not corked: straight through
+	c.cork()
+	c.Write([]byte("b"))
+	c.Write([]byte("c"))
+	if len(under.writes) != 1 {
+		t.Fatalf("writes while corked reached the connection: %q", under.writes)
+	}
+	if err := c.uncork(); err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("d"))
+	got := fmt.Sprintf("%q", under.writes)
+	if want := `["a" "bc" "d"]`; got != want {
+		t.Fatalf("writes %s, want %s", got, want)
+	}
+
+	// A batch bigger than maxCork goes out in parts, in order.
+	under.writes = nil
+	c.cork()
+	big := strings.Repeat("x", maxCork-1)
+	c.Write([]byte("1"))
+	c.Write([]byte(big))
+	c.Write([]byte(big + big))
+	c.Write([]byte("2"))
+	c.uncork()
+	var all strings.Builder
+	for _, w := range under.writes {
+		all.Write(w)
+	}
+	if all.String() != "1"+big+big+big+"2" || len(under.writes) != 3 {
+		t.Fatalf("%d writes of %d bytes, want 3 writes, in order", len(under.writes), all.Len())
+	}
+
+	// Close writes what was gathered: a close frame written by another goroutine is not lost.
+	under.writes = nil
+	c.cork()
+	c.Write([]byte("close frame"))
+	c.Close()
+	if got := fmt.Sprintf("%q", under.writes); got != `["close frame"]` {
+		t.Fatalf("Close wrote %s, want the gathered bytes", got)
+	}
+	c.uncork()
+}
+
+func TestCorkCloseUnblocksWrite(t *testing.T) {
+	a, b := net.Pipe() // a write blocks until the other end reads
+	defer b.Close()
+	c := &corkConn{Conn: a}
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := c.Write([]byte("nobody reads this"))
+		wrote <- err
+	}()
+	time.Sleep(10 * time.Millisecond) // let the write block (either order passes)
+	closed := make(chan struct{})
+	go func() { c.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(testTimeout):
+		t.Fatal("Close waited for a blocked write")
+	}
+	select {
+	case err := <-wrote:
+		if err == nil {
+			t.Fatal("the blocked write succeeded after Close")
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("the blocked write did not return after Close")
+	}
+}
+
+// TestAcceptDialBatch sends bursts over Accept and Dial sockets, which gather the queued
+// messages into one write: every message arrives, in order.
+func TestAcceptDialBatch(t *testing.T) {
+	got := make(chan string, 1000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := Accept(w, r, AcceptOptions{ReadBufferSize: 256})
+		if err != nil {
+			return
+		}
+		if conn.(*wsConn).cork == nil {
+			t.Error("Accept: the socket cannot gather writes")
+		}
+		p := NewPeer(conn, Options{})
+		p.HandleNotification("n", func(_ context.Context, req *Request) { got <- "server got " + string(req.Params) })
+		p.Handle("burst", func(ctx context.Context, req *Request) (any, error) {
+			for i := range 100 {
+				if err := p.Notify(ctx, "n", []int{i}); err != nil {
+					return nil, err
+				}
+			}
+			return "done", nil
+		})
+		p.Serve()
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	conn, _, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil, WSOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.(*wsConn).cork == nil {
+		t.Error("Dial: the socket cannot gather writes")
+	}
+	client := NewPeer(conn, Options{})
+	client.HandleNotification("n", func(_ context.Context, req *Request) { got <- "client got " + string(req.Params) })
+	client.Start()
+	defer client.Close(nil)
+	for i := range 200 { // the client's burst, under its send queue of 256
+		if err := client.Notify(ctx, "n", []int{i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var done string
+	if err := client.Call(ctx, "burst", nil, &done); err != nil || done != "done" {
+		t.Fatalf("burst: %q, %v", done, err)
+	}
+	// 200 from the client to the server, then 100 back, each side in order.
+	next := map[string]int{}
+	for range 300 {
+		select {
+		case s := <-got:
+			side, n, _ := strings.Cut(s, " [")
+			if want := fmt.Sprint(next[side]) + "]"; n != want {
+				t.Fatalf("%s [%s, want [%s", side, n, want)
+			}
+			next[side]++
+		case <-ctx.Done():
+			t.Fatalf("got %v of 200 and 100 notifications", next)
+		}
+	}
+}
+
+// TestIdlePeerGoroutines: an idle peer runs one goroutine, its reader; the writer runs only
+// while there is something to write.
+func TestIdlePeerGoroutines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := startPair(t, Options{}, Options{}, setupHandlers)
+		var sum int
+		if err := a.Call(t.Context(), "add", map[string]int{"a": 2, "b": 3}, &sum); err != nil || sum != 5 {
+			t.Fatalf("add: %d, %v", sum, err)
+		}
+		synctest.Wait()
+		buf := make([]byte, 1<<20)
+		stacks := strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n")
+		readers, writers := 0, 0
+		for _, s := range stacks {
+			if !strings.Contains(s, "synctest bubble") { // other tests' goroutines
+				continue
+			}
+			if strings.Contains(s, "wsrpc.(*Peer).readLoop") {
+				readers++
+			}
+			if strings.Contains(s, "wsrpc.(*Peer).writeLoop") {
+				writers++
+			}
+		}
+		if readers != 2 || writers != 0 {
+			t.Fatalf("%d read and %d write goroutines for two idle peers, want 2 and 0", readers, writers)
+		}
+		b.Close(nil)
+		a.Wait()
+		synctest.Wait()
+	})
+}
