@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,9 +13,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -158,7 +155,7 @@ var (
 // Stream implements Model: it streams one completion, retrying failures that happen
 // before any text reached onDelta.
 func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta string)) (*Response, error) {
-	params, err := m.params(req)
+	body, err := requestBody(m.opts.Model, req)
 	if err != nil {
 		return nil, &Error{Message: err.Error(), Err: err}
 	}
@@ -167,7 +164,7 @@ func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta str
 	defer cancel()
 
 	for attempt := 0; ; attempt++ {
-		resp, f := m.attempt(ctx, params, onDelta)
+		resp, f := m.attempt(ctx, body, onDelta)
 		if f == nil {
 			m.log.Debug("model call done",
 				zap.Int("attempts", attempt+1), zap.String("finish", resp.FinishReason),
@@ -240,83 +237,6 @@ type failure struct {
 	hasRetryAfter bool
 }
 
-// params converts a Request into Chat Completions parameters.
-func (m *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(m.opts.Model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
-	}
-	for i, msg := range req.Messages {
-		u, err := messageParam(msg)
-		if err != nil {
-			return p, fmt.Errorf("message %d: %w", i, err)
-		}
-		p.Messages = append(p.Messages, u)
-	}
-	for _, t := range req.Tools {
-		u, err := toolParam(t)
-		if err != nil {
-			return p, err
-		}
-		p.Tools = append(p.Tools, u)
-	}
-	return p, nil
-}
-
-func messageParam(msg chat.Message) (openai.ChatCompletionMessageParamUnion, error) {
-	switch msg.Role {
-	case chat.RoleSystem:
-		return openai.SystemMessage(msg.Content), nil
-	case chat.RoleUser:
-		return openai.UserMessage(msg.Content), nil
-	case chat.RoleTool:
-		return openai.ToolMessage(msg.Content, msg.ToolCallID), nil
-	case chat.RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
-		if msg.Content != "" || len(msg.ToolCalls) == 0 {
-			a.Content.OfString = param.NewOpt(msg.Content)
-		}
-		for _, tc := range msg.ToolCalls {
-			fc := openai.ChatCompletionMessageFunctionToolCallParam{
-				ID: tc.ID,
-				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-					Name:      tc.Name,
-					Arguments: tc.Arguments,
-				},
-			}
-			if len(tc.Extra) > 0 {
-				// Unknown fields the provider sent with the call (Gemini's
-				// extra_content.google.thought_signature) go back unchanged.
-				extra := make(map[string]any, len(tc.Extra))
-				for k, v := range tc.Extra {
-					extra[k] = v
-				}
-				fc.SetExtraFields(extra)
-			}
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: &fc})
-		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
-	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown message role %q", msg.Role)
-}
-
-func toolParam(t chat.ToolDef) (openai.ChatCompletionToolUnionParam, error) {
-	params := bytes.TrimSpace(t.Parameters)
-	if len(params) == 0 {
-		params = []byte(`{"type":"object","properties":{}}`)
-	}
-	if params[0] != '{' || !json.Valid(params) {
-		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: parameters are not a JSON object", t.Name)
-	}
-	def := shared.FunctionDefinitionParam{Name: t.Name}
-	if t.Description != "" {
-		def.Description = param.NewOpt(t.Description)
-	}
-	// The schema goes out byte for byte instead of through a map[string]any.
-	def.SetExtraFields(map[string]any{"parameters": json.RawMessage(params)})
-	return openai.ChatCompletionFunctionTool(def), nil
-}
-
 // toolAcc assembles one tool call from its deltas.
 type toolAcc struct {
 	index int64
@@ -327,16 +247,17 @@ type toolAcc struct {
 }
 
 // attempt makes one HTTP request and reads its stream to the end.
-func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, onDelta func(string)) (*Response, *failure) {
+func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string)) (*Response, *failure) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	// The request is the SDK's (auth, headers, error responses); the stream is read into
-	// chunk rather than the SDK's ChatCompletionChunk (see chunk).
-	var httpRes, body *http.Response
-	_, err := m.svc.New(ctx, params, option.WithJSONSet("stream", true),
-		option.WithResponseInto(&httpRes), option.WithResponseBodyInto(&body))
-	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(body), err)
+	// The SDK makes the request (auth, headers, error responses); its body is encoded by
+	// requestBody and the stream is read into chunk, rather than through the SDK's types.
+	var httpRes, streamRes *http.Response
+	_, err := m.svc.New(ctx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body),
+		option.WithResponseInto(&httpRes), option.WithResponseBodyInto(&streamRes))
+	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(streamRes), err)
 	defer func() { _ = stream.Close() }()
 	if err := stream.Err(); err != nil {
 		return nil, m.requestFailure(ctx, err, httpRes)
