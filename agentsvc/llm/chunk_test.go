@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 func TestToolCallDeltaExtra(t *testing.T) {
@@ -56,7 +57,7 @@ func BenchmarkChunkDecode(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var c chunk
-			if err := json.Unmarshal(toolCallChunk, &c); err != nil || len(c.Choices[0].Delta.ToolCalls) != 1 {
+			if err := decodeChunk(ssestream.Event{Data: toolCallChunk}, &c); err != nil || len(c.Choices[0].Delta.ToolCalls) != 1 {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,11 +258,14 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string))
 	_, err := m.svc.New(ctx, openai.ChatCompletionNewParams{},
 		option.WithRequestBody("application/json", body),
 		option.WithResponseInto(&httpRes), option.WithResponseBodyInto(&streamRes))
-	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(streamRes), err)
-	defer func() { _ = stream.Close() }()
-	if err := stream.Err(); err != nil {
+	if err != nil {
 		return nil, m.requestFailure(ctx, err, httpRes)
 	}
+	events := ssestream.NewDecoder(streamRes)
+	if events == nil {
+		return nil, &failure{err: &Error{Message: "the model API sent no response body", Retryable: true}}
+	}
+	defer func() { _ = events.Close() }()
 
 	idle := time.AfterFunc(m.opts.IdleTimeout, func() { cancel(errStalled) })
 	defer idle.Stop()
@@ -274,9 +278,17 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string))
 		streamed bool
 		gotUsage bool
 	)
-	for stream.Next() {
+	var streamErr error
+	for events.Next() {
 		idle.Reset(m.opts.IdleTimeout)
-		chunk := stream.Current()
+		ev := events.Event()
+		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			break
+		}
+		var chunk chunk
+		if streamErr = decodeChunk(ev, &chunk); streamErr != nil {
+			break
+		}
 		if u := chunk.Usage; u != nil {
 			resp.Usage = chat.Usage{
 				PromptTokens:     u.PromptTokens,
@@ -323,7 +335,10 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string))
 			}
 		}
 	}
-	if err := stream.Err(); err != nil {
+	if streamErr == nil {
+		streamErr = events.Err()
+	}
+	if err := streamErr; err != nil {
 		f := m.streamFailure(ctx, err)
 		f.streamed = streamed
 		return nil, f
