@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // DefaultMaxOutput caps the text of one tool result given to the model.
@@ -71,6 +72,9 @@ func Render(res *mcp.CallToolResult, maxBytes int) (text string, isError bool) {
 // result the MCP types cannot read is shown as its raw JSON, capped, so nothing is silently
 // dropped.
 func RenderJSON(raw json.RawMessage, maxBytes int) (text string, isError bool, meta mcp.Meta) {
+	if text, isError, meta, ok := renderTextOnly(raw, maxBytes); ok {
+		return text, isError, meta
+	}
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		var loose struct {
@@ -82,6 +86,41 @@ func RenderJSON(raw json.RawMessage, maxBytes int) (text string, isError bool, m
 	}
 	text, isError = Render(&res, maxBytes)
 	return text, isError, res.Meta
+}
+
+// renderTextOnly renders the common result, text blocks only and no structuredContent, as
+// Render would, decoding only what that needs (the MCP SDK's CallToolResult decodes every
+// content type through an interface: 4% of the agent's CPU at saturation). It reports false
+// for any other result, which then takes the full path.
+func renderTextOnly(raw json.RawMessage, maxBytes int) (text string, isError bool, meta mcp.Meta, ok bool) {
+	var res struct {
+		Content []struct {
+			Type string  `json:"type"`
+			Text *string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+		Meta              mcp.Meta        `json:"_meta"`
+	}
+	if fastjson.Unmarshal(raw, &res) != nil || len(res.Content) == 0 ||
+		(len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null") {
+		return "", false, nil, false
+	}
+	var b strings.Builder
+	for i, c := range res.Content {
+		if c.Type != "text" || c.Text == nil {
+			return "", false, nil, false
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(*c.Text)
+	}
+	text = b.String()
+	if text == "" {
+		text = "(the tool returned no content)"
+	}
+	return capText(text, maxBytes), res.IsError, res.Meta, true
 }
 
 // Wrap labels tool output as untrusted data for the model.
