@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -554,6 +555,10 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 // queued, then closes with the status.
 func (p *Peer) writeLoop() {
 	defer p.loopDone()
+	// Let the goroutines that are ready to run go first: under load they queue more messages,
+	// which then share one write (a tool call's request and its events, parallel calls);
+	// when nothing else is ready this returns at once.
+	runtime.Gosched()
 	var batch []*outMsg
 	for {
 		p.mu.Lock()
