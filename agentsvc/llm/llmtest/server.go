@@ -4,7 +4,6 @@ package llmtest
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // FakeCall is one tool call the fake model makes.

@@ -1,12 +1,13 @@
 package llmtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	json "github.com/segmentio/encoding/json"
 )
 
 // argPieceLen is the size of the pieces tool-call arguments are split into.
