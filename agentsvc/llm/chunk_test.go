@@ -2,7 +2,10 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -71,4 +74,40 @@ func BenchmarkChunkDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestDecodeChunkShapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"choices":[{"index":0,"delta":{"content":"hi"}}]}`, `0:"hi"[] `},
+		{`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}},{"index":1,"id":"b","function":{"name":"g"}}]},"finish_reason":null}]}`,
+			`0:""[0 a f { 1 b g  ] `},
+		{`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"},{"index":1,"delta":{"tool_calls":[{"index":0,"id":"c"}]}}]}`,
+			`0:"x"[] stop 1:""[0 c   ] `},
+		{`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`, ``},
+	} {
+		var c chunk
+		if err := decodeChunk(ssestream.Event{Data: []byte(tc.in)}, &c); err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		var got strings.Builder
+		for _, ch := range c.Choices {
+			fmt.Fprintf(&got, "%d:%q[", ch.Index, ch.Delta.Content)
+			for _, d := range ch.Delta.ToolCalls {
+				fmt.Fprintf(&got, "%d %s %s %s ", d.Index, d.ID, d.Function.Name, d.Function.Arguments)
+			}
+			fmt.Fprintf(&got, "] %s", ch.FinishReason)
+			if ch.FinishReason != "" {
+				got.WriteString(" ")
+			}
+		}
+		if got.String() != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.in, got.String(), tc.want)
+		}
+	}
+	var c chunk
+	err := decodeChunk(ssestream.Event{Data: []byte(`{"error":{"message":"boom","code":500}}`)}, &c)
+	var se *ssestream.StreamError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "boom") {
+		t.Fatalf("error event: got %v", err)
+	}
 }
