@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // Schema is a compiled tool input schema.
@@ -66,7 +67,13 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	// Decoded as jsonschema.UnmarshalJSON does (numbers as json.Number, nothing after the
+	// value), with segmentio/encoding: the agent validates every tool call's arguments.
+	var inst any
+	rest, err := fastjson.Parse(args, &inst, fastjson.UseNumber)
+	if err == nil && len(bytes.TrimSpace(rest)) > 0 {
+		err = fmt.Errorf("invalid character %q after the value", rest[0])
+	}
 	if err != nil {
 		return fmt.Errorf("arguments are not valid JSON: %v", err)
 	}

@@ -106,6 +106,11 @@ func TestValidate(t *testing.T) {
 		{`{"color":"red","x":1}`, "x"},
 		{`[]`, "object"},
 		{`nope`, "JSON"},
+		{`{"color":"red"} {}`, "JSON"},
+		{`{"color":"red"`, "JSON"},
+		{`{"color":"red","n":9007199254740993}`, ""}, // past float64's integers: still an integer
+		{`{"color":"red","n":1e400}`, ""},            // a number, not an overflow error
+		{`  {"color":"blue"}  `, ""},
 	}
 	for _, tt := range tests {
 		err := s.Validate(json.RawMessage(tt.args))
