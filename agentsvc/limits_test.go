@@ -591,19 +591,7 @@ func TestLimitGracefulShutdown(t *testing.T) {
 			go func() { _ = busy.call(MethodAgentChat, ChatParams{Text: "wait for it"}, nil) }()
 			<-started
 
-			shut := make(chan error, 1)
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-				defer cancel()
-				shut <- ts.Shutdown(ctx)
-			}()
-			waitFor(t, "new sockets to be refused", func() bool {
-				c, resp, _ := websocket.DefaultDialer.Dial(ts.wsURL, http.Header{"Origin": {testOrigin}})
-				if c != nil {
-					c.Close()
-				}
-				return resp != nil && resp.StatusCode == http.StatusServiceUnavailable
-			})
+			shut := startShutdown(t, ts)
 			if tt.release {
 				for _, p := range append(idle, busy) {
 					select {
@@ -657,19 +645,7 @@ func TestLimitShutdownAnswersChats(t *testing.T) {
 	for range n {
 		<-started
 	}
-	shut := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		defer cancel()
-		shut <- ts.Shutdown(ctx)
-	}()
-	waitFor(t, "new sockets to be refused", func() bool {
-		c, resp, _ := websocket.DefaultDialer.Dial(ts.wsURL, http.Header{"Origin": {testOrigin}})
-		if c != nil {
-			c.Close()
-		}
-		return resp != nil && resp.StatusCode == http.StatusServiceUnavailable
-	})
+	shut := startShutdown(t, ts)
 	close(release)
 	lost := 0
 	for range n {
@@ -687,6 +663,26 @@ func TestLimitShutdownAnswersChats(t *testing.T) {
 	if err := <-shut; err != nil {
 		t.Errorf("Shutdown: %v", err)
 	}
+}
+
+// startShutdown starts ts.Shutdown, waits until it refuses new sockets (503) and returns the
+// channel its result arrives on.
+func startShutdown(t *testing.T, ts *testServer) <-chan error {
+	t.Helper()
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		shut <- ts.Shutdown(ctx)
+	}()
+	waitFor(t, "new sockets to be refused", func() bool {
+		c, resp, _ := websocket.DefaultDialer.Dial(ts.wsURL, http.Header{"Origin": {testOrigin}})
+		if c != nil {
+			c.Close()
+		}
+		return resp != nil && resp.StatusCode == http.StatusServiceUnavailable
+	})
+	return shut
 }
 
 // ourGoroutines returns the stacks of the goroutines (other than the caller) that run code

@@ -406,17 +406,23 @@ func (h *hub) renewClaims() {
 	}
 }
 
-// touchLive marks every session attached to a socket of this process as used (an empty
-// Append touches UpdatedAt), so the idle expiry never deletes a conversation whose tab is
-// still open.
-func (h *hub) touchLive(ctx context.Context) {
+// liveSessions returns the sessions live in this process. The caller locks each one itself,
+// with h.mu released: the lock order is ls.mu before h.mu, never the reverse.
+func (h *hub) liveSessions() []*liveSession {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	live := make([]*liveSession, 0, len(h.live))
 	for _, ls := range h.live {
 		live = append(live, ls)
 	}
-	h.mu.Unlock()
-	for _, ls := range live { // lock order: ls.mu before h.mu, never the reverse
+	return live
+}
+
+// touchLive marks every session attached to a socket of this process as used (an empty
+// Append touches UpdatedAt), so the idle expiry never deletes a conversation whose tab is
+// still open.
+func (h *hub) touchLive(ctx context.Context) {
+	for _, ls := range h.liveSessions() {
 		ls.mu.Lock()
 		attached := ls.conn != nil
 		ls.mu.Unlock()
@@ -890,13 +896,7 @@ func (h *hub) cancel(c *pageConn, p CancelParams) (any, error) {
 
 // cancelAll cancels every running turn (shutdown).
 func (h *hub) cancelAll(reason string) {
-	h.mu.Lock()
-	live := make([]*liveSession, 0, len(h.live))
-	for _, ls := range h.live {
-		live = append(live, ls)
-	}
-	h.mu.Unlock()
-	for _, ls := range live { // lock order: ls.mu before h.mu, never the reverse
+	for _, ls := range h.liveSessions() {
 		ls.mu.Lock()
 		if ls.turn != nil {
 			ls.turn.cancel(errors.New(reason))

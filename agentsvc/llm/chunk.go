@@ -84,11 +84,7 @@ func (d *toolCallDelta) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	for k, v := range all {
-		switch k {
-		case "index", "id", "type", "function":
-			continue
-		}
-		if string(v) == "null" {
+		if isToolCallField(k) || string(v) == "null" {
 			continue
 		}
 		if d.Extra == nil {
@@ -97,6 +93,15 @@ func (d *toolCallDelta) UnmarshalJSON(b []byte) error {
 		d.Extra[k] = v
 	}
 	return nil
+}
+
+// isToolCallField reports whether k is a field of a tool call the client knows.
+func isToolCallField(k string) bool {
+	switch k {
+	case "index", "id", "type", "function":
+		return true
+	}
+	return false
 }
 
 // hasOtherKeys reports whether the JSON object b has a top-level field other than index,
@@ -115,9 +120,7 @@ func hasOtherKeys(b []byte) bool {
 				}
 			}
 			if depth == 1 && expectKey {
-				switch string(b[start:min(i, len(b))]) {
-				case "index", "id", "type", "function":
-				default:
+				if !isToolCallField(string(b[start:min(i, len(b))])) {
 					return true
 				}
 				expectKey = false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	fastjson "github.com/segmentio/encoding/json"
@@ -56,15 +57,8 @@ func (tc toolCall) MarshalJSON() ([]byte, error) {
 		return b, err
 	}
 	b = b[:len(b)-1] // the closing brace
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range tc.Extra {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		switch k {
-		case "id", "type", "function":
+	for _, k := range slices.Sorted(maps.Keys(tc.Extra)) {
+		if isToolCallField(k) {
 			continue
 		}
 		key, _ := json.Marshal(k)
