@@ -161,7 +161,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 func routes(srv *agentsvc.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/ws", srv)
-	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", static(jsclient.FS)))
+	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", jsclient.Handler()))
 	mux.Handle("GET /", static(demosite.FS))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")

@@ -1,0 +1,303 @@
+package jsclient
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+)
+
+// Assets serves the client's scripts the way a visit of several pages wants them:
+//
+//   - compressed once, at start (brotli and gzip, chosen by Accept-Encoding), never per request;
+//   - every relative import rewritten to a content-hashed URL (`./wsrpc.js?v=3f2a…`) that is
+//     served as immutable, so the second page of a visit takes the modules from the cache;
+//   - each module also imports, at its end, every module it needs indirectly, so the browser
+//     fetches the whole graph as soon as the entry script is parsed instead of one level of
+//     imports at a time (no build step: the files stay the plain modules in this directory);
+//   - the stable URLs a site embeds (`/byomcp/widget.js`, `/byomcp/preload.js`) are revalidated
+//     with a strong ETag (a 304 of a few hundred bytes).
+type Assets struct {
+	files map[string]*asset
+}
+
+type asset struct {
+	body, gz, br []byte
+	hash         string // hex sha256 of body (after the rewrite), shortened
+	ctype        string
+}
+
+// importRE finds the relative module specifiers of static imports and re-exports:
+// `from './x.js'` and `import './x.js'`.
+var importRE = regexp.MustCompile(`(\bfrom\s*|^\s*import\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
+
+// hashLen is how many hex digits of the sha256 name a version (48 bits: no collisions among
+// the versions of a few dozen files).
+const hashLen = 12
+
+// NewAssets reads every .js file at the top of fsys, rewrites its imports and compresses it.
+// A relative import of a file that is not there, or an import cycle, is an error.
+func NewAssets(fsys fs.FS) (*Assets, error) {
+	names, err := fs.Glob(fsys, "*.js")
+	if err != nil {
+		return nil, fmt.Errorf("jsclient: listing scripts: %w", err)
+	}
+	src := make(map[string][]byte, len(names))
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, fmt.Errorf("jsclient: reading %s: %w", n, err)
+		}
+		src[n] = b
+	}
+	b := &builder{src: src, done: map[string]*asset{}, visiting: map[string]bool{}, deps: map[string][]string{}}
+	for _, n := range names {
+		if _, err := b.build(n); err != nil {
+			return nil, err
+		}
+	}
+	return &Assets{files: b.done}, nil
+}
+
+// builder rewrites modules depth first: a module's URL carries the hash of its rewritten text,
+// which holds the hashed URLs of its imports.
+type builder struct {
+	src      map[string][]byte
+	done     map[string]*asset
+	visiting map[string]bool
+	deps     map[string][]string // direct imports, by module
+}
+
+func (b *builder) build(name string) (*asset, error) {
+	if a := b.done[name]; a != nil {
+		return a, nil
+	}
+	if b.visiting[name] {
+		return nil, fmt.Errorf("jsclient: import cycle through %s", name)
+	}
+	b.visiting[name] = true
+	defer delete(b.visiting, name)
+
+	text := b.src[name]
+	var direct []string
+	for _, m := range importRE.FindAllSubmatch(text, -1) {
+		dep := path.Clean(string(m[3]))
+		if _, ok := b.src[dep]; !ok {
+			return nil, fmt.Errorf("jsclient: %s imports %s, which is not there", name, m[3])
+		}
+		if !slices.Contains(direct, dep) {
+			direct = append(direct, dep)
+		}
+	}
+	b.deps[name] = direct
+	hashes := map[string]string{}
+	for _, dep := range direct {
+		a, err := b.build(dep)
+		if err != nil {
+			return nil, err
+		}
+		hashes[dep] = a.hash
+	}
+	out := importRE.ReplaceAllFunc(text, func(m []byte) []byte {
+		s := importRE.FindSubmatch(m)
+		dep := path.Clean(string(s[3]))
+		return fmt.Appendf(nil, "%s%s%s?v=%s%s", s[1], s[2], s[3], hashes[dep], s[4])
+	})
+	// The modules it needs only indirectly, imported here too so they load in parallel.
+	// Imports are hoisted and these modules are already in the graph, so the order in which
+	// modules run does not change.
+	var extra []string
+	for _, dep := range b.closure(name) {
+		if !slices.Contains(direct, dep) {
+			extra = append(extra, dep)
+		}
+	}
+	if len(extra) > 0 {
+		var tail bytes.Buffer
+		tail.WriteString("\n// Added by the server so the browser fetches the whole module graph at once.\n")
+		for _, dep := range extra {
+			fmt.Fprintf(&tail, "import './%s?v=%s';\n", dep, b.done[dep].hash)
+		}
+		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
+		out = append(out, '\n')
+	}
+	a, err := newAsset(out, "text/javascript; charset=utf-8")
+	if err != nil {
+		return nil, fmt.Errorf("jsclient: compressing %s: %w", name, err)
+	}
+	b.done[name] = a
+	return a, nil
+}
+
+// closure lists every module name reaches through its imports (itself excluded), sorted.
+func (b *builder) closure(name string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		for _, d := range b.deps[n] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(name)
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func newAsset(body []byte, ctype string) (*asset, error) {
+	sum := sha256.Sum256(body)
+	a := &asset{body: body, hash: hex.EncodeToString(sum[:])[:hashLen], ctype: ctype}
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(body); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	a.gz = gz.Bytes()
+	var br bytes.Buffer
+	bw := brotli.NewWriterLevel(&br, brotli.BestCompression)
+	if _, err := bw.Write(body); err != nil {
+		return nil, err
+	}
+	if err := bw.Close(); err != nil {
+		return nil, err
+	}
+	a.br = br.Bytes()
+	return a, nil
+}
+
+// Version is the content hash in the URLs of name (e.g. "widget.js"), or "" when there is no
+// such script.
+func (s *Assets) Version(name string) string {
+	if a := s.files[name]; a != nil {
+		return a.hash
+	}
+	return ""
+}
+
+// Source is the text served for name, after the import rewrite (nil when absent).
+func (s *Assets) Source(name string) []byte {
+	if a := s.files[name]; a != nil {
+		return a.body
+	}
+	return nil
+}
+
+// ServeHTTP serves one script; the request path is the file name (mount it with
+// http.StripPrefix). `?v=` equal to the file's hash makes the answer immutable.
+func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	a := s.files[strings.TrimPrefix(r.URL.Path, "/")]
+	if a == nil {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Type", a.ctype)
+	h.Set("Vary", "Accept-Encoding")
+	if r.URL.Query().Get("v") == a.hash {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	body, enc := a.body, ""
+	switch {
+	case accepts(r.Header.Get("Accept-Encoding"), "br"):
+		body, enc = a.br, "br"
+	case accepts(r.Header.Get("Accept-Encoding"), "gzip"):
+		body, enc = a.gz, "gzip"
+	}
+	etag := `"` + a.hash + `"`
+	if enc != "" {
+		h.Set("Content-Encoding", enc)
+		etag = `"` + a.hash + "-" + enc + `"`
+	}
+	h.Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		h.Del("Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// accepts reports whether an Accept-Encoding header allows coding (RFC 9110, 12.5.3: a q of 0
+// refuses it; "*" stands for any coding not named).
+func accepts(header, coding string) bool {
+	star := false
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name != coding && name != "*" {
+			continue
+		}
+		ok := true
+		if k, v, found := strings.Cut(strings.TrimSpace(params), "="); found && strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			ok = err == nil && q > 0
+		}
+		if name == coding {
+			return ok
+		}
+		star = ok
+	}
+	return star
+}
+
+// etagMatches applies If-None-Match's weak comparison (RFC 9110, 13.1.2) to one strong tag.
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for part := range strings.SplitSeq(header, ",") {
+		t := strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// Handler serves the embedded scripts (FS) with NewAssets. The embedded files are fixed at
+// build time and TestEmbeddedAssets builds them, so an error here is a build defect: every
+// request then answers 500 with the reason instead of taking the process down.
+func Handler() http.Handler {
+	a, err := NewAssets(FS)
+	if err != nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		})
+	}
+	return a
+}

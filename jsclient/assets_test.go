@@ -1,0 +1,204 @@
+package jsclient
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/andybalholm/brotli"
+)
+
+func get(t *testing.T, h http.Handler, target string, header map[string]string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func readAll(t *testing.T, r io.Reader) []byte {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The embedded client builds, and every module the widget needs is imported by widget.js
+// itself with a hashed URL that the handler serves as immutable.
+func TestEmbeddedAssets(t *testing.T) {
+	a, err := NewAssets(FS)
+	if err != nil {
+		t.Fatalf("NewAssets(FS): %v", err)
+	}
+	widget := string(a.Source("widget.js"))
+	for _, dep := range []string{"tools.js", "agent.js", "chat-element.js", "wsrpc.js", "protocol.js", "markdown.js", "strings.js", "modelcontext.js"} {
+		want := "'./" + dep + "?v=" + a.Version(dep) + "'"
+		if a.Version(dep) == "" || !strings.Contains(widget, want) {
+			t.Errorf("widget.js does not import %s: want %s in\n%s", dep, want, widget)
+		}
+	}
+	if a.Version("preload.js") == "" {
+		t.Error("preload.js is not served")
+	}
+}
+
+func TestAssetsRewriteAndCaching(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.js":   {Data: []byte("import { b } from './b.js';\nexport const a = b + 1;\n")},
+		"b.js":   {Data: []byte("import {\n  c,\n} from \"./c.js\";\nexport const b = c;\n")},
+		"c.js":   {Data: []byte("export const c = 1; // from './nowhere' is text, not an import\n")},
+		"x.json": {Data: []byte("{}")},
+	}
+	as, err := NewAssets(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := string(as.Source("a.js"))
+	if !strings.Contains(a, "from './b.js?v="+as.Version("b.js")+"'") {
+		t.Errorf("a.js: direct import not versioned:\n%s", a)
+	}
+	if !strings.Contains(a, "import './c.js?v="+as.Version("c.js")+"';") {
+		t.Errorf("a.js: indirect import not added:\n%s", a)
+	}
+	if b := string(as.Source("b.js")); !strings.Contains(b, `from "./c.js?v=`+as.Version("c.js")+`"`) {
+		t.Errorf("b.js: double-quoted import not versioned:\n%s", b)
+	}
+	if as.Source("x.json") != nil {
+		t.Error("x.json is served; want scripts only")
+	}
+	if ok, _ := regexp.MatchString(`^[0-9a-f]{12}$`, as.Version("a.js")); !ok {
+		t.Errorf("version %q: want 12 hex digits", as.Version("a.js"))
+	}
+
+	t.Run("brotli", func(t *testing.T) {
+		res := get(t, as, "/a.js", map[string]string{"Accept-Encoding": "gzip, deflate, br"})
+		if got := res.Header.Get("Content-Encoding"); got != "br" {
+			t.Fatalf("Content-Encoding %q, want br", got)
+		}
+		if got := readAll(t, brotli.NewReader(res.Body)); string(got) != a {
+			t.Errorf("decoded body %q, want %q", got, a)
+		}
+		if got := res.Header.Get("Cache-Control"); got != "no-cache" {
+			t.Errorf("unversioned Cache-Control %q, want no-cache", got)
+		}
+		if res.Header.Get("Vary") != "Accept-Encoding" || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("headers %v: want Vary and CORS", res.Header)
+		}
+	})
+	t.Run("gzip", func(t *testing.T) {
+		res := get(t, as, "/a.js", map[string]string{"Accept-Encoding": "gzip, br;q=0"})
+		if got := res.Header.Get("Content-Encoding"); got != "gzip" {
+			t.Fatalf("Content-Encoding %q, want gzip", got)
+		}
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, zr); string(got) != a {
+			t.Errorf("decoded body %q, want %q", got, a)
+		}
+	})
+	t.Run("identity", func(t *testing.T) {
+		res := get(t, as, "/a.js", nil)
+		if res.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("Content-Encoding %q, want none", res.Header.Get("Content-Encoding"))
+		}
+		if got := readAll(t, res.Body); !bytes.Equal(got, []byte(a)) {
+			t.Errorf("body %q, want %q", got, a)
+		}
+		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+			t.Errorf("Content-Type %q, want text/javascript", ct)
+		}
+	})
+	t.Run("revalidation", func(t *testing.T) {
+		first := get(t, as, "/a.js", map[string]string{"Accept-Encoding": "br"})
+		etag := first.Header.Get("ETag")
+		if !strings.HasPrefix(etag, `"`+as.Version("a.js")) {
+			t.Fatalf("ETag %q, want the content hash", etag)
+		}
+		res := get(t, as, "/a.js", map[string]string{"Accept-Encoding": "br", "If-None-Match": etag})
+		if res.StatusCode != http.StatusNotModified {
+			t.Fatalf("status %d, want 304", res.StatusCode)
+		}
+		if n := len(readAll(t, res.Body)); n != 0 {
+			t.Errorf("304 with %d body bytes", n)
+		}
+		// Another encoding is another representation: its ETag differs.
+		res = get(t, as, "/a.js", map[string]string{"Accept-Encoding": "gzip", "If-None-Match": etag})
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("status %d for another encoding, want 200", res.StatusCode)
+		}
+	})
+	t.Run("immutable", func(t *testing.T) {
+		res := get(t, as, "/b.js?v="+as.Version("b.js"), nil)
+		if got := res.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+			t.Errorf("versioned Cache-Control %q, want immutable", got)
+		}
+		res = get(t, as, "/b.js?v=000000000000", nil)
+		if got := res.Header.Get("Cache-Control"); got != "no-cache" {
+			t.Errorf("stale version Cache-Control %q, want no-cache", got)
+		}
+	})
+	t.Run("not found", func(t *testing.T) {
+		for _, p := range []string{"/nope.js", "/x.json", "/../a.js", "/"} {
+			if res := get(t, as, p, nil); res.StatusCode != http.StatusNotFound {
+				t.Errorf("%s: status %d, want 404", p, res.StatusCode)
+			}
+		}
+	})
+	t.Run("method", func(t *testing.T) {
+		rec := httptest.NewRecorder()
+		as.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/a.js", nil))
+		if rec.Code != http.StatusMethodNotAllowed {
+			t.Errorf("POST: status %d, want 405", rec.Code)
+		}
+	})
+}
+
+func TestAssetsErrors(t *testing.T) {
+	for name, fsys := range map[string]fstest.MapFS{
+		"missing import": {"a.js": {Data: []byte("import './gone.js';\n")}},
+		"cycle": {
+			"a.js": {Data: []byte("import './b.js';\n")},
+			"b.js": {Data: []byte("import './a.js';\n")},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := NewAssets(fsys); err == nil {
+				t.Error("NewAssets: no error")
+			}
+		})
+	}
+}
+
+func TestAccepts(t *testing.T) {
+	for _, tc := range []struct {
+		header, coding string
+		want           bool
+	}{
+		{"gzip, deflate, br, zstd", "br", true},
+		{"gzip", "br", false},
+		{"br;q=0", "br", false},
+		{"br; q=0.0", "br", false},
+		{"br;q=0.5", "br", true},
+		{"*", "gzip", true},
+		{"*;q=0", "gzip", false},
+		{"*, gzip;q=0", "gzip", false},
+		{"", "gzip", false},
+	} {
+		if got := accepts(tc.header, tc.coding); got != tc.want {
+			t.Errorf("accepts(%q, %q) = %v, want %v", tc.header, tc.coding, got, tc.want)
+		}
+	}
+}
