@@ -60,6 +60,11 @@ var ErrRateLimited = errors.New("wsrpc: peer exceeded the message rate limit")
 // limit; it has already closed the socket with status 1009 (message too big).
 var ErrMessageTooBig = errors.New("wsrpc: message too big")
 
+// ErrMessageTimeout is returned by a WebSocket MessageConn whose remote end started a message
+// and did not finish it within WSOptions.MessageTimeout; it has closed the socket with status
+// 1008 (policy violation).
+var ErrMessageTimeout = errors.New("wsrpc: message not completed in time")
+
 // ErrBinaryFrame is returned by a WebSocket MessageConn that received a binary frame; it has
 // already closed the socket with status 1003 (unsupported data).
 var ErrBinaryFrame = errors.New("wsrpc: binary frames are not supported")

@@ -34,12 +34,22 @@ var ErrCancelled = errors.New("wsrpc: request cancelled by the peer")
 // errInternal is what the remote end sees when a handler failed unexpectedly or panicked.
 var errInternal = NewError(CodeInternalError, "internal error")
 
+// errPanicReply is errInternal for a handler that panicked: runHandler closes the peer with
+// 1011 once it is queued. Compared by pointer.
+var errPanicReply = NewError(CodeInternalError, "internal error")
+
 // Request is an incoming request or notification as the handlers see it.
 type Request struct {
 	ID     json.RawMessage // as sent by the remote end; nil for a notification
 	Method string
 	Params json.RawMessage // nil when absent
 }
+
+// ErrPanicked is the cause when a goroutine of the peer (a handler, the reader, the writer,
+// the keep-alive) panicked: the panic is logged with its stack, reported to Options.OnPanic,
+// and the peer is closed with WebSocket status 1011 (internal error), as net/http ends the
+// connection of a handler that panicked. Other peers are not affected.
+var ErrPanicked = errors.New("wsrpc: internal error: a goroutine of the connection panicked")
 
 // Handler answers a request. The returned value is marshalled as the result (nil gives null);
 // a *Reply (see ReplyThen) sends its Result and then runs its After.
@@ -81,6 +91,11 @@ type Options struct {
 	// OnClose, if set, is called once with the cause when the peer has ended and all its
 	// goroutines (handlers included) have returned.
 	OnClose func(err error)
+	// OnPanic, if set, is called with where it happened ("handler", "notification", "after",
+	// "read", "write", "ping") and the value of every panic the peer recovers, after it was
+	// logged with its stack at Error level. Tests make it fail the test: a recovered panic is
+	// still a bug. It must not panic itself.
+	OnPanic func(where string, v any)
 }
 
 // Peer is one end of a bidirectional JSON-RPC 2.0 connection: it calls the remote end (Call,
@@ -108,6 +123,12 @@ type Options struct {
 //     slot are released before its reply is queued, so the remote end may reuse the id at once.
 //   - Close and CloseWithStatus are idempotent and safe from any goroutine; Wait returns why
 //     the peer ended once all its goroutines, handlers included, have returned.
+//   - Every goroutine of the peer (reader, writer, handlers, reply follow-ups, the keep-alive
+//     timer) recovers a panic: it is logged with its stack, reported to Options.OnPanic, a
+//     request whose handler panicked is answered -32603, and the peer is closed with status
+//     1011 and cause ErrPanicked. A panic never takes the process down.
+//   - Lock order: p.mu is a leaf (nothing else is locked while it is held, and no callback
+//     runs under it).
 //
 // Handle and HandleNotification must be called before Start (or Serve); Call and Notify may
 // be called from any goroutine, before or after Start.
@@ -117,6 +138,7 @@ type Peer struct {
 	opts     Options
 	pinger   Pinger // conn as a Pinger, or nil
 	handlers map[string]Handler
+	starts   map[string]func(*Request) Handler // HandleStart: run in the read goroutine
 	notifs   map[string]NotificationHandler
 
 	done     chan struct{} // closed when the peer has ended
@@ -191,6 +213,7 @@ func NewPeer(conn MessageConn, o Options) *Peer {
 		log:      o.Logger,
 		opts:     o,
 		handlers: make(map[string]Handler),
+		starts:   make(map[string]func(*Request) Handler),
 		notifs:   make(map[string]NotificationHandler),
 		done:     make(chan struct{}),
 		finished: make(chan struct{}),
@@ -209,6 +232,17 @@ func NewPeer(conn MessageConn, o Options) *Peer {
 func (p *Peer) Handle(method string, h Handler) {
 	p.mustNotBeStarted("Handle")
 	p.handlers[method] = h
+}
+
+// HandleStart registers a request handler in two steps: start runs in the read goroutine,
+// in arrival order, once the request is accepted (not refused as busy, rate limited or a
+// duplicate id), and returns the Handler that then runs in its own goroutine like any other.
+// start lets requests of one connection see their order (for example, one waits for the
+// request that came before it); it must return quickly and never wait for the remote end.
+// It panics when called after Start.
+func (p *Peer) HandleStart(method string, start func(req *Request) Handler) {
+	p.mustNotBeStarted("HandleStart")
+	p.starts[method] = start
 }
 
 // HandleNotification registers the handler of notifications for method. It panics when called
@@ -269,8 +303,9 @@ func (p *Peer) startWriterLocked() {
 	go p.writeLoop()
 }
 
-// ping sends the keep-alive and arms the next one.
+// ping sends the keep-alive and arms the next one (in a timer goroutine).
 func (p *Peer) ping() {
+	defer p.recoverPanic("ping")
 	if err := p.pinger.Ping(); err != nil {
 		p.Close(fmt.Errorf("wsrpc: ping: %w", err))
 		return
@@ -555,6 +590,7 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 // queued, then closes with the status.
 func (p *Peer) writeLoop() {
 	defer p.loopDone()
+	defer p.recoverPanic("write")
 	// Let the goroutines that are ready to run go first: under load they queue more messages,
 	// which then share one write (a tool call's request and its events, parallel calls);
 	// when nothing else is ready this returns at once.
@@ -633,6 +669,7 @@ func (p *Peer) write(m *outMsg) bool {
 // readLoop is the only goroutine that reads from the connection.
 func (p *Peer) readLoop() {
 	defer p.loopDone()
+	defer p.recoverPanic("read")
 	for {
 		data, err := p.conn.ReadMessage()
 		if err != nil {
@@ -748,8 +785,7 @@ func (p *Peer) handleNotification(msg *message) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			p.log.Error("notification handler panicked", zap.String("method", msg.method),
-				zap.Any("panic", r), zap.Stack("stack"))
+			p.panicked("notification", "notification handler panicked", msg.method, r)
 		}
 	}()
 	h(p.baseCtx, &Request{Method: msg.method, Params: msg.params})
@@ -791,7 +827,8 @@ func (p *Peer) cancelIncoming(params json.RawMessage) {
 // handleRequest starts the handler of a request in its own goroutine.
 func (p *Peer) handleRequest(msg *message) {
 	h, ok := p.handlers[msg.method]
-	if !ok {
+	start, staged := p.starts[msg.method]
+	if !ok && !staged {
 		p.reply(msg.id, nil, NewError(CodeMethodNotFound, "method not found"))
 		return
 	}
@@ -816,8 +853,27 @@ func (p *Peer) handleRequest(msg *message) {
 	p.running++
 	p.mu.Unlock()
 
+	req := &Request{ID: msg.id, Method: msg.method, Params: msg.params}
+	if staged {
+		h = p.startHandler(start, req)
+	}
 	p.handling.Add(1)
-	go p.runHandler(ctx, cancel, key, h, &Request{ID: msg.id, Method: msg.method, Params: msg.params})
+	go p.runHandler(ctx, cancel, key, h, req)
+}
+
+// startHandler runs a HandleStart's start (in the read goroutine); a panic gives a handler
+// that answers -32603, after which the peer closes with 1011.
+func (p *Peer) startHandler(start func(*Request) Handler, req *Request) (h Handler) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.reportPanic("handler", "handler panicked", req.Method, r)
+			h = func(context.Context, *Request) (any, error) { return nil, errPanicReply }
+		}
+	}()
+	if h = start(req); h == nil {
+		h = func(context.Context, *Request) (any, error) { return nil, errInternal }
+	}
+	return h
 }
 
 // runHandler runs one request's handler and queues its reply.
@@ -847,27 +903,61 @@ func (p *Peer) runHandler(ctx context.Context, cancel context.CancelCauseFunc, k
 	if p.enqueue(m) == nil && after != nil && rpcErr == nil {
 		p.runAfter(req.Method, after)
 	}
+	if rpcErr == errPanicReply { // the -32603 answer is queued: now end the connection
+		p.closeAfterPanic("handler")
+	}
 }
 
-// runAfter runs a Reply's After, turning a panic into a log line.
+// runAfter runs a Reply's After; a panic is contained (see recoverPanic).
 func (p *Peer) runAfter(method string, after func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			p.log.Error("reply follow-up panicked", zap.String("method", method),
-				zap.Any("panic", r), zap.Stack("stack"))
+			p.panicked("after", "reply follow-up panicked", method, r)
 		}
 	}()
 	after()
 }
 
-// callHandler calls h, turning a panic into an internal error.
+// callHandler calls h, turning a panic into errPanicReply: runHandler answers -32603, then
+// closes the peer with 1011 (CloseWithStatus writes what is queued first).
 func (p *Peer) callHandler(ctx context.Context, h Handler, req *Request) (result any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			p.log.Error("handler panicked", zap.String("method", req.Method),
-				zap.Any("panic", r), zap.Stack("stack"))
-			result, err = nil, errInternal
+			p.reportPanic("handler", "handler panicked", req.Method, r)
+			result, err = nil, errPanicReply
 		}
 	}()
 	return h(ctx, req)
+}
+
+// recoverPanic is deferred by the peer's own goroutines (reader, writer, keep-alive).
+func (p *Peer) recoverPanic(where string) {
+	if r := recover(); r != nil {
+		p.panicked(where, "connection goroutine panicked", "", r)
+	}
+}
+
+// panicked reports a recovered panic and ends the peer with status 1011, after what is
+// queued is written, unless the writer itself is what panicked.
+func (p *Peer) panicked(where, msg, method string, v any) {
+	p.reportPanic(where, msg, method, v)
+	p.closeAfterPanic(where)
+}
+
+// reportPanic logs a recovered panic with its stack and reports it to Options.OnPanic.
+func (p *Peer) reportPanic(where, msg, method string, v any) {
+	p.log.Error(msg, zap.String("where", where), zap.String("method", method),
+		zap.Any("panic", v), zap.Stack("stack"))
+	if p.opts.OnPanic != nil {
+		p.opts.OnPanic(where, v)
+	}
+}
+
+// closeAfterPanic ends the peer with status 1011 and cause ErrPanicked.
+func (p *Peer) closeAfterPanic(where string) {
+	if where == "write" {
+		p.Close(ErrPanicked) // the writer is gone: nothing more can be written
+		return
+	}
+	p.closeWithStatus(1011, "internal error", ErrPanicked)
 }

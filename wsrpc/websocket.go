@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -16,6 +17,9 @@ const (
 	DefaultReadLimit    = 1 << 20          // bytes per message
 	DefaultWriteTimeout = 10 * time.Second // per write
 	DefaultPongWait     = 60 * time.Second // silence allowed before the read fails
+	// DefaultMessageTimeout bounds the reading of one message, from its first frame to its
+	// last: 1 MiB at 35 KB/s.
+	DefaultMessageTimeout = 30 * time.Second
 )
 
 // closeGrace bounds how long CloseWithStatus waits for the remote end to answer the close frame
@@ -41,6 +45,12 @@ type WSOptions struct {
 	// negative: no read deadline). Every message and every pong extends it, so the remote end
 	// must answer pings sent more often than that (Options.PingInterval, 25 s by default).
 	PongWait time.Duration
+	// MessageTimeout bounds the time from a message's first frame to its last (default 30 s;
+	// negative: none). Pongs do not extend it, so a remote end that starts a fragmented
+	// message and then only answers pings is closed with status 1008 and ReadMessage returns
+	// ErrMessageTimeout. Its partial bytes count against ReadLimit meanwhile (gorilla's limit
+	// applies to the sum of a message's frames).
+	MessageTimeout time.Duration
 }
 
 // NewWebSocketConn adapts an open gorilla WebSocket to a MessageConn that also implements
@@ -60,6 +70,9 @@ func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 	if o.PongWait == 0 {
 		o.PongWait = DefaultPongWait
 	}
+	if o.MessageTimeout == 0 {
+		o.MessageTimeout = DefaultMessageTimeout
+	}
 	w := &wsConn{c: c, o: o, readDone: make(chan struct{})}
 	w.cork, _ = c.NetConn().(*corkConn) // set by Accept and Dial
 	c.SetReadLimit(o.ReadLimit)
@@ -74,18 +87,29 @@ func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 // wsConn is the MessageConn over a gorilla WebSocket. gorilla allows one reader and one writer
 // at a time; WriteControl (Ping, close frames) and Close may be used concurrently with both.
 type wsConn struct {
-	c        *websocket.Conn
-	cork     *corkConn // the network connection under c, when it can gather writes
-	o        WSOptions
-	buf      *bytes.Buffer // the last message read, from readBuffers (only the reader touches it)
-	readDone chan struct{} // closed when ReadMessage has failed: the read side is over
-	doneOnce sync.Once
+	c    *websocket.Conn
+	cork *corkConn // the network connection under c, when it can gather writes
+	o    WSOptions
+	buf  *bytes.Buffer // the last message read, from readBuffers (only the reader touches it)
+	// msgDeadline is when the message being read must be complete (zero between messages).
+	// Only the read goroutine touches it: gorilla runs the pong handler inside reads.
+	msgDeadline time.Time
+	readDone    chan struct{} // closed when ReadMessage has failed: the read side is over
+	doneOnce    sync.Once
 }
 
-// extendReadDeadline moves the read deadline PongWait into the future.
+// extendReadDeadline moves the read deadline PongWait into the future, but never past the
+// deadline of a message being read.
 func (w *wsConn) extendReadDeadline() {
+	var d time.Time
 	if w.o.PongWait > 0 {
-		_ = w.c.SetReadDeadline(time.Now().Add(w.o.PongWait))
+		d = time.Now().Add(w.o.PongWait)
+	}
+	if !w.msgDeadline.IsZero() && (d.IsZero() || w.msgDeadline.Before(d)) {
+		d = w.msgDeadline
+	}
+	if !d.IsZero() {
+		_ = w.c.SetReadDeadline(d)
 	}
 }
 
@@ -94,8 +118,13 @@ func (w *wsConn) ReadMessage() ([]byte, error) {
 	data, err := w.readMessage()
 	if err != nil {
 		w.doneOnce.Do(func() { close(w.readDone) })
-		if errors.Is(err, websocket.ErrReadLimit) { // gorilla has sent the 1009 close frame
+		var ne net.Error
+		switch {
+		case errors.Is(err, websocket.ErrReadLimit): // gorilla has sent the 1009 close frame
 			err = fmt.Errorf("%w: %w", ErrMessageTooBig, err)
+		case !w.msgDeadline.IsZero() && errors.As(err, &ne) && ne.Timeout():
+			_ = w.writeClose(websocket.ClosePolicyViolation, "message not completed in time")
+			err = fmt.Errorf("%w: %w", ErrMessageTimeout, err)
 		}
 	}
 	return data, err
@@ -110,9 +139,14 @@ func (w *wsConn) readMessage() ([]byte, error) {
 		}
 		w.buf = nil
 	}
+	w.msgDeadline = time.Time{}
 	mt, r, err := w.c.NextReader()
 	if err != nil {
 		return nil, err
+	}
+	if w.o.MessageTimeout > 0 { // the message has started: it must end in time
+		w.msgDeadline = time.Now().Add(w.o.MessageTimeout)
+		w.extendReadDeadline()
 	}
 	if mt != websocket.TextMessage {
 		_ = w.writeClose(websocket.CloseUnsupportedData, "binary frames are not supported")
@@ -123,6 +157,7 @@ func (w *wsConn) readMessage() ([]byte, error) {
 	if _, err := w.buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
+	w.msgDeadline = time.Time{}
 	w.extendReadDeadline()
 	return w.buf.Bytes(), nil
 }
