@@ -53,7 +53,14 @@ type ToolOutcome struct {
 	Name    string // the tool's own name (as the page or server knows it)
 	Text    string // result text (rendered, capped, not yet labelled) or error message
 	IsError bool
+	// Deferred says the call is answered outside the turn (an AG-UI client runs it): no
+	// tool_result event and no tool message for it, and the turn ends after this round of
+	// calls with StopDeferred.
+	Deferred bool
 }
+
+// StopDeferred ends a turn whose tool calls are answered outside it (ToolOutcome.Deferred).
+const StopDeferred = "deferred"
 
 // Event is an agent/event value; Header gives access to the fields the session fills.
 type Event interface {
@@ -69,7 +76,7 @@ type Turn struct {
 	Model   llm.Model
 	System  string         // system prompt ("" = none)
 	History []chat.Message // the conversation before this turn
-	Text    string         // the user's message
+	Text    string         // the user's message; "" goes on from History (after tool results)
 	Tools   Toolbox        // nil = no tools
 	Limits  Limits
 	// Emit receives the turn's events in order (TurnID and Type set; the caller numbers them).
@@ -83,7 +90,7 @@ type TurnResult struct {
 	Text       string
 	StopReason string
 	Usage      chat.Usage
-	// Messages are the messages this turn added, starting with the user's.
+	// Messages are the messages this turn added, starting with the user's (when Text is set).
 	Messages []chat.Message
 	// Err is the error that ended the turn with StopError.
 	Err error
@@ -110,14 +117,16 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 	}
 
 	var res TurnResult
-	user := chat.Message{Role: chat.RoleUser, Content: t.Text, TurnID: t.ID}
-	res.Messages = append(res.Messages, user)
 	conv := make([]chat.Message, 0, len(t.History)+8)
 	if t.System != "" {
 		conv = append(conv, chat.Message{Role: chat.RoleSystem, Content: t.System})
 	}
 	conv = append(conv, t.History...)
-	conv = append(conv, user)
+	if t.Text != "" {
+		user := chat.Message{Role: chat.RoleUser, Content: t.Text, TurnID: t.ID}
+		res.Messages = append(res.Messages, user)
+		conv = append(conv, user)
+	}
 
 	var texts []string
 	toolCalls := 0
@@ -185,6 +194,7 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 		}
 
 		answers := make([]chat.Message, len(resp.ToolCalls))
+		deferred := make([]bool, len(resp.ToolCalls))
 		var wg sync.WaitGroup
 		overBudget := false
 		for i, call := range resp.ToolCalls {
@@ -197,14 +207,23 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				answers[i] = runToolCall(ctx, t, call, lim, emit)
+				answers[i], deferred[i] = runToolCall(ctx, t, call, lim, emit)
 			}()
 		}
 		wg.Wait()
-		res.Messages = append(res.Messages, answers...)
-		conv = append(conv, answers...)
+		answered := answers[:0]
+		for i, a := range answers {
+			if !deferred[i] {
+				answered = append(answered, a)
+			}
+		}
+		res.Messages = append(res.Messages, answered...)
+		conv = append(conv, answered...)
 		if ctx.Err() != nil {
 			return finish(StopCancelled, nil)
+		}
+		if len(answered) < len(answers) {
+			return finish(StopDeferred, nil)
 		}
 		if overBudget {
 			return finish(StopMaxIterations, nil)
@@ -213,8 +232,8 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 }
 
 // runToolCall emits tool_call, runs the call, emits tool_result, and returns the tool
-// message for the model.
-func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, lim Limits, emit func(Event)) chat.Message {
+// message for the model, or deferred when the call is answered outside the turn.
+func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, lim Limits, emit func(Event)) (msg chat.Message, deferred bool) {
 	args := json.RawMessage(call.Arguments)
 	if strings.TrimSpace(call.Arguments) == "" {
 		args = json.RawMessage(`{}`)
@@ -233,11 +252,14 @@ func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, lim Limits, em
 	if out.Name == "" {
 		out.Name = call.Name
 	}
-	if ctx.Err() != nil && !out.IsError && out.Text == "" {
+	if out.Deferred && ctx.Err() == nil {
+		return chat.Message{}, true
+	}
+	if ctx.Err() != nil && (out.Deferred || !out.IsError && out.Text == "") {
 		out = ToolOutcome{Name: out.Name, Text: "cancelled", IsError: true}
 	}
 	emit(&ToolResultEvent{EventHeader: EventHeader{Type: EventToolResult}, CallID: call.ID, Name: out.Name, IsError: out.IsError, Text: out.Text})
-	return toolMessage(t.ID, call, out.Name, out.Text, out.IsError)
+	return toolMessage(t.ID, call, out.Name, out.Text, out.IsError), false
 }
 
 func toolMessage(turnID string, call chat.ToolCall, name, text string, isError bool) chat.Message {

@@ -14,6 +14,8 @@ const (
 
 // Message is one entry of a conversation in the shape of the Chat Completions API.
 type Message struct {
+	// ID names the message for a client that tracks messages by id (AG-UI); "" when none.
+	ID      string `json:"id,omitempty"`
 	Role    string `json:"role"`
 	Content string `json:"content,omitempty"`
 	// ToolCalls are the calls an assistant message asked for.
