@@ -1,65 +1,217 @@
-// WebMCP's document.modelContext for byomcp: installs a compatible polyfill backed by a ToolHost,
-// or, when the browser (or another script) already provides one, mirrors its tools into the host.
+// WebMCP's document.modelContext for byomcp, following the Community Group draft
+// (webmachinelearning.github.io/webmcp): installs a compatible implementation backed by a
+// ToolHost, or, when the browser (or another script such as @mcp-b/webmcp-polyfill) already
+// provides one, reads its tools with getTools() and runs them with executeTool().
 //
 // Pages may register tools before this script has loaded with this inline snippet; the queued
-// registrations are replayed into the polyfill by installModelContext:
+// registrations are replayed into our implementation by installModelContext:
 //
 //   <script>
 //     document.modelContext ??= {__byomcpQueue: [], registerTool(t, o) { this.__byomcpQueue.push([t, o]); }};
 //   </script>
 
-import { invalidState } from './tools.js';
+import { invalidState, TOOL_NAME_PATTERN } from './tools.js';
 import { toLogger } from './wsrpc.js';
+import { startDeclarativeTools } from './declarative.js';
 
-/** Marks our polyfill objects, across copies of this module. */
+/** Marks our implementation, across copies of this module. */
 const MARK = Symbol.for('byomcp.modelContext');
 
+/** Chromium's (and @mcp-b/webmcp-polyfill's) message for an execute callback that threw. */
+export const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
+
+/** Chromium's message for an inputArgsJson that is not a JSON object or array. */
+export const BAD_INPUT = 'Failed to parse input arguments';
+
+/** The draft's ToolAnnotations members, all booleans defaulting to false. */
+const WEBMCP_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint'];
+
+/** MCP's ToolAnnotations hints, carried to the agent when a page gives them. */
+const MCP_HINTS = ['destructiveHint', 'idempotentHint', 'openWorldHint'];
+
 /**
- * WebMCP-compatible model context backed by a ToolHost. Dispatches 'toolchange' whenever the
- * host's tools change.
+ * A tool as getTools() reports it (Chromium's RegisteredTool).
+ * @typedef {object} RegisteredTool
+ * @property {string} name
+ * @property {string} title
+ * @property {string} description
+ * @property {object} [inputSchema] the schema the page registered
+ * @property {{readOnlyHint: boolean, untrustedContentHint: boolean, consequentialHint: boolean}} [annotations]
+ * @property {string} origin the page's origin
+ * @property {any} window the window that registered the tool
+ */
+
+/**
+ * @typedef {object} Registration what registerTool keeps beside the ToolHost entry
+ * @property {string|undefined} schemaJson the registered inputSchema, serialized
+ * @property {{unregister(): void}} handle
+ */
+
+/**
+ * WebMCP model context backed by a ToolHost (document.modelContext when the page has none).
+ * Dispatches 'toolchange' (and calls ontoolchange) in a task after each change of the host's
+ * tools.
  */
 export class ModelContext extends EventTarget {
   /** @type {import('./tools.js').ToolHost} */
   #host;
-  /** @type {Map<string, {unregister(): void}>} tools registered through this object */
+  /** @type {Map<string, Registration>} tools registered through this object */
   #own = new Map();
+  /** @type {((event: Event) => unknown)|null} */
+  #ontoolchange = null;
+  /** @type {any} */
+  #win;
 
-  /** @param {import('./tools.js').ToolHost} host */
-  constructor(host) {
+  /**
+   * @param {import('./tools.js').ToolHost} host
+   * @param {{win?: any}} [options] the window whose origin and window getTools() report
+   */
+  constructor(host, { win = globalThis } = {}) {
     super();
     this.#host = host;
-    host.addEventListener('change', () => this.dispatchEvent(new Event('toolchange')));
+    this.#win = win;
+    host.addEventListener('change', () => {
+      setTimeout(() => this.dispatchEvent(new Event('toolchange')), 0);
+    });
   }
 
-  /** Always true: tells our polyfill apart from native implementations. */
+  /** Always true: tells our implementation apart from native ones. */
   get [MARK]() {
     return true;
   }
 
+  /** The draft's event handler attribute for 'toolchange'. */
+  get ontoolchange() {
+    return this.#ontoolchange;
+  }
+
+  set ontoolchange(handler) {
+    const fn = typeof handler === 'function' ? handler : null;
+    // Like an event handler attribute: the listener takes its place when first set.
+    if (fn && !this.#ontoolchange) this.addEventListener('toolchange', this.#onToolchange);
+    if (!fn) this.removeEventListener('toolchange', this.#onToolchange);
+    this.#ontoolchange = fn;
+  }
+
+  /** @param {Event} e */
+  #onToolchange = (e) => this.#ontoolchange?.call(this, e);
+
   /**
-   * Registers a tool (see ToolHost.registerTool for the rules). Aborting signal unregisters it.
-   * @param {import('./tools.js').Tool} tool
-   * @param {{signal?: AbortSignal}} [options]
-   * @returns {{unregister(): void}}
+   * Registers a tool as the draft's registerTool(tool, options) does. The promise rejects with a
+   * TypeError for a malformed descriptor (missing name, description or execute), an
+   * InvalidStateError for a duplicate or invalid name or an empty description, the
+   * serialization's error for an inputSchema that is not JSON, and the abort reason for an
+   * already aborted signal. It resolves after the 'toolchange' event. Aborting the signal later
+   * unregisters the tool.
+   * @param {any} tool a ModelContextTool: {name, title?, description, inputSchema?, annotations?, execute}
+   * @param {{signal?: AbortSignal, exposedTo?: string[]}} [options]
+   * @returns {Promise<undefined>}
    */
-  registerTool(tool, { signal } = {}) {
-    const handle = this.#host.registerTool(tool, { signal });
-    const name = tool.name;
-    if (!this.#host.has(name)) return handle;
-    this.#own.set(name, handle);
+  async registerTool(tool, options = {}) {
+    const signal = options?.signal;
+    const def = toDescriptor(tool);
+    if (this.#host.has(def.name)) throw invalidState(`Tool already registered: ${def.name}`);
+    if (def.name === '' || !TOOL_NAME_PATTERN.test(def.name)) {
+      throw invalidState(`Tool "name" must be 1–128 characters of ASCII letters, digits, _ - or . (got ${JSON.stringify(def.name)})`);
+    }
+    if (def.description === '') throw invalidState(`Tool "description" of ${def.name} must be a non-empty string`);
+    const schemaJson = def.inputSchema === undefined ? undefined : serializeSchema(def.inputSchema);
+    signal?.throwIfAborted();
+    if (Array.isArray(options?.exposedTo) && options.exposedTo.length > 0) {
+      throw new DOMException('Exposing tools to other origins (exposedTo) needs native WebMCP', 'NotSupportedError');
+    }
+    const schema = schemaJson === undefined ? undefined : agentSchema(JSON.parse(schemaJson));
+    const execute = def.execute;
+    const handle = this.#host.registerTool(
+      {
+        name: def.name,
+        title: def.title,
+        description: def.description,
+        inputSchema: schema,
+        annotations: agentAnnotations(def.annotations),
+        execute: (args, client) => Reflect.apply(execute, undefined, [args, client]),
+      },
+      { signal },
+    );
+    const name = def.name;
+    const reg = { schemaJson, handle };
+    this.#own.set(name, reg);
     signal?.addEventListener(
       'abort',
       () => {
-        if (this.#own.get(name) === handle) this.#own.delete(name);
+        if (this.#own.get(name) === reg) this.#own.delete(name);
       },
       { once: true },
     );
-    return handle;
+    // The change event queued the 'toolchange' task first: resolve after it, as the draft does.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    signal?.throwIfAborted();
+    return undefined;
   }
 
   /**
-   * Unregisters a tool by name (or by the tool object, as newer WebMCP drafts do). Throws an
-   * InvalidStateError when there is no such tool.
+   * The tools of this page as Chromium's getTools() gives them (sorted by name).
+   * @returns {Promise<RegisteredTool[]>}
+   */
+  async getTools() {
+    const origin = originOf(this.#win);
+    const tools = this.#host.listTools().map((t) => {
+      const own = this.#own.get(t.name);
+      /** @type {RegisteredTool} */
+      const out = { name: t.name, title: t.title ?? '', description: t.description, origin, window: this.#win?.window ?? this.#win };
+      if (own) {
+        if (own.schemaJson !== undefined) out.inputSchema = JSON.parse(own.schemaJson);
+      } else {
+        out.inputSchema = structuredCloneJSON(t.inputSchema);
+      }
+      if (t.annotations) out.annotations = webmcpAnnotations(t.annotations);
+      return out;
+    });
+    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return tools;
+  }
+
+  /**
+   * Runs a tool as Chromium's executeTool(tool, inputArgsJson, {signal}) does: tool is an object
+   * from getTools(), inputArgsJson a JSON string. Resolves with the result serialized as
+   * Chromium does (JSON text for objects, the string itself for strings); rejects with a
+   * TypeError for a malformed tool, an UnknownError DOMException for an unknown tool, bad input
+   * JSON or a failed execute, and with the abort reason when signal aborts first.
+   * @param {any} tool
+   * @param {string} inputArgsJson
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<string>}
+   */
+  async executeTool(tool, inputArgsJson, options = {}) {
+    const signal = options?.signal;
+    if (tool === null || typeof tool !== 'object') throw new TypeError('RegisteredTool must be an object');
+    for (const key of ['name', 'description', 'origin']) {
+      if (!(key in tool)) throw new TypeError(`RegisteredTool.${key} is required`);
+    }
+    if (!('window' in tool) && !('source' in tool)) throw new TypeError('RegisteredTool.window is required');
+    const win = this.#win?.window ?? this.#win;
+    if (tool.origin !== originOf(this.#win) || (tool.source ?? tool.window) !== win) {
+      throw new DOMException(`Tool not found: ${tool.name}`, 'UnknownError');
+    }
+    signal?.throwIfAborted();
+    const name = String(tool.name);
+    if (!this.#host.has(name)) throw new DOMException(`Tool not found: ${name}`, 'UnknownError');
+    const args = parseInput(inputArgsJson);
+    const run = this.#host.executeTool(name, args, { signal: signal ?? new AbortController().signal });
+    let value;
+    try {
+      value = await untilAborted(run, signal);
+    } catch (err) {
+      if (signal?.aborted && err === signal.reason) throw err;
+      throw new DOMException(err instanceof Error ? `${INVOCATION_FAILED}: ${err.message}` : INVOCATION_FAILED, 'UnknownError');
+    }
+    return serializeResult(value);
+  }
+
+  /**
+   * Unregisters a tool by name or tool object (earlier drafts; the current one unregisters by
+   * aborting the registration's signal). Throws an InvalidStateError when there is no such tool.
    * @param {string|{name: string}} nameOrTool
    */
   unregisterTool(nameOrTool) {
@@ -69,50 +221,35 @@ export class ModelContext extends EventTarget {
   }
 
   /**
-   * Replaces the tools registered through this object with tools.
-   * @param {{tools?: import('./tools.js').Tool[]}} [context]
+   * Replaces the tools registered through this object with tools (earlier drafts).
+   * @param {{tools?: any[]}} [context]
+   * @returns {Promise<void>} settles when every tool is registered; rejects with the first error
    */
   provideContext({ tools = [] } = {}) {
     this.clearContext();
-    for (const tool of tools) this.registerTool(tool);
+    return Promise.all(tools.map((t) => this.registerTool(t))).then(() => undefined);
   }
 
-  /** Unregisters every tool registered through this object. */
+  /** Unregisters every tool registered through this object (earlier drafts). */
   clearContext() {
-    const handles = [...this.#own.values()];
+    const regs = [...this.#own.values()];
     this.#own.clear();
-    for (const h of handles) h.unregister();
-  }
-
-  /**
-   * All tools the agent can see on this page.
-   * @returns {import('./tools.js').ToolInfo[]}
-   */
-  getTools() {
-    return this.#host.listTools();
-  }
-
-  /**
-   * Runs a tool in the page and returns what it returned.
-   * @param {string} name
-   * @param {unknown} [args]
-   * @returns {Promise<unknown>}
-   */
-  executeTool(name, args = {}) {
-    return this.#host.executeTool(name, args);
+    for (const r of regs) r.handle.unregister();
   }
 }
 
 /**
- * Makes document.modelContext feed host. If another implementation is there (native or from
- * another library) and can be read (getTools, executeTool), its tools are mirrored into host and
- * it is returned; otherwise our polyfill is installed at document.modelContext (and
- * navigator.modelContext when absent), the pre-load queue is replayed into it, and it is returned.
+ * Makes document.modelContext feed host. If another implementation is there (native, or from
+ * another script; navigator.modelContext is read only when document.modelContext is absent) and
+ * can be read (getTools and executeTool), its tools are mirrored into host and it is returned.
+ * Otherwise our implementation is installed at document.modelContext (and navigator.modelContext
+ * when absent), the pre-load queue is replayed into it, declarative form tools are registered
+ * with it (when there is a DOM), and it is returned.
  * @param {import('./tools.js').ToolHost} host
- * @param {{win?: any, logger?: Partial<import('./wsrpc.js').Logger>}} [options]
+ * @param {{win?: any, logger?: Partial<import('./wsrpc.js').Logger>, declarative?: boolean}} [options]
  * @returns {any} the model context the page should use
  */
-export function installModelContext(host, { win = globalThis, logger } = {}) {
+export function installModelContext(host, { win = globalThis, logger, declarative = true } = {}) {
   const log = toLogger(logger);
   const doc = win?.document;
   const nav = win?.navigator;
@@ -130,32 +267,34 @@ export function installModelContext(host, { win = globalThis, logger } = {}) {
     return other;
   }
 
-  const mc = new ModelContext(host);
+  const mc = new ModelContext(host, { win });
   if (doc) define(doc, 'modelContext', mc, log);
   if (nav && (!nav.modelContext || stubs.includes(nav.modelContext))) define(nav, 'modelContext', mc, log);
   for (const stub of stubs) {
     const queue = stub.__byomcpQueue.splice(0);
-    // A page script may still hold the stub: later registrations go straight to the polyfill.
+    // A page script may still hold the stub: later registrations go straight to ours.
     stub.registerTool = (/** @type {any} */ t, /** @type {any} */ o) => mc.registerTool(t, o);
     for (const [tool, options] of queue) {
-      try {
-        mc.registerTool(tool, options);
-      } catch (err) {
+      mc.registerTool(tool, options).catch((err) => {
+        if (options?.signal?.aborted && err === options.signal.reason) return;
         log.warn(`queued tool ${JSON.stringify(tool?.name)} was not registered:`, err);
-      }
+      });
     }
   }
+  if (declarative && doc && typeof win.MutationObserver === 'function') startDeclarativeTools(mc, { win, logger: log });
   return mc;
 }
 
 /**
- * Keeps host's copy of native's tools in step: now and on each 'toolchange'.
- * @param {any} native
+ * Keeps host's copy of other's tools in step: now and on each 'toolchange'. Calls go to
+ * other.executeTool with the RegisteredTool object getTools() gave, the arguments as JSON text
+ * and the call's signal (aborted when the agent cancels, times out or the page goes).
+ * @param {any} other
  * @param {import('./tools.js').ToolHost} host
  * @param {import('./wsrpc.js').Logger} log
  */
-function mirror(native, host, log) {
-  /** @type {Map<string, {sig: string, handle: {unregister(): void}}>} */
+function mirror(other, host, log) {
+  /** @type {Map<string, {sig: string, handle: {unregister(): void}, raw: any}>} */
   const mirrored = new Map();
   /** @type {Promise<void>|null} */
   let running = null;
@@ -164,7 +303,7 @@ function mirror(native, host, log) {
   const syncOnce = async () => {
     let tools;
     try {
-      tools = await native.getTools();
+      tools = await other.getTools();
     } catch (err) {
       log.warn('modelContext.getTools failed:', err);
       return;
@@ -173,21 +312,26 @@ function mirror(native, host, log) {
     for (const raw of Array.isArray(tools) ? tools : []) {
       const def = readTool(raw);
       if (!def) {
-        log.warn('modelContext tool skipped (no usable name):', raw);
+        log.warn('modelContext tool skipped (no usable name or schema):', raw);
         continue;
       }
       seen.add(def.name);
-      const sig = JSON.stringify([def.description, def.inputSchema, def.annotations ?? null]);
+      const sig = JSON.stringify([def.title, def.description, def.inputSchema ?? null, def.annotations ?? null]);
       const cur = mirrored.get(def.name);
-      if (cur && cur.sig === sig && host.has(def.name)) continue;
+      if (cur && cur.sig === sig && host.has(def.name)) {
+        cur.raw = raw; // the newest object is the one executeTool knows
+        continue;
+      }
       cur?.handle.unregister();
       mirrored.delete(def.name);
       try {
-        const handle = host.registerTool({
+        /** @type {{sig: string, handle: {unregister(): void}, raw: any}} */
+        const m = { sig, raw, handle: { unregister() {} } };
+        m.handle = host.registerTool({
           ...def,
-          execute: (args, client) => native.executeTool(def.name, args, { signal: client.signal }),
+          execute: async (args, client) => readResult(await other.executeTool(m.raw, JSON.stringify(args ?? {}), { signal: client.signal })),
         });
-        mirrored.set(def.name, { sig, handle });
+        mirrored.set(def.name, m);
       } catch (err) {
         log.warn(`modelContext tool ${JSON.stringify(def.name)} not mirrored:`, err);
       }
@@ -215,19 +359,22 @@ function mirror(native, host, log) {
     return running;
   };
 
-  if (typeof native.addEventListener === 'function') native.addEventListener('toolchange', () => void sync());
+  if (typeof other.addEventListener === 'function') other.addEventListener('toolchange', () => void sync());
   void sync();
 }
 
 /**
- * Reads one tool description from a foreign model context (inputSchema may be a JSON string).
+ * Reads one tool from another implementation's getTools(). Properties are read one by one (a
+ * Chromium Tool is an interface object: spreading or JSON.stringify sees nothing); inputSchema
+ * may be null, an object, or JSON text (earlier Chromium).
  * @param {any} raw
- * @returns {{name: string, description: string, inputSchema?: object, annotations?: object}|null}
+ * @returns {{name: string, title?: string, description: string, inputSchema?: object, annotations?: Record<string, unknown>}|null}
  */
 function readTool(raw) {
-  if (!raw || typeof raw.name !== 'string') return null;
-  /** @type {{name: string, description: string, inputSchema?: object, annotations?: object}} */
+  if (!raw || typeof raw !== 'object' || typeof raw.name !== 'string') return null;
+  /** @type {{name: string, title?: string, description: string, inputSchema?: object, annotations?: Record<string, unknown>}} */
   const def = { name: raw.name, description: typeof raw.description === 'string' ? raw.description : '' };
+  if (typeof raw.title === 'string' && raw.title !== '') def.title = raw.title;
   let schema = raw.inputSchema;
   if (typeof schema === 'string' && schema !== '') {
     try {
@@ -236,9 +383,165 @@ function readTool(raw) {
       return null;
     }
   }
-  if (schema && typeof schema === 'object') def.inputSchema = schema;
-  if (raw.annotations && typeof raw.annotations === 'object') def.annotations = raw.annotations;
+  if (schema && typeof schema === 'object' && !Array.isArray(schema)) def.inputSchema = agentSchema(schema);
+  const ann = agentAnnotations(raw.annotations);
+  if (ann) def.annotations = ann;
   return def;
+}
+
+/**
+ * What another implementation's executeTool resolved with, as a value for the ToolHost: a
+ * string holding a JSON object or array (Chromium and the polyfill serialize results) is parsed,
+ * so an MCP result stays one; any other string is text; anything else passes as it is.
+ * @param {unknown} value
+ */
+export function readResult(value) {
+  if (typeof value !== 'string') return value;
+  const s = value.trimStart();
+  if (s.startsWith('{') || s.startsWith('[')) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      // Not JSON after all: text.
+    }
+  }
+  return value;
+}
+
+/**
+ * Converts a ModelContextTool the way WebIDL converts the draft's dictionary: TypeError for a
+ * non-object, a missing name or description, or an execute that is not callable.
+ * @param {any} tool
+ */
+function toDescriptor(tool) {
+  if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) throw new TypeError('registerTool(tool) requires a tool object');
+  const { name, title, description, inputSchema, annotations, execute } = tool;
+  if (name === undefined) throw new TypeError('Tool "name" is required');
+  if (description === undefined) throw new TypeError('Tool "description" is required');
+  if (typeof execute !== 'function') throw new TypeError('Tool "execute" must be a function');
+  if (inputSchema !== undefined && (inputSchema === null || (typeof inputSchema !== 'object' && typeof inputSchema !== 'function'))) {
+    throw new TypeError('inputSchema must be an object');
+  }
+  if (annotations !== undefined && annotations !== null && typeof annotations !== 'object') throw new TypeError('annotations must be an object');
+  return {
+    name: domString(name),
+    title: title === undefined ? undefined : domString(title),
+    description: domString(description),
+    inputSchema,
+    annotations: annotations ?? undefined,
+    execute,
+  };
+}
+
+/** @param {unknown} v */
+function domString(v) {
+  if (typeof v === 'symbol') throw new TypeError('Symbol values cannot be converted to a string');
+  return String(v);
+}
+
+/**
+ * The draft's "serialize a JavaScript value to a JSON string" of the inputSchema.
+ * @param {unknown} schema
+ */
+function serializeSchema(schema) {
+  const json = JSON.stringify(schema);
+  if (json === undefined) throw new TypeError('inputSchema must be JSON-serializable');
+  return json;
+}
+
+/**
+ * The schema the agent gets: an object schema ({} and a schema without type mean an object).
+ * @param {unknown} schema parsed JSON
+ */
+function agentSchema(schema) {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new TypeError('inputSchema must be a JSON Schema object');
+  const s = /** @type {Record<string, unknown>} */ (schema);
+  if (Object.keys(s).length === 0) return { type: 'object', properties: {} };
+  return s.type === undefined ? { type: 'object', ...s } : s;
+}
+
+/**
+ * The annotations the agent gets (MCP's ToolAnnotations plus WebMCP's hints, booleans only;
+ * title as a string), or undefined when the tool has none.
+ * @param {unknown} annotations
+ * @returns {Record<string, unknown>|undefined}
+ */
+function agentAnnotations(annotations) {
+  if (!annotations || typeof annotations !== 'object') return undefined;
+  const a = /** @type {Record<string, unknown>} */ (annotations);
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  if (typeof a.title === 'string') out.title = a.title;
+  for (const k of WEBMCP_HINTS) out[k] = a[k] === true;
+  for (const k of MCP_HINTS) if (a[k] !== undefined && a[k] !== null) out[k] = Boolean(a[k]);
+  return out;
+}
+
+/**
+ * The draft's ToolAnnotations of a tool, as getTools() reports them.
+ * @param {Record<string, unknown>} a
+ */
+function webmcpAnnotations(a) {
+  return { readOnlyHint: a.readOnlyHint === true, untrustedContentHint: a.untrustedContentHint === true, consequentialHint: a.consequentialHint === true };
+}
+
+/**
+ * Chromium's parsing of executeTool's inputArgsJson: a JSON object or array, else UnknownError.
+ * @param {unknown} json
+ */
+function parseInput(json) {
+  try {
+    const v = JSON.parse(/** @type {string} */ (json));
+    if (v !== null && typeof v === 'object') return v;
+  } catch {
+    // reported below
+  }
+  throw new DOMException(BAD_INPUT, 'UnknownError');
+}
+
+/**
+ * Chromium's serialization of a tool's result: objects as JSON text, anything else as a string
+ * ("Operation succeeded" when that is empty).
+ * @param {unknown} value
+ */
+function serializeResult(value) {
+  if ((typeof value === 'object' && value !== null) || typeof value === 'function') {
+    try {
+      const json = JSON.stringify(value);
+      if (json) return json;
+    } catch {
+      // falls back to String below
+    }
+  }
+  return String(value) || 'Operation succeeded';
+}
+
+/**
+ * Settles like p, or rejects with the abort reason when signal aborts first.
+ * @template T
+ * @param {Promise<T>} p
+ * @param {AbortSignal|undefined} signal
+ * @returns {Promise<T>}
+ */
+function untilAborted(p, signal) {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** @param {any} win */
+function originOf(win) {
+  if (typeof win?.origin === 'string') return win.origin;
+  return win?.location?.origin ?? '';
+}
+
+/** @param {unknown} v */
+function structuredCloneJSON(v) {
+  return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
 }
 
 /**
