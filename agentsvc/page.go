@@ -268,7 +268,10 @@ func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessa
 	if t == nil {
 		return "", true, fmt.Errorf("%w %q", errUnknownTool, name)
 	}
-	if err := t.schema.Validate(args); err != nil {
+	if err := t.schema.Validate(ctx, args); err != nil {
+		if ctx.Err() != nil {
+			return "", true, context.Cause(ctx)
+		}
 		return "invalid arguments: " + err.Error(), true, nil
 	}
 	if len(args) == 0 {

@@ -275,7 +275,7 @@ func (m *Manager) Call(ctx context.Context, audience, modelName string, args jso
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	if err := t.schema.Validate(args); err != nil {
+	if err := t.schema.Validate(ctx, args); err != nil {
 		return nil, &ArgumentsError{Tool: modelName, Err: err}
 	}
 	s.mu.Lock()

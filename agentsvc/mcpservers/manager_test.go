@@ -240,7 +240,7 @@ func TestValidationNeverReachesServer(t *testing.T) {
 			if !errors.As(err, &ae) || ae.Tool != "fake__echo" {
 				t.Errorf("Call(%s): err %T %v, want *ArgumentsError for fake__echo", args, err, err)
 			}
-			if want := compiled.Validate(json.RawMessage(args)).Error(); err.Error() != want {
+			if want := compiled.Validate(t.Context(), json.RawMessage(args)).Error(); err.Error() != want {
 				t.Errorf("Call(%s): message %q, want the validator's %q", args, err, want)
 			}
 		}

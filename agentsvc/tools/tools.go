@@ -4,6 +4,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +14,10 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 )
 
-// Schema is a compiled tool input schema.
+// Schema is a compiled tool input schema with the cost model that bounds its validation.
 type Schema struct {
-	s *jsonschema.Schema
+	s    *jsonschema.Schema
+	cost *cost
 }
 
 // refusingLoader refuses every URL that is not one of the built-in meta-schemas: a tool
@@ -29,11 +31,16 @@ func (refusingLoader) Load(url string) (any, error) {
 const schemaURL = "urn:byomcp:tool-input"
 
 // CompileSchema compiles a tool's inputSchema. An empty schema means "an object with any
-// properties". The schema must describe an object (type "object" or no type).
+// properties". The schema must describe an object (type "object" or no type). A schema over
+// MaxSchemaBytes, MaxSchemaDepth or MaxSchemaObjects is refused before it is decoded, and one
+// over MaxSchemaFanout right after it is compiled.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	if err := checkShape(raw, MaxSchemaBytes, MaxSchemaDepth, MaxSchemaObjects); err != nil {
+		return nil, fmt.Errorf("tools: inputSchema too large: %w", err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -57,15 +64,28 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: invalid inputSchema: %s", oneLine(err.Error()))
 	}
-	return &Schema{s: s}, nil
+	cm, err := analyse(s, MaxSchemaFanout)
+	if err != nil {
+		return nil, fmt.Errorf("tools: inputSchema too costly: %w", err)
+	}
+	return &Schema{s: s, cost: cm}, nil
 }
 
 // Validate checks arguments (a JSON object; empty means {}) against the schema. The error
-// message is written for the model, so it can correct its call.
-func (s *Schema) Validate(args json.RawMessage) error {
+// message is written for the model, so it can correct its call. Arguments nested deeper than
+// MaxArgumentDepth, or whose validation would take more than MaxValidationSteps, are refused
+// before the validator runs, so a call costs at most that budget; a cancelled ctx returns
+// its error.
+func (s *Schema) Validate(ctx context.Context, args json.RawMessage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
+	}
+	if err := checkShape(args, len(args), MaxArgumentDepth, 0); err != nil {
+		return fmt.Errorf("arguments are %v", err)
 	}
 	// Decoded as jsonschema.UnmarshalJSON does (numbers as json.Number, nothing after the
 	// value), with segmentio/encoding: the agent validates every tool call's arguments.
@@ -79,6 +99,9 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	}
 	if _, ok := inst.(map[string]any); !ok {
 		return errors.New("arguments must be a JSON object")
+	}
+	if err := s.cost.check(ctx, inst, MaxValidationSteps); err != nil {
+		return err
 	}
 	if err := s.s.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError

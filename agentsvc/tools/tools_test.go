@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -113,7 +114,7 @@ func TestValidate(t *testing.T) {
 		{`  {"color":"blue"}  `, ""},
 	}
 	for _, tt := range tests {
-		err := s.Validate(json.RawMessage(tt.args))
+		err := s.Validate(context.Background(), json.RawMessage(tt.args))
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("Validate(%s): %v, want valid", tt.args, err)
