@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/byomcp/byomcp/agentsvc"
+	"github.com/byomcp/byomcp/agentsvc/agui"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	demosite "github.com/byomcp/byomcp/demo-site"
@@ -123,6 +124,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
+	ag, err := agui.New(agui.Options{
+		Model:         srv.Model(),
+		Store:         st,
+		ServerTools:   serverTools,
+		OriginAllowed: srv.OriginAllowed,
+		Logger:        log.Named("agui"),
+		Meter:         srv,
+	})
+	if err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -135,11 +148,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)))
 
 	hs := &http.Server{
-		Handler:           routes(srv),
+		Handler:           routes(srv, ag),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
 	}
+	hs.RegisterOnShutdown(func() { _ = ag.Shutdown(context.Background()) }) // AG-UI runs live in handlers
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -157,10 +171,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	return nil
 }
 
-// routes serves the socket, the client scripts and the demo.
-func routes(srv *agentsvc.Server) http.Handler {
+// routes serves the socket, the AG-UI endpoint (when ag is not nil), the client scripts and
+// the demo.
+func routes(srv *agentsvc.Server, ag *agui.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/ws", srv)
+	if ag != nil {
+		mux.Handle("POST /v1/agui", ag)
+		mux.Handle("OPTIONS /v1/agui", ag)
+	}
 	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", jsclient.Handler()))
 	mux.Handle("GET /", static(demosite.FS))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

@@ -1,0 +1,474 @@
+// Package agui serves the agent to AG-UI front ends: POST /v1/agui takes a RunAgentInput and
+// streams the run back as AG-UI events, each thread kept as a session in the store.
+package agui
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/store"
+)
+
+// Meter counts what the endpoint does; *agentsvc.Server is one.
+type Meter interface {
+	CountRefused(reason string)
+	CountTurn(stopReason string)
+	ObserveToolCall(kind, outcome string, d time.Duration)
+}
+
+// Options configure a Handler. Zero values take the defaults in brackets.
+type Options struct {
+	Model llm.Model   // required
+	Store store.Store // required: threads are sessions
+	// ServerTools are the server-side MCP tools; those exposed to the web
+	// (agentsvc.AudienceWeb) are offered next to the client's tools. Nil = none.
+	ServerTools agentsvc.ServerTools
+	// OriginAllowed applies the Origin allow-list (required; (*agentsvc.Server).OriginAllowed).
+	OriginAllowed func(origin string, r *http.Request) bool
+	// SystemPrompt replaces the default instructions.
+	SystemPrompt string
+	Limits       agentsvc.Limits // per run (RunTurn's defaults)
+	MaxText      int             // bytes of one new user message [32 KiB]
+	MaxBody      int64           // bytes of one request body [4 MiB]
+	RunRate      float64         // runs per second per client address [2]
+	RunBurst     int             // [20]
+	// ClaimTTL bounds how long a crashed replica keeps a thread locked [10 s].
+	ClaimTTL time.Duration
+	// ShutdownGrace is how long running runs may go on once Shutdown is called [10 s].
+	ShutdownGrace time.Duration
+	WriteTimeout  time.Duration // per event written [10 s]
+	Logger        *zap.Logger
+	Meter         Meter // nil = nothing counted
+}
+
+// Handler serves POST /v1/agui and its CORS preflight.
+type Handler struct {
+	o     Options
+	log   *zap.Logger
+	owner string // this process as the owner of thread claims
+	rate  *limiter
+
+	mu      sync.Mutex
+	threads map[string]bool // threads with a run in this process
+	cancels map[*run]context.CancelCauseFunc
+	closing bool
+	runs    sync.WaitGroup
+}
+
+// New checks o and returns a Handler.
+func New(o Options) (*Handler, error) {
+	if o.Model == nil || o.Store == nil || o.OriginAllowed == nil {
+		return nil, errors.New("agui: Options.Model, Store and OriginAllowed are required")
+	}
+	if o.MaxText <= 0 {
+		o.MaxText = 32 << 10
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 4 << 20
+	}
+	if o.RunRate <= 0 {
+		o.RunRate = 2
+	}
+	if o.RunBurst <= 0 {
+		o.RunBurst = 20
+	}
+	if o.ClaimTTL <= 0 {
+		o.ClaimTTL = 10 * time.Second
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = 10 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.Meter == nil {
+		o.Meter = noMeter{}
+	}
+	return &Handler{
+		o:       o,
+		log:     o.Logger,
+		owner:   "agui-" + randomID(8),
+		rate:    newLimiter(o.RunRate, o.RunBurst, 10000),
+		threads: map[string]bool{},
+		cancels: map[*run]context.CancelCauseFunc{},
+	}, nil
+}
+
+type noMeter struct{}
+
+func (noMeter) CountRefused(string)                           {}
+func (noMeter) CountTurn(string)                              {}
+func (noMeter) ObserveToolCall(string, string, time.Duration) {}
+
+// maxIDLen bounds threadId and runId.
+const maxIDLen = 256
+
+// ServeHTTP answers the preflight, checks the request and runs the agent, streaming events.
+//
+// Origin policy: the same allow-list as the page socket, and a request without an Origin
+// header is refused too. The check keeps other sites' pages from using the agent through
+// their visitors' browsers; it is not authentication (a server-side client can send any
+// Origin header, and does so to say which site's threads it acts for).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if !h.o.OriginAllowed(origin, r) {
+		h.log.Warn("agui: refused origin", zap.String("origin", origin), zap.String("remote", r.RemoteAddr))
+		h.o.Meter.CountRefused("origin")
+		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Access-Control-Allow-Origin", origin)
+	hd.Add("Vary", "Origin")
+	switch r.Method {
+	case http.MethodOptions:
+		hd.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+		hd.Set("Access-Control-Allow-Headers", allowedHeaders(r.Header.Get("Access-Control-Request-Headers")))
+		hd.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		hd.Set("Allow", "POST, OPTIONS")
+		http.Error(w, "use POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if !h.rate.allow(clientKey(r), time.Now()) {
+		h.o.Meter.CountRefused("rate_limit")
+		hd.Set("Retry-After", "1")
+		http.Error(w, "too many runs: slow down", http.StatusTooManyRequests)
+		return
+	}
+	var in RunAgentInput
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.o.MaxBody))
+	if err := dec.Decode(&in); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			h.o.Meter.CountRefused("too_big")
+			http.Error(w, fmt.Sprintf("request body over %d bytes", h.o.MaxBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "invalid RunAgentInput: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if in.ThreadID == "" || in.RunID == "" || len(in.ThreadID) > maxIDLen || len(in.RunID) > maxIDLen {
+		http.Error(w, fmt.Sprintf("threadId and runId are required (1-%d bytes)", maxIDLen), http.StatusBadRequest)
+		return
+	}
+	h.serveRun(w, r, origin, &in)
+}
+
+// allowedHeaders answers a preflight's Access-Control-Request-Headers: the requested header
+// names (tokens only), else the ones HttpAgent sends.
+func allowedHeaders(requested string) string {
+	var out []string
+	for _, f := range strings.Split(requested, ",") {
+		f = strings.TrimSpace(f)
+		if f != "" && isToken(f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return "Content-Type, Accept"
+	}
+	return strings.Join(out, ", ")
+}
+
+func isToken(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// clientKey is what the rate limit counts runs by: the client's address.
+func clientKey(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// Shutdown refuses new runs, lets running ones go on for the grace period, then cancels
+// them, and returns when they have all ended or ctx is done.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
+	done := make(chan struct{})
+	go func() { h.runs.Wait(); close(done) }()
+	grace := time.NewTimer(h.o.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	h.mu.Lock()
+	for _, cancel := range h.cancels {
+		cancel(errShutdown)
+	}
+	h.mu.Unlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+var errShutdown = errors.New("agui: server shutting down")
+
+// threadKey is the store id of a thread: its own namespace, so an AG-UI thread never names
+// a page socket's session, and any threadId the client picks fits the store's id rule.
+func threadKey(threadID string) string {
+	sum := sha256.Sum256([]byte(threadID))
+	return "agui-" + hex.EncodeToString(sum[:20])
+}
+
+// lockThread marks a thread as running in this process; false when it already is.
+func (h *Handler) lockThread(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.threads[key] {
+		return false
+	}
+	h.threads[key] = true
+	return true
+}
+
+func (h *Handler) unlockThread(key string) {
+	h.mu.Lock()
+	delete(h.threads, key)
+	h.mu.Unlock()
+}
+
+// serveRun loads or creates the thread, locks it, and runs the agent on it.
+func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string, in *RunAgentInput) {
+	h.mu.Lock()
+	if h.closing {
+		h.mu.Unlock()
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	h.runs.Add(1)
+	h.mu.Unlock()
+	defer h.runs.Done()
+
+	key := threadKey(in.ThreadID)
+	log := h.log.With(zap.String("thread", key[:13]), zap.String("run", truncate(in.RunID, 40)))
+	if !h.lockThread(key) {
+		h.o.Meter.CountRefused("busy")
+		http.Error(w, "a run is already in progress on this thread", http.StatusConflict)
+		return
+	}
+	defer h.unlockThread(key)
+
+	ctx := r.Context()
+	sess, err := h.openThread(ctx, key, origin)
+	switch {
+	case errors.Is(err, errOtherOrigin):
+		http.Error(w, "thread not found", http.StatusNotFound)
+		return
+	case err != nil:
+		log.Error("agui: opening thread", zap.Error(err))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	// One run per thread across replicas: the store's claim, renewed while the run lasts.
+	ok, _, err := h.o.Store.Claim(ctx, key, h.owner, h.o.ClaimTTL)
+	if err != nil {
+		log.Error("agui: claiming thread", zap.Error(err))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	if !ok {
+		h.o.Meter.CountRefused("busy")
+		http.Error(w, "a run is already in progress on this thread", http.StatusConflict)
+		return
+	}
+	stopRenew := h.renewClaim(key, log)
+	defer func() {
+		stopRenew()
+		if err := h.o.Store.Release(context.WithoutCancel(ctx), key, h.owner); err != nil {
+			log.Warn("agui: releasing thread", zap.Error(err))
+		}
+	}()
+
+	plan, herr := h.plan(sess, in)
+	if herr != nil {
+		if herr.status == http.StatusRequestEntityTooLarge {
+			h.o.Meter.CountRefused("too_big")
+		}
+		http.Error(w, herr.msg, herr.status)
+		return
+	}
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	rn := newRun(h, w, in, key, log, cancel)
+	h.mu.Lock()
+	h.cancels[rn] = cancel
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.cancels, rn)
+		h.mu.Unlock()
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("agui: panic in a run", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			rn.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
+		}
+	}()
+	rn.execute(runCtx, plan)
+}
+
+var errOtherOrigin = errors.New("agui: thread of another origin")
+
+// openThread loads the thread's session, creating it on first use, bound to origin.
+func (h *Handler) openThread(ctx context.Context, key, origin string) (*store.Session, error) {
+	for range 2 {
+		s, err := h.o.Store.Load(ctx, key)
+		if err == nil {
+			if s.Origin != origin {
+				return nil, errOtherOrigin
+			}
+			return s, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		now := time.Now()
+		err = h.o.Store.Create(ctx, &store.Session{ID: key, Origin: origin, CreatedAt: now, UpdatedAt: now})
+		if err == nil {
+			return &store.Session{ID: key, Origin: origin, CreatedAt: now, UpdatedAt: now}, nil
+		}
+		if !errors.Is(err, store.ErrExists) {
+			return nil, err
+		}
+		// Created by a concurrent request: load it.
+	}
+	return nil, errors.New("agui: thread vanished while it was opened")
+}
+
+// renewClaim keeps the thread's claim alive until the returned func is called.
+func (h *Handler) renewClaim(key string, log *zap.Logger) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error("agui: panic renewing a claim", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			}
+		}()
+		t := time.NewTicker(h.o.ClaimTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), h.o.ClaimTTL/3)
+				if _, _, err := h.o.Store.Claim(ctx, key, h.owner, h.o.ClaimTTL); err != nil {
+					log.Warn("agui: renewing thread claim", zap.Error(err))
+				}
+				cancel()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// limiter is a token bucket per client key, bounded in the keys it remembers.
+type limiter struct {
+	mu      sync.Mutex
+	rate    float64
+	burst   float64
+	max     int
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rate float64, burst, max int) *limiter {
+	return &limiter{rate: rate, burst: float64(burst), max: max, buckets: map[string]*bucket{}}
+}
+
+func (l *limiter) allow(key string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) >= l.max {
+			l.forgetFull(now)
+		}
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// forgetFull drops the buckets that have refilled (forgetting them changes nothing), and if
+// none has, an arbitrary one: the map stays bounded.
+func (l *limiter) forgetFull(now time.Time) {
+	for k, b := range l.buckets {
+		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+			delete(l.buckets, k)
+		}
+	}
+	if len(l.buckets) >= l.max {
+		for k := range l.buckets {
+			delete(l.buckets, k)
+			break
+		}
+	}
+}

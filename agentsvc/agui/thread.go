@@ -1,0 +1,228 @@
+package agui
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+)
+
+// A thread is a store session whose messages carry the ids the client knows them by
+// (chat.Message.ID). Messages the client never saw have no id: the tool answers to calls
+// that were refused before reaching it (arguments that did not validate, unknown tools).
+// The client's view of the thread is the stored messages without those (visible).
+
+// plan is what a run starts from.
+type plan struct {
+	history  []chat.Message // stored messages and the new ones, what the model reads
+	added    []chat.Message // the new messages, to store when the run starts
+	snapshot []Message      // non-nil: the client's history differs; send this thread
+	answer   bool           // the conversation waits for the agent (it ends with user or tool)
+}
+
+type httpError struct {
+	status int
+	msg    string
+}
+
+// plan works out the run: which of the client's messages are new, which stored tool calls
+// they answer, and whether the client's history matches the stored one.
+func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpError) {
+	stored := sess.Messages
+	known := map[string]bool{}
+	for _, m := range stored {
+		if m.ID != "" {
+			known[m.ID] = true
+		}
+	}
+	// Tool calls of the thread still waiting for an answer (a frontend tool the client runs).
+	pending := map[string]chat.ToolCall{}
+	var pendingOrder []string
+	for _, m := range stored {
+		for _, tc := range m.ToolCalls {
+			pending[tc.ID] = tc
+			pendingOrder = append(pendingOrder, tc.ID)
+		}
+		if m.Role == chat.RoleTool {
+			delete(pending, m.ToolCallID)
+		}
+	}
+
+	var clientKnown []string
+	var answers, users []chat.Message
+	for _, m := range in.Messages {
+		if m.ID != "" && known[m.ID] {
+			clientKnown = append(clientKnown, m.ID)
+			continue
+		}
+		switch m.Role {
+		case RoleTool:
+			tc, ok := pending[m.ToolCallID]
+			if !ok {
+				h.log.Debug("agui: ignoring a tool message that answers no pending call", zap.String("toolCallId", m.ToolCallID))
+				continue
+			}
+			delete(pending, m.ToolCallID)
+			body, isErr := text(m.Content), m.Error != ""
+			if isErr && strings.TrimSpace(body) == "" {
+				body = m.Error
+			}
+			body = capText(body, h.maxOutput())
+			answers = append(answers, chat.Message{
+				ID: idOr(m.ID), Role: chat.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
+				Content: tools.Wrap(tc.Name, body, isErr),
+			})
+		case RoleUser:
+			t := text(m.Content)
+			if len(t) > h.o.MaxText {
+				return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("a user message is longer than %d bytes", h.o.MaxText)}
+			}
+			if !utf8.ValidString(t) {
+				return nil, &httpError{http.StatusBadRequest, "a user message is not valid UTF-8"}
+			}
+			if strings.TrimSpace(t) == "" {
+				continue
+			}
+			users = append(users, chat.Message{ID: idOr(m.ID), Role: chat.RoleUser, Content: t})
+		default:
+			// System and developer messages: the operator's system prompt rules; assistant
+			// messages come from the agent only. Both are left out of the thread.
+		}
+	}
+	p := &plan{}
+	// Calls the client left unanswered get an answer that says so, before the next message:
+	// every tool call the model made is answered.
+	if len(users) > 0 || len(answers) > 0 {
+		for _, id := range pendingOrder {
+			tc, ok := pending[id]
+			if !ok {
+				continue
+			}
+			delete(pending, id)
+			answers = append(answers, chat.Message{
+				ID: newMessageID(), Role: chat.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
+				Content: tools.Wrap(tc.Name, "the client returned no result for this call", true),
+			})
+		}
+	}
+	p.added = append(answers, users...)
+	p.history = append(slices.Clip(stored), p.added...)
+	if n := len(p.history); n > 0 {
+		last := p.history[n-1].Role
+		p.answer = (last == chat.RoleUser || last == chat.RoleTool) && len(pending) == 0
+	}
+	if !slices.Equal(clientKnown, visibleIDs(stored)) {
+		p.snapshot = toAGUI(p.history)
+	}
+	return p, nil
+}
+
+func (h *Handler) maxOutput() int {
+	if h.o.Limits.MaxOutput > 0 {
+		return h.o.Limits.MaxOutput
+	}
+	return tools.DefaultMaxOutput
+}
+
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return tools.Truncate(s, n) + fmt.Sprintf("\n[output truncated: %d of %d bytes shown]", n, len(s))
+}
+
+func idOr(id string) string {
+	if id != "" {
+		return id
+	}
+	return newMessageID()
+}
+
+func newMessageID() string { return "msg_" + randomID(12) }
+
+// hiddenCalls are the tool calls whose answer the client never saw.
+func hiddenCalls(msgs []chat.Message) map[string]bool {
+	hidden := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == chat.RoleTool && m.ID == "" {
+			hidden[m.ToolCallID] = true
+		}
+	}
+	return hidden
+}
+
+// visibleIDs are the ids of the messages the client's view of the thread holds, in order.
+func visibleIDs(msgs []chat.Message) []string {
+	var ids []string
+	for _, m := range toAGUI(msgs) {
+		ids = append(ids, m.ID)
+	}
+	return ids
+}
+
+// toAGUI converts the visible messages of a thread to AG-UI messages.
+func toAGUI(msgs []chat.Message) []Message {
+	hidden := hiddenCalls(msgs)
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.ID == "" {
+			continue
+		}
+		am := Message{ID: m.ID, Role: m.Role}
+		switch m.Role {
+		case chat.RoleUser:
+			am.Content = stringContent(m.Content)
+		case chat.RoleAssistant:
+			if m.Content != "" {
+				am.Content = stringContent(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				if hidden[tc.ID] {
+					continue
+				}
+				am.ToolCalls = append(am.ToolCalls, ToolCall{ID: tc.ID, Type: "function", Function: FunctionCall{Name: tc.Name, Arguments: argsOrEmpty(tc.Arguments)}})
+			}
+			if m.Content == "" && len(am.ToolCalls) == 0 {
+				continue
+			}
+		case chat.RoleTool:
+			body, isErr := unwrap(m.Content)
+			am.Content = stringContent(body)
+			am.ToolCallID = m.ToolCallID
+			if isErr {
+				am.Error = body
+			}
+		default:
+			continue
+		}
+		out = append(out, am)
+	}
+	return out
+}
+
+func argsOrEmpty(args string) string {
+	if strings.TrimSpace(args) == "" {
+		return "{}"
+	}
+	return args
+}
+
+// unwrap takes back what tools.Wrap added: the label that marks tool output as data.
+func unwrap(s string) (body string, isError bool) {
+	first, rest, ok := strings.Cut(s, "\n")
+	if !ok || !strings.HasPrefix(first, "<tool_output ") {
+		return s, false
+	}
+	i := strings.LastIndex(rest, "\n</tool_output>")
+	if i < 0 {
+		return s, false
+	}
+	return rest[:i], strings.Contains(first, `status="error"`)
+}

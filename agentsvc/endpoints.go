@@ -1,0 +1,32 @@
+package agentsvc
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/llm"
+)
+
+// What other endpoints of the same service (agentsvc/agui) share with the page socket: the
+// Origin allow-list, the metered model and the metrics.
+
+// OriginAllowed reports whether a request with this Origin header may use the agent: the
+// allow-list of /v1/ws (a missing or "null" Origin is refused).
+func (s *Server) OriginAllowed(origin string, r *http.Request) bool {
+	return s.originAllowed(origin, r)
+}
+
+// Model returns the configured model, recording call latency and tokens in the metrics.
+func (s *Server) Model() llm.Model { return meteredModel{s.cfg.Model, s.metrics} }
+
+// CountRefused counts a refused request in byomcp_refused_total{reason}.
+func (s *Server) CountRefused(reason string) { s.metrics.refused.WithLabelValues(reason).Inc() }
+
+// CountTurn counts an ended turn in byomcp_turns_total{stop_reason}.
+func (s *Server) CountTurn(stopReason string) { s.metrics.turns.WithLabelValues(stopReason).Inc() }
+
+// ObserveToolCall counts an ended tool call in byomcp_tool_calls_total{kind,outcome} and its
+// latency.
+func (s *Server) ObserveToolCall(kind, outcome string, d time.Duration) {
+	s.metrics.observeTool(kind, outcome, d)
+}
