@@ -187,11 +187,12 @@ export function modelContext() {
 export function registerTools(tools, { signal } = {}) {
   const mc = modelContext();
   for (const tool of tools) {
-    try {
-      mc.registerTool(tool, signal ? { signal } : undefined);
-    } catch (err) {
-      console.warn(`Northwind: tool ${tool.name} not registered:`, err);
-    }
+    // registerTool returns a Promise in the WebMCP draft (undefined from the pre-load queue).
+    Promise.resolve()
+      .then(() => mc.registerTool(tool, signal ? { signal } : undefined))
+      .catch((err) => {
+        if (!signal?.aborted) console.warn(`Northwind: tool ${tool.name} not registered:`, err);
+      });
   }
 }
 
