@@ -44,6 +44,9 @@ go build -o "$BYOMCP_BIN" ./cmd/byomcp
 export BYOMCP_BIN
 node --test --test-concurrency=1 e2e/browser/
 
+step "AG-UI end-to-end tests (@ag-ui/client HttpAgent against the binary)"
+node --test --test-concurrency=1 e2e/agui/
+
 if [ -x e2e/mcp/conformance.sh ]; then
   step "MCP conformance suite (client, core)"
   e2e/mcp/conformance.sh

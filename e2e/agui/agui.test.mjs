@@ -1,0 +1,296 @@
+// POST /v1/agui driven by the real @ag-ui/client HttpAgent against the real byomcp binary and
+// a fake OpenAI-compatible model. Every event received is checked against @ag-ui/core's zod
+// schemas (EventSchemas), and the client's own checks (event order, open and closed messages
+// and calls) run on every stream because HttpAgent applies them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startFakeOpenAI, lastMessage, toolNames } from '../browser/fake-openai.mjs';
+import { buildBinary, startServer, newAgent, checkEvents, waitFor } from './harness.mjs';
+
+/** @type {{bin: string, cleanup: () => Promise<void>}} */
+let built;
+/** @type {string} */
+let tmp;
+/** @type {string[]} */
+let warnings = [];
+const realWarn = console.warn;
+
+before(async () => {
+  built = await buildBinary();
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-agui-test-'));
+  // @ag-ui/client warns when it strips or repairs anything it received: there must be none.
+  console.warn = (...args) => {
+    warnings.push(args.map(String).join(' '));
+  };
+});
+
+after(async () => {
+  console.warn = realWarn;
+  await built?.cleanup();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+/** The frontend tool of these tests, as a page using AG-UI declares it. */
+const setColor = {
+  name: 'set_color',
+  description: 'Sets the color of the page header.',
+  parameters: {
+    type: 'object',
+    properties: { color: { type: 'string', enum: ['red', 'green', 'blue'] } },
+    required: ['color'],
+    additionalProperties: false,
+  },
+};
+
+/** The text of a message's content (string or parts). */
+const textOf = (m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
+
+/** Starts the fake model and the server; returns both and a cleanup. */
+async function setup(script, args) {
+  const model = await startFakeOpenAI(script);
+  const server = await startServer(built.bin, { model: model.url, args });
+  return {
+    model,
+    server,
+    close: async () => {
+      await server.close();
+      await model.close();
+    },
+  };
+}
+
+test('a streamed text run: RUN_STARTED, the text as it streams, RUN_FINISHED', async () => {
+  warnings = [];
+  const { server, close } = await setup(() => ({ text: 'Hello from byomcp, streamed in pieces.', chunkSize: 5 }));
+  try {
+    const { agent, runs, settled } = newAgent(server.url);
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Say hello.' });
+    const deltas = [];
+    const { newMessages } = await agent.runAgent({}, { onTextMessageContentEvent: ({ event }) => void deltas.push(event.delta) });
+    await settled();
+    const types = checkEvents(runs[0]);
+    assert.equal(types[0], 'RUN_STARTED');
+    assert.equal(types.at(-1), 'RUN_FINISHED');
+    assert.deepEqual([...new Set(types)], ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+    assert.ok(deltas.length > 3, `got ${deltas.length} deltas, want the text streamed in several`);
+    assert.equal(deltas.join(''), 'Hello from byomcp, streamed in pieces.');
+    assert.equal(runs[0][0].threadId, agent.threadId);
+    assert.equal(newMessages.length, 1);
+    assert.equal(newMessages[0].role, 'assistant');
+    assert.equal(newMessages[0].content, 'Hello from byomcp, streamed in pieces.');
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a frontend tool round trip over two runs: the run ends at TOOL_CALL_END, the next goes on from the result', async () => {
+  warnings = [];
+  const { model, server, close } = await setup((body) => {
+    const last = lastMessage(body);
+    if (last.role === 'user') return { text: 'Setting it.', toolCalls: [{ name: 'set_color', arguments: { color: 'blue' } }] };
+    return { text: `Done: ${last.content.includes('header is blue') ? 'the header is blue' : 'no result'}.` };
+  });
+  try {
+    const { agent, runs, settled } = newAgent(server.url);
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Make the header blue.' });
+    /** @type {any[]} */
+    const ended = [];
+    await agent.runAgent({ tools: [setColor] }, { onToolCallEndEvent: ({ toolCallName, toolCallArgs }) => void ended.push({ toolCallName, toolCallArgs }) });
+    await settled();
+    const types = checkEvents(runs[0]);
+    assert.deepEqual(types.slice(-4), ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']);
+    assert.ok(!types.includes('TOOL_CALL_RESULT'), 'a frontend tool has no result from the agent');
+    assert.deepEqual(ended, [{ toolCallName: 'set_color', toolCallArgs: { color: 'blue' } }]);
+    const fin = runs[0].at(-1);
+    const call = agent.messages.at(-1).toolCalls[0];
+    assert.deepEqual(fin.outcome, { type: 'success', pendingToolCallIds: [call.id] });
+    assert.deepEqual(toolNames(model.requests[0].body), ['set_color']);
+
+    // The application runs the tool and starts the next run with its result.
+    agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: call.id, content: 'The header is blue now.' });
+    const { newMessages } = await agent.runAgent({ tools: [setColor] });
+    await settled();
+    const types2 = checkEvents(runs[1]);
+    assert.ok(!types2.includes('MESSAGES_SNAPSHOT'), `the histories match: got ${types2}`);
+    assert.equal(model.requests.length, 2);
+    const toolMsg = model.requests[1].body.messages.find((m) => m.role === 'tool');
+    assert.match(textOf(toolMsg), /The header is blue now\./);
+    assert.equal(newMessages.at(-1).content, 'Done: the header is blue.');
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a server-side MCP tool: TOOL_CALL_START/ARGS/END and TOOL_CALL_RESULT, then the answer', async () => {
+  warnings = [];
+  const config = path.join(tmp, 'mcp.json');
+  await writeFile(config, JSON.stringify({
+    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, 'notes.db') }, expose: ['web'] } },
+  }));
+  const { model, server, close } = await setup((body) => {
+    const last = lastMessage(body);
+    if (last.role === 'user') return { toolCalls: [{ name: 'calc__calculate', arguments: { expression: '(17 * 23) + 4' } }] };
+    return { text: `It is ${/395/.test(textOf(last)) ? '395' : 'unknown'}.` };
+  }, ['--store', 'memory', '--mcp-config', config]);
+  try {
+    await server.waitLog(/MCP server ready/);
+    const { agent, runs, settled } = newAgent(server.url);
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'What is (17 * 23) + 4?' });
+    const { newMessages } = await agent.runAgent({ tools: [setColor] });
+    await settled();
+    const types = checkEvents(runs[0]);
+    assert.deepEqual(types.filter((t, i) => t !== types[i - 1]), [
+      'RUN_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT',
+      'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED',
+    ]);
+    const start = runs[0].find((e) => e.type === 'TOOL_CALL_START');
+    const result = runs[0].find((e) => e.type === 'TOOL_CALL_RESULT');
+    assert.equal(start.toolCallName, 'calc__calculate');
+    assert.equal(result.toolCallId, start.toolCallId);
+    assert.match(result.content, /395/);
+    const offered = toolNames(model.requests[0].body);
+    assert.ok(offered.includes('calc__calculate') && offered.includes('set_color'), `offered ${offered}`);
+    assert.deepEqual(newMessages.map((m) => m.role), ['assistant', 'tool', 'assistant']);
+    assert.equal(newMessages.at(-1).content, 'It is 395.');
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
+test('invalid frontend-tool arguments go back to the model, which corrects them; the client sees only the valid call', async () => {
+  warnings = [];
+  const { model, server, close } = await setup((body) => {
+    const last = lastMessage(body);
+    if (last.role === 'user') return { toolCalls: [{ name: 'set_color', arguments: { color: 'purple' } }] };
+    return { toolCalls: [{ name: 'set_color', arguments: { color: 'green' } }] };
+  });
+  try {
+    const { agent, runs, settled } = newAgent(server.url);
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Purple header please.' });
+    /** @type {any[]} */
+    const ended = [];
+    await agent.runAgent({ tools: [setColor] }, { onToolCallEndEvent: ({ toolCallArgs }) => void ended.push(toolCallArgs) });
+    await settled();
+    checkEvents(runs[0]);
+    assert.deepEqual(ended, [{ color: 'green' }]);
+    assert.equal(model.requests.length, 2);
+    const refusal = lastMessage(model.requests[1].body);
+    assert.equal(refusal.role, 'tool');
+    assert.match(textOf(refusal), /invalid arguments/);
+    assert.match(textOf(refusal), /purple|enum|green/);
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a client that disconnects cancels its run: the model call is abandoned', async () => {
+  warnings = [];
+  const long = 'word '.repeat(400);
+  const { model, server, close } = await setup(() => ({ text: long, chunkSize: 5, delayMs: 20 }));
+  try {
+    const { agent, settled } = newAgent(server.url);
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Talk for a long time.' });
+    let contents = 0;
+    const run = agent.runAgent({}, {
+      onTextMessageContentEvent: () => {
+        if (++contents === 3) agent.abortRun();
+      },
+    }).catch((err) => err);
+    await model.waitFor((reqs) => reqs.length === 1 && reqs[0].aborted, 15000);
+    await run;
+    await settled();
+    assert.equal(model.requests[0].finished, false, 'the model stream was cut before its end');
+    assert.ok(model.requests[0].sent.length < long.length);
+    // The thread is free again: a new run on it is accepted, not refused as busy.
+    model.setScript(() => ({ text: 'Back.' }));
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Are you there?' });
+    let ok = false;
+    for (let i = 0; i < 50 && !ok; i++) {
+      try {
+        await agent.runAgent({});
+        ok = true;
+      } catch (err) {
+        if (!/HTTP 409/.test(String(err))) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    assert.ok(ok, 'the thread stayed busy after the client went away');
+    assert.equal(agent.messages.at(-1).content, 'Back.');
+  } finally {
+    await close();
+  }
+});
+
+test('a thread resumes after a restart on SQLite: a client sending only its new message gets the history to the model and a MESSAGES_SNAPSHOT', async () => {
+  warnings = [];
+  const db = `sqlite:${path.join(tmp, 'threads.db')}`;
+  const script = (body) => ({ text: body.messages.some((m) => textOf(m).includes('My name is Ada')) ? 'Your name is Ada.' : 'Nice to meet you.' });
+  const threadId = randomUUID();
+  const site = 'http://localhost:5173'; // the site's origin stays when the server restarts on another port
+  let env = await setup(script, ['--store', db]);
+  try {
+    const { agent } = newAgent(env.server.url, { threadId, origin: site });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'My name is Ada.' });
+    await agent.runAgent({});
+    assert.equal(agent.messages.at(-1).content, 'Your name is Ada.');
+  } finally {
+    await env.close();
+  }
+  env = await setup(script, ['--store', db]);
+  try {
+    // A fresh client (a reloaded page) that knows only the thread id.
+    const { agent, runs, settled } = newAgent(env.server.url, { threadId, origin: site });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'What is my name?' });
+    await agent.runAgent({});
+    await settled();
+    const types = checkEvents(runs[0]);
+    assert.equal(types[1], 'MESSAGES_SNAPSHOT');
+    const snap = runs[0][1].messages;
+    assert.deepEqual(snap.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.equal(snap[0].content, 'My name is Ada.');
+    const sent = env.model.requests[0].body.messages.map((m) => `${m.role}:${textOf(m)}`);
+    assert.ok(sent.includes('user:My name is Ada.'), `the model got ${sent}`);
+    assert.ok(sent.includes('assistant:Your name is Ada.'));
+    assert.ok(sent.includes('user:What is my name?'));
+    // @ag-ui/client keeps its own messages where they are and appends the snapshot's others.
+    assert.deepEqual(agent.messages.map((m) => `${m.role}:${m.content}`).sort(), [
+      'assistant:Your name is Ada.', 'assistant:Your name is Ada.', 'user:My name is Ada.', 'user:What is my name?',
+    ]);
+    assert.deepEqual(warnings, []);
+  } finally {
+    await env.close();
+  }
+});
+
+test('a refused or missing Origin gets 403 and no run; an allowed one gets CORS headers', async () => {
+  const { model, server, close } = await setup(() => ({ text: 'should not run' }));
+  try {
+    for (const origin of ['https://evil.example', null]) {
+      const { agent } = newAgent(server.url, { origin });
+      agent.addMessage({ id: randomUUID(), role: 'user', content: 'hi' });
+      await assert.rejects(agent.runAgent({}), /HTTP 403/);
+    }
+    assert.equal(model.requests.length, 0);
+    const pre = await fetch(`${server.url}/v1/agui`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+    });
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /content-type/i);
+    const bad = await fetch(`${server.url}/v1/agui`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+    assert.equal(bad.status, 403);
+    assert.equal(bad.headers.get('access-control-allow-origin'), null);
+    await waitFor(() => /refused origin/.test(server.logs.join('')), 'the refusal in the log');
+  } finally {
+    await close();
+  }
+});
