@@ -530,12 +530,19 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
   const invoke = async (form, def, reg, input, signal) => {
     const filled = fillForm(form, input);
     const button = submitButton(form);
-    const activated = new Event('toolactivated');
-    Object.defineProperty(activated, 'toolName', { value: def.name, enumerable: true });
+    // 'toolactivated' {toolName}: at the model context (the explainer) and at the window (where
+    // @mcp-b/webmcp-polyfill fires it), so pages written for either see it.
+    const activated = () => {
+      for (const target of [mc, win]) {
+        const ev = new Event('toolactivated');
+        Object.defineProperty(ev, 'toolName', { value: def.name, enumerable: true });
+        target.dispatchEvent(ev);
+      }
+    };
     const what = filled.length ? `Filled ${filled.join(', ')} in the form "${def.name}".` : `Filled nothing in the form "${def.name}".`;
     if (!def.autosubmit) {
       button?.focus?.();
-      mc.dispatchEvent(activated);
+      activated();
       const problems = invalidFields(form);
       return {
         content: [
@@ -566,7 +573,7 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
       submitting.delete(form);
       form.removeEventListener('submit', record, { capture: true });
     }
-    mc.dispatchEvent(activated);
+    activated();
     const ev = /** @type {Event|null} */ (event);
     if (!ev) throw new Error(`The form "${def.name}" was not submitted (the browser refused the submission).`);
     const response = responses.get(ev);

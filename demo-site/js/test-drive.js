@@ -4,7 +4,6 @@ import {
 } from './common.js';
 
 const TIMES = ['09:00', '10:00', '11:00', '13:00', '14:00', '15:00', '16:00'];
-const FIELDS = ['name', 'email', 'phone', 'date', 'time', 'notes'];
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE_RE = /^[+0-9 ()-]{6,20}$/;
 
@@ -21,7 +20,10 @@ const params = new URLSearchParams(location.search);
 let car = cars.find((c) => c.id === params.get('id'));
 dateInput.min = new Date().toISOString().slice(0, 10);
 
-if (!car) {
+if (car) {
+  // The car comes from the link: the hidden picker is no field of the form (nor of its tool).
+  carSelect.disabled = true;
+} else {
   // Reached from the menu: let the visitor pick the car.
   document.getElementById('car-field')?.removeAttribute('hidden');
   carSelect.append(h('option', { value: '' }, 'Choose a car'), ...cars.map((c) => h('option', { value: c.id }, `${carTitle(c)} — ${money(c.price)}`)));
@@ -42,39 +44,18 @@ form.addEventListener('submit', (e) => {
   }
 });
 
+// The form itself is the fill_form_data tool (declarative WebMCP: toolname in test-drive.html;
+// the schema comes from its fields, the agent fills them and leaves the sending to the visitor).
+// Booking is an imperative tool that the visitor confirms.
+window.addEventListener('toolactivated', (e) => {
+  if (/** @type {any} */ (e).toolName !== 'fill_form_data') return;
+  errorEl.textContent = '';
+  flash(form);
+  const missing = problems();
+  toast(missing.length ? `Assistant: filled the form. Still needed: ${missing.join(', ')}` : 'Assistant: filled the form');
+});
+
 registerTools([
-  {
-    name: 'fill_form_data',
-    description: 'Fill the test-drive form fields.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        name: { type: 'string', minLength: 2, maxLength: 80 },
-        email: { type: 'string', format: 'email' },
-        phone: { type: 'string', pattern: '^[+0-9 ()-]{6,20}$' },
-        date: { type: 'string', format: 'date' },
-        time: { enum: TIMES },
-        notes: { type: 'string', maxLength: 500 },
-      },
-      additionalProperties: false,
-    },
-    execute(args = {}) {
-      const filled = [];
-      for (const k of FIELDS) {
-        if (args[k] === undefined) continue;
-        const el = /** @type {HTMLInputElement} */ (form.elements.namedItem(k));
-        el.value = String(args[k]);
-        filled.push(k);
-        flash(el);
-      }
-      errorEl.textContent = '';
-      toast(`Assistant: filled ${filled.join(', ') || 'nothing'}`);
-      const missing = problems();
-      const state = Object.fromEntries(FIELDS.map((k) => [k, value(k)]));
-      const text = `Filled ${filled.length ? filled.join(', ') : 'no fields'}. ${missing.length ? `Still needed before booking: ${missing.join('; ')}.` : 'The form is complete and can be booked.'}`;
-      return { content: [{ type: 'text', text }], structuredContent: { fields: state, missing } };
-    },
-  },
   {
     name: 'book_test_drive',
     description: 'Submit the test-drive booking.',
