@@ -34,10 +34,22 @@ import { ClosedError, Peer, RpcError, toLogger } from './wsrpc.js';
  * @property {() => number} [random] in [0, 1), for the jitter
  * @property {string[]} [protocols] WebSocket subprotocols offered
  * @property {Partial<import('./wsrpc.js').Logger>} [logger]
+ * @property {number} [keepAliveMs] see KEEPALIVE_MS (0 turns the check off)
+ * @property {(url: string) => Promise<any>} [fetchJSON] GETs a JSON document (default: fetch)
  */
 
 /** How long cancel() waits for the agent's answer, in milliseconds. */
 const CANCEL_TIMEOUT_MS = 10000;
+
+/**
+ * While a turn runs, a connection silent for this long is checked with a ping; a ping not
+ * answered within the same time means the network is gone (a cut cable or a sleeping Wi-Fi
+ * leaves the socket looking open for minutes), and the socket is dropped and reconnected.
+ */
+export const KEEPALIVE_MS = 3000;
+
+/** The reconnect delay is at least this long once the agent refused this page's origin. */
+export const REFUSED_MIN_DELAY_MS = 10000;
 
 /**
  * A chat() in flight.
@@ -52,7 +64,8 @@ const CANCEL_TIMEOUT_MS = 10000;
 /**
  * The page's agent connection. Events: 'state' {detail: {state, attempt, delayMs}}, 'session'
  * {detail: {sessionId, resumed, messages, seq}}, 'agent-event' {detail: params of agent/event},
- * 'error' {detail: {message, code}}.
+ * 'error' {detail: {message, code}}, 'refused' {detail: {origin, message}} (the agent does not
+ * allow this page's origin: learned from its /v1/origin-check when a socket fails to open).
  */
 export class AgentClient extends EventTarget {
   #url;
@@ -89,6 +102,15 @@ export class AgentClient extends EventTarget {
   /** The page is hidden (pagehide): no reconnecting until it is shown again. */
   #suspended = false;
   #pageListening = false;
+  #keepAliveMs;
+  #fetchJSON;
+  /** @type {ReturnType<typeof setInterval>|null} */
+  #watchdog = null;
+  /** when the current socket last received anything (ms, Date.now()) */
+  #lastRx = 0;
+  #pinging = false;
+  /** the agent refused this page's origin (until a socket opens) */
+  #refused = false;
 
   /** @param {AgentClientOptions} options */
   constructor({
@@ -102,6 +124,8 @@ export class AgentClient extends EventTarget {
     random = Math.random,
     protocols = ['mcp'],
     logger,
+    keepAliveMs = KEEPALIVE_MS,
+    fetchJSON = defaultFetchJSON,
   }) {
     super();
     if (typeof url !== 'string' || !url) throw new TypeError('AgentClient: url is required');
@@ -117,6 +141,8 @@ export class AgentClient extends EventTarget {
     this.#random = random;
     this.#protocols = protocols;
     this.#log = toLogger(logger);
+    this.#keepAliveMs = keepAliveMs;
+    this.#fetchJSON = fetchJSON;
     this.#load();
   }
 
@@ -176,6 +202,8 @@ export class AgentClient extends EventTarget {
       this.#reconnectNow();
     });
     win.addEventListener('online', () => this.#reconnectNow());
+    // The browser knows the network is gone: do not wait for the socket to notice.
+    win.addEventListener('offline', () => this.#drop('the browser went offline'));
     win.document?.addEventListener?.('visibilitychange', () => {
       if (win.document.visibilityState === 'visible') this.#reconnectNow();
     });
@@ -211,10 +239,57 @@ export class AgentClient extends EventTarget {
     else if (socket) closeQuietly(socket);
   }
 
+  /**
+   * Gives up on the current socket because the network is gone (its close would come minutes
+   * later, if at all), and reconnects with backoff: pending calls fail now, the running turn
+   * goes on at the agent and is resumed from lastSeq.
+   * @param {string} why
+   */
+  #drop(why) {
+    if (this.#stopped || !this.#socket) return;
+    this.#log.warn(`agent: connection lost: ${why}`);
+    this.#disconnect(4000, why);
+    if (!this.#suspended) this.#scheduleReconnect();
+  }
+
+  /**
+   * While a turn runs, checks that the connection still carries something: a socket silent for
+   * keepAliveMs gets a ping, and one that does not answer it within keepAliveMs is dropped.
+   */
+  #watch() {
+    if (this.#keepAliveMs <= 0 || this.#watchdog !== null) return;
+    this.#watchdog = setInterval(() => {
+      const peer = this.#peer;
+      if (!peer || this.#state !== 'open' || this.#pinging) return;
+      if (!this.busy) return;
+      if (Date.now() - this.#lastRx < this.#keepAliveMs) return;
+      this.#pinging = true;
+      peer
+        .call(Method.Ping, {}, { timeoutMs: this.#keepAliveMs })
+        .then(
+          () => {
+            this.#lastRx = Date.now();
+          },
+          (err) => {
+            if (this.#peer === peer && !(err instanceof ClosedError)) this.#drop(`no answer to a ping within ${this.#keepAliveMs} ms`);
+          },
+        )
+        .finally(() => {
+          this.#pinging = false;
+        });
+    }, Math.max(250, Math.floor(this.#keepAliveMs / 3)));
+  }
+
+  #unwatch() {
+    if (this.#watchdog !== null) clearInterval(this.#watchdog);
+    this.#watchdog = null;
+  }
+
   /** Disconnects for good; pending chats and waits reject. start() may be called again. */
   stop() {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#unwatch();
     this.#disconnect(1000, 'client stopped');
     this.#host?.detach();
     const err = new ClosedError('agent client stopped');
@@ -287,12 +362,49 @@ export class AgentClient extends EventTarget {
       return;
     }
     this.#socket = socket;
+    let opened = false;
     socket.addEventListener('open', () => {
+      opened = true;
+      this.#lastRx = Date.now();
       if (this.#socket === socket) this.#onOpen(socket);
     });
-    socket.addEventListener('close', (/** @type {any} */ ev) => {
-      if (this.#socket === socket) this.#onClose(ev);
+    socket.addEventListener('message', () => {
+      if (this.#socket === socket) this.#lastRx = Date.now();
     });
+    socket.addEventListener('close', (/** @type {any} */ ev) => {
+      if (this.#socket !== socket) return;
+      if (!opened) void this.#checkOrigin();
+      this.#onClose(ev);
+    });
+  }
+
+  /**
+   * A socket that fails before it opens may be an origin the agent refuses (the browser hides
+   * the 403). Asks the agent's /v1/origin-check, which answers any origin, and reports a refusal.
+   */
+  async #checkOrigin() {
+    let url;
+    try {
+      url = new URL('/v1/origin-check', this.#url);
+      url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:';
+    } catch {
+      return;
+    }
+    let res;
+    try {
+      res = await this.#fetchJSON(url.href);
+    } catch (err) {
+      this.#log.debug('agent: origin check failed:', err);
+      return;
+    }
+    if (!res || typeof res !== 'object' || res.allowed !== false || this.#state === 'open') return;
+    const first = !this.#refused;
+    this.#refused = true;
+    if (first) {
+      const detail = { origin: typeof res.origin === 'string' ? res.origin : '', message: typeof res.message === 'string' ? res.message : '' };
+      this.#log.warn(`agent: this page's origin ${detail.origin} is not allowed by the agent: add it with --allowed-origins (${detail.message})`);
+      this.dispatchEvent(new CustomEvent('refused', { detail }));
+    }
   }
 
   /** @param {any} socket */
@@ -303,6 +415,8 @@ export class AgentClient extends EventTarget {
       if (this.#peer === peer) this.#onEvent(params);
     });
     this.#host?.attach(peer);
+    this.#refused = false;
+    this.#watch();
     void this.#openSession(peer);
   }
 
@@ -318,9 +432,12 @@ export class AgentClient extends EventTarget {
   }
 
   #scheduleReconnect() {
+    this.#clearTimer();
     this.#attempt++;
     const cap = Math.min(this.#maxMs, this.#baseMs * 2 ** (this.#attempt - 1));
-    const delayMs = Math.floor(this.#random() * cap);
+    let delayMs = Math.floor(this.#random() * cap);
+    // A refused origin will not be fixed in a second: no tight loop of refused upgrades.
+    if (this.#refused) delayMs = Math.max(delayMs, Math.min(this.#maxMs, REFUSED_MIN_DELAY_MS));
     this.#setState('reconnecting', delayMs);
     this.#timer = setTimeout(() => {
       this.#timer = null;
@@ -514,6 +631,16 @@ function defaultStorage() {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * GETs url and parses its JSON, without credentials (the check endpoint answers any origin).
+ * @param {string} url
+ */
+async function defaultFetchJSON(url) {
+  const res = await fetch(url, { credentials: 'omit', cache: 'no-store' });
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return res.json();
 }
 
 /** @returns {StorageLike} */

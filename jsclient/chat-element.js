@@ -15,6 +15,8 @@ import { EventType, StopReason, ErrorCode } from './protocol.js';
 import { ClosedError, RpcError } from './wsrpc.js';
 import { MarkdownStream, renderMarkdown } from './markdown.js';
 import { DEFAULT_STRINGS, resolveStrings, format } from './strings.js';
+import { buildConfirmCard, confirmAnnouncement } from './confirm-card.js';
+import { Dock } from './layout.js';
 
 /** How long after a Stop the widget waits for the agent's turn_end before ending the turn itself. */
 const STOP_FALLBACK_MS = 5000;
@@ -31,6 +33,10 @@ const OPEN_KEY = 'byomcp:open';
  * the next page rebuilds the turn from this journal plus the replay.
  */
 const TURN_KEY = 'byomcp:turn';
+/** sessionStorage key of the turns the visitor stopped, so their "Stopped." note survives a reload. */
+const STOPPED_KEY = 'byomcp:stopped';
+/** How many stopped turn ids are remembered. */
+const MAX_STOPPED = 50;
 /** The journal stops growing past this many characters (the replay still brings the rest). */
 const MAX_JOURNAL_CHARS = 256 * 1024;
 
@@ -50,7 +56,7 @@ const MAX_JOURNAL_CHARS = 256 * 1024;
  * @typedef {object} RestoredTurn
  * @property {string|null} turnId
  * @property {string|null} userText
- * @property {({kind: 'text', text: string} | {kind: 'tool', callId: string, name: string, args: unknown, result?: string})[]} items
+ * @property {({kind: 'text', text: string} | {kind: 'tool', callId: string, name: string, args: unknown, result?: string, isError?: boolean})[]} items
  * @property {Set<string>} calls ids of tool calls the messages hold
  * @property {Set<string>} results ids of tool calls whose result the messages hold
  * @property {boolean} finished the messages hold the turn's final answer
@@ -95,6 +101,21 @@ function contentText(content) {
   return '';
 }
 
+/** The envelope the agent puts around tool output for the model (agentsvc/tools.Wrap). */
+const TOOL_OUTPUT_RE = /^<tool_output tool="(?:[^"\\]|\\.)*" status="(ok|error)">\n([\s\S]*)\n<\/tool_output>(?:\n\([^\n]*\))?\s*$/;
+
+/**
+ * The plain result a visitor sees from a stored tool message: the model-facing envelope
+ * `<tool_output tool=… status=…>…</tool_output> (The content above is data …)` removed.
+ * @param {string} text
+ * @returns {{text: string, isError: boolean}}
+ */
+export function unwrapToolOutput(text) {
+  const m = TOOL_OUTPUT_RE.exec(String(text ?? ''));
+  if (!m) return { text: String(text ?? ''), isError: false };
+  return { text: m[2], isError: m[1] === 'error' };
+}
+
 /**
  * Groups a session's stored messages into turns: a turn starts at each user message (or where
  * the turnId changes) and holds the assistant's text and tool calls with their results.
@@ -106,7 +127,7 @@ export function groupMessages(messages) {
   const turns = [];
   /** @type {RestoredTurn|null} */
   let cur = null;
-  /** @type {Map<string, {kind: 'tool', callId: string, name: string, args: unknown, result?: string}>} */
+  /** @type {Map<string, {kind: 'tool', callId: string, name: string, args: unknown, result?: string, isError?: boolean}>} */
   let byCall = new Map();
   const start = (/** @type {string|null} */ turnId, /** @type {string|null} */ userText) => {
     cur = { turnId, userText, items: [], calls: new Set(), results: new Set(), finished: false };
@@ -145,7 +166,9 @@ export function groupMessages(messages) {
         t.items.push(item);
         byCall.set(id, item);
       }
-      item.result = contentText(m.content);
+      const plain = unwrapToolOutput(contentText(m.content));
+      item.result = plain.text;
+      item.isError = plain.isError;
       if (id) t.results.add(id);
     }
   }
@@ -198,6 +221,7 @@ const STYLE = `
   --_height: var(--byomcp-height, 640px);
   --_offset: var(--byomcp-offset, 20px);
   --_z: var(--byomcp-z-index, 2147483000);
+  --_label: var(--byomcp-label, #4b5563);
   --_danger: #b91c1c;
   --_ok: #15803d;
   font-family: var(--_font);
@@ -266,7 +290,7 @@ button:disabled { cursor: default; opacity: .55; }
 .status[data-state="open"] .dot { background: #4ade80; }
 .status[data-state="closed"] .dot, .status[data-state="idle"] .dot { background: #9ca3af; }
 .close {
-  flex: none; width: 36px; height: 36px; border-radius: 10px; border: 0; display: grid; place-items: center;
+  flex: none; width: 44px; height: 44px; border-radius: 10px; border: 0; display: grid; place-items: center;
   background: transparent; color: inherit;
 }
 .close:hover { background: rgb(255 255 255 / .16); }
@@ -278,7 +302,7 @@ button:disabled { cursor: default; opacity: .55; }
 }
 
 .transcript {
-  flex: 1; overflow-y: auto; overscroll-behavior: contain; padding: 16px 16px 8px;
+  flex: 1; min-height: 0; overflow-y: auto; overscroll-behavior: contain; padding: 16px 16px 8px;
   scroll-behavior: auto;
 }
 .transcript:focus-visible { outline-offset: -3px; }
@@ -286,7 +310,7 @@ button:disabled { cursor: default; opacity: .55; }
 .greeting { margin: 0 0 14px; color: var(--_fg); }
 .suggestions { display: flex; flex-wrap: wrap; gap: 8px; }
 .suggestion {
-  border: 1px solid var(--_border); background: var(--_bg); border-radius: 999px; padding: 7px 12px;
+  min-height: 44px; border: 1px solid var(--_border); background: var(--_bg); border-radius: 999px; padding: 7px 14px;
   font-size: 13.5px; text-align: left; line-height: 1.3;
 }
 .suggestion:hover { border-color: var(--_accent); color: var(--_accent); }
@@ -324,7 +348,7 @@ button:disabled { cursor: default; opacity: .55; }
   font-size: 13.5px;
 }
 .tool > summary {
-  list-style: none; display: flex; align-items: center; gap: 8px; padding: 7px 11px; cursor: pointer;
+  list-style: none; display: flex; align-items: center; gap: 8px; min-height: 44px; padding: 7px 11px; cursor: pointer;
   border-radius: 12px; color: var(--_fg);
 }
 .tool > summary::-webkit-details-marker { display: none; }
@@ -344,7 +368,7 @@ button:disabled { cursor: default; opacity: .55; }
 .tool[data-state="interrupted"] .tool-icon { background: var(--_muted); }
 .tool[data-state="interrupted"] .tool-icon::before { content: "–"; }
 .tool-body { padding: 0 11px 10px; }
-.tool-label { margin: 6px 0 3px; font-size: 11.5px; font-weight: 650; text-transform: uppercase; letter-spacing: .04em; color: var(--_muted); }
+.tool-label { margin: 6px 0 3px; font-size: 11.5px; font-weight: 650; text-transform: uppercase; letter-spacing: .04em; color: var(--_label); }
 .tool-pre {
   margin: 0; padding: 8px 10px; border-radius: 8px; background: var(--_bg); border: 1px solid var(--_border);
   font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; line-height: 1.45;
@@ -352,7 +376,15 @@ button:disabled { cursor: default; opacity: .55; }
 }
 .tool[data-state="error"] .tool-pre.result { color: var(--_danger); }
 
-.note { margin: 0 0 8px; font-size: 12.5px; color: var(--_muted); }
+.note { margin: 0 0 8px; font-size: 12.5px; color: var(--_label); }
+.queued { margin: -4px 0 10px auto; width: fit-content; font-size: 12.5px; color: var(--_label); }
+.banner[data-kind="refused"] { background: #fef2f2; color: var(--_danger); border-bottom-color: #fecaca; }
+.transcript-wrap { position: relative; flex: 1; min-height: 0; display: flex; flex-direction: column; }
+.new-messages {
+  position: absolute; left: 50%; bottom: 10px; transform: translateX(-50%); min-height: 44px; padding: 6px 16px;
+  border-radius: 999px; border: 0; background: var(--_fg); color: var(--_bg); font-size: 13.5px; font-weight: 600;
+  box-shadow: 0 6px 16px -6px rgb(15 23 42 / .45);
+}
 .error {
   margin: 0 0 8px; padding: 9px 12px; border-radius: 12px; font-size: 14px;
   background: #fef2f2; color: var(--_danger); border: 1px solid #fecaca;
@@ -360,7 +392,7 @@ button:disabled { cursor: default; opacity: .55; }
 }
 .error-text { flex: 1; min-width: 12em; }
 .retry {
-  border: 1px solid currentColor; background: var(--_bg); color: var(--_danger); border-radius: 8px; padding: 4px 12px; font-size: 13.5px;
+  min-height: 44px; min-width: 44px; border: 1px solid currentColor; background: var(--_bg); color: var(--_danger); border-radius: 8px; padding: 4px 14px; font-size: 13.5px;
 }
 
 .confirm {
@@ -368,14 +400,16 @@ button:disabled { cursor: default; opacity: .55; }
   background: var(--_bg); box-shadow: 0 6px 18px -8px rgb(15 23 42 / .25);
 }
 .confirm:focus-visible { outline-offset: 2px; }
-.confirm-title { margin: 0 0 4px; font-weight: 650; }
-.confirm-body { margin: 0 0 8px; font-size: 14px; }
-.confirm-body code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; background: var(--_surface); border-radius: 5px; padding: .1em .35em; }
-.confirm-args { margin: 0 0 10px; display: grid; grid-template-columns: auto 1fr; gap: 3px 12px; font-size: 13px; }
-.confirm-args dt { color: var(--_muted); }
-.confirm-args dd { margin: 0; overflow-wrap: anywhere; white-space: pre-wrap; }
+.confirm-title { margin: 0 0 2px; font-size: 13px; color: var(--_label); }
+.confirm-action { margin: 0 0 4px; font-weight: 650; font-size: 15.5px; }
+.confirm-body { margin: 0 0 8px; font-size: 14px; color: var(--_label); }
+.confirm-args { margin: 0 0 10px; display: grid; grid-template-columns: minmax(7em, auto) 1fr; gap: 5px 12px; font-size: 14px; }
+.confirm-args dt { color: var(--_label); }
+.confirm-args dt small { display: block; font-size: 12px; }
+.confirm-args dd { margin: 0; overflow-wrap: anywhere; white-space: pre-wrap; font-weight: 600; }
 .confirm-actions { display: flex; justify-content: flex-end; gap: 8px; }
-.btn { border-radius: 10px; padding: 7px 16px; font-weight: 600; font-size: 14px; }
+.confirm-hint { margin: 8px 0 0; font-size: 12px; color: var(--_label); text-align: right; }
+.btn { min-height: 44px; min-width: 44px; border-radius: 10px; padding: 7px 18px; font-weight: 600; font-size: 14px; }
 .btn-secondary { border: 1px solid var(--_border); background: var(--_bg); }
 .btn-primary { border: 1px solid var(--_accent); background: var(--_accent); color: var(--_accent-fg); }
 
@@ -389,18 +423,27 @@ button:disabled { cursor: default; opacity: .55; }
   border-top: 1px solid var(--_border); background: var(--_bg);
 }
 .input {
-  flex: 1; resize: none; min-height: 42px; max-height: 140px; padding: 10px 12px;
+  flex: 1; resize: none; min-height: 44px; max-height: 140px; padding: 10px 12px;
   border: 1px solid var(--_border); border-radius: 12px; background: var(--_bg); color: var(--_fg);
   font: inherit; line-height: 1.4; outline: none;
 }
 .input:focus-visible { border-color: var(--_accent); outline: 2px solid var(--_accent); outline-offset: 0; }
 .input::placeholder { color: var(--_muted); }
 .send, .stop {
-  flex: none; width: 42px; height: 42px; border-radius: 12px; border: 0; display: grid; place-items: center;
+  flex: none; width: 44px; height: 44px; border-radius: 12px; border: 0; display: grid; place-items: center;
   background: var(--_accent); color: var(--_accent-fg);
 }
 .stop { background: var(--_fg); color: var(--_bg); }
-.footer { margin: 0; padding: 0 12px 8px; text-align: center; font-size: 11px; color: var(--_muted); background: var(--_bg); }
+.footer { margin: 0; padding: 0 12px 8px; text-align: center; font-size: 11px; color: var(--_label); background: var(--_bg); }
+
+/* Docked: a side panel the page makes room for (the widget sets --byomcp-dock-inset on <html>). */
+:host([layout="docked"]) .panel {
+  top: 0; right: 0; bottom: 0; width: var(--_width); height: auto; max-height: none;
+  border-radius: 0; border-width: 0 0 0 1px; box-shadow: -8px 0 24px -16px rgb(15 23 42 / .35);
+  transform: translateX(16px); transform-origin: right center;
+}
+:host([layout="docked"][open]) .panel { transform: none; }
+:host([layout="docked"][open]) .launcher { display: none; }
 
 @keyframes spin { to { transform: rotate(360deg); } }
 @keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: .9; } }
@@ -416,6 +459,11 @@ button:disabled { cursor: default; opacity: .55; }
   .transcript, .banner + .transcript { background: var(--_bg); }
   :host([open]) .launcher { display: none; }
   .input { font-size: 16px; }
+  :host([sheet]) .panel {
+    top: auto; height: min(46dvh, 420px); border-radius: 16px 16px 0 0;
+    box-shadow: 0 -12px 32px -12px rgb(15 23 42 / .45);
+  }
+  :host([sheet]) .panel > .footer { display: none; }
 }
 @media (prefers-reduced-motion: reduce) {
   .panel, :host([open]) .panel, .launcher { transition: none; }
@@ -433,21 +481,24 @@ const TEMPLATE = `
   <span class="badge" hidden></span>
 </button>
 <section class="panel" id="panel" part="panel" role="dialog" aria-modal="false" aria-labelledby="title">
-  <header class="header" part="header">
+  <div class="header" part="header">
     <div class="avatar" aria-hidden="true">${ICON_SPARK}</div>
     <div class="heading">
       <h2 class="title" id="title" part="title"></h2>
       <p class="status" part="status" data-state="idle"><span class="dot" aria-hidden="true"></span><span class="status-text"></span></p>
     </div>
     <button class="close" part="close" type="button">${ICON_CLOSE}</button>
-  </header>
+  </div>
   <div class="banner" part="banner" role="status" hidden><span class="banner-text"></span></div>
-  <div class="transcript" part="transcript" role="region" tabindex="0">
-    <div class="empty">
-      <p class="greeting"></p>
-      <div class="suggestions"></div>
+  <div class="transcript-wrap">
+    <div class="transcript" part="transcript" role="region" tabindex="0">
+      <div class="empty">
+        <p class="greeting"></p>
+        <div class="suggestions"></div>
+      </div>
+      <div class="log"></div>
     </div>
-    <div class="log"></div>
+    <button class="new-messages" part="new-messages" type="button" hidden></button>
   </div>
   <form class="composer" part="composer">
     <textarea class="input" part="input" rows="1" enterkeyhint="send"></textarea>
@@ -476,6 +527,8 @@ const TEMPLATE = `
  * @property {boolean} [orphan] the socket dropped before the agent named this turn
  * @property {ReturnType<typeof setTimeout>} [stopTimer] ends a stopped turn if turn_end is late
  * @property {string|null} userText what the user asked, when this page knows it
+ * @property {boolean} [queued] the message waited for the connection
+ * @property {boolean} [resent] the message was sent again after the socket it went out on died
  */
 
 /**
@@ -512,6 +565,11 @@ export class ChatElement extends Base {
   /** @type {string} */ #state = 'idle';
   /** @type {Journal|null} */ #journal = null;
   /** @type {ReturnType<typeof setTimeout>|undefined} */ #journalTimer;
+  /** @type {(name: string) => any} */ #toolInfoFn = () => null;
+  /** @type {Dock|null} */ #dock = null;
+  /** the transcript's scrollTop after the last scroll event, to tell the reader scrolling up */
+  #lastScrollTop = 0;
+  /** @type {{origin: string, message: string}|null} */ #refused = null;
 
   constructor() {
     super();
@@ -529,6 +587,7 @@ export class ChatElement extends Base {
       banner: q('.banner'),
       bannerText: q('.banner-text'),
       transcript: q('.transcript'),
+      newMessages: q('.new-messages'),
       greeting: q('.greeting'),
       suggestions: q('.suggestions'),
       log: q('.log'),
@@ -545,12 +604,17 @@ export class ChatElement extends Base {
 
   /**
    * Connects the element to an agent client and configures it.
-   * @param {{client: any, strings?: Record<string, string>, suggestions?: string[], storage?: Storage|null}} options
+   * toolInfo(name) returns what the page registered for a tool (title, inputSchema, annotations)
+   * or null; layout is the data-layout choice (see layout.js).
+   * @param {{client: any, strings?: Record<string, string>, suggestions?: string[], storage?: Storage|null,
+   *   toolInfo?: (name: string) => any, layout?: 'auto'|'docked'|'floating'}} options
    */
-  attach({ client, strings, suggestions = [], storage = safeSessionStorage() }) {
+  attach({ client, strings, suggestions = [], storage = safeSessionStorage(), toolInfo, layout = 'auto' }) {
     if (this.#client) throw new Error('byomcp-chat: already attached');
     this.#client = client;
     this.#storage = storage;
+    if (typeof toolInfo === 'function') this.#toolInfoFn = toolInfo;
+    this.#dock = new Dock(this, layout);
     this.#s = resolveStrings(strings);
     this.#applyStrings();
     this.#renderSuggestions(suggestions);
@@ -558,6 +622,7 @@ export class ChatElement extends Base {
     client.addEventListener('session', (/** @type {any} */ e) => this.#onSession(e.detail));
     client.addEventListener('agent-event', (/** @type {any} */ e) => this.#onEvent(e.detail));
     client.addEventListener('error', (/** @type {any} */ e) => console.warn('byomcp:', e.detail?.message ?? e.detail));
+    client.addEventListener('refused', (/** @type {any} */ e) => this.#onRefused(e.detail));
     globalThis.addEventListener?.('pagehide', () => this.#journalWrite());
     this.#onState({ state: client.state });
     this.#setActive(null);
@@ -580,6 +645,7 @@ export class ChatElement extends Base {
       this.#el.launcher.setAttribute('aria-label', this.#s.launcherClose);
       this.#el.badge.hidden = true;
       this.#remember(true);
+      this.#dock?.setOpen(true);
       this.#scrollToEnd(true);
     }
     if (focus) this.#el.input.focus();
@@ -595,6 +661,8 @@ export class ChatElement extends Base {
       this.#el.launcher.setAttribute('aria-expanded', 'false');
       this.#el.launcher.setAttribute('aria-label', this.#s.launcherOpen);
       this.#remember(false);
+      this.#dock?.setOpen(false);
+      this.#setSheet(false);
     }
     if (focusLauncher) this.#el.launcher.focus();
   }
@@ -618,10 +686,37 @@ export class ChatElement extends Base {
     view.abort = new AbortController();
     view.chatLive = true;
     this.#setActive(view);
-    this.#setThinking(view, true);
+    this.#markQueued(view);
     this.#scrollToEnd(true);
+    await this.#runChat(view, t);
+  }
+
+  /**
+   * Shows whether a turn's message is waiting for the connection (instead of typing dots).
+   * @param {TurnView} view
+   */
+  #markQueued(view) {
+    if (this.#state === 'open') {
+      this.#setThinking(view, true);
+      return;
+    }
+    view.queued = true;
+    if (!view.el.querySelector('.queued')) {
+      const q = this.#make('p', 'queued', this.#s.queued);
+      q.setAttribute('role', 'status');
+      view.el.querySelector('.user')?.after(q);
+    }
+    this.#onState({ state: this.#state });
+  }
+
+  /**
+   * Sends the view's message and ends the view with the turn's result.
+   * @param {TurnView} view
+   * @param {string} t
+   */
+  async #runChat(view, t) {
     try {
-      const res = await this.#client.chat(t, { signal: view.abort.signal });
+      const res = await this.#client.chat(t, { signal: /** @type {AbortController} */ (view.abort).signal });
       view.chatLive = false;
       if (!view.done) {
         if (!view.id && res?.turnId) this.#bind(view, res.turnId);
@@ -630,7 +725,7 @@ export class ChatElement extends Base {
     } catch (err) {
       view.chatLive = false;
       if (view.done) return;
-      if (view.abort.signal.aborted) {
+      if (view.abort?.signal.aborted) {
         this.#stopFallback(view);
         return;
       }
@@ -648,68 +743,59 @@ export class ChatElement extends Base {
   /**
    * Asks the user to confirm a tool call inside the panel (opening it when closed). Resolves
    * true on Confirm, false on Cancel or when signal aborts (the card is then withdrawn).
-   * @param {{name: string, args?: unknown, annotations?: unknown, signal?: AbortSignal}} request
+   * @param {{name: string, args?: unknown, annotations?: unknown, signal?: AbortSignal, tool?: import('./confirm-card.js').ToolInfo}} request
+   *   tool: what the page registered (title, inputSchema), to label the call; looked up with the
+   *   toolInfo function given to attach() when absent
    * @returns {Promise<boolean>}
    */
-  confirm({ name, args, signal }) {
+  confirm({ name, args, signal, tool }) {
     return new Promise((resolve) => {
       if (signal?.aborted) {
         resolve(false);
         return;
       }
       const s = this.#s;
-      const card = this.#make('div', 'confirm');
-      card.setAttribute('part', 'confirm');
-      card.setAttribute('role', 'group');
-      card.tabIndex = -1;
-      const titleId = `confirm-${Math.random().toString(36).slice(2)}`;
-      card.setAttribute('aria-labelledby', titleId);
-      const title = this.#make('p', 'confirm-title', s.confirmTitle);
-      title.id = titleId;
-      const body = this.#make('p', 'confirm-body');
-      const [before, after] = s.confirmBody.split('{name}');
-      body.append(before ?? '', this.#make('code', '', name), after ?? '');
-      card.dataset.name = name;
-      card.append(title, body);
-      const list = this.#argsList(args);
-      if (list) card.append(list);
-      const actions = this.#make('div', 'confirm-actions');
-      const cancel = this.#make('button', 'btn btn-secondary', s.cancel);
-      cancel.setAttribute('part', 'confirm-cancel');
-      cancel.setAttribute('type', 'button');
-      const ok = this.#make('button', 'btn btn-primary', s.confirm);
-      ok.setAttribute('part', 'confirm-ok');
-      ok.setAttribute('type', 'button');
-      actions.append(cancel, ok);
-      card.append(actions);
-
-      const view = this.#active && !this.#active.done ? this.#active : null;
-      const anchor = view ? [...view.tools.values()].reverse().find((d) => d.dataset.name === name && d.dataset.state === 'running') : null;
-      if (anchor) anchor.after(card);
-      else (view ? view.body : this.#el.log).append(card);
-      this.#markHasMessages();
-
-      this.#pendingConfirms++;
+      const info = tool ?? this.#toolInfo(name);
       let settled = false;
+      /** @type {HTMLElement} */
+      let card;
       const finish = (/** @type {boolean} */ approved, /** @type {string} */ noteText) => {
         if (settled) return;
         settled = true;
         this.#pendingConfirms--;
         signal?.removeEventListener('abort', onAbort);
         const hadFocus = this.#root.activeElement && card.contains(this.#root.activeElement);
-        card.replaceWith(this.#note(format(noteText, { name })));
+        card.replaceWith(this.#note(format(noteText, { name: label })));
         if (hadFocus) this.#el.input.focus();
         resolve(approved);
       };
       const onAbort = () => finish(false, s.confirmDismissed);
-      ok.addEventListener('click', () => finish(true, s.confirmed));
-      cancel.addEventListener('click', () => finish(false, s.declined));
+      const built = buildConfirmCard({
+        doc: this.#doc(),
+        strings: s,
+        name,
+        args,
+        info,
+        onAnswer: (approved) => finish(approved, approved ? s.confirmed : s.declined),
+      });
+      card = built.card;
+      const label = built.label;
+
+      const view = this.#active && !this.#active.done ? this.#active : null;
+      const anchor = view ? [...view.tools.values()].reverse().find((d) => d.dataset.name === name && d.dataset.state === 'running') : null;
+      if (anchor) anchor.after(card);
+      else (view ? view.body : this.#el.log).append(card);
+      this.#markHasMessages();
+      this.#pendingConfirms++;
       signal?.addEventListener('abort', onAbort, { once: true });
 
+      // The visitor must see the whole card: the panel opens full size (not as a bottom sheet),
+      // and the card is scrolled into view now and after the layout settles.
+      this.#setSheet(false);
       if (!this.isOpen) this.open({ focus: false });
-      this.#scrollToEnd(true);
+      this.#reveal(card);
       card.focus({ preventScroll: true });
-      this.#announce(`${s.confirmTitle} ${format(s.confirmBody, { name })}`);
+      this.#announce(confirmAnnouncement(s, label));
     });
   }
 
@@ -737,10 +823,31 @@ export class ChatElement extends Base {
     });
     el.input.addEventListener('input', () => this.#autosize());
     el.stop.addEventListener('click', () => this.#stop());
+    // Stick to the bottom unless the reader scrolls up: content growing never unpins, only the
+    // reader moving up does; reaching the end again pins.
     el.transcript.addEventListener('scroll', () => {
       const t = el.transcript;
-      this.#pinned = t.scrollHeight - t.scrollTop - t.clientHeight < 48;
+      const atEnd = t.scrollHeight - t.scrollTop - t.clientHeight < 24;
+      if (atEnd) this.#pinned = true;
+      else if (t.scrollTop < this.#lastScrollTop - 2) this.#pinned = false;
+      this.#lastScrollTop = t.scrollTop;
+      if (this.#pinned) el.newMessages.hidden = true;
     });
+    el.newMessages.addEventListener('click', () => {
+      this.#scrollToEnd(true);
+      el.newMessages.hidden = true;
+      el.input.focus();
+    });
+    // Whatever changes the transcript's height (streamed text, Markdown settling, a card, the
+    // panel resizing) keeps a pinned reader at the end.
+    if (typeof ResizeObserver === 'function') {
+      const ro = new ResizeObserver(() => this.#followEnd());
+      ro.observe(el.log);
+      ro.observe(el.transcript);
+    }
+    // The phone's bottom sheet goes back to full size when the visitor turns to the panel.
+    el.input.addEventListener('focus', () => this.#setSheet(false));
+    el.transcript.addEventListener('pointerdown', () => this.#setSheet(false));
   }
 
   #submit() {
@@ -772,6 +879,7 @@ export class ChatElement extends Base {
     el.send.setAttribute('aria-label', s.send);
     el.stop.setAttribute('aria-label', s.stopLabel);
     el.footer.textContent = s.poweredBy;
+    el.newMessages.textContent = s.newMessages;
     this.#onState({ state: this.#state });
   }
 
@@ -808,11 +916,37 @@ export class ChatElement extends Base {
     this.#state = state ?? 'idle';
     const s = this.#s;
     const text = { idle: s.disconnected, connecting: s.connecting, open: s.subtitle || s.connected, reconnecting: s.reconnecting, closed: s.disconnected }[this.#state] ?? this.#state;
+    const open = this.#state === 'open';
+    if (open) this.#refused = null;
     this.#el.status.dataset.state = this.#state;
     this.#el.statusText.textContent = text;
     const lost = this.#state === 'reconnecting';
-    this.#el.banner.hidden = !lost;
-    this.#el.bannerText.textContent = this.#active && !this.#active.done ? `${s.reconnecting} ${s.errorConnection}` : s.reconnecting;
+    const banner = this.#el.banner;
+    banner.hidden = !lost && !this.#refused;
+    if (this.#refused) {
+      banner.dataset.kind = 'refused';
+      this.#el.bannerText.textContent = this.#refused.message;
+    } else {
+      banner.dataset.kind = 'offline';
+      const busy = this.#active && !this.#active.done;
+      const offline = globalThis.navigator?.onLine === false;
+      this.#el.bannerText.textContent = busy && !this.#active?.queued ? `${s.reconnecting} ${s.errorConnection}` : offline || this.#active?.queued ? s.offline : s.reconnecting;
+    }
+    // A turn waiting for the connection shows that, not typing dots.
+    const a = this.#active;
+    if (a && !a.done) {
+      if (!open && a.thinking) this.#setThinking(a, false);
+      else if (open && !a.thinking && !a.stream && this.#pendingConfirms === 0) this.#setThinking(a, true);
+      a.el.querySelector('.queued')?.toggleAttribute('hidden', open);
+    }
+  }
+
+  /** @param {{origin: string, message: string}} detail */
+  #onRefused(detail) {
+    const origin = String(detail?.origin ?? '');
+    this.#refused = { origin, message: format(this.#s.refusedOrigin, { origin: origin || globalThis.location?.origin || '' }) };
+    console.error(`byomcp: ${this.#refused.message}${detail?.message ? ` (agent: ${detail.message})` : ''}`);
+    this.#onState({ state: this.#state });
   }
 
   /** @param {{sessionId: string, resumed: boolean, messages: StoredMessage[], seq: number}} detail */
@@ -837,12 +971,20 @@ export class ChatElement extends Base {
     }
     const active = this.#active;
     if (active && !active.done && active.orphan) {
-      // Our message was lost with the socket unless the replay names its turn shortly.
+      // Our message went out on a socket that died: unless the replay names its turn shortly
+      // (the agent got it), send it again now that the connection is back, once.
       setTimeout(() => {
-        if (!active.done && !active.id) {
+        if (active.done || active.id || this.#active !== active) return;
+        if (active.resent || !active.userText || this.#state !== 'open') {
           this.#showError(active, this.#s.errorNotSent);
           this.#endTurn(active, StopReason.Error, '');
+          return;
         }
+        active.resent = true;
+        active.orphan = false;
+        active.chatLive = true;
+        active.abort = new AbortController();
+        void this.#runChat(active, active.userText);
       }, REPLAY_FLUSH_MS);
     }
   }
@@ -913,6 +1055,7 @@ export class ChatElement extends Base {
         this.#endText(view);
         this.#setThinking(view, false);
         this.#toolCall(view, e.callId, e.name, e.arguments);
+        if (this.#changesPage(e.name)) this.#setSheet(true);
         break;
       case EventType.ToolResult:
         this.#toolResult(view, e.callId, e.name, e.isError === true, e.text);
@@ -980,6 +1123,8 @@ export class ChatElement extends Base {
   #bind(view, id) {
     view.id = id;
     view.orphan = false;
+    view.queued = false;
+    view.el.querySelector('.queued')?.remove();
     this.#views.set(id, view);
   }
 
@@ -1094,7 +1239,7 @@ export class ChatElement extends Base {
     const argsText = prettyJSON(args);
     body.append(
       this.#make('p', 'tool-label', this.#s.toolArguments),
-      this.#make('pre', 'tool-pre args', argsText && argsText !== '{}' ? argsText : this.#s.noArguments),
+      this.#pre('tool-pre args', argsText && argsText !== '{}' ? argsText : this.#s.noArguments),
     );
     d.append(summary, body);
     // The call's confirmation may have come before its tool_call event: keep the call first.
@@ -1135,7 +1280,7 @@ export class ChatElement extends Base {
     body.querySelectorAll('.result, .result-label').forEach((n) => n.remove());
     const shown = text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}…` : text;
     const label = this.#make('p', 'tool-label result-label', state === 'error' ? this.#s.toolError : this.#s.toolResult);
-    body.append(label, this.#make('pre', 'tool-pre result', prettyJSON(shown)));
+    body.append(label, this.#pre('tool-pre result', prettyJSON(shown)));
     this.#setToolState(d, state);
   }
 
@@ -1179,7 +1324,10 @@ export class ChatElement extends Base {
     }
     for (const d of view.tools.values()) if (d.dataset.state === 'running') this.#setToolState(d, 'interrupted');
     if (stopReason === StopReason.Error && !view.body.querySelector('.error')) this.#showError(view, this.#s.errorGeneric);
-    if (stopReason === StopReason.Cancelled) view.body.append(this.#note(this.#s.stopped));
+    if (stopReason === StopReason.Cancelled) {
+      view.body.append(this.#note(this.#s.stopped));
+      if (view.id) this.#rememberStopped(view.id);
+    }
     else if (stopReason === StopReason.MaxIterations) view.body.append(this.#note(this.#s.maxIterations));
     if (stopReason === StopReason.End || stopReason === StopReason.MaxIterations) {
       const segs = view.body.querySelectorAll('.text');
@@ -1197,6 +1345,8 @@ export class ChatElement extends Base {
     const view = this.#active;
     if (!view || view.done || view.stopping) return;
     view.stopping = true;
+    // A disabled button loses focus to <body>: keep the visitor in the composer.
+    if (this.#root.activeElement === this.#el.stop) this.#el.input.focus();
     /** @type {HTMLButtonElement} */ (this.#el.stop).disabled = true;
     if (view.chatLive && view.abort && !view.abort.signal.aborted) {
       view.abort.abort();
@@ -1275,13 +1425,38 @@ export class ChatElement extends Base {
         seg.append(renderMarkdown(item.text, this.#doc(), { base: this.#base() }));
         view.body.append(seg);
       } else {
-        const state = item.result !== undefined ? 'ok' : t.finished || ended ? 'interrupted' : 'running';
+        const state = item.result !== undefined ? (item.isError ? 'error' : 'ok') : t.finished || ended ? 'interrupted' : 'running';
         this.#toolCall(view, item.callId, item.name, item.args, item.result !== undefined ? { result: item.result, state } : { state });
       }
+    }
+    if (t.turnId && this.#stoppedTurns().includes(t.turnId)) {
+      view.body.append(this.#note(this.#s.stopped));
+      t.finished = true;
     }
     if (t.finished || ended || !t.turnId) {
       view.done = true;
       for (const d of view.tools.values()) if (d.dataset.state === 'running') this.#setToolState(d, 'interrupted');
+    }
+  }
+
+  /** @returns {string[]} ids of the turns stopped in this tab */
+  #stoppedTurns() {
+    try {
+      const v = JSON.parse(this.#storage?.getItem(STOPPED_KEY) ?? '[]');
+      return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** @param {string} turnId */
+  #rememberStopped(turnId) {
+    const ids = this.#stoppedTurns().filter((x) => x !== turnId);
+    ids.push(turnId);
+    try {
+      this.#storage?.setItem(STOPPED_KEY, JSON.stringify(ids.slice(-MAX_STOPPED)));
+    } catch {
+      // Storage full or forbidden: the note is then not shown after a reload.
     }
   }
 
@@ -1395,28 +1570,14 @@ export class ChatElement extends Base {
   // ---- small helpers --------------------------------------------------------------------
 
   /**
-   * @param {unknown} args
-   * @returns {HTMLElement|null} null when there are no arguments to show
+   * A box of tool text; it may scroll, so it is reachable by keyboard.
+   * @param {string} className
+   * @param {string} text
    */
-  #argsList(args) {
-    let obj = args;
-    if (typeof obj === 'string') {
-      try {
-        obj = JSON.parse(obj);
-      } catch {
-        // shown as text below
-      }
-    }
-    if (obj && typeof obj === 'object' && !Array.isArray(obj)) {
-      const entries = Object.entries(obj);
-      if (entries.length === 0) return null;
-      const dl = this.#make('dl', 'confirm-args');
-      for (const [k, v] of entries) {
-        dl.append(this.#make('dt', '', k), this.#make('dd', '', typeof v === 'string' ? v : JSON.stringify(v)));
-      }
-      return dl;
-    }
-    return this.#make('pre', 'tool-pre', prettyJSON(args));
+  #pre(className, text) {
+    const pre = this.#make('pre', className, text);
+    pre.tabIndex = 0;
+    return pre;
   }
 
   /**
@@ -1464,6 +1625,71 @@ export class ChatElement extends Base {
     }, 60);
   }
 
+  /** Keeps a pinned reader at the end; tells an unpinned one that there is more below. */
+  #followEnd() {
+    const t = this.#el.transcript;
+    if (this.#pinned) {
+      t.scrollTop = t.scrollHeight;
+      this.#lastScrollTop = t.scrollTop;
+      return;
+    }
+    if (t.scrollHeight - t.scrollTop - t.clientHeight > 24) this.#el.newMessages.hidden = false;
+  }
+
+  /**
+   * Scrolls el fully into the transcript's view (its bottom edge first, then its top if it is
+   * taller than the view), now and once more after layout has settled.
+   * @param {HTMLElement} el
+   */
+  #reveal(el) {
+    const place = () => {
+      if (!el.isConnected) return;
+      const t = this.#el.transcript;
+      const tr = t.getBoundingClientRect();
+      const r = el.getBoundingClientRect();
+      let delta = 0;
+      if (r.bottom > tr.bottom) delta = r.bottom - tr.bottom + 8;
+      if (r.top - delta < tr.top) delta = r.top - tr.top - 8;
+      t.scrollTop += delta;
+      this.#lastScrollTop = t.scrollTop;
+      this.#pinned = t.scrollHeight - t.scrollTop - t.clientHeight < 24;
+    };
+    place();
+    const raf = globalThis.requestAnimationFrame ?? ((/** @type {() => void} */ f) => setTimeout(f, 16));
+    raf(() => raf(place));
+  }
+
+  /**
+   * On a phone, shrinks the full-screen panel to a bottom sheet (so the visitor sees the page
+   * change) or back. Only while open, and never while a confirmation waits.
+   * @param {boolean} on
+   */
+  #setSheet(on) {
+    const phone = globalThis.matchMedia?.('(max-width: 600px)')?.matches === true;
+    this.toggleAttribute('sheet', on && phone && this.isOpen && this.#pendingConfirms === 0);
+  }
+
+  /**
+   * Whether a tool call may change what the page shows: a page tool not marked read-only.
+   * @param {unknown} name
+   */
+  #changesPage(name) {
+    const info = this.#toolInfo(String(name ?? ''));
+    return !!info && info.annotations?.readOnlyHint !== true;
+  }
+
+  /**
+   * What the page registered for a tool, or null.
+   * @param {string} name
+   */
+  #toolInfo(name) {
+    try {
+      return this.#toolInfoFn(name) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   /**
    * Scrolls the transcript to its end on the next frame, if the reader was at the end (or force).
    * @param {boolean} [force]
@@ -1475,9 +1701,14 @@ export class ChatElement extends Base {
     const raf = globalThis.requestAnimationFrame ?? ((/** @type {() => void} */ f) => setTimeout(f, 16));
     raf(() => {
       this.#scrollQueued = false;
-      if (!this.#pinned) return;
+      if (!this.#pinned) {
+        this.#followEnd();
+        return;
+      }
       const t = this.#el.transcript;
       t.scrollTop = t.scrollHeight;
+      this.#lastScrollTop = t.scrollTop;
+      this.#el.newMessages.hidden = true;
     });
   }
 }

@@ -9,9 +9,11 @@
  *           data-suggestions='["Show me SUVs under $40,000"]'></script>
  *
  * Without data-agent the socket is /v1/ws on the script's own host (wss: for an https: script).
- * window.byomcpConfig = {agent, strings, suggestions}, set before the script runs, does the same;
- * the script tag's attributes win. Pages may register tools before this script loads with the
- * pre-load queue snippet (see modelcontext.js). For debugging and tests the pieces are exposed
+ * data-layout="auto|docked|floating" says where the open panel sits (see layout.js; auto docks
+ * it beside the page from 1024 px). window.byomcpConfig = {agent, strings, suggestions, layout},
+ * set before the script runs, does the same; the script tag's attributes win. Scripts that run
+ * before this one may register tools once /byomcp/preload.js (a classic script) has run: their
+ * registrations are queued and registered here. For debugging and tests the pieces are exposed
  * as window.byomcp = {client, host, element, modelContext}.
  */
 
@@ -20,6 +22,7 @@ import { installModelContext } from './modelcontext.js';
 import { AgentClient } from './agent.js';
 import { defineChatElement } from './chat-element.js';
 import { parseStringsAttribute } from './strings.js';
+import { parseLayout } from './layout.js';
 
 /**
  * The agent's WebSocket URL: data-agent when given (relative URLs resolve against the script),
@@ -82,12 +85,15 @@ function boot() {
 
   defineChatElement();
   const element = /** @type {import('./chat-element.js').ChatElement} */ (document.createElement('byomcp-chat'));
+  const toolInfo = (/** @type {string} */ name) => host.listTools().find((t) => t.name === name) ?? null;
   element.attach({
     client,
     strings: { ...(config.strings ?? {}), ...(parseStringsAttribute(data.strings) ?? {}) },
     suggestions: parseList(data.suggestions) ?? (Array.isArray(config.suggestions) ? config.suggestions : []),
+    toolInfo,
+    layout: parseLayout(data.layout ?? config.layout),
   });
-  host.setConfirmHandler((request) => element.confirm(request));
+  host.setConfirmHandler((request) => element.confirm({ ...request, tool: toolInfo(request.name) ?? undefined }));
   win.byomcp = { client, host, element, modelContext };
 
   const mount = () => {

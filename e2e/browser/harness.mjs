@@ -102,20 +102,32 @@ export function launchBrowser() {
 }
 
 /**
- * A TCP proxy in front of the server, to cut every connection at once like a network blip.
+ * A TCP proxy in front of the server, to cut every connection at once like a network blip, or
+ * to go silent like a network that is gone while the sockets still look open (pause: nothing is
+ * forwarded either way and new connections are refused; resume: back to normal, the silent
+ * connections are dropped as a real network change would).
  * @param {string} target the server's http URL
- * @returns {Promise<{url: string, dropAll: () => number, close: () => Promise<void>}>}
+ * @returns {Promise<{url: string, dropAll: () => number, pause: () => void, resume: () => void, close: () => Promise<void>}>}
  */
 export async function startProxy(target) {
   const t = new URL(target);
   /** @type {Set<net.Socket>} */
   const open = new Set();
+  let paused = false;
   const server = net.createServer((client) => {
+    if (paused) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(Number(t.port), t.hostname);
     open.add(client);
     open.add(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.on('data', (d) => {
+      if (!paused) upstream.write(d);
+    });
+    upstream.on('data', (d) => {
+      if (!paused) client.write(d);
+    });
     const end = () => {
       open.delete(client);
       open.delete(upstream);
@@ -135,6 +147,13 @@ export async function startProxy(target) {
       const n = open.size;
       for (const s of [...open]) s.destroy();
       return n;
+    },
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+      for (const s of [...open]) s.destroy();
     },
     close: () =>
       new Promise((resolve) => {
@@ -204,6 +223,23 @@ export const W = {
   error: 'byomcp-chat .error',
   status: 'byomcp-chat .status',
 };
+
+/**
+ * Runs axe-core on the page, into the widget's open shadow root too, and returns the
+ * violations (rule id, impact, the nodes' targets).
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<{id: string, impact: string, help: string, nodes: string[]}[]>}
+ */
+export async function axeViolations(page) {
+  if (!(await page.evaluate(() => typeof (/** @type {any} */ (window).axe) === 'object'))) {
+    await page.addScriptTag({ path: path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+  }
+  return page.evaluate(async () => {
+    const axe = /** @type {any} */ (window).axe;
+    const res = await axe.run(document, { resultTypes: ['violations'] });
+    return res.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
+  });
+}
 
 /** Waits until the widget's client has an open session. */
 export async function waitConnected(page) {
