@@ -34,7 +34,7 @@ func ExamplePlanner_Stream() {
 	fmt.Println(resp.Text)
 	// Output:
 	// planner-1-1 search_cars {"bodyType":"suv","maxPrice":40000}
-	// I called search_cars. Result: Showing 1 car: c01 2023 Toyota RAV4 $31990
+	// Showing 1 car: 2023 Toyota RAV4 $31,990
 	//
-	// (Offline planner — no language model is configured. Set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)
+	// (Offline planner — this is the offline planner, not a language model: it follows simple requests only. Site owner: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)
 }

@@ -60,6 +60,14 @@ func (f *filler) freeText() {
 	}
 	if v != "" && p.schema.acceptsString(v) {
 		f.set(p, v, bonus)
+		// The value's words are the visitor's, not unknown requests.
+		if at := strings.Index(f.text, v); at >= 0 {
+			for i, t := range f.toks {
+				if t.start >= at && t.end <= at+len(v) {
+					f.used[i] = true
+				}
+			}
+		}
 	}
 }
 

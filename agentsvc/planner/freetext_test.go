@@ -72,14 +72,14 @@ func TestFreeTextAsksWhenNothingIsLeft(t *testing.T) {
 		text  string
 		want  []string
 	}{
-		{byomcpTools, "add a note", []string{"byomcp__add_note", "text (the note's text)"}},
-		{byomcpTools, "add a note please", []string{"byomcp__add_note", "text"}},
-		{byomcpTools, "calculate", []string{"byomcp__calculate", "expression"}},
-		{byomcpTools, "calculate the meaning of life", []string{"byomcp__calculate", "expression"}},
-		{searchTools, "search", []string{"To use search", "query"}},
-		{searchTools, "search for it", []string{"To use search", "query"}},
-		{financingAndByomcp, "apply for financing", []string{"apply_for_financing", "fullName", "email", "annualIncome"}},
-		{financingAndByomcp, "calculate my monthly payment", []string{"calculate_payment", "termMonths"}},
+		{byomcpTools, "add a note", []string{"To save a note I need your text."}},
+		{byomcpTools, "add a note please", []string{"To save a note I need your text."}},
+		{byomcpTools, "calculate", []string{"To evaluate an arithmetic expression exactly as written I need your expression."}},
+		{byomcpTools, "calculate the meaning of life", []string{"“"}},
+		{searchTools, "search", []string{"To search the shop's catalogue I need your query."}},
+		{searchTools, "search for it", []string{"To search the shop's catalogue I need your query."}},
+		{financingAndByomcp, "apply for financing", []string{"full name, email and annual income"}},
+		{financingAndByomcp, "calculate my monthly payment", []string{"24 months", "72 months"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

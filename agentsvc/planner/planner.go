@@ -1,88 +1,157 @@
 // Package planner is the offline planner: a deterministic router, not a language model, that
-// maps the user's words to one of the page's tools and fills its arguments from the schema.
+// maps the visitor's words to the page's tools, resolves the things they name from what the
+// conversation has seen, and answers in plain words.
 package planner
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 )
 
-// Notice ends every reply of the planner: it says what the planner is and how to get a real agent.
-const Notice = "(Offline planner — no language model is configured. Set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
+// Notice is the note for the site owner. It ends the first reply of a conversation only.
+const Notice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Site owner: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
 
-// askPhrase marks a reply that asked the user for a missing value; the next user message is
-// read together with the one before it.
-const askPhrase = " I need to know "
-
-// threshold is the lowest score of a tool the planner will call.
+// threshold is the lowest score of a tool the planner will consider.
 const threshold = 1.5
 
-// Planner is the offline planner. It is stateless and safe for concurrent use; the same
-// request always gets the same response.
-type Planner struct{}
+// Planner is the offline planner. It is stateless and safe for concurrent use: everything it
+// knows comes from the request, so the same request on the same day gets the same response.
+type Planner struct {
+	now func() time.Time
+}
 
 var _ llm.Model = (*Planner)(nil)
 
 // New returns the offline planner.
-func New() *Planner { return &Planner{} }
+func New() *Planner { return &Planner{now: time.Now} }
 
 // Name implements llm.Model.
 func (*Planner) Name() string { return "offline planner" }
 
-// Stream implements llm.Model. When the conversation ends with tool results it summarises
-// them; otherwise it calls the tool that best matches the last user message, asks for a
-// required value it cannot find, or lists the page's tools when nothing matches.
-func (*Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delta string)) (*llm.Response, error) {
+// Stream implements llm.Model. It reads the conversation like a model: the last user message
+// and, when this turn already called tools, their results; it answers with the next tool
+// call of its plan or with a reply for the visitor.
+func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delta string)) (*llm.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	msgs := req.Messages
-	if n := len(msgs); n > 0 && msgs[n-1].Role == chat.RoleTool {
-		return emit(ctx, summarize(msgs)+"\n\n"+Notice, onDelta)
+	now := time.Now
+	if p != nil && p.now != nil {
+		now = p.now
 	}
-	text, ok := userText(msgs)
-	if !ok {
-		return emit(ctx, toolList(req.Tools, "Here is what I can do on this page:"), onDelta)
+	c := newConv(req, now())
+	a := c.next()
+	if a.call != nil {
+		call := chat.ToolCall{
+			ID:        fmt.Sprintf("planner-1-%d", 1+countRole(req.Messages, chat.RoleAssistant)),
+			Name:      a.call.def.Name,
+			Arguments: a.call.arguments(),
+		}
+		return &llm.Response{ToolCalls: []chat.ToolCall{call}, FinishReason: "tool_calls"}, nil
 	}
-	best := route(text, req.Tools)
-	if best == nil {
-		return emit(ctx, toolList(req.Tools, "I could not match your request to a tool on this page. Here is what I can do here:"), onDelta)
+	text := a.text
+	if c.firstReply {
+		text += "\n\n" + Notice
 	}
-	if len(best.missing) > 0 {
-		return emit(ctx, ask(best), onDelta)
-	}
-	call := chat.ToolCall{
-		ID:        fmt.Sprintf("planner-1-%d", 1+countRole(msgs, chat.RoleAssistant)),
-		Name:      best.def.Name,
-		Arguments: best.arguments(),
-	}
-	return &llm.Response{ToolCalls: []chat.ToolCall{call}, FinishReason: "tool_calls"}, nil
+	return emit(ctx, text, onDelta)
 }
 
-// userText returns the last user message. When the planner's reply before it asked for a
-// missing value, the user message before that reply is prepended so the answer completes it.
-func userText(msgs []chat.Message) (string, bool) {
-	last := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == chat.RoleUser {
-			last = i
-			break
+// action is what the planner does next: call a tool or reply.
+type action struct {
+	call *plan
+	text string
+}
+
+func reply(format string, args ...any) action { return action{text: fmt.Sprintf(format, args...)} }
+
+// doneCall is a tool call of the current turn with its result.
+type doneCall struct {
+	name   string
+	args   string
+	result string // raw tool message content
+}
+
+// conv is one model call's view of the conversation.
+type conv struct {
+	tools      []chat.ToolDef
+	msgs       []chat.Message
+	lastUser   int
+	text       string
+	before     *memory // what the results before this turn showed
+	now        *memory // including this turn's results
+	done       []doneCall
+	firstReply bool
+	today      time.Time
+	vocab      map[string]bool // every word of every tool
+}
+
+func newConv(req llm.Request, now time.Time) *conv {
+	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, firstReply: true}
+	for i, m := range req.Messages {
+		if m.Role == chat.RoleUser {
+			c.lastUser = i
 		}
 	}
-	if last < 0 || strings.TrimSpace(msgs[last].Content) == "" {
-		return "", false
+	end := len(req.Messages)
+	if c.lastUser >= 0 {
+		end = c.lastUser
+		c.text = strings.TrimSpace(req.Messages[c.lastUser].Content)
 	}
-	text := msgs[last].Content
-	if last >= 2 && msgs[last-1].Role == chat.RoleAssistant && len(msgs[last-1].ToolCalls) == 0 &&
-		strings.Contains(msgs[last-1].Content, askPhrase) && strings.Contains(msgs[last-1].Content, Notice) &&
-		msgs[last-2].Role == chat.RoleUser {
-		text = msgs[last-2].Content + " , " + text
+	for _, m := range req.Messages[:end] {
+		if m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			c.firstReply = false
+		}
 	}
-	return text, true
+	c.before = remember(req.Messages[:end])
+	c.now = remember(req.Messages)
+	if c.lastUser >= 0 {
+		calls := map[string]chat.ToolCall{}
+		for _, m := range req.Messages[c.lastUser+1:] {
+			switch m.Role {
+			case chat.RoleAssistant:
+				for _, tc := range m.ToolCalls {
+					calls[tc.ID] = tc
+				}
+			case chat.RoleTool:
+				tc := calls[m.ToolCallID]
+				name := tc.Name
+				if name == "" {
+					name = m.Name
+				}
+				c.done = append(c.done, doneCall{name: name, args: tc.Arguments, result: m.Content})
+			}
+		}
+	}
+	c.vocab = map[string]bool{}
+	for _, t := range req.Tools {
+		for w := range vocabulary(t, parseSchema(t.Parameters)) {
+			c.vocab[w] = true
+			c.vocab[compact(w)] = true
+		}
+	}
+	return c
+}
+
+// next decides the planner's next step.
+func (c *conv) next() action {
+	if c.lastUser < 0 || c.text == "" {
+		if len(c.done) > 0 {
+			return action{text: c.summary()}
+		}
+		return action{text: c.greeting("Hi!")}
+	}
+	for _, d := range c.done {
+		if out := unwrap(d.result); out.isError {
+			return action{text: c.failure(d, out)}
+		}
+	}
+	in := c.intent()
+	return in.step(c)
 }
 
 func countRole(msgs []chat.Message, role string) int {
@@ -93,53 +162,6 @@ func countRole(msgs []chat.Message, role string) int {
 		}
 	}
 	return n
-}
-
-// toolList is the reply when no tool matches: every tool with its description.
-func toolList(tools []chat.ToolDef, intro string) string {
-	var b strings.Builder
-	if len(tools) == 0 {
-		b.WriteString("I could not match your request to a tool, and this page offers no tools right now.")
-	} else {
-		b.WriteString(intro)
-		for _, t := range tools {
-			b.WriteString("\n- ")
-			b.WriteString(t.Name)
-			if d := strings.TrimSpace(t.Description); d != "" {
-				b.WriteString(": ")
-				b.WriteString(d)
-			}
-		}
-	}
-	b.WriteString("\n\n")
-	b.WriteString(Notice)
-	return b.String()
-}
-
-// ask is the reply when the best tool has required parameters the text does not give.
-func ask(p *plan) string {
-	var b strings.Builder
-	b.WriteString("To use ")
-	b.WriteString(p.def.Name)
-	b.WriteString(askPhrase)
-	for i, prop := range p.missing {
-		switch {
-		case i == 0:
-		case i == len(p.missing)-1:
-			b.WriteString(" and ")
-		default:
-			b.WriteString(", ")
-		}
-		b.WriteString(prop.name)
-		if h := prop.schema.hint(); h != "" {
-			b.WriteString(" (")
-			b.WriteString(h)
-			b.WriteString(")")
-		}
-	}
-	b.WriteString(". Please tell me and I will try again.\n\n")
-	b.WriteString(Notice)
-	return b.String()
 }
 
 // emit streams text through onDelta in word-sized chunks and returns it as the response.

@@ -40,6 +40,10 @@ type plan struct {
 	score   float64
 	values  map[string]any // string, float64, []string or json.RawMessage
 	missing []*property
+	vocab   map[string]float64
+	toks    []token
+	hints   [][]hint
+	used    []bool // tokens the arguments came from
 }
 
 type queryWord struct {
@@ -51,6 +55,15 @@ type queryWord struct {
 // route picks the tool that best matches text and fills its arguments; nil when no tool
 // scores at least threshold. Ties go to the tool listed first.
 func route(text string, tools []chat.ToolDef) *plan {
+	ps := rankPlans(text, tools)
+	if len(ps) == 0 || ps[0].score < threshold {
+		return nil
+	}
+	return ps[0]
+}
+
+// rankPlans fills every tool's arguments from text and returns the plans, best first.
+func rankPlans(text string, tools []chat.ToolDef) []*plan {
 	toks := tokenize(text)
 	hs := hintsOf(toks)
 	query := queryWords(toks, hs)
@@ -76,19 +89,14 @@ func route(text string, tools []chat.ToolDef) *plan {
 			}
 		}
 	}
-	var best *plan
+	ps := make([]*plan, 0, len(tools))
 	for i, t := range tools {
 		f := newFiller(text, toks, hs, schemas[i], vocabs[i])
 		f.fill()
-		p := &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing}
-		if best == nil || better(p, best) {
-			best = p
-		}
+		ps = append(ps, &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing, vocab: vocabs[i], toks: toks, hints: hs, used: f.used})
 	}
-	if best == nil || best.score < threshold {
-		return nil
-	}
-	return best
+	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
+	return ps
 }
 
 // better reports whether p beats the best plan so far: a higher score, or the same score
@@ -345,7 +353,7 @@ func (f *filler) wordsAt(i int, words []string) bool {
 		return false
 	}
 	for k, w := range words {
-		if t := f.toks[i+k]; t.kind != kindWord || t.norm != w {
+		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && !typoMatch(t.norm, w)) {
 			return false
 		}
 	}
@@ -421,22 +429,44 @@ func (f *filler) ids() {
 		}
 		var vs []string
 		var at []int
-		for i, t := range f.toks {
-			if f.used[i] || (t.kind != kindWord && t.kind != kindNumber) || slices.Contains(vs, t.raw) {
+		for i := 0; i < len(f.toks); i++ {
+			t := f.toks[i]
+			if f.used[i] || (t.kind != kindWord && t.kind != kindNumber) {
 				continue
 			}
-			if check.pattern != nil {
-				if !check.pattern.MatchString(t.raw) {
+			// An id may span tokens written together: "bk-202".
+			last := -1
+			for j := min(i+2, len(f.toks)-1); j >= i; j-- {
+				contiguous := true
+				for k := i + 1; k <= j; k++ {
+					if f.toks[k].start != f.toks[k-1].end || f.used[k] {
+						contiguous = false
+					}
+				}
+				if !contiguous {
 					continue
 				}
-			} else if !idRe.MatchString(t.raw) {
+				raw := f.text[t.start:f.toks[j].end]
+				if t.kind == kindNumber && j == i {
+					raw = t.raw
+				}
+				ok := idRe.MatchString(raw)
+				if check.pattern != nil {
+					ok = check.pattern.MatchString(raw)
+				}
+				if ok && check.acceptsString(raw) && !slices.Contains(vs, raw) {
+					vs = append(vs, raw)
+					last = j
+					break
+				}
+			}
+			if last < 0 {
 				continue
 			}
-			if !check.acceptsString(t.raw) {
-				continue
+			for k := i; k <= last; k++ {
+				at = append(at, k)
 			}
-			vs = append(vs, t.raw)
-			at = append(at, i)
+			i = last
 			if single {
 				break
 			}
@@ -573,7 +603,52 @@ func (f *filler) names() {
 				break
 			}
 		}
+		if f.free(p) {
+			f.bareName(p)
+		}
 	}
+}
+
+// bareName fills a name parameter from a name written without "my name is": two or three
+// words no tool knows, capitalised ("Jane Doe, jane@…") or next to an e-mail address.
+func (f *filler) bareName(p *property) {
+	email := slices.ContainsFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
+	for i := 0; i < len(f.toks); {
+		j := i
+		caps := true
+		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
+			if r, _ := utf8.DecodeRuneInString(f.toks[j].raw); !unicode.IsUpper(r) {
+				caps = false
+			}
+			j++
+		}
+		n := j - i
+		if n >= 2 && n <= 3 && (caps || email) && (j == len(f.toks) || !f.nameWord(j)) {
+			words := make([]string, n)
+			for k := range n {
+				words[k] = f.toks[i+k].raw
+			}
+			if v := strings.Join(words, " "); p.schema.acceptsString(v) {
+				for k := i; k < j; k++ {
+					f.used[k] = true
+				}
+				f.set(p, v, bonusTyped)
+				return
+			}
+		}
+		i = max(j, i+1)
+	}
+}
+
+func (f *filler) nameWord(i int) bool {
+	t := f.toks[i]
+	if t.kind != kindWord || f.used[i] || len(t.raw) < 2 || stopWords[t.norm] || cueWordSet[t.norm] || requestWords[t.norm] {
+		return false
+	}
+	if f.vocab[t.norm] > 0 || hints[t.norm] != nil || rankWords[t.norm].keys != nil {
+		return false
+	}
+	return !calendarWords[strings.ToLower(t.raw)]
 }
 
 // label is a word near a number or quote, at a distance counted in content words.

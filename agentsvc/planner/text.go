@@ -125,7 +125,16 @@ func tokenize(text string) []token {
 		pos = s.end
 	}
 	scan(len(text))
-	return mergeMultipliers(toks)
+	toks = mergeMultipliers(toks)
+	for i := 2; i < len(toks); i++ {
+		a, j, b := toks[i-2], toks[i-1], toks[i]
+		if a.kind == kindNumber && b.kind == kindNumber && (j.norm == "and" || j.norm == "to" || j.raw == "-") &&
+			!a.grouped && !a.money && b.grouped && a.value < 1000 && b.value >= 1000 && a.value*1000 <= b.value {
+			toks[i-2].value *= 1000
+			toks[i-2].money, toks[i-2].grouped = b.money, true
+		}
+	}
+	return toks
 }
 
 // phoneLike reports a phone number: 7 to 15 digits, and either a label before it ("phone"),
@@ -312,13 +321,13 @@ var rewrites = map[string]string{
 	"truck": "pickup", "van": "minivan", "cabriolet": "convertible", "estate": "wagon",
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
-	"mobile": "phone", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
+	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 }
 
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
-	"cheap": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
+	"cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
 	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
 	"newest": {"year", "desc", "descending", "new"}, "latest": {"year", "desc", "descending", "new"},
@@ -401,7 +410,7 @@ var stopWords = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`a about again all also am an and any anything are as at
-		be been being but by can could did do doe doing don't dont for from get give go going got
+		be been being but by can could did do doing don't dont for from get give go going got
 		had ha have he hello her here hey hi him his how i i'd i'll i'm if in into is it it'd
 		it'll its just kind know let let' like look lot make me mine more most much my need no not
 		now of off ok okay on once one only or our out over own please pls really same see she
@@ -510,7 +519,27 @@ func wordsMatch(a, b string) bool {
 	for n < len(a) && a[n] == b[n] {
 		n++
 	}
-	return n >= 5 && n >= len(a)-1
+	return (n >= 5 && n >= len(a)-1) || typoMatch(a, b)
+}
+
+// typoMatch reports two words of at least five letters one typo apart: a letter missing,
+// added, changed, or two neighbours swapped ("electirc").
+func typoMatch(a, b string) bool {
+	if len(a) < 5 || len(b) < 5 || a == b {
+		return false
+	}
+	if len(a) == len(b) {
+		diff := []int{}
+		for i := range len(a) {
+			if a[i] != b[i] {
+				diff = append(diff, i)
+			}
+		}
+		if len(diff) == 2 && diff[1] == diff[0]+1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]] {
+			return true
+		}
+	}
+	return editDistance1(a, b)
 }
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.

@@ -1,0 +1,167 @@
+package planner
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// intent is what the planner understood of a user message: tool calls to make in order
+// (some known only after the earlier ones returned), then a reply; or just a reply.
+type intent struct {
+	reply string
+	// steps returns the calls of the plan given what the turn has seen so far; the calls
+	// already made are its first entries.
+	steps func(c *conv) []*plan
+	// final is the reply once every step ran; nil means the summary of the last result.
+	final func(c *conv) string
+	// asked marks a reply that asked for values of this tool (a missing parameter); choices
+	// a reply that offered these plans.
+	asked   *plan
+	choices []choice
+}
+
+// choice is one concrete option of a clarifying question.
+type choice struct {
+	label string
+	plan  *plan
+}
+
+func (in intent) step(c *conv) action {
+	if in.steps == nil {
+		return action{text: in.reply}
+	}
+	steps := in.steps(c)
+	if i := len(c.done); i < len(steps) && steps[i] != nil {
+		return action{call: steps[i]}
+	}
+	if in.final != nil {
+		return action{text: in.final(c)}
+	}
+	return action{text: c.summary()}
+}
+
+func callIntent(p *plan) intent {
+	return intent{steps: func(*conv) []*plan { return []*plan{p} }}
+}
+
+// intent is the plan for the turn's user message.
+func (c *conv) intent() intent {
+	if prev, ok := c.pending(); ok {
+		if in, ok := c.answers(prev); ok {
+			return in
+		}
+	}
+	return c.understand(c.text, c.before, true)
+}
+
+// pending returns the clarifying question the planner's last reply asked, when the last turn
+// was only that question.
+func (c *conv) pending() (intent, bool) {
+	prevUser := -1
+	for i := c.lastUser - 1; i >= 0; i-- {
+		if c.msgs[i].Role == chat.RoleUser {
+			prevUser = i
+			break
+		}
+	}
+	if prevUser < 0 || c.lastUser-prevUser != 2 {
+		return intent{}, false
+	}
+	if m := c.msgs[prevUser+1]; m.Role != chat.RoleAssistant || len(m.ToolCalls) > 0 || m.Content == "" {
+		return intent{}, false
+	}
+	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
+	pc := *c
+	pc.text = prevText
+	pc.lastUser = prevUser
+	pc.done = nil
+	pc.before = remember(c.msgs[:prevUser])
+	in := pc.understand(prevText, pc.before, false)
+	if in.asked == nil && len(in.choices) == 0 {
+		return intent{}, false
+	}
+	in.reply = prevText // the question's request, for completing it
+	return in, true
+}
+
+// answers reads the user message as the answer to the pending question: a pick among its
+// choices, or the missing value. It reports false when the message is about something else,
+// which abandons the question.
+func (c *conv) answers(prev intent) (intent, bool) {
+	if len(prev.choices) > 0 {
+		if i := pickChoice(c.text, prev.choices); i >= 0 {
+			return callIntent(prev.choices[i].plan), true
+		}
+	}
+	if prev.asked != nil {
+		combined := prev.reply + " , " + c.text
+		in := c.understand(combined, c.before, true)
+		if in.steps != nil {
+			steps := in.steps(c)
+			if len(steps) > 0 && steps[0] != nil && steps[0].def.Name == prev.asked.def.Name {
+				for _, m := range prev.asked.missing {
+					if _, ok := steps[0].values[m.name]; ok {
+						return in, true
+					}
+				}
+			}
+		}
+		if in.asked != nil && in.asked.def.Name == prev.asked.def.Name && len(in.asked.missing) < len(prev.asked.missing) {
+			return in, true
+		}
+	}
+	return intent{}, false
+}
+
+// pickChoice finds the choice the text picks: "the first", "2", "yes" when there is one
+// choice, or words that only one choice's label has.
+func pickChoice(text string, choices []choice) int {
+	toks := tokenize(text)
+	if n, ok := ordinalRef(toks); ok {
+		switch {
+		case n == -1:
+			return len(choices) - 1
+		case n >= 1 && n <= len(choices):
+			return n - 1
+		}
+	}
+	words := contentWords(text)
+	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value >= 1 && int(toks[0].value) <= len(choices) && toks[0].value == float64(int(toks[0].value)) {
+		return int(toks[0].value) - 1
+	}
+	if len(choices) == 1 {
+		low := strings.ToLower(strings.Trim(text, " .!"))
+		for _, y := range []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead", "y"} {
+			if low == y {
+				return 0
+			}
+		}
+	}
+	best, bestN, tie := -1, 0, false
+	for i, ch := range choices {
+		label := contentWords(ch.label)
+		n := 0
+		for _, w := range words {
+			if slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) }) {
+				n++
+			}
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tie = i, n, false
+		case n == bestN && n > 0:
+			tie = true
+		}
+	}
+	if tie || bestN == 0 {
+		return -1
+	}
+	// Every word given must belong to the choice: "price" picks "by price", "price please
+	// and something else" does not.
+	if bestN < len(words) {
+		return -1
+	}
+	return best
+}

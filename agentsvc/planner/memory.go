@@ -1,0 +1,356 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// item is one thing the conversation has seen in a tool result: a row with an id ("c01") and
+// a name ("2023 Toyota RAV4"), and the fields the result gave for it.
+type item struct {
+	id    string
+	name  string
+	words []string            // compact lower-case words of the name ("crv" for "CR-V")
+	attrs map[string][]string // string fields and lists of strings, lower case
+	nums  map[string]float64  // numeric fields
+}
+
+// memory is what the planner knows from the tool results of the conversation.
+type memory struct {
+	items map[string]*item // by id, the latest version
+	order []string         // ids in the order first seen
+	last  []*item          // the most recent result that listed items, in its order
+	money moneyStyle
+}
+
+// moneyStyle is how the page writes amounts: its currency sign and where it goes.
+type moneyStyle struct {
+	sign   string
+	after  bool   // "31.990 €"
+	group  string // thousands separator
+	marked bool   // a sign was seen in a result
+}
+
+var (
+	structuredRe = regexp.MustCompile(`(?m)^\s*structuredContent:\s*(.+)$`)
+	// rowRe finds "c01 2023 Toyota RAV4 $31990" in a result's text.
+	rowRe     = regexp.MustCompile(`(?:^|[:;|\n,]\s*|\s)([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s+([^;|\n$€£(),]+?)(?:\s+([$€£]\s?[0-9][0-9,]*(?:\.[0-9]+)?))?\.?\s*(?:[;|\n),]|$)`)
+	moneyRe   = regexp.MustCompile(`([$£])\s?([0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?)|€\s?([0-9]+(?:[.,][0-9]{3})*(?:,[0-9]+)?)|([0-9]+(?:[.\s][0-9]{3})*(?:,[0-9]+)?)\s?€`)
+	nameKeys  = []string{"name", "title", "label", "fullname", "displayname"}
+	partKeys  = []string{"year", "make", "brand", "manufacturer", "model", "author", "variant"}
+	idKeyLike = regexp.MustCompile(`(?i)^(id|.*[_-]id|.*[a-z]Id|sku|code|slug|ref|reference)$`)
+)
+
+// remember reads every tool result of msgs.
+func remember(msgs []chat.Message) *memory {
+	m := &memory{items: map[string]*item{}, money: moneyStyle{sign: "$", group: ","}}
+	for _, msg := range msgs {
+		if msg.Role != chat.RoleTool {
+			continue
+		}
+		m.read(msg.Content)
+	}
+	return m
+}
+
+func (m *memory) read(content string) {
+	out := unwrap(content)
+	if out.isError {
+		return
+	}
+	body := rawBody(content)
+	m.learnMoney(body)
+	var list []*item
+	if sm := structuredRe.FindStringSubmatch(body); sm != nil {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(sm[1]))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			list = collectItems(v)
+		}
+	}
+	text := structuredRe.ReplaceAllString(body, "")
+	labels := map[string]string{}
+	var textList []*item
+	for _, r := range rowRe.FindAllStringSubmatch(text, -1) {
+		label := strings.TrimSpace(r[2])
+		if label == "" || !strings.ContainsAny(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			continue
+		}
+		labels[r[1]] = label
+		it := &item{id: r[1], name: label, attrs: map[string][]string{}, nums: map[string]float64{}}
+		if r[3] != "" {
+			if v, ok := parseMoney(r[3]); ok {
+				it.nums["price"] = v
+			}
+		}
+		textList = append(textList, it)
+	}
+	if len(list) == 0 {
+		list = textList
+	}
+	for _, it := range list {
+		if l, ok := labels[it.id]; ok && (it.name == "" || len(l) > len(it.name)) {
+			it.name = l
+		}
+		if it.name == "" {
+			it.name = it.id
+		}
+		it.words = compactWords(it.name)
+		if old, ok := m.items[it.id]; ok {
+			for k, v := range old.attrs {
+				if _, has := it.attrs[k]; !has {
+					it.attrs[k] = v
+				}
+			}
+			for k, v := range old.nums {
+				if _, has := it.nums[k]; !has {
+					it.nums[k] = v
+				}
+			}
+		} else {
+			m.order = append(m.order, it.id)
+		}
+		m.items[it.id] = it
+	}
+	if len(list) > 0 {
+		m.last = list
+	}
+}
+
+// rawBody is a result's text without its untrusted-data envelope.
+func rawBody(content string) string {
+	body := content
+	if i := strings.Index(body, "<tool_output"); i >= 0 {
+		if j := strings.IndexByte(body[i:], '>'); j >= 0 {
+			body = body[i+j+1:]
+		}
+		if k := strings.LastIndex(body, "</tool_output>"); k >= 0 {
+			body = body[:k]
+		}
+	}
+	return body
+}
+
+func (m *memory) learnMoney(text string) {
+	if m.money.marked {
+		return
+	}
+	for _, sm := range moneyRe.FindAllStringSubmatch(text, -1) {
+		switch {
+		case sm[1] != "":
+			m.money = moneyStyle{sign: sm[1], group: ",", marked: true}
+		case sm[3] != "":
+			m.money = moneyStyle{sign: "€", group: groupOf(sm[3], ","), marked: true}
+		default:
+			m.money = moneyStyle{sign: "€", after: true, group: groupOf(sm[4], "."), marked: true}
+		}
+		return
+	}
+}
+
+func groupOf(num, def string) string {
+	switch {
+	case regexp.MustCompile(`[0-9]\.[0-9]{3}(\D|$)`).MatchString(num):
+		return "."
+	case strings.Contains(num, " "):
+		return " "
+	case regexp.MustCompile(`[0-9],[0-9]{3}(\D|$)`).MatchString(num):
+		return ","
+	}
+	return def
+}
+
+func parseMoney(s string) (float64, bool) {
+	s = strings.TrimLeft(s, "$€£ ")
+	s = strings.ReplaceAll(s, ",", "")
+	v, err := strconv.ParseFloat(strings.TrimRight(s, "."), 64)
+	return v, err == nil
+}
+
+// format writes an amount the page's way: "$31,990", "$597.50", "31.990 €".
+func (s moneyStyle) format(v float64) string {
+	cents := v != float64(int64(v))
+	whole := int64(v)
+	if v < 0 {
+		whole = -whole
+	}
+	digits := strconv.FormatInt(whole, 10)
+	var b strings.Builder
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteString(s.group)
+		}
+		b.WriteRune(r)
+	}
+	num := b.String()
+	if cents {
+		frac := strconv.FormatFloat(v-float64(int64(v)), 'f', 2, 64)
+		dec := "."
+		if s.group == "." {
+			dec = ","
+		}
+		num += dec + strings.TrimPrefix(strings.TrimPrefix(frac, "-"), "0.")
+	}
+	if v < 0 {
+		num = "-" + num
+	}
+	if s.after {
+		return num + " " + s.sign
+	}
+	return s.sign + num
+}
+
+// collectItems finds the rows of a structured result: objects with an id-like string field,
+// in arrays at any depth (a search's "cars", a comparison's "cars", a catalogue's "books").
+func collectItems(v any) []*item {
+	var out []*item
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 6 {
+			return
+		}
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				if obj, ok := e.(map[string]any); ok {
+					if it := itemOf(obj); it != nil {
+						out = append(out, it)
+						continue
+					}
+				}
+				walk(e, depth+1)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				switch e := x[k]; e.(type) {
+				case []any, map[string]any:
+					walk(e, depth+1)
+				}
+			}
+		}
+	}
+	walk(v, 0)
+	return out
+}
+
+// itemOf reads one row; nil when it has no id.
+func itemOf(obj map[string]any) *item {
+	id := ""
+	for _, k := range []string{"id", "ID", "Id"} {
+		if s, ok := obj[k].(string); ok && s != "" {
+			id = s
+			break
+		}
+		if n, ok := obj[k].(json.Number); ok {
+			id = n.String()
+			break
+		}
+	}
+	if id == "" {
+		return nil
+	}
+	it := &item{id: id, attrs: map[string][]string{}, nums: map[string]float64{}}
+	lower := map[string]any{}
+	for k, v := range obj {
+		lower[strings.ToLower(k)] = v
+		if idKeyLike.MatchString(k) {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			it.attrs[strings.ToLower(k)] = []string{strings.ToLower(x)}
+		case json.Number:
+			if f, err := x.Float64(); err == nil {
+				it.nums[strings.ToLower(k)] = f
+			}
+		case []any:
+			var ss []string
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					ss = append(ss, strings.ToLower(s))
+				}
+			}
+			if len(ss) > 0 {
+				it.attrs[strings.ToLower(k)] = ss
+			}
+		}
+	}
+	for _, k := range nameKeys {
+		if s, ok := lower[k].(string); ok && s != "" {
+			it.name = s
+			return it
+		}
+	}
+	var parts []string
+	for _, k := range partKeys {
+		switch x := lower[k].(type) {
+		case string:
+			parts = append(parts, x)
+		case json.Number:
+			parts = append(parts, x.String())
+		}
+	}
+	it.name = strings.Join(parts, " ")
+	return it
+}
+
+// compactWords splits a name into lower-case words without inner punctuation: "Honda CR-V"
+// gives honda, crv.
+func compactWords(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		if w := compact(f); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func compact(s string) string {
+	var b bytes.Buffer
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r > 127 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// known returns the items in the order first seen.
+func (m *memory) known() []*item {
+	out := make([]*item, 0, len(m.order))
+	for _, id := range m.order {
+		out = append(out, m.items[id])
+	}
+	return out
+}
+
+// num returns an item's numeric field whose name contains one of keys ("price" matches
+// "price" and "totalPrice").
+func (it *item) num(keys ...string) (float64, bool) {
+	for _, k := range keys {
+		if v, ok := it.nums[k]; ok {
+			return v, true
+		}
+	}
+	for _, k := range keys {
+		for f, v := range it.nums {
+			if strings.Contains(f, k) {
+				return v, true
+			}
+		}
+	}
+	return 0, false
+}

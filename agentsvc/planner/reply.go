@@ -1,0 +1,607 @@
+package planner
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// smallTalk answers greetings, thanks and "what can you do" with what the page offers.
+func (c *conv) smallTalk(text string) (string, bool) {
+	low := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?, "))
+	low = strings.Join(strings.Fields(strings.NewReplacer(",", " ", "!", " ", "'", "").Replace(low)), " ")
+	switch low {
+	case "hi", "hello", "hey", "hey there", "hi there", "hello there", "hiya", "howdy", "yo", "good morning",
+		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
+		return c.greeting("Hi!"), true
+	case "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
+		return "You're welcome! Anything else I can do on this page?", true
+	case "bye", "goodbye", "see you", "see ya":
+		return "Goodbye, and enjoy the rest of your visit!", true
+	case "help", "what can you do", "what can i do", "what can you do here", "what can i ask", "who are you", "what are you", "options", "menu":
+		return c.greeting("I'm the page's assistant."), true
+	}
+	return "", false
+}
+
+// greeting presents what the planner can do here, as requests the visitor can type.
+func (c *conv) greeting(open string) string {
+	sug := c.suggestions(3)
+	if len(sug) == 0 {
+		return open + " This page offers no actions I can take right now."
+	}
+	return open + " Here is what I can do on this page — try: " + quoteList(sug, "or") + "."
+}
+
+func (c *conv) noTools() string {
+	return "Sorry, I can't do that here: this page offers no actions I can take right now."
+}
+
+// suggestions are requests that route back to their tool, one per tool, at most n, leaving
+// out tools that submit or buy something.
+func (c *conv) suggestions(n int) []string {
+	var out []string
+	for _, t := range c.tools {
+		if len(out) == n {
+			break
+		}
+		name := identWords(t.Name)
+		if len(name) > 0 && slices.Contains([]string{"book", "apply", "submit", "delete", "remove", "buy", "purchase", "pay", "send", "checkout", "cancel", "close", "back", "clear", "reset"}, name[0]) {
+			continue
+		}
+		ex := c.example(t)
+		if ex == "" {
+			continue
+		}
+		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
+			continue
+		}
+		out = append(out, ex)
+	}
+	return out
+}
+
+// example is a request for tool t made of its name and the first value of its enums:
+// "sort cars by price", "search cars suv". "" when it needs a value with no enum.
+func (c *conv) example(t chat.ToolDef) string {
+	name := t.Name
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		name = name[i+2:]
+	}
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	parts := []string{strings.Join(words, " ")}
+	s := parseSchema(t.Parameters)
+	added := false
+	for _, p := range s.props {
+		if !p.required && added {
+			continue
+		}
+		switch {
+		case len(p.schema.enum) > 0:
+			e := p.schema.enum[0]
+			v := string(e.raw)
+			if e.isStr {
+				v = e.str
+			}
+			if p.required {
+				parts = append(parts, paramLabel(p, v))
+			} else {
+				parts = append(parts, v)
+			}
+			added = true
+		case p.required:
+			return ""
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// quoteList writes “a”, “b” or “c”.
+func quoteList(xs []string, conj string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "“" + x + "”"
+	}
+	return joinList(q, conj)
+}
+
+func joinList(xs []string, conj string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " " + conj + " " + xs[len(xs)-1]
+}
+
+// title is an item as the visitor knows it: its name, never its id.
+func title(it *item) string {
+	if it.name != "" && it.name != it.id {
+		return it.name
+	}
+	return it.id
+}
+
+// answerAbout answers a question about items already seen: which is cheaper, how much is
+// the RAV4, what year is the second one.
+func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool, mem *memory) (string, bool) {
+	money := mem.money
+	if memRank && hasRank && len(refs) >= 1 {
+		it := refs[0]
+		v, _ := it.num(o.keys...)
+		what := o.what
+		if len(refs) == 1 {
+			_ = v
+			s := "The " + title(it) + " is the " + what + rankDetail(o, it, money) + "."
+			var others []string
+			for _, x := range mem.last {
+				if x != it {
+					if w, ok := x.num(o.keys...); ok {
+						if slices.Equal(o.keys, yearKeys) {
+							others = append(others, "the other is the "+title(x))
+							continue
+						}
+						others = append(others, "the "+title(x)+" is "+c.fieldValue(o.keys, w, money))
+					}
+				}
+			}
+			if len(others) > 0 && len(others) <= 2 {
+				s += " (" + joinList(others, "and") + ")."
+				s = strings.Replace(s, ".)", ")", 1)
+				s = strings.TrimSuffix(s, ".") + "."
+			}
+			return s, true
+		}
+		var parts []string
+		for _, x := range refs {
+			w, _ := x.num(o.keys...)
+			parts = append(parts, "the "+title(x)+" ("+c.fieldValue(o.keys, w, money)+")")
+		}
+		return "The " + strconv.Itoa(len(refs)) + " " + what + " are " + joinList(parts, "and") + ".", true
+	}
+	// A field named in the question: "how much", "price", "year", "mileage", "colors".
+	keys := questionField(toks)
+	if keys == nil {
+		return "", false
+	}
+	var parts []string
+	for _, it := range refs {
+		if v, ok := it.num(keys...); ok {
+			parts = append(parts, "the "+title(it)+" is "+c.fieldValue(keys, v, money))
+			continue
+		}
+		for _, k := range keys {
+			if vs, ok := it.attrs[k]; ok {
+				parts = append(parts, "the "+title(it)+" comes in "+joinList(vs, "and"))
+				break
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	s := joinList(parts, "and") + "."
+	return strings.ToUpper(s[:1]) + s[1:], true
+}
+
+func questionField(toks []token) []string {
+	for i, t := range toks {
+		if t.kind != kindWord {
+			continue
+		}
+		switch t.norm {
+		case "much", "price", "cost", "expensive", "cheap":
+			if t.norm != "much" || (i > 0 && toks[i-1].norm == "how") {
+				return priceKeys
+			}
+		case "year", "old", "new":
+			return yearKeys
+		case "mileage", "mile", "km", "odometer":
+			return mileageKeys
+		case "color", "colour":
+			return []string{"colors", "color", "colours"}
+		case "fuel", "engine":
+			return []string{"fuel", "engine"}
+		}
+	}
+	return nil
+}
+
+// fieldValue writes a value of a field: money for prices, miles for mileage, plain years.
+func (c *conv) fieldValue(keys []string, v float64, money moneyStyle) string {
+	switch {
+	case slices.Equal(keys, priceKeys):
+		return money.format(v)
+	case slices.Equal(keys, mileageKeys):
+		return groupDigits(v, money.group) + " miles"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func groupDigits(v float64, sep string) string {
+	s := moneyStyle{group: sep}.format(v)
+	return s
+}
+
+// whichOne asks which of several items the words name.
+func (c *conv) whichOne(text string, m mention, mem *memory) intent {
+	var chs []choice
+	for _, it := range m.items {
+		if len(chs) == 3 {
+			break
+		}
+		t2 := text[:m.start] + it.id + text[m.end:]
+		p := route(t2, c.tools)
+		label := "the " + title(it)
+		if p != nil && len(p.missing) == 0 {
+			chs = append(chs, choice{label, p})
+		} else {
+			chs = append(chs, choice{label, nil})
+		}
+	}
+	labels := make([]string, len(chs))
+	for i, ch := range chs {
+		labels[i] = ch.label
+	}
+	in := intent{reply: "Which one do you mean: " + joinList(labels, "or") + "?"}
+	if !slices.ContainsFunc(chs, func(ch choice) bool { return ch.plan == nil }) {
+		in.choices = chs
+	}
+	return in
+}
+
+// describe writes what a plan would do, for a choice: "sort the inventory by price, ascending".
+func describePlan(p *plan) string {
+	d := strings.TrimSpace(p.def.Description)
+	if i := strings.IndexAny(d, ".;:("); i > 0 {
+		d = strings.TrimSpace(d[:i])
+	}
+	if d == "" || len(d) > 60 {
+		name := p.def.Name
+		if i := strings.LastIndex(name, "__"); i >= 0 {
+			name = name[i+2:]
+		}
+		d = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
+	}
+	d = lowerFirst(baseVerb(d))
+	var vals []string
+	for _, prop := range p.schema.props {
+		v, ok := p.values[prop.name]
+		if !ok {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			vals = append(vals, paramLabel(prop, x))
+		case []string:
+			vals = append(vals, paramLabel(prop, strings.Join(x, " and ")))
+		case float64:
+			vals = append(vals, paramLabel(prop, strconv.FormatFloat(x, 'f', -1, 64)))
+		}
+	}
+	if len(vals) > 0 {
+		d += " (" + strings.Join(vals, ", ") + ")"
+	}
+	return d
+}
+
+func paramLabel(p *property, v string) string {
+	switch v {
+	case "asc":
+		return "lowest first"
+	case "desc":
+		return "highest first"
+	}
+	if len(p.words) == 1 && (p.words[0] == "by" || p.words[0] == "sort") {
+		return "by " + v
+	}
+	if u := p.words[len(p.words)-1]; slices.Contains([]string{"month", "year", "day", "week", "hour", "minute", "night", "person", "guest", "seat", "people"}, u) {
+		if v == "1" {
+			return v + " " + u
+		}
+		return v + " " + u + "s"
+	}
+	return strings.Join(p.words, " ") + " " + v
+}
+
+// humanParam writes a parameter name as words: "annualIncome" → "annual income".
+func humanParam(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			b.WriteByte(' ')
+		case unicode.IsUpper(r) && i > 0:
+			b.WriteByte(' ')
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// baseVerb turns a description's "Saves a note" into "Save a note".
+func baseVerb(d string) string {
+	first, rest, _ := strings.Cut(d, " ")
+	l := strings.ToLower(first)
+	switch {
+	case len(l) < 4 || !strings.HasSuffix(l, "s") || strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "us"):
+		return d
+	case strings.HasSuffix(l, "ches") || strings.HasSuffix(l, "shes") || strings.HasSuffix(l, "xes") || strings.HasSuffix(l, "sses"):
+		first = first[:len(first)-2]
+	default:
+		first = first[:len(first)-1]
+	}
+	if rest == "" {
+		return first
+	}
+	return first + " " + rest
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	rest := s[n:]
+	if nr, _ := utf8.DecodeRuneInString(rest); unicode.IsUpper(nr) {
+		return s // an acronym
+	}
+	return string(unicode.ToLower(r)) + rest
+}
+
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// choose asks the visitor to pick one of a few concrete plans.
+func (c *conv) choose(intro string, ps []*plan) intent {
+	var chs []choice
+	for _, p := range ps {
+		if len(chs) == 3 {
+			break
+		}
+		label := describePlan(p)
+		if slices.ContainsFunc(chs, func(ch choice) bool { return ch.label == label }) {
+			continue
+		}
+		chs = append(chs, choice{label, p})
+	}
+	labels := make([]string, len(chs))
+	for i, ch := range chs {
+		labels[i] = ch.label
+	}
+	var q string
+	if len(chs) == 1 {
+		q = intro + " " + labels[0] + "?"
+	} else {
+		q = intro + " " + joinList(labels, "or") + "?"
+	}
+	return intent{reply: q, choices: chs}
+}
+
+// clarify answers a message that does not clearly fit one action: a question with the
+// closest concrete actions, or what the page offers.
+func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) intent {
+	var cands []*plan
+	for _, p := range ps {
+		if p.score <= 0 || len(p.missing) > 0 {
+			continue
+		}
+		if len(p.schema.props) > 0 && len(p.values) == 0 {
+			continue
+		}
+		if m, u := c.coverage(p, toks); m == 0 || u > m {
+			continue
+		}
+		if slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
+			continue
+		}
+		cands = append(cands, p)
+		if len(cands) == 3 {
+			break
+		}
+	}
+	if len(cands) > 0 {
+		return c.choose("I'm not sure I got that. Should I", cands)
+	}
+	sug := c.suggestions(3)
+	if len(sug) == 0 {
+		return intent{reply: "Sorry, I can't help with that on this page."}
+	}
+	return intent{reply: "Sorry, I can't help with that on this page. I can do things like " + quoteList(sug, "or") + "."}
+}
+
+// askMissing asks for the required values a plan lacks, with concrete choices when the
+// values are few.
+func (c *conv) askMissing(p *plan, mem *memory) intent {
+	m := p.missing[0]
+	what := describePlan(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
+	// One enum value to pick: offer each as a choice.
+	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
+		var ps []*plan
+		for _, e := range m.schema.enum {
+			q := &plan{def: p.def, schema: p.schema, values: map[string]any{}, score: p.score}
+			for k, v := range p.values {
+				q.values[k] = v
+			}
+			q.values[m.name] = e.raw
+			if e.isStr {
+				q.values[m.name] = e.str
+			}
+			ps = append(ps, q)
+		}
+		labels := make([]string, 0, len(ps))
+		var chs []choice
+		for i, e := range m.schema.enum {
+			v := string(e.raw)
+			if e.isStr {
+				v = e.str
+			}
+			l := paramLabel(m, v)
+			labels = append(labels, l)
+			chs = append(chs, choice{l, ps[i]})
+		}
+		return intent{reply: upperFirst(what) + ": " + joinList(labels, "or") + "?", asked: p, choices: chs}
+	}
+	if single, list := idParam(m); single || list {
+		var names []string
+		src := mem.last
+		if len(src) == 0 {
+			src = mem.known()
+		}
+		for _, it := range src {
+			if len(names) == 3 {
+				break
+			}
+			names = append(names, "the "+title(it))
+		}
+		n := "Which one"
+		if list {
+			n = "Which ones"
+			if m.schema.minItems != nil && m.schema.maxItems != nil {
+				n = "Which " + strconv.Itoa(*m.schema.minItems) + " to " + strconv.Itoa(*m.schema.maxItems)
+			}
+		}
+		q := n + " should I use to " + what + "?"
+		if len(names) > 0 {
+			q += " For example " + joinList(names, "or") + "."
+		} else {
+			q += " Tell me their names."
+		}
+		return intent{reply: q, asked: p}
+	}
+	var need []string
+	for _, mp := range p.missing {
+		h := humanParam(mp.name)
+		if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
+			h += " (" + hint + ")"
+		}
+		need = append(need, h)
+	}
+	return intent{reply: "To " + what + " I need your " + joinList(need, "and") + ".", asked: p}
+}
+
+var (
+	idParenRe = regexp.MustCompile(`\(\s*([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s*(?:,\s*|\))`)
+	bareMoney = regexp.MustCompile(`([$£€])\s?([0-9]{4,})(\.[0-9]+)?\b`)
+	snakeRe   = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`)
+)
+
+// humanize rewrites a tool result for the visitor: no ids before names, amounts with
+// separators, no sentences meant for the model, at most a few entries of a list.
+func (c *conv) humanize(text string) string {
+	money := c.now.money
+	for id, it := range c.now.items {
+		if it.name == "" || it.name == id {
+			continue
+		}
+		text = strings.ReplaceAll(text, id+" "+it.name, it.name)
+	}
+	for id, it := range c.now.items {
+		if it.name != "" && it.name != id {
+			text = regexp.MustCompile(`\b`+regexp.QuoteMeta(id)+`\b`).ReplaceAllString(text, it.name)
+		}
+	}
+	text = idParenRe.ReplaceAllStringFunc(text, func(s string) string {
+		if strings.HasSuffix(s, ")") {
+			return ""
+		}
+		return "("
+	})
+	text = strings.ReplaceAll(text, " )", ")")
+	text = bareMoney.ReplaceAllStringFunc(text, func(s string) string {
+		v, ok := parseMoney(s)
+		if !ok {
+			return s
+		}
+		return money.format(v)
+	})
+	text = regexp.MustCompile(`\b(asc)\b`).ReplaceAllString(text, "ascending")
+	text = regexp.MustCompile(`\b(desc)\b`).ReplaceAllString(text, "descending")
+	var kept []string
+	for _, s := range clauses(text) {
+		low := strings.ToLower(s)
+		if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) {
+			continue
+		}
+		kept = append(kept, strings.TrimSpace(s))
+	}
+	out := strings.Join(kept, " ")
+	if strings.HasSuffix(out, ";") {
+		out = strings.TrimSuffix(out, ";") + "."
+	}
+	// A long list: the first five entries.
+	if parts := strings.Split(out, "; "); len(parts) > 5 {
+		out = strings.Join(parts[:5], "; ") + "; and " + strconv.Itoa(len(parts)-5) + " more."
+	}
+	return clip(strings.TrimSpace(out), maxSummary)
+}
+
+// clauses splits text after . ! ? ; and line ends that end a clause (not "597.50").
+func clauses(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		end := ch == '\n' || ((ch == '.' || ch == '!' || ch == '?' || ch == ';') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'))
+		if end {
+			if s := strings.TrimSpace(text[start : i+1]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// summary tells the visitor what the turn's last call did.
+func (c *conv) summary() string {
+	if len(c.done) == 0 {
+		return "Done."
+	}
+	d := c.done[len(c.done)-1]
+	out := unwrap(d.result)
+	text := c.humanize(strings.TrimSpace(structuredRe.ReplaceAllString(out.text, "")))
+	if text == "" || text == "(the tool returned no content)" {
+		return "Done: " + describePlan(&plan{def: c.toolDef(d.name), schema: parseSchema(c.toolDef(d.name).Parameters), values: map[string]any{}}) + "."
+	}
+	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.ContainsAny(text[len(text)-1:], ".!?…") {
+		return "Result: " + text
+	}
+	return text
+}
+
+func (c *conv) toolDef(name string) (def chat.ToolDef) {
+	for _, t := range c.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	def.Name = name
+	def.Parameters = []byte(`{}`)
+	return def
+}
+
+// failure tells the visitor that a call failed, in the page's words.
+func (c *conv) failure(d doneCall, out toolOutput) string {
+	msg := c.humanize(out.text)
+	if msg == "" {
+		msg = "it reported an error without details"
+	}
+	return "That didn't work: " + lowerFirst(strings.TrimSuffix(msg, ".")) + "."
+}

@@ -1,0 +1,183 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+)
+
+// step is one shopper message on a page: the calls the planner must make (none means it
+// must reply without acting) and words its reply must and must not contain.
+type step struct {
+	page  string
+	say   string
+	calls []string
+	reply []string
+	not   []string
+}
+
+// shopperScenarios are conversations written the way shoppers type on the demo: suggestions
+// of the widget, lower case, typos, no punctuation, follow-ups that depend on the answer.
+var shopperScenarios = []struct {
+	name  string
+	steps []step
+}{
+	// The rows of issue 13.
+	{"compare by names, then a new question", []step{
+		{"inventory", "Compare the RAV4 and the CR-V", []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02"]}`},
+			[]string{"2023 Toyota RAV4", "2022 Honda CR-V", "$31,990"}, []string{"c01", "carIds"}},
+		{"drawer", "Which electric cars do you have?", []string{`search_cars {"fuel":"electric"}`}, []string{"Tesla Model Y", "$46,990"}, []string{"carIds", "c04"}},
+	}},
+	{"open by name", []step{{"inventory", "open the Model 3", []string{`search_cars {}`, `select_car {"carId":"c12"}`}, []string{"2022 Tesla Model 3", "$35,990"}, []string{"c12", "tools"}}}},
+	{"show by name", []step{{"inventory", "show me the RAV4", []string{`search_cars {}`, `select_car {"carId":"c01"}`}, []string{"2023 Toyota RAV4"}, []string{"c01"}}}},
+	{"cheapest electric", []step{{"inventory", "cheapest electric car?", []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`},
+		[]string{"The cheapest electric car is the 2022 Tesla Model 3, at $35,990."}, nil}}},
+	{"sort by newest", []step{{"inventory", "sort by newest", []string{`sort_cars {"by":"year","order":"desc"}`}, []string{"Sorted by year descending"}, nil}}},
+	{"payment on the inventory", []step{{"inventory", "monthly payment over 60 months with 5000 down", nil, []string{"can't help with that on this page"}, []string{"minPrice"}}}},
+	{"total price on the inventory", []step{{"inventory", "what's the total price?", nil, []string{"?"}, nil}}},
+	{"which is cheaper in the drawer", []step{
+		{"inventory", "compare c01 and c02", []string{`compare_cars {"carIds":["c01","c02"]}`}, []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V"}, nil},
+		{"drawer", "which one is cheaper?", nil, []string{"The 2022 Honda CR-V is the cheaper, at $29,450", "$31,990"}, nil},
+	}},
+	{"name and email without my name is", []step{{"test-drive", "Jane Doe, jane@example.com", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com"}`}, []string{"Filled"}, nil}}},
+	{"hi", []step{{"inventory", "hi", nil, []string{"Hi!", "“search cars", "Offline planner"}, []string{"search_cars:"}}}},
+	{"something fun", []step{{"inventory", "something fun to drive", nil, []string{"I can do things like"}, nil}}},
+	{"note once", []step{
+		{"inventory", "show me SUVs under 40k", []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}, []string{"Offline planner", "$31,990"}, nil},
+		{"inventory", "sort by price", []string{`sort_cars {"by":"price"}`}, nil, []string{"Offline planner", "OPENAI_API_KEY"}},
+	}},
+
+	// Inventory: filters in shopper phrasing.
+	{"suvs under", []step{{"inventory", "Show me SUVs under $35,000", []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}, []string{"Showing"}, nil}}},
+	{"lower case no punctuation", []step{{"inventory", "red toyotas", []string{`search_cars {"make":"Toyota","color":"red"}`}, nil, nil}}},
+	{"between thousand", []step{{"inventory", "cars between 20 and 30 thousand", []string{`search_cars {"minPrice":20000,"maxPrice":30000}`}, nil, nil}}},
+	{"less than miles", []step{{"inventory", "less than 50k miles", []string{`search_cars {"maxMileage":50000}`}, nil, nil}}},
+	{"hybrids since", []step{{"inventory", "hybrids from 2022 or newer", []string{`search_cars {"fuel":"hybrid","minYear":2022}`}, nil, nil}}},
+	{"typo suv", []step{{"inventory", "any electirc suvs", []string{`search_cars {"bodyType":"suv","fuel":"electric"}`}, nil, nil}}},
+	{"budget", []step{{"inventory", "my budget is 25k", []string{`search_cars {"maxPrice":25000}`}, nil, nil}}},
+	{"pickups", []step{{"inventory", "do you have any trucks", []string{`search_cars {"bodyType":"pickup"}`}, nil, nil}}},
+	{"clear", []step{{"inventory", "reset filters pls", []string{`clear_filters {}`}, []string{"Filters cleared"}, nil}}},
+	{"sort cheap first", []step{{"inventory", "cheapest first", []string{`sort_cars {"by":"price","order":"asc"}`}, nil, nil}}},
+	{"sort high to low", []step{{"inventory", "sort by price high to low", []string{`sort_cars {"by":"price","order":"desc"}`}, nil, nil}}},
+	{"sort mileage", []step{{"inventory", "order by mileage", []string{`sort_cars {"by":"mileage"}`}, nil, nil}}},
+	{"sort question", []step{{"inventory", "sort the cars", nil, []string{"by price", "by year", "by mileage"}, nil}}},
+	{"sort answered", []step{
+		{"inventory", "sort the cars", nil, []string{"by price"}, nil},
+		{"inventory", "price", []string{`sort_cars {"by":"price"}`}, nil, nil},
+	}},
+	{"sort question abandoned", []step{
+		{"inventory", "sort the cars", nil, []string{"by price"}, nil},
+		{"inventory", "show me hybrids", []string{`search_cars {"fuel":"hybrid"}`}, nil, nil},
+	}},
+	{"newest suv", []step{{"inventory", "whats the newest suv", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"year","order":"desc"}`}, []string{"The newest suv is the 2023"}, nil}}},
+	{"most expensive", []step{{"inventory", "most expensive car", []string{`sort_cars {"by":"price","order":"desc"}`}, []string{"The most expensive car is the 2023 Tesla Model Y, at $46,990."}, nil}}},
+	{"lowest mileage sedan", []step{{"inventory", "sedan with the lowest mileage", []string{`search_cars {"bodyType":"sedan"}`, `sort_cars {"by":"mileage","order":"asc"}`}, []string{"The lowest-mileage sedan is the 2023 Honda Civic."}, nil}}},
+	{"compare two cheapest", []step{{"inventory", "compare the two cheapest", []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16"]}`}, []string{"Comparing 2021 Volkswagen Golf, 2022 Toyota Corolla Hatchback"}, nil}}},
+	{"compare two cheapest suvs", []step{{"inventory", "compare the 2 cheapest suvs", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02"]}`}, []string{"Kia Sportage"}, nil}}},
+	{"the second", []step{
+		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
+		{"inventory", "open the second one", []string{`select_car {"carId":"c05"}`}, []string{"2023 Hyundai Ioniq 5"}, nil},
+	}},
+	{"the cheaper one", []step{
+		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
+		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},
+	}},
+	{"the red one", []step{
+		{"inventory", "compare c03 and c04", []string{`compare_cars {"carIds":["c03","c04"]}`}, nil, nil},
+		{"drawer", "show me the red one", []string{`select_car {"carId":"c04"}`}, []string{"Tesla Model Y"}, nil},
+	}},
+	{"how much is", []step{
+		{"inventory", "suvs", []string{`search_cars {"bodyType":"suv"}`}, nil, nil},
+		{"inventory", "how much is the explorer", nil, []string{"The 2021 Ford Explorer is $36,900."}, nil},
+	}},
+	{"which is newer", []step{
+		{"inventory", "compare c06 and c13", []string{`compare_cars {"carIds":["c06","c13"]}`}, nil, nil},
+		{"drawer", "which is newer", nil, []string{"The 2022 Subaru Outback is the newer"}, nil},
+	}},
+	{"ambiguous tesla", []step{
+		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
+		{"inventory", "open the tesla", nil, []string{"Which one do you mean", "Tesla Model Y", "Tesla Model 3"}, nil},
+		{"inventory", "the second", []string{`select_car {"carId":"c12"}`}, nil, nil},
+	}},
+	{"close drawer", []step{{"drawer", "close the comparison", []string{`close_comparison {}`}, []string{"closed"}, nil}}},
+	{"compare ids", []step{{"inventory", "compare c01 c05 and c07", []string{`compare_cars {"carIds":["c01","c05","c07"]}`}, nil, nil}}},
+	{"compare one only", []step{{"inventory", "compare c03", nil, []string{"Which 2 to 3"}, nil}}},
+	{"thanks", []step{{"inventory", "thanks!", nil, []string{"welcome"}, nil}}},
+
+	// Car page.
+	{"suggestion blue winter", []step{{"car", "Make it blue with the winter package", []string{`configure_car {"color":"blue","packages":["winter"]}`}, []string{"total $35,390"}, []string{"c01"}}}},
+	{"total price", []step{{"car", "What is the total price?", []string{`get_price_summary {}`}, []string{"total $31,990"}, []string{"(c01)"}}}},
+	{"xle trim", []step{{"car", "xle trim in red pls", []string{`configure_car {"trim":"XLE","color":"red"}`}, nil, nil}}},
+	{"packages", []step{{"car", "add tech and roof packages", []string{`configure_car {"packages":["tech","roof"]}`}, nil, nil}}},
+	{"test drive", []step{{"car", "Book a test drive", []string{`go_to_test_drive {}`}, []string{"test-drive booking page"}, []string{"tools"}}}},
+	{"financing", []step{{"car", "can i finance it", []string{`go_to_financing {}`}, []string{"financing calculator", "$31,990"}, nil}}},
+	{"back", []step{{"car", "go back to inventory", []string{`back_to_inventory {}`}, nil, nil}}},
+	{"car chit chat", []step{{"car", "is it fun to drive", nil, nil, nil}}},
+	{"colour spelling", []step{{"car", "change the colour to silver", []string{`configure_car {"color":"silver"}`}, nil, nil}}},
+
+	// Test-drive page.
+	{"suggestion name", []step{{"test-drive", "Fill in my name: Alex Doe, alex@example.com", []string{`fill_form_data {"name":"Alex Doe","email":"alex@example.com"}`}, nil, nil}}},
+	{"saturday at 10", []step{{"test-drive", "Saturday at 10", []string{`fill_form_data {"date":"2026-12-05","time":"10:00"}`}, nil, nil}}},
+	{"next monday", []step{{"test-drive", "Book it for next Monday at 10:00", []string{`fill_form_data {"date":"2026-12-07","time":"10:00"}`}, nil, nil}}},
+	{"tomorrow 2pm", []step{{"test-drive", "tomorrow at 2pm", []string{`fill_form_data {"date":"2026-12-03","time":"14:00"}`}, nil, nil}}},
+	{"date words", []step{{"test-drive", "december 10 at 11", []string{`fill_form_data {"date":"2026-12-10","time":"11:00"}`}, nil, nil}}},
+	{"phone", []step{{"test-drive", "my phone is 555-123-4567", []string{`fill_form_data {"phone":"555-123-4567"}`}, nil, nil}}},
+	{"lowercase name email", []step{{"test-drive", "jane doe jane@example.com", []string{`fill_form_data {"name":"jane doe","email":"jane@example.com"}`}, nil, nil}}},
+	{"book it", []step{{"test-drive", "book it", []string{`book_test_drive {}`}, []string{"didn't work", "name"}, []string{"fill_form_data"}}}},
+	{"notes", []step{{"test-drive", `add a note "I'll bring my dog"`, []string{`fill_form_data {"notes":"I'll bring my dog"}`}, nil, nil}}},
+
+	// Financing page.
+	{"suggestion 48 months", []step{{"financing", "What would I pay per month over 48 months?", []string{`calculate_payment {"termMonths":48}`}, []string{"$597.50"}, nil}}},
+	{"put 5000 down", []step{
+		{"financing", "Put $5,000 down", nil, []string{"24 months", "72 months"}, nil},
+		{"financing", "60", []string{`calculate_payment {"termMonths":60,"downPayment":5000}`}, nil, nil},
+	}},
+	{"60 months 5000 down", []step{{"financing", "monthly payment over 60 months with 5000 down", []string{`calculate_payment {"termMonths":60,"downPayment":5000}`}, []string{"$31,990"}, nil}}},
+	{"5 years apr", []step{{"financing", "5 years at 4.9% apr", []string{`calculate_payment {"termMonths":60,"apr":4.9}`}, nil, nil}}},
+	{"apply missing", []step{{"financing", "apply for financing", nil, []string{"full name", "email", "annual income"}, nil}}},
+	{"apply answered", []step{
+		{"financing", "apply for financing", nil, []string{"full name"}, nil},
+		{"financing", "Jane Doe, jane@example.com, income 85k", []string{`apply_for_financing {"fullName":"Jane Doe","email":"jane@example.com","annualIncome":85000}`}, []string{"Application"}, nil},
+	}},
+	{"financing hello", []step{{"financing", "hello", nil, []string{"Hi!", "“calculate payment"}, nil}}},
+}
+
+func TestShopperSuite(t *testing.T) {
+	pass, total := 0, 0
+	for _, sc := range shopperScenarios {
+		for i := range sc.steps {
+			total++
+			_ = i
+		}
+		ok := t.Run(sc.name, func(t *testing.T) {
+			cv := &conversation{t: t, page: &demoPage{}}
+			for _, st := range sc.steps {
+				out := cv.say(demoPages[st.page], st.say)
+				if len(out.calls) != len(st.calls) {
+					t.Fatalf("%q on %s: calls %v, want %v (reply %q)", st.say, st.page, out.calls, st.calls, out.text)
+				}
+				for i := range st.calls {
+					if !sameCall(out.calls[i], st.calls[i]) {
+						t.Fatalf("%q on %s: call %d is %s, want %s", st.say, st.page, i, out.calls[i], st.calls[i])
+					}
+				}
+				for _, w := range st.reply {
+					if !strings.Contains(out.text, w) {
+						t.Errorf("%q on %s: reply %q lacks %q", st.say, st.page, out.text, w)
+					}
+				}
+				for _, w := range st.not {
+					if strings.Contains(out.text, w) {
+						t.Errorf("%q on %s: reply %q contains %q", st.say, st.page, out.text, w)
+					}
+				}
+			}
+		})
+		if ok {
+			pass += len(sc.steps)
+		}
+	}
+	t.Logf("shopper suite: %d of %d utterances pass (%d conversations)", pass, total, len(shopperScenarios))
+	if total < 60 {
+		t.Errorf("the suite has %d utterances, want at least 60", total)
+	}
+}

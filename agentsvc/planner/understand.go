@@ -1,0 +1,412 @@
+package planner
+
+import (
+	"slices"
+	"strings"
+)
+
+// understand turns one user message into an intent, with what mem knows about the items the
+// conversation has seen. lookup allows one call of a listing tool to learn names first.
+func (c *conv) understand(text string, mem *memory, lookup bool) intent {
+	if r, ok := c.smallTalk(text); ok {
+		return intent{reply: r}
+	}
+	if c.hasDateParam() {
+		text = rewriteDates(text, c.today)
+	}
+	if c.hasTimeParam() {
+		text = rewriteTimes(text)
+	}
+	toks := tokenize(text)
+	question := isQuestion(text, toks)
+
+	// What the text points at among the items seen: names, "the second", "the red one",
+	// "the cheaper one".
+	var refs []*item
+	text2 := text
+	mentions := nameMentions(text, mem.known(), c.vocab)
+	if len(mentions) == 0 && c.wantsItem(text) {
+		// "open the tesla": a filter word names items when the request is about one item.
+		mentions = nameMentions(text, mem.known(), nil)
+	}
+	for k := len(mentions) - 1; k >= 0; k-- {
+		m := mentions[k]
+		if len(m.items) > 1 {
+			return c.whichOne(text, m, mem)
+		}
+		text2 = text2[:m.start] + m.items[0].id + text2[m.end:]
+	}
+	for _, m := range mentions {
+		refs = append(refs, m.items[0])
+	}
+	o, n, rankAt, hasRank := rankOf(toks)
+	memRank := false
+	if len(refs) == 0 && len(mem.last) > 0 {
+		drop := -1
+		if k, ok := ordinalRef(toks); ok {
+			switch {
+			case k == -1:
+				refs = []*item{mem.last[len(mem.last)-1]}
+			case k >= 1 && k <= len(mem.last):
+				refs = []*item{mem.last[k-1]}
+			}
+		}
+		if len(refs) == 0 {
+			refs, drop = attributeRef(toks, mem.last)
+		}
+		if len(refs) == 0 && hasRank && rankOnSeen(toks, rankAt, mem) {
+			if r := ranked(mem.last, o); len(r) > 0 {
+				memRank = true
+				refs = r[:min(max(n, 1), len(r))]
+				drop = rankAt
+			}
+		}
+		if len(refs) > 0 {
+			ids := make([]string, len(refs))
+			for i, r := range refs {
+				ids[i] = r.id
+			}
+			base := text
+			if drop >= 0 {
+				base = text[:toks[drop].start] + text[toks[drop].end:]
+			}
+			text2 = base + " " + strings.Join(ids, " ")
+		}
+	}
+
+	ps := rankPlans(text2, c.tools)
+	toks2 := tokenize(text2)
+
+	// A question about items already seen is answered from what the page returned.
+	if len(refs) > 0 && question && !c.nameWordIn(toks) {
+		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank, mem); ok {
+			return intent{reply: ans}
+		}
+	}
+
+	// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
+	if hasRank && !memRank && !sortCue(toks, rankAt) {
+		if in, ok := c.ranking(text, toks, o, n, rankAt, mem); ok {
+			return in
+		}
+	}
+
+	if len(ps) == 0 {
+		return intent{reply: c.noTools()}
+	}
+	best := ps[0]
+
+	// Names the conversation has not seen yet: list the page's items first, then resolve.
+	if idp := idPlan(ps); lookup && idp != nil && len(refs) == 0 && (wantsIDs(best) || !c.clearMatch(best, toks2, question)) {
+		if unknown := c.unknownWords(toks2, idp); len(unknown) > 0 && (idp.score > 0 || strongNameLike(unknown)) {
+			if l := c.lister(); l != nil {
+				return lookupIntent(text, l)
+			}
+		}
+	}
+
+	if best.score < threshold || !c.clearMatch(best, toks2, question) {
+		return c.clarify(text, ps, toks2, question)
+	}
+	if len(ps) > 1 {
+		second := ps[1]
+		if second.def.Name != best.def.Name && second.score >= threshold && second.score >= 0.9*best.score &&
+			len(second.missing) == 0 && len(best.missing) == 0 && c.clearMatch(second, toks2, question) && len(second.values) > 0 && len(best.values) > 0 {
+			return c.choose("Which do you mean:", []*plan{best, second})
+		}
+	}
+	if len(best.missing) > 0 {
+		return c.askMissing(best, mem)
+	}
+	return callIntent(best)
+}
+
+// rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
+// cheapest", "the cheapest of them", "of the two".
+func rankOnSeen(toks []token, at int, mem *memory) bool {
+	w := strings.ToLower(toks[at].raw)
+	if strings.HasSuffix(w, "er") && w != "newer" && w != "older" || w == "newer" || w == "older" || w == "pricier" || w == "cheaper" {
+		return true
+	}
+	for i := at + 1; i < len(toks) && i <= at+3; i++ {
+		if toks[i].kind == kindWord && (toks[i].norm == "one" || toks[i].norm == "of") {
+			return true
+		}
+	}
+	for i := 0; i < at; i++ {
+		if toks[i].kind == kindWord && (toks[i].norm == "which" || toks[i].norm == "these" || toks[i].norm == "those") {
+			return true
+		}
+	}
+	return len(mem.last) <= 3 && len(mem.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+}
+
+// sortCue reports a request to reorder the list rather than to name a winner: "cheapest
+// first", "sort by newest", "order by price".
+func sortCue(toks []token, at int) bool {
+	for i, t := range toks {
+		if t.kind != kindWord {
+			continue
+		}
+		switch t.norm {
+		case "sort", "sorted", "order", "ordered", "arrange", "rank", "ascending", "descending":
+			return true
+		case "first", "top":
+			if i > at {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isQuestion reports a question rather than a request.
+func isQuestion(text string, toks []token) bool {
+	if strings.HasSuffix(strings.TrimSpace(text), "?") {
+		return true
+	}
+	if len(toks) == 0 || toks[0].kind != kindWord {
+		return false
+	}
+	switch strings.ToLower(strings.ReplaceAll(toks[0].raw, "’", "'")) {
+	case "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who", "whats's":
+		return true
+	}
+	return false
+}
+
+// nameWordIn reports whether a word of a tool's name is in the text ("open", "compare").
+func (c *conv) nameWordIn(toks []token) bool {
+	for _, t := range c.tools {
+		for _, w := range identWords(t.Name) {
+			if len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w) {
+				continue
+			}
+			for _, tk := range toks {
+				if tk.kind == kindWord && wordsMatch(tk.norm, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// genericNameWords are words of tool names that say what the page is about, not what to do.
+var genericNameWords = map[string]bool{"get": true, "data": true, "info": true, "car": true, "item": true, "product": true}
+
+// hasDateParam and hasTimeParam report whether any tool takes a date or a time of day.
+func (c *conv) hasDateParam() bool {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if isDateParam(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *conv) hasTimeParam() bool {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if isTimeParam(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wantsIDs reports a plan that still needs ids of items.
+func wantsIDs(p *plan) bool {
+	for _, m := range p.missing {
+		if s, l := idParam(m); s || l {
+			return true
+		}
+	}
+	for _, prop := range p.schema.props {
+		if s, l := idParam(prop); (s || l) && prop.required {
+			if v, ok := p.values[prop.name]; !ok {
+				return true
+			} else if vs, isList := v.([]string); isList && len(vs) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unknownWords are the words of the text that no tool knows and that are not ordinary
+// words of a request: likely names ("RAV4", "CR-V").
+func (c *conv) unknownWords(toks []token, p *plan) []string {
+	var out []string
+	for i, t := range toks {
+		if (t.kind != kindWord && t.kind != kindNumber) || (p.used != nil && i < len(p.used) && p.used[i]) {
+			continue
+		}
+		w := t.norm
+		if t.kind == kindNumber {
+			if i > 0 && toks[i-1].kind == kindWord && !stopWords[toks[i-1].norm] && !c.vocab[toks[i-1].norm] {
+				continue // "Model 3": the word before it already counts
+			}
+			continue
+		}
+		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil {
+			continue
+		}
+		if bestMatch(queryWord{word: w, weight: 1}, p.vocab) > 0 {
+			continue
+		}
+		nameLike := strings.ContainsAny(t.raw, "0123456789-") || t.raw != strings.ToLower(t.raw) ||
+			(i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that"))
+		if !nameLike {
+			continue
+		}
+		out = append(out, t.raw)
+	}
+	return out
+}
+
+// looksLikeID reports a word written like the page's ids: matching an id parameter's
+// pattern, or, when no id parameter has one, a lower-case "c01".
+func (c *conv) looksLikeID(w string) bool {
+	patterned := false
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			s := p.schema
+			if _, list := idParam(p); list && s.items != nil {
+				s = s.items
+			}
+			if single, list := idParam(p); (single || list) && s.pattern != nil {
+				patterned = true
+				if s.pattern.MatchString(w) {
+					return true
+				}
+			}
+		}
+	}
+	return !patterned && idRe.MatchString(w) && w == strings.ToLower(w)
+}
+
+// idPlan is the best plan of a tool that takes item ids, when it has any match at all.
+func idPlan(ps []*plan) *plan {
+	for _, p := range ps {
+		if wantsIDs(p) {
+			return p
+		}
+	}
+	return nil
+}
+
+// strongNameLike reports a word written like a model name: with a digit, a capital or a dash.
+func strongNameLike(ws []string) bool {
+	return slices.ContainsFunc(ws, func(w string) bool {
+		return strings.ContainsAny(w, "0123456789-") || w != strings.ToLower(w)
+	})
+}
+
+// wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
+// tool that takes an id, then "the".
+func (c *conv) wantsItem(text string) bool {
+	toks := tokenize(text)
+	for _, p := range rankPlans(text, c.tools) {
+		if !wantsIDs(p) || !c.actionWord(p, toks) {
+			continue
+		}
+		return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
+	}
+	return false
+}
+
+// actionWord reports a word of the tool's name, or the verb its description starts with.
+func (c *conv) actionWord(p *plan, toks []token) bool {
+	if c.nameHit(p, toks) {
+		return true
+	}
+	d := strings.Fields(p.def.Description)
+	if len(d) == 0 {
+		return false
+	}
+	verb := normWord(strings.Trim(d[0], ".,;:"))
+	return slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == kindWord && (t.norm == verb || slices.ContainsFunc(hintsOf([]token{t})[0], func(h hint) bool { return h.word == verb }))
+	})
+}
+
+// requestWords are words of requests that are not names.
+var requestWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`open show see view display pick choose select compare comparison between versus vs
+		side both two three car item one ones option options thing stuff info information detail details page
+		please thank thanks want would like need find look check tell about get give take put set add
+		and or with without for me my them those these it its the a an`) {
+		requestWords[normWord(w)] = true
+	}
+}
+
+// lister is a tool that lists the page's items when called without arguments: no required
+// parameter, and a name or description about searching, listing or filtering.
+func (c *conv) lister() *plan {
+	var best *plan
+	bestRank := 0
+	for _, t := range c.tools {
+		s := parseSchema(t.Parameters)
+		required := slices.ContainsFunc(s.props, func(p *property) bool { return p.required })
+		if required {
+			continue
+		}
+		rank := 0
+		for _, w := range identWords(t.Name) {
+			switch w {
+			case "list", "browse", "catalog", "catalogue", "all", "inventory", "search", "find", "filter", "query", "lookup":
+				rank = 2
+			}
+		}
+		if rank > 0 && len(s.props) > 0 {
+			rank++ // a list with filters is the catalogue; one without is often the visitor's own
+		}
+		d := strings.ToLower(t.Description)
+		if rank == 0 && (strings.Contains(d, "list") || strings.Contains(d, "search") || strings.Contains(d, "filter")) {
+			rank = 1
+		}
+		if rank > bestRank {
+			best, bestRank = &plan{def: t, schema: s, values: map[string]any{}}, rank
+		}
+	}
+	return best
+}
+
+// lookupIntent calls the listing tool, then understands text again with the names it
+// returned, without another lookup.
+func lookupIntent(text string, l *plan) intent {
+	after := func(c *conv) (intent, *conv) {
+		sub := *c
+		sub.done = c.done[1:]
+		sub.before = c.now
+		return c.understand(text, c.now, false), &sub
+	}
+	return intent{
+		steps: func(c *conv) []*plan {
+			if len(c.done) == 0 {
+				return []*plan{l}
+			}
+			in, sub := after(c)
+			if in.steps == nil {
+				return []*plan{l}
+			}
+			return append([]*plan{l}, in.steps(sub)...)
+		},
+		final: func(c *conv) string {
+			in, sub := after(c)
+			switch {
+			case in.steps == nil:
+				return in.reply
+			case in.final != nil:
+				return in.final(sub)
+			}
+			return c.summary()
+		},
+	}
+}
