@@ -142,7 +142,7 @@ func (m *memory) learnMoney(text string) {
 	if m.money.marked {
 		return
 	}
-	for _, sm := range moneyRe.FindAllStringSubmatch(text, -1) {
+	if sm := moneyRe.FindStringSubmatch(text); sm != nil {
 		switch {
 		case sm[1] != "":
 			m.money = moneyStyle{sign: sm[1], group: ",", marked: true}
@@ -151,7 +151,6 @@ func (m *memory) learnMoney(text string) {
 		default:
 			m.money = moneyStyle{sign: "€", after: true, group: groupOf(sm[4], "."), marked: true}
 		}
-		return
 	}
 }
 

@@ -67,8 +67,6 @@ type action struct {
 	text string
 }
 
-func reply(format string, args ...any) action { return action{text: fmt.Sprintf(format, args...)} }
-
 // doneCall is a tool call of the current turn with its result.
 type doneCall struct {
 	name   string

@@ -341,18 +341,6 @@ func (s *schema) acceptsStrings(v []string) bool {
 	return true
 }
 
-// hint describes in plain words what a parameter takes, for asking the user.
-func (s *schema) hint() string {
-	h := s.kindHint()
-	switch {
-	case s.description == "":
-		return h
-	case h == "":
-		return s.description
-	}
-	return s.description + "; " + h
-}
-
 func (s *schema) kindHint() string {
 	values := func(en []enumValue) string {
 		parts := make([]string, 0, len(en))

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
 // maxSummary caps the text quoted from one tool result, in runes.
@@ -17,49 +15,6 @@ var (
 	attrRe    = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_:-]*)\s*=\s*"([^"]*)"`)
 	spaceRe   = regexp.MustCompile(`\s+`)
 )
-
-// summarize describes the tool results that end the conversation, in plain words.
-func summarize(msgs []chat.Message) string {
-	start := len(msgs)
-	for start > 0 && msgs[start-1].Role == chat.RoleTool {
-		start--
-	}
-	names := map[string]string{}
-	if start > 0 && msgs[start-1].Role == chat.RoleAssistant {
-		for _, c := range msgs[start-1].ToolCalls {
-			names[c.ID] = c.Name
-		}
-	}
-	lines := make([]string, 0, len(msgs)-start)
-	for _, m := range msgs[start:] {
-		out := unwrap(m.Content)
-		name := m.Name
-		if name == "" {
-			name = names[m.ToolCallID]
-		}
-		if name == "" {
-			name = out.tool
-		}
-		if name == "" {
-			name = "the tool"
-		}
-		lines = append(lines, describe(name, out))
-	}
-	return strings.Join(lines, "\n")
-}
-
-func describe(name string, out toolOutput) string {
-	switch {
-	case out.isError && out.text == "":
-		return "I called " + name + ", but it reported an error without details."
-	case out.isError:
-		return "I called " + name + ", but it reported an error: " + out.text
-	case out.text == "":
-		return "I called " + name + ". It finished without returning any text."
-	default:
-		return "I called " + name + ". Result: " + out.text
-	}
-}
 
 // toolOutput is a tool result as the planner reads it.
 type toolOutput struct {
