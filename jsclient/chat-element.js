@@ -113,7 +113,8 @@ const TOOL_OUTPUT_RE = /^<tool_output tool="(?:[^"\\]|\\.)*" status="(ok|error)"
 export function unwrapToolOutput(text) {
   const m = TOOL_OUTPUT_RE.exec(String(text ?? ''));
   if (!m) return { text: String(text ?? ''), isError: false };
-  return { text: m[2], isError: m[1] === 'error' };
+  // The agent writes a "<" that would open a wrapper tag inside the output as "&lt;".
+  return { text: m[2].replace(/&lt;(\s*\/?\s*tool_output)/gi, '<$1'), isError: m[1] === 'error' };
 }
 
 /**
@@ -847,7 +848,7 @@ export class ChatElement extends Base {
     }
     // The phone's bottom sheet goes back to full size when the visitor turns to the panel.
     el.input.addEventListener('focus', () => this.#setSheet(false));
-    el.transcript.addEventListener('pointerdown', () => this.#setSheet(false));
+    el.panel.addEventListener('pointerdown', () => this.#setSheet(false));
   }
 
   #submit() {

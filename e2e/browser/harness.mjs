@@ -50,15 +50,15 @@ export async function buildBinary() {
 /**
  * Starts `byomcp serve --addr 127.0.0.1:0 --store memory` and waits for its URL.
  * @param {string} bin
- * @param {{model?: string|null}} [options] model: the fake OpenAI base URL (…/v1), or null for
- *   no model at all (the offline planner)
+ * @param {{model?: string|null, args?: string[]}} [options] model: the fake OpenAI base URL (…/v1),
+ *   or null for no model at all (the offline planner); args: more flags for `serve`
  * @returns {Promise<{url: string, logs: string[], close: () => Promise<void>}>}
  */
-export async function startServer(bin, { model = null } = {}) {
+export async function startServer(bin, { model = null, args = [] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !MODEL_ENV.test(k)));
   if (model) Object.assign(env, { OPENAI_BASE_URL: model, OPENAI_API_KEY: 'test', BYOMCP_MODEL: 'fake-model' });
   env.BYOMCP_LOG_LEVEL = 'debug';
-  const proc = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--store', 'memory'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(bin, ['serve', '--addr', '127.0.0.1:0', '--store', 'memory', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   /** @type {string[]} */
   const logs = [];
   const exited = new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
@@ -292,9 +292,9 @@ export function isoDateIn(days) {
 /**
  * Starts everything a test file needs: the binary, a fake model (or none), the server, a
  * browser. close() stops them all.
- * @param {{script?: Parameters<typeof import('./fake-openai.mjs').startFakeOpenAI>[0] | null}} options
+ * @param {{script?: Parameters<typeof import('./fake-openai.mjs').startFakeOpenAI>[0] | null, serverArgs?: string[]}} options
  */
-export async function startStack({ script = null } = {}) {
+export async function startStack({ script = null, serverArgs = [] } = {}) {
   const { startFakeOpenAI } = await import('./fake-openai.mjs');
   /** @type {Array<() => Promise<void>>} */
   const closers = [];
@@ -312,7 +312,7 @@ export async function startStack({ script = null } = {}) {
     closers.push(built.cleanup);
     const fake = script ? await startFakeOpenAI(script) : null;
     if (fake) closers.push(fake.close);
-    const server = await startServer(built.bin, { model: fake ? fake.url : null });
+    const server = await startServer(built.bin, { model: fake ? fake.url : null, args: serverArgs });
     closers.push(server.close);
     const browser = await launchBrowser();
     closers.push(() => browser.close());

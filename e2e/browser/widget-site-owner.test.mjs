@@ -1,0 +1,164 @@
+// What a site owner meets (issue 19, points 9-11): --allowed-origins adds to the server's own
+// origin (the bundled demo still connects); a refused origin is said plainly in the panel and
+// the console, without a tight retry loop; the README's "Add it to a site" example runs as
+// pasted; scripts that run before the widget can register tools once preload.js has run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT, startStack, startServer, recordClientEvents, newPage, ask, waitIdle, waitConnected, W } from './harness.mjs';
+import { lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
+
+function script(body) {
+  const results = toolResultsSinceUser(body);
+  if (/SUVs/.test(lastUserText(body)) && results.length === 0) {
+    return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv', maxPrice: 40000 } }] };
+  }
+  if (results.length > 0) return { text: `The page says: ${/\n([\s\S]*)\n<\/tool_output>/.exec(results[0].content)?.[1]}` };
+  return { text: `You said: ${lastUserText(body)}` };
+}
+
+/**
+ * Serves one HTML page at / from another origin.
+ * @param {string} host 127.0.0.1, or another loopback address (another origin)
+ * @param {() => string} html
+ */
+async function servePage(host, html) {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html());
+  });
+  await new Promise((resolve) => server.listen(0, host, () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { url: `http://${host}:${port}/`, close: () => new Promise((r) => server.close(() => r(undefined))) };
+}
+
+let stack;
+let strict;
+before(async () => {
+  // Allows only https://mine.example besides its own origin.
+  stack = await startStack({ script, serverArgs: ['--allowed-origins', 'https://mine.example'] });
+  const { buildBinary } = await import('./harness.mjs');
+  const built = await buildBinary();
+  strict = { server: await startServer(built.bin, { model: stack.fake.url }), cleanup: built.cleanup };
+});
+after(async () => {
+  await strict?.server.close();
+  await strict?.cleanup();
+  await stack?.close();
+});
+
+test('--allowed-origins adds to the server\'s own origin: the bundled demo still connects', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await ask(page, 'hello there');
+    await page.locator(W.text).filter({ hasText: 'You said: hello there' }).waitFor();
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a refused origin is told plainly, in the panel and the console, and retried slowly', async () => {
+  // 127.0.0.2 is another origin than the server's, and not in its list.
+  const site = await servePage('127.0.0.2', () => `<!doctype html><html lang="en"><head><title>Another shop</title>
+<script type="module" src="${stack.server.url}/byomcp/widget.js"></script></head><body><main><h1>Another shop</h1></main></body></html>`);
+  const context = await stack.browser.newContext();
+  try {
+    await context.addInitScript(() => {
+      const w = /** @type {any} */ (window);
+      w.__delays = [];
+      let v;
+      Object.defineProperty(window, 'byomcp', {
+        configurable: true,
+        get: () => v,
+        set: (x) => {
+          v = x;
+          x.client.addEventListener('state', (e) => w.__delays.push(e.detail));
+        },
+      });
+    });
+    const { page, errors } = await newPage(context);
+    /** @type {string[]} */
+    const consoleErrors = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    await page.goto(site.url);
+    await page.locator(W.launcher).click();
+    const banner = page.locator('byomcp-chat .banner');
+    await banner.filter({ hasText: 'not allowed by the agent' }).waitFor();
+    const text = await banner.innerText();
+    assert.match(text, /127\.0\.0\.2/);
+    assert.match(text, /--allowed-origins/);
+    assert.ok(consoleErrors.some((t) => /not allowed by the agent: add it with --allowed-origins/.test(t)), consoleErrors.join('\n'));
+    // The retry after the refusal is known waits at least 10 s (no tight loop).
+    await page.waitForFunction(() => /** @type {any} */ (window).__delays.some((d) => d.state === 'reconnecting' && d.delayMs >= 10000));
+    assert.notEqual(await page.locator(W.status).getAttribute('data-state'), 'open');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+/** The HTML blocks of the README's "Add it to a site" section, up to the first bullet list. */
+async function readmeExample(agentURL) {
+  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Add it to a site'), readme.indexOf('\n- ', readme.indexOf('## Add it to a site')));
+  const blocks = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 2, 'the tags and the tool');
+  const u = new URL(agentURL);
+  const html = blocks.join('\n').replaceAll('wss://AGENT-HOST', `ws://${u.host}`).replaceAll('https://AGENT-HOST', `http://${u.host}`);
+  return `<!doctype html><html lang="en"><head><title>README example</title></head><body><main>${html}</main></body></html>`;
+}
+
+test("the README's first example runs as pasted", async () => {
+  // Served from another port of 127.0.0.1: allowed by the default --allowed-origins.
+  const html = await readmeExample(strict.server.url);
+  const site = await servePage('127.0.0.1', () => html);
+  const context = await stack.browser.newContext();
+  try {
+    await recordClientEvents(context);
+    const { page, errors } = await newPage(context);
+    await page.goto(site.url);
+    await waitConnected(page);
+    assert.equal(await page.locator('#cars li').count(), 3);
+    await ask(page, 'Show me SUVs under 40k');
+    await page.locator(W.text).filter({ hasText: 'The page says: Showing 1 cars' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.locator('#cars li').allInnerTexts(), ['Toyota RAV4: $31990']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test('a script that runs before the widget registers tools once preload.js has run', async () => {
+  const u = new URL(strict.server.url);
+  const site = await servePage('127.0.0.1', () => `<!doctype html><html lang="en"><head><title>Early tools</title>
+<script src="http://${u.host}/byomcp/preload.js"></script>
+<script>
+  document.modelContext.registerTool({
+    name: 'early_tool', description: 'Registered by a classic script before the widget loads.',
+    inputSchema: { type: 'object', properties: {} }, execute: () => 'early',
+  });
+</script>
+<script type="module" src="http://${u.host}/byomcp/widget.js"></script></head><body><main><h1>Early</h1></main></body></html>`);
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(site.url);
+    await waitConnected(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).byomcp.host.listTools().map((t) => t.name)), ['early_tool']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
