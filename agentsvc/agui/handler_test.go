@@ -1,0 +1,502 @@
+package agui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/byomcp/byomcp/agentsvc"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/store"
+)
+
+const site = "http://site.test"
+
+// waitLimit bounds every wait of these tests (never asserted as a duration).
+const waitLimit = 15 * time.Second
+
+type fixture struct {
+	h     *Handler
+	srv   *httptest.Server
+	fake  *llmtest.Server
+	store store.Store
+}
+
+func newFixture(t *testing.T, st store.Store, st2 agentsvc.ServerTools, opts ...llmtest.Option) *fixture {
+	t.Helper()
+	fake := llmtest.New(opts...)
+	t.Cleanup(fake.Close)
+	model := llm.NewOpenAI(llm.Options{BaseURL: fake.URL, APIKey: "test", Model: "fake-model", Provider: "custom", MaxRetries: 1,
+		Sleep: func(context.Context, time.Duration) error { return nil }})
+	if st == nil {
+		st = store.NewMemory()
+		t.Cleanup(func() { _ = st.Close() })
+	}
+	h, err := New(Options{
+		Model:         model,
+		Store:         st,
+		ServerTools:   st2,
+		OriginAllowed: func(origin string, _ *http.Request) bool { return origin == site },
+		Logger:        zaptest.NewLogger(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &fixture{h: h, srv: srv, fake: fake, store: st}
+}
+
+// event is a received AG-UI event, decoded loosely.
+type event map[string]any
+
+func (e event) typ() string { s, _ := e["type"].(string); return s }
+func (e event) str(k string) string {
+	s, _ := e[k].(string)
+	return s
+}
+
+// run posts a RunAgentInput and reads the whole event stream.
+func (f *fixture) run(t *testing.T, ctx context.Context, origin string, in RunAgentInput) (int, []event) {
+	t.Helper()
+	body, _ := json.Marshal(in)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q, want text/event-stream", ct)
+	}
+	return resp.StatusCode, readEvents(t, bufio.NewReader(resp.Body), nil)
+}
+
+// readEvents parses server-sent events until the body ends; each event goes to each too.
+func readEvents(t *testing.T, r *bufio.Reader, each func(event)) []event {
+	t.Helper()
+	var out []event
+	var data []string
+	for {
+		line, err := r.ReadString('\n')
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "data: "):
+			data = append(data, line[len("data: "):])
+		case line == "" && len(data) > 0:
+			var e event
+			if jerr := json.Unmarshal([]byte(strings.Join(data, "\n")), &e); jerr != nil {
+				t.Errorf("event %q is not JSON: %v", data, jerr)
+			}
+			data = nil
+			out = append(out, e)
+			if each != nil {
+				each(e)
+			}
+		}
+		if err != nil {
+			return out
+		}
+	}
+}
+
+func types(evs []event) []string {
+	var out []string
+	for _, e := range evs {
+		if t := e.typ(); len(out) == 0 || out[len(out)-1] != t || t != EventTextMessageContent {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func user(id, text string) Message {
+	return Message{ID: id, Role: RoleUser, Content: stringContent(text)}
+}
+
+var colorTool = Tool{Name: "set_color", Description: "Sets the header color.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["red","green","blue"]}},"required":["color"],"additionalProperties":false}`)}
+
+func TestStreamedTextRun(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(llmtest.Step{Text: "Hello there from the agent."}))
+	status, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-1", RunID: "run-1", Messages: []Message{user("u1", "hi")}})
+	if status != http.StatusOK {
+		t.Fatalf("status %d, want 200", status)
+	}
+	want := []string{EventRunStarted, EventTextMessageStart, EventTextMessageContent, EventTextMessageEnd, EventRunFinished}
+	if got := types(evs); !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	if evs[0].str("threadId") != "th-1" || evs[0].str("runId") != "run-1" {
+		t.Errorf("RUN_STARTED %v, want threadId th-1 and runId run-1", evs[0])
+	}
+	var text strings.Builder
+	msgID := evs[1].str("messageId")
+	contents := 0
+	for _, e := range evs {
+		if e.typ() == EventTextMessageContent {
+			contents++
+			text.WriteString(e.str("delta"))
+			if e.str("messageId") != msgID {
+				t.Errorf("content of message %q inside message %q", e.str("messageId"), msgID)
+			}
+		}
+	}
+	if contents < 2 || text.String() != "Hello there from the agent." {
+		t.Errorf("got %d deltas %q, want the text streamed in several", contents, text.String())
+	}
+	// The thread keeps the ids the client knows.
+	s, err := f.store.Load(t.Context(), threadKey("th-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Messages) != 2 || s.Messages[0].ID != "u1" || s.Messages[1].ID != msgID || s.ActiveTurn != "" {
+		t.Errorf("stored %+v (active %q), want u1 and %s, no active run", s.Messages, s.ActiveTurn, msgID)
+	}
+}
+
+func TestFrontendToolOverTwoRuns(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call-1", Name: "set_color", Args: `{"color":"red"}`}}},
+		llmtest.Step{Text: "The header is red."},
+	))
+	in := RunAgentInput{ThreadID: "th-2", RunID: "run-1", Messages: []Message{user("u1", "red header")}, Tools: []Tool{colorTool}}
+	_, evs := f.run(t, t.Context(), site, in)
+	want := []string{EventRunStarted, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventRunFinished}
+	if got := types(evs); !slices.Equal(got, want) {
+		t.Fatalf("run 1 events %v, want %v", got, want)
+	}
+	if evs[1].str("toolCallName") != "set_color" || evs[2].str("delta") != `{"color":"red"}` {
+		t.Errorf("tool call %v %v, want set_color with {\"color\":\"red\"}", evs[1], evs[2])
+	}
+	outcome, _ := evs[4]["outcome"].(map[string]any)
+	if pending, _ := outcome["pendingToolCallIds"].([]any); outcome["type"] != "success" || len(pending) != 1 || pending[0] != "call-1" {
+		t.Errorf("RUN_FINISHED outcome %v, want success pending call-1", outcome)
+	}
+	if n := len(f.fake.Requests()); n != 1 {
+		t.Fatalf("model calls %d after run 1, want 1 (the run ends at the frontend call)", n)
+	}
+	if tools := f.fake.Requests()[0].Tools; len(tools) != 1 || tools[0].Name != "set_color" {
+		t.Errorf("offered %v, want set_color", tools)
+	}
+
+	// The client ran the tool and sends its whole history with the result.
+	asst := Message{ID: evs[1].str("parentMessageId"), Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call-1", Type: "function", Function: FunctionCall{Name: "set_color", Arguments: `{"color":"red"}`}}}}
+	in.RunID = "run-2"
+	in.Messages = []Message{user("u1", "red header"), asst, {ID: "t1", Role: RoleTool, ToolCallID: "call-1", Content: stringContent("header is red now")}}
+	_, evs = f.run(t, t.Context(), site, in)
+	want = []string{EventRunStarted, EventTextMessageStart, EventTextMessageContent, EventTextMessageEnd, EventRunFinished}
+	if got := types(evs); !slices.Equal(got, want) {
+		t.Fatalf("run 2 events %v, want %v (no snapshot: the histories match)", got, want)
+	}
+	req := f.fake.Requests()[1]
+	last := req.LastMessage()
+	if last.Role != "tool" || last.ToolCallID != "call-1" || !strings.Contains(last.Content, "header is red now") {
+		t.Errorf("the model's last message %+v, want the client's tool result", last)
+	}
+}
+
+func TestInvalidFrontendArgumentsCorrected(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "bad", Name: "set_color", Args: `{"color":"purple"}`}}},
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "good", Name: "set_color", Args: `{"color":"blue"}`}}},
+	))
+	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-3", RunID: "r", Messages: []Message{user("u1", "purple")}, Tools: []Tool{colorTool}})
+	var starts []string
+	for _, e := range evs {
+		if e.typ() == EventToolCallStart {
+			starts = append(starts, e.str("toolCallId"))
+		}
+	}
+	if !slices.Equal(starts, []string{"good"}) {
+		t.Errorf("calls shown to the client %v, want only the valid one", starts)
+	}
+	reqs := f.fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model calls %d, want 2", len(reqs))
+	}
+	if last := reqs[1].LastMessage(); last.Role != "tool" || last.ToolCallID != "bad" || !strings.Contains(last.Content, "invalid arguments") {
+		t.Errorf("the model got %+v, want the validation error for call bad", last)
+	}
+	// The refused call stays out of the client's view of the thread.
+	s, _ := f.store.Load(t.Context(), threadKey("th-3"))
+	for _, m := range toAGUI(s.Messages) {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == "bad" {
+				t.Errorf("the client's view holds the refused call: %+v", m)
+			}
+		}
+	}
+}
+
+// httpMCPServer serves one tool over Streamable HTTP.
+func httpMCPServer(t *testing.T) string {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "stock-server", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "stock", Description: "Cars in stock.", InputSchema: json.RawMessage(`{"type":"object","properties":{"model":{"type":"string"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3 in stock"}}}, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func TestServerToolWithResult(t *testing.T) {
+	mgr := mcpservers.Start(t.Context(), &mcpservers.Config{Servers: []mcpservers.ServerConfig{
+		{Name: "shop", Transport: mcpservers.TransportStreamable, URL: httpMCPServer(t), Expose: []string{mcpservers.AudienceWeb}},
+	}}, mcpservers.Options{Logger: zaptest.NewLogger(t).Named("mcp")})
+	t.Cleanup(mgr.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	if err := mgr.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, nil, mgr, llmtest.Script(
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "c1", Name: "shop__stock", Args: `{"model":"Roadster"}`}}},
+		llmtest.Step{Text: "There are 3."},
+	))
+	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-4", RunID: "r", Messages: []Message{user("u1", "stock?")}, Tools: []Tool{colorTool}})
+	want := []string{EventRunStarted, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventToolCallResult,
+		EventTextMessageStart, EventTextMessageContent, EventTextMessageEnd, EventRunFinished}
+	if got := types(evs); !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	res := evs[4]
+	if res.str("toolCallId") != "c1" || res.str("role") != "tool" || res.str("content") != "3 in stock" || res.str("messageId") == "" {
+		t.Errorf("TOOL_CALL_RESULT %v, want c1's result 3 in stock", res)
+	}
+	var offered []string
+	for _, tl := range f.fake.Requests()[0].Tools {
+		offered = append(offered, tl.Name)
+	}
+	slices.Sort(offered)
+	if !slices.Equal(offered, []string{"set_color", "shop__stock"}) {
+		t.Errorf("offered %v, want the server's web tool and the client's", offered)
+	}
+}
+
+func TestDisconnectCancelsRun(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(
+		llmtest.Step{Text: "one two three four five six", FailAfterTokens: 2, Stall: true},
+		llmtest.Step{Text: "Back again."},
+	))
+	ctx, cancel := context.WithCancel(t.Context())
+	body, _ := json.Marshal(RunAgentInput{ThreadID: "th-5", RunID: "r1", Messages: []Message{user("u1", "talk")}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.URL, bytes.NewReader(body))
+	req.Header.Set("Origin", site)
+	resp, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(resp.Body)
+	got := make(chan struct{})
+	go readEvents(t, r, func(e event) {
+		if e.typ() == EventTextMessageContent {
+			select {
+			case <-got:
+			default:
+				close(got)
+			}
+		}
+	})
+	select {
+	case <-got:
+	case <-time.After(waitLimit):
+		t.Fatal("no text before the stall")
+	}
+	cancel() // the client goes away mid-run
+	resp.Body.Close()
+	// The run ends: its partial answer is stored, the thread is free, no run is left active.
+	deadline := time.Now().Add(waitLimit)
+	for {
+		s, err := f.store.Load(t.Context(), threadKey("th-5"))
+		f.h.mu.Lock()
+		busy := len(f.h.threads)
+		f.h.mu.Unlock()
+		if err == nil && s.ActiveTurn == "" && busy == 0 && len(s.Messages) == 2 {
+			if s.Messages[1].Role != "assistant" || !strings.HasPrefix(s.Messages[1].Content, "one") {
+				t.Errorf("stored %+v, want the partial answer", s.Messages[1])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not end after the client left (active %q, busy %d)", s.ActiveTurn, busy)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	status, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-5", RunID: "r2", Messages: []Message{user("u2", "again")}})
+	if status != http.StatusOK || evs[len(evs)-1].typ() != EventRunFinished {
+		t.Fatalf("next run: status %d, events %v", status, types(evs))
+	}
+}
+
+func TestOneRunPerThread(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(llmtest.Step{Text: "a b c", FailAfterTokens: 1, Stall: true}))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	body, _ := json.Marshal(RunAgentInput{ThreadID: "th-6", RunID: "r1", Messages: []Message{user("u1", "x")}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.URL, bytes.NewReader(body))
+	req.Header.Set("Origin", site)
+	resp, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make(chan struct{})
+	go readEvents(t, bufio.NewReader(resp.Body), func(e event) {
+		if e.typ() == EventRunStarted {
+			close(first)
+		}
+	})
+	<-first
+	status, _ := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-6", RunID: "r2", Messages: []Message{user("u2", "y")}})
+	if status != http.StatusConflict {
+		t.Errorf("a second run on a busy thread: status %d, want 409", status)
+	}
+}
+
+func TestThreadResumedAfterRestartOnSQLite(t *testing.T) {
+	path := "sqlite:" + filepath.Join(t.TempDir(), "threads.db")
+	st, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, st, nil, llmtest.Script(llmtest.Step{Text: "Nice to meet you, Ada."}))
+	f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-7", RunID: "r1", Messages: []Message{user("u1", "I am Ada")}})
+	f.srv.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st2, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st2.Close() })
+	f2 := newFixture(t, st2, nil, llmtest.Script(llmtest.Step{Text: "You are Ada."}))
+	// A client that sends only its new message.
+	_, evs := f2.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-7", RunID: "r2", Messages: []Message{user("u2", "who am I?")}})
+	if len(evs) < 2 || evs[1].typ() != EventMessagesSnapshot {
+		t.Fatalf("events %v, want a MESSAGES_SNAPSHOT after RUN_STARTED", types(evs))
+	}
+	msgs, _ := evs[1]["messages"].([]any)
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.(map[string]any)["role"].(string))
+	}
+	if !slices.Equal(roles, []string{"user", "assistant", "user"}) || msgs[0].(map[string]any)["id"] != "u1" {
+		t.Errorf("snapshot %v, want u1, the answer and u2", msgs)
+	}
+	var sent []string
+	for _, m := range f2.fake.Requests()[0].Messages {
+		sent = append(sent, m.Role+":"+m.Content)
+	}
+	for _, want := range []string{"user:I am Ada", "assistant:Nice to meet you, Ada.", "user:who am I?"} {
+		if !slices.Contains(sent, want) {
+			t.Errorf("the model got %q, want %q in it", sent, want)
+		}
+	}
+	// The same client, now in step, gets no snapshot.
+	f2.fake.Close()
+	_, evs = f2.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-7", RunID: "r3", Messages: snapshotMessages(t, f2, "th-7")})
+	if got := types(evs); !slices.Equal(got, []string{EventRunStarted, EventRunFinished}) {
+		t.Errorf("a run with nothing new: %v, want RUN_STARTED and RUN_FINISHED without a model call", got)
+	}
+}
+
+// snapshotMessages is the client's view of a stored thread.
+func snapshotMessages(t *testing.T, f *fixture, threadID string) []Message {
+	t.Helper()
+	s, err := f.store.Load(t.Context(), threadKey(threadID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toAGUI(s.Messages)
+}
+
+func TestRefusedOrigins(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	for _, origin := range []string{"https://evil.example", "", "null"} {
+		status, _ := f.run(t, t.Context(), origin, RunAgentInput{ThreadID: "th-8", RunID: "r", Messages: []Message{user("u1", "hi")}})
+		if status != http.StatusForbidden {
+			t.Errorf("Origin %q: status %d, want 403", origin, status)
+		}
+	}
+	if n := len(f.fake.Requests()); n != 0 {
+		t.Errorf("model calls %d, want 0", n)
+	}
+	for _, tc := range []struct {
+		origin string
+		status int
+		allow  string
+	}{{site, http.StatusNoContent, site}, {"https://evil.example", http.StatusForbidden, ""}} {
+		req, _ := http.NewRequest(http.MethodOptions, f.srv.URL, nil)
+		req.Header.Set("Origin", tc.origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type, authorization")
+		resp, err := f.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("Access-Control-Allow-Origin") != tc.allow {
+			t.Errorf("preflight from %s: %d allow-origin %q, want %d %q", tc.origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), tc.status, tc.allow)
+		}
+	}
+}
+
+func TestThreadOfAnotherOrigin(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(llmtest.Step{Text: "ok"}))
+	f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-9", RunID: "r1", Messages: []Message{user("u1", "secret")}})
+	f.h.o.OriginAllowed = func(string, *http.Request) bool { return true }
+	status, _ := f.run(t, t.Context(), "https://other.test", RunAgentInput{ThreadID: "th-9", RunID: "r2", Messages: []Message{user("u2", "what did I say?")}})
+	if status != http.StatusNotFound {
+		t.Errorf("another origin on the thread: status %d, want 404", status)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	f := newFixture(t, nil, nil)
+	long := strings.Repeat("a", 33<<10)
+	if status, _ := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-10", RunID: "r", Messages: []Message{user("u1", long)}}); status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 33 KiB message: status %d, want 413", status)
+	}
+	if status, _ := f.run(t, t.Context(), site, RunAgentInput{RunID: "r"}); status != http.StatusBadRequest {
+		t.Errorf("no threadId: status %d, want 400", status)
+	}
+	lim := newLimiter(1, 3, 2)
+	now := time.Unix(1000, 0)
+	var got []bool
+	for range 4 {
+		got = append(got, lim.allow("a", now))
+	}
+	got = append(got, lim.allow("a", now.Add(time.Second)), lim.allow("b", now), lim.allow("c", now))
+	if want := []bool{true, true, true, false, true, true, true}; !slices.Equal(got, want) {
+		t.Errorf("limiter %v, want %v", got, want)
+	}
+	if len(lim.buckets) > 2 {
+		t.Errorf("limiter keeps %d keys, want at most 2", len(lim.buckets))
+	}
+}
