@@ -908,6 +908,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		idle.peer.Close(nil)
 		busy := connectFakeTimePage(t, srv, nil)
 		busyID := busy.session(t, SessionParams{}).SessionID
+		chatOn(busy) // a session is stored from its first turn on
 		busy.peer.Close(nil)
 		synctest.Wait()
 
@@ -957,6 +958,9 @@ func TestOpenTabKeepsItsSession(t *testing.T) {
 		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok"), SessionTTL: ttl})
 		open := connectFakeTimePage(t, srv, nil)
 		id := open.session(t, SessionParams{}).SessionID
+		if err := open.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "hi"}, nil); err != nil {
+			t.Fatal(err) // a session is stored from its first turn on
+		}
 		synctest.Wait()
 		time.Sleep(3 * ttl)
 		synctest.Wait()

@@ -57,6 +57,7 @@ const (
 	CodeTextTooLong     = -32004 // agent/chat text over the limit, or empty
 	CodeNoSession       = -32005 // agent/chat before agent/session
 	CodeNoTurn          = -32007 // agent/cancel with no matching running turn
+	CodeStoreDown       = -32010 // the session store does not answer: nothing can be saved now
 	CodeRateLimited     = -32029 // too many messages from this socket
 )
 

@@ -82,12 +82,24 @@ func newHub(s *Server) *hub {
 // liveSession is a session in memory. Events are numbered by emit, written to the store by
 // one flusher at a time (with the messages that go with them), and only then sent to the
 // attached socket, so a page never sees an event the store could lose.
+//
+// The store is the truth. A new session (or a fork) lives only in memory until its first
+// turn: the flusher creates it in the store with its first batch (stored). A write that
+// fails (after a few quick retries) or conflicts is never dropped silently: the flusher
+// records it in storeErr, numbers nothing more, cancels the running turn (which then ends
+// with stopReason error and says the conversation could not be saved), and sends none of
+// the unsaved events. Before the next turn writes, resync reads seq, messages and the log's
+// tail back from the store, so seq stays contiguous with what is stored.
+//
+// Lock order: resyncMu, then mu, then hub.mu.
 type liveSession struct {
 	id     string
 	origin string
 	hub    *hub
 	log    *zap.Logger
 	namer  *tools.Namer
+
+	resyncMu sync.Mutex // serializes resync with the start of a turn
 
 	mu        sync.Mutex
 	seq       int64 // last seq given out
@@ -103,6 +115,8 @@ type liveSession struct {
 	connWait  chan struct{} // closed when a conn attaches
 	turn      *runningTurn
 	evicted   bool
+	stored    bool  // the store holds the session (from its first write on)
+	storeErr  error // a write failed; nothing is numbered or written until resync
 }
 
 type runningTurn struct {
@@ -221,12 +235,15 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p SessionParams) (an
 		}
 	}
 	if p.Page != nil && resumed {
-		if err := st.Append(ctx, ls.id, store.Batch{Page: &page}); err != nil {
-			ls.log.Warn("saving page", zap.Error(err))
-		}
 		ls.mu.Lock()
-		ls.page = page
+		ls.page = page // a session not stored yet is created with it
+		stored := ls.stored
 		ls.mu.Unlock()
+		if stored {
+			if err := st.Append(ctx, ls.id, store.Batch{Page: &page}); err != nil {
+				ls.log.Warn("saving page", zap.Error(err))
+			}
+		}
 	}
 
 	lastSeq := int64(-1)
@@ -287,7 +304,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	}
 	if err != nil {
 		h.srv.log.Error("loading session", zap.Error(err))
-		return nil, wsrpc.NewError(wsrpc.CodeInternalError, "internal error")
+		return nil, errStoreUnavailable
 	}
 	if s.Origin != c.origin {
 		return nil, errSessionNotFound
@@ -303,7 +320,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	}
 	if err != nil {
 		h.srv.log.Error("loading session", zap.Error(err))
-		return nil, wsrpc.NewError(wsrpc.CodeInternalError, "internal error")
+		return nil, errStoreUnavailable
 	}
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
@@ -313,6 +330,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	ls = h.newLive(s.ID, s.Origin, s.Page)
 	ls.seq, ls.persisted = s.Seq, s.Seq
 	ls.messages = s.Messages
+	ls.stored = true
 	h.live[id] = ls
 	h.mu.Unlock()
 	h.srv.metrics.sessions.Inc()
@@ -320,7 +338,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		ls.tail = tail
 	}
 	if s.ActiveTurn != "" {
-		ls.recoverInterrupted(s.ActiveTurn)
+		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)")
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
 	}
 	return ls, nil
@@ -390,12 +408,14 @@ func (h *hub) renewClaims() {
 			return
 		case <-t.C:
 		}
-		h.mu.Lock()
-		ids := make([]string, 0, len(h.live))
-		for id := range h.live {
-			ids = append(ids, id)
+		var ids []string
+		for _, ls := range h.liveSessions() {
+			ls.mu.Lock()
+			if ls.stored { // a session not stored yet is claimed when it is created
+				ids = append(ids, ls.id)
+			}
+			ls.mu.Unlock()
 		}
-		h.mu.Unlock()
 		for _, id := range ids {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if _, _, err := h.srv.cfg.Store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
@@ -424,7 +444,7 @@ func (h *hub) liveSessions() []*liveSession {
 func (h *hub) touchLive(ctx context.Context) {
 	for _, ls := range h.liveSessions() {
 		ls.mu.Lock()
-		attached := ls.conn != nil
+		attached := ls.conn != nil && ls.stored
 		ls.mu.Unlock()
 		if !attached {
 			continue
@@ -435,24 +455,12 @@ func (h *hub) touchLive(ctx context.Context) {
 	}
 }
 
-// create makes a new session, optionally with a copied history.
+// create makes a new session, optionally with a copied history. It lives in memory only,
+// for as long as a socket is attached to it or a turn runs: the store gets it with the first
+// event of its first turn (see flushLoop), so sessions nobody chats in cost no storage, and
+// forks do not copy a history until they are used.
 func (h *hub) create(ctx context.Context, origin string, page store.Page, history []chat.Message) (*liveSession, error) {
-	st := h.srv.cfg.Store
-	now := time.Now()
 	id := randomID(16)
-	if err := st.Create(ctx, &store.Session{ID: id, Origin: origin, Page: page, CreatedAt: now, UpdatedAt: now}); err != nil {
-		h.srv.log.Error("creating session", zap.Error(err))
-		return nil, wsrpc.NewError(wsrpc.CodeInternalError, "internal error")
-	}
-	if len(history) > 0 {
-		if err := st.Append(ctx, id, store.Batch{Messages: history}); err != nil {
-			h.srv.log.Error("copying history", zap.Error(err))
-			return nil, wsrpc.NewError(wsrpc.CodeInternalError, "internal error")
-		}
-	}
-	if _, _, err := st.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
-		h.srv.log.Warn("claiming new session", zap.Error(err))
-	}
 	ls := h.newLive(id, origin, page)
 	ls.messages = history
 	h.mu.Lock()
@@ -615,11 +623,37 @@ func withSessionID(data json.RawMessage, id string) json.RawMessage {
 	return append(b, data[1:]...)
 }
 
+// unsavedText is the answer of a turn whose events the store did not take.
+const unsavedText = "The conversation could not be saved (the session store is unavailable), so this answer was not kept. Please try again in a moment."
+
+var (
+	// errUnsaved is the cause a turn is cancelled with when one of its writes failed.
+	errUnsaved = errors.New("the conversation could not be saved")
+	// errStoreUnavailable refuses what needs the store while it does not answer.
+	errStoreUnavailable = wsrpc.NewError(CodeStoreDown, "the conversation could not be saved: the session store is unavailable; try again in a moment")
+)
+
+// How the flusher writes: a failure that may be transient (a store restarting, a network
+// blip) is retried, 50 ms apart doubling, up to writeAttempts attempts in all and no new
+// attempt once writeRetryFor has passed since the first (a store client may retry inside
+// one call: go-redis takes about 2 s to give up on a server that refuses connections);
+// each attempt within writeTimeout. Then the write has failed for good.
+const (
+	writeAttempts = 5
+	writeRetryFor = 2 * time.Second
+	writeTimeout  = 10 * time.Second
+)
+
 // emit numbers an event and queues it, with the messages and turn state that go with it,
-// for the store; the flusher sends it to the page once it is stored.
+// for the store; the flusher sends it to the page once it is stored. After a write failed,
+// emit drops everything until resync: the turn is being cancelled, and what it still emits
+// could not be stored in order anyway.
 func (ls *liveSession) emit(ev Event, msgs []chat.Message, activeTurn *string) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	if ls.storeErr != nil {
+		return
+	}
 	ls.seq++
 	h := ev.Header()
 	h.Seq = ls.seq
@@ -642,9 +676,10 @@ func (ls *liveSession) emit(ev Event, msgs []chat.Message, activeTurn *string) {
 	}
 }
 
-// flushLoop writes pending batches to the store in order, then sends their events.
+// flushLoop writes pending batches to the store in order, then sends their events. The
+// first write of a session creates it in the store, with the history it starts from. A
+// write that fails for good is handled by failWritesLocked: its events are never sent.
 func (ls *liveSession) flushLoop() {
-	st := ls.hub.srv.cfg.Store
 	for {
 		ls.mu.Lock()
 		b := ls.pending
@@ -655,24 +690,25 @@ func (ls *liveSession) flushLoop() {
 			return
 		}
 		ls.pending = store.Batch{}
+		w := b
+		var create *store.Session
+		if !ls.stored {
+			create = &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
+			w.Messages = append(append(make([]chat.Message, 0, len(ls.messages)+len(b.Messages)), ls.messages...), b.Messages...)
+		}
 		ls.mu.Unlock()
 
-		var err error
-		for attempt := 0; attempt < 3; attempt++ {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err = st.Append(ctx, ls.id, b)
-			cancel()
-			if err == nil || errors.Is(err, store.ErrSeqConflict) || errors.Is(err, store.ErrNotFound) {
-				break
-			}
-			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
-		}
-		if err != nil {
-			// The page still gets the events; the store misses them. Logged loudly.
-			ls.log.Error("writing session events", zap.Error(err), zap.Int("events", len(b.Events)))
-		}
+		err := ls.write(create, w)
 
 		ls.mu.Lock()
+		if err != nil {
+			ls.failWritesLocked(err, len(b.Events))
+			ls.mu.Unlock()
+			continue
+		}
+		if create != nil {
+			ls.stored = true
+		}
 		ls.messages = append(ls.messages, b.Messages...)
 		for _, e := range b.Events {
 			ls.persisted = e.Seq
@@ -686,7 +722,187 @@ func (ls *liveSession) flushLoop() {
 	}
 }
 
-// waitFlushed waits until everything emitted so far is stored and sent.
+// write stores one batch, creating the session first when create is not nil (then it also
+// claims it, as resume does). A failure that may be transient is retried; a seq conflict,
+// a missing session or a closed store are final at once.
+func (ls *liveSession) write(create *store.Session, b store.Batch) error {
+	srv := ls.hub.srv
+	st := srv.cfg.Store
+	var err error
+	start := time.Now()
+	for attempt := range writeAttempts {
+		if attempt > 0 {
+			if time.Since(start) > writeRetryFor {
+				break
+			}
+			time.Sleep(time.Duration(50<<(attempt-1)) * time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		err = writeBatch(ctx, st, ls.id, create, b)
+		cancel()
+		if err == nil || errors.Is(err, store.ErrSeqConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
+			break
+		}
+		ls.log.Warn("writing session events failed; retrying", zap.Error(err), zap.Int("attempt", attempt+1))
+	}
+	if err != nil || create == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if _, _, err := st.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL); err != nil {
+		ls.log.Warn("claiming new session", zap.Error(err))
+	}
+	return nil
+}
+
+// writeBatch is one attempt of write.
+func writeBatch(ctx context.Context, st store.Store, id string, create *store.Session, b store.Batch) error {
+	if create != nil {
+		// ErrExists: an earlier attempt created it (ids are random); its Append may not have
+		// happened, so append now; if it did, the seqs conflict and resync sorts it out.
+		if err := st.Create(ctx, create); err != nil && !errors.Is(err, store.ErrExists) {
+			return fmt.Errorf("creating the session: %w", err)
+		}
+	}
+	if err := st.Append(ctx, id, b); err != nil {
+		return fmt.Errorf("appending %d events: %w", len(b.Events), err)
+	}
+	return nil
+}
+
+// failWritesLocked handles a write that failed for good; ls.mu is held. The failed batch's
+// events and everything queued after them are dropped unsent (a page never sees an event
+// the store does not hold; whether a timed-out write landed is found out by resync), the
+// running turn is cancelled and its page told at once, and nothing more is numbered or
+// written until resync.
+func (ls *liveSession) failWritesLocked(err error, events int) {
+	dropped := events + len(ls.pending.Events)
+	ls.storeErr = err
+	ls.seq = ls.persisted
+	ls.pending = store.Batch{}
+	rt := ls.turn
+	turnID := ""
+	if rt != nil {
+		turnID = rt.id
+	}
+	ls.log.Error("the session store did not take the session's events: the turn ends with an error, and the session reads the store again before its next turn",
+		zap.Error(err), zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
+	if rt == nil {
+		return
+	}
+	rt.cancel(errUnsaved)
+	if ls.conn == nil {
+		return
+	}
+	// Not part of the log, so without seq (like tool_rejected): the page shows it under the
+	// turn, and the agent/chat answer says the same.
+	ev := ErrorEvent{EventHeader: EventHeader{SessionID: ls.id, TurnID: turnID, Type: EventError}, Message: unsavedText, Retryable: true}
+	if err := ls.conn.peer.Notify(context.Background(), MethodAgentEvent, ev); err != nil {
+		ls.log.Debug("sending the unsaved-turn error", zap.Error(err))
+	}
+}
+
+// unsaved tells whether a write failed since the last resync (at the end of a turn: whether
+// one of its writes failed, so that it must not be reported as done).
+func (ls *liveSession) unsaved() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.storeErr != nil
+}
+
+// resync reads the session back from the store after a write failed, before a new turn
+// writes: seq, messages and the log's tail become the store's; stored events the page has
+// not seen (a write whose answer was lost may have landed) are sent to it; a turn the store
+// still has as running is closed as interrupted. It does nothing when no write failed. It
+// returns errStoreUnavailable while the store does not answer, errTurnInProgress while a
+// turn runs (its end is not written; the next turn resyncs).
+func (ls *liveSession) resync() error {
+	ls.resyncMu.Lock()
+	defer ls.resyncMu.Unlock()
+	ls.mu.Lock()
+	failed, stored, running := ls.storeErr, ls.stored, ls.turn != nil
+	ls.mu.Unlock()
+	if failed == nil {
+		return nil
+	}
+	if running {
+		return errTurnInProgress
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	st := ls.hub.srv.cfg.Store
+	s, err := st.Load(ctx, ls.id)
+	switch {
+	case errors.Is(err, store.ErrNotFound) && !stored:
+		s = nil // never stored: nothing to read back, the first write creates it
+	case errors.Is(err, store.ErrNotFound):
+		ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
+		ls.closeConn("the session is gone from the store")
+		return errSessionNotFound
+	case err != nil:
+		ls.log.Warn("the session store is still unavailable", zap.Error(err))
+		return errStoreUnavailable
+	}
+	// A session whose creation landed but not its first events keeps its history in memory.
+	adopt := s != nil && (stored || s.Seq > 0)
+	var tail []store.Event
+	if adopt {
+		if tail, err = st.EventsAfter(ctx, ls.id, max(0, s.Seq-tailMax), 0); err != nil {
+			ls.log.Warn("the session store is still unavailable", zap.Error(err))
+			return errStoreUnavailable
+		}
+	}
+	ls.mu.Lock()
+	lost := adopt && s.Seq < ls.persisted
+	had := ls.persisted
+	if adopt {
+		ls.seq, ls.persisted = s.Seq, s.Seq
+		ls.messages = s.Messages
+		ls.tail = tail
+		ls.stored = true
+		for _, e := range tail {
+			ls.sendLocked(e)
+		}
+	}
+	ls.storeErr = nil
+	ls.mu.Unlock()
+	if lost {
+		// The page has seen seqs the store no longer holds; sent back to agent/session, it
+		// gets the store's seq and goes on from there.
+		ls.log.Error("the session store lost events it had taken; the page is sent back to resume", zap.Int64("storeSeq", s.Seq), zap.Int64("hadSeq", had))
+		ls.closeConn("the session store lost events; resume")
+		return errStoreUnavailable
+	}
+	if adopt && s.ActiveTurn != "" {
+		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the conversation could not be saved. Please ask again.)")
+		ls.waitFlushed(ctx)
+		if ls.unsaved() {
+			return errStoreUnavailable
+		}
+	}
+	ls.log.Info("the session store took writes again; the session re-read its state from it", zap.Int64("seq", ls.persistedSeq()))
+	return nil
+}
+
+// persistedSeq is the last seq written to the store.
+func (ls *liveSession) persistedSeq() int64 {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.persisted
+}
+
+// closeConn closes the attached socket, if any, so that its page resumes from the store.
+func (ls *liveSession) closeConn(why string) {
+	ls.mu.Lock()
+	c := ls.conn
+	ls.mu.Unlock()
+	if c != nil {
+		c.peer.Close(errors.New(why))
+	}
+}
+
+// waitFlushed waits until everything emitted so far is stored and sent (or failed).
 func (ls *liveSession) waitFlushed(ctx context.Context) {
 	ls.mu.Lock()
 	if !ls.flushing {
@@ -701,9 +917,10 @@ func (ls *liveSession) waitFlushed(ctx context.Context) {
 	}
 }
 
-// recoverInterrupted ends a turn that a crash left open, marking it in the history.
-func (ls *liveSession) recoverInterrupted(turnID string) {
-	msg := chat.Message{Role: chat.RoleAssistant, Content: "(This answer was interrupted: the agent restarted before it finished. Please ask again.)", TurnID: turnID}
+// recoverInterrupted ends a turn that was left open in the store (by a crash, or by a store
+// that failed during it), marking it in the history with text.
+func (ls *liveSession) recoverInterrupted(turnID, text string) {
+	msg := chat.Message{Role: chat.RoleAssistant, Content: text, TurnID: turnID}
 	none := ""
 	ls.emit(&TurnEndEvent{EventHeader: EventHeader{Type: EventTurnEnd, TurnID: turnID}, StopReason: StopError, Text: msg.Content, Interrupted: true}, []chat.Message{msg}, &none)
 	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
@@ -765,6 +982,7 @@ func (h *hub) evict(ls *liveSession) {
 		return
 	}
 	ls.evicted = true
+	stored := ls.stored
 	ls.mu.Unlock()
 	h.mu.Lock()
 	if h.live[ls.id] == ls {
@@ -772,6 +990,10 @@ func (h *hub) evict(ls *liveSession) {
 		h.srv.metrics.sessions.Dec()
 	}
 	h.mu.Unlock()
+	if !stored {
+		ls.log.Debug("dropped a session that was never used; it was not stored")
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
@@ -817,6 +1039,9 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p ChatParams) (any, error) 
 
 func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runningTurn, error) {
 	srv := h.srv
+	if err := ls.resync(); err != nil { // after a failed write, the store's state first
+		return nil, err
+	}
 	ls.mu.Lock()
 	if ls.turn != nil {
 		ls.mu.Unlock()
@@ -859,6 +1084,9 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 		none := ""
 		ls.emit(&TurnEndEvent{EventHeader: EventHeader{Type: EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text}, res.Messages[1:], &none)
 		ls.waitFlushed(context.Background())
+		if ls.unsaved() { // never "done" unless stored
+			res.StopReason, res.Text = StopError, unsavedText
+		}
 		srv.metrics.turns.WithLabelValues(res.StopReason).Inc()
 		log.Debug("turn ended", zap.String("stopReason", res.StopReason))
 		rt.result = ChatResult{TurnID: rt.id, Text: res.Text, StopReason: res.StopReason, Usage: res.Usage}

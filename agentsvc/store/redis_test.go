@@ -12,6 +12,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/store/storetest"
 )
 
 func TestRedisPrefix(t *testing.T) {
@@ -188,5 +189,48 @@ func TestRedisExpireIdleMany(t *testing.T) {
 	}
 	if got := len(m.Keys()); got != 3+2 {
 		t.Errorf("got %d keys after ExpireIdle, want 5 (3 sessions, the index, the origin index): %v", got, m.Keys())
+	}
+}
+
+// TestRedisServerRestart: while redis-server is down every call fails at once with an error
+// (none hangs, none pretends to succeed); once it is back on the same port with its
+// append-only file, the same Store has everything it acknowledged and goes on.
+func TestRedisServerRestart(t *testing.T) {
+	ctx := t.Context()
+	rp := storetest.RedisWithAOF(t)
+	s := openRedis(t, rp.URL, store.RedisOptions{})
+	ev := func(seq int64) store.Event {
+		return store.Event{Seq: seq, Data: []byte(fmt.Sprintf(`{"seq":%d}`, seq))}
+	}
+	if err := s.Create(ctx, &store.Session{ID: "s1", Origin: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, "s1", store.Batch{Messages: []chat.Message{{Role: chat.RoleUser, Content: "one"}}, Events: []store.Event{ev(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	rp.Kill()
+	if err := s.Append(ctx, "s1", store.Batch{Events: []store.Event{ev(2)}}); err == nil {
+		t.Fatal("Append while redis-server is down: got nil, want an error")
+	}
+	if _, err := s.Load(ctx, "s1"); err == nil || errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Load while redis-server is down: got %v, want an error that is not ErrNotFound", err)
+	}
+	rp.Restart()
+	got, err := s.Load(ctx, "s1")
+	if err != nil {
+		t.Fatalf("Load after the restart: %v", err)
+	}
+	if got.Seq != 1 || len(got.Messages) != 1 || got.Messages[0].Content != "one" {
+		t.Fatalf("after the restart: got seq %d and %v, want seq 1 and the first message", got.Seq, got.Messages)
+	}
+	if err := s.Append(ctx, "s1", store.Batch{Events: []store.Event{ev(3)}}); !errors.Is(err, store.ErrSeqConflict) {
+		t.Errorf("Append of seq 3 after seq 1: got %v, want ErrSeqConflict", err)
+	}
+	if err := s.Append(ctx, "s1", store.Batch{Events: []store.Event{ev(2)}}); err != nil {
+		t.Fatalf("Append of seq 2 after the restart: %v", err)
+	}
+	evs, err := s.EventsAfter(ctx, "s1", 0, 0)
+	if err != nil || len(evs) != 2 || evs[0].Seq != 1 || evs[1].Seq != 2 {
+		t.Errorf("events after the restart: got %v, %v; want seqs 1 and 2", evs, err)
 	}
 }

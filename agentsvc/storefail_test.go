@@ -1,0 +1,413 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// These tests are about the store being the truth: a write that fails or conflicts is never
+// dropped silently, the visitor is told, and the session reads the store again before it
+// writes; and sessions nobody chats in are not stored. The same with a real redis-server
+// killed and restarted under two replicas is in storefail_redis_test.go.
+
+// errStoreDown is what flakyStore answers while it plays a store that does not answer.
+var errStoreDown = errors.New("flaky store: connection refused")
+
+// flakyStore is a Store whose writes fail on demand: a store that is down, one that refuses
+// a batch (a seq conflict), or one that makes a write and loses its answer (a timeout after
+// the write landed).
+type flakyStore struct {
+	store.Store
+	down atomic.Bool // Create, Load, Append and EventsAfter fail with errStoreDown
+
+	mu       sync.Mutex
+	failNext int   // the next failNext Appends of events fail with failErr
+	failErr  error // errStoreDown, store.ErrSeqConflict…
+	apply    bool  // the failing Appends are made all the same (their answer is lost)
+	failed   int   // Appends that failed because of failNext
+}
+
+// failAppends makes the next n Appends that carry events fail with err, made or not.
+func (f *flakyStore) failAppends(n int, err error, apply bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failNext, f.failErr, f.apply, f.failed = n, err, apply, 0
+}
+
+func (f *flakyStore) failures() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
+func (f *flakyStore) Create(ctx context.Context, s *store.Session) error {
+	if f.down.Load() {
+		return errStoreDown
+	}
+	return f.Store.Create(ctx, s)
+}
+
+func (f *flakyStore) Load(ctx context.Context, id string) (*store.Session, error) {
+	if f.down.Load() {
+		return nil, errStoreDown
+	}
+	return f.Store.Load(ctx, id)
+}
+
+func (f *flakyStore) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
+	if f.down.Load() {
+		return nil, errStoreDown
+	}
+	return f.Store.EventsAfter(ctx, id, after, limit)
+}
+
+func (f *flakyStore) Append(ctx context.Context, id string, b store.Batch) error {
+	if f.down.Load() {
+		return errStoreDown
+	}
+	f.mu.Lock()
+	fail := f.failNext > 0 && len(b.Events) > 0
+	err, apply := f.failErr, f.apply
+	if fail {
+		f.failNext--
+		f.failed++
+	}
+	f.mu.Unlock()
+	if !fail {
+		return f.Store.Append(ctx, id, b)
+	}
+	if apply {
+		if err := f.Store.Append(ctx, id, b); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// stepModel answers call n with "reply " and then "n" in two deltas; before the second it
+// waits for a token on hold, so a test decides when the rest of an answer comes.
+type stepModel struct {
+	hold  chan struct{}
+	calls atomic.Int32
+}
+
+func newStepModel() *stepModel { return &stepModel{hold: make(chan struct{}, 16)} }
+
+func (m *stepModel) Name() string { return "steps" }
+
+func (m *stepModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	n := m.calls.Add(1)
+	onDelta("reply ")
+	select {
+	case <-m.hold:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	onDelta(fmt.Sprint(n))
+	return &llm.Response{Text: fmt.Sprintf("reply %d", n), FinishReason: "stop"}, nil
+}
+
+// turnLog is what a page saw of its turns: the events with a seq (the log), and the ones
+// without (the unsaved-turn errors).
+type turnLog struct {
+	seen     []event
+	unlogged []event
+}
+
+// add sorts events into the log and the rest.
+func (l *turnLog) add(evs ...event) {
+	for _, e := range evs {
+		if e.Seq == 0 {
+			l.unlogged = append(l.unlogged, e)
+			continue
+		}
+		l.seen = append(l.seen, e)
+	}
+}
+
+// drain takes every event the page has received so far.
+func (l *turnLog) drain(p *fakePage) {
+	for {
+		select {
+		case raw := <-p.events:
+			var e event
+			if err := json.Unmarshal(raw, &e); err != nil {
+				p.t.Fatalf("event %s: %v", raw, err)
+			}
+			l.add(e)
+		default:
+			return
+		}
+	}
+}
+
+// checkStoredTurns checks, in the store, that every turn the visitor saw as done (its
+// agent/chat answered stopReason end) is there with its answer, and that no other
+// assistant answer claims to be complete.
+func checkStoredTurns(t *testing.T, st store.Store, id string, done map[string]string) {
+	t.Helper()
+	s, err := st.Load(context.Background(), id)
+	if err != nil {
+		t.Fatalf("loading the session: %v", err)
+	}
+	answers := map[string]string{}
+	for _, m := range s.Messages {
+		if m.Role == chat.RoleAssistant {
+			answers[m.TurnID] = m.Content
+		}
+	}
+	for turn, text := range done {
+		if answers[turn] != text {
+			t.Errorf("turn %s, answered %q to the visitor, is stored as %q", turn, text, answers[turn])
+		}
+	}
+	if s.ActiveTurn != "" {
+		t.Errorf("the store still has turn %s running", s.ActiveTurn)
+	}
+}
+
+func TestFailedWritesAreNeverDroppedSilently(t *testing.T) {
+	tests := []struct {
+		name string
+		// fail makes the store fail while turn 2 runs, after its start is stored.
+		fail func(f *flakyStore)
+		// ambiguous: the failed write may have landed whole (with turn 2's end); then turn 3
+		// finds turn 2 ended in the store instead of closing it as interrupted.
+		ambiguous bool
+	}{
+		{"store down", func(f *flakyStore) { f.down.Store(true) }, false},
+		{"every retry fails", func(f *flakyStore) { f.failAppends(writeAttempts, errStoreDown, false) }, false},
+		{"seq conflict", func(f *flakyStore) { f.failAppends(1, store.ErrSeqConflict, false) }, false},
+		{"write landed, answer lost", func(f *flakyStore) { f.failAppends(1, errStoreDown, true) }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			flaky := &flakyStore{Store: store.NewMemory()}
+			model := newStepModel()
+			ts := newQuietServer(t, model, func(c *Config) { c.Store = flaky })
+			page := openPage(t, ts, testOrigin)
+			sess := page.session(SessionParams{})
+			var log turnLog
+			done := map[string]string{}
+
+			model.hold <- struct{}{}
+			r1, err := page.chat("one")
+			if err != nil || r1.StopReason != StopEnd {
+				t.Fatalf("turn 1: got %+v, %v; want it to end", r1, err)
+			}
+			done[r1.TurnID] = r1.Text
+			log.add(page.eventsUntil(EventTurnEnd)...)
+
+			// Turn 2: its start and first delta are stored and seen; then the store fails.
+			res2 := make(chan ChatResult, 1)
+			go func() {
+				r, err := page.chat("two")
+				if err != nil {
+					t.Errorf("turn 2: %v", err)
+				}
+				res2 <- r
+			}()
+			log.add(page.eventsUntil(EventTextDelta)...)
+			tc.fail(flaky)
+			model.hold <- struct{}{}
+			r2 := <-res2
+			if r2.StopReason != StopError || r2.Text != unsavedText {
+				t.Errorf("turn 2: got stopReason %q text %q, want error and %q", r2.StopReason, r2.Text, unsavedText)
+			}
+			log.drain(page)
+			if len(log.unlogged) != 1 || log.unlogged[0].Type != EventError || log.unlogged[0].Message != unsavedText ||
+				log.unlogged[0].TurnID != r2.TurnID || !log.unlogged[0].Retryable {
+				t.Errorf("got events without seq %+v, want one retryable error of turn 2 saying %q", log.unlogged, unsavedText)
+			}
+			for _, e := range log.seen {
+				if e.TurnID == r2.TurnID && e.Type == EventTurnEnd {
+					t.Errorf("the page saw turn 2 end (%+v) though its end was not stored", e)
+				}
+			}
+
+			// While the store does not answer, a new turn is refused with a clear error.
+			if flaky.down.Load() {
+				_, err := page.chat("while down")
+				if !errors.Is(err, wsrpc.NewError(CodeStoreDown, "")) || !strings.Contains(err.Error(), "could not be saved") {
+					t.Errorf("a turn while the store is down: got %v, want error %d saying the conversation could not be saved", err, CodeStoreDown)
+				}
+				flaky.down.Store(false)
+			}
+
+			// Turn 3: the session reads the store again, closes turn 2, and goes on.
+			model.hold <- struct{}{}
+			r3, err := page.chat("three")
+			if err != nil || r3.StopReason != StopEnd {
+				t.Fatalf("turn 3: got %+v, %v; want it to end", r3, err)
+			}
+			done[r3.TurnID] = r3.Text
+			log.add(page.eventsUntil(EventTurnEnd)...)
+			log.drain(page)
+			ends := map[string]int{}
+			var marked bool
+			for _, e := range log.seen {
+				switch e.Type {
+				case EventTurnStart:
+					ends[e.TurnID] += 0
+				case EventTurnEnd:
+					ends[e.TurnID]++
+					marked = marked || (e.TurnID == r2.TurnID && e.Interrupted && e.StopReason == StopError)
+				}
+			}
+			if len(ends) != 3 || ends[r1.TurnID] != 1 || ends[r2.TurnID] != 1 || ends[r3.TurnID] != 1 {
+				t.Errorf("got turn ends per turn %v, want exactly one for each of the 3 turns", ends)
+			}
+			if !marked && !tc.ambiguous {
+				t.Errorf("turn 2 was not closed as interrupted (events %+v)", log.seen)
+			}
+			checkNothingLostOrDoubled(t, log.seen, storedEvents(t, flaky, sess.SessionID))
+			checkStoredTurns(t, flaky, sess.SessionID, done)
+		})
+	}
+}
+
+// TestShortStoreBlipCostsNothing: a failure shorter than the flusher's retries is invisible.
+func TestShortStoreBlipCostsNothing(t *testing.T) {
+	flaky := &flakyStore{Store: store.NewMemory()}
+	model := newStepModel()
+	ts := newQuietServer(t, model, func(c *Config) { c.Store = flaky })
+	page := openPage(t, ts, testOrigin)
+	sess := page.session(SessionParams{})
+	model.hold <- struct{}{}
+	if _, err := page.chat("one"); err != nil {
+		t.Fatal(err)
+	}
+	seen := page.eventsUntil(EventTurnEnd)
+	flaky.failAppends(2, errStoreDown, false)
+	model.hold <- struct{}{}
+	r, err := page.chat("two")
+	if err != nil || r.StopReason != StopEnd {
+		t.Fatalf("got %+v, %v; want the turn to end normally", r, err)
+	}
+	seen = append(seen, page.eventsUntil(EventTurnEnd)...)
+	if got := flaky.failures(); got != 2 {
+		t.Errorf("the store failed %d times, want 2", got)
+	}
+	checkNothingLostOrDoubled(t, seen, storedEvents(t, flaky, sess.SessionID))
+}
+
+// isLive tells whether a session is in a server's memory.
+func isLive(ts *testServer, id string) bool {
+	ts.hub.mu.Lock()
+	defer ts.hub.mu.Unlock()
+	return ts.hub.live[id] != nil
+}
+
+// storedSessions counts the sessions in a store.
+func storedSessions(t *testing.T, st store.Store) int {
+	t.Helper()
+	list, err := st.List(context.Background(), store.ListOptions{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list)
+}
+
+func TestEmptySessionsAreNotStored(t *testing.T) {
+	shared := store.NewMemory()
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = shared })
+	long := store.Page{URL: "http://localhost:3000/cars?" + strings.Repeat("q", 4000), Title: strings.Repeat("T", 2000)}
+	var pages []*fakePage
+	var ids []string
+	for range 4 {
+		p := openPage(t, ts, testOrigin, echoTool())
+		pages = append(pages, p)
+		for range 50 {
+			ids = append(ids, p.session(SessionParams{Page: &long}).SessionID)
+		}
+	}
+	if n := storedSessions(t, shared); n != 0 {
+		t.Fatalf("200 agent/session calls without a chat stored %d sessions, want none", n)
+	}
+
+	// A reload before the first message (the socket moved on): the id is unknown, so the
+	// widget starts a new conversation, which loses nothing.
+	reload := openPage(t, ts, testOrigin, echoTool())
+	err := reload.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: ids[0]}, nil)
+	if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
+		t.Errorf("resuming a session that was never used after its socket moved on: got %v, want %d", err, CodeSessionNotFound)
+	}
+
+	// The id a socket holds works: its first turn stores it, with the capped page.
+	a := pages[0]
+	id := ids[49]
+	if r, err := a.chat("hello"); err != nil || r.StopReason != StopEnd {
+		t.Fatalf("first turn: got %+v, %v", r, err)
+	}
+	if n := storedSessions(t, shared); n != 1 {
+		t.Fatalf("after the first turn: %d sessions stored, want 1", n)
+	}
+	s, err := shared.Load(context.Background(), id)
+	if err != nil {
+		t.Fatalf("the session of the first turn: %v", err)
+	}
+	if len(s.Page.URL) > 2048 || len(s.Page.Title) > 512 || !strings.HasPrefix(s.Page.URL, "http://localhost:3000/cars?") {
+		t.Errorf("stored page URL of %d bytes and title of %d, want them capped at 2048 and 512", len(s.Page.URL), len(s.Page.Title))
+	}
+	if got := roleList(s.Messages); got != "user,assistant,tool,assistant" {
+		t.Errorf("stored messages %s, want the first turn", got)
+	}
+
+	// Duplicated tabs of a live session get forks; a fork is stored at its first turn only.
+	var forks []SessionResult
+	for i := range 20 {
+		p := pages[1+i%3]
+		res := p.session(SessionParams{SessionID: id})
+		if !res.Forked || roleList(res.Messages) != "user,assistant,tool,assistant" {
+			t.Fatalf("got %+v, want a fork with the history", res)
+		}
+		forks = append(forks, res)
+	}
+	if n := storedSessions(t, shared); n != 1 {
+		t.Errorf("20 forks nobody chatted in stored %d sessions in all, want 1", n)
+	}
+	b := pages[1+19%3] // holds the last fork
+	if r, err := b.chat("in the fork"); err != nil || r.StopReason != StopEnd {
+		t.Fatalf("turn in the fork: got %+v, %v", r, err)
+	}
+	fork := forks[len(forks)-1].SessionID
+	fs, err := shared.Load(context.Background(), fork)
+	if err != nil {
+		t.Fatalf("the fork after its first turn: %v", err)
+	}
+	if got := roleList(fs.Messages); got != "user,assistant,tool,assistant,user,assistant,tool,assistant" || fs.Messages[4].Content != "in the fork" {
+		t.Errorf("the fork stored %s, want the copied history and its own turn", got)
+	}
+	if fs.Seq == 0 || fs.Origin != testOrigin {
+		t.Errorf("the fork stored seq %d origin %q", fs.Seq, fs.Origin)
+	}
+	if n := storedSessions(t, shared); n != 2 {
+		t.Errorf("%d sessions stored, want 2 (the used session and the used fork)", n)
+	}
+
+	// After its first turn a session resumes anywhere, here on a new server on the store
+	// once the first one let it go.
+	dropSocket(b, true)
+	waitFor(t, "the fork to leave the first server", func() bool { return !isLive(ts, fork) })
+	other := newQuietServer(t, textModel("again"), func(c *Config) { c.Store = shared; c.OwnerID = "another-server" })
+	p := openPage(t, other, testOrigin)
+	last := fs.Seq
+	res := p.session(SessionParams{SessionID: fork, LastSeq: &last})
+	if !res.Resumed || res.Seq != fs.Seq || len(res.Messages) != 8 {
+		t.Errorf("resume on another server: got resumed %v seq %d %d messages, want %d and 8", res.Resumed, res.Seq, len(res.Messages), fs.Seq)
+	}
+	if r, err := p.chat("next"); err != nil || r.Text != "again" {
+		t.Errorf("a turn after the resume: got %+v, %v", r, err)
+	}
+}
