@@ -39,7 +39,7 @@ type asset struct {
 
 // importRE finds the relative module specifiers of static imports and re-exports:
 // `from './x.js'` and `import './x.js'`.
-var importRE = regexp.MustCompile(`(\bfrom\s*|^\s*import\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
+var importRE = regexp.MustCompile(`(?m)(\bfrom\s*|^\s*import\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
 
 // hashLen is how many hex digits of the sha256 name a version (48 bits: no collisions among
 // the versions of a few dozen files).
@@ -88,7 +88,7 @@ func (b *builder) build(name string) (*asset, error) {
 	b.visiting[name] = true
 	defer delete(b.visiting, name)
 
-	text := b.src[name]
+	text := stripJS(b.src[name])
 	var direct []string
 	for _, m := range importRE.FindAllSubmatch(text, -1) {
 		dep := path.Clean(string(m[3]))

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -199,6 +203,57 @@ func TestAccepts(t *testing.T) {
 	} {
 		if got := accepts(tc.header, tc.coding); got != tc.want {
 			t.Errorf("accepts(%q, %q) = %v, want %v", tc.header, tc.coding, got, tc.want)
+		}
+	}
+}
+
+func TestStripJS(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"comments and indentation", "// head\n/**\n * doc\n */\nexport function f(a) {\n    return a; // tail\n}\n", "export function f(a) {\nreturn a;\n}\n"},
+		{"strings keep their slashes", "const u = 'http://x/*y*/'; const v = \"a // b\";\n", "const u = 'http://x/*y*/'; const v = \"a // b\";\n"},
+		{"template with nested substitution", "const s = `a // ${ b ? `/* ${c} */` : '}' } z`; // c\n", "const s = `a // ${ b ? `/* ${c} */` : '}' } z`;\n"},
+		{"template keeps its lines", "const css = `\n  .a { color: red; }\n  /* kept */\n`;\n", "const css = `\n  .a { color: red; }\n  /* kept */\n`;\n"},
+		{"regex literals", "const r = /[/]\\/*x/g; if (/a\\/\\/b/.test(s)) x = s.replace(/'/g, '\"');\n", "const r = /[/]\\/*x/g; if (/a\\/\\/b/.test(s)) x = s.replace(/'/g, '\"');\n"},
+		{"division is not a regex", "const q = a / b / c; const w = (x) / 2; // /not regex/\n", "const q = a / b / c; const w = (x) / 2;\n"},
+		{"regex after return", "return /x\\/*/.test(s); /* c */\n", "return /x\\/*/.test(s);\n"},
+		{"line breaks kept for ASI", "let a = 1\n\n\n/* multi\nline */\nlet b = 2\n", "let a = 1\nlet b = 2\n"},
+		{"unterminated string served as is", "const s = 'oops\n", "const s = 'oops\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(stripJS([]byte(tc.in))); got != tc.want {
+				t.Errorf("stripJS(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// Every served module is still valid JavaScript (node --check parses it) and is smaller.
+func TestStripEmbedded(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: cannot parse the stripped modules")
+	}
+	a, err := NewAssets(FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	names, _ := fs.Glob(FS, "*.js")
+	for _, n := range names {
+		orig, _ := fs.ReadFile(FS, n)
+		served := a.Source(n)
+		if len(served) >= len(orig) {
+			t.Errorf("%s: served %d bytes, source %d", n, len(served), len(orig))
+		}
+		p := filepath.Join(dir, strings.TrimSuffix(n, ".js")+".mjs")
+		if n == "preload.js" {
+			p = filepath.Join(dir, n) // a classic script
+		}
+		if err := os.WriteFile(p, served, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(node, "--check", p).CombinedOutput(); err != nil {
+			t.Errorf("%s does not parse after stripping: %v\n%s", n, err, out)
 		}
 	}
 }

@@ -99,6 +99,8 @@ function boot() {
   const mount = () => {
     document.body.append(element);
     client.start();
+    // On the page's Performance timeline: when the launcher is on screen (tests measure it).
+    requestAnimationFrame(() => performance.mark?.('byomcp:launcher'));
   };
   if (document.body) mount();
   else document.addEventListener('DOMContentLoaded', mount, { once: true });

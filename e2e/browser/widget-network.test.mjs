@@ -1,0 +1,106 @@
+// What the widget costs on the wire (issue 19, point 12), under a slow phone network emulated
+// through CDP (Network.emulateNetworkConditions: 150 ms RTT, 1.6 Mbps): the first page of a
+// visit loads at most 50 KB of widget (compressed), with no import waterfall (every module is
+// requested as soon as widget.js has arrived); the next page at most 2 KB (modules from the
+// cache, widget.js revalidated). The launcher's appearance is measured with the page's own
+// Performance timeline and reported (a duration on a shared machine is a measure, not an
+// assertion).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, newPage, waitConnected } from './harness.mjs';
+
+const THROTTLE = { offline: false, latency: 150, downloadThroughput: (1.6 * 1024 * 1024) / 8, uploadThroughput: (750 * 1024) / 8 };
+
+let stack;
+before(async () => {
+  stack = await startStack({ script: () => ({ text: 'ok' }) });
+});
+after(async () => {
+  await stack?.close();
+});
+
+/**
+ * Records every /byomcp/ response of the page through CDP: its URL, status, bytes on the wire
+ * (headers and body, as the network layer counts them), whether it came from a cache, and
+ * which response it was requested after.
+ * @param {import('playwright-core').Page} page
+ */
+async function recordWidgetTraffic(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', THROTTLE);
+  /** @type {Map<string, {url: string, status: number, bytes: number, cached: boolean, sentAt: number, doneAt: number, encoding: string}>} */
+  const byId = new Map();
+  cdp.on('Network.requestWillBeSent', (e) => {
+    if (!e.request.url.includes('/byomcp/')) return;
+    byId.set(e.requestId, { url: e.request.url, status: 0, bytes: 0, cached: false, sentAt: e.timestamp, doneAt: 0, encoding: '' });
+  });
+  cdp.on('Network.requestServedFromCache', (e) => {
+    const r = byId.get(e.requestId);
+    if (r) r.cached = true;
+  });
+  cdp.on('Network.responseReceived', (e) => {
+    const r = byId.get(e.requestId);
+    if (!r) return;
+    r.status = e.response.status;
+    r.cached ||= e.response.fromDiskCache || e.response.fromPrefetchCache || e.response.fromServiceWorker;
+    r.encoding = e.response.headers['content-encoding'] ?? e.response.headers['Content-Encoding'] ?? '';
+  });
+  cdp.on('Network.loadingFinished', (e) => {
+    const r = byId.get(e.requestId);
+    if (!r) return;
+    r.bytes = e.encodedDataLength;
+    r.doneAt = e.timestamp;
+  });
+  return { requests: () => [...byId.values()], detach: () => cdp.detach() };
+}
+
+/** When the launcher was first painted, in ms after navigation start (Performance timeline). */
+function launcherTime(page) {
+  return page.evaluate(() => {
+    const mark = performance.getEntriesByName('byomcp:launcher')[0];
+    return mark ? Math.round(mark.startTime) : -1;
+  });
+}
+
+test('first page <= 50 KB of widget with no waterfall, next page <= 2 KB (150 ms RTT, 1.6 Mbps)', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    const first = await recordWidgetTraffic(page);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    const r1 = first.requests();
+    const bytes1 = r1.reduce((n, r) => n + r.bytes, 0);
+    const t1 = await launcherTime(page);
+    await first.detach();
+
+    // Every module is on the wire compressed, and none waits for another module than widget.js.
+    const widget = r1.find((r) => new URL(r.url).pathname === '/byomcp/widget.js');
+    assert.ok(widget, 'widget.js was loaded');
+    const modules = r1.filter((r) => r !== widget);
+    assert.ok(modules.length >= 8, `${modules.length} modules`);
+    for (const r of r1) assert.match(r.encoding, /^(br|gzip)$/, `${r.url} is sent ${r.encoding || 'uncompressed'}`);
+    const lastSent = Math.max(...modules.map((r) => r.sentAt));
+    const firstDone = Math.min(...modules.map((r) => r.doneAt));
+    assert.ok(lastSent <= firstDone, 'every module is requested before any module has arrived (no import waterfall)');
+    assert.ok(bytes1 <= 50 * 1024, `first page: ${bytes1} bytes of widget, want <= 51200`);
+
+    const next = await recordWidgetTraffic(page);
+    await page.goto(stack.server.url + '/financing.html');
+    await waitConnected(page);
+    const r2 = next.requests();
+    const bytes2 = r2.reduce((n, r) => n + r.bytes, 0);
+    const t2 = await launcherTime(page);
+    await next.detach();
+    const onWire = r2.filter((r) => !r.cached);
+    assert.ok(bytes2 <= 2 * 1024, `next page: ${bytes2} bytes of widget, want <= 2048 (${JSON.stringify(onWire)})`);
+    assert.deepEqual(onWire.map((r) => [new URL(r.url).pathname, r.status]), [['/byomcp/widget.js', 304]]);
+
+    console.log(`# widget on the wire: first page ${r1.length} requests, ${bytes1} bytes, launcher at ${t1} ms; next page ${onWire.length} on the wire, ${bytes2} bytes, launcher at ${t2} ms (150 ms RTT, 1.6 Mbps)`);
+    assert.ok(t1 > 0 && t2 > 0, 'the launcher marks its first paint');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
