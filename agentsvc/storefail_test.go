@@ -289,15 +289,15 @@ func TestShortStoreBlipCostsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := page.eventsUntil(EventTurnEnd)
-	flaky.failAppends(2, errStoreDown, false)
+	flaky.failAppends(3, errStoreDown, false)
 	model.hold <- struct{}{}
 	r, err := page.chat("two")
 	if err != nil || r.StopReason != StopEnd {
 		t.Fatalf("got %+v, %v; want the turn to end normally", r, err)
 	}
 	seen = append(seen, page.eventsUntil(EventTurnEnd)...)
-	if got := flaky.failures(); got != 2 {
-		t.Errorf("the store failed %d times, want 2", got)
+	if got := flaky.failures(); got != 3 {
+		t.Errorf("the store failed %d times, want 3", got)
 	}
 	checkNothingLostOrDoubled(t, seen, storedEvents(t, flaky, sess.SessionID))
 }
