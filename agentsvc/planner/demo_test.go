@@ -31,6 +31,12 @@ type demoCar struct {
 	Mileage  float64  `json:"mileage"`
 	Fuel     string   `json:"fuel"`
 	Colors   []string `json:"colors"`
+	Trims    []struct {
+		Name string `json:"name"`
+	} `json:"trims"`
+	Packages []struct {
+		Name string `json:"name"`
+	} `json:"packages"`
 }
 
 func (c demoCar) title() string { return fmt.Sprintf("%d %s %s", c.Year, c.Make, c.Model) }
@@ -198,7 +204,7 @@ func (p *demoPage) call(name, args string) (string, bool) {
 		for _, x := range a["carIds"].([]any) {
 			ids = append(ids, x.(string))
 		}
-		var names, prices []string
+		var names, prices, years, trims, packs []string
 		type row struct {
 			ID      string   `json:"id"`
 			Make    string   `json:"make"`
@@ -214,10 +220,21 @@ func (p *demoPage) call(name, args string) (string, bool) {
 			c, _ := carByID(id)
 			names = append(names, c.ID+" "+c.title())
 			prices = append(prices, c.ID+" "+money(c.Price))
+			years = append(years, fmt.Sprintf("%s %d", c.ID, c.Year))
+			var tn, pn []string
+			for _, x := range c.Trims {
+				tn = append(tn, x.Name)
+			}
+			for _, x := range c.Packages {
+				pn = append(pn, x.Name)
+			}
+			trims = append(trims, c.ID+" "+strings.Join(tn, "/"))
+			packs = append(packs, c.ID+" "+strings.Join(pn, "/"))
 			rows = append(rows, row{c.ID, c.Make, c.Model, c.Year, c.Price, c.Mileage, c.Fuel, c.Colors})
 		}
 		sc, _ := json.Marshal(map[string]any{"cars": rows})
-		return fmt.Sprintf("Comparing %s.\nPrice: %s", strings.Join(names, ", "), strings.Join(prices, " | ")) + "\nstructuredContent: " + string(sc), false
+		return fmt.Sprintf("Comparing %s.\nPrice: %s\nYear: %s\nTrims: %s\nPackages: %s", strings.Join(names, ", "), strings.Join(prices, " | "),
+			strings.Join(years, " | "), strings.Join(trims, " | "), strings.Join(packs, " | ")) + "\nstructuredContent: " + string(sc), false
 	case "close_comparison":
 		return "The comparison drawer is closed.", false
 	case "configure_car":

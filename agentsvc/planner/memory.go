@@ -83,7 +83,9 @@ func (m *memory) read(content string) {
 		if label == "" || !strings.ContainsAny(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 			continue
 		}
-		labels[r[1]] = label
+		if _, seen := labels[r[1]]; !seen {
+			labels[r[1]] = label // the first mention names it; later lines give its fields
+		}
 		it := &item{id: r[1], name: label, attrs: map[string][]string{}, nums: map[string]float64{}}
 		if r[3] != "" {
 			if v, ok := parseMoney(r[3]); ok {
@@ -96,7 +98,7 @@ func (m *memory) read(content string) {
 		list = textList
 	}
 	for _, it := range list {
-		if l, ok := labels[it.id]; ok && (it.name == "" || len(l) > len(it.name)) {
+		if l, ok := labels[it.id]; ok && it.name == "" {
 			it.name = l
 		}
 		if it.name == "" {

@@ -382,10 +382,16 @@ func (c *conv) lister() *plan {
 // returned, without another lookup.
 func lookupIntent(text string, l *plan) intent {
 	after := func(c *conv) (intent, *conv) {
+		// What the lookup showed, not what later steps returned: the plan must not change
+		// under its own feet.
+		mem := c.now
+		if end := c.lastUser + 3; c.lastUser >= 0 && end <= len(c.msgs) {
+			mem = remember(c.msgs[:end])
+		}
 		sub := *c
 		sub.done = c.done[1:]
-		sub.before = c.now
-		return c.understand(text, c.now, false), &sub
+		sub.before = mem
+		return c.understand(text, mem, false), &sub
 	}
 	return intent{
 		steps: func(c *conv) []*plan {

@@ -58,3 +58,43 @@ test('the offline planner filters the grid and says it is the offline planner', 
     await context.close();
   }
 });
+
+test('the offline planner compares cars named by the visitor and answers from what the page returned', async (t) => {
+  if (ollamaPresent) {
+    t.skip('something listens on 127.0.0.1:11434 (an Ollama?), so the server would not fall back to the offline planner');
+    return;
+  }
+  const context = await stack.browser.newContext();
+  try {
+    await recordClientEvents(context);
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await page.locator('#grid .card').first().waitFor();
+    // The widget's own suggestion: the names are resolved to ids through a first search.
+    await ask(page, 'Compare the RAV4 and the CR-V');
+    const [first] = await waitTurnEnds(page, 1);
+    await waitIdle(page);
+    assert.equal(first.stopReason, 'end');
+    const calls = (await page.evaluate(() => /** @type {any} */ (window).__events)).filter((e) => e.type === 'tool_call');
+    assert.deepEqual(calls.map((c) => c.name), ['search_cars', 'compare_cars']);
+    assert.deepEqual(calls[1].arguments, { carIds: ['c01', 'c02'] });
+    await page.locator('#compare-drawer').waitFor();
+    assert.match(first.text, /2023 Toyota RAV4/);
+    assert.match(first.text, /\$31,990/);
+    assert.doesNotMatch(first.text, /\bc0\d\b/, 'the reply names cars, not ids');
+    assert.match(first.text, /offline planner/i, 'the first reply carries the note for the site owner');
+    // A question about what is on screen is answered, not acted on; the note is not repeated.
+    await ask(page, 'which one is cheaper?');
+    const ends = await waitTurnEnds(page, 2);
+    await waitIdle(page);
+    const second = ends[1];
+    assert.match(second.text, /Honda CR-V is the cheaper/);
+    assert.doesNotMatch(second.text, /OPENAI_API_KEY/);
+    const after = (await page.evaluate(() => /** @type {any} */ (window).__events)).filter((e) => e.type === 'tool_call');
+    assert.equal(after.length, 2, 'no tool ran for the question');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
