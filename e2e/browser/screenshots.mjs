@@ -1,5 +1,7 @@
-// Produces docs/screenshots/widget-desktop.png (1280x800) and widget-phone.png (390x844): the
-// widget open on the inventory page after a short scripted conversation.
+// Produces docs/screenshots/widget-desktop.png (1280x800, the panel docked beside the page) and
+// widget-phone.png (390x844): the widget open on the inventory page after a short scripted
+// conversation; and widget-confirm.png: the confirmation card of the financing page's
+// apply_for_financing tool (its title and arguments as a visitor reads them).
 // Run: node e2e/browser/screenshots.mjs [output-dir]
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -17,6 +19,10 @@ const ANSWER = [
 ].join('\n');
 
 function script(body) {
+  if (/apply/i.test(lastUserText(body)) && toolResultsSinceUser(body).length === 0) {
+    return { toolCalls: [{ name: 'apply_for_financing', arguments: { fullName: 'Ada Lovelace', email: 'ada@example.com', annualIncome: 85000 } }] };
+  }
+  if (/apply/i.test(lastUserText(body))) return { text: 'Your application is in: we reply within one business day.' };
   if (/SUVs under/i.test(lastUserText(body)) && toolResultsSinceUser(body).length === 0) {
     return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv', maxPrice: 35000 } }] };
   }
@@ -52,6 +58,23 @@ try {
     } finally {
       await context.close();
     }
+  }
+  // The confirmation card, cropped to the panel.
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
+  try {
+    const { page } = await newPage(context);
+    await page.goto(stack.server.url + '/financing.html');
+    await waitConnected(page);
+    await ask(page, 'Please apply for financing for me: Ada Lovelace, ada@example.com, income 85,000');
+    await page.locator(W.confirm).waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const file = path.join(outDir, 'widget-confirm.png');
+    await page.locator(W.panel).screenshot({ path: file });
+    console.log(`wrote ${path.relative(process.cwd(), file)}`);
+    await page.locator(W.confirmCancel).click();
+    await waitIdle(page);
+  } finally {
+    await context.close();
   }
 } finally {
   await stack.close();

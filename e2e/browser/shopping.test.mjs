@@ -118,7 +118,7 @@ test('search, select, configure and book a test drive', async () => {
     await ask(page, 'Book it for Alex Doe, alex@example.com');
     const card = page.locator(W.confirm);
     await card.waitFor();
-    assert.match(await card.innerText(), /book_test_drive/);
+    assert.match(await card.innerText(), /Book test drive/);
     assert.equal(await page.locator('#td-name').inputValue(), 'Alex Doe', 'the form was filled before the confirmation');
     assert.equal(await page.locator('#booked').isVisible(), false, 'nothing is booked before Confirm');
     await page.locator(W.confirmOk).click();
@@ -140,7 +140,7 @@ test('search, select, configure and book a test drive', async () => {
     const declined = toolResultsSinceUser(stack.fake.requests[stack.fake.requests.length - 1].body).find((r) => r.name === 'book_test_drive');
     assert.match(declined?.content ?? '', /The user declined to run book_test_drive\./);
     assert.equal(await page.locator('#booked').isVisible(), false, 'Cancel must not book');
-    assert.match(await page.locator(W.note).last().innerText(), /declined book_test_drive/);
+    assert.match(await page.locator(W.note).last().innerText(), /declined Book test drive/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
