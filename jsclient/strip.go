@@ -121,11 +121,10 @@ func stripJS(src []byte) []byte {
 			for j < n && isIdentByte(src[j]) {
 				j++
 			}
-			word := string(src[i:j])
 			out = append(out, src[i:j]...)
-			i = j
 			lineStart = false
-			prevRegexOK = regexKeywords[word]
+			prevRegexOK = regexKeywords[string(src[i:j])]
+			i = j
 		default:
 			out = append(out, c)
 			i++
