@@ -36,7 +36,7 @@ type testServer struct {
 func newTestServer(t *testing.T, model llm.Model, mod func(*Config)) *testServer {
 	t.Helper()
 	st := newTestStore()
-	cfg := Config{Store: st, Model: model, Logger: zaptest.NewLogger(t)}
+	cfg := Config{Store: st, Model: model, Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t)}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -52,6 +52,12 @@ func newTestServer(t *testing.T, model llm.Model, mod func(*Config)) *testServer
 		hs.Close()
 	})
 	return &testServer{Server: srv, http: hs, wsURL: "ws" + strings.TrimPrefix(hs.URL, "http"), store: cfg.Store}
+}
+
+// failOnPanic is the Config.OnPanic of tests: containment must never hide a bug, so any
+// recovered panic fails the test (tests of the containment itself replace it).
+func failOnPanic(t testing.TB) func(string, any) {
+	return func(where string, v any) { t.Errorf("recovered a panic in %s: %v", where, v) }
 }
 
 // openAIModel points the real openai-go client at a scripted fake server.

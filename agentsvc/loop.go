@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -83,6 +84,9 @@ type Turn struct {
 	// Called from several goroutines when tools run in parallel, never at the same time.
 	Emit   func(Event)
 	Logger *zap.Logger
+	// OnPanic, if set, is told of every panic RunTurn recovers (a model stream, a tool call,
+	// the loop itself), after it was logged with its stack; the turn then ends with StopError.
+	OnPanic func(where string, v any)
 }
 
 // TurnResult is how a turn ended.
@@ -99,11 +103,22 @@ type TurnResult struct {
 // RunTurn runs the tool-calling loop: model call (streamed) → the response's tool calls in
 // parallel → results appended → model call … until a reply without tool calls, the limits,
 // an error or ctx's cancellation. Every tool call id the model produced gets an answer.
-func RunTurn(ctx context.Context, t Turn) TurnResult {
+//
+// A panic in the model's stream, a tool call or the loop is contained: logged with its
+// stack, reported to t.OnPanic, every tool call of the round answered, and the turn ends with
+// StopError and an error event.
+func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 	lim := t.Limits.withDefaults()
 	log := t.Logger
 	if log == nil {
 		log = zap.NewNop()
+	}
+	panicked := func(where string, v any) error {
+		log.Error("recovered a panic", zap.String("where", where), zap.Any("panic", v), zap.Stack("stack"))
+		if t.OnPanic != nil {
+			t.OnPanic(where, v)
+		}
+		return fmt.Errorf("%w: %s: %v", errTurnPanicked, where, v)
 	}
 	var emitMu sync.Mutex
 	emit := func(ev Event) {
@@ -136,6 +151,18 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 		res.Text = strings.Join(texts, "\n\n")
 		return res
 	}
+	failed := func(err error) TurnResult { // after a recovered panic
+		func() {
+			defer func() { _ = recover() }() // emitting may be what failed
+			emit(&ErrorEvent{EventHeader: EventHeader{Type: EventError}, Message: "the agent failed while answering (an internal error)", Retryable: true})
+		}()
+		return finish(StopError, err)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			result = failed(panicked("turn", v))
+		}
+	}()
 	for modelCalls := 0; ; modelCalls++ {
 		if modelCalls == lim.MaxModelCalls {
 			return finish(StopMaxIterations, nil)
@@ -164,7 +191,14 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 			sb.WriteString(d)
 			emit(&TextDeltaEvent{EventHeader: EventHeader{Type: EventTextDelta}, Delta: d})
 		}
-		resp, err := t.Model.Stream(ctx, llm.Request{Messages: conv, Tools: defs}, onDelta)
+		resp, err := streamContained(ctx, t.Model, llm.Request{Messages: conv, Tools: defs}, onDelta, panicked)
+		if errors.Is(err, errTurnPanicked) {
+			if sb.Len() > 0 {
+				texts = append(texts, sb.String())
+				res.Messages = append(res.Messages, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
+			}
+			return failed(err)
+		}
 		if err != nil {
 			if sb.Len() > 0 {
 				texts = append(texts, sb.String())
@@ -196,6 +230,7 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 		answers := make([]chat.Message, len(resp.ToolCalls))
 		deferred := make([]bool, len(resp.ToolCalls))
 		var wg sync.WaitGroup
+		var toolPanic atomic.Pointer[error]
 		overBudget := false
 		for i, call := range resp.ToolCalls {
 			if toolCalls >= lim.MaxToolCalls {
@@ -207,6 +242,18 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer func() {
+					if v := recover(); v != nil {
+						err := panicked("tool_call", v)
+						toolPanic.Store(&err)
+						const text = "internal error: the tool call failed in the agent"
+						answers[i], deferred[i] = toolMessage(t.ID, call, "", text, true), false
+						func() {
+							defer func() { _ = recover() }()
+							emit(&ToolResultEvent{EventHeader: EventHeader{Type: EventToolResult}, CallID: call.ID, Name: call.Name, IsError: true, Text: text})
+						}()
+					}
+				}()
 				answers[i], deferred[i] = runToolCall(ctx, t, call, lim, emit)
 			}()
 		}
@@ -219,6 +266,9 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 		}
 		res.Messages = append(res.Messages, answered...)
 		conv = append(conv, answered...)
+		if err := toolPanic.Load(); err != nil {
+			return failed(*err)
+		}
 		if ctx.Err() != nil {
 			return finish(StopCancelled, nil)
 		}
@@ -229,6 +279,20 @@ func RunTurn(ctx context.Context, t Turn) TurnResult {
 			return finish(StopMaxIterations, nil)
 		}
 	}
+}
+
+// errTurnPanicked wraps the error of a turn that ended because a panic was recovered.
+var errTurnPanicked = errors.New("agent: recovered a panic")
+
+// streamContained calls m.Stream, turning a panic (in the model client or in onDelta) into an
+// error wrapping errTurnPanicked.
+func streamContained(ctx context.Context, m llm.Model, req llm.Request, onDelta func(string), panicked func(string, any) error) (resp *llm.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, panicked("model", v)
+		}
+	}()
+	return m.Stream(ctx, req, onDelta)
 }
 
 // runToolCall emits tool_call, runs the call, emits tool_result, and returns the tool

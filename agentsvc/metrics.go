@@ -24,6 +24,7 @@ type metrics struct {
 	tokens       *prometheus.CounterVec
 	dropped      prometheus.Counter
 	refused      *prometheus.CounterVec
+	panics       *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -56,10 +57,13 @@ func newMetrics() *metrics {
 			Name: "byomcp_slow_clients_dropped_total", Help: "Sockets closed because they did not read fast enough.",
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "byomcp_refused_total", Help: "Connections and frames refused, by reason (origin, rate_limit, too_big, protocol).",
+			Name: "byomcp_refused_total", Help: "Connections, frames, turns and sessions refused, by reason (origin, host, rate_limit, too_big, protocol, message_timeout, budget, sessions).",
 		}, []string{"reason"}),
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "byomcp_panics_total", Help: "Panics recovered (each one a bug: logged with its stack), by where: socket_handler, socket_notification, socket_after, socket_read, socket_write, socket_ping, handshake, relist, turn, tool_call, model, flusher, expire_idle, renew_claims.",
+		}, []string{"where"}),
 	}
-	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.tokens, m.dropped, m.refused,
+	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.tokens, m.dropped, m.refused, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

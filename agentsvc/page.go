@@ -37,22 +37,42 @@ type pageTool struct {
 //
 // Its registry is replaced as a whole on each (re-)listing; readers take the current one
 // under mu. The session it serves is attached by agent/session.
+//
+// Owners: the handshake goroutine does the first listing and then fires markListed (a
+// sync.OnceFunc, so listed is closed exactly once whatever path ends the handshake). Every
+// later listing is done by one re-list goroutine at a time (relistLoop), started by the
+// first notifications/tools/list_changed while none runs; it alone closes the relistDone
+// channel it took, once no re-list is due any more, and clears relistRunning under mu
+// before it returns. lastOp is changed only by the read goroutine (the start of each
+// agent/session, agent/chat and agent/cancel; see Server.registerHandlers).
+//
+// Lock order: liveSession.mu, then pageConn.mu (attach holds the first and calls
+// boundSession); mu and progMu are never held together; no call to the page is made under
+// either.
 type pageConn struct {
 	id     string
 	origin string
+	client string // the TCP remote address's host, for the per-client budgets ("" = none)
 	peer   *wsrpc.Peer
 	log    *zap.Logger
 	srv    *Server
 
-	mu        sync.Mutex
-	tools     []*pageTool // in the page's order
-	byName    map[string]*pageTool
-	listed    chan struct{} // closed once the first listing is done (or failed)
-	listedSet bool
-	relisting chan struct{} // non-nil while a re-list is due or running; closed when done
-	relistT   *time.Timer
-	session   *liveSession
-	rejected  map[string]string // tool name → reason, already reported
+	listed     chan struct{} // closed once the first listing is done (or failed)
+	markListed func()        // closes listed, once
+
+	// lastOp is closed when the page's last request that changes or uses its session
+	// (agent/session, agent/chat, agent/cancel) has been handled: the next one waits for it,
+	// so the requests of one socket take effect in the order they were sent. Read goroutine only.
+	lastOp <-chan struct{}
+
+	mu            sync.Mutex
+	tools         []*pageTool // in the page's order
+	byName        map[string]*pageTool
+	relistDone    chan struct{} // non-nil while a re-list is due or running; closed by relistLoop
+	relistDue     time.Time     // when the due re-list may start (debounce); zero: none due
+	relistRunning bool          // a relistLoop goroutine runs
+	session       *liveSession
+	rejected      map[string]string // tool name → reason, already reported
 
 	// leaving is set when a tool result said the page is navigating away.
 	leaving atomic.Bool
@@ -64,21 +84,27 @@ type pageConn struct {
 }
 
 func newPageConn(srv *Server, id, origin string, log *zap.Logger) *pageConn {
+	listed := make(chan struct{})
+	done := make(chan struct{})
+	close(done)
 	return &pageConn{
-		id:       id,
-		origin:   origin,
-		srv:      srv,
-		log:      log,
-		byName:   map[string]*pageTool{},
-		listed:   make(chan struct{}),
-		rejected: map[string]string{},
-		progress: map[string]func(){},
+		id:         id,
+		origin:     origin,
+		srv:        srv,
+		log:        log,
+		byName:     map[string]*pageTool{},
+		listed:     listed,
+		markListed: sync.OnceFunc(func() { close(listed) }),
+		lastOp:     done,
+		rejected:   map[string]string{},
+		progress:   map[string]func(){},
 	}
 }
 
 // handshake runs initialize → notifications/initialized → tools/list. A page that answers
 // with an unsupported protocol version is closed with a clear reason.
 func (c *pageConn) handshake(ctx context.Context) error {
+	defer c.markListed() // whatever happens: toolsReady and the re-list loop wait for it
 	ctx, cancel := context.WithTimeout(ctx, c.srv.cfg.HandshakeTimeout)
 	defer cancel()
 	var res InitializeResult
@@ -88,29 +114,15 @@ func (c *pageConn) handshake(ctx context.Context) error {
 		ClientInfo:      Implementation{Name: "byomcp", Version: Version},
 	}, &res)
 	if err != nil {
-		c.markListed()
 		return fmt.Errorf("initialize: %w", err)
 	}
 	if !slices.Contains(supportedVersions, res.ProtocolVersion) {
-		c.markListed()
 		return fmt.Errorf("the page speaks MCP %q; this agent supports %v", res.ProtocolVersion, supportedVersions)
 	}
 	if err := c.peer.Notify(ctx, MethodInitialized, map[string]any{}); err != nil {
-		c.markListed()
 		return err
 	}
-	err = c.list(ctx)
-	c.markListed()
-	return err
-}
-
-func (c *pageConn) markListed() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.listedSet {
-		c.listedSet = true
-		close(c.listed)
-	}
+	return c.list(ctx)
 }
 
 // maxListPages bounds pagination so a page cannot keep the agent listing forever.
@@ -198,31 +210,89 @@ func (c *pageConn) sendEvent(ev Event) {
 	}
 }
 
-// onListChanged schedules a debounced re-list. Model calls wait for it (toolsReady).
+// onListChanged (read goroutine) makes a re-list due, RelistDebounce from the first change
+// not yet listed, and starts the re-list goroutine when none runs. Model calls wait for it
+// (toolsReady). A change during a listing makes another listing due after it, so the tools
+// end as the page's latest.
 func (c *pageConn) onListChanged() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.relisting == nil {
-		c.relisting = make(chan struct{})
+	if c.relistDone == nil {
+		c.relistDone = make(chan struct{})
 	}
-	if c.relistT != nil {
-		c.relistT.Stop()
+	if c.relistDue.IsZero() {
+		c.relistDue = time.Now().Add(c.srv.cfg.RelistDebounce)
 	}
-	done := c.relisting
-	c.relistT = time.AfterFunc(c.srv.cfg.RelistDebounce, func() {
+	if !c.relistRunning {
+		c.relistRunning = true
+		go c.relistLoop()
+	}
+}
+
+// relistLoop lists the page's tools again while a re-list is due, then releases the waiters
+// (closes relistDone) and ends. It is the only goroutine that lists after the handshake and
+// the only one that closes relistDone; a panic in it ends the page's socket with 1011 and
+// still releases the waiters.
+func (c *pageConn) relistLoop() {
+	ended := false
+	defer func() { // the socket ended, or a panic stopped the loop
+		if !ended {
+			c.mu.Lock()
+			c.endRelistLocked()
+			c.mu.Unlock()
+		}
+	}()
+	defer c.srv.recoverSocket(c, "relist")
+	select { // the first listing comes first
+	case <-c.listed:
+	case <-c.peer.Done():
+		return
+	}
+	var timer *time.Timer
+	for {
+		c.mu.Lock()
+		due := c.relistDue
+		if due.IsZero() { // nothing due: release the waiters and end, in one step under mu
+			c.endRelistLocked()
+			c.mu.Unlock()
+			ended = true
+			return
+		}
+		if wait := time.Until(due); wait > 0 {
+			c.mu.Unlock()
+			if timer == nil {
+				timer = time.NewTimer(wait)
+				defer timer.Stop()
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case <-timer.C:
+			case <-c.peer.Done():
+				return
+			}
+			continue
+		}
+		c.relistDue = time.Time{} // a change from now on makes another listing due
+		c.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), c.srv.cfg.HandshakeTimeout)
-		defer cancel()
-		<-c.listed // the first listing comes first
-		if err := c.list(ctx); err != nil {
+		err := c.list(ctx)
+		cancel()
+		if err != nil {
 			c.log.Warn("re-listing page tools", zap.Error(err))
 		}
-		c.mu.Lock()
-		if c.relisting == done {
-			c.relisting = nil
-		}
-		c.mu.Unlock()
-		close(done)
-	})
+	}
+}
+
+// endRelistLocked closes relistDone and marks the loop ended; c.mu is held by relistLoop,
+// the channel's only closer. The next list_changed starts a new loop with a new channel.
+func (c *pageConn) endRelistLocked() {
+	if c.relistDone != nil {
+		close(c.relistDone)
+		c.relistDone = nil
+	}
+	c.relistDue = time.Time{}
+	c.relistRunning = false
 }
 
 // toolsReady waits (bounded by ctx) until the first listing and any due re-list are done.
@@ -235,7 +305,7 @@ func (c *pageConn) toolsReady(ctx context.Context) {
 		return
 	}
 	c.mu.Lock()
-	r := c.relisting
+	r := c.relistDone
 	c.mu.Unlock()
 	if r != nil {
 		select {

@@ -59,6 +59,9 @@ const (
 	CodeNoTurn          = -32007 // agent/cancel with no matching running turn
 	CodeStoreDown       = -32010 // the session store does not answer: nothing can be saved now
 	CodeRateLimited     = -32029 // too many messages from this socket
+	CodeBusy            = -32030 // too many turns running from this client, or in all
+	CodeTooManySessions = -32031 // this client creates sessions too fast
+	CodeCancelledEarly  = -32032 // the request was cancelled before it started
 )
 
 // Error values sent to the page.
@@ -67,6 +70,10 @@ var (
 	errSessionNotFound = wsrpc.NewError(CodeSessionNotFound, "session not found")
 	errNoSession       = wsrpc.NewError(CodeNoSession, "call agent/session first")
 	errNoTurn          = wsrpc.NewError(CodeNoTurn, "no running turn to cancel")
+	errClientBusy      = wsrpc.NewError(CodeBusy, "too many turns are running from your address; try again when one has ended")
+	errServerBusy      = wsrpc.NewError(CodeBusy, "the agent is busy: too many turns are running; try again in a moment")
+	errTooManySessions = wsrpc.NewError(CodeTooManySessions, "too many new conversations from your address; try again in a minute")
+	errCancelledEarly  = wsrpc.NewError(CodeCancelledEarly, "the request was cancelled before it started")
 )
 
 // InitializeParams is the agent's initialize request.

@@ -9,8 +9,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,12 +31,23 @@ const Version = "0.1.0"
 
 // Config configures a Server. Zero values take the DESIGN.md defaults.
 type Config struct {
-	// AllowedOrigins are exact origins ("https://shop.example"); a port may be "*"
-	// ("http://localhost:*"). Empty: the server's own origin and http://localhost:*,
-	// http://127.0.0.1:*.
+	// OwnOrigins are the server's own origins ("http://127.0.0.1:8080"): where it serves its
+	// pages, from its listen address (serve gives both http://127.0.0.1:PORT and
+	// http://localhost:PORT for a loopback listener) or its public URL behind a proxy. They
+	// are always allowed, and the Host header of a socket or check request must name one of
+	// their hosts or of AllowedOrigins' (DNS rebinding). Empty: the address the request's
+	// connection came in on (never its Host header), plus localhost for a loopback address.
+	OwnOrigins []string
+	// AllowedOrigins are exact origins ("https://shop.example") allowed besides OwnOrigins; a
+	// port may be "*" ("http://localhost:*"). Empty: http://localhost:*, http://127.0.0.1:*
+	// and http://[::1]:* (local development); given, they replace those three.
 	AllowedOrigins []string
-	Store          store.Store // required
-	Model          llm.Model   // required (the offline planner when no model is configured)
+	// OnPanic, if set, is called with where and the value of every panic the server recovers
+	// (after it was logged with its stack and counted in byomcp_panics_total). Tests make it
+	// fail the test: a recovered panic is still a bug.
+	OnPanic func(where string, v any)
+	Store   store.Store // required
+	Model   llm.Model   // required (the offline planner when no model is configured)
 	// ServerTools are server-side MCP tools offered to web conversations (nil = none).
 	ServerTools ServerTools
 	Logger      *zap.Logger
@@ -62,12 +76,21 @@ type Config struct {
 	// hourly); default 7 days, negative = keep forever.
 	SessionTTL time.Duration
 
-	ReadLimit    int64         // bytes per frame; default 1 MiB
-	SendQueue    int           // messages queued per socket; default 256
-	PingInterval time.Duration // default 25 s
-	WriteTimeout time.Duration // default 10 s
-	RateLimit    float64       // messages per second per socket; default 50
-	RateBurst    int           // default 200
+	// Budgets per client (the TCP remote address: behind a proxy every visitor shares the
+	// proxy's) and in all. Over them an agent/chat gets CodeBusy and an agent/session that
+	// creates a session gets CodeTooManySessions.
+	ClientTurns        int     // turns running at once per client; default 16, negative: no limit
+	MaxTurns           int     // turns running at once in all; default 1024, negative: no limit
+	ClientSessionRate  float64 // new sessions per second per client; default 1, negative: no limit
+	ClientSessionBurst int     // bucket of ClientSessionRate; default 60
+
+	ReadLimit      int64         // bytes per frame; default 1 MiB
+	MessageTimeout time.Duration // from a message's first frame to its last; default 30 s
+	SendQueue      int           // messages queued per socket; default 256
+	PingInterval   time.Duration // default 25 s
+	WriteTimeout   time.Duration // default 10 s
+	RateLimit      float64       // messages per second per socket; default 50
+	RateBurst      int           // default 200
 }
 
 func (c Config) withDefaults() Config {
@@ -87,6 +110,19 @@ func (c Config) withDefaults() Config {
 		c.SessionTTL = 7 * 24 * time.Hour
 	}
 	def(&c.PingInterval, 25*time.Second)
+	def(&c.MessageTimeout, 30*time.Second)
+	if c.ClientTurns == 0 {
+		c.ClientTurns = 16
+	}
+	if c.MaxTurns == 0 {
+		c.MaxTurns = 1024
+	}
+	if c.ClientSessionRate == 0 {
+		c.ClientSessionRate = 1
+	}
+	if c.ClientSessionBurst <= 0 {
+		c.ClientSessionBurst = 60
+	}
 	def(&c.WriteTimeout, 10*time.Second)
 	if c.MaxChatText <= 0 {
 		c.MaxChatText = 32 << 10
@@ -111,6 +147,20 @@ func (c Config) withDefaults() Config {
 }
 
 // Server serves the page socket at /v1/ws.
+//
+// Lock order, across the package: liveSession.resyncMu, then liveSession.mu, then
+// pageConn.mu or Server.mu or hub.mu (never two of these three at once); budget.mu and
+// pageConn.progMu are leaves. hub.liveSessions is how a hub-wide walk gets the sessions
+// without holding hub.mu while it locks each one. No lock is held while calling the page
+// (Peer.Call) or the store, except liveSession.resyncMu.
+//
+// Goroutines and their owners: one per socket (serve, registered in served before it
+// starts, so Shutdown waits), its handshake, its re-list loop (pageConn.relistLoop), one per
+// running turn (startTurn, counted in turns), one flusher per session while events are
+// pending (liveSession.flushLoop), and two server loops (expireIdle, hub.renewClaims) that
+// end when stopping is closed. Each recovers a panic (recoverSocket, recoverTurn, guard):
+// logged with its stack, counted in byomcp_panics_total{where}, reported to Config.OnPanic;
+// a socket then closes with 1011, a turn ends with stopReason error, a loop goes on.
 type Server struct {
 	cfg     Config
 	log     *zap.Logger
@@ -118,6 +168,7 @@ type Server struct {
 	schemas *schemaCache
 	hub     *hub
 	metrics *metrics
+	budget  *budget
 
 	mu       sync.Mutex
 	conns    map[*pageConn]struct{}
@@ -135,9 +186,14 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Model == nil {
 		return nil, errors.New("agentsvc: Config.Model is required")
 	}
-	for _, o := range cfg.AllowedOrigins {
+	for _, o := range slices.Concat(cfg.OwnOrigins, cfg.AllowedOrigins) {
 		if _, err := parseOriginPattern(o); err != nil {
 			return nil, err
+		}
+	}
+	for _, o := range cfg.OwnOrigins {
+		if strings.HasSuffix(o, ":*") {
+			return nil, errors.New("agentsvc: own origin " + o + " must have an exact port")
 		}
 	}
 	cfg = cfg.withDefaults()
@@ -150,6 +206,7 @@ func NewServer(cfg Config) (*Server, error) {
 		owner:    cfg.OwnerID,
 		schemas:  newSchemaCache(4096),
 		metrics:  newMetrics(),
+		budget:   newBudget(cfg),
 		conns:    map[*pageConn]struct{}{},
 		stopping: make(chan struct{}),
 	}
@@ -168,6 +225,12 @@ func NewServer(cfg Config) (*Server, error) {
 // 17 KiB per idle socket (bench/PERFORMANCE.md). Shutdown tracks and closes the sockets itself.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
+	if !s.hostAllowed(r) {
+		s.log.Warn("refused host (DNS rebinding?)", zap.String("host", r.Host), zap.String("origin", origin), zap.String("remote", r.RemoteAddr))
+		s.metrics.refused.WithLabelValues("host").Inc()
+		http.Error(w, "host not allowed", http.StatusForbidden)
+		return
+	}
 	if !s.originAllowed(origin, r) {
 		s.log.Warn("refused origin", zap.String("origin", origin), zap.String("remote", r.RemoteAddr))
 		s.metrics.refused.WithLabelValues("origin").Inc()
@@ -184,17 +247,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mc, err := wsrpc.Accept(w, r, wsrpc.AcceptOptions{
 		Subprotocols:   []string{"mcp"},
 		ReadBufferSize: socketReadBuffer,
-		WS:             wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout},
+		WS:             wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout, MessageTimeout: s.cfg.MessageTimeout},
 	})
 	if err != nil {
 		s.log.Debug("upgrade failed", zap.Error(err))
 		return
 	}
-	s.serve(context.WithoutCancel(r.Context()), mc, origin)
+	s.serveClient(context.WithoutCancel(r.Context()), mc, origin, clientAddr(r))
 }
 
-// serve serves a page connection in a goroutine of its own, which Shutdown waits for.
+// clientAddr is the host of the request's TCP remote address, the key of the per-client
+// budgets (behind a proxy, the proxy's).
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// serve serves a page connection in a goroutine of its own, which Shutdown waits for. The
+// connection has no client address: the per-client budgets do not apply to it (the total
+// ones do).
 func (s *Server) serve(ctx context.Context, mc wsrpc.MessageConn, origin string) {
+	s.serveClient(ctx, mc, origin, "")
+}
+
+// serveClient is serve for a connection from client (a remote address's host).
+func (s *Server) serveClient(ctx context.Context, mc wsrpc.MessageConn, origin, client string) {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -208,7 +288,7 @@ func (s *Server) serve(ctx context.Context, mc wsrpc.MessageConn, origin string)
 	s.mu.Unlock()
 	go func() {
 		defer s.served.Done()
-		s.serveConn(ctx, mc, origin)
+		s.serveConn(ctx, mc, origin, client)
 	}()
 }
 
@@ -217,10 +297,11 @@ func (s *Server) serve(ctx context.Context, mc wsrpc.MessageConn, origin string)
 const socketReadBuffer = 512
 
 // serveConn runs one page connection until it ends.
-func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin string) {
+func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, client string) {
 	id := randomID(6)
 	log := s.log.With(zap.String("conn", id))
 	c := newPageConn(s, id, origin, log)
+	c.client = client
 	c.peer = wsrpc.NewPeer(mc, wsrpc.Options{
 		Logger:       log.WithOptions(redactSessionIDs),
 		SendQueue:    s.cfg.SendQueue,
@@ -228,6 +309,8 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 		PingInterval: s.cfg.PingInterval,
 		RateLimit:    s.cfg.RateLimit,
 		RateBurst:    s.cfg.RateBurst,
+		// The peer logs the panic with its stack and closes the socket with 1011.
+		OnPanic: func(where string, v any) { s.countPanic("socket_"+where, v) },
 	})
 	s.registerHandlers(c)
 	s.mu.Lock()
@@ -250,6 +333,7 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 	handshook := make(chan struct{})
 	go func() {
 		defer close(handshook)
+		defer s.recoverSocket(c, "handshake")
 		if err := c.handshake(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("page handshake failed", zap.Error(err))
 			if !errors.Is(err, wsrpc.ErrClosed) {
@@ -267,6 +351,8 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 		s.metrics.refused.WithLabelValues("rate_limit").Inc()
 	case errors.Is(err, wsrpc.ErrMessageTooBig):
 		s.metrics.refused.WithLabelValues("too_big").Inc()
+	case errors.Is(err, wsrpc.ErrMessageTimeout):
+		s.metrics.refused.WithLabelValues("message_timeout").Inc()
 	case errors.Is(err, wsrpc.ErrBinaryFrame):
 		s.metrics.refused.WithLabelValues("protocol").Inc()
 	}
@@ -274,30 +360,42 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin str
 	log.Debug("page disconnected", zap.Error(err))
 }
 
+// registerHandlers registers the page's requests. agent/session, agent/chat and
+// agent/cancel take effect in the order the page sent them (ordered): each starts once the
+// one before it has settled (an agent/session or agent/cancel when it is handled, an
+// agent/chat when its turn has started or was refused), so an agent/chat pipelined right
+// after an agent/session runs in the session that agent/session opened, and an
+// agent/cancel sent after an agent/chat finds its turn. Their handlers still run in
+// goroutines of their own, so a running turn never blocks the socket's reading.
 func (s *Server) registerHandlers(c *pageConn) {
 	p := c.peer
 	p.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	p.Handle(MethodAgentSession, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+	p.HandleStart(MethodAgentSession, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var params SessionParams
 		if err := decodeParams(req.Params, &params); err != nil {
 			return nil, err
 		}
+		if params.SessionID == "" && !s.budget.newSession(c.client) {
+			s.metrics.refused.WithLabelValues("sessions").Inc()
+			c.log.Info("refused a new session: too many from this client", zap.String("client", c.client))
+			return nil, errTooManySessions
+		}
 		return s.hub.openSession(ctx, c, params)
-	})
-	p.Handle(MethodAgentChat, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+	}))
+	p.HandleStart(MethodAgentChat, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var params ChatParams
 		if err := decodeParams(req.Params, &params); err != nil {
 			return nil, err
 		}
 		return s.hub.chat(ctx, c, params)
-	})
-	p.Handle(MethodAgentCancel, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+	}))
+	p.HandleStart(MethodAgentCancel, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var params CancelParams
 		if err := decodeParams(req.Params, &params); err != nil {
 			return nil, err
 		}
 		return s.hub.cancel(c, params)
-	})
+	}))
 	p.HandleNotification(MethodToolsListChanged, func(context.Context, *wsrpc.Request) { c.onListChanged() })
 	p.HandleNotification(MethodProgress, func(_ context.Context, req *wsrpc.Request) {
 		var params ProgressParams
@@ -305,6 +403,37 @@ func (s *Server) registerHandlers(c *pageConn) {
 			c.onProgress(params)
 		}
 	})
+}
+
+// settleKey is the context key of an ordered request's settle function.
+type settleKey struct{}
+
+// ordered wraps h for HandleStart: its start (in the read goroutine, in arrival order) takes
+// the place of the page's last ordered request, and the handler waits until that one has
+// settled. A request settles when its handler returns, or earlier when it calls settled.
+func (c *pageConn) ordered(h wsrpc.Handler) func(*wsrpc.Request) wsrpc.Handler {
+	return func(*wsrpc.Request) wsrpc.Handler {
+		prev := c.lastOp
+		mine := make(chan struct{})
+		c.lastOp = mine
+		settle := sync.OnceFunc(func() { close(mine) }) // one closer: whichever call is first
+		return func(ctx context.Context, req *wsrpc.Request) (any, error) {
+			defer settle()
+			select {
+			case <-prev:
+			case <-ctx.Done():
+				return nil, errCancelledEarly
+			}
+			return h(context.WithValue(ctx, settleKey{}, settle), req)
+		}
+	}
+}
+
+// settled lets the next ordered request of the socket start (see ordered).
+func settled(ctx context.Context) {
+	if f, ok := ctx.Value(settleKey{}).(func()); ok {
+		f()
+	}
 }
 
 func decodeParams(raw json.RawMessage, v any) error {
@@ -363,21 +492,107 @@ func (s *Server) expireIdle() {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		s.hub.touchLive(ctx) // a tab that stays open keeps its conversation
-		n, err := s.cfg.Store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
-		cancel()
-		switch {
-		case err != nil:
-			s.log.Warn("expiring idle sessions", zap.Error(err))
-		case n > 0:
-			s.log.Info("expired idle sessions", zap.Int("sessions", n))
-		}
+		s.guard("expire_idle", s.expireOnce)
 		select {
 		case <-s.stopping:
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// expireOnce is one round of expireIdle.
+func (s *Server) expireOnce() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s.hub.touchLive(ctx) // a tab that stays open keeps its conversation
+	n, err := s.cfg.Store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
+	switch {
+	case err != nil:
+		s.log.Warn("expiring idle sessions", zap.Error(err))
+	case n > 0:
+		s.log.Info("expired idle sessions", zap.Int("sessions", n))
+	}
+}
+
+// countPanic counts a recovered panic (already logged with its stack) and reports it to
+// Config.OnPanic.
+func (s *Server) countPanic(where string, v any) {
+	s.metrics.panics.WithLabelValues(where).Inc()
+	if s.cfg.OnPanic != nil {
+		s.cfg.OnPanic(where, v)
+	}
+}
+
+// reportPanic logs a recovered panic with its stack at Error level and counts it.
+func (s *Server) reportPanic(log *zap.Logger, where string, v any) {
+	log.Error("recovered a panic", zap.String("where", where), zap.Any("panic", v), zap.Stack("stack"))
+	s.countPanic(where, v)
+}
+
+// recoverSocket is deferred by the goroutines a page socket starts (handshake, re-list): a
+// panic is reported and ends that socket with 1011; the process and the other sockets go on.
+func (s *Server) recoverSocket(c *pageConn, where string) {
+	if v := recover(); v != nil {
+		s.reportPanic(c.log, where, v)
+		c.peer.CloseWithStatus(1011, "internal error")
+	}
+}
+
+// guard runs fn, reporting a panic instead of letting it end the process (server loops run
+// each round through it, so the next round still comes).
+func (s *Server) guard(where string, fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.reportPanic(s.log, where, v)
+		}
+	}()
+	fn()
+}
+
+// loop runs a server loop (fn returns when stopping is closed), starting it again a second
+// after a panic.
+func (s *Server) loop(where string, fn func()) {
+	for {
+		s.guard(where, fn)
+		select {
+		case <-s.stopping:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// recoverTurn is deferred by a turn's goroutine: after a panic outside RunTurn (which
+// contains its own), the turn still ends: with stopReason error, its turn_end in the log if
+// emitting works, its agent/chat answered, and the session free for the next turn.
+func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	h.srv.reportPanic(ls.log, "turn", v)
+	select {
+	case <-rt.done: // ended and answered; the panic came after
+		return
+	default:
+	}
+	const text = "The agent failed while answering (an internal error). Please ask again."
+	h.srv.guard("turn", func() {
+		none := ""
+		ls.emit(&TurnEndEvent{EventHeader: EventHeader{Type: EventTurnEnd, TurnID: rt.id}, StopReason: StopError, Text: text}, nil, &none)
+	})
+	h.srv.metrics.turns.WithLabelValues(StopError).Inc()
+	rt.result = ChatResult{TurnID: rt.id, Text: text, StopReason: StopError}
+	ls.mu.Lock()
+	if ls.turn == rt {
+		ls.turn = nil
+	}
+	idle := ls.conn == nil
+	ls.mu.Unlock()
+	close(rt.done) // only this goroutine closes it, and it had not
+	if idle {
+		h.srv.guard("turn", func() { h.evict(ls) })
 	}
 }
 
@@ -388,31 +603,144 @@ func (s *Server) ConnCount() int {
 	return len(s.conns)
 }
 
-// originAllowed applies the allow-list; with none configured, the server's own origin and
-// local development origins are allowed.
+// ownOrigins returns the server's own origins: Config.OwnOrigins, else the address the
+// request's connection came in on (never its Host header), with localhost for a loopback one.
+func (s *Server) ownOrigins(r *http.Request) []string {
+	if len(s.cfg.OwnOrigins) > 0 {
+		return s.cfg.OwnOrigins
+	}
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return nil
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return OriginsOf(scheme, addr)
+}
+
+// OriginsOf returns the origins a listener at addr is reached by: scheme://IP:PORT, plus
+// scheme://localhost:PORT when the IP is a loopback one. A wildcard address (0.0.0.0, ::)
+// gives localhost and 127.0.0.1 only: the names it is reached by from outside are not known
+// (give them as a public URL or allowed origins).
+func OriginsOf(scheme string, addr net.Addr) []string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return []string{scheme + "://" + net.JoinHostPort(host, port)}
+	}
+	ip = ip.Unmap()
+	if ip.IsUnspecified() {
+		return []string{scheme + "://localhost:" + port, scheme + "://127.0.0.1:" + port}
+	}
+	out := []string{scheme + "://" + net.JoinHostPort(ip.String(), port)}
+	if ip.IsLoopback() {
+		out = append(out, scheme+"://localhost:"+port)
+	}
+	return out
+}
+
+// allowedPatterns is the allow-list: the server's own origins, and AllowedOrigins or, when
+// none are configured, the local development origins.
+func (s *Server) allowedPatterns(r *http.Request) []string {
+	extra := s.cfg.AllowedOrigins
+	if len(extra) == 0 {
+		extra = devOrigins
+	}
+	return slices.Concat(s.ownOrigins(r), extra)
+}
+
+// devOrigins are allowed when no AllowedOrigins are configured.
+var devOrigins = []string{"http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"}
+
+// originAllowed applies the allow-list to an Origin header.
 func (s *Server) originAllowed(origin string, r *http.Request) bool {
 	if origin == "" || origin == "null" {
 		return false
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
 		return false
 	}
-	patterns := s.cfg.AllowedOrigins
-	if len(patterns) == 0 {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		patterns = []string{scheme + "://" + r.Host, "http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"}
-	}
-	for _, p := range patterns {
+	for _, p := range s.allowedPatterns(r) {
 		pat, err := parseOriginPattern(p)
 		if err == nil && pat.match(u) {
 			return true
 		}
 	}
 	return false
+}
+
+// hostAllowed checks the Host header against DNS rebinding: a page of another site whose
+// name was made to resolve to this server sends its own name as Host. Allowed: an IP
+// literal (no name to rebind), or a host name of the server's own origins or of an allowed
+// origin. The port is not checked (a proxy may change it).
+func (s *Server) hostAllowed(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "."))
+	if host == "" {
+		return false
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	for _, p := range s.allowedPatterns(r) {
+		pat, err := parseOriginPattern(p)
+		if err == nil && strings.Trim(pat.host, "[]") == host {
+			return true
+		}
+	}
+	return false
+}
+
+// OriginCheck is the result of GET /v1/origin-check.
+type OriginCheck struct {
+	Allowed bool   `json:"allowed"`
+	Origin  string `json:"origin"`
+	Message string `json:"message"`
+}
+
+// OriginCheckHandler serves GET /v1/origin-check: whether the calling page's Origin may open
+// the socket, readable from any site (Access-Control-Allow-Origin: *), so that a site owner
+// (or the widget) can tell why it cannot connect. It tells nothing the socket's 403 does not.
+func (s *Server) OriginCheckHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		res := OriginCheck{Origin: origin}
+		switch {
+		case origin == "" || origin == "null":
+			res.Message = "The request has no Origin: open the check from the page's script (fetch) so the browser sends it."
+		case !s.hostAllowed(r):
+			res.Message = "This agent does not answer to the host name " + r.Host + ": give it as --public-url (or in --allowed-origins) when the agent is reached by that name."
+		case s.originAllowed(origin, r):
+			res.Allowed = true
+			res.Message = "This site's origin is allowed to connect to the agent."
+		default:
+			res.Message = "This site's origin is not allowed by the agent: add it with --allowed-origins (env BYOMCP_ALLOWED_ORIGINS), e.g. --allowed-origins " + exampleOrigin(origin) + "."
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
+		_ = json.NewEncoder(w).Encode(res)
+	})
+}
+
+// exampleOrigin is origin as an --allowed-origins value, or a placeholder when it is not
+// one (it is echoed into a sentence: keep it short and plain).
+func exampleOrigin(origin string) string {
+	if _, err := parseOriginPattern(origin); err != nil || len(origin) > 200 {
+		return "https://your-site.example"
+	}
+	return origin
 }
 
 type originPattern struct {

@@ -75,7 +75,7 @@ type hub struct {
 
 func newHub(s *Server) *hub {
 	h := &hub{srv: s, live: map[string]*liveSession{}}
-	go h.renewClaims()
+	go h.srv.loop("renew_claims", h.renewClaims)
 	return h
 }
 
@@ -112,7 +112,7 @@ type liveSession struct {
 	page      store.Page
 	conn      *pageConn
 	connSent  int64         // last seq sent to conn
-	connWait  chan struct{} // closed when a conn attaches
+	connWait  chan struct{} // closed (and replaced) whenever conn changes: attach or detach
 	turn      *runningTurn
 	evicted   bool
 	stored    bool  // the store holds the session (from its first write on)
@@ -943,12 +943,11 @@ func (ls *liveSession) currentConn(ctx context.Context, wait time.Duration) *pag
 			}
 		}
 		select {
-		case <-ch:
+		case <-ch: // attached, or detached (a closing conn detaches once its reading ends)
 		case <-timer.C:
 			return nil
 		case <-ctx.Done():
 			return nil
-		case <-time.After(50 * time.Millisecond): // a closing conn detaches shortly
 		}
 	}
 }
@@ -965,6 +964,8 @@ func (h *hub) detachFrom(ls *liveSession, c *pageConn) {
 	ls.mu.Lock()
 	if ls.conn == c {
 		ls.conn = nil
+		close(ls.connWait) // a turn waiting in currentConn looks again
+		ls.connWait = make(chan struct{})
 	}
 	idle := ls.conn == nil && ls.turn == nil
 	ls.mu.Unlock()
@@ -1020,6 +1021,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p ChatParams) (any, error) 
 		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "text is not valid UTF-8")
 	}
 	rt, err := h.startTurn(ls, c, p.Text)
+	settled(ctx) // the socket's next agent/* request may start (see Server.registerHandlers)
 	if err != nil {
 		return nil, err
 	}
@@ -1047,10 +1049,18 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 		ls.mu.Unlock()
 		return nil, errTurnInProgress
 	}
+	release, err := srv.budget.startTurn(caller.client)
+	if err != nil {
+		ls.mu.Unlock()
+		srv.metrics.refused.WithLabelValues("budget").Inc()
+		ls.log.Info("refused a turn: over the turn budget", zap.String("client", caller.client), zap.Error(err))
+		return nil, err
+	}
 	srv.mu.Lock()
 	if srv.closing {
 		srv.mu.Unlock()
 		ls.mu.Unlock()
+		release()
 		return nil, wsrpc.NewError(wsrpc.CodeInternalError, "server shutting down")
 	}
 	srv.turns.Add(1)
@@ -1068,7 +1078,9 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 
 	go func() {
 		defer srv.turns.Done()
+		defer release()
 		defer cancel(nil)
+		defer h.recoverTurn(ls, rt) // RunTurn contains its own panics; this covers the rest
 		log := ls.log.With(zap.String("turn", rt.id))
 		res := RunTurn(ctx, Turn{
 			ID:      rt.id,
@@ -1080,6 +1092,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 			Limits:  srv.cfg.Limits,
 			Emit:    func(ev Event) { ls.emit(ev, nil, nil) },
 			Logger:  log,
+			OnPanic: srv.countPanic,
 		})
 		none := ""
 		ls.emit(&TurnEndEvent{EventHeader: EventHeader{Type: EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text}, res.Messages[1:], &none)

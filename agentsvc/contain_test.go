@@ -1,0 +1,468 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// Tests of issue 11 (A1): one owner per state, contained panics, the Host header, client
+// budgets, ordered requests. Each names the defect of the issue's table it is the
+// regression test of.
+
+// relistPage is a page over an in-memory pipe (usable inside a synctest bubble): it answers
+// tools/list with the current tools after listDelay.
+type relistPage struct {
+	peer      *wsrpc.Peer
+	mu        sync.Mutex
+	tools     []PageTool
+	lists     int
+	listDelay time.Duration
+}
+
+func (p *relistPage) setTools(names ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tools = nil
+	for _, n := range names {
+		p.tools = append(p.tools, PageTool{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+}
+
+func (p *relistPage) listCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lists
+}
+
+// serveRelistPage connects a relistPage to srv over wsrpc.Pipe.
+func serveRelistPage(t *testing.T, srv *Server, listDelay time.Duration, tools ...string) *relistPage {
+	t.Helper()
+	a, b := wsrpc.Pipe()
+	p := &relistPage{listDelay: listDelay}
+	p.setTools(tools...)
+	p.peer = wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+	p.peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return InitializeResult{ProtocolVersion: ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: Implementation{Name: "pipe-page", Version: "1"}}, nil
+	})
+	p.peer.Handle(MethodToolsList, func(ctx context.Context, _ *wsrpc.Request) (any, error) {
+		p.mu.Lock()
+		p.lists++
+		delay := p.listDelay
+		p.mu.Unlock()
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+		}
+		p.mu.Lock() // the tools as they are when the answer leaves (a page that changed meanwhile)
+		defer p.mu.Unlock()
+		return ToolsListResult{Tools: slices.Clone(p.tools)}, nil
+	})
+	p.peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	p.peer.Start()
+	srv.serve(context.Background(), a, testOrigin)
+	return p
+}
+
+func (p *relistPage) listChanged(t *testing.T) {
+	t.Helper()
+	if err := p.peer.Notify(context.Background(), MethodToolsListChanged, map[string]any{}); err != nil {
+		t.Fatalf("list_changed: %v", err)
+	}
+}
+
+// soleConn returns the server's one socket.
+func soleConn(t *testing.T, srv *Server) *pageConn {
+	t.Helper()
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.conns) != 1 {
+		t.Fatalf("got %d sockets, want 1", len(srv.conns))
+	}
+	for c := range srv.conns {
+		return c
+	}
+	return nil
+}
+
+func registeredNames(c *pageConn) []string {
+	var names []string
+	for _, pt := range c.snapshot() {
+		names = append(names, pt.Name)
+	}
+	return names
+}
+
+// Defect #1 (critical): a page that answers tools/list slower than the re-list debounce and
+// sends list_changed again and again while the re-list runs made two timers close one
+// channel, and the process exited. Now one goroutine owns the re-list: no panic, every
+// waiter is released, and the tools end as the page's latest.
+func TestRelistStormDuringSlowListing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := NewServer(Config{Store: store.NewMemory(), Model: textModel("hi"), Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t),
+			RelistDebounce: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := serveRelistPage(t, srv, 300*time.Millisecond, "v0")
+		synctest.Wait()
+		time.Sleep(time.Second) // the handshake's slow listing
+		c := soleConn(t, srv)
+		if got := registeredNames(c); !slices.Equal(got, []string{"v0"}) {
+			t.Fatalf("after the handshake: got tools %v, want [v0]", got)
+		}
+
+		// list_changed every 70 ms for 2 s, the tools changing each time: re-lists overlap
+		// the notifications and every debounce ends while a listing runs.
+		ready := make(chan struct{})
+		go func() { // a model call waiting for the tools meanwhile
+			defer close(ready)
+			time.Sleep(150 * time.Millisecond)
+			c.toolsReady(context.Background())
+		}()
+		for i := 1; i <= 30; i++ {
+			page.setTools(fmt.Sprintf("v%d", i))
+			page.listChanged(t)
+			time.Sleep(70 * time.Millisecond)
+		}
+		synctest.Wait()
+		<-ready // released (the loop closed the channel it was waiting on)
+
+		// After the storm: one waiter more, released once the page's latest tools are in.
+		c.toolsReady(context.Background())
+		if got := registeredNames(c); !slices.Equal(got, []string{"v30"}) {
+			t.Errorf("after the storm: got tools %v, want [v30] (the page's latest)", got)
+		}
+		if n := page.listCount(); n < 3 || n > 31 {
+			t.Errorf("got %d listings, want between 3 and 31 (one per debounce at most, plus the handshake)", n)
+		}
+		c.mu.Lock()
+		running, due := c.relistRunning, c.relistDone != nil
+		c.mu.Unlock()
+		if running || due {
+			t.Errorf("after the storm: re-list loop running %v, waiters pending %v; want neither", running, due)
+		}
+
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		page.peer.Close(nil)
+		page.peer.Wait()
+	})
+}
+
+// The re-list's waiters are released when the socket ends in the middle of a re-list.
+func TestRelistWaitersReleasedWhenSocketEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := NewServer(Config{Store: store.NewMemory(), Model: textModel("hi"), Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := serveRelistPage(t, srv, time.Hour, "a")
+		page.mu.Lock()
+		page.listDelay = 0
+		page.mu.Unlock()
+		synctest.Wait()
+		c := soleConn(t, srv)
+		page.mu.Lock()
+		page.listDelay = time.Hour // the re-list never answers
+		page.mu.Unlock()
+		page.listChanged(t)
+		synctest.Wait()
+		time.Sleep(200 * time.Millisecond)
+		c.mu.Lock()
+		done := c.relistDone
+		c.mu.Unlock()
+		if done == nil {
+			t.Fatal("no re-list due after list_changed")
+		}
+		page.peer.Close(nil)
+		<-done // closed by the loop as the socket ended
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		page.peer.Wait()
+	})
+}
+
+// panicStore panics when a session with a given id is loaded: a fault inside a request
+// handler of the page socket.
+type panicStore struct {
+	store.Store
+	id string
+}
+
+func (s panicStore) Load(ctx context.Context, id string) (*store.Session, error) {
+	if id == s.id {
+		panic("store bug")
+	}
+	return s.Store.Load(ctx, id)
+}
+
+// panicRecord collects what Config.OnPanic is told, for tests of the containment itself.
+type panicRecord struct {
+	mu    sync.Mutex
+	where []string
+}
+
+func (r *panicRecord) add(where string, _ any) {
+	r.mu.Lock()
+	r.where = append(r.where, where)
+	r.mu.Unlock()
+}
+
+func (r *panicRecord) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.where)
+}
+
+// gateModel answers "done" once its gate is open; until then its calls wait.
+type gateModel struct {
+	gate    chan struct{}
+	started chan struct{}
+}
+
+func (m *gateModel) Name() string { return "gate" }
+
+func (m *gateModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
+	last := req.Messages[len(req.Messages)-1].Content
+	if last == "panic" {
+		panic("model stream bug")
+	}
+	select {
+	case m.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-m.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	onDelta("done")
+	return &llm.Response{Text: "done", FinishReason: "stop"}, nil
+}
+
+// A panic in a request handler of one socket closes that socket with 1011; another socket's
+// turn, running meanwhile, completes; the panic is counted on /metrics.
+func TestHandlerPanicClosesOnlyItsSocket(t *testing.T) {
+	var rec panicRecord
+	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	ts := newTestServer(t, model, func(c *Config) {
+		c.Store = panicStore{Store: c.Store, id: "0123456789abcdef0123456789abcdef"}
+		c.OnPanic = rec.add
+	})
+	canary := newFakePage(t, ts, testOrigin, echoTool())
+	canary.session(SessionParams{})
+	answer := make(chan ChatResult, 1)
+	go func() {
+		res, err := canary.chat("hello")
+		if err != nil {
+			t.Errorf("canary chat: %v", err)
+		}
+		answer <- res
+	}()
+	<-model.started
+
+	victim := newFakePage(t, ts, testOrigin)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	err := victim.peer.Call(ctx, MethodAgentSession, SessionParams{SessionID: "0123456789abcdef0123456789abcdef"}, nil)
+	if !errors.Is(err, wsrpc.NewError(wsrpc.CodeInternalError, "")) {
+		t.Errorf("agent/session that panics: got %v, want -32603", err)
+	}
+	var ce *websocket.CloseError
+	if werr := victim.peer.Wait(); !errors.As(werr, &ce) || ce.Code != websocket.CloseInternalServerErr {
+		t.Errorf("victim socket: got %v, want closed with 1011", werr)
+	}
+
+	close(model.gate)
+	if res := <-answer; res.StopReason != StopEnd || res.Text != "done" {
+		t.Errorf("canary turn: got %+v, want stopReason end, text done", res)
+	}
+	if got := rec.got(); !slices.Equal(got, []string{"socket_handler"}) {
+		t.Errorf("OnPanic: got %v, want [socket_handler]", got)
+	}
+	waitMetric(t, ts.Server, `byomcp_panics_total{where="socket_handler"}`, 1)
+	// The canary's socket is still open and serves another turn.
+	if res, err := canary.chat("again"); err != nil || res.StopReason != StopEnd {
+		t.Errorf("canary second turn: got %+v, %v, want stopReason end", res, err)
+	}
+}
+
+// A model stream that panics ends only its turn, with stopReason error: its agent/chat is
+// answered, turn_end is sent, the session takes the next turn, and another session's turn
+// completes meanwhile.
+func TestModelPanicEndsOnlyThatTurn(t *testing.T) {
+	var rec panicRecord
+	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	ts := newTestServer(t, model, func(c *Config) { c.OnPanic = rec.add })
+	canary := newFakePage(t, ts, testOrigin)
+	canary.session(SessionParams{})
+	answer := make(chan ChatResult, 1)
+	go func() {
+		res, err := canary.chat("hello")
+		if err != nil {
+			t.Errorf("canary chat: %v", err)
+		}
+		answer <- res
+	}()
+	<-model.started
+
+	page := newFakePage(t, ts, testOrigin)
+	page.session(SessionParams{})
+	res, err := page.chat("panic")
+	if err != nil || res.StopReason != StopError {
+		t.Fatalf("turn whose model panics: got %+v, %v, want stopReason error", res, err)
+	}
+	evs := page.eventsUntil(EventTurnEnd)
+	if got := types(evs); !slices.Equal(got, []string{EventTurnStart, EventError, EventTurnEnd}) {
+		t.Errorf("events: got %v, want turn_start, error, turn_end", got)
+	}
+	if end := evs[len(evs)-1]; end.StopReason != StopError {
+		t.Errorf("turn_end: got stopReason %q, want error", end.StopReason)
+	}
+	close(model.gate)
+	if res := <-answer; res.StopReason != StopEnd {
+		t.Errorf("canary turn: got %+v, want stopReason end", res)
+	}
+	if res, err := page.chat("next"); err != nil || res.StopReason != StopEnd {
+		t.Errorf("the next turn of the session: got %+v, %v, want stopReason end", res, err)
+	}
+	if got := rec.got(); !slices.Equal(got, []string{"model"}) {
+		t.Errorf("OnPanic: got %v, want [model]", got)
+	}
+	wantMetrics(t, ts.Server, map[string]float64{
+		`byomcp_panics_total{where="model"}`:      1,
+		`byomcp_turns_total{stop_reason="error"}`: 1,
+	})
+}
+
+// rawPage is a page socket driven frame by frame: it answers the agent's initialize,
+// tools/list and ping itself and hands everything else to the test, so a test can send
+// several requests back to back, in one write each, without waiting for answers.
+type rawPage struct {
+	t    *testing.T
+	c    *websocket.Conn
+	wmu  sync.Mutex
+	msgs chan map[string]json.RawMessage
+}
+
+func dialRawPage(t *testing.T, ts *testServer) *rawPage {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(ts.wsURL, map[string][]string{"Origin": {testOrigin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	p := &rawPage{t: t, c: c, msgs: make(chan map[string]json.RawMessage, 4096)}
+	go func() {
+		defer close(p.msgs)
+		for {
+			_, data, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			var m map[string]json.RawMessage
+			if json.Unmarshal(data, &m) != nil {
+				continue
+			}
+			switch string(m["method"]) {
+			case `"initialize"`:
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"raw","version":"1"}}}`, m["id"], ProtocolVersion))
+			case `"tools/list"`:
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m["id"]))
+			case `"ping"`:
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m["id"]))
+			default:
+				p.msgs <- m
+			}
+		}
+	}()
+	return p
+}
+
+func (p *rawPage) send(s string) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if err := p.c.WriteMessage(websocket.TextMessage, []byte(s)); err != nil {
+		p.t.Errorf("raw page: write: %v", err)
+	}
+}
+
+// until reads messages until the response with id arrives and returns them all.
+func (p *rawPage) until(id string) []map[string]json.RawMessage {
+	p.t.Helper()
+	var out []map[string]json.RawMessage
+	timeout := time.After(waitLimit)
+	for {
+		select {
+		case m, ok := <-p.msgs:
+			if !ok {
+				p.t.Fatalf("raw page: socket closed waiting for response %s", id)
+			}
+			out = append(out, m)
+			if string(m["id"]) == id && m["method"] == nil {
+				return out
+			}
+		case <-timeout:
+			p.t.Fatalf("raw page: no response %s", id)
+		}
+	}
+}
+
+// Defect #11: an agent/chat pipelined right after agent/session {} (sent without waiting for
+// its answer) runs in the session that agent/session created, every time: the requests of
+// one socket take effect in the order they were sent.
+func TestChatPipelinedAfterSessionRunsInNewSession(t *testing.T) {
+	ts := newTestServer(t, textModel("ok"), nil)
+	page := dialRawPage(t, ts)
+	page.send(`{"jsonrpc":"2.0","id":"s0","method":"agent/session","params":{}}`)
+	page.until(`"s0"`)
+	for i := range 50 {
+		sid, cid := fmt.Sprintf(`"s%d"`, i+1), fmt.Sprintf(`"c%d"`, i+1)
+		page.send(`{"jsonrpc":"2.0","id":` + sid + `,"method":"agent/session","params":{}}`)
+		page.send(`{"jsonrpc":"2.0","id":` + cid + `,"method":"agent/chat","params":{"text":"hi"}}`)
+		var session string
+		var events int
+		for _, m := range page.until(cid) {
+			switch {
+			case string(m["id"]) == sid:
+				var res SessionResult
+				if err := json.Unmarshal(m["result"], &res); err != nil || res.SessionID == "" {
+					t.Fatalf("round %d: agent/session answered %s %s", i, m["result"], m["error"])
+				}
+				session = res.SessionID
+			case string(m["id"]) == cid:
+				if m["error"] != nil {
+					t.Fatalf("round %d: agent/chat answered %s", i, m["error"])
+				}
+			case string(m["method"]) == `"agent/event"`:
+				var e event
+				_ = json.Unmarshal(m["params"], &e)
+				if session == "" || e.SessionID != session {
+					t.Fatalf("round %d: %s event of session %q before or outside the new session %q", i, e.Type, shortID(e.SessionID), shortID(session))
+				}
+				events++
+			}
+		}
+		if events == 0 {
+			t.Fatalf("round %d: the turn sent no event", i)
+		}
+	}
+}
