@@ -239,16 +239,13 @@ test('wide screens dock the panel beside the page, which narrows instead of bein
     const before = await page.evaluate(() => document.querySelector('main')?.getBoundingClientRect().right ?? 0);
     await openWidget(page);
     assert.equal(await page.locator('byomcp-chat').getAttribute('layout'), 'docked');
+    // Full height at the right edge, and the page's content ends where the panel begins (waited
+    // for: the panel slides in).
     await page.waitForFunction(() => {
       const panel = document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect();
       const main = document.querySelector('main')?.getBoundingClientRect();
-      return !!panel && !!main && main.right <= panel.left + 1;
+      return !!panel && !!main && main.right <= panel.left + 1 && panel.top === 0 && panel.bottom === 800 && panel.right === 1280;
     });
-    const panel = await page.evaluate(() => {
-      const r = /** @type {DOMRect} */ (document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect());
-      return { top: r.top, bottom: r.bottom, right: r.right };
-    });
-    assert.deepEqual(panel, { top: 0, bottom: 800, right: 1280 });
     await page.locator(W.launcher).evaluate(() => /** @type {any} */ (window).byomcp.element.close());
     await page.waitForFunction((b) => (document.querySelector('main')?.getBoundingClientRect().right ?? 0) >= b - 1, before);
     assert.deepEqual(errors, []);
