@@ -31,9 +31,9 @@ func (e *BudgetError) Error() string {
 type accounting struct {
 	now func() time.Time
 
-	refused *prometheus.CounterVec // {site, scope}
-	tokens  *prometheus.CounterVec // {site}
-	onRefuse func()                // counts byomcp_refused_total{reason="token_budget"}, may be nil
+	refused  *prometheus.CounterVec // {site, scope}
+	tokens   *prometheus.CounterVec // {site}
+	onRefuse func()                 // counts byomcp_refused_total{reason="token_budget"}, may be nil
 
 	mu       sync.Mutex
 	sessions map[sessionKey]*window // this hour's
