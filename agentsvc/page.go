@@ -156,6 +156,7 @@ func (c *pageConn) setTools(list []PageTool) {
 	kept := make([]*pageTool, 0, len(list))
 	type rejection struct{ name, reason string }
 	var rejects []rejection
+	budget := tools.NewDefBudget(c.srv.cfg.Limits.MaxTools) // what reaches the model, bounded before compiling
 	for _, t := range list {
 		reason := ""
 		var sch *tools.Schema
@@ -165,6 +166,12 @@ func (c *pageConn) setTools(list []PageTool) {
 		case byName[t.Name] != nil:
 			reason = "duplicate tool name"
 		default:
+			if t.Description == "" {
+				t.Description = t.Title // what pageDefs sends
+			}
+			if t.Description, reason = budget.Admit(t.Name, t.Description, t.InputSchema); reason != "" {
+				break
+			}
 			var err error
 			if sch, err = c.srv.schemas.compile(t.InputSchema); err != nil {
 				reason = err.Error()
