@@ -71,10 +71,33 @@ type hub struct {
 	srv  *Server
 	mu   sync.Mutex
 	live map[string]*liveSession
+	// parked are sessions nobody chatted in (never stored) whose socket went: kept for
+	// parkFor, at most parkMax, oldest first out (parkQ, in parking order), so that the
+	// tab's next page load resumes them.
+	parked  map[string]parkedSession
+	parkQ   []parkedEntry
+	parkMax int
+}
+
+// A session that was never used is parked in memory for parkFor after its socket goes (a
+// page load or a reload before the first message), and at most parkMax of them are kept.
+const (
+	parkFor = 5 * time.Minute
+	parkMax = 1000
+)
+
+type parkedSession struct {
+	ls    *liveSession
+	until time.Time
+}
+
+type parkedEntry struct {
+	id    string
+	until time.Time
 }
 
 func newHub(s *Server) *hub {
-	h := &hub{srv: s, live: map[string]*liveSession{}}
+	h := &hub{srv: s, live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax}
 	go h.srv.loop("renew_claims", h.renewClaims)
 	return h
 }
@@ -280,11 +303,62 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p SessionParams) (an
 
 var errForkNeeded = errors.New("session is live elsewhere")
 
+// parkLocked keeps a session that was never stored for parkFor after its socket went,
+// dropping the oldest parked sessions over parkMax. h.mu is held.
+func (h *hub) parkLocked(ls *liveSession, now time.Time) {
+	until := now.Add(parkFor)
+	h.parked[ls.id] = parkedSession{ls, until}
+	h.parkQ = append(h.parkQ, parkedEntry{ls.id, until})
+	for len(h.parkQ) > 0 {
+		e := h.parkQ[0]
+		p, ok := h.parked[e.id]
+		switch {
+		case ok && p.until != e.until: // parked again later; that entry is further on
+		case ok && len(h.parked) <= h.parkMax && now.Before(p.until):
+			return
+		case ok:
+			delete(h.parked, e.id)
+			p.ls.log.Debug("dropped a session that was never used; it was not stored")
+		}
+		h.parkQ = h.parkQ[1:]
+	}
+}
+
+// unpark takes back a parked session of origin, live again (nil when there is none).
+func (h *hub) unpark(id, origin string) *liveSession {
+	h.mu.Lock()
+	p, ok := h.parked[id]
+	if !ok || p.ls.origin != origin {
+		h.mu.Unlock()
+		return nil
+	}
+	delete(h.parked, id)
+	h.mu.Unlock()
+	if !time.Now().Before(p.until) {
+		return nil
+	}
+	ls := p.ls
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.evicted = false
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if other := h.live[id]; other != nil {
+		return other
+	}
+	h.live[id] = ls
+	h.srv.metrics.sessions.Inc()
+	return ls
+}
+
 // resume finds a session in this process or loads it from the store and claims it.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
 	h.mu.Lock()
 	ls := h.live[id]
 	h.mu.Unlock()
+	if ls == nil {
+		ls = h.unpark(id, c.origin)
+	}
 	if ls != nil {
 		if ls.origin != c.origin {
 			return nil, errSessionNotFound
@@ -989,10 +1063,12 @@ func (h *hub) evict(ls *liveSession) {
 	if h.live[ls.id] == ls {
 		delete(h.live, ls.id)
 		h.srv.metrics.sessions.Dec()
+		if !stored {
+			h.parkLocked(ls, time.Now())
+		}
 	}
 	h.mu.Unlock()
 	if !stored {
-		ls.log.Debug("dropped a session that was never used; it was not stored")
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

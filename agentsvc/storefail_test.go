@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
@@ -302,6 +304,56 @@ func TestShortStoreBlipCostsNothing(t *testing.T) {
 	checkNothingLostOrDoubled(t, seen, storedEvents(t, flaky, sess.SessionID))
 }
 
+// TestUnusedSessionsAreParkedBriefly: a session nobody chatted in is kept in memory for
+// parkFor after its socket goes, at most parkMax of them, and never stored.
+func TestUnusedSessionsAreParkedBriefly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := store.NewMemory()
+		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok")})
+		srv.hub.mu.Lock()
+		srv.hub.parkMax = 3
+		srv.hub.mu.Unlock()
+		p := connectFakeTimePage(t, srv, nil)
+		var ids []string
+		for range 5 {
+			ids = append(ids, p.session(t, SessionParams{}).SessionID)
+		}
+		p.peer.Close(nil)
+		synctest.Wait() // all 5 left their socket; the 3 last are parked
+		resumes := func(id string) bool {
+			q := connectFakeTimePage(t, srv, nil)
+			defer func() {
+				q.peer.Close(nil)
+				synctest.Wait()
+			}()
+			var res SessionResult
+			err := q.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: id}, &res)
+			if err != nil && !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
+				t.Fatalf("agent/session: %v", err)
+			}
+			return err == nil && res.Resumed && res.SessionID == id
+		}
+		for i, want := range []bool{false, false, true, true, true} {
+			if got := resumes(ids[i]); got != want {
+				t.Errorf("session %d of 5 resumes: %v, want %v (3 parked at most, oldest out first)", i+1, got, want)
+			}
+		}
+		time.Sleep(parkFor - time.Minute)
+		if !resumes(ids[4]) {
+			t.Error("an unused session did not resume within parkFor of its socket's end")
+		}
+		time.Sleep(parkFor + time.Second)
+		for i := range ids {
+			if resumes(ids[i]) {
+				t.Errorf("session %d resumes after parkFor", i+1)
+			}
+		}
+		if n := storedSessions(t, st); n != 0 {
+			t.Errorf("%d sessions stored, want none", n)
+		}
+	})
+}
+
 // isLive tells whether a session is in a server's memory.
 func isLive(ts *testServer, id string) bool {
 	ts.hub.mu.Lock()
@@ -328,25 +380,32 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 	for range 4 {
 		p := openPage(t, ts, testOrigin, echoTool())
 		pages = append(pages, p)
-		for range 50 {
+		for range 12 { // under the new-session budget of one client address
 			ids = append(ids, p.session(SessionParams{Page: &long}).SessionID)
 		}
 	}
 	if n := storedSessions(t, shared); n != 0 {
-		t.Fatalf("200 agent/session calls without a chat stored %d sessions, want none", n)
+		t.Fatalf("48 agent/session calls without a chat stored %d sessions, want none", n)
 	}
 
-	// A reload before the first message (the socket moved on): the id is unknown, so the
-	// widget starts a new conversation, which loses nothing.
+	// A reload before the first message: the session left its socket, and is resumed from
+	// memory, still not stored; another origin does not see it.
 	reload := openPage(t, ts, testOrigin, echoTool())
-	err := reload.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: ids[0]}, nil)
+	if res := reload.session(SessionParams{SessionID: ids[0]}); !res.Resumed || res.SessionID != ids[0] {
+		t.Errorf("resuming a session that was never used after its socket moved on: got %+v, want it resumed", res)
+	}
+	stranger := openPage(t, ts, "http://127.0.0.1:4000", echoTool())
+	err := stranger.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: ids[1]}, nil)
 	if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
-		t.Errorf("resuming a session that was never used after its socket moved on: got %v, want %d", err, CodeSessionNotFound)
+		t.Errorf("another origin resuming an unused session: got %v, want %d", err, CodeSessionNotFound)
+	}
+	if n := storedSessions(t, shared); n != 0 {
+		t.Fatalf("resumes of unused sessions stored %d sessions, want none", n)
 	}
 
 	// The id a socket holds works: its first turn stores it, with the capped page.
 	a := pages[0]
-	id := ids[49]
+	id := ids[11]
 	if r, err := a.chat("hello"); err != nil || r.StopReason != StopEnd {
 		t.Fatalf("first turn: got %+v, %v", r, err)
 	}
