@@ -2,7 +2,7 @@
 // which nodes were built (it has no innerHTML, so any use of it would fail).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMarkdown, parseInline, renderMarkdown, safeHref, MarkdownStream } from '../markdown.js';
+import { parseMarkdown, parseInline, renderMarkdown, safeHref, MarkdownStream, markdownWork } from '../markdown.js';
 
 class FakeNode {
   constructor(doc) {
@@ -214,4 +214,55 @@ test('stream flushes on a scheduled frame without finish', () => {
   assert.equal(container.textContent, '');
   cb();
   assert.equal(html(container), '<div><div class="md-tail"><p><strong>hi</strong></p></div></div>');
+});
+
+// Issue 11, #12: an answer of 40,000 "[" blocked the page's main thread for seconds (each "["
+// scanned to the end for its "]"). The parser counts its work in markdownWork.steps (every
+// character scanned, every position visited, every search probe), so linear cost is checked
+// without timing: the work for 4n characters is about four times the work for n, and a few
+// steps per character.
+test('pathological inputs cost work linear in their length', () => {
+  const tickRuns = (n) => {
+    let s = '';
+    for (let k = 1; s.length < n; k++) s += '`'.repeat(k) + 'x';
+    return s.slice(0, n);
+  };
+  const cases = {
+    '[': (n) => '['.repeat(n),
+    '*': (n) => '*'.repeat(n),
+    '`': (n) => '`'.repeat(n),
+    _: (n) => '_'.repeat(n),
+    'nested [[[': (n) => '['.repeat(n / 2) + ']'.repeat(n / 2) + '(https://a.test)',
+    'unclosed [[[ with ](': (n) => '[['.repeat(n / 4) + '](',
+    '![': (n) => '!['.repeat(n / 2),
+    '[a](': (n) => '[a]('.repeat(n / 4),
+    '*a ': (n) => '*a '.repeat(n / 4),
+    '_a ': (n) => '_a '.repeat(n / 4),
+    '**a ': (n) => '**a '.repeat(n / 4),
+    'nested emphasis': (n) => '*a _'.repeat(n / 8) + 'b_ a*'.repeat(n / 8),
+    'backtick runs of every length': tickRuns,
+    'heading with a long gap': (n) => '# a' + ' '.repeat(n) + 'b',
+    'fence with a backtick': (n) => '```' + 'a'.repeat(n) + '`',
+    'URL with trailing dots': (n) => 'http://a.test/' + '.'.repeat(n) + 'a',
+    'URL with closing parens': (n) => 'http://a.test/' + ')'.repeat(n),
+    '<http://': (n) => '<http://a'.repeat(n / 9),
+  };
+  const work = (src) => {
+    markdownWork.steps = 0;
+    const out = render(src);
+    return { steps: markdownWork.steps, out };
+  };
+  for (const [name, gen] of Object.entries(cases)) {
+    const small = work(gen(10000));
+    const big = work(gen(40000));
+    assert.ok(big.steps <= 5 * small.steps, `${name}: ${small.steps} steps for 10,000 characters, ${big.steps} for 40,000: want linear`);
+    assert.ok(big.steps <= 10 * 40000, `${name}: ${big.steps} steps for 40,000 characters, want at most 10 per character`);
+  }
+  // And the output is right: text that is not Markdown stays text, all of it.
+  for (const ch of ['[', '*', '_']) assert.equal(render(ch.repeat(40000)), `<p>${ch.repeat(40000)}</p>`, `40,000 ${ch}`);
+  assert.equal(render('!['.repeat(20000)), `<p>${'!['.repeat(20000)}</p>`);
+  assert.equal(render('a' + '`'.repeat(40000)), `<p>a${'`'.repeat(40000)}</p>`);
+  const nested = render('['.repeat(20000) + ']'.repeat(20000) + '(https://a.test)');
+  assert.ok(nested.startsWith('<p><a href="https://a.test/" target="_blank" rel="noopener noreferrer">' + '['.repeat(19999)), 'nested brackets: the outer pair is the link');
+  assert.equal(render('# a' + ' '.repeat(40000) + 'b ##'), `<p class="md-heading"><strong>a${' '.repeat(40000)}b</strong></p>`);
 });
