@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -465,4 +468,203 @@ func TestChatPipelinedAfterSessionRunsInNewSession(t *testing.T) {
 			t.Fatalf("round %d: the turn sent no event", i)
 		}
 	}
+}
+
+// dialStatus opens the socket with the given Host and Origin headers and returns the HTTP
+// status of the answer.
+func dialStatus(t *testing.T, wsURL, host, origin string) int {
+	t.Helper()
+	h := map[string][]string{"Origin": {origin}}
+	if host != "" {
+		h["Host"] = []string{host}
+	}
+	c, resp, err := websocket.DefaultDialer.Dial(wsURL, h)
+	if c != nil {
+		c.Close()
+	}
+	if resp == nil {
+		t.Fatalf("no HTTP response: %v", err)
+	}
+	return resp.StatusCode
+}
+
+// Defect #5 (DNS rebinding): the server's own origin came from the request's Host header, so
+// a page on http://rebind.evil.test:PORT (a name made to resolve to 127.0.0.1) was allowed.
+// Now the own origin comes from the listen address and the Host header itself is checked.
+func TestHostHeaderRebindingRefused(t *testing.T) {
+	ts := newTestServer(t, textModel("hi"), nil)
+	port := ts.http.URL[strings.LastIndexByte(ts.http.URL, ':')+1:]
+	rebind := "rebind.evil.test:" + port
+	tests := []struct {
+		name, host, origin string
+		want               int
+	}{
+		{"rebinding host, its own origin", rebind, "http://" + rebind, 403},
+		{"rebinding host, an allowed origin", rebind, testOrigin, 403},
+		{"the listen address", "", ts.http.URL, 101},
+		{"localhost by name", "localhost:" + port, "http://localhost:" + port, 101},
+		{"an IP literal host", "127.0.0.1:" + port, testOrigin, 101},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := dialStatus(t, ts.wsURL, tt.host, tt.origin); got != tt.want {
+				t.Errorf("Host %q, Origin %q: got HTTP %d, want %d", tt.host, tt.origin, got, tt.want)
+			}
+		})
+	}
+	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="host"}`: 2})
+}
+
+// --allowed-origins adds to the server's own origin (it used to replace it), and the own
+// origin is the listen address's even then; the local development origins are dropped.
+func TestAllowedOriginsAddToOwnOrigin(t *testing.T) {
+	ts := newTestServer(t, textModel("hi"), func(c *Config) { c.AllowedOrigins = []string{"https://mine.example"} })
+	port := ts.http.URL[strings.LastIndexByte(ts.http.URL, ':')+1:]
+	for _, tt := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", ts.http.URL, 101},                                 // own origin, from the listen address
+		{"localhost:" + port, "http://localhost:" + port, 101}, // its loopback name
+		{"", "https://mine.example", 101},
+		{"mine.example", "https://mine.example", 101}, // an allowed origin's host
+		{"", "http://localhost:5173", 403},            // the development defaults are not kept
+		{"rebind.evil.test:" + port, "https://mine.example", 403},
+	} {
+		if got := dialStatus(t, ts.wsURL, tt.host, tt.origin); got != tt.want {
+			t.Errorf("Host %q, Origin %q: got HTTP %d, want %d", tt.host, tt.origin, got, tt.want)
+		}
+	}
+}
+
+// Config.OwnOrigins (serve's listen address or --public-url) is allowed and its host accepted.
+func TestOwnOriginsConfigured(t *testing.T) {
+	ts := newTestServer(t, textModel("hi"), func(c *Config) {
+		c.OwnOrigins = []string{"https://agent.example"}
+		c.AllowedOrigins = []string{"https://shop.example"}
+	})
+	for _, tt := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"agent.example", "https://agent.example", 101},
+		{"agent.example", "https://shop.example", 101},
+		{"", "http://localhost:3000", 403},
+		{"other.example", "https://shop.example", 403},
+	} {
+		if got := dialStatus(t, ts.wsURL, tt.host, tt.origin); got != tt.want {
+			t.Errorf("Host %q, Origin %q: got HTTP %d, want %d", tt.host, tt.origin, got, tt.want)
+		}
+	}
+	if _, err := NewServer(Config{Store: newTestStore(), Model: textModel(""), OwnOrigins: []string{"http://localhost:*"}}); err == nil {
+		t.Errorf("own origin with a wildcard port: got no error, want one")
+	}
+}
+
+// GET /v1/origin-check tells a page whether its origin may connect, readable from anywhere.
+func TestOriginCheck(t *testing.T) {
+	ts := newTestServer(t, textModel("hi"), func(c *Config) { c.AllowedOrigins = []string{"https://shop.example"} })
+	h := ts.OriginCheckHandler()
+	for _, tt := range []struct {
+		origin, host string
+		allowed      bool
+		says         string
+	}{
+		{"https://shop.example", "", true, "allowed"},
+		{"https://evil.example", "", false, "--allowed-origins https://evil.example"},
+		{"", "", false, "no Origin"},
+		{"https://shop.example", "rebind.evil.test", false, "--public-url"},
+	} {
+		req := httptest.NewRequest(http.MethodGet, ts.http.URL+"/v1/origin-check", nil)
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, ts.http.Listener.Addr()))
+		req.Host = ts.http.Listener.Addr().String()
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var got OriginCheck
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("origin %q: body %q: %v", tt.origin, rec.Body, err)
+		}
+		if rec.Code != 200 || got.Allowed != tt.allowed || got.Origin != tt.origin || !strings.Contains(got.Message, tt.says) {
+			t.Errorf("origin %q host %q: got %d %+v, want allowed %v, a message saying %q", tt.origin, tt.host, rec.Code, got, tt.allowed, tt.says)
+		}
+		for k, v := range map[string]string{"Content-Type": "application/json", "Access-Control-Allow-Origin": "*", "Cache-Control": "no-store"} {
+			if rec.Header().Get(k) != v {
+				t.Errorf("header %s: got %q, want %q", k, rec.Header().Get(k), v)
+			}
+		}
+	}
+}
+
+// Defect #7: model spend had no bound per client. Turns running at once are bounded per
+// client address and in all; over it agent/chat gets -32030 and the refusal is counted.
+func TestTurnBudgetPerClient(t *testing.T) {
+	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	ts := newTestServer(t, model, func(c *Config) { c.ClientTurns = 1 })
+	a := newFakePage(t, ts, testOrigin)
+	a.session(SessionParams{})
+	answer := make(chan error, 1)
+	go func() {
+		_, err := a.chat("first")
+		answer <- err
+	}()
+	<-model.started
+	b := newFakePage(t, ts, testOrigin) // another socket from the same address
+	b.session(SessionParams{})
+	if _, err := b.chat("second"); !errors.Is(err, wsrpc.NewError(CodeBusy, "")) {
+		t.Errorf("a second turn from the same client: got %v, want -32030", err)
+	}
+	close(model.gate)
+	if err := <-answer; err != nil {
+		t.Errorf("first turn: %v", err)
+	}
+	if res, err := b.chat("second again"); err != nil || res.StopReason != StopEnd {
+		t.Errorf("after the first turn ended: got %+v, %v, want a turn", res, err)
+	}
+	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="budget"}`: 1})
+
+	total := newTestServer(t, &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}, func(c *Config) { c.MaxTurns = 1 })
+	release, err := total.Server.budget.startTurn("") // one turn running elsewhere
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newFakePage(t, total, testOrigin)
+	p.session(SessionParams{})
+	if _, err := p.chat("hi"); !errors.Is(err, wsrpc.NewError(CodeBusy, "")) {
+		t.Errorf("over the total: got %v, want -32030", err)
+	}
+	release()
+}
+
+// Defect #7 (sessions): new sessions per client address are a token bucket; over it
+// agent/session {} gets -32031, while resuming an existing session is not limited.
+func TestSessionBudgetPerClient(t *testing.T) {
+	ts := newTestServer(t, textModel("hi"), func(c *Config) {
+		c.ClientSessionBurst = 3
+		c.ClientSessionRate = 1e-9
+	})
+	p := newFakePage(t, ts, testOrigin)
+	first := p.session(SessionParams{})
+	if _, err := p.chat("hi"); err != nil { // a used session, kept in the store
+		t.Fatal(err)
+	}
+	p.session(SessionParams{})
+	p.session(SessionParams{})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := p.peer.Call(ctx, MethodAgentSession, SessionParams{}, nil); !errors.Is(err, wsrpc.NewError(CodeTooManySessions, "")) {
+		t.Errorf("a fourth new session: got %v, want -32031", err)
+	}
+	if _, err := p.chat("hi"); err != nil { // the current session still works
+		t.Errorf("chat in the current session: %v", err)
+	}
+	if res := p.session(SessionParams{SessionID: first.SessionID}); res.SessionID != first.SessionID {
+		t.Errorf("resume: got session %s, want %s", shortID(res.SessionID), shortID(first.SessionID))
+	}
+	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="sessions"}`: 1})
 }

@@ -11,9 +11,10 @@ import (
 // Origin allow-list, the metered model and the metrics.
 
 // OriginAllowed reports whether a request with this Origin header may use the agent: the
-// allow-list of /v1/ws (a missing or "null" Origin is refused).
+// allow-list of /v1/ws (a missing or "null" Origin is refused), and its Host header check
+// (DNS rebinding: a page whose name was made to resolve to this server is same-origin to it).
 func (s *Server) OriginAllowed(origin string, r *http.Request) bool {
-	return s.originAllowed(origin, r)
+	return s.hostAllowed(r) && s.originAllowed(origin, r)
 }
 
 // Model returns the configured model, recording call latency and tokens in the metrics.

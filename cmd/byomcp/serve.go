@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +66,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	var c common
 	c.register(fset, getenv, "sqlite:byomcp.db")
 	addr := fset.String("addr", envOr(getenv, "BYOMCP_ADDR", "127.0.0.1:8080"), "listen address (env BYOMCP_ADDR)")
-	origins := fset.String("allowed-origins", getenv("BYOMCP_ALLOWED_ORIGINS"), "comma-separated exact origins allowed to connect (env BYOMCP_ALLOWED_ORIGINS; default: this server and http://localhost:*, http://127.0.0.1:*)")
+	origins := fset.String("allowed-origins", getenv("BYOMCP_ALLOWED_ORIGINS"), "comma-separated exact origins allowed to connect besides this server's own, which always is (env BYOMCP_ALLOWED_ORIGINS; default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*, dropped once any is given)")
+	publicURL := fset.String("public-url", getenv("BYOMCP_PUBLIC_URL"), "the URL visitors reach this server by, behind a proxy or under a name (env BYOMCP_PUBLIC_URL; default: its listen address); its origin is allowed and its host is accepted in the Host header")
+	clientTurns := fset.Int("client-turns", envInt(getenv, "BYOMCP_CLIENT_TURNS", 16), "turns running at once per client address (env BYOMCP_CLIENT_TURNS; 0 or negative: no limit)")
+	maxTurns := fset.Int("max-turns", envInt(getenv, "BYOMCP_MAX_TURNS", 1024), "turns running at once in all (env BYOMCP_MAX_TURNS; 0 or negative: no limit)")
+	clientSessions := fset.Int("client-sessions", envInt(getenv, "BYOMCP_CLIENT_SESSIONS", 60), "new conversations per client address per minute, in bursts of as many (env BYOMCP_CLIENT_SESSIONS; 0 or negative: no limit)")
 	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated page tool names that always need the user's confirmation (env BYOMCP_CONFIRM_TOOLS)")
 	sessionTTL := fset.Duration("session-ttl", envDuration(getenv, "BYOMCP_SESSION_TTL", 7*24*time.Hour), "delete sessions idle for longer (env BYOMCP_SESSION_TTL; 0 or negative = keep)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
@@ -77,6 +83,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v)
 			}
 		}
+	}
+	for _, key := range []string{"BYOMCP_CLIENT_TURNS", "BYOMCP_MAX_TURNS", "BYOMCP_CLIENT_SESSIONS"} {
+		if v := getenv(key); v != "" {
+			if _, err := strconv.Atoi(v); err != nil {
+				return fmt.Errorf("%s=%q: want a whole number", key, v)
+			}
+		}
+	}
+	publicOrigin, err := originOf(*publicURL)
+	if err != nil {
+		return err
 	}
 	if *sessionTTL <= 0 {
 		*sessionTTL = -1
@@ -109,16 +126,30 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		serverTools = mgr
 	}
 
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()                             // hs.Serve owns it once it runs; this covers the returns before
+	own := agentsvc.OriginsOf("http", ln.Addr()) // from the real listener, never a Host header
+	if publicOrigin != "" {
+		own = append(own, publicOrigin)
+	}
 	srv, err := agentsvc.NewServer(agentsvc.Config{
-		AllowedOrigins: splitList(*origins),
-		Store:          st,
-		Model:          model,
-		ServerTools:    serverTools,
-		Logger:         log,
-		ConfirmTools:   splitList(*confirm),
-		OwnerID:        ownerFor(c.store),
-		SessionTTL:     *sessionTTL,
-		ReconnectWait:  *reconnectWait,
+		OwnOrigins:         own,
+		AllowedOrigins:     splitList(*origins),
+		ClientTurns:        orNoLimit(*clientTurns),
+		MaxTurns:           orNoLimit(*maxTurns),
+		ClientSessionRate:  float64(orNoLimit(*clientSessions)) / 60,
+		ClientSessionBurst: max(1, *clientSessions),
+		Store:              st,
+		Model:              model,
+		ServerTools:        serverTools,
+		Logger:             log,
+		ConfirmTools:       splitList(*confirm),
+		OwnerID:            ownerFor(c.store),
+		SessionTTL:         *sessionTTL,
+		ReconnectWait:      *reconnectWait,
 	})
 	if err != nil {
 		return err
@@ -136,10 +167,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	url := "http://" + ln.Addr().String()
 	if strings.HasPrefix(*addr, ":") || strings.HasPrefix(*addr, "0.0.0.0:") {
 		url = "http://localhost:" + portOf(ln.Addr())
@@ -176,6 +203,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 func routes(srv *agentsvc.Server, ag *agui.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/ws", srv)
+	mux.Handle("GET /v1/origin-check", srv.OriginCheckHandler())
 	if ag != nil {
 		mux.Handle("POST /v1/agui", ag)
 		mux.Handle("OPTIONS /v1/agui", ag)
@@ -214,6 +242,34 @@ func envDuration(getenv func(string) string, key string, def time.Duration) time
 		return d
 	}
 	return def
+}
+
+// envInt reads a whole number from the environment (runServe reports one that does not parse).
+func envInt(getenv func(string) string, key string, def int) int {
+	if n, err := strconv.Atoi(getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+// orNoLimit maps the flags' "0 or negative: no limit" to agentsvc's negative.
+func orNoLimit(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// originOf is the origin (scheme://host[:port]) of --public-url, "" for none.
+func originOf(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := neturl.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return "", fmt.Errorf("--public-url %q: want a URL such as https://agent.example", raw)
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
 func splitList(s string) []string {
