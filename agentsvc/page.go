@@ -183,7 +183,7 @@ func (c *pageConn) setTools(list []PageTool) {
 		}
 		pt := &pageTool{PageTool: t, schema: sch}
 		pt.confirm = (t.Annotations != nil && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint) ||
-			slices.Contains(c.srv.cfg.ConfirmTools, t.Name)
+			slices.Contains(c.srv.cfg.ConfirmTools, t.Name) || c.srv.site(c.origin).Confirms(t.Name)
 		byName[t.Name] = pt
 		kept = append(kept, pt)
 	}

@@ -62,6 +62,7 @@ const (
 	CodeBusy            = -32030 // too many turns running from this client, or in all
 	CodeTooManySessions = -32031 // this client creates sessions too fast
 	CodeCancelledEarly  = -32032 // the request was cancelled before it started
+	CodeOverBudget      = -32033 // the site's token budget (per conversation per hour, or per day) is used up
 )
 
 // Error values sent to the page.

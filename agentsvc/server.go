@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -56,6 +57,10 @@ type Config struct {
 	ConfirmTools []string
 	// SystemPrompt overrides the default system prompt.
 	SystemPrompt string
+	// Sites, if set, gives the site of a page Origin (agentsvc/sites; nil: none): its
+	// origins are allowed, and its instructions, model, guards, token budget, confirm
+	// policy and server MCP servers apply to its pages' turns.
+	Sites func(origin string) *sites.Site
 
 	ToolTimeout      time.Duration // per tool call, extended by progress; default 30 s
 	ToolMaxTimeout   time.Duration // hard maximum per tool call; default 10 min
@@ -661,6 +666,9 @@ var devOrigins = []string{"http://localhost:*", "http://127.0.0.1:*", "http://[:
 func (s *Server) originAllowed(origin string, r *http.Request) bool {
 	if origin == "" || origin == "null" {
 		return false
+	}
+	if s.site(origin) != nil {
+		return true
 	}
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {

@@ -1120,6 +1120,10 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 	if err := ls.resync(); err != nil { // after a failed write, the store's state first
 		return nil, err
 	}
+	if err := srv.admitSite(ls.origin, ls.id); err != nil {
+		ls.log.Info("refused a turn: over the site's token budget", zap.Error(err))
+		return nil, err
+	}
 	ls.mu.Lock()
 	if ls.turn != nil {
 		ls.mu.Unlock()
@@ -1158,14 +1162,15 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 		defer cancel(nil)
 		defer h.recoverTurn(ls, rt) // RunTurn contains its own panics; this covers the rest
 		log := ls.log.With(zap.String("turn", rt.id))
+		model, system, limits := srv.siteTurn(ls.origin, ls.id, page)
 		res := RunTurn(ctx, Turn{
 			ID:      rt.id,
-			Model:   meteredModel{srv.cfg.Model, srv.metrics},
-			System:  srv.systemPrompt(page),
+			Model:   model,
+			System:  system,
 			History: history,
 			Text:    text,
 			Tools:   &sessionTools{ls: ls, srv: srv},
-			Limits:  srv.cfg.Limits,
+			Limits:  limits,
 			Emit:    func(ev Event) { ls.emit(ev, nil, nil) },
 			Logger:  log,
 			OnPanic: srv.countPanic,
@@ -1254,6 +1259,9 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	}
 	if st := t.srv.cfg.ServerTools; st != nil {
 		for _, def := range st.ToolDefs(AudienceWeb) {
+			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
+				continue // a server this page's site does not use (sites.json mcpServers)
+			}
 			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
 			defs = append(defs, def)
 		}
@@ -1280,6 +1288,9 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out ToolOu
 	args := json.RawMessage(call.Arguments)
 	if name, isServer := strings.CutPrefix(orig, "\x00server:"); isServer {
 		kind = "server"
+		if !t.srv.site(t.ls.origin).AllowsServer(name) {
+			return ToolOutcome{Name: call.Name, Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
+		}
 		return callServerTool(ctx, t.srv.cfg.ServerTools, AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
 	}
 	// The page sees the tool_call event before the call itself (so a confirmation it shows

@@ -121,7 +121,8 @@ func (s *Site) Admit(session string) error {
 }
 
 // Meter wraps m so that each model call of session is checked against the site's budgets
-// first (a refused call fails with *BudgetError) and its tokens are charged after.
+// first (a refused call fails with an *llm.Error wrapping a *BudgetError) and its tokens are
+// charged after.
 func (s *Site) Meter(m llm.Model, session string) llm.Model {
 	if s == nil || s.acct == nil {
 		return m
@@ -137,7 +138,7 @@ type meteredModel struct {
 
 func (mm meteredModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
 	if err := mm.site.acct.admit(mm.site, mm.session); err != nil {
-		return nil, err
+		return nil, &llm.Error{Message: err.Error(), Err: err} // the loop shows an llm.Error's message
 	}
 	resp, err := mm.Model.Stream(ctx, req, onDelta)
 	if resp != nil {

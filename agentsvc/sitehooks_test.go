@@ -1,0 +1,162 @@
+package agentsvc
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/sites"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// siteServer serves one site for testOrigin from a sites.json body.
+func siteServer(t *testing.T, model llm.Model, sitesJSON string) (*testServer, *sites.Registry) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sites.json")
+	if err := os.WriteFile(path, []byte(sitesJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var srv *Server
+	reg, err := sites.Open(path, sites.Options{OnRefuse: func() { srv.CountRefused("token_budget") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, model, func(c *Config) { c.Sites = reg.Lookup })
+	srv = ts.Server
+	return ts, reg
+}
+
+// gathered returns the value of a counter of /metrics with the given label value.
+func gathered(t *testing.T, s *Server, name, label, value string) float64 {
+	t.Helper()
+	mfs, err := s.Gatherer().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// TestSiteBudgetRefusesTurn: once a conversation used its tokens for the hour, its next turn
+// is refused with CodeOverBudget and a message for the visitor, counted in
+// byomcp_refused_total{reason="token_budget"}; the model is not called.
+func TestSiteBudgetRefusesTurn(t *testing.T) {
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		return &llm.Response{Text: "Hello there.", Usage: chat.Usage{PromptTokens: 90, CompletionTokens: 20, TotalTokens: 110}}, nil
+	}}
+	ts, reg := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "budget": {"sessionTokensPerHour": 100}}]}`)
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	sess := page.session(SessionParams{})
+	if res, err := page.chat("hi"); err != nil || res.StopReason != StopEnd {
+		t.Fatalf("first turn: %+v, %v; want it to end", res, err)
+	}
+	_, err := page.chat("and again")
+	var rpcErr *wsrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeOverBudget {
+		t.Fatalf("second turn: got %v, want error %d", err, CodeOverBudget)
+	}
+	if !strings.Contains(rpcErr.Message, "usage limit") {
+		t.Errorf("got message %q, want one that tells the visitor about the usage limit", rpcErr.Message)
+	}
+	if n := len(model.requests()); n != 1 {
+		t.Errorf("the model was called %d times, want 1 (the refused turn must not reach it)", n)
+	}
+	if got := gathered(t, ts.Server, "byomcp_refused_total", "reason", "token_budget"); got != 1 {
+		t.Errorf("byomcp_refused_total{reason=token_budget} = %v, want 1", got)
+	}
+	if _, hour := reg.Used("shop", sess.SessionID); hour != 110 {
+		t.Errorf("tokens counted for the conversation = %d, want 110", hour)
+	}
+	// Another conversation of the site is not refused.
+	other := newFakePage(t, ts, testOrigin, echoTool())
+	other.session(SessionParams{})
+	if _, err := other.chat("hi"); err != nil {
+		t.Errorf("another conversation: %v", err)
+	}
+}
+
+// TestSiteBudgetStopsTurnMidway: a turn that goes over the budget between two model calls
+// ends with an error event carrying the visitor's message.
+func TestSiteBudgetStopsTurnMidway(t *testing.T) {
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		return &llm.Response{ToolCalls: []chat.ToolCall{call("c1", "echo", `{"text":"x"}`)}, Usage: chat.Usage{PromptTokens: 500, TotalTokens: 500}}, nil
+	}}
+	ts, _ := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "budget": {"siteTokensPerDay": 400}}]}`)
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	page.session(SessionParams{})
+	res, err := page.chat("go")
+	if err != nil || res.StopReason != StopError {
+		t.Fatalf("got %+v, %v; want stopReason error", res, err)
+	}
+	var msg string
+	for _, e := range page.eventsUntil(EventTurnEnd) {
+		if e.Type == EventError {
+			msg = e.Message
+		}
+	}
+	if !strings.Contains(msg, "usage limit for today") {
+		t.Errorf("error event %q, want the site's usage limit message", msg)
+	}
+	if n := len(model.requests()); n != 1 {
+		t.Errorf("model calls = %d, want 1", n)
+	}
+}
+
+// TestSiteSettingsReachTheTurn: the site's instructions and locale are the system prompt,
+// its guards stop the loop, its confirm policy marks the tool.
+func TestSiteSettingsReachTheTurn(t *testing.T) {
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		return &llm.Response{ToolCalls: []chat.ToolCall{call("c"+string(rune('a'+n)), "echo", `{"text":"x"}`)}}, nil
+	}}
+	ts, _ := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "systemPrompt": "You sell cars.", "locale": "de",
+		"guards": {"maxModelCalls": 2}, "confirmTools": ["echo"]}]}`)
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	page.session(SessionParams{})
+	res, err := page.chat("go")
+	if err != nil || res.StopReason != StopMaxIterations {
+		t.Fatalf("got %+v, %v; want max_iterations after the site's 2 model calls", res, err)
+	}
+	reqs := model.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model calls = %d, want 2", len(reqs))
+	}
+	sys := reqs[0].Messages[0]
+	if sys.Role != chat.RoleSystem || !strings.HasPrefix(sys.Content, "You sell cars.") || !strings.Contains(sys.Content, "language is de") {
+		t.Errorf("system message %+v, want the site's prompt and locale", sys)
+	}
+	calls := page.callsMade()
+	if len(calls) == 0 || !strings.Contains(string(jsonString(calls[0].Meta)), `"byomcp/confirm":true`) {
+		t.Errorf("tools/call meta = %s, want byomcp/confirm (the site's confirmTools)", jsonString(calls[0].Meta))
+	}
+}
+
+// TestSiteOriginAllowed: a site's origin may connect although --allowed-origins does not
+// name it; others may not.
+func TestSiteOriginAllowed(t *testing.T) {
+	model := &scriptModel{reply: func(int, llm.Request) (*llm.Response, error) { return &llm.Response{Text: "ok"}, nil }}
+	ts, _ := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["https://shop.example"]}]}`)
+	r := httptest.NewRequest(http.MethodGet, ts.http.URL+"/v1/ws", nil)
+	if !ts.OriginAllowed("https://shop.example", r) {
+		t.Error("the site's origin is refused")
+	}
+	if ts.OriginAllowed("https://evil.example", r) {
+		t.Error("an origin of no site is allowed")
+	}
+}
