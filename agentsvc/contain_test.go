@@ -668,3 +668,110 @@ func TestSessionBudgetPerClient(t *testing.T) {
 	}
 	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="sessions"}`: 1})
 }
+
+// appendPanicStore panics in the first Append while armed: a fault in a session's flusher.
+type appendPanicStore struct {
+	store.Store
+	mu    sync.Mutex
+	armed bool
+}
+
+func (s *appendPanicStore) Append(ctx context.Context, id string, b store.Batch) error {
+	s.mu.Lock()
+	armed := s.armed && len(b.Events) > 0
+	if armed {
+		s.armed = false
+	}
+	s.mu.Unlock()
+	if armed {
+		panic("store append bug")
+	}
+	return s.Store.Append(ctx, id, b)
+}
+
+// A panic in a session's flusher ends that turn with stopReason error (its agent/chat still
+// answered) and the session's next turn works; the process goes on.
+func TestFlusherPanicEndsOnlyThatTurn(t *testing.T) {
+	var rec panicRecord
+	st := &appendPanicStore{}
+	ts := newTestServer(t, textModel("fine"), func(c *Config) {
+		st.Store = c.Store
+		c.Store = st
+		c.OnPanic = rec.add
+	})
+	p := newFakePage(t, ts, testOrigin)
+	p.session(SessionParams{})
+	if res, err := p.chat("first"); err != nil || res.StopReason != StopEnd { // the session is stored
+		t.Fatalf("first turn: got %+v, %v", res, err)
+	}
+	st.mu.Lock()
+	st.armed = true
+	st.mu.Unlock()
+	res, err := p.chat("second")
+	if err != nil || res.StopReason != StopError {
+		t.Errorf("turn whose flusher panics: got %+v, %v, want stopReason error", res, err)
+	}
+	if got := rec.got(); !slices.Equal(got, []string{"flusher"}) {
+		t.Errorf("OnPanic: got %v, want [flusher]", got)
+	}
+	if res, err := p.chat("third"); err != nil || res.StopReason != StopEnd {
+		t.Errorf("the next turn: got %+v, %v, want stopReason end", res, err)
+	}
+	wantMetrics(t, ts.Server, map[string]float64{`byomcp_panics_total{where="flusher"}`: 1})
+}
+
+// Defect #8: a socket that starts a fragmented message (a frame with FIN=0) and then only
+// answers pings was held forever. The message must end within Config.MessageTimeout: the
+// socket is closed with 1008 and the refusal counted; another socket is unaffected.
+func TestUnfinishedMessageClosesSocket(t *testing.T) {
+	ts := newTestServer(t, textModel("hi"), func(c *Config) {
+		c.MessageTimeout = 300 * time.Millisecond
+		c.PingInterval = 30 * time.Millisecond
+	})
+	canary := newFakePage(t, ts, testOrigin)
+	canary.session(SessionParams{})
+	c, _, err := websocket.DefaultDialer.Dial(ts.wsURL, map[string][]string{"Origin": {testOrigin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pings := 0
+	c.SetPingHandler(func(data string) error {
+		pings++
+		return c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+	})
+	payload := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 40))
+	if len(payload) > 125 {
+		t.Fatalf("payload of %d bytes: the frame below has a 7-bit length", len(payload))
+	}
+	frame := []byte{0x01, 0x80 | byte(len(payload))} // text, FIN=0, masked, 7-bit length
+	key := [4]byte{1, 2, 3, 4}
+	frame = append(frame, key[:]...)
+	for i, b := range payload {
+		frame = append(frame, b^key[i%4])
+	}
+	if _, err := c.NetConn().Write(frame); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(waitLimit))
+	var ce *websocket.CloseError
+	for {
+		_, _, err := c.ReadMessage() // the agent's initialize, then the close
+		if err != nil {
+			if !errors.As(err, &ce) {
+				t.Fatalf("got %v, want a close frame", err)
+			}
+			break
+		}
+	}
+	if ce.Code != websocket.ClosePolicyViolation {
+		t.Errorf("close code: got %d, want 1008", ce.Code)
+	}
+	if pings == 0 {
+		t.Errorf("no ping came while the message was unfinished; the test must answer pings")
+	}
+	waitMetric(t, ts.Server, `byomcp_refused_total{reason="message_timeout"}`, 1)
+	if res, err := canary.chat("still there?"); err != nil || res.StopReason != StopEnd {
+		t.Errorf("canary: got %+v, %v", res, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -599,6 +600,25 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	if idle {
 		h.srv.guard("turn", func() { h.evict(ls) })
 	}
+}
+
+// flushContained runs a session's flusher (emit starts it). After a panic, what it held is
+// handled as a write that failed for good (the turn ends with error, the session reads the
+// store again before its next turn), and waitFlushed's waiters are released.
+func (ls *liveSession) flushContained() {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		ls.hub.srv.reportPanic(ls.log, "flusher", v)
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		ls.failWritesLocked(fmt.Errorf("agent: the session's flusher failed: %v", v), 0)
+		ls.flushing = false
+		close(ls.flushed) // the loop closes it only on its way out, which the panic skipped
+	}()
+	ls.flushLoop()
 }
 
 // ConnCount reports the open page sockets.

@@ -746,7 +746,7 @@ func (ls *liveSession) emit(ev Event, msgs []chat.Message, activeTurn *string) {
 	if !ls.flushing {
 		ls.flushing = true
 		ls.flushed = make(chan struct{})
-		go ls.flushLoop()
+		go ls.flushContained()
 	}
 }
 
