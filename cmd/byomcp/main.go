@@ -21,6 +21,10 @@ func main() {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "byomcp:", err)
 		}
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code) // 2: an invalid --sites file
+		}
 		os.Exit(1)
 	}
 }

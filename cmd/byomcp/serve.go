@@ -11,16 +11,22 @@ import (
 	"net/http"
 	neturl "net/url"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/agui"
+	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	demosite "github.com/byomcp/byomcp/demo-site"
 	"github.com/byomcp/byomcp/jsclient"
@@ -68,11 +74,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	addr := fset.String("addr", envOr(getenv, "BYOMCP_ADDR", "127.0.0.1:8080"), "listen address (env BYOMCP_ADDR)")
 	origins := fset.String("allowed-origins", getenv("BYOMCP_ALLOWED_ORIGINS"), "comma-separated exact origins allowed to connect besides this server's own, which always is (env BYOMCP_ALLOWED_ORIGINS; default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*, dropped once any is given)")
 	publicURL := fset.String("public-url", getenv("BYOMCP_PUBLIC_URL"), "the URL visitors reach this server by, behind a proxy or under a name (env BYOMCP_PUBLIC_URL; default: its listen address); its origin is allowed and its host is accepted in the Host header")
-	clientTurns := fset.Int("client-turns", envInt(getenv, "BYOMCP_CLIENT_TURNS", 16), "turns running at once per client address (env BYOMCP_CLIENT_TURNS; 0 or negative: no limit)")
+	clientTurns := fset.Int("client-turns", envInt(getenv, "BYOMCP_CLIENT_TURNS", 64), "turns running at once per client address (env BYOMCP_CLIENT_TURNS; 0 or negative: no limit)")
 	maxTurns := fset.Int("max-turns", envInt(getenv, "BYOMCP_MAX_TURNS", 1024), "turns running at once in all (env BYOMCP_MAX_TURNS; 0 or negative: no limit)")
-	clientSessions := fset.Int("client-sessions", envInt(getenv, "BYOMCP_CLIENT_SESSIONS", 60), "new conversations per client address per minute, in bursts of as many (env BYOMCP_CLIENT_SESSIONS; 0 or negative: no limit)")
+	clientSessions := fset.Int("client-sessions", envInt(getenv, "BYOMCP_CLIENT_SESSIONS", 240), "new conversations per client address per minute, in bursts of as many (env BYOMCP_CLIENT_SESSIONS; 0 or negative: no limit)")
 	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated page tool names that always need the user's confirmation (env BYOMCP_CONFIRM_TOOLS)")
 	sessionTTL := fset.Duration("session-ttl", envDuration(getenv, "BYOMCP_SESSION_TTL", 7*24*time.Hour), "delete sessions idle for longer (env BYOMCP_SESSION_TTL; 0 or negative = keep)")
+	sitesPath := fset.String("sites", getenv("BYOMCP_SITES"), "sites.json: per-site origins, instructions, greeting, suggestions, model, tools and token budget; reloaded on SIGHUP (env BYOMCP_SITES; see README)")
+	systemPrompt := fset.String("system-prompt", getenv("BYOMCP_SYSTEM_PROMPT"), "instructions for the assistant, for pages of no site in --sites (env BYOMCP_SYSTEM_PROMPT)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
 	if err := fset.Parse(args); err != nil {
 		return errUsage
@@ -115,6 +123,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
+	var srv *agentsvc.Server // set below; the site budgets count their refusals in its metrics
+	var reg *sites.Registry
+	if *sitesPath != "" {
+		reg, err = sites.Open(*sitesPath, sites.Options{
+			Env:      getenv,
+			NewModel: siteModel(ctx, getenv, log),
+			OnRefuse: func() { srv.CountRefused("token_budget") },
+		})
+		if err != nil {
+			if sites.IsInvalid(err) {
+				return exitError{code: 2, err: err}
+			}
+			return err
+		}
+		log.Info("sites", zap.String("file", *sitesPath), zap.Int("sites", len(reg.Config().Sites)))
+	}
+
 	var serverTools agentsvc.ServerTools
 	if c.mcpConfig != "" {
 		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
@@ -135,9 +160,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if publicOrigin != "" {
 		own = append(own, publicOrigin)
 	}
-	srv, err := agentsvc.NewServer(agentsvc.Config{
+	var siteFor func(string) *sites.Site
+	allowed := splitList(*origins)
+	if reg != nil {
+		siteFor = reg.Lookup
+		allowed = append(allowed, reg.Origins()...) // given origins replace the local development ones
+	}
+	srv, err = agentsvc.NewServer(agentsvc.Config{
 		OwnOrigins:         own,
-		AllowedOrigins:     splitList(*origins),
+		AllowedOrigins:     allowed,
+		Sites:              siteFor,
+		SystemPrompt:       *systemPrompt,
 		ClientTurns:        orNoLimit(*clientTurns),
 		MaxTurns:           orNoLimit(*maxTurns),
 		ClientSessionRate:  float64(orNoLimit(*clientSessions)) / 60,
@@ -174,8 +207,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	fmt.Fprintln(stdout, url) // the first line of stdout is the URL alone (DESIGN.md)
 	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)))
 
+	if reg != nil {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go reloadOnHUP(ctx, hup, reg, log)
+	}
+
 	hs := &http.Server{
-		Handler:           routes(srv, ag),
+		Handler:           routes(srv, ag, reg),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
@@ -198,12 +238,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	return nil
 }
 
-// routes serves the socket, the AG-UI endpoint (when ag is not nil), the client scripts and
-// the demo.
-func routes(srv *agentsvc.Server, ag *agui.Handler) http.Handler {
+// routes serves the socket, the AG-UI endpoint (when ag is not nil), the site settings of
+// reg (nil: none), the client scripts and the demo.
+func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/ws", srv)
 	mux.Handle("GET /v1/origin-check", srv.OriginCheckHandler())
+	mux.Handle("GET /v1/site", sites.Handler(reg.Lookup))
 	if ag != nil {
 		mux.Handle("POST /v1/agui", ag)
 		mux.Handle("OPTIONS /v1/agui", ag)
@@ -214,7 +255,11 @@ func routes(srv *agentsvc.Server, ag *agui.Handler) http.Handler {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = io.WriteString(w, "ok\n")
 	})
-	mux.Handle("GET /metrics", srv.MetricsHandler())
+	if reg != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{srv.Gatherer(), reg.Gatherer()}, promhttp.HandlerOpts{}))
+	} else {
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+	}
 	return mux
 }
 
@@ -234,6 +279,48 @@ func static(fsys fs.FS) http.Handler {
 		files.ServeHTTP(w, r)
 	})
 }
+
+// reloadOnHUP reads the sites file again at each SIGHUP; an invalid file is logged and the
+// configuration in force stays. Open sockets are not touched.
+func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, reg *sites.Registry, log *zap.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := reg.Reload(); err != nil {
+				log.Error("sites: reload failed; the configuration in force stays", zap.String("file", reg.Path()), zap.Error(err))
+				continue
+			}
+			log.Info("sites: reloaded", zap.String("file", reg.Path()), zap.Int("sites", len(reg.Config().Sites)))
+		}
+	}
+}
+
+// siteModel builds the model a site names: its own OpenAI-compatible endpoint (key from
+// the variable apiKeyEnv names), or the server's provider with another model name.
+func siteModel(ctx context.Context, getenv func(string) string, log *zap.Logger) func(sites.Model) (llm.Model, error) {
+	return func(m sites.Model) (llm.Model, error) {
+		if m.BaseURL == "" {
+			model, _, err := selectModel(ctx, m.Name, getenv, log)
+			return model, err
+		}
+		key := "byomcp-no-key" // a local server needs none
+		if m.APIKeyEnv != "" {
+			key = getenv(m.APIKeyEnv)
+		}
+		return llm.NewOpenAI(llm.Options{BaseURL: m.BaseURL, APIKey: key, Model: m.Name, Provider: llm.ProviderCustom, Logger: log.Named("model")}), nil
+	}
+}
+
+// exitError ends the process with its code (main prints the error).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
 
 // envDuration reads a duration such as "90s" or "168h" from the environment (runServe
 // reports a value that does not parse).
