@@ -630,6 +630,20 @@ export class ChatElement extends Base {
     if (this.#storage?.getItem(OPEN_KEY) === '1') this.open({ focus: false });
   }
 
+  /**
+   * Applies settings that arrive after attach (the site's, from the agent's GET /v1/site):
+   * strings replace the attached ones (the caller merges what must win), suggestions replace
+   * the buttons.
+   * @param {{strings?: Record<string, string>, suggestions?: string[]}} options
+   */
+  configure({ strings, suggestions }) {
+    if (strings) {
+      this.#s = resolveStrings(strings);
+      this.#applyStrings();
+    }
+    if (suggestions) this.#renderSuggestions(suggestions);
+  }
+
   /** Whether the panel is open. */
   get isOpen() {
     return this.hasAttribute('open');

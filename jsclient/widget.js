@@ -39,6 +39,42 @@ export function agentURL(scriptURL, agent) {
 }
 
 /**
+ * The agent's GET /v1/site URL (the site settings of the calling page's origin), from its
+ * socket URL.
+ * @param {string} socketURL
+ * @returns {string}
+ */
+export function siteURL(socketURL) {
+  const u = new URL('/v1/site', socketURL);
+  u.protocol = u.protocol === 'wss:' ? 'https:' : 'http:';
+  return u.href;
+}
+
+/**
+ * Reads the site settings the agent keeps for this page's origin (sites.json): UI strings
+ * (greeting included) and suggestions. Anything unusable is left out; a failure gives {}.
+ * @param {string} url
+ * @param {typeof fetch} [fetchFn]
+ * @returns {Promise<{strings?: Record<string, string>, suggestions?: string[]}>}
+ */
+export async function loadSite(url, fetchFn = globalThis.fetch) {
+  try {
+    const res = await fetchFn(url, { credentials: 'omit', cache: 'no-cache' });
+    if (!res.ok) return {};
+    const v = await res.json();
+    /** @type {{strings?: Record<string, string>, suggestions?: string[]}} */
+    const out = {};
+    if (v && typeof v.strings === 'object' && v.strings && !Array.isArray(v.strings)) {
+      out.strings = Object.fromEntries(Object.entries(v.strings).filter(([, x]) => typeof x === 'string'));
+    }
+    if (Array.isArray(v?.suggestions)) out.suggestions = v.suggestions.filter((/** @type {unknown} */ x) => typeof x === 'string');
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/**
  * Finds the script tag that loaded url (module scripts have no document.currentScript).
  * @param {Document} doc
  * @param {string} url
@@ -81,17 +117,27 @@ function boot() {
 
   const host = new ToolHost();
   const modelContext = installModelContext(host);
-  const client = new AgentClient({ url: agentURL(import.meta.url, data.agent ?? config.agent), host });
+  const socketURL = agentURL(import.meta.url, data.agent ?? config.agent);
+  const client = new AgentClient({ url: socketURL, host });
 
   defineChatElement();
   const element = /** @type {import('./chat-element.js').ChatElement} */ (document.createElement('byomcp-chat'));
   const toolInfo = (/** @type {string} */ name) => host.listTools().find((t) => t.name === name) ?? null;
+  const pageStrings = { ...(config.strings ?? {}), ...(parseStringsAttribute(data.strings) ?? {}) };
+  const pageSuggestions = parseList(data.suggestions) ?? (Array.isArray(config.suggestions) ? config.suggestions : undefined);
   element.attach({
     client,
-    strings: { ...(config.strings ?? {}), ...(parseStringsAttribute(data.strings) ?? {}) },
-    suggestions: parseList(data.suggestions) ?? (Array.isArray(config.suggestions) ? config.suggestions : []),
+    strings: pageStrings,
+    suggestions: pageSuggestions ?? [],
     toolInfo,
     layout: parseLayout(data.layout ?? config.layout),
+  });
+  // The site's strings, greeting and suggestions kept by the agent (sites.json); the page's own win.
+  void loadSite(siteURL(socketURL)).then((site) => {
+    element.configure({
+      strings: site.strings ? { ...site.strings, ...pageStrings } : undefined,
+      suggestions: pageSuggestions ? undefined : site.suggestions,
+    });
   });
   host.setConfirmHandler((request) => element.confirm({ ...request, tool: toolInfo(request.name) ?? undefined }));
   win.byomcp = { client, host, element, modelContext };
