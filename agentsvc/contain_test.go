@@ -128,8 +128,10 @@ func TestRelistStormDuringSlowListing(t *testing.T) {
 			t.Fatalf("after the handshake: got tools %v, want [v0]", got)
 		}
 
-		// list_changed every 70 ms for 2 s, the tools changing each time: re-lists overlap
-		// the notifications and every debounce ends while a listing runs.
+		// list_changed every 150 ms for 4.5 s, the tools changing each time: each debounce
+		// (100 ms) ends before the next notification, and each listing (300 ms) is still
+		// running when the next notifications come (the old code's two timers then closed
+		// one channel).
 		ready := make(chan struct{})
 		go func() { // a model call waiting for the tools meanwhile
 			defer close(ready)
@@ -139,7 +141,7 @@ func TestRelistStormDuringSlowListing(t *testing.T) {
 		for i := 1; i <= 30; i++ {
 			page.setTools(fmt.Sprintf("v%d", i))
 			page.listChanged(t)
-			time.Sleep(70 * time.Millisecond)
+			time.Sleep(150 * time.Millisecond)
 		}
 		synctest.Wait()
 		<-ready // released (the loop closed the channel it was waiting on)
@@ -601,11 +603,27 @@ func TestOriginCheck(t *testing.T) {
 	}
 }
 
+// asRemoteClient serves ts's Server again with every request's RemoteAddr set to addr, as a
+// visitor from another machine is seen, and returns a testServer whose pages dial that.
+func asRemoteClient(t *testing.T, ts *testServer, addr string) *testServer {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.RemoteAddr = addr
+		ts.Server.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	remote := *ts
+	remote.http = hs
+	remote.wsURL = "ws" + strings.TrimPrefix(hs.URL, "http")
+	return &remote
+}
+
 // Defect #7: model spend had no bound per client. Turns running at once are bounded per
 // client address and in all; over it agent/chat gets -32030 and the refusal is counted.
 func TestTurnBudgetPerClient(t *testing.T) {
 	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
-	ts := newTestServer(t, model, func(c *Config) { c.ClientTurns = 1 })
+	local := newTestServer(t, model, func(c *Config) { c.ClientTurns = 1 })
+	ts := asRemoteClient(t, local, "198.51.100.7:40000")
 	a := newFakePage(t, ts, testOrigin)
 	a.session(SessionParams{})
 	answer := make(chan error, 1)
@@ -619,7 +637,23 @@ func TestTurnBudgetPerClient(t *testing.T) {
 	if _, err := b.chat("second"); !errors.Is(err, wsrpc.NewError(CodeBusy, "")) {
 		t.Errorf("a second turn from the same client: got %v, want -32030", err)
 	}
+	other := newFakePage(t, asRemoteClient(t, local, "198.51.100.8:40000"), testOrigin)
+	other.session(SessionParams{})
+	loopback := newFakePage(t, local, testOrigin) // no client of its own: only the totals apply
+	loopback.session(SessionParams{})
+	waiting := make(chan error, 2)
+	for _, p := range []*fakePage{other, loopback} {
+		go func() {
+			_, err := p.chat("meanwhile")
+			waiting <- err
+		}()
+	}
 	close(model.gate)
+	for range 2 {
+		if err := <-waiting; err != nil {
+			t.Errorf("a turn from another client or from loopback: %v", err)
+		}
+	}
 	if err := <-answer; err != nil {
 		t.Errorf("first turn: %v", err)
 	}
@@ -644,10 +678,11 @@ func TestTurnBudgetPerClient(t *testing.T) {
 // Defect #7 (sessions): new sessions per client address are a token bucket; over it
 // agent/session {} gets -32031, while resuming an existing session is not limited.
 func TestSessionBudgetPerClient(t *testing.T) {
-	ts := newTestServer(t, textModel("hi"), func(c *Config) {
+	local := newTestServer(t, textModel("hi"), func(c *Config) {
 		c.ClientSessionBurst = 3
 		c.ClientSessionRate = 1e-9
 	})
+	ts := asRemoteClient(t, local, "[2001:db8::7]:40000")
 	p := newFakePage(t, ts, testOrigin)
 	first := p.session(SessionParams{})
 	if _, err := p.chat("hi"); err != nil { // a used session, kept in the store

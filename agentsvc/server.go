@@ -83,12 +83,13 @@ type Config struct {
 	SessionTTL time.Duration
 
 	// Budgets per client (the TCP remote address: behind a proxy every visitor shares the
-	// proxy's) and in all. Over them an agent/chat gets CodeBusy and an agent/session that
+	// proxy's; a loopback address is no client of its own, so only the totals bound it) and
+	// in all. Over them an agent/chat gets CodeBusy and an agent/session that
 	// creates a session gets CodeTooManySessions.
-	ClientTurns        int     // turns running at once per client; default 16, negative: no limit
+	ClientTurns        int     // turns running at once per client; default 32, negative: no limit
 	MaxTurns           int     // turns running at once in all; default 1024, negative: no limit
-	ClientSessionRate  float64 // new sessions per second per client; default 1, negative: no limit
-	ClientSessionBurst int     // bucket of ClientSessionRate; default 60
+	ClientSessionRate  float64 // new sessions per second per client; default 2, negative: no limit
+	ClientSessionBurst int     // bucket of ClientSessionRate; default 120
 
 	ReadLimit      int64         // bytes per frame; default 1 MiB
 	MessageTimeout time.Duration // from a message's first frame to its last; default 30 s
@@ -118,16 +119,16 @@ func (c Config) withDefaults() Config {
 	def(&c.PingInterval, 25*time.Second)
 	def(&c.MessageTimeout, 30*time.Second)
 	if c.ClientTurns == 0 {
-		c.ClientTurns = 16
+		c.ClientTurns = 32
 	}
 	if c.MaxTurns == 0 {
 		c.MaxTurns = 1024
 	}
 	if c.ClientSessionRate == 0 {
-		c.ClientSessionRate = 1
+		c.ClientSessionRate = 2
 	}
 	if c.ClientSessionBurst <= 0 {
-		c.ClientSessionBurst = 60
+		c.ClientSessionBurst = 120
 	}
 	def(&c.WriteTimeout, 10*time.Second)
 	if c.MaxChatText <= 0 {
@@ -263,11 +264,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // clientAddr is the host of the request's TCP remote address, the key of the per-client
-// budgets (behind a proxy, the proxy's).
+// budgets (behind a proxy, the proxy's). A loopback address gives "": what connects from this
+// machine is a local reverse proxy (every visitor behind it would share one budget) or the
+// operator's own tools, so only the total budgets apply to it.
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+		return ""
 	}
 	return host
 }

@@ -67,6 +67,9 @@ const tailMax = 64
 const replayMax = 200
 
 // hub holds the sessions live in this process: attached to a socket or running a turn.
+//
+// Lock order: hub.mu after liveSession.mu, never before (liveSessions hands out a snapshot to
+// lock each session with hub.mu released); see Server for the whole package's order.
 type hub struct {
 	srv  *Server
 	mu   sync.Mutex

@@ -35,7 +35,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hold := fset.Duration("hold", 0, "custom scenario: idle time after the first turns, before measuring memory")
 	renew := fset.Int("renew", 10, "custom scenario: turns per conversation (a page then starts a new one)")
 	self, _ := os.Executable()
-	cmd := fset.String("cmd", self+" serve --addr 127.0.0.1:0 --store memory --log-level warn --client-turns 0 --client-sessions 0", "command that starts the agent under test (it gets OPENAI_BASE_URL) and prints its URL first")
+	cmd := fset.String("cmd", self+" serve --addr 127.0.0.1:0 --store memory --log-level warn", "command that starts the agent under test (it gets OPENAI_BASE_URL) and prints its URL first")
 	name := fset.String("name", "byomcp", "name of the agent under test in the reports")
 	server := fset.String("server", "", "URL of an agent already running (instead of --cmd); it must use the model that bench prints")
 	pid := fset.Int("pid", 0, "with --server: its process id, to measure its memory")
@@ -127,8 +127,6 @@ func startInProcess(ctx context.Context, modelURL string) (string, int, func(), 
 	st := store.NewMemory()
 	srv, err := agentsvc.NewServer(agentsvc.Config{
 		Store: st,
-		// Every page of the load generator comes from 127.0.0.1: no per-client budgets.
-		ClientTurns: -1, ClientSessionRate: -1,
 		Model: llm.NewOpenAI(llm.Options{BaseURL: modelURL, APIKey: "bench-key", Model: "fake-model", Provider: llm.ProviderCustom}),
 	})
 	if err != nil {
