@@ -13,8 +13,9 @@ import (
 // OriginAllowed reports whether a request with this Origin header may use the agent: the
 // allow-list of /v1/ws (a missing or "null" Origin is refused), and its Host header check
 // (DNS rebinding: a page whose name was made to resolve to this server is same-origin to it).
+// A nil r checks the Origin alone, against Config.OwnOrigins and the allowed origins.
 func (s *Server) OriginAllowed(origin string, r *http.Request) bool {
-	return s.hostAllowed(r) && s.originAllowed(origin, r)
+	return (r == nil || s.hostAllowed(r)) && s.originAllowed(origin, r)
 }
 
 // Model returns the configured model, recording call latency and tokens in the metrics.

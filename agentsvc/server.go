@@ -637,7 +637,7 @@ func (s *Server) ConnCount() int {
 // ownOrigins returns the server's own origins: Config.OwnOrigins, else the address the
 // request's connection came in on (never its Host header), with localhost for a loopback one.
 func (s *Server) ownOrigins(r *http.Request) []string {
-	if len(s.cfg.OwnOrigins) > 0 {
+	if len(s.cfg.OwnOrigins) > 0 || r == nil {
 		return s.cfg.OwnOrigins
 	}
 	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
