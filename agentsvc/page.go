@@ -53,6 +53,7 @@ type pageConn struct {
 	id     string
 	origin string
 	client string // the TCP remote address's host, for the per-client budgets ("" = none)
+	since  time.Time
 	peer   *wsrpc.Peer
 	log    *zap.Logger
 	srv    *Server
@@ -90,6 +91,7 @@ func newPageConn(srv *Server, id, origin string, log *zap.Logger) *pageConn {
 	return &pageConn{
 		id:         id,
 		origin:     origin,
+		since:      time.Now(),
 		srv:        srv,
 		log:        log,
 		byName:     map[string]*pageTool{},

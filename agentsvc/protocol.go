@@ -203,6 +203,7 @@ type EventHeader struct {
 	TurnID    string `json:"turnId,omitempty"`
 	Seq       int64  `json:"seq,omitempty"`
 	Type      string `json:"type"`
+	Time      int64  `json:"time,omitempty"` // when it was logged, in milliseconds since 1970 (UTC)
 }
 
 // TurnStartEvent: a turn began with this user text.
@@ -237,9 +238,10 @@ type ToolResultEvent struct {
 // TurnEndEvent: the turn is over.
 type TurnEndEvent struct {
 	EventHeader
-	StopReason  string `json:"stopReason"`
-	Text        string `json:"text"`
-	Interrupted bool   `json:"interrupted,omitempty"`
+	StopReason  string      `json:"stopReason"`
+	Text        string      `json:"text"`
+	Interrupted bool        `json:"interrupted,omitempty"`
+	Usage       *chat.Usage `json:"usage,omitempty"` // the turn's model tokens
 }
 
 // ErrorEvent: something went wrong in the turn.

@@ -62,6 +62,9 @@ type Config struct {
 	// origins are allowed, and its instructions, model, guards, token budget, confirm
 	// policy and server MCP servers apply to its pages' turns.
 	Sites func(origin string) *sites.Site
+	// OnEvent, if set, is given every event of a session as it is logged (the operator
+	// console's live view). It is called under the session's lock and must not block.
+	OnEvent func(origin, sessionID string, data json.RawMessage)
 
 	ToolTimeout      time.Duration // per tool call, extended by progress; default 30 s
 	ToolMaxTimeout   time.Duration // hard maximum per tool call; default 10 min

@@ -735,11 +735,13 @@ func (ls *liveSession) emit(ev Event, msgs []chat.Message, activeTurn *string) {
 	h := ev.Header()
 	h.Seq = ls.seq
 	h.SessionID = ""
+	h.Time = time.Now().UnixMilli()
 	data, err := json.Marshal(ev)
 	if err != nil {
 		ls.log.Error("encoding event", zap.Error(err))
 		data = []byte(fmt.Sprintf(`{"seq":%d,"type":"error","message":"internal error","retryable":false}`, ls.seq))
 	}
+	ls.hub.srv.observe(ls.origin, ls.id, data)
 	ls.pending.Events = append(ls.pending.Events, store.Event{Seq: ls.seq, Data: data})
 	ls.pending.Messages = append(ls.pending.Messages, msgs...)
 	if activeTurn != nil {
@@ -1179,7 +1181,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 			OnPanic: srv.countPanic,
 		})
 		none := ""
-		ls.emit(&TurnEndEvent{EventHeader: EventHeader{Type: EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text}, res.Messages[1:], &none)
+		ls.emit(&TurnEndEvent{EventHeader: EventHeader{Type: EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text, Usage: &res.Usage}, res.Messages[1:], &none)
 		ls.waitFlushed(context.Background())
 		if ls.unsaved() { // never "done" unless stored
 			res.StopReason, res.Text = StopError, unsavedText

@@ -136,7 +136,7 @@ func startInProcess(ctx context.Context, modelURL string) (string, int, func(), 
 	if err != nil {
 		return "", 0, nil, err
 	}
-	hs := &http.Server{Handler: routes(srv, nil, nil), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: routes(srv, nil, nil, nil, nil), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
 	stop := func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)

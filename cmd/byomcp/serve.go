@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	neturl "net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/agui"
+	"github.com/byomcp/byomcp/agentsvc/console"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/sites"
@@ -80,6 +83,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated page tool names that always need the user's confirmation (env BYOMCP_CONFIRM_TOOLS)")
 	sessionTTL := fset.Duration("session-ttl", envDuration(getenv, "BYOMCP_SESSION_TTL", 7*24*time.Hour), "delete sessions idle for longer (env BYOMCP_SESSION_TTL; 0 or negative = keep)")
 	sitesPath := fset.String("sites", getenv("BYOMCP_SITES"), "sites.json: per-site origins, instructions, greeting, suggestions, model, tools and token budget; reloaded on SIGHUP (env BYOMCP_SITES; see README)")
+	consoleToken := fset.String("console-token", getenv("BYOMCP_CONSOLE_TOKEN"), "turns the operator console at /console on; the token signs in to it (env BYOMCP_CONSOLE_TOKEN; at least 16 characters)")
 	systemPrompt := fset.String("system-prompt", getenv("BYOMCP_SYSTEM_PROMPT"), "instructions for the assistant, for pages of no site in --sites (env BYOMCP_SYSTEM_PROMPT)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
 	if err := fset.Parse(args); err != nil {
@@ -166,10 +170,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		siteFor = reg.Lookup
 		allowed = append(allowed, reg.Origins()...) // given origins replace the local development ones
 	}
+	var feed *console.Feed
+	var onEvent func(string, string, json.RawMessage)
+	if *consoleToken != "" {
+		feed = console.NewFeed(func(origin string) string { return reg.Lookup(origin).Label() })
+		onEvent = feed.Publish
+	}
 	srv, err = agentsvc.NewServer(agentsvc.Config{
 		OwnOrigins:         own,
 		AllowedOrigins:     allowed,
 		Sites:              siteFor,
+		OnEvent:            onEvent,
 		SystemPrompt:       *systemPrompt,
 		ClientTurns:        orNoLimit(*clientTurns),
 		MaxTurns:           orNoLimit(*maxTurns),
@@ -207,6 +218,31 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	fmt.Fprintln(stdout, url) // the first line of stdout is the URL alone (DESIGN.md)
 	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)))
 
+	gatherers := prometheus.Gatherers{srv.Gatherer()}
+	if reg != nil {
+		gatherers = append(gatherers, reg.Gatherer())
+	}
+	var con *console.Handler
+	if feed != nil {
+		gatherers = append(gatherers, feed.Gatherer())
+		con, err = console.New(console.Options{
+			Token:    *consoleToken,
+			Store:    st,
+			Tabs:     consoleTabs(srv),
+			Feed:     feed,
+			Gatherer: gatherers,
+			SiteOf:   func(origin string) string { return reg.Lookup(origin).Label() },
+			IsSiteOrigin: func(origin string, r *http.Request) bool { // any page origin but the server's own
+				return !slices.Contains(own, origin) && srv.OriginAllowed(origin, r)
+			},
+			Secure: strings.HasPrefix(publicOrigin, "https:"),
+			Logger: log.Named("console"),
+		})
+		if err != nil {
+			return exitError{code: 2, err: fmt.Errorf("--console-token: %w", err)}
+		}
+		log.Info("operator console on", zap.String("url", strings.TrimSuffix(publicOr(publicOrigin, ln), "/")+"/console/"))
+	}
 	if reg != nil {
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
@@ -215,7 +251,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 
 	hs := &http.Server{
-		Handler:           routes(srv, ag, reg),
+		Handler:           routes(srv, ag, reg, con, gatherers),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
@@ -240,7 +276,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 // routes serves the socket, the AG-UI endpoint (when ag is not nil), the site settings of
 // reg (nil: none), the client scripts and the demo.
-func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry) http.Handler {
+func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *console.Handler, metrics prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/ws", srv)
 	mux.Handle("GET /v1/origin-check", srv.OriginCheckHandler())
@@ -255,10 +291,16 @@ func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry) http.Ha
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = io.WriteString(w, "ok\n")
 	})
-	if reg != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{srv.Gatherer(), reg.Gatherer()}, promhttp.HandlerOpts{}))
+	if metrics != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	} else {
 		mux.Handle("GET /metrics", srv.MetricsHandler())
+	}
+	if con != nil {
+		for _, m := range []string{"GET", "POST", "DELETE"} {
+			mux.Handle(m+" /console", con)
+			mux.Handle(m+" /console/", con)
+		}
 	}
 	return mux
 }
@@ -278,6 +320,29 @@ func static(fsys fs.FS) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		files.ServeHTTP(w, r)
 	})
+}
+
+// consoleTabs gives the console the open tabs of srv.
+func consoleTabs(srv *agentsvc.Server) func() []console.Tab {
+	return func() []console.Tab {
+		var out []console.Tab
+		for _, t := range srv.Tabs() {
+			ct := console.Tab{ConnID: t.ConnID, Origin: t.Origin, SessionID: t.SessionID, URL: t.URL, Title: t.Title, Since: t.Since, Tools: []console.Tool{}}
+			for _, tool := range t.Tools {
+				ct.Tools = append(ct.Tools, console.Tool{Name: tool.Name, Description: tool.Description, InputSchema: tool.InputSchema})
+			}
+			out = append(out, ct)
+		}
+		return out
+	}
+}
+
+// publicOr is the public origin, else the listener's URL.
+func publicOr(public string, ln net.Listener) string {
+	if public != "" {
+		return public
+	}
+	return "http://" + ln.Addr().String()
 }
 
 // reloadOnHUP reads the sites file again at each SIGHUP; an invalid file is logged and the

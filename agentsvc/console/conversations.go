@@ -1,0 +1,317 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/store"
+)
+
+// Summary is one conversation in the list.
+type Summary struct {
+	ID        string     `json:"id"`
+	Origin    string     `json:"origin"`
+	Site      string     `json:"site"`
+	Page      store.Page `json:"page"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+	Turns     int        `json:"turns"`
+	First     string     `json:"first"`    // the visitor's first message
+	Outcomes  []string   `json:"outcomes"` // of its turns: end, error, cancelled, max_iterations, budget, interrupted (each once)
+	Tokens    int64      `json:"tokens"`
+	Active    bool       `json:"active"` // a turn is running (or was cut by a crash)
+}
+
+// Transcript is one conversation in full.
+type Transcript struct {
+	Summary
+	TurnList []Turn `json:"turnList"`
+}
+
+// Turn is one turn of a transcript.
+type Turn struct {
+	ID         string      `json:"id"`
+	Text       string      `json:"text"` // the visitor's message
+	Start      time.Time   `json:"start,omitzero"`
+	End        time.Time   `json:"end,omitzero"`
+	Answer     string      `json:"answer"`
+	StopReason string      `json:"stopReason"`
+	Usage      *chat.Usage `json:"usage,omitempty"`
+	Calls      []Call      `json:"calls"`
+	Errors     []string    `json:"errors"`
+}
+
+// Call is one tool call of a turn.
+type Call struct {
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Result     string          `json:"result"`
+	IsError    bool            `json:"isError"`
+	DurationMs *int64          `json:"durationMs,omitempty"`
+	Outcome    string          `json:"outcome"` // ok, error, no result
+}
+
+// event is what the console reads of a stored agent/event.
+type event struct {
+	Seq         int64           `json:"seq"`
+	Type        string          `json:"type"`
+	TurnID      string          `json:"turnId"`
+	Time        int64           `json:"time"`
+	Text        string          `json:"text"`
+	CallID      string          `json:"callId"`
+	Name        string          `json:"name"`
+	Arguments   json.RawMessage `json:"arguments"`
+	IsError     bool            `json:"isError"`
+	StopReason  string          `json:"stopReason"`
+	Interrupted bool            `json:"interrupted"`
+	Message     string          `json:"message"`
+	Usage       *chat.Usage     `json:"usage"`
+}
+
+func msTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// budgetMessage marks an error event of a turn stopped by a site's token budget
+// (sites.BudgetError's messages).
+func budgetMessage(m string) bool { return strings.Contains(m, "reached its usage limit") }
+
+// build reads a session's events into its turns.
+func build(s *store.Session, site string, events []store.Event) Transcript {
+	t := Transcript{Summary: Summary{ID: s.ID, Origin: s.Origin, Site: site, Page: s.Page, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Active: s.ActiveTurn != ""}, TurnList: []Turn{}}
+	byTurn := map[string]int{}
+	turn := func(id string) *Turn {
+		i, ok := byTurn[id]
+		if !ok {
+			i = len(t.TurnList)
+			byTurn[id] = i
+			t.TurnList = append(t.TurnList, Turn{ID: id, Calls: []Call{}, Errors: []string{}})
+		}
+		return &t.TurnList[i]
+	}
+	seen := map[string]bool{}
+	outcome := func(o string) {
+		if !seen[o] {
+			seen[o] = true
+			t.Outcomes = append(t.Outcomes, o)
+		}
+	}
+	started := map[string]int64{}
+	for _, e := range events {
+		var ev event
+		if json.Unmarshal(e.Data, &ev) != nil || ev.TurnID == "" {
+			continue
+		}
+		tr := turn(ev.TurnID)
+		switch ev.Type {
+		case "turn_start":
+			tr.Text, tr.Start = ev.Text, msTime(ev.Time)
+		case "tool_call":
+			started[ev.CallID] = ev.Time
+			tr.Calls = append(tr.Calls, Call{ID: ev.CallID, Name: ev.Name, Arguments: ev.Arguments, Outcome: "no result"})
+		case "tool_result":
+			for i := range tr.Calls {
+				c := &tr.Calls[i]
+				if c.ID != ev.CallID {
+					continue
+				}
+				c.Result, c.IsError, c.Outcome = ev.Text, ev.IsError, "ok"
+				if ev.IsError {
+					c.Outcome = "error"
+				}
+				if st := started[ev.CallID]; st != 0 && ev.Time != 0 {
+					d := ev.Time - st
+					c.DurationMs = &d
+				}
+			}
+		case "error":
+			tr.Errors = append(tr.Errors, ev.Message)
+			if budgetMessage(ev.Message) {
+				outcome("budget")
+			}
+		case "turn_end":
+			tr.Answer, tr.StopReason, tr.End, tr.Usage = ev.Text, ev.StopReason, msTime(ev.Time), ev.Usage
+			outcome(ev.StopReason)
+			if ev.Interrupted {
+				outcome("interrupted")
+			}
+			if ev.Usage != nil {
+				t.Tokens += ev.Usage.TotalTokens
+			}
+		}
+	}
+	t.Turns = len(t.TurnList)
+	if t.Turns > 0 {
+		t.First = t.TurnList[0].Text
+	}
+	if t.Outcomes == nil {
+		t.Outcomes = []string{}
+	}
+	return t
+}
+
+// matches reports whether a conversation holds q (case-insensitive): in a message, a tool
+// name or arguments, a tool result, an error, its page or its origin.
+func matches(t Transcript, q string) bool {
+	q = strings.ToLower(q)
+	has := func(s string) bool { return strings.Contains(strings.ToLower(s), q) }
+	if has(t.ID) || has(t.Origin) || has(t.Site) || has(t.Page.URL) || has(t.Page.Title) {
+		return true
+	}
+	for _, tr := range t.TurnList {
+		if has(tr.Text) || has(tr.Answer) {
+			return true
+		}
+		for _, c := range tr.Calls {
+			if has(c.Name) || has(string(c.Arguments)) || has(c.Result) {
+				return true
+			}
+		}
+		for _, e := range tr.Errors {
+			if has(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scanLimit bounds how many of the most recent conversations a list or search reads.
+const scanLimit = 500
+
+func (h *Handler) load(ctx context.Context, s *store.Session) (Transcript, error) {
+	evs, err := h.o.Store.EventsAfter(ctx, s.ID, 0, 0)
+	if err != nil {
+		return Transcript{}, err
+	}
+	return build(s, h.o.SiteOf(s.Origin), evs), nil
+}
+
+// list serves GET /console/api/conversations?q=&site=&outcome=&limit=: the most recent
+// conversations first, from the store (every replica's, with a shared store).
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	site := r.URL.Query().Get("site")
+	want := r.URL.Query().Get("outcome")
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	if limit <= 0 || limit > 200 {
+		limit = 50
+	}
+	sessions, err := h.o.Store.List(r.Context(), store.ListOptions{Limit: scanLimit})
+	if err != nil {
+		h.log.Error("console: listing sessions")
+		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
+		return
+	}
+	out := []Summary{}
+	for _, s := range sessions {
+		if len(out) >= limit {
+			break
+		}
+		if site != "" && h.o.SiteOf(s.Origin) != site {
+			continue
+		}
+		t, err := h.load(r.Context(), s)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
+			return
+		}
+		if q != "" && !matches(t, q) {
+			continue
+		}
+		if want != "" && !contains(t.Outcomes, want) {
+			continue
+		}
+		out = append(out, t.Summary)
+	}
+	writeJSON(w, out)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) transcriptOf(w http.ResponseWriter, r *http.Request) (*store.Session, []store.Event, bool) {
+	s, err := h.o.Store.Load(r.Context(), r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no such conversation")
+		return nil, nil, false
+	}
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
+		return nil, nil, false
+	}
+	evs, err := h.o.Store.EventsAfter(r.Context(), s.ID, 0, 0)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
+		return nil, nil, false
+	}
+	return s, evs, true
+}
+
+func (h *Handler) transcript(w http.ResponseWriter, r *http.Request) {
+	s, evs, ok := h.transcriptOf(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, build(s, h.o.SiteOf(s.Origin), evs))
+}
+
+// Export is a conversation as GET …/export gives it: the transcript, the model-facing
+// messages and the raw event log.
+type Export struct {
+	Transcript
+	Messages []chat.Message   `json:"messages"`
+	Events   []map[string]any `json:"events"`
+}
+
+func (h *Handler) export(w http.ResponseWriter, r *http.Request) {
+	s, evs, ok := h.transcriptOf(w, r)
+	if !ok {
+		return
+	}
+	x := Export{Transcript: build(s, h.o.SiteOf(s.Origin), evs), Messages: s.Messages, Events: []map[string]any{}}
+	for _, e := range evs {
+		var m map[string]any
+		if json.Unmarshal(e.Data, &m) == nil {
+			x.Events = append(x.Events, m)
+		}
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="conversation-`+s.ID+`.json"`)
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(x)
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := h.o.Store.Load(r.Context(), id); errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no such conversation")
+		return
+	}
+	if err := h.o.Store.Delete(r.Context(), id); err != nil {
+		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
+		return
+	}
+	h.log.Info("console: deleted a conversation")
+	writeJSON(w, map[string]string{"deleted": id})
+}

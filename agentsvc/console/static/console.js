@@ -1,0 +1,476 @@
+// @ts-check
+// The operator console: sign-in, live tabs and turns (Server-Sent Events), conversations
+// (search, transcript, export, delete) and health charts drawn as inline SVG from the
+// counters of /metrics. Text is always set with textContent.
+
+const API = '/console/api';
+const HEADERS = { 'X-Byomcp-Console': '1' };
+
+/** @param {string} sel */
+const $ = (sel) => /** @type {HTMLElement} */ (document.querySelector(sel));
+
+/**
+ * Creates an element with a class and text.
+ * @param {string} tag
+ * @param {string} [cls]
+ * @param {string} [text]
+ */
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** @param {string} path @param {RequestInit} [init] */
+async function api(path, init = {}) {
+  const res = await fetch(API + path, { ...init, headers: { ...HEADERS, ...(init.headers ?? {}) }, credentials: 'same-origin' });
+  if (res.status === 401 && path !== '/signin') {
+    showSignIn();
+    throw new Error('signed out');
+  }
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.error || `HTTP ${res.status}`);
+  return body;
+}
+
+/** @param {string|number|Date} t */
+const when = (t) => {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) || d.getFullYear() < 2000 ? '' : d.toLocaleString();
+};
+
+/** @param {unknown} v */
+const pretty = (v) => {
+  try {
+    return JSON.stringify(typeof v === 'string' ? JSON.parse(v) : v, null, 2);
+  } catch {
+    return String(v);
+  }
+};
+
+// ---- sign-in and navigation
+
+let live = /** @type {EventSource|null} */ (null);
+let healthTimer = 0;
+let tabsTimer = 0;
+
+function showSignIn() {
+  live?.close();
+  live = null;
+  clearInterval(healthTimer);
+  $('#nav').hidden = true;
+  $('#signout').hidden = true;
+  for (const p of document.querySelectorAll('[data-view-panel]')) /** @type {HTMLElement} */ (p).hidden = true;
+  $('#signin').hidden = false;
+  $('#token').focus();
+}
+
+function showApp() {
+  $('#signin').hidden = true;
+  $('#nav').hidden = false;
+  $('#signout').hidden = false;
+  startLive();
+  startHealth();
+  show(location.hash.slice(1) || 'live');
+}
+
+/** @param {string} view */
+function show(view) {
+  if (!['live', 'conversations', 'health'].includes(view)) view = 'live';
+  for (const b of document.querySelectorAll('#nav button')) {
+    if (/** @type {HTMLElement} */ (b).dataset.view === view) b.setAttribute('aria-current', 'page');
+    else b.removeAttribute('aria-current');
+  }
+  for (const p of document.querySelectorAll('[data-view-panel]')) {
+    /** @type {HTMLElement} */ (p).hidden = /** @type {HTMLElement} */ (p).dataset.viewPanel !== view;
+  }
+  if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
+  if (view === 'conversations') void search();
+  if (view === 'live') void refreshTabs();
+}
+
+$('#signin-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const err = $('#signin-error');
+  err.textContent = '';
+  try {
+    await api('/signin', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: /** @type {HTMLInputElement} */ ($('#token')).value }) });
+    /** @type {HTMLInputElement} */ ($('#token')).value = '';
+    showApp();
+  } catch (x) {
+    err.textContent = x instanceof Error ? x.message : String(x);
+  }
+});
+
+$('#signout').addEventListener('click', async () => {
+  await api('/signout', { method: 'POST' }).catch(() => {});
+  showSignIn();
+});
+
+for (const b of document.querySelectorAll('#nav button')) {
+  b.addEventListener('click', () => show(/** @type {HTMLElement} */ (b).dataset.view ?? 'live'));
+}
+
+// ---- live: tabs and turns
+
+async function refreshTabs() {
+  /** @type {any[]} */
+  let tabs;
+  try {
+    tabs = await api('/tabs');
+  } catch {
+    return;
+  }
+  $('#tab-count').textContent = `(${tabs.length})`;
+  const box = $('#tabs');
+  box.replaceChildren();
+  if (tabs.length === 0) {
+    box.append(el('p', 'muted', 'No page is connected.'));
+    return;
+  }
+  const table = el('table', 'tabs');
+  const head = el('tr');
+  for (const h of ['Site', 'Page', 'Session', 'Connected since', 'Tools']) head.append(el('th', '', h));
+  table.append(el('thead'), el('tbody'));
+  table.querySelector('thead')?.append(head);
+  for (const t of tabs) {
+    const tr = el('tr', 'tab');
+    tr.dataset.session = t.sessionId ?? '';
+    tr.append(el('td', '', t.site || t.origin));
+    const page = el('td');
+    page.append(el('div', '', t.title || '(no title)'), el('div', 'muted', t.url || t.origin));
+    tr.append(page, el('td', 'muted', t.sessionId ? t.sessionId.slice(0, 8) + '…' : '—'), el('td', '', when(t.since)));
+    const tools = el('td');
+    const d = el('details');
+    d.append(el('summary', '', `${(t.tools ?? []).length} tools`));
+    const ul = el('ul', 'tools-list');
+    for (const tool of t.tools ?? []) {
+      const li = el('li');
+      const inner = el('details');
+      inner.append(el('summary', 'tool-name', tool.name));
+      if (tool.description) inner.append(el('div', 'muted', tool.description));
+      inner.append(el('pre', '', pretty(tool.inputSchema ?? {})));
+      li.append(inner);
+      ul.append(li);
+    }
+    d.append(ul);
+    tools.append(d);
+    tr.append(tools);
+    table.querySelector('tbody')?.append(tr);
+  }
+  box.append(table);
+}
+
+/** @type {Map<string, {root: HTMLElement, answer: HTMLElement, calls: Map<string, {box: HTMLElement, at: number}>}>} */
+const turns = new Map();
+
+/** @param {{origin: string, site: string, sessionId: string, event: any}} a */
+function onActivity(a) {
+  const ev = a.event;
+  if (!ev || !ev.turnId) return;
+  let t = turns.get(ev.turnId);
+  if (!t) {
+    const root = el('div', 'turn running');
+    root.dataset.turn = ev.turnId;
+    const who = el('div', 'who', `${a.site || a.origin} · session ${a.sessionId.slice(0, 8)}… · turn ${ev.turnId}`);
+    const state = el('span', 'pill running', 'running');
+    who.append(' ', state);
+    const answer = el('div', 'answer');
+    root.append(who, answer);
+    $('#turns').prepend(root);
+    t = { root, answer, calls: new Map() };
+    turns.set(ev.turnId, t);
+    while (turns.size > 50) {
+      const [first] = turns.keys();
+      turns.get(first)?.root.remove();
+      turns.delete(first);
+    }
+  }
+  switch (ev.type) {
+    case 'turn_start':
+      t.root.insertBefore(el('div', 'user', ev.text), t.answer);
+      break;
+    case 'text_delta':
+      t.answer.textContent += ev.delta;
+      break;
+    case 'tool_call': {
+      const box = el('div', 'call');
+      box.dataset.call = ev.callId;
+      box.append(el('span', 'name', ev.name), ' ', el('span', 'pill running', 'running'), el('pre', 'args', pretty(ev.arguments)));
+      t.root.insertBefore(box, t.answer);
+      t.calls.set(ev.callId, { box, at: ev.time || Date.now() });
+      break;
+    }
+    case 'tool_result': {
+      const c = t.calls.get(ev.callId);
+      if (!c) break;
+      const pill = c.box.querySelector('.pill');
+      if (pill) {
+        pill.className = `pill ${ev.isError ? 'error' : 'ok'}`;
+        pill.textContent = `${ev.isError ? 'error' : 'ok'} · ${Math.max(0, (ev.time || Date.now()) - c.at)} ms`;
+      }
+      c.box.append(el('pre', 'result', ev.text));
+      break;
+    }
+    case 'error':
+      t.root.append(el('div', 'error', ev.message));
+      break;
+    case 'turn_end': {
+      t.root.classList.remove('running');
+      const pill = t.root.querySelector('.who .pill');
+      if (pill) {
+        pill.className = `pill ${ev.stopReason}`;
+        pill.textContent = ev.stopReason + (ev.usage ? ` · ${ev.usage.totalTokens} tokens` : '');
+      }
+      if (!t.answer.textContent) t.answer.textContent = ev.text;
+      break;
+    }
+  }
+}
+
+function startLive() {
+  live?.close();
+  live = new EventSource(API + '/live');
+  live.addEventListener('open', () => {
+    $('#live-state').textContent = 'Live: turns appear here as they run.';
+  });
+  live.addEventListener('error', () => {
+    $('#live-state').textContent = 'Reconnecting…';
+  });
+  live.addEventListener('activity', (e) => {
+    const a = JSON.parse(/** @type {MessageEvent} */ (e).data);
+    onActivity(a);
+    if (a.event?.type === 'turn_start' || a.event?.type === 'turn_end') void refreshTabs();
+  });
+  if (!tabsTimer) {
+    tabsTimer = window.setInterval(() => {
+      if (!$('#view-live').hidden && live) void refreshTabs();
+    }, 5000);
+  }
+}
+
+// ---- conversations
+
+const sites = new Set();
+
+async function search() {
+  const q = /** @type {HTMLInputElement} */ ($('#q')).value;
+  const site = /** @type {HTMLSelectElement} */ ($('#site')).value;
+  const outcome = /** @type {HTMLSelectElement} */ ($('#outcome')).value;
+  const params = new URLSearchParams({ q, site, outcome });
+  /** @type {any[]} */
+  let list;
+  try {
+    list = await api('/conversations?' + params);
+  } catch {
+    return;
+  }
+  const body = $('#conversations');
+  body.replaceChildren();
+  $('#conversations-empty').hidden = list.length > 0;
+  for (const c of list) {
+    if (c.site && !sites.has(c.site)) {
+      sites.add(c.site);
+      const o = el('option', '', c.site);
+      /** @type {HTMLOptionElement} */ (o).value = c.site;
+      $('#site').append(o);
+    }
+    const tr = el('tr', 'clickable conversation');
+    tr.dataset.id = c.id;
+    tr.tabIndex = 0;
+    const outcomes = el('td');
+    for (const o of c.outcomes) outcomes.append(el('span', `pill ${o}`, o));
+    if (c.active) outcomes.append(el('span', 'pill running', 'running'));
+    tr.append(el('td', '', when(c.updatedAt)), el('td', '', c.site || c.origin), el('td', 'first', c.first || '(no message)'), el('td', '', String(c.turns)), outcomes, el('td', '', String(c.tokens)));
+    const open = () => void openTranscript(c.id);
+    tr.addEventListener('click', open);
+    tr.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') open();
+    });
+    body.append(tr);
+  }
+}
+
+$('#search').addEventListener('submit', (e) => {
+  e.preventDefault();
+  void search();
+});
+
+/** @param {string} id */
+async function openTranscript(id) {
+  /** @type {any} */
+  let t;
+  try {
+    t = await api('/conversations/' + encodeURIComponent(id));
+  } catch (x) {
+    alert(x instanceof Error ? x.message : String(x));
+    return;
+  }
+  for (const r of document.querySelectorAll('#conversations tr')) r.classList.toggle('selected', /** @type {HTMLElement} */ (r).dataset.id === id);
+  $('#transcript-card').hidden = false;
+  $('#transcript-card').dataset.id = id;
+  $('#transcript-id').textContent = id;
+  /** @type {HTMLAnchorElement} */ ($('#export')).href = `${API}/conversations/${encodeURIComponent(id)}/export`;
+  $('#transcript-meta').textContent = `${t.site || t.origin} · ${t.page?.title || ''} ${t.page?.url || ''} · started ${when(t.createdAt)} · ${t.tokens} tokens`;
+  const box = $('#transcript');
+  box.replaceChildren();
+  for (const turn of t.turnList) {
+    const root = el('div', 'turn');
+    root.dataset.turn = turn.id;
+    const who = el('div', 'who', `turn ${turn.id} · ${when(turn.start)}`);
+    who.append(' ', el('span', `pill ${turn.stopReason || 'running'}`, turn.stopReason || 'no end'));
+    if (turn.usage) who.append(' ', el('span', 'pill tokens', `${turn.usage.promptTokens} + ${turn.usage.completionTokens} tokens`));
+    root.append(who, el('div', 'user', turn.text));
+    for (const c of turn.calls) {
+      const call = el('div', 'call');
+      call.append(el('span', 'name', c.name), ' ', el('span', `pill ${c.outcome === 'ok' ? 'ok' : 'error'}`, c.outcome + (c.durationMs !== undefined ? ` · ${c.durationMs} ms` : '')));
+      call.append(el('div', 'muted', 'arguments'), el('pre', 'args', pretty(c.arguments)), el('div', 'muted', 'result'), el('pre', 'result', c.result));
+      root.append(call);
+    }
+    for (const e of turn.errors) root.append(el('div', 'error', e));
+    root.append(el('div', 'answer', turn.answer));
+    box.append(root);
+  }
+}
+
+$('#delete').addEventListener('click', async () => {
+  const id = $('#transcript-card').dataset.id;
+  if (!id || !confirm('Delete this conversation from the store? This cannot be undone.')) return;
+  try {
+    await api('/conversations/' + encodeURIComponent(id), { method: 'DELETE' });
+  } catch (x) {
+    alert(x instanceof Error ? x.message : String(x));
+    return;
+  }
+  $('#transcript-card').hidden = true;
+  void search();
+});
+
+// ---- health charts
+
+/** @type {any[]} */
+const samples = [];
+const SVG = 'http://www.w3.org/2000/svg';
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string|number>} attrs
+ * @param {string} [text]
+ */
+function svg(tag, attrs, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/**
+ * A line chart of points [x ms, y].
+ * @param {string} id
+ * @param {[number, number][]} points
+ * @param {string} unit
+ */
+function lineChart(id, points, unit) {
+  const W = 380, H = 160, L = 40, B = 20;
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${points.length} samples` });
+  root.append(svg('line', { class: 'axis', x1: L, y1: H - B, x2: W, y2: H - B }), svg('line', { class: 'axis', x1: L, y1: 0, x2: L, y2: H - B }));
+  const box = $(id);
+  box.replaceChildren(root);
+  if (points.length < 2) {
+    root.append(svg('text', { x: L + 8, y: 40 }, 'Collecting samples…'));
+    return;
+  }
+  const x0 = points[0][0], x1 = points[points.length - 1][0];
+  const ymax = Math.max(1e-9, ...points.map((p) => p[1]));
+  const px = (/** @type {number} */ x) => L + ((x - x0) / Math.max(1, x1 - x0)) * (W - L - 4);
+  const py = (/** @type {number} */ y) => H - B - (y / ymax) * (H - B - 12);
+  root.append(svg('path', { class: 'line', d: points.map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join(' ') }));
+  root.append(svg('text', { x: 2, y: 12 }, fmt(ymax) + unit), svg('text', { x: 2, y: H - B }, '0'));
+  root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 60, y: H - 4 }, new Date(x1).toLocaleTimeString()));
+}
+
+/** @param {number} n */
+const fmt = (n) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(3));
+
+/**
+ * A horizontal bar chart.
+ * @param {string} id
+ * @param {{label: string, value: number, err?: number, note?: string}[]} bars
+ */
+function barChart(id, bars) {
+  const W = 380, row = 24, L = 150;
+  const H = Math.max(1, bars.length) * row + 8;
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${bars.length} bars` });
+  const box = $(id);
+  box.replaceChildren(root);
+  if (bars.length === 0) {
+    root.append(svg('text', { x: 4, y: 16 }, 'Nothing yet.'));
+    return;
+  }
+  const max = Math.max(1e-9, ...bars.map((b) => b.value));
+  bars.forEach((b, i) => {
+    const y = 4 + i * row;
+    const w = (b.value / max) * (W - L - 90);
+    root.append(svg('text', { x: 2, y: y + 15 }, b.label.length > 24 ? b.label.slice(0, 23) + '…' : b.label));
+    const bar = svg('rect', { class: 'bar', x: L, y: y + 3, width: Math.max(1, w).toFixed(1), height: row - 8 });
+    bar.append(svg('title', {}, `${b.label}: ${b.value}`));
+    root.append(bar);
+    if (b.err) root.append(svg('rect', { class: 'bar err', x: L, y: y + 3, width: Math.max(1, (b.err / max) * (W - L - 90)).toFixed(1), height: row - 8 }));
+    root.append(svg('text', { x: L + w + 6, y: y + 15 }, `${fmt(b.value)}${b.note ? ' · ' + b.note : ''}`));
+  });
+}
+
+/** @param {Record<string, number>} m */
+const sum = (m) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
+
+function draw() {
+  const last = samples[samples.length - 1];
+  if (!last) return;
+  const turnsPerMin = [];
+  const modelMean = [];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1], b = samples[i];
+    const minutes = Math.max(1e-6, (b.time - a.time) / 60000);
+    turnsPerMin.push(/** @type {[number, number]} */ ([b.time, (sum(b.turns) - sum(a.turns)) / minutes]));
+    const calls = b.modelCalls - a.modelCalls;
+    modelMean.push(/** @type {[number, number]} */ ([b.time, calls > 0 ? (b.modelSeconds - a.modelSeconds) / calls : 0]));
+  }
+  lineChart('#chart-turns', turnsPerMin, '/min');
+  lineChart('#chart-model', modelMean, ' s');
+  barChart('#chart-tools', last.tools.map((/** @type {any} */ t) => {
+    const calls = t.ok + t.errors;
+    const rate = calls ? (100 * t.errors) / calls : 0;
+    const mean = t.timed ? (1000 * t.seconds) / t.timed : 0;
+    return { label: (t.site ? t.site + ' · ' : '') + t.tool, value: calls, err: t.errors, note: `${rate.toFixed(0)}% errors, ${mean.toFixed(0)} ms` };
+  }));
+  const bySite = Object.entries(last.tokensBySite);
+  barChart('#chart-tokens', bySite.length ? bySite.map(([k, v]) => ({ label: k, value: v })) : Object.entries(last.tokens).map(([k, v]) => ({ label: `all sites · ${k}`, value: v })));
+  barChart('#chart-refused', Object.entries(last.refused).map(([k, v]) => ({ label: k, value: v })));
+  const now = $('#now');
+  now.replaceChildren();
+  for (const [k, v] of [['open sockets', last.sockets], ['live sessions', last.sessions], ['turns ended', sum(last.turns)], ['model calls', last.modelCalls], ['tokens', sum(last.tokens)]]) {
+    now.append(el('dt', '', String(k)), el('dd', '', String(v)));
+  }
+}
+
+async function sample() {
+  try {
+    samples.push(await api('/metrics'));
+  } catch {
+    return;
+  }
+  while (samples.length > 120) samples.shift();
+  draw();
+}
+
+function startHealth() {
+  clearInterval(healthTimer);
+  void sample();
+  healthTimer = window.setInterval(sample, 5000);
+}
+
+// ---- start
+
+window.addEventListener('hashchange', () => show(location.hash.slice(1)));
+fetch(API + '/me', { credentials: 'same-origin' }).then((r) => (r.ok ? showApp() : showSignIn()), showSignIn);

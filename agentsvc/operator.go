@@ -1,0 +1,54 @@
+package agentsvc
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// What the operator console (agentsvc/console) reads of the running service: the open tabs
+// (Tabs) and every event as it is logged (Config.OnEvent).
+
+// Tab is one open page socket.
+type Tab struct {
+	ConnID    string
+	Origin    string
+	SessionID string // "" before agent/session
+	URL       string
+	Title     string
+	Since     time.Time // when the socket opened
+	Tools     []PageTool
+}
+
+// Tabs returns the page sockets open in this process, oldest first.
+func (s *Server) Tabs() []Tab {
+	s.mu.Lock()
+	conns := make([]*pageConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	tabs := make([]Tab, 0, len(conns))
+	for _, c := range conns {
+		t := Tab{ConnID: c.id, Origin: c.origin, Since: c.since}
+		for _, pt := range c.snapshot() {
+			t.Tools = append(t.Tools, pt.PageTool)
+		}
+		if ls := c.boundSession(); ls != nil {
+			ls.mu.Lock()
+			t.SessionID, t.URL, t.Title = ls.id, ls.page.URL, ls.page.Title
+			ls.mu.Unlock()
+		}
+		tabs = append(tabs, t)
+	}
+	slices.SortFunc(tabs, func(a, b Tab) int { return a.Since.Compare(b.Since) })
+	return tabs
+}
+
+// observe passes a logged event to Config.OnEvent. It runs under the session's lock: the
+// callback must not block.
+func (s *Server) observe(origin, sessionID string, data json.RawMessage) {
+	if s.cfg.OnEvent != nil {
+		s.cfg.OnEvent(origin, sessionID, data)
+	}
+}

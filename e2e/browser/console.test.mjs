@@ -1,0 +1,151 @@
+// The operator console (issue 16): sign-in refused without the token or with a wrong one; the
+// live view shows a real widget tab (its page and tools) and its running turn with the tool
+// call as it happens; the conversation's transcript, search, export and delete (gone from the
+// store); the health charts drawn with data from /metrics. BYOMCP_SCREENSHOTS=1 also writes
+// docs/screenshots/console-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT, startStack, newPage, ask, waitConnected, W, WAIT_MS } from './harness.mjs';
+import { lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
+
+const TOKEN = 'console-token-for-the-e2e-test';
+const shots = process.env.BYOMCP_SCREENSHOTS === '1';
+
+function script(body) {
+  const results = toolResultsSinceUser(body);
+  if (/red SUVs/.test(lastUserText(body)) && results.length === 0) {
+    return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv', color: 'red' } }] };
+  }
+  if (results.length > 0) {
+    // Streamed slowly, so the turn is still running while the console shows its tool call.
+    return { text: 'Here are the red SUVs on the lot: the list on the page now shows only those. Ask me to sort them or to open one.', chunkSize: 3, delayMs: 120 };
+  }
+  return { text: `You said: ${lastUserText(body)}` };
+}
+
+let stack;
+before(async () => {
+  stack = await startStack({ script, serverArgs: ['--console-token', TOKEN] });
+});
+after(async () => {
+  await stack?.close();
+});
+
+/** Opens the console signed in, in its own context (the operator's browser). */
+async function signedIn() {
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+  const { page, errors } = await newPage(context);
+  await page.goto(stack.server.url + '/console/');
+  await page.locator('#token').fill(TOKEN);
+  await page.locator('#signin-form button').click();
+  await page.locator('#nav').waitFor();
+  return { context, page, errors };
+}
+
+test('sign-in is refused with a wrong token, and the API without one', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/console/');
+    await page.locator('#signin').waitFor();
+    assert.equal(await page.locator('#nav').isVisible(), false);
+    await page.locator('#token').fill('not-the-token-at-all');
+    await page.locator('#signin-form button').click();
+    await page.locator('#signin-error').filter({ hasText: 'wrong token' }).waitFor();
+    assert.equal(await page.locator('#nav').isVisible(), false);
+    const cookies = await context.cookies();
+    assert.equal(cookies.filter((c) => c.name === 'byomcp_console').length, 0);
+    for (const p of ['/console/api/conversations', '/console/api/tabs', '/console/api/metrics']) {
+      const res = await context.request.get(stack.server.url + p);
+      assert.equal(res.status(), 401, `${p} without signing in`);
+    }
+    // A page of a site (an allowed origin other than the server's own) cannot use it.
+    const res = await context.request.get(stack.server.url + '/console/api/tabs', { headers: { Origin: 'http://localhost:3000' } });
+    assert.equal(res.status(), 403);
+    assert.ok(errors.every((e) => !/console\.js/.test(e)), `page errors: ${errors}`);
+  } finally {
+    await context.close();
+  }
+});
+
+test('live view, transcript, search, export, delete and charts', async () => {
+  const visitor = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const op = await signedIn();
+  try {
+    const { page: shop } = await newPage(visitor);
+    await shop.goto(stack.server.url + '/');
+    await waitConnected(shop);
+
+    // Live: the tab with its page and tools.
+    const { page } = op;
+    const tab = page.locator('#tabs tr.tab').filter({ hasText: 'Northwind' });
+    await tab.waitFor();
+    await tab.locator('summary').first().click();
+    await tab.locator('.tool-name', { hasText: 'search_cars' }).waitFor();
+
+    // A running turn with its tool call, as it happens.
+    await ask(shop, 'Show me red SUVs');
+    const turn = page.locator('#turns .turn').filter({ hasText: 'Show me red SUVs' });
+    await turn.waitFor();
+    await turn.locator('.call .name', { hasText: 'search_cars' }).waitFor();
+    assert.match(await turn.locator('.call pre.args').innerText(), /"color": "red"/);
+    await turn.locator('.call pre.result').waitFor();
+    assert.equal(await turn.evaluate((e) => e.classList.contains('running')), true, 'the turn is still running while its answer streams');
+    if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/console-live.png') });
+    await turn.locator('.who .pill.end').waitFor();
+    await shop.locator(W.text).filter({ hasText: 'Here are the red SUVs' }).waitFor();
+
+    // Conversations: search, transcript.
+    await page.locator('#nav button[data-view="conversations"]').click();
+    await page.locator('#q').fill('zzz-nothing-like-it');
+    await page.locator('#search button').click();
+    await page.locator('#conversations-empty').waitFor();
+    await page.locator('#q').fill('red SUVs');
+    await page.locator('#search button').click();
+    const row = page.locator('#conversations tr.conversation').filter({ hasText: 'Show me red SUVs' });
+    await row.waitFor();
+    assert.equal(await page.locator('#conversations tr.conversation').count(), 1);
+    await row.click();
+    const tr = page.locator('#transcript .turn');
+    await tr.locator('.call .name', { hasText: 'search_cars' }).waitFor();
+    assert.match(await tr.locator('.call .pill').first().innerText(), /^ok · \d+ ms$/);
+    assert.match(await tr.locator('.call pre.result').innerText(), /Showing \d+ cars/);
+    assert.match(await tr.locator('.who').textContent() ?? '', /200 \+ 40 tokens/);
+    if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/console-conversation.png'), fullPage: true });
+
+    // Export.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export').click()]);
+    const exported = JSON.parse(await readFile(await download.path(), 'utf8'));
+    const id = exported.id;
+    assert.equal(exported.turnList[0].calls[0].name, 'search_cars');
+    assert.ok(exported.events.some((e) => e.type === 'tool_result'));
+    assert.ok(exported.messages.some((m) => m.role === 'user' && m.content === 'Show me red SUVs'));
+
+    // Health charts drawn with data.
+    await page.locator('#nav button[data-view="health"]').click();
+    await page.locator('#chart-tools svg rect.bar').first().waitFor();
+    assert.match(await page.locator('#chart-tools svg').textContent(), /search_cars/);
+    await page.locator('#chart-turns svg path.line').waitFor({ timeout: WAIT_MS });
+    const d = await page.locator('#chart-turns svg path.line').getAttribute('d');
+    assert.match(d ?? '', /^M[\d.]+,[\d.]+ L/);
+    assert.ok((await page.locator('#chart-tokens svg rect.bar').count()) >= 1);
+    if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/console-health.png'), fullPage: true });
+
+    // Delete: gone from the store.
+    await page.locator('#nav button[data-view="conversations"]').click();
+    await page.locator('#q').fill('');
+    await page.locator('#search button').click();
+    await page.locator(`#conversations tr[data-id="${id}"]`).click();
+    page.once('dialog', (dlg) => void dlg.accept());
+    await page.locator('#delete').click();
+    await page.locator(`#conversations tr[data-id="${id}"]`).waitFor({ state: 'detached' });
+    const res = await op.context.request.get(`${stack.server.url}/console/api/conversations/${id}`);
+    assert.equal(res.status(), 404);
+    assert.deepEqual(op.errors, []);
+  } finally {
+    await op.context.close();
+    await visitor.close();
+  }
+});
