@@ -29,8 +29,13 @@ const (
 	MaxSchemaFanout = 1000
 	// MaxValidationSteps is the work budget of one call's validation: the number of
 	// (subschema, value) pairs the validator may visit, a string counting once per 64 bytes
-	// it is matched against. A call over it is refused before the validator runs.
-	MaxValidationSteps = 200_000
+	// it is matched against. A call over it is refused before the validator runs. A step
+	// costs the validator about 1 µs, so a call costs at most some 50 ms; a call to the
+	// demo's tools takes 20 to 60 steps, 500 rows of its search filters 12,000.
+	MaxValidationSteps = 50_000
+	// inlineSteps is the most steps validated on the caller's goroutine; a longer validation
+	// runs on its own so that the caller returns as soon as its turn is cancelled.
+	inlineSteps = 2_000
 	// MaxArgumentDepth is the deepest nesting of objects and arrays in a call's arguments.
 	MaxArgumentDepth = 64
 )
@@ -380,11 +385,12 @@ func measure(v any) (nodes, strs uint64) {
 	return nodes, strs
 }
 
-// check reports whether validating inst can stay within budget steps. It first tries the
+// check reports whether validating inst can stay within budget steps, and how many it may
+// take. It first tries the
 // bound of a schema without cycles (total visits per value times the size of the value);
 // when that is too coarse, it estimates the visits by walking the value with, at each
 // member or item, the subschemas that apply there and how many times each does.
-func (cm *cost) check(ctx context.Context, inst any, budget uint64) error {
+func (cm *cost) check(ctx context.Context, inst any, budget uint64) (steps uint64, err error) {
 	nodes, strs := measure(inst)
 	if cm.total > 0 {
 		bound := satMul(cm.total, satAdd(nodes, strs))
@@ -392,11 +398,12 @@ func (cm *cost) check(ctx context.Context, inst any, budget uint64) error {
 			bound = satMul(bound, nodes)
 		}
 		if bound <= budget {
-			return nil
+			return bound, nil
 		}
 	}
 	e := estimate{cm: cm, ctx: ctx, budget: budget}
-	return e.visit(map[int32]uint64{cm.root: 1}, inst)
+	err = e.visit(map[int32]uint64{cm.root: 1}, inst)
+	return e.steps, err
 }
 
 // estimate walks a value with the subschemas that apply to each part of it.

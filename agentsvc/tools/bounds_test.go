@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -240,6 +241,45 @@ func TestValidateEstimateScales(t *testing.T) {
 	// Each level of nesting doubles the subschemas applied: the estimate must see it.
 	if a, b := steps(8), steps(9); b < 2*a-4 {
 		t.Errorf("estimate at depth 8: %d, at 9: %d; want about twice", a, b)
+	}
+}
+
+// doneFirst is a context that is already done but reports it only once Done has been asked:
+// Validate's checks of Err before and during the estimate pass, and only a Validate that
+// waits on Done while the validator runs returns early.
+type doneFirst struct {
+	context.Context
+	asked atomic.Bool
+}
+
+func (c *doneFirst) Done() <-chan struct{} {
+	c.asked.Store(true)
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+func (c *doneFirst) Err() error {
+	if c.asked.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestValidateReturnsWhenCancelledMidway: a long validation (within the budget) does not
+// hold a cancelled turn (issue 11, #3: agent/cancel was answered only after it ended).
+func TestValidateReturnsWhenCancelledMidway(t *testing.T) {
+	s, err := CompileSchema(json.RawMessage(doubling))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(nestedArrays(12))
+	if err := s.Validate(context.Background(), args); err != nil {
+		t.Fatalf("12 levels: %v, want valid (within the budget)", err)
+	}
+	ctx := &doneFirst{Context: context.Background()}
+	if err := s.Validate(ctx, args); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during validation: got %v, want %v", err, context.Canceled)
 	}
 }
 

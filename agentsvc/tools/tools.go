@@ -74,8 +74,8 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 // Validate checks arguments (a JSON object; empty means {}) against the schema. The error
 // message is written for the model, so it can correct its call. Arguments nested deeper than
 // MaxArgumentDepth, or whose validation would take more than MaxValidationSteps, are refused
-// before the validator runs, so a call costs at most that budget; a cancelled ctx returns
-// its error.
+// before the validator runs, so a call costs at most that budget. When ctx is cancelled,
+// Validate returns its error at once.
 func (s *Schema) Validate(ctx context.Context, args json.RawMessage) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -100,9 +100,42 @@ func (s *Schema) Validate(ctx context.Context, args json.RawMessage) error {
 	if _, ok := inst.(map[string]any); !ok {
 		return errors.New("arguments must be a JSON object")
 	}
-	if err := s.cost.check(ctx, inst, MaxValidationSteps); err != nil {
+	steps, err := s.cost.check(ctx, inst, MaxValidationSteps)
+	if err != nil {
 		return err
 	}
+	if steps <= inlineSteps {
+		return s.validate(inst)
+	}
+	// A long validation (up to MaxValidationSteps) runs on its own goroutine, so that a
+	// cancelled turn does not wait for it; it ends by itself soon after. A panic in it is
+	// raised again here while the caller waits (where the caller's containment sees it).
+	type result struct {
+		err   error
+		panic any
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{panic: p}
+			}
+		}()
+		done <- result{err: s.validate(inst)}
+	}()
+	select {
+	case r := <-done:
+		if r.panic != nil {
+			panic(r.panic)
+		}
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// validate runs the validator and writes its errors for the model.
+func (s *Schema) validate(inst any) error {
 	if err := s.s.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
