@@ -413,3 +413,34 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// TestReadmeExample: the sites.json of the README's "Run it for your site" is valid.
+func TestReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "## Run it for your site")
+	if !ok {
+		t.Fatal("no Run it for your site section")
+	}
+	_, block, ok := strings.Cut(after, "```json\n")
+	if !ok {
+		t.Fatal("no json block in the section")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	dir := writeFiles(t, map[string]string{"sites.json": block})
+	if err := os.MkdirAll(filepath.Join(dir, "prompts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "prompts", "docs.txt"), []byte("You answer questions about the docs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(filepath.Join(dir, "sites.json"), env(map[string]string{"NORTHWIND_OPENAI_KEY": "sk-test"}))
+	if err != nil {
+		t.Fatalf("the README's sites.json: %v", err)
+	}
+	if cfg.Lookup("https://www.northwind-motors.example").Label() != "northwind" || cfg.Lookup("http://localhost:5173").Label() != "docs" {
+		t.Error("the README's origins do not find their sites")
+	}
+}

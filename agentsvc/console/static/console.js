@@ -387,11 +387,11 @@ function lineChart(id, points, unit) {
   const py = (/** @type {number} */ y) => H - B - (y / ymax) * (H - B - 12);
   root.append(svg('path', { class: 'line', d: points.map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join(' ') }));
   root.append(svg('text', { x: 2, y: 12 }, fmt(ymax) + unit), svg('text', { x: 2, y: H - B }, '0'));
-  root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 60, y: H - 4 }, new Date(x1).toLocaleTimeString()));
+  root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 2, y: H - 4, 'text-anchor': 'end' }, new Date(x1).toLocaleTimeString()));
 }
 
 /** @param {number} n */
-const fmt = (n) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(3));
+const fmt = (n) => (Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(3));
 
 /**
  * A horizontal bar chart.
@@ -399,7 +399,7 @@ const fmt = (n) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(
  * @param {{label: string, value: number, err?: number, note?: string}[]} bars
  */
 function barChart(id, bars) {
-  const W = 380, row = 24, L = 150;
+  const W = 380, row = 24, L = 120, room = W - L - 150;
   const H = Math.max(1, bars.length) * row + 8;
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${bars.length} bars` });
   const box = $(id);
@@ -411,12 +411,12 @@ function barChart(id, bars) {
   const max = Math.max(1e-9, ...bars.map((b) => b.value));
   bars.forEach((b, i) => {
     const y = 4 + i * row;
-    const w = (b.value / max) * (W - L - 90);
-    root.append(svg('text', { x: 2, y: y + 15 }, b.label.length > 24 ? b.label.slice(0, 23) + '…' : b.label));
+    const w = (b.value / max) * room;
+    root.append(svg('text', { x: 2, y: y + 15 }, b.label.length > 19 ? b.label.slice(0, 18) + '…' : b.label));
     const bar = svg('rect', { class: 'bar', x: L, y: y + 3, width: Math.max(1, w).toFixed(1), height: row - 8 });
     bar.append(svg('title', {}, `${b.label}: ${b.value}`));
     root.append(bar);
-    if (b.err) root.append(svg('rect', { class: 'bar err', x: L, y: y + 3, width: Math.max(1, (b.err / max) * (W - L - 90)).toFixed(1), height: row - 8 }));
+    if (b.err) root.append(svg('rect', { class: 'bar err', x: L, y: y + 3, width: Math.max(1, (b.err / max) * room).toFixed(1), height: row - 8 }));
     root.append(svg('text', { x: L + w + 6, y: y + 15 }, `${fmt(b.value)}${b.note ? ' · ' + b.note : ''}`));
   });
 }
