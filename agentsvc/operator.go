@@ -2,6 +2,7 @@ package agentsvc
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 )
@@ -50,5 +51,37 @@ func (s *Server) Tabs() []Tab {
 func (s *Server) observe(origin, sessionID string, data json.RawMessage) {
 	if s.cfg.OnEvent != nil {
 		s.cfg.OnEvent(origin, sessionID, data)
+	}
+}
+
+// Forget drops a session held in this process, for an operator who deleted it from the
+// store: its running turn is cancelled, it leaves the live sessions (a reconnecting tab
+// cannot take it back from memory), and its sockets are closed (1000, "conversation
+// deleted"), so the tab's next connection finds nothing and starts a new conversation. A
+// session held by another replica is not touched.
+func (s *Server) Forget(id string) {
+	h := s.hub
+	h.mu.Lock()
+	ls := h.live[id]
+	if ls != nil {
+		delete(h.live, id)
+		s.metrics.sessions.Dec()
+	}
+	if p, ok := h.parked[id]; ok && ls == nil {
+		ls = p.ls
+	}
+	delete(h.parked, id)
+	h.mu.Unlock()
+	if ls == nil {
+		return
+	}
+	ls.mu.Lock()
+	if ls.turn != nil {
+		ls.turn.cancel(errors.New("the conversation was deleted by the operator"))
+	}
+	c := ls.conn
+	ls.mu.Unlock()
+	if c != nil {
+		c.peer.CloseWithStatus(1000, "conversation deleted")
 	}
 }

@@ -1,7 +1,9 @@
 package agentsvc
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // TestOperatorHooks: Tabs lists an open page with its session, page and tools; OnEvent gets
@@ -72,4 +75,37 @@ func TestOperatorHooks(t *testing.T) {
 	if u, _ := end["usage"].(map[string]any); u == nil || u["totalTokens"] != float64(32) {
 		t.Errorf("turn_end usage %v, want 32 tokens", end["usage"])
 	}
+}
+
+// TestForget: a conversation deleted from the store and forgotten is gone from this process
+// too: its socket is closed, and resuming its id starts a new conversation.
+func TestForget(t *testing.T) {
+	model := &scriptModel{reply: func(int, llm.Request) (*llm.Response, error) { return &llm.Response{Text: "ok"}, nil }}
+	ts := newTestServer(t, model, nil)
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	sess := page.session(SessionParams{})
+	if _, err := page.chat("remember me"); err != nil {
+		t.Fatal(err)
+	}
+	page.eventsUntil(EventTurnEnd)
+	ctx := context.Background()
+	if err := ts.store.Delete(ctx, sess.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	ts.Forget(sess.SessionID)
+	select {
+	case <-page.peer.Done():
+	case <-time.After(waitLimit):
+		t.Fatal("the socket of the forgotten conversation is still open")
+	}
+	again := newFakePage(t, ts, testOrigin, echoTool())
+	cctx, cancel := context.WithTimeout(ctx, waitLimit)
+	defer cancel()
+	var res SessionResult
+	err := again.peer.Call(cctx, MethodAgentSession, SessionParams{SessionID: sess.SessionID}, &res)
+	var rpcErr *wsrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeSessionNotFound {
+		t.Errorf("resuming a forgotten conversation: got %+v, %v; want session not found (the page then starts a new one)", res, err)
+	}
+	ts.Forget("no-such-session") // nothing held: nothing happens
 }

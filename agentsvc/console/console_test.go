@@ -36,10 +36,11 @@ func (c *clock) add(d time.Duration) {
 }
 
 type fixture struct {
-	h     *Handler
-	st    store.Store
-	feed  *Feed
-	clock *clock
+	h      *Handler
+	forgot *[]string
+	st     store.Store
+	feed   *Feed
+	clock  *clock
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -53,8 +54,10 @@ func newFixture(t *testing.T) *fixture {
 		return ""
 	})
 	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	forgot := &[]string{}
 	h, err := New(Options{
-		Token: token, Store: st, Feed: feed, Gatherer: prometheus.Gatherers{feed.Gatherer()},
+		Forget: func(id string) { *forgot = append(*forgot, id) },
+		Token:  token, Store: st, Feed: feed, Gatherer: prometheus.Gatherers{feed.Gatherer()},
 		Tabs: func() []Tab {
 			return []Tab{{ConnID: "c1", Origin: "https://shop.example", SessionID: "s1", URL: "https://shop.example/cars", Title: "Cars",
 				Tools: []Tool{{Name: "filter_cars", InputSchema: json.RawMessage(`{"type":"object"}`)}}}}
@@ -66,7 +69,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{h: h, st: st, feed: feed, clock: clk}
+	return &fixture{h: h, forgot: forgot, st: st, feed: feed, clock: clk}
 }
 
 func (f *fixture) do(method, path, body string, hdr map[string]string, cookie *http.Cookie) *httptest.ResponseRecorder {
@@ -257,6 +260,9 @@ func TestConversations(t *testing.T) {
 	}
 	if _, err := f.st.Load(context.Background(), "s1"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("after delete, Load: %v, want ErrNotFound", err)
+	}
+	if strings.Join(*f.forgot, ",") != "s1" {
+		t.Errorf("forgotten in memory: %v, want s1", *f.forgot)
 	}
 	if rec := f.do("GET", "/console/api/conversations/s1", "", nil, c); rec.Code != http.StatusNotFound {
 		t.Errorf("transcript after delete: %d, want 404", rec.Code)

@@ -312,6 +312,9 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
 		return
 	}
+	if h.o.Forget != nil {
+		h.o.Forget(id)
+	}
 	h.log.Info("console: deleted a conversation")
 	writeJSON(w, map[string]string{"deleted": id})
 }

@@ -229,6 +229,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			Token:    *consoleToken,
 			Store:    st,
 			Tabs:     consoleTabs(srv),
+			Forget:   srv.Forget,
 			Feed:     feed,
 			Gatherer: gatherers,
 			SiteOf:   func(origin string) string { return reg.Lookup(origin).Label() },
