@@ -1,6 +1,7 @@
 package agentsvc
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -9,8 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap/zaptest"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -158,5 +162,52 @@ func TestSiteOriginAllowed(t *testing.T) {
 	}
 	if ts.OriginAllowed("https://evil.example", r) {
 		t.Error("an origin of no site is allowed")
+	}
+}
+
+// TestSiteMCPServers: a site's mcpServers limits the server tools its turns are offered, and
+// a call of another server's tool by its name never reaches that server.
+func TestSiteMCPServers(t *testing.T) {
+	shopURL, shopCalls := httpMCPServer(t, "stock", "3 cars in stock")
+	weatherURL, weatherCalls := httpMCPServer(t, "forecast", "sunny")
+	mgr := mcpservers.Start(t.Context(), &mcpservers.Config{Servers: []mcpservers.ServerConfig{
+		{Name: "shop", Transport: mcpservers.TransportStreamable, URL: shopURL, Expose: []string{mcpservers.AudienceWeb}},
+		{Name: "weather", Transport: mcpservers.TransportStreamable, URL: weatherURL, Expose: []string{mcpservers.AudienceWeb}},
+	}}, mcpservers.Options{Logger: zaptest.NewLogger(t).Named("mcp")})
+	t.Cleanup(mgr.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	if err := mgr.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n == 0 {
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("c1", "shop__stock", `{}`), call("c2", "weather__forecast", `{}`)}}, nil
+		}
+		return &llm.Response{Text: "done"}, nil
+	}}
+	path := filepath.Join(t.TempDir(), "sites.json")
+	if err := os.WriteFile(path, []byte(`{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "mcpServers": ["shop"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := sites.Open(path, sites.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, model, func(c *Config) { c.Sites = reg.Lookup; c.ServerTools = mgr })
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	page.session(SessionParams{})
+	if _, err := page.chat("stock and weather?"); err != nil {
+		t.Fatal(err)
+	}
+	var offered []string
+	for _, d := range model.requests()[0].Tools {
+		offered = append(offered, d.Name)
+	}
+	if got := strings.Join(offered, ","); got != "echo,shop__stock" {
+		t.Errorf("offered %s, want echo,shop__stock (weather is not the site's)", got)
+	}
+	if shopCalls.Load() != 1 || weatherCalls.Load() != 0 {
+		t.Errorf("calls: shop %d, weather %d; want 1 and 0", shopCalls.Load(), weatherCalls.Load())
 	}
 }
