@@ -233,9 +233,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p SessionParams) (an
 	if p.Page != nil {
 		page = store.Page{URL: capString(p.Page.URL, 2048), Title: capString(p.Page.Title, 512)}
 	}
-	if prev := c.boundSession(); prev != nil {
-		h.detachFrom(prev, c)
-	}
+	prev := c.boundSession() // left only once the new session is found: a failed request keeps it
 
 	var ls *liveSession
 	resumed, forked := false, false
@@ -259,6 +257,16 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p SessionParams) (an
 		if ls, err = h.create(ctx, c.origin, page, nil); err != nil {
 			return nil, err
 		}
+	}
+	switch {
+	case prev == ls: // asked again: no event goes out until it is attached again, after the answer
+		ls.mu.Lock()
+		if ls.conn == c {
+			ls.conn = nil
+		}
+		ls.mu.Unlock()
+	case prev != nil:
+		h.detachFrom(prev, c)
 	}
 	if p.Page != nil && resumed {
 		ls.mu.Lock()
