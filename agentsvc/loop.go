@@ -63,14 +63,6 @@ type ToolOutcome struct {
 // StopDeferred ends a turn whose tool calls are answered outside it (ToolOutcome.Deferred).
 const StopDeferred = "deferred"
 
-// Event is an agent/event value; Header gives access to the fields the session fills.
-type Event interface {
-	Header() *EventHeader
-}
-
-// Header returns the event's header.
-func (h *EventHeader) Header() *EventHeader { return h }
-
 // Turn is one user message and everything the agent does to answer it.
 type Turn struct {
 	ID      string

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -347,22 +348,20 @@ func (r *run) open(ctx context.Context, id int) *page {
 	}
 	p := &page{r: r, id: id, listed: make(chan struct{})}
 	p.peer = wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1, CallTimeout: r.o.TurnTimeout})
-	p.peer.Handle("initialize", func(_ context.Context, req *wsrpc.Request) (any, error) {
-		var params struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
+	p.peer.Handle(wire.MethodInitialize, func(_ context.Context, req *wsrpc.Request) (any, error) {
+		var params wire.InitializeParams
 		_ = json.Unmarshal(req.Params, &params)
-		return map[string]any{
-			"protocolVersion": params.ProtocolVersion,
-			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
-			"serverInfo":      map[string]any{"name": "loadgen-page", "version": "1"},
+		return wire.InitializeResult{
+			ProtocolVersion: params.ProtocolVersion,
+			Capabilities:    json.RawMessage(`{"tools":{"listChanged":true}}`),
+			ServerInfo:      wire.Implementation{Name: "loadgen-page", Version: "1"},
 		}, nil
 	})
-	p.peer.Handle("tools/list", func(context.Context, *wsrpc.Request) (any, error) {
+	p.peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
 		p.once.Do(func() { close(p.listed) })
 		return toolsList, nil
 	})
-	p.peer.Handle("tools/call", func(context.Context, *wsrpc.Request) (any, error) {
+	p.peer.Handle(wire.MethodToolsCall, func(context.Context, *wsrpc.Request) (any, error) {
 		p.calls.Add(1)
 		r.calls.Add(1)
 		if r.inLoad.Load() {
@@ -370,8 +369,8 @@ func (r *run) open(ctx context.Context, id int) *page {
 		}
 		return toolResult, nil
 	})
-	p.peer.Handle("ping", func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	p.peer.HandleNotification("agent/event", func(context.Context, *wsrpc.Request) { r.events.Add(1) })
+	p.peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	p.peer.HandleNotification(wire.MethodAgentEvent, func(context.Context, *wsrpc.Request) { r.events.Add(1) })
 	p.peer.Start()
 	select {
 	case <-p.listed:
@@ -393,8 +392,8 @@ func (r *run) open(ctx context.Context, id int) *page {
 
 func (p *page) newSession(ctx context.Context) error {
 	p.inConv = 0
-	params := map[string]any{"page": map[string]string{"url": "http://localhost:3000/cars", "title": "Cars"}}
-	return p.peer.Call(ctx, "agent/session", params, nil)
+	params := wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}}
+	return p.peer.Call(ctx, wire.MethodAgentSession, params, nil)
 }
 
 // turnRecord is one finished turn of the load phase.
@@ -417,17 +416,15 @@ func (p *page) chat(ctx context.Context, intended time.Time) (rec turnRecord, ok
 	key := strconv.Itoa(p.id) + ":" + strconv.Itoa(p.turn)
 	text := turnMarker + key + " tools=" + strconv.Itoa(r.sc.ToolsPerTurn) + " Show me the red cars."
 	before := p.calls.Load()
-	var res struct {
-		StopReason string `json:"stopReason"`
-	}
-	err := p.peer.Call(ctx, "agent/chat", map[string]string{"text": text}, &res)
+	var res wire.ChatResult
+	err := p.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: text}, &res)
 	end := time.Now()
 	switch {
 	case err != nil:
 		r.fail(errKind(err))
 		r.m.take(key)
 		return rec, false
-	case res.StopReason != "end":
+	case res.StopReason != wire.StopEnd:
 		r.fail("stop_" + res.StopReason)
 		r.m.take(key)
 		return rec, false

@@ -1,0 +1,89 @@
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// Types of agent/event. Clients ignore types they do not know.
+const (
+	EventTurnStart    = "turn_start"
+	EventTextDelta    = "text_delta"
+	EventToolCall     = "tool_call"
+	EventToolResult   = "tool_result"
+	EventTurnEnd      = "turn_end"
+	EventError        = "error"
+	EventToolRejected = "tool_rejected"
+)
+
+// Event is the params of one agent/event; Header gives access to the fields its sender
+// fills (session, turn, seq, time).
+type Event interface {
+	Header() *EventHeader
+}
+
+// EventHeader starts every agent/event.
+type EventHeader struct {
+	SessionID string `json:"sessionId,omitempty"`
+	TurnID    string `json:"turnId,omitempty"`
+	Seq       int64  `json:"seq,omitempty"`
+	Type      string `json:"type"`
+	Time      int64  `json:"time,omitempty"` // when it was logged, in milliseconds since 1970 (UTC)
+}
+
+// Header returns the event's header.
+func (h *EventHeader) Header() *EventHeader { return h }
+
+// TurnStartEvent: a turn began with this user text.
+type TurnStartEvent struct {
+	EventHeader
+	Text string `json:"text"`
+}
+
+// TextDeltaEvent: streamed model text.
+type TextDeltaEvent struct {
+	EventHeader
+	Delta string `json:"delta"`
+}
+
+// ToolCallEvent: the model called a tool.
+type ToolCallEvent struct {
+	EventHeader
+	CallID    string          `json:"callId"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolResultEvent: a tool call ended.
+type ToolResultEvent struct {
+	EventHeader
+	CallID  string `json:"callId"`
+	Name    string `json:"name"`
+	IsError bool   `json:"isError"`
+	Text    string `json:"text"`
+}
+
+// TurnEndEvent: the turn is over.
+type TurnEndEvent struct {
+	EventHeader
+	StopReason  string      `json:"stopReason"`
+	Text        string      `json:"text"`
+	Interrupted bool        `json:"interrupted,omitempty"`
+	Usage       *chat.Usage `json:"usage,omitempty"` // the turn's model tokens
+}
+
+// ErrorEvent: something went wrong in the turn.
+type ErrorEvent struct {
+	EventHeader
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+}
+
+// ToolRejectedEvent: a page tool could not be used. Sent as soon as it is found, outside
+// the session's log (no seq; no sessionId before agent/session).
+type ToolRejectedEvent struct {
+	EventHeader
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}

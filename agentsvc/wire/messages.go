@@ -1,0 +1,125 @@
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// InitializeParams is the agent's initialize request.
+type InitializeParams struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	ClientInfo      Implementation `json:"clientInfo"`
+}
+
+// Implementation names a peer.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// InitializeResult is the page's answer to initialize.
+type InitializeResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+	ServerInfo      Implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions,omitempty"`
+}
+
+// ToolsListParams asks for a page of tools.
+type ToolsListParams struct {
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// PageTool is a tool as the page lists it.
+type PageTool struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	InputSchema json.RawMessage  `json:"inputSchema,omitempty"`
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// ToolAnnotations are the page's hints about a tool (hints, not permissions).
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ToolsListResult is one page of tools/list.
+type ToolsListResult struct {
+	Tools      []PageTool `json:"tools"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+// ToolsCallParams calls a page tool; its _meta carries MetaProgressToken and MetaConfirm.
+type ToolsCallParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      map[string]any  `json:"_meta,omitempty"`
+}
+
+// ProgressParams is notifications/progress.
+type ProgressParams struct {
+	ProgressToken json.RawMessage `json:"progressToken"`
+	Progress      float64         `json:"progress"`
+	Total         float64         `json:"total,omitempty"`
+	Message       string          `json:"message,omitempty"`
+}
+
+// CancelledParams is notifications/cancelled.
+type CancelledParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+	Reason    string          `json:"reason,omitempty"`
+}
+
+// Page is the page a conversation is on.
+type Page struct {
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// SessionParams is agent/session.
+type SessionParams struct {
+	SessionID string `json:"sessionId,omitempty"`
+	LastSeq   *int64 `json:"lastSeq,omitempty"`
+	Page      *Page  `json:"page,omitempty"`
+}
+
+// SessionResult answers agent/session.
+type SessionResult struct {
+	SessionID string         `json:"sessionId"`
+	Resumed   bool           `json:"resumed"`
+	Messages  []chat.Message `json:"messages"`
+	Seq       int64          `json:"seq"`
+	// Forked is set when the requested session was live on another socket and this one
+	// got a new session with a copy of its history.
+	Forked bool `json:"forked,omitempty"`
+}
+
+// ChatParams is agent/chat.
+type ChatParams struct {
+	Text string `json:"text"`
+}
+
+// ChatResult answers agent/chat.
+type ChatResult struct {
+	TurnID     string     `json:"turnId"`
+	Text       string     `json:"text"`
+	StopReason string     `json:"stopReason"`
+	Usage      chat.Usage `json:"usage"`
+}
+
+// CancelParams is agent/cancel.
+type CancelParams struct {
+	TurnID string `json:"turnId,omitempty"`
+}
+
+// CancelResult answers agent/cancel.
+type CancelResult struct {
+	TurnID string `json:"turnId"`
+}
