@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -42,7 +45,7 @@ func (m *OpenAI) requestFailure(ctx context.Context, err error, res *http.Respon
 		if isCertError(err) {
 			return &failure{err: &Error{Message: "the model API's TLS certificate was not accepted", Err: err}}
 		}
-		return &failure{err: &Error{
+		return &failure{connect: isConnectError(err), err: &Error{
 			Message:   fmt.Sprintf("cannot reach the model API at %s", m.host()),
 			Retryable: true,
 			Err:       err,
@@ -173,6 +176,19 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// isConnectError says whether err means that no answer came because the connection could
+// not be made or was dropped before anything was read: refused, reset, closed at once (a
+// server whose accept queue overflowed does each of these). Such a request never reached
+// the model, so sending it again at once is safe.
+func isConnectError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func isCertError(err error) bool {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -35,7 +36,14 @@ const (
 	backoffBase   = 500 * time.Millisecond
 	backoffCap    = 8 * time.Second
 	maxRetryAfter = 60 * time.Second
+	// A connection that could not be made (refused, reset before any answer, the server's
+	// accept queue full) is retried sooner: connectBase << attempt, capped by the usual
+	// backoff, so that a rare failed connect costs a few milliseconds, not half a second.
+	connectBase = 10 * time.Millisecond
 )
+
+// maxDrain bounds what is read after the end of a stream to keep its connection.
+const maxDrain = 64 << 10
 
 // maxProviderMessage bounds how much of a provider's error message is kept.
 const maxProviderMessage = 300
@@ -50,8 +58,12 @@ type Options struct {
 	Model string
 	// Provider is "openai", "openrouter", "gemini", "ollama" or "custom", for logs and Name.
 	Provider string
-	// HTTPClient is optional.
+	// HTTPClient is optional; by default a client over NewTransport sized by MaxConns.
 	HTTPClient *http.Client
+	// MaxConns bounds the connections to the provider, the idle ones kept for reuse, and
+	// the model requests in flight (the others wait their turn in arrival order). Default
+	// DefaultMaxConns; Select reads BYOMCP_MODEL_CONNS. Unused when HTTPClient is given.
+	MaxConns int
 	// RequestTimeout bounds a whole Stream call: every attempt, the waits between them
 	// and the streamed body. Default 120s.
 	RequestTimeout time.Duration
@@ -97,7 +109,7 @@ func NewOpenAI(o Options) *OpenAI {
 		o.Model = openAIDefaultModel
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		o.HTTPClient = &http.Client{Transport: NewTransport(TransportOptions{MaxConns: o.MaxConns})}
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
@@ -181,6 +193,9 @@ func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta str
 			return nil, f.err
 		}
 		wait := backoff(attempt)
+		if f.connect {
+			wait = connectBackoff(attempt)
+		}
 		if f.hasRetryAfter {
 			if f.retryAfter > maxRetryAfter {
 				f.err.Message += fmt.Sprintf("; it asks to wait %s", f.retryAfter)
@@ -206,6 +221,16 @@ func backoff(attempt int) time.Duration {
 	d := backoffCap
 	if attempt < 5 {
 		d = min(backoffBase<<attempt, backoffCap)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// connectBackoff is the wait before retry number attempt+1 of a connection that could not
+// be made: connectBase << attempt, at most what backoff allows, the upper half at random.
+func connectBackoff(attempt int) time.Duration {
+	d := backoffCap
+	if attempt < 5 {
+		d = min(connectBase<<attempt, backoffCap)
 	}
 	return d/2 + rand.N(d/2+1)
 }
@@ -236,6 +261,7 @@ type failure struct {
 	streamed      bool // text already reached onDelta: the call must not be retried
 	retryAfter    time.Duration
 	hasRetryAfter bool
+	connect       bool // no connection could be made, or it broke before any answer
 }
 
 // toolAcc assembles one tool call from its deltas.
@@ -265,7 +291,16 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string))
 	if events == nil {
 		return nil, &failure{err: &Error{Message: "the model API sent no response body", Retryable: true}}
 	}
-	defer func() { _ = events.Close() }()
+	drain := false
+	defer func() {
+		if drain {
+			// What follows [DONE] (the end of the chunked body) is read, so that the
+			// connection goes back to the pool: closing a body before its end closes the
+			// connection, and every model call would open a new one (and a TLS handshake).
+			_, _ = io.CopyN(io.Discard, streamRes.Body, maxDrain)
+		}
+		_ = events.Close()
+	}()
 
 	idle := time.AfterFunc(m.opts.IdleTimeout, func() { cancel(errStalled) })
 	defer idle.Stop()
@@ -283,6 +318,7 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string))
 		idle.Reset(m.opts.IdleTimeout)
 		ev := events.Event()
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			drain = true
 			break
 		}
 		var chunk chunk

@@ -411,6 +411,13 @@ func TestConnectionRefused(t *testing.T) {
 	if len(rec.Waits()) != 2 {
 		t.Errorf("waits: got %v, want 2 retries", rec.Waits())
 	}
+	// A connection that could not be made never reached the model: it is tried again
+	// after milliseconds, not after the half second of other retries.
+	for _, w := range rec.Waits() {
+		if w >= 100*time.Millisecond {
+			t.Errorf("wait before retrying a refused connection: got %s, want under 100ms", w)
+		}
+	}
 }
 
 // TestProviderQuirks feeds chunks as some providers send them: every call numbered 0 with

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -40,6 +41,9 @@ const (
 	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
 	EnvOpenRouterAPIKey = "OPENROUTER_API_KEY"
 	EnvGeminiAPIKey     = "GEMINI_API_KEY"
+	// EnvModelConns sets Options.MaxConns: the connections and concurrent requests per
+	// provider.
+	EnvModelConns = "BYOMCP_MODEL_CONNS"
 )
 
 // Time allowed to probe the local Ollama and to list a custom server's models.
@@ -70,6 +74,7 @@ type Env func(string) string
 // server without one is asked for its /models list). Select fills BaseURL, APIKey, Model and
 // Provider of o and keeps its other fields. The string describes the choice for the log
 // and never contains a key. A model that was asked for but cannot be served is an error.
+// BYOMCP_MODEL_CONNS, when set and o.MaxConns is not, sizes the model's connections.
 func Select(ctx context.Context, env Env, modelFlag string, o Options) (Model, string, error) {
 	if env == nil {
 		env = func(string) string { return "" }
@@ -78,6 +83,13 @@ func Select(ctx context.Context, env Env, modelFlag string, o Options) (Model, s
 	model := strings.TrimSpace(modelFlag)
 	if model == "" {
 		model = get(EnvModel)
+	}
+	if v := get(EnvModelConns); v != "" && o.MaxConns == 0 {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, "", fmt.Errorf("llm: %s=%q is not a positive number of connections", EnvModelConns, v)
+		}
+		o.MaxConns = n
 	}
 	client := o.HTTPClient
 	if client == nil {
