@@ -16,6 +16,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -349,4 +350,10 @@ func echoTool() pageTestTool {
 			return "echo: " + args["text"].(string), nil
 		},
 	}
+}
+
+// answered tells whether a page tool call got the page's answer, or the validator's: the
+// outcomes that are data for the model, not a failure of the call.
+func answered(out tools.Outcome) bool {
+	return out.Kind == tools.OK || out.Kind == tools.ToolError || out.Kind == tools.InvalidArgs
 }

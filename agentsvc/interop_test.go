@@ -76,9 +76,9 @@ func TestInteropOfficialTypeScriptSDK(t *testing.T) {
 		{"echo", `{"text":""}`, "invalid arguments:", true},
 	}
 	for _, tt := range tests {
-		text, isErr, err := c.CallTool(ctx, tt.tool, json.RawMessage(tt.args))
-		if err != nil || isErr != tt.isErr || !strings.Contains(text, tt.want) {
-			t.Errorf("%s %s: got %q isError=%v err=%v, want %q isError=%v", tt.tool, tt.args, text, isErr, err, tt.want, tt.isErr)
+		out := c.CallTool(ctx, tt.tool, json.RawMessage(tt.args))
+		if text, isErr := out.Text, out.IsError(); !answered(out) || isErr != tt.isErr || !strings.Contains(text, tt.want) {
+			t.Errorf("%s %s: got %q isError=%v kind=%v, want %q isError=%v", tt.tool, tt.args, text, isErr, out.Kind, tt.want, tt.isErr)
 		}
 	}
 }

@@ -18,12 +18,10 @@ import (
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
-// Errors of page tool calls.
+// Causes of a page tool call's end by its timers.
 var (
 	errToolTimeout = errors.New("the tool did not answer in time")
 	errToolMaxTime = errors.New("the tool ran past its hard time limit")
-	errPageGone    = errors.New("the page disconnected during the call")
-	errUnknownTool = errors.New("unknown tool")
 )
 
 // pageTool is one usable tool of the page.
@@ -340,18 +338,18 @@ func (c *pageConn) tool(name string) *pageTool {
 
 // CallTool validates args against the tool's schema and calls it in the page. The call
 // times out after the configured time unless the page reports progress, never beyond the
-// hard maximum, and fails at once when the page disconnects. Failures of the tool are
-// returned as an error result text, not as a Go error; the error is for protocol failures.
-func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessage) (text string, isError bool, err error) {
+// hard maximum, and fails at once when the page disconnects. Every way it can end is an
+// outcome of its own kind, set here where it is known.
+func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
 	t := c.tool(name)
 	if t == nil {
-		return "", true, fmt.Errorf("%w %q", errUnknownTool, name)
+		return tools.NotOnPage(name)
 	}
 	if err := t.schema.Validate(ctx, args); err != nil {
 		if ctx.Err() != nil {
-			return "", true, context.Cause(ctx)
+			return tools.CancelledCall(name)
 		}
-		return "invalid arguments: " + err.Error(), true, nil
+		return tools.InvalidArguments(name, err)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
@@ -386,7 +384,8 @@ func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessa
 	}()
 
 	var raw json.RawMessage
-	err = c.peer.Call(callCtx, MethodToolsCall, ToolsCallParams{Name: name, Arguments: args, Meta: meta}, &raw)
+	err := c.peer.Call(callCtx, MethodToolsCall, ToolsCallParams{Name: name, Arguments: args, Meta: meta}, &raw)
+	var rpcErr *wsrpc.Error
 	switch {
 	case err == nil:
 		text, isError, resMeta := tools.RenderJSON(raw, cfg.Limits.MaxOutput)
@@ -394,19 +393,17 @@ func (c *pageConn) CallTool(ctx context.Context, name string, args json.RawMessa
 			c.leaving.Store(true)
 			c.log.Debug("page navigating", zap.String("tool", name))
 		}
-		return text, isError, nil
+		return tools.Answered(name, text, isError)
 	case errors.Is(err, wsrpc.ErrClosed):
-		return "", true, errPageGone
+		return tools.Disconnected(name)
 	case callCtx.Err() != nil && ctx.Err() == nil:
-		return "", true, context.Cause(callCtx)
+		return tools.TimedOut(name, errors.Is(context.Cause(callCtx), errToolMaxTime))
 	case ctx.Err() != nil:
-		return "", true, context.Cause(ctx)
+		return tools.CancelledCall(name)
+	case errors.As(err, &rpcErr):
+		return tools.ErrorAnswer(name, rpcErr.Message)
 	default:
-		var rpcErr *wsrpc.Error
-		if errors.As(err, &rpcErr) {
-			return "the page answered with an error: " + rpcErr.Message, true, nil
-		}
-		return "", true, err
+		return tools.CallFailed(name, err)
 	}
 }
 

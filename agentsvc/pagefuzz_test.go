@@ -79,6 +79,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -308,7 +309,7 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 		c.ReadLimit = fzReadCap
 		c.SendQueue = 1 << 14
 		c.RateLimit, c.RateBurst = rateLimit, rateBurst
-		c.Limits = Limits{MaxModelCalls: 5, MaxToolCalls: 8}
+		c.Limits = loop.Limits{MaxModelCalls: 5, MaxToolCalls: 8}
 	})
 	r.baseline = goroutineIDs()
 	return r

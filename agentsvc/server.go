@@ -22,6 +22,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/loop"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
@@ -51,9 +53,9 @@ type Config struct {
 	Store   store.Store // required
 	Model   llm.Model   // required (the offline planner when no model is configured)
 	// ServerTools are server-side MCP tools offered to web conversations (nil = none).
-	ServerTools ServerTools
+	ServerTools mcpservers.ServerTools
 	Logger      *zap.Logger
-	Limits      Limits
+	Limits      loop.Limits
 	// ConfirmTools are page tool names that always need the user's confirmation.
 	ConfirmTools []string
 	// SystemPrompt overrides the default system prompt.
@@ -152,7 +154,7 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
 	}
-	c.Limits = c.Limits.withDefaults()
+	c.Limits = c.Limits.WithDefaults()
 	return c
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/tools"
 )
 
 func textModel(text string) *scriptModel {
@@ -155,17 +156,17 @@ func TestCallToolValidatesBeforeThePage(t *testing.T) {
 	c := ts.waitTools(t, 1)
 	ctx := context.Background()
 	for _, args := range []string{`{}`, `{"text":""}`, `{"text":5}`, `{"text":"a","extra":1}`, `[1]`, `not json`} {
-		text, isErr, err := c.CallTool(ctx, "echo", json.RawMessage(args))
-		if err != nil || !isErr || !strings.HasPrefix(text, "invalid arguments:") {
-			t.Errorf("args %s: got %q %v %v, want an invalid-arguments tool error", args, text, isErr, err)
+		out := c.CallTool(ctx, "echo", json.RawMessage(args))
+		if out.Kind != tools.InvalidArgs || !out.IsError() || !strings.HasPrefix(out.Text, "invalid arguments:") {
+			t.Errorf("args %s: got %q %v %v, want an invalid-arguments tool error", args, out.Text, out.IsError(), out.Kind)
 		}
 	}
 	if n := len(page.callsMade()); n != 0 {
 		t.Fatalf("the page saw %d calls with invalid arguments, want 0", n)
 	}
-	text, isErr, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"hello"}`))
-	if err != nil || isErr || text != "echo: hello" {
-		t.Errorf("got %q %v %v, want echo: hello", text, isErr, err)
+	out := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"hello"}`))
+	if out.Kind != tools.OK || out.IsError() || out.Text != "echo: hello" {
+		t.Errorf("got %q %v %v, want echo: hello", out.Text, out.IsError(), out.Kind)
 	}
 	calls := page.callsMade()
 	if len(calls) != 1 || calls[0].Meta["progressToken"] == nil {
@@ -186,9 +187,9 @@ func TestCallToolFailsAtOnceWhenPageDisconnects(t *testing.T) {
 	})
 	c := ts.waitTools(t, 1)
 	go func() { <-started; page.peer.Close(nil) }()
-	_, _, err := c.CallTool(context.Background(), "slow", nil)
-	if !errors.Is(err, errPageGone) {
-		t.Errorf("got %v, want errPageGone", err)
+	out := c.CallTool(context.Background(), "slow", nil)
+	if out.Kind != tools.PageGone {
+		t.Errorf("got %v (%q), want page_gone", out.Kind, out.Text)
 	}
 }
 

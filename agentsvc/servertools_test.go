@@ -125,7 +125,7 @@ func TestPageSeesOnlyWebExposedServerTools(t *testing.T) {
 	}
 
 	// The audience check below the session's own: the web audience cannot call vault.
-	if _, err := mgr.Call(ctx, AudienceWeb, "vault__read_secret", json.RawMessage(`{}`)); !errors.Is(err, mcpservers.ErrNotExposed) {
+	if _, err := mgr.Call(ctx, mcpservers.AudienceWeb, "vault__read_secret", json.RawMessage(`{}`)); !errors.Is(err, mcpservers.ErrNotExposed) {
 		t.Errorf("Call(web, vault__read_secret): err = %v, want ErrNotExposed", err)
 	}
 	if n := vaultCalls.Load(); n != 0 {

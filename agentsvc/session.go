@@ -11,54 +11,17 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/loop"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
-
-// ServerTools are the server-side MCP servers' tools; *mcpservers.Manager is one.
-type ServerTools interface {
-	// ToolDefs lists the tools exposed to an audience ("web" or "cli"), named
-	// "<server>__<tool>".
-	ToolDefs(audience string) []chat.ToolDef
-	// Call validates and calls a tool for an audience.
-	Call(ctx context.Context, audience, modelName string, args json.RawMessage) (*mcp.CallToolResult, error)
-}
-
-// ServerToolbox is the Toolbox of a conversation that has only server-side tools (the
-// terminal's).
-func ServerToolbox(st ServerTools, audience string) Toolbox {
-	return serverToolbox{st, audience}
-}
-
-type serverToolbox struct {
-	st       ServerTools
-	audience string
-}
-
-func (b serverToolbox) Defs(context.Context) []chat.ToolDef { return b.st.ToolDefs(b.audience) }
-
-func (b serverToolbox) Call(ctx context.Context, call chat.ToolCall) ToolOutcome {
-	return callServerTool(ctx, b.st, b.audience, call.Name, json.RawMessage(call.Arguments), 0)
-}
-
-// callServerTool calls a server-side tool and renders its result for the model.
-func callServerTool(ctx context.Context, st ServerTools, audience, name string, args json.RawMessage, maxOutput int) ToolOutcome {
-	res, err := st.Call(ctx, audience, name, args)
-	if err != nil {
-		return ToolOutcome{Name: name, Text: err.Error(), IsError: true}
-	}
-	text, isErr := tools.Render(res, maxOutput)
-	return ToolOutcome{Name: name, Text: text, IsError: isErr}
-}
-
-// AudienceWeb is the audience of page conversations.
-const AudienceWeb = "web"
 
 // tailMax bounds the events a live session keeps in memory for quick resumes.
 const tailMax = 64
@@ -1176,7 +1139,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 		defer h.recoverTurn(ls, rt) // RunTurn contains its own panics; this covers the rest
 		log := ls.log.With(zap.String("turn", rt.id))
 		model, system, limits := srv.siteTurn(ls.origin, ls.id, page)
-		res := RunTurn(ctx, Turn{
+		res := loop.Run(ctx, loop.Turn{
 			ID:      rt.id,
 			Model:   model,
 			System:  system,
@@ -1184,7 +1147,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 			Text:    text,
 			Tools:   &sessionTools{ls: ls, srv: srv},
 			Limits:  limits,
-			Emit:    func(ev Event) { ls.emit(ev, nil, nil) },
+			Emit:    func(ev wire.Event) { ls.emit(ev, nil, nil) },
 			Logger:  log,
 			OnPanic: srv.countPanic,
 		})
@@ -1271,7 +1234,7 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 		defs = pageDefs(c.snapshot(), t.ls.namer)
 	}
 	if st := t.srv.cfg.ServerTools; st != nil {
-		for _, def := range st.ToolDefs(AudienceWeb) {
+		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
 			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
 				continue // a server this page's site does not use (sites.json mcpServers)
 			}
@@ -1285,61 +1248,35 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 // serverKey keeps server tool names apart from page tool names in the namer.
 func serverKey(modelName string) string { return "\x00server:" + modelName }
 
-func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out ToolOutcome) {
+// Call runs one call of the model, as a page or a server tool, and counts its outcome.
+func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outcome) {
 	start := time.Now()
-	kind, outcome := "page", "ok"
-	defer func() {
-		if out.IsError && outcome == "ok" {
-			outcome = "tool_error"
-		}
-		t.srv.metrics.observeTool(kind, outcome, time.Since(start))
-	}()
+	kind := "page"
+	defer func() { t.srv.metrics.observeTool(kind, out.Label(), time.Since(start)) }()
 	orig, ok := t.ls.namer.Original(call.Name)
 	if !ok {
-		return ToolOutcome{Name: call.Name, Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
+		return tools.Unknown(call.Name)
 	}
 	args := json.RawMessage(call.Arguments)
 	if name, isServer := strings.CutPrefix(orig, "\x00server:"); isServer {
 		kind = "server"
 		if !t.srv.site(t.ls.origin).AllowsServer(name) {
-			return ToolOutcome{Name: call.Name, Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
+			return tools.Unknown(call.Name)
 		}
-		return callServerTool(ctx, t.srv.cfg.ServerTools, AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
+		return mcpservers.CallTool(ctx, t.srv.cfg.ServerTools, mcpservers.AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
 	}
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
 	// can sit under the call in the transcript).
 	t.ls.waitFlushed(ctx)
 	c := t.ls.currentConn(ctx, t.srv.cfg.ReconnectWait)
-	if c == nil {
-		if ctx.Err() != nil {
-			return ToolOutcome{Name: orig, Text: "cancelled", IsError: true}
-		}
-		return ToolOutcome{Name: orig, Text: "the page is not connected: it did not come back in time, so the tool could not run", IsError: true}
-	}
-	text, isErr, err := c.CallTool(ctx, orig, args)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		outcome = "cancelled"
-	case errors.Is(err, errToolTimeout), errors.Is(err, errToolMaxTime):
-		outcome = "timeout"
-	case errors.Is(err, errPageGone):
-		outcome = "page_gone"
-	case err != nil:
-		outcome = "failed"
-	case isErr && strings.HasPrefix(text, "invalid arguments:"):
-		outcome = "invalid_args"
+	case c != nil:
+		return c.CallTool(ctx, orig, args)
+	case ctx.Err() != nil:
+		return tools.CancelledCall(orig)
+	default:
+		return tools.NotConnected(orig)
 	}
-	switch {
-	case errors.Is(err, errUnknownTool):
-		return ToolOutcome{Name: orig, Text: fmt.Sprintf("the tool %q is not available on the current page (the page may have changed)", orig), IsError: true}
-	case errors.Is(err, errPageGone):
-		return ToolOutcome{Name: orig, Text: "the page disconnected while the tool was running; it may or may not have completed", IsError: true}
-	case err != nil && ctx.Err() != nil:
-		return ToolOutcome{Name: orig, Text: "cancelled", IsError: true}
-	case err != nil:
-		return ToolOutcome{Name: orig, Text: err.Error(), IsError: true}
-	}
-	return ToolOutcome{Name: orig, Text: text, IsError: isErr}
 }
 
 // bind and boundSession track the session a socket serves.

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -39,7 +40,7 @@ func (s *Server) admitSite(origin, id string) error {
 // siteTurn returns what a turn of session id on a page of origin runs with: the site's
 // model (metered, and checked against its budget before each call), instructions and
 // guards, or the server's.
-func (s *Server) siteTurn(origin, id string, page store.Page) (llm.Model, string, Limits) {
+func (s *Server) siteTurn(origin, id string, page store.Page) (llm.Model, string, loop.Limits) {
 	site := s.site(origin)
 	lim := s.cfg.Limits
 	if mm, mt := site.Guards(); mm > 0 || mt > 0 {

@@ -3,11 +3,11 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -53,26 +53,26 @@ func onlyConn(srv *Server) *pageConn {
 func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 	ok := map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}
 	tests := []struct {
-		name    string
-		tool    func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error)
-		wantErr error
-		wantAt  time.Duration // fake time when CallTool returns
+		name   string
+		tool   func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error)
+		want   tools.Outcome
+		wantAt time.Duration // fake time when CallTool returns
 	}{
 		{"answers in time", func(ctx context.Context, _ *wsrpc.Peer, _ any) (any, error) {
 			time.Sleep(29 * time.Second)
 			return ok, nil
-		}, nil, 29 * time.Second},
+		}, tools.Answered("work", "done", false), 29 * time.Second},
 		{"silent page times out at 30s", func(ctx context.Context, _ *wsrpc.Peer, _ any) (any, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
-		}, errToolTimeout, 30 * time.Second},
+		}, tools.TimedOut("work", false), 30 * time.Second},
 		{"progress keeps the call alive", func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error) {
 			for i := 0; i < 4; i++ { // 100 s in all, never 30 s without progress
 				time.Sleep(25 * time.Second)
 				_ = peer.Notify(ctx, MethodProgress, map[string]any{"progressToken": token, "progress": i})
 			}
 			return ok, nil
-		}, nil, 100 * time.Second},
+		}, tools.Answered("work", "done", false), 100 * time.Second},
 		{"progress never beyond the hard maximum", func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error) {
 			for ctx.Err() == nil {
 				_ = peer.Notify(ctx, MethodProgress, map[string]any{"progressToken": token, "progress": 1})
@@ -82,7 +82,7 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 				}
 			}
 			return nil, ctx.Err()
-		}, errToolMaxTime, 2 * time.Minute},
+		}, tools.TimedOut("work", true), 2 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,9 +95,8 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 					t.Fatal("the page's tool was not registered")
 				}
 				start := time.Now()
-				text, _, err := c.CallTool(context.Background(), "work", nil)
-				if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && text != "done") {
-					t.Errorf("got %q, %v; want %v", text, err, tt.wantErr)
+				if got := c.CallTool(context.Background(), "work", nil); got != tt.want {
+					t.Errorf("got %+v; want %+v", got, tt.want)
 				}
 				if got := time.Since(start); got != tt.wantAt {
 					t.Errorf("returned after %v of fake time, want %v", got, tt.wantAt)

@@ -12,6 +12,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -221,7 +222,7 @@ func TestLimitsStopTheLoop(t *testing.T) {
 	always := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
 		return &llm.Response{ToolCalls: []chat.ToolCall{call("c"+string(rune('a'+n)), "echo", `{"text":"again"}`)}}, nil
 	}}
-	ts := newTestServer(t, always, func(c *Config) { c.Limits = Limits{MaxModelCalls: 3} })
+	ts := newTestServer(t, always, func(c *Config) { c.Limits = loop.Limits{MaxModelCalls: 3} })
 	page := newFakePage(t, ts, testOrigin, echoTool())
 	page.session(SessionParams{})
 	res, err := page.chat("loop")
@@ -235,7 +236,7 @@ func TestLimitsStopTheLoop(t *testing.T) {
 	burst := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
 		return &llm.Response{ToolCalls: []chat.ToolCall{call("x", "echo", `{"text":"1"}`), call("y", "echo", `{"text":"2"}`), call("z", "echo", `{"text":"3"}`)}}, nil
 	}}
-	ts2 := newTestServer(t, burst, func(c *Config) { c.Limits = Limits{MaxToolCalls: 2} })
+	ts2 := newTestServer(t, burst, func(c *Config) { c.Limits = loop.Limits{MaxToolCalls: 2} })
 	page2 := newFakePage(t, ts2, testOrigin, echoTool())
 	page2.session(SessionParams{})
 	res, err = page2.chat("burst")

@@ -19,8 +19,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/loop"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/store"
 )
 
@@ -36,17 +37,17 @@ type Options struct {
 	Model llm.Model   // required
 	Store store.Store // required: threads are sessions
 	// ServerTools are the server-side MCP tools; those exposed to the web
-	// (agentsvc.AudienceWeb) are offered next to the client's tools. Nil = none.
-	ServerTools agentsvc.ServerTools
+	// (mcpservers.AudienceWeb) are offered next to the client's tools. Nil = none.
+	ServerTools mcpservers.ServerTools
 	// OriginAllowed applies the Origin allow-list (required; (*agentsvc.Server).OriginAllowed).
 	OriginAllowed func(origin string, r *http.Request) bool
 	// SystemPrompt replaces the default instructions.
 	SystemPrompt string
-	Limits       agentsvc.Limits // per run (RunTurn's defaults)
-	MaxText      int             // bytes of one new user message [32 KiB]
-	MaxBody      int64           // bytes of one request body [4 MiB]
-	RunRate      float64         // runs per second per client address [2]
-	RunBurst     int             // [20]
+	Limits       loop.Limits // per run (RunTurn's defaults)
+	MaxText      int         // bytes of one new user message [32 KiB]
+	MaxBody      int64       // bytes of one request body [4 MiB]
+	RunRate      float64     // runs per second per client address [2]
+	RunBurst     int         // [20]
 	// ClaimTTL bounds how long a crashed replica keeps a thread locked [10 s].
 	ClaimTTL time.Duration
 	// ShutdownGrace is how long running runs may go on once Shutdown is called [10 s].

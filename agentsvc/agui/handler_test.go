@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
@@ -35,7 +34,7 @@ type fixture struct {
 	store store.Store
 }
 
-func newFixture(t *testing.T, st store.Store, st2 agentsvc.ServerTools, opts ...llmtest.Option) *fixture {
+func newFixture(t *testing.T, st store.Store, st2 mcpservers.ServerTools, opts ...llmtest.Option) *fixture {
 	t.Helper()
 	fake := llmtest.New(opts...)
 	t.Cleanup(fake.Close)

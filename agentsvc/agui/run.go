@@ -13,11 +13,13 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/loop"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // stream writes server-sent events: one `data: {json}` per AG-UI event. Safe for concurrent
@@ -123,7 +125,7 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		return
 	}
 	r.compileTools()
-	res := agentsvc.RunTurn(ctx, agentsvc.Turn{
+	res := loop.Run(ctx, loop.Turn{
 		ID:      turnID,
 		Model:   roundModel{h.o.Model, r},
 		System:  r.systemPrompt(),
@@ -145,7 +147,7 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		fin.Usage = []tokenUsage{{Model: h.o.Model.Name(), InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}}
 	}
 	switch res.StopReason {
-	case agentsvc.StopError:
+	case wire.StopError:
 		r.mu.Lock()
 		msg := r.errMsg
 		r.mu.Unlock()
@@ -153,18 +155,18 @@ func (r *run) execute(ctx context.Context, p *plan) {
 			msg = "the run failed"
 		}
 		r.out.send(runError{Type: EventRunError, Message: msg, Code: "model_error"})
-	case agentsvc.StopCancelled:
+	case wire.StopCancelled:
 		if errors.Is(context.Cause(ctx), errClientGone) || r.out.isFailed() {
 			return // nobody to tell
 		}
 		fin.Outcome = &runOutcome{Type: "cancelled"}
 		r.out.send(fin)
-	case agentsvc.StopDeferred:
+	case loop.StopDeferred:
 		r.mu.Lock()
 		fin.Outcome = &runOutcome{Type: "success", PendingToolCallIDs: append([]string(nil), r.pending...)}
 		r.mu.Unlock()
 		r.out.send(fin)
-	case agentsvc.StopEnd:
+	case wire.StopEnd:
 		r.out.send(fin)
 	default: // max_iterations
 		fin.Result = &runResult{StopReason: res.StopReason}
@@ -233,7 +235,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func (r *run) compileTools() {
 	server := map[string]bool{}
 	if st := r.h.o.ServerTools; st != nil {
-		for _, d := range st.ToolDefs(agentsvc.AudienceWeb) {
+		for _, d := range st.ToolDefs(mcpservers.AudienceWeb) {
 			server[d.Name] = true
 		}
 	}
@@ -308,16 +310,16 @@ func (m roundModel) Stream(ctx context.Context, req llm.Request, onDelta func(st
 
 // onEvent turns the loop's events into AG-UI events: results of the calls the client saw;
 // text and calls are sent by roundModel and runTools.
-func (r *run) onEvent(ev agentsvc.Event) {
+func (r *run) onEvent(ev wire.Event) {
 	switch e := ev.(type) {
-	case *agentsvc.ToolResultEvent:
+	case *wire.ToolResultEvent:
 		r.mu.Lock()
 		id, shown := r.results[e.CallID]
 		r.mu.Unlock()
 		if shown && id != "" {
 			r.out.send(toolCallResult{Type: EventToolCallResult, MessageID: id, ToolCallID: e.CallID, Content: e.Text, Role: RoleTool})
 		}
-	case *agentsvc.ErrorEvent:
+	case *wire.ErrorEvent:
 		r.mu.Lock()
 		r.errMsg = e.Message
 		r.mu.Unlock()
@@ -344,18 +346,18 @@ type runTools struct{ r *run }
 func (t runTools) Defs(context.Context) []chat.ToolDef {
 	var defs []chat.ToolDef
 	if st := t.r.h.o.ServerTools; st != nil {
-		defs = append(defs, st.ToolDefs(agentsvc.AudienceWeb)...)
+		defs = append(defs, st.ToolDefs(mcpservers.AudienceWeb)...)
 	}
 	return append(defs, t.r.defs...)
 }
 
-func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out agentsvc.ToolOutcome) {
+func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outcome) {
 	r := t.r
 	defer func() { // runs in a goroutine of the loop: a panic must not take the process down
 		if p := recover(); p != nil {
 			r.log.Error("agui: panic in a tool call", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
 			r.hide(call.ID)
-			out = agentsvc.ToolOutcome{Name: call.Name, Text: "internal error", IsError: true}
+			out = tools.InternalError(call.Name)
 		}
 	}()
 	meter := r.h.o.Meter
@@ -363,31 +365,26 @@ func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out agentsvc.To
 	if sch, ok := r.frontend[call.Name]; ok {
 		if err := sch.Validate(ctx, json.RawMessage(call.Arguments)); err != nil {
 			r.hide(call.ID)
-			meter.ObserveToolCall("client", "invalid_args", time.Since(start))
-			return agentsvc.ToolOutcome{Name: call.Name, Text: "invalid arguments: " + err.Error(), IsError: true}
+			out = tools.InvalidArguments(call.Name, err)
+			meter.ObserveToolCall("client", out.Label(), time.Since(start))
+			return out
 		}
 		r.showCall(call, newMessageID()) // its result comes from the client, unless cancelled
 		r.mu.Lock()
 		r.pending = append(r.pending, call.ID)
 		r.mu.Unlock()
-		meter.ObserveToolCall("client", "handed_off", time.Since(start))
-		return agentsvc.ToolOutcome{Name: call.Name, Deferred: true}
+		out = tools.Handed(call.Name)
+		meter.ObserveToolCall("client", out.Label(), time.Since(start))
+		return out
 	}
 	st := r.h.o.ServerTools
 	if st == nil || !isServerTool(st, call.Name) {
 		r.hide(call.ID)
-		return agentsvc.ToolOutcome{Name: call.Name, Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
+		return tools.Unknown(call.Name)
 	}
 	r.showCall(call, newMessageID())
-	out = agentsvc.ServerToolbox(st, agentsvc.AudienceWeb).Call(ctx, call)
-	outcome := "ok"
-	switch {
-	case ctx.Err() != nil:
-		outcome = "cancelled"
-	case out.IsError:
-		outcome = "tool_error"
-	}
-	meter.ObserveToolCall("server", outcome, time.Since(start))
+	out = mcpservers.Toolbox{Tools: st, Audience: mcpservers.AudienceWeb}.Call(ctx, call)
+	meter.ObserveToolCall("server", out.Label(), time.Since(start))
 	return out
 }
 
@@ -398,8 +395,8 @@ func (r *run) hide(callID string) {
 	r.mu.Unlock()
 }
 
-func isServerTool(st agentsvc.ServerTools, name string) bool {
-	for _, d := range st.ToolDefs(agentsvc.AudienceWeb) {
+func isServerTool(st mcpservers.ServerTools, name string) bool {
+	for _, d := range st.ToolDefs(mcpservers.AudienceWeb) {
 		if d.Name == name {
 			return true
 		}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 )
@@ -66,21 +67,21 @@ func TestEverythingThroughAgentLoop(t *testing.T) {
 			model := llm.NewOpenAI(llm.Options{BaseURL: fake.URL, APIKey: "test", Model: "fake-model", MaxRetries: -1})
 
 			var mu sync.Mutex
-			results := map[string]*agentsvc.ToolResultEvent{}
-			res := agentsvc.RunTurn(ctx, agentsvc.Turn{
+			results := map[string]*wire.ToolResultEvent{}
+			res := loop.Run(ctx, loop.Turn{
 				ID:    "t1",
 				Model: model,
 				Text:  "echo something and add 2 and 40",
-				Tools: agentsvc.ServerToolbox(m, tt.audience),
-				Emit: func(ev agentsvc.Event) {
-					if r, ok := ev.(*agentsvc.ToolResultEvent); ok {
+				Tools: Toolbox{Tools: m, Audience: tt.audience},
+				Emit: func(ev wire.Event) {
+					if r, ok := ev.(*wire.ToolResultEvent); ok {
 						mu.Lock()
 						results[r.CallID] = r
 						mu.Unlock()
 					}
 				},
 			})
-			if res.StopReason != agentsvc.StopEnd || res.Text != "Echoed, and the sum is 42." {
+			if res.StopReason != wire.StopEnd || res.Text != "Echoed, and the sum is 42." {
 				t.Fatalf("turn: stop %q text %q err %v, want end with the model's answer", res.StopReason, res.Text, res.Err)
 			}
 

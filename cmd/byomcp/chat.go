@@ -17,12 +17,13 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/planner"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // chatSystemPrompt is the system prompt of terminal conversations.
@@ -83,22 +84,22 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var history []chat.Message
 	ask := func(q string) error {
 		out := &terminal{w: stdout}
-		res := agentsvc.RunTurn(ctx, agentsvc.Turn{
+		res := loop.Run(ctx, loop.Turn{
 			ID:      fmt.Sprintf("cli-%d", len(history)),
 			Model:   model,
 			System:  chatSystemPrompt,
 			History: history,
 			Text:    q,
-			Tools:   agentsvc.ServerToolbox(mgr, mcpservers.AudienceCLI),
+			Tools:   mcpservers.Toolbox{Tools: mgr, Audience: mcpservers.AudienceCLI},
 			Emit:    out.event,
 			Logger:  log,
 		})
 		out.endLine()
 		history = append(history, res.Messages...)
 		switch res.StopReason {
-		case agentsvc.StopMaxIterations:
+		case wire.StopMaxIterations:
 			fmt.Fprintln(stdout, "[stopped: the turn reached its limit of model or tool calls]")
-		case agentsvc.StopError:
+		case wire.StopError:
 			return errors.New(modelErrorSentence(res.Err, model.Name()))
 		}
 		return nil
@@ -239,9 +240,9 @@ type terminal struct {
 	afterTool bool // the last line written was a [tool] line
 }
 
-func (t *terminal) event(ev agentsvc.Event) {
+func (t *terminal) event(ev wire.Event) {
 	switch ev := ev.(type) {
-	case *agentsvc.TextDeltaEvent:
+	case *wire.TextDeltaEvent:
 		d := ev.Delta
 		if t.afterTool { // the blank lines that part texts are not needed after [tool] lines
 			if d = strings.TrimLeft(d, "\n"); d == "" {
@@ -251,11 +252,11 @@ func (t *terminal) event(ev agentsvc.Event) {
 		}
 		fmt.Fprint(t.w, d)
 		t.midLine = !strings.HasSuffix(d, "\n")
-	case *agentsvc.ToolCallEvent:
+	case *wire.ToolCallEvent:
 		t.endLine()
 		fmt.Fprintf(t.w, "[tool] %s(%s)\n", ev.Name, compactJSON(ev.Arguments))
 		t.afterTool = true
-	case *agentsvc.ToolResultEvent:
+	case *wire.ToolResultEvent:
 		t.endLine()
 		prefix := "[tool] -> "
 		if ev.IsError {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
@@ -395,7 +394,7 @@ func TestChatWithThirdPartyServer(t *testing.T) {
 }
 
 // TestAdaptersKeepAudiences checks the two toolboxes built on the Manager: the terminal's
-// (agentsvc.ServerToolbox) and the page conversations' (the Manager as agentsvc.ServerTools). Both servers are this binary's
+// (mcpservers.Toolbox) and the page conversations' (the Manager as mcpservers.ServerTools). Both servers are this binary's
 // `byomcp tools`, one exposed to the web only and one to the terminal only.
 func TestAdaptersKeepAudiences(t *testing.T) {
 	self, err := os.Executable()
@@ -429,7 +428,7 @@ func TestAdaptersKeepAudiences(t *testing.T) {
 	for _, def := range mgr.ToolDefs("web") {
 		webNames = append(webNames, def.Name)
 	}
-	cli := agentsvc.ServerToolbox(mgr, mcpservers.AudienceCLI)
+	cli := mcpservers.Toolbox{Tools: mgr, Audience: mcpservers.AudienceCLI}
 	var cliNames []string
 	for _, def := range cli.Defs(ctx) {
 		cliNames = append(cliNames, def.Name)
@@ -460,15 +459,15 @@ func TestAdaptersKeepAudiences(t *testing.T) {
 		t.Errorf("web call of a terminal-only tool: err = %v, want ErrNotExposed", err)
 	}
 	out := cli.Call(ctx, chat.ToolCall{ID: "c1", Name: "pagetools__calculate", Arguments: string(args)})
-	if !out.IsError || !strings.Contains(out.Text, "not available to cli") {
+	if !out.IsError() || !strings.Contains(out.Text, "not available to cli") {
 		t.Errorf("terminal call of a web-only tool: got %+v, want a tool error", out)
 	}
 	out = cli.Call(ctx, chat.ToolCall{ID: "c2", Name: "termtools__calculate", Arguments: `{"expression":"6 *"}`})
-	if !out.IsError || out.Name != "termtools__calculate" {
+	if !out.IsError() || out.Name != "termtools__calculate" {
 		t.Errorf("terminal call with a bad expression: got %+v, want a tool error", out)
 	}
 	out = cli.Call(ctx, chat.ToolCall{ID: "c3", Name: "termtools__calculate", Arguments: string(args)})
-	if out.IsError || !strings.Contains(out.Text, "42") {
+	if out.IsError() || !strings.Contains(out.Text, "42") {
 		t.Errorf("terminal call: got %+v, want 42", out)
 	}
 }

@@ -144,7 +144,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		log.Info("sites", zap.String("file", *sitesPath), zap.Int("sites", len(reg.Config().Sites)))
 	}
 
-	var serverTools agentsvc.ServerTools
+	var serverTools mcpservers.ServerTools
 	if c.mcpConfig != "" {
 		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
 		if err != nil {

@@ -1,4 +1,6 @@
-package agentsvc
+// Package loop is the agent's tool-calling loop: one turn is model call (streamed) → the
+// model's tool calls in parallel → results appended → model call … until an answer or a guard.
+package loop
 
 import (
 	"context"
@@ -14,6 +16,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // Limits bound one turn.
@@ -24,7 +27,8 @@ type Limits struct {
 	MaxTools      int // tools offered to the model; default 128
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills the limits left zero.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxModelCalls <= 0 {
 		l.MaxModelCalls = 10
 	}
@@ -45,22 +49,14 @@ type Toolbox interface {
 	// Defs returns the tools offered to the model for its next call.
 	Defs(ctx context.Context) []chat.ToolDef
 	// Call runs one call of the model. It validates the arguments and applies timeouts, and
-	// always returns an outcome: failures are tool errors for the model, not Go errors.
-	Call(ctx context.Context, call chat.ToolCall) ToolOutcome
+	// always returns an outcome: failures are tool errors for the model, not Go errors. An
+	// outcome of kind tools.HandedOff is answered outside the turn (an AG-UI client runs
+	// it): no tool_result event and no tool message for it, and the turn ends after this
+	// round of calls with StopDeferred.
+	Call(ctx context.Context, call chat.ToolCall) tools.Outcome
 }
 
-// ToolOutcome is the end of one tool call.
-type ToolOutcome struct {
-	Name    string // the tool's own name (as the page or server knows it)
-	Text    string // result text (rendered, capped, not yet labelled) or error message
-	IsError bool
-	// Deferred says the call is answered outside the turn (an AG-UI client runs it): no
-	// tool_result event and no tool message for it, and the turn ends after this round of
-	// calls with StopDeferred.
-	Deferred bool
-}
-
-// StopDeferred ends a turn whose tool calls are answered outside it (ToolOutcome.Deferred).
+// StopDeferred ends a turn whose tool calls are answered outside it (tools.HandedOff).
 const StopDeferred = "deferred"
 
 // Turn is one user message and everything the agent does to answer it.
@@ -74,15 +70,15 @@ type Turn struct {
 	Limits  Limits
 	// Emit receives the turn's events in order (TurnID and Type set; the caller numbers them).
 	// Called from several goroutines when tools run in parallel, never at the same time.
-	Emit   func(Event)
+	Emit   func(wire.Event)
 	Logger *zap.Logger
 	// OnPanic, if set, is told of every panic RunTurn recovers (a model stream, a tool call,
 	// the loop itself), after it was logged with its stack; the turn then ends with StopError.
 	OnPanic func(where string, v any)
 }
 
-// TurnResult is how a turn ended.
-type TurnResult struct {
+// Result is how a turn ended.
+type Result struct {
 	Text       string
 	StopReason string
 	Usage      chat.Usage
@@ -92,15 +88,15 @@ type TurnResult struct {
 	Err error
 }
 
-// RunTurn runs the tool-calling loop: model call (streamed) → the response's tool calls in
+// Run runs the tool-calling loop: model call (streamed) → the response's tool calls in
 // parallel → results appended → model call … until a reply without tool calls, the limits,
 // an error or ctx's cancellation. Every tool call id the model produced gets an answer.
 //
 // A panic in the model's stream, a tool call or the loop is contained: logged with its
 // stack, reported to t.OnPanic, every tool call of the round answered, and the turn ends with
 // StopError and an error event.
-func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
-	lim := t.Limits.withDefaults()
+func Run(ctx context.Context, t Turn) (result Result) {
+	lim := t.Limits.WithDefaults()
 	log := t.Logger
 	if log == nil {
 		log = zap.NewNop()
@@ -113,7 +109,7 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 		return fmt.Errorf("%w: %s: %v", errTurnPanicked, where, v)
 	}
 	var emitMu sync.Mutex
-	emit := func(ev Event) {
+	emit := func(ev wire.Event) {
 		if t.Emit == nil {
 			return
 		}
@@ -123,7 +119,7 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 		t.Emit(ev)
 	}
 
-	var res TurnResult
+	var res Result
 	conv := make([]chat.Message, 0, len(t.History)+8)
 	if t.System != "" {
 		conv = append(conv, chat.Message{Role: chat.RoleSystem, Content: t.System})
@@ -137,18 +133,18 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 
 	var texts []string
 	toolCalls := 0
-	finish := func(reason string, err error) TurnResult {
+	finish := func(reason string, err error) Result {
 		res.StopReason = reason
 		res.Err = err
 		res.Text = strings.Join(texts, "\n\n")
 		return res
 	}
-	failed := func(err error) TurnResult { // after a recovered panic
+	failed := func(err error) Result { // after a recovered panic
 		func() {
 			defer func() { _ = recover() }() // emitting may be what failed
-			emit(&ErrorEvent{EventHeader: EventHeader{Type: EventError}, Message: "the agent failed while answering (an internal error)", Retryable: true})
+			emit(&wire.ErrorEvent{EventHeader: wire.EventHeader{Type: wire.EventError}, Message: "the agent failed while answering (an internal error)", Retryable: true})
 		}()
-		return finish(StopError, err)
+		return finish(wire.StopError, err)
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -157,10 +153,10 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 	}()
 	for modelCalls := 0; ; modelCalls++ {
 		if modelCalls == lim.MaxModelCalls {
-			return finish(StopMaxIterations, nil)
+			return finish(wire.StopMaxIterations, nil)
 		}
 		if ctx.Err() != nil {
-			return finish(StopCancelled, nil)
+			return finish(wire.StopCancelled, nil)
 		}
 		var defs []chat.ToolDef
 		if t.Tools != nil {
@@ -177,11 +173,11 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 				return
 			}
 			if !started && len(texts) > 0 {
-				emit(&TextDeltaEvent{EventHeader: EventHeader{Type: EventTextDelta}, Delta: "\n\n"})
+				emit(&wire.TextDeltaEvent{EventHeader: wire.EventHeader{Type: wire.EventTextDelta}, Delta: "\n\n"})
 			}
 			started = true
 			sb.WriteString(d)
-			emit(&TextDeltaEvent{EventHeader: EventHeader{Type: EventTextDelta}, Delta: d})
+			emit(&wire.TextDeltaEvent{EventHeader: wire.EventHeader{Type: wire.EventTextDelta}, Delta: d})
 		}
 		resp, err := streamContained(ctx, t.Model, llm.Request{Messages: conv, Tools: defs}, onDelta, panicked)
 		if errors.Is(err, errTurnPanicked) {
@@ -197,12 +193,12 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 				res.Messages = append(res.Messages, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
 			}
 			if ctx.Err() != nil {
-				return finish(StopCancelled, nil)
+				return finish(wire.StopCancelled, nil)
 			}
 			msg, retryable := describeModelError(err)
 			log.Warn("model call failed", zap.Error(err))
-			emit(&ErrorEvent{EventHeader: EventHeader{Type: EventError}, Message: msg, Retryable: retryable})
-			return finish(StopError, err)
+			emit(&wire.ErrorEvent{EventHeader: wire.EventHeader{Type: wire.EventError}, Message: msg, Retryable: retryable})
+			return finish(wire.StopError, err)
 		}
 		res.Usage = res.Usage.Add(resp.Usage)
 		text := resp.Text
@@ -216,7 +212,7 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 		res.Messages = append(res.Messages, asst)
 		conv = append(conv, asst)
 		if len(resp.ToolCalls) == 0 {
-			return finish(StopEnd, nil)
+			return finish(wire.StopEnd, nil)
 		}
 
 		answers := make([]chat.Message, len(resp.ToolCalls))
@@ -227,7 +223,7 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 		for i, call := range resp.ToolCalls {
 			if toolCalls >= lim.MaxToolCalls {
 				overBudget = true
-				answers[i] = toolMessage(t.ID, call, "", fmt.Sprintf("not run: this turn reached its limit of %d tool calls", lim.MaxToolCalls), true)
+				answers[i] = toolMessage(t.ID, call, tools.NotRun(call.Name, lim.MaxToolCalls))
 				continue
 			}
 			toolCalls++
@@ -238,15 +234,15 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 					if v := recover(); v != nil {
 						err := panicked("tool_call", v)
 						toolPanic.Store(&err)
-						const text = "internal error: the tool call failed in the agent"
-						answers[i], deferred[i] = toolMessage(t.ID, call, "", text, true), false
+						out := tools.InternalError(call.Name)
+						answers[i], deferred[i] = toolMessage(t.ID, call, out), false
 						func() {
 							defer func() { _ = recover() }()
-							emit(&ToolResultEvent{EventHeader: EventHeader{Type: EventToolResult}, CallID: call.ID, Name: call.Name, IsError: true, Text: text})
+							emit(resultEvent(call, out))
 						}()
 					}
 				}()
-				answers[i], deferred[i] = runToolCall(ctx, t, call, lim, emit)
+				answers[i], deferred[i] = runToolCall(ctx, t, call, emit)
 			}()
 		}
 		wg.Wait()
@@ -262,13 +258,13 @@ func RunTurn(ctx context.Context, t Turn) (result TurnResult) {
 			return failed(*err)
 		}
 		if ctx.Err() != nil {
-			return finish(StopCancelled, nil)
+			return finish(wire.StopCancelled, nil)
 		}
 		if len(answered) < len(answers) {
 			return finish(StopDeferred, nil)
 		}
 		if overBudget {
-			return finish(StopMaxIterations, nil)
+			return finish(wire.StopMaxIterations, nil)
 		}
 	}
 }
@@ -289,7 +285,7 @@ func streamContained(ctx context.Context, m llm.Model, req llm.Request, onDelta 
 
 // runToolCall emits tool_call, runs the call, emits tool_result, and returns the tool
 // message for the model, or deferred when the call is answered outside the turn.
-func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, lim Limits, emit func(Event)) (msg chat.Message, deferred bool) {
+func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, emit func(wire.Event)) (msg chat.Message, deferred bool) {
 	args := json.RawMessage(call.Arguments)
 	if strings.TrimSpace(call.Arguments) == "" {
 		args = json.RawMessage(`{}`)
@@ -298,35 +294,36 @@ func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, lim Limits, em
 		b, _ := json.Marshal(call.Arguments)
 		args = b
 	}
-	emit(&ToolCallEvent{EventHeader: EventHeader{Type: EventToolCall}, CallID: call.ID, Name: call.Name, Arguments: args})
-	var out ToolOutcome
-	if t.Tools == nil {
-		out = ToolOutcome{Name: call.Name, Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
-	} else {
+	emit(&wire.ToolCallEvent{EventHeader: wire.EventHeader{Type: wire.EventToolCall}, CallID: call.ID, Name: call.Name, Arguments: args})
+	out := tools.Unknown(call.Name)
+	if t.Tools != nil {
 		out = t.Tools.Call(ctx, call)
 	}
 	if out.Name == "" {
 		out.Name = call.Name
 	}
-	if out.Deferred && ctx.Err() == nil {
+	if out.Kind == tools.HandedOff && ctx.Err() == nil {
 		return chat.Message{}, true
 	}
-	if ctx.Err() != nil && (out.Deferred || !out.IsError && out.Text == "") {
-		out = ToolOutcome{Name: out.Name, Text: "cancelled", IsError: true}
+	if ctx.Err() != nil && (out.Kind == tools.HandedOff || out.Kind == tools.OK && out.Text == "") {
+		out = tools.CancelledCall(out.Name)
 	}
-	emit(&ToolResultEvent{EventHeader: EventHeader{Type: EventToolResult}, CallID: call.ID, Name: out.Name, IsError: out.IsError, Text: out.Text})
-	return toolMessage(t.ID, call, out.Name, out.Text, out.IsError), false
+	emit(resultEvent(call, out))
+	return toolMessage(t.ID, call, out), false
 }
 
-func toolMessage(turnID string, call chat.ToolCall, name, text string, isError bool) chat.Message {
-	if name == "" {
-		name = call.Name
-	}
+// resultEvent is the tool_result event of a call's outcome.
+func resultEvent(call chat.ToolCall, out tools.Outcome) *wire.ToolResultEvent {
+	return &wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult}, CallID: call.ID, Name: out.Name, IsError: out.IsError(), Text: out.ForVisitor()}
+}
+
+// toolMessage is the answer to a call for the model.
+func toolMessage(turnID string, call chat.ToolCall, out tools.Outcome) chat.Message {
 	return chat.Message{
 		Role:       chat.RoleTool,
 		ToolCallID: call.ID,
 		Name:       call.Name,
-		Content:    tools.Wrap(name, text, isError),
+		Content:    out.ForModel(),
 		TurnID:     turnID,
 	}
 }

@@ -1,0 +1,58 @@
+package mcpservers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+)
+
+// ServerTools is what a conversation uses of the server-side tools; *Manager is one, tests
+// use fakes.
+type ServerTools interface {
+	// ToolDefs lists the tools exposed to an audience (AudienceWeb, AudienceCLI), named
+	// "<server>__<tool>".
+	ToolDefs(audience string) []chat.ToolDef
+	// Call validates and calls a tool for an audience.
+	Call(ctx context.Context, audience, modelName string, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+var _ ServerTools = (*Manager)(nil)
+
+// Toolbox is the toolbox (agentsvc/loop) of a conversation that has only server-side tools:
+// the terminal's, or an AG-UI run's server part.
+type Toolbox struct {
+	Tools    ServerTools
+	Audience string
+}
+
+// Defs lists the audience's tools.
+func (b Toolbox) Defs(context.Context) []chat.ToolDef { return b.Tools.ToolDefs(b.Audience) }
+
+// Call runs one call of the model.
+func (b Toolbox) Call(ctx context.Context, call chat.ToolCall) tools.Outcome {
+	return CallTool(ctx, b.Tools, b.Audience, call.Name, json.RawMessage(call.Arguments), 0)
+}
+
+// CallTool calls a server-side tool for an audience and renders its result for the model
+// (at most maxOutput bytes; 0: tools.DefaultMaxOutput).
+func CallTool(ctx context.Context, st ServerTools, audience, name string, args json.RawMessage, maxOutput int) tools.Outcome {
+	res, err := st.Call(ctx, audience, name, args)
+	switch {
+	case err == nil:
+		text, isErr := tools.Render(res, maxOutput)
+		return tools.Answered(name, text, isErr)
+	case ctx.Err() != nil:
+		return tools.CancelledCall(name)
+	case errors.Is(err, ErrUnknownTool):
+		return tools.Unknown(name)
+	case errors.Is(err, ErrInvalidArguments):
+		return tools.InvalidArguments(name, err)
+	default:
+		return tools.CallFailed(name, err)
+	}
+}

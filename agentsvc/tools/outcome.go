@@ -1,0 +1,130 @@
+package tools
+
+import "fmt"
+
+// Kind is how a tool call ended. It is set once, where it is known (the validator, the
+// call's timers, the socket, the toolbox); the text for the model, the text for the visitor
+// and the metrics' label are derived from it.
+type Kind uint8
+
+// The kinds of Outcome.
+const (
+	OK          Kind = iota // the tool answered
+	ToolError               // the tool answered with an error (an isError result, or an error response)
+	InvalidArgs             // the arguments do not fit the tool's schema: the tool did not run
+	Timeout                 // no answer in time: the call's timeout, or its hard maximum
+	PageGone                // the page went away during the call, or did not come back to run it
+	Cancelled               // the turn was cancelled during the call
+	UnknownTool             // no tool of that name (any more)
+	Failed                  // the call failed on its way (neither an answer nor one of the above)
+	OverLimit               // not run: the turn reached its limit of tool calls
+	HandedOff               // answered outside the turn (an AG-UI client runs it)
+)
+
+var kindLabels = [...]string{
+	OK:          "ok",
+	ToolError:   "tool_error",
+	InvalidArgs: "invalid_args",
+	Timeout:     "timeout",
+	PageGone:    "page_gone",
+	Cancelled:   "cancelled",
+	UnknownTool: "unknown_tool",
+	Failed:      "failed",
+	OverLimit:   "over_limit",
+	HandedOff:   "handed_off",
+}
+
+// String returns the kind's label, as the metrics' outcome label uses it.
+func (k Kind) String() string {
+	if int(k) < len(kindLabels) {
+		return kindLabels[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Outcome is the end of one tool call. Make it with the functions below, which write its
+// text from its kind.
+type Outcome struct {
+	Kind Kind
+	Name string // the tool's own name (as the page or the server knows it)
+	// Text is the tool's rendered result (OK, ToolError: not yet labelled) or one sentence
+	// on what happened instead.
+	Text string
+}
+
+// IsError tells whether the model is given the outcome as a tool error.
+func (o Outcome) IsError() bool { return o.Kind != OK && o.Kind != HandedOff }
+
+// Label is the outcome label of the tool call metrics.
+func (o Outcome) Label() string { return o.Kind.String() }
+
+// ForVisitor is the text shown to the visitor (the tool_result event).
+func (o Outcome) ForVisitor() string { return o.Text }
+
+// ForModel is the tool message's content: the text labelled as untrusted data (Wrap).
+func (o Outcome) ForModel() string { return Wrap(o.Name, o.Text, o.IsError()) }
+
+// Answered is the tool's own answer, rendered: OK, or ToolError when it says it failed.
+func Answered(name, text string, isError bool) Outcome {
+	if isError {
+		return Outcome{ToolError, name, text}
+	}
+	return Outcome{OK, name, text}
+}
+
+// ErrorAnswer is an error response of the tool's host (a JSON-RPC error from the page).
+func ErrorAnswer(name, message string) Outcome {
+	return Outcome{ToolError, name, "the page answered with an error: " + message}
+}
+
+// InvalidArguments is a call whose arguments the validator refused, with its message.
+func InvalidArguments(name string, err error) Outcome {
+	return Outcome{InvalidArgs, name, "invalid arguments: " + err.Error()}
+}
+
+// TimedOut is a call that got no answer within its timeout, or within its hard maximum.
+func TimedOut(name string, hard bool) Outcome {
+	if hard {
+		return Outcome{Timeout, name, "the tool ran past its hard time limit"}
+	}
+	return Outcome{Timeout, name, "the tool did not answer in time"}
+}
+
+// Disconnected is a call whose page went away while it ran: it may or may not have run.
+func Disconnected(name string) Outcome {
+	return Outcome{PageGone, name, "the page disconnected while the tool was running; it may or may not have completed"}
+}
+
+// NotConnected is a call whose page was gone and did not come back in time: it did not run.
+func NotConnected(name string) Outcome {
+	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run"}
+}
+
+// CancelledCall is a call ended by the turn's cancellation.
+func CancelledCall(name string) Outcome { return Outcome{Cancelled, name, "cancelled"} }
+
+// Unknown is a call of a name the model was not offered, or no longer is.
+func Unknown(name string) Outcome {
+	return Outcome{UnknownTool, name, fmt.Sprintf("unknown tool %q", name)}
+}
+
+// NotOnPage is a call of a tool the current page does not have (the page changed).
+func NotOnPage(name string) Outcome {
+	return Outcome{UnknownTool, name, fmt.Sprintf("the tool %q is not available on the current page (the page may have changed)", name)}
+}
+
+// CallFailed is a call that failed on its way, for a reason the model may read.
+func CallFailed(name string, err error) Outcome { return Outcome{Failed, name, err.Error()} }
+
+// InternalError is a call that failed inside the agent (a recovered panic).
+func InternalError(name string) Outcome {
+	return Outcome{Failed, name, "internal error: the tool call failed in the agent"}
+}
+
+// NotRun is a call the turn refused to run: it reached its limit of max tool calls.
+func NotRun(name string, max int) Outcome {
+	return Outcome{OverLimit, name, fmt.Sprintf("not run: this turn reached its limit of %d tool calls", max)}
+}
+
+// Handed is a call handed to someone outside the turn, who answers it later.
+func Handed(name string) Outcome { return Outcome{HandedOff, name, ""} }
