@@ -68,3 +68,8 @@ var ErrMessageTimeout = errors.New("wsrpc: message not completed in time")
 // ErrBinaryFrame is returned by a WebSocket MessageConn that received a binary frame; it has
 // already closed the socket with status 1003 (unsupported data).
 var ErrBinaryFrame = errors.New("wsrpc: binary frames are not supported")
+
+// ErrInvalidUTF8 is returned by a WebSocket MessageConn that received a text message that is not
+// valid UTF-8 (RFC 6455 section 8.1); it has already closed the socket with status 1007 (invalid
+// frame payload data), so nothing of that message is echoed back in a text frame.
+var ErrInvalidUTF8 = errors.New("wsrpc: text message is not valid UTF-8")

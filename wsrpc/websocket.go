@@ -159,6 +159,10 @@ func (w *wsConn) readMessage() ([]byte, error) {
 	}
 	w.msgDeadline = time.Time{}
 	w.extendReadDeadline()
+	if !utf8.Valid(w.buf.Bytes()) {
+		_ = w.writeClose(websocket.CloseInvalidFramePayloadData, "text message is not valid UTF-8")
+		return nil, ErrInvalidUTF8
+	}
 	return w.buf.Bytes(), nil
 }
 

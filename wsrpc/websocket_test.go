@@ -199,6 +199,23 @@ func TestWebSocketBinaryFrame(t *testing.T) {
 	}
 }
 
+func TestWebSocketInvalidUTF8(t *testing.T) {
+	url, peers := wsServer(t, WSOptions{}, Options{}, setupHandlers)
+	c := dial(t, url)
+	server := recvPeer(t, peers)
+	// A request whose id is not valid UTF-8: answering it would echo the bytes in a text frame.
+	if err := c.WriteMessage(websocket.TextMessage, []byte("{\"jsonrpc\":\"2.0\",\"id\":\"\xff\xfe\",\"method\":\"echo\"}")); err != nil {
+		t.Fatal(err)
+	}
+	ce, texts := readClose(t, c)
+	if ce.Code != websocket.CloseInvalidFramePayloadData || len(texts) != 0 {
+		t.Errorf("got close %d after %v, want 1007 after nothing", ce.Code, texts)
+	}
+	if err := waitPeer(t, server); !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("server Wait: got %v, want ErrInvalidUTF8", err)
+	}
+}
+
 func TestWebSocketCloseWithStatus(t *testing.T) {
 	url, peers := wsServer(t, WSOptions{}, Options{}, nil)
 	c := dial(t, url)
