@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { humanize, toolLabel, describeArgs, formatValue } from '../confirm-card.js';
-import { unwrapToolOutput } from '../chat-element.js';
+import { unwrapToolOutput } from '../transcript.js';
 
 test('humanize makes identifiers readable', () => {
   for (const [id, want] of [

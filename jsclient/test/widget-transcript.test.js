@@ -2,7 +2,7 @@
 // replay dedupe, argument pretty-printing and the agent URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupMessages, filterReplay, prettyJSON } from '../chat-element.js';
+import { groupMessages, filterReplay, prettyJSON } from '../transcript.js';
 import { agentURL, findScript } from '../widget.js';
 
 const MESSAGES = [
