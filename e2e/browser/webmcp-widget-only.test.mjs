@@ -107,7 +107,8 @@ test('consequentialHint asks the visitor before the tool runs', async () => {
   try {
     await ask(page, 'order it now');
     await page.locator(W.confirm).waitFor();
-    assert.match(await page.locator(W.confirm).innerText(), /place_order/);
+    // The card names the tool as a visitor reads it (point 4 of issue 19): "place_order" as "Place order".
+    assert.match(await page.locator(W.confirm).innerText(), /Place order/);
     assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__calls), [], 'nothing ran before the visitor confirmed');
     await page.locator(W.confirmOk).click();
     await page.locator(W.text).filter({ hasText: 'Ordered: Brass desk lamp' }).waitFor();
