@@ -81,6 +81,9 @@ type demoPage struct {
 	filters map[string]any
 	sortBy  string
 	desc    bool
+	// navigated names the page a tool just opened (as byomcp/navigating does in the demo):
+	// the rest of the turn sees that page's tools, as the agent waits for them.
+	navigated string
 }
 
 func money(v float64) string {
@@ -198,6 +201,7 @@ func (p *demoPage) call(name, args string) (string, bool) {
 		if !ok {
 			return fmt.Sprintf("There is no car with id %s. Use search_cars to see the ids.", a["carId"]), true
 		}
+		p.navigated = "car"
 		return fmt.Sprintf("Opening the page of the %s (%s, %s). Its configurator tools will be available once it has loaded.", c.title(), c.ID, money(c.Price)), false
 	case "compare_cars", "get_comparison":
 		var ids []string
@@ -242,10 +246,13 @@ func (p *demoPage) call(name, args string) (string, bool) {
 	case "get_price_summary":
 		return "2023 Toyota RAV4 (c01), LE trim (+$0), white, no packages. Base $31,990, total $31,990.", false
 	case "go_to_test_drive":
+		p.navigated = "test-drive"
 		return "Opening the test-drive booking page for the 2023 Toyota RAV4; its form tools will be available once it has loaded.", false
 	case "go_to_financing":
+		p.navigated = "financing"
 		return "Opening the financing calculator for the 2023 Toyota RAV4 at $31,990; its tools will be available once it has loaded.", false
 	case "back_to_inventory":
+		p.navigated = "inventory"
 		return "Going back to the inventory page; its search tools will be available once it has loaded.", false
 	case "fill_form_data":
 		var ks []string
@@ -268,8 +275,9 @@ func (p *demoPage) call(name, args string) (string, bool) {
 var fixedDay = time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 
 type turnOut struct {
-	calls []string // "name {args}"
-	text  string
+	calls  []string // "name {args}"
+	text   string
+	landed string // the page a navigating tool opened during the turn ("" = none)
 }
 
 // converse runs turns like the agent loop: each user message, then the planner's calls
@@ -306,6 +314,11 @@ func (cv *conversation) say(toolset []chat.ToolDef, text string) turnOut {
 			out.calls = append(out.calls, call.Name+" "+call.Arguments)
 			res, isErr := cv.page.call(call.Name, call.Arguments)
 			cv.msgs = append(cv.msgs, chat.Message{Role: chat.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: tools.Wrap(call.Name, res, isErr)})
+			if to := cv.page.navigated; to != "" {
+				cv.page.navigated = ""
+				toolset = demoPages[to]
+				out.landed = to
+			}
 		}
 	}
 	t.Fatalf("no reply after 8 model calls; calls %v", out.calls)

@@ -6,6 +6,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,8 +149,25 @@ func (c *conv) next() action {
 			return action{text: c.failure(d, out)}
 		}
 	}
+	if c.pageChanged() {
+		// A tool of this turn opened another page: the plan was made for the tools of the
+		// page it left, so the turn ends by saying what was done, not by re-reading the
+		// visitor's words against the new page's tools.
+		return action{text: c.summary()}
+	}
 	in := c.intent()
 	return in.step(c)
+}
+
+// pageChanged reports whether a tool this turn called is no longer offered: the page it ran
+// on has been replaced (a tool navigated, and the agent waited for the next page's tools).
+func (c *conv) pageChanged() bool {
+	for _, d := range c.done {
+		if !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == d.name }) {
+			return true
+		}
+	}
+	return false
 }
 
 func countRole(msgs []chat.Message, role string) int {
