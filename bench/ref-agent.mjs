@@ -411,12 +411,19 @@ async function callTool(s, turnId, call, signal) {
 async function streamModel(messages, tools, signal, onDelta) {
   const body = { model, messages, stream: true, stream_options: { include_usage: true } };
   if (tools.length) Object.assign(body, { tools });
-  const res = await fetch(baseURL + '/chat/completions', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify(body),
-    signal,
-  });
+  let res;
+  try {
+    res = await fetch(baseURL + '/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (err) {
+    // Counted by the bench (failed model connects), as byomcp's log line is.
+    if (!signal.aborted) process.stderr.write(`model call failed: cannot reach the model API (${err?.cause?.code ?? err?.message ?? err})\n`);
+    throw err;
+  }
   if (!res.ok || !res.body) throw new Error(`model: HTTP ${res.status}`);
   let text = '';
   /** @type {any[]} */

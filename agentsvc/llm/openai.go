@@ -62,7 +62,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// MaxConns bounds the connections to the provider, the idle ones kept for reuse, and
 	// the model requests in flight (the others wait their turn in arrival order). Default
-	// DefaultMaxConns; Select reads BYOMCP_MODEL_CONNS. Unused when HTTPClient is given.
+	// DefaultMaxConns, or DefaultLocalMaxConns for a server on this machine (a local
+	// inference server serves a few requests at a time, and a burst of connections
+	// overflows its listen queue); Select reads BYOMCP_MODEL_CONNS. Unused when HTTPClient
+	// is given.
 	MaxConns int
 	// RequestTimeout bounds a whole Stream call: every attempt, the waits between them
 	// and the streamed body. Default 120s.
@@ -109,7 +112,11 @@ func NewOpenAI(o Options) *OpenAI {
 		o.Model = openAIDefaultModel
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Transport: NewTransport(TransportOptions{MaxConns: o.MaxConns})}
+		n := o.MaxConns
+		if n <= 0 && isLoopback(o.BaseURL) {
+			n = DefaultLocalMaxConns
+		}
+		o.HTTPClient = &http.Client{Transport: NewTransport(TransportOptions{MaxConns: n})}
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout

@@ -5,13 +5,34 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
 
-// DefaultMaxConns bounds a provider's connections and the model requests in flight to it
-// when Options.MaxConns is not set (env BYOMCP_MODEL_CONNS).
-const DefaultMaxConns = 64
+// Default bounds of a provider's connections and model requests in flight, when
+// Options.MaxConns is not set (env BYOMCP_MODEL_CONNS): DefaultLocalMaxConns for a server
+// on a loopback address (Ollama, llama.cpp, LM Studio and the like serve a few requests at
+// once, often behind a small listen queue), DefaultMaxConns for the others.
+const (
+	DefaultMaxConns      = 64
+	DefaultLocalMaxConns = 8
+)
+
+// isLoopback reports whether a base URL names this machine.
+func isLoopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
 
 // TransportOptions sizes the HTTP transport of one provider.
 type TransportOptions struct {

@@ -25,6 +25,17 @@ func TestModelConnsSizing(t *testing.T) {
 	if got := conns(t, NewOpenAI(Options{MaxConns: 5})); got != 5 {
 		t.Errorf("MaxConns 5: got %d", got)
 	}
+	for _, local := range []string{"http://127.0.0.1:11434/v1", "http://localhost:8000/v1", "http://[::1]:1234/v1"} {
+		if got := conns(t, NewOpenAI(Options{BaseURL: local})); got != DefaultLocalMaxConns {
+			t.Errorf("%s: got %d, want %d", local, got, DefaultLocalMaxConns)
+		}
+	}
+	if got := conns(t, NewOpenAI(Options{BaseURL: "http://127.0.0.1:11434/v1", MaxConns: 32})); got != 32 {
+		t.Errorf("local with MaxConns 32: got %d", got)
+	}
+	if got := conns(t, NewOpenAI(Options{BaseURL: "https://llm.example.com/v1"})); got != DefaultMaxConns {
+		t.Errorf("remote: got %d, want %d", got, DefaultMaxConns)
+	}
 	own := &http.Client{}
 	if m := NewOpenAI(Options{HTTPClient: own}); m.opts.HTTPClient != own {
 		t.Error("a given HTTPClient was replaced")

@@ -50,6 +50,22 @@ type Scenario struct {
 	// MaxTurns bounds the turns of the load phase (default: what the rate asks for, plus 10%;
 	// 1,000,000 for a closed loop).
 	MaxTurns int `json:"max_turns"`
+	// Pages is "" for a page with one small tool (ToolName), or PagesDemo for the realistic
+	// pages: the demo's four pages with their captured tool sets, a quarter of the sessions
+	// each, whose turns follow scripted conversations (one or two tool calls per turn, an
+	// answer of 300-600 characters; ToolsPerTurn and RenewEvery are then the script's).
+	Pages string `json:"pages,omitempty"`
+	// Turns is how many turns each session has before Hold (default 1). Without a load
+	// phase, the latencies are those of these turns.
+	Turns int `json:"turns,omitempty"`
+	// Concurrency bounds the sessions having those turns at once (default
+	// Options.FirstTurnConcurrency).
+	Concurrency int `json:"concurrency,omitempty"`
+	// Model is the fake model: "" (ModelHTTP) or ModelTLS or ModelPython.
+	Model string `json:"model,omitempty"`
+	// Store is the store a spawned command is asked for where it says {store}: "memory"
+	// (default) or "sqlite" (a fresh file).
+	Store string `json:"store,omitempty"`
 }
 
 // Options are the generator's knobs, shared by the scenarios.
@@ -138,6 +154,34 @@ type Result struct {
 	// Errors counts failures by kind (dial, handshake, session, timeout, closed,
 	// chat_<code>, stop_<reason>, tool_calls); all turns count, the first ones included.
 	Errors map[string]int `json:"errors"`
+
+	// Model side, over the whole run: the model calls served, the TCP connections and TLS
+	// handshakes the fake model accepted (not counted by the Python model), and the
+	// connections dropped by a full listen queue (the kernel's ListenOverflows: the whole
+	// machine's count, so other processes may add to it).
+	ModelCalls      int64 `json:"model_calls"`
+	ModelConns      int64 `json:"model_conns"`
+	TLSHandshakes   int64 `json:"tls_handshakes"`
+	ListenOverflows int64 `json:"listen_overflows"`
+	// FailedConnects is the number of model calls the target reported as failed to
+	// connect ("cannot reach the model API" on its standard error); -1 when unknown.
+	FailedConnects int `json:"failed_connects"`
+}
+
+// ConnsPer1000 is the new TCP connections to the model per 1,000 model calls.
+func (r *Result) ConnsPer1000() float64 {
+	if r.ModelCalls == 0 {
+		return math.NaN()
+	}
+	return float64(r.ModelConns) * 1000 / float64(r.ModelCalls)
+}
+
+// HandshakesPer1000 is the TLS handshakes with the model per 1,000 model calls.
+func (r *Result) HandshakesPer1000() float64 {
+	if r.ModelCalls == 0 {
+		return math.NaN()
+	}
+	return float64(r.TLSHandshakes) * 1000 / float64(r.ModelCalls)
 }
 
 // ToolRTT summarizes the agent's tools/call histogram: quantiles interpolated inside
@@ -180,7 +224,22 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 	if sc.RenewEvery <= 0 {
 		sc.RenewEvery = 10
 	}
+	if sc.Turns <= 0 {
+		sc.Turns = 1
+	}
+	if sc.Concurrency <= 0 {
+		sc.Concurrency = o.FirstTurnConcurrency
+	}
 	r := &run{t: t, m: m, sc: sc, o: o, errs: map[string]int{}}
+	if sc.Pages == PagesDemo {
+		d, err := loadDemo()
+		if err != nil {
+			return nil, err
+		}
+		r.demo = d
+	} else if sc.Pages != "" {
+		return nil, fmt.Errorf("loadgen: unknown pages %q", sc.Pages)
+	}
 	res := &Result{Target: t.Name, Scenario: sc}
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(o.Progress, "%s %s: "+format+"\n", append([]any{t.Name, sc.Name}, args...)...)
@@ -190,6 +249,7 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 	if err != nil {
 		return nil, err
 	}
+	model0 := m.counts()
 	if rss, err := t.RSS(); err == nil {
 		res.RSSBeforeKiB = rss >> 10
 	}
@@ -204,8 +264,14 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 	}
 
 	start = time.Now()
-	r.firstTurns(ctx, pages)
-	logf("first turn of every session done (%.1f s)", time.Since(start).Seconds())
+	opening := r.firstTurns(ctx, pages)
+	logf("%d turn(s) of every session done (%.1f s)", sc.Turns, time.Since(start).Seconds())
+	if sc.Duration <= 0 {
+		res.Turns = len(opening)
+		res.TurnLatency, res.Overhead = r.latencies(opening)
+		logf("turn latency p50 %.2f ms p99 %.2f ms, overhead p50 %.2f ms p99 %.2f ms",
+			res.TurnLatency.P50, res.TurnLatency.P99, res.Overhead.P50, res.Overhead.P99)
+	}
 	if err := sleep(ctx, max(o.Settle, sc.Hold)); err != nil {
 		return nil, err
 	}
@@ -259,19 +325,33 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 		}
 		h := after.histogram("byomcp_tool_call_seconds", `kind="page"`).Sub(held.histogram("byomcp_tool_call_seconds", `kind="page"`))
 		res.ToolRTT = toolRTT(h)
-		lat := make([]time.Duration, len(recs))
-		over := make([]time.Duration, len(recs))
-		for i, rec := range recs {
-			lat[i] = rec.end.Sub(rec.intended)
-			over[i] = lat[i] - m.take(rec.key)
-		}
-		res.TurnLatency = summarize(lat)
-		res.Overhead = summarize(over)
+		res.TurnLatency, res.Overhead = r.latencies(recs)
 		res.Held = countOpen(pages)
 		logf("%d turns, %.0f turns/s, %.0f tool calls/s, overhead p99 %.2f ms", res.Turns, res.TurnsPerSec, res.ToolCallsPerSec, res.Overhead.P99)
 	}
 	res.Errors = r.errs
+	model1 := m.counts()
+	res.ModelCalls = model1.calls - model0.calls
+	res.ModelConns = model1.conns - model0.conns
+	res.TLSHandshakes = model1.handshakes - model0.handshakes
+	res.ListenOverflows = model1.overflows - model0.overflows
+	res.FailedConnects = t.failedConnects()
 	return res, nil
+}
+
+// latencies summarizes turn records: from the intended send time to the result, and the
+// same without the time the model spent on the turn (unknown for the Python model: then
+// the overhead is left empty).
+func (r *run) latencies(recs []turnRecord) (lat, over Latency) {
+	all := make([]time.Duration, len(recs))
+	net := make([]time.Duration, 0, len(recs))
+	for i, rec := range recs {
+		all[i] = rec.end.Sub(rec.intended)
+		if spent, ok := r.m.take(rec.key); ok {
+			net = append(net, all[i]-spent)
+		}
+	}
+	return summarize(all), summarize(net)
 }
 
 // run is the state of one scenario run.
@@ -285,6 +365,7 @@ type run struct {
 	loadCalls atomic.Int64 // the same, during the load phase
 	inLoad    atomic.Bool
 	events    atomic.Int64
+	demo      *demoSet // the realistic pages, or nil
 
 	mu   sync.Mutex
 	errs map[string]int
@@ -306,6 +387,7 @@ type page struct {
 	calls  atomic.Int64 // tools/call answered by this page
 	turn   int          // turns sent so far
 	inConv int          // turns in the current conversation
+	kind   *demoPage    // the realistic page this is, or nil
 }
 
 // toolResult is the page's answer to every tools/call.
@@ -347,6 +429,11 @@ func (r *run) open(ctx context.Context, id int) *page {
 		return nil
 	}
 	p := &page{r: r, id: id, listed: make(chan struct{})}
+	list, results := toolsList, map[string]json.RawMessage(nil)
+	if r.demo != nil {
+		p.kind = kindOf(r.demo, id)
+		list, results = p.kind.toolsList, r.demo.results
+	}
 	p.peer = wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1, CallTimeout: r.o.TurnTimeout})
 	p.peer.Handle(wire.MethodInitialize, func(_ context.Context, req *wsrpc.Request) (any, error) {
 		var params wire.InitializeParams
@@ -359,13 +446,23 @@ func (r *run) open(ctx context.Context, id int) *page {
 	})
 	p.peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
 		p.once.Do(func() { close(p.listed) })
-		return toolsList, nil
+		return list, nil
 	})
-	p.peer.Handle(wire.MethodToolsCall, func(context.Context, *wsrpc.Request) (any, error) {
+	p.peer.Handle(wire.MethodToolsCall, func(_ context.Context, req *wsrpc.Request) (any, error) {
 		p.calls.Add(1)
 		r.calls.Add(1)
 		if r.inLoad.Load() {
 			r.loadCalls.Add(1)
+		}
+		if results != nil {
+			var params struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(req.Params, &params)
+			if res, ok := results[params.Name]; ok {
+				return res, nil
+			}
+			return json.RawMessage(`{"isError":true,"content":[{"type":"text","text":"no such tool on this page"}]}`), nil
 		}
 		return toolResult, nil
 	})
@@ -393,6 +490,9 @@ func (r *run) open(ctx context.Context, id int) *page {
 func (p *page) newSession(ctx context.Context) error {
 	p.inConv = 0
 	params := wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}}
+	if p.kind != nil {
+		params.Page = &wire.Page{URL: p.kind.URL, Title: p.kind.Title}
+	}
 	return p.peer.Call(ctx, wire.MethodAgentSession, params, nil)
 }
 
@@ -405,7 +505,11 @@ type turnRecord struct {
 // chat runs one turn and reports it; a failure is counted and gives ok false.
 func (p *page) chat(ctx context.Context, intended time.Time) (rec turnRecord, ok bool) {
 	r := p.r
-	if p.inConv >= r.sc.RenewEvery {
+	renew := r.sc.RenewEvery
+	if p.kind != nil {
+		renew = len(r.demo.convs[p.kind.Kind])
+	}
+	if p.inConv >= renew {
 		if err := p.newSession(ctx); err != nil {
 			r.fail(errKind(err))
 			return rec, false
@@ -415,6 +519,12 @@ func (p *page) chat(ctx context.Context, intended time.Time) (rec turnRecord, ok
 	p.inConv++
 	key := strconv.Itoa(p.id) + ":" + strconv.Itoa(p.turn)
 	text := turnMarker + key + " tools=" + strconv.Itoa(r.sc.ToolsPerTurn) + " Show me the red cars."
+	wantCalls := int64(r.sc.ToolsPerTurn)
+	if p.kind != nil {
+		t := r.demo.convs[p.kind.Kind][p.inConv-1]
+		text = turnMarker + key + " " + scriptText(p.kind.Kind, p.inConv-1, t)
+		wantCalls = int64(t.calls())
+	}
 	before := p.calls.Load()
 	var res wire.ChatResult
 	err := p.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: text}, &res)
@@ -422,15 +532,15 @@ func (p *page) chat(ctx context.Context, intended time.Time) (rec turnRecord, ok
 	switch {
 	case err != nil:
 		r.fail(errKind(err))
-		r.m.take(key)
+		_, _ = r.m.take(key)
 		return rec, false
 	case res.StopReason != wire.StopEnd:
 		r.fail("stop_" + res.StopReason)
-		r.m.take(key)
+		_, _ = r.m.take(key)
 		return rec, false
-	case p.calls.Load()-before != int64(r.sc.ToolsPerTurn):
+	case p.calls.Load()-before != wantCalls:
 		r.fail("tool_calls")
-		r.m.take(key)
+		_, _ = r.m.take(key)
 		return rec, false
 	}
 	return turnRecord{key: key, intended: intended, end: end}, true
@@ -451,9 +561,12 @@ func errKind(err error) string {
 	}
 }
 
-// firstTurns gives every session one turn, FirstTurnConcurrency at a time.
-func (r *run) firstTurns(ctx context.Context, pages []*page) {
-	sem := make(chan struct{}, r.o.FirstTurnConcurrency)
+// firstTurns gives every session its Turns turns, one after the other, Concurrency
+// sessions at a time, and returns the turns that succeeded.
+func (r *run) firstTurns(ctx context.Context, pages []*page) []turnRecord {
+	sem := make(chan struct{}, r.sc.Concurrency)
+	var mu sync.Mutex
+	var recs []turnRecord
 	var wg sync.WaitGroup
 	for _, p := range pages {
 		if ctx.Err() != nil {
@@ -464,14 +577,22 @@ func (r *run) firstTurns(ctx context.Context, pages []*page) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			tctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
-			defer cancel()
-			if rec, ok := p.chat(tctx, time.Now()); ok {
-				r.m.take(rec.key)
+			for range r.sc.Turns {
+				tctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
+				rec, ok := p.chat(tctx, time.Now())
+				cancel()
+				if ok {
+					mu.Lock()
+					recs = append(recs, rec)
+					mu.Unlock()
+				} else if isDone(p.peer) {
+					return
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	return recs
 }
 
 // load runs the load phase and returns its finished turns and its length (from its start

@@ -20,9 +20,16 @@ import (
 // startAgent runs a byomcp agent in the test process, on the fake model, with its metrics.
 func startAgent(t *testing.T, m *Model) *Target {
 	t.Helper()
+	return startAgentWith(t, llm.Options{BaseURL: m.URL})
+}
+
+// startAgentWith is startAgent with the model's options (BaseURL, HTTPClient) given.
+func startAgentWith(t *testing.T, o llm.Options) *Target {
+	t.Helper()
+	o.APIKey, o.Model = "k", "fake-model"
 	srv, err := agentsvc.NewServer(agentsvc.Config{
 		Store: store.NewMemory(),
-		Model: llm.NewOpenAI(llm.Options{BaseURL: m.URL, APIKey: "k", Model: "fake-model"}),
+		Model: llm.NewOpenAI(o),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -34,21 +35,41 @@ func WriteDetails(w io.Writer, results []*Result) error {
 				}
 				fmt.Fprintf(tw, ", %s for %s, %d tool call(s) per turn", rate, sc.Duration, sc.ToolsPerTurn)
 			}
+			if sc.Pages == PagesDemo {
+				fmt.Fprintf(tw, ", realistic pages, %d turn(s) each", max(sc.Turns, 1))
+				if sc.Concurrency > 0 {
+					fmt.Fprintf(tw, ", %d at once", sc.Concurrency)
+				}
+			}
+			if sc.Store != "" {
+				fmt.Fprintf(tw, ", %s store", sc.Store)
+			}
+			if sc.Model != "" {
+				fmt.Fprintf(tw, ", %s model", sc.Model)
+			}
 			if sc.Hold > 0 {
 				fmt.Fprintf(tw, ", held idle %s", sc.Hold)
 			}
 			fmt.Fprintln(tw)
-			fmt.Fprintln(tw, "target\tsessions\theld\tKiB/session\theap+stacks\tgoroutines/session\tturns/s\ttool calls/s\tCPU/turn\ttools/call p50\tp99\tmax ≤\tturn p50\tp99\toverhead p50\tp99\tmax\terrors")
+			fmt.Fprintln(tw, "target\tsessions\theld\tKiB/session\theap+stacks\tgoroutines/session\tturns/s\ttool calls/s\tCPU/turn\ttools/call p50\tp99\tmax ≤\tturn p50\tp99\toverhead p50\tp99\tmax\tmodel calls\tconns\tTLS\tfailed connects\tlisten overflows\terrors")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%s\n",
 			r.Target, r.Sessions, r.Held, r.MemPerSessionKiB, memSplit(r), goroutines(r),
 			r.TurnsPerSec, r.ToolCallsPerSec, dur(r.CPUPerTurnMs, r.Turns),
 			rtt(r.ToolRTT, float64(r.ToolRTT.P50)), rtt(r.ToolRTT, float64(r.ToolRTT.P99)), rtt(r.ToolRTT, float64(r.ToolRTT.MaxBound)),
 			dur(r.TurnLatency.P50, r.TurnLatency.Count), dur(r.TurnLatency.P99, r.TurnLatency.Count),
 			dur(r.Overhead.P50, r.Overhead.Count), dur(r.Overhead.P99, r.Overhead.Count), dur(r.Overhead.Max, r.Overhead.Count),
+			r.ModelCalls, r.ModelConns, r.TLSHandshakes, failedConnects(r), r.ListenOverflows,
 			errorList(r.Errors))
 	}
 	return tw.Flush()
+}
+
+func failedConnects(r *Result) string {
+	if r.FailedConnects < 0 {
+		return "n/a"
+	}
+	return strconv.Itoa(r.FailedConnects)
 }
 
 func goroutines(r *Result) string {
@@ -150,7 +171,33 @@ var figures = []figure{
 		func(r *Result) (float64, bool) { return r.TurnsPerSec, r.Turns > 0 }, count, false},
 	{"agent CPU per tool call at saturation", "", "saturation",
 		func(r *Result) (float64, bool) { return r.CPUPerToolCallUs / 1000, r.CPUPerToolCallUs > 0 }, millis, true},
+	{"memory per idle tab, realistic pages, SQLite store", "≤ 24 KiB", "realistic",
+		func(r *Result) (float64, bool) { return r.MemPerSessionKiB, true }, kib, true},
+	{"same: Go heap in use per tab", "", "realistic", optional(func(r *Result) *float64 { return r.HeapPerSessionKiB }), kib, true},
+	{"same: goroutine stacks per tab", "", "realistic", optional(func(r *Result) *float64 { return r.StackPerSessionKiB }), kib, true},
+	{"memory per idle tab, realistic pages, memory store", "≤ 48 KiB", "realistic-memory",
+		func(r *Result) (float64, bool) { return r.MemPerSessionKiB, true }, kib, true},
+	{"same: Go heap in use per tab", "", "realistic-memory", optional(func(r *Result) *float64 { return r.HeapPerSessionKiB }), kib, true},
+	{"same: goroutine stacks per tab", "", "realistic-memory", optional(func(r *Result) *float64 { return r.StackPerSessionKiB }), kib, true},
+	{"turn latency (model excluded), realistic pages, SQLite: p50", "", "realistic",
+		func(r *Result) (float64, bool) { return r.Overhead.P50, r.Overhead.Count > 0 }, millis, true},
+	{"turn latency (model excluded), realistic pages, SQLite: p99", "≤ 20 ms", "realistic",
+		func(r *Result) (float64, bool) { return r.Overhead.P99, r.Overhead.Count > 0 }, millis, true},
+	{"turn latency (model excluded), realistic pages, memory: p99", "≤ 20 ms", "realistic-memory",
+		func(r *Result) (float64, bool) { return r.Overhead.P99, r.Overhead.Count > 0 }, millis, true},
+	{"new model connections per 1,000 model calls (HTTPS keep-alive)", "≤ 10", "provider",
+		func(r *Result) (float64, bool) { v := r.ConnsPer1000(); return v, !math.IsNaN(v) }, oneDecimal, true},
+	{"TLS handshakes per 1,000 model calls", "≤ 10", "provider",
+		func(r *Result) (float64, bool) { v := r.HandshakesPer1000(); return v, !math.IsNaN(v) }, oneDecimal, true},
+	{"failed model connects, burst of tabs on a small server", "0", "burst",
+		func(r *Result) (float64, bool) { return float64(r.FailedConnects), r.FailedConnects >= 0 }, count, true},
+	{"same: turn latency p99 (model included)", "≤ Node's", "burst",
+		func(r *Result) (float64, bool) { return r.TurnLatency.P99, r.TurnLatency.Count > 0 }, millis, true},
+	{"same: errors", "0", "burst",
+		func(r *Result) (float64, bool) { return float64(totalErrors(r.Errors)), true }, count, true},
 }
+
+func oneDecimal(v float64) string { return fmt.Sprintf("%.1f", v) }
 
 func optional(f func(*Result) *float64) func(*Result) (float64, bool) {
 	return func(r *Result) (float64, bool) {

@@ -3,6 +3,8 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +24,17 @@ import (
 //   - hundred: 100 sessions × 2 turns/s for 20 s: the agent overhead at 100 sessions.
 //   - saturation: 200 sessions in a closed loop, 20 parallel tool calls per turn, a new
 //     conversation every turn (so the model requests stay small), 20 s.
+//   - realistic: 1,000 realistic pages (the demo's four pages and their captured tools, a
+//     quarter each), three turns each of one or two tool calls and a 300-600 character
+//     answer, then 30 s idle (past a keep-alive ping), on the SQLite store: memory per tab,
+//     heap/stack split, turn latency with the model's time taken out.
+//   - realistic-memory: the same on the memory store.
+//   - provider: 200 realistic pages turning at once in a closed loop for 20 s, against the
+//     fake model behind HTTPS with HTTP/1.1 keep-alive: new connections and TLS handshakes
+//     per 1,000 model calls.
+//   - burst: 300 realistic pages, 50 starting at once (each new one when one has had its
+//     three turns), against bench/slow-model.py (Python's http.server, HTTP/1.0, a listen
+//     queue of 5): failed model connects and turn latency p99 (model included).
 func Suite(scale float64) []Scenario {
 	if scale <= 0 || scale > 1 {
 		scale = 1
@@ -35,26 +48,36 @@ func Suite(scale float64) []Scenario {
 		{Name: "turns", Sessions: n(1000), Rate: 1, Duration: d(30 * time.Second), ToolsPerTurn: 1},
 		{Name: "hundred", Sessions: n(100), Rate: 2, Duration: d(20 * time.Second), ToolsPerTurn: 1},
 		{Name: "saturation", Sessions: n(200), Duration: d(20 * time.Second), ToolsPerTurn: 20, RenewEvery: 1},
+		{Name: "realistic", Sessions: n(1000), Pages: PagesDemo, Turns: 3, Hold: d(30 * time.Second), Store: "sqlite"},
+		{Name: "realistic-memory", Sessions: n(1000), Pages: PagesDemo, Turns: 3, Hold: d(30 * time.Second), Store: "memory"},
+		{Name: "provider", Sessions: n(200), Pages: PagesDemo, Turns: 3, Concurrency: 200, Duration: d(20 * time.Second), Model: ModelTLS},
+		{Name: "burst", Sessions: n(300), Pages: PagesDemo, Turns: 3, Concurrency: 50, Model: ModelPython},
 	}
 }
 
 // Spec says how to get a target for each scenario: spawn Command afresh, call Start, or
 // attach to URL.
 type Spec struct {
-	Name    string
-	Command []string // spawned with the fake model in OPENAI_BASE_URL
-	// Start starts an agent that uses the model at modelURL and returns its URL, the process
-	// to measure and how to stop it (used to run the agent inside the generator, to profile).
-	Start func(ctx context.Context, modelURL string) (url string, pid int, stop func(), err error)
+	Name string
+	// Command is spawned with the fake model in OPENAI_BASE_URL; an argument "{store}" is
+	// replaced by the scenario's store ("memory", or "sqlite:" and a fresh file).
+	Command []string
+	// Start starts an agent that uses the model m (its URL, and ClientTLS for an HTTPS one)
+	// on the store named by the scenario, and returns its URL, the process to measure and
+	// how to stop it (used to run the agent inside the generator, to profile).
+	Start func(ctx context.Context, m *Model, store string) (url string, pid int, stop func(), err error)
 	URL   string // an agent already running (then PID, if known, for its memory)
 	PID   int
 }
 
-// Bench runs scenarios against one or more targets with one fake model.
+// Bench runs scenarios against one or more targets, with the fake model each scenario asks
+// for (started once, shared by the targets).
 type Bench struct {
 	Targets   []Spec
 	Scenarios []Scenario
 	Options   Options
+	// Python is the command of the Python model (default "python3 bench/slow-model.py").
+	Python []string
 }
 
 // Run runs every scenario against every target, scenario by scenario (so that the targets
@@ -64,14 +87,25 @@ func (b Bench) Run(ctx context.Context) ([]*Result, error) {
 	if err := RaiseFileLimit(); err != nil {
 		fmt.Fprintf(b.Options.withDefaults().Progress, "loadgen: raising the open-file limit: %v\n", err)
 	}
-	m, err := StartModel()
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
+	models := map[string]*Model{}
+	defer func() {
+		for _, m := range models {
+			m.Close()
+		}
+	}()
 	var results []*Result
 	var failed []string
 	for _, sc := range b.Scenarios {
+		m := models[sc.Model]
+		if m == nil {
+			var err error
+			if m, err = StartModelKind(ctx, sc.Model, b.Python); err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", sc.Name, err))
+				fmt.Fprintf(b.Options.withDefaults().Progress, "%s: failed: %v\n", sc.Name, err)
+				continue
+			}
+			models[sc.Model] = m
+		}
 		for _, spec := range b.Targets {
 			if ctx.Err() != nil {
 				return results, ctx.Err()
@@ -96,13 +130,17 @@ func runOne(ctx context.Context, spec Spec, m *Model, sc Scenario, o Options) (*
 	var t *Target
 	switch {
 	case len(spec.Command) > 0:
-		var err error
-		if t, err = Spawn(ctx, spec.Name, spec.Command, m.URL); err != nil {
+		argv, cleanup, err := withStore(spec.Command, sc.Store)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		if t, err = Spawn(ctx, spec.Name, argv, m.URL, m.Env()...); err != nil {
 			return nil, err
 		}
 		defer t.Stop()
 	case spec.Start != nil:
-		url, pid, stop, err := spec.Start(ctx, m.URL)
+		url, pid, stop, err := spec.Start(ctx, m, sc.Store)
 		if err != nil {
 			return nil, err
 		}
@@ -116,6 +154,29 @@ func runOne(ctx context.Context, spec Spec, m *Model, sc Scenario, o Options) (*
 		err = fmt.Errorf("the target exited during the run: %s", t.stderr)
 	}
 	return res, err
+}
+
+// withStore replaces a "{store}" argument by the store: "memory", or "sqlite:" and a file
+// in a fresh directory that cleanup removes.
+func withStore(argv []string, store string) (out []string, cleanup func(), err error) {
+	cleanup = func() {}
+	value := "memory"
+	switch store {
+	case "", "memory":
+	case "sqlite":
+		dir, err := os.MkdirTemp("", "byomcp-bench-store-")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { _ = os.RemoveAll(dir) }
+		value = "sqlite:" + filepath.Join(dir, "bench.db")
+	default:
+		return nil, nil, fmt.Errorf("loadgen: unknown store %q", store)
+	}
+	for _, a := range argv {
+		out = append(out, strings.ReplaceAll(a, "{store}", value))
+	}
+	return out, cleanup, nil
 }
 
 // RaiseFileLimit raises the soft limit of open files to the hard one (each page is a

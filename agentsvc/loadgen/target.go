@@ -44,8 +44,8 @@ var urlRE = regexp.MustCompile(`https?://[^\s/]+`)
 // Spawn starts argv with the fake model's URL in OPENAI_BASE_URL (and a dummy key and model
 // name), waits for the URL it prints on its first line of standard output, and returns it as
 // a Target. The other model keys of the environment are removed, so that the model is the
-// fake one. Stop it when done.
-func Spawn(ctx context.Context, name string, argv []string, modelURL string) (*Target, error) {
+// fake one; extraEnv is added (e.g. Model.Env). Stop it when done.
+func Spawn(ctx context.Context, name string, argv []string, modelURL string, extraEnv ...string) (*Target, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("loadgen: empty command")
 	}
@@ -59,7 +59,7 @@ func Spawn(ctx context.Context, name string, argv []string, modelURL string) (*T
 		}
 		env = append(env, kv)
 	}
-	cmd.Env = env
+	cmd.Env = append(env, extraEnv...) // the last value of a name wins
 	// A pipe of our own (not StdoutPipe, which Wait closes) so that the first line is read
 	// even when the command has already exited.
 	out, w, err := os.Pipe()
@@ -67,7 +67,7 @@ func Spawn(ctx context.Context, name string, argv []string, modelURL string) (*T
 		return nil, err
 	}
 	cmd.Stdout = w
-	t := &Target{Name: name, cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}}
+	t := &Target{Name: name, cmd: cmd, exited: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10, count: connectFailure}}
 	cmd.Stderr = t.stderr
 	err = cmd.Start()
 	w.Close()
@@ -219,16 +219,37 @@ func (t *Target) Scrape(ctx context.Context) (Metrics, error) {
 	return parseMetrics(resp.Body)
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// connectFailure is what byomcp logs (and the Node reference prints) for a model call whose
+// connection could not be made.
+const connectFailure = "cannot reach the model API"
+
+// failedConnects is how many times a spawned target said connectFailure on its standard
+// error, or -1 for a target whose output is not read.
+func (t *Target) failedConnects() int {
+	if t.stderr == nil {
+		return -1
+	}
+	t.stderr.mu.Lock()
+	defer t.stderr.mu.Unlock()
+	return t.stderr.seen
+}
+
+// tailBuffer keeps the last max bytes written to it, and counts the lines that contain
+// count (written whole, as loggers do).
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
+	mu    sync.Mutex
+	max   int
+	b     []byte
+	count string
+	seen  int
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.count != "" {
+		t.seen += bytes.Count(p, []byte(t.count))
+	}
 	t.b = append(t.b, p...)
 	if over := len(t.b) - t.max; over > 0 {
 		t.b = bytes.Clone(t.b[over:])

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ import (
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fset := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	scenarios := fset.String("scenarios", "idle,one,steady,turns,hundred,saturation", "comma-separated scenarios of the suite to run")
+	scenarios := fset.String("scenarios", strings.Join(suiteNames, ","), "comma-separated scenarios of the suite to run")
 	scale := fset.Float64("scale", 1, "shrink the suite's sessions and durations by this factor (0 < scale ≤ 1) for a quick run")
 	sessions := fset.Int("sessions", 0, "run one custom scenario with this many sessions instead of the suite")
 	rate := fset.Float64("rate", 1, "custom scenario: turns per second per session (0: closed loop)")
@@ -35,7 +36,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hold := fset.Duration("hold", 0, "custom scenario: idle time after the first turns, before measuring memory")
 	renew := fset.Int("renew", 10, "custom scenario: turns per conversation (a page then starts a new one)")
 	self, _ := os.Executable()
-	cmd := fset.String("cmd", self+" serve --addr 127.0.0.1:0 --store memory --log-level warn", "command that starts the agent under test (it gets OPENAI_BASE_URL) and prints its URL first")
+	cmd := fset.String("cmd", self+" serve --addr 127.0.0.1:0 --store {store} --log-level warn", "command that starts the agent under test (it gets OPENAI_BASE_URL) and prints its URL first; {store} is replaced by the scenario's store (memory, or sqlite:FILE)")
+	python := fset.String("python", "python3 bench/slow-model.py", "command of the Python model server of the burst scenario (run from the repository root)")
 	name := fset.String("name", "byomcp", "name of the agent under test in the reports")
 	server := fset.String("server", "", "URL of an agent already running (instead of --cmd); it must use the model that bench prints")
 	pid := fset.Int("pid", 0, "with --server: its process id, to measure its memory")
@@ -63,7 +65,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 		if len(list) == 0 {
-			return fmt.Errorf("bench: no scenario among %q (idle, one, steady, turns, hundred, saturation)", *scenarios)
+			return fmt.Errorf("bench: no scenario among %q (%s)", *scenarios, strings.Join(suiteNames, ", "))
 		}
 	}
 
@@ -74,7 +76,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *inProcess:
 		ours = loadgen.Spec{Name: *name + " (in process)", Start: startInProcess}
 	}
-	b := loadgen.Bench{Targets: []loadgen.Spec{ours}, Scenarios: list, Options: loadgen.Options{Progress: stderr}}
+	b := loadgen.Bench{Targets: []loadgen.Spec{ours}, Scenarios: list, Options: loadgen.Options{Progress: stderr}, Python: strings.Fields(*python)}
 	if *compare != "" {
 		b.Targets = append(b.Targets, loadgen.Spec{Name: *compareName, Command: strings.Fields(*compare)})
 	}
@@ -121,15 +123,40 @@ func writeJSON(path string, stdout io.Writer, results []*loadgen.Result) error {
 	return f.Close()
 }
 
-// startInProcess runs the agent inside the generator (memory store, the fake model), as
-// serve does, for profiling.
-func startInProcess(ctx context.Context, modelURL string) (string, int, func(), error) {
-	st := store.NewMemory()
+// suiteNames are the scenarios of the suite, in order.
+var suiteNames = func() []string {
+	var names []string
+	for _, sc := range loadgen.Suite(1) {
+		names = append(names, sc.Name)
+	}
+	return names
+}()
+
+// startInProcess runs the agent inside the generator (the scenario's store, the fake
+// model), as serve does, for profiling.
+func startInProcess(ctx context.Context, m *loadgen.Model, storeName string) (string, int, func(), error) {
+	var st store.Store = store.NewMemory()
+	dir := ""
+	if storeName == "sqlite" {
+		var err error
+		if dir, err = os.MkdirTemp("", "byomcp-bench-store-"); err != nil {
+			return "", 0, nil, err
+		}
+		if st, err = store.OpenSQLite(ctx, filepath.Join(dir, "bench.db")); err != nil {
+			_ = os.RemoveAll(dir)
+			return "", 0, nil, err
+		}
+	}
+	client := &http.Client{Transport: llm.NewTransport(llm.TransportOptions{TLS: m.ClientTLS()})}
 	srv, err := agentsvc.NewServer(agentsvc.Config{
 		Store: st,
-		Model: llm.NewOpenAI(llm.Options{BaseURL: modelURL, APIKey: "bench-key", Model: "fake-model", Provider: llm.ProviderCustom}),
+		Model: llm.NewOpenAI(llm.Options{BaseURL: m.URL, APIKey: "bench-key", Model: "fake-model", Provider: llm.ProviderCustom, HTTPClient: client}),
 	})
 	if err != nil {
+		_ = st.Close()
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
 		return "", 0, nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -144,6 +171,9 @@ func startInProcess(ctx context.Context, modelURL string) (string, int, func(), 
 		_ = hs.Shutdown(sctx)
 		_ = srv.Shutdown(sctx)
 		_ = st.Close()
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
 	}
 	return "http://" + ln.Addr().String(), os.Getpid(), stop, nil
 }
