@@ -508,6 +508,9 @@ func (c *conv) humanize(text string) string {
 			continue
 		}
 		text = strings.ReplaceAll(text, id+" "+it.name, it.name)
+		// "the 2022 Tesla Model 3 (c12, $35,990)": the name is there already.
+		text = strings.ReplaceAll(text, it.name+" ("+id+", ", it.name+" (")
+		text = strings.ReplaceAll(text, it.name+" ("+id+")", it.name)
 	}
 	for id, it := range c.now.items {
 		if it.name != "" && it.name != id {
