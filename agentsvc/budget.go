@@ -3,6 +3,8 @@ package agentsvc
 import (
 	"sync"
 	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // budget bounds what one client (a TCP remote address) can make the agent do: turns
@@ -47,10 +49,10 @@ func (b *budget) startTurn(client string) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.maxTurns >= 0 && b.running >= b.maxTurns {
-		return nil, errServerBusy
+		return nil, wire.ErrServerBusy
 	}
 	if client != "" && b.clientTurns >= 0 && b.byClient[client] >= b.clientTurns {
-		return nil, errClientBusy
+		return nil, wire.ErrClientBusy
 	}
 	b.running++
 	if client != "" {

@@ -11,199 +11,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/gorilla/websocket"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // Tests of issue 11 (A1): one owner per state, contained panics, the Host header, client
 // budgets, ordered requests. Each names the defect of the issue's table it is the
 // regression test of.
-
-// relistPage is a page over an in-memory pipe (usable inside a synctest bubble): it answers
-// tools/list with the current tools after listDelay.
-type relistPage struct {
-	peer      *wsrpc.Peer
-	mu        sync.Mutex
-	tools     []PageTool
-	lists     int
-	listDelay time.Duration
-}
-
-func (p *relistPage) setTools(names ...string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.tools = nil
-	for _, n := range names {
-		p.tools = append(p.tools, PageTool{Name: n, InputSchema: json.RawMessage(`{"type":"object"}`)})
-	}
-}
-
-func (p *relistPage) listCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.lists
-}
-
-// serveRelistPage connects a relistPage to srv over wsrpc.Pipe.
-func serveRelistPage(t *testing.T, srv *Server, listDelay time.Duration, tools ...string) *relistPage {
-	t.Helper()
-	a, b := wsrpc.Pipe()
-	p := &relistPage{listDelay: listDelay}
-	p.setTools(tools...)
-	p.peer = wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-	p.peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return InitializeResult{ProtocolVersion: ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: Implementation{Name: "pipe-page", Version: "1"}}, nil
-	})
-	p.peer.Handle(MethodToolsList, func(ctx context.Context, _ *wsrpc.Request) (any, error) {
-		p.mu.Lock()
-		p.lists++
-		delay := p.listDelay
-		p.mu.Unlock()
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-		}
-		p.mu.Lock() // the tools as they are when the answer leaves (a page that changed meanwhile)
-		defer p.mu.Unlock()
-		return ToolsListResult{Tools: slices.Clone(p.tools)}, nil
-	})
-	p.peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	p.peer.Start()
-	srv.serve(context.Background(), a, testOrigin)
-	return p
-}
-
-func (p *relistPage) listChanged(t *testing.T) {
-	t.Helper()
-	if err := p.peer.Notify(context.Background(), MethodToolsListChanged, map[string]any{}); err != nil {
-		t.Fatalf("list_changed: %v", err)
-	}
-}
-
-// soleConn returns the server's one socket.
-func soleConn(t *testing.T, srv *Server) *pageConn {
-	t.Helper()
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if len(srv.conns) != 1 {
-		t.Fatalf("got %d sockets, want 1", len(srv.conns))
-	}
-	for c := range srv.conns {
-		return c
-	}
-	return nil
-}
-
-func registeredNames(c *pageConn) []string {
-	var names []string
-	for _, pt := range c.snapshot() {
-		names = append(names, pt.Name)
-	}
-	return names
-}
-
-// Defect #1 (critical): a page that answers tools/list slower than the re-list debounce and
-// sends list_changed again and again while the re-list runs made two timers close one
-// channel, and the process exited. Now one goroutine owns the re-list: no panic, every
-// waiter is released, and the tools end as the page's latest.
-func TestRelistStormDuringSlowListing(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		srv, err := NewServer(Config{Store: store.NewMemory(), Model: textModel("hi"), Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t),
-			RelistDebounce: 100 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		page := serveRelistPage(t, srv, 300*time.Millisecond, "v0")
-		synctest.Wait()
-		time.Sleep(time.Second) // the handshake's slow listing
-		c := soleConn(t, srv)
-		if got := registeredNames(c); !slices.Equal(got, []string{"v0"}) {
-			t.Fatalf("after the handshake: got tools %v, want [v0]", got)
-		}
-
-		// list_changed every 150 ms for 4.5 s, the tools changing each time: each debounce
-		// (100 ms) ends before the next notification, and each listing (300 ms) is still
-		// running when the next notifications come (the old code's two timers then closed
-		// one channel).
-		ready := make(chan struct{})
-		go func() { // a model call waiting for the tools meanwhile
-			defer close(ready)
-			time.Sleep(150 * time.Millisecond)
-			c.toolsReady(context.Background())
-		}()
-		for i := 1; i <= 30; i++ {
-			page.setTools(fmt.Sprintf("v%d", i))
-			page.listChanged(t)
-			time.Sleep(150 * time.Millisecond)
-		}
-		synctest.Wait()
-		<-ready // released (the loop closed the channel it was waiting on)
-
-		// After the storm: one waiter more, released once the page's latest tools are in.
-		c.toolsReady(context.Background())
-		if got := registeredNames(c); !slices.Equal(got, []string{"v30"}) {
-			t.Errorf("after the storm: got tools %v, want [v30] (the page's latest)", got)
-		}
-		if n := page.listCount(); n < 3 || n > 31 {
-			t.Errorf("got %d listings, want between 3 and 31 (one per debounce at most, plus the handshake)", n)
-		}
-		c.mu.Lock()
-		running, due := c.relistRunning, c.relistDone != nil
-		c.mu.Unlock()
-		if running || due {
-			t.Errorf("after the storm: re-list loop running %v, waiters pending %v; want neither", running, due)
-		}
-
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		page.peer.Close(nil)
-		page.peer.Wait()
-	})
-}
-
-// The re-list's waiters are released when the socket ends in the middle of a re-list.
-func TestRelistWaitersReleasedWhenSocketEnds(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		srv, err := NewServer(Config{Store: store.NewMemory(), Model: textModel("hi"), Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		page := serveRelistPage(t, srv, time.Hour, "a")
-		page.mu.Lock()
-		page.listDelay = 0
-		page.mu.Unlock()
-		synctest.Wait()
-		c := soleConn(t, srv)
-		page.mu.Lock()
-		page.listDelay = time.Hour // the re-list never answers
-		page.mu.Unlock()
-		page.listChanged(t)
-		synctest.Wait()
-		time.Sleep(200 * time.Millisecond)
-		c.mu.Lock()
-		done := c.relistDone
-		c.mu.Unlock()
-		if done == nil {
-			t.Fatal("no re-list due after list_changed")
-		}
-		page.peer.Close(nil)
-		<-done // closed by the loop as the socket ended
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		page.peer.Wait()
-	})
-}
 
 // panicStore panics when a session with a given id is loaded: a fault inside a request
 // handler of the page socket.
@@ -273,8 +93,8 @@ func TestHandlerPanicClosesOnlyItsSocket(t *testing.T) {
 		c.OnPanic = rec.add
 	})
 	canary := newFakePage(t, ts, testOrigin, echoTool())
-	canary.session(SessionParams{})
-	answer := make(chan ChatResult, 1)
+	canary.session(wire.SessionParams{})
+	answer := make(chan wire.ChatResult, 1)
 	go func() {
 		res, err := canary.chat("hello")
 		if err != nil {
@@ -287,7 +107,7 @@ func TestHandlerPanicClosesOnlyItsSocket(t *testing.T) {
 	victim := newFakePage(t, ts, testOrigin)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	err := victim.peer.Call(ctx, MethodAgentSession, SessionParams{SessionID: "0123456789abcdef0123456789abcdef"}, nil)
+	err := victim.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: "0123456789abcdef0123456789abcdef"}, nil)
 	if !errors.Is(err, wsrpc.NewError(wsrpc.CodeInternalError, "")) {
 		t.Errorf("agent/session that panics: got %v, want -32603", err)
 	}
@@ -297,7 +117,7 @@ func TestHandlerPanicClosesOnlyItsSocket(t *testing.T) {
 	}
 
 	close(model.gate)
-	if res := <-answer; res.StopReason != StopEnd || res.Text != "done" {
+	if res := <-answer; res.StopReason != wire.StopEnd || res.Text != "done" {
 		t.Errorf("canary turn: got %+v, want stopReason end, text done", res)
 	}
 	if got := rec.got(); !slices.Equal(got, []string{"socket_handler"}) {
@@ -305,7 +125,7 @@ func TestHandlerPanicClosesOnlyItsSocket(t *testing.T) {
 	}
 	waitMetric(t, ts.Server, `byomcp_panics_total{where="socket_handler"}`, 1)
 	// The canary's socket is still open and serves another turn.
-	if res, err := canary.chat("again"); err != nil || res.StopReason != StopEnd {
+	if res, err := canary.chat("again"); err != nil || res.StopReason != wire.StopEnd {
 		t.Errorf("canary second turn: got %+v, %v, want stopReason end", res, err)
 	}
 }
@@ -318,8 +138,8 @@ func TestModelPanicEndsOnlyThatTurn(t *testing.T) {
 	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
 	ts := newTestServer(t, model, func(c *Config) { c.OnPanic = rec.add })
 	canary := newFakePage(t, ts, testOrigin)
-	canary.session(SessionParams{})
-	answer := make(chan ChatResult, 1)
+	canary.session(wire.SessionParams{})
+	answer := make(chan wire.ChatResult, 1)
 	go func() {
 		res, err := canary.chat("hello")
 		if err != nil {
@@ -330,23 +150,23 @@ func TestModelPanicEndsOnlyThatTurn(t *testing.T) {
 	<-model.started
 
 	page := newFakePage(t, ts, testOrigin)
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	res, err := page.chat("panic")
-	if err != nil || res.StopReason != StopError {
+	if err != nil || res.StopReason != wire.StopError {
 		t.Fatalf("turn whose model panics: got %+v, %v, want stopReason error", res, err)
 	}
-	evs := page.eventsUntil(EventTurnEnd)
-	if got := types(evs); !slices.Equal(got, []string{EventTurnStart, EventError, EventTurnEnd}) {
+	evs := page.eventsUntil(wire.EventTurnEnd)
+	if got := types(evs); !slices.Equal(got, []string{wire.EventTurnStart, wire.EventError, wire.EventTurnEnd}) {
 		t.Errorf("events: got %v, want turn_start, error, turn_end", got)
 	}
-	if end := evs[len(evs)-1]; end.StopReason != StopError {
+	if end := evs[len(evs)-1]; end.StopReason != wire.StopError {
 		t.Errorf("turn_end: got stopReason %q, want error", end.StopReason)
 	}
 	close(model.gate)
-	if res := <-answer; res.StopReason != StopEnd {
+	if res := <-answer; res.StopReason != wire.StopEnd {
 		t.Errorf("canary turn: got %+v, want stopReason end", res)
 	}
-	if res, err := page.chat("next"); err != nil || res.StopReason != StopEnd {
+	if res, err := page.chat("next"); err != nil || res.StopReason != wire.StopEnd {
 		t.Errorf("the next turn of the session: got %+v, %v, want stopReason end", res, err)
 	}
 	if got := rec.got(); !slices.Equal(got, []string{"model"}) {
@@ -389,7 +209,7 @@ func dialRawPage(t *testing.T, ts *testServer) *rawPage {
 			}
 			switch string(m["method"]) {
 			case `"initialize"`:
-				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"raw","version":"1"}}}`, m["id"], ProtocolVersion))
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"raw","version":"1"}}}`, m["id"], wire.ProtocolVersion))
 			case `"tools/list"`:
 				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m["id"]))
 			case `"ping"`:
@@ -448,7 +268,7 @@ func TestChatPipelinedAfterSessionRunsInNewSession(t *testing.T) {
 		for _, m := range page.until(cid) {
 			switch {
 			case string(m["id"]) == sid:
-				var res SessionResult
+				var res wire.SessionResult
 				if err := json.Unmarshal(m["result"], &res); err != nil || res.SessionID == "" {
 					t.Fatalf("round %d: agent/session answered %s %s", i, m["result"], m["error"])
 				}
@@ -625,7 +445,7 @@ func TestTurnBudgetPerClient(t *testing.T) {
 	local := newTestServer(t, model, func(c *Config) { c.ClientTurns = 1 })
 	ts := asRemoteClient(t, local, "198.51.100.7:40000")
 	a := newFakePage(t, ts, testOrigin)
-	a.session(SessionParams{})
+	a.session(wire.SessionParams{})
 	answer := make(chan error, 1)
 	go func() {
 		_, err := a.chat("first")
@@ -633,14 +453,14 @@ func TestTurnBudgetPerClient(t *testing.T) {
 	}()
 	<-model.started
 	b := newFakePage(t, ts, testOrigin) // another socket from the same address
-	b.session(SessionParams{})
-	if _, err := b.chat("second"); !errors.Is(err, wsrpc.NewError(CodeBusy, "")) {
+	b.session(wire.SessionParams{})
+	if _, err := b.chat("second"); !errors.Is(err, wsrpc.NewError(wire.CodeBusy, "")) {
 		t.Errorf("a second turn from the same client: got %v, want -32030", err)
 	}
 	other := newFakePage(t, asRemoteClient(t, local, "198.51.100.8:40000"), testOrigin)
-	other.session(SessionParams{})
+	other.session(wire.SessionParams{})
 	loopback := newFakePage(t, local, testOrigin) // no client of its own: only the totals apply
-	loopback.session(SessionParams{})
+	loopback.session(wire.SessionParams{})
 	waiting := make(chan error, 2)
 	for _, p := range []*fakePage{other, loopback} {
 		go func() {
@@ -657,7 +477,7 @@ func TestTurnBudgetPerClient(t *testing.T) {
 	if err := <-answer; err != nil {
 		t.Errorf("first turn: %v", err)
 	}
-	if res, err := b.chat("second again"); err != nil || res.StopReason != StopEnd {
+	if res, err := b.chat("second again"); err != nil || res.StopReason != wire.StopEnd {
 		t.Errorf("after the first turn ended: got %+v, %v, want a turn", res, err)
 	}
 	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="budget"}`: 1})
@@ -668,8 +488,8 @@ func TestTurnBudgetPerClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newFakePage(t, total, testOrigin)
-	p.session(SessionParams{})
-	if _, err := p.chat("hi"); !errors.Is(err, wsrpc.NewError(CodeBusy, "")) {
+	p.session(wire.SessionParams{})
+	if _, err := p.chat("hi"); !errors.Is(err, wsrpc.NewError(wire.CodeBusy, "")) {
 		t.Errorf("over the total: got %v, want -32030", err)
 	}
 	release()
@@ -684,21 +504,21 @@ func TestSessionBudgetPerClient(t *testing.T) {
 	})
 	ts := asRemoteClient(t, local, "[2001:db8::7]:40000")
 	p := newFakePage(t, ts, testOrigin)
-	first := p.session(SessionParams{})
+	first := p.session(wire.SessionParams{})
 	if _, err := p.chat("hi"); err != nil { // a used session, kept in the store
 		t.Fatal(err)
 	}
-	p.session(SessionParams{})
-	p.session(SessionParams{})
+	p.session(wire.SessionParams{})
+	p.session(wire.SessionParams{})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	if err := p.peer.Call(ctx, MethodAgentSession, SessionParams{}, nil); !errors.Is(err, wsrpc.NewError(CodeTooManySessions, "")) {
+	if err := p.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, nil); !errors.Is(err, wsrpc.NewError(wire.CodeTooManySessions, "")) {
 		t.Errorf("a fourth new session: got %v, want -32031", err)
 	}
 	if _, err := p.chat("hi"); err != nil { // the current session still works
 		t.Errorf("chat in the current session: %v", err)
 	}
-	if res := p.session(SessionParams{SessionID: first.SessionID}); res.SessionID != first.SessionID {
+	if res := p.session(wire.SessionParams{SessionID: first.SessionID}); res.SessionID != first.SessionID {
 		t.Errorf("resume: got session %s, want %s", shortID(res.SessionID), shortID(first.SessionID))
 	}
 	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="sessions"}`: 1})
@@ -735,21 +555,21 @@ func TestFlusherPanicEndsOnlyThatTurn(t *testing.T) {
 		c.OnPanic = rec.add
 	})
 	p := newFakePage(t, ts, testOrigin)
-	p.session(SessionParams{})
-	if res, err := p.chat("first"); err != nil || res.StopReason != StopEnd { // the session is stored
+	p.session(wire.SessionParams{})
+	if res, err := p.chat("first"); err != nil || res.StopReason != wire.StopEnd { // the session is stored
 		t.Fatalf("first turn: got %+v, %v", res, err)
 	}
 	st.mu.Lock()
 	st.armed = true
 	st.mu.Unlock()
 	res, err := p.chat("second")
-	if err != nil || res.StopReason != StopError {
+	if err != nil || res.StopReason != wire.StopError {
 		t.Errorf("turn whose flusher panics: got %+v, %v, want stopReason error", res, err)
 	}
 	if got := rec.got(); !slices.Equal(got, []string{"flusher"}) {
 		t.Errorf("OnPanic: got %v, want [flusher]", got)
 	}
-	if res, err := p.chat("third"); err != nil || res.StopReason != StopEnd {
+	if res, err := p.chat("third"); err != nil || res.StopReason != wire.StopEnd {
 		t.Errorf("the next turn: got %+v, %v, want stopReason end", res, err)
 	}
 	wantMetrics(t, ts.Server, map[string]float64{`byomcp_panics_total{where="flusher"}`: 1})
@@ -764,7 +584,7 @@ func TestUnfinishedMessageClosesSocket(t *testing.T) {
 		c.PingInterval = 30 * time.Millisecond
 	})
 	canary := newFakePage(t, ts, testOrigin)
-	canary.session(SessionParams{})
+	canary.session(wire.SessionParams{})
 	c, _, err := websocket.DefaultDialer.Dial(ts.wsURL, map[string][]string{"Origin": {testOrigin}})
 	if err != nil {
 		t.Fatal(err)
@@ -806,7 +626,7 @@ func TestUnfinishedMessageClosesSocket(t *testing.T) {
 		t.Errorf("no ping came while the message was unfinished; the test must answer pings")
 	}
 	waitMetric(t, ts.Server, `byomcp_refused_total{reason="message_timeout"}`, 1)
-	if res, err := canary.chat("still there?"); err != nil || res.StopReason != StopEnd {
+	if res, err := canary.chat("still there?"); err != nil || res.StopReason != wire.StopEnd {
 		t.Errorf("canary: got %+v, %v", res, err)
 	}
 }

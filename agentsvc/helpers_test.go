@@ -17,6 +17,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -80,12 +81,12 @@ type fakePage struct {
 	t      *testing.T
 	peer   *wsrpc.Peer
 	mu     sync.Mutex
-	tools  []PageTool
+	tools  []wire.PageTool
 	funcs  map[string]toolFunc
-	calls  []ToolsCallParams
+	calls  []wire.ToolsCallParams
 	events chan json.RawMessage
 	listed chan struct{}
-	cancel chan CancelledParams
+	cancel chan wire.CancelledParams
 	// pageSize > 0 paginates tools/list.
 	pageSize int
 	// version overrides the initialize answer.
@@ -93,7 +94,7 @@ type fakePage struct {
 }
 
 type pageTestTool struct {
-	tool PageTool
+	tool wire.PageTool
 	fn   toolFunc
 }
 
@@ -115,40 +116,40 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 		t.Fatalf("dial: %v", err)
 	}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{Logger: zaptest.NewLogger(t).Named("page"), PingInterval: -1})
-	peer.Handle(MethodInitialize, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var ip InitializeParams
+	peer.Handle(wire.MethodInitialize, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var ip wire.InitializeParams
 		_ = json.Unmarshal(req.Params, &ip)
 		v := ip.ProtocolVersion
 		if p.version != "" {
 			v = p.version
 		}
-		return InitializeResult{ProtocolVersion: v, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: Implementation{Name: "fake-page", Version: "1"}}, nil
+		return wire.InitializeResult{ProtocolVersion: v, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: "fake-page", Version: "1"}}, nil
 	})
-	peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(MethodToolsList, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var lp ToolsListParams
+	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(wire.MethodToolsList, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var lp wire.ToolsListParams
 		_ = json.Unmarshal(req.Params, &lp)
 		p.mu.Lock()
-		all := append([]PageTool(nil), p.tools...)
+		all := append([]wire.PageTool(nil), p.tools...)
 		size := p.pageSize
 		p.mu.Unlock()
 		defer func() { p.listed <- struct{}{} }()
 		if size <= 0 {
-			return ToolsListResult{Tools: all}, nil
+			return wire.ToolsListResult{Tools: all}, nil
 		}
 		start := 0
 		if lp.Cursor != "" {
 			_ = json.Unmarshal([]byte(lp.Cursor), &start)
 		}
 		end := min(start+size, len(all))
-		res := ToolsListResult{Tools: all[start:end]}
+		res := wire.ToolsListResult{Tools: all[start:end]}
 		if end < len(all) {
 			res.NextCursor = jsonString(end)
 		}
 		return res, nil
 	})
-	peer.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var cp ToolsCallParams
+	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp wire.ToolsCallParams
 		if err := json.Unmarshal(req.Params, &cp); err != nil {
 			return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
 		}
@@ -170,15 +171,15 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 		}
 		return v, nil
 	})
-	peer.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		select {
 		case p.events <- append(json.RawMessage(nil), req.Params...):
 		default:
 			t.Errorf("fake page: event buffer full")
 		}
 	})
-	peer.HandleNotification(MethodCancelled, func(_ context.Context, req *wsrpc.Request) {
-		var cp CancelledParams
+	peer.HandleNotification(wire.MethodCancelled, func(_ context.Context, req *wsrpc.Request) {
+		var cp wire.CancelledParams
 		_ = json.Unmarshal(req.Params, &cp)
 		select {
 		case p.cancel <- cp:
@@ -211,28 +212,28 @@ func (p *fakePage) waitListed(n int) {
 func (ts *testServer) waitTools(t *testing.T, n int) *pageConn {
 	t.Helper()
 	c := ts.connFor(t)
-	waitFor(t, "the page's tools to be registered", func() bool { return len(c.snapshot()) == n })
+	waitFor(t, "the page's tools to be registered", func() bool { return len(c.mcp.Tools()) == n })
 	return c
 }
 
 // session opens or resumes a session.
-func (p *fakePage) session(params SessionParams) SessionResult {
+func (p *fakePage) session(params wire.SessionParams) wire.SessionResult {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	var res SessionResult
-	if err := p.peer.Call(ctx, MethodAgentSession, params, &res); err != nil {
+	var res wire.SessionResult
+	if err := p.peer.Call(ctx, wire.MethodAgentSession, params, &res); err != nil {
 		p.t.Fatalf("agent/session: %v", err)
 	}
 	return res
 }
 
 // chat runs one turn.
-func (p *fakePage) chat(text string) (ChatResult, error) {
+func (p *fakePage) chat(text string) (wire.ChatResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	var res ChatResult
-	err := p.peer.Call(ctx, MethodAgentChat, ChatParams{Text: text}, &res)
+	var res wire.ChatResult
+	err := p.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: text}, &res)
 	return res, err
 }
 
@@ -290,7 +291,7 @@ func (p *fakePage) eventsUntil(typ string) []event {
 func types(evs []event) []string {
 	var out []string
 	for _, e := range evs {
-		if e.Type == EventTextDelta && len(out) > 0 && out[len(out)-1] == EventTextDelta {
+		if e.Type == wire.EventTextDelta && len(out) > 0 && out[len(out)-1] == wire.EventTextDelta {
 			continue
 		}
 		out = append(out, e.Type)
@@ -298,10 +299,10 @@ func types(evs []event) []string {
 	return out
 }
 
-func (p *fakePage) callsMade() []ToolsCallParams {
+func (p *fakePage) callsMade() []wire.ToolsCallParams {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]ToolsCallParams(nil), p.calls...)
+	return append([]wire.ToolsCallParams(nil), p.calls...)
 }
 
 // scriptModel is a Model that answers from a function of the request, for tests that are
@@ -345,7 +346,7 @@ var echoSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":
 
 func echoTool() pageTestTool {
 	return pageTestTool{
-		tool: PageTool{Name: "echo", Description: "Echo the text.", InputSchema: echoSchema},
+		tool: wire.PageTool{Name: "echo", Description: "Echo the text.", InputSchema: echoSchema},
 		fn: func(_ context.Context, args map[string]any) (any, error) {
 			return "echo: " + args["text"].(string), nil
 		},

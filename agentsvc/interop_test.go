@@ -57,7 +57,7 @@ func TestInteropOfficialTypeScriptSDK(t *testing.T) {
 
 	c := ts.waitTools(t, 2)
 	var names []string
-	for _, tool := range c.snapshot() {
+	for _, tool := range c.mcp.Tools() {
 		names = append(names, tool.Name)
 	}
 	if strings.Join(names, ",") != "add,echo" {
@@ -76,7 +76,7 @@ func TestInteropOfficialTypeScriptSDK(t *testing.T) {
 		{"echo", `{"text":""}`, "invalid arguments:", true},
 	}
 	for _, tt := range tests {
-		out := c.CallTool(ctx, tt.tool, json.RawMessage(tt.args))
+		out := c.mcp.Call(ctx, tt.tool, json.RawMessage(tt.args))
 		if text, isErr := out.Text, out.IsError(); !answered(out) || isErr != tt.isErr || !strings.Contains(text, tt.want) {
 			t.Errorf("%s %s: got %q isError=%v kind=%v, want %q isError=%v", tt.tool, tt.args, text, isErr, out.Kind, tt.want, tt.isErr)
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -122,7 +123,7 @@ func (r *rawSocket) waitInitialize(t *testing.T) {
 	waitFor(t, "the agent's initialize", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return r.requests[MethodInitialize] > 0
+		return r.requests[wire.MethodInitialize] > 0
 	})
 }
 
@@ -160,7 +161,7 @@ func echoOnceOr() *scriptModel {
 func turnOK(t *testing.T, p *fakePage, text string) {
 	t.Helper()
 	res, err := p.chat(text)
-	if err != nil || res.StopReason != StopEnd || res.Text != "all done" {
+	if err != nil || res.StopReason != wire.StopEnd || res.Text != "all done" {
 		t.Errorf("turn %q: got %+v %v, want a normal end", text, res, err)
 	}
 }
@@ -192,7 +193,7 @@ func TestLimitRefusedOrigin(t *testing.T) {
 func TestLimitOversizeFrame(t *testing.T) {
 	ts := newTestServer(t, echoOnceOr(), func(c *Config) { quiet(t)(c); c.HandshakeTimeout = time.Minute })
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 
 	frame := func(size int) string {
 		head, tail := `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"`, `"}}`
@@ -214,12 +215,12 @@ func TestLimitOversizeFrame(t *testing.T) {
 	default:
 	}
 
-	var res ChatResult
+	var res wire.ChatResult
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	err := page.peer.Call(ctx, MethodAgentChat, ChatParams{Text: strings.Repeat("a", 32<<10+1)}, &res)
-	if !errors.Is(err, wsrpc.NewError(CodeTextTooLong, "")) {
-		t.Errorf("chat text of 32 KiB + 1: got %v, want code %d", err, CodeTextTooLong)
+	err := page.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: strings.Repeat("a", 32<<10+1)}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeTextTooLong, "")) {
+		t.Errorf("chat text of 32 KiB + 1: got %v, want code %d", err, wire.CodeTextTooLong)
 	}
 	waitMetric(t, ts.Server, `byomcp_refused_total{reason="too_big"}`, 1)
 }
@@ -230,7 +231,7 @@ func TestLimitOversizeFrame(t *testing.T) {
 func TestLimitFloodIsRateLimited(t *testing.T) {
 	ts := newTestServer(t, echoOnceOr(), func(c *Config) { quiet(t)(c); c.HandshakeTimeout = time.Minute })
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	flood := dialRaw(t, ts, testOrigin)
 
 	var wg sync.WaitGroup
@@ -262,7 +263,7 @@ func TestLimitFloodIsRateLimited(t *testing.T) {
 	}
 	flood.wantClose(t, websocket.ClosePolicyViolation)
 	wg.Wait()
-	results, limited := flood.counts(CodeRateLimited)
+	results, limited := flood.counts(wire.CodeRateLimited)
 	if results == 0 || limited == 0 {
 		t.Errorf("got %d results and %d rate-limited errors, want some of each", results, limited)
 	}
@@ -343,29 +344,29 @@ func startPage(tb testing.TB, mc wsrpc.MessageConn, o pageOpts) *testPage {
 	}
 	p := &testPage{conn: &recConn{MessageConn: mc, done: make(chan struct{})}}
 	p.Peer = wsrpc.NewPeer(p.conn, wsrpc.Options{PingInterval: -1})
-	tool := PageTool{Name: "echo", InputSchema: echoSchema}
+	tool := wire.PageTool{Name: "echo", InputSchema: echoSchema}
 	if o.wait != nil {
-		tool = PageTool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}
+		tool = wire.PageTool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	}
-	p.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "limits", Version: "1"}}, nil
+	p.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "limits", Version: "1"}}, nil
 	})
-	p.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	p.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+	p.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	p.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
 		defer p.events.listed.Store(true)
-		return ToolsListResult{Tools: []PageTool{tool}}, nil
+		return wire.ToolsListResult{Tools: []wire.PageTool{tool}}, nil
 	})
-	p.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+	p.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		if o.wait != nil {
 			return o.wait(ctx)
 		}
-		var cp ToolsCallParams
+		var cp wire.ToolsCallParams
 		if err := json.Unmarshal(req.Params, &cp); err != nil {
 			return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
 		}
 		return map[string]any{"content": []any{map[string]any{"type": "text", "text": "echo: " + string(cp.Arguments)}}}, nil
 	})
-	p.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) { p.events.add(req.Params) })
+	p.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) { p.events.add(req.Params) })
 	p.Start()
 	tb.Cleanup(func() { p.Close(nil); _ = p.Wait() })
 	return p
@@ -413,18 +414,18 @@ func waitTool(started chan<- struct{}, release <-chan struct{}) func(ctx context
 func TestLimitSlowReaderIsDropped(t *testing.T) {
 	ts := newTestServer(t, echoOnceOr(), quiet(t))
 	other := newFakePage(t, ts, testOrigin, echoTool())
-	other.session(SessionParams{})
+	other.session(wire.SessionParams{})
 
 	gate := &gateConn{stop: make(chan struct{}), closed: make(chan struct{})}
 	slow := pipeTestPage(t, ts.Server, pageOpts{wrap: func(c wsrpc.MessageConn) wsrpc.MessageConn { gate.MessageConn = c; return gate }})
-	var sess SessionResult
-	if err := slow.call(MethodAgentSession, SessionParams{}, &sess); err != nil {
+	var sess wire.SessionResult
+	if err := slow.call(wire.MethodAgentSession, wire.SessionParams{}, &sess); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the handshake to end", func() bool { return slow.events.listed.Load() })
 	close(gate.stop)
 	// 2000 streamed words are 2000 events: far more than the 256 the send queue holds.
-	go func() { _ = slow.call(MethodAgentChat, ChatParams{Text: "stream 2000"}, nil) }()
+	go func() { _ = slow.call(wire.MethodAgentChat, wire.ChatParams{Text: "stream 2000"}, nil) }()
 	waitMetric(t, ts.Server, "byomcp_slow_clients_dropped_total", 1)
 	waitFor(t, "only the other socket to remain", func() bool { return ts.ConnCount() == 1 })
 	turnOK(t, other, "unaffected?")
@@ -434,8 +435,8 @@ func TestLimitSlowReaderIsDropped(t *testing.T) {
 	back := pipeTestPage(t, ts.Server, pageOpts{})
 	replayed := &back.events
 	last := slow.events.lastSeq()
-	var res SessionResult
-	if err := back.call(MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res); err != nil {
+	var res wire.SessionResult
+	if err := back.call(wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if !res.Resumed || res.SessionID != sess.SessionID || res.Seq <= last {
@@ -444,7 +445,7 @@ func TestLimitSlowReaderIsDropped(t *testing.T) {
 	waitFor(t, "the missed events to be replayed", func() bool { return replayed.lastSeq() == res.Seq })
 	// Replayed text deltas are merged into one event carrying the seq of the last of them.
 	evs := replayed.all()
-	if evs[0].Seq <= last || evs[len(evs)-1].Type != EventTurnEnd || evs[len(evs)-1].StopReason != StopEnd {
+	if evs[0].Seq <= last || evs[len(evs)-1].Type != wire.EventTurnEnd || evs[len(evs)-1].StopReason != wire.StopEnd {
 		t.Errorf("got replayed events %v (first seq %d), want events after seq %d up to turn_end", types(evs), evs[0].Seq, last)
 	}
 }
@@ -492,7 +493,7 @@ func TestLimitMalformedFramesDoNotDisturbOthers(t *testing.T) {
 		pages[i] = wsPage(t, ts, pageOpts{})
 	}
 	for _, p := range pages {
-		if err := p.call(MethodAgentSession, SessionParams{}, nil); err != nil {
+		if err := p.call(wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -516,8 +517,8 @@ func TestLimitMalformedFramesDoNotDisturbOthers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var res ChatResult
-			if err := p.call(MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
+			var res wire.ChatResult
+			if err := p.call(wire.MethodAgentChat, wire.ChatParams{Text: "go"}, &res); err != nil || res.StopReason != wire.StopEnd {
 				failed.Add(1)
 				t.Errorf("got %+v %v, want a normal turn", res, err)
 			}
@@ -567,8 +568,8 @@ func TestLimitGracefulShutdown(t *testing.T) {
 		release  bool // the tool returns; else it waits until cancelled
 		wantStop string
 	}{
-		{"turn finishes", true, StopEnd},
-		{"turn cancelled after the grace period", false, StopCancelled},
+		{"turn finishes", true, wire.StopEnd},
+		{"turn cancelled after the grace period", false, wire.StopCancelled},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			grace := time.Hour
@@ -579,16 +580,16 @@ func TestLimitGracefulShutdown(t *testing.T) {
 			idle := make([]*testPage, 10)
 			for i := range idle {
 				idle[i] = wsPage(t, ts, pageOpts{})
-				if err := idle[i].call(MethodAgentSession, SessionParams{}, nil); err != nil {
+				if err := idle[i].call(wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			started, release := make(chan struct{}, 1), make(chan struct{})
 			busy := wsPage(t, ts, pageOpts{wait: waitTool(started, release)})
-			if err := busy.call(MethodAgentSession, SessionParams{}, nil); err != nil {
+			if err := busy.call(wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 				t.Fatal(err)
 			}
-			go func() { _ = busy.call(MethodAgentChat, ChatParams{Text: "wait for it"}, nil) }()
+			go func() { _ = busy.call(wire.MethodAgentChat, wire.ChatParams{Text: "wait for it"}, nil) }()
 			<-started
 
 			shut := startShutdown(t, ts)
@@ -606,7 +607,7 @@ func TestLimitGracefulShutdown(t *testing.T) {
 				wantClosedWith(t, p, websocket.CloseGoingAway)
 			}
 			evs := busy.events.all()
-			if n := len(evs); n == 0 || evs[n-1].Type != EventTurnEnd || evs[n-1].StopReason != tt.wantStop {
+			if n := len(evs); n == 0 || evs[n-1].Type != wire.EventTurnEnd || evs[n-1].StopReason != tt.wantStop {
 				t.Errorf("got events %v, want them to end with turn_end, stopReason %s", types(evs), tt.wantStop)
 			}
 			if err := <-shut; err != nil {
@@ -628,15 +629,15 @@ func TestLimitShutdownAnswersChats(t *testing.T) {
 	answers := make(chan error, n)
 	for i := range pages {
 		pages[i] = wsPage(t, ts, pageOpts{wait: waitTool(started, release)})
-		if err := pages[i].call(MethodAgentSession, SessionParams{}, nil); err != nil {
+		if err := pages[i].call(wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, p := range pages {
 		go func() {
-			var res ChatResult
-			err := p.call(MethodAgentChat, ChatParams{Text: "wait for it"}, &res)
-			if err == nil && res.StopReason != StopEnd {
+			var res wire.ChatResult
+			err := p.call(wire.MethodAgentChat, wire.ChatParams{Text: "wait for it"}, &res)
+			if err == nil && res.StopReason != wire.StopEnd {
 				err = fmt.Errorf("got stopReason %q, want end", res.StopReason)
 			}
 			answers <- err
@@ -740,12 +741,12 @@ func TestLimitNoGoroutineLeftBehind(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var res ChatResult
-			if err := p.call(MethodAgentSession, SessionParams{}, nil); err != nil {
+			var res wire.ChatResult
+			if err := p.call(wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 				t.Error(err)
 				return
 			}
-			if err := p.call(MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
+			if err := p.call(wire.MethodAgentChat, wire.ChatParams{Text: "go"}, &res); err != nil || res.StopReason != wire.StopEnd {
 				t.Errorf("got %+v %v, want a normal turn", res, err)
 			}
 		}()
@@ -805,13 +806,13 @@ func BenchmarkTurn(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if i%100 == 0 {
-					if err := page.Call(ctx, MethodAgentSession, SessionParams{}, nil); err != nil {
+					if err := page.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
 				i++
-				var res ChatResult
-				if err := page.Call(ctx, MethodAgentChat, ChatParams{Text: "go"}, &res); err != nil || res.StopReason != StopEnd {
+				var res wire.ChatResult
+				if err := page.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "go"}, &res); err != nil || res.StopReason != wire.StopEnd {
 					b.Fatalf("got %+v %v, want a normal turn", res, err)
 				}
 			}

@@ -40,7 +40,7 @@ func newMetrics() *metrics {
 			Name: "byomcp_turns_total", Help: "Turns ended, by stop reason.",
 		}, []string{"stop_reason"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "byomcp_tool_calls_total", Help: "Tool calls ended, by kind (page, server) and outcome (ok, tool_error, invalid_args, timeout, page_gone, cancelled, failed).",
+			Name: "byomcp_tool_calls_total", Help: "Tool calls ended, by kind (page, server, client) and outcome (ok, tool_error, invalid_args, timeout, page_gone, cancelled, unknown_tool, failed, over_limit, handed_off: tools.Kind).",
 		}, []string{"kind", "outcome"}),
 		toolLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "byomcp_tool_call_seconds", Help: "Tool call latency.",

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // scrape reads the server's /metrics in the Prometheus text format and returns every
@@ -84,17 +85,17 @@ func TestMetricsOfATurn(t *testing.T) {
 	))
 	ts := newTestServer(t, model, nil)
 	fails := pageTestTool{
-		tool: PageTool{Name: "fails", InputSchema: []byte(`{"type":"object"}`)},
+		tool: wire.PageTool{Name: "fails", InputSchema: []byte(`{"type":"object"}`)},
 		fn:   func(context.Context, map[string]any) (any, error) { return nil, errors.New("out of stock") },
 	}
 	page := newFakePage(t, ts, testOrigin, echoTool(), fails)
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	wantMetrics(t, ts.Server, map[string]float64{
 		"byomcp_open_sockets":  1,
 		"byomcp_live_sessions": 1,
 	})
 	res, err := page.chat("go")
-	if err != nil || res.StopReason != StopEnd {
+	if err != nil || res.StopReason != wire.StopEnd {
 		t.Fatalf("got %+v %v, want a finished turn", res, err)
 	}
 	wantMetrics(t, ts.Server, map[string]float64{

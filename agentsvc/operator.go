@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // What the operator console (agentsvc/console) reads of the running service: the open tabs
@@ -18,7 +20,7 @@ type Tab struct {
 	URL       string
 	Title     string
 	Since     time.Time // when the socket opened
-	Tools     []PageTool
+	Tools     []wire.PageTool
 }
 
 // Tabs returns the page sockets open in this process, oldest first.
@@ -32,7 +34,7 @@ func (s *Server) Tabs() []Tab {
 	tabs := make([]Tab, 0, len(conns))
 	for _, c := range conns {
 		t := Tab{ConnID: c.id, Origin: c.origin, Since: c.since}
-		for _, pt := range c.snapshot() {
+		for _, pt := range c.mcp.Tools() {
 			t.Tools = append(t.Tools, pt.PageTool)
 		}
 		if ls := c.boundSession(); ls != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
-	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -42,7 +42,7 @@ func TestOperatorHooks(t *testing.T) {
 	})
 	before := time.Now()
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	sess := page.session(SessionParams{Page: &store.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
+	sess := page.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
 	ts.waitTools(t, 1)
 	tabs := ts.Tabs()
 	if len(tabs) != 1 {
@@ -55,7 +55,7 @@ func TestOperatorHooks(t *testing.T) {
 	if _, err := page.chat("go"); err != nil {
 		t.Fatal(err)
 	}
-	page.eventsUntil(EventTurnEnd)
+	page.eventsUntil(wire.EventTurnEnd)
 	mu.Lock()
 	defer mu.Unlock()
 	var types []string
@@ -83,11 +83,11 @@ func TestForget(t *testing.T) {
 	model := &scriptModel{reply: func(int, llm.Request) (*llm.Response, error) { return &llm.Response{Text: "ok"}, nil }}
 	ts := newTestServer(t, model, nil)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	sess := page.session(SessionParams{})
+	sess := page.session(wire.SessionParams{})
 	if _, err := page.chat("remember me"); err != nil {
 		t.Fatal(err)
 	}
-	page.eventsUntil(EventTurnEnd)
+	page.eventsUntil(wire.EventTurnEnd)
 	ctx := context.Background()
 	if err := ts.store.Delete(ctx, sess.SessionID); err != nil {
 		t.Fatal(err)
@@ -101,10 +101,10 @@ func TestForget(t *testing.T) {
 	again := newFakePage(t, ts, testOrigin, echoTool())
 	cctx, cancel := context.WithTimeout(ctx, waitLimit)
 	defer cancel()
-	var res SessionResult
-	err := again.peer.Call(cctx, MethodAgentSession, SessionParams{SessionID: sess.SessionID}, &res)
+	var res wire.SessionResult
+	err := again.peer.Call(cctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, &res)
 	var rpcErr *wsrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeSessionNotFound {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != wire.CodeSessionNotFound {
 		t.Errorf("resuming a forgotten conversation: got %+v, %v; want session not found (the page then starts a new one)", res, err)
 	}
 	ts.Forget("no-such-session") // nothing held: nothing happens

@@ -30,7 +30,7 @@ func TestToolOutcomeKinds(t *testing.T) {
 		fn:   func(context.Context, map[string]any) (any, error) { return nil, errors.New("out of stock") },
 	}
 	page := newFakePage(t, ts, testOrigin, echoTool(), fails)
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	if res, err := page.chat("go"); err != nil || res.StopReason != wire.StopEnd {
 		t.Fatalf("got %+v %v, want a finished turn", res, err)
 	}

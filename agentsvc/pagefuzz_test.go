@@ -81,6 +81,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -208,11 +209,11 @@ func genProgram(seed uint64) []byte {
 
 // fzCatalog is every tool a fuzzed page may list; a page lists a random subset. The last
 // three are unusable and must be rejected one by one, never the session.
-var fzCatalog = []PageTool{
+var fzCatalog = []wire.PageTool{
 	{Name: "echo", Description: "Echo the text.", InputSchema: echoSchema},
 	{Name: "add", Description: "Add two numbers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)},
 	{Name: "wait_user", Description: "Ask the user to confirm.", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`),
-		Annotations: &ToolAnnotations{DestructiveHint: ptr(true)}},
+		Annotations: &wire.ToolAnnotations{DestructiveHint: ptr(true)}},
 	{Name: "go_page", Description: "Open another page.", InputSchema: json.RawMessage(`{"type":"object","properties":{"to":{"enum":["home","cart"]}},"required":["to"]}`)},
 	{Name: "cars.filter-v2", Description: "Filter cars.", InputSchema: json.RawMessage(`{"type":"object","properties":{"max":{"type":"integer","minimum":0}}}`)},
 	{Name: "no_schema", Description: "Takes nothing."},
@@ -370,11 +371,11 @@ func (r *fzRun) do(op int, arg byte) {
 		}
 	case opSession:
 		s := r.sock(slot)
-		page := &store.Page{URL: fmt.Sprintf("http://localhost:3000/p%d", r.rng.IntN(5)), Title: "Page"}
-		s.session(SessionParams{Page: page})
+		page := &wire.Page{URL: fmt.Sprintf("http://localhost:3000/p%d", r.rng.IntN(5)), Title: "Page"}
+		s.session(wire.SessionParams{Page: page})
 	case opResume:
 		id, lastSeq := r.pickResume(slot)
-		r.sock(slot).session(SessionParams{SessionID: id, LastSeq: lastSeq})
+		r.sock(slot).session(wire.SessionParams{SessionID: id, LastSeq: lastSeq})
 	case opChat, opChatWait:
 		s := r.sock(slot)
 		req := s.chat(r.chatText())
@@ -398,7 +399,7 @@ func (r *fzRun) do(op int, arg byte) {
 			if r.rng.IntN(4) == 0 {
 				s.setTools(r.randomTools())
 			}
-			s.notify(MethodToolsListChanged, nil)
+			s.notify(wire.MethodToolsListChanged, nil)
 			r.sleepRand(int(2 * r.debounce / time.Millisecond))
 		}
 		if r.rng.IntN(2) == 0 {
@@ -408,7 +409,7 @@ func (r *fzRun) do(op int, arg byte) {
 		s := r.sock(slot)
 		s.setTools(r.randomTools())
 		if r.rng.IntN(2) == 0 {
-			s.notify(MethodToolsListChanged, nil)
+			s.notify(wire.MethodToolsListChanged, nil)
 		}
 	case opProgressFlood:
 		r.sock(slot).progressFlood(r.rng)
@@ -442,14 +443,14 @@ func (r *fzRun) do(op int, arg byte) {
 		if r.rng.IntN(4) > 0 {
 			lastSeq = &last
 		}
-		r.sock(slot).session(SessionParams{SessionID: id, LastSeq: lastSeq})
+		r.sock(slot).session(wire.SessionParams{SessionID: id, LastSeq: lastSeq})
 	case opTwinResume:
 		r.twinResume(slot)
 	case opSleep:
 		r.sleepRand(60)
 	case opPing:
 		s := r.sock(slot)
-		if req := s.request(MethodPing, map[string]any{}); req != nil {
+		if req := s.request(wire.MethodPing, map[string]any{}); req != nil {
 			s.await(req, fzWait)
 		}
 	case opCloseGraceful:
@@ -491,8 +492,8 @@ func (r *fzRun) chatText() string {
 	}
 }
 
-func (r *fzRun) randomTools() []PageTool {
-	var out []PageTool
+func (r *fzRun) randomTools() []wire.PageTool {
+	var out []wire.PageTool
 	for _, t := range fzCatalog {
 		if r.rng.IntN(3) > 0 {
 			out = append(out, t)
@@ -588,8 +589,8 @@ func (r *fzRun) twinResume(slot int) {
 	}
 	a, b := r.slots[twins[0]], r.slots[twins[1]]
 	la, lb := last, max(0, last-1)
-	ra := a.request(MethodAgentSession, SessionParams{SessionID: id, LastSeq: &la})
-	rb := b.request(MethodAgentSession, SessionParams{SessionID: id, LastSeq: &lb})
+	ra := a.request(wire.MethodAgentSession, wire.SessionParams{SessionID: id, LastSeq: &la})
+	rb := b.request(wire.MethodAgentSession, wire.SessionParams{SessionID: id, LastSeq: &lb})
 	a.await(ra, fzWait)
 	b.await(rb, fzWait)
 }
@@ -691,7 +692,7 @@ type fzSock struct {
 	reqs        map[string]*fzReq // our requests by id (JSON text), answered or not
 	nullAnswer  int               // error responses with a null id
 	junkSent    int               // frames that may get such an answer
-	tools       []PageTool
+	tools       []wire.PageTool
 	listDelay   time.Duration
 	pageSize    int
 	badInit     bool
@@ -806,12 +807,12 @@ func (s *fzSock) request(method string, params any) *fzReq {
 	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
-	if method == MethodAgentSession {
+	if method == wire.MethodAgentSession {
 		s.sessionSent++
 	}
 	req := &fzReq{method: method, id: strconv.FormatInt(id, 10), bindGen: s.sessionSent, done: make(chan struct{})}
 	s.reqs[req.id] = req
-	if sp, ok := params.(SessionParams); ok && sp.LastSeq != nil {
+	if sp, ok := params.(wire.SessionParams); ok && sp.LastSeq != nil {
 		req.lastSeq = ptr(*sp.LastSeq)
 	}
 	s.mu.Unlock()
@@ -830,7 +831,7 @@ func (s *fzSock) junk(frame string, idText string) {
 	}
 	s.mu.Lock()
 	s.junkSent++
-	if strings.Contains(frame, MethodAgentSession) {
+	if strings.Contains(frame, wire.MethodAgentSession) {
 		s.sessionSent++
 	}
 	s.mu.Unlock()
@@ -852,8 +853,8 @@ func (s *fzSock) await(req *fzReq, d time.Duration) {
 }
 
 // session sends agent/session and waits for its answer: nothing is pipelined behind it.
-func (s *fzSock) session(p SessionParams) {
-	req := s.request(MethodAgentSession, p)
+func (s *fzSock) session(p wire.SessionParams) {
+	req := s.request(wire.MethodAgentSession, p)
 	if req == nil {
 		return
 	}
@@ -867,7 +868,7 @@ func (s *fzSock) session(p SessionParams) {
 }
 
 func (s *fzSock) chat(text string) *fzReq {
-	return s.request(MethodAgentChat, ChatParams{Text: text})
+	return s.request(wire.MethodAgentChat, wire.ChatParams{Text: text})
 }
 
 // cancelChat cancels our latest unanswered agent/chat with notifications/cancelled (or,
@@ -876,7 +877,7 @@ func (s *fzSock) cancelChat() {
 	s.mu.Lock()
 	var last *fzReq
 	for _, req := range s.reqs {
-		if req.method == MethodAgentChat && req.answers == 0 && (last == nil || len(req.id) > len(last.id) || len(req.id) == len(last.id) && req.id > last.id) {
+		if req.method == wire.MethodAgentChat && req.answers == 0 && (last == nil || len(req.id) > len(last.id) || len(req.id) == len(last.id) && req.id > last.id) {
 			last = req
 		}
 	}
@@ -889,24 +890,24 @@ func (s *fzSock) cancelChat() {
 	case x == 0:
 		id = "nope"
 	}
-	s.notify(MethodCancelled, map[string]any{"requestId": id, "reason": "the user clicked stop"})
+	s.notify(wire.MethodCancelled, map[string]any{"requestId": id, "reason": "the user clicked stop"})
 }
 
 func (s *fzSock) agentCancel(kind int) {
 	s.mu.Lock()
 	turn := s.lastTurn
 	s.mu.Unlock()
-	p := CancelParams{}
+	p := wire.CancelParams{}
 	switch kind {
 	case 1:
 		p.TurnID = turn
 	case 2:
 		p.TurnID = "t-nosuchturn"
 	}
-	s.request(MethodAgentCancel, p)
+	s.request(wire.MethodAgentCancel, p)
 }
 
-func (s *fzSock) setTools(list []PageTool) {
+func (s *fzSock) setTools(list []wire.PageTool) {
 	s.mu.Lock()
 	s.tools = list
 	s.mu.Unlock()
@@ -945,7 +946,7 @@ func (s *fzSock) progressFlood(rng *rand.Rand) {
 		} else {
 			tok = odd[rng.IntN(len(odd))]
 		}
-		s.notify(MethodProgress, map[string]any{"progressToken": tok, "progress": i, "message": "working"})
+		s.notify(wire.MethodProgress, map[string]any{"progressToken": tok, "progress": i, "message": "working"})
 	}
 }
 
@@ -1044,13 +1045,13 @@ func (s *fzSock) malformed(rng *rand.Rand) {
 // badParams sends agent requests with params of the wrong shape: each gets one error.
 func (s *fzSock) badParams(rng *rand.Rand) {
 	params := []struct{ method, params string }{
-		{MethodAgentSession, `{"lastSeq":"x"}`},
-		{MethodAgentSession, `{"sessionId":5}`},
-		{MethodAgentSession, `[]`},
-		{MethodAgentChat, `{"text":5}`},
-		{MethodAgentChat, `"hello"`},
-		{MethodAgentCancel, `{"turnId":{}}`},
-		{MethodAgentChat, `{"text":"` + strings.Repeat("é", 20000) + `"}`},
+		{wire.MethodAgentSession, `{"lastSeq":"x"}`},
+		{wire.MethodAgentSession, `{"sessionId":5}`},
+		{wire.MethodAgentSession, `[]`},
+		{wire.MethodAgentChat, `{"text":5}`},
+		{wire.MethodAgentChat, `"hello"`},
+		{wire.MethodAgentCancel, `{"turnId":{}}`},
+		{wire.MethodAgentChat, `{"text":"` + strings.Repeat("é", 20000) + `"}`},
 	}
 	p := params[rng.IntN(len(params))]
 	id := fmt.Sprintf(`"bp%d"`, rng.IntN(1<<30))
@@ -1175,20 +1176,20 @@ func (s *fzSock) onRequest(m fzMsg) {
 	}
 	s.mu.Unlock()
 	switch m.Method {
-	case MethodPing:
+	case wire.MethodPing:
 		s.reply(m.ID, map[string]any{})
-	case MethodInitialize:
+	case wire.MethodInitialize:
 		s.mu.Lock()
 		bad := s.badInit
 		s.mu.Unlock()
-		v := ProtocolVersion
+		v := wire.ProtocolVersion
 		if bad {
 			v = "1999-01-01"
 		}
-		s.reply(m.ID, InitializeResult{ProtocolVersion: v, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: Implementation{Name: "fuzz-page", Version: "1"}})
-	case MethodToolsList:
+		s.reply(m.ID, wire.InitializeResult{ProtocolVersion: v, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: "fuzz-page", Version: "1"}})
+	case wire.MethodToolsList:
 		s.onList(m)
-	case MethodToolsCall:
+	case wire.MethodToolsCall:
 		s.onCall(m)
 	default:
 		s.r.failf("socket %d: the agent sent an unexpected request %q", s.n, m.Method)
@@ -1196,7 +1197,7 @@ func (s *fzSock) onRequest(m fzMsg) {
 }
 
 func (s *fzSock) onList(m fzMsg) {
-	var p ToolsListParams
+	var p wire.ToolsListParams
 	_ = json.Unmarshal(m.Params, &p)
 	s.mu.Lock()
 	s.lists++
@@ -1210,13 +1211,13 @@ func (s *fzSock) onList(m fzMsg) {
 			return
 		}
 		if size <= 0 {
-			s.reply(m.ID, ToolsListResult{Tools: all})
+			s.reply(m.ID, wire.ToolsListResult{Tools: all})
 			return
 		}
 		start, _ := strconv.Atoi(p.Cursor)
 		start = min(max(start, 0), len(all))
 		end := min(start+size, len(all))
-		res := ToolsListResult{Tools: all[start:end]}
+		res := wire.ToolsListResult{Tools: all[start:end]}
 		if end < len(all) {
 			res.NextCursor = strconv.Itoa(end)
 		}
@@ -1225,7 +1226,7 @@ func (s *fzSock) onList(m fzMsg) {
 }
 
 func (s *fzSock) onCall(m fzMsg) {
-	var p ToolsCallParams
+	var p wire.ToolsCallParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		s.r.failf("socket %d: tools/call params %s: %v", s.n, m.Params, err)
 		return
@@ -1236,7 +1237,7 @@ func (s *fzSock) onCall(m fzMsg) {
 	if len(s.tokens) > 8 {
 		s.tokens = s.tokens[1:]
 	}
-	has := slices.ContainsFunc(s.tools, func(t PageTool) bool { return t.Name == p.Name })
+	has := slices.ContainsFunc(s.tools, func(t wire.PageTool) bool { return t.Name == p.Name })
 	mode := s.rng.IntN(100)
 	delay := time.Duration(s.rng.IntN(60)) * time.Millisecond
 	ticks := s.rng.IntN(8)
@@ -1248,7 +1249,7 @@ func (s *fzSock) onCall(m fzMsg) {
 	case !has: // the tools changed between list and call
 		s.reply(m.ID, map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": "no such tool"}}})
 	case p.Name == "go_page" && mode < 60: // the page navigates away after answering: its socket closes
-		s.reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "opening"}}, "_meta": map[string]any{MetaNavigating: true}})
+		s.reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "opening"}}, "_meta": map[string]any{wire.MetaNavigating: true}})
 		s.later(delay/4, s.drop)
 	case p.Name == "wait_user" || mode < 8: // waits for the user, keeping the call alive with progress
 		var tick func(i int)
@@ -1257,7 +1258,7 @@ func (s *fzSock) onCall(m fzMsg) {
 				s.reply(m.ID, text("the user said yes"))
 				return
 			}
-			s.notify(MethodProgress, map[string]any{"progressToken": json.RawMessage(token), "progress": i, "message": "waiting for the user"})
+			s.notify(wire.MethodProgress, map[string]any{"progressToken": json.RawMessage(token), "progress": i, "message": "waiting for the user"})
 			s.later(150*time.Millisecond, func() { tick(i + 1) })
 		}
 		tick(0)
@@ -1286,10 +1287,10 @@ func (s *fzSock) onCall(m fzMsg) {
 
 func (s *fzSock) onNotification(m fzMsg, data []byte) {
 	switch m.Method {
-	case MethodAgentEvent:
+	case wire.MethodAgentEvent:
 		s.onEvent(m.Params)
-	case MethodInitialized:
-	case MethodCancelled: // the agent gave up on a tools/call; nothing to do
+	case wire.MethodInitialized:
+	case wire.MethodCancelled: // the agent gave up on a tools/call; nothing to do
 	default:
 		s.r.failf("socket %d: the agent sent an unexpected notification %.200s", s.n, data)
 	}
@@ -1301,7 +1302,7 @@ func (s *fzSock) onEvent(raw json.RawMessage) {
 		s.r.failf("socket %d: event %.200s: %v", s.n, raw, err)
 		return
 	}
-	if e.Type == EventToolRejected && e.Seq == 0 {
+	if e.Type == wire.EventToolRejected && e.Seq == 0 {
 		return // outside any session log
 	}
 	s.mu.Lock()
@@ -1329,16 +1330,16 @@ func (s *fzSock) onEvent(raw json.RawMessage) {
 	b.events = append(b.events, fzEvent{ev: e, raw: append(json.RawMessage(nil), raw...)})
 	s.r.noteSeq(e.SessionID, e.Seq)
 	switch e.Type {
-	case EventTurnStart:
+	case wire.EventTurnStart:
 		s.lastTurn = e.TurnID
-	case EventTurnEnd:
+	case wire.EventTurnEnd:
 		b.turnEnds[e.TurnID] = e
 		if s.rng.IntN(6) == 0 { // agent/cancel racing the turn's end
 			s.nextID++
-			req := &fzReq{method: MethodAgentCancel, id: strconv.FormatInt(s.nextID, 10), bindGen: s.sessionSent, done: make(chan struct{})}
+			req := &fzReq{method: wire.MethodAgentCancel, id: strconv.FormatInt(s.nextID, 10), bindGen: s.sessionSent, done: make(chan struct{})}
 			s.reqs[req.id] = req
 			id := s.nextID
-			go s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": MethodAgentCancel, "params": CancelParams{TurnID: e.TurnID}})
+			go s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": wire.MethodAgentCancel, "params": wire.CancelParams{TurnID: e.TurnID}})
 		}
 	}
 }
@@ -1352,11 +1353,11 @@ func (r *fzRun) noteSeq(id string, seq int64) {
 // allowedCodes are the error codes each method may answer with; anything else (an
 // internal error above all) is a failure.
 var allowedCodes = map[string][]int64{
-	MethodAgentSession: {CodeSessionNotFound, CodeTooManySessions, CodeCancelledEarly, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
-	MethodAgentChat: {CodeTurnInProgress, CodeTextTooLong, CodeNoSession, CodeBusy, CodeCancelledEarly,
+	wire.MethodAgentSession: {wire.CodeSessionNotFound, wire.CodeTooManySessions, wire.CodeCancelledEarly, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
+	wire.MethodAgentChat: {wire.CodeTurnInProgress, wire.CodeTextTooLong, wire.CodeNoSession, wire.CodeBusy, wire.CodeCancelledEarly,
 		wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
-	MethodAgentCancel: {CodeNoTurn, CodeNoSession, CodeCancelledEarly, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
-	MethodPing:        {wsrpc.CodeRateLimited, wsrpc.CodeBusy},
+	wire.MethodAgentCancel: {wire.CodeNoTurn, wire.CodeNoSession, wire.CodeCancelledEarly, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
+	wire.MethodPing:        {wsrpc.CodeRateLimited, wsrpc.CodeBusy},
 }
 
 func (s *fzSock) onResponse(m fzMsg) {
@@ -1392,8 +1393,8 @@ func (s *fzSock) onResponse(m fzMsg) {
 		return
 	}
 	switch req.method {
-	case MethodAgentSession:
-		var res SessionResult
+	case wire.MethodAgentSession:
+		var res wire.SessionResult
 		if err := json.Unmarshal(m.Result, &res); err != nil || res.SessionID == "" {
 			s.r.failf("socket %d: agent/session result %.300s: %v", s.n, m.Result, err)
 			return
@@ -1404,13 +1405,13 @@ func (s *fzSock) onResponse(m fzMsg) {
 		}
 		s.binds = append(s.binds, b)
 		s.r.noteSeq(res.SessionID, 0)
-	case MethodAgentChat:
-		var res ChatResult
+	case wire.MethodAgentChat:
+		var res wire.ChatResult
 		if err := json.Unmarshal(m.Result, &res); err != nil {
 			s.r.failf("socket %d: agent/chat result %.300s: %v", s.n, m.Result, err)
 			return
 		}
-		if !slices.Contains([]string{StopEnd, StopMaxIterations, StopCancelled, StopError}, res.StopReason) || res.TurnID == "" {
+		if !slices.Contains([]string{wire.StopEnd, wire.StopMaxIterations, wire.StopCancelled, wire.StopError}, res.StopReason) || res.TurnID == "" {
 			s.r.failf("socket %d: agent/chat result %.300s", s.n, m.Result)
 			return
 		}
@@ -1694,28 +1695,28 @@ func (r *fzRun) checkTurns(where string, evs []store.Event) {
 			return
 		}
 		switch e.Type {
-		case EventTurnStart:
+		case wire.EventTurnStart:
 			if open != "" {
 				r.failf("%s: turn %s starts at seq %d while turn %s runs", where, e.TurnID, se.Seq, open)
 			}
 			open = e.TurnID
-		case EventTurnEnd:
+		case wire.EventTurnEnd:
 			if e.TurnID != open {
 				r.failf("%s: turn_end of %s at seq %d, but the running turn is %q", where, e.TurnID, se.Seq, open)
 			}
 			open = ""
-		case EventToolCall:
+		case wire.EventToolCall:
 			if calls[e.CallID] != 0 {
 				r.failf("%s: tool_call %s twice (seq %d)", where, e.CallID, se.Seq)
 			}
 			calls[e.CallID] = 1
-		case EventToolResult:
+		case wire.EventToolResult:
 			if calls[e.CallID] != 1 {
 				r.failf("%s: tool_result %s at seq %d without its tool_call, or twice", where, e.CallID, se.Seq)
 			}
 			calls[e.CallID] = 2
 		}
-		if e.Type != EventTurnStart && e.Type != EventTurnEnd && e.TurnID != open {
+		if e.Type != wire.EventTurnStart && e.Type != wire.EventTurnEnd && e.TurnID != open {
 			r.failf("%s: %s event at seq %d of turn %q while turn %q runs", where, e.Type, se.Seq, e.TurnID, open)
 		}
 	}
@@ -1814,7 +1815,7 @@ func (r *fzRun) compareView(where string, b *fzBind, evs []store.Event) {
 		lo := expected + 1
 		if i == 0 && int64(len(evs))-b.from > replayMax && e.Seq > lo {
 			lo = e.Seq // the replay was cut: find where its first run starts
-			for e.Type == EventTextDelta && lo > 1 && isDeltaOf(evs[lo-2], e.TurnID) {
+			for e.Type == wire.EventTextDelta && lo > 1 && isDeltaOf(evs[lo-2], e.TurnID) {
 				lo--
 			}
 		}
@@ -1836,17 +1837,17 @@ func (r *fzRun) compareView(where string, b *fzBind, evs []store.Event) {
 
 func isDeltaOf(se store.Event, turn string) bool {
 	var e event
-	return json.Unmarshal(se.Data, &e) == nil && e.Type == EventTextDelta && e.TurnID == turn
+	return json.Unmarshal(se.Data, &e) == nil && e.Type == wire.EventTextDelta && e.TurnID == turn
 }
 
 func mergedRun(run []store.Event, got event) bool {
-	if got.Type != EventTextDelta {
+	if got.Type != wire.EventTextDelta {
 		return false
 	}
 	var sb strings.Builder
 	for _, se := range run {
 		var e event
-		if json.Unmarshal(se.Data, &e) != nil || e.Type != EventTextDelta || e.TurnID != got.TurnID {
+		if json.Unmarshal(se.Data, &e) != nil || e.Type != wire.EventTextDelta || e.TurnID != got.TurnID {
 			return false
 		}
 		sb.WriteString(e.Delta)
@@ -1892,12 +1893,12 @@ func TestFailedSessionKeepsTheSocketsSession(t *testing.T) {
 	ts := newTestServer(t, callOnceEcho(), func(c *Config) { c.ReconnectWait = 200 * time.Millisecond })
 	p := newFakePage(t, ts, testOrigin, echoTool())
 	p.waitListed(1)
-	sess := p.session(SessionParams{})
+	sess := p.session(wire.SessionParams{})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	err := p.peer.Call(ctx, MethodAgentSession, SessionParams{SessionID: randomID(16)}, nil)
-	if !errors.Is(err, errSessionNotFound) {
-		t.Fatalf("resuming an unknown session: got %v, want %v", err, errSessionNotFound)
+	err := p.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: randomID(16)}, nil)
+	if !errors.Is(err, wire.ErrSessionNotFound) {
+		t.Fatalf("resuming an unknown session: got %v, want %v", err, wire.ErrSessionNotFound)
 	}
 	res, err := p.chat("echo x")
 	if err != nil {
@@ -1912,14 +1913,14 @@ func TestFailedSessionKeepsTheSocketsSession(t *testing.T) {
 		if err := json.Unmarshal(<-p.events, &e); err != nil {
 			t.Fatal(err)
 		}
-		if e.Type == EventTurnEnd {
+		if e.Type == wire.EventTurnEnd {
 			ends = append(ends, e)
 		}
 	}
 	if len(ends) != 1 || ends[0].TurnID != res.TurnID || ends[0].SessionID != sess.SessionID {
 		t.Errorf("turn_end events before the answer: got %+v, want one of turn %s in session %s", ends, res.TurnID, shortID(sess.SessionID))
 	}
-	if res.StopReason != StopEnd {
-		t.Errorf("stop reason: got %s, want %s", res.StopReason, StopEnd)
+	if res.StopReason != wire.StopEnd {
+		t.Errorf("stop reason: got %s, want %s", res.StopReason, wire.StopEnd)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -83,7 +84,7 @@ func (p *fakePage) eventsUntilWord(w string) []event {
 	for range 10000 {
 		e := p.nextEvent()
 		out = append(out, e)
-		if e.Type == EventTextDelta && strings.HasSuffix(e.Delta, w) {
+		if e.Type == wire.EventTextDelta && strings.HasSuffix(e.Delta, w) {
 			return out
 		}
 	}
@@ -162,7 +163,7 @@ func checkNothingLostOrDoubled(t *testing.T, seen []event, log []store.Event) {
 			t.Errorf("got seq %d %s, the log has %q there", e.Seq, e.Type, s.Type)
 		}
 		for q := prev + 1; q < e.Seq; q++ {
-			if stored[q].Type != EventTextDelta || e.Type != EventTextDelta {
+			if stored[q].Type != wire.EventTextDelta || e.Type != wire.EventTextDelta {
 				t.Errorf("seq %d (%s) never reached the page (next seen: %d %s)", q, stored[q].Type, e.Seq, e.Type)
 			}
 		}
@@ -203,7 +204,7 @@ func TestReconnectStormLosesNothing(t *testing.T) {
 	model := newWordModel(rounds, rounds/2)
 	ts := newQuietServer(t, model, nil)
 	page := openPage(t, ts, testOrigin, echoTool())
-	sess := page.session(SessionParams{})
+	sess := page.session(wire.SessionParams{})
 	first := page
 	go func() { _, _ = first.chat("talk for a while") }() // fails when its socket drops; the turn goes on
 	model.release()
@@ -212,7 +213,7 @@ func TestReconnectStormLosesNothing(t *testing.T) {
 		if i > 0 {
 			page = openPage(t, ts, testOrigin, echoTool())
 			last := lastSeqOf(seen)
-			res := page.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+			res := page.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 			if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
 				t.Fatalf("reconnect %d: got %+v, want the session resumed", i, res)
 			}
@@ -224,8 +225,8 @@ func TestReconnectStormLosesNothing(t *testing.T) {
 		dropSocket(page, i%2 == 1)
 		model.release() // the next word races the reconnect
 	}
-	seen = append(seen, page.eventsUntil(EventTurnEnd)...)
-	if end := seen[len(seen)-1]; end.StopReason != StopEnd {
+	seen = append(seen, page.eventsUntil(wire.EventTurnEnd)...)
+	if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd {
 		t.Errorf("got turn_end %+v, want stopReason end", end)
 	}
 	checkNothingLostOrDoubled(t, seen, storedEvents(t, ts.store, sess.SessionID))
@@ -261,7 +262,7 @@ func TestSocketDiesMidTurnThenResume(t *testing.T) {
 			model := newWordModel(5, 0)
 			ts := newQuietServer(t, model, nil)
 			page := openPage(t, ts, testOrigin, echoTool())
-			sess := page.session(SessionParams{})
+			sess := page.session(wire.SessionParams{})
 			go func() { _, _ = page.chat("tell me") }()
 			model.release()
 			seen := page.eventsUntilWord(wordAt(0))
@@ -273,14 +274,14 @@ func TestSocketDiesMidTurnThenResume(t *testing.T) {
 
 			back := openPage(t, ts, testOrigin, echoTool())
 			last := lastSeqOf(seen)
-			res := back.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+			res := back.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 			if !res.Resumed || res.Forked {
 				t.Fatalf("got %+v, want the session resumed", res)
 			}
 			if got := roleList(res.Messages); got != "user,assistant" || res.Messages[1].Content != "w0 w1 w2 w3 w4 " {
 				t.Errorf("got messages %+v, want the whole answer", res.Messages)
 			}
-			seen = append(seen, back.eventsUntil(EventTurnEnd)...)
+			seen = append(seen, back.eventsUntil(wire.EventTurnEnd)...)
 			checkNothingLostOrDoubled(t, seen, storedEvents(t, ts.store, sess.SessionID))
 		})
 	}
@@ -290,7 +291,7 @@ func TestSocketDiesMidTurnThenResume(t *testing.T) {
 func navigatingResult(text string) map[string]any {
 	return map[string]any{
 		"content": []any{map[string]any{"type": "text", "text": text}},
-		"_meta":   map[string]any{MetaNavigating: true},
+		"_meta":   map[string]any{wire.MetaNavigating: true},
 	}
 }
 
@@ -307,27 +308,27 @@ func TestNavigationMidTurnGoesOnWithTheNewPagesTools(t *testing.T) {
 			ts := newQuietServer(t, model, nil)
 			navigated := make(chan struct{})
 			open := pageTestTool{
-				tool: PageTool{Name: "open_configurator", Description: "Go to the configurator.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				tool: wire.PageTool{Name: "open_configurator", Description: "Go to the configurator.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				fn: func(context.Context, map[string]any) (any, error) {
 					close(navigated)
 					return navigatingResult("opening the configurator"), nil
 				},
 			}
 			filter := pageTestTool{
-				tool: PageTool{Name: "filter_cars", Description: "Filter the list.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				tool: wire.PageTool{Name: "filter_cars", Description: "Filter the list.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				fn:   func(context.Context, map[string]any) (any, error) { return "filtered", nil },
 			}
 			configure := pageTestTool{
-				tool: PageTool{Name: "configure_car", Description: "Set the color.", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}},"required":["color"]}`)},
+				tool: wire.PageTool{Name: "configure_car", Description: "Set the color.", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}},"required":["color"]}`)},
 				fn: func(_ context.Context, args map[string]any) (any, error) {
 					return "color set to " + args["color"].(string), nil
 				},
 			}
 			list := openPage(t, ts, testOrigin, open, filter)
-			sess := list.session(SessionParams{Page: &store.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
+			sess := list.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
 			go func() { _, _ = list.chat("make me a red car") }()
 			<-navigated
-			seen := list.eventsUntil(EventToolResult)
+			seen := list.eventsUntil(wire.EventToolResult)
 			if oldGoneFirst {
 				dropSocket(list, true)
 				waitFor(t, "the server to see the old page go", func() bool { return ts.ConnCount() == 0 })
@@ -335,16 +336,16 @@ func TestNavigationMidTurnGoesOnWithTheNewPagesTools(t *testing.T) {
 
 			cfg := openPage(t, ts, testOrigin, configure)
 			last := lastSeqOf(seen)
-			res := cfg.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last, Page: &store.Page{URL: "http://localhost:3000/configure", Title: "Configure"}})
+			res := cfg.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last, Page: &wire.Page{URL: "http://localhost:3000/configure", Title: "Configure"}})
 			if !res.Resumed || res.Forked {
 				t.Fatalf("got %+v, want the session resumed by the new page", res)
 			}
-			seen = append(seen, cfg.eventsUntil(EventTurnEnd)...)
+			seen = append(seen, cfg.eventsUntil(wire.EventTurnEnd)...)
 			if !oldGoneFirst {
 				dropSocket(list, true)
 			}
 			end := seen[len(seen)-1]
-			if end.StopReason != StopEnd || end.Text != "Your car is red." {
+			if end.StopReason != wire.StopEnd || end.Text != "Your car is red." {
 				t.Errorf("got turn_end %+v, want the turn finished on the new page", end)
 			}
 			if calls := cfg.callsMade(); len(calls) != 1 || calls[0].Name != "configure_car" {
@@ -391,19 +392,19 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 	srv.serve(context.Background(), srvEnd, testOrigin)
 	p := &fakeTimePage{}
 	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
-	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "pipe-page", Version: "1"}}, nil
+	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
 	})
-	peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		res := ToolsListResult{Tools: []PageTool{}}
+	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		res := wire.ToolsListResult{Tools: []wire.PageTool{}}
 		for _, tt := range tools {
 			res.Tools = append(res.Tools, tt.tool)
 		}
 		return res, nil
 	})
-	peer.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var cp ToolsCallParams
+	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp wire.ToolsCallParams
 		_ = json.Unmarshal(req.Params, &cp)
 		p.mu.Lock()
 		p.calls = append(p.calls, cp.Name)
@@ -424,7 +425,7 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 		}
 		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
 	})
-	peer.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		var e event
 		_ = json.Unmarshal(req.Params, &e)
 		p.mu.Lock()
@@ -436,10 +437,10 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 	return p
 }
 
-func (p *fakeTimePage) session(t *testing.T, params SessionParams) SessionResult {
+func (p *fakeTimePage) session(t *testing.T, params wire.SessionParams) wire.SessionResult {
 	t.Helper()
-	var res SessionResult
-	if err := p.peer.Call(context.Background(), MethodAgentSession, params, &res); err != nil {
+	var res wire.SessionResult
+	if err := p.peer.Call(context.Background(), wire.MethodAgentSession, params, &res); err != nil {
 		t.Fatalf("agent/session: %v", err)
 	}
 	return res
@@ -484,15 +485,15 @@ func TestNavigationPageNeverComesBack(t *testing.T) {
 		st := store.NewMemory()
 		srv := fakeTimeServer(t, Config{Store: st, Model: model, ReconnectWait: wait})
 		var page *fakeTimePage
-		open := pageTestTool{tool: PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		open := pageTestTool{tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			fn: func(context.Context, map[string]any) (any, error) { return navigatingResult("navigating"), nil }}
-		filter := pageTestTool{tool: PageTool{Name: "filter_cars", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		filter := pageTestTool{tool: wire.PageTool{Name: "filter_cars", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			fn: func(context.Context, map[string]any) (any, error) { return "filtered", nil }}
 		page = connectFakeTimePage(t, srv, nil, open, filter)
-		sess := page.session(t, SessionParams{})
+		sess := page.session(t, wire.SessionParams{})
 		chatDone := make(chan error, 1)
 		go func() {
-			chatDone <- page.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "configure"}, nil)
+			chatDone <- page.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "configure"}, nil)
 		}()
 		synctest.Wait() // the navigating call has run; the turn now waits for the page
 		if n := len(model.requests()); n != 1 {
@@ -537,7 +538,7 @@ func TestNavigationPageNeverComesBack(t *testing.T) {
 		evs := storedEvents(t, st, sess.SessionID)
 		var end event
 		_ = json.Unmarshal(evs[len(evs)-1].Data, &end)
-		if end.Type != EventTurnEnd || end.StopReason != StopEnd {
+		if end.Type != wire.EventTurnEnd || end.StopReason != wire.StopEnd {
 			t.Errorf("got last event %+v, want turn_end with stopReason end", end)
 		}
 	})
@@ -588,8 +589,10 @@ func TestSilentlyDeadSocketIsReplacedNotForked(t *testing.T) {
 		srv := fakeTimeServer(t, Config{Store: st, Model: model})
 		var silent *silentConn
 		asleep := connectFakeTimePage(t, srv, func(c wsrpc.MessageConn) wsrpc.MessageConn { silent = newSilentConn(c); return silent }, echoTool())
-		sess := asleep.session(t, SessionParams{})
-		go func() { _ = asleep.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "hi"}, nil) }()
+		sess := asleep.session(t, wire.SessionParams{})
+		go func() {
+			_ = asleep.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "hi"}, nil)
+		}()
 		model.release()
 		synctest.Wait()
 		seen := asleep.events()
@@ -611,7 +614,7 @@ func TestSilentlyDeadSocketIsReplacedNotForked(t *testing.T) {
 		awake := connectFakeTimePage(t, srv, nil, echoTool())
 		last := lastSeqOf(seen)
 		start := time.Now()
-		res := awake.session(t, SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+		res := awake.session(t, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 		if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
 			t.Fatalf("got %+v, want the session resumed: the old socket is dead", res)
 		}
@@ -655,7 +658,7 @@ func TestResumeOnAnotherReplicaAfterItsTurnEnds(t *testing.T) {
 	b := newQuietServer(t, textModel("answered on b"), func(c *Config) { c.Store = hook; c.OwnerID = "replica-b" })
 
 	page := openPage(t, a, testOrigin, echoTool())
-	sess := page.session(SessionParams{})
+	sess := page.session(wire.SessionParams{})
 	go func() { _, _ = page.chat("first") }()
 	model.release()
 	seen := page.eventsUntilWord(wordAt(0))
@@ -665,10 +668,10 @@ func TestResumeOnAnotherReplicaAfterItsTurnEnds(t *testing.T) {
 	// waits for a's claim, a finishes and lets go, b takes the session with all of the turn.
 	moved := openPage(t, b, testOrigin, echoTool())
 	last := lastSeqOf(seen)
-	resumed := make(chan SessionResult, 1)
+	resumed := make(chan wire.SessionResult, 1)
 	go func() {
-		var res SessionResult
-		err := moved.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res)
+		var res wire.SessionResult
+		err := moved.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res)
 		if err != nil {
 			t.Errorf("agent/session on b: %v", err)
 		}
@@ -689,12 +692,12 @@ func TestResumeOnAnotherReplicaAfterItsTurnEnds(t *testing.T) {
 	if got := roleList(res.Messages); got != "user,assistant" || res.Messages[1].Content != "w0 w1 w2 w3 " {
 		t.Errorf("got messages %+v, want the turn a finished", res.Messages)
 	}
-	seen = append(seen, moved.eventsUntil(EventTurnEnd)...)
+	seen = append(seen, moved.eventsUntil(wire.EventTurnEnd)...)
 	r, err := moved.chat("second")
 	if err != nil || r.Text != "answered on b" {
 		t.Fatalf("got %+v %v, want the next turn run by b", r, err)
 	}
-	seen = append(seen, moved.eventsUntil(EventTurnEnd)...)
+	seen = append(seen, moved.eventsUntil(wire.EventTurnEnd)...)
 	checkNothingLostOrDoubled(t, seen, storedEvents(t, shared, sess.SessionID))
 	reqs := b.cfg.Model.(*scriptModel).requests()
 	if len(reqs) != 1 {
@@ -739,7 +742,7 @@ func TestDuplicateTabNeverRunsTheOthersTools(t *testing.T) {
 	ts := newQuietServer(t, echoUserText(), nil)
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	a := openPage(t, ts, testOrigin, slowEcho(started, release))
-	sessA := a.session(SessionParams{})
+	sessA := a.session(wire.SessionParams{})
 	if _, err := a.chat("first from a"); err != nil {
 		t.Fatal(err)
 	}
@@ -750,7 +753,7 @@ func TestDuplicateTabNeverRunsTheOthersTools(t *testing.T) {
 	// The duplicated tab arrives with the same id (sessionStorage is copied) and lastSeq.
 	b := openPage(t, ts, testOrigin, echoTool())
 	last := int64(5)
-	res := b.session(SessionParams{SessionID: sessA.SessionID, LastSeq: &last})
+	res := b.session(wire.SessionParams{SessionID: sessA.SessionID, LastSeq: &last})
 	if !res.Forked || res.Resumed || res.SessionID == sessA.SessionID || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(res.SessionID) {
 		t.Fatalf("got %+v, want a new forked session", res)
 	}
@@ -765,7 +768,7 @@ func TestDuplicateTabNeverRunsTheOthersTools(t *testing.T) {
 	}
 	// Asked again while a is live, b's old id still forks: never two sockets on one session.
 	c := openPage(t, ts, testOrigin, echoTool())
-	if again := c.session(SessionParams{SessionID: sessA.SessionID}); !again.Forked || again.SessionID == sessA.SessionID {
+	if again := c.session(wire.SessionParams{SessionID: sessA.SessionID}); !again.Forked || again.SessionID == sessA.SessionID {
 		t.Errorf("got %+v, want another fork", again)
 	}
 	close(release)
@@ -801,7 +804,7 @@ func TestDuplicateTabNeverRunsTheOthersTools(t *testing.T) {
 	dropSocket(a, true)
 	waitFor(t, "tab a to be gone", func() bool { return ts.ConnCount() == 2 })
 	d := openPage(t, ts, testOrigin, echoTool())
-	if back := d.session(SessionParams{SessionID: sessA.SessionID}); !back.Resumed || back.Forked {
+	if back := d.session(wire.SessionParams{SessionID: sessA.SessionID}); !back.Resumed || back.Forked {
 		t.Errorf("got %+v, want a's session resumed once tab a is gone", back)
 	}
 }
@@ -813,12 +816,12 @@ func TestSessionIDsOriginsAndLogs(t *testing.T) {
 	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Logger = zap.New(core) })
 	ids := map[string]bool{}
 	a := openPage(t, ts, testOrigin, echoTool())
-	sess := a.session(SessionParams{})
+	sess := a.session(wire.SessionParams{})
 	ids[sess.SessionID] = true
 	if _, err := a.chat("hello"); err != nil {
 		t.Fatal(err)
 	}
-	a.eventsUntil(EventTurnEnd)
+	a.eventsUntil(wire.EventTurnEnd)
 
 	// Another origin can neither resume nor fork it, live or stored.
 	other := "http://127.0.0.1:4000"
@@ -833,10 +836,10 @@ func TestSessionIDsOriginsAndLogs(t *testing.T) {
 		}
 		thief := openPage(t, ts, other, echoTool())
 		last := int64(0)
-		var res SessionResult
-		err := thief.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res)
-		if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
-			t.Errorf("%s session from another origin: got %v %+v, want %d", state, err, res, CodeSessionNotFound)
+		var res wire.SessionResult
+		err := thief.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}, &res)
+		if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
+			t.Errorf("%s session from another origin: got %v %+v, want %d", state, err, res, wire.CodeSessionNotFound)
 		}
 		select {
 		case raw := <-thief.events:
@@ -848,18 +851,18 @@ func TestSessionIDsOriginsAndLogs(t *testing.T) {
 	// The same origin resumes it, and a duplicated tab forks it.
 	b := openPage(t, ts, testOrigin, echoTool())
 	last := int64(1)
-	if res := b.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed {
+	if res := b.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed {
 		t.Fatalf("got %+v, want it resumed", res)
 	}
-	b.eventsUntil(EventTurnEnd)
+	b.eventsUntil(wire.EventTurnEnd)
 	c := openPage(t, ts, testOrigin, echoTool())
-	fork := c.session(SessionParams{SessionID: sess.SessionID})
+	fork := c.session(wire.SessionParams{SessionID: sess.SessionID})
 	ids[fork.SessionID] = true
 	if _, err := c.chat("in the fork"); err != nil {
 		t.Fatal(err)
 	}
 	for range 20 {
-		ids[c.session(SessionParams{}).SessionID] = true
+		ids[c.session(wire.SessionParams{}).SessionID] = true
 	}
 	if len(ids) != 22 {
 		t.Errorf("got %d distinct ids for 22 sessions", len(ids))
@@ -898,16 +901,16 @@ func TestIdleSessionsExpire(t *testing.T) {
 		st := store.NewMemory()
 		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok"), SessionTTL: ttl})
 		chatOn := func(p *fakeTimePage) {
-			if err := p.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "hi"}, nil); err != nil {
+			if err := p.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "hi"}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		idle := connectFakeTimePage(t, srv, nil)
-		idleID := idle.session(t, SessionParams{}).SessionID
+		idleID := idle.session(t, wire.SessionParams{}).SessionID
 		chatOn(idle)
 		idle.peer.Close(nil)
 		busy := connectFakeTimePage(t, srv, nil)
-		busyID := busy.session(t, SessionParams{}).SessionID
+		busyID := busy.session(t, wire.SessionParams{}).SessionID
 		chatOn(busy) // a session is stored from its first turn on
 		busy.peer.Close(nil)
 		synctest.Wait()
@@ -922,7 +925,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 			t.Fatal("sessions expired before their TTL")
 		}
 		busy = connectFakeTimePage(t, srv, nil)
-		busy.session(t, SessionParams{SessionID: busyID})
+		busy.session(t, wire.SessionParams{SessionID: busyID})
 		chatOn(busy) // used again at 50 min: its TTL starts over
 		busy.peer.Close(nil)
 
@@ -935,9 +938,9 @@ func TestIdleSessionsExpire(t *testing.T) {
 			t.Error("a session used 20 minutes ago expired")
 		}
 		late := connectFakeTimePage(t, srv, nil)
-		err := late.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: idleID}, nil)
-		if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
-			t.Errorf("resuming an expired session: got %v, want %d", err, CodeSessionNotFound)
+		err := late.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: idleID}, nil)
+		if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
+			t.Errorf("resuming an expired session: got %v, want %d", err, wire.CodeSessionNotFound)
 		}
 		late.peer.Close(nil)
 
@@ -957,8 +960,8 @@ func TestOpenTabKeepsItsSession(t *testing.T) {
 		st := store.NewMemory()
 		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok"), SessionTTL: ttl})
 		open := connectFakeTimePage(t, srv, nil)
-		id := open.session(t, SessionParams{}).SessionID
-		if err := open.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: "hi"}, nil); err != nil {
+		id := open.session(t, wire.SessionParams{}).SessionID
+		if err := open.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "hi"}, nil); err != nil {
 			t.Fatal(err) // a session is stored from its first turn on
 		}
 		synctest.Wait()

@@ -18,6 +18,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/store/storetest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -71,17 +72,17 @@ func dialBenchPage(tb testing.TB, wsURL string) *benchPage {
 	}
 	bp := &benchPage{}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
-	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "bench-page", Version: "1"}}, nil
+	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "bench-page", Version: "1"}}, nil
 	})
-	peer.Handle(MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		return ToolsListResult{Tools: []PageTool{echoTool().tool}}, nil
+	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.ToolsListResult{Tools: []wire.PageTool{echoTool().tool}}, nil
 	})
-	peer.Handle(MethodToolsCall, func(context.Context, *wsrpc.Request) (any, error) {
+	peer.Handle(wire.MethodToolsCall, func(context.Context, *wsrpc.Request) (any, error) {
 		return map[string]any{"content": []any{map[string]any{"type": "text", "text": "3 red cars"}}}, nil
 	})
-	peer.HandleNotification(MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		var e struct {
 			SessionID string `json:"sessionId"`
 			Seq       int64  `json:"seq"`
@@ -117,8 +118,8 @@ func (bp *benchPage) resume(id string, lastSeq, seq int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	reached := bp.expect(id, seq)
-	var res SessionResult
-	if err := bp.peer.Call(ctx, MethodAgentSession, SessionParams{SessionID: id, LastSeq: &lastSeq}, &res); err != nil {
+	var res wire.SessionResult
+	if err := bp.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: id, LastSeq: &lastSeq}, &res); err != nil {
 		return err
 	}
 	if !res.Resumed || res.Seq != seq || len(res.Messages) != 4*resumeTurns {
@@ -157,14 +158,14 @@ func newResumeFixture(tb testing.TB, st store.Store) *resumeFixture {
 	f := &resumeFixture{srv: srv, wsURL: "ws" + strings.TrimPrefix(hs.URL, "http")}
 	for i := range f.ids {
 		bp := dialBenchPage(tb, f.wsURL)
-		var res SessionResult
-		if err := bp.peer.Call(context.Background(), MethodAgentSession, SessionParams{}, &res); err != nil {
+		var res wire.SessionResult
+		if err := bp.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{}, &res); err != nil {
 			tb.Fatal(err)
 		}
 		f.ids[i] = res.SessionID
 		for turn := range resumeTurns {
-			var cr ChatResult
-			if err := bp.peer.Call(context.Background(), MethodAgentChat, ChatParams{Text: fmt.Sprintf("question %d", turn)}, &cr); err != nil || cr.StopReason != StopEnd {
+			var cr wire.ChatResult
+			if err := bp.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: fmt.Sprintf("question %d", turn)}, &cr); err != nil || cr.StopReason != wire.StopEnd {
 				tb.Fatalf("turn %d: %+v %v", turn, cr, err)
 			}
 			s, err := st.Load(context.Background(), res.SessionID)

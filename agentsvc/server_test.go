@@ -13,6 +13,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 func textModel(text string) *scriptModel {
@@ -99,7 +100,7 @@ func TestHandshakeListsAllPages(t *testing.T) {
 	page := newFakePageWith(t, ts, testOrigin, func(p *fakePage) { p.pageSize = 3 }, many...)
 	page.waitListed(3) // 7 tools in pages of 3
 	c := ts.connFor(t)
-	waitFor(t, "all tools registered", func() bool { return len(c.snapshot()) == 7 })
+	waitFor(t, "all tools registered", func() bool { return len(c.mcp.Tools()) == 7 })
 }
 
 func TestUnsupportedProtocolVersionCloses(t *testing.T) {
@@ -119,19 +120,19 @@ func TestUnsupportedProtocolVersionCloses(t *testing.T) {
 func TestToolRejectedOneByOne(t *testing.T) {
 	ts := newTestServer(t, textModel("hi"), nil)
 	bad := []pageTestTool{
-		{tool: PageTool{Name: "has space", InputSchema: echoSchema}},
-		{tool: PageTool{Name: "bad_schema", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"nonsense"}}}`)}},
-		{tool: PageTool{Name: "remote_ref", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}},
-		{tool: PageTool{Name: "file_ref", InputSchema: json.RawMessage(`{"$ref":"file:///etc/passwd"}`)}},
-		{tool: PageTool{Name: "not_object", InputSchema: json.RawMessage(`{"type":"string"}`)}},
-		{tool: PageTool{Name: "echo", InputSchema: echoSchema}}, // duplicate of the good one below
+		{tool: wire.PageTool{Name: "has space", InputSchema: echoSchema}},
+		{tool: wire.PageTool{Name: "bad_schema", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"nonsense"}}}`)}},
+		{tool: wire.PageTool{Name: "remote_ref", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`)}},
+		{tool: wire.PageTool{Name: "file_ref", InputSchema: json.RawMessage(`{"$ref":"file:///etc/passwd"}`)}},
+		{tool: wire.PageTool{Name: "not_object", InputSchema: json.RawMessage(`{"type":"string"}`)}},
+		{tool: wire.PageTool{Name: "echo", InputSchema: echoSchema}}, // duplicate of the good one below
 	}
 	page := newFakePage(t, ts, testOrigin, append([]pageTestTool{echoTool()}, bad...)...)
 	page.waitListed(1)
 	got := map[string]string{}
 	for range bad {
 		e := page.nextEvent()
-		if e.Type != EventToolRejected {
+		if e.Type != wire.EventToolRejected {
 			t.Fatalf("got event %s, want tool_rejected", e.Type)
 		}
 		if e.Seq != 0 || e.SessionID != "" {
@@ -145,7 +146,7 @@ func TestToolRejectedOneByOne(t *testing.T) {
 		}
 	}
 	c := ts.connFor(t)
-	if list := c.snapshot(); len(list) != 1 || list[0].Name != "echo" {
+	if list := c.mcp.Tools(); len(list) != 1 || list[0].Name != "echo" {
 		t.Errorf("got tools %v, want only echo", list)
 	}
 }
@@ -156,7 +157,7 @@ func TestCallToolValidatesBeforeThePage(t *testing.T) {
 	c := ts.waitTools(t, 1)
 	ctx := context.Background()
 	for _, args := range []string{`{}`, `{"text":""}`, `{"text":5}`, `{"text":"a","extra":1}`, `[1]`, `not json`} {
-		out := c.CallTool(ctx, "echo", json.RawMessage(args))
+		out := c.mcp.Call(ctx, "echo", json.RawMessage(args))
 		if out.Kind != tools.InvalidArgs || !out.IsError() || !strings.HasPrefix(out.Text, "invalid arguments:") {
 			t.Errorf("args %s: got %q %v %v, want an invalid-arguments tool error", args, out.Text, out.IsError(), out.Kind)
 		}
@@ -164,7 +165,7 @@ func TestCallToolValidatesBeforeThePage(t *testing.T) {
 	if n := len(page.callsMade()); n != 0 {
 		t.Fatalf("the page saw %d calls with invalid arguments, want 0", n)
 	}
-	out := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"hello"}`))
+	out := c.mcp.Call(ctx, "echo", json.RawMessage(`{"text":"hello"}`))
 	if out.Kind != tools.OK || out.IsError() || out.Text != "echo: hello" {
 		t.Errorf("got %q %v %v, want echo: hello", out.Text, out.IsError(), out.Kind)
 	}
@@ -178,7 +179,7 @@ func TestCallToolFailsAtOnceWhenPageDisconnects(t *testing.T) {
 	ts := newTestServer(t, textModel("hi"), func(c *Config) { c.ToolTimeout = time.Hour })
 	started := make(chan struct{})
 	page := newFakePage(t, ts, testOrigin, pageTestTool{
-		tool: PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn: func(ctx context.Context, _ map[string]any) (any, error) {
 			close(started)
 			<-ctx.Done()
@@ -187,7 +188,7 @@ func TestCallToolFailsAtOnceWhenPageDisconnects(t *testing.T) {
 	})
 	c := ts.waitTools(t, 1)
 	go func() { <-started; page.peer.Close(nil) }()
-	out := c.CallTool(context.Background(), "slow", nil)
+	out := c.mcp.Call(context.Background(), "slow", nil)
 	if out.Kind != tools.PageGone {
 		t.Errorf("got %v (%q), want page_gone", out.Kind, out.Text)
 	}
@@ -199,18 +200,18 @@ func TestListChangedRelists(t *testing.T) {
 	c := ts.waitTools(t, 1)
 	page.waitListed(1)
 	page.mu.Lock()
-	page.tools = append(page.tools, PageTool{Name: "second", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	page.tools = append(page.tools, wire.PageTool{Name: "second", InputSchema: json.RawMessage(`{"type":"object"}`)})
 	page.mu.Unlock()
 	for i := 0; i < 5; i++ { // a burst is debounced into one listing
-		if err := page.peer.Notify(context.Background(), MethodToolsListChanged, nil); err != nil {
+		if err := page.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	page.waitListed(1)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	c.toolsReady(ctx)
-	if n := len(c.snapshot()); n != 2 {
+	c.mcp.Ready(ctx)
+	if n := len(c.mcp.Tools()); n != 2 {
 		t.Errorf("got %d tools after list_changed, want 2", n)
 	}
 	select {
@@ -269,7 +270,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func newFakePageWith(t *testing.T, ts *testServer, origin string, mod func(*fakePage), tools ...pageTestTool) *fakePage {
 	t.Helper()
-	p := &fakePage{t: t, funcs: map[string]toolFunc{}, events: make(chan json.RawMessage, 1024), listed: make(chan struct{}, 64), cancel: make(chan CancelledParams, 16)}
+	p := &fakePage{t: t, funcs: map[string]toolFunc{}, events: make(chan json.RawMessage, 1024), listed: make(chan struct{}, 64), cancel: make(chan wire.CancelledParams, 16)}
 	for _, tt := range tools {
 		p.tools = append(p.tools, tt.tool)
 		p.funcs[tt.tool.Name] = tt.fn

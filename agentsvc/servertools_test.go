@@ -17,7 +17,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
-	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // httpMCPServer serves one tool over Streamable HTTP and counts the calls that reach it.
@@ -69,12 +69,12 @@ func TestPageSeesOnlyWebExposedServerTools(t *testing.T) {
 	}}
 	ts := newTestServer(t, model, func(c *Config) { c.ServerTools = mgr })
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{Page: &store.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
+	page.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
 	res, err := page.chat("how many Model 3 are in stock?")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != StopEnd || res.Text != "There are 3." {
+	if res.StopReason != wire.StopEnd || res.Text != "There are 3." {
 		t.Errorf("turn: got %+v, want the model's answer", res)
 	}
 
@@ -94,8 +94,8 @@ func TestPageSeesOnlyWebExposedServerTools(t *testing.T) {
 	}
 
 	results := map[string]event{}
-	for _, e := range page.eventsUntil(EventTurnEnd) {
-		if e.Type == EventToolResult {
+	for _, e := range page.eventsUntil(wire.EventTurnEnd) {
+		if e.Type == wire.EventToolResult {
 			results[e.CallID] = e
 		}
 	}

@@ -11,23 +11,24 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
 func TestResumeReplaysMissedEvents(t *testing.T) {
 	ts := newTestServer(t, callOnceEcho(), nil)
 	a := newFakePage(t, ts, testOrigin, echoTool())
-	sess := a.session(SessionParams{})
+	sess := a.session(wire.SessionParams{})
 	if _, err := a.chat("hello"); err != nil {
 		t.Fatal(err)
 	}
-	all := a.eventsUntil(EventTurnEnd)
+	all := a.eventsUntil(wire.EventTurnEnd)
 	last := all[len(all)-1].Seq
 	a.peer.Close(nil)
 
 	b := newFakePage(t, ts, testOrigin, echoTool())
 	lastSeq := int64(2)
-	res := b.session(SessionParams{SessionID: sess.SessionID, LastSeq: &lastSeq})
+	res := b.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &lastSeq})
 	if !res.Resumed || res.SessionID != sess.SessionID || res.Seq != last {
 		t.Fatalf("got %+v, want the same session resumed at seq %d", res, last)
 	}
@@ -38,7 +39,7 @@ func TestResumeReplaysMissedEvents(t *testing.T) {
 	if strings.Join(roles, ",") != "user,assistant,tool,assistant" {
 		t.Errorf("got history %v, want user,assistant,tool,assistant", roles)
 	}
-	replayed := b.eventsUntil(EventTurnEnd)
+	replayed := b.eventsUntil(wire.EventTurnEnd)
 	prev := lastSeq
 	text := ""
 	for _, e := range replayed {
@@ -58,7 +59,7 @@ func TestResumeReplaysMissedEvents(t *testing.T) {
 	if _, err := b.chat("again"); err != nil {
 		t.Fatal(err)
 	}
-	if e := b.nextEvent(); e.Type != EventTurnStart || e.Seq != last+1 {
+	if e := b.nextEvent(); e.Type != wire.EventTurnStart || e.Seq != last+1 {
 		t.Errorf("got %s seq %d, want turn_start seq %d", e.Type, e.Seq, last+1)
 	}
 }
@@ -75,29 +76,29 @@ func callOnceEcho() *scriptModel {
 func TestSessionBoundToOrigin(t *testing.T) {
 	ts := newTestServer(t, textModel("hi"), nil)
 	a := newFakePage(t, ts, testOrigin, echoTool())
-	sess := a.session(SessionParams{})
+	sess := a.session(wire.SessionParams{})
 	a.peer.Close(nil)
 	other := newFakePage(t, ts, "http://localhost:4000", echoTool())
-	var res SessionResult
-	err := other.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: sess.SessionID}, &res)
-	if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
-		t.Errorf("another origin resuming: got %v %+v, want %d", err, res, CodeSessionNotFound)
+	var res wire.SessionResult
+	err := other.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
+		t.Errorf("another origin resuming: got %v %+v, want %d", err, res, wire.CodeSessionNotFound)
 	}
-	err = other.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: "0123456789abcdef0123456789abcdef"}, &res)
-	if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
-		t.Errorf("unknown id: got %v, want %d", err, CodeSessionNotFound)
+	err = other.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: "0123456789abcdef0123456789abcdef"}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
+		t.Errorf("unknown id: got %v, want %d", err, wire.CodeSessionNotFound)
 	}
 }
 
 func TestDuplicateTabGetsAFork(t *testing.T) {
 	ts := newTestServer(t, textModel("hello there"), nil)
 	a := newFakePage(t, ts, testOrigin, echoTool())
-	sess := a.session(SessionParams{})
+	sess := a.session(wire.SessionParams{})
 	if _, err := a.chat("hi"); err != nil {
 		t.Fatal(err)
 	}
 	b := newFakePage(t, ts, testOrigin, echoTool())
-	res := b.session(SessionParams{SessionID: sess.SessionID})
+	res := b.session(wire.SessionParams{SessionID: sess.SessionID})
 	if !res.Forked || res.Resumed || res.SessionID == sess.SessionID {
 		t.Fatalf("got %+v, want a forked new session", res)
 	}
@@ -115,11 +116,11 @@ func TestDuplicateTabGetsAFork(t *testing.T) {
 
 func TestTurnFollowsNavigation(t *testing.T) {
 	goTool := pageTestTool{
-		tool: PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn:   func(context.Context, map[string]any) (any, error) { return "navigating to the configurator", nil },
 	}
 	configure := pageTestTool{
-		tool: PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}}}`)},
+		tool: wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}}}`)},
 		fn: func(_ context.Context, args map[string]any) (any, error) {
 			return "color set to " + args["color"].(string), nil
 		},
@@ -141,23 +142,23 @@ func TestTurnFollowsNavigation(t *testing.T) {
 		go func() { time.Sleep(50 * time.Millisecond); a.peer.Close(nil); close(navigated) }()
 		return map[string]any{
 			"content": []any{map[string]any{"type": "text", "text": "navigating to the configurator"}},
-			"_meta":   map[string]any{MetaNavigating: true},
+			"_meta":   map[string]any{wire.MetaNavigating: true},
 		}, nil
 	}
 	a = newFakePage(t, ts, testOrigin, goTool)
-	sess := a.session(SessionParams{})
+	sess := a.session(wire.SessionParams{})
 	go func() { _, _ = a.chat("take me to the configurator and make it red") }()
 	<-navigated
 
 	b := newFakePage(t, ts, testOrigin, configure)
 	lastSeq := int64(0)
-	res := b.session(SessionParams{SessionID: sess.SessionID, LastSeq: &lastSeq})
+	res := b.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &lastSeq})
 	if !res.Resumed {
 		t.Fatalf("got %+v, want the session resumed on the new page", res)
 	}
-	evs := b.eventsUntil(EventTurnEnd)
+	evs := b.eventsUntil(wire.EventTurnEnd)
 	end := evs[len(evs)-1]
-	if end.StopReason != StopEnd || !strings.Contains(end.Text, "red") {
+	if end.StopReason != wire.StopEnd || !strings.Contains(end.Text, "red") {
 		t.Errorf("got turn_end %+v, want the turn finished on the new page", end)
 	}
 	if calls := b.callsMade(); len(calls) != 1 || calls[0].Name != "configure_car" {
@@ -191,13 +192,13 @@ func TestTurnEndsCleanlyWhenPageNeverReturns(t *testing.T) {
 	}}
 	ts = newTestServer(t, model, func(c *Config) { c.ReconnectWait = 200 * time.Millisecond })
 	var a *fakePage
-	leave := pageTestTool{tool: PageTool{Name: "leave", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	leave := pageTestTool{tool: wire.PageTool{Name: "leave", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn: func(context.Context, map[string]any) (any, error) {
 			go func() { time.Sleep(20 * time.Millisecond); a.peer.Close(nil) }()
 			return "bye", nil
 		}}
 	a = newFakePage(t, ts, testOrigin, leave)
-	sess := a.session(SessionParams{})
+	sess := a.session(wire.SessionParams{})
 	go func() { _, _ = a.chat("leave") }()
 	waitFor(t, "the turn to end", func() bool {
 		s, err := ts.store.Load(context.Background(), sess.SessionID)
@@ -224,7 +225,7 @@ func TestInterruptedTurnIsMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	active := "t-crashed"
-	start, _ := json.Marshal(TurnStartEvent{EventHeader: EventHeader{Type: EventTurnStart, TurnID: active, Seq: 1}, Text: "question"})
+	start, _ := json.Marshal(wire.TurnStartEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnStart, TurnID: active, Seq: 1}, Text: "question"})
 	if err := st.Append(ctx, id, store.Batch{
 		Messages:   []chat.Message{{Role: chat.RoleUser, Content: "question", TurnID: active}},
 		Events:     []store.Event{{Seq: 1, Data: start}},
@@ -235,9 +236,9 @@ func TestInterruptedTurnIsMarked(t *testing.T) {
 	ts := newTestServer(t, textModel("fresh answer"), func(c *Config) { c.Store = st })
 	page := newFakePage(t, ts, testOrigin, echoTool())
 	lastSeq := int64(1)
-	res := page.session(SessionParams{SessionID: id, LastSeq: &lastSeq})
+	res := page.session(wire.SessionParams{SessionID: id, LastSeq: &lastSeq})
 	e := page.nextEvent()
-	if e.Type != EventTurnEnd || !e.Interrupted || e.TurnID != active || e.Seq != 2 {
+	if e.Type != wire.EventTurnEnd || !e.Interrupted || e.TurnID != active || e.Seq != 2 {
 		t.Errorf("got %+v, want turn_end interrupted for the crashed turn at seq 2", e)
 	}
 	s, _ := st.Load(ctx, id)

@@ -9,6 +9,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -25,12 +26,12 @@ func (s *Server) site(origin string) *sites.Site {
 }
 
 // admitSite checks the token budget of a page's site before a turn of session id: over it,
-// the turn is refused with CodeOverBudget and a message for the visitor.
+// the turn is refused with wire.CodeOverBudget and a message for the visitor.
 func (s *Server) admitSite(origin, id string) error {
 	if err := s.site(origin).Admit(id); err != nil {
 		var be *sites.BudgetError
 		if errors.As(err, &be) {
-			return wsrpc.NewError(CodeOverBudget, be.Error())
+			return wsrpc.NewError(wire.CodeOverBudget, be.Error())
 		}
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/sites"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -59,7 +60,7 @@ func gathered(t *testing.T, s *Server, name, label, value string) float64 {
 }
 
 // TestSiteBudgetRefusesTurn: once a conversation used its tokens for the hour, its next turn
-// is refused with CodeOverBudget and a message for the visitor, counted in
+// is refused with wire.CodeOverBudget and a message for the visitor, counted in
 // byomcp_refused_total{reason="token_budget"}; the model is not called.
 func TestSiteBudgetRefusesTurn(t *testing.T) {
 	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
@@ -67,14 +68,14 @@ func TestSiteBudgetRefusesTurn(t *testing.T) {
 	}}
 	ts, reg := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "budget": {"sessionTokensPerHour": 100}}]}`)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	sess := page.session(SessionParams{})
-	if res, err := page.chat("hi"); err != nil || res.StopReason != StopEnd {
+	sess := page.session(wire.SessionParams{})
+	if res, err := page.chat("hi"); err != nil || res.StopReason != wire.StopEnd {
 		t.Fatalf("first turn: %+v, %v; want it to end", res, err)
 	}
 	_, err := page.chat("and again")
 	var rpcErr *wsrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != CodeOverBudget {
-		t.Fatalf("second turn: got %v, want error %d", err, CodeOverBudget)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != wire.CodeOverBudget {
+		t.Fatalf("second turn: got %v, want error %d", err, wire.CodeOverBudget)
 	}
 	if !strings.Contains(rpcErr.Message, "usage limit") {
 		t.Errorf("got message %q, want one that tells the visitor about the usage limit", rpcErr.Message)
@@ -90,7 +91,7 @@ func TestSiteBudgetRefusesTurn(t *testing.T) {
 	}
 	// Another conversation of the site is not refused.
 	other := newFakePage(t, ts, testOrigin, echoTool())
-	other.session(SessionParams{})
+	other.session(wire.SessionParams{})
 	if _, err := other.chat("hi"); err != nil {
 		t.Errorf("another conversation: %v", err)
 	}
@@ -104,14 +105,14 @@ func TestSiteBudgetStopsTurnMidway(t *testing.T) {
 	}}
 	ts, _ := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "budget": {"siteTokensPerDay": 400}}]}`)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	res, err := page.chat("go")
-	if err != nil || res.StopReason != StopError {
+	if err != nil || res.StopReason != wire.StopError {
 		t.Fatalf("got %+v, %v; want stopReason error", res, err)
 	}
 	var msg string
-	for _, e := range page.eventsUntil(EventTurnEnd) {
-		if e.Type == EventError {
+	for _, e := range page.eventsUntil(wire.EventTurnEnd) {
+		if e.Type == wire.EventError {
 			msg = e.Message
 		}
 	}
@@ -132,9 +133,9 @@ func TestSiteSettingsReachTheTurn(t *testing.T) {
 	ts, _ := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "systemPrompt": "You sell cars.", "locale": "de",
 		"guards": {"maxModelCalls": 2}, "confirmTools": ["echo"]}]}`)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	res, err := page.chat("go")
-	if err != nil || res.StopReason != StopMaxIterations {
+	if err != nil || res.StopReason != wire.StopMaxIterations {
 		t.Fatalf("got %+v, %v; want max_iterations after the site's 2 model calls", res, err)
 	}
 	reqs := model.requests()
@@ -196,7 +197,7 @@ func TestSiteMCPServers(t *testing.T) {
 	}
 	ts := newTestServer(t, model, func(c *Config) { c.Sites = reg.Lookup; c.ServerTools = mgr })
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	if _, err := page.chat("stock and weather?"); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/store/storetest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -32,20 +33,20 @@ func TestRedisOutageLosesNothingTheVisitorSawDone(t *testing.T) {
 	b := newQuietServer(t, textModel("answered on b"), func(c *Config) { c.Store = stB; c.OwnerID = "replica-b" })
 
 	page := openPage(t, a, testOrigin)
-	sess := page.session(SessionParams{})
+	sess := page.session(wire.SessionParams{})
 	var log turnLog
 	done := map[string]string{}
 
 	model.hold <- struct{}{}
 	r1, err := page.chat("one")
-	if err != nil || r1.StopReason != StopEnd {
+	if err != nil || r1.StopReason != wire.StopEnd {
 		t.Fatalf("turn 1: got %+v, %v; want it to end", r1, err)
 	}
 	done[r1.TurnID] = r1.Text
-	log.add(page.eventsUntil(EventTurnEnd)...)
+	log.add(page.eventsUntil(wire.EventTurnEnd)...)
 
 	// Turn 2: redis-server dies while the model streams.
-	res2 := make(chan ChatResult, 1)
+	res2 := make(chan wire.ChatResult, 1)
 	go func() {
 		r, err := page.chat("two")
 		if err != nil {
@@ -53,31 +54,31 @@ func TestRedisOutageLosesNothingTheVisitorSawDone(t *testing.T) {
 		}
 		res2 <- r
 	}()
-	log.add(page.eventsUntil(EventTextDelta)...)
+	log.add(page.eventsUntil(wire.EventTextDelta)...)
 	rp.Kill()
 	model.hold <- struct{}{}
 	r2 := <-res2
-	if r2.StopReason != StopError || r2.Text != unsavedText {
+	if r2.StopReason != wire.StopError || r2.Text != unsavedText {
 		t.Errorf("turn 2: got stopReason %q text %q, want error and %q", r2.StopReason, r2.Text, unsavedText)
 	}
 	log.drain(page)
-	if len(log.unlogged) != 1 || log.unlogged[0].Type != EventError || log.unlogged[0].TurnID != r2.TurnID {
+	if len(log.unlogged) != 1 || log.unlogged[0].Type != wire.EventError || log.unlogged[0].TurnID != r2.TurnID {
 		t.Errorf("got events without seq %+v, want the error of turn 2", log.unlogged)
 	}
 
 	// While it is down, a turn is refused with a clear error.
-	if _, err := page.chat("while down"); !errors.Is(err, wsrpc.NewError(CodeStoreDown, "")) {
-		t.Errorf("a turn while redis-server is down: got %v, want error %d", err, CodeStoreDown)
+	if _, err := page.chat("while down"); !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
+		t.Errorf("a turn while redis-server is down: got %v, want error %d", err, wire.CodeStoreDown)
 	}
 
 	rp.Restart()
 	model.hold <- struct{}{}
 	r3, err := page.chat("three")
-	if err != nil || r3.StopReason != StopEnd {
+	if err != nil || r3.StopReason != wire.StopEnd {
 		t.Fatalf("turn 3 after the restart: got %+v, %v; want it to end", r3, err)
 	}
 	done[r3.TurnID] = r3.Text
-	log.add(page.eventsUntil(EventTurnEnd)...)
+	log.add(page.eventsUntil(wire.EventTurnEnd)...)
 	log.drain(page)
 
 	// The page moves to replica b (a reload through the load balancer).
@@ -85,7 +86,7 @@ func TestRedisOutageLosesNothingTheVisitorSawDone(t *testing.T) {
 	waitFor(t, "replica a to let the session go", func() bool { return !isLive(a, sess.SessionID) })
 	moved := openPage(t, b, testOrigin)
 	last := lastSeqOf(log.seen)
-	res := moved.session(SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	res := moved.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 	if !res.Resumed || res.Forked || res.Seq != last {
 		t.Fatalf("resume on b: got resumed %v forked %v seq %d, want resumed at seq %d", res.Resumed, res.Forked, res.Seq, last)
 	}
@@ -97,7 +98,7 @@ func TestRedisOutageLosesNothingTheVisitorSawDone(t *testing.T) {
 		t.Fatalf("turn 4 on b: got %+v, %v", r4, err)
 	}
 	done[r4.TurnID] = r4.Text
-	log.add(moved.eventsUntil(EventTurnEnd)...)
+	log.add(moved.eventsUntil(wire.EventTurnEnd)...)
 
 	checkNothingLostOrDoubled(t, log.seen, storedEvents(t, stB, sess.SessionID))
 	checkStoredTurns(t, stB, sess.SessionID, done)

@@ -15,6 +15,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -199,20 +200,20 @@ func TestFailedWritesAreNeverDroppedSilently(t *testing.T) {
 			model := newStepModel()
 			ts := newQuietServer(t, model, func(c *Config) { c.Store = flaky })
 			page := openPage(t, ts, testOrigin)
-			sess := page.session(SessionParams{})
+			sess := page.session(wire.SessionParams{})
 			var log turnLog
 			done := map[string]string{}
 
 			model.hold <- struct{}{}
 			r1, err := page.chat("one")
-			if err != nil || r1.StopReason != StopEnd {
+			if err != nil || r1.StopReason != wire.StopEnd {
 				t.Fatalf("turn 1: got %+v, %v; want it to end", r1, err)
 			}
 			done[r1.TurnID] = r1.Text
-			log.add(page.eventsUntil(EventTurnEnd)...)
+			log.add(page.eventsUntil(wire.EventTurnEnd)...)
 
 			// Turn 2: its start and first delta are stored and seen; then the store fails.
-			res2 := make(chan ChatResult, 1)
+			res2 := make(chan wire.ChatResult, 1)
 			go func() {
 				r, err := page.chat("two")
 				if err != nil {
@@ -220,20 +221,20 @@ func TestFailedWritesAreNeverDroppedSilently(t *testing.T) {
 				}
 				res2 <- r
 			}()
-			log.add(page.eventsUntil(EventTextDelta)...)
+			log.add(page.eventsUntil(wire.EventTextDelta)...)
 			tc.fail(flaky)
 			model.hold <- struct{}{}
 			r2 := <-res2
-			if r2.StopReason != StopError || r2.Text != unsavedText {
+			if r2.StopReason != wire.StopError || r2.Text != unsavedText {
 				t.Errorf("turn 2: got stopReason %q text %q, want error and %q", r2.StopReason, r2.Text, unsavedText)
 			}
 			log.drain(page)
-			if len(log.unlogged) != 1 || log.unlogged[0].Type != EventError || log.unlogged[0].Message != unsavedText ||
+			if len(log.unlogged) != 1 || log.unlogged[0].Type != wire.EventError || log.unlogged[0].Message != unsavedText ||
 				log.unlogged[0].TurnID != r2.TurnID || !log.unlogged[0].Retryable {
 				t.Errorf("got events without seq %+v, want one retryable error of turn 2 saying %q", log.unlogged, unsavedText)
 			}
 			for _, e := range log.seen {
-				if e.TurnID == r2.TurnID && e.Type == EventTurnEnd {
+				if e.TurnID == r2.TurnID && e.Type == wire.EventTurnEnd {
 					t.Errorf("the page saw turn 2 end (%+v) though its end was not stored", e)
 				}
 			}
@@ -241,8 +242,8 @@ func TestFailedWritesAreNeverDroppedSilently(t *testing.T) {
 			// While the store does not answer, a new turn is refused with a clear error.
 			if flaky.down.Load() {
 				_, err := page.chat("while down")
-				if !errors.Is(err, wsrpc.NewError(CodeStoreDown, "")) || !strings.Contains(err.Error(), "could not be saved") {
-					t.Errorf("a turn while the store is down: got %v, want error %d saying the conversation could not be saved", err, CodeStoreDown)
+				if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) || !strings.Contains(err.Error(), "could not be saved") {
+					t.Errorf("a turn while the store is down: got %v, want error %d saying the conversation could not be saved", err, wire.CodeStoreDown)
 				}
 				flaky.down.Store(false)
 			}
@@ -250,21 +251,21 @@ func TestFailedWritesAreNeverDroppedSilently(t *testing.T) {
 			// Turn 3: the session reads the store again, closes turn 2, and goes on.
 			model.hold <- struct{}{}
 			r3, err := page.chat("three")
-			if err != nil || r3.StopReason != StopEnd {
+			if err != nil || r3.StopReason != wire.StopEnd {
 				t.Fatalf("turn 3: got %+v, %v; want it to end", r3, err)
 			}
 			done[r3.TurnID] = r3.Text
-			log.add(page.eventsUntil(EventTurnEnd)...)
+			log.add(page.eventsUntil(wire.EventTurnEnd)...)
 			log.drain(page)
 			ends := map[string]int{}
 			var marked bool
 			for _, e := range log.seen {
 				switch e.Type {
-				case EventTurnStart:
+				case wire.EventTurnStart:
 					ends[e.TurnID] += 0
-				case EventTurnEnd:
+				case wire.EventTurnEnd:
 					ends[e.TurnID]++
-					marked = marked || (e.TurnID == r2.TurnID && e.Interrupted && e.StopReason == StopError)
+					marked = marked || (e.TurnID == r2.TurnID && e.Interrupted && e.StopReason == wire.StopError)
 				}
 			}
 			if len(ends) != 3 || ends[r1.TurnID] != 1 || ends[r2.TurnID] != 1 || ends[r3.TurnID] != 1 {
@@ -285,19 +286,19 @@ func TestShortStoreBlipCostsNothing(t *testing.T) {
 	model := newStepModel()
 	ts := newQuietServer(t, model, func(c *Config) { c.Store = flaky })
 	page := openPage(t, ts, testOrigin)
-	sess := page.session(SessionParams{})
+	sess := page.session(wire.SessionParams{})
 	model.hold <- struct{}{}
 	if _, err := page.chat("one"); err != nil {
 		t.Fatal(err)
 	}
-	seen := page.eventsUntil(EventTurnEnd)
+	seen := page.eventsUntil(wire.EventTurnEnd)
 	flaky.failAppends(3, errStoreDown, false)
 	model.hold <- struct{}{}
 	r, err := page.chat("two")
-	if err != nil || r.StopReason != StopEnd {
+	if err != nil || r.StopReason != wire.StopEnd {
 		t.Fatalf("got %+v, %v; want the turn to end normally", r, err)
 	}
-	seen = append(seen, page.eventsUntil(EventTurnEnd)...)
+	seen = append(seen, page.eventsUntil(wire.EventTurnEnd)...)
 	if got := flaky.failures(); got != 3 {
 		t.Errorf("the store failed %d times, want 3", got)
 	}
@@ -316,7 +317,7 @@ func TestUnusedSessionsAreParkedBriefly(t *testing.T) {
 		p := connectFakeTimePage(t, srv, nil)
 		var ids []string
 		for range 5 {
-			ids = append(ids, p.session(t, SessionParams{}).SessionID)
+			ids = append(ids, p.session(t, wire.SessionParams{}).SessionID)
 		}
 		p.peer.Close(nil)
 		synctest.Wait() // all 5 left their socket; the 3 last are parked
@@ -326,9 +327,9 @@ func TestUnusedSessionsAreParkedBriefly(t *testing.T) {
 				q.peer.Close(nil)
 				synctest.Wait()
 			}()
-			var res SessionResult
-			err := q.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: id}, &res)
-			if err != nil && !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
+			var res wire.SessionResult
+			err := q.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: id}, &res)
+			if err != nil && !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
 				t.Fatalf("agent/session: %v", err)
 			}
 			return err == nil && res.Resumed && res.SessionID == id
@@ -374,14 +375,14 @@ func storedSessions(t *testing.T, st store.Store) int {
 func TestEmptySessionsAreNotStored(t *testing.T) {
 	shared := store.NewMemory()
 	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = shared })
-	long := store.Page{URL: "http://localhost:3000/cars?" + strings.Repeat("q", 4000), Title: strings.Repeat("T", 2000)}
+	long := wire.Page{URL: "http://localhost:3000/cars?" + strings.Repeat("q", 4000), Title: strings.Repeat("T", 2000)}
 	var pages []*fakePage
 	var ids []string
 	for range 4 {
 		p := openPage(t, ts, testOrigin, echoTool())
 		pages = append(pages, p)
 		for range 12 { // under the new-session budget of one client address
-			ids = append(ids, p.session(SessionParams{Page: &long}).SessionID)
+			ids = append(ids, p.session(wire.SessionParams{Page: &long}).SessionID)
 		}
 	}
 	if n := storedSessions(t, shared); n != 0 {
@@ -391,13 +392,13 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 	// A reload before the first message: the session left its socket, and is resumed from
 	// memory, still not stored; another origin does not see it.
 	reload := openPage(t, ts, testOrigin, echoTool())
-	if res := reload.session(SessionParams{SessionID: ids[0]}); !res.Resumed || res.SessionID != ids[0] {
+	if res := reload.session(wire.SessionParams{SessionID: ids[0]}); !res.Resumed || res.SessionID != ids[0] {
 		t.Errorf("resuming a session that was never used after its socket moved on: got %+v, want it resumed", res)
 	}
 	stranger := openPage(t, ts, "http://127.0.0.1:4000", echoTool())
-	err := stranger.peer.Call(context.Background(), MethodAgentSession, SessionParams{SessionID: ids[1]}, nil)
-	if !errors.Is(err, wsrpc.NewError(CodeSessionNotFound, "")) {
-		t.Errorf("another origin resuming an unused session: got %v, want %d", err, CodeSessionNotFound)
+	err := stranger.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: ids[1]}, nil)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
+		t.Errorf("another origin resuming an unused session: got %v, want %d", err, wire.CodeSessionNotFound)
 	}
 	if n := storedSessions(t, shared); n != 0 {
 		t.Fatalf("resumes of unused sessions stored %d sessions, want none", n)
@@ -406,7 +407,7 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 	// The id a socket holds works: its first turn stores it, with the capped page.
 	a := pages[0]
 	id := ids[11]
-	if r, err := a.chat("hello"); err != nil || r.StopReason != StopEnd {
+	if r, err := a.chat("hello"); err != nil || r.StopReason != wire.StopEnd {
 		t.Fatalf("first turn: got %+v, %v", r, err)
 	}
 	if n := storedSessions(t, shared); n != 1 {
@@ -424,10 +425,10 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 	}
 
 	// Duplicated tabs of a live session get forks; a fork is stored at its first turn only.
-	var forks []SessionResult
+	var forks []wire.SessionResult
 	for i := range 20 {
 		p := pages[1+i%3]
-		res := p.session(SessionParams{SessionID: id})
+		res := p.session(wire.SessionParams{SessionID: id})
 		if !res.Forked || roleList(res.Messages) != "user,assistant,tool,assistant" {
 			t.Fatalf("got %+v, want a fork with the history", res)
 		}
@@ -437,7 +438,7 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 		t.Errorf("20 forks nobody chatted in stored %d sessions in all, want 1", n)
 	}
 	b := pages[1+19%3] // holds the last fork
-	if r, err := b.chat("in the fork"); err != nil || r.StopReason != StopEnd {
+	if r, err := b.chat("in the fork"); err != nil || r.StopReason != wire.StopEnd {
 		t.Fatalf("turn in the fork: got %+v, %v", r, err)
 	}
 	fork := forks[len(forks)-1].SessionID
@@ -462,7 +463,7 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 	other := newQuietServer(t, textModel("again"), func(c *Config) { c.Store = shared; c.OwnerID = "another-server" })
 	p := openPage(t, other, testOrigin)
 	last := fs.Seq
-	res := p.session(SessionParams{SessionID: fork, LastSeq: &last})
+	res := p.session(wire.SessionParams{SessionID: fork, LastSeq: &last})
 	if !res.Resumed || res.Seq != fs.Seq || len(res.Messages) != 8 {
 		t.Errorf("resume on another server: got resumed %v seq %d %d messages, want %d and 8", res.Resumed, res.Seq, len(res.Messages), fs.Seq)
 	}

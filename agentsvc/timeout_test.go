@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -18,14 +19,14 @@ func pipePage(t *testing.T, srv *Server, tool func(ctx context.Context, peer *ws
 	agentEnd, pageEnd := wsrpc.Pipe()
 	srv.serve(context.Background(), agentEnd, testOrigin)
 	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
-	peer.Handle(MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return InitializeResult{ProtocolVersion: ProtocolVersion, ServerInfo: Implementation{Name: "pipe", Version: "1"}}, nil
+	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "pipe", Version: "1"}}, nil
 	})
-	peer.Handle(MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		return ToolsListResult{Tools: []PageTool{{Name: "work", InputSchema: json.RawMessage(`{"type":"object"}`)}}}, nil
+	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.ToolsListResult{Tools: []wire.PageTool{{Name: "work", InputSchema: json.RawMessage(`{"type":"object"}`)}}}, nil
 	})
-	peer.Handle(MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var p ToolsCallParams
+	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var p wire.ToolsCallParams
 		_ = json.Unmarshal(req.Params, &p)
 		return tool(ctx, peer, p.Meta["progressToken"])
 	})
@@ -69,13 +70,13 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 		{"progress keeps the call alive", func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error) {
 			for i := 0; i < 4; i++ { // 100 s in all, never 30 s without progress
 				time.Sleep(25 * time.Second)
-				_ = peer.Notify(ctx, MethodProgress, map[string]any{"progressToken": token, "progress": i})
+				_ = peer.Notify(ctx, wire.MethodProgress, map[string]any{"progressToken": token, "progress": i})
 			}
 			return ok, nil
 		}, tools.Answered("work", "done", false), 100 * time.Second},
 		{"progress never beyond the hard maximum", func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error) {
 			for ctx.Err() == nil {
-				_ = peer.Notify(ctx, MethodProgress, map[string]any{"progressToken": token, "progress": 1})
+				_ = peer.Notify(ctx, wire.MethodProgress, map[string]any{"progressToken": token, "progress": 1})
 				select {
 				case <-time.After(10 * time.Second):
 				case <-ctx.Done():
@@ -91,11 +92,11 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 				page := pipePage(t, srv, tt.tool)
 				synctest.Wait()
 				c := onlyConn(srv)
-				if c == nil || len(c.snapshot()) != 1 {
+				if c == nil || len(c.mcp.Tools()) != 1 {
 					t.Fatal("the page's tool was not registered")
 				}
 				start := time.Now()
-				if got := c.CallTool(context.Background(), "work", nil); got != tt.want {
+				if got := c.mcp.Call(context.Background(), "work", nil); got != tt.want {
 					t.Errorf("got %+v; want %+v", got, tt.want)
 				}
 				if got := time.Since(start); got != tt.wantAt {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // defsBytes is what the tool definitions of a model request weigh.
@@ -35,12 +36,12 @@ func TestToolDefsBoundedForTheModel(t *testing.T) {
 		// of definitions in every model request without the bound. (Small enough for -race
 		// and the tests' debug logs of every message.)
 		for i := range 6 {
-			list = append(list, pageTestTool{tool: PageTool{Name: fmt.Sprintf("t%d", i), Description: strings.Repeat("d", 100_000), InputSchema: echoSchema}})
+			list = append(list, pageTestTool{tool: wire.PageTool{Name: fmt.Sprintf("t%d", i), Description: strings.Repeat("d", 100_000), InputSchema: echoSchema}})
 		}
 		page := newFakePageWith(t, ts, testOrigin, func(p *fakePage) { p.pageSize = 1 }, list...)
 		page.waitListed(1)
-		page.session(SessionParams{})
-		if res, err := page.chat("hi"); err != nil || res.StopReason != StopEnd {
+		page.session(wire.SessionParams{})
+		if res, err := page.chat("hi"); err != nil || res.StopReason != wire.StopEnd {
 			t.Fatalf("chat: %+v %v", res, err)
 		}
 		req := model.requests()[0]
@@ -63,17 +64,17 @@ func TestToolDefsBoundedForTheModel(t *testing.T) {
 		big := json.RawMessage(`{"type":"object","description":"` + strings.Repeat("s", 55_000) + `"}`)
 		var list []pageTestTool
 		for i := range 10 {
-			list = append(list, pageTestTool{tool: PageTool{Name: fmt.Sprintf("big%d", i), Description: "A tool with a big schema.", InputSchema: big}})
+			list = append(list, pageTestTool{tool: wire.PageTool{Name: fmt.Sprintf("big%d", i), Description: "A tool with a big schema.", InputSchema: big}})
 		}
 		for i := range 200 {
-			list = append(list, pageTestTool{tool: PageTool{Name: fmt.Sprintf("small%d", i), Description: "Small.", InputSchema: echoSchema}})
+			list = append(list, pageTestTool{tool: wire.PageTool{Name: fmt.Sprintf("small%d", i), Description: "Small.", InputSchema: echoSchema}})
 		}
 		page := newFakePage(t, ts, testOrigin, list...)
 		page.waitListed(1)
 		reasons := map[string]string{}
 		for len(reasons) < 6+200-(tools.MaxTools-4) {
 			e := page.nextEvent()
-			if e.Type != EventToolRejected {
+			if e.Type != wire.EventToolRejected {
 				t.Fatalf("got event %s, want tool_rejected", e.Type)
 			}
 			reasons[e.Name] = e.Reason
@@ -86,8 +87,8 @@ func TestToolDefsBoundedForTheModel(t *testing.T) {
 		if r := reasons["small199"]; !strings.Contains(r, "more than 128 tools") {
 			t.Errorf("small199: got reason %q, want the tool count", r)
 		}
-		page.session(SessionParams{})
-		if res, err := page.chat("hi"); err != nil || res.StopReason != StopEnd {
+		page.session(wire.SessionParams{})
+		if res, err := page.chat("hi"); err != nil || res.StopReason != wire.StopEnd {
 			t.Fatalf("chat: %+v %v", res, err)
 		}
 		req := model.requests()[0]

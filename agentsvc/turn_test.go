@@ -13,7 +13,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/loop"
-	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -24,7 +24,7 @@ func TestChatTurnThroughOpenAIClient(t *testing.T) {
 	))
 	ts := newTestServer(t, model, nil)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	sess := page.session(SessionParams{Page: &store.Page{URL: "http://localhost:3000/", Title: "Shop"}})
+	sess := page.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/", Title: "Shop"}})
 	if sess.Resumed || len(sess.SessionID) != 32 {
 		t.Fatalf("got session %+v, want a new one with a 128-bit id", sess)
 	}
@@ -32,14 +32,14 @@ func TestChatTurnThroughOpenAIClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != StopEnd || res.Text != "The page said hi." || res.TurnID == "" {
+	if res.StopReason != wire.StopEnd || res.Text != "The page said hi." || res.TurnID == "" {
 		t.Errorf("got %+v, want stopReason end and the model's text", res)
 	}
 	if want := (chat.Usage{PromptTokens: 250, CompletionTokens: 12, TotalTokens: 262}); res.Usage != want {
 		t.Errorf("got usage %+v, want the sum of both model calls %+v", res.Usage, want)
 	}
-	evs := page.eventsUntil(EventTurnEnd)
-	want := []string{EventTurnStart, EventToolCall, EventToolResult, EventTextDelta, EventTurnEnd}
+	evs := page.eventsUntil(wire.EventTurnEnd)
+	want := []string{wire.EventTurnStart, wire.EventToolCall, wire.EventToolResult, wire.EventTextDelta, wire.EventTurnEnd}
 	if got := types(evs); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("got events %v, want %v", got, want)
 	}
@@ -72,7 +72,7 @@ func TestParallelToolCallsEachAnswered(t *testing.T) {
 	running, peak := 0, 0
 	gate := make(chan struct{})
 	slow := pageTestTool{
-		tool: PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn: func(ctx context.Context, _ map[string]any) (any, error) {
 			mu.Lock()
 			running++
@@ -102,7 +102,7 @@ func TestParallelToolCallsEachAnswered(t *testing.T) {
 	}}
 	ts := newTestServer(t, model, nil)
 	page := newFakePage(t, ts, testOrigin, echoTool(), slow)
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	if _, err := page.chat("go"); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestParallelToolCallsEachAnswered(t *testing.T) {
 // blockingTool blocks until its context ends or release is closed.
 func blockingTool(started chan<- struct{}, release <-chan struct{}) pageTestTool {
 	return pageTestTool{
-		tool: PageTool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		tool: wire.PageTool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn: func(ctx context.Context, _ map[string]any) (any, error) {
 			started <- struct{}{}
 			select {
@@ -159,13 +159,13 @@ func TestSecondChatWhileTurnRuns(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	ts := newTestServer(t, callOnce("wait"), nil)
 	page := newFakePage(t, ts, testOrigin, blockingTool(started, release))
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	first := make(chan error, 1)
 	go func() { _, err := page.chat("one"); first <- err }()
 	<-started
 	_, err := page.chat("two")
-	if !errors.Is(err, wsrpc.NewError(CodeTurnInProgress, "")) {
-		t.Errorf("got %v, want error %d", err, CodeTurnInProgress)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeTurnInProgress, "")) {
+		t.Errorf("got %v, want error %d", err, wire.CodeTurnInProgress)
 	}
 	close(release)
 	if err := <-first; err != nil {
@@ -178,12 +178,12 @@ func TestCancelStopsTurnAndToolCalls(t *testing.T) {
 	defer close(release)
 	ts := newTestServer(t, callOnce("wait"), nil)
 	page := newFakePage(t, ts, testOrigin, blockingTool(started, release))
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 
 	// notifications/cancelled for the agent/chat request (the Peer sends it when ctx ends).
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- page.peer.Call(ctx, MethodAgentChat, ChatParams{Text: "go"}, nil) }()
+	go func() { done <- page.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "go"}, nil) }()
 	<-started
 	cancel()
 	<-done
@@ -195,22 +195,22 @@ func TestCancelStopsTurnAndToolCalls(t *testing.T) {
 	case <-time.After(waitLimit):
 		t.Fatal("the page got no notifications/cancelled for its running tool call")
 	}
-	evs := page.eventsUntil(EventTurnEnd)
-	if end := evs[len(evs)-1]; end.StopReason != StopCancelled {
+	evs := page.eventsUntil(wire.EventTurnEnd)
+	if end := evs[len(evs)-1]; end.StopReason != wire.StopCancelled {
 		t.Errorf("got stopReason %q, want cancelled", end.StopReason)
 	}
 
 	// agent/cancel answers the agent/chat request with stopReason cancelled.
-	res := make(chan ChatResult, 1)
+	res := make(chan wire.ChatResult, 1)
 	go func() { r, _ := page.chat("again"); res <- r }()
 	<-started
-	var cr CancelResult
-	if err := page.peer.Call(context.Background(), MethodAgentCancel, CancelParams{}, &cr); err != nil {
+	var cr wire.CancelResult
+	if err := page.peer.Call(context.Background(), wire.MethodAgentCancel, wire.CancelParams{}, &cr); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case r := <-res:
-		if r.StopReason != StopCancelled || r.TurnID != cr.TurnID {
+		if r.StopReason != wire.StopCancelled || r.TurnID != cr.TurnID {
 			t.Errorf("got %+v, want stopReason cancelled for turn %s", r, cr.TurnID)
 		}
 	case <-time.After(waitLimit):
@@ -224,12 +224,12 @@ func TestLimitsStopTheLoop(t *testing.T) {
 	}}
 	ts := newTestServer(t, always, func(c *Config) { c.Limits = loop.Limits{MaxModelCalls: 3} })
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	res, err := page.chat("loop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != StopMaxIterations || len(always.requests()) != 3 {
+	if res.StopReason != wire.StopMaxIterations || len(always.requests()) != 3 {
 		t.Errorf("got %s after %d model calls, want max_iterations after 3", res.StopReason, len(always.requests()))
 	}
 
@@ -238,12 +238,12 @@ func TestLimitsStopTheLoop(t *testing.T) {
 	}}
 	ts2 := newTestServer(t, burst, func(c *Config) { c.Limits = loop.Limits{MaxToolCalls: 2} })
 	page2 := newFakePage(t, ts2, testOrigin, echoTool())
-	page2.session(SessionParams{})
+	page2.session(wire.SessionParams{})
 	res, err = page2.chat("burst")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != StopMaxIterations || len(page2.callsMade()) != 2 {
+	if res.StopReason != wire.StopMaxIterations || len(page2.callsMade()) != 2 {
 		t.Errorf("got %s with %d calls run, want max_iterations with 2", res.StopReason, len(page2.callsMade()))
 	}
 }
@@ -254,19 +254,19 @@ func TestModelErrorEndsTurnWithErrorEvent(t *testing.T) {
 	}}
 	ts := newTestServer(t, failing, nil)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	res, err := page.chat("hello")
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := page.eventsUntil(EventTurnEnd)
+	evs := page.eventsUntil(wire.EventTurnEnd)
 	if got := types(evs); strings.Join(got, ",") != "turn_start,error,turn_end" {
 		t.Fatalf("got %v, want turn_start,error,turn_end", got)
 	}
 	if e := evs[1]; !e.Retryable || !strings.Contains(e.Message, "rate limiting") {
 		t.Errorf("got error event %+v, want a retryable rate-limit message", e)
 	}
-	if res.StopReason != StopError {
+	if res.StopReason != wire.StopError {
 		t.Errorf("got %s, want error", res.StopReason)
 	}
 }
@@ -274,16 +274,16 @@ func TestModelErrorEndsTurnWithErrorEvent(t *testing.T) {
 func TestChatInputChecks(t *testing.T) {
 	ts := newTestServer(t, textModel("ok"), func(c *Config) { c.MaxChatText = 10 })
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	if _, err := page.chat("before session"); !errors.Is(err, wsrpc.NewError(CodeNoSession, "")) {
-		t.Errorf("chat before agent/session: got %v, want %d", err, CodeNoSession)
+	if _, err := page.chat("before session"); !errors.Is(err, wsrpc.NewError(wire.CodeNoSession, "")) {
+		t.Errorf("chat before agent/session: got %v, want %d", err, wire.CodeNoSession)
 	}
-	page.session(SessionParams{})
+	page.session(wire.SessionParams{})
 	for _, text := range []string{"", "   ", "this is longer than ten bytes"} {
-		if _, err := page.chat(text); !errors.Is(err, wsrpc.NewError(CodeTextTooLong, "")) {
-			t.Errorf("text %q: got %v, want %d", text, err, CodeTextTooLong)
+		if _, err := page.chat(text); !errors.Is(err, wsrpc.NewError(wire.CodeTextTooLong, "")) {
+			t.Errorf("text %q: got %v, want %d", text, err, wire.CodeTextTooLong)
 		}
 	}
-	if res, err := page.chat("fine"); err != nil || res.StopReason != StopEnd {
+	if res, err := page.chat("fine"); err != nil || res.StopReason != wire.StopEnd {
 		t.Errorf("got %+v %v, want a normal turn", res, err)
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/store/storetest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -179,19 +179,19 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 	}
 	p := &procPage{t: t, events: make(chan procEvent, 1024)}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
-	peer.Handle(agentsvc.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return agentsvc.InitializeResult{ProtocolVersion: agentsvc.ProtocolVersion, ServerInfo: agentsvc.Implementation{Name: "test-page", Version: "1"}}, nil
+	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "test-page", Version: "1"}}, nil
 	})
-	peer.Handle(agentsvc.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(agentsvc.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		res := agentsvc.ToolsListResult{Tools: []agentsvc.PageTool{}}
+	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		res := wire.ToolsListResult{Tools: []wire.PageTool{}}
 		for _, tool := range tools {
-			res.Tools = append(res.Tools, agentsvc.PageTool{Name: tool.name, InputSchema: json.RawMessage(`{"type":"object"}`)})
+			res.Tools = append(res.Tools, wire.PageTool{Name: tool.name, InputSchema: json.RawMessage(`{"type":"object"}`)})
 		}
 		return res, nil
 	})
-	peer.Handle(agentsvc.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var cp agentsvc.ToolsCallParams
+	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp wire.ToolsCallParams
 		_ = json.Unmarshal(req.Params, &cp)
 		for _, tool := range tools {
 			if tool.name == cp.Name {
@@ -200,7 +200,7 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 		}
 		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
 	})
-	peer.HandleNotification(agentsvc.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
+	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		var e procEvent
 		_ = json.Unmarshal(req.Params, &e)
 		select {
@@ -218,23 +218,23 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 	return p
 }
 
-func (p *procPage) session(params agentsvc.SessionParams) agentsvc.SessionResult {
+func (p *procPage) session(params wire.SessionParams) wire.SessionResult {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
-	var res agentsvc.SessionResult
-	if err := p.peer.Call(ctx, agentsvc.MethodAgentSession, params, &res); err != nil {
+	var res wire.SessionResult
+	if err := p.peer.Call(ctx, wire.MethodAgentSession, params, &res); err != nil {
 		p.t.Fatalf("agent/session: %v", err)
 	}
 	return res
 }
 
-func (p *procPage) chat(text string) agentsvc.ChatResult {
+func (p *procPage) chat(text string) wire.ChatResult {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), procWait)
 	defer cancel()
-	var res agentsvc.ChatResult
-	if err := p.peer.Call(ctx, agentsvc.MethodAgentChat, agentsvc.ChatParams{Text: text}, &res); err != nil {
+	var res wire.ChatResult
+	if err := p.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: text}, &res); err != nil {
 		p.t.Fatalf("agent/chat %q: %v", text, err)
 	}
 	return res
@@ -259,7 +259,7 @@ func (p *procPage) until(done func(procEvent) bool) []procEvent {
 	return nil
 }
 
-func isTurnEnd(e procEvent) bool { return e.Type == agentsvc.EventTurnEnd }
+func isTurnEnd(e procEvent) bool { return e.Type == wire.EventTurnEnd }
 
 // lastSeen is the last seq among evs.
 func lastSeen(evs []procEvent) int64 {
@@ -323,21 +323,21 @@ func TestKill9KeepsCompletedTurns(t *testing.T) {
 		return "never"
 	}}
 	page := dialPage(t, first.url, block)
-	sess := page.session(agentsvc.SessionParams{})
-	if res := page.chat("one"); res.Text != "Answer-one." || res.StopReason != agentsvc.StopEnd {
+	sess := page.session(wire.SessionParams{})
+	if res := page.chat("one"); res.Text != "Answer-one." || res.StopReason != wire.StopEnd {
 		t.Fatalf("turn 1: got %+v", res)
 	}
 	seen := page.until(isTurnEnd)
 	go func() {
-		var res agentsvc.ChatResult
-		_ = page.peer.Call(context.Background(), agentsvc.MethodAgentChat, agentsvc.ChatParams{Text: "two"}, &res)
+		var res wire.ChatResult
+		_ = page.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "two"}, &res)
 	}()
 	select {
 	case <-blocked:
 	case <-time.After(procWait):
 		t.Fatal("turn 2 never called the page's tool")
 	}
-	seen = append(seen, page.until(func(e procEvent) bool { return e.Type == agentsvc.EventTurnStart })...)
+	seen = append(seen, page.until(func(e procEvent) bool { return e.Type == wire.EventTurnStart })...)
 	first.kill9(t) // mid-turn
 	<-page.peer.Done()
 	seen = append(seen, drain(page.events)...)
@@ -345,7 +345,7 @@ func TestKill9KeepsCompletedTurns(t *testing.T) {
 	second := startServe(t, fake.URL, "--store", db)
 	back := dialPage(t, second.url, block)
 	last := lastSeen(seen)
-	res := back.session(agentsvc.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	res := back.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
 		t.Fatalf("got %+v, want the session resumed after the restart", res)
 	}
@@ -359,11 +359,11 @@ func TestKill9KeepsCompletedTurns(t *testing.T) {
 	}
 	seen = append(seen, back.until(isTurnEnd)...)
 	end := seen[len(seen)-1]
-	if !end.Interrupted || end.StopReason != agentsvc.StopError || end.TurnID != res.Messages[2].TurnID || end.Seq != res.Seq {
+	if !end.Interrupted || end.StopReason != wire.StopError || end.TurnID != res.Messages[2].TurnID || end.Seq != res.Seq {
 		t.Errorf("got %+v, want turn_end interrupted for turn 2 at seq %d", end, res.Seq)
 	}
 
-	if r := back.chat("three"); r.Text != "Answer-three." || r.StopReason != agentsvc.StopEnd {
+	if r := back.chat("three"); r.Text != "Answer-three." || r.StopReason != wire.StopEnd {
 		t.Errorf("turn 3: got %+v, want it to run normally", r)
 	}
 	seen = append(seen, back.until(isTurnEnd)...)
@@ -416,19 +416,19 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	}
 
 	page := dialPage(t, a.url, echo(&onA))
-	sess := page.session(agentsvc.SessionParams{})
+	sess := page.session(wire.SessionParams{})
 	go func() {
-		var res agentsvc.ChatResult
-		_ = page.peer.Call(context.Background(), agentsvc.MethodAgentChat, agentsvc.ChatParams{Text: "first"}, &res)
+		var res wire.ChatResult
+		_ = page.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "first"}, &res)
 	}()
-	seen := page.until(func(e procEvent) bool { return e.Type == agentsvc.EventTextDelta })
+	seen := page.until(func(e procEvent) bool { return e.Type == wire.EventTextDelta })
 	page.peer.Close(nil) // the socket drops while a streams the answer
 
 	// The load balancer sends the reconnect to b. b waits for a to finish the turn and let
 	// go of the session, then resumes it from Redis.
 	moved := dialPage(t, b.url, echo(&onB))
 	last := lastSeen(seen)
-	res := moved.session(agentsvc.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	res := moved.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
 		t.Fatalf("got %+v, want the session resumed on the other replica", res)
 	}
@@ -448,7 +448,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	if text != answer {
 		t.Errorf("the page got the text %q over both replicas, want %q once", text, answer)
 	}
-	if end := seen[len(seen)-1]; end.Seq != res.Seq || end.StopReason != agentsvc.StopEnd {
+	if end := seen[len(seen)-1]; end.Seq != res.Seq || end.StopReason != wire.StopEnd {
 		t.Errorf("got last event %+v, want turn_end at seq %d", end, res.Seq)
 	}
 	prev := int64(0)
@@ -463,7 +463,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 		t.Fatalf("turn 2 on b: got %+v", r)
 	}
 	next := moved.until(isTurnEnd)
-	if next[0].Type != agentsvc.EventTurnStart || next[0].Seq != res.Seq+1 {
+	if next[0].Type != wire.EventTurnStart || next[0].Seq != res.Seq+1 {
 		t.Errorf("turn 2 starts with %+v, want turn_start at seq %d", next[0], res.Seq+1)
 	}
 	reqs := fake.Requests()

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/byomcp/byomcp/agentsvc"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // siteOf asks GET /v1/site as a page of origin would.
@@ -75,7 +75,7 @@ func TestSitesReloadOnSIGHUP(t *testing.T) {
 		t.Errorf("another origin got %v, want {}", got)
 	}
 	page := dialPage(t, p.url)
-	page.session(agentsvc.SessionParams{})
+	page.session(wire.SessionParams{})
 	page.chat("one")
 	writeSites(t, path, "Prompt two.", "Hello two")
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
@@ -126,7 +126,7 @@ func TestSystemPromptFlag(t *testing.T) {
 	t.Cleanup(fake.Close)
 	p := startServe(t, fake.URL, "--store", "memory", "--system-prompt", "Answer like a pirate.")
 	page := dialPage(t, p.url)
-	page.session(agentsvc.SessionParams{})
+	page.session(wire.SessionParams{})
 	page.chat("hi")
 	if reqs := fake.Requests(); len(reqs) != 1 || systemOf(reqs[0]) != "Answer like a pirate." {
 		t.Errorf("got requests %+v, want one with the flag's system prompt", reqs)

@@ -1,0 +1,238 @@
+package agentsvc
+
+// One page socket: its peer, its MCP client (pagemcp), its page → agent requests in the
+// order sent, and the session it serves.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/pagemcp"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// pageConn is one page socket: its JSON-RPC peer, the MCP client of the page's tools
+// (agentsvc/pagemcp), and the session it serves, attached by agent/session.
+//
+// lastOp is changed only by the read goroutine (the start of each agent/session, agent/chat
+// and agent/cancel; see Server.registerHandlers).
+//
+// Lock order: liveSession.mu, then pageConn.mu (attach holds the first and calls
+// boundSession); no call to the page is made under mu.
+type pageConn struct {
+	id     string
+	origin string
+	client string // the TCP remote address's host, for the per-client budgets ("" = none)
+	since  time.Time
+	peer   *wsrpc.Peer
+	mcp    *pagemcp.Client
+	log    *zap.Logger
+
+	// lastOp is closed when the page's last request that changes or uses its session
+	// (agent/session, agent/chat, agent/cancel) has been handled: the next one waits for it,
+	// so the requests of one socket take effect in the order they were sent. Read goroutine only.
+	lastOp <-chan struct{}
+
+	mu      sync.Mutex
+	session *liveSession
+}
+
+// newPageConn makes the page socket of mc's connection, with its peer and its MCP client.
+func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageConn {
+	id := randomID(6)
+	log := s.log.With(zap.String("conn", id))
+	done := make(chan struct{})
+	close(done)
+	c := &pageConn{id: id, origin: origin, client: client, since: time.Now(), log: log, lastOp: done}
+	c.peer = wsrpc.NewPeer(mc, wsrpc.Options{
+		Logger:       log.WithOptions(redactSessionIDs),
+		SendQueue:    s.cfg.SendQueue,
+		CallTimeout:  s.cfg.ToolMaxTimeout,
+		PingInterval: s.cfg.PingInterval,
+		RateLimit:    s.cfg.RateLimit,
+		RateBurst:    s.cfg.RateBurst,
+		// The peer logs the panic with its stack and closes the socket with 1011.
+		OnPanic: func(where string, v any) { s.countPanic("socket_"+where, v) },
+	})
+	cfg := s.cfg
+	c.mcp = pagemcp.New(c.peer, pagemcp.Options{
+		ClientInfo:       wire.Implementation{Name: "byomcp", Version: Version},
+		HandshakeTimeout: cfg.HandshakeTimeout,
+		RelistDebounce:   cfg.RelistDebounce,
+		ToolTimeout:      cfg.ToolTimeout,
+		ToolMaxTimeout:   cfg.ToolMaxTimeout,
+		MaxOutput:        cfg.Limits.MaxOutput,
+		MaxTools:         cfg.Limits.MaxTools,
+		Schemas:          s.schemas,
+		Confirm: func(name string) bool {
+			return slices.Contains(cfg.ConfirmTools, name) || s.site(origin).Confirms(name)
+		},
+		OnRejected: c.sendRejected,
+		OnPanic:    s.countPanic,
+		Logger:     log,
+	})
+	return c
+}
+
+// sendRejected tells the page that one of its tools cannot be used. The event is not part
+// of the session's log: it has no seq, and no sessionId before agent/session.
+func (c *pageConn) sendRejected(name, reason string) {
+	ev := &wire.ToolRejectedEvent{EventHeader: wire.EventHeader{Type: wire.EventToolRejected}, Name: name, Reason: reason}
+	if ls := c.boundSession(); ls != nil {
+		ev.SessionID = ls.id
+	}
+	if err := c.peer.Notify(context.Background(), wire.MethodAgentEvent, ev); err != nil {
+		c.log.Debug("sending event", zap.Error(err))
+	}
+}
+
+// serveConn runs one page connection until it ends.
+func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, client string) {
+	c := s.newPageConn(mc, origin, client)
+	log := c.log
+	s.registerHandlers(c)
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		c.peer.CloseWithStatus(1001, "server shutting down")
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	s.metrics.sockets.Inc()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.metrics.sockets.Dec()
+	}()
+
+	log.Debug("page connected", zap.String("origin", origin))
+	handshook := make(chan struct{})
+	go func() {
+		defer close(handshook)
+		defer s.recoverSocket(c, "handshake")
+		if err := c.mcp.Handshake(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("page handshake failed", zap.Error(err))
+			if !errors.Is(err, wsrpc.ErrClosed) {
+				c.peer.CloseWithStatus(1002, truncateReason(err.Error()))
+			}
+		}
+	}()
+	// This goroutine reads the socket until it closes; the handshake's calls then fail at once.
+	err := c.peer.Serve()
+	<-handshook
+	switch {
+	case errors.Is(err, wsrpc.ErrSlowPeer):
+		s.metrics.dropped.Inc()
+	case errors.Is(err, wsrpc.ErrRateLimited):
+		s.metrics.refused.WithLabelValues("rate_limit").Inc()
+	case errors.Is(err, wsrpc.ErrMessageTooBig):
+		s.metrics.refused.WithLabelValues("too_big").Inc()
+	case errors.Is(err, wsrpc.ErrMessageTimeout):
+		s.metrics.refused.WithLabelValues("message_timeout").Inc()
+	case errors.Is(err, wsrpc.ErrBinaryFrame):
+		s.metrics.refused.WithLabelValues("protocol").Inc()
+	}
+	s.hub.detach(c)
+	log.Debug("page disconnected", zap.Error(err))
+}
+
+// registerHandlers registers the page's requests. agent/session, agent/chat and
+// agent/cancel take effect in the order the page sent them (ordered): each starts once the
+// one before it has settled (an agent/session or agent/cancel when it is handled, an
+// agent/chat when its turn has started or was refused), so an agent/chat pipelined right
+// after an agent/session runs in the session that agent/session opened, and an
+// agent/cancel sent after an agent/chat finds its turn. Their handlers still run in
+// goroutines of their own, so a running turn never blocks the socket's reading.
+func (s *Server) registerHandlers(c *pageConn) {
+	p := c.peer
+	p.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	p.HandleStart(wire.MethodAgentSession, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var params wire.SessionParams
+		if err := decodeParams(req.Params, &params); err != nil {
+			return nil, err
+		}
+		if params.SessionID == "" && !s.budget.newSession(c.client) {
+			s.metrics.refused.WithLabelValues("sessions").Inc()
+			c.log.Info("refused a new session: too many from this client", zap.String("client", c.client))
+			return nil, wire.ErrTooManySessions
+		}
+		return s.hub.openSession(ctx, c, params)
+	}))
+	p.HandleStart(wire.MethodAgentChat, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var params wire.ChatParams
+		if err := decodeParams(req.Params, &params); err != nil {
+			return nil, err
+		}
+		return s.hub.chat(ctx, c, params)
+	}))
+	p.HandleStart(wire.MethodAgentCancel, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var params wire.CancelParams
+		if err := decodeParams(req.Params, &params); err != nil {
+			return nil, err
+		}
+		return s.hub.cancel(c, params)
+	}))
+}
+
+// settleKey is the context key of an ordered request's settle function.
+type settleKey struct{}
+
+// ordered wraps h for HandleStart: its start (in the read goroutine, in arrival order) takes
+// the place of the page's last ordered request, and the handler waits until that one has
+// settled. A request settles when its handler returns, or earlier when it calls settled.
+func (c *pageConn) ordered(h wsrpc.Handler) func(*wsrpc.Request) wsrpc.Handler {
+	return func(*wsrpc.Request) wsrpc.Handler {
+		prev := c.lastOp
+		mine := make(chan struct{})
+		c.lastOp = mine
+		settle := sync.OnceFunc(func() { close(mine) }) // one closer: whichever call is first
+		return func(ctx context.Context, req *wsrpc.Request) (any, error) {
+			defer settle()
+			select {
+			case <-prev:
+			case <-ctx.Done():
+				return nil, wire.ErrCancelledEarly
+			}
+			return h(context.WithValue(ctx, settleKey{}, settle), req)
+		}
+	}
+}
+
+// settled lets the next ordered request of the socket start (see ordered).
+func settled(ctx context.Context) {
+	if f, ok := ctx.Value(settleKey{}).(func()); ok {
+		f()
+	}
+}
+
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return wsrpc.NewError(wsrpc.CodeInvalidParams, "invalid params: "+err.Error())
+	}
+	return nil
+}
+
+// bind and boundSession track the session a socket serves.
+func (c *pageConn) bind(ls *liveSession) {
+	c.mu.Lock()
+	c.session = ls
+	c.mu.Unlock()
+}
+
+func (c *pageConn) boundSession() *liveSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}

@@ -1,0 +1,328 @@
+package agentsvc
+
+// A session's event log: events numbered by emit, written to the store by one flusher, sent
+// to the page only once stored; failed writes and resync.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// unsavedText is the answer of a turn whose events the store did not take.
+const unsavedText = "The conversation could not be saved (the session store is unavailable), so this answer was not kept. Please try again in a moment."
+
+// errUnsaved is the cause a turn is cancelled with when one of its writes failed.
+var errUnsaved = errors.New("the conversation could not be saved")
+
+// How the flusher writes: a failure that may be transient (a store restarting, a network
+// blip) is retried, 50 ms apart doubling, up to writeAttempts attempts in all and no new
+// attempt once writeRetryFor has passed since the first (a store client may retry inside
+// one call: go-redis takes about 2 s to give up on a server that refuses connections);
+// each attempt within writeTimeout. Then the write has failed for good.
+const (
+	writeAttempts = 5
+	writeRetryFor = 2 * time.Second
+	writeTimeout  = 10 * time.Second
+)
+
+// emit numbers an event and queues it, with the messages and turn state that go with it,
+// for the store; the flusher sends it to the page once it is stored. After a write failed,
+// emit drops everything until resync: the turn is being cancelled, and what it still emits
+// could not be stored in order anyway.
+func (ls *liveSession) emit(ev wire.Event, msgs []chat.Message, activeTurn *string) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.storeErr != nil {
+		return
+	}
+	ls.seq++
+	h := ev.Header()
+	h.Seq = ls.seq
+	h.SessionID = ""
+	h.Time = time.Now().UnixMilli()
+	data, err := json.Marshal(ev)
+	if err != nil {
+		ls.log.Error("encoding event", zap.Error(err))
+		data = []byte(fmt.Sprintf(`{"seq":%d,"type":"error","message":"internal error","retryable":false}`, ls.seq))
+	}
+	ls.hub.srv.observe(ls.origin, ls.id, data)
+	ls.pending.Events = append(ls.pending.Events, store.Event{Seq: ls.seq, Data: data})
+	ls.pending.Messages = append(ls.pending.Messages, msgs...)
+	if activeTurn != nil {
+		t := *activeTurn
+		ls.pending.ActiveTurn = &t
+	}
+	if !ls.flushing {
+		ls.flushing = true
+		ls.flushed = make(chan struct{})
+		go ls.flushContained()
+	}
+}
+
+// flushLoop writes pending batches to the store in order, then sends their events. The
+// first write of a session creates it in the store, with the history it starts from. A
+// write that fails for good is handled by failWritesLocked: its events are never sent.
+func (ls *liveSession) flushLoop() {
+	for {
+		ls.mu.Lock()
+		b := ls.pending
+		if len(b.Events) == 0 && len(b.Messages) == 0 && b.ActiveTurn == nil {
+			ls.flushing = false
+			close(ls.flushed)
+			ls.mu.Unlock()
+			return
+		}
+		ls.pending = store.Batch{}
+		w := b
+		var create *store.Session
+		if !ls.stored {
+			create = &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
+			w.Messages = append(append(make([]chat.Message, 0, len(ls.messages)+len(b.Messages)), ls.messages...), b.Messages...)
+		}
+		ls.mu.Unlock()
+
+		err := ls.write(create, w)
+
+		ls.mu.Lock()
+		if err != nil {
+			ls.failWritesLocked(err, len(b.Events))
+			ls.mu.Unlock()
+			continue
+		}
+		if create != nil {
+			ls.stored = true
+		}
+		ls.messages = append(ls.messages, b.Messages...)
+		for _, e := range b.Events {
+			ls.persisted = e.Seq
+			ls.tail = append(ls.tail, e)
+			ls.sendLocked(e)
+		}
+		if over := len(ls.tail) - tailMax; over > 0 {
+			ls.tail = append(ls.tail[:0:0], ls.tail[over:]...)
+		}
+		ls.mu.Unlock()
+	}
+}
+
+// flushContained runs a session's flusher (emit starts it). After a panic, what it held is
+// handled as a write that failed for good (the turn ends with error, the session reads the
+// store again before its next turn), and waitFlushed's waiters are released.
+func (ls *liveSession) flushContained() {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		ls.hub.srv.reportPanic(ls.log, "flusher", v)
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		ls.failWritesLocked(fmt.Errorf("agent: the session's flusher failed: %v", v), 0)
+		ls.flushing = false
+		close(ls.flushed) // the loop closes it only on its way out, which the panic skipped
+	}()
+	ls.flushLoop()
+}
+
+// write stores one batch, creating the session first when create is not nil (then it also
+// claims it, as resume does). A failure that may be transient is retried; a seq conflict,
+// a missing session or a closed store are final at once.
+func (ls *liveSession) write(create *store.Session, b store.Batch) error {
+	srv := ls.hub.srv
+	st := srv.cfg.Store
+	var err error
+	start := time.Now()
+	for attempt := range writeAttempts {
+		if attempt > 0 {
+			if time.Since(start) > writeRetryFor {
+				break
+			}
+			time.Sleep(time.Duration(50<<(attempt-1)) * time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		err = writeBatch(ctx, st, ls.id, create, b)
+		cancel()
+		if err == nil || errors.Is(err, store.ErrSeqConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
+			break
+		}
+		ls.log.Warn("writing session events failed; retrying", zap.Error(err), zap.Int("attempt", attempt+1))
+	}
+	if err != nil || create == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if _, _, err := st.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL); err != nil {
+		ls.log.Warn("claiming new session", zap.Error(err))
+	}
+	return nil
+}
+
+// writeBatch is one attempt of write.
+func writeBatch(ctx context.Context, st store.Store, id string, create *store.Session, b store.Batch) error {
+	if create != nil {
+		// ErrExists: an earlier attempt created it (ids are random); its Append may not have
+		// happened, so append now; if it did, the seqs conflict and resync sorts it out.
+		if err := st.Create(ctx, create); err != nil && !errors.Is(err, store.ErrExists) {
+			return fmt.Errorf("creating the session: %w", err)
+		}
+	}
+	if err := st.Append(ctx, id, b); err != nil {
+		return fmt.Errorf("appending %d events: %w", len(b.Events), err)
+	}
+	return nil
+}
+
+// failWritesLocked handles a write that failed for good; ls.mu is held. The failed batch's
+// events and everything queued after them are dropped unsent (a page never sees an event
+// the store does not hold; whether a timed-out write landed is found out by resync), the
+// running turn is cancelled and its page told at once, and nothing more is numbered or
+// written until resync.
+func (ls *liveSession) failWritesLocked(err error, events int) {
+	dropped := events + len(ls.pending.Events)
+	ls.storeErr = err
+	ls.seq = ls.persisted
+	ls.pending = store.Batch{}
+	rt := ls.turn
+	turnID := ""
+	if rt != nil {
+		turnID = rt.id
+	}
+	ls.log.Error("the session store did not take the session's events: the turn ends with an error, and the session reads the store again before its next turn",
+		zap.Error(err), zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
+	if rt == nil {
+		return
+	}
+	rt.cancel(errUnsaved)
+	if ls.conn == nil {
+		return
+	}
+	// Not part of the log, so without seq (like tool_rejected): the page shows it under the
+	// turn, and the agent/chat answer says the same.
+	ev := wire.ErrorEvent{EventHeader: wire.EventHeader{SessionID: ls.id, TurnID: turnID, Type: wire.EventError}, Message: unsavedText, Retryable: true}
+	if err := ls.conn.peer.Notify(context.Background(), wire.MethodAgentEvent, ev); err != nil {
+		ls.log.Debug("sending the unsaved-turn error", zap.Error(err))
+	}
+}
+
+// unsaved tells whether a write failed since the last resync (at the end of a turn: whether
+// one of its writes failed, so that it must not be reported as done).
+func (ls *liveSession) unsaved() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.storeErr != nil
+}
+
+// resync reads the session back from the store after a write failed, before a new turn
+// writes: seq, messages and the log's tail become the store's; stored events the page has
+// not seen (a write whose answer was lost may have landed) are sent to it; a turn the store
+// still has as running is closed as interrupted. It does nothing when no write failed. It
+// returns wire.ErrStoreDown while the store does not answer, wire.ErrTurnInProgress while a
+// turn runs (its end is not written; the next turn resyncs).
+func (ls *liveSession) resync() error {
+	ls.resyncMu.Lock()
+	defer ls.resyncMu.Unlock()
+	ls.mu.Lock()
+	failed, stored, running := ls.storeErr, ls.stored, ls.turn != nil
+	ls.mu.Unlock()
+	if failed == nil {
+		return nil
+	}
+	if running {
+		return wire.ErrTurnInProgress
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	st := ls.hub.srv.cfg.Store
+	s, err := st.Load(ctx, ls.id)
+	switch {
+	case errors.Is(err, store.ErrNotFound) && !stored:
+		s = nil // never stored: nothing to read back, the first write creates it
+	case errors.Is(err, store.ErrNotFound):
+		ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
+		ls.closeConn("the session is gone from the store")
+		return wire.ErrSessionNotFound
+	case err != nil:
+		ls.log.Warn("the session store is still unavailable", zap.Error(err))
+		return wire.ErrStoreDown
+	}
+	// A session whose creation landed but not its first events keeps its history in memory.
+	adopt := s != nil && (stored || s.Seq > 0)
+	var tail []store.Event
+	if adopt {
+		if tail, err = st.EventsAfter(ctx, ls.id, max(0, s.Seq-tailMax), 0); err != nil {
+			ls.log.Warn("the session store is still unavailable", zap.Error(err))
+			return wire.ErrStoreDown
+		}
+	}
+	ls.mu.Lock()
+	lost := adopt && s.Seq < ls.persisted
+	had := ls.persisted
+	if adopt {
+		ls.seq, ls.persisted = s.Seq, s.Seq
+		ls.messages = s.Messages
+		ls.tail = tail
+		ls.stored = true
+		for _, e := range tail {
+			ls.sendLocked(e)
+		}
+	}
+	ls.storeErr = nil
+	ls.mu.Unlock()
+	if lost {
+		// The page has seen seqs the store no longer holds; sent back to agent/session, it
+		// gets the store's seq and goes on from there.
+		ls.log.Error("the session store lost events it had taken; the page is sent back to resume", zap.Int64("storeSeq", s.Seq), zap.Int64("hadSeq", had))
+		ls.closeConn("the session store lost events; resume")
+		return wire.ErrStoreDown
+	}
+	if adopt && s.ActiveTurn != "" {
+		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the conversation could not be saved. Please ask again.)")
+		ls.waitFlushed(ctx)
+		if ls.unsaved() {
+			return wire.ErrStoreDown
+		}
+	}
+	ls.log.Info("the session store took writes again; the session re-read its state from it", zap.Int64("seq", ls.persistedSeq()))
+	return nil
+}
+
+// persistedSeq is the last seq written to the store.
+func (ls *liveSession) persistedSeq() int64 {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.persisted
+}
+
+// waitFlushed waits until everything emitted so far is stored and sent (or failed).
+func (ls *liveSession) waitFlushed(ctx context.Context) {
+	ls.mu.Lock()
+	if !ls.flushing {
+		ls.mu.Unlock()
+		return
+	}
+	ch := ls.flushed
+	ls.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// recoverInterrupted ends a turn that was left open in the store (by a crash, or by a store
+// that failed during it), marking it in the history with text.
+func (ls *liveSession) recoverInterrupted(turnID, text string) {
+	msg := chat.Message{Role: chat.RoleAssistant, Content: text, TurnID: turnID}
+	none := ""
+	ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: turnID}, StopReason: wire.StopError, Text: msg.Content, Interrupted: true}, []chat.Message{msg}, &none)
+	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
+}

@@ -1,0 +1,122 @@
+package pagemcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// Call validates args against the tool's schema and calls it in the page. The call times
+// out after ToolTimeout unless the page reports progress, never beyond ToolMaxTimeout, and
+// fails at once when the page disconnects. Every way it can end is an outcome of its own
+// kind, set here where it is known.
+func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+	t := c.tool(name)
+	if t == nil {
+		return tools.NotOnPage(name)
+	}
+	if err := t.schema.Validate(ctx, args); err != nil {
+		if ctx.Err() != nil {
+			return tools.CancelledCall(name)
+		}
+		return tools.InvalidArguments(name, err)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	token := "byomcp-" + strconv.FormatInt(c.nextToken.Add(1), 10)
+	meta := map[string]any{wire.MetaProgressToken: token}
+	if t.confirm {
+		meta[wire.MetaConfirm] = true
+	}
+
+	o := c.o
+	start := time.Now()
+	hardCtx, hardCancel := context.WithDeadlineCause(ctx, start.Add(o.ToolMaxTimeout), errToolMaxTime)
+	defer hardCancel()
+	callCtx, cancel := context.WithCancelCause(hardCtx)
+	defer cancel(nil)
+	timer := time.AfterFunc(o.ToolTimeout, func() { cancel(errToolTimeout) })
+	defer timer.Stop()
+	c.progMu.Lock()
+	c.progress[token] = func() {
+		if left := o.ToolMaxTimeout - time.Since(start); o.ToolTimeout < left {
+			timer.Reset(o.ToolTimeout)
+		} else {
+			timer.Stop() // the hard deadline comes first
+		}
+	}
+	c.progMu.Unlock()
+	defer func() {
+		c.progMu.Lock()
+		delete(c.progress, token)
+		c.progMu.Unlock()
+	}()
+
+	var raw json.RawMessage
+	err := c.peer.Call(callCtx, wire.MethodToolsCall, wire.ToolsCallParams{Name: name, Arguments: args, Meta: meta}, &raw)
+	var rpcErr *wsrpc.Error
+	switch {
+	case err == nil:
+		text, isError, resMeta := tools.RenderJSON(raw, o.MaxOutput)
+		if resMeta[wire.MetaNavigating] == true {
+			c.leaving.Store(true)
+			c.log.Debug("page navigating", zap.String("tool", name))
+		}
+		return tools.Answered(name, text, isError)
+	case errors.Is(err, wsrpc.ErrClosed):
+		return tools.Disconnected(name)
+	case callCtx.Err() != nil && ctx.Err() == nil:
+		return tools.TimedOut(name, errors.Is(context.Cause(callCtx), errToolMaxTime))
+	case ctx.Err() != nil:
+		return tools.CancelledCall(name)
+	case errors.As(err, &rpcErr):
+		return tools.ErrorAnswer(name, rpcErr.Message)
+	default:
+		return tools.CallFailed(name, err)
+	}
+}
+
+// onProgress extends the deadline of the call that owns the token.
+func (c *Client) onProgress(params json.RawMessage) {
+	var p wire.ProgressParams
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	var token string
+	if err := json.Unmarshal(p.ProgressToken, &token); err != nil {
+		token = string(p.ProgressToken)
+	}
+	c.progMu.Lock()
+	extend := c.progress[token]
+	c.progMu.Unlock()
+	if extend != nil {
+		extend()
+	}
+}
+
+// Defs returns the page's tools as the model sees them, named through namer.
+func Defs(list []*Tool, namer *tools.Namer) []chat.ToolDef {
+	defs := make([]chat.ToolDef, 0, len(list))
+	for _, t := range list {
+		desc := t.Description
+		if desc == "" {
+			desc = t.Title
+		}
+		params := t.InputSchema
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		defs = append(defs, chat.ToolDef{Name: namer.Assign(t.Name), Description: desc, Parameters: params})
+	}
+	return defs
+}

@@ -1,0 +1,378 @@
+// Package pagemcp is the agent's MCP client of one page: the initialize handshake, the
+// page's tools (listed, re-listed on list_changed, compiled and checked one by one) and
+// tools/call with its timeouts, progress and confirmation. It knows no session and no server.
+package pagemcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// Options configure a Client. Zero durations and sizes take the defaults noted.
+type Options struct {
+	ClientInfo       wire.Implementation // sent in initialize
+	HandshakeTimeout time.Duration       // initialize, and each (re-)listing; default 10 s
+	RelistDebounce   time.Duration       // after tools/list_changed; default 100 ms
+	ToolTimeout      time.Duration       // per tool call, extended by progress; default 30 s
+	ToolMaxTimeout   time.Duration       // hard maximum per tool call; default 10 min
+	MaxOutput        int                 // bytes of one result given to the model; default tools.DefaultMaxOutput
+	MaxTools         int                 // tools admitted for the model (tools.DefBudget); default 128
+	// Schemas compiles the tools' input schemas; share one between clients (nil: one of the
+	// client's own).
+	Schemas *SchemaCache
+	// Confirm tells whether the user must confirm each call of a tool, besides the tools the
+	// page marks destructive (nil: none).
+	Confirm func(name string) bool
+	// OnRejected is told of a page tool that cannot be used, once per name and reason, as
+	// soon as it is found (the agent sends tool_rejected).
+	OnRejected func(name, reason string)
+	// OnPanic is told of a panic recovered in the client's re-list goroutine, after it was
+	// logged with its stack; the socket is then closed with 1011.
+	OnPanic func(where string, v any)
+	Logger  *zap.Logger
+}
+
+func (o Options) withDefaults() Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.HandshakeTimeout, 10*time.Second)
+	def(&o.RelistDebounce, 100*time.Millisecond)
+	def(&o.ToolTimeout, 30*time.Second)
+	def(&o.ToolMaxTimeout, 10*time.Minute)
+	if o.MaxTools <= 0 {
+		o.MaxTools = 128
+	}
+	if o.Schemas == nil {
+		o.Schemas = NewSchemaCache(256)
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return o
+}
+
+// Tool is one usable tool of the page.
+type Tool struct {
+	wire.PageTool
+	schema  *tools.Schema
+	confirm bool // the user must confirm each call
+}
+
+// Client is the MCP client of one page socket's tools.
+//
+// Its registry is replaced as a whole on each (re-)listing; readers take the current one
+// under mu.
+//
+// Owners: the handshake goroutine does the first listing and then fires markListed (a
+// sync.OnceFunc, so listed is closed exactly once whatever path ends the handshake). Every
+// later listing is done by one re-list goroutine at a time (relistLoop), started by the
+// first notifications/tools/list_changed while none runs; it alone closes the relistDone
+// channel it took, once no re-list is due any more, and clears relistRunning under mu
+// before it returns.
+//
+// Lock order: mu and progMu are leaves, never held together; no call to the page is made
+// under either, and no callback is called under either.
+type Client struct {
+	peer *wsrpc.Peer
+	o    Options
+	log  *zap.Logger
+
+	listed     chan struct{} // closed once the first listing is done (or failed)
+	markListed func()        // closes listed, once
+
+	mu            sync.Mutex
+	tools         []*Tool // in the page's order
+	byName        map[string]*Tool
+	relistDone    chan struct{}     // non-nil while a re-list is due or running; closed by relistLoop
+	relistDue     time.Time         // when the due re-list may start (debounce); zero: none due
+	relistRunning bool              // a relistLoop goroutine runs
+	rejected      map[string]string // tool name → reason, already reported
+
+	// leaving is set when a tool result said the page is navigating away.
+	leaving atomic.Bool
+
+	progMu   sync.Mutex
+	progress map[string]func() // progress token → extend the call's deadline
+
+	nextToken atomic.Int64
+}
+
+// New returns the client of the page on peer and registers the page's MCP notifications
+// (tools/list_changed, progress) on it. Call it before the peer starts reading, then
+// Handshake.
+func New(peer *wsrpc.Peer, o Options) *Client {
+	o = o.withDefaults()
+	listed := make(chan struct{})
+	c := &Client{
+		peer:       peer,
+		o:          o,
+		log:        o.Logger,
+		byName:     map[string]*Tool{},
+		listed:     listed,
+		markListed: sync.OnceFunc(func() { close(listed) }),
+		rejected:   map[string]string{},
+		progress:   map[string]func(){},
+	}
+	peer.HandleNotification(wire.MethodToolsListChanged, func(context.Context, *wsrpc.Request) { c.onListChanged() })
+	peer.HandleNotification(wire.MethodProgress, func(_ context.Context, req *wsrpc.Request) { c.onProgress(req.Params) })
+	return c
+}
+
+// Handshake runs initialize → notifications/initialized → tools/list. A page that answers
+// with an unsupported protocol version gets an error that says so.
+func (c *Client) Handshake(ctx context.Context) error {
+	defer c.markListed() // whatever happens: Ready and the re-list loop wait for it
+	ctx, cancel := context.WithTimeout(ctx, c.o.HandshakeTimeout)
+	defer cancel()
+	var res wire.InitializeResult
+	err := c.peer.Call(ctx, wire.MethodInitialize, wire.InitializeParams{
+		ProtocolVersion: wire.ProtocolVersion,
+		Capabilities:    map[string]any{},
+		ClientInfo:      c.o.ClientInfo,
+	}, &res)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if !wire.Supported(res.ProtocolVersion) {
+		return fmt.Errorf("the page speaks MCP %q; this agent supports %v", res.ProtocolVersion, wire.SupportedVersions)
+	}
+	if err := c.peer.Notify(ctx, wire.MethodInitialized, map[string]any{}); err != nil {
+		return err
+	}
+	return c.list(ctx)
+}
+
+// maxListPages bounds pagination so a page cannot keep the agent listing forever.
+const maxListPages = 64
+
+// list fetches every page of tools/list and replaces the registry.
+func (c *Client) list(ctx context.Context) error {
+	var all []wire.PageTool
+	cursor := ""
+	for i := 0; ; i++ {
+		if i == maxListPages {
+			return fmt.Errorf("tools/list: more than %d pages", maxListPages)
+		}
+		var res wire.ToolsListResult
+		if err := c.peer.Call(ctx, wire.MethodToolsList, wire.ToolsListParams{Cursor: cursor}, &res); err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	c.setTools(all)
+	return nil
+}
+
+// setTools compiles and installs a new tool list; unusable tools are rejected one by one.
+func (c *Client) setTools(list []wire.PageTool) {
+	byName := make(map[string]*Tool, len(list))
+	kept := make([]*Tool, 0, len(list))
+	type rejection struct{ name, reason string }
+	var rejects []rejection
+	budget := tools.NewDefBudget(c.o.MaxTools) // what reaches the model, bounded before compiling
+	for _, t := range list {
+		reason := ""
+		var sch *tools.Schema
+		switch {
+		case !tools.ValidPageName(t.Name):
+			reason = "name must be 1-128 characters of A-Z a-z 0-9 _ . -"
+		case byName[t.Name] != nil:
+			reason = "duplicate tool name"
+		default:
+			if t.Description == "" {
+				t.Description = t.Title // what Defs sends
+			}
+			if t.Description, reason = budget.Admit(t.Name, t.Description, t.InputSchema); reason != "" {
+				break
+			}
+			var err error
+			if sch, err = c.o.Schemas.Compile(t.InputSchema); err != nil {
+				reason = err.Error()
+			}
+		}
+		if reason != "" {
+			rejects = append(rejects, rejection{t.Name, reason})
+			continue
+		}
+		pt := &Tool{PageTool: t, schema: sch}
+		pt.confirm = (t.Annotations != nil && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint) ||
+			(c.o.Confirm != nil && c.o.Confirm(t.Name))
+		byName[t.Name] = pt
+		kept = append(kept, pt)
+	}
+	c.mu.Lock()
+	c.tools = kept
+	c.byName = byName
+	var fresh []rejection
+	for _, r := range rejects {
+		if c.rejected[r.name] != r.reason {
+			c.rejected[r.name] = r.reason
+			fresh = append(fresh, r)
+		}
+	}
+	c.mu.Unlock()
+	for _, r := range fresh {
+		c.log.Warn("page tool rejected", zap.String("tool", r.name), zap.String("reason", r.reason))
+		if c.o.OnRejected != nil {
+			c.o.OnRejected(r.name, r.reason)
+		}
+	}
+	c.log.Debug("page tools listed", zap.Int("tools", len(kept)), zap.Int("rejected", len(rejects)))
+}
+
+// onListChanged (read goroutine) makes a re-list due, RelistDebounce from the first change
+// not yet listed, and starts the re-list goroutine when none runs. Model calls wait for it
+// (Ready). A change during a listing makes another listing due after it, so the tools end
+// as the page's latest.
+func (c *Client) onListChanged() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.relistDone == nil {
+		c.relistDone = make(chan struct{})
+	}
+	if c.relistDue.IsZero() {
+		c.relistDue = time.Now().Add(c.o.RelistDebounce)
+	}
+	if !c.relistRunning {
+		c.relistRunning = true
+		go c.relistLoop()
+	}
+}
+
+// relistLoop lists the page's tools again while a re-list is due, then releases the waiters
+// (closes relistDone) and ends. It is the only goroutine that lists after the handshake and
+// the only one that closes relistDone; a panic in it ends the page's socket with 1011 and
+// still releases the waiters.
+func (c *Client) relistLoop() {
+	ended := false
+	defer func() { // the socket ended, or a panic stopped the loop
+		if !ended {
+			c.mu.Lock()
+			c.endRelistLocked()
+			c.mu.Unlock()
+		}
+	}()
+	defer c.recoverRelist()
+	select { // the first listing comes first
+	case <-c.listed:
+	case <-c.peer.Done():
+		return
+	}
+	var timer *time.Timer
+	for {
+		c.mu.Lock()
+		due := c.relistDue
+		if due.IsZero() { // nothing due: release the waiters and end, in one step under mu
+			c.endRelistLocked()
+			c.mu.Unlock()
+			ended = true
+			return
+		}
+		if wait := time.Until(due); wait > 0 {
+			c.mu.Unlock()
+			if timer == nil {
+				timer = time.NewTimer(wait)
+				defer timer.Stop()
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case <-timer.C:
+			case <-c.peer.Done():
+				return
+			}
+			continue
+		}
+		c.relistDue = time.Time{} // a change from now on makes another listing due
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), c.o.HandshakeTimeout)
+		err := c.list(ctx)
+		cancel()
+		if err != nil {
+			c.log.Warn("re-listing page tools", zap.Error(err))
+		}
+	}
+}
+
+// recoverRelist is deferred by relistLoop: a panic is logged, reported and ends the socket
+// with 1011; the process and the other sockets go on.
+func (c *Client) recoverRelist() {
+	if v := recover(); v != nil {
+		c.log.Error("recovered a panic", zap.String("where", "relist"), zap.Any("panic", v), zap.Stack("stack"))
+		if c.o.OnPanic != nil {
+			c.o.OnPanic("relist", v)
+		}
+		c.peer.CloseWithStatus(1011, "internal error")
+	}
+}
+
+// endRelistLocked closes relistDone and marks the loop ended; c.mu is held by relistLoop,
+// the channel's only closer. The next list_changed starts a new loop with a new channel.
+func (c *Client) endRelistLocked() {
+	if c.relistDone != nil {
+		close(c.relistDone)
+		c.relistDone = nil
+	}
+	c.relistDue = time.Time{}
+	c.relistRunning = false
+}
+
+// Ready waits (bounded by ctx) until the first listing and any due re-list are done.
+func (c *Client) Ready(ctx context.Context) {
+	select {
+	case <-c.listed:
+	case <-ctx.Done():
+		return
+	case <-c.peer.Done():
+		return
+	}
+	c.mu.Lock()
+	r := c.relistDone
+	c.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r:
+		case <-ctx.Done():
+		case <-c.peer.Done():
+		}
+	}
+}
+
+// Tools returns the current tools, in the page's order.
+func (c *Client) Tools() []*Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools
+}
+
+func (c *Client) tool(name string) *Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byName[name]
+}
+
+// Leaving tells whether a tool result said the page is navigating away.
+func (c *Client) Leaving() bool { return c.leaving.Load() }
+
+// errors a page tool call's timers end it with (context causes).
+var (
+	errToolTimeout = errors.New("the tool did not answer in time")
+	errToolMaxTime = errors.New("the tool ran past its hard time limit")
+)

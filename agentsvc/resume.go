@@ -1,0 +1,248 @@
+package agentsvc
+
+// agent/session: create, resume (from memory or the store) or fork a session for a socket.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// openSession handles agent/session.
+func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams) (any, error) {
+	st := h.srv.cfg.Store
+	var page store.Page
+	if p.Page != nil {
+		page = store.Page{URL: capString(p.Page.URL, 2048), Title: capString(p.Page.Title, 512)}
+	}
+	prev := c.boundSession() // left only once the new session is found: a failed request keeps it
+
+	var ls *liveSession
+	resumed, forked := false, false
+	if p.SessionID != "" {
+		var err error
+		ls, err = h.resume(ctx, c, p.SessionID)
+		switch {
+		case errors.Is(err, errForkNeeded):
+			ls, err = h.fork(ctx, c, p.SessionID, page)
+			if err != nil {
+				return nil, err
+			}
+			forked = true
+		case err != nil:
+			return nil, err
+		default:
+			resumed = true
+		}
+	} else {
+		var err error
+		if ls, err = h.create(ctx, c.origin, page, nil); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case prev == ls: // asked again: no event goes out until it is attached again, after the answer
+		ls.mu.Lock()
+		if ls.conn == c {
+			ls.conn = nil
+		}
+		ls.mu.Unlock()
+	case prev != nil:
+		h.detachFrom(prev, c)
+	}
+	if p.Page != nil && resumed {
+		ls.mu.Lock()
+		ls.page = page // a session not stored yet is created with it
+		stored := ls.stored
+		ls.mu.Unlock()
+		if stored {
+			if err := st.Append(ctx, ls.id, store.Batch{Page: &page}); err != nil {
+				ls.log.Warn("saving page", zap.Error(err))
+			}
+		}
+	}
+
+	lastSeq := int64(-1)
+	if p.LastSeq != nil && resumed {
+		lastSeq = *p.LastSeq
+	}
+	var older []store.Event
+	if lastSeq >= 0 {
+		evs, err := st.EventsAfter(ctx, ls.id, lastSeq, replayMax*4)
+		if err != nil {
+			ls.log.Warn("reading events to replay", zap.Error(err))
+		}
+		older = evs
+	}
+	ls.mu.Lock()
+	res := &wire.SessionResult{
+		SessionID: ls.id,
+		Resumed:   resumed,
+		Forked:    forked,
+		Messages:  append([]chat.Message(nil), ls.messages...),
+		Seq:       ls.seq,
+	}
+	ls.mu.Unlock()
+	if res.Messages == nil {
+		res.Messages = []chat.Message{}
+	}
+	c.bind(ls)
+	from := res.Seq
+	if lastSeq >= 0 && lastSeq < from {
+		from = lastSeq
+	}
+	return wsrpc.ReplyThen(res, func() { ls.attach(c, from, older) }), nil
+}
+
+var errForkNeeded = errors.New("session is live elsewhere")
+
+// resume finds a session in this process or loads it from the store and claims it.
+func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
+	h.mu.Lock()
+	ls := h.live[id]
+	h.mu.Unlock()
+	if ls == nil {
+		ls = h.unpark(id, c.origin)
+	}
+	if ls != nil {
+		if ls.origin != c.origin {
+			return nil, wire.ErrSessionNotFound
+		}
+		ls.mu.Lock()
+		prev := ls.conn
+		ls.mu.Unlock()
+		if prev != nil && prev != c && h.socketAlive(ctx, prev) {
+			return nil, errForkNeeded
+		}
+		return ls, nil
+	}
+	st := h.srv.cfg.Store
+	s, err := st.Load(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, wire.ErrSessionNotFound
+	}
+	if err != nil {
+		h.srv.log.Error("loading session", zap.Error(err))
+		return nil, wire.ErrStoreDown
+	}
+	if s.Origin != c.origin {
+		return nil, wire.ErrSessionNotFound
+	}
+	if !h.claim(ctx, id) {
+		return nil, errForkNeeded
+	}
+	// Read it again now that it is ours: its previous owner may have written to it until it
+	// let go (a replica that finished a turn after the page moved here).
+	s, err = st.Load(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, wire.ErrSessionNotFound
+	}
+	if err != nil {
+		h.srv.log.Error("loading session", zap.Error(err))
+		return nil, wire.ErrStoreDown
+	}
+	h.mu.Lock()
+	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
+		h.mu.Unlock()
+		return h.resume(ctx, c, id)
+	}
+	ls = h.newLive(s.ID, s.Origin, s.Page)
+	ls.seq, ls.persisted = s.Seq, s.Seq
+	ls.messages = s.Messages
+	ls.stored = true
+	h.live[id] = ls
+	h.mu.Unlock()
+	h.srv.metrics.sessions.Inc()
+	if tail, err := st.EventsAfter(ctx, id, max(0, s.Seq-tailMax), 0); err == nil {
+		ls.tail = tail
+	}
+	if s.ActiveTurn != "" {
+		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)")
+		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
+	}
+	return ls, nil
+}
+
+// probeWait bounds the ping that tells a live tab from a dead socket (see socketAlive).
+const probeWait = 2 * time.Second
+
+// socketAlive tells, when another socket asks for a session live on c, whether c still
+// serves a live tab: then the newcomer is a duplicated tab. A socket that is closing, whose
+// page said it navigates away, or that does not answer a ping within probeWait (a phone that
+// slept, a network that changed, before the server noticed) is not; it is closed, so the
+// session moves to the new socket instead of forking.
+func (h *hub) socketAlive(ctx context.Context, c *pageConn) bool {
+	if c.mcp.Leaving() {
+		return false
+	}
+	select {
+	case <-c.peer.Done():
+		return false
+	default:
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(probeWait, h.srv.cfg.HandshakeTimeout))
+	defer cancel()
+	err := c.peer.Call(pctx, wire.MethodPing, struct{}{}, nil)
+	var rpcErr *wsrpc.Error
+	if err == nil || errors.As(err, &rpcErr) || ctx.Err() != nil {
+		return true // any answer is a live tab; a gone requester decides nothing
+	}
+	c.log.Info("a session's socket did not answer a ping; closing it for the session's new socket", zap.Error(err))
+	c.peer.Close(errors.New("replaced by a new socket of its session"))
+	return false
+}
+
+// fork gives a second tab of a live session its own session with a copy of the history,
+// so two sockets never run one session's tool calls.
+func (h *hub) fork(ctx context.Context, c *pageConn, id string, page store.Page) (*liveSession, error) {
+	var history []chat.Message
+	active := ""
+	h.mu.Lock()
+	ls := h.live[id]
+	h.mu.Unlock()
+	if ls != nil {
+		ls.mu.Lock()
+		history = append(history, ls.messages...)
+		if ls.turn != nil {
+			active = ls.turn.id
+		}
+		ls.mu.Unlock()
+	} else {
+		s, err := h.srv.cfg.Store.Load(ctx, id)
+		if err != nil || s.Origin != c.origin {
+			return nil, wire.ErrSessionNotFound
+		}
+		history, active = s.Messages, s.ActiveTurn
+	}
+	h.srv.log.Info("session live on another socket; forked", zap.String("session", shortID(id)))
+	return h.create(ctx, c.origin, page, completeTurns(history, active))
+}
+
+// completeTurns drops the turn that is still running: the messages of turn active (its
+// user message is stored when it starts) and any tool call left unanswered.
+func completeTurns(msgs []chat.Message, active string) []chat.Message {
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == chat.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	for i, m := range msgs {
+		if active != "" && m.TurnID == active {
+			return append([]chat.Message(nil), msgs[:i]...)
+		}
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				return append([]chat.Message(nil), msgs[:i]...)
+			}
+		}
+	}
+	return msgs
+}

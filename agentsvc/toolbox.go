@@ -1,0 +1,77 @@
+package agentsvc
+
+// The toolbox of a session's turns: the attached page's tools and the server tools its site
+// uses, named for the model through the session's namer.
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/pagemcp"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+)
+
+// sessionTools is a session's toolbox: the attached page's tools plus the server-side
+// tools exposed to the web.
+type sessionTools struct {
+	ls  *liveSession
+	srv *Server
+}
+
+func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
+	var defs []chat.ToolDef
+	if c := t.ls.currentConn(ctx, t.srv.cfg.ReconnectWait); c != nil {
+		rctx, cancel := context.WithTimeout(ctx, t.srv.cfg.HandshakeTimeout)
+		c.mcp.Ready(rctx)
+		cancel()
+		defs = pagemcp.Defs(c.mcp.Tools(), t.ls.namer)
+	}
+	if st := t.srv.cfg.ServerTools; st != nil {
+		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
+			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
+				continue // a server this page's site does not use (sites.json mcpServers)
+			}
+			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
+			defs = append(defs, def)
+		}
+	}
+	return defs
+}
+
+// serverKey keeps server tool names apart from page tool names in the namer.
+func serverKey(modelName string) string { return "\x00server:" + modelName }
+
+// Call runs one call of the model, as a page or a server tool, and counts its outcome.
+func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outcome) {
+	start := time.Now()
+	kind := "page"
+	defer func() { t.srv.metrics.observeTool(kind, out.Label(), time.Since(start)) }()
+	orig, ok := t.ls.namer.Original(call.Name)
+	if !ok {
+		return tools.Unknown(call.Name)
+	}
+	args := json.RawMessage(call.Arguments)
+	if name, isServer := strings.CutPrefix(orig, "\x00server:"); isServer {
+		kind = "server"
+		if !t.srv.site(t.ls.origin).AllowsServer(name) {
+			return tools.Unknown(call.Name)
+		}
+		return mcpservers.CallTool(ctx, t.srv.cfg.ServerTools, mcpservers.AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
+	}
+	// The page sees the tool_call event before the call itself (so a confirmation it shows
+	// can sit under the call in the transcript).
+	t.ls.waitFlushed(ctx)
+	c := t.ls.currentConn(ctx, t.srv.cfg.ReconnectWait)
+	switch {
+	case c != nil:
+		return c.mcp.Call(ctx, orig, args)
+	case ctx.Err() != nil:
+		return tools.CancelledCall(orig)
+	default:
+		return tools.NotConnected(orig)
+	}
+}
