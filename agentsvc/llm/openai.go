@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/internal/clock"
 )
 
 // Defaults of Options.
@@ -125,7 +126,7 @@ func NewOpenAI(o Options) *OpenAI {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = clock.Sleep
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
@@ -155,17 +156,6 @@ func NewOpenAI(o Options) *OpenAI {
 
 // Name returns the provider and the model, e.g. "openai gpt-4o-mini".
 func (m *OpenAI) Name() string { return m.opts.Provider + " " + m.opts.Model }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
 
 var (
 	errRequestTimeout = errors.New("llm: request timeout")

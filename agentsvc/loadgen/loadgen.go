@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/clock"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -272,7 +273,7 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 		logf("turn latency p50 %.2f ms p99 %.2f ms, overhead p50 %.2f ms p99 %.2f ms",
 			res.TurnLatency.P50, res.TurnLatency.P99, res.Overhead.P50, res.Overhead.P99)
 	}
-	if err := sleep(ctx, max(o.Settle, sc.Hold)); err != nil {
+	if err := clock.Sleep(ctx, max(o.Settle, sc.Hold)); err != nil {
 		return nil, err
 	}
 	if rss, err := t.RSS(); err == nil {
@@ -630,7 +631,7 @@ func (r *run) load(ctx context.Context, pages []*page) ([]turnRecord, time.Durat
 			}
 			for {
 				if sc.Rate > 0 {
-					if !next.Before(end) || sleep(ctx, time.Until(next)) != nil {
+					if !next.Before(end) || clock.Sleep(ctx, time.Until(next)) != nil {
 						break
 					}
 				} else {
@@ -693,20 +694,5 @@ func closeAll(pages []*page) {
 	}
 	for _, p := range pages {
 		_ = p.peer.Wait()
-	}
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
