@@ -57,7 +57,7 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 		name   string
 		tool   func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error)
 		want   tools.Outcome
-		wantAt time.Duration // fake time when CallTool returns
+		wantAt time.Duration // fake time when the call returns
 	}{
 		{"answers in time", func(ctx context.Context, _ *wsrpc.Peer, _ any) (any, error) {
 			time.Sleep(29 * time.Second)

@@ -113,7 +113,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 		defer srv.turns.Done()
 		defer release()
 		defer cancel(nil)
-		defer h.recoverTurn(ls, rt) // RunTurn contains its own panics; this covers the rest
+		defer h.recoverTurn(ls, rt) // loop.Run contains its own panics; this covers the rest
 		log := ls.log.With(zap.String("turn", rt.id))
 		model, system, limits := srv.siteTurn(ls.origin, ls.id, page)
 		res := loop.Run(ctx, loop.Turn{

@@ -43,7 +43,7 @@ type Options struct {
 	OriginAllowed func(origin string, r *http.Request) bool
 	// SystemPrompt replaces the default instructions.
 	SystemPrompt string
-	Limits       loop.Limits // per run (RunTurn's defaults)
+	Limits       loop.Limits // per run (loop.Limits' defaults)
 	MaxText      int         // bytes of one new user message [32 KiB]
 	MaxBody      int64       // bytes of one request body [4 MiB]
 	RunRate      float64     // runs per second per client address [2]

@@ -298,7 +298,7 @@ func (m roundModel) Stream(ctx context.Context, req llm.Request, onDelta func(st
 	})
 	r.mu.Lock()
 	open := r.textOpen
-	if err == nil || open { // RunTurn adds an assistant message for this call
+	if err == nil || open { // loop.Run adds an assistant message for this call
 		r.rounds = append(r.rounds, id)
 	}
 	r.mu.Unlock()

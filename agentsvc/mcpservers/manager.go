@@ -235,7 +235,7 @@ func (m *Manager) Tools(audience string) []Tool {
 }
 
 // ToolDefs lists the tools exposed to audience as the model sees them; with Call, a Manager
-// is the agent's agentsvc.ServerTools.
+// is the agent's ServerTools.
 func (m *Manager) ToolDefs(audience string) []chat.ToolDef {
 	list := m.Tools(audience)
 	defs := make([]chat.ToolDef, 0, len(list))
