@@ -260,7 +260,8 @@ func (p *demoPage) call(name, args string) (string, bool) {
 			ks = append(ks, k)
 		}
 		sort.Strings(ks)
-		return "Filled " + strings.Join(ks, ", ") + ". Still needed before booking: date; time.", false
+		// As jsclient/declarative.js answers for a form without toolautosubmit.
+		return "Filled " + strings.Join(ks, ", ") + ` in the form "fill_form_data". The form was not submitted: it waits for the visitor to check it and press "Book test drive" themselves. Ask them to do so.`, false
 	case "book_test_drive":
 		return "Cannot book yet. Missing or invalid: name, a valid email. Use fill_form_data first.", true
 	case "calculate_payment":

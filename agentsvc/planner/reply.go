@@ -533,13 +533,14 @@ func (c *conv) humanize(text string) string {
 	})
 	text = regexp.MustCompile(`\b(asc)\b`).ReplaceAllString(text, "ascending")
 	text = regexp.MustCompile(`\b(desc)\b`).ReplaceAllString(text, "descending")
+	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
 	var kept []string
 	for _, s := range clauses(text) {
 		low := strings.ToLower(s)
-		if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) {
+		if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
 			continue
 		}
-		kept = append(kept, strings.TrimSpace(s))
+		kept = append(kept, toVisitor(strings.TrimSpace(s)))
 	}
 	out := strings.Join(kept, " ")
 	if strings.HasSuffix(out, ";") {
@@ -553,6 +554,25 @@ func (c *conv) humanize(text string) string {
 }
 
 // clauses splits text after . ! ? ; and line ends that end a clause (not "597.50").
+// quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.
+var quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
+
+// toModelRe matches a sentence of a tool result that tells the model what to do next.
+var toModelRe = regexp.MustCompile(`(?i)^(ask|tell|remind|let) (them|the (visitor|user|customer))\b`)
+
+// visitorRe matches the words by which a tool result speaks of the visitor to the model.
+var visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)|themselves)\b`)
+
+// toVisitor turns a result's words about the visitor into words to the visitor.
+func toVisitor(s string) string {
+	return visitorRe.ReplaceAllStringFunc(s, func(w string) string {
+		if w == "themselves" {
+			return "yourself"
+		}
+		return "you"
+	})
+}
+
 func clauses(text string) []string {
 	var out []string
 	start := 0

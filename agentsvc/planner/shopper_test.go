@@ -38,7 +38,13 @@ var shopperScenarios = []struct {
 		{"inventory", "compare c01 and c02", []string{`compare_cars {"carIds":["c01","c02"]}`}, []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V"}, nil},
 		{"drawer", "which one is cheaper?", nil, []string{"The 2022 Honda CR-V is the cheaper, at $29,450", "$31,990"}, nil},
 	}},
-	{"name and email without my name is", []step{{"test-drive", "Jane Doe, jane@example.com", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com"}`}, []string{"Filled"}, nil}}},
+	// The booking form is declarative (<form toolname>): its required fields are required by
+	// the tool, so the planner asks for what is missing, keeps what it was told, then fills.
+	{"name and email without my name is", []step{
+		{"test-drive", "Jane Doe, jane@example.com", nil, []string{"date", "time", "10:00"}, []string{"fill_form_data"}},
+		{"test-drive", "Saturday at 10", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com","date":"2026-12-05","time":"10:00"}`},
+			[]string{"Filled date, email, name, time in the form.", "Book test drive"}, []string{"visitor", "Ask them", "themselves", "fill_form_data"}},
+	}},
 	{"hi", []step{{"inventory", "hi", nil, []string{"Hi!", "“search cars", "Offline planner"}, []string{"search_cars:"}}}},
 	{"something fun", []step{{"inventory", "something fun to drive", nil, []string{"I can do things like"}, nil}}},
 	{"note once", []step{
@@ -115,15 +121,33 @@ var shopperScenarios = []struct {
 	{"colour spelling", []step{{"car", "change the colour to silver", []string{`configure_car {"color":"silver"}`}, nil, nil}}},
 
 	// Test-drive page.
-	{"suggestion name", []step{{"test-drive", "Fill in my name: Alex Doe, alex@example.com", []string{`fill_form_data {"name":"Alex Doe","email":"alex@example.com"}`}, nil, nil}}},
-	{"saturday at 10", []step{{"test-drive", "Saturday at 10", []string{`fill_form_data {"date":"2026-12-05","time":"10:00"}`}, nil, nil}}},
-	{"next monday", []step{{"test-drive", "Book it for next Monday at 10:00", []string{`fill_form_data {"date":"2026-12-07","time":"10:00"}`}, nil, nil}}},
-	{"tomorrow 2pm", []step{{"test-drive", "tomorrow at 2pm", []string{`fill_form_data {"date":"2026-12-03","time":"14:00"}`}, nil, nil}}},
-	{"date words", []step{{"test-drive", "december 10 at 11", []string{`fill_form_data {"date":"2026-12-10","time":"11:00"}`}, nil, nil}}},
-	{"phone", []step{{"test-drive", "my phone is 555-123-4567", []string{`fill_form_data {"phone":"555-123-4567"}`}, nil, nil}}},
-	{"lowercase name email", []step{{"test-drive", "jane doe jane@example.com", []string{`fill_form_data {"name":"jane doe","email":"jane@example.com"}`}, nil, nil}}},
+	{"suggestion name", []step{
+		{"test-drive", "Fill in my name: Alex Doe, alex@example.com", nil, []string{"date"}, nil},
+		{"test-drive", "tomorrow at 2pm", []string{`fill_form_data {"name":"Alex Doe","email":"alex@example.com","date":"2026-12-03","time":"14:00"}`}, nil, nil},
+	}},
+	{"saturday at 10", []step{
+		{"test-drive", "Saturday at 10", nil, []string{"name", "email"}, nil},
+		{"test-drive", "Jane Doe, jane@example.com", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com","date":"2026-12-05","time":"10:00"}`}, nil, nil},
+	}},
+	{"next monday", []step{
+		{"test-drive", "Book it for next Monday at 10:00", nil, []string{"name", "email"}, []string{"book_test_drive"}},
+		{"test-drive", "jane doe jane@example.com", []string{`fill_form_data {"name":"jane doe","email":"jane@example.com","date":"2026-12-07","time":"10:00"}`}, nil, nil},
+	}},
+	{"everything at once", []step{{"test-drive", "Jane Doe jane@example.com tomorrow at 2pm", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com","date":"2026-12-03","time":"14:00"}`}, nil, nil}}},
+	{"date words", []step{
+		{"test-drive", "december 10 at 11", nil, []string{"name"}, nil},
+		{"test-drive", "my name is Sam Lee, sam@example.com", []string{`fill_form_data {"name":"Sam Lee","email":"sam@example.com","date":"2026-12-10","time":"11:00"}`}, nil, nil},
+	}},
+	{"phone", []step{
+		{"test-drive", "my phone is 555-123-4567", nil, []string{"name", "email", "date"}, nil},
+		{"test-drive", "Jane Doe, jane@example.com, saturday at 10", []string{`fill_form_data {"phone":"555-123-4567","name":"Jane Doe","email":"jane@example.com","date":"2026-12-05","time":"10:00"}`}, nil, nil},
+	}},
+	{"lowercase no punctuation", []step{{"test-drive", "jane doe jane@example.com saturday at 10", []string{`fill_form_data {"name":"jane doe","email":"jane@example.com","date":"2026-12-05","time":"10:00"}`}, nil, nil}}},
 	{"book it", []step{{"test-drive", "book it", []string{`book_test_drive {}`}, []string{"didn't work", "name"}, []string{"fill_form_data"}}}},
-	{"notes", []step{{"test-drive", `add a note "I'll bring my dog"`, []string{`fill_form_data {"notes":"I'll bring my dog"}`}, nil, nil}}},
+	{"notes, then a question that abandons it", []step{
+		{"test-drive", `add a note "I'll bring my dog"`, nil, []string{"name"}, nil},
+		{"inventory", "show me SUVs", []string{`search_cars {"bodyType":"suv"}`}, nil, nil},
+	}},
 
 	// Financing page.
 	{"suggestion 48 months", []step{{"financing", "What would I pay per month over 48 months?", []string{`calculate_payment {"termMonths":48}`}, []string{"$597.50"}, nil}}},
