@@ -138,7 +138,7 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, cl
 		s.metrics.refused.WithLabelValues("too_big").Inc()
 	case errors.Is(err, wsrpc.ErrMessageTimeout):
 		s.metrics.refused.WithLabelValues("message_timeout").Inc()
-	case errors.Is(err, wsrpc.ErrBinaryFrame):
+	case errors.Is(err, wsrpc.ErrBinaryFrame), errors.Is(err, wsrpc.ErrInvalidUTF8):
 		s.metrics.refused.WithLabelValues("protocol").Inc()
 	}
 	s.hub.detach(c)

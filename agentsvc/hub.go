@@ -209,6 +209,9 @@ func (h *hub) detach(c *pageConn) {
 
 func (h *hub) detachFrom(ls *liveSession, c *pageConn) {
 	ls.mu.Lock()
+	if ls.owner == c {
+		ls.owner = nil
+	}
 	if ls.conn == c {
 		ls.conn = nil
 		close(ls.connWait) // a turn waiting in currentConn looks again

@@ -41,7 +41,6 @@ package agentsvc
 //	BYOMCP_FUZZ_RUNS=50 go test -race -count=1 -run TestPageFuzz ./agentsvc/   # 50 more random seeds
 //	go test -run '^$' -fuzz FuzzPageSocket -fuzztime 10m ./agentsvc/      # coverage-guided, on demand
 //	BYOMCP_FUZZ_TRACE=1 go test -count=1 -run TestPageFuzz ./agentsvc/ -fuzzseed=N -v   # every op and frame
-//	BYOMCP_FUZZ_ALL=1 …                                                 # also the ops of known open bugs (fzAllOps)
 //
 // A failing run prints its seed and the replay command. The native fuzz target takes the
 // seed and the driver program (one op per pair of bytes) as its input, so the fuzzing
@@ -329,10 +328,6 @@ func (r *fzRun) finish() {
 	r.tr.CloseIdleConnections()
 }
 
-// fzAllOps (BYOMCP_FUZZ_ALL=1) also runs the ops whose failures are known and not fixed
-// yet: twinResume (two sockets resuming one session at once both get it, and the first
-// one's turns send their events and tool calls to the second; issue 11 report of A4).
-var fzAllOps = os.Getenv("BYOMCP_FUZZ_ALL") != ""
 
 // fzTrace logs every op and every message of a run (BYOMCP_FUZZ_TRACE=1), to follow a
 // replayed seed.
@@ -359,9 +354,6 @@ func (r *fzRun) failf(format string, args ...any) {
 // ---- the driver ----
 
 func (r *fzRun) do(op int, arg byte) {
-	if op == opTwinResume && !fzAllOps {
-		op = opSleep // see fzAllOps
-	}
 	slot := int(arg) % fzSlots
 	r.tracef("op %s slot %d", opNames[op], slot)
 	switch op {
@@ -1013,9 +1005,13 @@ func (s *fzSock) malformed(rng *rand.Rand) {
 		s.junk(`{"jsonrpc":"2.0","method":"notifications/progress","params":"wrong"}`, "")
 	case 15:
 		s.junk(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":[1]}`, "")
-	case 16: // invalid UTF-8 (gorilla does not check text frames)
-		id := fmt.Sprintf("\"\xff\xfe%d\"", k)
-		s.junk(`{"jsonrpc":"2.0","method":"ping","id":`+id+`}`, id)
+	case 16: // invalid UTF-8: the agent closes the socket with 1007 (RFC 6455 8.1)
+		if rng.IntN(3) == 0 {
+			s.mu.Lock()
+			s.byUs = true
+			s.mu.Unlock()
+			s.write([]byte(fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"\xff\xfe%d\"}", k)))
+		}
 	case 17:
 		s.junk(`{}`, "")
 	case 18:

@@ -47,6 +47,11 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 			return nil, err
 		}
 	}
+	if !resumed { // a new session or a fork: nobody else knows it yet
+		ls.mu.Lock()
+		ls.owner = c
+		ls.mu.Unlock()
+	}
 	switch {
 	case prev == ls: // asked again: no event goes out until it is attached again, after the answer
 		ls.mu.Lock()
@@ -103,6 +108,33 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 
 var errForkNeeded = errors.New("session is live elsewhere")
 
+// take gives a session of this process to socket c, unless another socket that still
+// serves a live tab has it (errForkNeeded). The check and the hand-over are one step under
+// ls.mu; only the ping of the previous socket runs outside it, and the hand-over then
+// happens only if nobody took the session meanwhile.
+func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSession, error) {
+	for {
+		ls.mu.Lock()
+		prev := ls.owner
+		if prev == nil || prev == c {
+			ls.owner = c
+			ls.mu.Unlock()
+			return ls, nil
+		}
+		ls.mu.Unlock()
+		if h.socketAlive(ctx, prev) {
+			return nil, errForkNeeded
+		}
+		ls.mu.Lock()
+		if ls.owner == prev {
+			ls.owner = c
+			ls.mu.Unlock()
+			return ls, nil
+		}
+		ls.mu.Unlock() // another socket took it meanwhile: look at the new owner
+	}
+}
+
 // resume finds a session in this process or loads it from the store and claims it.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
 	h.mu.Lock()
@@ -115,13 +147,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		if ls.origin != c.origin {
 			return nil, wire.ErrSessionNotFound
 		}
-		ls.mu.Lock()
-		prev := ls.conn
-		ls.mu.Unlock()
-		if prev != nil && prev != c && h.socketAlive(ctx, prev) {
-			return nil, errForkNeeded
-		}
-		return ls, nil
+		return h.take(ctx, ls, c)
 	}
 	st := h.srv.cfg.Store
 	s, err := st.Load(ctx, id)
@@ -157,6 +183,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	ls.seq, ls.persisted = s.Seq, s.Seq
 	ls.messages = s.Messages
 	ls.stored = true
+	ls.owner = c
 	h.live[id] = ls
 	h.mu.Unlock()
 	h.srv.metrics.sessions.Inc()

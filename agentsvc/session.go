@@ -55,12 +55,16 @@ type liveSession struct {
 	messages  []chat.Message
 	page      store.Page
 	conn      *pageConn
-	connSent  int64         // last seq sent to conn
-	connWait  chan struct{} // closed (and replaced) whenever conn changes: attach or detach
-	turn      *runningTurn
-	evicted   bool
-	stored    bool  // the store holds the session (from its first write on)
-	storeErr  error // a write failed; nothing is numbered or written until resync
+	// owner is the socket agent/session last gave the session to. It is set when that
+	// answer is decided (resume checks and sets it in one step, so two sockets resuming at
+	// once cannot both get it), and conn becomes owner once the answer is sent (attach).
+	owner    *pageConn
+	connSent int64         // last seq sent to conn
+	connWait chan struct{} // closed (and replaced) whenever conn changes: attach or detach
+	turn     *runningTurn
+	evicted  bool
+	stored   bool  // the store holds the session (from its first write on)
+	storeErr error // a write failed; nothing is numbered or written until resync
 }
 
 func (h *hub) newLive(id, origin string, page store.Page) *liveSession {
@@ -88,17 +92,25 @@ func shortID(id string) string {
 func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if c.boundSession() != ls {
-		return // the socket moved on (or closed) meanwhile
+	if c.boundSession() != ls || ls.owner != c {
+		return // the socket moved on (or closed) meanwhile, or another socket took the session
 	}
 	if ls.evicted { // dropped from memory between resume and now: take it back
-		ls.evicted = false
 		ls.hub.mu.Lock()
-		if ls.hub.live[ls.id] == nil {
+		other := ls.hub.live[ls.id]
+		if other == nil {
 			ls.hub.live[ls.id] = ls
 			ls.hub.srv.metrics.sessions.Inc()
 		}
 		ls.hub.mu.Unlock()
+		if other != nil && other != ls {
+			// Loaded again from the store meanwhile (by another socket): two copies must not
+			// both write. This socket resumes it afresh when its page reconnects.
+			ls.owner = nil
+			c.peer.Close(errors.New("its session was loaded again meanwhile; reconnect to resume it"))
+			return
+		}
+		ls.evicted = false
 	}
 	ls.conn = c
 	close(ls.connWait)
