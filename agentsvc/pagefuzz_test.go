@@ -328,7 +328,6 @@ func (r *fzRun) finish() {
 	r.tr.CloseIdleConnections()
 }
 
-
 // fzTrace logs every op and every message of a run (BYOMCP_FUZZ_TRACE=1), to follow a
 // replayed seed.
 var fzTrace = os.Getenv("BYOMCP_FUZZ_TRACE") != ""
