@@ -152,6 +152,47 @@ func TestSiteSettingsReachTheTurn(t *testing.T) {
 	}
 }
 
+// TestConfirmHints: a tool whose annotations say destructiveHint (MCP) or consequentialHint
+// (WebMCP) is called with byomcp/confirm; one with neither (or readOnlyHint) is not.
+func TestConfirmHints(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ann     *wire.ToolAnnotations
+		confirm bool
+	}{
+		{"none", nil, false},
+		{"readOnly", &wire.ToolAnnotations{ReadOnlyHint: true}, false},
+		{"destructive", &wire.ToolAnnotations{DestructiveHint: new(true)}, true},
+		{"destructive false", &wire.ToolAnnotations{DestructiveHint: new(false)}, false},
+		{"consequential", &wire.ToolAnnotations{ConsequentialHint: true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+				if n == 0 {
+					return &llm.Response{ToolCalls: []chat.ToolCall{call("c1", "echo", `{"text":"x"}`)}}, nil
+				}
+				return &llm.Response{Text: "done"}, nil
+			}}
+			ts := newTestServer(t, model, nil)
+			tool := echoTool()
+			tool.tool.Annotations = tc.ann
+			page := newFakePage(t, ts, testOrigin, tool)
+			page.session(wire.SessionParams{})
+			if _, err := page.chat("go"); err != nil {
+				t.Fatal(err)
+			}
+			calls := page.callsMade()
+			if len(calls) != 1 {
+				t.Fatalf("tools/call made %d times, want 1", len(calls))
+			}
+			got := strings.Contains(string(jsonString(calls[0].Meta)), `"byomcp/confirm":true`)
+			if got != tc.confirm {
+				t.Errorf("tools/call meta = %s: confirm %v, want %v", jsonString(calls[0].Meta), got, tc.confirm)
+			}
+		})
+	}
+}
+
 // TestSiteOriginAllowed: a site's origin may connect although --allowed-origins does not
 // name it; others may not.
 func TestSiteOriginAllowed(t *testing.T) {

@@ -212,8 +212,7 @@ func (c *Client) setTools(list []wire.PageTool) {
 			continue
 		}
 		pt := &Tool{PageTool: t, schema: sch}
-		pt.confirm = (t.Annotations != nil && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint) ||
-			(c.o.Confirm != nil && c.o.Confirm(t.Name))
+		pt.confirm = needsConfirm(t.Annotations) || (c.o.Confirm != nil && c.o.Confirm(t.Name))
 		byName[t.Name] = pt
 		kept = append(kept, pt)
 	}
@@ -376,3 +375,10 @@ var (
 	errToolTimeout = errors.New("the tool did not answer in time")
 	errToolMaxTime = errors.New("the tool ran past its hard time limit")
 )
+
+// needsConfirm tells whether the page's annotations ask for the visitor's confirmation:
+// MCP's destructiveHint or WebMCP's consequentialHint. The page's widget asks either way;
+// the agent marks the call too (byomcp/confirm), so a page that forgets still asks.
+func needsConfirm(a *wire.ToolAnnotations) bool {
+	return a != nil && ((a.DestructiveHint != nil && *a.DestructiveHint) || a.ConsequentialHint)
+}

@@ -48,6 +48,11 @@ type ToolAnnotations struct {
 	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
 	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	// WebMCP's hints, carried by the page as annotations (README, "WebMCP support"):
+	// consequentialHint asks the visitor to confirm, as destructiveHint does;
+	// untrustedContentHint marks the tool's output as content from third parties.
+	ConsequentialHint    bool `json:"consequentialHint,omitempty"`
+	UntrustedContentHint bool `json:"untrustedContentHint,omitempty"`
 }
 
 // ToolsListResult is one page of tools/list.
@@ -99,12 +104,29 @@ type SessionResult struct {
 	// Forked is set when the requested session was live on another socket and this one
 	// got a new session with a copy of its history.
 	Forked bool `json:"forked,omitempty"`
+	// Running is the turn running when the session was opened, with its events up to Seq
+	// (nil when no turn runs): with Messages, everything a page needs to show up to Seq.
+	Running *RunningTurn `json:"running,omitempty"`
 }
 
-// ChatParams is agent/chat.
-type ChatParams struct {
-	Text string `json:"text"`
+// RunningTurn is the running turn of a SessionResult: its id, the page's id for its
+// message, and its events up to the result's seq in order (from its turn_start; each run of
+// text_delta merged into one event that carries the run's last seq).
+type RunningTurn struct {
+	TurnID       string            `json:"turnId"`
+	ClientTurnID string            `json:"clientTurnId,omitempty"`
+	Events       []json.RawMessage `json:"events"`
 }
+
+// ChatParams is agent/chat. ClientTurnID is the page's own id for the message (at most
+// MaxClientTurnID bytes); the turn's turn_start echoes it.
+type ChatParams struct {
+	Text         string `json:"text"`
+	ClientTurnID string `json:"clientTurnId,omitempty"`
+}
+
+// MaxClientTurnID bounds agent/chat's clientTurnId, in bytes.
+const MaxClientTurnID = 128
 
 // ChatResult answers agent/chat.
 type ChatResult struct {
