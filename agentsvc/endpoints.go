@@ -32,3 +32,7 @@ func (s *Server) CountTurn(stopReason string) { s.metrics.turns.WithLabelValues(
 func (s *Server) ObserveToolCall(kind, outcome string, d time.Duration) {
 	s.metrics.observeTool(kind, outcome, d)
 }
+
+// CountPanic counts a panic that another endpoint recovered in byomcp_panics_total{where}
+// (and tells Config.OnPanic, so tests fail on it).
+func (s *Server) CountPanic(where string, v any) { s.countPanic(where, v) }

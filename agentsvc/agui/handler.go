@@ -30,6 +30,9 @@ type Meter interface {
 	CountRefused(reason string)
 	CountTurn(stopReason string)
 	ObserveToolCall(kind, outcome string, d time.Duration)
+	// CountPanic is told of every panic a run recovered (byomcp_panics_total{where}); tests
+	// fail on it.
+	CountPanic(where string, v any)
 }
 
 // Options configure a Handler. Zero values take the defaults in brackets.
@@ -118,6 +121,7 @@ type noMeter struct{}
 func (noMeter) CountRefused(string)                           {}
 func (noMeter) CountTurn(string)                              {}
 func (noMeter) ObserveToolCall(string, string, time.Duration) {}
+func (noMeter) CountPanic(string, any)                        {}
 
 // maxIDLen bounds threadId and runId.
 const maxIDLen = 256
@@ -129,6 +133,15 @@ const maxIDLen = 256
 // their visitors' browsers; it is not authentication (a server-side client can send any
 // Origin header, and does so to say which site's threads it acts for).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A bug while serving one request ends that request only, logged with its stack and
+		// counted; net/http then drops the connection without logging it again.
+		if v := recover(); v != nil && v != http.ErrAbortHandler {
+			h.log.Error("agui: panic serving a run", zap.Any("panic", v), zap.Stack("stack"))
+			h.o.Meter.CountPanic("agui_handler", v)
+			panic(http.ErrAbortHandler)
+		}
+	}()
 	origin := r.Header.Get("Origin")
 	if !h.o.OriginAllowed(origin, r) {
 		h.log.Warn("agui: refused origin", zap.String("origin", origin), zap.String("remote", r.RemoteAddr))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,6 +51,7 @@ func newFixture(t *testing.T, st store.Store, st2 mcpservers.ServerTools, opts .
 		ServerTools:   st2,
 		OriginAllowed: func(origin string, _ *http.Request) bool { return origin == site },
 		Logger:        zaptest.NewLogger(t),
+		Meter:         failOnPanic{t},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +59,68 @@ func newFixture(t *testing.T, st store.Store, st2 mcpservers.ServerTools, opts .
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &fixture{h: h, srv: srv, fake: fake, store: st}
+}
+
+// failOnPanic is a Meter that fails the test on any recovered panic: containment must never
+// hide a bug.
+type failOnPanic struct{ t *testing.T }
+
+func (failOnPanic) CountRefused(string)                           {}
+func (failOnPanic) CountTurn(string)                              {}
+func (failOnPanic) ObserveToolCall(string, string, time.Duration) {}
+func (m failOnPanic) CountPanic(where string, v any) {
+	m.t.Errorf("recovered panic in %s: %v", where, v)
+}
+
+// panicMeter records the panics a run recovered.
+type panicMeter struct {
+	failOnPanic
+	mu    sync.Mutex
+	where []string
+}
+
+func (m *panicMeter) CountPanic(where string, _ any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.where = append(m.where, where)
+}
+
+// panicModel is a model whose stream panics: a bug in a provider's client.
+type panicModel struct{}
+
+func (panicModel) Name() string { return "panics" }
+func (panicModel) Stream(context.Context, llm.Request, func(string)) (*llm.Response, error) {
+	panic("boom in the model stream")
+}
+
+// TestPanicEndsOnlyThatRun: a model stream that panics ends its run with RUN_ERROR, counted
+// as a panic; the thread is free again and the handler goes on serving.
+func TestPanicEndsOnlyThatRun(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(llmtest.Step{Text: "fine"}))
+	meter := &panicMeter{failOnPanic: failOnPanic{t}}
+	h, err := New(Options{Model: panicModel{}, Store: f.store, Meter: meter, Logger: zaptest.NewLogger(t),
+		OriginAllowed: func(origin string, _ *http.Request) bool { return origin == site }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	bad := &fixture{h: h, srv: srv, fake: f.fake, store: f.store}
+	status, evs := bad.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-p", RunID: "run-1", Messages: []Message{user("u1", "hi")}})
+	if status != http.StatusOK || len(evs) == 0 || evs[len(evs)-1].typ() != EventRunError {
+		t.Fatalf("status %d, events %v; want a stream ending with RUN_ERROR", status, types(evs))
+	}
+	meter.mu.Lock()
+	where := slices.Clone(meter.where)
+	meter.mu.Unlock()
+	if len(where) != 1 || !strings.HasPrefix(where[0], "agui_") {
+		t.Errorf("panics counted %v, want one agui_… panic", where)
+	}
+	// The same thread runs again (here on a handler whose model works): nothing was left locked.
+	status, evs = f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-p", RunID: "run-2", Messages: []Message{user("u2", "again")}})
+	if status != http.StatusOK || evs[len(evs)-1].typ() != EventRunFinished {
+		t.Errorf("second run: status %d, events %v; want RUN_FINISHED", status, types(evs))
+	}
 }
 
 // event is a received AG-UI event, decoded loosely.

@@ -134,6 +134,7 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		Limits:  h.o.Limits,
 		Emit:    r.onEvent,
 		Logger:  r.log,
+		OnPanic: func(where string, v any) { h.o.Meter.CountPanic("agui_"+where, v) },
 	})
 	added := r.identify(res.Messages)
 	if err := h.o.Store.Append(context.WithoutCancel(ctx), r.key, store.Batch{Messages: added, ActiveTurn: &none}); err != nil {
