@@ -464,7 +464,7 @@ export class AgentClient extends EventTarget {
       res = await peer.call(Method.AgentSession, params);
     } catch (err) {
       if (this.#peer !== peer || err instanceof ClosedError) return;
-      const gone = err instanceof RpcError && (err.code === ErrorCode.SessionNotFound || err.code === ErrorCode.OriginMismatch);
+      const gone = err instanceof RpcError && err.code === ErrorCode.SessionNotFound;
       if (gone && stored) {
         this.#log.warn(`agent: stored session is unusable (${err.message}); starting a new one`);
         this.#forget();

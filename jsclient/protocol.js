@@ -1,5 +1,8 @@
 // byomcp wire protocol constants for the browser side: the one place for method names, event
-// types, stop reasons and error codes of /v1/ws (see DESIGN.md, "Wire protocol").
+// types, stop reasons, error codes and _meta keys of /v1/ws (see DESIGN.md, "Wire protocol").
+// They mirror the Go package agentsvc/wire, name for name (Go's prefix Method, Event, Stop, Code
+// or Meta dropped): agentsvc/wire's TestProtocolJSMatchesGo fails when the two differ. The
+// messages' shapes are in docs/protocol.schema.json.
 
 /** JSON-RPC methods and notifications used on the page socket. */
 export const Method = Object.freeze({
@@ -42,18 +45,34 @@ export const PROTOCOL_VERSION = '2025-11-25';
 /** MCP protocol versions the page accepts from the agent, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
 
-/** JSON-RPC error codes: the standard ones and the server-defined ones (-32000…-32099). */
+/**
+ * JSON-RPC error codes a page may receive: the specification's, the ones the agent's JSON-RPC peer
+ * sends itself, and the agent's own (-32000…-32099, listed in the README). The same table as the
+ * Go constants in agentsvc/wire (`Code` + name); agentsvc/wire's parity test keeps them equal.
+ */
 export const ErrorCode = Object.freeze({
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  HandlersBusy: -32000,
+  RateLimited: -32029,
   TurnInProgress: -32001,
   SessionNotFound: -32002,
-  OriginMismatch: -32003,
   TextTooLong: -32004,
   NoSession: -32005,
-  SessionBusy: -32006,
-  RateLimited: -32029,
+  NoTurn: -32007,
+  StoreDown: -32010,
+  Busy: -32030,
+  TooManySessions: -32031,
+  CancelledEarly: -32032,
+  OverBudget: -32033,
+});
+
+/** Keys of a tools/call's `_meta` (agent → page) and of a tool result's `_meta` (page → agent). */
+export const Meta = Object.freeze({
+  ProgressToken: 'progressToken',
+  Confirm: 'byomcp/confirm',
+  Navigating: 'byomcp/navigating',
 });

@@ -104,7 +104,7 @@ describe('sessions', () => {
     client.stop();
   });
 
-  for (const code of [ErrorCode.SessionNotFound, ErrorCode.OriginMismatch]) {
+  for (const code of [ErrorCode.SessionNotFound]) {
     test(`error ${code} on resume: the stored id is dropped and a fresh session opened`, async () => {
       const { client, storage, sessions, socket } = setup({ stored: { sessionId: 'old', lastSeq: 5 } });
       client.start();
