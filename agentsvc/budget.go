@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
@@ -14,33 +15,27 @@ import (
 //
 // Lock order: mu is a leaf.
 type budget struct {
-	clientTurns, maxTurns int     // negative: no limit
-	rate                  float64 // new sessions per second per client; negative: no limit
-	burst                 float64
+	clientTurns, maxTurns int              // negative: no limit
+	sessions              *ratelimit.Keyed // new sessions per client; nil: no limit
 
 	mu       sync.Mutex
 	running  int
-	byClient map[string]int            // running turns per client
-	buckets  map[string]*sessionBucket // new-session buckets per client
+	byClient map[string]int // running turns per client
 }
 
-type sessionBucket struct {
-	tokens float64
-	at     time.Time
-}
-
-// maxBuckets bounds the session buckets kept; full buckets are dropped first.
+// maxBuckets bounds the clients whose new-session rate is remembered.
 const maxBuckets = 100_000
 
 func newBudget(cfg Config) *budget {
-	return &budget{
+	b := &budget{
 		clientTurns: cfg.ClientTurns,
 		maxTurns:    cfg.MaxTurns,
-		rate:        cfg.ClientSessionRate,
-		burst:       float64(cfg.ClientSessionBurst),
 		byClient:    map[string]int{},
-		buckets:     map[string]*sessionBucket{},
 	}
+	if cfg.ClientSessionRate >= 0 {
+		b.sessions = ratelimit.NewKeyed(cfg.ClientSessionRate, cfg.ClientSessionBurst, maxBuckets)
+	}
+	return b
 }
 
 // startTurn takes a running-turn slot for client; the release function gives it back and
@@ -72,38 +67,5 @@ func (b *budget) startTurn(client string) (release func(), err error) {
 
 // newSession takes a token of client's new-session bucket; false: over the rate.
 func (b *budget) newSession(client string) bool {
-	if client == "" || b.rate < 0 {
-		return true
-	}
-	now := time.Now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	bk := b.buckets[client]
-	if bk == nil {
-		if len(b.buckets) >= maxBuckets {
-			b.pruneLocked(now)
-		}
-		bk = &sessionBucket{tokens: b.burst, at: now}
-		b.buckets[client] = bk
-	}
-	bk.tokens = min(b.burst, bk.tokens+now.Sub(bk.at).Seconds()*b.rate)
-	bk.at = now
-	if bk.tokens < 1 {
-		return false
-	}
-	bk.tokens--
-	return true
-}
-
-// pruneLocked drops the buckets that have filled up again (they hold nothing a new one
-// would not), or all of them if none has.
-func (b *budget) pruneLocked(now time.Time) {
-	for k, bk := range b.buckets {
-		if bk.tokens+now.Sub(bk.at).Seconds()*b.rate >= b.burst {
-			delete(b.buckets, k)
-		}
-	}
-	if len(b.buckets) >= maxBuckets {
-		clear(b.buckets)
-	}
+	return client == "" || b.sessions == nil || b.sessions.Allow(client, time.Now())
 }

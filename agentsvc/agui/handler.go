@@ -19,6 +19,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
@@ -65,7 +66,7 @@ type Handler struct {
 	o     Options
 	log   *zap.Logger
 	owner string // this process as the owner of thread claims
-	rate  *limiter
+	rate  *ratelimit.Keyed
 
 	mu      sync.Mutex
 	threads map[string]bool // threads with a run in this process
@@ -110,7 +111,7 @@ func New(o Options) (*Handler, error) {
 		o:       o,
 		log:     o.Logger,
 		owner:   "agui-" + randomID(8),
-		rate:    newLimiter(o.RunRate, o.RunBurst, 10000),
+		rate:    ratelimit.NewKeyed(o.RunRate, o.RunBurst, 10000),
 		threads: map[string]bool{},
 		cancels: map[*run]context.CancelCauseFunc{},
 	}, nil
@@ -165,7 +166,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	if !h.rate.allow(clientKey(r), time.Now()) {
+	if !h.rate.Allow(clientKey(r), time.Now()) {
 		h.o.Meter.CountRefused("rate_limit")
 		hd.Set("Retry-After", "1")
 		http.Error(w, "too many runs: slow down", http.StatusTooManyRequests)
@@ -431,58 +432,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-// limiter is a token bucket per client key, bounded in the keys it remembers.
-type limiter struct {
-	mu      sync.Mutex
-	rate    float64
-	burst   float64
-	max     int
-	buckets map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newLimiter(rate float64, burst, max int) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), max: max, buckets: map[string]*bucket{}}
-}
-
-func (l *limiter) allow(key string, now time.Time) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buckets[key]
-	if b == nil {
-		if len(l.buckets) >= l.max {
-			l.forgetFull(now)
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
-}
-
-// forgetFull drops the buckets that have refilled (forgetting them changes nothing), and if
-// none has, an arbitrary one: the map stays bounded.
-func (l *limiter) forgetFull(now time.Time) {
-	for k, b := range l.buckets {
-		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
-			delete(l.buckets, k)
-		}
-	}
-	if len(l.buckets) >= l.max {
-		for k := range l.buckets {
-			delete(l.buckets, k)
-			break
-		}
-	}
 }

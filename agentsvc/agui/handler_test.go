@@ -549,17 +549,21 @@ func TestLimits(t *testing.T) {
 	if status, _ := f.run(t, t.Context(), site, RunAgentInput{RunID: "r"}); status != http.StatusBadRequest {
 		t.Errorf("no threadId: status %d, want 400", status)
 	}
-	lim := newLimiter(1, 3, 2)
-	now := time.Unix(1000, 0)
-	var got []bool
-	for range 4 {
-		got = append(got, lim.allow("a", now))
+	// Runs per client address: over the burst, 429 (the bucket itself: internal/ratelimit).
+	h, err := New(Options{Model: f.h.o.Model, Store: f.store, Meter: failOnPanic{t}, Logger: zaptest.NewLogger(t),
+		RunRate: 0.001, RunBurst: 1, OriginAllowed: func(origin string, _ *http.Request) bool { return origin == site }})
+	if err != nil {
+		t.Fatal(err)
 	}
-	got = append(got, lim.allow("a", now.Add(time.Second)), lim.allow("b", now), lim.allow("c", now))
-	if want := []bool{true, true, true, false, true, true, true}; !slices.Equal(got, want) {
-		t.Errorf("limiter %v, want %v", got, want)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	limited := &fixture{h: h, srv: srv, fake: f.fake, store: f.store}
+	in := RunAgentInput{ThreadID: "th-11", RunID: "r1"}
+	if status, _ := limited.run(t, t.Context(), site, in); status != http.StatusOK {
+		t.Errorf("first run: status %d, want 200", status)
 	}
-	if len(lim.buckets) > 2 {
-		t.Errorf("limiter keeps %d keys, want at most 2", len(lim.buckets))
+	in.RunID = "r2"
+	if status, _ := limited.run(t, t.Context(), site, in); status != http.StatusTooManyRequests {
+		t.Errorf("second run at once over a burst of 1: status %d, want 429", status)
 	}
 }
