@@ -41,8 +41,13 @@ const (
 func (ls *liveSession) emit(ev wire.Event, msgs []chat.Message, activeTurn *string) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	ls.emitLocked(ev, msgs, activeTurn)
+}
+
+// emitLocked is emit with ls.mu held; it returns the event's seq (0 when it was dropped).
+func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn *string) int64 {
 	if ls.storeErr != nil {
-		return
+		return 0
 	}
 	ls.seq++
 	h := ev.Header()
@@ -66,6 +71,7 @@ func (ls *liveSession) emit(ev wire.Event, msgs []chat.Message, activeTurn *stri
 		ls.flushed = make(chan struct{})
 		go ls.flushContained()
 	}
+	return ls.seq
 }
 
 // flushLoop writes pending batches to the store in order, then sends their events. The

@@ -87,16 +87,22 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		older = evs
 	}
 	ls.mu.Lock()
+	// Seq is the last persisted event: the page is told of nothing the store could lose, and
+	// what is persisted after it is sent once attached.
 	res := &wire.SessionResult{
 		SessionID: ls.id,
 		Resumed:   resumed,
 		Forked:    forked,
 		Messages:  append([]chat.Message(nil), ls.messages...),
-		Seq:       ls.seq,
+		Seq:       ls.persisted,
 	}
+	running := ls.runningLocked()
 	ls.mu.Unlock()
 	if res.Messages == nil {
 		res.Messages = []chat.Message{}
+	}
+	if running != nil {
+		res.Running = ls.runningSnapshot(ctx, running, res.Seq)
 	}
 	c.bind(ls)
 	from := res.Seq

@@ -29,6 +29,10 @@ type runningTurn struct {
 	// does not close the socket before the page has its answer.
 	caller  *pageConn
 	replied chan struct{}
+	// clientTurnID is the page's id for the message (agent/chat clientTurnId); startSeq the
+	// seq of its turn_start. Both are set before the turn is visible in liveSession.turn.
+	clientTurnID string
+	startSeq     int64
 }
 
 // chat handles agent/chat: it starts the turn, which runs on its own (it outlives the
@@ -49,7 +53,10 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 	if !utf8.ValidString(p.Text) {
 		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "text is not valid UTF-8")
 	}
-	rt, err := h.startTurn(ls, c, p.Text)
+	if len(p.ClientTurnID) > wire.MaxClientTurnID {
+		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, fmt.Sprintf("clientTurnId is longer than %d bytes", wire.MaxClientTurnID))
+	}
+	rt, err := h.startTurn(ls, c, p.Text, p.ClientTurnID)
 	settled(ctx) // the socket's next agent/* request may start (see Server.registerHandlers)
 	if err != nil {
 		return nil, err
@@ -68,7 +75,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 	return wsrpc.ReplyThen(rt.result, func() { close(rt.replied) }), nil
 }
 
-func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runningTurn, error) {
+func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID string) (*runningTurn, error) {
 	srv := h.srv
 	if err := ls.resync(); err != nil { // after a failed write, the store's state first
 		return nil, err
@@ -99,15 +106,16 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text string) (*runnin
 	srv.turns.Add(1)
 	srv.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(context.Background())
-	rt := &runningTurn{id: "t-" + randomID(8), cancel: cancel, done: make(chan struct{}), caller: caller, replied: make(chan struct{})}
+	rt := &runningTurn{id: "t-" + randomID(8), cancel: cancel, done: make(chan struct{}), caller: caller, replied: make(chan struct{}), clientTurnID: clientTurnID}
+	// turn_start is numbered under the same lock that makes the turn visible, so an
+	// agent/session that sees the turn knows where its events start.
+	user := chat.Message{Role: chat.RoleUser, Content: text, TurnID: rt.id}
+	active := rt.id
+	rt.startSeq = ls.emitLocked(&wire.TurnStartEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnStart, TurnID: rt.id}, Text: text, ClientTurnID: clientTurnID}, []chat.Message{user}, &active)
 	ls.turn = rt
 	history := append([]chat.Message(nil), ls.messages...)
 	page := ls.page
 	ls.mu.Unlock()
-
-	user := chat.Message{Role: chat.RoleUser, Content: text, TurnID: rt.id}
-	active := rt.id
-	ls.emit(&wire.TurnStartEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnStart, TurnID: rt.id}, Text: text}, []chat.Message{user}, &active)
 
 	go func() {
 		defer srv.turns.Done()

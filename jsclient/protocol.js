@@ -76,3 +76,22 @@ export const Meta = Object.freeze({
   Confirm: 'byomcp/confirm',
   Navigating: 'byomcp/navigating',
 });
+
+/**
+ * The turn running when a page opens its session: the `running` member of the `agent/session`
+ * result (absent when no turn runs). Its events are the turn's log up to the result's `seq`,
+ * from its `turn_start`, each run of `text_delta` merged into one event that keeps the run's
+ * last `seq`; the events after `seq` follow as `agent/event` notifications.
+ * @typedef {object} RunningTurn
+ * @property {string} turnId
+ * @property {string} [clientTurnId] the id the page gave the message (`agent/chat` clientTurnId)
+ * @property {{type: string, seq?: number, [key: string]: unknown}[]} events
+ */
+
+/**
+ * `agent/chat` params. clientTurnId (at most 128 bytes) is the page's own id for the message;
+ * the turn's `turn_start` event echoes it, so the page knows the turn is the one it asked for.
+ * @typedef {object} ChatParams
+ * @property {string} text
+ * @property {string} [clientTurnId]
+ */

@@ -35,10 +35,11 @@ type EventHeader struct {
 // Header returns the event's header.
 func (h *EventHeader) Header() *EventHeader { return h }
 
-// TurnStartEvent: a turn began with this user text.
+// TurnStartEvent: a turn began with this user text; ClientTurnID echoes agent/chat's.
 type TurnStartEvent struct {
 	EventHeader
-	Text string `json:"text"`
+	Text         string `json:"text"`
+	ClientTurnID string `json:"clientTurnId,omitempty"`
 }
 
 // TextDeltaEvent: streamed model text.
