@@ -54,16 +54,33 @@ export const REFUSED_MIN_DELAY_MS = 10000;
 /**
  * A chat() in flight.
  * @typedef {object} ChatRecord
- * @property {string|null} prevTurn the turn known when the chat was sent
- * @property {string|null} turnId this chat's turn, once an event named it
+ * @property {string} clientTurnId the id this page gave the message; the agent's turn_start echoes it
+ * @property {string|null} turnId this chat's turn, once the agent named it
  * @property {((r: ChatResult) => void)|null} resolveEnd set while waiting for turn_end after a reconnect
  * @property {((e: unknown) => void)|null} rejectEnd
  * @property {ChatResult|null} ended the turn's end, from its turn_end event
  */
 
 /**
+ * The turn running when a session was opened, as the agent/session result carries it.
+ * @typedef {import('./protocol.js').RunningTurn} RunningTurn
+ */
+
+/**
+ * A new client turn id: unique enough that a page never reuses one (the agent only echoes it).
+ * @returns {string}
+ */
+export function newClientTurnId() {
+  const c = /** @type {any} */ (globalThis).crypto;
+  if (typeof c?.randomUUID === 'function') return c.randomUUID();
+  return `ct-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/**
  * The page's agent connection. Events: 'state' {detail: {state, attempt, delayMs}}, 'session'
- * {detail: {sessionId, resumed, messages, seq}}, 'agent-event' {detail: params of agent/event},
+ * {detail: {sessionId, resumed, messages, seq, running}} (running: the turn running at the agent,
+ * with its events up to seq, or null; the page's first session asks for no replay, so this is
+ * all there is up to seq), 'agent-event' {detail: params of agent/event},
  * 'error' {detail: {message, code}}, 'refused' {detail: {origin, message}} (the agent does not
  * allow this page's origin: learned from its /v1/origin-check when a socket fails to open).
  */
@@ -99,6 +116,12 @@ export class AgentClient extends EventTarget {
   #chats = new Set();
   /** @type {Set<{resolve: () => void, reject: (e: unknown) => void}>} */
   #openWaiters = new Set();
+  /** a session has been opened on this page (later ones resume from lastSeq) */
+  #opened = false;
+  /** the last session result's seq: the replay after it is complete once lastSeq reaches it */
+  #syncSeq = 0;
+  /** @type {Set<{resolve: () => void, reject: (e: unknown) => void}>} settled once the replay after a session result is complete */
+  #syncWaiters = new Set();
   /** The page is hidden (pagehide): no reconnecting until it is shown again. */
   #suspended = false;
   #pageListening = false;
@@ -296,45 +319,119 @@ export class AgentClient extends EventTarget {
     for (const w of [...this.#openWaiters]) w.reject(err);
     this.#openWaiters.clear();
     for (const c of this.#chats) c.rejectEnd?.(err);
+    this.#settleSync(err);
     this.#setState('closed');
   }
 
   /**
    * Sends one user message and resolves with the turn's result when it ends. Waits for the
    * connection when it is being (re)established. Aborting signal cancels the turn (the agent is
-   * told with notifications/cancelled) and rejects with the abort reason. If the connection drops
-   * mid-turn, the turn goes on at the agent and this resolves from its turn_end event.
+   * told with notifications/cancelled) and rejects with the abort reason. The message carries
+   * clientTurnId (a new one when not given), which the agent's turn_start echoes: that is how
+   * the turn is known to be this one. If the connection drops mid-turn, the turn goes on at the
+   * agent and this resolves from its turn_end event; if it drops before the agent named the
+   * turn, the next session tells whether the agent got the message (its turn running, or its
+   * turn_start in the replay) and, when it did not, the message is sent again, once.
    * @param {string} text
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, clientTurnId?: string}} [options]
    * @returns {Promise<ChatResult>}
    */
-  async chat(text, { signal } = {}) {
+  async chat(text, { signal, clientTurnId = newClientTurnId() } = {}) {
     if (typeof text !== 'string') throw new TypeError('chat: text must be a string');
-    await this.#waitOpen(signal);
-    const peer = /** @type {Peer} */ (this.#peer);
     /** @type {ChatRecord} */
-    const record = { prevTurn: this.#turnId, turnId: null, resolveEnd: null, rejectEnd: null, ended: null };
-    this.#chats.add(record);
+    const record = { clientTurnId, turnId: null, resolveEnd: null, rejectEnd: null, ended: null };
     try {
-      return await peer.call(Method.AgentChat, { text }, { signal });
-    } catch (err) {
-      if (!(err instanceof ClosedError) || record.turnId === null || this.#stopped || signal?.aborted) throw err;
-      if (record.ended) return record.ended;
-      return await new Promise((resolve, reject) => {
-        record.resolveEnd = resolve;
-        record.rejectEnd = reject;
-        signal?.addEventListener(
-          'abort',
-          () => {
-            reject(signal.reason);
-            // The agent did not get our notifications/cancelled: the request died with the socket.
-            this.cancel(record.turnId ?? undefined).catch((e) => this.#log.debug('agent: cancel after abort:', e));
-          },
-          { once: true },
-        );
-      });
+      for (let attempt = 0; ; attempt++) {
+        await this.#waitOpen(signal);
+        const peer = /** @type {Peer} */ (this.#peer);
+        this.#chats.add(record);
+        try {
+          return await peer.call(Method.AgentChat, { text, clientTurnId }, { signal });
+        } catch (err) {
+          if (!(err instanceof ClosedError) || this.#stopped || signal?.aborted) throw err;
+          if (record.turnId === null) {
+            // Did the agent get it? The next session says, once its replay is in.
+            await this.#waitSynced(signal);
+            if (record.turnId === null) {
+              if (attempt > 0) throw err;
+              this.#log.debug('agent: the message did not reach the agent; sending it again');
+              continue;
+            }
+          }
+          return await this.#waitEnd(record, signal);
+        }
+      }
     } finally {
       this.#chats.delete(record);
+    }
+  }
+
+  /**
+   * Waits for the end of a chat's turn from its turn_end event (the agent/chat request died with
+   * its socket).
+   * @param {ChatRecord} record
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<ChatResult>}
+   */
+  #waitEnd(record, signal) {
+    if (record.ended) return Promise.resolve(record.ended);
+    return new Promise((resolve, reject) => {
+      record.resolveEnd = resolve;
+      record.rejectEnd = reject;
+      signal?.addEventListener(
+        'abort',
+        () => {
+          reject(signal.reason);
+          // The agent did not get our notifications/cancelled: the request died with the socket.
+          this.cancel(record.turnId ?? undefined).catch((e) => this.#log.debug('agent: cancel after abort:', e));
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /**
+   * Resolves once a session is open again and the events it replays have arrived; rejects when
+   * the client stops or signal aborts.
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<void>}
+   */
+  #waitSynced(signal) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#stopped) return Promise.reject(new ClosedError('agent client stopped'));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#syncWaiters.delete(w);
+        reject(signal?.reason);
+      };
+      const w = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        /** @param {unknown} e */
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      };
+      this.#syncWaiters.add(w);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Settles the sync waiters: with err, or once the replay after the last session result is
+   * complete (lastSeq has reached its seq).
+   * @param {unknown} [err]
+   */
+  #settleSync(err) {
+    if (!err && (this.#state !== 'open' || this.#lastSeq < this.#syncSeq)) return;
+    const waiters = [...this.#syncWaiters];
+    this.#syncWaiters.clear();
+    for (const w of waiters) {
+      if (err) w.reject(err);
+      else w.resolve();
     }
   }
 
@@ -455,7 +552,9 @@ export class AgentClient extends EventTarget {
     const params = {};
     if (stored) {
       params.sessionId = stored;
-      params.lastSeq = this.#lastSeq;
+      // A page's first session asks for no replay: the result carries the state up to its seq
+      // (messages, and the running turn's events). Later ones resume from what this page saw.
+      if (this.#opened) params.lastSeq = this.#lastSeq;
     }
     const page = this.#pageInfo();
     if (page) params.page = page;
@@ -483,25 +582,33 @@ export class AgentClient extends EventTarget {
     }
     const seq = Number.isInteger(res.seq) ? res.seq : 0;
     const resumed = res.resumed === true && res.sessionId === stored;
+    const running = runningTurn(res.running);
     if (!resumed) {
       this.#lastSeq = seq;
-      this.#turnId = null;
       const lost = new ClosedError('the conversation was lost; a new one was started');
       for (const c of this.#chats) c.rejectEnd?.(lost);
-    } else if (seq < this.#lastSeq) {
+      this.#settleSync(lost);
+    } else if (!this.#opened || seq < this.#lastSeq) {
       this.#lastSeq = seq;
+    }
+    this.#opened = true;
+    this.#syncSeq = seq;
+    this.#turnId = running?.turnId ?? null;
+    if (running?.clientTurnId) {
+      for (const c of this.#chats) if (c.clientTurnId === running.clientTurnId) c.turnId = running.turnId;
     }
     this.#sessionId = res.sessionId;
     this.#save();
     this.#attempt = 0;
     this.dispatchEvent(
       new CustomEvent('session', {
-        detail: { sessionId: res.sessionId, resumed: res.resumed === true, messages: Array.isArray(res.messages) ? res.messages : [], seq },
+        detail: { sessionId: res.sessionId, resumed: res.resumed === true, messages: Array.isArray(res.messages) ? res.messages : [], seq, running },
       }),
     );
     this.#setState('open');
     for (const w of [...this.#openWaiters]) w.resolve();
     this.#openWaiters.clear();
+    this.#settleSync();
   }
 
   /** @param {any} p params of agent/event */
@@ -526,12 +633,13 @@ export class AgentClient extends EventTarget {
         }
       } else {
         this.#turnId = p.turnId;
-        for (const c of this.#chats) {
-          if (c.turnId === null && p.turnId !== c.prevTurn) c.turnId = p.turnId;
+        if (p.type === EventType.TurnStart && typeof p.clientTurnId === 'string' && p.clientTurnId) {
+          for (const c of this.#chats) if (c.clientTurnId === p.clientTurnId) c.turnId = p.turnId;
         }
       }
     }
     this.dispatchEvent(new CustomEvent('agent-event', { detail: p }));
+    this.#settleSync();
   }
 
   /**
@@ -622,6 +730,19 @@ export class AgentClient extends EventTarget {
       this.#log.debug('agent: cannot clear the stored session:', err);
     }
   }
+}
+
+/**
+ * The running turn of an agent/session result, checked: null when absent or malformed.
+ * @param {any} r
+ * @returns {RunningTurn|null}
+ */
+function runningTurn(r) {
+  if (!r || typeof r !== 'object' || typeof r.turnId !== 'string' || !r.turnId) return null;
+  /** @type {RunningTurn} */
+  const t = { turnId: r.turnId, events: Array.isArray(r.events) ? r.events.filter((/** @type {any} */ e) => e && typeof e === 'object' && typeof e.type === 'string') : [] };
+  if (typeof r.clientTurnId === 'string' && r.clientTurnId) t.clientTurnId = r.clientTurnId;
+  return t;
 }
 
 /** sessionStorage when the page may use it (sandboxed frames throw on access). */

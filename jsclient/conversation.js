@@ -3,32 +3,27 @@
  * @file The conversation `<byomcp-chat>` shows: the turns of the agent's session on screen,
  * kept in step with the AgentClient's session results and agent/event notifications, and the
  * visitor's part in them (send, stop, retry). The shell (chat-element.js) owns the panel.
+ *
+ * The agent's log is the only source: a page's first session shows the stored messages of the
+ * finished turns and the running turn from the snapshot the agent/session result carries (its
+ * events up to the result's seq); every later event is applied once, as it comes (the client
+ * drops events it has seen by seq). A message this page sends carries a client turn id that the
+ * turn's turn_start echoes, which is how its events find the visitor's message on screen.
  */
 
 import { EventType, StopReason, ErrorCode } from './protocol.js';
 import { ClosedError, RpcError } from './wsrpc.js';
 import { format } from './strings.js';
-import { groupMessages, filterReplay } from './transcript.js';
+import { newClientTurnId } from './agent.js';
+import { groupMessages } from './transcript.js';
 import { TurnView, makeNote } from './turn-view.js';
 
 /** How long after a Stop the widget waits for the agent's turn_end before ending the turn itself. */
 const STOP_FALLBACK_MS = 5000;
-/** How long after a session result the widget waits for replayed events before using them. */
-const REPLAY_FLUSH_MS = 1500;
-/**
- * sessionStorage key of the running turn's journal: the events this page has shown of a turn
- * that has not ended. A page load in the middle of a turn (a tool that navigates) gets the
- * turn's stored messages only when it ends, and the replay only after the last seq shown, so
- * the next page rebuilds the turn from this journal plus the replay.
- */
-const TURN_KEY = 'byomcp:turn';
 /** sessionStorage key of the turns the visitor stopped, so their "Stopped." note survives a reload. */
 const STOPPED_KEY = 'byomcp:stopped';
 /** How many stopped turn ids are remembered. */
 const MAX_STOPPED = 50;
-/** The journal stops growing past this many characters (the replay still brings the rest). */
-const MAX_JOURNAL_CHARS = 256 * 1024;
-
 /**
  * What the conversation needs from its element.
  * @typedef {object} ConversationHost
@@ -42,16 +37,6 @@ const MAX_JOURNAL_CHARS = 256 * 1024;
  * @property {(name: unknown) => void} toolCalled a tool call started (the phone's bottom sheet)
  */
 
-/**
- * The running turn's events as this page showed them (consecutive text deltas merged).
- * @typedef {object} Journal
- * @property {string} sessionId
- * @property {string} turnId
- * @property {string|null} userText
- * @property {any[]} events
- * @property {number} size approximate characters held
- */
-
 /** The turns on screen and the visitor's part in them. */
 export class Conversation {
   #host;
@@ -60,12 +45,8 @@ export class Conversation {
   /** @type {Map<string, TurnView>} */ #views = new Map();
   /** @type {TurnView|null} */ #active = null;
   /** @type {string|null} */ #sessionId = null;
-  /** @type {Map<string, import('./transcript.js').RestoredTurn>} */ #restored = new Map();
-  /** @type {{until: number, events: any[], timer: ReturnType<typeof setTimeout>}|null} */ #replay = null;
   #lastUserText = '';
   /** @type {Set<string>} */ #rejected = new Set();
-  /** @type {Journal|null} */ #journal = null;
-  /** @type {ReturnType<typeof setTimeout>|undefined} */ #journalTimer;
   #retry = () => {
     if (this.#active || !this.#lastUserText) return false;
     void this.send(this.#lastUserText);
@@ -83,7 +64,6 @@ export class Conversation {
     this.#storage = storage;
     client.addEventListener('session', (/** @type {any} */ e) => this.#onSession(e.detail));
     client.addEventListener('agent-event', (/** @type {any} */ e) => this.#onEvent(e.detail));
-    globalThis.addEventListener?.('pagehide', () => this.#journalWrite());
   }
 
   /** The running turn on screen, or null. */
@@ -105,6 +85,7 @@ export class Conversation {
     if (!t || this.#active) return;
     this.#lastUserText = t;
     const view = this.#newView(null, t);
+    view.clientTurnId = newClientTurnId();
     view.abort = new AbortController();
     view.chatLive = true;
     this.#setActive(view);
@@ -133,7 +114,7 @@ export class Conversation {
    */
   async #runChat(view, t) {
     try {
-      const res = await this.#client.chat(t, { signal: /** @type {AbortController} */ (view.abort).signal });
+      const res = await this.#client.chat(t, { signal: /** @type {AbortController} */ (view.abort).signal, clientTurnId: view.clientTurnId });
       view.chatLive = false;
       if (!view.done) {
         if (!view.id && res?.turnId) this.#bind(view, res.turnId);
@@ -144,12 +125,6 @@ export class Conversation {
       if (view.done) return;
       if (view.abort?.signal.aborted) {
         this.#stopFallback(view);
-        return;
-      }
-      if (err instanceof ClosedError && this.#client.state !== 'closed' && !view.id) {
-        // The socket dropped before the turn was named: it may have started anyway, in which case
-        // its events are replayed after the reconnect; otherwise say so after the replay.
-        /** @type {any} */ (view).orphan = true;
         return;
       }
       this.#showError(view, this.#errorText(err));
@@ -183,96 +158,40 @@ export class Conversation {
 
   // ---- client events --------------------------------------------------------------------
 
-  /** @param {{sessionId: string, resumed: boolean, messages: import('./transcript.js').StoredMessage[], seq: number}} detail */
+  /**
+   * A session was opened. On the page's first one (or when the agent lost ours), the transcript
+   * is rebuilt from the result alone: the finished turns from the stored messages, the running
+   * turn from its snapshot. On a reconnect the transcript stays: the replay brings what was missed.
+   * @param {{sessionId: string, resumed: boolean, messages: import('./transcript.js').StoredMessage[], seq: number,
+   *   running: import('./protocol.js').RunningTurn|null}} detail
+   */
   #onSession(detail) {
-    const sameSession = this.#sessionId !== null && this.#sessionId === detail.sessionId;
-    if (!sameSession) {
-      // First session of this page, or the agent lost ours: show what the agent has.
-      this.#flushReplay();
-      this.#clear();
-      this.#sessionId = detail.sessionId;
-      const turns = groupMessages(detail.messages);
-      // Only the last turn can still be running: the agent runs one turn at a time.
-      turns.forEach((t, i) => this.#restoreTurn(t, i < turns.length - 1));
-      const lastSeq = typeof this.#client?.lastSeq === 'number' ? this.#client.lastSeq : detail.seq;
-      const local = this.#resumeJournal(detail.sessionId, lastSeq);
-      const replaying = this.#restored.size > 0 && Number.isInteger(detail.seq) && detail.seq > lastSeq;
-      if (replaying || local.length > 0) {
-        this.#replay = { until: replaying ? detail.seq : -1, events: local, timer: setTimeout(() => this.#flushReplay(), REPLAY_FLUSH_MS) };
-        if (!replaying) this.#flushReplay();
-      }
-      this.#host.view.scroll(true);
+    if (this.#sessionId !== null && this.#sessionId === detail.sessionId) return;
+    this.#clear();
+    this.#sessionId = detail.sessionId;
+    const running = detail.running ?? null;
+    const messages = Array.isArray(detail.messages) ? detail.messages : [];
+    // The running turn's messages so far are in its snapshot too: it is shown from there.
+    const finished = running ? messages.filter((m) => m?.turnId !== running.turnId) : messages;
+    for (const t of groupMessages(finished)) this.#restoreTurn(t);
+    if (running) {
+      for (const e of running.events) this.#apply({ ...e, turnId: running.turnId });
+      this.#views.get(running.turnId)?.flushText();
     }
-    const active = /** @type {any} */ (this.#active);
-    if (active && !active.done && active.orphan) {
-      // Our message went out on a socket that died: unless the replay names its turn shortly
-      // (the agent got it), send it again now that the connection is back, once.
-      setTimeout(() => {
-        if (active.done || active.id || this.#active !== active) return;
-        if (active.resent || !active.userText || this.#host.state() !== 'open') {
-          this.#showError(active, this.#s().errorNotSent);
-          this.#endTurn(active, StopReason.Error, '');
-          return;
-        }
-        active.resent = true;
-        active.orphan = false;
-        active.chatLive = true;
-        active.abort = new AbortController();
-        void this.#runChat(active, active.userText);
-      }, REPLAY_FLUSH_MS);
-    }
+    this.#host.view.scroll(true);
   }
 
   /** @param {any} e params of an agent/event */
   #onEvent(e) {
     if (!e || typeof e !== 'object') return;
-    if (e.type === EventType.ToolRejected) {
-      this.#onToolRejected(e);
-      return;
-    }
-    if (this.#replay && typeof e.seq === 'number' && e.seq <= this.#replay.until) {
-      this.#replay.events.push(e);
-      if (e.seq >= this.#replay.until) this.#flushReplay();
-      return;
-    }
-    this.#flushReplay();
-    this.#apply(e);
-  }
-
-  /** Applies the buffered replay, minus what the restored transcript already shows. */
-  #flushReplay() {
-    const r = this.#replay;
-    if (!r) return;
-    this.#replay = null;
-    clearTimeout(r.timer);
-    // The journal's events (up to lastSeq) and the agent's replay (after it), once each, in order.
-    const bySeq = new Map(r.events.map((e) => [e.seq, e]));
-    r.events = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-    /** @type {Map<string, any[]>} */
-    const byTurn = new Map();
-    for (const e of r.events) {
-      if (!this.#restored.has(e.turnId)) continue;
-      const list = byTurn.get(e.turnId) ?? [];
-      list.push(e);
-      byTurn.set(e.turnId, list);
-    }
-    /** @type {Set<any>} */
-    const keep = new Set();
-    for (const [turnId, events] of byTurn) {
-      for (const e of filterReplay(events, /** @type {import('./transcript.js').RestoredTurn} */ (this.#restored.get(turnId)))) keep.add(e);
-    }
-    for (const e of r.events) {
-      if (!this.#restored.has(e.turnId) || keep.has(e)) this.#apply(e);
-    }
+    if (e.type === EventType.ToolRejected) this.#onToolRejected(e);
+    else this.#apply(e);
   }
 
   /** @param {any} e */
   #apply(e) {
-    const restored = this.#restored.get(e.turnId);
-    if (restored?.finished) return;
-    const view = this.#viewFor(e.turnId);
-    if (view.done && e.type !== EventType.TurnEnd) return;
-    this.#journalAdd(view, e);
+    const view = this.#viewFor(e);
+    if (view.done) return;
     switch (e.type) {
       case EventType.TurnStart:
         this.#adoptIfIdle(view);
@@ -299,7 +218,7 @@ export class Conversation {
         this.#showError(view, typeof e.message === 'string' && e.message ? e.message : this.#s().errorGeneric);
         break;
       case EventType.TurnEnd:
-        if (!view.done) this.#endTurn(view, e.stopReason, typeof e.text === 'string' ? e.text : '');
+        this.#endTurn(view, e.stopReason, typeof e.text === 'string' ? e.text : '');
         break;
       default:
         // Clients ignore event types they do not know.
@@ -342,35 +261,34 @@ export class Conversation {
    */
   #bind(view, id) {
     view.id = id;
-    /** @type {any} */ (view).orphan = false;
     view.setQueued(false);
     this.#views.set(id, view);
   }
 
   /**
-   * The view an event belongs to: known by turnId, else the turn this page is waiting for,
-   * else a new one (a turn started elsewhere, e.g. before this page loaded).
-   * @param {unknown} turnId
+   * The view an event belongs to: known by its turnId; for a turn_start, the message this page
+   * sent with the clientTurnId it echoes; else a new one (a turn this page did not send: the
+   * snapshot's, or one started before this page loaded).
+   * @param {any} e
    * @returns {TurnView}
    */
-  #viewFor(turnId) {
-    const id = typeof turnId === 'string' && turnId ? turnId : null;
-    if (id) {
-      const v = this.#views.get(id);
-      if (v) return v;
-    }
+  #viewFor(e) {
+    const id = typeof e.turnId === 'string' && e.turnId ? e.turnId : null;
+    const known = id ? this.#views.get(id) : undefined;
+    if (known) return known;
     const a = this.#active;
-    if (a && !a.done && !a.id) {
+    if (a && !a.id && e.type === EventType.TurnStart && typeof e.clientTurnId === 'string' && e.clientTurnId === a.clientTurnId) {
       if (id) this.#bind(a, id);
       return a;
     }
-    if (!id && a && !a.done) return a;
-    return this.#newView(id, null);
+    const userText = e.type === EventType.TurnStart && typeof e.text === 'string' ? e.text : null;
+    if (userText) this.#lastUserText = userText;
+    return this.#newView(id, userText);
   }
 
   /**
-   * Makes a turn that is running without this page having started it (restored, or replayed)
-   * the active one, so Stop works on it.
+   * Makes a turn that is running without this page having sent it (the snapshot's, or one
+   * replayed) the active one, so Stop works on it.
    * @param {TurnView} view
    */
   #adoptIfIdle(view) {
@@ -415,7 +333,7 @@ export class Conversation {
   #errorText(err) {
     const s = this.#s();
     if (err instanceof RpcError) {
-      if (err.code === ErrorCode.TurnInProgress || err.code === ErrorCode.SessionBusy) return s.errorBusy;
+      if (err.code === ErrorCode.TurnInProgress) return s.errorBusy;
       if (err.code === ErrorCode.RateLimited) return s.errorRateLimited;
       if (err.code === ErrorCode.TextTooLong) return s.errorTooLong;
       return err.message || s.errorGeneric;
@@ -425,30 +343,22 @@ export class Conversation {
   }
 
   /**
+   * Shows a finished turn from its stored messages.
    * @param {import('./transcript.js').RestoredTurn} t
-   * @param {boolean} ended a later turn exists, so this one is over even if its messages stop short
    */
-  #restoreTurn(t, ended) {
+  #restoreTurn(t) {
     const view = this.#newView(t.turnId, t.userText);
-    /** @type {any} */ (view).restored = t;
-    if (t.turnId) this.#restored.set(t.turnId, t);
+    view.done = true;
     if (t.userText) this.#lastUserText = t.userText;
     for (const item of t.items) {
       if (item.kind === 'text') {
         view.addText(item.text);
       } else {
-        const state = item.result !== undefined ? (item.isError ? 'error' : 'ok') : t.finished || ended ? 'interrupted' : 'running';
+        const state = item.result !== undefined ? (item.isError ? 'error' : 'ok') : 'interrupted';
         view.toolCall(item.callId, item.name, item.args, item.result !== undefined ? { result: item.result, state } : { state });
       }
     }
-    if (t.turnId && this.#stoppedTurns().includes(t.turnId)) {
-      view.addNote(this.#s().stopped);
-      t.finished = true;
-    }
-    if (t.finished || ended || !t.turnId) {
-      view.done = true;
-      view.interruptTools();
-    }
+    if (t.turnId && this.#stoppedTurns().includes(t.turnId)) view.addNote(this.#s().stopped);
   }
 
   /** @returns {string[]} ids of the turns stopped in this tab */
@@ -472,105 +382,8 @@ export class Conversation {
     }
   }
 
-  // ---- the running turn's journal ----------------------------------------------------------
-
-  /**
-   * Records an event of a running turn in the journal.
-   * @param {TurnView} view
-   * @param {any} e
-   */
-  #journalAdd(view, e) {
-    if (typeof e.seq !== 'number' || !view.id || !this.#sessionId || !this.#storage) return;
-    if (e.type === EventType.TurnEnd) {
-      if (this.#journal?.turnId === view.id) this.#journalClear();
-      return;
-    }
-    let j = this.#journal;
-    if (!j || j.turnId !== view.id || j.sessionId !== this.#sessionId) {
-      j = this.#journal = { sessionId: this.#sessionId, turnId: view.id, userText: view.userText, events: [], size: 0 };
-    }
-    const last = j.events[j.events.length - 1];
-    if (last && e.seq <= last.seq) return;
-    if (j.size > MAX_JOURNAL_CHARS) return;
-    if (e.type === EventType.TextDelta && last?.type === EventType.TextDelta) {
-      last.delta += e.delta;
-      last.seq = e.seq;
-      j.size += String(e.delta ?? '').length;
-    } else {
-      const copy = { ...e };
-      j.events.push(copy);
-      j.size += JSON.stringify(copy).length;
-    }
-    // A tool result is often followed by the tool navigating away: write it at once.
-    if (e.type === EventType.ToolResult) this.#journalWrite();
-    else if (this.#journalTimer === undefined) this.#journalTimer = setTimeout(() => this.#journalWrite(), 250);
-  }
-
-  #journalWrite() {
-    clearTimeout(this.#journalTimer);
-    this.#journalTimer = undefined;
-    const j = this.#journal;
-    if (!j) return;
-    try {
-      this.#storage?.setItem(TURN_KEY, JSON.stringify({ sessionId: j.sessionId, turnId: j.turnId, userText: j.userText, events: j.events }));
-    } catch {
-      // Storage full or forbidden: a page load mid-turn then shows only what the agent replays.
-    }
-  }
-
-  #journalClear() {
-    clearTimeout(this.#journalTimer);
-    this.#journalTimer = undefined;
-    this.#journal = null;
-    try {
-      this.#storage?.removeItem(TURN_KEY);
-    } catch {
-      // nothing to clean up then
-    }
-  }
-
-  /**
-   * On a page's first session: takes back the journal of a turn that was running when the
-   * previous page went away, makes sure the transcript has a view for it, and returns the
-   * events to apply (with the replay) — none when the turn has ended in the meantime.
-   * @param {string} sessionId
-   * @param {number} lastSeq
-   * @returns {any[]}
-   */
-  #resumeJournal(sessionId, lastSeq) {
-    /** @type {any} */
-    let saved = null;
-    try {
-      saved = JSON.parse(this.#storage?.getItem(TURN_KEY) ?? 'null');
-    } catch {
-      saved = null;
-    }
-    this.#journal = null;
-    if (!saved || saved.sessionId !== sessionId || typeof saved.turnId !== 'string' || !Array.isArray(saved.events)) {
-      if (saved) this.#journalClear();
-      return [];
-    }
-    let t = this.#restored.get(saved.turnId);
-    if (!t) {
-      // The stored messages do not have the turn yet: start it from what the journal knows.
-      t = { turnId: saved.turnId, userText: typeof saved.userText === 'string' ? saved.userText : null, items: [], calls: new Set(), results: new Set(), finished: false };
-      const view = this.#newView(t.turnId, t.userText);
-      /** @type {any} */ (view).restored = t;
-      this.#restored.set(t.turnId, t);
-    }
-    const view = this.#views.get(saved.turnId);
-    if (t.finished || !view || view.done) {
-      this.#journalClear();
-      return [];
-    }
-    const events = saved.events.filter((/** @type {any} */ e) => e && typeof e.seq === 'number' && e.seq <= lastSeq && e.turnId === saved.turnId);
-    this.#journal = { sessionId, turnId: saved.turnId, userText: saved.userText ?? null, events: events.map((/** @type {any} */ e) => ({ ...e })), size: JSON.stringify(events).length };
-    return events;
-  }
-
   #clear() {
     this.#views.clear();
-    this.#restored.clear();
     if (this.#active) {
       this.#active.done = true;
       this.#setActive(null);

@@ -5,8 +5,6 @@
  * tool arguments and results are printed. No DOM here.
  */
 
-import { EventType } from './protocol.js';
-
 /**
  * One entry of the `session` event's messages.
  * @typedef {object} StoredMessage
@@ -141,23 +139,4 @@ export function groupMessages(messages) {
     }
   }
   return turns;
-}
-
-/**
- * Drops the replayed events of a restored turn that its stored messages already show: tool
- * calls and results the messages hold, and text streamed before the last of those (it belongs
- * to model calls whose message is stored). What is left is new: the answer still being written.
- * @param {any[]} events replayed agent/event params of one turn, in seq order
- * @param {RestoredTurn} turn
- * @returns {any[]}
- */
-export function filterReplay(events, turn) {
-  if (turn.finished) return [];
-  const covered = (/** @type {any} */ e) =>
-    (e.type === EventType.ToolCall && turn.calls.has(e.callId)) || (e.type === EventType.ToolResult && turn.results.has(e.callId));
-  let last = -1;
-  events.forEach((e, i) => {
-    if (covered(e)) last = i;
-  });
-  return events.filter((e, i) => !covered(e) && !(e.type === EventType.TextDelta && i < last));
 }

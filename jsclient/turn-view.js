@@ -168,6 +168,11 @@ export class TurnView {
     this.stream.append(delta);
   }
 
+  /** Renders the streamed text now rather than on the next frame. */
+  flushText() {
+    this.stream?.flush();
+  }
+
   /** Ends the current text segment: the next text starts a new one. */
   endText() {
     if (this.stream) {

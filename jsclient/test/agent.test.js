@@ -84,7 +84,7 @@ describe('sessions', () => {
     assert.equal(client.state, 'open');
     assert.equal(client.sessionId, 'sess-1');
     assert.deepEqual(JSON.parse(storage.m.get('byomcp') ?? ''), { sessionId: 'sess-1', lastSeq: 0 });
-    assert.deepEqual(sessions, [{ sessionId: 'sess-1', resumed: false, messages: [{ role: 'assistant', text: 'hello' }], seq: 0 }]);
+    assert.deepEqual(sessions, [{ sessionId: 'sess-1', resumed: false, messages: [{ role: 'assistant', text: 'hello' }], seq: 0, running: null }]);
     assert.deepEqual(
       states.map((s) => s.state),
       ['connecting', 'open'],
@@ -92,16 +92,43 @@ describe('sessions', () => {
     client.stop();
   });
 
-  test('a stored session is resumed with its lastSeq', async () => {
-    const { client, sessions, accept } = setup({ stored: { sessionId: 'sess-1', lastSeq: 7 } });
+  test("a page's first session resumes the stored one without a replay: the result has the running turn", async () => {
+    const { client, sessions, events, event, accept } = setup({ stored: { sessionId: 'sess-1', lastSeq: 7 } });
     assert.equal(client.sessionId, 'sess-1');
     assert.equal(client.lastSeq, 7);
     client.start();
-    const params = await accept({ resumed: true, seq: 9 });
-    assert.deepEqual(params, { sessionId: 'sess-1', lastSeq: 7, page: PAGE });
+    const running = {
+      turnId: 't2',
+      clientTurnId: 'c2',
+      events: [
+        { seq: 5, type: EventType.TurnStart, text: 'configure it', clientTurnId: 'c2' },
+        { seq: 9, type: EventType.TextDelta, delta: 'Opening the configurator' },
+        null,
+        { seq: 9, noType: true },
+      ],
+    };
+    const params = await accept({ resumed: true, seq: 9, running });
+    assert.deepEqual(params, { sessionId: 'sess-1', page: PAGE }, 'no lastSeq: the result is the state up to its seq');
     assert.equal(sessions[0].resumed, true);
-    assert.equal(client.lastSeq, 7, 'events 8 and 9 are still to come');
+    assert.deepEqual(sessions[0].running, { turnId: 't2', clientTurnId: 'c2', events: running.events.slice(0, 2) }, 'malformed events dropped');
+    assert.equal(client.lastSeq, 9);
+    assert.equal(client.turnId, 't2');
+    assert.equal(client.busy, true);
+    event({ seq: 9, type: EventType.TextDelta, turnId: 't2', delta: 'again' });
+    event({ seq: 10, type: EventType.TextDelta, turnId: 't2', delta: '.' });
+    assert.deepEqual(events.map((e) => e.seq), [10], 'events up to the snapshot seq are not delivered again');
     client.stop();
+  });
+
+  test('a malformed running turn is ignored', async () => {
+    for (const running of [null, 'x', { events: [] }, { turnId: '', events: [] }, { turnId: 7 }]) {
+      const { client, sessions, accept } = setup();
+      client.start();
+      await accept({ running });
+      assert.equal(sessions[0].running, null, JSON.stringify(running));
+      assert.equal(client.busy, false);
+      client.stop();
+    }
   });
 
   for (const code of [ErrorCode.SessionNotFound]) {
@@ -146,9 +173,9 @@ describe('sessions', () => {
 
 describe('agent/event', () => {
   test('dedupe by seq, lastSeq persisted, events without seq pass through', async () => {
-    const { client, storage, events, event, accept } = setup({ stored: { sessionId: 'sess-1', lastSeq: 7 } });
+    const { client, storage, events, event, accept } = setup({ stored: { sessionId: 'sess-1', lastSeq: 3 } });
     client.start();
-    await accept({ resumed: true, seq: 9 });
+    await accept({ resumed: true, seq: 7 });
     event({ seq: 6, type: EventType.TextDelta, turnId: 't', delta: 'old' });
     event({ seq: 8, type: EventType.TextDelta, turnId: 't', delta: 'a' });
     event({ seq: 9, type: EventType.TextDelta, turnId: 't', delta: 'b' });
@@ -290,11 +317,17 @@ describe('chat', () => {
     const { client, socket, accept } = setup();
     client.start();
     await accept();
-    const p = client.chat('find a red car');
+    const p = client.chat('find a red car', { clientTurnId: 'c-1' });
     await settle();
     assert.equal(client.busy, true);
     const req = await socket().nextRequest(Method.AgentChat);
-    assert.deepEqual(req.params, { text: 'find a red car' });
+    assert.deepEqual(req.params, { text: 'find a red car', clientTurnId: 'c-1' });
+    const other = client.chat('another');
+    const req2 = await socket().nextRequest(Method.AgentChat);
+    assert.equal(typeof req2.params.clientTurnId, 'string');
+    assert.ok(req2.params.clientTurnId.length >= 8 && req2.params.clientTurnId !== 'c-1', 'a new client turn id by default');
+    socket().receive({ jsonrpc: '2.0', id: req2.id, error: { code: ErrorCode.TurnInProgress, message: 'busy' } });
+    await assert.rejects(other);
     const result = { turnId: 't1', text: 'Here are 3 red cars.', stopReason: 'end', usage: { inputTokens: 10, outputTokens: 5 } };
     socket().receive({ jsonrpc: '2.0', id: req.id, result });
     assert.deepEqual(await p, result);
@@ -361,8 +394,8 @@ describe('chat', () => {
     client.start();
     await accept();
     const p = client.chat('configure the car');
-    await socket().nextRequest(Method.AgentChat);
-    event({ seq: 1, type: EventType.TurnStart, turnId: 't7' });
+    const req = await socket().nextRequest(Method.AgentChat);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't7', clientTurnId: req.params.clientTurnId });
     event({ seq: 2, type: EventType.ToolCall, turnId: 't7', callId: 'c', name: 'configure_car', arguments: {} });
     socket().drop(1006); // the tool navigated the page away, say
     await settle();
@@ -387,24 +420,81 @@ describe('chat', () => {
     client.start();
     await accept();
     const p = client.chat('hi');
-    await socket().nextRequest(Method.AgentChat);
-    event({ seq: 1, type: EventType.TurnStart, turnId: 't3' });
+    const req = await socket().nextRequest(Method.AgentChat);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't3', clientTurnId: req.params.clientTurnId });
     event({ seq: 2, type: EventType.TurnEnd, turnId: 't3', stopReason: 'max_iterations', text: 'partial' });
     socket().drop(); // the agent/chat result itself is lost
     assert.deepEqual(await p, { turnId: 't3', text: 'partial', stopReason: 'max_iterations', usage: undefined });
     client.stop();
   });
 
-  test('a turn cut before any event rejects with ClosedError', async (t) => {
+  test('a message cut before the agent got it is sent again once, on the next session', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
-    const { client, socket, accept } = setup();
+    const { client, event, socket, accept } = setup();
     client.start();
     await accept();
-    const p = client.chat('hi');
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't0', clientTurnId: 'another-tab' });
+    event({ seq: 2, type: EventType.TurnEnd, turnId: 't0', stopReason: 'end', text: '' });
+    const p = client.chat('hi', { clientTurnId: 'c-hi' });
     await socket().nextRequest(Method.AgentChat);
     socket().drop();
-    await assert.rejects(p, ClosedError);
+    await settle();
+    t.mock.timers.tick(500);
+    // The replay has the end of another turn, not ours: the agent did not get the message.
+    const params = await accept({ resumed: true, seq: 3 });
+    assert.equal(params.lastSeq, 2);
+    assert.equal(socket().messages().filter((m) => m.method === Method.AgentChat).length, 0, 'not before the replay is in');
+    event({ seq: 3, type: EventType.Error, turnId: 't0', message: 'late' });
+    const again = await socket().nextRequest(Method.AgentChat);
+    assert.deepEqual(again.params, { text: 'hi', clientTurnId: 'c-hi' });
+    const result = { turnId: 't1', text: 'hello', stopReason: 'end', usage: {} };
+    socket().receive({ jsonrpc: '2.0', id: again.id, result });
+    assert.deepEqual(await p, result);
+    // Cut again before the agent named it: once is enough.
+    const q = client.chat('once more', { clientTurnId: 'c-2' });
+    const qRejected = assert.rejects(q, ClosedError);
+    await socket().nextRequest(Method.AgentChat);
+    socket().drop();
+    await settle();
+    t.mock.timers.tick(20000);
+    await accept({ resumed: true, seq: 3 });
+    const r = await socket().nextRequest(Method.AgentChat);
+    socket().drop();
+    await settle();
+    t.mock.timers.tick(20000);
+    await accept({ resumed: true, seq: 3 });
+    await qRejected;
+    assert.equal(r.params.clientTurnId, 'c-2');
     client.stop();
+  });
+
+  test('a message cut before its turn_start is not sent again when the agent got it', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    for (const where of ['replay', 'running']) {
+      const { client, event, socket, accept } = setup();
+      client.start();
+      await accept();
+      const p = client.chat('hi', { clientTurnId: 'c-hi' });
+      await socket().nextRequest(Method.AgentChat);
+      socket().drop();
+      await settle();
+      t.mock.timers.tick(500);
+      if (where === 'replay') {
+        // The turn ran and ended while the page was away: its turn_start echoes our id.
+        await accept({ resumed: true, seq: 2 });
+        event({ seq: 1, type: EventType.TurnStart, turnId: 't1', clientTurnId: 'c-hi', text: 'hi' });
+        event({ seq: 2, type: EventType.TurnEnd, turnId: 't1', stopReason: 'end', text: 'hello' });
+        assert.deepEqual(await p, { turnId: 't1', text: 'hello', stopReason: 'end', usage: undefined }, where);
+      } else {
+        // Still running: the session result says so.
+        await accept({ resumed: true, seq: 1, running: { turnId: 't1', clientTurnId: 'c-hi', events: [] } });
+        event({ seq: 1, type: EventType.TurnStart, turnId: 't1', clientTurnId: 'c-hi', text: 'hi' });
+        event({ seq: 2, type: EventType.TurnEnd, turnId: 't1', stopReason: 'end', text: 'hello' });
+        assert.deepEqual(await p, { turnId: 't1', text: 'hello', stopReason: 'end', usage: undefined }, where);
+      }
+      assert.equal(socket().messages().filter((m) => m.method === Method.AgentChat).length, 0, `${where}: not sent again`);
+      client.stop();
+    }
   });
 
   test('a cut turn whose session is lost rejects', async (t) => {
@@ -413,8 +503,8 @@ describe('chat', () => {
     client.start();
     await accept();
     const p = client.chat('hi');
-    await socket().nextRequest(Method.AgentChat);
-    event({ seq: 1, type: EventType.TurnStart, turnId: 't1' });
+    const req = await socket().nextRequest(Method.AgentChat);
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't1', clientTurnId: req.params.clientTurnId });
     socket().drop();
     const rejected = assert.rejects(p, /lost/);
     t.mock.timers.tick(500);

@@ -1,8 +1,8 @@
-// Unit tests of the widget's pure parts: rebuilding the transcript from stored messages, the
-// replay dedupe, argument pretty-printing and the agent URL.
+// Unit tests of the widget's pure parts: rebuilding the transcript from stored messages,
+// argument pretty-printing and the agent URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupMessages, filterReplay, prettyJSON } from '../transcript.js';
+import { groupMessages, prettyJSON } from '../transcript.js';
 import { agentURL, findScript } from '../widget.js';
 
 const MESSAGES = [
@@ -44,33 +44,6 @@ test('groupMessages tolerates odd input', () => {
   assert.equal(turns[0].userText, null);
   const t = groupMessages([{ role: 'assistant', content: 'a', turnId: 'x' }, { role: 'assistant', content: 'b', turnId: 'y' }]);
   assert.deepEqual(t.map((x) => x.turnId), ['x', 'y'], 'a new turnId starts a new turn');
-});
-
-test('filterReplay drops what the stored messages show', () => {
-  const [, t2] = groupMessages(MESSAGES);
-  const ev = (seq, type, extra = {}) => ({ seq, type, turnId: 't2', ...extra });
-  const cases = [
-    {
-      name: 'text before covered events is old, after them is new',
-      events: [ev(1, 'text_delta', { delta: 'old' }), ev(2, 'tool_call', { callId: 'b' }), ev(3, 'tool_result', { callId: 'b' }), ev(4, 'text_delta', { delta: 'new' }), ev(5, 'turn_end')],
-      want: [4, 5],
-    },
-    {
-      name: 'replay starting after the covered events keeps everything',
-      events: [ev(4, 'text_delta', { delta: 'new' }), ev(5, 'tool_call', { callId: 'c' })],
-      want: [4, 5],
-    },
-    {
-      name: 'uncovered tool events are kept',
-      events: [ev(3, 'tool_result', { callId: 'b' }), ev(4, 'tool_call', { callId: 'c' }), ev(5, 'tool_result', { callId: 'c' })],
-      want: [4, 5],
-    },
-  ];
-  for (const c of cases) {
-    assert.deepEqual(filterReplay(c.events, t2).map((e) => e.seq), c.want, c.name);
-  }
-  const [t1] = groupMessages(MESSAGES);
-  assert.deepEqual(filterReplay([{ seq: 9, type: 'text_delta', delta: 'x', turnId: 't1' }], t1), [], 'a finished turn takes nothing');
 });
 
 test('prettyJSON', () => {
