@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 )
@@ -32,9 +33,10 @@ type Assets struct {
 }
 
 type asset struct {
-	body, gz, br []byte
-	hash         string // hex sha256 of body (after the rewrite), shortened
-	ctype        string
+	body   []byte
+	gz, br func() []byte // body compressed, each computed once, on its first request
+	hash   string        // hex sha256 of body (after the rewrite), shortened
+	ctype  string
 }
 
 // importRE finds the relative module specifiers of static imports and re-exports:
@@ -131,10 +133,7 @@ func (b *builder) build(name string) (*asset, error) {
 		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
 		out = append(out, '\n')
 	}
-	a, err := newAsset(out, "text/javascript; charset=utf-8")
-	if err != nil {
-		return nil, fmt.Errorf("jsclient: compressing %s: %w", name, err)
-	}
+	a := newAsset(out, "text/javascript; charset=utf-8")
 	b.done[name] = a
 	return a, nil
 }
@@ -160,31 +159,30 @@ func (b *builder) closure(name string) []string {
 	return out
 }
 
-func newAsset(body []byte, ctype string) (*asset, error) {
+// newAsset serves body. Its brotli and gzip forms (at their best, slow levels: half a second
+// for the whole client, many seconds under the race detector) are made when first asked for,
+// so a process that serves no script pays nothing and starting never waits for them.
+func newAsset(body []byte, ctype string) *asset {
 	sum := sha256.Sum256(body)
-	a := &asset{body: body, hash: hex.EncodeToString(sum[:])[:hashLen], ctype: ctype}
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if err != nil {
-		return nil, err
+	return &asset{
+		body:  body,
+		hash:  hex.EncodeToString(sum[:])[:hashLen],
+		ctype: ctype,
+		gz: sync.OnceValue(func() []byte {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+			_, _ = zw.Write(body)                                    // into memory: no error
+			_ = zw.Close()
+			return buf.Bytes()
+		}),
+		br: sync.OnceValue(func() []byte {
+			var buf bytes.Buffer
+			bw := brotli.NewWriterLevel(&buf, brotli.BestCompression)
+			_, _ = bw.Write(body) // into memory: no error
+			_ = bw.Close()
+			return buf.Bytes()
+		}),
 	}
-	if _, err := zw.Write(body); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	a.gz = gz.Bytes()
-	var br bytes.Buffer
-	bw := brotli.NewWriterLevel(&br, brotli.BestCompression)
-	if _, err := bw.Write(body); err != nil {
-		return nil, err
-	}
-	if err := bw.Close(); err != nil {
-		return nil, err
-	}
-	a.br = br.Bytes()
-	return a, nil
 }
 
 // Version is the content hash in the URLs of name (e.g. "widget.js"), or "" when there is no
@@ -230,9 +228,9 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, enc := a.body, ""
 	switch {
 	case accepts(r.Header.Get("Accept-Encoding"), "br"):
-		body, enc = a.br, "br"
+		body, enc = a.br(), "br"
 	case accepts(r.Header.Get("Accept-Encoding"), "gzip"):
-		body, enc = a.gz, "gzip"
+		body, enc = a.gz(), "gzip"
 	}
 	etag := `"` + a.hash + `"`
 	if enc != "" {
