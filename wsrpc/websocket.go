@@ -99,7 +99,8 @@ type wsConn struct {
 }
 
 // extendReadDeadline moves the read deadline PongWait into the future, but never past the
-// deadline of a message being read.
+// deadline of a message being read. Without PongWait and no message being read it clears
+// the deadline: the last message's must not end an idle socket later.
 func (w *wsConn) extendReadDeadline() {
 	var d time.Time
 	if w.o.PongWait > 0 {
@@ -108,9 +109,7 @@ func (w *wsConn) extendReadDeadline() {
 	if !w.msgDeadline.IsZero() && (d.IsZero() || w.msgDeadline.Before(d)) {
 		d = w.msgDeadline
 	}
-	if !d.IsZero() {
-		_ = w.c.SetReadDeadline(d)
-	}
+	_ = w.c.SetReadDeadline(d)
 }
 
 // ReadMessage returns the next text message; the slice is reused by the next call.

@@ -300,6 +300,36 @@ func TestWebSocketPongWait(t *testing.T) {
 	}
 }
 
+func TestWebSocketIdleWithoutPongWait(t *testing.T) {
+	// Without PongWait (a client that does not ping, like the load generator's pages) a
+	// socket may stay silent for ever: the deadline of the last message read must not end it
+	// once MessageTimeout has passed.
+	const msgTimeout = 20 * time.Millisecond
+	url, peers := wsServer(t, WSOptions{PongWait: -1, MessageTimeout: msgTimeout}, Options{PingInterval: -1}, setupHandlers)
+	client := NewPeer(NewWebSocketConn(dial(t, url), WSOptions{}), Options{PingInterval: -1})
+	client.Start()
+	defer func() {
+		client.Close(nil)
+		client.Wait()
+	}()
+	server := recvPeer(t, peers)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	var sum int
+	if err := client.Call(ctx, "add", map[string]int{"a": 1, "b": 2}, &sum); err != nil || sum != 3 {
+		t.Fatalf("first call: got %d, %v, want 3, nil", sum, err)
+	}
+	time.Sleep(10 * msgTimeout) // idle, well past the last message's deadline
+	select {
+	case <-server.Done():
+		t.Fatalf("the idle socket ended: %v", server.Wait())
+	default:
+	}
+	if err := client.Call(ctx, "add", map[string]int{"a": 40, "b": 2}, &sum); err != nil || sum != 42 {
+		t.Errorf("call after idling: got %d, %v, want 42, nil", sum, err)
+	}
+}
+
 func TestWebSocketCloseWithStatusSilentClient(t *testing.T) {
 	// The client does not read, so it never answers the close frame: the server closes the
 	// socket after its grace period anyway, and the close frame is there when the client reads.
