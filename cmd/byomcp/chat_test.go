@@ -32,7 +32,8 @@ func init() {
 // chatWait bounds one `byomcp chat` run in these tests; hitting it is a failure.
 const chatWait = 2 * time.Minute
 
-// syncBuffer is a bytes.Buffer safe for the logger's and the turn's concurrent writes.
+// syncBuffer is a bytes.Buffer safe for concurrent writes (a logger and a turn, a child
+// process's output) while the test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

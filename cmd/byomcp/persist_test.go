@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -33,29 +32,11 @@ const procWait = 30 * time.Second
 // pageOrigin is the origin the test pages send (allowed by serve's defaults).
 const pageOrigin = "http://localhost:3000"
 
-// lockedBuffer collects a child's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serveProc is one `byomcp serve` process.
 type serveProc struct {
 	cmd    *exec.Cmd
 	url    string // http://HOST:PORT, from the first line of its output
-	logs   *lockedBuffer
+	logs   *syncBuffer
 	exited chan struct{}
 }
 
@@ -75,7 +56,7 @@ func startServe(t *testing.T, fakeURL string, args ...string) *serveProc {
 		"OPENAI_API_KEY=test-key",
 		"BYOMCP_MODEL=fake-model",
 	}
-	p := &serveProc{cmd: cmd, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &serveProc{cmd: cmd, logs: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.logs
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
