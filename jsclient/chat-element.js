@@ -5,7 +5,7 @@
  * confirmations) in a Shadow DOM themed by CSS variables and ::part, and is keyboard accessible.
  * This file is the shell (panel, composer, connection state, confirmations); the parts are
  * chat-style.js (look and markup), transcript.js (stored messages as turns), turn-view.js (one
- * turn on screen), conversation.js (the turns in step with the agent), scroller.js and
+ * turn on screen), conversation.js (the turns in step with the agent), scroller.js, status.js and
  * confirm-card.js.
  *
  * Theming: --byomcp-accent, --byomcp-accent-fg, --byomcp-bg, --byomcp-fg, --byomcp-muted,
@@ -16,12 +16,13 @@
  */
 
 import { DEFAULT_STRINGS, resolveStrings, format } from './strings.js';
-import { buildConfirmCard, confirmAnnouncement } from './confirm-card.js';
+import { askConfirmation } from './confirm-card.js';
 import { Dock } from './layout.js';
 import { TEMPLATE } from './chat-style.js';
 import { Scroller } from './scroller.js';
 import { Conversation } from './conversation.js';
 import { make, makeNote } from './turn-view.js';
+import { showConnection } from './status.js';
 
 export { prettyJSON, unwrapToolOutput, groupMessages } from './transcript.js';
 
@@ -202,53 +203,35 @@ export class ChatElement extends Base {
    * @returns {Promise<boolean>}
    */
   confirm({ name, args, signal, tool }) {
-    return new Promise((resolve) => {
-      if (signal?.aborted) {
-        resolve(false);
-        return;
-      }
-      const s = this.#s;
-      const info = tool ?? this.#toolInfo(name);
-      let settled = false;
-      /** @type {HTMLElement} */
-      let card;
-      const finish = (/** @type {boolean} */ approved, /** @type {string} */ noteText) => {
-        if (settled) return;
-        settled = true;
+    if (signal?.aborted) return Promise.resolve(false);
+    const active = this.#conv?.active;
+    const view = active && !active.done ? active : null;
+    return askConfirmation({
+      doc: this.#doc(),
+      strings: this.#s,
+      name,
+      args,
+      info: tool ?? this.#toolInfo(name),
+      signal,
+      place: (card) => {
+        // After the call's running entry, else at the end of the running turn.
+        const anchor = view ? [...view.tools.values()].reverse().find((d) => d.dataset.name === name && d.dataset.state === 'running') : null;
+        if (anchor) anchor.after(card);
+        else (view ? view.body : this.#el.log).append(card);
+        this.#pendingConfirms++;
+        // The visitor must see the whole card: the panel opens full size (not as a bottom
+        // sheet), and the card is scrolled into view now and after the layout settles.
+        this.#setSheet(false);
+        if (!this.isOpen) this.open({ focus: false });
+        this.#scroller.reveal(card);
+      },
+      announce: (text) => this.#announce(text),
+      settled: (card, note) => {
         this.#pendingConfirms--;
-        signal?.removeEventListener('abort', onAbort);
         const hadFocus = this.#root.activeElement && card.contains(this.#root.activeElement);
-        card.replaceWith(makeNote(this.#doc(), format(noteText, { name: label })));
+        card.replaceWith(makeNote(this.#doc(), note));
         if (hadFocus) this.#el.input.focus();
-        resolve(approved);
-      };
-      const onAbort = () => finish(false, s.confirmDismissed);
-      const built = buildConfirmCard({
-        doc: this.#doc(),
-        strings: s,
-        name,
-        args,
-        info,
-        onAnswer: (approved) => finish(approved, approved ? s.confirmed : s.declined),
-      });
-      card = built.card;
-      const label = built.label;
-
-      const active = this.#conv?.active;
-      const view = active && !active.done ? active : null;
-      const anchor = view ? [...view.tools.values()].reverse().find((d) => d.dataset.name === name && d.dataset.state === 'running') : null;
-      if (anchor) anchor.after(card);
-      else (view ? view.body : this.#el.log).append(card);
-      this.#pendingConfirms++;
-      signal?.addEventListener('abort', onAbort, { once: true });
-
-      // The visitor must see the whole card: the panel opens full size (not as a bottom sheet),
-      // and the card is scrolled into view now and after the layout settles.
-      this.#setSheet(false);
-      if (!this.isOpen) this.open({ focus: false });
-      this.#scroller.reveal(card);
-      card.focus({ preventScroll: true });
-      this.#announce(confirmAnnouncement(s, label));
+      },
     });
   }
 
@@ -369,31 +352,8 @@ export class ChatElement extends Base {
   /** @param {{state: string}} detail */
   #onState({ state }) {
     this.#state = state ?? 'idle';
-    const s = this.#s;
-    const text = { idle: s.disconnected, connecting: s.connecting, open: s.subtitle || s.connected, reconnecting: s.reconnecting, closed: s.disconnected }[this.#state] ?? this.#state;
-    const open = this.#state === 'open';
-    if (open) this.#refused = null;
-    this.#el.status.dataset.state = this.#state;
-    this.#el.statusText.textContent = text;
-    const lost = this.#state === 'reconnecting';
-    const banner = this.#el.banner;
-    banner.hidden = !lost && !this.#refused;
-    const a = this.#conv?.active ?? null;
-    if (this.#refused) {
-      banner.dataset.kind = 'refused';
-      this.#el.bannerText.textContent = this.#refused.message;
-    } else {
-      banner.dataset.kind = 'offline';
-      const busy = a && !a.done;
-      const offline = globalThis.navigator?.onLine === false;
-      this.#el.bannerText.textContent = busy && !a?.queued ? `${s.reconnecting} ${s.errorConnection}` : offline || a?.queued ? s.offline : s.reconnecting;
-    }
-    // A turn waiting for the connection shows that, not typing dots.
-    if (a && !a.done) {
-      if (!open && a.thinking) a.setThinking(false);
-      else if (open && !a.thinking && !a.stream && this.#pendingConfirms === 0) a.setThinking(true);
-      a.el.querySelector('.queued')?.toggleAttribute('hidden', open);
-    }
+    if (this.#state === 'open') this.#refused = null;
+    showConnection({ el: this.#el, strings: this.#s, state: this.#state, refused: this.#refused?.message ?? null, active: this.#conv?.active ?? null, confirming: this.#pendingConfirms > 0 });
   }
 
   /** @param {{origin: string, message: string}} detail */

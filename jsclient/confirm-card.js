@@ -189,3 +189,31 @@ export function buildConfirmCard({ doc, strings: s, name, args, info, onAnswer }
 export function confirmAnnouncement(s, label) {
   return `${s.confirmTitle} ${format(s.confirmBody, { name: label })}`;
 }
+
+/**
+ * Asks the visitor: builds the card, lets place() put it in the transcript, focuses it and
+ * announces it, and resolves true on Confirm, false on Cancel or when signal aborts; settled()
+ * then replaces the card with the note that says what happened.
+ * @param {{doc: Document, strings: Record<string, string>, name: string, args: unknown, info?: ToolInfo|null,
+ *   signal?: AbortSignal, place: (card: HTMLElement) => void, announce: (text: string) => void,
+ *   settled: (card: HTMLElement, note: string) => void}} options
+ * @returns {Promise<boolean>}
+ */
+export function askConfirmation({ doc, strings: s, name, args, info, signal, place, announce, settled }) {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (/** @type {boolean} */ approved, /** @type {string} */ noteText) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      settled(card, format(noteText, { name: label }));
+      resolve(approved);
+    };
+    const onAbort = () => finish(false, s.confirmDismissed);
+    const { card, label } = buildConfirmCard({ doc, strings: s, name, args, info, onAnswer: (approved) => finish(approved, approved ? s.confirmed : s.declined) });
+    place(card);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    card.focus({ preventScroll: true });
+    announce(confirmAnnouncement(s, label));
+  });
+}
