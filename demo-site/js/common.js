@@ -215,8 +215,24 @@ export function navigating(text) {
   return { content: [{ type: 'text', text }], _meta: { 'byomcp/navigating': true } };
 }
 
-/** Marks the current page in the site navigation. */
+/** The site header every page shares: written once here, placed in each page's empty <header>. */
+const SITE_HEADER = `<div class="inner">
+    <a class="brand" href="/">
+      <svg width="30" height="30" viewBox="0 0 32 32" aria-hidden="true"><rect width="32" height="32" rx="8" fill="#0f766e"/><path d="M9 23V9h2.6l7.8 9.6V9H22v14h-2.6l-7.8-9.6V23z" fill="#fff"/></svg>
+      Northwind Motors
+    </a>
+    <nav class="site-nav" aria-label="Main">
+      <a href="/">Inventory</a>
+      <a href="/financing.html">Financing</a>
+      <a href="/test-drive.html">Test drive</a>
+    </nav>
+    <span class="header-phone">Call us: (555) 014-2290</span>
+  </div>`;
+
+/** Fills the page's site header (static markup of the demo itself) and marks the current page. */
 export function markNav() {
+  const header = document.querySelector('header.site-header');
+  if (header && !header.firstElementChild) header.innerHTML = SITE_HEADER;
   const path = location.pathname.replace(/\/index\.html$/, '/');
   for (const a of document.querySelectorAll('.site-nav a')) {
     const href = new URL(/** @type {HTMLAnchorElement} */ (a).href).pathname.replace(/\/index\.html$/, '/');

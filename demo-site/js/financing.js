@@ -3,6 +3,7 @@
 // the pre-load queue defined inline in financing.html.
 import { loadCars, money, moneyCents, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig } from './common.js';
 
+markNav(); // the header first, before anything waits
 const TERMS = [24, 36, 48, 60, 72];
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -75,7 +76,6 @@ registerTools([
   },
 ]);
 
-markNav();
 const cars = await loadCars();
 const params = new URLSearchParams(location.search);
 car = cars.find((c) => c.id === params.get('id')) ?? null;
