@@ -23,6 +23,14 @@ type Model interface {
 type Request struct {
 	Messages []chat.Message
 	Tools    []chat.ToolDef
+	// OnToolDelta, if set, is told of the response's tool calls as they stream: once a
+	// call's id and name are known it is called with the arguments received so far (maybe
+	// ""), then with each further piece of them, in order; index is the call's position in
+	// the response as the provider numbers it. The pieces of one call join to its
+	// arguments as streamed (Response.ToolCalls may still say "{}" for none). A model that
+	// does not stream (the offline planner, fakes) may never call it. A response that
+	// called it is not retried. Called from the goroutine of Stream, never concurrently.
+	OnToolDelta func(index int, id, name, argsDelta string)
 }
 
 // Response is the assembled answer of one model call.

@@ -163,7 +163,7 @@ var (
 )
 
 // Stream implements Model: it streams one completion, retrying failures that happen
-// before any text reached onDelta.
+// before any text reached onDelta (or any tool-call piece reached req.OnToolDelta).
 func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta string)) (*Response, error) {
 	body, err := requestBody(m.opts.Model, req)
 	if err != nil {
@@ -174,7 +174,7 @@ func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta str
 	defer cancel()
 
 	for attempt := 0; ; attempt++ {
-		resp, f := m.attempt(ctx, body, onDelta)
+		resp, f := m.attempt(ctx, body, onDelta, req.OnToolDelta)
 		if f == nil {
 			m.log.Debug("model call done",
 				zap.Int("attempts", attempt+1), zap.String("finish", resp.FinishReason),
@@ -255,7 +255,7 @@ func (m *OpenAI) contextError(parent, ctx context.Context) *Error {
 // failure is a failed attempt.
 type failure struct {
 	err           *Error
-	streamed      bool // text already reached onDelta: the call must not be retried
+	streamed      bool // text already reached onDelta (or a call OnToolDelta): the call must not be retried
 	retryAfter    time.Duration
 	hasRetryAfter bool
 	connect       bool // no connection could be made, or it broke before any answer
@@ -268,10 +268,11 @@ type toolAcc struct {
 	name  string
 	args  strings.Builder
 	extra map[string]json.RawMessage
+	told  bool // OnToolDelta has been given the id, the name and the arguments so far
 }
 
 // attempt makes one HTTP request and reads its stream to the end.
-func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string)) (*Response, *failure) {
+func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string), onToolDelta func(int, string, string, string)) (*Response, *failure) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -361,6 +362,15 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string))
 						acc.extra = map[string]json.RawMessage{}
 					}
 					acc.extra[k] = raw
+				}
+				if onToolDelta != nil && acc.id != "" && acc.name != "" {
+					switch {
+					case !acc.told:
+						acc.told, streamed = true, true
+						onToolDelta(int(acc.index), acc.id, acc.name, acc.args.String())
+					case tc.Function.Arguments != "":
+						onToolDelta(int(acc.index), acc.id, acc.name, tc.Function.Arguments)
+					}
 				}
 			}
 			if choice.FinishReason != "" {
