@@ -139,8 +139,9 @@ func parseProtocolJS(src string) (jsTable, map[string]string, map[string][]strin
 			if item == "" {
 				continue
 			}
-			s, ok := strings.CutPrefix(item, "'")
-			if s, ok = strings.CutSuffix(s, "'"); !ok {
+			s, okStart := strings.CutPrefix(item, "'")
+			s, okEnd := strings.CutSuffix(s, "'")
+			if !okStart || !okEnd {
 				return nil, nil, nil, fmt.Errorf("%s: cannot read the item %q", m[1], item)
 			}
 			l = append(l, s)
