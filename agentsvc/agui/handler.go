@@ -59,7 +59,43 @@ type Options struct {
 	WriteTimeout  time.Duration // per event written [10 s]
 	Logger        *zap.Logger
 	Meter         Meter // nil = nothing counted
+	// Site returns the site of a request's Origin (as the page socket picks it, and the
+	// thread's origin is the request's): its instructions, model, turn guards, server tools
+	// and token budget apply to the run. Nil = no sites (these Options for every run).
+	Site func(origin string) Site
 }
+
+// Site is what a site changes in a run; *sites.Site is one, and its methods take nil (no
+// site: the defaults given to them).
+type Site interface {
+	// Label names the site in logs ("" for none).
+	Label() string
+	// SystemPrompt returns the site's instructions, def when it has none, with its locale.
+	SystemPrompt(def string) string
+	// Model returns the site's model, def when it names none.
+	Model(def llm.Model) llm.Model
+	// Guards returns the site's turn guards; 0 keeps Options.Limits'.
+	Guards() (maxModelCalls, maxToolCalls int)
+	// AllowsServer reports whether the site's runs may use a server tool ("<server>__<tool>").
+	AllowsServer(toolName string) bool
+	// Admit checks the site's token budget before a run of session (the thread): an error
+	// refuses the run, its message for the user.
+	Admit(session string) error
+	// Meter wraps m so that each model call of session is checked against the budget and
+	// its tokens charged.
+	Meter(m llm.Model, session string) llm.Model
+}
+
+// noSite is the Site of a run when Options.Site is nil: the handler's settings.
+type noSite struct{}
+
+func (noSite) Label() string                         { return "" }
+func (noSite) SystemPrompt(def string) string        { return def }
+func (noSite) Model(def llm.Model) llm.Model         { return def }
+func (noSite) Guards() (int, int)                    { return 0, 0 }
+func (noSite) AllowsServer(string) bool              { return true }
+func (noSite) Admit(string) error                    { return nil }
+func (noSite) Meter(m llm.Model, _ string) llm.Model { return m }
 
 // Handler serves POST /v1/agui and its CORS preflight.
 type Handler struct {
@@ -343,7 +379,16 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rn := newRun(h, w, in, key, log, cancel)
+	var site Site = noSite{}
+	if h.o.Site != nil {
+		if site = h.o.Site(origin); site == nil {
+			site = noSite{}
+		}
+		if l := site.Label(); l != "" {
+			log = log.With(zap.String("site", l))
+		}
+	}
+	rn := newRun(h, w, in, key, site, log, cancel)
 	h.mu.Lock()
 	h.cancels[rn] = cancel
 	h.mu.Unlock()

@@ -37,6 +37,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, st store.Store, st2 mcpservers.ServerTools, opts ...llmtest.Option) *fixture {
 	t.Helper()
+	return newFixtureWith(t, st, st2, nil, opts...)
+}
+
+// newFixtureWith is newFixture with edit applied to the handler's Options (nil: none).
+func newFixtureWith(t *testing.T, st store.Store, st2 mcpservers.ServerTools, edit func(*Options), opts ...llmtest.Option) *fixture {
+	t.Helper()
 	fake := llmtest.New(opts...)
 	t.Cleanup(fake.Close)
 	model := llm.NewOpenAI(llm.Options{BaseURL: fake.URL, APIKey: "test", Model: "fake-model", Provider: "custom", MaxRetries: 1,
@@ -45,14 +51,18 @@ func newFixture(t *testing.T, st store.Store, st2 mcpservers.ServerTools, opts .
 		st = store.NewMemory()
 		t.Cleanup(func() { _ = st.Close() })
 	}
-	h, err := New(Options{
+	o := Options{
 		Model:         model,
 		Store:         st,
 		ServerTools:   st2,
 		OriginAllowed: func(origin string, _ *http.Request) bool { return origin == site },
 		Logger:        zaptest.NewLogger(t),
 		Meter:         failOnPanic{t},
-	})
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	h, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +194,13 @@ func readEvents(t *testing.T, r *bufio.Reader, each func(event)) []event {
 	}
 }
 
-func types(evs []event) []string {
+// types lists the events' types, a run of TEXT_MESSAGE_CONTENT (and of the other types
+// given) as one.
+func types(evs []event, merged ...string) []string {
 	var out []string
 	for _, e := range evs {
-		if t := e.typ(); len(out) == 0 || out[len(out)-1] != t || t != EventTextMessageContent {
+		t := e.typ()
+		if len(out) == 0 || out[len(out)-1] != t || t != EventTextMessageContent && !slices.Contains(merged, t) {
 			out = append(out, t)
 		}
 	}
@@ -343,10 +356,23 @@ func TestServerToolWithResult(t *testing.T) {
 	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-4", RunID: "r", Messages: []Message{user("u1", "stock?")}, Tools: []Tool{colorTool}})
 	want := []string{EventRunStarted, EventToolCallStart, EventToolCallArgs, EventToolCallEnd, EventToolCallResult,
 		EventTextMessageStart, EventTextMessageContent, EventTextMessageEnd, EventRunFinished}
-	if got := types(evs); !slices.Equal(got, want) {
+	if got := types(evs, EventToolCallArgs); !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
-	res := evs[4]
+	// The fake model streams the arguments in 8-byte pieces: each is one TOOL_CALL_ARGS.
+	var args []string
+	for _, e := range evs {
+		if e.typ() == EventToolCallArgs {
+			if e.str("toolCallId") != "c1" {
+				t.Errorf("TOOL_CALL_ARGS %v, want call c1", e)
+			}
+			args = append(args, e.str("delta"))
+		}
+	}
+	if len(args) < 2 || strings.Join(args, "") != `{"model":"Roadster"}` {
+		t.Errorf("arguments streamed as %q, want several deltas joining to {\"model\":\"Roadster\"}", args)
+	}
+	res := evs[slices.IndexFunc(evs, func(e event) bool { return e.typ() == EventToolCallResult })]
 	if res.str("toolCallId") != "c1" || res.str("role") != "tool" || res.str("content") != "3 in stock" || res.str("messageId") == "" {
 		t.Errorf("TOOL_CALL_RESULT %v, want c1's result 3 in stock", res)
 	}
