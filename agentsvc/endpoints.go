@@ -21,6 +21,10 @@ func (s *Server) OriginAllowed(origin string, r *http.Request) bool {
 // Model returns the configured model, recording call latency and tokens in the metrics.
 func (s *Server) Model() llm.Model { return meteredModel{s.cfg.Model, s.metrics} }
 
+// Metered returns m recording call latency and tokens in the metrics, as the socket's turns
+// do for a site's own model (the AG-UI endpoint's runs on a site).
+func (s *Server) Metered(m llm.Model) llm.Model { return meteredModel{m, s.metrics} }
+
 // CountRefused counts a refused request in byomcp_refused_total{reason}.
 func (s *Server) CountRefused(reason string) { s.metrics.refused.WithLabelValues(reason).Inc() }
 

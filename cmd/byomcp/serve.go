@@ -206,6 +206,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		OriginAllowed: srv.OriginAllowed,
 		Logger:        log.Named("agui"),
 		Meter:         srv,
+		Site:          func(origin string) agui.Site { return aguiSite{reg.Lookup(origin), srv} },
 	})
 	if err != nil {
 		return err
@@ -454,4 +455,18 @@ func ownerFor(spec string) string {
 	}
 	host, _ := os.Hostname()
 	return "local-" + host + "-" + spec
+}
+
+// aguiSite is a request's site as the AG-UI endpoint sees it (nil: none): the site's own
+// model counted in the server's model metrics, as the page socket's turns count it.
+type aguiSite struct {
+	*sites.Site
+	srv *agentsvc.Server
+}
+
+func (s aguiSite) Model(def llm.Model) llm.Model {
+	if m := s.Site.Model(nil); m != nil {
+		return s.srv.Metered(m)
+	}
+	return def
 }

@@ -127,7 +127,7 @@ test('a frontend tool round trip over two runs: the run ends at TOOL_CALL_END, t
   }
 });
 
-test('a server-side MCP tool: TOOL_CALL_START/ARGS/END and TOOL_CALL_RESULT, then the answer', async () => {
+test('a server-side MCP tool: TOOL_CALL_START, its arguments streamed in several TOOL_CALL_ARGS, TOOL_CALL_END and TOOL_CALL_RESULT, then the answer', async () => {
   warnings = [];
   const config = path.join(tmp, 'mcp.json');
   await writeFile(config, JSON.stringify({
@@ -153,6 +153,14 @@ test('a server-side MCP tool: TOOL_CALL_START/ARGS/END and TOOL_CALL_RESULT, the
     const result = runs[0].find((e) => e.type === 'TOOL_CALL_RESULT');
     assert.equal(start.toolCallName, 'calc__calculate');
     assert.equal(result.toolCallId, start.toolCallId);
+    // The fake model splits the arguments into 7-character chunks: the agent's own tool
+    // gets them streamed, one TOOL_CALL_ARGS per chunk, joining to the arguments.
+    const args = runs[0].filter((e) => e.type === 'TOOL_CALL_ARGS');
+    const expression = JSON.stringify({ expression: '(17 * 23) + 4' });
+    assert.ok(args.length > 1, `${args.length} TOOL_CALL_ARGS, want the arguments streamed in several`);
+    assert.ok(args.every((e) => e.toolCallId === start.toolCallId));
+    assert.equal(args.map((e) => e.delta).join(''), expression);
+    assert.equal(newMessages[0].toolCalls?.[0]?.function.arguments, expression);
     assert.match(result.content, /395/);
     const offered = toolNames(model.requests[0].body);
     assert.ok(offered.includes('calc__calculate') && offered.includes('set_color'), `offered ${offered}`);
