@@ -278,6 +278,54 @@ test('a thread resumes after a restart on SQLite: a client sending only its new 
   }
 });
 
+test('the site of the Origin (--sites) applies: its instructions and locale reach the model, its server tools filter, and over its token budget a run gets RUN_ERROR and is counted', async () => {
+  warnings = [];
+  const sitesFile = path.join(tmp, 'sites.json');
+  const config = path.join(tmp, 'mcp-sites.json');
+  await writeFile(config, JSON.stringify({
+    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, 'notes-sites.db') }, expose: ['web'] } },
+  }));
+  // The fake model reports 120 tokens per call: one run uses up the thread's hour.
+  await writeFile(sitesFile, JSON.stringify({ sites: [{
+    name: 'shop', origins: ['https://shop.example'], systemPrompt: "You are the shop's assistant.", locale: 'de-CH',
+    mcpServers: [], budget: { sessionTokensPerHour: 100 },
+  }] }));
+  const { model, server, close } = await setup(() => ({ text: 'Grüezi.' }), ['--store', 'memory', '--sites', sitesFile, '--mcp-config', config, '--allowed-origins', 'http://localhost:5173']);
+  try {
+    await server.waitLog(/MCP server ready/);
+    const { agent, runs, settled } = newAgent(server.url, { origin: 'https://shop.example' });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Hallo' });
+    await agent.runAgent({ tools: [setColor] });
+    assert.equal(agent.messages.at(-1).content, 'Grüezi.');
+    const system = model.requests[0].body.messages[0];
+    assert.equal(system.role, 'system');
+    assert.match(textOf(system), /^You are the shop's assistant\./);
+    assert.match(textOf(system), /de-CH/);
+    assert.deepEqual(toolNames(model.requests[0].body), ['set_color'], 'the site allows no server MCP server');
+
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'Noch etwas?' });
+    await agent.runAgent({ tools: [setColor] }).catch(() => {}); // the client may reject a run that ends in RUN_ERROR
+    await settled();
+    const types = checkEvents(runs[1]);
+    assert.deepEqual(types, ['RUN_STARTED', 'RUN_ERROR']);
+    assert.equal(runs[1][1].code, 'token_budget');
+    assert.match(runs[1][1].message, /usage limit/);
+    assert.equal(model.requests.length, 1, 'the refused run called the model');
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /byomcp_refused_total\{reason="token_budget"\} 1\b/);
+
+    // An allowed origin of no site keeps the server's settings.
+    const other = newAgent(server.url, { origin: 'http://localhost:5173' });
+    other.agent.addMessage({ id: randomUUID(), role: 'user', content: 'hi' });
+    await other.agent.runAgent({ tools: [setColor] });
+    assert.doesNotMatch(textOf(model.requests[1].body.messages[0]), /shop's assistant/);
+    assert.ok(toolNames(model.requests[1].body).includes('calc__calculate'), 'no site: the server tools are offered');
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
 test('a refused or missing Origin gets 403 and no run; an allowed one gets CORS headers', async () => {
   const { model, server, close } = await setup(() => ({ text: 'should not run' }));
   try {
