@@ -111,7 +111,6 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		// refuses the turn); its refusals are counted by the site's registry.
 		if err := r.site.Admit(r.key); err != nil {
 			r.log.Info("agui: refused a run: over the site's token budget", zap.Error(err))
-			h.o.Meter.CountTurn(wire.StopError)
 			r.out.send(runStarted{Type: EventRunStarted, ThreadID: r.in.ThreadID, RunID: r.in.RunID})
 			r.out.send(runError{Type: EventRunError, Message: err.Error(), Code: "token_budget"})
 			return
