@@ -47,7 +47,9 @@ type pageConn struct {
 // newPageConn makes the page socket of mc's connection, with its peer and its MCP client.
 func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageConn {
 	id := randomID(6)
-	log := s.log.With(zap.String("conn", id))
+	// Lazy: an idle socket that logs nothing holds no encoder of its own (zap's With clones
+	// the encoder and its 1 KiB buffer at once; thousands of open tabs log nothing).
+	log := s.log.WithLazy(zap.String("conn", id))
 	done := make(chan struct{})
 	close(done)
 	c := &pageConn{id: id, origin: origin, client: client, since: time.Now(), log: log, lastOp: done}
@@ -71,6 +73,7 @@ func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageC
 		MaxOutput:        cfg.Limits.MaxOutput,
 		MaxTools:         cfg.Limits.MaxTools,
 		Schemas:          s.schemas,
+		Defs:             s.defs,
 		Confirm: func(name string) bool {
 			return slices.Contains(cfg.ConfirmTools, name) || s.site(origin).Confirms(name)
 		},

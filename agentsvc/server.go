@@ -45,6 +45,7 @@ type Server struct {
 	log     *zap.Logger
 	owner   string // this process's id as a session owner
 	schemas *pagemcp.SchemaCache
+	defs    *pagemcp.DefCache // the pages' tool definitions, interned: one copy per page, not per tab
 	hub     *hub
 	metrics *metrics
 	budget  *budget
@@ -84,6 +85,7 @@ func NewServer(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		owner:    cfg.OwnerID,
 		schemas:  pagemcp.NewSchemaCache(4096),
+		defs:     pagemcp.NewDefCache(4096),
 		metrics:  newMetrics(),
 		budget:   newBudget(cfg),
 		conns:    map[*pageConn]struct{}{},

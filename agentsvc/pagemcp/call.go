@@ -48,6 +48,9 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 	timer := time.AfterFunc(o.ToolTimeout, func() { cancel(errToolTimeout) })
 	defer timer.Stop()
 	c.progMu.Lock()
+	if c.progress == nil {
+		c.progress = map[string]func(){}
+	}
 	c.progress[token] = func() {
 		if left := o.ToolMaxTimeout - time.Since(start); o.ToolTimeout < left {
 			timer.Reset(o.ToolTimeout)
@@ -59,6 +62,9 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 	defer func() {
 		c.progMu.Lock()
 		delete(c.progress, token)
+		if len(c.progress) == 0 {
+			c.progress = nil // an idle page holds no map
+		}
 		c.progMu.Unlock()
 	}()
 

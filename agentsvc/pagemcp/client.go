@@ -5,8 +5,10 @@ package pagemcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +32,9 @@ type Options struct {
 	// Schemas compiles the tools' input schemas; share one between clients (nil: one of the
 	// client's own).
 	Schemas *SchemaCache
+	// Defs interns the tools' definitions; share one between clients, so that the tabs of
+	// one page hold one copy of its tools (nil: one of the client's own).
+	Defs *DefCache
 	// Confirm tells whether the user must confirm each call of a tool, besides the tools the
 	// page marks destructive (nil: none).
 	Confirm func(name string) bool
@@ -58,13 +63,18 @@ func (o Options) withDefaults() Options {
 	if o.Schemas == nil {
 		o.Schemas = NewSchemaCache(256)
 	}
+	if o.Defs == nil {
+		o.Defs = NewDefCache(256)
+	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
 	return o
 }
 
-// Tool is one usable tool of the page.
+// Tool is one usable tool of the page. Its definition's strings and schema bytes are shared
+// with every other page that lists the same definition (DefCache), its compiled schema with
+// every page that has the same schema (SchemaCache).
 type Tool struct {
 	wire.PageTool
 	schema  *tools.Schema
@@ -94,18 +104,17 @@ type Client struct {
 	markListed func()        // closes listed, once
 
 	mu            sync.Mutex
-	tools         []*Tool // in the page's order
-	byName        map[string]*Tool
+	tools         []*Tool           // in the page's order (at most MaxTools: found by a scan)
 	relistDone    chan struct{}     // non-nil while a re-list is due or running; closed by relistLoop
 	relistDue     time.Time         // when the due re-list may start (debounce); zero: none due
 	relistRunning bool              // a relistLoop goroutine runs
-	rejected      map[string]string // tool name → reason, already reported
+	rejected      map[string]string // tool name → reason, already reported (nil until one is)
 
 	// leaving is set when a tool result said the page is navigating away.
 	leaving atomic.Bool
 
 	progMu   sync.Mutex
-	progress map[string]func() // progress token → extend the call's deadline
+	progress map[string]func() // progress token → extend the call's deadline (nil until a call)
 
 	nextToken atomic.Int64
 }
@@ -120,11 +129,8 @@ func New(peer *wsrpc.Peer, o Options) *Client {
 		peer:       peer,
 		o:          o,
 		log:        o.Logger,
-		byName:     map[string]*Tool{},
 		listed:     listed,
 		markListed: sync.OnceFunc(func() { close(listed) }),
-		rejected:   map[string]string{},
-		progress:   map[string]func(){},
 	}
 	peer.HandleNotification(wire.MethodToolsListChanged, func(context.Context, *wsrpc.Request) { c.onListChanged() })
 	peer.HandleNotification(wire.MethodProgress, func(_ context.Context, req *wsrpc.Request) { c.onProgress(req.Params) })
@@ -158,19 +164,32 @@ func (c *Client) Handshake(ctx context.Context) error {
 // maxListPages bounds pagination so a page cannot keep the agent listing forever.
 const maxListPages = 64
 
+// rawToolsList is wire.ToolsListResult with each tool's definition left undecoded, so that
+// a definition seen before is taken from the DefCache instead of decoded again.
+type rawToolsList struct {
+	Tools      []json.RawMessage `json:"tools"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+}
+
 // list fetches every page of tools/list and replaces the registry.
 func (c *Client) list(ctx context.Context) error {
-	var all []wire.PageTool
+	var all []*wire.PageTool
 	cursor := ""
 	for i := 0; ; i++ {
 		if i == maxListPages {
 			return fmt.Errorf("tools/list: more than %d pages", maxListPages)
 		}
-		var res wire.ToolsListResult
+		var res rawToolsList
 		if err := c.peer.Call(ctx, wire.MethodToolsList, wire.ToolsListParams{Cursor: cursor}, &res); err != nil {
 			return fmt.Errorf("tools/list: %w", err)
 		}
-		all = append(all, res.Tools...)
+		for _, raw := range res.Tools {
+			t, err := c.o.Defs.Decode(raw)
+			if err != nil {
+				return fmt.Errorf("tools/list: decoding a tool: %w", err)
+			}
+			all = append(all, t)
+		}
 		if res.NextCursor == "" {
 			break
 		}
@@ -181,13 +200,15 @@ func (c *Client) list(ctx context.Context) error {
 }
 
 // setTools compiles and installs a new tool list; unusable tools are rejected one by one.
-func (c *Client) setTools(list []wire.PageTool) {
-	byName := make(map[string]*Tool, len(list))
+// The definitions in list are shared (DefCache): each Tool copies the one it changes.
+func (c *Client) setTools(list []*wire.PageTool) {
+	byName := make(map[string]*Tool, len(list)) // for this listing only: duplicates
 	kept := make([]*Tool, 0, len(list))
 	type rejection struct{ name, reason string }
 	var rejects []rejection
 	budget := tools.NewDefBudget(c.o.MaxTools) // what reaches the model, bounded before compiling
-	for _, t := range list {
+	for _, def := range list {
+		t := *def // the strings and the schema's bytes stay shared
 		reason := ""
 		var sch *tools.Schema
 		switch {
@@ -216,12 +237,15 @@ func (c *Client) setTools(list []wire.PageTool) {
 		byName[t.Name] = pt
 		kept = append(kept, pt)
 	}
+	kept = slices.Clip(kept)
 	c.mu.Lock()
 	c.tools = kept
-	c.byName = byName
 	var fresh []rejection
 	for _, r := range rejects {
 		if c.rejected[r.name] != r.reason {
+			if c.rejected == nil {
+				c.rejected = map[string]string{}
+			}
 			c.rejected[r.name] = r.reason
 			fresh = append(fresh, r)
 		}
@@ -364,7 +388,12 @@ func (c *Client) Tools() []*Tool {
 func (c *Client) tool(name string) *Tool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.byName[name]
+	for _, t := range c.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
 }
 
 // Leaving tells whether a tool result said the page is navigating away.
