@@ -107,10 +107,14 @@ func (ls *liveSession) flushLoop() {
 		if create != nil {
 			ls.stored = true
 		}
-		ls.messages = append(ls.messages, b.Messages...)
+		if !ls.cold { // a cold session's history is the store's
+			ls.messages = append(ls.messages, b.Messages...)
+		}
 		for _, e := range b.Events {
 			ls.persisted = e.Seq
-			ls.tail = append(ls.tail, e)
+			if !ls.cold {
+				ls.tail = append(ls.tail, e)
+			}
 			ls.sendLocked(e)
 		}
 		if over := len(ls.tail) - tailMax; over > 0 {
@@ -278,6 +282,7 @@ func (ls *liveSession) resync() error {
 		ls.messages = s.Messages
 		ls.tail = tail
 		ls.stored = true
+		ls.cold = false
 		for _, e := range tail {
 			ls.sendLocked(e)
 		}

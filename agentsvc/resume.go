@@ -51,6 +51,13 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		ls.mu.Lock()
 		ls.owner = c
 		ls.mu.Unlock()
+	} else if err := ls.warm(); err != nil { // an idle session's messages are in the store
+		ls.mu.Lock()
+		if ls.owner == c && prev != ls { // given to c by this request, which failed
+			ls.owner = nil
+		}
+		ls.mu.Unlock()
+		return nil, err
 	}
 	switch {
 	case prev == ls: // asked again: no event goes out until it is attached again, after the answer
@@ -87,6 +94,18 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		older = evs
 	}
 	ls.mu.Lock()
+	for ls.cold { // cooled again since (a turn of its previous socket ended): read again
+		ls.mu.Unlock()
+		if err := ls.warm(); err != nil {
+			ls.mu.Lock()
+			if ls.owner == c && prev != ls { // given to c by this request, which failed
+				ls.owner = nil
+			}
+			ls.mu.Unlock()
+			return nil, err
+		}
+		ls.mu.Lock()
+	}
 	// Seq is the last persisted event: the page is told of nothing the store could lose, and
 	// what is persisted after it is sent once attached.
 	res := &wire.SessionResult{
@@ -100,6 +119,15 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	ls.mu.Unlock()
 	if res.Messages == nil {
 		res.Messages = []chat.Message{}
+	}
+	if lastSeq >= 0 && len(older) == replayMax*4 {
+		// More to replay than was read: the latest events too (the tail of an idle session
+		// is in the store), as attach sends the last replayMax of what it gets.
+		more, err := st.EventsAfter(ctx, ls.id, max(lastSeq, res.Seq-tailMax), 0)
+		if err != nil {
+			ls.log.Warn("reading events to replay", zap.Error(err))
+		}
+		older = append(older, more...)
 	}
 	if running != nil {
 		res.Running = ls.runningSnapshot(ctx, running, res.Seq)
@@ -240,14 +268,18 @@ func (h *hub) fork(ctx context.Context, c *pageConn, id string, page store.Page)
 	h.mu.Lock()
 	ls := h.live[id]
 	h.mu.Unlock()
+	live := false
 	if ls != nil {
 		ls.mu.Lock()
-		history = append(history, ls.messages...)
-		if ls.turn != nil {
-			active = ls.turn.id
+		if live = !ls.cold; live { // a cold one's history is the store's
+			history = append(history, ls.messages...)
+			if ls.turn != nil {
+				active = ls.turn.id
+			}
 		}
 		ls.mu.Unlock()
-	} else {
+	}
+	if !live {
 		s, err := h.srv.cfg.Store.Load(ctx, id)
 		if err != nil || s.Origin != c.origin {
 			return nil, wire.ErrSessionNotFound

@@ -65,6 +65,9 @@ type liveSession struct {
 	evicted  bool
 	stored   bool  // the store holds the session (from its first write on)
 	storeErr error // a write failed; nothing is numbered or written until resync
+	// cold: messages and tail are not in memory, the store holds them (an idle session; see
+	// idle.go). Set by coolLocked, cleared by warm and resync.
+	cold bool
 }
 
 func (h *hub) newLive(id, origin string, page store.Page) *liveSession {
@@ -138,6 +141,7 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 	for _, e := range evs {
 		ls.sendLocked(e)
 	}
+	ls.coolLocked() // replayed: an idle session leaves its history to the store
 }
 
 // coalesceDeltas merges runs of text_delta events of one turn into one event that carries

@@ -85,6 +85,13 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		return nil, err
 	}
 	ls.mu.Lock()
+	for ls.cold { // an idle session's history is in the store: read it back first
+		ls.mu.Unlock()
+		if err := ls.warm(); err != nil {
+			return nil, err
+		}
+		ls.mu.Lock()
+	}
 	if ls.turn != nil {
 		ls.mu.Unlock()
 		return nil, wire.ErrTurnInProgress
@@ -147,6 +154,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		rt.result = wire.ChatResult{TurnID: rt.id, Text: res.Text, StopReason: res.StopReason, Usage: res.Usage}
 		ls.mu.Lock()
 		ls.turn = nil
+		ls.coolLocked() // the store has the turn: the tab idles without its history
 		idle := ls.conn == nil
 		ls.mu.Unlock()
 		close(rt.done)

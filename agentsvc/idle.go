@@ -1,0 +1,70 @@
+package agentsvc
+
+// A session at rest leaves its history to the store: an open tab that is not in a turn holds
+// no copy of its conversation or of its recent events, only what it needs to go on (seq,
+// persisted, its page, its socket). The store is the truth anyway; the history is read back
+// when a turn starts or a socket resumes the session.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// coolLocked drops the session's messages and event tail from memory when the store holds
+// all of them: the session is stored, no write failed or is pending, and no turn runs.
+// ls.mu is held.
+func (ls *liveSession) coolLocked() {
+	if ls.cold || !ls.stored || ls.storeErr != nil || ls.turn != nil || ls.flushing ||
+		len(ls.pending.Events) > 0 || len(ls.pending.Messages) > 0 || ls.pending.ActiveTurn != nil {
+		return
+	}
+	ls.cold = true
+	ls.messages = nil
+	ls.tail = nil
+}
+
+// warm reads a cold session's messages back from the store (a turn starts, or a socket
+// resumes it). The store must be where the session left it (the seq of its last write); if
+// it is not (another writer, or a store that lost writes), the session re-reads the store's
+// state as after a failed write (resync). It returns wire.ErrStoreDown while the store does
+// not answer, wire.ErrSessionNotFound when the session is gone from it.
+func (ls *liveSession) warm() error {
+	ls.mu.Lock()
+	cold := ls.cold
+	ls.mu.Unlock()
+	if !cold {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	s, err := ls.hub.srv.cfg.Store.Load(ctx, ls.id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
+		ls.closeConn("the session is gone from the store")
+		return wire.ErrSessionNotFound
+	case err != nil:
+		ls.log.Warn("reading the session's history", zap.Error(err))
+		return wire.ErrStoreDown
+	}
+	ls.mu.Lock()
+	switch {
+	case !ls.cold: // warmed meanwhile (a resume and a turn at once)
+	case s.Seq == ls.persisted:
+		ls.messages = s.Messages
+		ls.cold = false
+	default:
+		ls.storeErr = fmt.Errorf("the store's seq is %d, the session's %d", s.Seq, ls.persisted)
+		ls.log.Error("the session store does not hold the session as it was left; it is read again", zap.Error(ls.storeErr))
+		ls.mu.Unlock()
+		return ls.resync() // adopts the store's state, and warms the session
+	}
+	ls.mu.Unlock()
+	return nil
+}
