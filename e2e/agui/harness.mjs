@@ -1,85 +1,15 @@
 // Shared setup of the AG-UI end-to-end tests: builds and starts the real byomcp binary with
 // OPENAI_BASE_URL pointing at the fake model, and wraps @ag-ui/client's HttpAgent so every
 // event it receives is also kept raw (as parsed from the wire) for schema checks.
-import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
-
-/** The repository root. */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** How long any single wait in these tests may take. */
 export const WAIT_MS = 20000;
 
-/** Environment variables that would pick a model; removed so each test chooses its own. */
-const MODEL_ENV = /^(OPENAI_|OPENROUTER_|GEMINI_|BYOMCP_)/;
-
-/**
- * Builds the binary once per test file, or uses BYOMCP_BIN when set.
- * @returns {Promise<{bin: string, cleanup: () => Promise<void>}>}
- */
-export async function buildBinary() {
-  if (process.env.BYOMCP_BIN) return { bin: process.env.BYOMCP_BIN, cleanup: async () => {} };
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'byomcp-agui-'));
-  const bin = path.join(dir, 'byomcp');
-  await new Promise((resolve, reject) => {
-    execFile('go', ['build', '-o', bin, './cmd/byomcp'], { cwd: ROOT, timeout: 300000 }, (err, _out, stderr) => {
-      if (err) reject(new Error(`go build failed: ${err.message}\n${stderr}`));
-      else resolve(undefined);
-    });
-  });
-  return { bin, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/**
- * Starts `byomcp serve --addr 127.0.0.1:0` with the fake model and waits for its URL.
- * @param {string} bin
- * @param {{model: string, args?: string[]}} options model: the fake OpenAI base URL (…/v1);
- *   args: more flags (default `--store memory`)
- * @returns {Promise<{url: string, logs: string[], waitLog: (re: RegExp) => Promise<void>, close: () => Promise<void>}>}
- */
-export async function startServer(bin, { model, args = ['--store', 'memory'] }) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !MODEL_ENV.test(k)));
-  Object.assign(env, { OPENAI_BASE_URL: model, OPENAI_API_KEY: 'test', BYOMCP_MODEL: 'fake-model', BYOMCP_LOG_LEVEL: 'debug' });
-  const proc = spawn(bin, ['serve', '--addr', '127.0.0.1:0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  /** @type {string[]} */
-  const logs = [];
-  const exited = new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => reject(new Error(`byomcp did not print its URL within ${WAIT_MS} ms:\n${logs.join('')}`)), WAIT_MS);
-    proc.stdout.on('data', (d) => {
-      buf += d;
-      logs.push(String(d));
-      const m = /^(http:\/\/\S+)\n/.exec(buf);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    proc.stderr.on('data', (d) => logs.push(String(d)));
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`byomcp exited early (${code ?? signal}):\n${logs.join('')}`));
-    });
-  });
-  return {
-    url,
-    logs,
-    waitLog: (re) => waitFor(() => re.test(logs.join('')), `log line ${re}`),
-    close: async () => {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
+// The binary and the server are started as in the browser tests (--store memory, then the
+// test's own flags, which win).
+export { buildBinary, startServer } from '../browser/harness.mjs';
 
 /**
  * Polls pred until it is true, for at most WAIT_MS.

@@ -52,7 +52,7 @@ export async function buildBinary() {
  * @param {string} bin
  * @param {{model?: string|null, args?: string[]}} [options] model: the fake OpenAI base URL (…/v1),
  *   or null for no model at all (the offline planner); args: more flags for `serve`
- * @returns {Promise<{url: string, logs: string[], close: () => Promise<void>}>}
+ * @returns {Promise<{url: string, logs: string[], waitLog: (re: RegExp) => Promise<void>, close: () => Promise<void>}>}
  */
 export async function startServer(bin, { model = null, args = [] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !MODEL_ENV.test(k)));
@@ -86,10 +86,18 @@ export async function startServer(bin, { model = null, args = [] } = {}) {
   return {
     url,
     logs,
+    /** Waits (at most WAIT_MS) until the server's output matches re. @param {RegExp} re */
+    waitLog: async (re) => {
+      const end = Date.now() + WAIT_MS;
+      while (!re.test(logs.join(''))) {
+        if (Date.now() > end) throw new Error(`timed out waiting for the log line ${re}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     close: async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      proc.kill('SIGTERM'); // running turns get their grace (10 s) before the sockets close
+      const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
       await exited;
       clearTimeout(t);
     },
