@@ -30,6 +30,7 @@ import (
 //     with a strong ETag (a 304 of a few hundred bytes).
 type Assets struct {
 	files map[string]*asset
+	warm  sync.Once // the first request compresses every script in the background
 }
 
 type asset struct {
@@ -215,6 +216,20 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	// The first script asked for is followed by the rest of the client at once: compress them
+	// all now, one after another, so those requests find them ready.
+	s.warm.Do(func() {
+		br := accepts(r.Header.Get("Accept-Encoding"), "br")
+		go func() {
+			for _, f := range s.files {
+				if br {
+					f.br()
+				} else {
+					f.gz()
+				}
+			}
+		}()
+	})
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("X-Content-Type-Options", "nosniff")
