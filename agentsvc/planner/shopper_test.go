@@ -87,6 +87,11 @@ var shopperScenarios = []struct {
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},
 	}},
+	{"cheapest one, then open it", []step{
+		{"inventory", "show me SUVs under 40k", []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}, nil, nil},
+		{"inventory", "cheapest one", nil, []string{"Kia Sportage", "$27,800"}, nil},
+		{"inventory", "open the cheapest one", []string{`select_car {"carId":"c08"}`}, []string{"2023 Kia Sportage"}, nil},
+	}},
 	{"the red one", []step{
 		{"inventory", "compare c03 and c04", []string{`compare_cars {"carIds":["c03","c04"]}`}, nil, nil},
 		{"drawer", "show me the red one", []string{`select_car {"carId":"c04"}`}, []string{"Tesla Model Y"}, nil},

@@ -24,6 +24,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	// "the cheaper one".
 	var refs []*item
 	text2 := text
+	base := text // the text without the words that picked the items ("cheapest" of "cheapest one")
 	mentions := nameMentions(text, mem.known(), c.vocab)
 	if len(mentions) == 0 && c.wantsItem(text) {
 		// "open the tesla": a filter word names items when the request is about one item.
@@ -66,7 +67,6 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 			for i, r := range refs {
 				ids[i] = r.id
 			}
-			base := text
 			if drop >= 0 {
 				base = text[:toks[drop].start] + text[toks[drop].end:]
 			}
@@ -77,8 +77,10 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	ps := rankPlans(text2, c.tools)
 	toks2 := tokenize(text2)
 
-	// A question about items already seen is answered from what the page returned.
-	if len(refs) > 0 && question && !c.nameWordIn(toks) {
+	// A question about items already seen is answered from what the page returned; so are the
+	// bare words that only point at them ("cheapest one", "the red one"): with no word of an
+	// action, no tool runs only because an item's id now stands in the text.
+	if len(refs) > 0 && !c.nameWordIn(toks) && (question || !c.actionWords(base, refs)) {
 		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank, mem); ok {
 			return intent{reply: ans}
 		}
@@ -414,5 +416,38 @@ func lookupIntent(text string, l *plan) intent {
 			}
 			return c.summary()
 		},
+	}
+}
+
+// actionWords reports whether the text asks for something besides pointing at the items:
+// a verb of the usual requests ("open", "show", "compare", "book"...) or a word of a page tool
+// that is not one of the items' names.
+func (c *conv) actionWords(text string, refs []*item) bool {
+	rest := strings.ToLower(text)
+	for _, r := range refs {
+		for _, w := range []string{r.id, r.name} {
+			if w != "" {
+				rest = strings.ReplaceAll(rest, strings.ToLower(w), " ")
+			}
+		}
+	}
+	for _, t := range tokenize(rest) {
+		if t.kind != kindWord || stopWords[t.norm] {
+			continue
+		}
+		if actionVerbs[t.norm] || (c.vocab[t.norm] && !requestWords[t.norm]) {
+			return true
+		}
+	}
+	return false
+}
+
+// actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
+var actionVerbs = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`open show view display see pick choose select compare book reserve order buy add
+		remove delete cancel apply configure schedule take go visit start`) {
+		actionVerbs[w] = true
 	}
 }
