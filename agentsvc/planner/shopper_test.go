@@ -90,6 +90,10 @@ var shopperScenarios = []struct {
 	{"cheapest one, then open it", []step{
 		{"inventory", "show me SUVs under 40k", []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}, nil, nil},
 		{"inventory", "cheapest one", nil, []string{"Kia Sportage", "$27,800"}, nil},
+		{"inventory", "open it", []string{`select_car {"carId":"c08"}`}, []string{"2023 Kia Sportage"}, nil},
+	}},
+	{"open the cheapest one", []step{
+		{"inventory", "show me SUVs under 40k", []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}, nil, nil},
 		{"inventory", "open the cheapest one", []string{`select_car {"carId":"c08"}`}, []string{"2023 Kia Sportage"}, nil},
 	}},
 	{"the red one", []step{

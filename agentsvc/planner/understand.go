@@ -3,6 +3,8 @@ package planner
 import (
 	"slices"
 	"strings"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
 // understand turns one user message into an intent, with what mem knows about the items the
@@ -39,6 +41,13 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	for _, m := range mentions {
 		refs = append(refs, m.items[0])
+	}
+	if len(refs) == 0 {
+		// "open it", "book that one": the one item the previous answer named.
+		if it := c.pronounRef(toks, mem); it != nil {
+			refs = []*item{it}
+			text2 = text + " " + it.id
+		}
 	}
 	o, n, rankAt, hasRank := rankOf(toks)
 	memRank := false
@@ -450,4 +459,43 @@ func init() {
 		remove delete cancel apply configure schedule take go visit start`) {
 		actionVerbs[w] = true
 	}
+}
+
+// pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
+// answer was about: the only item it named, or the only item of the last list.
+func (c *conv) pronounRef(toks []token, mem *memory) *item {
+	pronoun := false
+	for i, t := range toks {
+		w := strings.ToLower(t.raw)
+		if w == "it" || ((w == "this" || w == "that") && i+1 < len(toks) && toks[i+1].kind == kindWord) {
+			pronoun = true
+			break
+		}
+	}
+	if !pronoun {
+		return nil
+	}
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		if m.Role == chat.RoleUser {
+			break
+		}
+		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		var named []*item
+		for _, mn := range nameMentions(m.Content, mem.known(), nil) {
+			if len(mn.items) == 1 && !slices.Contains(named, mn.items[0]) {
+				named = append(named, mn.items[0])
+			}
+		}
+		if len(named) == 1 {
+			return named[0]
+		}
+		break
+	}
+	if len(mem.last) == 1 {
+		return mem.last[0]
+	}
+	return nil
 }
