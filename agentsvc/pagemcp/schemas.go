@@ -38,6 +38,10 @@ func (c *SchemaCache) Compile(raw json.RawMessage) (*tools.Schema, error) {
 	}
 	s, err := tools.CompileSchema(raw)
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok { // compiled meanwhile by another page: keep one
+		return e.s, e.err
+	}
 	if len(c.m) >= c.max {
 		for k := range c.m { // drop an arbitrary entry: simple and bounded
 			delete(c.m, k)
@@ -45,6 +49,5 @@ func (c *SchemaCache) Compile(raw json.RawMessage) (*tools.Schema, error) {
 		}
 	}
 	c.m[key] = schemaEntry{s, err}
-	c.mu.Unlock()
 	return s, err
 }
