@@ -20,16 +20,16 @@ type memory struct {
 
 // memSession is one session of a memory store.
 type memSession struct {
-	s          Session // without messages
-	messages   packed  // JSON, so Load returns copies with the same meaning as the other stores
-	events     packed  // event i has seq i+1
+	s          Session  // without messages
+	messages   packed   // JSON, so Load returns copies with the same meaning as the other stores
+	events     eventLog // event i has seq i+1
 	claimOwner string
 	claimUntil time.Time
 }
 
-// packed is a list of byte strings held back to back in one buffer: a session's log is
-// hundreds of small events (a text delta each), and one allocation per event (with its
-// 24-byte slice header and its size class's rounding) cost a third more than the bytes.
+// packed is a list of byte strings held back to back in one buffer (a session's messages,
+// the events of its log not sealed yet): one allocation per item (with its 24-byte slice
+// header and its size class's rounding) cost a third more than the bytes.
 type packed struct {
 	data []byte
 	ends []uint32 // item i is data[ends[i-1]:ends[i]]
@@ -152,8 +152,8 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 	for _, msg := range e.messages {
 		msgSize += len(msg)
 	}
-	if len(ms.events.data)+evSize > math.MaxUint32 || len(ms.messages.data)+msgSize > math.MaxUint32 {
-		return errors.New("store: memory: a session's log or history cannot hold more than 4 GiB")
+	if len(ms.events.open.data)+evSize > math.MaxUint32 || len(ms.messages.data)+msgSize > math.MaxUint32 {
+		return errors.New("store: memory: a session's history, or a block of its log, cannot hold more than 4 GiB")
 	}
 	for _, ev := range e.events {
 		ms.events.add(ev.Data)
@@ -167,6 +167,9 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 	}
 	if e.turn != nil {
 		ms.s.ActiveTurn = *e.turn
+		if *e.turn == "" { // a turn ended: its events are read again only by a resume
+			ms.events.seal()
+		}
 	}
 	ms.s.UpdatedAt = fromNanos(nanos(m.now()))
 	return nil
@@ -184,11 +187,7 @@ func (m *memory) EventsAfter(ctx context.Context, id string, after int64, limit 
 	if limit > 0 {
 		end = min(end, start+int64(limit))
 	}
-	out := make([]Event, 0, end-start)
-	for i := start; i < end; i++ {
-		out = append(out, Event{Seq: i + 1, Data: bytes.Clone(ms.events.item(int(i)))})
-	}
-	return out, nil
+	return ms.events.appendRange(make([]Event, 0, end-start), int(start), int(end))
 }
 
 func (m *memory) List(ctx context.Context, o ListOptions) ([]*Session, error) {

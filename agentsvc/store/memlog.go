@@ -1,0 +1,144 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// eventLog is a memory-store session's events: the events after the last block are kept
+// packed; they are sealed into a block compressed with DEFLATE when they are blockEvents,
+// or when the turn they belong to has ended (seal). A log is mostly text deltas that differ
+// by a word and a seq (~110 bytes of JSON each, hundreds per conversation); sealed, they take
+// about a seventh of that. Reading sealed events (a resume's replay) decompresses their
+// blocks.
+type eventLog struct {
+	sealed []eventBlock
+	open   packed
+	n      int // events in all
+}
+
+// blockEvents is how many events one block holds at most.
+const blockEvents = 64
+
+// eventBlock is events first.. first+n-1 (0-based), each as its length (uvarint) then its
+// bytes, deflated.
+type eventBlock struct {
+	first, n int
+	z        []byte
+}
+
+func (l *eventLog) len() int { return l.n }
+
+// size is the bytes the log holds (compressed where sealed).
+func (l *eventLog) size() int {
+	n := len(l.open.data)
+	for _, b := range l.sealed {
+		n += len(b.z)
+	}
+	return n
+}
+
+// add appends one event's data.
+func (l *eventLog) add(data []byte) {
+	l.open.add(data)
+	l.n++
+	if l.open.len() == blockEvents {
+		l.seal()
+	}
+}
+
+// seal compresses the open events into a block (a turn ended: the session may idle now).
+func (l *eventLog) seal() {
+	if l.open.len() == 0 {
+		return
+	}
+	l.sealed = append(l.sealed, sealBlock(&l.open, l.n-l.open.len()))
+	l.open = packed{}
+}
+
+// appendRange appends copies of events [start, end) (0-based; event i has seq i+1) to out.
+func (l *eventLog) appendRange(out []Event, start, end int) ([]Event, error) {
+	i := start
+	for _, b := range l.sealed {
+		if i >= end {
+			return out, nil
+		}
+		if i >= b.first+b.n {
+			continue
+		}
+		items, err := b.items()
+		if err != nil {
+			return nil, fmt.Errorf("store: memory: reading events: %w", err)
+		}
+		for ; i < end && i < b.first+b.n; i++ {
+			out = append(out, Event{Seq: int64(i + 1), Data: items[i-b.first]})
+		}
+	}
+	openFirst := l.n - l.open.len()
+	for ; i < end; i++ {
+		out = append(out, Event{Seq: int64(i + 1), Data: bytes.Clone(l.open.item(i - openFirst))})
+	}
+	return out, nil
+}
+
+var (
+	deflaters = sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+		return w
+	}}
+	inflaters sync.Pool // of io.ReadCloser that are flate.Resetters
+)
+
+// sealBlock compresses the events of p, the first of which is event first.
+func sealBlock(p *packed, first int) eventBlock {
+	var raw bytes.Buffer
+	raw.Grow(len(p.data) + binary.MaxVarintLen32*p.len())
+	var n [binary.MaxVarintLen32]byte
+	for i := range p.len() {
+		it := p.item(i)
+		raw.Write(n[:binary.PutUvarint(n[:], uint64(len(it)))])
+		raw.Write(it)
+	}
+	var z bytes.Buffer
+	w := deflaters.Get().(*flate.Writer)
+	w.Reset(&z)
+	_, _ = w.Write(raw.Bytes()) // writes to a bytes.Buffer do not fail
+	_ = w.Close()
+	deflaters.Put(w)
+	return eventBlock{first: first, n: p.len(), z: bytes.Clone(z.Bytes())} // exactly its size: it is kept
+}
+
+// items decompresses the block into its events (fresh memory, not the log's).
+func (b eventBlock) items() ([][]byte, error) {
+	var r io.ReadCloser
+	if v := inflaters.Get(); v != nil {
+		r = v.(io.ReadCloser)
+		if err := r.(flate.Resetter).Reset(bytes.NewReader(b.z), nil); err != nil {
+			return nil, err
+		}
+	} else {
+		r = flate.NewReader(bytes.NewReader(b.z))
+	}
+	raw, err := io.ReadAll(r)
+	inflaters.Put(r)
+	if err != nil {
+		return nil, err
+	}
+	items := make([][]byte, 0, b.n)
+	for len(raw) > 0 {
+		n, k := binary.Uvarint(raw)
+		if k <= 0 || uint64(len(raw)-k) < n {
+			return nil, fmt.Errorf("a corrupt block")
+		}
+		items = append(items, raw[k:k+int(n):k+int(n)])
+		raw = raw[k+int(n):]
+	}
+	if len(items) != b.n {
+		return nil, fmt.Errorf("a block of %d events, want %d", len(items), b.n)
+	}
+	return items, nil
+}
