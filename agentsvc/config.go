@@ -68,6 +68,10 @@ type Config struct {
 	// SessionTTL deletes sessions idle for longer (checked every SessionTTL/10, at most
 	// hourly); default 7 days, negative = keep forever.
 	SessionTTL time.Duration
+	// IdleRelease gives the memory the runtime no longer uses back to the OS once no turn
+	// has ended for this long (debug.FreeOSMemory, once per quiet period: see idleRelease);
+	// default 10 s, negative = never.
+	IdleRelease time.Duration
 
 	// Budgets per client (the TCP remote address: behind a proxy every visitor shares the
 	// proxy's; a loopback address is no client of its own, so only the totals bound it) and
@@ -102,6 +106,9 @@ func (c Config) withDefaults() Config {
 	def(&c.ShutdownGrace, 10*time.Second)
 	if c.SessionTTL == 0 {
 		c.SessionTTL = 7 * 24 * time.Hour
+	}
+	if c.IdleRelease == 0 {
+		c.IdleRelease = 10 * time.Second
 	}
 	def(&c.PingInterval, 25*time.Second)
 	def(&c.MessageTimeout, 30*time.Second)

@@ -49,6 +49,7 @@ type Server struct {
 	hub     *hub
 	metrics *metrics
 	budget  *budget
+	idleMem *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
 
 	mu       sync.Mutex
 	conns    map[*pageConn]struct{}
@@ -88,6 +89,7 @@ func NewServer(cfg Config) (*Server, error) {
 		defs:     pagemcp.NewDefCache(4096),
 		metrics:  newMetrics(),
 		budget:   newBudget(cfg),
+		idleMem:  newIdleRelease(cfg.IdleRelease),
 		conns:    map[*pageConn]struct{}{},
 		stopping: make(chan struct{}),
 	}
@@ -191,6 +193,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		close(s.stopping)
 	}
 	s.mu.Unlock()
+	s.idleMem.stop()
 	grace, cancel := context.WithTimeout(ctx, s.cfg.ShutdownGrace)
 	defer cancel()
 	done := make(chan struct{})

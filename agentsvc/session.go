@@ -75,7 +75,7 @@ func (h *hub) newLive(id, origin string, page store.Page) *liveSession {
 		id:       id,
 		origin:   origin,
 		hub:      h,
-		log:      h.srv.log.With(zap.String("session", shortID(id))),
+		log:      h.srv.log.WithLazy(zap.String("session", shortID(id))), // no encoder of its own until it logs
 		namer:    tools.NewNamer(),
 		page:     page,
 		connWait: make(chan struct{}),

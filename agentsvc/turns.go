@@ -129,7 +129,8 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		defer release()
 		defer cancel(nil)
 		defer h.recoverTurn(ls, rt) // loop.Run contains its own panics; this covers the rest
-		log := ls.log.With(zap.String("turn", rt.id))
+		// WithLazy: With would build the session's logger, kept for as long as the session.
+		log := ls.log.WithLazy(zap.String("turn", rt.id))
 		model, system, limits := srv.siteTurn(ls.origin, ls.id, page)
 		res := loop.Run(ctx, loop.Turn{
 			ID:      rt.id,
@@ -158,6 +159,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		idle := ls.conn == nil
 		ls.mu.Unlock()
 		close(rt.done)
+		srv.idleMem.turnEnded()
 		select { // the answer is queued, or its socket is gone
 		case <-rt.replied:
 		case <-rt.caller.peer.Done():
