@@ -123,6 +123,11 @@ type Result struct {
 	RSSAfterKiB  int64 `json:"rss_after_kib"`
 	// MemPerSessionKiB is (RSSAfter − RSSBefore) / Sessions.
 	MemPerSessionKiB float64 `json:"mem_per_session_kib"`
+	// AnonBeforeKiB, AnonAfterKiB and AnonPerSessionKiB are the same for the anonymous part
+	// of the resident memory (RssAnon: without the program's code paged in on first use).
+	AnonBeforeKiB     int64   `json:"anon_before_kib"`
+	AnonAfterKiB      int64   `json:"anon_after_kib"`
+	AnonPerSessionKiB float64 `json:"anon_per_session_kib"`
 	// GoroutinesPerSession is the growth of go_goroutines / Sessions; nil when the target
 	// does not export go_goroutines.
 	GoroutinesPerSession *float64 `json:"goroutines_per_session,omitempty"`
@@ -254,6 +259,9 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 	if rss, err := t.RSS(); err == nil {
 		res.RSSBeforeKiB = rss >> 10
 	}
+	if anon, err := t.RSSAnon(); err == nil {
+		res.AnonBeforeKiB = anon >> 10
+	}
 	start := time.Now()
 	pages := r.connect(ctx)
 	defer closeAll(pages)
@@ -279,6 +287,10 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 	if rss, err := t.RSS(); err == nil {
 		res.RSSAfterKiB = rss >> 10
 		res.MemPerSessionKiB = float64(res.RSSAfterKiB-res.RSSBeforeKiB) / float64(len(pages))
+	}
+	if anon, err := t.RSSAnon(); err == nil {
+		res.AnonAfterKiB = anon >> 10
+		res.AnonPerSessionKiB = float64(res.AnonAfterKiB-res.AnonBeforeKiB) / float64(len(pages))
 	}
 	held, err := t.Scrape(ctx)
 	if err != nil {

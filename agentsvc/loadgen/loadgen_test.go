@@ -93,6 +93,9 @@ func TestRunOpenLoop(t *testing.T) {
 	if res.RSSAfterKiB <= 0 {
 		t.Errorf("got RSS %d KiB, want it measured", res.RSSAfterKiB)
 	}
+	if res.AnonAfterKiB <= 0 || res.AnonAfterKiB > res.RSSAfterKiB {
+		t.Errorf("got RssAnon %d KiB (RSS %d KiB), want it measured, and part of the RSS", res.AnonAfterKiB, res.RSSAfterKiB)
+	}
 	if res.CPUSeconds <= 0 || res.CPUPerTurnMs <= 0 || res.CPUPerToolCallUs*3 > res.CPUPerTurnMs*1000*1.001 {
 		t.Errorf("got %v s of CPU, %v ms per turn, %v µs per tool call; want it measured, a third per call", res.CPUSeconds, res.CPUPerTurnMs, res.CPUPerToolCallUs)
 	}
