@@ -159,8 +159,6 @@ func (t *Target) RSSAnon() (int64, error) {
 	return readStatus(t.PID, "RssAnon")
 }
 
-func readRSS(pid int) (int64, error) { return readStatus(pid, "VmRSS") }
-
 // readStatus reads a field in kB of /proc/PID/status, in bytes.
 func readStatus(pid int, field string) (int64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")

@@ -33,15 +33,6 @@ type eventBlock struct {
 
 func (l *eventLog) len() int { return l.n }
 
-// size is the bytes the log holds (compressed where sealed).
-func (l *eventLog) size() int {
-	n := len(l.open.data)
-	for _, b := range l.sealed {
-		n += len(b.z)
-	}
-	return n
-}
-
 // add appends one event's data.
 func (l *eventLog) add(data []byte) {
 	l.open.add(data)
