@@ -16,7 +16,7 @@
  */
 
 import { DEFAULT_STRINGS, resolveStrings, format } from './strings.js';
-import { askConfirmation } from './confirm-card.js';
+import { askConfirmation, humanize, toolLabel } from './confirm-card.js';
 import { Dock } from './layout.js';
 import { TEMPLATE } from './chat-style.js';
 import { Scroller } from './scroller.js';
@@ -102,7 +102,16 @@ export class ChatElement extends Base {
     const log = this.#el.log;
     this.#conv = new Conversation(
       {
-        view: { doc: () => this.#doc(), strings: () => this.#s, scroll: (force) => this.#scroller.toEnd(force) },
+        view: {
+          doc: () => this.#doc(),
+          strings: () => this.#s,
+          scroll: (force) => this.#scroller.toEnd(force),
+          toolName: (name) => {
+            const label = toolLabel(name, this.#toolInfo(name));
+            // A name made readable ("Search cars") reads inside a sentence in lower case; a title stays.
+            return label === humanize(name) ? label.charAt(0).toLowerCase() + label.slice(1) : label;
+          },
+        },
         log,
         state: () => this.#state,
         refresh: () => this.#onState({ state: this.#state }),

@@ -19,6 +19,8 @@ const MAX_RESULT_CHARS = 4000;
  * @property {() => Document} doc
  * @property {() => Record<string, string>} strings the current strings
  * @property {(force?: boolean) => void} scroll keeps the transcript at its end (force: pin it there)
+ * @property {(name: string) => string} [toolName] the name a visitor reads for a tool (its title,
+ *   else its name made readable)
  */
 
 /**
@@ -280,7 +282,10 @@ export class TurnView {
     d.dataset.state = state;
     const tpl = { running: s.toolRunning, ok: s.toolDone, error: s.toolFailed, interrupted: s.toolDone }[state] ?? s.toolDone;
     const title = /** @type {HTMLElement} */ (d.querySelector('.tool-title'));
-    title.textContent = format(tpl, { name: d.dataset.name ?? '' });
+    const raw = d.dataset.name ?? '';
+    let name = this.#ctx.toolName?.(raw) ?? raw;
+    if (tpl.startsWith('{name}')) name = name.charAt(0).toUpperCase() + name.slice(1); // "Search cars failed"
+    title.textContent = format(tpl, { name });
   }
 
   /** Marks the tool calls still running as interrupted (the turn is over). */

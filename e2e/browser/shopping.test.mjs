@@ -71,7 +71,7 @@ test('search, select, configure and book a test drive', async () => {
     assert.equal(await page.locator(`${W.text} strong`).last().innerText(), 'Toyota RAV4');
     const tool = page.locator(W.tool).first();
     assert.equal(await tool.getAttribute('data-state'), 'ok');
-    assert.match(await tool.locator('summary').innerText(), /search_cars/);
+    assert.match(await tool.locator('summary').innerText(), /search cars/);
     const firstCall = stack.fake.requests[0].body;
     assert.ok(toolNames(firstCall).includes('search_cars'), `offered ${toolNames(firstCall)}`);
     assert.ok(!toolNames(firstCall).includes('configure_car'));
@@ -91,7 +91,7 @@ test('search, select, configure and book a test drive', async () => {
     assert.equal(count(t, 'I opened'), 1);
     assert.equal(await page.locator(W.user).count(), 2);
     const tools = await page.locator(`${W.tool} summary`).allInnerTexts();
-    assert.deepEqual(tools.map((x) => x.trim()), ['Ran search_cars', 'Ran select_car']);
+    assert.deepEqual(tools.map((x) => x.trim()), ['Ran search cars', 'Ran select car']);
     assert.equal(await page.locator('byomcp-chat').getAttribute('open'), '', 'the panel stays open across pages');
 
     // 3. Configure: the model is offered the configurator's tools; the price updates.
