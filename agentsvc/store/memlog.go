@@ -9,7 +9,8 @@ import (
 	"sync"
 )
 
-// eventLog is a memory-store session's events: the events after the last block are kept
+// eventLog is a memory-store session's events (or its messages: the same, without seqs):
+// the events after the last block are kept
 // packed; they are sealed into a block compressed with DEFLATE when they are blockEvents,
 // or when the turn they belong to has ended (seal). A log is mostly text deltas that differ
 // by a word and a seq (~110 bytes of JSON each, hundreds per conversation); sealed, they take
@@ -49,6 +50,19 @@ func (l *eventLog) seal() {
 	}
 	l.sealed = append(l.sealed, sealBlock(&l.open, l.n-l.open.len()))
 	l.open = packed{}
+}
+
+// all returns copies of every item.
+func (l *eventLog) all() ([][]byte, error) {
+	evs, err := l.appendRange(make([]Event, 0, l.n), 0, l.n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(evs))
+	for i, e := range evs {
+		out[i] = e.Data
+	}
+	return out, nil
 }
 
 // appendRange appends copies of events [start, end) (0-based; event i has seq i+1) to out.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -21,14 +20,14 @@ type memory struct {
 // memSession is one session of a memory store.
 type memSession struct {
 	s          Session  // without messages
-	messages   packed   // JSON, so Load returns copies with the same meaning as the other stores
+	messages   eventLog // JSON, so Load returns copies with the same meaning as the other stores
 	events     eventLog // event i has seq i+1
 	claimOwner string
 	claimUntil time.Time
 }
 
-// packed is a list of byte strings held back to back in one buffer (a session's messages,
-// the events of its log not sealed yet): one allocation per item (with its 24-byte slice
+// packed is a list of byte strings held back to back in one buffer (the events or messages
+// of a session not sealed yet): one allocation per item (with its 24-byte slice
 // header and its size class's rounding) cost a third more than the bytes.
 type packed struct {
 	data []byte
@@ -58,15 +57,6 @@ func (p *packed) add(b []byte) {
 		p.ends = append(make([]uint32, 0, n+n/8+4), p.ends...)
 	}
 	p.ends = append(p.ends, uint32(len(p.data)))
-}
-
-// clone returns copies of every item.
-func (p *packed) clone() [][]byte {
-	out := make([][]byte, p.len())
-	for i := range out {
-		out[i] = bytes.Clone(p.item(i))
-	}
-	return out
 }
 
 // NewMemory returns a Store that keeps everything in this process's memory (tests, one-off runs).
@@ -120,8 +110,11 @@ func (m *memory) Load(ctx context.Context, id string) (*Session, error) {
 		return nil, err
 	}
 	s := ms.s
-	rows := ms.messages.clone()
+	rows, err := ms.messages.all()
 	m.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	msgs, err := decodeMessages(rows)
 	if err != nil {
 		return nil, err
@@ -152,7 +145,7 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 	for _, msg := range e.messages {
 		msgSize += len(msg)
 	}
-	if len(ms.events.open.data)+evSize > math.MaxUint32 || len(ms.messages.data)+msgSize > math.MaxUint32 {
+	if len(ms.events.open.data)+evSize > math.MaxUint32 || len(ms.messages.open.data)+msgSize > math.MaxUint32 {
 		return errors.New("store: memory: a session's history, or a block of its log, cannot hold more than 4 GiB")
 	}
 	for _, ev := range e.events {
@@ -169,6 +162,7 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 		ms.s.ActiveTurn = *e.turn
 		if *e.turn == "" { // a turn ended: its events are read again only by a resume
 			ms.events.seal()
+			ms.messages.seal() // and its messages by the next turn's start
 		}
 	}
 	ms.s.UpdatedAt = fromNanos(nanos(m.now()))

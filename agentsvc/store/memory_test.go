@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
 )
 
@@ -45,9 +46,12 @@ func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
 			var b store.Batch
 			for i := seq; i < seq+10 && i <= events; i++ {
 				b.Events = append(b.Events, store.Event{Seq: int64(i), Data: data(i)})
-				if i%80 == 0 || i == events { // a turn of 80 events ends
+				if i%80 == 0 || i == events { // a turn of 80 events ends, with its messages
 					none := ""
 					b.ActiveTurn = &none
+					b.Messages = append(b.Messages,
+						chat.Message{Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i)},
+						chat.Message{Role: chat.RoleAssistant, Content: strings.Join(words, " ")})
 				}
 			}
 			if err := st.Append(ctx, id, b); err != nil {
@@ -62,6 +66,14 @@ func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
 	t.Logf("%d sessions of %d events: %d bytes of events, the store holds %d", sessions, events, payload, held)
 	if ratio := float64(held) / float64(payload); ratio > 0.3 {
 		t.Errorf("the store holds %d bytes for %d bytes of events (%.2f×), want at most 0.3×", held, payload, ratio)
+	}
+	// The messages too, sealed at each turn's end.
+	got, err := st.Load(ctx, "s0007")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != 8 || got.Messages[4].Content != "question 240" || got.Messages[6].Content != "question 250" || got.Messages[7].Content != strings.Join(words, " ") || got.Messages[2].Content != "question 160" {
+		t.Errorf("got %d messages, want the 8 of the four turns in order", len(got.Messages))
 	}
 	// Still every event, in order, as written: all of them, and ranges across the blocks
 	// (64 events each) and into the events not sealed yet.
