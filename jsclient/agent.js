@@ -399,25 +399,7 @@ export class AgentClient extends EventTarget {
   #waitSynced(signal) {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#stopped) return Promise.reject(new ClosedError('agent client stopped'));
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#syncWaiters.delete(w);
-        reject(signal?.reason);
-      };
-      const w = {
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        /** @param {unknown} e */
-        reject: (e) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      };
-      this.#syncWaiters.add(w);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return waitIn(this.#syncWaiters, signal);
   }
 
   /**
@@ -651,25 +633,7 @@ export class AgentClient extends EventTarget {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#state === 'open' && this.#peer) return Promise.resolve();
     if (this.#stopped) return Promise.reject(new ClosedError('agent client is not started'));
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.#openWaiters.delete(w);
-        reject(signal?.reason);
-      };
-      const w = {
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        /** @param {unknown} e */
-        reject: (e) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      };
-      this.#openWaiters.add(w);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return waitIn(this.#openWaiters, signal);
   }
 
   /**
@@ -786,4 +750,33 @@ function closeQuietly(socket) {
 /** @param {unknown} err */
 function message(err) {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A promise settled through a waiter put in waiters (resolve() or reject(e), by whoever owns
+ * the set), or rejected with signal's reason when it aborts first (the waiter is then removed).
+ * @param {Set<{resolve: () => void, reject: (e: unknown) => void}>} waiters
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<void>}
+ */
+function waitIn(waiters, signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      waiters.delete(w);
+      reject(signal?.reason);
+    };
+    const w = {
+      resolve: () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      /** @param {unknown} e */
+      reject: (e) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    };
+    waiters.add(w);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
