@@ -200,10 +200,32 @@ func TestCancelStopsTurnAndToolCalls(t *testing.T) {
 		t.Errorf("got stopReason %q, want cancelled", end.StopReason)
 	}
 
-	// agent/cancel answers the agent/chat request with stopReason cancelled.
+	// agent/cancel answers the agent/chat request with stopReason cancelled. The first turn
+	// may still be ending (its agent/chat was abandoned by the page, not answered): a chat
+	// refused as "turn in progress" is asked again.
 	res := make(chan wire.ChatResult, 1)
-	go func() { r, _ := page.chat("again"); res <- r }()
-	<-started
+	deadline := time.Now().Add(waitLimit)
+	for {
+		errc := make(chan error, 1)
+		go func() {
+			r, err := page.chat("again")
+			if err != nil {
+				errc <- err
+				return
+			}
+			res <- r
+		}()
+		select {
+		case <-started:
+		case err := <-errc:
+			if !errors.Is(err, wire.ErrTurnInProgress) || time.Now().After(deadline) {
+				t.Fatalf("agent/chat: %v", err)
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		break
+	}
 	var cr wire.CancelResult
 	if err := page.peer.Call(context.Background(), wire.MethodAgentCancel, wire.CancelParams{}, &cr); err != nil {
 		t.Fatal(err)
