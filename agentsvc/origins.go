@@ -148,7 +148,7 @@ func (s *Server) OriginCheckHandler() http.Handler {
 	})
 }
 
-// exampleOrigin is origin as an --allowed-origins value, or a placeholder when it is not
+// exampleOrigin is origin as an --allowed-origins value, or a sample origin when it is not
 // one (it is echoed into a sentence: keep it short and plain).
 func exampleOrigin(origin string) string {
 	if _, err := parseOriginPattern(origin); err != nil || len(origin) > 200 {

@@ -176,26 +176,26 @@ func parseTranscript(data []byte) (*transcript, error) {
 	return tr, nil
 }
 
-// placeholders maps the agent's random values to their names in a transcript, and back.
-type placeholders struct {
+// idNames maps the agent's random values to their names in a transcript, and back.
+type idNames struct {
 	toName, toValue map[string]string
 	count           map[string]int
 }
 
-func newPlaceholders() *placeholders {
-	return &placeholders{toName: map[string]string{}, toValue: map[string]string{}, count: map[string]int{}}
+func newIDNames() *idNames {
+	return &idNames{toName: map[string]string{}, toValue: map[string]string{}, count: map[string]int{}}
 }
 
 var (
-	volatileRE    = regexp.MustCompile(`"(sessionId|turnId)":"([^"]*)"`)
-	timeRE        = regexp.MustCompile(`"time":\d+`)
-	placeholderRE = regexp.MustCompile(`<(sessionId|turnId)\d+>`)
+	volatileRE = regexp.MustCompile(`"(sessionId|turnId)":"([^"]*)"`)
+	timeRE     = regexp.MustCompile(`"time":\d+`)
+	idNameRE   = regexp.MustCompile(`<(sessionId|turnId)\d+>`)
 )
 
 const fixedTime = `"time":946684800000`
 
-// normalise replaces the agent's random values and times in a frame by placeholders.
-func (p *placeholders) normalise(frame string) string {
+// normalise replaces the agent's random values and times in a frame by their names.
+func (p *idNames) normalise(frame string) string {
 	frame = timeRE.ReplaceAllString(frame, fixedTime)
 	return volatileRE.ReplaceAllStringFunc(frame, func(m string) string {
 		sub := volatileRE.FindStringSubmatch(m)
@@ -211,8 +211,8 @@ func (p *placeholders) normalise(frame string) string {
 }
 
 // restore puts the real values back into a page frame.
-func (p *placeholders) restore(frame string) string {
-	return placeholderRE.ReplaceAllStringFunc(frame, func(name string) string {
+func (p *idNames) restore(frame string) string {
+	return idNameRE.ReplaceAllStringFunc(frame, func(name string) string {
 		if v, ok := p.toValue[name]; ok {
 			return v
 		}
@@ -343,7 +343,7 @@ func transcriptServer(t *testing.T, sc transcriptScenario) *Server {
 func record(t *testing.T, sc transcriptScenario) []frameLine {
 	srv := transcriptServer(t, sc)
 	var lines []frameLine
-	ph := newPlaceholders()
+	ph := newIDNames()
 	page := connectTranscriptPage(srv)
 	nextID := 0
 	var sessionID string
@@ -456,7 +456,7 @@ func record(t *testing.T, sc transcriptScenario) []frameLine {
 // replay sends the transcript's page frames to the agent and checks what it answers.
 func replay(t *testing.T, sc transcriptScenario, frames []frameLine) {
 	srv := transcriptServer(t, sc)
-	ph := newPlaceholders()
+	ph := newIDNames()
 	page := connectTranscriptPage(srv)
 	ids := map[string]string{}
 	for i := 0; i < len(frames); {
@@ -632,7 +632,7 @@ func TestTranscriptMatching(t *testing.T) {
 			t.Errorf("%s: matched", name)
 		}
 	}
-	ph := newPlaceholders()
+	ph := newIDNames()
 	n := ph.normalise(`{"sessionId":"s-9","turnId":"t-1","time":1767225600123,"x":{"turnId":"t-2","sessionId":"s-9"}}`)
 	if want := `{"sessionId":"<sessionId1>","turnId":"<turnId1>","time":946684800000,"x":{"turnId":"<turnId2>","sessionId":"<sessionId1>"}}`; n != want {
 		t.Errorf("normalise: got %s, want %s", n, want)
