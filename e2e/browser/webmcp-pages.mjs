@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ROOT } from './harness.mjs';
+import { ROOT, recordClientEvents, newPage, waitConnected } from './harness.mjs';
 
 const PAGES = path.join(ROOT, 'e2e', 'browser', 'webmcp');
 const POLYFILL = path.join(ROOT, 'node_modules', '@mcp-b', 'webmcp-polyfill', 'dist');
@@ -67,4 +67,21 @@ export async function shopScript(body) {
   if (!key) return { text: 'I did not understand.' };
   if (!results.length) return { toolCalls: [calls[key]] };
   return { text: `Result: ${results[0].content.replace(/\s+/g, ' ')}` };
+}
+
+/**
+ * Opens the Lamp Shop of site (`shop.html`, with query) in a new context of stack's browser
+ * and waits until the widget is connected and the page's tools are registered.
+ * @param {any} stack what startStack returned
+ * @param {{url: string}} site what startWebMCPSite returned
+ * @param {string} [query] e.g. '?polyfill=1'
+ */
+export async function openShopPage(stack, site, query = '') {
+  const context = await stack.browser.newContext();
+  await recordClientEvents(context);
+  const { page, errors } = await newPage(context);
+  await page.goto(`${site.url}/shop.html${query}`);
+  await waitConnected(page);
+  await page.waitForFunction(() => /** @type {any} */ (window).__toolsReady === true);
+  return { context, page, errors };
 }

@@ -4,9 +4,9 @@
 // and one declarative <form toolname toolautosubmit> answered with SubmitEvent.respondWith.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, waitTurnEnds, W } from './harness.mjs';
+import { startStack, ask, waitIdle, waitTurnEnds, W } from './harness.mjs';
 import { toolNames } from './fake-openai.mjs';
-import { startWebMCPSite, shopScript } from './webmcp-pages.mjs';
+import { startWebMCPSite, shopScript, openShopPage } from './webmcp-pages.mjs';
 
 let stack;
 let site;
@@ -21,12 +21,7 @@ after(async () => {
 
 /** Opens the Lamp Shop with the polyfill; records the signals executeTool receives. */
 async function openShop() {
-  const context = await stack.browser.newContext();
-  await recordClientEvents(context);
-  const { page, errors } = await newPage(context);
-  await page.goto(`${site.url}/shop.html?polyfill=1`);
-  await waitConnected(page);
-  await page.waitForFunction(() => /** @type {any} */ (window).__toolsReady === true);
+  const { context, page, errors } = await openShopPage(stack, site, '?polyfill=1');
   // Observe (not change) what the widget passes to the polyfill's executeTool.
   await page.evaluate(() => {
     const w = /** @type {any} */ (window);

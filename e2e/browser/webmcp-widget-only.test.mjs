@@ -5,9 +5,9 @@
 // and leave forms without toolautosubmit for the visitor to send. consequentialHint asks first.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, waitTurnEnds, W } from './harness.mjs';
+import { startStack, ask, waitIdle, waitTurnEnds, W } from './harness.mjs';
 import { toolResultsSinceUser } from './fake-openai.mjs';
-import { startWebMCPSite, shopScript } from './webmcp-pages.mjs';
+import { startWebMCPSite, shopScript, openShopPage } from './webmcp-pages.mjs';
 
 let stack;
 let site;
@@ -20,14 +20,8 @@ after(async () => {
   await stack?.close();
 });
 
-async function openShop() {
-  const context = await stack.browser.newContext();
-  await recordClientEvents(context);
-  const { page, errors } = await newPage(context);
-  await page.goto(`${site.url}/shop.html`);
-  await waitConnected(page);
-  await page.waitForFunction(() => /** @type {any} */ (window).__toolsReady === true);
-  return { context, page, errors };
+function openShop() {
+  return openShopPage(stack, site);
 }
 
 /** Asks, waits for the answer, returns its text and the tool result the model got. */
