@@ -15,6 +15,7 @@ type memory struct {
 	now      func() time.Time
 	closed   bool
 	sessions map[string]*memSession
+	memBus   // the bus of the servers that share this store in one process
 }
 
 // memSession is one session of a memory store.
@@ -129,14 +130,23 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 		return err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	origin, err := m.appendLocked(id, e)
+	m.mu.Unlock()
+	if err == nil && len(e.events) > 0 {
+		_ = m.Publish(ctx, EventsChannel(id), encodeAppended(origin, e.events))
+	}
+	return err
+}
+
+// appendLocked is Append with m.mu held; it returns the session's origin.
+func (m *memory) appendLocked(id string, e encodedBatch) (string, error) {
 	ms, err := m.lookup(id)
 	if err != nil {
-		return err
+		return "", err
 	}
 	seq, err := e.nextSeq(ms.s.Seq)
 	if err != nil {
-		return err
+		return "", err
 	}
 	evSize, msgSize := 0, 0
 	for _, ev := range e.events {
@@ -146,7 +156,7 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 		msgSize += len(msg)
 	}
 	if len(ms.events.open.data)+evSize > math.MaxUint32 || len(ms.messages.open.data)+msgSize > math.MaxUint32 {
-		return errors.New("store: memory: a session's history, or a block of its log, cannot hold more than 4 GiB")
+		return "", errors.New("store: memory: a session's history, or a block of its log, cannot hold more than 4 GiB")
 	}
 	for _, ev := range e.events {
 		ms.events.add(ev.Data)
@@ -166,7 +176,7 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 		}
 	}
 	ms.s.UpdatedAt = fromNanos(nanos(m.now()))
-	return nil
+	return ms.s.Origin, nil
 }
 
 func (m *memory) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]Event, error) {

@@ -52,6 +52,7 @@ type redisStore struct {
 	ttl    time.Duration
 	now    func() time.Time
 	closed atomic.Bool
+	bus    redisBus // its pub/sub connection, opened by the first Subscribe
 }
 
 // OpenRedis opens the Redis store at url (redis:// or rediss://, as go-redis's ParseURL
@@ -291,6 +292,14 @@ local ttl = tonumber(ARGV[4])
 if ttl > 0 then
 	for k = 1, 3 do redis.call('PEXPIRE', KEYS[k], ttl) end
 end
+if ne > 0 then
+	local evs = {}
+	for k = 1, ne do
+		local m = ARGV[13 + k]
+		evs[k] = string.sub(m, string.find(m, ':', 1, true) + 1)
+	end
+	redis.call('PUBLISH', ARGV[14 + ne + nm], '{"origin":' .. cjson.encode(redis.call('HGET', KEYS[1], 'origin')) .. ',"events":[' .. table.concat(evs, ',') .. ']}')
+end
 return {0, cur + ne}
 `)
 
@@ -314,7 +323,7 @@ func (s *redisStore) Append(ctx context.Context, id string, b Batch) error {
 	if e.turn != nil {
 		setTurn, turn = "1", *e.turn
 	}
-	args := make([]any, 0, 13+len(e.events)+len(e.messages))
+	args := make([]any, 0, 14+len(e.events)+len(e.messages))
 	args = append(args, id, nanos(now), score(now), s.ttlMillis(), e.first, len(e.events), len(e.messages),
 		setPage, url, title, setTurn, turn, s.originPrefix())
 	for _, ev := range e.events {
@@ -323,6 +332,7 @@ func (s *redisStore) Append(ctx context.Context, id string, b Batch) error {
 	for _, m := range e.messages {
 		args = append(args, m)
 	}
+	args = append(args, s.prefix+EventsChannel(id)) // the appended events are published there (Bus)
 	res, err := appendScript.Run(ctx, s.c, append(s.sessionKeys(id), s.indexKey()), args...).Int64Slice()
 	if err != nil {
 		return s.fail("append", err)
@@ -628,5 +638,6 @@ func (s *redisStore) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.bus.close()
 	return s.c.Close()
 }
