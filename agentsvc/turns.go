@@ -132,6 +132,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		// WithLazy: With would build the session's logger, kept for as long as the session.
 		log := ls.log.WithLazy(zap.String("turn", rt.id))
 		model, system, limits := srv.siteTurn(ls.origin, ls.id, page)
+		var shownError string // the last error event's message (Emit is never called concurrently)
 		res := loop.Run(ctx, loop.Turn{
 			ID:      rt.id,
 			Model:   model,
@@ -140,12 +141,17 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			Text:    text,
 			Tools:   &sessionTools{ls: ls, srv: srv},
 			Limits:  limits,
-			Emit:    func(ev wire.Event) { ls.emit(ev, nil, nil) },
+			Emit: func(ev wire.Event) {
+				if e, ok := ev.(*wire.ErrorEvent); ok {
+					shownError = e.Message
+				}
+				ls.emit(ev, nil, nil)
+			},
 			Logger:  log,
 			OnPanic: srv.countPanic,
 		})
 		none := ""
-		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text, Usage: &res.Usage}, res.Messages[1:], &none)
+		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text, Usage: &res.Usage}, markEnd(rt.id, res.Messages[1:], res.StopReason, shownError), &none)
 		ls.waitFlushed(context.Background())
 		if ls.unsaved() { // never "done" unless stored
 			res.StopReason, res.Text = wire.StopError, unsavedText
@@ -188,7 +194,7 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	const text = "The agent failed while answering (an internal error). Please ask again."
 	h.srv.guard("turn", func() {
 		none := ""
-		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: wire.StopError, Text: text}, nil, &none)
+		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: wire.StopError, Text: text}, markEnd(rt.id, nil, wire.StopError, text), &none)
 	})
 	h.srv.metrics.turns.WithLabelValues(wire.StopError).Inc()
 	rt.result = wire.ChatResult{TurnID: rt.id, Text: text, StopReason: wire.StopError}
@@ -202,6 +208,29 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	if idle {
 		h.srv.guard("turn", func() { h.evict(ls) })
 	}
+}
+
+// markEnd returns the messages a turn stores at its end (msgs, what it added after the
+// user's message), with how it ended on the last one when that was not its answer
+// (chat.Message.End): a page rebuilds the "Stopped." note or the error from the stored
+// messages alone. A turn that added nothing gets an assistant message that only carries the
+// mark (no content: the model is never sent it). msgs is not modified.
+func markEnd(turnID string, msgs []chat.Message, stopReason, shownError string) []chat.Message {
+	switch stopReason {
+	case wire.StopCancelled, wire.StopError, wire.StopMaxIterations:
+	default:
+		return msgs
+	}
+	end := &chat.TurnEnd{StopReason: stopReason}
+	if stopReason == wire.StopError {
+		end.Error = shownError
+	}
+	if len(msgs) == 0 {
+		return []chat.Message{{Role: chat.RoleAssistant, TurnID: turnID, End: end}}
+	}
+	out := append([]chat.Message(nil), msgs...)
+	out[len(out)-1].End = end
+	return out
 }
 
 // cancel handles agent/cancel.

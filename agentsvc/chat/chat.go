@@ -26,6 +26,16 @@ type Message struct {
 	Name string `json:"name,omitempty"`
 	// TurnID is the turn that produced the message.
 	TurnID string `json:"turnId,omitempty"`
+	// End, on the last message of a turn that did not end with its answer, says how it
+	// ended, so that a page shows it again from the stored messages. Never sent to a model.
+	End *TurnEnd `json:"end,omitempty"`
+}
+
+// TurnEnd is how a turn ended when not with its answer: its stop reason (cancelled, error,
+// max_iterations) and, for error, the message the user was shown.
+type TurnEnd struct {
+	StopReason string `json:"stopReason"`
+	Error      string `json:"error,omitempty"`
 }
 
 // ToolCall is one function call produced by the model.

@@ -90,6 +90,9 @@ func requestBody(model string, req Request) ([]byte, error) {
 		StreamOptions: streamOptions{IncludeUsage: true},
 	}
 	for i, msg := range req.Messages {
+		if msg.End != nil && msg.Content == "" && len(msg.ToolCalls) == 0 {
+			continue // only marks how a turn ended, for the page (chat.Message.End)
+		}
 		m, err := messageBody(msg)
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
