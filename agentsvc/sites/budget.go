@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -24,16 +25,21 @@ func (e *BudgetError) Error() string {
 }
 
 // accounting counts the model tokens of each site (per UTC day) and of each conversation
-// (per UTC clock hour), in this process: with several replicas each one has its own count.
+// (per UTC clock hour). In this process always; with a Counter shared by several replicas
+// (a Redis store's) also there, and then the shared count decides, so N replicas spend one
+// budget (when the Counter fails, this process's count decides until it answers again).
 // It outlives reloads (a Registry keeps one), so a SIGHUP does not reset a budget.
 //
 // Lock order: mu is a leaf.
 type accounting struct {
 	now func() time.Time
 
-	refused  *prometheus.CounterVec // {site, scope}
-	tokens   *prometheus.CounterVec // {site}
-	onRefuse func()                 // counts byomcp_refused_total{reason="token_budget"}, may be nil
+	refused  *prometheus.CounterVec   // {site, scope}
+	tokens   *prometheus.CounterVec   // {site}
+	latency  *prometheus.HistogramVec // {site}: model calls
+	onRefuse func()                   // counts byomcp_refused_total{reason="token_budget"}, may be nil
+	shared   Counter                  // nil: this process only
+	failed   func(error)              // a shared count failed, may be nil
 
 	mu       sync.Mutex
 	sessions map[sessionKey]*window // this hour's
@@ -48,6 +54,45 @@ type window struct {
 	used  int64
 }
 
+// Counter is a count shared by several replicas (store.Shared of a Redis store is one).
+type Counter interface {
+	// Add adds n to key and makes it expire at expireAt, atomically; returns the new total.
+	Add(ctx context.Context, key string, n int64, expireAt time.Time) (int64, error)
+	// Get returns the values of keys (0 for missing).
+	Get(ctx context.Context, keys ...string) ([]int64, error)
+}
+
+// sharedTimeout bounds one call to the shared Counter.
+const sharedTimeout = 2 * time.Second
+
+// Keys of the shared counts; the window is in the key, so a new window starts at 0, and
+// each key expires an hour after its window ends. Session ids hold no ':'.
+func siteDayKey(site string, day time.Time) string {
+	return "budget:site:" + day.Format("20060102") + ":" + site
+}
+
+func sessionHourKey(site, session string, hour time.Time) string {
+	return "budget:session:" + hour.Format("2006010215") + ":" + session + ":" + site
+}
+
+// sharedUsed reads the shared counts of a site today and of a session this hour; ok is false
+// when there is no shared Counter or it failed.
+func (a *accounting) sharedUsed(site, session string, now time.Time) (day, hour int64, ok bool) {
+	if a.shared == nil {
+		return 0, 0, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+	defer cancel()
+	v, err := a.shared.Get(ctx, siteDayKey(site, dayOf(now)), sessionHourKey(site, session, now.UTC().Truncate(time.Hour)))
+	if err != nil || len(v) != 2 {
+		if a.failed != nil {
+			a.failed(err)
+		}
+		return 0, 0, false
+	}
+	return v[0], v[1], true
+}
+
 func newAccounting(now func() time.Time) *accounting {
 	if now == nil {
 		now = time.Now
@@ -59,6 +104,10 @@ func newAccounting(now func() time.Time) *accounting {
 		}, []string{"site", "scope"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "byomcp_site_model_tokens_total", Help: "Model tokens (prompt + completion) used by the conversations of each site.",
+		}, []string{"site"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "byomcp_site_model_call_seconds", Help: "Model call latency (whole streamed response) of the conversations of each site.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 12), // byomcp_model_call_seconds's
 		}, []string{"site"}),
 		sessions: map[sessionKey]*window{},
 		sites:    map[string]*window{},
@@ -91,15 +140,16 @@ func (a *accounting) admit(s *Site, session string) error {
 		return nil
 	}
 	now := a.now()
-	a.mu.Lock()
-	a.rollLocked(now)
-	var err *BudgetError
-	if w := a.sites[s.Name]; b.SiteTokensPerDay > 0 && w != nil && w.used >= b.SiteTokensPerDay {
-		err = &BudgetError{Site: s.Name, Scope: "site", Until: dayOf(now).Add(24 * time.Hour)}
-	} else if w := a.sessions[sessionKey{s.Name, session}]; b.SessionTokensPerHour > 0 && w != nil && w.used >= b.SessionTokensPerHour {
-		err = &BudgetError{Site: s.Name, Scope: "session", Until: a.hour.Add(time.Hour)}
+	day, hour, ok := a.sharedUsed(s.Name, session, now)
+	if !ok {
+		day, hour = a.used(s.Name, session)
 	}
-	a.mu.Unlock()
+	var err *BudgetError
+	if b.SiteTokensPerDay > 0 && day >= b.SiteTokensPerDay {
+		err = &BudgetError{Site: s.Name, Scope: "site", Until: dayOf(now).Add(24 * time.Hour)}
+	} else if b.SessionTokensPerHour > 0 && hour >= b.SessionTokensPerHour {
+		err = &BudgetError{Site: s.Name, Scope: "session", Until: now.UTC().Truncate(time.Hour).Add(time.Hour)}
+	}
 	if err == nil {
 		return nil
 	}
@@ -116,6 +166,9 @@ func (a *accounting) charge(s *Site, session string, tokens int64) {
 	}
 	a.tokens.WithLabelValues(s.Name).Add(float64(tokens))
 	now := a.now()
+	if a.shared != nil {
+		a.chargeShared(s, session, tokens, now)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rollLocked(now)
@@ -148,4 +201,20 @@ func (a *accounting) used(site, session string) (siteToday, sessionHour int64) {
 		sessionHour = w.used
 	}
 	return siteToday, sessionHour
+}
+
+// chargeShared adds tokens to the shared counts of the site today and, when the site has a
+// session budget, of the session this hour.
+func (a *accounting) chargeShared(s *Site, session string, tokens int64, now time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+	defer cancel()
+	day := dayOf(now)
+	_, err := a.shared.Add(ctx, siteDayKey(s.Name, day), tokens, day.Add(25*time.Hour))
+	if err == nil && s.Budget != nil && s.Budget.SessionTokensPerHour > 0 {
+		hour := now.UTC().Truncate(time.Hour)
+		_, err = a.shared.Add(ctx, sessionHourKey(s.Name, session, hour), tokens, hour.Add(2*time.Hour))
+	}
+	if err != nil && a.failed != nil {
+		a.failed(err)
+	}
 }

@@ -23,6 +23,12 @@ type Options struct {
 	OnRefuse func()
 	// Now is the clock of the budgets; default time.Now.
 	Now func() time.Time
+	// Shared, when not nil, counts the budgets for every replica that shares it (serve
+	// passes a Redis store's store.Shared); nil counts them in this process.
+	Shared Counter
+	// OnSharedError is called when the shared count fails (this process's count decides
+	// meanwhile); may be nil.
+	OnSharedError func(error)
 }
 
 // Registry holds the sites.json in force. Lookup is safe from any goroutine at any time;
@@ -40,7 +46,8 @@ type Registry struct {
 func Open(path string, o Options) (*Registry, error) {
 	r := &Registry{path: path, o: o, acct: newAccounting(o.Now), reg: prometheus.NewRegistry()}
 	r.acct.onRefuse = o.OnRefuse
-	r.reg.MustRegister(r.acct.refused, r.acct.tokens)
+	r.acct.shared, r.acct.failed = o.Shared, o.OnSharedError
+	r.reg.MustRegister(r.acct.refused, r.acct.tokens, r.acct.latency)
 	if err := r.Reload(); err != nil {
 		return nil, err
 	}
@@ -101,13 +108,16 @@ func (r *Registry) Origins() []string {
 	return out
 }
 
-// Gatherer serves the budget metrics (byomcp_budget_refused_total,
-// byomcp_site_model_tokens_total) for /metrics.
+// Gatherer serves the per-site metrics (byomcp_budget_refused_total,
+// byomcp_site_model_tokens_total, byomcp_site_model_call_seconds) for /metrics.
 func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
 
-// Used returns the tokens counted in this process for a site today and for one of its
-// conversations this hour.
+// Used returns the tokens counted for a site today and for one of its conversations this
+// hour: by every replica with a shared Counter, else in this process.
 func (r *Registry) Used(site, session string) (siteToday, sessionHour int64) {
+	if day, hour, ok := r.acct.sharedUsed(site, session, r.acct.now()); ok {
+		return day, hour
+	}
 	return r.acct.used(site, session)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
 )
@@ -140,7 +141,9 @@ func (mm meteredModel) Stream(ctx context.Context, req llm.Request, onDelta func
 	if err := mm.site.acct.admit(mm.site, mm.session); err != nil {
 		return nil, &llm.Error{Message: err.Error(), Err: err} // the loop shows an llm.Error's message
 	}
+	start := time.Now()
 	resp, err := mm.Model.Stream(ctx, req, onDelta)
+	mm.site.acct.latency.WithLabelValues(mm.site.Name).Observe(time.Since(start).Seconds())
 	if resp != nil {
 		mm.site.acct.charge(mm.site, mm.session, int64(resp.Usage.PromptTokens+resp.Usage.CompletionTokens))
 	}

@@ -134,6 +134,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			Env:      getenv,
 			NewModel: siteModel(ctx, getenv, log),
 			OnRefuse: func() { srv.CountRefused("token_budget") },
+			Shared:   store.SharedOf(st), // with Redis, every replica spends one budget
+			OnSharedError: func(err error) {
+				log.Warn("sites: the shared token count failed; this replica counts alone meanwhile", zap.Error(err))
+			},
 		})
 		if err != nil {
 			if sites.IsInvalid(err) {
