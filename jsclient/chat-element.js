@@ -127,7 +127,6 @@ export class ChatElement extends Base {
         },
       },
       client,
-      storage,
     );
     // The greeting and suggestions show until the transcript has something.
     new MutationObserver(() => this.#el.transcript.classList.toggle('has-messages', log.childElementCount > 0)).observe(log, { childList: true });

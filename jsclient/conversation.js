@@ -20,10 +20,6 @@ import { TurnView, makeNote } from './turn-view.js';
 
 /** How long after a Stop the widget waits for the agent's turn_end before ending the turn itself. */
 const STOP_FALLBACK_MS = 5000;
-/** sessionStorage key of the turns the visitor stopped, so their "Stopped." note survives a reload. */
-const STOPPED_KEY = 'byomcp:stopped';
-/** How many stopped turn ids are remembered. */
-const MAX_STOPPED = 50;
 /**
  * What the conversation needs from its element.
  * @typedef {object} ConversationHost
@@ -41,7 +37,6 @@ const MAX_STOPPED = 50;
 export class Conversation {
   #host;
   /** @type {any} */ #client;
-  /** @type {Storage|null} */ #storage;
   /** @type {Map<string, TurnView>} */ #views = new Map();
   /** @type {TurnView|null} */ #active = null;
   /** @type {string|null} */ #sessionId = null;
@@ -56,12 +51,10 @@ export class Conversation {
   /**
    * @param {ConversationHost} host
    * @param {any} client the AgentClient
-   * @param {Storage|null} storage
    */
-  constructor(host, client, storage) {
+  constructor(host, client) {
     this.#host = host;
     this.#client = client;
-    this.#storage = storage;
     client.addEventListener('session', (/** @type {any} */ e) => this.#onSession(e.detail));
     client.addEventListener('agent-event', (/** @type {any} */ e) => this.#onEvent(e.detail));
   }
@@ -173,7 +166,8 @@ export class Conversation {
     const messages = Array.isArray(detail.messages) ? detail.messages : [];
     // The running turn's messages so far are in its snapshot too: it is shown from there.
     const finished = running ? messages.filter((m) => m?.turnId !== running.turnId) : messages;
-    for (const t of groupMessages(finished)) this.#restoreTurn(t);
+    const turns = groupMessages(finished);
+    turns.forEach((t, i) => this.#restoreTurn(t, i === turns.length - 1 && !running));
     if (running) {
       for (const e of running.events) this.#apply({ ...e, turnId: running.turnId });
       this.#views.get(running.turnId)?.flushText();
@@ -312,7 +306,6 @@ export class Conversation {
   #endTurn(view, stopReason, text) {
     if (view.done) return;
     const answer = view.finish(stopReason, text, this.#lastUserText ? this.#retry : null);
-    if (stopReason === StopReason.Cancelled && view.id) this.#rememberStopped(view.id);
     if (answer) this.#host.announce(format(this.#s().answerAnnouncement, { text: answer }));
     if (this.#active === view) this.#setActive(null);
     this.#host.turnEnded();
@@ -321,9 +314,10 @@ export class Conversation {
   /**
    * @param {TurnView} view
    * @param {string} message
+   * @param {boolean} [retry] offer Retry (when there is a message to send again)
    */
-  #showError(view, message) {
-    view.showError(message, this.#lastUserText ? this.#retry : null);
+  #showError(view, message, retry = true) {
+    view.showError(message, retry && this.#lastUserText ? this.#retry : null);
   }
 
   /**
@@ -345,8 +339,9 @@ export class Conversation {
   /**
    * Shows a finished turn from its stored messages.
    * @param {import('./transcript.js').RestoredTurn} t
+   * @param {boolean} last it is the conversation's last turn (its error offers Retry)
    */
-  #restoreTurn(t) {
+  #restoreTurn(t, last) {
     const view = this.#newView(t.turnId, t.userText);
     view.done = true;
     if (t.userText) this.#lastUserText = t.userText;
@@ -358,28 +353,11 @@ export class Conversation {
         view.toolCall(item.callId, item.name, item.args, item.result !== undefined ? { result: item.result, state } : { state });
       }
     }
-    if (t.turnId && this.#stoppedTurns().includes(t.turnId)) view.addNote(this.#s().stopped);
-  }
-
-  /** @returns {string[]} ids of the turns stopped in this tab */
-  #stoppedTurns() {
-    try {
-      const v = JSON.parse(this.#storage?.getItem(STOPPED_KEY) ?? '[]');
-      return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
-    } catch {
-      return [];
-    }
-  }
-
-  /** @param {string} turnId */
-  #rememberStopped(turnId) {
-    const ids = this.#stoppedTurns().filter((x) => x !== turnId);
-    ids.push(turnId);
-    try {
-      this.#storage?.setItem(STOPPED_KEY, JSON.stringify(ids.slice(-MAX_STOPPED)));
-    } catch {
-      // Storage full or forbidden: the note is then not shown after a reload.
-    }
+    // How the turn ended when not with its answer, as the agent stored it (messages' end).
+    const end = t.end;
+    if (end?.stopReason === StopReason.Error) this.#showError(view, end.error || this.#s().errorGeneric, last);
+    else if (end?.stopReason === StopReason.Cancelled) view.addNote(this.#s().stopped);
+    else if (end?.stopReason === StopReason.MaxIterations) view.addNote(this.#s().maxIterations);
   }
 
   #clear() {

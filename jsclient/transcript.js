@@ -14,6 +14,8 @@
  * @property {string} [toolCallId]
  * @property {string} [name]
  * @property {string} [turnId]
+ * @property {{stopReason: string, error?: string}} [end] on a turn's last message when the
+ *   turn did not end with its answer: how it ended (agentsvc's chat.Message.End)
  */
 
 /**
@@ -25,6 +27,8 @@
  * @property {Set<string>} calls ids of tool calls the messages hold
  * @property {Set<string>} results ids of tool calls whose result the messages hold
  * @property {boolean} finished the messages hold the turn's final answer
+ * @property {{stopReason: string, error: string}|null} end how the turn ended when not with
+ *   its answer (cancelled, error, max_iterations), as the agent stored it
  */
 
 /**
@@ -96,7 +100,7 @@ export function groupMessages(messages) {
   /** @type {Map<string, {kind: 'tool', callId: string, name: string, args: unknown, result?: string, isError?: boolean}>} */
   let byCall = new Map();
   const start = (/** @type {string|null} */ turnId, /** @type {string|null} */ userText) => {
-    cur = { turnId, userText, items: [], calls: new Set(), results: new Set(), finished: false };
+    cur = { turnId, userText, items: [], calls: new Set(), results: new Set(), finished: false, end: null };
     byCall = new Map();
     turns.push(cur);
     return cur;
@@ -123,7 +127,7 @@ export function groupMessages(messages) {
         t.calls.add(c.id);
         byCall.set(c.id, item);
       }
-      if (calls.length === 0) t.finished = true;
+      if (calls.length === 0 && !turnEnd(m)) t.finished = true;
     } else if (m.role === 'tool') {
       const id = typeof m.toolCallId === 'string' ? m.toolCallId : '';
       let item = byCall.get(id);
@@ -137,6 +141,18 @@ export function groupMessages(messages) {
       item.isError = plain.isError;
       if (id) t.results.add(id);
     }
+    t.end = turnEnd(m) ?? t.end;
   }
   return turns;
+}
+
+/**
+ * How a stored message says its turn ended (its end member), or null when it does not.
+ * @param {StoredMessage} m
+ * @returns {{stopReason: string, error: string}|null}
+ */
+function turnEnd(m) {
+  const end = m.end;
+  if (!end || typeof end !== 'object' || typeof end.stopReason !== 'string' || !end.stopReason) return null;
+  return { stopReason: end.stopReason, error: typeof end.error === 'string' ? end.error : '' };
 }

@@ -31,6 +31,29 @@ test('groupMessages rebuilds turns', () => {
   assert.equal(t2.items[0].result, 'Opening');
 });
 
+test('groupMessages reads how a turn ended from the stored messages (end)', () => {
+  const turns = groupMessages([
+    { role: 'user', content: 'tell me slowly', turnId: 't1' },
+    { role: 'assistant', content: 'Slow fact 1.', turnId: 't1', end: { stopReason: 'cancelled' } },
+    { role: 'user', content: 'and now?', turnId: 't2' },
+    // A turn that ended before adding anything: an assistant message with no content carries the mark.
+    { role: 'assistant', turnId: 't2', end: { stopReason: 'error', error: 'the model API rejected the request' } },
+    { role: 'user', content: 'thanks', turnId: 't3' },
+    { role: 'assistant', content: 'You are welcome.', turnId: 't3' },
+    { role: 'user', content: 'odd', turnId: 't4' },
+    { role: 'assistant', content: 'x', turnId: 't4', end: { stopReason: 7 } },
+  ]);
+  assert.deepEqual(
+    turns.map((t) => [t.turnId, t.end, t.finished, t.items.length]),
+    [
+      ['t1', { stopReason: 'cancelled', error: '' }, false, 1],
+      ['t2', { stopReason: 'error', error: 'the model API rejected the request' }, false, 0],
+      ['t3', null, true, 1],
+      ['t4', null, true, 1],
+    ],
+  );
+});
+
 test('groupMessages tolerates odd input', () => {
   assert.deepEqual(groupMessages(undefined), []);
   assert.deepEqual(groupMessages([null, 3]), []);
