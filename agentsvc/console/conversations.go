@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
 )
@@ -186,8 +188,13 @@ func matches(t Transcript, q string) bool {
 	return false
 }
 
-// scanLimit bounds how many of the most recent conversations a list or search reads.
-const scanLimit = 500
+// listBudget bounds how long one list or search request reads the store; what it did not
+// reach comes with the next request (the X-Byomcp-Next cursor).
+const listBudget = 3 * time.Second
+
+// nextHeader carries the cursor of the next page of a list: absent when the whole store was
+// read.
+const nextHeader = "X-Byomcp-Next"
 
 func (h *Handler) load(ctx context.Context, s *store.Session) (Transcript, error) {
 	evs, err := h.o.Store.EventsAfter(ctx, s.ID, 0, 0)
@@ -197,45 +204,65 @@ func (h *Handler) load(ctx context.Context, s *store.Session) (Transcript, error
 	return build(s, h.o.SiteOf(s.Origin), evs), nil
 }
 
-// list serves GET /console/api/conversations?q=&site=&outcome=&limit=: the most recent
-// conversations first, from the store (every replica's, with a shared store).
+// list serves GET /console/api/conversations?q=&site=&outcome=&limit=&after=: the most
+// recent conversations first, from the store (every replica's, with a shared store). The
+// search reaches every stored conversation (store.Search): a page ends when it holds limit
+// conversations or after listBudget, and the X-Byomcp-Next header then gives the after= of
+// the next page.
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	site := r.URL.Query().Get("site")
 	want := r.URL.Query().Get("outcome")
+	after := r.URL.Query().Get("after")
 	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
 	if limit <= 0 || limit > 200 {
 		limit = 50
 	}
-	sessions, err := h.o.Store.List(r.Context(), store.ListOptions{Limit: scanLimit})
-	if err != nil {
-		h.log.Error("console: listing sessions")
-		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
-		return
-	}
+	deadline := h.o.Now().Add(listBudget)
 	out := []Summary{}
-	for _, s := range sessions {
-		if len(out) >= limit {
-			break
-		}
-		if site != "" && h.o.SiteOf(s.Origin) != site {
-			continue
-		}
-		t, err := h.load(r.Context(), s)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // deleted meanwhile
+	next := after
+	for {
+		page, err := store.Search(r.Context(), h.o.Store, store.SearchOptions{Query: q, After: next, Limit: limit})
+		if errors.Is(err, store.ErrBadCursor) {
+			writeError(w, http.StatusBadRequest, "bad after= cursor")
+			return
 		}
 		if err != nil {
+			h.log.Error("console: searching the sessions", zap.Error(err))
 			writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
 			return
 		}
-		if q != "" && !matches(t, q) {
-			continue
+		next = page.Next
+		for i, s := range page.Sessions {
+			if len(out) == limit || (i > 0 && h.o.Now().After(deadline)) {
+				next = store.SearchCursor(page.Sessions[i-1])
+				break
+			}
+			if site != "" && h.o.SiteOf(s.Origin) != site {
+				continue
+			}
+			t, err := h.load(r.Context(), s)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
+				writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
+				return
+			}
+			if q != "" && !matches(t, q) {
+				continue
+			}
+			if want != "" && !contains(t.Outcomes, want) {
+				continue
+			}
+			out = append(out, t.Summary)
 		}
-		if want != "" && !contains(t.Outcomes, want) {
-			continue
+		if next == "" || len(out) == limit || h.o.Now().After(deadline) {
+			break
 		}
-		out = append(out, t.Summary)
+	}
+	if next != "" {
+		w.Header().Set(nextHeader, next)
 	}
 	writeJSON(w, out)
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// ErrBadCursor: SearchOptions.After is not a Next of Search.
+var ErrBadCursor = errors.New("store: search: bad cursor")
+
 // SearchOptions bound Search.
 type SearchOptions struct {
 	// Query is found case-insensitively in a session's id, origin, page URL or title, or
@@ -82,6 +85,9 @@ func (c cursor) before(s *Session) bool {
 	return u < c.updated || (u == c.updated && s.ID < c.id)
 }
 
+// SearchCursor is the After that goes on with the sessions that come after s.
+func SearchCursor(s *Session) string { return cursorOf(s) }
+
 func cursorOf(s *Session) string {
 	return strconv.FormatInt(nanos(s.UpdatedAt), 10) + ":" + s.ID
 }
@@ -93,7 +99,7 @@ func parseCursor(v string) (cursor, error) {
 	u, id, ok := strings.Cut(v, ":")
 	n, err := strconv.ParseInt(u, 10, 64)
 	if !ok || err != nil || !validID(id) {
-		return cursor{}, fmt.Errorf("store: search: bad cursor %q", v)
+		return cursor{}, fmt.Errorf("%w %q", ErrBadCursor, v)
 	}
 	return cursor{updated: n, id: id}, nil
 }
