@@ -48,6 +48,10 @@ func (s *Server) Tabs() []Tab {
 	return tabs
 }
 
+// Replica is this process's name among the replicas of a shared store (its session owner
+// id: Config.OwnerID, or a random one).
+func (s *Server) Replica() string { return s.owner }
+
 // observe passes a logged event to Config.OnEvent. It runs under the session's lock: the
 // callback must not block.
 func (s *Server) observe(origin, sessionID string, data json.RawMessage) {

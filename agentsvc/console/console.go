@@ -35,6 +35,7 @@ var static embed.FS
 
 // Tab is one open page socket.
 type Tab struct {
+	Replica   string    `json:"replica,omitempty"` // the replica it is connected to ("" without a Cluster)
 	ConnID    string    `json:"connId"`
 	Origin    string    `json:"origin"`
 	Site      string    `json:"site"`
@@ -72,15 +73,20 @@ type Options struct {
 	Secure bool
 	Logger *zap.Logger
 	Now    func() time.Time
+	// Cluster, when not nil, shares the tabs and the events with the other replicas of a
+	// Redis store (Run); Replica names this one among them.
+	Cluster Cluster
+	Replica string
 }
 
 // Handler serves /console and /console/api/….
 type Handler struct {
-	o     Options
-	mux   *http.ServeMux
-	mac   []byte // key of the sign-in cookies, derived from the token
-	limit *limiter
-	log   *zap.Logger
+	o      Options
+	mux    *http.ServeMux
+	mac    []byte // key of the sign-in cookies, derived from the token
+	limit  *limiter
+	log    *zap.Logger
+	owners owners
 }
 
 const (
@@ -110,6 +116,9 @@ func New(o Options) (*Handler, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Cluster != nil && o.Replica == "" {
+		return nil, errors.New("console: a Cluster needs the Replica's name")
 	}
 	sum := sha256.Sum256([]byte("byomcp console cookie\x00" + o.Token))
 	h := &Handler{o: o, mux: http.NewServeMux(), mac: sum[:], limit: newLimiter(5, time.Minute), log: o.Logger}
@@ -247,13 +256,29 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]bool{"signedIn": false})
 }
 
+// tabs serves GET /console/api/tabs: the open tabs of this replica and, with a Cluster, of
+// every replica (from their last snapshots), each marked with its replica. The header
+// X-Byomcp-Tabs-Hidden counts the tabs of other replicas beyond their snapshots' bound, and
+// X-Byomcp-Cluster says "unavailable" when the other replicas could not be read.
 func (h *Handler) tabs(w http.ResponseWriter, r *http.Request) {
 	tabs := h.o.Tabs()
 	if tabs == nil {
 		tabs = []Tab{}
 	}
 	for i := range tabs {
+		tabs[i].Replica = h.o.Replica
+	}
+	remote, hidden, err := h.remoteTabs(r.Context())
+	if err != nil {
+		h.log.Warn("console: reading the other replicas' tabs failed", zap.Error(err))
+		w.Header().Set("X-Byomcp-Cluster", "unavailable")
+	}
+	tabs = append(tabs, remote...)
+	for i := range tabs {
 		tabs[i].Site = h.o.SiteOf(tabs[i].Origin)
+	}
+	if hidden > 0 {
+		w.Header().Set("X-Byomcp-Tabs-Hidden", strconv.Itoa(hidden))
 	}
 	writeJSON(w, tabs)
 }

@@ -13,6 +13,9 @@ import (
 
 // Activity is one logged event of a session, as the live view gets it.
 type Activity struct {
+	// Replica is the replica that ran it: "" for this one; for another one its name, or
+	// "?" when no snapshot of the other replicas names the session.
+	Replica   string          `json:"replica,omitempty"`
 	Origin    string          `json:"origin"`
 	Site      string          `json:"site"`
 	SessionID string          `json:"sessionId"`
@@ -35,7 +38,11 @@ type Feed struct {
 	subs    map[chan Activity]struct{}
 	started map[string]time.Time // session + callId → tool_call time
 	labels  map[[2]string]bool   // (site, tool) pairs counted; bounded
+	seqs    map[string]int64     // session → last seq published here (trackSeqs); nil: not tracked
 }
+
+// maxSeqs bounds the sessions whose last local seq is remembered.
+const maxSeqs = 100_000
 
 // maxToolLabels bounds the distinct (site, tool) label pairs (page tool names are chosen by
 // pages); later ones are counted as tool "other".
@@ -67,9 +74,86 @@ func NewFeed(siteOf func(origin string) string) *Feed {
 // Gatherer serves the per-tool metrics.
 func (f *Feed) Gatherer() prometheus.Gatherer { return f.reg }
 
+// trackSeqs makes Publish remember each session's last seq, so that PublishRemote drops the
+// events of this replica that come back from the other replicas' channel.
+func (f *Feed) trackSeqs() {
+	f.mu.Lock()
+	if f.seqs == nil {
+		f.seqs = map[string]int64{}
+	}
+	f.mu.Unlock()
+}
+
+// watched reports whether a live view is open.
+func (f *Feed) watched() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.subs) > 0
+}
+
+// seqOf reads an event's seq (0 when it has none).
+func seqOf(data json.RawMessage) int64 {
+	var ev struct {
+		Seq int64 `json:"seq"`
+	}
+	_ = json.Unmarshal(data, &ev)
+	return ev.Seq
+}
+
+// PublishRemote takes one event that another replica logged (replica: its name, "" when
+// unknown): the live views get it, marked with the replica; an event this process published
+// already (same session, a seq not after the last one here) is dropped. It does not block
+// and counts nothing (each replica counts its own events in its metrics).
+func (f *Feed) PublishRemote(replica, origin, sessionID string, data json.RawMessage) {
+	if replica == "" {
+		replica = "?"
+	}
+	f.mu.Lock()
+	tracked := f.seqs != nil
+	n := len(f.subs)
+	f.mu.Unlock()
+	if tracked {
+		seq := seqOf(data)
+		f.mu.Lock()
+		last, mine := f.seqs[sessionID]
+		f.mu.Unlock()
+		if mine && seq != 0 && seq <= last {
+			return
+		}
+	}
+	if n == 0 {
+		return
+	}
+	f.fanOut(Activity{Replica: replica, Origin: origin, Site: f.siteOf(origin), SessionID: sessionID, Event: data})
+}
+
+func (f *Feed) fanOut(a Activity) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ch := range f.subs {
+		select {
+		case ch <- a:
+		default: // a slow view misses it; the channel's cap tells it nothing more
+		}
+	}
+}
+
 // Publish takes one logged event (agentsvc.Config.OnEvent). It does not block.
 func (f *Feed) Publish(origin, sessionID string, data json.RawMessage) {
 	toolEvent := bytes.Contains(data, []byte(`"type":"tool_`))
+	f.mu.Lock()
+	tracked := f.seqs != nil
+	f.mu.Unlock()
+	if tracked {
+		if seq := seqOf(data); seq != 0 {
+			f.mu.Lock()
+			if len(f.seqs) >= maxSeqs {
+				clear(f.seqs)
+			}
+			f.seqs[sessionID] = max(f.seqs[sessionID], seq)
+			f.mu.Unlock()
+		}
+	}
 	f.mu.Lock()
 	n := len(f.subs)
 	f.mu.Unlock()
@@ -83,15 +167,7 @@ func (f *Feed) Publish(origin, sessionID string, data json.RawMessage) {
 	if n == 0 {
 		return
 	}
-	a := Activity{Origin: origin, Site: site, SessionID: sessionID, Event: data}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for ch := range f.subs {
-		select {
-		case ch <- a:
-		default: // a slow view misses it; the channel's cap tells it nothing more
-		}
-	}
+	f.fanOut(Activity{Origin: origin, Site: site, SessionID: sessionID, Event: data})
 }
 
 func (f *Feed) countTool(site, sessionID string, data json.RawMessage) {

@@ -241,12 +241,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			IsSiteOrigin: func(origin string, r *http.Request) bool { // any page origin but the server's own
 				return !slices.Contains(own, origin) && srv.OriginAllowed(origin, r)
 			},
-			Secure: strings.HasPrefix(publicOrigin, "https:"),
-			Logger: log.Named("console"),
+			Secure:  strings.HasPrefix(publicOrigin, "https:"),
+			Logger:  log.Named("console"),
+			Cluster: store.SharedOf(st), // with Redis: every replica's tabs and turns
+			Replica: srv.Replica(),
 		})
 		if err != nil {
 			return exitError{code: 2, err: fmt.Errorf("--console-token: %w", err)}
 		}
+		go con.Run(ctx)
 		log.Info("operator console on", zap.String("url", strings.TrimSuffix(publicOr(publicOrigin, ln), "/")+"/console/"))
 	}
 	if reg != nil {

@@ -1,0 +1,209 @@
+package console
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/store/storetest"
+)
+
+// replica is one console of a cluster test: its handler, feed and HTTP server.
+type replica struct {
+	h      *Handler
+	feed   *Feed
+	srv    *httptest.Server
+	cookie *http.Cookie
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+func startReplica(t *testing.T, url, name string, tabs []Tab) *replica {
+	t.Helper()
+	st, err := store.OpenRedis(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	feed := NewFeed(func(o string) string { return map[string]string{"https://shop.example": "shop"}[o] })
+	h, err := New(Options{Token: token, Store: st, Feed: feed, Gatherer: feed.Gatherer(),
+		Tabs: func() []Tab { return append([]Tab(nil), tabs...) }, SiteOf: feed.siteOf,
+		Cluster: store.SharedOf(st), Replica: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{h: h, feed: feed, srv: httptest.NewServer(h), done: make(chan struct{})}
+	t.Cleanup(r.srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.stop = func() { cancel(); <-r.done }
+	t.Cleanup(r.stop)
+	go func() { defer close(r.done); h.Run(ctx) }()
+	req, _ := http.NewRequest("POST", r.srv.URL+"/console/api/signin", strings.NewReader(`{"token":"`+token+`"}`))
+	req.Header.Set(csrfHeader, "1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == cookieName {
+			r.cookie = c
+		}
+	}
+	return r
+}
+
+func (r *replica) get(t *testing.T, path string, v any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", r.srv.URL+path, nil)
+	req.AddCookie(r.cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitTabs polls r's tabs until cond holds on them (the replicas publish their presence
+// when they start; the poll ends at the test's deadline otherwise).
+func (r *replica) waitTabs(t *testing.T, what string, cond func(map[string][]Tab) bool) map[string][]Tab {
+	t.Helper()
+	for {
+		var tabs []Tab
+		r.get(t, "/console/api/tabs", &tabs)
+		by := map[string][]Tab{}
+		for _, tab := range tabs {
+			by[tab.Replica] = append(by[tab.Replica], tab)
+		}
+		if cond(by) {
+			return by
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("never saw %s; last tabs %+v", what, by)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// live opens r's live stream and returns a function that reads its next activity.
+func (r *replica) live(t *testing.T) func() Activity {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", r.srv.URL+"/console/api/live", nil)
+	req.AddCookie(r.cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	br := bufio.NewReader(resp.Body)
+	if line, _ := br.ReadString('\n'); !strings.HasPrefix(line, ":") {
+		t.Fatalf("first line %q", line)
+	}
+	return func() Activity {
+		t.Helper()
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("live stream ended: %v", err)
+			}
+			if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+				var a Activity
+				if err := json.Unmarshal([]byte(data), &a); err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+		}
+	}
+}
+
+// TestClusterConsole: two replicas' consoles on one real redis-server. Each lists the tabs of
+// both, marked with their replica (tool schemas included); the events appended on one
+// replica, as the store publishes them on ev:<sessionId>, stream live on the other's console
+// marked with that replica, and a replica's own events are not shown twice; a stopped replica's
+// tabs leave the others' lists. (The store's Append publishes the events once issue 14's bus
+// is in; here the test publishes them itself, in that format: {"origin", "events"}.)
+func TestClusterConsole(t *testing.T) {
+	url := storetest.RedisServer(t)
+	schema := json.RawMessage(`{"type":"object","properties":{"make":{"type":"string"}}}`)
+	a := startReplica(t, url, "replica-a", []Tab{{ConnID: "c1", Origin: "https://shop.example", SessionID: "sessA", URL: "https://shop.example/cars", Title: "Cars",
+		Since: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Tools: []Tool{{Name: "filter_cars", InputSchema: schema}}}})
+	b := startReplica(t, url, "replica-b", []Tab{{ConnID: "c2", Origin: "https://shop.example", SessionID: "sessB", URL: "https://shop.example/", Title: "Home"}})
+
+	both := func(by map[string][]Tab) bool { return len(by["replica-a"]) == 1 && len(by["replica-b"]) == 1 }
+	byB := b.waitTabs(t, "both replicas' tabs on B", both)
+	a.waitTabs(t, "both replicas' tabs on A", both)
+	got := byB["replica-a"][0]
+	if got.SessionID != "sessA" || got.Site != "shop" || got.Title != "Cars" || len(got.Tools) != 1 || got.Tools[0].Name != "filter_cars" || string(got.Tools[0].InputSchema) != string(schema) {
+		t.Errorf("A's tab on B: %+v", got)
+	}
+
+	nextA, nextB := a.live(t), b.live(t)
+	ev1 := json.RawMessage(`{"seq":1,"turnId":"t1","type":"turn_start","text":"red cars?"}`)
+	ev2 := json.RawMessage(`{"seq":2,"turnId":"t1","type":"tool_call","callId":"c1","name":"filter_cars","arguments":{"make":"Kia"}}`)
+	a.feed.Publish("https://shop.example", "sessA", ev1) // A logs its events (OnEvent) …
+	a.feed.Publish("https://shop.example", "sessA", ev2)
+	shared := store.SharedOf(a.h.o.Store)
+	msg, _ := json.Marshal(map[string]any{"origin": "https://shop.example", "events": []json.RawMessage{ev1, ev2}})
+	if err := shared.Publish(t.Context(), "ev:sessA", msg); err != nil { // … and appends them
+		t.Fatal(err)
+	}
+	for _, want := range []int64{1, 2} {
+		act := nextB()
+		if act.Replica != "replica-a" || act.SessionID != "sessA" || act.Site != "shop" || seqOf(act.Event) != want {
+			t.Errorf("B's live view: got %+v (seq %d), want sessA's event %d from replica-a", act, seqOf(act.Event), want)
+		}
+	}
+	// A saw its two events once, from its own log; the next thing it sees is B's event.
+	evB := json.RawMessage(`{"seq":1,"turnId":"t9","type":"turn_start","text":"hello"}`)
+	msg, _ = json.Marshal(map[string]any{"origin": "https://shop.example", "replica": "replica-b", "events": []json.RawMessage{evB}})
+	if err := shared.Publish(t.Context(), "ev:sessB", msg); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		replica, session string
+		seq              int64
+	}{{"", "sessA", 1}, {"", "sessA", 2}, {"replica-b", "sessB", 1}} {
+		act := nextA()
+		if act.Replica != want.replica || act.SessionID != want.session || seqOf(act.Event) != want.seq {
+			t.Errorf("A's live view, activity %d: got %+v, want %+v", i, act, want)
+		}
+	}
+
+	a.stop()
+	b.waitTabs(t, "A's tabs gone from B once A stopped", func(by map[string][]Tab) bool { return len(by["replica-a"]) == 0 && len(by["replica-b"]) == 1 })
+}
+
+// TestPresenceSnapshotBounded: a snapshot holds each tool definition once and at most
+// maxPresenceTabs tabs (the most recent), and says how many there are.
+func TestPresenceSnapshotBounded(t *testing.T) {
+	tool := Tool{Name: "filter_cars", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	var tabs []Tab
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for i := range maxPresenceTabs + 5 {
+		tabs = append(tabs, Tab{ConnID: string(rune('a' + i%26)), Since: start.Add(time.Duration(i) * time.Second), Tools: []Tool{tool}})
+	}
+	s := makeSnapshot("r1", start, tabs)
+	if len(s.Tabs) != maxPresenceTabs || s.Total != maxPresenceTabs+5 || len(s.Tools) != 1 {
+		t.Fatalf("snapshot of %d tabs: %d tabs, total %d, %d tools; want %d, %d, 1", len(tabs), len(s.Tabs), s.Total, len(s.Tools), maxPresenceTabs, maxPresenceTabs+5)
+	}
+	for _, st := range s.Tabs {
+		if st.Since.Before(start.Add(5 * time.Second)) {
+			t.Fatalf("an oldest tab (%v) kept over a newer one", st.Since)
+		}
+	}
+	back := s.tabs()
+	if back[0].Replica != "r1" || len(back[0].Tools) != 1 || back[0].Tools[0].Name != "filter_cars" {
+		t.Errorf("read back: %+v", back[0])
+	}
+}
