@@ -9,6 +9,7 @@ step() { printf '\n==> %s\n' "$*"; }
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || need_apt+=(haproxy)
 if ((${#need_apt[@]})); then
   step "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
@@ -32,7 +33,7 @@ if [ ! -x "$STATICCHECK" ]; then GOFLAGS= go install honnef.co/go/tools/cmd/stat
 "$STATICCHECK" ./...
 
 step "go test -race ./..."
-export BYOMCP_REQUIRE_REDIS=1 BYOMCP_REQUIRE_NODE=1
+export BYOMCP_REQUIRE_REDIS=1 BYOMCP_REQUIRE_NODE=1 BYOMCP_REQUIRE_LB=1
 go test -race -count=1 -timeout 15m ./...
 
 step "node --test jsclient/test/"
