@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/store/storetest"
 )
@@ -205,5 +207,34 @@ func TestPresenceSnapshotBounded(t *testing.T) {
 	back := s.tabs()
 	if back[0].Replica != "r1" || len(back[0].Tools) != 1 || back[0].Tools[0].Name != "filter_cars" {
 		t.Errorf("read back: %+v", back[0])
+	}
+}
+
+// TestHealthPerSite: the model latency and tokens per site of /metrics reach the charts'
+// samples (byomcp_site_model_call_seconds, byomcp_site_model_tokens_total).
+func TestHealthPerSite(t *testing.T) {
+	f := newFixture(t)
+	reg := prometheus.NewRegistry()
+	lat := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "byomcp_site_model_call_seconds"}, []string{"site"})
+	tok := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "byomcp_site_model_tokens_total"}, []string{"site"})
+	reg.MustRegister(lat, tok)
+	lat.WithLabelValues("shop").Observe(0.5)
+	lat.WithLabelValues("shop").Observe(1.5)
+	lat.WithLabelValues("docs").Observe(0.25)
+	tok.WithLabelValues("shop").Add(1200)
+	f.h.o.Gatherer = reg
+	var h Health
+	rec := f.do("GET", "/console/api/metrics", "", nil, f.signIn(t))
+	if err := json.Unmarshal(rec.Body.Bytes(), &h); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.ModelBySite["shop"]; got.Calls != 2 || got.Seconds != 2 {
+		t.Errorf("shop: %+v, want 2 calls, 2 s", got)
+	}
+	if got := h.ModelBySite["docs"]; got.Calls != 1 || got.Seconds != 0.25 {
+		t.Errorf("docs: %+v, want 1 call, 0.25 s", got)
+	}
+	if h.TokensBySite["shop"] != 1200 {
+		t.Errorf("tokens by site %v, want shop 1200", h.TokensBySite)
 	}
 }

@@ -19,7 +19,17 @@ type Health struct {
 	ModelSeconds float64            `json:"modelSeconds"`
 	Tokens       map[string]float64 `json:"tokens"`       // byomcp_model_tokens_total by kind
 	TokensBySite map[string]float64 `json:"tokensBySite"` // byomcp_site_model_tokens_total
-	Tools        []ToolHealth       `json:"tools"`
+	// ModelBySite is byomcp_site_model_call_seconds: model calls and their total latency per
+	// site (sites.json); the page draws the mean latency per site and the tokens per hour
+	// per site from the differences between samples.
+	ModelBySite map[string]ModelHealth `json:"modelBySite"`
+	Tools       []ToolHealth           `json:"tools"`
+}
+
+// ModelHealth is one site's model calls so far.
+type ModelHealth struct {
+	Calls   float64 `json:"calls"`
+	Seconds float64 `json:"seconds"`
 }
 
 // ToolHealth is one tool's calls so far.
@@ -46,7 +56,7 @@ func (h *Handler) health() (Health, error) {
 	if err != nil {
 		return Health{}, err
 	}
-	x := Health{Time: h.o.Now().UnixMilli(), Turns: map[string]float64{}, Refused: map[string]float64{}, Tokens: map[string]float64{}, TokensBySite: map[string]float64{}, Tools: []ToolHealth{}}
+	x := Health{Time: h.o.Now().UnixMilli(), Turns: map[string]float64{}, Refused: map[string]float64{}, Tokens: map[string]float64{}, TokensBySite: map[string]float64{}, ModelBySite: map[string]ModelHealth{}, Tools: []ToolHealth{}}
 	tools := map[[2]string]*ToolHealth{}
 	tool := func(m *dto.Metric) *ToolHealth {
 		k := [2]string{label(m, "site"), label(m, "tool")}
@@ -71,6 +81,11 @@ func (h *Handler) health() (Health, error) {
 				x.ModelSeconds += m.GetHistogram().GetSampleSum()
 			case "byomcp_model_tokens_total":
 				x.Tokens[label(m, "kind")] += m.GetCounter().GetValue()
+			case "byomcp_site_model_call_seconds":
+				mh := x.ModelBySite[label(m, "site")]
+				mh.Calls += float64(m.GetHistogram().GetSampleCount())
+				mh.Seconds += m.GetHistogram().GetSampleSum()
+				x.ModelBySite[label(m, "site")] = mh
 			case "byomcp_site_model_tokens_total":
 				x.TokensBySite[label(m, "site")] += m.GetCounter().GetValue()
 			case "byomcp_tool_calls_by_tool_total":

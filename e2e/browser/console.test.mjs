@@ -5,7 +5,8 @@
 // docs/screenshots/console-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ROOT, startStack, newPage, ask, waitConnected, W, WAIT_MS } from './harness.mjs';
 import { lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
@@ -26,11 +27,17 @@ function script(body) {
 }
 
 let stack;
+let dir;
 before(async () => {
-  stack = await startStack({ script, serverArgs: ['--console-token', TOKEN] });
+  // The demo is a site of its own (sites.json), so the per-site charts have data.
+  dir = await mkdtemp(path.join(os.tmpdir(), 'byomcp-console-'));
+  const sites = path.join(dir, 'sites.json');
+  await writeFile(sites, JSON.stringify({ sites: [{ name: 'northwind', origins: ['http://127.0.0.1:*', 'http://localhost:*'] }] }));
+  stack = await startStack({ script, serverArgs: ['--console-token', TOKEN, '--sites', sites] });
 });
 after(async () => {
   await stack?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** Opens the console signed in, in its own context (the operator's browser). */
@@ -131,6 +138,15 @@ test('live view, transcript, search, export, delete and charts', async () => {
     const d = await page.locator('#chart-turns svg path.line').getAttribute('d');
     assert.match(d ?? '', /^M[\d.]+,[\d.]+ L/);
     assert.ok((await page.locator('#chart-tokens svg rect.bar').count()) >= 1);
+    // Model latency and tokens per hour, per site (byomcp_site_model_call_seconds,
+    // byomcp_site_model_tokens_total): a line for the site beside the one of all sites.
+    for (const chart of ['#chart-model', '#chart-tokens-hour']) {
+      await page.locator(`${chart} .legend li`, { hasText: 'northwind' }).waitFor({ timeout: WAIT_MS });
+      assert.equal(await page.locator(`${chart} svg path.line`).count(), 2, `${chart}: a line for all sites and one for northwind`);
+      assert.match((await page.locator(`${chart} svg path.line`).nth(1).getAttribute('d')) ?? '', /^M[\d.]+,[\d.]+ L/);
+    }
+    const perHour = await page.locator('#chart-tokens-hour .legend').textContent();
+    assert.match(perHour ?? '', /northwind: [\d.]+\/h/);
     if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/console-health.png'), fullPage: true });
 
     // Delete: gone from the store.

@@ -24,6 +24,11 @@ function el(tag, cls, text) {
 
 /** @param {string} path @param {RequestInit} [init] */
 async function api(path, init = {}) {
+  return (await apiWithHeaders(path, init)).body;
+}
+
+/** @param {string} path @param {RequestInit} [init] @returns {Promise<{body: any, headers: Headers}>} */
+async function apiWithHeaders(path, init = {}) {
   const res = await fetch(API + path, { ...init, headers: { ...HEADERS, ...(init.headers ?? {}) }, credentials: 'same-origin' });
   if (res.status === 401 && path !== '/signin') {
     showSignIn();
@@ -31,7 +36,7 @@ async function api(path, init = {}) {
   }
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(body.error || `HTTP ${res.status}`);
-  return body;
+  return { body, headers: res.headers };
 }
 
 /** @param {string|number|Date} t */
@@ -117,12 +122,21 @@ for (const b of document.querySelectorAll('#nav button')) {
 async function refreshTabs() {
   /** @type {any[]} */
   let tabs;
+  /** @type {Headers} */
+  let headers;
   try {
-    tabs = await api('/tabs');
+    ({ body: tabs, headers } = await apiWithHeaders('/tabs'));
   } catch {
     return;
   }
+  const hidden = Number(headers.get('X-Byomcp-Tabs-Hidden') ?? 0);
+  $('#tabs-note').textContent = [
+    headers.get('X-Byomcp-Cluster') === 'unavailable' ? 'The other replicas could not be read: only this one is shown.' : '',
+    hidden > 0 ? `${hidden} more tabs on other replicas are not listed.` : '',
+  ].join(' ').trim();
   $('#tab-count').textContent = `(${tabs.length})`;
+  const replicas = new Set(tabs.map((t) => t.replica ?? ''));
+  const cluster = replicas.size > 1 || (replicas.size === 1 && !replicas.has(''));
   const box = $('#tabs');
   box.replaceChildren();
   if (tabs.length === 0) {
@@ -131,12 +145,16 @@ async function refreshTabs() {
   }
   const table = el('table', 'tabs');
   const head = el('tr');
-  for (const h of ['Site', 'Page', 'Session', 'Connected since', 'Tools']) head.append(el('th', '', h));
+  for (const h of [...(cluster ? ['Replica'] : []), 'Site', 'Page', 'Session', 'Connected since', 'Tools']) head.append(el('th', '', h));
   table.append(el('thead'), el('tbody'));
   table.querySelector('thead')?.append(head);
   for (const t of tabs) {
     const tr = el('tr', 'tab');
     tr.dataset.session = t.sessionId ?? '';
+    if (cluster) {
+      tr.dataset.replica = t.replica ?? '';
+      tr.append(el('td', 'replica', t.replica || '—'));
+    }
     tr.append(el('td', '', t.site || t.origin));
     const page = el('td');
     page.append(el('div', '', t.title || '(no title)'), el('div', 'muted', t.url || t.origin));
@@ -173,7 +191,8 @@ function onActivity(a) {
   if (!t) {
     const root = el('div', 'turn running');
     root.dataset.turn = ev.turnId;
-    const who = el('div', 'who', `${a.site || a.origin} · session ${a.sessionId.slice(0, 8)}… · turn ${ev.turnId}`);
+    const who = el('div', 'who', `${a.replica ? `replica ${a.replica} · ` : ''}${a.site || a.origin} · session ${a.sessionId.slice(0, 8)}… · turn ${ev.turnId}`);
+    if (a.replica) root.dataset.replica = a.replica;
     const state = el('span', 'pill running', 'running');
     who.append(' ', state);
     const answer = el('div', 'answer');
@@ -254,21 +273,32 @@ function startLive() {
 
 const sites = new Set();
 
-async function search() {
+let nextPage = '';
+let searching = 0;
+
+/** Lists the conversations of the search form; more=true appends the next page. */
+async function search(more = false) {
   const q = /** @type {HTMLInputElement} */ ($('#q')).value;
   const site = /** @type {HTMLSelectElement} */ ($('#site')).value;
   const outcome = /** @type {HTMLSelectElement} */ ($('#outcome')).value;
   const params = new URLSearchParams({ q, site, outcome });
+  if (more) params.set('after', nextPage);
+  const mine = ++searching;
   /** @type {any[]} */
   let list;
+  /** @type {Headers} */
+  let headers;
   try {
-    list = await api('/conversations?' + params);
+    ({ body: list, headers } = await apiWithHeaders('/conversations?' + params));
   } catch {
     return;
   }
+  if (mine !== searching) return; // a newer search is on its way
+  nextPage = headers.get('X-Byomcp-Next') ?? '';
+  $('#more').hidden = !nextPage;
   const body = $('#conversations');
-  body.replaceChildren();
-  $('#conversations-empty').hidden = list.length > 0;
+  if (!more) body.replaceChildren();
+  $('#conversations-empty').hidden = list.length > 0 || body.childElementCount > 0 || !!nextPage;
   for (const c of list) {
     if (c.site && !sites.has(c.site)) {
       sites.add(c.site);
@@ -291,6 +321,8 @@ async function search() {
     body.append(tr);
   }
 }
+
+$('#more').addEventListener('click', () => void search(true));
 
 $('#search').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -390,6 +422,40 @@ function lineChart(id, points, unit) {
   root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 2, y: H - 4, 'text-anchor': 'end' }, new Date(x1).toLocaleTimeString()));
 }
 
+/**
+ * A line chart of several series, with a legend: one path.line.sN per series.
+ * @param {string} id
+ * @param {{label: string, points: [number, number][]}[]} series
+ * @param {string} unit
+ */
+function multiLineChart(id, series, unit) {
+  const W = 380, H = 160, L = 40, B = 20;
+  const box = $(id);
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': series.map((s) => s.label).join(', ') });
+  root.append(svg('line', { class: 'axis', x1: L, y1: H - B, x2: W, y2: H - B }), svg('line', { class: 'axis', x1: L, y1: 0, x2: L, y2: H - B }));
+  const legend = el('ul', 'legend');
+  box.replaceChildren(root, legend);
+  const all = series.flatMap((s) => s.points);
+  if (series.every((s) => s.points.length < 2)) {
+    root.append(svg('text', { x: L + 8, y: 40 }, 'Collecting samples…'));
+    return;
+  }
+  const x0 = Math.min(...all.map((p) => p[0])), x1 = Math.max(...all.map((p) => p[0]));
+  const ymax = Math.max(1e-9, ...all.map((p) => p[1]));
+  const px = (/** @type {number} */ x) => L + ((x - x0) / Math.max(1, x1 - x0)) * (W - L - 4);
+  const py = (/** @type {number} */ y) => H - B - (y / ymax) * (H - B - 12);
+  series.forEach((s, i) => {
+    if (s.points.length < 2) return;
+    const path = svg('path', { class: `line s${i % 6}`, d: s.points.map((p, j) => `${j ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join(' ') });
+    path.append(svg('title', {}, s.label));
+    root.append(path);
+    const li = el('li', `s${i % 6}`, `${s.label}: ${fmt(s.points[s.points.length - 1][1])}${unit}`);
+    legend.append(li);
+  });
+  root.append(svg('text', { x: 2, y: 12 }, fmt(ymax) + unit), svg('text', { x: 2, y: H - B }, '0'));
+  root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 2, y: H - 4, 'text-anchor': 'end' }, new Date(x1).toLocaleTimeString()));
+}
+
 /** @param {number} n */
 const fmt = (n) => (Number.isInteger(n) ? String(n) : n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(3));
 
@@ -428,16 +494,29 @@ function draw() {
   const last = samples[samples.length - 1];
   if (!last) return;
   const turnsPerMin = [];
-  const modelMean = [];
+  // Per site (sites.json), and "all sites" from the server-wide counters.
+  const siteNames = [...new Set(samples.flatMap((x) => [...Object.keys(x.modelBySite ?? {}), ...Object.keys(x.tokensBySite ?? {})]))].sort();
+  /** @type {Map<string, [number, number][]>} */
+  const latency = new Map([['all sites', []], ...siteNames.map((n) => /** @type {[string, [number, number][]]} */ ([n, []]))]);
+  /** @type {Map<string, [number, number][]>} */
+  const perHour = new Map([['all sites', []], ...siteNames.map((n) => /** @type {[string, [number, number][]]} */ ([n, []]))]);
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1], b = samples[i];
     const minutes = Math.max(1e-6, (b.time - a.time) / 60000);
     turnsPerMin.push(/** @type {[number, number]} */ ([b.time, (sum(b.turns) - sum(a.turns)) / minutes]));
     const calls = b.modelCalls - a.modelCalls;
-    modelMean.push(/** @type {[number, number]} */ ([b.time, calls > 0 ? (b.modelSeconds - a.modelSeconds) / calls : 0]));
+    latency.get('all sites')?.push([b.time, calls > 0 ? (b.modelSeconds - a.modelSeconds) / calls : 0]);
+    perHour.get('all sites')?.push([b.time, ((sum(b.tokens) - sum(a.tokens)) * 60) / minutes]);
+    for (const n of siteNames) {
+      const ma = a.modelBySite?.[n] ?? { calls: 0, seconds: 0 }, mb = b.modelBySite?.[n] ?? { calls: 0, seconds: 0 };
+      const c = mb.calls - ma.calls;
+      latency.get(n)?.push([b.time, c > 0 ? (mb.seconds - ma.seconds) / c : 0]);
+      perHour.get(n)?.push([b.time, (((b.tokensBySite?.[n] ?? 0) - (a.tokensBySite?.[n] ?? 0)) * 60) / minutes]);
+    }
   }
   lineChart('#chart-turns', turnsPerMin, '/min');
-  lineChart('#chart-model', modelMean, ' s');
+  multiLineChart('#chart-model', [...latency].map(([label, points]) => ({ label, points })), ' s');
+  multiLineChart('#chart-tokens-hour', [...perHour].map(([label, points]) => ({ label, points })), '/h');
   barChart('#chart-tools', last.tools.map((/** @type {any} */ t) => {
     const calls = t.ok + t.errors;
     const rate = calls ? (100 * t.errors) / calls : 0;
