@@ -42,6 +42,7 @@ type pageConn struct {
 
 	mu      sync.Mutex
 	session *liveSession
+	proxy   *proxy // its session's turn runs on another replica (proxy.go); session is nil then
 }
 
 // newPageConn makes the page socket of mc's connection, with its peer and its MCP client.
@@ -175,12 +176,18 @@ func (s *Server) registerHandlers(c *pageConn) {
 		if err := decodeParams(req.Params, &params); err != nil {
 			return nil, err
 		}
+		if px := c.boundProxy(); px != nil {
+			return s.hub.proxyChat(ctx, c, px, params)
+		}
 		return s.hub.chat(ctx, c, params)
 	}))
 	p.HandleStart(wire.MethodAgentCancel, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var params wire.CancelParams
 		if err := decodeParams(req.Params, &params); err != nil {
 			return nil, err
+		}
+		if px := c.boundProxy(); px != nil {
+			return s.hub.proxyCancel(ctx, px, params)
 		}
 		return s.hub.cancel(c, params)
 	}))

@@ -49,7 +49,7 @@ type parkedEntry struct {
 
 func newHub(s *Server) *hub {
 	h := &hub{srv: s, live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax}
-	go h.srv.loop("renew_claims", h.renewClaims)
+	go h.srv.loopUntil(h.srv.renewing, "renew_claims", h.renewClaims)
 	return h
 }
 
@@ -132,10 +132,11 @@ func (h *hub) renewClaims() {
 	defer t.Stop()
 	for {
 		select {
-		case <-h.srv.stopping:
+		case <-h.srv.renewing:
 			return
 		case <-t.C:
 		}
+		h.watchProxies()
 		var ids []string
 		for _, ls := range h.liveSessions() {
 			ls.mu.Lock()
@@ -201,6 +202,9 @@ func (h *hub) create(ctx context.Context, origin string, page store.Page, histor
 
 // detach is called when a socket ends.
 func (h *hub) detach(c *pageConn) {
+	if px := c.boundProxy(); px != nil {
+		px.end("its socket closed")
+	}
 	if ls := c.boundSession(); ls != nil {
 		h.detachFrom(ls, c)
 	}
@@ -234,6 +238,8 @@ func (h *hub) evict(ls *liveSession) {
 	}
 	ls.evicted = true
 	stored := ls.stored
+	remote := ls.remote // the tab is on another replica: it takes the session over
+	ls.remote = nil
 	ls.mu.Unlock()
 	h.mu.Lock()
 	if h.live[ls.id] == ls {
@@ -251,5 +257,11 @@ func (h *hub) evict(ls *liveSession) {
 	defer cancel()
 	if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
 		ls.log.Debug("releasing claim", zap.Error(err))
+	}
+	if remote != nil {
+		remote.closeLink()
+		if err := h.srv.relay.send(ctx, remote.replica, relayMsg{Kind: relayReleased, Session: ls.id, Link: remote.link}); err != nil {
+			ls.log.Debug("telling the tab's replica the session is free", zap.Error(err))
+		}
 	}
 }

@@ -46,11 +46,14 @@ func (s *Server) guard(where string, fn func()) {
 
 // loop runs a server loop (fn returns when stopping is closed), starting it again a second
 // after a panic.
-func (s *Server) loop(where string, fn func()) {
+func (s *Server) loop(where string, fn func()) { s.loopUntil(s.stopping, where, fn) }
+
+// loopUntil is loop for a loop that returns when until is closed.
+func (s *Server) loopUntil(until <-chan struct{}, where string, fn func()) {
 	for {
 		s.guard(where, fn)
 		select {
-		case <-s.stopping:
+		case <-until:
 			return
 		case <-time.After(time.Second):
 		}

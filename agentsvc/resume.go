@@ -26,9 +26,19 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 
 	var ls *liveSession
 	resumed, forked := false, false
+	if px := c.boundProxy(); px != nil { // asked again: this socket's proxy ends here
+		px.end("the page asked for a session again")
+	}
 	if p.SessionID != "" {
 		var err error
 		ls, err = h.resume(ctx, c, p.SessionID)
+		var pe *proxied
+		if errors.As(err, &pe) {
+			if prev != nil {
+				h.detachFrom(prev, c)
+			}
+			return h.openProxied(ctx, c, pe.px, pe.rep, p)
+		}
 		switch {
 		case errors.Is(err, errForkNeeded):
 			ls, err = h.fork(ctx, c, p.SessionID, page)
@@ -142,6 +152,15 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 
 var errForkNeeded = errors.New("session is live elsewhere")
 
+// proxied is resume's answer when the session's turn runs on another replica: the socket is
+// served by the proxy (openProxied).
+type proxied struct {
+	px  *proxy
+	rep *relayMsg
+}
+
+func (*proxied) Error() string { return "the session's turn runs on another replica" }
+
 // take gives a session of this process to socket c, unless another socket that still
 // serves a live tab has it (errForkNeeded). The check and the hand-over are one step under
 // ls.mu; only the ping of the previous socket runs outside it, and the hand-over then
@@ -149,20 +168,28 @@ var errForkNeeded = errors.New("session is live elsewhere")
 func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSession, error) {
 	for {
 		ls.mu.Lock()
-		prev := ls.owner
-		if prev == nil || prev == c {
+		prev, prem := ls.owner, ls.remote
+		if prem == nil && (prev == nil || prev == c) {
 			ls.owner = c
 			ls.mu.Unlock()
 			return ls, nil
 		}
 		ls.mu.Unlock()
-		if h.socketAlive(ctx, prev) {
+		if prem != nil && h.remoteAlive(ctx, prem) {
+			return nil, errForkNeeded // the running turn's page is a live tab on another replica
+		}
+		if prev != nil && prev != c && h.socketAlive(ctx, prev) {
 			return nil, errForkNeeded
 		}
 		ls.mu.Lock()
-		if ls.owner == prev {
+		if ls.owner == prev && ls.remote == prem {
 			ls.owner = c
+			if prem != nil {
+				ls.remote = nil
+				ls.signalConnLocked()
+			}
 			ls.mu.Unlock()
+			h.supersede(prem)
 			return ls, nil
 		}
 		ls.mu.Unlock() // another socket took it meanwhile: look at the new owner
@@ -194,6 +221,16 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	}
 	if s.Origin != c.origin {
 		return nil, wire.ErrSessionNotFound
+	}
+	if px := c.boundProxy(); h.srv.relay != nil && (px == nil || px.ended()) {
+		// Held by another replica: while its turn runs, this socket serves the turn's page.
+		px, rep, err := h.proxyTo(ctx, c, s)
+		if err != nil {
+			return nil, err
+		}
+		if px != nil {
+			return nil, &proxied{px, rep}
+		}
 	}
 	if !h.claim(ctx, id) {
 		return nil, errForkNeeded

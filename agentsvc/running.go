@@ -40,22 +40,28 @@ func (ls *liveSession) runningLocked() *runningInfo {
 // it reaches back to the turn's start, else from the store; when the store cannot be read,
 // the tail's part is all the snapshot has (the page then shows the turn from there on).
 func (ls *liveSession) runningSnapshot(ctx context.Context, rt *runningInfo, upTo int64) *wire.RunningTurn {
+	ls.mu.Lock()
+	tail := append([]store.Event(nil), ls.tail...)
+	ls.mu.Unlock()
+	return snapshotOf(ctx, ls.hub.srv.cfg.Store, ls.id, rt, upTo, tail, ls.log)
+}
+
+// snapshotOf is runningSnapshot for session id, from tail (recent events, may be empty) and
+// the store: a proxy of a session whose turn runs on another replica uses it too.
+func snapshotOf(ctx context.Context, st store.Store, id string, rt *runningInfo, upTo int64, tail []store.Event, log *zap.Logger) *wire.RunningTurn {
 	snap := &wire.RunningTurn{TurnID: rt.id, ClientTurnID: rt.clientTurnID, Events: []json.RawMessage{}}
 	if rt.startSeq <= 0 || upTo < rt.startSeq {
 		return snap // its turn_start is not stored yet: it follows as a live event
 	}
-	ls.mu.Lock()
-	tail := append([]store.Event(nil), ls.tail...)
-	ls.mu.Unlock()
 	var evs []store.Event
 	if len(tail) > 0 && tail[0].Seq <= rt.startSeq {
 		evs = tail
 	} else {
 		after := rt.startSeq - 1
 		for len(evs) < snapshotMax && after < upTo {
-			page, err := ls.hub.srv.cfg.Store.EventsAfter(ctx, ls.id, after, snapshotPage)
+			page, err := st.EventsAfter(ctx, id, after, snapshotPage)
 			if err != nil {
-				ls.log.Warn("reading the running turn's events", zap.Error(err))
+				log.Warn("reading the running turn's events", zap.Error(err))
 				evs = tail
 				break
 			}

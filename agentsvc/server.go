@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -41,15 +42,20 @@ const Version = "0.1.0"
 // logged with its stack, counted in byomcp_panics_total{where}, reported to Config.OnPanic;
 // a socket then closes with 1011, a turn ends with stopReason error, a loop goes on.
 type Server struct {
-	cfg     Config
-	log     *zap.Logger
-	owner   string // this process's id as a session owner
-	schemas *pagemcp.SchemaCache
-	defs    *pagemcp.DefCache // the pages' tool definitions, interned: one copy per page, not per tab
-	hub     *hub
-	metrics *metrics
-	budget  *budget
-	idleMem *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
+	cfg   Config
+	log   *zap.Logger
+	owner string // this process's id as a session owner
+	relay *relay // the other replicas, when the store has a bus (nil: one process)
+	// renewing is closed at the end of Shutdown, once no turn runs: claims are renewed until
+	// then (the replicas that now have its tabs must not take its sessions mid-turn).
+	renewing  chan struct{}
+	stopRenew func()
+	schemas   *pagemcp.SchemaCache
+	defs      *pagemcp.DefCache // the pages' tool definitions, interned: one copy per page, not per tab
+	hub       *hub
+	metrics   *metrics
+	budget    *budget
+	idleMem   *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
 
 	mu       sync.Mutex
 	conns    map[*pageConn]struct{}
@@ -92,7 +98,16 @@ func NewServer(cfg Config) (*Server, error) {
 		idleMem:  newIdleRelease(cfg.IdleRelease),
 		conns:    map[*pageConn]struct{}{},
 		stopping: make(chan struct{}),
+		renewing: make(chan struct{}),
 	}
+	s.stopRenew = sync.OnceFunc(func() { close(s.renewing) })
+	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	r, err := newRelay(rctx, s)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("agentsvc: joining the other replicas on the store's bus: %w", err)
+	}
+	s.relay = r
 	s.hub = newHub(s)
 	if cfg.SessionTTL > 0 {
 		go s.expireIdle()
@@ -185,7 +200,9 @@ func (s *Server) serveClient(ctx context.Context, mc wsrpc.MessageConn, origin, 
 const socketReadBuffer = 512
 
 // Shutdown lets running turns finish within the grace period (then cancels them), and
-// closes every socket with 1001. New sockets are refused meanwhile.
+// closes every socket with 1001. New sockets are refused meanwhile. With other replicas on the
+// store's bus, the sockets are closed first: the tabs reconnect elsewhere and follow the turns
+// that finish here from there (relay.go).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.closing {
@@ -194,6 +211,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	s.idleMem.stop()
+	closeConns := func() {
+		s.mu.Lock()
+		conns := make([]*pageConn, 0, len(s.conns))
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		s.mu.Unlock()
+		for _, c := range conns {
+			c.peer.CloseWithStatus(1001, "server shutting down")
+		}
+	}
+	if s.relay != nil {
+		// Other replicas can serve the tabs while the turns finish here: the tabs reconnect
+		// through the balancer at once, and their pages serve these turns from there.
+		closeConns()
+	}
 	grace, cancel := context.WithTimeout(ctx, s.cfg.ShutdownGrace)
 	defer cancel()
 	done := make(chan struct{})
@@ -207,15 +240,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}
-	s.mu.Lock()
-	conns := make([]*pageConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.peer.CloseWithStatus(1001, "server shutting down")
-	}
+	closeConns()
+	s.stopRenew()
+	s.relay.close()
 	served := make(chan struct{})
 	go func() { s.served.Wait(); close(served) }()
 	select {

@@ -58,7 +58,10 @@ type liveSession struct {
 	// owner is the socket agent/session last gave the session to. It is set when that
 	// answer is decided (resume checks and sets it in one step, so two sockets resuming at
 	// once cannot both get it), and conn becomes owner once the answer is sent (attach).
-	owner    *pageConn
+	owner *pageConn
+	// remote is the page of a running turn when its socket is on another replica (relay.go);
+	// conn and owner are nil then.
+	remote   *remotePage
 	connSent int64         // last seq sent to conn
 	connWait chan struct{} // closed (and replaced) whenever conn changes: attach or detach
 	turn     *runningTurn
@@ -213,20 +216,28 @@ func (ls *liveSession) closeConn(why string) {
 	}
 }
 
-// currentConn returns the attached socket, waiting up to wait for one.
-func (ls *liveSession) currentConn(ctx context.Context, wait time.Duration) *pageConn {
+// currentPage returns the attached page (a socket of this replica, or one on another
+// replica while a turn runs here), waiting up to wait for one.
+func (ls *liveSession) currentPage(ctx context.Context, wait time.Duration) pageLink {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		ls.mu.Lock()
-		c, ch := ls.conn, ls.connWait
+		c, rp, ch := ls.conn, ls.remote, ls.connWait
 		ls.mu.Unlock()
-		if c != nil && !c.mcp.Leaving() {
+		var link pageLink
+		switch {
+		case c != nil:
+			link = c
+		case rp != nil:
+			link = rp
+		}
+		if link != nil && !link.leaving() {
 			select {
-			case <-c.peer.Done():
+			case <-link.closed():
 				// closing; wait for detach/re-attach below
 			default:
-				return c
+				return link
 			}
 		}
 		select {

@@ -24,11 +24,10 @@ type sessionTools struct {
 
 func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	var defs []chat.ToolDef
-	if c := t.ls.currentConn(ctx, t.srv.cfg.ReconnectWait); c != nil {
+	if c := t.ls.currentPage(ctx, t.srv.cfg.ReconnectWait); c != nil {
 		rctx, cancel := context.WithTimeout(ctx, t.srv.cfg.HandshakeTimeout)
-		c.mcp.Ready(rctx)
+		defs = pagemcp.Defs(c.pageTools(rctx), t.ls.namer)
 		cancel()
-		defs = pagemcp.Defs(c.mcp.Tools(), t.ls.namer)
 	}
 	if st := t.srv.cfg.ServerTools; st != nil {
 		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
@@ -65,10 +64,10 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
 	// can sit under the call in the transcript).
 	t.ls.waitFlushed(ctx)
-	c := t.ls.currentConn(ctx, t.srv.cfg.ReconnectWait)
+	c := t.ls.currentPage(ctx, t.srv.cfg.ReconnectWait)
 	switch {
 	case c != nil:
-		return c.mcp.Call(ctx, orig, args)
+		return c.callTool(ctx, orig, args)
 	case ctx.Err() != nil:
 		return tools.CancelledCall(orig)
 	default:

@@ -28,9 +28,28 @@ type Bus interface {
 
 // BusOf returns the store's bus, or nil when it has none.
 func BusOf(s Store) Bus {
-	b, _ := s.(Bus)
-	return b
+	if b, ok := s.(interface{ storeBus() Bus }); ok {
+		return b.storeBus()
+	}
+	return nil
 }
+
+// NewMemoryWithBus is NewMemory with a bus between the servers of this process that share it
+// (tests of several replicas in one process). A plain memory store has none: one server.
+func NewMemoryWithBus() Store {
+	m := NewMemory().(*memory)
+	m.bus = &memBus{}
+	return m
+}
+
+func (m *memory) storeBus() Bus {
+	if m.bus == nil {
+		return nil
+	}
+	return m.bus
+}
+
+func (s *redisStore) storeBus() Bus { return s }
 
 // EventsChannel is the channel on which every Append that adds events to session id
 // publishes them (an Appended, JSON), after they are stored.

@@ -21,7 +21,10 @@ func TestBusCarriesAppendedEvents(t *testing.T) {
 			var a, b store.Store
 			switch kind {
 			case "memory":
-				a = store.NewMemory()
+				if store.BusOf(store.NewMemory()) != nil {
+					t.Fatal("a plain memory store has a bus")
+				}
+				a = store.NewMemoryWithBus()
 				b = a
 			case "miniredis":
 				m := miniredis.RunT(t)

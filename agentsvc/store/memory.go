@@ -15,7 +15,7 @@ type memory struct {
 	now      func() time.Time
 	closed   bool
 	sessions map[string]*memSession
-	memBus   // the bus of the servers that share this store in one process
+	bus      *memBus // the bus of the servers that share this store in one process (NewMemoryWithBus)
 }
 
 // memSession is one session of a memory store.
@@ -132,8 +132,8 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 	m.mu.Lock()
 	origin, err := m.appendLocked(id, e)
 	m.mu.Unlock()
-	if err == nil && len(e.events) > 0 {
-		_ = m.Publish(ctx, EventsChannel(id), encodeAppended(origin, e.events))
+	if err == nil && len(e.events) > 0 && m.bus != nil {
+		_ = m.bus.Publish(ctx, EventsChannel(id), encodeAppended(origin, e.events))
 	}
 	return err
 }

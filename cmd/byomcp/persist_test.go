@@ -405,20 +405,16 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	seen := page.until(func(e procEvent) bool { return e.Type == wire.EventTextDelta })
 	page.peer.Close(nil) // the socket drops while a streams the answer
 
-	// The load balancer sends the reconnect to b. b waits for a to finish the turn and let
-	// go of the session, then resumes it from Redis.
+	// The load balancer sends the reconnect to b while a still runs the turn: b serves the
+	// page, and the turn's events reach it from the log in Redis as a appends them.
 	moved := dialPage(t, b.url, echo(&onB))
 	last := lastSeen(seen)
 	res := moved.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
 		t.Fatalf("got %+v, want the session resumed on the other replica", res)
 	}
-	var roles []string
-	for _, m := range res.Messages {
-		roles = append(roles, m.Role)
-	}
-	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant" || res.Messages[3].Content != answer {
-		t.Errorf("got history %+v, want the whole first turn", res.Messages)
+	if res.Running == nil || len(res.Messages) == 0 || res.Messages[0].Content != "first" {
+		t.Errorf("got %+v, want the running turn and its user message", res)
 	}
 	replay := moved.until(isTurnEnd)
 	seen = append(seen, replay...)
@@ -429,8 +425,9 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	if text != answer {
 		t.Errorf("the page got the text %q over both replicas, want %q once", text, answer)
 	}
-	if end := seen[len(seen)-1]; end.Seq != res.Seq || end.StopReason != wire.StopEnd {
-		t.Errorf("got last event %+v, want turn_end at seq %d", end, res.Seq)
+	end := seen[len(seen)-1]
+	if end.StopReason != wire.StopEnd {
+		t.Errorf("got last event %+v, want turn_end", end)
 	}
 	prev := int64(0)
 	for _, e := range seen {
@@ -444,8 +441,8 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 		t.Fatalf("turn 2 on b: got %+v", r)
 	}
 	next := moved.until(isTurnEnd)
-	if next[0].Type != wire.EventTurnStart || next[0].Seq != res.Seq+1 {
-		t.Errorf("turn 2 starts with %+v, want turn_start at seq %d", next[0], res.Seq+1)
+	if next[0].Type != wire.EventTurnStart || next[0].Seq != end.Seq+1 {
+		t.Errorf("turn 2 starts with %+v, want turn_start at seq %d", next[0], end.Seq+1)
 	}
 	reqs := fake.Requests()
 	want := "user:first|assistant:|tool:|assistant:" + answer + "|user:second"

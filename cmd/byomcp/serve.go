@@ -85,6 +85,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	sitesPath := fset.String("sites", getenv("BYOMCP_SITES"), "sites.json: per-site origins, instructions, greeting, suggestions, model, tools and token budget; reloaded on SIGHUP (env BYOMCP_SITES; see README)")
 	consoleToken := fset.String("console-token", getenv("BYOMCP_CONSOLE_TOKEN"), "turns the operator console at /console on; the token signs in to it (env BYOMCP_CONSOLE_TOKEN; at least 16 characters)")
 	systemPrompt := fset.String("system-prompt", getenv("BYOMCP_SYSTEM_PROMPT"), "instructions for the assistant, for pages of no site in --sites (env BYOMCP_SYSTEM_PROMPT)")
+	claimTTL := fset.Duration("claim-ttl", envDuration(getenv, "BYOMCP_CLAIM_TTL", 10*time.Second), "with several replicas on one Redis: how long a replica's claim on a live session lasts unless renewed, so how soon the others take over the sessions of a replica that died (env BYOMCP_CLAIM_TTL)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
 	if err := fset.Parse(args); err != nil {
 		return errUsage
@@ -109,6 +110,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	if *sessionTTL <= 0 {
 		*sessionTTL = -1
+	}
+	if *claimTTL < 100*time.Millisecond {
+		return fmt.Errorf("--claim-ttl %v is too short (at least 100ms; the default is 10s)", *claimTTL)
 	}
 	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
@@ -198,6 +202,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		OwnerID:            ownerFor(c.store),
 		SessionTTL:         *sessionTTL,
 		ReconnectWait:      *reconnectWait,
+		ClaimTTL:           *claimTTL,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,415 @@
+package agentsvc
+
+// The socket side of the relay (see relay.go): a proxy serves a page whose session's turn runs
+// on another replica. It sends the page the session's events as the store publishes them,
+// runs the holder's tool calls on the page, passes agent/chat and agent/cancel on, and takes
+// the session over once the holder lets it go or dies.
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
+)
+
+// proxy is a page socket of this replica whose session is held by another replica.
+//
+// Lock order: mu is a leaf but for the socket's send queue (Notify does not block).
+type proxy struct {
+	h      *hub
+	c      *pageConn
+	id     string
+	origin string
+	link   string
+	holder string
+	log    *zap.Logger
+
+	mu      sync.Mutex
+	started bool  // the agent/session result went out: events may follow
+	sent    int64 // last seq sent to the page
+	over    bool  // ended, or taken over
+	unsub   func()
+	kick    chan struct{} // 1-buffered: read the log from the store (a gap, or the bus broke)
+	stop    chan struct{}
+
+	// bound is closed once the proxy serves its socket (openProxied) or ended: a release that
+	// comes before that waits for it.
+	bound     chan struct{}
+	markBound func()
+	takeOnce  sync.Once
+	taken     chan struct{} // closed once takeOver is done
+}
+
+func (h *hub) newProxy(c *pageConn, id, origin string) *proxy {
+	px := &proxy{h: h, c: c, id: id, origin: origin, link: c.id + "-" + randomID(4),
+		log: c.log, kick: make(chan struct{}, 1), stop: make(chan struct{}), taken: make(chan struct{}),
+		bound: make(chan struct{})}
+	px.markBound = sync.OnceFunc(func() { close(px.bound) })
+	return px
+}
+
+func (px *proxy) ended() bool {
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	return px.over
+}
+
+// follow subscribes to the session's appended events. It runs before the holder is asked,
+// so that nothing appended from then on is missed.
+func (px *proxy) follow(ctx context.Context) error {
+	unsub, err := px.h.srv.relay.bus.Subscribe(ctx, store.EventsChannel(px.id), px.onEvents)
+	if err != nil {
+		return err
+	}
+	px.mu.Lock()
+	px.unsub = unsub
+	px.mu.Unlock()
+	go px.h.srv.guard("proxy_pump", px.pump)
+	return nil
+}
+
+// onEvents is the bus's callback for the session's channel: the next events in order go to
+// the page at once; a gap (or a broken bus) has the pump read the log from the store.
+func (px *proxy) onEvents(ch string, msg []byte) {
+	if msg == nil {
+		px.poke()
+		return
+	}
+	_, _, evs, err := store.DecodeAppended(ch, msg)
+	if err != nil {
+		px.poke()
+		return
+	}
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	if !px.started || px.over {
+		return // start reads the store itself
+	}
+	for _, e := range evs {
+		if e.Seq <= px.sent {
+			continue
+		}
+		if e.Seq != px.sent+1 {
+			px.poke()
+			return
+		}
+		px.sendLocked(e)
+	}
+}
+
+func (px *proxy) poke() {
+	select {
+	case px.kick <- struct{}{}:
+	default:
+	}
+}
+
+// pump reads the session's log from the store when poked, and sends what the page lacks.
+func (px *proxy) pump() {
+	st := px.h.srv.cfg.Store
+	for {
+		select {
+		case <-px.stop:
+			return
+		case <-px.kick:
+		}
+		px.mu.Lock()
+		from, ready := px.sent, px.started && !px.over
+		px.mu.Unlock()
+		if !ready {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		evs, err := st.EventsAfter(ctx, px.id, from, 0)
+		cancel()
+		if err != nil {
+			px.log.Debug("proxy: reading the session's events", zap.Error(err))
+			continue
+		}
+		px.mu.Lock()
+		for _, e := range evs {
+			if !px.over && e.Seq == px.sent+1 {
+				px.sendLocked(e)
+			}
+		}
+		px.mu.Unlock()
+	}
+}
+
+func (px *proxy) sendLocked(e store.Event) {
+	px.sent = e.Seq
+	if err := px.c.peer.Notify(context.Background(), wire.MethodAgentEvent, withSessionID(e.Data, px.id)); err != nil {
+		px.log.Debug("sending event", zap.Error(err))
+	}
+}
+
+// start runs once the agent/session result is queued: the events after from (older, read
+// from the store before the result, coalesced as a resume sends them), then whatever was
+// appended since.
+func (px *proxy) start(from int64, older []store.Event) {
+	px.mu.Lock()
+	if px.over {
+		px.mu.Unlock()
+		return
+	}
+	px.started = true
+	px.sent = from
+	var evs []store.Event
+	for _, e := range older {
+		if e.Seq > from {
+			evs = append(evs, e)
+		}
+	}
+	evs = coalesceDeltas(evs)
+	if len(evs) > replayMax {
+		evs = evs[len(evs)-replayMax:]
+	}
+	for _, e := range evs {
+		px.sendLocked(e)
+	}
+	px.mu.Unlock()
+	px.poke()
+}
+
+// end stops the proxy: no more events, no more calls. tellHolder sends the holder a detach,
+// so that its turn's waiting tool calls fail at once (the page is gone).
+func (px *proxy) end(why string) {
+	if !px.stopFollowing() {
+		return
+	}
+	px.c.bindProxy(px, nil)
+	r := px.h.srv.relay
+	if why != "" && px.holder != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		_ = r.send(ctx, px.holder, relayMsg{Kind: relayDetach, Session: px.id, Link: px.link})
+		cancel()
+	}
+}
+
+// stopFollowing ends the proxy's part (events, calls) but leaves it bound to its socket;
+// false when it had ended already.
+func (px *proxy) stopFollowing() bool {
+	px.mu.Lock()
+	if px.over {
+		px.mu.Unlock()
+		return false
+	}
+	px.over = true
+	unsub := px.unsub
+	px.mu.Unlock()
+	px.markBound()
+	close(px.stop)
+	if unsub != nil {
+		unsub()
+	}
+	r := px.h.srv.relay
+	r.mu.Lock()
+	if r.proxies[px.link] == px {
+		delete(r.proxies, px.link)
+	}
+	r.mu.Unlock()
+	return true
+}
+
+// pageTools answers the holder's tools/list with the page's current tools.
+func (px *proxy) pageTools() relayMsg {
+	ctx, cancel := context.WithTimeout(context.Background(), px.h.srv.cfg.HandshakeTimeout)
+	defer cancel()
+	px.c.mcp.Ready(ctx)
+	list := px.c.mcp.Tools()
+	out := make([]wire.PageTool, len(list))
+	for i, t := range list {
+		out[i] = t.PageTool
+	}
+	return relayMsg{Status: stOK, Tools: out}
+}
+
+// takeOver makes the session live on this replica, attached to the proxy's socket, once the
+// holder let it go (or died: resume then waits for its claim to lapse and closes the cut turn
+// as interrupted). The page gets what it lacks from the store; nothing is sent twice.
+func (px *proxy) takeOver() {
+	select {
+	case <-px.bound:
+	case <-time.After(relayWait): // its agent/session never answered
+	}
+	px.takeOnce.Do(func() {
+		defer close(px.taken)
+		c := px.c
+		if c.boundProxy() != px {
+			return
+		}
+		px.mu.Lock()
+		sent := px.sent
+		px.mu.Unlock()
+		// The socket keeps the proxy until it has the session: an agent/chat meanwhile waits
+		// for this take-over (proxyChat) instead of finding no session.
+		px.stopFollowing()
+		ctx, cancel := context.WithTimeout(context.Background(), px.h.srv.cfg.ClaimTTL+2*relayWait)
+		defer cancel()
+		ls, err := px.h.resume(ctx, c, px.id)
+		var pe *proxied
+		if errors.As(err, &pe) { // another replica holds it now: the page resumes afresh
+			pe.px.end("not used")
+		}
+		if err == nil {
+			err = ls.warm()
+		}
+		if err != nil {
+			c.bindProxy(px, nil)
+			px.log.Info("could not take over a session from another replica; the page reconnects", zap.Error(err))
+			c.peer.Close(errors.New("its session moved; reconnect to resume it"))
+			return
+		}
+		c.mu.Lock()
+		c.session = ls
+		if c.proxy == px {
+			c.proxy = nil
+		}
+		c.mu.Unlock()
+		older, err := px.h.srv.cfg.Store.EventsAfter(ctx, px.id, sent, 0)
+		if err != nil {
+			px.log.Warn("reading events to send", zap.Error(err))
+		}
+		ls.attach(c, sent, older)
+		px.log.Debug("took over a session from another replica")
+	})
+	<-px.taken
+}
+
+// bindProxy sets the socket's proxy to next if it is old (nil old: any).
+func (c *pageConn) bindProxy(old, next *proxy) {
+	c.mu.Lock()
+	if old == nil || c.proxy == old {
+		c.proxy = next
+	}
+	c.mu.Unlock()
+}
+
+func (c *pageConn) boundProxy() *proxy {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.proxy
+}
+
+// proxyTo asks the holder of session s (another replica, holding its claim) to use socket c's
+// page for its running turn. It returns the proxy when the holder took it, errForkNeeded when
+// the session is live on another tab, or nil: the holder let it go (or does not answer), and
+// the caller claims the session as usual.
+func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*proxy, *relayMsg, error) {
+	r := h.srv.relay
+	ok, holder, err := h.srv.cfg.Store.Claim(ctx, s.ID, h.srv.owner, h.srv.cfg.ClaimTTL)
+	if err != nil || ok || holder == "" || holder == h.srv.owner {
+		return nil, nil, nil
+	}
+	px := h.newProxy(c, s.ID, s.Origin)
+	if err := px.follow(ctx); err != nil {
+		px.log.Warn("proxy: following the session's events", zap.Error(err))
+		return nil, nil, nil
+	}
+	px.holder = holder
+	r.mu.Lock()
+	r.proxies[px.link] = px
+	r.mu.Unlock()
+	rep, err := r.ask(ctx, holder, relayMsg{Kind: relayAttach, Session: s.ID, Link: px.link, Origin: s.Origin})
+	switch {
+	case err == nil && rep.Status == stAttached:
+		return px, &rep, nil
+	case err == nil && rep.Status == stFork:
+		px.end("")
+		return nil, nil, errForkNeeded
+	default:
+		px.end("")
+		return nil, nil, nil
+	}
+}
+
+// openProxied answers agent/session for a socket whose session's turn runs on the holder:
+// the conversation as stored, the running turn's snapshot, then the events after lastSeq.
+func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *relayMsg, p wire.SessionParams) (any, error) {
+	st := h.srv.cfg.Store
+	s, err := st.Load(ctx, px.id)
+	if err != nil {
+		px.end("the page could not be served")
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, wire.ErrSessionNotFound
+		}
+		return nil, wire.ErrStoreDown
+	}
+	res := &wire.SessionResult{SessionID: s.ID, Resumed: true, Messages: s.Messages, Seq: s.Seq}
+	if res.Messages == nil {
+		res.Messages = []chat.Message{}
+	}
+	if rep.TurnID != "" {
+		res.Running = snapshotOf(ctx, st, s.ID, &runningInfo{id: rep.TurnID, clientTurnID: rep.ClientTurnID, startSeq: rep.StartSeq}, s.Seq, nil, px.log)
+	}
+	from := s.Seq
+	var older []store.Event
+	if p.LastSeq != nil && *p.LastSeq >= 0 && *p.LastSeq < from {
+		from = *p.LastSeq
+		older, err = st.EventsAfter(ctx, s.ID, from, replayMax*4)
+		if err != nil {
+			px.log.Warn("reading events to replay", zap.Error(err))
+		}
+	}
+	c.bind(nil)
+	c.bindProxy(nil, px)
+	px.markBound()
+	px.log.Debug("serving a session whose turn runs on another replica", zap.String("holder", px.holder))
+	return wsrpc.ReplyThen(res, func() { px.start(from, older) }), nil
+}
+
+// proxyChat handles agent/chat on a proxied socket: the holder lets the session go unless a
+// turn runs (then the page gets the error it would get there), and the turn runs here.
+func (h *hub) proxyChat(ctx context.Context, c *pageConn, px *proxy, p wire.ChatParams) (any, error) {
+	rep, err := h.srv.relay.ask(ctx, px.holder, relayMsg{Kind: relayYield, Session: px.id, Link: px.link})
+	if err == nil && rep.Status == stBusy {
+		settled(ctx)
+		return nil, wire.ErrTurnInProgress
+	}
+	px.takeOver()
+	if c.boundSession() == nil {
+		settled(ctx)
+		return nil, wire.ErrNoSession
+	}
+	return h.chat(ctx, c, p)
+}
+
+// proxyCancel handles agent/cancel on a proxied socket: the holder cancels its turn.
+func (h *hub) proxyCancel(ctx context.Context, px *proxy, p wire.CancelParams) (any, error) {
+	rep, err := h.srv.relay.ask(ctx, px.holder, relayMsg{Kind: relayCancel, Session: px.id, TurnID: p.TurnID})
+	if err != nil || rep.Code != 0 || rep.TurnID == "" {
+		return nil, wire.ErrNoTurn
+	}
+	return wire.CancelResult{TurnID: rep.TurnID}, nil
+}
+
+// watchProxies takes over the sessions whose holder stopped renewing its claim (it died):
+// run every ClaimTTL/3 with the claims' renewal.
+func (h *hub) watchProxies() {
+	r := h.srv.relay
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	pxs := make([]*proxy, 0, len(r.proxies))
+	for _, px := range r.proxies {
+		pxs = append(pxs, px)
+	}
+	r.mu.Unlock()
+	for _, px := range pxs {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		ok, _, err := h.srv.cfg.Store.Claim(ctx, px.id, h.srv.owner, h.srv.cfg.ClaimTTL)
+		cancel()
+		if err == nil && ok {
+			px.log.Info("the replica running this session's turn stopped renewing its claim; taking the session over")
+			go h.srv.guard("proxy_take_over", px.takeOver)
+		}
+	}
+}

@@ -1,0 +1,390 @@
+package agentsvc
+
+// The relay: replicas that share a store with a bus (Redis) act as one system. A turn runs on
+// the replica that holds its session's claim (the holder); the tab's socket may be on any
+// replica. The replica with the socket keeps a proxy of the session: it follows the session's
+// event log as it is appended (the store publishes every Append on the bus) and sends the
+// events to the page; the holder sees the page as a remotePage whose tools/list and
+// tools/call go over the bus to the proxy's replica, which runs them on the page's MCP client
+// (confirmations, progress and time-outs included) and sends the outcome back. agent/chat and
+// agent/cancel on a proxied socket are passed to the holder. When the holder's turn ends it
+// lets the session go and tells the proxy, which takes it over: the next turn runs where the
+// tab is. A holder that dies keeps its claim until it lapses; the proxy then takes the
+// session over and closes the cut turn as interrupted (resume does, as after a restart).
+//
+// Messages are JSON on the channel "r:" + the replica's owner id; a request carries an id
+// that its reply ("re") echoes. The bus may lose a message: every wait is bounded, and the
+// claim is the authority on who runs the session.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// relayMsg is one message between replicas.
+type relayMsg struct {
+	Kind    string `json:"k"`
+	From    string `json:"f"`
+	ID      int64  `json:"id,omitempty"`
+	Session string `json:"s,omitempty"`
+	Link    string `json:"l,omitempty"`
+	Origin  string `json:"o,omitempty"`
+	// tools/call: the tool and its arguments.
+	Name string          `json:"n,omitempty"`
+	Args json.RawMessage `json:"a,omitempty"`
+	// Replies.
+	Status       string          `json:"st,omitempty"`
+	Tools        []wire.PageTool `json:"tools,omitempty"`
+	Outcome      *relayOutcome   `json:"out,omitempty"`
+	Leaving      bool            `json:"leaving,omitempty"`
+	TurnID       string          `json:"turn,omitempty"`
+	ClientTurnID string          `json:"ct,omitempty"`
+	StartSeq     int64           `json:"ss,omitempty"`
+	Code         int             `json:"code,omitempty"`
+	Message      string          `json:"msg,omitempty"`
+}
+
+// relayOutcome is a tools.Outcome on the bus.
+type relayOutcome struct {
+	Kind tools.Kind `json:"kind"`
+	Name string     `json:"name"`
+	Text string     `json:"text"`
+}
+
+// Message kinds.
+const (
+	relayReply      = "re"
+	relayAttach     = "attach"     // proxy → holder: the session's page is on my socket now
+	relayDetach     = "detach"     // proxy → holder: that socket is gone
+	relayCancel     = "cancel"     // proxy → holder: agent/cancel
+	relayYield      = "yield"      // proxy → holder: agent/chat; let the session go unless a turn runs
+	relayTools      = "tools"      // holder → proxy: the page's tools
+	relayCall       = "call"       // holder → proxy: tools/call
+	relayUncall     = "uncall"     // holder → proxy: that call is cancelled
+	relayPing       = "ping"       // holder → proxy: is the page's socket alive?
+	relayReleased   = "released"   // holder → proxy: the session is free; take it over
+	relaySuperseded = "superseded" // holder → proxy: another socket has the session now
+)
+
+// Statuses of replies.
+const (
+	stAttached = "attached" // the holder runs a turn and uses this page from now on
+	stFork     = "fork"     // the session is live on another tab: fork it
+	stReleased = "released" // the holder let the session go: claim it
+	stAbsent   = "absent"   // not live on the holder (it is letting go, or never had it)
+	stBusy     = "busy"     // a turn runs
+	stOK       = "ok"
+	stGone     = "gone" // the link's socket is gone
+	stAlive    = "alive"
+	stDead     = "dead"
+)
+
+// relayWait bounds a request whose answer is quick (not a tool call): a replica that does
+// not answer within it is taken as gone.
+const relayWait = 3 * time.Second
+
+// relay is a Server's side of the bus. nil when the store has no bus (one process).
+//
+// Lock order: mu is a leaf.
+type relay struct {
+	srv   *Server
+	bus   store.Bus
+	me    string
+	unsub func()
+
+	mu      sync.Mutex
+	nextID  int64
+	waits   map[int64]chan relayMsg
+	links   map[string]*remotePage        // holder side: link id → the remote page
+	proxies map[string]*proxy             // socket side: link id → the proxy
+	calls   map[string]context.CancelFunc // socket side: caller + request id → cancel
+}
+
+func newRelay(ctx context.Context, s *Server) (*relay, error) {
+	bus := store.BusOf(s.cfg.Store)
+	if bus == nil {
+		return nil, nil
+	}
+	r := &relay{srv: s, bus: bus, me: s.owner, waits: map[int64]chan relayMsg{},
+		links: map[string]*remotePage{}, proxies: map[string]*proxy{}, calls: map[string]context.CancelFunc{}}
+	unsub, err := bus.Subscribe(ctx, "r:"+r.me, r.deliver)
+	if err != nil {
+		return nil, err
+	}
+	r.unsub = unsub
+	return r, nil
+}
+
+func (r *relay) close() {
+	if r != nil && r.unsub != nil {
+		r.unsub()
+	}
+}
+
+// deliver is the bus's callback: replies go to their waiter, requests run in goroutines.
+func (r *relay) deliver(_ string, raw []byte) {
+	if raw == nil {
+		return // the bus broke and is back: waits are bounded; nothing to read again here
+	}
+	var m relayMsg
+	if err := json.Unmarshal(raw, &m); err != nil {
+		r.srv.log.Warn("relay: unreadable message", zap.Error(err))
+		return
+	}
+	if m.Kind == relayReply {
+		r.mu.Lock()
+		ch := r.waits[m.ID]
+		delete(r.waits, m.ID)
+		r.mu.Unlock()
+		if ch != nil {
+			ch <- m // buffered
+		}
+		return
+	}
+	go r.srv.guard("relay_"+m.Kind, func() { r.handle(m) })
+}
+
+func (r *relay) send(ctx context.Context, to string, m relayMsg) error {
+	m.From = r.me
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return r.bus.Publish(ctx, "r:"+to, b)
+}
+
+// request sends m to replica to and returns its id, the channel its reply comes on, and a
+// function that forgets the request (call it when done waiting).
+func (r *relay) request(ctx context.Context, to string, m relayMsg) (int64, <-chan relayMsg, func(), error) {
+	ch := make(chan relayMsg, 1)
+	r.mu.Lock()
+	r.nextID++
+	m.ID = r.nextID
+	r.waits[m.ID] = ch
+	r.mu.Unlock()
+	forget := func() {
+		r.mu.Lock()
+		delete(r.waits, m.ID)
+		r.mu.Unlock()
+	}
+	if err := r.send(ctx, to, m); err != nil {
+		forget()
+		return 0, nil, nil, err
+	}
+	return m.ID, ch, forget, nil
+}
+
+// ask sends a request and waits for its reply up to relayWait.
+func (r *relay) ask(ctx context.Context, to string, m relayMsg) (relayMsg, error) {
+	ctx, cancel := context.WithTimeout(ctx, relayWait)
+	defer cancel()
+	_, ch, forget, err := r.request(ctx, to, m)
+	if err != nil {
+		return relayMsg{}, err
+	}
+	defer forget()
+	select {
+	case rep := <-ch:
+		return rep, nil
+	case <-ctx.Done():
+		return relayMsg{}, ctx.Err()
+	}
+}
+
+func (r *relay) reply(req relayMsg, rep relayMsg) {
+	rep.Kind, rep.ID = relayReply, req.ID
+	ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+	defer cancel()
+	if err := r.send(ctx, req.From, rep); err != nil {
+		r.srv.log.Debug("relay: replying", zap.Error(err))
+	}
+}
+
+// handle runs one request or notice from another replica.
+func (r *relay) handle(m relayMsg) {
+	h := r.srv.hub
+	switch m.Kind {
+	case relayAttach:
+		r.reply(m, h.attachRemote(m))
+	case relayDetach:
+		r.mu.Lock()
+		rp := r.links[m.Link]
+		r.mu.Unlock()
+		if rp != nil && rp.replica == m.From {
+			h.dropRemote(rp)
+		}
+	case relayCancel:
+		r.reply(m, h.cancelFromRemote(m))
+	case relayYield:
+		r.reply(m, h.yieldTo(m))
+	case relayTools, relayCall, relayPing:
+		r.mu.Lock()
+		px := r.proxies[m.Link]
+		r.mu.Unlock()
+		if px == nil || px.ended() {
+			r.reply(m, relayMsg{Status: stGone})
+			return
+		}
+		switch m.Kind {
+		case relayTools:
+			r.reply(m, px.pageTools())
+		case relayCall:
+			r.reply(m, r.runCall(px, m))
+		case relayPing:
+			st := stDead
+			if h.socketAlive(context.Background(), px.c) {
+				st = stAlive
+			}
+			r.reply(m, relayMsg{Status: st})
+		}
+	case relayUncall:
+		r.mu.Lock()
+		cancel := r.calls[callKey(m.From, m.ID)]
+		r.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	case relayReleased, relaySuperseded:
+		r.mu.Lock()
+		px := r.proxies[m.Link]
+		r.mu.Unlock()
+		if px == nil {
+			return
+		}
+		if m.Kind == relayReleased {
+			px.takeOver()
+		} else {
+			px.end("another socket of its session took it over")
+			px.c.peer.Close(errors.New("replaced by a new socket of its session"))
+		}
+	}
+}
+
+func callKey(from string, id int64) string { return from + "/" + strconv.FormatInt(id, 10) }
+
+// runCall runs a tools/call of a remote turn on the proxy's page: the page's MCP client does
+// the validation, confirmation, progress and time-outs, as for a turn of this replica.
+func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
+	ctx, cancel := context.WithCancel(context.Background())
+	key := callKey(m.From, m.ID)
+	r.mu.Lock()
+	r.calls[key] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.calls, key)
+		r.mu.Unlock()
+		cancel()
+	}()
+	out := px.c.mcp.Call(ctx, m.Name, m.Args)
+	return relayMsg{Status: stOK, Outcome: &relayOutcome{out.Kind, out.Name, out.Text}, Leaving: px.c.mcp.Leaving()}
+}
+
+// remotePage is, on the holder, a page whose socket is on another replica.
+type remotePage struct {
+	r       *relay
+	replica string
+	link    string
+	session string
+	done    chan struct{}
+	once    sync.Once
+	leave   chan struct{} // closed when a tool result said the page navigates away
+	leaveMu sync.Once
+}
+
+func (r *relay) newRemote(replica, link, session string) *remotePage {
+	rp := &remotePage{r: r, replica: replica, link: link, session: session, done: make(chan struct{}), leave: make(chan struct{})}
+	r.mu.Lock()
+	r.links[link] = rp
+	r.mu.Unlock()
+	return rp
+}
+
+// closeLink ends the remote page: its waiting calls fail at once, as for a socket that closed.
+func (rp *remotePage) closeLink() {
+	rp.once.Do(func() {
+		close(rp.done)
+		rp.r.mu.Lock()
+		if rp.r.links[rp.link] == rp {
+			delete(rp.r.links, rp.link)
+		}
+		rp.r.mu.Unlock()
+	})
+}
+
+func (rp *remotePage) remoteTools(ctx context.Context) []*wire.PageTool {
+	ctx, cancel := context.WithTimeout(ctx, rp.r.srv.cfg.HandshakeTimeout+relayWait)
+	defer cancel()
+	_, ch, forget, err := rp.r.request(ctx, rp.replica, relayMsg{Kind: relayTools, Link: rp.link, Session: rp.session})
+	if err != nil {
+		return nil
+	}
+	defer forget()
+	select {
+	case rep := <-ch:
+		out := make([]*wire.PageTool, len(rep.Tools))
+		for i := range rep.Tools {
+			out[i] = &rep.Tools[i]
+		}
+		return out
+	case <-ctx.Done():
+	case <-rp.done:
+	}
+	return nil
+}
+
+func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+	cfg := rp.r.srv.cfg
+	// The page's replica enforces the tool's time-outs; this bound only covers a replica that
+	// never answers (it died with the socket, or the bus lost the answer).
+	hard, cancel := context.WithTimeout(ctx, cfg.ToolMaxTimeout+relayWait)
+	defer cancel()
+	id, ch, forget, err := rp.r.request(hard, rp.replica, relayMsg{Kind: relayCall, Link: rp.link, Session: rp.session, Name: name, Args: args})
+	if err != nil {
+		return tools.CallFailed(name, err)
+	}
+	defer forget()
+	select {
+	case rep := <-ch:
+		if rep.Leaving {
+			rp.leaveMu.Do(func() { close(rp.leave) })
+		}
+		if rep.Outcome == nil {
+			return tools.Disconnected(name)
+		}
+		return tools.Outcome{Kind: rep.Outcome.Kind, Name: rep.Outcome.Name, Text: rep.Outcome.Text}
+	case <-rp.done:
+		return tools.Disconnected(name)
+	case <-hard.Done():
+		if ctx.Err() != nil {
+			uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
+			_ = rp.r.send(uctx, rp.replica, relayMsg{Kind: relayUncall, ID: id})
+			ucancel()
+			return tools.CancelledCall(name)
+		}
+		return tools.TimedOut(name, true)
+	}
+}
+
+func (rp *remotePage) leaving() bool {
+	select {
+	case <-rp.leave:
+		return true
+	default:
+		return false
+	}
+}
+
+func (rp *remotePage) closed() <-chan struct{} { return rp.done }
+
+func zapReplica(id string) zap.Field { return zap.String("replica", id) }

@@ -1,0 +1,207 @@
+package agentsvc
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// Two replicas in one process on a memory store with a bus (the Redis bus is the same
+// interface; cmd/byomcp's LB tests run real processes on a real redis-server behind HAProxy).
+
+// twoReplicas starts replicas a and b on one store with a bus; model runs on both.
+func twoReplicas(t *testing.T, model llm.Model, mod func(*Config)) (shared store.Store, a, b *testServer) {
+	t.Helper()
+	shared = store.NewMemoryWithBus()
+	a = newQuietServer(t, model, func(c *Config) {
+		c.Store = shared
+		c.OwnerID = "replica-a"
+		if mod != nil {
+			mod(c)
+		}
+	})
+	b = newQuietServer(t, model, func(c *Config) {
+		c.Store = shared
+		c.OwnerID = "replica-b"
+		if mod != nil {
+			mod(c)
+		}
+	})
+	return shared, a, b
+}
+
+// TestTurnFollowsItsTabToAnotherReplica: a tool navigates, the next page lands on the other
+// replica while the turn runs on the first: the turn goes on with the new page's tools, its
+// tool call runs in the new page (through the bus), the new page gets every event once as it
+// is appended, and the next turn runs on the replica the tab is on.
+func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
+	var first *fakePage
+	navigated := make(chan struct{})
+	goTool := pageTestTool{tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	goTool.fn = func(context.Context, map[string]any) (any, error) {
+		go func() { time.Sleep(20 * time.Millisecond); first.peer.Close(nil); close(navigated) }()
+		return map[string]any{
+			"content": []any{map[string]any{"type": "text", "text": "navigating to the configurator"}},
+			"_meta":   map[string]any{wire.MetaNavigating: true},
+		}, nil
+	}
+	configure := pageTestTool{
+		tool: wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}},"required":["color"]}`)},
+		fn: func(_ context.Context, args map[string]any) (any, error) {
+			return "color set to " + args["color"].(string), nil
+		},
+	}
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		switch n {
+		case 0:
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("n1", "open_configurator", `{}`)}}, nil
+		case 1:
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("n2", "configure_car", `{"color":"blue"}`), call("n3", "configure_car", `{"color":"green"}`)}}, nil
+		case 2:
+			return &llm.Response{Text: "Your car is blue."}, nil
+		default:
+			return &llm.Response{Text: "Answered where the tab is."}, nil
+		}
+	}}
+	shared, a, b := twoReplicas(t, model, nil)
+	first = openPage(t, a, testOrigin, goTool)
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("take me to the configurator and make it blue") }()
+	seen := first.eventsUntil(wire.EventToolResult)
+	<-navigated
+
+	second := openPage(t, b, testOrigin, configure)
+	last := lastSeqOf(seen)
+	res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.Forked {
+		t.Fatalf("got %+v, want the session resumed on b", res)
+	}
+	if res.Running == nil {
+		t.Fatalf("got no running turn in %+v; the turn runs on a", res)
+	}
+	seen = append(seen, second.eventsUntil(wire.EventTurnEnd)...)
+	end := seen[len(seen)-1]
+	if end.StopReason != wire.StopEnd || !strings.Contains(end.Text, "blue") {
+		t.Fatalf("got turn_end %+v, want the turn finished with the new page", end)
+	}
+	calls := second.callsMade()
+	if len(calls) != 1 || calls[0].Name != "configure_car" {
+		t.Errorf("got calls on the new page %+v, want one configure_car (the invalid one is refused on b by the schema)", calls)
+	}
+	results := map[string]event{}
+	for _, e := range seen {
+		if e.Type == wire.EventToolResult {
+			results[e.CallID] = e
+		}
+	}
+	if len(results) != 3 || results["n1"].IsError || results["n2"].IsError || !results["n3"].IsError {
+		t.Errorf("got tool results %+v, want navigate ok, blue ok, green refused", results)
+	}
+	reqs := model.requests()
+	if names := toolNames(reqs[1].Tools); names != "configure_car" {
+		t.Errorf("second model call offered %q, want the new page's configure_car (listed through b)", names)
+	}
+	if a.ConnCount() != 0 {
+		t.Errorf("a still has %d sockets", a.ConnCount())
+	}
+
+	// The turn ended on a, which let the session go: b takes it over, and the next turn runs on b.
+	waitFor(t, "b to take the session over", func() bool {
+		b.hub.mu.Lock()
+		defer b.hub.mu.Unlock()
+		return b.hub.live[sess.SessionID] != nil
+	})
+	r, err := second.chat("and now?")
+	if err != nil || r.Text != "Answered where the tab is." {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	seen = append(seen, second.eventsUntil(wire.EventTurnEnd)...)
+	checkNothingLostOrDoubled(t, seen, storedEvents(t, shared, sess.SessionID))
+}
+
+// TestStopFromAnotherReplica: the tab reconnects to b while a runs its turn (waiting on a slow
+// page tool that the tab ran from b); agent/cancel on b cancels a's turn, and the page on b
+// gets the cancellation of the tool call and the turn's end.
+func TestStopFromAnotherReplica(t *testing.T) {
+	started := make(chan struct{}, 1)
+	slow := pageTestTool{tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		fn: func(ctx context.Context, _ map[string]any) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}
+	gate := make(chan struct{})
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n == 0 {
+			<-gate
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("s1", "slow", `{}`)}}, nil
+		}
+		return &llm.Response{Text: "unreachable"}, nil
+	}}
+	_, a, b := twoReplicas(t, model, nil)
+	first := openPage(t, a, testOrigin, slow)
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("do the slow thing") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+
+	second := openPage(t, b, testOrigin, slow)
+	last := lastSeqOf(seen)
+	res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.Running == nil {
+		t.Fatalf("got %+v, want the running turn resumed on b", res)
+	}
+	close(gate)
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("the slow tool never started on the page on b")
+	}
+	var cr wire.CancelResult
+	if err := second.peer.Call(context.Background(), wire.MethodAgentCancel, wire.CancelParams{}, &cr); err != nil {
+		t.Fatalf("agent/cancel on b: %v", err)
+	}
+	if cr.TurnID != res.Running.TurnID {
+		t.Errorf("cancelled %q, want %q", cr.TurnID, res.Running.TurnID)
+	}
+	evs := second.eventsUntil(wire.EventTurnEnd)
+	if end := evs[len(evs)-1]; end.StopReason != wire.StopCancelled {
+		t.Fatalf("got turn_end %+v, want cancelled", end)
+	}
+	select {
+	case <-second.cancel:
+	case <-time.After(waitLimit):
+		t.Error("the page on b never got notifications/cancelled for the running tool call")
+	}
+}
+
+// TestSecondTabOnAnotherReplicaForks: a second tab of a session whose tab is alive on a (with
+// a turn running) gets a fork on b, and the turn's tool calls never go to it.
+func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
+	gate := make(chan struct{})
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n == 0 {
+			<-gate
+		}
+		return &llm.Response{Text: "done"}, nil
+	}}
+	_, a, b := twoReplicas(t, model, nil)
+	first := openPage(t, a, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("hello") }()
+	first.eventsUntil(wire.EventTurnStart)
+	dup := openPage(t, b, testOrigin, echoTool())
+	res := dup.session(wire.SessionParams{SessionID: sess.SessionID})
+	if !res.Forked || res.SessionID == sess.SessionID {
+		t.Fatalf("got %+v, want a fork", res)
+	}
+	close(gate)
+	first.eventsUntil(wire.EventTurnEnd)
+}

@@ -1,0 +1,191 @@
+package agentsvc
+
+// The holder side of the relay (see relay.go): a session of this replica whose page is on
+// another replica's socket while its turn runs here.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/byomcp/byomcp/agentsvc/pagemcp"
+	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// pageLink is the page a turn uses: a socket of this replica (pageConn) or one on another
+// replica (remotePage).
+type pageLink interface {
+	pageTools(ctx context.Context) []*pagemcp.Tool
+	callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome
+	leaving() bool
+	closed() <-chan struct{}
+}
+
+func (c *pageConn) pageTools(ctx context.Context) []*pagemcp.Tool {
+	c.mcp.Ready(ctx)
+	return c.mcp.Tools()
+}
+
+func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+	return c.mcp.Call(ctx, name, args)
+}
+
+func (c *pageConn) leaving() bool           { return c.mcp.Leaving() }
+func (c *pageConn) closed() <-chan struct{} { return c.peer.Done() }
+
+func (rp *remotePage) pageTools(ctx context.Context) []*pagemcp.Tool {
+	list := rp.remoteTools(ctx)
+	out := make([]*pagemcp.Tool, len(list))
+	for i, t := range list {
+		out[i] = &pagemcp.Tool{PageTool: *t}
+	}
+	return out
+}
+
+// attachRemote handles a proxy's attach: the session's page is now on m.From's socket. The
+// same rule as for a socket of this replica (take): if the tab that has the session still
+// answers, the newcomer is another tab and forks; else, while a turn runs, the turn uses the
+// new page from now on, and with no turn the session is let go for the newcomer to claim.
+func (h *hub) attachRemote(m relayMsg) relayMsg {
+	h.mu.Lock()
+	ls := h.live[m.Session]
+	h.mu.Unlock()
+	if ls == nil || ls.origin != m.Origin {
+		return relayMsg{Status: stAbsent}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeWait+relayWait)
+	defer cancel()
+	for {
+		ls.mu.Lock()
+		if ls.evicted {
+			ls.mu.Unlock()
+			return relayMsg{Status: stAbsent}
+		}
+		prev, prem := ls.owner, ls.remote
+		ls.mu.Unlock()
+		if (prev != nil && h.socketAlive(ctx, prev)) || (prem != nil && h.remoteAlive(ctx, prem)) {
+			return relayMsg{Status: stFork}
+		}
+		ls.mu.Lock()
+		if ls.owner != prev || ls.remote != prem || ls.evicted {
+			ls.mu.Unlock()
+			continue // changed meanwhile: decide again
+		}
+		ls.owner = nil
+		if prev != nil && ls.conn == prev {
+			ls.conn = nil
+		}
+		if ls.turn == nil {
+			ls.remote = nil
+			ls.signalConnLocked()
+			ls.mu.Unlock()
+			h.supersede(prem)
+			h.evict(ls)
+			ls.mu.Lock()
+			evicted := ls.evicted
+			ls.mu.Unlock()
+			if evicted {
+				return relayMsg{Status: stReleased}
+			}
+			return relayMsg{Status: stAbsent}
+		}
+		ls.remote = h.srv.relay.newRemote(m.From, m.Link, ls.id)
+		ls.signalConnLocked()
+		info := ls.runningLocked()
+		ls.mu.Unlock()
+		h.supersede(prem)
+		ls.log.Debug("the running turn's page is on another replica now", zapReplica(m.From))
+		return relayMsg{Status: stAttached, TurnID: info.id, ClientTurnID: info.clientTurnID, StartSeq: info.startSeq}
+	}
+}
+
+// signalConnLocked wakes a turn waiting for its page (currentPage). ls.mu is held.
+func (ls *liveSession) signalConnLocked() {
+	close(ls.connWait)
+	ls.connWait = make(chan struct{})
+}
+
+// supersede ends a remote page that lost its session to another socket, and tells its replica.
+func (h *hub) supersede(rp *remotePage) {
+	if rp == nil {
+		return
+	}
+	rp.closeLink()
+	ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+	defer cancel()
+	_ = h.srv.relay.send(ctx, rp.replica, relayMsg{Kind: relaySuperseded, Session: rp.session, Link: rp.link})
+}
+
+// remoteAlive tells whether a remote page still serves a live tab (its replica pings it).
+func (h *hub) remoteAlive(ctx context.Context, rp *remotePage) bool {
+	select {
+	case <-rp.done:
+		return false
+	default:
+	}
+	if rp.leaving() {
+		return false
+	}
+	rep, err := h.srv.relay.ask(ctx, rp.replica, relayMsg{Kind: relayPing, Link: rp.link, Session: rp.session})
+	return err == nil && rep.Status == stAlive
+}
+
+// dropRemote handles a proxy's detach: its socket is gone, so the turn's waiting tool calls
+// fail at once and the turn waits for the page to come back, as with a socket of this replica.
+func (h *hub) dropRemote(rp *remotePage) {
+	h.mu.Lock()
+	ls := h.live[rp.session]
+	h.mu.Unlock()
+	rp.closeLink()
+	if ls == nil {
+		return
+	}
+	ls.mu.Lock()
+	if ls.remote == rp {
+		ls.remote = nil
+		ls.signalConnLocked()
+	}
+	idle := ls.conn == nil && ls.turn == nil
+	ls.mu.Unlock()
+	if idle {
+		h.evict(ls)
+	}
+}
+
+// cancelFromRemote handles agent/cancel from a proxied socket.
+func (h *hub) cancelFromRemote(m relayMsg) relayMsg {
+	h.mu.Lock()
+	ls := h.live[m.Session]
+	h.mu.Unlock()
+	if ls == nil {
+		return relayMsg{Code: wire.CodeNoTurn}
+	}
+	ls.mu.Lock()
+	rt := ls.turn
+	ls.mu.Unlock()
+	if rt == nil || (m.TurnID != "" && m.TurnID != rt.id) {
+		return relayMsg{Code: wire.CodeNoTurn}
+	}
+	rt.cancel(errors.New("cancelled by the user"))
+	return relayMsg{Status: stOK, TurnID: rt.id}
+}
+
+// yieldTo handles a proxied socket's agent/chat: with a turn running the page is told so;
+// else the session is let go for the proxy to take over.
+func (h *hub) yieldTo(m relayMsg) relayMsg {
+	h.mu.Lock()
+	ls := h.live[m.Session]
+	h.mu.Unlock()
+	if ls == nil {
+		return relayMsg{Status: stAbsent}
+	}
+	ls.mu.Lock()
+	busy := ls.turn != nil
+	ls.mu.Unlock()
+	if busy {
+		return relayMsg{Status: stBusy}
+	}
+	h.evict(ls)
+	return relayMsg{Status: stReleased}
+}
