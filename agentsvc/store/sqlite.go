@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,11 +63,13 @@ var migrations = []string{
 // cannot wait for). Reads go through r, read-only connections that in WAL mode never block
 // the writer nor wait for it.
 type sqliteStore struct {
-	path   string
-	w      *sql.DB
-	r      *sql.DB
-	now    func() time.Time
-	closed atomic.Bool
+	path    string
+	w       *sql.DB
+	r       *sql.DB
+	stmts   *appendStmts // on w
+	commits groupCommitter
+	now     func() time.Time
+	closed  atomic.Bool
 }
 
 // OpenSQLite opens (creating it when missing) the SQLite database at path, in WAL mode with a
@@ -93,7 +96,12 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	w.SetConnMaxIdleTime(0)
 	w.SetConnMaxLifetime(0)
 	s := &sqliteStore{path: abs, w: w, now: time.Now}
+	s.commits.s = s
 	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
+	}
+	if s.stmts, err = prepareAppend(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
 	}
@@ -241,72 +249,266 @@ func (s *sqliteStore) Append(ctx context.Context, id string, b Batch) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	if err := s.append(ctx, id, e); err != nil {
+	if err := s.commits.append(ctx, id, e); err != nil {
 		return s.fail("append", err)
 	}
 	return nil
 }
 
-// append writes e in one BEGIN IMMEDIATE transaction.
-func (s *sqliteStore) append(ctx context.Context, id string, e encodedBatch) error {
+// maxGroup is the most appends one group commit writes.
+const maxGroup = 128
+
+// Append states (appendReq.state).
+const (
+	appendQueued    int32 = iota
+	appendTaken           // a group commit has it: its result will come
+	appendAbandoned       // its caller's ctx ended first: never written
+)
+
+// appendReq is an Append waiting for a group commit.
+type appendReq struct {
+	id    string
+	e     encodedBatch
+	state atomic.Int32
+	done  chan error // buffer 1: the committer never waits for the caller
+}
+
+// groupCommitter writes the appends of every session through the one write connection in
+// group commits: the appends queued while a transaction runs are written together in the
+// next one (at most maxGroup), and each caller returns once the transaction that holds its
+// batch has committed. Under 256 sessions turning at once, one transaction per append queued
+// the sessions behind each other on the write connection (each commit writes the same
+// sessions-table and index pages again); a group writes those pages once. A caller is
+// answered only after its commit, so what an acknowledged Append wrote survives a crash of
+// the process as before (WAL, synchronous=NORMAL).
+//
+// The commit goroutine runs while appends are queued and ends when none are (like wsrpc's
+// writer), so an idle store has none. An append that fails inside a group (a seq conflict,
+// an unknown session) fails alone: those are found before it writes anything. Any other
+// error rolls the group back and its appends are written again one transaction each, so
+// one bad batch never fails the others.
+//
+// Lock order: mu is a leaf.
+type groupCommitter struct {
+	s          *sqliteStore
+	beforeHook func() // tests: runs before each group is taken
+
+	mu         sync.Mutex
+	queue      []*appendReq
+	committing bool
+}
+
+// append queues one batch and waits for the commit that writes it. When ctx ends before a
+// group took it, it is never written; once taken, the caller waits for the commit (bounded
+// by the busy timeout), so it never reports a failure for a batch that was written.
+func (g *groupCommitter) append(ctx context.Context, id string, e encodedBatch) error {
+	r := &appendReq{id: id, e: e, done: make(chan error, 1)}
+	g.mu.Lock()
+	g.queue = append(g.queue, r)
+	if !g.committing {
+		g.committing = true
+		go g.run()
+	}
+	g.mu.Unlock()
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(appendQueued, appendAbandoned) {
+			return ctx.Err()
+		}
+		return <-r.done
+	}
+}
+
+// run commits groups until the queue is empty.
+func (g *groupCommitter) run() {
+	for {
+		if g.beforeHook != nil {
+			g.beforeHook()
+		}
+		g.mu.Lock()
+		n := min(len(g.queue), maxGroup)
+		if n == 0 {
+			g.committing = false
+			g.queue = nil
+			g.mu.Unlock()
+			return
+		}
+		taken := make([]*appendReq, 0, n)
+		for _, r := range g.queue[:n] {
+			if r.state.CompareAndSwap(appendQueued, appendTaken) {
+				taken = append(taken, r)
+			}
+		}
+		clear(g.queue[:n])
+		g.queue = g.queue[n:]
+		g.mu.Unlock()
+		if len(taken) > 0 {
+			g.commit(taken)
+		}
+	}
+}
+
+// commit writes group in one transaction and answers each append; a panic (the driver's)
+// answers the appends not answered yet with an error instead of ending the process.
+func (g *groupCommitter) commit(group []*appendReq) {
+	answered := 0
+	defer func() {
+		if v := recover(); v != nil {
+			err := fmt.Errorf("group commit panicked: %v", v)
+			for _, r := range group[answered:] {
+				r.done <- err
+			}
+		}
+	}()
+	errs := make([]error, len(group))
+	todo := make([]int, len(group)) // indexes into group still to write
+	for i := range todo {
+		todo[i] = i
+	}
+	for len(todo) > 0 {
+		failed, err := g.s.appendGroup(group, todo, errs)
+		if failed < 0 { // committed, or the transaction itself failed: that is every append's result
+			for _, i := range todo {
+				if err != nil {
+					errs[i] = err
+				}
+			}
+			break
+		}
+		// One append's writes failed in a way its checks did not foresee: it fails alone
+		// and the others go again (the transaction was rolled back).
+		errs[todo[failed]] = err
+		todo = append(todo[:failed], todo[failed+1:]...)
+	}
+	for i, r := range group {
+		r.done <- errs[i]
+		answered = i + 1
+	}
+}
+
+// appendGroup writes the appends group[i] for i in todo in one BEGIN IMMEDIATE transaction.
+// errs[i] is set for an append that failed its checks (not found, seq conflict: it wrote
+// nothing). When one append's writes failed otherwise, the transaction is rolled back and
+// failed is its position in todo; else failed is -1 and err is the transaction's own error
+// (begin or commit), nil once committed.
+func (s *sqliteStore) appendGroup(group []*appendReq, todo []int, errs []error) (failed int, err error) {
+	ctx := context.Background() // an append taken is written whatever its caller does
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	defer tx.Rollback()
+	st := &txStmts{a: s.stmts, tx: tx} // the transaction closes the statements it bound
+	for k, i := range todo {
+		var check error
+		if check, err = s.appendIn(ctx, st, group[i].id, group[i].e); err != nil {
+			return k, err
+		}
+		errs[i] = check
+	}
+	return -1, tx.Commit()
+}
+
+// appendIn writes e to session id inside a group's transaction. check is the error of a
+// batch that does not fit the session (nothing was written); err is any other failure.
+func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e encodedBatch) (check, err error) {
 	var cur, count int64
-	err = tx.QueryRowContext(ctx, `SELECT seq, msg_count FROM sessions WHERE id = ?`, id).Scan(&cur, &count)
+	err = st.bind(ctx, &st.get, st.a.get).QueryRowContext(ctx, id).Scan(&cur, &count)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
+		return ErrNotFound, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	seq, err := e.nextSeq(cur)
 	if err != nil {
-		return err
+		return err, nil
 	}
-	if err := insertRows(ctx, tx, `INSERT INTO messages (session_id, pos, data) VALUES (?, ?, ?)`, id, len(e.messages),
-		func(i int) (int64, []byte) { return count + int64(i), e.messages[i] }); err != nil {
-		return err
-	}
-	if err := insertRows(ctx, tx, `INSERT INTO events (session_id, seq, data) VALUES (?, ?, ?)`, id, len(e.events),
-		func(i int) (int64, []byte) { return e.events[i].Seq, e.events[i].Data }); err != nil {
-		return err
-	}
-	q := `UPDATE sessions SET updated_at = ?, seq = ?, msg_count = ?`
-	args := []any{nanos(s.now()), seq, count + int64(len(e.messages))}
-	if e.page != nil {
-		q += `, page_url = ?, page_title = ?`
-		args = append(args, e.page.URL, e.page.Title)
-	}
-	if e.turn != nil {
-		q += `, active_turn = ?`
-		args = append(args, *e.turn)
-	}
-	if _, err := tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, id)...); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// insertRows runs the insert q for n rows of (id, key, data).
-func insertRows(ctx context.Context, tx *sql.Tx, q, id string, n int, row func(i int) (int64, []byte)) error {
-	if n == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for i := range n {
-		key, data := row(i)
-		if _, err := stmt.ExecContext(ctx, id, key, string(data)); err != nil {
-			return err
+	if len(e.messages) > 0 {
+		ins := st.bind(ctx, &st.message, st.a.message)
+		for i, data := range e.messages {
+			if _, err := ins.ExecContext(ctx, id, count+int64(i), string(data)); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return nil
+	if len(e.events) > 0 {
+		ins := st.bind(ctx, &st.event, st.a.event)
+		for _, ev := range e.events {
+			if _, err := ins.ExecContext(ctx, id, ev.Seq, string(ev.Data)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var url, title, turn any // NULL keeps the column
+	if e.page != nil {
+		url, title = e.page.URL, e.page.Title
+	}
+	if e.turn != nil {
+		turn = *e.turn
+	}
+	_, err = st.bind(ctx, &st.update, st.a.update).ExecContext(ctx, nanos(s.now()), seq, count+int64(len(e.messages)), url, title, turn, id)
+	return nil, err
+}
+
+// The statements of an append, prepared once on the write pool (OpenSQLite): database/sql
+// keeps them prepared on its one connection, and each group's transaction reuses them
+// (Tx.StmtContext) instead of parsing the SQL again.
+const (
+	sqlAppendGet    = `SELECT seq, msg_count FROM sessions WHERE id = ?`
+	sqlAppendMsg    = `INSERT INTO messages (session_id, pos, data) VALUES (?, ?, ?)`
+	sqlAppendEvent  = `INSERT INTO events (session_id, seq, data) VALUES (?, ?, ?)`
+	sqlAppendUpdate = `UPDATE sessions SET updated_at = ?, seq = ?, msg_count = ?,
+		page_url = coalesce(?, page_url), page_title = coalesce(?, page_title),
+		active_turn = coalesce(?, active_turn) WHERE id = ?`
+)
+
+// appendStmts are the append statements on the write pool.
+type appendStmts struct {
+	get, message, event, update *sql.Stmt
+}
+
+// prepareAppend prepares the append statements on the write pool.
+func prepareAppend(ctx context.Context, w *sql.DB) (*appendStmts, error) {
+	var a appendStmts
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{{&a.get, sqlAppendGet}, {&a.message, sqlAppendMsg}, {&a.event, sqlAppendEvent}, {&a.update, sqlAppendUpdate}} {
+		st, err := w.PrepareContext(ctx, p.q)
+		if err != nil {
+			a.close()
+			return nil, err
+		}
+		*p.st = st
+	}
+	return &a, nil
+}
+
+// close closes the statements.
+func (a *appendStmts) close() {
+	for _, st := range []*sql.Stmt{a.get, a.message, a.event, a.update} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
+}
+
+// txStmts are the append statements bound to one transaction, each bound on first use.
+type txStmts struct {
+	a                           *appendStmts
+	tx                          *sql.Tx
+	get, message, event, update *sql.Stmt
+}
+
+// bind returns the statement st bound to the transaction, binding it into *bound once.
+func (t *txStmts) bind(ctx context.Context, bound **sql.Stmt, st *sql.Stmt) *sql.Stmt {
+	if *bound == nil {
+		*bound = t.tx.StmtContext(ctx, st)
+	}
+	return *bound
 }
 
 func (s *sqliteStore) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]Event, error) {
@@ -470,5 +672,6 @@ func (s *sqliteStore) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stmts.close()
 	return errors.Join(s.r.Close(), s.w.Close())
 }
