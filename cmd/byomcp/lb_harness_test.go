@@ -313,7 +313,8 @@ type haproxyProc struct {
 
 // haproxyConfig is the balancer's configuration: round robin without stickiness; a socket
 // stays open for an hour once upgraded (timeout tunnel); a backend is checked on /healthz
-// every 200 ms and taken out after two failed checks, back in after one good one; a request
+// every 200 ms and taken out after three failed checks (a refused connection fails at once;
+// a slow answer under -race gets 5 s), back in after one good one; a request
 // whose connection is refused (a replica that is down or restarting) is sent to another one.
 // Each response says which backend answered (replicaHeader).
 const haproxyConfig = `global
@@ -325,7 +326,7 @@ defaults
     timeout client 60s
     timeout server 60s
     timeout tunnel 1h
-    timeout check 2s
+    timeout check 5s
     retries 3
     option redispatch 1
     retry-on conn-failure empty-response
@@ -338,7 +339,7 @@ backend byomcp
     balance roundrobin
     option httpchk GET /healthz
     http-check expect status 200
-    default-server inter 200ms fastinter 100ms downinter 100ms fall 2 rise 1
+    default-server inter 200ms fastinter 100ms downinter 100ms fall 3 rise 1
     http-response set-header ` + replicaHeader + ` %%[srv_name]
 %s`
 
@@ -414,6 +415,8 @@ type lbEvent struct {
 	CallID       string `json:"callId"`
 	Name         string `json:"name"`
 	IsError      bool   `json:"isError"`
+
+	epoch int // which of its tab's sockets brought it (set by the tab, not on the wire)
 }
 
 // lbTool is a page tool with the schema {"type":"object"}; call answers a tools/call with a
@@ -572,9 +575,9 @@ func checkLog(evs []lbEvent) []string {
 	for i, e := range evs {
 		switch {
 		case e.Seq <= prev:
-			bad = append(bad, fmt.Sprintf("event %d: seq %d (%s) after seq %d: doubled or out of order", i, e.Seq, e.Type, prev))
+			bad = append(bad, fmt.Sprintf("event %d (socket %d): seq %d (%s) after seq %d: doubled or out of order", i, e.epoch, e.Seq, e.Type, prev))
 		case e.Seq > prev+1 && e.Type != wire.EventTextDelta:
-			bad = append(bad, fmt.Sprintf("event %d: seq %d (%s) after seq %d: events %d..%d lost", i, e.Seq, e.Type, prev, prev+1, e.Seq-1))
+			bad = append(bad, fmt.Sprintf("event %d (socket %d): seq %d (%s) after seq %d: events %d..%d lost", i, e.epoch, e.Seq, e.Type, prev, prev+1, e.Seq-1))
 		}
 		prev = max(prev, e.Seq)
 	}
