@@ -229,6 +229,9 @@ type fzRun struct {
 	seed     uint64
 	rng      *rand.Rand // the driver's; only the driver goroutine uses it
 	ts       *testServer
+	// replicas are the servers sockets open on: ts alone, or ts and a second replica on the
+	// same store with a bus (odd seeds), so that sessions move between replicas mid-turn.
+	replicas []*testServer
 	fake     *llmtest.Server
 	tr       *http.Transport
 	logs     *observer.ObservedLogs
@@ -264,6 +267,14 @@ func runPageFuzz(t *testing.T, seed uint64, prog []byte) {
 		r.do(op, prog[i+1])
 	}
 	r.settle()
+	if len(r.replicas) > 1 {
+		var served, routed int64
+		for _, ts := range r.replicas {
+			served += ts.relay.served.Load()
+			routed += ts.relay.routed.Load()
+		}
+		t.Logf("two replicas: %d sockets served a turn of the other replica, %d tool calls routed", served, routed)
+	}
 	r.closeAll()
 	r.checkNothingLeft()
 	r.checkStore()
@@ -297,7 +308,30 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 	if rng.IntN(4) == 0 { // the defaults: floods may close a socket with 1008
 		rateLimit, rateBurst = 0, 0
 	}
-	r.ts = newTestServer(t, model, func(c *Config) {
+	var shared store.Store
+	if seed%2 == 1 {
+		shared = store.NewMemoryWithBus()
+	}
+	newReplica := func(owner string) *testServer {
+		return newTestServer(t, model, func(c *Config) {
+			if shared != nil {
+				c.Store, c.OwnerID = shared, owner
+			}
+			r.configure(c, core, rateLimit, rateBurst)
+		})
+	}
+	r.ts = newReplica("replica-a")
+	r.replicas = []*testServer{r.ts}
+	if shared != nil {
+		r.replicas = append(r.replicas, newReplica("replica-b"))
+	}
+	r.baseline = goroutineIDs()
+	return r
+}
+
+// configure is the Config of a run's servers.
+func (r *fzRun) configure(c *Config, core zapcore.Core, rateLimit float64, rateBurst int) {
+	{
 		c.Logger = zap.New(core)
 		c.OnPanic = func(where string, v any) { r.failf("recovered a panic in %s: %v", where, v) }
 		c.RelistDebounce = r.debounce
@@ -310,9 +344,7 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 		c.SendQueue = 1 << 14
 		c.RateLimit, c.RateBurst = rateLimit, rateBurst
 		c.Limits = loop.Limits{MaxModelCalls: 5, MaxToolCalls: 8}
-	})
-	r.baseline = goroutineIDs()
-	return r
+	}
 }
 
 // finish stops the page goroutines; it runs even when the run stopped early.
@@ -742,7 +774,8 @@ func (r *fzRun) open() *fzSock {
 	ctx, cancel := context.WithTimeout(context.Background(), fzWait)
 	defer cancel()
 	d := websocket.Dialer{WriteBufferSize: 4096}
-	c, _, err := d.DialContext(ctx, r.ts.wsURL, http.Header{"Origin": {fzOrigin}})
+	to := r.replicas[s.n%len(r.replicas)] // round robin, as a load balancer without stickiness
+	c, _, err := d.DialContext(ctx, to.wsURL, http.Header{"Origin": {fzOrigin}})
 	if err != nil {
 		r.t.Fatalf("seed %d: dial: %v", r.seed, err)
 	}
@@ -1542,15 +1575,25 @@ func (r *fzRun) checkNothingLeft() {
 	var left []string
 	for {
 		left = left[:0]
-		if n := r.ts.ConnCount(); n > 0 {
-			left = append(left, fmt.Sprintf("%d sockets", n))
-		}
-		if n := len(r.ts.hub.liveSessions()); n > 0 {
-			left = append(left, fmt.Sprintf("%d live sessions", n))
-		}
-		var g dto.Metric
-		if err := r.ts.metrics.sessions.Write(&g); err != nil || g.GetGauge().GetValue() != 0 {
-			left = append(left, fmt.Sprintf("live-session gauge at %v (%v)", g.GetGauge().GetValue(), err))
+		for i, ts := range r.replicas {
+			if n := ts.ConnCount(); n > 0 {
+				left = append(left, fmt.Sprintf("replica %d: %d sockets", i, n))
+			}
+			if n := len(ts.hub.liveSessions()); n > 0 {
+				left = append(left, fmt.Sprintf("replica %d: %d live sessions", i, n))
+			}
+			var g dto.Metric
+			if err := ts.metrics.sessions.Write(&g); err != nil || g.GetGauge().GetValue() != 0 {
+				left = append(left, fmt.Sprintf("replica %d: live-session gauge at %v (%v)", i, g.GetGauge().GetValue(), err))
+			}
+			if ts.relay != nil {
+				ts.relay.mu.Lock()
+				n, m := len(ts.relay.proxies), len(ts.relay.links)
+				ts.relay.mu.Unlock()
+				if n+m > 0 {
+					left = append(left, fmt.Sprintf("replica %d: %d proxies, %d remote pages", i, n, m))
+				}
+			}
 		}
 		left = append(left, r.newGoroutines()...)
 		if len(left) == 0 {

@@ -361,6 +361,7 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 	c.bind(nil)
 	c.bindProxy(nil, px)
 	px.markBound()
+	h.srv.relay.served.Add(1)
 	px.log.Debug("serving a session whose turn runs on another replica", zap.String("holder", px.holder))
 	return wsrpc.ReplyThen(res, func() { px.start(from, older) }), nil
 }

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -101,6 +102,10 @@ type relay struct {
 	bus   store.Bus
 	me    string
 	unsub func()
+
+	// served counts the sockets served for a turn of another replica, routed the tool calls
+	// run for one (the fuzzer reports them).
+	served, routed atomic.Int64
 
 	mu      sync.Mutex
 	nextID  int64
@@ -286,6 +291,7 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 		r.mu.Unlock()
 		cancel()
 	}()
+	r.routed.Add(1)
 	out := px.c.mcp.Call(ctx, m.Name, m.Args)
 	return relayMsg{Status: stOK, Outcome: &relayOutcome{out.Kind, out.Name, out.Text}, Leaving: px.c.mcp.Leaving()}
 }
