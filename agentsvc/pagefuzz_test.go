@@ -225,10 +225,10 @@ func ptr[T any](v T) *T { return &v }
 
 // fzRun is one run: a server, a fake model, the sockets the driver opened and what they saw.
 type fzRun struct {
-	t        *testing.T
-	seed     uint64
-	rng      *rand.Rand // the driver's; only the driver goroutine uses it
-	ts       *testServer
+	t    *testing.T
+	seed uint64
+	rng  *rand.Rand // the driver's; only the driver goroutine uses it
+	ts   *testServer
 	// replicas are the servers sockets open on: ts alone, or ts and a second replica on the
 	// same store with a bus (odd seeds), so that sessions move between replicas mid-turn.
 	replicas []*testServer
