@@ -91,6 +91,8 @@ func (c *pageConn) sendRejected(name, reason string) {
 	ev := &wire.ToolRejectedEvent{EventHeader: wire.EventHeader{Type: wire.EventToolRejected}, Name: name, Reason: reason}
 	if ls := c.boundSession(); ls != nil {
 		ev.SessionID = ls.id
+	} else if px := c.boundProxy(); px != nil {
+		ev.SessionID = px.id
 	}
 	if err := c.peer.Notify(context.Background(), wire.MethodAgentEvent, ev); err != nil {
 		c.log.Debug("sending event", zap.Error(err))
