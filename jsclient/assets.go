@@ -26,6 +26,9 @@ import (
 //   - each module also imports, at its end, every module it needs indirectly, so the browser
 //     fetches the whole graph as soon as the entry script is parsed instead of one level of
 //     imports at a time (no build step: the files stay the plain modules in this directory);
+//   - a module that imports another one dynamically (widget.js shows the launcher at once and
+//     then imports the rest) also starts, at its end, the import of every module the dynamic
+//     one needs, so that graph too is fetched at once and not level by level;
 //   - the stable URLs a site embeds (`/byomcp/widget.js`, `/byomcp/preload.js`) are revalidated
 //     with a strong ETag (a 304 of a few hundred bytes).
 type Assets struct {
@@ -41,8 +44,11 @@ type asset struct {
 }
 
 // importRE finds the relative module specifiers of static imports and re-exports:
-// `from './x.js'` and `import './x.js'`.
-var importRE = regexp.MustCompile(`(?m)(\bfrom\s*|^\s*import\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
+// `from './x.js'` and `import './x.js'`; dynamicRE those of dynamic imports: `import('./x.js')`.
+var (
+	importRE  = regexp.MustCompile(`(?m)(\bfrom\s*|^\s*import\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
+	dynamicRE = regexp.MustCompile(`(\bimport\(\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
+)
 
 // hashLen is how many hex digits of the sha256 name a version (48 bits: no collisions among
 // the versions of a few dozen files).
@@ -92,30 +98,45 @@ func (b *builder) build(name string) (*asset, error) {
 	defer delete(b.visiting, name)
 
 	text := stripJS(b.src[name])
-	var direct []string
-	for _, m := range importRE.FindAllSubmatch(text, -1) {
-		dep := path.Clean(string(m[3]))
-		if _, ok := b.src[dep]; !ok {
-			return nil, fmt.Errorf("jsclient: %s imports %s, which is not there", name, m[3])
+	specs := func(re *regexp.Regexp) ([]string, error) {
+		var deps []string
+		for _, m := range re.FindAllSubmatch(text, -1) {
+			dep := path.Clean(string(m[3]))
+			if _, ok := b.src[dep]; !ok {
+				return nil, fmt.Errorf("jsclient: %s imports %s, which is not there", name, m[3])
+			}
+			if !slices.Contains(deps, dep) {
+				deps = append(deps, dep)
+			}
 		}
-		if !slices.Contains(direct, dep) {
-			direct = append(direct, dep)
-		}
+		return deps, nil
+	}
+	direct, err := specs(importRE)
+	if err != nil {
+		return nil, err
+	}
+	dynamic, err := specs(dynamicRE)
+	if err != nil {
+		return nil, err
 	}
 	b.deps[name] = direct
 	hashes := map[string]string{}
-	for _, dep := range direct {
+	for _, dep := range append(slices.Clone(direct), dynamic...) {
 		a, err := b.build(dep)
 		if err != nil {
 			return nil, err
 		}
 		hashes[dep] = a.hash
 	}
-	out := importRE.ReplaceAllFunc(text, func(m []byte) []byte {
-		s := importRE.FindSubmatch(m)
-		dep := path.Clean(string(s[3]))
-		return fmt.Appendf(nil, "%s%s%s?v=%s%s", s[1], s[2], s[3], hashes[dep], s[4])
-	})
+	version := func(re *regexp.Regexp) func([]byte) []byte {
+		return func(m []byte) []byte {
+			s := re.FindSubmatch(m)
+			dep := path.Clean(string(s[3]))
+			return fmt.Appendf(nil, "%s%s%s?v=%s%s", s[1], s[2], s[3], hashes[dep], s[4])
+		}
+	}
+	out := importRE.ReplaceAllFunc(text, version(importRE))
+	out = dynamicRE.ReplaceAllFunc(out, version(dynamicRE))
 	// The modules it needs only indirectly, imported here too so they load in parallel.
 	// Imports are hoisted and these modules are already in the graph, so the order in which
 	// modules run does not change.
@@ -134,9 +155,44 @@ func (b *builder) build(name string) (*asset, error) {
 		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
 		out = append(out, '\n')
 	}
+	// What the dynamic imports need, imported at once too (the modules are evaluated in their
+	// import order all the same; those already loaded cost nothing).
+	if later := b.later(name, dynamic); len(later) > 0 {
+		var tail bytes.Buffer
+		tail.WriteString("\n// Added by the server: the modules this one imports dynamically, and theirs, fetched at once.\n")
+		tail.WriteString("for (const u of [")
+		for i, dep := range later {
+			if i > 0 {
+				tail.WriteString(", ")
+			}
+			fmt.Fprintf(&tail, "'./%s?v=%s'", dep, b.done[dep].hash)
+		}
+		tail.WriteString("]) import(u).catch(() => {});\n")
+		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
+		out = append(out, '\n')
+	}
 	a := newAsset(out, "text/javascript; charset=utf-8")
 	b.done[name] = a
 	return a, nil
+}
+
+// later lists the modules that name's dynamic imports load: each of them and the modules it
+// reaches through its static imports, less those name loads statically, sorted.
+func (b *builder) later(name string, dynamic []string) []string {
+	if len(dynamic) == 0 {
+		return nil
+	}
+	now := b.closure(name)
+	var out []string
+	for _, d := range dynamic {
+		for _, m := range append(b.closure(d), d) {
+			if m != name && !slices.Contains(now, m) && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // closure lists every module name reaches through its imports (itself excluded), sorted.

@@ -38,22 +38,65 @@ func readAll(t *testing.T, r io.Reader) []byte {
 	return b
 }
 
-// The embedded client builds, and every module the widget needs is imported by widget.js
-// itself with a hashed URL that the handler serves as immutable.
+// The embedded client builds; widget.js imports nothing statically (it shows the launcher as
+// soon as it runs), imports boot.js dynamically, and starts at once the import of every module
+// the widget needs, each with a hashed URL that the handler serves as immutable.
 func TestEmbeddedAssets(t *testing.T) {
 	a, err := NewAssets(FS)
 	if err != nil {
 		t.Fatalf("NewAssets(FS): %v", err)
 	}
 	widget := string(a.Source("widget.js"))
-	for _, dep := range []string{"tools.js", "agent.js", "chat-element.js", "wsrpc.js", "protocol.js", "markdown.js", "strings.js", "modelcontext.js"} {
+	if m := importRE.FindString(widget); m != "" {
+		t.Errorf("widget.js has a static import (%s): the launcher would wait for it", m)
+	}
+	if want := "import('./boot.js?v=" + a.Version("boot.js") + "')"; !strings.Contains(widget, want) {
+		t.Errorf("widget.js does not import boot.js dynamically: want %s", want)
+	}
+	for _, dep := range []string{"boot.js", "tools.js", "agent.js", "chat-element.js", "wsrpc.js", "protocol.js", "markdown.js", "strings.js", "modelcontext.js"} {
 		want := "'./" + dep + "?v=" + a.Version(dep) + "'"
 		if a.Version(dep) == "" || !strings.Contains(widget, want) {
-			t.Errorf("widget.js does not import %s: want %s in\n%s", dep, want, widget)
+			t.Errorf("widget.js does not fetch %s at once: want %s in\n%s", dep, want, widget)
 		}
 	}
 	if a.Version("preload.js") == "" {
 		t.Error("preload.js is not served")
+	}
+}
+
+// A dynamic import is versioned like a static one, and its module's graph is imported at once
+// by the importer (less what the importer loads statically).
+func TestAssetsDynamicImport(t *testing.T) {
+	fsys := fstest.MapFS{
+		"entry.js":  {Data: []byte("import { s } from './small.js';\nimport(\"./big.js\").then((m) => m.run(s));\n")},
+		"small.js":  {Data: []byte("export const s = 1;\n")},
+		"big.js":    {Data: []byte("import { h } from './helper.js';\nimport './small.js';\nexport function run(x) { return h(x); }\n")},
+		"helper.js": {Data: []byte("import { d } from './deep.js';\nexport const h = (x) => x + d;\n")},
+		"deep.js":   {Data: []byte("export const d = 2;\n")},
+	}
+	as, err := NewAssets(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := string(as.Source("entry.js"))
+	if want := `import("./big.js?v=` + as.Version("big.js") + `")`; !strings.Contains(entry, want) {
+		t.Errorf("entry.js: dynamic import not versioned: want %s in\n%s", want, entry)
+	}
+	want := "for (const u of ['./big.js?v=" + as.Version("big.js") + "', './deep.js?v=" + as.Version("deep.js") + "', './helper.js?v=" + as.Version("helper.js") + "']) import(u).catch(() => {});"
+	if !strings.Contains(entry, want) {
+		t.Errorf("entry.js: want the dynamic graph imported at once:\n%s\nin\n%s", want, entry)
+	}
+	// A change deep in the dynamic graph changes the importer's URL too.
+	fsys["deep.js"] = &fstest.MapFile{Data: []byte("export const d = 3;\n")}
+	as2, err := NewAssets(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if as2.Version("entry.js") == as.Version("entry.js") {
+		t.Error("entry.js keeps its version after deep.js changed")
+	}
+	if _, err := NewAssets(fstest.MapFS{"a.js": {Data: []byte("import('./gone.js');\n")}}); err == nil {
+		t.Error("a dynamic import of a missing module: no error")
 	}
 }
 

@@ -50,7 +50,9 @@ export class ChatElement extends Base {
 
   constructor() {
     super();
-    this.#root = this.attachShadow({ mode: 'open' });
+    // An element widget.js put on the page before this class was defined already has a shadow
+    // root (holding the launcher alone): it is upgraded in place.
+    this.#root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     this.#root.innerHTML = TEMPLATE; // static markup only; all text below goes in via textContent
     const q = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (this.#root.querySelector(sel));
     this.#el = {

@@ -5,7 +5,7 @@
  * every text goes in later with textContent.
  */
 
-const ICON_CHAT =
+export const ICON_CHAT =
   '<svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 3C6.9 3 3 6.6 3 11c0 2.1.9 4 2.4 5.4-.2 1.5-.8 2.9-1.8 4 2.1-.1 4-.8 5.5-1.9 1 .3 1.9.5 2.9.5 5.1 0 9-3.6 9-8s-3.9-8-9-8Zm-4 9.3a1.3 1.3 0 1 1 0-2.6 1.3 1.3 0 0 1 0 2.6Zm4 0a1.3 1.3 0 1 1 0-2.6 1.3 1.3 0 0 1 0 2.6Zm4 0a1.3 1.3 0 1 1 0-2.6 1.3 1.3 0 0 1 0 2.6Z"/></svg>';
 const ICON_CLOSE =
   '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" d="M6 6l12 12M18 6 6 18"/></svg>';

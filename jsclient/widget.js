@@ -1,7 +1,6 @@
 // @ts-check
 /**
- * @file The one script a site embeds to give the byomcp agent its page's tools and a chat panel:
- * it creates the ToolHost, document.modelContext, the AgentClient and the `<byomcp-chat>` element.
+ * @file The one script a site embeds to give the byomcp agent its page's tools and a chat panel.
  *
  *   <script type="module" src="https://HOST/byomcp/widget.js"
  *           data-agent="wss://HOST/v1/ws"
@@ -15,64 +14,69 @@
  * before this one may register tools once /byomcp/preload.js (a classic script) has run: their
  * registrations are queued and registered here. For debugging and tests the pieces are exposed
  * as window.byomcp = {client, host, element, modelContext}.
+ *
+ * This file imports nothing, so that it runs as soon as it has arrived: it puts the launcher on
+ * the page at once (a `<byomcp-chat>` whose shadow root holds only the launcher) and imports the
+ * rest (boot.js and what it needs; the server starts all of those imports together), which
+ * upgrades the same element into the panel. A click on the launcher before then opens the panel
+ * as soon as it is there.
  */
 
-import { ToolHost } from './tools.js';
-import { installModelContext } from './modelcontext.js';
-import { AgentClient } from './agent.js';
-import { defineChatElement } from './chat-element.js';
-import { parseStringsAttribute } from './strings.js';
-import { parseLayout } from './layout.js';
-
-/**
- * The agent's WebSocket URL: data-agent when given (relative URLs resolve against the script),
- * else /v1/ws on the script's host, with ws: or wss: following the script's scheme.
- * @param {string} scriptURL
- * @param {string|null|undefined} [agent]
- * @returns {string}
- */
-export function agentURL(scriptURL, agent) {
-  const u = new URL(agent || '/v1/ws', scriptURL);
-  if (u.protocol === 'http:') u.protocol = 'ws:';
-  else if (u.protocol === 'https:') u.protocol = 'wss:';
-  return u.href;
+/** The launcher's style: the same text as the start of chat-style.js's STYLE (a unit test checks it). */
+export const LAUNCHER_STYLE = `
+:host {
+  all: initial;
+  --_accent: var(--byomcp-accent, #2563eb);
+  --_accent-fg: var(--byomcp-accent-fg, #ffffff);
+  --_bg: var(--byomcp-bg, #ffffff);
+  --_fg: var(--byomcp-fg, #111827);
+  --_muted: var(--byomcp-muted, #6b7280);
+  --_border: var(--byomcp-border, #e5e7eb);
+  --_surface: var(--byomcp-surface, #f3f4f6);
+  --_font: var(--byomcp-font, ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif);
+  --_radius: var(--byomcp-radius, 16px);
+  --_width: var(--byomcp-width, 400px);
+  --_height: var(--byomcp-height, 640px);
+  --_offset: var(--byomcp-offset, 20px);
+  --_z: var(--byomcp-z-index, 2147483000);
+  --_label: var(--byomcp-label, #4b5563);
+  --_danger: #b91c1c;
+  --_ok: #15803d;
+  font-family: var(--_font);
+  font-size: 15px;
+  line-height: 1.5;
+  color: var(--_fg);
 }
+*, *::before, *::after { box-sizing: border-box; }
+[hidden] { display: none !important; }
+button { font: inherit; color: inherit; cursor: pointer; }
+button:disabled { cursor: default; opacity: .55; }
+:focus-visible { outline: 3px solid var(--_accent); outline-offset: 2px; }
+.sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 
-/**
- * The agent's GET /v1/site URL (the site settings of the calling page's origin), from its
- * socket URL.
- * @param {string} socketURL
- * @returns {string}
- */
-export function siteURL(socketURL) {
-  const u = new URL('/v1/site', socketURL);
-  u.protocol = u.protocol === 'wss:' ? 'https:' : 'http:';
-  return u.href;
+.launcher {
+  position: fixed; z-index: var(--_z);
+  right: calc(var(--_offset) + env(safe-area-inset-right, 0px));
+  bottom: calc(var(--_offset) + env(safe-area-inset-bottom, 0px));
+  width: 60px; height: 60px; border-radius: 50%; border: 0;
+  display: grid; place-items: center;
+  background: var(--_accent); color: var(--_accent-fg);
+  box-shadow: 0 10px 25px -5px rgb(0 0 0 / .3), 0 4px 8px -4px rgb(0 0 0 / .2);
+  transition: transform .15s ease, box-shadow .15s ease;
 }
+.launcher:hover { transform: translateY(-2px) scale(1.03); }
+.launcher:focus-visible { outline-offset: 4px; }
+`;
 
-/**
- * Reads the site settings the agent keeps for this page's origin (sites.json): UI strings
- * (greeting included) and suggestions. Anything unusable is left out; a failure gives {}.
- * @param {string} url
- * @param {typeof fetch} [fetchFn]
- * @returns {Promise<{strings?: Record<string, string>, suggestions?: string[]}>}
- */
-export async function loadSite(url, fetchFn = globalThis.fetch) {
-  try {
-    const res = await fetchFn(url, { credentials: 'omit', cache: 'no-cache' });
-    if (!res.ok) return {};
-    const v = await res.json();
-    /** @type {{strings?: Record<string, string>, suggestions?: string[]}} */
-    const out = {};
-    if (v && typeof v.strings === 'object' && v.strings && !Array.isArray(v.strings)) {
-      out.strings = Object.fromEntries(Object.entries(v.strings).filter(([, x]) => typeof x === 'string'));
-    }
-    if (Array.isArray(v?.suggestions)) out.suggestions = v.suggestions.filter((/** @type {unknown} */ x) => typeof x === 'string');
-    return out;
-  } catch {
-    return {};
-  }
-}
+/** The launcher's icon: chat-style.js's ICON_CHAT (a unit test checks it). */
+export const LAUNCHER_ICON =
+  '<svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false"><path fill="currentColor" d="M12 3C6.9 3 3 6.6 3 11c0 2.1.9 4 2.4 5.4-.2 1.5-.8 2.9-1.8 4 2.1-.1 4-.8 5.5-1.9 1 .3 1.9.5 2.9.5 5.1 0 9-3.6 9-8s-3.9-8-9-8Zm-4 9.3a1.3 1.3 0 1 1 0-2.6 1.3 1.3 0 0 1 0 2.6Zm4 0a1.3 1.3 0 1 1 0-2.6 1.3 1.3 0 0 1 0 2.6Zm4 0a1.3 1.3 0 1 1 0-2.6 1.3 1.3 0 0 1 0 2.6Z"/></svg>';
+
+/** The launcher's label: strings.js's launcherOpen (a unit test checks it). */
+export const LAUNCHER_LABEL = 'Open the assistant';
+
+/** Set on the window once a copy of this script has started (window.byomcp comes later). */
+const LOADING = Symbol.for('byomcp.widget');
 
 /**
  * Finds the script tag that loaded url (module scripts have no document.currentScript).
@@ -89,67 +93,77 @@ export function findScript(doc, url) {
 }
 
 /**
- * Parses a JSON array-of-strings attribute; anything else is ignored with a warning.
- * @param {string|null|undefined} attr
- * @returns {string[]|undefined}
+ * The launcher's label: data-strings' (or byomcpConfig.strings') launcherOpen when set.
+ * @param {HTMLScriptElement|null} script
+ * @param {any} config
  */
-function parseList(attr) {
-  if (!attr) return undefined;
+function launcherLabel(script, config) {
+  let strings = config?.strings;
   try {
-    const v = JSON.parse(attr);
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+    if (script?.dataset.strings) strings = { ...strings, ...JSON.parse(script.dataset.strings) };
   } catch {
-    // reported below
+    // boot.js reports a bad data-strings
   }
-  console.warn('byomcp: data-suggestions must be a JSON array of strings; ignored');
-  return undefined;
+  return typeof strings?.launcherOpen === 'string' && strings.launcherOpen ? strings.launcherOpen : LAUNCHER_LABEL;
 }
 
-function boot() {
+function start() {
   const win = /** @type {any} */ (globalThis);
-  if (win.byomcp) {
+  if (win.byomcp || win[LOADING]) {
     console.warn('byomcp: the widget is already loaded on this page');
     return;
   }
+  win[LOADING] = true;
+  // Tools registered by scripts that run before the rest is here are queued (as preload.js does).
+  const doc = /** @type {any} */ (document);
+  if (!doc.modelContext) {
+    doc.modelContext = {
+      __byomcpQueue: [],
+      registerTool(/** @type {unknown} */ tool, /** @type {unknown} */ options) {
+        this.__byomcpQueue.push([tool, options]);
+        return Promise.resolve();
+      },
+    };
+  }
   const config = win.byomcpConfig && typeof win.byomcpConfig === 'object' ? win.byomcpConfig : {};
   const script = findScript(document, import.meta.url);
-  const data = script?.dataset ?? {};
-
-  const host = new ToolHost();
-  const modelContext = installModelContext(host);
-  const socketURL = agentURL(import.meta.url, data.agent ?? config.agent);
-  const client = new AgentClient({ url: socketURL, host });
-
-  defineChatElement();
-  const element = /** @type {import('./chat-element.js').ChatElement} */ (document.createElement('byomcp-chat'));
-  const toolInfo = (/** @type {string} */ name) => host.listTools().find((t) => t.name === name) ?? null;
-  const pageStrings = { ...(config.strings ?? {}), ...(parseStringsAttribute(data.strings) ?? {}) };
-  const pageSuggestions = parseList(data.suggestions) ?? (Array.isArray(config.suggestions) ? config.suggestions : undefined);
-  element.attach({
-    client,
-    strings: pageStrings,
-    suggestions: pageSuggestions ?? [],
-    toolInfo,
-    layout: parseLayout(data.layout ?? config.layout),
-  });
-  // The site's strings, greeting and suggestions kept by the agent (sites.json); the page's own win.
-  void loadSite(siteURL(socketURL)).then((site) => {
-    element.configure({
-      strings: site.strings ? { ...site.strings, ...pageStrings } : undefined,
-      suggestions: pageSuggestions ? undefined : site.suggestions,
+  const element = document.createElement('byomcp-chat');
+  const launcher = { wantOpen: false, focused: false };
+  if (!customElements.get('byomcp-chat')) {
+    const root = element.attachShadow({ mode: 'open' });
+    root.innerHTML = `<style>${LAUNCHER_STYLE}.launcher[aria-busy="true"] { cursor: progress; }</style><button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`;
+    const button = /** @type {HTMLButtonElement} */ (root.querySelector('.launcher'));
+    button.setAttribute('aria-label', launcherLabel(script, config));
+    button.addEventListener('click', () => {
+      launcher.wantOpen = !launcher.wantOpen;
+      button.setAttribute('aria-busy', String(launcher.wantOpen));
     });
-  });
-  host.setConfirmHandler((request) => element.confirm({ ...request, tool: toolInfo(request.name) ?? undefined }));
-  win.byomcp = { client, host, element, modelContext };
-
+    button.addEventListener('focus', () => (launcher.focused = true));
+    button.addEventListener('blur', () => (launcher.focused = false));
+  }
   const mount = () => {
-    document.body.append(element);
-    client.start();
+    if (!element.isConnected) document.body.append(element);
     // On the page's Performance timeline: when the launcher is on screen (tests measure it).
     requestAnimationFrame(() => performance.mark?.('byomcp:launcher'));
   };
-  if (document.body) mount();
-  else document.addEventListener('DOMContentLoaded', mount, { once: true });
+  if (document.body) {
+    mount();
+  } else {
+    // An async script in the <head> may run before the <body> is there: mount once the parser
+    // has it (not at DOMContentLoaded, which waits for the page's deferred scripts).
+    const whenBody = () => {
+      if (!document.body) return;
+      document.removeEventListener('readystatechange', whenBody);
+      mount();
+    };
+    document.addEventListener('readystatechange', whenBody);
+  }
+
+  import('./boot.js')
+    .then((m) => {
+      win.byomcp = m.boot({ element, scriptURL: import.meta.url, script, launcher });
+    })
+    .catch((err) => console.error('byomcp: the assistant could not be loaded:', err));
 }
 
-if (typeof document !== 'undefined') boot();
+if (typeof document !== 'undefined') start();

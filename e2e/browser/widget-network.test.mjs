@@ -2,9 +2,10 @@
 // through CDP (Network.emulateNetworkConditions: 150 ms RTT, 1.6 Mbps): the first page of a
 // visit loads at most 50 KB of widget (compressed), with no import waterfall (every module is
 // requested as soon as widget.js has arrived); the next page at most 2 KB (modules from the
-// cache, widget.js revalidated). The launcher's appearance is measured with the page's own
-// Performance timeline and reported (a duration on a shared machine is a measure, not an
-// assertion).
+// cache, widget.js revalidated). The launcher's appearance (widget.js shows it before the rest
+// of the client has arrived) and the moment the panel's code has run are measured with the
+// page's own Performance timeline and reported (a duration on a shared machine is a measure, not
+// an assertion).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, newPage, waitConnected } from './harness.mjs';
@@ -55,12 +56,16 @@ async function recordWidgetTraffic(page) {
   return { requests: () => [...byId.values()], detach: () => cdp.detach() };
 }
 
-/** When the launcher was first painted, in ms after navigation start (Performance timeline). */
-function launcherTime(page) {
-  return page.evaluate(() => {
-    const mark = performance.getEntriesByName('byomcp:launcher')[0];
+/**
+ * When the launcher was first painted, in ms after navigation start (Performance timeline).
+ * @param {import('playwright-core').Page} page
+ * @param {string} [name] the mark: byomcp:launcher, or byomcp:panel (the panel's code has run)
+ */
+function launcherTime(page, name = 'byomcp:launcher') {
+  return page.evaluate((n) => {
+    const mark = performance.getEntriesByName(n)[0];
     return mark ? Math.round(mark.startTime) : -1;
-  });
+  }, name);
 }
 
 test('first page <= 50 KB of widget with no waterfall, next page <= 2 KB (150 ms RTT, 1.6 Mbps)', async () => {
@@ -73,6 +78,7 @@ test('first page <= 50 KB of widget with no waterfall, next page <= 2 KB (150 ms
     const r1 = first.requests();
     const bytes1 = r1.reduce((n, r) => n + r.bytes, 0);
     const t1 = await launcherTime(page);
+    const p1 = await launcherTime(page, 'byomcp:panel');
     await first.detach();
 
     // Every module is on the wire compressed, and none waits for another module than widget.js.
@@ -93,6 +99,7 @@ test('first page <= 50 KB of widget with no waterfall, next page <= 2 KB (150 ms
     const r2 = next.requests();
     const bytes2 = r2.reduce((n, r) => n + r.bytes, 0);
     const t2 = await launcherTime(page);
+    const p2 = await launcherTime(page, 'byomcp:panel');
     await next.detach();
     const onWire = r2.filter((r) => !r.cached);
     assert.ok(bytes2 <= 2 * 1024, `next page: ${bytes2} bytes of widget, want <= 2048 (${JSON.stringify(onWire)})`);
@@ -104,8 +111,9 @@ test('first page <= 50 KB of widget with no waterfall, next page <= 2 KB (150 ms
       ],
     );
 
-    console.log(`# widget on the wire: first page ${r1.length} requests, ${bytes1} bytes, launcher at ${t1} ms; next page ${onWire.length} on the wire, ${bytes2} bytes, launcher at ${t2} ms (150 ms RTT, 1.6 Mbps)`);
+    console.log(`# widget on the wire: first page ${r1.length} requests, ${bytes1} bytes, launcher at ${t1} ms, panel at ${p1} ms; next page ${onWire.length} on the wire, ${bytes2} bytes, launcher at ${t2} ms, panel at ${p2} ms (150 ms RTT, 1.6 Mbps)`);
     assert.ok(t1 > 0 && t2 > 0, 'the launcher marks its first paint');
+    assert.ok(p1 > 0 && p2 > 0, 'the panel marks when its code has run');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

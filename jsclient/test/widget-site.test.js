@@ -1,7 +1,7 @@
 // The widget's reading of GET /v1/site (the site's strings, greeting and suggestions).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { siteURL, loadSite } from '../widget.js';
+import { siteURL, loadSite } from '../boot.js';
 
 test('siteURL is /v1/site on the agent host, http(s) for ws(s)', () => {
   assert.equal(siteURL('wss://agent.example/v1/ws'), 'https://agent.example/v1/site');

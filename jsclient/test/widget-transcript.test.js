@@ -3,7 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { groupMessages, prettyJSON } from '../transcript.js';
-import { agentURL, findScript } from '../widget.js';
+import { agentURL } from '../boot.js';
+import { findScript, LAUNCHER_STYLE, LAUNCHER_ICON, LAUNCHER_LABEL } from '../widget.js';
+import { STYLE, ICON_CHAT } from '../chat-style.js';
+import { DEFAULT_STRINGS } from '../strings.js';
 
 const MESSAGES = [
   { role: 'user', content: 'SUVs please', turnId: 't1' },
@@ -98,4 +101,12 @@ test('findScript matches the module URL', () => {
   const doc = { querySelectorAll: () => scripts };
   assert.equal(findScript(doc, 'http://a.test/byomcp/widget.js'), scripts[1]);
   assert.equal(findScript(doc, 'http://a.test/nope.js'), null);
+});
+
+test('the launcher widget.js shows before the panel code is there looks like the panel\'s own', () => {
+  // widget.js imports nothing (so it runs at once): its copies must stay the panel's text.
+  assert.ok(STYLE.startsWith(LAUNCHER_STYLE), 'chat-style.js STYLE starts with widget.js LAUNCHER_STYLE');
+  assert.match(LAUNCHER_STYLE, /\.launcher \{/);
+  assert.equal(LAUNCHER_ICON, ICON_CHAT);
+  assert.equal(LAUNCHER_LABEL, DEFAULT_STRINGS.launcherOpen);
 });

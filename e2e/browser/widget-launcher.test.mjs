@@ -1,0 +1,99 @@
+// The launcher comes before the panel's code (issue 19, point 12): widget.js imports nothing,
+// shows the launcher as soon as it has run and loads the rest behind it. A visitor who clicks
+// the launcher before the rest has arrived gets the panel as soon as it is there; one who
+// only focused it keeps the focus on it. The panel's code is held back here by holding the
+// request for chat-element.js until the test lets it go.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startStack, newPage, waitConnected, W } from './harness.mjs';
+
+let stack;
+before(async () => {
+  stack = await startStack({ script: () => ({ text: 'ok' }) });
+});
+after(async () => {
+  await stack?.close();
+});
+
+/**
+ * Holds every request for chat-element.js until release() is called.
+ * @param {import('playwright-core').Page} page
+ */
+async function holdPanelCode(page) {
+  let release = () => {};
+  const released = new Promise((resolve) => {
+    release = () => resolve(undefined);
+  });
+  let held = 0;
+  await page.route('**/byomcp/chat-element.js*', async (route) => {
+    held++;
+    await released;
+    await route.continue();
+  });
+  return { release, held: () => held };
+}
+
+/** @param {import('playwright-core').Page} page */
+function widgetState(page) {
+  return page.evaluate(() => {
+    const el = document.querySelector('byomcp-chat');
+    const root = el?.shadowRoot;
+    return {
+      open: el?.hasAttribute('open') ?? false,
+      panel: !!root?.querySelector('.panel'),
+      focus: root?.activeElement?.className ?? null,
+      label: root?.querySelector('.launcher')?.getAttribute('aria-label') ?? null,
+    };
+  });
+}
+
+test('a click on the launcher before the panel code has arrived opens the panel once it is there', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    const hold = await holdPanelCode(page);
+    await page.goto(stack.server.url + '/');
+    // The launcher is there while the panel's code is not.
+    await page.locator(W.launcher).waitFor({ state: 'visible' });
+    await page.waitForFunction(() => performance.getEntriesByName('byomcp:launcher').length > 0);
+    assert.ok(hold.held() > 0, 'the panel code was asked for and is held');
+    assert.deepEqual(await widgetState(page), { open: false, panel: false, focus: null, label: 'Open the assistant' });
+
+    await page.locator(W.launcher).click();
+    assert.equal(await page.locator(W.launcher).getAttribute('aria-busy'), 'true', 'the launcher says it is getting ready');
+    hold.release();
+    await waitConnected(page);
+    await page.locator(W.input).waitFor({ state: 'visible' });
+    const state = await widgetState(page);
+    assert.equal(state.open, true, 'the panel opened');
+    assert.equal(state.panel, true);
+    assert.equal(state.focus, 'input', 'the message box has the focus, as after a click on a loaded launcher');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the launcher focused before the panel code has arrived keeps the focus, and the panel stays closed', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    const hold = await holdPanelCode(page);
+    await page.goto(stack.server.url + '/');
+    await page.locator(W.launcher).waitFor({ state: 'visible' });
+    await page.locator(W.launcher).focus();
+    hold.release();
+    await waitConnected(page);
+    await page.waitForFunction(() => !!document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel'));
+    const state = await widgetState(page);
+    assert.equal(state.open, false, 'the panel stays closed');
+    assert.equal(state.focus, 'launcher', 'the (upgraded) launcher has the focus');
+    assert.equal(await page.locator(W.launcher).getAttribute('aria-expanded'), 'false');
+    // The launcher works as usual afterwards.
+    await page.keyboard.press('Enter');
+    await page.locator(W.input).waitFor({ state: 'visible' });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
