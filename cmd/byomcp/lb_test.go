@@ -493,19 +493,20 @@ func TestLBKill9OfTheReplicaRunningATurn(t *testing.T) {
 // page tool call; when its socket closes it dials the balancer again and resumes with its
 // lastSeq, as the widget does.
 type lbTab struct {
-	id        int
-	c         *lbCluster
-	log       *eventLog
-	sessionID string
-	page      *lbPage
-	sent      []string // clientTurnIds, in order
-	problems  []string
-	dials     map[string]int // replica → sockets that landed there
-	turnErrs  map[string]int // agent/chat errors other than a closed socket, by message
-	toolCalls atomic.Int32
-	trace     []string      // what each socket's agent/session asked and got
-	epoch     int           // sockets dialled so far; the events of each are marked with it
-	resumedAt map[int]int64 // epoch → the seq its agent/session answered
+	id           int
+	c            *lbCluster
+	log          *eventLog
+	sessionID    string
+	page         *lbPage
+	sent         []string // clientTurnIds, in order
+	problems     []string
+	dials        map[string]int // replica → sockets that landed there
+	turnErrs     map[string]int // agent/chat errors other than a closed socket, by message
+	toolCalls    atomic.Int32
+	busyAfterEnd []string      // agent/chat answered -32001 while no turn ran
+	trace        []string      // what each socket's agent/session asked and got
+	epoch        int           // sockets dialled so far; the events of each are marked with it
+	resumedAt    map[int]int64 // epoch → the seq its agent/session answered
 	// refusedDraining counts agent/chat refused by a replica that was shutting down.
 	refusedDraining atomic.Int32
 }
@@ -595,14 +596,18 @@ func (tab *lbTab) run(tb testing.TB, stop <-chan struct{}, turnsDone *atomic.Int
 		cid := fmt.Sprintf("tab%02d-turn%d", tab.id, k)
 		tab.sent = append(tab.sent, cid)
 		for {
+			var busy chan struct{} // closed when agent/chat answers -32001
 			if id, _, _ := turnOf(tab.log.all(), cid); id == "" {
+				busy = make(chan struct{})
 				errc := chatAsync(tab.page, cid)
-				go func(page *lbPage) {
+				go func() {
 					err := <-errc
 					var rpcErr *wsrpc.Error
 					switch {
 					case err == nil || isClosedErr(err):
-					case errors.As(err, &rpcErr) && (rpcErr.Code == wire.CodeTurnInProgress || rpcErr.Code == wire.CodeCancelledEarly):
+					case errors.As(err, &rpcErr) && rpcErr.Code == wire.CodeTurnInProgress:
+						close(busy)
+					case errors.As(err, &rpcErr) && rpcErr.Code == wire.CodeCancelledEarly:
 					case strings.Contains(err.Error(), "shutting down"):
 						// A replica that drains refuses new turns; its socket closes next, and the
 						// tab asks again on the replica it lands on.
@@ -612,10 +617,18 @@ func (tab *lbTab) run(tb testing.TB, stop <-chan struct{}, turnsDone *atomic.Int
 						tab.turnErrs[err.Error()]++
 						tab.log.mu.Unlock()
 					}
-				}(tab.page)
+				}()
 			}
 			page := tab.page
-			if tab.log.waitFor(func(evs []lbEvent) bool { _, _, ended := turnOf(evs, cid); return ended }, page.peer.Done()) {
+			wake := make(chan struct{})
+			go func() {
+				select {
+				case <-page.peer.Done():
+				case <-busy:
+				}
+				close(wake)
+			}()
+			if tab.log.waitFor(func(evs []lbEvent) bool { _, _, ended := turnOf(evs, cid); return ended }, wake) {
 				turnsDone.Add(1)
 				break
 			}
@@ -625,9 +638,22 @@ func (tab *lbTab) run(tb testing.TB, stop <-chan struct{}, turnsDone *atomic.Int
 				if !tab.connect(tb) {
 					return
 				}
+				continue
+			case <-busy:
 			default:
 				tab.problems = append(tab.problems, fmt.Sprintf("%s: no turn_end within %v", cid, procWait))
 				return
+			}
+			// -32001: right, when the chat sent on the socket before came through and its turn
+			// runs (its turn_start is on the way); wrong, when no turn runs: the tab has every
+			// turn_end, and a visitor would be told the assistant is busy.
+			grace := make(chan struct{})
+			timer := time.AfterFunc(3*time.Second, func() { close(grace) })
+			started := tab.log.waitFor(func(evs []lbEvent) bool { id, _, _ := turnOf(evs, cid); return id != "" }, grace)
+			timer.Stop()
+			if !started {
+				tab.busyAfterEnd = append(tab.busyAfterEnd, fmt.Sprintf("%s on %s: -32001 (a turn is running) though the tab had the last turn's turn_end at seq %d and no turn started in 3 s",
+					cid, page.replica, tab.log.lastSeq()))
 			}
 		}
 	}
@@ -697,6 +723,9 @@ func TestLBRollingRestartWhile50TabsChat(t *testing.T) {
 		for _, p := range tab.problems {
 			evs := tab.log.all()
 			t.Errorf("%s: %s; its sockets:\n%s\nits last events: %+v", name, p, strings.Join(tab.trace, "\n"), evs[max(0, len(evs)-6):])
+		}
+		for _, b := range tab.busyAfterEnd {
+			t.Errorf("%s: %s", name, b)
 		}
 		for msg, n := range tab.turnErrs {
 			t.Errorf("%s: agent/chat failed %d times: %s", name, n, msg)
