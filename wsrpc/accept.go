@@ -1,6 +1,7 @@
 package wsrpc
 
 import (
+	"bufio"
 	"context"
 	"net"
 	"net/http"
@@ -21,7 +22,8 @@ type AcceptOptions struct {
 	// net/http allocated for the request: right when the HTTP handler blocks for the life of
 	// the socket, since net/http then keeps that buffer anyway. A handler that returns after
 	// Accept frees it and can choose a smaller one (at least 256 bytes: a control frame must
-	// fit); bigger messages are read straight into their own buffer.
+	// fit; more than 256 lets an idle socket wait without a goroutine, see Peer); bigger
+	// messages are read straight into their own buffer.
 	ReadBufferSize int
 	// WriteBufferSize sizes the write buffers (default 4 KiB). They come from a pool shared
 	// by every socket and are held only while a message is written, so an idle socket holds
@@ -35,8 +37,14 @@ type AcceptOptions struct {
 // before calling it; Accept itself accepts any origin. On failure gorilla has already
 // written an HTTP error response.
 func Accept(w http.ResponseWriter, r *http.Request, o AcceptOptions) (MessageConn, error) {
+	var br *bufio.Reader
+	cw := corkingWriter{ResponseWriter: w}
+	readBuffer := o.ReadBufferSize
+	if readBuffer == 0 || readBuffer > minReusedReader {
+		cw.reader, cw.readBuffer, readBuffer = &br, readBuffer, 0 // gorilla reads through br
+	}
 	up := websocket.Upgrader{
-		ReadBufferSize:    o.ReadBufferSize,
+		ReadBufferSize:    readBuffer,
 		WriteBufferSize:   o.WriteBufferSize,
 		Subprotocols:      o.Subprotocols,
 		CheckOrigin:       func(*http.Request) bool { return true },
@@ -44,12 +52,17 @@ func Accept(w http.ResponseWriter, r *http.Request, o AcceptOptions) (MessageCon
 		HandshakeTimeout:  10 * time.Second,
 		WriteBufferPool:   &writeBuffers,
 	}
-	c, err := up.Upgrade(corkingWriter{w}, r, nil)
+	c, err := up.Upgrade(cw, r, nil)
 	if err != nil {
 		return nil, err
 	}
-	return NewWebSocketConn(c, o.WS), nil
+	ws := NewWebSocketConn(c, o.WS).(*wsConn)
+	ws.br = br
+	return ws, nil
 }
+
+// minReusedReader: gorilla reads through the hijacked bufio.Reader only when it is bigger.
+const minReusedReader = 256
 
 // Dial opens a WebSocket client connection (used by tests, the load generator and the
 // terminal tools). header carries Origin and the like.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // maxCork is the most a corked connection holds back; a batch beyond it is written in parts.
@@ -19,11 +20,70 @@ var corkBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // on a frame boundary. Close writes them first, so a close frame written by another goroutine
 // (gorilla's answer to a protocol error) is not lost, unless a write is under way: Close never
 // waits, since it is what unblocks a write to a peer that stopped reading.
+//
+// An idle socket can also wait for its next message without a goroutine (park): the
+// process's epoll instance (park_linux.go) watches it and a new goroutine reads once data
+// has come, the read deadline has passed or the socket was closed.
+//
+// Lock order: mu and pmu are never held together.
 type corkConn struct {
 	net.Conn
 	mu     sync.Mutex
 	corked bool
 	buf    *[]byte // from corkBuffers while corked
+
+	pmu     sync.Mutex
+	closed  bool
+	waiting *parked // the park in progress, nil when none
+	token   uint64  // the poller's name for c; 0 until c first parks
+	fd      int     // the descriptor, once token is set
+	armed   bool    // the descriptor is in the epoll instance
+}
+
+// parked is one wait of an idle socket for its next message.
+type parked struct {
+	resume func()
+	timer  *time.Timer // the read deadline, if any
+}
+
+// park arranges for resume to run in a new goroutine once c is readable or hung up, its
+// read deadline (zero: none) has passed, or c is closed, and reports true. It reports false
+// when c cannot wait that way (closed, or no poller on this platform); the caller then
+// reads as usual. Only the reading goroutine parks, and only between messages.
+func (c *corkConn) park(deadline time.Time, resume func()) bool {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.closed || c.waiting != nil {
+		return false
+	}
+	if err := c.arm(); err != nil {
+		return false
+	}
+	w := &parked{resume: resume}
+	c.waiting = w // before a wake can look: it waits for pmu
+	if !deadline.IsZero() {
+		w.timer = time.AfterFunc(time.Until(deadline), func() { c.wake(w) })
+	}
+	return true
+}
+
+// wake ends the park in progress (only if it is w, when w is not nil) and resumes its
+// reader in a new goroutine. A readiness event that arrives late (its park already ended
+// by the deadline) may wake a later park early: its reader then blocks in Read as a
+// socket without a poller does.
+func (c *corkConn) wake(w *parked) {
+	c.pmu.Lock()
+	cur := c.waiting
+	if cur == nil || (w != nil && cur != w) {
+		c.pmu.Unlock()
+		return
+	}
+	c.waiting = nil
+	c.pmu.Unlock()
+	if cur.timer != nil {
+		cur.timer.Stop()
+	}
+	go cur.resume()
 }
 
 // cork starts gathering writes.
@@ -78,19 +138,38 @@ func (c *corkConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Close writes what was gathered when no write is under way, then closes the connection.
+// Close writes what was gathered when no write is under way, then closes the connection;
+// a parked reader is resumed and finds it closed.
 func (c *corkConn) Close() error {
 	if c.mu.TryLock() {
 		_ = c.flushLocked()
 		c.mu.Unlock()
 	}
-	return c.Conn.Close()
+	c.pmu.Lock()
+	c.closed = true
+	c.disarm()
+	w := c.waiting
+	c.waiting = nil
+	c.pmu.Unlock()
+	err := c.Conn.Close()
+	if w != nil {
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		go w.resume()
+	}
+	return err
 }
 
 // corkingWriter is an http.ResponseWriter whose Hijack returns a corkConn, so that gorilla's
 // Upgrade builds the WebSocket on top of one.
 type corkingWriter struct {
 	http.ResponseWriter
+	// reader, when not nil, receives the bufio.Reader gorilla will read through: net/http's,
+	// or when readBuffer > 0 a new one of that size (more than 256 bytes: gorilla reuses
+	// only a reader bigger than that).
+	reader     **bufio.Reader
+	readBuffer int
 }
 
 func (w corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -98,7 +177,17 @@ func (w corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &corkConn{Conn: c}, brw, nil
+	cc := &corkConn{Conn: c}
+	if w.reader != nil && brw.Reader.Buffered() == 0 { // else gorilla refuses the upgrade
+		// gorilla reads through the hijacked reader (resetting it onto cc) when
+		// Upgrader.ReadBufferSize is 0; knowing it lets the socket see whether bytes are
+		// buffered, to park when none are.
+		if w.readBuffer > 0 { // a reader of our size instead of net/http's 4 KiB one
+			brw = bufio.NewReadWriter(bufio.NewReaderSize(cc, w.readBuffer), brw.Writer)
+		}
+		*w.reader = brw.Reader
+	}
+	return cc, brw, nil
 }
 
 // Unwrap lets http.ResponseController reach the original writer.

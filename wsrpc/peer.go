@@ -166,6 +166,7 @@ type Peer struct {
 	writing      bool                               // a write goroutine runs (or the close began)
 	closeReq     *closeRequest                      // CloseWithStatus: write the queue, then close
 	pingTimer    *time.Timer                        // the keep-alive, while started and open
+	onEnd        func(error)                        // Run's done
 
 	loopsLeft atomic.Int32   // read and write goroutines still running
 	handling  sync.WaitGroup // request handler goroutines
@@ -261,20 +262,44 @@ func (p *Peer) mustNotBeStarted(fn string) {
 }
 
 // Start starts the read goroutine (and the keep-alive); the write goroutine runs while
-// messages are queued. Later calls do nothing, and so does a call after Close.
+// messages are queued. Over a socket of Accept (on Linux) the read goroutine, too, runs
+// only while a message is being read: between messages the socket waits in the process's
+// poller, so an idle peer holds no goroutine. Later calls do nothing, and so does a call
+// after Close.
 func (p *Peer) Start() {
-	if p.begin() {
-		go p.readLoop()
+	if !p.begin() {
+		return
 	}
+	if pk, ok := p.conn.(parker); ok && pk.parkRead(p.resumeRead) {
+		return // the first message is read by the goroutine the poller starts
+	}
+	go p.readLoop()
 }
 
 // Serve is Start and Wait in one, with the reading done by the calling goroutine instead of a
 // new one: an HTTP handler that serves its socket until it closes uses no goroutine for it.
+// (Between messages the calling goroutine waits in Wait; see Run to keep none.)
 func (p *Peer) Serve() error {
 	if p.begin() {
 		p.readLoop()
 	}
 	return p.Wait()
+}
+
+// Run is Start, then done is called with the cause (what Wait returns) once the peer has
+// ended and all its goroutines have returned, after Options.OnClose and before Wait
+// returns: a server that serves its sockets this way keeps no goroutine per idle socket.
+// done runs in the peer's last goroutine. Run after Start, Serve or Close does nothing
+// (done is not called).
+func (p *Peer) Run(done func(cause error)) {
+	p.mu.Lock()
+	if p.started || p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.onEnd = done
+	p.mu.Unlock()
+	p.Start()
 }
 
 // begin marks the peer started and arms the keep-alive; it reports false when the peer was
@@ -424,6 +449,12 @@ func (p *Peer) loopDone() {
 func (p *Peer) finish() {
 	if p.opts.OnClose != nil {
 		p.opts.OnClose(p.cause)
+	}
+	p.mu.Lock()
+	done := p.onEnd
+	p.mu.Unlock()
+	if done != nil {
+		done(p.cause)
 	}
 	close(p.finished)
 }
@@ -666,10 +697,30 @@ func (p *Peer) write(m *outMsg) bool {
 	return true
 }
 
-// readLoop is the only goroutine that reads from the connection.
+// parker is a MessageConn that can wait for its next message without a goroutine (the
+// sockets of Accept, on Linux).
+type parker interface {
+	// parkRead arranges for resume to run in a new goroutine once the next ReadMessage can
+	// proceed (bytes came, the read deadline passed, or the connection was closed) and
+	// reports true; false means it cannot now (bytes are already buffered, or nothing can
+	// watch the socket) and the caller reads as usual. Only the reader calls it, between
+	// messages.
+	parkRead(resume func()) bool
+}
+
+// readLoop is the only goroutine that reads from the connection. After a message, when the
+// connection is a parker with nothing buffered, it parks and returns: the read goroutine
+// exists only while there is something to read, and a new one continues the loop (which
+// counts as running in loopsLeft meanwhile) with a read.
 func (p *Peer) readLoop() {
-	defer p.loopDone()
+	parked := false
+	defer func() {
+		if !parked {
+			p.loopDone()
+		}
+	}()
 	defer p.recoverPanic("read")
+	pk, _ := p.conn.(parker)
 	for {
 		data, err := p.conn.ReadMessage()
 		if err != nil {
@@ -677,8 +728,15 @@ func (p *Peer) readLoop() {
 			return
 		}
 		p.handleMessage(data)
+		if pk != nil && pk.parkRead(p.resumeRead) {
+			parked = true
+			return
+		}
 	}
 }
+
+// resumeRead continues a parked read loop (in the goroutine the connection started).
+func (p *Peer) resumeRead() { p.readLoop() }
 
 // handleMessage dispatches one incoming message (in the read goroutine).
 func (p *Peer) handleMessage(data []byte) {

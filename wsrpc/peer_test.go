@@ -338,6 +338,7 @@ func TestIncomingCancel(t *testing.T) {
 		<-started
 		raw.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.0}}`)
 		raw.expect(`{"jsonrpc":"2.0","id":1,"result":"wsrpc: request cancelled by the peer"}`)
+		synctest.Wait() // the handler runs after the cancel, which the reply may overtake
 		if got := seen.Load(); got != 5 {
 			t.Errorf("notifications/cancelled handler: got %d calls, want 5", got)
 		}

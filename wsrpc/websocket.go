@@ -1,6 +1,7 @@
 package wsrpc
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -89,8 +90,13 @@ func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 type wsConn struct {
 	c    *websocket.Conn
 	cork *corkConn // the network connection under c, when it can gather writes
-	o    WSOptions
-	buf  *bytes.Buffer // the last message read, from readBuffers (only the reader touches it)
+	// br is the buffered reader gorilla reads c through, when Accept knows it (then the
+	// socket can park between messages: parkRead).
+	br  *bufio.Reader
+	o   WSOptions
+	buf *bytes.Buffer // the last message read, from readBuffers (only the reader touches it)
+	// deadline is the read deadline last set by extendReadDeadline (zero: none).
+	deadline time.Time
 	// msgDeadline is when the message being read must be complete (zero between messages).
 	// Only the read goroutine touches it: gorilla runs the pong handler inside reads.
 	msgDeadline time.Time
@@ -109,7 +115,77 @@ func (w *wsConn) extendReadDeadline() {
 	if !w.msgDeadline.IsZero() && (d.IsZero() || w.msgDeadline.Before(d)) {
 		d = w.msgDeadline
 	}
+	w.deadline = d
 	_ = w.c.SetReadDeadline(d)
+}
+
+// parkRead implements parker: between messages, with nothing buffered, the socket waits
+// for its next bytes in the process's poller instead of in a goroutine (corkConn.park).
+// When they come, the goroutine the poller starts reads what is there first: if that is
+// only pongs (the answers to the keep-alive pings, most of what an idle socket receives),
+// it takes them itself and parks again, since gorilla would read them and then block for
+// the next message. Otherwise resume continues with ReadMessage.
+func (w *wsConn) parkRead(resume func()) bool {
+	if w.br == nil || w.cork == nil || !w.consumePongs() {
+		return false
+	}
+	w.releaseBuf()
+	var wake func()
+	wake = func() {
+		if w.takePongs() && w.cork.park(w.deadline, wake) {
+			return
+		}
+		resume()
+	}
+	return w.cork.park(w.deadline, wake)
+}
+
+// takePongs reads what the socket has (one read: it is readable) and consumes the pongs
+// in it (consumePongs). A read error is left for ReadMessage to meet again.
+func (w *wsConn) takePongs() bool {
+	if _, err := w.br.Peek(1); err != nil {
+		return false
+	}
+	return w.consumePongs()
+}
+
+// consumePongs consumes the complete pong frames at the head of the buffer, as gorilla's
+// pong handler would (each extends the read deadline), and reports whether the buffer is
+// then empty. Only the reader calls it, between messages.
+func (w *wsConn) consumePongs() bool {
+	for w.br.Buffered() >= 2 {
+		h, _ := w.br.Peek(2)
+		const (
+			fin       = 0x80
+			rsv       = 0x70
+			opPong    = 0xA
+			masked    = 0x80
+			maxLength = 125
+		)
+		n := int(h[1] & 0x7f)
+		// A pong from a client: final, no extension bits, masked, a short payload.
+		if h[0]&fin == 0 || h[0]&rsv != 0 || h[0]&0x0f != opPong || h[1]&masked == 0 || n > maxLength {
+			return false
+		}
+		size := 2 + 4 + n
+		if w.br.Buffered() < size {
+			return false // the rest is on its way: gorilla reads it
+		}
+		_, _ = w.br.Discard(size)
+		w.extendReadDeadline()
+	}
+	return w.br.Buffered() == 0
+}
+
+// releaseBuf gives the last message's buffer back to the pool: it is no longer used.
+func (w *wsConn) releaseBuf() {
+	if w.buf != nil {
+		if w.buf.Cap() <= maxPooledReadBuffer {
+			w.buf.Reset()
+			readBuffers.Put(w.buf)
+		}
+		w.buf = nil
+	}
 }
 
 // ReadMessage returns the next text message; the slice is reused by the next call.
@@ -131,13 +207,7 @@ func (w *wsConn) ReadMessage() ([]byte, error) {
 
 func (w *wsConn) readMessage() ([]byte, error) {
 	// The previous message is no longer used: hold no buffer while waiting for the next.
-	if w.buf != nil {
-		if w.buf.Cap() <= maxPooledReadBuffer {
-			w.buf.Reset()
-			readBuffers.Put(w.buf)
-		}
-		w.buf = nil
-	}
+	w.releaseBuf()
 	w.msgDeadline = time.Time{}
 	mt, r, err := w.c.NextReader()
 	if err != nil {
