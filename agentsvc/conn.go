@@ -100,7 +100,7 @@ func (c *pageConn) sendRejected(name, reason string) {
 }
 
 // serveConn runs one page connection until it ends.
-func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, client string) {
+func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, client string, served func()) {
 	c := s.newPageConn(mc, origin, client)
 	log := c.log
 	s.registerHandlers(c)
@@ -108,17 +108,12 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, cl
 	if s.closing {
 		s.mu.Unlock()
 		c.peer.CloseWithStatus(1001, "server shutting down")
+		served()
 		return
 	}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	s.metrics.sockets.Inc()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		s.metrics.sockets.Dec()
-	}()
 
 	log.Debug("page connected", zap.String("origin", origin))
 	handshook := make(chan struct{})
@@ -132,23 +127,30 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, cl
 			}
 		}
 	}()
-	// This goroutine reads the socket until it closes; the handshake's calls then fail at once.
-	err := c.peer.Serve()
-	<-handshook
-	switch {
-	case errors.Is(err, wsrpc.ErrSlowPeer):
-		s.metrics.dropped.Inc()
-	case errors.Is(err, wsrpc.ErrRateLimited):
-		s.metrics.refused.WithLabelValues("rate_limit").Inc()
-	case errors.Is(err, wsrpc.ErrMessageTooBig):
-		s.metrics.refused.WithLabelValues("too_big").Inc()
-	case errors.Is(err, wsrpc.ErrMessageTimeout):
-		s.metrics.refused.WithLabelValues("message_timeout").Inc()
-	case errors.Is(err, wsrpc.ErrBinaryFrame), errors.Is(err, wsrpc.ErrInvalidUTF8):
-		s.metrics.refused.WithLabelValues("protocol").Inc()
-	}
-	s.hub.detach(c)
-	log.Debug("page disconnected", zap.Error(err))
+	// The socket is read until it closes, by goroutines that exist only while a message is
+	// read (wsrpc.Peer.Run); the handshake's calls then fail at once.
+	c.peer.Run(func(err error) {
+		defer served()
+		<-handshook
+		switch {
+		case errors.Is(err, wsrpc.ErrSlowPeer):
+			s.metrics.dropped.Inc()
+		case errors.Is(err, wsrpc.ErrRateLimited):
+			s.metrics.refused.WithLabelValues("rate_limit").Inc()
+		case errors.Is(err, wsrpc.ErrMessageTooBig):
+			s.metrics.refused.WithLabelValues("too_big").Inc()
+		case errors.Is(err, wsrpc.ErrMessageTimeout):
+			s.metrics.refused.WithLabelValues("message_timeout").Inc()
+		case errors.Is(err, wsrpc.ErrBinaryFrame), errors.Is(err, wsrpc.ErrInvalidUTF8):
+			s.metrics.refused.WithLabelValues("protocol").Inc()
+		}
+		s.hub.detach(c)
+		log.Debug("page disconnected", zap.Error(err))
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		s.metrics.sockets.Dec()
+	})
 }
 
 // registerHandlers registers the page's requests. agent/session, agent/chat and

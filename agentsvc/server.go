@@ -189,10 +189,7 @@ func (s *Server) serveClient(ctx context.Context, mc wsrpc.MessageConn, origin, 
 	}
 	s.served.Add(1) // under s.mu while not closing: before Shutdown's Wait
 	s.mu.Unlock()
-	go func() {
-		defer s.served.Done()
-		s.serveConn(ctx, mc, origin, client)
-	}()
+	go s.serveConn(ctx, mc, origin, client, s.served.Done) // Done once the socket has ended
 }
 
 // socketReadBuffer is the read buffer of a page socket. Pages send small messages; a bigger

@@ -227,3 +227,51 @@ func TestParkedSocketEnds(t *testing.T) {
 		}
 	})
 }
+
+// Run's done gets the cause once the peer has ended, before Wait returns; on a peer closed
+// before it started (a server shutting down between Accept and Run) it is called at once,
+// so whoever counts the sockets still served is told; a panic in done is contained.
+func TestRunDone(t *testing.T) {
+	t.Run("ends", func(t *testing.T) {
+		a, b := Pipe()
+		p := NewPeer(a, Options{})
+		got := make(chan error, 1)
+		p.Run(func(cause error) { got <- cause })
+		b.Close()
+		err := p.Wait()
+		select {
+		case cause := <-got:
+			if cause != err || err == nil {
+				t.Errorf("done got %v, Wait %v: want the same cause", cause, err)
+			}
+		default:
+			t.Error("Wait returned before done was called")
+		}
+	})
+	t.Run("closed before it started", func(t *testing.T) {
+		a, _ := Pipe()
+		p := NewPeer(a, Options{})
+		p.Close(errBoom)
+		got := make(chan error, 1)
+		p.Run(func(cause error) { got <- cause })
+		select {
+		case cause := <-got:
+			if !errors.Is(cause, errBoom) {
+				t.Errorf("got %v, want %v", cause, errBoom)
+			}
+		default:
+			t.Error("done was not called")
+		}
+	})
+	t.Run("panics", func(t *testing.T) {
+		a, b := Pipe()
+		var where string
+		p := NewPeer(a, Options{OnPanic: func(w string, v any) { where = w }})
+		p.Run(func(error) { panic("in done") })
+		b.Close()
+		p.Wait()
+		if where != "close" {
+			t.Errorf("OnPanic: got %q, want close", where)
+		}
+	})
+}

@@ -92,7 +92,7 @@ type Options struct {
 	// goroutines (handlers included) have returned.
 	OnClose func(err error)
 	// OnPanic, if set, is called with where it happened ("handler", "notification", "after",
-	// "read", "write", "ping") and the value of every panic the peer recovers, after it was
+	// "read", "write", "ping", "close": Run's done) and the value of every panic the peer recovers, after it was
 	// logged with its stack at Error level. Tests make it fail the test: a recovered panic is
 	// still a bug. It must not panic itself.
 	OnPanic func(where string, v any)
@@ -289,17 +289,34 @@ func (p *Peer) Serve() error {
 // Run is Start, then done is called with the cause (what Wait returns) once the peer has
 // ended and all its goroutines have returned, after Options.OnClose and before Wait
 // returns: a server that serves its sockets this way keeps no goroutine per idle socket.
-// done runs in the peer's last goroutine. Run after Start, Serve or Close does nothing
-// (done is not called).
+// done runs in the peer's last goroutine (a panic in it is recovered and reported like the
+// peer's own). On a peer closed before it started, done is called at once; Run after Start
+// or Serve does nothing.
 func (p *Peer) Run(done func(cause error)) {
 	p.mu.Lock()
-	if p.started || p.closed {
+	switch {
+	case p.started:
 		p.mu.Unlock()
+		return
+	case p.closed: // Close has finished it, or is about to
+		p.mu.Unlock()
+		<-p.finished
+		p.runEnd(done)
 		return
 	}
 	p.onEnd = done
 	p.mu.Unlock()
 	p.Start()
+}
+
+// runEnd calls Run's done with the cause, containing a panic.
+func (p *Peer) runEnd(done func(error)) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.reportPanic("close", "end of connection panicked", "", r)
+		}
+	}()
+	done(p.cause)
 }
 
 // begin marks the peer started and arms the keep-alive; it reports false when the peer was
@@ -454,7 +471,7 @@ func (p *Peer) finish() {
 	done := p.onEnd
 	p.mu.Unlock()
 	if done != nil {
-		done(p.cause)
+		p.runEnd(done)
 	}
 	close(p.finished)
 }
