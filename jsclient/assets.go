@@ -20,7 +20,8 @@ import (
 
 // Assets serves the client's scripts the way a visit of several pages wants them:
 //
-//   - compressed once, at start (brotli and gzip, chosen by Accept-Encoding), never per request;
+//   - compressed once (brotli and gzip, chosen by Accept-Encoding), never per request: from
+//     the start in the background (Handler), or from the first request on (NewAssets);
 //   - every relative import rewritten to a content-hashed URL (`./wsrpc.js?v=3f2a…`) that is
 //     served as immutable, so the second page of a visit takes the modules from the cache;
 //   - each module also imports, at its end, every module it needs indirectly, so the browser
@@ -216,9 +217,10 @@ func (b *builder) closure(name string) []string {
 	return out
 }
 
-// newAsset serves body. Its brotli and gzip forms (at their best, slow levels: half a second
-// for the whole client, many seconds under the race detector) are made when first asked for,
-// so a process that serves no script pays nothing and starting never waits for them.
+// newAsset serves body. Its brotli and gzip forms (at their best, slow levels: about a second
+// for the whole client, several under the race detector) are made once, when first asked for
+// (Handler asks for all of them in the background from the start), so starting never waits
+// for them.
 func newAsset(body []byte, ctype string) *asset {
 	sum := sha256.Sum256(body)
 	return &asset{
@@ -273,19 +275,8 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The first script asked for is followed by the rest of the client at once: compress them
-	// all now, one after another, so those requests find them ready.
-	s.warm.Do(func() {
-		br := accepts(r.Header.Get("Accept-Encoding"), "br")
-		go func() {
-			for _, f := range s.files {
-				if br {
-					f.br()
-				} else {
-					f.gz()
-				}
-			}
-		}()
-	})
+	// all now (unless Handler already started), so those requests find them ready.
+	s.warm.Do(func() { go s.compressAll(accepts(r.Header.Get("Accept-Encoding"), "br")) })
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -358,15 +349,50 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// Handler serves the embedded scripts (FS) with NewAssets. The embedded files are fixed at
-// build time and TestEmbeddedAssets builds them, so an error here is a build defect: every
-// request then answers 500 with the reason instead of taking the process down.
+// compressAll compresses every script (brotli when br, else gzip; then the other one),
+// the launcher's scripts first.
+func (s *Assets) compressAll(br bool) {
+	names := make([]string, 0, len(s.files))
+	for n := range s.files {
+		names = append(names, n)
+	}
+	first := func(n string) bool { return n == "widget.js" || n == "preload.js" }
+	slices.SortFunc(names, func(a, b string) int {
+		if first(a) != first(b) {
+			if first(a) {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	for _, pass := range []bool{br, !br} {
+		for _, n := range names {
+			if pass {
+				s.files[n].br()
+			} else {
+				s.files[n].gz()
+			}
+		}
+	}
+}
+
+// Handler serves the embedded scripts (FS) with NewAssets, and starts compressing them at once
+// in the background (about a second of one core at brotli's best level), so that the first
+// visitor does not wait for it. The embedded files are fixed at build time and
+// TestEmbeddedAssets builds them, so an error here is a build defect: every request then
+// answers 500 with the reason instead of taking the process down.
+// The handlers of one process share one Assets (the embedded files are the same), so the
+// scripts are compressed once per process however many servers it starts.
 func Handler() http.Handler {
-	a, err := NewAssets(FS)
+	a, err := embedded()
 	if err != nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		})
 	}
+	a.warm.Do(func() { go a.compressAll(true) })
 	return a
 }
+
+var embedded = sync.OnceValues(func() (*Assets, error) { return NewAssets(FS) })

@@ -300,3 +300,17 @@ func TestStripEmbedded(t *testing.T) {
 		}
 	}
 }
+
+// The servers of one process share the embedded scripts, compressed once.
+func TestHandlerShared(t *testing.T) {
+	h1, h2 := Handler(), Handler()
+	a1, ok1 := h1.(*Assets)
+	a2, ok2 := h2.(*Assets)
+	if !ok1 || !ok2 || a1 != a2 {
+		t.Fatalf("Handler() twice: %T %p and %T %p, want one *Assets", h1, h1, h2, h2)
+	}
+	res := get(t, h1, "/widget.js", map[string]string{"Accept-Encoding": "br"})
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") != "br" {
+		t.Errorf("GET /widget.js: %d %q, want 200 br", res.StatusCode, res.Header.Get("Content-Encoding"))
+	}
+}
