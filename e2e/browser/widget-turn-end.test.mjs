@@ -63,12 +63,14 @@ test('an error that ended a turn while the page was away is shown on the next pa
     const { page, errors } = await newPage(context);
     await page.goto(stack.server.url + '/');
     await waitConnected(page);
-    // The next page arrives only once the model has failed and the turn has ended without it.
-    const modelFailed = stack.fake.waitFor((reqs) => reqs.some((r) => r.finished && toolResultsSinceUser(r.body).length > 0 && /financing page/.test(lastUserText(r.body))));
+    // The next page arrives only once the model has failed and the agent has ended the turn
+    // (its debug log says so after the turn's end is stored).
+    const failedTurns = () => stack.server.logs.join('').match(/turn ended[^\n]*"error"/g)?.length ?? 0;
+    const before = failedTurns();
     await page.route('**/financing.html', async (route) => {
-      await modelFailed;
-      // The turn ends as soon as the model's 400 is in (a few ms on this machine): give it room.
-      await new Promise((r) => setTimeout(r, 500));
+      const end = Date.now() + WAIT_MS;
+      while (failedTurns() === before && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(failedTurns() > before, 'the turn ended with an error while the page was away');
       await route.continue();
     });
     await ask(page, 'take me to the financing page');
