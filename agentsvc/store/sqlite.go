@@ -15,6 +15,14 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
 
+// readerIdle is how long a read connection stays open unused.
+const readerIdle = 5 * time.Second
+
+// readerCacheKiB bounds the page cache of each read connection (SQLite's default is 2 MB;
+// the reads of a turn's start and of a resume touch a few pages of one session, and the
+// operating system caches the file anyway).
+const readerCacheKiB = 256
+
 // sqliteBusyTimeout is how long a statement waits for another connection or process that
 // holds the write lock.
 const sqliteBusyTimeout = 10 * time.Second
@@ -105,7 +113,7 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
 	}
-	r, err := sql.Open("sqlite", base+"&_query_only=1")
+	r, err := sql.Open("sqlite", base+"&_query_only=1&_pragma=cache_size(-"+fmt.Sprint(readerCacheKiB)+")")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: sqlite: %w", err)
@@ -113,6 +121,9 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
+	// A read connection that stayed unused for a while is closed, and with it its page
+	// cache (up to 2 MB each, outside Go's heap): when the tabs are idle, nothing reads.
+	r.SetConnMaxIdleTime(readerIdle)
 	if err := r.PingContext(ctx); err != nil {
 		w.Close()
 		r.Close()
