@@ -73,6 +73,7 @@ const (
 	relayCall       = "call"       // holder → proxy: tools/call
 	relayUncall     = "uncall"     // holder → proxy: that call is cancelled
 	relayPing       = "ping"       // holder → proxy: is the page's socket alive?
+	relayHello      = "hello"      // holder → proxy: do you still serve this link?
 	relayReleased   = "released"   // holder → proxy: the session is free; take it over
 	relaySuperseded = "superseded" // holder → proxy: another socket has the session now
 )
@@ -93,6 +94,10 @@ const (
 // relayWait bounds a request whose answer is quick (not a tool call): a replica that does
 // not answer within it is taken as gone.
 const relayWait = 3 * time.Second
+
+// relayProbe is how often a holder waiting for a routed tool call asks whether the page's
+// replica still serves the page.
+const relayProbe = 2 * time.Second
 
 // relay is a Server's side of the bus. nil when the store has no bus (one process).
 //
@@ -232,7 +237,7 @@ func (r *relay) handle(m relayMsg) {
 		r.reply(m, h.cancelFromRemote(m))
 	case relayYield:
 		r.reply(m, h.yieldTo(m))
-	case relayTools, relayCall, relayPing:
+	case relayTools, relayCall, relayPing, relayHello:
 		r.mu.Lock()
 		px := r.proxies[m.Link]
 		r.mu.Unlock()
@@ -241,6 +246,8 @@ func (r *relay) handle(m relayMsg) {
 			return
 		}
 		switch m.Kind {
+		case relayHello:
+			r.reply(m, relayMsg{Status: stOK})
 		case relayTools:
 			r.reply(m, px.pageTools())
 		case relayCall:
@@ -360,25 +367,46 @@ func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMe
 		return tools.CallFailed(name, err)
 	}
 	defer forget()
-	select {
-	case rep := <-ch:
-		if rep.Leaving {
-			rp.leaveMu.Do(func() { close(rp.leave) })
-		}
-		if rep.Outcome == nil {
+	// While the call runs, the page's replica is asked now and then whether it still has the
+	// socket: a replica that died took the socket with it, and the call fails at once, as a
+	// call whose socket closed does.
+	probe := time.NewTicker(relayProbe)
+	defer probe.Stop()
+	for {
+		select {
+		case rep := <-ch:
+			if rep.Leaving {
+				rp.leaveMu.Do(func() { close(rp.leave) })
+			}
+			if rep.Outcome == nil {
+				return tools.Disconnected(name)
+			}
+			return tools.Outcome{Kind: rep.Outcome.Kind, Name: rep.Outcome.Name, Text: rep.Outcome.Text}
+		case <-rp.done:
 			return tools.Disconnected(name)
+		case <-probe.C:
+			rep, err := rp.r.ask(hard, rp.replica, relayMsg{Kind: relayHello, Link: rp.link, Session: rp.session})
+			if hard.Err() == nil && (err != nil || rep.Status != stOK) {
+				select {
+				case rep := <-ch: // answered meanwhile after all
+					ch2 := make(chan relayMsg, 1)
+					ch2 <- rep
+					ch = ch2
+					continue
+				default:
+				}
+				rp.r.srv.hub.dropRemote(rp)
+				return tools.Disconnected(name)
+			}
+		case <-hard.Done():
+			if ctx.Err() != nil {
+				uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
+				_ = rp.r.send(uctx, rp.replica, relayMsg{Kind: relayUncall, ID: id})
+				ucancel()
+				return tools.CancelledCall(name)
+			}
+			return tools.TimedOut(name, true)
 		}
-		return tools.Outcome{Kind: rep.Outcome.Kind, Name: rep.Outcome.Name, Text: rep.Outcome.Text}
-	case <-rp.done:
-		return tools.Disconnected(name)
-	case <-hard.Done():
-		if ctx.Err() != nil {
-			uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
-			_ = rp.r.send(uctx, rp.replica, relayMsg{Kind: relayUncall, ID: id})
-			ucancel()
-			return tools.CancelledCall(name)
-		}
-		return tools.TimedOut(name, true)
 	}
 }
 

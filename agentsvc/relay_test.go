@@ -205,3 +205,60 @@ func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
 	close(gate)
 	first.eventsUntil(wire.EventTurnEnd)
 }
+
+// TestRoutedCallFailsWhenThePagesReplicaDies: a turn on a waits for a tool call running in a
+// page on b; b stops answering (it died with the socket): a's call fails as disconnected
+// within a few seconds (not the tool's hard maximum), and the turn goes on without the page.
+func TestRoutedCallFailsWhenThePagesReplicaDies(t *testing.T) {
+	started := make(chan struct{}, 1)
+	slow := pageTestTool{tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		fn: func(ctx context.Context, _ map[string]any) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}
+	gate := make(chan struct{})
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n == 0 {
+			<-gate
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("s1", "slow", `{}`)}}, nil
+		}
+		return &llm.Response{Text: "The page went away."}, nil
+	}}
+	shared, a, b := twoReplicas(t, model, func(c *Config) {
+		c.ToolTimeout, c.ToolMaxTimeout = time.Hour, time.Hour // only the probe can end the call
+		c.ReconnectWait = 100 * time.Millisecond
+	})
+	first := openPage(t, a, testOrigin, slow)
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("do the slow thing") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+	second := openPage(t, b, testOrigin, slow)
+	last := lastSeqOf(seen)
+	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
+		t.Fatalf("got %+v, want the running turn served on b", res)
+	}
+	close(gate)
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("the slow tool never started on the page on b")
+	}
+	b.relay.close() // b no longer hears a: as if it died with its socket
+	waitFor(t, "a's turn to end", func() bool {
+		evs := storedEvents(t, shared, sess.SessionID)
+		return len(evs) > 0 && strings.Contains(string(evs[len(evs)-1].Data), wire.EventTurnEnd)
+	})
+	evs := storedEvents(t, shared, sess.SessionID)
+	var result string
+	for _, e := range evs {
+		if strings.Contains(string(e.Data), `"type":"tool_result"`) {
+			result = string(e.Data)
+		}
+	}
+	if !strings.Contains(result, `"isError":true`) || !strings.Contains(result, "disconnected") {
+		t.Errorf("got tool result %s, want the call failed as disconnected", result)
+	}
+	_ = a
+}
