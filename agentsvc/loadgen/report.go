@@ -143,7 +143,7 @@ type figure struct {
 }
 
 var figures = []figure{
-	{"idle sessions held by one process", "≥ 10,000", "idle",
+	{"idle sessions held by one process", "≥ 20,000", "idle",
 		func(r *Result) (float64, bool) { return float64(r.Held), true }, count, false},
 	{"memory per session after one turn", "≤ 24 KiB", "idle",
 		func(r *Result) (float64, bool) { return r.MemPerSessionKiB, true }, kib, true},
