@@ -594,13 +594,3 @@ func turnText(evs []lbEvent, turnID string) string {
 	}
 	return b.String()
 }
-
-// findEvent returns the first event of type typ (of turnID unless it is empty).
-func findEvent(evs []lbEvent, typ, turnID string) (lbEvent, bool) {
-	for _, e := range evs {
-		if e.Type == typ && (turnID == "" || e.TurnID == turnID) {
-			return e, true
-		}
-	}
-	return lbEvent{}, false
-}
