@@ -754,26 +754,30 @@ func TestLBRollingRestartWhile50TabsChat(t *testing.T) {
 				starts[e.ClientTurnID]++
 			}
 		}
+		var turnBad []string // per turn; the first few are shown
 		for _, cid := range tab.sent {
 			if starts[cid] > 1 {
-				t.Errorf("%s: %s started %d turns, want 1", name, cid, starts[cid])
+				turnBad = append(turnBad, fmt.Sprintf("%s started %d turns, want 1", cid, starts[cid]))
 			}
 			turnID, end, ended := turnOf(evs, cid)
 			switch {
 			case turnID == "" && len(tab.problems) == 0:
-				t.Errorf("%s: %s never started", name, cid)
+				turnBad = append(turnBad, fmt.Sprintf("%s never started", cid))
 			case turnID == "":
 			case !ended:
 				if len(tab.problems) == 0 {
-					t.Errorf("%s: %s (turn %s) has no turn_end", name, cid, turnID)
+					turnBad = append(turnBad, fmt.Sprintf("%s (turn %s) has no turn_end", cid, turnID))
 				}
 			case end.Interrupted && end.StopReason == wire.StopError:
 				interrupted++
 			case end.StopReason == wire.StopEnd && end.Text == tabAnswer(cid) && turnText(evs, turnID) == tabAnswer(cid):
 				answered++
 			default:
-				t.Errorf("%s: %s ended %+v with the text %q, want %q once, or interrupted", name, cid, end, turnText(evs, turnID), tabAnswer(cid))
+				turnBad = append(turnBad, fmt.Sprintf("%s ended %s %q with the text %q, want %q once, or interrupted", cid, end.StopReason, end.Text, turnText(evs, turnID), tabAnswer(cid)))
 			}
+		}
+		if len(turnBad) > 0 {
+			t.Errorf("%s: %d of its %d turns went wrong; the first: %s", name, len(turnBad), len(tab.sent), strings.Join(turnBad[:min(len(turnBad), 3)], "; "))
 		}
 		for r, n := range tab.dials {
 			dialsBy[r] += n
