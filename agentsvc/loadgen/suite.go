@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,7 @@ func (b Bench) Run(ctx context.Context) ([]*Result, error) {
 	if err := RaiseFileLimit(); err != nil {
 		fmt.Fprintf(b.Options.withDefaults().Progress, "loadgen: raising the open-file limit: %v\n", err)
 	}
+	b.Scenarios = fitFileLimit(b.Scenarios, b.Options.withDefaults().Progress)
 	models := map[string]*Model{}
 	defer func() {
 		for _, m := range models {
@@ -197,6 +199,30 @@ func RaiseFileLimit() error {
 	}
 	l.Cur = l.Max
 	return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+}
+
+// filesReserve is what a process keeps of its open-file limit besides the pages' sockets:
+// the model's connections, the store's files, the listener, the runtime's own.
+const filesReserve = 400
+
+// fitFileLimit lowers the sessions of a scenario that needs more sockets than the open-file
+// limit allows (each process, the agent and the generator, holds one per page), and says so.
+func fitFileLimit(scs []Scenario, progress io.Writer) []Scenario {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil || l.Cur <= filesReserve {
+		return scs
+	}
+	most := int(min(l.Cur-filesReserve, uint64(1<<30)))
+	out := make([]Scenario, len(scs))
+	for i, sc := range scs {
+		if sc.Sessions > most {
+			fmt.Fprintf(progress, "%s: %d sessions need more open files than the limit of %d allows (it cannot be raised here): running %d\n",
+				sc.Name, sc.Sessions, l.Cur, most)
+			sc.Sessions = most
+		}
+		out[i] = sc
+	}
+	return out
 }
 
 // wantFiles is the open-file limit the bench asks for: the idle scenario's 20,000 sockets,
