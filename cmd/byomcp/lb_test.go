@@ -276,6 +276,78 @@ func lastSeen2(evs []lbEvent) int64 {
 	return m
 }
 
+// TestLBTabMovesBackAndForth repeats the navigation 20 times, the way a visitor goes through a
+// shop: each turn navigates, the next page lands on the other replica and the turn goes on
+// there; when the turn has ended the page leaves at once (a link), and the next page lands on
+// the other replica again. The session resumes every time (never a fork), every tool runs on
+// the page that is open, and the tab gets every event once.
+func TestLBTabMovesBackAndForth(t *testing.T) {
+	const rounds = 20
+	fake := llmtest.New(llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		switch {
+		case req.LastMessage().Role == "user":
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{Name: "open_next", Args: `{}`}}}
+		case lastToolCallName(req) == "open_next":
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{Name: "read_page", Args: `{}`}}}
+		default:
+			return llmtest.Step{Text: "Done with " + lastUser(req) + "."}
+		}
+	}))
+	t.Cleanup(fake.Close)
+	c := startCluster(t, fake.URL, lbOptions{replicas: 2})
+	dumpOnFailure(t, c)
+
+	log := newEventLog()
+	var sessionID, prev string
+	var last int64
+	open := func(round int) *lbPage {
+		t.Helper()
+		p := dialLBNotOn(t, c, prev, log.add,
+			lbTool{name: "open_next", call: func(context.Context) map[string]any {
+				r := textResult("Opening the next page.")
+				r["_meta"] = map[string]any{wire.MetaNavigating: true}
+				return r
+			}},
+			lbTool{name: "read_page", call: func(context.Context) map[string]any {
+				return textResult(fmt.Sprintf("page of round %d", round))
+			}})
+		params := wire.SessionParams{SessionID: sessionID}
+		if sessionID != "" {
+			last = log.lastSeq()
+			params.LastSeq = &last
+		}
+		res := mustSession(t, p, params)
+		if sessionID != "" && (!res.Resumed || res.Forked || res.SessionID != sessionID) {
+			t.Fatalf("round %d: the page on %s (the last was on %s) got resumed %v forked %v, want the session resumed", round, p.replica, prev, res.Resumed, res.Forked)
+		}
+		sessionID, prev = res.SessionID, p.replica
+		return p
+	}
+	for round := range rounds {
+		page := open(round)
+		text := fmt.Sprintf("round %d", round)
+		chatAsync(page, text)
+		start := waitEvent(t, log, "turn_start of "+text, func(e lbEvent) bool { return e.Type == wire.EventTurnStart && e.Text == text })
+		waitEvent(t, log, "open_next's result in "+text, func(e lbEvent) bool {
+			return e.Type == wire.EventToolResult && e.TurnID == start.TurnID && e.Name == "open_next"
+		})
+		page.close() // the tool navigated
+		page = open(round)
+		end := waitEvent(t, log, "turn_end of "+text, func(e lbEvent) bool { return e.Type == wire.EventTurnEnd && e.TurnID == start.TurnID })
+		if end.StopReason != wire.StopEnd || end.Text != "Done with "+text+"." {
+			t.Fatalf("round %d: got turn_end %+v, want it answered", round, end)
+		}
+		page.close() // a link, as soon as the answer is there
+	}
+	evs := log.all()
+	wantLogClean(t, "the tab", evs)
+	for _, e := range evs {
+		if e.Type == wire.EventToolResult && e.IsError {
+			t.Errorf("tool call %s (%s) failed: %s", e.CallID, e.Name, e.Text)
+		}
+	}
+}
+
 // TestLBReloadMidStreamLandsOnOtherReplica: the socket drops while the model streams; the
 // reload lands on the other replica and gets the rest of the answer once.
 func TestLBReloadMidStreamLandsOnOtherReplica(t *testing.T) {
