@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -558,6 +559,80 @@ func TestLBKill9OfTheReplicaRunningATurn(t *testing.T) {
 	wantLogClean(t, "the tab", log.all())
 	if !strings.Contains(c.other(page.replica).logs(), "marked an interrupted turn") {
 		t.Errorf("%s did not log the interrupted turn", back.replica)
+	}
+}
+
+// TestLBDeployDrainsAReplicaMidTurn: SIGTERM reaches the replica running a turn while the
+// model streams; the replica closes the tab's socket at once, the tab reconnects through the
+// balancer and lands on the other replica, and the turn goes on where it runs: the rest of the
+// text reaches the tab through the other replica, the turn's next page tool call is routed to
+// the tab there, the turn is answered (not interrupted), and then the drained replica exits.
+func TestLBDeployDrainsAReplicaMidTurn(t *testing.T) {
+	const first = "Let me look that up for you in the catalogue of desk lamps first."
+	fake := llmtest.New(llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		switch {
+		case lastUser(req) != "find a lamp":
+			return llmtest.Step{Text: "Here again."}
+		case req.LastMessage().Role == "user":
+			return llmtest.Step{Text: first, ChunkDelay: 60 * time.Millisecond,
+				ToolCalls: []llmtest.FakeCall{{ID: "call_search", Name: "search_lamps", Args: `{}`}}}
+		default:
+			return llmtest.Step{Text: "The brass lamp."}
+		}
+	}))
+	t.Cleanup(fake.Close)
+	c := startCluster(t, fake.URL, lbOptions{replicas: 2})
+	dumpOnFailure(t, c)
+
+	log := newEventLog()
+	var searchedOnOld, searchedOnNew atomic.Int32
+	page := dialLB(t, c, log.add, lbTool{name: "search_lamps", call: func(context.Context) map[string]any {
+		searchedOnOld.Add(1)
+		return textResult("wrong page")
+	}})
+	sess := mustSession(t, page, wire.SessionParams{})
+	chatAsync(page, "find a lamp")
+	waitEvent(t, log, "a text_delta", func(e lbEvent) bool { return e.Type == wire.EventTextDelta })
+	draining := c.byName[page.replica]
+	proc := draining.current()
+	if err := proc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-page.peer.Done():
+	case <-time.After(procWait):
+		t.Fatal("the draining replica kept the tab's socket open")
+	}
+	page.close()
+
+	back := dialLBNotOn(t, c, draining.name, log.add, lbTool{name: "search_lamps", call: func(context.Context) map[string]any {
+		searchedOnNew.Add(1)
+		return textResult(`[{"name":"Brass lamp","price":89}]`)
+	}})
+	last := log.lastSeq()
+	res := mustSession(t, back, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID {
+		t.Fatalf("the tab on %s got resumed %v forked %v, want the session resumed", back.replica, res.Resumed, res.Forked)
+	}
+	const answer = first + "\n\nThe brass lamp." // the agent parts the text of two model calls
+	end := waitEvent(t, log, "turn_end", func(e lbEvent) bool { return e.Type == wire.EventTurnEnd })
+	if end.StopReason != wire.StopEnd || end.Interrupted || end.Text != answer {
+		t.Errorf("got turn_end %s %q interrupted %v, want the turn answered by the draining replica", end.StopReason, end.Text, end.Interrupted)
+	}
+	evs := log.all()
+	if got := turnText(evs, end.TurnID); got != answer {
+		t.Errorf("the tab got the text %q, want %q once", got, answer)
+	}
+	wantLogClean(t, "the tab", evs)
+	if searchedOnNew.Load() != 1 || searchedOnOld.Load() != 0 {
+		t.Errorf("search_lamps ran %d times on the new page and %d on the old one, want 1 and 0", searchedOnNew.Load(), searchedOnOld.Load())
+	}
+	waitExit(t, proc, draining.name+" after SIGTERM")
+	if code := proc.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("the drained replica exited with %d, want 0", code)
+	}
+	if r := chatAndWait(t, back, "again"); r.Text != "Here again." {
+		t.Errorf("the next turn: got %+v", r)
 	}
 }
 
