@@ -924,7 +924,7 @@ func TestLBRollingRestartWhile50TabsChat(t *testing.T) {
 			}
 		}
 		if len(turnBad) > 0 {
-			t.Errorf("%s: %d of its %d turns went wrong; the first: %s", name, len(turnBad), len(tab.sent), strings.Join(turnBad[:min(len(turnBad), 3)], "; "))
+			t.Errorf("%s: %d problems in its %d turns; the first: %s", name, len(turnBad), len(tab.sent), strings.Join(turnBad[:min(len(turnBad), 3)], "; "))
 		}
 		for r, n := range tab.dials {
 			dialsBy[r] += n
