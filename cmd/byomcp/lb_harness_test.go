@@ -316,9 +316,10 @@ type haproxyProc struct {
 // every 200 ms and taken out after three failed checks (a refused connection fails at once;
 // a slow answer under -race gets 5 s), back in after one good one; a request
 // whose connection is refused (a replica that is down or restarting) is sent to another one.
-// Each response says which backend answered (replicaHeader).
+// Each response says which backend answered (replicaHeader). maxconn 400 is far above what the
+// tests open at once and keeps HAProxy's file descriptors under a 1024 ulimit.
 const haproxyConfig = `global
-    maxconn 4000
+    maxconn 400
 
 defaults
     mode http
