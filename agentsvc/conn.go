@@ -34,6 +34,8 @@ type pageConn struct {
 	peer   *wsrpc.Peer
 	mcp    *pagemcp.Client
 	log    *zap.Logger
+	// handshakeTimeout bounds the wait for the page's first tools/list before a call.
+	handshakeTimeout time.Duration
 
 	// lastOp is closed when the page's last request that changes or uses its session
 	// (agent/session, agent/chat, agent/cancel) has been handled: the next one waits for it,
@@ -43,6 +45,7 @@ type pageConn struct {
 	mu      sync.Mutex
 	session *liveSession
 	proxy   *proxy // its session's turn runs on another replica (proxy.go); session is nil then
+	gone    bool   // the socket ended and was detached: nothing may bind to it any more
 }
 
 // newPageConn makes the page socket of mc's connection, with its peer and its MCP client.
@@ -53,7 +56,7 @@ func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageC
 	log := s.log.WithLazy(zap.String("conn", id))
 	done := make(chan struct{})
 	close(done)
-	c := &pageConn{id: id, origin: origin, client: client, since: time.Now(), log: log, lastOp: done}
+	c := &pageConn{id: id, origin: origin, client: client, since: time.Now(), log: log, lastOp: done, handshakeTimeout: s.cfg.HandshakeTimeout}
 	c.peer = wsrpc.NewPeer(mc, wsrpc.Options{
 		Logger:       log.WithOptions(redactSessionIDs),
 		SendQueue:    s.cfg.SendQueue,
@@ -242,6 +245,13 @@ func decodeParams(raw json.RawMessage, v any) error {
 func (c *pageConn) bind(ls *liveSession) {
 	c.mu.Lock()
 	c.session = ls
+	c.mu.Unlock()
+}
+
+// markGone records that the socket ended (detach).
+func (c *pageConn) markGone() {
+	c.mu.Lock()
+	c.gone = true
 	c.mu.Unlock()
 }
 

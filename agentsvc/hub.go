@@ -202,6 +202,7 @@ func (h *hub) create(ctx context.Context, origin string, page store.Page, histor
 
 // detach is called when a socket ends.
 func (h *hub) detach(c *pageConn) {
+	c.markGone()
 	if px := c.boundProxy(); px != nil {
 		px.end("its socket closed")
 	}

@@ -39,8 +39,8 @@ type proxy struct {
 	kick    chan struct{} // 1-buffered: read the log from the store (a gap, or the bus broke)
 	stop    chan struct{}
 
-	// bound is closed once the proxy serves its socket (openProxied) or ended: a release that
-	// comes before that waits for it.
+	// bound is closed once the proxy serves its socket (start: the page has the answer and
+	// sent is set) or ended: a release that comes before that waits for it.
 	bound     chan struct{}
 	markBound func()
 	takeOnce  sync.Once
@@ -175,6 +175,7 @@ func (px *proxy) start(from int64, older []store.Event) {
 		px.sendLocked(e)
 	}
 	px.mu.Unlock()
+	px.markBound() // a take-over may start: it goes on from sent
 	px.poke()
 }
 
@@ -268,11 +269,18 @@ func (px *proxy) takeOver() {
 			return
 		}
 		c.mu.Lock()
-		c.session = ls
+		gone := c.gone
+		if !gone {
+			c.session = ls
+		}
 		if c.proxy == px {
 			c.proxy = nil
 		}
 		c.mu.Unlock()
+		if gone { // the socket ended meanwhile (its page left): the session must not stay on it
+			px.h.detachFrom(ls, c)
+			return
+		}
 		older, err := px.h.srv.cfg.Store.EventsAfter(ctx, px.id, sent, 0)
 		if err != nil {
 			px.log.Warn("reading events to send", zap.Error(err))
@@ -360,7 +368,6 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 	}
 	c.bind(nil)
 	c.bindProxy(nil, px)
-	px.markBound()
 	h.srv.relay.served.Add(1)
 	px.log.Debug("serving a session whose turn runs on another replica", zap.String("holder", px.holder))
 	return wsrpc.ReplyThen(res, func() { px.start(from, older) }), nil

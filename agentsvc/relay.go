@@ -299,7 +299,7 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 		cancel()
 	}()
 	r.routed.Add(1)
-	out := px.c.mcp.Call(ctx, m.Name, m.Args)
+	out := px.c.callTool(ctx, m.Name, m.Args)
 	return relayMsg{Status: stOK, Outcome: &relayOutcome{out.Kind, out.Name, out.Text}, Leaving: px.c.mcp.Leaving()}
 }
 
@@ -335,25 +335,30 @@ func (rp *remotePage) closeLink() {
 	})
 }
 
-func (rp *remotePage) remoteTools(ctx context.Context) []*wire.PageTool {
+// remoteTools asks the page's replica for the page's tools; ok is false when that replica
+// no longer serves the page (or does not answer).
+func (rp *remotePage) remoteTools(ctx context.Context) (list []*wire.PageTool, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, rp.r.srv.cfg.HandshakeTimeout+relayWait)
 	defer cancel()
 	_, ch, forget, err := rp.r.request(ctx, rp.replica, relayMsg{Kind: relayTools, Link: rp.link, Session: rp.session})
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer forget()
 	select {
 	case rep := <-ch:
+		if rep.Status != stOK {
+			return nil, false
+		}
 		out := make([]*wire.PageTool, len(rep.Tools))
 		for i := range rep.Tools {
 			out[i] = &rep.Tools[i]
 		}
-		return out
+		return out, true
 	case <-ctx.Done():
 	case <-rp.done:
 	}
-	return nil
+	return nil, false
 }
 
 func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {

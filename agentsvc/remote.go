@@ -16,31 +16,41 @@ import (
 // pageLink is the page a turn uses: a socket of this replica (pageConn) or one on another
 // replica (remotePage).
 type pageLink interface {
-	pageTools(ctx context.Context) []*pagemcp.Tool
+	// pageTools returns the page's tools; ok is false when the page turned out to be gone.
+	pageTools(ctx context.Context) (list []*pagemcp.Tool, ok bool)
 	callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome
 	leaving() bool
 	closed() <-chan struct{}
 }
 
-func (c *pageConn) pageTools(ctx context.Context) []*pagemcp.Tool {
+func (c *pageConn) pageTools(ctx context.Context) ([]*pagemcp.Tool, bool) {
 	c.mcp.Ready(ctx)
-	return c.mcp.Tools()
+	return c.mcp.Tools(), true
 }
 
+// callTool runs a call on the page once its tools are listed (a socket that just came back
+// may not have answered tools/list yet), the wait bounded by the handshake's time-out.
 func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
+	c.mcp.Ready(rctx)
+	cancel()
 	return c.mcp.Call(ctx, name, args)
 }
 
 func (c *pageConn) leaving() bool           { return c.mcp.Leaving() }
 func (c *pageConn) closed() <-chan struct{} { return c.peer.Done() }
 
-func (rp *remotePage) pageTools(ctx context.Context) []*pagemcp.Tool {
-	list := rp.remoteTools(ctx)
+func (rp *remotePage) pageTools(ctx context.Context) ([]*pagemcp.Tool, bool) {
+	list, ok := rp.remoteTools(ctx)
+	if !ok {
+		rp.r.srv.hub.dropRemote(rp) // its replica no longer serves it: wait for the page's next socket
+		return nil, false
+	}
 	out := make([]*pagemcp.Tool, len(list))
 	for i, t := range list {
 		out[i] = &pagemcp.Tool{PageTool: *t}
 	}
-	return out
+	return out, true
 }
 
 // attachRemote handles a proxy's attach: the session's page is now on m.From's socket. The
@@ -181,9 +191,9 @@ func (h *hub) yieldTo(m relayMsg) relayMsg {
 		return relayMsg{Status: stAbsent}
 	}
 	ls.mu.Lock()
-	busy := ls.turn != nil
+	rt := ls.turn
 	ls.mu.Unlock()
-	if busy {
+	if rt != nil && !rt.waitEnded() {
 		return relayMsg{Status: stBusy}
 	}
 	h.evict(ls)

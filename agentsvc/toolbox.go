@@ -24,10 +24,21 @@ type sessionTools struct {
 
 func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	var defs []chat.ToolDef
-	if c := t.ls.currentPage(ctx, t.srv.cfg.ReconnectWait); c != nil {
+	// A page that turns out to be gone (on another replica) is dropped, and the next one is
+	// waited for, within ReconnectWait in all.
+	deadline := time.Now().Add(t.srv.cfg.ReconnectWait)
+	for {
+		c := t.ls.currentPage(ctx, time.Until(deadline))
+		if c == nil {
+			break
+		}
 		rctx, cancel := context.WithTimeout(ctx, t.srv.cfg.HandshakeTimeout)
-		defs = pagemcp.Defs(c.pageTools(rctx), t.ls.namer)
+		list, ok := c.pageTools(rctx)
 		cancel()
+		if ok {
+			defs = pagemcp.Defs(list, t.ls.namer)
+			break
+		}
 	}
 	if st := t.srv.cfg.ServerTools; st != nil {
 		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
@@ -33,6 +35,27 @@ type runningTurn struct {
 	// seq of its turn_start. Both are set before the turn is visible in liveSession.turn.
 	clientTurnID string
 	startSeq     int64
+	// ending is set just before the turn's turn_end is numbered: the page may see it (and
+	// send its next message) before the turn has let the session go, so the next turn waits
+	// for it (endingWait) instead of being refused.
+	ending atomic.Bool
+}
+
+// endingWait bounds how long a new turn waits for the previous one to finish ending.
+const endingWait = 5 * time.Second
+
+// waitEnded waits (bounded) for a turn whose turn_end is out to let the session go; false
+// when it is not ending, or did not finish in time.
+func (rt *runningTurn) waitEnded() bool {
+	if !rt.ending.Load() {
+		return false
+	}
+	select {
+	case <-rt.done:
+		return true
+	case <-time.After(endingWait):
+		return false
+	}
 }
 
 // chat handles agent/chat: it starts the turn, which runs on its own (it outlives the
@@ -92,8 +115,11 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		}
 		ls.mu.Lock()
 	}
-	if ls.turn != nil {
+	if rt := ls.turn; rt != nil {
 		ls.mu.Unlock()
+		if rt.waitEnded() {
+			return h.startTurn(ls, caller, text, clientTurnID)
+		}
 		return nil, wire.ErrTurnInProgress
 	}
 	release, err := srv.budget.startTurn(caller.client)
@@ -151,6 +177,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			OnPanic: srv.countPanic,
 		})
 		none := ""
+		rt.ending.Store(true)
 		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text, Usage: &res.Usage}, markEnd(rt.id, res.Messages[1:], res.StopReason, shownError), &none)
 		ls.waitFlushed(context.Background())
 		if ls.unsaved() { // never "done" unless stored
