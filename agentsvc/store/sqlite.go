@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -445,13 +446,19 @@ func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e en
 			}
 		}
 	}
-	if len(e.events) > 0 {
-		ins := st.bind(ctx, &st.event, st.a.event)
-		for _, ev := range e.events {
-			if _, err := ins.ExecContext(ctx, id, ev.Seq, string(ev.Data)); err != nil {
-				return nil, err
-			}
+	// The events go in statements of up to maxEventRows rows: a streamed answer's batch
+	// holds several text deltas, and each statement costs more than its rows.
+	for evs := e.events; len(evs) > 0; {
+		n := min(len(evs), maxEventRows)
+		ins := st.events(ctx, n)
+		args := make([]any, 0, 3*n)
+		for _, ev := range evs[:n] {
+			args = append(args, id, ev.Seq, string(ev.Data))
 		}
+		if _, err := ins.ExecContext(ctx, args...); err != nil {
+			return nil, err
+		}
+		evs = evs[n:]
 	}
 	var url, title, turn any // NULL keeps the column
 	if e.page != nil {
@@ -479,6 +486,7 @@ const (
 // appendStmts are the append statements on the write pool.
 type appendStmts struct {
 	get, message, event, update *sql.Stmt
+	eventRows                   [maxEventRows + 1]*sql.Stmt // inserts of n ≥ 2 events
 }
 
 // prepareAppend prepares the append statements on the write pool.
@@ -495,23 +503,46 @@ func prepareAppend(ctx context.Context, w *sql.DB) (*appendStmts, error) {
 		}
 		*p.st = st
 	}
+	// Prepared here, not on first use: the write pool's one connection is then busy with
+	// the transaction that would need it.
+	for n := 2; n <= maxEventRows; n++ {
+		q := sqlAppendEvent + strings.Repeat(`, (?, ?, ?)`, n-1)
+		st, err := w.PrepareContext(ctx, q)
+		if err != nil {
+			a.close()
+			return nil, err
+		}
+		a.eventRows[n] = st
+	}
 	return &a, nil
 }
 
 // close closes the statements.
 func (a *appendStmts) close() {
-	for _, st := range []*sql.Stmt{a.get, a.message, a.event, a.update} {
+	for _, st := range append([]*sql.Stmt{a.get, a.message, a.event, a.update}, a.eventRows[:]...) {
 		if st != nil {
 			_ = st.Close()
 		}
 	}
 }
 
+// maxEventRows is the most events one insert statement writes.
+const maxEventRows = 16
+
 // txStmts are the append statements bound to one transaction, each bound on first use.
 type txStmts struct {
 	a                           *appendStmts
 	tx                          *sql.Tx
 	get, message, event, update *sql.Stmt
+	eventRows                   [maxEventRows + 1]*sql.Stmt // inserts of n events (n ≥ 2)
+}
+
+// events returns the insert of n events bound to the transaction.
+func (t *txStmts) events(ctx context.Context, n int) *sql.Stmt {
+	if n == 1 {
+		return t.bind(ctx, &t.event, t.a.event)
+	}
+	return t.bind(ctx, &t.eventRows[n], t.a.eventRows[n])
 }
 
 // bind returns the statement st bound to the transaction, binding it into *bound once.

@@ -269,3 +269,39 @@ func TestSQLiteReaderCache(t *testing.T) {
 		t.Errorf("writer cache_size: got %d, want SQLite's default -2000", got)
 	}
 }
+
+// A batch of more events than one insert statement writes (a long streamed answer) is
+// written whole and in order, in statements of up to maxEventRows rows.
+func TestSQLiteAppendManyEvents(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteForTest(t)
+	if err := s.Create(ctx, &Session{ID: "long", Origin: "https://shop.example"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2, maxEventRows, maxEventRows + 1, 3*maxEventRows + 5} {
+		sess, err := s.Load(ctx, "long")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b Batch
+		for i := range n {
+			seq := sess.Seq + int64(i) + 1
+			b.Events = append(b.Events, Event{Seq: seq, Data: []byte(fmt.Sprintf(`{"seq":%d}`, seq))})
+		}
+		if err := s.Append(ctx, "long", b); err != nil {
+			t.Fatalf("append of %d events: %v", n, err)
+		}
+		evs, err := s.EventsAfter(ctx, "long", sess.Seq, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != n {
+			t.Fatalf("append of %d events: got %d back", n, len(evs))
+		}
+		for i, ev := range evs {
+			if want := fmt.Sprintf(`{"seq":%d}`, sess.Seq+int64(i)+1); ev.Seq != sess.Seq+int64(i)+1 || string(ev.Data) != want {
+				t.Errorf("append of %d, event %d: got %d %s, want %s", n, i, ev.Seq, ev.Data, want)
+			}
+		}
+	}
+}
