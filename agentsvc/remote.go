@@ -25,7 +25,12 @@ type pageLink interface {
 
 func (c *pageConn) pageTools(ctx context.Context) ([]*pagemcp.Tool, bool) {
 	c.mcp.Ready(ctx)
-	return c.mcp.Tools(), true
+	select {
+	case <-c.peer.Done(): // it closed before (or while) listing: its page is gone, wait for the next
+		return nil, false
+	default:
+		return c.mcp.Tools(), true
+	}
 }
 
 // callTool runs a call on the page once its tools are listed (a socket that just came back

@@ -102,6 +102,13 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 		return // the socket moved on (or closed) meanwhile, or another socket took the session
 	}
 	if ls.evicted { // dropped from memory between resume and now: take it back
+		if ls.stored && !ls.reclaimLocked() {
+			// Another replica claimed it once it was let go: two copies must not both
+			// write. The page resumes it there when it reconnects.
+			ls.owner = nil
+			c.peer.Close(errors.New("its session moved to another replica; reconnect to resume it"))
+			return
+		}
 		ls.hub.mu.Lock()
 		other := ls.hub.live[ls.id]
 		if other == nil {
@@ -145,6 +152,21 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 		ls.sendLocked(e)
 	}
 	ls.coolLocked() // replayed: an idle session leaves its history to the store
+}
+
+// reclaimLocked claims an evicted session again (evict released its claim): false when
+// another replica holds it now. A store that does not answer does not lock the page out
+// (as hub.claim). ls.mu is held.
+func (ls *liveSession) reclaimLocked() bool {
+	srv := ls.hub.srv
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ok, _, err := srv.cfg.Store.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL)
+	if err != nil {
+		ls.log.Warn("claiming a session again", zap.Error(err))
+		return true
+	}
+	return ok
 }
 
 // coalesceDeltas merges runs of text_delta events of one turn into one event that carries
