@@ -1649,6 +1649,9 @@ func (r *fzRun) newGoroutines() []string {
 			strings.Contains(g, "agentsvc.runPageFuzz") {
 			continue
 		}
+		if strings.Contains(g, "wsrpc.pollLoop") {
+			continue // the process's one epoll goroutine for idle sockets, started with the first
+		}
 		out = append(out, g)
 	}
 	return out
