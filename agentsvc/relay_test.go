@@ -47,10 +47,7 @@ func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
 	goTool := pageTestTool{tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 	goTool.fn = func(context.Context, map[string]any) (any, error) {
 		go func() { time.Sleep(20 * time.Millisecond); first.peer.Close(nil); close(navigated) }()
-		return map[string]any{
-			"content": []any{map[string]any{"type": "text", "text": "navigating to the configurator"}},
-			"_meta":   map[string]any{wire.MetaNavigating: true},
-		}, nil
+		return navigatingResult("navigating to the configurator"), nil
 	}
 	configure := pageTestTool{
 		tool: wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"enum":["red","blue"]}},"required":["color"]}`)},
@@ -130,27 +127,10 @@ func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
 // page tool that the tab ran from b); agent/cancel on b cancels a's turn, and the page on b
 // gets the cancellation of the tool call and the turn's end.
 func TestStopFromAnotherReplica(t *testing.T) {
-	started := make(chan struct{}, 1)
-	slow := pageTestTool{tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		fn: func(ctx context.Context, _ map[string]any) (any, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}}
-	gate := make(chan struct{})
-	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
-		if n == 0 {
-			<-gate
-			return &llm.Response{ToolCalls: []chat.ToolCall{call("s1", "slow", `{}`)}}, nil
-		}
-		return &llm.Response{Text: "unreachable"}, nil
-	}}
+	started, slow := slowTool()
+	gate, model := gatedSlowCall("unreachable")
 	_, a, b := twoReplicas(t, model, nil)
-	first := openPage(t, a, testOrigin, slow)
-	sess := first.session(wire.SessionParams{})
-	go func() { _, _ = first.chat("do the slow thing") }()
-	seen := first.eventsUntil(wire.EventTurnStart)
-	dropSocket(first, false)
+	sess, seen := startThenDrop(t, a, slow)
 
 	second := openPage(t, b, testOrigin, slow)
 	last := lastSeqOf(seen)
@@ -184,6 +164,42 @@ func TestStopFromAnotherReplica(t *testing.T) {
 
 // TestSecondTabOnAnotherReplicaForks: a second tab of a session whose tab is alive on a (with
 // a turn running) gets a fork on b, and the turn's tool calls never go to it.
+// slowTool is a page tool that runs until its call is cancelled; started gets a value when
+// it starts.
+func slowTool() (started chan struct{}, tool pageTestTool) {
+	started = make(chan struct{}, 1)
+	return started, pageTestTool{tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		fn: func(ctx context.Context, _ map[string]any) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}
+}
+
+// gatedSlowCall is a model that, once gate is closed, calls slow, then answers text.
+func gatedSlowCall(text string) (gate chan struct{}, model *scriptModel) {
+	gate = make(chan struct{})
+	return gate, &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n == 0 {
+			<-gate
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("s1", "slow", `{}`)}}, nil
+		}
+		return &llm.Response{Text: text}, nil
+	}}
+}
+
+// startThenDrop opens a page on ts with tool, starts a turn and drops the socket once the
+// turn has started (the tab reloads): the turn goes on on ts.
+func startThenDrop(t *testing.T, ts *testServer, tool pageTestTool) (wire.SessionResult, []event) {
+	t.Helper()
+	first := openPage(t, ts, testOrigin, tool)
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("do the slow thing") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+	return sess, seen
+}
+
 func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
 	gate := make(chan struct{})
 	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
@@ -210,30 +226,13 @@ func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
 // page on b; b stops answering (it died with the socket): a's call fails as disconnected
 // within a few seconds (not the tool's hard maximum), and the turn goes on without the page.
 func TestRoutedCallFailsWhenThePagesReplicaDies(t *testing.T) {
-	started := make(chan struct{}, 1)
-	slow := pageTestTool{tool: wire.PageTool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		fn: func(ctx context.Context, _ map[string]any) (any, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}}
-	gate := make(chan struct{})
-	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
-		if n == 0 {
-			<-gate
-			return &llm.Response{ToolCalls: []chat.ToolCall{call("s1", "slow", `{}`)}}, nil
-		}
-		return &llm.Response{Text: "The page went away."}, nil
-	}}
+	started, slow := slowTool()
+	gate, model := gatedSlowCall("The page went away.")
 	shared, a, b := twoReplicas(t, model, func(c *Config) {
 		c.ToolTimeout, c.ToolMaxTimeout = time.Hour, time.Hour // only the probe can end the call
 		c.ReconnectWait = 100 * time.Millisecond
 	})
-	first := openPage(t, a, testOrigin, slow)
-	sess := first.session(wire.SessionParams{})
-	go func() { _, _ = first.chat("do the slow thing") }()
-	seen := first.eventsUntil(wire.EventTurnStart)
-	dropSocket(first, false)
+	sess, seen := startThenDrop(t, a, slow)
 	second := openPage(t, b, testOrigin, slow)
 	last := lastSeqOf(seen)
 	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
@@ -260,5 +259,4 @@ func TestRoutedCallFailsWhenThePagesReplicaDies(t *testing.T) {
 	if !strings.Contains(result, `"isError":true`) || !strings.Contains(result, "disconnected") {
 		t.Errorf("got tool result %s, want the call failed as disconnected", result)
 	}
-	_ = a
 }

@@ -140,10 +140,7 @@ func TestTurnFollowsNavigation(t *testing.T) {
 	navigated := make(chan struct{})
 	goTool.fn = func(context.Context, map[string]any) (any, error) {
 		go func() { time.Sleep(50 * time.Millisecond); a.peer.Close(nil); close(navigated) }()
-		return map[string]any{
-			"content": []any{map[string]any{"type": "text", "text": "navigating to the configurator"}},
-			"_meta":   map[string]any{wire.MetaNavigating: true},
-		}, nil
+		return navigatingResult("navigating to the configurator"), nil
 	}
 	a = newFakePage(t, ts, testOrigin, goTool)
 	sess := a.session(wire.SessionParams{})

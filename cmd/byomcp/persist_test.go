@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -40,57 +38,11 @@ type serveProc struct {
 	exited chan struct{}
 }
 
-// startServe starts `byomcp serve` on a free loopback port with a fake model at fakeURL.
+// startServe starts `byomcp serve` on a free loopback port with a fake model at fakeURL
+// (spawnServe, which the balancer tests use too).
 func startServe(t *testing.T, fakeURL string, args ...string) *serveProc {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "debug"}, args...)...)
-	cmd.Env = []string{
-		"BYOMCP_TEST_MAIN=1",
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + t.TempDir(),
-		"OPENAI_BASE_URL=" + fakeURL,
-		"OPENAI_API_KEY=test-key",
-		"BYOMCP_MODEL=fake-model",
-	}
-	p := &serveProc{cmd: cmd, logs: &syncBuffer{}, exited: make(chan struct{})}
-	cmd.Stderr = p.logs
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.exited
-	})
-	first := make(chan string, 1)
-	go func() {
-		r := bufio.NewReader(stdout)
-		line, _ := r.ReadString('\n')
-		first <- line
-		_, _ = io.Copy(io.Discard, r)
-	}()
-	select {
-	case line := <-first:
-		m := regexp.MustCompile(`^(http://\S+)\n$`).FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("got first line %q, want the listening URL; logs:\n%s", line, p.logs.String())
-		}
-		p.url = m[1]
-	case <-time.After(procWait):
-		t.Fatalf("serve did not print its URL; logs:\n%s", p.logs.String())
-	}
-	return p
+	return spawnServe(t, "127.0.0.1:0", []string{"OPENAI_BASE_URL=" + fakeURL}, append([]string{"--log-level", "debug"}, args...)...)
 }
 
 // kill9 ends the process with SIGKILL: no shutdown, no flush, nothing.
