@@ -44,11 +44,8 @@ func (s *Server) guard(where string, fn func()) {
 	fn()
 }
 
-// loop runs a server loop (fn returns when stopping is closed), starting it again a second
+// loopUntil runs a server loop (fn returns when until is closed), starting it again a second
 // after a panic.
-func (s *Server) loop(where string, fn func()) { s.loopUntil(s.stopping, where, fn) }
-
-// loopUntil is loop for a loop that returns when until is closed.
 func (s *Server) loopUntil(until <-chan struct{}, where string, fn func()) {
 	for {
 		s.guard(where, fn)
