@@ -455,26 +455,17 @@ func dialVia(tb testing.TB, url string, onEvent func(lbEvent), tools ...lbTool) 
 	}
 	p := &lbPage{tb: tb, replica: resp.Header.Get(replicaHeader)}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
-	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "lb-page", Version: "1"}}, nil
-	})
-	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		res := wire.ToolsListResult{Tools: []wire.PageTool{}}
+	names := make([]string, len(tools))
+	for i, tool := range tools {
+		names[i] = tool.name
+	}
+	handlePage(peer, "lb-page", names, func(ctx context.Context, name string) (any, bool) {
 		for _, tool := range tools {
-			res.Tools = append(res.Tools, wire.PageTool{Name: tool.name, InputSchema: json.RawMessage(`{"type":"object"}`)})
-		}
-		return res, nil
-	})
-	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var cp wire.ToolsCallParams
-		_ = json.Unmarshal(req.Params, &cp)
-		for _, tool := range tools {
-			if tool.name == cp.Name {
-				return tool.call(ctx), nil
+			if tool.name == name {
+				return tool.call(ctx), true
 			}
 		}
-		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
+		return nil, false
 	})
 	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		var e lbEvent

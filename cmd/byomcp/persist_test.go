@@ -112,26 +112,17 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 	}
 	p := &procPage{t: t, events: make(chan procEvent, 1024)}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
-	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "test-page", Version: "1"}}, nil
-	})
-	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
-	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-		res := wire.ToolsListResult{Tools: []wire.PageTool{}}
+	names := make([]string, len(tools))
+	for i, tool := range tools {
+		names[i] = tool.name
+	}
+	handlePage(peer, "test-page", names, func(ctx context.Context, name string) (any, bool) {
 		for _, tool := range tools {
-			res.Tools = append(res.Tools, wire.PageTool{Name: tool.name, InputSchema: json.RawMessage(`{"type":"object"}`)})
-		}
-		return res, nil
-	})
-	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		var cp wire.ToolsCallParams
-		_ = json.Unmarshal(req.Params, &cp)
-		for _, tool := range tools {
-			if tool.name == cp.Name {
-				return map[string]any{"content": []any{map[string]any{"type": "text", "text": tool.fn(ctx)}}}, nil
+			if tool.name == name {
+				return map[string]any{"content": []any{map[string]any{"type": "text", "text": tool.fn(ctx)}}}, true
 			}
 		}
-		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
+		return nil, false
 	})
 	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		var e procEvent
@@ -149,6 +140,31 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 		_ = peer.Wait()
 	})
 	return p
+}
+
+// handlePage registers on peer what a test page answers: initialize (as page name), ping,
+// tools/list with the tools named (each taking any object) and tools/call, whose result is
+// call's (false: no such tool).
+func handlePage(peer *wsrpc.Peer, name string, tools []string, call func(ctx context.Context, tool string) (any, bool)) {
+	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: name, Version: "1"}}, nil
+	})
+	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
+	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+		res := wire.ToolsListResult{Tools: []wire.PageTool{}}
+		for _, tool := range tools {
+			res.Tools = append(res.Tools, wire.PageTool{Name: tool, InputSchema: json.RawMessage(`{"type":"object"}`)})
+		}
+		return res, nil
+	})
+	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var cp wire.ToolsCallParams
+		_ = json.Unmarshal(req.Params, &cp)
+		if res, ok := call(ctx, cp.Name); ok {
+			return res, nil
+		}
+		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, "no such tool")
+	})
 }
 
 func (p *procPage) session(params wire.SessionParams) wire.SessionResult {
