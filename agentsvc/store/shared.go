@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -164,42 +162,12 @@ func (r redisShared) Presences(ctx context.Context) (map[string][]byte, error) {
 	return out, nil
 }
 
-// Publish sends msg on channel (under the store's prefix).
+// Publish and Subscribe are the store's Bus (one pub/sub connection per store, see
+// redis_bus.go): the console follows the same channels as the replicas' relays.
 func (r redisShared) Publish(ctx context.Context, channel string, msg []byte) error {
-	if r.s.closed.Load() {
-		return ErrClosed
-	}
-	if err := r.s.c.Publish(ctx, r.s.prefix+channel, msg).Err(); err != nil {
-		return r.s.fail("publish", err)
-	}
-	return nil
+	return r.s.Publish(ctx, channel, msg)
 }
 
-// Subscribe calls fn(channel without the prefix, msg) for every message on channel (a
-// pattern when it ends in "*") from when it returns until unsubscribe; fn runs on one
-// goroutine of this subscription. It has a connection of its own; go-redis reconnects it.
 func (r redisShared) Subscribe(ctx context.Context, channel string, fn func(string, []byte)) (func(), error) {
-	if r.s.closed.Load() {
-		return nil, ErrClosed
-	}
-	full := r.s.prefix + channel
-	var ps *redis.PubSub
-	if strings.HasSuffix(channel, "*") {
-		ps = r.s.c.PSubscribe(ctx, full)
-	} else {
-		ps = r.s.c.Subscribe(ctx, full)
-	}
-	if _, err := ps.Receive(ctx); err != nil { // the confirmation: subscribed from here on
-		ps.Close()
-		return nil, r.s.fail("subscribe", err)
-	}
-	ch := ps.Channel(redis.WithChannelSize(1024))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for m := range ch { // closed by ps.Close
-			fn(strings.TrimPrefix(m.Channel, r.s.prefix), []byte(m.Payload))
-		}
-	}()
-	return sync.OnceFunc(func() { ps.Close(); <-done }), nil
+	return r.s.Subscribe(ctx, channel, fn)
 }
