@@ -380,29 +380,21 @@ func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMe
 	for {
 		select {
 		case rep := <-ch:
-			if rep.Leaving {
-				rp.leaveMu.Do(func() { close(rp.leave) })
-			}
-			if rep.Outcome == nil {
-				return tools.Disconnected(name)
-			}
-			return tools.Outcome{Kind: rep.Outcome.Kind, Name: rep.Outcome.Name, Text: rep.Outcome.Text}
+			return rp.outcome(name, rep)
 		case <-rp.done:
 			return tools.Disconnected(name)
 		case <-probe.C:
 			rep, err := rp.r.ask(hard, rp.replica, relayMsg{Kind: relayHello, Link: rp.link, Session: rp.session})
-			if hard.Err() == nil && (err != nil || rep.Status != stOK) {
-				select {
-				case rep := <-ch: // answered meanwhile after all
-					ch2 := make(chan relayMsg, 1)
-					ch2 <- rep
-					ch = ch2
-					continue
-				default:
-				}
-				rp.r.srv.hub.dropRemote(rp)
-				return tools.Disconnected(name)
+			if hard.Err() != nil || (err == nil && rep.Status == stOK) {
+				continue
 			}
+			select {
+			case rep := <-ch: // answered meanwhile after all
+				return rp.outcome(name, rep)
+			default:
+			}
+			rp.r.srv.hub.dropRemote(rp)
+			return tools.Disconnected(name)
 		case <-hard.Done():
 			if ctx.Err() != nil {
 				uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
@@ -413,6 +405,17 @@ func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMe
 			return tools.TimedOut(name, true)
 		}
 	}
+}
+
+// outcome is a routed call's reply as the turn sees it.
+func (rp *remotePage) outcome(name string, rep relayMsg) tools.Outcome {
+	if rep.Leaving {
+		rp.leaveMu.Do(func() { close(rp.leave) })
+	}
+	if rep.Outcome == nil {
+		return tools.Disconnected(name)
+	}
+	return tools.Outcome{Kind: rep.Outcome.Kind, Name: rep.Outcome.Name, Text: rep.Outcome.Text}
 }
 
 func (rp *remotePage) leaving() bool {
