@@ -145,6 +145,14 @@ func (h *hub) renewClaims() {
 			}
 			ls.mu.Unlock()
 		}
+		if r, ok := h.srv.cfg.Store.(store.ClaimRenewer); ok {
+			ctx, cancel := context.WithTimeout(context.Background(), h.srv.cfg.ClaimTTL/3)
+			if err := r.RenewClaims(ctx, ids, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
+				h.srv.log.Debug("renewing claims", zap.Error(err))
+			}
+			cancel()
+			continue
+		}
 		for _, id := range ids {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if _, _, err := h.srv.cfg.Store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -23,6 +24,12 @@ const readerIdle = 5 * time.Second
 // the reads of a turn's start and of a resume touch a few pages of one session, and the
 // operating system caches the file anyway).
 const readerCacheKiB = 256
+
+// writerCacheKiB bounds the write connection's page cache (SQLite's default is 2 MB). Its
+// pages stay in memory for the life of the process, outside Go's heap, and the appends of
+// many sessions touch far more pages than either size holds: the kernel's cache of the
+// file serves the rest.
+const writerCacheKiB = 1024
 
 // sqliteBusyTimeout is how long a statement waits for another connection or process that
 // holds the write lock.
@@ -77,6 +84,7 @@ type sqliteStore struct {
 	r       *sql.DB
 	stmts   *appendStmts // on w
 	commits groupCommitter
+	ck      *checkpointer
 	now     func() time.Time
 	closed  atomic.Bool
 }
@@ -96,7 +104,8 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	}
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" +
 		fmt.Sprint(sqliteBusyTimeout.Milliseconds()) + "&_foreign_keys=1"
-	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	// wal_autocheckpoint=0: the checkpoints run off the commit path (checkpointer).
+	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(-"+fmt.Sprint(writerCacheKiB)+")")
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
@@ -131,6 +140,13 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
 	}
 	s.r = r
+	ck, err := sql.Open("sqlite", base+"&_pragma=cache_size(-"+fmt.Sprint(readerCacheKiB)+")")
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: sqlite: %w", err)
+	}
+	s.ck = newCheckpointer(ck)
 	return s, nil
 }
 
@@ -189,6 +205,7 @@ func (s *sqliteStore) Create(ctx context.Context, sess *Session) error {
 	if err != nil {
 		return s.fail("create", err)
 	}
+	s.ck.kick()
 	n, err := res.RowsAffected()
 	if err != nil {
 		return s.fail("create", err)
@@ -358,6 +375,7 @@ func (g *groupCommitter) run() {
 		g.mu.Unlock()
 		if len(taken) > 0 {
 			g.commit(taken)
+			g.s.ck.kick()
 		}
 	}
 }
@@ -630,6 +648,7 @@ func (s *sqliteStore) Delete(ctx context.Context, id string) error {
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
 		return s.fail("delete", err)
 	}
+	s.ck.kick()
 	return nil
 }
 
@@ -641,6 +660,7 @@ func (s *sqliteStore) ExpireIdle(ctx context.Context, before time.Time) (int, er
 	if err != nil {
 		return 0, s.fail("expire", err)
 	}
+	s.ck.kick()
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, s.fail("expire", err)
@@ -658,6 +678,9 @@ func (s *sqliteStore) Claim(ctx context.Context, id, owner string, ttl time.Dura
 	ok, current, err := s.claim(ctx, id, owner, ttl)
 	if err != nil {
 		return false, "", s.fail("claim", err)
+	}
+	if ok {
+		s.ck.kick()
 	}
 	return ok, current, nil
 }
@@ -700,6 +723,40 @@ func (s *sqliteStore) claim(ctx context.Context, id, owner string, ttl time.Dura
 	return true, owner, nil
 }
 
+// renewChunk bounds the claims one RenewClaims transaction writes, so that the turns'
+// appends waiting for the write connection never wait long.
+const renewChunk = 128
+
+// RenewClaims is Claim for each id, renewChunk sessions a statement (and a transaction).
+func (s *sqliteStore) RenewClaims(ctx context.Context, ids []string, owner string, ttl time.Duration) error {
+	if err := checkClaim(owner, ttl); err != nil {
+		return err
+	}
+	for len(ids) > 0 {
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		n := min(len(ids), renewChunk)
+		list, err := json.Marshal(ids[:n])
+		if err != nil {
+			return err
+		}
+		ids = ids[n:]
+		now := s.now()
+		// The conflict's WHERE is claim's rule: the owner renews its own claim, or takes
+		// one that has expired.
+		if _, err := s.w.ExecContext(ctx, `INSERT INTO claims (session_id, owner, expires_at)
+			SELECT id, ?2, ?3 FROM sessions WHERE id IN (SELECT value FROM json_each(?1))
+			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+			WHERE claims.owner = excluded.owner OR claims.expires_at <= ?4`,
+			string(list), owner, nanos(now.Add(ttl)), nanos(now)); err != nil {
+			return s.fail("renew claims", err)
+		}
+		s.ck.kick()
+	}
+	return nil
+}
+
 func (s *sqliteStore) Release(ctx context.Context, id, owner string) error {
 	if s.closed.Load() {
 		return ErrClosed
@@ -707,6 +764,7 @@ func (s *sqliteStore) Release(ctx context.Context, id, owner string) error {
 	if _, err := s.w.ExecContext(ctx, `DELETE FROM claims WHERE session_id = ? AND owner = ?`, id, owner); err != nil {
 		return s.fail("release", err)
 	}
+	s.ck.kick()
 	return nil
 }
 
@@ -715,5 +773,5 @@ func (s *sqliteStore) Close() error {
 		return nil
 	}
 	s.stmts.close()
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.ck.close(), s.r.Close(), s.w.Close())
 }

@@ -252,7 +252,7 @@ func BenchmarkSQLiteAppendConcurrent(b *testing.B) {
 }
 
 // The read connections keep a small page cache (SQLite's default is 2 MB each, outside Go's
-// heap: ~7 MB of an idle agent's memory with four readers), and the writer the default.
+// heap: ~7 MB of an idle agent's memory with four readers), and the writer writerCacheKiB.
 func TestSQLiteReaderCache(t *testing.T) {
 	s := openSQLiteForTest(t)
 	var got int
@@ -265,8 +265,8 @@ func TestSQLiteReaderCache(t *testing.T) {
 	if err := s.w.QueryRow("PRAGMA cache_size").Scan(&got); err != nil {
 		t.Fatal(err)
 	}
-	if got != -2000 {
-		t.Errorf("writer cache_size: got %d, want SQLite's default -2000", got)
+	if got != -writerCacheKiB {
+		t.Errorf("writer cache_size: got %d, want %d (KiB)", got, -writerCacheKiB)
 	}
 }
 

@@ -245,3 +245,55 @@ func TestSQLiteTwoProcesses(t *testing.T) {
 		t.Errorf("got %v batches per writer, want %d each", count, perProcess)
 	}
 }
+
+// TestSQLiteRenewClaims: RenewClaims is Claim for each id, in one statement per chunk: it
+// renews the owner's claims, takes expired and missing ones, leaves another owner's
+// unexpired claim alone and skips sessions that do not exist.
+func TestSQLiteRenewClaims(t *testing.T) {
+	c := newFakeClock()
+	s := openSQLite(t, filepath.Join(t.TempDir(), "claims.db"), c)
+	r, ok := s.(store.ClaimRenewer)
+	if !ok {
+		t.Fatal("the SQLite store is not a ClaimRenewer")
+	}
+	ctx := t.Context()
+	var ids []string
+	for i := range 300 { // more than one chunk
+		id := fmt.Sprintf("s%03d", i)
+		ids = append(ids, id)
+		if err := s.Create(ctx, &store.Session{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claim := func(id, owner string, ttl time.Duration) (bool, string) {
+		t.Helper()
+		ok, cur, err := s.Claim(ctx, id, owner, ttl)
+		if err != nil {
+			t.Fatalf("Claim(%s, %s): %v", id, owner, err)
+		}
+		return ok, cur
+	}
+	claim("s000", "me", 10*time.Second)   // mine: renewed
+	claim("s001", "other", time.Minute)   // another's, unexpired: kept
+	claim("s002", "other", 5*time.Second) // another's, expired by then: taken
+	c.Advance(8 * time.Second)
+	if err := r.RenewClaims(ctx, append(ids, "missing"), "me", 10*time.Second); err != nil {
+		t.Fatalf("RenewClaims: %v", err)
+	}
+	c.Advance(8 * time.Second) // 16 s after s000's first claim: only a renewal keeps it
+	for _, id := range ids {
+		want := "me"
+		if id == "s001" {
+			want = "other"
+		}
+		if ok, cur := claim(id, "third", time.Second); ok || cur != want {
+			t.Errorf("%s after the renewal: a third owner got ok=%v, current %q; want the claim of %q", id, ok, cur, want)
+		}
+	}
+	if _, err := s.Load(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RenewClaims created a session for a missing id: %v", err)
+	}
+	if err := r.RenewClaims(ctx, ids, "", time.Second); err == nil {
+		t.Error("RenewClaims with no owner: no error")
+	}
+}
