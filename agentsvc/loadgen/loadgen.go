@@ -60,8 +60,16 @@ type Scenario struct {
 	// phase, the latencies are those of these turns.
 	Turns int `json:"turns,omitempty"`
 	// Concurrency bounds the sessions having those turns at once (default
-	// Options.FirstTurnConcurrency).
+	// Options.FirstTurnConcurrency). Not used with Spread.
 	Concurrency int `json:"concurrency,omitempty"`
+	// Spread paces those turns as visitors do, open loop: each session sends its first turn
+	// at a random moment within Spread, and each next one Think (±50%, at random) after the
+	// previous answer arrived; latencies run from those intended moments. 0: the sessions
+	// have their turns back to back, Concurrency at a time (a flood).
+	Spread time.Duration `json:"spread_ns,omitempty"`
+	// Think is the time a visitor takes to read an answer and type the next message (with
+	// Spread; default 10 s).
+	Think time.Duration `json:"think_ns,omitempty"`
 	// Model is the fake model: "" (ModelHTTP) or ModelTLS or ModelPython.
 	Model string `json:"model,omitempty"`
 	// Store is the store a spawned command is asked for where it says {store}: "memory"
@@ -233,8 +241,11 @@ func Run(ctx context.Context, t *Target, m *Model, sc Scenario, o Options) (*Res
 	if sc.Turns <= 0 {
 		sc.Turns = 1
 	}
-	if sc.Concurrency <= 0 {
+	if sc.Concurrency <= 0 && sc.Spread <= 0 {
 		sc.Concurrency = o.FirstTurnConcurrency
+	}
+	if sc.Spread > 0 && sc.Think <= 0 {
+		sc.Think = 10 * time.Second
 	}
 	r := &run{t: t, m: m, sc: sc, o: o, errs: map[string]int{}}
 	if sc.Pages == PagesDemo {
@@ -575,8 +586,11 @@ func errKind(err error) string {
 }
 
 // firstTurns gives every session its Turns turns, one after the other, Concurrency
-// sessions at a time, and returns the turns that succeeded.
+// sessions at a time (or paced by Spread and Think), and returns the turns that succeeded.
 func (r *run) firstTurns(ctx context.Context, pages []*page) []turnRecord {
+	if r.sc.Spread > 0 {
+		return r.pacedTurns(ctx, pages)
+	}
 	sem := make(chan struct{}, r.sc.Concurrency)
 	var mu sync.Mutex
 	var recs []turnRecord
@@ -593,6 +607,44 @@ func (r *run) firstTurns(ctx context.Context, pages []*page) []turnRecord {
 			for range r.sc.Turns {
 				tctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
 				rec, ok := p.chat(tctx, time.Now())
+				cancel()
+				if ok {
+					mu.Lock()
+					recs = append(recs, rec)
+					mu.Unlock()
+				} else if isDone(p.peer) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return recs
+}
+
+// pacedTurns gives every session its Turns turns as a visitor would have them: the first at
+// a random moment within Spread, each next one Think (±50%) after the previous answer. A
+// turn is timed from its intended moment, so a slow agent cannot slow the visitors down.
+func (r *run) pacedTurns(ctx context.Context, pages []*page) []turnRecord {
+	think := r.sc.Think
+	var mu sync.Mutex
+	var recs []turnRecord
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, p := range pages {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at := start.Add(time.Duration(rand.Int64N(int64(r.sc.Spread))))
+			for i := range r.sc.Turns {
+				if i > 0 {
+					at = time.Now().Add(think/2 + time.Duration(rand.Int64N(int64(think))))
+				}
+				if clock.Sleep(ctx, time.Until(at)) != nil {
+					return
+				}
+				tctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
+				rec, ok := p.chat(tctx, at)
 				cancel()
 				if ok {
 					mu.Lock()

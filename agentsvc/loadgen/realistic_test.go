@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -123,6 +124,32 @@ func TestRealisticScenario(t *testing.T) {
 	}
 	if res.FailedConnects != -1 {
 		t.Errorf("failed connects of an attached target: got %d, want -1 (unknown)", res.FailedConnects)
+	}
+}
+
+// TestRealisticScenarioPaced: with Spread, the turns come as visitors send them: all of
+// them happen, and a session's three turns are at least two reading pauses (Think/2 and
+// more each) apart, so the run cannot be shorter than that.
+func TestRealisticScenarioPaced(t *testing.T) {
+	m := startModel(t)
+	target := startAgent(t, m)
+	sc := Scenario{Name: "realistic", Sessions: 8, Pages: PagesDemo, Turns: 3, Spread: 200 * time.Millisecond, Think: 400 * time.Millisecond}
+	start := time.Now()
+	res, err := Run(context.Background(), target, m, sc, Options{Settle: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) != 0 {
+		t.Errorf("got errors %v, want none", res.Errors)
+	}
+	if res.Turns != 24 || res.TurnLatency.Count != 24 || res.Overhead.Count != 24 {
+		t.Errorf("got %d turns, %d latencies, %d overheads, want 24 each", res.Turns, res.TurnLatency.Count, res.Overhead.Count)
+	}
+	if took := time.Since(start); took < 2*sc.Think/2 {
+		t.Errorf("the paced turns took %s, less than two pauses of at least %s", took, sc.Think/2)
+	}
+	if res.Scenario.Concurrency != 0 {
+		t.Errorf("a paced scenario got a concurrency bound of %d", res.Scenario.Concurrency)
 	}
 }
 

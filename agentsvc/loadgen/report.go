@@ -37,7 +37,10 @@ func WriteDetails(w io.Writer, results []*Result) error {
 			}
 			if sc.Pages == PagesDemo {
 				fmt.Fprintf(tw, ", realistic pages, %d turn(s) each", max(sc.Turns, 1))
-				if sc.Concurrency > 0 {
+				switch {
+				case sc.Spread > 0:
+					fmt.Fprintf(tw, ", paced (first turns within %s, %s to read and reply)", sc.Spread, sc.Think)
+				case sc.Concurrency > 0:
 					fmt.Fprintf(tw, ", %d at once", sc.Concurrency)
 				}
 			}

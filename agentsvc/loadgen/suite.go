@@ -27,7 +27,8 @@ import (
 //     conversation every turn (so the model requests stay small), 20 s.
 //   - realistic: 1,000 realistic pages (the demo's four pages and their captured tools, a
 //     quarter each), three turns each of one or two tool calls and a 300-600 character
-//     answer, then 30 s idle (past a keep-alive ping), on the SQLite store: memory per tab,
+//     answer, paced as visitors chat (the first turns spread over 30 s, then 5-15 s to read
+//     an answer and type the next message), then 30 s idle (past a keep-alive ping), on the SQLite store: memory per tab,
 //     heap/stack split, turn latency with the model's time taken out.
 //   - realistic-memory: the same on the memory store.
 //   - provider: 200 realistic pages turning at once in a closed loop for 20 s, against the
@@ -49,8 +50,8 @@ func Suite(scale float64) []Scenario {
 		{Name: "turns", Sessions: n(1000), Rate: 1, Duration: d(30 * time.Second), ToolsPerTurn: 1},
 		{Name: "hundred", Sessions: n(100), Rate: 2, Duration: d(20 * time.Second), ToolsPerTurn: 1},
 		{Name: "saturation", Sessions: n(200), Duration: d(20 * time.Second), ToolsPerTurn: 20, RenewEvery: 1},
-		{Name: "realistic", Sessions: n(1000), Pages: PagesDemo, Turns: 3, Hold: d(30 * time.Second), Store: "sqlite"},
-		{Name: "realistic-memory", Sessions: n(1000), Pages: PagesDemo, Turns: 3, Hold: d(30 * time.Second), Store: "memory"},
+		{Name: "realistic", Sessions: n(1000), Pages: PagesDemo, Turns: 3, Spread: d(30 * time.Second), Think: d(10 * time.Second), Hold: d(30 * time.Second), Store: "sqlite"},
+		{Name: "realistic-memory", Sessions: n(1000), Pages: PagesDemo, Turns: 3, Spread: d(30 * time.Second), Think: d(10 * time.Second), Hold: d(30 * time.Second), Store: "memory"},
 		{Name: "provider", Sessions: n(200), Pages: PagesDemo, Turns: 3, Concurrency: 200, Duration: d(20 * time.Second), Model: ModelTLS},
 		{Name: "burst", Sessions: n(300), Pages: PagesDemo, Turns: 3, Concurrency: 50, Model: ModelPython},
 	}
