@@ -83,7 +83,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	if *pprofAddr != "" {
-		// A sample every 4 KiB instead of 512: an idle tab's few KiB show up in the heap
+		// A sample every 4 KiB instead of every 512 KiB: an idle tab's few KiB show up in the heap
 		// profile (set before the agent under test allocates anything).
 		runtime.MemProfileRate = 4096
 		stop, err := servePprof(*pprofAddr)
