@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -312,5 +313,29 @@ func TestHandlerShared(t *testing.T) {
 	res := get(t, h1, "/widget.js", map[string]string{"Accept-Encoding": "br"})
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") != "br" {
 		t.Errorf("GET /widget.js: %d %q, want 200 br", res.StatusCode, res.Header.Get("Content-Encoding"))
+	}
+}
+
+// TestBrotliWindowFitsTheScript: compressing a script allocates in proportion to the script,
+// not brotli's default 4 MiB window (whose buffers made ~50 MB of garbage per process that an
+// idle agent kept until its first collection), and the result still decodes to the script.
+func TestBrotliWindowFitsTheScript(t *testing.T) {
+	body := []byte(strings.Repeat("export function f(x) { return x * 2; }\n", 2000)) // ~80 KB
+	a := newAsset(body, "text/javascript")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out := a.br()
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("brotli of an 80 KB script allocated %d MB, want at most 8", got>>20)
+	}
+	back, err := io.ReadAll(brotli.NewReader(bytes.NewReader(out)))
+	if err != nil || !bytes.Equal(back, body) {
+		t.Errorf("the brotli form does not decode to the script: %v", err)
+	}
+	for n, want := range map[int]int{0: 10, 1000: 10, 80_000: 17, 1 << 20: 21, 1 << 30: 24} {
+		if got := brotliWindow(n); got != want {
+			t.Errorf("brotliWindow(%d) = %d, want %d", n, got, want)
+		}
 	}
 }
