@@ -271,6 +271,29 @@ func (m *memory) Claim(ctx context.Context, id, owner string, ttl time.Duration)
 	return true, owner, nil
 }
 
+// RenewClaims is Claim for each id, under one lock.
+func (m *memory) RenewClaims(ctx context.Context, ids []string, owner string, ttl time.Duration) error {
+	if err := checkClaim(owner, ttl); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	for _, id := range ids {
+		ms, err := m.lookup(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if ms.claimOwner == "" || ms.claimOwner == owner || !now.Before(ms.claimUntil) {
+			ms.claimOwner, ms.claimUntil = owner, now.Add(ttl)
+		}
+	}
+	return nil
+}
+
 func (m *memory) Release(ctx context.Context, id, owner string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

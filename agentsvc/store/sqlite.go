@@ -723,10 +723,6 @@ func (s *sqliteStore) claim(ctx context.Context, id, owner string, ttl time.Dura
 	return true, owner, nil
 }
 
-// renewChunk bounds the claims one RenewClaims transaction writes, so that the turns'
-// appends waiting for the write connection never wait long.
-const renewChunk = 128
-
 // RenewClaims is Claim for each id, renewChunk sessions a statement (and a transaction).
 func (s *sqliteStore) RenewClaims(ctx context.Context, ids []string, owner string, ttl time.Duration) error {
 	if err := checkClaim(owner, ttl); err != nil {

@@ -115,3 +115,7 @@ type Store interface {
 type ClaimRenewer interface {
 	RenewClaims(ctx context.Context, ids []string, owner string, ttl time.Duration) error
 }
+
+// renewChunk bounds the claims of one RenewClaims step (a SQLite transaction, a Redis
+// pipeline), so that what waits behind it (the turns' appends) never waits long.
+const renewChunk = 128

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) Harness) {
 		{"ExpireIdle", testExpireIdle},
 		{"Claim", testClaim},
 		{"ClaimExpiry", testClaimExpiry},
+		{"RenewClaims", testRenewClaims},
 		{"Close", testClose},
 		{"SharedHandles", testSharedHandles},
 		{"Restart", testRestart},
@@ -749,6 +750,60 @@ func testClaim(t *testing.T, h Harness) {
 	// A refused claim changed nothing.
 	if ok, cur, _ := h.Store.Claim(ctx, "s1", "a", time.Hour); ok || cur != "b" {
 		t.Errorf("after refused claims: got %v %q, want false b", ok, cur)
+	}
+}
+
+// testRenewClaims: a store.ClaimRenewer's RenewClaims is Claim for each id: it renews the
+// owner's claims, takes expired and missing ones, leaves another owner's unexpired claim
+// alone and skips ids of no session, across more ids than one step takes.
+func testRenewClaims(t *testing.T, h Harness) {
+	r, ok := h.Store.(store.ClaimRenewer)
+	if !ok {
+		t.Skip("not a store.ClaimRenewer")
+	}
+	ctx := t.Context()
+	var ids []string
+	for i := range 300 {
+		id := fmt.Sprintf("s%03d", i)
+		ids = append(ids, id)
+		create(t, h.Store, id, "o", time.Time{})
+	}
+	claim := func(id, owner string, ttl time.Duration) (bool, string) {
+		t.Helper()
+		ok, cur, err := h.Store.Claim(ctx, id, owner, ttl)
+		if err != nil {
+			t.Fatalf("Claim(%s, %s): %v", id, owner, err)
+		}
+		return ok, cur
+	}
+	const unit = 200 * time.Millisecond
+	claim("s000", "me", 5*unit)       // mine: renewed
+	claim("s001", "other", time.Hour) // another's, unexpired: kept
+	claim("s002", "other", 2*unit)    // another's, expired by the renewal: taken
+	h.advance(3 * unit)
+	if err := r.RenewClaims(ctx, append(ids, "missing", "not a valid id!"), "me", 5*unit); err != nil {
+		t.Fatalf("RenewClaims: %v", err)
+	}
+	h.advance(3 * unit) // s000's first claim has lapsed: only the renewal holds it
+	for _, id := range ids {
+		want := "me"
+		if id == "s001" {
+			want = "other"
+		}
+		if ok, cur := claim(id, "third", time.Hour); ok || cur != want {
+			t.Fatalf("%s after the renewal: a third owner got ok=%v, current %q; want the claim of %q", id, ok, cur, want)
+		}
+	}
+	if _, err := h.Store.Load(ctx, "missing"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RenewClaims made a session of a missing id: %v", err)
+	}
+	for _, bad := range []struct {
+		owner string
+		ttl   time.Duration
+	}{{"", time.Hour}, {"me", 0}} {
+		if err := r.RenewClaims(ctx, ids, bad.owner, bad.ttl); err == nil {
+			t.Errorf("RenewClaims(owner %q, ttl %v): got nil error, want one", bad.owner, bad.ttl)
+		}
 	}
 }
 
