@@ -586,65 +586,44 @@ func errKind(err error) string {
 }
 
 // firstTurns gives every session its Turns turns, one after the other, Concurrency
-// sessions at a time (or paced by Spread and Think), and returns the turns that succeeded.
+// sessions at a time; or, with Spread, as a visitor would have them: the first at a random
+// moment within Spread, each next one Think (±50%) after the previous answer, each timed
+// from its intended moment (so a slow agent cannot slow the visitors down). It returns the
+// turns that succeeded.
 func (r *run) firstTurns(ctx context.Context, pages []*page) []turnRecord {
-	if r.sc.Spread > 0 {
-		return r.pacedTurns(ctx, pages)
-	}
-	sem := make(chan struct{}, r.sc.Concurrency)
-	var mu sync.Mutex
-	var recs []turnRecord
-	var wg sync.WaitGroup
-	for _, p := range pages {
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			for range r.sc.Turns {
-				tctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
-				rec, ok := p.chat(tctx, time.Now())
-				cancel()
-				if ok {
-					mu.Lock()
-					recs = append(recs, rec)
-					mu.Unlock()
-				} else if isDone(p.peer) {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return recs
-}
-
-// pacedTurns gives every session its Turns turns as a visitor would have them: the first at
-// a random moment within Spread, each next one Think (±50%) after the previous answer. A
-// turn is timed from its intended moment, so a slow agent cannot slow the visitors down.
-func (r *run) pacedTurns(ctx context.Context, pages []*page) []turnRecord {
-	think := r.sc.Think
+	paced := r.sc.Spread > 0
+	sem := make(chan struct{}, max(r.sc.Concurrency, 1))
 	var mu sync.Mutex
 	var recs []turnRecord
 	var wg sync.WaitGroup
 	start := time.Now()
 	for _, p := range pages {
+		if ctx.Err() != nil {
+			break
+		}
+		if !paced {
+			sem <- struct{}{}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			at := start.Add(time.Duration(rand.Int64N(int64(r.sc.Spread))))
+			if !paced {
+				defer func() { <-sem }()
+			}
 			for i := range r.sc.Turns {
-				if i > 0 {
-					at = time.Now().Add(think/2 + time.Duration(rand.Int64N(int64(think))))
-				}
-				if clock.Sleep(ctx, time.Until(at)) != nil {
-					return
+				intended := time.Now()
+				if paced {
+					if i == 0 {
+						intended = start.Add(time.Duration(rand.Int64N(int64(r.sc.Spread))))
+					} else {
+						intended = intended.Add(r.sc.Think/2 + time.Duration(rand.Int64N(int64(r.sc.Think))))
+					}
+					if clock.Sleep(ctx, time.Until(intended)) != nil {
+						return
+					}
 				}
 				tctx, cancel := context.WithTimeout(ctx, r.o.TurnTimeout)
-				rec, ok := p.chat(tctx, at)
+				rec, ok := p.chat(tctx, intended)
 				cancel()
 				if ok {
 					mu.Lock()

@@ -621,13 +621,9 @@ func (s *redisStore) RenewClaims(ctx context.Context, ids []string, owner string
 	if err := checkClaim(owner, ttl); err != nil {
 		return err
 	}
-	for len(ids) > 0 {
-		if s.closed.Load() {
-			return ErrClosed
-		}
-		n := min(len(ids), renewChunk)
+	return inRenewChunks(ids, &s.closed, func(chunk []string) error {
 		pipe := s.c.Pipeline()
-		for _, id := range ids[:n] {
+		for _, id := range chunk {
 			if validID(id) {
 				keys := s.sessionKeys(id)
 				// EVAL, not EVALSHA: a pipeline cannot fall back on a server that has
@@ -635,12 +631,11 @@ func (s *redisStore) RenewClaims(ctx context.Context, ids []string, owner string
 				claimScript.Eval(ctx, pipe, []string{keys[3], keys[0]}, owner, millis(ttl))
 			}
 		}
-		ids = ids[n:]
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			return s.fail("renew claims", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // releaseScript: KEYS claim; ARGV owner. Deletes the claim when owner holds it.

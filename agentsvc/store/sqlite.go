@@ -728,16 +728,11 @@ func (s *sqliteStore) RenewClaims(ctx context.Context, ids []string, owner strin
 	if err := checkClaim(owner, ttl); err != nil {
 		return err
 	}
-	for len(ids) > 0 {
-		if s.closed.Load() {
-			return ErrClosed
-		}
-		n := min(len(ids), renewChunk)
-		list, err := json.Marshal(ids[:n])
+	return inRenewChunks(ids, &s.closed, func(chunk []string) error {
+		list, err := json.Marshal(chunk)
 		if err != nil {
 			return err
 		}
-		ids = ids[n:]
 		now := s.now()
 		// The conflict's WHERE is claim's rule: the owner renews its own claim, or takes
 		// one that has expired.
@@ -749,8 +744,8 @@ func (s *sqliteStore) RenewClaims(ctx context.Context, ids []string, owner strin
 			return s.fail("renew claims", err)
 		}
 		s.ck.kick()
-	}
-	return nil
+		return nil
+	})
 }
 
 func (s *sqliteStore) Release(ctx context.Context, id, owner string) error {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -116,6 +117,21 @@ type ClaimRenewer interface {
 	RenewClaims(ctx context.Context, ids []string, owner string, ttl time.Duration) error
 }
 
-// renewChunk bounds the claims of one RenewClaims step (a SQLite transaction, a Redis
+// renewChunk bounds the claims of one RenewClaims step (a SQLite statement, a Redis
 // pipeline), so that what waits behind it (the turns' appends) never waits long.
 const renewChunk = 128
+
+// inRenewChunks calls step with ids renewChunk at a time, until it fails or closed is set.
+func inRenewChunks(ids []string, closed *atomic.Bool, step func(chunk []string) error) error {
+	for len(ids) > 0 {
+		if closed.Load() {
+			return ErrClosed
+		}
+		n := min(len(ids), renewChunk)
+		if err := step(ids[:n]); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
