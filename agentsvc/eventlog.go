@@ -166,6 +166,9 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 		}
 		ls.log.Warn("writing session events failed; retrying", zap.Error(err), zap.Int("attempt", attempt+1))
 	}
+	if err == nil {
+		srv.metrics.storeWrites.Observe(time.Since(start).Seconds())
+	}
 	if err != nil || create == nil {
 		return err
 	}

@@ -22,6 +22,7 @@ type metrics struct {
 	toolLatency  *prometheus.HistogramVec
 	modelLatency prometheus.Histogram
 	tokens       *prometheus.CounterVec
+	storeWrites  prometheus.Histogram
 	dropped      prometheus.Counter
 	refused      *prometheus.CounterVec
 	panics       *prometheus.CounterVec
@@ -50,6 +51,10 @@ func newMetrics() *metrics {
 			Name: "byomcp_model_call_seconds", Help: "Model call latency (whole streamed response).",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 12),
 		}),
+		storeWrites: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "byomcp_store_write_seconds", Help: "Writes of a session's events to the store, from the flusher's call to its answer (retries included): the wait before its events reach the page.",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "byomcp_model_tokens_total", Help: "Tokens used, by kind (prompt, completion).",
 		}, []string{"kind"}),
@@ -63,7 +68,7 @@ func newMetrics() *metrics {
 			Name: "byomcp_panics_total", Help: "Panics recovered (each one a bug: logged with its stack), by where: socket_handler, socket_notification, socket_after, socket_read, socket_write, socket_ping, handshake, relist, turn, tool_call, model, flusher, expire_idle, renew_claims.",
 		}, []string{"where"}),
 	}
-	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.tokens, m.dropped, m.refused, m.panics,
+	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.storeWrites, m.tokens, m.dropped, m.refused, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
