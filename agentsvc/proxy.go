@@ -270,14 +270,18 @@ func (px *proxy) takeOver() {
 		}
 		c.mu.Lock()
 		gone := c.gone
-		if !gone {
+		mine := c.proxy == px // no agent/session since: the page still waits for this session
+		if !gone && mine {
 			c.session = ls
-		}
-		if c.proxy == px {
 			c.proxy = nil
 		}
+		boundMeanwhile := c.session == ls // the page's own agent/session resumed it since
 		c.mu.Unlock()
-		if gone { // the socket ended meanwhile (its page left): the session must not stay on it
+		switch {
+		case !gone && !mine && boundMeanwhile: // that answer attaches it
+			return
+		case gone || !mine: // the socket ended meanwhile (its page left), or its page asked for
+			// another session: this session must not stay on it
 			px.h.detachFrom(ls, c)
 			return
 		}

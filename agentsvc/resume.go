@@ -22,13 +22,17 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	if p.Page != nil {
 		page = store.Page{URL: capString(p.Page.URL, 2048), Title: capString(p.Page.Title, 512)}
 	}
+	if px := c.boundProxy(); px != nil { // asked again: this socket's proxy ends here
+		px.end("the page asked for a session again")
+		// Also when a take-over had stopped it already (end is then a no-op): a take-over
+		// still in flight must not bind its session to this socket after this answer.
+		c.bindProxy(px, nil)
+	}
+	// Read after the proxy is gone: a take-over that bound its session first is left below.
 	prev := c.boundSession() // left only once the new session is found: a failed request keeps it
 
 	var ls *liveSession
 	resumed, forked := false, false
-	if px := c.boundProxy(); px != nil { // asked again: this socket's proxy ends here
-		px.end("the page asked for a session again")
-	}
 	if p.SessionID != "" {
 		var err error
 		ls, err = h.resume(ctx, c, p.SessionID)
