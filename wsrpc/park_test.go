@@ -12,7 +12,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +25,7 @@ func acceptServer(t *testing.T, ao AcceptOptions, o Options) (url string, peers 
 	t.Helper()
 	pc := make(chan *Peer, 64)
 	dc := make(chan error, 64)
-	var mu sync.Mutex
-	var all []*Peer
+	var made peerList
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := Accept(w, r, ao)
 		if err != nil {
@@ -35,19 +33,12 @@ func acceptServer(t *testing.T, ao AcceptOptions, o Options) (url string, peers 
 		}
 		p := NewPeer(conn, o)
 		setupHandlers(p)
-		mu.Lock()
-		all = append(all, p)
-		mu.Unlock()
+		made.add(p)
 		p.Run(func(cause error) { dc <- cause })
 		pc <- p
 	}))
 	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range all {
-			p.Close(nil)
-			p.Wait()
-		}
+		made.closeAll()
 		srv.Close()
 	})
 	return "ws" + strings.TrimPrefix(srv.URL, "http"), pc, dc

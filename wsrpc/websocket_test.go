@@ -19,13 +19,34 @@ import (
 // asserts how long anything took.
 const testTimeout = 10 * time.Second
 
+// peerList holds the peers a test server made, to close them at cleanup.
+type peerList struct {
+	mu  sync.Mutex
+	all []*Peer
+}
+
+func (l *peerList) add(p *Peer) {
+	l.mu.Lock()
+	l.all = append(l.all, p)
+	l.mu.Unlock()
+}
+
+// closeAll closes every peer and waits for each to end.
+func (l *peerList) closeAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.all {
+		p.Close(nil)
+		p.Wait()
+	}
+}
+
 // wsServer serves one Peer per WebSocket and sends each on the returned channel. The peers are
 // closed and the server stopped at cleanup.
 func wsServer(t testing.TB, wo WSOptions, o Options, setup func(*Peer)) (string, <-chan *Peer) {
 	t.Helper()
 	peers := make(chan *Peer, 8)
-	var mu sync.Mutex
-	var all []*Peer
+	var made peerList
 	var up websocket.Upgrader
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := up.Upgrade(w, r, nil)
@@ -36,20 +57,13 @@ func wsServer(t testing.TB, wo WSOptions, o Options, setup func(*Peer)) (string,
 		if setup != nil {
 			setup(p)
 		}
-		mu.Lock()
-		all = append(all, p)
-		mu.Unlock()
+		made.add(p)
 		p.Start()
 		peers <- p
 		p.Wait()
 	}))
 	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range all {
-			p.Close(nil)
-			p.Wait()
-		}
+		made.closeAll()
 		srv.Close()
 	})
 	return "ws" + strings.TrimPrefix(srv.URL, "http"), peers
