@@ -33,6 +33,24 @@ async function holdPanelCode(page) {
   return { release, held: () => held };
 }
 
+/**
+ * Loads the demo in a fresh context with the panel's code held (holdPanelCode), waits for the
+ * launcher, runs fn, then closes the context.
+ * @param {(t: {page: import('playwright-core').Page, errors: string[], hold: {release: () => void, held: () => number}}) => Promise<void>} fn
+ */
+async function withPanelHeld(fn) {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    const hold = await holdPanelCode(page);
+    await page.goto(stack.server.url + '/');
+    await page.locator(W.launcher).waitFor({ state: 'visible' });
+    await fn({ page, errors, hold });
+  } finally {
+    await context.close();
+  }
+}
+
 /** @param {import('playwright-core').Page} page */
 function widgetState(page) {
   return page.evaluate(() => {
@@ -48,13 +66,8 @@ function widgetState(page) {
 }
 
 test('a click on the launcher before the panel code has arrived opens the panel once it is there', async () => {
-  const context = await stack.browser.newContext();
-  try {
-    const { page, errors } = await newPage(context);
-    const hold = await holdPanelCode(page);
-    await page.goto(stack.server.url + '/');
+  await withPanelHeld(async ({ page, errors, hold }) => {
     // The launcher is there while the panel's code is not.
-    await page.locator(W.launcher).waitFor({ state: 'visible' });
     await page.waitForFunction(() => performance.getEntriesByName('byomcp:launcher').length > 0);
     assert.ok(hold.held() > 0, 'the panel code was asked for and is held');
     assert.deepEqual(await widgetState(page), { open: false, panel: false, focus: null, label: 'Open the assistant' });
@@ -69,18 +82,11 @@ test('a click on the launcher before the panel code has arrived opens the panel 
     assert.equal(state.panel, true);
     assert.equal(state.focus, 'input', 'the message box has the focus, as after a click on a loaded launcher');
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the launcher focused before the panel code has arrived keeps the focus, and the panel stays closed', async () => {
-  const context = await stack.browser.newContext();
-  try {
-    const { page, errors } = await newPage(context);
-    const hold = await holdPanelCode(page);
-    await page.goto(stack.server.url + '/');
-    await page.locator(W.launcher).waitFor({ state: 'visible' });
+  await withPanelHeld(async ({ page, errors, hold }) => {
     await page.locator(W.launcher).focus();
     hold.release();
     await waitConnected(page);
@@ -93,7 +99,5 @@ test('the launcher focused before the panel code has arrived keeps the focus, an
     await page.keyboard.press('Enter');
     await page.locator(W.input).waitFor({ state: 'visible' });
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  });
 });
