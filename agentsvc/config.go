@@ -46,9 +46,14 @@ type Config struct {
 	// origins are allowed, and its instructions, model, guards, token budget, confirm
 	// policy and server MCP servers apply to its pages' turns.
 	Sites func(origin string) *sites.Site
-	// OnEvent, if set, is given every event of a session as it is logged (the operator
+	// OnEvent, if set, is given every event of a session once it is stored (the operator
 	// console's live view). It is called under the session's lock and must not block.
 	OnEvent func(origin, sessionID string, data json.RawMessage)
+	// TextDeltaPerChunk keeps one text_delta event per chunk of the model's stream. By
+	// default the chunks that come while the session's previous write is in flight join
+	// one text_delta (the same text, in fewer events); tests that replay a stream event by
+	// event set it.
+	TextDeltaPerChunk bool
 
 	ToolTimeout      time.Duration // per tool call, extended by progress; default 30 s
 	ToolMaxTimeout   time.Duration // hard maximum per tool call; default 10 min

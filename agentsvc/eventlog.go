@@ -44,23 +44,33 @@ func (ls *liveSession) emit(ev wire.Event, msgs []chat.Message, activeTurn *stri
 	ls.emitLocked(ev, msgs, activeTurn)
 }
 
+// maxMergedDelta bounds the text of one text_delta made of several (mergeTextLocked).
+const maxMergedDelta = 8 << 10
+
 // emitLocked is emit with ls.mu held; it returns the event's seq (0 when it was dropped).
 func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn *string) int64 {
 	if ls.storeErr != nil {
 		return 0
 	}
+	d, isText := ev.(*wire.TextDeltaEvent)
+	isText = isText && len(msgs) == 0 && activeTurn == nil && !ls.hub.srv.cfg.TextDeltaPerChunk
+	if isText && ls.mergeTextLocked(d) {
+		return ls.seq
+	}
+	ls.sealTextLocked()
 	ls.seq++
 	h := ev.Header()
 	h.Seq = ls.seq
 	h.SessionID = ""
 	h.Time = time.Now().UnixMilli()
-	data, err := json.Marshal(ev)
-	if err != nil {
-		ls.log.Error("encoding event", zap.Error(err))
-		data = []byte(fmt.Sprintf(`{"seq":%d,"type":"error","message":"internal error","retryable":false}`, ls.seq))
+	if isText { // encoded once no more text can join it (sealTextLocked)
+		c := *d
+		ls.pendingText = &c
+		ls.pendingDelta = append(ls.pendingDelta[:0], d.Delta...)
+		ls.pending.Events = append(ls.pending.Events, store.Event{Seq: ls.seq})
+	} else {
+		ls.pending.Events = append(ls.pending.Events, store.Event{Seq: ls.seq, Data: ls.encodeLocked(ev)})
 	}
-	ls.hub.srv.observe(ls.origin, ls.id, data)
-	ls.pending.Events = append(ls.pending.Events, store.Event{Seq: ls.seq, Data: data})
 	ls.pending.Messages = append(ls.pending.Messages, msgs...)
 	if activeTurn != nil {
 		t := *activeTurn
@@ -72,6 +82,50 @@ func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn
 		go ls.flushContained()
 	}
 	return ls.seq
+}
+
+// encodeLocked is an event's JSON as stored and sent.
+func (ls *liveSession) encodeLocked(ev wire.Event) []byte {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		ls.log.Error("encoding event", zap.Error(err))
+		data = []byte(fmt.Sprintf(`{"seq":%d,"type":"error","message":"internal error","retryable":false}`, ev.Header().Seq))
+	}
+	return data
+}
+
+// mergeTextLocked appends d's text to the text_delta that ends the batch waiting for the
+// flusher, when there is one of the same turn: the two become one event with the first's
+// seq, so the store and the page get the same text in fewer pieces. A model streams a
+// word or so a chunk; while the session's previous write is in flight, the chunks that
+// come meanwhile would each be an event to store, encode and send, and under load (a
+// store commit of a few milliseconds, tens on a busy machine) most of a turn's CPU and
+// garbage went into those. A delta is never held back for this: it waits only as long as
+// the write ahead of it, as it did before. Nothing has seen the waiting event yet (it is
+// stored, observed and sent by the flusher), and it is encoded once, when it is taken.
+func (ls *liveSession) mergeTextLocked(d *wire.TextDeltaEvent) bool {
+	last := ls.pendingText
+	if last == nil || last.TurnID != d.TurnID || len(ls.pendingDelta)+len(d.Delta) > maxMergedDelta {
+		return false
+	}
+	ls.pendingDelta = append(ls.pendingDelta, d.Delta...)
+	return true
+}
+
+// sealTextLocked encodes the waiting text_delta (mergeTextLocked) into its place in the
+// batch: an event follows it, or the flusher takes the batch.
+func (ls *liveSession) sealTextLocked() {
+	t := ls.pendingText
+	if t == nil {
+		return
+	}
+	ls.pendingText = nil
+	t.Delta = string(ls.pendingDelta)
+	ls.pendingDelta = ls.pendingDelta[:0]
+	if cap(ls.pendingDelta) > 1<<10 {
+		ls.pendingDelta = nil // an idle session keeps no large buffer
+	}
+	ls.pending.Events[len(ls.pending.Events)-1].Data = ls.encodeLocked(t)
 }
 
 // flushLoop writes pending batches to the store in order, then sends their events. The
@@ -87,6 +141,8 @@ func (ls *liveSession) flushLoop() {
 			ls.mu.Unlock()
 			return
 		}
+		ls.sealTextLocked()
+		b = ls.pending
 		ls.pending = store.Batch{}
 		w := b
 		var create *store.Session
@@ -111,6 +167,7 @@ func (ls *liveSession) flushLoop() {
 			ls.messages = append(ls.messages, b.Messages...)
 		}
 		for _, e := range b.Events {
+			ls.hub.srv.observe(ls.origin, ls.id, e.Data)
 			ls.persisted = e.Seq
 			if !ls.cold {
 				ls.tail = append(ls.tail, e)
@@ -205,6 +262,7 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	ls.storeErr = err
 	ls.seq = ls.persisted
 	ls.pending = store.Batch{}
+	ls.pendingText, ls.pendingDelta = nil, nil
 	rt := ls.turn
 	turnID := ""
 	if rt != nil {

@@ -412,7 +412,10 @@ func waitTool(started chan<- struct{}, release <-chan struct{}) func(ctx context
 // once its send queue is full (not blocking anyone), the turn goes on without it, and the
 // page resumes by lastSeq; another page's turn is not disturbed.
 func TestLimitSlowReaderIsDropped(t *testing.T) {
-	ts := newTestServer(t, echoOnceOr(), quiet(t))
+	ts := newTestServer(t, echoOnceOr(), func(c *Config) {
+		quiet(t)(c)
+		c.TextDeltaPerChunk = true // 2000 events, not fewer joined while the store writes
+	})
 	other := newFakePage(t, ts, testOrigin, echoTool())
 	other.session(wire.SessionParams{})
 

@@ -49,12 +49,17 @@ type liveSession struct {
 	seq       int64 // last seq given out
 	persisted int64 // last seq written to the store
 	pending   store.Batch
-	flushing  bool
-	flushed   chan struct{} // closed when pending is empty and no flush runs
-	tail      []store.Event // recent persisted events, for resumes
-	messages  []chat.Message
-	page      store.Page
-	conn      *pageConn
+	// pendingText is the text_delta that ends pending while it may take more text
+	// (mergeTextLocked); pendingDelta is its text so far. Its event's Data is set when
+	// sealTextLocked encodes it.
+	pendingText  *wire.TextDeltaEvent
+	pendingDelta []byte
+	flushing     bool
+	flushed      chan struct{} // closed when pending is empty and no flush runs
+	tail         []store.Event // recent persisted events, for resumes
+	messages     []chat.Message
+	page         store.Page
+	conn         *pageConn
 	// owner is the socket agent/session last gave the session to. It is set when that
 	// answer is decided (resume checks and sets it in one step, so two sockets resuming at
 	// once cannot both get it), and conn becomes owner once the answer is sent (attach).

@@ -335,7 +335,9 @@ func transcriptServer(t *testing.T, sc transcriptScenario) *Server {
 	t.Cleanup(fake.Close)
 	model := llm.NewOpenAI(llm.Options{BaseURL: "http://llmtest.invalid/v1", APIKey: "test", Model: "fake-model", Provider: "custom", HTTPClient: fake.Client(),
 		Sleep: func(context.Context, time.Duration) error { return nil }})
-	return fakeTimeServer(t, Config{Store: store.NewMemory(), Model: model, OnPanic: failOnPanic(t)})
+	// One text_delta per chunk: the recorded frames are the stream's pieces, whatever the
+	// store's pace.
+	return fakeTimeServer(t, Config{Store: store.NewMemory(), Model: model, OnPanic: failOnPanic(t), TextDeltaPerChunk: true})
 }
 
 // record plays the scenario with a page that behaves as jsclient's AgentClient and ToolHost

@@ -35,7 +35,8 @@ test('Stop ends a long streamed answer', async () => {
     await page.goto(stack.server.url + '/');
     await waitConnected(page);
     await ask(page, 'Tell me a long story');
-    await page.waitForFunction(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').length >= 5);
+    // 40 characters in (five chunks; chunks that come while a write is in flight may join one event).
+    await page.waitForFunction(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').map((e) => e.delta).join('').length >= 40, null, { polling: 10 });
     await page.locator(W.stop).click();
     const [end] = await waitTurnEnds(page, 1);
     assert.equal(end.stopReason, 'cancelled');
@@ -69,7 +70,8 @@ test('a dropped connection mid-answer reconnects with nothing lost or doubled', 
     await page.goto(proxy.url + '/');
     await waitConnected(page);
     await ask(page, 'Tell me about hybrids');
-    await page.waitForFunction(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').length >= 3);
+    // 15 characters in (three chunks).
+    await page.waitForFunction(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').map((e) => e.delta).join('').length >= 15, null, { polling: 10 });
     assert.ok(proxy.dropAll() > 0, 'no connection to drop');
     await page.waitForFunction(() => /** @type {any} */ (window).__states.includes('reconnecting'));
     const [end] = await waitTurnEnds(page, 1);

@@ -73,7 +73,8 @@ test('a reload mid-answer shows the running turn from the session snapshot alone
     await page.goto(stack.server.url + '/');
     await waitConnected(page);
     await ask(page, 'Tell me about the road trip');
-    await page.waitForFunction(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').length >= 8, null, { timeout: WAIT_MS });
+    // 48 characters in (eight chunks).
+    await page.waitForFunction(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').map((e) => e.delta).join('').length >= 48, null, { timeout: WAIT_MS });
     const before = await page.evaluate(() => /** @type {any} */ (window).__events.filter((e) => e.type === 'text_delta').map((e) => e.delta).join(''));
     assert.ok(before.length > 0 && before.length < STORY.length, 'reloaded in the middle of the answer');
 
