@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -41,6 +42,7 @@ type choiceDelta struct {
 // decodeChunk decodes one event of the stream; an error event becomes the same
 // *ssestream.StreamError openai-go's Stream returns, which streamFailure classifies.
 func decodeChunk(ev ssestream.Event, c *chunk) error {
+	*c = chunk{} // a field the event leaves out must not keep the previous event's value
 	c.Choices = c.choices[:0]
 	c.choices[0].Delta.ToolCalls = c.calls[:0]
 	if err := fastjson.Unmarshal(ev.Data, c); err != nil {
@@ -52,7 +54,8 @@ func decodeChunk(ev ssestream.Event, c *chunk) error {
 		if fastjson.Unmarshal(c.Error, &s) == nil {
 			msg = s
 		}
-		return &ssestream.StreamError{Message: "received error while streaming: " + msg, Event: ev}
+		// The event's data is the stream reader's buffer: the error keeps its own copy.
+		return &ssestream.StreamError{Message: "received error while streaming: " + msg, Event: ssestream.Event{Type: ev.Type, Data: bytes.Clone(ev.Data)}}
 	}
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -285,10 +284,10 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 	if err != nil {
 		return nil, m.requestFailure(ctx, err, httpRes)
 	}
-	events := ssestream.NewDecoder(streamRes)
-	if events == nil {
+	if streamRes == nil || streamRes.Body == nil {
 		return nil, &failure{err: &Error{Message: "the model API sent no response body", Retryable: true}}
 	}
+	events := newSSEReader(streamRes.Body)
 	drain := false
 	defer func() {
 		if drain {
@@ -297,7 +296,7 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 			// connection, and every model call would open a new one (and a TLS handshake).
 			_, _ = io.CopyN(io.Discard, streamRes.Body, maxDrain)
 		}
-		_ = events.Close()
+		_ = streamRes.Body.Close()
 	}()
 
 	idle := time.AfterFunc(m.opts.IdleTimeout, func() { cancel(errStalled) })
@@ -312,14 +311,14 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 		gotUsage bool
 	)
 	var streamErr error
-	for events.Next() {
+	var chunk chunk // decoded into again for each event (decodeChunk resets it)
+	for events.next() {
 		idle.Reset(m.opts.IdleTimeout)
-		ev := events.Event()
+		ev := events.event()
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			drain = true
 			break
 		}
-		var chunk chunk
 		if streamErr = decodeChunk(ev, &chunk); streamErr != nil {
 			break
 		}
@@ -379,7 +378,7 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 		}
 	}
 	if streamErr == nil {
-		streamErr = events.Err()
+		streamErr = events.err
 	}
 	if err := streamErr; err != nil {
 		f := m.streamFailure(ctx, err)
