@@ -121,10 +121,7 @@ func (ls *liveSession) sealTextLocked() {
 	}
 	ls.pendingText = nil
 	t.Delta = string(ls.pendingDelta)
-	ls.pendingDelta = ls.pendingDelta[:0]
-	if cap(ls.pendingDelta) > 1<<10 {
-		ls.pendingDelta = nil // an idle session keeps no large buffer
-	}
+	ls.pendingDelta = nil // an idle tab keeps no buffer (a thousand tabs, a megabyte)
 	ls.pending.Events[len(ls.pending.Events)-1].Data = ls.encodeLocked(t)
 }
 
