@@ -268,6 +268,9 @@ func (px *proxy) takeOver() {
 			c.peer.Close(errors.New("its session moved; reconnect to resume it"))
 			return
 		}
+		if hook := px.h.srv.takeOverHook; hook != nil {
+			hook(px)
+		}
 		c.mu.Lock()
 		gone := c.gone
 		mine := c.proxy == px // no agent/session since: the page still waits for this session

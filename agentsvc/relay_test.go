@@ -260,3 +260,78 @@ func TestRoutedCallFailsWhenThePagesReplicaDies(t *testing.T) {
 		t.Errorf("got tool result %s, want the call failed as disconnected", result)
 	}
 }
+
+// TestTakeOverAfterThePageMovedOn: the tab's turn runs on a; the tab reconnects to b, which
+// serves it as a proxy; the turn ends and b starts taking the session over; meanwhile the
+// page asks agent/session for a new conversation. The take-over, finishing after that, must
+// leave the socket to the new session: the page's next turn runs there. (Found by the page
+// fuzzer with two replicas: "agent/chat answered before its turn_end reached the page", the
+// turn having run in the session the take-over bound.)
+func TestTakeOverAfterThePageMovedOn(t *testing.T) {
+	gate := make(chan struct{})
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n == 0 {
+			<-gate
+			return &llm.Response{Text: "first answer"}, nil
+		}
+		return &llm.Response{Text: "answered in the new conversation"}, nil
+	}}
+	_, a, b := twoReplicas(t, model, nil)
+	paused := make(chan *proxy, 1)
+	resume := make(chan struct{})
+	b.takeOverHook = func(px *proxy) {
+		paused <- px
+		<-resume
+	}
+
+	first := openPage(t, a, testOrigin, echoTool())
+	old := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("hello") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+
+	second := openPage(t, b, testOrigin, echoTool())
+	last := lastSeqOf(seen)
+	if res := second.session(wire.SessionParams{SessionID: old.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
+		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
+	}
+	close(gate) // the turn ends on a, which lets the session go: b takes it over
+	var px *proxy
+	select {
+	case px = <-paused:
+	case <-time.After(waitLimit):
+		t.Fatal("b did not take the session over")
+	}
+	fresh := second.session(wire.SessionParams{})
+	if fresh.SessionID == old.SessionID || fresh.Resumed {
+		t.Fatalf("got %+v, want a new session", fresh)
+	}
+	close(resume)
+	<-px.taken
+
+	b.mu.Lock()
+	var c *pageConn
+	for pc := range b.conns {
+		c = pc
+	}
+	n := len(b.conns)
+	b.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("b serves %d sockets, want 1", n)
+	}
+	if s := c.boundSession(); s == nil || s.id != fresh.SessionID {
+		got := "no session"
+		if s != nil {
+			got = s.id
+		}
+		t.Fatalf("the socket is bound to %s (the old session is %s), want the new session %s", got, old.SessionID, fresh.SessionID)
+	}
+	res, err := second.chat("and now?")
+	if err != nil || res.Text != "answered in the new conversation" {
+		t.Fatalf("got %+v %v", res, err)
+	}
+	stored := storedEvents(t, b.store, fresh.SessionID)
+	if len(stored) == 0 || !strings.Contains(string(stored[len(stored)-1].Data), res.TurnID) {
+		t.Errorf("the turn %s is not the last of the new session's log (%d events)", res.TurnID, len(stored))
+	}
+}

@@ -56,6 +56,9 @@ type Server struct {
 	metrics   *metrics
 	budget    *budget
 	idleMem   *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
+	// takeOverHook, when set (tests, before any socket), runs in a proxy's take-over once
+	// the session is resumed here and before it is bound to the socket.
+	takeOverHook func(*proxy)
 
 	mu       sync.Mutex
 	conns    map[*pageConn]struct{}
