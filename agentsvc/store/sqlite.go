@@ -444,8 +444,8 @@ func (s *sqliteStore) appendGroup(group []*appendReq, todo []int, errs []error) 
 // appendIn writes e to session id inside a group's transaction. check is the error of a
 // batch that does not fit the session (nothing was written); err is any other failure.
 func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e encodedBatch) (check, err error) {
-	var cur, count int64
-	err = st.bind(ctx, &st.get, st.a.get).QueryRowContext(ctx, id).Scan(&cur, &count)
+	var cur, count, updated int64
+	err = st.bind(ctx, &st.get, st.a.get).QueryRowContext(ctx, id).Scan(&cur, &count, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound, nil
 	}
@@ -485,7 +485,14 @@ func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e en
 	if e.turn != nil {
 		turn = *e.turn
 	}
-	_, err = st.bind(ctx, &st.update, st.a.update).ExecContext(ctx, nanos(s.now()), seq, count+int64(len(e.messages)), url, title, turn, id)
+	now := nanos(s.now())
+	if now-updated < int64(touchEvery) && now >= updated {
+		// Touched within touchEvery: the row keeps its updated_at, and both of its index
+		// entries stay where they are.
+		_, err = st.bind(ctx, &st.updateKeep, st.a.updateKeep).ExecContext(ctx, seq, count+int64(len(e.messages)), url, title, turn, id)
+		return nil, err
+	}
+	_, err = st.bind(ctx, &st.update, st.a.update).ExecContext(ctx, now, seq, count+int64(len(e.messages)), url, title, turn, id)
 	return nil, err
 }
 
@@ -493,18 +500,29 @@ func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e en
 // keeps them prepared on its one connection, and each group's transaction reuses them
 // (Tx.StmtContext) instead of parsing the SQL again.
 const (
-	sqlAppendGet    = `SELECT seq, msg_count FROM sessions WHERE id = ?`
+	sqlAppendGet    = `SELECT seq, msg_count, updated_at FROM sessions WHERE id = ?`
 	sqlAppendMsg    = `INSERT INTO messages (session_id, pos, data) VALUES (?, ?, ?)`
 	sqlAppendEvent  = `INSERT INTO events (session_id, seq, data) VALUES (?, ?, ?)`
 	sqlAppendUpdate = `UPDATE sessions SET updated_at = ?, seq = ?, msg_count = ?,
 		page_url = coalesce(?, page_url), page_title = coalesce(?, page_title),
 		active_turn = coalesce(?, active_turn) WHERE id = ?`
+	sqlAppendUpdateKeep = `UPDATE sessions SET seq = ?, msg_count = ?,
+		page_url = coalesce(?, page_url), page_title = coalesce(?, page_title),
+		active_turn = coalesce(?, active_turn) WHERE id = ?`
 )
+
+// touchEvery is how stale an append may leave a session's updated_at. Every append set it,
+// which moved the session's entries in both indexes on updated_at (sessions_by_update,
+// sessions_by_origin): two more pages written into the log for each session of each group
+// commit, and again by each checkpoint, for the five or six appends of one turn. What reads
+// updated_at (expiry after SessionTTL, the console's newest-first lists) needs it to the
+// second, not to the append.
+const touchEvery = time.Second
 
 // appendStmts are the append statements on the write pool.
 type appendStmts struct {
-	get, message, event, update *sql.Stmt
-	eventRows                   [maxEventRows + 1]*sql.Stmt // inserts of n ≥ 2 events
+	get, message, event, update, updateKeep *sql.Stmt
+	eventRows                               [maxEventRows + 1]*sql.Stmt // inserts of n ≥ 2 events
 }
 
 // prepareAppend prepares the append statements on the write pool.
@@ -513,7 +531,7 @@ func prepareAppend(ctx context.Context, w *sql.DB) (*appendStmts, error) {
 	for _, p := range []struct {
 		st **sql.Stmt
 		q  string
-	}{{&a.get, sqlAppendGet}, {&a.message, sqlAppendMsg}, {&a.event, sqlAppendEvent}, {&a.update, sqlAppendUpdate}} {
+	}{{&a.get, sqlAppendGet}, {&a.message, sqlAppendMsg}, {&a.event, sqlAppendEvent}, {&a.update, sqlAppendUpdate}, {&a.updateKeep, sqlAppendUpdateKeep}} {
 		st, err := w.PrepareContext(ctx, p.q)
 		if err != nil {
 			a.close()
@@ -537,7 +555,7 @@ func prepareAppend(ctx context.Context, w *sql.DB) (*appendStmts, error) {
 
 // close closes the statements.
 func (a *appendStmts) close() {
-	for _, st := range append([]*sql.Stmt{a.get, a.message, a.event, a.update}, a.eventRows[:]...) {
+	for _, st := range append([]*sql.Stmt{a.get, a.message, a.event, a.update, a.updateKeep}, a.eventRows[:]...) {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -549,10 +567,10 @@ const maxEventRows = 16
 
 // txStmts are the append statements bound to one transaction, each bound on first use.
 type txStmts struct {
-	a                           *appendStmts
-	tx                          *sql.Tx
-	get, message, event, update *sql.Stmt
-	eventRows                   [maxEventRows + 1]*sql.Stmt // inserts of n events (n ≥ 2)
+	a                                       *appendStmts
+	tx                                      *sql.Tx
+	get, message, event, update, updateKeep *sql.Stmt
+	eventRows                               [maxEventRows + 1]*sql.Stmt // inserts of n events (n ≥ 2)
 }
 
 // events returns the insert of n events bound to the transaction.

@@ -245,3 +245,55 @@ func TestSQLiteTwoProcesses(t *testing.T) {
 		t.Errorf("got %v batches per writer, want %d each", count, perProcess)
 	}
 }
+
+// An append moves a session's updated_at (and its two index entries) only when it is a
+// second old or more: the appends of one turn leave it alone; List and expiry still see
+// the session as updated to the second.
+func TestSQLiteTouchesUpdatedAtOncePerSecond(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "byomcp.db")
+	s, err := store.OpenSQLite(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	store.SetClock(s, func() time.Time { return now })
+	if err := s.Create(t.Context(), &store.Session{ID: "s1", Origin: "https://shop.example", CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	seq := int64(0)
+	appendAt := func(at time.Time) time.Time {
+		t.Helper()
+		now = at
+		seq++
+		if err := s.Append(t.Context(), "s1", store.Batch{Events: []store.Event{{Seq: seq, Data: []byte(`{"type":"text_delta"}`)}}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Load(t.Context(), "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Seq != seq {
+			t.Fatalf("seq %d after the append, want %d", got.Seq, seq)
+		}
+		return got.UpdatedAt
+	}
+	t0 := now
+	if got := appendAt(t0.Add(300 * time.Millisecond)); !got.Equal(t0) {
+		t.Errorf("0.3 s after the last touch: updated %v, want %v kept", got, t0)
+	}
+	if got := appendAt(t0.Add(999 * time.Millisecond)); !got.Equal(t0) {
+		t.Errorf("0.999 s after: updated %v, want %v kept", got, t0)
+	}
+	t1 := t0.Add(1500 * time.Millisecond)
+	if got := appendAt(t1); !got.Equal(t1) {
+		t.Errorf("1.5 s after: updated %v, want %v", got, t1)
+	}
+	t2 := t1.Add(-time.Minute) // a clock that went back: the append touches it
+	if got := appendAt(t2); !got.Equal(t2) {
+		t.Errorf("after the clock went back: updated %v, want %v", got, t2)
+	}
+	if n, err := s.ExpireIdle(t.Context(), t2.Add(time.Second)); err != nil || n != 1 {
+		t.Errorf("ExpireIdle after the last touch: got %d %v, want the session expired", n, err)
+	}
+}

@@ -86,7 +86,8 @@ type Store interface {
 	Create(ctx context.Context, s *Session) error
 	// Load returns the session with its messages, or ErrNotFound.
 	Load(ctx context.Context, id string) (*Session, error)
-	// Append writes b atomically and touches UpdatedAt; ErrNotFound, ErrSeqConflict.
+	// Append writes b atomically and touches UpdatedAt (to the second: SQLite leaves one
+	// less than a second old as it is); ErrNotFound, ErrSeqConflict.
 	Append(ctx context.Context, id string, b Batch) error
 	// EventsAfter returns the events with seq > after, in order, at most limit (0 = all);
 	// ErrNotFound when the session does not exist.
