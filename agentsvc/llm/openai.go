@@ -297,6 +297,7 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 			_, _ = io.CopyN(io.Discard, streamRes.Body, maxDrain)
 		}
 		_ = streamRes.Body.Close()
+		events.release()
 	}()
 
 	idle := time.AfterFunc(m.opts.IdleTimeout, func() { cancel(errStalled) })

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
@@ -31,8 +32,27 @@ type sseReader struct {
 	err  error
 }
 
+// sseBuffers are the read buffers of the streams not being read: one per model call was
+// 4 KiB of garbage a call.
+var sseBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+
 func newSSEReader(body io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(body, 4<<10)}
+	r := sseBuffers.Get().(*bufio.Reader)
+	r.Reset(body)
+	return &sseReader{r: r}
+}
+
+// release gives the read buffer back; the reader is not used after.
+func (s *sseReader) release() {
+	if s.r == nil {
+		return
+	}
+	s.r.Reset(nil)
+	sseBuffers.Put(s.r)
+	s.r = nil
+	if s.err == nil {
+		s.err = io.ErrClosedPipe
+	}
 }
 
 // next reads the next event; false at the end of the stream or on an error (err).
