@@ -200,14 +200,21 @@ func startThenDrop(t *testing.T, ts *testServer, tool pageTestTool) (wire.Sessio
 	return sess, seen
 }
 
-func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
-	gate := make(chan struct{})
-	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+// gatedText is a model whose first answer, first, comes once gate is closed; every later
+// answer is rest.
+func gatedText(first, rest string) (gate chan struct{}, model *scriptModel) {
+	gate = make(chan struct{})
+	return gate, &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
 		if n == 0 {
 			<-gate
+			return &llm.Response{Text: first}, nil
 		}
-		return &llm.Response{Text: "done"}, nil
+		return &llm.Response{Text: rest}, nil
 	}}
+}
+
+func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
+	gate, model := gatedText("done", "done")
 	_, a, b := twoReplicas(t, model, nil)
 	first := openPage(t, a, testOrigin, echoTool())
 	sess := first.session(wire.SessionParams{})
@@ -268,14 +275,7 @@ func TestRoutedCallFailsWhenThePagesReplicaDies(t *testing.T) {
 // fuzzer with two replicas: "agent/chat answered before its turn_end reached the page", the
 // turn having run in the session the take-over bound.)
 func TestTakeOverAfterThePageMovedOn(t *testing.T) {
-	gate := make(chan struct{})
-	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
-		if n == 0 {
-			<-gate
-			return &llm.Response{Text: "first answer"}, nil
-		}
-		return &llm.Response{Text: "answered in the new conversation"}, nil
-	}}
+	gate, model := gatedText("first answer", "answered in the new conversation")
 	_, a, b := twoReplicas(t, model, nil)
 	paused := make(chan *proxy, 1)
 	resume := make(chan struct{})
