@@ -485,14 +485,15 @@ func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e en
 	if e.turn != nil {
 		turn = *e.turn
 	}
-	now := nanos(s.now())
-	if now-updated < int64(touchEvery) && now >= updated {
-		// Touched within touchEvery: the row keeps its updated_at, and both of its index
-		// entries stay where they are.
-		_, err = st.bind(ctx, &st.updateKeep, st.a.updateKeep).ExecContext(ctx, seq, count+int64(len(e.messages)), url, title, turn, id)
-		return nil, err
+	args := []any{seq, count + int64(len(e.messages)), url, title, turn, id}
+	// Touched within touchEvery: the row keeps its updated_at, and both of its index entries
+	// stay where they are.
+	update := st.bind(ctx, &st.updateKeep, st.a.updateKeep)
+	if now := nanos(s.now()); now-updated >= int64(touchEvery) || now < updated {
+		update = st.bind(ctx, &st.update, st.a.update)
+		args = append([]any{now}, args...)
 	}
-	_, err = st.bind(ctx, &st.update, st.a.update).ExecContext(ctx, now, seq, count+int64(len(e.messages)), url, title, turn, id)
+	_, err = update.ExecContext(ctx, args...)
 	return nil, err
 }
 
@@ -500,13 +501,12 @@ func (s *sqliteStore) appendIn(ctx context.Context, st *txStmts, id string, e en
 // keeps them prepared on its one connection, and each group's transaction reuses them
 // (Tx.StmtContext) instead of parsing the SQL again.
 const (
-	sqlAppendGet    = `SELECT seq, msg_count, updated_at FROM sessions WHERE id = ?`
-	sqlAppendMsg    = `INSERT INTO messages (session_id, pos, data) VALUES (?, ?, ?)`
-	sqlAppendEvent  = `INSERT INTO events (session_id, seq, data) VALUES (?, ?, ?)`
-	sqlAppendUpdate = `UPDATE sessions SET updated_at = ?, seq = ?, msg_count = ?,
-		page_url = coalesce(?, page_url), page_title = coalesce(?, page_title),
-		active_turn = coalesce(?, active_turn) WHERE id = ?`
-	sqlAppendUpdateKeep = `UPDATE sessions SET seq = ?, msg_count = ?,
+	sqlAppendGet        = `SELECT seq, msg_count, updated_at FROM sessions WHERE id = ?`
+	sqlAppendMsg        = `INSERT INTO messages (session_id, pos, data) VALUES (?, ?, ?)`
+	sqlAppendEvent      = `INSERT INTO events (session_id, seq, data) VALUES (?, ?, ?)`
+	sqlAppendUpdate     = `UPDATE sessions SET updated_at = ?, ` + sqlAppendUpdateSet
+	sqlAppendUpdateKeep = `UPDATE sessions SET ` + sqlAppendUpdateSet // updated_at as it is
+	sqlAppendUpdateSet  = `seq = ?, msg_count = ?,
 		page_url = coalesce(?, page_url), page_title = coalesce(?, page_title),
 		active_turn = coalesce(?, active_turn) WHERE id = ?`
 )
