@@ -260,3 +260,10 @@ func (c *pageConn) boundSession() *liveSession {
 	defer c.mu.Unlock()
 	return c.session
 }
+
+// sendBack closes the socket with wire.CloseResume: its session is served elsewhere now (or
+// must be read again), and its page reconnects and resumes by lastSeq. A close frame, not a
+// dropped connection, so that the page knows this is no network failure.
+func (c *pageConn) sendBack(why string) {
+	c.peer.CloseWithStatus(wire.CloseResume, truncateReason(why))
+}

@@ -361,6 +361,10 @@ func (ls *liveSession) resync() error {
 			return wire.ErrStoreDown
 		}
 	}
+	if failed == errLetGo {
+		ls.log.Debug("a session taken back re-read its state from the store", zap.Int64("seq", ls.persistedSeq()))
+		return nil
+	}
 	ls.log.Info("the session store took writes again; the session re-read its state from it", zap.Int64("seq", ls.persistedSeq()))
 	return nil
 }

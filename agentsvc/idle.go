@@ -36,8 +36,11 @@ func (ls *liveSession) coolLocked() {
 // not answer, wire.ErrSessionNotFound when the session is gone from it.
 func (ls *liveSession) warm() error {
 	ls.mu.Lock()
-	cold := ls.cold
+	cold, letGo := ls.cold, ls.storeErr == errLetGo
 	ls.mu.Unlock()
+	if letGo { // taken back after evict let it go: the store's state, whatever it is
+		return ls.resync()
+	}
 	if !cold {
 		return nil
 	}

@@ -1537,6 +1537,7 @@ func (r *fzRun) settle() {
 		if errors.As(err, &ce) && slices.Contains([]int{
 			websocket.CloseProtocolError,   // 1002: a failed handshake (bad version, failing first list)
 			websocket.ClosePolicyViolation, // 1008: over the message rate
+			wire.CloseResume,               // 4000: its session is served elsewhere now (a take-over lost a race)
 		}, ce.Code) {
 			continue
 		}

@@ -265,7 +265,7 @@ func (px *proxy) takeOver() {
 		if err != nil {
 			c.bindProxy(px, nil)
 			px.log.Info("could not take over a session from another replica; the page reconnects", zap.Error(err))
-			c.peer.Close(errors.New("its session moved; reconnect to resume it"))
+			c.sendBack("its session moved; reconnect to resume it")
 			return
 		}
 		if hook := px.h.srv.takeOverHook; hook != nil {

@@ -19,7 +19,6 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -277,7 +276,7 @@ func (r *relay) handle(m relayMsg) {
 			px.takeOver()
 		} else {
 			px.end("another socket of its session took it over")
-			px.c.peer.Close(errors.New("replaced by a new socket of its session"))
+			px.c.sendBack("replaced by a new socket of its session")
 		}
 	}
 }

@@ -107,28 +107,16 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 		return // the socket moved on (or closed) meanwhile, or another socket took the session
 	}
 	if ls.evicted { // dropped from memory between resume and now: take it back
-		if ls.stored && !ls.reclaimLocked() {
-			// Another replica claimed it once it was let go: two copies must not both
-			// write. The page resumes it there when it reconnects.
+		if why := ls.reviveLocked(); why != "" {
+			// Two copies must not both write: the page resumes the other one when it
+			// reconnects.
 			ls.owner = nil
-			c.peer.Close(errors.New("its session moved to another replica; reconnect to resume it"))
+			c.sendBack(why)
 			return
 		}
-		ls.hub.mu.Lock()
-		other := ls.hub.live[ls.id]
-		if other == nil {
-			ls.hub.live[ls.id] = ls
-			ls.hub.srv.metrics.sessions.Inc()
+		if ls.storeErr == errLetGo { // what was written meanwhile reaches the page now
+			go ls.hub.srv.guard("resync", func() { _ = ls.resync() })
 		}
-		ls.hub.mu.Unlock()
-		if other != nil && other != ls {
-			// Loaded again from the store meanwhile (by another socket): two copies must not
-			// both write. This socket resumes it afresh when its page reconnects.
-			ls.owner = nil
-			c.peer.Close(errors.New("its session was loaded again meanwhile; reconnect to resume it"))
-			return
-		}
-		ls.evicted = false
 	}
 	ls.conn = c
 	close(ls.connWait)
@@ -158,6 +146,39 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 	}
 	ls.coolLocked() // replayed: an idle session leaves its history to the store
 }
+
+// reviveLocked takes back a session that evict dropped from memory while a request for it
+// was on its way: the answer of its agent/session (attach), or an agent/chat whose socket
+// went meanwhile (startTurn). It claims the session again and makes it live in the hub
+// again. Another replica may have claimed, written and let go of it meanwhile, so a stored
+// session reads the store's state (resync) before it writes again. It returns why it cannot
+// be taken back when another copy has it now: another replica claimed it, or another socket
+// loaded it again here. ls.mu is held.
+func (ls *liveSession) reviveLocked() (moved string) {
+	if ls.stored && !ls.reclaimLocked() {
+		return "its session moved to another replica; reconnect to resume it"
+	}
+	h := ls.hub
+	h.mu.Lock()
+	other := h.live[ls.id]
+	if other == nil {
+		h.live[ls.id] = ls
+		h.srv.metrics.sessions.Inc()
+	}
+	h.mu.Unlock()
+	if other != nil && other != ls {
+		return "its session was loaded again meanwhile; reconnect to resume it"
+	}
+	ls.evicted = false
+	if ls.stored && ls.storeErr == nil {
+		ls.storeErr = errLetGo
+	}
+	return ""
+}
+
+// errLetGo is the storeErr of a session taken back after evict let it go (reviveLocked):
+// not a failed write, but the same cure, its state read again from the store.
+var errLetGo = errors.New("the session was let go, and may have been written elsewhere since")
 
 // reclaimLocked claims an evicted session again (evict released its claim): false when
 // another replica holds it now. A store that does not answer does not lock the page out
@@ -239,7 +260,7 @@ func (ls *liveSession) closeConn(why string) {
 	c := ls.conn
 	ls.mu.Unlock()
 	if c != nil {
-		c.peer.Close(errors.New(why))
+		c.sendBack(why)
 	}
 }
 

@@ -108,6 +108,15 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		return nil, err
 	}
 	ls.mu.Lock()
+	if ls.evicted { // its socket went, and evict let it go, while this request was on its way
+		why := ls.reviveLocked()
+		ls.mu.Unlock()
+		if why != "" { // two copies must not both write: the page resumes the other one
+			caller.sendBack(why)
+			return nil, wire.ErrNoSession
+		}
+		return h.startTurn(ls, caller, text, clientTurnID) // reads the store's state first
+	}
 	for ls.cold { // an idle session's history is in the store: read it back first
 		ls.mu.Unlock()
 		if err := ls.warm(); err != nil {

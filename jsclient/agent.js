@@ -1,7 +1,7 @@
 // The page's connection to the byomcp agent: keeps one WebSocket open with full-jitter backoff,
 // serves the page's tools on it, and runs the conversation (session resume, chat, events).
 
-import { ErrorCode, EventType, Method } from './protocol.js';
+import { CloseCode, ErrorCode, EventType, Method } from './protocol.js';
 import { ClosedError, Peer, RpcError, toLogger } from './wsrpc.js';
 
 /** @typedef {'idle'|'connecting'|'open'|'reconnecting'|'closed'} State */
@@ -506,7 +506,9 @@ export class AgentClient extends EventTarget {
     const code = ev?.code;
     const reason = ev?.reason;
     this.#log.debug('agent: socket closed', code, reason);
-    if (reason && code !== 1000 && code !== 1001) this.#emitError(reason, code);
+    // 1000, 1001 and CloseCode.Resume (the session is served elsewhere now) are no failure:
+    // the client reconnects and resumes without a word to the user.
+    if (reason && code !== 1000 && code !== 1001 && code !== CloseCode.Resume) this.#emitError(reason, code);
     if (!this.#stopped && !this.#suspended) this.#scheduleReconnect();
   }
 

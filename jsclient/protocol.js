@@ -70,6 +70,15 @@ export const ErrorCode = Object.freeze({
   OverBudget: -32033,
 });
 
+/**
+ * WebSocket close codes of the agent's own (RFC 6455's private range); the standard ones it uses
+ * are in the README. Resume: the socket's session is served elsewhere now; reconnect and resume
+ * by lastSeq, as after any drop (not an error to show).
+ */
+export const CloseCode = Object.freeze({
+  Resume: 4000,
+});
+
 /** Keys of a tools/call's `_meta` (agent → page) and of a tool result's `_meta` (page → agent). */
 export const Meta = Object.freeze({
   ProgressToken: 'progressToken',

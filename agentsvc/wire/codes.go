@@ -25,6 +25,15 @@ const (
 	CodeOverBudget      = -32033 // the site's token budget (per conversation per hour, or per day) is used up
 )
 
+// WebSocket close codes of the agent's own (the private range of RFC 6455), listed in the
+// README with the standard ones it uses.
+const (
+	// CloseResume: the socket's session is served elsewhere now (another replica claimed it
+	// while this socket's request was on its way, or the store lost its state). The page
+	// reconnects and resumes by lastSeq, as after any drop; it is not an error to show.
+	CloseResume = 4000
+)
+
 // The agent's errors with fixed messages, as the page receives them.
 var (
 	ErrTurnInProgress  = wsrpc.NewError(CodeTurnInProgress, "a turn is already running in this session")

@@ -18,8 +18,8 @@ import (
 // The browser's copy of the protocol table is jsclient/protocol.js. The naming rule between the
 // two sides: a Go constant is its JS object's name plus the JS key, e.g. MethodAgentChat is
 // Method.AgentChat, EventTurnEnd is EventType.TurnEnd, StopEnd is StopReason.End, CodeNoTurn is
-// ErrorCode.NoTurn, MetaConfirm is Meta.Confirm. ProtocolVersion and SupportedVersions are
-// PROTOCOL_VERSION and SUPPORTED_PROTOCOL_VERSIONS.
+// ErrorCode.NoTurn, MetaConfirm is Meta.Confirm, CloseResume is CloseCode.Resume.
+// ProtocolVersion and SupportedVersions are PROTOCOL_VERSION and SUPPORTED_PROTOCOL_VERSIONS.
 
 const protocolJS = "../../jsclient/protocol.js"
 
@@ -30,6 +30,7 @@ var jsObjects = map[string]string{
 	"Stop":   "StopReason",
 	"Code":   "ErrorCode",
 	"Meta":   "Meta",
+	"Close":  "CloseCode",
 }
 
 // goTable is every protocol constant of this package by its Go name, as the values the agent
@@ -83,6 +84,8 @@ var goTable = map[string]any{
 	"MetaProgressToken": MetaProgressToken,
 	"MetaConfirm":       MetaConfirm,
 	"MetaNavigating":    MetaNavigating,
+
+	"CloseResume": CloseResume,
 }
 
 // jsTable is protocol.js's frozen objects: object name → key → value (a string, or an int64

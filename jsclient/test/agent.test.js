@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { AgentClient } from '../agent.js';
-import { ErrorCode, EventType, Method } from '../protocol.js';
+import { CloseCode, ErrorCode, EventType, Method } from '../protocol.js';
 import { ToolHost } from '../tools.js';
 import { ClosedError } from '../wsrpc.js';
 import { FakeSocket, quietLogger, settle } from './fakesocket.js';
@@ -290,6 +290,23 @@ describe('reconnect', () => {
     await accept();
     socket().drop(1008, 'origin not allowed');
     assert.deepEqual(errors, [{ message: 'origin not allowed', code: 1008 }]);
+    client.stop();
+  });
+
+  test('a socket sent back to resume (CloseCode.Resume) reconnects and resumes, with no error', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, errors, states, socket, accept } = setup();
+    client.start();
+    await accept({ sessionId: 'sess-1', seq: 4 });
+    const first = socket();
+    first.drop(CloseCode.Resume, 'its session moved; reconnect to resume it');
+    assert.deepEqual(errors, []);
+    assert.equal(states[states.length - 1].state, 'reconnecting');
+    t.mock.timers.tick(60_000);
+    assert.notEqual(socket(), first);
+    const params = await accept({ sessionId: 'sess-1', resumed: true, seq: 4 });
+    assert.equal(params.sessionId, 'sess-1');
+    assert.equal(client.state, 'open');
     client.stop();
   });
 

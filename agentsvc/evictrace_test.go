@@ -1,0 +1,219 @@
+package agentsvc
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// A page sends agent/chat and goes at once (a reload, a dropped phone): the socket's end
+// evicts the idle session, and lets its claim go, before the chat's handler starts the turn
+// (the page fuzzer found this with two replicas: the turn wrote next to the other replica's
+// copy, and the store refused its events). These tests set that order up by hand: they evict
+// the session first, then start the turn as the handler would.
+
+// evictedAfterChat opens a page on a, runs one turn (so the session is stored), closes the
+// page and waits until a has evicted the session. It returns the session and the server's
+// side of the gone socket, the caller of the turn the test starts.
+func evictedAfterChat(t *testing.T, a *testServer) (*liveSession, *pageConn) {
+	t.Helper()
+	p := openPage(t, a, testOrigin, echoTool())
+	sess := p.session(wire.SessionParams{})
+	if _, err := p.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	c := a.connFor(t)
+	ls := c.boundSession()
+	if ls == nil || ls.id != sess.SessionID {
+		t.Fatalf("socket bound to %v, want session %s", ls, sess.SessionID)
+	}
+	p.peer.Close(nil)
+	waitFor(t, "the session to be evicted", func() bool {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.evicted
+	})
+	return ls, c
+}
+
+// modelAfterFirst answers the first request at once and the later ones with rest once gate
+// is closed.
+func modelAfterFirst(rest string) (gate chan struct{}, model *scriptModel) {
+	gate = make(chan struct{})
+	return gate, &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n > 0 {
+			<-gate
+			return &llm.Response{Text: rest}, nil
+		}
+		return &llm.Response{Text: "first answer"}, nil
+	}}
+}
+
+// TestTurnTakesBackASessionEvictLetGo: nobody else took the session: the turn claims it
+// again and is live in the hub while it runs (so its claim is renewed and another replica
+// cannot start a second copy), and its events follow the stored log.
+func TestTurnTakesBackASessionEvictLetGo(t *testing.T) {
+	gate, model := modelAfterFirst("second answer")
+	shared, a, _ := twoReplicas(t, model, noPageWait)
+	ls, c := evictedAfterChat(t, a)
+	before, err := shared.Load(context.Background(), ls.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rt, err := a.hub.startTurn(ls, c, "second", "")
+	if err != nil {
+		t.Fatalf("startTurn: %v", err)
+	}
+	ok, holder, err := shared.Claim(context.Background(), ls.id, "replica-b", a.cfg.ClaimTTL)
+	if err != nil || ok || holder != "replica-a" {
+		t.Fatalf("another replica's claim while the turn runs: ok=%v holder=%q err=%v; want held by replica-a", ok, holder, err)
+	}
+	a.hub.mu.Lock()
+	live := a.hub.live[ls.id]
+	a.hub.mu.Unlock()
+	if live != ls {
+		t.Fatal("the running turn's session is not live in its hub")
+	}
+	close(gate)
+	<-rt.done
+	if rt.result.StopReason != wire.StopEnd || rt.result.Text != "second answer" {
+		t.Fatalf("turn ended with %+v", rt.result)
+	}
+	after, err := shared.Load(context.Background(), ls.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Seq <= before.Seq || after.ActiveTurn != "" {
+		t.Fatalf("store after the turn: seq %d (before %d), active turn %q", after.Seq, before.Seq, after.ActiveTurn)
+	}
+	checkLog(t, shared, ls.id, after.Seq)
+}
+
+// TestTurnAfterEvictReadsWhatAnotherReplicaWrote: another replica resumed the session, ran a
+// turn in it and let it go, all between the evict and the turn's start: the turn reads the
+// store's state first and goes on from the other replica's last event.
+func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
+	gate, model := modelAfterFirst("later answer")
+	close(gate)
+	core, logs := observer.New(zapcore.WarnLevel)
+	shared, a, b := twoReplicas(t, model, func(c *Config) {
+		noPageWait(c)
+		c.Logger = zap.New(core)
+	})
+	ls, c := evictedAfterChat(t, a)
+
+	other := openPage(t, b, testOrigin, echoTool())
+	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
+		t.Fatalf("resume on b: %+v", res)
+	}
+	if _, err := other.chat("written on b"); err != nil {
+		t.Fatal(err)
+	}
+	other.peer.Close(nil)
+	waitFor(t, "b to let the session go", func() bool {
+		ok, _, err := shared.Claim(context.Background(), ls.id, "probe", 1)
+		if ok {
+			_ = shared.Release(context.Background(), ls.id, "probe")
+		}
+		return err == nil && ok
+	})
+	onB, err := shared.Load(context.Background(), ls.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rt, err := a.hub.startTurn(ls, c, "after b", "")
+	if err != nil {
+		t.Fatalf("startTurn: %v", err)
+	}
+	<-rt.done
+	if rt.result.StopReason != wire.StopEnd {
+		t.Fatalf("turn ended with %+v (the store refused its events?)", rt.result)
+	}
+	after, err := shared.Load(context.Background(), ls.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Seq <= onB.Seq {
+		t.Fatalf("store seq %d after the turn, %d after b's", after.Seq, onB.Seq)
+	}
+	var users []string
+	for _, m := range after.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if fmt.Sprint(users) != "[first written on b after b]" {
+		t.Fatalf("user messages in the store: %q", users)
+	}
+	checkLog(t, shared, ls.id, after.Seq)
+	for _, e := range logs.All() { // what b wrote is expected, not an error of the store
+		t.Errorf("logged at %v: %s %v", e.Level, e.Message, e.ContextMap())
+	}
+}
+
+// TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt: another replica resumed the session
+// and holds it: the turn is refused, writes nothing, and the caller's socket is sent back to
+// resume (where the session is now).
+func TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt(t *testing.T) {
+	gate, model := modelAfterFirst("written next to b")
+	close(gate)
+	shared, a, b := twoReplicas(t, model, noPageWait)
+	ls, c := evictedAfterChat(t, a)
+	other := openPage(t, b, testOrigin, echoTool())
+	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
+		t.Fatalf("resume on b: %+v", res)
+	}
+	before, err := shared.Load(context.Background(), ls.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if rt, err := a.hub.startTurn(ls, c, "on a", ""); err == nil {
+		<-rt.done
+		t.Fatalf("a started a turn in a session b holds; it ended with %+v", rt.result)
+	}
+	after, err := shared.Load(context.Background(), ls.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Seq != before.Seq || after.ActiveTurn != "" {
+		t.Fatalf("store seq %d (was %d), active turn %q: a wrote in b's session", after.Seq, before.Seq, after.ActiveTurn)
+	}
+	a.hub.mu.Lock()
+	_, live := a.hub.live[ls.id]
+	a.hub.mu.Unlock()
+	if live {
+		t.Fatal("a holds a second live copy of b's session")
+	}
+}
+
+// noPageWait: a turn whose page went waits 100 ms for it to come back, not 30 s.
+func noPageWait(c *Config) { c.ReconnectWait = 100 * time.Millisecond }
+
+// checkLog fails unless the stored log of session id is numbered 1…seq.
+func checkLog(t *testing.T, st store.Store, id string, seq int64) {
+	t.Helper()
+	evs, err := st.EventsAfter(context.Background(), id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range evs {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("stored log: event %d has seq %d", i, e.Seq)
+		}
+	}
+	if int64(len(evs)) != seq {
+		t.Fatalf("stored log has %d events, the session says %d", len(evs), seq)
+	}
+}
