@@ -40,7 +40,7 @@ package agentsvc
 //	go test -race -count=1 -run TestPageFuzz ./agentsvc/ -fuzzseed=N     # replay seed N (or BYOMCP_FUZZ_SEED=N)
 //	BYOMCP_FUZZ_RUNS=50 go test -race -count=1 -run TestPageFuzz ./agentsvc/   # 50 more random seeds
 //	go test -run '^$' -fuzz FuzzPageSocket -fuzztime 10m ./agentsvc/      # coverage-guided, on demand
-//	BYOMCP_FUZZ_TRACE=1 go test -count=1 -run TestPageFuzz ./agentsvc/ -fuzzseed=N -v   # every op and frame
+//	BYOMCP_FUZZ_TRACE=1 go test -count=1 -run TestPageFuzz ./agentsvc/ -fuzzseed=N -v   # every op, frame and agent log
 //
 // A failing run prints its seed and the replay command. The native fuzz target takes the
 // seed and the driver program (one op per pair of bytes) as its input, so the fuzzing
@@ -73,6 +73,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -333,6 +334,10 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 func (r *fzRun) configure(c *Config, core zapcore.Core, rateLimit float64, rateBurst int) {
 	{
 		c.Logger = zap.New(core)
+		if fzTrace { // the agent's own account too, interleaved with the frames
+			c.Logger = zap.New(zapcore.NewTee(core, zaptest.NewLogger(r.t, zaptest.Level(zap.DebugLevel)).Core())).
+				With(zap.String("replica", c.OwnerID))
+		}
 		c.OnPanic = func(where string, v any) { r.failf("recovered a panic in %s: %v", where, v) }
 		c.RelistDebounce = r.debounce
 		c.ToolTimeout = 400 * time.Millisecond
