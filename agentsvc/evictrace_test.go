@@ -3,6 +3,7 @@ package agentsvc
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,6 +196,59 @@ func TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt(t *testing.T) {
 	a.hub.mu.Unlock()
 	if live {
 		t.Fatal("a holds a second live copy of b's session")
+	}
+}
+
+// TestTakenBackWhileEvictEnds: the agent/chat reaches the session just as evict lets it go
+// (evictHook: right after evict's critical section). The turn takes the session back, and
+// nothing of evict undoes that afterwards: while the turn runs, the session is live in the
+// hub and its claim is a's (the page fuzzer found evict releasing the claim of a session a
+// turn had just taken back, and another replica writing next to it).
+func TestTakenBackWhileEvictEnds(t *testing.T) {
+	gate, model := modelAfterFirst("second answer")
+	shared, a, _ := twoReplicas(t, model, noPageWait)
+	var caller atomic.Pointer[pageConn]
+	started := make(chan *runningTurn, 1)
+	a.evictHook = func(ls *liveSession) {
+		c := caller.Swap(nil)
+		if c == nil {
+			return
+		}
+		rt, err := a.hub.startTurn(ls, c, "second", "")
+		if err != nil {
+			t.Errorf("startTurn: %v", err)
+			close(started)
+			return
+		}
+		started <- rt
+	}
+	p := openPage(t, a, testOrigin, echoTool())
+	sess := p.session(wire.SessionParams{})
+	if _, err := p.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	caller.Store(a.connFor(t))
+	p.peer.Close(nil)
+	var rt *runningTurn
+	select {
+	case rt = <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("evict did not run")
+	}
+	if rt == nil {
+		return
+	}
+	defer func() { close(gate); <-rt.done }()
+	time.Sleep(20 * time.Millisecond) // whatever evict still does after its hook
+	ok, holder, err := shared.Claim(context.Background(), sess.SessionID, "replica-b", a.cfg.ClaimTTL)
+	if err != nil || ok || holder != "replica-a" {
+		t.Fatalf("another replica's claim while the turn runs: ok=%v holder=%q err=%v; want held by replica-a", ok, holder, err)
+	}
+	a.hub.mu.Lock()
+	live := a.hub.live[sess.SessionID]
+	a.hub.mu.Unlock()
+	if live == nil {
+		t.Fatal("the running turn's session is not live in its hub")
 	}
 }
 

@@ -249,7 +249,9 @@ func (h *hub) evict(ls *liveSession) {
 	stored := ls.stored
 	remote := ls.remote // the tab is on another replica: it takes the session over
 	ls.remote = nil
-	ls.mu.Unlock()
+	// Out of the hub and its claim released before ls.mu is: a request that takes the session
+	// back (reviveLocked) does so after this, or its claim and hub entry would be undone here
+	// while its turn runs (and another replica could claim the session next to it).
 	h.mu.Lock()
 	if h.live[ls.id] == ls {
 		delete(h.live, ls.id)
@@ -259,13 +261,19 @@ func (h *hub) evict(ls *liveSession) {
 		}
 	}
 	h.mu.Unlock()
-	if !stored {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
-		ls.log.Debug("releasing claim", zap.Error(err))
+	if stored {
+		if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
+			ls.log.Debug("releasing claim", zap.Error(err))
+		}
+	}
+	ls.mu.Unlock()
+	if hook := h.srv.evictHook; hook != nil {
+		hook(ls)
+	}
+	if !stored {
+		return
 	}
 	if remote != nil {
 		remote.closeLink()

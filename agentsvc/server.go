@@ -59,6 +59,9 @@ type Server struct {
 	// takeOverHook, when set (tests, before any socket), runs in a proxy's take-over once
 	// the session is resumed here and before it is bound to the socket.
 	takeOverHook func(*proxy)
+	// evictHook, when set (tests, before any socket), runs once evict has let a session go and
+	// released ls.mu: a request that takes it back from then on must find it its own.
+	evictHook func(*liveSession)
 
 	mu       sync.Mutex
 	conns    map[*pageConn]struct{}
