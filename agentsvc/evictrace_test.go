@@ -252,6 +252,74 @@ func TestTakenBackWhileEvictEnds(t *testing.T) {
 	}
 }
 
+// TestParkedThenTakenBackIsNotParkedAgain: a session nobody chatted in yet is parked when its
+// socket goes; a request that was on its way takes it back (reviveLocked, as attach does when
+// a resume found it just before evict), and a turn stores it. Once another replica has
+// written to it, a resume on a must read the store, not unpark the copy of the first park (the
+// page fuzzer found a stale copy coming back from the parked map).
+func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
+	gate, model := modelAfterFirst("answer")
+	close(gate)
+	core, logs := observer.New(zapcore.WarnLevel)
+	shared, a, b := twoReplicas(t, model, func(c *Config) {
+		noPageWait(c)
+		c.Logger = zap.New(core)
+	})
+	first := openPage(t, a, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	c := a.connFor(t)
+	ls := c.boundSession()
+	first.peer.Close(nil)
+	waitFor(t, "the unused session to be parked", func() bool {
+		a.hub.mu.Lock()
+		defer a.hub.mu.Unlock()
+		_, parked := a.hub.parked[sess.SessionID]
+		return parked
+	})
+	ls.mu.Lock()
+	why := ls.reviveLocked()
+	ls.mu.Unlock()
+	if why != "" {
+		t.Fatalf("revive: %s", why)
+	}
+
+	resumeChatLeave := func(ts *testServer, text string) {
+		t.Helper()
+		p := openPage(t, ts, testOrigin, echoTool())
+		if res := p.session(wire.SessionParams{SessionID: sess.SessionID}); !res.Resumed || res.Forked {
+			t.Fatalf("resume: %+v", res)
+		}
+		if _, err := p.chat(text); err != nil {
+			t.Fatal(err)
+		}
+		p.peer.Close(nil)
+		waitFor(t, "the session to be let go", func() bool {
+			ok, _, err := shared.Claim(context.Background(), sess.SessionID, "probe", 1)
+			if ok {
+				_ = shared.Release(context.Background(), sess.SessionID, "probe")
+			}
+			return err == nil && ok
+		})
+	}
+	resumeChatLeave(a, "stored on a")
+	resumeChatLeave(b, "written on b")
+
+	last := openPage(t, a, testOrigin, echoTool())
+	res := last.session(wire.SessionParams{SessionID: sess.SessionID})
+	var users []string
+	for _, m := range res.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if fmt.Sprint(users) != "[stored on a written on b]" {
+		t.Fatalf("resumed on a with user messages %q", users)
+	}
+	for _, e := range logs.All() {
+		t.Errorf("logged at %v: %s %v", e.Level, e.Message, e.ContextMap())
+	}
+}
+
 // noPageWait: a turn whose page went waits 100 ms for it to come back, not 30 s.
 func noPageWait(c *Config) { c.ReconnectWait = 100 * time.Millisecond }
 

@@ -90,6 +90,9 @@ func (h *hub) unpark(id, origin string) *liveSession {
 	ls := p.ls
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	if ls.stored { // taken back and stored since it was parked: the store has it, as it is now
+		return nil
+	}
 	ls.evicted = false
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -165,6 +165,9 @@ func (ls *liveSession) reviveLocked() (moved string) {
 		h.live[ls.id] = ls
 		h.srv.metrics.sessions.Inc()
 	}
+	if p, ok := h.parked[ls.id]; ok && p.ls == ls { // evict parked it (never stored): live now
+		delete(h.parked, ls.id)
+	}
 	h.mu.Unlock()
 	if other != nil && other != ls {
 		return "its session was loaded again meanwhile; reconnect to resume it"
