@@ -113,21 +113,7 @@ func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
 	})
 	ls, c := evictedAfterChat(t, a)
 
-	other := openPage(t, b, testOrigin, echoTool())
-	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
-		t.Fatalf("resume on b: %+v", res)
-	}
-	if _, err := other.chat("written on b"); err != nil {
-		t.Fatal(err)
-	}
-	other.peer.Close(nil)
-	waitFor(t, "b to let the session go", func() bool {
-		ok, _, err := shared.Claim(context.Background(), ls.id, "probe", 1)
-		if ok {
-			_ = shared.Release(context.Background(), ls.id, "probe")
-		}
-		return err == nil && ok
-	})
+	resumeChatLeave(t, b, shared, ls.id, "written on b")
 	onB, err := shared.Load(context.Background(), ls.id)
 	if err != nil {
 		t.Fatal(err)
@@ -283,26 +269,8 @@ func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
 		t.Fatalf("revive: %s", why)
 	}
 
-	resumeChatLeave := func(ts *testServer, text string) {
-		t.Helper()
-		p := openPage(t, ts, testOrigin, echoTool())
-		if res := p.session(wire.SessionParams{SessionID: sess.SessionID}); !res.Resumed || res.Forked {
-			t.Fatalf("resume: %+v", res)
-		}
-		if _, err := p.chat(text); err != nil {
-			t.Fatal(err)
-		}
-		p.peer.Close(nil)
-		waitFor(t, "the session to be let go", func() bool {
-			ok, _, err := shared.Claim(context.Background(), sess.SessionID, "probe", 1)
-			if ok {
-				_ = shared.Release(context.Background(), sess.SessionID, "probe")
-			}
-			return err == nil && ok
-		})
-	}
-	resumeChatLeave(a, "stored on a")
-	resumeChatLeave(b, "written on b")
+	resumeChatLeave(t, a, shared, sess.SessionID, "stored on a")
+	resumeChatLeave(t, b, shared, sess.SessionID, "written on b")
 
 	last := openPage(t, a, testOrigin, echoTool())
 	res := last.session(wire.SessionParams{SessionID: sess.SessionID})
@@ -318,6 +286,27 @@ func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
 	for _, e := range logs.All() {
 		t.Errorf("logged at %v: %s %v", e.Level, e.Message, e.ContextMap())
 	}
+}
+
+// resumeChatLeave resumes session id on ts from a new page, runs a turn with text, closes the
+// page and waits until ts has let the session go (its claim is free).
+func resumeChatLeave(t *testing.T, ts *testServer, shared store.Store, id, text string) {
+	t.Helper()
+	p := openPage(t, ts, testOrigin, echoTool())
+	if res := p.session(wire.SessionParams{SessionID: id}); !res.Resumed || res.Forked {
+		t.Fatalf("resume: %+v", res)
+	}
+	if _, err := p.chat(text); err != nil {
+		t.Fatal(err)
+	}
+	p.peer.Close(nil)
+	waitFor(t, "the session to be let go", func() bool {
+		ok, _, err := shared.Claim(context.Background(), id, "probe", 1)
+		if ok {
+			_ = shared.Release(context.Background(), id, "probe")
+		}
+		return err == nil && ok
+	})
 }
 
 // noPageWait: a turn whose page went waits 100 ms for it to come back, not 30 s.
