@@ -66,10 +66,7 @@ func TestTurnTakesBackASessionEvictLetGo(t *testing.T) {
 	gate, model := modelAfterFirst("second answer")
 	shared, a, _ := twoReplicas(t, model, noPageWait)
 	ls, c := evictedAfterChat(t, a)
-	before, err := shared.Load(context.Background(), ls.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := loadStored(t, shared, ls.id)
 
 	rt, err := a.hub.startTurn(ls, c, "second", "")
 	if err != nil {
@@ -90,10 +87,7 @@ func TestTurnTakesBackASessionEvictLetGo(t *testing.T) {
 	if rt.result.StopReason != wire.StopEnd || rt.result.Text != "second answer" {
 		t.Fatalf("turn ended with %+v", rt.result)
 	}
-	after, err := shared.Load(context.Background(), ls.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := loadStored(t, shared, ls.id)
 	if after.Seq <= before.Seq || after.ActiveTurn != "" {
 		t.Fatalf("store after the turn: seq %d (before %d), active turn %q", after.Seq, before.Seq, after.ActiveTurn)
 	}
@@ -114,10 +108,7 @@ func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
 	ls, c := evictedAfterChat(t, a)
 
 	resumeChatLeave(t, b, shared, ls.id, "written on b")
-	onB, err := shared.Load(context.Background(), ls.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	onB := loadStored(t, shared, ls.id)
 
 	rt, err := a.hub.startTurn(ls, c, "after b", "")
 	if err != nil {
@@ -127,10 +118,7 @@ func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
 	if rt.result.StopReason != wire.StopEnd {
 		t.Fatalf("turn ended with %+v (the store refused its events?)", rt.result)
 	}
-	after, err := shared.Load(context.Background(), ls.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := loadStored(t, shared, ls.id)
 	if after.Seq <= onB.Seq {
 		t.Fatalf("store seq %d after the turn, %d after b's", after.Seq, onB.Seq)
 	}
@@ -161,19 +149,13 @@ func TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt(t *testing.T) {
 	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
 		t.Fatalf("resume on b: %+v", res)
 	}
-	before, err := shared.Load(context.Background(), ls.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := loadStored(t, shared, ls.id)
 
 	if rt, err := a.hub.startTurn(ls, c, "on a", ""); err == nil {
 		<-rt.done
 		t.Fatalf("a started a turn in a session b holds; it ended with %+v", rt.result)
 	}
-	after, err := shared.Load(context.Background(), ls.id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := loadStored(t, shared, ls.id)
 	if after.Seq != before.Seq || after.ActiveTurn != "" {
 		t.Fatalf("store seq %d (was %d), active turn %q: a wrote in b's session", after.Seq, before.Seq, after.ActiveTurn)
 	}
@@ -311,6 +293,16 @@ func resumeChatLeave(t *testing.T, ts *testServer, shared store.Store, id, text 
 
 // noPageWait: a turn whose page went waits 100 ms for it to come back, not 30 s.
 func noPageWait(c *Config) { c.ReconnectWait = 100 * time.Millisecond }
+
+// loadStored loads session id from st, failing the test when it cannot.
+func loadStored(t *testing.T, st store.Store, id string) *store.Session {
+	t.Helper()
+	s, err := st.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // checkLog fails unless the stored log of session id is numbered 1…seq.
 func checkLog(t *testing.T, st store.Store, id string, seq int64) {
