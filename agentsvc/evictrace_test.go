@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -122,13 +123,7 @@ func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
 	if after.Seq <= onB.Seq {
 		t.Fatalf("store seq %d after the turn, %d after b's", after.Seq, onB.Seq)
 	}
-	var users []string
-	for _, m := range after.Messages {
-		if m.Role == "user" {
-			users = append(users, m.Content)
-		}
-	}
-	if fmt.Sprint(users) != "[first written on b after b]" {
+	if users := userTexts(after.Messages); fmt.Sprint(users) != "[first written on b after b]" {
 		t.Fatalf("user messages in the store: %q", users)
 	}
 	checkLog(t, shared, ls.id, after.Seq)
@@ -256,13 +251,7 @@ func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
 
 	last := openPage(t, a, testOrigin, echoTool())
 	res := last.session(wire.SessionParams{SessionID: sess.SessionID})
-	var users []string
-	for _, m := range res.Messages {
-		if m.Role == "user" {
-			users = append(users, m.Content)
-		}
-	}
-	if fmt.Sprint(users) != "[stored on a written on b]" {
+	if users := userTexts(res.Messages); fmt.Sprint(users) != "[stored on a written on b]" {
 		t.Fatalf("resumed on a with user messages %q", users)
 	}
 	for _, e := range logs.All() {
@@ -302,6 +291,17 @@ func loadStored(t *testing.T, st store.Store, id string) *store.Session {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// userTexts is the text of each user message in msgs.
+func userTexts(msgs []chat.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		if m.Role == chat.RoleUser {
+			out = append(out, m.Content)
+		}
+	}
+	return out
 }
 
 // checkLog fails unless the stored log of session id is numbered 1…seq.
