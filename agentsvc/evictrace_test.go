@@ -73,15 +73,8 @@ func TestTurnTakesBackASessionEvictLetGo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("startTurn: %v", err)
 	}
-	ok, holder, err := shared.Claim(context.Background(), ls.id, "replica-b", a.cfg.ClaimTTL)
-	if err != nil || ok || holder != "replica-a" {
-		t.Fatalf("another replica's claim while the turn runs: ok=%v holder=%q err=%v; want held by replica-a", ok, holder, err)
-	}
-	a.hub.mu.Lock()
-	live := a.hub.live[ls.id]
-	a.hub.mu.Unlock()
-	if live != ls {
-		t.Fatal("the running turn's session is not live in its hub")
+	if live := heldByA(t, shared, a, ls.id); live != ls {
+		t.Fatal("another copy of the running turn's session is live in its hub")
 	}
 	close(gate)
 	<-rt.done
@@ -203,16 +196,7 @@ func TestTakenBackWhileEvictEnds(t *testing.T) {
 	}
 	defer func() { close(gate); <-rt.done }()
 	time.Sleep(20 * time.Millisecond) // whatever evict still does after its hook
-	ok, holder, err := shared.Claim(context.Background(), sess.SessionID, "replica-b", a.cfg.ClaimTTL)
-	if err != nil || ok || holder != "replica-a" {
-		t.Fatalf("another replica's claim while the turn runs: ok=%v holder=%q err=%v; want held by replica-a", ok, holder, err)
-	}
-	a.hub.mu.Lock()
-	live := a.hub.live[sess.SessionID]
-	a.hub.mu.Unlock()
-	if live == nil {
-		t.Fatal("the running turn's session is not live in its hub")
-	}
+	heldByA(t, shared, a, sess.SessionID)
 }
 
 // TestParkedThenTakenBackIsNotParkedAgain: a session nobody chatted in yet is parked when its
@@ -282,6 +266,23 @@ func resumeChatLeave(t *testing.T, ts *testServer, shared store.Store, id, text 
 
 // noPageWait: a turn whose page went waits 100 ms for it to come back, not 30 s.
 func noPageWait(c *Config) { c.ReconnectWait = 100 * time.Millisecond }
+
+// heldByA checks, while a turn of session id runs on replica a, that another replica cannot
+// claim it and that it is live in a's hub; it returns a's live copy.
+func heldByA(t *testing.T, shared store.Store, a *testServer, id string) *liveSession {
+	t.Helper()
+	ok, holder, err := shared.Claim(context.Background(), id, "replica-b", a.cfg.ClaimTTL)
+	if err != nil || ok || holder != "replica-a" {
+		t.Fatalf("another replica's claim while the turn runs: ok=%v holder=%q err=%v; want held by replica-a", ok, holder, err)
+	}
+	a.hub.mu.Lock()
+	live := a.hub.live[id]
+	a.hub.mu.Unlock()
+	if live == nil {
+		t.Fatal("the running turn's session is not live in its hub")
+	}
+	return live
+}
 
 // loadStored loads session id from st, failing the test when it cannot.
 func loadStored(t *testing.T, st store.Store, id string) *store.Session {
