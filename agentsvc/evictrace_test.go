@@ -92,13 +92,7 @@ func TestTurnTakesBackASessionEvictLetGo(t *testing.T) {
 // turn in it and let it go, all between the evict and the turn's start: the turn reads the
 // store's state first and goes on from the other replica's last event.
 func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
-	gate, model := modelAfterFirst("later answer")
-	close(gate)
-	core, logs := observer.New(zapcore.WarnLevel)
-	shared, a, b := twoReplicas(t, model, func(c *Config) {
-		noPageWait(c)
-		c.Logger = zap.New(core)
-	})
+	shared, a, b, logs := watchedReplicas(t, "later answer")
 	ls, c := evictedAfterChat(t, a)
 
 	resumeChatLeave(t, b, shared, ls.id, "written on b")
@@ -120,9 +114,7 @@ func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
 		t.Fatalf("user messages in the store: %q", users)
 	}
 	checkLog(t, shared, ls.id, after.Seq)
-	for _, e := range logs.All() { // what b wrote is expected, not an error of the store
-		t.Errorf("logged at %v: %s %v", e.Level, e.Message, e.ContextMap())
-	}
+	noWarnings(t, logs) // what b wrote is expected, not an error of the store
 }
 
 // TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt: another replica resumed the session
@@ -205,13 +197,7 @@ func TestTakenBackWhileEvictEnds(t *testing.T) {
 // written to it, a resume on a must read the store, not unpark the copy of the first park (the
 // page fuzzer found a stale copy coming back from the parked map).
 func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
-	gate, model := modelAfterFirst("answer")
-	close(gate)
-	core, logs := observer.New(zapcore.WarnLevel)
-	shared, a, b := twoReplicas(t, model, func(c *Config) {
-		noPageWait(c)
-		c.Logger = zap.New(core)
-	})
+	shared, a, b, logs := watchedReplicas(t, "answer")
 	first := openPage(t, a, testOrigin, echoTool())
 	sess := first.session(wire.SessionParams{})
 	c := a.connFor(t)
@@ -238,9 +224,7 @@ func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
 	if users := userTexts(res.Messages); fmt.Sprint(users) != "[stored on a written on b]" {
 		t.Fatalf("resumed on a with user messages %q", users)
 	}
-	for _, e := range logs.All() {
-		t.Errorf("logged at %v: %s %v", e.Level, e.Message, e.ContextMap())
-	}
+	noWarnings(t, logs)
 }
 
 // resumeChatLeave resumes session id on ts from a new page, runs a turn with text, closes the
@@ -266,6 +250,28 @@ func resumeChatLeave(t *testing.T, ts *testServer, shared store.Store, id, text 
 
 // noPageWait: a turn whose page went waits 100 ms for it to come back, not 30 s.
 func noPageWait(c *Config) { c.ReconnectWait = 100 * time.Millisecond }
+
+// watchedReplicas is twoReplicas with a model that answers at once (first answer, then
+// rest), turns that wait 100 ms for a page gone, and the replicas' warnings and errors kept
+// in logs.
+func watchedReplicas(t *testing.T, rest string) (shared store.Store, a, b *testServer, logs *observer.ObservedLogs) {
+	gate, model := modelAfterFirst(rest)
+	close(gate)
+	core, logs := observer.New(zapcore.WarnLevel)
+	shared, a, b = twoReplicas(t, model, func(c *Config) {
+		noPageWait(c)
+		c.Logger = zap.New(core)
+	})
+	return shared, a, b, logs
+}
+
+// noWarnings fails the test for each entry in logs.
+func noWarnings(t *testing.T, logs *observer.ObservedLogs) {
+	t.Helper()
+	for _, e := range logs.All() {
+		t.Errorf("logged at %v: %s %v", e.Level, e.Message, e.ContextMap())
+	}
+}
 
 // heldByA checks, while a turn of session id runs on replica a, that another replica cannot
 // claim it and that it is live in a's hub; it returns a's live copy.
