@@ -3,6 +3,7 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +334,37 @@ func TestTakeOverAfterThePageMovedOn(t *testing.T) {
 	stored := storedEvents(t, b.store, fresh.SessionID)
 	if len(stored) == 0 || !strings.Contains(string(stored[len(stored)-1].Data), res.TurnID) {
 		t.Errorf("the turn %s is not the last of the new session's log (%d events)", res.TurnID, len(stored))
+	}
+}
+
+// TestFailedSessionKeepsTheProxiedSession: a socket that serves a turn running on another
+// replica asks for a session that does not exist: the request fails and the socket goes on
+// serving the session it had (its events, up to the turn's end), as a socket of a session
+// live on its own replica does (TestFailedSessionKeepsTheSocketsSession). The page fuzzer
+// found the proxy ended before the lookup, and the page cut off from its turn.
+func TestFailedSessionKeepsTheProxiedSession(t *testing.T) {
+	gate, model := gatedText("the end of the turn", "later")
+	_, a, b := twoReplicas(t, model, nil)
+	first := openPage(t, a, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("hello") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+
+	second := openPage(t, b, testOrigin, echoTool())
+	last := lastSeqOf(seen)
+	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
+		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	err := second.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: randomID(16)}, nil)
+	if !errors.Is(err, wire.ErrSessionNotFound) {
+		t.Fatalf("asking for an unknown session: got %v, want %v", err, wire.ErrSessionNotFound)
+	}
+	close(gate)
+	end := second.eventsUntil(wire.EventTurnEnd)
+	if e := end[len(end)-1]; e.SessionID != sess.SessionID {
+		t.Fatalf("turn_end of session %s, want %s", e.SessionID, sess.SessionID)
 	}
 }

@@ -23,6 +23,13 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		page = store.Page{URL: capString(p.Page.URL, 2048), Title: capString(p.Page.Title, 512)}
 	}
 	if px := c.boundProxy(); px != nil { // asked again: this socket's proxy ends here
+		if p.SessionID != "" && p.SessionID != px.id {
+			// Unless the session asked for cannot be had: a failed request leaves the socket on
+			// the session it serves, as for a socket of a session live here.
+			if err := h.findable(ctx, p.SessionID, c.origin); err != nil {
+				return nil, err
+			}
+		}
 		px.end("the page asked for a session again")
 		// Also when a take-over had stopped it already (end is then a no-op): a take-over
 		// still in flight must not bind its session to this socket after this answer.
@@ -155,6 +162,34 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 }
 
 var errForkNeeded = errors.New("session is live elsewhere")
+
+// findable tells whether agent/session can find session id for origin: nil,
+// wire.ErrSessionNotFound, or wire.ErrStoreDown when the store does not answer.
+func (h *hub) findable(ctx context.Context, id, origin string) error {
+	h.mu.Lock()
+	ls := h.live[id]
+	if p, ok := h.parked[id]; ok && ls == nil {
+		ls = p.ls
+	}
+	h.mu.Unlock()
+	if ls != nil {
+		if ls.origin != origin {
+			return wire.ErrSessionNotFound
+		}
+		return nil
+	}
+	s, err := h.srv.cfg.Store.Load(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return wire.ErrSessionNotFound
+	case err != nil:
+		h.srv.log.Warn("loading session", zap.Error(err))
+		return wire.ErrStoreDown
+	case s.Origin != origin:
+		return wire.ErrSessionNotFound
+	}
+	return nil
+}
 
 // proxied is resume's answer when the session's turn runs on another replica: the socket is
 // served by the proxy (openProxied).
