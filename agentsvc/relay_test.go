@@ -285,17 +285,7 @@ func TestTakeOverAfterThePageMovedOn(t *testing.T) {
 		<-resume
 	}
 
-	first := openPage(t, a, testOrigin, echoTool())
-	old := first.session(wire.SessionParams{})
-	go func() { _, _ = first.chat("hello") }()
-	seen := first.eventsUntil(wire.EventTurnStart)
-	dropSocket(first, false)
-
-	second := openPage(t, b, testOrigin, echoTool())
-	last := lastSeqOf(seen)
-	if res := second.session(wire.SessionParams{SessionID: old.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
-		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
-	}
+	old, second := proxiedTurn(t, a, b)
 	close(gate) // the turn ends on a, which lets the session go: b takes it over
 	var px *proxy
 	select {
@@ -345,17 +335,7 @@ func TestTakeOverAfterThePageMovedOn(t *testing.T) {
 func TestFailedSessionKeepsTheProxiedSession(t *testing.T) {
 	gate, model := gatedText("the end of the turn", "later")
 	_, a, b := twoReplicas(t, model, nil)
-	first := openPage(t, a, testOrigin, echoTool())
-	sess := first.session(wire.SessionParams{})
-	go func() { _, _ = first.chat("hello") }()
-	seen := first.eventsUntil(wire.EventTurnStart)
-	dropSocket(first, false)
-
-	second := openPage(t, b, testOrigin, echoTool())
-	last := lastSeqOf(seen)
-	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
-		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
-	}
+	sess, second := proxiedTurn(t, a, b)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	err := second.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: randomID(16)}, nil)
@@ -367,4 +347,23 @@ func TestFailedSessionKeepsTheProxiedSession(t *testing.T) {
 	if e := end[len(end)-1]; e.SessionID != sess.SessionID {
 		t.Fatalf("turn_end of session %s, want %s", e.SessionID, sess.SessionID)
 	}
+}
+
+// proxiedTurn starts a turn on a from a page that then drops (the model's first answer must
+// wait for a gate), and resumes its session on b from a second page, which then serves the
+// turn running on a (a proxy).
+func proxiedTurn(t *testing.T, a, b *testServer) (wire.SessionResult, *fakePage) {
+	t.Helper()
+	first := openPage(t, a, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("hello") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+
+	second := openPage(t, b, testOrigin, echoTool())
+	last := lastSeqOf(seen)
+	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
+		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
+	}
+	return sess, second
 }
