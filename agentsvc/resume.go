@@ -178,17 +178,25 @@ func (h *hub) findable(ctx context.Context, id, origin string) error {
 		}
 		return nil
 	}
+	_, err := h.loadFor(ctx, id, origin)
+	return err
+}
+
+// loadFor loads session id from the store for a page of origin: wire.ErrSessionNotFound when
+// the store does not have it or it belongs to another origin (the two are not told apart),
+// wire.ErrStoreDown when the store does not answer.
+func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, error) {
 	s, err := h.srv.cfg.Store.Load(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return wire.ErrSessionNotFound
+		return nil, wire.ErrSessionNotFound
 	case err != nil:
-		h.srv.log.Warn("loading session", zap.Error(err))
-		return wire.ErrStoreDown
+		h.srv.log.Error("loading session", zap.Error(err))
+		return nil, wire.ErrStoreDown
 	case s.Origin != origin:
-		return wire.ErrSessionNotFound
+		return nil, wire.ErrSessionNotFound
 	}
-	return nil
+	return s, nil
 }
 
 // proxied is resume's answer when the session's turn runs on another replica: the socket is
@@ -250,16 +258,9 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		return h.take(ctx, ls, c)
 	}
 	st := h.srv.cfg.Store
-	s, err := st.Load(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, wire.ErrSessionNotFound
-	}
+	s, err := h.loadFor(ctx, id, c.origin)
 	if err != nil {
-		h.srv.log.Error("loading session", zap.Error(err))
-		return nil, wire.ErrStoreDown
-	}
-	if s.Origin != c.origin {
-		return nil, wire.ErrSessionNotFound
+		return nil, err
 	}
 	if px := c.boundProxy(); h.srv.relay != nil && (px == nil || px.ended()) {
 		// Held by another replica: while its turn runs, this socket serves the turn's page.
@@ -276,13 +277,8 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	}
 	// Read it again now that it is ours: its previous owner may have written to it until it
 	// let go (a replica that finished a turn after the page moved here).
-	s, err = st.Load(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, wire.ErrSessionNotFound
-	}
-	if err != nil {
-		h.srv.log.Error("loading session", zap.Error(err))
-		return nil, wire.ErrStoreDown
+	if s, err = h.loadFor(ctx, id, c.origin); err != nil {
+		return nil, err
 	}
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
