@@ -352,9 +352,9 @@ func (h *hub) fork(ctx context.Context, c *pageConn, id string, page store.Page)
 		ls.mu.Unlock()
 	}
 	if !live {
-		s, err := h.srv.cfg.Store.Load(ctx, id)
-		if err != nil || s.Origin != c.origin {
-			return nil, wire.ErrSessionNotFound
+		s, err := h.loadFor(ctx, id, c.origin) // a store that does not answer is not a lost session
+		if err != nil {
+			return nil, err
 		}
 		history, active = s.Messages, s.ActiveTurn
 	}

@@ -471,3 +471,37 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 		t.Errorf("a turn after the resume: got %+v, %v", r, err)
 	}
 }
+
+// A duplicated tab that asks for a session while the store does not answer is told the store
+// is down (retryable), not that the session is gone: a page told "not found" forgets its
+// session and starts a new one. Once the store is back, the same request gets its fork.
+func TestForkWhileTheStoreIsDownSaysSo(t *testing.T) {
+	flaky := &flakyStore{Store: store.NewMemory()}
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = flaky })
+	a := openPage(t, ts, testOrigin, echoTool())
+	sess := a.session(wire.SessionParams{})
+	if _, err := a.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	a.eventsUntil(wire.EventTurnEnd)
+	waitFor(t, "the session to leave its history to the store", func() bool {
+		_, cold, _, _ := liveState(ts, sess.SessionID)
+		return cold
+	})
+
+	dup := openPage(t, ts, testOrigin, echoTool())
+	flaky.down.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := dup.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
+		t.Fatalf("a duplicated tab while the store is down: got %+v, %v; want error %d", res, err, wire.CodeStoreDown)
+	}
+
+	flaky.down.Store(false)
+	fork := dup.session(wire.SessionParams{SessionID: sess.SessionID})
+	if !fork.Forked || fork.SessionID == sess.SessionID || roleList(fork.Messages) != "user,assistant,tool,assistant" {
+		t.Errorf("the same request once the store is back: got forked %v, history %s; want a fork with the turn", fork.Forked, roleList(fork.Messages))
+	}
+}
