@@ -368,9 +368,11 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 	var older []store.Event
 	if p.LastSeq != nil && *p.LastSeq >= 0 && *p.LastSeq < from {
 		from = *p.LastSeq
-		older, err = st.EventsAfter(ctx, s.ID, from, replayMax*4)
-		if err != nil {
+		if older, err = st.EventsAfter(ctx, s.ID, from, replayMax*4); err != nil {
+			// Never an answer that tells the page it is up to date over a gap.
 			px.log.Warn("reading events to replay", zap.Error(err))
+			px.end("the page could not be served")
+			return nil, wire.ErrStoreDown
 		}
 	}
 	c.bind(nil)

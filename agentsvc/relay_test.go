@@ -12,6 +12,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // Two replicas in one process on a memory store with a bus (the Redis bus is the same
@@ -346,6 +347,46 @@ func TestFailedSessionKeepsTheProxiedSession(t *testing.T) {
 	end := second.eventsUntil(wire.EventTurnEnd)
 	if e := end[len(end)-1]; e.SessionID != sess.SessionID {
 		t.Fatalf("turn_end of session %s, want %s", e.SessionID, sess.SessionID)
+	}
+}
+
+// A page that resumes on b, with lastSeq, a session whose turn runs on a, while the store
+// answers b's Load but not its read of the events to replay, is told the store is down, not
+// served from after a gap. Once the store answers, the same request replays them and the
+// page serves the turn to its end.
+func TestProxiedResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
+	gate, model := gatedText("the end of the turn", "later")
+	shared := store.NewMemoryWithBus()
+	flaky := &flakyStore{Store: shared}
+	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-a" })
+	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = flaky, "replica-b" })
+	first := openPage(t, a, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("hello") }()
+	seen := first.eventsUntil(wire.EventTurnStart)
+	dropSocket(first, false)
+
+	second := openPage(t, b, testOrigin, echoTool())
+	zero := int64(0)
+	flaky.eventsDown.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := second.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
+		t.Fatalf("a proxied resume whose replay cannot be read: got %+v, %v; want error %d", res, err, wire.CodeStoreDown)
+	}
+
+	flaky.eventsDown.Store(false)
+	if res = second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}); !res.Resumed || res.Running == nil {
+		t.Fatalf("the same request once the store answers: got %+v, want the session resumed with its turn running on a", res)
+	}
+	if replayed := second.eventsUntil(wire.EventTurnStart); replayed[0].Seq != 1 || lastSeqOf(replayed) != lastSeqOf(seen) {
+		t.Errorf("replayed seqs %d..%d, want 1..%d", replayed[0].Seq, lastSeqOf(replayed), lastSeqOf(seen))
+	}
+	close(gate)
+	if end := second.eventsUntil(wire.EventTurnEnd); end[len(end)-1].SessionID != sess.SessionID {
+		t.Errorf("turn_end of session %s, want %s", end[len(end)-1].SessionID, sess.SessionID)
 	}
 }
 

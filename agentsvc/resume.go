@@ -68,17 +68,29 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 			return nil, err
 		}
 	}
+	lastSeq := int64(-1)
+	if p.LastSeq != nil && resumed {
+		lastSeq = *p.LastSeq
+	}
+	// older: the events to replay that memory may not hold.
+	var older []store.Event
 	if !resumed { // a new session or a fork: nobody else knows it yet
 		ls.mu.Lock()
 		ls.owner = c
 		ls.mu.Unlock()
-	} else if err := ls.warm(); err != nil { // an idle session's messages are in the store
-		ls.mu.Lock()
-		if ls.owner == c && prev != ls { // given to c by this request, which failed
-			ls.owner = nil
+	} else {
+		err := ls.warm() // an idle session's messages are in the store
+		if err == nil {
+			older, err = ls.replayFrom(ctx, lastSeq)
 		}
-		ls.mu.Unlock()
-		return nil, err
+		if err != nil {
+			ls.mu.Lock()
+			if ls.owner == c && prev != ls { // given to c by this request, which failed
+				ls.owner = nil
+			}
+			ls.mu.Unlock()
+			return nil, err
+		}
 	}
 	switch {
 	case prev == ls: // asked again: no event goes out until it is attached again, after the answer
@@ -102,18 +114,6 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		}
 	}
 
-	lastSeq := int64(-1)
-	if p.LastSeq != nil && resumed {
-		lastSeq = *p.LastSeq
-	}
-	var older []store.Event
-	if lastSeq >= 0 {
-		evs, err := st.EventsAfter(ctx, ls.id, lastSeq, replayMax*4)
-		if err != nil {
-			ls.log.Warn("reading events to replay", zap.Error(err))
-		}
-		older = evs
-	}
 	ls.mu.Lock()
 	for ls.cold { // cooled again since (a turn of its previous socket ended): read again
 		ls.mu.Unlock()
@@ -141,15 +141,6 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	if res.Messages == nil {
 		res.Messages = []chat.Message{}
 	}
-	if lastSeq >= 0 && len(older) == replayMax*4 {
-		// More to replay than was read: the latest events too (the tail of an idle session
-		// is in the store), as attach sends the last replayMax of what it gets.
-		more, err := st.EventsAfter(ctx, ls.id, max(lastSeq, res.Seq-tailMax), 0)
-		if err != nil {
-			ls.log.Warn("reading events to replay", zap.Error(err))
-		}
-		older = append(older, more...)
-	}
 	if running != nil {
 		res.Running = ls.runningSnapshot(ctx, running, res.Seq)
 	}
@@ -162,6 +153,37 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 }
 
 var errForkNeeded = errors.New("session is live elsewhere")
+
+// replayFrom reads the stored events after lastSeq that a resumed page is sent again (none
+// when lastSeq < 0): at most replayMax*4 from lastSeq and, when there are more, the latest
+// ones (the tail of an idle session is in the store), as attach sends the last replayMax of
+// what it gets. A store that does not answer is wire.ErrStoreDown unless the session's tail
+// in memory holds what is missing: a page is never told it is up to date over a gap.
+func (ls *liveSession) replayFrom(ctx context.Context, lastSeq int64) ([]store.Event, error) {
+	if lastSeq < 0 {
+		return nil, nil
+	}
+	st := ls.hub.srv.cfg.Store
+	older, err := st.EventsAfter(ctx, ls.id, lastSeq, replayMax*4)
+	need := lastSeq // the events after need are still to be read
+	if err == nil && len(older) == replayMax*4 {
+		need = max(lastSeq, ls.persistedSeq()-tailMax)
+		var more []store.Event
+		more, err = st.EventsAfter(ctx, ls.id, need, 0)
+		older = append(older, more...)
+	}
+	if err == nil {
+		return older, nil
+	}
+	ls.mu.Lock()
+	covered := ls.persisted <= need || (len(ls.tail) > 0 && ls.tail[0].Seq <= need+1)
+	ls.mu.Unlock()
+	if covered {
+		return older, nil
+	}
+	ls.log.Warn("reading events to replay", zap.Error(err))
+	return nil, wire.ErrStoreDown
+}
 
 // findable tells whether agent/session can find session id for origin: nil,
 // wire.ErrSessionNotFound, or wire.ErrStoreDown when the store does not answer.

@@ -32,7 +32,8 @@ var errStoreDown = errors.New("flaky store: connection refused")
 // the write landed).
 type flakyStore struct {
 	store.Store
-	down atomic.Bool // Create, Load, Append and EventsAfter fail with errStoreDown
+	down       atomic.Bool // Create, Load, Append and EventsAfter fail with errStoreDown
+	eventsDown atomic.Bool // EventsAfter fails with errStoreDown (a blip between two reads)
 
 	mu       sync.Mutex
 	failNext int   // the next failNext Appends of events fail with failErr
@@ -47,6 +48,9 @@ func (f *flakyStore) failAppends(n int, err error, apply bool) {
 	defer f.mu.Unlock()
 	f.failNext, f.failErr, f.apply, f.failed = n, err, apply, 0
 }
+
+// Unwrap gives the wrapped store (its bus among others: store.BusOf).
+func (f *flakyStore) Unwrap() store.Store { return f.Store }
 
 func (f *flakyStore) failures() int {
 	f.mu.Lock()
@@ -69,7 +73,7 @@ func (f *flakyStore) Load(ctx context.Context, id string) (*store.Session, error
 }
 
 func (f *flakyStore) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
-	if f.down.Load() {
+	if f.down.Load() || f.eventsDown.Load() {
 		return nil, errStoreDown
 	}
 	return f.Store.EventsAfter(ctx, id, after, limit)
@@ -503,5 +507,42 @@ func TestForkWhileTheStoreIsDownSaysSo(t *testing.T) {
 	fork := dup.session(wire.SessionParams{SessionID: sess.SessionID})
 	if !fork.Forked || fork.SessionID == sess.SessionID || roleList(fork.Messages) != "user,assistant,tool,assistant" {
 		t.Errorf("the same request once the store is back: got forked %v, history %s; want a fork with the turn", fork.Forked, roleList(fork.Messages))
+	}
+}
+
+// A page that resumes with lastSeq while the store answers Load but not the read of the
+// events to replay is told the store is down, not answered "resumed" without the events it
+// missed (it would take itself to be up to date over a gap). Once the store answers, the
+// same request replays them.
+func TestResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
+	flaky := &flakyStore{Store: store.NewMemory()}
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = flaky })
+	a := openPage(t, ts, testOrigin, echoTool())
+	sess := a.session(wire.SessionParams{})
+	if _, err := a.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	seen := a.eventsUntil(wire.EventTurnEnd)
+	dropSocket(a, true)
+
+	b := openPage(t, ts, testOrigin, echoTool())
+	flaky.eventsDown.Store(true)
+	zero := int64(0)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := b.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
+		t.Fatalf("a resume whose replay cannot be read: got %+v, %v; want error %d", res, err, wire.CodeStoreDown)
+	}
+
+	flaky.eventsDown.Store(false)
+	res = b.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero})
+	if !res.Resumed || res.Seq != lastSeqOf(seen) {
+		t.Fatalf("the same request once the store answers: got resumed %v at seq %d, want resumed at %d", res.Resumed, res.Seq, lastSeqOf(seen))
+	}
+	replayed := b.eventsUntil(wire.EventTurnEnd)
+	if replayed[0].Seq != 1 || lastSeqOf(replayed) != res.Seq {
+		t.Errorf("replayed seqs %d..%d, want 1..%d", replayed[0].Seq, lastSeqOf(replayed), res.Seq)
 	}
 }

@@ -26,10 +26,14 @@ type Bus interface {
 	Subscribe(ctx context.Context, channel string, fn func(channel string, msg []byte)) (unsubscribe func(), err error)
 }
 
-// BusOf returns the store's bus, or nil when it has none.
+// BusOf returns the store's bus, or nil when it has none. A Store that wraps another (a
+// decorator with an Unwrap() Store method, as errors.Unwrap) has the bus of the one it wraps.
 func BusOf(s Store) Bus {
-	if b, ok := s.(interface{ storeBus() Bus }); ok {
+	switch b := s.(type) {
+	case interface{ storeBus() Bus }:
 		return b.storeBus()
+	case interface{ Unwrap() Store }:
+		return BusOf(b.Unwrap())
 	}
 	return nil
 }
