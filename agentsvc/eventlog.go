@@ -197,8 +197,9 @@ func (ls *liveSession) flushContained() {
 	ls.flushLoop()
 }
 
-// write stores one batch, creating the session first when create is not nil (then it also
-// claims it, as resume does). A failure that may be transient is retried; a seq conflict,
+// write stores one batch, creating the session first when create is not nil, claimed by
+// this replica in the same step: another replica that resumes it at once (a twin tab) must
+// never find it unclaimed, take it and close this turn as interrupted. A failure that may be transient is retried; a seq conflict,
 // a missing session or a closed store are final at once.
 func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 	srv := ls.hub.srv
@@ -213,7 +214,7 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 			time.Sleep(time.Duration(50<<(attempt-1)) * time.Millisecond)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-		err = writeBatch(ctx, st, ls.id, create, b)
+		err = writeBatch(ctx, st, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
 		cancel()
 		if err == nil || errors.Is(err, store.ErrSeqConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
 			break
@@ -223,23 +224,15 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 	if err == nil {
 		srv.metrics.storeWrites.Observe(time.Since(start).Seconds())
 	}
-	if err != nil || create == nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	if _, _, err := st.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL); err != nil {
-		ls.log.Warn("claiming new session", zap.Error(err))
-	}
-	return nil
+	return err
 }
 
 // writeBatch is one attempt of write.
-func writeBatch(ctx context.Context, st store.Store, id string, create *store.Session, b store.Batch) error {
+func writeBatch(ctx context.Context, st store.Store, id string, create *store.Session, owner string, ttl time.Duration, b store.Batch) error {
 	if create != nil {
 		// ErrExists: an earlier attempt created it (ids are random); its Append may not have
 		// happened, so append now; if it did, the seqs conflict and resync sorts it out.
-		if err := st.Create(ctx, create); err != nil && !errors.Is(err, store.ErrExists) {
+		if err := st.CreateClaimed(ctx, create, owner, ttl); err != nil && !errors.Is(err, store.ErrExists) {
 			return fmt.Errorf("creating the session: %w", err)
 		}
 	}

@@ -3,6 +3,7 @@ package agentsvc
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -326,4 +327,63 @@ func checkLog(t *testing.T, st store.Store, id string, seq int64) {
 	if int64(len(evs)) != seq {
 		t.Fatalf("stored log has %d events, the session says %d", len(evs), seq)
 	}
+}
+
+// heldAppends is a store whose Appends wait until held is closed; waiting is closed when
+// the first one does.
+type heldAppends struct {
+	store.Store
+	held, waiting chan struct{}
+	once          sync.Once
+}
+
+func (h *heldAppends) Unwrap() store.Store { return h.Store }
+
+func (h *heldAppends) Append(ctx context.Context, id string, b store.Batch) error {
+	h.once.Do(func() { close(h.waiting) })
+	<-h.held
+	return h.Store.Append(ctx, id, b)
+}
+
+// TestNewSessionIsClaimedAsItIsCreated: a twin tab that resumes a new session on another
+// replica while the session's first write is on its way (created, its first events not yet
+// appended) finds it held by the replica whose turn writes it: it never takes it (which
+// would close the first turn as interrupted under it and make its writes conflict).
+func TestNewSessionIsClaimedAsItIsCreated(t *testing.T) {
+	core, logs := observer.New(zapcore.WarnLevel)
+	shared := store.NewMemoryWithBus()
+	held := &heldAppends{Store: shared, held: make(chan struct{}), waiting: make(chan struct{})}
+	model := echoUserText()
+	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID, c.Logger = held, "replica-a", zap.New(core) })
+	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-b" })
+	first := openPage(t, a, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	chat := make(chan wire.ChatResult, 1)
+	go func() {
+		r, err := first.chat("hello")
+		if err != nil {
+			t.Errorf("the first tab's turn: %v", err)
+		}
+		chat <- r
+	}()
+	<-held.waiting // created in the store, its first events not appended yet
+
+	twin := openPage(t, b, testOrigin, echoTool())
+	zero := int64(0)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := twin.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, &res)
+	if err != nil {
+		t.Fatalf("the twin's agent/session: %v", err)
+	}
+	heldByA(t, shared, a, sess.SessionID)
+
+	close(held.held)
+	if r := <-chat; r.StopReason != wire.StopEnd {
+		t.Errorf("the first tab's turn ended %q, want %q", r.StopReason, wire.StopEnd)
+	}
+	s := loadStored(t, shared, sess.SessionID)
+	checkLog(t, shared, sess.SessionID, s.Seq)
+	noWarnings(t, logs)
 }

@@ -65,6 +65,13 @@ func (f *flakyStore) Create(ctx context.Context, s *store.Session) error {
 	return f.Store.Create(ctx, s)
 }
 
+func (f *flakyStore) CreateClaimed(ctx context.Context, s *store.Session, owner string, ttl time.Duration) error {
+	if f.down.Load() {
+		return errStoreDown
+	}
+	return f.Store.CreateClaimed(ctx, s, owner, ttl)
+}
+
 func (f *flakyStore) Load(ctx context.Context, id string) (*store.Session, error) {
 	if f.down.Load() {
 		return nil, errStoreDown

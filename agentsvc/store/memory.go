@@ -79,6 +79,18 @@ func (m *memory) lookup(id string) (*memSession, error) {
 }
 
 func (m *memory) Create(ctx context.Context, s *Session) error {
+	return m.create(s, "", 0)
+}
+
+func (m *memory) CreateClaimed(ctx context.Context, s *Session, owner string, ttl time.Duration) error {
+	if err := checkClaim(owner, ttl); err != nil {
+		return err
+	}
+	return m.create(s, owner, ttl)
+}
+
+// create is Create, claimed by owner for ttl unless owner is "".
+func (m *memory) create(s *Session, owner string, ttl time.Duration) error {
 	created, err := newSession(s, m.now())
 	if err != nil {
 		return err
@@ -92,7 +104,7 @@ func (m *memory) Create(ctx context.Context, s *Session) error {
 		return ErrExists
 	}
 	created = fromNanos(nanos(created))
-	m.sessions[s.ID] = &memSession{s: Session{
+	ms := &memSession{s: Session{
 		ID:         s.ID,
 		Origin:     s.Origin,
 		Page:       s.Page,
@@ -100,6 +112,10 @@ func (m *memory) Create(ctx context.Context, s *Session) error {
 		UpdatedAt:  created,
 		ActiveTurn: s.ActiveTurn,
 	}}
+	if owner != "" {
+		ms.claimOwner, ms.claimUntil = owner, m.now().Add(ttl)
+	}
+	m.sessions[s.ID] = ms
 	return nil
 }
 

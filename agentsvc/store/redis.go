@@ -165,10 +165,12 @@ func (s *redisStore) fail(op string, err error) error {
 }
 
 // createScript: KEYS hash, msgs, events, claim, index; ARGV id, origin, url, title,
-// created ns, score, turn, ttl ms, origin index prefix. Returns 1, or 0 when the id exists.
+// created ns, score, turn, ttl ms, origin index prefix, claim owner ("": none), claim ttl
+// ms. Returns 1, or 0 when the id exists.
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+if ARGV[10] ~= '' then redis.call('SET', KEYS[4], ARGV[10], 'PX', ARGV[11]) end
 redis.call('HSET', KEYS[1], 'origin', ARGV[2], 'url', ARGV[3], 'title', ARGV[4],
 	'created', ARGV[5], 'updated', ARGV[5], 'seq', '0', 'turn', ARGV[7])
 local ttl = tonumber(ARGV[8])
@@ -179,6 +181,18 @@ return 1
 `)
 
 func (s *redisStore) Create(ctx context.Context, sess *Session) error {
+	return s.create(ctx, sess, "", 0)
+}
+
+func (s *redisStore) CreateClaimed(ctx context.Context, sess *Session, owner string, ttl time.Duration) error {
+	if err := checkClaim(owner, ttl); err != nil {
+		return err
+	}
+	return s.create(ctx, sess, owner, ttl)
+}
+
+// create is Create, claimed by owner for ttl in the same script unless owner is "".
+func (s *redisStore) create(ctx context.Context, sess *Session, owner string, ttl time.Duration) error {
 	created, err := newSession(sess, s.now())
 	if err != nil {
 		return err
@@ -188,7 +202,7 @@ func (s *redisStore) Create(ctx context.Context, sess *Session) error {
 	}
 	keys := append(s.sessionKeys(sess.ID), s.indexKey())
 	n, err := createScript.Run(ctx, s.c, keys, sess.ID, sess.Origin, sess.Page.URL, sess.Page.Title,
-		nanos(created), score(created), sess.ActiveTurn, s.ttlMillis(), s.originPrefix()).Int()
+		nanos(created), score(created), sess.ActiveTurn, s.ttlMillis(), s.originPrefix(), owner, millis(ttl)).Int()
 	if err != nil {
 		return s.fail("create", err)
 	}

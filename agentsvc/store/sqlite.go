@@ -191,6 +191,18 @@ func (s *sqliteStore) fail(op string, err error) error {
 }
 
 func (s *sqliteStore) Create(ctx context.Context, sess *Session) error {
+	return s.create(ctx, sess, "", 0)
+}
+
+func (s *sqliteStore) CreateClaimed(ctx context.Context, sess *Session, owner string, ttl time.Duration) error {
+	if err := checkClaim(owner, ttl); err != nil {
+		return err
+	}
+	return s.create(ctx, sess, owner, ttl)
+}
+
+// create is Create, claimed by owner for ttl in the same transaction unless owner is "".
+func (s *sqliteStore) create(ctx context.Context, sess *Session, owner string, ttl time.Duration) error {
 	created, err := newSession(sess, s.now())
 	if err != nil {
 		return err
@@ -198,14 +210,18 @@ func (s *sqliteStore) Create(ctx context.Context, sess *Session) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	res, err := s.w.ExecContext(ctx, `INSERT INTO sessions
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail("create", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO sessions
 		(id, origin, page_url, page_title, created_at, updated_at, active_turn)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		sess.ID, sess.Origin, sess.Page.URL, sess.Page.Title, nanos(created), nanos(created), sess.ActiveTurn)
 	if err != nil {
 		return s.fail("create", err)
 	}
-	s.ck.kick()
 	n, err := res.RowsAffected()
 	if err != nil {
 		return s.fail("create", err)
@@ -213,6 +229,17 @@ func (s *sqliteStore) Create(ctx context.Context, sess *Session) error {
 	if n == 0 {
 		return ErrExists
 	}
+	if owner != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO claims (session_id, owner, expires_at) VALUES (?, ?, ?)
+			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at`,
+			sess.ID, owner, nanos(s.now().Add(ttl))); err != nil {
+			return s.fail("create", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail("create", err)
+	}
+	s.ck.kick()
 	return nil
 }
 

@@ -84,6 +84,11 @@ type Store interface {
 	// UpdatedAt = CreatedAt, Seq 0, no messages). A zero CreatedAt means now; a Session
 	// with a Seq or Messages is refused; ActiveTurn is stored as given. ErrExists.
 	Create(ctx context.Context, s *Session) error
+	// CreateClaimed is Create with the new session claimed by owner until now+ttl in the
+	// same step (see Claim): no other owner can find it unclaimed, or claim it, between its
+	// creation and its claim. ErrExists leaves the existing session and its claim as they
+	// are; an empty owner or a ttl <= 0 is an error.
+	CreateClaimed(ctx context.Context, s *Session, owner string, ttl time.Duration) error
 	// Load returns the session with its messages, or ErrNotFound.
 	Load(ctx context.Context, id string) (*Session, error)
 	// Append writes b atomically and touches UpdatedAt (to the second: SQLite leaves one

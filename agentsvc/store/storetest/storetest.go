@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) Harness) {
 		{"Delete", testDelete},
 		{"ExpireIdle", testExpireIdle},
 		{"Claim", testClaim},
+		{"CreateClaimed", testCreateClaimed},
 		{"ClaimExpiry", testClaimExpiry},
 		{"RenewClaims", testRenewClaims},
 		{"Close", testClose},
@@ -753,6 +754,47 @@ func testClaim(t *testing.T, h Harness) {
 	}
 }
 
+// testCreateClaimed: a session created claimed is held by its creator from the start (as
+// after a Claim: another owner is refused, the claim expires), an existing id keeps its
+// session and claim, and a bad owner or ttl creates nothing.
+func testCreateClaimed(t *testing.T, h Harness) {
+	ctx := t.Context()
+	const short = 100 * time.Millisecond
+	if err := h.Store.CreateClaimed(ctx, &store.Session{ID: "s1", Origin: "o", ActiveTurn: "t1"}, "a", short); err != nil {
+		t.Fatalf("CreateClaimed: %v", err)
+	}
+	if got := load(t, h.Store, "s1"); got.Origin != "o" || got.Seq != 0 || got.ActiveTurn != "t1" {
+		t.Errorf("loaded %+v, want origin o, seq 0, active turn t1", got)
+	}
+	if ok, cur, err := h.Store.Claim(ctx, "s1", "b", time.Hour); ok || cur != "a" || err != nil {
+		t.Errorf("another owner's claim of a session created claimed: got %v %q %v, want false a", ok, cur, err)
+	}
+	if err := h.Store.CreateClaimed(ctx, &store.Session{ID: "s1", Origin: "o"}, "b", time.Hour); !errors.Is(err, store.ErrExists) {
+		t.Errorf("CreateClaimed of an existing id: got %v, want ErrExists", err)
+	}
+	if ok, cur, _ := h.Store.Claim(ctx, "s1", "b", time.Hour); ok || cur != "a" {
+		t.Errorf("after ErrExists: got %v %q, want the claim still a's", ok, cur)
+	}
+	if ok, cur, err := h.Store.Claim(ctx, "s1", "a", short); !ok || cur != "a" || err != nil {
+		t.Errorf("the creator renews: got %v %q %v, want true a", ok, cur, err)
+	}
+	h.advance(2 * short)
+	if ok, cur, err := h.Store.Claim(ctx, "s1", "b", time.Hour); !ok || cur != "b" || err != nil {
+		t.Errorf("claim after the creator's expired: got %v %q %v, want true b", ok, cur, err)
+	}
+	for _, bad := range []struct {
+		owner string
+		ttl   time.Duration
+	}{{"", time.Hour}, {"a", 0}, {"a", -time.Second}} {
+		if err := h.Store.CreateClaimed(ctx, &store.Session{ID: "s2", Origin: "o"}, bad.owner, bad.ttl); err == nil {
+			t.Errorf("CreateClaimed(owner %q, ttl %v): got nil error, want one", bad.owner, bad.ttl)
+		}
+	}
+	if _, err := h.Store.Load(ctx, "s2"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Load after refused CreateClaimed calls: got %v, want ErrNotFound", err)
+	}
+}
+
 // testRenewClaims: a store.ClaimRenewer's RenewClaims is Claim for each id: it renews the
 // owner's claims, takes expired and missing ones, leaves another owner's unexpired claim
 // alone and skips ids of no session, across more ids than one step takes.
@@ -845,9 +887,10 @@ func testClose(t *testing.T, h Harness) {
 		t.Fatalf("Close: %v", err)
 	}
 	calls := map[string]error{
-		"Create": h.Store.Create(ctx, &store.Session{ID: "s2"}),
-		"Append": h.Store.Append(ctx, "s1", store.Batch{Events: events(1, 1, "x")}),
-		"Delete": h.Store.Delete(ctx, "s1"),
+		"Create":        h.Store.Create(ctx, &store.Session{ID: "s2"}),
+		"CreateClaimed": h.Store.CreateClaimed(ctx, &store.Session{ID: "s3", Origin: "o"}, "a", time.Hour),
+		"Append":        h.Store.Append(ctx, "s1", store.Batch{Events: events(1, 1, "x")}),
+		"Delete":        h.Store.Delete(ctx, "s1"),
 	}
 	_, calls["Load"] = h.Store.Load(ctx, "s1")
 	_, calls["EventsAfter"] = h.Store.EventsAfter(ctx, "s1", 0, 0)
