@@ -387,3 +387,78 @@ func TestNewSessionIsClaimedAsItIsCreated(t *testing.T) {
 	checkLog(t, shared, sess.SessionID, s.Seq)
 	noWarnings(t, logs)
 }
+
+// heldLoads is a store whose next Load, once armed, waits until held is closed; waiting is
+// closed when it does.
+type heldLoads struct {
+	store.Store
+	armed         atomic.Bool
+	held, waiting chan struct{}
+}
+
+func (h *heldLoads) Unwrap() store.Store { return h.Store }
+
+func (h *heldLoads) Load(ctx context.Context, id string) (*store.Session, error) {
+	if h.armed.CompareAndSwap(true, false) {
+		close(h.waiting)
+		<-h.held
+	}
+	return h.Store.Load(ctx, id)
+}
+
+// TestEvictedWhileATurnReadsItsHistory: a turn's start reads an idle session's history
+// back from the store (warm) while the socket goes, evict lets the session go and another
+// replica takes it. The turn must not then start on the copy let go (the page fuzzer found a
+// turn running on a next to b's copy, the page on b never seeing its events): it looks
+// again once the read is done, and is refused because b holds the session.
+func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
+	gate, model := modelAfterFirst("written next to b")
+	close(gate)
+	shared := store.NewMemoryWithBus()
+	held := &heldLoads{Store: shared, held: make(chan struct{}), waiting: make(chan struct{})}
+	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = held, "replica-a"; noPageWait(c) })
+	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-b"; noPageWait(c) })
+	p := openPage(t, a, testOrigin, echoTool())
+	sess := p.session(wire.SessionParams{})
+	if _, err := p.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	c := a.connFor(t)
+	ls := c.boundSession()
+	if ls == nil || ls.id != sess.SessionID {
+		t.Fatalf("socket bound to %v, want session %s", ls, sess.SessionID)
+	}
+
+	held.armed.Store(true)
+	type started struct {
+		rt  *runningTurn
+		err error
+	}
+	turn := make(chan started, 1)
+	go func() {
+		rt, err := a.hub.startTurn(ls, c, "on a", "")
+		turn <- started{rt, err}
+	}()
+	<-held.waiting // the turn's start reads the history back
+	p.peer.Close(nil)
+	waitFor(t, "the session to be evicted", func() bool {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.evicted
+	})
+	other := openPage(t, b, testOrigin, echoTool())
+	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
+		t.Fatalf("resume on b: %+v", res)
+	}
+	before := loadStored(t, shared, ls.id)
+	close(held.held)
+
+	if s := <-turn; s.err == nil {
+		<-s.rt.done
+		t.Fatalf("a started a turn in a session b holds; it ended with %+v", s.rt.result)
+	}
+	after := loadStored(t, shared, ls.id)
+	if after.Seq != before.Seq || after.ActiveTurn != "" {
+		t.Fatalf("store seq %d (was %d), active turn %q: a wrote in b's session", after.Seq, before.Seq, after.ActiveTurn)
+	}
+}

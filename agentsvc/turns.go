@@ -108,21 +108,24 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		return nil, err
 	}
 	ls.mu.Lock()
-	if ls.evicted { // its socket went, and evict let it go, while this request was on its way
-		why := ls.reviveLocked()
-		ls.mu.Unlock()
-		if why != "" { // two copies must not both write: the page resumes the other one
-			caller.sendBack(why)
-			return nil, wire.ErrNoSession
+	for {
+		if ls.evicted { // its socket went, and evict let it go, while this request was on its way
+			why := ls.reviveLocked()
+			ls.mu.Unlock()
+			if why != "" { // two copies must not both write: the page resumes the other one
+				caller.sendBack(why)
+				return nil, wire.ErrNoSession
+			}
+			return h.startTurn(ls, caller, text, clientTurnID) // reads the store's state first
 		}
-		return h.startTurn(ls, caller, text, clientTurnID) // reads the store's state first
-	}
-	for ls.cold { // an idle session's history is in the store: read it back first
-		ls.mu.Unlock()
+		if !ls.cold {
+			break
+		}
+		ls.mu.Unlock() // an idle session's history is in the store: read it back first
 		if err := ls.warm(); err != nil {
 			return nil, err
 		}
-		ls.mu.Lock()
+		ls.mu.Lock() // evict may have let it go while the store was read: look again
 	}
 	if rt := ls.turn; rt != nil {
 		ls.mu.Unlock()
