@@ -288,9 +288,12 @@ func (px *proxy) takeOver() {
 			px.h.detachFrom(ls, c)
 			return
 		}
-		older, err := px.h.srv.cfg.Store.EventsAfter(ctx, px.id, sent, 0)
-		if err != nil {
-			px.log.Warn("reading events to send", zap.Error(err))
+		older, err := ls.replayFrom(ctx, sent)
+		if err != nil { // attached over a gap, the page would miss events for good: it resumes
+			c.bind(nil)
+			px.h.detachFrom(ls, c)
+			c.sendBack("its session's events could not be read; reconnect to resume it")
+			return
 		}
 		ls.attach(c, sent, older)
 		px.log.Debug("took over a session from another replica")

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
@@ -387,6 +389,41 @@ func TestProxiedResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
 	close(gate)
 	if end := second.eventsUntil(wire.EventTurnEnd); end[len(end)-1].SessionID != sess.SessionID {
 		t.Errorf("turn_end of session %s, want %s", end[len(end)-1].SessionID, sess.SessionID)
+	}
+}
+
+// TestTakeOverWhoseReplayCannotBeReadSendsThePageBack: b takes over a session whose turn
+// ended on a, for the socket that served the turn, which missed the turn's last events (b's
+// bus connection dropped) while the store does not give b those events (nor the session's
+// tail): the socket is sent back to resume (4000), not attached over a gap that it would
+// never see filled.
+func TestTakeOverWhoseReplayCannotBeReadSendsThePageBack(t *testing.T) {
+	gate, model := gatedText("first answer", "later")
+	shared := store.NewMemoryWithBus()
+	flaky := &flakyStore{Store: shared}
+	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-a" })
+	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = flaky, "replica-b" })
+	_, second := proxiedTurn(t, a, b)
+	b.relay.mu.Lock()
+	var px *proxy
+	for _, p := range b.relay.proxies {
+		px = p
+	}
+	b.relay.mu.Unlock()
+	px.mu.Lock()
+	unsub := px.unsub
+	px.mu.Unlock()
+	unsub() // what a publishes from now on does not reach the proxy
+	flaky.eventsDown.Store(true)
+	close(gate) // the turn ends on a, which lets the session go: b takes it over
+	select {
+	case <-second.peer.Done():
+	case <-time.After(waitLimit):
+		t.Fatal("the socket is still open: attached without the events it lacks")
+	}
+	var ce *websocket.CloseError
+	if err := second.peer.Wait(); !errors.As(err, &ce) || ce.Code != wire.CloseResume {
+		t.Fatalf("the socket ended with %v, want close code %d", err, wire.CloseResume)
 	}
 }
 
