@@ -199,8 +199,9 @@ func (ls *liveSession) flushContained() {
 
 // write stores one batch, creating the session first when create is not nil, claimed by
 // this replica in the same step: another replica that resumes it at once (a twin tab) must
-// never find it unclaimed, take it and close this turn as interrupted. A failure that may be transient is retried; a seq conflict,
-// a missing session or a closed store are final at once.
+// never find it unclaimed, take it and close this turn as interrupted. A failure that may
+// be transient is retried; a seq conflict, a missing session or a closed store are final at
+// once.
 func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 	srv := ls.hub.srv
 	st := srv.cfg.Store
