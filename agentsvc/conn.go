@@ -205,7 +205,11 @@ type settleKey struct{}
 
 // ordered wraps h for HandleStart: its start (in the read goroutine, in arrival order) takes
 // the place of the page's last ordered request, and the handler waits until that one has
-// settled. A request settles when its handler returns, or earlier when it calls settled.
+// settled. A request settles when its answer has been queued (and what its handler sends
+// after it, see wsrpc.ReplyThen), when it fails, or earlier when it calls settled. Settling
+// when the handler returns was not enough: the next request's answer could be queued before
+// this one's, and a page that pipelines two agent/session requests was then bound to the
+// session of the answer it got first.
 func (c *pageConn) ordered(h wsrpc.Handler) func(*wsrpc.Request) wsrpc.Handler {
 	return func(*wsrpc.Request) wsrpc.Handler {
 		prev := c.lastOp
@@ -213,13 +217,33 @@ func (c *pageConn) ordered(h wsrpc.Handler) func(*wsrpc.Request) wsrpc.Handler {
 		c.lastOp = mine
 		settle := sync.OnceFunc(func() { close(mine) }) // one closer: whichever call is first
 		return func(ctx context.Context, req *wsrpc.Request) (any, error) {
-			defer settle()
+			answered := false // settled once the answer is queued, else on the way out
+			defer func() {
+				if !answered {
+					settle()
+				}
+			}()
 			select {
 			case <-prev:
 			case <-ctx.Done():
 				return nil, wire.ErrCancelledEarly
 			}
-			return h(context.WithValue(ctx, settleKey{}, settle), req)
+			res, err := h(context.WithValue(ctx, settleKey{}, settle), req)
+			if err != nil {
+				return nil, err
+			}
+			answered = true
+			if r, ok := res.(*wsrpc.Reply); ok {
+				after := r.After
+				r.After = func() {
+					defer settle()
+					if after != nil {
+						after()
+					}
+				}
+				return r, nil
+			}
+			return wsrpc.ReplyThen(res, settle), nil
 		}
 	}
 }
