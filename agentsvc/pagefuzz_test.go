@@ -41,6 +41,7 @@ package agentsvc
 //	BYOMCP_FUZZ_RUNS=50 go test -race -count=1 -run TestPageFuzz ./agentsvc/   # 50 more random seeds
 //	go test -run '^$' -fuzz FuzzPageSocket -fuzztime 10m ./agentsvc/      # coverage-guided, on demand
 //	BYOMCP_FUZZ_TRACE=1 go test -count=1 -run TestPageFuzz ./agentsvc/ -fuzzseed=N -v   # every op, frame and agent log
+//	BYOMCP_FUZZ_STORE=redis BYOMCP_FUZZ_RUNS=50 go test -race -count=1 -run TestPageFuzz ./agentsvc/   # two replicas on redis-server
 //
 // A failing run prints its seed and the replay command. The native fuzz target takes the
 // seed and the driver program (one op per pair of bytes) as its input, so the fuzzing
@@ -81,6 +82,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/store/storetest"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -309,14 +311,29 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 	if rng.IntN(4) == 0 { // the defaults: floods may close a socket with 1008
 		rateLimit, rateBurst = 0, 0
 	}
-	var shared store.Store
+	// Odd seeds run two replicas on one store with a bus: the memory store, or with
+	// BYOMCP_FUZZ_STORE=redis a real redis-server that each replica opens on its own.
+	var shared func() store.Store
 	if seed%2 == 1 {
-		shared = store.NewMemoryWithBus()
+		if os.Getenv("BYOMCP_FUZZ_STORE") == "redis" {
+			url := storetest.RedisServer(t)
+			shared = func() store.Store {
+				st, err := store.OpenRedis(t.Context(), url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				return st
+			}
+		} else {
+			mem := store.NewMemoryWithBus()
+			shared = func() store.Store { return mem }
+		}
 	}
 	newReplica := func(owner string) *testServer {
 		return newTestServer(t, model, func(c *Config) {
 			if shared != nil {
-				c.Store, c.OwnerID = shared, owner
+				c.Store, c.OwnerID = shared(), owner
 			}
 			r.configure(c, core, rateLimit, rateBurst)
 		})
