@@ -3,6 +3,7 @@ package agentsvc
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -388,22 +389,35 @@ func TestNewSessionIsClaimedAsItIsCreated(t *testing.T) {
 	noWarnings(t, logs)
 }
 
-// heldLoads is a store whose next Load, once armed, waits until held is closed; waiting is
-// closed when it does.
-type heldLoads struct {
+// heldReads is a store whose next Load or EventsAfter, once armed (loads, events), waits
+// until held is closed; waiting is closed when it does.
+type heldReads struct {
 	store.Store
-	armed         atomic.Bool
+	loads, events atomic.Bool
 	held, waiting chan struct{}
 }
 
-func (h *heldLoads) Unwrap() store.Store { return h.Store }
+func newHeldReads(st store.Store) *heldReads {
+	return &heldReads{Store: st, held: make(chan struct{}), waiting: make(chan struct{})}
+}
 
-func (h *heldLoads) Load(ctx context.Context, id string) (*store.Session, error) {
-	if h.armed.CompareAndSwap(true, false) {
+func (h *heldReads) Unwrap() store.Store { return h.Store }
+
+func (h *heldReads) hold(armed *atomic.Bool) {
+	if armed.CompareAndSwap(true, false) {
 		close(h.waiting)
 		<-h.held
 	}
+}
+
+func (h *heldReads) Load(ctx context.Context, id string) (*store.Session, error) {
+	h.hold(&h.loads)
 	return h.Store.Load(ctx, id)
+}
+
+func (h *heldReads) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
+	h.hold(&h.events)
+	return h.Store.EventsAfter(ctx, id, after, limit)
 }
 
 // TestEvictedWhileATurnReadsItsHistory: a turn's start reads an idle session's history
@@ -415,7 +429,7 @@ func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
 	gate, model := modelAfterFirst("written next to b")
 	close(gate)
 	shared := store.NewMemoryWithBus()
-	held := &heldLoads{Store: shared, held: make(chan struct{}), waiting: make(chan struct{})}
+	held := newHeldReads(shared)
 	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = held, "replica-a"; noPageWait(c) })
 	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-b"; noPageWait(c) })
 	p := openPage(t, a, testOrigin, echoTool())
@@ -429,7 +443,7 @@ func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
 		t.Fatalf("socket bound to %v, want session %s", ls, sess.SessionID)
 	}
 
-	held.armed.Store(true)
+	held.loads.Store(true)
 	type started struct {
 		rt  *runningTurn
 		err error
@@ -460,5 +474,55 @@ func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
 	after := loadStored(t, shared, ls.id)
 	if after.Seq != before.Seq || after.ActiveTurn != "" {
 		t.Fatalf("store seq %d (was %d), active turn %q: a wrote in b's session", after.Seq, before.Seq, after.ActiveTurn)
+	}
+}
+
+// TestResumeReadsTheTailBeforeOthersSeeTheSession: a socket resumes a session that is not in
+// memory; while its request reads the session's recent events, its socket goes and another
+// socket resumes the same session. The session a resume puts in the hub is complete by then:
+// the first request wrote its tail after the second one's attach had used the session
+// (without its lock), which the page fuzzer's -race run reported. Under -race, this test
+// fails on that order.
+func TestResumeReadsTheTailBeforeOthersSeeTheSession(t *testing.T) {
+	held := newHeldReads(store.NewMemory())
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = held })
+	p := openPage(t, ts, testOrigin, echoTool())
+	sess := p.session(wire.SessionParams{})
+	if _, err := p.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	p.eventsUntil(wire.EventTurnEnd)
+	dropSocket(p, true)
+	waitFor(t, "the session to leave memory", func() bool {
+		live, _, _, _ := liveState(ts, sess.SessionID)
+		return !live
+	})
+
+	held.events.Store(true)
+	first := openPage(t, ts, testOrigin, echoTool())
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_ = first.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, nil)
+	}()
+	<-held.waiting // the first resume reads the session's recent events
+	dropSocket(first, false)
+	<-answered
+
+	second := openPage(t, ts, testOrigin, echoTool())
+	if res := second.session(wire.SessionParams{SessionID: sess.SessionID}); !res.Resumed || res.Forked {
+		t.Fatalf("the second socket's resume: got %+v, want the session resumed", res)
+	}
+	close(held.held)
+	if _, err := second.chat("second"); err != nil {
+		t.Fatal(err)
+	}
+	second.eventsUntil(wire.EventTurnEnd)
+	s := loadStored(t, held, sess.SessionID)
+	checkLog(t, held, sess.SessionID, s.Seq)
+	if got := strings.Join(userTexts(s.Messages), ","); got != "first,second" {
+		t.Errorf("stored user messages %q, want first,second", got)
 	}
 }

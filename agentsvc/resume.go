@@ -302,6 +302,11 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	if s, err = h.loadFor(ctx, id, c.origin); err != nil {
 		return nil, err
 	}
+	// Read before the session is in the hub: from then on other sockets use it (under ls.mu).
+	tail, err := st.EventsAfter(ctx, id, max(0, s.Seq-tailMax), 0)
+	if err != nil {
+		tail = nil // replayFrom reads the store again, or refuses to answer over a gap
+	}
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
 		h.mu.Unlock()
@@ -310,14 +315,12 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	ls = h.newLive(s.ID, s.Origin, s.Page)
 	ls.seq, ls.persisted = s.Seq, s.Seq
 	ls.messages = s.Messages
+	ls.tail = tail
 	ls.stored = true
 	ls.owner = c
 	h.live[id] = ls
 	h.mu.Unlock()
 	h.srv.metrics.sessions.Inc()
-	if tail, err := st.EventsAfter(ctx, id, max(0, s.Seq-tailMax), 0); err == nil {
-		ls.tail = tail
-	}
 	if s.ActiveTurn != "" {
 		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)")
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
