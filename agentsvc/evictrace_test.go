@@ -30,6 +30,20 @@ import (
 // side of the gone socket, the caller of the turn the test starts.
 func evictedAfterChat(t *testing.T, a *testServer) (*liveSession, *pageConn) {
 	t.Helper()
+	p, ls, c := chattedOnce(t, a)
+	p.peer.Close(nil)
+	waitFor(t, "the session to be evicted", func() bool {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.evicted
+	})
+	return ls, c
+}
+
+// chattedOnce opens a page on a and runs one turn (so the session is stored). It returns the
+// page, its session and the server's side of its socket.
+func chattedOnce(t *testing.T, a *testServer) (*fakePage, *liveSession, *pageConn) {
+	t.Helper()
 	p := openPage(t, a, testOrigin, echoTool())
 	sess := p.session(wire.SessionParams{})
 	if _, err := p.chat("first"); err != nil {
@@ -40,13 +54,7 @@ func evictedAfterChat(t *testing.T, a *testServer) (*liveSession, *pageConn) {
 	if ls == nil || ls.id != sess.SessionID {
 		t.Fatalf("socket bound to %v, want session %s", ls, sess.SessionID)
 	}
-	p.peer.Close(nil)
-	waitFor(t, "the session to be evicted", func() bool {
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		return ls.evicted
-	})
-	return ls, c
+	return p, ls, c
 }
 
 // modelAfterFirst answers the first request at once and the later ones with rest once gate
@@ -428,20 +436,15 @@ func (h *heldReads) EventsAfter(ctx context.Context, id string, after int64, lim
 func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
 	gate, model := modelAfterFirst("written next to b")
 	close(gate)
-	shared := store.NewMemoryWithBus()
-	held := newHeldReads(shared)
-	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = held, "replica-a"; noPageWait(c) })
-	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-b"; noPageWait(c) })
-	p := openPage(t, a, testOrigin, echoTool())
-	sess := p.session(wire.SessionParams{})
-	if _, err := p.chat("first"); err != nil {
-		t.Fatal(err)
-	}
-	c := a.connFor(t)
-	ls := c.boundSession()
-	if ls == nil || ls.id != sess.SessionID {
-		t.Fatalf("socket bound to %v, want session %s", ls, sess.SessionID)
-	}
+	var held *heldReads
+	shared, a, b := twoReplicasVia(t, model, noPageWait, func(replica string, shared store.Store) store.Store {
+		if replica != "replica-a" {
+			return nil
+		}
+		held = newHeldReads(shared)
+		return held
+	})
+	p, ls, c := chattedOnce(t, a)
 
 	held.loads.Store(true)
 	type started struct {

@@ -14,7 +14,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
-	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // Two replicas in one process on a memory store with a bus (the Redis bus is the same
@@ -23,22 +22,41 @@ import (
 // twoReplicas starts replicas a and b on one store with a bus; model runs on both.
 func twoReplicas(t *testing.T, model llm.Model, mod func(*Config)) (shared store.Store, a, b *testServer) {
 	t.Helper()
+	return twoReplicasVia(t, model, mod, nil)
+}
+
+// twoReplicasVia is twoReplicas where each replica uses via(replica, shared) as its store (a
+// faulty store in front of the shared one, say); nil via, or a nil result, is shared itself.
+func twoReplicasVia(t *testing.T, model llm.Model, mod func(*Config), via func(replica string, shared store.Store) store.Store) (shared store.Store, a, b *testServer) {
+	t.Helper()
 	shared = store.NewMemoryWithBus()
-	a = newQuietServer(t, model, func(c *Config) {
-		c.Store = shared
-		c.OwnerID = "replica-a"
-		if mod != nil {
-			mod(c)
+	replica := func(owner string) *testServer {
+		st := shared
+		if via != nil {
+			if w := via(owner, shared); w != nil {
+				st = w
+			}
 		}
-	})
-	b = newQuietServer(t, model, func(c *Config) {
-		c.Store = shared
-		c.OwnerID = "replica-b"
-		if mod != nil {
-			mod(c)
+		return newQuietServer(t, model, func(c *Config) {
+			c.Store = st
+			c.OwnerID = owner
+			if mod != nil {
+				mod(c)
+			}
+		})
+	}
+	return shared, replica("replica-a"), replica("replica-b")
+}
+
+// flakyB is a via of twoReplicasVia: replica b's store is a flakyStore, in *f.
+func flakyB(f **flakyStore) func(string, store.Store) store.Store {
+	return func(replica string, shared store.Store) store.Store {
+		if replica != "replica-b" {
+			return nil
 		}
-	})
-	return shared, a, b
+		*f = &flakyStore{Store: shared}
+		return *f
+	}
 }
 
 // TestTurnFollowsItsTabToAnotherReplica: a tool navigates, the next page lands on the other
@@ -358,29 +376,15 @@ func TestFailedSessionKeepsTheProxiedSession(t *testing.T) {
 // page serves the turn to its end.
 func TestProxiedResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
 	gate, model := gatedText("the end of the turn", "later")
-	shared := store.NewMemoryWithBus()
-	flaky := &flakyStore{Store: shared}
-	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-a" })
-	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = flaky, "replica-b" })
-	first := openPage(t, a, testOrigin, echoTool())
-	sess := first.session(wire.SessionParams{})
-	go func() { _, _ = first.chat("hello") }()
-	seen := first.eventsUntil(wire.EventTurnStart)
-	dropSocket(first, false)
-
-	second := openPage(t, b, testOrigin, echoTool())
+	var flaky *flakyStore
+	_, a, b := twoReplicasVia(t, model, nil, flakyB(&flaky))
+	sess, seen, second := turnLeftOnA(t, a, b)
 	zero := int64(0)
 	flaky.eventsDown.Store(true)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	var res wire.SessionResult
-	err := second.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, &res)
-	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
-		t.Fatalf("a proxied resume whose replay cannot be read: got %+v, %v; want error %d", res, err, wire.CodeStoreDown)
-	}
+	refusedStoreDown(t, second, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, "a proxied resume whose replay cannot be read")
 
 	flaky.eventsDown.Store(false)
-	if res = second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}); !res.Resumed || res.Running == nil {
+	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}); !res.Resumed || res.Running == nil {
 		t.Fatalf("the same request once the store answers: got %+v, want the session resumed with its turn running on a", res)
 	}
 	if replayed := second.eventsUntil(wire.EventTurnStart); replayed[0].Seq != 1 || lastSeqOf(replayed) != lastSeqOf(seen) {
@@ -399,10 +403,8 @@ func TestProxiedResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
 // never see filled.
 func TestTakeOverWhoseReplayCannotBeReadSendsThePageBack(t *testing.T) {
 	gate, model := gatedText("first answer", "later")
-	shared := store.NewMemoryWithBus()
-	flaky := &flakyStore{Store: shared}
-	a := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = shared, "replica-a" })
-	b := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = flaky, "replica-b" })
+	var flaky *flakyStore
+	_, a, b := twoReplicasVia(t, model, nil, flakyB(&flaky))
 	_, second := proxiedTurn(t, a, b)
 	b.relay.mu.Lock()
 	var px *proxy
@@ -427,18 +429,25 @@ func TestTakeOverWhoseReplayCannotBeReadSendsThePageBack(t *testing.T) {
 	}
 }
 
-// proxiedTurn starts a turn on a from a page that then drops (the model's first answer must
-// wait for a gate), and resumes its session on b from a second page, which then serves the
-// turn running on a (a proxy).
-func proxiedTurn(t *testing.T, a, b *testServer) (wire.SessionResult, *fakePage) {
+// turnLeftOnA starts a turn on a from a page that then drops (the model's first answer must
+// wait for a gate), and opens a second page on b. It returns the session, the events the
+// first page saw and the second page.
+func turnLeftOnA(t *testing.T, a, b *testServer) (wire.SessionResult, []event, *fakePage) {
 	t.Helper()
 	first := openPage(t, a, testOrigin, echoTool())
 	sess := first.session(wire.SessionParams{})
 	go func() { _, _ = first.chat("hello") }()
 	seen := first.eventsUntil(wire.EventTurnStart)
 	dropSocket(first, false)
+	return sess, seen, openPage(t, b, testOrigin, echoTool())
+}
 
-	second := openPage(t, b, testOrigin, echoTool())
+// proxiedTurn starts a turn on a from a page that then drops (the model's first answer must
+// wait for a gate), and resumes its session on b from a second page, which then serves the
+// turn running on a (a proxy).
+func proxiedTurn(t *testing.T, a, b *testServer) (wire.SessionResult, *fakePage) {
+	t.Helper()
+	sess, seen, second := turnLeftOnA(t, a, b)
 	last := lastSeqOf(seen)
 	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
 		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)

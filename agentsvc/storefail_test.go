@@ -483,18 +483,38 @@ func TestEmptySessionsAreNotStored(t *testing.T) {
 	}
 }
 
+// flakyAfterATurn is a server on a flakyStore with a page that had one turn: the store, the
+// server, the page, its session and the events it saw.
+func flakyAfterATurn(t *testing.T) (*flakyStore, *testServer, *fakePage, wire.SessionResult, []event) {
+	t.Helper()
+	flaky := &flakyStore{Store: store.NewMemory()}
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = flaky })
+	p := openPage(t, ts, testOrigin, echoTool())
+	sess := p.session(wire.SessionParams{})
+	if _, err := p.chat("first"); err != nil {
+		t.Fatal(err)
+	}
+	return flaky, ts, p, sess, p.eventsUntil(wire.EventTurnEnd)
+}
+
+// refusedStoreDown asks for agent/session with params on p and fails the test unless the
+// answer is -32010 (the store does not answer).
+func refusedStoreDown(t *testing.T, p *fakePage, params wire.SessionParams, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := p.peer.Call(ctx, wire.MethodAgentSession, params, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
+		t.Fatalf("%s: got %+v, %v; want error %d", what, res, err, wire.CodeStoreDown)
+	}
+}
+
 // A duplicated tab that asks for a session while the store does not answer is told the store
 // is down (retryable), not that the session is gone: a page told "not found" forgets its
 // session and starts a new one. Once the store is back, the same request gets its fork.
 func TestForkWhileTheStoreIsDownSaysSo(t *testing.T) {
-	flaky := &flakyStore{Store: store.NewMemory()}
-	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = flaky })
-	a := openPage(t, ts, testOrigin, echoTool())
-	sess := a.session(wire.SessionParams{})
-	if _, err := a.chat("first"); err != nil {
-		t.Fatal(err)
-	}
-	a.eventsUntil(wire.EventTurnEnd)
+	flaky, ts, _, sess, _ := flakyAfterATurn(t)
 	waitFor(t, "the session to leave its history to the store", func() bool {
 		_, cold, _, _ := liveState(ts, sess.SessionID)
 		return cold
@@ -502,13 +522,7 @@ func TestForkWhileTheStoreIsDownSaysSo(t *testing.T) {
 
 	dup := openPage(t, ts, testOrigin, echoTool())
 	flaky.down.Store(true)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	var res wire.SessionResult
-	err := dup.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, &res)
-	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
-		t.Fatalf("a duplicated tab while the store is down: got %+v, %v; want error %d", res, err, wire.CodeStoreDown)
-	}
+	refusedStoreDown(t, dup, wire.SessionParams{SessionID: sess.SessionID}, "a duplicated tab while the store is down")
 
 	flaky.down.Store(false)
 	fork := dup.session(wire.SessionParams{SessionID: sess.SessionID})
@@ -522,29 +536,16 @@ func TestForkWhileTheStoreIsDownSaysSo(t *testing.T) {
 // missed (it would take itself to be up to date over a gap). Once the store answers, the
 // same request replays them.
 func TestResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
-	flaky := &flakyStore{Store: store.NewMemory()}
-	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = flaky })
-	a := openPage(t, ts, testOrigin, echoTool())
-	sess := a.session(wire.SessionParams{})
-	if _, err := a.chat("first"); err != nil {
-		t.Fatal(err)
-	}
-	seen := a.eventsUntil(wire.EventTurnEnd)
+	flaky, ts, a, sess, seen := flakyAfterATurn(t)
 	dropSocket(a, true)
 
 	b := openPage(t, ts, testOrigin, echoTool())
 	flaky.eventsDown.Store(true)
 	zero := int64(0)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	var res wire.SessionResult
-	err := b.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, &res)
-	if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) {
-		t.Fatalf("a resume whose replay cannot be read: got %+v, %v; want error %d", res, err, wire.CodeStoreDown)
-	}
+	refusedStoreDown(t, b, wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero}, "a resume whose replay cannot be read")
 
 	flaky.eventsDown.Store(false)
-	res = b.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero})
+	res := b.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &zero})
 	if !res.Resumed || res.Seq != lastSeqOf(seen) {
 		t.Fatalf("the same request once the store answers: got resumed %v at seq %d, want resumed at %d", res.Resumed, res.Seq, lastSeqOf(seen))
 	}
