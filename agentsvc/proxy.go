@@ -389,9 +389,17 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 // turn runs (then the page gets the error it would get there), and the turn runs here.
 func (h *hub) proxyChat(ctx context.Context, c *pageConn, px *proxy, p wire.ChatParams) (any, error) {
 	rep, err := h.srv.relay.ask(ctx, px.holder, relayMsg{Kind: relayYield, Session: px.id, Link: px.link})
-	if err == nil && rep.Status == stBusy {
+	switch {
+	case err == nil && rep.Status == stBusy:
 		settled(ctx)
 		return nil, wire.ErrTurnInProgress
+	case err == nil && rep.Status == stFork:
+		// A tab on the holder has the session now: the holder keeps it (taking it over would
+		// wait out its claim), and the page resumes, to get a copy as a second tab does.
+		px.end("its session is open in another tab")
+		c.sendBack("its session is open in another tab; reconnect to resume it")
+		settled(ctx)
+		return nil, wire.ErrNoSession
 	}
 	px.takeOver()
 	if c.boundSession() == nil {

@@ -429,6 +429,31 @@ func TestTakeOverWhoseReplayCannotBeReadSendsThePageBack(t *testing.T) {
 	}
 }
 
+// TestYieldKeepsASessionATabHereHolds: a proxied socket's agent/chat asks the holder to let
+// the session go; when a tab on the holder has the session now (it resumed it there after
+// the turn ended), the holder keeps it and says fork. It answered "released" while still
+// holding the session and its claim, and the proxied page's chat then waited out the claim
+// (the page fuzzer on redis-server: "agent/session not answered within 10s").
+func TestYieldKeepsASessionATabHereHolds(t *testing.T) {
+	shared, a, _ := twoReplicas(t, echoUserText(), nil)
+	p, ls, _ := chattedOnce(t, a)
+	p.eventsUntil(wire.EventTurnEnd)
+	if rep := a.hub.yieldTo(relayMsg{Kind: relayYield, Session: ls.id}); rep.Status != stFork {
+		t.Fatalf("yield of a session a live tab holds here: got %q, want %q", rep.Status, stFork)
+	}
+	heldByA(t, shared, a, ls.id)
+
+	dropSocket(p, true)
+	waitFor(t, "the session to be let go", func() bool {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.evicted
+	})
+	if rep := a.hub.yieldTo(relayMsg{Kind: relayYield, Session: ls.id}); rep.Status != stAbsent {
+		t.Errorf("yield of a session let go: got %q, want %q", rep.Status, stAbsent)
+	}
+}
+
 // turnLeftOnA starts a turn on a from a page that then drops (the model's first answer must
 // wait for a gate), and opens a second page on b. It returns the session, the events the
 // first page saw and the second page.

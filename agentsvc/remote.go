@@ -187,7 +187,9 @@ func (h *hub) cancelFromRemote(m relayMsg) relayMsg {
 }
 
 // yieldTo handles a proxied socket's agent/chat: with a turn running the page is told so;
-// else the session is let go for the proxy to take over.
+// else the session is let go for the proxy to take over, unless a tab on this replica has
+// it now (its turn ended and another socket here resumed it): then it is not let go, and
+// the proxied page is told to fork, as a second tab would be.
 func (h *hub) yieldTo(m relayMsg) relayMsg {
 	h.mu.Lock()
 	ls := h.live[m.Session]
@@ -202,5 +204,13 @@ func (h *hub) yieldTo(m relayMsg) relayMsg {
 		return relayMsg{Status: stBusy}
 	}
 	h.evict(ls)
-	return relayMsg{Status: stReleased}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	switch {
+	case ls.evicted:
+		return relayMsg{Status: stReleased}
+	case ls.turn != nil: // a turn of a tab here started meanwhile
+		return relayMsg{Status: stBusy}
+	}
+	return relayMsg{Status: stFork}
 }
