@@ -111,6 +111,9 @@ func (h *hub) claim(ctx context.Context, id string) bool {
 	deadline := time.Now().Add(cfg.ClaimTTL + time.Second)
 	for {
 		ok, _, err := cfg.Store.Claim(ctx, id, h.srv.owner, cfg.ClaimTTL)
+		if err != nil && ctx.Err() != nil { // the page went, or cancelled its request
+			return false
+		}
 		if err != nil {
 			h.srv.log.Warn("claiming session", zap.Error(err))
 			return true // the store is the authority on data; do not lock a user out on a claim error

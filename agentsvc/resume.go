@@ -175,6 +175,9 @@ func (ls *liveSession) replayFrom(ctx context.Context, lastSeq int64) ([]store.E
 	if err == nil {
 		return older, nil
 	}
+	if ctx.Err() != nil { // the page went, or cancelled its request
+		return nil, ctx.Err()
+	}
 	ls.mu.Lock()
 	covered := ls.persisted <= need || (len(ls.tail) > 0 && ls.tail[0].Seq <= need+1)
 	ls.mu.Unlock()
@@ -212,6 +215,8 @@ func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, e
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, wire.ErrSessionNotFound
+	case err != nil && ctx.Err() != nil: // the page went, or cancelled its request: not the store
+		return nil, ctx.Err()
 	case err != nil:
 		h.srv.log.Error("loading session", zap.Error(err))
 		return nil, wire.ErrStoreDown

@@ -12,6 +12,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
@@ -553,4 +557,53 @@ func TestResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
 	if replayed[0].Seq != 1 || lastSeqOf(replayed) != res.Seq {
 		t.Errorf("replayed seqs %d..%d, want 1..%d", replayed[0].Seq, lastSeqOf(replayed), res.Seq)
 	}
+}
+
+// ctxLoads is a store whose Loads, once armed, wait for their ctx to end and fail with its
+// error, as a network store's do when the request that asked goes; entered is closed then.
+type ctxLoads struct {
+	store.Store
+	armed   atomic.Bool
+	entered chan struct{}
+}
+
+func (c *ctxLoads) Load(ctx context.Context, id string) (*store.Session, error) {
+	if c.armed.CompareAndSwap(true, false) {
+		close(c.entered)
+		<-ctx.Done()
+		return nil, fmt.Errorf("store: redis: load: %w", ctx.Err())
+	}
+	return c.Store.Load(ctx, id)
+}
+
+// A page that cancels its agent/session (or goes) while the store reads the session is no
+// store failure: nothing is logged at error level (the page fuzzer on redis-server found
+// "loading session: context canceled" logged as an error), and the socket's next request is
+// answered.
+func TestCancelledResumeIsNoStoreFailure(t *testing.T) {
+	st := &ctxLoads{Store: store.NewMemory(), entered: make(chan struct{})}
+	core, logs := observer.New(zapcore.ErrorLevel)
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store, c.Logger = st, zap.New(core) })
+	p, ls, _ := chattedOnce(t, ts)
+	p.eventsUntil(wire.EventTurnEnd)
+	dropSocket(p, true)
+	waitFor(t, "the session to leave memory", func() bool {
+		live, _, _, _ := liveState(ts, ls.id)
+		return !live
+	})
+
+	q := openPage(t, ts, testOrigin, echoTool())
+	st.armed.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- q.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: ls.id}, nil) }()
+	<-st.entered
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled agent/session answered")
+	}
+	if res := q.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed {
+		t.Fatalf("the next agent/session: got %+v, want the session resumed", res)
+	}
+	noWarnings(t, logs)
 }
