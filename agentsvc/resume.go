@@ -84,11 +84,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 			older, err = ls.replayFrom(ctx, lastSeq)
 		}
 		if err != nil {
-			ls.mu.Lock()
-			if ls.owner == c && prev != ls { // given to c by this request, which failed
-				ls.owner = nil
-			}
-			ls.mu.Unlock()
+			h.failedOpen(ls, c, prev)
 			return nil, err
 		}
 	}
@@ -118,11 +114,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	for ls.cold { // cooled again since (a turn of its previous socket ended): read again
 		ls.mu.Unlock()
 		if err := ls.warm(); err != nil {
-			ls.mu.Lock()
-			if ls.owner == c && prev != ls { // given to c by this request, which failed
-				ls.owner = nil
-			}
-			ls.mu.Unlock()
+			h.failedOpen(ls, c, prev)
 			return nil, err
 		}
 		ls.mu.Lock()
@@ -153,6 +145,24 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 }
 
 var errForkNeeded = errors.New("session is live elsewhere")
+
+// failedOpen undoes what a failed agent/session of socket c did to session ls (c's session
+// before it was prev): ls is no longer c's, and if nobody else has it (it was loaded into
+// memory for this request), it does not stay in memory with nobody to let it go.
+func (h *hub) failedOpen(ls *liveSession, c *pageConn, prev *liveSession) {
+	if prev == ls {
+		return
+	}
+	ls.mu.Lock()
+	if ls.owner == c { // given to c by this request
+		ls.owner = nil
+	}
+	idle := ls.owner == nil && ls.conn == nil && ls.turn == nil
+	ls.mu.Unlock()
+	if idle {
+		h.evict(ls)
+	}
+}
 
 // replayFrom reads the stored events after lastSeq that a resumed page is sent again (none
 // when lastSeq < 0): at most replayMax*4 from lastSeq and, when there are more, the latest

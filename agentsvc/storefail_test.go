@@ -559,21 +559,40 @@ func TestResumeWhoseReplayCannotBeReadSaysSo(t *testing.T) {
 	}
 }
 
-// ctxLoads is a store whose Loads, once armed, wait for their ctx to end and fail with its
-// error, as a network store's do when the request that asked goes; entered is closed then.
-type ctxLoads struct {
+// ctxReads is a store whose next Load or EventsAfter, once armed (loads, events), waits for
+// its ctx to end and fails with its error, as a network store's reads do when the request
+// that asked goes; entered is closed then.
+type ctxReads struct {
 	store.Store
-	armed   atomic.Bool
-	entered chan struct{}
+	loads, events atomic.Bool
+	skipEvents    atomic.Int32 // EventsAfter calls let through before the armed one
+	entered       chan struct{}
 }
 
-func (c *ctxLoads) Load(ctx context.Context, id string) (*store.Session, error) {
-	if c.armed.CompareAndSwap(true, false) {
-		close(c.entered)
-		<-ctx.Done()
-		return nil, fmt.Errorf("store: redis: load: %w", ctx.Err())
+func (c *ctxReads) wait(ctx context.Context, armed *atomic.Bool) error {
+	if !armed.CompareAndSwap(true, false) {
+		return nil
+	}
+	close(c.entered)
+	<-ctx.Done()
+	return fmt.Errorf("store: redis: read: %w", ctx.Err())
+}
+
+func (c *ctxReads) Load(ctx context.Context, id string) (*store.Session, error) {
+	if err := c.wait(ctx, &c.loads); err != nil {
+		return nil, err
 	}
 	return c.Store.Load(ctx, id)
+}
+
+func (c *ctxReads) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]store.Event, error) {
+	if c.events.Load() && c.skipEvents.Add(-1) >= 0 {
+		return c.Store.EventsAfter(ctx, id, after, limit)
+	}
+	if err := c.wait(ctx, &c.events); err != nil {
+		return nil, err
+	}
+	return c.Store.EventsAfter(ctx, id, after, limit)
 }
 
 // A page that cancels its agent/session (or goes) while the store reads the session is no
@@ -581,9 +600,39 @@ func (c *ctxLoads) Load(ctx context.Context, id string) (*store.Session, error) 
 // "loading session: context canceled" logged as an error), and the socket's next request is
 // answered.
 func TestCancelledResumeIsNoStoreFailure(t *testing.T) {
-	st := &ctxLoads{Store: store.NewMemory(), entered: make(chan struct{})}
+	st := &ctxReads{Store: store.NewMemory(), entered: make(chan struct{})}
 	core, logs := observer.New(zapcore.ErrorLevel)
 	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store, c.Logger = st, zap.New(core) })
+	id, q := storedAndLeft(t, ts)
+	st.loads.Store(true)
+	cancelledSession(t, q, st, wire.SessionParams{SessionID: id})
+	if res := q.session(wire.SessionParams{SessionID: id}); !res.Resumed {
+		t.Fatalf("the next agent/session: got %+v, want the session resumed", res)
+	}
+	noWarnings(t, logs)
+}
+
+// A resume cancelled while the events to replay are read, after the session was loaded into
+// memory for it, does not leave the session in memory with nobody to let it go (the page
+// fuzzer on redis-server: "1 live sessions left after every socket closed").
+func TestCancelledResumeLeavesNothingLive(t *testing.T) {
+	st := &ctxReads{Store: store.NewMemory(), entered: make(chan struct{})}
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store = st })
+	id, q := storedAndLeft(t, ts)
+	st.skipEvents.Store(1) // the session's tail, read as it is loaded into memory
+	st.events.Store(true)  // then the events to replay
+	zero := int64(0)
+	cancelledSession(t, q, st, wire.SessionParams{SessionID: id, LastSeq: &zero})
+	waitFor(t, "the session loaded for the cancelled request to leave memory", func() bool {
+		live, _, _, _ := liveState(ts, id)
+		return !live
+	})
+}
+
+// storedAndLeft runs one turn on a page of ts, closes it and waits until its session has
+// left memory; it returns the session's id and another open page.
+func storedAndLeft(t *testing.T, ts *testServer) (string, *fakePage) {
+	t.Helper()
 	p, ls, _ := chattedOnce(t, ts)
 	p.eventsUntil(wire.EventTurnEnd)
 	dropSocket(p, true)
@@ -591,19 +640,19 @@ func TestCancelledResumeIsNoStoreFailure(t *testing.T) {
 		live, _, _, _ := liveState(ts, ls.id)
 		return !live
 	})
+	return ls.id, openPage(t, ts, testOrigin, echoTool())
+}
 
-	q := openPage(t, ts, testOrigin, echoTool())
-	st.armed.Store(true)
+// cancelledSession sends agent/session with params on p and cancels it once st's armed read
+// waits; the request must not be answered with a result.
+func cancelledSession(t *testing.T, p *fakePage, st *ctxReads, params wire.SessionParams) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- q.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: ls.id}, nil) }()
+	go func() { done <- p.peer.Call(ctx, wire.MethodAgentSession, params, nil) }()
 	<-st.entered
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("the cancelled agent/session answered")
 	}
-	if res := q.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed {
-		t.Fatalf("the next agent/session: got %+v, want the session resumed", res)
-	}
-	noWarnings(t, logs)
 }
