@@ -529,3 +529,47 @@ func TestResumeReadsTheTailBeforeOthersSeeTheSession(t *testing.T) {
 		t.Errorf("stored user messages %q, want first,second", got)
 	}
 }
+
+// heldRenewals is a store whose next RenewClaims, once armed, waits until held is closed;
+// waiting is closed when it does, and renewals counts the calls.
+type heldRenewals struct {
+	store.Store
+	armed         atomic.Bool
+	held, waiting chan struct{}
+	renewals      atomic.Int32
+}
+
+func (h *heldRenewals) RenewClaims(ctx context.Context, ids []string, owner string, ttl time.Duration) error {
+	h.renewals.Add(1)
+	if h.armed.CompareAndSwap(true, false) {
+		close(h.waiting)
+		<-h.held
+	}
+	return h.Store.(store.ClaimRenewer).RenewClaims(ctx, ids, owner, ttl)
+}
+
+// TestEvictedWhileItsClaimIsRenewed: evict lets a session go (its socket went) while the
+// replica's claim renewal, which listed it as live, is on its way to the store. The renewal
+// takes the claim again after evict released it; the replica then releases it once more, so
+// the session's next replica does not wait for the claim to lapse (the page fuzzer on
+// redis-server: a resume on the other replica answered after 10 s).
+func TestEvictedWhileItsClaimIsRenewed(t *testing.T) {
+	st := &heldRenewals{Store: store.NewMemory(), held: make(chan struct{}), waiting: make(chan struct{})}
+	ts := newQuietServer(t, echoUserText(), func(c *Config) { c.Store, c.OwnerID, c.ClaimTTL = st, "replica-a", 1500*time.Millisecond })
+	p, ls, _ := chattedOnce(t, ts)
+	p.eventsUntil(wire.EventTurnEnd)
+	st.armed.Store(true)
+	<-st.waiting // the renewal listed the session as live
+	dropSocket(p, true)
+	waitFor(t, "the session to be let go", func() bool {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.evicted
+	})
+	close(st.held)
+	n := st.renewals.Load()
+	waitFor(t, "the next renewal (the one held has ended)", func() bool { return st.renewals.Load() > n })
+	if ok, holder, err := st.Claim(context.Background(), ls.id, "replica-b", time.Minute); err != nil || !ok {
+		t.Fatalf("another replica's claim after the session was let go: ok=%v holder=%q err=%v; want it free", ok, holder, err)
+	}
+}

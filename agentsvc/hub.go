@@ -144,10 +144,12 @@ func (h *hub) renewClaims() {
 		}
 		h.watchProxies()
 		var ids []string
+		var renewed []*liveSession
 		for _, ls := range h.liveSessions() {
 			ls.mu.Lock()
 			if ls.stored { // a session not stored yet is claimed when it is created
 				ids = append(ids, ls.id)
+				renewed = append(renewed, ls)
 			}
 			ls.mu.Unlock()
 		}
@@ -157,15 +159,34 @@ func (h *hub) renewClaims() {
 				h.srv.log.Debug("renewing claims", zap.Error(err))
 			}
 			cancel()
-			continue
+		} else {
+			for _, id := range ids {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				if _, _, err := h.srv.cfg.Store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
+					h.srv.log.Debug("renewing claim", zap.Error(err))
+				}
+				cancel()
+			}
 		}
-		for _, id := range ids {
+		h.releaseLetGo(renewed)
+	}
+}
+
+// releaseLetGo releases again the claims of renewed sessions that evict let go while they
+// were being renewed: the renewal can take a claim again after evict released it, and the
+// session's next replica would then wait for it to lapse. Under ls.mu, as evict releases: a
+// take-back (reviveLocked) claims after this.
+func (h *hub) releaseLetGo(renewed []*liveSession) {
+	for _, ls := range renewed {
+		ls.mu.Lock()
+		if ls.evicted {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if _, _, err := h.srv.cfg.Store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
-				h.srv.log.Debug("renewing claim", zap.Error(err))
+			if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
+				ls.log.Debug("releasing claim", zap.Error(err))
 			}
 			cancel()
 		}
+		ls.mu.Unlock()
 	}
 }
 
