@@ -49,7 +49,7 @@ func (l *eventLog) seal() {
 		return
 	}
 	l.sealed = append(l.sealed, sealBlock(&l.open, l.n-l.open.len()))
-	l.open = packed{}
+	l.open.release()
 }
 
 // all returns copies of every item.
@@ -100,22 +100,29 @@ var (
 
 // sealBlock compresses the events of p, the first of which is event first.
 func sealBlock(p *packed, first int) eventBlock {
-	var raw bytes.Buffer
-	raw.Grow(len(p.data) + binary.MaxVarintLen32*p.len())
+	bufs := sealBufs.Get().(*sealBuffers)
+	defer sealBufs.Put(bufs)
+	raw, z := &bufs.raw, &bufs.z
+	raw.Reset()
+	z.Reset()
 	var n [binary.MaxVarintLen32]byte
 	for i := range p.len() {
 		it := p.item(i)
 		raw.Write(n[:binary.PutUvarint(n[:], uint64(len(it)))])
 		raw.Write(it)
 	}
-	var z bytes.Buffer
 	w := deflaters.Get().(*flate.Writer)
-	w.Reset(&z)
+	w.Reset(z)
 	_, _ = w.Write(raw.Bytes()) // writes to a bytes.Buffer do not fail
 	_ = w.Close()
 	deflaters.Put(w)
 	return eventBlock{first: first, n: p.len(), z: bytes.Clone(z.Bytes())} // exactly its size: it is kept
 }
+
+// sealBuffers are sealBlock's buffers: the block's items with their lengths, and its DEFLATE.
+type sealBuffers struct{ raw, z bytes.Buffer }
+
+var sealBufs = sync.Pool{New: func() any { return new(sealBuffers) }}
 
 // items decompresses the block into its events (fresh memory, not the log's).
 func (b eventBlock) items() ([][]byte, error) {

@@ -46,18 +46,48 @@ func (p *packed) item(i int) []byte {
 	return p.data[start:p.ends[i]:p.ends[i]]
 }
 
-// add appends b. The buffers grow by an eighth beyond what is needed, not twice: the
-// slack of a doubled buffer would be held by every idle session.
+// add appends b. The buffers double as they grow: an open block lives for one turn (it is
+// sealed when the turn ends, or at blockEvents items), so its slack is never held by an
+// idle session, and growing by less copied the block over and over (growing by an eighth,
+// a turn of sixty events allocated twenty-five times their bytes).
 func (p *packed) add(b []byte) {
 	if n := len(p.data) + len(b); n > cap(p.data) {
-		p.data = append(make([]byte, 0, n+n/8), p.data...)
+		if p.data == nil {
+			p.data = takeBlockBuf(n)
+		} else {
+			p.data = append(make([]byte, 0, max(n, 2*cap(p.data))), p.data...)
+		}
 	}
 	p.data = append(p.data, b...)
 	if len(p.ends) == cap(p.ends) {
-		n := len(p.ends) + 1
-		p.ends = append(make([]uint32, 0, n+n/8+4), p.ends...)
+		p.ends = append(make([]uint32, 0, max(16, 2*cap(p.ends))), p.ends...)
 	}
 	p.ends = append(p.ends, uint32(len(p.data)))
+}
+
+// release gives p's buffer back for the next open block (of any session) and empties p.
+// Nothing may use p's items after it: they are copied when read (appendRange) and when
+// sealed (sealBlock).
+func (p *packed) release() {
+	if data := p.data[:0]; cap(data) <= maxPooledBlock {
+		blockBufs.Put(&data)
+	}
+	*p = packed{}
+}
+
+// blockBufs recycles the buffers of open blocks: every turn fills one or two (its events,
+// its messages) and seals them at its end. A buffer larger than maxPooledBlock (a block of
+// long tool results) is left to the collector.
+var blockBufs sync.Pool // of *[]byte
+
+const maxPooledBlock = 64 << 10
+
+// takeBlockBuf returns an empty buffer for an open block that will hold at least n bytes.
+func takeBlockBuf(n int) []byte {
+	if v, ok := blockBufs.Get().(*[]byte); ok && cap(*v) >= n {
+		return *v
+	}
+	return make([]byte, 0, max(n, 1<<10))
 }
 
 // NewMemory returns a Store that keeps everything in this process's memory (tests, one-off runs).
@@ -186,10 +216,13 @@ func (m *memory) appendLocked(id string, e encodedBatch) (string, error) {
 	}
 	if e.turn != nil {
 		ms.s.ActiveTurn = *e.turn
-		if *e.turn == "" { // a turn ended: its events are read again only by a resume
-			ms.events.seal()
-			ms.messages.seal() // and its messages by the next turn's start
-		}
+	}
+	// No turn runs (one ended, or this write came outside one: a fork's history): the
+	// events are read again only by a resume, the messages by the next turn's start. So an
+	// idle session holds no open block, nor the slack of one's buffer.
+	if ms.s.ActiveTurn == "" {
+		ms.events.seal()
+		ms.messages.seal()
 	}
 	ms.s.UpdatedAt = fromNanos(nanos(m.now()))
 	return ms.s.Origin, nil

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -36,6 +38,7 @@ func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
 
 	var before, after runtime.MemStats
 	runtime.GC()
+	runtime.GC() // twice: what earlier tests left in the store's pools is gone
 	runtime.ReadMemStats(&before)
 	for s := range sessions {
 		id := fmt.Sprintf("s%04d", s)
@@ -46,6 +49,10 @@ func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
 			var b store.Batch
 			for i := seq; i < seq+10 && i <= events; i++ {
 				b.Events = append(b.Events, store.Event{Seq: int64(i), Data: data(i)})
+				if i%80 == 1 { // a turn starts (turn_start marks the session as running one)
+					running := fmt.Sprintf("t-%016x", i/80)
+					b.ActiveTurn = &running
+				}
 				if i%80 == 0 || i == events { // a turn of 80 events ends, with its messages
 					none := ""
 					b.ActiveTurn = &none
@@ -98,4 +105,129 @@ func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(st)
+}
+
+// saturationTurn is a turn as a flusher writes it at saturation: a user message, twenty tool
+// calls with their results, then a streamed answer, in batches of one to three events, and
+// the turn's end (which seals its events and messages). Its seqs start at 1.
+func saturationTurn() []store.Batch {
+	running, none := "t-1", ""
+	result := strings.Repeat(`{\"id\":\"c07\",\"make\":\"Kia\",\"model\":\"Sportage\",\"price\":27990},`, 6)
+	seq := int64(0)
+	ev := func(data string) store.Event {
+		seq++
+		return store.Event{Seq: seq, Data: fmt.Appendf(nil, `{"seq":%d,"turnId":"t-1",%s}`, seq, data)}
+	}
+	batches := []store.Batch{{
+		Events:     []store.Event{ev(`"type":"turn_start"`), ev(`"type":"user_message","text":"SUVs under 40k, cheapest first"`)},
+		Messages:   []chat.Message{{Role: chat.RoleUser, Content: "SUVs under 40k, cheapest first"}},
+		ActiveTurn: &running,
+	}}
+	for i := range 20 {
+		call := fmt.Sprintf(`"callId":"call-%d","name":"filter_inventory","arguments":"{\"bodyType\":\"suv\",\"maxPrice\":40000}"`, i)
+		batches = append(batches,
+			store.Batch{Events: []store.Event{ev(`"type":"tool_call",` + call)},
+				Messages: []chat.Message{{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: fmt.Sprint("call-", i), Name: "filter_inventory", Arguments: `{"bodyType":"suv"}`}}}}},
+			store.Batch{Events: []store.Event{ev(`"type":"tool_result","callId":"c","result":"[` + result + `]"`)},
+				Messages: []chat.Message{{Role: chat.RoleTool, ToolCallID: fmt.Sprint("call-", i), Content: "[" + result + "]"}}})
+	}
+	for range 10 {
+		batches = append(batches, store.Batch{Events: []store.Event{
+			ev(`"type":"text_delta","delta":"The 2023 Kia Sportage LX in Gravity Gray has 18,400 miles and "`),
+			ev(`"type":"text_delta","delta":"a clean history; it is the cheapest of the six at $27,990. "`)}})
+	}
+	batches = append(batches, store.Batch{Events: []store.Event{ev(`"type":"turn_end","stopReason":"done"`)},
+		Messages: []chat.Message{{Role: chat.RoleAssistant, Content: "The 2023 Kia Sportage LX is the cheapest."}}, ActiveTurn: &none})
+	return batches
+}
+
+// BenchmarkMemoryAppendTurn writes saturationTurn to a new session each time (deleted after).
+// Its allocations are the memory store's share of a turn's garbage.
+func BenchmarkMemoryAppendTurn(b *testing.B) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	batches := saturationTurn()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := st.Create(ctx, &store.Session{ID: "s", Origin: "http://localhost:3000"}); err != nil {
+			b.Fatal(err)
+		}
+		for _, bt := range batches {
+			if err := st.Append(ctx, "s", bt); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Delete(ctx, "s"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A block's buffer, reused for the next block of any session once its block is sealed, never
+// changes what was read from it before.
+func TestMemoryStoreReusedBlocksKeepWhatWasRead(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	batches := saturationTurn()
+	for _, id := range []string{"a", "b"} {
+		if err := st.Create(ctx, &store.Session{ID: id, Origin: "http://localhost:3000"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Session a reads its open block mid-turn, then ends the turn (its blocks are sealed and
+	// their buffers go back); b then writes other bytes through them.
+	last := len(batches) - 1
+	for _, b := range batches[:last] {
+		if err := st.Append(ctx, "a", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := st.EventsAfter(ctx, "a", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := st.Load(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]string, len(read))
+	for i, e := range read {
+		want[i] = string(e.Data)
+	}
+	wantMsgs, err := json.Marshal(loaded.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append(ctx, "a", batches[last]); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		other := store.Batch{Messages: b.Messages, ActiveTurn: b.ActiveTurn}
+		for _, e := range b.Events {
+			other.Events = append(other.Events, store.Event{Seq: e.Seq, Data: fmt.Appendf(nil, "%q", bytes.Repeat([]byte("x"), len(e.Data)-2))})
+		}
+		if err := st.Append(ctx, "b", other); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, e := range read {
+		if string(e.Data) != want[i] {
+			t.Fatalf("event %d read before its block was sealed changed to %s", e.Seq, e.Data)
+		}
+	}
+	if got, _ := json.Marshal(loaded.Messages); string(got) != string(wantMsgs) {
+		t.Errorf("messages loaded before their block was sealed changed")
+	}
+	again, err := st.EventsAfter(ctx, "a", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again) != len(read)+1 {
+		t.Fatalf("got %d events of a, want %d", len(again), len(read)+1)
+	}
+	for i, e := range read {
+		if string(again[i].Data) != string(e.Data) {
+			t.Fatalf("event %d of a: got %s after b wrote, want %s", e.Seq, again[i].Data, e.Data)
+		}
+	}
 }
