@@ -133,13 +133,11 @@ type Options struct {
 // Handle and HandleNotification must be called before Start (or Serve); Call and Notify may
 // be called from any goroutine, before or after Start.
 type Peer struct {
-	conn     MessageConn
-	log      *zap.Logger
-	opts     Options
-	pinger   Pinger // conn as a Pinger, or nil
-	handlers map[string]Handler
-	starts   map[string]func(*Request) Handler // HandleStart: run in the read goroutine
-	notifs   map[string]NotificationHandler
+	conn   MessageConn
+	log    *zap.Logger
+	opts   Options
+	pinger Pinger  // conn as a Pinger, or nil
+	routes []route // by method; a handful per peer
 
 	done     chan struct{} // closed when the peer has ended
 	finished chan struct{} // closed when every goroutine has returned and OnClose ran
@@ -159,14 +157,16 @@ type Peer struct {
 	pendingCause error // the cause given to CloseWithStatus, used when the peer ends
 	cause        error // why the peer ended; set before done is closed
 	closedErr    error // wraps ErrClosed and cause; set before done is closed
-	pending      map[int64]chan response
-	inflight     map[string]context.CancelCauseFunc // incoming requests by idKey
-	running      int                                // incoming requests being handled
-	queue        []*outMsg                          // encoded messages waiting for the writer
-	writing      bool                               // a write goroutine runs (or the close began)
-	closeReq     *closeRequest                      // CloseWithStatus: write the queue, then close
-	pingTimer    *time.Timer                        // the keep-alive, while started and open
-	onEnd        func(error)                        // Run's done
+	// pending and inflight are nil while empty: an idle socket (most of them) holds neither
+	// map's buckets.
+	pending   map[int64]chan response
+	inflight  map[string]context.CancelCauseFunc // incoming requests by idKey
+	running   int                                // incoming requests being handled
+	queue     []*outMsg                          // encoded messages waiting for the writer
+	writing   bool                               // a write goroutine runs (or the close began)
+	closeReq  *closeRequest                      // CloseWithStatus: write the queue, then close
+	pingTimer *time.Timer                        // the keep-alive, while started and open
+	onEnd     func(error)                        // Run's done
 
 	loopsLeft atomic.Int32   // read and write goroutines still running
 	handling  sync.WaitGroup // request handler goroutines
@@ -213,13 +213,8 @@ func NewPeer(conn MessageConn, o Options) *Peer {
 		conn:     conn,
 		log:      o.Logger,
 		opts:     o,
-		handlers: make(map[string]Handler),
-		starts:   make(map[string]func(*Request) Handler),
-		notifs:   make(map[string]NotificationHandler),
 		done:     make(chan struct{}),
 		finished: make(chan struct{}),
-		pending:  make(map[int64]chan response),
-		inflight: make(map[string]context.CancelCauseFunc),
 	}
 	p.pinger, _ = conn.(Pinger)
 	p.baseCtx, p.cancelBase = context.WithCancelCause(context.Background())
@@ -229,10 +224,41 @@ func NewPeer(conn MessageConn, o Options) *Peer {
 	return p
 }
 
+// route is what a peer does with a method's requests (Handle, HandleStart) and
+// notifications (HandleNotification). A peer's routes are a slice looked through in order:
+// three maps were ~0.6 KiB of every open socket, for the four or five methods a peer has.
+type route struct {
+	method string
+	h      Handler
+	start  func(*Request) Handler // HandleStart: run in the read goroutine
+	notif  NotificationHandler
+}
+
+// route returns the route of method, or nil.
+func (p *Peer) route(method string) *route {
+	for i := range p.routes {
+		if p.routes[i].method == method {
+			return &p.routes[i]
+		}
+	}
+	return nil
+}
+
+// routeToSet returns the route of method, added when missing, for a registration before Start.
+func (p *Peer) routeToSet(fn, method string) *route {
+	p.mustNotBeStarted(fn)
+	if r := p.route(method); r != nil {
+		return r
+	}
+	// Grown by one: the slice is kept for the socket's life, and registration is done once.
+	p.routes = append(make([]route, 0, len(p.routes)+1), p.routes...)
+	p.routes = append(p.routes, route{method: method})
+	return &p.routes[len(p.routes)-1]
+}
+
 // Handle registers the handler of requests for method. It panics when called after Start.
 func (p *Peer) Handle(method string, h Handler) {
-	p.mustNotBeStarted("Handle")
-	p.handlers[method] = h
+	p.routeToSet("Handle", method).h = h
 }
 
 // HandleStart registers a request handler in two steps: start runs in the read goroutine,
@@ -242,15 +268,13 @@ func (p *Peer) Handle(method string, h Handler) {
 // request that came before it); it must return quickly and never wait for the remote end.
 // It panics when called after Start.
 func (p *Peer) HandleStart(method string, start func(req *Request) Handler) {
-	p.mustNotBeStarted("HandleStart")
-	p.starts[method] = start
+	p.routeToSet("HandleStart", method).start = start
 }
 
 // HandleNotification registers the handler of notifications for method. It panics when called
 // after Start. A handler for notifications/cancelled runs after the peer has cancelled the request.
 func (p *Peer) HandleNotification(method string, h NotificationHandler) {
-	p.mustNotBeStarted("HandleNotification")
-	p.notifs[method] = h
+	p.routeToSet("HandleNotification", method).notif = h
 }
 
 func (p *Peer) mustNotBeStarted(fn string) {
@@ -529,11 +553,14 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 		putOut(m)
 		return fmt.Errorf("wsrpc: call %q: %w", method, p.closedErr)
 	}
+	if p.pending == nil {
+		p.pending = make(map[int64]chan response)
+	}
 	p.pending[id] = reply
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
-		delete(p.pending, id)
+		p.forgetCall(id)
 		p.mu.Unlock()
 	}()
 	if err := p.enqueue(m); err != nil {
@@ -806,13 +833,21 @@ func (p *Peer) allow(msg *message) bool {
 	return false
 }
 
+// forgetCall drops a Call's entry from pending (p.mu held).
+func (p *Peer) forgetCall(id int64) {
+	delete(p.pending, id)
+	if len(p.pending) == 0 {
+		p.pending = nil
+	}
+}
+
 // deliver hands a response to the Call waiting for it.
 func (p *Peer) deliver(msg *message) {
 	var reply chan response
 	if id, ok := callID(msg.id); ok {
 		p.mu.Lock()
 		reply = p.pending[id]
-		delete(p.pending, id)
+		p.forgetCall(id)
 		p.mu.Unlock()
 	}
 	if reply == nil {
@@ -853,8 +888,11 @@ func (p *Peer) handleNotification(msg *message) {
 	if msg.method == methodCancelled {
 		p.cancelIncoming(msg.params)
 	}
-	h, ok := p.notifs[msg.method]
-	if !ok {
+	var h NotificationHandler
+	if r := p.route(msg.method); r != nil {
+		h = r.notif
+	}
+	if h == nil {
 		p.log.Debug("notification ignored", zap.String("method", msg.method))
 		return
 	}
@@ -901,9 +939,13 @@ func (p *Peer) cancelIncoming(params json.RawMessage) {
 
 // handleRequest starts the handler of a request in its own goroutine.
 func (p *Peer) handleRequest(msg *message) {
-	h, ok := p.handlers[msg.method]
-	start, staged := p.starts[msg.method]
-	if !ok && !staged {
+	var h Handler
+	var start func(*Request) Handler
+	if r := p.route(msg.method); r != nil {
+		h, start = r.h, r.start
+	}
+	staged := start != nil
+	if h == nil && !staged {
 		p.reply(msg.id, nil, NewError(CodeMethodNotFound, "method not found"))
 		return
 	}
@@ -924,6 +966,9 @@ func (p *Peer) handleRequest(msg *message) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
+	if p.inflight == nil {
+		p.inflight = make(map[string]context.CancelCauseFunc)
+	}
 	p.inflight[key] = cancel
 	p.running++
 	p.mu.Unlock()
@@ -972,6 +1017,9 @@ func (p *Peer) runHandler(ctx context.Context, cancel context.CancelCauseFunc, k
 	// Free the id and the slot before the remote end can see the reply.
 	p.mu.Lock()
 	delete(p.inflight, key)
+	if len(p.inflight) == 0 {
+		p.inflight = nil
+	}
 	p.running--
 	p.mu.Unlock()
 	cancel(nil)
