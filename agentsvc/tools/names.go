@@ -56,16 +56,23 @@ func shortHash(s string) string {
 // Namer keeps a reversible map between original tool names and model-facing names for one
 // conversation. A name keeps the model name it was first given, so a conversation's history
 // stays meaningful when tools come and go. Safe for concurrent use.
+//
+// Every open conversation has one, and most name the handful of tools of a page or two: the
+// names are a list looked through in order (two maps were ~0.8 KiB of each idle tab) until
+// there are more than maxListedNames, then maps.
 type Namer struct {
 	mu      sync.Mutex
-	toModel map[string]string
+	names   []namePair        // while at most maxListedNames
+	toModel map[string]string // then these
 	toOrig  map[string]string
 }
 
+type namePair struct{ original, model string }
+
+const maxListedNames = 32
+
 // NewNamer returns an empty Namer.
-func NewNamer() *Namer {
-	return &Namer{toModel: map[string]string{}, toOrig: map[string]string{}}
-}
+func NewNamer() *Namer { return &Namer{} }
 
 // Assign returns the model name for original, choosing one the first time: ModelName(original),
 // or, when another original already has it, the name with a short hash of original.
@@ -76,25 +83,24 @@ func (n *Namer) Assign(original string) string { return n.AssignAs(original, ori
 func (n *Namer) AssignAs(original, preferred string) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if m, ok := n.toModel[original]; ok {
+	if m, ok := n.modelOf(original); ok {
 		return m
 	}
 	m := ModelName(preferred)
-	if other, taken := n.toOrig[m]; taken && other != original {
+	if other, taken := n.originalOf(m); taken && other != original {
 		h := shortHash(original)
 		if len(m) > MaxModelName-len(h)-1 {
 			m = m[:MaxModelName-len(h)-1]
 		}
 		m = m + "_" + h
 		for i := 0; ; i++ { // a hash collision on top of a name collision: extremely rare
-			if o, taken := n.toOrig[m]; !taken || o == original {
+			if o, taken := n.originalOf(m); !taken || o == original {
 				break
 			}
 			m = m[:len(m)-1] + string(rune('a'+i%26))
 		}
 	}
-	n.toModel[original] = m
-	n.toOrig[m] = original
+	n.add(original, m)
 	return m
 }
 
@@ -102,6 +108,47 @@ func (n *Namer) AssignAs(original, preferred string) string {
 func (n *Namer) Original(model string) (string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	o, ok := n.toOrig[model]
-	return o, ok
+	return n.originalOf(model)
+}
+
+// modelOf and originalOf look a name up; add records a new pair. n.mu is held.
+func (n *Namer) modelOf(original string) (string, bool) {
+	if n.toModel != nil {
+		m, ok := n.toModel[original]
+		return m, ok
+	}
+	for _, p := range n.names {
+		if p.original == original {
+			return p.model, true
+		}
+	}
+	return "", false
+}
+
+func (n *Namer) originalOf(model string) (string, bool) {
+	if n.toOrig != nil {
+		o, ok := n.toOrig[model]
+		return o, ok
+	}
+	for _, p := range n.names {
+		if p.model == model {
+			return p.original, true
+		}
+	}
+	return "", false
+}
+
+func (n *Namer) add(original, model string) {
+	if n.toModel == nil && len(n.names) < maxListedNames {
+		n.names = append(n.names, namePair{original, model})
+		return
+	}
+	if n.toModel == nil {
+		n.toModel, n.toOrig = make(map[string]string, 2*maxListedNames), make(map[string]string, 2*maxListedNames)
+		for _, p := range n.names {
+			n.toModel[p.original], n.toOrig[p.model] = p.model, p.original
+		}
+		n.names = nil
+	}
+	n.toModel[original], n.toOrig[model] = model, original
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -239,4 +240,57 @@ func ExampleModelName() {
 	// Output:
 	// cars_search
 	// _3d-view
+}
+
+// Past maxListedNames the names move to maps; every name keeps its model name and stays
+// reversible, collisions included.
+func TestNamerKeepsNamesPastTheList(t *testing.T) {
+	n := NewNamer()
+	var originals, models []string
+	for i := range 3 * maxListedNames {
+		o := fmt.Sprintf("cars.search%d", i)
+		if i%2 == 1 {
+			o = fmt.Sprintf("cars_search%d", i-1) // the model name of the one before
+		}
+		originals = append(originals, o)
+		models = append(models, n.Assign(o))
+	}
+	seen := map[string]bool{}
+	for i, o := range originals {
+		if seen[models[i]] {
+			t.Errorf("%q got %q, a model name given before", o, models[i])
+		}
+		seen[models[i]] = true
+		if again := n.Assign(o); again != models[i] {
+			t.Errorf("Assign(%q) after %d names: got %q, want %q", o, len(originals), again, models[i])
+		}
+		if back, ok := n.Original(models[i]); !ok || back != o {
+			t.Errorf("Original(%q): got %q %v, want %q", models[i], back, ok, o)
+		}
+	}
+}
+
+// A conversation's namer with a page's handful of names is small: every open tab has one.
+func TestNamerOfAFewNamesIsSmall(t *testing.T) {
+	const count = 1000
+	names := []string{"search_inventory", "sort_results", "compare_cars", "open_car", "show_financing"}
+	namers := make([]*Namer, count)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range namers {
+		n := NewNamer()
+		for _, name := range names {
+			n.Assign(name)
+		}
+		namers[i] = n
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / count
+	t.Logf("a namer of %d names holds %d bytes", len(names), per)
+	if per > 400 {
+		t.Errorf("a namer of %d names holds %d bytes, want at most 400", len(names), per)
+	}
+	runtime.KeepAlive(namers)
 }
