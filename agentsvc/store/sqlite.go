@@ -83,6 +83,7 @@ type sqliteStore struct {
 	w       *sql.DB
 	r       *sql.DB
 	stmts   *appendStmts // on w
+	reads   readStmts    // on r
 	commits groupCommitter
 	ck      *checkpointer
 	now     func() time.Time
@@ -140,6 +141,12 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
 	}
 	s.r = r
+	if s.reads, err = prepareReads(ctx, r); err != nil {
+		s.stmts.close()
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
+	}
 	ck, err := sql.Open("sqlite", base+"&_pragma=cache_size(-"+fmt.Sprint(readerCacheKiB)+")")
 	if err != nil {
 		w.Close()
@@ -265,36 +272,79 @@ func (s *sqliteStore) Load(ctx context.Context, id string) (*Session, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
-	// One read transaction: the messages and the seq come from the same snapshot.
-	tx, err := s.r.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, s.fail("load", err)
-	}
-	defer tx.Rollback()
-	sess, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, id))
-	if err != nil {
-		return nil, s.fail("load", err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM messages WHERE session_id = ? ORDER BY pos`, id)
+	// One statement: the session's row and its messages come from one snapshot, as a read
+	// transaction would give them, without its BEGIN and COMMIT (a turn's start reads an
+	// idle session back this way).
+	rows, err := s.reads.load.QueryContext(ctx, id)
 	if err != nil {
 		return nil, s.fail("load", err)
 	}
 	defer rows.Close()
+	var sess *Session
 	var data [][]byte
 	for rows.Next() {
+		var row Session
+		var created, updated int64
 		var d []byte
-		if err := rows.Scan(&d); err != nil {
+		if err := rows.Scan(&row.ID, &row.Origin, &row.Page.URL, &row.Page.Title, &created, &updated, &row.Seq, &row.ActiveTurn, &d); err != nil {
 			return nil, s.fail("load", err)
 		}
-		data = append(data, d)
+		if sess == nil {
+			row.CreatedAt, row.UpdatedAt = fromNanos(created), fromNanos(updated)
+			sess = &row
+		}
+		if d != nil { // NULL: a session with no messages yet
+			data = append(data, d)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("load", err)
+	}
+	if sess == nil {
+		return nil, ErrNotFound
 	}
 	if sess.Messages, err = decodeMessages(data); err != nil {
 		return nil, err
 	}
 	return sess, nil
+}
+
+// readStmts are the reads of a turn's start and of a resume, prepared once on the read pool
+// (database/sql prepares each on a read connection the first time it runs there): modernc's
+// SQLite spent more on parsing them again than on running them.
+type readStmts struct {
+	load, events, exists *sql.Stmt
+}
+
+const (
+	sqlLoad = `SELECT s.id, s.origin, s.page_url, s.page_title, s.created_at, s.updated_at, s.seq, s.active_turn, m.data
+		FROM sessions s LEFT JOIN messages m ON m.session_id = s.id WHERE s.id = ? ORDER BY m.pos`
+	sqlEventsAfter = `SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`
+	sqlExists      = `SELECT 1 FROM sessions WHERE id = ?`
+)
+
+func prepareReads(ctx context.Context, r *sql.DB) (readStmts, error) {
+	var rs readStmts
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{{&rs.load, sqlLoad}, {&rs.events, sqlEventsAfter}, {&rs.exists, sqlExists}} {
+		st, err := r.PrepareContext(ctx, p.q)
+		if err != nil {
+			rs.close()
+			return readStmts{}, err
+		}
+		*p.st = st
+	}
+	return rs, nil
+}
+
+func (rs readStmts) close() {
+	for _, st := range []*sql.Stmt{rs.load, rs.events, rs.exists} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
 }
 
 func (s *sqliteStore) Append(ctx context.Context, id string, b Batch) error {
@@ -623,7 +673,7 @@ func (s *sqliteStore) EventsAfter(ctx context.Context, id string, after int64, l
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, id, after, limit)
+	rows, err := s.reads.events.QueryContext(ctx, id, after, limit)
 	if err != nil {
 		return nil, s.fail("events", err)
 	}
@@ -643,7 +693,7 @@ func (s *sqliteStore) EventsAfter(ctx context.Context, id string, after int64, l
 	}
 	if len(out) == 0 {
 		var one int
-		err := s.r.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+		err := s.reads.exists.QueryRowContext(ctx, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
@@ -809,5 +859,6 @@ func (s *sqliteStore) Close() error {
 		return nil
 	}
 	s.stmts.close()
+	s.reads.close()
 	return errors.Join(s.ck.close(), s.r.Close(), s.w.Close())
 }

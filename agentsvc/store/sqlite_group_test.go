@@ -305,3 +305,49 @@ func TestSQLiteAppendManyEvents(t *testing.T) {
 		}
 	}
 }
+
+// Load reads a session's row and its messages in one statement, with no transaction around
+// it: they must still come from one snapshot while appends commit. Every append here adds
+// one event and one message, so a loaded session has as many messages as its seq.
+func TestSQLiteLoadIsOneSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteForTest(t)
+	if err := s.Create(ctx, &Session{ID: "snap", Origin: "https://shop.example"}); err != nil {
+		t.Fatal(err)
+	}
+	const appends = 300
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for seq := int64(1); seq <= appends; seq++ {
+			if err := s.Append(ctx, "snap", event(0, seq)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	loads := 0
+	for running := true; running; loads++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		sess, err := s.Load(ctx, "snap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(sess.Messages)) != sess.Seq {
+			t.Fatalf("load %d: seq %d with %d messages: not one snapshot", loads, sess.Seq, len(sess.Messages))
+		}
+		for i, m := range sess.Messages {
+			if want := fmt.Sprintf("message %d of 0", i+1); m.Content != want {
+				t.Fatalf("load %d: message %d is %q, want %q (in order)", loads, i, m.Content, want)
+			}
+		}
+	}
+	if _, err := s.Load(ctx, "missing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Load of a missing session: got %v, want ErrNotFound", err)
+	}
+	t.Logf("%d loads while %d appends committed", loads, appends)
+}
