@@ -274,23 +274,26 @@ func TestNamerKeepsNamesPastTheList(t *testing.T) {
 func TestNamerOfAFewNamesIsSmall(t *testing.T) {
 	const count = 1000
 	names := []string{"search_inventory", "sort_results", "compare_cars", "open_car", "show_financing"}
-	namers := make([]*Namer, count)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for i := range namers {
-		n := NewNamer()
-		for _, name := range names {
-			n.Assign(name)
+	held := func() int64 {
+		namers := make([]*Namer, count)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range namers {
+			n := NewNamer()
+			for _, name := range names {
+				n.Assign(name)
+			}
+			namers[i] = n
 		}
-		namers[i] = n
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(namers)
+		return (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / count
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / count
+	per := min(held(), held(), held()) // what else allocates meanwhile only adds to a reading
 	t.Logf("a namer of %d names holds %d bytes", len(names), per)
 	if per > 400 {
 		t.Errorf("a namer of %d names holds %d bytes, want at most 400", len(names), per)
 	}
-	runtime.KeepAlive(namers)
 }
