@@ -253,11 +253,11 @@ func (s *sqliteStore) create(ctx context.Context, sess *Session, owner string, t
 // sessionColumns are the columns scanSession reads.
 const sessionColumns = `id, origin, page_url, page_title, created_at, updated_at, seq, active_turn`
 
-// scanSession reads one row of sessionColumns.
-func scanSession(row interface{ Scan(...any) error }) (*Session, error) {
+// scanSession reads one row of sessionColumns, and the columns after them into extra.
+func scanSession(row interface{ Scan(...any) error }, extra ...any) (*Session, error) {
 	var sess Session
 	var created, updated int64
-	err := row.Scan(&sess.ID, &sess.Origin, &sess.Page.URL, &sess.Page.Title, &created, &updated, &sess.Seq, &sess.ActiveTurn)
+	err := row.Scan(append([]any{&sess.ID, &sess.Origin, &sess.Page.URL, &sess.Page.Title, &created, &updated, &sess.Seq, &sess.ActiveTurn}, extra...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -282,16 +282,24 @@ func (s *sqliteStore) Load(ctx context.Context, id string) (*Session, error) {
 	defer rows.Close()
 	var sess *Session
 	var data [][]byte
+	var d []byte
+	// Every row repeats the session's columns: the first row's are read, the others' skipped
+	// (RawBytes: not copied).
+	repeated := make([]sql.RawBytes, strings.Count(sessionColumns, ",")+1)
+	skip := make([]any, 0, len(repeated)+1)
+	for i := range repeated {
+		skip = append(skip, &repeated[i])
+	}
+	skip = append(skip, &d)
 	for rows.Next() {
-		var row Session
-		var created, updated int64
-		var d []byte
-		if err := rows.Scan(&row.ID, &row.Origin, &row.Page.URL, &row.Page.Title, &created, &updated, &row.Seq, &row.ActiveTurn, &d); err != nil {
-			return nil, s.fail("load", err)
-		}
+		d = nil
 		if sess == nil {
-			row.CreatedAt, row.UpdatedAt = fromNanos(created), fromNanos(updated)
-			sess = &row
+			sess, err = scanSession(rows, &d)
+		} else {
+			err = rows.Scan(skip...)
+		}
+		if err != nil {
+			return nil, s.fail("load", err)
 		}
 		if d != nil { // NULL: a session with no messages yet
 			data = append(data, d)
@@ -317,8 +325,8 @@ type readStmts struct {
 }
 
 const (
-	sqlLoad = `SELECT s.id, s.origin, s.page_url, s.page_title, s.created_at, s.updated_at, s.seq, s.active_turn, m.data
-		FROM sessions s LEFT JOIN messages m ON m.session_id = s.id WHERE s.id = ? ORDER BY m.pos`
+	sqlLoad = `SELECT ` + sessionColumns + `, m.data
+		FROM sessions LEFT JOIN messages m ON m.session_id = sessions.id WHERE sessions.id = ? ORDER BY m.pos`
 	sqlEventsAfter = `SELECT seq, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`
 	sqlExists      = `SELECT 1 FROM sessions WHERE id = ?`
 )
