@@ -89,10 +89,14 @@ func RenderJSON(raw json.RawMessage, maxBytes int) (text string, isError bool, m
 	return text, isError, res.Meta
 }
 
-// renderTextOnly renders the common result, text blocks only and no structuredContent, as
-// Render would, decoding only what that needs (the MCP SDK's CallToolResult decodes every
-// content type through an interface: 4% of the agent's CPU at saturation). It reports false
-// for any other result, which then takes the full path.
+// renderTextOnly renders the common result, text blocks with or without structuredContent,
+// as Render would, decoding only what that needs. The MCP SDK's CallToolResult decodes every
+// content type through an interface (4% of the agent's CPU at saturation), and its decoder
+// takes a 32 KiB buffer for each result: a tenth of all the agent allocated under the
+// realistic bench, whose pages (the demo's) answer with structuredContent as WebMCP pages
+// commonly do. It reports false for any other result, which then takes the full path. It
+// decodes as the SDK does (field names matched exactly, structuredContent into an any), so
+// the text is the same.
 func renderTextOnly(raw json.RawMessage, maxBytes int) (text string, isError bool, meta mcp.Meta, ok bool) {
 	var res struct {
 		Content []struct {
@@ -103,9 +107,17 @@ func renderTextOnly(raw json.RawMessage, maxBytes int) (text string, isError boo
 		IsError           bool            `json:"isError"`
 		Meta              mcp.Meta        `json:"_meta"`
 	}
-	if fastjson.Unmarshal(raw, &res) != nil || len(res.Content) == 0 ||
-		(len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null") {
+	if tooDeep(raw, maxResultDepth) {
+		return "", false, nil, false // the SDK refuses it; its path says so
+	}
+	if _, err := fastjson.Parse(raw, &res, fastjson.DontMatchCaseInsensitiveStructFields); err != nil || len(res.Content) == 0 {
 		return "", false, nil, false
+	}
+	var structured any
+	if len(res.StructuredContent) > 0 {
+		if _, err := fastjson.Parse(res.StructuredContent, &structured, fastjson.DontMatchCaseInsensitiveStructFields); err != nil {
+			return "", false, nil, false
+		}
 	}
 	var b strings.Builder
 	for i, c := range res.Content {
@@ -117,11 +129,62 @@ func renderTextOnly(raw json.RawMessage, maxBytes int) (text string, isError boo
 		}
 		b.WriteString(*c.Text)
 	}
+	if structured != nil { // as Render: shown unless a text block already says the same
+		if s, err := json.Marshal(structured); err == nil && !hasTextBlock(res.Content, string(s)) {
+			b.WriteString("\nstructuredContent: ") // after the text blocks, of which there is one at least
+			b.Write(s)
+		}
+	}
 	text = b.String()
 	if text == "" {
 		text = "(the tool returned no content)"
 	}
 	return capText(text, maxBytes), res.IsError, res.Meta, true
+}
+
+// hasTextBlock reports whether one of the text blocks, trimmed, is s.
+func hasTextBlock(content []struct {
+	Type string  `json:"type"`
+	Text *string `json:"text"`
+}, s string) bool {
+	for _, c := range content {
+		if strings.TrimSpace(*c.Text) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// maxResultDepth is the deepest nesting of a result the MCP SDK decodes.
+const maxResultDepth = 1000
+
+// tooDeep reports whether the objects and arrays of the JSON text data nest deeper than max
+// (the brackets inside strings do not count).
+func tooDeep(data []byte, max int) bool {
+	depth := 0
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // wrapperTag finds anything in a tool's output that reads as an opening or closing tag of the

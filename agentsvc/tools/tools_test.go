@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"regexp"
 	"runtime"
 	"strings"
@@ -171,9 +173,11 @@ func TestRenderJSON(t *testing.T) {
 	}
 }
 
-// TestRenderTextOnlyMatchesRender: the fast path for text-only results gives what Render gives
-// for the MCP SDK's decoding of the same result, and leaves every other result to it.
+// TestRenderTextOnlyMatchesRender: the fast path for text results (with or without
+// structuredContent) gives what Render gives for the MCP SDK's decoding of the same result,
+// and leaves every other result to it.
 func TestRenderTextOnlyMatchesRender(t *testing.T) {
+	deep := strings.Repeat("[", maxResultDepth+1) + strings.Repeat("]", maxResultDepth+1)
 	for _, tc := range []struct {
 		raw  string
 		fast bool
@@ -183,7 +187,16 @@ func TestRenderTextOnlyMatchesRender(t *testing.T) {
 		{`{"content":[{"type":"text","text":""}]}`, true},
 		{`{"content":[{"type":"text","text":"` + strings.Repeat("x", 300) + `"}]}`, true},
 		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":null}`, true},
-		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":1}}`, false},
+		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":1}}`, true},
+		{`{"content":[{"type":"text","text":""}],"structuredContent":{"a":1}}`, true},
+		{`{"content":[{"type":"text","text":"x"},{"type":"text","text":" {\"b\":2,\"a\":1} "}],"structuredContent":{"b":2,"a":1}}`, true},
+		{`{"content":[{"type":"text","text":"3 cars"}],"structuredContent":{"cars":[{"id":"c08","price":35990,"mpg":31.5,"tags":["suv","<awd>&"]},{"id":"c11","price":1e21,"ok":true,"n":null}],"total":-0.000001,"note":"é\u2028\ud83d\ude97"}}`, true},
+		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":[1,"two",{"three":3}]}`, true},
+		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":"just text"}`, true},
+		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":1},"isError":true,"_meta":{"x/y":{"z":[1]}}}`, true},
+		{`{"content":[{"type":"text","text":"ok"}],"StructuredContent":{"a":1}}`, true},
+		{`{"Content":[{"type":"text","text":"ok"}]}`, false},
+		{`{"content":[{"type":"text","text":"ok"}],"structuredContent":` + deep + `}`, false},
 		{`{"content":[{"type":"text"}]}`, false},
 		{`{"content":[{"type":"text","text":"a"},{"type":"image","data":"AAAA","mimeType":"image/png"}]}`, false},
 		{`{"content":[]}`, false},
@@ -191,22 +204,103 @@ func TestRenderTextOnlyMatchesRender(t *testing.T) {
 		{`{"content":"oops"}`, false},
 		{`[1]`, false},
 	} {
-		text, isErr, meta, ok := renderTextOnly(json.RawMessage(tc.raw), 100)
-		if ok != tc.fast {
-			t.Errorf("%s: fast path %v, want %v", tc.raw, ok, tc.fast)
-			continue
+		checkFastPath(t, tc.raw, tc.fast, 100)
+		checkFastPath(t, tc.raw, tc.fast, 0)
+	}
+}
+
+// checkFastPath checks renderTextOnly on raw against Render of the SDK's decoding.
+func checkFastPath(t *testing.T, raw string, fast bool, maxBytes int) {
+	t.Helper()
+	text, isErr, meta, ok := renderTextOnly(json.RawMessage(raw), maxBytes)
+	if ok != fast {
+		t.Errorf("%.200s: fast path %v, want %v", raw, ok, fast)
+		return
+	}
+	if !ok {
+		return
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		t.Fatalf("%.200s: %v", raw, err)
+	}
+	wantText, wantErr := Render(&res, maxBytes)
+	if text != wantText || isErr != wantErr || fmt.Sprint(meta) != fmt.Sprint(res.Meta) {
+		t.Errorf("%.200s: fast path %q %v %v, Render %q %v %v", raw, text, isErr, meta, wantText, wantErr, res.Meta)
+	}
+}
+
+// TestRenderTextOnlyMatchesRenderOnRandomResults compares the two paths on random text
+// results with random structuredContent (nested objects and arrays, numbers of every kind,
+// strings that JSON escapes).
+func TestRenderTextOnlyMatchesRenderOnRandomResults(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 2))
+	strs := []string{"", "a", "<b>&amp;</b>", "é\u2028", "🚗 SUV", `"quoted"`, "line\nbreak", " {\"a\":1} "}
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := rng.IntN(8); {
+		case k == 0 && depth < 4:
+			m := map[string]any{}
+			for range rng.IntN(5) {
+				m[strs[rng.IntN(len(strs))]+fmt.Sprint(rng.IntN(50))] = value(depth + 1)
+			}
+			return m
+		case k == 1 && depth < 4:
+			a := make([]any, rng.IntN(4))
+			for i := range a {
+				a[i] = value(depth + 1)
+			}
+			return a
+		case k == 2:
+			return rng.Float64() * math.Pow(10, float64(rng.IntN(40)-20))
+		case k == 3:
+			return rng.Int64N(1<<62) - 1<<61
+		case k == 4:
+			return rng.IntN(2) == 0
+		case k == 5:
+			return nil
+		default:
+			return strs[rng.IntN(len(strs))]
 		}
-		if !ok {
-			continue
+	}
+	for range 300 {
+		res := map[string]any{}
+		var content []any
+		for range 1 + rng.IntN(3) {
+			content = append(content, map[string]any{"type": "text", "text": strs[rng.IntN(len(strs))]})
 		}
-		var res mcp.CallToolResult
-		if err := json.Unmarshal([]byte(tc.raw), &res); err != nil {
-			t.Fatalf("%s: %v", tc.raw, err)
+		res["content"] = content
+		if rng.IntN(4) > 0 {
+			res["structuredContent"] = value(0)
 		}
-		wantText, wantErr := Render(&res, 100)
-		if text != wantText || isErr != wantErr || fmt.Sprint(meta) != fmt.Sprint(res.Meta) {
-			t.Errorf("%s: fast path %q %v %v, Render %q %v %v", tc.raw, text, isErr, meta, wantText, wantErr, res.Meta)
+		if rng.IntN(3) == 0 {
+			res["isError"] = true
 		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFastPath(t, string(raw), true, []int{0, 40}[rng.IntN(2)])
+	}
+}
+
+// TestRenderJSONAllocatesLittle: a text result with structuredContent, as the demo's tools
+// answer, is rendered without the SDK's decoder (which took a 32 KiB buffer for each).
+func TestRenderJSONAllocatesLittle(t *testing.T) {
+	raw := json.RawMessage(`{"content":[{"type":"text","text":"Found 6 cars: 2023 Kia Sportage, ..."}],"structuredContent":{"total":6,"cars":[{"id":"c08","make":"Kia","model":"Sportage","year":2023,"price":31990},{"id":"c11","make":"Mazda","model":"CX-5","year":2022,"price":28990}]}}`)
+	least := uint64(math.MaxUint64)
+	for range 3 { // the least of three: other goroutines of the test binary allocate too
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.TotalAlloc
+		for range 20 {
+			RenderJSON(raw, 0)
+		}
+		runtime.ReadMemStats(&ms)
+		least = min(least, (ms.TotalAlloc-before)/20)
+	}
+	if least > 16<<10 {
+		t.Errorf("RenderJSON allocated %d bytes a result, want under 16 KiB", least)
 	}
 }
 
