@@ -115,7 +115,7 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	w.SetConnMaxIdleTime(0)
 	w.SetConnMaxLifetime(0)
 	s := &sqliteStore{path: abs, w: w, now: time.Now}
-	s.commits.s = s
+	s.commits.init(s)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: sqlite: opening %s: %w", abs, err)
@@ -396,8 +396,11 @@ type appendReq struct {
 // answered only after its commit, so what an acknowledged Append wrote survives a crash of
 // the process as before (WAL, synchronous=NORMAL).
 //
-// The commit goroutine runs while appends are queued and ends when none are (like wsrpc's
-// writer), so an idle store has none. An append that fails inside a group (a seq conflict,
+// The commit goroutine runs while appends are queued, and ends once none came for
+// commitLinger (or the store closes), so an idle store has none. It lingers rather than
+// ending at once because SQLite's calls run deep: a new goroutine grew its stack again
+// through them for every group (2% of the agent's CPU under the realistic bench, when most
+// groups hold one append). An append that fails inside a group (a seq conflict,
 // an unknown session) fails alone: those are found before it writes anything. Any other
 // error rolls the group back and its appends are written again one transaction each, so
 // one bad batch never fails the others.
@@ -405,11 +408,38 @@ type appendReq struct {
 // Lock order: mu is a leaf.
 type groupCommitter struct {
 	s          *sqliteStore
-	beforeHook func() // tests: runs before each group is taken
+	beforeHook func()        // tests: runs before each group is taken
+	linger     time.Duration // how long the goroutine waits for appends once the queue is empty
+	wake       chan struct{} // buffer 1: an append came while the goroutine lingers
+	stop       chan struct{} // closed when the store closes
 
 	mu         sync.Mutex
 	queue      []*appendReq
-	committing bool
+	committing bool // the goroutine runs
+	lingering  bool // it waits on wake
+	stopped    bool
+	started    int // goroutines started (tests)
+}
+
+// commitLinger is how long the commit goroutine waits for the next append before it ends:
+// the appends of a turn come within it, and those of busy tabs far more often.
+const commitLinger = time.Second
+
+func (g *groupCommitter) init(s *sqliteStore) {
+	g.s = s
+	g.linger = commitLinger
+	g.wake = make(chan struct{}, 1)
+	g.stop = make(chan struct{})
+}
+
+// close ends a lingering goroutine (one that commits goes on until its queue is empty).
+func (g *groupCommitter) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.stopped {
+		g.stopped = true
+		close(g.stop)
+	}
 }
 
 // append queues one batch and waits for the commit that writes it. When ctx ends before a
@@ -419,9 +449,17 @@ func (g *groupCommitter) append(ctx context.Context, id string, e encodedBatch) 
 	r := &appendReq{id: id, e: e, done: make(chan error, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, r)
-	if !g.committing {
+	switch {
+	case !g.committing:
 		g.committing = true
+		g.started++
 		go g.run()
+	case g.lingering:
+		g.lingering = false
+		select {
+		case g.wake <- struct{}{}:
+		default:
+		}
 	}
 	g.mu.Unlock()
 	select {
@@ -435,8 +473,14 @@ func (g *groupCommitter) append(ctx context.Context, id string, e encodedBatch) 
 	}
 }
 
-// run commits groups until the queue is empty.
+// run commits groups until the queue has stayed empty for g.linger.
 func (g *groupCommitter) run() {
+	var idle *time.Timer // made on the first wait
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
 	for {
 		if g.beforeHook != nil {
 			g.beforeHook()
@@ -444,10 +488,38 @@ func (g *groupCommitter) run() {
 		g.mu.Lock()
 		n := min(len(g.queue), maxGroup)
 		if n == 0 {
-			g.committing = false
 			g.queue = nil
+			if g.linger <= 0 || g.stopped {
+				g.committing = false
+				g.mu.Unlock()
+				return
+			}
+			g.lingering = true
 			g.mu.Unlock()
-			return
+			if idle == nil {
+				idle = time.NewTimer(g.linger)
+			} else {
+				idle.Reset(g.linger)
+			}
+			select {
+			case <-g.wake:
+				continue
+			case <-idle.C:
+			case <-g.stop:
+			}
+			g.mu.Lock()
+			g.lingering = false
+			select { // an append that came as the wait ended is in the queue
+			case <-g.wake:
+			default:
+			}
+			if len(g.queue) == 0 {
+				g.committing = false
+				g.mu.Unlock()
+				return
+			}
+			g.mu.Unlock()
+			continue
 		}
 		taken := make([]*appendReq, 0, n)
 		for _, r := range g.queue[:n] {
@@ -866,6 +938,7 @@ func (s *sqliteStore) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.commits.close()
 	s.stmts.close()
 	s.reads.close()
 	return errors.Join(s.ck.close(), s.r.Close(), s.w.Close())

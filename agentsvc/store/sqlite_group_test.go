@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
@@ -64,6 +65,7 @@ func TestSQLiteGroupCommit(t *testing.T) {
 	var groups []int // appends queued when each group was taken
 	release := make(chan struct{})
 	first := true
+	s.commits.linger = 0            // the goroutine ends as it finds the queue empty (TestCommitGoroutineLingers)
 	s.commits.beforeHook = func() { // in the commit goroutine
 		if first {
 			first = false
@@ -350,4 +352,58 @@ func TestSQLiteLoadIsOneSnapshot(t *testing.T) {
 		t.Errorf("Load of a missing session: got %v, want ErrNotFound", err)
 	}
 	t.Logf("%d loads while %d appends committed", loads, appends)
+}
+
+// TestCommitGoroutineLingers: the commit goroutine serves the appends that come within its
+// linger (rather than a new goroutine growing its stack again for each group), ends once none
+// came for that long, and ends at once when the store closes.
+func TestCommitGoroutineLingers(t *testing.T) {
+	ctx := context.Background()
+	s := openSQLiteForTest(t)
+	s.commits.linger = 2 * time.Second
+	if err := s.Create(ctx, &Session{ID: "s1", Origin: "https://a.example"}); err != nil {
+		t.Fatal(err)
+	}
+	state := func() (running bool, started int) {
+		s.commits.mu.Lock()
+		defer s.commits.mu.Unlock()
+		return s.commits.committing, s.commits.started
+	}
+	for seq := int64(1); seq <= 5; seq++ {
+		if err := s.Append(ctx, "s1", event(1, seq)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond) // the queue is empty in between
+	}
+	if running, started := state(); !running || started != 1 {
+		t.Fatalf("after five appends 20 ms apart: goroutine running %v, %d started; want one, still running", running, started)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for running, _ := state(); running; running, _ = state() {
+		if time.Now().After(deadline) {
+			t.Fatal("the commit goroutine still runs 10 s after the last append")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.Append(ctx, "s1", event(1, 6)); err != nil {
+		t.Fatal(err)
+	}
+	if _, started := state(); started != 2 {
+		t.Errorf("an append after the goroutine ended: %d started, want a second one", started)
+	}
+
+	s.commits.linger = time.Hour // Close must not wait for it
+	if err := s.Append(ctx, "s1", event(1, 7)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for running, _ := state(); running; running, _ = state() {
+		if time.Now().After(deadline) {
+			t.Fatal("a lingering commit goroutine outlived Close by 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
