@@ -2,6 +2,7 @@ package agentsvc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -571,5 +573,72 @@ func TestEvictedWhileItsClaimIsRenewed(t *testing.T) {
 	waitFor(t, "the next renewal (the one held has ended)", func() bool { return st.renewals.Load() > n })
 	if ok, holder, err := st.Claim(context.Background(), ls.id, "replica-b", time.Minute); err != nil || !ok {
 		t.Fatalf("another replica's claim after the session was let go: ok=%v holder=%q err=%v; want it free", ok, holder, err)
+	}
+}
+
+// TestResumeAsItsTurnEndsGetsTheTurnsLastEvents: a socket asks agent/session again for its
+// own session while a turn runs (a page that lost track of where it was). From the answer
+// until attach the socket is detached; the turn's last events are stored meanwhile, unsent,
+// and the turn's end cools the session, which drops its tail. attach, before the turn's end
+// lets the session go, found the events in neither the tail nor what the resume had read, and
+// the page missed the turn's end for good ("seq 11 came after seq 8", found by the page
+// fuzzer). attach now reads them from the store; when the store does not answer, the page is
+// sent back to resume (4000) rather than attached over the gap.
+func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
+	for _, storeDown := range []bool{false, true} {
+		t.Run(fmt.Sprintf("store down %v", storeDown), func(t *testing.T) {
+			flaky := &flakyStore{Store: store.NewMemory()}
+			gate, model := modelAfterFirst("the second answer")
+			ts := newQuietServer(t, model, func(c *Config) { c.Store = flaky })
+			p, ls, c := chattedOnce(t, ts)
+			first := p.eventsUntil(wire.EventTurnEnd)
+
+			// Started as agent/chat starts it, without the answer that would let the turn's
+			// end evict the session.
+			rt, err := ts.hub.startTurn(ls, c, "second", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := p.nextEvent(); e.Type != wire.EventTurnStart || e.Seq != lastSeqOf(first)+1 {
+				t.Fatalf("got %+v, want the second turn's turn_start", e)
+			}
+			// What agent/session does for the socket's own session: the answer's seq, then
+			// detached.
+			ls.mu.Lock()
+			from := ls.persisted
+			ls.conn = nil
+			ls.mu.Unlock()
+
+			close(gate) // the turn ends, its last events stored while no socket is attached
+			<-rt.done   // and the session cooled
+			ls.mu.Lock()
+			cold, evicted := ls.cold, ls.evicted
+			ls.mu.Unlock()
+			if !cold || evicted {
+				t.Fatalf("after the turn: cold %v, evicted %v; want cold, still live", cold, evicted)
+			}
+			flaky.eventsDown.Store(storeDown)
+			ls.attach(c, from, nil)
+
+			if storeDown {
+				select {
+				case <-p.peer.Done():
+				case <-time.After(waitLimit):
+					t.Fatal("the socket is still open: attached without the events it lacks")
+				}
+				var ce *websocket.CloseError
+				if err := p.peer.Wait(); !errors.As(err, &ce) || ce.Code != wire.CloseResume {
+					t.Fatalf("the socket ended with %v, want close code %d", err, wire.CloseResume)
+				}
+				return
+			}
+			got := p.eventsUntil(wire.EventTurnEnd)
+			if got[0].Seq != from+1 || got[len(got)-1].Text != "the second answer" {
+				t.Fatalf("after attach the page got %+v, want the events after seq %d up to the turn's end", got, from)
+			}
+			if live := ls.persistedSeq(); lastSeqOf(got) != live {
+				t.Errorf("the page is at seq %d, the session at %d", lastSeqOf(got), live)
+			}
+		})
 	}
 }

@@ -101,10 +101,32 @@ func shortID(id string) string {
 // attach makes c the session's socket and sends it the events after from. Runs right
 // after the agent/session result was queued, so the page gets them after the result.
 func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
+	for {
+		gap, ok := ls.attachOnce(c, from, older)
+		if !ok {
+			return
+		}
+		// Events were stored after the answer's seq while the socket was detached, and the
+		// session cooled since (its turn ended): they are in neither older nor the tail.
+		more, err := ls.readGap(gap)
+		if err != nil {
+			ls.log.Warn("reading the events a resumed page lacks; it is sent back to resume", zap.Error(err))
+			c.sendBack("the session store did not answer; reconnect to resume")
+			return
+		}
+		older = append(older, more...)
+	}
+}
+
+// attachOnce is one try of attach, under ls.mu. It reports ok false when it is done (the
+// socket is attached, or must not be), and otherwise the seq after which the events it would
+// replay are missing (ls.persisted is past what older and the tail hold): the caller reads
+// them from the store, unlocked, and tries again.
+func (ls *liveSession) attachOnce(c *pageConn, from int64, older []store.Event) (gap int64, ok bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if c.boundSession() != ls || ls.owner != c {
-		return // the socket moved on (or closed) meanwhile, or another socket took the session
+		return 0, false // the socket moved on (or closed) meanwhile, or another socket took the session
 	}
 	if ls.evicted { // dropped from memory between resume and now: take it back
 		if why := ls.reviveLocked(); why != "" {
@@ -112,17 +134,14 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 			// reconnects.
 			ls.owner = nil
 			c.sendBack(why)
-			return
+			return 0, false
 		}
 		if ls.storeErr == errLetGo { // what was written meanwhile reaches the page now
 			go ls.hub.srv.guard("resync", func() { _ = ls.resync() })
 		}
 	}
-	ls.conn = c
-	close(ls.connWait)
-	ls.connWait = make(chan struct{})
-	ls.connSent = from
-	// older (read from the store before) plus the tail cover everything persisted.
+	// older (read from the store before) plus the tail cover everything persisted, unless
+	// the session cooled (and dropped its tail) since.
 	var evs []store.Event
 	seen := from
 	for _, e := range older {
@@ -137,6 +156,13 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 			seen = e.Seq
 		}
 	}
+	if seen < ls.persisted && ls.cold && ls.storeErr == nil {
+		return seen, true
+	}
+	ls.conn = c
+	close(ls.connWait)
+	ls.connWait = make(chan struct{})
+	ls.connSent = from
 	evs = coalesceDeltas(evs)
 	if len(evs) > replayMax {
 		evs = evs[len(evs)-replayMax:]
@@ -145,6 +171,15 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 		ls.sendLocked(e)
 	}
 	ls.coolLocked() // replayed: an idle session leaves its history to the store
+	return 0, false
+}
+
+// readGap reads the stored events after seq that attach lacks, as a resume reads those after
+// its lastSeq.
+func (ls *liveSession) readGap(seq int64) ([]store.Event, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	return ls.replayFrom(ctx, seq)
 }
 
 // reviveLocked takes back a session that evict dropped from memory while a request for it
