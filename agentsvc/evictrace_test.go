@@ -2,7 +2,6 @@ package agentsvc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -621,15 +619,7 @@ func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
 			ls.attach(c, from, nil)
 
 			if storeDown {
-				select {
-				case <-p.peer.Done():
-				case <-time.After(waitLimit):
-					t.Fatal("the socket is still open: attached without the events it lacks")
-				}
-				var ce *websocket.CloseError
-				if err := p.peer.Wait(); !errors.As(err, &ce) || ce.Code != wire.CloseResume {
-					t.Fatalf("the socket ended with %v, want close code %d", err, wire.CloseResume)
-				}
+				p.waitSentBack()
 				return
 			}
 			got := p.eventsUntil(wire.EventTurnEnd)

@@ -3,6 +3,7 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -357,4 +359,19 @@ func echoTool() pageTestTool {
 // outcomes that are data for the model, not a failure of the call.
 func answered(out tools.Outcome) bool {
 	return out.Kind == tools.OK || out.Kind == tools.ToolError || out.Kind == tools.InvalidArgs
+}
+
+// waitSentBack waits for p's socket to be closed with 4000 (resume elsewhere): what a page
+// gets instead of an attach over events it lacks.
+func (p *fakePage) waitSentBack() {
+	p.t.Helper()
+	select {
+	case <-p.peer.Done():
+	case <-time.After(waitLimit):
+		p.t.Fatal("the socket is still open: attached without the events it lacks")
+	}
+	var ce *websocket.CloseError
+	if err := p.peer.Wait(); !errors.As(err, &ce) || ce.Code != wire.CloseResume {
+		p.t.Fatalf("the socket ended with %v, want close code %d", err, wire.CloseResume)
+	}
 }

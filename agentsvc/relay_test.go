@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
@@ -418,15 +416,7 @@ func TestTakeOverWhoseReplayCannotBeReadSendsThePageBack(t *testing.T) {
 	unsub() // what a publishes from now on does not reach the proxy
 	flaky.eventsDown.Store(true)
 	close(gate) // the turn ends on a, which lets the session go: b takes it over
-	select {
-	case <-second.peer.Done():
-	case <-time.After(waitLimit):
-		t.Fatal("the socket is still open: attached without the events it lacks")
-	}
-	var ce *websocket.CloseError
-	if err := second.peer.Wait(); !errors.As(err, &ce) || ce.Code != wire.CloseResume {
-		t.Fatalf("the socket ended with %v, want close code %d", err, wire.CloseResume)
-	}
+	second.waitSentBack()
 }
 
 // TestYieldKeepsASessionATabHereHolds: a proxied socket's agent/chat asks the holder to let
