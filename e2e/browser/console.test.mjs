@@ -91,6 +91,8 @@ test('live view, transcript, search, export, delete and charts', async () => {
     await tab.waitFor();
     await tab.locator('summary').first().click();
     await tab.locator('.tool-name', { hasText: 'search_cars' }).waitFor();
+    await tab.locator('.tool-name', { hasText: 'search_cars' }).click(); // its description and schema
+    await page.locator('#tabs table').evaluate((t) => { t.dataset.before = '1'; });
 
     // A running turn with its tool call, as it happens.
     await ask(shop, 'Show me red SUVs');
@@ -103,6 +105,13 @@ test('live view, transcript, search, export, delete and charts', async () => {
     if (shots) await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/console-live.png') });
     await turn.locator('.who .pill.end').waitFor();
     await shop.locator(W.text).filter({ hasText: 'Here are the red SUVs' }).waitFor();
+
+    // The tab list was rebuilt meanwhile (at the turn's start and end, and every 5 s): the
+    // tool list and the tool the operator opened are still open.
+    await page.locator('#tabs table:not([data-before])').waitFor();
+    const opened = page.locator('#tabs tr.tab').filter({ hasText: 'Northwind' });
+    await opened.locator('.tool-name', { hasText: 'search_cars' }).waitFor({ timeout: 1000 });
+    await opened.locator('details[open] > summary.tool-name', { hasText: 'search_cars' }).waitFor({ timeout: 1000 });
 
     // Conversations: search, transcript.
     await page.locator('#nav button[data-view="conversations"]').click();

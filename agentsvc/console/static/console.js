@@ -138,6 +138,13 @@ async function refreshTabs() {
   const replicas = new Set(tabs.map((t) => t.replica ?? ''));
   const cluster = replicas.size > 1 || (replicas.size === 1 && !replicas.has(''));
   const box = $('#tabs');
+  // The list is rebuilt every few seconds and at every turn's start and end: the tool lists
+  // the operator opened stay open (keyed by the tab's connection and the tool's name).
+  const opened = new Set();
+  for (const d of box.querySelectorAll('tr.tab details[open]')) {
+    const tr = /** @type {HTMLElement | null} */ (d.closest('tr.tab'));
+    opened.add(`${tr?.dataset.key ?? ''}\u0000${/** @type {HTMLElement} */ (d).dataset.tool ?? ''}`);
+  }
   box.replaceChildren();
   if (tabs.length === 0) {
     box.append(el('p', 'muted', 'No page is connected.'));
@@ -151,6 +158,8 @@ async function refreshTabs() {
   for (const t of tabs) {
     const tr = el('tr', 'tab');
     tr.dataset.session = t.sessionId ?? '';
+    const key = [t.replica ?? '', t.sessionId ?? '', t.url ?? '', t.since ?? ''].join('\u0000');
+    tr.dataset.key = key;
     if (cluster) {
       tr.dataset.replica = t.replica ?? '';
       tr.append(el('td', 'replica', t.replica || '—'));
@@ -160,12 +169,15 @@ async function refreshTabs() {
     page.append(el('div', '', t.title || '(no title)'), el('div', 'muted', t.url || t.origin));
     tr.append(page, el('td', 'muted', t.sessionId ? t.sessionId.slice(0, 8) + '…' : '—'), el('td', '', when(t.since)));
     const tools = el('td');
-    const d = el('details');
+    const d = /** @type {HTMLDetailsElement} */ (el('details'));
+    d.open = opened.has(`${key}\u0000`);
     d.append(el('summary', '', `${(t.tools ?? []).length} tools`));
     const ul = el('ul', 'tools-list');
     for (const tool of t.tools ?? []) {
       const li = el('li');
-      const inner = el('details');
+      const inner = /** @type {HTMLDetailsElement} */ (el('details'));
+      inner.dataset.tool = tool.name;
+      inner.open = opened.has(`${key}\u0000${tool.name}`);
       inner.append(el('summary', 'tool-name', tool.name));
       if (tool.description) inner.append(el('div', 'muted', tool.description));
       inner.append(el('pre', '', pretty(tool.inputSchema ?? {})));
