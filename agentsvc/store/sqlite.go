@@ -409,11 +409,11 @@ type appendReq struct {
 type groupCommitter struct {
 	s          *sqliteStore
 	beforeHook func()        // tests: runs before each group is taken
-	linger     time.Duration // how long the goroutine waits for appends once the queue is empty
 	wake       chan struct{} // buffer 1: an append came while the goroutine lingers
 	stop       chan struct{} // closed when the store closes
 
 	mu         sync.Mutex
+	linger     time.Duration // how long the goroutine waits for appends once the queue is empty
 	queue      []*appendReq
 	committing bool // the goroutine runs
 	lingering  bool // it waits on wake
@@ -489,7 +489,8 @@ func (g *groupCommitter) run() {
 		n := min(len(g.queue), maxGroup)
 		if n == 0 {
 			g.queue = nil
-			if g.linger <= 0 || g.stopped {
+			linger := g.linger
+			if linger <= 0 || g.stopped {
 				g.committing = false
 				g.mu.Unlock()
 				return
@@ -497,9 +498,9 @@ func (g *groupCommitter) run() {
 			g.lingering = true
 			g.mu.Unlock()
 			if idle == nil {
-				idle = time.NewTimer(g.linger)
+				idle = time.NewTimer(linger)
 			} else {
-				idle.Reset(g.linger)
+				idle.Reset(linger)
 			}
 			select {
 			case <-g.wake:

@@ -392,7 +392,9 @@ func TestCommitGoroutineLingers(t *testing.T) {
 		t.Errorf("an append after the goroutine ended: %d started, want a second one", started)
 	}
 
+	s.commits.mu.Lock()
 	s.commits.linger = time.Hour // Close must not wait for it
+	s.commits.mu.Unlock()
 	if err := s.Append(ctx, "s1", event(1, 7)); err != nil {
 		t.Fatal(err)
 	}
