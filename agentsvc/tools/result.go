@@ -99,10 +99,7 @@ func RenderJSON(raw json.RawMessage, maxBytes int) (text string, isError bool, m
 // the text is the same.
 func renderTextOnly(raw json.RawMessage, maxBytes int) (text string, isError bool, meta mcp.Meta, ok bool) {
 	var res struct {
-		Content []struct {
-			Type string  `json:"type"`
-			Text *string `json:"text"`
-		} `json:"content"`
+		Content           []textBlock     `json:"content"`
 		StructuredContent json.RawMessage `json:"structuredContent"`
 		IsError           bool            `json:"isError"`
 		Meta              mcp.Meta        `json:"_meta"`
@@ -142,11 +139,14 @@ func renderTextOnly(raw json.RawMessage, maxBytes int) (text string, isError boo
 	return capText(text, maxBytes), res.IsError, res.Meta, true
 }
 
-// hasTextBlock reports whether one of the text blocks, trimmed, is s.
-func hasTextBlock(content []struct {
+// textBlock is a content block as renderTextOnly reads it (only text blocks go that way).
+type textBlock struct {
 	Type string  `json:"type"`
 	Text *string `json:"text"`
-}, s string) bool {
+}
+
+// hasTextBlock reports whether one of the text blocks, trimmed, is s.
+func hasTextBlock(content []textBlock, s string) bool {
 	for _, c := range content {
 		if strings.TrimSpace(*c.Text) == s {
 			return true
