@@ -42,14 +42,15 @@ package agentsvc
 //	go test -run '^$' -fuzz FuzzPageSocket -fuzztime 10m ./agentsvc/      # coverage-guided, on demand
 //	BYOMCP_FUZZ_TRACE=1 go test -count=1 -run TestPageFuzz ./agentsvc/ -fuzzseed=N -v   # every op, frame and agent log
 //	BYOMCP_FUZZ_STORE=redis BYOMCP_FUZZ_RUNS=50 go test -race -count=1 -run TestPageFuzz ./agentsvc/   # two replicas on redis-server
+//	BYOMCP_FUZZ_STORE=sqlite BYOMCP_FUZZ_RUNS=50 go test -race -count=1 -run TestPageFuzz ./agentsvc/  # one replica on SQLite
 //
 // A failing run prints its seed and the replay command. The native fuzz target takes the
 // seed and the driver program (one op per pair of bytes) as its input, so the fuzzing
 // engine mutates the sequence of operations itself.
 //
-// Left out on purpose: agent/chat (or a second agent/session) pipelined on a socket before
-// its agent/session is answered. Which session such a chat runs in is issue 11's item 11,
-// a rule still to be decided, so the driver waits for each agent/session answer.
+// Requests of a socket take effect in the order sent (the README's protocol section), so
+// the driver also sends an agent/chat right behind an agent/session, without waiting for
+// its answer (sessionChat): the chat must run in the session that answer names.
 
 import (
 	"bytes"
@@ -61,6 +62,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -174,12 +176,13 @@ const (
 	opPing
 	opCloseGraceful
 	opFragment
+	opSessionChat
 	numOps
 )
 
 var opNames = [numOps]string{"open", "session", "resume", "chat", "chatWait", "cancelChat", "agentCancel",
 	"listStorm", "changeTools", "progressFlood", "bogusResponses", "malformed", "badParams", "drop",
-	"dropReconnect", "twinResume", "sleep", "ping", "closeGraceful", "fragment"}
+	"dropReconnect", "twinResume", "sleep", "ping", "closeGraceful", "fragment", "sessionChat"}
 
 // opTable maps a program byte to an op; frequent ops appear more often.
 var opTable = func() []int {
@@ -187,7 +190,7 @@ var opTable = func() []int {
 		opOpen: 4, opSession: 5, opResume: 5, opChat: 12, opChatWait: 5, opCancelChat: 5, opAgentCancel: 4,
 		opListStorm: 4, opChangeTools: 4, opProgressFlood: 3, opBogusResponses: 3, opMalformed: 4,
 		opBadParams: 2, opDrop: 2, opDropReconnect: 3, opTwinResume: 2, opSleep: 8, opPing: 1,
-		opCloseGraceful: 1, opFragment: 1,
+		opCloseGraceful: 1, opFragment: 1, opSessionChat: 3,
 	}
 	var tab []int
 	for op, w := range weights {
@@ -254,7 +257,11 @@ type fzRun struct {
 }
 
 func runPageFuzz(t *testing.T, seed uint64, prog []byte) {
-	fmt.Fprintf(os.Stderr, "pagefuzz: seed %d (replay: go test -race -run TestPageFuzz ./agentsvc/ -fuzzseed=%d)\n", seed, seed)
+	env := ""
+	if v := os.Getenv("BYOMCP_FUZZ_STORE"); v != "" {
+		env = "BYOMCP_FUZZ_STORE=" + v + " "
+	}
+	fmt.Fprintf(os.Stderr, "pagefuzz: seed %d (replay: %sgo test -race -run TestPageFuzz ./agentsvc/ -fuzzseed=%d)\n", seed, env, seed)
 	if prog == nil {
 		prog = genProgram(seed)
 	}
@@ -312,28 +319,40 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 		rateLimit, rateBurst = 0, 0
 	}
 	// Odd seeds run two replicas on one store with a bus: the memory store, or with
-	// BYOMCP_FUZZ_STORE=redis a real redis-server that each replica opens on its own.
+	// BYOMCP_FUZZ_STORE=redis a real redis-server that each replica opens on its own. With
+	// BYOMCP_FUZZ_STORE=sqlite every seed runs one replica on a SQLite file: the default
+	// store, which one process owns (it has no bus, so no second replica).
 	var shared func() store.Store
-	if seed%2 == 1 {
-		if os.Getenv("BYOMCP_FUZZ_STORE") == "redis" {
-			url := storetest.RedisServer(t)
-			shared = func() store.Store {
-				st, err := store.OpenRedis(t.Context(), url)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { st.Close() })
-				return st
-			}
-		} else {
-			mem := store.NewMemoryWithBus()
-			shared = func() store.Store { return mem }
+	var own store.Store // the one replica's store; nil: newTestServer's memory store
+	switch fzStore := os.Getenv("BYOMCP_FUZZ_STORE"); {
+	case fzStore == "sqlite":
+		st, err := store.OpenSQLite(t.Context(), filepath.Join(t.TempDir(), "fuzz.db"))
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Cleanup(func() { st.Close() })
+		own = st
+	case seed%2 == 1 && fzStore == "redis":
+		url := storetest.RedisServer(t)
+		shared = func() store.Store {
+			st, err := store.OpenRedis(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}
+	case seed%2 == 1:
+		mem := store.NewMemoryWithBus()
+		shared = func() store.Store { return mem }
 	}
 	newReplica := func(owner string) *testServer {
 		return newTestServer(t, model, func(c *Config) {
-			if shared != nil {
+			switch {
+			case shared != nil:
 				c.Store, c.OwnerID = shared(), owner
+			case own != nil:
+				c.Store = own
 			}
 			r.configure(c, core, rateLimit, rateBurst)
 		})
@@ -508,6 +527,17 @@ func (r *fzRun) do(op int, arg byte) {
 			s.unfinishedFragment(r.rng.IntN(2) == 0)
 			r.slots[slot] = nil
 		}
+	case opSessionChat:
+		s := r.sock(slot)
+		p := wire.SessionParams{Page: &wire.Page{URL: fmt.Sprintf("http://localhost:3000/p%d", r.rng.IntN(5)), Title: "Page"}}
+		if r.rng.IntN(2) == 0 {
+			id, lastSeq := r.pickResume(slot)
+			p = wire.SessionParams{SessionID: id, LastSeq: lastSeq}
+		}
+		req := s.request(wire.MethodAgentSession, p)
+		chat := s.chat(r.chatText())
+		s.awaitSession(req, p)
+		s.await(chat, time.Duration(r.rng.IntN(400))*time.Millisecond)
 	}
 }
 
@@ -900,7 +930,12 @@ func (s *fzSock) await(req *fzReq, d time.Duration) {
 
 // session sends agent/session and waits for its answer: nothing is pipelined behind it.
 func (s *fzSock) session(p wire.SessionParams) {
-	req := s.request(wire.MethodAgentSession, p)
+	s.awaitSession(s.request(wire.MethodAgentSession, p), p)
+}
+
+// awaitSession waits for the answer to agent/session req (sent with p), which must come
+// within fzWait unless the socket ends.
+func (s *fzSock) awaitSession(req *fzReq, p wire.SessionParams) {
 	if req == nil {
 		return
 	}
