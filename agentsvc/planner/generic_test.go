@@ -98,6 +98,97 @@ func restaurantCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
+// A hotel's booking page (from an outside audit: a site the planner was never tuned on).
+var hotelTools = []chat.ToolDef{
+	tool("confirm_reservation", "Confirm and pay the pending booking request (charges the card on file).", `{"type":"object","properties":{}}`),
+	tool("cancel_reservation", "Cancel an existing reservation by its reference.", `{"type":"object","properties":{
+		"reference":{"type":"string","description":"reservation reference like HV-1234"}},"required":["reference"]}`),
+	tool("list_rooms", "List the hotel's rooms with their nightly price.", noParams),
+	tool("spa_opening_hours", "Spa opening hours today (looked up from the spa system, slow).", noParams),
+	tool("subscribe_newsletter", "Subscribe an e-mail address to the spa newsletter.", `{"type":"object","properties":{
+		"email":{"type":"string","format":"email","description":"the subscriber's e-mail"}},"required":["email"]}`),
+}
+
+func hotelCall(name, args string) (string, bool) {
+	var a map[string]any
+	_ = json.Unmarshal([]byte(args), &a)
+	switch name {
+	case "confirm_reservation":
+		return "Reservation HV-6159 is confirmed for Jane Doe.", false
+	case "cancel_reservation":
+		return fmt.Sprintf("Reservation %v is cancelled.", a["reference"]), false
+	case "spa_opening_hours":
+		return "The spa is open 9:00-21:00 today.", false
+	case "list_rooms":
+		return "r01 Sea View Double $180; r02 Garden Suite $240", false
+	case "subscribe_newsletter":
+		return fmt.Sprintf("Subscribed %v to the newsletter.", a["email"]), false
+	}
+	return "unknown tool", true
+}
+
+// The same hotel's rooms page.
+var roomTools = []chat.ToolDef{
+	tool("search_rooms", "Filter the hotel rooms shown on the page by room type, view, number of guests and maximum nightly price.", `{"type":"object","properties":{
+		"roomType":{"type":"string","enum":["single","double","suite","family"]},
+		"view":{"type":"string","enum":["sea","garden","city"]},
+		"guests":{"type":"integer","minimum":1,"maximum":6,"description":"number of guests"},
+		"maxPrice":{"type":"number","minimum":0,"description":"maximum price per night in dollars"}},"additionalProperties":false}`),
+	tool("room_details", "Show the details of one room, by its id.", `{"type":"object","properties":{
+		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"}},"required":["roomId"]}`),
+	tool("book_room", "Book a room.", `{"type":"object","properties":{
+		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"},
+		"checkIn":{"type":"string","format":"date"},
+		"nights":{"type":"integer","minimum":1,"maximum":14},
+		"breakfast":{"type":"boolean","description":"Breakfast included"}},"required":["roomId","checkIn"]}`),
+}
+
+type room struct {
+	ID    string  `json:"id"`
+	Name  string  `json:"name"`
+	Price float64 `json:"price"`
+	Type  string  `json:"roomType"`
+	View  string  `json:"view"`
+}
+
+var rooms = []room{
+	{"r01", "Harbour Single", 99, "single", "city"}, {"r02", "Garden Double", 149, "double", "garden"},
+	{"r03", "Sea View Double", 189, "double", "sea"}, {"r04", "Lighthouse Suite", 349, "suite", "sea"},
+	{"r05", "Family Loft", 259, "family", "garden"}, {"r06", "Captain Suite", 299, "suite", "city"},
+}
+
+func roomCall(name, args string) (string, bool) {
+	var a map[string]any
+	_ = json.Unmarshal([]byte(args), &a)
+	switch name {
+	case "search_rooms":
+		var shown []room
+		var parts []string
+		for _, r := range rooms {
+			if v, ok := a["view"].(string); ok && r.View != v {
+				continue
+			}
+			if v, ok := a["roomType"].(string); ok && r.Type != v {
+				continue
+			}
+			shown = append(shown, r)
+			parts = append(parts, fmt.Sprintf("%s %s $%g", r.ID, r.Name, r.Price))
+		}
+		sc, _ := json.Marshal(map[string]any{"count": len(shown), "rooms": shown})
+		return fmt.Sprintf("Showing %d rooms: %s", len(shown), strings.Join(parts, "; ")) + "\nstructuredContent: " + string(sc), false
+	case "book_room":
+		return "Booked: " + args, false
+	case "room_details":
+		for _, r := range rooms {
+			if r.ID == a["roomId"] {
+				return fmt.Sprintf("%s: %s room with a %s view, $%g per night.", r.Name, r.Type, r.View, r.Price), false
+			}
+		}
+		return "No room with id " + fmt.Sprint(a["roomId"]), true
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -121,11 +212,35 @@ func TestGenericPages(t *testing.T) {
 			{"i'd like to reserve the left hand of darkness", []string{`reserve_book {"bookId":"bk-102"}`}, nil},
 		}},
 		{"library: newest", libraryTools, libraryCall, []gstep{{"what's the newest history book", []string{`find_books {"genre":"history"}`}, []string{"The newest history book is the SPQR."}}}},
+		{"library: the whole list", libraryTools, libraryCall, []gstep{{"what books do you have?", []string{`find_books {}`}, []string{"Dune"}}}},
+		{"rooms: with breakfast", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12 for 2 nights with breakfast", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","nights":2,"breakfast":true}`}, nil}}},
+		{"rooms: without breakfast", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12, no breakfast", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","breakfast":false}`}, nil}}},
+		{"rooms: the whole list", roomTools, roomCall, []gstep{{"list the rooms", []string{`search_rooms {}`}, []string{"Harbour Single"}}}},
 		{"library: hello", libraryTools, libraryCall, []gstep{{"hello", nil, []string{"“find books fiction”"}}}},
 		{"library: unrelated", libraryTools, libraryCall, []gstep{{"what's the wifi password", nil, []string{"can't help"}}}},
 		{"restaurant: a booking in words", restaurantTools, restaurantCall, []gstep{{"table for 4 on friday at 7", []string{`book_table {"date":"2026-12-04","time":"19:00","guests":4}`}, nil}}},
 		{"restaurant: the menu", restaurantTools, restaurantCall, []gstep{{"what desserts do you have", []string{`show_menu {"course":"desserts"}`}, []string{"€7.50"}}}},
 		{"restaurant: missing values", restaurantTools, restaurantCall, []gstep{{"book a table", nil, []string{"date", "time", "guests"}}}},
+		{"hotel: a result's reference is in the reply", hotelTools, hotelCall, []gstep{{"Confirm my reservation", []string{`confirm_reservation {}`}, []string{"HV-6159", "Jane Doe"}}}},
+		{"hotel: an email is passed as typed", hotelTools, hotelCall, []gstep{
+			{"Confirm my reservation", []string{`confirm_reservation {}`}, nil},
+			{"subscribe jane@example.com to the newsletter", []string{`subscribe_newsletter {"email":"jane@example.com"}`}, []string{"jane@example.com"}},
+		}},
+		{"hotel: a room's name inside an email is not the room", hotelTools, hotelCall, []gstep{
+			{"list the rooms", []string{`list_rooms {}`}, []string{"Garden Suite"}},
+			{"subscribe garden.suite@example.com to the newsletter", []string{`subscribe_newsletter {"email":"garden.suite@example.com"}`}, nil},
+		}},
+		{"rooms: a room by its name, never seen", roomTools, roomCall, []gstep{{"tell me about the Sea View Double", []string{`search_rooms {"roomType":"double","view":"sea"}`}, []string{"Sea View Double", "189"}}}},
+		{"rooms: a room by its name, seen", roomTools, roomCall, []gstep{
+			{"show all rooms", []string{`search_rooms {}`}, []string{"Harbour Single"}},
+			{"tell me about the Sea View Double", []string{`room_details {"roomId":"r03"}`}, []string{"189"}},
+		}},
+		{"rooms: a room by its name, among some seen", roomTools, roomCall, []gstep{
+			{"rooms with a sea view", []string{`search_rooms {"view":"sea"}`}, []string{"Lighthouse Suite"}},
+			{"tell me about the lighthouse suite", []string{`room_details {"roomId":"r04"}`}, []string{"349"}},
+		}},
+		{"hotel: a tool described by what it shows", hotelTools, hotelCall, []gstep{{"spa hours?", nil, []string{"Should I show spa opening hours today?"}}}},
+		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

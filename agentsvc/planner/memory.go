@@ -80,7 +80,7 @@ func (m *memory) read(content string) {
 	var textList []*item
 	for _, r := range rowRe.FindAllStringSubmatch(text, -1) {
 		label := strings.TrimSpace(r[2])
-		if label == "" || !strings.ContainsAny(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		if label == "" || !strings.ContainsAny(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") || sentenceGoesOn(label) {
 			continue
 		}
 		if _, seen := labels[r[1]]; !seen {
@@ -124,6 +124,16 @@ func (m *memory) read(content string) {
 	if len(list) > 0 {
 		m.last = list
 	}
+}
+
+// clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe"
+// is a reference in a sentence, not an item named "is confirmed for Jane Doe".
+var clauseWords = wordSet(`is are was were has have had will would can could cannot can't
+	does did do not been be being has`)
+
+func sentenceGoesOn(label string) bool {
+	first, _, _ := strings.Cut(label, " ")
+	return clauseWords[normWord(strings.ToLower(first))]
 }
 
 // rawBody is a result's text without its untrusted-data envelope.

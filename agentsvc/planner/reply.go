@@ -270,6 +270,9 @@ func describePlan(p *plan) string {
 		d = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
 	}
 	d = lowerFirst(baseVerb(d))
+	if first, _, _ := strings.Cut(d, " "); !toolVerbs[strings.ToLower(first)] {
+		d = "show " + d // a description that names a thing: "Spa opening hours today"
+	}
 	var vals []string
 	for _, prop := range p.schema.props {
 		v, ok := p.values[prop.name]
@@ -289,6 +292,32 @@ func describePlan(p *plan) string {
 		d += " (" + strings.Join(vals, ", ") + ")"
 	}
 	return d
+}
+
+// toolVerbs are the verbs tool descriptions commonly open with ("Filter the cars", "Book a
+// table"); a description that opens with another word names what the tool shows.
+var toolVerbs = wordSetRaw(`add apply approve ask assign book browse buy calculate call cancel
+	change check choose clear close compare compute configure confirm contact convert copy
+	create customize decline delete describe display download edit email empty enable disable
+	estimate explain export fetch fill filter find finish follow generate get give go hide
+	import invite join leave list load locate log look lookup mark move navigate notify open
+	order pay pick place play post predict preview print publish purchase put query rate read
+	record refresh register reject reload remove rename reorder replace reply report request
+	reschedule reserve reset resume retrieve return review run save schedule scroll search
+	select send set share show sign skip sort start stop submit subscribe suggest summarize
+	switch take tell toggle track translate unsubscribe update upload use validate verify view
+	visit vote watch write zoom accept analyze analyse answer archive attach borrow build
+	collapse compose count decrease draw enroll evaluate expand extract format highlight
+	identify increase insert keep lend lock make manage match measure merge parse perform plan
+	prepare process provide recommend redo redeem render renew rent resize rotate scan simulate
+	solve split sum transfer trigger turn undo unlock upgrade wait`)
+
+func wordSetRaw(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 func paramLabel(p *property, v string) string {

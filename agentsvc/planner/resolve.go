@@ -14,11 +14,20 @@ type userWord struct {
 	start, end int
 }
 
-var nameWordRe = regexp.MustCompile(`[\p{L}\p{N}]+(?:[-'][\p{L}\p{N}]+)*`)
+var (
+	nameWordRe = regexp.MustCompile(`[\p{L}\p{N}]+(?:[-'][\p{L}\p{N}]+)*`)
+	webAddrRe  = regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.\S+`)
+)
 
+// Words inside an e-mail address or a web address are the visitor's values, never names:
+// "jane" of jane@example.com does not name the reservation "for Jane Doe".
 func userWords(text string) []userWord {
 	var out []userWord
+	values := append(emailRe.FindAllStringIndex(text, -1), webAddrRe.FindAllStringIndex(text, -1)...)
 	for _, m := range nameWordRe.FindAllStringIndex(text, -1) {
+		if slices.ContainsFunc(values, func(v []int) bool { return m[0] < v[1] && v[0] < m[1] }) {
+			continue
+		}
 		raw := text[m[0]:m[1]]
 		out = append(out, userWord{raw, compact(raw), m[0], m[1]})
 	}

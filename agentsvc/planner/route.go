@@ -273,6 +273,7 @@ func (f *filler) fill() {
 	f.quotes()
 	f.names()
 	f.numbers()
+	f.booleans()
 	f.freeText()
 	for _, p := range f.s.props {
 		if !p.required || !f.free(p) {
@@ -416,10 +417,28 @@ func idParam(p *property) (single, list bool) {
 	return false, false
 }
 
-// ids fills carId-like parameters with the first id in the text and carIds-like lists with all.
+// refParam reports a string parameter named like a reference that an id-like value fits
+// (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
+// parameter it still takes free text when the text has no such value.
+func refParam(p *property) bool {
+	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || isPhoneParam(p) {
+		return false
+	}
+	switch p.words[len(p.words)-1] {
+	case "ref", "reference", "code", "number":
+		return true
+	}
+	return false
+}
+
+// ids fills carId-like parameters with the first id in the text and carIds-like lists with
+// all; reference-like parameters (refParam) with the first id in the text.
 func (f *filler) ids() {
 	for _, p := range f.s.props {
 		single, list := idParam(p)
+		if !single && !list && refParam(p) {
+			single = true
+		}
 		if !single && !list {
 			continue
 		}
@@ -714,6 +733,35 @@ var (
 	moneyWords = []string{"price", "cost", "amount", "budget", "payment", "income", "salary", "fee", "deposit", "total"}
 	rateWords  = []string{"apr", "rate", "interest", "percent", "percentage"}
 )
+
+// negations turn "with breakfast" into "without breakfast".
+var negations = wordSet(`no not without don't dont never skip`)
+
+// booleans sets a yes/no parameter the text names: "with breakfast" gives breakfast true,
+// "no breakfast" or "without breakfast" false. A word only counts when it names one
+// parameter of the tool, so "breakfast" does not also set breakfastTime's neighbours.
+func (f *filler) booleans() {
+	for _, p := range f.s.props {
+		if !f.free(p) || !p.schema.allows("boolean") || len(p.schema.types) != 1 {
+			continue
+		}
+		for i, t := range f.toks {
+			if f.used[i] || t.kind != kindWord || stopWords[t.norm] || !matchesParam(t.norm, p) ||
+				slices.ContainsFunc(f.s.props, func(q *property) bool { return q != p && matchesParam(t.norm, q) }) {
+				continue
+			}
+			v := true
+			for k := max(0, i-2); k < i; k++ {
+				if negations[f.toks[k].norm] {
+					v = false
+				}
+			}
+			f.used[i] = true
+			f.set(p, json.RawMessage(strconv.FormatBool(v)), bonusEnum)
+			break
+		}
+	}
+}
 
 // matchesParam reports whether a word of the text names parameter p.
 func matchesParam(word string, p *property) bool {

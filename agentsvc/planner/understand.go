@@ -117,6 +117,9 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 
 	if best.score < threshold || !c.clearMatch(best, toks2, question) {
+		if l := c.lister(); l != nil && len(refs) == 0 && wholeList(toks2, l) {
+			return callIntent(l)
+		}
 		return c.clarify(text, ps, toks2, question)
 	}
 	if len(ps) > 1 {
@@ -387,6 +390,29 @@ func (c *conv) lister() *plan {
 		}
 	}
 	return best
+}
+
+// listVerbs ask to see a list: "show rooms", "list all the rooms", "see every room".
+var listVerbs = wordSet(`show list see display view browse all every available have offer`)
+
+// wholeList reports a request for the listing tool's whole list: the words of the text name
+// what it lists (a word of its name: "rooms" of search_rooms) and only ask to see it ("show
+// rooms", "what rooms do you have"), with nothing to filter by.
+func wholeList(toks []token, l *plan) bool {
+	names := identWords(l.def.Name)
+	noun := false
+	for _, t := range toks {
+		switch {
+		case t.kind == kindPunct:
+		case t.kind != kindWord:
+			return false
+		case slices.ContainsFunc(names, func(w string) bool { return len(w) > 2 && wordsMatch(t.norm, w) }):
+			noun = true
+		case !listVerbs[t.norm] && !stopWords[t.norm] && !preambleWords[t.norm]:
+			return false
+		}
+	}
+	return noun
 }
 
 // lookupIntent calls the listing tool, then understands text again with the names it
