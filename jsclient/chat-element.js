@@ -113,6 +113,7 @@ export class ChatElement extends Base {
             // A name made readable ("Search cars") reads inside a sentence in lower case; a title stays.
             return label === humanize(name) ? label.charAt(0).toLowerCase() + label.slice(1) : label;
           },
+          toolLabel: (name) => toolLabel(name, this.#toolInfo(name)),
         },
         log,
         state: () => this.#state,

@@ -178,6 +178,8 @@ button:disabled { cursor: default; opacity: .55; }
 .tool[data-state="error"] .tool-icon::before { content: "!"; }
 .tool[data-state="interrupted"] .tool-icon { background: var(--_muted); }
 .tool[data-state="interrupted"] .tool-icon::before { content: "–"; }
+.tool[data-state="declined"] .tool-icon { background: var(--_muted); }
+.tool[data-state="declined"] .tool-icon::before { content: "×"; }
 .tool-body { padding: 0 11px 10px; }
 .tool-label { margin: 6px 0 3px; font-size: 11.5px; font-weight: 650; text-transform: uppercase; letter-spacing: .04em; color: var(--_label); }
 .tool-pre {

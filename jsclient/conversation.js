@@ -17,6 +17,7 @@ import { format } from './strings.js';
 import { newClientTurnId } from './agent.js';
 import { groupMessages } from './transcript.js';
 import { TurnView, makeNote } from './turn-view.js';
+import { isDeclined } from './tools.js';
 
 /** How long after a Stop the widget waits for the agent's turn_end before ending the turn itself. */
 const STOP_FALLBACK_MS = 5000;
@@ -169,7 +170,7 @@ export class Conversation {
     const turns = groupMessages(finished);
     turns.forEach((t, i) => this.#restoreTurn(t, i === turns.length - 1 && !running));
     if (running) {
-      for (const e of running.events) this.#apply({ ...e, turnId: running.turnId });
+      for (const e of running.events) this.#apply({ ...e, turnId: running.turnId }, true);
       this.#views.get(running.turnId)?.flushText();
     }
     this.#host.view.scroll(true);
@@ -182,8 +183,11 @@ export class Conversation {
     else this.#apply(e);
   }
 
-  /** @param {any} e */
-  #apply(e) {
+  /**
+   * @param {any} e
+   * @param {boolean} [restored] e is from the snapshot of a turn that ran before this page
+   */
+  #apply(e, restored = false) {
     const view = this.#viewFor(e);
     if (view.done) return;
     switch (e.type) {
@@ -205,7 +209,7 @@ export class Conversation {
         this.#host.toolCalled(e.name);
         break;
       case EventType.ToolResult:
-        view.toolResult(e.callId, e.name, e.isError === true, e.text);
+        view.toolResult(e.callId, e.name, e.isError === true, e.text, { restored });
         if (!view.done) view.setThinking(true);
         break;
       case EventType.Error:
@@ -349,8 +353,12 @@ export class Conversation {
       if (item.kind === 'text') {
         view.addText(item.text);
       } else {
-        const state = item.result !== undefined ? (item.isError ? 'error' : 'ok') : 'interrupted';
+        const declined = isDeclined(item.isError, item.result);
+        const state = item.result !== undefined ? (declined ? 'declined' : item.isError ? 'error' : 'ok') : 'interrupted';
         view.toolCall(item.callId, item.name, item.args, item.result !== undefined ? { result: item.result, state } : { state });
+        const d = view.tools.get(item.callId);
+        // The confirmation's answer: the declined one is in the result; an allowed one is not.
+        if (declined && d) view.declinedNote(d);
       }
     }
     // How the turn ended when not with its answer, as the agent stored it (messages' end).

@@ -17,6 +17,16 @@ import { startDeclarativeTools } from './declarative.js';
 /** Marks our implementation, across copies of this module. */
 const MARK = Symbol.for('byomcp.modelContext');
 
+/**
+ * The side table of another implementation (preload.js makes it too): tool name → the hints the
+ * page registered, for those its getTools() leaves out (@mcp-b/webmcp-polyfill 5.1.0 reports
+ * only readOnlyHint and untrustedContentHint).
+ */
+export const HINTS = Symbol.for('byomcp.hints');
+
+/** The hints recorded at registration, booleans only. */
+const RECORDED_HINTS = ['consequentialHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
 /** Chromium's (and @mcp-b/webmcp-polyfill's) message for an execute callback that threw. */
 export const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
 
@@ -253,7 +263,11 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
   const log = toLogger(logger);
   const doc = win?.document;
   const nav = win?.navigator;
-  const candidates = [doc?.modelContext, nav?.modelContext].filter((c) => c && typeof c === 'object');
+  const docMC = doc?.modelContext;
+  // navigator.modelContext is deprecated (reading the polyfill's logs a warning): only when
+  // document.modelContext is absent or our pre-load stub.
+  const navMC = nav && (!docMC || Array.isArray(docMC.__byomcpQueue)) ? nav.modelContext : undefined;
+  const candidates = [docMC, navMC].filter((c) => c && typeof c === 'object');
   const ours = candidates.find((c) => c[MARK] === true);
   if (ours) return ours;
   const stubs = [...new Set(candidates.filter((c) => Array.isArray(c.__byomcpQueue)))];
@@ -269,7 +283,7 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
 
   const mc = new ModelContext(host, { win });
   if (doc) define(doc, 'modelContext', mc, log);
-  if (nav && (!nav.modelContext || stubs.includes(nav.modelContext))) define(nav, 'modelContext', mc, log);
+  if (nav && (!navMC || stubs.includes(navMC))) define(nav, 'modelContext', mc, log);
   for (const stub of stubs) {
     const queue = stub.__byomcpQueue.splice(0);
     // A page script may still hold the stub: later registrations go straight to ours.
@@ -288,12 +302,15 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
 /**
  * Keeps host's copy of other's tools in step: now and on each 'toolchange'. Calls go to
  * other.executeTool with the RegisteredTool object getTools() gave, the arguments as JSON text
- * and the call's signal (aborted when the agent cancels, times out or the page goes).
+ * and the call's signal (aborted when the agent cancels, times out or the page goes). The hints
+ * getTools() leaves out come from other's side table (recordHints; preload.js may have started
+ * it before other's first registration).
  * @param {any} other
  * @param {import('./tools.js').ToolHost} host
  * @param {import('./wsrpc.js').Logger} log
  */
 function mirror(other, host, log) {
+  const hints = recordHints(other);
   /** @type {Map<string, {sig: string, handle: {unregister(): void}, raw: any}>} */
   const mirrored = new Map();
   /** @type {Promise<void>|null} */
@@ -310,7 +327,7 @@ function mirror(other, host, log) {
     }
     const seen = new Set();
     for (const raw of Array.isArray(tools) ? tools : []) {
-      const def = readTool(raw);
+      const def = readTool(raw, hints);
       if (!def) {
         log.warn('modelContext tool skipped (no usable name or schema):', raw);
         continue;
@@ -364,13 +381,75 @@ function mirror(other, host, log) {
 }
 
 /**
+ * Makes mc (another implementation) record the hints of each tool registered through it from
+ * now on: registerTool becomes an own property, shadowing the prototype's, that notes the tool's
+ * hints in mc[HINTS] and then calls the original with the same this and arguments, returning
+ * what it returns. preload.js does the same (the same Symbol.for keys) when it runs after such
+ * an implementation; this keeps the table it made. Returns the table, or null when mc cannot be
+ * changed.
+ * @param {any} mc
+ * @returns {Map<string, Record<string, boolean>>|null}
+ */
+export function recordHints(mc) {
+  const have = mc[HINTS];
+  if (have && typeof have.get === 'function') return have;
+  const real = mc.registerTool;
+  if (typeof real !== 'function') return null;
+  /** @type {Map<string, Record<string, boolean>>} */
+  const table = new Map();
+  try {
+    Object.defineProperty(mc, 'registerTool', {
+      configurable: true,
+      writable: true,
+      value: function registerTool(/** @type {any[]} */ ...args) {
+        noteHints(table, args[0], args[1]);
+        return Reflect.apply(real, this, args);
+      },
+    });
+    Object.defineProperty(mc, HINTS, { configurable: true, value: table });
+  } catch {
+    return null; // a frozen object: its getTools() is all there is
+  }
+  return table;
+}
+
+/**
+ * Notes tool's hints (booleans only) in table until its registration's signal aborts. A name
+ * still in the table keeps destructiveHint and consequentialHint true: a second registration
+ * under a registered name fails, and must not weaken the hints of the tool that stays.
+ * @param {Map<string, Record<string, boolean>>} table
+ * @param {any} tool
+ * @param {any} options
+ */
+function noteHints(table, tool, options) {
+  try {
+    const signal = options?.signal;
+    if (!tool || typeof tool !== 'object' || signal?.aborted) return;
+    const name = String(tool.name);
+    const a = tool.annotations;
+    /** @type {Record<string, boolean>} */
+    const hints = {};
+    for (const k of RECORDED_HINTS) if (a && typeof a === 'object' && typeof a[k] === 'boolean') hints[k] = a[k];
+    const prev = table.get(name);
+    if (prev?.destructiveHint) hints.destructiveHint = true;
+    if (prev?.consequentialHint) hints.consequentialHint = true;
+    table.set(name, hints);
+    signal?.addEventListener('abort', () => table.get(name) === hints && table.delete(name), { once: true });
+  } catch {
+    // A malformed tool: the implementation rejects it itself.
+  }
+}
+
+/**
  * Reads one tool from another implementation's getTools(). Properties are read one by one (a
  * Chromium Tool is an interface object: spreading or JSON.stringify sees nothing); inputSchema
- * may be null, an object, or JSON text (earlier Chromium).
+ * may be null, an object, or JSON text (earlier Chromium). The recorded hints fill in those
+ * getTools() did not report (its own values win).
  * @param {any} raw
+ * @param {Map<string, Record<string, boolean>>|null} [recorded] the side table (recordHints)
  * @returns {{name: string, title?: string, description: string, inputSchema?: object, annotations?: Record<string, unknown>}|null}
  */
-function readTool(raw) {
+function readTool(raw, recorded) {
   if (!raw || typeof raw !== 'object' || typeof raw.name !== 'string') return null;
   /** @type {{name: string, title?: string, description: string, inputSchema?: object, annotations?: Record<string, unknown>}} */
   const def = { name: raw.name, description: typeof raw.description === 'string' ? raw.description : '' };
@@ -384,9 +463,25 @@ function readTool(raw) {
     }
   }
   if (schema && typeof schema === 'object' && !Array.isArray(schema)) def.inputSchema = agentSchema(schema);
-  const ann = agentAnnotations(raw.annotations);
+  const ann = agentAnnotations(withRecorded(raw.annotations, recorded?.get(raw.name)));
   if (ann) def.annotations = ann;
   return def;
+}
+
+/**
+ * The annotations getTools() reported, with the recorded hints it left out added.
+ * @param {any} reported
+ * @param {Record<string, boolean>|undefined} hints
+ */
+function withRecorded(reported, hints) {
+  const a = reported && typeof reported === 'object' ? reported : null;
+  const missing = hints ? RECORDED_HINTS.filter((k) => k in hints && (a?.[k] ?? null) === null) : [];
+  if (missing.length === 0) return reported;
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const k of ['title', ...WEBMCP_HINTS, ...MCP_HINTS]) if (a && a[k] !== undefined) out[k] = a[k];
+  for (const k of missing) out[k] = /** @type {Record<string, boolean>} */ (hints)[k];
+  return out;
 }
 
 /**

@@ -1,17 +1,63 @@
 // byomcp preload: a tiny classic script for the <head>, before any script that registers tools.
 // It makes document.modelContext usable at once: registrations are queued until widget.js has
-// loaded, then registered for real (see installModelContext in modelcontext.js). A page whose
-// browser or other library already provides document.modelContext is left alone.
+// loaded, then registered for real (see installModelContext in modelcontext.js).
+//
+// A page whose browser or other library (such as @mcp-b/webmcp-polyfill, loaded before this
+// script) already provides document.modelContext keeps it; this script only makes that object's
+// registerTool note each tool's hints (destructiveHint, consequentialHint, idempotentHint,
+// openWorldHint) in a side table before calling the original, since its getTools() may leave
+// them out. modelcontext.js (recordHints) reads the table, and does the same when it is absent.
 //
 //   <script src="https://AGENT-HOST/byomcp/preload.js"></script>
 (function () {
   'use strict';
-  if (typeof document === 'undefined' || document.modelContext) return;
-  document.modelContext = {
-    __byomcpQueue: [],
-    registerTool: function (tool, options) {
-      this.__byomcpQueue.push([tool, options]);
-      return Promise.resolve();
-    },
-  };
+  if (typeof document === 'undefined') return;
+  var mc = document.modelContext;
+  if (!mc) {
+    document.modelContext = {
+      __byomcpQueue: [],
+      registerTool: function (tool, options) {
+        this.__byomcpQueue.push([tool, options]);
+        return Promise.resolve();
+      },
+    };
+    return;
+  }
+  var HINTS = Symbol.for('byomcp.hints');
+  var KEYS = ['consequentialHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+  var real = mc.registerTool;
+  if (typeof mc !== 'object' || typeof real !== 'function' || mc[HINTS] || mc.__byomcpQueue || mc[Symbol.for('byomcp.modelContext')]) return;
+  var table = new Map();
+  try {
+    Object.defineProperty(mc, 'registerTool', {
+      configurable: true,
+      writable: true,
+      value: function registerTool(tool, options) {
+        note(tool, options);
+        return real.apply(this, arguments);
+      },
+    });
+    Object.defineProperty(mc, HINTS, { configurable: true, value: table });
+  } catch (e) {
+    // A frozen object: its getTools() is all there is.
+  }
+  // As noteHints in modelcontext.js: booleans only, until the registration's signal aborts; a
+  // name still in the table keeps destructiveHint and consequentialHint true.
+  function note(tool, options) {
+    try {
+      var signal = options && options.signal;
+      if (!tool || typeof tool !== 'object' || (signal && signal.aborted)) return;
+      var name = String(tool.name);
+      var a = tool.annotations;
+      var hints = {};
+      for (var i = 0; i < KEYS.length; i++) if (a && typeof a === 'object' && typeof a[KEYS[i]] === 'boolean') hints[KEYS[i]] = a[KEYS[i]];
+      var prev = table.get(name);
+      if (prev && prev.destructiveHint) hints.destructiveHint = true;
+      if (prev && prev.consequentialHint) hints.consequentialHint = true;
+      table.set(name, hints);
+      if (signal) signal.addEventListener('abort', function () { if (table.get(name) === hints) table.delete(name); }, { once: true });
+    } catch (e) {
+      // A malformed tool: the implementation rejects it itself.
+    }
+  }
 })();

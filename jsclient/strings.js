@@ -37,6 +37,7 @@ export const DEFAULT_STRINGS = Object.freeze({
   toolRunning: 'Running {name}…',
   toolDone: 'Ran {name}',
   toolFailed: '{name} failed',
+  toolDeclined: 'Declined {name}',
   toolArguments: 'Arguments',
   toolResult: 'Result',
   toolError: 'Error',

@@ -327,7 +327,7 @@ export class ToolHost extends EventTarget {
     if (!handler) return 'No confirmation UI is available on this page.';
     const request = { name: entry.name, args, annotations: entry.annotations, signal };
     const approved = await keepAlive(CONFIRM_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler(request)), signal));
-    return approved === true ? null : `The user declined to run ${entry.name}.`;
+    return approved === true ? null : declinedText(entry.name);
   }
 }
 
@@ -359,6 +359,24 @@ export const UNTRUSTED_NOTE =
 
 /** The result _meta key set on the output of a tool marked untrustedContentHint. */
 export const META_UNTRUSTED = 'byomcp/untrustedContent';
+
+/**
+ * The text of the error result of a call the visitor declined (what the model reads).
+ * @param {string} name
+ */
+export function declinedText(name) {
+  return `The user declined to run ${name}.`;
+}
+
+/**
+ * Whether a tool call's result is one the visitor declined (declinedText), as the agent's
+ * tool_result event or stored tool message gives it back.
+ * @param {boolean|undefined} isError
+ * @param {unknown} text
+ */
+export function isDeclined(isError, text) {
+  return isError === true && typeof text === 'string' && /^The user declined to run [^\n]+\.$/.test(text.trim());
+}
 
 /**
  * Whether a tool with these annotations needs the user's confirmation before each call: MCP's

@@ -9,6 +9,7 @@ import { StopReason } from './protocol.js';
 import { MarkdownStream, renderMarkdown } from './markdown.js';
 import { format } from './strings.js';
 import { prettyJSON } from './transcript.js';
+import { isDeclined } from './tools.js';
 
 /** A tool result longer than this is cut in the transcript (the agent has the whole text). */
 const MAX_RESULT_CHARS = 4000;
@@ -21,6 +22,7 @@ const MAX_RESULT_CHARS = 4000;
  * @property {(force?: boolean) => void} scroll keeps the transcript at its end (force: pin it there)
  * @property {(name: string) => string} [toolName] the name a visitor reads for a tool (its title,
  *   else its name made readable)
+ * @property {(name: string) => string} [toolLabel] the tool as its confirmation card names it
  */
 
 /**
@@ -242,20 +244,34 @@ export class TurnView {
   }
 
   /**
-   * Shows a tool call's result (adding the call when its tool_call was not seen).
+   * Shows a tool call's result (adding the call when its tool_call was not seen). A call the
+   * visitor declined reads as declined, not failed; restored (the page was not there when the
+   * visitor answered), it gets the "You declined …" note the confirmation card left.
    * @param {string} callId
    * @param {string} name
    * @param {boolean} isError
    * @param {unknown} text
+   * @param {{restored?: boolean}} [opts]
    */
-  toolResult(callId, name, isError, text) {
+  toolResult(callId, name, isError, text, { restored = false } = {}) {
     let d = this.tools.get(String(callId ?? ''));
     if (!d) {
       this.toolCall(callId, name, undefined);
       d = /** @type {HTMLDetailsElement} */ (this.tools.get(String(callId ?? '')) ?? this.body.querySelector('details.tool:last-of-type'));
     }
-    if (d) this.#setToolResult(d, isError ? 'error' : 'ok', typeof text === 'string' ? text : prettyJSON(text));
+    const declined = isDeclined(isError, text);
+    if (d) this.#setToolResult(d, declined ? 'declined' : isError ? 'error' : 'ok', typeof text === 'string' ? text : prettyJSON(text));
+    if (d && declined && restored) this.declinedNote(d);
     this.#ctx.scroll();
+  }
+
+  /**
+   * Puts the note of a declined confirmation ("You declined …") after a tool call's entry.
+   * @param {HTMLElement} d
+   */
+  declinedNote(d) {
+    const raw = d.dataset.name ?? '';
+    d.after(makeNote(this.#ctx.doc(), format(this.#ctx.strings().declined, { name: this.#ctx.toolLabel?.(raw) ?? raw })));
   }
 
   /**
@@ -275,12 +291,12 @@ export class TurnView {
 
   /**
    * @param {HTMLDetailsElement} d
-   * @param {string} state running | ok | error | interrupted
+   * @param {string} state running | ok | error | declined | interrupted
    */
   setToolState(d, state) {
     const s = this.#ctx.strings();
     d.dataset.state = state;
-    const tpl = { running: s.toolRunning, ok: s.toolDone, error: s.toolFailed, interrupted: s.toolDone }[state] ?? s.toolDone;
+    const tpl = { running: s.toolRunning, ok: s.toolDone, error: s.toolFailed, declined: s.toolDeclined, interrupted: s.toolDone }[state] ?? s.toolDone;
     const title = /** @type {HTMLElement} */ (d.querySelector('.tool-title'));
     const raw = d.dataset.name ?? '';
     let name = this.#ctx.toolName?.(raw) ?? raw;

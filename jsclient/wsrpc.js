@@ -429,6 +429,11 @@ export class Peer {
       const result = await handler(params, { signal: ac.signal, id, peer: this });
       reply = { jsonrpc: '2.0', id, result: result === undefined ? {} : result };
     } catch (err) {
+      if (ac.signal.aborted) {
+        // Cancelled by the peer (Stop, a timeout) or the connection's end: normal, not a failure.
+        this.#log.debug(`wsrpc: handler ${method} ended after its cancellation:`, err);
+        return;
+      }
       reply = { jsonrpc: '2.0', id, error: this.#wireError(method, err) };
     } finally {
       this.#running.delete(key);

@@ -2,7 +2,8 @@
 // agent allows by default), like a shop that embeds the widget from the agent's host: it serves
 // the pages of e2e/browser/webmcp/ and the real @mcp-b/webmcp-polyfill from node_modules. In the
 // pages, <!--POLYFILL--> becomes the polyfill's IIFE script when the URL has ?polyfill=1 (its
-// README's way of loading it first) and <!--WIDGET--> the widget's script tag.
+// README's way of loading it first), with byomcp's preload.js before it (?preload=before) or
+// after it (?preload=after), and <!--WIDGET--> the widget's script tag.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -30,7 +31,9 @@ export async function startWebMCPSite(agentURL) {
     }
     if (file.endsWith('.html')) {
       const polyfill = url.searchParams.get('polyfill') === '1' ? '<script src="/polyfill/index.iife.js"></script>' : '';
-      body = body.replace('<!--POLYFILL-->', polyfill).replace('<!--WIDGET-->', `<script type="module" src="${agentURL}/byomcp/widget.js"></script>`);
+      const preload = `<script src="${agentURL}/byomcp/preload.js"></script>`;
+      const head = { before: preload + polyfill, after: polyfill + preload }[url.searchParams.get('preload') ?? ''] ?? polyfill;
+      body = body.replace('<!--POLYFILL-->', head).replace('<!--WIDGET-->', `<script type="module" src="${agentURL}/byomcp/widget.js"></script>`);
     }
     res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'text/plain', 'Cache-Control': 'no-store' }).end(body);
   });
@@ -62,6 +65,7 @@ export async function shopScript(body) {
     'contact me': { name: 'contact_us', arguments: { name: 'Ada', email: 'ada@example.com' } },
     'check stock': { name: 'check_stock', arguments: { lamp: 'Brass desk lamp' } },
     'order it': { name: 'place_order', arguments: { lamp: 'Brass desk lamp' } },
+    'cancel the order': { name: 'cancel_order', arguments: { lamp: 'Brass desk lamp' } },
   };
   const key = Object.keys(calls).find((k) => user.includes(k));
   if (!key) return { text: 'I did not understand.' };
@@ -71,7 +75,8 @@ export async function shopScript(body) {
 
 /**
  * Opens the Lamp Shop of site (`shop.html`, with query) in a new context of stack's browser
- * and waits until the widget is connected and the page's tools are registered.
+ * and waits until the widget is connected and the page's tools are registered. logged: the
+ * page's console messages from its start ("type: text").
  * @param {any} stack what startStack returned
  * @param {{url: string}} site what startWebMCPSite returned
  * @param {string} [query] e.g. '?polyfill=1'
@@ -80,8 +85,11 @@ export async function openShopPage(stack, site, query = '') {
   const context = await stack.browser.newContext();
   await recordClientEvents(context);
   const { page, errors } = await newPage(context);
+  /** @type {string[]} */
+  const logged = [];
+  page.on('console', (m) => logged.push(`${m.type()}: ${m.text()}`));
   await page.goto(`${site.url}/shop.html${query}`);
   await waitConnected(page);
   await page.waitForFunction(() => /** @type {any} */ (window).__toolsReady === true);
-  return { context, page, errors };
+  return { context, page, errors, logged };
 }

@@ -2,6 +2,9 @@
 // README says): the widget reads the polyfill's tools with getTools(), runs them with
 // executeTool(tool, inputArgsJson, {signal}), and Stop aborts that signal. One imperative tool
 // and one declarative <form toolname toolautosubmit> answered with SubmitEvent.respondWith.
+// The hints the polyfill's getTools() leaves out (destructiveHint, consequentialHint) still ask
+// the visitor: recorded by preload.js after the polyfill, or by the widget for tools registered
+// after it; preload.js before the polyfill makes the polyfill step aside for ours.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, ask, waitIdle, waitTurnEnds, W } from './harness.mjs';
@@ -20,8 +23,8 @@ after(async () => {
 });
 
 /** Opens the Lamp Shop with the polyfill; records the signals executeTool receives. */
-async function openShop() {
-  const { context, page, errors } = await openShopPage(stack, site, '?polyfill=1');
+async function openShop(query = '?polyfill=1') {
+  const { context, page, errors, logged } = await openShopPage(stack, site, query);
   // Observe (not change) what the widget passes to the polyfill's executeTool.
   await page.evaluate(() => {
     const w = /** @type {any} */ (window);
@@ -34,11 +37,68 @@ async function openShop() {
       return real.apply(this, args);
     };
   });
-  return { context, page, errors };
+  return { context, page, errors, logged };
+}
+
+/**
+ * Registers, from the page, a tool the page marks destructive (after the widget has loaded).
+ * @param {import('playwright-core').Page} page
+ */
+function registerCancelOrder(page) {
+  return page.evaluate(async () => {
+    const w = /** @type {any} */ (window);
+    await /** @type {any} */ (document).modelContext.registerTool({
+      name: 'cancel_order',
+      description: 'Cancels the visitor\'s order of a lamp.',
+      inputSchema: { type: 'object', properties: { lamp: { type: 'string' } }, required: ['lamp'] },
+      annotations: { destructiveHint: true },
+      execute: async ({ lamp }) => {
+        w.__calls.push({ tool: 'cancel_order', lamp });
+        return `Cancelled: ${lamp}`;
+      },
+    });
+    // The agent has the tool once the widget's host does.
+    await new Promise((resolve) => {
+      const check = () => (w.byomcp.host.has('cancel_order') ? resolve(undefined) : setTimeout(check, 20));
+      check();
+    });
+  });
+}
+
+/**
+ * Asks for a tool that needs consent, checks that the card names it, and confirms.
+ * @param {import('playwright-core').Page} page
+ * @param {string} question
+ * @param {string} label the tool as the card names it
+ * @param {string} answer the model's answer after the tool ran
+ */
+async function confirmCall(page, question, label, answer) {
+  await ask(page, question);
+  await page.locator(W.confirm).waitFor();
+  assert.equal(await page.locator(`${W.confirm} .confirm-action`).innerText(), label);
+  await page.locator(W.confirmOk).click();
+  await page.locator(W.text).filter({ hasText: answer }).waitFor();
+  await waitIdle(page);
+}
+
+/**
+ * The confirmation hints the widget's host has for each tool of names.
+ * @param {import('playwright-core').Page} page
+ * @param {string[]} names
+ */
+function confirmHints(page, names) {
+  return page.evaluate(
+    (ns) =>
+      ns.map((n) => {
+        const a = /** @type {any} */ (window).byomcp.host.listTools().find((t) => t.name === n)?.annotations ?? {};
+        return [n, a.destructiveHint === true, a.consequentialHint === true];
+      }),
+    names,
+  );
 }
 
 test('the polyfill is the page\'s modelContext and its tools reach the model', async () => {
-  const { context, page, errors } = await openShop();
+  const { context, page, errors, logged } = await openShop();
   try {
     assert.equal(await page.evaluate(() => /** @type {any} */ (document).modelContext.__isWebMCPPolyfill), true, 'the widget replaced the polyfill');
     await ask(page, 'what is the page title?');
@@ -51,6 +111,7 @@ test('the polyfill is the page\'s modelContext and its tools reach the model', a
     const executed = await page.evaluate(() => /** @type {any} */ (window).__executed.map((e) => ({ tool: e.tool, input: e.input, hasSignal: e.signal instanceof AbortSignal })));
     assert.deepEqual(executed, [{ tool: 'get_page_title', input: '{}', hasSignal: true }]);
     assert.deepEqual(errors, []);
+    assert.deepEqual(logged.filter((l) => /WebMCPPolyfill/.test(l)), [], 'the widget set off a polyfill warning');
   } finally {
     await context.close();
   }
@@ -73,8 +134,8 @@ test('a declarative form tool: filled, submitted, answered with respondWith', as
   }
 });
 
-test('Stop aborts the signal given to executeTool', async () => {
-  const { context, page, errors } = await openShop();
+test('Stop aborts the signal given to executeTool, and logs no error on the page', async () => {
+  const { context, page, errors, logged } = await openShop();
   try {
     await ask(page, 'check stock please');
     await page.waitForFunction(() => /** @type {any} */ (window).__calls.some((c) => c.tool === 'check_stock'));
@@ -82,6 +143,77 @@ test('Stop aborts the signal given to executeTool', async () => {
     const [end] = await waitTurnEnds(page, 1);
     assert.equal(end.stopReason, 'cancelled');
     await page.waitForFunction(() => /** @type {any} */ (window).__executed.find((e) => e.tool === 'check_stock')?.aborted === true);
+    // The aborted call's rejection comes back through the widget; a cancelled call is normal.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    assert.deepEqual(logged.filter((l) => l.startsWith('error:')), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('preload.js after the polyfill: destructiveHint and consequentialHint still ask the visitor', async () => {
+  const { context, page, errors, logged } = await openShop('?polyfill=1&preload=after');
+  try {
+    assert.equal(await page.evaluate(() => /** @type {any} */ (document).modelContext.__isWebMCPPolyfill), true, 'the polyfill serves the page');
+    await registerCancelOrder(page);
+    // place_order (consequentialHint) was registered by the page's script, cancel_order
+    // (destructiveHint) just now: the polyfill's getTools() reports neither hint.
+    assert.deepEqual(await page.evaluate(async () => (await /** @type {any} */ (document).modelContext.getTools()).map((t) => [t.name, t.annotations ?? null]).filter(([n]) => n === 'place_order' || n === 'cancel_order')), [
+      ['cancel_order', { readOnlyHint: false, untrustedContentHint: false }],
+      ['place_order', { readOnlyHint: false, untrustedContentHint: false }],
+    ]);
+    assert.deepEqual(await confirmHints(page, ['place_order', 'cancel_order', 'get_page_title']), [
+      ['place_order', false, true],
+      ['cancel_order', true, false],
+      ['get_page_title', false, false],
+    ]);
+    await confirmCall(page, 'order it', 'Place order', 'Ordered: Brass desk lamp');
+    await confirmCall(page, 'cancel the order', 'Cancel order', 'Cancelled: Brass desk lamp');
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__calls.filter((c) => c.tool !== 'get_page_title')), [
+      { tool: 'place_order', lamp: 'Brass desk lamp' },
+      { tool: 'cancel_order', lamp: 'Brass desk lamp' },
+    ]);
+    assert.equal(await page.locator(W.note).filter({ hasText: 'You allowed' }).count(), 2);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(logged.filter((l) => /^(error|warning):/.test(l)), []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('polyfill without preload.js: a destructive tool registered after the widget has loaded asks the visitor', async () => {
+  const { context, page, errors } = await openShop();
+  try {
+    await registerCancelOrder(page);
+    assert.deepEqual(await confirmHints(page, ['cancel_order']), [['cancel_order', true, false]]);
+    await ask(page, 'cancel the order');
+    await page.locator(W.confirm).waitFor();
+    await page.locator(W.confirmCancel).click();
+    await page.locator(W.note).filter({ hasText: 'You declined Cancel order.' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__calls.filter((c) => c.tool === 'cancel_order')), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('preload.js before the polyfill: the polyfill steps aside and byomcp\'s document.modelContext serves the page', async () => {
+  const { context, page, errors } = await openShop('?polyfill=1&preload=before');
+  try {
+    assert.equal(await page.evaluate(() => /** @type {any} */ (document).modelContext === /** @type {any} */ (window).byomcp.modelContext), true);
+    assert.equal(await page.evaluate(() => /** @type {any} */ (document).modelContext.__isWebMCPPolyfill), undefined);
+    await registerCancelOrder(page);
+    assert.deepEqual(await confirmHints(page, ['place_order', 'cancel_order']), [
+      ['place_order', false, true],
+      ['cancel_order', true, false],
+    ]);
+    await confirmCall(page, 'order it', 'Place order', 'Ordered: Brass desk lamp');
+    // The page's declarative form works through ours.
+    await ask(page, 'find lamps for me');
+    await page.locator(W.text).filter({ hasText: 'Brass desk lamp ($45)' }).waitFor();
+    await waitIdle(page);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

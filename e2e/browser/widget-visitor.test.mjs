@@ -3,7 +3,8 @@
 // unless the visitor scrolled up; a lost network noticed within seconds, with the message sent
 // when it is back; a docked panel that narrows the page on wide screens and a bottom sheet on
 // phones while a page tool runs; restored tool results as plain text and "Stopped." after a
-// reload; focus kept in the composer on Stop; touch targets of at least 44 px on a phone.
+// reload; a declined call that reads as declined, not failed, also after a reload; focus kept in
+// the composer on Stop; touch targets of at least 44 px on a phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, startProxy, recordClientEvents, newPage, ask, openWidget, waitIdle, waitConnected, WAIT_MS, W } from './harness.mjs';
@@ -299,6 +300,39 @@ test('after a reload: tool results are the plain text, and a stopped answer keep
     assert.equal(result, 'The page is red now.');
     assert.equal(await page.locator(W.note).filter({ hasText: 'Stopped.' }).count(), 1);
     assert.doesNotMatch(await page.locator('byomcp-chat .log').innerText(), /tool_output|The content above is data/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a declined call reads as declined, not failed, and keeps its "You declined" note after a reload', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    await context.addInitScript(registerTestTools);
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await ask(page, 'please call me back');
+    await page.locator(W.confirm).waitFor();
+    await page.locator(W.confirmCancel).click();
+    await page.locator(W.note).filter({ hasText: 'You declined Request callback.' }).waitFor();
+    await waitIdle(page);
+    /** The tool entry's state and title, and the note that follows it. */
+    const shown = () =>
+      page.locator(W.tool).evaluateAll((ds) =>
+        ds.map((d) => [/** @type {HTMLElement} */ (d).dataset.state, d.querySelector('.tool-title')?.textContent, d.nextElementSibling?.classList.contains('note') ? d.nextElementSibling.textContent : null]),
+      );
+    assert.deepEqual(await shown(), [['declined', 'Declined request callback', 'You declined Request callback.']]);
+    assert.doesNotMatch(await page.locator('byomcp-chat .log').innerText(), /failed/);
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__called.length), 0);
+
+    await page.reload();
+    await waitConnected(page);
+    await openWidget(page);
+    await page.locator(W.tool).waitFor();
+    assert.deepEqual(await shown(), [['declined', 'Declined request callback', 'You declined Request callback.']], 'restored from the stored messages');
+    assert.equal(await page.locator(W.note).filter({ hasText: 'You declined' }).count(), 1);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

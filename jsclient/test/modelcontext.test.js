@@ -4,10 +4,11 @@
 // (e2e/browser/webmcp-*.test.mjs) run the same against the real polyfill.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { Method } from '../protocol.js';
-import { installModelContext, ModelContext, readResult, INVOCATION_FAILED, BAD_INPUT } from '../modelcontext.js';
+import { installModelContext, ModelContext, readResult, recordHints, HINTS, INVOCATION_FAILED, BAD_INPUT } from '../modelcontext.js';
 import { ToolHost } from '../tools.js';
 import { Peer } from '../wsrpc.js';
 import { FakeSocket, quietLogger, settle } from './fakesocket.js';
@@ -452,6 +453,30 @@ describe('adapter over another modelContext', () => {
     assert.deepEqual(host2.listTools().map((t) => t.name), ['current']);
   });
 
+  test('navigator.modelContext is not even read when document.modelContext is there', async () => {
+    // @mcp-b/webmcp-polyfill 5.1.0 warns "[WebMCPPolyfill] navigator.modelContext is deprecated"
+    // on the first read of its navigator getter (dist/index.js defineDeprecatedNavigatorModelContext).
+    const win = fakeWindow();
+    const current = new ForeignContext();
+    await current.registerTool(tool('current'));
+    win.document.modelContext = current;
+    let reads = 0;
+    Object.defineProperty(win.navigator, 'modelContext', { configurable: true, get: () => (reads++, current) });
+    const host = new ToolHost({ logger: quietLogger() });
+    assert.equal(installModelContext(host, { win }), current);
+    await settle();
+    assert.deepEqual(host.listTools().map((t) => t.name), ['current']);
+    assert.equal(reads, 0, 'navigator.modelContext was read');
+
+    // Behind our pre-load stub it is still read (a page whose only implementation is there).
+    const win2 = fakeWindow();
+    win2.document.modelContext = { __byomcpQueue: [], registerTool() {} };
+    let reads2 = 0;
+    Object.defineProperty(win2.navigator, 'modelContext', { configurable: true, get: () => (reads2++, undefined), set() {} });
+    assert.ok(installModelContext(new ToolHost(), { win: win2 }) instanceof ModelContext);
+    assert.ok(reads2 >= 1);
+  });
+
   test('a name already in the host is skipped, not fatal', async () => {
     const win = fakeWindow();
     const other = new ForeignContext();
@@ -492,5 +517,175 @@ describe('adapter over another modelContext', () => {
     assert.equal(readResult('42'), '42');
     assert.equal(readResult('hello'), 'hello');
     assert.deepEqual(readResult({ content: [] }), { content: [] });
+  });
+});
+
+/**
+ * @mcp-b/webmcp-polyfill 5.1.0's document.modelContext as far as hints go (its
+ * dist/schema.js): registerTool keeps title, readOnlyHint, destructiveHint, idempotentHint,
+ * openWorldHint and untrustedContentHint, coerced with Boolean, and drops consequentialHint
+ * (coerceWebMcpToolDescriptor); getTools() reports only {readOnlyHint, untrustedContentHint}
+ * (toWebMcpAnnotations). Registration, getTools and executeTool otherwise as ForeignContext;
+ * registerTool lives on the prototype, as in the polyfill's StrictWebMCPContext.
+ */
+class PolyfillContext extends ForeignContext {
+  /** @type {Promise<void>[]} what registerTool returned, in order */
+  returned = [];
+
+  /** @param {any} def @param {{signal?: AbortSignal}} [options] */
+  registerTool(def, options) {
+    const a = def.annotations;
+    const kept =
+      a === undefined
+        ? undefined
+        : {
+            readOnlyHint: Boolean(a.readOnlyHint),
+            ...(a.destructiveHint === undefined ? {} : { destructiveHint: Boolean(a.destructiveHint) }),
+            ...(a.idempotentHint === undefined ? {} : { idempotentHint: Boolean(a.idempotentHint) }),
+            ...(a.openWorldHint === undefined ? {} : { openWorldHint: Boolean(a.openWorldHint) }),
+            untrustedContentHint: Boolean(a.untrustedContentHint),
+          };
+    const p = super.registerTool({ ...def, annotations: kept }, options);
+    this.returned.push(p);
+    return p;
+  }
+
+  async getTools() {
+    return (await super.getTools()).map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      ...(t.inputSchema ? { inputSchema: t.inputSchema } : {}),
+      origin: t.origin,
+      window: null,
+      ...(t.annotations ? { annotations: { readOnlyHint: t.annotations.readOnlyHint ?? false, untrustedContentHint: t.annotations.untrustedContentHint ?? false } } : {}),
+      tool: t,
+    }));
+  }
+
+  /** @param {any} tool @param {string} json @param {{signal?: AbortSignal}} [options] */
+  executeTool(tool, json, options) {
+    return super.executeTool(tool.tool, json, options);
+  }
+}
+
+/** Runs jsclient/preload.js (a classic script) against document. */
+function runPreload(document) {
+  const src = readFileSync(new URL('../preload.js', import.meta.url), 'utf8');
+  new Function('document', src)(document);
+}
+
+/** Tools a page marks as needing the visitor's consent, and one it does not. */
+function hintedTools() {
+  return [
+    { name: 'cancel_booking', description: 'cancels', annotations: { destructiveHint: true }, execute: () => 'cancelled' },
+    { name: 'pay', description: 'pays', annotations: { consequentialHint: true, openWorldHint: true }, execute: () => 'paid' },
+    { name: 'rooms', description: 'lists rooms', annotations: { readOnlyHint: true, idempotentHint: true }, execute: () => 'rooms' },
+  ];
+}
+
+/**
+ * Calls each tool through the agent's tools/call and returns the names the visitor was asked
+ * to confirm.
+ * @param {ToolHost} host
+ * @param {string[]} names
+ */
+async function askedFor(host, names) {
+  /** @type {string[]} */
+  const asked = [];
+  host.setConfirmHandler(({ name }) => (asked.push(name), true));
+  const socket = FakeSocket.opened();
+  host.attach(new Peer(socket, { logger: quietLogger() }));
+  for (const [i, name] of names.entries()) {
+    socket.receive({ jsonrpc: '2.0', id: i + 1, method: Method.ToolsCall, params: { name, arguments: {} } });
+    assert.equal((await socket.next()).result.isError, undefined, `${name} ran`);
+  }
+  return asked;
+}
+
+describe('hints another implementation does not report', () => {
+  test('preload.js after the polyfill records them at registration; the widget reads them', async () => {
+    const win = fakeWindow();
+    const poly = new PolyfillContext();
+    win.document.modelContext = poly;
+    runPreload(win.document);
+    assert.equal(win.document.modelContext, poly, 'the polyfill stays');
+    assert.ok(Object.hasOwn(poly, 'registerTool'), 'an own registerTool shadows the prototype\'s');
+    const tools = hintedTools();
+    for (const t of tools) {
+      const p = poly.registerTool(t);
+      assert.equal(p, poly.returned.at(-1), 'the polyfill\'s own promise is returned');
+      await p;
+    }
+    const host = new ToolHost({ logger: quietLogger() });
+    assert.equal(installModelContext(host, { win }), poly);
+    await settle();
+    const ann = Object.fromEntries(host.listTools().map((t) => [t.name, t.annotations]));
+    assert.deepEqual(ann, {
+      cancel_booking: { readOnlyHint: false, untrustedContentHint: false, consequentialHint: false, destructiveHint: true },
+      pay: { readOnlyHint: false, untrustedContentHint: false, consequentialHint: true, openWorldHint: true },
+      rooms: { readOnlyHint: true, untrustedContentHint: false, consequentialHint: false, idempotentHint: true },
+    });
+    assert.deepEqual(await askedFor(host, ['cancel_booking', 'pay', 'rooms']), ['cancel_booking', 'pay']);
+  });
+
+  test('without preload.js, tools registered after the widget has loaded are recorded', async () => {
+    const win = fakeWindow();
+    const poly = new PolyfillContext();
+    win.document.modelContext = poly;
+    const [early, ...later] = hintedTools();
+    await poly.registerTool(early); // before either script: getTools() is all there is
+    const host = new ToolHost({ logger: quietLogger() });
+    installModelContext(host, { win });
+    for (const t of later) await win.document.modelContext.registerTool(t);
+    await settle();
+    assert.deepEqual(host.listTools().map((t) => [t.name, t.annotations?.consequentialHint, t.annotations?.destructiveHint]), [
+      ['cancel_booking', false, undefined],
+      ['pay', true, undefined],
+      ['rooms', false, undefined],
+    ]);
+    assert.deepEqual(await askedFor(host, ['cancel_booking', 'pay']), ['pay']);
+  });
+
+  test('the table: booleans only, getTools\' own values win, kept until the signal aborts, never weakened by a duplicate', async () => {
+    const poly = new ForeignContext(); // reports every annotation itself
+    const table = /** @type {Map<string, Record<string, boolean>>} */ (recordHints(poly));
+    assert.equal(recordHints(poly), table, 'installed once');
+    assert.equal(/** @type {any} */ (poly)[HINTS], table);
+    const ac = new AbortController();
+    await poly.registerTool({ name: 'a', description: 'a', annotations: { destructiveHint: 'yes', idempotentHint: true }, execute() {} }, { signal: ac.signal });
+    assert.deepEqual(table.get('a'), { idempotentHint: true });
+    await poly.registerTool({ name: 'b', description: 'b', annotations: { destructiveHint: true }, execute() {} });
+    await poly.registerTool({ name: 'b', description: 'b again', annotations: { destructiveHint: false }, execute() {} });
+    assert.deepEqual(table.get('b'), { destructiveHint: true });
+    ac.abort();
+    assert.equal(table.has('a'), false);
+    poly.registerTool({ name: 'c', description: 'c', annotations: { destructiveHint: true }, execute() {} }, { signal: AbortSignal.abort() });
+    assert.equal(table.has('c'), false, 'an aborted registration records nothing');
+
+    // getTools' own values win: the ForeignContext reports what the tool says now.
+    const win = fakeWindow();
+    const def = { name: 'd', description: 'd', annotations: { destructiveHint: true }, execute() {} };
+    await poly.registerTool(def);
+    def.annotations.destructiveHint = false;
+    win.document.modelContext = poly;
+    const host = new ToolHost({ logger: quietLogger() });
+    installModelContext(host, { win });
+    await settle();
+    assert.equal(host.listTools().find((t) => t.name === 'd')?.annotations?.destructiveHint, false);
+  });
+
+  test('preload.js before any implementation installs the queue stub, and leaves ours alone', () => {
+    const document = /** @type {any} */ ({});
+    runPreload(document);
+    assert.ok(Array.isArray(document.modelContext.__byomcpQueue));
+    const stub = document.modelContext;
+    runPreload(document);
+    assert.equal(document.modelContext, stub);
+    assert.equal(Object.hasOwn(stub, HINTS), false);
+    const win = fakeWindow();
+    const ours = installModelContext(new ToolHost(), { win });
+    runPreload(win.document);
+    assert.equal(Object.hasOwn(ours, 'registerTool'), false);
   });
 });

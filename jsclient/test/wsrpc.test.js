@@ -144,6 +144,33 @@ describe('incoming requests', () => {
     assert.equal(socket.drain().length, 0, 'no reply to the cancelled request');
   });
 
+  test('a handler that fails because it was cancelled is logged at debug, not as an error', async () => {
+    const socket = FakeSocket.opened();
+    /** @type {{level: string, args: unknown[]}[]} */
+    const logged = [];
+    const log = (/** @type {string} */ level) => (/** @type {unknown[]} */ ...args) => void logged.push({ level, args });
+    const peer = new Peer(socket, { logger: { debug: log('debug'), warn: log('warn'), error: log('error') } });
+    // As ToolHost's tools/call does when Stop aborts a page tool: it rethrows the abort reason.
+    peer.handle('tools/call', (_p, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    peer.handle('boom', async () => {
+      throw new Error('a real failure');
+    });
+    socket.receive({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} });
+    socket.receive({ jsonrpc: '2.0', method: Method.Cancelled, params: { requestId: 1, reason: 'cancelled by the page' } });
+    await settle();
+    assert.deepEqual(logged.filter((l) => l.level !== 'debug'), [], 'nothing above debug for a cancelled call');
+    assert.ok(logged.some((l) => l.args.some((a) => a instanceof DOMException && a.message === 'cancelled by the page')), 'the cancellation is logged at debug');
+    assert.equal(socket.drain().length, 0, 'no reply to the cancelled request');
+
+    socket.receive({ jsonrpc: '2.0', id: 2, method: 'boom' });
+    assert.deepEqual(await socket.next(), { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'internal error' } });
+    assert.deepEqual(
+      logged.filter((l) => l.level === 'error').map((l) => l.args.find((a) => a instanceof Error)?.message),
+      ['a real failure'],
+      'a real handler failure is still an error',
+    );
+  });
+
   test('cancellation matches ids by type: "7" does not cancel 7', async () => {
     const { socket, peer } = setup();
     /** @type {AbortSignal|undefined} */
