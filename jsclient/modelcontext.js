@@ -278,25 +278,39 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
     } else {
       log.warn('document.modelContext is provided by the browser or another script and cannot be read (no getTools/executeTool); its tools stay invisible to the agent');
     }
+    // The pre-load stub at document.modelContext while another implementation is only at
+    // navigator.modelContext: what the page queued goes to that one.
+    if (typeof other.registerTool === 'function') replayQueued(stubs, other, log);
     return other;
   }
 
   const mc = new ModelContext(host, { win });
   if (doc) define(doc, 'modelContext', mc, log);
   if (nav && (!navMC || stubs.includes(navMC))) define(nav, 'modelContext', mc, log);
+  replayQueued(stubs, mc, log);
+  if (declarative && doc && typeof win.MutationObserver === 'function') startDeclarativeTools(mc, { win, logger: log });
+  return mc;
+}
+
+/**
+ * Registers with mc what the pre-load stubs queued; a page script may still hold a stub, so its
+ * later registrations go straight to mc.
+ * @param {any[]} stubs
+ * @param {any} mc
+ * @param {import('./wsrpc.js').Logger} log
+ */
+function replayQueued(stubs, mc, log) {
   for (const stub of stubs) {
     const queue = stub.__byomcpQueue.splice(0);
-    // A page script may still hold the stub: later registrations go straight to ours.
     stub.registerTool = (/** @type {any} */ t, /** @type {any} */ o) => mc.registerTool(t, o);
     for (const [tool, options] of queue) {
-      mc.registerTool(tool, options).catch((err) => {
+      // Called now (an async function runs to its first await); a throw becomes a rejection.
+      (async () => mc.registerTool(tool, options))().catch((err) => {
         if (options?.signal?.aborted && err === options.signal.reason) return;
         log.warn(`queued tool ${JSON.stringify(tool?.name)} was not registered:`, err);
       });
     }
   }
-  if (declarative && doc && typeof win.MutationObserver === 'function') startDeclarativeTools(mc, { win, logger: log });
-  return mc;
 }
 
 /**

@@ -432,6 +432,25 @@ describe('adapter over another modelContext', () => {
     assert.equal(signal?.aborted, true, 'Stop reached executeTool');
   });
 
+  test('what the pre-load stub queued goes to an implementation that is only at navigator.modelContext', async () => {
+    const win = fakeWindow();
+    const legacy = new ForeignContext();
+    await legacy.registerTool(tool('legacy'));
+    win.navigator.modelContext = legacy;
+    const stub = { __byomcpQueue: [], registerTool(/** @type {any} */ t, /** @type {any} */ o) { this.__byomcpQueue.push([t, o]); return Promise.resolve(); } };
+    win.document.modelContext = stub;
+    stub.registerTool({ ...tool('queued'), annotations: { destructiveHint: true } });
+    const host = new ToolHost({ logger: quietLogger() });
+    assert.equal(installModelContext(host, { win }), legacy);
+    await settle();
+    assert.deepEqual(host.listTools().map((t) => t.name).sort(), ['legacy', 'queued']);
+    assert.equal(host.listTools().find((t) => t.name === 'queued')?.annotations?.destructiveHint, true, 'its hints recorded on the way');
+    assert.equal(stub.__byomcpQueue.length, 0);
+    await stub.registerTool(tool('late'));
+    await settle();
+    assert.equal(host.has('late'), true, 'the held stub forwards to it');
+  });
+
   test('navigator.modelContext is read only when document.modelContext is absent', async () => {
     const win = fakeWindow();
     const legacy = new ForeignContext();
