@@ -89,7 +89,10 @@ func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageC
 }
 
 // sendRejected tells the page that one of its tools cannot be used. The event is not part
-// of the session's log: it has no seq, and no sessionId before agent/session.
+// of the session's log: it has no seq, and no sessionId before agent/session. It runs in
+// the goroutine that lists the page's tools and waits for room in the send queue
+// (NotifyWhenRoom): a listing's rejections (at most pagemcp.MaxRejectedReports+1) never
+// fill it, even beside a resume's replay, so a page that reads is never dropped for them.
 func (c *pageConn) sendRejected(name, reason string) {
 	ev := &wire.ToolRejectedEvent{EventHeader: wire.EventHeader{Type: wire.EventToolRejected}, Name: name, Reason: reason}
 	if ls := c.boundSession(); ls != nil {
@@ -97,7 +100,7 @@ func (c *pageConn) sendRejected(name, reason string) {
 	} else if px := c.boundProxy(); px != nil {
 		ev.SessionID = px.id
 	}
-	if err := c.peer.Notify(context.Background(), wire.MethodAgentEvent, ev); err != nil {
+	if err := c.peer.NotifyWhenRoom(context.Background(), wire.MethodAgentEvent, ev); err != nil {
 		c.log.Debug("sending event", zap.Error(err))
 	}
 }
@@ -180,7 +183,7 @@ func (s *Server) registerHandlers(c *pageConn) {
 	}))
 	p.HandleStart(wire.MethodAgentChat, c.ordered(func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var params wire.ChatParams
-		if err := decodeParams(req.Params, &params); err != nil {
+		if err := decodeRequiredParams(req.Params, &params); err != nil {
 			return nil, err
 		}
 		if px := c.boundProxy(); px != nil {
@@ -255,6 +258,9 @@ func settled(ctx context.Context) {
 	}
 }
 
+// decodeParams decodes a request's params into v; absent or null params leave v as it is
+// (agent/session and agent/cancel, whose params are all optional). Params that do not fit v
+// are -32602 invalid params.
 func decodeParams(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -263,6 +269,16 @@ func decodeParams(raw json.RawMessage, v any) error {
 		return wsrpc.NewError(wsrpc.CodeInvalidParams, "invalid params: "+err.Error())
 	}
 	return nil
+}
+
+// decodeRequiredParams is decodeParams for a method whose request must have params
+// (agent/chat: docs/protocol.schema.json requires them, and their text): absent or null
+// params are -32602 invalid params too.
+func decodeRequiredParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return wsrpc.NewError(wsrpc.CodeInvalidParams, "invalid params: params are required")
+	}
+	return decodeParams(raw, v)
 }
 
 // bind and boundSession track the session a socket serves.

@@ -65,7 +65,7 @@ func newMetrics() *metrics {
 			Name: "byomcp_refused_total", Help: "Connections, frames, turns and sessions refused, by reason (origin, host, rate_limit, too_big, protocol, message_timeout, budget, sessions).",
 		}, []string{"reason"}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "byomcp_panics_total", Help: "Panics recovered (each one a bug: logged with its stack), by where: socket_handler, socket_notification, socket_after, socket_read, socket_write, socket_ping, handshake, relist, turn, tool_call, model, flusher, expire_idle, renew_claims.",
+			Name: "byomcp_panics_total", Help: "Panics recovered (each one a bug: logged with its stack), by where: socket_handler, socket_notification, socket_after, socket_read, socket_write, socket_ping, socket_linger, handshake, relist, turn, tool_call, model, flusher, expire_idle, renew_claims.",
 		}, []string{"where"}),
 	}
 	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.storeWrites, m.tokens, m.dropped, m.refused, m.panics,

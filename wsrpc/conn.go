@@ -33,6 +33,13 @@ type Pinger interface {
 	Ping() error
 }
 
+// panicReporter is implemented by a MessageConn that runs a goroutine of its own (a
+// WebSocket's lingering close): NewPeer gives it the function that reports a panic
+// recovered there (logged with its stack, and Options.OnPanic with where "linger").
+type panicReporter interface {
+	setPanicReporter(report func(v any))
+}
+
 // batcher is implemented by a MessageConn that can put several messages into one write to the
 // network: WriteMessage calls between startBatch and endBatch may hold their bytes back until
 // endBatch, which must be called after every startBatch. Only the writing goroutine calls them.

@@ -138,6 +138,22 @@ func (c *corkConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// closeWrite writes what was gathered and shuts down the sending side of the connection
+// (TCP FIN), when no write is under way (one that is still needs it: then it does nothing).
+// Called after the close frame, when gorilla writes nothing more, so no byte is lost.
+func (c *corkConn) closeWrite() {
+	if !c.mu.TryLock() {
+		return
+	}
+	defer c.mu.Unlock()
+	if c.flushLocked() != nil {
+		return
+	}
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+}
+
 // Close writes what was gathered when no write is under way, then closes the connection;
 // a parked reader is resumed and finds it closed.
 func (c *corkConn) Close() error {

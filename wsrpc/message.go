@@ -164,7 +164,7 @@ func skipValue(b []byte, i int) int {
 
 func decodeRequest(w *wireMessage) message {
 	if w.ID != nil && !validID(w.ID) {
-		return invalid(CodeInvalidRequest, "id must be a string or a number", nil)
+		return invalid(CodeInvalidRequest, "id must be a string or an integer", nil)
 	}
 	method, ok := decodeString(w.Method)
 	if !ok {
@@ -199,7 +199,7 @@ func decodeResponse(w *wireMessage) message {
 	case w.ID == nil:
 		return bad("response without id")
 	case !isNull(w.ID) && !validID(w.ID):
-		return bad("id must be a string or a number")
+		return bad("id must be a string or an integer")
 	case w.Result != nil && w.Error != nil:
 		return bad("response with both result and error")
 	case w.Error != nil:
@@ -219,9 +219,56 @@ func isNull(raw json.RawMessage) bool {
 	return string(raw) == "null"
 }
 
-// validID reports whether raw (valid JSON) is a string or a number.
+// validID reports whether raw (valid JSON) is an id MCP allows: a string or an integer.
+// An integer is any number without a fractional part, however it is written (7, 7.0, 7e0 and
+// 123456789012345678901234567890 are integers; 1.5 and 1e-1 are not), as JSON Schema's
+// "integer" of docs/protocol.schema.json counts them. The id is echoed as written.
 func validID(raw json.RawMessage) bool {
-	return len(raw) > 0 && (raw[0] == '"' || raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
+	return isString(raw) || (isNumber(raw) && integral(raw))
+}
+
+func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+func isNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
+}
+
+// integral reports whether num, a valid JSON number, has no fractional part: every digit
+// that the exponent leaves after the decimal point is a zero. It does not convert num, so
+// the size of the number or of its exponent does not matter.
+func integral(num []byte) bool {
+	if num[0] == '-' {
+		num = num[1:]
+	}
+	var exp int64
+	if i := bytes.IndexAny(num, "eE"); i >= 0 {
+		e, err := strconv.ParseInt(string(num[i+1:]), 10, 32)
+		switch {
+		case err == nil:
+			exp = e
+		case num[i+1] == '-': // beyond any digit: only zeros are integral
+			exp = math.MinInt32
+		default:
+			exp = math.MaxInt32
+		}
+		num = num[:i]
+	}
+	point := int64(len(num)) // digits before the decimal point
+	if dot := bytes.IndexByte(num, '.'); dot >= 0 {
+		point = int64(dot)
+	}
+	fraction := point + exp // the index of the first digit after the point, once shifted
+	var k int64
+	for _, c := range num {
+		if c == '.' {
+			continue
+		}
+		if k >= fraction && c != '0' {
+			return false
+		}
+		k++
+	}
+	return true
 }
 
 // decodeString returns the string that raw (valid JSON) encodes, if it is a string.
@@ -246,7 +293,7 @@ func idKey(raw json.RawMessage) (string, bool) {
 	if s, ok := decodeString(raw); ok {
 		return "s" + s, true
 	}
-	if !validID(raw) {
+	if !isNumber(raw) {
 		return "", false
 	}
 	if !bytes.ContainsAny(raw, ".eE") {

@@ -92,7 +92,8 @@ type Options struct {
 	// goroutines (handlers included) have returned.
 	OnClose func(err error)
 	// OnPanic, if set, is called with where it happened ("handler", "notification", "after",
-	// "read", "write", "ping", "close": Run's done) and the value of every panic the peer recovers, after it was
+	// "read", "write", "ping", "close": Run's done, "linger": a WebSocket's lingering close)
+	// and the value of every panic the peer recovers, after it was
 	// logged with its stack at Error level. Tests make it fail the test: a recovered panic is
 	// still a bug. It must not panic itself.
 	OnPanic func(where string, v any)
@@ -110,6 +111,9 @@ type Options struct {
 //     Nothing writes JSON straight to the connection, so a marshalling error can never leave
 //     half a message. The keep-alive Ping runs from a timer (a Pinger allows it concurrently
 //     with WriteMessage).
+//   - NotifyWhenRoom, for bursts the peer makes itself (reports, not replies), waits while
+//     the queue is half full instead of adding to it: the write goroutine, the one closer of
+//     the room channel, closes it each time it takes the queue.
 //   - Call inserts its pending entry before its request is queued and deletes it on return
 //     (defer). The reply channel has a buffer of 1 and the read goroutine removes the entry
 //     before sending, so delivering a reply never blocks. Call waits on the reply, ctx.Done()
@@ -163,6 +167,7 @@ type Peer struct {
 	inflight  map[string]context.CancelCauseFunc // incoming requests by idKey
 	running   int                                // incoming requests being handled
 	queue     []*outMsg                          // encoded messages waiting for the writer
+	room      chan struct{}                      // NotifyWhenRoom waits on it; closed by the writer when it takes the queue
 	writing   bool                               // a write goroutine runs (or the close began)
 	closeReq  *closeRequest                      // CloseWithStatus: write the queue, then close
 	pingTimer *time.Timer                        // the keep-alive, while started and open
@@ -217,6 +222,9 @@ func NewPeer(conn MessageConn, o Options) *Peer {
 		finished: make(chan struct{}),
 	}
 	p.pinger, _ = conn.(Pinger)
+	if pr, ok := conn.(panicReporter); ok {
+		pr.setPanicReporter(func(v any) { p.reportPanic("linger", "lingering close panicked", "", v) })
+	}
 	p.baseCtx, p.cancelBase = context.WithCancelCause(context.Background())
 	if o.RateLimit > 0 {
 		p.limiter = newTokenBucket(o.RateLimit, o.RateBurst, time.Now())
@@ -660,6 +668,47 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
+// NotifyWhenRoom is Notify for a burst of messages the peer makes itself (reports of its
+// own, not answers to the remote end): while the send queue is half full or more, it waits
+// for the write goroutine to take the queue instead of adding to it. Such a burst, however
+// long, never fills the queue, never ends the peer with ErrSlowPeer, and leaves half of the
+// queue to everything else. A remote end that stops reading still ends the peer (its write
+// times out), and with it the wait; ctx bounds the wait too.
+func (p *Peer) NotifyWhenRoom(ctx context.Context, method string, params any) error {
+	if err := p.waitRoom(ctx); err != nil {
+		return fmt.Errorf("wsrpc: notify %q: %w", method, err)
+	}
+	return p.Notify(ctx, method, params)
+}
+
+// waitRoom waits until the send queue is less than half full (or the peer has not started:
+// nothing takes the queue yet, and Notify decides).
+func (p *Peer) waitRoom(ctx context.Context) error {
+	half := max(1, p.opts.SendQueue/2)
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return p.closedErr
+		}
+		if !p.started || len(p.queue) < half {
+			p.mu.Unlock()
+			return nil
+		}
+		if p.room == nil {
+			p.room = make(chan struct{})
+		}
+		room := p.room
+		p.mu.Unlock()
+		select {
+		case <-room:
+		case <-p.done:
+		case <-ctx.Done():
+			return ctxError(ctx)
+		}
+	}
+}
+
 // writeLoop writes the queue until it is empty, then ends; it is the only goroutine writing
 // (startWriterLocked starts it only when none runs). After a CloseWithStatus it writes what is
 // queued, then closes with the status.
@@ -689,6 +738,10 @@ func (p *Peer) writeLoop() {
 			return
 		}
 		batch, p.queue = p.queue, batch[:0]
+		if p.room != nil { // the queue is empty: wake NotifyWhenRoom
+			close(p.room)
+			p.room = nil
+		}
 		p.mu.Unlock()
 		if !p.writeBatch(batch) {
 			return
@@ -1006,7 +1059,12 @@ func (p *Peer) runHandler(ctx context.Context, cancel context.CancelCauseFunc, k
 	}
 	var rpcErr *Error
 	if err != nil && (!errors.As(err, &rpcErr) || rpcErr == nil) {
-		p.log.Warn("handler failed", zap.String("method", req.Method), zap.Error(err))
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// Ended by its cancellation (the remote end cancelled it, or went): not a failure.
+			p.log.Debug("handler cancelled", zap.String("method", req.Method), zap.Error(err))
+		} else {
+			p.log.Warn("handler failed", zap.String("method", req.Method), zap.Error(err))
+		}
 		rpcErr = errInternal
 	}
 	m, encErr := encodeResponse(req.ID, result, rpcErr)

@@ -109,6 +109,35 @@ func TestCallRoundTrip(t *testing.T) {
 	})
 }
 
+// A handler that ends because its request was cancelled has not failed: it is logged at
+// debug, not as a warning (a page that navigates away cancels its requests all the time).
+func TestCancelledHandlerIsNotAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logB, logs := observed()
+		a, _ := startPair(t, Options{}, Options{Logger: logB}, func(p *Peer) {
+			p.Handle("wait", func(ctx context.Context, req *Request) (any, error) {
+				<-ctx.Done()
+				return nil, fmt.Errorf("waiting: %w", ctx.Err())
+			})
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- a.Call(ctx, "wait", nil, nil) }()
+		synctest.Wait()
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want context.Canceled", err)
+		}
+		synctest.Wait()
+		if n := logs.FilterMessage("handler failed").Len(); n != 0 {
+			t.Errorf("%d \"handler failed\" warnings for a cancelled request", n)
+		}
+		if n := logs.FilterMessage("handler cancelled").Len(); n != 1 {
+			t.Errorf("%d \"handler cancelled\" entries, want 1", n)
+		}
+	})
+}
+
 func TestCallBeforeStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ca, cb := Pipe()
@@ -149,7 +178,19 @@ func TestBadInput(t *testing.T) {
 		{"missing jsonrpc", `{"id":9,"method":"echo"}`,
 			`{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"jsonrpc must be \"2.0\""}}`},
 		{"bad id", `{"jsonrpc":"2.0","id":{"a":1},"method":"echo"}`,
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must be a string or a number"}}`},
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must be a string or an integer"}}`},
+		// MCP and JSON Schema's "integer": an id with a fraction is no id (not echoed).
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"echo","params":[1]}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must be a string or an integer"}}`},
+		{"fractional id in exponent form", `{"jsonrpc":"2.0","id":15e-1,"method":"echo","params":[1]}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must be a string or an integer"}}`},
+		{"bool id", `{"jsonrpc":"2.0","id":false,"method":"echo","params":[1]}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must be a string or an integer"}}`},
+		// Integers are echoed as written, whatever their size or spelling.
+		{"huge integer id", `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"echo","params":[1]}`,
+			`{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":[1]}`},
+		{"integer id with a zero fraction", `{"jsonrpc":"2.0","id":-2.50e1,"method":"echo","params":[1]}`,
+			`{"jsonrpc":"2.0","id":-2.50e1,"result":[1]}`},
 		{"params not structured", `{"jsonrpc":"2.0","id":"p","method":"echo","params":3}`,
 			`{"jsonrpc":"2.0","id":"p","error":{"code":-32600,"message":"params must be an object or an array"}}`},
 		{"neither request nor response", `{"jsonrpc":"2.0","id":4}`,
@@ -516,6 +557,110 @@ func TestSlowPeer(t *testing.T) {
 		if err := p.Wait(); err != ErrSlowPeer {
 			t.Errorf("Wait: got %v, want ErrSlowPeer", err)
 		}
+	})
+}
+
+// TestNotifyWhenRoom: a burst of reports the peer makes itself (the agent's tool_rejected
+// events) waits for room instead of filling the send queue: a remote end that reads, if
+// slowly, is never dropped for it, and the other half of the queue stays free for replies.
+// The same burst with Notify drops it (ErrSlowPeer), and a remote end that stops reading
+// still ends a waiting NotifyWhenRoom.
+func TestNotifyWhenRoom(t *testing.T) {
+	const burst = 100
+	run := func(t *testing.T, notify func(p *Peer) error) (sent, got int, err error) {
+		var n atomic.Int32
+		a, b := Pipe()
+		p := NewPeer(a, Options{SendQueue: 8, PingInterval: -1})
+		slow := NewPeer(b, Options{PingInterval: -1})
+		slow.HandleNotification("n", func(context.Context, *Request) {
+			time.Sleep(time.Millisecond) // reads, but slower than the burst is made
+			n.Add(1)
+		})
+		setupHandlers(slow)
+		p.Start()
+		slow.Start()
+		for sent < burst {
+			if err = notify(p); err != nil {
+				break
+			}
+			sent++
+		}
+		if err == nil { // the queue is not full: a call is answered meanwhile
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			var echo []int
+			if cerr := p.Call(ctx, "echo", []int{7}, &echo); cerr != nil || len(echo) != 1 || echo[0] != 7 {
+				t.Errorf("call after the burst: got %v %v, want [7]", echo, cerr)
+			}
+			cancel()
+		}
+		synctest.Wait()
+		got = int(n.Load())
+		p.Close(nil)
+		slow.Close(nil)
+		p.Wait()
+		slow.Wait()
+		return sent, got, err
+	}
+	t.Run("Notify drops a slow reader", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			_, _, err := run(t, func(p *Peer) error { return p.Notify(context.Background(), "n", nil) })
+			if !errors.Is(err, ErrSlowPeer) {
+				t.Errorf("got %v, want ErrSlowPeer", err)
+			}
+		})
+	})
+	t.Run("NotifyWhenRoom waits for it", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			sent, got, err := run(t, func(p *Peer) error { return p.NotifyWhenRoom(context.Background(), "n", nil) })
+			if err != nil || sent != burst || got != burst {
+				t.Errorf("got %d sent, %d received, error %v; want %d, %d, nil", sent, got, err, burst, burst)
+			}
+		})
+	})
+	t.Run("a reader that stops ends the wait", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p, _ := startRaw(t, Options{SendQueue: 4}, nil, nil) // the other end never reads
+			errc := make(chan error, 1)
+			go func() {
+				for {
+					if err := p.NotifyWhenRoom(context.Background(), "n", nil); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}()
+			synctest.Wait() // it waits for room that never comes
+			select {
+			case err := <-errc:
+				t.Fatalf("NotifyWhenRoom returned %v while the queue is only half full", err)
+			default:
+			}
+			p.Close(errors.New("write timed out"))
+			if err := <-errc; !errors.Is(err, ErrClosed) {
+				t.Errorf("got %v, want ErrClosed", err)
+			}
+		})
+	})
+	t.Run("ctx ends the wait", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p, _ := startRaw(t, Options{SendQueue: 4}, nil, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			var err error
+			for range 10 {
+				if err = p.NotifyWhenRoom(ctx, "n", nil); err != nil {
+					break
+				}
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("got %v, want DeadlineExceeded", err)
+			}
+			select {
+			case <-p.Done():
+				t.Errorf("the peer ended: %v", p.Wait())
+			default:
+			}
+		})
 	})
 }
 

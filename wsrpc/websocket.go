@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -24,8 +26,13 @@ const (
 )
 
 // closeGrace bounds how long CloseWithStatus waits for the remote end to answer the close frame
-// (WriteTimeout if that is shorter).
+// (WriteTimeout if that is shorter), and how long after a close frame of ours the socket
+// lingers (see wsConn.linger).
 const closeGrace = 2 * time.Second
+
+// lingerMaxBytes bounds what a lingering socket reads and discards (the rest of a message
+// over the read limit, mostly) before it closes anyway.
+const lingerMaxBytes = 8 << 20
 
 // maxPooledReadBuffer is the largest read buffer put back in readBuffers; bigger ones are
 // dropped so the pool does not hold on to the memory of the largest messages.
@@ -60,7 +67,8 @@ type WSOptions struct {
 // Messages are text frames. A binary frame closes the socket with status 1003 and makes
 // ReadMessage return ErrBinaryFrame. CloseWithStatus sends the close frame, waits (at most two
 // seconds, or WriteTimeout if shorter) for the reader to see the remote end's answer, then
-// closes the socket.
+// closes the socket. After a close frame of ours (those statuses, 1009 and the others) that
+// the remote end has not answered, closing lingers: see wsConn.Close.
 func NewWebSocketConn(c *websocket.Conn, o WSOptions) MessageConn {
 	if o.ReadLimit <= 0 {
 		o.ReadLimit = DefaultReadLimit
@@ -102,7 +110,21 @@ type wsConn struct {
 	msgDeadline time.Time
 	readDone    chan struct{} // closed when ReadMessage has failed: the read side is over
 	doneOnce    sync.Once
+
+	// closeSent is when this end sent its close frame, as 1 + its time since monoBase in
+	// nanoseconds (0: not sent), so that the linger's deadline keeps the monotonic clock.
+	closeSent atomic.Int64
+	// remoteDone: the reader met the remote end's close frame or the end of its stream, so
+	// the remote end sends nothing more. Set before readDone is closed.
+	remoteDone atomic.Bool
+	closeOnce  sync.Once
+	lingering  bool // the first Close left the socket to linger; set within closeOnce
+	// onPanic reports a panic recovered in linger (set by the Peer; nil: not reported).
+	onPanic func(v any)
 }
+
+// setPanicReporter implements panicReporter.
+func (w *wsConn) setPanicReporter(f func(v any)) { w.onPanic = f }
 
 // extendReadDeadline moves the read deadline PongWait into the future, but never past the
 // deadline of a message being read. Without PongWait and no message being read it clears
@@ -192,15 +214,20 @@ func (w *wsConn) releaseBuf() {
 func (w *wsConn) ReadMessage() ([]byte, error) {
 	data, err := w.readMessage()
 	if err != nil {
-		w.doneOnce.Do(func() { close(w.readDone) })
+		var ce *websocket.CloseError // gorilla's unexpected EOF is one too (1006)
+		if errors.As(err, &ce) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			w.remoteDone.Store(true)
+		}
 		var ne net.Error
 		switch {
 		case errors.Is(err, websocket.ErrReadLimit): // gorilla has sent the 1009 close frame
+			w.markCloseSent()
 			err = fmt.Errorf("%w: %w", ErrMessageTooBig, err)
 		case !w.msgDeadline.IsZero() && errors.As(err, &ne) && ne.Timeout():
 			_ = w.writeClose(websocket.ClosePolicyViolation, "message not completed in time")
 			err = fmt.Errorf("%w: %w", ErrMessageTimeout, err)
 		}
+		w.doneOnce.Do(func() { close(w.readDone) }) // after the close frame: Close looks at both
 	}
 	return data, err
 }
@@ -273,7 +300,19 @@ func (w *wsConn) writeClose(code int, reason string) error {
 		}
 	}
 	msg := websocket.FormatCloseMessage(code, reason)
-	return w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(w.o.WriteTimeout))
+	err := w.c.WriteControl(websocket.CloseMessage, msg, time.Now().Add(w.o.WriteTimeout))
+	if err == nil {
+		w.markCloseSent()
+	}
+	return err
+}
+
+// monoBase is the origin of wsConn.closeSent.
+var monoBase = time.Now()
+
+// markCloseSent records that this end has sent its close frame (the first time counts).
+func (w *wsConn) markCloseSent() {
+	w.closeSent.CompareAndSwap(0, 1+int64(time.Since(monoBase)))
 }
 
 // CloseWithStatus sends a close frame with code and reason, waits briefly until the reader has
@@ -291,13 +330,77 @@ func (w *wsConn) CloseWithStatus(code int, reason string) error {
 		}
 		t.Stop()
 	}
-	if cerr := w.c.Close(); err == nil {
+	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// Close closes the socket without a close frame.
+// Close closes the socket (without a close frame of its own). When this end has sent a
+// close frame and the reader has ended without the remote end's answer, the remote end may
+// still be sending (the rest of a message over the read limit, say): closing with its bytes
+// unread would make the system reset the connection, and the remote end could lose the close
+// frame (a browser then reports 1006). Close then lingers instead, in a goroutine of its own
+// (linger), and returns at once; a write still blocked meanwhile (it may carry the close
+// frame) returns when the linger ends, within closeGrace. Later calls close the socket if
+// the first did not linger.
 func (w *wsConn) Close() error {
+	first := false
+	var err error
+	w.closeOnce.Do(func() {
+		first = true
+		if until, ok := w.lingerUntil(); ok {
+			w.lingering = true
+			go w.linger(until)
+			return
+		}
+		err = w.c.Close()
+	})
+	if first || w.lingering {
+		return err
+	}
 	return w.c.Close()
+}
+
+// lingerUntil tells whether closing should linger, and until when: closeGrace after our close
+// frame, when the reader has ended (nobody else may read) without meeting the remote end's.
+func (w *wsConn) lingerUntil() (time.Time, bool) {
+	sent := w.closeSent.Load()
+	if sent == 0 {
+		return time.Time{}, false
+	}
+	select {
+	case <-w.readDone:
+	default: // the reader still reads, or waits for bytes: it alone may read
+		return time.Time{}, false
+	}
+	if w.remoteDone.Load() {
+		return time.Time{}, false
+	}
+	until := monoBase.Add(time.Duration(sent-1) + closeGrace)
+	return until, time.Now().Before(until)
+}
+
+// linger is a lingering close (as HTTP servers do after an error response): it shuts down
+// the sending side (the remote end reads the close frame, then the end of the stream), reads
+// and discards what the remote end still sends until it closes its side, until (closeGrace
+// after our close frame) or lingerMaxBytes, then closes the socket. Only linger reads the
+// socket now; nothing waits for it, and it ends within closeGrace whatever the remote end does.
+func (w *wsConn) linger(until time.Time) {
+	defer func() {
+		if v := recover(); v != nil && w.onPanic != nil {
+			w.onPanic(v)
+		}
+		_ = w.c.Close()
+	}()
+	nc := w.c.NetConn()
+	if w.cork != nil {
+		w.cork.closeWrite()
+	} else if cw, ok := nc.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite() // gorilla writes nothing after a close frame
+	}
+	if err := nc.SetReadDeadline(until); err != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, nc, lingerMaxBytes)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +40,10 @@ type Options struct {
 	// page marks destructive (nil: none).
 	Confirm func(name string) bool
 	// OnRejected is told of a page tool that cannot be used, once per name and reason, as
-	// soon as it is found (the agent sends tool_rejected).
+	// soon as it is found (the agent sends tool_rejected). A listing reports at most
+	// MaxRejectedReports tools one by one; when more are rejected, the first of the rest is
+	// reported with a reason that also counts and names the others (see reportRejected).
+	// It is called from the goroutine that lists, so it may wait for room to send.
 	OnRejected func(name, reason string)
 	// OnPanic is told of a panic recovered in the client's re-list goroutine, after it was
 	// logged with its stack; the socket is then closed with 1011.
@@ -108,7 +112,7 @@ type Client struct {
 	relistDone    chan struct{}     // non-nil while a re-list is due or running; closed by relistLoop
 	relistDue     time.Time         // when the due re-list may start (debounce); zero: none due
 	relistRunning bool              // a relistLoop goroutine runs
-	rejected      map[string]string // tool name → reason, already reported (nil until one is)
+	rejected      map[string]string // tool name → reason, already reported (nil until one is; at most maxRememberedRejections)
 
 	// leaving is set when a tool result said the page is navigating away.
 	leaving atomic.Bool
@@ -199,12 +203,28 @@ func (c *Client) list(ctx context.Context) error {
 	return nil
 }
 
+// MaxRejectedReports is the most rejected tools one listing reports one by one (OnRejected);
+// the others are reported together, in one more report. A page listing thousands of tools
+// thus causes at most MaxRejectedReports+1 tool_rejected events, far fewer than a socket's
+// send queue holds: one event per tool filled it and dropped the page.
+const MaxRejectedReports = 100
+
+// rejectedNamed is how many of the tools reported together are named in the report.
+const rejectedNamed = 5
+
+// maxRememberedRejections bounds the rejections a client remembers so as not to report them
+// again (Client.rejected): past it, a new one is reported on each listing that has it (still
+// within MaxRejectedReports+1 reports per listing).
+const maxRememberedRejections = 4096
+
+// rejection is a page tool that cannot be used, and why.
+type rejection struct{ name, reason string }
+
 // setTools compiles and installs a new tool list; unusable tools are rejected one by one.
 // The definitions in list are shared (DefCache): each Tool copies the one it changes.
 func (c *Client) setTools(list []*wire.PageTool) {
 	byName := make(map[string]*Tool, len(list)) // for this listing only: duplicates
 	kept := make([]*Tool, 0, len(list))
-	type rejection struct{ name, reason string }
 	var rejects []rejection
 	budget := tools.NewDefBudget(c.o.MaxTools) // what reaches the model, bounded before compiling
 	for _, def := range list {
@@ -246,18 +266,51 @@ func (c *Client) setTools(list []*wire.PageTool) {
 			if c.rejected == nil {
 				c.rejected = map[string]string{}
 			}
-			c.rejected[r.name] = r.reason
+			if _, known := c.rejected[r.name]; known || len(c.rejected) < maxRememberedRejections {
+				c.rejected[r.name] = r.reason
+			}
 			fresh = append(fresh, r)
 		}
 	}
 	c.mu.Unlock()
-	for _, r := range fresh {
-		c.log.Warn("page tool rejected", zap.String("tool", r.name), zap.String("reason", r.reason))
+	c.reportRejected(fresh)
+	c.log.Debug("page tools listed", zap.Int("tools", len(kept)), zap.Int("rejected", len(rejects)))
+}
+
+// reportRejected logs and reports (OnRejected) the new rejections of one listing, in the
+// page's order: the first MaxRejectedReports one by one, and when more are left, the first
+// of them with its reason followed by how many others there are and the names of a few
+// ("… (and 771 more rejected tools, not reported one by one: t_230, t_231, …)"). Every
+// tool it stands for counts as reported, so listing them again reports nothing.
+func (c *Client) reportRejected(fresh []rejection) {
+	report := func(name, reason string) {
 		if c.o.OnRejected != nil {
-			c.o.OnRejected(r.name, r.reason)
+			c.o.OnRejected(name, reason)
 		}
 	}
-	c.log.Debug("page tools listed", zap.Int("tools", len(kept)), zap.Int("rejected", len(rejects)))
+	var rest []rejection // reported together
+	if len(fresh) > MaxRejectedReports+1 {
+		fresh, rest = fresh[:MaxRejectedReports], fresh[MaxRejectedReports:]
+	}
+	for _, r := range fresh {
+		c.log.Warn("page tool rejected", zap.String("tool", r.name), zap.String("reason", r.reason))
+		report(r.name, r.reason)
+	}
+	if len(rest) == 0 {
+		return
+	}
+	first, others := rest[0], rest[1:]
+	names := make([]string, 0, rejectedNamed)
+	for _, r := range others[:min(len(others), rejectedNamed)] {
+		names = append(names, r.name)
+	}
+	list := strings.Join(names, ", ")
+	if len(others) > len(names) {
+		list += ", …"
+	}
+	c.log.Warn("page tools rejected", zap.String("tool", first.name), zap.String("reason", first.reason),
+		zap.Int("more", len(others)), zap.Strings("more_tools", names))
+	report(first.name, fmt.Sprintf("%s (and %d more rejected tools, not reported one by one: %s)", first.reason, len(others), list))
 }
 
 // onListChanged (read goroutine) makes a re-list due, RelistDebounce from the first change

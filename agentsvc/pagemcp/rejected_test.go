@@ -1,0 +1,146 @@
+package pagemcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/byomcp/byomcp/agentsvc/tools"
+)
+
+// rejections records what OnRejected is told.
+type rejections struct {
+	mu  sync.Mutex
+	got [][2]string // name, reason
+}
+
+func (r *rejections) add(name, reason string) {
+	r.mu.Lock()
+	r.got = append(r.got, [2]string{name, reason})
+	r.mu.Unlock()
+}
+
+// take returns what was reported since the last take.
+func (r *rejections) take() [][2]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := r.got
+	r.got = nil
+	return got
+}
+
+// numbered returns the names prefix0 … prefix(n-1).
+func numbered(prefix string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return names
+}
+
+// A page listing many more tools than MaxTools was told of each one, one report per tool, at
+// once: its socket's send queue (256) overflowed and the page was dropped. A listing now
+// reports at most MaxRejectedReports+1, the last one counting and naming the rest; listing
+// the same tools again reports nothing, a tool whose rejection changed is reported again,
+// and the tools admitted are unchanged.
+func TestRejectionsBoundedPerListing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var rec rejections
+		names := numbered("t", 1000)
+		page, c := serveRelistPage(t, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), OnRejected: rec.add}, 0, names...)
+		synctest.Wait()
+		if got := registeredNames(c); !slices.Equal(got, names[:tools.MaxTools]) {
+			t.Fatalf("got %d tools, want the first %d", len(got), tools.MaxTools)
+		}
+		got := rec.take()
+		if len(got) != MaxRejectedReports+1 {
+			t.Fatalf("got %d reports, want %d", len(got), MaxRejectedReports+1)
+		}
+		const reason = "more than 128 tools: only the first 128 reach the model"
+		for i, r := range got[:MaxRejectedReports] {
+			if want := names[tools.MaxTools+i]; r[0] != want || r[1] != reason {
+				t.Errorf("report %d: got %q %q, want %q %q", i, r[0], r[1], want, reason)
+			}
+		}
+		first := tools.MaxTools + MaxRejectedReports
+		last := got[MaxRejectedReports]
+		want := fmt.Sprintf("%s (and %d more rejected tools, not reported one by one: t%d, t%d, t%d, t%d, t%d, …)",
+			reason, len(names)-first-1, first+1, first+2, first+3, first+4, first+5)
+		if last[0] != names[first] || last[1] != want {
+			t.Errorf("last report: got %q %q, want %q %q", last[0], last[1], names[first], want)
+		}
+
+		for range 5 { // the same tools again: nothing new to tell
+			page.listChanged(t)
+			synctest.Wait()
+			c.Ready(t.Context())
+		}
+		if got := rec.take(); len(got) != 0 {
+			t.Errorf("re-listing the same tools: got %d reports, want none", len(got))
+		}
+
+		// A tool that was reported together, now first with a schema that is not an object:
+		// told again with its new reason. It takes a place among the 128, so t127 is
+		// rejected now: told too. Nothing else changed.
+		page.setTools(append([]string{"t999"}, names[:999]...)...)
+		page.mu.Lock()
+		page.tools[0].InputSchema = json.RawMessage(`{"type":"string"}`)
+		page.mu.Unlock()
+		page.listChanged(t)
+		synctest.Wait()
+		c.Ready(t.Context())
+		got = rec.take()
+		if len(got) != 2 || got[0][0] != "t999" || got[0][1] == reason || got[1] != [2]string{"t127", reason} {
+			t.Errorf("a changed rejection: got %q, want t999's new reason, then t127's", got)
+		}
+
+		// Few rejections are reported one by one, with nothing added.
+		page.setTools(append(numbered("t", tools.MaxTools), "has space", "x y")...)
+		page.listChanged(t)
+		synctest.Wait()
+		c.Ready(t.Context())
+		got = rec.take()
+		if len(got) != 2 || got[0][0] != "has space" || got[1][0] != "x y" || strings.Contains(got[1][1], "more rejected") {
+			t.Errorf("two bad names: got %q, want each reported alone", got)
+		}
+
+		page.peer.Close(nil)
+		page.peer.Wait()
+		c.peer.Wait()
+	})
+}
+
+// The rejections remembered so as not to report them again are bounded: a page that lists
+// new bad names again and again cannot grow its client's memory without end, and each
+// listing still reports at most MaxRejectedReports+1.
+func TestRememberedRejectionsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var rec rejections
+		page, c := serveRelistPage(t, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), OnRejected: rec.add}, 0)
+		synctest.Wait()
+		for i := range 12 {
+			page.setTools(numbered(fmt.Sprintf("l%d_", i), 1000)...)
+			page.listChanged(t)
+			synctest.Wait()
+			c.Ready(t.Context())
+			if got := rec.take(); len(got) > MaxRejectedReports+1 {
+				t.Fatalf("listing %d: got %d reports, want at most %d", i, len(got), MaxRejectedReports+1)
+			}
+		}
+		c.mu.Lock()
+		n := len(c.rejected)
+		c.mu.Unlock()
+		if n > maxRememberedRejections {
+			t.Errorf("got %d remembered rejections, want at most %d", n, maxRememberedRejections)
+		}
+		page.peer.Close(nil)
+		page.peer.Wait()
+		c.peer.Wait()
+	})
+}
