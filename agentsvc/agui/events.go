@@ -27,6 +27,8 @@ const (
 	RoleTool      = "tool"
 	RoleSystem    = "system"
 	RoleDeveloper = "developer"
+	RoleActivity  = "activity"  // accepted in the input and ignored
+	RoleReasoning = "reasoning" // accepted in the input and ignored
 )
 
 // RunAgentInput is the body of POST /v1/agui (@ag-ui/core RunAgentInputSchema). State and
@@ -110,7 +112,9 @@ type runOutcome struct {
 	PendingToolCallIDs []string `json:"pendingToolCallIds,omitempty"`
 }
 
+// tokenUsage is @ag-ui/core's TokenUsage: the provider's label and the bare model name.
 type tokenUsage struct {
+	Provider     string `json:"provider,omitempty"`
 	Model        string `json:"model,omitempty"`
 	InputTokens  int64  `json:"inputTokens"`
 	OutputTokens int64  `json:"outputTokens"`

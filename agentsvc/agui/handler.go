@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -49,6 +48,7 @@ type Options struct {
 	SystemPrompt string
 	Limits       loop.Limits // per run (loop.Limits' defaults)
 	MaxText      int         // bytes of one new user message [32 KiB]
+	MaxNew       int         // user and tool messages one run may add to its thread [256]
 	MaxBody      int64       // bytes of one request body [4 MiB]
 	RunRate      float64     // runs per second per client address [2]
 	RunBurst     int         // [20]
@@ -119,6 +119,9 @@ func New(o Options) (*Handler, error) {
 	if o.MaxText <= 0 {
 		o.MaxText = 32 << 10
 	}
+	if o.MaxNew <= 0 {
+		o.MaxNew = 256
+	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 4 << 20
 	}
@@ -188,6 +191,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", origin)
+	hd.Set("Access-Control-Expose-Headers", "Retry-After") // a page reads it on 429
 	hd.Add("Vary", "Origin")
 	switch r.Method {
 	case http.MethodOptions:
@@ -208,23 +212,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "too many runs: slow down", http.StatusTooManyRequests)
 		return
 	}
-	var in RunAgentInput
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.o.MaxBody))
-	if err := dec.Decode(&in); err != nil {
+	in, err := decodeInput(http.MaxBytesReader(w, r.Body, h.o.MaxBody))
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			h.o.Meter.CountRefused("too_big")
 			http.Error(w, fmt.Sprintf("request body over %d bytes", h.o.MaxBody), http.StatusRequestEntityTooLarge)
 			return
 		}
-		http.Error(w, "invalid RunAgentInput: "+err.Error(), http.StatusBadRequest)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if in.ThreadID == "" || in.RunID == "" || len(in.ThreadID) > maxIDLen || len(in.RunID) > maxIDLen {
-		http.Error(w, fmt.Sprintf("threadId and runId are required (1-%d bytes)", maxIDLen), http.StatusBadRequest)
-		return
-	}
-	h.serveRun(w, r, origin, &in)
+	h.serveRun(w, r, origin, in)
 }
 
 // allowedHeaders answers a preflight's Access-Control-Request-Headers: the requested header

@@ -584,7 +584,7 @@ func TestLimits(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	limited := &fixture{h: h, srv: srv, fake: f.fake, store: f.store}
-	in := RunAgentInput{ThreadID: "th-11", RunID: "r1"}
+	in := RunAgentInput{ThreadID: "th-11", RunID: "r1", Messages: []Message{}}
 	if status, _ := limited.run(t, t.Context(), site, in); status != http.StatusOK {
 		t.Errorf("first run: status %d, want 200", status)
 	}

@@ -81,18 +81,23 @@ type run struct {
 	frontend map[string]*tools.Schema // the client's tools by name
 	defs     []chat.ToolDef           // the client's tools as the model sees them
 
-	mu       sync.Mutex
-	round    string            // message id of the model call under way
-	textOpen bool              // TEXT_MESSAGE_START sent for round
-	rounds   []string          // ids of the assistant messages the turn adds, in order
-	results  map[string]string // tool call id → id of its tool message ("" hidden)
-	pending  []string          // frontend calls handed to the client
-	streamed map[string]bool   // server calls whose start and arguments were sent as they streamed
-	errMsg   string            // the error that ended the turn, for RUN_ERROR
+	mu         sync.Mutex
+	round      string            // message id of the model call under way
+	textOpen   bool              // TEXT_MESSAGE_START sent for round
+	rounds     []string          // ids of the assistant messages the turn adds, in order
+	modelCalls int               // model calls made (RUN_FINISHED has usage when > 0)
+	order      *callOrder        // the calls of the last model response, in the model's order
+	results    map[string]string // tool call id → id of its tool message ("" hidden)
+	resultSent map[string]bool   // calls whose TOOL_CALL_RESULT was sent
+	called     map[string]bool   // calls the turn ran (runTools.Call); the others hit the limit
+	pending    []string          // frontend calls handed to the client
+	streamed   map[string]bool   // server calls whose start and arguments were sent as they streamed
+	errMsg     string            // the error that ended the turn, for RUN_ERROR
 }
 
 func newRun(h *Handler, w http.ResponseWriter, in *RunAgentInput, key string, site Site, log *zap.Logger, cancel context.CancelCauseFunc) *run {
-	r := &run{h: h, in: in, key: key, site: site, log: log, results: map[string]string{}, streamed: map[string]bool{}, frontend: map[string]*tools.Schema{}}
+	r := &run{h: h, in: in, key: key, site: site, log: log, frontend: map[string]*tools.Schema{},
+		results: map[string]string{}, resultSent: map[string]bool{}, called: map[string]bool{}, streamed: map[string]bool{}}
 	r.out = &stream{w: w, rc: http.NewResponseController(w), timeout: h.o.WriteTimeout, onFail: func(err error) {
 		log.Debug("agui: client stopped reading", zap.Error(err))
 		cancel(errClientGone)
@@ -164,10 +169,18 @@ func (r *run) execute(ctx context.Context, p *plan) {
 	}
 	h.o.Meter.CountTurn(res.StopReason)
 	r.log.Debug("agui: run ended", zap.String("stopReason", res.StopReason))
+	guarded := false
+	if res.StopReason != wire.StopCancelled && res.StopReason != wire.StopError {
+		guarded = r.resultsOfUnrun(res.Messages)
+	}
 
 	fin := runFinished{Type: EventRunFinished, ThreadID: r.in.ThreadID, RunID: r.in.RunID}
-	if res.Usage.TotalTokens > 0 {
-		fin.Usage = []tokenUsage{{Model: model.Name(), InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}}
+	r.mu.Lock()
+	called := r.modelCalls > 0
+	r.mu.Unlock()
+	if called { // a model that reports no tokens (the offline planner) gets zeros
+		provider, name := splitModelName(model.Name())
+		fin.Usage = []tokenUsage{{Provider: provider, Model: name, InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}}
 	}
 	switch res.StopReason {
 	case wire.StopError:
@@ -188,6 +201,9 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		r.mu.Lock()
 		fin.Outcome = &runOutcome{Type: "success", PendingToolCallIDs: append([]string(nil), r.pending...)}
 		r.mu.Unlock()
+		if guarded { // the calls past the limit were not run: the guard stopped the turn too
+			fin.Result = &runResult{StopReason: wire.StopMaxIterations}
+		}
 		r.out.send(fin)
 	case wire.StopEnd:
 		r.out.send(fin)
@@ -195,6 +211,52 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		fin.Result = &runResult{StopReason: res.StopReason}
 		r.out.send(fin)
 	}
+}
+
+// resultsOfUnrun sends TOOL_CALL_RESULT for each call the client saw that the turn answered
+// without running it (past its limit of tool calls: loop.Run emits no result for those), so
+// that no call the client saw is left open. It reports whether the limit left calls unrun.
+func (r *run) resultsOfUnrun(msgs []chat.Message) (guarded bool) {
+	for _, m := range msgs {
+		if m.Role != chat.RoleTool {
+			continue
+		}
+		r.mu.Lock()
+		id, called, sent := r.results[m.ToolCallID], r.called[m.ToolCallID], r.resultSent[m.ToolCallID]
+		r.mu.Unlock()
+		if called {
+			continue
+		}
+		guarded = true
+		if id == "" || sent {
+			continue
+		}
+		body, _ := unwrap(m.Content)
+		r.markSent(m.ToolCallID)
+		r.out.send(toolCallResult{Type: EventToolCallResult, MessageID: id, ToolCallID: m.ToolCallID, Content: body, Role: RoleTool})
+	}
+	return guarded
+}
+
+func (r *run) markSent(callID string) {
+	r.mu.Lock()
+	r.resultSent[callID] = true
+	r.mu.Unlock()
+}
+
+// splitModelName splits a model's Name ("<provider> <model>" for llm.OpenAI) into
+// TokenUsage's provider and model; a name that does not start with a known provider is the
+// model's whole (the offline planner).
+func splitModelName(name string) (provider, model string) {
+	p, m, ok := strings.Cut(name, " ")
+	if !ok || m == "" {
+		return "", name
+	}
+	switch p {
+	case llm.ProviderOpenAI, llm.ProviderOpenRouter, llm.ProviderGemini, llm.ProviderOllama, llm.ProviderCustom:
+		return p, m
+	}
+	return "", name
 }
 
 func (s *stream) isFailed() bool {
@@ -261,8 +323,9 @@ func (r *run) compileTools() {
 	for _, d := range r.serverDefs() {
 		server[d.Name] = true
 	}
+	budget := tools.NewDefBudget(0) // the bounds of a page's tools: count, sizes, descriptions
 	for _, t := range r.in.Tools {
-		reason := ""
+		reason, desc := "", ""
 		var sch *tools.Schema
 		switch {
 		case !tools.ValidModelName(t.Name):
@@ -272,6 +335,9 @@ func (r *run) compileTools() {
 		case r.frontend[t.Name] != nil:
 			reason = "duplicate tool name"
 		default:
+			if desc, reason = budget.Admit(t.Name, t.Description, t.Parameters); reason != "" {
+				break
+			}
 			var err error
 			if sch, err = tools.CompileSchema(t.Parameters); err != nil {
 				reason = err.Error()
@@ -286,7 +352,7 @@ func (r *run) compileTools() {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		r.frontend[t.Name] = sch
-		r.defs = append(r.defs, chat.ToolDef{Name: t.Name, Description: t.Description, Parameters: params})
+		r.defs = append(r.defs, chat.ToolDef{Name: t.Name, Description: desc, Parameters: params})
 	}
 }
 
@@ -308,7 +374,8 @@ func (m roundModel) Stream(ctx context.Context, req llm.Request, onDelta func(st
 	r := m.r
 	id := newMessageID()
 	r.mu.Lock()
-	r.round, r.textOpen = id, false
+	r.round, r.textOpen, r.order = id, false, nil
+	r.modelCalls++
 	r.mu.Unlock()
 	// Both callbacks run on the goroutine of Stream, one at a time: textActive, live and
 	// order need no lock.
@@ -366,6 +433,9 @@ func (m roundModel) Stream(ctx context.Context, req llm.Request, onDelta func(st
 	if err == nil || open { // loop.Run adds an assistant message for this call
 		r.rounds = append(r.rounds, id)
 	}
+	if err == nil && resp != nil {
+		r.order = newCallOrder(resp.ToolCalls)
+	}
 	r.mu.Unlock()
 	if textActive {
 		r.out.send(textMessageEnd{Type: EventTextMessageEnd, MessageID: id})
@@ -394,6 +464,7 @@ func (r *run) onEvent(ev wire.Event) {
 		id, shown := r.results[e.CallID]
 		r.mu.Unlock()
 		if shown && id != "" {
+			r.markSent(e.CallID)
 			r.out.send(toolCallResult{Type: EventToolCallResult, MessageID: id, ToolCallID: e.CallID, Content: e.Text, Role: RoleTool})
 		}
 	case *wire.ErrorEvent:
@@ -452,8 +523,18 @@ func (r *run) isServerTool(name string) bool {
 	return false
 }
 
+// Call runs in a goroutine of its own for each call of a response. What the client sees of
+// the calls (start, arguments and end; the pending list) follows the model's order: each call
+// waits until the calls before it are shown or hidden, shows or hides itself, and lets the
+// next one go before a server tool runs, so server tools still run in parallel.
 func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outcome) {
 	r := t.r
+	r.mu.Lock()
+	r.called[call.ID] = true
+	order := r.order
+	r.mu.Unlock()
+	settle := order.take(ctx, call.ID)
+	defer settle()
 	defer func() { // runs in a goroutine of the loop: a panic must not take the process down
 		if p := recover(); p != nil {
 			r.log.Error("agui: panic in a tool call", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
@@ -488,6 +569,7 @@ func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outco
 	if !streamed { // a call the model gave no id while streaming: shown now
 		r.showCall(call, newMessageID())
 	}
+	settle()
 	out = mcpservers.Toolbox{Tools: r.h.o.ServerTools, Audience: mcpservers.AudienceWeb}.Call(ctx, call)
 	meter.ObserveToolCall("server", out.Label(), time.Since(start))
 	return out
@@ -498,4 +580,48 @@ func (r *run) hide(callID string) {
 	r.mu.Lock()
 	r.results[callID] = ""
 	r.mu.Unlock()
+}
+
+// callOrder is the order of the calls of one model response. The calls run in parallel; each
+// takes its turn (take) before the client sees anything of it and settles it once it was
+// shown or hidden, so the client sees them in the model's order whatever the scheduling.
+type callOrder struct {
+	mu    sync.Mutex
+	slots map[string][]int // call id → its indexes not yet taken
+	done  []chan struct{}  // closed when the call at that index has settled
+}
+
+func newCallOrder(calls []chat.ToolCall) *callOrder {
+	o := &callOrder{slots: make(map[string][]int, len(calls)), done: make([]chan struct{}, len(calls))}
+	for i, c := range calls {
+		o.slots[c.ID] = append(o.slots[c.ID], i)
+		o.done[i] = make(chan struct{})
+	}
+	return o
+}
+
+// take waits until the calls before callID's have settled (or ctx is done) and returns the
+// func that settles callID's, safe to call more than once. A nil order, or an id it does not
+// hold, waits for nothing.
+func (o *callOrder) take(ctx context.Context, callID string) (settle func()) {
+	if o == nil {
+		return func() {}
+	}
+	o.mu.Lock()
+	slots := o.slots[callID]
+	if len(slots) == 0 {
+		o.mu.Unlock()
+		return func() {}
+	}
+	i := slots[0]
+	o.slots[callID] = slots[1:]
+	o.mu.Unlock()
+	if i > 0 {
+		select {
+		case <-o.done[i-1]:
+		case <-ctx.Done():
+		}
+	}
+	var once sync.Once
+	return func() { once.Do(func() { close(o.done[i]) }) }
 }

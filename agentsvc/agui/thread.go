@@ -70,14 +70,11 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 				continue
 			}
 			delete(pending, m.ToolCallID)
-			body, isErr := text(m.Content), m.Error != ""
-			if isErr && strings.TrimSpace(body) == "" {
-				body = m.Error
-			}
+			body := toolBody(text(m.Content), m.Error)
 			body = capText(body, h.maxOutput())
 			answers = append(answers, chat.Message{
-				ID: idOr(m.ID), Role: chat.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
-				Content: tools.Wrap(tc.Name, body, isErr),
+				ID: m.ID, Role: chat.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
+				Content: tools.Wrap(tc.Name, body, m.Error != ""),
 			})
 		case RoleUser:
 			t := text(m.Content)
@@ -90,10 +87,14 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 			if strings.TrimSpace(t) == "" {
 				continue
 			}
-			users = append(users, chat.Message{ID: idOr(m.ID), Role: chat.RoleUser, Content: t})
+			users = append(users, chat.Message{ID: m.ID, Role: chat.RoleUser, Content: t})
 		default:
 			// System and developer messages: the operator's system prompt rules; assistant
-			// messages come from the agent only. Both are left out of the thread.
+			// messages come from the agent only; activity and reasoning messages are the
+			// client's display. All are left out of the thread.
+		}
+		if len(users)+len(answers) > h.o.MaxNew {
+			return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("more than %d new user and tool messages in one run", h.o.MaxNew)}
 		}
 	}
 	p := &plan{}
@@ -124,6 +125,19 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 	return p, nil
 }
 
+// toolBody is what the model reads of a client's tool message: its content and its error,
+// both when both are given.
+func toolBody(content, errText string) string {
+	switch {
+	case errText == "":
+		return content
+	case strings.TrimSpace(content) == "":
+		return errText
+	default:
+		return content + "\n\nError: " + errText
+	}
+}
+
 func (h *Handler) maxOutput() int {
 	if h.o.Limits.MaxOutput > 0 {
 		return h.o.Limits.MaxOutput
@@ -136,13 +150,6 @@ func capText(s string, n int) string {
 		return s
 	}
 	return tools.Truncate(s, n) + fmt.Sprintf("\n[output truncated: %d of %d bytes shown]", n, len(s))
-}
-
-func idOr(id string) string {
-	if id != "" {
-		return id
-	}
-	return newMessageID()
 }
 
 func newMessageID() string { return "msg_" + randomID(12) }

@@ -4,12 +4,13 @@
 // and calls) run on every stream because HttpAgent applies them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startFakeOpenAI, lastMessage, toolNames } from '../browser/fake-openai.mjs';
-import { buildBinary, startServer, newAgent, checkEvents, waitFor } from './harness.mjs';
+import { buildBinary, startServer, newAgent, checkEvents, waitFor, ROOT, WAIT_MS } from './harness.mjs';
 
 /** @type {{bin: string, cleanup: () => Promise<void>}} */
 let built;
@@ -349,5 +350,155 @@ test('a refused or missing Origin gets 403 and no run; an allowed one gets CORS 
     await waitFor(() => /refused origin/.test(server.logs.join('')), 'the refusal in the log');
   } finally {
     await close();
+  }
+});
+
+/** The calc server of `byomcp tools`, exposed to the web, as an --mcp-config file. */
+async function calcConfig(name) {
+  const config = path.join(tmp, `${name}.json`);
+  await writeFile(config, JSON.stringify({
+    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, `${name}.db`) }, expose: ['web'] } },
+  }));
+  return config;
+}
+
+test('the calls of one response reach HttpAgent in the model\'s order, and its pendingToolCallIds too', async () => {
+  warnings = [];
+  const config = await calcConfig('mcp-order');
+  const order = ['fA', 's1', 'fB', 'fC', 'fD'];
+  const { server, close } = await setup((body) => {
+    if (lastMessage(body).role !== 'user') return { text: 'done' };
+    return { toolCalls: order.map((id, i) => (id.startsWith('s')
+      ? { id, name: 'calc__calculate', arguments: { expression: '1 + 1' } }
+      : { id, name: 'set_color', arguments: { color: ['red', 'green', 'blue'][i % 3] } })) };
+  }, ['--store', 'memory', '--mcp-config', config]);
+  try {
+    await server.waitLog(/MCP server ready/);
+    for (let run = 0; run < 3; run++) {
+      const { agent, runs, settled } = newAgent(server.url);
+      agent.addMessage({ id: randomUUID(), role: 'user', content: 'Four colours and a sum.' });
+      /** @type {string[]} */
+      const started = [];
+      let pending;
+      await agent.runAgent({ tools: [setColor] }, {
+        onToolCallStartEvent: ({ event }) => void started.push(event.toolCallId),
+        onRunFinishedEvent: ({ pendingToolCallIds }) => { pending = pendingToolCallIds; },
+      });
+      await settled();
+      checkEvents(runs[0]);
+      assert.deepEqual(started.filter((id) => id.startsWith('f')), ['fA', 'fB', 'fC', 'fD']);
+      assert.deepEqual(pending, ['fA', 'fB', 'fC', 'fD']);
+      assert.deepEqual(runs[0].at(-1).outcome, { type: 'success', pendingToolCallIds: ['fA', 'fB', 'fC', 'fD'] });
+    }
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
+test('server calls past the limit of 25 tool calls get a TOOL_CALL_RESULT saying so: HttpAgent has no call pending, or only the frontend one', async () => {
+  warnings = [];
+  const config = await calcConfig('mcp-limit');
+  const { server, close } = await setup((body) => {
+    const last = lastMessage(body);
+    if (last.role !== 'user') return { text: 'done' };
+    const colour = /colour/.test(textOf(last));
+    const calls = colour ? [{ id: 'f1', name: 'set_color', arguments: { color: 'red' } }] : [];
+    for (let i = 1; i <= 27; i++) calls.push({ id: `s${i}`, name: 'calc__calculate', arguments: { expression: `${i} + 1` } });
+    if (colour) calls.push({ id: 'f2', name: 'set_color', arguments: { color: 'blue' } });
+    return { toolCalls: calls, delayMs: 0 };
+  }, ['--store', 'memory', '--mcp-config', config]);
+  try {
+    await server.waitLog(/MCP server ready/);
+    for (const [content, pending, ran] of [['Many sums.', [], 25], ['Many sums and a colour.', ['f1'], 24]]) {
+      const { agent, runs, settled } = newAgent(server.url);
+      agent.addMessage({ id: randomUUID(), role: 'user', content });
+      let fin;
+      await agent.runAgent({ tools: [setColor] }, { onRunFinishedEvent: (e) => { fin = e; } });
+      await settled();
+      checkEvents(runs[0]);
+      assert.deepEqual(fin.pendingToolCallIds, pending, content);
+      assert.deepEqual(fin.result, { stopReason: 'max_iterations' });
+      const results = new Map(runs[0].filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => [e.toolCallId, e.content]));
+      for (let i = 1; i <= 27; i++) {
+        if (i <= ran) assert.match(results.get(`s${i}`) ?? '', new RegExp(`= ${i + 1}\\b`), `s${i} ran`);
+        else assert.equal(results.get(`s${i}`), 'not run: this turn reached its limit of 25 tool calls');
+      }
+      assert.ok(!runs[0].some((e) => e.toolCallId === 'f2'), 'a frontend call past the limit is not shown');
+    }
+    assert.deepEqual(warnings, []);
+  } finally {
+    await close();
+  }
+});
+
+/**
+ * The README's hello.mjs, taken from the README as it is, pointed at url, with its import of
+ * @ag-ui/client resolved here (the temporary directory has no node_modules).
+ * @param {string} url the server's base URL
+ */
+async function readmeExample(url) {
+  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const m = /```js\n(\/\/ hello\.mjs[^\n]*\n[\s\S]*?)```/.exec(readme.slice(readme.indexOf('## AG-UI')));
+  assert.ok(m, 'the README has hello.mjs in its AG-UI section');
+  let code = m[1];
+  for (const [from, to] of [
+    ["'http://127.0.0.1:8080/v1/agui'", JSON.stringify(`${url}/v1/agui`)],
+    ["from '@ag-ui/client'", `from ${JSON.stringify(import.meta.resolve('@ag-ui/client'))}`],
+  ]) {
+    assert.ok(code.includes(from), `the README example has ${from}`);
+    code = code.replace(from, to);
+  }
+  const file = path.join(tmp, `hello-${randomUUID()}.mjs`);
+  await writeFile(file, code);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hello.mjs did not end within ${WAIT_MS} ms:\n${out}\n${err}`));
+    }, WAIT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+test('the README\'s hello.mjs runs: the server tool runs on the server, the frontend call is answered by the script, the agent answers', async () => {
+  const config = await calcConfig('mcp-hello');
+  const { model, server, close } = await setup((body) => {
+    const last = lastMessage(body);
+    if (last.role === 'user') {
+      return { text: 'On it.', toolCalls: [{ name: 'calc__calculate', arguments: { expression: '6 * 7' } }, { name: 'set_color', arguments: { color: 'green' } }] };
+    }
+    return { text: `Done: ${body.messages.filter((m) => m.role === 'tool').map(textOf).join(' | ')}` };
+  }, ['--store', 'memory', '--mcp-config', config]);
+  try {
+    await server.waitLog(/MCP server ready/);
+    const { code, out, err } = await readmeExample(server.url);
+    assert.equal(code, 0, `hello.mjs failed:\n${out}\n${err}`);
+    assert.equal(out.split('[set_color] {"color":"green"}').length - 1, 1, `the frontend call once in:\n${out}`);
+    assert.doesNotMatch(out, /\[calc__calculate\]/, 'a server tool is not run by the script');
+    assert.match(out, /On it\./);
+    assert.match(out, /Done: .*42.*The header is green now\./s);
+    assert.equal(model.requests.length, 2);
+  } finally {
+    await close();
+  }
+});
+
+test('the README\'s hello.mjs runs without a model key (the offline planner)', async () => {
+  const server = await startServer(built.bin, { model: null });
+  try {
+    const { code, out, err } = await readmeExample(server.url);
+    assert.equal(code, 0, `hello.mjs failed:\n${out}\n${err}`);
+    assert.equal(out.split('[set_color] {"color":"green"}').length - 1, 1, `the frontend call once in:\n${out}`);
+    assert.match(out, /The header is green now\.[\s\S]*offline planner/i);
+  } finally {
+    await server.close();
   }
 });

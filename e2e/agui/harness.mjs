@@ -9,7 +9,7 @@ export const WAIT_MS = 20000;
 
 // The binary and the server are started as in the browser tests (--store memory, then the
 // test's own flags, which win).
-export { buildBinary, startServer } from '../browser/harness.mjs';
+export { buildBinary, startServer, ROOT } from '../browser/harness.mjs';
 
 /**
  * Polls pred until it is true, for at most WAIT_MS.

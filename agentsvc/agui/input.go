@@ -1,0 +1,76 @@
+package agui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// errNotInput is a body that is not a RunAgentInput (400); its message says why.
+type errNotInput struct{ why string }
+
+func (e errNotInput) Error() string { return "invalid RunAgentInput: " + e.why }
+
+// knownRoles are the roles of @ag-ui/core 1.0's MessageSchema (a discriminated union on
+// role): any other role is not an AG-UI message. activity and reasoning messages are
+// accepted and ignored, like system, developer and assistant messages.
+var knownRoles = map[string]bool{
+	RoleUser: true, RoleAssistant: true, RoleTool: true, RoleSystem: true, RoleDeveloper: true,
+	RoleActivity: true, RoleReasoning: true,
+}
+
+// decodeInput reads one RunAgentInput from r, as @ag-ui/core's RunAgentInputSchema requires
+// it: threadId, runId and messages present (tools and context default to none), every
+// message with a known role and an id unique in the input, and nothing after the JSON value.
+// An error from r (the body's size limit) is returned as is; any other is an errNotInput.
+func decodeInput(r io.Reader) (*RunAgentInput, error) {
+	// messages is required by the schema, where tools and context default to []: a pointer
+	// tells a missing or null array from an empty one.
+	var body struct {
+		RunAgentInput
+		Messages *[]Message `json:"messages"`
+	}
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&body); err != nil {
+		return nil, notInput(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errors.New("more data after the JSON object")
+		}
+		return nil, notInput(err)
+	}
+	in := body.RunAgentInput
+	if in.ThreadID == "" || in.RunID == "" || len(in.ThreadID) > maxIDLen || len(in.RunID) > maxIDLen {
+		return nil, errNotInput{fmt.Sprintf("threadId and runId are required (1-%d bytes)", maxIDLen)}
+	}
+	if body.Messages == nil {
+		return nil, errNotInput{"messages is required (an array, [] for none)"}
+	}
+	in.Messages = *body.Messages
+	seen := make(map[string]bool, len(in.Messages))
+	for i, m := range in.Messages {
+		switch {
+		case !knownRoles[m.Role]:
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: role %q is not an AG-UI role", i, truncate(m.Role, 40))}
+		case m.ID == "":
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: id is required", i)}
+		case seen[m.ID]:
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: id %q is used by an earlier message", i, truncate(m.ID, 80))}
+		}
+		seen[m.ID] = true
+	}
+	return &in, nil
+}
+
+// notInput keeps the body's own read errors (the size limit) and marks the others as
+// errNotInput.
+func notInput(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return err
+	}
+	return errNotInput{err.Error()}
+}
