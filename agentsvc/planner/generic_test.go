@@ -136,6 +136,8 @@ var roomTools = []chat.ToolDef{
 		"maxPrice":{"type":"number","minimum":0,"description":"maximum price per night in dollars"}},"additionalProperties":false}`),
 	tool("room_details", "Show the details of one room, by its id.", `{"type":"object","properties":{
 		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"}},"required":["roomId"]}`),
+	tool("open_booking", "Open the booking page for a room.", `{"type":"object","properties":{
+		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"}},"required":["roomId"]}`),
 	tool("book_room", "Book a room.", `{"type":"object","properties":{
 		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"},
 		"checkIn":{"type":"string","format":"date"},
@@ -176,6 +178,8 @@ func roomCall(name, args string) (string, bool) {
 		}
 		sc, _ := json.Marshal(map[string]any{"count": len(shown), "rooms": shown})
 		return fmt.Sprintf("Showing %d rooms: %s", len(shown), strings.Join(parts, "; ")) + "\nstructuredContent: " + string(sc), false
+	case "open_booking":
+		return "Opening the booking page for " + fmt.Sprint(a["roomId"]), false
 	case "book_room":
 		return "Booked: " + args, false
 	case "room_details":
@@ -213,6 +217,10 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"library: newest", libraryTools, libraryCall, []gstep{{"what's the newest history book", []string{`find_books {"genre":"history"}`}, []string{"The newest history book is the SPQR."}}}},
 		{"library: the whole list", libraryTools, libraryCall, []gstep{{"what books do you have?", []string{`find_books {}`}, []string{"Dune"}}}},
+		{"rooms: a choice names the room", roomTools, roomCall, []gstep{
+			{"show all rooms", []string{`search_rooms {}`}, nil},
+			{"the sea view double", nil, []string{"Which do you mean", "(Sea View Double)"}},
+		}},
 		{"rooms: with breakfast", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12 for 2 nights with breakfast", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","nights":2,"breakfast":true}`}, nil}}},
 		{"rooms: without breakfast", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12, no breakfast", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","breakfast":false}`}, nil}}},
 		{"rooms: the whole list", roomTools, roomCall, []gstep{{"list the rooms", []string{`search_rooms {}`}, []string{"Harbour Single"}}}},

@@ -257,7 +257,27 @@ func (c *conv) whichOne(text string, m mention, mem *memory) intent {
 }
 
 // describe writes what a plan would do, for a choice: "sort the inventory by price, ascending".
-func describePlan(p *plan) string {
+func describePlan(p *plan) string { return describeNamed(p, nil) }
+
+// describe is describePlan with the names of the items the conversation has seen in place
+// of their ids: "(Sea View Double)", not "(room id r03)".
+func (c *conv) describe(p *plan) string {
+	return describeNamed(p, func(id string) string {
+		for _, m := range []*memory{c.now, c.before} {
+			if m == nil {
+				continue
+			}
+			if it, ok := m.items[id]; ok && it.name != "" && it.name != id {
+				return it.name
+			}
+		}
+		return ""
+	})
+}
+
+// describeNamed is describePlan; name, when not nil, gives the name of an item by its id
+// ("" when it has none).
+func describeNamed(p *plan, name func(id string) string) string {
 	d := strings.TrimSpace(p.def.Description)
 	if i := strings.IndexAny(d, ".;:("); i > 0 {
 		d = strings.TrimSpace(d[:i])
@@ -281,6 +301,12 @@ func describePlan(p *plan) string {
 		}
 		switch x := v.(type) {
 		case string:
+			if single, _ := idParam(prop); single && name != nil {
+				if n := name(x); n != "" {
+					vals = append(vals, n)
+					continue
+				}
+			}
 			vals = append(vals, paramLabel(prop, x))
 		case []string:
 			vals = append(vals, paramLabel(prop, strings.Join(x, " and ")))
@@ -401,7 +427,7 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 		if len(chs) == 3 {
 			break
 		}
-		label := describePlan(p)
+		label := c.describe(p)
 		if slices.ContainsFunc(chs, func(ch choice) bool { return ch.label == label }) {
 			continue
 		}

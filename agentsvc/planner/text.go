@@ -363,6 +363,8 @@ var phrases = []struct {
 	{[]string{"lowest", "price"}, []string{"asc", "ascending"}},
 	{[]string{"highest", "price"}, []string{"desc", "descending"}},
 	{[]string{"how", "much"}, []string{"price"}},
+	{[]string{"tell", "me", "about"}, []string{"detail", "info", "information", "describe"}},
+	{[]string{"more", "about"}, []string{"detail", "info", "information", "describe"}},
 }
 
 // hint is a word that a word or phrase of the text suggests.
