@@ -116,6 +116,9 @@ func hotelCall(name, args string) (string, bool) {
 	case "confirm_reservation":
 		return "Reservation HV-6159 is confirmed for Jane Doe.", false
 	case "cancel_reservation":
+		if a["reference"] == "HV-0000" { // the visitor declines the confirmation (jsclient/tools.js)
+			return "The user declined to run cancel_reservation.", true
+		}
 		return fmt.Sprintf("Reservation %v is cancelled.", a["reference"]), false
 	case "spa_opening_hours":
 		return "The spa is open 9:00-21:00 today.", false
@@ -248,6 +251,7 @@ func TestGenericPages(t *testing.T) {
 			{"tell me about the lighthouse suite", []string{`room_details {"roomId":"r04"}`}, []string{"349"}},
 		}},
 		{"hotel: a tool described by what it shows", hotelTools, hotelCall, []gstep{{"spa hours?", nil, []string{"Should I show spa opening hours today?"}}}},
+		{"hotel: a declined call is no failure", hotelTools, hotelCall, []gstep{{"cancel reservation HV-0000", []string{`cancel_reservation {"reference":"HV-0000"}`}, []string{"OK, I won't cancel an existing reservation"}}}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

@@ -675,8 +675,16 @@ func (c *conv) toolDef(name string) (def chat.ToolDef) {
 	return def
 }
 
-// failure tells the visitor that a call failed, in the page's words.
+// declinedRe is the result the widget gives a call the visitor declined to confirm
+// (jsclient/tools.js declinedText).
+var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.$`)
+
+// failure tells the visitor that a call failed, in the page's words; a call they declined
+// did not fail: it is acknowledged.
 func (c *conv) failure(d doneCall, out toolOutput) string {
+	if declinedRe.MatchString(strings.TrimSpace(out.text)) {
+		return "OK, I won't " + describePlan(&plan{def: c.toolDef(d.name), schema: parseSchema(c.toolDef(d.name).Parameters), values: map[string]any{}}) + "."
+	}
 	msg := c.humanize(out.text)
 	if msg == "" {
 		msg = "it reported an error without details"
