@@ -28,6 +28,7 @@ var shopperScenarios = []struct {
 		{"drawer", "Which electric cars do you have?", []string{`search_cars {"fuel":"electric"}`}, []string{"Tesla Model Y", "$46,990"}, []string{"carIds", "c04"}},
 	}},
 	{"open by name", []step{{"inventory", "open the Model 3", []string{`search_cars {}`, `select_car {"carId":"c12"}`}, []string{"2022 Tesla Model 3", "$35,990"}, []string{"c12", "tools", "Model 3 (2022"}}}},
+	{"the whole inventory", []step{{"inventory", "show all cars", []string{`search_cars {}`}, []string{"Showing 24 cars", "; and 19 more."}, []string{"c01"}}}},
 	{"show by name", []step{{"inventory", "show me the RAV4", []string{`search_cars {}`, `select_car {"carId":"c01"}`}, []string{"2023 Toyota RAV4"}, []string{"c01"}}}},
 	{"cheapest electric", []step{{"inventory", "cheapest electric car?", []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`},
 		[]string{"The cheapest electric car is the 2022 Tesla Model 3, at $35,990."}, nil}}},

@@ -73,7 +73,7 @@ func unwrap(content string) toolOutput {
 			}
 		}
 	}
-	out.text = clip(body, maxSummary)
+	out.text = body // whole: a long list is cut by humanize, which counts what it leaves out
 	return out
 }
 
