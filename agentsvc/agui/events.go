@@ -39,8 +39,8 @@ type RunAgentInput struct {
 	ParentRunID    string          `json:"parentRunId,omitempty"`
 	State          json.RawMessage `json:"state,omitempty"`
 	Messages       []Message       `json:"messages"`
-	Tools          []Tool          `json:"tools"`
-	Context        []Context       `json:"context"`
+	Tools          []Tool          `json:"tools,omitempty"`
+	Context        []Context       `json:"context,omitempty"`
 	ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
 }
 

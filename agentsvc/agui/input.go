@@ -22,15 +22,20 @@ var knownRoles = map[string]bool{
 }
 
 // decodeInput reads one RunAgentInput from r, as @ag-ui/core's RunAgentInputSchema requires
-// it: threadId, runId and messages present (tools and context default to none), every
-// message with a known role and an id unique in the input, and nothing after the JSON value.
+// it: threadId, runId and messages present (tools and context default to none, but are not
+// null), every message with a known role and an id unique in the input, user and tool
+// messages with their content (and a tool message its toolCallId), and nothing after the
+// JSON value.
 // An error from r (the body's size limit) is returned as is; any other is an errNotInput.
 func decodeInput(r io.Reader) (*RunAgentInput, error) {
 	// messages is required by the schema, where tools and context default to []: a pointer
 	// tells a missing or null array from an empty one.
+	// tools and context default to none when absent, but null is no array.
 	var body struct {
 		RunAgentInput
-		Messages *[]Message `json:"messages"`
+		Messages *[]Message      `json:"messages"`
+		Tools    json.RawMessage `json:"tools"`
+		Context  json.RawMessage `json:"context"`
 	}
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&body); err != nil {
@@ -50,8 +55,24 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 		return nil, errNotInput{"messages is required (an array, [] for none)"}
 	}
 	in.Messages = *body.Messages
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		into any
+	}{{"tools", body.Tools, &in.Tools}, {"context", body.Context, &in.Context}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		if string(f.raw) == "null" {
+			return nil, errNotInput{f.name + " must be an array when given ([] for none)"}
+		}
+		if err := json.Unmarshal(f.raw, f.into); err != nil {
+			return nil, notInput(fmt.Errorf("%s: %w", f.name, err))
+		}
+	}
 	seen := make(map[string]bool, len(in.Messages))
 	for i, m := range in.Messages {
+		noContent := len(m.Content) == 0 || string(m.Content) == "null"
 		switch {
 		case !knownRoles[m.Role]:
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: role %q is not an AG-UI role", i, truncate(m.Role, 40))}
@@ -59,6 +80,10 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: id is required", i)}
 		case seen[m.ID]:
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: id %q is used by an earlier message", i, truncate(m.ID, 80))}
+		case (m.Role == RoleUser || m.Role == RoleTool) && noContent:
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: a %s message needs its content", i, m.Role)}
+		case m.Role == RoleTool && m.ToolCallID == "":
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: a tool message needs its toolCallId", i)}
 		}
 		seen[m.ID] = true
 	}
