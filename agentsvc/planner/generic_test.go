@@ -141,6 +141,8 @@ var roomTools = []chat.ToolDef{
 		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"}},"required":["roomId"]}`),
 	tool("open_booking", "Open the booking page for a room.", `{"type":"object","properties":{
 		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"}},"required":["roomId"]}`),
+	tool("fill_booking", "Fill the booking form.", `{"type":"object","properties":{
+		"guestName":{"type":"string"},"check_in":{"type":"string","format":"date"}},"required":["guestName"]}`),
 	tool("book_room", "Book a room.", `{"type":"object","properties":{
 		"roomId":{"type":"string","pattern":"^r[0-9]{2}$"},
 		"checkIn":{"type":"string","format":"date"},
@@ -183,6 +185,8 @@ func roomCall(name, args string) (string, bool) {
 		return fmt.Sprintf("Showing %d rooms: %s", len(shown), strings.Join(parts, "; ")) + "\nstructuredContent: " + string(sc), false
 	case "open_booking":
 		return "Opening the booking page for " + fmt.Sprint(a["roomId"]), false
+	case "fill_booking":
+		return `Filled guestName, check_in in the form "fill_booking". The form was not submitted: it waits for you to check it and press "Send booking request" yourself.`, false
 	case "book_room":
 		return "Booked: " + args, false
 	case "room_details":
@@ -224,6 +228,7 @@ func TestGenericPages(t *testing.T) {
 			{"show all rooms", []string{`search_rooms {}`}, nil},
 			{"the sea view double", nil, []string{"Which do you mean", "(Sea View Double)"}},
 		}},
+		{"rooms: a filled form names its fields in words", roomTools, roomCall, []gstep{{"fill the booking form for Jane Doe, check in 2026-12-12", []string{`fill_booking {"guestName":"Jane Doe","check_in":"2026-12-12"}`}, []string{"Filled guest name, check in in the form."}}}},
 		{"rooms: with breakfast", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12 for 2 nights with breakfast", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","nights":2,"breakfast":true}`}, nil}}},
 		{"rooms: without breakfast", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12, no breakfast", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","breakfast":false}`}, nil}}},
 		{"rooms: the whole list", roomTools, roomCall, []gstep{{"list the rooms", []string{`search_rooms {}`}, []string{"Harbour Single"}}}},

@@ -654,7 +654,7 @@ func (c *conv) summary() string {
 	}
 	d := c.done[len(c.done)-1]
 	out := unwrap(d.result)
-	text := c.humanize(strings.TrimSpace(structuredRe.ReplaceAllString(out.text, "")))
+	text := c.humanize(plainParamNames(c.toolDef(d.name), strings.TrimSpace(structuredRe.ReplaceAllString(out.text, ""))))
 	if text == "" || text == "(the tool returned no content)" {
 		return "Done: " + describePlan(&plan{def: c.toolDef(d.name), schema: parseSchema(c.toolDef(d.name).Parameters), values: map[string]any{}}) + "."
 	}
@@ -662,6 +662,38 @@ func (c *conv) summary() string {
 		return "Result: " + text
 	}
 	return text
+}
+
+// plainParamNames writes the tool's parameter names that are identifiers ("guestName",
+// "check_in") as words ("guest name", "check in") in its result's text: a form that was
+// filled says which fields by their names, and the visitor reads them.
+func plainParamNames(def chat.ToolDef, text string) string {
+	for _, p := range parseSchema(def.Parameters).props {
+		if !strings.ContainsAny(p.name, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") || !strings.Contains(text, p.name) {
+			continue
+		}
+		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(p.name)+`\b`).ReplaceAllString(text, identPhrase(p.name))
+	}
+	return text
+}
+
+// identPhrase is an identifier as lower-case words: "guestName" → "guest name".
+func identPhrase(name string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-':
+			b.WriteByte(' ')
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToLower(r))
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 func (c *conv) toolDef(name string) (def chat.ToolDef) {
