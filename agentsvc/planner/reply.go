@@ -290,7 +290,7 @@ func describeNamed(p *plan, name func(id string) string) string {
 		d = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
 	}
 	d = lowerFirst(baseVerb(d))
-	if first, _, _ := strings.Cut(d, " "); !toolVerbs[strings.ToLower(first)] {
+	if first, _, _ := strings.Cut(d, " "); !toolVerbs[normWord(first)] {
 		d = "show " + d // a description that names a thing: "Spa opening hours today"
 	}
 	var vals []string
@@ -322,7 +322,7 @@ func describeNamed(p *plan, name func(id string) string) string {
 
 // toolVerbs are the verbs tool descriptions commonly open with ("Filter the cars", "Book a
 // table"); a description that opens with another word names what the tool shows.
-var toolVerbs = wordSetRaw(`add apply approve ask assign book browse buy calculate call cancel
+var toolVerbs = wordSet(`add apply approve ask assign book browse buy calculate call cancel
 	change check choose clear close compare compute configure confirm contact convert copy
 	create customize decline delete describe display download edit email empty enable disable
 	estimate explain export fetch fill filter find finish follow generate get give go hide
@@ -337,14 +337,6 @@ var toolVerbs = wordSetRaw(`add apply approve ask assign book browse buy calcula
 	identify increase insert keep lend lock make manage match measure merge parse perform plan
 	prepare process provide recommend redo redeem render renew rent resize rotate scan simulate
 	solve split sum transfer trigger turn undo unlock upgrade wait`)
-
-func wordSetRaw(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
 
 func paramLabel(p *property, v string) string {
 	switch v {
@@ -656,7 +648,7 @@ func (c *conv) summary() string {
 	out := unwrap(d.result)
 	text := c.humanize(plainParamNames(c.toolDef(d.name), strings.TrimSpace(structuredRe.ReplaceAllString(out.text, ""))))
 	if text == "" || text == "(the tool returned no content)" {
-		return "Done: " + describePlan(&plan{def: c.toolDef(d.name), schema: parseSchema(c.toolDef(d.name).Parameters), values: map[string]any{}}) + "."
+		return "Done: " + c.describeTool(d.name) + "."
 	}
 	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.ContainsAny(text[len(text)-1:], ".!?…") {
 		return "Result: " + text
@@ -696,6 +688,13 @@ func identPhrase(name string) string {
 	return strings.Join(strings.Fields(b.String()), " ")
 }
 
+// describeTool is what the tool named does, without arguments ("cancel an existing
+// reservation by its reference").
+func (c *conv) describeTool(name string) string {
+	def := c.toolDef(name)
+	return describePlan(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
+}
+
 func (c *conv) toolDef(name string) (def chat.ToolDef) {
 	for _, t := range c.tools {
 		if t.Name == name {
@@ -715,7 +714,7 @@ var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.$`)
 // did not fail: it is acknowledged.
 func (c *conv) failure(d doneCall, out toolOutput) string {
 	if declinedRe.MatchString(strings.TrimSpace(out.text)) {
-		return "OK, I won't " + describePlan(&plan{def: c.toolDef(d.name), schema: parseSchema(c.toolDef(d.name).Parameters), values: map[string]any{}}) + "."
+		return "OK, I won't " + c.describeTool(d.name) + "."
 	}
 	msg := c.humanize(out.text)
 	if msg == "" {
