@@ -389,8 +389,9 @@ type wireTool struct {
 }
 
 func decodeRequest(body []byte) (RecordedRequest, error) {
+	// The raw messages and tools point into body, which the request keeps anyway.
 	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
+	if err := unmarshal(body, &w, json.DontCopyRawMessage); err != nil {
 		return RecordedRequest{}, err
 	}
 	req := RecordedRequest{
@@ -401,7 +402,7 @@ func decodeRequest(body []byte) (RecordedRequest, error) {
 	}
 	for _, raw := range w.Messages {
 		var m wireMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
+		if err := unmarshal(raw, &m, json.DontCopyRawMessage); err != nil {
 			return RecordedRequest{}, fmt.Errorf("messages: %w", err)
 		}
 		text, err := contentText(m.Content)
@@ -411,18 +412,23 @@ func decodeRequest(body []byte) (RecordedRequest, error) {
 		rm := RecordedMessage{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, Raw: raw}
 		for _, rawCall := range m.ToolCalls {
 			var c wireToolCall
-			if err := json.Unmarshal(rawCall, &c); err != nil {
-				return RecordedRequest{}, fmt.Errorf("tool_calls: %w", err)
-			}
 			var all map[string]json.RawMessage
-			if err := json.Unmarshal(rawCall, &all); err != nil {
-				return RecordedRequest{}, fmt.Errorf("tool_calls: %w", err)
-			}
-			delete(all, "id")
-			delete(all, "type")
-			delete(all, "function")
-			if len(all) == 0 {
-				all = nil
+			// Most calls have no members but id, type and function: only when the strict
+			// decoding finds another one is the call decoded again to keep them.
+			if unmarshal(rawCall, &c, json.DisallowUnknownFields) != nil {
+				c = wireToolCall{}
+				if err := json.Unmarshal(rawCall, &c); err != nil {
+					return RecordedRequest{}, fmt.Errorf("tool_calls: %w", err)
+				}
+				if err := json.Unmarshal(rawCall, &all); err != nil {
+					return RecordedRequest{}, fmt.Errorf("tool_calls: %w", err)
+				}
+				delete(all, "id")
+				delete(all, "type")
+				delete(all, "function")
+				if len(all) == 0 {
+					all = nil
+				}
 			}
 			rm.ToolCalls = append(rm.ToolCalls, RecordedToolCall{
 				ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: all,
@@ -440,6 +446,15 @@ func decodeRequest(body []byte) (RecordedRequest, error) {
 		})
 	}
 	return req, nil
+}
+
+// unmarshal is json.Unmarshal with parse flags.
+func unmarshal(b []byte, v any, flags json.ParseFlags) error {
+	rest, err := json.Parse(b, v, flags)
+	if err == nil && len(bytes.TrimSpace(rest)) != 0 {
+		return fmt.Errorf("invalid character %q after top-level value", rest[0])
+	}
+	return err
 }
 
 // contentText returns the text of a message content: a string, null, or an array of parts.

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ const created = 1700000000
 // answer is a step resolved against a request: ids chosen, text split, usage counted.
 type answer struct {
 	id     string
-	deltas []map[string]any // delta objects after the role chunk, in sending order
+	deltas [][]byte // the JSON of the delta objects after the role chunk, in sending order
 	text   string
 	calls  []FakeCall
 	extras []map[string]json.RawMessage // per call: members of FakeCall.Extra
@@ -50,22 +51,25 @@ func (s *Server) answer(req RecordedRequest, step Step) (answer, error) {
 	}
 
 	for _, d := range splitText(step.Text) {
-		a.deltas = append(a.deltas, map[string]any{"content": d})
+		b := append([]byte(`{"content":`), json.AppendEscape(nil, d, json.EscapeHTML)...)
+		a.deltas = append(a.deltas, append(b, '}'))
 	}
 	// Each call is a first chunk (id, name, extra fields) then argument pieces; the
 	// calls' chunks are interleaved round-robin, as a provider streaming them in parallel.
-	var seqs [][]map[string]any
+	// The deltas are written out by hand (keys sorted, as json.Marshal sorts a map's):
+	// encoding maps through reflection made most of the fake model's CPU under load.
+	var seqs [][][]byte
 	for i, c := range a.calls {
-		first := map[string]any{
-			"index": i, "id": c.ID, "type": "function",
-			"function": map[string]any{"name": c.Name, "arguments": ""},
+		first, err := firstCallDelta(i, c, a.extras[i])
+		if err != nil {
+			return answer{}, err
 		}
-		for k, v := range a.extras[i] {
-			first[k] = v
-		}
-		seq := []map[string]any{first}
+		seq := [][]byte{first}
 		for _, p := range splitArgs(c.Args) {
-			seq = append(seq, map[string]any{"index": i, "function": map[string]any{"arguments": p}})
+			b := append([]byte(`{"tool_calls":[{"function":{"arguments":`), json.AppendEscape(nil, p, json.EscapeHTML)...)
+			b = append(b, `},"index":`...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			seq = append(seq, append(b, `}]}`...))
 		}
 		seqs = append(seqs, seq)
 	}
@@ -73,7 +77,7 @@ func (s *Server) answer(req RecordedRequest, step Step) (answer, error) {
 		sent := false
 		for _, seq := range seqs {
 			if round < len(seq) {
-				a.deltas = append(a.deltas, map[string]any{"tool_calls": []any{seq[round]}})
+				a.deltas = append(a.deltas, seq[round])
 				sent = true
 			}
 		}
@@ -123,18 +127,65 @@ func splitArgs(args string) []string {
 	return out
 }
 
-func (a answer) chunk(req RecordedRequest, delta map[string]any, finish any) map[string]any {
-	c := map[string]any{
-		"id": a.id, "object": "chat.completion.chunk", "created": created, "model": req.Model,
-		"system_fingerprint": "fp_llmtest",
-		"choices": []any{map[string]any{
-			"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish,
-		}},
+// firstCallDelta is the JSON of the delta that opens call i: its id, name and extra fields.
+func firstCallDelta(i int, c FakeCall, extra map[string]json.RawMessage) ([]byte, error) {
+	if len(extra) == 0 {
+		b := append([]byte(`{"tool_calls":[{"function":{"arguments":"","name":`), json.AppendEscape(nil, c.Name, json.EscapeHTML)...)
+		b = append(b, `},"id":`...)
+		b = json.AppendEscape(b, c.ID, json.EscapeHTML)
+		b = append(b, `,"index":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		return append(b, `,"type":"function"}]}`...), nil
 	}
+	first := map[string]any{
+		"index": i, "id": c.ID, "type": "function",
+		"function": map[string]any{"name": c.Name, "arguments": ""},
+	}
+	for k, v := range extra {
+		first[k] = v
+	}
+	b, err := json.Marshal(map[string]any{"tool_calls": []any{first}})
+	if err != nil {
+		return nil, fmt.Errorf("llmtest: FakeCall %q: %w", c.Name, err)
+	}
+	return b, nil
+}
+
+// chunkFrame writes chat.completion.chunk events of one answer: the event around a delta
+// is the same but for the finish reason, so it is written once and the delta put in.
+type chunkFrame struct {
+	head string // up to the delta
+	tail []byte // after the finish reason, to the end of the event
+	buf  []byte
+}
+
+func (a answer) frame(req RecordedRequest) *chunkFrame {
+	tail := []byte(`,"index":0,"logprobs":null}],"created":`)
+	tail = strconv.AppendInt(tail, created, 10)
+	tail = append(tail, `,"id":`...)
+	tail = json.AppendEscape(tail, a.id, json.EscapeHTML)
+	tail = append(tail, `,"model":`...)
+	tail = json.AppendEscape(tail, req.Model, json.EscapeHTML)
+	tail = append(tail, `,"object":"chat.completion.chunk","system_fingerprint":"fp_llmtest"`...)
 	if req.IncludeUsage {
-		c["usage"] = nil
+		tail = append(tail, `,"usage":null`...)
 	}
-	return c
+	tail = append(tail, "}\n\n"...)
+	return &chunkFrame{head: `data: {"choices":[{"delta":`, tail: tail}
+}
+
+// event returns the SSE event of a chunk with delta and finish ("" for null); it is valid
+// until the next call.
+func (f *chunkFrame) event(delta []byte, finish string) []byte {
+	b := append(append(f.buf[:0], f.head...), delta...)
+	b = append(b, `,"finish_reason":`...)
+	if finish == "" {
+		b = append(b, "null"...)
+	} else {
+		b = json.AppendEscape(b, finish, json.EscapeHTML)
+	}
+	f.buf = append(b, f.tail...)
+	return f.buf
 }
 
 func (u Usage) wire() map[string]any {
@@ -151,15 +202,11 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	send := func(v any) bool {
+	write := func(event []byte) bool {
 		if step.ChunkDelay > 0 && !s.wait(r, step.ChunkDelay) {
 			return false
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(fmt.Sprintf("llmtest: encoding a chunk: %v", err))
-		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+		if _, err := w.Write(event); err != nil {
 			return false
 		}
 		if flusher != nil {
@@ -167,8 +214,16 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 		}
 		return true
 	}
+	send := func(v any) bool {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(fmt.Sprintf("llmtest: encoding a chunk: %v", err))
+		}
+		return write(fmt.Appendf(nil, "data: %s\n\n", b))
+	}
 
-	if !send(a.chunk(req, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)) {
+	f := a.frame(req)
+	if !write(f.event([]byte(`{"content":"","refusal":null,"role":"assistant"}`), "")) {
 		return
 	}
 	for i, d := range a.deltas {
@@ -176,7 +231,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 			s.fail(w, r, step, send)
 			return
 		}
-		if !send(a.chunk(req, d, nil)) {
+		if !write(f.event(d, "")) {
 			return
 		}
 	}
@@ -184,7 +239,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 		s.fail(w, r, step, send)
 		return
 	}
-	if !send(a.chunk(req, map[string]any{}, a.finish)) {
+	if !write(f.event([]byte(`{}`), a.finish)) {
 		return
 	}
 	if req.IncludeUsage {
