@@ -5,11 +5,11 @@ package agentsvc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -86,7 +86,7 @@ func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn
 
 // encodeLocked is an event's JSON as stored and sent.
 func (ls *liveSession) encodeLocked(ev wire.Event) []byte {
-	data, err := json.Marshal(ev)
+	data, err := fastjson.Marshal(ev)
 	if err != nil {
 		ls.log.Error("encoding event", zap.Error(err))
 		data = []byte(fmt.Sprintf(`{"seq":%d,"type":"error","message":"internal error","retryable":false}`, ev.Header().Seq))
@@ -205,6 +205,7 @@ func (ls *liveSession) flushContained() {
 func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 	srv := ls.hub.srv
 	st := srv.cfg.Store
+	_, inMemory := st.(store.InMemory)
 	var err error
 	start := time.Now()
 	for attempt := range writeAttempts {
@@ -214,9 +215,13 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 			}
 			time.Sleep(time.Duration(50<<(attempt-1)) * time.Millisecond)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-		err = writeBatch(ctx, st, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
-		cancel()
+		if inMemory {
+			err = writeBatch(context.Background(), st, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+			err = writeBatch(ctx, st, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+			cancel()
+		}
 		if err == nil || errors.Is(err, store.ErrSeqConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
 			break
 		}

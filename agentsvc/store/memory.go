@@ -96,6 +96,9 @@ func NewMemory() Store {
 	return &memory{now: time.Now, sessions: make(map[string]*memSession)}
 }
 
+// InMemory marks the memory store as a store.InMemory.
+func (m *memory) InMemory() {}
+
 // lookup returns the session id while m.mu is held.
 func (m *memory) lookup(id string) (*memSession, error) {
 	if m.closed {

@@ -114,6 +114,11 @@ type Store interface {
 	Close() error
 }
 
+// InMemory is a Store whose calls complete without I/O or another process (the memory
+// store): a caller need not bound them with a time-out, whose timer had been a fifth of the
+// cost of a write at saturation. A wrapper of a store does not pass it on.
+type InMemory interface{ InMemory() }
+
 // ClaimRenewer is a Store that renews many of one owner's claims at once, as a replica does
 // for every session live in it each third of the claims' TTL. RenewClaims is Claim for each
 // id (ids of missing sessions, and sessions another owner holds unexpired, are skipped),
