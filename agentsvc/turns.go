@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/internal/stack"
 	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -163,6 +164,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 	ls.mu.Unlock()
 
 	go func() {
+		stack.Grow()
 		defer srv.turns.Done()
 		defer release()
 		defer cancel(nil)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/internal/stack"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -229,6 +230,7 @@ func Run(ctx context.Context, t Turn) (result Result) {
 			toolCalls++
 			wg.Add(1)
 			go func() {
+				stack.Grow()
 				defer wg.Done()
 				defer func() {
 					if v := recover(); v != nil {
