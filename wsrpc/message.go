@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // msgKind says what an incoming message is.
@@ -52,7 +54,7 @@ func invalid(code int64, msg string, id json.RawMessage) message {
 // slices point into that copy.
 func decodeMessage(data []byte) message {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) == 0 || !json.Valid(trimmed) {
+	if len(trimmed) == 0 || !fastjson.Valid(trimmed) { // as encoding/json's, faster
 		return invalid(CodeParseError, "parse error", nil)
 	}
 	switch trimmed[0] {

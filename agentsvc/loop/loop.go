@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -292,7 +293,7 @@ func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, emit func(wire
 	if strings.TrimSpace(call.Arguments) == "" {
 		args = json.RawMessage(`{}`)
 	}
-	if !json.Valid(args) {
+	if !fastjson.Valid(args) {
 		b, _ := json.Marshal(call.Arguments)
 		args = b
 	}

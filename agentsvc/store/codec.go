@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	fastjson "github.com/segmentio/encoding/json"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
@@ -83,13 +85,13 @@ func encodeBatch(b Batch) (encodedBatch, error) {
 		} else if ev.Seq != e.first+int64(i) {
 			return encodedBatch{}, fmt.Errorf("%w: event %d follows event %d in one batch", ErrSeqConflict, ev.Seq, b.Events[i-1].Seq)
 		}
-		if !json.Valid(ev.Data) {
+		if !fastjson.Valid(ev.Data) {
 			return encodedBatch{}, fmt.Errorf("store: append: event %d: data is not valid JSON", ev.Seq)
 		}
 	}
 	e.messages = make([][]byte, len(b.Messages))
 	for i := range b.Messages {
-		data, err := json.Marshal(&b.Messages[i])
+		data, err := fastjson.Marshal(&b.Messages[i])
 		if err != nil {
 			return encodedBatch{}, fmt.Errorf("store: append: encoding message %d: %w", i, err)
 		}
