@@ -145,7 +145,7 @@ func (px *proxy) pump() {
 
 func (px *proxy) sendLocked(e store.Event) {
 	px.sent = e.Seq
-	if err := px.c.peer.Notify(context.Background(), wire.MethodAgentEvent, withSessionID(e.Data, px.id)); err != nil {
+	if err := notifyEvent(px.c.peer, e.Data, px.id); err != nil {
 		px.log.Debug("sending event", zap.Error(err))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // tailMax bounds the events a live session keeps in memory for quick resumes.
@@ -272,24 +273,23 @@ func (ls *liveSession) sendLocked(e store.Event) {
 		return
 	}
 	ls.connSent = e.Seq
-	if err := ls.conn.peer.Notify(context.Background(), wire.MethodAgentEvent, withSessionID(e.Data, ls.id)); err != nil {
+	if err := notifyEvent(ls.conn.peer, e.Data, ls.id); err != nil {
 		ls.log.Debug("sending event", zap.Error(err))
 	}
 }
 
-// withSessionID inserts "sessionId" at the start of an event object.
-func withSessionID(data json.RawMessage, id string) json.RawMessage {
+// notifyEvent sends the stored event data to a page as agent/event, with "sessionId" put
+// at the start of the object as it is written out, without a copy of the event.
+func notifyEvent(peer *wsrpc.Peer, data json.RawMessage, id string) error {
 	if len(data) < 2 || data[0] != '{' {
-		return data
+		return peer.NotifyEncoded(context.Background(), wire.MethodAgentEvent, data)
 	}
-	b := make([]byte, 0, len(data)+len(id)+16)
-	b = append(b, `{"sessionId":"`...)
-	b = append(b, id...)
-	b = append(b, '"')
+	var buf [64]byte
+	head := append(append(append(buf[:0], `{"sessionId":"`...), id...), '"')
 	if len(data) > 2 {
-		b = append(b, ',')
+		head = append(head, ',')
 	}
-	return append(b, data[1:]...)
+	return peer.NotifyEncoded(context.Background(), wire.MethodAgentEvent, head, data[1:])
 }
 
 // closeConn closes the attached socket, if any, so that its page resumes from the store.

@@ -384,6 +384,26 @@ func (m *outMsg) appendString(s string) {
 	m.buf.WriteByte('"')
 }
 
+// encodeEncodedNotify encodes a notification whose params are already encoded: the
+// concatenation of parts, which must be one valid JSON object or array.
+func encodeEncodedNotify(method string, parts [][]byte) (*outMsg, error) {
+	m := getOut()
+	m.buf.WriteString(`{"jsonrpc":"2.0","method":`)
+	m.appendString(method)
+	m.buf.WriteString(`,"params":`)
+	start := m.buf.Len()
+	for _, part := range parts {
+		m.buf.Write(part)
+	}
+	params := m.buf.Bytes()[start:]
+	if len(params) == 0 || (params[0] != '{' && params[0] != '[') || !fastjson.Valid(params) {
+		putOut(m)
+		return nil, errors.New("params must be a valid JSON object or array")
+	}
+	m.buf.WriteByte('}')
+	return m, nil
+}
+
 // encodeCall encodes a request (withID) or a notification.
 func encodeCall(id int64, withID bool, method string, params any) (*outMsg, error) {
 	m := getOut()

@@ -193,6 +193,9 @@ func TestEncode(t *testing.T) {
 			`{"jsonrpc":"2.0","id":3,"result":null}`},
 		{"error null id", func() (*outMsg, error) { return encodeResponse(nil, nil, NewError(CodeParseError, "parse error")) },
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`},
+		{"encoded params in parts", func() (*outMsg, error) {
+			return encodeEncodedNotify("agent/event", [][]byte{[]byte(`{"sessionId":"s1",`), []byte(`"seq":4,"text":"<&>"}`)})
+		}, `{"jsonrpc":"2.0","method":"agent/event","params":{"sessionId":"s1","seq":4,"text":"<&>"}}`},
 		{"error with data", func() (*outMsg, error) {
 			return encodeResponse(json.RawMessage(`1`), nil, &Error{Code: -32001, Message: "busy", Data: json.RawMessage(`{"retry":true}`)})
 		}, `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"busy","data":{"retry":true}}}`},
@@ -211,6 +214,11 @@ func TestEncode(t *testing.T) {
 			}
 			putOut(m)
 		})
+	}
+	for _, parts := range [][][]byte{nil, {[]byte(`3`)}, {[]byte(`"s"`)}, {[]byte(`{"a":1`)}, {[]byte(`{"a":1}`), []byte(`x`)}, {[]byte(`{"a":1}{}`)}} {
+		if m, err := encodeEncodedNotify("m", parts); err == nil {
+			t.Errorf("encoded params %q: got %s, want an error", parts, m.bytes())
+		}
 	}
 	if _, err := encodeCall(1, true, "m", make(chan int)); err == nil {
 		t.Error("encoding a chan: got nil error, want one")

@@ -668,6 +668,23 @@ func (p *Peer) Notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
+// NotifyEncoded is Notify with params the caller has encoded already: the concatenation
+// of parts, which must be one JSON object or array. It is checked, but written as it is,
+// neither compacted nor encoded again (Notify with a json.RawMessage would copy it twice).
+func (p *Peer) NotifyEncoded(ctx context.Context, method string, parts ...[]byte) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("wsrpc: notify %q: %w", method, ctxError(ctx))
+	}
+	m, err := encodeEncodedNotify(method, parts)
+	if err != nil {
+		return fmt.Errorf("wsrpc: notify %q: %w", method, err)
+	}
+	if err := p.enqueue(m); err != nil {
+		return fmt.Errorf("wsrpc: notify %q: %w", method, err)
+	}
+	return nil
+}
+
 // NotifyWhenRoom is Notify for a burst of messages the peer makes itself (reports of its
 // own, not answers to the remote end): while the send queue is half full or more, it waits
 // for the write goroutine to take the queue instead of adding to it. Such a burst, however
