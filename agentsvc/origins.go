@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -173,7 +174,40 @@ func parseOriginPattern(p string) (originPattern, error) {
 	if i := strings.LastIndex(rest, ":"); i >= 0 && !strings.HasSuffix(rest, "]") {
 		host, port = rest[:i], rest[i+1:]
 	}
+	// Only the port may be a wildcard: a pattern whose host has one, or whose port is
+	// neither digits nor "*", could never match a browser's Origin.
+	if !validOriginHost(host) || (port != "*" && !validPort(port, rest)) {
+		return originPattern{}, errors.New("agentsvc: allowed origin " + p + " must look like https://host[:port] (only the port may be *)")
+	}
 	return originPattern{scheme: scheme, host: strings.ToLower(host), port: port}, nil
+}
+
+// validOriginHost reports whether host (an IPv6 address in brackets, or a name or IPv4
+// address) could be the host of an Origin header.
+func validOriginHost(host string) bool {
+	if strings.HasPrefix(host, "[") {
+		_, err := netip.ParseAddr(strings.Trim(host, "[]"))
+		return strings.HasSuffix(host, "]") && err == nil
+	}
+	if host == "" {
+		return false
+	}
+	for _, c := range host {
+		if !(c == '-' || c == '.' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c > 0x7f) {
+			return false
+		}
+	}
+	return true
+}
+
+// validPort reports whether port, of rest (host[:port]), is empty where rest has no colon
+// after the host, or a port number.
+func validPort(port, rest string) bool {
+	if port == "" {
+		return !strings.HasSuffix(rest, ":")
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n > 0 && n <= 65535 && strings.Trim(port, "0123456789") == ""
 }
 
 func (p originPattern) match(u *url.URL) bool {

@@ -48,7 +48,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	inProcess := fset.Bool("in-process", false, "run the agent under test inside this process (to profile it with --pprof; not for the figures)")
 	pprofAddr := fset.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060) during the run")
 	if err := fset.Parse(args); err != nil {
-		return errUsage
+		return parseError(err)
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "byomcp bench: unexpected argument %q\n", fset.Arg(0))

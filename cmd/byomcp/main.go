@@ -12,11 +12,20 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the signals' default action again: a second SIGINT or SIGTERM ends the process at once
+	}()
+	if log, err := newLogger("warn", os.Stderr); err == nil {
+		redis.SetLogger(redisLogger{log.Named("redis")}) // the Redis pool's complaints, as JSON lines too
+	}
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv); err != nil {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "byomcp:", err)
@@ -48,6 +57,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		cmd = "help" // byomcp --help: the commands (byomcp serve --help: serve's flags)
 	}
 	switch cmd {
 	case "serve":

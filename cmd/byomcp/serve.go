@@ -51,11 +51,11 @@ func envOr(getenv func(string) string, key, def string) string {
 	return def
 }
 
-func (c *common) register(fs *flag.FlagSet, getenv func(string) string, storeDefault string) {
+func (c *common) register(fs *flag.FlagSet, getenv func(string) string, storeDefault, logDefault string) {
 	fs.StringVar(&c.model, "model", getenv("BYOMCP_MODEL"), "model name (env BYOMCP_MODEL; default: the provider preset's)")
 	fs.StringVar(&c.store, "store", envOr(getenv, "BYOMCP_STORE", storeDefault), "session store: memory, sqlite:PATH or redis://… (env BYOMCP_STORE)")
 	fs.StringVar(&c.mcpConfig, "mcp-config", getenv("BYOMCP_MCP_CONFIG"), "mcp.json with server-side MCP servers (env BYOMCP_MCP_CONFIG)")
-	fs.StringVar(&c.logLevel, "log-level", envOr(getenv, "BYOMCP_LOG_LEVEL", "info"), "debug, info, warn or error (env BYOMCP_LOG_LEVEL)")
+	fs.StringVar(&c.logLevel, "log-level", envOr(getenv, "BYOMCP_LOG_LEVEL", logDefault), "debug, info, warn or error (env BYOMCP_LOG_LEVEL)")
 }
 
 func newLogger(level string, w io.Writer) (*zap.Logger, error) {
@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	fset := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	var c common
-	c.register(fset, getenv, "sqlite:byomcp.db")
+	c.register(fset, getenv, "sqlite:byomcp.db", "info")
 	addr := fset.String("addr", envOr(getenv, "BYOMCP_ADDR", "127.0.0.1:8080"), "listen address (env BYOMCP_ADDR)")
 	origins := fset.String("allowed-origins", getenv("BYOMCP_ALLOWED_ORIGINS"), "comma-separated exact origins allowed to connect besides this server's own, which always is (env BYOMCP_ALLOWED_ORIGINS; default: http://localhost:*, http://127.0.0.1:*, http://[::1]:*, dropped once any is given)")
 	publicURL := fset.String("public-url", getenv("BYOMCP_PUBLIC_URL"), "the URL visitors reach this server by, behind a proxy or under a name (env BYOMCP_PUBLIC_URL; default: its listen address); its origin is allowed and its host is accepted in the Host header")
@@ -88,9 +88,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	claimTTL := fset.Duration("claim-ttl", envDuration(getenv, "BYOMCP_CLAIM_TTL", 10*time.Second), "with several replicas on one Redis: how long a replica's claim on a live session lasts unless renewed, so how soon the others take over the sessions of a replica that died (env BYOMCP_CLAIM_TTL)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
 	if err := fset.Parse(args); err != nil {
-		return errUsage
+		return parseError(err)
 	}
-	for _, key := range []string{"BYOMCP_SESSION_TTL", "BYOMCP_RECONNECT_WAIT"} {
+	if fset.NArg() > 0 {
+		// flag stops at the first word that is not a flag: the flags after it would be
+		// ignored without a word.
+		return fmt.Errorf("serve: unexpected argument %q (flags are --name value; see byomcp serve --help)", fset.Arg(0))
+	}
+	for _, key := range []string{"BYOMCP_SESSION_TTL", "BYOMCP_RECONNECT_WAIT", "BYOMCP_CLAIM_TTL"} {
 		if v := getenv(key); v != "" {
 			if _, err := time.ParseDuration(v); err != nil {
 				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v)
@@ -113,6 +118,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	if *claimTTL < 100*time.Millisecond {
 		return fmt.Errorf("--claim-ttl %v is too short (at least 100ms; the default is 10s)", *claimTTL)
+	}
+	if *consoleToken != "" && len(*consoleToken) < 16 {
+		// Checked before the agent listens and prints its URL, so that nothing reads it as
+		// started (console.New says the same).
+		return exitError{code: 2, err: errors.New("--console-token: the console token must have at least 16 characters")}
 	}
 	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
@@ -221,6 +231,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 
+	// SIGHUP reloads --sites; without one there is nothing to reload, but the signal is
+	// still taken, before the URL says the agent is up: its default action would end the
+	// agent at once (a closed terminal, or a configuration manager's reload, would drop
+	// every socket).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go reloadOnHUP(ctx, hup, reg, log)
+
 	url := "http://" + ln.Addr().String()
 	if strings.HasPrefix(*addr, ":") || strings.HasPrefix(*addr, "0.0.0.0:") {
 		url = "http://localhost:" + portOf(ln.Addr())
@@ -257,12 +276,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		go con.Run(ctx)
 		log.Info("operator console on", zap.String("url", strings.TrimSuffix(publicOr(publicOrigin, ln), "/")+"/console/"))
 	}
-	if reg != nil {
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
-		go reloadOnHUP(ctx, hup, reg, log)
-	}
 
 	hs := &http.Server{
 		Handler:           routes(srv, ag, reg, con, gatherers),
@@ -278,7 +291,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
+	log.Info("shutting down (a second SIGINT or SIGTERM stops at once)")
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(sctx) // stops accepting; hijacked sockets are closed by srv.Shutdown
@@ -367,6 +380,10 @@ func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, reg *sites.Registry,
 		case <-ctx.Done():
 			return
 		case <-hup:
+			if reg == nil {
+				log.Info("SIGHUP: no --sites file to reload; carrying on")
+				continue
+			}
 			if err := reg.Reload(); err != nil {
 				log.Error("sites: reload failed; the configuration in force stays", zap.String("file", reg.Path()), zap.Error(err))
 				continue
@@ -481,4 +498,22 @@ func (s aguiSite) Model(def llm.Model) llm.Model {
 		return s.srv.Metered(m)
 	}
 	return def
+}
+
+// redisLogger writes go-redis's own log lines (a pool that cannot dial, and the like) to
+// the agent's log as warnings, instead of plain text between its JSON lines.
+type redisLogger struct{ log *zap.Logger }
+
+func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
+	l.log.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
+// parseError is what a command returns when its flags do not parse: nil for -h and
+// --help (flag has printed the usage: asking for help is not a failure), errUsage else
+// (flag has printed the error and the usage).
+func parseError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return errUsage
 }

@@ -17,7 +17,7 @@ func runTools(ctx context.Context, args []string, stderr io.Writer, getenv func(
 	fset.SetOutput(stderr)
 	notes := fset.String("notes", envOr(getenv, "BYOMCP_NOTES", notesPath(getenv("BYOMCP_STORE"))), "SQLite file for add_note/list_notes (env BYOMCP_NOTES)")
 	if err := fset.Parse(args); err != nil {
-		return errUsage
+		return parseError(err)
 	}
 	return toolserver.Run(ctx, &mcp.StdioTransport{}, toolserver.Options{NotesPath: *notes})
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+)
+
+// An operator audit: SIGHUP to an agent without --sites ended it on the spot (the signal's
+// default action), every socket dropped. It is taken, logged, and the agent carries on.
+func TestServeSurvivesSIGHUPWithoutSites(t *testing.T) {
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory")
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(procWait)
+	for !strings.Contains(p.logs.String(), "no --sites file to reload") {
+		select {
+		case <-p.exited:
+			t.Fatalf("the agent ended on SIGHUP; logs:\n%s", p.logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line for the SIGHUP; logs:\n%s", p.logs.String())
+		}
+	}
+	resp, err := http.Get(p.url + "/healthz")
+	if err != nil {
+		t.Fatalf("after SIGHUP: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("after SIGHUP: /healthz %d", resp.StatusCode)
+	}
+}
+
+// A second SIGTERM while the agent waits for a running turn to finish ends it at once.
+func TestServeSecondSignalStopsAtOnce(t *testing.T) {
+	fake := llmtest.New(llmtest.Repeat(llmtest.Step{Stall: true}))
+	defer fake.Close()
+	p := startServe(t, fake.URL, "--store", "memory")
+	page := dialPage(t, p.url)
+	page.session(wire.SessionParams{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), procWait)
+		defer cancel()
+		_ = page.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "wait"}, nil)
+	}()
+	page.until(func(e procEvent) bool { return e.Type == "turn_start" })
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(p.logs.String(), "shutting down") {
+		select {
+		case <-p.exited:
+			t.Fatalf("the agent ended before the drain; logs:\n%s", p.logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	select {
+	case <-p.exited:
+		t.Fatal("the agent did not wait for its running turn")
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(procWait):
+		t.Fatal("a second SIGTERM did not end the agent")
+	}
+	// Ended by the signal itself, not by the end of the drain (which exits 0 by itself).
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("the agent exited by itself (%v), not by the second SIGTERM", p.cmd.ProcessState)
+	}
+}
+
+// Flag mistakes an operator makes are refused before the agent listens, with one line.
+func TestServeRefusesBadCommandLines(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"serve", "extra", "--store", "memory"}, nil, `unexpected argument "extra"`},
+		{[]string{"serve", "--store", "memory"}, map[string]string{"BYOMCP_CLAIM_TTL": "abc"}, "BYOMCP_CLAIM_TTL"},
+		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--console-token", "short"}, nil, "at least 16 characters"},
+		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--allowed-origins", "https://*.shop.example"}, nil, "only the port may be *"},
+		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--allowed-origins", "https://shop.example:abc"}, nil, "only the port may be *"},
+	} {
+		var stdout, stderr bytes.Buffer
+		getenv := func(k string) string { return tt.env[k] }
+		err := run(t.Context(), tt.args, strings.NewReader(""), &stdout, &stderr, getenv)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v %v: got %v, want an error with %q", tt.args, tt.env, err, tt.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%v: printed %q before failing: a supervisor would take it for started", tt.args, stdout.String())
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"serve", "--help"}, {"chat", "-h"}, {"tools", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" }); err != nil {
+			t.Errorf("%v: got %v, want no error (asking for help is not a failure)", args, err)
+		}
+	}
+}
