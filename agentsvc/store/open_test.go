@@ -59,6 +59,22 @@ func TestOpen(t *testing.T) {
 	}
 }
 
+// An operator audit: a Redis URL that did not parse was quoted whole in the error, its
+// password with it.
+func TestOpenRedisErrorHidesThePassword(t *testing.T) {
+	for _, spec := range []string{"redis://:s3cret-pw@[::1", "redis://user:s3cret-pw@host:bad/0", "rediss://:s3cret-pw@%zz/0"} {
+		s, err := store.Open(t.Context(), spec)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s: opened", spec)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("%s: the error shows the password: %v", spec, err)
+		}
+	}
+}
+
 func ExampleOpen() {
 	ctx := context.Background()
 	s, err := store.Open(ctx, "memory")

@@ -96,11 +96,32 @@ func OpenRedisWith(ctx context.Context, rawURL string, o RedisOptions) (Store, e
 	return &redisStore{c: c, prefix: o.Prefix, ttl: o.TTL, now: time.Now}, nil
 }
 
+// withoutUserinfo is a URL that did not parse with what may be a user and password
+// (between "://" and the last "@" before the path) replaced by "…".
+func withoutUserinfo(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	authority, path := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority, path = rest[:i], rest[i:]
+	}
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		authority = "…" + authority[i:]
+	}
+	return scheme + "://" + authority + path
+}
+
 // redisURLOptions takes the store's own query parameters out of a Redis URL.
 func redisURLOptions(rawURL string) (RedisOptions, string, error) {
 	var o RedisOptions
 	u, err := url.Parse(rawURL)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = withoutUserinfo(ue.URL) // the error quotes the URL: not its password
+		}
 		return o, "", fmt.Errorf("store: redis: %w", err)
 	}
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
