@@ -42,19 +42,13 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fset := flag.NewFlagSet("chat", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	var c common
-	c.register(fset, getenv, "memory")
-	if err := fset.Parse(args); err != nil {
-		return errUsage
-	}
 	// Quieter than serve: the terminal shows what matters in its own lines ([mcp], [model],
 	// one sentence per failed turn), so retries and the like are not logged by default.
-	level := envOr(getenv, "BYOMCP_LOG_LEVEL", "error")
-	fset.Visit(func(f *flag.Flag) {
-		if f.Name == "log-level" {
-			level = c.logLevel
-		}
-	})
-	log, err := newLogger(level, stderr)
+	c.register(fset, getenv, "memory", "error")
+	if err := fset.Parse(args); err != nil {
+		return parseError(err)
+	}
+	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
 		return err
 	}
@@ -75,8 +69,13 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	_ = mgr.WaitReady(wctx) // a server still starting is reported below and joins when ready
 	cancel()
 	for _, s := range mgr.Status() {
-		if s.Error != "" {
-			fmt.Fprintf(stderr, "[mcp] %s: %s\n", s.Name, s.Error)
+		switch {
+		case s.Error != "":
+			fmt.Fprintf(stderr, "[mcp] %s: %s\n", s.Name, safeText(s.Error))
+		case s.State == mcpservers.StateReady:
+			fmt.Fprintf(stderr, "[mcp] %s: %d tools\n", s.Name, s.Tools)
+		default:
+			fmt.Fprintf(stderr, "[mcp] %s: not ready after 30 s; its tools join when it is\n", s.Name)
 		}
 	}
 	fmt.Fprintf(stderr, "[model] %s\n", desc)
@@ -107,15 +106,23 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if q := strings.TrimSpace(strings.Join(fset.Args(), " ")); q != "" {
 		return ask(q)
 	}
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 64<<10), 1<<20)
+	in := bufio.NewReader(stdin)
 	for {
 		fmt.Fprint(stdout, "> ")
-		if !in.Scan() {
+		line, tooLong, err := readQuestion(in, maxQuestion)
+		if err != nil && line == "" {
 			fmt.Fprintln(stdout)
-			return in.Err()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
-		q := strings.TrimSpace(in.Text())
+		if tooLong {
+			// The conversation goes on: one pasted file too many must not end it.
+			fmt.Fprintf(stdout, "[error] that question is over %d KiB; it was not sent\n", maxQuestion>>10)
+			continue
+		}
+		q := strings.TrimSpace(line)
 		switch q {
 		case "":
 			continue
@@ -128,6 +135,33 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if ctx.Err() != nil {
 			return nil
 		}
+	}
+}
+
+// maxQuestion is the longest question a terminal session sends (a line of stdin).
+const maxQuestion = 1 << 20
+
+// readQuestion reads one line of r. A line longer than max is read to its end and
+// dropped (tooLong); err is io.EOF at the end of the input (with the last line, if any,
+// when it had no newline).
+func readQuestion(r *bufio.Reader, max int) (line string, tooLong bool, err error) {
+	var b []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(b)+len(chunk) > max {
+				tooLong, b = true, nil
+			} else {
+				b = append(b, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return "", true, err
+		}
+		return strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r"), false, err
 	}
 }
 
@@ -250,11 +284,12 @@ func (t *terminal) event(ev wire.Event) {
 			}
 			t.afterTool = false
 		}
+		d = safeText(d)
 		fmt.Fprint(t.w, d)
 		t.midLine = !strings.HasSuffix(d, "\n")
 	case *wire.ToolCallEvent:
 		t.endLine()
-		fmt.Fprintf(t.w, "[tool] %s(%s)\n", ev.Name, compactJSON(ev.Arguments))
+		fmt.Fprintf(t.w, "[tool] %s(%s)\n", safeText(ev.Name), safeText(compactJSON(ev.Arguments)))
 		t.afterTool = true
 	case *wire.ToolResultEvent:
 		t.endLine()
@@ -262,10 +297,62 @@ func (t *terminal) event(ev wire.Event) {
 		if ev.IsError {
 			prefix = "[tool] -> error: "
 		}
-		fmt.Fprintf(t.w, "%s%s\n", prefix, oneLine(shownResult(ev.Text), 300))
+		fmt.Fprintf(t.w, "%s%s\n", prefix, oneLine(safeText(shownResult(ev.Text)), 300))
 		t.afterTool = true
 	}
 	// Error events are not printed: the turn's error is reported once, when it ends.
+}
+
+// safeText is s without the characters a terminal would act on: escape sequences (colours,
+// clearing the screen, a window title, OSC 8 and 52), other C0 and C1 controls and DEL,
+// keeping newlines and tabs. A tool's output and the model's text are untrusted: a server
+// or a page's content must not drive the user's terminal.
+func safeText(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == 0x1b && i+1 < len(rs) { // a whole sequence goes, not just its ESC
+			switch rs[i+1] {
+			case '[': // CSI: parameters up to a final byte
+				i += 2
+				for i < len(rs) && (rs[i] < 0x40 || rs[i] > 0x7e) {
+					i++
+				}
+				continue
+			case ']', 'P', '_', '^': // OSC, DCS, APC, PM: up to BEL or ESC \
+				i += 2
+				for i < len(rs) && rs[i] != 0x07 && !(rs[i] == 0x1b && i+1 < len(rs) && rs[i+1] == '\\') {
+					i++
+				}
+				if i < len(rs) && rs[i] == 0x1b {
+					i++
+				}
+				continue
+			default: // a two-character sequence
+				i++
+				continue
+			}
+		}
+		if !isControl(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || (0x7f <= r && r <= 0x9f)
 }
 
 // endLine ends a line of streamed text.

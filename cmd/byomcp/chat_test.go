@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 func init() {
@@ -482,5 +484,69 @@ func TestServeRejectsBadDurations(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("serve printed %q before refusing its configuration", out.String())
+	}
+}
+
+// A terminal audit: a server's tool output (and so the model's text) reached the terminal
+// with its escape sequences, able to clear the screen, set the window title or write the
+// clipboard (OSC 52). Whole sequences are dropped; text, newlines and tabs stay.
+func TestSafeText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, é 漢字 🚗":                              "plain text, é 漢字 🚗",
+		"two\nlines\tand a tab":                           "two\nlines\tand a tab",
+		"A\x1b[2J\x1b[31mRED\x1b[0m":                      "ARED",
+		"title\x1b]0;pwned-title\x07 after":               "title after",
+		"clip\x1b]52;c;ZXZpbA==\x1b\\ board":              "clip board",
+		"link \x1b]8;;https://evil.example\x1b\\here":     "link here",
+		"bell\x07 nul\x00 del\x7f c1\u009b2J cr\rend\x1b": "bell nul del c12J crend",
+		"esc then x: \x1bx done":                          "esc then x:  done",
+	} {
+		if got := safeText(in); got != want {
+			t.Errorf("safeText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestChatTerminalShowsNoEscapes(t *testing.T) {
+	var out strings.Builder
+	term := &terminal{w: &out}
+	term.event(&wire.ToolCallEvent{Name: "ev\x1b[2Jil", Arguments: json.RawMessage(`{"q":"\u001b]0;t\u0007x"}`)})
+	term.event(&wire.ToolResultEvent{Text: "A\x1b[2J\x1b]0;pwned\x07B"})
+	term.event(&wire.TextDeltaEvent{Delta: "answer\x1b[31m red\n"})
+	if strings.ContainsAny(out.String(), "\x1b\x07") {
+		t.Fatalf("the terminal got control characters: %q", out.String())
+	}
+	if want := "[tool] evil({\"q\":\"\\u001b]0;t\\u0007x\"})\n[tool] -> AB\nanswer red\n"; out.String() != want { // JSON escapes are text
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// A terminal audit: a pasted line over 1 MiB ended the session with "token too long",
+// history and all. It is refused, and the session goes on.
+func TestChatInteractiveLongLineGoesOn(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Step{Text: "Paris."})
+	stdin := strings.Repeat("x", 2<<20) + "\nWhat is the capital of France?\nexit\n"
+	stdout, stderr, err := runChatCmd(t, stdin, fakeModelEnv(t, fake), "--mcp-config", noServers(t))
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	if want := "> [error] that question is over 1024 KiB; it was not sent\n> Paris.\n> "; stdout != want {
+		t.Errorf("stdout: got %q, want %q", stdout, want)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("got %d model requests, want 1 (the long line is not sent)", n)
+	}
+}
+
+// The README: "[model] and [mcp] lines on stderr say which model and which servers it
+// uses": a server that is ready says so too, with its tools, not only one that failed.
+func TestChatSaysWhichServersItUses(t *testing.T) {
+	fake := llmtest.NewServer(t, llmtest.Step{Text: "Hi."})
+	_, stderr, err := runChatCmd(t, "", fakeModelEnv(t, fake), "hello")
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^\[mcp\] byomcp: \d+ tools$`).MatchString(stderr) {
+		t.Errorf("stderr:\n%s\nwant an [mcp] line for the built-in tools", stderr)
 	}
 }
