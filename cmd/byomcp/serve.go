@@ -130,6 +130,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer func() { _ = log.Sync() }()
 
+	unlock, err := lockSQLite(c.store)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := store.Open(ctx, c.store)
 	if err != nil {
 		return err
@@ -516,4 +521,32 @@ func parseError(err error) error {
 		return nil
 	}
 	return errUsage
+}
+
+// lockSQLite takes the lock file PATH.lock of a sqlite:PATH store for this process, or says
+// which other process serves it. Two agents on one SQLite file would both take its sessions
+// for their own (a replica's claims on SQLite are this host's and this file's, so that a
+// restarted agent resumes its sessions at once) and their turns would collide; SQLite
+// serves one process (several replicas: redis://). The lock goes with the process, however
+// it ends.
+func lockSQLite(spec string) (unlock func(), err error) {
+	path, ok := strings.CutPrefix(spec, "sqlite:")
+	if !ok || path == "" {
+		return func() {}, nil
+	}
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: the lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(path + ".lock")
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("store: %s is in use by another byomcp (%s); SQLite serves one process: for several, use redis://", spec, strings.TrimSpace(string(holder)))
+		}
+		return nil, fmt.Errorf("store: sqlite: locking %s.lock: %w", path, err)
+	}
+	_ = f.Truncate(0)
+	_, _ = fmt.Fprintf(f, "pid %d\n", os.Getpid())
+	return func() { f.Close() }, nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,5 +113,21 @@ func TestServeRefusesBadCommandLines(t *testing.T) {
 		if err := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" }); err != nil {
 			t.Errorf("%v: got %v, want no error (asking for help is not a failure)", args, err)
 		}
+	}
+}
+
+// An operator audit: two agents on one SQLite file both took a tab's session as their own
+// and their turns collided. The second is refused at start, naming the first.
+func TestServeRefusesASQLiteFileInUse(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "byomcp.db")
+	first := startServe(t, "http://127.0.0.1:1", "--store", db)
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--store", db}, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
+	want := fmt.Sprintf("in use by another byomcp (pid %d)", first.cmd.Process.Pid)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second agent on %s: got %v, want an error with %q", db, err, want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("the second agent printed %q", stdout.String())
 	}
 }
