@@ -39,7 +39,7 @@ func TestHandWrittenChunksAreMarshalledMaps(t *testing.T) {
 				chunk := map[string]any{
 					"id": a.id, "object": "chat.completion.chunk", "created": created, "model": req.Model,
 					"system_fingerprint": "fp_llmtest",
-					"choices": []any{map[string]any{"index": 0, "delta": d, "logprobs": nil, "finish_reason": nil}},
+					"choices":            []any{map[string]any{"index": 0, "delta": d, "logprobs": nil, "finish_reason": nil}},
 				}
 				if finish != "" {
 					chunk["choices"].([]any)[0].(map[string]any)["finish_reason"] = finish
