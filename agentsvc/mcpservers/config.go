@@ -336,14 +336,23 @@ func parseServer(name string, data json.RawMessage, baseDir string, lookup func(
 	return sc, warnings, nil
 }
 
-// checkName accepts any printable name up to 64 characters; tools are shown to the model
-// as <server>__<tool>, mapped to the model's name rules.
+// checkName accepts any printable name up to 64 characters in which "__" cannot appear
+// where the server ends: tools are shown to the model as <server>__<tool>, mapped to the
+// model's name rules, and the first "__" of such a name must be the separator (sites.json
+// picks servers by it). Without this rule server "a" with tool "b__echo" and server "a__b"
+// with tool "echo" would both read "a__b__echo".
 func checkName(name string) error {
 	if name == "" {
 		return errors.New("server name is empty")
 	}
 	if len(name) > 64 {
 		return errors.New("server name is longer than 64 bytes")
+	}
+	if strings.Contains(name, "__") {
+		return errors.New(`server name contains "__", which separates server and tool in tool names (<server>__<tool>); rename the server`)
+	}
+	if strings.HasSuffix(name, "_") {
+		return errors.New(`server name ends with "_", which would run into the "__" that separates server and tool in tool names (<server>__<tool>); rename the server`)
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {

@@ -130,6 +130,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"disabled not bool", `{"mcpServers": {"s": {"command": "x", "disabled": "yes"}}}`, `field "disabled": must be true or false`},
 		{"empty name", `{"mcpServers": {"": {"command": "x"}}}`, `server name is empty`},
 		{"control char in name", `{"mcpServers": {"a\nb": {"command": "x"}}}`, `control character`},
+		{"dunder in name", `{"mcpServers": {"a__b": {"command": "x"}}}`, `server "a__b": server name contains "__", which separates server and tool`},
+		{"underscore at end of name", `{"mcpServers": {"a_": {"command": "x"}}}`, `server "a_": server name ends with "_"`},
 		{"long name", `{"mcpServers": {"` + strings.Repeat("n", 65) + `": {"command": "x"}}}`, `longer than 64`},
 	}
 	for _, tt := range tests {

@@ -104,7 +104,8 @@ func (o *Options) setDefaults() {
 // Tool is a server-side MCP tool as the agent offers it to the model. Its fields are
 // shared with the Manager: read them, do not modify them.
 type Tool struct {
-	// ModelName is "<server>__<tool>" mapped to the model's name rules; Call takes it.
+	// ModelName is "<server>__<tool>" mapped to the model's name rules, with a short hash
+	// added when another server's tool already has that name; Call takes it.
 	ModelName   string
 	Server      string
 	Name        string
@@ -302,9 +303,9 @@ func (m *Manager) lookup(audience, modelName string) (*server, *tool, error) {
 		s.mu.Unlock()
 	}
 	// Not listed now: a tool of a server that is down keeps its model name in the namer.
-	if orig, ok := m.namer.Original(modelName); ok {
+	if key, ok := m.namer.Original(modelName); ok {
 		for _, s := range m.servers {
-			if strings.HasPrefix(orig, s.cfg.Name+"__") {
+			if s.cfg.Name == keyServer(key) {
 				if !s.cfg.Exposed(audience) {
 					return nil, nil, fmt.Errorf("%w: %q is not available to %s", ErrNotExposed, modelName, audience)
 				}

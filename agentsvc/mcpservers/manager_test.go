@@ -595,3 +595,73 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 }
+
+// taggedServer dials an in-process server whose tools answer "<server>:<tool>".
+func taggedServer(name string, toolNames ...string) ServerConfig {
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	for _, tn := range toolNames {
+		srv.AddTool(&mcp.Tool{Name: tn, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + ":" + tn}}}, nil
+			})
+	}
+	return ServerConfig{Name: name, Transport: "memory", Expose: []string{AudienceCLI}, transport: func() (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+}
+
+// Two (server, tool) pairs whose "<server>__<tool>" read the same get two model names,
+// and each name calls its own server's tool. (The config refuses such server names; the
+// namer must keep them apart all the same.)
+func TestJoinedNameCollision(t *testing.T) {
+	tests := []struct {
+		name         string
+		first, other ServerConfig
+		joined       string
+	}{
+		{"dunder in server name", taggedServer("a", "b__echo", "x"), taggedServer("a__b", "echo"), "a__b__echo"},
+		{"underscore at the seam", taggedServer("x", "_y"), taggedServer("x_", "y"), "x___y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				m := Start(t.Context(), &Config{Servers: []ServerConfig{tt.first, tt.other}}, Options{})
+				defer m.Close()
+				m.WaitReady(t.Context())
+				synctest.Wait()
+
+				byName := map[string]Tool{}
+				plain := 0
+				for _, tl := range m.Tools(AudienceCLI) {
+					if prev, dup := byName[tl.ModelName]; dup {
+						t.Errorf("%s/%s and %s/%s are both named %q", prev.Server, prev.Name, tl.Server, tl.Name, tl.ModelName)
+					}
+					byName[tl.ModelName] = tl
+					if tl.ModelName == tt.joined {
+						plain++
+					}
+					if tl.Server+"__"+tl.Name == tt.joined && !strings.HasPrefix(tl.ModelName, tt.joined) {
+						t.Errorf("%s/%s is named %q, want %q or it with a hash suffix", tl.Server, tl.Name, tl.ModelName, tt.joined)
+					}
+				}
+				if plain != 1 {
+					t.Errorf("%d tools are named %q, want 1 (the other gets a hash suffix): %v", plain, tt.joined, modelNames(m.Tools(AudienceCLI)))
+				}
+				for name, tl := range byName {
+					res, err := m.Call(t.Context(), AudienceCLI, name, nil)
+					if err != nil {
+						t.Errorf("Call(%s): %v", name, err)
+						continue
+					}
+					if got, want := textOf(res), tl.Server+":"+tl.Name; got != want {
+						t.Errorf("Call(%s) answered %q, want %q", name, got, want)
+					}
+				}
+			})
+		})
+	}
+}

@@ -267,7 +267,7 @@ func (s *server) dialStdio(ctx context.Context) (*mcp.ClientSession, error) {
 	s.stderr.reset()
 	cmd.Stderr = s.stderr
 	cmd.WaitDelay = time.Second // a grandchild holding stderr open must not hold up Close
-	cs, err := s.client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := s.client.Connect(ctx, &stdioTransport{cmd: cmd, log: s.log}, nil)
 	if err != nil {
 		if tail := s.stderr.tail(); tail != "" {
 			return nil, fmt.Errorf("starting %q: %w (stderr: %s)", s.cfg.Command, err, tail)
@@ -415,7 +415,7 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*tool,
 			}
 			out = append(out, &tool{
 				Tool: Tool{
-					ModelName:   s.m.namer.Assign(s.cfg.Name + "__" + t.Name),
+					ModelName:   s.m.namer.AssignAs(toolKey(s.cfg.Name, t.Name), s.cfg.Name+"__"+t.Name),
 					Server:      s.cfg.Name,
 					Name:        t.Name,
 					Title:       toolTitle(t),
@@ -431,6 +431,19 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*tool,
 		}
 		cursor = res.NextCursor
 	}
+}
+
+// toolKey is a tool's key in the Manager's namer. The joined "<server>__<tool>" is only
+// the preferred model name: server "a" with tool "b__echo" and server "a__b" with tool
+// "echo" both join to "a__b__echo". A server name has no control characters, so the key
+// splits back at its first NUL and two different pairs never share a key (or, through the
+// namer's hash on collision, a model name).
+func toolKey(server, tool string) string { return server + "\x00" + tool }
+
+// keyServer returns the server of a toolKey.
+func keyServer(key string) string {
+	server, _, _ := strings.Cut(key, "\x00")
+	return server
 }
 
 func toolTitle(t *mcp.Tool) string {
