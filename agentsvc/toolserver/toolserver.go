@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 	_ "time/tzdata" // IANA zones even on machines without /usr/share/zoneinfo
@@ -47,11 +48,19 @@ type Options struct {
 }
 
 // Run serves the tools over t until the client disconnects or ctx ends. `byomcp tools`
-// calls it with &mcp.StdioTransport{}.
+// calls it with &mcp.StdioTransport{}, which Run replaces by its own on the same stdin and
+// stdout: that one answers a malformed input line with a JSON-RPC error and reads on.
 func Run(ctx context.Context, t mcp.Transport, o Options) error {
 	s, err := New(o)
 	if err != nil {
 		return err
+	}
+	if _, ok := t.(*mcp.StdioTransport); ok {
+		log := o.Logger
+		if log == nil {
+			log = zap.NewNop()
+		}
+		t = newStdioTransport(os.Stdin, os.Stdout, log)
 	}
 	if err := s.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("toolserver: %w", err)
