@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -355,8 +354,11 @@ func checkName(name string) error {
 		return errors.New(`server name ends with "_", which would run into the "__" that separates server and tool in tool names (<server>__<tool>); rename the server`)
 	}
 	for _, r := range name {
-		if !unicode.IsPrint(r) {
-			return errors.New("server name contains a control character")
+		if !(r == '-' || r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			// The server's name starts its tools' names, which a model accepts only in these
+			// characters: a name that had to be changed there could pass for another
+			// server's (sites.json mcpServers allows a site's servers by that name).
+			return fmt.Errorf("server name has %q: use letters, digits, - and _", r)
 		}
 	}
 	return nil

@@ -129,9 +129,11 @@ func TestParseConfigErrors(t *testing.T) {
 		{"timeout string", `{"mcpServers": {"s": {"command": "x", "timeout": "30s"}}}`, `field "timeout": must be a number of seconds, not string`},
 		{"disabled not bool", `{"mcpServers": {"s": {"command": "x", "disabled": "yes"}}}`, `field "disabled": must be true or false`},
 		{"empty name", `{"mcpServers": {"": {"command": "x"}}}`, `server name is empty`},
-		{"control char in name", `{"mcpServers": {"a\nb": {"command": "x"}}}`, `control character`},
+		{"control char in name", `{"mcpServers": {"a\nb": {"command": "x"}}}`, `use letters, digits, - and _`},
 		{"dunder in name", `{"mcpServers": {"a__b": {"command": "x"}}}`, `server "a__b": server name contains "__", which separates server and tool`},
 		{"underscore at end of name", `{"mcpServers": {"a_": {"command": "x"}}}`, `server "a_": server name ends with "_"`},
+		{"dot in name", `{"mcpServers": {"a.b": {"command": "x"}}}`, `server "a.b": server name has '.': use letters, digits, - and _`},
+		{"space in name", `{"mcpServers": {"my server": {"command": "x"}}}`, `server "my server": server name has ' '`},
 		{"long name", `{"mcpServers": {"` + strings.Repeat("n", 65) + `": {"command": "x"}}}`, `longer than 64`},
 	}
 	for _, tt := range tests {
