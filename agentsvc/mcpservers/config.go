@@ -381,12 +381,37 @@ func validHeaderName(k string) bool {
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
-		return err
+		return plainJSONError(data, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// plainJSONError says where and what a JSON error is, without Go's type names.
+func plainJSONError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(data, se.Offset)
+		return fmt.Errorf("line %d, column %d: %s", line, col, se.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return errors.New("the JSON ends before its value does")
+	case errors.As(err, &te):
+		return fmt.Errorf("found %s where an object was expected", te.Value)
+	}
+	return err
+}
+
+// lineCol is the line and column (from 1) of byte offset in data.
+func lineCol(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, max(col, 1)
 }
 
 // typeError rewrites json's type errors in the config's own words.
