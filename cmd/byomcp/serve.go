@@ -168,15 +168,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 
 	var serverTools mcpservers.ServerTools
+	var webServers []string // the --mcp-config servers exposed to web pages
 	if c.mcpConfig != "" {
 		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
 		if err != nil {
 			return err
 		}
+		for _, sc := range cfg.Servers {
+			if slices.Contains(sc.Expose, mcpservers.AudienceWeb) {
+				webServers = append(webServers, sc.Name)
+			}
+		}
 		mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
 		defer mgr.Close()
 		serverTools = mgr
 	}
+	warnSiteServers(reg, webServers, log)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -243,7 +250,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	go reloadOnHUP(ctx, hup, reg, log)
+	go reloadOnHUP(ctx, hup, reg, webServers, log)
 
 	url := "http://" + ln.Addr().String()
 	if strings.HasPrefix(*addr, ":") || strings.HasPrefix(*addr, "0.0.0.0:") {
@@ -379,7 +386,7 @@ func publicOr(public string, ln net.Listener) string {
 
 // reloadOnHUP reads the sites file again at each SIGHUP; an invalid file is logged and the
 // configuration in force stays. Open sockets are not touched.
-func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, reg *sites.Registry, log *zap.Logger) {
+func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, reg *sites.Registry, webServers []string, log *zap.Logger) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -394,6 +401,7 @@ func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, reg *sites.Registry,
 				continue
 			}
 			log.Info("sites: reloaded", zap.String("file", reg.Path()), zap.Int("sites", len(reg.Config().Sites)))
+			warnSiteServers(reg, webServers, log)
 		}
 	}
 }
@@ -549,4 +557,21 @@ func lockSQLite(spec string) (unlock func(), err error) {
 	_ = f.Truncate(0)
 	_, _ = fmt.Fprintf(f, "pid %d\n", os.Getpid())
 	return func() { f.Close() }, nil
+}
+
+// warnSiteServers warns of each site whose mcpServers names a server that no page of it
+// can use: not in --mcp-config, or not exposed to "web". A typo there would leave the
+// site without the tools its owner meant it to have, silently.
+func warnSiteServers(reg *sites.Registry, webServers []string, log *zap.Logger) {
+	if reg == nil {
+		return
+	}
+	for _, site := range reg.Config().Sites {
+		for _, name := range site.MCPServers {
+			if !slices.Contains(webServers, name) {
+				log.Warn(`sites: a site's mcpServers names a server that is not in --mcp-config with "expose": ["web"]; its pages will not have its tools`,
+					zap.String("site", site.Label()), zap.String("server", name))
+			}
+		}
+	}
 }

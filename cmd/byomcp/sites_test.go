@@ -177,3 +177,24 @@ func TestInvalidSitesExit2(t *testing.T) {
 		}
 	}
 }
+
+// A terminal audit: a site's mcpServers naming a server that does not exist was accepted
+// without a word, the site left without the tools its owner meant it to have.
+func TestSitesWarnOfUnknownServers(t *testing.T) {
+	dir := t.TempDir()
+	sitesPath := filepath.Join(dir, "sites.json")
+	if err := os.WriteFile(sitesPath, []byte(`{"sites": [{"name": "shop", "origins": ["`+pageOrigin+`"], "mcpServers": ["known", "nonexistent", "cliOnly"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mcpPath := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(mcpPath, []byte(`{"mcpServers": {"known": {"url": "http://127.0.0.1:1/mcp", "expose": ["web"]}, "cliOnly": {"url": "http://127.0.0.1:1/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory", "--sites", sitesPath, "--mcp-config", mcpPath)
+	logs := p.logs.String()
+	for server, want := range map[string]bool{"known": false, "nonexistent": true, "cliOnly": true} {
+		if got := strings.Contains(logs, `"server":"`+server+`"`); got != want {
+			t.Errorf("a warning for %q: %v, want %v; logs:\n%s", server, got, want, logs)
+		}
+	}
+}
