@@ -1,8 +1,8 @@
 package agentsvc
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"time"
 
@@ -60,11 +60,18 @@ func (s *Server) observe(origin, sessionID string, data json.RawMessage) {
 	}
 }
 
-// Forget drops a session held in this process, for an operator who deleted it from the
-// store: its running turn is cancelled, it leaves the live sessions (a reconnecting tab
-// cannot take it back from memory), and its sockets are closed (1000, "conversation
-// deleted"), so the tab's next connection finds nothing and starts a new conversation. A
-// session held by another replica is not touched.
+// forgetWait bounds how long Forget waits for the cancelled turn of a deleted session to end
+// and be answered.
+const forgetWait = 5 * time.Second
+
+// Forget drops a session held in this process, for an operator who deletes it: the console
+// calls it before it deletes the session from the store, and again after (to drop a copy
+// that a tab reconnecting meanwhile loaded). The running turn is cancelled first (cause
+// errDeleted: it ends as cancelled, and its end is stored and answered before the store
+// drops the session; a write the store then refuses as not found is no store failure), it
+// leaves the live sessions (a reconnecting tab cannot take it back from memory), and its
+// socket is closed (1000, "conversation deleted"), so the tab's next connection finds
+// nothing and starts a new conversation. A session held by another replica is not touched.
 func (s *Server) Forget(id string) {
 	h := s.hub
 	h.mu.Lock()
@@ -82,12 +89,31 @@ func (s *Server) Forget(id string) {
 		return
 	}
 	ls.mu.Lock()
-	if ls.turn != nil {
-		ls.turn.cancel(errors.New("the conversation was deleted by the operator"))
+	ls.deleted = true
+	rt := ls.turn
+	if rt != nil {
+		rt.cancel(errDeleted)
 	}
-	c := ls.conn
 	ls.mu.Unlock()
-	if c != nil {
-		c.peer.CloseWithStatus(1000, "conversation deleted")
+	if rt != nil { // the page gets the turn's end and its agent/chat answer before the close
+		ctx, cancel := context.WithTimeout(context.Background(), forgetWait)
+		select {
+		case <-rt.done:
+		case <-ctx.Done():
+		}
+		select {
+		case <-rt.replied:
+		case <-rt.caller.peer.Done():
+		case <-ctx.Done():
+		}
+		cancel()
+	}
+	ls.mu.Lock()
+	c, owner := ls.conn, ls.owner
+	ls.mu.Unlock()
+	for _, pc := range []*pageConn{c, owner} {
+		if pc != nil {
+			pc.peer.CloseWithStatus(1000, "conversation deleted")
+		}
 	}
 }

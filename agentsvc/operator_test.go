@@ -4,13 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/console"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -108,4 +118,103 @@ func TestForget(t *testing.T) {
 		t.Errorf("resuming a forgotten conversation: got %+v, %v; want session not found (the page then starts a new one)", res, err)
 	}
 	ts.Forget("no-such-session") // nothing held: nothing happens
+}
+
+// consoleOf is the operator console of ts, wired as `byomcp serve` wires it (Forget is the
+// server's), and signed in: do sends it a request as the console's page does.
+func consoleOf(t *testing.T, ts *testServer) (do func(method, path string) *httptest.ResponseRecorder) {
+	t.Helper()
+	const token = "a-console-token-of-the-test"
+	con, err := console.New(console.Options{
+		Token: token, Store: ts.store, Tabs: func() []console.Tab { return nil }, Feed: console.NewFeed(nil),
+		Gatherer: prometheus.Gatherers{}, Forget: ts.Forget,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(method, path, body string, cookie *http.Cookie) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("X-Byomcp-Console", "1")
+		req.Header.Set("Content-Type", "application/json")
+		if cookie != nil {
+			req.AddCookie(cookie)
+		}
+		rec := httptest.NewRecorder()
+		con.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := send(http.MethodPost, "/console/api/signin", `{"token":"`+token+`"}`, nil)
+	cookies := rec.Result().Cookies()
+	if rec.Code != http.StatusOK || len(cookies) != 1 {
+		t.Fatalf("console sign-in: HTTP %d with %d cookies, want 200 and one", rec.Code, len(cookies))
+	}
+	return func(method, path string) *httptest.ResponseRecorder { return send(method, path, "", cookies[0]) }
+}
+
+// TestConsoleDeleteCancelsTheRunningTurn: the console's Delete of a conversation whose turn
+// is running cancels the turn: it ends as cancelled (its agent/chat answered so), the page
+// hears nothing of a store that failed, nothing is logged at warning level or above, and the
+// tab is closed with 1000 "conversation deleted". The audit found the turn failing on the
+// session the store had just dropped instead: answered "could not be saved (the session
+// store is unavailable)", an error event, an error log and a turn counted as an error.
+func TestConsoleDeleteCancelsTheRunningTurn(t *testing.T) {
+	core, logs := observer.New(zapcore.WarnLevel)
+	model := newStepModel() // the answer's rest never comes: the turn runs until cancelled
+	ts := newQuietServer(t, model, func(c *Config) { c.Logger = zap.New(core) })
+	do := consoleOf(t, ts)
+	page := openPage(t, ts, testOrigin, echoTool())
+	sess := page.session(wire.SessionParams{})
+	type answer struct {
+		res wire.ChatResult
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		r, err := page.chat("a long answer, please")
+		answered <- answer{r, err}
+	}()
+	var log turnLog
+	log.add(page.eventsUntil(wire.EventTextDelta)...) // the turn runs, its first words stored and seen
+
+	if rec := do(http.MethodDelete, "/console/api/conversations/"+sess.SessionID); rec.Code != http.StatusOK {
+		t.Fatalf("console delete: HTTP %d %s, want 200", rec.Code, rec.Body)
+	}
+	a := <-answered
+	if a.err != nil || a.res.StopReason != wire.StopCancelled || a.res.Text == unsavedText {
+		t.Errorf("the running turn's agent/chat: got %+v, %v; want it answered with stopReason %q", a.res, a.err, wire.StopCancelled)
+	}
+	select {
+	case <-page.peer.Done():
+	case <-time.After(waitLimit):
+		t.Fatal("the tab of the deleted conversation is still connected")
+	}
+	var ce *websocket.CloseError
+	if err := page.peer.Wait(); !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure || ce.Text != "conversation deleted" {
+		t.Errorf("the tab's socket ended with %v, want close 1000 %q", err, "conversation deleted")
+	}
+	log.drain(page)
+	if len(log.unlogged) != 0 {
+		t.Errorf("the page got events without seq %+v, want none (no store failure to tell)", log.unlogged)
+	}
+	var ends []event
+	for _, e := range log.seen {
+		if e.Type == wire.EventError {
+			t.Errorf("the page got an error event %+v", e)
+		}
+		if e.Type == wire.EventTurnEnd {
+			ends = append(ends, e)
+		}
+	}
+	if len(ends) > 1 || (len(ends) == 1 && ends[0].StopReason != wire.StopCancelled) {
+		t.Errorf("the page saw turn ends %+v, want at most one, cancelled", ends)
+	}
+	if _, err := ts.store.Load(context.Background(), sess.SessionID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the deleted conversation in the store: %v, want %v", err, store.ErrNotFound)
+	}
+	for reason, want := range map[string]float64{wire.StopCancelled: 1, wire.StopError: 0} {
+		if got := metric(t, ts.Server, `byomcp_turns_total{stop_reason="`+reason+`"}`); got != want {
+			t.Errorf("byomcp_turns_total{stop_reason=%q} = %v, want %v", reason, got, want)
+		}
+	}
+	noWarnings(t, logs)
 }

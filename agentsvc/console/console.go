@@ -65,8 +65,9 @@ type Options struct {
 	// IsSiteOrigin reports whether an origin is a site's (sites.json or --allowed-origins):
 	// requests from such origins are refused, so a site's page can never reach the console.
 	IsSiteOrigin func(origin string, r *http.Request) bool
-	// Forget, if set, drops a deleted conversation held in memory by this process (its tab
-	// is disconnected and starts a new one).
+	// Forget, if set, drops a conversation held in memory by this process as it is deleted
+	// (its running turn is cancelled, its tab is disconnected and starts a new one). It is
+	// called before the conversation is deleted from the store, and again after.
 	Forget func(id string)
 	// Secure marks the cookie Secure although the request came over plain HTTP (a proxy
 	// in front ends TLS: --public-url https://…).

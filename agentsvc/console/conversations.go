@@ -335,6 +335,12 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such conversation")
 		return
 	}
+	// Forgotten first: its running turn is cancelled and ends (stored and answered as
+	// cancelled) before the store drops it, instead of failing on a session the store no
+	// longer has. Forgotten again after: a tab that reconnected in between may have loaded it.
+	if h.o.Forget != nil {
+		h.o.Forget(id)
+	}
 	if err := h.o.Store.Delete(r.Context(), id); err != nil {
 		writeError(w, http.StatusServiceUnavailable, "the session store did not answer")
 		return
