@@ -23,6 +23,12 @@ const unsavedText = "The conversation could not be saved (the session store is u
 // errUnsaved is the cause a turn is cancelled with when one of its writes failed.
 var errUnsaved = errors.New("the conversation could not be saved")
 
+// errDeleted is the cause a turn is cancelled with when the operator deletes its
+// conversation (Server.Forget): the turn ends as cancelled, and a write the store then
+// refuses because the session is gone (store.ErrNotFound) is the deletion, not a store that
+// fails.
+var errDeleted = errors.New("the conversation was deleted by the operator")
+
 // How the flusher writes: a failure that may be transient (a store restarting, a network
 // blip) is retried, 50 ms apart doubling, up to writeAttempts attempts in all and no new
 // attempt once writeRetryFor has passed since the first (a store client may retry inside
@@ -126,8 +132,9 @@ func (ls *liveSession) sealTextLocked() {
 }
 
 // flushLoop writes pending batches to the store in order, then sends their events. The
-// first write of a session creates it in the store, with the history it starts from. A
-// write that fails for good is handled by failWritesLocked: its events are never sent.
+// first write of a session writes the history it starts from (a fork's copy), and creates
+// it in the store if its first turn has not (ensureCreated). A write that fails for good is
+// handled by failWritesLocked: its events are never sent.
 func (ls *liveSession) flushLoop() {
 	for {
 		ls.mu.Lock()
@@ -144,7 +151,9 @@ func (ls *liveSession) flushLoop() {
 		w := b
 		var create *store.Session
 		if !ls.stored {
-			create = &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
+			if !ls.created {
+				create = &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
+			}
 			w.Messages = append(append(make([]chat.Message, 0, len(ls.messages)+len(b.Messages)), ls.messages...), b.Messages...)
 		}
 		ls.mu.Unlock()
@@ -157,9 +166,7 @@ func (ls *liveSession) flushLoop() {
 			ls.mu.Unlock()
 			continue
 		}
-		if create != nil {
-			ls.stored = true
-		}
+		ls.stored, ls.created = true, true
 		if !ls.cold { // a cold session's history is the store's
 			ls.messages = append(ls.messages, b.Messages...)
 		}
@@ -199,13 +206,24 @@ func (ls *liveSession) flushContained() {
 
 // write stores one batch, creating the session first when create is not nil, claimed by
 // this replica in the same step: another replica that resumes it at once (a twin tab) must
-// never find it unclaimed, take it and close this turn as interrupted. A failure that may
-// be transient is retried; a seq conflict, a missing session or a closed store are final at
-// once.
+// never find it unclaimed, take it and close this turn as interrupted.
 func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 	srv := ls.hub.srv
-	st := srv.cfg.Store
-	_, inMemory := st.(store.InMemory)
+	start := time.Now()
+	err := ls.retried("writing session events", func(ctx context.Context) error {
+		return writeBatch(ctx, srv.cfg.Store, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+	})
+	if err == nil {
+		srv.metrics.storeWrites.Observe(time.Since(start).Seconds())
+	}
+	return err
+}
+
+// retried runs one store write, op, as the flusher does: a failure that may be transient is
+// retried (writeAttempts, writeRetryFor), each attempt within writeTimeout; a seq conflict,
+// a missing session or a closed store are final at once. what names the write in the log.
+func (ls *liveSession) retried(what string, op func(ctx context.Context) error) error {
+	_, inMemory := ls.hub.srv.cfg.Store.(store.InMemory)
 	var err error
 	start := time.Now()
 	for attempt := range writeAttempts {
@@ -216,21 +234,48 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 			time.Sleep(time.Duration(50<<(attempt-1)) * time.Millisecond)
 		}
 		if inMemory {
-			err = writeBatch(context.Background(), st, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+			err = op(context.Background())
 		} else {
 			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-			err = writeBatch(ctx, st, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+			err = op(ctx)
 			cancel()
 		}
 		if err == nil || errors.Is(err, store.ErrSeqConflict) || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
 			break
 		}
-		ls.log.Warn("writing session events failed; retrying", zap.Error(err), zap.Int("attempt", attempt+1))
-	}
-	if err == nil {
-		srv.metrics.storeWrites.Observe(time.Since(start).Seconds())
+		ls.log.Warn(what+" failed; retrying", zap.Error(err), zap.Int("attempt", attempt+1))
 	}
 	return err
+}
+
+// ensureCreated creates a session that is not in the store yet (a new session or a fork,
+// at the start of its first turn), claimed by this replica, before the turn calls the
+// model: a store that does not take it refuses the turn with wire.ErrStoreDown, as it does
+// for a stored session (resync), instead of running a turn whose answer could not be kept.
+// Its history and first events are written by the flusher with the turn's first batch.
+// ls.mu is not held.
+func (ls *liveSession) ensureCreated() error {
+	srv := ls.hub.srv
+	ls.mu.Lock()
+	done := ls.created
+	s := &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
+	ls.mu.Unlock()
+	if done {
+		return nil
+	}
+	err := ls.retried("creating the session", func(ctx context.Context) error {
+		return srv.cfg.Store.CreateClaimed(ctx, s, srv.owner, srv.cfg.ClaimTTL)
+	})
+	// ErrExists: an earlier attempt created it (ids are random), or another request of this
+	// session's did at the same time.
+	if err != nil && !errors.Is(err, store.ErrExists) {
+		ls.log.Warn("the session store did not take a new session; its first turn is refused", zap.Error(err))
+		return wire.ErrStoreDown
+	}
+	ls.mu.Lock()
+	ls.created = true
+	ls.mu.Unlock()
+	return nil
 }
 
 // writeBatch is one attempt of write.
@@ -253,6 +298,10 @@ func writeBatch(ctx context.Context, st store.Store, id string, create *store.Se
 // the store does not hold; whether a timed-out write landed is found out by resync), the
 // running turn is cancelled and its page told at once, and nothing more is numbered or
 // written until resync.
+//
+// A session the operator is deleting (Forget) whose write the store refuses as not found is
+// no store failure: the store has just dropped it. Its turn was cancelled by Forget and ends
+// as such; nothing more is written, nor logged as an error, nor told to the page as unsaved.
 func (ls *liveSession) failWritesLocked(err error, events int) {
 	dropped := events + len(ls.pending.Events)
 	ls.storeErr = err
@@ -263,6 +312,14 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	turnID := ""
 	if rt != nil {
 		turnID = rt.id
+	}
+	if ls.deleted && errors.Is(err, store.ErrNotFound) {
+		ls.storeErr = errDeleted
+		ls.log.Info("the session was deleted by the operator; its last events were not stored", zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
+		if rt != nil {
+			rt.cancel(errDeleted)
+		}
+		return
 	}
 	ls.log.Error("the session store did not take the session's events: the turn ends with an error, and the session reads the store again before its next turn",
 		zap.Error(err), zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
@@ -282,11 +339,12 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 }
 
 // unsaved tells whether a write failed since the last resync (at the end of a turn: whether
-// one of its writes failed, so that it must not be reported as done).
+// one of its writes failed, so that it must not be reported as done). A session the
+// operator deleted meanwhile is not unsaved: it is gone, as asked.
 func (ls *liveSession) unsaved() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.storeErr != nil
+	return ls.storeErr != nil && ls.storeErr != errDeleted
 }
 
 // resync reads the session back from the store after a write failed, before a new turn
@@ -313,7 +371,7 @@ func (ls *liveSession) resync() error {
 	s, err := st.Load(ctx, ls.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound) && !stored:
-		s = nil // never stored: nothing to read back, the first write creates it
+		s = nil // never stored: nothing to read back, the next turn creates it
 	case errors.Is(err, store.ErrNotFound):
 		ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
 		ls.closeConn("the session is gone from the store")
@@ -338,11 +396,14 @@ func (ls *liveSession) resync() error {
 		ls.seq, ls.persisted = s.Seq, s.Seq
 		ls.messages = s.Messages
 		ls.tail = tail
-		ls.stored = true
+		ls.created, ls.stored = true, true
 		ls.cold = false
 		for _, e := range tail {
 			ls.sendLocked(e)
 		}
+	}
+	if s == nil {
+		ls.created = false
 	}
 	ls.storeErr = nil
 	ls.mu.Unlock()

@@ -147,7 +147,7 @@ func (h *hub) renewClaims() {
 		var renewed []*liveSession
 		for _, ls := range h.liveSessions() {
 			ls.mu.Lock()
-			if ls.stored { // a session not stored yet is claimed when it is created
+			if ls.created { // a session not created yet is claimed when it is created
 				ids = append(ids, ls.id)
 				renewed = append(renewed, ls)
 			}
@@ -220,9 +220,10 @@ func (h *hub) touchLive(ctx context.Context) {
 }
 
 // create makes a new session, optionally with a copied history. It lives in memory only,
-// for as long as a socket is attached to it or a turn runs: the store gets it with the first
-// event of its first turn (see flushLoop), so sessions nobody chats in cost no storage, and
-// forks do not copy a history until they are used.
+// for as long as a socket is attached to it or a turn runs: the store gets it when its first
+// turn starts (ensureCreated), and its history with the turn's first event (see flushLoop),
+// so sessions nobody chats in cost no storage, and forks do not copy a history until they
+// are used.
 func (h *hub) create(ctx context.Context, origin string, page store.Page, history []chat.Message) (*liveSession, error) {
 	id := randomID(16)
 	ls := h.newLive(id, origin, page)

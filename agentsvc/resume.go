@@ -331,7 +331,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	ls.seq, ls.persisted = s.Seq, s.Seq
 	ls.messages = s.Messages
 	ls.tail = tail
-	ls.stored = true
+	ls.created, ls.stored = true, true
 	ls.owner = c
 	h.live[id] = ls
 	h.mu.Unlock()

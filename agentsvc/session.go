@@ -29,8 +29,9 @@ const replayMax = 200
 // attached socket, so a page never sees an event the store could lose.
 //
 // The store is the truth. A new session (or a fork) lives only in memory until its first
-// turn: the flusher creates it in the store with its first batch (stored). A write that
-// fails (after a few quick retries) or conflicts is never dropped silently: the flusher
+// turn: the turn's start creates it in the store (created, ensureCreated) before the model
+// is called, and the flusher writes its history with the turn's first batch (stored). A
+// write that fails (after a few quick retries) or conflicts is never dropped silently: the flusher
 // records it in storeErr, numbers nothing more, cancels the running turn (which then ends
 // with stopReason error and says the conversation could not be saved), and sends none of
 // the unsaved events. Before the next turn writes, resync reads seq, messages and the log's
@@ -72,8 +73,12 @@ type liveSession struct {
 	connWait chan struct{} // closed (and replaced) whenever conn changes: attach or detach
 	turn     *runningTurn
 	evicted  bool
-	stored   bool  // the store holds the session (from its first write on)
-	storeErr error // a write failed; nothing is numbered or written until resync
+	// created: the store has the session (ensureCreated, or the flusher's first write);
+	// stored: it has its history too (from its first write on).
+	created, stored bool
+	storeErr        error // a write failed; nothing is numbered or written until resync
+	// deleted: the operator deleted the session (Server.Forget); no turn starts in it.
+	deleted bool
 	// cold: messages and tail are not in memory, the store holds them (an idle session; see
 	// idle.go). Set by coolLocked, cleared by warm and resync.
 	cold bool

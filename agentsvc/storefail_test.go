@@ -656,3 +656,77 @@ func cancelledSession(t *testing.T, p *fakePage, st *ctxReads, params wire.Sessi
 		t.Fatal("the cancelled agent/session answered")
 	}
 }
+
+// The first turn of a session that is not in the store yet (a new session, or the fork a
+// duplicated tab gets) is refused with -32010 while the store does not take it, as a turn of
+// a stored session is: the model is never called, nothing is spent on an answer that could
+// not be kept, and the page sees no turn start. Once the store is back, the same request
+// runs and stores the session, with its history. The audit found the model called and the
+// answer then thrown away (stopReason error, usage reported).
+func TestFirstTurnIsRefusedWhileTheStoreIsDown(t *testing.T) {
+	tests := []struct {
+		name string
+		// open gives page a session that is not stored yet, on ts; want is the history the
+		// store must have once the refused request runs.
+		open func(t *testing.T, ts *testServer, page *fakePage) (id, want string)
+	}{
+		{"new session", func(t *testing.T, ts *testServer, page *fakePage) (string, string) {
+			return page.session(wire.SessionParams{}).SessionID, "user,assistant"
+		}},
+		{"fork", func(t *testing.T, ts *testServer, page *fakePage) (string, string) {
+			first := openPage(t, ts, testOrigin, echoTool())
+			sess := first.session(wire.SessionParams{})
+			if r, err := first.chat("first tab"); err != nil || r.StopReason != wire.StopEnd {
+				t.Fatalf("the first tab's turn: got %+v, %v", r, err)
+			}
+			fork := page.session(wire.SessionParams{SessionID: sess.SessionID})
+			if !fork.Forked {
+				t.Fatalf("the duplicated tab: got %+v, want a fork", fork)
+			}
+			return fork.SessionID, "user,assistant,user,assistant"
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			flaky := &flakyStore{Store: store.NewMemory()}
+			model := textModel("kept")
+			ts := newQuietServer(t, model, func(c *Config) { c.Store, c.OwnerID = flaky, "replica-a" })
+			page := openPage(t, ts, testOrigin, echoTool())
+			id, want := tc.open(t, ts, page)
+			calls := len(model.requests())
+
+			flaky.down.Store(true)
+			r, err := page.chat("while down")
+			if !errors.Is(err, wsrpc.NewError(wire.CodeStoreDown, "")) || !strings.Contains(err.Error(), "could not be saved") {
+				t.Errorf("the first turn while the store is down: got %+v, %v; want error %d saying the conversation could not be saved", r, err, wire.CodeStoreDown)
+			}
+			if n := len(model.requests()) - calls; n != 0 {
+				t.Errorf("the model was called %d times for the refused turn, want never", n)
+			}
+			var log turnLog
+			log.drain(page)
+			if len(log.seen)+len(log.unlogged) != 0 {
+				t.Errorf("the page got events %+v %+v for the refused turn, want none", log.seen, log.unlogged)
+			}
+			if got := metric(t, ts.Server, `byomcp_turns_total{stop_reason="error"}`); got != 0 {
+				t.Errorf("byomcp_turns_total{stop_reason=\"error\"} = %v, want 0: the turn never ran", got)
+			}
+
+			flaky.down.Store(false)
+			if _, err := flaky.Load(context.Background(), id); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("the session in the store after the refused turn: %v, want %v", err, store.ErrNotFound)
+			}
+			r, err = page.chat("once it is back")
+			if err != nil || r.StopReason != wire.StopEnd || r.Text != "kept" {
+				t.Fatalf("the same request once the store is back: got %+v, %v; want it answered", r, err)
+			}
+			seen := page.eventsUntil(wire.EventTurnEnd)
+			s := loadStored(t, flaky, id)
+			if got := roleList(s.Messages); got != want || s.Messages[len(s.Messages)-2].Content != "once it is back" {
+				t.Errorf("stored messages %s, want %s ending with the turn that ran", got, want)
+			}
+			checkNothingLostOrDoubled(t, seen, storedEvents(t, flaky, id))
+			heldByA(t, flaky, ts, id) // created claimed by the replica whose socket has it
+		})
+	}
+}

@@ -101,6 +101,12 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 
 func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID string) (*runningTurn, error) {
 	srv := h.srv
+	ls.mu.Lock()
+	deleted := ls.deleted
+	ls.mu.Unlock()
+	if deleted { // the operator deleted it (Forget) while this request was on its way
+		return nil, wire.ErrNoSession
+	}
 	if err := ls.resync(); err != nil { // after a failed write, the store's state first
 		return nil, err
 	}
@@ -110,6 +116,10 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 	}
 	ls.mu.Lock()
 	for {
+		if ls.deleted {
+			ls.mu.Unlock()
+			return nil, wire.ErrNoSession
+		}
 		if ls.evicted { // its socket went, and evict let it go, while this request was on its way
 			why := ls.reviveLocked()
 			ls.mu.Unlock()
@@ -119,14 +129,26 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			}
 			return h.startTurn(ls, caller, text, clientTurnID) // reads the store's state first
 		}
-		if !ls.cold {
-			break
+		if ls.cold {
+			ls.mu.Unlock() // an idle session's history is in the store: read it back first
+			if err := ls.warm(); err != nil {
+				return nil, err
+			}
+			ls.mu.Lock() // evict may have let it go while the store was read: look again
+			continue
 		}
-		ls.mu.Unlock() // an idle session's history is in the store: read it back first
-		if err := ls.warm(); err != nil {
-			return nil, err
+		if !ls.created {
+			// A new session's first turn: the store must take the session before the model
+			// is called, or the turn is refused (-32010) as for a stored session whose
+			// store does not answer.
+			ls.mu.Unlock()
+			if err := ls.ensureCreated(); err != nil {
+				return nil, err
+			}
+			ls.mu.Lock() // evict may have parked it meanwhile: look again
+			continue
 		}
-		ls.mu.Lock() // evict may have let it go while the store was read: look again
+		break
 	}
 	if rt := ls.turn; rt != nil {
 		ls.mu.Unlock()
