@@ -45,8 +45,19 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// Quieter than serve: the terminal shows what matters in its own lines ([mcp], [model],
 	// one sentence per failed turn), so retries and the like are not logged by default.
 	c.register(fset, getenv, "memory", "error")
+	fset.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: byomcp chat [flags] [question]   (no question: an interactive session)")
+		fset.PrintDefaults()
+	}
 	if err := fset.Parse(args); err != nil {
 		return parseError(err)
+	}
+	for _, a := range fset.Args() {
+		// flag stops at the question: a flag after it would be sent to the model as words.
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && fset.Lookup(name) != nil {
+			return fmt.Errorf("chat: the flag %s comes after the question; put the flags first (byomcp chat [flags] [question])", a)
+		}
 	}
 	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
@@ -104,7 +115,13 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return nil
 	}
 	if q := strings.TrimSpace(strings.Join(fset.Args(), " ")); q != "" {
-		return ask(q)
+		if err := ask(q); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return errors.New("interrupted") // Ctrl-C: the answer was cut, not given
+		}
+		return nil
 	}
 	in := bufio.NewReader(stdin)
 	for {

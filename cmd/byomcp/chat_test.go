@@ -550,3 +550,35 @@ func TestChatSaysWhichServersItUses(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant an [mcp] line for the built-in tools", stderr)
 	}
 }
+
+// A terminal audit: flags after the question became words of the question, and the
+// defaults were used instead.
+func TestChatFlagsAfterTheQuestionAreRefused(t *testing.T) {
+	fake := llmtest.NewServer(t)
+	_, _, err := runChatCmd(t, "", fakeModelEnv(t, fake), "hello there", "--mcp-config", noServers(t))
+	if err == nil || !strings.Contains(err.Error(), "comes after the question") {
+		t.Fatalf("got %v, want the flag after the question refused", err)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+}
+
+// A terminal audit: Ctrl-C in the middle of a one-shot question exited 0, as if answered.
+func TestChatInterruptedQuestionFails(t *testing.T) {
+	fake := llmtest.New(llmtest.Repeat(llmtest.Step{Stall: true}))
+	t.Cleanup(fake.Close)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		for len(fake.Requests()) == 0 && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel() // Ctrl-C while the model is answering
+	}()
+	var out, errOut syncBuffer
+	env := fakeModelEnv(t, fake)
+	err := run(ctx, []string{"chat", "--mcp-config", noServers(t), "hello"}, strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
+	if err == nil {
+		t.Fatalf("an interrupted question ended without an error; stdout %q", out.String())
+	}
+}

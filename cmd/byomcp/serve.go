@@ -95,15 +95,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		// ignored without a word.
 		return fmt.Errorf("serve: unexpected argument %q (flags are --name value; see byomcp serve --help)", fset.Arg(0))
 	}
-	for _, key := range []string{"BYOMCP_SESSION_TTL", "BYOMCP_RECONNECT_WAIT", "BYOMCP_CLAIM_TTL"} {
-		if v := getenv(key); v != "" {
+	// A variable that does not parse is an error, unless its flag is given: the flag wins.
+	given := map[string]bool{}
+	fset.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for flagName, key := range map[string]string{"session-ttl": "BYOMCP_SESSION_TTL", "reconnect-wait": "BYOMCP_RECONNECT_WAIT", "claim-ttl": "BYOMCP_CLAIM_TTL"} {
+		if v := getenv(key); v != "" && !given[flagName] {
 			if _, err := time.ParseDuration(v); err != nil {
 				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v)
 			}
 		}
 	}
-	for _, key := range []string{"BYOMCP_CLIENT_TURNS", "BYOMCP_MAX_TURNS", "BYOMCP_CLIENT_SESSIONS"} {
-		if v := getenv(key); v != "" {
+	for flagName, key := range map[string]string{"client-turns": "BYOMCP_CLIENT_TURNS", "max-turns": "BYOMCP_MAX_TURNS", "client-sessions": "BYOMCP_CLIENT_SESSIONS"} {
+		if v := getenv(key); v != "" && !given[flagName] {
 			if _, err := strconv.Atoi(v); err != nil {
 				return fmt.Errorf("%s=%q: want a whole number", key, v)
 			}

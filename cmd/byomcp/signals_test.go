@@ -131,3 +131,15 @@ func TestServeRefusesASQLiteFileInUse(t *testing.T) {
 		t.Errorf("the second agent printed %q", stdout.String())
 	}
 }
+
+// An operator audit: a variable that does not parse stopped the agent even where its flag
+// was given, though "the flag wins".
+func TestServeFlagWinsOverABadVariable(t *testing.T) {
+	p := spawnServe(t, "127.0.0.1:0", []string{"OPENAI_BASE_URL=http://127.0.0.1:1", "BYOMCP_MAX_TURNS=ten", "BYOMCP_CLAIM_TTL=soon"},
+		"--store", "memory", "--max-turns", "5", "--claim-ttl", "5s")
+	resp, err := http.Get(p.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
