@@ -313,11 +313,20 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	if rt != nil {
 		turnID = rt.id
 	}
-	if ls.deleted && errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
+		// The store no longer has the session: the operator deleted it, here (Forget ran) or
+		// through another replica's console (which cannot reach this one's memory), or it
+		// expired. That is no store failure: the turn is cancelled as for a deletion here,
+		// and a deletion found only now is carried out here too (Forget: the session leaves
+		// this replica and its tab is told "conversation deleted", once the turn answered).
 		ls.storeErr = errDeleted
-		ls.log.Info("the session was deleted by the operator; its last events were not stored", zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
+		ls.log.Info("the session is no longer in the store (deleted by the operator); its last events were not stored", zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
 		if rt != nil {
 			rt.cancel(errDeleted)
+		}
+		if !ls.deleted {
+			ls.deleted = true
+			go ls.hub.srv.Forget(ls.id)
 		}
 		return
 	}

@@ -218,3 +218,46 @@ func TestConsoleDeleteCancelsTheRunningTurn(t *testing.T) {
 	}
 	noWarnings(t, logs)
 }
+
+// A conversation deleted from the store by another replica's console (which cannot reach
+// this replica's memory) is found deleted at the running turn's next write: that is no
+// store failure (no "could not be saved", no error log), and the tab is told the
+// conversation was deleted, as when the console runs here.
+func TestConversationDeletedElsewhereEndsAsDeleted(t *testing.T) {
+	core, logs := observer.New(zapcore.WarnLevel)
+	model := newStepModel()
+	ts := newQuietServer(t, model, func(c *Config) { c.Logger = zap.New(core) })
+	page := openPage(t, ts, testOrigin, echoTool())
+	sess := page.session(wire.SessionParams{})
+	answered := make(chan wire.ChatResult, 1)
+	go func() {
+		r, _ := page.chat("a long answer, please")
+		answered <- r
+	}()
+	var log turnLog
+	log.add(page.eventsUntil(wire.EventTextDelta)...)
+	if err := ts.store.Delete(context.Background(), sess.SessionID); err != nil { // another replica's console
+		t.Fatal(err)
+	}
+	model.hold <- struct{}{} // the turn's next words: a write the store refuses as not found
+	if r := <-answered; r.StopReason == wire.StopError || r.Text == unsavedText {
+		t.Errorf("the turn's agent/chat: got %+v, want no store failure", r)
+	}
+	select {
+	case <-page.peer.Done():
+	case <-time.After(waitLimit):
+		t.Fatal("the tab of the deleted conversation is still connected")
+	}
+	var ce *websocket.CloseError
+	if err := page.peer.Wait(); !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure || ce.Text != "conversation deleted" {
+		t.Errorf("the tab's socket ended with %v, want close 1000 %q", err, "conversation deleted")
+	}
+	log.drain(page)
+	if len(log.unlogged) != 0 {
+		t.Errorf("the page got events without seq %+v, want none (no store failure to tell)", log.unlogged)
+	}
+	if got := metric(t, ts.Server, `byomcp_turns_total{stop_reason="error"}`); got != 0 {
+		t.Errorf("byomcp_turns_total{stop_reason=\"error\"} = %v, want 0", got)
+	}
+	noWarnings(t, logs)
+}
