@@ -62,7 +62,7 @@ func newMetrics() *metrics {
 			Name: "byomcp_slow_clients_dropped_total", Help: "Sockets closed because they did not read fast enough.",
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "byomcp_refused_total", Help: "Connections, frames, turns and sessions refused, by reason (origin, host, rate_limit, too_big, protocol, message_timeout, budget, sessions).",
+			Name: "byomcp_refused_total", Help: "Connections, frames, turns and sessions refused, by reason (origin, host, rate_limit, too_big, protocol, message_timeout, budget, sessions, store_down).",
 		}, []string{"reason"}),
 		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "byomcp_panics_total", Help: "Panics recovered (each one a bug: logged with its stack), by where: socket_handler, socket_notification, socket_after, socket_read, socket_write, socket_ping, socket_linger, handshake, relist, turn, tool_call, model, flusher, expire_idle, renew_claims.",

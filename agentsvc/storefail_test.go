@@ -711,6 +711,10 @@ func TestFirstTurnIsRefusedWhileTheStoreIsDown(t *testing.T) {
 			if got := metric(t, ts.Server, `byomcp_turns_total{stop_reason="error"}`); got != 0 {
 				t.Errorf("byomcp_turns_total{stop_reason=\"error\"} = %v, want 0: the turn never ran", got)
 			}
+			// An operator audit: the outage showed in no metric.
+			if got := metric(t, ts.Server, `byomcp_refused_total{reason="store_down"}`); got != 1 {
+				t.Errorf("byomcp_refused_total{reason=\"store_down\"} = %v, want 1", got)
+			}
 
 			flaky.down.Store(false)
 			if _, err := flaky.Load(context.Background(), id); !errors.Is(err, store.ErrNotFound) {

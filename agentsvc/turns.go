@@ -83,6 +83,9 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 	rt, err := h.startTurn(ls, c, p.Text, p.ClientTurnID)
 	settled(ctx) // the socket's next agent/* request may start (see Server.registerHandlers)
 	if err != nil {
+		if errors.Is(err, wire.ErrStoreDown) {
+			h.srv.metrics.refused.WithLabelValues("store_down").Inc() // an outage an operator must see
+		}
 		return nil, err
 	}
 	select {
