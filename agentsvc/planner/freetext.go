@@ -122,6 +122,26 @@ func expressionParam(p *property) bool {
 // exprChars are the characters of an arithmetic expression.
 const exprChars = "0123456789+-*/%^(). "
 
+// wordOps are operators said in words between numbers ("3 plus 4", "12 divided by 4").
+var wordOps = regexp.MustCompile(`(?i)([0-9)])\s+(plus|minus|times|multiplied by|divided by)\s+([-(.0-9])`)
+
+// spokenArithmetic writes operators said in words between numbers as their signs, so that
+// "what is 7 times 6" reads as arithmetic (and "times" not as a word about time).
+func spokenArithmetic(text string) string {
+	for range 8 { // "1 plus 2 plus 3": each match consumes its right operand's first character
+		next := wordOps.ReplaceAllStringFunc(text, func(m string) string {
+			g := wordOps.FindStringSubmatch(m)
+			op := map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}[strings.ToLower(g[2])]
+			return g[1] + " " + op + " " + g[3]
+		})
+		if next == text {
+			return text
+		}
+		text = next
+	}
+	return text
+}
+
 // expression returns the longest run of text made of exprChars that has a digit, trimmed of
 // spaces, trailing dots and unmatched parentheses; "" when there is none.
 func expression(text string) string {

@@ -24,6 +24,11 @@ func TestFreeTextValue(t *testing.T) {
 		{"byomcp", byomcpTools, "what is (17 * 23) + 4?", "byomcp__calculate", `{"expression":"(17 * 23) + 4"}`},
 		{"byomcp", byomcpTools, "What's 2+2", "byomcp__calculate", `{"expression":"2+2"}`},
 		{"byomcp", byomcpTools, "calculate 42", "byomcp__calculate", `{"expression":"42"}`},
+		// A terminal audit: operators said in words were refused, and "times" called the clock.
+		{"byomcp", byomcpTools, "what's 3 plus 4", "byomcp__calculate", `{"expression":"3 + 4"}`},
+		{"byomcp", byomcpTools, "what is 7 times 6", "byomcp__calculate", `{"expression":"7 * 6"}`},
+		{"byomcp", byomcpTools, "what is 12 divided by 4 minus 1", "byomcp__calculate", `{"expression":"12 / 4 - 1"}`},
+		{"byomcp", byomcpTools, "1 plus 2 plus 3", "byomcp__calculate", `{"expression":"1 + 2 + 3"}`},
 		{"byomcp", byomcpTools, "add a note buy milk", "byomcp__add_note", `{"text":"buy milk"}`},
 		{"byomcp", byomcpTools, "add a note: I need to call mom", "byomcp__add_note", `{"text":"I need to call mom"}`},
 		{"byomcp", byomcpTools, "can you add a note for me saying buy milk please", "byomcp__add_note", `{"text":"buy milk"}`},

@@ -99,7 +99,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	end := len(req.Messages)
 	if c.lastUser >= 0 {
 		end = c.lastUser
-		c.text = strings.TrimSpace(req.Messages[c.lastUser].Content)
+		c.text = spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content))
 	}
 	for _, m := range req.Messages[:end] {
 		if m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
