@@ -17,19 +17,43 @@ import (
 // Notice is the note for the site owner. It ends the first reply of a conversation only.
 const Notice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Site owner: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
 
+// TerminalNotice is Notice for a person at a terminal (NewForTerminal), who is the one to
+// set a key.
+const TerminalNotice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
+
+// place is what the planner's replies call where it is: a page's visitor, or a terminal.
+type place struct {
+	here    string // "on this page"
+	canDo   string // "Here is what I can do on this page"
+	noTools string // a sentence: there are no tools
+	self    string // a sentence: who is speaking
+	bye     string
+	notice  string
+}
+
+var (
+	onPage     = place{"on this page", "Here is what I can do on this page", "This page offers no actions I can take right now.", "I'm the page's assistant.", "Goodbye, and enjoy the rest of your visit!", Notice}
+	inTerminal = place{"here", "Here is what I can do", "No tools are available to me right now.", "I'm byomcp's offline planner.", "Goodbye!", TerminalNotice}
+)
+
 // threshold is the lowest score of a tool the planner will consider.
 const threshold = 1.5
 
 // Planner is the offline planner. It is stateless and safe for concurrent use: everything it
 // knows comes from the request, so the same request on the same day gets the same response.
 type Planner struct {
-	now func() time.Time
+	now   func() time.Time
+	place *place
 }
 
 var _ llm.Model = (*Planner)(nil)
 
 // New returns the offline planner.
-func New() *Planner { return &Planner{now: time.Now} }
+func New() *Planner { return &Planner{now: time.Now, place: &onPage} }
+
+// NewForTerminal returns the offline planner for `byomcp chat`: its replies speak of the
+// terminal, not of a page and its site owner.
+func NewForTerminal() *Planner { return &Planner{now: time.Now, place: &inTerminal} }
 
 // Name implements llm.Model.
 func (*Planner) Name() string { return "offline planner" }
@@ -46,6 +70,9 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 		now = p.now
 	}
 	c := newConv(req, now())
+	if p != nil && p.place != nil {
+		c.place = p.place
+	}
 	a := c.next()
 	if a.call != nil {
 		call := chat.ToolCall{
@@ -57,7 +84,7 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 	}
 	text := a.text
 	if c.firstReply {
-		text += "\n\n" + Notice
+		text += "\n\n" + c.place.notice
 	}
 	return emit(ctx, text, onDelta)
 }
@@ -85,12 +112,13 @@ type conv struct {
 	now        *memory // including this turn's results
 	done       []doneCall
 	firstReply bool
+	place      *place
 	today      time.Time
 	vocab      map[string]bool // every word of every tool
 }
 
 func newConv(req llm.Request, now time.Time) *conv {
-	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, firstReply: true}
+	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, firstReply: true, place: &onPage}
 	for i, m := range req.Messages {
 		if m.Role == chat.RoleUser {
 			c.lastUser = i

@@ -433,3 +433,24 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// A terminal audit: at the terminal the planner spoke of "this page" and of a site owner.
+func TestTerminalPlannerSpeaksOfTheTerminal(t *testing.T) {
+	for _, text := range []string{"hi", "thanks", "sing me a song"} {
+		req := llm.Request{Tools: byomcpTools, Messages: []chat.Message{{Role: chat.RoleUser, Content: text}}}
+		term, err := NewForTerminal().Stream(t.Context(), req, func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.ToLower(term.Text), "page") || strings.Contains(term.Text, "Site owner") || !strings.HasSuffix(term.Text, TerminalNotice) {
+			t.Errorf("%q at the terminal: %q", text, term.Text)
+		}
+		page, err := New().Stream(t.Context(), req, func(string) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(page.Text, "page") || !strings.HasSuffix(page.Text, Notice) {
+			t.Errorf("%q on a page: %q", text, page.Text)
+		}
+	}
+}

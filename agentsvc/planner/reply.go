@@ -20,11 +20,11 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
 		return c.greeting("Hi!"), true
 	case "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
-		return "You're welcome! Anything else I can do on this page?", true
+		return "You're welcome! Anything else I can do " + c.place.here + "?", true
 	case "bye", "goodbye", "see you", "see ya":
-		return "Goodbye, and enjoy the rest of your visit!", true
+		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i ask", "who are you", "what are you", "options", "menu":
-		return c.greeting("I'm the page's assistant."), true
+		return c.greeting(c.place.self), true
 	}
 	return "", false
 }
@@ -33,13 +33,13 @@ func (c *conv) smallTalk(text string) (string, bool) {
 func (c *conv) greeting(open string) string {
 	sug := c.suggestions(3)
 	if len(sug) == 0 {
-		return open + " This page offers no actions I can take right now."
+		return open + " " + c.place.noTools
 	}
-	return open + " Here is what I can do on this page — try: " + quoteList(sug, "or") + "."
+	return open + " " + c.place.canDo + " — try: " + quoteList(sug, "or") + "."
 }
 
 func (c *conv) noTools() string {
-	return "Sorry, I can't do that here: this page offers no actions I can take right now."
+	return "Sorry, I can't do that here: " + strings.ToLower(c.place.noTools[:1]) + c.place.noTools[1:]
 }
 
 // suggestions are requests that route back to their tool, one per tool, at most n, leaving
@@ -465,9 +465,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	}
 	sug := c.suggestions(3)
 	if len(sug) == 0 {
-		return intent{reply: "Sorry, I can't help with that on this page."}
+		return intent{reply: "Sorry, I can't help with that " + c.place.here + "."}
 	}
-	return intent{reply: "Sorry, I can't help with that on this page. I can do things like " + quoteList(sug, "or") + "."}
+	return intent{reply: "Sorry, I can't help with that " + c.place.here + ". I can do things like " + quoteList(sug, "or") + "."}
 }
 
 // askMissing asks for the required values a plan lacks, with concrete choices when the

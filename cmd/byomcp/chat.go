@@ -67,6 +67,9 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
+	if _, offline := model.(*planner.Planner); offline {
+		model = planner.NewForTerminal() // speaks of the terminal, not of a page and its site owner
+	}
 	cfg, err := chatServers(c.mcpConfig, envOr(getenv, "BYOMCP_NOTES", notesPath(c.store)))
 	if err != nil {
 		return err
