@@ -313,9 +313,10 @@ func (t *terminal) event(ev wire.Event) {
 		t.afterTool = true
 	case *wire.ToolResultEvent:
 		t.endLine()
-		prefix := "[tool] -> "
+		// Named: the model's parallel calls end in any order.
+		prefix := "[tool] " + safeText(ev.Name) + " -> "
 		if ev.IsError {
-			prefix = "[tool] -> error: "
+			prefix += "error: "
 		}
 		fmt.Fprintf(t.w, "%s%s\n", prefix, oneLine(safeText(shownResult(ev.Text)), 300))
 		t.afterTool = true

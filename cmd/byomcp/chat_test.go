@@ -126,7 +126,7 @@ func TestChatOneShotCallsBuiltInTool(t *testing.T) {
 		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
 	}
 	want := `[tool] byomcp__calculate({"expression":"(17 * 23) + 4"})` + "\n" +
-		"[tool] -> (17 * 23) + 4 = 395\n" +
+		"[tool] byomcp__calculate -> (17 * 23) + 4 = 395\n" +
 		"(17 * 23) + 4 is 395.\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
@@ -277,7 +277,7 @@ func TestChatWithoutModelUsesOfflinePlanner(t *testing.T) {
 		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
 	}
 	for _, want := range []string{
-		`[tool] byomcp__calculate({"expression":"(17 * 23) + 4"})` + "\n[tool] -> (17 * 23) + 4 = 395\n",
+		`[tool] byomcp__calculate({"expression":"(17 * 23) + 4"})` + "\n[tool] byomcp__calculate -> (17 * 23) + 4 = 395\n",
 		"Result: (17 * 23) + 4 = 395",
 		"Offline planner",
 		"OPENAI_API_KEY",
@@ -379,7 +379,7 @@ func TestChatWithThirdPartyServer(t *testing.T) {
 	}
 	want := "Let me echo that.\n" +
 		`[tool] everything__echo({"message":"hello from the terminal"})` + "\n" +
-		"[tool] -> Echo: hello from the terminal\n" +
+		"[tool] everything__echo -> Echo: hello from the terminal\n" +
 		"It echoed.\n"
 	if stdout != want {
 		t.Errorf("stdout:\n%q\nwant:\n%q", stdout, want)
@@ -511,12 +511,12 @@ func TestChatTerminalShowsNoEscapes(t *testing.T) {
 	var out strings.Builder
 	term := &terminal{w: &out}
 	term.event(&wire.ToolCallEvent{Name: "ev\x1b[2Jil", Arguments: json.RawMessage(`{"q":"\u001b]0;t\u0007x"}`)})
-	term.event(&wire.ToolResultEvent{Text: "A\x1b[2J\x1b]0;pwned\x07B"})
+	term.event(&wire.ToolResultEvent{Name: "ev\x1b[2Jil", Text: "A\x1b[2J\x1b]0;pwned\x07B"})
 	term.event(&wire.TextDeltaEvent{Delta: "answer\x1b[31m red\n"})
 	if strings.ContainsAny(out.String(), "\x1b\x07") {
 		t.Fatalf("the terminal got control characters: %q", out.String())
 	}
-	if want := "[tool] evil({\"q\":\"\\u001b]0;t\\u0007x\"})\n[tool] -> AB\nanswer red\n"; out.String() != want { // JSON escapes are text
+	if want := "[tool] evil({\"q\":\"\\u001b]0;t\\u0007x\"})\n[tool] evil -> AB\nanswer red\n"; out.String() != want { // JSON escapes are text
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }
