@@ -183,19 +183,7 @@ func TestConsoleDeleteCancelsTheRunningTurn(t *testing.T) {
 	if a.err != nil || a.res.StopReason != wire.StopCancelled || a.res.Text == unsavedText {
 		t.Errorf("the running turn's agent/chat: got %+v, %v; want it answered with stopReason %q", a.res, a.err, wire.StopCancelled)
 	}
-	select {
-	case <-page.peer.Done():
-	case <-time.After(waitLimit):
-		t.Fatal("the tab of the deleted conversation is still connected")
-	}
-	var ce *websocket.CloseError
-	if err := page.peer.Wait(); !errors.As(err, &ce) || ce.Code != websocket.CloseNormalClosure || ce.Text != "conversation deleted" {
-		t.Errorf("the tab's socket ended with %v, want close 1000 %q", err, "conversation deleted")
-	}
-	log.drain(page)
-	if len(log.unlogged) != 0 {
-		t.Errorf("the page got events without seq %+v, want none (no store failure to tell)", log.unlogged)
-	}
+	toldDeleted(t, page, &log)
 	var ends []event
 	for _, e := range log.seen {
 		if e.Type == wire.EventError {
@@ -243,6 +231,17 @@ func TestConversationDeletedElsewhereEndsAsDeleted(t *testing.T) {
 	if r := <-answered; r.StopReason == wire.StopError || r.Text == unsavedText {
 		t.Errorf("the turn's agent/chat: got %+v, want no store failure", r)
 	}
+	toldDeleted(t, page, &log)
+	if got := metric(t, ts.Server, `byomcp_turns_total{stop_reason="error"}`); got != 0 {
+		t.Errorf("byomcp_turns_total{stop_reason=\"error\"} = %v, want 0", got)
+	}
+	noWarnings(t, logs)
+}
+
+// toldDeleted waits for the tab of a deleted conversation to be closed with 1000
+// "conversation deleted", and checks that it was told of no store failure on the way.
+func toldDeleted(t *testing.T, page *fakePage, log *turnLog) {
+	t.Helper()
 	select {
 	case <-page.peer.Done():
 	case <-time.After(waitLimit):
@@ -256,8 +255,4 @@ func TestConversationDeletedElsewhereEndsAsDeleted(t *testing.T) {
 	if len(log.unlogged) != 0 {
 		t.Errorf("the page got events without seq %+v, want none (no store failure to tell)", log.unlogged)
 	}
-	if got := metric(t, ts.Server, `byomcp_turns_total{stop_reason="error"}`); got != 0 {
-		t.Errorf("byomcp_turns_total{stop_reason=\"error\"} = %v, want 0", got)
-	}
-	noWarnings(t, logs)
 }
