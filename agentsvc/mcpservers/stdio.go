@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/internal/linereader"
 )
 
 // stdioTransport runs a stdio server's command and speaks newline-delimited JSON-RPC on
@@ -156,7 +158,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			return 0, j.err
 		}
 		var line []byte
-		line, j.err = j.readLine()
+		line, j.err = j.nextLine()
 		line = bytes.TrimSpace(line)
 		switch {
 		case len(line) == 0:
@@ -171,17 +173,9 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readLine returns the next line with its newline, or what is left before r's error.
-func (j *jsonLines) readLine() ([]byte, error) {
-	j.buf = j.buf[:0]
-	for {
-		chunk, err := j.r.ReadSlice('\n')
-		if len(j.buf)+len(chunk) > j.max+1 {
-			return nil, fmt.Errorf("a line of stdout is longer than %d bytes", j.max)
-		}
-		j.buf = append(j.buf, chunk...)
-		if err != bufio.ErrBufferFull {
-			return j.buf, err
-		}
-	}
+// nextLine reads the next line into j.buf (linereader.Read).
+func (j *jsonLines) nextLine() ([]byte, error) {
+	var err error
+	j.buf, err = linereader.Read(j.r, j.buf, j.max)
+	return j.buf, err
 }

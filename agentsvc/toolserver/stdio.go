@@ -11,6 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/internal/linereader"
 )
 
 // maxLine bounds one input line, as the SDK bounds one message.
@@ -64,7 +66,7 @@ func (l *requestLines) Read(p []byte) (int, error) {
 			return 0, l.err
 		}
 		var line []byte
-		line, l.err = l.readLine()
+		line, l.err = l.nextLine()
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -91,21 +93,6 @@ func (l *requestLines) Close() error {
 	return nil
 }
 
-// readLine returns the next line with its newline, or what is left before r's error.
-func (l *requestLines) readLine() ([]byte, error) {
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if len(l.buf)+len(chunk) > maxLine+1 {
-			return nil, fmt.Errorf("an input line is longer than %d bytes", maxLine)
-		}
-		l.buf = append(l.buf, chunk...)
-		if err != bufio.ErrBufferFull {
-			return l.buf, err
-		}
-	}
-}
-
 // checkMessage returns 0 for a JSON-RPC message or a non-empty batch of them, else the
 // error code and message to answer with.
 func checkMessage(line []byte) (code int, why string) {
@@ -129,4 +116,11 @@ func checkMessage(line []byte) (code int, why string) {
 		}
 	}
 	return 0, ""
+}
+
+// nextLine reads the next line into l.buf (linereader.Read).
+func (l *requestLines) nextLine() ([]byte, error) {
+	var err error
+	l.buf, err = linereader.Read(l.r, l.buf, maxLine)
+	return l.buf, err
 }
