@@ -299,9 +299,10 @@ func writeBatch(ctx context.Context, st store.Store, id string, create *store.Se
 // running turn is cancelled and its page told at once, and nothing more is numbered or
 // written until resync.
 //
-// A session the operator is deleting (Forget) whose write the store refuses as not found is
-// no store failure: the store has just dropped it. Its turn was cancelled by Forget and ends
-// as such; nothing more is written, nor logged as an error, nor told to the page as unsaved.
+// A write the store refuses as not found is no store failure: the session was deleted (by
+// the operator, through this replica or another). Its turn ends as cancelled; nothing more
+// is written, nor logged as an error, nor told to the page as unsaved, and a deletion this
+// replica had not seen is carried out here too (Forget).
 func (ls *liveSession) failWritesLocked(err error, events int) {
 	dropped := events + len(ls.pending.Events)
 	ls.storeErr = err
