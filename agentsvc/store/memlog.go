@@ -2,11 +2,12 @@ package store
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // eventLog is a memory-store session's events (or its messages: the same, without seqs):
@@ -90,6 +91,9 @@ func (l *eventLog) appendRange(out []Event, start, end int) ([]Event, error) {
 	return out, nil
 }
 
+// The DEFLATE is klauspost's (in the module graph already, through prometheus): the same
+// format as compress/flate's, blocks no bigger, and BenchmarkMemoryAppendTurn (a saturation
+// turn written to the store) takes ~95 µs with it against ~124 µs with the standard library's.
 var (
 	deflaters = sync.Pool{New: func() any {
 		w, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
