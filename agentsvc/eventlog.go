@@ -316,8 +316,8 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		// The store no longer has the session: the operator deleted it, here (Forget ran) or
-		// through another replica's console (which cannot reach this one's memory), or it
-		// expired. That is no store failure: the turn is cancelled as for a deletion here,
+		// through another replica's console (whose word on the bus this replica missed, or
+		// has not handled yet), or it expired. That is no store failure: the turn is cancelled as for a deletion here,
 		// and a deletion found only now is carried out here too (Forget: the session leaves
 		// this replica and its tab is told "conversation deleted", once the turn answered).
 		ls.storeErr = errDeleted
@@ -327,7 +327,7 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 		}
 		if !ls.deleted {
 			ls.deleted = true
-			go ls.hub.srv.Forget(ls.id)
+			go ls.hub.srv.forgetHere(ls.id) // the replica that deleted it told the others
 		}
 		return
 	}

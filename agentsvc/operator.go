@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
@@ -71,8 +73,24 @@ const forgetWait = 5 * time.Second
 // drops the session; a write the store then refuses as not found is no store failure), it
 // leaves the live sessions (a reconnecting tab cannot take it back from memory), and its
 // socket is closed (1000, "conversation deleted"), so the tab's next connection finds
-// nothing and starts a new conversation. A session held by another replica is not touched.
+// nothing and starts a new conversation. The other replicas of a shared store are told on
+// its bus (store.ForgetChannel) and do the same with their copy, their tabs of it and the
+// tabs they serve for its turn here.
 func (s *Server) Forget(id string) {
+	if r := s.relay; r != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		if err := r.broadcastForget(ctx, id); err != nil {
+			s.log.Warn("could not tell the other replicas of a deleted conversation; their tabs of it end at its next write", zap.Error(err))
+		}
+		cancel()
+	}
+	s.forgetHere(id)
+}
+
+// forgetHere is Forget in this process only: the session, and the sockets that serve it for
+// another replica's turn.
+func (s *Server) forgetHere(id string) {
+	s.closeProxiesOf(id)
 	h := s.hub
 	h.mu.Lock()
 	ls := h.live[id]
@@ -115,5 +133,26 @@ func (s *Server) Forget(id string) {
 		if pc != nil {
 			pc.peer.CloseWithStatus(1000, "conversation deleted")
 		}
+	}
+}
+
+// closeProxiesOf ends this replica's proxies of session id (deleted) and closes their sockets
+// as Forget closes the session's own.
+func (s *Server) closeProxiesOf(id string) {
+	r := s.relay
+	if r == nil {
+		return
+	}
+	var pxs []*proxy
+	r.mu.Lock()
+	for _, px := range r.proxies {
+		if px.id == id {
+			pxs = append(pxs, px)
+		}
+	}
+	r.mu.Unlock()
+	for _, px := range pxs {
+		px.stopFollowing()
+		px.c.peer.CloseWithStatus(1000, "conversation deleted")
 	}
 }

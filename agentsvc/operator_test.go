@@ -256,3 +256,71 @@ func toldDeleted(t *testing.T, page *fakePage, log *turnLog) {
 		t.Errorf("the page got events without seq %+v, want none (no store failure to tell)", log.unlogged)
 	}
 }
+
+// TestConsoleDeleteReachesTheOtherReplicas: replicas share a store; an operator deletes
+// conversations through b's console. a lets go of its copies at once, not at their next write:
+// a's idle tab of one and the tab whose turn runs on a (its turn cancelled) are told
+// "conversation deleted"; so is the tab on b that serves a turn of a's (its proxy).
+func TestConsoleDeleteReachesTheOtherReplicas(t *testing.T) {
+	model := newStepModel() // a turn runs until it is let go (hold) or cancelled
+	_, a, b := twoReplicas(t, model, nil)
+
+	idle := openPage(t, a, testOrigin, echoTool())
+	idleSess := idle.session(wire.SessionParams{})
+	model.hold <- struct{}{}
+	if r, err := idle.chat("hello"); err != nil || r.StopReason != wire.StopEnd {
+		t.Fatalf("first turn: got %+v %v", r, err)
+	}
+	var idleLog turnLog
+	idleLog.add(idle.eventsUntil(wire.EventTurnEnd)...)
+
+	running := openPage(t, a, testOrigin, echoTool())
+	runningSess := running.session(wire.SessionParams{})
+	answered := make(chan wire.ChatResult, 1)
+	go func() {
+		r, _ := running.chat("a long answer, please")
+		answered <- r
+	}()
+	var runningLog turnLog
+	runningLog.add(running.eventsUntil(wire.EventTextDelta)...)
+
+	// A third conversation's turn runs on a while its tab moved to b (a proxy there).
+	moved := openPage(t, a, testOrigin, echoTool())
+	movedSess := moved.session(wire.SessionParams{})
+	go func() { _, _ = moved.chat("another long answer") }()
+	seen := moved.eventsUntil(wire.EventTextDelta)
+	moved.peer.Close(nil)
+	onB := openPage(t, b, testOrigin, echoTool())
+	last := lastSeqOf(seen)
+	if res := onB.session(wire.SessionParams{SessionID: movedSess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
+		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
+	}
+	var onBLog turnLog
+	onBLog.add(seen...)
+
+	do := consoleOf(t, b)
+	for _, id := range []string{idleSess.SessionID, runningSess.SessionID, movedSess.SessionID} {
+		if rec := do(http.MethodDelete, "/console/api/conversations/"+id); rec.Code != http.StatusOK {
+			t.Fatalf("console delete on b: HTTP %d %s, want 200", rec.Code, rec.Body)
+		}
+	}
+	toldDeleted(t, idle, &idleLog)
+	select {
+	case r := <-answered:
+		if r.StopReason != wire.StopCancelled {
+			t.Errorf("the running turn's agent/chat: got %+v, want it cancelled", r)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the turn running on a was not cancelled")
+	}
+	toldDeleted(t, running, &runningLog)
+	toldDeleted(t, onB, &onBLog)
+	for _, ts := range []*testServer{a, b} {
+		ts.hub.mu.Lock()
+		n := len(ts.hub.live) + len(ts.hub.parked)
+		ts.hub.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%s still holds %d sessions", ts.owner, n)
+		}
+	}
+}

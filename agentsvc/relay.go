@@ -75,6 +75,7 @@ const (
 	relayHello      = "hello"      // holder → proxy: do you still serve this link?
 	relayReleased   = "released"   // holder → proxy: the session is free; take it over
 	relaySuperseded = "superseded" // holder → proxy: another socket has the session now
+	relayForget     = "forget"     // to every replica, on store.ForgetChannel: an operator deleted the session
 )
 
 // Statuses of replies.
@@ -130,8 +131,22 @@ func newRelay(ctx context.Context, s *Server) (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.unsub = unsub
+	unsubForget, err := bus.Subscribe(ctx, store.ForgetChannel, r.deliver)
+	if err != nil {
+		unsub()
+		return nil, err
+	}
+	r.unsub = func() { unsub(); unsubForget() }
 	return r, nil
+}
+
+// broadcastForget tells the other replicas that an operator deleted session id.
+func (r *relay) broadcastForget(ctx context.Context, id string) error {
+	b, err := json.Marshal(relayMsg{Kind: relayForget, From: r.me, Session: id})
+	if err != nil {
+		return err
+	}
+	return r.bus.Publish(ctx, store.ForgetChannel, b)
 }
 
 func (r *relay) close() {
@@ -231,6 +246,10 @@ func (r *relay) handle(m relayMsg) {
 		r.mu.Unlock()
 		if rp != nil && rp.replica == m.From {
 			h.dropRemote(rp)
+		}
+	case relayForget:
+		if m.From != r.me && m.Session != "" {
+			r.srv.forgetHere(m.Session)
 		}
 	case relayCancel:
 		r.reply(m, h.cancelFromRemote(m))

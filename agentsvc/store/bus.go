@@ -55,6 +55,10 @@ func (m *memory) storeBus() Bus {
 
 func (s *redisStore) storeBus() Bus { return s }
 
+// ForgetChannel carries the ids of sessions an operator deleted, so that every process that
+// shares the store lets go of its copy and its tabs at once.
+const ForgetChannel = "forget"
+
 // EventsChannel is the channel on which every Append that adds events to session id
 // publishes them (an Appended, JSON), after they are stored.
 func EventsChannel(id string) string { return "ev:" + id }
