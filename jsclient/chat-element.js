@@ -128,6 +128,7 @@ export class ChatElement extends Base {
         toolCalled: (name) => {
           if (this.#changesPage(name)) this.#setSheet(true);
         },
+        storage: this.#storage,
       },
       client,
     );
@@ -217,7 +218,8 @@ export class ChatElement extends Base {
     if (signal?.aborted) return Promise.resolve(false);
     const active = this.#conv?.active;
     const view = active && !active.done ? active : null;
-    return askConfirmation({
+    /** @type {string|null} */ let callId = null; // the call's entry the card follows
+    const answer = askConfirmation({
       doc: this.#doc(),
       strings: this.#s,
       name,
@@ -227,6 +229,7 @@ export class ChatElement extends Base {
       place: (card) => {
         // After the call's running entry, else at the end of the running turn.
         const anchor = view ? [...view.tools.values()].reverse().find((d) => d.dataset.name === name && d.dataset.state === 'running') : null;
+        if (anchor) callId = [...(view?.tools ?? [])].find(([, d]) => d === anchor)?.[0] ?? null;
         if (anchor) anchor.after(card);
         else (view ? view.body : this.#el.log).append(card);
         this.#pendingConfirms++;
@@ -243,6 +246,11 @@ export class ChatElement extends Base {
         card.replaceWith(makeNote(this.#doc(), note));
         if (hadFocus) this.#el.input.focus();
       },
+    });
+    // An allowed call keeps its "You allowed …" note after a reload (a declined one's result says so).
+    return answer.then((approved) => {
+      if (approved && callId) this.#conv?.noteAllowed(callId);
+      return approved;
     });
   }
 

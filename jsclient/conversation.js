@@ -32,7 +32,14 @@ const STOP_FALLBACK_MS = 5000;
  * @property {() => void} turnEnded a turn ended (badge, scroll)
  * @property {(text: string) => void} announce
  * @property {(name: unknown) => void} toolCalled a tool call started (the phone's bottom sheet)
+ * @property {Storage|null} [storage] where the calls the visitor allowed are remembered (sessionStorage)
  */
+
+/** sessionStorage key of the calls the visitor allowed in this tab's conversation: {s: sessionId, ids: callId[]}. */
+const ALLOWED_KEY = 'byomcp:allowed';
+
+/** How many allowed calls a tab remembers (the latest). */
+const MAX_ALLOWED = 200;
 
 /** The turns on screen and the visitor's part in them. */
 export class Conversation {
@@ -43,6 +50,7 @@ export class Conversation {
   /** @type {string|null} */ #sessionId = null;
   #lastUserText = '';
   /** @type {Set<string>} */ #rejected = new Set();
+  /** @type {string[]} */ #allowed = []; // calls of this session the visitor allowed here (ALLOWED_KEY)
   #retry = () => {
     if (this.#active || !this.#lastUserText) return false;
     void this.send(this.#lastUserText);
@@ -63,6 +71,32 @@ export class Conversation {
   /** The running turn on screen, or null. */
   get active() {
     return this.#active;
+  }
+
+  /**
+   * Remembers that the visitor allowed a call (its confirmation card said "You allowed …"), so
+   * that the note comes back when the transcript is restored on this tab's next page.
+   * @param {string} callId
+   */
+  noteAllowed(callId) {
+    if (!this.#sessionId || this.#allowed.includes(callId)) return;
+    this.#allowed = [...this.#allowed, callId].slice(-MAX_ALLOWED);
+    try {
+      this.#host.storage?.setItem(ALLOWED_KEY, JSON.stringify({ s: this.#sessionId, ids: this.#allowed }));
+    } catch {
+      // A full or refused storage loses the note on reload, nothing else.
+    }
+  }
+
+  /** The calls this tab allowed in session id, as noteAllowed stored them. */
+  #loadAllowed(/** @type {string} */ id) {
+    try {
+      const v = JSON.parse(this.#host.storage?.getItem(ALLOWED_KEY) ?? 'null');
+      if (v && v.s === id && Array.isArray(v.ids)) return v.ids.filter((/** @type {unknown} */ x) => typeof x === 'string').slice(-MAX_ALLOWED);
+    } catch {
+      // Unreadable: as if nothing was allowed.
+    }
+    return [];
   }
 
   #s() {
@@ -163,6 +197,7 @@ export class Conversation {
     if (this.#sessionId !== null && this.#sessionId === detail.sessionId) return;
     this.#clear();
     this.#sessionId = detail.sessionId;
+    this.#allowed = this.#loadAllowed(detail.sessionId);
     const running = detail.running ?? null;
     const messages = Array.isArray(detail.messages) ? detail.messages : [];
     // The running turn's messages so far are in its snapshot too: it is shown from there.
@@ -209,7 +244,7 @@ export class Conversation {
         this.#host.toolCalled(e.name);
         break;
       case EventType.ToolResult:
-        view.toolResult(e.callId, e.name, e.isError === true, e.text, { restored });
+        view.toolResult(e.callId, e.name, e.isError === true, e.text, { restored, allowed: restored && this.#allowed.includes(String(e.callId ?? '')) });
         if (!view.done) view.setThinking(true);
         break;
       case EventType.Error:
@@ -357,8 +392,10 @@ export class Conversation {
         const state = item.result !== undefined ? (declined ? 'declined' : item.isError ? 'error' : 'ok') : 'interrupted';
         view.toolCall(item.callId, item.name, item.args, item.result !== undefined ? { result: item.result, state } : { state });
         const d = view.tools.get(item.callId);
-        // The confirmation's answer: the declined one is in the result; an allowed one is not.
+        // The confirmation's answer: the declined one is in the result; an allowed one was
+        // remembered by this tab (noteAllowed).
         if (declined && d) view.declinedNote(d);
+        else if (d && item.result !== undefined && this.#allowed.includes(String(item.callId ?? ''))) view.allowedNote(d);
       }
     }
     // How the turn ended when not with its answer, as the agent stored it (messages' end).

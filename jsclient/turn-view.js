@@ -246,14 +246,15 @@ export class TurnView {
   /**
    * Shows a tool call's result (adding the call when its tool_call was not seen). A call the
    * visitor declined reads as declined, not failed; restored (the page was not there when the
-   * visitor answered), it gets the "You declined …" note the confirmation card left.
+   * visitor answered), it gets the "You declined …" note the confirmation card left, or the
+   * "You allowed …" one when allowed (this tab remembers the calls its visitor allowed).
    * @param {string} callId
    * @param {string} name
    * @param {boolean} isError
    * @param {unknown} text
-   * @param {{restored?: boolean}} [opts]
+   * @param {{restored?: boolean, allowed?: boolean}} [opts]
    */
-  toolResult(callId, name, isError, text, { restored = false } = {}) {
+  toolResult(callId, name, isError, text, { restored = false, allowed = false } = {}) {
     let d = this.tools.get(String(callId ?? ''));
     if (!d) {
       this.toolCall(callId, name, undefined);
@@ -262,6 +263,7 @@ export class TurnView {
     const declined = isDeclined(isError, text);
     if (d) this.#setToolResult(d, declined ? 'declined' : isError ? 'error' : 'ok', typeof text === 'string' ? text : prettyJSON(text));
     if (d && declined && restored) this.declinedNote(d);
+    else if (d && allowed && restored) this.allowedNote(d);
     this.#ctx.scroll();
   }
 
@@ -270,8 +272,21 @@ export class TurnView {
    * @param {HTMLElement} d
    */
   declinedNote(d) {
+    this.#answerNote(d, this.#ctx.strings().declined);
+  }
+
+  /**
+   * Puts the note of an allowed confirmation ("You allowed …") after a tool call's entry.
+   * @param {HTMLElement} d
+   */
+  allowedNote(d) {
+    this.#answerNote(d, this.#ctx.strings().confirmed);
+  }
+
+  /** @param {HTMLElement} d @param {string} tpl */
+  #answerNote(d, tpl) {
     const raw = d.dataset.name ?? '';
-    d.after(makeNote(this.#ctx.doc(), format(this.#ctx.strings().declined, { name: this.#ctx.toolLabel?.(raw) ?? raw })));
+    d.after(makeNote(this.#ctx.doc(), format(tpl, { name: this.#ctx.toolLabel?.(raw) ?? raw })));
   }
 
   /**

@@ -3,7 +3,8 @@
 // unless the visitor scrolled up; a lost network noticed within seconds, with the message sent
 // when it is back; a docked panel that narrows the page on wide screens and a bottom sheet on
 // phones while a page tool runs; restored tool results as plain text and "Stopped." after a
-// reload; a declined call that reads as declined, not failed, also after a reload; focus kept in
+// reload; a declined call that reads as declined, not failed, also after a reload, and an
+// allowed one that keeps its "You allowed" note; focus kept in
 // the composer on Stop; touch targets of at least 44 px on a phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -333,6 +334,45 @@ test('a declined call reads as declined, not failed, and keeps its "You declined
     await page.locator(W.tool).waitFor();
     assert.deepEqual(await shown(), [['declined', 'Declined request callback', 'You declined Request callback.']], 'restored from the stored messages');
     assert.equal(await page.locator(W.note).filter({ hasText: 'You declined' }).count(), 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('an allowed call keeps its "You allowed" note after a reload, beside a declined one', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    await context.addInitScript(registerTestTools);
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await ask(page, 'please call me back');
+    await page.locator(W.confirmOk).click();
+    await page.locator(W.note).filter({ hasText: 'You allowed Request callback.' }).waitFor();
+    await page.locator(W.text).filter({ hasText: 'A salesperson will call' }).waitFor();
+    await waitIdle(page);
+    await ask(page, 'call me back again');
+    await page.locator(W.confirmCancel).click();
+    await page.locator(W.note).filter({ hasText: 'You declined Request callback.' }).waitFor();
+    await waitIdle(page);
+    /** Each tool entry's state, and the note that follows it. */
+    const shown = () =>
+      page.locator(W.tool).evaluateAll((ds) =>
+        ds.map((d) => [/** @type {HTMLElement} */ (d).dataset.state, d.nextElementSibling?.classList.contains('note') ? d.nextElementSibling.textContent : null]),
+      );
+    const live = await shown();
+    assert.deepEqual(live, [
+      ['ok', 'You allowed Request callback.'],
+      ['declined', 'You declined Request callback.'],
+    ]);
+
+    await page.reload();
+    await waitConnected(page);
+    await openWidget(page);
+    await page.locator(W.tool).nth(1).waitFor();
+    assert.deepEqual(await shown(), live, 'restored from the stored messages and what this tab remembers');
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__called.length), 0, 'nothing ran again');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
