@@ -383,8 +383,7 @@ func (ls *liveSession) resync() error {
 	case errors.Is(err, store.ErrNotFound) && !stored:
 		s = nil // never stored: nothing to read back, the next turn creates it
 	case errors.Is(err, store.ErrNotFound):
-		ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
-		ls.closeConn("the session is gone from the store")
+		ls.goneFromStore()
 		return wire.ErrSessionNotFound
 	case err != nil:
 		ls.log.Warn("the session store is still unavailable", zap.Error(err))

@@ -324,3 +324,41 @@ func TestConsoleDeleteReachesTheOtherReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletedSessionResumedInTheMeantime: a tab resumes a conversation after the operator's
+// Delete was announced (Forget) and before the store dropped it (another replica's console
+// is between the two), then chats once the store has dropped it. The session it loaded is
+// found gone at that chat: it is known as deleted (Info, the tab told "conversation
+// deleted"), not as one the store lost (Error, the tab sent back to start again).
+func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	model := newStepModel()
+	ts := newQuietServer(t, model, func(c *Config) { c.Logger = zap.New(core) })
+	first := openPage(t, ts, testOrigin, echoTool())
+	sess := first.session(wire.SessionParams{})
+	model.hold <- struct{}{}
+	if r, err := first.chat("hello"); err != nil || r.StopReason != wire.StopEnd {
+		t.Fatalf("first turn: got %+v %v", r, err)
+	}
+	ts.Forget(sess.SessionID) // the word of the Delete
+	<-first.peer.Done()
+
+	again := openPage(t, ts, testOrigin, echoTool())
+	if res := again.session(wire.SessionParams{SessionID: sess.SessionID}); !res.Resumed {
+		t.Fatalf("got %+v, want the conversation resumed: the store still has it", res)
+	}
+	if err := ts.store.Delete(context.Background(), sess.SessionID); err != nil { // the console's Delete
+		t.Fatal(err)
+	}
+	model.hold <- struct{}{} // in case the turn gets as far as the model
+	var log turnLog
+	if r, err := again.chat("are you there?"); err == nil && r.StopReason != wire.StopCancelled {
+		t.Errorf("a chat on the deleted conversation: got %+v, want it refused or cancelled", r)
+	}
+	toldDeleted(t, again, &log)
+	for _, e := range logs.All() {
+		if e.Level >= zapcore.WarnLevel {
+			t.Errorf("logged at %s: %s", e.Level, e.Message)
+		}
+	}
+}

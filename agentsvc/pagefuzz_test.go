@@ -16,7 +16,8 @@ package agentsvc
 // sockets dropped mid-call and reconnecting with the same session (also from two sockets
 // at once). The model streams text, parallel tool calls, 429s and 5xx, streams cut in the
 // middle of tool-call arguments, errors in the middle of a stream, and hangs (bounded by
-// the client's idle timeout).
+// the client's idle timeout). An operator deletes conversations through a random replica's
+// console (as it does: Forget, the store's Delete, Forget) while the pages go on.
 //
 // After every run it checks:
 //   - no panic was recovered and nothing was logged at error level (a recovered panic is
@@ -24,7 +25,10 @@ package agentsvc
 //     the seed is printed on standard error before each run);
 //   - every request the page sent got exactly one answer (a response to an id it never
 //     sent, or a second one, fails at once), unless its socket was dropped, and an
-//     agent/chat is answered after its turn_end, with the same text and stop reason;
+//     agent/chat is answered after its turn_end, with the same text and stop reason (but
+//     for a deleted session's: what ends after the deletion is not stored, so not sent);
+//   - a deleted session is not in the store after the run, and a socket the agent closed
+//     was closed for a reason it may have (1000 "conversation deleted" for a deleted one);
 //   - every tool_call_id the model produced is answered by exactly one tool message, in
 //     every request the fake model received and in the stored history;
 //   - per session, the store's event log is numbered 1…Seq with no gap and no duplicate,
@@ -177,12 +181,13 @@ const (
 	opCloseGraceful
 	opFragment
 	opSessionChat
+	opDelete
 	numOps
 )
 
 var opNames = [numOps]string{"open", "session", "resume", "chat", "chatWait", "cancelChat", "agentCancel",
 	"listStorm", "changeTools", "progressFlood", "bogusResponses", "malformed", "badParams", "drop",
-	"dropReconnect", "twinResume", "sleep", "ping", "closeGraceful", "fragment", "sessionChat"}
+	"dropReconnect", "twinResume", "sleep", "ping", "closeGraceful", "fragment", "sessionChat", "delete"}
 
 // opTable maps a program byte to an op; frequent ops appear more often.
 var opTable = func() []int {
@@ -190,7 +195,7 @@ var opTable = func() []int {
 		opOpen: 4, opSession: 5, opResume: 5, opChat: 12, opChatWait: 5, opCancelChat: 5, opAgentCancel: 4,
 		opListStorm: 4, opChangeTools: 4, opProgressFlood: 3, opBogusResponses: 3, opMalformed: 4,
 		opBadParams: 2, opDrop: 2, opDropReconnect: 3, opTwinResume: 2, opSleep: 8, opPing: 1,
-		opCloseGraceful: 1, opFragment: 1, opSessionChat: 3,
+		opCloseGraceful: 1, opFragment: 1, opSessionChat: 3, opDelete: 3,
 	}
 	var tab []int
 	for op, w := range weights {
@@ -250,9 +255,11 @@ type fzRun struct {
 	mrng     *rand.Rand
 	callSeq  int
 	slots    [fzSlots]*fzSock
-	mu       sync.Mutex // guards the fields below
-	socks    []*fzSock  // every socket ever opened, in order
+	deletes  sync.WaitGroup // opDelete's, which run beside the driver
+	mu       sync.Mutex     // guards the fields below
+	socks    []*fzSock      // every socket ever opened, in order
 	sessions map[string]int64
+	deleted  map[string]bool // sessions an operator deleted (opDelete)
 	failures []string
 }
 
@@ -285,6 +292,9 @@ func runPageFuzz(t *testing.T, seed uint64, prog []byte) {
 		}
 		t.Logf("two replicas: %d sockets served a turn of the other replica, %d tool calls routed", served, routed)
 	}
+	if n := len(r.deleted); n > 0 {
+		t.Logf("%d conversations deleted", n)
+	}
 	r.closeAll()
 	r.checkNothingLeft()
 	r.checkStore()
@@ -301,6 +311,7 @@ func newFzRun(t *testing.T, seed uint64) *fzRun {
 		mrng:     rand.New(rand.NewPCG(seed, 0x6d6f64656c)),
 		stop:     make(chan struct{}),
 		sessions: map[string]int64{},
+		deleted:  map[string]bool{},
 		debounce: time.Duration(2+rng.IntN(25)) * time.Millisecond,
 	}
 	core, logs := observer.New(zapcore.WarnLevel)
@@ -538,7 +549,60 @@ func (r *fzRun) do(op int, arg byte) {
 		chat := s.chat(r.chatText())
 		s.awaitSession(req, p)
 		s.await(chat, time.Duration(r.rng.IntN(400))*time.Millisecond)
+	case opDelete:
+		r.deleteSession(slot)
 	}
+}
+
+// deleteSession deletes a conversation as the console of a random replica does (Forget, the
+// store's Delete, Forget again), beside the driver's next ops: the slot's current session,
+// or any one the pages opened.
+func (r *fzRun) deleteSession(slot int) {
+	var id string
+	if s := r.slots[slot]; s != nil && r.rng.IntN(3) > 0 {
+		id, _ = s.currentView()
+	}
+	if id == "" {
+		r.mu.Lock()
+		ids := make([]string, 0, len(r.sessions))
+		for id := range r.sessions {
+			ids = append(ids, id)
+		}
+		r.mu.Unlock()
+		if len(ids) == 0 {
+			return
+		}
+		slices.Sort(ids)
+		id = ids[r.rng.IntN(len(ids))]
+	}
+	rep := r.replicas[r.rng.IntN(len(r.replicas))]
+	r.deletes.Add(1)
+	go func() {
+		defer r.deletes.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), fzWait)
+		defer cancel()
+		if _, err := rep.store.Load(ctx, id); errors.Is(err, store.ErrNotFound) {
+			return // not stored (never used): the console answers 404
+		} else if err != nil {
+			r.failf("delete: loading session %s: %v", shortID(id), err)
+			return
+		}
+		r.mu.Lock()
+		r.deleted[id] = true
+		r.mu.Unlock()
+		r.tracef("deleting session %s through %s", shortID(id), rep.owner)
+		rep.Forget(id)
+		if err := rep.store.Delete(ctx, id); err != nil {
+			r.failf("delete: session %s: %v", shortID(id), err)
+		}
+		rep.Forget(id)
+	}()
+}
+
+func (r *fzRun) isDeleted(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.deleted[id]
 }
 
 // sock returns the slot's socket, opening one when there is none.
@@ -1472,7 +1536,10 @@ func (s *fzSock) onResponse(m fzMsg) {
 	req.result, req.err = m.Result, m.Error
 	close(req.done)
 	if m.Error != nil {
-		if m.Error.Code == wsrpc.CodeInternalError || !req.junk && !slices.Contains(allowedCodes[req.method], m.Error.Code) {
+		// A chat on a session an operator deleted meanwhile finds it gone.
+		deleted := req.method == wire.MethodAgentChat && m.Error.Code == wire.CodeSessionNotFound &&
+			len(s.binds) > 0 && s.r.isDeleted(s.binds[len(s.binds)-1].sessionID)
+		if m.Error.Code == wsrpc.CodeInternalError || !req.junk && !deleted && !slices.Contains(allowedCodes[req.method], m.Error.Code) {
 			s.r.failf("socket %d: %s answered with error %d %q", s.n, req.method, m.Error.Code, m.Error.Message)
 		}
 		return
@@ -1500,7 +1567,9 @@ func (s *fzSock) onResponse(m fzMsg) {
 			s.r.failf("socket %d: agent/chat result %.300s", s.n, m.Result)
 			return
 		}
-		if req.bindGen == s.sessionSent && len(s.binds) > 0 { // no agent/session since the agent/chat
+		if req.bindGen == s.sessionSent && len(s.binds) > 0 && !s.r.isDeleted(s.binds[len(s.binds)-1].sessionID) {
+			// no agent/session since the agent/chat, and its session not deleted (the events
+			// of a turn that end after the deletion are not stored, so not sent)
 			end, ok := s.binds[len(s.binds)-1].turnEnds[res.TurnID]
 			switch {
 			case !ok:
@@ -1543,6 +1612,7 @@ func (s *fzSock) unanswered() []string {
 // settle waits until every socket still open has every answer and has seen its session's
 // event log to the end; then it checks how the sockets that ended did.
 func (r *fzRun) settle() {
+	r.deletes.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), fzSettle)
 	defer cancel()
 	for _, s := range r.allSocks() {
@@ -1562,7 +1632,7 @@ func (r *fzRun) settle() {
 	for _, s := range r.allSocks() {
 		for !s.ended() {
 			id, last := s.currentView()
-			if id == "" {
+			if id == "" || r.isDeleted(id) {
 				break
 			}
 			seq, err := storedSeq(ctx, st, id)
@@ -1596,6 +1666,10 @@ func (r *fzRun) settle() {
 			websocket.ClosePolicyViolation, // 1008: over the message rate
 			wire.CloseResume,               // 4000: its session is served elsewhere now (a take-over lost a race)
 		}, ce.Code) {
+			continue
+		}
+		if id, _ := s.currentView(); errors.As(err, &ce) && ce.Code == websocket.CloseNormalClosure &&
+			ce.Text == "conversation deleted" && r.isDeleted(id) {
 			continue
 		}
 		r.failf("socket %d: the agent ended it: %v", s.n, err)
@@ -1732,8 +1806,14 @@ func (r *fzRun) checkStore() {
 		where := "session " + shortID(id)
 		sess, err := st.Load(ctx, id)
 		r.mu.Lock()
-		seen := r.sessions[id]
+		seen, deleted := r.sessions[id], r.deleted[id]
 		r.mu.Unlock()
+		if deleted {
+			if !errors.Is(err, store.ErrNotFound) {
+				r.failf("%s: deleted, but the store has it (%v)", where, err)
+			}
+			continue
+		}
 		if errors.Is(err, store.ErrNotFound) && seen == 0 {
 			continue // never used: not stored
 		}

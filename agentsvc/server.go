@@ -53,6 +53,7 @@ type Server struct {
 	schemas   *pagemcp.SchemaCache
 	defs      *pagemcp.DefCache // the pages' tool definitions, interned: one copy per page, not per tab
 	hub       *hub
+	deleted   deletedIDs // conversations an operator deleted lately (Forget)
 	metrics   *metrics
 	budget    *budget
 	idleMem   *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
