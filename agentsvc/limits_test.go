@@ -785,44 +785,48 @@ func TestLimitNoGoroutineLeftBehind(t *testing.T) {
 // history stays short.
 func BenchmarkTurn(b *testing.B) {
 	for _, transport := range []string{"pipe", "websocket"} {
-		b.Run(transport, func(b *testing.B) {
-			srv, err := NewServer(Config{Store: newTestStore(), Model: echoOnceOr(), RateLimit: -1}) // unlimited: one socket sends as fast as it can
-			if err != nil {
+		b.Run(transport, func(b *testing.B) { benchmarkTurns(b, echoOnceOr(), transport, 100) })
+	}
+}
+
+// benchmarkTurns runs a turn per op on one page connected over transport ("pipe" or
+// "websocket"), on the memory store, with a new conversation every renew turns.
+func benchmarkTurns(b *testing.B, model llm.Model, transport string, renew int) {
+	srv, err := NewServer(Config{Store: newTestStore(), Model: model, RateLimit: -1}) // unlimited: one socket sends as fast as it can
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mc wsrpc.MessageConn
+	if transport == "pipe" {
+		agentEnd, pageEnd := wsrpc.Pipe()
+		srv.serve(context.Background(), agentEnd, testOrigin)
+		mc = pageEnd
+	} else {
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		mc, _, err = wsrpc.Dial(context.Background(), "ws"+strings.TrimPrefix(hs.URL, "http"), http.Header{"Origin": {testOrigin}}, wsrpc.WSOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	page := startPage(b, mc, pageOpts{})
+	ctx := context.Background()
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if i%renew == 0 {
+			if err := page.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
 				b.Fatal(err)
 			}
-			var mc wsrpc.MessageConn
-			if transport == "pipe" {
-				agentEnd, pageEnd := wsrpc.Pipe()
-				srv.serve(context.Background(), agentEnd, testOrigin)
-				mc = pageEnd
-			} else {
-				hs := httptest.NewServer(srv)
-				defer hs.Close()
-				mc, _, err = wsrpc.Dial(context.Background(), "ws"+strings.TrimPrefix(hs.URL, "http"), http.Header{"Origin": {testOrigin}}, wsrpc.WSOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			page := startPage(b, mc, pageOpts{})
-			ctx := context.Background()
-			i := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				if i%100 == 0 {
-					if err := page.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-				i++
-				var res wire.ChatResult
-				if err := page.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "go"}, &res); err != nil || res.StopReason != wire.StopEnd {
-					b.Fatalf("got %+v %v, want a normal turn", res, err)
-				}
-			}
-			b.StopTimer()
-			sctx, cancel := context.WithTimeout(ctx, waitLimit)
-			defer cancel()
-			_ = srv.Shutdown(sctx)
-		})
+		}
+		i++
+		var res wire.ChatResult
+		if err := page.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "go"}, &res); err != nil || res.StopReason != wire.StopEnd {
+			b.Fatalf("got %+v %v, want a normal turn", res, err)
+		}
 	}
+	b.StopTimer()
+	sctx, cancel := context.WithTimeout(ctx, waitLimit)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
 }

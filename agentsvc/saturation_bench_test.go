@@ -7,8 +7,6 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
-	"github.com/byomcp/byomcp/agentsvc/wire"
-	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // twentyCalls is the saturation scenario's model, in process: 20 page tool calls for the
@@ -37,26 +35,5 @@ func (twentyCalls) Stream(_ context.Context, req llm.Request, onDelta func(strin
 // store) and sent. Per op: one turn, so divide by 20 for a tool call. The page's side is in
 // the figures too (it is in process).
 func BenchmarkSaturationTurn(b *testing.B) {
-	srv, err := NewServer(Config{Store: newTestStore(), Model: twentyCalls{}, RateLimit: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	agentEnd, pageEnd := wsrpc.Pipe()
-	srv.serve(context.Background(), agentEnd, testOrigin)
-	page := startPage(b, pageEnd, pageOpts{})
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := page.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, nil); err != nil {
-			b.Fatal(err)
-		}
-		var res wire.ChatResult
-		if err := page.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "go"}, &res); err != nil || res.StopReason != wire.StopEnd {
-			b.Fatalf("got %+v %v, want a normal turn", res, err)
-		}
-	}
-	b.StopTimer()
-	sctx, cancel := context.WithTimeout(ctx, waitLimit)
-	defer cancel()
-	_ = srv.Shutdown(sctx)
+	benchmarkTurns(b, twentyCalls{}, "pipe", 1)
 }

@@ -307,40 +307,7 @@ test('after a reload: tool results are the plain text, and a stopped answer keep
   }
 });
 
-test('a declined call reads as declined, not failed, and keeps its "You declined" note after a reload', async () => {
-  const context = await stack.browser.newContext();
-  try {
-    await context.addInitScript(registerTestTools);
-    const { page, errors } = await newPage(context);
-    await page.goto(stack.server.url + '/');
-    await waitConnected(page);
-    await ask(page, 'please call me back');
-    await page.locator(W.confirm).waitFor();
-    await page.locator(W.confirmCancel).click();
-    await page.locator(W.note).filter({ hasText: 'You declined Request callback.' }).waitFor();
-    await waitIdle(page);
-    /** The tool entry's state and title, and the note that follows it. */
-    const shown = () =>
-      page.locator(W.tool).evaluateAll((ds) =>
-        ds.map((d) => [/** @type {HTMLElement} */ (d).dataset.state, d.querySelector('.tool-title')?.textContent, d.nextElementSibling?.classList.contains('note') ? d.nextElementSibling.textContent : null]),
-      );
-    assert.deepEqual(await shown(), [['declined', 'Declined request callback', 'You declined Request callback.']]);
-    assert.doesNotMatch(await page.locator('byomcp-chat .log').innerText(), /failed/);
-    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__called.length), 0);
-
-    await page.reload();
-    await waitConnected(page);
-    await openWidget(page);
-    await page.locator(W.tool).waitFor();
-    assert.deepEqual(await shown(), [['declined', 'Declined request callback', 'You declined Request callback.']], 'restored from the stored messages');
-    assert.equal(await page.locator(W.note).filter({ hasText: 'You declined' }).count(), 1);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
-
-test('an allowed call keeps its "You allowed" note after a reload, beside a declined one', async () => {
+test('a declined call reads as declined, not failed, and an allowed one says so; both keep their notes after a reload', async () => {
   const context = await stack.browser.newContext();
   try {
     await context.addInitScript(registerTestTools);
@@ -353,26 +320,29 @@ test('an allowed call keeps its "You allowed" note after a reload, beside a decl
     await page.locator(W.text).filter({ hasText: 'A salesperson will call' }).waitFor();
     await waitIdle(page);
     await ask(page, 'call me back again');
+    await page.locator(W.confirm).waitFor();
     await page.locator(W.confirmCancel).click();
     await page.locator(W.note).filter({ hasText: 'You declined Request callback.' }).waitFor();
     await waitIdle(page);
-    /** Each tool entry's state, and the note that follows it. */
+    /** Each tool entry's state and title, and the note that follows it. */
     const shown = () =>
       page.locator(W.tool).evaluateAll((ds) =>
-        ds.map((d) => [/** @type {HTMLElement} */ (d).dataset.state, d.nextElementSibling?.classList.contains('note') ? d.nextElementSibling.textContent : null]),
+        ds.map((d) => [/** @type {HTMLElement} */ (d).dataset.state, d.querySelector('.tool-title')?.textContent, d.nextElementSibling?.classList.contains('note') ? d.nextElementSibling.textContent : null]),
       );
     const live = await shown();
-    assert.deepEqual(live, [
-      ['ok', 'You allowed Request callback.'],
-      ['declined', 'You declined Request callback.'],
-    ]);
+    assert.equal(live.length, 2);
+    assert.deepEqual([live[0][0], live[0][2]], ['ok', 'You allowed Request callback.']);
+    assert.deepEqual(live[1], ['declined', 'Declined request callback', 'You declined Request callback.']);
+    assert.doesNotMatch(await page.locator('byomcp-chat .log').innerText(), /failed/);
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__called.length), 1, 'only the allowed call ran');
 
     await page.reload();
     await waitConnected(page);
     await openWidget(page);
     await page.locator(W.tool).nth(1).waitFor();
-    assert.deepEqual(await shown(), live, 'restored from the stored messages and what this tab remembers');
-    assert.equal(await page.evaluate(() => /** @type {any} */ (window).__called.length), 0, 'nothing ran again');
+    assert.deepEqual(await shown(), live, 'restored from the stored messages, and the allowed call from what this tab remembers');
+    assert.equal(await page.locator(W.note).filter({ hasText: 'You declined' }).count(), 1);
+    assert.equal(await page.locator(W.note).filter({ hasText: 'You allowed' }).count(), 1);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
