@@ -317,9 +317,10 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	if errors.Is(err, store.ErrNotFound) {
 		// The store no longer has the session: the operator deleted it, here (Forget ran) or
 		// through another replica's console (whose word on the bus this replica missed, or
-		// has not handled yet), or it expired. That is no store failure: the turn is cancelled as for a deletion here,
-		// and a deletion found only now is carried out here too (Forget: the session leaves
-		// this replica and its tab is told "conversation deleted", once the turn answered).
+		// has not handled yet), or it expired. That is no store failure: the turn is
+		// cancelled as for a deletion here, and a deletion found only now is carried out here
+		// too (forgetHere: the session leaves this replica and its tab is told "conversation
+		// deleted", once the turn answered).
 		ls.storeErr = errDeleted
 		ls.log.Info("the session is no longer in the store (deleted by the operator); its last events were not stored", zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
 		if rt != nil {
