@@ -160,6 +160,7 @@ type Peer struct {
 	closed       bool
 	pendingCause error // the cause given to CloseWithStatus, used when the peer ends
 	cause        error // why the peer ended; set before done is closed
+	causeWeak    bool  // cause is a write that met the remote end's close: the read loop's error replaces it
 	closedErr    error // wraps ErrClosed and cause; set before done is closed
 	// pending and inflight are nil while empty: an idle socket (most of them) holds neither
 	// map's buckets.
@@ -409,6 +410,9 @@ func (p *Peer) Wait() error {
 func (p *Peer) Close(cause error) {
 	p.mu.Lock()
 	if p.closed {
+		if p.causeWeak && cause != nil && !errors.Is(cause, errRemoteClosing) {
+			p.cause, p.causeWeak = cause, false // the remote end's close, read after the write that met it
+		}
 		p.mu.Unlock()
 		return
 	}
@@ -420,6 +424,7 @@ func (p *Peer) Close(cause error) {
 	}
 	p.closed = true
 	p.cause = cause
+	p.causeWeak = errors.Is(cause, errRemoteClosing)
 	if errors.Is(cause, ErrClosed) {
 		p.closedErr = cause
 	} else {
@@ -810,6 +815,11 @@ func (p *Peer) write(m *outMsg) bool {
 	}
 	return true
 }
+
+// errRemoteClosing is a write that failed because the remote end's close frame was read and
+// answered meanwhile: the read loop is about to end the peer with the remote end's status,
+// which is why the peer ended, so it replaces this cause (Close).
+var errRemoteClosing = errors.New("wsrpc: the remote end is closing the connection")
 
 // parker is a MessageConn that can wait for its next message without a goroutine (the
 // sockets of Accept, on Linux).

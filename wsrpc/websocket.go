@@ -267,7 +267,13 @@ func (w *wsConn) WriteMessage(data []byte) error {
 	if err := w.c.SetWriteDeadline(time.Now().Add(w.o.WriteTimeout)); err != nil {
 		return err
 	}
-	return w.c.WriteMessage(websocket.TextMessage, data)
+	err := w.c.WriteMessage(websocket.TextMessage, data)
+	if errors.Is(err, websocket.ErrCloseSent) && w.closeSent.Load() == 0 {
+		// Not our close frame: the reader has just answered the remote end's, and ends with
+		// its status.
+		return fmt.Errorf("%w: %w", errRemoteClosing, err)
+	}
+	return err
 }
 
 // startBatch and endBatch bracket the writes of several messages, which then go out in one

@@ -417,3 +417,37 @@ func TestAcceptDial(t *testing.T) {
 		t.Error("Dial to a closed port: got nil error, want one")
 	}
 }
+
+// A peer that is writing when the remote end closes the connection with a status ends with
+// that status, not with the write that found the close handshake under way ("websocket: close
+// sent": the reader had answered the remote end's close frame). Races of the two, many times.
+func TestRemoteCloseWinsOverTheWriteItInterrupts(t *testing.T) {
+	for i := range 60 {
+		url, peers := wsServer(t, WSOptions{}, Options{}, nil)
+		client := NewPeer(NewWebSocketConn(dial(t, url), WSOptions{}), Options{PingInterval: -1, SendQueue: 1 << 14})
+		client.Start()
+		server := recvPeer(t, peers)
+		stop := make(chan struct{})
+		go func() { // the client keeps writing
+			for {
+				select {
+				case <-stop:
+					return
+				case <-client.Done():
+					return
+				default:
+				}
+				_ = client.Notify(context.Background(), "notifications/progress", map[string]any{"progress": i})
+				time.Sleep(time.Duration(10+i%3*20) * time.Microsecond)
+			}
+		}()
+		time.Sleep(time.Duration(i%7) * 100 * time.Microsecond)
+		server.CloseWithStatus(websocket.CloseInternalServerErr, "internal error")
+		err := waitPeer(t, client)
+		close(stop)
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.CloseInternalServerErr {
+			t.Fatalf("run %d: the client ended with %v, want the remote end's close 1011", i, err)
+		}
+	}
+}
