@@ -90,7 +90,11 @@ func (s *Server) Forget(id string) {
 
 // forgetHere is Forget in this process only: the session, and the sockets that serve it for
 // another replica's turn.
-func (s *Server) forgetHere(id string) {
+func (s *Server) forgetHere(id string) { s.forgetSparing(id, nil) }
+
+// forgetSparing is forgetHere, but socket spare is left open: it asked for the session and
+// is answered that there is none (its other sessions are its own).
+func (s *Server) forgetSparing(id string, spare *pageConn) {
 	s.deleted.add(id, time.Now())
 	s.closeProxiesOf(id)
 	h := s.hub
@@ -132,7 +136,7 @@ func (s *Server) forgetHere(id string) {
 	c, owner := ls.conn, ls.owner
 	ls.mu.Unlock()
 	for _, pc := range []*pageConn{c, owner} {
-		if pc != nil {
+		if pc != nil && pc != spare {
 			pc.peer.CloseWithStatus(1000, "conversation deleted")
 		}
 	}
