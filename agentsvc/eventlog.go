@@ -364,10 +364,7 @@ func (ls *liveSession) unsaved() bool {
 // still has as running is closed as interrupted. It does nothing when no write failed. It
 // returns wire.ErrStoreDown while the store does not answer, wire.ErrTurnInProgress while a
 // turn runs (its end is not written; the next turn resyncs).
-func (ls *liveSession) resync() error { return ls.resyncFor(nil) }
-
-// resyncFor is resync for socket requester, which asks for the session (see warmFor).
-func (ls *liveSession) resyncFor(requester *pageConn) error {
+func (ls *liveSession) resync() error {
 	ls.resyncMu.Lock()
 	defer ls.resyncMu.Unlock()
 	ls.mu.Lock()
@@ -387,7 +384,7 @@ func (ls *liveSession) resyncFor(requester *pageConn) error {
 	case errors.Is(err, store.ErrNotFound) && !stored:
 		s = nil // never stored: nothing to read back, the next turn creates it
 	case errors.Is(err, store.ErrNotFound):
-		ls.goneFromStore(requester)
+		ls.goneFromStore()
 		return wire.ErrSessionNotFound
 	case err != nil:
 		ls.log.Warn("the session store is still unavailable", zap.Error(err))

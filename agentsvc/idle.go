@@ -35,16 +35,12 @@ func (ls *liveSession) coolLocked() {
 // it is not (another writer, or a store that lost writes), the session re-reads the store's
 // state as after a failed write (resync). It returns wire.ErrStoreDown while the store does
 // not answer, wire.ErrSessionNotFound when the session is gone from it.
-func (ls *liveSession) warm() error { return ls.warmFor(nil) }
-
-// warmFor is warm for socket requester, which asks for the session (agent/session): when the
-// session is found deleted, the socket is answered so, not closed (goneFromStore).
-func (ls *liveSession) warmFor(requester *pageConn) error {
+func (ls *liveSession) warm() error {
 	ls.mu.Lock()
 	cold, letGo := ls.cold, ls.storeErr == errLetGo
 	ls.mu.Unlock()
 	if letGo { // taken back after evict let it go: the store's state, whatever it is
-		return ls.resyncFor(requester)
+		return ls.resync()
 	}
 	if !cold {
 		return nil
@@ -54,7 +50,7 @@ func (ls *liveSession) warmFor(requester *pageConn) error {
 	s, err := ls.hub.srv.cfg.Store.Load(ctx, ls.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		ls.goneFromStore(requester)
+		ls.goneFromStore()
 		return wire.ErrSessionNotFound
 	case err != nil:
 		ls.log.Warn("reading the session's history", zap.Error(err))
@@ -70,7 +66,7 @@ func (ls *liveSession) warmFor(requester *pageConn) error {
 		ls.storeErr = fmt.Errorf("the store's seq is %d, the session's %d", s.Seq, ls.persisted)
 		ls.log.Error("the session store does not hold the session as it was left; it is read again", zap.Error(ls.storeErr))
 		ls.mu.Unlock()
-		return ls.resyncFor(requester) // adopts the store's state, and warms the session
+		return ls.resync() // adopts the store's state, and warms the session
 	}
 	ls.mu.Unlock()
 	return nil
@@ -78,21 +74,15 @@ func (ls *liveSession) warmFor(requester *pageConn) error {
 
 // goneFromStore handles a session that the store no longer has when it is read back: an
 // operator deleted it (this replica heard of it: Forget, here or through another replica),
-// and it goes as Forget has it go (its tab told "conversation deleted"; requester, a socket
-// that asked for it, is only answered that it is not found); or the store lost it (expired,
-// or a store that lost data): its tab is sent back to start a new one.
-func (ls *liveSession) goneFromStore(requester *pageConn) {
+// and it goes as Forget has it go (its tab told "conversation deleted"); or the store lost it
+// (expired, or a store that lost data): its tab is sent back to start a new one.
+func (ls *liveSession) goneFromStore() {
 	srv := ls.hub.srv
 	if srv.deleted.has(ls.id, time.Now()) {
 		ls.log.Info("the session was deleted by the operator; its tab is told so")
-		go srv.forgetSparing(ls.id, requester)
+		go srv.forgetHere(ls.id)
 		return
 	}
 	ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
-	ls.mu.Lock()
-	c := ls.conn
-	ls.mu.Unlock()
-	if c != nil && c != requester {
-		c.sendBack("the session is gone from the store")
-	}
+	ls.closeConn("the session is gone from the store")
 }

@@ -90,11 +90,7 @@ func (s *Server) Forget(id string) {
 
 // forgetHere is Forget in this process only: the session, and the sockets that serve it for
 // another replica's turn.
-func (s *Server) forgetHere(id string) { s.forgetSparing(id, nil) }
-
-// forgetSparing is forgetHere, but socket spare is left open: it asked for the session and
-// is answered that there is none (its other sessions are its own).
-func (s *Server) forgetSparing(id string, spare *pageConn) {
+func (s *Server) forgetHere(id string) {
 	s.deleted.add(id, time.Now())
 	s.closeProxiesOf(id)
 	h := s.hub
@@ -136,7 +132,7 @@ func (s *Server) forgetSparing(id string, spare *pageConn) {
 	c, owner := ls.conn, ls.owner
 	ls.mu.Unlock()
 	for _, pc := range []*pageConn{c, owner} {
-		if pc != nil && pc != spare {
+		if pc != nil {
 			pc.peer.CloseWithStatus(1000, "conversation deleted")
 		}
 	}

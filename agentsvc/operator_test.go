@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -362,55 +361,4 @@ func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 			t.Errorf("logged at %s: %s", e.Level, e.Message)
 		}
 	}
-}
-
-// TestResumingADeletedConversationIsAnsweredNotClosed: a phone's socket died silently while
-// this replica holds its conversation; the conversation is deleted through another replica
-// (its word has come, the store has dropped it) before this replica let its copy go; the
-// phone wakes and asks for it. The new socket is answered -32002 and stays open (it starts a
-// new conversation on it); the dead one is closed as the deleted conversation's.
-func TestResumingADeletedConversationIsAnsweredNotClosed(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		model := newWordModel(3, 0)
-		st := store.NewMemory()
-		srv := fakeTimeServer(t, Config{Store: st, Model: model})
-		var silent *silentConn
-		asleep := connectFakeTimePage(t, srv, func(c wsrpc.MessageConn) wsrpc.MessageConn { silent = newSilentConn(c); return silent }, echoTool())
-		sess := asleep.session(t, wire.SessionParams{})
-		go func() {
-			_ = asleep.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "hi"}, nil)
-		}()
-		model.release()
-		model.release()
-		model.release()
-		synctest.Wait()
-		silent.frozen.Store(true) // the phone sleeps: its socket dies without the server hearing of it
-		asleep.peer.Close(nil)
-		synctest.Wait()
-		srv.deleted.add(sess.SessionID, time.Now()) // the word of a Delete through another replica
-		if err := st.Delete(context.Background(), sess.SessionID); err != nil {
-			t.Fatal(err)
-		}
-
-		awake := connectFakeTimePage(t, srv, nil, echoTool())
-		err := awake.peer.Call(context.Background(), wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, nil)
-		if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
-			t.Fatalf("resuming the deleted conversation: got %v, want -32002", err)
-		}
-		synctest.Wait()
-		select {
-		case <-awake.peer.Done():
-			t.Fatalf("the socket that asked for the deleted conversation was closed: %v", awake.peer.Wait())
-		default:
-		}
-		select {
-		case <-silent.closed:
-		default:
-			t.Error("the dead socket of the deleted conversation was left open")
-		}
-		if res := awake.session(t, wire.SessionParams{}); res.SessionID == sess.SessionID || res.Resumed {
-			t.Errorf("got %+v, want a new conversation", res)
-		}
-		awake.peer.Close(nil)
-	})
 }

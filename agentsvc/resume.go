@@ -79,7 +79,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		ls.owner = c
 		ls.mu.Unlock()
 	} else {
-		err := ls.warmFor(c) // an idle session's messages are in the store
+		err := ls.warm() // an idle session's messages are in the store
 		if err == nil {
 			older, err = ls.replayFrom(ctx, lastSeq)
 		}
@@ -113,7 +113,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	ls.mu.Lock()
 	for ls.cold { // cooled again since (a turn of its previous socket ended): read again
 		ls.mu.Unlock()
-		if err := ls.warmFor(c); err != nil {
+		if err := ls.warm(); err != nil {
 			h.failedOpen(ls, c, prev)
 			return nil, err
 		}
