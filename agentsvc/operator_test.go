@@ -325,10 +325,10 @@ func TestConsoleDeleteReachesTheOtherReplicas(t *testing.T) {
 	}
 }
 
-// TestDeletedSessionResumedInTheMeantime: a tab resumes a conversation after the operator's
-// Delete was announced (Forget) and before the store dropped it (another replica's console
-// is between the two), then chats once the store has dropped it. The session it loaded is
-// found gone at that chat: it is known as deleted (Info, the tab told "conversation
+// TestDeletedSessionResumedInTheMeantime: a tab's resume loaded a conversation while its
+// deletion was announced (the word reached this replica while the load was on its way, so
+// the copy escaped the forget), and the tab chats once the store has dropped it. The session
+// is found gone at that chat: it is known as deleted (Info, the tab told "conversation
 // deleted"), not as one the store lost (Error, the tab sent back to start again).
 func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
@@ -340,13 +340,14 @@ func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 	if r, err := first.chat("hello"); err != nil || r.StopReason != wire.StopEnd {
 		t.Fatalf("first turn: got %+v %v", r, err)
 	}
-	ts.Forget(sess.SessionID) // the word of the Delete
+	first.peer.Close(nil)
 	<-first.peer.Done()
 
 	again := openPage(t, ts, testOrigin, echoTool())
 	if res := again.session(wire.SessionParams{SessionID: sess.SessionID}); !res.Resumed {
-		t.Fatalf("got %+v, want the conversation resumed: the store still has it", res)
+		t.Fatalf("got %+v, want the conversation resumed", res)
 	}
+	ts.deleted.add(sess.SessionID, time.Now()) // the word, which this copy escaped
 	if err := ts.store.Delete(context.Background(), sess.SessionID); err != nil { // the console's Delete
 		t.Fatal(err)
 	}
@@ -360,5 +361,31 @@ func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 		if e.Level >= zapcore.WarnLevel {
 			t.Errorf("logged at %s: %s", e.Level, e.Message)
 		}
+	}
+}
+
+// TestConversationBeingDeletedCannotBeResumed: between the console's Forget (its turn
+// cancelled, its copy ending) and the store's delete, a tab that asks for the conversation is
+// answered that there is none, instead of loading a second copy from the store that would
+// write beside the one ending (a seq conflict, found by the page fuzzer on SQLite).
+func TestConversationBeingDeletedCannotBeResumed(t *testing.T) {
+	model := newStepModel()
+	ts := newQuietServer(t, model, nil)
+	page := openPage(t, ts, testOrigin, echoTool())
+	sess := page.session(wire.SessionParams{})
+	model.hold <- struct{}{}
+	if r, err := page.chat("hello"); err != nil || r.StopReason != wire.StopEnd {
+		t.Fatalf("first turn: got %+v %v", r, err)
+	}
+	ts.Forget(sess.SessionID) // the console's first step; the store still has it
+	<-page.peer.Done()
+
+	again := openPage(t, ts, testOrigin, echoTool())
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := again.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: sess.SessionID}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeSessionNotFound, "")) {
+		t.Fatalf("resuming a conversation being deleted: got %+v %v, want -32002", res, err)
 	}
 }

@@ -280,8 +280,14 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 	}
 }
 
-// resume finds a session in this process or loads it from the store and claims it.
+// resume finds a session in this process or loads it from the store and claims it. A
+// conversation an operator deleted is not found, also while its deletion is under way (its
+// copy here still ending its turn, the store not yet told): a copy loaded meanwhile would
+// write beside the one ending.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
+	if h.srv.deleted.has(id, time.Now()) {
+		return nil, wire.ErrSessionNotFound
+	}
 	h.mu.Lock()
 	ls := h.live[id]
 	h.mu.Unlock()
