@@ -347,8 +347,9 @@ func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 	if res := again.session(wire.SessionParams{SessionID: sess.SessionID}); !res.Resumed {
 		t.Fatalf("got %+v, want the conversation resumed", res)
 	}
-	ts.deleted.add(sess.SessionID, time.Now()) // the word, which this copy escaped
-	if err := ts.store.Delete(context.Background(), sess.SessionID); err != nil { // the console's Delete
+	// The word of the Delete, which this copy escaped; then the console's delete in the store.
+	ts.deleted.add(sess.SessionID, time.Now())
+	if err := ts.store.Delete(context.Background(), sess.SessionID); err != nil {
 		t.Fatal(err)
 	}
 	model.hold <- struct{}{} // in case the turn gets as far as the model
