@@ -228,8 +228,9 @@ export class ChatElement extends Base {
       signal,
       place: (card) => {
         // After the call's running entry, else at the end of the running turn.
-        const anchor = view ? [...view.tools.values()].reverse().find((d) => d.dataset.name === name && d.dataset.state === 'running') : null;
-        if (anchor) callId = [...(view?.tools ?? [])].find(([, d]) => d === anchor)?.[0] ?? null;
+        const entry = view ? [...view.tools].reverse().find(([, d]) => d.dataset.name === name && d.dataset.state === 'running') : undefined;
+        const anchor = entry?.[1];
+        callId = entry?.[0] ?? null;
         if (anchor) anchor.after(card);
         else (view ? view.body : this.#el.log).append(card);
         this.#pendingConfirms++;
