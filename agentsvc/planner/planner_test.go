@@ -290,6 +290,10 @@ func TestSummarisesToolResults(t *testing.T) {
 			[]string{"Done: filter the car inventory shown on the page."}, nil},
 		{"long", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: long}),
 			[]string{"word word", "…"}, []string{long}},
+		{"lines", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: "Cart:\n\n  2  mugs   $24\n1 kettle $40\n"}),
+			[]string{"Cart:\n2 mugs $24\n1 kettle $40"}, nil},
+		{"many lines", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: strings.Repeat("a line\n", 11)}),
+			[]string{strings.Repeat("a line\n", 8) + "… and 3 more lines."}, []string{strings.Repeat("a line\n", 9)}},
 		{"two results", toolTurn(
 			chat.Message{Role: chat.RoleTool, ToolCallID: "a", Content: "first result"},
 			chat.Message{Role: chat.RoleTool, ToolCallID: "b", Name: "sort_cars", Content: "second result"}),

@@ -581,24 +581,39 @@ func (c *conv) humanize(text string) string {
 	text = regexp.MustCompile(`\b(asc)\b`).ReplaceAllString(text, "ascending")
 	text = regexp.MustCompile(`\b(desc)\b`).ReplaceAllString(text, "descending")
 	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
-	var kept []string
-	for _, s := range clauses(text) {
-		low := strings.ToLower(s)
-		if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
+	// Line by line: a result written as lines is shown as lines (the widget breaks them).
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		var kept []string
+		for _, s := range clauses(line) {
+			low := strings.ToLower(s)
+			if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
+				continue
+			}
+			kept = append(kept, toVisitor(strings.TrimSpace(s)))
+		}
+		out := strings.Join(kept, " ")
+		if out == "" {
 			continue
 		}
-		kept = append(kept, toVisitor(strings.TrimSpace(s)))
+		if strings.HasSuffix(out, ";") {
+			out = strings.TrimSuffix(out, ";") + "."
+		}
+		// A long list: the first five entries.
+		if parts := strings.Split(out, "; "); len(parts) > 5 {
+			out = strings.Join(parts[:5], "; ") + "; and " + strconv.Itoa(len(parts)-5) + " more."
+		}
+		lines = append(lines, out)
 	}
-	out := strings.Join(kept, " ")
-	if strings.HasSuffix(out, ";") {
-		out = strings.TrimSuffix(out, ";") + "."
+	// A list written one entry a line: the first eight lines.
+	if len(lines) > maxLines {
+		lines = append(lines[:maxLines], "… and "+strconv.Itoa(len(lines)-maxLines)+" more lines.")
 	}
-	// A long list: the first five entries.
-	if parts := strings.Split(out, "; "); len(parts) > 5 {
-		out = strings.Join(parts[:5], "; ") + "; and " + strconv.Itoa(len(parts)-5) + " more."
-	}
-	return clip(strings.TrimSpace(out), maxSummary)
+	return clip(strings.TrimSpace(strings.Join(lines, "\n")), maxSummary)
 }
+
+// maxLines caps the lines quoted from one tool result.
+const maxLines = 8
 
 // clauses splits text after . ! ? ; and line ends that end a clause (not "597.50").
 // quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.

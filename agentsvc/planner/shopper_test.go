@@ -36,7 +36,8 @@ var shopperScenarios = []struct {
 	{"payment on the inventory", []step{{"inventory", "monthly payment over 60 months with 5000 down", nil, []string{"can't help with that on this page"}, []string{"minPrice"}}}},
 	{"total price on the inventory", []step{{"inventory", "what's the total price?", nil, []string{"?"}, nil}}},
 	{"which is cheaper in the drawer", []step{
-		{"inventory", "compare c01 and c02", []string{`compare_cars {"carIds":["c01","c02"]}`}, []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V"}, nil},
+		// The page's result is one line per attribute, and so is the reply (the widget breaks lines).
+		{"inventory", "compare c01 and c02", []string{`compare_cars {"carIds":["c01","c02"]}`}, []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V.\nPrice: "}, nil},
 		{"drawer", "which one is cheaper?", nil, []string{"The 2022 Honda CR-V is the cheaper, at $29,450", "$31,990"}, nil},
 	}},
 	// The booking form is declarative (<form toolname>): its required fields are required by

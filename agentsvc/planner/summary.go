@@ -63,7 +63,7 @@ func unwrap(content string) toolOutput {
 		break
 	}
 	body = dropStructured(body)
-	body = strings.TrimSpace(spaceRe.ReplaceAllString(body, " "))
+	body = tidyLines(body)
 	if !out.isError {
 		low := strings.ToLower(body)
 		for _, p := range []string{"error", "tool error", "invalid arguments", "invalid argument", "failed"} {
@@ -75,6 +75,23 @@ func unwrap(content string) toolOutput {
 	}
 	out.text = body // whole: a long list is cut by humanize, which counts what it leaves out
 	return out
+}
+
+// tidyLines collapses the spaces within each line of s and drops its empty lines: a result
+// written as lines ("Price: … | …", "Year: …") keeps them, and the widget shows each on its own.
+func tidyLines(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(spaceRe.ReplaceAllString(l, " "))
+		if l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 func envelopeTag(tag string) bool {
