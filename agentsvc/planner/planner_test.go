@@ -294,6 +294,8 @@ func TestSummarisesToolResults(t *testing.T) {
 			[]string{"Cart:\n2 mugs $24\n1 kettle $40"}, nil},
 		{"many lines", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: strings.Repeat("a line\n", 11)}),
 			[]string{strings.Repeat("a line\n", 8) + "… and 3 more lines."}, []string{strings.Repeat("a line\n", 9)}},
+		{"long lines", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: strings.Repeat(strings.Repeat("x", 99)+"\n", 7)}),
+			[]string{strings.Repeat(strings.Repeat("x", 99)+"\n", 6) + "…"}, []string{strings.Repeat("x", 99) + "…"}},
 		{"two results", toolTurn(
 			chat.Message{Role: chat.RoleTool, ToolCallID: "a", Content: "first result"},
 			chat.Message{Role: chat.RoleTool, ToolCallID: "b", Name: "sort_cars", Content: "second result"}),

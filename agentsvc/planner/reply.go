@@ -438,6 +438,68 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 	return intent{reply: q, choices: chs}
 }
 
+// options answers a question about the choices a parameter of the page's tools allows
+// ("what colors does it come in?", "which trims are there?") from its enum, when the
+// question names the parameter and none of its values.
+func (c *conv) options(toks []token) (string, bool) {
+	var p *property
+	best := 0
+	for _, t := range c.tools {
+		for _, q := range parseSchema(t.Parameters).props {
+			if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
+				continue
+			}
+			if n := namesParam(toks, q); n > best {
+				p, best = q, n
+			}
+		}
+	}
+	if p == nil {
+		return "", false
+	}
+	sch, many := p.schema, false
+	if len(sch.enum) == 0 {
+		sch, many = sch.items, true
+	}
+	var vals []string
+	for _, e := range sch.enum {
+		v := string(e.raw)
+		if e.isStr {
+			v = e.str
+		}
+		for _, tk := range toks {
+			if (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0])) {
+				return "", false // "does it come in red?": a value, not the choices
+			}
+		}
+		vals = append(vals, v)
+	}
+	name := humanParam(p.name)
+	if many {
+		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
+	}
+	return "The " + name + " can be " + joinList(vals, "or") + ".", true
+}
+
+// namesParam counts the words of the parameter p that the text names: words of four letters
+// or more, as they are or in the plural ("colors" for color, "trims" for trim), but not the
+// words that name no parameter alone ("type" of bodyType: "fuel types" is about fuel).
+func namesParam(toks []token, p *property) int {
+	n := 0
+	for _, w := range p.words {
+		if len(w) < 4 || stopWords[w] || genericNameWords[w] || vagueParamWords[w] {
+			continue
+		}
+		if slices.ContainsFunc(toks, func(tk token) bool { return tk.kind == kindWord && wordsMatch(tk.norm, w) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// vagueParamWords are words of parameter names that say what kind of value, not which.
+var vagueParamWords = map[string]bool{"type": true, "kind": true, "name": true, "value": true, "option": true, "mode": true}
+
 // clarify answers a message that does not clearly fit one action: a question with the
 // closest concrete actions, or what the page offers.
 func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) intent {
@@ -541,7 +603,7 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 }
 
 var (
-	idParenRe = regexp.MustCompile(`\(\s*([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s*(?:,\s*|\))`)
+	idParenRe = regexp.MustCompile(`\s*\(\s*([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s*(?:,\s*|\))`)
 	bareMoney = regexp.MustCompile(`([$£€])\s?([0-9]{4,})(\.[0-9]+)?\b`)
 	snakeRe   = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`)
 )
@@ -566,9 +628,12 @@ func (c *conv) humanize(text string) string {
 	}
 	text = idParenRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.HasSuffix(s, ")") {
-			return ""
+			return "" // "the RAV4 (c01), XLE trim" → "the RAV4, XLE trim"
 		}
-		return "("
+		if s[0] == '(' {
+			return "("
+		}
+		return " (" // "the RAV4 (c01, $31,990)" → "the RAV4 ($31,990)"
 	})
 	text = strings.ReplaceAll(text, " )", ")")
 	text = bareMoney.ReplaceAllStringFunc(text, func(s string) string {

@@ -129,7 +129,12 @@ var shopperScenarios = []struct {
 	{"financing", []step{{"car", "can i finance it", []string{`go_to_financing {}`}, []string{"financing calculator", "$31,990"}, nil}}},
 	{"back", []step{{"car", "go back to inventory", []string{`back_to_inventory {}`}, nil, nil}}},
 	{"car chit chat", []step{{"car", "is it fun to drive", nil, nil, nil}}},
-	{"colour spelling", []step{{"car", "change the colour to silver", []string{`configure_car {"color":"silver"}`}, nil, nil}}},
+	{"which colours", []step{{"car", "what colors does it come in?", nil, []string{"The color can be white, black, red, blue or silver."}, nil}}},
+	{"which trims", []step{{"car", "which trims are there", nil, []string{"LE, XLE or Limited"}, nil}}},
+	{"which packages", []step{{"car", "what packages can I get?", nil, []string{"The packages to choose from: "}, nil}}},
+	{"which fuels", []step{{"inventory", "what fuel types do you have?", nil, []string{"The fuel can be "}, []string{"body"}}}},
+	{"which terms", []step{{"financing", "what terms can I choose?", nil, []string{"24"}, nil}}},
+	{"colour spelling", []step{{"car", "change the colour to silver", []string{`configure_car {"color":"silver"}`}, []string{"2023 Toyota RAV4, XLE trim"}, nil}}},
 
 	// Test-drive page.
 	{"suggestion name", []step{

@@ -120,7 +120,8 @@ func dropStructured(body string) string {
 	return strings.Join(kept, "\n")
 }
 
-// clip shortens s to at most n runes, at a word boundary when there is one, adding "…".
+// clip shortens s to at most n runes, at a line's end or else a word boundary when there is
+// one, adding "…".
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -134,6 +135,9 @@ func clip(s string, n int) string {
 		n--
 	}
 	s = s[:cut]
+	if i := strings.LastIndexByte(s, '\n'); i > 0 {
+		return s[:i] + "\n…" // whole lines
+	}
 	if i := strings.LastIndexByte(s, ' '); i > len(s)/2 {
 		s = s[:i]
 	}

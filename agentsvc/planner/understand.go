@@ -120,6 +120,11 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		if l := c.lister(); l != nil && len(refs) == 0 && wholeList(toks2, l) {
 			return callIntent(l)
 		}
+		if question && len(refs) == 0 {
+			if ans, ok := c.options(toks); ok {
+				return intent{reply: ans}
+			}
+		}
 		return c.clarify(text, ps, toks2, question)
 	}
 	if len(ps) > 1 {
