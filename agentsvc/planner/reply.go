@@ -23,7 +23,8 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
 	case "bye", "goodbye", "see you", "see ya":
 		return c.place.bye, true
-	case "help", "what can you do", "what can i do", "what can you do here", "what can i ask", "who are you", "what are you", "options", "menu":
+	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
+		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work":
 		return c.greeting(c.place.self), true
 	}
 	return "", false
@@ -33,9 +34,28 @@ func (c *conv) smallTalk(text string) (string, bool) {
 func (c *conv) greeting(open string) string {
 	sug := c.suggestions(3)
 	if len(sug) == 0 {
+		if can := c.abilities(3); len(can) > 0 {
+			return open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
+		}
 		return open + " " + c.place.noTools
 	}
 	return open + " " + c.place.canDo + " — try: " + quoteList(sug, "or") + "."
+}
+
+// abilities says what the first n tools do, from their descriptions or names ("fill in the
+// test-drive form", "book test drive"): for a page whose every tool needs words of the
+// visitor's own (a name, a date), which no suggestion can give.
+func (c *conv) abilities(n int) []string {
+	var out []string
+	for _, t := range c.tools {
+		if len(out) == n {
+			break
+		}
+		if d := c.describeTool(t.Name); d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func (c *conv) noTools() string {
@@ -282,14 +302,14 @@ func describeNamed(p *plan, name func(id string) string) string {
 	if i := strings.IndexAny(d, ".;:("); i > 0 {
 		d = strings.TrimSpace(d[:i])
 	}
-	if d == "" || len(d) > 60 {
+	if d == "" || len(d) > 80 {
 		name := p.def.Name
 		if i := strings.LastIndex(name, "__"); i >= 0 {
 			name = name[i+2:]
 		}
 		d = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
 	}
-	d = lowerFirst(baseVerb(d))
+	d = lowerFirst(baseVerb(toVisitor(d)))
 	if first, _, _ := strings.Cut(d, " "); !toolVerbs[normWord(first)] {
 		d = "show " + d // a description that names a thing: "Spa opening hours today"
 	}
@@ -527,6 +547,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	}
 	sug := c.suggestions(3)
 	if len(sug) == 0 {
+		if can := c.abilities(3); len(can) > 0 {
+			return intent{reply: "Sorry, I can't help with that " + c.place.here + ". I can " + joinList(can, "and") + "."}
+		}
 		return intent{reply: "Sorry, I can't help with that " + c.place.here + "."}
 	}
 	return intent{reply: "Sorry, I can't help with that " + c.place.here + ". I can do things like " + quoteList(sug, "or") + "."}
@@ -688,13 +711,16 @@ var quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
 var toModelRe = regexp.MustCompile(`(?i)^(ask|tell|remind|let) (them|the (visitor|user|customer))\b`)
 
 // visitorRe matches the words by which a tool result speaks of the visitor to the model.
-var visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)|themselves)\b`)
+var visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)(?:'s|’s)?|themselves)\b`)
 
 // toVisitor turns a result's words about the visitor into words to the visitor.
 func toVisitor(s string) string {
 	return visitorRe.ReplaceAllStringFunc(s, func(w string) string {
-		if w == "themselves" {
+		switch {
+		case w == "themselves":
 			return "yourself"
+		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "themselves"):
+			return "your" // "the visitor's details"
 		}
 		return "you"
 	})

@@ -178,6 +178,10 @@ var shopperScenarios = []struct {
 		{"financing", "apply for financing", nil, []string{"full name"}, nil},
 		{"financing", "Jane Doe, jane@example.com, income 85k", []string{`apply_for_financing {"fullName":"Jane Doe","email":"jane@example.com","annualIncome":85000}`}, []string{"Application"}, nil},
 	}},
+	{"test-drive hello", []step{
+		{"test-drive", "hi", nil, []string{"Hi! Here is what I can do on this page: ", "fill in the test-drive booking form with your details"}, []string{"no actions", "visitor"}},
+		{"test-drive", "what can I do here?", nil, []string{"fill in the test-drive booking form"}, []string{"Sorry"}},
+	}},
 	{"financing hello", []step{{"financing", "hello", nil, []string{"Hi!", "“calculate payment"}, nil}}},
 }
 
