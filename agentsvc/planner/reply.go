@@ -158,25 +158,29 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		what := o.what
 		if len(refs) == 1 {
 			_ = v
-			s := "The " + title(it) + " is the " + what + rankDetail(o, it, money) + "."
+			s := "The " + title(it) + " is the " + what + rankDetail(o, it, money)
 			var others []string
 			for _, x := range mem.last {
 				if x != it {
 					if w, ok := x.num(o.keys...); ok {
 						if slices.Equal(o.keys, yearKeys) {
-							others = append(others, "the other is the "+title(x))
+							others = append(others, "the "+title(x))
 							continue
 						}
 						others = append(others, "the "+title(x)+" is "+c.fieldValue(o.keys, w, money))
 					}
 				}
 			}
-			if len(others) > 0 && len(others) <= 2 {
-				s += " (" + joinList(others, "and") + ")."
-				s = strings.Replace(s, ".)", ")", 1)
-				s = strings.TrimSuffix(s, ".") + "."
+			switch {
+			case len(others) == 0 || len(others) > 2:
+			case slices.Equal(o.keys, yearKeys) && len(others) == 1:
+				s += " (the other is " + others[0] + ")"
+			case slices.Equal(o.keys, yearKeys):
+				s += " (the others are " + joinList(others, "and") + ")"
+			default:
+				s += " (" + joinList(others, "and") + ")"
 			}
-			return s, true
+			return strings.TrimSuffix(s, ".") + ".", true
 		}
 		var parts []string
 		for _, x := range refs {

@@ -110,6 +110,16 @@ var shopperScenarios = []struct {
 		{"inventory", "compare c06 and c13", []string{`compare_cars {"carIds":["c06","c13"]}`}, nil, nil},
 		{"drawer", "which is newer", nil, []string{"The 2022 Subaru Outback is the newer"}, nil},
 	}},
+	{"narrowed", []step{
+		{"inventory", "show me cars with less than 20000 miles", []string{`search_cars {"maxMileage":20000}`}, nil, nil},
+		{"inventory", "only the hybrids", []string{`search_cars {"fuel":"hybrid","maxMileage":20000}`}, []string{"2 cars"}, nil},
+		{"inventory", "show me SUVs", []string{`search_cars {"bodyType":"suv"}`}, nil, nil},
+	}},
+	{"newest, then open it", []step{
+		{"inventory", "show me the hybrids", []string{`search_cars {"fuel":"hybrid"}`}, nil, nil},
+		{"inventory", "which is the newest?", nil, []string{"The 2023 Toyota RAV4 is the newest (the others are the 2022 Volvo XC60 and the 2022 Toyota Camry)."}, nil},
+		{"inventory", "open it", []string{`select_car {"carId":"c01"}`}, nil, nil},
+	}},
 	{"ambiguous tesla", []step{
 		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
 		{"inventory", "open the tesla", nil, []string{"Which one do you mean", "Tesla Model Y", "Tesla Model 3"}, nil},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -137,7 +138,60 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	if len(best.missing) > 0 {
 		return c.askMissing(best, mem)
 	}
+	if narrows(toks) {
+		c.carryOver(best)
+	}
 	return callIntent(best)
+}
+
+// narrows reports words that narrow what is shown rather than start over: "only the
+// hybrids", "just the red ones", "which of those are electric", "also under 30k".
+func narrows(toks []token) bool {
+	for i, t := range toks {
+		if t.kind != kindWord {
+			continue
+		}
+		switch strings.ToLower(t.raw) {
+		case "only", "just", "also", "too":
+			return true
+		case "of", "among":
+			if i+1 < len(toks) && slices.Contains([]string{"those", "these", "them"}, strings.ToLower(toks[i+1].raw)) {
+				return true
+			}
+		case "as":
+			if i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "well") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// carryOver adds to p the arguments of the conversation's last call of the same tool that p
+// does not set itself: "only the hybrids" after "under 20,000 miles" keeps the mileage.
+func (c *conv) carryOver(p *plan) {
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		if m.Role != chat.RoleAssistant {
+			continue
+		}
+		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
+			tc := m.ToolCalls[k]
+			if tc.Name != p.def.Name {
+				continue
+			}
+			var prev map[string]json.RawMessage
+			if json.Unmarshal([]byte(tc.Arguments), &prev) != nil {
+				return
+			}
+			for _, prop := range p.schema.props {
+				if _, set := p.values[prop.name]; !set && prev[prop.name] != nil {
+					p.values[prop.name] = prev[prop.name]
+				}
+			}
+			return
+		}
+	}
 }
 
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
@@ -522,6 +576,15 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 		}
 		if len(named) == 1 {
 			return named[0]
+		}
+		// "The 2023 Toyota RAV4 is the newest (the others are …)": the one its first
+		// sentence names.
+		first := m.Content
+		if i := strings.IndexAny(first, "(.!?\n"); i > 0 {
+			first = first[:i]
+		}
+		if mns := nameMentions(first, mem.known(), nil); len(mns) == 1 && len(mns[0].items) == 1 {
+			return mns[0].items[0]
 		}
 		break
 	}
