@@ -127,9 +127,10 @@ func (m *memory) read(content string) {
 }
 
 // clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe"
-// is a reference in a sentence, not an item named "is confirmed for Jane Doe".
+// is a reference in a sentence, not an item named "is confirmed for Jane Doe"; "the 2023
+// Toyota RAV4 at $37,990" is not an item "RAV4" named "at".
 var clauseWords = wordSet(`is are was were has have had will would can could cannot can't
-	does did do not been be being has`)
+	does did do not been be being has at in on for to from with by of as`)
 
 func sentenceGoesOn(label string) bool {
 	first, _, _ := strings.Cut(label, " ")
