@@ -137,6 +137,10 @@ var shopperScenarios = []struct {
 	{"packages", []step{{"car", "add tech and roof packages", []string{`configure_car {"packages":["tech","roof"]}`}, nil, nil}}},
 	{"test drive", []step{{"car", "Book a test drive", []string{`go_to_test_drive {}`}, []string{"test-drive booking page"}, []string{"tools"}}}},
 	{"financing", []step{{"car", "can i finance it", []string{`go_to_financing {}`}, []string{"financing calculator", "$31,990"}, nil}}},
+	{"payments on the car page", []step{
+		{"car", "how much per month over 60 months?", nil, []string{"Should I go to the financing calculator"}, nil},
+		{"car", "yes", []string{`go_to_financing {}`}, []string{"financing calculator"}, nil},
+	}},
 	{"open, then finance", []step{
 		{"inventory", "open the RAV4", []string{`search_cars {}`, `select_car {"carId":"c01"}`}, nil, nil},
 		{"car", "finance it", []string{`go_to_financing {}`}, []string{"for the 2023 Toyota RAV4 at $31,990"}, nil},

@@ -342,6 +342,7 @@ var hints = map[string][]string{
 	"schedule": {"book"}, "reserve": {"book"}, "remove": {"clear"}, "delete": {"clear"},
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"},
 	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
+	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
 }
 
 // phrases override the hints of the words they are made of. Being specific, their hints
