@@ -148,13 +148,14 @@ func listResult(shown []demoCar) string {
 		Model    string  `json:"model"`
 		Year     int     `json:"year"`
 		Price    float64 `json:"price"`
+		Mileage  float64 `json:"mileage"`
 		BodyType string  `json:"bodyType"`
 		Fuel     string  `json:"fuel"`
 	}
 	var rows []row
 	for _, c := range shown {
 		parts = append(parts, fmt.Sprintf("%s %s $%.0f", c.ID, c.title(), c.Price))
-		rows = append(rows, row{c.ID, c.Make, c.Model, c.Year, c.Price, c.BodyType, c.Fuel})
+		rows = append(rows, row{c.ID, c.Make, c.Model, c.Year, c.Price, c.Mileage, c.BodyType, c.Fuel})
 	}
 	text := "Showing 0 cars: no car matches these filters."
 	if len(shown) > 0 {

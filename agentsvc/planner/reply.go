@@ -167,7 +167,11 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 							others = append(others, "the "+title(x))
 							continue
 						}
-						others = append(others, "the "+title(x)+" is "+c.fieldValue(o.keys, w, money))
+						verb := " is "
+						if slices.Equal(o.keys, mileageKeys) {
+							verb = " has "
+						}
+						others = append(others, "the "+title(x)+verb+c.fieldValue(o.keys, w, money))
 					}
 				}
 			}
@@ -197,7 +201,11 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	var parts []string
 	for _, it := range refs {
 		if v, ok := it.num(keys...); ok {
-			parts = append(parts, "the "+title(it)+" is "+c.fieldValue(keys, v, money))
+			verb := " is "
+			if slices.Equal(keys, mileageKeys) {
+				verb = " has " // "the Sportage has 14,000 miles"
+			}
+			parts = append(parts, "the "+title(it)+verb+c.fieldValue(keys, v, money))
 			continue
 		}
 		for _, k := range keys {
@@ -505,20 +513,37 @@ func (c *conv) options(toks []token) (string, bool) {
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
 }
 
-// namesParam counts the words of the parameter p that the text names: words of four letters
-// or more, as they are or in the plural ("colors" for color, "trims" for trim), but not the
-// words that name no parameter alone ("type" of bodyType: "fuel types" is about fuel).
+// namesParam counts the words of the parameter p that the text asks about: words of four
+// letters or more, as they are or in the plural ("colors" for color, "trims" for trim), at
+// most two words after "what" or "which" ("what fuel types", not "what's the price with all
+// packages"), but not the words that name no parameter alone ("type" of bodyType: "fuel
+// types" is about fuel).
 func namesParam(toks []token, p *property) int {
 	n := 0
 	for _, w := range p.words {
 		if len(w) < 4 || stopWords[w] || genericNameWords[w] || vagueParamWords[w] {
 			continue
 		}
-		if slices.ContainsFunc(toks, func(tk token) bool { return tk.kind == kindWord && wordsMatch(tk.norm, w) }) {
-			n++
+		for i, tk := range toks {
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && askedAbout(toks, i) {
+				n++
+				break
+			}
 		}
 	}
 	return n
+}
+
+// askedAbout reports a word that "what" or "which" asks about: "what colors", "which
+// interior colors", "what fuel types".
+func askedAbout(toks []token, i int) bool {
+	for k := max(0, i-3); k < i; k++ {
+		switch strings.ToLower(toks[k].raw) {
+		case "what", "which":
+			return true
+		}
+	}
+	return false
 }
 
 // vagueParamWords are words of parameter names that say what kind of value, not which.

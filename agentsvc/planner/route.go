@@ -44,6 +44,14 @@ type plan struct {
 	toks    []token
 	hints   [][]hint
 	used    []bool // tokens the arguments came from
+	// edits are list parameters the text changes rather than sets: "add the tech package",
+	// "remove the roof". understand applies them to the list of the tool's last call.
+	edits map[string]*listEdit
+}
+
+// listEdit is what a text adds to and removes from a list parameter.
+type listEdit struct {
+	add, drop []string
 }
 
 type queryWord struct {
@@ -93,7 +101,7 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 	for i, t := range tools {
 		f := newFiller(text, toks, hs, schemas[i], vocabs[i])
 		f.fill()
-		ps = append(ps, &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing, vocab: vocabs[i], toks: toks, hints: hs, used: f.used})
+		ps = append(ps, &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing, vocab: vocabs[i], toks: toks, hints: hs, used: f.used, edits: f.edits})
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
 	return ps
@@ -240,6 +248,7 @@ type filler struct {
 	values  map[string]any
 	bonus   float64
 	missing []*property
+	edits   map[string]*listEdit
 }
 
 func newFiller(text string, toks []token, hs [][]hint, s *schema, vocab map[string]float64) *filler {
@@ -374,23 +383,64 @@ func (f *filler) enums() {
 				}
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
-			var vs []string
+			var vs, drop []string
 			var toks []int
+			adding := false
 			for _, c := range f.enumMentions(ps.items.enum, false) {
-				if !slices.Contains(vs, c.value) {
-					vs = append(vs, c.value)
-					toks = append(toks, c.tok)
+				if slices.Contains(vs, c.value) || slices.Contains(drop, c.value) {
+					continue
 				}
+				toks = append(toks, c.tok)
+				switch f.listCue(c.pos) {
+				case "drop":
+					drop = append(drop, c.value)
+					continue
+				case "add":
+					adding = true
+				}
+				vs = append(vs, c.value)
 			}
 			slices.SortStableFunc(toks, func(a, b int) int { return a - b })
-			if len(vs) > 0 && ps.acceptsStrings(vs) {
+			if (len(vs) > 0 || len(drop) > 0) && (len(vs) == 0 || ps.acceptsStrings(vs)) {
 				for _, t := range toks {
 					f.take(t)
 				}
+				if vs == nil {
+					vs = []string{}
+				}
 				f.set(p, vs, bonusEnum)
+				if adding || len(drop) > 0 {
+					if f.edits == nil {
+						f.edits = map[string]*listEdit{}
+					}
+					f.edits[p.name] = &listEdit{add: vs, drop: drop}
+				}
 			}
 		}
 	}
+}
+
+// listCue says whether the words before token i remove a value from a list ("remove the
+// roof", "without the tech package", "take off the roof") or add one to it ("add the winter
+// package", "plus the roof"): "drop", "add" or "".
+func (f *filler) listCue(i int) string {
+	for k := i - 1; k >= 0 && k >= i-3; k-- {
+		t := f.toks[k]
+		if t.kind != kindWord {
+			break
+		}
+		switch strings.ToLower(t.raw) {
+		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose":
+			return "drop"
+		case "off", "out":
+			if k > 0 && strings.EqualFold(f.toks[k-1].raw, "take") {
+				return "drop"
+			}
+		case "add", "plus", "also", "include":
+			return "add"
+		}
+	}
+	return ""
 }
 
 func (f *filler) take(i int) {

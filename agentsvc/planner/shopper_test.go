@@ -78,7 +78,7 @@ var shopperScenarios = []struct {
 	}},
 	{"newest suv", []step{{"inventory", "whats the newest suv", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"year","order":"desc"}`}, []string{"The newest suv is the 2023"}, nil}}},
 	{"most expensive", []step{{"inventory", "most expensive car", []string{`sort_cars {"by":"price","order":"desc"}`}, []string{"The most expensive car is the 2023 Tesla Model Y, at $46,990."}, nil}}},
-	{"lowest mileage sedan", []step{{"inventory", "sedan with the lowest mileage", []string{`search_cars {"bodyType":"sedan"}`, `sort_cars {"by":"mileage","order":"asc"}`}, []string{"The lowest-mileage sedan is the 2023 Honda Civic."}, nil}}},
+	{"lowest mileage sedan", []step{{"inventory", "sedan with the lowest mileage", []string{`search_cars {"bodyType":"sedan"}`, `sort_cars {"by":"mileage","order":"asc"}`}, []string{"The lowest-mileage sedan is the 2023 Honda Civic, with 9,000 miles."}, nil}}},
 	{"compare two cheapest", []step{{"inventory", "compare the two cheapest", []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16"]}`}, []string{"Comparing 2021 Volkswagen Golf, 2022 Toyota Corolla Hatchback"}, nil}}},
 	{"compare two cheapest suvs", []step{{"inventory", "compare the 2 cheapest suvs", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02"]}`}, []string{"Kia Sportage"}, nil}}},
 	{"the second", []step{
@@ -147,6 +147,33 @@ var shopperScenarios = []struct {
 	}},
 	{"back", []step{{"car", "go back to inventory", []string{`back_to_inventory {}`}, nil, nil}}},
 	{"car chit chat", []step{{"car", "is it fun to drive", nil, nil, nil}}},
+	{"it, across a reply that named nothing", []step{
+		{"inventory", "what's the cheapest SUV?", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`}, nil, nil},
+		{"inventory", "how many miles does it have?", nil, []string{"The 2023 Kia Sportage has 14,000 miles."}, nil},
+		{"inventory", "something fun", nil, []string{"Sorry"}, nil},
+		{"inventory", "open it", []string{`select_car {"carId":"c08"}`}, nil, nil},
+	}},
+	{"close it", []step{
+		{"inventory", "compare the explorer and the outback", []string{`search_cars {}`, `compare_cars {"carIds":["c03","c06"]}`}, nil, nil},
+		{"drawer", "which has lower mileage?", nil, []string{"(the 2021 Ford Explorer has 34,000 miles)"}, nil},
+		{"drawer", "close it", []string{`close_comparison {}`}, nil, nil},
+	}},
+	{"how much now", []step{{"car", "how much is it now?", []string{`get_price_summary {}`}, nil, nil}}},
+	{"follow-up with and", []step{
+		{"financing", "what if I put 10k down over 72 months", []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, nil, nil},
+		{"financing", "and at 3.9%?", []string{`calculate_payment {"downPayment":10000,"termMonths":72,"apr":3.9}`}, nil, nil},
+	}},
+	{"packages added and removed", []step{
+		{"car", "add the winter package", []string{`configure_car {"packages":["winter"]}`}, nil, nil},
+		{"car", "add the tech package too", []string{`configure_car {"packages":["winter","tech"]}`}, nil, nil},
+		{"car", "remove the winter package", []string{`configure_car {"packages":["tech"]}`}, nil, nil},
+		{"car", "also the roof", []string{`configure_car {"packages":["tech","roof"]}`}, nil, nil},
+		{"car", "take off the roof", []string{`configure_car {"packages":["tech"]}`}, nil, nil},
+	}},
+	{"package removed, list unknown", []step{
+		{"car", "remove the roof", nil, []string{"Which packages should it have now: winter, tech, roof or none?"}, nil},
+		{"car", "winter and tech", []string{`configure_car {"packages":["winter","tech"]}`}, nil, nil},
+	}},
 	{"which colours", []step{{"car", "what colors does it come in?", nil, []string{"The color can be white, black, red, blue or silver."}, nil}}},
 	{"which trims", []step{{"car", "which trims are there", nil, []string{"LE, XLE or Limited"}, nil}}},
 	{"which packages", []step{{"car", "what packages can I get?", nil, []string{"The packages to choose from: "}, nil}}},

@@ -45,7 +45,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	if len(refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks, mem); it != nil {
+		if it := c.pronounRef(toks, mem); it != nil && !c.plainAction(text, toks, question) {
 			refs = []*item{it}
 			text2 = text + " " + it.id
 		}
@@ -135,18 +135,43 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 			return c.choose("Which do you mean:", []*plan{best, second})
 		}
 	}
-	if len(best.missing) > 0 {
-		return c.askMissing(best, mem)
-	}
 	if narrows(toks) {
 		c.carryOver(best)
+	}
+	if q, ok := c.applyEdits(best); !ok {
+		return intent{reply: q}
+	}
+	if len(best.missing) > 0 {
+		return c.askMissing(best, mem)
 	}
 	return callIntent(best)
 }
 
-// narrows reports words that narrow what is shown rather than start over: "only the
-// hybrids", "just the red ones", "which of those are electric", "also under 30k".
+// plainAction reports a request that clearly calls a tool taking no item, whatever "it"
+// stands for: "close it" in the comparison drawer closes the drawer, it opens no car.
+func (c *conv) plainAction(text string, toks []token, question bool) bool {
+	ps := rankPlans(text, c.tools)
+	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], toks, question) {
+		return false
+	}
+	for _, prop := range ps[0].schema.props {
+		if s, l := idParam(prop); s || l {
+			return false
+		}
+	}
+	return true
+}
+
+// narrows reports words that narrow what is shown rather than start over ("only the
+// hybrids", "just the red ones", "which of those are electric", "also under 30k") or change
+// one thing of the last request ("and at 3.9%?", "what about 48 months?").
 func narrows(toks []token) bool {
+	if len(toks) > 0 && strings.EqualFold(toks[0].raw, "and") {
+		return true
+	}
+	if len(toks) > 1 && (strings.EqualFold(toks[0].raw, "what") || strings.EqualFold(toks[0].raw, "how")) && strings.EqualFold(toks[1].raw, "about") {
+		return true
+	}
 	for i, t := range toks {
 		if t.kind != kindWord {
 			continue
@@ -165,6 +190,60 @@ func narrows(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// applyEdits turns the list parameters the text changes ("add the tech package", "remove the
+// roof") into whole lists, from the list of the conversation's last call of the tool that
+// set it. A removal with no such call cannot be applied (the page may hold any list): it
+// is answered with a question instead (ok false).
+func (c *conv) applyEdits(p *plan) (question string, ok bool) {
+	for name, e := range p.edits {
+		prev, found := c.lastList(p.def.Name, name)
+		if !found {
+			if len(e.drop) == 0 {
+				continue // "add the winter package": what the page had is not known; this is what was asked
+			}
+			prop := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name })
+			var all []string
+			if prop >= 0 && p.schema.props[prop].schema.items != nil {
+				for _, v := range p.schema.props[prop].schema.items.enum {
+					all = append(all, v.str)
+				}
+			}
+			return "Which " + humanParam(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
+		}
+		out := slices.DeleteFunc(slices.Clone(prev), func(v string) bool { return slices.Contains(e.drop, v) })
+		for _, v := range e.add {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+		p.values[name] = out
+	}
+	return "", true
+}
+
+// lastList is the list the conversation's last call of tool gave its parameter param.
+func (c *conv) lastList(tool, param string) ([]string, bool) {
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
+			tc := m.ToolCalls[k]
+			if m.Role != chat.RoleAssistant || tc.Name != tool {
+				continue
+			}
+			var args map[string]json.RawMessage
+			if json.Unmarshal([]byte(tc.Arguments), &args) != nil || args[param] == nil {
+				continue
+			}
+			var list []string
+			if json.Unmarshal(args[param], &list) != nil {
+				continue
+			}
+			return list, true
+		}
+	}
+	return nil, false
 }
 
 // carryOver adds to p the arguments of the conversation's last call of the same tool that p
@@ -189,6 +268,7 @@ func (c *conv) carryOver(p *plan) {
 					p.values[prop.name] = prev[prop.name]
 				}
 			}
+			p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
 			return
 		}
 	}
@@ -560,10 +640,16 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 	if !pronoun {
 		return nil
 	}
+	// The latest answer that named items, within the last three turns: one that named none
+	// ("Sorry, I can't help with that") does not make "it" forget the car before it.
+	turns := 0
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
 		if m.Role == chat.RoleUser {
-			break
+			if turns++; turns == 3 {
+				break
+			}
+			continue
 		}
 		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
 			continue
@@ -573,6 +659,9 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 			if len(mn.items) == 1 && !slices.Contains(named, mn.items[0]) {
 				named = append(named, mn.items[0])
 			}
+		}
+		if len(named) == 0 {
+			continue
 		}
 		if len(named) == 1 {
 			return named[0]

@@ -339,7 +339,7 @@ function listResult(shown) {
     content: [{ type: 'text', text }],
     structuredContent: {
       count: shown.length,
-      cars: shown.map((c) => ({ id: c.id, make: c.make, model: c.model, year: c.year, price: c.price, bodyType: c.bodyType, fuel: c.fuel })),
+      cars: shown.map((c) => ({ id: c.id, make: c.make, model: c.model, year: c.year, price: c.price, mileage: c.mileage, bodyType: c.bodyType, fuel: c.fuel })),
     },
   };
 }
