@@ -118,7 +118,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 			}
 			var parts []string
 			for _, it := range w {
-				parts = append(parts, "the "+title(it)+rankDetail(o, it, money))
+				parts = append(parts, theTitle(it)+rankDetail(o, it, money))
 			}
 			return "The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + "."
 		},

@@ -58,6 +58,11 @@ func (f *filler) freeText() {
 	} else {
 		v = f.rest()
 	}
+	if refParam(p) && !strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'") {
+		// "cancel my booking": "booking" is no reference; a code is typed with a digit or
+		// a capital ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
+		return
+	}
 	if v != "" && p.schema.acceptsString(v) {
 		f.set(p, v, bonus)
 		// The value's words are the visitor's, not unknown requests.

@@ -56,6 +56,9 @@ func libraryCall(name, args string) (string, bool) {
 			if g, ok := a["genre"].(string); ok && b.Genre != g {
 				continue
 			}
+			if au, ok := a["author"].(string); ok && !strings.EqualFold(b.Author, au) {
+				continue
+			}
 			hits = append(hits, b)
 		}
 		var parts []string
@@ -222,6 +225,11 @@ func TestGenericPages(t *testing.T) {
 			{"fiction", []string{`find_books {"genre":"fiction"}`}, nil},
 			{"i'd like to reserve the left hand of darkness", []string{`reserve_book {"bookId":"bk-102"}`}, nil},
 		}},
+		{"library: by an author", libraryTools, libraryCall, []gstep{{"books by Frank Herbert", []string{`find_books {"author":"Frank Herbert"}`}, []string{"Dune"}}}},
+		{"library: a title with its article", libraryTools, libraryCall, []gstep{
+			{"fiction", []string{`find_books {"genre":"fiction"}`}, nil},
+			{"reserve one", nil, []string{"For example the Dune or The Left Hand of Darkness."}},
+		}},
 		{"library: newest", libraryTools, libraryCall, []gstep{{"what's the newest history book", []string{`find_books {"genre":"history"}`}, []string{"The newest history book is the SPQR."}}}},
 		{"library: the whole list", libraryTools, libraryCall, []gstep{{"what books do you have?", []string{`find_books {}`}, []string{"Dune"}}}},
 		{"rooms: a choice names the room", roomTools, roomCall, []gstep{
@@ -257,6 +265,10 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"hotel: a tool described by what it shows", hotelTools, hotelCall, []gstep{{"spa hours?", nil, []string{"Should I show spa opening hours today?"}}}},
 		{"hotel: a declined call is no failure", hotelTools, hotelCall, []gstep{{"cancel reservation HV-0000", []string{`cancel_reservation {"reference":"HV-0000"}`}, []string{"OK, I won't cancel an existing reservation"}}}},
+		{"hotel: a word of the request is no reference", hotelTools, hotelCall, []gstep{
+			{"cancel my booking", nil, []string{"I need your reference"}},
+			{"HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}},
+		}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

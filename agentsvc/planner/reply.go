@@ -148,6 +148,16 @@ func title(it *item) string {
 	return it.id
 }
 
+// theTitle is "the" and the item's name, once: "the 2023 Toyota RAV4", "The Left Hand of
+// Darkness" (not "the The Left Hand of Darkness").
+func theTitle(it *item) string {
+	t := title(it)
+	if len(t) > 4 && strings.EqualFold(t[:4], "the ") {
+		return t
+	}
+	return "the " + t
+}
+
 // answerAbout answers a question about items already seen: which is cheaper, how much is
 // the RAV4, what year is the second one.
 func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool, mem *memory) (string, bool) {
@@ -158,20 +168,20 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		what := o.what
 		if len(refs) == 1 {
 			_ = v
-			s := "The " + title(it) + " is the " + what + rankDetail(o, it, money)
+			s := upperFirst(theTitle(it)) + " is the " + what + rankDetail(o, it, money)
 			var others []string
 			for _, x := range mem.last {
 				if x != it {
 					if w, ok := x.num(o.keys...); ok {
 						if slices.Equal(o.keys, yearKeys) {
-							others = append(others, "the "+title(x))
+							others = append(others, theTitle(x))
 							continue
 						}
 						verb := " is "
 						if slices.Equal(o.keys, mileageKeys) {
 							verb = " has "
 						}
-						others = append(others, "the "+title(x)+verb+c.fieldValue(o.keys, w, money))
+						others = append(others, theTitle(x)+verb+c.fieldValue(o.keys, w, money))
 					}
 				}
 			}
@@ -189,7 +199,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		var parts []string
 		for _, x := range refs {
 			w, _ := x.num(o.keys...)
-			parts = append(parts, "the "+title(x)+" ("+c.fieldValue(o.keys, w, money)+")")
+			parts = append(parts, theTitle(x)+" ("+c.fieldValue(o.keys, w, money)+")")
 		}
 		return "The " + strconv.Itoa(len(refs)) + " " + what + " are " + joinList(parts, "and") + ".", true
 	}
@@ -205,12 +215,12 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 			if slices.Equal(keys, mileageKeys) {
 				verb = " has " // "the Sportage has 14,000 miles"
 			}
-			parts = append(parts, "the "+title(it)+verb+c.fieldValue(keys, v, money))
+			parts = append(parts, theTitle(it)+verb+c.fieldValue(keys, v, money))
 			continue
 		}
 		for _, k := range keys {
 			if vs, ok := it.attrs[k]; ok {
-				parts = append(parts, "the "+title(it)+" comes in "+joinList(vs, "and"))
+				parts = append(parts, theTitle(it)+" comes in "+joinList(vs, "and"))
 				break
 			}
 		}
@@ -270,7 +280,7 @@ func (c *conv) whichOne(text string, m mention, mem *memory) intent {
 		}
 		t2 := text[:m.start] + it.id + text[m.end:]
 		p := route(t2, c.tools)
-		label := "the " + title(it)
+		label := theTitle(it)
 		if p != nil && len(p.missing) == 0 {
 			chs = append(chs, choice{label, p})
 		} else {
@@ -626,7 +636,7 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 			if len(names) == 3 {
 				break
 			}
-			names = append(names, "the "+title(it))
+			names = append(names, theTitle(it))
 		}
 		n := "Which one"
 		if list {

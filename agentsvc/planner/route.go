@@ -280,6 +280,7 @@ func (f *filler) fill() {
 		return t.raw, t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
 	})
 	f.quotes()
+	f.creators()
 	f.names()
 	f.numbers()
 	f.booleans()
@@ -416,6 +417,41 @@ func (f *filler) enums() {
 					f.edits[p.name] = &listEdit{add: vs, drop: drop}
 				}
 			}
+		}
+	}
+}
+
+// creatorWords name a parameter that "by" fills: "books by Frank Herbert", "songs by Nina
+// Simone", "films by Agnès Varda".
+var creatorWords = wordSet(`author writer artist creator director composer painter band`)
+
+// creators fills a plain string parameter named like an author with the capitalised words
+// after "by" (at most four): "by Frank Herbert" gives author "Frank Herbert".
+func (f *filler) creators() {
+	for _, p := range f.s.props {
+		if !f.free(p) || !plainString(p) || p.schema.stringEnum() || !slices.ContainsFunc(p.words, func(w string) bool { return creatorWords[w] }) {
+			continue
+		}
+		for i, t := range f.toks {
+			if f.used[i] || t.kind != kindWord || !strings.EqualFold(t.raw, "by") {
+				continue
+			}
+			k := i + 1
+			for k < len(f.toks) && k <= i+4 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) {
+				k++
+			}
+			if k == i+1 {
+				continue
+			}
+			v := f.text[f.toks[i+1].start:f.toks[k-1].end]
+			if !p.schema.acceptsString(v) {
+				continue
+			}
+			for j := i; j < k; j++ {
+				f.used[j] = true
+			}
+			f.set(p, v, bonusEnum)
+			return
 		}
 	}
 }
