@@ -130,6 +130,9 @@ const exprChars = "0123456789+-*/%^(). "
 // wordOps are operators said in words between numbers ("3 plus 4", "12 divided by 4").
 var wordOps = regexp.MustCompile(`(?i)([0-9)])\s+(plus|minus|times|multiplied by|divided by)\s+([-(.0-9])`)
 
+// percentOf is a percentage of a number: "15% of 80", "15 percent of 80".
+var percentOf = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(?:%|percent|per cent)\s+of\s+([0-9]+(?:\.[0-9]+)?)`)
+
 // spokenArithmetic writes operators said in words between numbers as their signs, so that
 // "what is 7 times 6" reads as arithmetic (and "times" not as a word about time).
 func spokenArithmetic(text string) string {
@@ -148,8 +151,10 @@ func spokenArithmetic(text string) string {
 }
 
 // expression returns the longest run of text made of exprChars that has a digit, trimmed of
-// spaces, trailing dots and unmatched parentheses; "" when there is none.
+// spaces, trailing dots and unmatched parentheses, a percentage of a number written as its
+// arithmetic ("15% of 80": 15 / 100 * 80); "" when there is none.
 func expression(text string) string {
+	text = percentOf.ReplaceAllString(text, "$1 / 100 * $2")
 	best := ""
 	for i := 0; i < len(text); {
 		if strings.IndexByte(exprChars, text[i]) < 0 {
@@ -194,6 +199,9 @@ var binaryOpRe = regexp.MustCompile(`[0-9)]\s*[-+*/%^]\s*[-(.0-9]`)
 func arithmetic(v string) bool {
 	if !binaryOpRe.MatchString(v) {
 		return false
+	}
+	if strings.ContainsAny(v, "*^%") || strings.Contains(v, " / ") {
+		return true // no phone number or date is written with these
 	}
 	return dateRe.FindString(v) != v && !phoneLike(v, false)
 }
