@@ -24,7 +24,9 @@ export function showConnection({ el, strings: s, state, refused, active: a, conf
     banner.dataset.kind = 'offline';
     const busy = a && !a.done;
     const offline = globalThis.navigator?.onLine === false;
-    el.bannerText.textContent = busy && !a?.queued ? `${s.reconnecting} ${s.errorConnection}` : offline || a?.queued ? s.offline : s.reconnecting;
+    // "You are offline" only when the browser says so; a message waiting while the browser
+    // is online waits for the agent, which the visitor cannot fix.
+    el.bannerText.textContent = busy && !a?.queued ? `${s.reconnecting} ${s.errorConnection}` : offline ? s.offline : a?.queued ? s.unreachable : s.reconnecting;
   }
   // A turn waiting for the connection shows that, not typing dots.
   if (a && !a.done) {

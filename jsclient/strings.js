@@ -57,6 +57,7 @@ export const DEFAULT_STRINGS = Object.freeze({
   errorGeneric: 'Something went wrong.',
   errorConnection: 'The connection was lost. The answer will continue when it is back.',
   offline: 'You are offline. Your message will be sent when the connection is back.',
+  unreachable: 'The assistant cannot be reached right now. Your message will be sent when it is back.',
   queued: 'Waiting for the connection to send this…',
   refusedOrigin: "This site's origin ({origin}) is not allowed by the agent: add it with --allowed-origins.",
   newMessages: 'New messages ↓',

@@ -232,6 +232,34 @@ test('offline: the banner says so at once, the message waits (no typing dots) an
   }
 });
 
+test('an agent that cannot be reached is not "you are offline": the message waits and is sent when it is back', async () => {
+  const proxy = await startProxy(stack.server.url);
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(proxy.url + '/');
+    await waitConnected(page);
+    await openWidget(page);
+    proxy.pause(); // new connections refused
+    proxy.dropAll();
+    await page.waitForFunction(() => document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.status')?.getAttribute('data-state') !== 'open');
+    await page.locator(W.input).fill('are you there');
+    await page.locator(W.input).press('Enter');
+    await page.locator('byomcp-chat .queued').waitFor();
+    const banner = await page.locator('byomcp-chat .banner').innerText();
+    assert.match(banner, /cannot be reached/);
+    assert.doesNotMatch(banner, /offline/i);
+    proxy.resume();
+    await page.locator(W.text).filter({ hasText: 'You said: are you there' }).waitFor();
+    await waitIdle(page);
+    assert.equal(await page.locator('byomcp-chat .banner').isVisible(), false);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await proxy.close();
+  }
+});
+
 test('wide screens dock the panel beside the page, which narrows instead of being covered', async () => {
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
