@@ -163,6 +163,8 @@ var shopperScenarios = []struct {
 		{"financing", "what if I put 10k down over 72 months", []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, nil, nil},
 		{"financing", "and at 3.9%?", []string{`calculate_payment {"downPayment":10000,"termMonths":72,"apr":3.9}`}, nil, nil},
 	}},
+	{"filter and sort in one", []step{{"inventory", "show me everything under $25k sorted by price", []string{`search_cars {"maxPrice":25000}`, `sort_cars {"by":"price"}`}, []string{"Sorted by price", "4 cars"}, nil}}},
+	{"sort alone", []step{{"inventory", "sort by price", []string{`sort_cars {"by":"price"}`}, nil, nil}}},
 	{"packages added and removed", []step{
 		{"car", "add the winter package", []string{`configure_car {"packages":["winter"]}`}, nil, nil},
 		{"car", "add the tech package too", []string{`configure_car {"packages":["winter","tech"]}`}, nil, nil},

@@ -144,7 +144,47 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	if len(best.missing) > 0 {
 		return c.askMissing(best, mem)
 	}
+	if isOrdering(best) {
+		// "everything under $25k sorted by price": filter with the other words, then sort.
+		if f := c.filterBesides(text, toks, best); f != nil {
+			return intent{steps: func(*conv) []*plan { return []*plan{f, best} }}
+		}
+	}
 	return callIntent(best)
+}
+
+// filterBesides is the clear filtering plan of the words that the ordering plan sorter
+// leaves ("everything under $25k" of "everything under $25k sorted by price"), or nil.
+func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
+	var b strings.Builder
+	prev := 0
+	for i, t := range toks {
+		drop := i < len(sorter.used) && sorter.used[i]
+		if t.kind == kindWord {
+			switch t.norm {
+			case "sort", "sorted", "order", "ordered", "arrange", "rank", "by", "ascending", "descending", "first", "last", "then", "and":
+				drop = true
+			}
+		}
+		if drop {
+			b.WriteString(text[prev:t.start])
+			prev = t.end
+		}
+	}
+	b.WriteString(text[prev:])
+	rest := strings.TrimSpace(b.String())
+	if rest == "" {
+		return nil
+	}
+	ps := rankPlans(rest, c.tools)
+	if len(ps) == 0 {
+		return nil
+	}
+	f := ps[0]
+	if f.def.Name == sorter.def.Name || f.score < threshold || len(f.missing) > 0 || len(f.values) == 0 || isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
+		return nil
+	}
+	return f
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, whatever "it"
