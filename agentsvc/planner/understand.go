@@ -263,55 +263,50 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 	return "", true
 }
 
-// lastList is the list the conversation's last call of tool gave its parameter param.
-func (c *conv) lastList(tool, param string) ([]string, bool) {
-	for i := c.lastUser - 1; i >= 0; i-- {
-		m := c.msgs[i]
-		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
-			tc := m.ToolCalls[k]
-			if m.Role != chat.RoleAssistant || tc.Name != tool {
-				continue
-			}
-			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(tc.Arguments), &args) != nil || args[param] == nil {
-				continue
-			}
-			var list []string
-			if json.Unmarshal(args[param], &list) != nil {
-				continue
-			}
-			return list, true
-		}
-	}
-	return nil, false
-}
-
-// carryOver adds to p the arguments of the conversation's last call of the same tool that p
-// does not set itself: "only the hybrids" after "under 20,000 miles" keeps the mileage.
-func (c *conv) carryOver(p *plan) {
+// lastArgs are the arguments of the conversation's last call of tool before this turn (the
+// last that set param, when param is not ""); nil when there is none.
+func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
 		if m.Role != chat.RoleAssistant {
 			continue
 		}
 		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
-			tc := m.ToolCalls[k]
-			if tc.Name != p.def.Name {
+			if m.ToolCalls[k].Name != tool {
 				continue
 			}
-			var prev map[string]json.RawMessage
-			if json.Unmarshal([]byte(tc.Arguments), &prev) != nil {
-				return
+			var args map[string]json.RawMessage
+			if json.Unmarshal([]byte(m.ToolCalls[k].Arguments), &args) != nil || (param != "" && args[param] == nil) {
+				continue
 			}
-			for _, prop := range p.schema.props {
-				if _, set := p.values[prop.name]; !set && prev[prop.name] != nil {
-					p.values[prop.name] = prev[prop.name]
-				}
-			}
-			p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
-			return
+			return args
 		}
 	}
+	return nil
+}
+
+// lastList is the list the conversation's last call of tool gave its parameter param.
+func (c *conv) lastList(tool, param string) ([]string, bool) {
+	var list []string
+	if args := c.lastArgs(tool, param); args == nil || json.Unmarshal(args[param], &list) != nil {
+		return nil, false
+	}
+	return list, true
+}
+
+// carryOver adds to p the arguments of the conversation's last call of the same tool that p
+// does not set itself: "only the hybrids" after "under 20,000 miles" keeps the mileage.
+func (c *conv) carryOver(p *plan) {
+	prev := c.lastArgs(p.def.Name, "")
+	if prev == nil {
+		return
+	}
+	for _, prop := range p.schema.props {
+		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil {
+			p.values[prop.name] = prev[prop.name]
+		}
+	}
+	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
 }
 
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
