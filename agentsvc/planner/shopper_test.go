@@ -163,6 +163,14 @@ var shopperScenarios = []struct {
 		{"financing", "what if I put 10k down over 72 months", []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, nil, nil},
 		{"financing", "and at 3.9%?", []string{`calculate_payment {"downPayment":10000,"termMonths":72,"apr":3.9}`}, nil, nil},
 	}},
+	{"compare them", []step{
+		{"inventory", "show me fords", []string{`search_cars {"make":"Ford"}`}, nil, nil},
+		{"inventory", "compare them", []string{`compare_cars {"carIds":["c03","c17","c19"]}`}, []string{"Comparing 2021 Ford Explorer, 2021 Ford F-150, 2020 Ford Mustang."}, nil},
+	}},
+	{"confirm the booking", []step{
+		{"test-drive", "my name is Ann Lee, email ann@lee.io, next saturday 11am", []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"11:00"}`}, nil, nil},
+		{"test-drive", "confirm it", []string{`book_test_drive {}`}, nil, nil},
+	}},
 	{"filter and sort in one", []step{{"inventory", "show me everything under $25k sorted by price", []string{`search_cars {"maxPrice":25000}`, `sort_cars {"by":"price"}`}, []string{"Sorted by price", "4 cars"}, nil}}},
 	{"sort alone", []step{{"inventory", "sort by price", []string{`sort_cars {"by":"price"}`}, nil, nil}}},
 	{"packages added and removed", []step{

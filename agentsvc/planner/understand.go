@@ -48,6 +48,12 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		if it := c.pronounRef(toks, mem); it != nil && !c.plainAction(text, toks, question) {
 			refs = []*item{it}
 			text2 = text + " " + it.id
+		} else if n := len(mem.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, question) {
+			// "compare them", "compare both": the two or three items the last result listed.
+			refs = mem.last
+			for _, it := range refs {
+				text2 += " " + it.id
+			}
 		}
 	}
 	o, n, rankAt, hasRank := rankOf(toks)
@@ -185,6 +191,18 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 		return nil
 	}
 	return f
+}
+
+// pluralPronoun reports words that point at the items just listed: "them", "these", "those",
+// "both", "all of them".
+func pluralPronoun(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool {
+		switch strings.ToLower(t.raw) {
+		case "them", "these", "those", "both":
+			return t.kind == kindWord
+		}
+		return false
+	})
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, whatever "it"
