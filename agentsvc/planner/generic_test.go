@@ -269,6 +269,12 @@ func TestGenericPages(t *testing.T) {
 			{"cancel my booking", nil, []string{"I need your reference"}},
 			{"HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}},
 		}},
+		{"hotel: a request not to act", hotelTools, hotelCall, []gstep{
+			{"don't cancel my reservation HV-1234", nil, []string{"OK, I won't cancel an existing reservation"}},
+			{"please do not confirm the reservation", nil, []string{"OK, I won't confirm and pay"}},
+			{"never mind", nil, []string{"OK, I won't."}},
+		}},
+		{"rooms: no breakfast is a value, not a refusal", roomTools, roomCall, []gstep{{"no breakfast, book r03 on 2026-12-12", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","breakfast":false}`}, nil}}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,13 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	toks := tokenize(text)
 	question := isQuestion(text, toks)
+	if negated(toks) {
+		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
+		if ps := rankPlans(text, c.tools); len(ps) > 0 && ps[0].score >= threshold && c.nameHit(ps[0], toks) {
+			return intent{reply: "OK, I won't " + c.describeTool(ps[0].def.Name) + "."}
+		}
+		return intent{reply: "OK, I won't. What would you like me to do instead?"}
+	}
 
 	// What the text points at among the items seen: names, "the second", "the red one",
 	// "the cheaper one".
@@ -191,6 +198,25 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 		return nil
 	}
 	return f
+}
+
+// negated reports a message that opens by saying not to do something: "don't cancel it",
+// "please do not book", "never mind". ("No breakfast" is a value, not a refusal.)
+func negated(toks []token) bool {
+	i := 0
+	for i < len(toks) && toks[i].kind == kindWord && slices.Contains([]string{"please", "no", "ok", "okay", "wait", "actually", "oh"}, strings.ToLower(toks[i].raw)) {
+		i++
+	}
+	if i >= len(toks) || toks[i].kind != kindWord {
+		return false
+	}
+	switch w := strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")); w {
+	case "don't", "dont", "never":
+		return i+1 < len(toks)
+	case "do":
+		return i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "not")
+	}
+	return false
 }
 
 // pluralPronoun reports words that point at the items just listed: "them", "these", "those",
