@@ -90,6 +90,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 			noun = strings.Join(ws, " ")
 		}
 	}
+	ask := "" // the question for what the target still needs ("book the cheapest room": a date)
 	in := intent{
 		steps: func(c *conv) []*plan {
 			if len(c.done) < len(static) || target == nil {
@@ -97,6 +98,15 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 			}
 			w := winners(c)
 			if p := withIDs(target, w); p != nil {
+				for _, prop := range p.schema.props {
+					if _, set := p.values[prop.name]; !set && prop.required && len(prop.schema.enum) != 1 && len(prop.schema.def) == 0 {
+						p.missing = append(p.missing, prop)
+					}
+				}
+				if len(p.missing) > 0 {
+					ask = c.askMissing(p, mem).reply
+					return static
+				}
 				return append(slices.Clip(static), p)
 			}
 			return static
@@ -114,13 +124,13 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 			}
 			money := c.now.money
 			if len(w) == 1 {
-				return "The " + o.what + " " + noun + " is the " + title(w[0]) + rankDetail(o, w[0], money) + "."
+				return strings.TrimSpace("The " + o.what + " " + noun + " is " + theTitle(w[0]) + rankDetail(o, w[0], money) + ". " + ask)
 			}
 			var parts []string
 			for _, it := range w {
 				parts = append(parts, theTitle(it)+rankDetail(o, it, money))
 			}
-			return "The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + "."
+			return strings.TrimSpace("The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
 	}
 	return in, true

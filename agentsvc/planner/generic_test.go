@@ -275,6 +275,10 @@ func TestGenericPages(t *testing.T) {
 			{"never mind", nil, []string{"OK, I won't."}},
 		}},
 		{"rooms: no breakfast is a value, not a refusal", roomTools, roomCall, []gstep{{"no breakfast, book r03 on 2026-12-12", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","breakfast":false}`}, nil}}},
+		{"rooms: the cheapest, booked once the date is known", roomTools, roomCall, []gstep{
+			{"book the cheapest room", []string{`search_rooms {}`}, []string{"The cheapest room is the Harbour Single, at $99. To book a room I need your check in."}},
+			{"book it for 2026-12-20", []string{`book_room {"roomId":"r01","checkIn":"2026-12-20"}`}, nil},
+		}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

@@ -231,15 +231,20 @@ func pluralPronoun(toks []token) bool {
 	})
 }
 
-// plainAction reports a request that clearly calls a tool taking no item, whatever "it"
-// stands for: "close it" in the comparison drawer closes the drawer, it opens no car.
+// plainAction reports a request that clearly calls a tool taking no item, and names no tool
+// that takes one, whatever "it" stands for: "close it" in the comparison drawer closes the
+// drawer, it opens no car; "book it for Friday" still books the room "it" is.
 func (c *conv) plainAction(text string, toks []token, question bool) bool {
 	ps := rankPlans(text, c.tools)
 	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], toks, question) {
 		return false
 	}
-	for _, prop := range ps[0].schema.props {
-		if s, l := idParam(prop); s || l {
+	for _, p := range ps {
+		takesItem := slices.ContainsFunc(p.schema.props, func(prop *property) bool {
+			s, l := idParam(prop)
+			return s || l
+		})
+		if takesItem && (p == ps[0] || c.nameHit(p, toks)) {
 			return false
 		}
 	}
