@@ -126,6 +126,7 @@ func tokenize(text string) []token {
 	}
 	scan(len(text))
 	toks = mergeMultipliers(toks)
+	numberWordsToNumbers(toks)
 	for i := 2; i < len(toks); i++ {
 		a, j, b := toks[i-2], toks[i-1], toks[i]
 		if a.kind == kindNumber && b.kind == kindNumber && (j.norm == "and" || j.norm == "to" || j.raw == "-") &&
@@ -135,6 +136,32 @@ func tokenize(text string) []token {
 		}
 	}
 	return toks
+}
+
+// spelledNumbers are the numbers a visitor writes as words for a party or a stay ("a table
+// for two", "three nights"). "one" is left out: it is "the red one" far more often.
+var spelledNumbers = map[string]float64{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+
+// countedUnits are the words after which a spelled number counts something a tool takes.
+var countedUnits = wordSet(`people person persons guests guest adults adult kids children child
+	nights night days day weeks week months month years year seats seat rooms room tickets ticket`)
+
+// numberWordsToNumbers makes numbers of the spelled numbers that count a party or a stay: after
+// "for" ("a table for two") or before a unit ("three nights"). Elsewhere ("compare the two
+// cheapest") they stay words.
+func numberWordsToNumbers(toks []token) {
+	for i, t := range toks {
+		v, ok := spelledNumbers[strings.ToLower(t.raw)]
+		if t.kind != kindWord || !ok {
+			continue
+		}
+		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
+		beforeUnit := i+1 < len(toks) && toks[i+1].kind == kindWord && countedUnits[toks[i+1].norm]
+		if afterFor || beforeUnit {
+			toks[i] = token{kind: kindNumber, raw: t.raw, value: v, start: t.start, end: t.end}
+		}
+	}
 }
 
 // phoneLike reports a phone number: 7 to 15 digits, and either a label before it ("phone"),
