@@ -245,6 +245,7 @@ func TestGenericPages(t *testing.T) {
 		{"restaurant: a booking in words", restaurantTools, restaurantCall, []gstep{{"table for 4 on friday at 7", []string{`book_table {"date":"2026-12-04","time":"19:00","guests":4}`}, nil}}},
 		{"restaurant: a party in words", restaurantTools, restaurantCall, []gstep{{"a table for two on friday at 7", []string{`book_table {"date":"2026-12-04","time":"19:00","guests":2}`}, nil}}},
 		{"rooms: nights in words", roomTools, roomCall, []gstep{{"book r03 on 2026-12-12 for three nights", []string{`book_room {"roomId":"r03","checkIn":"2026-12-12","nights":3}`}, nil}}},
+		{"restaurant: a party too large", restaurantTools, restaurantCall, []gstep{{"table for 20 tomorrow at 7", nil, []string{"I need the number of guests (1 to 12)."}}}},
 		{"restaurant: the menu", restaurantTools, restaurantCall, []gstep{{"what desserts do you have", []string{`show_menu {"course":"desserts"}`}, []string{"€7.50"}}}},
 		{"restaurant: missing values", restaurantTools, restaurantCall, []gstep{{"book a table", nil, []string{"date", "time", "guests"}}}},
 		{"hotel: a result's reference is in the reply", hotelTools, hotelCall, []gstep{{"Confirm my reservation", []string{`confirm_reservation {}`}, []string{"HV-6159", "Jane Doe"}}}},

@@ -654,14 +654,32 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 		return intent{reply: q, asked: p}
 	}
 	var need []string
-	for _, mp := range p.missing {
+	your := "your "
+	for i, mp := range p.missing {
 		h := humanParam(mp.name)
 		if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
 			h += " (" + hint + ")"
+		} else if r := numberRange(mp.schema); r != "" {
+			// "table for 20" where 12 is the most: say the bounds, not just the name.
+			h += " (" + r + ")"
+			if strings.HasSuffix(mp.name, "s") {
+				h = "the number of " + h // "guests" is a count
+				if i == 0 {
+					your = ""
+				}
+			}
 		}
 		need = append(need, h)
 	}
-	return intent{reply: "To " + what + " I need your " + joinList(need, "and") + ".", asked: p}
+	return intent{reply: "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
+}
+
+// numberRange writes the bounds of an integer with both ("1 to 12"); "" otherwise.
+func numberRange(s *schema) string {
+	if s.minimum == nil || s.maximum == nil || len(s.types) != 1 || s.types[0] != "integer" {
+		return ""
+	}
+	return strconv.FormatFloat(*s.minimum, 'f', -1, 64) + " to " + strconv.FormatFloat(*s.maximum, 'f', -1, 64)
 }
 
 var (
