@@ -66,11 +66,15 @@ func (c *conv) pending() (intent, bool) {
 			break
 		}
 	}
-	if prevUser < 0 || c.lastUser-prevUser != 2 {
+	if prevUser < 0 {
 		return intent{}, false
 	}
-	if m := c.msgs[prevUser+1]; m.Role != chat.RoleAssistant || len(m.ToolCalls) > 0 || m.Content == "" {
-		return intent{}, false
+	if m := c.msgs[prevUser+1]; c.lastUser-prevUser != 2 || m.Role != chat.RoleAssistant || len(m.ToolCalls) > 0 || m.Content == "" {
+		// Or a turn that opened an item's page for the request and asked there (goOn):
+		// the question is about the page the visitor is on now.
+		if !c.openedThenAsked(prevUser) {
+			return intent{}, false
+		}
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
 	pc := *c
@@ -84,6 +88,22 @@ func (c *conv) pending() (intent, bool) {
 	}
 	in.reply = prevText // the question's request, for completing it
 	return in, true
+}
+
+// openedThenAsked reports a previous turn (from its user message at prevUser) that made an
+// openFor call and ended with a question.
+func (c *conv) openedThenAsked(prevUser int) bool {
+	last := c.msgs[c.lastUser-1]
+	text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice))
+	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || !strings.HasSuffix(text, "?") {
+		return false
+	}
+	for _, m := range c.msgs[prevUser+1 : c.lastUser] {
+		if slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return strings.HasPrefix(tc.ID, openCallPrefix) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // answers reads the user message as the answer to the pending question: a pick among its

@@ -75,8 +75,12 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 	}
 	a := c.next()
 	if a.call != nil {
+		prefix := "planner-1-"
+		if a.call.opens {
+			prefix = openCallPrefix // read back by newConv: the turn goes on on the opened page
+		}
 		call := chat.ToolCall{
-			ID:        fmt.Sprintf("planner-1-%d", 1+countRole(req.Messages, chat.RoleAssistant)),
+			ID:        fmt.Sprintf("%s%d", prefix, 1+countRole(req.Messages, chat.RoleAssistant)),
 			Name:      a.call.def.Name,
 			Arguments: a.call.arguments(),
 		}
@@ -100,6 +104,7 @@ type doneCall struct {
 	name   string
 	args   string
 	result string // raw tool message content
+	opened bool   // an openFor call: the turn goes on on the item's page
 }
 
 // conv is one model call's view of the conversation.
@@ -150,7 +155,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 				if name == "" {
 					name = m.Name
 				}
-				c.done = append(c.done, doneCall{name: name, args: tc.Arguments, result: m.Content})
+				c.done = append(c.done, doneCall{name: name, args: tc.Arguments, result: m.Content, opened: strings.HasPrefix(tc.ID, openCallPrefix)})
 			}
 		}
 	}
@@ -180,11 +185,37 @@ func (c *conv) next() action {
 	if c.pageChanged() {
 		// A tool of this turn opened another page: the plan was made for the tools of the
 		// page it left, so the turn ends by saying what was done, not by re-reading the
-		// visitor's words against the new page's tools.
+		// visitor's words against the new page's tools. Unless the page was opened for them
+		// (openFor: this page could not do it, the item's page may): there they are read
+		// again, once.
+		if k := slices.IndexFunc(c.done, func(d doneCall) bool { return d.opened }); k >= 0 {
+			on := *c
+			on.done = c.done[k+1:]
+			if !on.pageChanged() {
+				return c.goOn(&on)
+			}
+		}
 		return action{text: c.summary()}
 	}
 	in := c.intent()
 	return in.step(c)
+}
+
+// openCallPrefix starts the id of an openFor call.
+const openCallPrefix = "planner-open-"
+
+// goOn reads the visitor's words again on the page an openFor call opened (on: the turn as
+// seen from there). What that page can do runs; when it cannot either, the turn ends by
+// saying what was opened and that the visitor can ask there.
+func (c *conv) goOn(on *conv) action {
+	a := on.understand(c.text, on.now, false).step(on)
+	if a.call != nil || len(on.done) > 0 {
+		return a
+	}
+	if strings.HasPrefix(a.text, "Sorry") {
+		return action{text: c.summary() + " I can't do that on this page either."}
+	}
+	return action{text: c.summary() + " " + a.text}
 }
 
 // pageChanged reports whether a tool this turn called is no longer offered: the page it ran

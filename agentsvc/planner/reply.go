@@ -205,8 +205,8 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	}
 	// A field named in the question: "how much", "price", "year", "mileage", "colors".
 	keys := questionField(toks)
-	if keys == nil {
-		return "", false
+	if keys == nil || (!isQuestion(text, toks) && adjectiveField(toks)) {
+		return "", false // "trade in my old car for the RAV4" asks no year
 	}
 	var parts []string
 	for _, it := range refs {
@@ -230,6 +230,24 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	}
 	s := joinList(parts, "and") + "."
 	return strings.ToUpper(s[:1]) + s[1:], true
+}
+
+// adjectiveField reports a field that questionField found through an adjective ("old",
+// "new", "cheap", "expensive"): in a question it asks about the field ("how old is it?");
+// elsewhere it describes something ("my old car").
+func adjectiveField(toks []token) bool {
+	for _, t := range toks {
+		if t.kind != kindWord {
+			continue
+		}
+		switch t.norm {
+		case "price", "cost", "year", "mileage", "mile", "km", "odometer", "color", "colour", "fuel", "engine":
+			return false
+		case "old", "new", "cheap", "expensive":
+			return true
+		}
+	}
+	return false
 }
 
 func questionField(toks []token) []string {

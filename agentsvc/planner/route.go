@@ -47,6 +47,7 @@ type plan struct {
 	// edits are list parameters the text changes rather than sets: "add the tech package",
 	// "remove the roof". understand applies them to the list of the tool's last call.
 	edits map[string]*listEdit
+	opens bool // opens an item's page for a request this page cannot do (openFor)
 }
 
 // listEdit is what a text adds to and removes from a list parameter.

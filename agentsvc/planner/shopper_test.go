@@ -163,6 +163,16 @@ var shopperScenarios = []struct {
 		{"financing", "what if I put 10k down over 72 months", []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, nil, nil},
 		{"financing", "and at 3.9%?", []string{`calculate_payment {"downPayment":10000,"termMonths":72,"apr":3.9}`}, nil, nil},
 	}},
+	{"a request for the car's own page", []step{{"inventory", "book a test drive for the rav4",
+		[]string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_test_drive {}`}, []string{"Opening the test-drive booking page for the 2023 Toyota RAV4."}, nil}}},
+	{"a request no page here can do", []step{{"inventory", "trade in my old car for the rav4",
+		[]string{`search_cars {}`, `select_car {"carId":"c01"}`}, []string{"Opening the page of the 2023 Toyota RAV4 ($31,990). I can't do that on this page either."}, nil}}},
+	{"a request the car's page asks about", []step{
+		{"inventory", "schedule a test drive of the rav4", []string{`search_cars {}`, `select_car {"carId":"c01"}`}, []string{"Should I go to the test-drive booking page for this car?"}, nil},
+		{"car", "yes", []string{`go_to_test_drive {}`}, []string{"test-drive booking page"}, nil},
+	}},
+	{"finance it from the inventory", []step{{"inventory", "finance the rav4",
+		[]string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_financing {}`}, []string{"Opening the financing calculator for the 2023 Toyota RAV4 at $31,990."}, nil}}},
 	{"compare them", []step{
 		{"inventory", "show me fords", []string{`search_cars {"make":"Ford"}`}, nil, nil},
 		{"inventory", "compare them", []string{`compare_cars {"carIds":["c03","c17","c19"]}`}, []string{"Comparing 2021 Ford Explorer, 2021 Ford F-150, 2020 Ford Mustang."}, nil},

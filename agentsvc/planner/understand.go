@@ -139,6 +139,12 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 				return intent{reply: ans}
 			}
 		}
+		if len(refs) == 1 && !question {
+			// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
+			if in, ok := c.openFor(refs[0]); ok {
+				return in
+			}
+		}
 		return c.clarify(text, ps, toks2, question)
 	}
 	if len(ps) > 1 {
@@ -156,6 +162,13 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	if len(best.missing) > 0 {
 		return c.askMissing(best, mem)
+	}
+	if opener(best.def) {
+		// "finance the RAV4": the car's page opens, and the words it leaves are read again
+		// there (Planner.goOn).
+		if _, unmatched := c.coverage(best, toks2); unmatched > 0 {
+			best.opens = true
+		}
 	}
 	if isOrdering(best) {
 		// "everything under $25k sorted by price": filter with the other words, then sort.
@@ -585,6 +598,40 @@ func init() {
 
 // lister is a tool that lists the page's items when called without arguments: no required
 // parameter, and a name or description about searching, listing or filtering.
+// opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
+// see_… or go_…, with a parameter for the item's id.
+func opener(t chat.ToolDef) bool {
+	words := identWords(t.Name)
+	if len(words) == 0 || !slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0]) {
+		return false
+	}
+	return slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+		single, _ := idParam(p)
+		return single
+	})
+}
+
+// openFor handles a request about one item that this page cannot do: when the page has a
+// tool that opens an item (open_…, select_…, view_…), it opens this one, and the request is
+// read again on the item's page (goOn), whose own tools may do it.
+func (c *conv) openFor(it *item) (intent, bool) {
+	for _, t := range c.tools {
+		if !opener(t) {
+			continue
+		}
+		s := parseSchema(t.Parameters)
+		p := withIDs(&plan{def: t, schema: s, values: map[string]any{}}, []*item{it})
+		if p == nil || slices.ContainsFunc(s.props, func(q *property) bool { _, set := p.values[q.name]; return q.required && !set }) {
+			continue
+		}
+		p.opens = true
+		// The page it opens goes on with the request (Planner.goOn); a page that stays
+		// (the tool opens nothing) ends with the summary.
+		return callIntent(p), true
+	}
+	return intent{}, false
+}
+
 func (c *conv) lister() *plan {
 	var best *plan
 	bestRank := 0
