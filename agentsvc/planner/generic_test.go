@@ -203,6 +203,31 @@ func roomCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
+// everythingTools are some tools of @modelcontextprotocol/server-everything (2026.8.31) as a
+// terminal sees them through --mcp-config: names prefixed with the server's, schemas as its
+// zod definitions give them.
+var everythingTools = []chat.ToolDef{
+	tool("everything__echo", "Echoes back the input string", `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`),
+	tool("everything__get-sum", "Returns the sum of two numbers", `{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}`),
+	tool("everything__get-env", "Returns all environment variables, helpful for debugging MCP server configuration", `{"type":"object","properties":{}}`),
+	tool("everything__get-tiny-image", "Returns a tiny MCP logo image.", `{"type":"object","properties":{}}`),
+	tool("everything__get-annotated-message", "Demonstrates how annotations can be used to provide metadata about content.", `{"type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"],"description":"Type of message to demonstrate different annotation patterns"},"includeImage":{"type":"boolean","default":false}},"required":["messageType"]}`),
+}
+
+func everythingCall(name, args string) (string, bool) {
+	var a map[string]any
+	_ = json.Unmarshal([]byte(args), &a)
+	switch name {
+	case "everything__echo":
+		return fmt.Sprintf("Echo: %v", a["message"]), false
+	case "everything__get-sum":
+		x, _ := a["a"].(float64)
+		y, _ := a["b"].(float64)
+		return fmt.Sprintf("The sum of %v and %v is %v.", x, y, x+y), false
+	}
+	return "ok", false
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -282,6 +307,8 @@ func TestGenericPages(t *testing.T) {
 			{"book the cheapest room", []string{`search_rooms {}`}, []string{"The cheapest room is the Harbour Single, at $99. To book a room I need your check in."}},
 			{"book it for 2026-12-20", []string{`book_room {"roomId":"r01","checkIn":"2026-12-20"}`}, nil},
 		}},
+		{"everything: a sum of two unnamed numbers", everythingTools, everythingCall, []gstep{{"add 3 and 4", []string{`everything__get-sum {"a":3,"b":4}`}, []string{"The sum of 3 and 4 is 7."}}}},
+		{"everything: what tools", everythingTools, everythingCall, []gstep{{"what tools do you have?", nil, []string{"“get env” or “get tiny image”"}}}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,8 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	case "bye", "goodbye", "see you", "see ya":
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
-		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work":
+		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work",
+		"what tools do you have", "what tools are there", "what tools", "list tools", "list your tools", "show tools", "tools":
 		return c.greeting(c.place.self), true
 	}
 	return "", false
@@ -75,8 +76,8 @@ func (c *conv) suggestions(n int) []string {
 			continue
 		}
 		ex := c.example(t)
-		if ex == "" {
-			continue
+		if ex == "" || len(strings.Fields(ex)) > 5 {
+			continue // "get annotated message message type error" helps nobody
 		}
 		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
 			continue

@@ -1012,4 +1012,30 @@ func (f *filler) numbers() {
 		f.used[c.tok] = true
 		f.set(p, c.value, c.bonus)
 	}
+	// Required numbers that no word names ("a" and "b" of get-sum), as many as the numbers
+	// no word claimed: in order ("add 3 and 4" gives a 3, b 4).
+	var req []*property
+	for _, k := range numeric {
+		if p := f.s.props[k]; p.required && f.free(p) {
+			req = append(req, p)
+		}
+	}
+	var left []int
+	for _, i := range nums {
+		if !f.used[i] {
+			left = append(left, i)
+		}
+	}
+	if len(req) < 2 || len(req) != len(left) {
+		return
+	}
+	for j, p := range req {
+		if !p.schema.acceptsNumber(f.toks[left[j]].value) {
+			return
+		}
+	}
+	for j, p := range req {
+		f.used[left[j]] = true
+		f.set(p, f.toks[left[j]].value, bonusGuess)
+	}
 }

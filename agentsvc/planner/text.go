@@ -357,7 +357,7 @@ var hints = map[string][]string{
 	"cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
 	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
-	"confirm": {"submit", "book", "send"}, "finalize": {"submit", "book", "send"}, "finalise": {"submit", "book", "send"},
+	"confirm": {"submit", "book", "send"}, "add": {"sum", "total"}, "plus": {"sum", "total"}, "finalize": {"submit", "book", "send"}, "finalise": {"submit", "book", "send"},
 	"newest": {"year", "desc", "descending", "new"}, "latest": {"year", "desc", "descending", "new"},
 	"newer": {"year", "new"}, "recent": {"year", "desc", "descending", "new"},
 	"oldest": {"year", "asc", "ascending", "old"}, "older": {"year", "old"},
