@@ -2,6 +2,7 @@ package planner
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -56,7 +57,7 @@ func (f *filler) freeText() {
 			bonus = bonusExpr
 		}
 	} else {
-		v = f.rest()
+		v = f.rest(verbatimParam(p))
 	}
 	if refParam(p) && !strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'") {
 		// "cancel my booking": "booking" is no reference; a code is typed with a digit or
@@ -111,6 +112,14 @@ func freeTextable(p *property) bool {
 		return false
 	}
 	return !isEmailParam(p) && !isDateParam(p) && !isTimeParam(p) && !isPhoneParam(p)
+}
+
+// verbatimParam reports a parameter that carries the visitor's words as they are: a message,
+// a text, a note, a comment, a body.
+func verbatimParam(p *property) bool {
+	return slices.ContainsFunc(p.words, func(w string) bool {
+		return w == "message" || w == "text" || w == "note" || w == "comment" || w == "body" || w == "content"
+	})
 }
 
 // expressionParam reports a parameter that takes an arithmetic expression: its name
@@ -220,7 +229,10 @@ func isMark(t token) bool { return t.kind == kindPunct || t.kind == kindSym }
 // "what is"), the tool's words with the connectors between them ("add a note saying"), and
 // after the value a phrase naming the tool again ("as a note"), a label of another value
 // ("under" in "under $500") or a polite word. "" when no content word is left.
-func (f *filler) rest() string {
+//
+// verbatim is for a parameter that carries any words (a message to echo, a note's text): there
+// small words are content too ("echo hi there").
+func (f *filler) rest(verbatim bool) string {
 	toks := f.toks
 	n := len(toks)
 	i := 0
@@ -263,7 +275,7 @@ func (f *filler) rest() string {
 	}
 	content := false
 	for k := cut; k < end; k++ {
-		if t := toks[k]; !isMark(t) && !(t.kind == kindWord && stopWords[t.norm]) {
+		if t := toks[k]; !isMark(t) && (verbatim || !(t.kind == kindWord && stopWords[t.norm])) {
 			content = true
 			break
 		}

@@ -308,6 +308,8 @@ func TestGenericPages(t *testing.T) {
 			{"book it for 2026-12-20", []string{`book_room {"roomId":"r01","checkIn":"2026-12-20"}`}, nil},
 		}},
 		{"everything: a sum of two unnamed numbers", everythingTools, everythingCall, []gstep{{"add 3 and 4", []string{`everything__get-sum {"a":3,"b":4}`}, []string{"The sum of 3 and 4 is 7."}}}},
+		{"everything: small words are a message too", everythingTools, everythingCall, []gstep{{"echo hi there", []string{`everything__echo {"message":"hi there"}`}, []string{"Echo: hi there"}}}},
+		{"everything: a message asked for", everythingTools, everythingCall, []gstep{{"echo", nil, []string{"To echo back the input string I need your message."}}}},
 		{"everything: what tools", everythingTools, everythingCall, []gstep{{"what tools do you have?", nil, []string{"“get env” or “get tiny image”"}}}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}

@@ -385,7 +385,7 @@ func describeNamed(p *plan, name func(id string) string) string {
 // table"); a description that opens with another word names what the tool shows.
 var toolVerbs = wordSet(`add apply approve ask assign book browse buy calculate call cancel
 	change check choose clear close compare compute configure confirm contact convert copy
-	create customize decline delete describe display download edit email empty enable disable
+	create customize decline delete describe display download echo edit email empty enable disable
 	estimate explain export fetch fill filter find finish follow generate get give go hide
 	import invite join leave list load locate log look lookup mark move navigate notify open
 	order pay pick place play post predict preview print publish purchase put query rate read
@@ -442,7 +442,7 @@ func baseVerb(d string) string {
 	switch {
 	case len(l) < 4 || !strings.HasSuffix(l, "s") || strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "us"):
 		return d
-	case strings.HasSuffix(l, "ches") || strings.HasSuffix(l, "shes") || strings.HasSuffix(l, "xes") || strings.HasSuffix(l, "sses"):
+	case strings.HasSuffix(l, "ches") || strings.HasSuffix(l, "shes") || strings.HasSuffix(l, "xes") || strings.HasSuffix(l, "sses") || strings.HasSuffix(l, "oes"):
 		first = first[:len(first)-2]
 	default:
 		first = first[:len(first)-1]
