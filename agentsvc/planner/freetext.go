@@ -86,6 +86,9 @@ func (f *filler) freeTextParam() *property {
 			continue
 		}
 		if freeTextable(p) {
+			if !f.free(p) {
+				continue // filled already (a path by paths(), a name by names())
+			}
 			if pick != nil {
 				return nil
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -203,15 +204,52 @@ func roomCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
-// everythingTools are some tools of @modelcontextprotocol/server-everything (2026.8.31) as a
-// terminal sees them through --mcp-config: names prefixed with the server's, schemas as its
-// zod definitions give them.
-var everythingTools = []chat.ToolDef{
-	tool("everything__echo", "Echoes back the input string", `{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"]}`),
-	tool("everything__get-sum", "Returns the sum of two numbers", `{"type":"object","properties":{"a":{"type":"number","description":"First number"},"b":{"type":"number","description":"Second number"}},"required":["a","b"]}`),
-	tool("everything__get-env", "Returns all environment variables, helpful for debugging MCP server configuration", `{"type":"object","properties":{}}`),
-	tool("everything__get-tiny-image", "Returns a tiny MCP logo image.", `{"type":"object","properties":{}}`),
-	tool("everything__get-annotated-message", "Demonstrates how annotations can be used to provide metadata about content.", `{"type":"object","properties":{"messageType":{"type":"string","enum":["error","success","debug"],"description":"Type of message to demonstrate different annotation patterns"},"includeImage":{"type":"boolean","default":false}},"required":["messageType"]}`),
+// everythingTools and filesystemTools are the tools of two reference MCP servers as
+// capture-server-tools.mjs recorded them (testdata/server-*-tools.json), named as a terminal
+// sees them through --mcp-config: prefixed with the server's name.
+var (
+	everythingTools = serverTools("server-everything-tools.json", "everything")
+	filesystemTools = serverTools("server-filesystem-tools.json", "fs")
+)
+
+func serverTools(file, server string) []chat.ToolDef {
+	b, err := os.ReadFile("testdata/" + file)
+	if err != nil {
+		panic(err)
+	}
+	var captured struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &captured); err != nil {
+		panic(err)
+	}
+	var out []chat.ToolDef
+	for _, t := range captured.Tools {
+		out = append(out, tool(server+"__"+t.Name, t.Description, string(t.InputSchema)))
+	}
+	return out
+}
+
+// filesystemCall answers like server-filesystem over a small tree: /tmp/ev holds hello.txt.
+func filesystemCall(name, args string) (string, bool) {
+	var a map[string]any
+	_ = json.Unmarshal([]byte(args), &a)
+	switch name {
+	case "fs__list_directory":
+		return "[FILE] hello.txt\n[DIR] notes", false
+	case "fs__read_text_file", "fs__read_file":
+		if a["path"] == "/tmp/ev/hello.txt" {
+			return "hello from a file", false
+		}
+		return fmt.Sprintf("Error: ENOENT: no such file or directory, open '%v'", a["path"]), true
+	case "fs__write_file":
+		return fmt.Sprintf("Successfully wrote to %v", a["path"]), false
+	}
+	return "ok", false
 }
 
 func everythingCall(name, args string) (string, bool) {
@@ -310,7 +348,10 @@ func TestGenericPages(t *testing.T) {
 		{"everything: a sum of two unnamed numbers", everythingTools, everythingCall, []gstep{{"add 3 and 4", []string{`everything__get-sum {"a":3,"b":4}`}, []string{"The sum of 3 and 4 is 7."}}}},
 		{"everything: small words are a message too", everythingTools, everythingCall, []gstep{{"echo hi there", []string{`everything__echo {"message":"hi there"}`}, []string{"Echo: hi there"}}}},
 		{"everything: a message asked for", everythingTools, everythingCall, []gstep{{"echo", nil, []string{"To echo back the input string I need your message."}}}},
-		{"everything: what tools", everythingTools, everythingCall, []gstep{{"what tools do you have?", nil, []string{"“get env” or “get tiny image”"}}}},
+		{"filesystem: a listing", filesystemTools, filesystemCall, []gstep{{"list the files in /tmp/ev", []string{`fs__list_directory {"path":"/tmp/ev"}`}, []string{"hello.txt"}}}},
+		{"filesystem: read, not the deprecated tool nor the media one", filesystemTools, filesystemCall, []gstep{{"read /tmp/ev/hello.txt", []string{`fs__read_text_file {"path":"/tmp/ev/hello.txt"}`}, []string{"hello from a file"}}}},
+		{"filesystem: a path is a path", filesystemTools, filesystemCall, []gstep{{"create a file /tmp/ev/new.txt with the text hi", []string{`fs__write_file {"path":"/tmp/ev/new.txt","content":"hi"}`}, nil}}},
+		{"everything: what tools", everythingTools, everythingCall, []gstep{{"what tools do you have?", nil, []string{"try: “get env”, "}}}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

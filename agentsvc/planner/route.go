@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -98,14 +99,69 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 			}
 		}
 	}
+	// A request that opens by writing is not for a tool that reads, nor the other way round:
+	// "create a file … with the text hi" is for write_file ("Create a new file…"), not for
+	// read_text_file, whose name has "text".
+	if v := leadVerb(toks); v != "" {
+		for i, t := range tools {
+			if w := toolVerb(t); w != "" && (readVerbs[v] && writeVerbs[w] || writeVerbs[v] && readVerbs[w]) {
+				scores[i] *= 0.6
+			}
+		}
+	}
 	ps := make([]*plan, 0, len(tools))
 	for i, t := range tools {
+		if strings.Contains(strings.ToLower(t.Description), "deprecated") {
+			scores[i] /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
+		}
 		f := newFiller(text, toks, hs, schemas[i], vocabs[i])
+		f.tool = t.Name
 		f.fill()
 		ps = append(ps, &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing, vocab: vocabs[i], toks: toks, hints: hs, used: f.used, edits: f.edits})
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
 	return ps
+}
+
+// leadVerb is the verb a request opens with, after its polite preamble ("please", "can you",
+// "I want to"): "create" of "create a file…"; "" when it opens otherwise.
+func leadVerb(toks []token) string {
+	for _, t := range toks {
+		if t.kind != kindWord {
+			return ""
+		}
+		if preambleWords[t.norm] {
+			continue
+		}
+		if toolVerbs[t.norm] {
+			return t.norm
+		}
+		return ""
+	}
+	return ""
+}
+
+// readVerbs and writeVerbs are verbs that only read, and verbs that change something.
+var (
+	readVerbs  = wordSet(`read get list show view display find search fetch retrieve look browse check`)
+	writeVerbs = wordSet(`create write add edit update delete remove move rename save set make append overwrite`)
+)
+
+// toolVerb is a tool's own verb: the first word of its description ("Create a new file…")
+// when it is a verb, else of its name (a server's prefix left out).
+func toolVerb(t chat.ToolDef) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(baseVerb(t.Description)), " ")
+	if w := normWord(strings.ToLower(first)); toolVerbs[w] {
+		return w
+	}
+	name := t.Name
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		name = name[i+2:]
+	}
+	if ws := identWords(name); len(ws) > 0 && toolVerbs[ws[0]] {
+		return ws[0]
+	}
+	return ""
 }
 
 // better reports whether p beats the best plan so far: a higher score, or the same score
@@ -250,6 +306,7 @@ type filler struct {
 	bonus   float64
 	missing []*property
 	edits   map[string]*listEdit
+	tool    string // the tool's name, when known
 }
 
 func newFiller(text string, toks []token, hs [][]hint, s *schema, vocab map[string]float64) *filler {
@@ -281,6 +338,7 @@ func (f *filler) fill() {
 		return t.raw, t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
 	})
 	f.quotes()
+	f.paths()
 	f.creators()
 	f.names()
 	f.numbers()
@@ -418,6 +476,37 @@ func (f *filler) enums() {
 					f.edits[p.name] = &listEdit{add: vs, drop: drop}
 				}
 			}
+		}
+	}
+}
+
+// pathWords name a parameter that takes a file path.
+var pathWords = wordSet(`path file filename filepath dir directory folder source destination src dest`)
+
+// paths fills the plain string parameters named like a path with the paths written in the
+// text, in the order of both ("move /a.txt to /b.txt": source, then destination).
+func (f *filler) paths() {
+	var at []int
+	for i, t := range f.toks {
+		if t.kind == kindPath && !f.used[i] {
+			at = append(at, i)
+		}
+	}
+	for _, p := range f.s.props {
+		if len(at) == 0 {
+			return
+		}
+		if !f.free(p) || !plainString(p) || p.schema.stringEnum() || !slices.ContainsFunc(p.words, func(w string) bool { return pathWords[w] }) {
+			continue
+		}
+		v := f.toks[at[0]].raw
+		if path.Ext(v) != "" && slices.ContainsFunc(identWords(f.tool), func(w string) bool { return w == "directory" || w == "dir" || w == "folder" }) {
+			return // "new.txt" names a file: create_directory is not asked for
+		}
+		if p.schema.acceptsString(v) {
+			f.used[at[0]] = true
+			f.set(p, v, bonusEnum)
+			at = at[1:]
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -24,6 +25,7 @@ const (
 	kindPhone // raw as written
 	kindPunct // , ; . ! ?
 	kindSym   // < > + = -
+	kindPath  // /tmp/notes.txt, ~/docs, ./a.md; raw as written
 )
 
 // token is one piece of the user's text.
@@ -48,6 +50,9 @@ func (t token) yearLike() bool {
 }
 
 var (
+	// pathRe finds a file path written whole: from "/", "~/", "./" or "../" after a space,
+	// the start or an opening mark ("24/7" and "and/or" are not paths).
+	pathRe   = regexp.MustCompile(`(?:^|[\s("'“])((?:~|\.{1,2})?/[A-Za-z0-9._~/-]*[A-Za-z0-9_~/-])`)
 	emailRe  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
 	dateRe   = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
 	clockRe  = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
@@ -76,6 +81,11 @@ func tokenize(text string) []token {
 	}
 	for _, m := range emailRe.FindAllStringIndex(text, -1) {
 		claim(span{m[0], m[1], token{kind: kindEmail, raw: text[m[0]:m[1]]}})
+	}
+	for _, m := range pathRe.FindAllStringSubmatchIndex(text, -1) {
+		if p := text[m[2]:m[3]]; p != "/" {
+			claim(span{m[2], m[3], token{kind: kindPath, raw: p}})
+		}
 	}
 	for _, m := range dateRe.FindAllStringSubmatchIndex(text, -1) {
 		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
@@ -432,9 +442,38 @@ func hintsOf(toks []token) [][]hint {
 				out[i] = append(out[i], hint{w, false})
 			}
 		}
+		if t.kind == kindPath {
+			// What a file holds, by its extension: "read notes.txt" reads text.
+			ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), "."))
+			for _, w := range extensionHints[ext] {
+				out[i] = append(out[i], hint{w, false})
+			}
+			if ext != "" {
+				out[i] = append(out[i], hint{"file", false}) // a name with an extension is a file, not a directory
+			}
+		}
 	}
 	return out
 }
+
+// extensionHints are the words a file's extension suggests.
+var extensionHints = func() map[string][]string {
+	m := map[string][]string{}
+	for kind, exts := range map[string]string{
+		"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
+		"image": "png jpg jpeg gif webp svg bmp ico tiff",
+		"audio": "mp3 wav ogg flac m4a aac",
+		"video": "mp4 mov webm mkv avi",
+	} {
+		for _, e := range strings.Fields(exts) {
+			m[e] = []string{kind}
+			if kind != "text" {
+				m[e] = append(m[e], "media")
+			}
+		}
+	}
+	return m
+}()
 
 // stopWords carry no request of their own.
 var stopWords = map[string]bool{}
