@@ -98,3 +98,35 @@ test('the offline planner compares cars named by the visitor and answers from wh
     await context.close();
   }
 });
+
+test('the offline planner takes a request the inventory cannot do to the car\'s own page, and on to the test drive', async (t) => {
+  if (ollamaPresent) {
+    t.skip('something listens on 127.0.0.1:11434 (an Ollama?), so the server would not fall back to the offline planner');
+    return;
+  }
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await page.locator('#grid .card').first().waitFor();
+    // The inventory has no test-drive tool: the planner opens the RAV4's page (select_car),
+    // reads the request again there and goes on with go_to_test_drive, across two navigations.
+    await ask(page, 'book a test drive for the rav4');
+    await page.waitForURL(/\/test-drive\.html\?id=c01\b/, { timeout: 20000 });
+    await waitConnected(page);
+    await page.locator(W.text).filter({ hasText: 'Opening the test-drive booking page for the 2023 Toyota RAV4' }).waitFor();
+    await waitIdle(page);
+    const ran = await page.locator(W.tool).allInnerTexts();
+    assert.deepEqual(ran.map((s) => s.trim().split('\n')[0]), ['Ran search cars', 'Ran select car', 'Ran go to test drive']);
+    // The conversation goes on on the page it reached.
+    await ask(page, 'Jane Doe, jane@example.com, saturday at 10');
+    await page.locator(W.text).filter({ hasText: 'Filled' }).waitFor();
+    await waitIdle(page);
+    assert.equal(await page.locator('#td-name').inputValue(), 'Jane Doe');
+    assert.equal(await page.locator('#td-email').inputValue(), 'jane@example.com');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
