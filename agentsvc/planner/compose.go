@@ -291,6 +291,7 @@ func readOnly(p *plan) bool {
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
 func (c *conv) nameHit(p *plan, toks []token) bool {
+	var hs [][]hint // once, not per word: hintsOf is linear in the text
 	for _, w := range identWords(p.def.Name) {
 		if len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w) {
 			continue
@@ -303,7 +304,10 @@ func (c *conv) nameHit(p *plan, toks []token) bool {
 				return true
 			}
 			if i < len(p.hints) {
-				for _, h := range hintsOf(toks)[i] {
+				if hs == nil {
+					hs = hintsOf(toks)
+				}
+				for _, h := range hs[i] {
 					if h.word == w {
 						return true
 					}

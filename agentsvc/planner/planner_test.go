@@ -420,10 +420,11 @@ func FuzzStream(f *testing.F) {
 	for _, s := range []string{
 		"show me SUVs under 40k", "compare c01, c02, c03 and c04", "between 5 and 2", `name "x"`,
 		"phone (555) 123-4567 at 25:99", "2026-02-30 at 12pm", "'unclosed \"quote", "$,5k%", "",
+		"create a file /tmp/x.txt with the text hi", "move ./a to ~/b", "don't add 3 and 4", "remove the roof and add all packages",
 	} {
 		f.Add(s)
 	}
-	pages := [][]chat.ToolDef{drawerTools, carTools, testDriveTools, financingTools, byomcpTools, searchTools}
+	pages := [][]chat.ToolDef{drawerTools, carTools, testDriveTools, financingTools, byomcpTools, searchTools, everythingTools, filesystemTools}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, tools := range pages {
 			resp, err := New().Stream(context.Background(), llm.Request{Messages: []chat.Message{user(text)}, Tools: tools}, nil)
@@ -457,6 +458,27 @@ func TestTerminalPlannerSpeaksOfTheTerminal(t *testing.T) {
 		}
 		if !strings.Contains(page.Text, "page") || !strings.HasSuffix(page.Text, Notice) {
 			t.Errorf("%q on a page: %q", text, page.Text)
+		}
+	}
+}
+
+// BenchmarkStreamLongMessage is one model call of the planner on a message near the agent's
+// 32 KiB limit (5,000 words of shopper phrasing, ids, prices, paths and dates) on the
+// inventory's tools. A visitor can send it, and the planner runs on the agent's CPU: it was
+// quadratic in the text twice (the phone label searched the whole text before each number-like
+// run; hints recomputed per word of a tool's name): 2.0 s per call on this machine before
+// (2026-12-02), 93 ms after.
+func BenchmarkStreamLongMessage(b *testing.B) {
+	words := strings.Fields("show me suv under 40k compare the rav4 and cr-v /tmp/a.txt add 3 and 4 don't cancel c01 c02 red blue price year 2021 $5,000 jane@example.com tomorrow at 2pm for two nights only also them it")
+	var sb strings.Builder
+	for i := 0; sb.Len() < 30<<10; i++ {
+		sb.WriteString(words[(i*7)%len(words)])
+		sb.WriteByte(' ')
+	}
+	req := llm.Request{Messages: []chat.Message{user(sb.String())}, Tools: inventoryTools}
+	for b.Loop() {
+		if _, err := New().Stream(context.Background(), req, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

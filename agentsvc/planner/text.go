@@ -111,7 +111,9 @@ func tokenize(text string) []token {
 		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
 			continue
 		}
-		if !phoneLike(p, phoneCue.MatchString(text[:m[0]])) {
+		// The label is right before the number: look at the last 64 bytes only (the whole
+		// text before each candidate made a long message quadratic).
+		if !phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
 			continue
 		}
 		claim(span{m[0], m[0] + len(p), token{kind: kindPhone, raw: p}})
