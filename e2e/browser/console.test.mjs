@@ -40,9 +40,12 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** Opens the console signed in, in its own context (the operator's browser). */
-async function signedIn() {
-  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+/**
+ * Opens the console signed in, in its own context (the operator's browser).
+ * @param {object} [device] the context's options (a desktop by default)
+ */
+async function signedIn(device = { viewport: { width: 1280, height: 860 } }) {
+  const context = await stack.browser.newContext({ ...device, acceptDownloads: true });
   const { page, errors } = await newPage(context);
   await page.goto(stack.server.url + '/console/');
   await page.locator('#token').fill(TOKEN);
@@ -171,6 +174,33 @@ test('live view, transcript, search, export, delete and charts', async () => {
     assert.deepEqual(op.errors, []);
   } finally {
     await op.context.close();
+    await visitor.close();
+  }
+});
+
+test('on a phone the console fits the screen: the bar wraps and a wide table scrolls inside its card', async () => {
+  // A visitor's tab and conversation, so that the tables have rows.
+  const visitor = await stack.browser.newContext();
+  const { context, page, errors } = await signedIn({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page: tab } = await newPage(visitor);
+    await tab.goto(stack.server.url + '/');
+    await waitConnected(tab);
+    await ask(tab, 'hello from a phone test');
+    await tab.locator(W.text).filter({ hasText: 'You said: hello from a phone test' }).waitFor();
+    for (const view of ['live', 'conversations', 'health']) {
+      await page.locator(`#nav button[data-view="${view}"]`).click();
+      await page.locator(`[data-view-panel="${view}"]`).waitFor();
+      if (view === 'conversations') await page.locator('#view-conversations tbody tr').first().waitFor();
+      const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      assert.ok(scroll <= inner, `${view}: the page is ${scroll} px wide on a ${inner} px screen`);
+    }
+    assert.equal(await page.locator('#signout').isVisible(), true);
+    const box = await page.locator('#signout').boundingBox();
+    assert.ok(box && box.x + box.width <= 390, `Sign out is off the screen: ${JSON.stringify(box)}`);
+    assert.ok(errors.every((e) => !/console\.js/.test(e)), `page errors: ${errors}`);
+  } finally {
+    await context.close();
     await visitor.close();
   }
 });
