@@ -278,6 +278,16 @@ button:disabled { cursor: default; opacity: .55; }
   }
   :host([sheet]) .panel > .footer { display: none; }
 }
+/* A phone held sideways (or any short screen): a floating card above the launcher would leave
+   the transcript a few lines; the panel takes the screen's height at the right edge instead. */
+@media (max-height: 500px) and (min-width: 601px) {
+  :host(:not([layout="docked"])) .panel {
+    top: 0; bottom: 0; right: 0; height: auto; max-height: none;
+    width: min(var(--_width), 100vw); border-radius: 0; border-width: 0 0 0 1px;
+    transform-origin: right center;
+  }
+  :host(:not([layout="docked"])[open]) .launcher { display: none; }
+}
 @media (prefers-reduced-motion: reduce) {
   .panel, :host([open]) .panel, .launcher { transition: none; }
   .thinking span, .tool[data-state="running"] .tool-icon { animation-duration: 0s; }

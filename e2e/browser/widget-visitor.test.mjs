@@ -305,6 +305,28 @@ test('on a phone the panel becomes a bottom sheet while a page tool changes the 
   }
 });
 
+test('a phone held sideways gets the screen\'s height, not a card of a few lines above the launcher', async () => {
+  const context = await stack.browser.newContext({ viewport: { width: 844, height: 390 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await ask(page, 'hello sideways');
+    await page.locator(W.text).filter({ hasText: 'You said: hello sideways' }).waitFor();
+    // Waited for: the panel slides in.
+    await page.waitForFunction(() => {
+      const r = document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect();
+      return !!r && r.top === 0 && r.bottom === 390 && r.right === 844;
+    });
+    assert.equal(await page.locator(W.launcher).isVisible(), false, 'the launcher is under the open panel');
+    await page.locator('byomcp-chat .close').tap();
+    await page.locator(W.launcher).waitFor({ state: 'visible' });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('after a reload: tool results are the plain text, and a stopped answer keeps its "Stopped." note', async () => {
   const context = await stack.browser.newContext();
   try {
