@@ -351,6 +351,7 @@ func TestGenericPages(t *testing.T) {
 		{"filesystem: a listing", filesystemTools, filesystemCall, []gstep{{"list the files in /tmp/ev", []string{`fs__list_directory {"path":"/tmp/ev"}`}, []string{"hello.txt"}}}},
 		{"filesystem: read, not the deprecated tool nor the media one", filesystemTools, filesystemCall, []gstep{{"read /tmp/ev/hello.txt", []string{`fs__read_text_file {"path":"/tmp/ev/hello.txt"}`}, []string{"hello from a file"}}}},
 		{"filesystem: a path is a path", filesystemTools, filesystemCall, []gstep{{"create a file /tmp/ev/new.txt with the text hi", []string{`fs__write_file {"path":"/tmp/ev/new.txt","content":"hi"}`}, nil}}},
+		{"ag-ui tools: a suggestion says a name once", []chat.ToolDef{tool("set_theme", "Switch the page theme.", `{"type":"object","properties":{"theme":{"type":"string","enum":["light","dark"]}},"required":["theme"]}`)}, everythingCall, []gstep{{"hello", nil, []string{"“set theme light”"}}}},
 		{"everything: what tools", everythingTools, everythingCall, []gstep{{"what tools do you have?", nil, []string{"try: “get env”, "}}}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}

@@ -109,7 +109,9 @@ func (c *conv) example(t chat.ToolDef) string {
 			if e.isStr {
 				v = e.str
 			}
-			if p.required {
+			if p.required && !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
+				parts = append(parts, v) // "set theme light", not "set theme theme light"
+			} else if p.required {
 				parts = append(parts, paramLabel(p, v))
 			} else {
 				parts = append(parts, v)
