@@ -208,6 +208,11 @@ const openCallPrefix = "planner-open-"
 // seen from there). What that page can do runs; when it cannot either, the turn ends by
 // saying what was opened and that the visitor can ask there.
 func (c *conv) goOn(on *conv) action {
+	if len(on.tools) == 0 {
+		// The page opened, but its tools are not registered yet (a page that loads its data
+		// first): nothing can be read against them now.
+		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
+	}
 	a := on.understand(c.text, on.now, false).step(on)
 	if a.call != nil || len(on.done) > 0 {
 		return a

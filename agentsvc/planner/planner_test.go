@@ -482,3 +482,22 @@ func BenchmarkStreamLongMessage(b *testing.B) {
 		}
 	}
 }
+
+// A page opened for the request (openFor) whose tools are not registered yet: the planner
+// says what it opened and that the visitor can ask again, not that the page cannot do it.
+func TestOpenedPageWithoutToolsYet(t *testing.T) {
+	msgs := []chat.Message{
+		user("book a test drive for the rav4"),
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "planner-1-1", Name: "search_cars", Arguments: `{}`}}},
+		{Role: chat.RoleTool, ToolCallID: "planner-1-1", Name: "search_cars", Content: "Showing 1 car: c01 2023 Toyota RAV4 $31990"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: openCallPrefix + "2", Name: "select_car", Arguments: `{"carId":"c01"}`}}},
+		{Role: chat.RoleTool, ToolCallID: openCallPrefix + "2", Name: "select_car", Content: "Opening the page of the 2023 Toyota RAV4 (c01, $31,990)."},
+	}
+	resp, err := New().Stream(t.Context(), llm.Request{Messages: msgs}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 0 || !strings.Contains(resp.Text, "Opening the page of the 2023 Toyota RAV4") || !strings.Contains(resp.Text, "ask me again there") || strings.Contains(resp.Text, "either") {
+		t.Errorf("got %+v", resp)
+	}
+}
