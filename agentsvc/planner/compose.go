@@ -280,11 +280,7 @@ func isOrdering(p *plan) bool {
 
 // readOnly reports a tool whose name says it only reads or computes.
 func readOnly(p *plan) bool {
-	name := p.def.Name
-	if i := strings.LastIndex(name, "__"); i >= 0 {
-		name = name[i+2:] // a server's tool: "everything__get-sum" reads as "get-sum"
-	}
-	ws := identWords(name)
+	ws := identWords(ownName(p.def.Name))
 	return len(ws) > 0 && slices.Contains([]string{"get", "list", "read", "fetch", "show", "view", "find", "search", "lookup",
 		"describe", "check", "calculate", "compute", "estimate", "preview", "quote"}, ws[0])
 }

@@ -90,11 +90,7 @@ func (c *conv) suggestions(n int) []string {
 // example is a request for tool t made of its name and the first value of its enums:
 // "sort cars by price", "search cars suv". "" when it needs a value with no enum.
 func (c *conv) example(t chat.ToolDef) string {
-	name := t.Name
-	if i := strings.LastIndex(name, "__"); i >= 0 {
-		name = name[i+2:]
-	}
-	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := strings.FieldsFunc(strings.ToLower(ownName(t.Name)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	parts := []string{strings.Join(words, " ")}
 	s := parseSchema(t.Parameters)
 	added := false
@@ -346,11 +342,7 @@ func describeNamed(p *plan, name func(id string) string) string {
 		d = strings.TrimSpace(d[:i])
 	}
 	if d == "" || len(d) > 80 {
-		name := p.def.Name
-		if i := strings.LastIndex(name, "__"); i >= 0 {
-			name = name[i+2:]
-		}
-		d = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
+		d = strings.Join(strings.FieldsFunc(ownName(p.def.Name), func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
 	}
 	d = lowerFirst(baseVerb(toVisitor(d)))
 	if first, _, _ := strings.Cut(d, " "); !toolVerbs[normWord(first)] {
@@ -797,7 +789,7 @@ func toVisitor(s string) string {
 		switch {
 		case w == "themselves":
 			return "yourself"
-		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "themselves"):
+		case strings.HasSuffix(w, "s"):
 			return "your" // "the visitor's details"
 		}
 		return "you"

@@ -154,11 +154,7 @@ func toolVerb(t chat.ToolDef) string {
 	if w := normWord(strings.ToLower(first)); toolVerbs[w] {
 		return w
 	}
-	name := t.Name
-	if i := strings.LastIndex(name, "__"); i >= 0 {
-		name = name[i+2:]
-	}
-	if ws := identWords(name); len(ws) > 0 && toolVerbs[ws[0]] {
+	if ws := identWords(ownName(t.Name)); len(ws) > 0 && toolVerbs[ws[0]] {
 		return ws[0]
 	}
 	return ""

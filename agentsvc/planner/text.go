@@ -694,3 +694,12 @@ func startsWith(toks []token, i int, set [][]string) bool {
 		return true
 	})
 }
+
+// ownName is a tool's name without the server's prefix a terminal gives it
+// ("everything__get-sum" is "get-sum"); a page tool's name as it is.
+func ownName(name string) string {
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		return name[i+2:]
+	}
+	return name
+}
