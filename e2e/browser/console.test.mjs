@@ -178,6 +178,43 @@ test('live view, transcript, search, export, delete and charts', async () => {
   }
 });
 
+test('a tab\'s tool list the operator opened stays open when the tab opens its conversation', async () => {
+  // The console lists a socket before its agent/session (no session, no page yet). The
+  // operator opens its tools then; the list is rebuilt once the session is bound, and the
+  // row is still the same tab.
+  const visitor = await stack.browser.newContext();
+  const op = await signedIn();
+  try {
+    const { page: shop } = await newPage(visitor);
+    /** @type {() => void} */
+    let release = () => {};
+    const released = new Promise((resolve) => { release = () => resolve(undefined); });
+    await shop.routeWebSocket(/./, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage(async (m) => {
+        if (typeof m === 'string' && m.includes('"agent/session"')) await released;
+        server.send(m);
+      });
+      server.onMessage((m) => ws.send(m));
+    });
+    await shop.goto(stack.server.url + '/');
+
+    const { page } = op;
+    const tab = page.locator('#tabs tr.tab').filter({ hasText: 'Northwind' }).filter({ hasText: '(no title)' });
+    await tab.waitFor({ timeout: WAIT_MS });
+    await tab.locator('summary').first().click();
+    release();
+    await waitConnected(shop);
+    const bound = page.locator('#tabs tr.tab').filter({ hasText: 'Northwind' }).filter({ hasNotText: '(no title)' });
+    await bound.waitFor({ timeout: WAIT_MS });
+    assert.equal(await bound.locator('td details').first().evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true, 'the tool list is still open');
+    await bound.locator('.tool-name', { hasText: 'search_cars' }).waitFor({ timeout: WAIT_MS });
+  } finally {
+    await op.context.close();
+    await visitor.close();
+  }
+});
+
 test('on a phone the console fits the screen: the bar wraps and a wide table scrolls inside its card', async () => {
   // A visitor's tab and conversation, so that the tables have rows.
   const visitor = await stack.browser.newContext();

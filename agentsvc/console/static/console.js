@@ -158,7 +158,9 @@ async function refreshTabs() {
   for (const t of tabs) {
     const tr = el('tr', 'tab');
     tr.dataset.session = t.sessionId ?? '';
-    const key = [t.replica ?? '', t.sessionId ?? '', t.url ?? '', t.since ?? ''].join('\u0000');
+    // The connection, not its session or page: those are filled in when the tab opens its
+    // conversation (and a replica's snapshot may be read before that).
+    const key = [t.replica ?? '', t.connId ?? ''].join('\u0000');
     tr.dataset.key = key;
     if (cluster) {
       tr.dataset.replica = t.replica ?? '';
