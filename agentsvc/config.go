@@ -59,6 +59,11 @@ type Config struct {
 	ToolMaxTimeout   time.Duration // hard maximum per tool call; default 10 min
 	HandshakeTimeout time.Duration // initialize and tools/list; default 10 s
 	RelistDebounce   time.Duration // after tools/list_changed; default 100 ms
+	// LateTools: when a turn's next model call finds a new page (a tool navigated) that has
+	// listed no tools yet, the page is given until this long after its socket opened to
+	// announce some (tools/list_changed) before the call goes without them: a page that
+	// registers its tools once its data has loaded. Default 2 s, negative: no wait.
+	LateTools time.Duration
 	// ReconnectWait is how long a running turn waits for its page to come back (for example
 	// after a tool navigated); default 30 s.
 	ReconnectWait time.Duration
@@ -106,6 +111,9 @@ func (c Config) withDefaults() Config {
 	def(&c.ToolMaxTimeout, 10*time.Minute)
 	def(&c.HandshakeTimeout, 10*time.Second)
 	def(&c.RelistDebounce, 100*time.Millisecond)
+	if c.LateTools == 0 {
+		c.LateTools = 2 * time.Second
+	}
 	def(&c.ReconnectWait, 30*time.Second)
 	def(&c.ClaimTTL, 10*time.Second)
 	def(&c.ShutdownGrace, 10*time.Second)

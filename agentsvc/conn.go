@@ -36,6 +36,7 @@ type pageConn struct {
 	log    *zap.Logger
 	// handshakeTimeout bounds the wait for the page's first tools/list before a call.
 	handshakeTimeout time.Duration
+	lateTools        time.Duration // Config.LateTools
 
 	// lastOp is closed when the page's last request that changes or uses its session
 	// (agent/session, agent/chat, agent/cancel) has been handled: the next one waits for it,
@@ -56,7 +57,7 @@ func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageC
 	log := s.log.WithLazy(zap.String("conn", id))
 	done := make(chan struct{})
 	close(done)
-	c := &pageConn{id: id, origin: origin, client: client, since: time.Now(), log: log, lastOp: done, handshakeTimeout: s.cfg.HandshakeTimeout}
+	c := &pageConn{id: id, origin: origin, client: client, since: time.Now(), log: log, lastOp: done, handshakeTimeout: s.cfg.HandshakeTimeout, lateTools: s.cfg.LateTools}
 	c.peer = wsrpc.NewPeer(mc, wsrpc.Options{
 		Logger:       log.WithOptions(redactSessionIDs),
 		SendQueue:    s.cfg.SendQueue,

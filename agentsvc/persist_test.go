@@ -373,6 +373,77 @@ func TestNavigationMidTurnGoesOnWithTheNewPagesTools(t *testing.T) {
 	}
 }
 
+func TestNavigationMidTurnWaitsForTheNewPagesLateTools(t *testing.T) {
+	// The demo's car page registers its tools once its data has loaded: its socket lists none
+	// at first, then says tools/list_changed. The model call after the navigation is offered
+	// them; a page that never registers any is waited for no longer than LateTools.
+	for _, registers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("registers=%v", registers), func(t *testing.T) {
+			steps := []llmtest.Step{{ToolCalls: []llmtest.FakeCall{{ID: "nav", Name: "open_car", Args: `{}`}}}}
+			if registers {
+				steps = append(steps, llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "book", Name: "book_test_drive", Args: `{}`}}})
+			}
+			steps = append(steps, llmtest.Step{Text: "Done."})
+			model, fake := openAIModel(t, llmtest.Script(steps...))
+			ts := newQuietServer(t, model, func(c *Config) { c.LateTools = 5 * time.Second })
+			navigated := make(chan struct{})
+			open := pageTestTool{
+				tool: wire.PageTool{Name: "open_car", Description: "Open the car's page.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				fn: func(context.Context, map[string]any) (any, error) {
+					close(navigated)
+					return navigatingResult("opening the car"), nil
+				},
+			}
+			list := openPage(t, ts, testOrigin, open)
+			sess := list.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/", Title: "Cars"}})
+			go func() { _, _ = list.chat("book a test drive of the rav4") }()
+			<-navigated
+			seen := list.eventsUntil(wire.EventToolResult)
+			dropSocket(list, true)
+
+			car := openPage(t, ts, testOrigin) // no tools yet
+			last := lastSeqOf(seen)
+			if res := car.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last, Page: &wire.Page{URL: "http://localhost:3000/car/rav4", Title: "RAV4"}}); !res.Resumed {
+				t.Fatalf("got %+v, want the session resumed by the car page", res)
+			}
+			if registers {
+				time.Sleep(200 * time.Millisecond) // its data loads
+				car.mu.Lock()
+				car.tools = append(car.tools, wire.PageTool{Name: "book_test_drive", Description: "Book a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+				car.funcs["book_test_drive"] = func(context.Context, map[string]any) (any, error) { return "booked", nil }
+				car.mu.Unlock()
+				if err := car.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seen = append(seen, car.eventsUntil(wire.EventTurnEnd)...)
+			if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd || end.Text != "Done." {
+				t.Errorf("got turn_end %+v, want the turn finished on the car page", end)
+			}
+			reqs := fake.Requests()
+			if len(reqs) != len(steps) {
+				t.Fatalf("got %d model requests, want %d", len(reqs), len(steps))
+			}
+			var offered []string
+			for _, tool := range reqs[1].Tools {
+				offered = append(offered, tool.Name)
+			}
+			if registers {
+				if got := strings.Join(offered, ","); got != "book_test_drive" {
+					t.Errorf("the model call after the navigation was offered %q, want the car page's late book_test_drive", got)
+				}
+				if calls := car.callsMade(); len(calls) != 1 || calls[0].Name != "book_test_drive" {
+					t.Errorf("got calls on the car page %+v, want book_test_drive", calls)
+				}
+			} else {
+				if len(offered) != 0 {
+					t.Errorf("got tools %q, want none", offered)
+				}
+			}
+		})
+	}
+}
+
 // fakeTimePage is a page on an in-memory pipe, for tests on fake time (testing/synctest).
 type fakeTimePage struct {
 	peer  *wsrpc.Peer

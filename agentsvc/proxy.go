@@ -219,11 +219,12 @@ func (px *proxy) stopFollowing() bool {
 	return true
 }
 
-// pageTools answers the holder's tools/list with the page's current tools.
-func (px *proxy) pageTools() relayMsg {
+// pageTools answers the holder's tools/list with the page's current tools (late:
+// pageLink.pageTools).
+func (px *proxy) pageTools(late bool) relayMsg {
 	ctx, cancel := context.WithTimeout(context.Background(), px.h.srv.cfg.HandshakeTimeout)
 	defer cancel()
-	px.c.mcp.Ready(ctx)
+	px.c.awaitTools(ctx, late)
 	list := px.c.mcp.Tools()
 	out := make([]wire.PageTool, len(list))
 	for i, t := range list {

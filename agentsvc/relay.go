@@ -42,6 +42,8 @@ type relayMsg struct {
 	// tools/call: the tool and its arguments.
 	Name string          `json:"n,omitempty"`
 	Args json.RawMessage `json:"a,omitempty"`
+	// tools/list: wait for a page's late tools (pageLink.pageTools).
+	Late bool `json:"late,omitempty"`
 	// Replies.
 	Status       string          `json:"st,omitempty"`
 	Tools        []wire.PageTool `json:"tools,omitempty"`
@@ -267,7 +269,7 @@ func (r *relay) handle(m relayMsg) {
 		case relayHello:
 			r.reply(m, relayMsg{Status: stOK})
 		case relayTools:
-			r.reply(m, px.pageTools())
+			r.reply(m, px.pageTools(m.Late))
 		case relayCall:
 			r.reply(m, r.runCall(px, m))
 		case relayPing:
@@ -355,10 +357,10 @@ func (rp *remotePage) closeLink() {
 
 // remoteTools asks the page's replica for the page's tools; ok is false when that replica
 // no longer serves the page (or does not answer).
-func (rp *remotePage) remoteTools(ctx context.Context) (list []*wire.PageTool, ok bool) {
+func (rp *remotePage) remoteTools(ctx context.Context, late bool) (list []*wire.PageTool, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, rp.r.srv.cfg.HandshakeTimeout+relayWait)
 	defer cancel()
-	_, ch, forget, err := rp.r.request(ctx, rp.replica, relayMsg{Kind: relayTools, Link: rp.link, Session: rp.session})
+	_, ch, forget, err := rp.r.request(ctx, rp.replica, relayMsg{Kind: relayTools, Link: rp.link, Session: rp.session, Late: late})
 	if err != nil {
 		return nil, false
 	}

@@ -143,6 +143,59 @@ func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
 	checkNothingLostOrDoubled(t, seen, storedEvents(t, shared, sess.SessionID))
 }
 
+// TestTurnOnAnotherReplicaWaitsForTheNewPagesLateTools: as above, but the new page on b
+// registers its tools only after it resumed the session (once its data has loaded): a's next
+// model call is offered them (b waits for them when a asks for the page's tools).
+func TestTurnOnAnotherReplicaWaitsForTheNewPagesLateTools(t *testing.T) {
+	navigated := make(chan struct{})
+	goTool := pageTestTool{tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	goTool.fn = func(context.Context, map[string]any) (any, error) {
+		close(navigated)
+		return navigatingResult("navigating to the configurator"), nil
+	}
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		switch n {
+		case 0:
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("n1", "open_configurator", `{}`)}}, nil
+		case 1:
+			return &llm.Response{ToolCalls: []chat.ToolCall{call("n2", "configure_car", `{"color":"blue"}`)}}, nil
+		default:
+			return &llm.Response{Text: "Your car is blue."}, nil
+		}
+	}}
+	_, a, b := twoReplicas(t, model, func(c *Config) { c.LateTools = 5 * time.Second })
+	first := openPage(t, a, testOrigin, goTool)
+	sess := first.session(wire.SessionParams{})
+	go func() { _, _ = first.chat("take me to the configurator and make it blue") }()
+	<-navigated
+	seen := first.eventsUntil(wire.EventToolResult)
+	dropSocket(first, true)
+
+	second := openPage(t, b, testOrigin) // no tools yet
+	last := lastSeqOf(seen)
+	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
+		t.Fatalf("got %+v, want the session resumed on b with a's turn running", res)
+	}
+	time.Sleep(200 * time.Millisecond) // its data loads
+	second.mu.Lock()
+	second.tools = append(second.tools, wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	second.funcs["configure_car"] = func(context.Context, map[string]any) (any, error) { return "color set", nil }
+	second.mu.Unlock()
+	if err := second.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
+		t.Fatal(err)
+	}
+	seen = append(seen, second.eventsUntil(wire.EventTurnEnd)...)
+	if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd || end.Text != "Your car is blue." {
+		t.Fatalf("got turn_end %+v, want the turn finished with the new page", end)
+	}
+	if names := toolNames(model.requests()[1].Tools); names != "configure_car" {
+		t.Errorf("the model call after the navigation offered %q, want the new page's late configure_car", names)
+	}
+	if calls := second.callsMade(); len(calls) != 1 || calls[0].Name != "configure_car" {
+		t.Errorf("got calls on the new page %+v, want configure_car", calls)
+	}
+}
+
 // TestStopFromAnotherReplica: the tab reconnects to b while a runs its turn (waiting on a slow
 // page tool that the tab ran from b); agent/cancel on b cancels a's turn, and the page on b
 // gets the cancellation of the tool call and the turn's end.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
 	"github.com/byomcp/byomcp/agentsvc/tools"
@@ -17,19 +18,35 @@ import (
 // replica (remotePage).
 type pageLink interface {
 	// pageTools returns the page's tools; ok is false when the page turned out to be gone.
-	pageTools(ctx context.Context) (list []*pagemcp.Tool, ok bool)
+	// With late, a page that has none yet is given until Config.LateTools after its socket
+	// opened to announce some (a page that registers its tools once its data has loaded).
+	pageTools(ctx context.Context, late bool) (list []*pagemcp.Tool, ok bool)
 	callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome
 	leaving() bool
 	closed() <-chan struct{}
 }
 
-func (c *pageConn) pageTools(ctx context.Context) ([]*pagemcp.Tool, bool) {
-	c.mcp.Ready(ctx)
+func (c *pageConn) pageTools(ctx context.Context, late bool) ([]*pagemcp.Tool, bool) {
+	c.awaitTools(ctx, late)
 	select {
 	case <-c.peer.Done(): // it closed before (or while) listing: its page is gone, wait for the next
 		return nil, false
 	default:
 		return c.mcp.Tools(), true
+	}
+}
+
+// awaitTools waits for the page's tools: its listing, and with late, while its socket is
+// younger than Config.LateTools and it has none, their announcement (bounded by ctx too).
+func (c *pageConn) awaitTools(ctx context.Context, late bool) {
+	c.mcp.Ready(ctx)
+	if !late || c.lateTools <= 0 || len(c.mcp.Tools()) > 0 {
+		return
+	}
+	if until := c.since.Add(c.lateTools); time.Now().Before(until) {
+		wctx, cancel := context.WithDeadline(ctx, until)
+		c.mcp.AwaitTools(wctx)
+		cancel()
 	}
 }
 
@@ -45,8 +62,8 @@ func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessa
 func (c *pageConn) leaving() bool           { return c.mcp.Leaving() }
 func (c *pageConn) closed() <-chan struct{} { return c.peer.Done() }
 
-func (rp *remotePage) pageTools(ctx context.Context) ([]*pagemcp.Tool, bool) {
-	list, ok := rp.remoteTools(ctx)
+func (rp *remotePage) pageTools(ctx context.Context, late bool) ([]*pagemcp.Tool, bool) {
+	list, ok := rp.remoteTools(ctx, late)
 	if !ok {
 		rp.r.srv.hub.dropRemote(rp) // its replica no longer serves it: wait for the page's next socket
 		return nil, false

@@ -20,6 +20,9 @@ import (
 type sessionTools struct {
 	ls  *liveSession
 	srv *Server
+	// page is the page the turn's last model call was offered the tools of: when the next
+	// call finds another one (a tool navigated), that page's late tools are waited for.
+	page pageLink
 }
 
 func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
@@ -33,9 +36,10 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 			break
 		}
 		rctx, cancel := context.WithTimeout(ctx, t.srv.cfg.HandshakeTimeout)
-		list, ok := c.pageTools(rctx)
+		list, ok := c.pageTools(rctx, t.page != nil && c != t.page)
 		cancel()
 		if ok {
+			t.page = c
 			defs = pagemcp.Defs(list, t.ls.namer)
 			break
 		}

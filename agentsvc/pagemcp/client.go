@@ -112,6 +112,7 @@ type Client struct {
 	relistDone    chan struct{}     // non-nil while a re-list is due or running; closed by relistLoop
 	relistDue     time.Time         // when the due re-list may start (debounce); zero: none due
 	relistRunning bool              // a relistLoop goroutine runs
+	changed       chan struct{}     // closed by the next tools/list_changed (nil until AwaitTools waits)
 	rejected      map[string]string // tool name → reason, already reported (nil until one is; at most maxRememberedRejections)
 
 	// leaving is set when a tool result said the page is navigating away.
@@ -320,6 +321,10 @@ func (c *Client) reportRejected(fresh []rejection) {
 func (c *Client) onListChanged() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
 	if c.relistDone == nil {
 		c.relistDone = make(chan struct{})
 	}
@@ -427,6 +432,33 @@ func (c *Client) Ready(ctx context.Context) {
 		case <-r:
 		case <-ctx.Done():
 		case <-c.peer.Done():
+		}
+	}
+}
+
+// AwaitTools waits, bounded by ctx, until the page has listed at least one tool: for a page
+// that registers its tools only once its data has loaded (it says so with
+// tools/list_changed, and the re-list that follows is waited for). It returns at once when
+// the page already has tools.
+func (c *Client) AwaitTools(ctx context.Context) {
+	for {
+		c.Ready(ctx)
+		c.mu.Lock()
+		if len(c.tools) > 0 {
+			c.mu.Unlock()
+			return
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		case <-c.peer.Done():
+			return
 		}
 	}
 }

@@ -181,3 +181,65 @@ func TestRelistWaitersReleasedWhenSocketEnds(t *testing.T) {
 		c.peer.Wait()
 	})
 }
+
+// AwaitTools (a page that registers its tools once its data has loaded): it waits through
+// announcements that still list nothing, returns once a listing has tools, returns at once
+// when the page has some, and is bounded by its context and by the socket.
+func TestAwaitToolsWaitsForALatePage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		page, c := serveRelistPage(t, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), RelistDebounce: 100 * time.Millisecond}, 0)
+		synctest.Wait()
+
+		// Never registers: the context ends the wait.
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c.AwaitTools(ctx)
+		cancel()
+		if waited := time.Since(start); waited != 2*time.Second {
+			t.Errorf("waited %v for a page without tools, want its context's 2s", waited)
+		}
+
+		got := make(chan time.Duration)
+		start = time.Now()
+		go func() {
+			c.AwaitTools(context.Background())
+			got <- time.Since(start)
+		}()
+		time.Sleep(300 * time.Millisecond)
+		page.listChanged(t) // still nothing (a page that reorganizes before its data is in)
+		time.Sleep(300 * time.Millisecond)
+		synctest.Wait()
+		select {
+		case d := <-got:
+			t.Fatalf("returned after %v with tools %v, before the page had any", d, registeredNames(c))
+		default:
+		}
+		page.setTools("book_test_drive")
+		page.listChanged(t)
+		if d := <-got; d != 700*time.Millisecond { // 600 ms, then the re-list's 100 ms debounce
+			t.Errorf("returned after %v, want 700ms", d)
+		}
+		if names := registeredNames(c); !slices.Equal(names, []string{"book_test_drive"}) {
+			t.Errorf("got tools %v, want [book_test_drive]", names)
+		}
+
+		start = time.Now()
+		c.AwaitTools(context.Background()) // has tools: at once
+		if d := time.Since(start); d != 0 {
+			t.Errorf("waited %v for a page that has tools", d)
+		}
+
+		page.setTools()
+		page.listChanged(t)
+		synctest.Wait()
+		c.Ready(context.Background())
+		go func() { time.Sleep(time.Second); page.peer.Close(nil) }()
+		start = time.Now()
+		c.AwaitTools(context.Background()) // the socket ends the wait
+		if d := time.Since(start); d != time.Second {
+			t.Errorf("waited %v, want until the socket ended (1s)", d)
+		}
+		page.peer.Wait()
+		c.peer.Wait()
+	})
+}

@@ -209,8 +209,8 @@ const openCallPrefix = "planner-open-"
 // saying what was opened and that the visitor can ask there.
 func (c *conv) goOn(on *conv) action {
 	if len(on.tools) == 0 {
-		// The page opened, but its tools are not registered yet (a page that loads its data
-		// first): nothing can be read against them now.
+		// The page opened, but offers no tools: it has none, or registers them later than the
+		// agent waits for (Config.LateTools): nothing can be read against them now.
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
 	a := on.understand(c.text, on.now, false).step(on)
