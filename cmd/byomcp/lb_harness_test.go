@@ -312,7 +312,7 @@ type haproxyProc struct {
 }
 
 // haproxyConfig is the balancer's configuration: round robin without stickiness; a socket
-// stays open for an hour once upgraded (timeout tunnel); a backend is checked on /healthz
+// stays open for an hour once upgraded (timeout tunnel); a backend is checked on /readyz
 // every 200 ms and taken out after three failed checks (a refused connection fails at once;
 // a slow answer under -race gets 5 s), back in after one good one; a request
 // whose connection is refused (a replica that is down or restarting) is sent to another one.
@@ -338,7 +338,7 @@ frontend web
 
 backend byomcp
     balance roundrobin
-    option httpchk GET /healthz
+    option httpchk GET /readyz
     http-check expect status 200
     default-server inter 200ms fastinter 100ms downinter 100ms fall 3 rise 1
     http-response set-header ` + replicaHeader + ` %%[srv_name]

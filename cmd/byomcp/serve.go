@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -87,6 +88,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	systemPrompt := fset.String("system-prompt", getenv("BYOMCP_SYSTEM_PROMPT"), "instructions for the assistant, for pages of no site in --sites (env BYOMCP_SYSTEM_PROMPT)")
 	claimTTL := fset.Duration("claim-ttl", envDuration(getenv, "BYOMCP_CLAIM_TTL", 10*time.Second), "with several replicas on one Redis: how long a replica's claim on a live session lasts unless renewed, so how soon the others take over the sessions of a replica that died (env BYOMCP_CLAIM_TTL)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
+	drainDelay := fset.Duration("drain-delay", envDuration(getenv, "BYOMCP_DRAIN_DELAY", 0), "on SIGINT or SIGTERM, how long /readyz answers 503 while everything is still served, before the shutdown starts: set it above the balancer's readiness check interval times its failures (env BYOMCP_DRAIN_DELAY)")
 	if err := fset.Parse(args); err != nil {
 		return parseError(err)
 	}
@@ -98,7 +100,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	// A variable that does not parse is an error, unless its flag is given: the flag wins.
 	given := map[string]bool{}
 	fset.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for flagName, key := range map[string]string{"session-ttl": "BYOMCP_SESSION_TTL", "reconnect-wait": "BYOMCP_RECONNECT_WAIT", "claim-ttl": "BYOMCP_CLAIM_TTL"} {
+	for flagName, key := range map[string]string{"session-ttl": "BYOMCP_SESSION_TTL", "reconnect-wait": "BYOMCP_RECONNECT_WAIT", "claim-ttl": "BYOMCP_CLAIM_TTL", "drain-delay": "BYOMCP_DRAIN_DELAY"} {
 		if v := getenv(key); v != "" && !given[flagName] {
 			if _, err := time.ParseDuration(v); err != nil {
 				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v)
@@ -292,8 +294,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		log.Info("operator console on", zap.String("url", strings.TrimSuffix(publicOr(publicOrigin, ln), "/")+"/console/"))
 	}
 
+	var draining atomic.Bool // a stop signal came: /readyz says so
+	mux := routes(srv, ag, reg, con, gatherers)
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Cache-Control", "no-store")
+		if draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "draining\n")
+			return
+		}
+		_, _ = io.WriteString(w, "ready\n")
+	})
 	hs := &http.Server{
-		Handler:           routes(srv, ag, reg, con, gatherers),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          zap.NewStdLog(log.Named("http")),
@@ -305,6 +319,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	draining.Store(true)
+	if *drainDelay > 0 {
+		// The balancer takes the replica out of rotation on /readyz while its tabs, its turns
+		// and new sockets are served as before.
+		log.Info("draining: /readyz answers 503 until the shutdown starts (a second SIGINT or SIGTERM stops at once)", zap.Duration("drain_delay", *drainDelay))
+		t := time.NewTimer(*drainDelay)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return err
+		}
 	}
 	log.Info("shutting down (a second SIGINT or SIGTERM stops at once)")
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -318,7 +345,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 // routes serves the socket, the AG-UI endpoint (when ag is not nil), the site settings of
 // reg (nil: none), the client scripts and the demo.
-func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *console.Handler, metrics prometheus.Gatherer) http.Handler {
+func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *console.Handler, metrics prometheus.Gatherer) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/ws", srv)
 	mux.Handle("GET /v1/origin-check", srv.OriginCheckHandler())

@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -142,4 +146,86 @@ func TestServeFlagWinsOverABadVariable(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+}
+
+// With --drain-delay, a stop signal first turns /readyz to 503 (a balancer takes the replica
+// out of rotation) while everything is still served: the open tab's turns, /healthz, new
+// sockets and their turns. Then the usual shutdown: every socket closed with 1001, exit 0.
+func TestServeDrainDelay(t *testing.T) {
+	fake := llmtest.New(llmtest.Repeat(llmtest.Step{Text: "Still here."}))
+	defer fake.Close()
+	p := startServe(t, fake.URL, "--store", "memory", "--drain-delay", "5s")
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(p.url + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("/readyz"); code != http.StatusOK || body != "ready\n" {
+		t.Fatalf("/readyz before the signal: %d %q, want 200 \"ready\"", code, body)
+	}
+	tab := dialPage(t, p.url)
+	tab.session(wire.SessionParams{})
+	ended := make(chan error, 1)
+	go func() { ended <- tab.peer.Wait() }()
+
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(procWait)
+	for {
+		code, body := get("/readyz")
+		if code == http.StatusServiceUnavailable && body == "draining\n" {
+			break
+		}
+		if code != http.StatusOK || time.Now().After(deadline) {
+			t.Fatalf("/readyz after SIGTERM: %d %q, want 503 \"draining\"", code, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Served as before while draining.
+	if code, _ := get("/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz while draining: %d", code)
+	}
+	if res := tab.chat("are you there?"); res.TurnID == "" {
+		t.Errorf("agent/chat of the open tab while draining: %+v", res)
+	}
+	tab.until(func(e procEvent) bool { return e.Type == "turn_end" })
+	late := dialPage(t, p.url)
+	late.session(wire.SessionParams{})
+	late.chat("hello")
+	if evs := late.until(func(e procEvent) bool { return e.Type == "turn_end" }); evs[len(evs)-1].Text != "Still here." {
+		t.Errorf("a new tab's turn while draining ended with %+v", evs[len(evs)-1])
+	}
+	select {
+	case <-p.exited:
+		t.Fatal("the agent exited while draining")
+	default:
+	}
+
+	// Then the shutdown.
+	select {
+	case err := <-ended:
+		var ce *websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != websocket.CloseGoingAway {
+			t.Errorf("the tab ended with %v, want 1001", err)
+		}
+	case <-time.After(procWait):
+		t.Fatal("the tab was not closed after the drain")
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(procWait):
+		t.Fatal("the agent did not exit after the drain")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+	if logs := p.logs.String(); !strings.Contains(logs, "draining:") || strings.Index(logs, "draining:") > strings.Index(logs, "shutting down") {
+		t.Errorf("the logs do not say draining before shutting down:\n%s", logs)
+	}
 }
