@@ -17,8 +17,8 @@
 
 import { DEFAULT_STRINGS, resolveStrings, format } from './strings.js';
 import { askConfirmation, humanize, toolLabel } from './confirm-card.js';
-import { Dock } from './layout.js';
-import { TEMPLATE } from './chat-style.js';
+import { Dock, adoptStyle } from './layout.js';
+import { STYLE, TEMPLATE } from './chat-style.js';
 import { Scroller } from './scroller.js';
 import { Conversation } from './conversation.js';
 import { make, makeNote } from './turn-view.js';
@@ -54,6 +54,7 @@ export class ChatElement extends Base {
     // root (holding the launcher alone): it is upgraded in place.
     this.#root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     this.#root.innerHTML = TEMPLATE; // static markup only; all text below goes in via textContent
+    adoptStyle(this.#root, STYLE, true); // the launcher's sheet goes
     const q = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (this.#root.querySelector(sel));
     this.#el = {
       launcher: q('.launcher'),

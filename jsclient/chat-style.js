@@ -297,8 +297,8 @@ button:disabled { cursor: default; opacity: .55; }
 }
 `;
 
+/** The element's markup; its style is STYLE, adopted (sheets.js). */
 export const TEMPLATE = `
-<style>${STYLE}</style>
 <button class="launcher" part="launcher" type="button" aria-expanded="false" aria-controls="panel">
   <span class="icon-chat">${ICON_CHAT}</span><span class="icon-close">${ICON_CLOSE}</span>
   <span class="badge" hidden></span>

@@ -33,6 +33,9 @@ export function parseLayout(value) {
  * Keeps the element's layout attribute and the page's room for it in step with the screen
  * width and whether the panel is open.
  */
+/** @type {WeakSet<Document>} the documents PAGE_STYLE was added to */
+const styled = new WeakSet();
+
 export class Dock {
   #host;
   #mode;
@@ -75,11 +78,9 @@ export class Dock {
     if (!html) return;
     const inset = docked && this.#open;
     if (inset) {
-      if (!doc.getElementById('byomcp-dock-style')) {
-        const style = doc.createElement('style');
-        style.id = 'byomcp-dock-style';
-        style.textContent = PAGE_STYLE;
-        (doc.head ?? html).append(style);
+      if (!styled.has(doc)) {
+        styled.add(doc);
+        adoptStyle(doc, PAGE_STYLE);
       }
       const width = getComputedStyle(this.#host).getPropertyValue('--byomcp-width').trim() || '400px';
       html.style.setProperty('--byomcp-dock-inset', width);
@@ -87,5 +88,31 @@ export class Dock {
       html.style.removeProperty('--byomcp-dock-inset');
     }
     html.classList.toggle('byomcp-docked', inset);
+  }
+}
+
+// ---- applying styles
+
+/**
+ * Applies css to root as a constructed stylesheet (adoptedStyleSheets). A page whose
+ * Content-Security-Policy allows no inline style (`style-src` without 'unsafe-inline', common
+ * on shops) blocks `<style>` elements: the widget came out unstyled, its panel in the page's
+ * flow. A constructed sheet is CSSOM, which `style-src` does not govern. Where that fails
+ * (Safari before 16.4, a root of another document) a `<style>` element does it.
+ * @param {ShadowRoot|Document} root a shadow root of the widget's (replace: css alone) or the
+ *   page's document (its own sheets stay; css goes after them)
+ * @param {string} css
+ * @param {boolean} [replace]
+ */
+export function adoptStyle(root, css, replace = false) {
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    root.adoptedStyleSheets = replace ? [sheet] : [...root.adoptedStyleSheets, sheet];
+  } catch {
+    const style = document.createElement('style');
+    style.textContent = css;
+    if (replace || !('head' in root)) root.prepend(style);
+    else (root.head ?? root.documentElement).append(style);
   }
 }

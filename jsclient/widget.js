@@ -131,7 +131,17 @@ function start() {
   const launcher = { wantOpen: false, focused: false };
   if (!customElements.get('byomcp-chat')) {
     const root = element.attachShadow({ mode: 'open' });
-    root.innerHTML = `<style>${LAUNCHER_STYLE}.launcher[aria-busy="true"] { cursor: progress; }</style><button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`;
+    root.innerHTML = `<button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`;
+    // Adopted, not a <style> element, which a page's CSP without 'unsafe-inline' styles blocks
+    // (layout.js's adoptStyle does this for the rest; this file imports nothing).
+    const css = `${LAUNCHER_STYLE}.launcher[aria-busy="true"] { cursor: progress; }`;
+    try {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      root.adoptedStyleSheets = [sheet];
+    } catch {
+      root.prepend(Object.assign(document.createElement('style'), { textContent: css }));
+    }
     const button = /** @type {HTMLButtonElement} */ (root.querySelector('.launcher'));
     button.setAttribute('aria-label', launcherLabel(script, config));
     button.addEventListener('click', () => {

@@ -23,10 +23,11 @@ function script(body) {
  * Serves one HTML page at / from another origin.
  * @param {string} host 127.0.0.1, or another loopback address (another origin)
  * @param {() => string} html
+ * @param {Record<string, string>} [headers] more response headers
  */
-async function servePage(host, html) {
+async function servePage(host, html, headers = {}) {
   const server = http.createServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...headers });
     res.end(html());
   });
   await new Promise((resolve) => server.listen(0, host, () => resolve(undefined)));
@@ -136,6 +137,69 @@ test("the README's first example runs as pasted", async () => {
   } finally {
     await context.close();
     await site.close();
+  }
+});
+
+test('a site whose Content-Security-Policy allows no inline style gets the widget styled, floating and docked', async () => {
+  // A shop's usual policy: scripts and connections to the agent allowed, styles from its own
+  // origin only ('unsafe-inline' for scripts is the README example's own inline script).
+  const html = await readmeExample(strict.server.url);
+  const agent = new URL(strict.server.url);
+  const csp = `default-src 'self'; script-src 'self' 'unsafe-inline' ${agent.origin}; connect-src 'self' ${agent.origin} ws://${agent.host}; style-src 'self'; img-src 'self' data:`;
+  const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': csp });
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    await context.addInitScript(() => {
+      /** @type {any} */ (window).__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const { page, errors } = await newPage(context);
+    await page.goto(site.url);
+    await waitConnected(page);
+    // Floating on a phone: the launcher and the open panel are fixed above the page, not in its flow.
+    assert.equal(await page.locator(W.launcher).evaluate((e) => getComputedStyle(e).position), 'fixed');
+    await page.locator(W.launcher).click();
+    await page.locator(W.input).waitFor();
+    const panel = await page.locator(W.panel).evaluate((e) => ({ position: getComputedStyle(e).position, tall: e.getBoundingClientRect().height > 400 }));
+    assert.deepEqual(panel, { position: 'fixed', tall: true });
+    await ask(page, 'Show me SUVs under 40k');
+    await page.locator(W.text).filter({ hasText: 'The page says: Showing 1 cars' }).waitFor();
+    await waitIdle(page);
+
+    // Docked on a wide screen: the page makes room for the panel (a rule the widget adds to it).
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.waitForFunction(() => document.documentElement.classList.contains('byomcp-docked'));
+    const margin = await page.evaluate(() => getComputedStyle(document.documentElement).marginRight);
+    assert.ok(parseFloat(margin) >= 300, `the docked panel's room on the page: margin-right ${margin}`);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__violations), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test('a browser without constructable stylesheets (Safari before 16.4) gets the widget styled by <style> elements', async () => {
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    await context.addInitScript(() => {
+      // @ts-ignore: as in a browser that does not have it
+      delete CSSStyleSheet.prototype.replaceSync;
+    });
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    assert.equal(await page.locator(W.launcher).evaluate((e) => getComputedStyle(e).position), 'fixed');
+    await page.locator(W.launcher).click();
+    await page.locator(W.input).waitFor();
+    assert.equal(await page.locator(W.panel).evaluate((e) => getComputedStyle(e).position), 'fixed');
+    await page.waitForFunction(() => document.documentElement.classList.contains('byomcp-docked'));
+    const margin = await page.evaluate(() => getComputedStyle(document.documentElement).marginRight);
+    assert.ok(parseFloat(margin) >= 300, `the docked panel's room on the page: margin-right ${margin}`);
+    assert.equal(await page.locator('byomcp-chat').evaluate((e) => e.shadowRoot?.adoptedStyleSheets.length), 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });
 
