@@ -17,11 +17,16 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopping := make(chan os.Signal, 1)
+	signal.Notify(stopping, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // the signals' default action again: a second SIGINT or SIGTERM ends the process at once
+		<-stopping
+		// The signals' default action again, before anything sees ctx end (and logs that it
+		// stops): a second SIGINT or SIGTERM ends the process at once.
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		cancel()
 	}()
 	if log, err := newLogger("warn", os.Stderr); err == nil {
 		redis.SetLogger(redisLogger{log.Named("redis")}) // the Redis pool's complaints, as JSON lines too
