@@ -134,6 +134,10 @@ export class AgentClient extends EventTarget {
   #pinging = false;
   /** the agent refused this page's origin (until a socket opens) */
   #refused = false;
+  /** the page (url and title, as JSON) the agent was last told of in agent/session */
+  #sentPage = '';
+  /** @type {Promise<void>|null} notePage's agent/session in flight */
+  #noting = null;
 
   /** @param {AgentClientOptions} options */
   constructor({
@@ -343,6 +347,8 @@ export class AgentClient extends EventTarget {
     try {
       for (let attempt = 0; ; attempt++) {
         await this.#waitOpen(signal);
+        await this.notePage(); // the turn is told of the page the visitor asks from
+        if (this.#state !== 'open' || !this.#peer) continue; // it failed and closed the socket
         const peer = /** @type {Peer} */ (this.#peer);
         this.#chats.add(record);
         try {
@@ -364,6 +370,26 @@ export class AgentClient extends EventTarget {
     } finally {
       this.#chats.delete(record);
     }
+  }
+
+  /**
+   * Tells the agent that the page's URL or title changed without a page load (a single-page
+   * app's navigation, a hash change): agent/session again, for the same conversation, with the
+   * page as it is now, so that the next turn's instructions name the page the visitor is on.
+   * Nothing is sent while a turn runs (it began on the other page) or before a session is open;
+   * chat calls it before it sends.
+   * @returns {Promise<void>}
+   */
+  notePage() {
+    if (this.#noting) return this.#noting;
+    const peer = this.#peer;
+    if (!peer || this.#state !== 'open' || this.#turnId !== null) return Promise.resolve();
+    const page = this.#pageInfo();
+    if (!page || JSON.stringify(page) === this.#sentPage) return Promise.resolve();
+    this.#noting = this.#openSession(peer).finally(() => {
+      this.#noting = null;
+    });
+    return this.#noting;
   }
 
   /**
@@ -542,6 +568,7 @@ export class AgentClient extends EventTarget {
     }
     const page = this.#pageInfo();
     if (page) params.page = page;
+    const sent = JSON.stringify(page ?? null);
     let res;
     try {
       res = await peer.call(Method.AgentSession, params);
@@ -582,6 +609,7 @@ export class AgentClient extends EventTarget {
       for (const c of this.#chats) if (c.clientTurnId === running.clientTurnId) c.turnId = running.turnId;
     }
     this.#sessionId = res.sessionId;
+    this.#sentPage = sent;
     this.#save();
     this.#attempt = 0;
     this.dispatchEvent(

@@ -125,8 +125,15 @@ export function boot({ element: el, scriptURL, script, launcher }) {
   host.setConfirmHandler((request) => element.confirm({ ...request, tool: toolInfo(request.name) ?? undefined }));
 
   const start = () => {
-    if (!element.isConnected) document.body.append(element);
+    if (!element.isConnected) document.documentElement.append(element); // see widget.js's mount
     client.start();
+    // A single-page app's navigation changes the URL (and often the title) without a page
+    // load: the agent is told, at once where the browser says so, else within a second.
+    const notePage = () => void client.notePage();
+    win.addEventListener('popstate', notePage);
+    win.addEventListener('hashchange', notePage);
+    win.navigation?.addEventListener?.('navigatesuccess', notePage);
+    setInterval(notePage, 1000);
     performance.mark?.('byomcp:panel'); // the panel works from here (tests report it)
     // What the visitor did with the launcher while this was loading.
     if (wantOpen) element.open();

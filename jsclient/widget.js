@@ -151,8 +151,11 @@ function start() {
     button.addEventListener('focus', () => (launcher.focused = true));
     button.addEventListener('blur', () => (launcher.focused = false));
   }
+  // After the <body>, as the last child of <html>: a page that replaces its <body> (Turbo,
+  // htmx's boosted links, Barba) keeps the widget and its conversation, and a page whose
+  // <body> is transformed (a transform, a filter) does not carry the fixed launcher along.
   const mount = () => {
-    if (!element.isConnected) document.body.append(element);
+    if (!element.isConnected) document.documentElement.append(element);
     // On the page's Performance timeline: when the launcher is on screen (tests measure it).
     requestAnimationFrame(() => performance.mark?.('byomcp:launcher'));
   };

@@ -11,6 +11,12 @@ import { ROOT, startStack, startServer, recordClientEvents, newPage, ask, waitId
 import { lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
 
 function script(body) {
+  if (lastUserText(body) === 'where am I?') {
+    // What the model is told of the page (the system prompt names it) and the tools it is offered.
+    const system = String(body.messages?.find((m) => m.role === 'system')?.content ?? '');
+    const tools = (body.tools ?? []).map((t) => t.function?.name).join(', ');
+    return { text: `Page: ${/embedded in (.*?)\. /.exec(system)?.[1] ?? '?'}. Tools: ${tools || 'none'}.` };
+  }
   const results = toolResultsSinceUser(body);
   if (/SUVs/.test(lastUserText(body)) && results.length === 0) {
     return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv', maxPrice: 40000 } }] };
@@ -200,6 +206,58 @@ test('a browser without constructable stylesheets (Safari before 16.4) gets the 
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
+  }
+});
+
+test('a single-page app that replaces its <body> on navigation keeps the widget, and the agent is told the new page', async () => {
+  // As Turbo does: the next view's <body> replaces the old one, the URL is pushed, the title
+  // changes; the view's tool replaces the previous view's (its AbortSignal).
+  const u = new URL(strict.server.url);
+  const site = await servePage('127.0.0.1', () => `<!doctype html><html lang="en"><head><title>Inventory</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script src="http://${u.host}/byomcp/preload.js"></script>
+<script type="module" src="http://${u.host}/byomcp/widget.js"></script></head>
+<body style="transform: translateZ(0)"><main><h1>Inventory</h1></main>
+<script type="module">
+  let view = new AbortController();
+  const show = (name) => ({ name, description: name.replace('_', ' '), inputSchema: { type: 'object', properties: {} }, execute: () => name });
+  document.modelContext.registerTool(show('list_cars'), { signal: view.signal });
+  window.visitCar = () => {
+    view.abort();
+    view = new AbortController();
+    const body = document.createElement('body');
+    body.innerHTML = '<main><h1>2023 Toyota RAV4</h1></main>';
+    document.body.replaceWith(body);
+    history.pushState({}, '', '/cars/rav4');
+    document.title = 'RAV4';
+    document.modelContext.registerTool(show('book_test_drive'), { signal: view.signal });
+  };
+</script></body></html>`);
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(site.url);
+    await waitConnected(page);
+    // The launcher is on screen although the <body> is transformed (it does not carry it along).
+    const box = await page.locator(W.launcher).boundingBox();
+    assert.ok(box && box.y + box.height <= 844 && box.y > 600, `the launcher at ${JSON.stringify(box)}`);
+    await ask(page, 'where am I?');
+    await page.locator(W.text).filter({ hasText: 'Tools: list_cars.' }).waitFor();
+    await waitIdle(page);
+
+    await page.evaluate(() => /** @type {any} */ (window).visitCar());
+    await page.locator('h1', { hasText: 'RAV4' }).waitFor();
+    assert.equal(await page.locator('byomcp-chat').evaluate((e) => e.isConnected), true, 'the widget is still on the page');
+    await ask(page, 'where am I?'); // right away: the agent is told before the message
+    const answer = page.locator(W.text).filter({ hasText: 'Tools: book_test_drive.' });
+    await answer.waitFor();
+    const text = await answer.innerText();
+    assert.match(text, /"RAV4" \(http:\/\/127\.0\.0\.1:\d+\/cars\/rav4\)/);
+    assert.equal(await page.locator(W.turns).count(), 2, 'the conversation went on');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
   }
 });
 

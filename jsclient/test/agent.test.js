@@ -25,9 +25,9 @@ function memoryStorage(initial = {}) {
 }
 
 /**
- * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number}} [opts]
+ * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number, page?: () => {url: string, title: string}}} [opts]
  */
-function setup({ stored, random = () => 1 } = {}) {
+function setup({ stored, random = () => 1, page = () => PAGE } = {}) {
   FakeSocket.instances = [];
   const storage = memoryStorage(stored ? { byomcp: JSON.stringify(stored) } : {});
   const host = new ToolHost({ logger: quietLogger() });
@@ -37,7 +37,7 @@ function setup({ stored, random = () => 1 } = {}) {
     host,
     WebSocketImpl: FakeSocket,
     storage,
-    page: () => PAGE,
+    page,
     random,
     logger: quietLogger(),
   });
@@ -570,5 +570,63 @@ describe('page life', () => {
       if (had) globalThis.addEventListener = had;
       else delete globalThis.addEventListener;
     }
+  });
+});
+
+describe('a single-page app\'s navigation', () => {
+  /** How many requests of method s has sent. @param {FakeSocket} s @param {string} method */
+  const count = (s, method) => s.sent.filter((m) => JSON.parse(m).method === method).length;
+
+  test('notePage tells the agent the new page with agent/session for the same conversation, once', async () => {
+    let page = PAGE;
+    const { client, sessions, socket, accept, event } = setup({ page: () => page });
+    client.start();
+    await accept({ sessionId: 'sess-1', seq: 4 });
+    event({ seq: 5, type: EventType.TurnStart, turnId: 't1', text: 'hi' });
+    event({ seq: 6, type: EventType.TurnEnd, turnId: 't1', text: 'hello', stopReason: 'end' });
+    await settle();
+    const s = socket();
+    const before = s.sent.length;
+    await client.notePage(); // unchanged: nothing sent
+    assert.equal(s.sent.length, before);
+
+    page = { url: 'http://shop.test/cars/rav4', title: 'RAV4' };
+    const noted = client.notePage();
+    const again = client.notePage(); // the one in flight
+    const req = await s.nextRequest(Method.AgentSession);
+    assert.deepEqual(req.params, { sessionId: 'sess-1', lastSeq: 6, page });
+    s.receive({ jsonrpc: '2.0', id: req.id, result: { sessionId: 'sess-1', resumed: true, messages: [], seq: 6 } });
+    await Promise.all([noted, again]);
+    assert.equal(count(s, Method.AgentSession), 2, 'one agent/session for the change');
+    assert.equal(client.state, 'open');
+    assert.equal(sessions.at(-1).sessionId, 'sess-1');
+    await client.notePage();
+    assert.equal(count(s, Method.AgentSession), 2, 'told once');
+    client.stop();
+  });
+
+  test('not while a turn runs; chat tells it first', async () => {
+    let page = PAGE;
+    const { client, socket, accept, event } = setup({ page: () => page });
+    client.start();
+    await accept({ sessionId: 'sess-1', seq: 0 });
+    event({ seq: 1, type: EventType.TurnStart, turnId: 't1', text: 'open the rav4' });
+    await settle();
+    page = { url: 'http://shop.test/cars/rav4', title: 'RAV4' };
+    const s = socket();
+    await client.notePage();
+    assert.equal(count(s, Method.AgentSession), 1, 'nothing while the turn runs');
+    event({ seq: 2, type: EventType.TurnEnd, turnId: 't1', text: 'Opened.', stopReason: 'end' });
+    await settle();
+
+    const chat = client.chat('book a test drive');
+    const req = await s.nextRequest(Method.AgentSession);
+    assert.deepEqual(req.params.page, page);
+    assert.equal(count(s, Method.AgentChat), 0, 'agent/chat waits for it');
+    s.receive({ jsonrpc: '2.0', id: req.id, result: { sessionId: 'sess-1', resumed: true, messages: [], seq: 2 } });
+    const chatReq = await s.nextRequest(Method.AgentChat);
+    s.receive({ jsonrpc: '2.0', id: chatReq.id, result: { turnId: 't2', text: 'ok', stopReason: 'end' } });
+    assert.equal((await chat).turnId, 't2');
+    client.stop();
   });
 });
