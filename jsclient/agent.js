@@ -134,8 +134,8 @@ export class AgentClient extends EventTarget {
   #pinging = false;
   /** the agent refused this page's origin (until a socket opens) */
   #refused = false;
-  /** the page (url and title, as JSON) the agent was last told of in agent/session */
-  #sentPage = '';
+  /** @type {{url?: unknown, title?: unknown}|null} the page the agent was last told of in agent/session */
+  #sentPage = null;
   /** @type {Promise<void>|null} notePage's agent/session in flight */
   #noting = null;
 
@@ -378,14 +378,17 @@ export class AgentClient extends EventTarget {
    * page as it is now, so that the next turn's instructions name the page the visitor is on.
    * Nothing is sent while a turn runs (it began on the other page) or before a session is open;
    * chat calls it before it sends.
+   * @param {{urlOnly?: boolean}} [options] urlOnly: only a new URL counts (for a watch that runs
+   *   every second: a page whose title blinks or counts would send it as often)
    * @returns {Promise<void>}
    */
-  notePage() {
+  notePage({ urlOnly = false } = {}) {
     if (this.#noting) return this.#noting;
     const peer = this.#peer;
     if (!peer || this.#state !== 'open' || this.#turnId !== null) return Promise.resolve();
     const page = this.#pageInfo();
-    if (!page || JSON.stringify(page) === this.#sentPage) return Promise.resolve();
+    const sent = this.#sentPage;
+    if (!page || (page.url === sent?.url && (urlOnly || page.title === sent?.title))) return Promise.resolve();
     this.#noting = this.#openSession(peer).finally(() => {
       this.#noting = null;
     });
@@ -568,7 +571,7 @@ export class AgentClient extends EventTarget {
     }
     const page = this.#pageInfo();
     if (page) params.page = page;
-    const sent = JSON.stringify(page ?? null);
+    const sent = page ? { url: page.url, title: page.title } : null;
     let res;
     try {
       res = await peer.call(Method.AgentSession, params);

@@ -128,8 +128,9 @@ export function boot({ element: el, scriptURL, script, launcher }) {
     if (!element.isConnected) document.documentElement.append(element); // see widget.js's mount
     client.start();
     // A single-page app's navigation changes the URL (and often the title) without a page
-    // load: the agent is told, at once where the browser says so, else within a second.
-    const notePage = () => void client.notePage();
+    // load: the agent is told, at once where the browser says so, else within a second (and
+    // of a new title alone before the visitor's next message: AgentClient.chat).
+    const notePage = () => void client.notePage({ urlOnly: true });
     win.addEventListener('popstate', notePage);
     win.addEventListener('hashchange', notePage);
     win.navigation?.addEventListener?.('navigatesuccess', notePage);

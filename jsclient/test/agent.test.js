@@ -602,6 +602,17 @@ describe('a single-page app\'s navigation', () => {
     assert.equal(sessions.at(-1).sessionId, 'sess-1');
     await client.notePage();
     assert.equal(count(s, Method.AgentSession), 2, 'told once');
+
+    // A new title alone (a page whose title counts or blinks): not for the watch that runs
+    // every second (urlOnly), but before a message (notePage without it).
+    page = { ...page, title: '(1) RAV4' };
+    await client.notePage({ urlOnly: true });
+    assert.equal(count(s, Method.AgentSession), 2, 'a new title alone is not a new page for the watch');
+    const titled = client.notePage();
+    const req3 = await s.nextRequest(Method.AgentSession);
+    assert.equal(req3.params.page.title, '(1) RAV4');
+    s.receive({ jsonrpc: '2.0', id: req3.id, result: { sessionId: 'sess-1', resumed: true, messages: [], seq: 6 } });
+    await titled;
     client.stop();
   });
 
