@@ -327,6 +327,12 @@ export class ChatElement extends Base {
   #applyStrings() {
     const s = this.#s;
     const el = this.#el;
+    // The panel reads in its strings' direction: the built-in English ones left to right, also
+    // on a right-to-left page (whose direction it would inherit: "Ask something…" came out as
+    // "…Ask something"); a site that translated them gets its page's direction. The messages,
+    // the greeting and the composer each take the direction of their own words (dir=auto).
+    if (Object.keys(DEFAULT_STRINGS).every((k) => s[k] === DEFAULT_STRINGS[k])) this.dir = 'ltr';
+    else this.removeAttribute('dir');
     el.title.textContent = s.title;
     el.launcher.setAttribute('aria-label', this.isOpen ? s.launcherClose : s.launcherOpen);
     el.panel.setAttribute('aria-label', s.panelLabel);
@@ -349,6 +355,7 @@ export class ChatElement extends Base {
     for (const text of Array.isArray(suggestions) ? suggestions : []) {
       if (typeof text !== 'string' || !text.trim()) continue;
       const b = make(this.#doc(), 'button', 'suggestion', text);
+      b.dir = 'auto';
       b.setAttribute('type', 'button');
       b.setAttribute('part', 'suggestion');
       b.addEventListener('click', () => {

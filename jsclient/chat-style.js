@@ -122,7 +122,7 @@ button:disabled { cursor: default; opacity: .55; }
 .suggestions { display: flex; flex-wrap: wrap; gap: 8px; }
 .suggestion {
   min-height: 44px; border: 1px solid var(--_border); background: var(--_bg); border-radius: 999px; padding: 7px 14px;
-  font-size: 13.5px; text-align: left; line-height: 1.3;
+  font-size: 13.5px; text-align: start; line-height: 1.3;
 }
 .suggestion:hover { border-color: var(--_accent); color: var(--_accent); }
 .has-messages .empty { display: none; }
@@ -140,7 +140,7 @@ button:disabled { cursor: default; opacity: .55; }
 .text { margin: 0 0 8px; }
 .md-tail { display: contents; }
 .text p { margin: 0 0 .6em; }
-.text ul, .text ol { margin: 0 0 .6em; padding-left: 1.4em; }
+.text ul, .text ol { margin: 0 0 .6em; padding-inline-start: 1.4em; }
 .text li { margin: .15em 0; }
 .text li > ul, .text li > ol { margin: .15em 0; }
 .text code {
@@ -316,7 +316,7 @@ export const TEMPLATE = `
   <div class="transcript-wrap">
     <div class="transcript" part="transcript" role="region" tabindex="0">
       <div class="empty">
-        <p class="greeting"></p>
+        <p class="greeting" dir="auto"></p>
         <div class="suggestions"></div>
       </div>
       <div class="log"></div>
@@ -324,7 +324,7 @@ export const TEMPLATE = `
     <button class="new-messages" part="new-messages" type="button" hidden></button>
   </div>
   <form class="composer" part="composer">
-    <textarea class="input" part="input" rows="1" enterkeyhint="send"></textarea>
+    <textarea class="input" part="input" rows="1" enterkeyhint="send" dir="auto"></textarea>
     <button class="send" part="send" type="submit">${ICON_SEND}</button>
     <button class="stop" part="stop" type="button" hidden>${ICON_STOP}</button>
   </form>

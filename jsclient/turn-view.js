@@ -98,7 +98,10 @@ export class TurnView {
     if (userText !== null) {
       const u = this.#make('div', 'user');
       u.setAttribute('part', 'message user');
-      u.append(this.#make('span', 'sr-only', `${s.you}: `), this.#make('span', 'user-text', userText));
+      u.dir = 'auto'; // each message in the direction of its own words (chat-element.js #applyStrings)
+      const label = this.#make('span', 'sr-only', `${s.you}: `);
+      label.dir = 'auto'; // an element with dir is not read for its parent's direction
+      u.append(label, this.#make('span', 'user-text', userText));
       this.el.append(u);
     }
     this.body = this.#make('div', 'assistant');
@@ -166,6 +169,7 @@ export class TurnView {
   appendText(delta) {
     if (!this.stream) {
       const seg = this.#make('div', 'text');
+      seg.dir = 'auto';
       this.body.append(seg);
       this.stream = new MarkdownStream(seg, { base: this.#base() });
     }
@@ -191,6 +195,7 @@ export class TurnView {
    */
   addText(text) {
     const seg = this.#make('div', 'text');
+    seg.dir = 'auto';
     seg.append(renderMarkdown(text, this.#ctx.doc(), { base: this.#base() }));
     this.insert(seg);
   }

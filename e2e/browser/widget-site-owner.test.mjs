@@ -17,6 +17,7 @@ function script(body) {
     const tools = (body.tools ?? []).map((t) => t.function?.name).join(', ');
     return { text: `Page: ${/embedded in (.*?)\. /.exec(system)?.[1] ?? '?'}. Tools: ${tools || 'none'}.` };
   }
+  if (lastUserText(body) === 'مرحبا') return { text: 'أهلا بك! كيف أساعدك؟' };
   const results = toolResultsSinceUser(body);
   if (/SUVs/.test(lastUserText(body)) && results.length === 0) {
     return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv', maxPrice: 40000 } }] };
@@ -254,6 +255,51 @@ test('a single-page app that replaces its <body> on navigation keeps the widget,
     const text = await answer.innerText();
     assert.match(text, /"RAV4" \(http:\/\/127\.0\.0\.1:\d+\/cars\/rav4\)/);
     assert.equal(await page.locator(W.turns).count(), 2, 'the conversation went on');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test('on a right-to-left page the built-in English panel reads left to right, and each message in its own direction', async () => {
+  const u = new URL(strict.server.url);
+  const page_ = (strings) => `<!doctype html><html lang="ar" dir="rtl"><head><title>متجر</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script type="module" src="http://${u.host}/byomcp/widget.js"${strings ? ` data-strings='${JSON.stringify(strings)}'` : ''}></script></head>
+<body><main><h1>متجر السيارات</h1></main></body></html>`;
+  let strings = null;
+  const site = await servePage('127.0.0.1', () => page_(strings));
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(site.url);
+    await waitConnected(page);
+    const dirOf = (/** @type {import('playwright-core').Locator} */ l) => l.evaluate((e) => (e.matches(':dir(rtl)') ? 'rtl' : 'ltr'));
+    await page.locator(W.launcher).click();
+    assert.equal(await dirOf(page.locator(W.panel)), 'ltr', 'the English panel');
+    assert.equal(await dirOf(page.locator(W.input)), 'ltr', 'the empty composer');
+    await page.locator(W.input).fill('مرحبا');
+    assert.equal(await dirOf(page.locator(W.input)), 'rtl', 'the composer with Arabic in it');
+    await page.keyboard.press('Enter');
+    const arabic = page.locator(W.text).filter({ hasText: 'أهلا بك' });
+    await arabic.waitFor();
+    assert.equal(await dirOf(page.locator('byomcp-chat .user').first()), 'rtl');
+    assert.equal(await dirOf(arabic), 'rtl');
+    await waitIdle(page);
+    await ask(page, 'hello there');
+    const english = page.locator(W.text).filter({ hasText: 'You said: hello there' });
+    await english.waitFor();
+    assert.equal(await dirOf(english), 'ltr');
+    await waitIdle(page);
+
+    // A site that translated the panel gets its page's direction.
+    strings = { title: 'المساعد', inputPlaceholder: 'اسأل شيئا…' };
+    await page.reload();
+    await waitConnected(page);
+    await page.locator(W.launcher).click().catch(() => {}); // it may have stayed open
+    await page.locator(W.input).waitFor();
+    assert.equal(await dirOf(page.locator(W.panel)), 'rtl', 'the translated panel');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
