@@ -408,13 +408,10 @@ func TestNavigationMidTurnWaitsForTheNewPagesLateTools(t *testing.T) {
 			}
 			if registers {
 				time.Sleep(200 * time.Millisecond) // its data loads
-				car.mu.Lock()
-				car.tools = append(car.tools, wire.PageTool{Name: "book_test_drive", Description: "Book a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)})
-				car.funcs["book_test_drive"] = func(context.Context, map[string]any) (any, error) { return "booked", nil }
-				car.mu.Unlock()
-				if err := car.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
-					t.Fatal(err)
-				}
+				car.registerLate(pageTestTool{
+					tool: wire.PageTool{Name: "book_test_drive", Description: "Book a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+					fn:   func(context.Context, map[string]any) (any, error) { return "booked", nil },
+				})
 			}
 			seen = append(seen, car.eventsUntil(wire.EventTurnEnd)...)
 			if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd || end.Text != "Done." {
@@ -441,6 +438,19 @@ func TestNavigationMidTurnWaitsForTheNewPagesLateTools(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// registerLate adds a tool to the page and says so (tools/list_changed), as a page does that
+// registers its tools once its data has loaded.
+func (p *fakePage) registerLate(tool pageTestTool) {
+	p.t.Helper()
+	p.mu.Lock()
+	p.tools = append(p.tools, tool.tool)
+	p.funcs[tool.tool.Name] = tool.fn
+	p.mu.Unlock()
+	if err := p.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
+		p.t.Fatal(err)
 	}
 }
 

@@ -177,13 +177,10 @@ func TestTurnOnAnotherReplicaWaitsForTheNewPagesLateTools(t *testing.T) {
 		t.Fatalf("got %+v, want the session resumed on b with a's turn running", res)
 	}
 	time.Sleep(200 * time.Millisecond) // its data loads
-	second.mu.Lock()
-	second.tools = append(second.tools, wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object"}`)})
-	second.funcs["configure_car"] = func(context.Context, map[string]any) (any, error) { return "color set", nil }
-	second.mu.Unlock()
-	if err := second.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
-		t.Fatal(err)
-	}
+	second.registerLate(pageTestTool{
+		tool: wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		fn:   func(context.Context, map[string]any) (any, error) { return "color set", nil },
+	})
 	seen = append(seen, second.eventsUntil(wire.EventTurnEnd)...)
 	if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd || end.Text != "Your car is blue." {
 		t.Fatalf("got turn_end %+v, want the turn finished with the new page", end)
