@@ -348,7 +348,7 @@ export class AgentClient extends EventTarget {
       for (let attempt = 0; ; attempt++) {
         await this.#waitOpen(signal);
         await this.notePage(); // the turn is told of the page the visitor asks from
-        if (this.#state !== 'open' || !this.#peer) continue; // it failed and closed the socket
+        await this.#waitOpen(signal); // a notePage that failed closed the socket: the next one
         const peer = /** @type {Peer} */ (this.#peer);
         this.#chats.add(record);
         try {

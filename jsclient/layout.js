@@ -8,12 +8,17 @@
  *
  * The choice comes from the script tag's data-layout: "auto" (the default), "docked" (docked
  * whenever the screen is at least 600 px wide) or "floating" (never docked).
+ *
+ * Also adoptStyle: how the widget's styles (and the docked page's rule) are applied.
  */
 
 /** The media query of "auto". */
 export const DOCK_QUERY = '(min-width: 1024px)';
 /** The media query of "docked": anything but a phone. */
 const DOCK_ALWAYS_QUERY = '(min-width: 601px)';
+/** @type {WeakSet<Document>} the documents PAGE_STYLE was added to */
+const styled = new WeakSet();
+
 /** Rules added once to the page so that it makes room for the docked panel. */
 const PAGE_STYLE = `html.byomcp-docked { margin-right: var(--byomcp-dock-inset, 0px) !important; }
 @media (prefers-reduced-motion: no-preference) { html.byomcp-docked-anim { transition: margin-right .18s ease; } }`;
@@ -33,9 +38,6 @@ export function parseLayout(value) {
  * Keeps the element's layout attribute and the page's room for it in step with the screen
  * width and whether the panel is open.
  */
-/** @type {WeakSet<Document>} the documents PAGE_STYLE was added to */
-const styled = new WeakSet();
-
 export class Dock {
   #host;
   #mode;
