@@ -255,6 +255,26 @@ func turnOver(st store.Store, id string, msgs int) func() bool {
 	}
 }
 
+// turnOverHere tells whether session id's turn has ended in the server's memory too: the
+// store may already hold its end while the flusher has not yet applied that write to the
+// session (then a resume's result ends before the answer, which follows as events).
+func turnOverHere(ts *testServer, id string) func() bool {
+	return func() bool {
+		ts.hub.mu.Lock()
+		ls := ts.hub.live[id]
+		if p, ok := ts.hub.parked[id]; ok && ls == nil {
+			ls = p.ls
+		}
+		ts.hub.mu.Unlock()
+		if ls == nil {
+			return true
+		}
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.turn == nil && !ls.flushing
+	}
+}
+
 func TestSocketDiesMidTurnThenResume(t *testing.T) {
 	for _, clean := range []bool{false, true} {
 		name := map[bool]string{false: "no close frame", true: "close 1001"}[clean]
@@ -271,6 +291,7 @@ func TestSocketDiesMidTurnThenResume(t *testing.T) {
 				model.release()
 			}
 			waitFor(t, "the turn to finish without its page", turnOver(ts.store, sess.SessionID, 2))
+			waitFor(t, "the session to have applied the turn's last write", turnOverHere(ts, sess.SessionID))
 
 			back := openPage(t, ts, testOrigin, echoTool())
 			last := lastSeqOf(seen)
