@@ -154,7 +154,7 @@ func TestServeFlagWinsOverABadVariable(t *testing.T) {
 func TestServeDrainDelay(t *testing.T) {
 	fake := llmtest.New(llmtest.Repeat(llmtest.Step{Text: "Still here."}))
 	defer fake.Close()
-	p := startServe(t, fake.URL, "--store", "memory", "--drain-delay", "5s")
+	p := startServe(t, fake.URL, "--store", "memory", "--drain-delay", "8s")
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get(p.url + path)

@@ -107,11 +107,11 @@ test('the offline planner takes a request the inventory cannot do to the car\'s 
   const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   try {
     const { page, errors } = await newPage(context);
-    // The car page registers its tools once its data has loaded: here 800 ms after it asked,
+    // The car page registers its tools once its data has loaded: here 500 ms after it asked,
     // so its socket lists none at first. The agent waits for them (a page reached by a tool
     // that navigated is given 2 s), and the request goes on there in the same turn.
     await page.route('**/data/cars.json', async (route) => {
-      if (/\/car\.html/.test(route.request().frame().url())) await new Promise((r) => setTimeout(r, 800));
+      if (/\/car\.html/.test(route.request().frame().url())) await new Promise((r) => setTimeout(r, 500));
       await route.continue();
     });
     await page.goto(stack.server.url + '/');
