@@ -596,8 +596,6 @@ func init() {
 	}
 }
 
-// lister is a tool that lists the page's items when called without arguments: no required
-// parameter, and a name or description about searching, listing or filtering.
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
 func opener(t chat.ToolDef) bool {
@@ -632,6 +630,8 @@ func (c *conv) openFor(it *item) (intent, bool) {
 	return intent{}, false
 }
 
+// lister is a tool that lists the page's items when called without arguments: no required
+// parameter, and a name or description about searching, listing or filtering.
 func (c *conv) lister() *plan {
 	var best *plan
 	bestRank := 0
