@@ -173,7 +173,14 @@ func (b *builder) build(name string) (*asset, error) {
 		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
 		out = append(out, '\n')
 	}
-	a := newAsset(out, "text/javascript; charset=utf-8")
+	// A module script is decoded as UTF-8 whatever its type says (HTML, "fetch a single module
+	// script"), so only the classic preload.js names its charset: 15 bytes less on the wire for
+	// each of the other requests of a first visit.
+	ctype := "text/javascript"
+	if name == "preload.js" {
+		ctype += "; charset=utf-8"
+	}
+	a := newAsset(out, ctype)
 	b.done[name] = a
 	return a, nil
 }

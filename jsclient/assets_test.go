@@ -62,6 +62,13 @@ func TestEmbeddedAssets(t *testing.T) {
 	if a.Version("preload.js") == "" {
 		t.Error("preload.js is not served")
 	}
+	// A module is UTF-8 whatever its type says; the classic preload.js would be decoded in the
+	// page's encoding without a charset.
+	for name, want := range map[string]string{"widget.js": "text/javascript", "agent.js": "text/javascript", "preload.js": "text/javascript; charset=utf-8"} {
+		if got := get(t, a, "/"+name, nil).Header.Get("Content-Type"); got != want {
+			t.Errorf("%s: Content-Type %q, want %q", name, got, want)
+		}
+	}
 }
 
 // A dynamic import is versioned like a static one, and its module's graph is imported at once

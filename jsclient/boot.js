@@ -88,9 +88,10 @@ function parseList(attr) {
  * @param {HTMLScriptElement|null} options.script its tag (data-* settings)
  * @param {{wantOpen: boolean, focused: boolean}} options.launcher what the visitor did with the
  *   launcher before this ran: clicked it open (an odd number of clicks), has it focused
+ * @param {(html: string) => any} [options.html] widget.js's Trusted Types policy, kept from the page
  * @returns {{client: AgentClient, host: ToolHost, element: import('./chat-element.js').ChatElement, modelContext: unknown}}
  */
-export function boot({ element: el, scriptURL, script, launcher }) {
+export function boot({ element: el, scriptURL, script, launcher, html }) {
   const win = /** @type {any} */ (globalThis);
   const config = win.byomcpConfig && typeof win.byomcpConfig === 'object' ? win.byomcpConfig : {};
   const data = script?.dataset ?? {};
@@ -102,7 +103,7 @@ export function boot({ element: el, scriptURL, script, launcher }) {
 
   // Read before the upgrade, which replaces the launcher (and so takes its focus away).
   const { wantOpen, focused } = launcher;
-  defineChatElement();
+  defineChatElement(undefined, html);
   customElements.upgrade(el); // in case it is not in the document (define upgrades those that are)
   const element = /** @type {import('./chat-element.js').ChatElement} */ (el);
   const toolInfo = (/** @type {string} */ name) => host.listTools().find((t) => t.name === name) ?? null;

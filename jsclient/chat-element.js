@@ -26,6 +26,9 @@ import { showConnection } from './status.js';
 
 export { prettyJSON, unwrapToolOutput, groupMessages } from './transcript.js';
 
+/** The panel's static markup as the page accepts it: see defineChatElement. */
+let markup = (/** @type {string} */ html) => /** @type {any} */ (html);
+
 /** sessionStorage key remembering whether the panel was open, so it stays open across pages. */
 const OPEN_KEY = 'byomcp:open';
 
@@ -53,7 +56,7 @@ export class ChatElement extends Base {
     // An element widget.js put on the page before this class was defined already has a shadow
     // root (holding the launcher alone): it is upgraded in place.
     this.#root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
-    this.#root.innerHTML = TEMPLATE; // static markup only; all text below goes in via textContent
+    this.#root.innerHTML = markup(TEMPLATE); // static markup only; all text below goes in via textContent
     adoptStyle(this.#root, STYLE, true); // the launcher's sheet goes
     const q = (/** @type {string} */ sel) => /** @type {HTMLElement} */ (this.#root.querySelector(sel));
     this.#el = {
@@ -442,9 +445,12 @@ export class ChatElement extends Base {
 /**
  * Defines the custom element (once) and returns its class.
  * @param {string} [tag]
+ * @param {(html: string) => any} [html] turns the panel's static markup into what the page lets
+ *   innerHTML take: widget.js's Trusted Types policy where the page has them
  * @returns {CustomElementConstructor}
  */
-export function defineChatElement(tag = 'byomcp-chat') {
+export function defineChatElement(tag = 'byomcp-chat', html) {
+  if (html) markup = html;
   const existing = customElements.get(tag);
   if (existing) return existing;
   customElements.define(tag, ChatElement);

@@ -114,6 +114,16 @@ function start() {
     return;
   }
   win[LOADING] = true;
+  // A page that enforces Trusted Types takes markup only from a policy: "byomcp" passes this
+  // widget's static markup (the launcher, then the panel's), and only boot.js gets it.
+  /** @type {any} */
+  let policy;
+  try {
+    policy = win.trustedTypes?.createPolicy('byomcp', { createHTML: (/** @type {string} */ s) => s });
+  } catch (err) {
+    console.warn("byomcp: Trusted Types policy 'byomcp' refused (CSP trusted-types)", err);
+  }
+  const html = (/** @type {string} */ s) => policy?.createHTML(s) ?? s;
   // Tools registered by scripts that run before the rest is here are queued (as preload.js does).
   const doc = /** @type {any} */ (document);
   if (!doc.modelContext) {
@@ -131,7 +141,7 @@ function start() {
   const launcher = { wantOpen: false, focused: false };
   if (!customElements.get('byomcp-chat')) {
     const root = element.attachShadow({ mode: 'open' });
-    root.innerHTML = `<button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`;
+    root.innerHTML = html(`<button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`);
     // Adopted, not a <style> element, which a page's CSP without 'unsafe-inline' styles blocks
     // (layout.js's adoptStyle does this for the rest; this file imports nothing).
     const css = `${LAUNCHER_STYLE}.launcher[aria-busy="true"] { cursor: progress; }`;
@@ -174,7 +184,7 @@ function start() {
 
   import('./boot.js')
     .then((m) => {
-      win.byomcp = m.boot({ element, scriptURL: import.meta.url, script, launcher });
+      win.byomcp = m.boot({ element, scriptURL: import.meta.url, script, launcher, html });
     })
     .catch((err) => console.error('byomcp: the assistant could not be loaded:', err));
 }

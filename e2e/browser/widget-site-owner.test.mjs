@@ -186,6 +186,62 @@ test('a site whose Content-Security-Policy allows no inline style gets the widge
   }
 });
 
+test('a site that enforces Trusted Types gets the widget through the policy "byomcp"', async () => {
+  // require-trusted-types-for 'script' makes innerHTML refuse a plain string; a site that lists
+  // the policies it allows (trusted-types) adds byomcp, as the README says.
+  const html = await readmeExample(strict.server.url);
+  const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': "require-trusted-types-for 'script'; trusted-types byomcp" });
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    await context.addInitScript(() => {
+      /** @type {any} */ (window).__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.sample}`));
+    });
+    const { page, errors } = await newPage(context);
+    /** @type {string[]} */
+    const consoleErrors = [];
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    await page.goto(site.url);
+    await waitConnected(page);
+    await page.locator(W.launcher).click();
+    await page.locator(W.input).waitFor();
+    await ask(page, 'Show me SUVs under 40k');
+    await page.locator(W.text).filter({ hasText: 'The page says: Showing 1 cars' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.locator('#cars li').allInnerTexts(), ['Toyota RAV4: $31990']);
+    // The next page (here, the same one again) restores the transcript under the same policy.
+    await page.reload();
+    await waitConnected(page);
+    await page.locator(W.text).filter({ hasText: 'The page says: Showing 1 cars' }).waitFor();
+    assert.equal(await page.locator(W.tool).count(), 1);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__violations), []);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test('a Trusted Types policy list without "byomcp" is named in the console', async () => {
+  const html = await readmeExample(strict.server.url);
+  const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': "require-trusted-types-for 'script'; trusted-types shop" });
+  const context = await stack.browser.newContext();
+  try {
+    const { page } = await newPage(context);
+    /** @type {string[]} */
+    const warnings = [];
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    await page.goto(site.url);
+    await page.waitForFunction(() => /** @type {any} */ (window)[Symbol.for('byomcp.widget')]);
+    for (let i = 0; i < 50 && !warnings.some((w) => w.includes("Trusted Types policy 'byomcp' refused")); i++) await page.waitForTimeout(100);
+    assert.ok(warnings.some((w) => w.includes("Trusted Types policy 'byomcp' refused")), `console warnings: ${JSON.stringify(warnings)}`);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
 test('a browser without constructable stylesheets (Safari before 16.4) gets the widget styled by <style> elements', async () => {
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
   try {
