@@ -299,7 +299,8 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Type", a.ctype)
 	h.Set("Vary", "Accept-Encoding")
-	if r.URL.Query().Get("v") == a.hash {
+	versioned := r.URL.Query().Get("v") == a.hash
+	if versioned {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")
@@ -316,8 +317,12 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Encoding", enc)
 		etag = `"` + a.hash + "-" + enc + `"`
 	}
-	h.Set("ETag", etag)
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+	// An immutable answer is never revalidated (its URL changes with its content), so it goes
+	// without an ETag: 26 bytes less on each module of a first visit.
+	if !versioned {
+		h.Set("ETag", etag)
+	}
+	if !versioned && etagMatches(r.Header.Get("If-None-Match"), etag) {
 		h.Del("Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -3,6 +3,7 @@ package jsclient
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"io/fs"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/andybalholm/brotli"
 )
@@ -199,9 +201,15 @@ func TestAssetsRewriteAndCaching(t *testing.T) {
 		if got := res.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
 			t.Errorf("versioned Cache-Control %q, want immutable", got)
 		}
+		if got := res.Header.Get("ETag"); got != "" {
+			t.Errorf("versioned ETag %q, want none (never revalidated)", got)
+		}
 		res = get(t, as, "/b.js?v=000000000000", nil)
 		if got := res.Header.Get("Cache-Control"); got != "no-cache" {
 			t.Errorf("stale version Cache-Control %q, want no-cache", got)
+		}
+		if got := res.Header.Get("ETag"); got == "" {
+			t.Error("stale version without an ETag: it is revalidated")
 		}
 	})
 	t.Run("not found", func(t *testing.T) {
@@ -259,7 +267,10 @@ func TestAccepts(t *testing.T) {
 
 func TestStripJS(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
-		{"comments and indentation", "// head\n/**\n * doc\n */\nexport function f(a) {\n    return a; // tail\n}\n", "export function f(a) {\nreturn a;\n}\n"},
+		{"comments and indentation", "// head\n/**\n * doc\n */\nexport function f(a) {\n    return a; // tail\n}\n", "export function f(a) {return a;}\n"},
+		{"line breaks after { ; , go", "const o = {\n  a: 1,\n  b: [2,\n 3],\n};\nlet x = 1;\nf(x)\n", "const o = {a: 1,b: [2,3],};let x = 1;f(x)\n"},
+		{"line breaks that ASI needs stay", "let a = b\n++c\nreturn\nx\nconst s = `${a,\nb}`\n", "let a = b\n++c\nreturn\nx\nconst s = `${a,b}`\n"},
+		{"inside a template the text stays", "const css = `a {\n  b;\n}`;\n", "const css = `a {\n  b;\n}`;\n"},
 		{"strings keep their slashes", "const u = 'http://x/*y*/'; const v = \"a // b\";\n", "const u = 'http://x/*y*/'; const v = \"a // b\";\n"},
 		{"template with nested substitution", "const s = `a // ${ b ? `/* ${c} */` : '}' } z`; // c\n", "const s = `a // ${ b ? `/* ${c} */` : '}' } z`;\n"},
 		{"template keeps its lines", "const css = `\n  .a { color: red; }\n  /* kept */\n`;\n", "const css = `\n  .a { color: red; }\n  /* kept */\n`;\n"},
@@ -305,6 +316,56 @@ func TestStripEmbedded(t *testing.T) {
 		if out, err := exec.Command(node, "--check", p).CombinedOutput(); err != nil {
 			t.Errorf("%s does not parse after stripping: %v\n%s", n, err, out)
 		}
+	}
+}
+
+// The unit tests of jsclient/test pass against the stripped modules, not only against their
+// source: stripping keeps what the code does, not only that it parses.
+func TestStrippedModulesPassTheUnitTests(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat("../node_modules/ws"); err != nil {
+		t.Skip("npm packages not installed (npm ci): the unit tests need ws")
+	}
+	// Beside jsclient, so that the tests' relative paths (../../e2e, ../../agentsvc) and the
+	// repository's node_modules are found as from jsclient/test.
+	dir, err := os.MkdirTemp("..", ".stripped-jsclient-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// Stripped only: the served text also versions its imports (./x.js?v=…), which would make
+	// the tests' own imports (../x.js) second copies of the modules.
+	names, _ := fs.Glob(FS, "*.js")
+	for _, n := range names {
+		src, _ := fs.ReadFile(FS, n)
+		if err := os.WriteFile(filepath.Join(dir, n), stripJS(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "test"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests, _ := filepath.Glob("test/*.js")
+	for _, p := range tests {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "test", filepath.Base(p)), src, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, "--test", filepath.Join(dir, "test")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the unit tests fail against the served modules: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "# fail 0") {
+		t.Fatalf("no test summary:\n%s", out)
 	}
 }
 
