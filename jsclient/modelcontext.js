@@ -24,13 +24,19 @@ const MARK = Symbol.for('byomcp.modelContext');
  */
 export const HINTS = Symbol.for('byomcp.hints');
 
+/**
+ * The other side table (preload.js makes it too): tool name → {message} of the last error its
+ * execute threw, which Chromium's executeTool leaves out of its rejection.
+ */
+export const ERRORS = Symbol.for('byomcp.errors');
+
 /** The hints recorded at registration, booleans only. */
 const RECORDED_HINTS = ['consequentialHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
 /** Chromium's (and @mcp-b/webmcp-polyfill's) message for an execute callback that threw. */
 export const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
 
-/** Chromium's message for an inputArgsJson that is not a JSON object or array. */
+/** Chromium's (until 154) message for input text that is not a JSON object or array. */
 export const BAD_INPUT = 'Failed to parse input arguments';
 
 /** The draft's ToolAnnotations members, all booleans defaulting to false. */
@@ -183,17 +189,20 @@ export class ModelContext extends EventTarget {
   }
 
   /**
-   * Runs a tool as Chromium's executeTool(tool, inputArgsJson, {signal}) does: tool is an object
-   * from getTools(), inputArgsJson a JSON string. Resolves with the result serialized as
-   * Chromium does (JSON text for objects, the string itself for strings); rejects with a
-   * TypeError for a malformed tool, an UnknownError DOMException for an unknown tool, bad input
-   * JSON or a failed execute, and with the abort reason when signal aborts first.
+   * Runs a tool as the draft's executeTool(tool, inputObject, {signal}) and Chromium's (from 155)
+   * do: tool is an object from getTools(), inputObject the input ({} when omitted), which goes
+   * to the tool as its JSON serialization would parse. JSON text, which Chromium until 154 and
+   * @mcp-b/webmcp-polyfill 5 take instead, is read as the input too. Resolves with the result
+   * serialized as Chromium does (JSON text for objects, the string itself for strings); rejects
+   * with a TypeError for a malformed tool or an input that is not an object (or cannot be
+   * serialized), an UnknownError DOMException for an unknown tool, text that is not a JSON object
+   * or a failed execute, and with the abort reason when signal aborts first.
    * @param {any} tool
-   * @param {string} inputArgsJson
+   * @param {unknown} [input]
    * @param {{signal?: AbortSignal}} [options]
    * @returns {Promise<string>}
    */
-  async executeTool(tool, inputArgsJson, options = {}) {
+  async executeTool(tool, input, options = {}) {
     const signal = options?.signal;
     if (tool === null || typeof tool !== 'object') throw new TypeError('RegisteredTool must be an object');
     for (const key of ['name', 'description', 'origin']) {
@@ -207,7 +216,7 @@ export class ModelContext extends EventTarget {
     signal?.throwIfAborted();
     const name = String(tool.name);
     if (!this.#host.has(name)) throw new DOMException(`Tool not found: ${name}`, 'UnknownError');
-    const args = parseInput(inputArgsJson);
+    const args = readInput(input);
     const run = this.#host.executeTool(name, args, { signal: signal ?? new AbortController().signal });
     let value;
     try {
@@ -315,7 +324,7 @@ function replayQueued(stubs, mc, log) {
 
 /**
  * Keeps host's copy of other's tools in step: now and on each 'toolchange'. Calls go to
- * other.executeTool with the RegisteredTool object getTools() gave, the arguments as JSON text
+ * other.executeTool with the RegisteredTool object getTools() gave, the arguments (executeOther)
  * and the call's signal (aborted when the agent cancels, times out or the page goes). The hints
  * getTools() leaves out come from other's side table (recordHints; preload.js may have started
  * it before other's first registration).
@@ -360,7 +369,7 @@ function mirror(other, host, log) {
         const m = { sig, raw, handle: { unregister() {} } };
         m.handle = host.registerTool({
           ...def,
-          execute: async (args, client) => readResult(await other.executeTool(m.raw, JSON.stringify(args ?? {}), { signal: client.signal })),
+          execute: async (args, client) => readResult(await executeOther(other, m.raw, args ?? {}, client.signal)),
         });
         mirrored.set(def.name, m);
       } catch (err) {
@@ -395,9 +404,42 @@ function mirror(other, host, log) {
 }
 
 /**
+ * Runs a tool through other.executeTool with its input as an object, as the WebMCP draft and
+ * Chromium from 155 take it. Chromium until 154 took JSON text: it refuses an object ("Failed to
+ * parse input arguments") before the tool runs, and is then given the text. A tool that ran and
+ * failed, or a cancelled call, is never tried again.
+ * @param {any} other
+ * @param {any} tool what other's getTools() gave
+ * @param {object} args
+ * @param {AbortSignal} signal
+ */
+async function executeOther(other, tool, args, signal) {
+  /** @type {Map<string, {message: string}>|undefined} */
+  const errors = other[ERRORS];
+  const name = String(tool.name);
+  const before = errors?.get(name);
+  try {
+    try {
+      return await other.executeTool(tool, args, { signal });
+    } catch (err) {
+      if (signal.aborted || !String(/** @type {any} */ (err)?.message).startsWith('Failed to parse input')) throw err;
+    }
+    return await other.executeTool(tool, JSON.stringify(args), { signal });
+  } catch (err) {
+    // Chromium's rejection does not say what the tool threw; its registerTool noted it.
+    const noted = errors?.get(name);
+    if (noted && noted !== before && /** @type {any} */ (err)?.message === INVOCATION_FAILED) {
+      throw new DOMException(`${INVOCATION_FAILED}: ${noted.message}`, 'UnknownError');
+    }
+    throw err;
+  }
+}
+
+/**
  * Makes mc (another implementation) record the hints of each tool registered through it from
  * now on: registerTool becomes an own property, shadowing the prototype's, that notes the tool's
- * hints in mc[HINTS] and then calls the original with the same this and arguments, returning
+ * hints in mc[HINTS], gives the original (with the same this and arguments) the tool with an
+ * execute that notes what it throws in mc[ERRORS] (noteErrors), and returns
  * what it returns. preload.js does the same (the same Symbol.for keys) when it runs after such
  * an implementation; this keeps the table it made. Returns the table, or null when mc cannot be
  * changed.
@@ -411,20 +453,51 @@ export function recordHints(mc) {
   if (typeof real !== 'function') return null;
   /** @type {Map<string, Record<string, boolean>>} */
   const table = new Map();
+  /** @type {Map<string, {message: string}>} */
+  const errors = new Map();
   try {
     Object.defineProperty(mc, 'registerTool', {
       configurable: true,
       writable: true,
       value: function registerTool(/** @type {any[]} */ ...args) {
         noteHints(table, args[0], args[1]);
+        args[0] = noteErrors(errors, args[0]);
         return Reflect.apply(real, this, args);
       },
     });
+    Object.defineProperty(mc, ERRORS, { configurable: true, value: errors });
     Object.defineProperty(mc, HINTS, { configurable: true, value: table });
   } catch {
     return null; // a frozen object: its getTools() is all there is
   }
   return table;
+}
+
+/**
+ * tool as a proxy whose execute notes in errors what it throws or rejects with; everything else
+ * is tool's own (read from tool, so its getters and private fields work, and spreading it copies
+ * what spreading tool would). A frozen execute cannot be replaced: such a tool is left as it is.
+ * @param {Map<string, {message: string}>} errors
+ * @param {any} tool
+ */
+function noteErrors(errors, tool) {
+  const run = tool?.execute;
+  const own = typeof run === 'function' && Object.getOwnPropertyDescriptor(tool, 'execute');
+  if (typeof run !== 'function' || (own && !own.configurable && !own.writable)) return tool;
+  const seen = (/** @type {unknown} */ err) => {
+    errors.set(String(tool.name), { message: err instanceof Error ? err.message : String(err) });
+    throw err;
+  };
+  const execute = function (/** @type {any[]} */ ...args) {
+    let r;
+    try {
+      r = Reflect.apply(run, this, args);
+    } catch (err) {
+      seen(err);
+    }
+    return typeof r?.then === 'function' ? r.then(undefined, seen) : r;
+  };
+  return new Proxy(tool, { get: (t, key) => (key === 'execute' ? execute : Reflect.get(t, key)) });
 }
 
 /**
@@ -595,17 +668,33 @@ function webmcpAnnotations(a) {
 }
 
 /**
- * Chromium's parsing of executeTool's inputArgsJson: a JSON object or array, else UnknownError.
- * @param {unknown} json
+ * The input of executeTool: an object (arrays too) as its JSON serialization parses, as Chromium
+ * converts it (a TypeError for anything else, or for what JSON.stringify refuses); {} when
+ * omitted; JSON text of an object or array (Chromium until 154), else an UnknownError.
+ * @param {unknown} input
+ * @returns {object}
  */
-function parseInput(json) {
-  try {
-    const v = JSON.parse(/** @type {string} */ (json));
-    if (v !== null && typeof v === 'object') return v;
-  } catch {
-    // reported below
+function readInput(input) {
+  if (input === undefined) return {};
+  if (typeof input === 'string') {
+    try {
+      const v = JSON.parse(input);
+      if (v !== null && typeof v === 'object') return v;
+    } catch {
+      // reported below
+    }
+    throw new DOMException(BAD_INPUT, 'UnknownError');
   }
-  throw new DOMException(BAD_INPUT, 'UnknownError');
+  if (input === null || (typeof input !== 'object' && typeof input !== 'function')) throw new TypeError('invalid input object: value is not an object');
+  let json;
+  try {
+    json = JSON.stringify(input);
+  } catch (err) {
+    throw new TypeError(`invalid input object: ${err instanceof Error ? err.message : err}`);
+  }
+  const v = json === undefined ? undefined : JSON.parse(json);
+  if (v === null || typeof v !== 'object') throw new TypeError('invalid input object: toJSON() returns no object');
+  return v;
 }
 
 /**

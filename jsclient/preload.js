@@ -6,7 +6,8 @@
 // script) already provides document.modelContext keeps it; this script only makes that object's
 // registerTool note each tool's hints (destructiveHint, consequentialHint, idempotentHint,
 // openWorldHint) in a side table before calling the original, since its getTools() may leave
-// them out. modelcontext.js (recordHints) reads the table, and does the same when it is absent.
+// them out, and what the tool's execute throws, since Chromium's executeTool leaves that out.
+// modelcontext.js (recordHints) reads the tables, and does the same when they are absent.
 //
 //   <script src="https://AGENT-HOST/byomcp/preload.js"></script>
 (function () {
@@ -28,18 +29,42 @@
   var real = mc.registerTool;
   if (typeof mc !== 'object' || typeof real !== 'function' || mc[HINTS] || mc.__byomcpQueue || mc[Symbol.for('byomcp.modelContext')]) return;
   var table = new Map();
+  var errors = new Map();
   try {
     Object.defineProperty(mc, 'registerTool', {
       configurable: true,
       writable: true,
       value: function registerTool(tool, options) {
         note(tool, options);
-        return real.apply(this, arguments);
+        var args = Array.prototype.slice.call(arguments);
+        args[0] = watch(tool);
+        return real.apply(this, args);
       },
     });
+    Object.defineProperty(mc, Symbol.for('byomcp.errors'), { configurable: true, value: errors });
     Object.defineProperty(mc, HINTS, { configurable: true, value: table });
   } catch (e) {
     // A frozen object: its getTools() is all there is.
+  }
+  // As noteErrors in modelcontext.js: the tool as a proxy whose execute notes what it throws.
+  function watch(tool) {
+    var run = tool && tool.execute;
+    var own = typeof run === 'function' && Object.getOwnPropertyDescriptor(tool, 'execute');
+    if (typeof run !== 'function' || (own && !own.configurable && !own.writable)) return tool;
+    function seen(e) {
+      errors.set(String(tool.name), { message: e instanceof Error ? e.message : String(e) });
+      throw e;
+    }
+    function execute() {
+      var r;
+      try {
+        r = run.apply(this, arguments);
+      } catch (e) {
+        seen(e);
+      }
+      return r && typeof r.then === 'function' ? r.then(undefined, seen) : r;
+    }
+    return new Proxy(tool, { get: function (t, key) { return key === 'execute' ? execute : Reflect.get(t, key); } });
   }
   // As noteHints in modelcontext.js: booleans only, until the registration's signal aborts; a
   // name still in the table keeps destructiveHint and consequentialHint true.

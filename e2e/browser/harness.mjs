@@ -104,9 +104,12 @@ export async function startServer(bin, { model = null, args = [] } = {}) {
   };
 }
 
-/** Launches chromium headless. */
-export function launchBrowser() {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: WAIT_MS });
+/**
+ * Launches chromium headless.
+ * @param {string[]} [extraArgs] more command-line switches (e.g. --enable-features=WebMCP)
+ */
+export function launchBrowser(extraArgs = []) {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extraArgs], timeout: WAIT_MS });
 }
 
 /**

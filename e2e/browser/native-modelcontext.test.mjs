@@ -1,12 +1,18 @@
-// A browser with its own document.modelContext, shaped as the WebMCP draft and Chromium ship it:
-// the widget must adapt it instead of replacing it, offer its tools to the agent, and run them
-// through executeTool(tool, inputArgsJson, {signal}).
+// A browser with its own document.modelContext: the widget must adapt it instead of replacing
+// it, offer its tools to the agent, and run them through executeTool(tool, input, {signal}).
+// First Chromium's own (Debian's Chromium has WebMCP behind --enable-features=WebMCP), then a
+// fake shaped as the draft and Chrome's documentation describe later versions.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, W } from './harness.mjs';
+import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, launchBrowser, W } from './harness.mjs';
 import { lastUserText, toolNames, toolResultsSinceUser } from './fake-openai.mjs';
 
 function script(body) {
+  if (lastUserText(body) === 'open car c99') {
+    const results = toolResultsSinceUser(body);
+    if (!results.length) return { toolCalls: [{ name: 'select_car', arguments: { carId: 'c99' } }] };
+    return { text: `The page answered: ${/There is no car[^\n]*/.exec(results[0].content)?.[0] ?? results[0].content}` };
+  }
   if (/SUVs/.test(lastUserText(body))) {
     const results = toolResultsSinceUser(body);
     if (!results.length) return { toolCalls: [{ name: 'search_cars', arguments: { bodyType: 'suv' } }] };
@@ -19,11 +25,11 @@ function script(body) {
 /**
  * Installed before any page script: a document.modelContext shaped as Chromium ships it (the
  * WebMCP draft's registerTool(tool, {signal}) returning a Promise, 'toolchange' as a task, and
- * Chromium's getTools() / executeTool(tool, inputArgsJson, {signal})). getTools() resolves with
+ * Chromium's getTools() / executeTool(tool, inputObject, {signal})). getTools() resolves with
  * Chrome 160's Tool interface objects: members are getters on the prototype (spreading one copies
- * nothing) and `source` replaces `window`; executeTool takes such an object and JSON text and
- * resolves with the result serialized (JSON text for objects), as
- * developer.chrome.com/docs/ai/webmcp and @mcp-b/webmcp-polyfill document.
+ * nothing) and `source` replaces `window`; executeTool takes such an object and the input as an
+ * object (the draft since webmcp#246, Chromium from 155) and resolves with the result serialized
+ * (JSON text for objects), as developer.chrome.com/docs/ai/webmcp documents.
  */
 function installNative() {
   const w = /** @type {any} */ (window);
@@ -61,12 +67,13 @@ function installNative() {
         return t;
       });
     }
-    async executeTool(tool, inputArgsJson, { signal } = {}) {
+    async executeTool(tool, inputObject = {}, { signal } = {}) {
       if (!(tool instanceof Tool)) throw new TypeError('executeTool: tool must be a Tool from getTools()');
+      if (inputObject === null || typeof inputObject !== 'object') throw new TypeError('invalid input object: value is not an object');
       const entry = [...this.#tools.values()].find((e) => e.id === internals.get(tool).id);
       if (!entry) throw new DOMException(`Tool not found: ${tool.name}`, 'UnknownError');
-      const input = JSON.parse(inputArgsJson);
-      w.__nativeCalls.push({ name: tool.name, input: inputArgsJson, signal: signal instanceof AbortSignal });
+      const input = JSON.parse(JSON.stringify(inputObject));
+      w.__nativeCalls.push({ name: tool.name, input, signal: signal instanceof AbortSignal });
       signal?.throwIfAborted();
       const value = await entry.def.execute(input);
       return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
@@ -84,6 +91,48 @@ before(async () => {
 });
 after(async () => {
   await stack?.close();
+});
+
+test("the widget runs the demo's tools through Chromium's own document.modelContext", async (t) => {
+  const browser = await launchBrowser(['--enable-features=WebMCP']);
+  try {
+    const context = await browser.newContext();
+    await recordClientEvents(context);
+    const { page, errors } = await newPage(context);
+    // The browser's own, before any script of ours: a native executeTool, on a page with none.
+    await page.goto(stack.server.url + '/healthz');
+    const native = await page.evaluate(() => {
+      const mc = /** @type {any} */ (document).modelContext;
+      return !!mc && /\[native code\]/.test(Function.prototype.toString.call(mc.executeTool));
+    });
+    if (!native) {
+      t.skip(`this Chromium (${browser.version()}) has no document.modelContext with --enable-features=WebMCP`);
+      return;
+    }
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await page.locator('#grid .card').first().waitFor();
+    assert.equal(await page.evaluate(() => /** @type {any} */ (document).modelContext[Symbol.for('byomcp.modelContext')]), undefined, 'the native context was replaced');
+    const before = stack.fake.requests.length;
+    await ask(page, 'Show me SUVs');
+    await page.locator(W.text).filter({ hasText: 'Native said: Showing 7 cars' }).waitFor();
+    await waitIdle(page);
+    const bodies = await page.locator('#grid .card .meta').allInnerTexts();
+    assert.equal(bodies.length, 7);
+    for (const b of bodies) assert.match(b, /^SUV/);
+    const offered = toolNames(stack.fake.requests[before].body);
+    for (const name of ['search_cars', 'sort_cars', 'select_car', 'compare_cars', 'clear_filters']) {
+      assert.ok(offered.includes(name), `${name} not offered: ${offered}`);
+    }
+    // A tool that throws: Chromium's rejection leaves out what it threw ("Tool was executed but
+    // the invocation failed…"); preload.js noted it, so the model still reads it.
+    await ask(page, 'open car c99');
+    await page.locator(W.text).filter({ hasText: 'The page answered: There is no car with id c99. Use search_cars to see the ids.' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
 });
 
 test('the widget adapts a native document.modelContext', async () => {
@@ -104,7 +153,7 @@ test('the widget adapts a native document.modelContext', async () => {
     assert.equal(bodies.length, 7);
     for (const b of bodies) assert.match(b, /^SUV/);
     const calls = await page.evaluate(() => /** @type {any} */ (window).__nativeCalls);
-    assert.deepEqual(calls, [{ name: 'search_cars', input: '{"bodyType":"suv"}', signal: true }]);
+    assert.deepEqual(calls, [{ name: 'search_cars', input: { bodyType: 'suv' }, signal: true }]);
     const offered = toolNames(stack.fake.requests[0].body);
     for (const name of ['search_cars', 'sort_cars', 'select_car', 'compare_cars', 'clear_filters']) {
       assert.ok(offered.includes(name), `${name} not offered: ${offered}`);

@@ -144,7 +144,7 @@ describe('our document.modelContext', () => {
     });
   });
 
-  test('executeTool takes the RegisteredTool and JSON text, and serializes the result', async () => {
+  test('executeTool takes the RegisteredTool and the input object (or JSON text), and serializes the result', async () => {
     const host = new ToolHost();
     const mc = installModelContext(host, { win: fakeWindow() });
     /** @type {unknown[]} */
@@ -160,6 +160,13 @@ describe('our document.modelContext', () => {
     assert.equal(await mc.executeTool(byName.none, '{}'), 'undefined');
     assert.equal(await mc.executeTool(byName.num, '{}'), '7');
     assert.deepEqual(inputs[0], { q: 'red' });
+    // The draft's and Chromium's (from 155) input: an object, passed as its JSON would parse.
+    assert.equal(await mc.executeTool(byName.text, { q: 'blue', when: new Date(0), skip: undefined }), 'found 3');
+    assert.deepEqual(inputs.at(-1), { q: 'blue', when: '1970-01-01T00:00:00.000Z' });
+    assert.equal(await mc.executeTool(byName.text), 'found 3');
+    assert.deepEqual(inputs.at(-1), {}, 'omitted input');
+    assert.equal(await mc.executeTool(byName.text, [1, 2]), 'found 3');
+    assert.deepEqual(inputs.at(-1), [1, 2]);
   });
 
   test('executeTool errors: malformed tool, unknown tool, bad JSON, failed execute', async () => {
@@ -177,6 +184,12 @@ describe('our document.modelContext', () => {
       const err = await rejection(mc.executeTool(boom, bad));
       assert.equal(err.name, 'UnknownError', bad);
       assert.equal(err.message, BAD_INPUT, bad);
+    }
+    // As Chromium 156 answers them: TypeErrors, before the tool runs.
+    const cyclic = /** @type {any} */ ({});
+    cyclic.self = cyclic;
+    for (const bad of [null, 42, true, () => 1, { n: 10n }, cyclic]) {
+      assert.equal((await rejection(mc.executeTool(boom, bad))).name, 'TypeError', String(bad));
     }
     const failed = await rejection(mc.executeTool(boom, '{}'));
     assert.equal(failed.name, 'UnknownError');
@@ -286,15 +299,30 @@ describe('pre-load queue', () => {
 /**
  * Another document.modelContext shaped as the draft and Chromium ship it: getTools() resolves
  * with Tool objects whose members are getters on the prototype (Chrome 160's Tool interface:
- * spreading one copies nothing), executeTool(tool, inputArgsJson, {signal}) takes such an object
- * and JSON text and resolves with the serialized result, 'toolchange' on every change.
+ * spreading one copies nothing), executeTool(tool, input, {signal}) takes such an object and
+ * the input and resolves with the serialized result, 'toolchange' on every change. The input is
+ * an object as in the draft and Chromium from 155 (seen in Chromium 156: anything else is a
+ * TypeError), or, with {input: 'json'}, JSON text as in Chromium until 154 and
+ * @mcp-b/webmcp-polyfill 5.1.0 (an object becomes "[object Object]", refused with "Failed to
+ * parse input arguments" before the tool runs). A tool that throws rejects with its message
+ * after INVOCATION_FAILED, as the polyfill does; with {detail: false} without it, as Chromium 156
+ * does.
  */
 class ForeignContext extends EventTarget {
   /** @type {Map<string, {def: any, id: number}>} */
   #tools = new Map();
   #next = 0;
-  /** @type {{name: string, input: string, signal: AbortSignal|undefined}[]} */
+  #json = false;
+  #detail = true;
+  /** @type {{name: string, input: unknown, signal: AbortSignal|undefined}[]} every executeTool, refused ones too */
   calls = [];
+
+  /** @param {{input?: 'object'|'json', detail?: boolean}} [options] */
+  constructor({ input = 'object', detail = true } = {}) {
+    super();
+    this.#json = input === 'json';
+    this.#detail = detail;
+  }
 
   /** @param {any} def @param {{signal?: AbortSignal}} [options] */
   async registerTool(def, { signal } = {}) {
@@ -313,18 +341,28 @@ class ForeignContext extends EventTarget {
     return [...this.#tools.values()].map(({ def, id }) => new ForeignTool(def, id));
   }
 
-  /** @param {any} tool @param {string} inputArgsJson @param {{signal?: AbortSignal}} [options] */
-  async executeTool(tool, inputArgsJson, { signal } = {}) {
+  /** @param {any} tool @param {unknown} input @param {{signal?: AbortSignal}} [options] */
+  async executeTool(tool, input, { signal } = {}) {
     if (!(tool instanceof ForeignTool)) throw new TypeError('RegisteredTool must be an object');
-    this.calls.push({ name: tool.name, input: inputArgsJson, signal });
+    this.calls.push({ name: tool.name, input, signal });
+    let args;
+    if (this.#json) {
+      try {
+        args = JSON.parse(String(input));
+      } catch {
+        throw new DOMException(BAD_INPUT, 'UnknownError');
+      }
+    } else {
+      if (input === null || typeof input !== 'object') throw new TypeError("Failed to execute 'executeTool' on 'ModelContext': invalid input object: value is not an object");
+      args = JSON.parse(JSON.stringify(input));
+    }
     const entry = [...this.#tools.values()].find((e) => e.id === tool.id);
     if (!entry) throw new DOMException(`Tool not found: ${tool.name}`, 'UnknownError');
-    const args = JSON.parse(inputArgsJson);
     return new Promise((resolve, reject) => {
       signal?.addEventListener('abort', () => reject(signal.reason));
-      Promise.resolve(entry.def.execute(args)).then(
+      (async () => entry.def.execute(args))().then(
         (v) => resolve(typeof v === 'object' ? JSON.stringify(v) : String(v)),
-        (err) => reject(new DOMException(`${INVOCATION_FAILED}: ${err.message}`, 'UnknownError')),
+        (err) => reject(new DOMException(this.#detail ? `${INVOCATION_FAILED}: ${err.message}` : INVOCATION_FAILED, 'UnknownError')),
       );
     });
   }
@@ -366,7 +404,7 @@ class ForeignTool {
 }
 
 describe('adapter over another modelContext', () => {
-  test('mirrors the tools, follows toolchange, and calls executeTool with the tool object and JSON text', async () => {
+  test('mirrors the tools, follows toolchange, and calls executeTool with the tool object and the input object', async () => {
     const win = fakeWindow();
     const other = new ForeignContext();
     await other.registerTool({ name: 'search', title: 'Search', description: 'search cars', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, execute: ({ q }) => ({ found: q }) });
@@ -394,9 +432,9 @@ describe('adapter over another modelContext', () => {
     assert.deepEqual(
       other.calls.map((c) => [c.name, c.input]),
       [
-        ['search', '{"q":"red"}'],
-        ['broken', '{}'],
-        ['mcp', '{}'],
+        ['search', { q: 'red' }],
+        ['broken', {}],
+        ['mcp', {}],
       ],
     );
     assert.ok(other.calls.every((c) => c.signal instanceof AbortSignal), 'every call carries a signal');
@@ -409,6 +447,82 @@ describe('adapter over another modelContext', () => {
     ac.abort();
     await settle();
     assert.equal(host.has('compare'), false);
+  });
+
+  test('an implementation that takes JSON text gets it once it refused the object; a tool that failed is not run again', async () => {
+    const win = fakeWindow();
+    const other = new ForeignContext({ input: 'json' });
+    let broken = 0;
+    await other.registerTool({ name: 'search', description: 'search cars', execute: ({ q }) => ({ found: q }) });
+    await other.registerTool({ name: 'broken', description: 'always fails', execute: () => (broken++, Promise.reject(new Error('Failed to parse input: its own words'))) });
+    win.document.modelContext = other;
+    const host = new ToolHost({ logger: quietLogger() });
+    installModelContext(host, { win });
+    await settle();
+    const socket = FakeSocket.opened();
+    host.attach(new Peer(socket, { logger: quietLogger() }));
+    socket.receive({ jsonrpc: '2.0', id: 1, method: Method.ToolsCall, params: { name: 'search', arguments: { q: 'red' } } });
+    assert.deepEqual((await socket.next()).result, { content: [{ type: 'text', text: '{"found":"red"}' }], structuredContent: { found: 'red' } });
+    socket.receive({ jsonrpc: '2.0', id: 2, method: Method.ToolsCall, params: { name: 'broken', arguments: {} } });
+    assert.deepEqual((await socket.next()).result, { isError: true, content: [{ type: 'text', text: `${INVOCATION_FAILED}: Failed to parse input: its own words` }] });
+    assert.deepEqual(
+      other.calls.map((c) => [c.name, c.input]),
+      [
+        ['search', { q: 'red' }],
+        ['search', '{"q":"red"}'],
+        ['broken', {}],
+        ['broken', '{}'],
+      ],
+    );
+    assert.equal(broken, 1, 'the failed tool ran once');
+  });
+
+  test("what a tool threw reaches the agent though the implementation's rejection leaves it out (Chromium)", async () => {
+    /** @param {any} other @param {string} name @param {number} id */
+    const call = async (other, name, id) => {
+      const socket = FakeSocket.opened();
+      const host = /** @type {ToolHost} */ (other.__host);
+      host.attach(new Peer(socket, { logger: quietLogger() }));
+      socket.receive({ jsonrpc: '2.0', id, method: Method.ToolsCall, params: { name, arguments: {} } });
+      return (await socket.next()).result.content[0].text;
+    };
+    class Secret {
+      #name = 'private_fields';
+      get name() {
+        return this.#name;
+      }
+      description = 'a class with private fields';
+      execute() {
+        throw new Error('from a class');
+      }
+    }
+    for (const preload of [true, false]) {
+      const win = fakeWindow();
+      const other = new ForeignContext({ detail: false });
+      win.document.modelContext = other;
+      if (preload) runPreload(win.document);
+      const host = new ToolHost({ logger: quietLogger() });
+      /** @type {any} */ (other).__host = host;
+      if (!preload) installModelContext(host, { win });
+      const mc = win.document.modelContext;
+      await mc.registerTool({ name: 'sync_throw', description: 'throws', execute: () => { throw new Error('There is no car with id 7.'); } });
+      await mc.registerTool({ name: 'rejects', description: 'rejects', execute: async () => { throw new TypeError('not today'); } });
+      await mc.registerTool({ name: 'throws_text', description: 'throws a string', execute: () => { throw 'plain words'; } });
+      await mc.registerTool(Object.freeze({ name: 'frozen', description: 'frozen', execute: () => { throw new Error('unseen'); } }));
+      await mc.registerTool(new Secret());
+      await mc.registerTool({ name: 'fine', description: 'fine', execute: () => 'ok' });
+      if (preload) installModelContext(host, { win });
+      await settle();
+      const tag = preload ? 'with preload.js' : 'without';
+      assert.equal(await call(other, 'sync_throw', 1), `${INVOCATION_FAILED}: There is no car with id 7.`, tag);
+      assert.equal(await call(other, 'rejects', 2), `${INVOCATION_FAILED}: not today`, tag);
+      assert.equal(await call(other, 'throws_text', 3), `${INVOCATION_FAILED}: plain words`, tag);
+      assert.equal(await call(other, 'frozen', 4), INVOCATION_FAILED, `${tag}: a frozen tool is left as it is`);
+      assert.equal(await call(other, 'private_fields', 5), `${INVOCATION_FAILED}: from a class`, tag);
+      assert.equal(await call(other, 'fine', 6), 'ok', tag);
+      // The same message again is still this call's, and an earlier error is not.
+      assert.equal(await call(other, 'sync_throw', 7), `${INVOCATION_FAILED}: There is no car with id 7.`, tag);
+    }
   });
 
   test('cancelling the agent call aborts the signal given to executeTool', async () => {
