@@ -373,7 +373,7 @@ function invalidFields(form) {
 }
 
 /** @param {HTMLFormElement} form */
-function submitButton(form) {
+export function submitButton(form) {
   return [...(/** @type {any} */ (form.elements))].find(
     (el) => !el.disabled && ((el.localName === 'button' && el.type === 'submit') || (el.localName === 'input' && (el.type === 'submit' || el.type === 'image'))),
   );
@@ -382,6 +382,28 @@ function submitButton(form) {
 /** @param {any} button */
 function buttonLabel(button) {
   return (button?.localName === 'input' ? button.value : button?.textContent)?.replace(/\s+/g, ' ').trim() || 'Submit';
+}
+
+/**
+ * The answer of a form tool without toolautosubmit once the form is filled: it waits for the
+ * visitor, and the fields that still fail validation are named.
+ * @param {HTMLFormElement} form
+ * @param {string} name the tool's
+ * @param {string[]} filled the fields filled
+ */
+export function leftToVisitor(form, name, filled) {
+  const button = submitButton(form);
+  const problems = invalidFields(form);
+  const what = filled.length ? `Filled ${filled.join(', ')} in the form "${name}".` : `Filled nothing in the form "${name}".`;
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `${what} The form was not submitted: it waits for the visitor to check it and press "${buttonLabel(button)}" themselves. Ask them to do so.${problems.length ? ` Fields still to correct: ${problems.join('; ')}.` : ''}`,
+      },
+    ],
+    structuredContent: { submitted: false, filled },
+  };
 }
 
 /**
@@ -539,20 +561,10 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
         target.dispatchEvent(ev);
       }
     };
-    const what = filled.length ? `Filled ${filled.join(', ')} in the form "${def.name}".` : `Filled nothing in the form "${def.name}".`;
     if (!def.autosubmit) {
       button?.focus?.();
       activated();
-      const problems = invalidFields(form);
-      return {
-        content: [
-          {
-            type: 'text',
-            text: `${what} The form was not submitted: it waits for the visitor to check it and press "${buttonLabel(button)}" themselves. Ask them to do so.${problems.length ? ` Fields still to correct: ${problems.join('; ')}.` : ''}`,
-          },
-        ],
-        structuredContent: { submitted: false, filled },
-      };
+      return leftToVisitor(form, def.name, filled);
     }
     if (!form.checkValidity()) {
       throw new Error(`Form validation failed, nothing was submitted. Correct these fields: ${invalidFields(form).join('; ')}.`);

@@ -12,7 +12,7 @@
 
 import { invalidState, TOOL_NAME_PATTERN } from './tools.js';
 import { toLogger } from './wsrpc.js';
-import { startDeclarativeTools } from './declarative.js';
+import { startDeclarativeTools, leftToVisitor, submitButton } from './declarative.js';
 
 /** Marks our implementation, across copies of this module. */
 const MARK = Symbol.for('byomcp.modelContext');
@@ -283,7 +283,7 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
   const other = candidates.find((c) => !Array.isArray(c.__byomcpQueue));
   if (other) {
     if (typeof other.getTools === 'function' && typeof other.executeTool === 'function') {
-      mirror(other, host, log);
+      mirror(other, host, log, doc);
     } else {
       log.warn('document.modelContext is provided by the browser or another script and cannot be read (no getTools/executeTool); its tools stay invisible to the agent');
     }
@@ -332,7 +332,7 @@ function replayQueued(stubs, mc, log) {
  * @param {import('./tools.js').ToolHost} host
  * @param {import('./wsrpc.js').Logger} log
  */
-function mirror(other, host, log) {
+function mirror(other, host, log, doc) {
   const hints = recordHints(other);
   /** @type {Map<string, {sig: string, handle: {unregister(): void}, raw: any}>} */
   const mirrored = new Map();
@@ -369,7 +369,11 @@ function mirror(other, host, log) {
         const m = { sig, raw, handle: { unregister() {} } };
         m.handle = host.registerTool({
           ...def,
-          execute: async (args, client) => readResult(await executeOther(other, m.raw, args ?? {}, client.signal)),
+          execute: async (args, client) => {
+            const form = waitingForm(doc, def.name);
+            if (form) return fillOnly(other, m.raw, form, args ?? {}, client.signal);
+            return readResult(await executeOther(other, m.raw, args ?? {}, client.signal));
+          },
         });
         mirrored.set(def.name, m);
       } catch (err) {
@@ -433,6 +437,56 @@ async function executeOther(other, tool, args, signal) {
     }
     throw err;
   }
+}
+
+/**
+ * The page's declarative form tool name when it has no toolautosubmit (the visitor sends it).
+ * @param {any} doc
+ * @param {string} name
+ * @returns {HTMLFormElement|null}
+ */
+function waitingForm(doc, name) {
+  const form = doc?.querySelector?.(`form[toolname="${name}"]`); // names are [A-Za-z0-9_.-]
+  return form && !form.hasAttribute('toolautosubmit') ? form : null;
+}
+
+/**
+ * Runs a form tool without toolautosubmit through another implementation as ours does: fills
+ * the form and answers that it waits for the visitor. Chromium's executeTool fills it, fires
+ * 'toolactivated' and then waits for the visitor's submit; once the form is filled (and the
+ * values were not refused) that call is cancelled, so the visitor's submit is their own.
+ * @param {any} other
+ * @param {any} tool
+ * @param {HTMLFormElement} form
+ * @param {Record<string, unknown>} args
+ * @param {AbortSignal} signal
+ */
+async function fillOnly(other, tool, form, args, signal) {
+  const ac = new AbortController();
+  const stop = () => ac.abort(signal.reason);
+  signal.addEventListener('abort', stop, { once: true });
+  /** @type {() => void} */
+  let onActivated = () => {};
+  /** @type {Promise<null>} */
+  const activated = new Promise((resolve) => {
+    onActivated = () => setTimeout(() => resolve(null), 0); // a refused value rejects the call just after
+  });
+  const listener = (/** @type {any} */ e) => e.toolName === tool.name && onActivated();
+  // At the model context (Chromium) or the window (@mcp-b/webmcp-polyfill).
+  const targets = [other, form.ownerDocument?.defaultView].filter((t) => typeof t?.addEventListener === 'function');
+  for (const t of targets) t.addEventListener('toolactivated', listener);
+  const run = executeOther(other, tool, args, ac.signal);
+  try {
+    const answer = await Promise.race([run.then((value) => ({ value })), activated]);
+    if (answer) return readResult(/** @type {{value: unknown}} */ (answer).value); // it answered at once
+  } finally {
+    for (const t of targets) t.removeEventListener('toolactivated', listener);
+    signal.removeEventListener('abort', stop);
+  }
+  run.catch(() => {}); // cancelled below: the visitor sends the form
+  ac.abort(new DOMException('filled; the visitor sends the form', 'AbortError'));
+  submitButton(form)?.focus?.();
+  return leftToVisitor(form, String(tool.name), Object.keys(args));
 }
 
 /**

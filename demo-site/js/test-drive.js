@@ -47,13 +47,20 @@ form.addEventListener('submit', (e) => {
 // The form itself is the fill_form_data tool (declarative WebMCP: toolname in test-drive.html;
 // the schema comes from its fields, the agent fills them and leaves the sending to the visitor).
 // Booking is an imperative tool that the visitor confirms.
-window.addEventListener('toolactivated', (e) => {
-  if (/** @type {any} */ (e).toolName !== 'fill_form_data') return;
+// 'toolactivated' comes to the window (byomcp's document.modelContext, the polyfill) or to the
+// model context (Chromium's own; byomcp's fires at both: the second of the same fill is skipped).
+let activatedNow = false;
+const onActivated = (/** @type {Event} */ e) => {
+  if (/** @type {any} */ (e).toolName !== 'fill_form_data' || activatedNow) return;
+  activatedNow = true;
+  queueMicrotask(() => (activatedNow = false));
   errorEl.textContent = '';
   flash(form);
   const missing = problems();
   toast(missing.length ? `Assistant: filled the form. Still needed: ${missing.join(', ')}` : 'Assistant: filled the form');
-});
+};
+window.addEventListener('toolactivated', onActivated);
+/** @type {any} */ (document).modelContext?.addEventListener?.('toolactivated', onActivated);
 
 registerTools([
   {

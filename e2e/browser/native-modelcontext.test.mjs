@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { startStack, recordClientEvents, newPage, ask, waitIdle, waitConnected, launchBrowser, W } from './harness.mjs';
 import { lastUserText, toolNames, toolResultsSinceUser } from './fake-openai.mjs';
 
+/** A date the test-drive form takes: a week from today. */
+const DRIVE_DATE = new Date(Date.now() + 7 * 86400e3).toISOString().slice(0, 10);
+
 function script(body) {
+  if (lastUserText(body) === 'fill in the form for Jane') {
+    const results = toolResultsSinceUser(body);
+    if (!results.length) return { toolCalls: [{ name: 'fill_form_data', arguments: { name: 'Jane Doe', email: 'jane@example.com', date: DRIVE_DATE, time: '10:00' } }] };
+    return { text: `Form: ${/Filled[^\n]*/.exec(results[0].content)?.[0] ?? results[0].content}` };
+  }
   if (lastUserText(body) === 'open car c99') {
     const results = toolResultsSinceUser(body);
     if (!results.length) return { toolCalls: [{ name: 'select_car', arguments: { carId: 'c99' } }] };
@@ -99,6 +107,9 @@ test("the widget runs the demo's tools through Chromium's own document.modelCont
     const context = await browser.newContext();
     await recordClientEvents(context);
     const { page, errors } = await newPage(context);
+    /** @type {string[]} */
+    const consoleErrors = [];
+    page.on('console', (m) => m.type() === 'error' && !/Failed to load resource/.test(m.text()) && consoleErrors.push(m.text()));
     // The browser's own, before any script of ours: a native executeTool, on a page with none.
     await page.goto(stack.server.url + '/healthz');
     const native = await page.evaluate(() => {
@@ -129,7 +140,26 @@ test("the widget runs the demo's tools through Chromium's own document.modelCont
     await ask(page, 'open car c99');
     await page.locator(W.text).filter({ hasText: 'The page answered: There is no car with id c99. Use search_cars to see the ids.' }).waitFor();
     await waitIdle(page);
+
+    // A declarative form without toolautosubmit: Chromium fills it and would wait for the
+    // visitor's submit; the agent is answered as by our own implementation, and the visitor's
+    // press of the page's button is their own submit.
+    await page.goto(stack.server.url + '/test-drive.html?id=c01');
+    await waitConnected(page);
+    await page.waitForFunction(() => /** @type {any} */ (window).byomcp.host.has('fill_form_data'));
+    await ask(page, 'fill in the form for Jane');
+    await page.locator(W.text).filter({ hasText: 'Form: Filled name, email, date, time in the form "fill_form_data". The form was not submitted: it waits for the visitor to check it and press "Book test drive" themselves.' }).waitFor();
+    await waitIdle(page);
+    // The page heard Chromium's 'toolactivated' (at document.modelContext, not the window).
+    assert.equal(await page.locator('#toast').textContent(), 'Assistant: filled the form');
+    assert.deepEqual(await page.evaluate(() => ['name', 'email', 'date', 'time'].map((n) => /** @type {any} */ (document.querySelector(`#test-drive-form [name=${n}]`)).value)), ['Jane Doe', 'jane@example.com', DRIVE_DATE, '10:00']);
+    await page.locator('#book').click();
+    await page.locator('#booked').waitFor();
+    assert.match(await page.locator('#booked').innerText(), /on its way to jane@example\.com/);
     assert.deepEqual(errors, []);
+    // Only what the thrown tool error logs (Chromium reports it as uncaught); no invalid field
+    // pattern (HTML compiles pattern with the v flag, where ( and ) in a class need escaping).
+    assert.deepEqual(consoleErrors.filter((t) => !/WebMCP tool execution failed: Uncaught Error: There is no car with id c99/.test(t)), []);
   } finally {
     await browser.close();
   }

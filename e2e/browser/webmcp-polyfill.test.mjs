@@ -141,6 +141,27 @@ test('a declarative form tool: filled, submitted, answered with respondWith', as
   }
 });
 
+test('a form without toolautosubmit: the polyfill fills it, the agent is answered at once, the visitor sends it', async () => {
+  // The polyfill's executeTool fills the form, fires 'toolactivated' at the window and would
+  // wait for the submit; the widget answers as its own implementation does and cancels that
+  // call, so the visitor's submit is theirs.
+  const { context, page, errors } = await openShop();
+  try {
+    await ask(page, 'contact me please');
+    await page.locator(W.text).filter({ hasText: 'Result:' }).waitFor();
+    await waitIdle(page);
+    const text = await page.locator(W.text).last().innerText();
+    assert.match(text, /Filled name, email in the form "contact_us"\. The form was not submitted: it waits for the visitor to check it and press "Send message"/);
+    assert.equal(await page.locator('#contact input[name="name"]').inputValue(), 'Ada');
+    const call = await page.evaluate(() => /** @type {any} */ (window).__executed.filter((e) => e.tool === 'contact_us').map((e) => e.aborted));
+    assert.deepEqual(call, [true, true], 'refused as an object, then given as text, filled, and its signal aborted');
+    assert.equal(await page.locator('#sent').isVisible(), false, 'the agent did not send it');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('Stop aborts the signal given to executeTool, and logs no error on the page', async () => {
   const { context, page, errors, logged } = await openShop();
   try {
