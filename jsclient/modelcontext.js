@@ -603,7 +603,7 @@ function readTool(raw, recorded) {
       return null;
     }
   }
-  if (schema && typeof schema === 'object' && !Array.isArray(schema)) def.inputSchema = agentSchema(schema);
+  if (schema && typeof schema === 'object' && !Array.isArray(schema)) def.inputSchema = withoutEmptyChoices(agentSchema(schema));
   const ann = agentAnnotations(withRecorded(raw.annotations, recorded?.get(raw.name)));
   if (ann) def.annotations = ann;
   return def;
@@ -694,6 +694,30 @@ function agentSchema(schema) {
   const s = /** @type {Record<string, unknown>} */ (schema);
   if (Object.keys(s).length === 0) return { type: 'object', properties: {} };
   return s.type === undefined ? { type: 'object', ...s } : s;
+}
+
+/**
+ * schema without the properties that offer an empty choice: Chromium synthesizes a form's
+ * schema when it sees the form, and a <select> whose options the page adds later gives
+ * `anyOf: []`, which is not valid JSON Schema (the agent would refuse the whole tool). No value
+ * could be given there anyway; the property comes back with the form's next 'toolchange'.
+ * @param {Record<string, any>} schema
+ */
+function withoutEmptyChoices(schema) {
+  const props = schema.properties;
+  if (!props || typeof props !== 'object') return schema;
+  const empty = Object.keys(props).filter((k) => noChoice(props[k]));
+  if (!empty.length) return schema;
+  const properties = { ...props };
+  for (const k of empty) delete properties[k];
+  const out = { ...schema, properties };
+  if (Array.isArray(schema.required)) out.required = schema.required.filter((/** @type {string} */ k) => !empty.includes(k));
+  return out;
+}
+
+/** @param {any} p a property's schema: its anyOf or oneOf (or its items') is empty */
+function noChoice(p) {
+  return !!p && typeof p === 'object' && (['anyOf', 'oneOf'].some((k) => Array.isArray(p[k]) && p[k].length === 0) || noChoice(p.items));
 }
 
 /**

@@ -525,6 +525,33 @@ describe('adapter over another modelContext', () => {
     }
   });
 
+  test('a property with an empty choice (a <select> without options yet, as Chromium gives it) is left out until it has one', async () => {
+    const win = fakeWindow();
+    const other = new ForeignContext();
+    const form = (/** @type {any[]} */ options) => ({
+      name: 'fill_form_data',
+      description: 'fills',
+      inputSchema: {
+        type: 'object',
+        properties: { carId: { type: 'string', anyOf: options }, extras: { type: 'array', items: { type: 'string', anyOf: options } }, name: { type: 'string' } },
+        required: ['carId', 'name'],
+      },
+      execute: () => 'ok',
+    });
+    const ac = new AbortController();
+    await other.registerTool(form([]), { signal: ac.signal });
+    win.document.modelContext = other;
+    const host = new ToolHost({ logger: quietLogger() });
+    installModelContext(host, { win });
+    await settle();
+    assert.deepEqual(host.listTools()[0].inputSchema, { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] });
+    ac.abort();
+    await other.registerTool(form([{ type: 'string', const: 'c01', title: 'RAV4' }]));
+    await settle();
+    assert.deepEqual(Object.keys(host.listTools()[0].inputSchema?.properties ?? {}), ['carId', 'extras', 'name']);
+    assert.deepEqual(host.listTools()[0].inputSchema?.required, ['carId', 'name']);
+  });
+
   test('cancelling the agent call aborts the signal given to executeTool', async () => {
     const win = fakeWindow();
     const other = new ForeignContext();
