@@ -30,7 +30,8 @@ import (
 //     imports at a time (no build step: the files stay the plain modules in this directory);
 //   - a module that imports another one dynamically (widget.js shows the launcher at once and
 //     then imports the rest) also starts, at its end, the import of every module the dynamic
-//     one needs, so that graph too is fetched at once and not level by level;
+//     one needs, so that graph too is fetched at once and not level by level (except the lazy
+//     modules, which only some pages import);
 //   - the stable URLs a site embeds (`/byomcp/widget.js`, `/byomcp/preload.js`) are revalidated
 //     with a strong ETag (a 304 of a few hundred bytes).
 type Assets struct {
@@ -185,8 +186,14 @@ func (b *builder) build(name string) (*asset, error) {
 	return a, nil
 }
 
+// lazy are the modules imported dynamically that are not fetched ahead with their importer:
+// only some pages need them (foreign.js reads another WebMCP implementation's tools), and the
+// others would pay for them on every first visit.
+var lazy = map[string]bool{"foreign.js": true}
+
 // later lists the modules that name's dynamic imports load: each of them and the modules it
-// reaches through its static imports, less those name loads statically, sorted.
+// reaches through its static imports, less those name loads statically, sorted. Lazy modules
+// are left out.
 func (b *builder) later(name string, dynamic []string) []string {
 	if len(dynamic) == 0 {
 		return nil
@@ -194,6 +201,9 @@ func (b *builder) later(name string, dynamic []string) []string {
 	now := b.closure(name)
 	var out []string
 	for _, d := range dynamic {
+		if lazy[d] {
+			continue
+		}
 		for _, m := range append(b.closure(d), d) {
 			if m != name && !slices.Contains(now, m) && !slices.Contains(out, m) {
 				out = append(out, m)

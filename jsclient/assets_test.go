@@ -64,6 +64,15 @@ func TestEmbeddedAssets(t *testing.T) {
 	if a.Version("preload.js") == "" {
 		t.Error("preload.js is not served")
 	}
+	// foreign.js only when the page has another WebMCP implementation: not fetched ahead.
+	for n, want := range map[string]int{"widget.js": 0, "boot.js": 0, "modelcontext.js": 1} {
+		if got := strings.Count(string(a.Source(n)), "foreign.js"); got != want {
+			t.Errorf("%s names foreign.js %d times, want %d (its own import only):\n%s", n, got, want, a.Source(n))
+		}
+	}
+	if !strings.Contains(string(a.Source("modelcontext.js")), "import('./foreign.js?v="+a.Version("foreign.js")+"')") {
+		t.Error("modelcontext.js does not import foreign.js (versioned) when it needs it")
+	}
 	// A module is UTF-8 whatever its type says; the classic preload.js would be decoded in the
 	// page's encoding without a charset.
 	for name, want := range map[string]string{"widget.js": "text/javascript", "agent.js": "text/javascript", "preload.js": "text/javascript; charset=utf-8"} {

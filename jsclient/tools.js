@@ -506,3 +506,45 @@ function decodeCursor(cursor) {
 export function invalidState(message) {
   return new DOMException(message, 'InvalidStateError');
 }
+
+// What a WebMCP model context gives the agent (modelcontext.js, and foreign.js for another implementation's tools).
+
+/** The hints recorded at registration, booleans only. */
+export const RECORDED_HINTS = ['consequentialHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+/** Chromium's (and @mcp-b/webmcp-polyfill's) message for an execute callback that threw. */
+export const INVOCATION_FAILED = 'Tool was executed but the invocation failed. For example, the script function threw an error';
+
+/** The draft's ToolAnnotations members, all booleans defaulting to false. */
+export const WEBMCP_HINTS = ['readOnlyHint', 'untrustedContentHint', 'consequentialHint'];
+
+/** MCP's ToolAnnotations hints, carried to the agent when a page gives them. */
+export const MCP_HINTS = ['destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+/**
+ * The schema the agent gets: an object schema ({} and a schema without type mean an object).
+ * @param {unknown} schema parsed JSON
+ */
+export function agentSchema(schema) {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new TypeError('inputSchema must be a JSON Schema object');
+  const s = /** @type {Record<string, unknown>} */ (schema);
+  if (Object.keys(s).length === 0) return { type: 'object', properties: {} };
+  return s.type === undefined ? { type: 'object', ...s } : s;
+}
+
+/**
+ * The annotations the agent gets (MCP's ToolAnnotations plus WebMCP's hints, booleans only;
+ * title as a string), or undefined when the tool has none.
+ * @param {unknown} annotations
+ * @returns {Record<string, unknown>|undefined}
+ */
+export function agentAnnotations(annotations) {
+  if (!annotations || typeof annotations !== 'object') return undefined;
+  const a = /** @type {Record<string, unknown>} */ (annotations);
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  if (typeof a.title === 'string') out.title = a.title;
+  for (const k of WEBMCP_HINTS) out[k] = a[k] === true;
+  for (const k of MCP_HINTS) if (a[k] !== undefined && a[k] !== null) out[k] = Boolean(a[k]);
+  return out;
+}

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
 import { Method } from '../protocol.js';
-import { installModelContext, ModelContext, readResult, recordHints, HINTS, INVOCATION_FAILED, BAD_INPUT } from '../modelcontext.js';
+import { installModelContext, ModelContext, recordHints, HINTS, INVOCATION_FAILED, BAD_INPUT } from '../modelcontext.js';
+import { readResult } from '../foreign.js';
 import { ToolHost } from '../tools.js';
 import { Peer } from '../wsrpc.js';
 import { FakeSocket, quietLogger, settle } from './fakesocket.js';
