@@ -93,6 +93,19 @@ function installNative() {
   w.__native = native;
 }
 
+/**
+ * Asks for SUVs and checks that the native context ran search_cars: the answer and the grid.
+ * @param {import('playwright-core').Page} page
+ */
+async function showSUVs(page) {
+  await ask(page, 'Show me SUVs');
+  await page.locator(W.text).filter({ hasText: 'Native said: Showing 7 cars' }).waitFor();
+  await waitIdle(page);
+  const bodies = await page.locator('#grid .card .meta').allInnerTexts();
+  assert.equal(bodies.length, 7);
+  for (const b of bodies) assert.match(b, /^SUV/);
+}
+
 let stack;
 before(async () => {
   stack = await startStack({ script });
@@ -128,12 +141,7 @@ test("the widget runs the demo's tools through Chromium's own document.modelCont
     await page.locator('#grid .card').first().waitFor();
     assert.equal(await page.evaluate(() => /** @type {any} */ (document).modelContext[Symbol.for('byomcp.modelContext')]), undefined, 'the native context was replaced');
     const before = stack.fake.requests.length;
-    await ask(page, 'Show me SUVs');
-    await page.locator(W.text).filter({ hasText: 'Native said: Showing 7 cars' }).waitFor();
-    await waitIdle(page);
-    const bodies = await page.locator('#grid .card .meta').allInnerTexts();
-    assert.equal(bodies.length, 7);
-    for (const b of bodies) assert.match(b, /^SUV/);
+    await showSUVs(page);
     const offered = toolNames(stack.fake.requests[before].body);
     for (const name of ['search_cars', 'sort_cars', 'select_car', 'compare_cars', 'clear_filters']) {
       assert.ok(offered.includes(name), `${name} not offered: ${offered}`);
@@ -181,12 +189,7 @@ test('the widget adapts a native document.modelContext', async () => {
     await page.locator('#grid .card').first().waitFor();
     assert.equal(await page.evaluate(() => document.modelContext === /** @type {any} */ (window).__native), true, 'the native context was replaced');
 
-    await ask(page, 'Show me SUVs');
-    await page.locator(W.text).filter({ hasText: 'Native said: Showing 7 cars' }).waitFor();
-    await waitIdle(page);
-    const bodies = await page.locator('#grid .card .meta').allInnerTexts();
-    assert.equal(bodies.length, 7);
-    for (const b of bodies) assert.match(b, /^SUV/);
+    await showSUVs(page);
     const calls = await page.evaluate(() => /** @type {any} */ (window).__nativeCalls);
     assert.deepEqual(calls, [{ name: 'search_cars', input: { bodyType: 'suv' }, signal: true }]);
     const offered = toolNames(stack.fake.requests[0].body);

@@ -404,6 +404,22 @@ class ForeignTool {
   }
 }
 
+/**
+ * A page whose document.modelContext is other, with the widget's host adapting it and attached
+ * to an agent's socket.
+ * @param {any} other
+ */
+async function adapted(other) {
+  const win = fakeWindow();
+  win.document.modelContext = other;
+  const host = new ToolHost({ logger: quietLogger() });
+  installModelContext(host, { win });
+  await settle();
+  const socket = FakeSocket.opened();
+  host.attach(new Peer(socket, { logger: quietLogger() }));
+  return { win, host, socket };
+}
+
 describe('adapter over another modelContext', () => {
   test('mirrors the tools, follows toolchange, and calls executeTool with the tool object and the input object', async () => {
     const win = fakeWindow();
@@ -451,17 +467,11 @@ describe('adapter over another modelContext', () => {
   });
 
   test('an implementation that takes JSON text gets it once it refused the object; a tool that failed is not run again', async () => {
-    const win = fakeWindow();
     const other = new ForeignContext({ input: 'json' });
     let broken = 0;
     await other.registerTool({ name: 'search', description: 'search cars', execute: ({ q }) => ({ found: q }) });
     await other.registerTool({ name: 'broken', description: 'always fails', execute: () => (broken++, Promise.reject(new Error('Failed to parse input: its own words'))) });
-    win.document.modelContext = other;
-    const host = new ToolHost({ logger: quietLogger() });
-    installModelContext(host, { win });
-    await settle();
-    const socket = FakeSocket.opened();
-    host.attach(new Peer(socket, { logger: quietLogger() }));
+    const { socket } = await adapted(other);
     socket.receive({ jsonrpc: '2.0', id: 1, method: Method.ToolsCall, params: { name: 'search', arguments: { q: 'red' } } });
     assert.deepEqual((await socket.next()).result, { content: [{ type: 'text', text: '{"found":"red"}' }], structuredContent: { found: 'red' } });
     socket.receive({ jsonrpc: '2.0', id: 2, method: Method.ToolsCall, params: { name: 'broken', arguments: {} } });
@@ -554,16 +564,10 @@ describe('adapter over another modelContext', () => {
   });
 
   test('cancelling the agent call aborts the signal given to executeTool', async () => {
-    const win = fakeWindow();
     const other = new ForeignContext();
     let started = 0;
     await other.registerTool({ name: 'slow', description: 'never ends', execute: () => (started++, new Promise(() => {})) });
-    win.document.modelContext = other;
-    const host = new ToolHost({ logger: quietLogger() });
-    installModelContext(host, { win });
-    await settle();
-    const socket = FakeSocket.opened();
-    host.attach(new Peer(socket, { logger: quietLogger() }));
+    const { socket } = await adapted(other);
     socket.receive({ jsonrpc: '2.0', id: 9, method: Method.ToolsCall, params: { name: 'slow', arguments: {} } });
     await settle();
     assert.equal(started, 1);
