@@ -137,7 +137,18 @@ async function executeOther(other, tool, args, signal) {
  * @returns {HTMLFormElement|null}
  */
 function waitingForm(doc, name) {
-  const form = doc?.querySelector?.(`form[toolname="${name}"]`); // names are [A-Za-z0-9_.-]
+  const selector = `form[toolname="${name}"]`; // names are [A-Za-z0-9_.-]
+  /** @param {any} root the document or an open shadow root (Chromium's forms are there too) */
+  const find = (root) => {
+    const form = root.querySelector?.(selector);
+    if (form) return form;
+    for (const el of root.querySelectorAll?.('*') ?? []) {
+      const inner = el.shadowRoot && find(el.shadowRoot);
+      if (inner) return inner;
+    }
+    return null;
+  };
+  const form = doc ? find(doc) : null;
   return form && !form.hasAttribute('toolautosubmit') ? form : null;
 }
 

@@ -1,7 +1,8 @@
 // The Lamp Shop (a page written for WebMCP) under Chromium's own document.modelContext
 // (Debian's Chromium has it behind --enable-features=WebMCP), with preload.js loaded first: an
-// imperative tool, a declarative form with toolautosubmit answered by respondWith, a form the
-// visitor sends, a tool whose consequentialHint asks the visitor, and Stop while a tool runs.
+// imperative tool, a declarative form with toolautosubmit answered by respondWith, forms the
+// visitor sends (one in a shadow root), a tool whose consequentialHint asks the visitor, and
+// Stop while a tool runs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, launchBrowser, ask, waitIdle, waitTurnEnds, W } from './harness.mjs';
@@ -55,6 +56,14 @@ test("the Lamp Shop's tools under Chromium's own document.modelContext", async (
     assert.match(await answer(page, 'contact me please'), /not submitted: it waits for the visitor to check it and press "Send message"/);
     assert.equal(await page.locator('#contact input[name="email"]').inputValue(), 'ada@example.com');
     assert.equal(await page.locator('#sent').isVisible(), false, 'the agent did not send it');
+    // The same in an open shadow root, where Chromium finds forms too.
+    await page.evaluate(() => {
+      const host = document.body.appendChild(document.createElement('div'));
+      host.attachShadow({ mode: 'open' }).innerHTML =
+        '<form toolname="call_back" tooldescription="Ask to be called back."><input name="phone" required><button>Call me</button></form>';
+    });
+    await page.waitForFunction(() => /** @type {any} */ (window).byomcp.host.has('call_back'));
+    assert.match(await answer(page, 'call me back'), /Filled phone in the form "call_back"\. The form was not submitted: it waits for the visitor to check it and press "Call me"/);
     // consequentialHint: the visitor is asked first (Chromium reports the hint, preload.js noted it).
     await ask(page, 'order it');
     await page.locator(W.confirm).waitFor();

@@ -63,6 +63,7 @@ export async function shopScript(body) {
     'find lamps': { name: 'search_catalog', arguments: { query: 'lamp', category: 'lighting', max_price: 100 } },
     'forbidden lamps': { name: 'search_catalog', arguments: { query: 'forbidden', category: 'lighting' } },
     'contact me': { name: 'contact_us', arguments: { name: 'Ada', email: 'ada@example.com' } },
+    'call me back': { name: 'call_back', arguments: { phone: '555 0100' } },
     'check stock': { name: 'check_stock', arguments: { lamp: 'Brass desk lamp' } },
     'order it': { name: 'place_order', arguments: { lamp: 'Brass desk lamp' } },
     'cancel the order': { name: 'cancel_order', arguments: { lamp: 'Brass desk lamp' } },
