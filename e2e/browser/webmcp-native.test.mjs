@@ -47,6 +47,13 @@ test("the Lamp Shop's tools under Chromium's own document.modelContext", async (
       t.skip(`this Chromium (${browser.version()}) has no document.modelContext with --enable-features=WebMCP`);
       return;
     }
+    // A form the visitor sends, in an open shadow root, where Chromium finds forms too.
+    await page.evaluate(() => {
+      const host = document.body.appendChild(document.createElement('div'));
+      host.attachShadow({ mode: 'open' }).innerHTML =
+        '<form toolname="call_back" tooldescription="Ask to be called back."><input name="phone" required><button>Call me</button></form>';
+    });
+    await page.waitForFunction(() => /** @type {any} */ (window).byomcp.host.has('call_back'));
     assert.match(await answer(page, 'what is the page title?'), /Lamp Shop \(WebMCP test page\)/);
     // toolautosubmit: Chromium fills the form, submits it (agentInvoked) and resolves with the
     // page's respondWith value.
@@ -56,13 +63,7 @@ test("the Lamp Shop's tools under Chromium's own document.modelContext", async (
     assert.match(await answer(page, 'contact me please'), /not submitted: it waits for the visitor to check it and press "Send message"/);
     assert.equal(await page.locator('#contact input[name="email"]').inputValue(), 'ada@example.com');
     assert.equal(await page.locator('#sent').isVisible(), false, 'the agent did not send it');
-    // The same in an open shadow root, where Chromium finds forms too.
-    await page.evaluate(() => {
-      const host = document.body.appendChild(document.createElement('div'));
-      host.attachShadow({ mode: 'open' }).innerHTML =
-        '<form toolname="call_back" tooldescription="Ask to be called back."><input name="phone" required><button>Call me</button></form>';
-    });
-    await page.waitForFunction(() => /** @type {any} */ (window).byomcp.host.has('call_back'));
+    // The same in an open shadow root (added at the start, so that the agent has listed it by now).
     assert.match(await answer(page, 'call me back'), /Filled phone in the form "call_back"\. The form was not submitted: it waits for the visitor to check it and press "Call me"/);
     // consequentialHint: the visitor is asked first (Chromium reports the hint, preload.js noted it).
     await ask(page, 'order it');
