@@ -3,12 +3,8 @@
 // for the agent: its tools mirrored into the ToolHost and run through its executeTool. Imported
 // by modelcontext.js only on a page that has one (the asset server does not fetch it ahead).
 
-import { agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, WEBMCP_HINTS, MCP_HINTS } from './tools.js';
+import { agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, WEBMCP_HINTS, MCP_HINTS, HINTS, ERRORS } from './tools.js';
 import { leftToVisitor, submitButton } from './declarative.js';
-
-/** The side tables another implementation's registerTool fills (recordHints, preload.js). */
-const HINTS = Symbol.for('byomcp.hints');
-const ERRORS = Symbol.for('byomcp.errors');
 
 /**
  * Keeps host's copy of other's tools in step: now and on each 'toolchange'. Calls go to

@@ -10,27 +10,15 @@
 //     document.modelContext ??= {__byomcpQueue: [], registerTool(t, o) { this.__byomcpQueue.push([t, o]); }};
 //   </script>
 
-import { invalidState, TOOL_NAME_PATTERN, agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS } from './tools.js';
+import { invalidState, TOOL_NAME_PATTERN, agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, HINTS, ERRORS } from './tools.js';
 import { toLogger } from './wsrpc.js';
 import { startDeclarativeTools } from './declarative.js';
 
-export { INVOCATION_FAILED };
+export { INVOCATION_FAILED, HINTS };
 
 /** Marks our implementation, across copies of this module. */
 const MARK = Symbol.for('byomcp.modelContext');
 
-/**
- * The side table of another implementation (preload.js makes it too): tool name → the hints the
- * page registered, for those its getTools() leaves out (@mcp-b/webmcp-polyfill 5.1.0 reports
- * only readOnlyHint and untrustedContentHint).
- */
-export const HINTS = Symbol.for('byomcp.hints');
-
-/**
- * The other side table (preload.js makes it too): tool name → {message} of the last error its
- * execute threw, which Chromium's executeTool leaves out of its rejection.
- */
-export const ERRORS = Symbol.for('byomcp.errors');
 
 
 

@@ -509,6 +509,16 @@ export function invalidState(message) {
 
 // What a WebMCP model context gives the agent (modelcontext.js, and foreign.js for another implementation's tools).
 
+/**
+ * The side tables another implementation's registerTool fills (modelcontext.js's recordHints,
+ * or preload.js, which has the same Symbol.for keys): tool name → the hints the page registered,
+ * for those its getTools() leaves out (@mcp-b/webmcp-polyfill 5.1.0 reports only readOnlyHint
+ * and untrustedContentHint); tool name → {message} of the last error its execute threw, which
+ * Chromium's executeTool leaves out of its rejection.
+ */
+export const HINTS = Symbol.for('byomcp.hints');
+export const ERRORS = Symbol.for('byomcp.errors');
+
 /** The hints recorded at registration, booleans only. */
 export const RECORDED_HINTS = ['consequentialHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 

@@ -42,6 +42,18 @@ async function servePage(host, html, headers = {}) {
   return { url: `http://${host}:${port}/`, close: () => new Promise((r) => server.close(() => r(undefined))) };
 }
 
+/**
+ * Makes the pages of context note every Content-Security-Policy violation in
+ * window.__violations ("directive blocked-URI sample").
+ * @param {import('playwright-core').BrowserContext} context
+ */
+function recordViolations(context) {
+  return context.addInitScript(() => {
+    /** @type {any} */ (window).__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+  });
+}
+
 let stack;
 let strict;
 before(async () => {
@@ -156,10 +168,7 @@ test('a site whose Content-Security-Policy allows no inline style gets the widge
   const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': csp });
   const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   try {
-    await context.addInitScript(() => {
-      /** @type {any} */ (window).__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
+    await recordViolations(context);
     const { page, errors } = await newPage(context);
     await page.goto(site.url);
     await waitConnected(page);
@@ -193,10 +202,7 @@ test('a site that enforces Trusted Types gets the widget through the policy "byo
   const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': "require-trusted-types-for 'script'; trusted-types byomcp" });
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
   try {
-    await context.addInitScript(() => {
-      /** @type {any} */ (window).__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.sample}`));
-    });
+    await recordViolations(context);
     const { page, errors } = await newPage(context);
     /** @type {string[]} */
     const consoleErrors = [];
