@@ -1380,7 +1380,11 @@ func (s *fzSock) onCall(m fzMsg) {
 		s.r.failf("socket %d: tools/call params %s: %v", s.n, m.Params, err)
 		return
 	}
-	token, _ := json.Marshal(p.Meta["progressToken"])
+	if p.Meta == nil {
+		s.r.failf("socket %d: tools/call without _meta: %s", s.n, m.Params)
+		return
+	}
+	token, _ := json.Marshal(p.Meta.ProgressToken)
 	s.mu.Lock()
 	s.tokens = append(s.tokens, token)
 	if len(s.tokens) > 8 {

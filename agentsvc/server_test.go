@@ -170,7 +170,7 @@ func TestCallToolValidatesBeforeThePage(t *testing.T) {
 		t.Errorf("got %q %v %v, want echo: hello", out.Text, out.IsError(), out.Kind)
 	}
 	calls := page.callsMade()
-	if len(calls) != 1 || calls[0].Meta["progressToken"] == nil {
+	if len(calls) != 1 || calls[0].Meta == nil || calls[0].Meta.ProgressToken == "" {
 		t.Errorf("got calls %+v, want one with a progress token", calls)
 	}
 }

@@ -310,8 +310,7 @@ func (ls *liveSession) closeConn(why string) {
 // currentPage returns the attached page (a socket of this replica, or one on another
 // replica while a turn runs here), waiting up to wait for one.
 func (ls *liveSession) currentPage(ctx context.Context, wait time.Duration) pageLink {
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
+	var timer *time.Timer // only when there is no page to return at once
 	for {
 		ls.mu.Lock()
 		c, rp, ch := ls.conn, ls.remote, ls.connWait
@@ -330,6 +329,10 @@ func (ls *liveSession) currentPage(ctx context.Context, wait time.Duration) page
 			default:
 				return link
 			}
+		}
+		if timer == nil {
+			timer = time.NewTimer(wait)
+			defer timer.Stop()
 		}
 		select {
 		case <-ch: // attached, or detached (a closing conn detaches once its reading ends)

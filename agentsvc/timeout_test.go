@@ -28,7 +28,7 @@ func pipePage(t *testing.T, srv *Server, tool func(ctx context.Context, peer *ws
 	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var p wire.ToolsCallParams
 		_ = json.Unmarshal(req.Params, &p)
-		return tool(ctx, peer, p.Meta["progressToken"])
+		return tool(ctx, peer, p.Meta.ProgressToken)
 	})
 	peer.Start()
 	return peer

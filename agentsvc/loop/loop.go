@@ -298,9 +298,11 @@ func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, emit func(wire
 		args = b
 	}
 	emit(&wire.ToolCallEvent{EventHeader: wire.EventHeader{Type: wire.EventToolCall}, CallID: call.ID, Name: call.Name, Arguments: args})
-	out := tools.Unknown(call.Name)
+	var out tools.Outcome
 	if t.Tools != nil {
 		out = t.Tools.Call(ctx, call)
+	} else {
+		out = tools.Unknown(call.Name)
 	}
 	if out.Name == "" {
 		out.Name = call.Name

@@ -34,30 +34,30 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 		args = json.RawMessage(`{}`)
 	}
 	token := "byomcp-" + strconv.FormatInt(c.nextToken.Add(1), 10)
-	meta := map[string]any{wire.MetaProgressToken: token}
-	if t.confirm {
-		meta[wire.MetaConfirm] = true
-	}
+	meta := &wire.ToolsCallMeta{ProgressToken: token, Confirm: t.confirm}
 
+	// One timer ends the call: ToolTimeout after it started or after its last progress, or
+	// at the hard limit, whichever comes first. The context says the hard limit as its
+	// deadline, so that the socket's own call timeout does not apply.
 	o := c.o
 	start := time.Now()
-	hardCtx, hardCancel := context.WithDeadlineCause(ctx, start.Add(o.ToolMaxTimeout), errToolMaxTime)
-	defer hardCancel()
-	callCtx, cancel := context.WithCancelCause(hardCtx)
+	cancelCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(o.ToolTimeout, func() { cancel(errToolTimeout) })
+	callCtx := deadlineCtx{cancelCtx, start.Add(o.ToolMaxTimeout)}
+	next := func() time.Duration { return min(o.ToolTimeout, o.ToolMaxTimeout-time.Since(start)) }
+	timer := time.AfterFunc(next(), func() {
+		if time.Since(start) >= o.ToolMaxTimeout {
+			cancel(errToolMaxTime)
+		} else {
+			cancel(errToolTimeout)
+		}
+	})
 	defer timer.Stop()
 	c.progMu.Lock()
 	if c.progress == nil {
 		c.progress = map[string]func(){}
 	}
-	c.progress[token] = func() {
-		if left := o.ToolMaxTimeout - time.Since(start); o.ToolTimeout < left {
-			timer.Reset(o.ToolTimeout)
-		} else {
-			timer.Stop() // the hard deadline comes first
-		}
-	}
+	c.progress[token] = func() { timer.Reset(next()) }
 	c.progMu.Unlock()
 	defer func() {
 		c.progMu.Lock()
@@ -125,4 +125,17 @@ func Defs(list []*Tool, namer *tools.Namer) []chat.ToolDef {
 		defs = append(defs, chat.ToolDef{Name: namer.Assign(t.Name), Description: desc, Parameters: params})
 	}
 	return defs
+}
+
+// deadlineCtx is a call's context with the deadline its timer keeps (Client.Call).
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c deadlineCtx) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
 }

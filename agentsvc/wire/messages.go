@@ -61,11 +61,18 @@ type ToolsListResult struct {
 	NextCursor string     `json:"nextCursor,omitempty"`
 }
 
-// ToolsCallParams calls a page tool; its _meta carries MetaProgressToken and MetaConfirm.
+// ToolsCallParams calls a page tool.
 type ToolsCallParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Meta      map[string]any  `json:"_meta,omitempty"`
+	Meta      *ToolsCallMeta  `json:"_meta,omitempty"`
+}
+
+// ToolsCallMeta is the _meta of tools/call: MetaProgressToken, and MetaConfirm when the
+// user is to confirm the call.
+type ToolsCallMeta struct {
+	ProgressToken string `json:"progressToken"`
+	Confirm       bool   `json:"byomcp/confirm,omitempty"`
 }
 
 // ProgressParams is notifications/progress.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -321,5 +322,25 @@ func TestGoTableIsComplete(t *testing.T) {
 		if !declared[name] {
 			t.Errorf("goTable has %s, which the package does not declare as a const", name)
 		}
+	}
+}
+
+// TestToolsCallMetaKeys: the _meta the agent sends with tools/call is keyed by the constants
+// the browser's table has (Meta.ProgressToken, Meta.Confirm).
+func TestToolsCallMetaKeys(t *testing.T) {
+	b, err := json.Marshal(ToolsCallMeta{ProgressToken: "byomcp-1", Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{MetaProgressToken: "byomcp-1", MetaConfirm: true}
+	if !maps.Equal(got, want) {
+		t.Errorf("ToolsCallMeta encodes as %s, want the keys %q and %q", b, MetaProgressToken, MetaConfirm)
+	}
+	if b, _ := json.Marshal(ToolsCallMeta{ProgressToken: "byomcp-2"}); string(b) != `{"progressToken":"byomcp-2"}` {
+		t.Errorf("a call without confirmation: %s, want no %q", b, MetaConfirm)
 	}
 }
