@@ -495,6 +495,45 @@ func TestTurnBudgetPerClient(t *testing.T) {
 	release()
 }
 
+// TestStartRunSharesTheTurnBudget: another endpoint's runs (AG-UI) take slots of the same
+// budget as the socket's turns: per client address, and in all; a loopback address only in
+// all; a released slot is free again.
+func TestStartRunSharesTheTurnBudget(t *testing.T) {
+	ts := newTestServer(t, &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}, func(c *Config) { c.ClientTurns, c.MaxTurns = 1, 2 })
+	req := func(addr string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/v1/agui", nil)
+		r.RemoteAddr = addr
+		return r
+	}
+	release, err := ts.Server.StartRun(req("198.51.100.7:40000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Server.StartRun(req("198.51.100.7:40001")); err != wire.ErrClientBusy {
+		t.Errorf("a second run from the same address: %v, want wire.ErrClientBusy", err)
+	}
+	local, err := ts.Server.StartRun(req("127.0.0.1:40002"))
+	if err != nil {
+		t.Fatalf("a run from loopback (no client of its own): %v", err)
+	}
+	if _, err := ts.Server.StartRun(req("198.51.100.8:40000")); err != wire.ErrServerBusy {
+		t.Errorf("a third run with --max-turns 2: %v, want wire.ErrServerBusy", err)
+	}
+	p := newFakePage(t, ts, testOrigin)
+	p.session(wire.SessionParams{})
+	if _, err := p.chat("hi"); !errors.Is(err, wsrpc.NewError(wire.CodeBusy, "")) {
+		t.Errorf("a socket turn while two runs hold the total: got %v, want -32030", err)
+	}
+	release()
+	local()
+	if r, err := ts.Server.StartRun(req("198.51.100.7:40003")); err != nil {
+		t.Errorf("after the slots were given back: %v", err)
+	} else {
+		r()
+	}
+	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="budget"}`: 3})
+}
+
 // Defect #7 (sessions): new sessions per client address are a token bucket; over it
 // agent/session {} gets -32031, while resuming an existing session is not limited.
 func TestSessionBudgetPerClient(t *testing.T) {

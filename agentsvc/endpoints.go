@@ -18,6 +18,18 @@ func (s *Server) OriginAllowed(origin string, r *http.Request) bool {
 	return (r == nil || s.hostAllowed(r)) && s.originAllowed(origin, r)
 }
 
+// StartRun takes a running-turn slot for a run of another endpoint (an AG-UI run) from r,
+// counted as a socket's turn is: in all (Config.MaxTurns) and per client address
+// (Config.ClientTurns; a loopback address only in all). The release function gives it back
+// and must be called exactly once. Over a bound: wire.ErrServerBusy or wire.ErrClientBusy.
+func (s *Server) StartRun(r *http.Request) (release func(), err error) {
+	release, err = s.budget.startTurn(clientAddr(r))
+	if err != nil {
+		s.metrics.refused.WithLabelValues("budget").Inc()
+	}
+	return release, err
+}
+
 // Model returns the configured model, recording call latency and tokens in the metrics.
 func (s *Server) Model() llm.Model { return meteredModel{s.cfg.Model, s.metrics} }
 

@@ -8,9 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -161,20 +160,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveClient(context.WithoutCancel(r.Context()), mc, origin, clientAddr(r))
 }
 
-// clientAddr is the host of the request's TCP remote address, the key of the per-client
-// budgets (behind a proxy, the proxy's). A loopback address gives "": what connects from this
-// machine is a local reverse proxy (every visitor behind it would share one budget) or the
-// operator's own tools, so only the total budgets apply to it.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
-		return ""
-	}
-	return host
-}
+// clientAddr is the key of the per-client budgets (ratelimit.Client): "" for a loopback
+// address, which only the total budgets bound.
+func clientAddr(r *http.Request) string { return ratelimit.Client(r) }
 
 // serve serves a page connection in a goroutine of its own, which Shutdown waits for. The
 // connection has no client address: the per-client budgets do not apply to it (the total

@@ -85,10 +85,14 @@ type Context struct {
 // The events, one type each, with exactly the fields @ag-ui/core's schemas define.
 
 type runStarted struct {
-	Type     string `json:"type"`
-	ThreadID string `json:"threadId"`
-	RunID    string `json:"runId"`
+	Type            string `json:"type"`
+	ThreadID        string `json:"threadId"`
+	RunID           string `json:"runId"`
+	ProtocolVersion string `json:"protocolVersion"`
 }
+
+// ProtocolVersion is the AG-UI protocol version this agent speaks, declared in RUN_STARTED.
+const ProtocolVersion = "1.0"
 
 type runFinished struct {
 	Type     string       `json:"type"`
@@ -112,13 +116,14 @@ type runOutcome struct {
 	PendingToolCallIDs []string `json:"pendingToolCallIds,omitempty"`
 }
 
-// tokenUsage is @ag-ui/core's TokenUsage: the provider's label and the bare model name.
+// tokenUsage is @ag-ui/core's TokenUsage: the provider's label and the bare model name, and
+// the counts when they are known (an absent count is one the provider did not report).
 type tokenUsage struct {
 	Provider     string `json:"provider,omitempty"`
 	Model        string `json:"model,omitempty"`
-	InputTokens  int64  `json:"inputTokens"`
-	OutputTokens int64  `json:"outputTokens"`
-	TotalTokens  int64  `json:"totalTokens"`
+	InputTokens  *int64 `json:"inputTokens,omitempty"`
+	OutputTokens *int64 `json:"outputTokens,omitempty"`
+	TotalTokens  *int64 `json:"totalTokens,omitempty"`
 }
 
 type runError struct {

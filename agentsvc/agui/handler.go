@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -23,6 +22,8 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // Meter counts what the endpoint does; *agentsvc.Server is one.
@@ -50,8 +51,13 @@ type Options struct {
 	MaxText      int         // bytes of one new user message [32 KiB]
 	MaxNew       int         // user and tool messages one run may add to its thread [256]
 	MaxBody      int64       // bytes of one request body [4 MiB]
-	RunRate      float64     // runs per second per client address [2]
+	RunRate      float64     // runs per second per client address, not a loopback one [2]
 	RunBurst     int         // [20]
+	// StartRun takes a slot of the agent's running turns for a run that calls the model
+	// ((*agentsvc.Server).StartRun: the socket's --max-turns and --client-turns); release
+	// gives it back. Over a bound: wire.ErrClientBusy itself (429) or another error (503). Nil: no
+	// bound but the one run per thread.
+	StartRun func(r *http.Request) (release func(), err error)
 	// ClaimTTL bounds how long a crashed replica keeps a thread locked [10 s].
 	ClaimTTL time.Duration
 	// ShutdownGrace is how long running runs may go on once Shutdown is called [10 s].
@@ -206,7 +212,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "use POST", http.StatusMethodNotAllowed)
 		return
 	}
-	if !h.rate.Allow(clientKey(r), time.Now()) {
+	if client := ratelimit.Client(r); client != "" && !h.rate.Allow(client, time.Now()) {
 		h.o.Meter.CountRefused("rate_limit")
 		hd.Set("Retry-After", "1")
 		http.Error(w, "too many runs: slow down", http.StatusTooManyRequests)
@@ -249,15 +255,6 @@ func isToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// clientKey is what the rate limit counts runs by: the client's address.
-func clientKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // Shutdown refuses new runs, lets running ones go on for the grace period, then cancels
@@ -375,6 +372,20 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 		http.Error(w, herr.msg, herr.status)
 		return
 	}
+	if plan.answer && h.o.StartRun != nil {
+		release, err := h.o.StartRun(r)
+		if err != nil {
+			log.Info("agui: refused a run: over the turn budget", zap.Error(err))
+			status := http.StatusServiceUnavailable
+			if err == wire.ErrClientBusy { // not errors.Is: both busy errors share their code
+				status = http.StatusTooManyRequests
+			}
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, errorMessage(err), status)
+			return
+		}
+		defer release()
+	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -476,4 +487,12 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// errorMessage is what the client reads of a refusal: a protocol error's message alone.
+func errorMessage(err error) string {
+	if e, ok := errors.AsType[*wsrpc.Error](err); ok {
+		return e.Message
+	}
+	return err.Error()
 }

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -21,6 +23,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 const site = "http://site.test"
@@ -66,9 +69,21 @@ func newFixtureWith(t *testing.T, st store.Store, st2 mcpservers.ServerTools, ed
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(fromVisitor(h))
 	t.Cleanup(srv.Close)
 	return &fixture{h: h, srv: srv, fake: fake, store: st}
+}
+
+// visitorAddr is the client address of the fixtures' requests: a browser on another
+// machine, counted by the per-address limits (a loopback address is not).
+const visitorAddr = "192.0.2.10"
+
+// fromVisitor serves h as if every request came from visitorAddr.
+func fromVisitor(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.RemoteAddr = net.JoinHostPort(visitorAddr, "40000")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // failOnPanic is a Meter that fails the test on any recovered panic: containment must never
@@ -224,8 +239,8 @@ func TestStreamedTextRun(t *testing.T) {
 	if got := types(evs); !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
-	if evs[0].str("threadId") != "th-1" || evs[0].str("runId") != "run-1" {
-		t.Errorf("RUN_STARTED %v, want threadId th-1 and runId run-1", evs[0])
+	if evs[0].str("threadId") != "th-1" || evs[0].str("runId") != "run-1" || evs[0].str("protocolVersion") != "1.0" {
+		t.Errorf("RUN_STARTED %v, want threadId th-1, runId run-1 and protocolVersion 1.0 (the producer declares its own)", evs[0])
 	}
 	var text strings.Builder
 	msgID := evs[1].str("messageId")
@@ -515,6 +530,37 @@ func TestThreadResumedAfterRestartOnSQLite(t *testing.T) {
 	}
 }
 
+// TestSnapshotWhenTheThreadLeavesOutClientMessages: a new thread whose input holds an
+// assistant message of the client's own and a tool message answering it stores neither
+// (the assistant's messages are the agent's), so the client's history differs from the
+// thread at once: the run sends the snapshot, as it does when a stored thread differs.
+func TestSnapshotWhenTheThreadLeavesOutClientMessages(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Script(llmtest.Step{Text: "Hello."}))
+	in := []Message{
+		user("du1", "hi"),
+		{ID: "da1", Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "ghost", Type: "function", Function: FunctionCall{Name: "set_color", Arguments: `{"color":"red"}`}}}},
+		{ID: "dt1", Role: RoleTool, ToolCallID: "ghost", Content: stringContent("done")},
+		user("du2", "and now?"),
+	}
+	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-ghost", RunID: "r1", Messages: in})
+	if len(evs) < 2 || evs[1].typ() != EventMessagesSnapshot {
+		t.Fatalf("events %v, want a MESSAGES_SNAPSHOT after RUN_STARTED", types(evs))
+	}
+	var ids []string
+	for _, m := range evs[1]["messages"].([]any) {
+		ids = append(ids, m.(map[string]any)["id"].(string))
+	}
+	if !slices.Equal(ids, []string{"du1", "du2"}) {
+		t.Errorf("snapshot ids %v, want du1 and du2 (what the thread holds)", ids)
+	}
+	// In step with the thread afterwards: no snapshot.
+	f.fake.Close()
+	_, evs = f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-ghost", RunID: "r2", Messages: snapshotMessages(t, f, "th-ghost")})
+	if got := types(evs); !slices.Equal(got, []string{EventRunStarted, EventRunFinished}) {
+		t.Errorf("a run in step with the thread: %v, want RUN_STARTED and RUN_FINISHED", got)
+	}
+}
+
 // snapshotMessages is the client's view of a stored thread.
 func snapshotMessages(t *testing.T, f *fixture, threadID string) []Message {
 	t.Helper()
@@ -581,7 +627,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(fromVisitor(h))
 	t.Cleanup(srv.Close)
 	limited := &fixture{h: h, srv: srv, fake: f.fake, store: f.store}
 	in := RunAgentInput{ThreadID: "th-11", RunID: "r1", Messages: []Message{}}
@@ -592,4 +638,71 @@ func TestLimits(t *testing.T) {
 	if status, _ := limited.run(t, t.Context(), site, in); status != http.StatusTooManyRequests {
 		t.Errorf("second run at once over a burst of 1: status %d, want 429", status)
 	}
+
+	// A loopback address is no client of its own (a reverse proxy on the same host, behind
+	// which every visitor would share one bucket): the same limit does not apply to it.
+	local := httptest.NewServer(h)
+	t.Cleanup(local.Close)
+	proxied := &fixture{h: h, srv: local, fake: f.fake, store: f.store}
+	for i := range 3 {
+		in.RunID = fmt.Sprint("p", i)
+		if status, _ := proxied.run(t, t.Context(), site, in); status != http.StatusOK {
+			t.Errorf("run %d from a loopback address: status %d, want 200 (no per-address limit)", i, status)
+		}
+	}
+}
+
+// TestRunsTakeTurnSlots: a run that calls the model takes a slot of the agent's running
+// turns (StartRun) for as long as it runs; over the bound, 429 for the client's own bound,
+// 503 for the agent's, with Retry-After; a run with nothing new takes none.
+func TestRunsTakeTurnSlots(t *testing.T) {
+	var mu sync.Mutex
+	var refuse error
+	var held, released int
+	var from []string
+	startRun := func(r *http.Request) (func(), error) {
+		mu.Lock()
+		defer mu.Unlock()
+		from = append(from, r.RemoteAddr)
+		if refuse != nil {
+			return nil, refuse
+		}
+		held++
+		return func() { mu.Lock(); released++; mu.Unlock() }, nil
+	}
+	f := newFixtureWith(t, nil, nil, func(o *Options) { o.StartRun = startRun }, llmtest.Repeat(llmtest.Step{Text: "ok"}))
+	in := RunAgentInput{ThreadID: "th-slots", RunID: "r1", Messages: []Message{user("u1", "hi")}}
+	if status, _ := f.run(t, t.Context(), site, in); status != http.StatusOK {
+		t.Fatalf("first run: status %d, want 200", status)
+	}
+	mu.Lock()
+	if held != 1 || released != 1 || len(from) != 1 || !strings.HasPrefix(from[0], visitorAddr+":") {
+		t.Errorf("slots taken %d, given back %d, asked for %v; want one of %s, given back", held, released, from, visitorAddr)
+	}
+	mu.Unlock()
+	for _, tc := range []struct {
+		err    error
+		status int
+	}{{wire.ErrClientBusy, http.StatusTooManyRequests}, {wire.ErrServerBusy, http.StatusServiceUnavailable}} {
+		mu.Lock()
+		refuse = tc.err
+		mu.Unlock()
+		body, _ := json.Marshal(RunAgentInput{ThreadID: "th-slots", RunID: "r2", Messages: []Message{user("u2", "again")}})
+		status, text, h := f.post(t, string(body))
+		if status != tc.status || h.Get("Retry-After") == "" || !strings.Contains(text, "too many turns") {
+			t.Errorf("over the bound (%v): %d %q Retry-After %q, want %d with the reason and Retry-After", tc.err, status, text, h.Get("Retry-After"), tc.status)
+		}
+	}
+	// Nothing new: no model call, no slot asked for (a reloading front end is never refused).
+	mu.Lock()
+	asked := len(from)
+	mu.Unlock()
+	if status, _ := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-slots", RunID: "r3", Messages: snapshotMessages(t, f, "th-slots")}); status != http.StatusOK {
+		t.Errorf("a run with nothing new while the agent is busy: status %d, want 200", status)
+	}
+	mu.Lock()
+	if len(from) != asked {
+		t.Errorf("a run with nothing new asked for a slot")
+	}
+	mu.Unlock()
 }

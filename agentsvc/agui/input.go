@@ -67,8 +67,14 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 			return nil, errNotInput{f.name + " must be an array when given ([] for none)"}
 		}
 		if err := json.Unmarshal(f.raw, f.into); err != nil {
-			return nil, notInput(fmt.Errorf("%s: %w", f.name, err))
+			return nil, notInputAt(f.name, err)
 		}
+	}
+	if err := requireStrings(body.Tools, "tools", "name", "description"); err != nil {
+		return nil, err
+	}
+	if err := requireStrings(body.Context, "context", "description", "value"); err != nil {
+		return nil, err
 	}
 	seen := make(map[string]bool, len(in.Messages))
 	for i, m := range in.Messages {
@@ -82,20 +88,79 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: id %q is used by an earlier message", i, truncate(m.ID, 80))}
 		case (m.Role == RoleUser || m.Role == RoleTool) && noContent:
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: a %s message needs its content", i, m.Role)}
+		case (m.Role == RoleUser || m.Role == RoleTool) && m.Content[0] != '"' && m.Content[0] != '[':
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: content must be a string or an array of content parts", i)}
 		case m.Role == RoleTool && m.ToolCallID == "":
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: a tool message needs its toolCallId", i)}
+		}
+		for j, tc := range m.ToolCalls {
+			if tc.Type != "function" {
+				return nil, errNotInput{fmt.Sprintf(`messages[%d].toolCalls[%d]: type must be "function"`, i, j)}
+			}
 		}
 		seen[m.ID] = true
 	}
 	return &in, nil
 }
 
+// requireStrings checks that every object of the array raw (tools or context, already
+// decoded) has the members names as strings, which the schema requires and a Go string
+// cannot tell from absent.
+func requireStrings(raw json.RawMessage, array string, names ...string) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return notInputAt(array, err)
+	}
+	for i, item := range items {
+		for _, name := range names {
+			var s string
+			if v, ok := item[name]; !ok || json.Unmarshal(v, &s) != nil {
+				return errNotInput{fmt.Sprintf("%s[%d]: %s is required (a string)", array, i, name)}
+			}
+		}
+	}
+	return nil
+}
+
 // notInput keeps the body's own read errors (the size limit) and marks the others as
-// errNotInput.
-func notInput(err error) error {
+// errNotInput, saying what is wrong in the input's terms (not Go's).
+func notInput(err error) error { return notInputAt("", err) }
+
+// notInputAt is notInput for an error of decoding the member at path of the body.
+func notInputAt(path string, err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return err
 	}
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		switch {
+		case path != "" && te.Field != "":
+			path += "." + te.Field
+		case te.Field != "":
+			path = te.Field
+		}
+		if path == "" {
+			return errNotInput{"the body must be a JSON object, not " + article(te.Value)}
+		}
+		return errNotInput{fmt.Sprintf("%s must not be %s", path, article(te.Value))}
+	}
+	if path != "" {
+		return errNotInput{path + ": " + err.Error()}
+	}
 	return errNotInput{err.Error()}
+}
+
+// article is a JSON value kind of json.UnmarshalTypeError.Value with its article.
+func article(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "":
+		return "this value"
+	default:
+		return "a " + kind
+	}
 }

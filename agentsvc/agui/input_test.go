@@ -1,13 +1,17 @@
 package agui
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/planner"
@@ -32,7 +36,7 @@ func (f *fixture) post(t *testing.T, body string) (int, string, http.Header) {
 // body that says why, before anything is stored or the model called; the roles of its
 // Message union this agent does not use (activity, reasoning) are accepted and ignored.
 func TestInputChecked(t *testing.T) {
-	f := newFixture(t, nil, nil, llmtest.Repeat(llmtest.Step{Text: "ok"}))
+	f := newFixtureWith(t, nil, nil, func(o *Options) { o.RunBurst = 100 }, llmtest.Repeat(llmtest.Step{Text: "ok"}))
 	const u = `{"id":"u1","role":"user","content":"hi"}`
 	for _, tc := range []struct {
 		name, body string
@@ -52,7 +56,14 @@ func TestInputChecked(t *testing.T) {
 		{"no threadId", `{"runId":"r","messages":[]}`, 400, "threadId and runId are required"},
 		{"tools null", `{"threadId":"t1","runId":"r","messages":[],"tools":null}`, 400, "tools must be an array"},
 		{"context null", `{"threadId":"t1","runId":"r","messages":[],"context":null}`, 400, "context must be an array"},
-		{"tools not an array", `{"threadId":"t1","runId":"r","messages":[],"tools":{}}`, 400, "invalid RunAgentInput: tools"},
+		{"tools not an array", `{"threadId":"t1","runId":"r","messages":[],"tools":{}}`, 400, "invalid RunAgentInput: tools must not be an object"},
+		{"body an array", `[]`, 400, "the body must be a JSON object, not an array"},
+		{"content a number", `{"threadId":"t1","runId":"r","messages":[{"id":"u1","role":"user","content":5}]}`, 400, "messages[0]: content must be a string or an array of content parts"},
+		{"tool without description", `{"threadId":"t1","runId":"r","messages":[],"tools":[{"name":"a","parameters":{"type":"object"}}]}`, 400, "tools[0]: description is required"},
+		{"tool with a numeric name", `{"threadId":"t1","runId":"r","messages":[],"tools":[{"name":"a","description":"d"},{"name":5,"description":"d"}]}`, 400, "tools.name must not be a number"},
+		{"context without value", `{"threadId":"t1","runId":"r","messages":[],"context":[{"description":"d"}]}`, 400, "context[0]: value is required"},
+		{"tool call without type", `{"threadId":"t1","runId":"r","messages":[` + u + `,{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","function":{"name":"f","arguments":"{}"}}]}]}`, 400, `messages[1].toolCalls[0]: type must be "function"`},
+		{"tool without parameters, forwardedProps null", `{"threadId":"t5","runId":"r","messages":[],"tools":[{"name":"a","description":""}],"forwardedProps":null}`, 200, ""},
 		{"user message without content", `{"threadId":"t1","runId":"r","messages":[{"id":"u9","role":"user"}]}`, 400, "messages[0]: a user message needs its content"},
 		{"tool message without content", `{"threadId":"t1","runId":"r","messages":[{"id":"x9","role":"tool","toolCallId":"c1","content":null}]}`, 400, "messages[0]: a tool message needs its content"},
 		{"tool message without toolCallId", `{"threadId":"t1","runId":"r","messages":[{"id":"x9","role":"tool","content":"done"}]}`, 400, "a tool message needs its toolCallId"},
@@ -172,6 +183,42 @@ func TestUsage(t *testing.T) {
 	want = `[{"model":"offline planner","inputTokens":0,"outputTokens":0,"totalTokens":0}]`
 	if got := evs[len(evs)-1]["usage"]; evs[len(evs)-1].typ() != EventRunFinished || !sameJSON(got, want) {
 		t.Errorf("offline planner: last event %v usage %v, want RUN_FINISHED with %s", evs[len(evs)-1].typ(), got, want)
+	}
+}
+
+// TestUsageUnknownWhenCutShort: a run cancelled at shutdown while the model was still
+// streaming has no token counts from it: RUN_FINISHED's usage names the model and leaves
+// the counts out (unknown), instead of zeros.
+func TestUsageUnknownWhenCutShort(t *testing.T) {
+	f := newFixtureWith(t, nil, nil, func(o *Options) { o.ShutdownGrace = 50 * time.Millisecond },
+		llmtest.Script(llmtest.Step{Text: "a b c d e f", FailAfterTokens: 2, Stall: true}))
+	body, _ := json.Marshal(RunAgentInput{ThreadID: "th-cut", RunID: "r1", Messages: []Message{user("u1", "hi")}})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, f.srv.URL, bytes.NewReader(body))
+	req.Header.Set("Origin", site)
+	resp, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	streaming := make(chan struct{})
+	var once sync.Once
+	done := make(chan []event, 1)
+	go func() {
+		done <- readEvents(t, bufio.NewReader(resp.Body), func(e event) {
+			if e.typ() == EventTextMessageContent {
+				once.Do(func() { close(streaming) })
+			}
+		})
+	}()
+	<-streaming
+	if err := f.h.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	evs := <-done
+	last := evs[len(evs)-1]
+	want := `[{"provider":"custom","model":"fake-model"}]`
+	if last.typ() != EventRunFinished || !sameJSON(last["outcome"], `{"type":"cancelled"}`) || !sameJSON(last["usage"], want) {
+		t.Errorf("last event %v, want RUN_FINISHED cancelled with usage %s", last, want)
 	}
 }
 

@@ -107,6 +107,11 @@ func newRun(h *Handler, w http.ResponseWriter, in *RunAgentInput, key string, si
 
 var errClientGone = errors.New("agui: the client went away")
 
+// started is the run's RUN_STARTED, declaring the protocol version this agent speaks.
+func (r *run) started() runStarted {
+	return runStarted{Type: EventRunStarted, ThreadID: r.in.ThreadID, RunID: r.in.RunID, ProtocolVersion: ProtocolVersion}
+}
+
 // execute runs the agent: RUN_STARTED, the snapshot when the client's history differs, the
 // turn's events, RUN_FINISHED or RUN_ERROR; the thread is stored before and after.
 func (r *run) execute(ctx context.Context, p *plan) {
@@ -116,7 +121,7 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		// refuses the turn); its refusals are counted by the site's registry.
 		if err := r.site.Admit(r.key); err != nil {
 			r.log.Info("agui: refused a run: over the site's token budget", zap.Error(err))
-			r.out.send(runStarted{Type: EventRunStarted, ThreadID: r.in.ThreadID, RunID: r.in.RunID})
+			r.out.send(r.started())
 			r.out.send(runError{Type: EventRunError, Message: err.Error(), Code: "token_budget"})
 			return
 		}
@@ -125,11 +130,11 @@ func (r *run) execute(ctx context.Context, p *plan) {
 	active := turnID
 	if err := h.o.Store.Append(ctx, r.key, store.Batch{Messages: p.added, ActiveTurn: &active}); err != nil {
 		r.log.Error("agui: storing the new messages", zap.Error(err))
-		r.out.send(runStarted{Type: EventRunStarted, ThreadID: r.in.ThreadID, RunID: r.in.RunID})
+		r.out.send(r.started())
 		r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
 		return
 	}
-	r.out.send(runStarted{Type: EventRunStarted, ThreadID: r.in.ThreadID, RunID: r.in.RunID})
+	r.out.send(r.started())
 	if p.snapshot != nil {
 		r.out.send(messagesSnapshot{Type: EventMessagesSnapshot, Messages: p.snapshot})
 	}
@@ -178,9 +183,16 @@ func (r *run) execute(ctx context.Context, p *plan) {
 	r.mu.Lock()
 	called := r.modelCalls > 0
 	r.mu.Unlock()
-	if called { // a model that reports no tokens (the offline planner) gets zeros
+	if called {
 		provider, name := splitModelName(model.Name())
-		fin.Usage = []tokenUsage{{Provider: provider, Model: name, InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}}
+		u := tokenUsage{Provider: provider, Model: name}
+		// A provider's model call always reads tokens: no count at all is a run whose
+		// calls reported none (cut short), whose counts are unknown, not zero. The offline
+		// planner (no provider) reads none, and says so.
+		if res.Usage != (chat.Usage{}) || provider == "" {
+			u.InputTokens, u.OutputTokens, u.TotalTokens = &res.Usage.PromptTokens, &res.Usage.CompletionTokens, &res.Usage.TotalTokens
+		}
+		fin.Usage = []tokenUsage{u}
 	}
 	switch res.StopReason {
 	case wire.StopError:

@@ -55,11 +55,13 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 		}
 	}
 
-	var clientKnown []string
+	var clientThread []string // the client's messages of the thread's roles, in its order
 	var answers, users []chat.Message
 	for _, m := range in.Messages {
+		if m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleTool {
+			clientThread = append(clientThread, m.ID)
+		}
 		if m.ID != "" && known[m.ID] {
-			clientKnown = append(clientKnown, m.ID)
 			continue
 		}
 		switch m.Role {
@@ -119,7 +121,11 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 		last := p.history[n-1].Role
 		p.answer = (last == chat.RoleUser || last == chat.RoleTool) && len(pending) == 0
 	}
-	if !slices.Equal(clientKnown, visibleIDs(stored)) {
+	// The client's history differs from the thread (after this run's new messages) when it
+	// misses stored messages, or holds messages the thread left out: assistant messages of
+	// its own, answers to calls that are not pending, empty user messages; or the thread
+	// answered calls the client left unanswered.
+	if !slices.Equal(clientThread, visibleIDs(p.history)) {
 		p.snapshot = toAGUI(p.history)
 	}
 	return p, nil

@@ -84,3 +84,23 @@ func TestServePublicURL(t *testing.T) {
 		t.Errorf("a development origin without --allowed-origins: got HTTP %d, want 101", got)
 	}
 }
+
+// /v1/agui answers every method itself: POST and its preflight, and 405 with its own Allow
+// for the others (GET was the demo's file server's: 404 with Access-Control-Allow-Origin *).
+func TestServeAGUIMethods(t *testing.T) {
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory")
+	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodDelete} {
+		req, _ := http.NewRequest(method, p.url+"/v1/agui", nil)
+		req.Header.Set("Origin", "http://localhost:3000")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST, OPTIONS" ||
+			resp.Header.Get("Access-Control-Allow-Origin") == "*" {
+			t.Errorf("%s /v1/agui: %d, Allow %q, Access-Control-Allow-Origin %q; want 405, Allow \"POST, OPTIONS\", not *",
+				method, resp.StatusCode, resp.Header.Get("Allow"), resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+	}
+}

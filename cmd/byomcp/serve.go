@@ -242,6 +242,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		OriginAllowed: srv.OriginAllowed,
 		Logger:        log.Named("agui"),
 		Meter:         srv,
+		StartRun:      srv.StartRun,
 		Site:          func(origin string) agui.Site { return aguiSite{reg.Lookup(origin), srv} },
 	})
 	if err != nil {
@@ -351,8 +352,11 @@ func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *co
 	mux.Handle("GET /v1/origin-check", srv.OriginCheckHandler())
 	mux.Handle("GET /v1/site", sites.Handler(reg.Lookup))
 	if ag != nil {
-		mux.Handle("POST /v1/agui", ag)
-		mux.Handle("OPTIONS /v1/agui", ag)
+		// Every method: the handler answers the ones it does not serve with 405 and its own
+		// Allow, instead of the demo's file server taking GET.
+		for _, m := range []string{"GET", "POST", "OPTIONS", "PUT", "PATCH", "DELETE"} {
+			mux.Handle(m+" /v1/agui", ag)
+		}
 	}
 	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", jsclient.Handler()))
 	mux.Handle("GET /", static(demosite.FS))

@@ -3,6 +3,9 @@
 package ratelimit
 
 import (
+	"net"
+	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -67,4 +70,19 @@ func (l *Keyed) pruneLocked(now time.Time) {
 	if len(l.buckets) >= l.max {
 		clear(l.buckets)
 	}
+}
+
+// Client is the key a request's client is counted by: the host of its TCP remote address
+// (forwarded headers are not trusted; behind a proxy, the proxy's). A loopback address gives
+// "": what connects from this machine is a local reverse proxy, behind which every visitor
+// would share one budget, or the operator's own tools, so only the totals bound it.
+func Client(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+		return ""
+	}
+	return host
 }
