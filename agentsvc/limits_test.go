@@ -349,7 +349,7 @@ func startPage(tb testing.TB, mc wsrpc.MessageConn, o pageOpts) *testPage {
 		tool = wire.PageTool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	}
 	p.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "limits", Version: "1"}}, nil
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: "limits", Version: "1"}}, nil
 	})
 	p.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
 	p.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {

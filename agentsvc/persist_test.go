@@ -495,7 +495,7 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 	p := &fakeTimePage{}
 	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
 	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
 	})
 	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
 	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {

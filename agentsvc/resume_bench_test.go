@@ -73,7 +73,7 @@ func dialBenchPage(tb testing.TB, wsURL string) *benchPage {
 	bp := &benchPage{}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
 	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "bench-page", Version: "1"}}, nil
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: "bench-page", Version: "1"}}, nil
 	})
 	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
 	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {

@@ -20,7 +20,7 @@ func pipePage(t *testing.T, srv *Server, tool func(ctx context.Context, peer *ws
 	srv.serve(context.Background(), agentEnd, testOrigin)
 	peer := wsrpc.NewPeer(pageEnd, wsrpc.Options{PingInterval: -1})
 	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: "pipe", Version: "1"}}, nil
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: "pipe", Version: "1"}}, nil
 	})
 	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
 		return wire.ToolsListResult{Tools: []wire.PageTool{{Name: "work", InputSchema: json.RawMessage(`{"type":"object"}`)}}}, nil

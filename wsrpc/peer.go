@@ -587,14 +587,18 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 		select {
 		case r = <-reply: // the reply won the race
 		default:
-			p.cancelRemote(id, cancelReason(ctx))
+			if ctx.Value(noCancelNotice{}) == nil {
+				p.cancelRemote(id, cancelReason(ctx))
+			}
 			return fmt.Errorf("wsrpc: call %q: %w", method, ctxError(ctx))
 		}
 	case <-timeout:
 		select {
 		case r = <-reply:
 		default:
-			p.cancelRemote(id, "timeout")
+			if ctx.Value(noCancelNotice{}) == nil {
+				p.cancelRemote(id, "timeout")
+			}
 			return fmt.Errorf("wsrpc: call %q: %w", method, context.DeadlineExceeded)
 		}
 	case <-p.done:
@@ -617,6 +621,14 @@ func (p *Peer) Call(ctx context.Context, method string, params, result any) erro
 		}
 	}
 	return nil
+}
+
+type noCancelNotice struct{}
+
+// WithoutCancelNotice returns ctx for a Call that sends no notifications/cancelled when it
+// ends by ctx or its timeout (MCP: a client never cancels initialize).
+func WithoutCancelNotice(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noCancelNotice{}, true)
 }
 
 // ctxError is ctx.Err(), also wrapping the cause when it says more.

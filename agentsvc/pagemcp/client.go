@@ -143,13 +143,16 @@ func New(peer *wsrpc.Peer, o Options) *Client {
 }
 
 // Handshake runs initialize → notifications/initialized → tools/list. A page that answers
-// with an unsupported protocol version gets an error that says so.
+// with an unsupported protocol version, or does not answer initialize in time, gets an
+// error that says so (initialize is never cancelled: MCP). A page that declares no tools
+// capability is not asked for tools, and one whose listing fails is used without tools
+// (until it announces a change), as a page that has none.
 func (c *Client) Handshake(ctx context.Context) error {
 	defer c.markListed() // whatever happens: Ready and the re-list loop wait for it
 	ctx, cancel := context.WithTimeout(ctx, c.o.HandshakeTimeout)
 	defer cancel()
 	var res wire.InitializeResult
-	err := c.peer.Call(ctx, wire.MethodInitialize, wire.InitializeParams{
+	err := c.peer.Call(wsrpc.WithoutCancelNotice(ctx), wire.MethodInitialize, wire.InitializeParams{
 		ProtocolVersion: wire.ProtocolVersion,
 		Capabilities:    map[string]any{},
 		ClientInfo:      c.o.ClientInfo,
@@ -163,7 +166,27 @@ func (c *Client) Handshake(ctx context.Context) error {
 	if err := c.peer.Notify(ctx, wire.MethodInitialized, map[string]any{}); err != nil {
 		return err
 	}
-	return c.list(ctx)
+	if !declaresTools(res.Capabilities) {
+		c.log.Debug("the page declares no tools capability: used without tools")
+		return nil
+	}
+	if err := c.list(ctx); err != nil {
+		if errors.Is(err, wsrpc.ErrClosed) {
+			return err
+		}
+		c.log.Warn("listing page tools failed: the page is used without tools until it announces a change", zap.Error(err))
+	}
+	return nil
+}
+
+// declaresTools reports whether an initialize result's capabilities has tools.
+func declaresTools(capabilities json.RawMessage) bool {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(capabilities, &caps) != nil {
+		return false
+	}
+	t, ok := caps["tools"]
+	return ok && string(t) != "null"
 }
 
 // maxListPages bounds pagination so a page cannot keep the agent listing forever.

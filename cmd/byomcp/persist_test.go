@@ -147,7 +147,7 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 // call's (false: no such tool).
 func handlePage(peer *wsrpc.Peer, name string, tools []string, call func(ctx context.Context, tool string) (any, bool)) {
 	peer.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, ServerInfo: wire.Implementation{Name: name, Version: "1"}}, nil
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`), ServerInfo: wire.Implementation{Name: name, Version: "1"}}, nil
 	})
 	peer.Handle(wire.MethodPing, func(context.Context, *wsrpc.Request) (any, error) { return struct{}{}, nil })
 	peer.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
