@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/jsonerr"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -175,6 +176,9 @@ func (s *Server) registerHandlers(c *pageConn) {
 		if err := decodeParams(req.Params, &params); err != nil {
 			return nil, err
 		}
+		if c.turnRunningElsewhere(params.SessionID) {
+			return nil, wire.ErrSwitchDuringTurn
+		}
 		if params.SessionID == "" && !s.budget.newSession(c.client) {
 			s.metrics.refused.WithLabelValues("sessions").Inc()
 			c.log.Info("refused a new session: too many from this client", zap.String("client", c.client))
@@ -267,7 +271,7 @@ func decodeParams(raw json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return wsrpc.NewError(wsrpc.CodeInvalidParams, "invalid params: "+err.Error())
+		return wsrpc.NewError(wsrpc.CodeInvalidParams, "invalid params: "+jsonerr.Describe("", err))
 	}
 	return nil
 }
@@ -280,6 +284,28 @@ func decodeRequiredParams(raw json.RawMessage, v any) error {
 		return wsrpc.NewError(wsrpc.CodeInvalidParams, "invalid params: params are required")
 	}
 	return decodeParams(raw, v)
+}
+
+// turnRunningElsewhere reports whether a turn this socket started runs in its session and
+// the page asks for another one: its events would stop reaching the page, whose agent/chat
+// would then be answered without the turn_end promised before it.
+func (c *pageConn) turnRunningElsewhere(sessionID string) bool {
+	ls := c.boundSession()
+	if ls == nil || sessionID == ls.id {
+		return false
+	}
+	ls.mu.Lock()
+	rt := ls.turn
+	ls.mu.Unlock()
+	if rt == nil || rt.caller != c {
+		return false
+	}
+	select {
+	case <-rt.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // bind and boundSession track the session a socket serves.

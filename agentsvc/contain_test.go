@@ -534,6 +534,82 @@ func TestStartRunSharesTheTurnBudget(t *testing.T) {
 	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="budget"}`: 3})
 }
 
+// TestNoSessionSwitchDuringOwnTurn: a page asking its socket for another session while a
+// turn it started still runs is refused (-32001): the turn's events would stop reaching it
+// and its agent/chat be answered without the turn_end promised before the result. The same
+// session may be asked for again, and after the turn another one.
+func TestNoSessionSwitchDuringOwnTurn(t *testing.T) {
+	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	ts := newTestServer(t, model, nil)
+	p := newFakePage(t, ts, testOrigin)
+	first := p.session(wire.SessionParams{})
+	answer := make(chan error, 1)
+	go func() {
+		_, err := p.chat("first")
+		answer <- err
+	}()
+	<-model.started
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	var res wire.SessionResult
+	err := p.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, &res)
+	if !errors.Is(err, wsrpc.NewError(wire.CodeTurnInProgress, "")) {
+		t.Errorf("agent/session {} during the socket's turn: %+v %v, want -32001", res, err)
+	}
+	if err := p.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{SessionID: first.SessionID}, &res); err != nil || res.SessionID != first.SessionID {
+		t.Errorf("agent/session for the same session during its turn: %+v %v, want it", res, err)
+	}
+	close(model.gate)
+	if err := <-answer; err != nil {
+		t.Fatal(err)
+	}
+	if err := p.peer.Call(ctx, wire.MethodAgentSession, wire.SessionParams{}, &res); err != nil || res.SessionID == first.SessionID {
+		t.Errorf("agent/session {} after the turn: %+v %v, want a new session", res, err)
+	}
+}
+
+// TestChatRefusedWhileShuttingDown: a turn asked for while the agent shuts down (its
+// running turns get their grace) is refused as busy (-32030, documented and worth trying
+// again: the page reconnects to another replica), not as an internal error.
+func TestChatRefusedWhileShuttingDown(t *testing.T) {
+	model := &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}
+	ts := newTestServer(t, model, nil)
+	a := newFakePage(t, ts, testOrigin)
+	a.session(wire.SessionParams{})
+	first := make(chan error, 1)
+	go func() {
+		_, err := a.chat("first")
+		first <- err
+	}()
+	<-model.started
+	b := newFakePage(t, ts, testOrigin)
+	b.session(wire.SessionParams{})
+	stopped := make(chan error, 1)
+	go func() { stopped <- ts.Server.Shutdown(context.Background()) }()
+	for i := 0; ; i++ {
+		ts.Server.mu.Lock()
+		closing := ts.Server.closing
+		ts.Server.mu.Unlock()
+		if closing {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("Shutdown did not start")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_, err := b.chat("second")
+	var rpcErr *wsrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != wire.CodeBusy || !strings.Contains(rpcErr.Message, "shutting down") {
+		t.Errorf("agent/chat while shutting down: %v, want -32030 saying the agent is shutting down", err)
+	}
+	close(model.gate)
+	<-first
+	if err := <-stopped; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+}
+
 // Defect #7 (sessions): new sessions per client address are a token bucket; over it
 // agent/session {} gets -32031, while resuming an existing session is not limited.
 func TestSessionBudgetPerClient(t *testing.T) {

@@ -1506,7 +1506,8 @@ func (r *fzRun) noteSeq(id string, seq int64) {
 // allowedCodes are the error codes each method may answer with; anything else (an
 // internal error above all) is a failure.
 var allowedCodes = map[string][]int64{
-	wire.MethodAgentSession: {wire.CodeSessionNotFound, wire.CodeTooManySessions, wire.CodeCancelledEarly, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
+	// CodeTurnInProgress: another session asked for while a turn the socket started runs.
+	wire.MethodAgentSession: {wire.CodeSessionNotFound, wire.CodeTooManySessions, wire.CodeCancelledEarly, wire.CodeTurnInProgress, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
 	wire.MethodAgentChat: {wire.CodeTurnInProgress, wire.CodeTextTooLong, wire.CodeNoSession, wire.CodeBusy, wire.CodeCancelledEarly,
 		wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},
 	wire.MethodAgentCancel: {wire.CodeNoTurn, wire.CodeNoSession, wire.CodeCancelledEarly, wsrpc.CodeInvalidParams, wsrpc.CodeRateLimited, wsrpc.CodeBusy},

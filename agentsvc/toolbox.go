@@ -56,6 +56,18 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	return defs
 }
 
+// DisplayName is the name a tool has on its page (or server): the events name it so.
+func (t *sessionTools) DisplayName(modelName string) string {
+	orig, ok := t.ls.namer.Original(modelName)
+	if !ok {
+		return modelName
+	}
+	if name, isServer := strings.CutPrefix(orig, "\x00server:"); isServer {
+		return name
+	}
+	return orig
+}
+
 // serverKey keeps server tool names apart from page tool names in the namer.
 func serverKey(modelName string) string { return "\x00server:" + modelName }
 

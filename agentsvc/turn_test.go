@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -270,6 +272,61 @@ func TestLimitsStopTheLoop(t *testing.T) {
 	}
 }
 
+// TestToolEventsInOrderWithThePagesNames: the tool_call events of a round of parallel calls
+// come in the model's order (they came in the order their goroutines happened to run), name
+// the tool as the page does ("cart.add", which the model knows as "cart_add"), as do the
+// tool_result events, and a call past the turn's limit of tool calls has both events too
+// (its result says it was not run).
+func TestToolEventsInOrderWithThePagesNames(t *testing.T) {
+	const calls = 6
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		var tcs []chat.ToolCall
+		for i := range calls {
+			tcs = append(tcs, call(fmt.Sprint("c", i), req.Tools[0].Name, `{"text":"x"}`))
+		}
+		return &llm.Response{ToolCalls: tcs}, nil
+	}}
+	ts := newTestServer(t, model, func(c *Config) { c.Limits = loop.Limits{MaxToolCalls: calls - 2} })
+	tool := echoTool()
+	tool.tool.Name = "cart.add"
+	page := newFakePage(t, ts, testOrigin, tool)
+	page.session(wire.SessionParams{})
+	for turn := range 3 {
+		if _, err := page.chat("add them"); err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		results := map[string]event{}
+		for _, e := range page.eventsUntil(wire.EventTurnEnd) {
+			switch e.Type {
+			case wire.EventToolCall:
+				order = append(order, e.CallID)
+				if e.Name != "cart.add" {
+					t.Errorf("turn %d: tool_call %s names %q, want the page's name cart.add", turn, e.CallID, e.Name)
+				}
+			case wire.EventToolResult:
+				results[e.CallID] = e
+			}
+		}
+		if want := []string{"c0", "c1", "c2", "c3", "c4", "c5"}; !slices.Equal(order, want) {
+			t.Errorf("turn %d: tool_call events %v, want the model's order %v", turn, order, want)
+		}
+		for i := range calls {
+			r, ok := results[fmt.Sprint("c", i)]
+			switch {
+			case !ok:
+				t.Errorf("turn %d: no tool_result for c%d", turn, i)
+			case r.Name != "cart.add":
+				t.Errorf("turn %d: tool_result c%d names %q, want cart.add", turn, i, r.Name)
+			case i >= calls-2 && (!r.IsError || !strings.Contains(r.Text, "not run")):
+				t.Errorf("turn %d: the result of c%d, past the limit: %+v, want an error saying it was not run", turn, i, r)
+			case i < calls-2 && r.IsError:
+				t.Errorf("turn %d: the result of c%d: %+v, want the page's answer", turn, i, r)
+			}
+		}
+	}
+}
+
 func TestModelErrorEndsTurnWithErrorEvent(t *testing.T) {
 	failing := &scriptModel{reply: func(int, llm.Request) (*llm.Response, error) {
 		return nil, &llm.Error{Status: 429, Message: "the model API is rate limiting requests", Retryable: true}
@@ -303,6 +360,18 @@ func TestChatInputChecks(t *testing.T) {
 	for _, text := range []string{"", "   ", "this is longer than ten bytes"} {
 		if _, err := page.chat(text); !errors.Is(err, wsrpc.NewError(wire.CodeTextTooLong, "")) {
 			t.Errorf("text %q: got %v, want %d", text, err, wire.CodeTextTooLong)
+		}
+	}
+	// Params of the wrong type: -32602 saying what is wrong in the JSON's terms, not Go's.
+	for params, want := range map[string]string{
+		`{"text":5}`:                        "invalid params: text must be a string, not a number",
+		`{"text":"hi","clientTurnId":true}`: "invalid params: clientTurnId must be a string, not a boolean",
+		`["hi"]`:                            "invalid params: the value must be an object, not an array",
+	} {
+		err := page.peer.Call(t.Context(), wire.MethodAgentChat, json.RawMessage(params), nil)
+		var rpcErr *wsrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != wsrpc.CodeInvalidParams || rpcErr.Message != want {
+			t.Errorf("agent/chat %s: %v, want -32602 %q", params, err, want)
 		}
 	}
 	if res, err := page.chat("fine"); err != nil || res.StopReason != wire.StopEnd {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/byomcp/byomcp/agentsvc/internal/jsonerr"
 )
 
 // errNotInput is a body that is not a RunAgentInput (400); its message says why.
@@ -135,32 +137,10 @@ func notInputAt(path string, err error) error {
 	if errors.As(err, &tooBig) {
 		return err
 	}
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		switch {
-		case path != "" && te.Field != "":
-			path += "." + te.Field
-		case te.Field != "":
-			path = te.Field
+	if path == "" {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			path = "the body"
 		}
-		if path == "" {
-			return errNotInput{"the body must be a JSON object, not " + article(te.Value)}
-		}
-		return errNotInput{fmt.Sprintf("%s must not be %s", path, article(te.Value))}
 	}
-	if path != "" {
-		return errNotInput{path + ": " + err.Error()}
-	}
-	return errNotInput{err.Error()}
-}
-
-// article is a JSON value kind of json.UnmarshalTypeError.Value with its article.
-func article(kind string) string {
-	switch kind {
-	case "array", "object":
-		return "an " + kind
-	case "":
-		return "this value"
-	default:
-		return "a " + kind
-	}
+	return errNotInput{jsonerr.Describe(path, err)}
 }

@@ -222,10 +222,17 @@ func Run(ctx context.Context, t Turn) (result Result) {
 		var wg sync.WaitGroup
 		var toolPanic atomic.Pointer[error]
 		overBudget := false
+		names := make([]string, len(resp.ToolCalls))
+		for i, call := range resp.ToolCalls { // tool_call events in the model's order
+			names[i] = displayName(t.Tools, call.Name)
+			emit(callEvent(call, names[i]))
+		}
 		for i, call := range resp.ToolCalls {
 			if toolCalls >= lim.MaxToolCalls {
 				overBudget = true
-				answers[i] = toolMessage(t.ID, call, tools.NotRun(call.Name, lim.MaxToolCalls))
+				out := tools.NotRun(call.Name, lim.MaxToolCalls)
+				answers[i] = toolMessage(t.ID, call, out)
+				emit(resultEvent(call, names[i], out))
 				continue
 			}
 			toolCalls++
@@ -241,11 +248,11 @@ func Run(ctx context.Context, t Turn) (result Result) {
 						answers[i], deferred[i] = toolMessage(t.ID, call, out), false
 						func() {
 							defer func() { _ = recover() }()
-							emit(resultEvent(call, out))
+							emit(resultEvent(call, names[i], out))
 						}()
 					}
 				}()
-				answers[i], deferred[i] = runToolCall(ctx, t, call, emit)
+				answers[i], deferred[i] = runToolCall(ctx, t, call, names[i], emit)
 			}()
 		}
 		wg.Wait()
@@ -286,18 +293,10 @@ func streamContained(ctx context.Context, m llm.Model, req llm.Request, onDelta 
 	return m.Stream(ctx, req, onDelta)
 }
 
-// runToolCall emits tool_call, runs the call, emits tool_result, and returns the tool
-// message for the model, or deferred when the call is answered outside the turn.
-func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, emit func(wire.Event)) (msg chat.Message, deferred bool) {
-	args := json.RawMessage(call.Arguments)
-	if strings.TrimSpace(call.Arguments) == "" {
-		args = json.RawMessage(`{}`)
-	}
-	if !fastjson.Valid(args) {
-		b, _ := json.Marshal(call.Arguments)
-		args = b
-	}
-	emit(&wire.ToolCallEvent{EventHeader: wire.EventHeader{Type: wire.EventToolCall}, CallID: call.ID, Name: call.Name, Arguments: args})
+// runToolCall runs the call, emits tool_result (its tool_call went before: Run sends them
+// in the model's order), and returns the tool message for the model, or deferred when the
+// call is answered outside the turn.
+func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, name string, emit func(wire.Event)) (msg chat.Message, deferred bool) {
 	var out tools.Outcome
 	if t.Tools != nil {
 		out = t.Tools.Call(ctx, call)
@@ -313,13 +312,41 @@ func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, emit func(wire
 	if ctx.Err() != nil && (out.Kind == tools.HandedOff || out.Kind == tools.OK && out.Text == "") {
 		out = tools.CancelledCall(out.Name)
 	}
-	emit(resultEvent(call, out))
+	emit(resultEvent(call, name, out))
 	return toolMessage(t.ID, call, out), false
 }
 
+// callEvent is the tool_call event of a call: its arguments as the JSON the model wrote
+// ({} for none; text that is not JSON as a JSON string).
+func callEvent(call chat.ToolCall, name string) *wire.ToolCallEvent {
+	args := json.RawMessage(call.Arguments)
+	if strings.TrimSpace(call.Arguments) == "" {
+		args = json.RawMessage(`{}`)
+	}
+	if !fastjson.Valid(args) {
+		b, _ := json.Marshal(call.Arguments)
+		args = b
+	}
+	return &wire.ToolCallEvent{EventHeader: wire.EventHeader{Type: wire.EventToolCall}, CallID: call.ID, Name: name, Arguments: args}
+}
+
 // resultEvent is the tool_result event of a call's outcome.
-func resultEvent(call chat.ToolCall, out tools.Outcome) *wire.ToolResultEvent {
-	return &wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult}, CallID: call.ID, Name: out.Name, IsError: out.IsError(), Text: out.ForVisitor()}
+func resultEvent(call chat.ToolCall, name string, out tools.Outcome) *wire.ToolResultEvent {
+	return &wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult}, CallID: call.ID, Name: name, IsError: out.IsError(), Text: out.ForVisitor()}
+}
+
+// displayNamer is a Toolbox whose tools the model knows by other names than their owners
+// do (tools.Namer): DisplayName is the name a tool's owner gave it, which the tool_call and
+// tool_result events carry, so that a page finds its own tool by name.
+type displayNamer interface {
+	DisplayName(modelName string) string
+}
+
+func displayName(tb Toolbox, modelName string) string {
+	if dn, ok := tb.(displayNamer); ok {
+		return dn.DisplayName(modelName)
+	}
+	return modelName
 }
 
 // toolMessage is the answer to a call for the model.

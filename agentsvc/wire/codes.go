@@ -36,14 +36,17 @@ const (
 
 // The agent's errors with fixed messages, as the page receives them.
 var (
-	ErrTurnInProgress  = wsrpc.NewError(CodeTurnInProgress, "a turn is already running in this session")
-	ErrSessionNotFound = wsrpc.NewError(CodeSessionNotFound, "session not found")
-	ErrNoSession       = wsrpc.NewError(CodeNoSession, "call agent/session first")
-	ErrNoTurn          = wsrpc.NewError(CodeNoTurn, "no running turn to cancel")
-	ErrStoreDown       = wsrpc.NewError(CodeStoreDown, "the conversation could not be saved: the session store is unavailable; try again in a moment")
-	ErrClientBusy      = wsrpc.NewError(CodeBusy, "too many turns are running from your address; try again when one has ended")
-	ErrServerBusy      = wsrpc.NewError(CodeBusy, "the agent is busy: too many turns are running; try again in a moment")
-	ErrTooManySessions = wsrpc.NewError(CodeTooManySessions, "too many new conversations from your address; try again in a minute")
-	ErrCancelledEarly  = wsrpc.NewError(CodeCancelledEarly, "the request was cancelled before it started")
-	ErrShuttingDown    = wsrpc.NewError(CodeInternalError, "server shutting down")
+	ErrTurnInProgress = wsrpc.NewError(CodeTurnInProgress, "a turn is already running in this session")
+	// ErrSwitchDuringTurn refuses agent/session for another session while a turn the socket
+	// started still runs.
+	ErrSwitchDuringTurn = wsrpc.NewError(CodeTurnInProgress, "a turn this socket started is still running: cancel it or wait for its end before changing sessions")
+	ErrSessionNotFound  = wsrpc.NewError(CodeSessionNotFound, "session not found")
+	ErrNoSession        = wsrpc.NewError(CodeNoSession, "call agent/session first")
+	ErrNoTurn           = wsrpc.NewError(CodeNoTurn, "no running turn to cancel")
+	ErrStoreDown        = wsrpc.NewError(CodeStoreDown, "the conversation could not be saved: the session store is unavailable; try again in a moment")
+	ErrClientBusy       = wsrpc.NewError(CodeBusy, "too many turns are running from your address; try again when one has ended")
+	ErrServerBusy       = wsrpc.NewError(CodeBusy, "the agent is busy: too many turns are running; try again in a moment")
+	ErrTooManySessions  = wsrpc.NewError(CodeTooManySessions, "too many new conversations from your address; try again in a minute")
+	ErrCancelledEarly   = wsrpc.NewError(CodeCancelledEarly, "the request was cancelled before it started")
+	ErrShuttingDown     = wsrpc.NewError(CodeBusy, "the agent is shutting down: try again in a moment")
 )
