@@ -2,6 +2,7 @@ package agentsvc
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -52,7 +53,12 @@ func (s *Server) siteTurn(origin, id string, page store.Page) (llm.Model, string
 			lim.MaxToolCalls = mt
 		}
 	}
-	return meteredModel{site.Meter(site.Model(s.cfg.Model), id), s.metrics}, site.SystemPrompt(s.systemPrompt(page)), lim
+	def := s.systemPrompt(page)
+	prompt := site.SystemPrompt(def)
+	if !strings.HasPrefix(prompt, def) { // the site's own instructions: they are told the page too
+		prompt += pageNote(page)
+	}
+	return meteredModel{site.Meter(site.Model(s.cfg.Model), id), s.metrics}, prompt, lim
 }
 
 // Gatherer gives the metrics of /metrics (for the operator console's charts).

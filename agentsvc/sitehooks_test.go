@@ -133,7 +133,7 @@ func TestSiteSettingsReachTheTurn(t *testing.T) {
 	ts, _ := siteServer(t, model, `{"sites": [{"name": "shop", "origins": ["`+testOrigin+`"], "systemPrompt": "You sell cars.", "locale": "de",
 		"guards": {"maxModelCalls": 2}, "confirmTools": ["echo"]}]}`)
 	page := newFakePage(t, ts, testOrigin, echoTool())
-	page.session(wire.SessionParams{})
+	page.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
 	res, err := page.chat("go")
 	if err != nil || res.StopReason != wire.StopMaxIterations {
 		t.Fatalf("got %+v, %v; want max_iterations after the site's 2 model calls", res, err)
@@ -143,12 +143,38 @@ func TestSiteSettingsReachTheTurn(t *testing.T) {
 		t.Fatalf("model calls = %d, want 2", len(reqs))
 	}
 	sys := reqs[0].Messages[0]
-	if sys.Role != chat.RoleSystem || !strings.HasPrefix(sys.Content, "You sell cars.") || !strings.Contains(sys.Content, "language is de") {
-		t.Errorf("system message %+v, want the site's prompt and locale", sys)
+	if sys.Role != chat.RoleSystem || !strings.HasPrefix(sys.Content, "You sell cars.") || !strings.Contains(sys.Content, "language is de") ||
+		!strings.Contains(sys.Content, `The visitor is on the web page "Cars" (http://localhost:3000/cars).`) {
+		t.Errorf("system message %+v, want the site's prompt, locale and the visitor's page", sys)
 	}
 	calls := page.callsMade()
 	if len(calls) == 0 || !strings.Contains(string(jsonString(calls[0].Meta)), `"byomcp/confirm":true`) {
 		t.Errorf("tools/call meta = %s, want byomcp/confirm (the site's confirmTools)", jsonString(calls[0].Meta))
+	}
+}
+
+// TestOwnPromptIsToldThePage: the operator's --system-prompt is told the page the visitor is
+// on, and the page it moves to (the default instructions name it in their first sentence).
+func TestOwnPromptIsToldThePage(t *testing.T) {
+	model := textModel("ok")
+	ts := newTestServer(t, model, func(c *Config) { c.SystemPrompt = "You sell cars." })
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	sess := page.session(wire.SessionParams{Page: &wire.Page{URL: "http://localhost:3000/cars", Title: "Cars"}})
+	if _, err := page.chat("one"); err != nil {
+		t.Fatal(err)
+	}
+	page.session(wire.SessionParams{SessionID: sess.SessionID, Page: &wire.Page{URL: "http://localhost:3000/cars/7", Title: "Car 7"}})
+	if _, err := page.chat("two"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.requests()
+	for i, want := range []string{
+		"You sell cars.\n\nThe visitor is on the web page \"Cars\" (http://localhost:3000/cars).",
+		"You sell cars.\n\nThe visitor is on the web page \"Car 7\" (http://localhost:3000/cars/7).",
+	} {
+		if len(reqs) <= i || reqs[i].Messages[0].Content != want {
+			t.Errorf("turn %d: system prompt %q, want %q", i, reqs[min(i, len(reqs)-1)].Messages[0].Content, want)
+		}
 	}
 }
 

@@ -238,11 +238,15 @@ export class ToolHost extends EventTarget {
   #changed() {
     this.dispatchEvent(new Event('change'));
     if (!this.#peer || this.#listTimer !== null) return;
-    this.#listTimer = setTimeout(() => {
-      this.#listTimer = null;
-      // Before the agent has initialized, it has not listed yet and will see the change anyway.
-      if (this.#peer && this.#ready) this.#peer.notify(Method.ToolsListChanged);
-    }, LIST_CHANGED_DELAY_MS);
+    this.#listTimer = setTimeout(() => this.#notifyChanged(), LIST_CHANGED_DELAY_MS);
+  }
+
+  /** Sends the list_changed due now, or due later (before a tool's result: see #call). */
+  #notifyChanged() {
+    clearTimeout(this.#listTimer ?? undefined);
+    this.#listTimer = null;
+    // Before the agent has initialized, it has not listed yet and will see the change anyway.
+    if (this.#peer && this.#ready) this.#peer.notify(Method.ToolsListChanged);
   }
 
   /** @param {any} params */
@@ -311,6 +315,9 @@ export class ToolHost extends EventTarget {
       result = errorResult(errorText(err));
     }
     this.dispatchEvent(new CustomEvent('result', { detail: { name, isError: result.isError === true } }));
+    // Tools the call changed (a drawer it opened registers its own) reach the agent before
+    // the result, so its next model call, which follows the result, is offered them.
+    if (this.#listTimer !== null) this.#notifyChanged();
     return result;
   }
 

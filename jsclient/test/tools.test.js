@@ -465,6 +465,29 @@ describe('notifications/tools/list_changed', () => {
     assert.equal(socket.drain().length, 1, 'a later change notifies again');
   });
 
+  test('tools a call registers are announced before its result', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { socket, host, send, initialized } = setup();
+    initialized();
+    host.registerTool(tool('open_drawer', {
+      execute: () => {
+        host.registerTool(tool('drawer_tool'));
+        return 'opened';
+      },
+    }));
+    t.mock.timers.tick(50);
+    socket.drain();
+    const id = send(Method.ToolsCall, { name: 'open_drawer', arguments: {} });
+    await socket.next((m) => m.id === id);
+    const sent = socket.sent.map((raw) => JSON.parse(raw));
+    const notified = sent.findIndex((m) => m.method === Method.ToolsListChanged);
+    const answered = sent.findIndex((m) => m.id === id);
+    assert.ok(notified >= 0 && notified < answered, `list_changed before the result: ${JSON.stringify(sent)}`);
+    socket.drain();
+    t.mock.timers.tick(100);
+    assert.equal(socket.drain().length, 0, 'announced once');
+  });
+
   test('a tools/list also marks the agent ready; detach stops notifications', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const { socket, host, request } = setup();
