@@ -17,12 +17,39 @@
   if (!mc) {
     document.modelContext = {
       __byomcpQueue: [],
+      // Refuses at once what registerTool (modelcontext.js) would refuse, with the same errors,
+      // so that a page's `await registerTool(...)` sees them before the widget has loaded.
       registerTool: function (tool, options) {
+        try {
+          refuse(tool, options, this.__byomcpQueue);
+        } catch (e) {
+          return Promise.reject(e);
+        }
         this.__byomcpQueue.push([tool, options]);
         return Promise.resolve();
       },
     };
     return;
+  }
+  function refuse(tool, options, queue) {
+    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) throw new TypeError('registerTool(tool) requires a tool object');
+    if (tool.name === undefined) throw new TypeError('Tool "name" is required');
+    if (tool.description === undefined) throw new TypeError('Tool "description" is required');
+    if (typeof tool.execute !== 'function') throw new TypeError('Tool "execute" must be a function');
+    var schema = tool.inputSchema;
+    if (schema !== undefined && (schema === null || (typeof schema !== 'object' && typeof schema !== 'function'))) throw new TypeError('inputSchema must be an object');
+    if (schema !== undefined) JSON.stringify(schema); // a cycle throws its TypeError
+    var name = String(tool.name);
+    for (var i = 0; i < queue.length; i++) {
+      var s = queue[i][1] && queue[i][1].signal;
+      if (String(queue[i][0].name) === name && !(s && s.aborted)) throw new DOMException('Tool already registered: ' + name, 'InvalidStateError');
+    }
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) throw new DOMException('Tool "name" must be 1–128 characters of ASCII letters, digits, _ - or . (got ' + JSON.stringify(name) + ')', 'InvalidStateError');
+    if (String(tool.description) === '') throw new DOMException('Tool "description" of ' + name + ' must be a non-empty string', 'InvalidStateError');
+    if (options && options.signal && options.signal.aborted) throw options.signal.reason;
+    if (options && Array.isArray(options.exposedTo) && options.exposedTo.length > 0) {
+      throw new DOMException('Exposing tools to other origins (exposedTo) needs native WebMCP', 'NotSupportedError');
+    }
   }
   var HINTS = Symbol.for('byomcp.hints');
   var KEYS = ['consequentialHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];

@@ -295,6 +295,44 @@ describe('pre-load queue', () => {
     await stub.registerTool(tool('late'));
     assert.equal(host.has('late'), true, 'the old stub forwards to ours');
   });
+
+  test("preload.js's stub rejects at once what registerTool would reject, and queues the rest", async () => {
+    const win = fakeWindow();
+    runPreload(win.document);
+    const stub = win.document.modelContext;
+    const cyclic = { type: 'object' };
+    /** @type {any} */ (cyclic).self = cyclic;
+    const aborted = AbortSignal.abort(new Error('gone'));
+    /** @type {[string, any, any, string][]} */
+    const refused = [
+      ['not an object', null, undefined, 'TypeError'],
+      ['no execute', { name: 'x', description: 'd' }, undefined, 'TypeError'],
+      ['no description', { name: 'x', execute() {} }, undefined, 'TypeError'],
+      ['a cyclic schema', { ...tool('x'), inputSchema: cyclic }, undefined, 'TypeError'],
+      ['a bad name', tool('bad name'), undefined, 'InvalidStateError'],
+      ['an empty description', { ...tool('x'), description: '' }, undefined, 'InvalidStateError'],
+      ['a duplicate', tool('early'), undefined, 'InvalidStateError'],
+      ['exposedTo', tool('x'), { exposedTo: ['https://other.example'] }, 'NotSupportedError'],
+    ];
+    await stub.registerTool(tool('early'));
+    for (const [what, t, o, name] of refused) {
+      await assert.rejects(stub.registerTool(t, o), (/** @type {any} */ err) => err.name === name, what);
+    }
+    await assert.rejects(stub.registerTool(tool('y'), { signal: aborted }), (/** @type {any} */ err) => err === aborted.reason, 'the abort reason');
+    const ac = new AbortController();
+    await stub.registerTool(tool('again'), { signal: ac.signal });
+    ac.abort();
+    await stub.registerTool(tool('again')); // the first one's signal aborted: not a duplicate
+    assert.deepEqual(
+      stub.__byomcpQueue.map((/** @type {any[]} */ q) => q[0].name),
+      ['early', 'again', 'again'],
+      'only what registerTool would take is queued',
+    );
+    const host = new ToolHost();
+    installModelContext(host, { win, logger: quietLogger() });
+    await settle();
+    assert.deepEqual(host.listTools().map((t) => t.name).sort(), ['again', 'early']);
+  });
 });
 
 /**
