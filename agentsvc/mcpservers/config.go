@@ -36,7 +36,8 @@ const (
 type Config struct {
 	// Servers are sorted by name.
 	Servers []ServerConfig
-	// Warnings name fields that were ignored (other clients' extensions, typos).
+	// Warnings name fields that were ignored (other clients' extensions, typos); from
+	// LoadConfig, each begins with the file's path.
 	Warnings []string
 }
 
@@ -106,6 +107,9 @@ func LoadConfig(path string) (*Config, error) {
 	cfg, err := parseConfig(data, filepath.Dir(path), os.LookupEnv)
 	if err != nil {
 		return nil, fmt.Errorf("mcpservers: %s: %w", path, err)
+	}
+	for i, w := range cfg.Warnings {
+		cfg.Warnings[i] = path + ": " + w // the file as the operator named it
 	}
 	return cfg, nil
 }

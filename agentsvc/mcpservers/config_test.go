@@ -172,6 +172,17 @@ func TestLoadConfig(t *testing.T) {
 			cfg.Servers[0].Exposed(AudienceWeb), cfg.Servers[0].Exposed(AudienceCLI), cfg.Servers[0].Exposed("other"))
 	}
 
+	// Warnings name the file as it was given (serve logs them; it said "mcp.json" for any).
+	servers := filepath.Join(dir, "servers.json")
+	if err := os.WriteFile(servers, []byte(`{"mcpServers": {"t1": {"command": "x", "timout": 5}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := LoadConfig(servers); err != nil {
+		t.Errorf("LoadConfig(%s): %v", servers, err)
+	} else if len(cfg.Warnings) != 1 || cfg.Warnings[0] != servers+`: server "t1": field "timout" ignored` {
+		t.Errorf("warnings %v, want the typo named with %s", cfg.Warnings, servers)
+	}
+
 	_, err = LoadConfig(filepath.Join(dir, "missing.json"))
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: err = %v, want fs.ErrNotExist", err)

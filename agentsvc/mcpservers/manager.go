@@ -162,7 +162,7 @@ func Start(ctx context.Context, cfg *Config, o Options) *Manager {
 		cfg = &Config{}
 	}
 	for _, w := range cfg.Warnings {
-		m.log.Warn("mcp.json: " + w)
+		m.log.Warn(w)
 	}
 	for _, sc := range cfg.Servers {
 		s := m.newServer(sc)

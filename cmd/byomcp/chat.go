@@ -75,7 +75,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stderr, "[mcp] %s: %s\n", c.mcpConfig, w)
+		fmt.Fprintf(stderr, "[mcp] %s\n", w)
 	}
 	mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
 	defer mgr.Close()

@@ -121,6 +121,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if *sessionTTL <= 0 {
 		*sessionTTL = -1
 	}
+	for _, d := range []struct {
+		flag, env string
+		v         time.Duration
+	}{{"reconnect-wait", "BYOMCP_RECONNECT_WAIT", *reconnectWait}, {"drain-delay", "BYOMCP_DRAIN_DELAY", *drainDelay}} {
+		if d.v < 0 {
+			return fmt.Errorf("--%s %v: want a duration of 0 or more (env %s)", d.flag, d.v, d.env)
+		}
+	}
 	if *claimTTL < 100*time.Millisecond {
 		return fmt.Errorf("--claim-ttl %v is too short (at least 100ms; the default is 10s)", *claimTTL)
 	}

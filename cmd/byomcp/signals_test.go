@@ -98,6 +98,8 @@ func TestServeRefusesBadCommandLines(t *testing.T) {
 	}{
 		{[]string{"serve", "extra", "--store", "memory"}, nil, `unexpected argument "extra"`},
 		{[]string{"serve", "--store", "memory"}, map[string]string{"BYOMCP_CLAIM_TTL": "abc"}, "BYOMCP_CLAIM_TTL"},
+		{[]string{"serve", "--store", "memory"}, map[string]string{"BYOMCP_DRAIN_DELAY": "-5s"}, "--drain-delay -5s: want a duration of 0 or more"},
+		{[]string{"serve", "--store", "memory", "--reconnect-wait", "-1s"}, nil, "--reconnect-wait -1s: want a duration of 0 or more"},
 		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--console-token", "short"}, nil, "at least 16 characters"},
 		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--allowed-origins", "https://*.shop.example"}, nil, "only the port may be *"},
 		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--allowed-origins", "https://shop.example:abc"}, nil, "only the port may be *"},
