@@ -51,6 +51,9 @@ export const KEEPALIVE_MS = 3000;
 /** The reconnect delay is at least this long once the agent refused this page's origin. */
 export const REFUSED_MIN_DELAY_MS = 10000;
 
+/** How long the origin check (which the next reconnect waits for) may take, in milliseconds. */
+const CHECK_TIMEOUT_MS = 5000;
+
 /**
  * A chat() in flight.
  * @typedef {object} ChatRecord
@@ -479,16 +482,20 @@ export class AgentClient extends EventTarget {
     socket.addEventListener('message', () => {
       if (this.#socket === socket) this.#lastRx = Date.now();
     });
-    socket.addEventListener('close', (/** @type {any} */ ev) => {
+    socket.addEventListener('close', async (/** @type {any} */ ev) => {
       if (this.#socket !== socket) return;
-      if (!opened) void this.#checkOrigin();
-      this.#onClose(ev);
+      // Failed before it opened: maybe a refused origin. No retry before the agent has said
+      // (a refusal sets the slow back-off), so a refused page tries once, then every 10 s.
+      // Meanwhile the closed socket stays current: stop, pagehide or offline still take it.
+      if (!opened) await this.#checkOrigin();
+      if (this.#socket === socket) this.#onClose(ev);
     });
   }
 
   /**
    * A socket that fails before it opens may be an origin the agent refuses (the browser hides
    * the 403). Asks the agent's /v1/origin-check, which answers any origin, and reports a refusal.
+   * Never rejects; the default fetchJSON gives up after CHECK_TIMEOUT_MS (the reconnect waits).
    */
   async #checkOrigin() {
     let url;
@@ -756,7 +763,7 @@ function defaultStorage() {
  * @param {string} url
  */
 async function defaultFetchJSON(url) {
-  const res = await fetch(url, { credentials: 'omit', cache: 'no-store' });
+  const res = await fetch(url, { credentials: 'omit', cache: 'no-store', signal: AbortSignal.timeout?.(CHECK_TIMEOUT_MS) });
   if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
   return res.json();
 }

@@ -122,7 +122,12 @@ export class ChatElement extends Base {
         log,
         state: () => this.#state,
         refresh: () => this.#onState({ state: this.#state }),
-        activeChanged: (view) => this.#setBusy(!!view),
+        activeChanged: (view) => {
+          this.#setBusy(!!view);
+          // The phone's bottom sheet (a page tool changed the page) stays while the answer comes
+          // in, and is full screen again once the turn is over.
+          if (!view) this.#setSheet(false);
+        },
         turnEnded: () => {
           if (!this.isOpen) this.#el.badge.hidden = false;
           this.#onState({ state: this.#state });
@@ -412,7 +417,8 @@ export class ChatElement extends Base {
 
   /**
    * On a phone, shrinks the full-screen panel to a bottom sheet (so the visitor sees the page
-   * change) or back. Only while open, and never while a confirmation waits.
+   * change) or back: on at a page tool's call, off at the end of its turn or when the visitor
+   * turns to the panel. Only while open, and never while a confirmation waits.
    * @param {boolean} on
    */
   #setSheet(on) {

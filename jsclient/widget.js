@@ -141,7 +141,11 @@ function start() {
   const launcher = { wantOpen: false, focused: false };
   if (!customElements.get('byomcp-chat')) {
     const root = element.attachShadow({ mode: 'open' });
-    root.innerHTML = html(`<button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`);
+    try {
+      root.innerHTML = html(`<button class="launcher" part="launcher" type="button" aria-expanded="false">${LAUNCHER_ICON}</button>`);
+    } catch {
+      return; // Trusted Types enforced and our policy refused (said above): no launcher, no panel
+    }
     // Adopted, not a <style> element, which a page's CSP without 'unsafe-inline' styles blocks
     // (layout.js's adoptStyle does this for the rest; this file imports nothing).
     const css = `${LAUNCHER_STYLE}.launcher[aria-busy="true"] { cursor: progress; }`;

@@ -108,6 +108,12 @@ test('a refused origin is told plainly, in the panel and the console, and retrie
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
     });
+    // Every socket the widget opens (each is refused at the upgrade) and every origin check.
+    /** @type {number[]} */
+    const sockets = [];
+    let checks = 0;
+    page.on('websocket', () => sockets.push(Date.now()));
+    page.on('request', (r) => r.url().includes('/v1/origin-check') && checks++);
     await page.goto(site.url);
     await page.locator(W.launcher).click();
     const banner = page.locator('byomcp-chat .banner');
@@ -119,6 +125,12 @@ test('a refused origin is told plainly, in the panel and the console, and retrie
     // The retry after the refusal is known waits at least 10 s (no tight loop).
     await page.waitForFunction(() => /** @type {any} */ (window).__delays.some((d) => d.state === 'reconnecting' && d.delayMs >= 10000));
     assert.notEqual(await page.locator(W.status).getAttribute('data-state'), 'open');
+    // One attempt, then none for 10 s: not a quick retry before the check has answered. (A
+    // count over the first 3 s, not a timing.)
+    await page.waitForTimeout(Math.max(0, sockets[0] + 3000 - Date.now()));
+    assert.equal(sockets.length, 1, `socket attempts in the first 3 s: ${sockets.map((t) => t - sockets[0]).join(', ')} ms`);
+    assert.equal(checks, 1, 'origin checks in the first 3 s');
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__delays.filter((d) => d.delayMs < 10000).map((d) => d.state)), [], 'no quick retry scheduled');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -234,7 +246,7 @@ test('a Trusted Types policy list without "byomcp" is named in the console', asy
   const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': "require-trusted-types-for 'script'; trusted-types shop" });
   const context = await stack.browser.newContext();
   try {
-    const { page } = await newPage(context);
+    const { page, errors } = await newPage(context);
     /** @type {string[]} */
     const warnings = [];
     page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
@@ -242,6 +254,10 @@ test('a Trusted Types policy list without "byomcp" is named in the console', asy
     await page.waitForFunction(() => /** @type {any} */ (window)[Symbol.for('byomcp.widget')]);
     for (let i = 0; i < 50 && !warnings.some((w) => w.includes("Trusted Types policy 'byomcp' refused")); i++) await page.waitForTimeout(100);
     assert.ok(warnings.some((w) => w.includes("Trusted Types policy 'byomcp' refused")), `console warnings: ${JSON.stringify(warnings)}`);
+    // The warning is all: no uncaught error (innerHTML refusing the launcher's markup), no launcher.
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 200)));
+    assert.deepEqual(errors, []);
+    assert.equal(await page.locator('byomcp-chat').count(), 0);
   } finally {
     await context.close();
     await site.close();

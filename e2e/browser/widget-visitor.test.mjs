@@ -20,7 +20,8 @@ function script(body) {
   if (/call me back/.test(user) && results.length === 0) {
     return { toolCalls: [{ name: 'request_callback', arguments: { fullName: 'Ada Lovelace', annualIncome: 85000, newsletter: true } }] };
   }
-  if (/pick red/.test(user) && results.length === 0) return { toolCalls: [{ name: 'paint_page', arguments: { color: 'red' } }] };
+  const pick = /pick (red|blue)/.exec(user);
+  if (pick && results.length === 0) return { toolCalls: [{ name: 'paint_page', arguments: { color: pick[1] } }] };
   if (/tell me everything/.test(user)) return { text: LONG, chunkSize: 40, delayMs: 15 };
   if (/slowly/.test(user)) return { text: SLOW, chunkSize: 4, delayMs: 60 };
   if (results.length > 0) return { text: `Done: ${/\n([\s\S]*)\n<\/tool_output>/.exec(results[results.length - 1].content)?.[1] ?? ''}` };
@@ -54,8 +55,11 @@ function registerTestTools() {
       description: 'Changes the page colour.',
       inputSchema: { type: 'object', properties: { color: { type: 'string' } } },
       execute: async ({ color }) => {
-        // Long enough for the test to see the panel while the page changes.
-        w.__sheetDuringCall = await new Promise((r) => setTimeout(() => r(document.querySelector('byomcp-chat')?.hasAttribute('sheet')), 300));
+        // Long enough for the test to see the panel while the page changes (window.__paintMs).
+        await new Promise((r) => setTimeout(r, w.__paintMs ?? 300));
+        const chat = document.querySelector('byomcp-chat');
+        w.__sheetDuringCall = chat?.hasAttribute('sheet');
+        w.__panelTopDuringCall = chat?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect().top;
         document.body.style.background = color;
         return `The page is ${color} now.`;
       },
@@ -291,19 +295,41 @@ test('on a phone the panel becomes a bottom sheet while a page tool changes the 
     const { page, errors } = await newPage(context);
     await page.goto(stack.server.url + '/');
     await waitConnected(page);
+    await openWidget(page);
+    await fullScreen(page);
     await ask(page, 'pick red for the page');
-    await page.locator(W.text).filter({ hasText: 'The page is red now' }).waitFor();
+    await page.locator(W.text).filter({ hasText: 'Done: The page is red now.' }).waitFor();
     assert.equal(await page.evaluate(() => /** @type {any} */ (window).__sheetDuringCall), true, 'a bottom sheet while the tool ran');
-    const top = await page.evaluate(() => document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect().top ?? 0);
+    const top = await page.evaluate(() => /** @type {any} */ (window).__panelTopDuringCall);
     assert.ok(top > 844 / 3, `the sheet leaves the upper part of the page visible (top ${top})`);
-    // Back to the full panel when the visitor turns to it.
+    // Full screen again once the turn is over, without the visitor touching anything.
+    await waitIdle(page);
+    await fullScreen(page);
+    // Back to the full panel when the visitor turns to it while the tool runs (for 3 s here).
+    await page.evaluate(() => (/** @type {any} */ (window).__paintMs = 3000));
+    await ask(page, 'pick blue for the page');
+    await page.waitForFunction(() => document.querySelector('byomcp-chat')?.hasAttribute('sheet'));
     await page.locator(W.input).tap();
     await page.waitForFunction(() => !document.querySelector('byomcp-chat')?.hasAttribute('sheet'));
+    await page.locator(W.text).filter({ hasText: 'Done: The page is blue now.' }).waitFor();
+    await waitIdle(page);
+    await fullScreen(page);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
   }
 });
+
+/**
+ * Waits (bounded) until the open panel covers the whole 390x844 screen.
+ * @param {import('playwright-core').Page} page
+ */
+async function fullScreen(page) {
+  const box = () => page.evaluate(() => JSON.stringify(document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect()));
+  const want = JSON.stringify({ x: 0, y: 0, width: 390, height: 844, top: 0, right: 390, bottom: 844, left: 0 });
+  const full = (/** @type {string} */ w) => JSON.stringify(document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.panel')?.getBoundingClientRect()) === w;
+  await page.waitForFunction(full, want, { timeout: 5000 }).catch(async () => assert.fail(`the panel is not full screen: ${await box()}`));
+}
 
 test('a phone held sideways gets the screen\'s height, not a card of a few lines above the launcher', async () => {
   const context = await stack.browser.newContext({ viewport: { width: 844, height: 390 }, isMobile: true, hasTouch: true });

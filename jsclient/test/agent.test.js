@@ -24,10 +24,14 @@ function memoryStorage(initial = {}) {
   };
 }
 
+/** The agent's GET /v1/origin-check answer for an allowed origin (agentsvc.OriginCheck). */
+const ALLOWED = { allowed: true, origin: 'http://shop.test', message: "This site's origin is allowed to connect to the agent." };
+
 /**
- * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number, page?: () => {url: string, title: string}}} [opts]
+ * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number, page?: () => {url: string, title: string}, fetchJSON?: (url: string) => Promise<any>}} [opts]
+ *   fetchJSON: the origin check (default: ALLOWED)
  */
-function setup({ stored, random = () => 1, page = () => PAGE } = {}) {
+function setup({ stored, random = () => 1, page = () => PAGE, fetchJSON = async () => ALLOWED } = {}) {
   FakeSocket.instances = [];
   const storage = memoryStorage(stored ? { byomcp: JSON.stringify(stored) } : {});
   const host = new ToolHost({ logger: quietLogger() });
@@ -40,6 +44,7 @@ function setup({ stored, random = () => 1, page = () => PAGE } = {}) {
     page,
     random,
     logger: quietLogger(),
+    fetchJSON,
   });
   /** @type {any[]} */
   const states = [];
@@ -218,6 +223,7 @@ describe('reconnect', () => {
       for (let i = 0; i < caps.length; i++) {
         const sockets = FakeSocket.instances.length;
         FakeSocket.instances[sockets - 1].drop(1006);
+        await settle(); // the origin check (failed before it opened)
         const last = states[states.length - 1];
         const want = Math.floor(r * caps[i]);
         assert.deepEqual(last, { state: 'reconnecting', attempt: i + 1, delayMs: want }, `r=${r} attempt ${i + 1}`);
@@ -232,13 +238,80 @@ describe('reconnect', () => {
     }
   });
 
+  test('a socket that fails before it opens is retried only once the origin check has answered; a refused origin every 10 s', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    /** @type {((v: any) => void)[]} */
+    const answers = [];
+    /** @type {string[]} */
+    const asked = [];
+    const { client, states, socket } = setup({
+      random: () => 0, // the shortest backoff: 0 ms
+      fetchJSON: (url) => {
+        asked.push(url);
+        return new Promise((resolve) => answers.push(resolve));
+      },
+    });
+    /** @type {any[]} */
+    const refused = [];
+    client.addEventListener('refused', (e) => refused.push(/** @type {CustomEvent} */ (e).detail));
+    client.start();
+    socket().drop(1006); // how a refused upgrade (403) looks to the page
+    await settle();
+    assert.deepEqual(asked, ['http://agent.test/v1/origin-check']);
+    t.mock.timers.tick(60_000);
+    assert.equal(FakeSocket.instances.length, 1, 'no retry while the check is unanswered');
+    assert.equal(states[states.length - 1].state, 'connecting');
+    // The agent's answer for an origin it does not allow (agentsvc.OriginCheckHandler).
+    const no = { allowed: false, origin: 'http://shop.test', message: "This site's origin is not allowed by the agent: add it with --allowed-origins" };
+    answers[0](no);
+    await settle();
+    assert.deepEqual(refused, [{ origin: no.origin, message: no.message }]);
+    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 10_000 });
+    t.mock.timers.tick(9_999);
+    assert.equal(FakeSocket.instances.length, 1, 'no retry before 10 s');
+    t.mock.timers.tick(1);
+    assert.equal(FakeSocket.instances.length, 2);
+    socket().drop(1006);
+    await settle();
+    answers[1](no);
+    await settle();
+    assert.equal(states[states.length - 1].delayMs, 10_000, 'still refused: 10 s again');
+    assert.equal(refused.length, 1, 'told once');
+    // A check that fails (the agent is down) does not hold the retry back.
+    t.mock.timers.tick(10_000);
+    socket().drop(1006);
+    await settle();
+    answers[2](Promise.reject(new Error('network error')));
+    await settle();
+    assert.equal(states[states.length - 1].state, 'reconnecting');
+    client.stop();
+  });
+
+  test('stop while the origin check runs: no reconnect after it answers', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    /** @type {((v: any) => void)[]} */
+    const answers = [];
+    const { client, states, socket } = setup({ fetchJSON: () => new Promise((resolve) => answers.push(resolve)) });
+    client.start();
+    socket().drop(1006);
+    await settle();
+    client.stop();
+    answers[0]({ allowed: false, origin: 'http://shop.test', message: '' });
+    await settle();
+    t.mock.timers.tick(60_000);
+    assert.equal(FakeSocket.instances.length, 1);
+    assert.equal(states[states.length - 1].state, 'closed');
+  });
+
   test('a good session resets the backoff', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const { client, states, socket, accept } = setup();
     client.start();
     socket().drop();
+    await settle();
     t.mock.timers.tick(500);
     socket().drop();
+    await settle();
     assert.equal(states[states.length - 1].attempt, 2);
     t.mock.timers.tick(1000);
     await accept();
