@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,8 +126,8 @@ func TestInitializeNeverAnswered(t *testing.T) {
 		t.Fatal("the socket of a page that never answered initialize is still open")
 	}
 	var ce *websocket.CloseError
-	if err := p.peer.Wait(); !errors.As(err, &ce) || ce.Code != 1002 {
-		t.Errorf("the socket ended with %v, want close code 1002", err)
+	if err := p.peer.Wait(); !errors.As(err, &ce) || ce.Code != 1002 || !strings.Contains(ce.Text, "did not answer initialize within") {
+		t.Errorf("the socket ended with %v, want close code 1002 saying the page did not answer initialize", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

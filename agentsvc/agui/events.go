@@ -202,7 +202,14 @@ func text(raw json.RawMessage) string {
 		if p.Type == "text" {
 			out = append(out, p.Text)
 		} else {
-			out = append(out, "[a "+p.Type+" part was attached; this agent reads text only]")
+			kind, article := p.Type, "a"
+			if kind == "" {
+				kind = "untyped"
+			}
+			if strings.ContainsRune("aeiou", rune(kind[0])) {
+				article = "an"
+			}
+			out = append(out, "["+article+" "+kind+" part was attached; this agent reads text only]")
 		}
 	}
 	return strings.Join(out, "\n")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/byomcp/byomcp/agentsvc/internal/jsonerr"
 )
@@ -137,10 +138,20 @@ func notInputAt(path string, err error) error {
 	if errors.As(err, &tooBig) {
 		return err
 	}
-	if path == "" {
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		te.Field = strings.TrimPrefix(te.Field, "RunAgentInput.") // the decoder's embedded struct
+		if path == "" && te.Field == "" {
 			path = "the body"
 		}
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		return errNotInput{"the body is empty: want a JSON object"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errNotInput{"the body ends before its JSON object does"}
+	}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return errNotInput{fmt.Sprintf("not JSON: %v (at byte %d)", se, se.Offset)}
 	}
 	return errNotInput{jsonerr.Describe(path, err)}
 }

@@ -58,6 +58,10 @@ func TestInputChecked(t *testing.T) {
 		{"context null", `{"threadId":"t1","runId":"r","messages":[],"context":null}`, 400, "context must be an array"},
 		{"tools not an array", `{"threadId":"t1","runId":"r","messages":[],"tools":{}}`, 400, "invalid RunAgentInput: tools must be an array, not an object"},
 		{"body an array", `[]`, 400, "the body must be an object, not an array"},
+		{"threadId a number", `{"threadId":5,"runId":"r","messages":[]}`, 400, "invalid RunAgentInput: threadId must be a string, not a number"},
+		{"empty body", ``, 400, "invalid RunAgentInput: the body is empty"},
+		{"cut short", `{"threadId":"t1"`, 400, "invalid RunAgentInput: the body ends before its JSON object does"},
+		{"not JSON", `{"threadId" 1}`, 400, "invalid RunAgentInput: not JSON: "},
 		{"content a number", `{"threadId":"t1","runId":"r","messages":[{"id":"u1","role":"user","content":5}]}`, 400, "messages[0]: content must be a string or an array of content parts"},
 		{"tool without description", `{"threadId":"t1","runId":"r","messages":[],"tools":[{"name":"a","parameters":{"type":"object"}}]}`, 400, "tools[0]: description is required"},
 		{"tool with a numeric name", `{"threadId":"t1","runId":"r","messages":[],"tools":[{"name":"a","description":"d"},{"name":5,"description":"d"}]}`, 400, "tools.name must be a string, not a number"},
@@ -243,5 +247,15 @@ func TestSplitModelName(t *testing.T) {
 		if p, m := splitModelName(tc.name); p != tc.provider || m != tc.model {
 			t.Errorf("splitModelName(%q) = %q, %q; want %q, %q", tc.name, p, m, tc.provider, tc.model)
 		}
+	}
+}
+
+// TestContentPartsAsText: what the model reads of content parts: text parts joined, any
+// other part a note (with its article), a part without a type too.
+func TestContentPartsAsText(t *testing.T) {
+	got := text(json.RawMessage(`[{"type":"text","text":"Look:"},{"type":"image","url":"x"},{"type":"binary"},{}]`))
+	want := "Look:\n[an image part was attached; this agent reads text only]\n[a binary part was attached; this agent reads text only]\n[an untyped part was attached; this agent reads text only]"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	crand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -396,10 +397,12 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 
 	resp.Text = text.String()
 	slices.SortStableFunc(calls, func(a, b *toolAcc) int { return int(a.index - b.index) })
-	for i, acc := range calls {
+	for _, acc := range calls {
 		tc := chat.ToolCall{ID: acc.id, Name: acc.name, Arguments: acc.args.String(), Extra: acc.extra}
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", i)
+			// Unique in the conversation: "call_0" of every such response would repeat in
+			// the history the model reads next (and in an AG-UI thread).
+			tc.ID = "call_" + strings.ToLower(crand.Text()[:16])
 		}
 		if strings.TrimSpace(tc.Arguments) == "" {
 			tc.Arguments = "{}"

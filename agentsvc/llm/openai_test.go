@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -624,4 +625,35 @@ func TestSlowStreamWithinIdleTimeout(t *testing.T) {
 			t.Errorf("fake time: got %s, want the stream to outlast one idle timeout", elapsed)
 		}
 	})
+}
+
+// TestToolCallsWithoutIDsGetUniqueIDs: a model (or a wrapper of one) that streams tool calls
+// without ids gets ids unique across responses: the history holds every response's calls,
+// and "call_0" of each would repeat.
+func TestToolCallsWithoutIDsGetUniqueIDs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"tool_calls":[`+
+			`{"index":0,"type":"function","function":{"name":"a","arguments":"{}"}},`+
+			`{"index":1,"type":"function","function":{"name":"b","arguments":"{}"}}]}}]}`+"\n\n"+
+			`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	m := llm.NewOpenAI(llm.Options{BaseURL: srv.URL, APIKey: "k", Model: "m"})
+	seen := map[string]bool{}
+	for range 2 {
+		resp, err := m.Stream(t.Context(), hello, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.ToolCalls) != 2 {
+			t.Fatalf("tool calls %+v, want 2", resp.ToolCalls)
+		}
+		for _, c := range resp.ToolCalls {
+			if !strings.HasPrefix(c.ID, "call_") || len(c.ID) < len("call_")+8 || seen[c.ID] {
+				t.Errorf("id %q: want a new call_ id", c.ID)
+			}
+			seen[c.ID] = true
+		}
+	}
 }

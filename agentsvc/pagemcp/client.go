@@ -158,6 +158,9 @@ func (c *Client) Handshake(ctx context.Context) error {
 		ClientInfo:      c.o.ClientInfo,
 	}, &res)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("the page did not answer initialize within %v: %w", c.o.HandshakeTimeout, err)
+		}
 		return fmt.Errorf("initialize: %w", err)
 	}
 	if !wire.Supported(res.ProtocolVersion) {

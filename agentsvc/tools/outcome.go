@@ -123,7 +123,11 @@ func InternalError(name string) Outcome {
 
 // NotRun is a call the turn refused to run: it reached its limit of max tool calls.
 func NotRun(name string, max int) Outcome {
-	return Outcome{OverLimit, name, fmt.Sprintf("not run: this turn reached its limit of %d tool calls", max)}
+	calls := "tool calls"
+	if max == 1 {
+		calls = "tool call"
+	}
+	return Outcome{OverLimit, name, fmt.Sprintf("not run: this turn reached its limit of %d %s", max, calls)}
 }
 
 // Handed is a call handed to someone outside the turn, who answers it later.

@@ -29,6 +29,7 @@ func TestOutcomes(t *testing.T) {
 		{CallFailed("t", errors.New("no route")), "failed", true, "no route"},
 		{InternalError("t"), "failed", true, "internal error: the tool call failed in the agent"},
 		{NotRun("t", 25), "over_limit", true, "not run: this turn reached its limit of 25 tool calls"},
+		{NotRun("t", 1), "over_limit", true, "not run: this turn reached its limit of 1 tool call"},
 		{Handed("t"), "handed_off", false, ""},
 	}
 	for _, tt := range tests {
