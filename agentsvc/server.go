@@ -157,12 +157,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("upgrade failed", zap.Error(err))
 		return
 	}
-	s.serveClient(context.WithoutCancel(r.Context()), mc, origin, clientAddr(r))
+	s.serveClient(context.WithoutCancel(r.Context()), mc, origin, ratelimit.Client(r))
 }
-
-// clientAddr is the key of the per-client budgets (ratelimit.Client): "" for a loopback
-// address, which only the total budgets bound.
-func clientAddr(r *http.Request) string { return ratelimit.Client(r) }
 
 // serve serves a page connection in a goroutine of its own, which Shutdown waits for. The
 // connection has no client address: the per-client budgets do not apply to it (the total

@@ -2,7 +2,6 @@ package agentsvc
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -53,9 +52,8 @@ func (s *Server) siteTurn(origin, id string, page store.Page) (llm.Model, string
 			lim.MaxToolCalls = mt
 		}
 	}
-	def := s.systemPrompt(page)
-	prompt := site.SystemPrompt(def)
-	if !strings.HasPrefix(prompt, def) { // the site's own instructions: they are told the page too
+	prompt := site.SystemPrompt(s.systemPrompt(page))
+	if site.OwnPrompt() { // told the page as the server's own instructions are
 		prompt += pageNote(page)
 	}
 	return meteredModel{site.Meter(site.Model(s.cfg.Model), id), s.metrics}, prompt, lim

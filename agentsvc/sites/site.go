@@ -68,6 +68,10 @@ func (s *Site) SystemPrompt(def string) string {
 	return p
 }
 
+// OwnPrompt reports whether the site has instructions of its own (systemPrompt or
+// systemPromptFile), which SystemPrompt gives instead of the server's.
+func (s *Site) OwnPrompt() bool { return s != nil && s.prompt != "" }
+
 // Model is the site's model, def when it names none.
 func (s *Site) Model(def llm.Model) llm.Model {
 	if s == nil || s.model == nil {

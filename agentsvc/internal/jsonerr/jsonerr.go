@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 )
 
 // Describe says why decoding the member at path (JSON member names joined by ".", "" for the
@@ -68,7 +69,7 @@ func article(v string) string {
 	case "bool":
 		return "a boolean"
 	default:
-		if len(v) > 6 && v[:6] == "number" { // "number 1.5": a number that does not fit
+		if strings.HasPrefix(v, "number ") { // "number 1.5": a number that does not fit
 			return v
 		}
 		return "a " + v
