@@ -14,6 +14,15 @@ const maxCork = 64 << 10
 // corkBuffers hold the frames of a batch while it is being gathered.
 var corkBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
+// readAheadSize is how much one read takes from the socket when the reader asks for less
+// (gorilla reads frames through a small buffer: 512 bytes on a page socket). A page that
+// answers a turn's calls sends a burst of frames; read through 512 bytes, half the reads
+// came back full (bench/PERFORMANCE.md). The bytes beyond what was asked wait in a buffer
+// from readAheadBuffers, which goes back once they are read: an idle socket holds none.
+const readAheadSize = 16 << 10
+
+var readAheadBuffers = sync.Pool{New: func() any { b := make([]byte, readAheadSize); return &b }}
+
 // corkConn is the network connection under a WebSocket. Between cork and uncork its writes are
 // gathered and written as one, so a batch of messages costs one system call instead of one per
 // frame. gorilla writes each frame under its own write lock, so the gathered bytes always end
@@ -31,6 +40,12 @@ type corkConn struct {
 	mu     sync.Mutex
 	corked bool
 	buf    *[]byte // from corkBuffers while corked
+
+	// ahead holds bytes read from the socket and not yet by the reader (ahead[aheadOff:]),
+	// from readAheadBuffers; nil when there are none. Only the reading goroutine touches
+	// them (a parked socket has none: see buffered).
+	ahead    *[]byte
+	aheadOff int
 
 	pmu     sync.Mutex
 	closed  bool
@@ -84,6 +99,51 @@ func (c *corkConn) wake(w *parked) {
 		cur.timer.Stop()
 	}
 	go cur.resume()
+}
+
+// Read reads through the read-ahead buffer: what is left in it first, else one read of up
+// to readAheadSize from the socket when p is smaller than that.
+func (c *corkConn) Read(p []byte) (int, error) {
+	if c.ahead != nil {
+		n := copy(p, (*c.ahead)[c.aheadOff:])
+		c.aheadOff += n
+		if c.aheadOff == len(*c.ahead) {
+			c.releaseAhead()
+		}
+		return n, nil
+	}
+	if len(p) >= readAheadSize {
+		return c.Conn.Read(p)
+	}
+	b := readAheadBuffers.Get().(*[]byte)
+	n, err := c.Conn.Read((*b)[:readAheadSize])
+	if n <= len(p) || err != nil {
+		// All of it fits (or the read failed: net.Conn returns no bytes with an error, but
+		// keep any it did, and the error, together).
+		n = copy(p, (*b)[:n])
+		readAheadBuffers.Put(b)
+		return n, err
+	}
+	copy(p, (*b)[:len(p)])
+	*b = (*b)[:n]
+	c.ahead, c.aheadOff = b, len(p)
+	return len(p), nil
+}
+
+// buffered is how many bytes were read from the socket ahead of the reader. A reader parks
+// only when it has none (they would never make the socket readable again).
+func (c *corkConn) buffered() int {
+	if c.ahead == nil {
+		return 0
+	}
+	return len(*c.ahead) - c.aheadOff
+}
+
+// releaseAhead returns the read-ahead buffer to the pool.
+func (c *corkConn) releaseAhead() {
+	*c.ahead = (*c.ahead)[:readAheadSize]
+	readAheadBuffers.Put(c.ahead)
+	c.ahead, c.aheadOff = nil, 0
 }
 
 // cork starts gathering writes.

@@ -1,8 +1,10 @@
 package wsrpc
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -198,4 +200,87 @@ func TestIdlePeerGoroutines(t *testing.T) {
 		a.Wait()
 		synctest.Wait()
 	})
+}
+
+// readCountingConn is a net.Conn that counts its reads.
+type readCountingConn struct {
+	net.Conn
+	reads int
+}
+
+func (c *readCountingConn) Read(p []byte) (int, error) {
+	c.reads++
+	return c.Conn.Read(p)
+}
+
+// A burst of frames read through a small buffer (a page socket's 512 bytes) takes one read
+// from the socket, not one per buffer's worth, and comes out whole and in order.
+func TestReadAheadTakesABurstInOneRead(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	under := &readCountingConn{Conn: b}
+	c := &corkConn{Conn: under}
+	defer c.Close()
+	var burst []byte
+	for i := range 20 { // a turn's twenty answers, ~375 bytes each
+		burst = fmt.Appendf(burst, "%03d:%s\n", i, strings.Repeat("x", 370))
+	}
+	go func() { _, _ = a.Write(burst) }()
+	br := bufio.NewReaderSize(c, 512)
+	got := make([]byte, len(burst))
+	if _, err := io.ReadFull(br, got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(burst) {
+		t.Fatal("the burst came out changed")
+	}
+	if under.reads != 1 {
+		t.Errorf("%d reads from the socket for a burst of %d bytes, want 1", under.reads, len(burst))
+	}
+	if c.buffered() != 0 || c.ahead != nil {
+		t.Errorf("the read-ahead buffer is still held (%d bytes) once everything was read", c.buffered())
+	}
+}
+
+// A message read ahead of the reader is answered: the socket does not park with it in the
+// read-ahead buffer (where the poller would never see it). The first message fills the
+// server's 512-byte buffer exactly; the second comes in the same TCP segment.
+func TestReadAheadMessageIsNotParkedOn(t *testing.T) {
+	url, peers, _ := acceptServer(t, AcceptOptions{ReadBufferSize: 512}, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	// The answers come at once; a socket parked on the second message would answer it only
+	// when its read deadline woke it (tens of seconds), after this client gave up.
+	conn, _, err := Dial(ctx, url, nil, WSOptions{PongWait: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := conn.(*wsConn)
+	defer ws.Close()
+	recvPeer(t, peers)
+	// A client frame of a 504-byte payload is 512 bytes: 2 + 2 (length) + 4 (mask) + 504.
+	first := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"pad":"`
+	first += strings.Repeat("p", 504-len(first)-len(`"}}`)) + `"}}`
+	second := `{"jsonrpc":"2.0","id":2,"method":"add","params":{"a":1,"b":2}}`
+	ws.cork.cork() // both frames in one write
+	for _, m := range []string{first, second} {
+		if err := ws.WriteMessage([]byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ws.cork.uncork(); err != nil {
+		t.Fatal(err)
+	}
+	answered := map[string]bool{}
+	for len(answered) < 2 { // in either order: the requests are handled concurrently
+		msg, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("answers got: %v; waiting for the rest: %v", answered, err)
+		}
+		for _, id := range []string{`"id":1`, `"id":2`} {
+			if strings.Contains(string(msg), id) {
+				answered[id] = true
+			}
+		}
+	}
 }

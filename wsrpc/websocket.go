@@ -196,7 +196,7 @@ func (w *wsConn) consumePongs() bool {
 		_, _ = w.br.Discard(size)
 		w.extendReadDeadline()
 	}
-	return w.br.Buffered() == 0
+	return w.br.Buffered() == 0 && w.cork.buffered() == 0
 }
 
 // releaseBuf gives the last message's buffer back to the pool: it is no longer used.
