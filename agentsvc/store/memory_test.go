@@ -16,7 +16,8 @@ import (
 // The memory store holds a session's log compactly: a realistic conversation is hundreds of
 // text deltas of ~110 bytes each that differ by a word and a seq; held one allocation each
 // they took 1.55× their bytes; sealed in compressed blocks (64 events, or a turn's end)
-// under a third. Measured as the heap
+// under a third (0.31× with S2; 0.24× with DEFLATE, which cost a third of a saturation
+// turn's store work, see memlog.go). Measured as the heap
 // 200 such sessions keep, against the bytes of their events; every event still reads back
 // as written, across block boundaries.
 func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
@@ -71,8 +72,8 @@ func TestMemoryStoreHoldsEventsPacked(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	t.Logf("%d sessions of %d events: %d bytes of events, the store holds %d", sessions, events, payload, held)
-	if ratio := float64(held) / float64(payload); ratio > 0.3 {
-		t.Errorf("the store holds %d bytes for %d bytes of events (%.2f×), want at most 0.3×", held, payload, ratio)
+	if ratio := float64(held) / float64(payload); ratio > 0.33 {
+		t.Errorf("the store holds %d bytes for %d bytes of events (%.2f×), want under a third", held, payload, ratio)
 	}
 	// The messages too, sealed at each turn's end.
 	got, err := st.Load(ctx, "s0007")
