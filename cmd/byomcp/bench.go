@@ -94,6 +94,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "pprof on http://%s/debug/pprof/\n", *pprofAddr)
 	}
 
+	if !*inProcess { // in process, the agent would be paced too: it keeps Go's default
+		paceGenerator()
+	}
 	results, runErr := b.Run(ctx)
 	if *jsonOut != "-" {
 		fmt.Fprintln(stdout)
