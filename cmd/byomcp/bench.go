@@ -47,11 +47,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jsonOut := fset.String("json", "", `write the results as JSON to this file ("-": standard output)`)
 	inProcess := fset.Bool("in-process", false, "run the agent under test inside this process (to profile it with --pprof; not for the figures)")
 	pprofAddr := fset.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060) during the run")
+	procs := fset.Int("generator-procs", 1, "cores the generator's Go code runs on at once (its GOMAXPROCS), leaving the rest to the agent under test; 0: Go's default (ignored with --in-process)")
 	if err := fset.Parse(args); err != nil {
 		return parseError(err)
 	}
 	if fset.NArg() > 0 {
 		fmt.Fprintf(stderr, "byomcp bench: unexpected argument %q\n", fset.Arg(0))
+		return errUsage
+	}
+	if *procs < 0 {
+		fmt.Fprintf(stderr, "byomcp bench: --generator-procs %d: want 0 (Go's default) or more\n", *procs)
 		return errUsage
 	}
 
@@ -94,8 +99,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "pprof on http://%s/debug/pprof/\n", *pprofAddr)
 	}
 
-	if !*inProcess { // in process, the agent would be paced too: it keeps Go's default
+	if !*inProcess { // in process, the agent would be paced and confined too
 		paceGenerator()
+		if *procs > 0 {
+			// The generator shares the machine's cores with the agent under test. On two of
+			// them, with a P each, the two processes' threads handed the cores back and forth:
+			// at saturation the generator took ~53 µs of CPU a tool call with two Ps and ~45
+			// with one, which it still drives at ~0.75 of a core (bench/PERFORMANCE.md).
+			runtime.GOMAXPROCS(*procs)
+		}
 	}
 	results, runErr := b.Run(ctx)
 	if *jsonOut != "-" {

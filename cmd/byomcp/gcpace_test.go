@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,4 +66,13 @@ func TestGCPaceFollowsCollections(t *testing.T) {
 	}
 	live.Store(64 * mib)
 	wait(100)
+}
+
+// bench refuses a negative --generator-procs before it starts anything.
+func TestBenchRefusesNegativeGeneratorProcs(t *testing.T) {
+	var out, errOut strings.Builder
+	err := runBench(context.Background(), []string{"--generator-procs", "-1"}, &out, &errOut)
+	if !errors.Is(err, errUsage) || !strings.Contains(errOut.String(), "--generator-procs -1") {
+		t.Fatalf("runBench --generator-procs -1: %v, %q; want the usage error naming the flag", err, errOut.String())
+	}
 }
