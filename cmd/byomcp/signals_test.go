@@ -97,6 +97,7 @@ func TestServeRefusesBadCommandLines(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve", "extra", "--store", "memory"}, nil, `unexpected argument "extra"`},
+		{[]string{"tools", "extra", "--notes", "x.db"}, nil, `unexpected argument "extra"`},
 		{[]string{"serve", "--store", "memory"}, map[string]string{"BYOMCP_CLAIM_TTL": "abc"}, "BYOMCP_CLAIM_TTL"},
 		{[]string{"serve", "--store", "memory"}, map[string]string{"BYOMCP_DRAIN_DELAY": "-5s"}, "--drain-delay -5s: want a duration of 0 or more"},
 		{[]string{"serve", "--store", "memory", "--reconnect-wait", "-1s"}, nil, "--reconnect-wait -1s: want a duration of 0 or more"},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -18,6 +19,10 @@ func runTools(ctx context.Context, args []string, stderr io.Writer, getenv func(
 	notes := fset.String("notes", envOr(getenv, "BYOMCP_NOTES", notesPath(getenv("BYOMCP_STORE"))), "SQLite file for add_note/list_notes (env BYOMCP_NOTES)")
 	if err := fset.Parse(args); err != nil {
 		return parseError(err)
+	}
+	if fset.NArg() > 0 {
+		// A word would end the flags: the ones after it would be ignored without one.
+		return fmt.Errorf("tools: unexpected argument %q (flags are --name value; see byomcp tools --help)", fset.Arg(0))
 	}
 	return toolserver.Run(ctx, &mcp.StdioTransport{}, toolserver.Options{NotesPath: *notes})
 }
