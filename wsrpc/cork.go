@@ -117,13 +117,13 @@ func (c *corkConn) Read(p []byte) (int, error) {
 	}
 	b := readAheadBuffers.Get().(*[]byte)
 	n, err := c.Conn.Read((*b)[:readAheadSize])
-	if n <= len(p) || err != nil {
-		// All of it fits (or the read failed: net.Conn returns no bytes with an error, but
-		// keep any it did, and the error, together).
+	if n <= len(p) { // all of it fits, or nothing came (an error)
 		n = copy(p, (*b)[:n])
 		readAheadBuffers.Put(b)
 		return n, err
 	}
+	// More than p holds: the rest waits. (A net.Conn returns no bytes with an error; one
+	// that did would show its error again at the next read of the socket.)
 	copy(p, (*b)[:len(p)])
 	*b = (*b)[:n]
 	c.ahead, c.aheadOff = b, len(p)
