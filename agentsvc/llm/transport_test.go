@@ -12,6 +12,8 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // tlsModel is a fake model behind HTTPS with HTTP/1.1 keep-alive, like a provider, that
@@ -65,7 +67,9 @@ func TestTransportReusesConnections(t *testing.T) {
 		t.Errorf("pool: got idle/host %d, conns/host %d, idle %d, want %d, %d, ≥ %d",
 			h.MaxIdleConnsPerHost, h.MaxConnsPerHost, h.MaxIdleConns, maxConns, maxConns, maxConns)
 	}
-	model := llm.NewOpenAI(llm.Options{BaseURL: m.srv.URL + "/v1", APIKey: "k", Model: "m", HTTPClient: &http.Client{Transport: rt}})
+	core, logs := observer.New(zap.WarnLevel)
+	model := llm.NewOpenAI(llm.Options{BaseURL: m.srv.URL + "/v1", APIKey: "k", Model: "m",
+		HTTPClient: &http.Client{Transport: rt}, Logger: zap.New(core)})
 	req := llm.Request{Messages: []chat.Message{{Role: chat.RoleUser, Content: "Red cars?"}}}
 	var wg sync.WaitGroup
 	for range sessions {
@@ -82,11 +86,18 @@ func TestTransportReusesConnections(t *testing.T) {
 	if got := m.reqs.Load(); got != sessions*callsEach {
 		t.Fatalf("model calls: got %d, want %d", got, sessions*callsEach)
 	}
-	if got := m.conns.Load(); got < 1 || got > maxConns {
-		t.Errorf("new connections for %d calls: got %d, want 1 to %d", sessions*callsEach, got, maxConns)
+	// A call that failed (a TLS handshake past its 10 s on a starved machine) lost its
+	// connection and was retried on a new one: that one is not a pool that is too small.
+	retried := logs.FilterMessage("model call failed, retrying")
+	for _, e := range retried.All() {
+		t.Logf("retried: %v", e.ContextMap())
 	}
-	if got := m.handshakes.Load(); got < 1 || got > maxConns {
-		t.Errorf("TLS handshakes: got %d, want 1 to %d", got, maxConns)
+	lost := int64(retried.Len())
+	if got := m.conns.Load(); got < 1 || got > maxConns+lost {
+		t.Errorf("new connections for %d calls (%d retried): got %d, want 1 to %d", sessions*callsEach, lost, got, maxConns+lost)
+	}
+	if got := m.handshakes.Load(); got < 1 || got > maxConns+lost {
+		t.Errorf("TLS handshakes (%d calls retried): got %d, want 1 to %d", lost, got, maxConns+lost)
 	}
 	if got := m.peak.Load(); got > maxConns {
 		t.Errorf("requests in flight at once: got %d, want at most %d", got, maxConns)
