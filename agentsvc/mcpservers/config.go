@@ -83,8 +83,12 @@ type rawServer struct {
 
 var knownFields = []string{"type", "command", "args", "env", "cwd", "url", "headers", "expose", "timeout", "disabled"}
 
-// varRef matches ${NAME} in string values.
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+// varRef matches ${NAME} and ${NAME:-default} in string values (the default up to the
+// first "}"); anyRef matches the start of any ${...}, to refuse the forms not expanded.
+var (
+	varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}`)
+	anyRef = regexp.MustCompile(`\$\{[^}]*\}?`)
+)
 
 // LoadConfig reads an mcp.json in Claude Desktop's format:
 //
@@ -207,17 +211,29 @@ func parseServer(name string, data json.RawMessage, baseDir string, lookup func(
 
 	sc := &ServerConfig{Name: name}
 	expand := func(field, s string) (string, error) {
+		if !strings.Contains(s, "${") {
+			return s, nil
+		}
+		for _, ref := range anyRef.FindAllString(s, -1) {
+			if varRef.FindString(ref) != ref {
+				return "", fmt.Errorf("field %q: %q is not expanded: write ${NAME} or ${NAME:-default}", field, ref)
+			}
+		}
 		var missing []string
 		out := varRef.ReplaceAllStringFunc(s, func(m string) string {
-			key := varRef.FindStringSubmatch(m)[1]
-			v, ok := lookup(key)
-			if !ok {
-				missing = append(missing, key)
+			sub := varRef.FindStringSubmatch(m)
+			v, ok := lookup(sub[1])
+			switch {
+			case sub[2] != "" && v == "":
+				// As in the shell: the default stands for a variable unset or empty.
+				return sub[2][len(":-"):]
+			case !ok:
+				missing = append(missing, sub[1])
 			}
 			return v
 		})
 		if len(missing) > 0 {
-			return "", fmt.Errorf("field %q: environment variable %s is not set", field, missing[0])
+			return "", fmt.Errorf("field %q: environment variable %s is not set (${%s:-default} gives a default)", field, missing[0], missing[0])
 		}
 		return out, nil
 	}
@@ -240,7 +256,14 @@ func parseServer(name string, data json.RawMessage, baseDir string, lookup func(
 			return nil, nil, errors.New(`field "headers" is for URL servers; a command server takes "env"`)
 		}
 		sc.Transport = TransportStdio
-		sc.Command = *raw.Command
+		cmd, err := expand("command", *raw.Command)
+		if err != nil {
+			return nil, nil, err
+		}
+		if strings.TrimSpace(cmd) == "" {
+			return nil, nil, fmt.Errorf(`field "command": %q is empty once expanded`, *raw.Command)
+		}
+		sc.Command = cmd
 		for i, a := range raw.Args {
 			v, err := expand(fmt.Sprintf("args[%d]", i), a)
 			if err != nil {

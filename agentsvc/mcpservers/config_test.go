@@ -70,6 +70,19 @@ func TestParseConfig(t *testing.T) {
 			want: []ServerConfig{{Name: "s", Transport: TransportStdio, Command: "s", Args: []string{""}, Expose: []string{"cli"}}},
 		},
 		{
+			name: "defaults, as the shell gives them: for a variable unset or empty",
+			json: `{"mcpServers": {"s": {"command": "${BIN:-npx}", "args": ["${ROOT:-/tmp}/a", "${NOPE:-}", "${EMPTY:-x y}", "${NOPE:-a:-b}"], "env": {"K": "${TOKEN:-none}"}}}}`,
+			want: []ServerConfig{{Name: "s", Transport: TransportStdio, Command: "npx", Args: []string{"/srv/a", "", "x y", "a:-b"}, Env: map[string]string{"K": "s3cret"}, Expose: []string{"cli"}}},
+		},
+		{
+			name: "a default in url and headers; the command expanded",
+			json: `{"mcpServers": {"r": {"url": "https://${HOST:-example.com}/mcp", "headers": {"Authorization": "Bearer ${NOPE:-anonymous}"}}, "c": {"command": "${ROOT}/bin/server"}}}`,
+			want: []ServerConfig{
+				{Name: "c", Transport: TransportStdio, Command: "/srv/bin/server", Expose: []string{"cli"}},
+				{Name: "r", Transport: TransportStreamable, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer anonymous"}, Expose: []string{"cli"}},
+			},
+		},
+		{
 			name: "no servers",
 			json: `{"mcpServers": {}}`,
 		},
@@ -122,6 +135,11 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad header name", `{"mcpServers": {"s": {"url": "http://a", "headers": {"Bad Name": "x"}}}}`, `invalid header name "Bad Name"`},
 		{"header with newline", `{"mcpServers": {"s": {"url": "http://a", "headers": {"X": "a\r\nB: c"}}}}`, `contains a line break`},
 		{"unset variable", `{"mcpServers": {"s": {"url": "http://a", "headers": {"Authorization": "Bearer ${NOPE}"}}}}`, `server "s": field "headers.Authorization": environment variable NOPE is not set`},
+		{"unset variable in the command", `{"mcpServers": {"s": {"command": "${NOPE}/x"}}}`, `field "command": environment variable NOPE is not set (${NOPE:-default} gives a default)`},
+		{"command empty once expanded", `{"mcpServers": {"s": {"command": "${NOPE:-}"}}}`, `field "command": "${NOPE:-}" is empty once expanded`},
+		{"a form not expanded", `{"mcpServers": {"s": {"command": "x", "args": ["${ROOT-/tmp}"]}}}`, `field "args[0]": "${ROOT-/tmp}" is not expanded: write ${NAME} or ${NAME:-default}`},
+		{"VS Code's input form", `{"mcpServers": {"s": {"url": "http://a", "headers": {"Authorization": "Bearer ${input:token}"}}}}`, `field "headers.Authorization": "${input:token}" is not expanded`},
+		{"an unclosed reference", `{"mcpServers": {"s": {"command": "x", "env": {"A": "${TOKEN"}}}}`, `field "env.A": "${TOKEN" is not expanded`},
 		{"unset variable in args", `{"mcpServers": {"s": {"command": "x", "args": ["a", "${NOPE}"]}}}`, `field "args[1]": environment variable NOPE`},
 		{"unknown audience", `{"mcpServers": {"s": {"command": "x", "expose": ["web", "mobile"]}}}`, `field "expose": unknown audience "mobile"`},
 		{"empty expose", `{"mcpServers": {"s": {"command": "x", "expose": []}}}`, `field "expose" is empty`},
