@@ -299,6 +299,13 @@ function replayQueued(stubs, mc, log) {
   for (const stub of stubs) {
     const queue = stub.__byomcpQueue.splice(0);
     stub.registerTool = (/** @type {any} */ t, /** @type {any} */ o) => mc.registerTool(t, o);
+    // preload.js's stand-in also kept listeners: they go to mc, as what the page does with it next.
+    if (typeof mc.addEventListener === 'function' && Array.isArray(stub.__byomcpListeners)) {
+      for (const a of stub.__byomcpListeners.splice(0)) mc.addEventListener(...a);
+      for (const k of ['addEventListener', 'removeEventListener', 'dispatchEvent', 'unregisterTool']) {
+        if (typeof mc[k] === 'function') stub[k] = (/** @type {any[]} */ ...a) => mc[k](...a);
+      }
+    }
     for (const [tool, options] of queue) {
       // Called now (an async function runs to its first await); a throw becomes a rejection.
       (async () => mc.registerTool(tool, options))().catch((err) => {

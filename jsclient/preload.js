@@ -15,21 +15,56 @@
   if (typeof document === 'undefined') return;
   var mc = document.modelContext;
   if (!mc) {
-    document.modelContext = {
-      __byomcpQueue: [],
-      // Refuses at once what registerTool (modelcontext.js) would refuse, with the same errors,
-      // so that a page's `await registerTool(...)` sees them before the widget has loaded.
-      registerTool: function (tool, options) {
-        try {
-          refuse(tool, options, this.__byomcpQueue);
-        } catch (e) {
-          return Promise.reject(e);
-        }
-        this.__byomcpQueue.push([tool, options]);
-        return Promise.resolve();
-      },
+    // An EventTarget, as ModelContext is: listeners wait in __byomcpListeners and are added to
+    // the widget's ModelContext when it replaces this stand-in (replayQueued in modelcontext.js).
+    var stub = typeof EventTarget === 'function' ? new EventTarget() : {};
+    var queue = (stub.__byomcpQueue = []);
+    var heard = (stub.__byomcpListeners = []);
+    // Refuses at once what registerTool (modelcontext.js) would refuse, with the same errors,
+    // so that a page's `await registerTool(...)` sees them before the widget has loaded.
+    stub.registerTool = function (tool, options) {
+      try {
+        refuse(tool, options, queue);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      queue.push([tool, options]);
+      return Promise.resolve();
     };
+    // Earlier drafts' unregisterTool(name or tool): takes a queued registration back.
+    stub.unregisterTool = function (t) {
+      var name = String(typeof t === 'string' ? t : t && t.name);
+      var i = queued(queue, name);
+      if (i < 0) throw new DOMException('unregisterTool: no tool named "' + name + '"', 'InvalidStateError');
+      queue.splice(i, 1);
+    };
+    stub.addEventListener = function (type, listener, options) {
+      if (listener != null && heardAt(type, listener, options) < 0 && !(options && options.signal && options.signal.aborted)) heard.push([String(type), listener, options]);
+    };
+    stub.removeEventListener = function (type, listener, options) {
+      var i = heardAt(type, listener, options);
+      if (i >= 0) heard.splice(i, 1);
+    };
+    document.modelContext = stub;
     return;
+  }
+  // A listener is the same one for the same type, function and capture flag, as in the DOM.
+  function heardAt(type, listener, options) {
+    for (var i = 0; i < heard.length; i++) {
+      if (heard[i][0] === String(type) && heard[i][1] === listener && capture(heard[i][2]) === capture(options)) return i;
+    }
+    return -1;
+  }
+  function capture(o) {
+    return !!(o && typeof o === 'object' ? o.capture : o);
+  }
+  // The index of the live queued registration of name, or -1.
+  function queued(queue, name) {
+    for (var i = 0; i < queue.length; i++) {
+      var s = queue[i][1] && queue[i][1].signal;
+      if (String(queue[i][0].name) === name && !(s && s.aborted)) return i;
+    }
+    return -1;
   }
   function refuse(tool, options, queue) {
     if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) throw new TypeError('registerTool(tool) requires a tool object');
@@ -40,10 +75,7 @@
     if (schema !== undefined && (schema === null || (typeof schema !== 'object' && typeof schema !== 'function'))) throw new TypeError('inputSchema must be an object');
     if (schema !== undefined) JSON.stringify(schema); // a cycle throws its TypeError
     var name = String(tool.name);
-    for (var i = 0; i < queue.length; i++) {
-      var s = queue[i][1] && queue[i][1].signal;
-      if (String(queue[i][0].name) === name && !(s && s.aborted)) throw new DOMException('Tool already registered: ' + name, 'InvalidStateError');
-    }
+    if (queued(queue, name) >= 0) throw new DOMException('Tool already registered: ' + name, 'InvalidStateError');
     if (!/^[A-Za-z0-9_.-]{1,128}$/.test(name)) throw new DOMException('Tool "name" must be 1–128 characters of ASCII letters, digits, _ - or . (got ' + JSON.stringify(name) + ')', 'InvalidStateError');
     if (String(tool.description) === '') throw new DOMException('Tool "description" of ' + name + ' must be a non-empty string', 'InvalidStateError');
     if (options && options.signal && options.signal.aborted) throw options.signal.reason;

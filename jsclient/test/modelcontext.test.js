@@ -333,6 +333,50 @@ describe('pre-load queue', () => {
     await settle();
     assert.deepEqual(host.listTools().map((t) => t.name).sort(), ['again', 'early']);
   });
+
+  test("preload.js's stub is an EventTarget whose listeners and unregisterTool reach the widget's ModelContext", async () => {
+    const win = fakeWindow();
+    runPreload(win.document);
+    const stub = win.document.modelContext;
+    assert.ok(stub instanceof EventTarget);
+    /** @type {string[]} */
+    const heard = [];
+    const early = () => heard.push('early');
+    const removed = () => heard.push('removed');
+    const aborted = () => heard.push('aborted');
+    stub.addEventListener('toolchange', early);
+    stub.addEventListener('toolchange', early); // the same listener twice is one, as in the DOM
+    stub.addEventListener('toolchange', removed);
+    stub.addEventListener('toolchange', removed, { capture: true }); // another one: the capture flag differs
+    stub.removeEventListener('toolchange', removed);
+    stub.removeEventListener('toolchange', removed, true);
+    stub.addEventListener('toolchange', aborted, { signal: AbortSignal.abort() });
+    await stub.registerTool(tool('kept'));
+    await stub.registerTool(tool('taken_back'));
+    stub.unregisterTool('taken_back');
+    assert.throws(() => stub.unregisterTool('taken_back'), (/** @type {any} */ err) => err.name === 'InvalidStateError');
+    await stub.registerTool(tool('taken_back')); // no longer a duplicate
+    stub.unregisterTool({ name: 'taken_back' });
+
+    const host = new ToolHost();
+    const mc = installModelContext(host, { win, logger: quietLogger() });
+    assert.notEqual(mc, stub);
+    await settle();
+    assert.deepEqual(host.listTools().map((t) => t.name), ['kept']);
+    assert.deepEqual(heard, ['early'], 'the listener added to the stand-in hears the registration of the queued tool');
+
+    // A script still holding the stand-in now adds to and unregisters from ours.
+    const late = () => heard.push('late');
+    stub.addEventListener('toolchange', late);
+    await mc.registerTool(tool('later'));
+    await settle();
+    assert.deepEqual(heard, ['early', 'early', 'late']);
+    stub.removeEventListener('toolchange', early);
+    stub.unregisterTool('later');
+    await new Promise((resolve) => setTimeout(resolve, 20)); // toolchange comes in a task
+    assert.equal(host.has('later'), false);
+    assert.deepEqual(heard, ['early', 'early', 'late', 'late']);
+  });
 });
 
 /**
