@@ -56,12 +56,12 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		// flag stops at the question: a flag after it would be sent to the model as words.
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && fset.Lookup(name) != nil {
-			return fmt.Errorf("chat: the flag %s comes after the question; put the flags first (byomcp chat [flags] [question])", a)
+			return invalid(fmt.Errorf("chat: the flag %s comes after the question; put the flags first (byomcp chat [flags] [question])", a))
 		}
 	}
 	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
-		return err
+		return invalid(err)
 	}
 	model, desc, err := selectModel(ctx, c.model, getenv, log)
 	if err != nil {
@@ -227,7 +227,11 @@ func ollamaURL(v string) string {
 // notes) when there is none.
 func chatServers(path, notes string) (*mcpservers.Config, error) {
 	if path != "" {
-		return mcpservers.LoadConfig(path)
+		cfg, err := mcpservers.LoadConfig(path)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return cfg, nil
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -35,15 +35,24 @@ func main() {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintln(os.Stderr, "byomcp:", err)
 		}
-		var ee exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code) // 2: an invalid --sites file
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
 var errUsage = errors.New("usage")
+
+// exitCode is the status for err: 2 for a command line, variable or configuration file that
+// cannot be used (flags that do not parse, invalid), 1 for a failure while running.
+func exitCode(err error) int {
+	var ee exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	return 1
+}
 
 const usage = `byomcp: give an AI agent the tools of any web page.
 

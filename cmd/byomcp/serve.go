@@ -95,7 +95,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if fset.NArg() > 0 {
 		// flag stops at the first word that is not a flag: the flags after it would be
 		// ignored without a word.
-		return fmt.Errorf("serve: unexpected argument %q (flags are --name value; see byomcp serve --help)", fset.Arg(0))
+		return invalid(fmt.Errorf("serve: unexpected argument %q (flags are --name value; see byomcp serve --help)", fset.Arg(0)))
 	}
 	// A variable that does not parse is an error, unless its flag is given: the flag wins.
 	given := map[string]bool{}
@@ -103,20 +103,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	for flagName, key := range map[string]string{"session-ttl": "BYOMCP_SESSION_TTL", "reconnect-wait": "BYOMCP_RECONNECT_WAIT", "claim-ttl": "BYOMCP_CLAIM_TTL", "drain-delay": "BYOMCP_DRAIN_DELAY"} {
 		if v := getenv(key); v != "" && !given[flagName] {
 			if _, err := time.ParseDuration(v); err != nil {
-				return fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v)
+				return invalid(fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v))
 			}
 		}
 	}
 	for flagName, key := range map[string]string{"client-turns": "BYOMCP_CLIENT_TURNS", "max-turns": "BYOMCP_MAX_TURNS", "client-sessions": "BYOMCP_CLIENT_SESSIONS"} {
 		if v := getenv(key); v != "" && !given[flagName] {
 			if _, err := strconv.Atoi(v); err != nil {
-				return fmt.Errorf("%s=%q: want a whole number", key, v)
+				return invalid(fmt.Errorf("%s=%q: want a whole number", key, v))
 			}
 		}
 	}
 	publicOrigin, err := originOf(*publicURL)
 	if err != nil {
-		return err
+		return invalid(err)
 	}
 	if *sessionTTL <= 0 {
 		*sessionTTL = -1
@@ -126,20 +126,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		v         time.Duration
 	}{{"reconnect-wait", "BYOMCP_RECONNECT_WAIT", *reconnectWait}, {"drain-delay", "BYOMCP_DRAIN_DELAY", *drainDelay}} {
 		if d.v < 0 {
-			return fmt.Errorf("--%s %v: want a duration of 0 or more (env %s)", d.flag, d.v, d.env)
+			return invalid(fmt.Errorf("--%s %v: want a duration of 0 or more (env %s)", d.flag, d.v, d.env))
 		}
 	}
 	if *claimTTL < 100*time.Millisecond {
-		return fmt.Errorf("--claim-ttl %v is too short (at least 100ms; the default is 10s)", *claimTTL)
+		return invalid(fmt.Errorf("--claim-ttl %v is too short (at least 100ms; the default is 10s)", *claimTTL))
 	}
 	if *consoleToken != "" && len(*consoleToken) < 16 {
 		// Checked before the agent listens and prints its URL, so that nothing reads it as
 		// started (console.New says the same).
-		return exitError{code: 2, err: errors.New("--console-token: the console token must have at least 16 characters")}
+		return invalid(errors.New("--console-token: the console token must have at least 16 characters"))
 	}
 	log, err := newLogger(c.logLevel, stderr)
 	if err != nil {
-		return err
+		return invalid(err)
 	}
 	defer func() { _ = log.Sync() }()
 
@@ -173,7 +173,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		})
 		if err != nil {
 			if sites.IsInvalid(err) {
-				return exitError{code: 2, err: err}
+				return invalid(err)
 			}
 			return err
 		}
@@ -185,7 +185,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if c.mcpConfig != "" {
 		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
 		if err != nil {
-			return err
+			return invalid(err)
 		}
 		for _, sc := range cfg.Servers {
 			if slices.Contains(sc.Expose, mcpservers.AudienceWeb) {
@@ -240,7 +240,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		ClaimTTL:           *claimTTL,
 	})
 	if err != nil {
-		return err
+		return invalid(err) // the options: origins, limits
 	}
 
 	ag, err := agui.New(agui.Options{
@@ -297,7 +297,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			Replica: srv.Replica(),
 		})
 		if err != nil {
-			return exitError{code: 2, err: fmt.Errorf("--console-token: %w", err)}
+			return invalid(fmt.Errorf("--console-token: %w", err))
 		}
 		go con.Run(ctx)
 		log.Info("operator console on", zap.String("url", strings.TrimSuffix(publicOr(publicOrigin, ln), "/")+"/console/"))
@@ -464,6 +464,10 @@ func siteModel(ctx context.Context, getenv func(string) string, log *zap.Logger)
 	}
 }
 
+// invalid marks err as a command line, environment variable or configuration file that
+// cannot be used: the process exits with status 2 (1 is for failures while running).
+func invalid(err error) error { return exitError{code: 2, err: err} }
+
 // exitError ends the process with its code (main prints the error).
 type exitError struct {
 	code int
@@ -565,7 +569,7 @@ func (l redisLogger) Printf(_ context.Context, format string, v ...any) {
 
 // parseError is what a command returns when its flags do not parse: nil for -h and
 // --help (flag has printed the usage: asking for help is not a failure), errUsage else
-// (flag has printed the error and the usage).
+// (flag has printed the error and the usage; the exit status is 2).
 func parseError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return nil

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -91,6 +93,10 @@ func TestServeSecondSignalStopsAtOnce(t *testing.T) {
 
 // Flag mistakes an operator makes are refused before the agent listens, with one line.
 func TestServeRefusesBadCommandLines(t *testing.T) {
+	badMCP := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(badMCP, []byte(`{"mcpServers": {"s": {"url": "http://127.0.0.1:1/${NOPE_NOT_SET}"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		env  map[string]string
@@ -104,12 +110,23 @@ func TestServeRefusesBadCommandLines(t *testing.T) {
 		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--console-token", "short"}, nil, "at least 16 characters"},
 		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--allowed-origins", "https://*.shop.example"}, nil, "only the port may be *"},
 		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--allowed-origins", "https://shop.example:abc"}, nil, "only the port may be *"},
+		{[]string{"serve", "--no-such-flag"}, nil, "usage"},
+		{[]string{"serve", "--store", "memory", "--log-level", "loud"}, nil, "loud"},
+		{[]string{"serve", "--store", "memory", "--addr", "127.0.0.1:0", "--mcp-config", badMCP}, nil, "environment variable NOPE_NOT_SET is not set"},
+		{[]string{"chat", "--mcp-config", badMCP, "hello"}, nil, "environment variable NOPE_NOT_SET is not set"},
+		{[]string{"chat", "hello", "--store", "memory"}, nil, "comes after the question"},
+		{[]string{"bench", "--generator-procs", "-1"}, nil, "usage"},
 	} {
 		var stdout, stderr bytes.Buffer
 		getenv := func(k string) string { return tt.env[k] }
 		err := run(t.Context(), tt.args, strings.NewReader(""), &stdout, &stderr, getenv)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v %v: got %v, want an error with %q", tt.args, tt.env, err, tt.want)
+		}
+		// A supervisor or a deploy script tells a configuration to fix (2) from a failure to
+		// retry (1).
+		if code := exitCode(err); err != nil && code != 2 {
+			t.Errorf("%v %v: exit status %d, want 2 (the command line or configuration is invalid)", tt.args, tt.env, code)
 		}
 		if stdout.Len() != 0 {
 			t.Errorf("%v: printed %q before failing: a supervisor would take it for started", tt.args, stdout.String())
@@ -120,6 +137,25 @@ func TestServeRefusesBadCommandLines(t *testing.T) {
 		if err := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr, func(string) string { return "" }); err != nil {
 			t.Errorf("%v: got %v, want no error (asking for help is not a failure)", args, err)
 		}
+	}
+}
+
+// A failure while starting that is not the configuration's (here the address is taken) exits
+// with status 1, not 2.
+func TestServeFailureToStartExitsWith1(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stdout, stderr bytes.Buffer
+	err = run(t.Context(), []string{"serve", "--store", "memory", "--addr", ln.Addr().String()}, strings.NewReader(""), &stdout, &stderr,
+		func(k string) string { return map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1", "BYOMCP_MODEL": "m"}[k] })
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("got %v, want the address in use", err)
+	}
+	if code := exitCode(err); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
 	}
 }
 

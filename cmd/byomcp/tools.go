@@ -22,7 +22,7 @@ func runTools(ctx context.Context, args []string, stderr io.Writer, getenv func(
 	}
 	if fset.NArg() > 0 {
 		// A word would end the flags: the ones after it would be ignored without one.
-		return fmt.Errorf("tools: unexpected argument %q (flags are --name value; see byomcp tools --help)", fset.Arg(0))
+		return invalid(fmt.Errorf("tools: unexpected argument %q (flags are --name value; see byomcp tools --help)", fset.Arg(0)))
 	}
 	return toolserver.Run(ctx, &mcp.StdioTransport{}, toolserver.Options{NotesPath: *notes})
 }
