@@ -25,6 +25,7 @@ export function mirror(other, host, log, doc) {
   /** @type {Promise<void>|null} */
   let running = null;
   let again = false;
+  let changes = 0; // 'toolchange' events so far
 
   const syncOnce = async () => {
     let tools;
@@ -58,7 +59,12 @@ export function mirror(other, host, log, doc) {
           execute: async (args, client) => {
             const form = waitingForm(doc, def.name);
             if (form) return fillOnly(other, m.raw, form, args ?? {}, client.signal);
-            return readResult(await executeOther(other, m.raw, args ?? {}, client.signal));
+            const before = changes;
+            const result = readResult(await executeOther(other, m.raw, args ?? {}, client.signal));
+            // A tool that registered others (a drawer with its own tools): they are mirrored,
+            // and so announced to the agent, before this result lets its next model call go.
+            if (changes !== before && running) await running;
+            return result;
           },
         });
         mirrored.set(def.name, m);
@@ -89,7 +95,12 @@ export function mirror(other, host, log, doc) {
     return running;
   };
 
-  if (typeof other.addEventListener === 'function') other.addEventListener('toolchange', () => void sync());
+  if (typeof other.addEventListener === 'function') {
+    other.addEventListener('toolchange', () => {
+      changes++;
+      void sync();
+    });
+  }
   void sync();
 }
 

@@ -503,6 +503,41 @@ async function adapted(other) {
 }
 
 describe('adapter over another modelContext', () => {
+  test('tools a call registers are mirrored and announced before its result', async () => {
+    const win = fakeWindow();
+    // getTools() resolves a task later, as @mcp-b/webmcp-polyfill 5.1.0's does.
+    const other = new (class extends ForeignContext {
+      async getTools() {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return super.getTools();
+      }
+    })();
+    const drawer = { name: 'drawer_tool', description: 'in the drawer', execute: () => 'inside' };
+    await other.registerTool({
+      name: 'open_drawer',
+      description: 'opens the drawer',
+      execute: async () => {
+        await other.registerTool(drawer);
+        return 'opened';
+      },
+    });
+    win.document.modelContext = other;
+    const host = new ToolHost({ logger: quietLogger() });
+    installModelContext(host, { win });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(host.has('open_drawer'));
+    const socket = FakeSocket.opened();
+    host.attach(new Peer(socket, { logger: quietLogger() }));
+    socket.receive({ jsonrpc: '2.0', method: Method.Initialized });
+    socket.receive({ jsonrpc: '2.0', id: 1, method: Method.ToolsCall, params: { name: 'open_drawer', arguments: {} } });
+    await socket.next((m) => m.id === 1);
+    assert.ok(host.has('drawer_tool'), 'mirrored by the time of the result');
+    const sent = socket.sent.map((raw) => JSON.parse(raw));
+    const notified = sent.findIndex((m) => m.method === Method.ToolsListChanged);
+    const answered = sent.findIndex((m) => m.id === 1);
+    assert.ok(notified >= 0 && notified < answered, `list_changed before the result: ${JSON.stringify(sent)}`);
+  });
+
   test('mirrors the tools, follows toolchange, and calls executeTool with the tool object and the input object', async () => {
     const win = fakeWindow();
     const other = new ForeignContext();
