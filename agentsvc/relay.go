@@ -97,6 +97,11 @@ const (
 // not answer within it is taken as gone.
 const relayWait = 3 * time.Second
 
+// attachWait is how long a replica waits for the holder's answer to an attach: more than the
+// holder may spend deciding (probeWait+relayWait in attachRemote, pinging the previous page
+// through its replica), and a relayWait for the answer to come back.
+const attachWait = probeWait + 2*relayWait
+
 // relayProbe is how often a holder waiting for a routed tool call asks whether the page's
 // replica still serves the page.
 const relayProbe = 2 * time.Second
@@ -113,6 +118,8 @@ type relay struct {
 	// served counts the sockets served for a turn of another replica, routed the tool calls
 	// run for one (the fuzzer reports them).
 	served, routed atomic.Int64
+	// dead (tests): this replica was killed; what it would publish is lost.
+	dead atomic.Bool
 
 	mu      sync.Mutex
 	nextID  int64
@@ -181,6 +188,9 @@ func (r *relay) deliver(_ string, raw []byte) {
 }
 
 func (r *relay) send(ctx context.Context, to string, m relayMsg) error {
+	if r.dead.Load() {
+		return nil
+	}
 	m.From = r.me
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -212,7 +222,13 @@ func (r *relay) request(ctx context.Context, to string, m relayMsg) (int64, <-ch
 
 // ask sends a request and waits for its reply up to relayWait.
 func (r *relay) ask(ctx context.Context, to string, m relayMsg) (relayMsg, error) {
-	ctx, cancel := context.WithTimeout(ctx, relayWait)
+	return r.askWithin(ctx, to, m, relayWait)
+}
+
+// askWithin is ask waiting up to wait: for a request whose handler itself asks another
+// replica (an attach, whose holder pings the old page through that page's replica).
+func (r *relay) askWithin(ctx context.Context, to string, m relayMsg, wait time.Duration) (relayMsg, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	_, ch, forget, err := r.request(ctx, to, m)
 	if err != nil {

@@ -519,3 +519,46 @@ func proxiedTurn(t *testing.T, a, b *testServer) (wire.SessionResult, *fakePage)
 	}
 	return sess, second
 }
+
+// TestTabResumesWhenItsProxyReplicaDies: the turn runs on a, the tab's socket is on b (it
+// reloaded there), and b dies (kill -9: it hears nothing more and its socket is gone without a
+// word). The tab comes back through c: a pings the old page through b, gets no answer, and
+// gives the turn to the page on c, which resumes the session with the running turn. An outside
+// test saw c give up on a's answer first (both waited 3 s), wait out the claim and fork the tab
+// away from its own running turn.
+func TestTabResumesWhenItsProxyReplicaDies(t *testing.T) {
+	started, slow := slowTool()
+	gate, model := gatedSlowCall("Done after all.")
+	shared, a, b := twoReplicas(t, model, nil)
+	c := newQuietServer(t, model, func(cfg *Config) {
+		cfg.Store = shared
+		cfg.OwnerID = "replica-c"
+	})
+	sess, seen := startThenDrop(t, a, slow)
+	onB := openPage(t, b, testOrigin, slow)
+	last := lastSeqOf(seen)
+	if res := onB.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
+		t.Fatalf("got %+v, want the running turn served on b", res)
+	}
+	close(gate)
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("the slow tool never started on the page on b")
+	}
+	seen = append(seen, onB.eventsUntil(wire.EventToolCall)...)
+	b.relay.dead.Store(true) // b is killed: it says nothing more (not that its socket went)
+	b.relay.close()          // and hears nothing: a's requests to it go unanswered
+	dropSocket(onB, false)
+
+	onC := openPage(t, c, testOrigin, echoTool())
+	last = lastSeqOf(seen)
+	res := onC.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID || res.Running == nil {
+		t.Fatalf("got %+v, want the session resumed on c with a's turn running (not a fork)", res)
+	}
+	seen = append(seen, onC.eventsUntil(wire.EventTurnEnd)...)
+	if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd || end.Text != "Done after all." {
+		t.Errorf("got turn_end %+v, want the turn answered on c", end)
+	}
+}
