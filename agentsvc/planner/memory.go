@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,6 +124,30 @@ func (m *memory) read(content string) {
 	}
 	if len(list) > 0 {
 		m.last = list
+	}
+}
+
+// learnTitles adds the items a tool's schema names: enum values written like ids whose
+// schema gives them a title ("c01" titled "2023 Toyota RAV4"), unless a result already named
+// them. A page's form can offer its items this way before any result lists them.
+func (m *memory) learnTitles(tools []chat.ToolDef) {
+	for _, t := range tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			en := p.schema.enum
+			if p.schema.items != nil {
+				en = append(slices.Clip(en), p.schema.items.enum...)
+			}
+			for _, e := range en {
+				if !e.isStr || e.title == "" || !idRe.MatchString(e.str) {
+					continue
+				}
+				if _, ok := m.items[e.str]; ok {
+					continue
+				}
+				m.items[e.str] = &item{id: e.str, name: e.title, words: compactWords(e.title), attrs: map[string][]string{}, nums: map[string]float64{}}
+				m.order = append(m.order, e.str)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,6 +142,8 @@ func newConv(req llm.Request, now time.Time) *conv {
 	}
 	c.before = remember(req.Messages[:end])
 	c.now = remember(req.Messages)
+	c.before.learnTitles(req.Tools)
+	c.now.learnTitles(req.Tools)
 	if c.lastUser >= 0 {
 		calls := map[string]chat.ToolCall{}
 		for _, m := range req.Messages[c.lastUser+1:] {
@@ -213,7 +216,7 @@ func (c *conv) goOn(on *conv) action {
 		// agent waits for (Config.LateTools): nothing can be read against them now.
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
-	a := on.understand(c.text, on.now, false).step(on)
+	a := on.understand(c.pointedText(on), on.now, false).step(on)
 	if a.call != nil || len(on.done) > 0 {
 		return a
 	}
@@ -221,6 +224,35 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary() + " I can't do that on this page either."}
 	}
 	return action{text: c.summary() + " " + a.text}
+}
+
+// pointedText is the visitor's words for the page an openFor call opened: the words that
+// picked the item on the page before by its place or a value ("book a test drive for the
+// second one") name it instead, as if the visitor had ("… for the 2023 Kia Sportage"): on its
+// own page "the second one" points at nothing.
+func (c *conv) pointedText(on *conv) string {
+	k := slices.IndexFunc(c.done, func(d doneCall) bool { return d.opened })
+	if k < 0 {
+		return c.text
+	}
+	start, end, ok := pointerSpan(tokenize(c.text))
+	if !ok {
+		return c.text
+	}
+	var args map[string]any
+	if json.Unmarshal([]byte(c.done[k].args), &args) != nil {
+		return c.text
+	}
+	for _, v := range args {
+		id, isStr := v.(string)
+		if !isStr {
+			continue
+		}
+		if it := on.now.items[id]; it != nil && it.name != "" && it.name != id {
+			return c.text[:start] + theTitle(it) + c.text[end:]
+		}
+	}
+	return c.text
 }
 
 // pageChanged reports whether a tool this turn called is no longer offered: the page it ran

@@ -639,6 +639,14 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 		}
 		return intent{reply: upperFirst(what) + ": " + joinList(labels, "or") + "?", asked: p, choices: chs}
 	}
+	if noun, names, total := itemChoices(m, mem); len(p.missing) == 1 && len(names) > 0 {
+		// An enum of ids the conversation knows by name (the form's Car field): ask by name.
+		q := "Which " + noun + " should I use to " + what + "? For example " + joinList(names, "or")
+		if total > len(names) {
+			q += " (" + strconv.Itoa(total) + " to choose from)"
+		}
+		return intent{reply: q + ".", asked: p}
+	}
 	if single, list := idParam(m); single || list {
 		var names []string
 		src := mem.last
@@ -670,7 +678,9 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 	your := "your "
 	for i, mp := range p.missing {
 		h := humanParam(mp.name)
-		if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
+		if noun, names, _ := itemChoices(mp, mem); len(names) > 0 {
+			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
+		} else if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
 			h += " (" + hint + ")"
 		} else if r := numberRange(mp.schema); r != "" {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
@@ -685,6 +695,43 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 		need = append(need, h)
 	}
 	return intent{reply: "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
+}
+
+// itemChoices are the names of the items an enum parameter's values are the ids of, as far
+// as the conversation knows them (a result listed them, or the schema titles them): at most
+// three, those the last list showed first; noun is what the parameter calls one ("car" of
+// carId); total counts the values.
+func itemChoices(p *property, mem *memory) (noun string, names []string, total int) {
+	if !p.schema.stringEnum() || mem == nil {
+		return "", nil, 0
+	}
+	var known []*item
+	for _, e := range p.schema.enum {
+		if !e.isStr {
+			continue
+		}
+		total++
+		if it := mem.items[e.str]; it != nil && it.name != "" && it.name != it.id {
+			known = append(known, it)
+		}
+	}
+	if len(known) == 0 {
+		return "", nil, 0
+	}
+	picked := slices.DeleteFunc(slices.Clone(mem.last), func(it *item) bool { return !slices.Contains(known, it) })
+	for _, it := range known {
+		if !slices.Contains(picked, it) {
+			picked = append(picked, it)
+		}
+	}
+	for _, it := range picked[:min(3, len(picked))] {
+		names = append(names, theTitle(it))
+	}
+	noun = strings.TrimSpace(strings.TrimSuffix(humanParam(p.name), " id"))
+	if noun == "" || noun == "id" {
+		noun = "one"
+	}
+	return noun, names, total
 }
 
 // numberRange writes the bounds of an integer with both ("1 to 12"); "" otherwise.

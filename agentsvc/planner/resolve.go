@@ -290,6 +290,46 @@ func ordinalRef(toks []token) (n int, ok bool) {
 	return 0, false
 }
 
+// pointerSpan finds the words that point at an item of the last list by its place or by a
+// value ("the second one", "the last", "number 2", "the red one", "the cheapest one") and
+// returns where they are in the text; ok false when there are none.
+func pointerSpan(toks []token) (start, end int, ok bool) {
+	first, last := -1, -1
+	for i, t := range toks {
+		if t.kind != kindWord && t.kind != kindNumber {
+			continue
+		}
+		if _, isOrd := ordinals[strings.ToLower(t.raw)]; isOrd {
+			if n, found := ordinalRef(toks[max(0, i-1):min(len(toks), i+2)]); found && n != 0 {
+				first, last = i, i
+				break
+			}
+		}
+		if t.kind == kindNumber && i > 0 && (strings.EqualFold(toks[i-1].raw, "number") || strings.EqualFold(toks[i-1].raw, "no")) {
+			first, last = i-1, i
+			break
+		}
+		if t.kind == kindWord && i+1 < len(toks) && toks[i+1].kind == kindWord && (toks[i+1].norm == "one") && i > 0 &&
+			(toks[i-1].norm == "the" || toks[i-1].norm == "that") {
+			first, last = i, i
+			break
+		}
+	}
+	if first < 0 {
+		return 0, 0, false
+	}
+	if first > 0 && (toks[first-1].norm == "the" || toks[first-1].norm == "that") {
+		first--
+	}
+	if last+1 < len(toks) && toks[last+1].kind == kindWord {
+		switch toks[last+1].norm {
+		case "one", "option", "choice":
+			last++
+		}
+	}
+	return toks[first].start, toks[last].end, true
+}
+
 // attributeRef finds "the red one", "the electric ones", "the hybrid": the items of the list
 // that have the value.
 func attributeRef(toks []token, list []*item) ([]*item, int) {

@@ -50,6 +50,7 @@ type enumValue struct {
 	num   float64
 	isNum bool
 	words []string // normalised words of a string value
+	title string   // what the schema calls it, when it says ("2023 Toyota RAV4" of "c01")
 }
 
 type rawSchema struct {
@@ -76,6 +77,8 @@ type rawSchema struct {
 	UniqueItems      bool                       `json:"uniqueItems"`
 	Default          json.RawMessage            `json:"default"`
 	Description      string                     `json:"description"`
+	Title            string                     `json:"title"`
+	EnumNames        []string                   `json:"enumNames"`
 	Defs             map[string]json.RawMessage `json:"$defs"`
 	Definitions      map[string]json.RawMessage `json:"definitions"`
 }
@@ -118,6 +121,13 @@ func convert(raw json.RawMessage, defs map[string]json.RawMessage, depth int) *s
 		}
 		return s
 	}
+	var titles []string
+	if len(r.Enum) == 0 && len(r.Const) == 0 {
+		// A labelled enum: "oneOf": [{"const": "c01", "title": "2023 Toyota RAV4"}, …].
+		r.Enum, titles = labelledEnum(append(slices.Clip(r.OneOf), r.AnyOf...))
+	} else if len(r.EnumNames) == len(r.Enum) {
+		titles = r.EnumNames // the older "enumNames" beside "enum"
+	}
 	if len(r.Type) == 0 && len(r.Enum) == 0 && len(r.Const) == 0 {
 		for _, alt := range append(r.AnyOf, r.OneOf...) {
 			a := convert(alt, defs, depth+1)
@@ -134,8 +144,15 @@ func convert(raw json.RawMessage, defs map[string]json.RawMessage, depth int) *s
 	if len(r.Const) > 0 {
 		r.Enum = []json.RawMessage{r.Const}
 	}
-	for _, e := range r.Enum {
-		s.enum = append(s.enum, readEnum(e))
+	for i, e := range r.Enum {
+		v := readEnum(e)
+		if i < len(titles) && titles[i] != v.str {
+			v.title = titles[i]
+		}
+		s.enum = append(s.enum, v)
+	}
+	if len(s.types) == 0 && len(titles) > 0 && len(s.enum) > 0 && s.enum[0].isStr {
+		s.types = []string{"string"}
 	}
 	s.format = r.Format
 	if r.Pattern != "" {
@@ -168,6 +185,20 @@ func convert(raw json.RawMessage, defs map[string]json.RawMessage, depth int) *s
 		}
 	}
 	return s
+}
+
+// labelledEnum reads alternatives that are each one constant, with or without a title: the
+// values and their titles; nil when an alternative is anything else.
+func labelledEnum(alts []json.RawMessage) (values []json.RawMessage, titles []string) {
+	for _, a := range alts {
+		var r rawSchema
+		if json.Unmarshal(a, &r) != nil || len(r.Const) == 0 {
+			return nil, nil
+		}
+		values = append(values, r.Const)
+		titles = append(titles, r.Title)
+	}
+	return values, titles
 }
 
 func typeList(raw json.RawMessage) []string {

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -122,10 +123,18 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	best := ps[0]
 
 	// Names the conversation has not seen yet: list the page's items first, then resolve.
-	if idp := idPlan(ps); lookup && idp != nil && len(refs) == 0 && (wantsIDs(best) || !c.clearMatch(best, toks2, question)) {
+	if idp := idPlan(ps); idp != nil && len(refs) == 0 && (wantsIDs(best) || !c.clearMatch(best, toks2, question)) {
 		if unknown := c.unknownWords(toks2, idp); len(unknown) > 0 && (idp.score > 0 || strongNameLike(unknown)) {
 			if l := c.lister(); l != nil {
-				return lookupIntent(text, l)
+				// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup
+				// false), this turn's too.
+				switch n, whole := c.wholeListSeen(l, !lookup); {
+				case whole:
+					// Every name of the page's list is known: the name is not there.
+					return c.notListed(unknown, n, l)
+				case lookup && !c.prose(toks2):
+					return lookupIntent(text, l)
+				}
 			}
 		}
 	}
@@ -155,7 +164,9 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		}
 	}
 	if narrows(toks) {
-		c.carryOver(best)
+		c.carryOver(best, false)
+	} else if c.followsUp(best) {
+		c.carryOver(best, len(best.missing) == 0)
 	}
 	if q, ok := c.applyEdits(best); !ok {
 		return intent{reply: q}
@@ -357,18 +368,44 @@ func (c *conv) lastList(tool, param string) ([]string, bool) {
 }
 
 // carryOver adds to p the arguments of the conversation's last call of the same tool that p
-// does not set itself: "only the hybrids" after "under 20,000 miles" keeps the mileage.
-func (c *conv) carryOver(p *plan) {
+// does not set itself: "only the hybrids" after "under 20,000 miles" keeps the mileage. With
+// notDefaults, a parameter that has a default keeps it ("sort by year" after "price high to
+// low" sorts in the default order).
+func (c *conv) carryOver(p *plan, notDefaults bool) {
 	prev := c.lastArgs(p.def.Name, "")
 	if prev == nil {
 		return
 	}
 	for _, prop := range p.schema.props {
-		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil {
+		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !(notDefaults && len(prop.schema.def) > 0) {
 			p.values[prop.name] = prev[prop.name]
 		}
 	}
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
+}
+
+// followsUp reports a request that changes some values of the conversation's last call of a
+// tool that needs values (a calculator, a form), rather than starting a new one: "at 3.9%"
+// or "with 5000 down" after "48 months" (it lacks a required value that call had), "72
+// months" after "48 months at 3.9%". A tool that takes item ids is not followed up: a request
+// for another item names it.
+func (c *conv) followsUp(p *plan) bool {
+	prev := c.lastArgs(p.def.Name, "")
+	if prev == nil {
+		return false
+	}
+	for _, prop := range p.schema.props {
+		if s, l := idParam(prop); s || l {
+			return false
+		}
+	}
+	if len(p.missing) == 0 {
+		// "72 months" after "48 months at 3.9%": a tool that needs values (a calculator, a
+		// form) keeps those the visitor does not change; a filter without required values
+		// ("show me SUVs" after "hybrids") starts over.
+		return slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
+	}
+	return slices.ContainsFunc(p.missing, func(m *property) bool { return prev[m.name] != nil })
 }
 
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
@@ -685,34 +722,190 @@ func wholeList(toks []token, l *plan) bool {
 	return noun
 }
 
+// wholeListSeen reports whether the conversation called the listing tool l without
+// arguments and it listed items (its whole list), and how many it listed: before this turn,
+// or until now when thisTurn.
+func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
+	msgs := c.msgs
+	if !thisTurn && c.lastUser >= 0 {
+		msgs = c.msgs[:c.lastUser]
+	}
+	calls := map[string]bool{}
+	n, seen := 0, false
+	for _, m := range msgs {
+		switch m.Role {
+		case chat.RoleAssistant:
+			for _, tc := range m.ToolCalls {
+				if tc.Name == l.def.Name && noArguments(tc.Arguments) {
+					calls[tc.ID] = true
+				}
+			}
+		case chat.RoleTool:
+			if !calls[m.ToolCallID] {
+				continue
+			}
+			mem := remember([]chat.Message{m})
+			if len(mem.last) > 0 {
+				n, seen = len(mem.last), true
+			}
+		}
+	}
+	return n, seen
+}
+
+// noArguments reports a call's arguments that set nothing: "", "{}", "null".
+func noArguments(args string) bool {
+	var v map[string]json.RawMessage
+	if strings.TrimSpace(args) == "" {
+		return true
+	}
+	return json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
+}
+
+// notListed answers a request about a name that the page's whole list (n items of the
+// listing tool l) does not have: it says so. When this turn listed everything to look the
+// name up, it first gives the list back the filters it had (the visitor's search stays).
+func (c *conv) notListed(unknown []string, n int, l *plan) intent {
+	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
+	if !c.listedThisTurn(l) {
+		return intent{reply: reply}
+	}
+	prev := c.filtersBefore(l)
+	if prev == nil {
+		return intent{reply: reply}
+	}
+	back := &plan{def: l.def, schema: l.schema, values: map[string]any{}}
+	for k, v := range prev {
+		back.values[k] = v
+	}
+	return intent{
+		steps: func(*conv) []*plan { return []*plan{back} },
+		final: func(*conv) string { return reply + " Your search is as it was." },
+	}
+}
+
+// listNoun is what a listing tool lists, from its name: "cars" of search_cars; "items" when
+// its name does not say.
+func listNoun(name string, n int) string {
+	ws := strings.FieldsFunc(humanParam(ownName(name)), func(r rune) bool { return r == ' ' })
+	noun := "items"
+	if len(ws) > 1 && !toolVerbs[normWord(ws[len(ws)-1])] && len(ws[len(ws)-1]) > 2 {
+		noun = ws[len(ws)-1]
+	}
+	if n == 1 {
+		return strings.TrimSuffix(noun, "s")
+	}
+	return noun
+}
+
+// listedThisTurn reports a call of the listing tool l without arguments in this turn.
+func (c *conv) listedThisTurn(l *plan) bool {
+	if c.lastUser < 0 {
+		return false
+	}
+	for _, m := range c.msgs[c.lastUser+1:] {
+		if slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return tc.Name == l.def.Name && noArguments(tc.Arguments) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// filtersBefore are the arguments the listing tool l last had before this turn, on this
+// page: nil when it had none, when a tool called after it cleared or reset them, or when a
+// tool this page does not offer ran since (the visitor was on another page).
+func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
+			tc := m.ToolCalls[k]
+			if tc.Name == l.def.Name {
+				var args map[string]json.RawMessage
+				if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
+					return nil
+				}
+				return args
+			}
+			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+			if t < 0 {
+				return nil
+			}
+			if ws := identWords(tc.Name); slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// prose reports a text with many words that neither the page's tools nor requests use
+// (pasted text, a story): it names no item, so no listing is called to look its words up.
+func (c *conv) prose(toks []token) bool {
+	n := 0
+	for _, t := range toks {
+		w := t.norm
+		if t.kind != kindWord || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil {
+			continue
+		}
+		n++
+	}
+	return n > 5
+}
+
 // lookupIntent calls the listing tool, then understands text again with the names it
 // returned, without another lookup.
 func lookupIntent(text string, l *plan) intent {
-	after := func(c *conv) (intent, *conv) {
+	// after understands text again once the lookup ran; back is the call that gives the list
+	// the filters it had before the lookup, when the plan then acts on the same page (it
+	// opens no other page and lists nothing itself): the visitor's search stays as it was.
+	after := func(c *conv) (in intent, sub *conv, back *plan) {
 		// What the lookup showed, not what later steps returned: the plan must not change
 		// under its own feet.
 		mem := c.now
 		if end := c.lastUser + 3; c.lastUser >= 0 && end <= len(c.msgs) {
 			mem = remember(c.msgs[:end])
 		}
-		sub := *c
-		sub.done = c.done[1:]
-		sub.before = mem
-		return c.understand(text, mem, false), &sub
+		in = c.understand(text, mem, false)
+		s := *c
+		s.done = nil
+		s.before = mem
+		if in.steps != nil {
+			if first := in.steps(&s); len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) && !first[0].opens {
+				if prev := c.filtersBefore(l); prev != nil {
+					back = &plan{def: l.def, schema: l.schema, values: map[string]any{}}
+					for k, v := range prev {
+						back.values[k] = v
+					}
+				}
+			}
+		}
+		skip := 1
+		if back != nil {
+			skip = 2
+		}
+		s.done = c.done[min(skip, len(c.done)):]
+		return in, &s, back
 	}
 	return intent{
 		steps: func(c *conv) []*plan {
 			if len(c.done) == 0 {
 				return []*plan{l}
 			}
-			in, sub := after(c)
+			in, sub, back := after(c)
 			if in.steps == nil {
 				return []*plan{l}
 			}
-			return append([]*plan{l}, in.steps(sub)...)
+			out := []*plan{l}
+			if back != nil {
+				out = append(out, back)
+				if len(c.done) < 2 {
+					return out
+				}
+			}
+			return append(out, in.steps(sub)...)
 		},
 		final: func(c *conv) string {
-			in, sub := after(c)
+			in, sub, _ := after(c)
 			switch {
 			case in.steps == nil:
 				return in.reply
