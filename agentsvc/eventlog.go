@@ -462,10 +462,16 @@ func (ls *liveSession) waitFlushed(ctx context.Context) {
 }
 
 // recoverInterrupted ends a turn that was left open in the store (by a crash, or by a store
-// that failed during it), marking it in the history with text.
+// that failed during it) as a turn that failed with text: an error event with it, turn_end
+// {stopReason: error, interrupted}, and in the history the mark of a turn that added nothing
+// (an assistant message with only end {stopReason: error, error: text}, never sent to the
+// model), so a page shows the same from the events and from the stored messages.
 func (ls *liveSession) recoverInterrupted(turnID, text string) {
-	msg := chat.Message{Role: chat.RoleAssistant, Content: text, TurnID: turnID}
 	none := ""
-	ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: turnID}, StopReason: wire.StopError, Text: msg.Content, Interrupted: true}, []chat.Message{msg}, &none)
+	ls.mu.Lock()
+	ls.emitLocked(&wire.ErrorEvent{EventHeader: wire.EventHeader{Type: wire.EventError, TurnID: turnID}, Message: text, Retryable: true}, nil, nil)
+	ls.emitLocked(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: turnID}, StopReason: wire.StopError, Text: text, Interrupted: true},
+		markEnd(turnID, nil, wire.StopError, text), &none)
+	ls.mu.Unlock()
 	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
 }

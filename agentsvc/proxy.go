@@ -336,9 +336,7 @@ func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*prox
 	r.mu.Lock()
 	r.proxies[px.link] = px
 	r.mu.Unlock()
-	// The holder may ping the tab's previous socket first, on yet another replica, which may
-	// be dead (a kill -9): waiting only relayWait, this replica gave up at the moment the holder
-	// heard nothing and attached it, and the tab got a fork away from its own running turn.
+	// The holder may ping the tab's previous socket first, on yet another replica (attachWait).
 	rep, err := r.askWithin(ctx, holder, relayMsg{Kind: relayAttach, Session: s.ID, Link: px.link, Origin: s.Origin}, attachWait)
 	switch {
 	case err == nil && rep.Status == stAttached:

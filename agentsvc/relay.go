@@ -97,10 +97,17 @@ const (
 // not answer within it is taken as gone.
 const relayWait = 3 * time.Second
 
-// attachWait is how long a replica waits for the holder's answer to an attach: more than the
-// holder may spend deciding (probeWait+relayWait in attachRemote, pinging the previous page
-// through its replica), and a relayWait for the answer to come back.
-const attachWait = probeWait + 2*relayWait
+// An attach is answered by a holder that may first ping the tab's previous socket through
+// that socket's replica, which may be dead (a kill -9). The holder decides within
+// attachDecide (a page that does not answer its replica's probe within probeWait is dead; a
+// replica that does not pass the answer on by then is taken as dead with it), and the asking
+// replica waits attachWait for the answer, more than that: both waiting relayWait, the asker
+// gave up at the moment the holder attached it, and the tab was forked away from its turn.
+// A holder that is itself dead costs the asker attachWait before it waits out the claim.
+const (
+	attachDecide = probeWait + probeWait/4
+	attachWait   = attachDecide + relayWait/2
+)
 
 // relayProbe is how often a holder waiting for a routed tool call asks whether the page's
 // replica still serves the page.

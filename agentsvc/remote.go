@@ -86,7 +86,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 	if ls == nil || ls.origin != m.Origin {
 		return relayMsg{Status: stAbsent}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), probeWait+relayWait)
+	ctx, cancel := context.WithTimeout(context.Background(), attachDecide)
 	defer cancel()
 	for {
 		ls.mu.Lock()

@@ -234,12 +234,17 @@ func TestInterruptedTurnIsMarked(t *testing.T) {
 	page := newFakePage(t, ts, testOrigin, echoTool())
 	lastSeq := int64(1)
 	res := page.session(wire.SessionParams{SessionID: id, LastSeq: &lastSeq})
-	e := page.nextEvent()
-	if e.Type != wire.EventTurnEnd || !e.Interrupted || e.TurnID != active || e.Seq != 2 {
-		t.Errorf("got %+v, want turn_end interrupted for the crashed turn at seq 2", e)
+	// The error event says why, as for any turn that failed; then turn_end, interrupted.
+	if e := page.nextEvent(); e.Type != wire.EventError || e.TurnID != active || e.Seq != 2 || !strings.Contains(e.Message, "interrupted") {
+		t.Errorf("got %+v, want the error event for the crashed turn at seq 2", e)
 	}
+	if e := page.nextEvent(); e.Type != wire.EventTurnEnd || !e.Interrupted || e.StopReason != wire.StopError || e.TurnID != active || e.Seq != 3 {
+		t.Errorf("got %+v, want turn_end interrupted for the crashed turn at seq 3", e)
+	}
+	// Stored as a turn that added nothing: end {error, the sentence}, no content for the model.
 	s, _ := st.Load(ctx, id)
-	if s.ActiveTurn != "" || len(s.Messages) != 2 || !strings.Contains(s.Messages[1].Content, "interrupted") {
+	if s.ActiveTurn != "" || len(s.Messages) != 2 || s.Messages[1].Content != "" || s.Messages[1].End == nil ||
+		s.Messages[1].End.StopReason != wire.StopError || !strings.Contains(s.Messages[1].End.Error, "interrupted") {
 		t.Errorf("got stored session %+v, want the turn closed and marked interrupted", s)
 	}
 	_ = res
