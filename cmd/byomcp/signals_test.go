@@ -150,7 +150,9 @@ func TestServeFailureToStartExitsWith1(t *testing.T) {
 	defer ln.Close()
 	var stdout, stderr bytes.Buffer
 	err = run(t.Context(), []string{"serve", "--store", "memory", "--addr", ln.Addr().String()}, strings.NewReader(""), &stdout, &stderr,
-		func(k string) string { return map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1", "BYOMCP_MODEL": "m"}[k] })
+		func(k string) string {
+			return map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1", "BYOMCP_MODEL": "m"}[k]
+		})
 	if err == nil || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("got %v, want the address in use", err)
 	}
