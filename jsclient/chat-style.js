@@ -288,6 +288,7 @@ button:disabled { cursor: default; opacity: .55; }
   }
   :host(:not([layout="docked"])[open]) .launcher { display: none; }
 }
+@media (hover: none), (pointer: coarse) { .confirm-hint { display: none; } }
 @media (prefers-reduced-motion: reduce) {
   .panel, :host([open]) .panel, .launcher { transition: none; }
   .thinking span, .tool[data-state="running"] .tool-icon { animation-duration: 0s; }

@@ -4,7 +4,9 @@
  * their consent runs. The tool is named by its `title` (or its name made readable) and its
  * arguments are shown as labelled values, labels taken from the schema's `title` (or the
  * property name made readable) with its `description` as a hint. Keyboard: the card takes focus;
- * Enter confirms, Escape cancels.
+ * Enter confirms, Escape cancels. The card says so (confirmHint) only where a keyboard is likely:
+ * chat-style.js hides the hint on a screen whose pointer is coarse or cannot hover (a touch
+ * phone, where no Enter or Escape key is at hand), so it is never a wrong hint.
  */
 
 import { format } from './strings.js';
