@@ -301,7 +301,8 @@ export class ChatElement extends Base {
   #submit() {
     const input = /** @type {HTMLTextAreaElement} */ (this.#el.input);
     const text = input.value.trim();
-    if (!text || this.#conv?.active) return;
+    // A message over the agent's limit stays in the box (the conversation says why).
+    if (!text || this.#conv?.active || this.#conv?.tooLong(text)) return;
     input.value = '';
     this.#autosize();
     void this.send(text);

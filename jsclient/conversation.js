@@ -16,7 +16,7 @@ import { ClosedError, RpcError } from './wsrpc.js';
 import { format } from './strings.js';
 import { newClientTurnId } from './agent.js';
 import { groupMessages } from './transcript.js';
-import { TurnView, makeNote } from './turn-view.js';
+import { TurnView, make, makeNote } from './turn-view.js';
 import { isDeclined } from './tools.js';
 
 /** How long after a Stop the widget waits for the agent's turn_end before ending the turn itself. */
@@ -41,6 +41,12 @@ const ALLOWED_KEY = 'byomcp:allowed';
 /** How many allowed calls a tab remembers (the latest). */
 const MAX_ALLOWED = 200;
 
+/**
+ * The agent's limit on one message: 32 KiB of UTF-8 (README, "Safety defaults"; over it
+ * agent/chat fails with -32004). strings.js's errorTooLong names it.
+ */
+const MAX_TEXT = 32768;
+
 /** The turns on screen and the visitor's part in them. */
 export class Conversation {
   #host;
@@ -51,6 +57,7 @@ export class Conversation {
   #lastUserText = '';
   /** @type {Set<string>} */ #rejected = new Set();
   /** @type {string[]} */ #allowed = []; // calls of this session the visitor allowed here (ALLOWED_KEY)
+  /** @type {HTMLElement|undefined} */ #tooLong; // the error tooLong showed last
   #retry = () => {
     if (this.#active || !this.#lastUserText) return false;
     void this.send(this.#lastUserText);
@@ -110,7 +117,8 @@ export class Conversation {
    */
   async send(text) {
     const t = text.trim();
-    if (!t || this.#active) return;
+    if (!t || this.#active || this.tooLong(t)) return;
+    this.#tooLong?.remove();
     this.#lastUserText = t;
     const view = this.#newView(null, t);
     view.clientTurnId = newClientTurnId();
@@ -120,6 +128,24 @@ export class Conversation {
     this.#markQueued(view);
     this.#host.view.scroll(true);
     await this.#runChat(view, t);
+  }
+
+  /**
+   * Whether text is over the agent's limit, which no retry can change. Such a message is not
+   * sent (no bubble, no Retry): the visitor reads that it is too long and the limit, once,
+   * and the message box keeps it to be shortened (chat-element.js).
+   * @param {string} text
+   */
+  tooLong(text) {
+    const over = new TextEncoder().encode(text.trim()).length > MAX_TEXT;
+    if (over) {
+      this.#tooLong?.remove();
+      this.#tooLong = make(this.#host.view.doc(), 'p', 'error', this.#s().errorTooLong);
+      this.#tooLong.setAttribute('role', 'alert');
+      this.#host.log.append(this.#tooLong);
+      this.#host.view.scroll(true);
+    }
+    return over;
   }
 
   /**
@@ -155,7 +181,8 @@ export class Conversation {
         this.#stopFallback(view);
         return;
       }
-      this.#showError(view, this.#errorText(err));
+      // Retry, except for a message the agent will never take (over MAX_TEXT).
+      this.#showError(view, this.#errorText(err), /** @type {any} */ (err)?.code !== ErrorCode.TextTooLong);
       this.#endTurn(view, StopReason.Error, '');
     }
   }

@@ -64,7 +64,7 @@ export const DEFAULT_STRINGS = Object.freeze({
   errorNotSent: 'The connection was lost before the assistant answered.',
   errorBusy: 'The assistant is still busy with another answer.',
   errorRateLimited: 'Too many messages at once. Please wait a moment.',
-  errorTooLong: 'That message is too long.',
+  errorTooLong: 'That message is too long: at most 32,768 characters (fewer with accents, emoji or other scripts).',
   toolRejected: 'The page tool {name} is not available to the assistant.',
   answerAnnouncement: 'Assistant: {text}',
   poweredBy: 'Powered by byomcp',
