@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/jsonerr"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -205,6 +206,7 @@ type rawToolsList struct {
 // list fetches every page of tools/list and replaces the registry.
 func (c *Client) list(ctx context.Context) error {
 	var all []*wire.PageTool
+	var undecoded []rejection // entries that are no tool definition: rejected alone
 	cursor := ""
 	for i := 0; ; i++ {
 		if i == maxListPages {
@@ -217,7 +219,10 @@ func (c *Client) list(ctx context.Context) error {
 		for _, raw := range res.Tools {
 			t, err := c.o.Defs.Decode(raw)
 			if err != nil {
-				return fmt.Errorf("tools/list: decoding a tool: %w", err)
+				// One malformed entry (a number, "annotations": "junk") is that tool's
+				// problem: the page's other tools are kept, as for an unusable schema.
+				undecoded = append(undecoded, rejection{undecodedName(raw, len(all)+len(undecoded)), "not a tool definition: " + jsonerr.Describe("", err)})
+				continue
 			}
 			all = append(all, t)
 		}
@@ -226,8 +231,22 @@ func (c *Client) list(ctx context.Context) error {
 		}
 		cursor = res.NextCursor
 	}
-	c.setTools(all)
+	c.setTools(all, undecoded)
 	return nil
+}
+
+// undecodedName names an entry of tools/list that is no tool definition in the reports: its
+// "name" when that is a string, else its position ("tools[3]").
+func undecodedName(raw json.RawMessage, i int) string {
+	var named struct {
+		Name any `json:"name"`
+	}
+	if json.Unmarshal(raw, &named) == nil {
+		if n, ok := named.Name.(string); ok && n != "" {
+			return n
+		}
+	}
+	return fmt.Sprintf("tools[%d]", i)
 }
 
 // MaxRejectedReports is the most rejected tools one listing reports one by one (OnRejected);
@@ -247,12 +266,12 @@ const maxRememberedRejections = 4096
 // rejection is a page tool that cannot be used, and why.
 type rejection struct{ name, reason string }
 
-// setTools compiles and installs a new tool list; unusable tools are rejected one by one.
-// The definitions in list are shared (DefCache): each Tool copies the one it changes.
-func (c *Client) setTools(list []*wire.PageTool) {
+// setTools compiles and installs a new tool list; unusable tools are rejected one by one,
+// after rejects (the listing's entries that were no definition). The definitions in list are
+// shared (DefCache): each Tool copies the one it changes.
+func (c *Client) setTools(list []*wire.PageTool, rejects []rejection) {
 	byName := make(map[string]*Tool, len(list)) // for this listing only: duplicates
 	kept := make([]*Tool, 0, len(list))
-	var rejects []rejection
 	budget := tools.NewDefBudget(c.o.MaxTools) // what reaches the model, bounded before compiling
 	for _, def := range list {
 		t := *def // the strings and the schema's bytes stay shared

@@ -1,6 +1,7 @@
 package pagemcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
+	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // rejections records what OnRejected is told.
@@ -142,5 +145,52 @@ func TestRememberedRejectionsBounded(t *testing.T) {
 		page.peer.Close(nil)
 		page.peer.Wait()
 		c.peer.Wait()
+	})
+}
+
+// An outside test: one entry of tools/list that was no tool definition (a number, "junk"
+// annotations, a hint that is not a boolean) failed the whole listing, so the page had no
+// tools at all and was told nothing. Such an entry is rejected alone, named by its "name"
+// when that is a string, else by its position, and the page's other tools are kept.
+func TestMalformedToolIsRejectedAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var rec rejections
+		a, b := wsrpc.Pipe()
+		page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+		page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+			return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
+		})
+		page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+			return json.RawMessage(`{"tools":[
+				{"name":"echo","description":"echoes","inputSchema":{"type":"object"}},
+				5, "str", [], {"name":5},
+				{"name":"bad_desc","description":7},
+				{"name":"bad_ann","description":"d","annotations":"junk"},
+				{"name":"bad_hint","description":"d","annotations":{"destructiveHint":"yes"}},
+				{"name":"search","description":"searches","inputSchema":{"type":"object"}}]}`), nil
+		})
+		page.Start()
+		agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+		c := New(agent, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), OnRejected: rec.add})
+		agent.Start()
+		if err := c.Handshake(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := registeredNames(c); !slices.Equal(got, []string{"echo", "search"}) {
+			t.Errorf("got tools %v, want echo and search kept", got)
+		}
+		var names []string
+		for _, r := range rec.take() {
+			names = append(names, r[0])
+			if !strings.HasPrefix(r[1], "not a tool definition: ") {
+				t.Errorf("%s rejected with %q, want it to say it is not a tool definition", r[0], r[1])
+			}
+		}
+		if want := []string{"tools[1]", "tools[2]", "tools[3]", "tools[4]", "bad_desc", "bad_ann", "bad_hint"}; !slices.Equal(names, want) {
+			t.Errorf("got rejections %v, want %v", names, want)
+		}
+		agent.Close(nil)
+		page.Close(nil)
 	})
 }
