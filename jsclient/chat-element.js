@@ -5,8 +5,8 @@
  * confirmations) in a Shadow DOM themed by CSS variables and ::part, and is keyboard accessible.
  * This file is the shell (panel, composer, connection state, confirmations); the parts are
  * chat-style.js (look and markup), transcript.js (stored messages as turns), turn-view.js (one
- * turn on screen), conversation.js (the turns in step with the agent), scroller.js, status.js and
- * confirm-card.js.
+ * turn on screen), conversation.js (the turns in step with the agent), scroller.js and
+ * confirm-card.js; the connection's status line and banner are shown here (showConnection).
  *
  * Theming: --byomcp-accent, --byomcp-accent-fg, --byomcp-bg, --byomcp-fg, --byomcp-muted,
  * --byomcp-border, --byomcp-surface, --byomcp-font, --byomcp-radius, --byomcp-width,
@@ -22,7 +22,6 @@ import { STYLE, TEMPLATE } from './chat-style.js';
 import { Scroller } from './scroller.js';
 import { Conversation } from './conversation.js';
 import { make, makeNote } from './turn-view.js';
-import { showConnection } from './status.js';
 
 export { prettyJSON, unwrapToolOutput, groupMessages } from './transcript.js';
 
@@ -50,6 +49,10 @@ export class ChatElement extends Base {
   /** @type {(name: string) => any} */ #toolInfoFn = () => null;
   /** @type {Dock|null} */ #dock = null;
   /** @type {{origin: string, message: string}|null} */ #refused = null;
+  /** @type {MediaQueryList|undefined} a phone: the open panel is full screen (chat-style.js) */
+  #phone = globalThis.matchMedia?.('(max-width: 600px)');
+  /** @type {Element[]|null} while the panel is a modal dialog: the page's elements it made inert */
+  #inert = null;
 
   constructor() {
     super();
@@ -84,6 +87,7 @@ export class ChatElement extends Base {
     this.#scroller = new Scroller(this.#el.transcript, this.#el.log, this.#el.newMessages);
     this.#applyStrings();
     this.#wire();
+    this.#phone?.addEventListener?.('change', () => this.#setSheet(false));
   }
 
   /**
@@ -179,6 +183,7 @@ export class ChatElement extends Base {
       this.#el.badge.hidden = true;
       this.#remember(true);
       this.#dock?.setOpen(true);
+      this.#setSheet(false);
       this.#scroller.toEnd(true);
     }
     if (focus) this.#el.input.focus();
@@ -274,6 +279,18 @@ export class ChatElement extends Base {
       if (e.key === 'Escape' && !e.defaultPrevented) {
         e.preventDefault();
         this.close();
+      }
+      // A modal dialog (full screen, see #setSheet): Tab and Shift+Tab go round the panel, from
+      // its last stop (Stop or Send, or the message box while Stop is disabled) to its first
+      // (Close) and back.
+      if (e.key === 'Tab' && this.#inert) {
+        const stop = /** @type {HTMLButtonElement} */ (el.stop);
+        const last = stop.hidden ? el.send : stop.disabled ? el.input : stop;
+        const [from, to] = e.shiftKey ? [el.close, last] : [last, el.close];
+        if (this.#root.activeElement === from) {
+          e.preventDefault();
+          to.focus();
+        }
       }
     });
     el.form.addEventListener('submit', (e) => {
@@ -420,11 +437,24 @@ export class ChatElement extends Base {
    * On a phone, shrinks the full-screen panel to a bottom sheet (so the visitor sees the page
    * change) or back: on at a page tool's call, off at the end of its turn or when the visitor
    * turns to the panel. Only while open, and never while a confirmation waits.
+   *
+   * Then, whenever the panel opens, closes, changes size or the screen does: while it covers
+   * the whole screen (open on a phone, not the sheet) it is a modal dialog: aria-modal="true",
+   * the page's other top-level elements (the widget is the last child of <html>) inert, so that
+   * neither Tab (see #wire: it goes round the panel) nor assistive technology reaches the page
+   * hidden under it. Only the elements that were not inert already are made inert, and only
+   * those are given back. Docked, floating or as the sheet, the page stays visible and usable.
    * @param {boolean} on
    */
   #setSheet(on) {
-    const phone = globalThis.matchMedia?.('(max-width: 600px)')?.matches === true;
-    this.toggleAttribute('sheet', on && phone && this.isOpen && this.#pendingConfirms === 0);
+    const phone = !!this.#phone?.matches;
+    const modal = phone && this.isOpen && !this.toggleAttribute('sheet', on && phone && this.isOpen && this.#pendingConfirms === 0);
+    this.#el.panel.setAttribute('aria-modal', String(modal));
+    if (modal === !this.#inert) {
+      const els = this.#inert ?? [...this.#doc().documentElement.children].filter((n) => n !== this && !(/** @type {any} */ (n).inert));
+      for (const n of els) /** @type {any} */ (n).inert = modal;
+      this.#inert = modal ? els : null;
+    }
   }
 
   /**
@@ -470,5 +500,39 @@ function safeSessionStorage() {
     return globalThis.sessionStorage ?? null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Shows the connection: the header's status line, the banner (offline, reconnecting, or an
+ * origin the agent refuses), and the running turn's typing dots or "waiting for the
+ * connection" note. (Its own module until it cost a request of the first page.)
+ * @param {{el: Record<string, HTMLElement>, strings: Record<string, string>, state: string, refused: string|null,
+ *   active: import('./turn-view.js').TurnView|null, confirming: boolean}} options
+ *   refused: the message for a refused origin, or null; confirming: a confirmation card waits
+ */
+function showConnection({ el, strings: s, state, refused, active: a, confirming }) {
+  const text = { idle: s.disconnected, connecting: s.connecting, open: s.subtitle || s.connected, reconnecting: s.reconnecting, closed: s.disconnected }[state] ?? state;
+  const open = state === 'open';
+  el.status.dataset.state = state;
+  el.statusText.textContent = text;
+  const banner = el.banner;
+  banner.hidden = state !== 'reconnecting' && !refused;
+  if (refused) {
+    banner.dataset.kind = 'refused';
+    el.bannerText.textContent = refused;
+  } else {
+    banner.dataset.kind = 'offline';
+    const busy = a && !a.done;
+    const offline = globalThis.navigator?.onLine === false;
+    // "You are offline" only when the browser says so; a message waiting while the browser
+    // is online waits for the agent, which the visitor cannot fix.
+    el.bannerText.textContent = busy && !a?.queued ? `${s.reconnecting} ${s.errorConnection}` : offline ? s.offline : a?.queued ? s.unreachable : s.reconnecting;
+  }
+  // A turn waiting for the connection shows that, not typing dots.
+  if (a && !a.done) {
+    if (!open && a.thinking) a.setThinking(false);
+    else if (open && !a.thinking && !a.stream && !confirming) a.setThinking(true);
+    a.el.querySelector('.queued')?.toggleAttribute('hidden', open);
   }
 }
