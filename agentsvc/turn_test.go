@@ -378,3 +378,46 @@ func TestChatInputChecks(t *testing.T) {
 		t.Errorf("got %+v %v, want a normal turn", res, err)
 	}
 }
+
+// An outside test: a model response with hundreds of tool calls (each past the turn's limit
+// answered as not run, two events each) filled the page's send queue at once and dropped a
+// page that was reading (1006, its agent/chat never answered). A response's calls past
+// 64 are left out: the page stays, and gets the events of the rest.
+func TestHundredsOfToolCallsInOneResponseKeepThePage(t *testing.T) {
+	const calls = 600
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		if n > 0 {
+			return &llm.Response{Text: "Still here."}, nil
+		}
+		tcs := make([]chat.ToolCall, calls)
+		for i := range tcs {
+			tcs[i] = call(fmt.Sprint("c", i), "echo", `{"text":"x"}`)
+		}
+		return &llm.Response{ToolCalls: tcs}, nil
+	}}
+	ts := newTestServer(t, model, nil)
+	page := newFakePage(t, ts, testOrigin, echoTool())
+	page.session(wire.SessionParams{})
+	res, err := page.chat("call everything")
+	if err != nil {
+		t.Fatalf("agent/chat: %v (the page was dropped?)", err)
+	}
+	if res.StopReason != wire.StopMaxIterations { // the calls past the turn's limit end it so
+		t.Errorf("got %+v, want the turn ended with max_iterations", res)
+	}
+	var callEvents, resultEvents int
+	for _, e := range page.eventsUntil(wire.EventTurnEnd) {
+		switch e.Type {
+		case wire.EventToolCall:
+			callEvents++
+		case wire.EventToolResult:
+			resultEvents++
+		}
+	}
+	if callEvents != loop.MaxCallsPerResponse || resultEvents != loop.MaxCallsPerResponse {
+		t.Errorf("got %d tool_call and %d tool_result events, want %d of each", callEvents, resultEvents, loop.MaxCallsPerResponse)
+	}
+	if r, err := page.chat("still there?"); err != nil || r.StopReason != wire.StopEnd {
+		t.Errorf("the next turn: %+v %v", r, err)
+	}
+}

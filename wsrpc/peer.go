@@ -915,14 +915,27 @@ func (p *Peer) allow(msg *message) bool {
 	}
 	p.refused++
 	if p.refused >= abuseFactor*p.opts.RateBurst {
-		p.log.Warn("message rate limit exceeded, closing", zap.Int("refused", p.refused))
+		if p.refused == abuseFactor*p.opts.RateBurst { // once: what is read after it is refused too
+			p.log.Warn("message rate limit exceeded, closing", zap.Int("refused", p.refused))
+		}
 		p.closeWithStatus(1008, "rate limit exceeded", ErrRateLimited)
 		return false
 	}
-	if msg.kind == kindRequest {
+	if msg.kind == kindRequest && p.roomForRefusal() {
 		p.reply(msg.id, nil, NewError(CodeRateLimited, "rate limited"))
 	}
 	return false
+}
+
+// roomForRefusal reports whether the send queue is less than three quarters full. A flood
+// read in one burst (thousands of requests) is refused faster than the refusals are
+// written: answered each, they filled the queue and the peer was dropped as slow (1006)
+// before the flood counted as abuse (1008). Past that fill the refused requests get no
+// answer, and the rest of the queue is left to everything else.
+func (p *Peer) roomForRefusal() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue) < p.opts.SendQueue*3/4
 }
 
 // forgetCall drops a Call's entry from pending (p.mu held).

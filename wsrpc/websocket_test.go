@@ -451,3 +451,42 @@ func TestRemoteCloseWinsOverTheWriteItInterrupts(t *testing.T) {
 		}
 	}
 }
+
+// An outside test: 3000 requests sent at once by a client that reads were answered -32029
+// each, faster than the answers were written: the send queue filled and the peer was dropped
+// as slow (1006, ErrSlowPeer), instead of closed for flooding (1008) as documented.
+func TestWebSocketFloodClosesForFlooding(t *testing.T) {
+	url, peers := wsServer(t, WSOptions{}, Options{RateLimit: 50, RateBurst: 200}, func(p *Peer) {
+		p.Handle("ping", func(context.Context, *Request) (any, error) { return struct{}{}, nil })
+	})
+	c := dial(t, url)
+	server := recvPeer(t, peers)
+	var flood []byte
+	for i := range 3000 {
+		flood = append(flood, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)...)
+		if c.WriteMessage(websocket.TextMessage, flood) != nil {
+			break // closed meanwhile: what it said is read below
+		}
+		flood = flood[:0]
+	}
+	_ = c.SetReadDeadline(time.Now().Add(testTimeout))
+	var read, refused int
+	var err error
+	for range 4000 { // a page that reads everything
+		var data []byte
+		if _, data, err = c.ReadMessage(); err != nil {
+			break
+		}
+		read++
+		if strings.Contains(string(data), `"code":-32029`) {
+			refused++
+		}
+	}
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation {
+		t.Errorf("got %v after %d messages (%d refusals), want a close 1008", err, read, refused)
+	}
+	if err := waitPeer(t, server); err != ErrRateLimited {
+		t.Errorf("server Wait: got %v, want ErrRateLimited", err)
+	}
+}

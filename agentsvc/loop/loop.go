@@ -21,6 +21,10 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
+// MaxCallsPerResponse is how many tool calls of one model response a turn takes: past the
+// turn's limit each is answered as not run, and each costs the page two events.
+const MaxCallsPerResponse = 64
+
 // Limits bound one turn.
 type Limits struct {
 	MaxModelCalls int // model calls per turn; default 10
@@ -203,6 +207,15 @@ func Run(ctx context.Context, t Turn) (result Result) {
 			return finish(wire.StopError, err)
 		}
 		res.Usage = res.Usage.Add(resp.Usage)
+		if n := len(resp.ToolCalls); n > MaxCallsPerResponse {
+			// Each call is two events on the page's socket (tool_call, tool_result): hundreds
+			// at once filled its send queue and dropped a page that reads. The turn would run
+			// MaxToolCalls of them anyway; the rest are left out as if the model had not made
+			// them.
+			log.Warn("the model asked for more tool calls in one response than are taken; the rest are left out",
+				zap.Int("calls", n), zap.Int("taken", MaxCallsPerResponse))
+			resp.ToolCalls = resp.ToolCalls[:MaxCallsPerResponse:MaxCallsPerResponse]
+		}
 		text := resp.Text
 		if text == "" {
 			text = sb.String()

@@ -5,6 +5,7 @@ package jsonerr
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 )
@@ -29,10 +30,33 @@ func Describe(path string, err error) string {
 	if path == "" {
 		path = "the value"
 	}
+	if lo, hi, ok := intRange(te.Type); ok && strings.HasPrefix(te.Value, "number ") {
+		// A number, but not one the member takes: 1.5, or 1e308 for a 64-bit count.
+		return fmt.Sprintf("%s must be a whole number from %d to %d, not %s", path, lo, hi, strings.TrimPrefix(te.Value, "number "))
+	}
 	if want := kind(te.Type); want != "" {
 		return path + " must be " + want + ", not " + article(te.Value)
 	}
 	return path + " must not be " + article(te.Value)
+}
+
+// intRange is the range of an integer type (through pointers); ok is false for the others.
+func intRange(t reflect.Type) (lo int64, hi uint64, ok bool) {
+	if t == nil {
+		return 0, 0, false
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	bits := t.Bits
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n := bits()
+		return -1 << (n - 1), 1<<(n-1) - 1, true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return 0, 1<<bits() - 1, true
+	}
+	return 0, 0, false
 }
 
 // kind is the JSON kind a Go type decodes from, with its article ("" when any would do).

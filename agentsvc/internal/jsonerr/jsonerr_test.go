@@ -18,7 +18,8 @@ func TestDescribe(t *testing.T) {
 	for _, tc := range []struct{ path, in, want string }{
 		{"", `{"text":5}`, "text must be a string, not a number"},
 		{"", `{"lastSeq":"7"}`, "lastSeq must be a number, not a string"},
-		{"", `{"lastSeq":1.5}`, "lastSeq must be a number, not number 1.5"},
+		{"", `{"lastSeq":1.5}`, "lastSeq must be a whole number from -9223372036854775808 to 9223372036854775807, not 1.5"},
+		{"", `{"lastSeq":1e308}`, "lastSeq must be a whole number from -9223372036854775808 to 9223372036854775807, not 1e308"},
 		{"", `{"page":{"url":true}}`, "page.url must be a string, not a boolean"},
 		{"", `{"page":[]}`, "page must be an object, not an array"},
 		{"", `{"items":{}}`, "items must be an array, not an object"},
