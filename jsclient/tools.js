@@ -16,8 +16,10 @@ export const LIST_CHANGED_DELAY_MS = 50;
 /** Interval of progress notifications while the user is asked something, in milliseconds. */
 export const PROGRESS_INTERVAL_MS = 5000;
 
-/** Progress message sent while a confirmation is pending. */
+/** Progress message sent as soon as a confirmation is asked, and while it is pending. */
 export const CONFIRM_PROGRESS_MESSAGE = 'waiting for the user to confirm';
+/** Progress message sent once the user confirmed, before the tool runs. */
+const CONFIRMED_MESSAGE = 'confirmed by the user';
 
 const SERVER_NAME = 'byomcp-page';
 
@@ -333,8 +335,12 @@ export class ToolHost extends EventTarget {
     const handler = this.#confirm;
     if (!handler) return 'No confirmation UI is available on this page.';
     const request = { name: entry.name, args, annotations: entry.annotations, signal };
+    // Said at once and after: a page that goes before the answer tells the agent it did not run.
+    keepAlive.say(CONFIRM_PROGRESS_MESSAGE);
     const approved = await keepAlive(CONFIRM_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler(request)), signal));
-    return approved === true ? null : declinedText(entry.name);
+    if (approved !== true) return declinedText(entry.name);
+    keepAlive.say(CONFIRMED_MESSAGE);
+    return null;
   }
 }
 
@@ -415,24 +421,26 @@ function markUntrusted(result) {
  */
 function progressKeeper(peer, token) {
   let progress = 0;
+  const say = (/** @type {string} */ message) => {
+    if (token !== undefined && token !== null) peer.notify(Method.Progress, { progressToken: token, progress: ++progress, message });
+  };
   /**
    * @template T
    * @param {string} message
    * @param {() => Promise<T>} fn
    * @returns {Promise<T>}
    */
-  return async (message, fn) => {
-    if (token === undefined || token === null) return fn();
-    const timer = setInterval(() => {
-      progress++;
-      peer.notify(Method.Progress, { progressToken: token, progress, message });
-    }, PROGRESS_INTERVAL_MS);
+  const keep = async (message, fn) => {
+    const timer = setInterval(() => say(message), PROGRESS_INTERVAL_MS);
     try {
       return await fn();
     } finally {
       clearInterval(timer);
     }
   };
+  /** Sends one progress notification with message now. */
+  keep.say = say;
+  return keep;
 }
 
 /**

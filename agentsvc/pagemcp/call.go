@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -53,11 +54,15 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 		}
 	})
 	defer timer.Stop()
+	var awaiting atomic.Bool // the last progress read: the visitor is asked to confirm
 	c.progMu.Lock()
 	if c.progress == nil {
-		c.progress = map[string]func(){}
+		c.progress = map[string]func(string){}
 	}
-	c.progress[token] = func() { timer.Reset(next()) }
+	c.progress[token] = func(message string) {
+		awaiting.Store(message == wire.ProgressAwaitingConfirm)
+		timer.Reset(next())
+	}
 	c.progMu.Unlock()
 	defer func() {
 		c.progMu.Lock()
@@ -79,6 +84,8 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 			c.log.Debug("page navigating", zap.String("tool", name))
 		}
 		return tools.Answered(name, text, isError)
+	case errors.Is(err, wsrpc.ErrClosed) && awaiting.Load():
+		return tools.LeftUnconfirmed(name)
 	case errors.Is(err, wsrpc.ErrClosed):
 		return tools.Disconnected(name)
 	case callCtx.Err() != nil && ctx.Err() == nil:
@@ -106,7 +113,7 @@ func (c *Client) onProgress(params json.RawMessage) {
 	extend := c.progress[token]
 	c.progMu.Unlock()
 	if extend != nil {
-		extend()
+		extend(p.Message)
 	}
 }
 

@@ -120,7 +120,7 @@ type Client struct {
 	leaving atomic.Bool
 
 	progMu   sync.Mutex
-	progress map[string]func() // progress token → extend the call's deadline (nil until a call)
+	progress map[string]func(message string) // progress token → note its message, extend the call's deadline (nil until a call)
 
 	nextToken atomic.Int64
 }

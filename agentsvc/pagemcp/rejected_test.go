@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -193,4 +195,58 @@ func TestMalformedToolIsRejectedAlone(t *testing.T) {
 		agent.Close(nil)
 		page.Close(nil)
 	})
+}
+
+// A visitor asked to confirm a call leaves the page (a reload, a link): the call failed as
+// "may or may not have completed", and the chat told the visitor the booking may have been
+// made. The widget says when it asks and when the visitor confirmed (progress messages): a page
+// that goes while the last word was the asking did not run the tool, and the outcome says so.
+func TestPageGoneWhileAskingToConfirm(t *testing.T) {
+	for _, tc := range []struct {
+		said []string
+		want string
+	}{
+		{[]string{wire.ProgressAwaitingConfirm}, "it was not confirmed, so the tool did not run"},
+		{[]string{wire.ProgressAwaitingConfirm, wire.ProgressAwaitingConfirm}, "it was not confirmed, so the tool did not run"},
+		{[]string{wire.ProgressAwaitingConfirm, wire.ProgressConfirmed}, "it may or may not have completed"},
+		{nil, "it may or may not have completed"},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			a, b := wsrpc.Pipe()
+			page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+			page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+				return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
+			})
+			page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+				return json.RawMessage(`{"tools":[{"name":"book","description":"books","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}]}`), nil
+			})
+			page.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+				var p wire.ToolsCallParams
+				if err := json.Unmarshal(req.Params, &p); err != nil || !p.Meta.Confirm {
+					t.Errorf("tools/call %s: want a call marked byomcp/confirm (%v)", req.Params, err)
+				}
+				for i, m := range tc.said {
+					_ = page.Notify(ctx, wire.MethodProgress, wire.ProgressParams{ProgressToken: json.RawMessage(strconv.Quote(p.Meta.ProgressToken)), Progress: float64(i + 1), Message: m})
+				}
+				go func() { // the visitor leaves, after what the page said was sent
+					time.Sleep(time.Millisecond)
+					page.Close(nil)
+				}()
+				<-ctx.Done()
+				return nil, ctx.Err()
+			})
+			page.Start()
+			agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+			c := New(agent, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t)})
+			agent.Start()
+			if err := c.Handshake(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			out := c.Call(context.Background(), "book", json.RawMessage(`{}`))
+			if out.Kind != tools.PageGone || !strings.Contains(out.Text, tc.want) {
+				t.Errorf("after %q: got %+v, want the page gone with %q", tc.said, out, tc.want)
+			}
+			agent.Close(nil)
+		})
+	}
 }

@@ -95,6 +95,11 @@ func Disconnected(name string) Outcome {
 	return Outcome{PageGone, name, "the page disconnected while the tool was running; it may or may not have completed"}
 }
 
+// LeftUnconfirmed is a call whose page went away while the visitor was asked to confirm it.
+func LeftUnconfirmed(name string) Outcome {
+	return Outcome{PageGone, name, "the page went away while the visitor was asked to confirm this call; it was not confirmed, so the tool did not run"}
+}
+
 // NotConnected is a call whose page was gone and did not come back in time: it did not run.
 func NotConnected(name string) Outcome {
 	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run"}

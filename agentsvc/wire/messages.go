@@ -83,6 +83,15 @@ type ProgressParams struct {
 	Message       string          `json:"message,omitempty"`
 }
 
+// The progress messages of a call that the visitor must confirm first (the widget's): it
+// sends ProgressAwaitingConfirm as soon as it asks and while it waits, and ProgressConfirmed
+// once the visitor confirmed, before the tool runs. A page that goes away while the last one
+// the agent read was ProgressAwaitingConfirm did not run the tool.
+const (
+	ProgressAwaitingConfirm = "waiting for the user to confirm"
+	ProgressConfirmed       = "confirmed by the user"
+)
+
 // CancelledParams is notifications/cancelled.
 type CancelledParams struct {
 	RequestID json.RawMessage `json:"requestId"`

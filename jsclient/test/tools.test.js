@@ -379,23 +379,30 @@ describe('confirmation', () => {
     host.setConfirmHandler(() => new Promise((resolve) => (decide = resolve)));
     const id = send(Method.ToolsCall, { name: 'delete_car', arguments: { id: 'c9' }, _meta: { progressToken: 17 } });
     await settle();
+    // At once: the agent knows the call waits for the visitor (a page that goes now did not run it).
+    assert.deepEqual(socket.drain().map((m) => m.params), [{ progressToken: 17, progress: 1, message: 'waiting for the user to confirm' }]);
     t.mock.timers.tick(4999);
     await settle();
-    assert.equal(socket.drain().length, 0, 'nothing before 5 s');
+    assert.equal(socket.drain().length, 0, 'nothing more before 5 s');
     t.mock.timers.tick(1);
     t.mock.timers.tick(5000);
     const progress = socket.drain();
     assert.deepEqual(
       progress.map((m) => m.params),
       [
-        { progressToken: 17, progress: 1, message: 'waiting for the user to confirm' },
         { progressToken: 17, progress: 2, message: 'waiting for the user to confirm' },
+        { progressToken: 17, progress: 3, message: 'waiting for the user to confirm' },
       ],
     );
     assert.ok(progress.every((m) => m.method === Method.Progress && !('id' in m)));
     decide(true);
     const reply = await socket.next((m) => m.id === id);
     assert.deepEqual(reply.result, { content: [{ type: 'text', text: 'deleted c9' }] });
+    // Confirmed before the tool ran, and said so before the result.
+    const sent = socket.sent.map((raw) => JSON.parse(raw));
+    const confirmed = sent.findIndex((m) => m.params?.message === 'confirmed by the user');
+    assert.ok(confirmed >= 0 && confirmed < sent.findIndex((m) => m.id === id), 'confirmed by the user, then the result');
+    socket.drain();
     t.mock.timers.tick(10000);
     await settle();
     assert.equal(socket.drain().length, 0, 'progress stops after the decision');
@@ -431,6 +438,7 @@ describe('confirmation', () => {
     });
     const id = send(Method.ToolsCall, { name: 'delete_car', arguments: { id: 'c1' }, _meta: { progressToken: 'p' } });
     await settle();
+    assert.deepEqual(socket.drain().map((m) => m.params?.message), ['waiting for the user to confirm'], 'the wait is said at once');
     socket.receive({ jsonrpc: '2.0', method: Method.Cancelled, params: { requestId: id, reason: 'turn cancelled' } });
     await settle();
     assert.equal(seen?.aborted, true);
