@@ -164,9 +164,11 @@ function parameterSchema(controls) {
       return undefined;
     }
   } else if (first.localName === 'select') {
-    const values = [...first.options].filter((o) => !o.disabled && !(first.required && o.value === '')).map((o) => o.value);
-    if (!values.length) return undefined;
-    schema = first.multiple ? { type: 'array', items: { type: 'string', enum: values }, uniqueItems: true } : { type: 'string', enum: values };
+    const opts = [...first.options].filter((o) => !o.disabled && !(first.required && o.value === ''));
+    if (!opts.length) return undefined;
+    // Options shown as other than their value (a car's name for its id) are labelled for the model.
+    const one = opts.some((o) => o.text.trim() !== o.value) ? { oneOf: opts.map((o) => ({ const: o.value, title: o.text.trim() })) } : { enum: opts.map((o) => o.value) };
+    schema = first.multiple ? { type: 'array', items: { type: 'string', ...one }, uniqueItems: true } : { type: 'string', ...one };
   } else if (first.localName === 'textarea') {
     schema = { type: 'string' };
     lengths(first, schema);

@@ -47,7 +47,8 @@ test('our modelContext: imperative and declarative tools, getTools shaped as the
       type: 'object',
       properties: {
         query: { type: 'string', description: 'Words to match in the lamp names' },
-        category: { type: 'string', enum: ['lighting', 'furniture'] },
+        // The options' text is not their value: labelled, as @mcp-b/webmcp-polyfill labels them.
+        category: { type: 'string', oneOf: [{ const: 'lighting', title: 'Lighting' }, { const: 'furniture', title: 'Furniture' }] },
         max_price: { type: 'integer', minimum: 0, maximum: 1000 },
       },
       required: ['query'],
