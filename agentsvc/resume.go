@@ -228,7 +228,9 @@ func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, e
 	case err != nil && ctx.Err() != nil: // the page went, or cancelled its request: not the store
 		return nil, ctx.Err()
 	case err != nil:
-		h.srv.log.Error("loading session", zap.Error(err))
+		// The page gets -32010 and tries again; a store that is down is the operator's
+		// concern, told by its own error and byomcp_refused_total, not an error of ours.
+		h.srv.log.Warn("loading session: the store did not answer", zap.String("session", shortID(id)), zap.Error(err))
 		return nil, wire.ErrStoreDown
 	case s.Origin != origin:
 		return nil, wire.ErrSessionNotFound

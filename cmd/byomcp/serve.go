@@ -66,6 +66,7 @@ func newLogger(level string, w io.Writer) (*zap.Logger, error) {
 	}
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	enc.EncodeDuration = zapcore.StringDurationEncoder // "4s", not a bare 4
 	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl)
 	return zap.New(core), nil
 }
@@ -271,7 +272,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		url = "http://localhost:" + portOf(ln.Addr())
 	}
 	fmt.Fprintln(stdout, url) // the first line of stdout is the URL alone (DESIGN.md)
-	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)))
+	// The replica's id is how the console and the other replicas name it.
+	log.Info("serving", zap.String("url", url), zap.String("model", desc), zap.String("store", storeKind(c.store)), zap.String("replica", srv.Replica()))
 
 	gatherers := prometheus.Gatherers{srv.Gatherer()}
 	if reg != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -268,5 +269,27 @@ func TestServeDrainDelay(t *testing.T) {
 	}
 	if logs := p.logs.String(); !strings.Contains(logs, "draining:") || strings.Index(logs, "draining:") > strings.Index(logs, "shutting down") {
 		t.Errorf("the logs do not say draining before shutting down:\n%s", logs)
+	}
+}
+
+// An operator audit: the console names replicas by an id found nowhere in their logs, and
+// durations were logged as bare numbers ("drain_delay":4). The startup line names the replica,
+// and durations say their unit.
+func TestLogsNameTheReplicaAndDurationUnits(t *testing.T) {
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory")
+	for i := 0; i < 100 && !strings.Contains(p.logs.String(), `"msg":"serving"`); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(p.logs.String(), `"replica":"`) {
+		t.Errorf("the startup line names no replica:\n%s", p.logs.String())
+	}
+	var buf bytes.Buffer
+	log, err := newLogger("info", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("draining", zap.Duration("drain_delay", 4*time.Second))
+	if !strings.Contains(buf.String(), `"drain_delay":"4s"`) {
+		t.Errorf("got %s, want the duration as \"4s\"", buf.String())
 	}
 }
