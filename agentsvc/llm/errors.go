@@ -23,6 +23,16 @@ import (
 // requestFailure classifies an error that happened before the stream began: an HTTP
 // status, a connection error, or the context ending.
 func (m *OpenAI) requestFailure(ctx context.Context, err error, res *http.Response) *failure {
+	if q, _ := ctx.Value(queueNoteKey{}).(*queueNote); q != nil && q.size.Load() > 0 && errors.Is(context.Cause(ctx), errRequestTimeout) {
+		// Its whole time went in the queue (Transport): the model is busy, not slow to
+		// answer this call. (The SDK returns the context's error, not the transport's.)
+		return &failure{err: &Error{
+			Message: fmt.Sprintf("the model is busy: all %d connections to it stayed in use for %s (BYOMCP_MODEL_CONNS)",
+				q.size.Load(), m.opts.RequestTimeout),
+			Retryable: true,
+			Err:       &QueueError{Size: int(q.size.Load()), Err: err},
+		}}
+	}
 	if f := m.ctxFailure(ctx, err); f != nil {
 		return f
 	}

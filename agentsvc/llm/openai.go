@@ -184,6 +184,9 @@ func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta str
 			return resp, nil
 		}
 		if ce := m.contextError(parent, ctx); ce != nil {
+			if _, queued := errors.AsType[*QueueError](f.err.Err); queued && parent.Err() == nil {
+				return nil, f.err // the time went in the queue: it says so
+			}
 			return nil, ce
 		}
 		if f.streamed || !f.err.Retryable || attempt >= m.maxRetries {
@@ -273,7 +276,7 @@ type toolAcc struct {
 
 // attempt makes one HTTP request and reads its stream to the end.
 func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string), onToolDelta func(int, string, string, string)) (*Response, *failure) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, queueNoteKey{}, new(queueNote)))
 	defer cancel(nil)
 
 	// The SDK makes the request (auth, headers, error responses); its body is encoded by

@@ -2,12 +2,14 @@ package llm
 
 import (
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,7 +93,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
-		return nil, err
+		if q, _ := req.Context().Value(queueNoteKey{}).(*queueNote); q != nil {
+			q.size.Store(int64(t.lim.Size()))
+		}
+		return nil, &QueueError{Size: t.lim.Size(), Err: err}
 	}
 	res, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -104,6 +109,25 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // CloseIdleConnections closes the idle pool (http.Client.CloseIdleConnections calls it).
 func (t *Transport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+// QueueError is a request that ended while it waited for a free connection to the model:
+// all Size of them were in use (by long answers, or a model that streams for ever).
+type QueueError struct {
+	Size int
+	Err  error
+}
+
+func (e *QueueError) Error() string {
+	return fmt.Sprintf("waiting for one of the %d connections to the model: %v", e.Size, e.Err)
+}
+
+func (e *QueueError) Unwrap() error { return e.Err }
+
+// queueNote, in a request's context (an OpenAI attempt's), is set when the request ended in
+// the queue: the SDK returns the context's error, not the QueueError.
+type queueNote struct{ size atomic.Int64 }
+
+type queueNoteKey struct{}
 
 // slotBody gives the request's slot back at the end of the body or when it is closed.
 type slotBody struct {

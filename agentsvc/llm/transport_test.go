@@ -5,9 +5,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
@@ -104,5 +106,53 @@ func TestTransportReusesConnections(t *testing.T) {
 	}
 	if u, w := rt.Limiter().InUse(), rt.Limiter().Waiting(); u != 0 || w != 0 {
 		t.Errorf("after the calls: %d slots held, %d waiting, want 0 and 0 (a body that did not give its slot back)", u, w)
+	}
+}
+
+// An outside test: with every connection to the model held by a model that streams for ever,
+// the calls waiting for one spent their whole request timeout in the queue and failed with
+// "the model call took longer than 2m0s", blaming a call that never started. They now say
+// that the model was busy, and how many connections were in use.
+func TestQueuedCallSaysTheModelIsBusy(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for { // text for ever, until the test ends
+			if _, err := w.Write([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"la \"}}]}\n\n")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	rt := llm.NewTransport(llm.TransportOptions{MaxConns: 1})
+	newModel := func(timeout time.Duration) *llm.OpenAI {
+		return llm.NewOpenAI(llm.Options{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m", HTTPClient: &http.Client{Transport: rt},
+			RequestTimeout: timeout, MaxRetries: -1})
+	}
+	singer, model := newModel(time.Minute), newModel(300*time.Millisecond)
+	req := llm.Request{Messages: []chat.Message{{Role: chat.RoleUser, Content: "sing"}}}
+	first := make(chan struct{})
+	go func() {
+		_, _ = singer.Stream(t.Context(), req, func(string) {
+			select {
+			case <-first:
+			default:
+				close(first)
+			}
+		})
+	}()
+	<-first // the one connection streams
+	_, err := model.Stream(t.Context(), req, nil)
+	if err == nil || !strings.Contains(err.Error(), "the model is busy: all 1 connections to it stayed in use") {
+		t.Errorf("got %v, want the call to say the model was busy", err)
 	}
 }
