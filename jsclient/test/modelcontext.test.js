@@ -361,7 +361,7 @@ describe('pre-load queue', () => {
     const host = new ToolHost();
     const mc = installModelContext(host, { win, logger: quietLogger() });
     assert.notEqual(mc, stub);
-    await settle();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // toolchange comes in a task
     assert.deepEqual(host.listTools().map((t) => t.name), ['kept']);
     assert.deepEqual(heard, ['early'], 'the listener added to the stand-in hears the registration of the queued tool');
 
@@ -369,7 +369,7 @@ describe('pre-load queue', () => {
     const late = () => heard.push('late');
     stub.addEventListener('toolchange', late);
     await mc.registerTool(tool('later'));
-    await settle();
+    await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(heard, ['early', 'early', 'late']);
     stub.removeEventListener('toolchange', early);
     stub.unregisterTool('later');
