@@ -182,6 +182,31 @@ func TestClusterConsole(t *testing.T) {
 		}
 	}
 
+	// The store's copy of A's own event can come back before A's log has it: it names A (the
+	// claim holder), so A drops it instead of showing it twice, once marked "?".
+	ev3 := json.RawMessage(`{"seq":3,"turnId":"t1","type":"text_delta","delta":"Two Kias."}`)
+	msg, _ = json.Marshal(map[string]any{"origin": "https://shop.example", "replica": "replica-a", "events": []json.RawMessage{ev3}})
+	if err := shared.Publish(t.Context(), "ev:sessA", msg); err != nil {
+		t.Fatal(err)
+	}
+	if act := nextB(); act.Replica != "replica-a" || seqOf(act.Event) != 3 { // the bus has delivered it
+		t.Errorf("B's live view: got %+v, want sessA's event 3 from replica-a", act)
+	}
+	a.feed.Publish("https://shop.example", "sessA", ev3)
+	evB2 := json.RawMessage(`{"seq":2,"turnId":"t9","type":"turn_end","stopReason":"end","text":"hi"}`)
+	msg, _ = json.Marshal(map[string]any{"origin": "https://shop.example", "replica": "replica-b", "events": []json.RawMessage{evB2}})
+	if err := shared.Publish(t.Context(), "ev:sessB", msg); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		replica, session string
+		seq              int64
+	}{{"", "sessA", 3}, {"replica-b", "sessB", 2}} {
+		if act := nextA(); act.Replica != want.replica || act.SessionID != want.session || seqOf(act.Event) != want.seq {
+			t.Errorf("A's live view after its own event came back first, activity %d: got %+v, want %+v", i, act, want)
+		}
+	}
+
 	a.stop()
 	b.waitTabs(t, "A's tabs gone from B once A stopped", func(by map[string][]Tab) bool { return len(by["replica-a"]) == 0 && len(by["replica-b"]) == 1 })
 }

@@ -69,8 +69,11 @@ const AllEventsChannel = "ev:*"
 // Appended is what an Append publishes on EventsChannel: the session's origin and the
 // events it added, in order.
 type Appended struct {
-	Origin string            `json:"origin"`
-	Events []json.RawMessage `json:"events"`
+	Origin string `json:"origin"`
+	// Replica is the session's claim holder when the events were written (the replica that
+	// wrote them), "" when none: a listener tells its own events from the others' by it.
+	Replica string            `json:"replica,omitempty"`
+	Events  []json.RawMessage `json:"events"`
 }
 
 // DecodeAppended reads a message of EventsChannel into the session id (from the channel),
@@ -98,8 +101,8 @@ func DecodeAppended(channel string, msg []byte) (id, origin string, evs []Event,
 }
 
 // encodeAppended is the message of an Append that added evs.
-func encodeAppended(origin string, evs []Event) []byte {
-	a := Appended{Origin: origin, Events: make([]json.RawMessage, len(evs))}
+func encodeAppended(origin, replica string, evs []Event) []byte {
+	a := Appended{Origin: origin, Replica: replica, Events: make([]json.RawMessage, len(evs))}
 	for i, e := range evs {
 		a.Events[i] = e.Data
 	}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -60,6 +61,11 @@ func TestBusCarriesAppendedEvents(t *testing.T) {
 			ev := func(seq int64) store.Event {
 				return store.Event{Seq: seq, Data: []byte(fmt.Sprintf(`{"type":"text_delta","seq":%d,"delta":"a:b"}`, seq))}
 			}
+			// The replica that writes holds the session's claim: the message names it, so
+			// that a listener can tell its own events from the others' (the console).
+			if ok, _, err := a.Claim(ctx, "s1", "replica-a", time.Minute); err != nil || !ok {
+				t.Fatalf("claim: %v %v", ok, err)
+			}
 			if err := a.Append(ctx, "s1", store.Batch{Events: []store.Event{ev(1), ev(2)}}); err != nil {
 				t.Fatal(err)
 			}
@@ -76,6 +82,10 @@ func TestBusCarriesAppendedEvents(t *testing.T) {
 			}
 			if id != "s1" || origin != "https://shop.example" || len(evs) != 2 || evs[0].Seq != 1 || evs[1].Seq != 2 || string(evs[1].Data) != string(ev(2).Data) {
 				t.Fatalf("got %s %s %+v", id, origin, evs)
+			}
+			var ap store.Appended
+			if err := json.Unmarshal(msg, &ap); err != nil || ap.Replica != "replica-a" {
+				t.Errorf("got %s, want the claim holder replica-a named (%v)", msg, err)
 			}
 			if got := []string{recv(t, all), recv(t, all)}; got[0] != "ev:s1" || got[1] != "ev:s2" {
 				t.Fatalf("the pattern subscriber got %v", got)

@@ -180,9 +180,13 @@ func (m *memory) Append(ctx context.Context, id string, b Batch) error {
 	}
 	m.mu.Lock()
 	origin, err := m.appendLocked(id, e)
+	replica := ""
+	if ms := m.sessions[id]; err == nil && ms != nil && ms.claimOwner != "" && m.now().Before(ms.claimUntil) {
+		replica = ms.claimOwner
+	}
 	m.mu.Unlock()
 	if err == nil && len(e.events) > 0 && m.bus != nil {
-		_ = m.bus.Publish(ctx, EventsChannel(id), encodeAppended(origin, e.events))
+		_ = m.bus.Publish(ctx, EventsChannel(id), encodeAppended(origin, replica, e.events))
 	}
 	return err
 }

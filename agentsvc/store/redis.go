@@ -333,7 +333,8 @@ if ne > 0 then
 		local m = ARGV[13 + k]
 		evs[k] = string.sub(m, string.find(m, ':', 1, true) + 1)
 	end
-	redis.call('PUBLISH', ARGV[14 + ne + nm], '{"origin":' .. cjson.encode(redis.call('HGET', KEYS[1], 'origin')) .. ',"events":[' .. table.concat(evs, ',') .. ']}')
+	redis.call('PUBLISH', ARGV[14 + ne + nm], '{"origin":' .. cjson.encode(redis.call('HGET', KEYS[1], 'origin')) ..
+		',"replica":' .. cjson.encode(redis.call('GET', KEYS[4]) or '') .. ',"events":[' .. table.concat(evs, ',') .. ']}')
 end
 return {0, cur + ne}
 `)
