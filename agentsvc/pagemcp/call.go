@@ -88,6 +88,8 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 		return tools.LeftUnconfirmed(name)
 	case errors.Is(err, wsrpc.ErrClosed):
 		return tools.Disconnected(name)
+	case callCtx.Err() != nil && ctx.Err() == nil && awaiting.Load():
+		return tools.NotConfirmedInTime(name)
 	case callCtx.Err() != nil && ctx.Err() == nil:
 		return tools.TimedOut(name, errors.Is(context.Cause(callCtx), errToolMaxTime))
 	case ctx.Err() != nil:

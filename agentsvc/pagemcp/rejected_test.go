@@ -250,3 +250,44 @@ func TestPageGoneWhileAskingToConfirm(t *testing.T) {
 		})
 	}
 }
+
+// A visitor who never answers the confirmation card: the call reaches its hard limit while
+// the page still asks; it did not run, and the result says that rather than that the tool
+// ran past its time.
+func TestNotConfirmedInTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := wsrpc.Pipe()
+		page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+		page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+			return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
+		})
+		page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
+			return json.RawMessage(`{"tools":[{"name":"book","description":"books","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}]}`), nil
+		})
+		page.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+			var p wire.ToolsCallParams
+			_ = json.Unmarshal(req.Params, &p)
+			for i := 1; ; i++ { // asks every 5 s, as the widget does, until the agent gives up
+				_ = page.Notify(ctx, wire.MethodProgress, wire.ProgressParams{ProgressToken: json.RawMessage(strconv.Quote(p.Meta.ProgressToken)), Progress: float64(i), Message: wire.ProgressAwaitingConfirm})
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(5 * time.Second):
+				}
+			}
+		})
+		page.Start()
+		agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+		c := New(agent, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), ToolTimeout: 30 * time.Second, ToolMaxTimeout: time.Minute})
+		agent.Start()
+		if err := c.Handshake(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		out := c.Call(context.Background(), "book", json.RawMessage(`{}`))
+		if out.Kind != tools.Timeout || !strings.Contains(out.Text, "did not confirm this call in time, so the tool did not run") {
+			t.Errorf("got %+v, want the call not confirmed in time", out)
+		}
+		agent.Close(nil)
+		page.Close(nil)
+	})
+}

@@ -100,6 +100,12 @@ func LeftUnconfirmed(name string) Outcome {
 	return Outcome{PageGone, name, "the page went away while the visitor was asked to confirm this call; it was not confirmed, so the tool did not run"}
 }
 
+// NotConfirmedInTime is a call the visitor was asked to confirm and did not, within the
+// call's hard time limit: the page withdrew the question and the tool did not run.
+func NotConfirmedInTime(name string) Outcome {
+	return Outcome{Timeout, name, "the visitor did not confirm this call in time, so the tool did not run"}
+}
+
 // NotConnected is a call whose page was gone and did not come back in time: it did not run.
 func NotConnected(name string) Outcome {
 	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run"}
