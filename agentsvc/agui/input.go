@@ -83,6 +83,10 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 	for i, m := range in.Messages {
 		noContent := len(m.Content) == 0 || string(m.Content) == "null"
 		switch {
+		case m.Role == "" && m.ID == "" && noContent:
+			return nil, errNotInput{fmt.Sprintf("messages[%d] must be a message object with its role and id", i)}
+		case m.Role == "":
+			return nil, errNotInput{fmt.Sprintf("messages[%d]: role is required", i)}
 		case !knownRoles[m.Role]:
 			return nil, errNotInput{fmt.Sprintf("messages[%d]: role %q is not an AG-UI role", i, truncate(m.Role, 40))}
 		case m.ID == "":
