@@ -887,6 +887,13 @@ func (p *Peer) handleMessage(data []byte) {
 	if p.closing.Load() {
 		return
 	}
+	if !p.queueHasRoom() {
+		// A burst of requests read in one go is answered faster than the answers are
+		// written: the next one waits for the writer (the queue under half full), instead
+		// of the queue filling and the peer being dropped as slow. A peer that stops reading
+		// is still dropped: its writes time out, and that ends the wait.
+		_ = p.waitRoom(p.baseCtx)
+	}
 	if !p.allow(&msg) {
 		return
 	}
@@ -921,18 +928,18 @@ func (p *Peer) allow(msg *message) bool {
 		p.closeWithStatus(1008, "rate limit exceeded", ErrRateLimited)
 		return false
 	}
-	if msg.kind == kindRequest && p.roomForRefusal() {
+	if msg.kind == kindRequest && p.queueHasRoom() {
 		p.reply(msg.id, nil, NewError(CodeRateLimited, "rate limited"))
 	}
 	return false
 }
 
-// roomForRefusal reports whether the send queue is less than three quarters full. A flood
-// read in one burst (thousands of requests) is refused faster than the refusals are
-// written: answered each, they filled the queue and the peer was dropped as slow (1006)
-// before the flood counted as abuse (1008). Past that fill the refused requests get no
-// answer, and the rest of the queue is left to everything else.
-func (p *Peer) roomForRefusal() bool {
+// queueHasRoom reports whether the send queue is less than three quarters full. A flood
+// read in one burst (thousands of requests) was answered faster than the answers were
+// written: they filled the queue and the peer was dropped as slow (1006) before the flood
+// counted as abuse (1008). Past that fill the reading waits for the writer
+// (handleMessage), and a refused request gets no answer.
+func (p *Peer) queueHasRoom() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.queue) < p.opts.SendQueue*3/4

@@ -461,27 +461,32 @@ func TestWebSocketFloodClosesForFlooding(t *testing.T) {
 	})
 	c := dial(t, url)
 	server := recvPeer(t, peers)
+	_ = c.SetReadDeadline(time.Now().Add(testTimeout))
+	var read, refused int
+	var err error
+	done := make(chan struct{})
+	go func() { // a page that reads everything, while it floods
+		defer close(done)
+		for range 4000 {
+			var data []byte
+			if _, data, err = c.ReadMessage(); err != nil {
+				return
+			}
+			read++
+			if strings.Contains(string(data), `"code":-32029`) {
+				refused++
+			}
+		}
+	}()
 	var flood []byte
 	for i := range 3000 {
 		flood = append(flood, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)...)
 		if c.WriteMessage(websocket.TextMessage, flood) != nil {
-			break // closed meanwhile: what it said is read below
+			break // closed meanwhile: what it said is read
 		}
 		flood = flood[:0]
 	}
-	_ = c.SetReadDeadline(time.Now().Add(testTimeout))
-	var read, refused int
-	var err error
-	for range 4000 { // a page that reads everything
-		var data []byte
-		if _, data, err = c.ReadMessage(); err != nil {
-			break
-		}
-		read++
-		if strings.Contains(string(data), `"code":-32029`) {
-			refused++
-		}
-	}
+	<-done
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation {
 		t.Errorf("got %v after %d messages (%d refusals), want a close 1008", err, read, refused)
