@@ -150,6 +150,45 @@ func TestRememberedRejectionsBounded(t *testing.T) {
 	})
 }
 
+// rawPage connects a page over wsrpc.Pipe that lists toolsJSON (a tools/list result, as
+// written) and answers tools/call with call (nil: none), to a new Client made with o, whose
+// handshake has run. Both ends close at the end of the test (inside its synctest bubble).
+func rawPage(t *testing.T, o Options, toolsJSON string, call func(page *wsrpc.Peer) wsrpc.Handler) *Client {
+	t.Helper()
+	a, b := wsrpc.Pipe()
+	page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+	page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
+		return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
+	})
+	page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) { return json.RawMessage(toolsJSON), nil })
+	if call != nil {
+		page.Handle(wire.MethodToolsCall, call(page))
+	}
+	page.Start()
+	agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
+	o.Logger, o.OnPanic = zaptest.NewLogger(t), failOnPanic(t)
+	c := New(agent, o)
+	agent.Start()
+	t.Cleanup(func() {
+		agent.Close(nil)
+		page.Close(nil)
+	})
+	if err := c.Handshake(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// progress sends the page's progress notification with message for the call req.
+func progress(ctx context.Context, page *wsrpc.Peer, req *wsrpc.Request, n int, message string) {
+	var p wire.ToolsCallParams
+	_ = json.Unmarshal(req.Params, &p)
+	_ = page.Notify(ctx, wire.MethodProgress, wire.ProgressParams{ProgressToken: json.RawMessage(strconv.Quote(p.Meta.ProgressToken)), Progress: float64(n), Message: message})
+}
+
+// bookTool is a page tool the visitor must confirm.
+const bookTool = `{"tools":[{"name":"book","description":"books","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}]}`
+
 // An outside test: one entry of tools/list that was no tool definition (a number, "junk"
 // annotations, a hint that is not a boolean) failed the whole listing, so the page had no
 // tools at all and was told nothing. Such an entry is rejected alone, named by its "name"
@@ -157,27 +196,13 @@ func TestRememberedRejectionsBounded(t *testing.T) {
 func TestMalformedToolIsRejectedAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var rec rejections
-		a, b := wsrpc.Pipe()
-		page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-		page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-			return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
-		})
-		page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-			return json.RawMessage(`{"tools":[
+		c := rawPage(t, Options{OnRejected: rec.add}, `{"tools":[
 				{"name":"echo","description":"echoes","inputSchema":{"type":"object"}},
 				5, "str", [], {"name":5},
 				{"name":"bad_desc","description":7},
 				{"name":"bad_ann","description":"d","annotations":"junk"},
 				{"name":"bad_hint","description":"d","annotations":{"destructiveHint":"yes"}},
-				{"name":"search","description":"searches","inputSchema":{"type":"object"}}]}`), nil
-		})
-		page.Start()
-		agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-		c := New(agent, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), OnRejected: rec.add})
-		agent.Start()
-		if err := c.Handshake(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+				{"name":"search","description":"searches","inputSchema":{"type":"object"}}]}`, nil)
 		synctest.Wait()
 		if got := registeredNames(c); !slices.Equal(got, []string{"echo", "search"}) {
 			t.Errorf("got tools %v, want echo and search kept", got)
@@ -192,8 +217,6 @@ func TestMalformedToolIsRejectedAlone(t *testing.T) {
 		if want := []string{"tools[1]", "tools[2]", "tools[3]", "tools[4]", "bad_desc", "bad_ann", "bad_hint"}; !slices.Equal(names, want) {
 			t.Errorf("got rejections %v, want %v", names, want)
 		}
-		agent.Close(nil)
-		page.Close(nil)
 	})
 }
 
@@ -212,41 +235,27 @@ func TestPageGoneWhileAskingToConfirm(t *testing.T) {
 		{nil, "it may or may not have completed"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			a, b := wsrpc.Pipe()
-			page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-			page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-				return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
-			})
-			page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-				return json.RawMessage(`{"tools":[{"name":"book","description":"books","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}]}`), nil
-			})
-			page.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-				var p wire.ToolsCallParams
-				if err := json.Unmarshal(req.Params, &p); err != nil || !p.Meta.Confirm {
-					t.Errorf("tools/call %s: want a call marked byomcp/confirm (%v)", req.Params, err)
+			c := rawPage(t, Options{}, bookTool, func(page *wsrpc.Peer) wsrpc.Handler {
+				return func(ctx context.Context, req *wsrpc.Request) (any, error) {
+					var p wire.ToolsCallParams
+					if err := json.Unmarshal(req.Params, &p); err != nil || !p.Meta.Confirm {
+						t.Errorf("tools/call %s: want a call marked byomcp/confirm (%v)", req.Params, err)
+					}
+					for i, m := range tc.said {
+						progress(ctx, page, req, i+1, m)
+					}
+					go func() { // the visitor leaves, after what the page said was sent
+						time.Sleep(time.Millisecond)
+						page.Close(nil)
+					}()
+					<-ctx.Done()
+					return nil, ctx.Err()
 				}
-				for i, m := range tc.said {
-					_ = page.Notify(ctx, wire.MethodProgress, wire.ProgressParams{ProgressToken: json.RawMessage(strconv.Quote(p.Meta.ProgressToken)), Progress: float64(i + 1), Message: m})
-				}
-				go func() { // the visitor leaves, after what the page said was sent
-					time.Sleep(time.Millisecond)
-					page.Close(nil)
-				}()
-				<-ctx.Done()
-				return nil, ctx.Err()
 			})
-			page.Start()
-			agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-			c := New(agent, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t)})
-			agent.Start()
-			if err := c.Handshake(context.Background()); err != nil {
-				t.Fatal(err)
-			}
 			out := c.Call(context.Background(), "book", json.RawMessage(`{}`))
 			if out.Kind != tools.PageGone || !strings.Contains(out.Text, tc.want) {
 				t.Errorf("after %q: got %+v, want the page gone with %q", tc.said, out, tc.want)
 			}
-			agent.Close(nil)
 		})
 	}
 }
@@ -256,38 +265,21 @@ func TestPageGoneWhileAskingToConfirm(t *testing.T) {
 // ran past its time.
 func TestNotConfirmedInTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a, b := wsrpc.Pipe()
-		page := wsrpc.NewPeer(b, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-		page.Handle(wire.MethodInitialize, func(context.Context, *wsrpc.Request) (any, error) {
-			return wire.InitializeResult{ProtocolVersion: wire.ProtocolVersion, Capabilities: json.RawMessage(`{"tools":{}}`), ServerInfo: wire.Implementation{Name: "pipe-page", Version: "1"}}, nil
-		})
-		page.Handle(wire.MethodToolsList, func(context.Context, *wsrpc.Request) (any, error) {
-			return json.RawMessage(`{"tools":[{"name":"book","description":"books","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}]}`), nil
-		})
-		page.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-			var p wire.ToolsCallParams
-			_ = json.Unmarshal(req.Params, &p)
-			for i := 1; ; i++ { // asks every 5 s, as the widget does, until the agent gives up
-				_ = page.Notify(ctx, wire.MethodProgress, wire.ProgressParams{ProgressToken: json.RawMessage(strconv.Quote(p.Meta.ProgressToken)), Progress: float64(i), Message: wire.ProgressAwaitingConfirm})
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(5 * time.Second):
+		c := rawPage(t, Options{ToolTimeout: 30 * time.Second, ToolMaxTimeout: time.Minute}, bookTool, func(page *wsrpc.Peer) wsrpc.Handler {
+			return func(ctx context.Context, req *wsrpc.Request) (any, error) {
+				for i := 1; ; i++ { // asks every 5 s, as the widget does, until the agent gives up
+					progress(ctx, page, req, i, wire.ProgressAwaitingConfirm)
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(5 * time.Second):
+					}
 				}
 			}
 		})
-		page.Start()
-		agent := wsrpc.NewPeer(a, wsrpc.Options{PingInterval: -1, OnPanic: failOnPanic(t)})
-		c := New(agent, Options{Logger: zaptest.NewLogger(t), OnPanic: failOnPanic(t), ToolTimeout: 30 * time.Second, ToolMaxTimeout: time.Minute})
-		agent.Start()
-		if err := c.Handshake(context.Background()); err != nil {
-			t.Fatal(err)
-		}
 		out := c.Call(context.Background(), "book", json.RawMessage(`{}`))
 		if out.Kind != tools.Timeout || !strings.Contains(out.Text, "did not confirm this call in time, so the tool did not run") {
 			t.Errorf("got %+v, want the call not confirmed in time", out)
 		}
-		agent.Close(nil)
-		page.Close(nil)
 	})
 }
