@@ -299,6 +299,26 @@ func TestSecondTabOnAnotherReplicaForks(t *testing.T) {
 	first.eventsUntil(wire.EventTurnEnd)
 }
 
+// slowCallOnB starts a turn on a whose tab then resumes on b (a's turn running), opens the
+// gate, and returns once the model's slow call runs in the page on b: the session, the
+// events seen before b, and the page on b.
+func slowCallOnB(t *testing.T, a, b *testServer, gate, started chan struct{}, slow pageTestTool) (wire.SessionResult, []event, *fakePage) {
+	t.Helper()
+	sess, seen := startThenDrop(t, a, slow)
+	onB := openPage(t, b, testOrigin, slow)
+	last := lastSeqOf(seen)
+	if res := onB.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
+		t.Fatalf("got %+v, want the running turn served on b", res)
+	}
+	close(gate)
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("the slow tool never started on the page on b")
+	}
+	return sess, seen, onB
+}
+
 // TestRoutedCallFailsWhenThePagesReplicaDies: a turn on a waits for a tool call running in a
 // page on b; b stops answering (it died with the socket): a's call fails as disconnected
 // within a few seconds (not the tool's hard maximum), and the turn goes on without the page.
@@ -309,18 +329,7 @@ func TestRoutedCallFailsWhenThePagesReplicaDies(t *testing.T) {
 		c.ToolTimeout, c.ToolMaxTimeout = time.Hour, time.Hour // only the probe can end the call
 		c.ReconnectWait = 100 * time.Millisecond
 	})
-	sess, seen := startThenDrop(t, a, slow)
-	second := openPage(t, b, testOrigin, slow)
-	last := lastSeqOf(seen)
-	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
-		t.Fatalf("got %+v, want the running turn served on b", res)
-	}
-	close(gate)
-	select {
-	case <-started:
-	case <-time.After(waitLimit):
-		t.Fatal("the slow tool never started on the page on b")
-	}
+	sess, _, _ := slowCallOnB(t, a, b, gate, started, slow)
 	b.relay.close() // b no longer hears a: as if it died with its socket
 	waitFor(t, "a's turn to end", func() bool {
 		evs := storedEvents(t, shared, sess.SessionID)
@@ -534,25 +543,14 @@ func TestTabResumesWhenItsProxyReplicaDies(t *testing.T) {
 		cfg.Store = shared
 		cfg.OwnerID = "replica-c"
 	})
-	sess, seen := startThenDrop(t, a, slow)
-	onB := openPage(t, b, testOrigin, slow)
-	last := lastSeqOf(seen)
-	if res := onB.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
-		t.Fatalf("got %+v, want the running turn served on b", res)
-	}
-	close(gate)
-	select {
-	case <-started:
-	case <-time.After(waitLimit):
-		t.Fatal("the slow tool never started on the page on b")
-	}
+	sess, seen, onB := slowCallOnB(t, a, b, gate, started, slow)
 	seen = append(seen, onB.eventsUntil(wire.EventToolCall)...)
 	b.relay.dead.Store(true) // b is killed: it says nothing more (not that its socket went)
 	b.relay.close()          // and hears nothing: a's requests to it go unanswered
 	dropSocket(onB, false)
 
 	onC := openPage(t, c, testOrigin, echoTool())
-	last = lastSeqOf(seen)
+	last := lastSeqOf(seen)
 	res := onC.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
 	if !res.Resumed || res.Forked || res.SessionID != sess.SessionID || res.Running == nil {
 		t.Fatalf("got %+v, want the session resumed on c with a's turn running (not a fork)", res)
