@@ -1,12 +1,14 @@
 package agui
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/byomcp/byomcp/agentsvc/internal/jsonerr"
 )
@@ -40,7 +42,16 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 		Tools    json.RawMessage `json:"tools"`
 		Context  json.RawMessage `json:"context"`
 	}
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, notInput(err)
+	}
+	if !utf8.Valid(data) {
+		// JSON text is UTF-8 (RFC 8259): decoding would turn the bad bytes into U+FFFD and
+		// hand the model text the client never sent.
+		return nil, errNotInput{"the body is not valid UTF-8"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&body); err != nil {
 		return nil, notInput(err)
 	}

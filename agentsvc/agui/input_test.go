@@ -50,6 +50,7 @@ func TestInputChecked(t *testing.T) {
 		{"two messages with one id", `{"threadId":"t1","runId":"r","messages":[` + u + `,{"id":"u1","role":"user","content":"again"}]}`, 400, `messages[1]: id "u1" is used by an earlier message`},
 		{"unknown role", `{"threadId":"t1","runId":"r","messages":[{"id":"x","role":"robot","content":"hi"}]}`, 400, `role "robot" is not an AG-UI role`},
 		{"null message", `{"threadId":"t1","runId":"r","messages":[null]}`, 400, `messages[0] must be a message object with its role and id`},
+		{"invalid UTF-8", "{\"threadId\":\"t1\",\"runId\":\"r\",\"messages\":[{\"id\":\"x\",\"role\":\"user\",\"content\":\"h\xffi\"}]}", 400, `the body is not valid UTF-8`},
 		{"no role", `{"threadId":"t1","runId":"r","messages":[{"id":"x","content":"hi"}]}`, 400, `messages[0]: role is required`},
 		{"trailing junk", `{"threadId":"t1","runId":"r","messages":[` + u + `]} junk`, 400, "invalid RunAgentInput"},
 		{"a second value", `{"threadId":"t1","runId":"r","messages":[` + u + `]}{}`, 400, "more data after the JSON object"},
