@@ -88,18 +88,24 @@ func TestTransportReusesConnections(t *testing.T) {
 	if got := m.reqs.Load(); got != sessions*callsEach {
 		t.Fatalf("model calls: got %d, want %d", got, sessions*callsEach)
 	}
-	// A call that failed (a TLS handshake past its 10 s on a starved machine) lost its
-	// connection and was retried on a new one: that one is not a pool that is too small.
+	// A pool too small for the load (Go's default keeps 2 idle connections per host) opens
+	// dozens of connections for these 300 calls. A connection or two more than the pool is
+	// not that: fresh-clone CI runs saw 9 for 8 twice (sessions 15 and 17), no call retried (a
+	// connection Go's transport closed and dialed again), and a call that failed and was
+	// retried (a TLS handshake past its 10 s on a starved machine) dials anew too. The bound
+	// on requests in flight below stays exact: it is the limiter's.
 	retried := logs.FilterMessage("model call failed, retrying")
 	for _, e := range retried.All() {
 		t.Logf("retried: %v", e.ContextMap())
 	}
-	lost := int64(retried.Len())
-	if got := m.conns.Load(); got < 1 || got > maxConns+lost {
-		t.Errorf("new connections for %d calls (%d retried): got %d, want 1 to %d", sessions*callsEach, lost, got, maxConns+lost)
+	most := maxConns + 2 + int64(retried.Len())
+	if got := m.conns.Load(); got < 1 || got > most {
+		t.Errorf("new connections for %d calls (%d retried): got %d, want 1 to %d", sessions*callsEach, retried.Len(), got, most)
+	} else if got > maxConns {
+		t.Logf("new connections for %d calls: %d, for a pool of %d", sessions*callsEach, got, maxConns)
 	}
-	if got := m.handshakes.Load(); got < 1 || got > maxConns+lost {
-		t.Errorf("TLS handshakes (%d calls retried): got %d, want 1 to %d", lost, got, maxConns+lost)
+	if got := m.handshakes.Load(); got < 1 || got > most {
+		t.Errorf("TLS handshakes (%d calls retried): got %d, want 1 to %d", retried.Len(), got, most)
 	}
 	if got := m.peak.Load(); got > maxConns {
 		t.Errorf("requests in flight at once: got %d, want at most %d", got, maxConns)
