@@ -127,10 +127,11 @@ func (m *memory) read(content string) {
 	}
 }
 
-// learnTitles adds the items a tool's schema names: enum values written like ids whose
-// schema gives them a title ("c01" titled "2023 Toyota RAV4"), unless a result already named
-// them. A page's form can offer its items this way before any result lists them.
-func (m *memory) learnTitles(tools []chat.ToolDef) {
+// titledIDs are the items the tools' schemas name: enum values written like ids whose schema
+// gives them a title ("c01" titled "2023 Toyota RAV4"). A page's form can offer its items
+// this way before any result lists them.
+func titledIDs(tools []chat.ToolDef) []enumValue {
+	var out []enumValue
 	for _, t := range tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			en := p.schema.enum
@@ -138,16 +139,23 @@ func (m *memory) learnTitles(tools []chat.ToolDef) {
 				en = append(slices.Clip(en), p.schema.items.enum...)
 			}
 			for _, e := range en {
-				if !e.isStr || e.title == "" || !idRe.MatchString(e.str) {
-					continue
+				if e.isStr && e.title != "" && idRe.MatchString(e.str) {
+					out = append(out, e)
 				}
-				if _, ok := m.items[e.str]; ok {
-					continue
-				}
-				m.items[e.str] = &item{id: e.str, name: e.title, words: compactWords(e.title), attrs: map[string][]string{}, nums: map[string]float64{}}
-				m.order = append(m.order, e.str)
 			}
 		}
+	}
+	return out
+}
+
+// learnTitles adds the items titled (titledIDs) that no result named already.
+func (m *memory) learnTitles(titled []enumValue) {
+	for _, e := range titled {
+		if _, ok := m.items[e.str]; ok {
+			continue
+		}
+		m.items[e.str] = &item{id: e.str, name: e.title, words: compactWords(e.title), attrs: map[string][]string{}, nums: map[string]float64{}}
+		m.order = append(m.order, e.str)
 	}
 }
 

@@ -142,8 +142,9 @@ func newConv(req llm.Request, now time.Time) *conv {
 	}
 	c.before = remember(req.Messages[:end])
 	c.now = remember(req.Messages)
-	c.before.learnTitles(req.Tools)
-	c.now.learnTitles(req.Tools)
+	titled := titledIDs(req.Tools) // the tools' schemas read once, for both memories
+	c.before.learnTitles(titled)
+	c.now.learnTitles(titled)
 	if c.lastUser >= 0 {
 		calls := map[string]chat.ToolCall{}
 		for _, m := range req.Messages[c.lastUser+1:] {

@@ -774,10 +774,7 @@ func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 	if prev == nil {
 		return intent{reply: reply}
 	}
-	back := &plan{def: l.def, schema: l.schema, values: map[string]any{}}
-	for k, v := range prev {
-		back.values[k] = v
-	}
+	back := withFilters(l, prev)
 	return intent{
 		steps: func(*conv) []*plan { return []*plan{back} },
 		final: func(*conv) string { return reply + " Your search is as it was." },
@@ -838,6 +835,15 @@ func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
 	return nil
 }
 
+// withFilters is the call of the listing tool l that gives its list the filters prev back.
+func withFilters(l *plan, prev map[string]json.RawMessage) *plan {
+	back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(prev))}
+	for k, v := range prev {
+		back.values[k] = v
+	}
+	return back
+}
+
 // prose reports a text with many words that neither the page's tools nor requests use
 // (pasted text, a story): it names no item, so no listing is called to look its words up.
 func (c *conv) prose(toks []token) bool {
@@ -872,10 +878,7 @@ func lookupIntent(text string, l *plan) intent {
 		if in.steps != nil {
 			if first := in.steps(&s); len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) && !first[0].opens {
 				if prev := c.filtersBefore(l); prev != nil {
-					back = &plan{def: l.def, schema: l.schema, values: map[string]any{}}
-					for k, v := range prev {
-						back.values[k] = v
-					}
+					back = withFilters(l, prev)
 				}
 			}
 		}
