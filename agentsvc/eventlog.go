@@ -466,9 +466,18 @@ func (ls *liveSession) waitFlushed(ctx context.Context) {
 // {stopReason: error, interrupted}, and in the history the mark of a turn that added nothing
 // (an assistant message with only end {stopReason: error, error: text}, never sent to the
 // model), so a page shows the same from the events and from the stored messages.
+//
+// The calls the turn made are in the history already (loop.Turn.Record stores each with its
+// event), with the results that came back; a call whose result never came is answered here
+// as having an unknown outcome (a tool_result event with the same tool message), so the model
+// sees every call it made and does not assume one that may have run did not.
 func (ls *liveSession) recoverInterrupted(turnID, text string) {
 	none := ""
 	ls.mu.Lock()
+	for _, m := range unanswered(ls.messages, turnID) {
+		ls.emitLocked(&wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult, TurnID: turnID}, CallID: m.ToolCallID, Name: m.Name, IsError: true, Text: outcomeUnknown},
+			[]chat.Message{m}, nil)
+	}
 	ls.emitLocked(&wire.ErrorEvent{EventHeader: wire.EventHeader{Type: wire.EventError, TurnID: turnID}, Message: text, Retryable: true}, nil, nil)
 	ls.emitLocked(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: turnID}, StopReason: wire.StopError, Text: text, Interrupted: true},
 		markEnd(turnID, nil, wire.StopError, text), &none)

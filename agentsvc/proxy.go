@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -362,10 +361,7 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 		}
 		return nil, wire.ErrStoreDown
 	}
-	res := &wire.SessionResult{SessionID: s.ID, Resumed: true, Messages: s.Messages, Seq: s.Seq}
-	if res.Messages == nil {
-		res.Messages = []chat.Message{}
-	}
+	res := &wire.SessionResult{SessionID: s.ID, Resumed: true, Messages: settledMessages(s.Messages, rep.TurnID), Seq: s.Seq}
 	if rep.TurnID != "" {
 		res.Running = snapshotOf(ctx, st, s.ID, &runningInfo{id: rep.TurnID, clientTurnID: rep.ClientTurnID, startSeq: rep.StartSeq}, s.Seq, nil, px.log)
 	}

@@ -125,14 +125,15 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 		SessionID: ls.id,
 		Resumed:   resumed,
 		Forked:    forked,
-		Messages:  append([]chat.Message(nil), ls.messages...),
 		Seq:       ls.persisted,
 	}
 	running := ls.runningLocked()
-	ls.mu.Unlock()
-	if res.Messages == nil {
-		res.Messages = []chat.Message{}
+	if running != nil {
+		res.Messages = settledMessages(ls.messages, running.id)
+	} else {
+		res.Messages = append([]chat.Message{}, ls.messages...)
 	}
+	ls.mu.Unlock()
 	if running != nil {
 		res.Running = ls.runningSnapshot(ctx, running, res.Seq)
 	}

@@ -212,12 +212,15 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 				}
 				ls.emit(ev, nil, nil)
 			},
+			// The calls and results go to the store with their events, so a crash or a
+			// replica's death mid-turn leaves them in the conversation (recoverInterrupted).
+			Record:  func(ev wire.Event, msgs []chat.Message) { ls.emit(ev, msgs, nil) },
 			Logger:  log,
 			OnPanic: srv.countPanic,
 		})
 		none := ""
 		rt.ending.Store(true)
-		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text, Usage: &res.Usage}, markEnd(rt.id, res.Messages[1:], res.StopReason, shownError), &none)
+		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: res.StopReason, Text: res.Text, Usage: &res.Usage}, markEnd(rt.id, res.Unrecorded, res.StopReason, shownError), &none)
 		ls.waitFlushed(context.Background())
 		if ls.unsaved() { // never "done" unless stored
 			res.StopReason, res.Text = wire.StopError, unsavedText
@@ -274,6 +277,47 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	if idle {
 		h.srv.guard("turn", func() { h.evict(ls) })
 	}
+}
+
+// outcomeUnknown answers a call of an interrupted turn whose result never came back.
+const outcomeUnknown = "The outcome of this call is unknown: it was sent, but the agent stopped before its result came back, so it may or may not have run. Check before doing it again."
+
+// unanswered returns a tool message (outcomeUnknown) for each call that turn turnID's
+// messages in msgs asked for and that no tool message answers, in the order they were made.
+func unanswered(msgs []chat.Message, turnID string) []chat.Message {
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == chat.RoleTool && m.TurnID == turnID {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var out []chat.Message
+	for _, m := range msgs {
+		if m.TurnID != turnID {
+			continue
+		}
+		for _, tc := range m.ToolCalls {
+			if !answered[tc.ID] {
+				answered[tc.ID] = true
+				out = append(out, chat.Message{Role: chat.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: outcomeUnknown, TurnID: turnID})
+			}
+		}
+	}
+	return out
+}
+
+// settledMessages are the messages agent/session gives while turn running runs: the running
+// turn's calls and results are stored as they happen (for a crash), but until it ends its
+// snapshot (SessionResult.Running) is what shows it, so of it only the question is given. msgs
+// is not modified.
+func settledMessages(msgs []chat.Message, running string) []chat.Message {
+	out := make([]chat.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if running == "" || m.TurnID != running || m.Role == chat.RoleUser {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // markEnd returns the messages a turn stores at its end (msgs, what it added after the

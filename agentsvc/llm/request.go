@@ -91,7 +91,13 @@ func requestBody(model string, req Request) ([]byte, error) {
 	}
 	for i, msg := range req.Messages {
 		if msg.End != nil && msg.Content == "" && len(msg.ToolCalls) == 0 {
-			continue // only marks how a turn ended, for the page (chat.Message.End)
+			// Only marks how a turn ended, for the page (chat.Message.End). After a user
+			// message it stands for the answer that never came: two user messages in a row
+			// would read as one question, or be refused by strict providers.
+			if n := len(body.Messages); n == 0 || body.Messages[n-1].Role != chat.RoleUser {
+				continue
+			}
+			msg = chat.Message{Role: chat.RoleAssistant, Content: noAnswer(msg.End)}
 		}
 		m, err := messageBody(msg)
 		if err != nil {
@@ -143,4 +149,16 @@ func messageBody(msg chat.Message) (message, error) {
 		return message{}, fmt.Errorf("unknown message role %q", msg.Role)
 	}
 	return m, nil
+}
+
+// noAnswer is what the model is told in place of the answer of a turn that ended without one.
+func noAnswer(end *chat.TurnEnd) string {
+	switch end.StopReason {
+	case "cancelled":
+		return "(No answer: the user stopped this turn before I answered.)"
+	case "max_iterations":
+		return "(No answer: this turn reached its limit of steps before I answered.)"
+	default:
+		return "(No answer: this turn failed or was interrupted before I answered.)"
+	}
 }

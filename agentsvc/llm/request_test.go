@@ -56,6 +56,53 @@ func TestRequestBody(t *testing.T) {
 	}
 }
 
+// TestRequestBodyTurnMarks: a message that only marks how a turn ended is never sent as
+// it is; after a question it stands for the answer that never came (two user messages in a
+// row read as one question), elsewhere it is left out.
+func TestRequestBodyTurnMarks(t *testing.T) {
+	mark := func(reason string) chat.Message {
+		return chat.Message{Role: chat.RoleAssistant, End: &chat.TurnEnd{StopReason: reason}}
+	}
+	call := chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c", Name: "f", Arguments: `{}`}}}
+	result := chat.Message{Role: chat.RoleTool, ToolCallID: "c", Content: "r"}
+	for _, tc := range []struct {
+		name string
+		msgs []chat.Message
+		want string
+	}{
+		{"interrupted question", []chat.Message{{Role: chat.RoleUser, Content: "a"}, mark("error"), {Role: chat.RoleUser, Content: "b"}},
+			`user:a|assistant:(No answer: this turn failed or was interrupted before I answered.)|user:b`},
+		{"cancelled question", []chat.Message{{Role: chat.RoleUser, Content: "a"}, mark("cancelled"), {Role: chat.RoleUser, Content: "b"}},
+			`user:a|assistant:(No answer: the user stopped this turn before I answered.)|user:b`},
+		{"limit reached", []chat.Message{{Role: chat.RoleUser, Content: "a"}, mark("max_iterations")},
+			`user:a|assistant:(No answer: this turn reached its limit of steps before I answered.)`},
+		{"after tool results", []chat.Message{{Role: chat.RoleUser, Content: "a"}, call, result, mark("error"), {Role: chat.RoleUser, Content: "b"}},
+			`user:a|assistant:|tool:r|user:b`},
+		{"on an answer", []chat.Message{{Role: chat.RoleUser, Content: "a"}, {Role: chat.RoleAssistant, Content: "x", End: &chat.TurnEnd{StopReason: "cancelled"}}},
+			`user:a|assistant:x`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := requestBody("m", Request{Messages: tc.msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				Messages []struct{ Role, Content string } `json:"messages"`
+			}
+			if err := json.Unmarshal(b, &body); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range body.Messages {
+				got = append(got, m.Role+":"+m.Content)
+			}
+			if g := strings.Join(got, "|"); g != tc.want {
+				t.Errorf("got %s, want %s", g, tc.want)
+			}
+		})
+	}
+}
+
 // BenchmarkRequestEncode encodes the request of a conversation of three turns of 20 tool
 // calls each (85 messages). openai-go's ChatCompletionNewParams took 224 µs, 166 KB and 2,145
 // allocations for it (measured before the change); go test -run x -bench RequestEncode ./agentsvc/llm

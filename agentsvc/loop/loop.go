@@ -76,7 +76,14 @@ type Turn struct {
 	Limits  Limits
 	// Emit receives the turn's events in order (TurnID and Type set; the caller numbers them).
 	// Called from several goroutines when tools run in parallel, never at the same time.
-	Emit   func(wire.Event)
+	Emit func(wire.Event)
+	// Record, if set, is given instead of Emit the events that complete part of the
+	// conversation, with the messages they complete: the model's response that asks for tool
+	// calls with its first tool_call event, and each call's tool message with its
+	// tool_result. A caller stores each with its event, so a turn cut short (a crash, a
+	// replica's death) still holds every call that was made and every result that came back.
+	// Such messages are not in Result.Unrecorded. Called like Emit, never at the same time.
+	Record func(wire.Event, []chat.Message)
 	Logger *zap.Logger
 	// OnPanic, if set, is told of every panic RunTurn recovers (a model stream, a tool call,
 	// the loop itself), after it was logged with its stack; the turn then ends with StopError.
@@ -90,6 +97,9 @@ type Result struct {
 	Usage      chat.Usage
 	// Messages are the messages this turn added, starting with the user's (when Text is set).
 	Messages []chat.Message
+	// Unrecorded are the messages of Messages after the user's that were not given to
+	// Turn.Record (all of them when Record is nil): what the caller still has to store.
+	Unrecorded []chat.Message
 	// Err is the error that ended the turn with StopError.
 	Err error
 }
@@ -124,8 +134,28 @@ func Run(ctx context.Context, t Turn) (result Result) {
 		defer emitMu.Unlock()
 		t.Emit(ev)
 	}
-
+	// record emits ev with the messages it completes (Turn.Record); it reports whether they
+	// were recorded, that is, whether they must stay out of Result.Unrecorded.
+	record := func(ev wire.Event, msgs ...chat.Message) bool {
+		if t.Record == nil {
+			emit(ev)
+			return false
+		}
+		ev.Header().TurnID = t.ID
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		t.Record(ev, msgs)
+		return true
+	}
 	var res Result
+	// add appends the turn's messages after the user's; recorded ones are already stored.
+	add := func(recorded bool, msgs ...chat.Message) {
+		res.Messages = append(res.Messages, msgs...)
+		if !recorded {
+			res.Unrecorded = append(res.Unrecorded, msgs...)
+		}
+	}
+
 	conv := make([]chat.Message, 0, len(t.History)+8)
 	if t.System != "" {
 		conv = append(conv, chat.Message{Role: chat.RoleSystem, Content: t.System})
@@ -189,14 +219,14 @@ func Run(ctx context.Context, t Turn) (result Result) {
 		if errors.Is(err, errTurnPanicked) {
 			if sb.Len() > 0 {
 				texts = append(texts, sb.String())
-				res.Messages = append(res.Messages, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
+				add(false, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
 			}
 			return failed(err)
 		}
 		if err != nil {
 			if sb.Len() > 0 {
 				texts = append(texts, sb.String())
-				res.Messages = append(res.Messages, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
+				add(false, chat.Message{Role: chat.RoleAssistant, Content: sb.String(), TurnID: t.ID})
 			}
 			if ctx.Err() != nil {
 				return finish(wire.StopCancelled, nil)
@@ -224,9 +254,9 @@ func Run(ctx context.Context, t Turn) (result Result) {
 			texts = append(texts, text)
 		}
 		asst := chat.Message{Role: chat.RoleAssistant, Content: text, ToolCalls: resp.ToolCalls, TurnID: t.ID}
-		res.Messages = append(res.Messages, asst)
 		conv = append(conv, asst)
 		if len(resp.ToolCalls) == 0 {
+			add(false, asst)
 			return finish(wire.StopEnd, nil)
 		}
 
@@ -238,14 +268,18 @@ func Run(ctx context.Context, t Turn) (result Result) {
 		names := make([]string, len(resp.ToolCalls))
 		for i, call := range resp.ToolCalls { // tool_call events in the model's order
 			names[i] = displayName(t.Tools, call.Name)
-			emit(callEvent(call, names[i]))
+			if i == 0 { // the response is stored before any of its calls can run
+				add(record(callEvent(call, names[i]), asst), asst)
+			} else {
+				emit(callEvent(call, names[i]))
+			}
 		}
 		for i, call := range resp.ToolCalls {
 			if toolCalls >= lim.MaxToolCalls {
 				overBudget = true
 				out := tools.NotRun(call.Name, lim.MaxToolCalls)
 				answers[i] = toolMessage(t.ID, call, out)
-				emit(resultEvent(call, names[i], out))
+				record(resultEvent(call, names[i], out), answers[i])
 				continue
 			}
 			toolCalls++
@@ -261,11 +295,11 @@ func Run(ctx context.Context, t Turn) (result Result) {
 						answers[i], deferred[i] = toolMessage(t.ID, call, out), false
 						func() {
 							defer func() { _ = recover() }()
-							emit(resultEvent(call, names[i], out))
+							record(resultEvent(call, names[i], out), answers[i])
 						}()
 					}
 				}()
-				answers[i], deferred[i] = runToolCall(ctx, t, call, names[i], emit)
+				answers[i], deferred[i] = runToolCall(ctx, t, call, names[i], record)
 			}()
 		}
 		wg.Wait()
@@ -275,7 +309,7 @@ func Run(ctx context.Context, t Turn) (result Result) {
 				answered = append(answered, a)
 			}
 		}
-		res.Messages = append(res.Messages, answered...)
+		add(t.Record != nil, answered...) // each went with its tool_result
 		conv = append(conv, answered...)
 		if err := toolPanic.Load(); err != nil {
 			return failed(*err)
@@ -309,7 +343,7 @@ func streamContained(ctx context.Context, m llm.Model, req llm.Request, onDelta 
 // runToolCall runs the call, emits tool_result (its tool_call went before: Run sends them
 // in the model's order), and returns the tool message for the model, or deferred when the
 // call is answered outside the turn.
-func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, name string, emit func(wire.Event)) (msg chat.Message, deferred bool) {
+func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, name string, record func(wire.Event, ...chat.Message) bool) (msg chat.Message, deferred bool) {
 	var out tools.Outcome
 	if t.Tools != nil {
 		out = t.Tools.Call(ctx, call)
@@ -325,8 +359,9 @@ func runToolCall(ctx context.Context, t Turn, call chat.ToolCall, name string, e
 	if ctx.Err() != nil && (out.Kind == tools.HandedOff || out.Kind == tools.OK && out.Text == "") {
 		out = tools.CancelledCall(out.Name)
 	}
-	emit(resultEvent(call, name, out))
-	return toolMessage(t.ID, call, out), false
+	msg = toolMessage(t.ID, call, out)
+	record(resultEvent(call, name, out), msg)
+	return msg, false
 }
 
 // callEvent is the tool_call event of a call: its arguments as the JSON the model wrote

@@ -562,6 +562,38 @@ func TestLBKill9OfTheReplicaRunningATurn(t *testing.T) {
 	}
 }
 
+// TestLBKill9AfterAToolRanKeepsTheCall: the scenario of TestKill9AfterAToolRanKeepsTheCall
+// on Redis behind HAProxy: the replica running the turn (the tab's own) is killed after a
+// page tool answered and before the model's answer, and the tab comes back through the
+// balancer on the other replica, which closes the turn once the claim expires.
+func TestLBKill9AfterAToolRanKeepsTheCall(t *testing.T) {
+	var c *lbCluster
+	dial := func(avoid string, tools ...procTool) *procPage {
+		for range 10 {
+			p := dialPage(t, c.url, tools...)
+			if p.replica == "" {
+				t.Fatalf("the balancer's answer to the upgrade does not name the replica (%s)", replicaHeader)
+			}
+			if p.replica != avoid {
+				return p
+			}
+			p.peer.Close(nil)
+			_ = p.peer.Wait()
+		}
+		t.Fatalf("10 sockets through the balancer all landed on %s", avoid)
+		return nil
+	}
+	kill9AfterAToolRan(t, kill9Scenario{
+		start: func(fakeURL string, tools ...procTool) *procPage {
+			c = startCluster(t, fakeURL, lbOptions{replicas: 2})
+			dumpOnFailure(t, c)
+			return dial("", tools...)
+		},
+		kill: func(p *procPage) { c.byName[p.replica].kill9(t) },
+		back: func(killed *procPage, tools ...procTool) *procPage { return dial(killed.replica, tools...) },
+	})
+}
+
 // TestLBDeployDrainsAReplicaMidTurn: SIGTERM reaches the replica running a turn while the
 // model streams; the replica closes the tab's socket at once, the tab reconnects through the
 // balancer and lands on the other replica, and the turn goes on where it runs: the rest of the

@@ -89,9 +89,10 @@ type procEvent struct {
 // procPage is a page written against the wire protocol: it answers the agent's MCP requests
 // with its tools and records the events it gets.
 type procPage struct {
-	t      *testing.T
-	peer   *wsrpc.Peer
-	events chan procEvent
+	t       *testing.T
+	peer    *wsrpc.Peer
+	events  chan procEvent
+	replica string // the backend a balancer sent the socket to (its replicaHeader)
 }
 
 // procTool is a page tool: its schema is {"type":"object"} and fn answers with text.
@@ -106,11 +107,11 @@ func dialPage(t *testing.T, serverURL string, tools ...procTool) *procPage {
 	defer cancel()
 	h := http.Header{}
 	h.Set("Origin", pageOrigin)
-	mc, _, err := wsrpc.Dial(ctx, "ws"+strings.TrimPrefix(serverURL, "http")+"/v1/ws", h, wsrpc.WSOptions{})
+	mc, resp, err := wsrpc.Dial(ctx, "ws"+strings.TrimPrefix(serverURL, "http")+"/v1/ws", h, wsrpc.WSOptions{})
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	p := &procPage{t: t, events: make(chan procEvent, 1024)}
+	p := &procPage{t: t, events: make(chan procEvent, 1024), replica: resp.Header.Get(replicaHeader)}
 	peer := wsrpc.NewPeer(mc, wsrpc.Options{PingInterval: -1})
 	names := make([]string, len(tools))
 	for i, tool := range tools {
@@ -302,9 +303,13 @@ func TestKill9KeepsCompletedTurns(t *testing.T) {
 	for _, m := range res.Messages {
 		got = append(got, m.Role+":"+m.Content)
 	}
-	if len(got) != 4 || got[0] != "user:one" || got[1] != "assistant:Answer-one." || got[2] != "user:two" || got[3] != "assistant:" ||
-		res.Messages[3].End == nil || res.Messages[3].End.StopReason != wire.StopError || !strings.Contains(res.Messages[3].End.Error, "interrupted") {
-		t.Errorf("got history %q (end of turn 2: %+v), want turn 1 whole and turn 2 marked interrupted", got, res.Messages[3].End)
+	// Turn 2 holds the call it made, answered as of unknown outcome (the page never
+	// answered it), then the mark of the interrupted turn.
+	if len(got) != 6 || got[0] != "user:one" || got[1] != "assistant:Answer-one." || got[2] != "user:two" ||
+		len(res.Messages[3].ToolCalls) != 1 || res.Messages[3].ToolCalls[0].ID != "call_block" ||
+		res.Messages[4].ToolCallID != "call_block" || !strings.Contains(got[4], "unknown") || got[5] != "assistant:" ||
+		res.Messages[5].End == nil || res.Messages[5].End.StopReason != wire.StopError || !strings.Contains(res.Messages[5].End.Error, "interrupted") {
+		t.Errorf("got history %q (end of turn 2: %+v), want turn 1 whole and turn 2's call, of unknown outcome, marked interrupted", got, res.Messages[len(res.Messages)-1].End)
 	}
 	seen = append(seen, back.until(isTurnEnd)...)
 	end := seen[len(seen)-1]
@@ -318,8 +323,9 @@ func TestKill9KeepsCompletedTurns(t *testing.T) {
 	seen = append(seen, back.until(isTurnEnd)...)
 	wantSeqs(t, seen)
 	reqs := fake.Requests()
-	// The interrupted turn's mark is never sent to the model: turn 2 has no answer.
-	want := "user:one|assistant:Answer-one.|user:two|user:three"
+	// The interrupted turn's mark is never sent to the model; its call is, with its unknown
+	// outcome.
+	want := "user:one|assistant:Answer-one.|user:two|assistant:|tool:" + unknownOutcome + "|user:three"
 	if got := roleContents(reqs[len(reqs)-1].Messages); got != want {
 		t.Errorf("turn 3's model call saw %q, want %q", got, want)
 	}
@@ -329,6 +335,10 @@ func TestKill9KeepsCompletedTurns(t *testing.T) {
 	wantNoFullID(t, "the killed server", first, sess.SessionID)
 	wantNoFullID(t, "the restarted server", second, sess.SessionID)
 }
+
+// unknownOutcome is how the agent answers a call of an interrupted turn that never came back
+// (agentsvc's outcomeUnknown).
+const unknownOutcome = "The outcome of this call is unknown: it was sent, but the agent stopped before its result came back, so it may or may not have run. Check before doing it again."
 
 // drain returns the events already received.
 func drain(ch chan procEvent) []procEvent {
@@ -428,4 +438,142 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 	}
 	wantNoFullID(t, "replica a", a, sess.SessionID)
 	wantNoFullID(t, "replica b", b, sess.SessionID)
+}
+
+// TestKill9AfterAToolRanKeepsTheCall: a turn's model asks for two page tools at once; book
+// answers, wait never does; the process is killed (-9) before the model's answer. Restarted
+// on the same SQLite file, the resumed conversation holds the call that ran with its result
+// and the call whose outcome is unknown, marked as such, and the model's next request carries
+// both as assistant tool_calls with a tool message each, never two user messages in a row.
+func TestKill9AfterAToolRanKeepsTheCall(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "byomcp.db")
+	var fakeURL string
+	var first *serveProc
+	kill9AfterAToolRan(t, kill9Scenario{
+		start: func(url string, tools ...procTool) *procPage {
+			fakeURL = url
+			first = startServe(t, url, "--store", db)
+			return dialPage(t, first.url, tools...)
+		},
+		kill: func(*procPage) { first.kill9(t) },
+		back: func(_ *procPage, tools ...procTool) *procPage {
+			return dialPage(t, startServe(t, fakeURL, "--store", db).url, tools...)
+		},
+	})
+}
+
+// kill9Scenario is where kill9AfterAToolRan runs: start opens the first page (the model at
+// the URL given), kill kills the process serving that page, back opens the tab again
+// where it comes back after the kill.
+type kill9Scenario struct {
+	start func(fakeURL string, tools ...procTool) *procPage
+	kill  func(*procPage)
+	back  func(killed *procPage, tools ...procTool) *procPage
+}
+
+// kill9AfterAToolRan runs the scenario of TestKill9AfterAToolRanKeepsTheCall in sc.
+func kill9AfterAToolRan(t *testing.T, sc kill9Scenario) {
+	fake := llmtest.New(llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		last := req.LastMessage()
+		switch {
+		case last.Role == "user" && last.Content == "book it":
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_book", Name: "book", Args: `{}`}, {ID: "call_wait", Name: "wait", Args: `{}`}}}
+		case last.Role == "tool":
+			return llmtest.Step{Text: "Unreachable: the process dies first."}
+		default:
+			return llmtest.Step{Text: "Answer-" + last.Content + "."}
+		}
+	}))
+	t.Cleanup(fake.Close)
+	var booked atomic.Int32
+	book := procTool{name: "book", fn: func(context.Context) string {
+		booked.Add(1)
+		return "Booked: reference B-42."
+	}}
+	waiting := make(chan struct{}, 1)
+	wait := procTool{name: "wait", fn: func(ctx context.Context) string {
+		waiting <- struct{}{}
+		<-ctx.Done() // until the server dies under it
+		return "never"
+	}}
+	page := sc.start(fake.URL, book, wait)
+	sess := page.session(wire.SessionParams{})
+	go func() {
+		var res wire.ChatResult
+		_ = page.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "book it"}, &res)
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(procWait):
+		t.Fatal("the turn never called the page's wait tool")
+	}
+	// The book result is stored before its event is sent: seeing it, the store has it.
+	seen := page.until(func(e procEvent) bool { return e.Type == wire.EventToolResult })
+	sc.kill(page)
+	<-page.peer.Done()
+	seen = append(seen, drain(page.events)...)
+	if booked.Load() != 1 {
+		t.Fatalf("book ran %d times before the kill, want 1", booked.Load())
+	}
+
+	tab := sc.back(page, book, wait)
+	last := lastSeen(seen)
+	res := tab.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last})
+	if !res.Resumed || res.SessionID != sess.SessionID {
+		t.Fatalf("got %+v, want the session resumed", res)
+	}
+	var calls []string
+	results := map[string]string{}
+	for _, m := range res.Messages {
+		for _, tc := range m.ToolCalls {
+			calls = append(calls, tc.ID)
+		}
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	if strings.Join(calls, ",") != "call_book,call_wait" {
+		t.Errorf("the resumed messages hold the calls %q, want call_book,call_wait", calls)
+	}
+	if !strings.Contains(results["call_book"], "B-42") {
+		t.Errorf("the resumed messages answer call_book with %q, want the page's result", results["call_book"])
+	}
+	if !strings.Contains(results["call_wait"], "unknown") {
+		t.Errorf("the resumed messages answer call_wait with %q, want its outcome recorded as unknown", results["call_wait"])
+	}
+	if lastMsg := res.Messages[len(res.Messages)-1]; lastMsg.End == nil || lastMsg.End.StopReason != wire.StopError || !strings.Contains(lastMsg.End.Error, "interrupted") {
+		t.Errorf("the turn's last message is %+v, want it marked interrupted", lastMsg)
+	}
+	seen = append(seen, tab.until(isTurnEnd)...)
+	var unknown bool
+	for _, e := range seen {
+		unknown = unknown || e.Type == wire.EventToolResult && strings.Contains(e.Text, "unknown")
+	}
+	if !unknown {
+		t.Error("the resumed tab got no tool_result saying call_wait's outcome is unknown")
+	}
+	wantSeqs(t, seen)
+
+	if r := tab.chat("next"); r.Text != "Answer-next." {
+		t.Fatalf("the next turn: got %+v", r)
+	}
+	reqs := fake.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	var shape []string
+	for _, m := range msgs[1:] { // after the system prompt
+		s := m.Role
+		for _, tc := range m.ToolCalls {
+			s += "+" + tc.ID
+		}
+		if m.ToolCallID != "" {
+			s += ":" + m.ToolCallID
+		}
+		shape = append(shape, s)
+	}
+	if got, want := strings.Join(shape, " "), "user assistant+call_book+call_wait tool:call_book tool:call_wait user"; got != want {
+		t.Errorf("the next model request is %q, want %q", got, want)
+	}
+	if booked.Load() != 1 {
+		t.Errorf("book ran %d times, want once", booked.Load())
+	}
 }
