@@ -187,9 +187,10 @@ func (b *builder) build(name string) (*asset, error) {
 }
 
 // lazy are the modules imported dynamically that are not fetched ahead with their importer:
-// only some pages need them (foreign.js reads another WebMCP implementation's tools), and the
-// others would pay for them on every first visit.
-var lazy = map[string]bool{"foreign.js": true}
+// only some pages need them (foreign.js reads another WebMCP implementation's tools, frames.js
+// the tools of a page's same-origin frames), and the others would pay for them on every first
+// visit.
+var lazy = map[string]bool{"foreign.js": true, "frames.js": true}
 
 // later lists the modules that name's dynamic imports load: each of them and the modules it
 // reaches through its static imports, less those name loads statically, sorted. Lazy modules

@@ -64,14 +64,17 @@ func TestEmbeddedAssets(t *testing.T) {
 	if a.Version("preload.js") == "" {
 		t.Error("preload.js is not served")
 	}
-	// foreign.js only when the page has another WebMCP implementation: not fetched ahead.
-	for n, want := range map[string]int{"widget.js": 0, "boot.js": 0, "modelcontext.js": 1} {
-		if got := strings.Count(string(a.Source(n)), "foreign.js"); got != want {
-			t.Errorf("%s names foreign.js %d times, want %d (its own import only):\n%s", n, got, want, a.Source(n))
+	// foreign.js only when the page has another WebMCP implementation, frames.js only when it
+	// has frames or is one: not fetched ahead.
+	for _, lazy := range []string{"foreign.js", "frames.js"} {
+		for n, want := range map[string]int{"widget.js": 0, "boot.js": 0, "modelcontext.js": 1} {
+			if got := strings.Count(string(a.Source(n)), lazy); got != want {
+				t.Errorf("%s names %s %d times, want %d (its own import only):\n%s", n, lazy, got, want, a.Source(n))
+			}
 		}
-	}
-	if !strings.Contains(string(a.Source("modelcontext.js")), "import('./foreign.js?v="+a.Version("foreign.js")+"')") {
-		t.Error("modelcontext.js does not import foreign.js (versioned) when it needs it")
+		if !strings.Contains(string(a.Source("modelcontext.js")), "import('./"+lazy+"?v="+a.Version(lazy)+"')") {
+			t.Errorf("modelcontext.js does not import %s (versioned) when it needs it", lazy)
+		}
 	}
 	// A module is UTF-8 whatever its type says; the classic preload.js would be decoded in the
 	// page's encoding without a charset.

@@ -21,6 +21,49 @@ const TEMPORAL = {
   color: '^#[0-9a-fA-F]{6}$',
 };
 
+/** Marks the tools this module registers: their toolactivated and toolcancel are fired here. */
+export const FORM_TOOL = Symbol('byomcp.formTool');
+
+/** The draft's ToolActivatedEvent: a tool call has started; toolName names the tool. */
+export class ToolActivatedEvent extends Event {
+  #toolName;
+  /** @param {string} type @param {EventInit & {toolName?: string}} [init] */
+  constructor(type, init = {}) {
+    super(type, init);
+    this.#toolName = String(init?.toolName ?? '');
+  }
+
+  get toolName() {
+    return this.#toolName;
+  }
+}
+
+/** The draft's ToolCancelEvent: a tool call was cancelled before it answered. */
+export class ToolCancelEvent extends Event {
+  #toolName;
+  /** @param {string} type @param {EventInit & {toolName?: string}} [init] */
+  constructor(type, init = {}) {
+    super(type, init);
+    this.#toolName = String(init?.toolName ?? '');
+  }
+
+  get toolName() {
+    return this.#toolName;
+  }
+}
+
+/**
+ * Fires 'toolactivated' or 'toolcancel' {toolName} at each target (a model context, a window),
+ * a new event each, not bubbling, as Chromium does.
+ * @param {any[]} targets
+ * @param {'toolactivated'|'toolcancel'} type
+ * @param {string} toolName
+ */
+export function fireToolEvent(targets, type, toolName) {
+  const C = type === 'toolcancel' ? ToolCancelEvent : ToolActivatedEvent;
+  for (const t of targets) if (typeof t?.dispatchEvent === 'function') t.dispatchEvent(new C(type, { toolName }));
+}
+
 /** Submit events dispatched by an agent invocation. */
 const agentEvents = new WeakSet();
 /** @type {WeakMap<Event, Promise<unknown>>} respondWith's promise per event */
@@ -336,8 +379,13 @@ function writer(controls, value) {
       const wanted = new Set(value.map(asString));
       if ([...wanted].some((v) => v === undefined || !values.includes(v))) return null;
       return () => {
-        for (const o of first.options) o.selected = wanted.has(o.value);
-        fire(first);
+        let changed = false;
+        for (const o of first.options) {
+          if (o.selected === wanted.has(o.value)) continue;
+          o.selected = !o.selected;
+          changed = true;
+        }
+        if (changed) fire(first);
       };
     }
     const s = asString(value);
@@ -531,6 +579,7 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
           description: def.description,
           inputSchema: def.inputSchema,
           execute: (/** @type {any} */ input, /** @type {any} */ client) => invoke(form, def, reg, input ?? {}, client?.signal),
+          [FORM_TOOL]: true,
         },
         { signal: controller.signal },
       ).catch((err) => {
@@ -556,13 +605,7 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
     const button = submitButton(form);
     // 'toolactivated' {toolName}: at the model context (the explainer) and at the window (where
     // @mcp-b/webmcp-polyfill fires it), so pages written for either see it.
-    const activated = () => {
-      for (const target of [mc, win]) {
-        const ev = new Event('toolactivated');
-        Object.defineProperty(ev, 'toolName', { value: def.name, enumerable: true });
-        target.dispatchEvent(ev);
-      }
-    };
+    const activated = () => fireToolEvent([mc, win], 'toolactivated', def.name);
     if (!def.autosubmit) {
       button?.focus?.();
       activated();
@@ -591,22 +634,29 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
     const ev = /** @type {Event|null} */ (event);
     if (!ev) throw new Error(`The form "${def.name}" was not submitted (the browser refused the submission).`);
     const response = responses.get(ev);
-    if (response) return untilCancelled(response, reg, signal);
+    if (response) {
+      // A form its submit handler removed (or moved) is no longer the tool that was called.
+      if (!form.isConnected) throw new Error(`The form "${def.name}" went away before it answered.`);
+      return untilCancelled(response, reg, signal, def.name);
+    }
     if (ev.defaultPrevented) return `Submitted the form "${def.name}"; the page handled it and gave no response.`;
     return { content: [{ type: 'text', text: `Submitted the form "${def.name}"; the page is loading the result.` }], _meta: { 'byomcp/navigating': true } };
   };
 
   /**
-   * Settles like p, or rejects when the call is cancelled, the form is reset or goes away.
+   * Settles like p, or rejects when the call is cancelled, the form is reset or goes away
+   * (and fires toolcancel then).
    * @param {Promise<unknown>} p
    * @param {{cancel: Set<(err: Error) => void>}} reg
    * @param {AbortSignal|undefined} signal
+   * @param {string} name the tool's
    */
-  const untilCancelled = (p, reg, signal) =>
+  const untilCancelled = (p, reg, signal, name) =>
     new Promise((resolve, reject) => {
       const cancel = (/** @type {unknown} */ err) => {
         done();
         reject(err);
+        fireToolEvent([mc, win], 'toolcancel', name);
       };
       const onAbort = () => cancel(signal?.reason);
       const done = () => {

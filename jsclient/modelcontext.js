@@ -10,14 +10,57 @@
 //     document.modelContext ??= {__byomcpQueue: [], registerTool(t, o) { this.__byomcpQueue.push([t, o]); }};
 //   </script>
 
-import { invalidState, TOOL_NAME_PATTERN, agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, HINTS, ERRORS } from './tools.js';
+import { ToolHost, invalidState, TOOL_NAME_PATTERN, agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, HINTS, ERRORS } from './tools.js';
 import { toLogger } from './wsrpc.js';
-import { startDeclarativeTools } from './declarative.js';
+import { startDeclarativeTools, fireToolEvent, FORM_TOOL, ToolActivatedEvent, ToolCancelEvent } from './declarative.js';
 
-export { INVOCATION_FAILED, HINTS };
+export { INVOCATION_FAILED, HINTS, ToolActivatedEvent, ToolCancelEvent };
 
 /** Marks our implementation, across copies of this module. */
 const MARK = Symbol.for('byomcp.modelContext');
+// What the model contexts of the same-origin documents of a frame tree ask of each other
+// (Symbol.for: a frame may run another copy of this module).
+// (frames.js has the same names.)
+const OWN = Symbol.for('byomcp.ownTools'); // () => [{tool, info}]: this document's tools
+const RUN = Symbol.for('byomcp.runTool'); // (name, input, signal) => execute's value
+const NOTIFY = Symbol.for('byomcp.treeChanged'); // () => void: another document's tools changed
+const INNER = Symbol.for('byomcp.inner'); // () => what frames.js's mirror needs
+
+/** @type {Promise<typeof import('./frames.js')>|null} */
+let frames = null;
+
+/**
+ * frames.js (the frame tree's documents), imported once the page has frames or is one; null
+ * until then.
+ * @param {any} win
+ */
+function loadFrames(win) {
+  try {
+    if (!frames && (win?.length > 0 || (win?.parent && win.parent !== win))) frames = import('./frames.js');
+  } catch {
+    // a window that is going away
+  }
+  return frames;
+}
+
+/**
+ * The model contexts of the same-origin documents of win's frame tree that are ours, self first.
+ * @param {any} win
+ * @param {any} self
+ */
+async function inTree(win, self) {
+  const m = await loadFrames(win);
+  return m ? m.contextsInTree(topOf(win), self) : [self];
+}
+
+/** @param {any} win */
+function topOf(win) {
+  try {
+    return win?.top ?? null;
+  } catch {
+    return null;
+  }
+}
 
 
 
@@ -59,18 +102,126 @@ export class ModelContext extends EventTarget {
   #ontoolchange = null;
   /** @type {any} */
   #win;
+  /**
+   * The tools of the frame tree's other documents, copied into the host for its agent (the
+   * widget's model context only), by name; null where nothing is copied.
+   * @type {Map<string, {sig: string, mc: any, handle: {unregister(): void}}>|null}
+   */
+  #mirrored = null;
+  /** Set while copying those: the host's change is not one of this document's tools. */
+  #quiet = false;
+  /** Set between pagehide and pageshow: the document's tools are gone from the tree. */
+  #gone = false;
 
   /**
    * @param {import('./tools.js').ToolHost} host
-   * @param {{win?: any}} [options] the window whose origin and window getTools() report
+   * @param {{win?: any, mirror?: boolean}} [options] win: the window whose origin and window
+   *   getTools() report; mirror: copy the tools of the same-origin documents of the frame tree
+   *   into host (for the agent that reads host)
    */
-  constructor(host, { win = globalThis } = {}) {
+  constructor(host, { win = globalThis, mirror = false } = {}) {
     super();
     this.#host = host;
     this.#win = win;
     host.addEventListener('change', () => {
-      setTimeout(() => this.dispatchEvent(new Event('toolchange')), 0);
+      if (!this.#quiet) this.#changed();
     });
+    if (mirror) {
+      this.#mirrored = new Map();
+      loadFrames(win)?.then((m) => m.mirror(this));
+    }
+    // A frame's document that goes (removed, navigated) takes its tools out of the tree.
+    for (const [type, gone] of /** @type {const} */ ([['pagehide', true], ['pageshow', false]])) {
+      win?.addEventListener?.(type, () => {
+        if (this.#gone === gone) return;
+        this.#gone = gone;
+        this.#changed();
+      });
+    }
+  }
+
+  /** Tells this document and the other documents of the frame tree that its tools changed. */
+  #changed() {
+    setTimeout(() => this.dispatchEvent(new Event('toolchange')), 0);
+    const top = topOf(this.#win); // now: a frame that is going away has none a moment later
+    loadFrames(this.#win)?.then((m) => m.notifyTree(top, this));
+  }
+
+  /** Another document of the frame tree has other tools now. */
+  [NOTIFY]() {
+    setTimeout(() => this.dispatchEvent(new Event('toolchange')), 0);
+    if (this.#mirrored) loadFrames(this.#win)?.then((m) => m.mirror(this));
+  }
+
+  /** What frames.js needs to copy the frame tree's tools into the host. */
+  [INNER]() {
+    return {
+      host: this.#host,
+      win: this.#win,
+      mirrored: this.#mirrored,
+      quietly: (/** @type {() => void} */ fn) => {
+        this.#quiet = true;
+        try {
+          fn();
+        } finally {
+          this.#quiet = false;
+        }
+      },
+    };
+  }
+
+  /**
+   * This document's own tools, as getTools() reports them (tool) and as the host has them (info).
+   * @returns {{tool: RegisteredTool, info: import('./tools.js').ToolInfo}[]}
+   */
+  [OWN]() {
+    if (this.#gone) return [];
+    const origin = originOf(this.#win);
+    const window = this.#win?.window ?? this.#win;
+    return this.#host
+      .listTools()
+      .filter((t) => !this.#mirrored?.has(t.name))
+      .map((info) => {
+        const own = this.#own.get(info.name);
+        /** @type {RegisteredTool} */
+        const tool = { name: info.name, title: info.title ?? '', description: info.description, origin, window };
+        if (own) {
+          if (own.schemaJson !== undefined) tool.inputSchema = JSON.parse(own.schemaJson);
+        } else {
+          tool.inputSchema = structuredCloneJSON(info.inputSchema);
+        }
+        if (info.annotations) tool.annotations = webmcpAnnotations(info.annotations);
+        return { tool, info };
+      });
+  }
+
+  /**
+   * Runs this document's tool name with args (already converted) and the call's signal.
+   * @param {string} name
+   * @param {unknown} args
+   * @param {AbortSignal} signal
+   */
+  [RUN](name, args, signal) {
+    return this.#host.executeTool(name, args, { signal });
+  }
+
+  /**
+   * Fires toolactivated at this model context and the window for a call of an imperative tool
+   * that has started, and toolcancel when the call's signal aborts before it has settled.
+   * @param {string} name
+   * @param {AbortSignal|undefined} signal
+   * @param {unknown} result what execute returned
+   */
+  #activated(name, signal, result) {
+    const targets = [this, this.#win];
+    fireToolEvent(targets, 'toolactivated', name);
+    if (!signal || signal.aborted) return;
+    let settled = false;
+    Promise.resolve(result).then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    signal.addEventListener('abort', () => settled || fireToolEvent(targets, 'toolcancel', name), { once: true });
   }
 
   /** Always true: tells our implementation apart from native ones. */
@@ -108,7 +259,8 @@ export class ModelContext extends EventTarget {
   async registerTool(tool, options = {}) {
     const signal = options?.signal;
     const def = toDescriptor(tool);
-    if (this.#host.has(def.name)) throw invalidState(`Tool already registered: ${def.name}`);
+    const form = tool[FORM_TOOL] === true; // declarative.js fires its forms' events itself
+    if (this.#host.has(def.name) && !this.#mirrored?.has(def.name)) throw invalidState(`Tool already registered: ${def.name}`);
     if (def.name === '' || !TOOL_NAME_PATTERN.test(def.name)) {
       throw invalidState(`Tool "name" must be 1–128 characters of ASCII letters, digits, _ - or . (got ${JSON.stringify(def.name)})`);
     }
@@ -120,6 +272,15 @@ export class ModelContext extends EventTarget {
     }
     const schema = schemaJson === undefined ? undefined : agentSchema(JSON.parse(schemaJson));
     const execute = def.execute;
+    const name = def.name;
+    // This document's tool takes the place of another document's of the same name.
+    this.#quiet = true;
+    try {
+      this.#mirrored?.get(name)?.handle.unregister();
+      this.#mirrored?.delete(name);
+    } finally {
+      this.#quiet = false;
+    }
     const handle = this.#host.registerTool(
       {
         name: def.name,
@@ -127,11 +288,14 @@ export class ModelContext extends EventTarget {
         description: def.description,
         inputSchema: schema,
         annotations: agentAnnotations(def.annotations),
-        execute: (args, client) => Reflect.apply(execute, undefined, [args, client]),
+        execute: (args, client) => {
+          const result = Reflect.apply(execute, undefined, [args, client]);
+          if (!form) this.#activated(name, client?.signal, result);
+          return result;
+        },
       },
       { signal },
     );
-    const name = def.name;
     const reg = { schemaJson, handle };
     this.#own.set(name, reg);
     signal?.addEventListener(
@@ -148,37 +312,27 @@ export class ModelContext extends EventTarget {
   }
 
   /**
-   * The tools of this page as Chromium's getTools() gives them (sorted by name).
+   * The tools of this page as Chromium's getTools() gives them (sorted by name): this
+   * document's and those of the other same-origin documents of its frame tree that have our
+   * document.modelContext.
    * @returns {Promise<RegisteredTool[]>}
    */
   async getTools() {
-    const origin = originOf(this.#win);
-    const tools = this.#host.listTools().map((t) => {
-      const own = this.#own.get(t.name);
-      /** @type {RegisteredTool} */
-      const out = { name: t.name, title: t.title ?? '', description: t.description, origin, window: this.#win?.window ?? this.#win };
-      if (own) {
-        if (own.schemaJson !== undefined) out.inputSchema = JSON.parse(own.schemaJson);
-      } else {
-        out.inputSchema = structuredCloneJSON(t.inputSchema);
-      }
-      if (t.annotations) out.annotations = webmcpAnnotations(t.annotations);
-      return out;
-    });
+    const tools = (await inTree(this.#win, this)).flatMap((mc) => mc[OWN]().map((/** @type {any} */ t) => t.tool));
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     await new Promise((resolve) => setTimeout(resolve, 0));
     return tools;
   }
 
   /**
-   * Runs a tool as the draft's executeTool(tool, inputObject, {signal}) and Chromium's (from 155)
-   * do: tool is an object from getTools(), inputObject the input ({} when omitted), which goes
-   * to the tool as its JSON serialization would parse. JSON text, which Chromium until 154 and
-   * @mcp-b/webmcp-polyfill 5 take instead, is read as the input too. Resolves with the result
-   * serialized as Chromium does (JSON text for objects, the string itself for strings); rejects
-   * with a TypeError for a malformed tool or an input that is not an object (or cannot be
-   * serialized), an UnknownError DOMException for an unknown tool, text that is not a JSON object
-   * or a failed execute, and with the abort reason when signal aborts first.
+   * Runs a tool as the draft's executeTool(tool, inputObject, {signal}) and Chromium's (from 156)
+   * do: tool is an object from getTools() (of this document or of a same-origin document of its
+   * frame tree), inputObject the input ({} when omitted), which goes to the tool as its JSON
+   * serialization would parse. Resolves with the result serialized as Chromium does (JSON text
+   * for objects, the string itself for strings); rejects with a TypeError for a malformed tool
+   * or an input that is not an object (a string included, or what cannot be serialized), an
+   * UnknownError DOMException for an unknown tool or a failed execute, and with the abort reason
+   * when signal aborts first (the tool's own signal aborts a task later, with an AbortError).
    * @param {any} tool
    * @param {unknown} [input]
    * @param {{signal?: AbortSignal}} [options]
@@ -191,21 +345,25 @@ export class ModelContext extends EventTarget {
       if (!(key in tool)) throw new TypeError(`RegisteredTool.${key} is required`);
     }
     if (!('window' in tool) && !('source' in tool)) throw new TypeError('RegisteredTool.window is required');
-    const win = this.#win?.window ?? this.#win;
-    if (tool.origin !== originOf(this.#win) || (tool.source ?? tool.window) !== win) {
-      throw new DOMException(`Tool not found: ${tool.name}`, 'UnknownError');
-    }
-    signal?.throwIfAborted();
     const name = String(tool.name);
-    if (!this.#host.has(name)) throw new DOMException(`Tool not found: ${name}`, 'UnknownError');
+    const win = tool.source ?? tool.window;
+    // Before any await: an aborted signal or a bad input rejects at once, as in Chromium.
+    signal?.throwIfAborted();
     const args = readInput(input);
-    const run = this.#host.executeTool(name, args, { signal: signal ?? new AbortController().signal });
+    const mc = (await inTree(this.#win, this)).find((m) => m[OWN]().some((/** @type {any} */ t) => t.tool.name === name && t.tool.window === win && t.tool.origin === tool.origin));
+    if (!mc) throw new DOMException(`Tool not found: ${name}`, 'UnknownError');
+    signal?.throwIfAborted();
+    const inner = new AbortController();
+    const abort = () => setTimeout(() => inner.abort(new DOMException('The tool call was aborted.', 'AbortError')), 0);
+    signal?.addEventListener('abort', abort, { once: true });
     let value;
     try {
-      value = await untilAborted(run, signal);
+      value = await untilAborted(Promise.resolve(mc[RUN](name, args, inner.signal)), signal);
     } catch (err) {
       if (signal?.aborted && err === signal.reason) throw err;
       throw new DOMException(err instanceof Error ? `${INVOCATION_FAILED}: ${err.message}` : INVOCATION_FAILED, 'UnknownError');
+    } finally {
+      if (!signal?.aborted) signal?.removeEventListener('abort', abort);
     }
     return serializeResult(value);
   }
@@ -218,7 +376,7 @@ export class ModelContext extends EventTarget {
   unregisterTool(nameOrTool) {
     const name = typeof nameOrTool === 'string' ? nameOrTool : nameOrTool?.name;
     this.#own.delete(name);
-    if (!this.#host.unregisterTool(name)) throw invalidState(`unregisterTool: no tool named "${name}"`);
+    if (this.#mirrored?.has(name) || !this.#host.unregisterTool(name)) throw invalidState(`unregisterTool: no tool named "${name}"`);
   }
 
   /**
@@ -245,12 +403,15 @@ export class ModelContext extends EventTarget {
  * can be read (getTools and executeTool), its tools are mirrored into host and it is returned.
  * Otherwise our implementation is installed at document.modelContext (and navigator.modelContext
  * when absent), the pre-load queue is replayed into it, declarative form tools are registered
- * with it (when there is a DOM), and it is returned.
+ * with it (when there is a DOM), the same-origin frames of the window that have no
+ * document.modelContext get ours (each with its own ToolHost, now and when one loads), and it
+ * is returned. With mirror, host (the agent's) also gets the tools of the frame tree's other
+ * same-origin documents.
  * @param {import('./tools.js').ToolHost} host
- * @param {{win?: any, logger?: Partial<import('./wsrpc.js').Logger>, declarative?: boolean}} [options]
+ * @param {{win?: any, logger?: Partial<import('./wsrpc.js').Logger>, declarative?: boolean, mirror?: boolean}} [options]
  * @returns {any} the model context the page should use
  */
-export function installModelContext(host, { win = globalThis, logger, declarative = true } = {}) {
+export function installModelContext(host, { win = globalThis, logger, declarative = true, mirror = true } = {}) {
   const log = toLogger(logger);
   const doc = win?.document;
   const nav = win?.navigator;
@@ -280,12 +441,45 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
     return other;
   }
 
-  const mc = new ModelContext(host, { win });
+  const mc = new ModelContext(host, { win, mirror });
   if (doc) define(doc, 'modelContext', mc, log);
   if (nav && (!navMC || stubs.includes(navMC))) define(nav, 'modelContext', mc, log);
+  for (const C of [ToolActivatedEvent, ToolCancelEvent]) {
+    if (win && typeof win === 'object' && !(C.name in win)) Object.defineProperty(win, C.name, { value: C, configurable: true, writable: true });
+  }
   replayQueued(stubs, mc, log);
   if (declarative && doc && typeof win.MutationObserver === 'function') startDeclarativeTools(mc, { win, logger: log });
+  if (doc) watchFrames(win, log);
   return mc;
+}
+
+/**
+ * Gives each same-origin frame of win that has no document.modelContext (or preload.js's
+ * stand-in) ours, with its own ToolHost: those there now, and each document that loads in one
+ * (before the page's own load listeners of that frame run). Its tools are the frame tree's
+ * (getTools, executeTool and toolchange in every same-origin document of it: frames.js).
+ * @param {any} win
+ * @param {import('./wsrpc.js').Logger} log
+ */
+function watchFrames(win, log) {
+  const adopt = (/** @type {any} */ w) => {
+    try {
+      const have = w.document.modelContext;
+      if (have && !Array.isArray(have.__byomcpQueue)) return;
+    } catch {
+      return; // another origin
+    }
+    installModelContext(new ToolHost({ logger: log }), { win: w, logger: log, mirror: false });
+  };
+  for (let i = 0; i < (win.length ?? 0); i++) adopt(win[i]);
+  win.document.addEventListener?.(
+    'load',
+    (/** @type {Event} */ e) => {
+      const el = /** @type {any} */ (e.target);
+      if (el?.localName === 'iframe' || el?.localName === 'frame') adopt(el.contentWindow);
+    },
+    true,
+  );
 }
 
 /**
@@ -312,6 +506,15 @@ function replayQueued(stubs, mc, log) {
         if (options?.signal?.aborted && err === options.signal.reason) return;
         log.warn(`queued tool ${JSON.stringify(tool?.name)} was not registered:`, err);
       });
+    }
+    // preload.js's stand-in also queued getTools() and executeTool() calls, after the
+    // registrations above (so they see those tools), and sends the next ones straight to mc.
+    for (const k of ['getTools', 'executeTool']) {
+      if (typeof mc[k] === 'function' && typeof stub[k] === 'function') stub[k] = (/** @type {any[]} */ ...a) => mc[k](...a);
+    }
+    for (const [k, args, resolve, reject] of Array.isArray(stub.__byomcpCalls) ? stub.__byomcpCalls.splice(0) : []) {
+      if (typeof mc[k] !== 'function') reject(new TypeError(`document.modelContext.${k} is not a function`));
+      else (async () => mc[k](...args))().then(resolve, reject);
     }
   }
 }
@@ -459,22 +662,13 @@ function webmcpAnnotations(a) {
 
 /**
  * The input of executeTool: an object (arrays too) as its JSON serialization parses, as Chromium
- * converts it (a TypeError for anything else, or for what JSON.stringify refuses); {} when
- * omitted; JSON text of an object or array (Chromium until 154), else an UnknownError.
+ * 156 converts it (a TypeError for anything else, strings included, or for what JSON.stringify
+ * refuses); {} when omitted.
  * @param {unknown} input
  * @returns {object}
  */
 function readInput(input) {
   if (input === undefined) return {};
-  if (typeof input === 'string') {
-    try {
-      const v = JSON.parse(input);
-      if (v !== null && typeof v === 'object') return v;
-    } catch {
-      // reported below
-    }
-    throw new DOMException(BAD_INPUT, 'UnknownError');
-  }
   if (input === null || (typeof input !== 'object' && typeof input !== 'function')) throw new TypeError('invalid input object: value is not an object');
   let json;
   try {

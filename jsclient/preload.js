@@ -1,6 +1,7 @@
 // byomcp preload: a tiny classic script for the <head>, before any script that registers tools.
-// It makes document.modelContext usable at once: registrations are queued until widget.js has
-// loaded, then registered for real (see installModelContext in modelcontext.js).
+// It makes document.modelContext usable at once: registrations (and getTools()/executeTool()
+// calls) are queued until widget.js has loaded, then made for real (see installModelContext in
+// modelcontext.js).
 //
 // A page whose browser or other library (such as @mcp-b/webmcp-polyfill, loaded before this
 // script) already provides document.modelContext keeps it; this script only makes that object's
@@ -38,6 +39,16 @@
       if (i < 0) throw new DOMException('unregisterTool: no tool named "' + name + '"', 'InvalidStateError');
       queue.splice(i, 1);
     };
+    // getTools() and executeTool() wait for the widget's ModelContext, then are its own calls.
+    var calls = (stub.__byomcpCalls = []);
+    ['getTools', 'executeTool'].forEach(function (k) {
+      stub[k] = function () {
+        var args = Array.prototype.slice.call(arguments);
+        return new Promise(function (resolve, reject) {
+          calls.push([k, args, resolve, reject]);
+        });
+      };
+    });
     stub.addEventListener = function (type, listener, options) {
       if (listener != null && heardAt(type, listener, options) < 0 && !(options && options.signal && options.signal.aborted)) heard.push([String(type), listener, options]);
     };

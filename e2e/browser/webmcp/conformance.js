@@ -86,21 +86,26 @@ report.tools = tools
   .sort((a, b) => (a.name < b.name ? -1 : 1));
 const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 
-// executeTool: results and errors.
+// executeTool: results and errors. The one deliberate difference: the polyfill takes the input
+// as JSON text (as Chromium until 154), ours as an object (as Chromium 156, which refuses text).
+const input = (o) => (mc.__isWebMCPPolyfill ? JSON.stringify(o) : o);
 report.results = {};
-for (const name of Object.keys(results)) report.results[name] = await outcome(mc.executeTool(byName[`r_${name}`], '{}'));
-report.results.echo = await outcome(mc.executeTool(byName.echo, '{"q":"lamp"}'));
+for (const name of Object.keys(results)) report.results[name] = await outcome(mc.executeTool(byName[`r_${name}`], input({})));
+report.results.echo = await outcome(mc.executeTool(byName.echo, input({ q: 'lamp' })));
 const err = (o) => ({ error: o.error, message: o.message.replace(/: .*/, '') });
-report.errors = {
+// Text that is no JSON object: the polyfill's "Failed to parse input arguments", our TypeError.
+report.textInput = {
   'bad JSON': err(await outcome(mc.executeTool(byName.echo, 'not json'))),
   'JSON string': err(await outcome(mc.executeTool(byName.echo, '"q"'))),
-  'throwing execute': await outcome(mc.executeTool(byName.boom, '{}')),
-  'unknown tool': err(await outcome(mc.executeTool({ ...byName.echo, name: 'nope' }, '{}'))),
-  'a name, not a tool': err(await outcome(mc.executeTool('echo', '{}'))),
-  'another window': err(await outcome(mc.executeTool({ ...byName.echo, window: {} }, '{}'))),
+};
+report.errors = {
+  'throwing execute': await outcome(mc.executeTool(byName.boom, input({}))),
+  'unknown tool': err(await outcome(mc.executeTool({ ...byName.echo, name: 'nope' }, input({})))),
+  'a name, not a tool': err(await outcome(mc.executeTool('echo', input({})))),
+  'another window': err(await outcome(mc.executeTool({ ...byName.echo, window: {} }, input({})))),
 };
 const stop = new AbortController();
-const running = outcome(mc.executeTool(byName.slow, '{}', { signal: stop.signal }));
+const running = outcome(mc.executeTool(byName.slow, input({}), { signal: stop.signal }));
 await tick();
 const stopReason = new Error('stopped');
 stop.abort(stopReason);
@@ -131,9 +136,9 @@ form.addEventListener('submit', (e) => {
   const data = new FormData(form);
   e.respondWith(Promise.resolve({ query: data.get('query'), size: data.get('size'), color: data.get('color'), tags: data.getAll('tags'), gift: data.get('gift') }));
 });
-report.formResult = formTool ? await outcome(mc.executeTool(formTool, JSON.stringify({ query: 'lamp', size: 'M', color: 'blue', tags: ['sale'], gift: true }))) : null;
+report.formResult = formTool ? await outcome(mc.executeTool(formTool, input({ query: 'lamp', size: 'M', color: 'blue', tags: ['sale'], gift: true }))) : null;
 document.querySelector('[name=query]').setCustomValidity('Not sold here');
-const invalid = formTool ? await outcome(mc.executeTool(formTool, JSON.stringify({ query: 'x' }))) : null;
+const invalid = formTool ? await outcome(mc.executeTool(formTool, input({ query: 'x' }))) : null;
 report.formInvalid = invalid && { error: invalid.error, namesField: /query: Not sold here/.test(invalid.message) };
 
 window.__report = report;
