@@ -94,6 +94,11 @@ var siteConversations = []struct {
 		{click: 1},
 		{say: "I'd rather see diesel wagons", calls: []string{`back_to_inventory {}`, `search_cars {"fuel":"diesel","bodyType":"wagon"}`}, reply: []string{"Audi A6 Avant"}, on: "inventory"},
 	}},
+	{"a page reached with nothing to carry", "car", "c19", []siteTurn{
+		{say: "something fun to drive", calls: []string{`go_to_test_drive {}`}, reply: []string{"test-drive booking page for the 2020 Ford Mustang"}, not: []string{"Should I", "submit"}, on: "test-drive"},
+		{say: "Lee Wong, lee@wong.io, Monday at 11", calls: []string{`fill_form_data {"name":"Lee Wong","email":"lee@wong.io","date":"2026-12-07","time":"11:00"}`}, reply: []string{"Filled"}},
+		{say: "back to the cars please", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+	}},
 	{"phone-sized requests, from the financing page", "financing", "c12", []siteTurn{
 		{say: "48 mo, 3k down", calls: []string{`calculate_payment {"termMonths":48,"downPayment":3000}`}, reply: []string{"48 months"}},
 		{say: "test drive it sat 10am", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, not: []string{"Sorry"}, on: "test-drive"},

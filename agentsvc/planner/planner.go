@@ -232,12 +232,14 @@ func (c *conv) goOn(on *conv) action {
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start])
 	on.before.learnTitles(titledIDs(on.tools))
-	a := on.understand(c.pointedText(on), on.before, lookup).step(on)
+	in := on.understand(c.pointedText(on), on.before, lookup)
+	a := in.step(on)
 	if len(on.done) > 0 {
 		return a
 	}
+	hop := navTool(c.toolDef(c.done[lastOpened(c.done)].name))
 	if a.call != nil {
-		if nav := c.done[lastOpened(c.done)]; len(a.call.values) > 0 || a.call.opens || opener(a.call.def) || navTool(a.call.def) || !navTool(c.toolDef(nav.name)) ||
+		if len(a.call.values) > 0 || a.call.opens || opener(a.call.def) || navTool(a.call.def) || !hop ||
 			(on.lister() != nil && a.call.def.Name == on.lister().def.Name) {
 			return a
 		}
@@ -254,6 +256,11 @@ func (c *conv) goOn(on *conv) action {
 			text += " Here I can do things like " + quoteList(sug, "or") + "."
 		}
 		return action{text: text}
+	}
+	if hop && in.asked == nil {
+		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
+		// no guess at what else the words meant there.
+		return action{text: c.summary()}
 	}
 	return action{text: c.summary() + " " + a.text}
 }
