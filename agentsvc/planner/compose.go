@@ -40,15 +40,34 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 		}
 	}
 	count := max(n, 1)
-	if target != nil && n == 0 {
+	least := 1 // the fewest ids the target takes
+	if target != nil {
 		for _, prop := range target.schema.props {
 			if _, list := idParam(prop); list {
-				count = 2
+				least = 2
 				if prop.schema.minItems != nil {
-					count = max(*prop.schema.minItems, 1)
+					least = max(*prop.schema.minItems, 1)
+				}
+				if n == 0 {
+					count = least
 				}
 			}
 		}
+	}
+	// only says how many match when fewer than asked do ("compare the two cheapest" when
+	// one car matches): honest about the set.
+	only := func(w []*item) string {
+		if len(w) >= count {
+			return ""
+		}
+		noun := "items"
+		if l := c.lister(); l != nil {
+			noun = listNoun(l.def.Name, len(w))
+		}
+		if len(w) == 1 {
+			return "Only one " + noun + " matches: " + theTitle(w[0]) + rankDetail(o, w[0], c.now.money) + "."
+		}
+		return "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
 	}
 	var static []*plan
 	if filter != nil {
@@ -97,6 +116,9 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 				return static
 			}
 			w := winners(c)
+			if len(w) < least {
+				return static
+			}
 			if p := withIDs(target, w); p != nil {
 				for _, prop := range p.schema.props {
 					if _, set := p.values[prop.name]; !set && prop.required && len(prop.schema.enum) != 1 && len(prop.schema.def) == 0 {
@@ -113,9 +135,12 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 		},
 		final: func(c *conv) string {
 			if target != nil && len(c.done) > len(static) {
-				return c.summary()
+				return strings.TrimSpace(only(winners(c)) + " " + c.summary())
 			}
 			w := winners(c)
+			if target != nil && len(w) > 0 && len(w) < least {
+				return only(w) + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
+			}
 			if len(w) == 0 {
 				if noun == "one" {
 					return "Nothing matches right now."

@@ -69,12 +69,14 @@ func (c *conv) pending() (intent, bool) {
 	if prevUser < 0 {
 		return intent{}, false
 	}
+	opened := false
 	if m := c.msgs[prevUser+1]; c.lastUser-prevUser != 2 || m.Role != chat.RoleAssistant || len(m.ToolCalls) > 0 || m.Content == "" {
 		// Or a turn that opened an item's page for the request and asked there (goOn):
 		// the question is about the page the visitor is on now.
 		if !c.openedThenAsked(prevUser) {
 			return intent{}, false
 		}
+		opened = true
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
 	pc := *c
@@ -82,6 +84,9 @@ func (c *conv) pending() (intent, bool) {
 	pc.lastUser = prevUser
 	pc.done = nil
 	pc.before = remember(c.msgs[:prevUser])
+	if opened {
+		pc.before = c.before // the names that turn looked up on its way
+	}
 	in := pc.understand(prevText, pc.before, false)
 	if in.asked == nil && len(in.choices) == 0 {
 		return intent{}, false
@@ -91,11 +96,12 @@ func (c *conv) pending() (intent, bool) {
 }
 
 // openedThenAsked reports a previous turn (from its user message at prevUser) that made an
-// openFor call and ended with a question.
+// openFor call and ended with a reply (pending reads that reply's request again, and keeps it
+// only when it asked for something).
 func (c *conv) openedThenAsked(prevUser int) bool {
 	last := c.msgs[c.lastUser-1]
 	text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice))
-	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || !strings.HasSuffix(text, "?") {
+	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || text == "" {
 		return false
 	}
 	for _, m := range c.msgs[prevUser+1 : c.lastUser] {

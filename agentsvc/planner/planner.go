@@ -106,6 +106,7 @@ type doneCall struct {
 	args   string
 	result string // raw tool message content
 	opened bool   // an openFor call: the turn goes on on the item's page
+	at     int    // the index of its result among the messages
 }
 
 // conv is one model call's view of the conversation.
@@ -113,6 +114,8 @@ type conv struct {
 	tools      []chat.ToolDef
 	msgs       []chat.Message
 	lastUser   int
+	reread     bool // the request is read again on the page the turn opened for it (goOn)
+	start      int  // the first message of this turn's calls on this page (after the visitor's, or an opened page's)
 	text       string
 	before     *memory // what the results before this turn showed
 	now        *memory // including this turn's results
@@ -146,8 +149,9 @@ func newConv(req llm.Request, now time.Time) *conv {
 	c.before.learnTitles(titled)
 	c.now.learnTitles(titled)
 	if c.lastUser >= 0 {
+		c.start = c.lastUser + 1
 		calls := map[string]chat.ToolCall{}
-		for _, m := range req.Messages[c.lastUser+1:] {
+		for i, m := range req.Messages[c.lastUser+1:] {
 			switch m.Role {
 			case chat.RoleAssistant:
 				for _, tc := range m.ToolCalls {
@@ -159,7 +163,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 				if name == "" {
 					name = m.Name
 				}
-				c.done = append(c.done, doneCall{name: name, args: tc.Arguments, result: m.Content, opened: strings.HasPrefix(tc.ID, openCallPrefix)})
+				c.done = append(c.done, doneCall{name: name, args: tc.Arguments, result: m.Content, opened: strings.HasPrefix(tc.ID, openCallPrefix), at: c.lastUser + 1 + i})
 			}
 		}
 	}
@@ -193,8 +197,10 @@ func (c *conv) next() action {
 		// (openFor: this page could not do it, the item's page may): there they are read
 		// again, once.
 		if k := slices.IndexFunc(c.done, func(d doneCall) bool { return d.opened }); k >= 0 {
+			k = lastOpened(c.done)
 			on := *c
 			on.done = c.done[k+1:]
+			on.start = c.done[k].at + 1
 			if !on.pageChanged() {
 				return c.goOn(&on)
 			}
@@ -217,12 +223,44 @@ func (c *conv) goOn(on *conv) action {
 		// agent waits for (Config.LateTools): nothing can be read against them now.
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
-	a := on.understand(c.pointedText(on), on.now, false).step(on)
-	if a.call != nil || len(on.done) > 0 {
+	lookup := true
+	if l := on.lister(); l != nil && slices.ContainsFunc(c.done[:lastOpened(c.done)], func(d doneCall) bool { return d.name == l.def.Name }) {
+		lookup = false // the names are known: one lookup a turn
+	}
+	on.reread = true
+	// What the page showed on arrival, not what later steps returned: the plan must not
+	// change under its own feet.
+	on.before = remember(c.msgs[:on.start])
+	on.before.learnTitles(titledIDs(on.tools))
+	in := on.understand(c.pointedText(on), on.before, lookup)
+	a := in.step(on)
+	if len(on.done) > 0 {
 		return a
 	}
+	hop := navTool(c.toolDef(c.done[lastOpened(c.done)].name))
+	if a.call != nil {
+		if len(a.call.values) > 0 || a.call.opens || opener(a.call.def) || navTool(a.call.def) || !hop ||
+			(on.lister() != nil && a.call.def.Name == on.lister().def.Name) {
+			return a
+		}
+		// A call with nothing of the request's (book_test_drive {} after going to the booking
+		// page for "book a test drive"): the page is where the visitor wanted to be.
+		return action{text: c.summary()}
+	}
 	if strings.HasPrefix(a.text, "Sorry") {
-		return action{text: c.summary() + " I can't do that on this page either."}
+		if c.onlyNames() {
+			return action{text: c.summary()} // "pull up the Outback": its page is what was asked
+		}
+		text := c.summary() + " I can't do that on this page either."
+		if sug := on.suggestions(3); len(sug) > 0 {
+			text += " Here I can do things like " + quoteList(sug, "or") + "."
+		}
+		return action{text: text}
+	}
+	if hop && in.asked == nil {
+		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
+		// no guess at what else the words meant there.
+		return action{text: c.summary()}
 	}
 	return action{text: c.summary() + " " + a.text}
 }
@@ -232,7 +270,7 @@ func (c *conv) goOn(on *conv) action {
 // second one") name it instead, as if the visitor had ("… for the 2023 Kia Sportage"): on its
 // own page "the second one" points at nothing.
 func (c *conv) pointedText(on *conv) string {
-	k := slices.IndexFunc(c.done, func(d doneCall) bool { return d.opened })
+	k := lastOpened(c.done)
 	if k < 0 {
 		return c.text
 	}
@@ -254,6 +292,34 @@ func (c *conv) pointedText(on *conv) string {
 		}
 	}
 	return c.text
+}
+
+// onlyNames reports a request made only of the names of items and the words of asking to
+// see them ("pull up the Outback").
+func (c *conv) onlyNames() bool {
+	toks := tokenize(c.text)
+	named := make([]bool, len(c.text)+1)
+	for _, m := range nameMentions(c.text, c.now.known(), nil) {
+		for i := m.start; i < m.end; i++ {
+			named[i] = true
+		}
+	}
+	for _, t := range toks {
+		if t.kind == kindWord && !named[t.start] && !stopWords[t.norm] && !requestWords[t.norm] {
+			return false
+		}
+	}
+	return true
+}
+
+// lastOpened is the index of the turn's last openFor call, or -1.
+func lastOpened(done []doneCall) int {
+	for k := len(done) - 1; k >= 0; k-- {
+		if done[k].opened {
+			return k
+		}
+	}
+	return -1
 }
 
 // pageChanged reports whether a tool this turn called is no longer offered: the page it ran

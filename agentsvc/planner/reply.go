@@ -34,11 +34,19 @@ func (c *conv) smallTalk(text string) (string, bool) {
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
 	sug := c.suggestions(3)
-	if len(sug) == 0 {
+	if len(sug) == 0 || !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return !navTool(t) && slices.Contains(sug, c.example(t)) }) {
+		// Nothing here to suggest but going elsewhere (a form needs the visitor's own words):
+		// what the page does, then where else to go.
 		if can := c.abilities(3); len(can) > 0 {
-			return open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
+			out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
+			if len(sug) > 0 {
+				out += " Or try: " + quoteList(sug, "or") + "."
+			}
+			return out
 		}
-		return open + " " + c.place.noTools
+		if len(sug) == 0 {
+			return open + " " + c.place.noTools
+		}
 	}
 	return open + " " + c.place.canDo + " — try: " + quoteList(sug, "or") + "."
 }
@@ -509,6 +517,16 @@ func (c *conv) options(toks []token) (string, bool) {
 			}
 		}
 	}
+	if p == nil && yesNo(toks) && pronounIn(toks) {
+		// "does it come in blue?": the parameter whose choices have the value named.
+		for _, t := range c.tools {
+			for _, q := range parseSchema(t.Parameters).props {
+				if q.schema.stringEnum() && len(q.schema.enum) >= 2 && slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) }) {
+					p = q
+				}
+			}
+		}
+	}
 	if p == nil {
 		return "", false
 	}
@@ -517,23 +535,45 @@ func (c *conv) options(toks []token) (string, bool) {
 		sch, many = sch.items, true
 	}
 	var vals []string
+	named := ""
 	for _, e := range sch.enum {
 		v := string(e.raw)
 		if e.isStr {
 			v = e.str
 		}
-		for _, tk := range toks {
-			if (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0])) {
-				return "", false // "does it come in red?": a value, not the choices
-			}
+		if namedValue(toks, e) {
+			named = v // "does it come in red?": a value, not the choices
 		}
 		vals = append(vals, v)
 	}
 	name := humanParam(p.name)
+	if named != "" {
+		if !yesNo(toks) || !pronounIn(toks) {
+			return "", false
+		}
+		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
+	}
 	if many {
 		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
 	}
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
+}
+
+// namedValue reports a token of the text that is the enum value e.
+func namedValue(toks []token, e enumValue) bool {
+	v := string(e.raw)
+	if e.isStr {
+		v = e.str
+	}
+	return slices.ContainsFunc(toks, func(tk token) bool {
+		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0]))
+	})
+}
+
+// yesNo reports a question that asks whether: "does it come in blue?", "is it available in
+// red?", "can I get it in green?".
+func yesNo(toks []token) bool {
+	return len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"}, strings.ToLower(toks[0].raw))
 }
 
 // namesParam counts the words of the parameter p that the text asks about: words of four

@@ -137,9 +137,10 @@ var shopperScenarios = []struct {
 	{"packages", []step{{"car", "add tech and roof packages", []string{`configure_car {"packages":["tech","roof"]}`}, nil, nil}}},
 	{"test drive", []step{{"car", "Book a test drive", []string{`go_to_test_drive {}`}, []string{"test-drive booking page"}, []string{"tools"}}}},
 	{"financing", []step{{"car", "can i finance it", []string{`go_to_financing {}`}, []string{"financing calculator", "$31,990"}, nil}}},
+	// Issue 41: the site, not the page: the calculator's page is where this is done, and the
+	// request's values go with it.
 	{"payments on the car page", []step{
-		{"car", "how much per month over 60 months?", nil, []string{"Should I go to the financing calculator"}, nil},
-		{"car", "yes", []string{`go_to_financing {}`}, []string{"financing calculator"}, nil},
+		{"car", "how much per month over 60 months?", []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, []string{"Monthly payment"}, nil},
 	}},
 	{"open, then finance", []step{
 		{"inventory", "open the RAV4", []string{`search_cars {}`, `select_car {"carId":"c01"}`}, nil, nil},
@@ -167,9 +168,8 @@ var shopperScenarios = []struct {
 		[]string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_test_drive {}`}, []string{"Opening the test-drive booking page for the 2023 Toyota RAV4."}, nil}}},
 	{"a request no page here can do", []step{{"inventory", "trade in my old car for the rav4",
 		[]string{`search_cars {}`, `select_car {"carId":"c01"}`}, []string{"Opening the page of the 2023 Toyota RAV4 ($31,990). I can't do that on this page either."}, nil}}},
-	{"a request the car's page asks about", []step{
-		{"inventory", "schedule a test drive of the rav4", []string{`search_cars {}`, `select_car {"carId":"c01"}`}, []string{"Should I go to the test-drive booking page for this car?"}, nil},
-		{"car", "yes", []string{`go_to_test_drive {}`}, []string{"test-drive booking page"}, nil},
+	{"a request the car's page goes on with", []step{
+		{"inventory", "schedule a test drive of the rav4", []string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_test_drive {}`}, []string{"test-drive booking page"}, nil},
 	}},
 	{"finance it from the inventory", []step{{"inventory", "finance the rav4",
 		[]string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_financing {}`}, []string{"Opening the financing calculator for the 2023 Toyota RAV4 at $31,990."}, nil}}},

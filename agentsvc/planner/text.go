@@ -380,7 +380,7 @@ var hints = map[string][]string{
 	"descending": {"desc"}, "decreasing": {"desc", "descending"},
 	"km": {"mileage"}, "kilometer": {"mileage"}, "kilometre": {"mileage"}, "odometer": {"mileage"},
 	"schedule": {"book"}, "reserve": {"book"}, "remove": {"clear"}, "delete": {"clear"},
-	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"},
+	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
 }
@@ -404,6 +404,8 @@ var phrases = []struct {
 	{[]string{"lowest", "price"}, []string{"asc", "ascending"}},
 	{[]string{"highest", "price"}, []string{"desc", "descending"}},
 	{[]string{"how", "much"}, []string{"price"}},
+	{[]string{"come", "to"}, []string{"price", "total"}},
+	{[]string{"side", "by", "side"}, []string{"compare", "comparison"}},
 	{[]string{"tell", "me", "about"}, []string{"detail", "info", "information", "describe"}},
 	{[]string{"more", "about"}, []string{"detail", "info", "information", "describe"}},
 }
@@ -585,7 +587,8 @@ func wordsMatch(a, b string) bool {
 		return false
 	}
 	if strings.HasPrefix(b, a) {
-		return true
+		// "mazda3" is a model, not the make "mazda": a word that goes on with digits is another.
+		return !strings.ContainsAny(b[len(a):], "0123456789")
 	}
 	n := 0
 	for n < len(a) && a[n] == b[n] {
@@ -597,8 +600,8 @@ func wordsMatch(a, b string) bool {
 // typoMatch reports two words of at least five letters one typo apart: a letter missing,
 // added, changed, or two neighbours swapped ("electirc").
 func typoMatch(a, b string) bool {
-	if len(a) < 5 || len(b) < 5 || a == b {
-		return false
+	if len(a) < 5 || len(b) < 5 || a == b || digitsOf(a) != digitsOf(b) {
+		return false // "mazda3" is no typo of "mazda"
 	}
 	if len(a) == len(b) {
 		diff := []int{}
@@ -702,4 +705,14 @@ func ownName(name string) string {
 		return name[i+2:]
 	}
 	return name
+}
+
+// digitsOf is the digits of w, in order.
+func digitsOf(w string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, w)
 }

@@ -2,9 +2,11 @@ package planner
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
@@ -21,6 +23,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	if c.hasTimeParam() {
 		text = rewriteTimes(text)
 	}
+	text = goAhead.ReplaceAllString(c.rewriteEnds(text), "")
 	toks := tokenize(text)
 	question := isQuestion(text, toks)
 	if negated(toks) {
@@ -41,6 +44,10 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		// "open the tesla": a filter word names items when the request is about one item.
 		mentions = nameMentions(text, mem.known(), nil)
 	}
+	// A number alone names no item ("5.5%" is no "Ioniq 5").
+	mentions = slices.DeleteFunc(mentions, func(m mention) bool {
+		return strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) < 0
+	})
 	for k := len(mentions) - 1; k >= 0; k-- {
 		m := mentions[k]
 		if len(m.items) > 1 {
@@ -98,13 +105,34 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		}
 	}
 
+	// Another item than the one on screen, on a page that neither lists nor opens items: the
+	// site's list first, where the request is read again.
+	pronoun := pronounIn(toks)
+	if c.otherItem(text, toks, mentions, pronoun) {
+		if in, ok := c.hub(); ok {
+			return in
+		}
+	}
+
+	// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
+	// question about its choices ("which colours can I get it in?", "does it come in blue?")
+	// is answered from this page's tools, not from what an earlier list said of it.
+	if question && (len(refs) == 0 || !c.listsItems()) {
+		if ans, ok := c.options(toks); ok {
+			return intent{reply: ans}
+		}
+	}
+
 	ps := rankPlans(text2, c.tools)
 	toks2 := tokenize(text2)
 
 	// A question about items already seen is answered from what the page returned; so are the
 	// bare words that only point at them ("cheapest one", "the red one"): with no word of an
 	// action, no tool runs only because an item's id now stands in the text.
-	if len(refs) > 0 && !c.nameWordIn(toks) && (question || !c.actionWords(base, refs)) {
+	// Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
+	// 36 months?" goes to the financing calculator).
+	numbers := slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
+	if len(refs) > 0 && !c.nameWordIn(toks) && (question || !c.actionWords(base, refs)) && !(numbers && (c.navMatch(toks2, ps) != nil || !c.listsItems() && len(ps) > 0 && len(ps[0].values) > 0)) {
 		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank, mem); ok {
 			return intent{reply: ans}
 		}
@@ -143,14 +171,14 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		if l := c.lister(); l != nil && len(refs) == 0 && wholeList(toks2, l) {
 			return callIntent(l)
 		}
-		if question && len(refs) == 0 {
-			if ans, ok := c.options(toks); ok {
-				return intent{reply: ans}
-			}
-		}
 		if len(refs) == 1 && !question {
 			// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
 			if in, ok := c.openFor(refs[0]); ok {
+				return in
+			}
+		}
+		if !question || !pronoun || numbers {
+			if in, ok := c.elsewhere(toks2, ps, pronoun); ok {
 				return in
 			}
 		}
@@ -174,7 +202,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	if len(best.missing) > 0 {
 		return c.askMissing(best, mem)
 	}
-	if opener(best.def) {
+	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
 		if _, unmatched := c.coverage(best, toks2); unmatched > 0 {
@@ -505,6 +533,19 @@ func (c *conv) hasTimeParam() bool {
 	return false
 }
 
+// listsItems reports a page with a tool that takes an item's id (a list of items, not one
+// item's own page).
+func (c *conv) listsItems() bool {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if s, l := idParam(p); s || l {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // wantsIDs reports a plan that still needs ids of items.
 func wantsIDs(p *plan) bool {
 	for _, m := range p.missing {
@@ -539,7 +580,7 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			}
 			continue
 		}
-		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil {
+		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil || dayWords[w] {
 			continue
 		}
 		if bestMatch(queryWord{word: w, weight: 1}, p.vocab) > 0 {
@@ -628,7 +669,7 @@ func init() {
 	for _, w := range strings.Fields(`open show see view display pick choose select compare comparison between versus vs
 		side both two three car item one ones option options thing stuff info information detail details page
 		please thank thanks want would like need find look check tell about get give take put set add
-		and or with without for me my them those these it its the a an`) {
+		and or with without for me my them those these it its the a an pull up bring more`) {
 		requestWords[normWord(w)] = true
 	}
 }
@@ -675,8 +716,8 @@ func (c *conv) lister() *plan {
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
 		required := slices.ContainsFunc(s.props, func(p *property) bool { return p.required })
-		if required {
-			continue
+		if required || navTool(t) {
+			continue // back_to_inventory goes to the list; it lists nothing here
 		}
 		rank := 0
 		for _, w := range identWords(t.Name) {
@@ -868,7 +909,7 @@ func lookupIntent(text string, l *plan) intent {
 		// What the lookup showed, not what later steps returned: the plan must not change
 		// under its own feet.
 		mem := c.now
-		if end := c.lastUser + 3; c.lastUser >= 0 && end <= len(c.msgs) {
+		if end := c.start + 2; c.lastUser >= 0 && end <= len(c.msgs) {
 			mem = remember(c.msgs[:end])
 		}
 		in = c.understand(text, mem, false)
@@ -1008,4 +1049,38 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 		return mem.last[0]
 	}
 	return nil
+}
+
+// goAhead is a way of saying yes that names no page: "please go ahead and book it".
+var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
+
+// endWords name the first or the last value of a list of choices: "the top trim" is the last
+// trim the tool lists, "the base trim" its first.
+var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanciest": true, "base": false, "basic": false, "lowest": false, "entry": false}
+
+// rewriteEnds writes the value an end word names in place of the words ("green with the top
+// trim" becomes "green with the Limited trim"), for a parameter of the page's tools with a
+// list of at least three string choices.
+func (c *conv) rewriteEnds(text string) string {
+	toks := tokenize(text)
+	for i := len(toks) - 2; i >= 0; i-- {
+		last, ok := endWords[toks[i].norm]
+		if !ok || toks[i+1].kind != kindWord {
+			continue
+		}
+		for _, t := range c.tools {
+			for _, p := range parseSchema(t.Parameters).props {
+				en := p.schema.enum
+				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) {
+					continue
+				}
+				v := en[0].str
+				if last {
+					v = en[len(en)-1].str
+				}
+				return text[:toks[i].start] + v + text[toks[i].end:]
+			}
+		}
+	}
+	return text
 }

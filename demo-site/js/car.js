@@ -2,7 +2,7 @@
 // page tools to configure the car and move on to the test drive or financing.
 import {
   loadCars, money, miles, capitalize, bodyLabel, carTitle, h, carDrawing, paintDrawing, COLOR_HEX, toast, flash,
-  registerTools, navigateSoon, navigating, markNav, loadConfig, saveConfig, priceBreakdown, breakdownText,
+  registerTools, navigateSoon, navigating, markNav, backToInventory, loadConfig, saveConfig, priceBreakdown, breakdownText,
 } from './common.js';
 
 markNav();
@@ -11,22 +11,12 @@ const id = new URLSearchParams(location.search).get('id') ?? '';
 const car = cars.find((c) => c.id === id);
 const root = /** @type {HTMLElement} */ (document.getElementById('car'));
 
-const backTool = {
-  name: 'back_to_inventory',
-  description: 'Go back to the inventory page.',
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-  execute() {
-    navigateSoon('/');
-    return navigating('Going back to the inventory page; its search tools will be available once it has loaded.');
-  },
-};
-
 if (!car) {
   document.title = 'Car not found — Northwind Motors';
   root.replaceChildren(
     h('div', { class: 'panel' }, h('h1', {}, 'Car not found'), h('p', {}, `We have no car with the id “${id}”. `, h('a', { href: '/' }, 'Back to the inventory'))),
   );
-  registerTools([backTool]);
+  registerTools([backToInventory]);
 } else {
   showCar(car);
 }
@@ -227,6 +217,6 @@ function showCar(car) {
         return navigating(`Opening the financing calculator for the ${carTitle(car)} at ${money(b.total)}; its tools will be available once it has loaded.`);
       },
     },
-    backTool,
+    backToInventory,
   ]);
 }

@@ -215,6 +215,17 @@ export function navigating(text) {
   return { content: [{ type: 'text', text }], _meta: { 'byomcp/navigating': true } };
 }
 
+/** The tool every page but the inventory offers: the way back to the list of cars. */
+export const backToInventory = {
+  name: 'back_to_inventory',
+  description: 'Go back to the inventory page.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  execute() {
+    navigateSoon('/');
+    return navigating('Going back to the inventory page; its search tools will be available once it has loaded.');
+  },
+};
+
 /** The site header every page shares: written once here, placed in each page's empty <header>. */
 const SITE_HEADER = `<div class="inner">
     <a class="brand" href="/">

@@ -1,7 +1,9 @@
 // The financing page: the loan calculator, the application form, and their page tools. The tools
 // are registered before anything else runs (and before the widget script has loaded), through
 // the pre-load queue defined inline in financing.html.
-import { loadCars, money, moneyCents, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig } from './common.js';
+import {
+  loadCars, money, moneyCents, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig, navigateSoon, navigating, backToInventory,
+} from './common.js';
 
 markNav(); // the header first, before anything waits
 const TERMS = [24, 36, 48, 60, 72];
@@ -74,6 +76,17 @@ registerTools([
       };
     },
   },
+  {
+    name: 'go_to_test_drive',
+    description: 'Go to the test-drive booking page for this car.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    execute() {
+      toast('Assistant: opening the test-drive booking');
+      navigateSoon(car ? `test-drive.html?id=${car.id}` : 'test-drive.html');
+      return navigating(`Opening the test-drive booking page${car ? ` for the ${carTitle(car)}` : ''}; its form tools will be available once it has loaded.`);
+    },
+  },
+  backToInventory,
 ]);
 
 const cars = await loadCars();

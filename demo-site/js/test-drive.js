@@ -1,6 +1,7 @@
 // The test-drive booking page: the form, the booking, and the page tools to fill and submit it.
 import {
-  loadCars, money, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig, priceBreakdown,
+  loadCars, money, carTitle, h, carDrawing, toast, flash, registerTools, markNav, loadConfig, priceBreakdown, navigateSoon, navigating,
+  backToInventory,
 } from './common.js';
 
 const TIMES = ['09:00', '10:00', '11:00', '13:00', '14:00', '15:00', '16:00'];
@@ -76,6 +77,22 @@ registerTools([
       };
     },
   },
+  {
+    name: 'go_to_financing',
+    description: 'Go to the financing calculator for this car.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    execute() {
+      toast('Assistant: opening the financing calculator');
+      if (!car) {
+        navigateSoon('financing.html');
+        return navigating('Opening the financing calculator; its tools will be available once it has loaded.');
+      }
+      const total = priceBreakdown(car, loadConfig(car)).total;
+      navigateSoon(`financing.html?id=${car.id}&price=${total}`);
+      return navigating(`Opening the financing calculator for the ${carTitle(car)} at ${money(total)}; its tools will be available once it has loaded.`);
+    },
+  },
+  backToInventory,
 ]);
 
 function value(k) {

@@ -1,0 +1,170 @@
+package planner
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// siteTurn is one visitor message in a conversation across the demo site: the calls the
+// planner must make, in order (none: it must answer without acting), words its reply must and
+// must not contain, and the page the visitor is on after the turn ("" = the page does not
+// change). click, instead of say, sends the click-th suggestion (1-based) of the previous reply,
+// as the visitor clicking it: it must do something.
+type siteTurn struct {
+	say   string
+	click int
+	calls []string
+	reply []string
+	not   []string
+	on    string
+}
+
+// siteConversations are whole conversations across the demo's pages, written from new
+// wordings of the classes of issue 41: the site, not the page; values said once are kept; "it"
+// is the car in front of the visitor; details without the missing part; honest about the set;
+// never a dead end.
+var siteConversations = []struct {
+	name      string
+	page, car string // where the visitor starts
+	turns     []siteTurn
+}{
+	{"a drive of another car, from a car page", "car", "c01", []siteTurn{
+		{say: "I'd like to drive the Mazda3 on Friday at 2pm",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c15"}`, `go_to_test_drive {}`},
+			reply: []string{"name", "email"}, not: []string{"Sorry", "can't"}, on: "test-drive"},
+		{say: "Sam Ortiz, sam.ortiz@example.org",
+			calls: []string{`fill_form_data {"name":"Sam Ortiz","email":"sam.ortiz@example.org","date":"2026-12-04","time":"14:00"}`},
+			reply: []string{"Filled"}},
+		{say: "please go ahead and book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Mazda3"}},
+		{say: "what would the Mazda3 cost a month over 36 months?",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":36}`},
+			reply: []string{"36 months"}, not: []string{"Sorry"}, on: "financing"},
+	}},
+	{"a monthly figure from a car page, values kept", "inventory", "", []siteTurn{
+		{say: "pull up the Outback", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, reply: []string{"2022 Subaru Outback"}, on: "car"},
+		{say: "what's that per month if I put $4,000 down over 48 months?",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":48}`},
+			reply: []string{"48 months", "down $4,000"}, not: []string{"Sorry"}, on: "financing"},
+		{say: "how about 72 months then", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72}`}, reply: []string{"72 months", "down $4,000"}},
+		{say: "and if the rate were 5.5%", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72,"apr":5.5}`}, reply: []string{"5.5% APR"}},
+		{say: "with 8k down instead", calls: []string{`calculate_payment {"downPayment":8000,"termMonths":72,"apr":5.5}`}, reply: []string{"down $8,000", "72 months"}},
+		{say: "I'd like to apply", reply: []string{"full name", "email", "annual income"}, not: []string{"Sorry"}},
+		{say: "Ravi Shah, ravi@shah.net, I earn 92k",
+			calls: []string{`apply_for_financing {"fullName":"Ravi Shah","email":"ravi@shah.net","annualIncome":92000}`}, reply: []string{"Application"}},
+		{say: "and over 60 months?", calls: []string{`calculate_payment {"downPayment":8000,"termMonths":60,"apr":5.5}`}, reply: []string{"60 months", "down $8,000"}},
+	}},
+	{"it is the car on screen", "inventory", "", []siteTurn{
+		{say: "tell me more about the Ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`}, reply: []string{"2023 Hyundai Ioniq 5"}, on: "car"},
+		{say: "which colors can I get it in?", reply: []string{"silver, gray, white or green"}, not: []string{"black", "red"}},
+		{say: "what trim levels does it have", reply: []string{"SE, SEL or Limited"}},
+		{say: "how much is it?", calls: []string{`get_price_summary {}`}, reply: []string{"$41,200"}},
+		{say: "green with the top trim", calls: []string{`configure_car {"color":"green","trim":"Limited"}`}, reply: []string{"Limited trim", "green"}},
+		{say: "what does it come to now", calls: []string{`get_price_summary {}`}, reply: []string{"Limited trim"}},
+		{say: "take me back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "tell me about the Camry", calls: []string{`select_car {"carId":"c09"}`}, reply: []string{"2022 Toyota Camry"}, not: []string{"Showing"}, on: "car"},
+		{say: "does it come in blue?", reply: []string{"blue"}, not: []string{"green", "red"}},
+	}},
+	{"details first, the date after", "car", "c10", []siteTurn{
+		{say: "I want to test drive this one", calls: []string{`go_to_test_drive {}`}, reply: []string{"test-drive booking page"}, on: "test-drive"},
+		{say: "I'm Priya Nair, priya@nair.dev, 555 201 3344", reply: []string{"date", "time"}, not: []string{"There is no", "among", "Sorry"}},
+		{say: "Saturday at 9",
+			calls: []string{`fill_form_data {"name":"Priya Nair","email":"priya@nair.dev","phone":"555 201 3344","date":"2026-12-05","time":"09:00"}`},
+			reply: []string{"Filled"}, not: []string{"There is no"}},
+		{say: "confirm the booking", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "2023 Honda Civic"}},
+	}},
+	{"details with a car named, from the inventory", "inventory", "", []siteTurn{
+		{say: "book the Tacoma for me, Jo Kim jo@kim.io", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`, `go_to_test_drive {}`},
+			reply: []string{"date", "time"}, not: []string{"There is no", "among"}, on: "test-drive"},
+		{say: "next Tuesday, 3pm", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-08","time":"15:00"}`}, reply: []string{"Filled"}},
+	}},
+	{"honest about the set", "inventory", "", []siteTurn{
+		{say: "convertibles under 30k please", calls: []string{`search_cars {"bodyType":"convertible","maxPrice":30000}`}, reply: []string{"Mazda MX-5 Miata"}},
+		{say: "put the two cheapest side by side", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Only one car matches", "2022 Mazda MX-5 Miata"}, not: []string{"Comparing"}},
+		{say: "ok show all wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}, reply: []string{"2 cars"}},
+		{say: "compare the three cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c06","c21"]}`}, reply: []string{"Only 2 cars match", "Comparing"}, on: "drawer"},
+		{say: "which has fewer miles?", reply: []string{"2022 Subaru Outback"}},
+	}},
+	{"never a dead end", "test-drive", "c01", []siteTurn{
+		{say: "actually, do you have any pickups?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"pickup"}`}, reply: []string{"Ford F-150", "Toyota Tacoma"}, on: "inventory"},
+		{say: "can I trade in my old car?", reply: []string{"“"}},
+		{click: 1, reply: nil},
+		{say: "open the F-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+		{say: "something sporty and fun", reply: []string{"“"}},
+		{click: 1},
+		{say: "I'd rather see diesel wagons", calls: []string{`back_to_inventory {}`, `search_cars {"fuel":"diesel","bodyType":"wagon"}`}, reply: []string{"Audi A6 Avant"}, on: "inventory"},
+	}},
+	{"a page reached with nothing to carry", "car", "c19", []siteTurn{
+		{say: "something fun to drive", calls: []string{`go_to_test_drive {}`}, reply: []string{"test-drive booking page for the 2020 Ford Mustang"}, not: []string{"Should I", "submit"}, on: "test-drive"},
+		{say: "Lee Wong, lee@wong.io, Monday at 11", calls: []string{`fill_form_data {"name":"Lee Wong","email":"lee@wong.io","date":"2026-12-07","time":"11:00"}`}, reply: []string{"Filled"}},
+		{say: "back to the cars please", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+	}},
+	{"phone-sized requests, from the financing page", "financing", "c12", []siteTurn{
+		{say: "48 mo, 3k down", calls: []string{`calculate_payment {"termMonths":48,"downPayment":3000}`}, reply: []string{"48 months"}},
+		{say: "test drive it sat 10am", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, not: []string{"Sorry"}, on: "test-drive"},
+		{say: "Ana Ruiz ana@ruiz.es", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.es","date":"2026-12-05","time":"10:00"}`}, reply: []string{"Filled"}},
+		{say: "monthly again?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48,"downPayment":3000}`}, reply: []string{"48 months", "down $3,000"}, on: "financing"},
+	}},
+}
+
+// quoted are the suggestions of a reply: the requests it puts between “ and ”.
+var quoted = regexp.MustCompile(`“([^”]+)”`)
+
+func TestSiteConversations(t *testing.T) {
+	turns := 0
+	for _, sc := range siteConversations {
+		turns += len(sc.turns)
+		t.Run(sc.name, func(t *testing.T) {
+			v := &visit{t: t, site: newSite(t, sc.page, sc.car)}
+			last := ""
+			for _, tn := range sc.turns {
+				say := tn.say
+				if tn.click > 0 {
+					sug := quoted.FindAllStringSubmatch(last, -1)
+					if len(sug) < tn.click {
+						t.Fatalf("the reply %q has no suggestion %d to click", last, tn.click)
+					}
+					say = sug[tn.click-1][1]
+				}
+				before := v.site.page
+				out := v.say(say)
+				last = out.text
+				if tn.click > 0 {
+					// A suggestion that works does something: a call, or an answer from what is on screen.
+					if len(out.calls) == 0 && (strings.HasPrefix(out.text, "Sorry") || strings.Contains(out.text, "can't")) {
+						t.Fatalf("clicked %q on %s: a dead end: %q", say, before, out.text)
+					}
+					continue
+				}
+				if len(out.calls) != len(tn.calls) {
+					t.Fatalf("%q on %s: calls %v, want %v (reply %q)", say, before, out.calls, tn.calls, out.text)
+				}
+				for i := range tn.calls {
+					if !sameCall(out.calls[i], tn.calls[i]) {
+						t.Fatalf("%q on %s: call %d is %s, want %s (reply %q)", say, before, i, out.calls[i], tn.calls[i], out.text)
+					}
+				}
+				for _, w := range tn.reply {
+					if !strings.Contains(out.text, w) {
+						t.Errorf("%q on %s: reply %q lacks %q", say, before, out.text, w)
+					}
+				}
+				for _, w := range tn.not {
+					if strings.Contains(out.text, w) {
+						t.Errorf("%q on %s: reply %q contains %q", say, before, out.text, w)
+					}
+				}
+				want := tn.on
+				if want == "" {
+					want = before
+				}
+				if v.site.page != want {
+					t.Errorf("%q on %s: the visitor is on %s, want %s", say, before, v.site.page, want)
+				}
+			}
+		})
+	}
+	if len(siteConversations) < 6 || turns < 40 {
+		t.Errorf("%d conversations of %d turns, want at least 6 and 40", len(siteConversations), turns)
+	}
+}

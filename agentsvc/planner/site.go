@@ -1,0 +1,185 @@
+package planner
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// The site, not the page: a request this page cannot do is taken, with the page's own
+// navigation tools, to the page that can, and read again there (goOn), values and all.
+
+// navTool reports a tool that goes to another page and needs nothing: go_to_…, back_to_…,
+// return_…, visit_… with no required parameter.
+func navTool(t chat.ToolDef) bool {
+	words := identWords(t.Name)
+	if len(words) == 0 || !slices.Contains([]string{"go", "back", "return", "visit", "goto"}, words[0]) {
+		return false
+	}
+	return !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
+}
+
+// hubTool reports a navigation tool to the site's list of items: back_to_inventory,
+// go_home, return_to_catalog.
+func hubTool(t chat.ToolDef) bool {
+	return navTool(t) && slices.ContainsFunc(identWords(t.Name), func(w string) bool {
+		return slices.Contains([]string{"inventory", "home", "list", "catalog", "catalogue", "shop", "store", "start", "main", "browse", "index", "listing", "search"}, w)
+	})
+}
+
+// calledThisTurn reports a call of the tool named name since the visitor's message.
+func (c *conv) calledThisTurn(name string) bool {
+	return c.lastUser >= 0 && slices.ContainsFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool {
+		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return tc.Name == name })
+	})
+}
+
+// goTo is the call of navigation tool t for the request: the page it opens reads it again.
+func (c *conv) goTo(t chat.ToolDef) intent {
+	return callIntent(&plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}, opens: true})
+}
+
+// hub is the call that goes to the site's list of items, unless this turn went there already.
+func (c *conv) hub() (intent, bool) {
+	for _, t := range c.tools {
+		if hubTool(t) && !c.calledThisTurn(t.Name) {
+			return c.goTo(t), true
+		}
+	}
+	return intent{}, false
+}
+
+// onScreen is the item whose page the visitor is on, as far as the conversation knows: the
+// item the last call of an item-opening tool opened ("" when none did).
+func (c *conv) onScreen() string {
+	for i := len(c.msgs) - 1; i >= 0; i-- {
+		for _, tc := range slices.Backward(c.msgs[i].ToolCalls) {
+			if t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name }); t >= 0 {
+				continue // a tool of this page: it did not open it
+			}
+			if id := openedID(tc); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
+func openedID(tc chat.ToolCall) string {
+	words := identWords(tc.Name)
+	if len(words) == 0 || !slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0]) {
+		return ""
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil || len(args) != 1 {
+		return ""
+	}
+	for _, v := range args {
+		if s, ok := v.(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// otherItem reports a request, on one item's page, about another item: one the conversation
+// knows that is not on screen, or a name it has never seen written like a model's ("the
+// Civic", "Mazda3"), while no tool here lists or opens items.
+func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun bool) bool {
+	if c.listsItems() || c.lister() != nil || pronoun {
+		return false
+	}
+	if len(mentions) > 0 {
+		cur := c.onScreen()
+		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
+			return m.items[0].id != cur && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
+		})
+	}
+	for i, t := range toks {
+		if t.kind != kindWord || len(t.norm) < 2 || stopWords[t.norm] || c.vocab[t.norm] || requestWords[t.norm] || hints[t.norm] != nil || dayWords[t.norm] {
+			continue
+		}
+		if (strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")) || (i > 0 && toks[i-1].norm == "the" && t.raw != strings.ToLower(t.raw)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dayWords are words of dates and times, never an item's name.
+var dayWords = wordSet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
+	today tomorrow tonight morning afternoon evening noon am pm january february march april may june july august
+	september october november december jan feb mar apr jun jul aug sep sept oct nov dec week weekend next`)
+
+// elsewhere takes a request that nothing on this page clearly does to the page that may: the
+// navigation tool whose words it has ("per month" goes to the financing calculator), else,
+// when no tool here matches any of its words, the site's list of items. A question about the
+// item on screen stays here.
+func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) {
+	if p := c.navMatch(toks, ps); p != nil {
+		return c.goTo(p.def), true
+	}
+	if pronoun || c.reread || !slices.ContainsFunc(toks, func(t token) bool { return seekWords[t.norm] }) || slices.ContainsFunc(ps, func(p *plan) bool {
+		m, _ := c.coverage(p, toks)
+		return p.score > 0 && m > 0 && !navTool(p.def)
+	}) {
+		return intent{}, false
+	}
+	return c.hub()
+}
+
+// navMatch is the best navigation tool (not the hub) that has words of the request and that
+// this turn has not called yet, or nil.
+func (c *conv) navMatch(toks []token, ps []*plan) *plan {
+	for _, p := range ps {
+		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name) {
+			continue
+		}
+		if m, _ := c.coverage(p, toks); m > 0 && navHit(p.def, toks) {
+			return p
+		}
+	}
+	return nil
+}
+
+// navHit reports a word of the request that names where the navigation tool t goes, or that
+// suggests it: a word of its name or of its description before "for" ("drive", "booking" of
+// "Go to the test-drive booking page for this car"; "monthly" suggests financing), not the
+// words of going ("go", "page") nor those of what it is for ("car").
+func navHit(t chat.ToolDef, toks []token) bool {
+	where, _, _ := strings.Cut(strings.ToLower(t.Description), " for ")
+	words := append(identWords(t.Name), identWords(where)...)
+	words = slices.DeleteFunc(words, func(w string) bool {
+		return len(w) < 3 || stopWords[w] || slices.Contains([]string{"go", "back", "return", "visit", "page", "open", "the"}, w)
+	})
+	hs := hintsOf(toks)
+	for i, tk := range toks {
+		if tk.kind != kindWord {
+			continue
+		}
+		for _, w := range words {
+			if wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seekWords ask to see or find things: the site's list is where they are.
+var seekWords = wordSet(`show list see display view browse all every available have offer any find looking search`)
+
+// pronounIn reports "it", "this one", "that car": the item on screen.
+func pronounIn(toks []token) bool {
+	for i, t := range toks {
+		w := strings.ToLower(t.raw)
+		if w == "it" || w == "its" || ((w == "this" || w == "that") && (i+1 == len(toks) || toks[i+1].kind == kindWord)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,111 @@
+// The offline planner across the demo site (issue 41): a request the page cannot do goes to the
+// page that can, with the page's own navigation tools, and the values said on the way are kept.
+// One conversation at desktop width, one on a phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { startStack, newPage, ask, waitIdle, waitConnected, W } from './harness.mjs';
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+let stack;
+let ollamaPresent = false;
+before(async () => {
+  ollamaPresent = await listening(11434);
+  if (!ollamaPresent) stack = await startStack({ script: null });
+});
+after(async () => {
+  await stack?.close();
+});
+
+const OLLAMA = 'something listens on 127.0.0.1:11434 (an Ollama?), so the server would not fall back to the offline planner';
+
+/** The names of the tools the transcript shows as run, in order. */
+async function ran(page) {
+  return (await page.locator(W.tool).allInnerTexts()).map((s) => s.trim().split('\n')[0]);
+}
+
+/** Waits for an assistant text that contains text. */
+function reply(page, text) {
+  return page.locator(W.text).filter({ hasText: text }).first().waitFor({ timeout: 30000 });
+}
+
+test('desktop: another car\'s test drive from a car page, across three pages, then the details', async (t) => {
+  if (ollamaPresent) return t.skip(OLLAMA);
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/car.html?id=c01');
+    await waitConnected(page);
+    await page.locator('#configurator').waitFor();
+    // The RAV4's page has no other car: back to the inventory, the Mazda3's page, its test drive.
+    await ask(page, "I'd like to drive the Mazda3 on Friday at 2pm");
+    await page.waitForURL(/\/test-drive\.html\?id=c15\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await reply(page, 'I need your name and email');
+    await waitIdle(page);
+    assert.deepEqual(await ran(page), ['Ran back to inventory', 'Ran search cars', 'Ran select car', 'Ran go to test drive']);
+    // The date and time said two pages ago are kept: only the missing details were asked for.
+    await ask(page, 'Sam Ortiz, sam.ortiz@example.org');
+    await reply(page, 'Filled');
+    await waitIdle(page);
+    assert.equal(await page.locator('#td-name').inputValue(), 'Sam Ortiz');
+    assert.equal(await page.locator('#td-email').inputValue(), 'sam.ortiz@example.org');
+    assert.equal(await page.locator('#td-time').inputValue(), '14:00');
+    const day = await page.locator('#td-date').inputValue();
+    assert.match(day, /^\d{4}-\d{2}-\d{2}$/);
+    assert.equal(new Date(day + 'T12:00:00Z').getUTCDay(), 5, `${day} is a Friday`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('phone: a payment, a test drive from the calculator, and back with the same figures', async (t) => {
+  if (ollamaPresent) return t.skip(OLLAMA);
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/financing.html?id=c12');
+    await waitConnected(page);
+    await ask(page, '48 mo, 3k down');
+    await reply(page, 'Monthly payment');
+    await waitIdle(page);
+    assert.equal(await page.locator('#fi-term').inputValue(), '48');
+    assert.equal(await page.locator('#fi-down').inputValue(), '3000');
+    // The calculator's page goes to the test drive of the same car, and the form asks only for
+    // what the request did not say.
+    await ask(page, 'test drive it sat 10am');
+    await page.waitForURL(/\/test-drive\.html\?id=c12\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await reply(page, 'I need your name and email');
+    await waitIdle(page);
+    await ask(page, 'Ana Ruiz ana@ruiz.es');
+    await reply(page, 'Filled');
+    await waitIdle(page);
+    assert.equal(await page.locator('#td-name').inputValue(), 'Ana Ruiz');
+    assert.equal(await page.locator('#td-time').inputValue(), '10:00');
+    // Back to the calculator: the term and the down payment said at the start are kept.
+    await ask(page, 'monthly again?');
+    await page.waitForURL(/\/financing\.html\?id=c12\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await reply(page, 'down $3,000');
+    await waitIdle(page);
+    assert.equal(await page.locator('#fi-term').inputValue(), '48');
+    assert.equal(await page.locator('#fi-down').inputValue(), '3000');
+    assert.deepEqual((await ran(page)).slice(-2), ['Ran go to financing', 'Ran calculate payment']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
