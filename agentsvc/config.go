@@ -13,6 +13,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/sites"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // Config configures a Server. Zero values take the DESIGN.md defaults.
@@ -99,6 +100,10 @@ type Config struct {
 	WriteTimeout   time.Duration // default 10 s
 	RateLimit      float64       // messages per second per socket; default 50
 	RateBurst      int           // default 200
+
+	// PongWait is how long a socket may stay silent (no message, no pong) before it is
+	// closed; default 60 s. It must exceed PingInterval: the pings' answers extend it.
+	PongWait time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -124,6 +129,7 @@ func (c Config) withDefaults() Config {
 		c.IdleRelease = 10 * time.Second
 	}
 	def(&c.PingInterval, 25*time.Second)
+	def(&c.PongWait, wsrpc.DefaultPongWait)
 	def(&c.MessageTimeout, 30*time.Second)
 	if c.ClientTurns == 0 {
 		c.ClientTurns = 32

@@ -90,6 +90,10 @@ func NewServer(cfg Config) (*Server, error) {
 		}
 	}
 	cfg = cfg.withDefaults()
+	if cfg.PongWait <= cfg.PingInterval {
+		// The pongs would come too late to extend the read deadline: every socket would close.
+		return nil, fmt.Errorf("agentsvc: Config.PongWait (%v) must be longer than PingInterval (%v)", cfg.PongWait, cfg.PingInterval)
+	}
 	if cfg.OwnerID == "" {
 		cfg.OwnerID = "replica-" + randomID(8)
 	}
@@ -151,7 +155,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mc, err := wsrpc.Accept(w, r, wsrpc.AcceptOptions{
 		Subprotocols:   []string{"mcp"},
 		ReadBufferSize: socketReadBuffer,
-		WS:             wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout, MessageTimeout: s.cfg.MessageTimeout},
+		WS:             wsrpc.WSOptions{ReadLimit: s.cfg.ReadLimit, WriteTimeout: s.cfg.WriteTimeout, MessageTimeout: s.cfg.MessageTimeout, PongWait: s.cfg.PongWait},
 	})
 	if err != nil {
 		s.log.Debug("upgrade failed", zap.Error(err))

@@ -179,8 +179,62 @@ func (c *Client) Handshake(ctx context.Context) error {
 			return err
 		}
 		c.log.Warn("listing page tools failed: the page is used without tools until it announces a change", zap.Error(err))
+		c.reportListFailed(err)
 	}
 	return nil
+}
+
+// ListRejectedName is the name OnRejected is told when a whole tools/list could not be used
+// (no page tool can have it: a tool name has no "/"). Its reason says why.
+const ListRejectedName = "tools/list"
+
+// reportListFailed tells the page (OnRejected, under ListRejectedName) that a listing failed
+// and why, once per reason, like a rejected tool: a page whose tools/list the agent cannot
+// take (endless pagination, JSON nested too deep, a result of another shape, an error, no
+// answer) is otherwise served without its new tools and its developer sees nothing. A
+// listing that fails because the socket closed is not reported: nobody is left to tell.
+func (c *Client) reportListFailed(err error) {
+	if errors.Is(err, wsrpc.ErrClosed) {
+		return
+	}
+	reason := "tools/list could not be used: " + listFailure(err) +
+		"; the tools listed before (if any) are kept until the next notifications/tools/list_changed"
+	c.mu.Lock()
+	known := c.rejected[ListRejectedName] == reason
+	if !known {
+		if c.rejected == nil {
+			c.rejected = map[string]string{}
+		}
+		c.rejected[ListRejectedName] = reason
+	}
+	c.mu.Unlock()
+	if known || c.o.OnRejected == nil {
+		return
+	}
+	c.o.OnRejected(ListRejectedName, reason)
+}
+
+// listFailure says why a listing failed, in the page's terms.
+func listFailure(err error) string {
+	var rpcErr *wsrpc.Error
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, errTooManyPages):
+		return errTooManyPages.Error()
+	case errors.As(err, &rpcErr):
+		return fmt.Sprintf("the page answered with error %d: %s", rpcErr.Code, rpcErr.Message)
+	case errors.As(err, &syntax) && strings.HasSuffix(syntax.Error(), "exceeded max depth"):
+		return "the result is JSON nested more than 10,000 levels deep (exceeded max depth)"
+	case errors.As(err, &syntax):
+		return "the result is not usable JSON: " + syntax.Error()
+	case errors.As(err, &typ):
+		return "the result is not a tools/list result: " + jsonerr.Describe("", typ)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the page did not answer in time"
+	default:
+		return err.Error()
+	}
 }
 
 // declaresTools reports whether an initialize result's capabilities has tools.
@@ -196,6 +250,9 @@ func declaresTools(capabilities json.RawMessage) bool {
 // maxListPages bounds pagination so a page cannot keep the agent listing forever.
 const maxListPages = 64
 
+// errTooManyPages fails a listing whose nextCursor still comes after maxListPages pages.
+var errTooManyPages = fmt.Errorf("more than %d pages (a nextCursor after each)", maxListPages)
+
 // rawToolsList is wire.ToolsListResult with each tool's definition left undecoded, so that
 // a definition seen before is taken from the DefCache instead of decoded again.
 type rawToolsList struct {
@@ -210,7 +267,7 @@ func (c *Client) list(ctx context.Context) error {
 	cursor := ""
 	for i := 0; ; i++ {
 		if i == maxListPages {
-			return fmt.Errorf("tools/list: more than %d pages", maxListPages)
+			return fmt.Errorf("tools/list: %w", errTooManyPages)
 		}
 		var res rawToolsList
 		if err := c.peer.Call(ctx, wire.MethodToolsList, wire.ToolsListParams{Cursor: cursor}, &res); err != nil {
@@ -306,6 +363,7 @@ func (c *Client) setTools(list []*wire.PageTool, rejects []rejection) {
 	kept = slices.Clip(kept)
 	c.mu.Lock()
 	c.tools = kept
+	delete(c.rejected, ListRejectedName) // listed: a later failure is news again
 	var fresh []rejection
 	for _, r := range rejects {
 		if c.rejected[r.name] != r.reason {
@@ -433,6 +491,7 @@ func (c *Client) relistLoop() {
 		cancel()
 		if err != nil {
 			c.log.Warn("re-listing page tools", zap.Error(err))
+			c.reportListFailed(err)
 		}
 	}
 }
