@@ -482,5 +482,11 @@ func (ls *liveSession) recoverInterrupted(turnID, text string) {
 	ls.emitLocked(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: turnID}, StopReason: wire.StopError, Text: text, Interrupted: true},
 		markEnd(turnID, nil, wire.StopError, text), &none)
 	ls.mu.Unlock()
+	// Counted where it is closed: the process that ran it could not count it.
+	ls.hub.srv.metrics.turns.WithLabelValues(turnInterrupted).Inc()
 	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
 }
+
+// turnInterrupted is byomcp_turns_total's label for a turn a crash, a replica's death or a
+// store failure cut short (its turn_end has stopReason error and interrupted: true).
+const turnInterrupted = "interrupted"

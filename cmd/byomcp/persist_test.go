@@ -61,13 +61,19 @@ func (p *serveProc) kill9(t *testing.T) {
 // turnsEnded reads byomcp_turns_total{stop_reason="end"} from the process's /metrics.
 func (p *serveProc) turnsEnded(t *testing.T) string {
 	t.Helper()
+	return p.turns(t, "end")
+}
+
+// turns reads byomcp_turns_total{stop_reason=reason} from the process's /metrics.
+func (p *serveProc) turns(t *testing.T, reason string) string {
+	t.Helper()
 	resp, err := http.Get(p.url + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	m := regexp.MustCompile(`(?m)^byomcp_turns_total\{stop_reason="end"\} (\S+)$`).FindSubmatch(body)
+	m := regexp.MustCompile(`(?m)^byomcp_turns_total\{stop_reason="` + regexp.QuoteMeta(reason) + `"\} (\S+)$`).FindSubmatch(body)
 	if m == nil {
 		return "0"
 	}
@@ -448,7 +454,7 @@ func TestTwoReplicasShareRedis(t *testing.T) {
 func TestKill9AfterAToolRanKeepsTheCall(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "byomcp.db")
 	var fakeURL string
-	var first *serveProc
+	var first, second *serveProc
 	kill9AfterAToolRan(t, kill9Scenario{
 		start: func(url string, tools ...procTool) *procPage {
 			fakeURL = url
@@ -457,9 +463,13 @@ func TestKill9AfterAToolRanKeepsTheCall(t *testing.T) {
 		},
 		kill: func(*procPage) { first.kill9(t) },
 		back: func(_ *procPage, tools ...procTool) *procPage {
-			return dialPage(t, startServe(t, fakeURL, "--store", db).url, tools...)
+			second = startServe(t, fakeURL, "--store", db)
+			return dialPage(t, second.url, tools...)
 		},
 	})
+	if got := second.turns(t, "interrupted"); got != "1" {
+		t.Errorf("the restarted server counts %s interrupted turns, want 1", got)
+	}
 }
 
 // kill9Scenario is where kill9AfterAToolRan runs: start opens the first page (the model at
