@@ -82,7 +82,7 @@ func counter(t *testing.T, g prometheus.Gatherer, name, label, value string) flo
 // checkCharged asserts what the budget counted for the site "shop": at least what the fake
 // provider billed, the same in byomcp_site_model_tokens_total{site="shop"} and in the
 // server's byomcp_model_tokens_total, and at least the day's limit (the refusal's reason).
-func checkCharged(t *testing.T, ts *testServer, reg *sites.Registry, fake *llmtest.Server) {
+func checkCharged(t *testing.T, ts *testServer, reg *sites.Registry, fake *llmtest.Server, turns int) {
 	t.Helper()
 	fake.Settle()
 	billed := fake.Billed().Total()
@@ -101,7 +101,7 @@ func checkCharged(t *testing.T, ts *testServer, reg *sites.Registry, fake *llmte
 	if int64(p+c) != day {
 		t.Errorf("byomcp_model_tokens_total = %v prompt + %v completion, the budget counted %d", p, c, day)
 	}
-	t.Logf("billed %d, counted %d, limit %d", billed, day, siteDayLimit)
+	t.Logf("%d turns served, then refused; billed %d, counted %d, limit %d", turns, billed, day, siteDayLimit)
 }
 
 // isOverBudget reports whether err refuses a turn over the site's budget.
@@ -170,7 +170,7 @@ func TestBudgetCountsTurnsCancelledAfterFirstDelta(t *testing.T) {
 	if turns == 0 {
 		t.Fatal("the first turn was refused")
 	}
-	checkCharged(t, ts, reg, fake)
+	checkCharged(t, ts, reg, fake, turns)
 }
 
 // TestBudgetCountsProviderWithoutUsage: a provider that ignores
@@ -178,7 +178,7 @@ func TestBudgetCountsTurnsCancelledAfterFirstDelta(t *testing.T) {
 // logged once at warning level, and the budget refuses once the day's tokens are used.
 func TestBudgetCountsProviderWithoutUsage(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
-	answer := strings.Repeat("The red roadster is in stock and costs less than the others. ", 20)
+	answer := strings.Repeat("The red roadster is in stock and costs less than the others. ", 4)
 	model, fake := budgetModel(t, zap.New(core), llmtest.WithoutUsage(), llmtest.Repeat(llmtest.Step{Text: answer}))
 	ts, reg := budgetSite(t, model)
 	page := newFakePage(t, ts, testOrigin, shopTools()...)
@@ -205,7 +205,7 @@ func TestBudgetCountsProviderWithoutUsage(t *testing.T) {
 	if turns < 2 {
 		t.Fatalf("refused after %d turns; want a few turns answered first, so that the warning is seen once over several", turns)
 	}
-	checkCharged(t, ts, reg, fake)
+	checkCharged(t, ts, reg, fake, turns)
 	if n := logs.FilterLevelExact(zapcore.WarnLevel).FilterMessageSnippet("sends no token usage").Len(); n != 1 {
 		t.Errorf("%d warnings that the provider sends no usage over %d turns, want 1", n, turns)
 	}
@@ -239,5 +239,5 @@ func TestBudgetCountsCutStreams(t *testing.T) {
 	if turns == 30 {
 		t.Fatal("failed turns were never refused")
 	}
-	checkCharged(t, ts, reg, fake)
+	checkCharged(t, ts, reg, fake, turns)
 }
