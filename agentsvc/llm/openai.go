@@ -308,9 +308,9 @@ type spend struct {
 func (m *OpenAI) attempt(ctx context.Context, body []byte, prompt int64, onDelta func(string), onToolDelta func(int, string, string, string)) (*Response, spend, *failure) {
 	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, queueNoteKey{}, new(queueNote)))
 	defer cancel(nil)
-	// The request counts as sent (and the prompt as billed, failing an answer that says
-	// otherwise) once it was written out whole: not while it waits in the queue
-	// (Transport) or for a connection.
+	// The request counts as sent (its prompt as billed, unless an answer says otherwise)
+	// once it was written out whole: not while it waits in the queue (Transport) or for a
+	// connection.
 	var wrote atomic.Bool
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
 		if info.Err == nil {

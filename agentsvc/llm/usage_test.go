@@ -2,6 +2,9 @@ package llm_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -182,5 +185,46 @@ func TestNoUsageWarnedOnce(t *testing.T) {
 		if billed := srv.Billed(); sum.TotalTokens < billed.Total() {
 			t.Errorf("omit %v: counted %d tokens, the provider billed %d", omit, sum.TotalTokens, billed.Total())
 		}
+	}
+}
+
+// TestUsageOfAnUnansweredRequest: a call cancelled after its request went out but before any
+// answer (the provider reading a long prompt) is charged the prompt's estimate; one whose
+// connection was refused is charged nothing.
+func TestUsageOfAnUnansweredRequest(t *testing.T) {
+	bodies := make(chan int, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- len(b)
+		<-r.Context().Done() // no answer until the client goes away
+	}))
+	defer srv.Close()
+	m := llm.NewOpenAI(llm.Options{BaseURL: srv.URL, APIKey: "k", MaxRetries: -1})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	var (
+		resp *llm.Response
+		err  error
+	)
+	go func() {
+		defer close(done)
+		resp, err = m.Stream(ctx, hello, nil)
+	}()
+	n := <-bodies
+	cancel()
+	<-done
+	if err == nil || resp == nil {
+		t.Fatalf("got %+v, %v; want the cancellation with the prompt's usage", resp, err)
+	}
+	if want := llm.EstimateTokens(n); resp.Usage.PromptTokens != want || resp.Usage.CompletionTokens != 0 || !resp.UsageEstimated {
+		t.Errorf("usage %+v (estimated %v), want the estimate %d of the %d-byte request", resp.Usage, resp.UsageEstimated, want, n)
+	}
+
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	m = llm.NewOpenAI(llm.Options{BaseURL: url, APIKey: "k", MaxRetries: -1})
+	resp, err = m.Stream(t.Context(), hello, nil)
+	if err == nil || resp != nil {
+		t.Errorf("connection refused: got %+v, %v; want an error and no usage", resp, err)
 	}
 }
