@@ -93,7 +93,7 @@ func (mm meteredModel) Stream(ctx context.Context, req llm.Request, onDelta func
 	start := time.Now()
 	resp, err := mm.Model.Stream(ctx, req, onDelta)
 	mm.m.modelLatency.Observe(time.Since(start).Seconds())
-	if resp != nil {
+	if resp != nil { // with an error too: what a failed or cancelled call consumed (llm.Model)
 		mm.m.tokens.WithLabelValues("prompt").Add(float64(resp.Usage.PromptTokens))
 		mm.m.tokens.WithLabelValues("completion").Add(float64(resp.Usage.CompletionTokens))
 	}

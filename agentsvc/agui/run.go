@@ -186,10 +186,11 @@ func (r *run) execute(ctx context.Context, p *plan) {
 	if called {
 		provider, name := splitModelName(model.Name())
 		u := tokenUsage{Provider: provider, Model: name}
-		// A provider's model call always reads tokens: no count at all is a run whose
-		// calls reported none (cut short), whose counts are unknown, not zero. The offline
-		// planner (no provider) reads none, and says so.
-		if res.Usage != (chat.Usage{}) || provider == "" {
+		// A provider's model call always reads tokens: a run whose calls reported none
+		// (cut short, or a provider that sends no usage) has counts that are unknown, not
+		// zero, and not the estimate the budget charged either. The offline planner (no
+		// provider) reads none, and says so.
+		if (res.Usage != (chat.Usage{}) && !res.UsageEstimated) || provider == "" {
 			u.InputTokens, u.OutputTokens, u.TotalTokens = &res.Usage.PromptTokens, &res.Usage.CompletionTokens, &res.Usage.TotalTokens
 		}
 		fin.Usage = []tokenUsage{u}

@@ -14,6 +14,12 @@ import (
 type Model interface {
 	// Stream sends req and returns the whole response. Text deltas are passed to
 	// onDelta as they arrive (onDelta may be nil). It honours ctx.
+	//
+	// A call that fails, times out or is cancelled after the provider may have billed it
+	// (a request was sent) returns its error together with a Response that holds only
+	// Usage and UsageEstimated: what the call consumed, every attempt included, so that
+	// budgets and metrics count every billed token however the call ended. A call that
+	// cost nothing returns a nil Response with its error.
 	Stream(ctx context.Context, req Request, onDelta func(delta string)) (*Response, error)
 	// Name says which model and provider this is, for logs and the startup line.
 	Name() string
@@ -38,7 +44,13 @@ type Response struct {
 	Text         string
 	ToolCalls    []chat.ToolCall
 	FinishReason string // "stop", "tool_calls", "length", ...
-	Usage        chat.Usage
+	// Usage is what the call consumed: the provider's counts, or byomcp's estimate
+	// (EstimateTokens) for the attempts the provider reported none of.
+	Usage chat.Usage
+	// UsageEstimated is set when some of Usage is an estimate: the provider sent no usage
+	// (it ignores stream_options.include_usage), or the stream ended before its last chunk
+	// (cancelled, cut, stalled, timed out).
+	UsageEstimated bool
 }
 
 // Error is a failed model call. Retryable tells the user whether trying again may help.

@@ -10,8 +10,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -94,6 +96,7 @@ type OpenAI struct {
 	maxRetries int
 	client     openai.Client
 	log        *zap.Logger
+	noUsage    atomic.Bool // the provider was found to send no usage (and it was logged)
 }
 
 var _ Model = (*OpenAI)(nil)
@@ -164,33 +167,53 @@ var (
 
 // Stream implements Model: it streams one completion, retrying failures that happen
 // before any text reached onDelta (or any tool-call piece reached req.OnToolDelta).
+//
+// Every attempt that the provider may have billed is counted in the Response's Usage,
+// returned with the error too (see Model): the provider's usage chunk when it came, else
+// an estimate (EstimateTokens) of the prompt (the request body) and of the output received,
+// or of the prompt alone when no answer came. An attempt refused with an HTTP error status,
+// or whose connection could not be made, cost nothing.
 func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta string)) (*Response, error) {
 	body, err := requestBody(m.opts.Model, req)
 	if err != nil {
 		return nil, &Error{Message: err.Error(), Err: err}
 	}
+	prompt := EstimateTokens(len(body))
 	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, m.opts.RequestTimeout, errRequestTimeout)
 	defer cancel()
 
+	var (
+		used      chat.Usage // by the attempts so far
+		estimated bool
+	)
+	spent := func() *Response { // what a failed call returns with its error
+		if used == (chat.Usage{}) {
+			return nil
+		}
+		return &Response{Usage: used, UsageEstimated: estimated}
+	}
 	for attempt := 0; ; attempt++ {
-		resp, f := m.attempt(ctx, body, onDelta, req.OnToolDelta)
+		resp, s, f := m.attempt(ctx, body, prompt, onDelta, req.OnToolDelta)
+		used, estimated = used.Add(s.usage), estimated || s.estimated
 		if f == nil {
+			resp.Usage, resp.UsageEstimated = used, estimated
 			m.log.Debug("model call done",
 				zap.Int("attempts", attempt+1), zap.String("finish", resp.FinishReason),
 				zap.Int("tool_calls", len(resp.ToolCalls)),
 				zap.Int64("prompt_tokens", resp.Usage.PromptTokens),
-				zap.Int64("completion_tokens", resp.Usage.CompletionTokens))
+				zap.Int64("completion_tokens", resp.Usage.CompletionTokens),
+				zap.Bool("estimated", estimated))
 			return resp, nil
 		}
 		if ce := m.contextError(parent, ctx); ce != nil {
 			if _, queued := errors.AsType[*QueueError](f.err.Err); queued && parent.Err() == nil {
-				return nil, f.err // the time went in the queue: it says so
+				return spent(), f.err // the time went in the queue: it says so
 			}
-			return nil, ce
+			return spent(), ce
 		}
 		if f.streamed || !f.err.Retryable || attempt >= m.maxRetries {
-			return nil, f.err
+			return spent(), f.err
 		}
 		wait := backoff(attempt)
 		if f.connect {
@@ -199,7 +222,7 @@ func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta str
 		if f.hasRetryAfter {
 			if f.retryAfter > maxRetryAfter {
 				f.err.Message += fmt.Sprintf("; it asks to wait %s", f.retryAfter)
-				return nil, f.err
+				return spent(), f.err
 			}
 			wait = f.retryAfter
 		}
@@ -208,9 +231,9 @@ func (m *OpenAI) Stream(ctx context.Context, req Request, onDelta func(delta str
 			zap.String("error", f.err.Message), zap.Duration("wait", wait))
 		if err := m.opts.Sleep(ctx, wait); err != nil {
 			if ce := m.contextError(parent, ctx); ce != nil {
-				return nil, ce
+				return spent(), ce
 			}
-			return nil, &Error{Message: "the wait before retrying failed", Err: err}
+			return spent(), &Error{Message: "the wait before retrying failed", Err: err}
 		}
 	}
 }
@@ -274,10 +297,26 @@ type toolAcc struct {
 	told  bool // OnToolDelta has been given the id, the name and the arguments so far
 }
 
-// attempt makes one HTTP request and reads its stream to the end.
-func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string), onToolDelta func(int, string, string, string)) (*Response, *failure) {
+// spend is what one attempt consumed.
+type spend struct {
+	usage     chat.Usage
+	estimated bool // the provider reported no usage for it
+}
+
+// attempt makes one HTTP request and reads its stream to the end. It returns what the
+// attempt consumed whatever the outcome (see Stream); prompt is the request's estimate.
+func (m *OpenAI) attempt(ctx context.Context, body []byte, prompt int64, onDelta func(string), onToolDelta func(int, string, string, string)) (*Response, spend, *failure) {
 	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, queueNoteKey{}, new(queueNote)))
 	defer cancel(nil)
+	// The request counts as sent (its prompt as billed, unless an answer says otherwise)
+	// once it was written out whole: not while it waits in the queue (Transport) or for a
+	// connection.
+	var wrote atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			wrote.Store(true)
+		}
+	}})
 
 	// The SDK makes the request (auth, headers, error responses); its body is encoded by
 	// requestBody and the stream is read into chunk, rather than through the SDK's types.
@@ -287,10 +326,18 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 	err := m.client.Post(ctx, "chat/completions", body, nil,
 		option.WithResponseInto(&httpRes), option.WithResponseBodyInto(&streamRes))
 	if err != nil {
-		return nil, m.requestFailure(ctx, err, httpRes)
+		f := m.requestFailure(ctx, err, httpRes)
+		var s spend
+		// No answer came (cancelled, timed out, the connection broke after the request
+		// went out): the provider may be reading the prompt. An HTTP error status, or a
+		// connection refused or dropped before the request was read, bills nothing.
+		if wrote.Load() && f.err.Status == 0 && !f.connect && (httpRes == nil || httpRes.StatusCode < 300) {
+			s = spend{usage: estimated(prompt, 0), estimated: true}
+		}
+		return nil, s, f
 	}
 	if streamRes == nil || streamRes.Body == nil {
-		return nil, &failure{err: &Error{Message: "the model API sent no response body", Retryable: true}}
+		return nil, spend{usage: estimated(prompt, 0), estimated: true}, &failure{err: &Error{Message: "the model API sent no response body", Retryable: true}}
 	}
 	events := newSSEReader(streamRes.Body)
 	drain := false
@@ -309,13 +356,23 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 	defer idle.Stop()
 
 	var (
-		resp     Response
-		text     strings.Builder
-		calls    []*toolAcc
-		byIndex  = map[int64]*toolAcc{}
-		streamed bool
-		gotUsage bool
+		resp      Response
+		text      strings.Builder
+		calls     []*toolAcc
+		byIndex   = map[int64]*toolAcc{}
+		streamed  bool
+		gotUsage  bool
+		outBytes  int // text and tool-call bytes received
+		outChunks int // chunks that carried some
 	)
+	// consumed is what the attempt cost: the provider's count when it sent one, else the
+	// estimate of the prompt and of the output received.
+	consumed := func() spend {
+		if gotUsage {
+			return spend{usage: resp.Usage}
+		}
+		return spend{usage: estimated(prompt, estimateOutput(outBytes, outChunks)), estimated: true}
+	}
 	var streamErr error
 	var chunk chunk // decoded into again for each event (decodeChunk resets it)
 	for events.next() {
@@ -337,6 +394,14 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 			gotUsage = true
 		}
 		for _, choice := range chunk.Choices {
+			n := len(choice.Delta.Content)
+			for _, tc := range choice.Delta.ToolCalls {
+				n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+			}
+			if n > 0 { // every choice generated is billed, read or not
+				outBytes += n
+				outChunks++
+			}
 			if choice.Index != 0 {
 				continue
 			}
@@ -389,10 +454,10 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 	if err := streamErr; err != nil {
 		f := m.streamFailure(ctx, err)
 		f.streamed = streamed
-		return nil, f
+		return nil, consumed(), f
 	}
 	if resp.FinishReason == "" {
-		return nil, &failure{streamed: streamed, err: &Error{
+		return nil, consumed(), &failure{streamed: streamed, err: &Error{
 			Message:   "the model stream ended before the answer was complete",
 			Retryable: true,
 		}}
@@ -416,8 +481,10 @@ func (m *OpenAI) attempt(ctx context.Context, body []byte, onDelta func(string),
 		// Some providers (Gemini) report "stop" for an answer that calls tools.
 		resp.FinishReason = "tool_calls"
 	}
-	if !gotUsage {
-		m.log.Debug("the model API sent no usage")
+	if !gotUsage && m.noUsage.CompareAndSwap(false, true) {
+		m.log.Warn("the model API sends no token usage (it ignores stream_options.include_usage): "+
+			"budgets and metrics count an estimate of one token per 2 bytes of the request and of the answer",
+			zap.String("host", m.host()))
 	}
-	return &resp, nil
+	return &resp, consumed(), nil
 }

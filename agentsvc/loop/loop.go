@@ -94,7 +94,10 @@ type Turn struct {
 type Result struct {
 	Text       string
 	StopReason string
-	Usage      chat.Usage
+	// Usage is what the turn's model calls consumed, those that failed or were cancelled
+	// included; UsageEstimated is set when some of it is an estimate (llm.Response).
+	Usage          chat.Usage
+	UsageEstimated bool
 	// Messages are the messages this turn added, starting with the user's (when Text is set).
 	Messages []chat.Message
 	// Unrecorded are the messages of Messages after the user's that were not given to
@@ -216,6 +219,12 @@ func Run(ctx context.Context, t Turn) (result Result) {
 			emit(&wire.TextDeltaEvent{EventHeader: wire.EventHeader{Type: wire.EventTextDelta}, Delta: d})
 		}
 		resp, err := streamContained(ctx, t.Model, llm.Request{Messages: conv, Tools: defs}, onDelta, panicked)
+		if resp != nil {
+			// What the call consumed, however it ended: a failed or cancelled call returns
+			// its usage with its error (llm.Model).
+			res.Usage = res.Usage.Add(resp.Usage)
+			res.UsageEstimated = res.UsageEstimated || resp.UsageEstimated
+		}
 		if errors.Is(err, errTurnPanicked) {
 			if sb.Len() > 0 {
 				texts = append(texts, sb.String())
@@ -236,7 +245,6 @@ func Run(ctx context.Context, t Turn) (result Result) {
 			emit(&wire.ErrorEvent{EventHeader: wire.EventHeader{Type: wire.EventError}, Message: msg, Retryable: retryable})
 			return finish(wire.StopError, err)
 		}
-		res.Usage = res.Usage.Add(resp.Usage)
 		if n := len(resp.ToolCalls); n > MaxCallsPerResponse {
 			// Each call is two events on the page's socket (tool_call, tool_result): hundreds
 			// at once filled its send queue and dropped a page that reads. The turn would run

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 )
 
@@ -148,10 +149,16 @@ func (mm meteredModel) Stream(ctx context.Context, req llm.Request, onDelta func
 	start := time.Now()
 	resp, err := mm.Model.Stream(ctx, req, onDelta)
 	mm.site.acct.latency.WithLabelValues(mm.site.Name).Observe(time.Since(start).Seconds())
-	if resp != nil {
-		mm.site.acct.charge(mm.site, mm.session, int64(resp.Usage.PromptTokens+resp.Usage.CompletionTokens))
+	if resp != nil { // with an error too: what a failed or cancelled call consumed (llm.Model)
+		mm.site.acct.charge(mm.site, mm.session, billed(resp.Usage))
 	}
 	return resp, err
+}
+
+// billed is the tokens a usage counts: prompt and completion, or the total when a provider
+// reports more there (tokens of reasoning it counts apart).
+func billed(u chat.Usage) int64 {
+	return max(u.PromptTokens+u.CompletionTokens, u.TotalTokens)
 }
 
 // Public is what GET /v1/site tells the widget of its site: nothing secret.

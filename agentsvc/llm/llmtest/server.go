@@ -29,11 +29,14 @@ type FakeCall struct {
 	Extra json.RawMessage
 }
 
-// Usage is the token count reported in the usage chunk.
+// Usage is the token count reported in the usage chunk, and what the server billed.
 type Usage struct {
 	PromptTokens     int64
 	CompletionTokens int64
 }
+
+// Total is prompt and completion tokens.
+func (u Usage) Total() int64 { return u.PromptTokens + u.CompletionTokens }
 
 // Step is the scripted answer to one request.
 type Step struct {
@@ -43,8 +46,11 @@ type Step struct {
 	ToolCalls []FakeCall
 	// FinishReason defaults to "tool_calls" when there are tool calls, else "stop".
 	FinishReason string
-	// Usage is reported when the client asks for stream_options.include_usage; when nil
-	// a count derived from the request and the answer is reported.
+	// Usage is reported when the client asks for stream_options.include_usage (unless the
+	// server was made WithoutUsage); when nil the request and the answer are counted the
+	// way OpenAI documents it (CountTokens: a token per 4 bytes, 4 more per message).
+	// It is also what the server bills (Billed): all of it for an answer sent whole; for
+	// a stream that ended early the prompt and the share of the completion generated.
 	Usage *Usage
 
 	// Status, when not 0 or 200, fails the request with this HTTP status and an
@@ -95,6 +101,12 @@ func WithAPIKey(key string) Option {
 	return func(s *Server) { s.apiKey = key }
 }
 
+// WithoutUsage makes the server ignore stream_options.include_usage, as several
+// OpenAI-compatible servers do: a stream never carries a usage chunk. It still bills.
+func WithoutUsage() Option {
+	return func(s *Server) { s.noUsage = true }
+}
+
 // NoRecording keeps no requests (Requests returns none), for long load-generator runs.
 func NoRecording() Option {
 	return func(s *Server) { s.noRecord = true }
@@ -114,11 +126,13 @@ type Server struct {
 	responder Responder
 	apiKey    string
 	noRecord  bool
+	noUsage   bool
 
 	mu       sync.Mutex
 	requests []RecordedRequest
 	received int
 	nextCall int
+	billed   Usage
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -192,6 +206,32 @@ func (s *Server) Requests() []RecordedRequest {
 	out := make([]RecordedRequest, len(s.requests))
 	copy(out, s.requests)
 	return out
+}
+
+// Billed returns the tokens the server billed so far, the way a provider does: for every
+// answer it began (HTTP 200), the prompt, and the completion tokens it generated, whether
+// or not the client read them (a stream the client left, or that the server cut or
+// stalled, bills what was generated until then). A request refused with an error status
+// bills nothing. A handler still running may add to it: read it after the client's calls
+// ended and Settle.
+func (s *Server) Billed() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.billed
+}
+
+// Settle waits until no request is being answered, so that Billed counts every stream
+// the clients left (the server notices a client gone at its next chunk, or at once when
+// it stalls).
+func (s *Server) Settle() {
+	s.handlers.Wait()
+}
+
+func (s *Server) bill(u Usage) {
+	s.mu.Lock()
+	s.billed.PromptTokens += u.PromptTokens
+	s.billed.CompletionTokens += u.CompletionTokens
+	s.mu.Unlock()
 }
 
 // RecordedRequest is a decoded request body, for asserting what a client sent.
@@ -307,6 +347,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !req.Stream {
+		s.bill(a.usage)
 		s.writeCompletion(w, req, a)
 		return
 	}

@@ -26,6 +26,9 @@ type answer struct {
 	extras []map[string]json.RawMessage // per call: members of FakeCall.Extra
 	finish string
 	usage  Usage
+	// billedAfter[i] is the completion tokens billed once deltas[:i] were generated;
+	// billedAfter[len(deltas)] is usage.CompletionTokens.
+	billedAfter []int64
 }
 
 func (s *Server) answer(req RecordedRequest, step Step) (answer, error) {
@@ -50,34 +53,40 @@ func (s *Server) answer(req RecordedRequest, step Step) (answer, error) {
 		a.extras = append(a.extras, extra)
 	}
 
+	var pieces []int64 // the tokens of each delta, as CountTokens counts them
 	for _, d := range splitText(step.Text) {
 		b := append([]byte(`{"content":`), json.AppendEscape(nil, d, json.EscapeHTML)...)
 		a.deltas = append(a.deltas, append(b, '}'))
+		pieces = append(pieces, max(CountTokens(d), 1))
 	}
 	// Each call is a first chunk (id, name, extra fields) then argument pieces; the
 	// calls' chunks are interleaved round-robin, as a provider streaming them in parallel.
 	// The deltas are written out by hand (keys sorted, as json.Marshal sorts a map's):
 	// encoding maps through reflection made most of the fake model's CPU under load.
 	var seqs [][][]byte
+	var seqTokens [][]int64
 	for i, c := range a.calls {
 		first, err := firstCallDelta(i, c, a.extras[i])
 		if err != nil {
 			return answer{}, err
 		}
-		seq := [][]byte{first}
+		seq, toks := [][]byte{first}, []int64{CountTokens(c.Name) + 1}
 		for _, p := range splitArgs(c.Args) {
 			b := append([]byte(`{"tool_calls":[{"function":{"arguments":`), json.AppendEscape(nil, p, json.EscapeHTML)...)
 			b = append(b, `},"index":`...)
 			b = strconv.AppendInt(b, int64(i), 10)
 			seq = append(seq, append(b, `}]}`...))
+			toks = append(toks, max(CountTokens(p), 1))
 		}
 		seqs = append(seqs, seq)
+		seqTokens = append(seqTokens, toks)
 	}
 	for round := 0; ; round++ {
 		sent := false
-		for _, seq := range seqs {
+		for j, seq := range seqs {
 			if round < len(seq) {
 				a.deltas = append(a.deltas, seq[round])
+				pieces = append(pieces, seqTokens[j][round])
 				sent = true
 			}
 		}
@@ -93,16 +102,51 @@ func (s *Server) answer(req RecordedRequest, step Step) (answer, error) {
 			a.finish = "tool_calls"
 		}
 	}
+	var completion int64
+	for _, n := range pieces {
+		completion += n
+	}
 	if step.Usage != nil {
 		a.usage = *step.Usage
 	} else {
-		var chars int
-		for _, m := range req.Messages {
-			chars += len(m.Content) + len(m.Raw)/8
-		}
-		a.usage = Usage{PromptTokens: int64(chars/4 + 1), CompletionTokens: int64(len(a.deltas))}
+		a.usage = Usage{PromptTokens: PromptTokens(req), CompletionTokens: completion}
 	}
+	// The completion is billed as generated: each delta its share of the tokens.
+	a.billedAfter = make([]int64, len(a.deltas)+1)
+	var sum int64
+	for i, n := range pieces {
+		sum += n
+		if completion > 0 {
+			a.billedAfter[i+1] = (a.usage.CompletionTokens*sum + completion - 1) / completion
+		}
+	}
+	a.billedAfter[len(a.deltas)] = a.usage.CompletionTokens
 	return a, nil
+}
+
+// CountTokens counts the tokens of text the way OpenAI's help pages estimate them: one
+// per 4 bytes of English text, rounded up. The server bills with it when a step gives no
+// Usage.
+func CountTokens(text string) int64 {
+	return int64((len(text) + 3) / 4)
+}
+
+// PromptTokens counts the prompt of a request the way OpenAI's cookbook does: the tokens
+// of each message's text (content, tool calls' names and arguments) and 4 more per
+// message for its role and delimiters, the tokens of each tool's name, description and
+// parameter schema and 8 more per tool, and 3 to prime the reply.
+func PromptTokens(req RecordedRequest) int64 {
+	n := int64(3)
+	for _, m := range req.Messages {
+		n += 4 + CountTokens(m.Role) + CountTokens(m.Content)
+		for _, c := range m.ToolCalls {
+			n += CountTokens(c.Name) + CountTokens(c.Arguments)
+		}
+	}
+	for _, t := range req.Tools {
+		n += 8 + CountTokens(t.Name) + CountTokens(t.Description) + CountTokens(string(t.Parameters))
+	}
+	return n
 }
 
 // splitText splits text after each space: "a b c" is "a ", "b ", "c".
@@ -198,14 +242,14 @@ func (u Usage) wire() map[string]any {
 
 // writeStream sends the answer as server-sent events, the way the real API does.
 func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req RecordedRequest, step Step, a answer) {
+	if s.noUsage { // the server ignores stream_options.include_usage
+		req.IncludeUsage = false
+	}
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	write := func(event []byte) bool {
-		if step.ChunkDelay > 0 && !s.wait(r, step.ChunkDelay) {
-			return false
-		}
+	put := func(event []byte) bool {
 		if _, err := w.Write(event); err != nil {
 			return false
 		}
@@ -213,6 +257,12 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 			flusher.Flush()
 		}
 		return true
+	}
+	write := func(event []byte) bool {
+		if step.ChunkDelay > 0 && !s.wait(r, step.ChunkDelay) {
+			return false
+		}
+		return put(event)
 	}
 	send := func(v any) bool {
 		b, err := json.Marshal(v)
@@ -222,6 +272,12 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 		return write(fmt.Appendf(nil, "data: %s\n\n", b))
 	}
 
+	// The prompt is billed once the answer began; each delta once generated (its wait
+	// over), whether or not the client reads it. Billed on every way out, the abort too.
+	generated := 0
+	defer func() {
+		s.bill(Usage{PromptTokens: a.usage.PromptTokens, CompletionTokens: a.billedAfter[generated]})
+	}()
 	f := a.frame(req)
 	if !write(f.event([]byte(`{"content":"","refusal":null,"role":"assistant"}`), "")) {
 		return
@@ -231,7 +287,11 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Recorde
 			s.fail(w, r, step, send)
 			return
 		}
-		if !write(f.event(d, "")) {
+		if step.ChunkDelay > 0 && !s.wait(r, step.ChunkDelay) {
+			return
+		}
+		generated = i + 1
+		if !put(f.event(d, "")) {
 			return
 		}
 	}
