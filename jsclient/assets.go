@@ -5,247 +5,291 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/bits"
 	"net/http"
 	"path"
-	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/andybalholm/brotli"
+	"github.com/evanw/esbuild/pkg/api"
 )
 
-// Assets serves the client's scripts the way a visit of several pages wants them:
+// Assets serves the client's scripts as esbuild (its Go API, in this binary) builds them from
+// the plain ES modules of this directory, once, when the server starts:
 //
+//   - bundled and minified, the modules that load only later (boot.js behind widget.js's
+//     launcher, foreign.js on a page with another WebMCP implementation, frames.js on a page
+//     with frames) split into their own
+//     files and the code they share into chunks, so that a first visit takes a handful of
+//     requests instead of one per module;
+//   - the stable URLs a site embeds (`/byomcp/widget.js`, `/byomcp/preload.js`) are revalidated
+//     with a strong ETag (a 304 of a few hundred bytes); every other file esbuild makes is named
+//     after the hash of its content (`boot-4KQ2…js`) and served as immutable, so the second
+//     page of a visit takes them from the cache;
+//   - an entry also imports, at its end, the chunks that the modules it imports dynamically
+//     import statically, so that the browser fetches them all as soon as the entry has run
+//     instead of one level at a time (what Vite's preload of dynamic imports does); what those
+//     modules import dynamically in turn is not fetched ahead (foreign.js: only a page with
+//     another WebMCP implementation needs it);
 //   - compressed once (brotli and gzip, chosen by Accept-Encoding), never per request: from
 //     the start in the background (Handler), or from the first request on (NewAssets);
-//   - every relative import rewritten to a content-hashed URL (`./wsrpc.js?v=3f2a…`) that is
-//     served as immutable, so the second page of a visit takes the modules from the cache;
-//   - each module also imports, at its end, every module it needs indirectly, so the browser
-//     fetches the whole graph as soon as the entry script is parsed instead of one level of
-//     imports at a time (no build step: the files stay the plain modules in this directory);
-//   - a module that imports another one dynamically (widget.js shows the launcher at once and
-//     then imports the rest) also starts, at its end, the import of every module the dynamic
-//     one needs, so that graph too is fetched at once and not level by level (except the lazy
-//     modules, which only some pages import);
-//   - the stable URLs a site embeds (`/byomcp/widget.js`, `/byomcp/preload.js`) are revalidated
-//     with a strong ETag (a 304 of a few hundred bytes).
+//   - with their source maps (`widget.js.map`, revalidated: the sources are in them), which a
+//     browser fetches only when its developer tools are open.
 type Assets struct {
-	files map[string]*asset
-	warm  sync.Once // the first request compresses every script in the background
+	files   map[string]*asset
+	entries []string  // the stable names, compressed first
+	warm    sync.Once // the first request compresses every script in the background
 }
 
 type asset struct {
-	body   []byte
-	gz, br func() []byte // body compressed, each computed once, on its first request
-	hash   string        // hex sha256 of body (after the rewrite), shortened
-	ctype  string
+	body      []byte
+	gz, br    func() []byte // body compressed, each computed once, on its first request
+	hash      string        // hex sha256 of body, shortened: the ETag
+	ctype     string
+	immutable bool // the name carries the hash of the content: cached for a year
 }
 
-// importRE finds the relative module specifiers of static imports and re-exports:
-// `from './x.js'` and `import './x.js'`; dynamicRE those of dynamic imports: `import('./x.js')`.
-var (
-	importRE  = regexp.MustCompile(`(?m)(\bfrom\s*|^\s*import\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
-	dynamicRE = regexp.MustCompile(`(\bimport\(\s*)(['"])(\./[A-Za-z0-9_.-]+\.js)(['"])`)
-)
+// A Build is one esbuild build of some of the client's scripts.
+type Build struct {
+	// Entries are served under their own names (the stable URLs); the chunks and the
+	// dynamically imported modules of a bundle under content-hashed names.
+	Entries []string
+	// Script says the entries are classic scripts (preload.js, for the page's <head>): each is
+	// minified alone, for the older syntax (ES2015) that any browser parses, nothing bundled.
+	Script bool
+}
 
-// hashLen is how many hex digits of the sha256 name a version (48 bits: no collisions among
+// Client is how the embedded client is built.
+var Client = []Build{
+	{Entries: []string{"widget.js"}},
+	{Entries: []string{"preload.js"}, Script: true},
+	// byomcp's document.modelContext for a page without the widget (the WebMCP conformance
+	// page): a build of its own, so that its entries do not split the widget's chunks further.
+	{Entries: []string{"tools.js", "modelcontext.js"}},
+}
+
+// hashLen is how many hex digits of the sha256 name an ETag (48 bits: no collisions among
 // the versions of a few dozen files).
 const hashLen = 12
 
-// NewAssets reads every .js file at the top of fsys, rewrites its imports and compresses it.
-// A relative import of a file that is not there, or an import cycle, is an error.
-func NewAssets(fsys fs.FS) (*Assets, error) {
-	names, err := fs.Glob(fsys, "*.js")
-	if err != nil {
-		return nil, fmt.Errorf("jsclient: listing scripts: %w", err)
-	}
-	src := make(map[string][]byte, len(names))
-	for _, n := range names {
-		b, err := fs.ReadFile(fsys, n)
-		if err != nil {
-			return nil, fmt.Errorf("jsclient: reading %s: %w", n, err)
-		}
-		src[n] = b
-	}
-	b := &builder{src: src, done: map[string]*asset{}, visiting: map[string]bool{}, deps: map[string][]string{}}
-	for _, n := range names {
-		if _, err := b.build(n); err != nil {
-			return nil, err
-		}
-	}
-	return &Assets{files: b.done}, nil
-}
+// outdir is where esbuild is told it writes (it writes nothing: the files stay in memory):
+// the path the files are served under, which the source maps' relative paths start from.
+const outdir = "/byomcp"
 
-// builder rewrites modules depth first: a module's URL carries the hash of its rewritten text,
-// which holds the hashed URLs of its imports.
-type builder struct {
-	src      map[string][]byte
-	done     map[string]*asset
-	visiting map[string]bool
-	deps     map[string][]string // direct imports, by module
-}
-
-func (b *builder) build(name string) (*asset, error) {
-	if a := b.done[name]; a != nil {
-		return a, nil
-	}
-	if b.visiting[name] {
-		return nil, fmt.Errorf("jsclient: import cycle through %s", name)
-	}
-	b.visiting[name] = true
-	defer delete(b.visiting, name)
-
-	text := stripJS(b.src[name])
-	specs := func(re *regexp.Regexp) ([]string, error) {
-		var deps []string
-		for _, m := range re.FindAllSubmatch(text, -1) {
-			dep := path.Clean(string(m[3]))
-			if _, ok := b.src[dep]; !ok {
-				return nil, fmt.Errorf("jsclient: %s imports %s, which is not there", name, m[3])
-			}
-			if !slices.Contains(deps, dep) {
-				deps = append(deps, dep)
-			}
-		}
-		return deps, nil
-	}
-	direct, err := specs(importRE)
-	if err != nil {
-		return nil, err
-	}
-	dynamic, err := specs(dynamicRE)
-	if err != nil {
-		return nil, err
-	}
-	b.deps[name] = direct
-	hashes := map[string]string{}
-	for _, dep := range append(slices.Clone(direct), dynamic...) {
-		a, err := b.build(dep)
+// NewAssets builds the .js files at the top of fsys as builds say. An import of a file that
+// is not there, a syntax error, or two builds making different files of one name is an error.
+func NewAssets(fsys fs.FS, builds ...Build) (*Assets, error) {
+	s := &Assets{files: map[string]*asset{}}
+	for _, b := range builds {
+		out, err := b.run(fsys)
 		if err != nil {
 			return nil, err
 		}
-		hashes[dep] = a.hash
-	}
-	version := func(re *regexp.Regexp) func([]byte) []byte {
-		return func(m []byte) []byte {
-			s := re.FindSubmatch(m)
-			dep := path.Clean(string(s[3]))
-			return fmt.Appendf(nil, "%s%s%s?v=%s%s", s[1], s[2], s[3], hashes[dep], s[4])
-		}
-	}
-	out := importRE.ReplaceAllFunc(text, version(importRE))
-	out = dynamicRE.ReplaceAllFunc(out, version(dynamicRE))
-	// The modules it needs only indirectly, imported here too so they load in parallel.
-	// Imports are hoisted and these modules are already in the graph, so the order in which
-	// modules run does not change.
-	var extra []string
-	for _, dep := range b.closure(name) {
-		if !slices.Contains(direct, dep) {
-			extra = append(extra, dep)
-		}
-	}
-	if len(extra) > 0 {
-		var tail bytes.Buffer
-		tail.WriteString("\n// Added by the server so the browser fetches the whole module graph at once.\n")
-		for _, dep := range extra {
-			fmt.Fprintf(&tail, "import './%s?v=%s';\n", dep, b.done[dep].hash)
-		}
-		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
-		out = append(out, '\n')
-	}
-	// What the dynamic imports need, imported at once too (the modules are evaluated in their
-	// import order all the same; those already loaded cost nothing).
-	if later := b.later(name, dynamic); len(later) > 0 {
-		var tail bytes.Buffer
-		tail.WriteString("\n// Added by the server: the modules this one imports dynamically, and theirs, fetched at once.\n")
-		tail.WriteString("for (const u of [")
-		for i, dep := range later {
-			if i > 0 {
-				tail.WriteString(", ")
+		for name, a := range out {
+			if prev := s.files[name]; prev != nil && !bytes.Equal(prev.body, a.body) {
+				return nil, fmt.Errorf("jsclient: two builds make different %s", name)
 			}
-			fmt.Fprintf(&tail, "'./%s?v=%s'", dep, b.done[dep].hash)
+			s.files[name] = a
 		}
-		tail.WriteString("]) import(u).catch(() => {});\n")
-		out = append(bytes.TrimRight(out, "\n"), tail.Bytes()...)
-		out = append(out, '\n')
+		s.entries = append(s.entries, b.Entries...)
 	}
-	// A module script is decoded as UTF-8 whatever its type says (HTML, "fetch a single module
-	// script"), so only the classic preload.js names its charset: 15 bytes less on the wire for
-	// each of the other requests of a first visit.
+	return s, nil
+}
+
+// run builds b's entries and returns the files made, by name.
+func (b Build) run(fsys fs.FS) (map[string]*asset, error) {
+	opts := api.BuildOptions{
+		EntryPoints:       b.Entries,
+		Bundle:            true,
+		Splitting:         true,
+		Format:            api.FormatESModule,
+		Target:            api.ES2022, // the sources' own syntax (private fields): nothing lowered
+		MinifyWhitespace:  true,
+		MinifyIdentifiers: true,
+		MinifySyntax:      true,
+		Charset:           api.CharsetUTF8, // every served script is UTF-8: no \u escapes
+		LegalComments:     api.LegalCommentsNone,
+		Sourcemap:         api.SourceMapLinked,
+		EntryNames:        "[name]",
+		ChunkNames:        "[name]-[hash]",
+		Outdir:            outdir,
+		AbsWorkingDir:     "/",
+		Metafile:          true,
+		Write:             false,
+		LogLevel:          api.LogLevelSilent,
+		Plugins:           []api.Plugin{fromFS(fsys)},
+	}
 	ctype := "text/javascript"
-	if name == "preload.js" {
+	if b.Script {
+		opts.Bundle, opts.Splitting, opts.Format, opts.Target = false, false, api.FormatDefault, api.ES2015
+		// A classic script is decoded in the page's encoding unless its response names its
+		// own; a module script is UTF-8 whatever its type says (HTML, "fetch a single module
+		// script"), so the others go without: 15 bytes less on each request of a first visit.
 		ctype += "; charset=utf-8"
 	}
-	a := newAsset(out, ctype)
-	b.done[name] = a
-	return a, nil
-}
-
-// lazy are the modules imported dynamically that are not fetched ahead with their importer:
-// only some pages need them (foreign.js reads another WebMCP implementation's tools, frames.js
-// the tools of a page's same-origin frames), and the others would pay for them on every first
-// visit.
-var lazy = map[string]bool{"foreign.js": true, "frames.js": true}
-
-// later lists the modules that name's dynamic imports load: each of them and the modules it
-// reaches through its static imports, less those name loads statically, sorted. Lazy modules
-// are left out.
-func (b *builder) later(name string, dynamic []string) []string {
-	if len(dynamic) == 0 {
-		return nil
-	}
-	now := b.closure(name)
-	var out []string
-	for _, d := range dynamic {
-		if lazy[d] {
-			continue
-		}
-		for _, m := range append(b.closure(d), d) {
-			if m != name && !slices.Contains(now, m) && !slices.Contains(out, m) {
-				out = append(out, m)
+	res := api.Build(opts)
+	if len(res.Errors) > 0 {
+		var msgs []string
+		for _, m := range res.Errors {
+			if l := m.Location; l != nil {
+				msgs = append(msgs, fmt.Sprintf("%s:%d:%d: %s", strings.TrimPrefix(l.File, "jsclient/"), l.Line, l.Column, m.Text))
+			} else {
+				msgs = append(msgs, m.Text)
 			}
 		}
+		return nil, fmt.Errorf("jsclient: building %s: %s", strings.Join(b.Entries, ", "), strings.Join(msgs, "; "))
 	}
-	slices.Sort(out)
+	var meta metafile
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
+		return nil, fmt.Errorf("jsclient: building %s: reading esbuild's metafile: %w", strings.Join(b.Entries, ", "), err)
+	}
+	bodies := map[string][]byte{}
+	for _, f := range res.OutputFiles {
+		bodies[path.Base(f.Path)] = f.Contents
+	}
+	for _, e := range b.Entries {
+		if ahead := meta.ahead(e); len(ahead) > 0 {
+			bodies[e] = importAhead(bodies[e], ahead)
+		}
+	}
+	out := make(map[string]*asset, len(bodies))
+	for name, body := range bodies {
+		switch {
+		case strings.HasSuffix(name, ".map"):
+			out[name] = newAsset(body, "application/json", false)
+		default:
+			out[name] = newAsset(body, ctype, !slices.Contains(b.Entries, name))
+		}
+	}
+	return out, nil
+}
+
+// fromFS is an esbuild plugin that reads the modules from fsys (the embedded files): an entry
+// is a file at its top, an import a relative path among those files. Their paths are given as
+// /jsclient/NAME, so that a source map names them as ../jsclient/NAME (its sources are in it).
+func fromFS(fsys fs.FS) api.Plugin {
+	const dir = "/jsclient/"
+	return api.Plugin{Name: "jsclient", Setup: func(pb api.PluginBuild) {
+		pb.OnResolve(api.OnResolveOptions{Filter: ".*"}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			p := dir + args.Path
+			if args.Kind != api.ResolveEntryPoint {
+				if !strings.HasPrefix(args.Path, "./") && !strings.HasPrefix(args.Path, "../") {
+					return api.OnResolveResult{}, fmt.Errorf("%q: only relative imports of the client's own modules", args.Path)
+				}
+				p = path.Join(path.Dir(args.Importer), args.Path)
+			}
+			name, ok := strings.CutPrefix(path.Clean(p), dir)
+			if !ok || !fs.ValidPath(name) {
+				return api.OnResolveResult{}, fmt.Errorf("%s is not there", args.Path)
+			}
+			if _, err := fs.Stat(fsys, name); err != nil {
+				return api.OnResolveResult{}, fmt.Errorf("%s is not there", args.Path)
+			}
+			return api.OnResolveResult{Path: dir + name, Namespace: "file"}, nil
+		})
+		pb.OnLoad(api.OnLoadOptions{Filter: ".*"}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			src, err := fs.ReadFile(fsys, strings.TrimPrefix(args.Path, dir))
+			if err != nil {
+				return api.OnLoadResult{}, err
+			}
+			text := string(src)
+			return api.OnLoadResult{Contents: &text, Loader: api.LoaderJS, ResolveDir: dir}, nil
+		})
+	}}
+}
+
+// metafile is the part of esbuild's metafile (https://esbuild.github.io/api/#metafile) read
+// here: each output's imports of other outputs.
+type metafile struct {
+	Outputs map[string]struct {
+		Imports []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"` // "import-statement" or "dynamic-import" between outputs
+		} `json:"imports"`
+	} `json:"outputs"`
+}
+
+// imports lists the outputs that the output named name imports with kind, by name.
+func (m metafile) imports(name, kind string) []string {
+	var out []string
+	for _, im := range m.Outputs[strings.TrimPrefix(outdir, "/")+"/"+name].Imports {
+		if im.Kind == kind {
+			out = append(out, path.Base(im.Path))
+		}
+	}
 	return out
 }
 
-// closure lists every module name reaches through its imports (itself excluded), sorted.
-func (b *builder) closure(name string) []string {
-	seen := map[string]bool{}
+// closure lists every output name reaches through its static imports (itself excluded).
+func (m metafile) closure(name string) []string {
+	var out []string
 	var walk func(string)
 	walk = func(n string) {
-		for _, d := range b.deps[n] {
-			if !seen[d] {
-				seen[d] = true
+		for _, d := range m.imports(n, "import-statement") {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
 				walk(d)
 			}
 		}
 	}
 	walk(name)
-	out := make([]string, 0, len(seen))
-	for d := range seen {
-		out = append(out, d)
+	return out
+}
+
+// ahead lists, sorted, the files that entry's dynamic imports import statically and entry
+// itself does not: what the browser would otherwise find only once the dynamically imported
+// file has arrived. The dynamically imported files themselves are not in it: the entry asks
+// for them itself.
+func (m metafile) ahead(entry string) []string {
+	now := m.closure(entry)
+	var out []string
+	for _, d := range m.imports(entry, "dynamic-import") {
+		for _, c := range m.closure(d) {
+			if c != entry && !slices.Contains(now, c) && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// newAsset serves body. Its brotli and gzip forms (at their best, slow levels: about a second
-// for the whole client, several under the race detector) are made once, when first asked for
-// (Handler asks for all of them in the background from the start), so starting never waits
-// for them.
-func newAsset(body []byte, ctype string) *asset {
+// importAhead adds to an entry's text the import of each file in ahead (evaluated in their
+// import order all the same: modules run once), before its source map comment.
+func importAhead(body []byte, ahead []string) []byte {
+	var line bytes.Buffer
+	line.WriteString("for(const u of[")
+	for i, f := range ahead {
+		if i > 0 {
+			line.WriteByte(',')
+		}
+		line.WriteString(strconv.Quote("./" + f))
+	}
+	line.WriteString("])import(u).catch(()=>{});\n")
+	at := bytes.LastIndex(body, []byte("//# sourceMappingURL="))
+	if at < 0 {
+		at = len(body)
+	}
+	return slices.Concat(body[:at], line.Bytes(), body[at:])
+}
+
+// newAsset serves body. Its brotli and gzip forms (at their best, slow levels) are made once,
+// when first asked for (Handler asks for those of the scripts in the background from the
+// start), so starting never waits for them.
+func newAsset(body []byte, ctype string, immutable bool) *asset {
 	sum := sha256.Sum256(body)
 	return &asset{
-		body:  body,
-		hash:  hex.EncodeToString(sum[:])[:hashLen],
-		ctype: ctype,
+		body:      body,
+		hash:      hex.EncodeToString(sum[:])[:hashLen],
+		ctype:     ctype,
+		immutable: immutable,
 		gz: sync.OnceValue(func() []byte {
 			var buf bytes.Buffer
 			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
@@ -272,16 +316,17 @@ func brotliWindow(n int) int {
 	return min(max(bits.Len(uint(n)), 10), 24)
 }
 
-// Version is the content hash in the URLs of name (e.g. "widget.js"), or "" when there is no
-// such script.
-func (s *Assets) Version(name string) string {
-	if a := s.files[name]; a != nil {
-		return a.hash
+// Names lists the files served, sorted.
+func (s *Assets) Names() []string {
+	names := make([]string, 0, len(s.files))
+	for n := range s.files {
+		names = append(names, n)
 	}
-	return ""
+	slices.Sort(names)
+	return names
 }
 
-// Source is the text served for name, after the import rewrite (nil when absent).
+// Source is the text served for name (nil when absent).
 func (s *Assets) Source(name string) []byte {
 	if a := s.files[name]; a != nil {
 		return a.body
@@ -289,8 +334,7 @@ func (s *Assets) Source(name string) []byte {
 	return nil
 }
 
-// ServeHTTP serves one script; the request path is the file name (mount it with
-// http.StripPrefix). `?v=` equal to the file's hash makes the answer immutable.
+// ServeHTTP serves one file; the request path is its name (mount it with http.StripPrefix).
 func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -310,8 +354,7 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Type", a.ctype)
 	h.Set("Vary", "Accept-Encoding")
-	versioned := r.URL.Query().Get("v") == a.hash
-	if versioned {
+	if a.immutable {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")
@@ -329,14 +372,14 @@ func (s *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		etag = `"` + a.hash + "-" + enc + `"`
 	}
 	// An immutable answer is never revalidated (its URL changes with its content), so it goes
-	// without an ETag: 26 bytes less on each module of a first visit.
-	if !versioned {
+	// without an ETag: 26 bytes less on each file of a first visit.
+	if !a.immutable {
 		h.Set("ETag", etag)
-	}
-	if !versioned && etagMatches(r.Header.Get("If-None-Match"), etag) {
-		h.Del("Content-Type")
-		w.WriteHeader(http.StatusNotModified)
-		return
+		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+			h.Del("Content-Type")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
 	}
 	h.Set("Content-Length", fmt.Sprint(len(body)))
 	w.WriteHeader(http.StatusOK)
@@ -382,23 +425,17 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// compressAll compresses every script (brotli when br, else gzip; then the other one),
-// the launcher's scripts first.
+// compressAll compresses every script (brotli when br, else gzip; then the other one), the
+// entries first. The source maps (most of the bytes, asked for only by developer tools) are
+// compressed when first asked for.
 func (s *Assets) compressAll(br bool) {
-	names := make([]string, 0, len(s.files))
-	for n := range s.files {
-		names = append(names, n)
-	}
-	first := func(n string) bool { return n == "widget.js" || n == "preload.js" }
-	slices.SortFunc(names, func(a, b string) int {
-		if first(a) != first(b) {
-			if first(a) {
-				return -1
-			}
-			return 1
+	var names []string
+	for _, n := range s.Names() {
+		if !strings.HasSuffix(n, ".map") && !slices.Contains(s.entries, n) {
+			names = append(names, n)
 		}
-		return strings.Compare(a, b)
-	})
+	}
+	names = slices.Concat(s.entries, names)
 	for _, pass := range []bool{br, !br} {
 		for _, n := range names {
 			if pass {
@@ -410,22 +447,43 @@ func (s *Assets) compressAll(br bool) {
 	}
 }
 
-// Handler serves the embedded scripts (FS) with NewAssets, and starts compressing them at once
-// in the background (about a second of one core at brotli's best level), so that the first
-// visitor does not wait for it. The embedded files are fixed at build time and
-// TestEmbeddedAssets builds them, so an error here is a build defect: every request then
-// answers 500 with the reason instead of taking the process down.
-// The handlers of one process share one Assets (the embedded files are the same), so the
-// scripts are compressed once per process however many servers it starts.
+// Handler serves the embedded scripts (FS) built with NewAssets(FS, Client...). It returns at
+// once: the build (~100 ms of CPU, `go test -bench NewAssets ./jsclient/`) runs in the
+// background, then the compression of the scripts, so that neither delays the server's start
+// nor the first visitor; a request that comes before the build is done waits for it. The
+// embedded files are fixed at build time and TestEmbeddedAssets builds them, so an error here
+// is a build defect: every request then answers 500 with the reason instead of taking the
+// process down. The handlers of one process share one Assets (the embedded files are the
+// same), so the scripts are built and compressed once per process however many servers it
+// starts.
 func Handler() http.Handler {
-	a, err := embedded()
-	if err != nil {
-		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	go prepare()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a, err := embedded()
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
-		})
-	}
-	a.warm.Do(func() { go a.compressAll(true) })
-	return a
+			return
+		}
+		a.ServeHTTP(w, r)
+	})
 }
 
-var embedded = sync.OnceValues(func() (*Assets, error) { return NewAssets(FS) })
+var embedded = sync.OnceValues(func() (*Assets, error) { return NewAssets(FS, Client...) })
+
+// prepare builds the embedded scripts and settles them, once per process.
+var prepare = sync.OnceFunc(func() {
+	if a, err := embedded(); err == nil {
+		a.settle()
+	}
+})
+
+// settle compresses every script (unless a request started it already: then it waits for
+// it), and gives the garbage of the build and the compression back to the system: some 13 MB
+// (esbuild's syntax trees and source maps) that an idle agent would otherwise hold for
+// minutes, on top of its 10 MB (README, "Performance"). It costs one collection of a small
+// heap, once.
+func (s *Assets) settle() {
+	s.warm.Do(func() {})
+	s.compressAll(true)
+	debug.FreeOSMemory()
+}

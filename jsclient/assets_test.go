@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -40,113 +43,204 @@ func readAll(t *testing.T, r io.Reader) []byte {
 	return b
 }
 
-// The embedded client builds; widget.js imports nothing statically (it shows the launcher as
-// soon as it runs), imports boot.js dynamically, and starts at once the import of every module
-// the widget needs, each with a hashed URL that the handler serves as immutable.
+var (
+	// staticRE finds the files a minified script imports statically (`from"./x.js"`,
+	// `import"./x.js"`); dynamicRE those it imports dynamically (`import("./x.js")`).
+	staticRE  = regexp.MustCompile(`(?:\bfrom\s*|\bimport\s*)"\./([^"]+)"`)
+	dynamicRE = regexp.MustCompile(`\bimport\("\./([^"]+)"\)`)
+	// aheadRE finds the files an entry imports at its end (importAhead).
+	aheadRE = regexp.MustCompile(`for\(const u of\[([^\]]*)\]\)import\(u\)`)
+)
+
+func matches(re *regexp.Regexp, text []byte) []string {
+	var out []string
+	for _, m := range re.FindAllSubmatch(text, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
+}
+
+// ahead lists the files name's text imports at its end.
+func ahead(text []byte) []string {
+	m := aheadRE.FindSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, q := range strings.Split(string(m[1]), ",") {
+		out = append(out, strings.TrimPrefix(strings.Trim(q, `"`), "./"))
+	}
+	return out
+}
+
+// sources lists the modules a served file was built from, as its source map says.
+func sources(t *testing.T, a *Assets, name string) []string {
+	t.Helper()
+	var m struct {
+		Sources []string `json:"sources"`
+	}
+	if err := json.Unmarshal(a.Source(name+".map"), &m); err != nil {
+		t.Fatalf("%s.map: %v", name, err)
+	}
+	var out []string
+	for _, s := range m.Sources {
+		out = append(out, strings.TrimPrefix(s, "../jsclient/"))
+	}
+	return out
+}
+
+var hashedRE = regexp.MustCompile(`^[a-z-]+-[A-Z0-9]{8}\.js$`)
+
+// The embedded client builds. widget.js imports nothing statically (it shows the launcher as
+// soon as it runs) and imports boot's file dynamically; it also imports at once the files that
+// boot's file imports, so the first page asks for the whole widget as soon as widget.js has
+// run; those files hold every module but foreign.js (only for a page with another WebMCP
+// implementation) and frames.js (only for a page with frames, or in one), which one of them
+// imports dynamically.
 func TestEmbeddedAssets(t *testing.T) {
-	a, err := NewAssets(FS)
+	a, err := NewAssets(FS, Client...)
 	if err != nil {
-		t.Fatalf("NewAssets(FS): %v", err)
+		t.Fatalf("NewAssets(FS, Client...): %v", err)
 	}
-	widget := string(a.Source("widget.js"))
-	if m := importRE.FindString(widget); m != "" {
-		t.Errorf("widget.js has a static import (%s): the launcher would wait for it", m)
+	widget := a.Source("widget.js")
+	if m := matches(staticRE, widget); len(m) > 0 {
+		t.Errorf("widget.js imports %v statically: the launcher would wait for them", m)
 	}
-	if want := "import('./boot.js?v=" + a.Version("boot.js") + "')"; !strings.Contains(widget, want) {
-		t.Errorf("widget.js does not import boot.js dynamically: want %s", want)
+	dyn := matches(dynamicRE, widget)
+	if len(dyn) != 1 || !strings.HasPrefix(dyn[0], "boot-") || !hashedRE.MatchString(dyn[0]) || a.Source(dyn[0]) == nil {
+		t.Fatalf("widget.js imports %v dynamically, want boot's file (content-hashed, served)", dyn)
 	}
-	for _, dep := range []string{"boot.js", "tools.js", "agent.js", "chat-element.js", "wsrpc.js", "protocol.js", "markdown.js", "strings.js", "modelcontext.js"} {
-		want := "'./" + dep + "?v=" + a.Version(dep) + "'"
-		if a.Version(dep) == "" || !strings.Contains(widget, want) {
-			t.Errorf("widget.js does not fetch %s at once: want %s in\n%s", dep, want, widget)
+	boot := dyn[0]
+	needs := matches(staticRE, a.Source(boot))
+	if got := ahead(widget); len(needs) == 0 || !slices.Equal(got, slices.Sorted(slices.Values(needs))) {
+		t.Errorf("widget.js imports %v at once, want what %s imports: %v", got, boot, needs)
+	}
+	first := slices.Concat([]string{"widget.js", boot}, needs)
+	var built []string
+	lazy := map[string]int{"foreign": 0, "frames": 0}
+	for _, n := range first {
+		if n != "widget.js" && !hashedRE.MatchString(n) {
+			t.Errorf("%s: a file of the first page without a content hash in its name", n)
 		}
-	}
-	if a.Version("preload.js") == "" {
-		t.Error("preload.js is not served")
-	}
-	// foreign.js only when the page has another WebMCP implementation, frames.js only when it
-	// has frames or is one: not fetched ahead.
-	for _, lazy := range []string{"foreign.js", "frames.js"} {
-		for n, want := range map[string]int{"widget.js": 0, "boot.js": 0, "modelcontext.js": 1} {
-			if got := strings.Count(string(a.Source(n)), lazy); got != want {
-				t.Errorf("%s names %s %d times, want %d (its own import only):\n%s", n, lazy, got, want, a.Source(n))
+		if m := matches(staticRE, a.Source(n)); n != boot && len(m) > 0 {
+			t.Errorf("%s imports %v statically: the browser finds them one level later", n, m)
+		}
+		built = append(built, sources(t, a, n)...)
+		for _, d := range matches(dynamicRE, a.Source(n)) {
+			for l := range lazy {
+				if strings.HasPrefix(d, l+"-") && a.Source(d) != nil {
+					lazy[l]++
+				}
 			}
 		}
-		if !strings.Contains(string(a.Source("modelcontext.js")), "import('./"+lazy+"?v="+a.Version(lazy)+"')") {
-			t.Errorf("modelcontext.js does not import %s (versioned) when it needs it", lazy)
+	}
+	all, _ := fs.Glob(FS, "*.js")
+	want := slices.DeleteFunc(all, func(n string) bool { return n == "foreign.js" || n == "frames.js" || n == "preload.js" })
+	slices.Sort(built)
+	if !slices.Equal(slices.Compact(built), want) {
+		t.Errorf("the first page's files are built from\n%v\nwant every module but foreign.js, frames.js and preload.js:\n%v", built, want)
+	}
+	for l, n := range lazy {
+		if n != 1 {
+			t.Errorf("the first page's files import %s.js's file %d times dynamically, want once (modelcontext.js, when it needs it)", l, n)
+		}
+	}
+	// The entries of a page that uses byomcp's document.modelContext without the widget.
+	for _, n := range []string{"preload.js", "tools.js", "modelcontext.js"} {
+		if a.Source(n) == nil {
+			t.Errorf("%s is not served", n)
 		}
 	}
 	// A module is UTF-8 whatever its type says; the classic preload.js would be decoded in the
 	// page's encoding without a charset.
-	for name, want := range map[string]string{"widget.js": "text/javascript", "agent.js": "text/javascript", "preload.js": "text/javascript; charset=utf-8"} {
+	for name, want := range map[string]string{"widget.js": "text/javascript", boot: "text/javascript", "preload.js": "text/javascript; charset=utf-8", "widget.js.map": "application/json"} {
 		if got := get(t, a, "/"+name, nil).Header.Get("Content-Type"); got != want {
 			t.Errorf("%s: Content-Type %q, want %q", name, got, want)
 		}
 	}
 }
 
-// A dynamic import is versioned like a static one, and its module's graph is imported at once
-// by the importer (less what the importer loads statically).
-func TestAssetsDynamicImport(t *testing.T) {
+// A dynamic import gets a content-hashed file, and what it imports statically is imported
+// at once by the entry (less what the entry loads itself); a change deep in that graph gives
+// the entry new text, so its ETag changes and a revalidation fetches it.
+func TestAssetsSplitting(t *testing.T) {
 	fsys := fstest.MapFS{
-		"entry.js":  {Data: []byte("import { s } from './small.js';\nimport(\"./big.js\").then((m) => m.run(s));\n")},
-		"small.js":  {Data: []byte("export const s = 1;\n")},
-		"big.js":    {Data: []byte("import { h } from './helper.js';\nimport './small.js';\nexport function run(x) { return h(x); }\n")},
-		"helper.js": {Data: []byte("import { d } from './deep.js';\nexport const h = (x) => x + d;\n")},
+		"entry.js":  {Data: []byte("import { s } from './small.js';\nimport('./big.js').then((m) => m.run(s()));\n")},
+		"small.js":  {Data: []byte("export function s() { return document.title; }\n")},
+		"big.js":    {Data: []byte("import { h } from './helper.js';\nimport { s } from './small.js';\nexport function run(x) { return h(x) + s(); }\nexport function later() { return import('./lazy.js'); }\n")},
+		"helper.js": {Data: []byte("import { d } from './deep.js';\nexport const h = (x) => x + d;\nexport const also = () => import('./lazy.js');\n")},
 		"deep.js":   {Data: []byte("export const d = 2;\n")},
+		"lazy.js":   {Data: []byte("import { h } from './helper.js';\nexport const l = h(3);\n")},
 	}
-	as, err := NewAssets(fsys)
+	as, err := NewAssets(fsys, Build{Entries: []string{"entry.js"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := string(as.Source("entry.js"))
-	if want := `import("./big.js?v=` + as.Version("big.js") + `")`; !strings.Contains(entry, want) {
-		t.Errorf("entry.js: dynamic import not versioned: want %s in\n%s", want, entry)
+	entry := as.Source("entry.js")
+	dyn := matches(dynamicRE, entry)
+	if len(dyn) != 1 || !strings.HasPrefix(dyn[0], "big-") || as.Source(dyn[0]) == nil {
+		t.Fatalf("entry.js imports %v dynamically, want big's file:\n%s", dyn, entry)
 	}
-	want := "for (const u of ['./big.js?v=" + as.Version("big.js") + "', './deep.js?v=" + as.Version("deep.js") + "', './helper.js?v=" + as.Version("helper.js") + "']) import(u).catch(() => {});"
-	if !strings.Contains(entry, want) {
-		t.Errorf("entry.js: want the dynamic graph imported at once:\n%s\nin\n%s", want, entry)
+	needs := matches(staticRE, as.Source(dyn[0]))
+	if len(needs) == 0 {
+		t.Fatalf("%s imports nothing statically: helper.js and deep.js are shared with lazy.js, want a chunk:\n%s", dyn[0], as.Source(dyn[0]))
 	}
-	// A change deep in the dynamic graph changes the importer's URL too.
+	want := slices.DeleteFunc(slices.Clone(needs), func(n string) bool { return slices.Contains(matches(staticRE, entry), n) })
+	if got := ahead(entry); len(want) == 0 || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("entry.js imports %v at once, want %v (what %s imports, less what entry.js imports):\n%s", got, want, dyn[0], entry)
+	}
+	for _, n := range ahead(entry) {
+		if slices.Contains(matches(staticRE, entry), n) {
+			t.Errorf("entry.js imports %s statically and again at once", n)
+		}
+		if strings.HasPrefix(n, "lazy-") || strings.HasPrefix(n, "big-") {
+			t.Errorf("entry.js imports %s at once: only the static imports of what it imports dynamically", n)
+		}
+	}
+	if !bytes.HasSuffix(entry, []byte("\n//# sourceMappingURL=entry.js.map\n")) {
+		t.Errorf("entry.js does not end with its source map's URL:\n%s", entry)
+	}
 	fsys["deep.js"] = &fstest.MapFile{Data: []byte("export const d = 3;\n")}
-	as2, err := NewAssets(fsys)
+	as2, err := NewAssets(fsys, Build{Entries: []string{"entry.js"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if as2.Version("entry.js") == as.Version("entry.js") {
-		t.Error("entry.js keeps its version after deep.js changed")
-	}
-	if _, err := NewAssets(fstest.MapFS{"a.js": {Data: []byte("import('./gone.js');\n")}}); err == nil {
-		t.Error("a dynamic import of a missing module: no error")
+	if bytes.Equal(as2.Source("entry.js"), entry) {
+		t.Error("entry.js is the same after deep.js changed: a revalidation would keep the old graph")
 	}
 }
 
-func TestAssetsRewriteAndCaching(t *testing.T) {
+// The files of a build are served compressed, the entries revalidated and the rest immutable,
+// with their source maps.
+func TestAssetsServing(t *testing.T) {
 	fsys := fstest.MapFS{
-		"a.js":   {Data: []byte("import { b } from './b.js';\nexport const a = b + 1;\n")},
-		"b.js":   {Data: []byte("import {\n  c,\n} from \"./c.js\";\nexport const b = c;\n")},
-		"c.js":   {Data: []byte("export const c = 1; // from './nowhere' is text, not an import\n")},
+		"a.js":   {Data: []byte("import { b } from './b.js';\nexport const a = b() + 1;\nexport const later = () => import('./c.js');\n")},
+		"b.js":   {Data: []byte("export function b() { return document.title.length; } // a comment\n")},
+		"c.js":   {Data: []byte("import { b } from './b.js';\nexport const c = b() + 2;\n")},
+		"s.js":   {Data: []byte("(function () {\n  var greeting = 'héllo';\n  console.log(greeting);\n})();\n")},
 		"x.json": {Data: []byte("{}")},
 	}
-	as, err := NewAssets(fsys)
+	as, err := NewAssets(fsys, Build{Entries: []string{"a.js"}}, Build{Entries: []string{"s.js"}, Script: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := string(as.Source("a.js"))
-	if !strings.Contains(a, "from './b.js?v="+as.Version("b.js")+"'") {
-		t.Errorf("a.js: direct import not versioned:\n%s", a)
+	if strings.Contains(a, "comment") || strings.Contains(a, "\n  ") {
+		t.Errorf("a.js is not minified:\n%s", a)
 	}
-	if !strings.Contains(a, "import './c.js?v="+as.Version("c.js")+"';") {
-		t.Errorf("a.js: indirect import not added:\n%s", a)
+	lazy := matches(dynamicRE, []byte(a))
+	if len(lazy) != 1 || !hashedRE.MatchString(lazy[0]) {
+		t.Fatalf("a.js imports %v dynamically, want c's content-hashed file:\n%s", lazy, a)
 	}
-	if b := string(as.Source("b.js")); !strings.Contains(b, `from "./c.js?v=`+as.Version("c.js")+`"`) {
-		t.Errorf("b.js: double-quoted import not versioned:\n%s", b)
+	chunk := matches(staticRE, []byte(a))
+	if len(chunk) != 1 || !hashedRE.MatchString(chunk[0]) {
+		t.Fatalf("a.js imports %v statically, want the chunk it shares with c.js:\n%s", chunk, a)
 	}
-	if as.Source("x.json") != nil {
-		t.Error("x.json is served; want scripts only")
+	if s := string(as.Source("s.js")); !strings.Contains(s, "héllo") || strings.Contains(s, "import") || strings.Contains(s, "export") {
+		t.Errorf("s.js: want a classic script, UTF-8 and not bundled:\n%s", s)
 	}
-	if ok, _ := regexp.MatchString(`^[0-9a-f]{12}$`, as.Version("a.js")); !ok {
-		t.Errorf("version %q: want 12 hex digits", as.Version("a.js"))
+	if as.Source("x.json") != nil || as.Source("b.js") != nil {
+		t.Error("a file that is not an entry is served under its own name")
 	}
 
 	t.Run("brotli", func(t *testing.T) {
@@ -158,7 +252,7 @@ func TestAssetsRewriteAndCaching(t *testing.T) {
 			t.Errorf("decoded body %q, want %q", got, a)
 		}
 		if got := res.Header.Get("Cache-Control"); got != "no-cache" {
-			t.Errorf("unversioned Cache-Control %q, want no-cache", got)
+			t.Errorf("an entry's Cache-Control %q, want no-cache", got)
 		}
 		if res.Header.Get("Vary") != "Accept-Encoding" || res.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("headers %v: want Vary and CORS", res.Header)
@@ -182,18 +276,21 @@ func TestAssetsRewriteAndCaching(t *testing.T) {
 		if res.Header.Get("Content-Encoding") != "" {
 			t.Fatalf("Content-Encoding %q, want none", res.Header.Get("Content-Encoding"))
 		}
-		if got := readAll(t, res.Body); !bytes.Equal(got, []byte(a)) {
+		if got := readAll(t, res.Body); string(got) != a {
 			t.Errorf("body %q, want %q", got, a)
 		}
-		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+		if ct := res.Header.Get("Content-Type"); ct != "text/javascript" {
 			t.Errorf("Content-Type %q, want text/javascript", ct)
+		}
+		if ct := get(t, as, "/s.js", nil).Header.Get("Content-Type"); ct != "text/javascript; charset=utf-8" {
+			t.Errorf("a classic script's Content-Type %q, want its charset", ct)
 		}
 	})
 	t.Run("revalidation", func(t *testing.T) {
 		first := get(t, as, "/a.js", map[string]string{"Accept-Encoding": "br"})
 		etag := first.Header.Get("ETag")
-		if !strings.HasPrefix(etag, `"`+as.Version("a.js")) {
-			t.Fatalf("ETag %q, want the content hash", etag)
+		if !regexp.MustCompile(`^"[0-9a-f]{12}-br"$`).MatchString(etag) {
+			t.Fatalf("ETag %q, want the content hash and the encoding", etag)
 		}
 		res := get(t, as, "/a.js", map[string]string{"Accept-Encoding": "br", "If-None-Match": etag})
 		if res.StatusCode != http.StatusNotModified {
@@ -209,23 +306,52 @@ func TestAssetsRewriteAndCaching(t *testing.T) {
 		}
 	})
 	t.Run("immutable", func(t *testing.T) {
-		res := get(t, as, "/b.js?v="+as.Version("b.js"), nil)
-		if got := res.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
-			t.Errorf("versioned Cache-Control %q, want immutable", got)
+		for _, n := range []string{chunk[0], lazy[0]} {
+			res := get(t, as, "/"+n, map[string]string{"Accept-Encoding": "br", "If-None-Match": "*"})
+			if res.StatusCode != http.StatusOK {
+				t.Errorf("%s: status %d, want 200 (never revalidated)", n, res.StatusCode)
+			}
+			if got := res.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+				t.Errorf("%s: Cache-Control %q, want immutable", n, got)
+			}
+			if got := res.Header.Get("ETag"); got != "" {
+				t.Errorf("%s: ETag %q, want none (never revalidated)", n, got)
+			}
 		}
-		if got := res.Header.Get("ETag"); got != "" {
-			t.Errorf("versioned ETag %q, want none (never revalidated)", got)
-		}
-		res = get(t, as, "/b.js?v=000000000000", nil)
-		if got := res.Header.Get("Cache-Control"); got != "no-cache" {
-			t.Errorf("stale version Cache-Control %q, want no-cache", got)
-		}
-		if got := res.Header.Get("ETag"); got == "" {
-			t.Error("stale version without an ETag: it is revalidated")
+	})
+	t.Run("source maps", func(t *testing.T) {
+		for _, n := range []string{"a.js", chunk[0], lazy[0], "s.js"} {
+			if want := "//# sourceMappingURL=" + n + ".map\n"; !strings.HasSuffix(string(as.Source(n)), want) {
+				t.Errorf("%s does not end with %q", n, want)
+			}
+			res := get(t, as, "/"+n+".map", nil)
+			if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%s.map: %d %q, want 200 application/json", n, res.StatusCode, res.Header.Get("Content-Type"))
+			}
+			// A map is revalidated: its file's name does not change when only a comment does.
+			if res.Header.Get("Cache-Control") != "no-cache" || res.Header.Get("ETag") == "" {
+				t.Errorf("%s.map: Cache-Control %q, ETag %q, want no-cache and an ETag", n, res.Header.Get("Cache-Control"), res.Header.Get("ETag"))
+			}
+			var m struct {
+				Sources        []string `json:"sources"`
+				SourcesContent []string `json:"sourcesContent"`
+			}
+			if err := json.Unmarshal(readAll(t, res.Body), &m); err != nil {
+				t.Fatalf("%s.map: %v", n, err)
+			}
+			if len(m.Sources) == 0 || len(m.Sources) != len(m.SourcesContent) {
+				t.Fatalf("%s.map: sources %v, %d contents", n, m.Sources, len(m.SourcesContent))
+			}
+			for i, src := range m.Sources {
+				name, ok := strings.CutPrefix(src, "../jsclient/")
+				if f := fsys[name]; !ok || f == nil || string(f.Data) != m.SourcesContent[i] {
+					t.Errorf("%s.map: source %q is not ../jsclient/ and one of the modules, with its text", n, src)
+				}
+			}
 		}
 	})
 	t.Run("not found", func(t *testing.T) {
-		for _, p := range []string{"/nope.js", "/x.json", "/../a.js", "/"} {
+		for _, p := range []string{"/nope.js", "/x.json", "/b.js", "/../a.js", "/"} {
 			if res := get(t, as, p, nil); res.StatusCode != http.StatusNotFound {
 				t.Errorf("%s: status %d, want 404", p, res.StatusCode)
 			}
@@ -240,17 +366,30 @@ func TestAssetsRewriteAndCaching(t *testing.T) {
 	})
 }
 
+// Bad sources are refused with an error that names the file, not served half built.
 func TestAssetsErrors(t *testing.T) {
-	for name, fsys := range map[string]fstest.MapFS{
-		"missing import": {"a.js": {Data: []byte("import './gone.js';\n")}},
-		"cycle": {
-			"a.js": {Data: []byte("import './b.js';\n")},
-			"b.js": {Data: []byte("import './a.js';\n")},
-		},
+	for _, tc := range []struct {
+		name  string
+		fsys  fstest.MapFS
+		build []Build
+		want  string
+	}{
+		{"missing import", fstest.MapFS{"a.js": {Data: []byte("import './gone.js';\n")}}, nil, "gone.js is not there"},
+		{"missing dynamic import", fstest.MapFS{"a.js": {Data: []byte("import('./gone.js');\n")}}, nil, "gone.js is not there"},
+		{"outside the directory", fstest.MapFS{"a.js": {Data: []byte("import '../../etc/passwd.js';\n")}}, nil, "passwd.js is not there"},
+		{"a package", fstest.MapFS{"a.js": {Data: []byte("import 'left-pad';\n")}}, nil, "only relative imports"},
+		{"syntax error", fstest.MapFS{"a.js": {Data: []byte("export const = 1;\n")}}, nil, "a.js:1:"},
+		{"missing entry", fstest.MapFS{"b.js": {Data: []byte("export {};\n")}}, nil, "a.js is not there"},
+		{"two builds, two different files of one name", fstest.MapFS{"a.js": {Data: []byte("export const a = 1;\n")}}, []Build{{Entries: []string{"a.js"}}, {Entries: []string{"a.js"}, Script: true}}, "two builds make different a.js"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			if _, err := NewAssets(fsys); err == nil {
-				t.Error("NewAssets: no error")
+		t.Run(tc.name, func(t *testing.T) {
+			builds := tc.build
+			if builds == nil {
+				builds = []Build{{Entries: []string{"a.js"}}}
+			}
+			_, err := NewAssets(tc.fsys, builds...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("NewAssets: error %v, want one that says %q", err, tc.want)
 			}
 		})
 	}
@@ -277,63 +416,39 @@ func TestAccepts(t *testing.T) {
 	}
 }
 
-func TestStripJS(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"comments and indentation", "// head\n/**\n * doc\n */\nexport function f(a) {\n    return a; // tail\n}\n", "export function f(a) {return a;}\n"},
-		{"line breaks after { ; , go", "const o = {\n  a: 1,\n  b: [2,\n 3],\n};\nlet x = 1;\nf(x)\n", "const o = {a: 1,b: [2,3],};let x = 1;f(x)\n"},
-		{"line breaks that ASI needs stay", "let a = b\n++c\nreturn\nx\nconst s = `${a,\nb}`\n", "let a = b\n++c\nreturn\nx\nconst s = `${a,b}`\n"},
-		{"inside a template the text stays", "const css = `a {\n  b;\n}`;\n", "const css = `a {\n  b;\n}`;\n"},
-		{"strings keep their slashes", "const u = 'http://x/*y*/'; const v = \"a // b\";\n", "const u = 'http://x/*y*/'; const v = \"a // b\";\n"},
-		{"template with nested substitution", "const s = `a // ${ b ? `/* ${c} */` : '}' } z`; // c\n", "const s = `a // ${ b ? `/* ${c} */` : '}' } z`;\n"},
-		{"template keeps its lines", "const css = `\n  .a { color: red; }\n  /* kept */\n`;\n", "const css = `\n  .a { color: red; }\n  /* kept */\n`;\n"},
-		{"regex literals", "const r = /[/]\\/*x/g; if (/a\\/\\/b/.test(s)) x = s.replace(/'/g, '\"');\n", "const r = /[/]\\/*x/g; if (/a\\/\\/b/.test(s)) x = s.replace(/'/g, '\"');\n"},
-		{"division is not a regex", "const q = a / b / c; const w = (x) / 2; // /not regex/\n", "const q = a / b / c; const w = (x) / 2;\n"},
-		{"regex after return", "return /x\\/*/.test(s); /* c */\n", "return /x\\/*/.test(s);\n"},
-		{"line breaks kept for ASI", "let a = 1\n\n\n/* multi\nline */\nlet b = 2\n", "let a = 1\nlet b = 2\n"},
-		{"unterminated string served as is", "const s = 'oops\n", "const s = 'oops\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := string(stripJS([]byte(tc.in))); got != tc.want {
-				t.Errorf("stripJS(%q)\n got %q\nwant %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-// Every served module is still valid JavaScript (node --check parses it) and is smaller.
-func TestStripEmbedded(t *testing.T) {
+// Every served script parses (node --check): the modules as modules, preload.js as the classic
+// script it is in a page's <head>.
+func TestServedScriptsParse(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: cannot parse the stripped modules")
+		t.Skip("node is not installed: cannot parse the served scripts")
 	}
-	a, err := NewAssets(FS)
+	a, err := NewAssets(FS, Client...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	names, _ := fs.Glob(FS, "*.js")
-	for _, n := range names {
-		orig, _ := fs.ReadFile(FS, n)
-		served := a.Source(n)
-		if len(served) >= len(orig) {
-			t.Errorf("%s: served %d bytes, source %d", n, len(served), len(orig))
+	dir := t.TempDir() // outside the repository: no package.json makes a .js file a module
+	for _, n := range a.Names() {
+		if strings.HasSuffix(n, ".map") {
+			continue
 		}
 		p := filepath.Join(dir, strings.TrimSuffix(n, ".js")+".mjs")
 		if n == "preload.js" {
-			p = filepath.Join(dir, n) // a classic script
+			p = filepath.Join(dir, n)
 		}
-		if err := os.WriteFile(p, served, 0o600); err != nil {
+		if err := os.WriteFile(p, a.Source(n), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := exec.Command(node, "--check", p).CombinedOutput(); err != nil {
-			t.Errorf("%s does not parse after stripping: %v\n%s", n, err, out)
+			t.Errorf("%s does not parse: %v\n%s", n, err, out)
 		}
 	}
 }
 
-// The unit tests of jsclient/test pass against the stripped modules, not only against their
-// source: stripping keeps what the code does, not only that it parses.
-func TestStrippedModulesPassTheUnitTests(t *testing.T) {
+// The unit tests of jsclient/test pass against the modules as esbuild builds them (minified,
+// bundled, split, with the served options: each module an entry here, so that the tests can
+// import it), not only against their source: the build keeps what the code does.
+func TestBuiltModulesPassTheUnitTests(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")
@@ -341,20 +456,27 @@ func TestStrippedModulesPassTheUnitTests(t *testing.T) {
 	if _, err := os.Stat("../node_modules/ws"); err != nil {
 		t.Skip("npm packages not installed (npm ci): the unit tests need ws")
 	}
+	names, _ := fs.Glob(FS, "*.js")
+	modules := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "preload.js" })
+	a, err := NewAssets(FS, Build{Entries: modules}, Build{Entries: []string{"preload.js"}, Script: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Beside jsclient, so that the tests' relative paths (../../e2e, ../../agentsvc) and the
 	// repository's node_modules are found as from jsclient/test.
-	dir, err := os.MkdirTemp("..", ".stripped-jsclient-")
+	dir, err := os.MkdirTemp("..", ".built-jsclient-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	// Stripped only: the served text also versions its imports (./x.js?v=…), which would make
-	// the tests' own imports (../x.js) second copies of the modules.
-	names, _ := fs.Glob(FS, "*.js")
-	for _, n := range names {
-		src, _ := fs.ReadFile(FS, n)
-		if err := os.WriteFile(filepath.Join(dir, n), stripJS(src), 0o600); err != nil {
+	for _, n := range a.Names() {
+		if err := os.WriteFile(filepath.Join(dir, n), a.Source(n), 0o600); err != nil {
 			t.Fatal(err)
+		}
+	}
+	for _, n := range names {
+		if src, _ := fs.ReadFile(FS, n); bytes.Equal(src, a.Source(n)) {
+			t.Errorf("%s is served as its source: not built", n)
 		}
 	}
 	if err := os.Mkdir(filepath.Join(dir, "test"), 0o700); err != nil {
@@ -374,24 +496,53 @@ func TestStrippedModulesPassTheUnitTests(t *testing.T) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, node, "--test", filepath.Join(dir, "test")).CombinedOutput()
 	if err != nil {
-		t.Fatalf("the unit tests fail against the served modules: %v\n%s", err, out)
+		t.Fatalf("the unit tests fail against the built modules: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "# fail 0") {
 		t.Fatalf("no test summary:\n%s", out)
 	}
 }
 
-// The servers of one process share the embedded scripts, compressed once.
+// The servers of one process share the embedded scripts, built and compressed once.
 func TestHandlerShared(t *testing.T) {
 	h1, h2 := Handler(), Handler()
-	a1, ok1 := h1.(*Assets)
-	a2, ok2 := h2.(*Assets)
-	if !ok1 || !ok2 || a1 != a2 {
-		t.Fatalf("Handler() twice: %T %p and %T %p, want one *Assets", h1, h1, h2, h2)
+	var bodies [][]byte
+	for _, h := range []http.Handler{h1, h2} {
+		res := get(t, h, "/widget.js", map[string]string{"Accept-Encoding": "br"})
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") != "br" {
+			t.Fatalf("GET /widget.js: %d %q, want 200 br", res.StatusCode, res.Header.Get("Content-Encoding"))
+		}
+		bodies = append(bodies, readAll(t, res.Body))
 	}
-	res := get(t, h1, "/widget.js", map[string]string{"Accept-Encoding": "br"})
-	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") != "br" {
-		t.Errorf("GET /widget.js: %d %q, want 200 br", res.StatusCode, res.Header.Get("Content-Encoding"))
+	a1, err1 := embedded()
+	a2, err2 := embedded()
+	if err1 != nil || err2 != nil || a1 != a2 {
+		t.Fatalf("embedded() twice: %p %v and %p %v, want one *Assets", a1, err1, a2, err2)
+	}
+	if br := a1.files["widget.js"].br(); !bytes.Equal(bodies[0], br) || !bytes.Equal(bodies[1], br) {
+		t.Error("the two handlers do not serve the one Assets' compressed widget.js")
+	}
+	prepare() // waits for the background compression: the next test measures the heap
+}
+
+// Once built and compressed, the client leaves no garbage in the process's memory: the memory
+// the build and the compression used and freed is given back to the system (an idle agent
+// otherwise holds some 13 MB more than its baseline for minutes).
+func TestSettleGivesTheBuildsMemoryBack(t *testing.T) {
+	a, err := NewAssets(FS, Client...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.settle()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if kept := m.HeapIdle - m.HeapReleased; kept > 4<<20 {
+		t.Errorf("after settle the heap keeps %d KiB of free memory from the system, want < 4096 KiB", kept>>10)
+	}
+	for _, n := range a.Names() {
+		if strings.HasSuffix(n, ".js") && len(a.files[n].br()) == 0 {
+			t.Errorf("%s is not compressed", n)
+		}
 	}
 }
 
@@ -401,7 +552,7 @@ func TestHandlerShared(t *testing.T) {
 // 9.1), and the result still decodes to the script.
 func TestBrotliWindowFitsTheScript(t *testing.T) {
 	body := []byte(strings.Repeat("export function f(x) { return x * 2; }\n", 2000)) // ~80 KB
-	out := newAsset(body, "text/javascript").br()
+	out := newAsset(body, "text/javascript", true).br()
 	if got := brotliWBits(out); got != 17 {
 		t.Errorf("the brotli stream of an 80 KB script has a window of 2^%d bytes, want 2^17", got)
 	}
@@ -432,4 +583,13 @@ func brotliWBits(stream []byte) int {
 		return 8 + int(m)
 	}
 	return 17
+}
+
+// BenchmarkNewAssets is what building the embedded client adds to a server's start.
+func BenchmarkNewAssets(b *testing.B) {
+	for b.Loop() {
+		if _, err := NewAssets(FS, Client...); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,5 +1,5 @@
-// Package jsclient embeds the browser client (plain ES modules, no build step) so the Go
-// binary can serve it at /byomcp/.
+// Package jsclient embeds the browser client (plain ES modules, no Node build step) so the Go
+// binary can serve it at /byomcp/, bundled and minified by esbuild's Go API when it starts.
 package jsclient
 
 import "embed"

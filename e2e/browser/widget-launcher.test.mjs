@@ -2,7 +2,8 @@
 // shows the launcher as soon as it has run and loads the rest behind it. A visitor who clicks
 // the launcher before the rest has arrived gets the panel as soon as it is there; one who
 // only focused it keeps the focus on it. The panel's code is held back here by holding the
-// request for chat-element.js until the test lets it go.
+// requests for the files widget.js imports (boot's and its chunks: every /byomcp/ file but
+// widget.js and preload.js) until the test lets them go.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startStack, newPage, waitConnected, W } from './harness.mjs';
@@ -16,7 +17,8 @@ after(async () => {
 });
 
 /**
- * Holds every request for chat-element.js until release() is called.
+ * Holds every request for a /byomcp/ file other than widget.js and preload.js (the panel's
+ * code, which widget.js imports) until release() is called.
  * @param {import('playwright-core').Page} page
  */
 async function holdPanelCode(page) {
@@ -25,7 +27,11 @@ async function holdPanelCode(page) {
     release = () => resolve(undefined);
   });
   let held = 0;
-  await page.route('**/byomcp/chat-element.js*', async (route) => {
+  await page.route('**/byomcp/**', async (route) => {
+    if (/\/byomcp\/(widget|preload)\.js$/.test(new URL(route.request().url()).pathname)) {
+      await route.continue();
+      return;
+    }
     held++;
     await released;
     await route.continue();
