@@ -50,9 +50,12 @@ type Options struct {
 	Limits       loop.Limits // per run (loop.Limits' defaults)
 	MaxText      int         // bytes of one new user message [32 KiB]
 	MaxNew       int         // user and tool messages one run may add to its thread [256]
-	MaxBody      int64       // bytes of one request body [4 MiB]
-	RunRate      float64     // runs per second per client address, not a loopback one [2]
-	RunBurst     int         // [20]
+	// MaxContext bounds the entries of a run's context [64]; their size as rendered into the
+	// system prompt is bounded by MaxText.
+	MaxContext int
+	MaxBody    int64   // bytes of one request body [4 MiB]
+	RunRate    float64 // runs per second per client address, not a loopback one [2]
+	RunBurst   int     // [20]
 	// StartRun takes a slot of the agent's running turns for a run that calls the model
 	// ((*agentsvc.Server).StartRun: the socket's --max-turns and --client-turns); release
 	// gives it back. Over a bound: wire.ErrClientBusy itself (429) or another error (503). Nil: no
@@ -127,6 +130,9 @@ func New(o Options) (*Handler, error) {
 	}
 	if o.MaxNew <= 0 {
 		o.MaxNew = 256
+	}
+	if o.MaxContext <= 0 {
+		o.MaxContext = 64
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 4 << 20
@@ -227,6 +233,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if herr := h.checkContext(in); herr != nil {
+		h.o.Meter.CountRefused("too_big")
+		http.Error(w, herr.msg, herr.status)
 		return
 	}
 	h.serveRun(w, r, origin, in)
