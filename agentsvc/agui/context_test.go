@@ -40,7 +40,7 @@ func TestContextBounded(t *testing.T) {
 	if n := len(f.fake.Requests()); n != 0 {
 		t.Fatalf("model calls %d after refused runs, want 0", n)
 	}
-	if _, err := f.store.Load(t.Context(), threadKey("th-ctx-big")); err == nil {
+	if _, err := f.store.Load(t.Context(), threadKey(site, "th-ctx-big")); err == nil {
 		t.Errorf("a refused run stored its thread")
 	}
 

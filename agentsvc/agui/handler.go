@@ -299,11 +299,17 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 
 var errShutdown = errors.New("agui: server shutting down")
 
-// threadKey is the store id of a thread: its own namespace, so an AG-UI thread never names
-// a page socket's session, and any threadId the client picks fits the store's id rule.
-func threadKey(threadID string) string {
-	sum := sha256.Sum256([]byte(threadID))
-	return "agui-" + hex.EncodeToString(sum[:20])
+// threadKey is the store id of origin's thread threadID. Threads are scoped by origin: two
+// origins using one threadId have a thread each, and neither can take the other's id. The
+// id is in the store's thread namespace (store.ThreadPrefix), which a page socket cannot
+// open, so an AG-UI thread never names a page socket's session or the other way round, and
+// any threadId the client picks fits the store's id rule. (Threads stored before the origin
+// was part of the key, "agui-" and a hash of threadId alone, are not found: such a thread
+// starts afresh, and the old one expires with --session-ttl.)
+func threadKey(origin, threadID string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "byomcp agui thread\x00%d:%s\x00%s", len(origin), origin, threadID)
+	return store.ThreadPrefix + hex.EncodeToString(h.Sum(nil)[:20])
 }
 
 // lockThread marks a thread as running in this process; false when it already is.
@@ -335,7 +341,7 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 	h.mu.Unlock()
 	defer h.runs.Done()
 
-	key := threadKey(in.ThreadID)
+	key := threadKey(origin, in.ThreadID)
 	log := h.log.With(zap.String("thread", key[:13]), zap.String("run", truncate(in.RunID, 40)))
 	if !h.lockThread(key) {
 		h.o.Meter.CountRefused("busy")
