@@ -26,6 +26,19 @@ type sessionTools struct {
 }
 
 func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
+	// The server's tools are named first: they keep their names, and a page tool that
+	// collides with one (rejected when listed, unless the server came up later) is the one
+	// the namer renames.
+	var server []chat.ToolDef
+	if st := t.srv.cfg.ServerTools; st != nil {
+		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
+			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
+				continue // a server this page's site does not use (sites.json mcpServers)
+			}
+			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
+			server = append(server, def)
+		}
+	}
 	var defs []chat.ToolDef
 	// A page that turns out to be gone (on another replica) is dropped, and the next one is
 	// waited for, within ReconnectWait in all.
@@ -44,16 +57,22 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 			break
 		}
 	}
-	if st := t.srv.cfg.ServerTools; st != nil {
-		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
-			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
-				continue // a server this page's site does not use (sites.json mcpServers)
-			}
-			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
-			defs = append(defs, def)
+	return append(defs, server...)
+}
+
+// webServerTools are the model-facing names of the server tools a page of origin is offered.
+func (s *Server) webServerTools(origin string) []string {
+	st := s.cfg.ServerTools
+	if st == nil {
+		return nil
+	}
+	var names []string
+	for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
+		if s.site(origin).AllowsServer(def.Name) {
+			names = append(names, def.Name)
 		}
 	}
-	return defs
+	return names
 }
 
 // DisplayName is the name a tool has on its page (or server): the events name it so.
