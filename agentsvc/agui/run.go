@@ -615,6 +615,13 @@ func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outco
 		r.showCall(call, newMessageID())
 	}
 	settle()
+	if mcpservers.Destructive(r.h.o.ServerTools, mcpservers.AudienceWeb, call.Name) {
+		// A web conversation runs a destructive server tool only once the visitor confirmed
+		// it, and AG-UI has no way to ask: refused, never run unconfirmed.
+		out = tools.Unconfirmable(call.Name, "an AG-UI run")
+		meter.ObserveToolCall("server", out.Label(), time.Since(start))
+		return out
+	}
 	out = mcpservers.Toolbox{Tools: r.h.o.ServerTools, Audience: mcpservers.AudienceWeb}.Call(ctx, call)
 	meter.ObserveToolCall("server", out.Label(), time.Since(start))
 	return out
