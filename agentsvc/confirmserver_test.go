@@ -3,15 +3,19 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -108,6 +112,68 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 			if tc.confirm != nil && (len(asked) != 1 || asked[0].Name != "admin__wipe" || string(asked[0].Arguments) != `{"scope":"all"}` ||
 				asked[0].Meta == nil || asked[0].Meta.ProgressToken == "") {
 				t.Errorf("agent/confirm requests %+v, want one for admin__wipe with its arguments and a progress token", asked)
+			}
+		})
+	}
+}
+
+// TestDestructiveServerToolConfirmedThroughAnotherReplica: the turn runs on replica a while its
+// tab moved to replica b (a tool navigated); the confirmation of a destructive server tool is
+// asked of the tab where it is, through the bus, and its answer decides whether the tool runs.
+func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprint("allowed=", allow), func(t *testing.T) {
+			mgr, wipes := destructiveServer(t)
+			var first *fakePage
+			navigated := make(chan struct{})
+			goTool := pageTestTool{tool: wire.PageTool{Name: "open_admin", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+			goTool.fn = func(context.Context, map[string]any) (any, error) {
+				go func() { time.Sleep(20 * time.Millisecond); first.peer.Close(nil); close(navigated) }()
+				return navigatingResult("navigating to the admin page"), nil
+			}
+			model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+				switch n {
+				case 0:
+					return &llm.Response{ToolCalls: []chat.ToolCall{call("n1", "open_admin", `{}`)}}, nil
+				case 1:
+					return &llm.Response{ToolCalls: []chat.ToolCall{call("w1", "admin__wipe", `{"scope":"all"}`)}}, nil
+				default:
+					return &llm.Response{Text: "done"}, nil
+				}
+			}}
+			_, a, b := twoReplicas(t, model, func(c *Config) { c.ServerTools = mgr })
+			first = openPage(t, a, testOrigin, goTool)
+			sess := first.session(wire.SessionParams{})
+			go func() { _, _ = first.chat("wipe the orders") }()
+			seen := first.eventsUntil(wire.EventToolResult)
+			<-navigated
+
+			var asked atomic.Int32
+			second := newFakePageWith(t, b, testOrigin, func(p *fakePage) {
+				p.confirm = func(context.Context, wire.ConfirmParams) (any, error) {
+					asked.Add(1)
+					return wire.ConfirmResult{Confirmed: allow}, nil
+				}
+			})
+			last := lastSeqOf(seen)
+			if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
+				t.Fatalf("got %+v, want the turn running on a", res)
+			}
+			var result *event
+			for _, e := range second.eventsUntil(wire.EventTurnEnd) {
+				if e.Type == wire.EventToolResult && e.CallID == "w1" {
+					result = &e
+				}
+			}
+			want := int32(0)
+			if allow {
+				want = 1
+			}
+			if n, q := wipes.Load(), asked.Load(); n != want || q != 1 {
+				t.Errorf("the page on b was asked %d times and the tool ran %d times; want 1 and %d", q, n, want)
+			}
+			if result == nil || result.IsError == allow {
+				t.Errorf("tool_result of admin__wipe %+v, want isError %v", result, !allow)
 			}
 		})
 	}
