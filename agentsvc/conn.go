@@ -83,9 +83,10 @@ func (s *Server) newPageConn(mc wsrpc.MessageConn, origin, client string) *pageC
 		Confirm: func(name string) bool {
 			return slices.Contains(cfg.ConfirmTools, name) || s.site(origin).Confirms(name)
 		},
-		OnRejected: c.sendRejected,
-		OnPanic:    s.countPanic,
-		Logger:     log,
+		ServerTools: func() []string { return s.webServerTools(origin) },
+		OnRejected:  c.sendRejected,
+		OnPanic:     s.countPanic,
+		Logger:      log,
 	})
 	return c
 }

@@ -93,6 +93,8 @@ type fakePage struct {
 	pageSize int
 	// version overrides the initialize answer.
 	version string
+	// confirm, when set, answers agent/confirm (a page without it has no such method).
+	confirm func(ctx context.Context, p wire.ConfirmParams) (any, error)
 }
 
 type pageTestTool struct {
@@ -173,6 +175,15 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 		}
 		return v, nil
 	})
+	if p.confirm != nil {
+		peer.Handle(wire.MethodAgentConfirm, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+			var cp wire.ConfirmParams
+			if err := json.Unmarshal(req.Params, &cp); err != nil {
+				return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
+			}
+			return p.confirm(ctx, cp)
+		})
+	}
 	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		select {
 		case p.events <- append(json.RawMessage(nil), req.Params...):

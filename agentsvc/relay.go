@@ -44,6 +44,9 @@ type relayMsg struct {
 	Args json.RawMessage `json:"a,omitempty"`
 	// tools/list: wait for a page's late tools (pageLink.pageTools).
 	Late bool `json:"late,omitempty"`
+	// A call that asks the page to confirm a server tool's call (agent/confirm) instead of
+	// running a page tool; its reply's Outcome is OK when the visitor allowed it.
+	Confirm bool `json:"cf,omitempty"`
 	// Replies.
 	Status       string          `json:"st,omitempty"`
 	Tools        []wire.PageTool `json:"tools,omitempty"`
@@ -342,7 +345,16 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 		cancel()
 	}()
 	r.routed.Add(1)
-	out := px.c.callTool(ctx, m.Name, m.Args)
+	var out tools.Outcome
+	if m.Confirm {
+		if no, ok := px.c.confirmCall(ctx, m.Name, m.Args); ok {
+			out = tools.Answered(m.Name, "", false)
+		} else {
+			out = no
+		}
+	} else {
+		out = px.c.callTool(ctx, m.Name, m.Args)
+	}
 	return relayMsg{Status: stOK, Outcome: &relayOutcome{out.Kind, out.Name, out.Text}, Leaving: px.c.mcp.Leaving()}
 }
 
@@ -405,12 +417,23 @@ func (rp *remotePage) remoteTools(ctx context.Context, late bool) (list []*wire.
 }
 
 func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+	return rp.routedCall(ctx, name, args, false)
+}
+
+// confirmCall asks the page's replica to have the visitor confirm a server tool's call.
+func (rp *remotePage) confirmCall(ctx context.Context, name string, args json.RawMessage) (tools.Outcome, bool) {
+	out := rp.routedCall(ctx, name, args, true)
+	return out, out.Kind == tools.OK
+}
+
+// routedCall runs a page tool's call, or a confirmation (confirm), on the page's replica.
+func (rp *remotePage) routedCall(ctx context.Context, name string, args json.RawMessage, confirm bool) tools.Outcome {
 	cfg := rp.r.srv.cfg
 	// The page's replica enforces the tool's time-outs; this bound only covers a replica that
 	// never answers (it died with the socket, or the bus lost the answer).
 	hard, cancel := context.WithTimeout(ctx, cfg.ToolMaxTimeout+relayWait)
 	defer cancel()
-	id, ch, forget, err := rp.r.request(hard, rp.replica, relayMsg{Kind: relayCall, Link: rp.link, Session: rp.session, Name: name, Args: args})
+	id, ch, forget, err := rp.r.request(hard, rp.replica, relayMsg{Kind: relayCall, Link: rp.link, Session: rp.session, Name: name, Args: args, Confirm: confirm})
 	if err != nil {
 		return tools.CallFailed(name, err)
 	}

@@ -22,6 +22,9 @@ type pageLink interface {
 	// opened to announce some (a page that registers its tools once its data has loaded).
 	pageTools(ctx context.Context, late bool) (list []*pagemcp.Tool, ok bool)
 	callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome
+	// confirmCall asks the page to have the visitor confirm a call of a server tool
+	// (agent/confirm): ok when allowed, else the outcome that says why it does not run.
+	confirmCall(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool)
 	leaving() bool
 	closed() <-chan struct{}
 }
@@ -57,6 +60,13 @@ func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessa
 	c.mcp.Ready(rctx)
 	cancel()
 	return c.mcp.Call(ctx, name, args)
+}
+
+func (c *pageConn) confirmCall(ctx context.Context, name string, args json.RawMessage) (tools.Outcome, bool) {
+	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
+	c.mcp.Ready(rctx)
+	cancel()
+	return c.mcp.Confirm(ctx, name, args)
 }
 
 func (c *pageConn) leaving() bool           { return c.mcp.Leaving() }

@@ -221,7 +221,13 @@ func (h *hub) findable(ctx context.Context, id, origin string) error {
 // loadFor loads session id from the store for a page of origin: wire.ErrSessionNotFound when
 // the store does not have it or it belongs to another origin (the two are not told apart),
 // wire.ErrStoreDown when the store does not answer.
+//
+// An AG-UI thread is not found either, whatever its origin: a page socket and an AG-UI client
+// never share a conversation (store.IsThread).
 func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, error) {
+	if store.IsThread(id) {
+		return nil, wire.ErrSessionNotFound
+	}
 	s, err := h.srv.cfg.Store.Load(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

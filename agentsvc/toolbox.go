@@ -6,6 +6,7 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,19 @@ type sessionTools struct {
 }
 
 func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
+	// The server's tools are named first: they keep their names, and a page tool that
+	// collides with one (rejected when listed, unless the server came up later) is the one
+	// the namer renames.
+	var server []chat.ToolDef
+	if st := t.srv.cfg.ServerTools; st != nil {
+		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
+			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
+				continue // a server this page's site does not use (sites.json mcpServers)
+			}
+			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
+			server = append(server, def)
+		}
+	}
 	var defs []chat.ToolDef
 	// A page that turns out to be gone (on another replica) is dropped, and the next one is
 	// waited for, within ReconnectWait in all.
@@ -44,16 +58,22 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 			break
 		}
 	}
-	if st := t.srv.cfg.ServerTools; st != nil {
-		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
-			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
-				continue // a server this page's site does not use (sites.json mcpServers)
-			}
-			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
-			defs = append(defs, def)
+	return append(defs, server...)
+}
+
+// webServerTools are the model-facing names of the server tools a page of origin is offered.
+func (s *Server) webServerTools(origin string) []string {
+	st := s.cfg.ServerTools
+	if st == nil {
+		return nil
+	}
+	var names []string
+	for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
+		if s.site(origin).AllowsServer(def.Name) {
+			names = append(names, def.Name)
 		}
 	}
-	return defs
+	return names
 }
 
 // DisplayName is the name a tool has on its page (or server): the events name it so.
@@ -86,6 +106,11 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 		if !t.srv.site(t.ls.origin).AllowsServer(name) {
 			return tools.Unknown(call.Name)
 		}
+		if t.srv.confirmsServerTool(t.ls.origin, name) {
+			if out, ok := t.confirm(ctx, name, args); !ok {
+				return out
+			}
+		}
 		return mcpservers.CallTool(ctx, t.srv.cfg.ServerTools, mcpservers.AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
 	}
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
@@ -99,5 +124,31 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 		return tools.CancelledCall(orig)
 	default:
 		return tools.NotConnected(orig)
+	}
+}
+
+// confirmsServerTool tells whether a web conversation of origin has the visitor confirm each
+// call of the server tool name before it runs: the same rule as for a page's tools, the
+// tool's destructiveHint or the confirm policy (--confirm-tools, the site's confirmTools)
+// naming it ("<server>__<tool>").
+func (s *Server) confirmsServerTool(origin, name string) bool {
+	return mcpservers.Destructive(s.cfg.ServerTools, mcpservers.AudienceWeb, name) ||
+		slices.Contains(s.cfg.ConfirmTools, name) || s.site(origin).Confirms(name)
+}
+
+// confirm asks the turn's page to have the visitor confirm a call of a server tool
+// (agent/confirm). ok: confirmed; otherwise out says why the tool does not run. A page that
+// is gone, or cannot ask (no agent/confirm), does not get the tool run unconfirmed.
+func (t *sessionTools) confirm(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool) {
+	// The page sees the tool_call event before the question (its card sits under the call).
+	t.ls.waitFlushed(ctx)
+	c := t.ls.currentPage(ctx, t.srv.cfg.ReconnectWait)
+	switch {
+	case c != nil:
+		return c.confirmCall(ctx, name, args)
+	case ctx.Err() != nil:
+		return tools.CancelledCall(name), false
+	default:
+		return tools.Unconfirmable(name, "no page is connected to this conversation: it"), false
 	}
 }

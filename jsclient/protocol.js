@@ -18,6 +18,7 @@ export const Method = Object.freeze({
   AgentChat: 'agent/chat',
   AgentCancel: 'agent/cancel',
   AgentEvent: 'agent/event',
+  AgentConfirm: 'agent/confirm',
 });
 
 /** Types of `agent/event` notifications. Clients ignore types they do not know. */

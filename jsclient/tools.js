@@ -214,6 +214,7 @@ export class ToolHost extends EventTarget {
       return this.#list(params);
     });
     peer.handle(Method.ToolsCall, (params, ctx) => this.#call(params, ctx));
+    peer.handle(Method.AgentConfirm, (params, ctx) => this.#confirmServerCall(params, ctx));
     peer.onNotification(Method.Initialized, () => {
       if (this.#peer === peer) this.#ready = true;
     });
@@ -232,7 +233,7 @@ export class ToolHost extends EventTarget {
       clearTimeout(this.#listTimer);
       this.#listTimer = null;
     }
-    for (const m of [Method.Initialize, Method.Ping, Method.ToolsList, Method.ToolsCall]) peer.handle(m, null);
+    for (const m of [Method.Initialize, Method.Ping, Method.ToolsList, Method.ToolsCall, Method.AgentConfirm]) peer.handle(m, null);
     peer.onNotification(Method.Initialized, null);
   }
 
@@ -321,6 +322,28 @@ export class ToolHost extends EventTarget {
     // the result, so its next model call, which follows the result, is offered them.
     if (this.#listTimer !== null) this.#notifyChanged();
     return result;
+  }
+
+  /**
+   * agent/confirm: the agent asks the visitor to confirm a call of one of the server's own
+   * tools (destructive, or named in its confirm policy) before it runs it. The same confirm
+   * handler asks, kept alive with the same progress; a page without one answers
+   * MethodNotFound, and the agent then does not run the tool.
+   * @param {any} params
+   * @param {import('./wsrpc.js').HandlerContext} ctx
+   * @returns {Promise<{confirmed: boolean}>}
+   */
+  async #confirmServerCall(params, { signal, peer }) {
+    const name = params?.name;
+    if (typeof name !== 'string' || name === '') throw new RpcError(ErrorCode.InvalidParams, 'agent/confirm: name must be a non-empty string');
+    const args = params.arguments ?? {};
+    if (!isPlainObject(args)) throw new RpcError(ErrorCode.InvalidParams, 'agent/confirm: arguments must be an object');
+    if (!this.#confirm) throw new RpcError(ErrorCode.MethodNotFound, 'No confirmation UI is available on this page.');
+    const meta = isPlainObject(params._meta) ? params._meta : {};
+    const keepAlive = progressKeeper(peer, meta.progressToken);
+    const entry = /** @type {Entry} */ (/** @type {unknown} */ ({ name, annotations: { destructiveHint: true } }));
+    const declined = await this.#askUser(entry, args, signal, keepAlive);
+    return { confirmed: declined === null };
   }
 
   /**

@@ -50,9 +50,12 @@ type Options struct {
 	Limits       loop.Limits // per run (loop.Limits' defaults)
 	MaxText      int         // bytes of one new user message [32 KiB]
 	MaxNew       int         // user and tool messages one run may add to its thread [256]
-	MaxBody      int64       // bytes of one request body [4 MiB]
-	RunRate      float64     // runs per second per client address, not a loopback one [2]
-	RunBurst     int         // [20]
+	// MaxContext bounds the entries of a run's context [64]; their size as rendered into the
+	// system prompt is bounded by MaxText.
+	MaxContext int
+	MaxBody    int64   // bytes of one request body [4 MiB]
+	RunRate    float64 // runs per second per client address, not a loopback one [2]
+	RunBurst   int     // [20]
 	// StartRun takes a slot of the agent's running turns for a run that calls the model
 	// ((*agentsvc.Server).StartRun: the socket's --max-turns and --client-turns); release
 	// gives it back. Over a bound: wire.ErrClientBusy itself (429) or another error (503). Nil: no
@@ -127,6 +130,9 @@ func New(o Options) (*Handler, error) {
 	}
 	if o.MaxNew <= 0 {
 		o.MaxNew = 256
+	}
+	if o.MaxContext <= 0 {
+		o.MaxContext = 64
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 4 << 20
@@ -229,6 +235,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if herr := h.checkContext(in); herr != nil {
+		h.o.Meter.CountRefused("too_big")
+		http.Error(w, herr.msg, herr.status)
+		return
+	}
 	h.serveRun(w, r, origin, in)
 }
 
@@ -288,11 +299,17 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 
 var errShutdown = errors.New("agui: server shutting down")
 
-// threadKey is the store id of a thread: its own namespace, so an AG-UI thread never names
-// a page socket's session, and any threadId the client picks fits the store's id rule.
-func threadKey(threadID string) string {
-	sum := sha256.Sum256([]byte(threadID))
-	return "agui-" + hex.EncodeToString(sum[:20])
+// threadKey is the store id of origin's thread threadID. Threads are scoped by origin: two
+// origins using one threadId have a thread each, and neither can take the other's id. The
+// id is in the store's thread namespace (store.ThreadPrefix), which a page socket cannot
+// open, so an AG-UI thread never names a page socket's session or the other way round, and
+// any threadId the client picks fits the store's id rule. (Threads stored before the origin
+// was part of the key, "agui-" and a hash of threadId alone, are not found: such a thread
+// starts afresh, and the old one expires with --session-ttl.)
+func threadKey(origin, threadID string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "byomcp agui thread\x00%d:%s\x00%s", len(origin), origin, threadID)
+	return store.ThreadPrefix + hex.EncodeToString(h.Sum(nil)[:20])
 }
 
 // lockThread marks a thread as running in this process; false when it already is.
@@ -324,7 +341,7 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 	h.mu.Unlock()
 	defer h.runs.Done()
 
-	key := threadKey(in.ThreadID)
+	key := threadKey(origin, in.ThreadID)
 	log := h.log.With(zap.String("thread", key[:13]), zap.String("run", truncate(in.RunID, 40)))
 	if !h.lockThread(key) {
 		h.o.Meter.CountRefused("busy")

@@ -258,7 +258,7 @@ func TestStreamedTextRun(t *testing.T) {
 		t.Errorf("got %d deltas %q, want the text streamed in several", contents, text.String())
 	}
 	// The thread keeps the ids the client knows.
-	s, err := f.store.Load(t.Context(), threadKey("th-1"))
+	s, err := f.store.Load(t.Context(), threadKey(site, "th-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestInvalidFrontendArgumentsCorrected(t *testing.T) {
 		t.Errorf("the model got %+v, want the validation error for call bad", last)
 	}
 	// The refused call stays out of the client's view of the thread.
-	s, _ := f.store.Load(t.Context(), threadKey("th-3"))
+	s, _ := f.store.Load(t.Context(), threadKey(site, "th-3"))
 	for _, m := range toAGUI(s.Messages) {
 		for _, tc := range m.ToolCalls {
 			if tc.ID == "bad" {
@@ -435,7 +435,7 @@ func TestDisconnectCancelsRun(t *testing.T) {
 	// The run ends: its partial answer is stored, the thread is free, no run is left active.
 	deadline := time.Now().Add(waitLimit)
 	for {
-		s, err := f.store.Load(t.Context(), threadKey("th-5"))
+		s, err := f.store.Load(t.Context(), threadKey(site, "th-5"))
 		f.h.mu.Lock()
 		busy := len(f.h.threads)
 		f.h.mu.Unlock()
@@ -564,7 +564,7 @@ func TestSnapshotWhenTheThreadLeavesOutClientMessages(t *testing.T) {
 // snapshotMessages is the client's view of a stored thread.
 func snapshotMessages(t *testing.T, f *fixture, threadID string) []Message {
 	t.Helper()
-	s, err := f.store.Load(t.Context(), threadKey(threadID))
+	s, err := f.store.Load(t.Context(), threadKey(site, threadID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,13 +602,39 @@ func TestRefusedOrigins(t *testing.T) {
 	}
 }
 
-func TestThreadOfAnotherOrigin(t *testing.T) {
-	f := newFixture(t, nil, nil, llmtest.Script(llmtest.Step{Text: "ok"}))
-	f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-9", RunID: "r1", Messages: []Message{user("u1", "secret")}})
-	f.h.o.OriginAllowed = func(string, *http.Request) bool { return true }
-	status, _ := f.run(t, t.Context(), "https://other.test", RunAgentInput{ThreadID: "th-9", RunID: "r2", Messages: []Message{user("u2", "what did I say?")}})
-	if status != http.StatusNotFound {
-		t.Errorf("another origin on the thread: status %d, want 404", status)
+// TestThreadsScopedByOrigin: a threadId first used by another allowed origin is not taken
+// from its rightful origin (issue 36, item 5): each origin has its own thread of that id, and
+// neither reads the other's messages.
+func TestThreadsScopedByOrigin(t *testing.T) {
+	f := newFixture(t, nil, nil, llmtest.Repeat(llmtest.Step{Text: "ok"}))
+	const squatter = "https://other.test"
+	f.h.o.OriginAllowed = func(origin string, _ *http.Request) bool { return origin == site || origin == squatter }
+	status, _ := f.run(t, t.Context(), squatter, RunAgentInput{ThreadID: "th-9", RunID: "r1", Messages: []Message{user("u1", "squatter's secret")}})
+	if status != http.StatusOK {
+		t.Fatalf("the first origin on th-9: status %d, want 200", status)
+	}
+	status, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-9", RunID: "r2", Messages: []Message{user("u2", "what did I say?")}})
+	if status != http.StatusOK || evs[len(evs)-1].typ() != EventRunFinished {
+		t.Fatalf("the rightful origin on th-9 after another: status %d, events %v; want 200 and a run", status, types(evs))
+	}
+	reqs := f.fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model calls %d, want 2", len(reqs))
+	}
+	for _, m := range reqs[1].Messages {
+		if strings.Contains(m.Content, "squatter") {
+			t.Errorf("the rightful origin's run reads the other origin's message %q", m.Content)
+		}
+	}
+	if got := snapshotMessages(t, f, "th-9"); len(got) != 2 || text(got[0].Content) != "what did I say?" {
+		t.Errorf("the rightful origin's thread holds %+v, want its own message and the answer", got)
+	}
+	other, err := f.store.Load(t.Context(), threadKey(squatter, "th-9"))
+	if err != nil || len(other.Messages) != 2 || other.Messages[0].Content != "squatter's secret" || other.Origin != squatter {
+		t.Errorf("the other origin's thread: %v %+v, want its own two messages", err, other)
+	}
+	if threadKey(site, "th-9") == threadKey(squatter, "th-9") || threadKey("a", "b:c") == threadKey("a:b", "c") {
+		t.Errorf("thread keys of different origins collide")
 	}
 }
 

@@ -117,7 +117,7 @@ func TestNewMessagesBounded(t *testing.T) {
 	if status, _ := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-many", RunID: "r1", Messages: many(257)}); status != http.StatusRequestEntityTooLarge {
 		t.Errorf("257 new messages: status %d, want 413", status)
 	}
-	if _, err := f.store.Load(t.Context(), threadKey("th-many")); err == nil && len(mustLoad(t, f, "th-many")) != 0 {
+	if _, err := f.store.Load(t.Context(), threadKey(site, "th-many")); err == nil && len(mustLoad(t, f, "th-many")) != 0 {
 		t.Errorf("the refused run stored messages")
 	}
 	if status, _ := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th-many", RunID: "r2", Messages: many(256)}); status != http.StatusOK {

@@ -177,7 +177,7 @@ func TestSiteBudget(t *testing.T) {
 // mustLoad returns the stored messages of a thread.
 func mustLoad(t *testing.T, f *fixture, threadID string) []chat.Message {
 	t.Helper()
-	s, err := f.store.Load(t.Context(), threadKey(threadID))
+	s, err := f.store.Load(t.Context(), threadKey(site, threadID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -246,6 +246,16 @@ func (m *Manager) ToolDefs(audience string) []chat.ToolDef {
 	return defs
 }
 
+// ToolAnnotations returns the annotations of the tool named modelName exposed to audience
+// (nil: none, or no such tool).
+func (m *Manager) ToolAnnotations(audience, modelName string) *mcp.ToolAnnotations {
+	_, t, err := m.lookup(audience, modelName)
+	if err != nil {
+		return nil
+	}
+	return t.Annotations
+}
+
 // ArgumentsError is returned by Call when the arguments do not match the tool's schema;
 // its message is the validator's, written for the model. It matches ErrInvalidArguments.
 type ArgumentsError struct {

@@ -38,6 +38,21 @@ func (b Toolbox) Call(ctx context.Context, call chat.ToolCall) tools.Outcome {
 	return CallTool(ctx, b.Tools, b.Audience, call.Name, json.RawMessage(call.Arguments), 0)
 }
 
+// Destructive reports whether the server tool name (as ToolDefs lists it) says it may
+// destroy or change things, with MCP's destructiveHint: true. A web conversation runs such a
+// tool only once the visitor confirmed the call, as it does a page's (the hint is the
+// server's: an absent hint asks for nothing, like a page tool's).
+func Destructive(st ServerTools, audience, name string) bool {
+	a, ok := st.(interface {
+		ToolAnnotations(audience, modelName string) *mcp.ToolAnnotations
+	})
+	if !ok {
+		return false
+	}
+	ann := a.ToolAnnotations(audience, name)
+	return ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
+}
+
 // CallTool calls a server-side tool for an audience and renders its result for the model
 // (at most maxOutput bytes; 0: tools.DefaultMaxOutput).
 func CallTool(ctx context.Context, st ServerTools, audience, name string, args json.RawMessage, maxOutput int) tools.Outcome {

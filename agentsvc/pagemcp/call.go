@@ -34,9 +34,43 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	token := "byomcp-" + strconv.FormatInt(c.nextToken.Add(1), 10)
-	meta := &wire.ToolsCallMeta{ProgressToken: token, Confirm: t.confirm}
+	var raw json.RawMessage
+	expired, awaiting, err := c.callKeptAlive(ctx, wire.MethodToolsCall, func(token string) any {
+		return wire.ToolsCallParams{Name: name, Arguments: args, Meta: &wire.ToolsCallMeta{ProgressToken: token, Confirm: t.confirm}}
+	}, &raw)
+	var rpcErr *wsrpc.Error
+	switch {
+	case err == nil:
+		text, isError, resMeta := tools.RenderJSON(raw, c.o.MaxOutput)
+		if resMeta[wire.MetaNavigating] == true {
+			c.leaving.Store(true)
+			c.log.Debug("page navigating", zap.String("tool", name))
+		}
+		return tools.Answered(name, text, isError)
+	case errors.Is(err, wsrpc.ErrClosed) && awaiting:
+		return tools.LeftUnconfirmed(name)
+	case errors.Is(err, wsrpc.ErrClosed):
+		return tools.Disconnected(name)
+	case expired != nil && awaiting:
+		return tools.NotConfirmedInTime(name)
+	case expired != nil:
+		return tools.TimedOut(name, errors.Is(expired, errToolMaxTime))
+	case ctx.Err() != nil:
+		return tools.CancelledCall(name)
+	case errors.As(err, &rpcErr):
+		return tools.ErrorAnswer(name, rpcErr.Message)
+	default:
+		return tools.CallFailed(name, err)
+	}
+}
 
+// callKeptAlive calls method in the page with the params built for a fresh progress token.
+// The call times out after ToolTimeout unless the page reports progress, never beyond
+// ToolMaxTimeout, and fails at once when the page disconnects. It returns why the call's own
+// time ran out (errToolTimeout, errToolMaxTime; nil when it did not, or ctx ended first) and
+// whether the last progress said the visitor is asked to confirm.
+func (c *Client) callKeptAlive(ctx context.Context, method string, params func(token string) any, out *json.RawMessage) (expired error, awaiting bool, err error) {
+	token := "byomcp-" + strconv.FormatInt(c.nextToken.Add(1), 10)
 	// One timer ends the call: ToolTimeout after it started or after its last progress, or
 	// at the hard limit, whichever comes first. The context says the hard limit as its
 	// deadline, so that the socket's own call timeout does not apply.
@@ -44,7 +78,7 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 	start := time.Now()
 	cancelCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	callCtx := deadlineCtx{cancelCtx, start.Add(o.ToolMaxTimeout)}
+	dctx := deadlineCtx{cancelCtx, start.Add(o.ToolMaxTimeout)}
 	next := func() time.Duration { return min(o.ToolTimeout, o.ToolMaxTimeout-time.Since(start)) }
 	timer := time.AfterFunc(next(), func() {
 		if time.Since(start) >= o.ToolMaxTimeout {
@@ -54,13 +88,13 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 		}
 	})
 	defer timer.Stop()
-	var awaiting atomic.Bool // the last progress read: the visitor is asked to confirm
+	var asked atomic.Bool // the last progress read: the visitor is asked to confirm
 	c.progMu.Lock()
 	if c.progress == nil {
 		c.progress = map[string]func(string){}
 	}
 	c.progress[token] = func(message string) {
-		awaiting.Store(message == wire.ProgressAwaitingConfirm)
+		asked.Store(message == wire.ProgressAwaitingConfirm)
 		timer.Reset(next())
 	}
 	c.progMu.Unlock()
@@ -72,32 +106,49 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 		}
 		c.progMu.Unlock()
 	}()
+	err = c.peer.Call(dctx, method, params(token), out)
+	if dctx.Err() != nil && ctx.Err() == nil {
+		expired = context.Cause(dctx)
+	}
+	return expired, asked.Load(), err
+}
 
+// Confirm asks the page to have the visitor confirm a call of the server tool name
+// (agent/confirm) before it runs, with the same timeouts as a page tool's call. ok: the
+// visitor allowed it; otherwise out says why the tool did not run (declined, not answered
+// in time, the page gone or unable to ask).
+func (c *Client) Confirm(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool) {
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	var res wire.ConfirmResult
 	var raw json.RawMessage
-	err := c.peer.Call(callCtx, wire.MethodToolsCall, wire.ToolsCallParams{Name: name, Arguments: args, Meta: meta}, &raw)
+	expired, _, err := c.callKeptAlive(ctx, wire.MethodAgentConfirm, func(token string) any {
+		return wire.ConfirmParams{Name: name, Arguments: args, Meta: &wire.ToolsCallMeta{ProgressToken: token, Confirm: true}}
+	}, &raw)
+	if err == nil {
+		if jerr := json.Unmarshal(raw, &res); jerr != nil {
+			return tools.Unconfirmable(name, "the page's answer to agent/confirm is not {confirmed: boolean}: it"), false
+		}
+		if res.Confirmed {
+			return tools.Outcome{}, true
+		}
+		return tools.Declined(name), false
+	}
 	var rpcErr *wsrpc.Error
 	switch {
-	case err == nil:
-		text, isError, resMeta := tools.RenderJSON(raw, o.MaxOutput)
-		if resMeta[wire.MetaNavigating] == true {
-			c.leaving.Store(true)
-			c.log.Debug("page navigating", zap.String("tool", name))
-		}
-		return tools.Answered(name, text, isError)
-	case errors.Is(err, wsrpc.ErrClosed) && awaiting.Load():
-		return tools.LeftUnconfirmed(name)
 	case errors.Is(err, wsrpc.ErrClosed):
-		return tools.Disconnected(name)
-	case callCtx.Err() != nil && ctx.Err() == nil && awaiting.Load():
-		return tools.NotConfirmedInTime(name)
-	case callCtx.Err() != nil && ctx.Err() == nil:
-		return tools.TimedOut(name, errors.Is(context.Cause(callCtx), errToolMaxTime))
+		return tools.LeftUnconfirmed(name), false
+	case expired != nil:
+		return tools.NotConfirmedInTime(name), false
 	case ctx.Err() != nil:
-		return tools.CancelledCall(name)
+		return tools.CancelledCall(name), false
+	case errors.As(err, &rpcErr) && rpcErr.Code == wsrpc.CodeMethodNotFound:
+		return tools.Unconfirmable(name, "this page (no agent/confirm)"), false
 	case errors.As(err, &rpcErr):
-		return tools.ErrorAnswer(name, rpcErr.Message)
+		return tools.Unconfirmable(name, "this page (agent/confirm: "+rpcErr.Message+")"), false
 	default:
-		return tools.CallFailed(name, err)
+		return tools.CallFailed(name, err), false
 	}
 }
 

@@ -40,6 +40,11 @@ type Options struct {
 	// Confirm tells whether the user must confirm each call of a tool, besides the tools the
 	// page marks destructive (nil: none).
 	Confirm func(name string) bool
+	// ServerTools lists the model-facing names of the server tools the page's conversation
+	// is offered (nil: none). They keep their names: a page tool whose model-facing name
+	// (tools.ModelName) is one of them is rejected ("a server tool has this name"), so the
+	// model's calls of that name always go to the server.
+	ServerTools func() []string
 	// OnRejected is told of a page tool that cannot be used, once per name and reason, as
 	// soon as it is found (the agent sends tool_rejected). A listing reports at most
 	// MaxRejectedReports tools one by one; when more are rejected, the first of the rest is
@@ -330,6 +335,14 @@ func (c *Client) setTools(list []*wire.PageTool, rejects []rejection) {
 	byName := make(map[string]*Tool, len(list)) // for this listing only: duplicates
 	kept := make([]*Tool, 0, len(list))
 	budget := tools.NewDefBudget(c.o.MaxTools) // what reaches the model, bounded before compiling
+	var server map[string]bool
+	if c.o.ServerTools != nil {
+		names := c.o.ServerTools()
+		server = make(map[string]bool, len(names))
+		for _, n := range names {
+			server[n] = true
+		}
+	}
 	for _, def := range list {
 		t := *def // the strings and the schema's bytes stay shared
 		reason := ""
@@ -339,6 +352,8 @@ func (c *Client) setTools(list []*wire.PageTool, rejects []rejection) {
 			reason = "name must be 1-128 characters of A-Z a-z 0-9 _ . -"
 		case byName[t.Name] != nil:
 			reason = "duplicate tool name"
+		case server[tools.ModelName(t.Name)]:
+			reason = "a server tool has this name: rename the page's tool"
 		default:
 			if t.Description == "" {
 				t.Description = t.Title // what Defs sends

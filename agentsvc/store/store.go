@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,14 @@ var (
 	// ErrClosed: the Store was closed.
 	ErrClosed = errors.New("store: closed")
 )
+
+// ThreadPrefix starts the id of every AG-UI thread (agentsvc/agui). The page socket's ids
+// are hex and never start with it, and the page socket opens no session whose id does: the
+// two id spaces are disjoint, whatever a page derives.
+const ThreadPrefix = "agui-"
+
+// IsThread reports whether id names an AG-UI thread (ThreadPrefix).
+func IsThread(id string) bool { return strings.HasPrefix(id, ThreadPrefix) }
 
 // Page is the page a session was last seen on.
 type Page struct {

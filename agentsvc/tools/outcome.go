@@ -106,6 +106,18 @@ func NotConfirmedInTime(name string) Outcome {
 	return Outcome{Timeout, name, "the visitor did not confirm this call in time, so the tool did not run"}
 }
 
+// Declined is a call the visitor declined to confirm: the tool did not run. The text is the
+// widget's own for a declined page tool (jsclient/tools.js declinedText).
+func Declined(name string) Outcome {
+	return Outcome{ToolError, name, "The user declined to run " + name + "."}
+}
+
+// Unconfirmable is a call that needs the visitor's confirmation where nobody can be asked
+// (who says why): it did not run.
+func Unconfirmable(name, who string) Outcome {
+	return Outcome{ToolError, name, "not run: this tool needs the visitor's confirmation, and " + who + " cannot ask for it"}
+}
+
 // NotConnected is a call whose page was gone and did not come back in time: it did not run.
 func NotConnected(name string) Outcome {
 	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run"}

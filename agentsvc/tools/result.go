@@ -3,13 +3,14 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fastjson "github.com/segmentio/encoding/json"
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultMaxOutput caps the text of one tool result given to the model.
@@ -188,21 +189,16 @@ func tooDeep(data []byte, max int) bool {
 	return false
 }
 
-// wrapperTag finds anything in a tool's output that reads as an opening or closing tag of the
-// wrapper, in any case and with any spacing ("</tool_output>", "< / TOOL_OUTPUT").
-var wrapperTag = regexp.MustCompile(`(?i)<(\s*/?\s*tool_output)`)
-
 // Wrap labels tool output as untrusted data for the model. The output cannot end the label
 // early: every "<" that would start a tool_output tag inside it is written "&lt;", so the
-// wrapper's own tags are the only ones in the text.
+// wrapper's own tags are the only ones in the text. A tag is read the way a model reads it,
+// not byte for byte: in any case, with any spacing, and through look-alikes (escapeWrapperTags).
 func Wrap(tool, text string, isError bool) string {
 	status := "ok"
 	if isError {
 		status = "error"
 	}
-	if strings.IndexByte(text, '<') >= 0 {
-		text = wrapperTag.ReplaceAllString(text, "&lt;$1")
-	}
+	text = escapeWrapperTags(text)
 	b := make([]byte, 0, len(wrapOpen)+len(tool)+len(status)+len(text)+len(wrapClose)+16)
 	b = append(b, wrapOpen...)
 	b = strconv.AppendQuote(b, tool)
@@ -212,6 +208,104 @@ func Wrap(tool, text string, isError bool) string {
 	b = append(b, text...)
 	b = append(b, wrapClose...)
 	return string(b)
+}
+
+// escapeWrapperTags writes "&lt;" for the "<" of anything in s that reads as an opening or
+// closing tag of the wrapper: "</tool_output>", "< / TOOL_OUTPUT", and their look-alikes
+// (fullwidth or small forms such as "＜／ｔｏｏｌ＿ｏｕｔｐｕｔ＞", angle brackets such as
+// "‹" and "〈", letters from other scripts that look the same, and invisible or unusual
+// spaces anywhere inside: zero-width space, no-break space, joiners, combining marks).
+func escapeWrapperTags(s string) string {
+	var b strings.Builder
+	last := 0 // s[last:] is not copied yet
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isLessThan(r) && readsAsWrapperTag(s[i+size:]) {
+			if b.Len() == 0 {
+				b.Grow(len(s) + 8)
+			}
+			b.WriteString(s[last:i])
+			b.WriteString("&lt;")
+			last = i + size
+		}
+		i += size
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// readsAsWrapperTag reports whether s (what follows a "<") starts with "tool_output" or
+// "/tool_output" as a reader sees it: ignorable runes skipped, look-alikes folded.
+func readsAsWrapperTag(s string) bool {
+	want := "tool_output"
+	slash := true // a "/" may still come, before the name
+	for len(s) > 0 && want != "" {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		if ignorable(r) {
+			continue
+		}
+		f := foldRune(r)
+		if slash && f == "/" {
+			slash = false
+			continue
+		}
+		slash = false
+		if f == "" || !strings.HasPrefix(want, f) {
+			return false
+		}
+		want = want[len(f):]
+	}
+	return want == ""
+}
+
+// isLessThan reports whether r reads as "<".
+func isLessThan(r rune) bool {
+	switch r {
+	case '<', '\uFF1C', '\uFE64', '\u2039', '\u2329', '\u3008', '\u27E8', '\u276C', '\u276E', '\u02C2', '\u1438', '\u16B2':
+		return true
+	}
+	return false
+}
+
+// ignorable reports whether a reader skips r inside a word: spaces of every kind, format
+// characters (zero-width space, joiners, word joiner, BOM, soft hyphen) and combining marks.
+func ignorable(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me) ||
+		r == '\u3164' || r == '\u115F' || r == '\u1160' || r == '\uFFA0' // Hangul fillers
+}
+
+// lookAlikes maps letters of other scripts that look like the letters of "tool_output" (and
+// "/") to them; compatibility forms (fullwidth, small, mathematical) are folded by NFKC.
+var lookAlikes = map[rune]string{
+	'\u043E': "o", '\u041E': "o", '\u03BF': "o", '\u039F': "o", '\u0585': "o", '\u00F8': "o", '\u2134': "o",
+	'\u0442': "t", '\u0422': "t", '\u03C4': "t", '\u03A4': "t",
+	'\u0440': "p", '\u0420': "p", '\u03C1': "p", '\u03A1': "p",
+	'\u0443': "u", '\u03C5': "u", '\u057D': "u", '\u0446': "u",
+	'\u04CF': "l", '\u0406': "l", '\u0456': "l", '\u0399': "l", '\u01C0': "l", '|': "l", '\u2223': "l", '\u0131': "l",
+	'\u2215': "/", '\u2044': "/", '\u29F8': "/", '\u2571': "/", '\u30CE': "/",
+	'\u2017': "_", '\u02CD': "_", '\u2581': "_", '\u23BD': "_", '-': "_", '\u2010': "_", '\u2011': "_", '\u2012': "_", '\u2013': "_", '\u2014': "_", '\u2212': "_", '.': "_",
+}
+
+// foldRune is r as it reads in lower-case ASCII ("" when it reads as nothing of the kind).
+func foldRune(r rune) string {
+	if r < utf8.RuneSelf {
+		if f, ok := lookAlikes[r]; ok {
+			return f
+		}
+		return string(unicode.ToLower(r))
+	}
+	if f, ok := lookAlikes[r]; ok {
+		return f
+	}
+	f := strings.ToLower(norm.NFKC.String(string(r)))
+	if f2, ok := lookAlikes[[]rune(f + "\x00")[0]]; ok && utf8.RuneCountInString(f) == 1 {
+		return f2
+	}
+	return f
 }
 
 const (

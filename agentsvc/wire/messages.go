@@ -75,6 +75,19 @@ type ToolsCallMeta struct {
 	Confirm       bool   `json:"byomcp/confirm,omitempty"`
 }
 
+// ConfirmParams is agent/confirm: the server tool the model calls (its model-facing name),
+// its arguments, and the progress token the page keeps the question alive with.
+type ConfirmParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      *ToolsCallMeta  `json:"_meta,omitempty"`
+}
+
+// ConfirmResult answers agent/confirm: whether the visitor allowed the call.
+type ConfirmResult struct {
+	Confirmed bool `json:"confirmed"`
+}
+
 // ProgressParams is notifications/progress.
 type ProgressParams struct {
 	ProgressToken json.RawMessage `json:"progressToken"`

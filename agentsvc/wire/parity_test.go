@@ -43,6 +43,7 @@ var goTable = map[string]any{
 	"MethodToolsList":        MethodToolsList,
 	"MethodToolsCall":        MethodToolsCall,
 	"MethodAgentEvent":       MethodAgentEvent,
+	"MethodAgentConfirm":     MethodAgentConfirm,
 	"MethodAgentSession":     MethodAgentSession,
 	"MethodAgentChat":        MethodAgentChat,
 	"MethodAgentCancel":      MethodAgentCancel,

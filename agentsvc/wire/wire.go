@@ -23,6 +23,10 @@ const (
 	MethodToolsList   = "tools/list"
 	MethodToolsCall   = "tools/call"
 	MethodAgentEvent  = "agent/event"
+	// MethodAgentConfirm asks the page to have the visitor confirm a call of a server-side
+	// tool before it runs (ConfirmParams → ConfirmResult); kept alive by progress like a
+	// tools/call that waits for a confirmation.
+	MethodAgentConfirm = "agent/confirm"
 	// Page → agent.
 	MethodAgentSession     = "agent/session"
 	MethodAgentChat        = "agent/chat"

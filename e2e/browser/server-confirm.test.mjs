@@ -1,0 +1,68 @@
+// A server-side MCP tool marked destructiveHint: true, called in a web conversation, runs only
+// once the visitor confirmed it in the widget (agent/confirm; issue 36, item 5). Real Chromium,
+// the real binary, the official MCP SDK's stdio server, a fake model.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, W, ask, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
+import { lastMessage } from './fake-openai.mjs';
+
+/** @type {Awaited<ReturnType<typeof startStack>>} */
+let stack;
+/** @type {string} */
+let tmp;
+/** @type {string} */
+let ranLog;
+
+before(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-server-confirm-'));
+  ranLog = path.join(tmp, 'ran.log');
+  await writeFile(ranLog, '');
+  const config = path.join(tmp, 'mcp.json');
+  await writeFile(config, JSON.stringify({
+    mcpServers: { admin: { command: process.execPath, args: [path.join(ROOT, 'e2e/browser/destructive-mcp.mjs'), ranLog], expose: ['web'] } },
+  }));
+  // The model calls admin__wipe for each question, then says what the tool answered.
+  const script = (body) => {
+    const last = lastMessage(body);
+    if (last?.role === 'tool') return { text: `Result: ${String(last.content).includes('all orders deleted') ? 'deleted' : 'not deleted'}.` };
+    return { toolCalls: [{ name: 'admin__wipe', arguments: '{}' }] };
+  };
+  stack = await startStack({ script, serverArgs: ['--mcp-config', config] });
+});
+
+after(async () => {
+  await stack?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+const runs = async () => (await readFile(ranLog, 'utf8')).split('\n').filter(Boolean).length;
+
+test('the widget asks before a destructive server tool runs: declined, it does not run; allowed, it runs', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+
+    await ask(page, 'delete all orders');
+    await page.locator(W.confirm).waitFor();
+    assert.equal(await runs(), 0, 'the tool ran before the visitor answered');
+    await page.locator(W.confirmCancel).click();
+    await page.locator(W.text).filter({ hasText: 'Result: not deleted.' }).waitFor();
+    await waitIdle(page);
+    assert.equal(await runs(), 0);
+
+    await ask(page, 'delete all orders, really');
+    await page.locator(W.confirm).waitFor();
+    await page.locator(W.confirmOk).click();
+    await page.locator(W.text).filter({ hasText: 'Result: deleted.' }).waitFor();
+    await waitIdle(page);
+    assert.equal(await runs(), 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
