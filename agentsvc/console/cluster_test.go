@@ -253,6 +253,12 @@ func TestPresenceSnapshotBounded(t *testing.T) {
 			t.Fatalf("an oldest tab (%v) kept over a newer one", st.Since)
 		}
 	}
+	// 200 tabs with 250 KiB tools (issue 36: a 50 MiB presence every 5 s).
+	big, _ := json.Marshal(h.makeSnapshot(start, bigTabs(200, 250<<10)))
+	t.Logf("presence of 200 tabs with 250 KiB tools: %d bytes", len(big))
+	if len(big) > 128<<10 {
+		t.Errorf("presence of 200 tabs with 250 KiB tools: %d bytes, want under 128 KiB", len(big))
+	}
 	var back snapshot
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)

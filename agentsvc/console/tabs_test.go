@@ -148,3 +148,89 @@ func TestTabsRefreshBoundedByToolSize(t *testing.T) {
 		t.Errorf("tabs: %d (%v), want %d", len(tabs), err, n)
 	}
 }
+
+// TestTabsPagedAndToolsByRef: the list comes in pages that follow each other without a gap
+// or a repeat; a listed reference gives its tool's definition; bad parameters get 400 with
+// the reason, and a reference no open tab has gets 404.
+func TestTabsPagedAndToolsByRef(t *testing.T) {
+	tabs := bigTabs(25, 2<<10)
+	h, c := newTabsFixture(t, tabs)
+	f := &fixture{h: h}
+	seen := map[string]bool{}
+	var refs []ToolRef
+	after, pages := "", 0
+	for {
+		path := "/console/api/tabs?limit=10"
+		if after != "" {
+			path += "&after=" + after
+		}
+		rec := f.do("GET", path, "", nil, c)
+		var page []TabView
+		if err := json.Unmarshal(rec.Body.Bytes(), &page); rec.Code != 200 || err != nil {
+			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+		}
+		if got := rec.Header().Get("X-Byomcp-Tabs-Total"); got != "25" {
+			t.Errorf("X-Byomcp-Tabs-Total %q, want 25", got)
+		}
+		pages++
+		for _, tab := range page {
+			if seen[tab.ConnID] {
+				t.Errorf("tab %s listed twice", tab.ConnID)
+			}
+			seen[tab.ConnID] = true
+			if tab.ToolCount != 1 || len(tab.Tools) != 1 {
+				t.Fatalf("tab %+v, want its one tool listed", tab)
+			}
+			refs = append(refs, tab.Tools[0])
+		}
+		after = rec.Header().Get("X-Byomcp-Next")
+		if after == "" {
+			break
+		}
+		if pages > 3 {
+			t.Fatal("more than 3 pages of 10 for 25 tabs")
+		}
+	}
+	if pages != 3 || len(seen) != 25 {
+		t.Errorf("%d pages, %d tabs; want 3 pages, 25 tabs", pages, len(seen))
+	}
+	for i, r := range []ToolRef{refs[0], refs[24]} {
+		var def Tool
+		rec := f.do("GET", "/console/api/tools/"+r.Ref, "", nil, c)
+		if err := json.Unmarshal(rec.Body.Bytes(), &def); rec.Code != 200 || err != nil || def.Name != r.Name {
+			t.Fatalf("tool %d (%s): %d %.200s", i, r.Name, rec.Code, rec.Body)
+		}
+		want := tabs[0].Tools[0]
+		if i == 1 {
+			want = tabs[24].Tools[0]
+		}
+		if def.Description != want.Description || !bytes.Equal(def.InputSchema, want.InputSchema) {
+			t.Errorf("tool %s: the definition differs from the page's", r.Name)
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+	}{
+		{"/console/api/tabs?limit=0", 400},
+		{"/console/api/tabs?limit=501", 400},
+		{"/console/api/tabs?limit=x", 400},
+		{"/console/api/tabs?after=not-a-cursor", 400},
+		{"/console/api/tools/xyz", 400},
+		{"/console/api/tools/" + strings.Repeat("0", refLen), 404},
+	} {
+		if rec := f.do("GET", tc.path, "", nil, c); rec.Code != tc.code || !strings.Contains(rec.Body.String(), `"error"`) {
+			t.Errorf("GET %s: %d %s, want %d with an error", tc.path, rec.Code, rec.Body, tc.code)
+		}
+	}
+	// The definition's reference is its content's: the same definition in another tab (the
+	// tabs of one page) has the same one, a changed one another.
+	same := Tool{Name: tabs[3].Tools[0].Name, Description: strings.Clone(tabs[3].Tools[0].Description), InputSchema: bytes.Clone(tabs[3].Tools[0].InputSchema)}
+	if hashTool(same) != refs[3].Ref || h.refs.ref(same) != refs[3].Ref {
+		t.Error("a copy of a definition has another reference")
+	}
+	same.InputSchema = append(same.InputSchema[:len(same.InputSchema)-1:len(same.InputSchema)-1], ' ', '}')
+	if h.refs.ref(same) == refs[3].Ref {
+		t.Error("a changed definition has the same reference")
+	}
+}
