@@ -299,7 +299,9 @@ func (h *Handler) presenceRound(ctx context.Context, published, announced bool) 
 	}
 	switch {
 	case anywhere:
-		data, err := json.Marshal(h.makeSnapshot(h.o.Now(), h.o.Tabs()))
+		snap := h.makeSnapshot(h.o.Now(), h.o.Tabs())
+		h.refs.sweep() // a listing too: the references of closed tabs are let go
+		data, err := json.Marshal(snap)
 		if err != nil {
 			return published, announced
 		}
