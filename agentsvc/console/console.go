@@ -8,7 +8,9 @@
 package console
 
 import (
+	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
@@ -22,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,12 +85,18 @@ type Options struct {
 
 // Handler serves /console and /console/api/….
 type Handler struct {
-	o      Options
-	mux    *http.ServeMux
-	mac    []byte // key of the sign-in cookies, derived from the token
-	limit  *limiter
-	log    *zap.Logger
-	owners owners
+	o       Options
+	mux     *http.ServeMux
+	mac     []byte // key of the sign-in cookies, derived from the token
+	limit   *limiter
+	log     *zap.Logger
+	owners  owners
+	refs    refCache
+	revoked revocations
+	// usedAt is when a console last asked this replica for its tabs or a tool (Unix ns);
+	// wake tells Run that a console opened here after none did for presenceTTL.
+	usedAt atomic.Int64
+	wake   chan struct{}
 }
 
 const (
@@ -121,8 +130,17 @@ func New(o Options) (*Handler, error) {
 	if o.Cluster != nil && o.Replica == "" {
 		return nil, errors.New("console: a Cluster needs the Replica's name")
 	}
-	sum := sha256.Sum256([]byte("byomcp console cookie\x00" + o.Token))
-	h := &Handler{o: o, mux: http.NewServeMux(), mac: sum[:], limit: newLimiter(5, time.Minute), log: o.Logger}
+	// With a Cluster every replica with the token accepts a cookie (a sign-out is shared
+	// through the store); without one the key has this process's own secret too, so that the
+	// sign-outs it remembers in memory cannot be undone by a restart.
+	seed := "byomcp console cookie\x00" + o.Token
+	if o.Cluster == nil {
+		var nonce [16]byte
+		_, _ = rand.Read(nonce[:])
+		seed += "\x00" + string(nonce[:])
+	}
+	sum := sha256.Sum256([]byte(seed))
+	h := &Handler{o: o, mux: http.NewServeMux(), mac: sum[:], limit: newLimiter(5, time.Minute), log: o.Logger, wake: make(chan struct{}, 1)}
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServerFS(sub)
 	h.mux.Handle("GET /console/{$}", files2(files, "/"))
@@ -131,6 +149,7 @@ func New(o Options) (*Handler, error) {
 	h.mux.HandleFunc("POST /console/api/signout", h.signOut)
 	h.mux.Handle("GET /console/api/me", h.auth(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, map[string]bool{"signedIn": true}) }))
 	h.mux.Handle("GET /console/api/tabs", h.auth(h.tabs))
+	h.mux.Handle("GET /console/api/tools/{ref}", h.auth(h.tool))
 	h.mux.Handle("GET /console/api/live", h.auth(h.live))
 	h.mux.Handle("GET /console/api/conversations", h.auth(h.list))
 	h.mux.Handle("GET /console/api/conversations/{id}", h.auth(h.transcript))
@@ -172,35 +191,64 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// signedValue is the cookie's value for an expiry: "unix.hmac".
-func (h *Handler) signedValue(exp time.Time) string {
-	e := strconv.FormatInt(exp.Unix(), 10)
+// signedValue is the cookie's value for an expiry and a sign-in's id: "unix.id.hmac".
+func (h *Handler) signedValue(exp time.Time, id string) string {
+	e := strconv.FormatInt(exp.Unix(), 10) + "." + id
 	m := hmac.New(sha256.New, h.mac)
 	m.Write([]byte(e))
 	return e + "." + hex.EncodeToString(m.Sum(nil))
 }
 
-// signedIn checks the request's cookie: signed with this token's key, not expired. Every
-// replica with the same token accepts it.
-func (h *Handler) signedIn(r *http.Request) bool {
+// cookieSession checks the request's cookie: signed with this token's key, not expired. It
+// returns the sign-in's id and expiry. Every replica with the same token accepts it.
+func (h *Handler) cookieSession(r *http.Request) (id string, exp time.Time, ok bool) {
 	c, err := r.Cookie(cookieName)
 	if err != nil {
-		return false
+		return "", time.Time{}, false
 	}
-	e, _, ok := strings.Cut(c.Value, ".")
-	if !ok {
-		return false
+	parts := strings.Split(c.Value, ".")
+	if len(parts) != 3 || len(parts[1]) != 32 {
+		return "", time.Time{}, false
 	}
-	unix, err := strconv.ParseInt(e, 10, 64)
+	unix, err := strconv.ParseInt(parts[0], 10, 64)
 	if err != nil || h.o.Now().After(time.Unix(unix, 0)) {
-		return false
+		return "", time.Time{}, false
 	}
-	return hmac.Equal([]byte(c.Value), []byte(h.signedValue(time.Unix(unix, 0))))
+	exp = time.Unix(unix, 0)
+	if !hmac.Equal([]byte(c.Value), []byte(h.signedValue(exp, parts[1]))) {
+		return "", time.Time{}, false
+	}
+	return parts[1], exp, true
+}
+
+// signedIn tells whether the request's cookie is good and its sign-in was not ended by a
+// sign-out (here, or with a Cluster on any replica). err: the store could not say.
+func (h *Handler) signedIn(r *http.Request) (bool, error) {
+	id, _, ok := h.cookieSession(r)
+	if !ok || h.revoked.has(id, h.o.Now()) {
+		return false, nil
+	}
+	if h.o.Cluster == nil {
+		return true, nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+	defer cancel()
+	v, err := h.o.Cluster.Value(ctx, revokedKey(id))
+	if err != nil {
+		return false, err
+	}
+	return v == nil, nil
 }
 
 func (h *Handler) auth(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.signedIn(r) {
+		ok, err := h.signedIn(r)
+		if err != nil {
+			h.log.Warn("console: checking the sign-in against the store failed", zap.Error(err))
+			writeError(w, http.StatusServiceUnavailable, "the sign-in cannot be checked now: the store does not answer")
+			return
+		}
+		if !ok {
 			writeError(w, http.StatusUnauthorized, "sign in first")
 			return
 		}
@@ -219,7 +267,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "missing the "+csrfHeader+" header")
 		return
 	}
-	if !h.limit.allow(clientIP(r), h.o.Now()) {
+	if h.limit.blocked(clientIP(r), h.o.Now()) {
 		w.Header().Set("Retry-After", "60")
 		writeError(w, http.StatusTooManyRequests, "too many sign-in attempts: wait a minute")
 		return
@@ -234,13 +282,16 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	given := sha256.Sum256([]byte(body.Token))
 	want := sha256.Sum256([]byte(h.o.Token))
 	if subtle.ConstantTimeCompare(given[:], want[:]) != 1 {
+		h.limit.fail(clientIP(r), h.o.Now())
 		h.log.Warn("console: wrong token", zap.String("remote", r.RemoteAddr))
 		writeError(w, http.StatusUnauthorized, "wrong token")
 		return
 	}
 	exp := h.o.Now().Add(cookieLife)
+	var id [16]byte
+	_, _ = rand.Read(id[:])
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: h.signedValue(exp), Path: "/console/", Expires: exp,
+		Name: cookieName, Value: h.signedValue(exp, hex.EncodeToString(id[:])), Path: "/console/", Expires: exp,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: h.secure(r),
 	})
 	h.log.Info("console: signed in", zap.String("remote", r.RemoteAddr))
@@ -254,34 +305,23 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/console/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: h.secure(r)})
+	// The cookie's sign-in ends for good: a copy of it is refused from now on, by every
+	// replica with a Cluster.
+	if id, exp, ok := h.cookieSession(r); ok {
+		h.revoked.add(id, exp, h.o.Now())
+		if h.o.Cluster != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), clusterTimeout)
+			err := h.o.Cluster.SetValue(ctx, revokedKey(id), []byte("1"), exp.Sub(h.o.Now())+time.Minute)
+			cancel()
+			if err != nil {
+				h.log.Warn("console: sharing a sign-out with the other replicas failed", zap.Error(err))
+				writeError(w, http.StatusServiceUnavailable, "signed out of this replica only: the store does not answer; sign out again")
+				return
+			}
+		}
+		h.log.Info("console: signed out", zap.String("remote", r.RemoteAddr))
+	}
 	writeJSON(w, map[string]bool{"signedIn": false})
-}
-
-// tabs serves GET /console/api/tabs: the open tabs of this replica and, with a Cluster, of
-// every replica (from their last snapshots), each marked with its replica. The header
-// X-Byomcp-Tabs-Hidden counts the tabs of other replicas beyond their snapshots' bound, and
-// X-Byomcp-Cluster says "unavailable" when the other replicas could not be read.
-func (h *Handler) tabs(w http.ResponseWriter, r *http.Request) {
-	tabs := h.o.Tabs()
-	if tabs == nil {
-		tabs = []Tab{}
-	}
-	for i := range tabs {
-		tabs[i].Replica = h.o.Replica
-	}
-	remote, hidden, err := h.remoteTabs(r.Context())
-	if err != nil {
-		h.log.Warn("console: reading the other replicas' tabs failed", zap.Error(err))
-		w.Header().Set("X-Byomcp-Cluster", "unavailable")
-	}
-	tabs = append(tabs, remote...)
-	for i := range tabs {
-		tabs[i].Site = h.o.SiteOf(tabs[i].Origin)
-	}
-	if hidden > 0 {
-		w.Header().Set("X-Byomcp-Tabs-Hidden", strconv.Itoa(hidden))
-	}
-	writeJSON(w, tabs)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -303,7 +343,9 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// limiter allows n attempts per window per client (a fixed window).
+// limiter allows n failed attempts per window per client (a fixed window): a good sign-in
+// does not count, so that others behind the same address cannot lock the operator out by
+// signing in.
 type limiter struct {
 	n      int
 	window time.Duration
@@ -320,7 +362,16 @@ func newLimiter(n int, window time.Duration) *limiter {
 	return &limiter{n: n, window: window, seen: map[string]*attempts{}}
 }
 
-func (l *limiter) allow(client string, now time.Time) bool {
+// blocked tells whether client failed n times in its current window.
+func (l *limiter) blocked(client string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a := l.seen[client]
+	return a != nil && now.Sub(a.start) < l.window && a.count >= l.n
+}
+
+// fail counts a failed attempt of client.
+func (l *limiter) fail(client string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.seen) > 10000 {
@@ -335,9 +386,46 @@ func (l *limiter) allow(client string, now time.Time) bool {
 		a = &attempts{start: now}
 		l.seen[client] = a
 	}
-	if a.count >= l.n {
-		return false
-	}
 	a.count++
-	return true
+}
+
+// revocations are the sign-ins ended by a sign-out in this process, until their cookies
+// expire (at most maxRevocations, the oldest dropped first: they are only the operator's own).
+//
+// Lock order: mu is a leaf.
+type revocations struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+const maxRevocations = 10000
+
+func (v *revocations) add(id string, until, now time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.until == nil {
+		v.until = map[string]time.Time{}
+	}
+	for k, u := range v.until {
+		if now.After(u) {
+			delete(v.until, k)
+		}
+	}
+	for len(v.until) >= maxRevocations {
+		var oldest string
+		for k, u := range v.until {
+			if oldest == "" || u.Before(v.until[oldest]) {
+				oldest = k
+			}
+		}
+		delete(v.until, oldest)
+	}
+	v.until[id] = until
+}
+
+func (v *revocations) has(id string, now time.Time) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	u, ok := v.until[id]
+	return ok && !now.After(u)
 }

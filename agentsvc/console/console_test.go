@@ -341,3 +341,57 @@ func TestFeedBoundsToolLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestSignInCountsOnlyFailures: good sign-ins from one address (the operator's colleagues
+// behind one NAT) do not use up its attempts; five failures a minute still do.
+func TestSignInCountsOnlyFailures(t *testing.T) {
+	f := newFixture(t)
+	for i := range 20 {
+		if rec := f.do("POST", "/console/api/signin", `{"token":"`+token+`"}`, csrf, nil); rec.Code != 200 {
+			t.Fatalf("good sign-in %d in a minute: got %d, want 200", i+1, rec.Code)
+		}
+	}
+	for i := range 5 {
+		if rec := f.do("POST", "/console/api/signin", `{"token":"guess`+fmt.Sprint(i)+`"}`, csrf, nil); rec.Code != http.StatusUnauthorized {
+			t.Fatalf("failure %d: got %d, want 401", i+1, rec.Code)
+		}
+	}
+	if rec := f.do("POST", "/console/api/signin", `{"token":"`+token+`"}`, csrf, nil); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("after 5 failures: got %d, want 429", rec.Code)
+	}
+}
+
+// TestSignOutRevokes: after a sign-out the cookie it ended is refused, although it is still
+// signed and not expired (a copy of it kept by someone else included); another sign-in is
+// not affected, and a restarted console does not take the ended one back.
+func TestSignOutRevokes(t *testing.T) {
+	f := newFixture(t)
+	c := f.signIn(t)
+	f.clock.add(time.Second)
+	other := f.signIn(t)
+	if c.Value == other.Value {
+		t.Fatal("two sign-ins got the same cookie")
+	}
+	if rec := f.do("GET", "/console/api/me", "", nil, c); rec.Code != 200 {
+		t.Fatalf("me: got %d, want 200", rec.Code)
+	}
+	if rec := f.do("POST", "/console/api/signout", "", csrf, c); rec.Code != 200 {
+		t.Fatalf("sign-out: got %d %s", rec.Code, rec.Body)
+	}
+	for _, path := range []string{"/console/api/me", "/console/api/tabs"} {
+		if rec := f.do("GET", path, "", nil, c); rec.Code != http.StatusUnauthorized {
+			t.Errorf("%s with the signed-out cookie: got %d %s, want 401", path, rec.Code, rec.Body)
+		}
+	}
+	if rec := f.do("GET", "/console/api/me", "", nil, other); rec.Code != 200 {
+		t.Errorf("another sign-in after the sign-out: got %d, want 200", rec.Code)
+	}
+	restarted, err := New(f.h.o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h = restarted
+	if rec := f.do("GET", "/console/api/me", "", nil, c); rec.Code != http.StatusUnauthorized {
+		t.Errorf("the signed-out cookie on a restarted console (no shared store): got %d, want 401", rec.Code)
+	}
+}

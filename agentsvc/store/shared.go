@@ -18,6 +18,7 @@ import (
 //	n:KEY            counter (INCRBY), expiring at the end of its window
 //	presence:REPLICA a replica's snapshot (SET … PX ttl)
 //	presence         sorted set of replicas scored by when their snapshot expires (Unix ms)
+//	v:KEY            a value (SET … PX ttl): the console's open mark, sign-outs and tools
 //	ev:SESSION       pub/sub channel of SESSION's appended events
 type Shared interface {
 	// Add adds n to the counter key and makes it expire at expireAt, atomically.
@@ -29,6 +30,9 @@ type Shared interface {
 	DropPresence(ctx context.Context, replica string) error
 	// Presences returns the unexpired snapshots of every replica, by replica.
 	Presences(ctx context.Context) (map[string][]byte, error)
+	// SetValue stores val under key for ttl; Value reads it (nil, nil when there is none).
+	SetValue(ctx context.Context, key string, val []byte, ttl time.Duration) error
+	Value(ctx context.Context, key string) ([]byte, error)
 	// Publish and Subscribe are pub/sub under the store's prefix, as store.Bus: a session's
 	// appended events go on "ev:<id>" as {"origin": …, "events": [agent/event params with
 	// their seq, …]}, optionally with "replica" (who appended them).
@@ -160,6 +164,38 @@ func (r redisShared) Presences(ctx context.Context) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+func (r redisShared) valueKey(key string) string { return r.s.prefix + "v:" + key }
+
+func (r redisShared) SetValue(ctx context.Context, key string, val []byte, ttl time.Duration) error {
+	if r.s.closed.Load() {
+		return ErrClosed
+	}
+	if key == "" || ttl <= 0 {
+		return errors.New("store: value: empty key or ttl not positive")
+	}
+	if err := r.s.c.Set(ctx, r.valueKey(key), val, ttl).Err(); err != nil {
+		return r.s.fail("value", err)
+	}
+	return nil
+}
+
+func (r redisShared) Value(ctx context.Context, key string) ([]byte, error) {
+	if r.s.closed.Load() {
+		return nil, ErrClosed
+	}
+	v, err := r.s.c.Get(ctx, r.valueKey(key)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, r.s.fail("value", err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
 }
 
 // Publish and Subscribe are the store's Bus (one pub/sub connection per store, see

@@ -128,6 +128,9 @@ test('B\'s console shows a tab and a turn of replica A; the budget spent on A re
     assert.equal(await tab.locator('td.replica').innerText(), replicaA);
     await tab.locator('summary').first().click();
     await tab.locator('.tool-name', { hasText: 'search_cars' }).waitFor();
+    // Its definition is on A only: B reads it from A (through the store) when it is opened.
+    await tab.locator('.tool-name', { hasText: 'search_cars' }).click();
+    await tab.locator('details[open] .tool-def pre', { hasText: '"bodyType"' }).waitFor({ timeout: WAIT_MS });
 
     // A's turn, live on B's console, with its tool call and arguments.
     await ask(shopA, 'Show me red SUVs');

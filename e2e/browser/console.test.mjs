@@ -94,7 +94,8 @@ test('live view, transcript, search, export, delete and charts', async () => {
     await tab.waitFor();
     await tab.locator('summary').first().click();
     await tab.locator('.tool-name', { hasText: 'search_cars' }).waitFor();
-    await tab.locator('.tool-name', { hasText: 'search_cars' }).click(); // its description and schema
+    await tab.locator('.tool-name', { hasText: 'search_cars' }).click(); // its description and schema, read now
+    await tab.locator('details[open] .tool-def pre', { hasText: '"bodyType"' }).waitFor();
     await page.locator('#tabs table').evaluate((t) => { t.dataset.before = '1'; });
 
     // A running turn with its tool call, as it happens.
@@ -209,6 +210,47 @@ test('a tab\'s tool list the operator opened stays open when the tab opens its c
     await bound.waitFor({ timeout: WAIT_MS });
     assert.equal(await bound.locator('td details').first().evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true, 'the tool list is still open');
     await bound.locator('.tool-name', { hasText: 'search_cars' }).waitFor({ timeout: WAIT_MS });
+  } finally {
+    await op.context.close();
+    await visitor.close();
+  }
+});
+
+test('quick turns: the console asks for the tab list one request at a time', async () => {
+  // Each turn's start and end asks for the list again (issue 36: 245 requests in 20 s, none
+  // waiting for the one before). While a request is held, a visitor's turns ask for more:
+  // none is sent until it is answered, and then one more, with what changed meanwhile.
+  const visitor = await stack.browser.newContext();
+  const op = await signedIn();
+  try {
+    const { page: shop } = await newPage(visitor);
+    await shop.goto(stack.server.url + '/');
+    await waitConnected(shop);
+    const { page } = op;
+    await page.locator('#tabs tr.tab').filter({ hasText: 'Northwind' }).waitFor();
+
+    /** @type {string[]} */
+    const held = [];
+    /** @type {() => void} */
+    let release = () => {};
+    const released = new Promise((resolve) => { release = () => resolve(undefined); });
+    await page.route(/\/console\/api\/tabs\?/, async (route) => {
+      held.push(route.request().url());
+      await released;
+      await route.continue();
+    });
+    const turns = 8;
+    for (let i = 0; i < turns; i++) {
+      await ask(shop, `quick turn ${i}`);
+      await shop.locator(W.text).filter({ hasText: `You said: quick turn ${i}` }).waitFor();
+    }
+    await page.locator('#turns .turn').filter({ hasText: `quick turn ${turns - 1}` }).locator('.who .pill.end').waitFor();
+    assert.equal(held.length, 1, `requests sent while one was unanswered: ${held.length}, want 1 (${2 * turns} turn starts and ends asked)`);
+    release();
+    const deadline = Date.now() + WAIT_MS;
+    while (held.length < 2 && Date.now() < deadline) await page.waitForTimeout(50);
+    assert.equal(held.length, 2, 'once answered, the asks that came meanwhile are one more request');
+    assert.ok(op.errors.every((e) => !/console\.js/.test(e)), `page errors: ${op.errors}`);
   } finally {
     await op.context.close();
     await visitor.close();

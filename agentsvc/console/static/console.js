@@ -3,6 +3,8 @@
 // (search, transcript, export, delete) and health charts drawn as inline SVG from the
 // counters of /metrics. Text is always set with textContent.
 
+import { coalesce } from './refresh.js';
+
 const API = '/console/api';
 const HEADERS = { 'X-Byomcp-Console': '1' };
 
@@ -92,7 +94,7 @@ function show(view) {
   }
   if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
   if (view === 'conversations') void search();
-  if (view === 'live') void refreshTabs();
+  if (view === 'live') refreshTabs();
 }
 
 $('#signin-form').addEventListener('submit', async (e) => {
@@ -119,26 +121,81 @@ for (const b of document.querySelectorAll('#nav button')) {
 
 // ---- live: tabs and turns
 
-async function refreshTabs() {
+const TABS_PAGE = 100;
+/** The cursor the shown page of tabs starts after ('' for the first), and the ones before it. */
+let tabsAfter = '';
+/** @type {string[]} */
+const tabsBefore = [];
+let tabsNext = '';
+
+/**
+ * Tool definitions by reference (a hash of the content: a definition never changes), fetched
+ * once, when the operator opens a tool.
+ * @type {Map<string, Promise<any>>}
+ */
+const toolDefs = new Map();
+
+/** @param {string} ref */
+function toolDef(ref) {
+  let p = toolDefs.get(ref);
+  if (!p) {
+    p = api('/tools/' + encodeURIComponent(ref));
+    p.catch(() => toolDefs.delete(ref)); // asked again when opened again
+    toolDefs.set(ref, p);
+  }
+  return p;
+}
+
+/**
+ * Fills an opened tool's details with its description and schema, once.
+ * @param {HTMLDetailsElement} d
+ * @param {string} ref
+ */
+async function showToolDef(d, ref) {
+  if (d.dataset.loaded) return;
+  d.dataset.loaded = '1';
+  const box = el('div', 'tool-def muted', 'Loading…');
+  d.append(box);
+  try {
+    const def = await toolDef(ref);
+    box.className = 'tool-def';
+    box.replaceChildren();
+    if (def.description) box.append(el('div', 'muted', def.description));
+    box.append(el('pre', '', pretty(def.inputSchema ?? {})));
+  } catch (x) {
+    box.textContent = `The definition could not be read: ${x instanceof Error ? x.message : String(x)}`;
+    delete d.dataset.loaded;
+    d.addEventListener('toggle', () => { if (d.open) { box.remove(); void showToolDef(d, ref); } }, { once: true });
+  }
+}
+
+async function loadTabs() {
   /** @type {any[]} */
   let tabs;
   /** @type {Headers} */
   let headers;
+  const params = new URLSearchParams({ limit: String(TABS_PAGE) });
+  if (tabsAfter) params.set('after', tabsAfter);
   try {
-    ({ body: tabs, headers } = await apiWithHeaders('/tabs'));
+    ({ body: tabs, headers } = await apiWithHeaders('/tabs?' + params));
   } catch {
     return;
   }
   const hidden = Number(headers.get('X-Byomcp-Tabs-Hidden') ?? 0);
+  const total = Number(headers.get('X-Byomcp-Tabs-Total') ?? tabs.length);
+  tabsNext = headers.get('X-Byomcp-Next') ?? '';
   $('#tabs-note').textContent = [
     headers.get('X-Byomcp-Cluster') === 'unavailable' ? 'The other replicas could not be read: only this one is shown.' : '',
     hidden > 0 ? `${hidden} more tabs on other replicas are not listed.` : '',
   ].join(' ').trim();
-  $('#tab-count').textContent = `(${tabs.length})`;
+  $('#tab-count').textContent = `(${total})`;
+  $('#tabs-pager').hidden = !tabsNext && tabsBefore.length === 0;
+  /** @type {HTMLButtonElement} */ ($('#tabs-next')).disabled = !tabsNext;
+  /** @type {HTMLButtonElement} */ ($('#tabs-first')).disabled = tabsBefore.length === 0;
   const replicas = new Set(tabs.map((t) => t.replica ?? ''));
   const cluster = replicas.size > 1 || (replicas.size === 1 && !replicas.has(''));
   const box = $('#tabs');
-  // The list is rebuilt every few seconds and at every turn's start and end: the tool lists
+  // The list is rebuilt every few seconds and after turns start and end: the tool lists
   // the operator opened stay open (keyed by the tab's connection and the tool's name).
   const opened = new Set();
   for (const d of box.querySelectorAll('tr.tab details[open]')) {
@@ -147,7 +204,7 @@ async function refreshTabs() {
   }
   box.replaceChildren();
   if (tabs.length === 0) {
-    box.append(el('p', 'muted', 'No page is connected.'));
+    box.append(el('p', 'muted', tabsAfter ? 'No more tabs.' : 'No page is connected.'));
     return;
   }
   const table = el('table', 'tabs');
@@ -159,7 +216,7 @@ async function refreshTabs() {
     const tr = el('tr', 'tab');
     tr.dataset.session = t.sessionId ?? '';
     // The connection, not its session or page: those are filled in when the tab opens its
-    // conversation (and a replica's snapshot may be read before that).
+    // conversation (and a replica's presence may be read before that).
     const key = [t.replica ?? '', t.connId ?? ''].join('\u0000');
     tr.dataset.key = key;
     if (cluster) {
@@ -173,19 +230,23 @@ async function refreshTabs() {
     const tools = el('td');
     const d = /** @type {HTMLDetailsElement} */ (el('details'));
     d.open = opened.has(`${key}\u0000`);
-    d.append(el('summary', '', `${(t.tools ?? []).length} tools`));
+    const listed = t.tools ?? [];
+    const count = t.toolCount ?? listed.length;
+    d.append(el('summary', '', `${count} tools`));
     const ul = el('ul', 'tools-list');
-    for (const tool of t.tools ?? []) {
+    // Names only: a tool's description and schema are read when it is opened.
+    for (const tool of listed) {
       const li = el('li');
       const inner = /** @type {HTMLDetailsElement} */ (el('details'));
       inner.dataset.tool = tool.name;
-      inner.open = opened.has(`${key}\u0000${tool.name}`);
       inner.append(el('summary', 'tool-name', tool.name));
-      if (tool.description) inner.append(el('div', 'muted', tool.description));
-      inner.append(el('pre', '', pretty(tool.inputSchema ?? {})));
+      inner.addEventListener('toggle', () => { if (inner.open) void showToolDef(inner, tool.ref); });
+      inner.open = opened.has(`${key}\u0000${tool.name}`);
+      if (inner.open) void showToolDef(inner, tool.ref);
       li.append(inner);
       ul.append(li);
     }
+    if (count > listed.length) ul.append(el('li', 'muted', `${count - listed.length} more not listed`));
     d.append(ul);
     tools.append(d);
     tr.append(tools);
@@ -193,6 +254,23 @@ async function refreshTabs() {
   }
   box.append(table);
 }
+
+// Every turn's start and end asks for the list again: one request at a time, at most one a
+// second, whatever the visitors do.
+const refreshTabs = coalesce(loadTabs, { minGap: 1000 });
+
+$('#tabs-next').addEventListener('click', () => {
+  if (!tabsNext) return;
+  tabsBefore.push(tabsAfter);
+  tabsAfter = tabsNext;
+  refreshTabs();
+});
+
+$('#tabs-first').addEventListener('click', () => {
+  tabsBefore.length = 0;
+  tabsAfter = '';
+  refreshTabs();
+});
 
 /** @type {Map<string, {root: HTMLElement, answer: HTMLElement, calls: Map<string, {box: HTMLElement, at: number}>}>} */
 const turns = new Map();
@@ -274,11 +352,11 @@ function startLive() {
   live.addEventListener('activity', (e) => {
     const a = JSON.parse(/** @type {MessageEvent} */ (e).data);
     onActivity(a);
-    if (a.event?.type === 'turn_start' || a.event?.type === 'turn_end') void refreshTabs();
+    if (a.event?.type === 'turn_start' || a.event?.type === 'turn_end') refreshTabs();
   });
   if (!tabsTimer) {
     tabsTimer = window.setInterval(() => {
-      if (!$('#view-live').hidden && live) void refreshTabs();
+      if (!$('#view-live').hidden && live) refreshTabs();
     }, 5000);
   }
 }
