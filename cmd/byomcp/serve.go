@@ -144,6 +144,34 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer func() { _ = log.Sync() }()
 
+	// All the configuration is checked before the store, the model or the network is
+	// touched: a value or file that cannot be used exits 2 with nothing created (no
+	// database, no lock file), whatever else would fail after it.
+	if err := store.CheckSpec(c.store); err != nil {
+		return invalid(fmt.Errorf("--store: %w", err))
+	}
+	for _, o := range splitList(*origins) {
+		if err := agentsvc.CheckOrigin(o); err != nil {
+			return invalid(err)
+		}
+	}
+	if *sitesPath != "" {
+		// Read again by sites.Open below, once the store (shared budgets) and the models
+		// are there.
+		if _, err := sites.Load(*sitesPath, getenv); err != nil {
+			if sites.IsInvalid(err) {
+				return invalid(err)
+			}
+			return err
+		}
+	}
+	var mcpConfig *mcpservers.Config
+	if c.mcpConfig != "" {
+		if mcpConfig, err = mcpservers.LoadConfig(c.mcpConfig); err != nil {
+			return invalid(err)
+		}
+	}
+
 	unlock, err := lockSQLite(c.store)
 	if err != nil {
 		return err
@@ -183,17 +211,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 	var serverTools mcpservers.ServerTools
 	var webServers []string // the --mcp-config servers exposed to web pages
-	if c.mcpConfig != "" {
-		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
-		if err != nil {
-			return invalid(err)
-		}
-		for _, sc := range cfg.Servers {
+	if mcpConfig != nil {
+		for _, sc := range mcpConfig.Servers {
 			if slices.Contains(sc.Expose, mcpservers.AudienceWeb) {
 				webServers = append(webServers, sc.Name)
 			}
 		}
-		mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
+		mgr := mcpservers.Start(ctx, mcpConfig, mcpservers.Options{Logger: log.Named("mcp")})
 		defer mgr.Close()
 		serverTools = mgr
 	}
