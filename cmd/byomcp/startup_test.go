@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/byomcp/byomcp/agentsvc/store/storetest"
 )
 
 // TestServeChecksConfigurationFirst: a configuration that cannot be used exits 2 with one
@@ -74,5 +78,63 @@ func TestServeChecksConfigurationFirst(t *testing.T) {
 				t.Errorf("printed %q before failing", stdout.String())
 			}
 		})
+	}
+}
+
+// TestServeRedisEvictionPolicy: on a real redis-server whose maxmemory-policy evicts (a
+// manual run lost 93 keys: resumes answered "session not found", turns were cancelled),
+// serve refuses to start (status 1) and names the fix and the override; with
+// --redis-allow-eviction (or its variable) it starts with a warning; on noeviction it
+// starts without one.
+func TestServeRedisEvictionPolicy(t *testing.T) {
+	lru := storetest.RedisServerWith(t, "--maxmemory-policy", "allkeys-lru", "--maxmemory", "64mb")
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string { return map[string]string{"OLLAMA_HOST": "127.0.0.1:1"}[k] }
+	// Bounded: an agent that started serves until ctx ends, then returns nil.
+	ctx, cancel := context.WithTimeout(t.Context(), procWait)
+	defer cancel()
+	err := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--store", lru}, strings.NewReader(""), &stdout, &stderr, getenv)
+	if err == nil || !strings.Contains(err.Error(), "maxmemory-policy is allkeys-lru") || !strings.Contains(err.Error(), "--redis-allow-eviction") {
+		t.Fatalf("got %v, want a refusal naming the policy and --redis-allow-eviction", err)
+	}
+	if code := exitCode(err); code != 1 {
+		t.Errorf("exit status %d, want 1 (the store cannot be used as it is)", code)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("printed %q before failing", stdout.String())
+	}
+
+	err = run(t.Context(), []string{"serve", "--store", "memory"}, strings.NewReader(""), &stdout, &stderr,
+		func(k string) string { return map[string]string{"BYOMCP_REDIS_ALLOW_EVICTION": "maybe"}[k] })
+	if err == nil || !strings.Contains(err.Error(), "BYOMCP_REDIS_ALLOW_EVICTION") || exitCode(err) != 2 {
+		t.Errorf("BYOMCP_REDIS_ALLOW_EVICTION=maybe: got %v (status %d), want status 2 naming it", err, exitCode(err))
+	}
+
+	served := func(p *serveProc) string {
+		t.Helper()
+		for deadline := time.Now().Add(procWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if logs := p.logs.String(); strings.Contains(logs, `"serving"`) {
+				return logs
+			}
+		}
+		t.Fatalf("no \"serving\" line in the logs:\n%s", p.logs.String())
+		return ""
+	}
+	for _, tt := range []struct {
+		name, store string
+		env         []string
+		args        []string
+	}{
+		{"flag", lru, nil, []string{"--redis-allow-eviction"}},
+		{"variable", lru, []string{"BYOMCP_REDIS_ALLOW_EVICTION=true"}, nil},
+	} {
+		p := spawnServe(t, "127.0.0.1:0", tt.env, append([]string{"--store", tt.store}, tt.args...)...)
+		if logs := served(p); !strings.Contains(logs, "may lose conversations") || !strings.Contains(logs, "allkeys-lru") {
+			t.Errorf("%s: no warning of the eviction policy in the logs:\n%s", tt.name, logs)
+		}
+	}
+	p := spawnServe(t, "127.0.0.1:0", nil, "--store", storetest.RedisServerWith(t, "--maxmemory-policy", "noeviction", "--maxmemory", "64mb"))
+	if logs := served(p); strings.Contains(logs, "maxmemory") {
+		t.Errorf("noeviction: a warning of the policy:\n%s", logs)
 	}
 }
