@@ -158,6 +158,13 @@ func exampleOrigin(origin string) string {
 	return origin
 }
 
+// CheckOrigin says whether NewServer takes p as an allowed origin (exact, or with the port
+// "*"), so that a command checks its configuration before it opens anything.
+func CheckOrigin(p string) error {
+	_, err := parseOriginPattern(p)
+	return err
+}
+
 type originPattern struct {
 	scheme, host, port string // port "*" matches any (and none)
 }

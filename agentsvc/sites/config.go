@@ -53,8 +53,9 @@ type Guards struct {
 	MaxToolCalls  int `json:"maxToolCalls,omitempty" jsonschema:"minimum=1,maximum=500,description=Tool calls per turn (default 25)."`
 }
 
-// Budget bounds model tokens (prompt + completion). Zero fields: no bound.
+// Budget bounds model tokens (prompt + completion). Zero fields: no bound. The maximum,
+// 10^15, keeps every count in an int64 (and in Redis's INCRBY) with room to spare.
 type Budget struct {
-	SessionTokensPerHour int64 `json:"sessionTokensPerHour,omitempty" jsonschema:"minimum=1,description=Model tokens one conversation may use per clock hour (UTC)."`
-	SiteTokensPerDay     int64 `json:"siteTokensPerDay,omitempty" jsonschema:"minimum=1,description=Model tokens all conversations of the site may use per day (UTC)."`
+	SessionTokensPerHour int64 `json:"sessionTokensPerHour,omitempty" jsonschema:"minimum=1,maximum=1000000000000000,description=Model tokens one conversation may use per clock hour (UTC); at most 10^15."`
+	SiteTokensPerDay     int64 `json:"siteTokensPerDay,omitempty" jsonschema:"minimum=1,maximum=1000000000000000,description=Model tokens all conversations of the site may use per day (UTC); at most 10^15."`
 }

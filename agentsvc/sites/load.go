@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -82,11 +83,22 @@ func Parse(path string, data []byte, env Env) (*Config, error) {
 		}
 		return fail(schemaProblems(ve)...)
 	}
+	// Decoded again from the checked document, with its whole numbers written as such.
+	if data, err = json.Marshal(integral(doc)); err != nil {
+		return nil, fmt.Errorf("sites: encoding %s again: %w", path, err)
+	}
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil { // the schema took it: this would be a bug in File
-		return nil, fmt.Errorf("sites: decoding %s: %w", path, err)
+	if err := dec.Decode(&f); err != nil {
+		// The schema took it, but a Go field cannot hold it (a number past the schema's
+		// bounds would be one; the schema's maxima are there to prevent it): still a
+		// problem of the file, named by its key.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fail(fmt.Sprintf("%s: %s does not fit (want %s)", te.Field, te.Value, te.Type))
+		}
+		return fail("(the whole file): " + err.Error())
 	}
 	if env == nil {
 		env = os.Getenv
@@ -164,14 +176,48 @@ func Parse(path string, data []byte, env Env) (*Config, error) {
 	return cfg, nil
 }
 
-// Load reads and checks the sites.json at path.
-func Load(path string, env Env) (*Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, &Errors{Path: path, List: []string{"the file does not exist"}}
+// integral rewrites the numbers of a document that have a whole value but are not written
+// as one (1e6, 5.0, which JSON Schema's "integer" takes) as whole numbers, which
+// encoding/json decodes into an int64. Others stay as they are.
+func integral(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = integral(x)
 		}
-		return nil, fmt.Errorf("sites: %w", err)
+	case []any:
+		for i, x := range v {
+			v[i] = integral(x)
+		}
+	case json.Number:
+		if strings.ContainsAny(string(v), ".eE") {
+			if f, _, err := big.ParseFloat(string(v), 10, 64, big.ToNearestEven); err == nil {
+				if n, acc := f.Int64(); acc == big.Exact {
+					return json.Number(strconv.FormatInt(n, 10))
+				}
+			}
+		}
+	}
+	return v
+}
+
+// Load reads and checks the sites.json at path. A file that cannot be read (missing, a
+// directory, not readable) is an *Errors too: a problem of the configuration.
+func Load(path string, env Env) (*Config, error) {
+	fail := func(problem string) (*Config, error) { return nil, &Errors{Path: path, List: []string{problem}} }
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fail("is a directory; want the sites.json file")
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fail("the file does not exist")
+	case err != nil:
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path starts the line already
+		}
+		return fail("cannot be read: " + err.Error())
 	}
 	return Parse(path, data, env)
 }

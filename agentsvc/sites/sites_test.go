@@ -153,6 +153,11 @@ func TestValidationErrors(t *testing.T) {
 		{"missing sites", `{}`, nil, []string{`sites: missing (required)`}},
 		{"no origins", `{"sites": [{"name": "a", "origins": []}]}`, nil, []string{`sites[0].origins: minItems`}},
 		{"budget below 1", site(`, "budget": {"sessionTokensPerHour": 0}`), nil, []string{`sites[0].budget.sessionTokensPerHour: minimum`}},
+		// Numbers an int64 cannot hold: the schema's maximum names the key (before, the
+		// decoder's "cannot unmarshal" came out raw, and serve exited 1).
+		{"budget 1e30", site(`, "budget": {"siteTokensPerDay": 1e30}`), nil, []string{`sites[0].budget.siteTokensPerDay: maximum`}},
+		{"budget 2^63", site(`, "budget": {"sessionTokensPerHour": 9223372036854775808}`), nil, []string{`sites[0].budget.sessionTokensPerHour: maximum`}},
+		{"budget past 10^15", site(`, "budget": {"siteTokensPerDay": 1000000000000001}`), nil, []string{`sites[0].budget.siteTokensPerDay: maximum`}},
 		{"bad origin", site(`, "name": "x"`)[:0] + `{"sites": [{"name": "a", "origins": ["shop.example"]}]}`, nil, []string{`sites[0].origins[0]: want an origin such as https://shop.example`}},
 		{"origin with a path", `{"sites": [{"name": "a", "origins": ["https://a.example/"]}]}`, nil, []string{`sites[0].origins[0]: an origin has no path`}},
 		{"wildcard host", `{"sites": [{"name": "a", "origins": ["https://*.example"]}]}`, nil, []string{`sites[0].origins[0]: want an origin`}},
@@ -201,6 +206,34 @@ func TestMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "sites.json"), nil)
 	if !IsInvalid(err) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("got %v, want the file does not exist", err)
+	}
+}
+
+// TestDirectory: a path that names a directory is a problem of the configuration, one line
+// naming the path.
+func TestDirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(dir, nil)
+	if !IsInvalid(err) || err.Error() != dir+": is a directory; want the sites.json file" {
+		t.Errorf("got %v, want %s: is a directory", err, dir)
+	}
+}
+
+// TestWholeNumbers: the largest budget the schema allows is read as it is, and whole
+// numbers written as 1e6 or 4.0 (JSON Schema's integers) are read as the numbers they are
+// (encoding/json alone refuses them for an int64 with "cannot unmarshal").
+func TestWholeNumbers(t *testing.T) {
+	cfg, err := Parse("sites.json", []byte(`{"sites": [{"name": "a", "origins": ["https://a.example"],
+		"budget": {"siteTokensPerDay": 1000000000000000, "sessionTokensPerHour": 2.5e5}, "guards": {"maxModelCalls": 4.0}}]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := cfg.Sites[0]
+	if b := site.Budget; b.SiteTokensPerDay != 1e15 || b.SessionTokensPerHour != 250000 {
+		t.Errorf("budget %+v, want 10^15 a day and 250,000 an hour", *b)
+	}
+	if mm, _ := site.Guards(); mm != 4 {
+		t.Errorf("maxModelCalls %d, want 4", mm)
 	}
 }
 

@@ -96,6 +96,55 @@ func OpenRedisWith(ctx context.Context, rawURL string, o RedisOptions) (Store, e
 	return &redisStore{c: c, prefix: o.Prefix, ttl: o.TTL, now: time.Now}, nil
 }
 
+// EvictionError is a Redis whose maxmemory-policy evicts keys when it is full: every key of
+// the store has a TTL (or the budgets' and claims' keys do), so volatile-* policies may evict
+// them as well as allkeys-* ones, and a conversation, a claim or a budget count would vanish.
+type EvictionError struct {
+	Policy    string // e.g. allkeys-lru
+	MaxMemory int64  // bytes; 0: no limit set, so nothing is evicted until one is
+}
+
+func (e *EvictionError) Error() string {
+	limit := "no maxmemory is set now, but once one is"
+	if e.MaxMemory > 0 {
+		limit = fmt.Sprintf("with maxmemory %d bytes, once it is full", e.MaxMemory)
+	}
+	return fmt.Sprintf("store: redis: maxmemory-policy is %s: %s Redis evicts the agent's keys and conversations are lost (set maxmemory-policy noeviction)", e.Policy, limit)
+}
+
+// CheckEviction reports whether the Redis of st would evict the store's keys: nil for
+// noeviction (or a store that is not Redis), an *EvictionError for any other policy, and
+// another error when the server does not say (a managed Redis that refuses INFO and CONFIG).
+// It reads INFO memory, which managed offerings usually allow, else CONFIG GET.
+func CheckEviction(ctx context.Context, st Store) error {
+	s, ok := st.(*redisStore)
+	if !ok {
+		return nil
+	}
+	policy, maxmemory, err := "", int64(0), error(nil)
+	if info, ierr := s.c.InfoMap(ctx, "memory").Result(); ierr == nil {
+		policy = info["Memory"]["maxmemory_policy"]
+		maxmemory, _ = strconv.ParseInt(info["Memory"]["maxmemory"], 10, 64)
+	} else {
+		err = ierr
+	}
+	if policy == "" {
+		cfg, cerr := s.c.ConfigGet(ctx, "maxmemory*").Result()
+		if cerr != nil {
+			return fmt.Errorf("store: redis: reading maxmemory-policy: %w", errors.Join(err, cerr))
+		}
+		policy = cfg["maxmemory-policy"]
+		maxmemory, _ = strconv.ParseInt(cfg["maxmemory"], 10, 64)
+		if policy == "" {
+			return errors.New("store: redis: reading maxmemory-policy: neither INFO memory nor CONFIG GET gives it")
+		}
+	}
+	if policy == "noeviction" {
+		return nil
+	}
+	return &EvictionError{Policy: policy, MaxMemory: maxmemory}
+}
+
 // withoutUserinfo is a URL that did not parse with what may be a user and password
 // (between "://" and the last "@" before the path) replaced by "…".
 func withoutUserinfo(raw string) string {

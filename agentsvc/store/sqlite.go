@@ -105,8 +105,10 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	}
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" +
 		fmt.Sprint(sqliteBusyTimeout.Milliseconds()) + "&_foreign_keys=1"
-	// wal_autocheckpoint=0: the checkpoints run off the commit path (checkpointer).
-	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(-"+fmt.Sprint(writerCacheKiB)+")")
+	// wal_autocheckpoint=0: the checkpoints run off the commit path (checkpointer), which
+	// also bounds the log file; journal_size_limit cuts the file back to walLimit whenever
+	// this connection starts the log over.
+	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit("+fmt.Sprint(walLimit)+")&_pragma=cache_size(-"+fmt.Sprint(writerCacheKiB)+")")
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
@@ -153,7 +155,7 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		r.Close()
 		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
-	s.ck = newCheckpointer(ck)
+	s.ck = newCheckpointer(ck, w, abs+"-wal")
 	return s, nil
 }
 

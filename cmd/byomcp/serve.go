@@ -90,6 +90,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	claimTTL := fset.Duration("claim-ttl", envDuration(getenv, "BYOMCP_CLAIM_TTL", 10*time.Second), "with several replicas on one Redis: how long a replica's claim on a live session lasts unless renewed, so how soon the others take over the sessions of a replica that died (env BYOMCP_CLAIM_TTL)")
 	reconnectWait := fset.Duration("reconnect-wait", envDuration(getenv, "BYOMCP_RECONNECT_WAIT", 30*time.Second), "how long a running turn waits for its page to come back, e.g. after a tool navigated (env BYOMCP_RECONNECT_WAIT)")
 	drainDelay := fset.Duration("drain-delay", envDuration(getenv, "BYOMCP_DRAIN_DELAY", 0), "on SIGINT or SIGTERM, how long /readyz answers 503 while everything is still served, before the shutdown starts: set it above the balancer's readiness check interval times its failures (env BYOMCP_DRAIN_DELAY)")
+	allowEviction := fset.Bool("redis-allow-eviction", envBool(getenv, "BYOMCP_REDIS_ALLOW_EVICTION"), "with a Redis store: start even when Redis's maxmemory-policy evicts keys (conversations may then vanish; env BYOMCP_REDIS_ALLOW_EVICTION)")
 	if err := fset.Parse(args); err != nil {
 		return parseError(err)
 	}
@@ -106,6 +107,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			if _, err := time.ParseDuration(v); err != nil {
 				return invalid(fmt.Errorf("%s=%q: want a duration such as 90s or 168h", key, v))
 			}
+		}
+	}
+	if v := getenv("BYOMCP_REDIS_ALLOW_EVICTION"); v != "" && !given["redis-allow-eviction"] {
+		if _, err := strconv.ParseBool(v); err != nil {
+			return invalid(fmt.Errorf("BYOMCP_REDIS_ALLOW_EVICTION=%q: want true or false", v))
 		}
 	}
 	for flagName, key := range map[string]string{"client-turns": "BYOMCP_CLIENT_TURNS", "max-turns": "BYOMCP_MAX_TURNS", "client-sessions": "BYOMCP_CLIENT_SESSIONS"} {
@@ -144,6 +150,34 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	defer func() { _ = log.Sync() }()
 
+	// All the configuration is checked before the store, the model or the network is
+	// touched: a value or file that cannot be used exits 2 with nothing created (no
+	// database, no lock file), whatever else would fail after it.
+	if err := store.CheckSpec(c.store); err != nil {
+		return invalid(fmt.Errorf("--store: %w", err))
+	}
+	for _, o := range splitList(*origins) {
+		if err := agentsvc.CheckOrigin(o); err != nil {
+			return invalid(err)
+		}
+	}
+	if *sitesPath != "" {
+		// Read again by sites.Open below, once the store (shared budgets) and the models
+		// are there.
+		if _, err := sites.Load(*sitesPath, getenv); err != nil {
+			if sites.IsInvalid(err) {
+				return invalid(err)
+			}
+			return err
+		}
+	}
+	var mcpConfig *mcpservers.Config
+	if c.mcpConfig != "" {
+		if mcpConfig, err = mcpservers.LoadConfig(c.mcpConfig); err != nil {
+			return invalid(err)
+		}
+	}
+
 	unlock, err := lockSQLite(c.store)
 	if err != nil {
 		return err
@@ -154,6 +188,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer st.Close()
+	// A Redis that evicts when full loses conversations, claims and budget counts silently.
+	var evicts *store.EvictionError
+	switch err := store.CheckEviction(ctx, st); {
+	case err == nil:
+	case errors.As(err, &evicts) && evicts.MaxMemory > 0 && !*allowEviction:
+		return fmt.Errorf("%w; or start with --redis-allow-eviction to accept it", err)
+	case evicts != nil:
+		log.Warn("the Redis store may lose conversations", zap.Error(err))
+	default:
+		log.Warn("the Redis store's maxmemory-policy could not be read: check that it is noeviction, else a full Redis evicts conversations", zap.Error(err))
+	}
 
 	model, desc, err := selectModel(ctx, c.model, getenv, log)
 	if err != nil {
@@ -183,17 +228,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 
 	var serverTools mcpservers.ServerTools
 	var webServers []string // the --mcp-config servers exposed to web pages
-	if c.mcpConfig != "" {
-		cfg, err := mcpservers.LoadConfig(c.mcpConfig)
-		if err != nil {
-			return invalid(err)
-		}
-		for _, sc := range cfg.Servers {
+	if mcpConfig != nil {
+		for _, sc := range mcpConfig.Servers {
 			if slices.Contains(sc.Expose, mcpservers.AudienceWeb) {
 				webServers = append(webServers, sc.Name)
 			}
 		}
-		mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
+		mgr := mcpservers.Start(ctx, mcpConfig, mcpservers.Options{Logger: log.Named("mcp")})
 		defer mgr.Close()
 		serverTools = mgr
 	}
@@ -486,6 +527,13 @@ func envDuration(getenv func(string) string, key string, def time.Duration) time
 		return d
 	}
 	return def
+}
+
+// envBool reads true or false from the environment (runServe reports a value that does not
+// parse); default false.
+func envBool(getenv func(string) string, key string) bool {
+	b, _ := strconv.ParseBool(getenv(key))
+	return b
 }
 
 // envInt reads a whole number from the environment (runServe reports one that does not parse).

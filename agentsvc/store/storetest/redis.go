@@ -28,6 +28,13 @@ func RedisServer(tb testing.TB) string {
 	return startRedis(tb, "--save", "", "--appendonly", "no").URL
 }
 
+// RedisServerWith is RedisServer with more redis-server arguments (e.g. "--maxmemory-policy",
+// "allkeys-lru").
+func RedisServerWith(tb testing.TB, args ...string) string {
+	tb.Helper()
+	return startRedis(tb, append([]string{"--save", "", "--appendonly", "no"}, args...)...).URL
+}
+
 // RedisProcess is a real redis-server that a test can kill and start again on the same port
 // and data directory, to play an outage.
 type RedisProcess struct {
