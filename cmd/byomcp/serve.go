@@ -179,6 +179,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 		log.Info("sites", zap.String("file", *sitesPath), zap.Int("sites", len(reg.Config().Sites)))
+		logSiteModels(reg, desc, log)
 	}
 
 	var serverTools mcpservers.ServerTools
@@ -610,6 +611,21 @@ func lockSQLite(spec string) (unlock func(), err error) {
 // warnSiteServers warns of each site whose mcpServers names a server that no page of it
 // can use: not in --mcp-config, or not exposed to "web". A typo there would leave the
 // site without the tools its owner meant it to have, silently.
+// logSiteModels logs, at start-up, the model each site's pages get: the "serving" line's
+// model is only that of pages of no site.
+func logSiteModels(reg *sites.Registry, serverModel string, log *zap.Logger) {
+	for _, site := range reg.Config().Sites {
+		model := serverModel + " (the server's)"
+		if m := site.SiteConfig.Model; m != nil {
+			model = m.Name
+			if m.BaseURL != "" {
+				model += " at " + m.BaseURL
+			}
+		}
+		log.Info("site", zap.String("site", site.Label()), zap.Strings("origins", site.Origins), zap.String("model", model))
+	}
+}
+
 func warnSiteServers(reg *sites.Registry, webServers []string, log *zap.Logger) {
 	if reg == nil {
 		return

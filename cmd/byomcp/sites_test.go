@@ -198,3 +198,27 @@ func TestSitesWarnOfUnknownServers(t *testing.T) {
 		}
 	}
 }
+
+// TestSitesLogEachSiteModel: with a site that has its own model, the start-up log names
+// each site's model, not only the server's (which serves pages of no site).
+func TestSitesLogEachSiteModel(t *testing.T) {
+	sitesPath := filepath.Join(t.TempDir(), "sites.json")
+	if err := os.WriteFile(sitesPath, []byte(`{"sites": [
+		{"name": "shop", "origins": ["`+pageOrigin+`"], "model": {"name": "site-model-7", "baseURL": "http://127.0.0.1:1/v1"}},
+		{"name": "blog", "origins": ["https://blog.example"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory", "--sites", sitesPath)
+	logs := p.logs.String()
+	for _, want := range []string{
+		`"site":"shop","origins":["` + pageOrigin + `"],"model":"site-model-7 at http://127.0.0.1:1/v1"`,
+		`"site":"blog","origins":["https://blog.example"],"model":"`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the start-up log has no %s; logs:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, `"site":"blog","origins":["https://blog.example"],"model":"site-model-7`) {
+		t.Errorf("blog is logged with shop's model; logs:\n%s", logs)
+	}
+}
