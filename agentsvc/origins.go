@@ -174,6 +174,12 @@ func parseOriginPattern(p string) (originPattern, error) {
 		return originPattern{}, errors.New(`agentsvc: allowed origin "*" is not supported: list exact origins`)
 	}
 	scheme, rest, ok := strings.Cut(p, "://")
+	if h, slash := strings.CutSuffix(rest, "/"); slash && h != "" && !strings.ContainsAny(h, "/?#") {
+		rest = h // https://shop.example/ as a browser's address bar shows it: the origin is without the /
+	}
+	if ok && strings.IndexAny(rest, "/?#") > 0 {
+		return originPattern{}, errors.New("agentsvc: allowed origin " + p + " has a path, query or fragment: an origin is only scheme://host[:port]")
+	}
 	if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?#") {
 		return originPattern{}, errors.New("agentsvc: allowed origin " + p + " must look like https://host[:port]")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,8 +22,19 @@ import (
 	"golang.org/x/text/message"
 )
 
-// SchemaID is the $id of the published schema (docs/sites.schema.json).
-const SchemaID = "https://github.com/byomcp/byomcp/blob/main/docs/sites.schema.json"
+// SchemaID is the $id of the published schema (docs/sites.schema.json), a raw URL editors
+// can load; every agent also serves it at /byomcp/sites.schema.json (SchemaHandler).
+const SchemaID = "https://raw.githubusercontent.com/byomcp/byomcp/main/docs/sites.schema.json"
+
+// SchemaHandler serves Schema() (as application/schema+json) for editors and $schema.
+func SchemaHandler() http.Handler {
+	b := Schema()
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/schema+json")
+		w.Header().Set("Access-Control-Allow-Origin", "*") // editors in a browser fetch it too
+		_, _ = w.Write(b)
+	})
+}
 
 // Schema returns the JSON Schema of sites.json, generated from File, indented.
 func Schema() []byte {

@@ -27,12 +27,13 @@ import (
 
 // The load-balancer harness: a real redis-server, N `byomcp serve` replicas (this test binary
 // run again, see TestMain) on fixed loopback ports so that they can be restarted where the
-// balancer expects them, and a real HAProxy from Debian in front of them: round robin, no
-// stickiness, WebSocket passed through, /healthz checks. HAProxy names the replica that
-// answered each request in the X-Byomcp-Replica response header (the 101 of an upgrade
-// included), so a test knows where each socket landed.
+// balancer expects them, and a real HAProxy (or nginx) from Debian in front of them, running
+// the shipped recipe docs/deploy/haproxy.cfg (docs/deploy/nginx.conf) with only the addresses
+// filled in: round robin, no stickiness, WebSocket passed through, /readyz checks. The
+// balancer names the replica that answered each request in the X-Byomcp-Replica response
+// header (the 101 of an upgrade included), so a test knows where each socket landed.
 
-// requireLBEnv set to 1 makes a missing haproxy a failure instead of a skip (test.sh sets it).
+// requireLBEnv set to 1 makes a missing haproxy or nginx a failure instead of a skip (test.sh sets it).
 const requireLBEnv = "BYOMCP_REQUIRE_LB"
 
 // replicaHeader is the response header in which HAProxy names the backend that answered.
@@ -41,20 +42,20 @@ const replicaHeader = "X-Byomcp-Replica"
 // lbClaimTTL is the replicas' claim lifetime: short, so a dead replica's turn is closed soon.
 const lbClaimTTL = 2 * time.Second
 
-// haproxyPath finds Debian's haproxy (in /usr/sbin, often not on a user's PATH), or skips the
-// test (fails it under BYOMCP_REQUIRE_LB=1).
-func haproxyPath(tb testing.TB) string {
+// balancerPath finds Debian's haproxy or nginx (in /usr/sbin, often not on a user's PATH), or
+// skips the test (fails it under BYOMCP_REQUIRE_LB=1).
+func balancerPath(tb testing.TB, kind string) string {
 	tb.Helper()
-	if p, err := exec.LookPath("haproxy"); err == nil {
+	if p, err := exec.LookPath(kind); err == nil {
 		return p
 	}
-	if _, err := os.Stat("/usr/sbin/haproxy"); err == nil {
-		return "/usr/sbin/haproxy"
+	if _, err := os.Stat("/usr/sbin/" + kind); err == nil {
+		return "/usr/sbin/" + kind
 	}
 	if os.Getenv(requireLBEnv) == "1" {
-		tb.Fatalf("haproxy is not installed and %s=1 (apt-get install haproxy)", requireLBEnv)
+		tb.Fatalf("%s is not installed and %s=1 (apt-get install %s)", kind, requireLBEnv, kind)
 	}
-	tb.Skipf("haproxy is not installed (apt-get install haproxy); set %s=1 to fail instead of skipping", requireLBEnv)
+	tb.Skipf("%s is not installed (apt-get install %s); set %s=1 to fail instead of skipping", kind, kind, requireLBEnv)
 	return ""
 }
 
@@ -76,7 +77,7 @@ type lbCluster struct {
 	fakeURL  string
 	replicas []*lbReplica
 	byName   map[string]*lbReplica
-	lb       *haproxyProc
+	lb       *lbProc
 	url      string // the balancer: http://127.0.0.1:PORT
 }
 
@@ -85,13 +86,15 @@ type lbOptions struct {
 	replicas int
 	logLevel string   // default info
 	args     []string // more serve flags for every replica
+	balancer string   // "haproxy" (the default) or "nginx": which shipped recipe runs in front
 }
 
 // startCluster starts redis-server, the replicas (with the fake model at fakeURL) and HAProxy,
 // and waits until the balancer has every replica in service. Everything is stopped at cleanup.
 func startCluster(tb testing.TB, fakeURL string, o lbOptions) *lbCluster {
 	tb.Helper()
-	bin := haproxyPath(tb)
+	o.balancer = cmp.Or(o.balancer, "haproxy")
+	bin := balancerPath(tb, o.balancer)
 	if o.logLevel == "" {
 		o.logLevel = cmp.Or(os.Getenv("BYOMCP_LB_LOG_LEVEL"), "info") // debug to see every message
 	}
@@ -107,7 +110,7 @@ func startCluster(tb testing.TB, fakeURL string, o lbOptions) *lbCluster {
 		c.replicas = append(c.replicas, r)
 		c.byName[r.name] = r
 	}
-	c.lb = startHAProxy(tb, bin, c.replicas)
+	c.lb = startBalancer(tb, o.balancer, bin, c.replicas)
 	c.url = c.lb.url
 	c.waitInService(c.replicas...)
 	return c
@@ -133,12 +136,29 @@ func (c *lbCluster) waitInService(rs ...*lbReplica) {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				delete(want, resp.Header.Get(replicaHeader))
+				delete(want, c.nameOf(resp.Header.Get(replicaHeader)))
 				continue
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// nameOf is the replica named by a replicaHeader value: HAProxy's server name, or nginx's
+// $upstream_addr (the address, or after a retry the addresses tried, the last one answering).
+func (c *lbCluster) nameOf(h string) string {
+	if c.byName[h] != nil || h == "" {
+		return h
+	}
+	if i := strings.LastIndex(h, ", "); i >= 0 {
+		h = h[i+2:]
+	}
+	for _, r := range c.replicas {
+		if r.addr == h {
+			return r.name
+		}
+	}
+	return h
 }
 
 // other returns a replica other than name.
@@ -305,64 +325,106 @@ func spawnServe(tb testing.TB, addr string, env []string, args ...string) *serve
 	return p
 }
 
-// haproxyProc is HAProxy running in the foreground.
-type haproxyProc struct {
+// lbProc is the balancer running in the foreground.
+type lbProc struct {
+	kind string // haproxy or nginx
 	url  string
 	logs *syncBuffer
 }
 
-// haproxyConfig is the balancer's configuration: round robin without stickiness; a socket
-// stays open for an hour once upgraded (timeout tunnel); a backend is checked on /readyz
-// every 200 ms and taken out after three failed checks (a refused connection fails at once;
-// a slow answer under -race gets 5 s), back in after one good one; a request
-// whose connection is refused (a replica that is down or restarting) is sent to another one.
-// Each response says which backend answered (replicaHeader). maxconn 400 is far above what the
-// tests open at once and keeps HAProxy's file descriptors under a 1024 ulimit.
-const haproxyConfig = `global
-    maxconn 400
+// The shipped recipes, run as they are: templateConfig changes only the listening address
+// and the replicas' addresses in them (what their headers say the tests replace).
+const (
+	haproxyRecipe = "../../docs/deploy/haproxy.cfg"
+	nginxRecipe   = "../../docs/deploy/nginx.conf"
+)
 
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout tunnel 1h
-    timeout check 5s
-    retries 3
-    option redispatch 1
-    retry-on conn-failure empty-response
-
-frontend web
-    bind 127.0.0.1:%d
-    default_backend byomcp
-
-backend byomcp
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server inter 200ms fastinter 100ms downinter 100ms fall 3 rise 1
-    http-response set-header ` + replicaHeader + ` %%[srv_name]
-%s`
-
-// startHAProxy writes the configuration for replicas and runs haproxy -db on a free port.
-func startHAProxy(tb testing.TB, bin string, replicas []*lbReplica) *haproxyProc {
+// templateConfig returns the recipe at path with the address of its `bind`/`listen` line
+// set to listen and its backend `server` lines replaced by one per replica (the first one's
+// other settings kept; HAProxy's servers are named after the replicas). It fails when the
+// recipe has no such lines, so a recipe that changes shape is noticed.
+func templateConfig(tb testing.TB, path, listen string, replicas []*lbReplica) string {
 	tb.Helper()
-	var servers strings.Builder
-	for _, r := range replicas {
-		fmt.Fprintf(&servers, "    server %s %s check\n", r.name, r.addr)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("reading the shipped recipe: %v", err)
 	}
-	var last string
-	for range 3 { // the free port may be taken before haproxy binds it
-		port := freePort(tb)
-		cfg := filepath.Join(tb.TempDir(), "haproxy.cfg")
-		if err := os.WriteFile(cfg, []byte(fmt.Sprintf(haproxyConfig, port, servers.String())), 0o600); err != nil {
-			tb.Fatal(err)
+	var out []string
+	var listened, served bool
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		switch {
+		case len(f) >= 2 && (f[0] == "bind" || f[0] == "listen"):
+			semi := strings.HasSuffix(f[1], ";")
+			f[1] = listen
+			if semi {
+				f[1] += ";"
+			}
+			line, listened = indent+strings.Join(f, " "), true
+		case len(f) >= 3 && f[0] == "server" && !strings.HasSuffix(line, "{") && strings.HasSuffix(path, ".cfg"): // HAProxy: server NAME ADDR …
+			if served {
+				continue
+			}
+			var lines []string
+			for _, r := range replicas {
+				g := append([]string{"server", r.name, r.addr}, f[3:]...)
+				lines = append(lines, indent+strings.Join(g, " "))
+			}
+			line, served = strings.Join(lines, "\n"), true
+		case len(f) >= 2 && f[0] == "server" && f[1] != "{" && !strings.HasSuffix(path, ".cfg"): // nginx: server ADDR …;
+			if served {
+				continue
+			}
+			var lines []string
+			for _, r := range replicas {
+				g := append([]string{"server", r.addr}, f[2:]...)
+				l := strings.Join(g, " ")
+				if !strings.HasSuffix(l, ";") {
+					l += ";"
+				}
+				lines = append(lines, indent+l)
+			}
+			line, served = strings.Join(lines, "\n"), true
 		}
-		p := &haproxyProc{url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &syncBuffer{}}
-		cmd := exec.Command(bin, "-db", "-f", cfg)
+		out = append(out, line)
+	}
+	if !listened || !served {
+		tb.Fatalf("%s has no bind/listen line or no server line for the tests to fill in", path)
+	}
+	return strings.Join(out, "\n")
+}
+
+// startBalancer runs the shipped recipe of kind (haproxy or nginx) on a free port in front of
+// replicas.
+func startBalancer(tb testing.TB, kind, bin string, replicas []*lbReplica) *lbProc {
+	tb.Helper()
+	var last string
+	for range 3 { // the free port may be taken before the balancer binds it
+		port := freePort(tb)
+		listen := fmt.Sprintf("127.0.0.1:%d", port)
+		dir := tb.TempDir()
+		var cmd *exec.Cmd
+		switch kind {
+		case "nginx":
+			cfg := filepath.Join(dir, "nginx.conf")
+			if err := os.WriteFile(cfg, []byte(templateConfig(tb, nginxRecipe, listen, replicas)), 0o600); err != nil {
+				tb.Fatal(err)
+			}
+			// In the foreground, its own pid file and error log; nothing else differs.
+			cmd = exec.Command(bin, "-c", cfg, "-p", dir, "-e", "stderr", "-g", "daemon off; pid "+filepath.Join(dir, "nginx.pid")+";")
+		default:
+			cfg := filepath.Join(dir, "haproxy.cfg")
+			if err := os.WriteFile(cfg, []byte(templateConfig(tb, haproxyRecipe, listen, replicas)), 0o600); err != nil {
+				tb.Fatal(err)
+			}
+			cmd = exec.Command(bin, "-db", "-f", cfg)
+		}
+		p := &lbProc{kind: kind, url: "http://" + listen, logs: &syncBuffer{}}
 		cmd.Stdout, cmd.Stderr = p.logs, p.logs
+		cmd.WaitDelay = time.Second // a worker left behind must not hold Wait on our pipes
 		if err := cmd.Start(); err != nil {
-			tb.Fatalf("starting haproxy: %v", err)
+			tb.Fatalf("starting %s: %v", kind, err)
 		}
 		exited := make(chan struct{})
 		go func() {
@@ -370,17 +432,24 @@ func startHAProxy(tb testing.TB, bin string, replicas []*lbReplica) *haproxyProc
 			close(exited)
 		}()
 		stop := func() {
-			_ = cmd.Process.Kill()
-			<-exited
+			// nginx's master stops its workers on SIGTERM; killed, it would leave them
+			// running (and holding the port and our pipes).
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(procWait):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
 		}
-		if waitListening(fmt.Sprintf("127.0.0.1:%d", port), exited) {
+		if waitListening(listen, exited) {
 			tb.Cleanup(stop)
 			return p
 		}
 		stop()
 		last = p.logs.String()
 	}
-	tb.Fatalf("haproxy did not start; its output:\n%s", last)
+	tb.Fatalf("%s did not start; its output:\n%s", kind, last)
 	return nil
 }
 

@@ -57,6 +57,7 @@ func dialLB(tb testing.TB, c *lbCluster, onEvent func(lbEvent), tools ...lbTool)
 	for {
 		p, err := dialVia(tb, c.url, onEvent, tools...)
 		if err == nil {
+			p.replica = c.nameOf(p.replica)
 			if p.replica == "" {
 				tb.Fatalf("the balancer's answer to the upgrade does not name the replica (%s)", replicaHeader)
 			}
@@ -155,7 +156,7 @@ func dumpOnFailure(t *testing.T, c *lbCluster) {
 			}
 			t.Logf("logs of %s:\n%s", r.name, logs)
 		}
-		t.Logf("haproxy:\n%s", c.lb.logs.String())
+		t.Logf("%s:\n%s", c.lb.kind, c.lb.logs.String())
 	})
 }
 
@@ -571,6 +572,7 @@ func TestLBKill9AfterAToolRanKeepsTheCall(t *testing.T) {
 	dial := func(avoid string, tools ...procTool) *procPage {
 		for range 10 {
 			p := dialPage(t, c.url, tools...)
+			p.replica = c.nameOf(p.replica)
 			if p.replica == "" {
 				t.Fatalf("the balancer's answer to the upgrade does not name the replica (%s)", replicaHeader)
 			}

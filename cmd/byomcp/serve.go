@@ -224,6 +224,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			return err
 		}
 		log.Info("sites", zap.String("file", *sitesPath), zap.Int("sites", len(reg.Config().Sites)))
+		logSiteModels(reg, desc, log)
 	}
 
 	var serverTools mcpservers.ServerTools
@@ -410,6 +411,7 @@ func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *co
 		}
 	}
 	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", jsclient.Handler()))
+	mux.Handle("GET /byomcp/sites.schema.json", sites.SchemaHandler())
 	mux.Handle("GET /", static(demosite.FS))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -658,6 +660,21 @@ func lockSQLite(spec string) (unlock func(), err error) {
 // warnSiteServers warns of each site whose mcpServers names a server that no page of it
 // can use: not in --mcp-config, or not exposed to "web". A typo there would leave the
 // site without the tools its owner meant it to have, silently.
+// logSiteModels logs, at start-up, the model each site's pages get: the "serving" line's
+// model is only that of pages of no site.
+func logSiteModels(reg *sites.Registry, serverModel string, log *zap.Logger) {
+	for _, site := range reg.Config().Sites {
+		model := serverModel + " (the server's)"
+		if m := site.SiteConfig.Model; m != nil {
+			model = m.Name
+			if m.BaseURL != "" {
+				model += " at " + m.BaseURL
+			}
+		}
+		log.Info("site", zap.String("site", site.Label()), zap.Strings("origins", site.Origins), zap.String("model", model))
+	}
+}
+
 func warnSiteServers(reg *sites.Registry, webServers []string, log *zap.Logger) {
 	if reg == nil {
 		return

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -196,5 +198,61 @@ func TestSitesWarnOfUnknownServers(t *testing.T) {
 		if got := strings.Contains(logs, `"server":"`+server+`"`); got != want {
 			t.Errorf("a warning for %q: %v, want %v; logs:\n%s", server, got, want, logs)
 		}
+	}
+}
+
+// TestSitesLogEachSiteModel: with a site that has its own model, the start-up log names
+// each site's model, not only the server's (which serves pages of no site).
+func TestSitesLogEachSiteModel(t *testing.T) {
+	sitesPath := filepath.Join(t.TempDir(), "sites.json")
+	if err := os.WriteFile(sitesPath, []byte(`{"sites": [
+		{"name": "shop", "origins": ["`+pageOrigin+`"], "model": {"name": "site-model-7", "baseURL": "http://127.0.0.1:1/v1"}},
+		{"name": "blog", "origins": ["https://blog.example"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory", "--sites", sitesPath)
+	logs := p.logs.String()
+	for _, want := range []string{
+		`"site":"shop","origins":["` + pageOrigin + `"],"model":"site-model-7 at http://127.0.0.1:1/v1"`,
+		`"site":"blog","origins":["https://blog.example"],"model":"`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the start-up log has no %s; logs:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, `"site":"blog","origins":["https://blog.example"],"model":"site-model-7`) {
+		t.Errorf("blog is logged with shop's model; logs:\n%s", logs)
+	}
+}
+
+// TestServeSitesSchema: the agent serves sites.json's schema at /byomcp/sites.schema.json, as
+// JSON Schema, the same as docs/sites.schema.json, whose $id is a raw URL (not a GitHub page).
+func TestServeSitesSchema(t *testing.T) {
+	p := startServe(t, "http://127.0.0.1:1", "--store", "memory")
+	resp, err := http.Get(p.url + "/byomcp/sites.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/schema+json" {
+		t.Fatalf("got %d %q, want 200 application/schema+json", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var schema struct {
+		ID         string         `json:"$id"`
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(body, &schema); err != nil {
+		t.Fatalf("the schema does not parse: %v", err)
+	}
+	if schema.Properties["sites"] == nil || !strings.HasPrefix(schema.ID, "https://raw.githubusercontent.com/") {
+		t.Errorf("got $id %q and properties %v, want a raw URL and the sites property", schema.ID, schema.Properties)
+	}
+	doc, err := os.ReadFile("../../docs/sites.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(body, doc) {
+		t.Error("the served schema differs from docs/sites.schema.json")
 	}
 }
