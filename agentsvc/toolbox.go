@@ -30,15 +30,9 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	// The server's tools are named first: they keep their names, and a page tool that
 	// collides with one (rejected when listed, unless the server came up later) is the one
 	// the namer renames.
-	var server []chat.ToolDef
-	if st := t.srv.cfg.ServerTools; st != nil {
-		for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
-			if !t.srv.site(t.ls.origin).AllowsServer(def.Name) {
-				continue // a server this page's site does not use (sites.json mcpServers)
-			}
-			def.Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
-			server = append(server, def)
-		}
+	server := t.srv.webServerDefs(t.ls.origin)
+	for i, def := range server {
+		server[i].Name = t.ls.namer.AssignAs(serverKey(def.Name), def.Name)
 	}
 	var defs []chat.ToolDef
 	// A page that turns out to be gone (on another replica) is dropped, and the next one is
@@ -61,17 +55,28 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	return append(defs, server...)
 }
 
-// webServerTools are the model-facing names of the server tools a page of origin is offered.
-func (s *Server) webServerTools(origin string) []string {
+// webServerDefs are the server tools a page of origin is offered: those of the servers its
+// site uses (sites.json mcpServers), under their own names.
+func (s *Server) webServerDefs(origin string) []chat.ToolDef {
 	st := s.cfg.ServerTools
 	if st == nil {
 		return nil
 	}
-	var names []string
+	site := s.site(origin)
+	var defs []chat.ToolDef
 	for _, def := range st.ToolDefs(mcpservers.AudienceWeb) {
-		if s.site(origin).AllowsServer(def.Name) {
-			names = append(names, def.Name)
+		if site.AllowsServer(def.Name) {
+			defs = append(defs, def)
 		}
+	}
+	return defs
+}
+
+// webServerTools are the names of webServerDefs(origin).
+func (s *Server) webServerTools(origin string) []string {
+	var names []string
+	for _, def := range s.webServerDefs(origin) {
+		names = append(names, def.Name)
 	}
 	return names
 }
