@@ -394,6 +394,7 @@ func TestOriginCheck(t *testing.T) {
 	}{
 		{"https://shop.example", "", true, "allowed"},
 		{"https://evil.example", "", false, "--allowed-origins https://evil.example"},
+		{"https://evil.example", "", false, `"origins" in sites.json`},
 		{"", "", false, "no Origin"},
 		{"https://shop.example", "rebind.evil.test", false, "--public-url"},
 	} {

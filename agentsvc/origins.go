@@ -138,7 +138,8 @@ func (s *Server) OriginCheckHandler() http.Handler {
 			res.Allowed = true
 			res.Message = "This site's origin is allowed to connect to the agent."
 		default:
-			res.Message = "This site's origin is not allowed by the agent: add it with --allowed-origins (env BYOMCP_ALLOWED_ORIGINS), e.g. --allowed-origins " + exampleOrigin(origin) + "."
+			res.Message = "This site's origin is not allowed by the agent: add it with --allowed-origins (env BYOMCP_ALLOWED_ORIGINS), e.g. --allowed-origins " + exampleOrigin(origin) +
+				`, or to its site's "origins" in sites.json (--sites; SIGHUP reloads it), then reload the page.`
 		}
 		h := w.Header()
 		h.Set("Content-Type", "application/json")

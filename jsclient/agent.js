@@ -4,7 +4,11 @@
 import { CloseCode, ErrorCode, EventType, Method } from './protocol.js';
 import { ClosedError, Peer, RpcError, toLogger } from './wsrpc.js';
 
-/** @typedef {'idle'|'connecting'|'open'|'reconnecting'|'closed'} State */
+/**
+ * 'refused': the agent does not allow this page's origin; the client has stopped for good (a
+ * refusal is configuration, not a blip): a reload, or start(), tries again.
+ * @typedef {'idle'|'connecting'|'open'|'reconnecting'|'closed'|'refused'} State
+ */
 
 /**
  * @typedef {object} ChatResult
@@ -48,8 +52,8 @@ const CANCEL_TIMEOUT_MS = 10000;
  */
 export const KEEPALIVE_MS = 3000;
 
-/** The reconnect delay is at least this long once the agent refused this page's origin. */
-export const REFUSED_MIN_DELAY_MS = 10000;
+/** Why chats fail once the agent refused this page's origin. */
+const REFUSED = "the agent does not allow this page's origin";
 
 /** How long the origin check (which the next reconnect waits for) may take, in milliseconds. */
 const CHECK_TIMEOUT_MS = 5000;
@@ -85,7 +89,8 @@ export function newClientTurnId() {
  * with its events up to seq, or null; the page's first session asks for no replay, so this is
  * all there is up to seq), 'agent-event' {detail: params of agent/event},
  * 'error' {detail: {message, code}}, 'refused' {detail: {origin, message}} (the agent does not
- * allow this page's origin: learned from its /v1/origin-check when a socket fails to open).
+ * allow this page's origin: learned from its /v1/origin-check when a socket fails to open; the
+ * client then stops, in state 'refused', and never reconnects by itself).
  */
 export class AgentClient extends EventTarget {
   #url;
@@ -135,8 +140,6 @@ export class AgentClient extends EventTarget {
   /** when the current socket last received anything (ms, Date.now()) */
   #lastRx = 0;
   #pinging = false;
-  /** the agent refused this page's origin (until a socket opens) */
-  #refused = false;
   /** @type {{url?: unknown, title?: unknown}|null} the page the agent was last told of in agent/session */
   #sentPage = null;
   /** @type {Promise<void>|null} notePage's agent/session in flight */
@@ -317,17 +320,24 @@ export class AgentClient extends EventTarget {
 
   /** Disconnects for good; pending chats and waits reject. start() may be called again. */
   stop() {
-    if (this.#stopped) return;
+    if (!this.#stopped) this.#halt(new ClosedError('agent client stopped'), 'closed');
+  }
+
+  /**
+   * Disconnects and stops: pending chats and waits reject with err.
+   * @param {Error} err
+   * @param {State} state
+   */
+  #halt(err, state) {
     this.#stopped = true;
     this.#unwatch();
     this.#disconnect(1000, 'client stopped');
     this.#host?.detach();
-    const err = new ClosedError('agent client stopped');
     for (const w of [...this.#openWaiters]) w.reject(err);
     this.#openWaiters.clear();
     for (const c of this.#chats) c.rejectEnd?.(err);
     this.#settleSync(err);
-    this.#setState('closed');
+    this.#setState(state);
   }
 
   /**
@@ -484,18 +494,22 @@ export class AgentClient extends EventTarget {
     });
     socket.addEventListener('close', async (/** @type {any} */ ev) => {
       if (this.#socket !== socket) return;
-      // Failed before it opened: maybe a refused origin. No retry before the agent has said
-      // (a refusal sets the slow back-off), so a refused page tries once, then every 10 s.
-      // Meanwhile the closed socket stays current: stop, pagehide or offline still take it.
-      if (!opened) await this.#checkOrigin();
-      if (this.#socket === socket) this.#onClose(ev);
+      // Failed before it opened: maybe a refused origin. No retry before the agent has said,
+      // and none at all once it said no: a refused page tries once. Meanwhile the closed
+      // socket stays current: stop, pagehide or offline still take it.
+      const refusal = opened ? null : await this.#checkOrigin();
+      if (this.#socket !== socket) return;
+      if (refusal) this.#refuse(refusal);
+      else this.#onClose(ev);
     });
   }
 
   /**
    * A socket that fails before it opens may be an origin the agent refuses (the browser hides
-   * the 403). Asks the agent's /v1/origin-check, which answers any origin, and reports a refusal.
+   * the 403). Asks the agent's /v1/origin-check, which answers any origin: resolves with the
+   * refusal ({origin, message}), or null when the origin is allowed or the check failed.
    * Never rejects; the default fetchJSON gives up after CHECK_TIMEOUT_MS (the reconnect waits).
+   * @returns {Promise<{origin: string, message: string}|null>}
    */
   async #checkOrigin() {
     let url;
@@ -503,23 +517,32 @@ export class AgentClient extends EventTarget {
       url = new URL('/v1/origin-check', this.#url);
       url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:';
     } catch {
-      return;
+      return null;
     }
     let res;
     try {
       res = await this.#fetchJSON(url.href);
     } catch (err) {
       this.#log.debug('agent: origin check failed:', err);
-      return;
+      return null;
     }
-    if (!res || typeof res !== 'object' || res.allowed !== false || this.#state === 'open') return;
-    const first = !this.#refused;
-    this.#refused = true;
-    if (first) {
-      const detail = { origin: typeof res.origin === 'string' ? res.origin : '', message: typeof res.message === 'string' ? res.message : '' };
-      this.#log.warn(`agent: this page's origin ${detail.origin} is not allowed by the agent: add it with --allowed-origins (${detail.message})`);
-      this.dispatchEvent(new CustomEvent('refused', { detail }));
-    }
+    if (!res || typeof res !== 'object' || res.allowed !== false) return null;
+    return { origin: typeof res.origin === 'string' ? res.origin : '', message: typeof res.message === 'string' ? res.message : '' };
+  }
+
+  /**
+   * The agent refused this page's origin: stops for good (pending chats and waits reject), tells
+   * the developer in the console how to allow it, and the page with a 'refused' event.
+   * @param {{origin: string, message: string}} detail
+   */
+  #refuse(detail) {
+    this.#log.error(
+      `agent: this page's origin ${detail.origin} is not allowed by the agent, so the assistant stays off: ` +
+        `add it with --allowed-origins (env BYOMCP_ALLOWED_ORIGINS) or to its site's "origins" in sites.json (--sites), ` +
+        `then reload the page. The agent says: ${detail.message}`,
+    );
+    this.#halt(new ClosedError(REFUSED), 'refused');
+    this.dispatchEvent(new CustomEvent('refused', { detail }));
   }
 
   /** @param {any} socket */
@@ -530,7 +553,6 @@ export class AgentClient extends EventTarget {
       if (this.#peer === peer) this.#onEvent(params);
     });
     this.#host?.attach(peer);
-    this.#refused = false;
     this.#watch();
     void this.#openSession(peer);
   }
@@ -552,9 +574,7 @@ export class AgentClient extends EventTarget {
     this.#clearTimer();
     this.#attempt++;
     const cap = Math.min(this.#maxMs, this.#baseMs * 2 ** (this.#attempt - 1));
-    let delayMs = Math.floor(this.#random() * cap);
-    // A refused origin will not be fixed in a second: no tight loop of refused upgrades.
-    if (this.#refused) delayMs = Math.max(delayMs, Math.min(this.#maxMs, REFUSED_MIN_DELAY_MS));
+    const delayMs = Math.floor(this.#random() * cap);
     this.#setState('reconnecting', delayMs);
     this.#timer = setTimeout(() => {
       this.#timer = null;
@@ -672,7 +692,7 @@ export class AgentClient extends EventTarget {
   #waitOpen(signal) {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#state === 'open' && this.#peer) return Promise.resolve();
-    if (this.#stopped) return Promise.reject(new ClosedError('agent client is not started'));
+    if (this.#stopped) return Promise.reject(new ClosedError(this.#state === 'refused' ? REFUSED : 'agent client is not started'));
     return waitIn(this.#openWaiters, signal);
   }
 

@@ -15,7 +15,7 @@
  * confirm-ok, confirm-cancel, composer, input, send, stop, suggestion, footer.
  */
 
-import { DEFAULT_STRINGS, resolveStrings, format } from './strings.js';
+import { DEFAULT_STRINGS, resolveStrings } from './strings.js';
 import { askConfirmation, humanize, toolLabel } from './confirm-card.js';
 import { Dock, adoptStyle } from './layout.js';
 import { STYLE, TEMPLATE } from './chat-style.js';
@@ -48,7 +48,6 @@ export class ChatElement extends Base {
   /** @type {string} */ #state = 'idle';
   /** @type {(name: string) => any} */ #toolInfoFn = () => null;
   /** @type {Dock|null} */ #dock = null;
-  /** @type {{origin: string, message: string}|null} */ #refused = null;
   /** @type {MediaQueryList|undefined} a phone: the open panel is full screen (chat-style.js) */
   #phone = globalThis.matchMedia?.('(max-width: 600px)');
   /** @type {Element[]|null} while the panel is a modal dialog: the page's elements it made inert */
@@ -108,7 +107,6 @@ export class ChatElement extends Base {
     this.#renderSuggestions(suggestions);
     client.addEventListener('state', (/** @type {any} */ e) => this.#onState(e.detail));
     client.addEventListener('error', (/** @type {any} */ e) => console.warn('byomcp:', e.detail?.message ?? e.detail));
-    client.addEventListener('refused', (/** @type {any} */ e) => this.#onRefused(e.detail));
     const log = this.#el.log;
     this.#conv = new Conversation(
       {
@@ -406,16 +404,7 @@ export class ChatElement extends Base {
   /** @param {{state: string}} detail */
   #onState({ state }) {
     this.#state = state ?? 'idle';
-    if (this.#state === 'open') this.#refused = null;
-    showConnection({ el: this.#el, strings: this.#s, state: this.#state, refused: this.#refused?.message ?? null, active: this.#conv?.active ?? null, confirming: this.#pendingConfirms > 0 });
-  }
-
-  /** @param {{origin: string, message: string}} detail */
-  #onRefused(detail) {
-    const origin = String(detail?.origin ?? '');
-    this.#refused = { origin, message: format(this.#s.refusedOrigin, { origin: origin || globalThis.location?.origin || '' }) };
-    console.error(`byomcp: ${this.#refused.message}${detail?.message ? ` (agent: ${detail.message})` : ''}`);
-    this.#onState({ state: this.#state });
+    showConnection({ el: this.#el, strings: this.#s, state: this.#state, active: this.#conv?.active ?? null, confirming: this.#pendingConfirms > 0 });
   }
 
   // ---- small helpers --------------------------------------------------------------------
@@ -505,14 +494,16 @@ function safeSessionStorage() {
 
 /**
  * Shows the connection: the header's status line, the banner (offline, reconnecting, or an
- * origin the agent refuses), and the running turn's typing dots or "waiting for the
- * connection" note. (Its own module until it cost a request of the first page.)
- * @param {{el: Record<string, HTMLElement>, strings: Record<string, string>, state: string, refused: string|null,
+ * origin the agent refuses: said neutrally, the visitor cannot fix it; the client told the
+ * developer console how), and the running turn's typing dots or "waiting for the connection"
+ * note. (Its own module until it cost a request of the first page.)
+ * @param {{el: Record<string, HTMLElement>, strings: Record<string, string>, state: string,
  *   active: import('./turn-view.js').TurnView|null, confirming: boolean}} options
- *   refused: the message for a refused origin, or null; confirming: a confirmation card waits
+ *   confirming: a confirmation card waits
  */
-function showConnection({ el, strings: s, state, refused, active: a, confirming }) {
-  const text = { idle: s.disconnected, connecting: s.connecting, open: s.subtitle || s.connected, reconnecting: s.reconnecting, closed: s.disconnected }[state] ?? state;
+function showConnection({ el, strings: s, state, active: a, confirming }) {
+  const refused = state === 'refused';
+  const text = { idle: s.disconnected, connecting: s.connecting, open: s.subtitle || s.connected, reconnecting: s.reconnecting, closed: s.disconnected, refused: s.unavailable }[state] ?? state;
   const open = state === 'open';
   el.status.dataset.state = state;
   el.statusText.textContent = text;
@@ -520,7 +511,7 @@ function showConnection({ el, strings: s, state, refused, active: a, confirming 
   banner.hidden = state !== 'reconnecting' && !refused;
   if (refused) {
     banner.dataset.kind = 'refused';
-    el.bannerText.textContent = refused;
+    el.bannerText.textContent = s.refusedOrigin;
   } else {
     banner.dataset.kind = 'offline';
     const busy = a && !a.done;

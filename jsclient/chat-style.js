@@ -99,7 +99,7 @@ button:disabled { cursor: default; opacity: .55; }
 .status { margin: 2px 0 0; font-size: 12.5px; opacity: .92; display: flex; align-items: center; gap: 6px; }
 .dot { width: 8px; height: 8px; border-radius: 50%; background: #fbbf24; flex: none; }
 .status[data-state="open"] .dot { background: #4ade80; }
-.status[data-state="closed"] .dot, .status[data-state="idle"] .dot { background: #9ca3af; }
+.status[data-state="closed"] .dot, .status[data-state="idle"] .dot, .status[data-state="refused"] .dot { background: #9ca3af; }
 .close {
   flex: none; width: 44px; height: 44px; border-radius: 10px; border: 0; display: grid; place-items: center;
   background: transparent; color: inherit;
@@ -191,7 +191,7 @@ button:disabled { cursor: default; opacity: .55; }
 
 .note { margin: 0 0 8px; font-size: 12.5px; color: var(--_label); }
 .queued { margin: -4px 0 10px auto; width: fit-content; font-size: 12.5px; color: var(--_label); }
-.banner[data-kind="refused"] { background: #fef2f2; color: var(--_danger); border-bottom-color: #fecaca; }
+.banner[data-kind="refused"] { background: var(--_surface); color: var(--_label); border-bottom-color: var(--_border); }
 .transcript-wrap { position: relative; flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .new-messages {
   position: absolute; left: 50%; bottom: 10px; transform: translateX(-50%); min-height: 44px; padding: 6px 16px;

@@ -181,8 +181,9 @@ export class Conversation {
         this.#stopFallback(view);
         return;
       }
-      // Retry, except for a message the agent will never take (over MAX_TEXT).
-      this.#showError(view, this.#errorText(err), /** @type {any} */ (err)?.code !== ErrorCode.TextTooLong);
+      // Retry, except for a message the agent will never take (over MAX_TEXT, or any on a page
+      // whose origin it refuses).
+      this.#showError(view, this.#errorText(err), /** @type {any} */ (err)?.code !== ErrorCode.TextTooLong && this.#host.state() !== 'refused');
       this.#endTurn(view, StopReason.Error, '');
     }
   }
@@ -398,7 +399,7 @@ export class Conversation {
       if (err.code === ErrorCode.TextTooLong) return s.errorTooLong;
       return err.message || s.errorGeneric;
     }
-    if (err instanceof ClosedError) return s.errorNotSent;
+    if (err instanceof ClosedError) return this.#host.state() === 'refused' ? s.refusedOrigin : s.errorNotSent;
     return err instanceof Error && err.message ? err.message : s.errorGeneric;
   }
 

@@ -59,7 +59,10 @@ export const DEFAULT_STRINGS = Object.freeze({
   offline: 'You are offline. Your message will be sent when the connection is back.',
   unreachable: 'The assistant cannot be reached right now. Your message will be sent when it is back.',
   queued: 'Waiting for the connection to send this…',
-  refusedOrigin: "This site's origin ({origin}) is not allowed by the agent: add it with --allowed-origins.",
+  // A page whose origin the agent does not allow: for the visitor, who cannot change that (the
+  // developer console says how to allow it).
+  refusedOrigin: 'The assistant is not available on this site.',
+  unavailable: 'Not available',
   newMessages: 'New messages ↓',
   errorNotSent: 'The connection was lost before the assistant answered.',
   errorBusy: 'The assistant is still busy with another answer.',

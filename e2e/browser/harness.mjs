@@ -52,7 +52,7 @@ export async function buildBinary() {
  * @param {string} bin
  * @param {{model?: string|null, args?: string[]}} [options] model: the fake OpenAI base URL (…/v1),
  *   or null for no model at all (the offline planner); args: more flags for `serve`
- * @returns {Promise<{url: string, logs: string[], waitLog: (re: RegExp) => Promise<void>, close: () => Promise<void>}>}
+ * @returns {Promise<{url: string, logs: string[], pid: number|undefined, waitLog: (re: RegExp) => Promise<void>, close: () => Promise<void>}>}
  */
 export async function startServer(bin, { model = null, args = [] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !MODEL_ENV.test(k)));
@@ -86,6 +86,8 @@ export async function startServer(bin, { model = null, args = [] } = {}) {
   return {
     url,
     logs,
+    /** The server's process id (to send it SIGHUP). */
+    pid: proc.pid,
     /** Waits (at most WAIT_MS) until the server's output matches re. @param {RegExp} re */
     waitLog: async (re) => {
       const end = Date.now() + WAIT_MS;

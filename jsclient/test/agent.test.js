@@ -28,10 +28,11 @@ function memoryStorage(initial = {}) {
 const ALLOWED = { allowed: true, origin: 'http://shop.test', message: "This site's origin is allowed to connect to the agent." };
 
 /**
- * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number, page?: () => {url: string, title: string}, fetchJSON?: (url: string) => Promise<any>}} [opts]
+ * @param {{stored?: {sessionId: string, lastSeq: number}, random?: () => number, page?: () => {url: string, title: string}, fetchJSON?: (url: string) => Promise<any>,
+ *   logger?: ReturnType<typeof quietLogger>}} [opts]
  *   fetchJSON: the origin check (default: ALLOWED)
  */
-function setup({ stored, random = () => 1, page = () => PAGE, fetchJSON = async () => ALLOWED } = {}) {
+function setup({ stored, random = () => 1, page = () => PAGE, fetchJSON = async () => ALLOWED, logger = quietLogger() } = {}) {
   FakeSocket.instances = [];
   const storage = memoryStorage(stored ? { byomcp: JSON.stringify(stored) } : {});
   const host = new ToolHost({ logger: quietLogger() });
@@ -43,7 +44,7 @@ function setup({ stored, random = () => 1, page = () => PAGE, fetchJSON = async 
     storage,
     page,
     random,
-    logger: quietLogger(),
+    logger,
     fetchJSON,
   });
   /** @type {any[]} */
@@ -238,52 +239,85 @@ describe('reconnect', () => {
     }
   });
 
-  test('a socket that fails before it opens is retried only once the origin check has answered; a refused origin every 10 s', async (t) => {
+  test('a socket that fails before it opens is retried only once the origin check has answered; a refused origin stops the client for good', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
-    /** @type {((v: any) => void)[]} */
-    const answers = [];
-    /** @type {string[]} */
-    const asked = [];
-    const { client, states, socket } = setup({
-      random: () => 0, // the shortest backoff: 0 ms
-      fetchJSON: (url) => {
-        asked.push(url);
-        return new Promise((resolve) => answers.push(resolve));
-      },
-    });
-    /** @type {any[]} */
-    const refused = [];
-    client.addEventListener('refused', (e) => refused.push(/** @type {CustomEvent} */ (e).detail));
+    const had = globalThis.addEventListener;
+    const win = new EventTarget();
+    globalThis.addEventListener = win.addEventListener.bind(win);
+    try {
+      /** @type {((v: any) => void)[]} */
+      const answers = [];
+      /** @type {string[]} */
+      const asked = [];
+      const logger = quietLogger();
+      const { client, states, socket } = setup({
+        random: () => 0, // the shortest backoff: 0 ms
+        logger,
+        fetchJSON: (url) => {
+          asked.push(url);
+          return new Promise((resolve) => answers.push(resolve));
+        },
+      });
+      /** @type {any[]} */
+      const refused = [];
+      client.addEventListener('refused', (e) => refused.push(/** @type {CustomEvent} */ (e).detail));
+      client.start();
+      // Sent before the refusal is known: it waits (its rejection is caught now, read below).
+      const queued = client.chat('hello').then(() => null, (err) => err);
+      socket().drop(1006); // how a refused upgrade (403) looks to the page
+      await settle();
+      assert.deepEqual(asked, ['http://agent.test/v1/origin-check']);
+      t.mock.timers.tick(60_000);
+      assert.equal(FakeSocket.instances.length, 1, 'no retry while the check is unanswered');
+      assert.equal(states[states.length - 1].state, 'connecting');
+      // The agent's answer for an origin it does not allow (agentsvc.OriginCheckHandler).
+      const no = { allowed: false, origin: 'http://shop.test', message: "This site's origin is not allowed by the agent: add it with --allowed-origins" };
+      answers[0](no);
+      await settle();
+      assert.deepEqual(refused, [{ origin: no.origin, message: no.message }]);
+      assert.equal(client.state, 'refused');
+      assert.deepEqual(states.map((s) => s.state), ['connecting', 'refused'], 'never "reconnecting"');
+      const err = await queued;
+      assert.ok(err instanceof ClosedError && /does not allow this page's origin/.test(err.message), `queued chat: got ${err}`);
+      await assert.rejects(client.chat('again'), (err) => err instanceof ClosedError && /does not allow this page's origin/.test(err.message));
+      // The developer is told how to allow it, with the agent's own words.
+      const said = logger.lines.map((l) => l.join(' ')).join('\n');
+      assert.match(said, /origin http:\/\/shop\.test is not allowed by the agent/);
+      assert.match(said, /--allowed-origins/);
+      assert.match(said, /sites\.json/);
+      assert.ok(said.includes(no.message), said);
+      // Nothing brings it back by itself: not time, not the network or the tab coming back.
+      t.mock.timers.tick(3_600_000);
+      win.dispatchEvent(new Event('online'));
+      win.dispatchEvent(new Event('visibilitychange'));
+      const show = new Event('pageshow');
+      Object.defineProperty(show, 'persisted', { value: true });
+      win.dispatchEvent(show);
+      await settle();
+      t.mock.timers.tick(3_600_000);
+      assert.equal(FakeSocket.instances.length, 1, 'one socket in all');
+      assert.equal(asked.length, 1, 'one origin check in all');
+      assert.equal(client.state, 'refused');
+      // start() (a reload does the same, with a new client) tries again: fixed, it connects.
+      client.start();
+      assert.equal(FakeSocket.instances.length, 2);
+      assert.equal(client.state, 'connecting');
+      client.stop();
+    } finally {
+      if (had) globalThis.addEventListener = had;
+      else delete globalThis.addEventListener;
+    }
+  });
+
+  test('an origin check that fails (the agent is down) does not hold the retry back', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, states, socket } = setup({ random: () => 0, fetchJSON: () => Promise.reject(new Error('network error')) });
     client.start();
-    socket().drop(1006); // how a refused upgrade (403) looks to the page
+    socket().drop(1006);
     await settle();
-    assert.deepEqual(asked, ['http://agent.test/v1/origin-check']);
-    t.mock.timers.tick(60_000);
-    assert.equal(FakeSocket.instances.length, 1, 'no retry while the check is unanswered');
-    assert.equal(states[states.length - 1].state, 'connecting');
-    // The agent's answer for an origin it does not allow (agentsvc.OriginCheckHandler).
-    const no = { allowed: false, origin: 'http://shop.test', message: "This site's origin is not allowed by the agent: add it with --allowed-origins" };
-    answers[0](no);
-    await settle();
-    assert.deepEqual(refused, [{ origin: no.origin, message: no.message }]);
-    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 10_000 });
-    t.mock.timers.tick(9_999);
-    assert.equal(FakeSocket.instances.length, 1, 'no retry before 10 s');
-    t.mock.timers.tick(1);
+    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 0 });
+    t.mock.timers.tick(0);
     assert.equal(FakeSocket.instances.length, 2);
-    socket().drop(1006);
-    await settle();
-    answers[1](no);
-    await settle();
-    assert.equal(states[states.length - 1].delayMs, 10_000, 'still refused: 10 s again');
-    assert.equal(refused.length, 1, 'told once');
-    // A check that fails (the agent is down) does not hold the retry back.
-    t.mock.timers.tick(10_000);
-    socket().drop(1006);
-    await settle();
-    answers[2](Promise.reject(new Error('network error')));
-    await settle();
-    assert.equal(states[states.length - 1].state, 'reconnecting');
     client.stop();
   });
 

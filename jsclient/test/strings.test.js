@@ -40,3 +40,10 @@ test('format fills placeholders and keeps unknown ones', () => {
   ];
   for (const [tpl, vars, want] of cases) assert.equal(format(tpl, vars), want);
 });
+
+test('what visitors read names no server setting (a refused origin is for the developer console)', () => {
+  for (const [k, v] of Object.entries(DEFAULT_STRINGS)) {
+    assert.doesNotMatch(v, /--[a-z]|BYOMCP_|sites\.json|origin/i, `${k}: ${v}`);
+  }
+  assert.equal(DEFAULT_STRINGS.refusedOrigin, 'The assistant is not available on this site.');
+});
