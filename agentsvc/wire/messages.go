@@ -48,7 +48,7 @@ type ToolAnnotations struct {
 	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
 	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
-	// WebMCP's hints, carried by the page as annotations (docs/site.md, "WebMCP support"):
+	// WebMCP's hints, carried by the page as annotations (README, "WebMCP support"):
 	// consequentialHint asks the visitor to confirm, as destructiveHint does;
 	// untrustedContentHint marks the tool's output as content from third parties.
 	ConsequentialHint    bool `json:"consequentialHint,omitempty"`
