@@ -480,7 +480,7 @@ var prepare = sync.OnceFunc(func() {
 // settle compresses every script (unless a request started it already: then it waits for
 // it), and gives the garbage of the build and the compression back to the system: some 13 MB
 // (esbuild's syntax trees and source maps) that an idle agent would otherwise hold for
-// minutes, on top of its 10 MB (README, "Performance"). It costs one collection of a small
+// minutes, on top of its 10 MB (docs/operating.md, "Memory"). It costs one collection of a small
 // heap, once.
 func (s *Assets) settle() {
 	s.warm.Do(func() {})

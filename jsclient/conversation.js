@@ -42,7 +42,7 @@ const ALLOWED_KEY = 'byomcp:allowed';
 const MAX_ALLOWED = 200;
 
 /**
- * The agent's limit on one message: 32 KiB of UTF-8 (README, "Safety defaults"; over it
+ * The agent's limit on one message: 32 KiB of UTF-8 (docs/operating.md, "Safety defaults"; over it
  * agent/chat fails with -32004). strings.js's errorTooLong names it.
  */
 const MAX_TEXT = 32768;

@@ -48,7 +48,7 @@ export const SUPPORTED_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06
 
 /**
  * JSON-RPC error codes a page may receive: the specification's, the ones the agent's JSON-RPC peer
- * sends itself, and the agent's own (-32000…-32099, listed in the README). The same table as the
+ * sends itself, and the agent's own (-32000…-32099, listed in docs/protocol.md). The same table as the
  * Go constants in agentsvc/wire (`Code` + name); agentsvc/wire's parity test keeps them equal.
  */
 export const ErrorCode = Object.freeze({
@@ -73,7 +73,7 @@ export const ErrorCode = Object.freeze({
 
 /**
  * WebSocket close codes of the agent's own (RFC 6455's private range); the standard ones it uses
- * are in the README. Resume: the socket's session is served elsewhere now; reconnect and resume
+ * are in docs/protocol.md. Resume: the socket's session is served elsewhere now; reconnect and resume
  * by lastSeq, as after any drop (not an error to show).
  */
 export const CloseCode = Object.freeze({

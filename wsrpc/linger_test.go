@@ -53,7 +53,7 @@ func lingerServer(t *testing.T, accept bool) (string, <-chan *Peer) {
 }
 
 // TestOversizeMessageClosesWith1009: a client that sends a message far over the 1 MiB limit
-// gets the close frame 1009 that README promises, every time, and its connection is not
+// gets the close frame 1009 that docs/protocol.md promises, every time, and its connection is not
 // reset. The server used to close the TCP connection right after writing the close frame,
 // while the client was still sending: the unread bytes made Linux answer with a reset, the
 // client's send failed ("connection reset by peer"), and a client that fails the connection

@@ -447,15 +447,16 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	return m.GetCounter().GetValue()
 }
 
-// TestReadmeExample: the sites.json of the README's "Run it for your site" is valid.
-func TestReadmeExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestGuideExample: the sites.json of docs/sites.md ("Run it for your site", the guide the
+// README sends a site's operator to) is valid.
+func TestGuideExample(t *testing.T) {
+	guide, err := os.ReadFile("../../docs/sites.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(readme), "## Run it for your site")
+	_, after, ok := strings.Cut(string(guide), "# Run it for your site")
 	if !ok {
-		t.Fatal("no Run it for your site section")
+		t.Fatal("docs/sites.md has no Run it for your site heading")
 	}
 	_, block, ok := strings.Cut(after, "```json\n")
 	if !ok {
@@ -471,9 +472,9 @@ func TestReadmeExample(t *testing.T) {
 	}
 	cfg, err := Load(filepath.Join(dir, "sites.json"), env(map[string]string{"NORTHWIND_OPENAI_KEY": "sk-test"}))
 	if err != nil {
-		t.Fatalf("the README's sites.json: %v", err)
+		t.Fatalf("the sites.json of docs/sites.md: %v", err)
 	}
 	if cfg.Lookup("https://www.northwind-motors.example").Label() != "northwind" || cfg.Lookup("http://localhost:5173").Label() != "docs" {
-		t.Error("the README's origins do not find their sites")
+		t.Error("the origins of docs/sites.md do not find their sites")
 	}
 }

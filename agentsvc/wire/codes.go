@@ -2,7 +2,7 @@ package wire
 
 import "github.com/byomcp/byomcp/wsrpc"
 
-// JSON-RPC error codes a page may receive, listed in the README: the specification's, the
+// JSON-RPC error codes a page may receive, listed in docs/protocol.md: the specification's, the
 // ones the JSON-RPC peer sends itself (wsrpc), and the agent's own (-32000…-32099).
 const (
 	CodeParseError     = wsrpc.CodeParseError     // the message is not valid JSON
@@ -26,7 +26,7 @@ const (
 )
 
 // WebSocket close codes of the agent's own (the private range of RFC 6455), listed in the
-// README with the standard ones it uses.
+// docs/protocol.md with the standard ones it uses.
 const (
 	// CloseResume: the socket's session is served elsewhere now (another replica claimed it
 	// while this socket's request was on its way, or the store lost its state). The page

@@ -538,7 +538,7 @@ func TestChatInteractiveLongLineGoesOn(t *testing.T) {
 	}
 }
 
-// The README: "[model] and [mcp] lines on stderr say which model and which servers it
+// docs/mcp-servers.md: "[model] and [mcp] lines on stderr say which model and which servers it
 // uses": a server that is ready says so too, with its tools, not only one that failed.
 func TestChatSaysWhichServersItUses(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.Step{Text: "Hi."})

@@ -61,7 +61,7 @@ Usage:
   byomcp chat [flags] [question]  chat from the terminal with the tools of mcp.json (one question, or interactive)
   byomcp tools [flags]            run the demo tools as a stdio MCP server
   byomcp conformance-client URL   client for the MCP conformance suite (reads MCP_CONFORMANCE_SCENARIO)
-  byomcp bench [flags]            load-test an agent: sessions held, memory, latency, throughput (see README)
+  byomcp bench [flags]            load-test an agent: sessions held, memory, latency, throughput (see bench/PERFORMANCE.md)
 
 Run "byomcp <command> -h" for the flags of a command.
 `

@@ -433,20 +433,20 @@ test('server calls past the limit of 25 tool calls get a TOOL_CALL_RESULT saying
 });
 
 /**
- * The README's hello.mjs, taken from the README as it is, pointed at url, with its import of
+ * The hello.mjs of docs/agui.md, taken from the guide as it is, pointed at url, with its import of
  * @ag-ui/client resolved here (the temporary directory has no node_modules).
  * @param {string} url the server's base URL
  */
-async function readmeExample(url) {
-  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-  const m = /```js\n(\/\/ hello\.mjs[^\n]*\n[\s\S]*?)```/.exec(readme.slice(readme.indexOf('## AG-UI')));
-  assert.ok(m, 'the README has hello.mjs in its AG-UI section');
+async function guideExample(url) {
+  const guide = await readFile(path.join(ROOT, 'docs', 'agui.md'), 'utf8');
+  const m = /```js\n(\/\/ hello\.mjs[^\n]*\n[\s\S]*?)```/.exec(guide);
+  assert.ok(m, 'docs/agui.md has hello.mjs');
   let code = m[1];
   for (const [from, to] of [
     ["'http://127.0.0.1:8080/v1/agui'", JSON.stringify(`${url}/v1/agui`)],
     ["from '@ag-ui/client'", `from ${JSON.stringify(import.meta.resolve('@ag-ui/client'))}`],
   ]) {
-    assert.ok(code.includes(from), `the README example has ${from}`);
+    assert.ok(code.includes(from), `the example of docs/agui.md has ${from}`);
     code = code.replace(from, to);
   }
   const file = path.join(tmp, `hello-${randomUUID()}.mjs`);
@@ -468,7 +468,7 @@ async function readmeExample(url) {
   });
 }
 
-test('the README\'s hello.mjs runs: the server tool runs on the server, the frontend call is answered by the script, the agent answers', async () => {
+test('the hello.mjs of docs/agui.md runs: the server tool runs on the server, the frontend call is answered by the script, the agent answers', async () => {
   const config = await calcConfig('mcp-hello');
   const { model, server, close } = await setup((body) => {
     const last = lastMessage(body);
@@ -479,7 +479,7 @@ test('the README\'s hello.mjs runs: the server tool runs on the server, the fron
   }, ['--store', 'memory', '--mcp-config', config]);
   try {
     await server.waitLog(/MCP server ready/);
-    const { code, out, err } = await readmeExample(server.url);
+    const { code, out, err } = await guideExample(server.url);
     assert.equal(code, 0, `hello.mjs failed:\n${out}\n${err}`);
     assert.equal(out.split('[set_color] {"color":"green"}').length - 1, 1, `the frontend call once in:\n${out}`);
     assert.doesNotMatch(out, /\[calc__calculate\]/, 'a server tool is not run by the script');
@@ -491,10 +491,10 @@ test('the README\'s hello.mjs runs: the server tool runs on the server, the fron
   }
 });
 
-test('the README\'s hello.mjs runs without a model key (the offline planner)', async () => {
+test('the hello.mjs of docs/agui.md runs without a model key (the offline planner)', async () => {
   const server = await startServer(built.bin, { model: null });
   try {
-    const { code, out, err } = await readmeExample(server.url);
+    const { code, out, err } = await guideExample(server.url);
     assert.equal(code, 0, `hello.mjs failed:\n${out}\n${err}`);
     assert.equal(out.split('[set_color] {"color":"green"}').length - 1, 1, `the frontend call once in:\n${out}`);
     assert.match(out, /The header is green now\.[\s\S]*offline planner/i);

@@ -1,7 +1,8 @@
 // What a site owner meets (issue 19, points 9-11; issue 40): --allowed-origins adds to the
 // server's own origin (the bundled demo still connects); a refused origin is said neutrally in
 // the panel, with the setting to change in the console, and not retried (a reload after the fix
-// connects); the README's "Add it to a site" example runs as pasted; scripts that run before the widget can register tools once preload.js has run.
+// connects); the README's one-tag embed and the example of docs/site.md ("Add it to a site")
+// run as pasted; scripts that run before the widget can register tools once preload.js has run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -178,20 +179,55 @@ test('a refused origin connects after the operator allows it (sites.json, SIGHUP
   }
 });
 
-/** The HTML blocks of the README's "Add it to a site" section, up to the first bullet list. */
-async function readmeExample(agentURL) {
-  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Add it to a site'), readme.indexOf('\n- ', readme.indexOf('## Add it to a site')));
+/** The HTML blocks of docs/site.md's "Add it to a site", up to the first bullet list. */
+async function guideExample(agentURL) {
+  const readme = await readFile(path.join(ROOT, 'docs', 'site.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('# Add it to a site'), readme.indexOf('\n- ', readme.indexOf('# Add it to a site')));
   const blocks = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => m[1]);
   assert.equal(blocks.length, 2, 'the tags and the tool');
   const u = new URL(agentURL);
   const html = blocks.join('\n').replaceAll('wss://AGENT-HOST', `ws://${u.host}`).replaceAll('https://AGENT-HOST', `http://${u.host}`);
-  return `<!doctype html><html lang="en"><head><title>README example</title></head><body><main>${html}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><title>Guide example</title></head><body><main>${html}</main></body></html>`;
 }
 
-test("the README's first example runs as pasted", async () => {
+/** The HTML blocks of the README's "Add it to a page": the one script tag and the form. */
+async function readmeEmbed(agentURL) {
+  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Add it to a page');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const blocks = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 2, 'the script tag and the form');
+  assert.equal(blocks[0].trim().split('\n').length, 1, 'one script tag');
+  const u = new URL(agentURL);
+  const html = blocks.join('\n').replaceAll('https://AGENT-HOST', `http://${u.host}`);
+  return `<!doctype html><html lang="en"><head><title>README embed</title></head><body><main>${html}</main></body></html>`;
+}
+
+test("the README's one-tag embed runs as pasted: the agent fills the page's form", async () => {
+  // Served from another port of 127.0.0.1: allowed by the default --allowed-origins. The tag
+  // has no data-agent: the widget finds the socket on its script's host.
+  const html = await readmeEmbed(strict.server.url);
+  const site = await servePage('127.0.0.1', () => html);
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(site.url);
+    await waitConnected(page);
+    await ask(page, 'Show me SUVs under 40k');
+    await page.locator(W.text).filter({ hasText: 'The page says:' }).waitFor();
+    await waitIdle(page);
+    // Filled, not sent: the visitor checks it and presses the button.
+    assert.deepEqual(await page.evaluate(() => [document.querySelector('select').value, document.querySelector('input').value, location.pathname]), ['suv', '40000', '/']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test("the example of docs/site.md runs as pasted", async () => {
   // Served from another port of 127.0.0.1: allowed by the default --allowed-origins.
-  const html = await readmeExample(strict.server.url);
+  const html = await guideExample(strict.server.url);
   const site = await servePage('127.0.0.1', () => html);
   const context = await stack.browser.newContext();
   try {
@@ -213,8 +249,8 @@ test("the README's first example runs as pasted", async () => {
 
 test('a site whose Content-Security-Policy allows no inline style gets the widget styled, floating and docked', async () => {
   // A shop's usual policy: scripts and connections to the agent allowed, styles from its own
-  // origin only ('unsafe-inline' for scripts is the README example's own inline script).
-  const html = await readmeExample(strict.server.url);
+  // origin only ('unsafe-inline' for scripts is the guide example's own inline script).
+  const html = await guideExample(strict.server.url);
   const agent = new URL(strict.server.url);
   const csp = `default-src 'self'; script-src 'self' 'unsafe-inline' ${agent.origin}; connect-src 'self' ${agent.origin} ws://${agent.host}; style-src 'self'; img-src 'self' data:`;
   const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': csp });
@@ -249,8 +285,8 @@ test('a site whose Content-Security-Policy allows no inline style gets the widge
 
 test('a site that enforces Trusted Types gets the widget through the policy "byomcp"', async () => {
   // require-trusted-types-for 'script' makes innerHTML refuse a plain string; a site that lists
-  // the policies it allows (trusted-types) adds byomcp, as the README says.
-  const html = await readmeExample(strict.server.url);
+  // the policies it allows (trusted-types) adds byomcp, as docs/site.md says.
+  const html = await guideExample(strict.server.url);
   const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': "require-trusted-types-for 'script'; trusted-types byomcp" });
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 860 } });
   try {
@@ -282,7 +318,7 @@ test('a site that enforces Trusted Types gets the widget through the policy "byo
 });
 
 test('a Trusted Types policy list without "byomcp" is named in the console', async () => {
-  const html = await readmeExample(strict.server.url);
+  const html = await guideExample(strict.server.url);
   const site = await servePage('127.0.0.1', () => html, { 'Content-Security-Policy': "require-trusted-types-for 'script'; trusted-types shop" });
   const context = await stack.browser.newContext();
   try {
