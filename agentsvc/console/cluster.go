@@ -16,8 +16,9 @@ import (
 
 // Several replicas on one Redis store: while a console is open on any of them, each one
 // publishes its presence, a bounded summary of its open tabs (no tool definitions: the names
-// and references of the tools, see tabs.go), renewed every presenceEvery, gone presenceTTL
-// after the replica stops renewing it; the console of any replica lists the tabs of all. With
+// and references of the tools, see tabs.go) and its health counters (metrics.go), renewed
+// every presenceEvery, late past presenceLate, gone presenceTTL after the replica stops
+// renewing it; the console of any replica lists the tabs and the health of all. With
 // no console open nothing is published: a replica whose console is used sets the store's
 // value console:open (renewed every presenceEvery, expiring after presenceTTL) and says so at
 // once on the channel console:open; every replica reads that value every presenceEvery.
