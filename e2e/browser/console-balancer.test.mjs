@@ -216,7 +216,7 @@ test('behind the shipped HAProxy recipe, Health is cluster-wide and sane; a kill
     let last;
     await until('the Health view to show both replicas\' turns and a turn rate', async () => {
       last = await figures();
-      const rates = last.charts['#chart-turns'] ?? [];
+      const rates = last.charts['#chart-turns']?.['all replicas'] ?? [];
       return last.turns === 3 && last.replicas[idA] === 2 && last.replicas[idB] === 1 && rates.some((v) => v > 0);
     }, LONG_WAIT_MS).catch((err) => { throw new Error(`${err.message}; last figures ${JSON.stringify(last)}`); });
     assert.equal(last.tokens, tokens[0] + tokens[1], 'tokens: the sum of both replicas\' own counters');
@@ -227,8 +227,10 @@ test('behind the shipped HAProxy recipe, Health is cluster-wide and sane; a kill
     assert.ok(answeredBy.includes('a') && answeredBy.includes('b'), `the samples came from both replicas: ${answeredBy}`);
     assert.equal(last.turns, 3);
     const turnRates = last.charts['#chart-turns'];
-    assert.ok(Array.isArray(turnRates) && turnRates.length >= 4, `turn rates ${JSON.stringify(turnRates)}`);
-    const drawn = [turnRates, ...Object.values(last.charts['#chart-model']), ...Object.values(last.charts['#chart-tokens-hour'])].flat();
+    assert.ok(turnRates['all replicas']?.length >= 4, `turn rates ${JSON.stringify(turnRates)}`);
+    // A line per replica beside the sum, each with its turns.
+    for (const id of [idA, idB]) assert.ok(turnRates[id]?.some((v) => v > 0), `no turn rate drawn for ${id}: ${JSON.stringify(turnRates)}`);
+    const drawn = [...Object.values(turnRates), ...Object.values(last.charts['#chart-model']), ...Object.values(last.charts['#chart-tokens-hour'])].flat();
     for (const v of drawn) assert.ok(Number.isFinite(v) && v >= 0, `a chart value of ${v}: ${JSON.stringify(last.charts)}`);
     // Turns per minute over the samples add up to the 3 turns (the page's sample times are
     // 5 s apart: rate x minutes is the increase of each interval).

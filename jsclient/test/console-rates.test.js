@@ -77,3 +77,12 @@ test('an answer of one replica without a cluster (no replicas list) is followed 
   assert.deepEqual(c.add({ time: 2, turns: { end: 4 } }), { 'turns\u0000end': 3 });
   assert.deepEqual(counters({ turns: { end: 'x' }, modelCalls: NaN }), {}, 'what is not a number is ignored');
 });
+
+test('addEach gives each replica its own increases; add is their sum', () => {
+  const c = new ClusterCounters();
+  c.addEach({ replicas: [rep('a', 1, 10), rep('b', 1, 20)] });
+  const each = c.addEach({ replicas: [rep('a', 2, 13), rep('b', 1, 20)] }); // b's presence not renewed yet
+  assert.deepEqual(Object.keys(each), ['a']);
+  assert.equal(each.a['turns\u0000end'], 3);
+  assert.equal(c.add({ replicas: [rep('a', 2, 13), rep('b', 2, 25)] })['turns\u0000end'], 5);
+});

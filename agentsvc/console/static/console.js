@@ -498,32 +498,6 @@ function svg(tag, attrs, text) {
 }
 
 /**
- * A line chart of points [x ms, y].
- * @param {string} id
- * @param {[number, number][]} points
- * @param {string} unit
- */
-function lineChart(id, points, unit) {
-  const W = 380, H = 160, L = 40, B = 20;
-  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${points.length} samples` });
-  root.append(svg('line', { class: 'axis', x1: L, y1: H - B, x2: W, y2: H - B }), svg('line', { class: 'axis', x1: L, y1: 0, x2: L, y2: H - B }));
-  const box = $(id);
-  box.replaceChildren(root);
-  box.dataset.values = JSON.stringify(points.map((p) => p[1]));
-  if (points.length < 2) {
-    root.append(svg('text', { x: L + 8, y: 40 }, 'Collecting samples…'));
-    return;
-  }
-  const x0 = points[0][0], x1 = points[points.length - 1][0];
-  const ymax = Math.max(1e-9, ...points.map((p) => p[1]));
-  const px = (/** @type {number} */ x) => L + ((x - x0) / Math.max(1, x1 - x0)) * (W - L - 4);
-  const py = (/** @type {number} */ y) => H - B - (y / ymax) * (H - B - 12);
-  root.append(svg('path', { class: 'line', d: points.map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join(' ') }));
-  root.append(svg('text', { x: 2, y: 12 }, fmt(ymax) + unit), svg('text', { x: 2, y: H - B }, '0'));
-  root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 2, y: H - 4, 'text-anchor': 'end' }, new Date(x1).toLocaleTimeString()));
-}
-
-/**
  * A line chart of several series, with a legend: one path.line.sN per series.
  * @param {string} id
  * @param {{label: string, points: [number, number][]}[]} series
@@ -595,8 +569,10 @@ const sum = (m) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
 function draw() {
   const last = samples[samples.length - 1]?.x;
   if (!last) return;
-  /** @type {[number, number][]} */
-  const turnsPerMin = [];
+  // Turns per minute of all replicas, and of each one when there are several.
+  const replicaNames = [...new Set(samples.flatMap((s) => Object.keys(s.each)))].sort();
+  /** @type {Map<string, [number, number][]>} */
+  const turnsPerMin = new Map([['all replicas', []], ...(replicaNames.length > 1 ? replicaNames.map((n) => /** @type {[string, [number, number][]]} */ ([n, []])) : [])]);
   // Per site (sites.json), and "all sites" from the server-wide counters; every rate is the
   // sum of the replicas' increases (rates.js), so never below zero.
   const siteNames = [...new Set(samples.flatMap((s) => [...Object.keys(s.x.modelBySite ?? {}), ...Object.keys(s.x.tokensBySite ?? {})]))].sort();
@@ -607,7 +583,8 @@ function draw() {
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1], b = samples[i], inc = b.inc;
     const minutes = Math.max(1e-6, (b.at - a.at) / 60000);
-    turnsPerMin.push([b.at, sumOf(inc, 'turns\u0000') / minutes]);
+    turnsPerMin.get('all replicas')?.push([b.at, sumOf(inc, 'turns\u0000') / minutes]);
+    if (replicaNames.length > 1) for (const n of replicaNames) turnsPerMin.get(n)?.push([b.at, sumOf(b.each[n] ?? {}, 'turns\u0000') / minutes]);
     const calls = inc.modelCalls ?? 0;
     latency.get('all sites')?.push([b.at, calls > 0 ? (inc.modelSeconds ?? 0) / calls : 0]);
     perHour.get('all sites')?.push([b.at, (sumOf(inc, 'tokens\u0000') * 60) / minutes]);
@@ -617,7 +594,7 @@ function draw() {
       perHour.get(n)?.push([b.at, ((inc[`tokensBySite\u0000${n}`] ?? 0) * 60) / minutes]);
     }
   }
-  lineChart('#chart-turns', turnsPerMin, '/min');
+  multiLineChart('#chart-turns', [...turnsPerMin].map(([label, points]) => ({ label, points })), '/min');
   multiLineChart('#chart-model', [...latency].map(([label, points]) => ({ label, points })), ' s');
   multiLineChart('#chart-tokens-hour', [...perHour].map(([label, points]) => ({ label, points })), '/h');
   barChart('#chart-tools', last.tools.map((/** @type {any} */ t) => {
@@ -668,7 +645,11 @@ async function sample() {
     return;
   }
   clusterNote = headers.get('X-Byomcp-Cluster') === 'unavailable' ? 'The other replicas could not be read: only this one is counted in this sample.' : '';
-  samples.push({ at: Date.now(), x, inc: counts.add(x) });
+  const each = counts.addEach(x);
+  /** @type {Record<string, number>} */
+  const inc = {};
+  for (const e of Object.values(each)) for (const [k, v] of Object.entries(e)) inc[k] = (inc[k] ?? 0) + v;
+  samples.push({ at: Date.now(), x, inc, each });
   while (samples.length > 120) samples.shift();
   draw();
 }

@@ -59,9 +59,24 @@ export class ClusterCounters {
    * @returns {Record<string, number>}
    */
   add(x) {
-    const replicas = Array.isArray(x?.replicas) && x.replicas.length ? x.replicas : [x];
     /** @type {Record<string, number>} */
     const inc = {};
+    for (const each of Object.values(this.addEach(x))) {
+      for (const [k, v] of Object.entries(each)) inc[k] = (inc[k] ?? 0) + v;
+    }
+    return inc;
+  }
+
+  /**
+   * As add, by replica: the increases of each replica whose entry is newer than the last one
+   * seen of it.
+   * @param {any} x
+   * @returns {Record<string, Record<string, number>>}
+   */
+  addEach(x) {
+    const replicas = Array.isArray(x?.replicas) && x.replicas.length ? x.replicas : [x];
+    /** @type {Record<string, Record<string, number>>} */
+    const out = {};
     const seen = new Set();
     for (const r of replicas) {
       const name = String(r?.replica ?? '');
@@ -72,10 +87,13 @@ export class ClusterCounters {
       const c = counters(r);
       this.last.set(name, { time, c });
       if (!prev) continue;
-      for (const [k, v] of Object.entries(c)) inc[k] = (inc[k] ?? 0) + increase(prev.c[k] ?? 0, v);
+      /** @type {Record<string, number>} */
+      const inc = {};
+      for (const [k, v] of Object.entries(c)) inc[k] = increase(prev.c[k] ?? 0, v);
+      out[name] = inc;
     }
     for (const name of [...this.last.keys()]) if (!seen.has(name)) this.last.delete(name);
-    return inc;
+    return out;
   }
 }
 
