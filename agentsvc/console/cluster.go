@@ -16,8 +16,9 @@ import (
 
 // Several replicas on one Redis store: while a console is open on any of them, each one
 // publishes its presence, a bounded summary of its open tabs (no tool definitions: the names
-// and references of the tools, see tabs.go), renewed every presenceEvery, gone presenceTTL
-// after the replica stops renewing it; the console of any replica lists the tabs of all. With
+// and references of the tools, see tabs.go) and its health counters (metrics.go), renewed
+// every presenceEvery, late past presenceLate, gone presenceTTL after the replica stops
+// renewing it; the console of any replica lists the tabs and the health of all. With
 // no console open nothing is published: a replica whose console is used sets the store's
 // value console:open (renewed every presenceEvery, expiring after presenceTTL) and says so at
 // once on the channel console:open; every replica reads that value every presenceEvery.
@@ -44,6 +45,13 @@ type Cluster interface {
 const (
 	presenceEvery = 5 * time.Second
 	presenceTTL   = 3 * presenceEvery
+	// presenceLate is the age past which another replica's presence is late: a replica that
+	// runs renews it every presenceEvery, each write given clusterTimeout, so a presence
+	// older than both was not renewed when it should have been (the replica is stopped,
+	// killed or cut from the store). Its tabs are then marked ReplicaLate and its health
+	// Late until the presence is renewed or expires (presenceTTL). The age is measured
+	// with the clocks of both replicas: keep them in step (NTP).
+	presenceLate = presenceEvery + clusterTimeout
 	// maxPresenceTabs bounds the tabs of one presence (the most recent ones); it says how
 	// many the replica has in all.
 	maxPresenceTabs = 2000
@@ -71,6 +79,9 @@ type snapshot struct {
 	Total   int                  `json:"total"` // tabs open on the replica, maybe more than Tabs
 	Tabs    []snapTab            `json:"tabs"`
 	Sets    map[string][]ToolRef `json:"sets"` // by hash of the list
+	// Health is the replica's counters when the snapshot was made (bounded: Health.bounded),
+	// so that any replica's console shows every replica's health.
+	Health *Health `json:"health,omitempty"`
 }
 
 type snapTab struct {
@@ -137,19 +148,18 @@ func (s snapshot) tabs() []TabView {
 	return out
 }
 
-// remoteTabs are the tabs of the other replicas' presences, and the number of tabs they hold
-// beyond them.
-func (h *Handler) remoteTabs(ctx context.Context) (tabs []TabView, hidden int, err error) {
+// others are the presences of the other replicas, by replica (none without a Cluster).
+func (h *Handler) others(ctx context.Context) (map[string]snapshot, error) {
 	if h.o.Cluster == nil {
-		return nil, 0, nil
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()
 	all, err := h.o.Cluster.Presences(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	owners := map[string]string{}
+	out := make(map[string]snapshot, len(all))
 	for replica, data := range all {
 		if replica == h.o.Replica {
 			continue
@@ -160,7 +170,29 @@ func (h *Handler) remoteTabs(ctx context.Context) (tabs []TabView, hidden int, e
 			continue
 		}
 		s.Replica = replica
+		out[replica] = s
+	}
+	return out, nil
+}
+
+// late tells whether a presence made at t is late (presenceLate).
+func (h *Handler) late(t time.Time) bool { return h.o.Now().Sub(t) > presenceLate }
+
+// remoteTabs are the tabs of the other replicas' presences, and the number of tabs they hold
+// beyond them.
+func (h *Handler) remoteTabs(ctx context.Context) (tabs []TabView, hidden int, err error) {
+	if h.o.Cluster == nil {
+		return nil, 0, nil
+	}
+	all, err := h.others(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	owners := map[string]string{}
+	for replica, s := range all {
+		late := h.late(s.Time)
 		for _, t := range s.tabs() {
+			t.ReplicaLate = late
 			tabs = append(tabs, t)
 			if t.SessionID != "" {
 				owners[t.SessionID] = replica
@@ -301,6 +333,10 @@ func (h *Handler) presenceRound(ctx context.Context, published, announced bool) 
 	case anywhere:
 		snap := h.makeSnapshot(h.o.Now(), h.o.Tabs())
 		h.refs.sweep() // a listing too: the references of closed tabs are let go
+		if x, err := h.health(); err == nil {
+			x = x.bounded()
+			snap.Health = &x
+		}
 		data, err := json.Marshal(snap)
 		if err != nil {
 			return published, announced

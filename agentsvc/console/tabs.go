@@ -36,6 +36,10 @@ type TabView struct {
 	Since     time.Time `json:"since"`
 	ToolCount int       `json:"toolCount"`
 	Tools     []ToolRef `json:"tools"`
+	// ReplicaLate marks a tab of another replica whose presence is late (presenceLate): that
+	// replica has not renewed it in time and may be dead; the console shows "replica not
+	// answering" until it renews it or its presence expires.
+	ReplicaLate bool `json:"replicaLate,omitempty"`
 }
 
 // ToolRef names a tool of a tab and references its definition.

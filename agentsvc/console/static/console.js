@@ -4,6 +4,7 @@
 // counters of /metrics. Text is always set with textContent.
 
 import { coalesce } from './refresh.js';
+import { ClusterCounters, sumOf } from './rates.js';
 
 const API = '/console/api';
 const HEADERS = { 'X-Byomcp-Console': '1' };
@@ -221,7 +222,14 @@ async function loadTabs() {
     tr.dataset.key = key;
     if (cluster) {
       tr.dataset.replica = t.replica ?? '';
-      tr.append(el('td', 'replica', t.replica || '—'));
+      const cell = el('td', 'replica', t.replica || '—');
+      // Its replica has not renewed its presence in time (killed, stopped or cut off): the
+      // tab may be gone; it leaves the list when that presence expires.
+      if (t.replicaLate) {
+        tr.classList.add('late');
+        cell.append(' ', el('span', 'pill late', 'replica not answering'));
+      }
+      tr.append(cell);
     }
     tr.append(el('td', '', t.site || t.origin));
     const page = el('td');
@@ -490,31 +498,6 @@ function svg(tag, attrs, text) {
 }
 
 /**
- * A line chart of points [x ms, y].
- * @param {string} id
- * @param {[number, number][]} points
- * @param {string} unit
- */
-function lineChart(id, points, unit) {
-  const W = 380, H = 160, L = 40, B = 20;
-  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${points.length} samples` });
-  root.append(svg('line', { class: 'axis', x1: L, y1: H - B, x2: W, y2: H - B }), svg('line', { class: 'axis', x1: L, y1: 0, x2: L, y2: H - B }));
-  const box = $(id);
-  box.replaceChildren(root);
-  if (points.length < 2) {
-    root.append(svg('text', { x: L + 8, y: 40 }, 'Collecting samples…'));
-    return;
-  }
-  const x0 = points[0][0], x1 = points[points.length - 1][0];
-  const ymax = Math.max(1e-9, ...points.map((p) => p[1]));
-  const px = (/** @type {number} */ x) => L + ((x - x0) / Math.max(1, x1 - x0)) * (W - L - 4);
-  const py = (/** @type {number} */ y) => H - B - (y / ymax) * (H - B - 12);
-  root.append(svg('path', { class: 'line', d: points.map((p, i) => `${i ? 'L' : 'M'}${px(p[0]).toFixed(1)},${py(p[1]).toFixed(1)}`).join(' ') }));
-  root.append(svg('text', { x: 2, y: 12 }, fmt(ymax) + unit), svg('text', { x: 2, y: H - B }, '0'));
-  root.append(svg('text', { x: L, y: H - 4 }, new Date(x0).toLocaleTimeString()), svg('text', { x: W - 2, y: H - 4, 'text-anchor': 'end' }, new Date(x1).toLocaleTimeString()));
-}
-
-/**
  * A line chart of several series, with a legend: one path.line.sN per series.
  * @param {string} id
  * @param {{label: string, points: [number, number][]}[]} series
@@ -527,6 +510,7 @@ function multiLineChart(id, series, unit) {
   root.append(svg('line', { class: 'axis', x1: L, y1: H - B, x2: W, y2: H - B }), svg('line', { class: 'axis', x1: L, y1: 0, x2: L, y2: H - B }));
   const legend = el('ul', 'legend');
   box.replaceChildren(root, legend);
+  box.dataset.values = JSON.stringify(Object.fromEntries(series.map((s) => [s.label, s.points.map((p) => p[1])])));
   const all = series.flatMap((s) => s.points);
   if (series.every((s) => s.points.length < 2)) {
     root.append(svg('text', { x: L + 8, y: 40 }, 'Collecting samples…'));
@@ -583,30 +567,34 @@ function barChart(id, bars) {
 const sum = (m) => Object.values(m ?? {}).reduce((a, b) => a + b, 0);
 
 function draw() {
-  const last = samples[samples.length - 1];
+  const last = samples[samples.length - 1]?.x;
   if (!last) return;
-  const turnsPerMin = [];
-  // Per site (sites.json), and "all sites" from the server-wide counters.
-  const siteNames = [...new Set(samples.flatMap((x) => [...Object.keys(x.modelBySite ?? {}), ...Object.keys(x.tokensBySite ?? {})]))].sort();
+  // Turns per minute of all replicas, and of each one when there are several.
+  const replicaNames = [...new Set(samples.flatMap((s) => Object.keys(s.each)))].sort();
+  /** @type {Map<string, [number, number][]>} */
+  const turnsPerMin = new Map([['all replicas', []], ...(replicaNames.length > 1 ? replicaNames.map((n) => /** @type {[string, [number, number][]]} */ ([n, []])) : [])]);
+  // Per site (sites.json), and "all sites" from the server-wide counters; every rate is the
+  // sum of the replicas' increases (rates.js), so never below zero.
+  const siteNames = [...new Set(samples.flatMap((s) => [...Object.keys(s.x.modelBySite ?? {}), ...Object.keys(s.x.tokensBySite ?? {})]))].sort();
   /** @type {Map<string, [number, number][]>} */
   const latency = new Map([['all sites', []], ...siteNames.map((n) => /** @type {[string, [number, number][]]} */ ([n, []]))]);
   /** @type {Map<string, [number, number][]>} */
   const perHour = new Map([['all sites', []], ...siteNames.map((n) => /** @type {[string, [number, number][]]} */ ([n, []]))]);
   for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1], b = samples[i];
-    const minutes = Math.max(1e-6, (b.time - a.time) / 60000);
-    turnsPerMin.push(/** @type {[number, number]} */ ([b.time, (sum(b.turns) - sum(a.turns)) / minutes]));
-    const calls = b.modelCalls - a.modelCalls;
-    latency.get('all sites')?.push([b.time, calls > 0 ? (b.modelSeconds - a.modelSeconds) / calls : 0]);
-    perHour.get('all sites')?.push([b.time, ((sum(b.tokens) - sum(a.tokens)) * 60) / minutes]);
+    const a = samples[i - 1], b = samples[i], inc = b.inc;
+    const minutes = Math.max(1e-6, (b.at - a.at) / 60000);
+    turnsPerMin.get('all replicas')?.push([b.at, sumOf(inc, 'turns\u0000') / minutes]);
+    if (replicaNames.length > 1) for (const n of replicaNames) turnsPerMin.get(n)?.push([b.at, sumOf(b.each[n] ?? {}, 'turns\u0000') / minutes]);
+    const calls = inc.modelCalls ?? 0;
+    latency.get('all sites')?.push([b.at, calls > 0 ? (inc.modelSeconds ?? 0) / calls : 0]);
+    perHour.get('all sites')?.push([b.at, (sumOf(inc, 'tokens\u0000') * 60) / minutes]);
     for (const n of siteNames) {
-      const ma = a.modelBySite?.[n] ?? { calls: 0, seconds: 0 }, mb = b.modelBySite?.[n] ?? { calls: 0, seconds: 0 };
-      const c = mb.calls - ma.calls;
-      latency.get(n)?.push([b.time, c > 0 ? (mb.seconds - ma.seconds) / c : 0]);
-      perHour.get(n)?.push([b.time, (((b.tokensBySite?.[n] ?? 0) - (a.tokensBySite?.[n] ?? 0)) * 60) / minutes]);
+      const c = inc[`site\u0000${n}\u0000calls`] ?? 0;
+      latency.get(n)?.push([b.at, c > 0 ? (inc[`site\u0000${n}\u0000seconds`] ?? 0) / c : 0]);
+      perHour.get(n)?.push([b.at, ((inc[`tokensBySite\u0000${n}`] ?? 0) * 60) / minutes]);
     }
   }
-  lineChart('#chart-turns', turnsPerMin, '/min');
+  multiLineChart('#chart-turns', [...turnsPerMin].map(([label, points]) => ({ label, points })), '/min');
   multiLineChart('#chart-model', [...latency].map(([label, points]) => ({ label, points })), ' s');
   multiLineChart('#chart-tokens-hour', [...perHour].map(([label, points]) => ({ label, points })), '/h');
   barChart('#chart-tools', last.tools.map((/** @type {any} */ t) => {
@@ -620,17 +608,48 @@ function draw() {
   barChart('#chart-refused', Object.entries(last.refused).map(([k, v]) => ({ label: k, value: v })));
   const now = $('#now');
   now.replaceChildren();
-  for (const [k, v] of [['open sockets', last.sockets], ['live sessions', last.sessions], ['turns ended', sum(last.turns)], ['model calls', last.modelCalls], ['tokens', sum(last.tokens)]]) {
-    now.append(el('dt', '', String(k)), el('dd', '', String(v)));
+  /** @param {any} h */
+  const figures = (h) => [['open sockets', h.sockets], ['live sessions', h.sessions], ['turns ended', sum(h.turns)], ['model calls', h.modelCalls], ['tokens', sum(h.tokens)]];
+  for (const [k, v] of figures(last)) {
+    const dd = el('dd', '', String(v));
+    dd.dataset.figure = String(k);
+    now.append(el('dt', '', String(k)), dd);
   }
+  // Each replica's own figures, when there are several (or one of a cluster).
+  const box = $('#now-replicas');
+  box.replaceChildren();
+  const replicas = last.replicas ?? [];
+  if (replicas.length > 1 || replicas.some((/** @type {any} */ r) => r.replica)) {
+    for (const r of replicas) {
+      const li = el('li', r.late ? 'late' : '', `${r.replica}: ${figures(r).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+      li.dataset.replica = r.replica;
+      for (const [k, v] of figures(r)) li.dataset[String(k).replace(/ (\w)/g, (_, c) => c.toUpperCase())] = String(v);
+      if (r.late) li.append(' ', el('span', 'pill late', 'replica not answering'));
+      box.append(li);
+    }
+  }
+  $('#health-note').textContent = clusterNote;
 }
 
+const counts = new ClusterCounters();
+let clusterNote = '';
+
 async function sample() {
+  /** @type {any} */
+  let x;
+  /** @type {Headers} */
+  let headers;
   try {
-    samples.push(await api('/metrics'));
+    ({ body: x, headers } = await apiWithHeaders('/metrics'));
   } catch {
     return;
   }
+  clusterNote = headers.get('X-Byomcp-Cluster') === 'unavailable' ? 'The other replicas could not be read: only this one is counted in this sample.' : '';
+  const each = counts.addEach(x);
+  /** @type {Record<string, number>} */
+  const inc = {};
+  for (const e of Object.values(each)) for (const [k, v] of Object.entries(e)) inc[k] = (inc[k] ?? 0) + v;
+  samples.push({ at: Date.now(), x, inc, each });
   while (samples.length > 120) samples.shift();
   draw();
 }
