@@ -578,16 +578,11 @@ func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
 			}
 			// What agent/session does for the socket's own session: the answer's seq, then
 			// detached.
-			var from int64
-			withSessionLocked(ls, func() {
-				from = ls.persisted
-				ls.conn = nil
-			})
+			from := detachForResume(ls)
 
 			close(gate) // the turn ends, its last events stored while no socket is attached
 			<-rt.done   // and the session cooled
-			var cold, evicted bool
-			withSessionLocked(ls, func() { cold, evicted = ls.cold, ls.evicted })
+			cold, evicted := coldAndEvicted(ls)
 			if !cold || evicted {
 				t.Fatalf("after the turn: cold %v, evicted %v; want cold, still live", cold, evicted)
 			}

@@ -1,5 +1,7 @@
 package agentsvc
 
+import "strings"
+
 // The tests' only way into the internals of the live sessions: the hub's maps, a
 // liveSession's fields, the Server's sockets and the relay's links, each read or changed under
 // its own lock here. A refactor of those types changes the functions of this file, not the
@@ -63,11 +65,23 @@ func yieldSession(srv *Server, id string) relayMsg {
 	return srv.hub.yieldTo(relayMsg{Kind: relayYield, Session: id})
 }
 
-// withSessionLocked runs f with ls.mu held, for a test that reads or sets ls's fields.
-func withSessionLocked(ls *liveSession, f func()) {
+// detachForResume does to ls what agent/session does for the socket's own session: it takes
+// the seq the answer carries (the last one stored), then detaches the socket. It returns
+// that seq.
+func detachForResume(ls *liveSession) (from int64) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	f()
+	from = ls.persisted
+	ls.conn = nil
+	return from
+}
+
+// coldAndEvicted tells whether ls left its history to the store (cold) and whether it was
+// let go (evicted).
+func coldAndEvicted(ls *liveSession) (cold, evicted bool) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.cold, ls.evicted
 }
 
 // isEvicted tells whether ls was let go (evict).
@@ -165,4 +179,15 @@ func proxyUnsub(px *proxy) func() {
 	px.mu.Lock()
 	defer px.mu.Unlock()
 	return px.unsub
+}
+
+// waitingIn tells whether a goroutine of this module is in fn now (its stack names it, as
+// "pagemcp.(*Client).AwaitTools"): a turn that has reached a wait, seen from outside.
+func waitingIn(fn string) bool {
+	for _, g := range ourGoroutines() {
+		if strings.Contains(g, fn+"(") {
+			return true
+		}
+	}
+	return false
 }

@@ -405,7 +405,8 @@ func TestNavigationMidTurnWaitsForTheNewPagesLateTools(t *testing.T) {
 				t.Fatalf("got %+v, want the session resumed by the car page", res)
 			}
 			if registers {
-				time.Sleep(200 * time.Millisecond) // its data loads
+				// Its data loads while the turn waits for its tools.
+				waitFor(t, "the turn to wait for the new page's tools", func() bool { return waitingIn("pagemcp.(*Client).AwaitTools") })
 				car.registerLate(pageTestTool{
 					tool: wire.PageTool{Name: "book_test_drive", Description: "Book a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 					fn:   func(context.Context, map[string]any) (any, error) { return "booked", nil },

@@ -169,7 +169,8 @@ func TestTurnOnAnotherReplicaWaitsForTheNewPagesLateTools(t *testing.T) {
 	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
 		t.Fatalf("got %+v, want the session resumed on b with a's turn running", res)
 	}
-	time.Sleep(200 * time.Millisecond) // its data loads
+	// Its data loads while the turn waits for its tools.
+	waitFor(t, "the turn to wait for the new page's tools", func() bool { return waitingIn("pagemcp.(*Client).AwaitTools") })
 	second.registerLate(pageTestTool{
 		tool: wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn:   func(context.Context, map[string]any) (any, error) { return "color set", nil },
