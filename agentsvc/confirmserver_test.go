@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap/zaptest"
@@ -84,9 +83,9 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 			page := newFakePageWith(t, ts, testOrigin, func(p *fakePage) {
 				if tc.confirm != nil {
 					p.confirm = func(ctx context.Context, cp wire.ConfirmParams) (any, error) {
-						p.mu.Lock()
+						p.lock.Lock()
 						asked = append(asked, cp)
-						p.mu.Unlock()
+						p.lock.Unlock()
 						return tc.confirm(ctx, cp)
 					}
 				}
@@ -107,8 +106,8 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 			if result == nil || result.IsError != tc.isError || !strings.Contains(result.Text, tc.wantText) {
 				t.Errorf("tool_result of admin__wipe: %+v, want isError %v and %q", result, tc.isError, tc.wantText)
 			}
-			page.mu.Lock()
-			defer page.mu.Unlock()
+			page.lock.Lock()
+			defer page.lock.Unlock()
 			if tc.confirm != nil && (len(asked) != 1 || asked[0].Name != "admin__wipe" || string(asked[0].Arguments) != `{"scope":"all"}` ||
 				asked[0].Meta == nil || asked[0].Meta.ProgressToken == "") {
 				t.Errorf("agent/confirm requests %+v, want one for admin__wipe with its arguments and a progress token", asked)
@@ -124,11 +123,8 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprint("allowed=", allow), func(t *testing.T) {
 			mgr, wipes := destructiveServer(t)
-			var first *fakePage
-			navigated := make(chan struct{})
 			goTool := pageTestTool{tool: wire.PageTool{Name: "open_admin", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 			goTool.fn = func(context.Context, map[string]any) (any, error) {
-				go func() { time.Sleep(20 * time.Millisecond); first.peer.Close(nil); close(navigated) }()
 				return navigatingResult("navigating to the admin page"), nil
 			}
 			model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
@@ -142,11 +138,11 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 				}
 			}}
 			_, a, b := twoReplicas(t, model, func(c *Config) { c.ServerTools = mgr })
-			first = openPage(t, a, testOrigin, goTool)
+			first := openPage(t, a, testOrigin, goTool)
 			sess := first.session(wire.SessionParams{})
 			go func() { _, _ = first.chat("wipe the orders") }()
 			seen := first.eventsUntil(wire.EventToolResult)
-			<-navigated
+			first.peer.Close(nil) // the page navigates once its tool's result is in
 
 			var asked atomic.Int32
 			second := newFakePageWith(t, b, testOrigin, func(p *fakePage) {

@@ -41,19 +41,19 @@ func (s panicStore) Load(ctx context.Context, id string) (*store.Session, error)
 
 // panicRecord collects what Config.OnPanic is told, for tests of the containment itself.
 type panicRecord struct {
-	mu    sync.Mutex
+	lock  sync.Mutex
 	where []string
 }
 
 func (r *panicRecord) add(where string, _ any) {
-	r.mu.Lock()
+	r.lock.Lock()
 	r.where = append(r.where, where)
-	r.mu.Unlock()
+	r.lock.Unlock()
 }
 
 func (r *panicRecord) got() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lock.Lock()
+	defer r.lock.Unlock()
 	return slices.Clone(r.where)
 }
 
@@ -587,18 +587,7 @@ func TestChatRefusedWhileShuttingDown(t *testing.T) {
 	b.session(wire.SessionParams{})
 	stopped := make(chan error, 1)
 	go func() { stopped <- ts.Server.Shutdown(context.Background()) }()
-	for i := 0; ; i++ {
-		ts.Server.mu.Lock()
-		closing := ts.Server.closing
-		ts.Server.mu.Unlock()
-		if closing {
-			break
-		}
-		if i == 1000 {
-			t.Fatal("Shutdown did not start")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "Shutdown to start", func() bool { return isClosing(ts.Server) })
 	_, err := b.chat("second")
 	var rpcErr *wsrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != wire.CodeBusy || !strings.Contains(rpcErr.Message, "shutting down") {
@@ -643,17 +632,17 @@ func TestSessionBudgetPerClient(t *testing.T) {
 // appendPanicStore panics in the first Append while armed: a fault in a session's flusher.
 type appendPanicStore struct {
 	store.Store
-	mu    sync.Mutex
+	lock  sync.Mutex
 	armed bool
 }
 
 func (s *appendPanicStore) Append(ctx context.Context, id string, b store.Batch) error {
-	s.mu.Lock()
+	s.lock.Lock()
 	armed := s.armed && len(b.Events) > 0
 	if armed {
 		s.armed = false
 	}
-	s.mu.Unlock()
+	s.lock.Unlock()
 	if armed {
 		panic("store append bug")
 	}
@@ -675,9 +664,9 @@ func TestFlusherPanicEndsOnlyThatTurn(t *testing.T) {
 	if res, err := p.chat("first"); err != nil || res.StopReason != wire.StopEnd { // the session is stored
 		t.Fatalf("first turn: got %+v, %v", res, err)
 	}
-	st.mu.Lock()
+	st.lock.Lock()
 	st.armed = true
-	st.mu.Unlock()
+	st.lock.Unlock()
 	res, err := p.chat("second")
 	if err != nil || res.StopReason != wire.StopError {
 		t.Errorf("turn whose flusher panics: got %+v, %v, want stopReason error", res, err)

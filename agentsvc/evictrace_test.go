@@ -32,11 +32,7 @@ func evictedAfterChat(t *testing.T, a *testServer) (*liveSession, *pageConn) {
 	t.Helper()
 	p, ls, c := chattedOnce(t, a)
 	p.peer.Close(nil)
-	waitFor(t, "the session to be evicted", func() bool {
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		return ls.evicted
-	})
+	waitFor(t, "the session to be evicted", func() bool { return isEvicted(ls) })
 	return ls, c
 }
 
@@ -79,7 +75,7 @@ func TestTurnTakesBackASessionEvictLetGo(t *testing.T) {
 	ls, c := evictedAfterChat(t, a)
 	before := loadStored(t, shared, ls.id)
 
-	rt, err := a.hub.startTurn(ls, c, "second", "")
+	rt, err := startTurnIn(a.Server, ls, c, "second")
 	if err != nil {
 		t.Fatalf("startTurn: %v", err)
 	}
@@ -108,7 +104,7 @@ func TestTurnAfterEvictReadsWhatAnotherReplicaWrote(t *testing.T) {
 	resumeChatLeave(t, b, shared, ls.id, "written on b")
 	onB := loadStored(t, shared, ls.id)
 
-	rt, err := a.hub.startTurn(ls, c, "after b", "")
+	rt, err := startTurnIn(a.Server, ls, c, "after b")
 	if err != nil {
 		t.Fatalf("startTurn: %v", err)
 	}
@@ -141,7 +137,7 @@ func TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt(t *testing.T) {
 	}
 	before := loadStored(t, shared, ls.id)
 
-	if rt, err := a.hub.startTurn(ls, c, "on a", ""); err == nil {
+	if rt, err := startTurnIn(a.Server, ls, c, "on a"); err == nil {
 		<-rt.done
 		t.Fatalf("a started a turn in a session b holds; it ended with %+v", rt.result)
 	}
@@ -149,10 +145,7 @@ func TestTurnAfterEvictRefusedWhileAnotherReplicaHoldsIt(t *testing.T) {
 	if after.Seq != before.Seq || after.ActiveTurn != "" {
 		t.Fatalf("store seq %d (was %d), active turn %q: a wrote in b's session", after.Seq, before.Seq, after.ActiveTurn)
 	}
-	a.hub.mu.Lock()
-	_, live := a.hub.live[ls.id]
-	a.hub.mu.Unlock()
-	if live {
+	if isLive(a, ls.id) {
 		t.Fatal("a holds a second live copy of b's session")
 	}
 }
@@ -172,7 +165,7 @@ func TestTakenBackWhileEvictEnds(t *testing.T) {
 		if c == nil {
 			return
 		}
-		rt, err := a.hub.startTurn(ls, c, "second", "")
+		rt, err := startTurnIn(a.Server, ls, c, "second")
 		if err != nil {
 			t.Errorf("startTurn: %v", err)
 			close(started)
@@ -197,7 +190,8 @@ func TestTakenBackWhileEvictEnds(t *testing.T) {
 		return
 	}
 	defer func() { close(gate); <-rt.done }()
-	time.Sleep(20 * time.Millisecond) // whatever evict still does after its hook
+	// Whatever evict still does after its hook is over once the socket's end is served.
+	waitFor(t, "the socket's end (and its evict) to be served", func() bool { return a.ConnCount() == 0 })
 	heldByA(t, shared, a, sess.SessionID)
 }
 
@@ -213,16 +207,8 @@ func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
 	c := a.connFor(t)
 	ls := c.boundSession()
 	first.peer.Close(nil)
-	waitFor(t, "the unused session to be parked", func() bool {
-		a.hub.mu.Lock()
-		defer a.hub.mu.Unlock()
-		_, parked := a.hub.parked[sess.SessionID]
-		return parked
-	})
-	ls.mu.Lock()
-	why := ls.reviveLocked()
-	ls.mu.Unlock()
-	if why != "" {
+	waitFor(t, "the unused session to be parked", func() bool { return isParked(a.Server, sess.SessionID) })
+	if why := revive(ls); why != "" {
 		t.Fatalf("revive: %s", why)
 	}
 
@@ -291,9 +277,7 @@ func heldByA(t *testing.T, shared store.Store, a *testServer, id string) *liveSe
 	if err != nil || ok || holder != "replica-a" {
 		t.Fatalf("another replica's claim while the turn runs: ok=%v holder=%q err=%v; want held by replica-a", ok, holder, err)
 	}
-	a.hub.mu.Lock()
-	live := a.hub.live[id]
-	a.hub.mu.Unlock()
+	live := liveOf(a.Server, id)
 	if live == nil {
 		t.Fatal("the running turn's session is not live in its hub")
 	}
@@ -453,16 +437,12 @@ func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
 	}
 	turn := make(chan started, 1)
 	go func() {
-		rt, err := a.hub.startTurn(ls, c, "on a", "")
+		rt, err := startTurnIn(a.Server, ls, c, "on a")
 		turn <- started{rt, err}
 	}()
 	<-held.waiting // the turn's start reads the history back
 	p.peer.Close(nil)
-	waitFor(t, "the session to be evicted", func() bool {
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		return ls.evicted
-	})
+	waitFor(t, "the session to be evicted", func() bool { return isEvicted(ls) })
 	other := openPage(t, b, testOrigin, echoTool())
 	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
 		t.Fatalf("resume on b: %+v", res)
@@ -561,11 +541,7 @@ func TestEvictedWhileItsClaimIsRenewed(t *testing.T) {
 	st.armed.Store(true)
 	<-st.waiting // the renewal listed the session as live
 	dropSocket(p, true)
-	waitFor(t, "the session to be let go", func() bool {
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		return ls.evicted
-	})
+	waitFor(t, "the session to be let go", func() bool { return isEvicted(ls) })
 	close(st.held)
 	n := st.renewals.Load()
 	waitFor(t, "the next renewal (the one held has ended)", func() bool { return st.renewals.Load() > n })
@@ -593,7 +569,7 @@ func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
 
 			// Started as agent/chat starts it, without the answer that would let the turn's
 			// end evict the session.
-			rt, err := ts.hub.startTurn(ls, c, "second", "")
+			rt, err := startTurnIn(ts.Server, ls, c, "second")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -602,16 +578,11 @@ func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
 			}
 			// What agent/session does for the socket's own session: the answer's seq, then
 			// detached.
-			ls.mu.Lock()
-			from := ls.persisted
-			ls.conn = nil
-			ls.mu.Unlock()
+			from := detachForResume(ls)
 
 			close(gate) // the turn ends, its last events stored while no socket is attached
 			<-rt.done   // and the session cooled
-			ls.mu.Lock()
-			cold, evicted := ls.cold, ls.evicted
-			ls.mu.Unlock()
+			cold, evicted := coldAndEvicted(ls)
 			if !cold || evicted {
 				t.Fatalf("after the turn: cold %v, evicted %v; want cold, still live", cold, evicted)
 			}

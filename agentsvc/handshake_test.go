@@ -21,7 +21,7 @@ import (
 // tools/list are the test's; it records the agent's tools/list requests and cancellations.
 type handshakePage struct {
 	peer      *wsrpc.Peer
-	mu        sync.Mutex
+	lock      sync.Mutex
 	lists     int
 	cancelled []json.RawMessage // requestId of each notifications/cancelled
 }
@@ -37,17 +37,17 @@ func dialHandshakePage(t *testing.T, ts *testServer, initialize, toolsList wsrpc
 	p := &handshakePage{peer: wsrpc.NewPeer(mc, wsrpc.Options{Logger: zaptest.NewLogger(t).Named("page"), PingInterval: -1})}
 	p.peer.Handle(wire.MethodInitialize, initialize)
 	p.peer.Handle(wire.MethodToolsList, func(ctx context.Context, req *wsrpc.Request) (any, error) {
-		p.mu.Lock()
+		p.lock.Lock()
 		p.lists++
-		p.mu.Unlock()
+		p.lock.Unlock()
 		return toolsList(ctx, req)
 	})
 	p.peer.HandleNotification(wire.MethodCancelled, func(_ context.Context, req *wsrpc.Request) {
 		var cp wire.CancelledParams
 		_ = json.Unmarshal(req.Params, &cp)
-		p.mu.Lock()
+		p.lock.Lock()
 		p.cancelled = append(p.cancelled, cp.RequestID)
-		p.mu.Unlock()
+		p.lock.Unlock()
 	})
 	p.peer.Start()
 	t.Cleanup(func() { p.peer.Close(nil) })
@@ -102,8 +102,8 @@ func TestPageWithoutToolsIsServed(t *testing.T) {
 				t.Fatalf("the socket was closed: %v", p.peer.Wait())
 			default:
 			}
-			p.mu.Lock()
-			defer p.mu.Unlock()
+			p.lock.Lock()
+			defer p.lock.Unlock()
 			if p.lists != tc.wantLists {
 				t.Errorf("tools/list asked %d times, want %d", p.lists, tc.wantLists)
 			}
@@ -129,8 +129,8 @@ func TestInitializeNeverAnswered(t *testing.T) {
 	if err := p.peer.Wait(); !errors.As(err, &ce) || ce.Code != 1002 || !strings.Contains(ce.Text, "did not answer initialize within") {
 		t.Errorf("the socket ended with %v, want close code 1002 saying the page did not answer initialize", err)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.lock.Lock()
+	defer p.lock.Unlock()
 	if len(p.cancelled) != 0 {
 		t.Errorf("the agent sent notifications/cancelled for %s, want none (initialize is never cancelled)", p.cancelled)
 	}

@@ -29,6 +29,11 @@ const testOrigin = "http://localhost:3000"
 // waitLimit bounds every wait in these tests; a test that hits it has failed.
 const waitLimit = 10 * time.Second
 
+// advance lets d pass on the fake clock of the synctest bubble it is called in: a sleep
+// there returns once every goroutine of the bubble is blocked and the clock has moved by d,
+// at no cost in real time. Call it only inside synctest.Test (outside, it would wait for real).
+func advance(d time.Duration) { time.Sleep(d) }
+
 // testServer runs a Server on a real loopback socket.
 type testServer struct {
 	*Server
@@ -82,7 +87,7 @@ type toolFunc func(ctx context.Context, args map[string]any) (any, error)
 type fakePage struct {
 	t      *testing.T
 	peer   *wsrpc.Peer
-	mu     sync.Mutex
+	lock   sync.Mutex
 	tools  []wire.PageTool
 	funcs  map[string]toolFunc
 	calls  []wire.ToolsCallParams
@@ -133,10 +138,10 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 	peer.Handle(wire.MethodToolsList, func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var lp wire.ToolsListParams
 		_ = json.Unmarshal(req.Params, &lp)
-		p.mu.Lock()
+		p.lock.Lock()
 		all := append([]wire.PageTool(nil), p.tools...)
 		size := p.pageSize
-		p.mu.Unlock()
+		p.lock.Unlock()
 		defer func() { p.listed <- struct{}{} }()
 		if size <= 0 {
 			return wire.ToolsListResult{Tools: all}, nil
@@ -157,10 +162,10 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 		if err := json.Unmarshal(req.Params, &cp); err != nil {
 			return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
 		}
-		p.mu.Lock()
+		p.lock.Lock()
 		p.calls = append(p.calls, cp)
 		fn := p.funcs[cp.Name]
-		p.mu.Unlock()
+		p.lock.Unlock()
 		if fn == nil {
 			return map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": "no such tool"}}}, nil
 		}
@@ -313,15 +318,15 @@ func types(evs []event) []string {
 }
 
 func (p *fakePage) callsMade() []wire.ToolsCallParams {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.lock.Lock()
+	defer p.lock.Unlock()
 	return append([]wire.ToolsCallParams(nil), p.calls...)
 }
 
 // scriptModel is a Model that answers from a function of the request, for tests that are
 // about the agent rather than the model client.
 type scriptModel struct {
-	mu    sync.Mutex
+	lock  sync.Mutex
 	reqs  []llm.Request
 	reply func(n int, req llm.Request) (*llm.Response, error)
 }
@@ -329,10 +334,10 @@ type scriptModel struct {
 func (m *scriptModel) Name() string { return "script" }
 
 func (m *scriptModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
-	m.mu.Lock()
+	m.lock.Lock()
 	n := len(m.reqs)
 	m.reqs = append(m.reqs, req)
-	m.mu.Unlock()
+	m.lock.Unlock()
 	resp, err := m.reply(n, req)
 	if err != nil {
 		return nil, err
@@ -346,8 +351,8 @@ func (m *scriptModel) Stream(ctx context.Context, req llm.Request, onDelta func(
 }
 
 func (m *scriptModel) requests() []llm.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.lock.Lock()
+	defer m.lock.Unlock()
 	return append([]llm.Request(nil), m.reqs...)
 }
 

@@ -11,19 +11,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
-// liveState is what a live session holds in memory, read under its lock.
-func liveState(ts *testServer, id string) (ok, cold bool, messages, tail int) {
-	ts.hub.mu.Lock()
-	ls := ts.hub.live[id]
-	ts.hub.mu.Unlock()
-	if ls == nil {
-		return false, false, 0, 0
-	}
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return true, ls.cold, len(ls.messages), len(ls.tail)
-}
-
 // An open tab between turns holds no copy of its conversation or of its recent events (the
 // store has them); the next turn, a resume with replay, a reload and a duplicated tab still
 // get the whole history from the store.

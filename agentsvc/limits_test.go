@@ -40,7 +40,7 @@ type rawSocket struct {
 	done chan struct{} // closed when reading has ended
 	err  error         // why reading ended; set before done is closed
 
-	mu       sync.Mutex
+	lock     sync.Mutex
 	results  int
 	codes    map[int64]int   // error responses by code
 	ids      map[string]bool // ids of the responses, as JSON text
@@ -79,10 +79,10 @@ func (r *rawSocket) read() {
 		if json.Unmarshal(data, &m) != nil {
 			continue
 		}
-		r.mu.Lock()
+		r.lock.Lock()
 		if m.Method != "" { // a request or notification of the agent
 			r.requests[m.Method]++
-			r.mu.Unlock()
+			r.lock.Unlock()
 			continue
 		}
 		r.ids[string(m.ID)] = true
@@ -91,7 +91,7 @@ func (r *rawSocket) read() {
 		} else {
 			r.results++
 		}
-		r.mu.Unlock()
+		r.lock.Unlock()
 	}
 }
 
@@ -104,14 +104,14 @@ func (r *rawSocket) write(t *testing.T, s string) {
 
 // counts returns the results and the error responses with code.
 func (r *rawSocket) counts(code int64) (results, errs int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lock.Lock()
+	defer r.lock.Unlock()
 	return r.results, r.codes[code]
 }
 
 func (r *rawSocket) answered(id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lock.Lock()
+	defer r.lock.Unlock()
 	return r.ids[id]
 }
 
@@ -121,8 +121,8 @@ func (r *rawSocket) answered(id string) bool {
 func (r *rawSocket) waitInitialize(t *testing.T) {
 	t.Helper()
 	waitFor(t, "the agent's initialize", func() bool {
-		r.mu.Lock()
-		defer r.mu.Unlock()
+		r.lock.Lock()
+		defer r.lock.Unlock()
 		return r.requests[wire.MethodInitialize] > 0
 	})
 }
@@ -457,28 +457,28 @@ func TestLimitSlowReaderIsDropped(t *testing.T) {
 // listed its tools.
 type eventLog struct {
 	listed atomic.Bool
-	mu     sync.Mutex
+	lock   sync.Mutex
 	evs    []event
 }
 
 func (l *eventLog) add(raw json.RawMessage) {
 	var e event
 	_ = json.Unmarshal(raw, &e)
-	l.mu.Lock()
+	l.lock.Lock()
 	l.evs = append(l.evs, e)
-	l.mu.Unlock()
+	l.lock.Unlock()
 }
 
 func (l *eventLog) all() []event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.lock.Lock()
+	defer l.lock.Unlock()
 	return append([]event(nil), l.evs...)
 }
 
 // lastSeq is the seq of the last event seen (0 for none).
 func (l *eventLog) lastSeq() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.lock.Lock()
+	defer l.lock.Unlock()
 	if len(l.evs) == 0 {
 		return 0
 	}
@@ -716,16 +716,9 @@ func ourGoroutines() []string {
 // waitGoroutines waits until at most n of ourGoroutines are left.
 func waitGoroutines(t *testing.T, what string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		left := ourGoroutines()
-		if len(left) <= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d goroutines left, want at most %d:\n\n%s", what, len(left), n, strings.Join(left, "\n\n"))
-		}
-		time.Sleep(10 * time.Millisecond)
+	var left []string
+	if !pollUntil(time.Now().Add(waitLimit), func() bool { left = ourGoroutines(); return len(left) <= n }) {
+		t.Fatalf("%s: %d goroutines left, want at most %d:\n\n%s", what, len(left), n, strings.Join(left, "\n\n"))
 	}
 }
 

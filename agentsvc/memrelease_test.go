@@ -16,18 +16,18 @@ func TestIdleReleaseOncePerQuietPeriod(t *testing.T) {
 		r.release = func() { released.Add(1) }
 		for range 5 { // a burst of turns, each ending 4 s after the one before
 			r.turnEnded()
-			time.Sleep(4 * time.Second)
+			advance(4 * time.Second)
 		}
 		synctest.Wait()
 		if n := released.Load(); n != 0 {
 			t.Fatalf("released %d times while turns kept ending, want 0", n)
 		}
-		time.Sleep(7 * time.Second) // 11 s after the last turn's end
+		advance(7 * time.Second) // 11 s after the last turn's end
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Fatalf("released %d times after a quiet period, want 1", n)
 		}
-		time.Sleep(time.Minute) // still quiet: nothing more
+		advance(time.Minute) // still quiet: nothing more
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Fatalf("released %d times, want once per quiet period", n)
@@ -35,7 +35,7 @@ func TestIdleReleaseOncePerQuietPeriod(t *testing.T) {
 		r.turnEnded()
 		r.stop()
 		r.turnEnded() // a turn ending during shutdown
-		time.Sleep(time.Minute)
+		advance(time.Minute)
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Errorf("released %d times after stop, want no more", n)
@@ -43,7 +43,7 @@ func TestIdleReleaseOncePerQuietPeriod(t *testing.T) {
 		off := newIdleRelease(-1)
 		off.release = func() { released.Add(1) }
 		off.turnEnded()
-		time.Sleep(time.Minute)
+		advance(time.Minute)
 		if n := released.Load(); n != 1 {
 			t.Errorf("released with IdleRelease negative, want never")
 		}

@@ -316,10 +316,7 @@ func TestConsoleDeleteReachesTheOtherReplicas(t *testing.T) {
 	toldDeleted(t, running, &runningLog)
 	toldDeleted(t, onB, &onBLog)
 	for _, ts := range []*testServer{a, b} {
-		ts.hub.mu.Lock()
-		n := len(ts.hub.live) + len(ts.hub.parked)
-		ts.hub.mu.Unlock()
-		if n != 0 {
+		if n := heldCount(ts.Server); n != 0 {
 			t.Errorf("%s still holds %d sessions", ts.owner, n)
 		}
 	}

@@ -256,7 +256,7 @@ type fzRun struct {
 	callSeq  int
 	slots    [fzSlots]*fzSock
 	deletes  sync.WaitGroup // opDelete's, which run beside the driver
-	mu       sync.Mutex     // guards the fields below
+	lock     sync.Mutex     // guards the fields below
 	socks    []*fzSock      // every socket ever opened, in order
 	sessions map[string]int64
 	deleted  map[string]bool // sessions an operator deleted (opDelete)
@@ -402,9 +402,9 @@ func (r *fzRun) configure(c *Config, core zapcore.Core, rateLimit float64, rateB
 // finish stops the page goroutines; it runs even when the run stopped early.
 func (r *fzRun) finish() {
 	close(r.stop)
-	r.mu.Lock()
+	r.lock.Lock()
 	socks := slices.Clone(r.socks)
-	r.mu.Unlock()
+	r.lock.Unlock()
 	for _, s := range socks {
 		_ = s.c.Close()
 	}
@@ -425,10 +425,10 @@ func (r *fzRun) tracef(format string, args ...any) {
 func (r *fzRun) failf(format string, args ...any) {
 	r.t.Helper()
 	msg := fmt.Sprintf(format, args...)
-	r.mu.Lock()
+	r.lock.Lock()
 	r.failures = append(r.failures, msg)
 	n := len(r.failures)
-	r.mu.Unlock()
+	r.lock.Unlock()
 	if n <= 30 { // the first ones say it all
 		r.t.Errorf("seed %d: %s", r.seed, msg)
 	}
@@ -563,12 +563,12 @@ func (r *fzRun) deleteSession(slot int) {
 		id, _ = s.currentView()
 	}
 	if id == "" {
-		r.mu.Lock()
+		r.lock.Lock()
 		ids := make([]string, 0, len(r.sessions))
 		for id := range r.sessions {
 			ids = append(ids, id)
 		}
-		r.mu.Unlock()
+		r.lock.Unlock()
 		if len(ids) == 0 {
 			return
 		}
@@ -587,9 +587,9 @@ func (r *fzRun) deleteSession(slot int) {
 			r.failf("delete: loading session %s: %v", shortID(id), err)
 			return
 		}
-		r.mu.Lock()
+		r.lock.Lock()
 		r.deleted[id] = true
-		r.mu.Unlock()
+		r.lock.Unlock()
 		r.tracef("deleting session %s through %s", shortID(id), rep.owner)
 		rep.Forget(id)
 		if err := rep.store.Delete(ctx, id); err != nil {
@@ -600,8 +600,8 @@ func (r *fzRun) deleteSession(slot int) {
 }
 
 func (r *fzRun) isDeleted(id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lock.Lock()
+	defer r.lock.Unlock()
 	return r.deleted[id]
 }
 
@@ -646,13 +646,13 @@ func (r *fzRun) randomTools() []wire.PageTool {
 // session, sometimes an unknown or malformed id; lastSeq absent, negative, huge, in the
 // middle or exact.
 func (r *fzRun) pickResume(slot int) (string, *int64) {
-	r.mu.Lock()
+	r.lock.Lock()
 	ids := make([]string, 0, len(r.sessions))
 	for id := range r.sessions {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	r.mu.Unlock()
+	r.lock.Unlock()
 	var id string
 	var seen int64
 	if s := r.slots[slot]; s != nil && r.rng.IntN(2) == 0 {
@@ -662,9 +662,9 @@ func (r *fzRun) pickResume(slot int) (string, *int64) {
 	case id != "":
 	case len(ids) > 0 && r.rng.IntN(8) > 0:
 		id = ids[r.rng.IntN(len(ids))]
-		r.mu.Lock()
+		r.lock.Lock()
 		seen = r.sessions[id]
-		r.mu.Unlock()
+		r.lock.Unlock()
 	case r.rng.IntN(2) == 0:
 		id = randomID(16) // unknown
 	default:
@@ -700,13 +700,13 @@ func (r *fzRun) twinResume(slot int) {
 		}
 	}
 	if id == "" {
-		r.mu.Lock()
+		r.lock.Lock()
 		for sid, seen := range r.sessions {
 			if id == "" || sid < id {
 				id, last = sid, seen
 			}
 		}
-		r.mu.Unlock()
+		r.lock.Unlock()
 	}
 	if id == "" {
 		return
@@ -825,7 +825,7 @@ type fzSock struct {
 	wmu  sync.Mutex
 	done chan struct{} // closed when the reader has ended
 
-	mu          sync.Mutex
+	lock        sync.Mutex
 	rng         *rand.Rand
 	nextID      int64
 	reqs        map[string]*fzReq // our requests by id (JSON text), answered or not
@@ -874,9 +874,9 @@ type fzEvent struct {
 }
 
 func (r *fzRun) open() *fzSock {
-	r.mu.Lock()
+	r.lock.Lock()
 	n := len(r.socks)
-	r.mu.Unlock()
+	r.lock.Unlock()
 	s := &fzSock{
 		r:        r,
 		n:        n,
@@ -897,9 +897,9 @@ func (r *fzRun) open() *fzSock {
 	}
 	c.SetReadLimit(8 << 20)
 	s.c = c
-	r.mu.Lock()
+	r.lock.Lock()
 	r.socks = append(r.socks, s)
-	r.mu.Unlock()
+	r.lock.Unlock()
 	r.pageWG.Add(1)
 	go s.read()
 	return s
@@ -944,7 +944,7 @@ func (s *fzSock) request(method string, params any) *fzReq {
 	if s.ended() {
 		return nil
 	}
-	s.mu.Lock()
+	s.lock.Lock()
 	s.nextID++
 	id := s.nextID
 	if method == wire.MethodAgentSession {
@@ -955,7 +955,7 @@ func (s *fzSock) request(method string, params any) *fzReq {
 	if sp, ok := params.(wire.SessionParams); ok && sp.LastSeq != nil {
 		req.lastSeq = ptr(*sp.LastSeq)
 	}
-	s.mu.Unlock()
+	s.lock.Unlock()
 	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	return req
 }
@@ -963,18 +963,18 @@ func (s *fzSock) request(method string, params any) *fzReq {
 // junk sends a raw frame that carries request id idText (JSON), expecting at most one answer.
 func (s *fzSock) junk(frame string, idText string) {
 	if idText != "" {
-		s.mu.Lock()
+		s.lock.Lock()
 		if s.reqs[idText] == nil {
 			s.reqs[idText] = &fzReq{method: "junk", id: idText, junk: true, done: make(chan struct{})}
 		}
-		s.mu.Unlock()
+		s.lock.Unlock()
 	}
-	s.mu.Lock()
+	s.lock.Lock()
 	s.junkSent++
 	if strings.Contains(frame, wire.MethodAgentSession) {
 		s.sessionSent++
 	}
-	s.mu.Unlock()
+	s.lock.Unlock()
 	s.write([]byte(frame))
 }
 
@@ -1019,7 +1019,7 @@ func (s *fzSock) chat(text string) *fzReq {
 // cancelChat cancels our latest unanswered agent/chat with notifications/cancelled (or,
 // sometimes, an id that names nothing).
 func (s *fzSock) cancelChat() {
-	s.mu.Lock()
+	s.lock.Lock()
 	var last *fzReq
 	for _, req := range s.reqs {
 		if req.method == wire.MethodAgentChat && req.answers == 0 && (last == nil || len(req.id) > len(last.id) || len(req.id) == len(last.id) && req.id > last.id) {
@@ -1027,7 +1027,7 @@ func (s *fzSock) cancelChat() {
 		}
 	}
 	x := s.rng.IntN(6)
-	s.mu.Unlock()
+	s.lock.Unlock()
 	var id any = json.RawMessage("987654321")
 	switch {
 	case last != nil && x > 0:
@@ -1039,9 +1039,9 @@ func (s *fzSock) cancelChat() {
 }
 
 func (s *fzSock) agentCancel(kind int) {
-	s.mu.Lock()
+	s.lock.Lock()
 	turn := s.lastTurn
-	s.mu.Unlock()
+	s.lock.Unlock()
 	p := wire.CancelParams{}
 	switch kind {
 	case 1:
@@ -1053,21 +1053,21 @@ func (s *fzSock) agentCancel(kind int) {
 }
 
 func (s *fzSock) setTools(list []wire.PageTool) {
-	s.mu.Lock()
+	s.lock.Lock()
 	s.tools = list
-	s.mu.Unlock()
+	s.lock.Unlock()
 }
 
 func (s *fzSock) setListDelay(d time.Duration) {
-	s.mu.Lock()
+	s.lock.Lock()
 	s.listDelay = d
-	s.mu.Unlock()
+	s.lock.Unlock()
 }
 
 // currentView is the session the socket is bound to and the last seq it saw of it.
 func (s *fzSock) currentView() (string, int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock.Lock()
+	defer s.lock.Unlock()
 	if len(s.binds) == 0 {
 		return "", 0
 	}
@@ -1080,9 +1080,9 @@ func (s *fzSock) currentView() (string, int64) {
 }
 
 func (s *fzSock) progressFlood(rng *rand.Rand) {
-	s.mu.Lock()
+	s.lock.Lock()
 	tokens := slices.Clone(s.tokens)
-	s.mu.Unlock()
+	s.lock.Unlock()
 	odd := []any{"byomcp-999999", 12345, map[string]any{"a": 1}, nil, strings.Repeat("t", 3000), -1, 1e300}
 	for i, n := 0, 20+rng.IntN(80); i < n; i++ {
 		var tok any
@@ -1097,9 +1097,9 @@ func (s *fzSock) progressFlood(rng *rand.Rand) {
 
 // bogusResponses answers requests the agent never made, or made and got answered already.
 func (s *fzSock) bogusResponses(rng *rand.Rand) {
-	s.mu.Lock()
+	s.lock.Lock()
 	ids := slices.Clone(s.agentIDs)
-	s.mu.Unlock()
+	s.lock.Unlock()
 	frames := []string{
 		`{"jsonrpc":"2.0","id":99999999,"result":{}}`,
 		`{"jsonrpc":"2.0","id":"x-unknown","error":{"code":-32603,"message":"nope"}}`,
@@ -1160,9 +1160,9 @@ func (s *fzSock) malformed(rng *rand.Rand) {
 		s.junk(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":[1]}`, "")
 	case 16: // invalid UTF-8: the agent closes the socket with 1007 (RFC 6455 8.1)
 		if rng.IntN(3) == 0 {
-			s.mu.Lock()
+			s.lock.Lock()
 			s.byUs = true
-			s.mu.Unlock()
+			s.lock.Unlock()
 			s.write([]byte(fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":\"\xff\xfe%d\"}", k)))
 		}
 	case 17:
@@ -1174,18 +1174,18 @@ func (s *fzSock) malformed(rng *rand.Rand) {
 		s.junk(`{"jsonrpc":"2.0","method":"agent/event","params":{"seq":1,"type":"turn_end"}}`, "")
 	case 20: // a binary frame: the agent closes the socket with 1003
 		if rng.IntN(3) == 0 {
-			s.mu.Lock()
+			s.lock.Lock()
 			s.byUs = true
-			s.mu.Unlock()
+			s.lock.Unlock()
 			s.wmu.Lock()
 			_ = s.c.WriteMessage(websocket.BinaryMessage, []byte{1, 2, 3})
 			s.wmu.Unlock()
 		}
 	case 21: // over the frame limit: the agent closes the socket with 1009
 		if rng.IntN(3) == 0 {
-			s.mu.Lock()
+			s.lock.Lock()
 			s.byUs = true
-			s.mu.Unlock()
+			s.lock.Unlock()
 			s.write([]byte(`{"jsonrpc":"2.0","method":"ping","params":"` + strings.Repeat("z", fzReadCap+10) + `"}`))
 		}
 	}
@@ -1209,16 +1209,16 @@ func (s *fzSock) badParams(rng *rand.Rand) {
 
 // drop closes the connection without a close frame, as a tab that dies.
 func (s *fzSock) drop() {
-	s.mu.Lock()
+	s.lock.Lock()
 	s.byUs = true
-	s.mu.Unlock()
+	s.lock.Unlock()
 	_ = s.c.NetConn().Close()
 }
 
 func (s *fzSock) closeGraceful() {
-	s.mu.Lock()
+	s.lock.Lock()
 	s.byUs = true
-	s.mu.Unlock()
+	s.lock.Unlock()
 	_ = s.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "bye"), time.Now().Add(time.Second))
 	select {
 	case <-s.done:
@@ -1230,9 +1230,9 @@ func (s *fzSock) closeGraceful() {
 // unfinishedFragment starts a fragmented message (FIN=0 frames) and leaves it unfinished:
 // the socket is then dropped or closed.
 func (s *fzSock) unfinishedFragment(graceful bool) {
-	s.mu.Lock()
+	s.lock.Lock()
 	s.byUs = true
-	s.mu.Unlock()
+	s.lock.Unlock()
 	s.wmu.Lock()
 	if w, err := s.c.NextWriter(websocket.TextMessage); err == nil {
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","method":"ping","params":"` + strings.Repeat("f", 9000))) // flushes non-final frames
@@ -1262,9 +1262,9 @@ func (s *fzSock) read() {
 	for {
 		typ, data, err := s.c.ReadMessage()
 		if err != nil {
-			s.mu.Lock()
+			s.lock.Lock()
 			s.endErr = err
-			s.mu.Unlock()
+			s.lock.Unlock()
 			return
 		}
 		if typ != websocket.TextMessage {
@@ -1318,19 +1318,19 @@ func (s *fzSock) later(d time.Duration, fn func()) {
 }
 
 func (s *fzSock) onRequest(m fzMsg) {
-	s.mu.Lock()
+	s.lock.Lock()
 	s.agentIDs = append(s.agentIDs, m.ID)
 	if len(s.agentIDs) > 8 {
 		s.agentIDs = s.agentIDs[1:]
 	}
-	s.mu.Unlock()
+	s.lock.Unlock()
 	switch m.Method {
 	case wire.MethodPing:
 		s.reply(m.ID, map[string]any{})
 	case wire.MethodInitialize:
-		s.mu.Lock()
+		s.lock.Lock()
 		bad := s.badInit
-		s.mu.Unlock()
+		s.lock.Unlock()
 		v := wire.ProtocolVersion
 		if bad {
 			v = "1999-01-01"
@@ -1348,12 +1348,12 @@ func (s *fzSock) onRequest(m fzMsg) {
 func (s *fzSock) onList(m fzMsg) {
 	var p wire.ToolsListParams
 	_ = json.Unmarshal(m.Params, &p)
-	s.mu.Lock()
+	s.lock.Lock()
 	s.lists++
 	all := slices.Clone(s.tools)
 	size, delay := s.pageSize, s.listDelay
 	fail := s.lists > 1 && s.rng.IntN(25) == 0 // a failing re-list (a failing first list ends the handshake)
-	s.mu.Unlock()
+	s.lock.Unlock()
 	s.later(delay, func() {
 		if fail {
 			s.replyError(m.ID, -32603, "the page could not list its tools")
@@ -1385,7 +1385,7 @@ func (s *fzSock) onCall(m fzMsg) {
 		return
 	}
 	token, _ := json.Marshal(p.Meta.ProgressToken)
-	s.mu.Lock()
+	s.lock.Lock()
 	s.tokens = append(s.tokens, token)
 	if len(s.tokens) > 8 {
 		s.tokens = s.tokens[1:]
@@ -1394,7 +1394,7 @@ func (s *fzSock) onCall(m fzMsg) {
 	mode := s.rng.IntN(100)
 	delay := time.Duration(s.rng.IntN(60)) * time.Millisecond
 	ticks := s.rng.IntN(8)
-	s.mu.Unlock()
+	s.lock.Unlock()
 	text := func(t string) map[string]any {
 		return map[string]any{"content": []any{map[string]any{"type": "text", "text": t}}}
 	}
@@ -1458,8 +1458,8 @@ func (s *fzSock) onEvent(raw json.RawMessage) {
 	if e.Type == wire.EventToolRejected && e.Seq == 0 {
 		return // outside any session log
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock.Lock()
+	defer s.lock.Unlock()
 	if e.SessionID == "" || e.Seq <= 0 {
 		s.r.failf("socket %d: event without a session or seq: %.300s", s.n, raw)
 		return
@@ -1498,9 +1498,9 @@ func (s *fzSock) onEvent(raw json.RawMessage) {
 }
 
 func (r *fzRun) noteSeq(id string, seq int64) {
-	r.mu.Lock()
+	r.lock.Lock()
 	r.sessions[id] = max(r.sessions[id], seq)
-	r.mu.Unlock()
+	r.lock.Unlock()
 }
 
 // allowedCodes are the error codes each method may answer with; anything else (an
@@ -1515,8 +1515,8 @@ var allowedCodes = map[string][]int64{
 }
 
 func (s *fzSock) onResponse(m fzMsg) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock.Lock()
+	defer s.lock.Unlock()
 	if m.ID == nil || string(m.ID) == "null" {
 		s.nullAnswer++
 		if m.Error == nil {
@@ -1595,15 +1595,15 @@ func (s *fzSock) onResponse(m fzMsg) {
 // ---- the checks ----
 
 func (r *fzRun) allSocks() []*fzSock {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lock.Lock()
+	defer r.lock.Unlock()
 	return slices.Clone(r.socks)
 }
 
 // unanswered lists our requests with no answer yet (odd frames need none).
 func (s *fzSock) unanswered() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lock.Lock()
+	defer s.lock.Unlock()
 	var out []string
 	for _, req := range s.reqs {
 		if req.answers == 0 && !req.junk {
@@ -1620,48 +1620,46 @@ func (r *fzRun) settle() {
 	r.deletes.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), fzSettle)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	for _, s := range r.allSocks() {
-		for !s.ended() {
-			missing := s.unanswered()
-			if len(missing) == 0 {
-				break
-			}
-			if ctx.Err() != nil {
-				r.failf("socket %d: no answer within %v to %v", s.n, fzSettle, missing)
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
+		var missing []string
+		if !pollUntil(deadline, func() bool { missing = s.unanswered(); return s.ended() || len(missing) == 0 }) {
+			r.failf("socket %d: no answer within %v to %v", s.n, fzSettle, missing)
 		}
 	}
 	st := r.ts.store
 	for _, s := range r.allSocks() {
-		for !s.ended() {
-			id, last := s.currentView()
-			if id == "" || r.isDeleted(id) {
-				break
+		var id string
+		var last, seq int64
+		caughtUp := func() bool {
+			if s.ended() {
+				return true
 			}
-			seq, err := storedSeq(ctx, st, id)
-			if err != nil {
+			if id, last = s.currentView(); id == "" || r.isDeleted(id) {
+				return true
+			}
+			var err error
+			if seq, err = storedSeq(ctx, st, id); err != nil {
 				r.failf("socket %d: loading its session %s: %v", s.n, shortID(id), err)
-				break
+				return true
 			}
-			if last == seq {
-				break
-			}
-			if last > seq || ctx.Err() != nil {
+			if last > seq {
 				r.failf("socket %d: saw session %s up to seq %d; the store holds %d", s.n, shortID(id), last, seq)
-				break
+				return true
 			}
-			time.Sleep(5 * time.Millisecond)
+			return last == seq
+		}
+		if !pollUntil(deadline, caughtUp) {
+			r.failf("socket %d: saw session %s up to seq %d; the store holds %d", s.n, shortID(id), last, seq)
 		}
 	}
 	for _, s := range r.allSocks() {
 		if !s.ended() {
 			continue
 		}
-		s.mu.Lock()
+		s.lock.Lock()
 		byUs, err := s.byUs, s.endErr
-		s.mu.Unlock()
+		s.lock.Unlock()
 		if byUs {
 			continue
 		}
@@ -1708,38 +1706,29 @@ func (r *fzRun) closeAll() {
 // checkNothingLeft waits (bounded) until the server holds no socket, no live session and no
 // goroutine of this module started since the run began.
 func (r *fzRun) checkNothingLeft() {
-	deadline := time.Now().Add(fzSettle)
 	var left []string
-	for {
+	nothingLeft := func() bool {
 		left = left[:0]
 		for i, ts := range r.replicas {
 			if n := ts.ConnCount(); n > 0 {
 				left = append(left, fmt.Sprintf("replica %d: %d sockets", i, n))
 			}
-			if n := len(ts.hub.liveSessions()); n > 0 {
+			if n := liveCount(ts.Server); n > 0 {
 				left = append(left, fmt.Sprintf("replica %d: %d live sessions", i, n))
 			}
 			var g dto.Metric
 			if err := ts.metrics.sessions.Write(&g); err != nil || g.GetGauge().GetValue() != 0 {
 				left = append(left, fmt.Sprintf("replica %d: live-session gauge at %v (%v)", i, g.GetGauge().GetValue(), err))
 			}
-			if ts.relay != nil {
-				ts.relay.mu.Lock()
-				n, m := len(ts.relay.proxies), len(ts.relay.links)
-				ts.relay.mu.Unlock()
-				if n+m > 0 {
-					left = append(left, fmt.Sprintf("replica %d: %d proxies, %d remote pages", i, n, m))
-				}
+			if n, m := relayLinks(ts.Server); n+m > 0 {
+				left = append(left, fmt.Sprintf("replica %d: %d proxies, %d remote pages", i, n, m))
 			}
 		}
 		left = append(left, r.newGoroutines()...)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+		return len(left) == 0
+	}
+	if pollUntil(time.Now().Add(fzSettle), nothingLeft) {
+		return
 	}
 	for i, l := range left {
 		if len(l) > 3000 {
@@ -1799,20 +1788,20 @@ func (r *fzRun) newGoroutines() []string {
 func (r *fzRun) checkStore() {
 	ctx, cancel := context.WithTimeout(context.Background(), fzWait)
 	defer cancel()
-	r.mu.Lock()
+	r.lock.Lock()
 	ids := make([]string, 0, len(r.sessions))
 	for id := range r.sessions {
 		ids = append(ids, id)
 	}
-	r.mu.Unlock()
+	r.lock.Unlock()
 	slices.Sort(ids)
 	st := r.ts.store
 	for _, id := range ids {
 		where := "session " + shortID(id)
 		sess, err := st.Load(ctx, id)
-		r.mu.Lock()
+		r.lock.Lock()
 		seen, deleted := r.sessions[id], r.deleted[id]
-		r.mu.Unlock()
+		r.lock.Unlock()
 		if deleted {
 			if !errors.Is(err, store.ErrNotFound) {
 				r.failf("%s: deleted, but the store has it (%v)", where, err)
@@ -1855,9 +1844,9 @@ func (r *fzRun) checkStore() {
 			continue
 		}
 		for _, s := range r.allSocks() {
-			s.mu.Lock()
+			s.lock.Lock()
 			binds := slices.Clone(s.binds)
-			s.mu.Unlock()
+			s.lock.Unlock()
 			for _, b := range binds {
 				if b.sessionID == id {
 					r.compareView(fmt.Sprintf("socket %d, %s", s.n, where), b, evs)

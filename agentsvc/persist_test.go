@@ -36,7 +36,7 @@ type wordModel struct {
 	words  int
 	toolAt int
 	gate   chan struct{} // one value releases one word; buffered, so releasing never blocks
-	mu     sync.Mutex
+	lock   sync.Mutex
 	reqs   []llm.Request
 	next   int // next word to stream
 }
@@ -52,10 +52,10 @@ func (m *wordModel) release() { m.gate <- struct{}{} }
 func wordAt(i int) string { return fmt.Sprintf("w%d ", i) }
 
 func (m *wordModel) Stream(ctx context.Context, req llm.Request, onDelta func(string)) (*llm.Response, error) {
-	m.mu.Lock()
+	m.lock.Lock()
 	m.reqs = append(m.reqs, req)
 	first := len(m.reqs) == 1
-	m.mu.Unlock()
+	m.lock.Unlock()
 	end := m.words
 	if first && m.toolAt > 0 {
 		end = m.toolAt
@@ -111,10 +111,7 @@ func newQuietServer(t *testing.T, model llm.Model, mod func(*Config)) *testServe
 	t.Helper()
 	ts := newTestServer(t, model, mod)
 	t.Cleanup(func() {
-		deadline := time.Now().Add(waitLimit)
-		for ts.ConnCount() > 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
+		pollUntil(time.Now().Add(waitLimit), func() bool { return ts.ConnCount() == 0 })
 	})
 	return ts
 }
@@ -252,26 +249,6 @@ func turnOver(st store.Store, id string, msgs int) func() bool {
 	return func() bool {
 		s, err := st.Load(context.Background(), id)
 		return err == nil && s.ActiveTurn == "" && len(s.Messages) >= msgs
-	}
-}
-
-// turnOverHere tells whether session id's turn has ended in the server's memory too: the
-// store may already hold its end while the flusher has not yet applied that write to the
-// session (then a resume's result ends before the answer, which follows as events).
-func turnOverHere(ts *testServer, id string) func() bool {
-	return func() bool {
-		ts.hub.mu.Lock()
-		ls := ts.hub.live[id]
-		if p, ok := ts.hub.parked[id]; ok && ls == nil {
-			ls = p.ls
-		}
-		ts.hub.mu.Unlock()
-		if ls == nil {
-			return true
-		}
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		return ls.turn == nil && !ls.flushing
 	}
 }
 
@@ -428,7 +405,8 @@ func TestNavigationMidTurnWaitsForTheNewPagesLateTools(t *testing.T) {
 				t.Fatalf("got %+v, want the session resumed by the car page", res)
 			}
 			if registers {
-				time.Sleep(200 * time.Millisecond) // its data loads
+				// Its data loads while the turn waits for its tools.
+				waitFor(t, "the turn to wait for the new page's tools", func() bool { return waitingIn("pagemcp.(*Client).AwaitTools") })
 				car.registerLate(pageTestTool{
 					tool: wire.PageTool{Name: "book_test_drive", Description: "Book a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 					fn:   func(context.Context, map[string]any) (any, error) { return "booked", nil },
@@ -466,10 +444,10 @@ func TestNavigationMidTurnWaitsForTheNewPagesLateTools(t *testing.T) {
 // registers its tools once its data has loaded.
 func (p *fakePage) registerLate(tool pageTestTool) {
 	p.t.Helper()
-	p.mu.Lock()
+	p.lock.Lock()
 	p.tools = append(p.tools, tool.tool)
 	p.funcs[tool.tool.Name] = tool.fn
-	p.mu.Unlock()
+	p.lock.Unlock()
 	if err := p.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
 		p.t.Fatal(err)
 	}
@@ -478,7 +456,7 @@ func (p *fakePage) registerLate(tool pageTestTool) {
 // fakeTimePage is a page on an in-memory pipe, for tests on fake time (testing/synctest).
 type fakeTimePage struct {
 	peer  *wsrpc.Peer
-	mu    sync.Mutex
+	lock  sync.Mutex
 	calls []string
 	evs   []event
 }
@@ -508,9 +486,9 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 	peer.Handle(wire.MethodToolsCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
 		var cp wire.ToolsCallParams
 		_ = json.Unmarshal(req.Params, &cp)
-		p.mu.Lock()
+		p.lock.Lock()
 		p.calls = append(p.calls, cp.Name)
-		p.mu.Unlock()
+		p.lock.Unlock()
 		for _, tt := range tools {
 			if tt.tool.Name == cp.Name {
 				var args map[string]any
@@ -530,9 +508,9 @@ func connectFakeTimePage(t *testing.T, srv *Server, wrap func(wsrpc.MessageConn)
 	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		var e event
 		_ = json.Unmarshal(req.Params, &e)
-		p.mu.Lock()
+		p.lock.Lock()
 		p.evs = append(p.evs, e)
-		p.mu.Unlock()
+		p.lock.Unlock()
 	})
 	p.peer = peer
 	peer.Start()
@@ -549,8 +527,8 @@ func (p *fakeTimePage) session(t *testing.T, params wire.SessionParams) wire.Ses
 }
 
 func (p *fakeTimePage) events() []event {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.lock.Lock()
+	defer p.lock.Unlock()
 	return append([]event(nil), p.evs...)
 }
 
@@ -605,18 +583,18 @@ func TestNavigationPageNeverComesBack(t *testing.T) {
 		<-chatDone
 		left := time.Now()
 
-		time.Sleep(wait - time.Millisecond)
+		advance(wait - time.Millisecond)
 		synctest.Wait()
 		if n := len(model.requests()); n != 1 {
 			t.Fatalf("got %d model calls before ReconnectWait ran out, want the turn still waiting", n)
 		}
-		time.Sleep(2 * time.Millisecond)
+		advance(2 * time.Millisecond)
 		synctest.Wait()
 		reqs := model.requests()
 		if len(reqs) != 2 || len(reqs[1].Tools) != 0 {
 			t.Fatalf("got %d model calls (last with %d tools), want a 2nd one without page tools once ReconnectWait ran out", len(reqs), len(reqs[len(reqs)-1].Tools))
 		}
-		time.Sleep(2 * wait)
+		advance(2 * wait)
 		synctest.Wait()
 		s, err := st.Load(context.Background(), sess.SessionID)
 		if err != nil {
@@ -930,11 +908,7 @@ func TestSessionIDsOriginsAndLogs(t *testing.T) {
 	for _, state := range []string{"live", "stored"} {
 		if state == "stored" {
 			dropSocket(a, true)
-			waitFor(t, "the session to leave memory", func() bool {
-				ts.hub.mu.Lock()
-				defer ts.hub.mu.Unlock()
-				return ts.hub.live[sess.SessionID] == nil
-			})
+			waitFor(t, "the session to leave memory", func() bool { return !isLive(ts, sess.SessionID) })
 		}
 		thief := openPage(t, ts, other, echoTool())
 		last := int64(0)
@@ -1021,7 +995,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 			_, err := st.Load(context.Background(), id)
 			return err == nil
 		}
-		time.Sleep(50 * time.Minute)
+		advance(50 * time.Minute)
 		synctest.Wait()
 		if !exists(idleID) || !exists(busyID) {
 			t.Fatal("sessions expired before their TTL")
@@ -1031,7 +1005,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		chatOn(busy) // used again at 50 min: its TTL starts over
 		busy.peer.Close(nil)
 
-		time.Sleep(ttl + ttl/10 - 50*time.Minute + time.Second)
+		advance(ttl + ttl/10 - 50*time.Minute + time.Second)
 		synctest.Wait()
 		if exists(idleID) {
 			t.Error("a session idle for longer than SessionTTL (plus one check period) is still stored")
@@ -1046,7 +1020,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		}
 		late.peer.Close(nil)
 
-		time.Sleep(ttl)
+		advance(ttl)
 		synctest.Wait()
 		if exists(busyID) {
 			t.Error("the second session outlived its TTL")
@@ -1067,14 +1041,14 @@ func TestOpenTabKeepsItsSession(t *testing.T) {
 			t.Fatal(err) // a session is stored from its first turn on
 		}
 		synctest.Wait()
-		time.Sleep(3 * ttl)
+		advance(3 * ttl)
 		synctest.Wait()
 		if _, err := st.Load(context.Background(), id); err != nil {
 			t.Fatalf("the session of an open tab expired: %v", err)
 		}
 		open.peer.Close(nil)
 		synctest.Wait()
-		time.Sleep(ttl + ttl/10 + time.Second)
+		advance(ttl + ttl/10 + time.Second)
 		synctest.Wait()
 		if _, err := st.Load(context.Background(), id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("after the tab closed and the TTL passed: got %v, want ErrNotFound", err)

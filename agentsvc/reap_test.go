@@ -36,9 +36,7 @@ func TestFrozenProxyReapsPageSockets(t *testing.T) {
 	fp.Freeze()
 	at := time.Now()
 	deadline := at.Add(2*(pingInterval+pongWait) + waitLimit) // generous: asserted is that they close
-	for ts.ConnCount() > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	pollUntil(deadline, func() bool { return ts.ConnCount() == 0 })
 	if got := ts.ConnCount(); got != 0 {
 		t.Fatalf("%d of %d frozen sockets still open %v after the freeze (ping %v, pong wait %v)", got, n, time.Since(at), pingInterval, pongWait)
 	}

@@ -87,9 +87,9 @@ func TestManyToolsRejectedKeepsThePage(t *testing.T) {
 			page.waitListed(1)
 		}
 		// A tool that changed is reported once, on its own.
-		page.mu.Lock()
+		page.lock.Lock()
 		page.tools = append(page.tools, wire.PageTool{Name: "t_0", InputSchema: echoSchema})
-		page.mu.Unlock()
+		page.lock.Unlock()
 		for range 2 {
 			if err := page.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
 				t.Fatal(err)
@@ -113,9 +113,9 @@ func TestManyToolsRejectedKeepsThePage(t *testing.T) {
 			t.Fatalf("attempt %d: the page was disconnected: %v", attempt, page.peer.Wait())
 		default:
 		}
-		page.mu.Lock()
+		page.lock.Lock()
 		page.tools = page.tools[:listed]
-		page.mu.Unlock()
+		page.lock.Unlock()
 		page.peer.Close(nil)
 		_ = page.peer.Wait()
 		waitFor(t, "the socket to close", func() bool { return ts.ConnCount() == 0 })

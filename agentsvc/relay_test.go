@@ -62,11 +62,8 @@ func flakyB(f **flakyStore) func(string, store.Store) store.Store {
 // tool call runs in the new page (through the bus), the new page gets every event once as it
 // is appended, and the next turn runs on the replica the tab is on.
 func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
-	var first *fakePage
-	navigated := make(chan struct{})
 	goTool := pageTestTool{tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 	goTool.fn = func(context.Context, map[string]any) (any, error) {
-		go func() { time.Sleep(20 * time.Millisecond); first.peer.Close(nil); close(navigated) }()
 		return navigatingResult("navigating to the configurator"), nil
 	}
 	configure := pageTestTool{
@@ -88,11 +85,11 @@ func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
 		}
 	}}
 	shared, a, b := twoReplicas(t, model, nil)
-	first = openPage(t, a, testOrigin, goTool)
+	first := openPage(t, a, testOrigin, goTool)
 	sess := first.session(wire.SessionParams{})
 	go func() { _, _ = first.chat("take me to the configurator and make it blue") }()
 	seen := first.eventsUntil(wire.EventToolResult)
-	<-navigated
+	first.peer.Close(nil) // the page navigates once its tool's result is in
 
 	second := openPage(t, b, testOrigin, configure)
 	last := lastSeqOf(seen)
@@ -130,11 +127,7 @@ func TestTurnFollowsItsTabToAnotherReplica(t *testing.T) {
 	}
 
 	// The turn ended on a, which let the session go: b takes it over, and the next turn runs on b.
-	waitFor(t, "b to take the session over", func() bool {
-		b.hub.mu.Lock()
-		defer b.hub.mu.Unlock()
-		return b.hub.live[sess.SessionID] != nil
-	})
+	waitFor(t, "b to take the session over", func() bool { return isLive(b, sess.SessionID) })
 	r, err := second.chat("and now?")
 	if err != nil || r.Text != "Answered where the tab is." {
 		t.Fatalf("got %+v %v", r, err)
@@ -176,7 +169,8 @@ func TestTurnOnAnotherReplicaWaitsForTheNewPagesLateTools(t *testing.T) {
 	if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); !res.Resumed || res.Running == nil {
 		t.Fatalf("got %+v, want the session resumed on b with a's turn running", res)
 	}
-	time.Sleep(200 * time.Millisecond) // its data loads
+	// Its data loads while the turn waits for its tools.
+	waitFor(t, "the turn to wait for the new page's tools", func() bool { return waitingIn("pagemcp.(*Client).AwaitTools") })
 	second.registerLate(pageTestTool{
 		tool: wire.PageTool{Name: "configure_car", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		fn:   func(context.Context, map[string]any) (any, error) { return "color set", nil },
@@ -378,14 +372,12 @@ func TestTakeOverAfterThePageMovedOn(t *testing.T) {
 	close(resume)
 	<-px.taken
 
-	b.mu.Lock()
+	conns := serverConns(b.Server)
 	var c *pageConn
-	for pc := range b.conns {
+	for _, pc := range conns {
 		c = pc
 	}
-	n := len(b.conns)
-	b.mu.Unlock()
-	if n != 1 {
+	if n := len(conns); n != 1 {
 		t.Fatalf("b serves %d sockets, want 1", n)
 	}
 	if s := c.boundSession(); s == nil || s.id != fresh.SessionID {
@@ -463,16 +455,11 @@ func TestTakeOverWhoseReplayCannotBeReadSendsThePageBack(t *testing.T) {
 	var flaky *flakyStore
 	_, a, b := twoReplicasVia(t, model, nil, flakyB(&flaky))
 	_, second := proxiedTurn(t, a, b)
-	b.relay.mu.Lock()
 	var px *proxy
-	for _, p := range b.relay.proxies {
+	for _, p := range relayProxies(b.Server) {
 		px = p
 	}
-	b.relay.mu.Unlock()
-	px.mu.Lock()
-	unsub := px.unsub
-	px.mu.Unlock()
-	unsub() // what a publishes from now on does not reach the proxy
+	proxyUnsub(px)() // what a publishes from now on does not reach the proxy
 	flaky.eventsDown.Store(true)
 	close(gate) // the turn ends on a, which lets the session go: b takes it over
 	second.waitSentBack()
@@ -487,18 +474,14 @@ func TestYieldKeepsASessionATabHereHolds(t *testing.T) {
 	shared, a, _ := twoReplicas(t, echoUserText(), nil)
 	p, ls, _ := chattedOnce(t, a)
 	p.eventsUntil(wire.EventTurnEnd)
-	if rep := a.hub.yieldTo(relayMsg{Kind: relayYield, Session: ls.id}); rep.Status != stFork {
+	if rep := yieldSession(a.Server, ls.id); rep.Status != stFork {
 		t.Fatalf("yield of a session a live tab holds here: got %q, want %q", rep.Status, stFork)
 	}
 	heldByA(t, shared, a, ls.id)
 
 	dropSocket(p, true)
-	waitFor(t, "the session to be let go", func() bool {
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		return ls.evicted
-	})
-	if rep := a.hub.yieldTo(relayMsg{Kind: relayYield, Session: ls.id}); rep.Status != stAbsent {
+	waitFor(t, "the session to be let go", func() bool { return isEvicted(ls) })
+	if rep := yieldSession(a.Server, ls.id); rep.Status != stAbsent {
 		t.Errorf("yield of a session let go: got %q, want %q", rep.Status, stAbsent)
 	}
 }

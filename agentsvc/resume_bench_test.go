@@ -52,7 +52,7 @@ func resumeModel() llm.Model {
 // signals when the event it waits for has arrived.
 type benchPage struct {
 	peer *wsrpc.Peer
-	mu   sync.Mutex
+	lock sync.Mutex
 	wait struct {
 		session string
 		seq     int64
@@ -88,8 +88,8 @@ func dialBenchPage(tb testing.TB, wsURL string) *benchPage {
 			Seq       int64  `json:"seq"`
 		}
 		_ = json.Unmarshal(req.Params, &e)
-		bp.mu.Lock()
-		defer bp.mu.Unlock()
+		bp.lock.Lock()
+		defer bp.lock.Unlock()
 		if w := &bp.wait; w.reached != nil && e.SessionID == w.session && e.Seq >= w.seq {
 			close(w.reached)
 			w.reached = nil
@@ -107,9 +107,9 @@ func dialBenchPage(tb testing.TB, wsURL string) *benchPage {
 // expect arms the wait for event seq of session id.
 func (bp *benchPage) expect(id string, seq int64) <-chan struct{} {
 	ch := make(chan struct{})
-	bp.mu.Lock()
+	bp.lock.Lock()
 	bp.wait.session, bp.wait.seq, bp.wait.reached = id, seq, ch
-	bp.mu.Unlock()
+	bp.lock.Unlock()
 	return ch
 }
 
@@ -179,12 +179,8 @@ func newResumeFixture(tb testing.TB, st store.Store) *resumeFixture {
 		}
 		bp.peer.Close(nil)
 	}
-	deadline := time.Now().Add(waitLimit)
-	for srv.ConnCount() > 0 {
-		if time.Now().After(deadline) {
-			tb.Fatal("the setup sockets did not close")
-		}
-		time.Sleep(time.Millisecond)
+	if !pollUntil(time.Now().Add(waitLimit), func() bool { return srv.ConnCount() == 0 }) {
+		tb.Fatal("the setup sockets did not close")
 	}
 	return f
 }

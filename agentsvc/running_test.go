@@ -37,25 +37,23 @@ func TestSessionResultCarriesRunningTurn(t *testing.T) {
 				}
 			}}
 			ts := newTestServer(t, model, nil)
-			var a *fakePage
-			navigated := make(chan struct{})
 			goTool := pageTestTool{
 				tool: wire.PageTool{Name: "open_configurator", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				fn: func(context.Context, map[string]any) (any, error) {
-					go func() { time.Sleep(50 * time.Millisecond); a.peer.Close(nil); close(navigated) }()
 					return map[string]any{
 						"content": []any{map[string]any{"type": "text", "text": "navigating"}},
 						"_meta":   map[string]any{wire.MetaNavigating: true},
 					}, nil
 				},
 			}
-			a = newFakePage(t, ts, testOrigin, goTool)
+			a := newFakePage(t, ts, testOrigin, goTool)
 			sess := a.session(wire.SessionParams{})
 			go func() {
 				var res wire.ChatResult
 				_ = a.peer.Call(context.Background(), wire.MethodAgentChat, wire.ChatParams{Text: "open the configurator", ClientTurnID: "c-42"}, &res)
 			}()
-			<-navigated
+			a.eventsUntil(wire.EventToolResult)
+			a.peer.Close(nil) // the page navigates once its tool's result is in
 
 			b := newFakePage(t, ts, testOrigin, echoTool())
 			res := b.session(wire.SessionParams{SessionID: sess.SessionID})

@@ -199,9 +199,9 @@ func TestListChangedRelists(t *testing.T) {
 	page := newFakePage(t, ts, testOrigin, echoTool())
 	c := ts.waitTools(t, 1)
 	page.waitListed(1)
-	page.mu.Lock()
+	page.lock.Lock()
 	page.tools = append(page.tools, wire.PageTool{Name: "second", InputSchema: json.RawMessage(`{"type":"object"}`)})
-	page.mu.Unlock()
+	page.lock.Unlock()
 	for i := 0; i < 5; i++ { // a burst is debounced into one listing
 		if err := page.peer.Notify(context.Background(), wire.MethodToolsListChanged, nil); err != nil {
 			t.Fatal(err)
@@ -246,12 +246,11 @@ func (ts *testServer) connFor(t *testing.T) *pageConn {
 	t.Helper()
 	var c *pageConn
 	waitFor(t, "one open socket", func() bool {
-		ts.mu.Lock()
-		defer ts.mu.Unlock()
-		for k := range ts.conns {
+		conns := serverConns(ts.Server)
+		for _, k := range conns {
 			c = k
 		}
-		return len(ts.conns) == 1
+		return len(conns) == 1
 	})
 	return c
 }
@@ -259,13 +258,22 @@ func (ts *testServer) connFor(t *testing.T) *pageConn {
 // waitFor polls cond (bounded).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
+	if !pollUntil(time.Now().Add(waitLimit), cond) {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// pollUntil calls cond every few milliseconds until it holds (true) or deadline has passed
+// (false). It is the tests' one polling loop; a test that must report more than waitFor's
+// "timed out" uses it.
+func pollUntil(deadline time.Time, cond func() bool) bool {
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			return false
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return true
 }
 
 func newFakePageWith(t *testing.T, ts *testServer, origin string, mod func(*fakePage), tools ...pageTestTool) *fakePage {

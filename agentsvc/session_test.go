@@ -136,16 +136,14 @@ func TestTurnFollowsNavigation(t *testing.T) {
 		}
 	}}
 	ts := newTestServer(t, model, nil)
-	var a *fakePage
-	navigated := make(chan struct{})
 	goTool.fn = func(context.Context, map[string]any) (any, error) {
-		go func() { time.Sleep(50 * time.Millisecond); a.peer.Close(nil); close(navigated) }()
 		return navigatingResult("navigating to the configurator"), nil
 	}
-	a = newFakePage(t, ts, testOrigin, goTool)
+	a := newFakePage(t, ts, testOrigin, goTool)
 	sess := a.session(wire.SessionParams{})
 	go func() { _, _ = a.chat("take me to the configurator and make it red") }()
-	<-navigated
+	a.eventsUntil(wire.EventToolResult)
+	a.peer.Close(nil) // the page navigates once its tool's result is in
 
 	b := newFakePage(t, ts, testOrigin, configure)
 	lastSeq := int64(0)
@@ -177,23 +175,21 @@ func toolNames(defs []chat.ToolDef) string {
 
 func TestTurnEndsCleanlyWhenPageNeverReturns(t *testing.T) {
 	var ts *testServer
+	var a *fakePage
 	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
 		if n == 0 {
 			return &llm.Response{ToolCalls: []chat.ToolCall{call("g", "leave", `{}`)}}, nil
 		}
 		if n == 1 {
+			a.peer.Close(nil) // the page leaves once its tool answered
 			waitFor(t, "the page to leave", func() bool { return ts.ConnCount() == 0 })
 			return &llm.Response{ToolCalls: []chat.ToolCall{call("h", "leave", `{}`)}}, nil
 		}
 		return &llm.Response{Text: "The page went away."}, nil
 	}}
 	ts = newTestServer(t, model, func(c *Config) { c.ReconnectWait = 200 * time.Millisecond })
-	var a *fakePage
 	leave := pageTestTool{tool: wire.PageTool{Name: "leave", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		fn: func(context.Context, map[string]any) (any, error) {
-			go func() { time.Sleep(20 * time.Millisecond); a.peer.Close(nil) }()
-			return "bye", nil
-		}}
+		fn: func(context.Context, map[string]any) (any, error) { return "bye", nil }}
 	a = newFakePage(t, ts, testOrigin, leave)
 	sess := a.session(wire.SessionParams{})
 	go func() { _, _ = a.chat("leave") }()

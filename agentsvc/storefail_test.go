@@ -39,7 +39,7 @@ type flakyStore struct {
 	down       atomic.Bool // Create, Load, Append and EventsAfter fail with errStoreDown
 	eventsDown atomic.Bool // EventsAfter fails with errStoreDown (a blip between two reads)
 
-	mu       sync.Mutex
+	lock     sync.Mutex
 	failNext int   // the next failNext Appends of events fail with failErr
 	failErr  error // errStoreDown, store.ErrSeqConflict…
 	apply    bool  // the failing Appends are made all the same (their answer is lost)
@@ -48,8 +48,8 @@ type flakyStore struct {
 
 // failAppends makes the next n Appends that carry events fail with err, made or not.
 func (f *flakyStore) failAppends(n int, err error, apply bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock.Lock()
+	defer f.lock.Unlock()
 	f.failNext, f.failErr, f.apply, f.failed = n, err, apply, 0
 }
 
@@ -57,8 +57,8 @@ func (f *flakyStore) failAppends(n int, err error, apply bool) {
 func (f *flakyStore) Unwrap() store.Store { return f.Store }
 
 func (f *flakyStore) failures() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.lock.Lock()
+	defer f.lock.Unlock()
 	return f.failed
 }
 
@@ -94,14 +94,14 @@ func (f *flakyStore) Append(ctx context.Context, id string, b store.Batch) error
 	if f.down.Load() {
 		return errStoreDown
 	}
-	f.mu.Lock()
+	f.lock.Lock()
 	fail := f.failNext > 0 && len(b.Events) > 0
 	err, apply := f.failErr, f.apply
 	if fail {
 		f.failNext--
 		f.failed++
 	}
-	f.mu.Unlock()
+	f.lock.Unlock()
 	if !fail {
 		return f.Store.Append(ctx, id, b)
 	}
@@ -326,9 +326,7 @@ func TestUnusedSessionsAreParkedBriefly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := store.NewMemory()
 		srv := fakeTimeServer(t, Config{Store: st, Model: textModel("ok")})
-		srv.hub.mu.Lock()
-		srv.hub.parkMax = 3
-		srv.hub.mu.Unlock()
+		setParkMax(srv, 3)
 		p := connectFakeTimePage(t, srv, nil)
 		var ids []string
 		for range 5 {
@@ -354,11 +352,11 @@ func TestUnusedSessionsAreParkedBriefly(t *testing.T) {
 				t.Errorf("session %d of 5 resumes: %v, want %v (3 parked at most, oldest out first)", i+1, got, want)
 			}
 		}
-		time.Sleep(parkFor - time.Minute)
+		advance(parkFor - time.Minute)
 		if !resumes(ids[4]) {
 			t.Error("an unused session did not resume within parkFor of its socket's end")
 		}
-		time.Sleep(parkFor + time.Second)
+		advance(parkFor + time.Second)
 		for i := range ids {
 			if resumes(ids[i]) {
 				t.Errorf("session %d resumes after parkFor", i+1)
@@ -368,13 +366,6 @@ func TestUnusedSessionsAreParkedBriefly(t *testing.T) {
 			t.Errorf("%d sessions stored, want none", n)
 		}
 	})
-}
-
-// isLive tells whether a session is in a server's memory.
-func isLive(ts *testServer, id string) bool {
-	ts.hub.mu.Lock()
-	defer ts.hub.mu.Unlock()
-	return ts.hub.live[id] != nil
 }
 
 // storedSessions counts the sessions in a store.

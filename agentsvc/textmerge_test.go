@@ -68,14 +68,9 @@ func streamBehindWrite(t *testing.T, words int, mod func(*Config)) ([]event, *te
 	}()
 	<-hs.held // the turn_start's write is in flight, and stays so
 	close(model.gate)
-	ts.hub.mu.Lock()
-	ls := ts.hub.live[sess.SessionID]
-	ts.hub.mu.Unlock()
+	ls := liveOf(ts.Server, sess.SessionID)
 	waitFor(t, "the whole answer and the turn_end to be queued", func() bool {
-		ls.mu.Lock()
-		defer ls.mu.Unlock()
-		n := len(ls.pending.Events)
-		return n > 0 && strings.Contains(string(ls.pending.Events[n-1].Data), `"type":"turn_end"`)
+		return strings.Contains(string(lastPendingEvent(ls)), `"type":"turn_end"`)
 	})
 	hs.armed.Store(false)
 	close(hs.release)

@@ -43,9 +43,7 @@ func pipeServer(t *testing.T) *Server {
 }
 
 func onlyConn(srv *Server) *pageConn {
-	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	for c := range srv.conns {
+	for _, c := range serverConns(srv) {
 		return c
 	}
 	return nil
@@ -60,7 +58,7 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 		wantAt time.Duration // fake time when the call returns
 	}{
 		{"answers in time", func(ctx context.Context, _ *wsrpc.Peer, _ any) (any, error) {
-			time.Sleep(29 * time.Second)
+			advance(29 * time.Second)
 			return ok, nil
 		}, tools.Answered("work", "done", false), 29 * time.Second},
 		{"silent page times out at 30s", func(ctx context.Context, _ *wsrpc.Peer, _ any) (any, error) {
@@ -69,7 +67,7 @@ func TestToolCallTimeoutsOnFakeTime(t *testing.T) {
 		}, tools.TimedOut("work", false), 30 * time.Second},
 		{"progress keeps the call alive", func(ctx context.Context, peer *wsrpc.Peer, token any) (any, error) {
 			for i := 0; i < 4; i++ { // 100 s in all, never 30 s without progress
-				time.Sleep(25 * time.Second)
+				advance(25 * time.Second)
 				_ = peer.Notify(ctx, wire.MethodProgress, map[string]any{"progressToken": token, "progress": i})
 			}
 			return ok, nil

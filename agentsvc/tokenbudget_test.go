@@ -120,11 +120,14 @@ func TestBudgetCountsTurnsCancelledAfterFirstDelta(t *testing.T) {
 	model, fake := budgetModel(t, zaptest.NewLogger(t), llmtest.Repeat(llmtest.Step{Text: long, ChunkDelay: 5 * time.Millisecond}))
 	ts, reg := budgetSite(t, model)
 	page := newFakePage(t, ts, testOrigin, shopTools()...)
-	page.session(wire.SessionParams{})
+	sess := page.session(wire.SessionParams{})
 
 	const maxTurns = 30
 	turns := 0
 	for ; turns < maxTurns; turns++ {
+		// The last turn may still be ending after its turn_end: the next starts once it has
+		// ended in the server's memory too.
+		waitFor(t, "the last turn to end in the server's memory", turnOverHere(ts, sess.SessionID))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
@@ -138,13 +141,6 @@ func TestBudgetCountsTurnsCancelledAfterFirstDelta(t *testing.T) {
 			case raw := <-page.events:
 				first = strings.Contains(string(raw), `"type":"`+wire.EventTextDelta+`"`)
 			case err := <-done:
-				if errors.Is(err, wire.ErrTurnInProgress) { // the last turn is still ending
-					time.Sleep(5 * time.Millisecond)
-					go func() {
-						done <- page.peer.Call(ctx, wire.MethodAgentChat, wire.ChatParams{Text: "tell me about the cars"}, nil)
-					}()
-					continue
-				}
 				if !isOverBudget(err) {
 					t.Fatalf("turn %d ended before its first text_delta: %v", turns+1, err)
 				}

@@ -180,7 +180,7 @@ func TestCancelStopsTurnAndToolCalls(t *testing.T) {
 	defer close(release)
 	ts := newTestServer(t, callOnce("wait"), nil)
 	page := newFakePage(t, ts, testOrigin, blockingTool(started, release))
-	page.session(wire.SessionParams{})
+	sess := page.session(wire.SessionParams{})
 
 	// notifications/cancelled for the agent/chat request (the Peer sends it when ctx ends).
 	ctx, cancel := context.WithCancel(context.Background())
@@ -203,30 +203,23 @@ func TestCancelStopsTurnAndToolCalls(t *testing.T) {
 	}
 
 	// agent/cancel answers the agent/chat request with stopReason cancelled. The first turn
-	// may still be ending (its agent/chat was abandoned by the page, not answered): a chat
-	// refused as "turn in progress" is asked again.
+	// may still be ending (its agent/chat was abandoned by the page, not answered): the next
+	// chat is sent once it has ended in the server's memory too.
+	waitFor(t, "the first turn to end in the server's memory", turnOverHere(ts, sess.SessionID))
 	res := make(chan wire.ChatResult, 1)
-	deadline := time.Now().Add(waitLimit)
-	for {
-		errc := make(chan error, 1)
-		go func() {
-			r, err := page.chat("again")
-			if err != nil {
-				errc <- err
-				return
-			}
-			res <- r
-		}()
-		select {
-		case <-started:
-		case err := <-errc:
-			if !errors.Is(err, wire.ErrTurnInProgress) || time.Now().After(deadline) {
-				t.Fatalf("agent/chat: %v", err)
-			}
-			time.Sleep(10 * time.Millisecond)
-			continue
+	errc := make(chan error, 1)
+	go func() {
+		r, err := page.chat("again")
+		if err != nil {
+			errc <- err
+			return
 		}
-		break
+		res <- r
+	}()
+	select {
+	case <-started:
+	case err := <-errc:
+		t.Fatalf("agent/chat: %v", err)
 	}
 	var cr wire.CancelResult
 	if err := page.peer.Call(context.Background(), wire.MethodAgentCancel, wire.CancelParams{}, &cr); err != nil {
