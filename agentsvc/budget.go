@@ -18,7 +18,7 @@ type budget struct {
 	clientTurns, maxTurns int              // negative: no limit
 	sessions              *ratelimit.Keyed // new sessions per client; nil: no limit
 
-	mu       sync.Mutex
+	mu       mutex
 	running  int
 	byClient map[string]int // running turns per client
 }

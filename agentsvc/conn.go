@@ -44,7 +44,7 @@ type pageConn struct {
 	// so the requests of one socket take effect in the order they were sent. Read goroutine only.
 	lastOp <-chan struct{}
 
-	mu      sync.Mutex
+	mu      mutex
 	session *liveSession
 	proxy   *proxy // its session's turn runs on another replica (proxy.go); session is nil then
 	gone    bool   // the socket ended and was detached: nothing may bind to it any more

@@ -35,7 +35,7 @@ func evictedAfterChat(t *testing.T, a *testServer) (*liveSession, *pageConn) {
 	waitFor(t, "the session to be evicted", func() bool {
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		return ls.evicted
+		return ls.st.Let()
 	})
 	return ls, c
 }
@@ -220,7 +220,7 @@ func TestParkedThenTakenBackIsNotParkedAgain(t *testing.T) {
 		return parked
 	})
 	ls.mu.Lock()
-	why := ls.reviveLocked()
+	why := ls.takeBackLocked()
 	ls.mu.Unlock()
 	if why != "" {
 		t.Fatalf("revive: %s", why)
@@ -461,7 +461,7 @@ func TestEvictedWhileATurnReadsItsHistory(t *testing.T) {
 	waitFor(t, "the session to be evicted", func() bool {
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		return ls.evicted
+		return ls.st.Let()
 	})
 	other := openPage(t, b, testOrigin, echoTool())
 	if res := other.session(wire.SessionParams{SessionID: ls.id}); !res.Resumed || res.Forked {
@@ -564,7 +564,7 @@ func TestEvictedWhileItsClaimIsRenewed(t *testing.T) {
 	waitFor(t, "the session to be let go", func() bool {
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		return ls.evicted
+		return ls.st.Let()
 	})
 	close(st.held)
 	n := st.renewals.Load()
@@ -610,7 +610,7 @@ func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
 			close(gate) // the turn ends, its last events stored while no socket is attached
 			<-rt.done   // and the session cooled
 			ls.mu.Lock()
-			cold, evicted := ls.cold, ls.evicted
+			cold, evicted := ls.st.Cold(), ls.st.Let()
 			ls.mu.Unlock()
 			if !cold || evicted {
 				t.Fatalf("after the turn: cold %v, evicted %v; want cold, still live", cold, evicted)

@@ -21,7 +21,7 @@ func liveState(ts *testServer, id string) (ok, cold bool, messages, tail int) {
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return true, ls.cold, len(ls.messages), len(ls.tail)
+	return true, ls.st.Cold(), len(ls.messages), len(ls.tail)
 }
 
 // An open tab between turns holds no copy of its conversation or of its recent events (the

@@ -4,7 +4,6 @@ package agentsvc
 
 import (
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
@@ -22,7 +21,7 @@ type idleRelease struct {
 	after   time.Duration
 	release func() // debug.FreeOSMemory; tests count calls
 
-	mu      sync.Mutex
+	mu      mutex
 	timer   *time.Timer
 	stopped bool
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
@@ -109,7 +109,7 @@ func (s *Server) forgetHere(id string) {
 		return
 	}
 	ls.mu.Lock()
-	ls.deleted = true
+	ls.step(session.Command{Kind: session.Delete})
 	rt := ls.turn
 	if rt != nil {
 		rt.cancel(errDeleted)
@@ -164,7 +164,7 @@ func (s *Server) closeProxiesOf(id string) {
 // loaded meanwhile (a tab resuming it between the word and the store's delete) and that then
 // finds its session gone from the store is known as deleted, not lost.
 type deletedIDs struct {
-	mu    sync.Mutex
+	mu    mutex
 	at    map[string]time.Time
 	order []string // ids by time added; the oldest first
 }

@@ -271,7 +271,7 @@ func turnOverHere(ts *testServer, id string) func() bool {
 		}
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		return ls.turn == nil && !ls.flushing
+		return ls.turn == nil && !ls.st.Writing
 	}
 }
 

@@ -131,7 +131,7 @@ type relay struct {
 	// dead (tests): this replica was killed; what it would publish is lost.
 	dead atomic.Bool
 
-	mu      sync.Mutex
+	mu      mutex
 	nextID  int64
 	waits   map[int64]chan relayMsg
 	links   map[string]*remotePage        // holder side: link id → the remote page

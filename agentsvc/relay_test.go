@@ -496,7 +496,7 @@ func TestYieldKeepsASessionATabHereHolds(t *testing.T) {
 	waitFor(t, "the session to be let go", func() bool {
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		return ls.evicted
+		return ls.st.Let()
 	})
 	if rep := a.hub.yieldTo(relayMsg{Kind: relayYield, Session: ls.id}); rep.Status != stAbsent {
 		t.Errorf("yield of a session let go: got %q, want %q", rep.Status, stAbsent)

@@ -100,7 +100,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 	defer cancel()
 	for {
 		ls.mu.Lock()
-		if ls.evicted {
+		if ls.st.Let() {
 			ls.mu.Unlock()
 			return relayMsg{Status: stAbsent}
 		}
@@ -110,7 +110,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 			return relayMsg{Status: stFork}
 		}
 		ls.mu.Lock()
-		if ls.owner != prev || ls.remote != prem || ls.evicted {
+		if ls.owner != prev || ls.remote != prem || ls.st.Let() {
 			ls.mu.Unlock()
 			continue // changed meanwhile: decide again
 		}
@@ -125,7 +125,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 			h.supersede(prem)
 			h.evict(ls)
 			ls.mu.Lock()
-			evicted := ls.evicted
+			evicted := ls.st.Let()
 			ls.mu.Unlock()
 			if evicted {
 				return relayMsg{Status: stReleased}
@@ -234,7 +234,7 @@ func (h *hub) yieldTo(m relayMsg) relayMsg {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	switch {
-	case ls.evicted:
+	case ls.st.Let():
 		return relayMsg{Status: stReleased}
 	case ls.turn != nil: // a turn of a tab here started meanwhile
 		return relayMsg{Status: stBusy}

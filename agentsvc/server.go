@@ -18,6 +18,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
+	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -42,6 +43,7 @@ const Version = "0.1.0"
 // a socket then closes with 1011, a turn ends with stopReason error, a loop goes on.
 type Server struct {
 	cfg   Config
+	store store.Store // cfg.Store, through the lock check when it is on (lockcheck.go)
 	log   *zap.Logger
 	owner string // this process's id as a session owner
 	relay *relay // the other replicas, when the store has a bus (nil: one process)
@@ -63,7 +65,7 @@ type Server struct {
 	// released ls.mu: a request that takes it back from then on must find it its own.
 	evictHook func(*liveSession)
 
-	mu       sync.Mutex
+	mu       mutex
 	conns    map[*pageConn]struct{}
 	closing  bool
 	turns    sync.WaitGroup
@@ -109,6 +111,10 @@ func NewServer(cfg Config) (*Server, error) {
 		conns:    map[*pageConn]struct{}{},
 		stopping: make(chan struct{}),
 		renewing: make(chan struct{}),
+	}
+	s.store = cfg.Store
+	if lockCheck.Load() {
+		s.store = checkedStore{cfg.Store}
 	}
 	s.stopRenew = sync.OnceFunc(func() { close(s.renewing) })
 	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -264,7 +270,7 @@ func (s *Server) expireOnce() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s.hub.touchLive(ctx) // a tab that stays open keeps its conversation
-	n, err := s.cfg.Store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
+	n, err := s.store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
 	switch {
 	case err != nil:
 		s.log.Warn("expiring idle sessions", zap.Error(err))

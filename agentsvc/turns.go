@@ -17,6 +17,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/internal/stack"
 	"github.com/byomcp/byomcp/agentsvc/loop"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -105,7 +106,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID string) (*runningTurn, error) {
 	srv := h.srv
 	ls.mu.Lock()
-	deleted := ls.deleted
+	deleted := ls.st.Home == session.Deleted
 	ls.mu.Unlock()
 	if deleted { // the operator deleted it (Forget) while this request was on its way
 		return nil, wire.ErrNoSession
@@ -119,12 +120,12 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 	}
 	ls.mu.Lock()
 	for {
-		if ls.deleted {
+		if ls.st.Home == session.Deleted {
 			ls.mu.Unlock()
 			return nil, wire.ErrNoSession
 		}
-		if ls.evicted { // its socket went, and evict let it go, while this request was on its way
-			why := ls.reviveLocked()
+		if ls.st.Let() { // its socket went, and evict let it go, while this request was on its way
+			why := ls.takeBackLocked()
 			ls.mu.Unlock()
 			if why != "" { // two copies must not both write: the page resumes the other one
 				caller.sendBack(why)
@@ -132,7 +133,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			}
 			return h.startTurn(ls, caller, text, clientTurnID) // reads the store's state first
 		}
-		if ls.cold {
+		if ls.st.Cold() {
 			ls.mu.Unlock() // an idle session's history is in the store: read it back first
 			if err := ls.warm(); err != nil {
 				return nil, err
@@ -140,7 +141,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			ls.mu.Lock() // evict may have let it go while the store was read: look again
 			continue
 		}
-		if !ls.created {
+		if !ls.st.Created() {
 			// A new session's first turn: the store must take the session before the model
 			// is called, or the turn is refused (-32010) as for a stored session whose
 			// store does not answer.
@@ -231,7 +232,6 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		ls.mu.Lock()
 		ls.turn = nil
 		ls.coolLocked() // the store has the turn: the tab idles without its history
-		idle := ls.conn == nil
 		ls.mu.Unlock()
 		close(rt.done)
 		srv.idleMem.turnEnded()
@@ -239,9 +239,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		case <-rt.replied:
 		case <-rt.caller.peer.Done():
 		}
-		if idle {
-			h.evict(ls)
-		}
+		h.evict(ls) // when nothing uses it now
 	}()
 	return rt, nil
 }
@@ -271,12 +269,9 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	if ls.turn == rt {
 		ls.turn = nil
 	}
-	idle := ls.conn == nil
 	ls.mu.Unlock()
 	close(rt.done) // only this goroutine closes it, and it had not
-	if idle {
-		h.srv.guard("turn", func() { h.evict(ls) })
-	}
+	h.srv.guard("turn", func() { h.evict(ls) })
 }
 
 // outcomeUnknown answers a call of an interrupted turn whose result never came back.
