@@ -27,12 +27,13 @@ const Version = "0.1.0"
 
 // Server serves the page socket at /v1/ws.
 //
-// Lock order, across the package: liveSession.resyncMu, then liveSession.mu, then
-// pageConn.mu or Server.mu or hub.mu (never two of these three at once); budget.mu and the
-// locks inside pagemcp.Client and pagemcp.SchemaCache are leaves. hub.liveSessions is how
-// a hub-wide walk gets the sessions without holding hub.mu while it locks each one. No lock
-// is held while calling the page (Peer.Call) or the store, except liveSession.resyncMu.
-// Each type that holds a lock says its place in this order.
+// Lock order, across the package: liveSession.mu, then pageConn.mu or Server.mu or hub.mu
+// (never two of these three at once); budget.mu and the locks inside pagemcp.Client and
+// pagemcp.SchemaCache are leaves. hub.liveSessions is how a hub-wide walk gets the sessions
+// without holding hub.mu while it locks each one. No lock is held while calling the page
+// (Peer.Call) or the store: what waits for the store is a state of the session
+// (agentsvc/session: Releasing, Claiming, Reading) that other requests wait out, not a lock;
+// the tests check it (lockcheck.go). Each type that holds a lock says its place in this order.
 //
 // Goroutines and their owners: one per socket (serve, registered in served before it
 // starts, so Shutdown waits), its handshake, its re-list loop (pagemcp.Client's), one per

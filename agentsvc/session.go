@@ -5,7 +5,6 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,15 +36,13 @@ const replayMax = 200
 // the unsaved events. Before the next turn writes, resync reads seq, messages and the log's
 // tail back from the store, so seq stays contiguous with what is stored.
 //
-// Lock order: resyncMu, then mu, then hub.mu.
+// Lock order: mu, then hub.mu.
 type liveSession struct {
 	id     string
 	origin string
 	hub    *hub
 	log    *zap.Logger
 	namer  *tools.Namer
-
-	resyncMu sync.Mutex // serializes resync with the start of a turn
 
 	mu        mutex
 	seq       int64 // last seq given out
@@ -75,24 +72,26 @@ type liveSession struct {
 	// history is, whether this replica holds it, whether the store must be read again, and
 	// whether a write is in flight. Only step assigns it.
 	st session.State
-	// home is closed (and replaced) whenever a release or a claim in flight ends (st.Home
-	// leaves Releasing or Claiming): a request that found it so waits for it and asks again.
+	// home is closed (and replaced) whenever a release, a claim or a resync in flight ends
+	// (st.Home leaves Releasing or Claiming, st.Reading ends): a request that found one waits
+	// for it (session.WaitHome) and asks again.
 	home chan struct{}
 }
 
 // step applies command c to the session's state: the one place it changes. ls.mu is held.
 func (ls *liveSession) step(c session.Command) session.Effects {
-	was := ls.st.Home
+	was := ls.st
 	st, eff := session.Step(ls.st, c)
 	ls.st = st
-	if was != st.Home && (was == session.Releasing || was == session.Claiming) {
+	if was.Home != st.Home && (was.Home == session.Releasing || was.Home == session.Claiming) || was.Reading && !st.Reading {
 		close(ls.home)
 		ls.home = make(chan struct{})
 	}
 	return eff
 }
 
-// waitHome waits, with ls.mu released, until a release or claim in flight has ended.
+// waitHomeLocked waits, with ls.mu released, until a release, claim or resync in flight
+// has ended.
 // ls.mu is held on entry and on return.
 func (ls *liveSession) waitHomeLocked() {
 	ch := ls.home

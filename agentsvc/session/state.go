@@ -20,7 +20,8 @@
 //     written it since), Diverged (the store does not hold it as it was left), Gone (a write
 //     found it deleted; nothing more is written).
 //
-// and Writing: one batch write is in flight (the flusher runs).
+// and Writing: one batch write is in flight (the flusher runs); Reading: the store's state is
+// being read again (one resync at a time; another waits for it and finds nothing to do).
 package session
 
 import "fmt"
@@ -71,6 +72,7 @@ type State struct {
 	Home    Home
 	Stale   Stale
 	Writing bool // a batch is being written
+	Reading bool // the store's state is being read again (resync): one reader at a time
 }
 
 // Loaded is the State of a conversation read from the store (a resume on this replica).
@@ -95,10 +97,12 @@ const (
 	TakeBack                   // a request wants it back after it was let go
 	Claimed                    // taking it back: it is claimed again and back in the registry (Command.OK), or not
 	Delete                     // the operator deleted it
+	ReadStart                  // a resync wants to read the store's state (ReadStore, or Wait)
+	ReadDone                   // the resync ended (read or not)
 )
 
 var kindNames = [...]string{"", "write", "written", "write-fail", "writer-idle", "create", "cool", "warmed",
-	"resynced", "evict", "released", "renewed", "take-back", "claimed", "delete"}
+	"resynced", "evict", "released", "renewed", "take-back", "claimed", "delete", "read-start", "read-done"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -133,9 +137,10 @@ const (
 	ClaimAgain                       // take the store claim again (then JoinHub)
 	JoinHub                          // put it back in the registry unless another copy is there, then Claimed
 	ForgetHere                       // a write found it deleted elsewhere: carry the deletion out here
-	WaitHome                         // a release or a claim is in flight: wait for its end, then ask again
+	WaitHome                         // a release, a claim or a resync is in flight: wait for its end, then ask again
 	Refused                          // the request cannot have it: another replica holds it now
 	Noop                             // nothing changed (a command that does not apply in this state)
+	ReadStore                        // read the store's state, then Resynced (or not), then ReadDone
 )
 
 // Has tells whether e includes f.
@@ -144,7 +149,7 @@ func (e Effects) Has(f Effects) bool { return e&f != 0 }
 // Step is the transition function: the state after c, and what the caller must do. It is
 // the only code that assigns a State.
 func Step(s State, c Command) (State, Effects) {
-	if s.Home == Deleted && c.Kind != Write && c.Kind != Written && c.Kind != WriteFail && c.Kind != WriterIdle {
+	if s.Home == Deleted && c.Kind != Write && c.Kind != Written && c.Kind != WriteFail && c.Kind != WriterIdle && c.Kind != ReadDone {
 		if c.Kind == TakeBack {
 			return s, Refused
 		}
@@ -257,6 +262,18 @@ func Step(s State, c Command) (State, Effects) {
 		return s, 0
 	case Delete:
 		s.Home = Deleted
+		return s, 0
+	case ReadStart:
+		switch {
+		case s.Reading:
+			return s, WaitHome
+		case s.Stale == Fresh:
+			return s, Noop // nothing to read again (another resync did it)
+		}
+		s.Reading = true
+		return s, ReadStore
+	case ReadDone:
+		s.Reading = false
 		return s, 0
 	}
 	return s, Noop

@@ -86,6 +86,11 @@ func TestStep(t *testing.T) {
 		{"a deleted one is never let go", deleted, Command{Kind: Evict}, deleted, Noop},
 		{"a deleted one never cools", deleted, Command{Kind: Cool}, deleted, Noop},
 		{"a deleted one is not resynced", State{Stage: Stored, Home: Deleted, Stale: WriteFailed}, Command{Kind: Resynced, Found: true, Adopted: true}, State{Stage: Stored, Home: Deleted, Stale: WriteFailed}, Noop},
+		// Resync.
+		{"a stale one is read again", failed, Command{Kind: ReadStart}, State{Stage: Stored, Stale: WriteFailed, Reading: true}, ReadStore},
+		{"one resync at a time", State{Stage: Stored, Stale: WriteFailed, Reading: true}, Command{Kind: ReadStart}, State{Stage: Stored, Stale: WriteFailed, Reading: true}, WaitHome},
+		{"after another resync: nothing to read", warm, Command{Kind: ReadStart}, warm, Noop},
+		{"a resync ends", State{Stage: Stored, Reading: true}, Command{Kind: ReadDone}, warm, 0},
 		{"cold and let go: taken back by claim", coldLetGo, Command{Kind: TakeBack}, State{Stage: Stored, Memory: InStore, Home: Claiming}, ClaimAgain | JoinHub},
 	}
 	for _, tc := range cases {
@@ -114,7 +119,7 @@ func TestStepWalks(t *testing.T) {
 	for walk := range 2000 {
 		s := starts[walk%len(starts)]
 		for range 60 {
-			c := Command{Kind: Kind(1 + r.IntN(int(Delete))), Busy: r.IntN(3) == 0, OK: r.IntN(2) == 0,
+			c := Command{Kind: Kind(1 + r.IntN(int(ReadDone))), Busy: r.IntN(3) == 0, OK: r.IntN(2) == 0,
 				Gone: r.IntN(8) == 0, Found: r.IntN(4) != 0, Adopted: r.IntN(2) == 0}
 			if c.Kind == Resynced && c.Adopted {
 				c.Found = true
