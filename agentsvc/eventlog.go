@@ -379,4 +379,3 @@ func (ls *liveSession) waitFlushed(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
-
