@@ -180,7 +180,7 @@ func (s *Server) registerHandlers(c *pageConn) {
 		if c.turnRunningElsewhere(params.SessionID) {
 			return nil, wire.ErrSwitchDuringTurn
 		}
-		if params.SessionID == "" && !s.budget.newSession(c.client) {
+		if params.SessionID == "" && !s.budget.NewSession(c.client) {
 			s.metrics.refused.WithLabelValues("sessions").Inc()
 			c.log.Info("refused a new session: too many from this client", zap.String("client", c.client))
 			return nil, wire.ErrTooManySessions

@@ -76,7 +76,7 @@ func (ls *liveSession) warm() error {
 // (expired, or a store that lost data): its tab is sent back to start a new one.
 func (ls *liveSession) goneFromStore() {
 	srv := ls.hub.srv
-	if srv.deleted.has(ls.id, time.Now()) {
+	if srv.deleted.Has(ls.id, time.Now()) {
 		ls.log.Info("the session was deleted by the operator; its tab is told so")
 		go srv.forgetHere(ls.id)
 		return

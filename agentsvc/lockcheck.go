@@ -2,10 +2,11 @@ package agentsvc
 
 // The lock check: no store call is made while a lock of this package is held (a store call
 // can take seconds; a session's lock held across one stalls its page, its turn and the
-// claim renewal). Tests turn it on (lockCheck, in TestMain, before any Server); the
-// package's mutexes are then counted per goroutine, and a Server calls its store through
-// checkedStore, which records every call made with one held. Off, it costs one atomic load
-// per lock.
+// claim renewal), and no lock of the package is taken while another is held (no lock
+// order to keep: the session's lock, the hub's, a socket's, the relay's and the server's
+// are each taken alone). Tests turn it on (lockCheck, in TestMain, before any Server); the
+// package's mutexes are then counted per goroutine, a Server calls its store through
+// checkedStore, and every breach is recorded. Off, it costs one atomic load per lock.
 
 import (
 	"bytes"
@@ -32,8 +33,8 @@ type mutex struct{ sync.Mutex }
 
 func (m *mutex) Lock() {
 	m.Mutex.Lock()
-	if lockCheck.Load() {
-		heldCount().Add(1)
+	if lockCheck.Load() && heldCount().Add(1) > 1 {
+		violation("a lock taken with another of the package held")
 	}
 }
 
@@ -70,9 +71,14 @@ func noLockHeld(call string) {
 	if !lockCheck.Load() || heldCount().Load() == 0 {
 		return
 	}
+	violation("store." + call + " called with a lock held")
+}
+
+// violation records one breach of the lock rules, with the first one's stack.
+func violation(what string) {
 	lockViolations.Add(1)
 	stack := make([]byte, 8<<10)
-	s := fmt.Sprintf("store.%s called with a lock held:\n%s", call, stack[:runtime.Stack(stack, false)])
+	s := fmt.Sprintf("%s:\n%s", what, stack[:runtime.Stack(stack, false)])
 	firstViolation.CompareAndSwap(nil, &s)
 }
 

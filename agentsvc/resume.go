@@ -292,7 +292,7 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 // copy here still ending its turn, the store not yet told): a copy loaded meanwhile would
 // write beside the one ending.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
-	if h.srv.deleted.has(id, time.Now()) {
+	if h.srv.deleted.Has(id, time.Now()) {
 		return nil, wire.ErrSessionNotFound
 	}
 	h.mu.Lock()

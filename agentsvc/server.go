@@ -16,7 +16,10 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/memrelease"
 	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
+	"github.com/byomcp/byomcp/agentsvc/internal/recent"
+	"github.com/byomcp/byomcp/agentsvc/internal/turnbudget"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -28,7 +31,7 @@ const Version = "0.1.0"
 // Server serves the page socket at /v1/ws.
 //
 // Lock order, across the package: liveSession.mu, then pageConn.mu or Server.mu or hub.mu
-// (never two of these three at once); budget.mu and the locks inside pagemcp.Client and
+// (never two of these three at once); the budget's lock and the locks inside pagemcp.Client and
 // pagemcp.SchemaCache are leaves. hub.liveSessions is how a hub-wide walk gets the sessions
 // without holding hub.mu while it locks each one. No lock is held while calling the page
 // (Peer.Call) or the store: what waits for the store is a state of the session
@@ -55,10 +58,10 @@ type Server struct {
 	schemas   *pagemcp.SchemaCache
 	defs      *pagemcp.DefCache // the pages' tool definitions, interned: one copy per page, not per tab
 	hub       *hub
-	deleted   deletedIDs // conversations an operator deleted lately (Forget)
+	deleted   recent.IDs // conversations an operator deleted lately (Forget)
 	metrics   *metrics
-	budget    *budget
-	idleMem   *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
+	budget    *turnbudget.Budget
+	idleMem   *memrelease.Releaser // after a burst of turns, the runtime's unused memory goes back to the OS
 	// takeOverHook, when set (tests, before any socket), runs in a proxy's take-over once
 	// the session is resumed here and before it is bound to the socket.
 	takeOverHook func(*proxy)
@@ -107,8 +110,8 @@ func NewServer(cfg Config) (*Server, error) {
 		schemas:  pagemcp.NewSchemaCache(4096),
 		defs:     pagemcp.NewDefCache(4096),
 		metrics:  newMetrics(),
-		budget:   newBudget(cfg),
-		idleMem:  newIdleRelease(cfg.IdleRelease),
+		budget:   turnbudget.New(cfg.ClientTurns, cfg.MaxTurns, cfg.ClientSessionRate, cfg.ClientSessionBurst),
+		idleMem:  memrelease.New(cfg.IdleRelease),
 		conns:    map[*pageConn]struct{}{},
 		stopping: make(chan struct{}),
 		renewing: make(chan struct{}),
@@ -209,7 +212,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		close(s.stopping)
 	}
 	s.mu.Unlock()
-	s.idleMem.stop()
+	s.idleMem.Stop()
 	closeConns := func() {
 		s.mu.Lock()
 		conns := make([]*pageConn, 0, len(s.conns))

@@ -147,10 +147,13 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 // replay are missing (ls.persisted is past what older and the tail hold): the caller reads
 // them from the store, unlocked, and tries again.
 func (ls *liveSession) attachOnce(c *pageConn, from int64, older []store.Event) (gap int64, ok bool) {
+	// Read before ls.mu is taken (no lock is taken inside the session's). A socket given
+	// another session since is no longer the owner (detachFrom), which is checked below.
+	bound := c.boundSession()
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	for {
-		if c.boundSession() != ls || ls.owner != c {
+		if bound != ls || ls.owner != c {
 			return 0, false // the socket moved on (or closed) meanwhile, or another socket took the session
 		}
 		if !ls.st.Let() {

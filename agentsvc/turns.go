@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -161,22 +162,22 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		}
 		return nil, wire.ErrTurnInProgress
 	}
-	release, err := srv.budget.startTurn(caller.client)
+	// The turn's slots are taken with ls.mu released (no lock is taken inside the session's),
+	// and the session looked at again after.
+	ls.mu.Unlock()
+	release, err := srv.takeTurn(caller.client)
 	if err != nil {
-		ls.mu.Unlock()
-		srv.metrics.refused.WithLabelValues("budget").Inc()
-		ls.log.Info("refused a turn: over the turn budget", zap.String("client", caller.client), zap.Error(err))
+		if errors.Is(err, wire.ErrClientBusy) || errors.Is(err, wire.ErrServerBusy) {
+			ls.log.Info("refused a turn: over the turn budget", zap.String("client", caller.client), zap.Error(err))
+		}
 		return nil, err
 	}
-	srv.mu.Lock()
-	if srv.closing {
-		srv.mu.Unlock()
-		ls.mu.Unlock()
+	ls.mu.Lock()
+	if ls.turn != nil || ls.st.Let() || ls.st.Cold() || !ls.st.Created() || ls.st.Home == session.Deleted {
+		ls.mu.Unlock() // changed meanwhile: start again
 		release()
-		return nil, wire.ErrShuttingDown
+		return h.startTurn(ls, caller, text, clientTurnID)
 	}
-	srv.turns.Add(1)
-	srv.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	rt := &runningTurn{id: "t-" + randomID(8), cancel: cancel, done: make(chan struct{}), caller: caller, replied: make(chan struct{}), clientTurnID: clientTurnID}
 	// turn_start is numbered under the same lock that makes the turn visible, so an
@@ -191,7 +192,6 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 
 	go func() {
 		stack.Grow()
-		defer srv.turns.Done()
 		defer release()
 		defer cancel(nil)
 		defer h.recoverTurn(ls, rt) // loop.Run contains its own panics; this covers the rest
@@ -234,7 +234,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		ls.coolLocked() // the store has the turn: the tab idles without its history
 		ls.mu.Unlock()
 		close(rt.done)
-		srv.idleMem.turnEnded()
+		srv.idleMem.TurnEnded()
 		select { // the answer is queued, or its socket is gone
 		case <-rt.replied:
 		case <-rt.caller.peer.Done():
@@ -242,6 +242,29 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		h.evict(ls) // when nothing uses it now
 	}()
 	return rt, nil
+}
+
+// takeTurn takes a turn's slots: one of the client's and the server's running turns
+// (turnbudget), and a place among the turns Shutdown waits for. release gives them back;
+// calling it again does nothing.
+func (s *Server) takeTurn(client string) (release func(), err error) {
+	free, err := s.budget.StartTurn(client)
+	if err != nil {
+		s.metrics.refused.WithLabelValues("budget").Inc()
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		free()
+		return nil, wire.ErrShuttingDown
+	}
+	s.turns.Add(1)
+	s.mu.Unlock()
+	return sync.OnceFunc(func() {
+		s.turns.Done()
+		free()
+	}), nil
 }
 
 // recoverTurn is deferred by a turn's goroutine: after a panic outside RunTurn (which

@@ -1,4 +1,4 @@
-package agentsvc
+package memrelease
 
 import (
 	"sync/atomic"
@@ -12,10 +12,10 @@ import (
 func TestIdleReleaseOncePerQuietPeriod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var released atomic.Int32
-		r := newIdleRelease(10 * time.Second)
+		r := New(10 * time.Second)
 		r.release = func() { released.Add(1) }
 		for range 5 { // a burst of turns, each ending 4 s after the one before
-			r.turnEnded()
+			r.TurnEnded()
 			time.Sleep(4 * time.Second)
 		}
 		synctest.Wait()
@@ -32,17 +32,17 @@ func TestIdleReleaseOncePerQuietPeriod(t *testing.T) {
 		if n := released.Load(); n != 1 {
 			t.Fatalf("released %d times, want once per quiet period", n)
 		}
-		r.turnEnded()
-		r.stop()
-		r.turnEnded() // a turn ending during shutdown
+		r.TurnEnded()
+		r.Stop()
+		r.TurnEnded() // a turn ending during shutdown
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Errorf("released %d times after stop, want no more", n)
 		}
-		off := newIdleRelease(-1)
+		off := New(-1)
 		off.release = func() { released.Add(1) }
-		off.turnEnded()
+		off.TurnEnded()
 		time.Sleep(time.Minute)
 		if n := released.Load(); n != 1 {
 			t.Errorf("released with IdleRelease negative, want never")
