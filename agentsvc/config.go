@@ -80,7 +80,7 @@ type Config struct {
 	// hourly); default 7 days, negative = keep forever.
 	SessionTTL time.Duration
 	// IdleRelease gives the memory the runtime no longer uses back to the OS once no turn
-	// has ended for this long (debug.FreeOSMemory, once per quiet period: see idleRelease);
+	// has ended for this long (debug.FreeOSMemory, once per quiet period: see memrelease.Releaser);
 	// default 10 s, negative = never.
 	IdleRelease time.Duration
 

@@ -44,7 +44,7 @@ type pageConn struct {
 	// so the requests of one socket take effect in the order they were sent. Read goroutine only.
 	lastOp <-chan struct{}
 
-	mu      sync.Mutex
+	mu      mutex
 	session *liveSession
 	proxy   *proxy // its session's turn runs on another replica (proxy.go); session is nil then
 	gone    bool   // the socket ended and was detached: nothing may bind to it any more
@@ -180,7 +180,7 @@ func (s *Server) registerHandlers(c *pageConn) {
 		if c.turnRunningElsewhere(params.SessionID) {
 			return nil, wire.ErrSwitchDuringTurn
 		}
-		if params.SessionID == "" && !s.budget.newSession(c.client) {
+		if params.SessionID == "" && !s.budget.NewSession(c.client) {
 			s.metrics.refused.WithLabelValues("sessions").Inc()
 			c.log.Info("refused a new session: too many from this client", zap.String("client", c.client))
 			return nil, wire.ErrTooManySessions

@@ -484,7 +484,7 @@ func TestTurnBudgetPerClient(t *testing.T) {
 	wantMetrics(t, ts.Server, map[string]float64{`byomcp_refused_total{reason="budget"}`: 1})
 
 	total := newTestServer(t, &gateModel{gate: make(chan struct{}), started: make(chan struct{}, 1)}, func(c *Config) { c.MaxTurns = 1 })
-	release, err := total.Server.budget.startTurn("") // one turn running elsewhere
+	release, err := total.Server.budget.StartTurn("") // one turn running elsewhere
 	if err != nil {
 		t.Fatal(err)
 	}

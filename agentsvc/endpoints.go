@@ -24,7 +24,7 @@ func (s *Server) OriginAllowed(origin string, r *http.Request) bool {
 // (Config.ClientTurns; a loopback address only in all). The release function gives it back
 // and must be called exactly once. Over a bound: wire.ErrServerBusy or wire.ErrClientBusy.
 func (s *Server) StartRun(r *http.Request) (release func(), err error) {
-	release, err = s.budget.startTurn(ratelimit.Client(r))
+	release, err = s.budget.StartTurn(ratelimit.Client(r))
 	if err != nil {
 		s.metrics.refused.WithLabelValues("budget").Inc()
 	}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
@@ -55,7 +56,7 @@ const maxMergedDelta = 8 << 10
 
 // emitLocked is emit with ls.mu held; it returns the event's seq (0 when it was dropped).
 func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn *string) int64 {
-	if ls.storeErr != nil {
+	if ls.st.MustResync() {
 		return 0
 	}
 	d, isText := ev.(*wire.TextDeltaEvent)
@@ -82,8 +83,7 @@ func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn
 		t := *activeTurn
 		ls.pending.ActiveTurn = &t
 	}
-	if !ls.flushing {
-		ls.flushing = true
+	if ls.step(session.Command{Kind: session.Write}).Has(session.StartWriter) {
 		ls.flushed = make(chan struct{})
 		go ls.flushContained()
 	}
@@ -140,7 +140,7 @@ func (ls *liveSession) flushLoop() {
 		ls.mu.Lock()
 		b := ls.pending
 		if len(b.Events) == 0 && len(b.Messages) == 0 && b.ActiveTurn == nil {
-			ls.flushing = false
+			ls.step(session.Command{Kind: session.WriterIdle})
 			close(ls.flushed)
 			ls.mu.Unlock()
 			return
@@ -150,8 +150,8 @@ func (ls *liveSession) flushLoop() {
 		ls.pending = store.Batch{}
 		w := b
 		var create *store.Session
-		if !ls.stored {
-			if !ls.created {
+		if ls.st.Stage != session.Stored {
+			if !ls.st.Created() {
 				create = &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
 			}
 			w.Messages = append(append(make([]chat.Message, 0, len(ls.messages)+len(b.Messages)), ls.messages...), b.Messages...)
@@ -166,14 +166,15 @@ func (ls *liveSession) flushLoop() {
 			ls.mu.Unlock()
 			continue
 		}
-		ls.stored, ls.created = true, true
-		if !ls.cold { // a cold session's history is the store's
+		ls.step(session.Command{Kind: session.Written})
+		cold := ls.st.Cold()
+		if !cold { // a cold session's history is the store's
 			ls.messages = append(ls.messages, b.Messages...)
 		}
 		for _, e := range b.Events {
 			ls.hub.srv.observe(ls.origin, ls.id, e.Data)
 			ls.persisted = e.Seq
-			if !ls.cold {
+			if !cold {
 				ls.tail = append(ls.tail, e)
 			}
 			ls.sendLocked(e)
@@ -198,7 +199,7 @@ func (ls *liveSession) flushContained() {
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
 		ls.failWritesLocked(fmt.Errorf("agent: the session's flusher failed: %v", v), 0)
-		ls.flushing = false
+		ls.step(session.Command{Kind: session.WriterIdle})
 		close(ls.flushed) // the loop closes it only on its way out, which the panic skipped
 	}()
 	ls.flushLoop()
@@ -211,7 +212,7 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 	srv := ls.hub.srv
 	start := time.Now()
 	err := ls.retried("writing session events", func(ctx context.Context) error {
-		return writeBatch(ctx, srv.cfg.Store, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+		return writeBatch(ctx, srv.store, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
 	})
 	if err == nil {
 		srv.metrics.storeWrites.Observe(time.Since(start).Seconds())
@@ -257,14 +258,14 @@ func (ls *liveSession) retried(what string, op func(ctx context.Context) error) 
 func (ls *liveSession) ensureCreated() error {
 	srv := ls.hub.srv
 	ls.mu.Lock()
-	done := ls.created
+	done := ls.st.Created()
 	s := &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
 	ls.mu.Unlock()
 	if done {
 		return nil
 	}
 	err := ls.retried("creating the session", func(ctx context.Context) error {
-		return srv.cfg.Store.CreateClaimed(ctx, s, srv.owner, srv.cfg.ClaimTTL)
+		return srv.store.CreateClaimed(ctx, s, srv.owner, srv.cfg.ClaimTTL)
 	})
 	// ErrExists: an earlier attempt created it (ids are random), or another request of this
 	// session's did at the same time.
@@ -273,7 +274,7 @@ func (ls *liveSession) ensureCreated() error {
 		return wire.ErrStoreDown
 	}
 	ls.mu.Lock()
-	ls.created = true
+	ls.step(session.Command{Kind: session.Create})
 	ls.mu.Unlock()
 	return nil
 }
@@ -305,7 +306,8 @@ func writeBatch(ctx context.Context, st store.Store, id string, create *store.Se
 // replica had not seen is carried out here too (Forget).
 func (ls *liveSession) failWritesLocked(err error, events int) {
 	dropped := events + len(ls.pending.Events)
-	ls.storeErr = err
+	gone := errors.Is(err, store.ErrNotFound)
+	eff := ls.step(session.Command{Kind: session.WriteFail, Gone: gone})
 	ls.seq = ls.persisted
 	ls.pending = store.Batch{}
 	ls.pendingText, ls.pendingDelta = nil, nil
@@ -314,20 +316,18 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	if rt != nil {
 		turnID = rt.id
 	}
-	if errors.Is(err, store.ErrNotFound) {
+	if gone {
 		// The store no longer has the session: the operator deleted it, here (Forget ran) or
 		// through another replica's console (whose word on the bus this replica missed, or
 		// has not handled yet), or it expired. That is no store failure: the turn is
 		// cancelled as for a deletion here, and a deletion found only now is carried out here
 		// too (forgetHere: the session leaves this replica and its tab is told "conversation
 		// deleted", once the turn answered).
-		ls.storeErr = errDeleted
 		ls.log.Info("the session is no longer in the store (deleted by the operator); its last events were not stored", zap.Int("eventsNotStored", dropped), zap.String("turn", turnID))
 		if rt != nil {
 			rt.cancel(errDeleted)
 		}
-		if !ls.deleted {
-			ls.deleted = true
+		if eff.Has(session.ForgetHere) {
 			go ls.hub.srv.forgetHere(ls.id) // the replica that deleted it told the others
 		}
 		return
@@ -355,88 +355,7 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 func (ls *liveSession) unsaved() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.storeErr != nil && ls.storeErr != errDeleted
-}
-
-// resync reads the session back from the store after a write failed, before a new turn
-// writes: seq, messages and the log's tail become the store's; stored events the page has
-// not seen (a write whose answer was lost may have landed) are sent to it; a turn the store
-// still has as running is closed as interrupted. It does nothing when no write failed. It
-// returns wire.ErrStoreDown while the store does not answer, wire.ErrTurnInProgress while a
-// turn runs (its end is not written; the next turn resyncs).
-func (ls *liveSession) resync() error {
-	ls.resyncMu.Lock()
-	defer ls.resyncMu.Unlock()
-	ls.mu.Lock()
-	failed, stored, running := ls.storeErr, ls.stored, ls.turn != nil
-	ls.mu.Unlock()
-	if failed == nil {
-		return nil
-	}
-	if running {
-		return wire.ErrTurnInProgress
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	st := ls.hub.srv.cfg.Store
-	s, err := st.Load(ctx, ls.id)
-	switch {
-	case errors.Is(err, store.ErrNotFound) && !stored:
-		s = nil // never stored: nothing to read back, the next turn creates it
-	case errors.Is(err, store.ErrNotFound):
-		ls.goneFromStore()
-		return wire.ErrSessionNotFound
-	case err != nil:
-		ls.log.Warn("the session store is still unavailable", zap.Error(err))
-		return wire.ErrStoreDown
-	}
-	// A session whose creation landed but not its first events keeps its history in memory.
-	adopt := s != nil && (stored || s.Seq > 0)
-	var tail []store.Event
-	if adopt {
-		if tail, err = st.EventsAfter(ctx, ls.id, max(0, s.Seq-tailMax), 0); err != nil {
-			ls.log.Warn("the session store is still unavailable", zap.Error(err))
-			return wire.ErrStoreDown
-		}
-	}
-	ls.mu.Lock()
-	lost := adopt && s.Seq < ls.persisted
-	had := ls.persisted
-	if adopt {
-		ls.seq, ls.persisted = s.Seq, s.Seq
-		ls.messages = s.Messages
-		ls.tail = tail
-		ls.created, ls.stored = true, true
-		ls.cold = false
-		for _, e := range tail {
-			ls.sendLocked(e)
-		}
-	}
-	if s == nil {
-		ls.created = false
-	}
-	ls.storeErr = nil
-	ls.mu.Unlock()
-	if lost {
-		// The page has seen seqs the store no longer holds; sent back to agent/session, it
-		// gets the store's seq and goes on from there.
-		ls.log.Error("the session store lost events it had taken; the page is sent back to resume", zap.Int64("storeSeq", s.Seq), zap.Int64("hadSeq", had))
-		ls.closeConn("the session store lost events; resume")
-		return wire.ErrStoreDown
-	}
-	if adopt && s.ActiveTurn != "" {
-		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the conversation could not be saved. Please ask again.)")
-		ls.waitFlushed(ctx)
-		if ls.unsaved() {
-			return wire.ErrStoreDown
-		}
-	}
-	if failed == errLetGo {
-		ls.log.Debug("a session taken back re-read its state from the store", zap.Int64("seq", ls.persistedSeq()))
-		return nil
-	}
-	ls.log.Info("the session store took writes again; the session re-read its state from it", zap.Int64("seq", ls.persistedSeq()))
-	return nil
+	return ls.st.Unsaved()
 }
 
 // persistedSeq is the last seq written to the store.
@@ -449,7 +368,7 @@ func (ls *liveSession) persistedSeq() int64 {
 // waitFlushed waits until everything emitted so far is stored and sent (or failed).
 func (ls *liveSession) waitFlushed(ctx context.Context) {
 	ls.mu.Lock()
-	if !ls.flushing {
+	if !ls.st.Writing {
 		ls.mu.Unlock()
 		return
 	}
@@ -460,33 +379,3 @@ func (ls *liveSession) waitFlushed(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
-
-// recoverInterrupted ends a turn that was left open in the store (by a crash, or by a store
-// that failed during it) as a turn that failed with text: an error event with it, turn_end
-// {stopReason: error, interrupted}, and in the history the mark of a turn that added nothing
-// (an assistant message with only end {stopReason: error, error: text}, never sent to the
-// model), so a page shows the same from the events and from the stored messages.
-//
-// The calls the turn made are in the history already (loop.Turn.Record stores each with its
-// event), with the results that came back; a call whose result never came is answered here
-// as having an unknown outcome (a tool_result event with the same tool message), so the model
-// sees every call it made and does not assume one that may have run did not.
-func (ls *liveSession) recoverInterrupted(turnID, text string) {
-	none := ""
-	ls.mu.Lock()
-	for _, m := range unanswered(ls.messages, turnID) {
-		ls.emitLocked(&wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult, TurnID: turnID}, CallID: m.ToolCallID, Name: m.Name, IsError: true, Text: outcomeUnknown},
-			[]chat.Message{m}, nil)
-	}
-	ls.emitLocked(&wire.ErrorEvent{EventHeader: wire.EventHeader{Type: wire.EventError, TurnID: turnID}, Message: text, Retryable: true}, nil, nil)
-	ls.emitLocked(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: turnID}, StopReason: wire.StopError, Text: text, Interrupted: true},
-		markEnd(turnID, nil, wire.StopError, text), &none)
-	ls.mu.Unlock()
-	// Counted where it is closed: the process that ran it could not count it.
-	ls.hub.srv.metrics.turns.WithLabelValues(turnInterrupted).Inc()
-	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
-}
-
-// turnInterrupted is byomcp_turns_total's label for a turn a crash, a replica's death or a
-// store failure cut short (its turn_end has stopReason error and interrupted: true).
-const turnInterrupted = "interrupted"

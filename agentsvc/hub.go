@@ -5,12 +5,12 @@ package agentsvc
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 )
 
@@ -20,7 +20,7 @@ import (
 // lock each session with hub.mu released); see Server for the whole package's order.
 type hub struct {
 	srv  *Server
-	mu   sync.Mutex
+	mu   mutex
 	live map[string]*liveSession
 	// parked are sessions nobody chatted in (never stored) whose socket went: kept for
 	// parkFor, at most parkMax, oldest first out (parkQ, in parking order), so that the
@@ -74,7 +74,8 @@ func (h *hub) parkLocked(ls *liveSession, now time.Time) {
 	}
 }
 
-// unpark takes back a parked session of origin, live again (nil when there is none).
+// unpark takes back a parked session of origin, live again (nil when there is none; the
+// copy live here when another socket loaded it again meanwhile).
 func (h *hub) unpark(id, origin string) *liveSession {
 	h.mu.Lock()
 	p, ok := h.parked[id]
@@ -89,19 +90,46 @@ func (h *hub) unpark(id, origin string) *liveSession {
 	}
 	ls := p.ls
 	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	if ls.stored { // taken back and stored since it was parked: the store has it, as it is now
-		return nil
+	why := ls.takeBackLocked()
+	ls.mu.Unlock()
+	if why == "" {
+		return ls
 	}
-	ls.evicted = false
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if other := h.live[id]; other != nil {
-		return other
+	return h.live[id]
+}
+
+// rejoin puts a session taken back (takeBackLocked) in the hub again, out of the parked ones:
+// false when another copy of it is live here (another socket loaded it again meanwhile).
+func (h *hub) rejoin(ls *liveSession) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	other := h.live[ls.id]
+	if other != nil && other != ls {
+		return false
 	}
-	h.live[id] = ls
-	h.srv.metrics.sessions.Inc()
-	return ls
+	if other == nil {
+		h.live[ls.id] = ls
+		h.srv.metrics.sessions.Inc()
+	}
+	if p, ok := h.parked[ls.id]; ok && p.ls == ls {
+		delete(h.parked, ls.id)
+	}
+	return true
+}
+
+// leave takes a session that evict lets go out of the hub, parked when it was never stored.
+func (h *hub) leave(ls *liveSession, park bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.live[ls.id] == ls {
+		delete(h.live, ls.id)
+		h.srv.metrics.sessions.Dec()
+		if park {
+			h.parkLocked(ls, time.Now())
+		}
+	}
 }
 
 // claim takes the store claim on a session, waiting up to ClaimTTL for another owner's
@@ -110,7 +138,7 @@ func (h *hub) claim(ctx context.Context, id string) bool {
 	cfg := h.srv.cfg
 	deadline := time.Now().Add(cfg.ClaimTTL + time.Second)
 	for {
-		ok, _, err := cfg.Store.Claim(ctx, id, h.srv.owner, cfg.ClaimTTL)
+		ok, _, err := h.srv.store.Claim(ctx, id, h.srv.owner, cfg.ClaimTTL)
 		if err != nil && ctx.Err() != nil { // the page went, or cancelled its request
 			return false
 		}
@@ -147,7 +175,7 @@ func (h *hub) renewClaims() {
 		var renewed []*liveSession
 		for _, ls := range h.liveSessions() {
 			ls.mu.Lock()
-			if ls.created { // a session not created yet is claimed when it is created
+			if ls.st.Created() { // a session not created yet is claimed when it is created
 				ids = append(ids, ls.id)
 				renewed = append(renewed, ls)
 			}
@@ -162,7 +190,7 @@ func (h *hub) renewClaims() {
 		} else {
 			for _, id := range ids {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				if _, _, err := h.srv.cfg.Store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
+				if _, _, err := h.srv.store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
 					h.srv.log.Debug("renewing claim", zap.Error(err))
 				}
 				cancel()
@@ -174,20 +202,30 @@ func (h *hub) renewClaims() {
 
 // releaseLetGo releases again the claims of renewed sessions that evict let go while they
 // were being renewed: the renewal can take a claim again after evict released it, and the
-// session's next replica would then wait for it to lapse. Under ls.mu, as evict releases: a
-// take-back (reviveLocked) claims after this.
+// session's next replica would then wait for it to lapse. A take-back waits for this release
+// (session.Releasing), as for evict's: it claims after it.
 func (h *hub) releaseLetGo(renewed []*liveSession) {
 	for _, ls := range renewed {
 		ls.mu.Lock()
-		if ls.evicted {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
-				ls.log.Debug("releasing claim", zap.Error(err))
-			}
-			cancel()
-		}
+		eff := ls.step(session.Command{Kind: session.Renewed})
 		ls.mu.Unlock()
+		if eff.Has(session.ReleaseClaim) {
+			h.releaseClaim(ls)
+		}
 	}
+}
+
+// releaseClaim releases a session's claim for evict or releaseLetGo, and ends the release
+// (session.Released). No lock is held.
+func (h *hub) releaseClaim(ls *liveSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.srv.store.Release(ctx, ls.id, h.srv.owner); err != nil {
+		ls.log.Debug("releasing claim", zap.Error(err))
+	}
+	ls.mu.Lock()
+	ls.step(session.Command{Kind: session.Released})
+	ls.mu.Unlock()
 }
 
 // liveSessions returns the sessions live in this process. The caller locks each one itself,
@@ -208,12 +246,12 @@ func (h *hub) liveSessions() []*liveSession {
 func (h *hub) touchLive(ctx context.Context) {
 	for _, ls := range h.liveSessions() {
 		ls.mu.Lock()
-		attached := ls.conn != nil && ls.stored
+		attached := ls.conn != nil && ls.st.Stage == session.Stored
 		ls.mu.Unlock()
 		if !attached {
 			continue
 		}
-		if err := h.srv.cfg.Store.Append(ctx, ls.id, store.Batch{}); err != nil {
+		if err := h.srv.store.Append(ctx, ls.id, store.Batch{}); err != nil {
 			h.srv.log.Debug("touching a live session", zap.Error(err))
 		}
 	}
@@ -226,7 +264,7 @@ func (h *hub) touchLive(ctx context.Context) {
 // are used.
 func (h *hub) create(ctx context.Context, origin string, page store.Page, history []chat.Message) (*liveSession, error) {
 	id := randomID(16)
-	ls := h.newLive(id, origin, page)
+	ls := h.newLive(id, origin, page, session.State{})
 	ls.messages = history
 	h.mu.Lock()
 	h.live[id] = ls
@@ -258,55 +296,58 @@ func (h *hub) detachFrom(ls *liveSession, c *pageConn) {
 		close(ls.connWait) // a turn waiting in currentConn looks again
 		ls.connWait = make(chan struct{})
 	}
-	idle := ls.conn == nil && ls.turn == nil
 	ls.mu.Unlock()
-	if idle {
-		h.evict(ls)
-	}
+	h.evict(ls)
 }
 
-// evict drops an idle session from memory and releases its claim.
+// idleLocked is the one answer to whether nothing uses the session here, so that evict lets
+// it go: no socket of this replica is attached to it and no turn runs. (A socket given it
+// by agent/session and not attached yet takes it back if it was let go meanwhile: attach.)
+// ls.mu is held.
+func (ls *liveSession) idleLocked() bool {
+	return ls.conn == nil && ls.turn == nil
+}
+
+// evict lets a session go when it is idle (idleLocked): out of the hub (parked when it was
+// never stored, for its tab's next page load) and its claim released, with no lock held. A
+// request that takes it back meanwhile waits for the release (session.Releasing) and claims it
+// after, so the release never undoes its claim or hub entry while its turn runs.
 func (h *hub) evict(ls *liveSession) {
 	ls.waitFlushed(context.Background())
 	ls.mu.Lock()
-	if ls.conn != nil || ls.turn != nil || ls.evicted {
+	var eff session.Effects
+	for {
+		eff = ls.step(session.Command{Kind: session.Evict, Busy: !ls.idleLocked()})
+		if !eff.Has(session.WaitHome) {
+			break
+		}
+		ls.waitHomeLocked() // another evict, or a take-back, is under way: its outcome decides
+	}
+	if !eff.Has(session.LeaveHub) {
 		ls.mu.Unlock()
 		return
 	}
-	ls.evicted = true
-	stored := ls.stored
 	remote := ls.remote // the tab is on another replica: it takes the session over
 	ls.remote = nil
-	// Out of the hub and its claim released before ls.mu is: a request that takes the session
-	// back (reviveLocked) does so after this, or its claim and hub entry would be undone here
-	// while its turn runs (and another replica could claim the session next to it).
-	h.mu.Lock()
-	if h.live[ls.id] == ls {
-		delete(h.live, ls.id)
-		h.srv.metrics.sessions.Dec()
-		if !stored {
-			h.parkLocked(ls, time.Now())
-		}
-	}
-	h.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if stored {
-		if err := h.srv.cfg.Store.Release(ctx, ls.id, h.srv.owner); err != nil {
-			ls.log.Debug("releasing claim", zap.Error(err))
-		}
-	}
 	ls.mu.Unlock()
+	h.leave(ls, eff.Has(session.Park))
+	if eff.Has(session.ReleaseClaim) {
+		h.releaseClaim(ls)
+	} else {
+		ls.mu.Lock()
+		ls.step(session.Command{Kind: session.Released})
+		ls.mu.Unlock()
+	}
 	if hook := h.srv.evictHook; hook != nil {
 		hook(ls)
 	}
-	if !stored {
+	if !eff.Has(session.ReleaseClaim) || remote == nil {
 		return
 	}
-	if remote != nil {
-		remote.closeLink()
-		if err := h.srv.relay.send(ctx, remote.replica, relayMsg{Kind: relayReleased, Session: ls.id, Link: remote.link}); err != nil {
-			ls.log.Debug("telling the tab's replica the session is free", zap.Error(err))
-		}
+	remote.closeLink()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.srv.relay.send(ctx, remote.replica, relayMsg{Kind: relayReleased, Session: ls.id, Link: remote.link}); err != nil {
+		ls.log.Debug("telling the tab's replica the session is free", zap.Error(err))
 	}
 }

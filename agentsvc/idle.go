@@ -8,11 +8,11 @@ package agentsvc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
@@ -21,11 +21,10 @@ import (
 // all of them: the session is stored, no write failed or is pending, and no turn runs.
 // ls.mu is held.
 func (ls *liveSession) coolLocked() {
-	if ls.cold || !ls.stored || ls.storeErr != nil || ls.turn != nil || ls.flushing ||
-		len(ls.pending.Events) > 0 || len(ls.pending.Messages) > 0 || ls.pending.ActiveTurn != nil {
+	busy := ls.turn != nil || len(ls.pending.Events) > 0 || len(ls.pending.Messages) > 0 || ls.pending.ActiveTurn != nil
+	if ls.step(session.Command{Kind: session.Cool, Busy: busy}).Has(session.Noop) {
 		return
 	}
-	ls.cold = true
 	ls.messages = nil
 	ls.tail = nil
 }
@@ -37,7 +36,7 @@ func (ls *liveSession) coolLocked() {
 // not answer, wire.ErrSessionNotFound when the session is gone from it.
 func (ls *liveSession) warm() error {
 	ls.mu.Lock()
-	cold, letGo := ls.cold, ls.storeErr == errLetGo
+	cold, letGo := ls.st.Cold(), ls.st.Stale == session.TakenBack
 	ls.mu.Unlock()
 	if letGo { // taken back after evict let it go: the store's state, whatever it is
 		return ls.resync()
@@ -47,7 +46,7 @@ func (ls *liveSession) warm() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	s, err := ls.hub.srv.cfg.Store.Load(ctx, ls.id)
+	s, err := ls.hub.srv.store.Load(ctx, ls.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		ls.goneFromStore()
@@ -57,14 +56,13 @@ func (ls *liveSession) warm() error {
 		return wire.ErrStoreDown
 	}
 	ls.mu.Lock()
-	switch {
-	case !ls.cold: // warmed meanwhile (a resume and a turn at once)
-	case s.Seq == ls.persisted:
+	match := s.Seq == ls.persisted
+	switch eff := ls.step(session.Command{Kind: session.Warmed, OK: match}); {
+	case eff.Has(session.Noop): // warmed meanwhile (a resume and a turn at once)
+	case match:
 		ls.messages = s.Messages
-		ls.cold = false
 	default:
-		ls.storeErr = fmt.Errorf("the store's seq is %d, the session's %d", s.Seq, ls.persisted)
-		ls.log.Error("the session store does not hold the session as it was left; it is read again", zap.Error(ls.storeErr))
+		ls.log.Error("the session store does not hold the session as it was left; it is read again", zap.Int64("storeSeq", s.Seq), zap.Int64("seq", ls.persisted))
 		ls.mu.Unlock()
 		return ls.resync() // adopts the store's state, and warms the session
 	}
@@ -78,7 +76,7 @@ func (ls *liveSession) warm() error {
 // (expired, or a store that lost data): its tab is sent back to start a new one.
 func (ls *liveSession) goneFromStore() {
 	srv := ls.hub.srv
-	if srv.deleted.has(ls.id, time.Now()) {
+	if srv.deleted.Has(ls.id, time.Now()) {
 		ls.log.Info("the session was deleted by the operator; its tab is told so")
 		go srv.forgetHere(ls.id)
 		return

@@ -81,22 +81,22 @@ func detachForResume(ls *liveSession) (from int64) {
 func coldAndEvicted(ls *liveSession) (cold, evicted bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.cold, ls.evicted
+	return ls.st.Cold(), ls.st.Let()
 }
 
 // isEvicted tells whether ls was let go (evict).
 func isEvicted(ls *liveSession) bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.evicted
+	return ls.st.Let()
 }
 
-// revive takes ls back as a request that found it just before evict does (reviveLocked); it
+// revive takes ls back as a request that found it just before evict does (takeBackLocked); it
 // returns why it could not ("" when it did).
 func revive(ls *liveSession) string {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.reviveLocked()
+	return ls.takeBackLocked()
 }
 
 // liveState is what a live session holds in memory, read under its lock.
@@ -107,7 +107,7 @@ func liveState(ts *testServer, id string) (ok, cold bool, messages, tail int) {
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return true, ls.cold, len(ls.messages), len(ls.tail)
+	return true, ls.st.Cold(), len(ls.messages), len(ls.tail)
 }
 
 // turnOverHere tells whether session id's turn has ended in the server's memory too: the
@@ -121,7 +121,7 @@ func turnOverHere(ts *testServer, id string) func() bool {
 		}
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		return ls.turn == nil && !ls.flushing
+		return ls.turn == nil && !ls.st.Writing
 	}
 }
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
@@ -91,7 +91,7 @@ func (s *Server) Forget(id string) {
 // forgetHere is Forget in this process only: the session, and the sockets that serve it for
 // another replica's turn.
 func (s *Server) forgetHere(id string) {
-	s.deleted.add(id, time.Now())
+	s.deleted.Add(id, time.Now())
 	s.closeProxiesOf(id)
 	h := s.hub
 	h.mu.Lock()
@@ -109,7 +109,7 @@ func (s *Server) forgetHere(id string) {
 		return
 	}
 	ls.mu.Lock()
-	ls.deleted = true
+	ls.step(session.Command{Kind: session.Delete})
 	rt := ls.turn
 	if rt != nil {
 		rt.cancel(errDeleted)
@@ -157,45 +157,4 @@ func (s *Server) closeProxiesOf(id string) {
 		px.stopFollowing()
 		px.c.peer.CloseWithStatus(1000, "conversation deleted")
 	}
-}
-
-// deletedIDs remembers the conversations an operator deleted (Forget, here or through
-// another replica) for deletedKeep, the latest deletedMax: a copy of one that this replica
-// loaded meanwhile (a tab resuming it between the word and the store's delete) and that then
-// finds its session gone from the store is known as deleted, not lost.
-type deletedIDs struct {
-	mu    sync.Mutex
-	at    map[string]time.Time
-	order []string // ids by time added; the oldest first
-}
-
-const (
-	deletedKeep = 10 * time.Minute
-	deletedMax  = 4096
-)
-
-func (d *deletedIDs) add(id string, now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.at == nil {
-		d.at = map[string]time.Time{}
-	}
-	if _, ok := d.at[id]; !ok {
-		d.order = append(d.order, id)
-	}
-	d.at[id] = now
-	for len(d.order) > 0 && (len(d.order) > deletedMax || now.Sub(d.at[d.order[0]]) > deletedKeep) {
-		delete(d.at, d.order[0])
-		d.order = d.order[1:]
-	}
-	if len(d.order) == 0 {
-		d.at, d.order = nil, nil // none: nothing held
-	}
-}
-
-func (d *deletedIDs) has(id string, now time.Time) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	at, ok := d.at[id]
-	return ok && now.Sub(at) <= deletedKeep
 }

@@ -345,7 +345,7 @@ func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 		t.Fatalf("got %+v, want the conversation resumed", res)
 	}
 	// The word of the Delete, which this copy escaped; then the console's delete in the store.
-	ts.deleted.add(sess.SessionID, time.Now())
+	ts.deleted.Add(sess.SessionID, time.Now())
 	if err := ts.store.Delete(context.Background(), sess.SessionID); err != nil {
 		t.Fatal(err)
 	}

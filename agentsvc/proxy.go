@@ -30,7 +30,7 @@ type proxy struct {
 	holder string
 	log    *zap.Logger
 
-	mu      sync.Mutex
+	mu      mutex
 	started bool  // the agent/session result went out: events may follow
 	sent    int64 // last seq sent to the page
 	over    bool  // ended, or taken over
@@ -112,7 +112,7 @@ func (px *proxy) poke() {
 
 // pump reads the session's log from the store when poked, and sends what the page lacks.
 func (px *proxy) pump() {
-	st := px.h.srv.cfg.Store
+	st := px.h.srv.store
 	for {
 		select {
 		case <-px.stop:
@@ -322,7 +322,7 @@ func (c *pageConn) boundProxy() *proxy {
 // the caller claims the session as usual.
 func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*proxy, *relayMsg, error) {
 	r := h.srv.relay
-	ok, holder, err := h.srv.cfg.Store.Claim(ctx, s.ID, h.srv.owner, h.srv.cfg.ClaimTTL)
+	ok, holder, err := h.srv.store.Claim(ctx, s.ID, h.srv.owner, h.srv.cfg.ClaimTTL)
 	if err != nil || ok || holder == "" || holder == h.srv.owner {
 		return nil, nil, nil
 	}
@@ -352,7 +352,7 @@ func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*prox
 // openProxied answers agent/session for a socket whose session's turn runs on the holder:
 // the conversation as stored, the running turn's snapshot, then the events after lastSeq.
 func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *relayMsg, p wire.SessionParams) (any, error) {
-	st := h.srv.cfg.Store
+	st := h.srv.store
 	s, err := st.Load(ctx, px.id)
 	if err != nil {
 		px.end("the page could not be served")
@@ -431,7 +431,7 @@ func (h *hub) watchProxies() {
 	r.mu.Unlock()
 	for _, px := range pxs {
 		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
-		ok, _, err := h.srv.cfg.Store.Claim(ctx, px.id, h.srv.owner, h.srv.cfg.ClaimTTL)
+		ok, _, err := h.srv.store.Claim(ctx, px.id, h.srv.owner, h.srv.cfg.ClaimTTL)
 		cancel()
 		if err == nil && ok {
 			px.log.Info("the replica running this session's turn stopped renewing its claim; taking the session over")

@@ -131,7 +131,7 @@ type relay struct {
 	// dead (tests): this replica was killed; what it would publish is lost.
 	dead atomic.Bool
 
-	mu      sync.Mutex
+	mu      mutex
 	nextID  int64
 	waits   map[int64]chan relayMsg
 	links   map[string]*remotePage        // holder side: link id → the remote page
@@ -370,12 +370,35 @@ type remotePage struct {
 	leaveMu sync.Once
 }
 
-func (r *relay) newRemote(replica, link, session string) *remotePage {
-	rp := &remotePage{r: r, replica: replica, link: link, session: session, done: make(chan struct{}), leave: make(chan struct{})}
+func (r *relay) newRemote(replica, link, session string) (rp, replaced *remotePage) {
+	rp = &remotePage{r: r, replica: replica, link: link, session: session, done: make(chan struct{}), leave: make(chan struct{})}
 	r.mu.Lock()
+	replaced = r.links[link]
 	r.links[link] = rp
 	r.mu.Unlock()
-	return rp
+	return rp, replaced
+}
+
+// unused ends a remote page that newRemote made and nobody used, giving its link back to the
+// one it replaced, if any.
+func (rp *remotePage) unused(replaced *remotePage) {
+	if replaced == nil {
+		rp.closeLink()
+		return
+	}
+	rp.once.Do(func() {
+		close(rp.done)
+		rp.r.mu.Lock()
+		if rp.r.links[rp.link] == rp {
+			delete(rp.r.links, rp.link)
+			select {
+			case <-replaced.closed(): // ended meanwhile: nothing to give back
+			default:
+				rp.r.links[rp.link] = replaced
+			}
+		}
+		rp.r.mu.Unlock()
+	})
 }
 
 // closeLink ends the remote page: its waiting calls fail at once, as for a socket that closed.

@@ -100,7 +100,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 	defer cancel()
 	for {
 		ls.mu.Lock()
-		if ls.evicted {
+		if ls.st.Let() {
 			ls.mu.Unlock()
 			return relayMsg{Status: stAbsent}
 		}
@@ -109,9 +109,13 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 		if (prev != nil && h.socketAlive(ctx, prev)) || (prem != nil && h.remoteAlive(ctx, prem)) {
 			return relayMsg{Status: stFork}
 		}
+		// Made before ls.mu is taken (no lock is taken inside the session's); closed unless
+		// a running turn uses it.
+		rp, replaced := h.srv.relay.newRemote(m.From, m.Link, ls.id)
 		ls.mu.Lock()
-		if ls.owner != prev || ls.remote != prem || ls.evicted {
+		if ls.owner != prev || ls.remote != prem || ls.st.Let() {
 			ls.mu.Unlock()
+			rp.unused(replaced)
 			continue // changed meanwhile: decide again
 		}
 		ls.owner = nil
@@ -122,17 +126,18 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 			ls.remote = nil
 			ls.signalConnLocked()
 			ls.mu.Unlock()
+			rp.unused(replaced)
 			h.supersede(prem)
 			h.evict(ls)
 			ls.mu.Lock()
-			evicted := ls.evicted
+			evicted := ls.st.Let()
 			ls.mu.Unlock()
 			if evicted {
 				return relayMsg{Status: stReleased}
 			}
 			return relayMsg{Status: stAbsent}
 		}
-		ls.remote = h.srv.relay.newRemote(m.From, m.Link, ls.id)
+		ls.remote = rp
 		ls.signalConnLocked()
 		info := ls.runningLocked()
 		ls.mu.Unlock()
@@ -188,11 +193,8 @@ func (h *hub) dropRemote(rp *remotePage) {
 		ls.remote = nil
 		ls.signalConnLocked()
 	}
-	idle := ls.conn == nil && ls.turn == nil
 	ls.mu.Unlock()
-	if idle {
-		h.evict(ls)
-	}
+	h.evict(ls) // when nothing uses it now
 }
 
 // cancelFromRemote handles agent/cancel from a proxied socket.
@@ -234,7 +236,7 @@ func (h *hub) yieldTo(m relayMsg) relayMsg {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	switch {
-	case ls.evicted:
+	case ls.st.Let():
 		return relayMsg{Status: stReleased}
 	case ls.turn != nil: // a turn of a tab here started meanwhile
 		return relayMsg{Status: stBusy}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -17,7 +18,7 @@ import (
 
 // openSession handles agent/session.
 func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams) (any, error) {
-	st := h.srv.cfg.Store
+	st := h.srv.store
 	var page store.Page
 	if p.Page != nil {
 		page = store.Page{URL: capString(p.Page.URL, 2048), Title: capString(p.Page.Title, 512)}
@@ -101,7 +102,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	if p.Page != nil && resumed {
 		ls.mu.Lock()
 		ls.page = page // a session not stored yet is created with it
-		stored := ls.stored
+		stored := ls.st.Stage == session.Stored
 		ls.mu.Unlock()
 		if stored {
 			if err := st.Append(ctx, ls.id, store.Batch{Page: &page}); err != nil {
@@ -111,7 +112,7 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	}
 
 	ls.mu.Lock()
-	for ls.cold { // cooled again since (a turn of its previous socket ended): read again
+	for ls.st.Cold() { // cooled again since (a turn of its previous socket ended): read again
 		ls.mu.Unlock()
 		if err := ls.warm(); err != nil {
 			h.failedOpen(ls, c, prev)
@@ -158,11 +159,8 @@ func (h *hub) failedOpen(ls *liveSession, c *pageConn, prev *liveSession) {
 	if ls.owner == c { // given to c by this request
 		ls.owner = nil
 	}
-	idle := ls.owner == nil && ls.conn == nil && ls.turn == nil
 	ls.mu.Unlock()
-	if idle {
-		h.evict(ls)
-	}
+	h.evict(ls) // when nothing else uses it
 }
 
 // replayFrom reads the stored events after lastSeq that a resumed page is sent again (none
@@ -174,7 +172,7 @@ func (ls *liveSession) replayFrom(ctx context.Context, lastSeq int64) ([]store.E
 	if lastSeq < 0 {
 		return nil, nil
 	}
-	st := ls.hub.srv.cfg.Store
+	st := ls.hub.srv.store
 	older, err := st.EventsAfter(ctx, ls.id, lastSeq, replayMax*4)
 	need := lastSeq // the events after need are still to be read
 	if err == nil && len(older) == replayMax*4 {
@@ -228,7 +226,7 @@ func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, e
 	if store.IsThread(id) {
 		return nil, wire.ErrSessionNotFound
 	}
-	s, err := h.srv.cfg.Store.Load(ctx, id)
+	s, err := h.srv.store.Load(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, wire.ErrSessionNotFound
@@ -294,7 +292,7 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 // copy here still ending its turn, the store not yet told): a copy loaded meanwhile would
 // write beside the one ending.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
-	if h.srv.deleted.has(id, time.Now()) {
+	if h.srv.deleted.Has(id, time.Now()) {
 		return nil, wire.ErrSessionNotFound
 	}
 	h.mu.Lock()
@@ -309,7 +307,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		}
 		return h.take(ctx, ls, c)
 	}
-	st := h.srv.cfg.Store
+	st := h.srv.store
 	s, err := h.loadFor(ctx, id, c.origin)
 	if err != nil {
 		return nil, err
@@ -342,11 +340,10 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		h.mu.Unlock()
 		return h.resume(ctx, c, id)
 	}
-	ls = h.newLive(s.ID, s.Origin, s.Page)
+	ls = h.newLive(s.ID, s.Origin, s.Page, session.Loaded())
 	ls.seq, ls.persisted = s.Seq, s.Seq
 	ls.messages = s.Messages
 	ls.tail = tail
-	ls.created, ls.stored = true, true
 	ls.owner = c
 	h.live[id] = ls
 	h.mu.Unlock()
@@ -398,7 +395,7 @@ func (h *hub) fork(ctx context.Context, c *pageConn, id string, page store.Page)
 	live := false
 	if ls != nil {
 		ls.mu.Lock()
-		if live = !ls.cold; live { // a cold one's history is the store's
+		if live = !ls.st.Cold(); live { // a cold one's history is the store's
 			history = append(history, ls.messages...)
 			if ls.turn != nil {
 				active = ls.turn.id

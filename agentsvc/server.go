@@ -16,8 +16,12 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/byomcp/byomcp/agentsvc/internal/memrelease"
 	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
+	"github.com/byomcp/byomcp/agentsvc/internal/recent"
+	"github.com/byomcp/byomcp/agentsvc/internal/turnbudget"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
+	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
@@ -26,12 +30,13 @@ const Version = "0.1.0"
 
 // Server serves the page socket at /v1/ws.
 //
-// Lock order, across the package: liveSession.resyncMu, then liveSession.mu, then
-// pageConn.mu or Server.mu or hub.mu (never two of these three at once); budget.mu and the
-// locks inside pagemcp.Client and pagemcp.SchemaCache are leaves. hub.liveSessions is how
-// a hub-wide walk gets the sessions without holding hub.mu while it locks each one. No lock
-// is held while calling the page (Peer.Call) or the store, except liveSession.resyncMu.
-// Each type that holds a lock says its place in this order.
+// Lock order, across the package: liveSession.mu, then pageConn.mu or Server.mu or hub.mu
+// (never two of these three at once); the budget's lock and the locks inside pagemcp.Client and
+// pagemcp.SchemaCache are leaves. hub.liveSessions is how a hub-wide walk gets the sessions
+// without holding hub.mu while it locks each one. No lock is held while calling the page
+// (Peer.Call) or the store: what waits for the store is a state of the session
+// (agentsvc/session: Releasing, Claiming, Reading) that other requests wait out, not a lock;
+// the tests check it (lockcheck.go). Each type that holds a lock says its place in this order.
 //
 // Goroutines and their owners: one per socket (serve, registered in served before it
 // starts, so Shutdown waits), its handshake, its re-list loop (pagemcp.Client's), one per
@@ -42,6 +47,7 @@ const Version = "0.1.0"
 // a socket then closes with 1011, a turn ends with stopReason error, a loop goes on.
 type Server struct {
 	cfg   Config
+	store store.Store // cfg.Store, through the lock check when it is on (lockcheck.go)
 	log   *zap.Logger
 	owner string // this process's id as a session owner
 	relay *relay // the other replicas, when the store has a bus (nil: one process)
@@ -52,10 +58,10 @@ type Server struct {
 	schemas   *pagemcp.SchemaCache
 	defs      *pagemcp.DefCache // the pages' tool definitions, interned: one copy per page, not per tab
 	hub       *hub
-	deleted   deletedIDs // conversations an operator deleted lately (Forget)
+	deleted   recent.IDs // conversations an operator deleted lately (Forget)
 	metrics   *metrics
-	budget    *budget
-	idleMem   *idleRelease // after a burst of turns, the runtime's unused memory goes back to the OS
+	budget    *turnbudget.Budget
+	idleMem   *memrelease.Releaser // after a burst of turns, the runtime's unused memory goes back to the OS
 	// takeOverHook, when set (tests, before any socket), runs in a proxy's take-over once
 	// the session is resumed here and before it is bound to the socket.
 	takeOverHook func(*proxy)
@@ -63,7 +69,7 @@ type Server struct {
 	// released ls.mu: a request that takes it back from then on must find it its own.
 	evictHook func(*liveSession)
 
-	mu       sync.Mutex
+	mu       mutex
 	conns    map[*pageConn]struct{}
 	closing  bool
 	turns    sync.WaitGroup
@@ -104,11 +110,15 @@ func NewServer(cfg Config) (*Server, error) {
 		schemas:  pagemcp.NewSchemaCache(4096),
 		defs:     pagemcp.NewDefCache(4096),
 		metrics:  newMetrics(),
-		budget:   newBudget(cfg),
-		idleMem:  newIdleRelease(cfg.IdleRelease),
+		budget:   turnbudget.New(cfg.ClientTurns, cfg.MaxTurns, cfg.ClientSessionRate, cfg.ClientSessionBurst),
+		idleMem:  memrelease.New(cfg.IdleRelease),
 		conns:    map[*pageConn]struct{}{},
 		stopping: make(chan struct{}),
 		renewing: make(chan struct{}),
+	}
+	s.store = cfg.Store
+	if lockCheck.Load() {
+		s.store = checkedStore{cfg.Store}
 	}
 	s.stopRenew = sync.OnceFunc(func() { close(s.renewing) })
 	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -202,7 +212,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		close(s.stopping)
 	}
 	s.mu.Unlock()
-	s.idleMem.stop()
+	s.idleMem.Stop()
 	closeConns := func() {
 		s.mu.Lock()
 		conns := make([]*pageConn, 0, len(s.conns))
@@ -264,7 +274,7 @@ func (s *Server) expireOnce() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s.hub.touchLive(ctx) // a tab that stays open keeps its conversation
-	n, err := s.cfg.Store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
+	n, err := s.store.ExpireIdle(ctx, time.Now().Add(-s.cfg.SessionTTL))
 	switch {
 	case err != nil:
 		s.log.Warn("expiring idle sessions", zap.Error(err))

@@ -5,13 +5,12 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
@@ -37,7 +36,7 @@ const replayMax = 200
 // the unsaved events. Before the next turn writes, resync reads seq, messages and the log's
 // tail back from the store, so seq stays contiguous with what is stored.
 //
-// Lock order: resyncMu, then mu, then hub.mu.
+// Lock order: mu, then hub.mu.
 type liveSession struct {
 	id     string
 	origin string
@@ -45,9 +44,7 @@ type liveSession struct {
 	log    *zap.Logger
 	namer  *tools.Namer
 
-	resyncMu sync.Mutex // serializes resync with the start of a turn
-
-	mu        sync.Mutex
+	mu        mutex
 	seq       int64 // last seq given out
 	persisted int64 // last seq written to the store
 	pending   store.Batch
@@ -56,7 +53,6 @@ type liveSession struct {
 	// sealTextLocked encodes it.
 	pendingText  *wire.TextDeltaEvent
 	pendingDelta []byte
-	flushing     bool
 	flushed      chan struct{} // closed when pending is empty and no flush runs
 	tail         []store.Event // recent persisted events, for resumes
 	messages     []chat.Message
@@ -72,19 +68,39 @@ type liveSession struct {
 	connSent int64         // last seq sent to conn
 	connWait chan struct{} // closed (and replaced) whenever conn changes: attach or detach
 	turn     *runningTurn
-	evicted  bool
-	// created: the store has the session (ensureCreated, or the flusher's first write);
-	// stored: it has its history too (from its first write on).
-	created, stored bool
-	storeErr        error // a write failed; nothing is numbered or written until resync
-	// deleted: the operator deleted the session (Server.Forget); no turn starts in it.
-	deleted bool
-	// cold: messages and tail are not in memory, the store holds them (an idle session; see
-	// idle.go). Set by coolLocked, cleared by warm and resync.
-	cold bool
+	// st is the session's life (agentsvc/session): what the store holds of it, where its
+	// history is, whether this replica holds it, whether the store must be read again, and
+	// whether a write is in flight. Only step assigns it.
+	st session.State
+	// home is closed (and replaced) whenever a release, a claim or a resync in flight ends
+	// (st.Home leaves Releasing or Claiming, st.Reading ends): a request that found one waits
+	// for it (session.WaitHome) and asks again.
+	home chan struct{}
 }
 
-func (h *hub) newLive(id, origin string, page store.Page) *liveSession {
+// step applies command c to the session's state: the one place it changes. ls.mu is held.
+func (ls *liveSession) step(c session.Command) session.Effects {
+	was := ls.st
+	st, eff := session.Step(ls.st, c)
+	ls.st = st
+	if was.Home != st.Home && (was.Home == session.Releasing || was.Home == session.Claiming) || was.Reading && !st.Reading {
+		close(ls.home)
+		ls.home = make(chan struct{})
+	}
+	return eff
+}
+
+// waitHomeLocked waits, with ls.mu released, until a release, claim or resync in flight
+// has ended.
+// ls.mu is held on entry and on return.
+func (ls *liveSession) waitHomeLocked() {
+	ch := ls.home
+	ls.mu.Unlock()
+	<-ch
+	ls.mu.Lock()
+}
+
+func (h *hub) newLive(id, origin string, page store.Page, st session.State) *liveSession {
 	return &liveSession{
 		id:       id,
 		origin:   origin,
@@ -93,6 +109,8 @@ func (h *hub) newLive(id, origin string, page store.Page) *liveSession {
 		namer:    tools.NewNamer(),
 		page:     page,
 		connWait: make(chan struct{}),
+		home:     make(chan struct{}),
+		st:       st,
 	}
 }
 
@@ -129,20 +147,30 @@ func (ls *liveSession) attach(c *pageConn, from int64, older []store.Event) {
 // replay are missing (ls.persisted is past what older and the tail hold): the caller reads
 // them from the store, unlocked, and tries again.
 func (ls *liveSession) attachOnce(c *pageConn, from int64, older []store.Event) (gap int64, ok bool) {
+	// Read before ls.mu is taken (no lock is taken inside the session's). A socket given
+	// another session since is no longer the owner (detachFrom), which is checked below.
+	bound := c.boundSession()
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if c.boundSession() != ls || ls.owner != c {
-		return 0, false // the socket moved on (or closed) meanwhile, or another socket took the session
-	}
-	if ls.evicted { // dropped from memory between resume and now: take it back
-		if why := ls.reviveLocked(); why != "" {
+	for {
+		if bound != ls || ls.owner != c {
+			return 0, false // the socket moved on (or closed) meanwhile, or another socket took the session
+		}
+		if !ls.st.Let() {
+			break
+		}
+		// Let go between resume and now: take it back (ls.mu is released while it is claimed,
+		// so the checks above are made again).
+		if why := ls.takeBackLocked(); why != "" {
 			// Two copies must not both write: the page resumes the other one when it
 			// reconnects.
-			ls.owner = nil
+			if ls.owner == c {
+				ls.owner = nil
+			}
 			c.sendBack(why)
 			return 0, false
 		}
-		if ls.storeErr == errLetGo { // what was written meanwhile reaches the page now
+		if ls.st.Stale == session.TakenBack { // what was written meanwhile reaches the page now
 			go ls.hub.srv.guard("resync", func() { _ = ls.resync() })
 		}
 	}
@@ -162,7 +190,7 @@ func (ls *liveSession) attachOnce(c *pageConn, from int64, older []store.Event) 
 			seen = e.Seq
 		}
 	}
-	if seen < ls.persisted && ls.cold && ls.storeErr == nil {
+	if seen < ls.persisted && ls.st.Cold() && !ls.st.MustResync() {
 		return seen, true
 	}
 	ls.conn = c
@@ -188,50 +216,51 @@ func (ls *liveSession) readGap(seq int64) ([]store.Event, error) {
 	return ls.replayFrom(ctx, seq)
 }
 
-// reviveLocked takes back a session that evict dropped from memory while a request for it
-// was on its way: the answer of its agent/session (attach), or an agent/chat whose socket
-// went meanwhile (startTurn). It claims the session again and makes it live in the hub
-// again. Another replica may have claimed, written and let go of it meanwhile, so a stored
-// session reads the store's state (resync) before it writes again. It returns why it cannot
-// be taken back when another copy has it now: another replica claimed it, or another socket
-// loaded it again here. ls.mu is held.
-func (ls *liveSession) reviveLocked() (moved string) {
-	if ls.stored && !ls.reclaimLocked() {
-		return "its session moved to another replica; reconnect to resume it"
+// takeBackLocked takes back a session that evict let go (or is letting go) while a request
+// for it was on its way: the answer of its agent/session (attach), an agent/chat whose socket
+// went meanwhile (startTurn), or a page that comes back to a parked session (unpark). A
+// stored one is claimed again, and because another replica may have claimed, written and let
+// go of it meanwhile, it reads the store's state (resync: session.TakenBack) before it writes
+// again. It returns why it cannot be taken back when another copy has it now: another replica
+// claimed it, another socket loaded it again here, or the operator deleted it.
+//
+// ls.mu is held on entry and on return; it is released while a release in flight ends and
+// while the claim is taken (a store call), so the caller looks at the session again after.
+func (ls *liveSession) takeBackLocked() (moved string) {
+	for {
+		eff := ls.step(session.Command{Kind: session.TakeBack})
+		switch {
+		case eff.Has(session.Refused):
+			return "its conversation was deleted"
+		case eff.Has(session.WaitHome):
+			ls.waitHomeLocked()
+			continue
+		case !eff.Has(session.JoinHub):
+			return "" // held here
+		}
+		ls.mu.Unlock()
+		claimed := !eff.Has(session.ClaimAgain) || ls.claimAgain()
+		joined := claimed && ls.hub.rejoin(ls)
+		ls.mu.Lock()
+		ls.step(session.Command{Kind: session.Claimed, OK: joined})
+		switch {
+		case !claimed:
+			return "its session moved to another replica; reconnect to resume it"
+		case !joined:
+			return "its session was loaded again meanwhile; reconnect to resume it"
+		}
+		return ""
 	}
-	h := ls.hub
-	h.mu.Lock()
-	other := h.live[ls.id]
-	if other == nil {
-		h.live[ls.id] = ls
-		h.srv.metrics.sessions.Inc()
-	}
-	if p, ok := h.parked[ls.id]; ok && p.ls == ls { // evict parked it (never stored): live now
-		delete(h.parked, ls.id)
-	}
-	h.mu.Unlock()
-	if other != nil && other != ls {
-		return "its session was loaded again meanwhile; reconnect to resume it"
-	}
-	ls.evicted = false
-	if ls.stored && ls.storeErr == nil {
-		ls.storeErr = errLetGo
-	}
-	return ""
 }
 
-// errLetGo is the storeErr of a session taken back after evict let it go (reviveLocked):
-// not a failed write, but the same cure, its state read again from the store.
-var errLetGo = errors.New("the session was let go, and may have been written elsewhere since")
-
-// reclaimLocked claims an evicted session again (evict released its claim): false when
-// another replica holds it now. A store that does not answer does not lock the page out
-// (as hub.claim). ls.mu is held.
-func (ls *liveSession) reclaimLocked() bool {
+// claimAgain claims a session evict let go again (evict released its claim): false when
+// another replica holds it now. A store that does not answer does not lock the page out (as
+// hub.claim). No lock is held.
+func (ls *liveSession) claimAgain() bool {
 	srv := ls.hub.srv
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ok, _, err := srv.cfg.Store.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL)
+	ok, _, err := srv.store.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL)
 	if err != nil {
 		ls.log.Warn("claiming a session again", zap.Error(err))
 		return true

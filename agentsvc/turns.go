@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -17,6 +18,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/internal/stack"
 	"github.com/byomcp/byomcp/agentsvc/loop"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
@@ -105,7 +107,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID string) (*runningTurn, error) {
 	srv := h.srv
 	ls.mu.Lock()
-	deleted := ls.deleted
+	deleted := ls.st.Home == session.Deleted
 	ls.mu.Unlock()
 	if deleted { // the operator deleted it (Forget) while this request was on its way
 		return nil, wire.ErrNoSession
@@ -119,12 +121,12 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 	}
 	ls.mu.Lock()
 	for {
-		if ls.deleted {
+		if ls.st.Home == session.Deleted {
 			ls.mu.Unlock()
 			return nil, wire.ErrNoSession
 		}
-		if ls.evicted { // its socket went, and evict let it go, while this request was on its way
-			why := ls.reviveLocked()
+		if ls.st.Let() { // its socket went, and evict let it go, while this request was on its way
+			why := ls.takeBackLocked()
 			ls.mu.Unlock()
 			if why != "" { // two copies must not both write: the page resumes the other one
 				caller.sendBack(why)
@@ -132,7 +134,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			}
 			return h.startTurn(ls, caller, text, clientTurnID) // reads the store's state first
 		}
-		if ls.cold {
+		if ls.st.Cold() {
 			ls.mu.Unlock() // an idle session's history is in the store: read it back first
 			if err := ls.warm(); err != nil {
 				return nil, err
@@ -140,7 +142,7 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			ls.mu.Lock() // evict may have let it go while the store was read: look again
 			continue
 		}
-		if !ls.created {
+		if !ls.st.Created() {
 			// A new session's first turn: the store must take the session before the model
 			// is called, or the turn is refused (-32010) as for a stored session whose
 			// store does not answer.
@@ -160,22 +162,22 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		}
 		return nil, wire.ErrTurnInProgress
 	}
-	release, err := srv.budget.startTurn(caller.client)
+	// The turn's slots are taken with ls.mu released (no lock is taken inside the session's),
+	// and the session looked at again after.
+	ls.mu.Unlock()
+	release, err := srv.takeTurn(caller.client)
 	if err != nil {
-		ls.mu.Unlock()
-		srv.metrics.refused.WithLabelValues("budget").Inc()
-		ls.log.Info("refused a turn: over the turn budget", zap.String("client", caller.client), zap.Error(err))
+		if errors.Is(err, wire.ErrClientBusy) || errors.Is(err, wire.ErrServerBusy) {
+			ls.log.Info("refused a turn: over the turn budget", zap.String("client", caller.client), zap.Error(err))
+		}
 		return nil, err
 	}
-	srv.mu.Lock()
-	if srv.closing {
-		srv.mu.Unlock()
-		ls.mu.Unlock()
+	ls.mu.Lock()
+	if ls.turn != nil || ls.st.Let() || ls.st.Cold() || !ls.st.Created() || ls.st.Home == session.Deleted {
+		ls.mu.Unlock() // changed meanwhile: start again
 		release()
-		return nil, wire.ErrShuttingDown
+		return h.startTurn(ls, caller, text, clientTurnID)
 	}
-	srv.turns.Add(1)
-	srv.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	rt := &runningTurn{id: "t-" + randomID(8), cancel: cancel, done: make(chan struct{}), caller: caller, replied: make(chan struct{}), clientTurnID: clientTurnID}
 	// turn_start is numbered under the same lock that makes the turn visible, so an
@@ -190,7 +192,6 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 
 	go func() {
 		stack.Grow()
-		defer srv.turns.Done()
 		defer release()
 		defer cancel(nil)
 		defer h.recoverTurn(ls, rt) // loop.Run contains its own panics; this covers the rest
@@ -231,19 +232,39 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		ls.mu.Lock()
 		ls.turn = nil
 		ls.coolLocked() // the store has the turn: the tab idles without its history
-		idle := ls.conn == nil
 		ls.mu.Unlock()
 		close(rt.done)
-		srv.idleMem.turnEnded()
+		srv.idleMem.TurnEnded()
 		select { // the answer is queued, or its socket is gone
 		case <-rt.replied:
 		case <-rt.caller.peer.Done():
 		}
-		if idle {
-			h.evict(ls)
-		}
+		h.evict(ls) // when nothing uses it now
 	}()
 	return rt, nil
+}
+
+// takeTurn takes a turn's slots: one of the client's and the server's running turns
+// (turnbudget), and a place among the turns Shutdown waits for. release gives them back;
+// calling it again does nothing.
+func (s *Server) takeTurn(client string) (release func(), err error) {
+	free, err := s.budget.StartTurn(client)
+	if err != nil {
+		s.metrics.refused.WithLabelValues("budget").Inc()
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		free()
+		return nil, wire.ErrShuttingDown
+	}
+	s.turns.Add(1)
+	s.mu.Unlock()
+	return sync.OnceFunc(func() {
+		s.turns.Done()
+		free()
+	}), nil
 }
 
 // recoverTurn is deferred by a turn's goroutine: after a panic outside RunTurn (which
@@ -271,12 +292,9 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	if ls.turn == rt {
 		ls.turn = nil
 	}
-	idle := ls.conn == nil
 	ls.mu.Unlock()
 	close(rt.done) // only this goroutine closes it, and it had not
-	if idle {
-		h.srv.guard("turn", func() { h.evict(ls) })
-	}
+	h.srv.guard("turn", func() { h.evict(ls) })
 }
 
 // outcomeUnknown answers a call of an interrupted turn whose result never came back.

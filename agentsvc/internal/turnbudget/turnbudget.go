@@ -1,4 +1,6 @@
-package agentsvc
+// Package turnbudget bounds what one client (a TCP remote address) can make the agent do:
+// turns running at once, per client and in all, and new sessions per client.
+package turnbudget
 
 import (
 	"sync"
@@ -8,13 +10,13 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
-// budget bounds what one client (a TCP remote address) can make the agent do: turns
+// Budget bounds what one client (a TCP remote address) can make the agent do: turns
 // running at once (each one costs model calls) per client and in all, and new sessions per
 // client (a token bucket). The client "" (a connection served without an address, see
-// Server.serve) is bound by the totals only.
+// agentsvc.Server.serve) is bound by the totals only.
 //
 // Lock order: mu is a leaf.
-type budget struct {
+type Budget struct {
 	clientTurns, maxTurns int              // negative: no limit
 	sessions              *ratelimit.Keyed // new sessions per client; nil: no limit
 
@@ -26,21 +28,24 @@ type budget struct {
 // maxBuckets bounds the clients whose new-session rate is remembered.
 const maxBuckets = 100_000
 
-func newBudget(cfg Config) *budget {
-	b := &budget{
-		clientTurns: cfg.ClientTurns,
-		maxTurns:    cfg.MaxTurns,
+// New returns a Budget of clientTurns turns per client and maxTurns in all (negative: no
+// limit), and sessionRate new sessions per second per client with burst (sessionRate
+// negative: no limit).
+func New(clientTurns, maxTurns int, sessionRate float64, burst int) *Budget {
+	b := &Budget{
+		clientTurns: clientTurns,
+		maxTurns:    maxTurns,
 		byClient:    map[string]int{},
 	}
-	if cfg.ClientSessionRate >= 0 {
-		b.sessions = ratelimit.NewKeyed(cfg.ClientSessionRate, cfg.ClientSessionBurst, maxBuckets)
+	if sessionRate >= 0 {
+		b.sessions = ratelimit.NewKeyed(sessionRate, burst, maxBuckets)
 	}
 	return b
 }
 
-// startTurn takes a running-turn slot for client; the release function gives it back and
+// StartTurn takes a running-turn slot for client; the release function gives it back and
 // must be called exactly once. Over a bound it returns the error for the page.
-func (b *budget) startTurn(client string) (release func(), err error) {
+func (b *Budget) StartTurn(client string) (release func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.maxTurns >= 0 && b.running >= b.maxTurns {
@@ -65,7 +70,7 @@ func (b *budget) startTurn(client string) (release func(), err error) {
 	}), nil
 }
 
-// newSession takes a token of client's new-session bucket; false: over the rate.
-func (b *budget) newSession(client string) bool {
+// NewSession takes a token of client's new-session bucket; false: over the rate.
+func (b *Budget) NewSession(client string) bool {
 	return client == "" || b.sessions == nil || b.sessions.Allow(client, time.Now())
 }

@@ -1,4 +1,4 @@
-package agentsvc
+package memrelease
 
 import (
 	"sync/atomic"
@@ -12,38 +12,38 @@ import (
 func TestIdleReleaseOncePerQuietPeriod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var released atomic.Int32
-		r := newIdleRelease(10 * time.Second)
+		r := New(10 * time.Second)
 		r.release = func() { released.Add(1) }
 		for range 5 { // a burst of turns, each ending 4 s after the one before
-			r.turnEnded()
-			advance(4 * time.Second)
+			r.TurnEnded()
+			time.Sleep(4 * time.Second)
 		}
 		synctest.Wait()
 		if n := released.Load(); n != 0 {
 			t.Fatalf("released %d times while turns kept ending, want 0", n)
 		}
-		advance(7 * time.Second) // 11 s after the last turn's end
+		time.Sleep(7 * time.Second) // 11 s after the last turn's end
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Fatalf("released %d times after a quiet period, want 1", n)
 		}
-		advance(time.Minute) // still quiet: nothing more
+		time.Sleep(time.Minute) // still quiet: nothing more
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Fatalf("released %d times, want once per quiet period", n)
 		}
-		r.turnEnded()
-		r.stop()
-		r.turnEnded() // a turn ending during shutdown
-		advance(time.Minute)
+		r.TurnEnded()
+		r.Stop()
+		r.TurnEnded() // a turn ending during shutdown
+		time.Sleep(time.Minute)
 		synctest.Wait()
 		if n := released.Load(); n != 1 {
 			t.Errorf("released %d times after stop, want no more", n)
 		}
-		off := newIdleRelease(-1)
+		off := New(-1)
 		off.release = func() { released.Add(1) }
-		off.turnEnded()
-		advance(time.Minute)
+		off.TurnEnded()
+		time.Sleep(time.Minute)
 		if n := released.Load(); n != 1 {
 			t.Errorf("released with IdleRelease negative, want never")
 		}

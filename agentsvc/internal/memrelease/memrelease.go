@@ -1,6 +1,6 @@
-package agentsvc
-
-// Memory the runtime holds but no longer uses is given back to the OS once the agent is quiet.
+// Package memrelease gives back to the OS the memory the runtime holds but no longer uses,
+// once the agent is quiet.
+package memrelease
 
 import (
 	"runtime/debug"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// idleRelease gives the OS back the memory the Go runtime keeps after a burst of turns, once
+// Releaser gives the OS back the memory the Go runtime keeps after a burst of turns, once
 // no turn has ended for a while. Turns allocate (model streams, tool results, events); the
 // tabs then idle with a fraction of it live, but the runtime keeps the freed pages and the
 // goroutine stacks the turns grew, and its background scavenger returns them slowly: an
@@ -18,7 +18,7 @@ import (
 //
 // The timer is owned by the releaser: each turn's end pushes it back; it fires in a
 // goroutine of its own (time.AfterFunc). Lock order: mu is a leaf.
-type idleRelease struct {
+type Releaser struct {
 	after   time.Duration
 	release func() // debug.FreeOSMemory; tests count calls
 
@@ -27,12 +27,13 @@ type idleRelease struct {
 	stopped bool
 }
 
-func newIdleRelease(after time.Duration) *idleRelease {
-	return &idleRelease{after: after, release: debug.FreeOSMemory}
+// New returns a Releaser that releases after no turn ended for after (never when after <= 0).
+func New(after time.Duration) *Releaser {
+	return &Releaser{after: after, release: debug.FreeOSMemory}
 }
 
-// turnEnded arms (or pushes back) the release: it happens after no turn ended for r.after.
-func (r *idleRelease) turnEnded() {
+// TurnEnded arms (or pushes back) the release: it happens after no turn ended for r.after.
+func (r *Releaser) TurnEnded() {
 	if r == nil || r.after <= 0 {
 		return
 	}
@@ -48,8 +49,8 @@ func (r *idleRelease) turnEnded() {
 	r.timer.Reset(r.after)
 }
 
-// stop cancels a pending release (shutdown).
-func (r *idleRelease) stop() {
+// Stop cancels a pending release (shutdown).
+func (r *Releaser) Stop() {
 	if r == nil {
 		return
 	}
