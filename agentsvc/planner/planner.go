@@ -30,11 +30,12 @@ type place struct {
 	self    string // a sentence: who is speaking
 	bye     string
 	notice  string
+	say     bool // suggestions are written as SayLink links: the widget shows them as buttons
 }
 
 var (
-	onPage     = place{"on this page", "Here is what I can do on this page", "This page offers no actions I can take right now.", "I'm the page's assistant.", "Goodbye, and enjoy the rest of your visit!", Notice}
-	inTerminal = place{"here", "Here is what I can do", "No tools are available to me right now.", "I'm byomcp's offline planner.", "Goodbye!", TerminalNotice}
+	onPage     = place{"on this page", "Here is what I can do on this page", "This page offers no actions I can take right now.", "I'm the page's assistant.", "Goodbye, and enjoy the rest of your visit!", Notice, true}
+	inTerminal = place{"here", "Here is what I can do", "No tools are available to me right now.", "I'm byomcp's offline planner.", "Goodbye!", TerminalNotice, false}
 )
 
 // threshold is the lowest score of a tool the planner will consider.
@@ -253,7 +254,7 @@ func (c *conv) goOn(on *conv) action {
 		}
 		text := c.summary() + " I can't do that on this page either."
 		if sug := on.suggestions(3); len(sug) > 0 {
-			text += " Here I can do things like " + quoteList(sug, "or") + "."
+			text += " Here I can do things like " + c.offer(sug, "or") + "."
 		}
 		return action{text: text}
 	}
