@@ -114,7 +114,7 @@ func freeTextable(p *property) bool {
 	if single, _ := idParam(p); single {
 		return false
 	}
-	return !isEmailParam(p) && !isDateParam(p) && !isTimeParam(p) && !isPhoneParam(p)
+	return !slices.ContainsFunc(valueKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
 // verbatimParam reports a parameter that carries the visitor's words as they are: a message,

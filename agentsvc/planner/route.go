@@ -319,27 +319,21 @@ func (f *filler) set(p *property, v any, bonus float64) {
 	f.bonus += bonus
 }
 
+// fillSteps are the ways the filler finds values in the text, in the order they take words:
+// enum values and ids first, then the values of a kind (emails, dates, …), quoted text, paths,
+// creators, names, numbers and yes/no, and last the one free-text parameter from the rest.
+var fillSteps = []func(*filler){
+	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes, (*filler).paths,
+	(*filler).creators, (*filler).names, (*filler).numbers, (*filler).booleans, (*filler).freeText,
+}
+
 // fill fills what the text supports, then the one free-text parameter from the rest of the
 // text, then the required parameters that have a const or a default, and records the
 // required parameters still missing.
 func (f *filler) fill() {
-	f.enums()
-	f.ids()
-	f.typed(isEmailParam, func(t token) (string, bool) {
-		return t.raw, t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
-	})
-	f.typed(isDateParam, func(t token) (string, bool) { return t.raw, t.kind == kindDate })
-	f.typed(isTimeParam, func(t token) (string, bool) { return t.raw, t.kind == kindTime })
-	f.typed(isPhoneParam, func(t token) (string, bool) {
-		return t.raw, t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
-	})
-	f.quotes()
-	f.paths()
-	f.creators()
-	f.names()
-	f.numbers()
-	f.booleans()
-	f.freeText()
+	for _, step := range fillSteps {
+		step(f)
+	}
 	for _, p := range f.s.props {
 		if !p.required || !f.free(p) {
 			continue
@@ -593,7 +587,7 @@ func idParam(p *property) (single, list bool) {
 // (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
 // parameter it still takes free text when the text has no such value.
 func refParam(p *property) bool {
-	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || isPhoneParam(p) {
+	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || phoneKind.wants(p) {
 		return false
 	}
 	switch p.words[len(p.words)-1] {
@@ -689,39 +683,43 @@ func plainString(p *property) bool {
 	return p.schema.isString() && !p.schema.stringEnum() && p.schema.format == "" && !p.schema.isArray()
 }
 
-func isEmailParam(p *property) bool {
-	return p.schema.isString() && (p.schema.format == "email" || p.schema.format == "idn-email" ||
-		(plainString(p) && hasWord(p, "email")))
+// valueKind is a kind of value a parameter wants and a token gives: the parameter says it by
+// its format or by a word of its name.
+type valueKind struct {
+	formats []string
+	words   []string
+	takes   func(token) bool
 }
 
-func isDateParam(p *property) bool {
-	return p.schema.isString() && (p.schema.format == "date" ||
-		(plainString(p) && hasWord(p, "date", "day", "birthday", "dob")))
+func (k valueKind) wants(p *property) bool {
+	return p.schema.isString() && (slices.Contains(k.formats, p.schema.format) || plainString(p) && hasWord(p, k.words...))
 }
 
-func isTimeParam(p *property) bool {
-	return plainString(p) && hasWord(p, "time", "hour", "slot")
-}
-
-func isPhoneParam(p *property) bool {
-	return plainString(p) && hasWord(p, "phone")
-}
+var (
+	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"}, func(t token) bool {
+		return t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
+	}}
+	dateKind  = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"}, func(t token) bool { return t.kind == kindDate }}
+	timeKind  = valueKind{nil, []string{"time", "hour", "slot"}, func(t token) bool { return t.kind == kindTime }}
+	phoneKind = valueKind{nil, []string{"phone"}, func(t token) bool { return t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true)) }}
+	// valueKinds are filled in this order, each parameter with the values of its kind.
+	valueKinds = []valueKind{emailKind, dateKind, timeKind, phoneKind}
+)
 
 // typed fills the parameters that want a kind of value (emails, dates, …) with the values of
 // that kind, in the order of both.
-func (f *filler) typed(wants func(*property) bool, value func(token) (string, bool)) {
-	for _, p := range f.s.props {
-		if !f.free(p) || !wants(p) {
-			continue
-		}
-		for i, t := range f.toks {
-			if f.used[i] {
+func (f *filler) typed() {
+	for _, k := range valueKinds {
+		for _, p := range f.s.props {
+			if !f.free(p) || !k.wants(p) {
 				continue
 			}
-			if v, ok := value(t); ok && p.schema.acceptsString(v) {
-				f.used[i] = true
-				f.set(p, v, bonusTyped)
-				break
+			for i, t := range f.toks {
+				if !f.used[i] && k.takes(t) && p.schema.acceptsString(t.raw) {
+					f.used[i] = true
+					f.set(p, t.raw, bonusTyped)
+					break
+				}
 			}
 		}
 	}

@@ -514,7 +514,7 @@ var genericNameWords = map[string]bool{"get": true, "data": true, "info": true, 
 func (c *conv) hasDateParam() bool {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			if isDateParam(p) {
+			if dateKind.wants(p) {
 				return true
 			}
 		}
@@ -525,7 +525,7 @@ func (c *conv) hasDateParam() bool {
 func (c *conv) hasTimeParam() bool {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			if isTimeParam(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str)) {
+			if timeKind.wants(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str)) {
 				return true
 			}
 		}
