@@ -675,6 +675,9 @@ func (c *conv) deadEnd() string {
 			}
 		}
 	}
+	if it := c.itemToOpen(); len(away) == 0 && it != nil {
+		away = append(away, "open "+theTitle(it)) // its page has what this list does not
+	}
 	if len(here) > 0 {
 		out += " I can do things like " + c.offer(here, "or") + "."
 	} else if can := c.abilities(3); len(can) > 0 {
@@ -684,6 +687,25 @@ func (c *conv) deadEnd() string {
 		out += " Elsewhere on the site: " + c.offer(away, "or") + "."
 	}
 	return out
+}
+
+// itemToOpen is, on a page with a tool that opens items, the item the conversation opened
+// last, or else the first its last list showed; nil when there is none.
+func (c *conv) itemToOpen() *item {
+	if !slices.ContainsFunc(c.tools, opener) {
+		return nil
+	}
+	for _, m := range slices.Backward(c.msgs) {
+		for _, tc := range m.ToolCalls {
+			if it := c.now.items[openedID(tc)]; it != nil && it.name != "" {
+				return it
+			}
+		}
+	}
+	if len(c.now.last) > 0 && c.now.last[0].name != "" {
+		return c.now.last[0]
+	}
+	return nil
 }
 
 // askMissing asks for the required values a plan lacks, with concrete choices when the

@@ -177,6 +177,9 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 				return in
 			}
 		}
+		if p := c.bareValue(toks); p != nil {
+			return callIntent(p) // "and at 72?" after "60 months with 2,500 down"
+		}
 		if !question || !pronoun || numbers {
 			if in, ok := c.elsewhere(toks2, ps, pronoun); ok {
 				return in
@@ -410,6 +413,52 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 		}
 	}
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
+}
+
+// bareValue is the follow-up that gives only one number ("and at 72?", "what about 48"): the
+// conversation's last call of a tool of this page again, with the one parameter whose enum
+// has that number changed and the others kept; nil when the message is anything else.
+func (c *conv) bareValue(toks []token) *plan {
+	var num *token
+	for i, t := range toks {
+		switch {
+		case t.kind == kindNumber && num == nil:
+			num = &toks[i]
+		case t.kind == kindNumber || t.kind == kindWord && !stopWords[t.norm]:
+			return nil
+		}
+	}
+	if num == nil || c.lastUser < 0 {
+		return nil
+	}
+	for _, m := range slices.Backward(c.msgs[:c.lastUser]) {
+		for _, tc := range slices.Backward(m.ToolCalls) {
+			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+			if t < 0 {
+				continue
+			}
+			s := parseSchema(c.tools[t].Parameters)
+			var hit *property
+			var v json.RawMessage
+			for _, p := range s.props {
+				for _, e := range p.schema.enum {
+					if e.isNum && e.num == num.value {
+						if hit != nil {
+							return nil // two parameters could take it
+						}
+						hit, v = p, e.raw
+					}
+				}
+			}
+			if hit == nil {
+				return nil
+			}
+			p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
+			c.carryOver(p, false)
+			return p
+		}
+	}
+	return nil
 }
 
 // followsUp reports a request that changes some values of the conversation's last call of a
