@@ -34,6 +34,7 @@ func TestDeadEndsOfferWorkingSuggestions(t *testing.T) {
 		"can I pay in bitcoin",
 		"how late are you open",
 		"what's the weather",
+		"write me a poem", // "write" is no typo of the colour "white"
 	}
 	clicked := 0
 	for _, pg := range pages {

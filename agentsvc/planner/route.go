@@ -407,13 +407,14 @@ func suggests(hs []hint, word string) bool {
 	return slices.ContainsFunc(hs, func(h hint) bool { return h.word == word })
 }
 
-// wordsAt reports whether the word tokens from i on spell words.
+// wordsAt reports whether the word tokens from i on spell words. A verb the visitor wrote is
+// that verb, not a typo of a value ("write me a poem" is not "white").
 func (f *filler) wordsAt(i int, words []string) bool {
 	if len(words) == 0 || i+len(words) > len(f.toks) {
 		return false
 	}
 	for k, w := range words {
-		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && !typoMatch(t.norm, w)) {
+		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && (toolVerbs[t.norm] || !typoMatch(t.norm, w))) {
 			return false
 		}
 	}
