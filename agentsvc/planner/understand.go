@@ -17,10 +17,10 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	if r, ok := c.smallTalk(text); ok {
 		return intent{reply: r}
 	}
-	if c.hasDateParam() {
+	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
-	if c.hasTimeParam() {
+	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
 	text = goAhead.ReplaceAllString(c.rewriteEnds(text), "")
@@ -559,27 +559,14 @@ func (c *conv) nameWordIn(toks []token) bool {
 // genericNameWords are words of tool names that say what the page is about, not what to do.
 var genericNameWords = map[string]bool{"get": true, "data": true, "info": true, "car": true, "item": true, "product": true}
 
-// hasDateParam and hasTimeParam report whether any tool takes a date or a time of day.
-func (c *conv) hasDateParam() bool {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			if dateKind.wants(p) {
-				return true
-			}
-		}
-	}
-	return false
+// hasParam reports whether a tool of the page has a parameter that wants.
+func (c *conv) hasParam(wants func(*property) bool) bool {
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return slices.ContainsFunc(parseSchema(t.Parameters).props, wants) })
 }
 
-func (c *conv) hasTimeParam() bool {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			if timeKind.wants(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str)) {
-				return true
-			}
-		}
-	}
-	return false
+// clockParam is a parameter that takes a time of day: by its name, or an enum of times.
+func clockParam(p *property) bool {
+	return timeKind.wants(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str))
 }
 
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
@@ -712,16 +699,10 @@ func (c *conv) actionWord(p *plan, toks []token) bool {
 }
 
 // requestWords are words of requests that are not names.
-var requestWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`open show see view display pick choose select compare comparison between versus vs
-		side both two three car item one ones option options thing stuff info information detail details page
-		please thank thanks want would like need find look check tell about get give take put set add
-		and or with without for me my them those these it its the a an pull up bring more`) {
-		requestWords[normWord(w)] = true
-	}
-}
+var requestWords = wordSet(`open show see view display pick choose select compare comparison between versus vs
+	side both two three car item one ones option options thing stuff info information detail details page
+	please thank thanks want would like need find look check tell about get give take put set add
+	and or with without for me my them those these it its the a an pull up bring more`)
 
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
@@ -1034,14 +1015,8 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 }
 
 // actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
-var actionVerbs = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`open show view display see pick choose select compare book reserve order buy add
-		remove delete cancel apply configure schedule take go visit start`) {
-		actionVerbs[w] = true
-	}
-}
+var actionVerbs = rawSet(`open show view display see pick choose select compare book reserve order buy add
+	remove delete cancel apply configure schedule take go visit start`)
 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.
