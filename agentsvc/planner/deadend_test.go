@@ -64,6 +64,7 @@ func TestDeadEndsOfferWorkingSuggestions(t *testing.T) {
 			})
 		}
 	}
+	t.Logf("%d dead ends, %d suggestions clicked", len(pages)*len(wordings), clicked)
 	if clicked < 2*len(pages)*len(wordings) {
 		t.Errorf("%d suggestions clicked, want at least %d", clicked, 2*len(pages)*len(wordings))
 	}
