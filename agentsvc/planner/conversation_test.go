@@ -125,6 +125,15 @@ var siteConversations = []struct {
 		{say: "does it come in black", reply: []string{"black"}, not: []string{"Sorry"}},
 		{say: "what's the monthly over 48 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
 	}},
+	{"figures said on the list are for the car seen before", "inventory", "", []siteTurn{
+		{say: "show me hybrids below $50,000", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":50000}`}, reply: []string{"3 cars"}},
+		{say: "tell me more about the XC60", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, reply: []string{"inventory"}, not: []string{"can't"}, on: "inventory"},
+		{say: "60 months with 2,500 down", calls: []string{`select_car {"carId":"c07"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60,"downPayment":2500}`},
+			reply: []string{"60 months", "down $2,500", "$44,900"}, not: []string{"Sorry"}, on: "financing"},
+		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"downPayment":2500}`}, reply: []string{"72 months", "down $2,500"}},
+		{say: "go back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -249,8 +249,9 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary()}
 	}
 	if strings.HasPrefix(a.text, "Sorry") {
-		if c.onlyNames() {
-			return action{text: c.summary()} // "pull up the Outback": its page is what was asked
+		if c.onlyNames() || hop && c.onlyGoing(c.toolDef(c.done[lastOpened(c.done)].name)) {
+			// "pull up the Outback", "back to the list": the page is what was asked
+			return action{text: c.summary()}
 		}
 		text := c.summary() + " I can't do that on this page either."
 		if sug := on.suggestions(3); len(sug) > 0 {
@@ -307,6 +308,19 @@ func (c *conv) onlyNames() bool {
 	}
 	for _, t := range toks {
 		if t.kind == kindWord && !named[t.start] && !stopWords[t.norm] && !requestWords[t.norm] {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyGoing reports a request made only of the words of navigation tool t and of asking to
+// go ("back to the list" for back_to_inventory: "list" names the site's list).
+func (c *conv) onlyGoing(t chat.ToolDef) bool {
+	words := append(identWords(t.Name), contentWords(t.Description)...)
+	for _, tk := range tokenize(c.text) {
+		if tk.kind == kindWord && !stopWords[tk.norm] && !requestWords[tk.norm] && !slices.Contains(words, tk.norm) &&
+			!(hubTool(t) && hubWords[tk.norm]) {
 			return false
 		}
 	}

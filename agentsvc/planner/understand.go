@@ -180,6 +180,13 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		if p := c.bareValue(toks); p != nil {
 			return callIntent(p) // "and at 72?" after "60 months with 2,500 down"
 		}
+		if it := c.itemToOpen(); numbers && len(refs) == 0 && it != nil && c.onScreen() == "" {
+			// "60 months with 2,500 down" on the list, after a car's page: figures no tool
+			// here takes are for that car's pages.
+			if in, ok := c.openFor(it); ok {
+				return in
+			}
+		}
 		if !question || !pronoun || numbers {
 			if in, ok := c.elsewhere(toks2, ps, pronoun); ok {
 				return in
