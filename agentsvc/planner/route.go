@@ -849,41 +849,33 @@ type label struct {
 }
 
 // wordsBefore returns up to n content words before token i, nearest first, stopping at
-// anything that is not a word and at token floor.
-func (f *filler) wordsBefore(i, floor, n int) []label {
-	var out []label
-	for j := i - 1; j > floor && len(out) < n; j-- {
-		t := f.toks[j]
-		if t.kind == kindSym && t.raw == "=" {
-			continue
-		}
-		if t.kind != kindWord {
-			break
-		}
-		if stopWords[t.norm] || cueWordSet[t.norm] {
-			continue
-		}
-		out = append(out, label{t.norm, beforeDistance * float64(len(out)+1), j})
-	}
-	return out
-}
+// anything that is not a word and at token floor; wordsAfter those after it.
+func (f *filler) wordsBefore(i, floor, n int) []label { return f.wordsNear(i, -1, floor, n) }
+
+func (f *filler) wordsAfter(i, n int) []label { return f.wordsNear(i, 1, len(f.toks), n) }
 
 // beforeDistance makes a word before a number count less than the same word after it: the
 // word after is usually its unit ("60 months", "5000 down").
 const beforeDistance = 4.0 / 3
 
-// wordsAfter returns up to n content words after token i, nearest first.
-func (f *filler) wordsAfter(i, n int) []label {
+func (f *filler) wordsNear(i, step, stop, n int) []label {
 	var out []label
-	for j := i + 1; j < len(f.toks) && len(out) < n; j++ {
+	for j := i + step; j != stop && j >= 0 && j < len(f.toks) && len(out) < n; j += step {
 		t := f.toks[j]
+		if step < 0 && t.kind == kindSym && t.raw == "=" {
+			continue // "price = 30000"
+		}
 		if t.kind != kindWord {
 			break
 		}
 		if stopWords[t.norm] || cueWordSet[t.norm] {
 			continue
 		}
-		out = append(out, label{t.norm, float64(len(out) + 1), j})
+		d := float64(len(out) + 1)
+		if step < 0 {
+			d *= beforeDistance
+		}
+		out = append(out, label{t.norm, d, j})
 	}
 	return out
 }

@@ -579,14 +579,7 @@ func clockParam(p *property) bool {
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
 // item's own page).
 func (c *conv) listsItems() bool {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			if s, l := idParam(p); s || l {
-				return true
-			}
-		}
-	}
-	return false
+	return c.hasParam(func(p *property) bool { s, l := idParam(p); return s || l })
 }
 
 // wantsIDs reports a plan that still needs ids of items.
