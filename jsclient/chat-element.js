@@ -303,6 +303,11 @@ export class ChatElement extends Base {
     });
     el.input.addEventListener('input', () => this.#autosize());
     el.stop.addEventListener('click', () => this.#stop());
+    // A suggestion in a reply (markdown.js, byomcp:say) is sent as the visitor's message.
+    el.log.addEventListener('click', (e) => {
+      const b = /** @type {Element} */ (e.target).closest('button.suggestion');
+      if (b?.textContent) void this.send(b.textContent);
+    });
     el.newMessages.addEventListener('click', () => {
       this.#scroller.toEnd(true);
       el.newMessages.hidden = true;

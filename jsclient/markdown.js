@@ -5,6 +5,9 @@
  * become bold paragraphs) into a tree and builds DOM nodes from it with createElement and
  * createTextNode only — never innerHTML — so model text can never become markup or script.
  * Links keep only http(s) and mailto targets and open in a new tab with rel="noopener noreferrer".
+ * A link to byomcp:say is a suggestion, not a place: [“Show me SUVs”](byomcp:say) becomes a
+ * button (class "suggestion") whose text, without its enclosing quotation marks, the chat
+ * element sends as the visitor's message when it is clicked.
  */
 
 /**
@@ -13,7 +16,8 @@
  *   | {type: 'code', value: string}
  *   | {type: 'strong', children: Inline[]}
  *   | {type: 'em', children: Inline[]}
- *   | {type: 'link', href: string, children: Inline[]}} Inline
+ *   | {type: 'link', href: string, children: Inline[]}
+ *   | {type: 'say', text: string}} Inline
  * @typedef {{type: 'paragraph', children: Inline[]}
  *   | {type: 'heading', level: number, children: Inline[]}
  *   | {type: 'codeblock', lang: string, text: string}
@@ -436,7 +440,9 @@ export function parseInline(s, opts = {}) {
         flush();
         const href = safeHref(link.target, opts.base);
         const children = parseInline(link.label, { ...opts, noLinks: true, depth: depth + 1 });
-        if (href) out.push({ type: 'link', href, children });
+        const say = link.label.replace(/^\s*[“"](.*)[”"]\s*$/s, '$1').trim();
+        if (link.target.trim() === 'byomcp:say' && say) out.push({ type: 'say', text: say });
+        else if (href) out.push({ type: 'link', href, children });
         else out.push(...children);
         i = link.end;
         continue;
@@ -636,6 +642,15 @@ function buildInline(nodes, doc) {
         a.setAttribute('rel', 'noopener noreferrer');
         a.appendChild(buildInline(n.children, doc));
         frag.appendChild(a);
+        break;
+      }
+      case 'say': {
+        const b = doc.createElement('button');
+        b.setAttribute('type', 'button');
+        b.className = 'suggestion';
+        b.setAttribute('part', 'suggestion');
+        b.appendChild(doc.createTextNode(n.text));
+        frag.appendChild(b);
         break;
       }
     }

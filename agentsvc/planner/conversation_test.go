@@ -105,6 +105,35 @@ var siteConversations = []struct {
 		{say: "Ana Ruiz ana@ruiz.es", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.es","date":"2026-12-05","time":"10:00"}`}, reply: []string{"Filled"}},
 		{say: "monthly again?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48,"downPayment":3000}`}, reply: []string{"48 months", "down $3,000"}, on: "financing"},
 	}},
+	{"a dead end's way out, clicked, and a bare figure kept", "car", "c07", []siteTurn{
+		{say: "do you buy cars for cash?", reply: []string{"Elsewhere on the site", "“go to test drive”", "“back to inventory”"}, not: []string{"Should I"}},
+		{click: 3, on: "test-drive"},
+		{say: "Mia Chen, mia@chen.org, Friday at 1pm",
+			calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.org","date":"2026-12-04","time":"13:00"}`}, reply: []string{"Filled"}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "2022 Volvo XC60"}},
+		{say: "sell me an extended warranty", reply: []string{"I can fill in the test-drive booking form", "Elsewhere on the site", "“go to financing”"}},
+		{click: 1, on: "financing"},
+		{say: "60 months with 2,500 down", calls: []string{`calculate_payment {"termMonths":60,"downPayment":2500}`}, reply: []string{"60 months", "down $2,500"}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"downPayment":2500}`}, reply: []string{"72 months", "down $2,500"}, not: []string{"Sorry"}},
+		{say: "what about 48", calls: []string{`calculate_payment {"termMonths":48,"downPayment":2500}`}, reply: []string{"48 months", "down $2,500"}},
+	}},
+	{"the list's dead end opens the car it showed", "inventory", "", []siteTurn{
+		{say: "hybrids under 45k", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":45000}`}, reply: []string{"3 cars", "2022 Volvo XC60"}},
+		{say: "can I get an extended warranty", reply: []string{"Elsewhere on the site", "“open the 2023 Toyota RAV4”"}},
+		{click: 3, on: "car"},
+		{say: "how much is it?", calls: []string{`get_price_summary {}`}, reply: []string{"2023 Toyota RAV4", "$31,990"}},
+		{say: "does it come in black", reply: []string{"black"}, not: []string{"Sorry"}},
+		{say: "what's the monthly over 48 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
+	}},
+	{"figures said on the list are for the car seen before", "inventory", "", []siteTurn{
+		{say: "show me hybrids below $50,000", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":50000}`}, reply: []string{"3 cars"}},
+		{say: "tell me more about the XC60", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, reply: []string{"inventory"}, not: []string{"can't"}, on: "inventory"},
+		{say: "60 months with 2,500 down", calls: []string{`select_car {"carId":"c07"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60,"downPayment":2500}`},
+			reply: []string{"60 months", "down $2,500", "$44,900"}, not: []string{"Sorry"}, on: "financing"},
+		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"downPayment":2500}`}, reply: []string{"72 months", "down $2,500"}},
+		{say: "go back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
@@ -133,6 +162,9 @@ func TestSiteConversations(t *testing.T) {
 					// A suggestion that works does something: a call, or an answer from what is on screen.
 					if len(out.calls) == 0 && (strings.HasPrefix(out.text, "Sorry") || strings.Contains(out.text, "can't")) {
 						t.Fatalf("clicked %q on %s: a dead end: %q", say, before, out.text)
+					}
+					if tn.on != "" && v.site.page != tn.on {
+						t.Fatalf("clicked %q on %s: the visitor is on %s, want %s", say, before, v.site.page, tn.on)
 					}
 					continue
 				}

@@ -22,15 +22,9 @@ var weekdays = map[string]time.Weekday{
 }
 
 // calendarWords are the names of days and months, which are not people's names.
-var calendarWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
-		thur thurs fri sat sun january february march april may june july august september october november
-		december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow tonight morning afternoon evening noon`) {
-		calendarWords[w] = true
-	}
-}
+var calendarWords = rawSet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
+	thur thurs fri sat sun january february march april may june july august september october november
+	december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow tonight morning afternoon evening noon`)
 
 var months = map[string]time.Month{
 	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,

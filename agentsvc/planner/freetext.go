@@ -32,10 +32,15 @@ var (
 	labelWords = wordSet(`and with at by as to for`)
 )
 
-func wordSet(words string) map[string]bool {
+// wordSet is the set of the normalised words of words; rawSet of the words as written.
+func wordSet(words string) map[string]bool { return setOf(words, normWord) }
+
+func rawSet(words string) map[string]bool { return setOf(words, func(w string) string { return w }) }
+
+func setOf(words string, norm func(string) string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
-		m[normWord(w)] = true
+		m[norm(w)] = true
 	}
 	return m
 }
@@ -114,7 +119,7 @@ func freeTextable(p *property) bool {
 	if single, _ := idParam(p); single {
 		return false
 	}
-	return !isEmailParam(p) && !isDateParam(p) && !isTimeParam(p) && !isPhoneParam(p)
+	return !slices.ContainsFunc(valueKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
 // verbatimParam reports a parameter that carries the visitor's words as they are: a message,

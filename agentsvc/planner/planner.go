@@ -30,11 +30,12 @@ type place struct {
 	self    string // a sentence: who is speaking
 	bye     string
 	notice  string
+	say     bool // suggestions are written as SayLink links: the widget shows them as buttons
 }
 
 var (
-	onPage     = place{"on this page", "Here is what I can do on this page", "This page offers no actions I can take right now.", "I'm the page's assistant.", "Goodbye, and enjoy the rest of your visit!", Notice}
-	inTerminal = place{"here", "Here is what I can do", "No tools are available to me right now.", "I'm byomcp's offline planner.", "Goodbye!", TerminalNotice}
+	onPage     = place{"on this page", "Here is what I can do on this page", "This page offers no actions I can take right now.", "I'm the page's assistant.", "Goodbye, and enjoy the rest of your visit!", Notice, true}
+	inTerminal = place{"here", "Here is what I can do", "No tools are available to me right now.", "I'm byomcp's offline planner.", "Goodbye!", TerminalNotice, false}
 )
 
 // threshold is the lowest score of a tool the planner will consider.
@@ -248,12 +249,13 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary()}
 	}
 	if strings.HasPrefix(a.text, "Sorry") {
-		if c.onlyNames() {
-			return action{text: c.summary()} // "pull up the Outback": its page is what was asked
+		if c.onlyNames() || hop && c.onlyGoing(c.toolDef(c.done[lastOpened(c.done)].name)) {
+			// "pull up the Outback", "back to the list": the page is what was asked
+			return action{text: c.summary()}
 		}
 		text := c.summary() + " I can't do that on this page either."
 		if sug := on.suggestions(3); len(sug) > 0 {
-			text += " Here I can do things like " + quoteList(sug, "or") + "."
+			text += " Here I can do things like " + c.offer(sug, "or") + "."
 		}
 		return action{text: text}
 	}
@@ -306,6 +308,19 @@ func (c *conv) onlyNames() bool {
 	}
 	for _, t := range toks {
 		if t.kind == kindWord && !named[t.start] && !stopWords[t.norm] && !requestWords[t.norm] {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyGoing reports a request made only of the words of navigation tool t and of asking to
+// go ("back to the list" for back_to_inventory: "list" names the site's list).
+func (c *conv) onlyGoing(t chat.ToolDef) bool {
+	words := append(identWords(t.Name), contentWords(t.Description)...)
+	for _, tk := range tokenize(c.text) {
+		if tk.kind == kindWord && !stopWords[tk.norm] && !requestWords[tk.norm] && !slices.Contains(words, tk.norm) &&
+			!(hubTool(t) && hubWords[tk.norm]) {
 			return false
 		}
 	}

@@ -128,11 +128,29 @@ func (c *conv) example(t chat.ToolDef) string {
 	return strings.Join(parts, " ")
 }
 
+// SayLink is the target of a Markdown link that is a suggestion, not a place: the widget
+// (jsclient/markdown.js) shows [“label”](byomcp:say) as a button that sends the label, without
+// its quotation marks, as the visitor's message. Other Markdown readers show the label.
+const SayLink = "byomcp:say"
+
 // quoteList writes “a”, “b” or “c”.
 func quoteList(xs []string, conj string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
 		q[i] = "“" + x + "”"
+	}
+	return joinList(q, conj)
+}
+
+// offer writes requests the visitor can make, “a”, “b” or “c”: clickable suggestions
+// (SayLink) on a page, quoted text at a terminal.
+func (c *conv) offer(xs []string, conj string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "“" + x + "”"
+		if c.place.say {
+			q[i] = "[" + q[i] + "](" + SayLink + ")"
+		}
 	}
 	return joinList(q, conj)
 }
@@ -637,14 +655,57 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	if len(cands) > 0 {
 		return c.choose("I'm not sure I got that. Should I", cands)
 	}
-	sug := c.suggestions(3)
-	if len(sug) == 0 {
-		if can := c.abilities(3); len(can) > 0 {
-			return intent{reply: "Sorry, I can't help with that " + c.place.here + ". I can " + joinList(can, "and") + "."}
+	return intent{reply: c.deadEnd()}
+}
+
+// deadEnd says that the request cannot be done here: what the page can do, and where else on
+// the site the visitor can go, as requests to click or type.
+func (c *conv) deadEnd() string {
+	out := "Sorry, I can't help with that " + c.place.here + "."
+	var here, away []string
+	for _, s := range c.suggestions(len(c.tools)) {
+		if p := route(s, c.tools); p != nil && !navTool(p.def) && len(here) < 3 {
+			here = append(here, s)
 		}
-		return intent{reply: "Sorry, I can't help with that " + c.place.here + "."}
 	}
-	return intent{reply: "Sorry, I can't help with that " + c.place.here + ". I can do things like " + quoteList(sug, "or") + "."}
+	for _, t := range c.tools {
+		if ex := c.example(t); navTool(t) && ex != "" {
+			if p := route(ex, c.tools); p != nil && p.def.Name == t.Name {
+				away = append(away, ex)
+			}
+		}
+	}
+	if it := c.itemToOpen(); len(away) == 0 && it != nil {
+		away = append(away, "open "+theTitle(it)) // its page has what this list does not
+	}
+	if len(here) > 0 {
+		out += " I can do things like " + c.offer(here, "or") + "."
+	} else if can := c.abilities(3); len(can) > 0 {
+		out += " I can " + joinList(can, "and") + "."
+	}
+	if len(away) > 0 {
+		out += " Elsewhere on the site: " + c.offer(away, "or") + "."
+	}
+	return out
+}
+
+// itemToOpen is, on a page with a tool that opens items, the item the conversation opened
+// last, or else the first its last list showed; nil when there is none.
+func (c *conv) itemToOpen() *item {
+	if !slices.ContainsFunc(c.tools, opener) {
+		return nil
+	}
+	for _, m := range slices.Backward(c.msgs) {
+		for _, tc := range m.ToolCalls {
+			if it := c.now.items[openedID(tc)]; it != nil && it.name != "" {
+				return it
+			}
+		}
+	}
+	if len(c.now.last) > 0 && c.now.last[0].name != "" {
+		return c.now.last[0]
+	}
+	return nil
 }
 
 // askMissing asks for the required values a plan lacks, with concrete choices when the

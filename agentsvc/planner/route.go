@@ -319,27 +319,21 @@ func (f *filler) set(p *property, v any, bonus float64) {
 	f.bonus += bonus
 }
 
+// fillSteps are the ways the filler finds values in the text, in the order they take words:
+// enum values and ids first, then the values of a kind (emails, dates, …), quoted text, paths,
+// creators, names, numbers and yes/no, and last the one free-text parameter from the rest.
+var fillSteps = []func(*filler){
+	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes, (*filler).paths,
+	(*filler).creators, (*filler).names, (*filler).numbers, (*filler).booleans, (*filler).freeText,
+}
+
 // fill fills what the text supports, then the one free-text parameter from the rest of the
 // text, then the required parameters that have a const or a default, and records the
 // required parameters still missing.
 func (f *filler) fill() {
-	f.enums()
-	f.ids()
-	f.typed(isEmailParam, func(t token) (string, bool) {
-		return t.raw, t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
-	})
-	f.typed(isDateParam, func(t token) (string, bool) { return t.raw, t.kind == kindDate })
-	f.typed(isTimeParam, func(t token) (string, bool) { return t.raw, t.kind == kindTime })
-	f.typed(isPhoneParam, func(t token) (string, bool) {
-		return t.raw, t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
-	})
-	f.quotes()
-	f.paths()
-	f.creators()
-	f.names()
-	f.numbers()
-	f.booleans()
-	f.freeText()
+	for _, step := range fillSteps {
+		step(f)
+	}
 	for _, p := range f.s.props {
 		if !p.required || !f.free(p) {
 			continue
@@ -413,13 +407,14 @@ func suggests(hs []hint, word string) bool {
 	return slices.ContainsFunc(hs, func(h hint) bool { return h.word == word })
 }
 
-// wordsAt reports whether the word tokens from i on spell words.
+// wordsAt reports whether the word tokens from i on spell words. A verb the visitor wrote is
+// that verb, not a typo of a value ("write me a poem" is not "white").
 func (f *filler) wordsAt(i int, words []string) bool {
 	if len(words) == 0 || i+len(words) > len(f.toks) {
 		return false
 	}
 	for k, w := range words {
-		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && !typoMatch(t.norm, w)) {
+		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && (toolVerbs[t.norm] || !typoMatch(t.norm, w))) {
 			return false
 		}
 	}
@@ -593,7 +588,7 @@ func idParam(p *property) (single, list bool) {
 // (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
 // parameter it still takes free text when the text has no such value.
 func refParam(p *property) bool {
-	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || isPhoneParam(p) {
+	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || phoneKind.wants(p) {
 		return false
 	}
 	switch p.words[len(p.words)-1] {
@@ -689,39 +684,43 @@ func plainString(p *property) bool {
 	return p.schema.isString() && !p.schema.stringEnum() && p.schema.format == "" && !p.schema.isArray()
 }
 
-func isEmailParam(p *property) bool {
-	return p.schema.isString() && (p.schema.format == "email" || p.schema.format == "idn-email" ||
-		(plainString(p) && hasWord(p, "email")))
+// valueKind is a kind of value a parameter wants and a token gives: the parameter says it by
+// its format or by a word of its name.
+type valueKind struct {
+	formats []string
+	words   []string
+	takes   func(token) bool
 }
 
-func isDateParam(p *property) bool {
-	return p.schema.isString() && (p.schema.format == "date" ||
-		(plainString(p) && hasWord(p, "date", "day", "birthday", "dob")))
+func (k valueKind) wants(p *property) bool {
+	return p.schema.isString() && (slices.Contains(k.formats, p.schema.format) || plainString(p) && hasWord(p, k.words...))
 }
 
-func isTimeParam(p *property) bool {
-	return plainString(p) && hasWord(p, "time", "hour", "slot")
-}
-
-func isPhoneParam(p *property) bool {
-	return plainString(p) && hasWord(p, "phone")
-}
+var (
+	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"}, func(t token) bool {
+		return t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
+	}}
+	dateKind  = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"}, func(t token) bool { return t.kind == kindDate }}
+	timeKind  = valueKind{nil, []string{"time", "hour", "slot"}, func(t token) bool { return t.kind == kindTime }}
+	phoneKind = valueKind{nil, []string{"phone"}, func(t token) bool { return t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true)) }}
+	// valueKinds are filled in this order, each parameter with the values of its kind.
+	valueKinds = []valueKind{emailKind, dateKind, timeKind, phoneKind}
+)
 
 // typed fills the parameters that want a kind of value (emails, dates, …) with the values of
 // that kind, in the order of both.
-func (f *filler) typed(wants func(*property) bool, value func(token) (string, bool)) {
-	for _, p := range f.s.props {
-		if !f.free(p) || !wants(p) {
-			continue
-		}
-		for i, t := range f.toks {
-			if f.used[i] {
+func (f *filler) typed() {
+	for _, k := range valueKinds {
+		for _, p := range f.s.props {
+			if !f.free(p) || !k.wants(p) {
 				continue
 			}
-			if v, ok := value(t); ok && p.schema.acceptsString(v) {
-				f.used[i] = true
-				f.set(p, v, bonusTyped)
-				break
+			for i, t := range f.toks {
+				if !f.used[i] && k.takes(t) && p.schema.acceptsString(t.raw) {
+					f.used[i] = true
+					f.set(p, t.raw, bonusTyped)
+					break
+				}
 			}
 		}
 	}
@@ -850,41 +849,33 @@ type label struct {
 }
 
 // wordsBefore returns up to n content words before token i, nearest first, stopping at
-// anything that is not a word and at token floor.
-func (f *filler) wordsBefore(i, floor, n int) []label {
-	var out []label
-	for j := i - 1; j > floor && len(out) < n; j-- {
-		t := f.toks[j]
-		if t.kind == kindSym && t.raw == "=" {
-			continue
-		}
-		if t.kind != kindWord {
-			break
-		}
-		if stopWords[t.norm] || cueWordSet[t.norm] {
-			continue
-		}
-		out = append(out, label{t.norm, beforeDistance * float64(len(out)+1), j})
-	}
-	return out
-}
+// anything that is not a word and at token floor; wordsAfter those after it.
+func (f *filler) wordsBefore(i, floor, n int) []label { return f.wordsNear(i, -1, floor, n) }
+
+func (f *filler) wordsAfter(i, n int) []label { return f.wordsNear(i, 1, len(f.toks), n) }
 
 // beforeDistance makes a word before a number count less than the same word after it: the
 // word after is usually its unit ("60 months", "5000 down").
 const beforeDistance = 4.0 / 3
 
-// wordsAfter returns up to n content words after token i, nearest first.
-func (f *filler) wordsAfter(i, n int) []label {
+func (f *filler) wordsNear(i, step, stop, n int) []label {
 	var out []label
-	for j := i + 1; j < len(f.toks) && len(out) < n; j++ {
+	for j := i + step; j != stop && j >= 0 && j < len(f.toks) && len(out) < n; j += step {
 		t := f.toks[j]
+		if step < 0 && t.kind == kindSym && t.raw == "=" {
+			continue // "price = 30000"
+		}
 		if t.kind != kindWord {
 			break
 		}
 		if stopWords[t.norm] || cueWordSet[t.norm] {
 			continue
 		}
-		out = append(out, label{t.norm, float64(len(out) + 1), j})
+		d := float64(len(out) + 1)
+		if step < 0 {
+			d *= beforeDistance
+		}
+		out = append(out, label{t.norm, d, j})
 	}
 	return out
 }

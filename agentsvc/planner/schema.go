@@ -3,33 +3,33 @@ package planner
 import (
 	"bytes"
 	"encoding/json"
-	"math"
-	"regexp"
+	"math/big"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/byomcp/byomcp/agentsvc/tools"
 )
 
-// schema is the part of a JSON Schema the planner reads to fill and check arguments.
+// schema is the planner's view of a tool's parameter schema, read from the schema that
+// agentsvc/tools compiles for the agent (one JSON Schema reader for both): the keywords the
+// planner fills arguments from, and the compiled schema that checks a value.
 type schema struct {
+	js          *jsonschema.Schema // nil: any value
 	types       []string
 	props       []*property
 	enum        []enumValue
 	items       *schema
 	format      string
-	pattern     *regexp.Regexp // nil when absent or not compilable
+	pattern     jsonschema.Regexp
 	minimum     *float64
 	maximum     *float64
-	exclMin     *float64
-	exclMax     *float64
-	multipleOf  *float64
-	minLength   *int
-	maxLength   *int
 	minItems    *int
 	maxItems    *int
-	uniqueItems bool
 	def         json.RawMessage
 	description string
 }
@@ -53,98 +53,87 @@ type enumValue struct {
 	title string   // what the schema calls it, when it says ("2023 Toyota RAV4" of "c01")
 }
 
-type rawSchema struct {
-	Ref              string                     `json:"$ref"`
-	Type             json.RawMessage            `json:"type"`
-	Properties       json.RawMessage            `json:"properties"`
-	Required         []string                   `json:"required"`
-	Enum             []json.RawMessage          `json:"enum"`
-	Const            json.RawMessage            `json:"const"`
-	Items            json.RawMessage            `json:"items"`
-	AnyOf            []json.RawMessage          `json:"anyOf"`
-	OneOf            []json.RawMessage          `json:"oneOf"`
-	Format           string                     `json:"format"`
-	Pattern          string                     `json:"pattern"`
-	Minimum          *float64                   `json:"minimum"`
-	Maximum          *float64                   `json:"maximum"`
-	ExclusiveMinimum json.RawMessage            `json:"exclusiveMinimum"`
-	ExclusiveMaximum json.RawMessage            `json:"exclusiveMaximum"`
-	MultipleOf       *float64                   `json:"multipleOf"`
-	MinLength        *int                       `json:"minLength"`
-	MaxLength        *int                       `json:"maxLength"`
-	MinItems         *int                       `json:"minItems"`
-	MaxItems         *int                       `json:"maxItems"`
-	UniqueItems      bool                       `json:"uniqueItems"`
-	Default          json.RawMessage            `json:"default"`
-	Description      string                     `json:"description"`
-	Title            string                     `json:"title"`
-	EnumNames        []string                   `json:"enumNames"`
-	Defs             map[string]json.RawMessage `json:"$defs"`
-	Definitions      map[string]json.RawMessage `json:"definitions"`
-}
-
 // maxDepth bounds $ref chains and nesting.
 const maxDepth = 8
 
-// parseSchema reads a tool's parameter schema. A schema it cannot read has no properties.
+// schemas caches parseSchema by the schema's text: the planner reads a page's schemas on
+// every model call. It is cleared when full.
+var schemas = struct {
+	sync.Mutex
+	m map[string]*schema
+}{m: map[string]*schema{}}
+
+// parseSchema reads a tool's parameter schema. A schema tools.CompileSchema refuses has no
+// properties (the agent does not offer such a tool to a model either). The result is shared:
+// it must not be changed.
 func parseSchema(raw json.RawMessage) *schema {
-	var root rawSchema
-	if err := json.Unmarshal(raw, &root); err != nil {
-		return &schema{types: []string{"object"}}
+	key := string(raw)
+	schemas.Lock()
+	s, ok := schemas.m[key]
+	schemas.Unlock()
+	if ok {
+		return s
 	}
-	defs := map[string]json.RawMessage{}
-	for k, v := range root.Definitions {
-		defs["#/definitions/"+k] = v
+	s = &schema{types: []string{"object"}}
+	if cs, err := tools.CompileSchema(raw); err == nil {
+		s = convert(cs.Root(), raw, 0)
 	}
-	for k, v := range root.Defs {
-		defs["#/$defs/"+k] = v
+	schemas.Lock()
+	if len(schemas.m) >= 512 {
+		clear(schemas.m)
 	}
-	return convert(raw, defs, 0)
+	schemas.m[key] = s
+	schemas.Unlock()
+	return s
 }
 
-func convert(raw json.RawMessage, defs map[string]json.RawMessage, depth int) *schema {
+// convert reads the compiled schema js; raw is the document, for what compiling drops (the
+// order of properties, enumNames).
+func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 	s := &schema{}
-	if depth > maxDepth {
+	if js == nil || depth > maxDepth {
 		return s
 	}
-	var r rawSchema
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return s
-	}
-	if r.Ref != "" {
-		if d, ok := defs[r.Ref]; ok {
-			s = convert(d, defs, depth+1)
-			if r.Description != "" {
-				s.description = r.Description
-			}
-			return s
+	if js.Ref != nil {
+		s = convert(js.Ref, raw, depth+1)
+		if js.Description != "" {
+			s.description = js.Description
 		}
 		return s
 	}
+	node := at(raw, js.Location)
+	var enum []any
 	var titles []string
-	if len(r.Enum) == 0 && len(r.Const) == 0 {
+	switch {
+	case js.Const != nil:
+		enum = []any{*js.Const}
+	case js.Enum != nil:
+		enum = js.Enum.Values
+		var names []string
+		if json.Unmarshal(member(node, "enumNames"), &names) == nil && len(names) == len(enum) {
+			titles = names // the older "enumNames" beside "enum"
+		}
+	default:
 		// A labelled enum: "oneOf": [{"const": "c01", "title": "2023 Toyota RAV4"}, …].
-		r.Enum, titles = labelledEnum(append(slices.Clip(r.OneOf), r.AnyOf...))
-	} else if len(r.EnumNames) == len(r.Enum) {
-		titles = r.EnumNames // the older "enumNames" beside "enum"
+		enum, titles = labelledEnum(append(slices.Clip(js.OneOf), js.AnyOf...))
 	}
-	if len(r.Type) == 0 && len(r.Enum) == 0 && len(r.Const) == 0 {
-		for _, alt := range append(r.AnyOf, r.OneOf...) {
-			a := convert(alt, defs, depth+1)
+	if js.Types == nil && len(enum) == 0 {
+		for _, alt := range append(slices.Clip(js.AnyOf), js.OneOf...) {
+			a := convert(alt, raw, depth+1)
 			if len(a.types) == 1 && a.types[0] == "null" {
 				continue
 			}
 			if a.description == "" {
-				a.description = r.Description
+				a.description = js.Description
 			}
 			return a
 		}
 	}
-	s.types = typeList(r.Type)
-	if len(r.Const) > 0 {
-		r.Enum = []json.RawMessage{r.Const}
+	s.js = js
+	if js.Types != nil {
+		s.types = js.Types.ToStrings()
 	}
-	for i, e := range r.Enum {
+	for i, e := range enum {
 		v := readEnum(e)
 		if i < len(titles) && titles[i] != v.str {
 			v.title = titles[i]
@@ -154,115 +143,128 @@ func convert(raw json.RawMessage, defs map[string]json.RawMessage, depth int) *s
 	if len(s.types) == 0 && len(titles) > 0 && len(s.enum) > 0 && s.enum[0].isStr {
 		s.types = []string{"string"}
 	}
-	s.format = r.Format
-	if r.Pattern != "" {
-		s.pattern, _ = regexp.Compile(r.Pattern)
+	if js.Format != nil {
+		s.format = js.Format.Name
 	}
-	s.minimum, s.maximum, s.multipleOf = r.Minimum, r.Maximum, r.MultipleOf
-	s.exclMin = exclusive(r.ExclusiveMinimum, r.Minimum)
-	s.exclMax = exclusive(r.ExclusiveMaximum, r.Maximum)
-	if isTrue(r.ExclusiveMinimum) {
-		s.minimum = nil
+	s.pattern = js.Pattern
+	s.minimum, s.maximum = float(js.Minimum), float(js.Maximum)
+	s.minItems, s.maxItems = js.MinItems, js.MaxItems
+	s.description = js.Description
+	if js.Default != nil {
+		s.def, _ = json.Marshal(*js.Default)
 	}
-	if isTrue(r.ExclusiveMaximum) {
-		s.maximum = nil
+	items := js.Items2020
+	if it, ok := js.Items.(*jsonschema.Schema); ok {
+		items = it
 	}
-	s.minLength, s.maxLength = r.MinLength, r.MaxLength
-	s.minItems, s.maxItems, s.uniqueItems = r.MinItems, r.MaxItems, r.UniqueItems
-	s.def, s.description = r.Default, r.Description
-	if len(r.Items) > 0 && r.Items[0] == '{' {
-		s.items = convert(r.Items, defs, depth+1)
+	if items != nil {
+		s.items = convert(items, raw, depth+1)
 	}
-	if len(r.Properties) > 0 {
-		names, values := orderedObject(r.Properties)
-		for _, n := range names {
-			s.props = append(s.props, &property{
-				name:     n,
-				words:    identWords(n),
-				schema:   convert(values[n], defs, depth+1),
-				required: slices.Contains(r.Required, n),
-			})
-		}
+	names := keys(member(node, "properties"))
+	if len(names) != len(js.Properties) {
+		names = slices.Sorted(func(yield func(string) bool) {
+			for n := range js.Properties {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+	}
+	for _, n := range names {
+		s.props = append(s.props, &property{
+			name:     n,
+			words:    identWords(n),
+			schema:   convert(js.Properties[n], raw, depth+1),
+			required: slices.Contains(js.Required, n),
+		})
 	}
 	return s
 }
 
 // labelledEnum reads alternatives that are each one constant, with or without a title: the
 // values and their titles; nil when an alternative is anything else.
-func labelledEnum(alts []json.RawMessage) (values []json.RawMessage, titles []string) {
+func labelledEnum(alts []*jsonschema.Schema) (values []any, titles []string) {
 	for _, a := range alts {
-		var r rawSchema
-		if json.Unmarshal(a, &r) != nil || len(r.Const) == 0 {
+		if a.Const == nil {
 			return nil, nil
 		}
-		values = append(values, r.Const)
-		titles = append(titles, r.Title)
+		values = append(values, *a.Const)
+		titles = append(titles, a.Title)
 	}
 	return values, titles
 }
 
-func typeList(raw json.RawMessage) []string {
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return []string{one}
+func float(r *big.Rat) *float64 {
+	if r == nil {
+		return nil
 	}
-	var many []string
-	_ = json.Unmarshal(raw, &many)
-	return many
+	f, _ := r.Float64()
+	return &f
 }
 
-// exclusive reads exclusiveMinimum/Maximum: a number (2019-09 and later) or true (draft 4,
-// meaning the plain bound is exclusive).
-func exclusive(raw json.RawMessage, bound *float64) *float64 {
-	var f float64
-	if json.Unmarshal(raw, &f) == nil && len(raw) > 0 {
-		return &f
-	}
-	if isTrue(raw) {
-		return bound
-	}
-	return nil
-}
-
-func isTrue(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "true" }
-
-func readEnum(raw json.RawMessage) enumValue {
-	e := enumValue{raw: raw}
-	if json.Unmarshal(raw, &e.str) == nil {
-		e.isStr = true
-		e.words = identWords(e.str)
-		return e
-	}
-	if json.Unmarshal(raw, &e.num) == nil {
+func readEnum(v any) enumValue {
+	e := enumValue{}
+	e.raw, _ = json.Marshal(v)
+	switch x := v.(type) {
+	case string:
+		e.str, e.isStr, e.words = x, true, identWords(x)
+	case json.Number:
+		e.num, _ = x.Float64()
 		e.isNum = true
+	case float64:
+		e.num, e.isNum = x, true
 	}
 	return e
 }
 
-// orderedObject returns the keys of a JSON object in document order, with their values.
-func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage) {
+// at is the part of the JSON document raw at location, a compiled schema's
+// "urn:…#/json/pointer"; nil when it is not there.
+func at(raw json.RawMessage, location string) json.RawMessage {
+	_, ptr, _ := strings.Cut(location, "#")
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		if t, err := url.PathUnescape(tok); err == nil {
+			tok = t
+		}
+		raw = member(raw, strings.NewReplacer("~1", "/", "~0", "~").Replace(tok))
+	}
+	return raw
+}
+
+// member is the value of key in a JSON object, or of the index key in an array; nil when absent.
+func member(raw json.RawMessage, key string) json.RawMessage {
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '[' {
+		var list []json.RawMessage
+		i, err := strconv.Atoi(key)
+		if json.Unmarshal(raw, &list) != nil || err != nil || i < 0 || i >= len(list) {
+			return nil
+		}
+		return list[i]
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	return obj[key]
+}
+
+// keys are the keys of a JSON object in document order.
+func keys(raw json.RawMessage) []string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, nil
+		return nil
 	}
 	var names []string
-	values := map[string]json.RawMessage{}
 	for dec.More() {
 		t, err := dec.Token()
-		if err != nil {
-			return names, values
+		var skip json.RawMessage
+		if err != nil || dec.Decode(&skip) != nil {
+			return names
 		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return names, values
-		}
-		if _, dup := values[key]; !dup {
+		if key, _ := t.(string); !slices.Contains(names, key) {
 			names = append(names, key)
 		}
-		values[key] = v
 	}
-	return names, values
+	return names
 }
 
 func (s *schema) allows(t string) bool {
@@ -290,86 +292,37 @@ func (s *schema) isNumber() bool {
 
 func (s *schema) isArray() bool { return slices.Contains(s.types, "array") }
 
-// integer reports a parameter that takes only whole numbers.
-func (s *schema) integer() bool {
-	return slices.Contains(s.types, "integer") && !slices.Contains(s.types, "number")
-}
-
-// stringEnum reports whether the schema is an enum of strings, and the enum itself.
+// stringEnum reports whether the schema is an enum of strings.
 func (s *schema) stringEnum() bool {
-	return len(s.enum) > 0 && slices.ContainsFunc(s.enum, func(e enumValue) bool { return e.isStr })
+	return slices.ContainsFunc(s.enum, func(e enumValue) bool { return e.isStr })
 }
 
-// acceptsString checks a string value against the schema.
+// valid checks a value against the compiled schema.
+func (s *schema) valid(v any) bool { return s.js == nil || s.js.Validate(v) == nil }
+
+// acceptsString checks a string value against the schema. The planner fills no value of a
+// format it cannot write from words (a time, a URI) and only an address its own pattern
+// reads in full as an email.
 func (s *schema) acceptsString(v string) bool {
-	if !s.allows("string") {
-		return false
-	}
-	if len(s.enum) > 0 && !slices.ContainsFunc(s.enum, func(e enumValue) bool { return e.isStr && e.str == v }) {
-		return false
-	}
-	n := utf8.RuneCountInString(v)
-	if (s.minLength != nil && n < *s.minLength) || (s.maxLength != nil && n > *s.maxLength) {
-		return false
-	}
-	if s.pattern != nil && !s.pattern.MatchString(v) {
-		return false
-	}
 	switch s.format {
 	case "email", "idn-email":
-		return emailRe.FindString(v) == v
-	case "date":
-		_, err := time.Parse("2006-01-02", v)
-		return err == nil
+		return emailRe.FindString(v) == v && s.valid(v)
 	case "time", "date-time", "uri", "url", "uuid", "ipv4", "ipv6", "hostname", "duration":
 		return false
 	}
-	return true
+	return s.allows("string") && s.valid(v)
 }
 
 // acceptsNumber checks a number against the schema.
-func (s *schema) acceptsNumber(v float64) bool {
-	whole := v == math.Trunc(v)
-	if !s.allows("number") && !(whole && s.allows("integer")) {
-		return false
-	}
-	if s.integer() && !whole {
-		return false
-	}
-	if len(s.enum) > 0 && !slices.ContainsFunc(s.enum, func(e enumValue) bool { return e.isNum && e.num == v }) {
-		return false
-	}
-	switch {
-	case s.minimum != nil && v < *s.minimum, s.maximum != nil && v > *s.maximum,
-		s.exclMin != nil && v <= *s.exclMin, s.exclMax != nil && v >= *s.exclMax:
-		return false
-	}
-	if s.multipleOf != nil && *s.multipleOf > 0 {
-		q := v / *s.multipleOf
-		if math.Abs(q-math.Round(q)) > 1e-9 {
-			return false
-		}
-	}
-	return true
-}
+func (s *schema) acceptsNumber(v float64) bool { return s.valid(v) }
 
 // acceptsStrings checks an array of strings against the schema.
 func (s *schema) acceptsStrings(v []string) bool {
-	if !s.isArray() {
-		return false
-	}
-	if (s.minItems != nil && len(v) < *s.minItems) || (s.maxItems != nil && len(v) > *s.maxItems) {
-		return false
-	}
+	list := make([]any, len(v))
 	for i, x := range v {
-		if s.uniqueItems && slices.Contains(v[:i], x) {
-			return false
-		}
-		if s.items != nil && !s.items.acceptsString(x) {
-			return false
-		}
+		list[i] = x
 	}
-	return true
+	return s.isArray() && s.valid(list)
 }
 
 func (s *schema) kindHint() string {

@@ -25,10 +25,11 @@ func navTool(t chat.ToolDef) bool {
 // hubTool reports a navigation tool to the site's list of items: back_to_inventory,
 // go_home, return_to_catalog.
 func hubTool(t chat.ToolDef) bool {
-	return navTool(t) && slices.ContainsFunc(identWords(t.Name), func(w string) bool {
-		return slices.Contains([]string{"inventory", "home", "list", "catalog", "catalogue", "shop", "store", "start", "main", "browse", "index", "listing", "search"}, w)
-	})
+	return navTool(t) && slices.ContainsFunc(identWords(t.Name), func(w string) bool { return hubWords[w] })
 }
+
+// hubWords name the site's list of items.
+var hubWords = rawSet(`inventory home list catalog catalogue shop store start main browse index listing search`)
 
 // calledThisTurn reports a call of the tool named name since the visitor's message.
 func (c *conv) calledThisTurn(name string) bool {

@@ -5,16 +5,14 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/byomcp/byomcp/agentsvc/tools"
 )
 
 // maxSummary caps the text quoted from one tool result, in runes.
 const maxSummary = 600
 
-var (
-	openTagRe = regexp.MustCompile(`<([A-Za-z][A-Za-z0-9_:-]*)((?:\s[^<>]*)?)>`)
-	attrRe    = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_:-]*)\s*=\s*"([^"]*)"`)
-	spaceRe   = regexp.MustCompile(`\s+`)
-)
+var spaceRe = regexp.MustCompile(`\s+`)
 
 // toolOutput is a tool result as the planner reads it.
 type toolOutput struct {
@@ -23,47 +21,15 @@ type toolOutput struct {
 	isError bool
 }
 
-// unwrap strips an untrusted-data envelope such as <tool_output tool="x" status="error">…
-// </tool_output> when there is one, and trims the text to a readable length.
+// unwrap reads a tool result: the agent's envelope (tools.Wrap) taken off when there is one,
+// the text tidied, and an error told by the envelope or by the text's first word.
 func unwrap(content string) toolOutput {
-	var out toolOutput
-	body := content
-	for _, m := range openTagRe.FindAllStringSubmatchIndex(content, -1) {
-		tag := content[m[2]:m[3]]
-		if !envelopeTag(tag) {
-			continue
-		}
-		attrs := map[string]string{}
-		if m[4] >= 0 {
-			for _, a := range attrRe.FindAllStringSubmatch(content[m[4]:m[5]], -1) {
-				attrs[strings.ToLower(a[1])] = a[2]
-			}
-		}
-		out.tool = attrs["tool"]
-		if out.tool == "" {
-			out.tool = attrs["name"]
-		}
-		for _, k := range []string{"status", "result"} {
-			switch strings.ToLower(attrs[k]) {
-			case "error", "failed", "failure":
-				out.isError = true
-			}
-		}
-		for _, k := range []string{"iserror", "is_error", "error"} {
-			switch strings.ToLower(attrs[k]) {
-			case "true", "1", "yes":
-				out.isError = true
-			}
-		}
-		body = content[m[1]:]
-		if end := strings.LastIndex(body, "</"+tag+">"); end >= 0 {
-			body = body[:end]
-		}
+	tool, body, isError, ok := tools.Unwrap(content)
+	if ok {
 		body = html.UnescapeString(body)
-		break
 	}
-	body = dropStructured(body)
-	body = tidyLines(body)
+	out := toolOutput{tool: tool, isError: isError}
+	body = tidyLines(dropStructured(body))
 	if !out.isError {
 		low := strings.ToLower(body)
 		for _, p := range []string{"error", "tool error", "invalid arguments", "invalid argument", "failed"} {
@@ -92,16 +58,6 @@ func tidyLines(s string) string {
 		b.WriteString(l)
 	}
 	return b.String()
-}
-
-func envelopeTag(tag string) bool {
-	t := strings.ToLower(tag)
-	for _, w := range []string{"tool", "output", "result", "untrusted", "data"} {
-		if strings.Contains(t, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // dropStructured removes "structuredContent: {…}" lines when the result also has other text,

@@ -479,23 +479,17 @@ var extensionHints = func() map[string][]string {
 	return m
 }()
 
-// stopWords carry no request of their own.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a about again all also am an and any anything are as at
-		be been being but by can could did do doing don't dont for from get give go going got
-		had ha have he hello her here hey hi him his how i i'd i'll i'm if in into is it it'd
-		it'll its just kind know let let' like look lot make me mine more most much my need no not
-		now of off ok okay on once one only or our out over own please pls really same see she
-		should show so some something such tell than thank thanks that the their them then there
-		these they thing this those through to too try under until up us very wa want we were
-		what when where which while who why will with would yes you your yours first`) {
-		stopWords[w] = true
-	}
-	// "make" names a parameter on car pages; it is a stop word only in requests such as
-	// "make it red", and the parameter still matches through its enum values.
-}
+// stopWords carry no request of their own. "make" names a parameter on car pages; it is a
+// stop word only in requests such as "make it red", and the parameter still matches through
+// its enum values.
+var stopWords = rawSet(`a about again all also am an and any anything are as at
+	be been being but by can could did do doing don't dont for from get give go going got
+	had ha have he hello her here hey hi him his how i i'd i'll i'm if in into is it it'd
+	it'll its just kind know let let' like look lot make me mine more most much my need no not
+	now of off ok okay on once one only or our out over own please pls really same see she
+	should show so some something such tell than thank thanks that the their them then there
+	these they thing this those through to too try under until up us very wa want we were
+	what when where which while who why will with would yes you your yours first`)
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {

@@ -17,10 +17,10 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	if r, ok := c.smallTalk(text); ok {
 		return intent{reply: r}
 	}
-	if c.hasDateParam() {
+	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
-	if c.hasTimeParam() {
+	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
 	text = goAhead.ReplaceAllString(c.rewriteEnds(text), "")
@@ -174,6 +174,16 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		if len(refs) == 1 && !question {
 			// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
 			if in, ok := c.openFor(refs[0]); ok {
+				return in
+			}
+		}
+		if p := c.bareValue(toks); p != nil {
+			return callIntent(p) // "and at 72?" after "60 months with 2,500 down"
+		}
+		if it := c.itemToOpen(); numbers && len(refs) == 0 && it != nil && c.onScreen() == "" {
+			// "60 months with 2,500 down" on the list, after a car's page: figures no tool
+			// here takes are for that car's pages.
+			if in, ok := c.openFor(it); ok {
 				return in
 			}
 		}
@@ -412,6 +422,52 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
 }
 
+// bareValue is the follow-up that gives only one number ("and at 72?", "what about 48"): the
+// conversation's last call of a tool of this page again, with the one parameter whose enum
+// has that number changed and the others kept; nil when the message is anything else.
+func (c *conv) bareValue(toks []token) *plan {
+	var num *token
+	for i, t := range toks {
+		switch {
+		case t.kind == kindNumber && num == nil:
+			num = &toks[i]
+		case t.kind == kindNumber || t.kind == kindWord && !stopWords[t.norm]:
+			return nil
+		}
+	}
+	if num == nil || c.lastUser < 0 {
+		return nil
+	}
+	for _, m := range slices.Backward(c.msgs[:c.lastUser]) {
+		for _, tc := range slices.Backward(m.ToolCalls) {
+			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+			if t < 0 {
+				continue
+			}
+			s := parseSchema(c.tools[t].Parameters)
+			var hit *property
+			var v json.RawMessage
+			for _, p := range s.props {
+				for _, e := range p.schema.enum {
+					if e.isNum && e.num == num.value {
+						if hit != nil {
+							return nil // two parameters could take it
+						}
+						hit, v = p, e.raw
+					}
+				}
+			}
+			if hit == nil {
+				return nil
+			}
+			p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
+			c.carryOver(p, false)
+			return p
+		}
+	}
+	return nil
+}
+
 // followsUp reports a request that changes some values of the conversation's last call of a
 // tool that needs values (a calculator, a form), rather than starting a new one: "at 3.9%"
 // or "with 5000 down" after "48 months" (it lacks a required value that call had), "72
@@ -510,40 +566,20 @@ func (c *conv) nameWordIn(toks []token) bool {
 // genericNameWords are words of tool names that say what the page is about, not what to do.
 var genericNameWords = map[string]bool{"get": true, "data": true, "info": true, "car": true, "item": true, "product": true}
 
-// hasDateParam and hasTimeParam report whether any tool takes a date or a time of day.
-func (c *conv) hasDateParam() bool {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			if isDateParam(p) {
-				return true
-			}
-		}
-	}
-	return false
+// hasParam reports whether a tool of the page has a parameter that wants.
+func (c *conv) hasParam(wants func(*property) bool) bool {
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return slices.ContainsFunc(parseSchema(t.Parameters).props, wants) })
 }
 
-func (c *conv) hasTimeParam() bool {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			if isTimeParam(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str)) {
-				return true
-			}
-		}
-	}
-	return false
+// clockParam is a parameter that takes a time of day: by its name, or an enum of times.
+func clockParam(p *property) bool {
+	return timeKind.wants(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str))
 }
 
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
 // item's own page).
 func (c *conv) listsItems() bool {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			if s, l := idParam(p); s || l {
-				return true
-			}
-		}
-	}
-	return false
+	return c.hasParam(func(p *property) bool { s, l := idParam(p); return s || l })
 }
 
 // wantsIDs reports a plan that still needs ids of items.
@@ -663,16 +699,10 @@ func (c *conv) actionWord(p *plan, toks []token) bool {
 }
 
 // requestWords are words of requests that are not names.
-var requestWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`open show see view display pick choose select compare comparison between versus vs
-		side both two three car item one ones option options thing stuff info information detail details page
-		please thank thanks want would like need find look check tell about get give take put set add
-		and or with without for me my them those these it its the a an pull up bring more`) {
-		requestWords[normWord(w)] = true
-	}
-}
+var requestWords = wordSet(`open show see view display pick choose select compare comparison between versus vs
+	side both two three car item one ones option options thing stuff info information detail details page
+	please thank thanks want would like need find look check tell about get give take put set add
+	and or with without for me my them those these it its the a an pull up bring more`)
 
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
@@ -985,14 +1015,8 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 }
 
 // actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
-var actionVerbs = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`open show view display see pick choose select compare book reserve order buy add
-		remove delete cancel apply configure schedule take go visit start`) {
-		actionVerbs[w] = true
-	}
-}
+var actionVerbs = rawSet(`open show view display see pick choose select compare book reserve order buy add
+	remove delete cancel apply configure schedule take go visit start`)
 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.

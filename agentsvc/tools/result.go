@@ -210,6 +210,29 @@ func Wrap(tool, text string, isError bool) string {
 	return string(b)
 }
 
+// Unwrap reads what Wrap wrote: the tool's name, its text (with Wrap's "&lt;" left as they
+// are) and whether it failed. ok is false, and text is content, when content is not wrapped.
+func Unwrap(content string) (tool, text string, isError, ok bool) {
+	rest, found := strings.CutPrefix(content, wrapOpen)
+	name, err := strconv.QuotedPrefix(rest)
+	if !found || err != nil {
+		return "", content, false, false
+	}
+	rest, found = strings.CutPrefix(rest[len(name):], " status=")
+	status, err := strconv.QuotedPrefix(rest)
+	if !found || err != nil {
+		return "", content, false, false
+	}
+	rest, found = strings.CutPrefix(rest[len(status):], ">")
+	end := strings.LastIndex(rest, "</tool_output>")
+	if !found || end < 0 {
+		return "", content, false, false
+	}
+	tool, _ = strconv.Unquote(name)
+	status, _ = strconv.Unquote(status)
+	return tool, strings.TrimSuffix(strings.TrimPrefix(rest[:end], "\n"), "\n"), status == "error", true
+}
+
 // escapeWrapperTags writes "&lt;" for the "<" of anything in s that reads as an opening or
 // closing tag of the wrapper: "</tool_output>", "< / TOOL_OUTPUT", and their look-alikes
 // (fullwidth or small forms such as "＜／ｔｏｏｌ＿ｏｕｔｐｕｔ＞", angle brackets such as

@@ -71,6 +71,10 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	return &Schema{s: s, cost: cm}, nil
 }
 
+// Root is the compiled schema, for readers of its keywords (the offline planner fills
+// arguments from them); it must not be changed.
+func (s *Schema) Root() *jsonschema.Schema { return s.s }
+
 // Validate checks arguments (a JSON object; empty means {}) against the schema. The error
 // message is written for the model, so it can correct its call. Arguments nested deeper than
 // MaxArgumentDepth, or whose validation would take more than MaxValidationSteps, are refused

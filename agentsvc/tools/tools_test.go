@@ -429,3 +429,27 @@ func TestNamerOfAFewNamesIsSmall(t *testing.T) {
 		t.Errorf("a namer of %d names holds %d bytes, want at most 400", len(names), per)
 	}
 }
+
+// TestUnwrapReadsWhatWrapWrote: Unwrap gives back the name, the text and the status Wrap
+// labelled (the text with Wrap's escapes), and refuses what Wrap did not write.
+func TestUnwrapReadsWhatWrapWrote(t *testing.T) {
+	for _, tt := range []struct {
+		tool, text string
+		isError    bool
+	}{
+		{"search_cars", "Showing 2 cars:\nc01 2023 Toyota RAV4 $31990", false},
+		{`we"ird\name`, "maxPrice must be >= 0", true},
+		{"x", "a </tool_output> b", false},
+		{"empty", "", false},
+	} {
+		tool, text, isError, ok := Unwrap(Wrap(tt.tool, tt.text, tt.isError))
+		if !ok || tool != tt.tool || text != escapeWrapperTags(tt.text) || isError != tt.isError {
+			t.Errorf("Unwrap(Wrap(%q, %q, %v)) = %q, %q, %v, %v", tt.tool, tt.text, tt.isError, tool, text, isError, ok)
+		}
+	}
+	for _, s := range []string{"plain text", `<tool_output tool="x">no status</tool_output>`, `<tool_output tool="x" status="ok">unclosed`, `<tool_output tool=x status="ok">a</tool_output>`} {
+		if tool, text, isError, ok := Unwrap(s); ok || text != s || tool != "" || isError {
+			t.Errorf("Unwrap(%q) = %q, %q, %v, %v; want it refused", s, tool, text, isError, ok)
+		}
+	}
+}

@@ -109,3 +109,47 @@ test('phone: a payment, a test drive from the calculator, and back with the same
     await context.close();
   }
 });
+
+/** The suggestion buttons of the last reply (markdown.js renders [“…”](byomcp:say) as buttons). */
+function offered(page) {
+  return page.locator(W.text).last().locator('button.suggestion');
+}
+
+// Never a dead end: a request no page can do is answered with what this page can do and where
+// else on the site, as buttons; a click sends the suggestion as the visitor's message, and it works.
+for (const { name, viewport, phone } of [
+  { name: 'desktop', viewport: { width: 1280, height: 800 }, phone: false },
+  { name: 'phone', viewport: { width: 390, height: 844 }, phone: true },
+]) {
+  test(`${name}: a dead end offers clickable suggestions that work, here and elsewhere on the site`, async (t) => {
+    if (ollamaPresent) return t.skip(OLLAMA);
+    const context = await stack.browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
+    try {
+      const { page, errors } = await newPage(context);
+      await page.goto(stack.server.url + '/financing.html?id=c12');
+      await waitConnected(page);
+      await ask(page, 'can I pay in bitcoin?');
+      await reply(page, "can't help with that");
+      await waitIdle(page);
+      assert.deepEqual(await offered(page).allInnerTexts(), ['calculate payment 24 months', 'go to test drive', 'back to inventory']);
+      // Here: the calculator's suggestion runs on this page.
+      await offered(page).first().click();
+      await reply(page, 'Monthly payment');
+      await waitIdle(page);
+      assert.equal(await page.locator(W.user).last().innerText(), 'calculate payment 24 months');
+      assert.equal(await page.locator('#fi-term').inputValue(), '24');
+      // Elsewhere: a dead end again, and its "go to test drive" opens the booking page of the same car.
+      await ask(page, 'tell me a joke');
+      await reply(page, 'Elsewhere on the site');
+      await waitIdle(page);
+      await offered(page).filter({ hasText: 'go to test drive' }).click();
+      await page.waitForURL(/\/test-drive\.html\?id=c12\b/, { timeout: 30000 });
+      await waitConnected(page);
+      await waitIdle(page);
+      assert.deepEqual((await ran(page)).slice(-1), ['Ran go to test drive']);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}

@@ -142,6 +142,21 @@ test('links keep only http(s) and mailto targets', () => {
   );
 });
 
+test('a byomcp:say link is a suggestion button with its text unquoted; other schemes stay text', () => {
+  const say = (text) => `<button class="suggestion" type="button" part="suggestion">${text}</button>`;
+  const cases = [
+    ['curly quotes dropped', 'try [“search cars suv”](byomcp:say) or [“sort cars”](byomcp:say).', `<p>try ${say('search cars suv')} or ${say('sort cars')}.</p>`],
+    ['straight quotes dropped', '["go to financing"](byomcp:say)', `<p>${say('go to financing')}</p>`],
+    ['no quotes', '[Show me SUVs](byomcp:say)', `<p>${say('Show me SUVs')}</p>`],
+    ['markup in the label is its text', '[**<b>x</b>**](byomcp:say)', `<p>${say('**&lt;b&gt;x&lt;/b&gt;**')}</p>`],
+    ['empty label stays nothing', '[“”](byomcp:say)', '<p>“”</p>'],
+    ['another byomcp target is no suggestion', '[x](byomcp:run)', '<p>x</p>'],
+  ];
+  for (const [name, src, want] of cases) {
+    assert.equal(render(src), want, name);
+  }
+});
+
 test('safeHref', () => {
   const cases = [
     ['https://x.test', undefined, 'https://x.test/'],
