@@ -32,6 +32,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/store/storetest"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
@@ -239,9 +240,39 @@ const relayGoldenHeader = `# The relay's golden transcript: every message on the
 # agentsvc/relaytranscript_test.go.
 `
 
-// TestRelayTranscript runs the relay's golden scenario (relayGoldenHeader) and compares what
-// went over the bus with testdata/relay.golden.
+// relayBuses are the buses the relay's tests run on: the memory store's, and a real
+// redis-server's (each caller of open gets its own connection, as a replica does); skipped
+// without redis-server unless BYOMCP_REQUIRE_REDIS=1.
+var relayBuses = []struct {
+	name   string
+	opener func(t *testing.T) (open func() store.Store)
+}{
+	{"memory", func(*testing.T) func() store.Store {
+		mem := store.NewMemoryWithBus()
+		return func() store.Store { return mem }
+	}},
+	{"redis", func(t *testing.T) func() store.Store {
+		url := storetest.RedisServer(t)
+		return func() store.Store {
+			st, err := store.OpenRedis(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}
+	}},
+}
+
+// TestRelayTranscript runs the relay's golden scenario (relayGoldenHeader) on each bus and
+// compares what went over it with testdata/relay.golden (-update writes the memory bus's).
 func TestRelayTranscript(t *testing.T) {
+	for _, bus := range relayBuses {
+		t.Run(bus.name, func(t *testing.T) { relayTranscript(t, bus.opener(t), bus.name == "memory" && *updateTranscripts) })
+	}
+}
+
+func relayTranscript(t *testing.T, open func() store.Store, update bool) {
 	started, slow := slowTool()
 	gate := make(chan struct{})
 	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
@@ -254,8 +285,8 @@ func TestRelayTranscript(t *testing.T) {
 		}
 		return &llm.Response{Text: "unreachable"}, nil
 	}}
-	shared, a, b := twoReplicas(t, model, nil)
-	rec := recordRelay(t, shared)
+	_, a, b := twoReplicasVia(t, model, nil, func(string, store.Store) store.Store { return open() })
+	rec := recordRelay(t, open())
 
 	first := openPage(t, a, testOrigin, echoTool(), slow)
 	sess := first.session(wire.SessionParams{})
@@ -301,7 +332,7 @@ func TestRelayTranscript(t *testing.T) {
 	lines := rec.all()
 	validateRelay(t, lines)
 	got := normaliseRelay(lines)
-	if *updateTranscripts {
+	if update {
 		if err := os.WriteFile(relayGolden, []byte(relayGoldenHeader+strings.Join(got, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

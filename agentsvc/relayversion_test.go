@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,10 +20,11 @@ import (
 // bus): it records what reaches its channel "r:"+name, and answers requests with answer (nil:
 // it does not answer).
 type busReplica struct {
-	name   string
-	bus    store.Bus
-	got    chan wire.RelayMsg
-	answer func(req wire.RelayMsg) []byte
+	name    string
+	bus     store.Bus
+	got     chan wire.RelayMsg
+	answer  func(req wire.RelayMsg) []byte
+	answers sync.WaitGroup // the answers being published
 }
 
 func newBusReplica(t *testing.T, shared store.Store, name string, answer func(wire.RelayMsg) []byte) *busReplica {
@@ -37,21 +39,24 @@ func newBusReplica(t *testing.T, shared store.Store, name string, answer func(wi
 		br.got <- m
 		if br.answer != nil && m.Kind != wire.RelayReply {
 			if b := br.answer(m); b != nil {
-				go br.publish(t, m.From, string(b))
+				br.answers.Go(func() { br.publish(t, m.From, string(b)) })
 			}
 		}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(unsub)
+	t.Cleanup(func() {
+		unsub()
+		br.answers.Wait() // before the store closes (an earlier cleanup)
+	})
 	return br
 }
 
 // publish sends a raw message to replica to.
 func (br *busReplica) publish(t *testing.T, to, raw string) {
 	if err := br.bus.Publish(context.Background(), "r:"+to, []byte(raw)); err != nil {
-		t.Errorf("publishing to %s: %v", to, err)
+		t.Errorf("publishing to %s %s: %v", to, raw, err)
 	}
 }
 
@@ -76,13 +81,18 @@ func (br *busReplica) reply(t *testing.T, id int64) wire.RelayMsg {
 // of waiting relayWait), and the receiver warns once per sending replica, not per message. A
 // message without "v" (a replica of before the field) is read as version 1.
 func TestRelayVersionRule(t *testing.T) {
+	for _, bus := range relayBuses {
+		t.Run(bus.name, func(t *testing.T) { relayVersionRule(t, bus.opener(t)) })
+	}
+}
+
+func relayVersionRule(t *testing.T, open func() store.Store) {
 	core, logs := observer.New(zapcore.WarnLevel)
-	shared := store.NewMemoryWithBus()
 	a := newQuietServer(t, echoUserText(), func(c *Config) {
-		c.Store, c.OwnerID, c.Logger = shared, "replica-a", zap.New(core)
+		c.Store, c.OwnerID, c.Logger = open(), "replica-a", zap.New(core)
 	})
-	future := newBusReplica(t, shared, "replica-future", nil)
-	other := newBusReplica(t, shared, "replica-other", nil)
+	future := newBusReplica(t, open(), "replica-future", nil)
+	other := newBusReplica(t, open(), "replica-other", nil)
 
 	// Requests of version 2 (each kind a request of version 1, and one of a new kind): all
 	// answered "version", by a replica of version 1, echoing the id.
@@ -136,11 +146,17 @@ func TestRelayVersionRule(t *testing.T) {
 // other replica is newer), fails at once with errRelayVersion, not at its deadline; a reply
 // without "v" (an older replica of version 0) is read.
 func TestRelayVersionFailsTheRequestAtOnce(t *testing.T) {
-	shared, a, _ := twoReplicas(t, echoUserText(), nil)
-	newBusReplica(t, shared, "replica-newer", func(req wire.RelayMsg) []byte {
+	for _, bus := range relayBuses {
+		t.Run(bus.name, func(t *testing.T) { relayVersionFailsAtOnce(t, bus.opener(t)) })
+	}
+}
+
+func relayVersionFailsAtOnce(t *testing.T, open func() store.Store) {
+	_, a, _ := twoReplicasVia(t, echoUserText(), nil, func(string, store.Store) store.Store { return open() })
+	newBusReplica(t, open(), "replica-newer", func(req wire.RelayMsg) []byte {
 		return []byte(`{"v":2,"k":"re","f":"replica-newer","id":` + itoa64(req.ID) + `,"st":"ok","new":true}`)
 	})
-	newBusReplica(t, shared, "replica-older", func(req wire.RelayMsg) []byte {
+	newBusReplica(t, open(), "replica-older", func(req wire.RelayMsg) []byte {
 		return []byte(`{"k":"re","f":"replica-older","id":` + itoa64(req.ID) + `,"st":"ok"}`)
 	})
 	// The deadline is far beyond relayWait: only the reply can end these requests.
