@@ -207,3 +207,56 @@ func TestRelaySendsItsVersion(t *testing.T) {
 }
 
 func itoa64(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestRelayBadMessages: what another replica (or anything with access to the bus) publishes
+// on a replica's channel cannot take it down: an unreadable message is logged and dropped, a
+// request is answered (a version it does not speak, "version"; an unknown session or link,
+// absent, gone or no turn), a notice about nothing changes nothing, and the replica goes on
+// answering.
+func TestRelayBadMessages(t *testing.T) {
+	shared, a, _ := twoReplicas(t, echoUserText(), nil)
+	fz := newBusReplica(t, shared, "replica-fz", nil)
+	for _, c := range []struct {
+		msg, status string // status: of the reply to id (the message's id), "" none
+		code        int
+		id          int64
+	}{
+		{msg: `not json`},
+		{msg: `null`},
+		{msg: `[]`},
+		{msg: `{}`},
+		{msg: `{"v":"1","k":"hello","f":"replica-fz","id":1}`},
+		{msg: `{"v":99999999999999999999,"k":"hello","f":"replica-fz","id":1}`},
+		{msg: `{"v":-1,"k":"ping","f":"replica-fz","id":2}`, id: 2, status: stVersion},
+		{msg: `{"v":1,"k":"","f":"replica-fz","id":3}`, id: 3, status: stVersion},
+		{msg: `{"v":1,"k":"call","f":"replica-fz","id":4,"l":"nope","n":"x","a":[1,2]}`, id: 4, status: stGone},
+		{msg: `{"v":1,"k":"tools","f":"replica-fz","id":5}`, id: 5, status: stGone},
+		{msg: `{"v":1,"k":"attach","f":"replica-fz","id":6}`, id: 6, status: stAbsent},
+		{msg: `{"v":1,"k":"yield","f":"replica-fz","id":7,"s":"nope"}`, id: 7, status: stAbsent},
+		{msg: `{"v":1,"k":"cancel","f":"replica-fz","id":8}`, id: 8, code: wire.CodeNoTurn},
+		{msg: `{"v":1,"k":"re","f":"replica-fz","id":999,"st":"ok"}`},
+		{msg: `{"v":1,"k":"released","f":"replica-fz","l":"nope"}`},
+		{msg: `{"v":1,"k":"superseded","f":"replica-fz","l":"nope"}`},
+		{msg: `{"v":1,"k":"detach","f":"replica-fz","l":"nope"}`},
+		{msg: `{"v":1,"k":"uncall","f":"replica-fz","id":77}`},
+		{msg: `{"v":1,"k":"forget","f":"replica-fz","s":"nope"}`},
+		{msg: `{"v":1,"k":"hello","f":"replica-fz","id":9,"l":"nope"}`, id: 9, status: stGone},
+	} {
+		fz.publish(t, "replica-a", c.msg)
+		if c.id == 0 {
+			continue
+		}
+		rep := fz.reply(t, c.id)
+		if rep.Status != c.status || rep.Code != c.code {
+			t.Errorf("%s: got status %q code %d, want %q %d", c.msg, rep.Status, rep.Code, c.status, c.code)
+		}
+	}
+	for len(fz.got) > 0 {
+		if m := <-fz.got; m.ID == 1 || m.ID == 77 || m.ID == 0 {
+			t.Errorf("an unreadable message or a notice was answered: %+v", m)
+		}
+	}
+	if a.ConnCount() != 0 {
+		t.Errorf("a serves %d sockets, want 0", a.ConnCount())
+	}
+}
