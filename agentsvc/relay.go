@@ -12,15 +12,15 @@ package agentsvc
 // tab is. A holder that dies keeps its claim until it lapses; the proxy then takes the
 // session over and closes the cut turn as interrupted (resume does, as after a restart).
 //
-// Messages are JSON on the channel "r:" + the replica's owner id; a request carries an id
-// that its reply ("re") echoes. The bus may lose a message: every wait is bounded, and the
-// claim is the authority on who runs the session.
+// Messages are JSON (wire.RelayMsg) on the channel "r:" + the replica's owner id; a request
+// carries an id that its reply ("re") echoes, and every message the version it is written in
+// (wire.RelayVersion; docs/relay.md has the rule). The bus may lose a message: every wait is
+// bounded, and the claim is the authority on who runs the session.
 
 import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,69 +31,39 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
-// relayMsg is one message between replicas.
-type relayMsg struct {
-	Kind    string `json:"k"`
-	From    string `json:"f"`
-	ID      int64  `json:"id,omitempty"`
-	Session string `json:"s,omitempty"`
-	Link    string `json:"l,omitempty"`
-	Origin  string `json:"o,omitempty"`
-	// tools/call: the tool and its arguments.
-	Name string          `json:"n,omitempty"`
-	Args json.RawMessage `json:"a,omitempty"`
-	// tools/list: wait for a page's late tools (pageLink.pageTools).
-	Late bool `json:"late,omitempty"`
-	// A call that asks the page to confirm a server tool's call (agent/confirm) instead of
-	// running a page tool; its reply's Outcome is OK when the visitor allowed it.
-	Confirm bool `json:"cf,omitempty"`
-	// Replies.
-	Status       string          `json:"st,omitempty"`
-	Tools        []wire.PageTool `json:"tools,omitempty"`
-	Outcome      *relayOutcome   `json:"out,omitempty"`
-	Leaving      bool            `json:"leaving,omitempty"`
-	TurnID       string          `json:"turn,omitempty"`
-	ClientTurnID string          `json:"ct,omitempty"`
-	StartSeq     int64           `json:"ss,omitempty"`
-	Code         int             `json:"code,omitempty"`
-	Message      string          `json:"msg,omitempty"`
-}
+// relayMsg is one message between replicas (wire.RelayMsg, with the kinds and statuses
+// below under their short names here).
+type relayMsg = wire.RelayMsg
 
-// relayOutcome is a tools.Outcome on the bus.
-type relayOutcome struct {
-	Kind tools.Kind `json:"kind"`
-	Name string     `json:"name"`
-	Text string     `json:"text"`
-}
-
-// Message kinds.
+// Message kinds (wire: who sends each, and what answers it).
 const (
-	relayReply      = "re"
-	relayAttach     = "attach"     // proxy → holder: the session's page is on my socket now
-	relayDetach     = "detach"     // proxy → holder: that socket is gone
-	relayCancel     = "cancel"     // proxy → holder: agent/cancel
-	relayYield      = "yield"      // proxy → holder: agent/chat; let the session go unless a turn runs
-	relayTools      = "tools"      // holder → proxy: the page's tools
-	relayCall       = "call"       // holder → proxy: tools/call
-	relayUncall     = "uncall"     // holder → proxy: that call is cancelled
-	relayPing       = "ping"       // holder → proxy: is the page's socket alive?
-	relayHello      = "hello"      // holder → proxy: do you still serve this link?
-	relayReleased   = "released"   // holder → proxy: the session is free; take it over
-	relaySuperseded = "superseded" // holder → proxy: another socket has the session now
-	relayForget     = "forget"     // to every replica, on store.ForgetChannel: an operator deleted the session
+	relayReply      = wire.RelayReply
+	relayAttach     = wire.RelayAttach     // proxy → holder: the session's page is on my socket now
+	relayDetach     = wire.RelayDetach     // proxy → holder: that socket is gone
+	relayCancel     = wire.RelayCancel     // proxy → holder: agent/cancel
+	relayYield      = wire.RelayYield      // proxy → holder: agent/chat; let the session go unless a turn runs
+	relayTools      = wire.RelayTools      // holder → proxy: the page's tools
+	relayCall       = wire.RelayCall       // holder → proxy: tools/call
+	relayUncall     = wire.RelayUncall     // holder → proxy: that call is cancelled
+	relayPing       = wire.RelayPing       // holder → proxy: is the page's socket alive?
+	relayHello      = wire.RelayHello      // holder → proxy: do you still serve this link?
+	relayReleased   = wire.RelayReleased   // holder → proxy: the session is free; take it over
+	relaySuperseded = wire.RelaySuperseded // holder → proxy: another socket has the session now
+	relayForget     = wire.RelayForget     // to every replica, on store.ForgetChannel: an operator deleted the session
 )
 
 // Statuses of replies.
 const (
-	stAttached = "attached" // the holder runs a turn and uses this page from now on
-	stFork     = "fork"     // the session is live on another tab: fork it
-	stReleased = "released" // the holder let the session go: claim it
-	stAbsent   = "absent"   // not live on the holder (it is letting go, or never had it)
-	stBusy     = "busy"     // a turn runs
-	stOK       = "ok"
-	stGone     = "gone" // the link's socket is gone
-	stAlive    = "alive"
-	stDead     = "dead"
+	stAttached = wire.RelayStatusAttached
+	stFork     = wire.RelayStatusFork
+	stReleased = wire.RelayStatusReleased
+	stAbsent   = wire.RelayStatusAbsent
+	stBusy     = wire.RelayStatusBusy
+	stOK       = wire.RelayStatusOK
+	stGone     = wire.RelayStatusGone
+	stAlive    = wire.RelayStatusAlive
+	stDead     = wire.RelayStatusDead
+	stVersion  = wire.RelayStatusVersion
 )
 
 // relayWait bounds a request whose answer is quick (not a tool call): a replica that does
@@ -137,6 +107,8 @@ type relay struct {
 	links   map[string]*remotePage        // holder side: link id → the remote page
 	proxies map[string]*proxy             // socket side: link id → the proxy
 	calls   map[string]context.CancelFunc // socket side: caller + request id → cancel
+
+	versions relayVersions // who was warned of messages of a version not spoken here
 }
 
 func newRelay(ctx context.Context, s *Server) (*relay, error) {
@@ -161,7 +133,7 @@ func newRelay(ctx context.Context, s *Server) (*relay, error) {
 
 // broadcastForget tells the other replicas that an operator deleted session id.
 func (r *relay) broadcastForget(ctx context.Context, id string) error {
-	b, err := json.Marshal(relayMsg{Kind: relayForget, From: r.me, Session: id})
+	b, err := json.Marshal(relayMsg{V: wire.RelayVersion, Kind: relayForget, From: r.me, Session: id})
 	if err != nil {
 		return err
 	}
@@ -184,6 +156,9 @@ func (r *relay) deliver(_ string, raw []byte) {
 		r.srv.log.Warn("relay: unreadable message", zap.Error(err))
 		return
 	}
+	if !r.speaks(m) {
+		return
+	}
 	if m.Kind == relayReply {
 		r.mu.Lock()
 		ch := r.waits[m.ID]
@@ -201,7 +176,7 @@ func (r *relay) send(ctx context.Context, to string, m relayMsg) error {
 	if r.dead.Load() {
 		return nil
 	}
-	m.From = r.me
+	m.V, m.From = wire.RelayVersion, r.me
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -247,6 +222,9 @@ func (r *relay) askWithin(ctx context.Context, to string, m relayMsg, wait time.
 	defer forget()
 	select {
 	case rep := <-ch:
+		if rep.Status == stVersion {
+			return rep, errRelayVersion
+		}
 		return rep, nil
 	case <-ctx.Done():
 		return relayMsg{}, ctx.Err()
@@ -355,167 +333,7 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 	} else {
 		out = px.c.callTool(ctx, m.Name, m.Args)
 	}
-	return relayMsg{Status: stOK, Outcome: &relayOutcome{out.Kind, out.Name, out.Text}, Leaving: px.c.mcp.Leaving()}
+	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text}, Leaving: px.c.mcp.Leaving()}
 }
-
-// remotePage is, on the holder, a page whose socket is on another replica.
-type remotePage struct {
-	r       *relay
-	replica string
-	link    string
-	session string
-	done    chan struct{}
-	once    sync.Once
-	leave   chan struct{} // closed when a tool result said the page navigates away
-	leaveMu sync.Once
-}
-
-func (r *relay) newRemote(replica, link, session string) (rp, replaced *remotePage) {
-	rp = &remotePage{r: r, replica: replica, link: link, session: session, done: make(chan struct{}), leave: make(chan struct{})}
-	r.mu.Lock()
-	replaced = r.links[link]
-	r.links[link] = rp
-	r.mu.Unlock()
-	return rp, replaced
-}
-
-// unused ends a remote page that newRemote made and nobody used, giving its link back to the
-// one it replaced, if any.
-func (rp *remotePage) unused(replaced *remotePage) {
-	if replaced == nil {
-		rp.closeLink()
-		return
-	}
-	rp.once.Do(func() {
-		close(rp.done)
-		rp.r.mu.Lock()
-		if rp.r.links[rp.link] == rp {
-			delete(rp.r.links, rp.link)
-			select {
-			case <-replaced.closed(): // ended meanwhile: nothing to give back
-			default:
-				rp.r.links[rp.link] = replaced
-			}
-		}
-		rp.r.mu.Unlock()
-	})
-}
-
-// closeLink ends the remote page: its waiting calls fail at once, as for a socket that closed.
-func (rp *remotePage) closeLink() {
-	rp.once.Do(func() {
-		close(rp.done)
-		rp.r.mu.Lock()
-		if rp.r.links[rp.link] == rp {
-			delete(rp.r.links, rp.link)
-		}
-		rp.r.mu.Unlock()
-	})
-}
-
-// remoteTools asks the page's replica for the page's tools; ok is false when that replica
-// no longer serves the page (or does not answer).
-func (rp *remotePage) remoteTools(ctx context.Context, late bool) (list []*wire.PageTool, ok bool) {
-	ctx, cancel := context.WithTimeout(ctx, rp.r.srv.cfg.HandshakeTimeout+relayWait)
-	defer cancel()
-	_, ch, forget, err := rp.r.request(ctx, rp.replica, relayMsg{Kind: relayTools, Link: rp.link, Session: rp.session, Late: late})
-	if err != nil {
-		return nil, false
-	}
-	defer forget()
-	select {
-	case rep := <-ch:
-		if rep.Status != stOK {
-			return nil, false
-		}
-		out := make([]*wire.PageTool, len(rep.Tools))
-		for i := range rep.Tools {
-			out[i] = &rep.Tools[i]
-		}
-		return out, true
-	case <-ctx.Done():
-	case <-rp.done:
-	}
-	return nil, false
-}
-
-func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
-	return rp.routedCall(ctx, name, args, false)
-}
-
-// confirmCall asks the page's replica to have the visitor confirm a server tool's call.
-func (rp *remotePage) confirmCall(ctx context.Context, name string, args json.RawMessage) (tools.Outcome, bool) {
-	out := rp.routedCall(ctx, name, args, true)
-	return out, out.Kind == tools.OK
-}
-
-// routedCall runs a page tool's call, or a confirmation (confirm), on the page's replica.
-func (rp *remotePage) routedCall(ctx context.Context, name string, args json.RawMessage, confirm bool) tools.Outcome {
-	cfg := rp.r.srv.cfg
-	// The page's replica enforces the tool's time-outs; this bound only covers a replica that
-	// never answers (it died with the socket, or the bus lost the answer).
-	hard, cancel := context.WithTimeout(ctx, cfg.ToolMaxTimeout+relayWait)
-	defer cancel()
-	id, ch, forget, err := rp.r.request(hard, rp.replica, relayMsg{Kind: relayCall, Link: rp.link, Session: rp.session, Name: name, Args: args, Confirm: confirm})
-	if err != nil {
-		return tools.CallFailed(name, err)
-	}
-	defer forget()
-	// While the call runs, the page's replica is asked now and then whether it still has the
-	// socket: a replica that died took the socket with it, and the call fails at once, as a
-	// call whose socket closed does.
-	probe := time.NewTicker(relayProbe)
-	defer probe.Stop()
-	for {
-		select {
-		case rep := <-ch:
-			return rp.outcome(name, rep)
-		case <-rp.done:
-			return tools.Disconnected(name)
-		case <-probe.C:
-			rep, err := rp.r.ask(hard, rp.replica, relayMsg{Kind: relayHello, Link: rp.link, Session: rp.session})
-			if hard.Err() != nil || (err == nil && rep.Status == stOK) {
-				continue
-			}
-			select {
-			case rep := <-ch: // answered meanwhile after all
-				return rp.outcome(name, rep)
-			default:
-			}
-			rp.r.srv.hub.dropRemote(rp)
-			return tools.Disconnected(name)
-		case <-hard.Done():
-			if ctx.Err() != nil {
-				uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
-				_ = rp.r.send(uctx, rp.replica, relayMsg{Kind: relayUncall, ID: id})
-				ucancel()
-				return tools.CancelledCall(name)
-			}
-			return tools.TimedOut(name, true)
-		}
-	}
-}
-
-// outcome is a routed call's reply as the turn sees it.
-func (rp *remotePage) outcome(name string, rep relayMsg) tools.Outcome {
-	if rep.Leaving {
-		rp.leaveMu.Do(func() { close(rp.leave) })
-	}
-	if rep.Outcome == nil {
-		return tools.Disconnected(name)
-	}
-	return tools.Outcome{Kind: rep.Outcome.Kind, Name: rep.Outcome.Name, Text: rep.Outcome.Text}
-}
-
-func (rp *remotePage) leaving() bool {
-	select {
-	case <-rp.leave:
-		return true
-	default:
-		return false
-	}
-}
-
-func (rp *remotePage) closed() <-chan struct{} { return rp.done }
 
 func zapReplica(id string) zap.Field { return zap.String("replica", id) }

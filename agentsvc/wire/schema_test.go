@@ -256,11 +256,19 @@ func protocolSchema() ([]byte, error) {
 		}
 	}
 
+	relayMsg, err := reflectRelay(&r, defs)
+	if err != nil {
+		return nil, err
+	}
+	if defs["Relay"], err = relaySchema(relayMsg, defs); err != nil {
+		return nil, err
+	}
+
 	top := &invopop.Schema{
 		Version:     invopop.Version,
 		ID:          SchemaID,
 		Title:       "byomcp page socket (/v1/ws), protocol version 1",
-		Description: "Every message of the page socket: one JSON-RPC 2.0 message per WebSocket text frame. Generated from the Go package agentsvc/wire (go test ./agentsvc/wire -run TestSchemaGolden -update).",
+		Description: "Every message of the page socket: one JSON-RPC 2.0 message per WebSocket text frame. $defs/Relay (not a page message) describes the relay between replicas. Generated from the Go package agentsvc/wire (go test ./agentsvc/wire -run TestSchemaGolden -update).",
 		AnyOf:       messages,
 		Definitions: defs,
 	}

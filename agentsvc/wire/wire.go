@@ -1,6 +1,7 @@
 // Package wire is the page socket's protocol (/v1/ws), version 1: the method names, the
 // agent/event types, the params and results of each method, the error codes and the _meta
-// keys, as both sides put them on the wire. It holds types and constants, no behaviour.
+// keys, as both sides put them on the wire; and the relay's messages between replicas
+// (relay.go). It holds types and constants, no behaviour.
 package wire
 
 import "slices"
