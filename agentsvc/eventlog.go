@@ -60,7 +60,7 @@ func (ls *liveSession) emitLocked(ev wire.Event, msgs []chat.Message, activeTurn
 		return 0
 	}
 	d, isText := ev.(*wire.TextDeltaEvent)
-	isText = isText && len(msgs) == 0 && activeTurn == nil && !ls.hub.srv.cfg.TextDeltaPerChunk
+	isText = isText && len(msgs) == 0 && activeTurn == nil && !ls.hub.cfg.TextDeltaPerChunk
 	if isText && ls.mergeTextLocked(d) {
 		return ls.seq
 	}
@@ -224,7 +224,7 @@ func (ls *liveSession) write(create *store.Session, b store.Batch) error {
 // retried (writeAttempts, writeRetryFor), each attempt within writeTimeout; a seq conflict,
 // a missing session or a closed store are final at once. what names the write in the log.
 func (ls *liveSession) retried(what string, op func(ctx context.Context) error) error {
-	_, inMemory := ls.hub.srv.cfg.Store.(store.InMemory)
+	_, inMemory := ls.hub.cfg.Store.(store.InMemory)
 	var err error
 	start := time.Now()
 	for attempt := range writeAttempts {

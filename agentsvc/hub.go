@@ -16,10 +16,20 @@ import (
 
 // hub holds the sessions live in this process: attached to a socket or running a turn.
 //
-// Lock order: hub.mu after liveSession.mu, never before (liveSessions hands out a snapshot to
-// lock each session with hub.mu released); see Server for the whole package's order.
+// Its sessions' store, owner id, configuration, metrics, logger and relay are handed in at
+// construction (newHub); srv is left for what the server does beyond them (a deletion, a
+// site's settings, containing a panic).
+//
+// hub.mu guards the maps only: no other lock is taken while it is held (lockcheck.go).
 type hub struct {
-	srv  *Server
+	srv     *Server
+	store   store.Store // the server's store, through the lock check in tests
+	owner   string      // this process's id as a session owner
+	cfg     *Config     // read only
+	metrics *metrics
+	log     *zap.Logger
+	relay   *relay // the other replicas; nil in one process
+
 	mu   mutex
 	live map[string]*liveSession
 	// parked are sessions nobody chatted in (never stored) whose socket went: kept for
@@ -48,7 +58,8 @@ type parkedEntry struct {
 }
 
 func newHub(s *Server) *hub {
-	h := &hub{srv: s, live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax}
+	h := &hub{srv: s, store: s.store, owner: s.owner, cfg: &s.cfg, metrics: s.metrics, log: s.log, relay: s.relay,
+		live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax}
 	go h.srv.loopUntil(h.srv.renewing, "renew_claims", h.renewClaims)
 	return h
 }
@@ -111,7 +122,7 @@ func (h *hub) rejoin(ls *liveSession) bool {
 	}
 	if other == nil {
 		h.live[ls.id] = ls
-		h.srv.metrics.sessions.Inc()
+		h.metrics.sessions.Inc()
 	}
 	if p, ok := h.parked[ls.id]; ok && p.ls == ls {
 		delete(h.parked, ls.id)
@@ -125,7 +136,7 @@ func (h *hub) leave(ls *liveSession, park bool) {
 	defer h.mu.Unlock()
 	if h.live[ls.id] == ls {
 		delete(h.live, ls.id)
-		h.srv.metrics.sessions.Dec()
+		h.metrics.sessions.Dec()
 		if park {
 			h.parkLocked(ls, time.Now())
 		}
@@ -135,15 +146,15 @@ func (h *hub) leave(ls *liveSession, park bool) {
 // claim takes the store claim on a session, waiting up to ClaimTTL for another owner's
 // claim to lapse (a replica that died holds it until then).
 func (h *hub) claim(ctx context.Context, id string) bool {
-	cfg := h.srv.cfg
+	cfg := h.cfg
 	deadline := time.Now().Add(cfg.ClaimTTL + time.Second)
 	for {
-		ok, _, err := h.srv.store.Claim(ctx, id, h.srv.owner, cfg.ClaimTTL)
+		ok, _, err := h.store.Claim(ctx, id, h.owner, cfg.ClaimTTL)
 		if err != nil && ctx.Err() != nil { // the page went, or cancelled its request
 			return false
 		}
 		if err != nil {
-			h.srv.log.Warn("claiming session", zap.Error(err))
+			h.log.Warn("claiming session", zap.Error(err))
 			return true // the store is the authority on data; do not lock a user out on a claim error
 		}
 		if ok {
@@ -162,7 +173,7 @@ func (h *hub) claim(ctx context.Context, id string) bool {
 
 // renewClaims keeps this process's claims alive while sessions are live here.
 func (h *hub) renewClaims() {
-	t := time.NewTicker(h.srv.cfg.ClaimTTL / 3)
+	t := time.NewTicker(h.cfg.ClaimTTL / 3)
 	defer t.Stop()
 	for {
 		select {
@@ -181,17 +192,17 @@ func (h *hub) renewClaims() {
 			}
 			ls.mu.Unlock()
 		}
-		if r, ok := h.srv.cfg.Store.(store.ClaimRenewer); ok {
-			ctx, cancel := context.WithTimeout(context.Background(), h.srv.cfg.ClaimTTL/3)
-			if err := r.RenewClaims(ctx, ids, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
-				h.srv.log.Debug("renewing claims", zap.Error(err))
+		if r, ok := h.cfg.Store.(store.ClaimRenewer); ok {
+			ctx, cancel := context.WithTimeout(context.Background(), h.cfg.ClaimTTL/3)
+			if err := r.RenewClaims(ctx, ids, h.owner, h.cfg.ClaimTTL); err != nil {
+				h.log.Debug("renewing claims", zap.Error(err))
 			}
 			cancel()
 		} else {
 			for _, id := range ids {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				if _, _, err := h.srv.store.Claim(ctx, id, h.srv.owner, h.srv.cfg.ClaimTTL); err != nil {
-					h.srv.log.Debug("renewing claim", zap.Error(err))
+				if _, _, err := h.store.Claim(ctx, id, h.owner, h.cfg.ClaimTTL); err != nil {
+					h.log.Debug("renewing claim", zap.Error(err))
 				}
 				cancel()
 			}
@@ -220,7 +231,7 @@ func (h *hub) releaseLetGo(renewed []*liveSession) {
 func (h *hub) releaseClaim(ls *liveSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := h.srv.store.Release(ctx, ls.id, h.srv.owner); err != nil {
+	if err := h.store.Release(ctx, ls.id, h.owner); err != nil {
 		ls.log.Debug("releasing claim", zap.Error(err))
 	}
 	ls.mu.Lock()
@@ -251,8 +262,8 @@ func (h *hub) touchLive(ctx context.Context) {
 		if !attached {
 			continue
 		}
-		if err := h.srv.store.Append(ctx, ls.id, store.Batch{}); err != nil {
-			h.srv.log.Debug("touching a live session", zap.Error(err))
+		if err := h.store.Append(ctx, ls.id, store.Batch{}); err != nil {
+			h.log.Debug("touching a live session", zap.Error(err))
 		}
 	}
 }
@@ -269,7 +280,7 @@ func (h *hub) create(ctx context.Context, origin string, page store.Page, histor
 	h.mu.Lock()
 	h.live[id] = ls
 	h.mu.Unlock()
-	h.srv.metrics.sessions.Inc()
+	h.metrics.sessions.Inc()
 	ls.log.Debug("session created")
 	return ls, nil
 }
@@ -347,7 +358,7 @@ func (h *hub) evict(ls *liveSession) {
 	remote.closeLink()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := h.srv.relay.send(ctx, remote.replica, relayMsg{Kind: relayReleased, Session: ls.id, Link: remote.link}); err != nil {
+	if err := h.relay.send(ctx, remote.replica, relayMsg{Kind: relayReleased, Session: ls.id, Link: remote.link}); err != nil {
 		ls.log.Debug("telling the tab's replica the session is free", zap.Error(err))
 	}
 }

@@ -46,7 +46,7 @@ func (ls *liveSession) warm() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	s, err := ls.hub.srv.store.Load(ctx, ls.id)
+	s, err := ls.hub.store.Load(ctx, ls.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		ls.goneFromStore()

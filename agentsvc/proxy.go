@@ -63,7 +63,7 @@ func (px *proxy) ended() bool {
 // follow subscribes to the session's appended events. It runs before the holder is asked,
 // so that nothing appended from then on is missed.
 func (px *proxy) follow(ctx context.Context) error {
-	unsub, err := px.h.srv.relay.bus.Subscribe(ctx, store.EventsChannel(px.id), px.onEvents)
+	unsub, err := px.h.relay.bus.Subscribe(ctx, store.EventsChannel(px.id), px.onEvents)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (px *proxy) poke() {
 
 // pump reads the session's log from the store when poked, and sends what the page lacks.
 func (px *proxy) pump() {
-	st := px.h.srv.store
+	st := px.h.store
 	for {
 		select {
 		case <-px.stop:
@@ -185,7 +185,7 @@ func (px *proxy) end(why string) {
 		return
 	}
 	px.c.bindProxy(px, nil)
-	r := px.h.srv.relay
+	r := px.h.relay
 	if why != "" && px.holder != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
 		_ = r.send(ctx, px.holder, relayMsg{Kind: relayDetach, Session: px.id, Link: px.link})
@@ -209,7 +209,7 @@ func (px *proxy) stopFollowing() bool {
 	if unsub != nil {
 		unsub()
 	}
-	r := px.h.srv.relay
+	r := px.h.relay
 	r.mu.Lock()
 	if r.proxies[px.link] == px {
 		delete(r.proxies, px.link)
@@ -221,7 +221,7 @@ func (px *proxy) stopFollowing() bool {
 // pageTools answers the holder's tools/list with the page's current tools (late:
 // pageLink.pageTools).
 func (px *proxy) pageTools(late bool) relayMsg {
-	ctx, cancel := context.WithTimeout(context.Background(), px.h.srv.cfg.HandshakeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), px.h.cfg.HandshakeTimeout)
 	defer cancel()
 	px.c.awaitTools(ctx, late)
 	list := px.c.mcp.Tools()
@@ -252,7 +252,7 @@ func (px *proxy) takeOver() {
 		// The socket keeps the proxy until it has the session: an agent/chat meanwhile waits
 		// for this take-over (proxyChat) instead of finding no session.
 		px.stopFollowing()
-		ctx, cancel := context.WithTimeout(context.Background(), px.h.srv.cfg.ClaimTTL+2*relayWait)
+		ctx, cancel := context.WithTimeout(context.Background(), px.h.cfg.ClaimTTL+2*relayWait)
 		defer cancel()
 		ls, err := px.h.resume(ctx, c, px.id)
 		var pe *proxied
@@ -321,9 +321,9 @@ func (c *pageConn) boundProxy() *proxy {
 // the session is live on another tab, or nil: the holder let it go (or does not answer), and
 // the caller claims the session as usual.
 func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*proxy, *relayMsg, error) {
-	r := h.srv.relay
-	ok, holder, err := h.srv.store.Claim(ctx, s.ID, h.srv.owner, h.srv.cfg.ClaimTTL)
-	if err != nil || ok || holder == "" || holder == h.srv.owner {
+	r := h.relay
+	ok, holder, err := h.store.Claim(ctx, s.ID, h.owner, h.cfg.ClaimTTL)
+	if err != nil || ok || holder == "" || holder == h.owner {
 		return nil, nil, nil
 	}
 	px := h.newProxy(c, s.ID, s.Origin)
@@ -352,7 +352,7 @@ func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*prox
 // openProxied answers agent/session for a socket whose session's turn runs on the holder:
 // the conversation as stored, the running turn's snapshot, then the events after lastSeq.
 func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *relayMsg, p wire.SessionParams) (any, error) {
-	st := h.srv.store
+	st := h.store
 	s, err := st.Load(ctx, px.id)
 	if err != nil {
 		px.end("the page could not be served")
@@ -378,7 +378,7 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 	}
 	c.bind(nil)
 	c.bindProxy(nil, px)
-	h.srv.relay.served.Add(1)
+	h.relay.served.Add(1)
 	px.log.Debug("serving a session whose turn runs on another replica", zap.String("holder", px.holder))
 	return wsrpc.ReplyThen(res, func() { px.start(from, older) }), nil
 }
@@ -386,7 +386,7 @@ func (h *hub) openProxied(ctx context.Context, c *pageConn, px *proxy, rep *rela
 // proxyChat handles agent/chat on a proxied socket: the holder lets the session go unless a
 // turn runs (then the page gets the error it would get there), and the turn runs here.
 func (h *hub) proxyChat(ctx context.Context, c *pageConn, px *proxy, p wire.ChatParams) (any, error) {
-	rep, err := h.srv.relay.ask(ctx, px.holder, relayMsg{Kind: relayYield, Session: px.id, Link: px.link})
+	rep, err := h.relay.ask(ctx, px.holder, relayMsg{Kind: relayYield, Session: px.id, Link: px.link})
 	switch {
 	case err == nil && rep.Status == stBusy:
 		settled(ctx)
@@ -409,7 +409,7 @@ func (h *hub) proxyChat(ctx context.Context, c *pageConn, px *proxy, p wire.Chat
 
 // proxyCancel handles agent/cancel on a proxied socket: the holder cancels its turn.
 func (h *hub) proxyCancel(ctx context.Context, px *proxy, p wire.CancelParams) (any, error) {
-	rep, err := h.srv.relay.ask(ctx, px.holder, relayMsg{Kind: relayCancel, Session: px.id, TurnID: p.TurnID})
+	rep, err := h.relay.ask(ctx, px.holder, relayMsg{Kind: relayCancel, Session: px.id, TurnID: p.TurnID})
 	if err != nil || rep.Code != 0 || rep.TurnID == "" {
 		return nil, wire.ErrNoTurn
 	}
@@ -419,7 +419,7 @@ func (h *hub) proxyCancel(ctx context.Context, px *proxy, p wire.CancelParams) (
 // watchProxies takes over the sessions whose holder stopped renewing its claim (it died):
 // run every ClaimTTL/3 with the claims' renewal.
 func (h *hub) watchProxies() {
-	r := h.srv.relay
+	r := h.relay
 	if r == nil {
 		return
 	}
@@ -431,7 +431,7 @@ func (h *hub) watchProxies() {
 	r.mu.Unlock()
 	for _, px := range pxs {
 		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
-		ok, _, err := h.srv.store.Claim(ctx, px.id, h.srv.owner, h.srv.cfg.ClaimTTL)
+		ok, _, err := h.store.Claim(ctx, px.id, h.owner, h.cfg.ClaimTTL)
 		cancel()
 		if err == nil && ok {
 			px.log.Info("the replica running this session's turn stopped renewing its claim; taking the session over")

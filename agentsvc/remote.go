@@ -111,7 +111,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 		}
 		// Made before ls.mu is taken (no lock is taken inside the session's); closed unless
 		// a running turn uses it.
-		rp, replaced := h.srv.relay.newRemote(m.From, m.Link, ls.id)
+		rp, replaced := h.relay.newRemote(m.From, m.Link, ls.id)
 		ls.mu.Lock()
 		if ls.owner != prev || ls.remote != prem || ls.st.Let() {
 			ls.mu.Unlock()
@@ -161,7 +161,7 @@ func (h *hub) supersede(rp *remotePage) {
 	rp.closeLink()
 	ctx, cancel := context.WithTimeout(context.Background(), relayWait)
 	defer cancel()
-	_ = h.srv.relay.send(ctx, rp.replica, relayMsg{Kind: relaySuperseded, Session: rp.session, Link: rp.link})
+	_ = h.relay.send(ctx, rp.replica, relayMsg{Kind: relaySuperseded, Session: rp.session, Link: rp.link})
 }
 
 // remoteAlive tells whether a remote page still serves a live tab (its replica pings it).
@@ -174,7 +174,7 @@ func (h *hub) remoteAlive(ctx context.Context, rp *remotePage) bool {
 	if rp.leaving() {
 		return false
 	}
-	rep, err := h.srv.relay.ask(ctx, rp.replica, relayMsg{Kind: relayPing, Link: rp.link, Session: rp.session})
+	rep, err := h.relay.ask(ctx, rp.replica, relayMsg{Kind: relayPing, Link: rp.link, Session: rp.session})
 	return err == nil && rep.Status == stAlive
 }
 

@@ -18,7 +18,7 @@ import (
 
 // openSession handles agent/session.
 func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams) (any, error) {
-	st := h.srv.store
+	st := h.store
 	var page store.Page
 	if p.Page != nil {
 		page = store.Page{URL: capString(p.Page.URL, 2048), Title: capString(p.Page.Title, 512)}
@@ -172,7 +172,7 @@ func (ls *liveSession) replayFrom(ctx context.Context, lastSeq int64) ([]store.E
 	if lastSeq < 0 {
 		return nil, nil
 	}
-	st := ls.hub.srv.store
+	st := ls.hub.store
 	older, err := st.EventsAfter(ctx, ls.id, lastSeq, replayMax*4)
 	need := lastSeq // the events after need are still to be read
 	if err == nil && len(older) == replayMax*4 {
@@ -226,7 +226,7 @@ func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, e
 	if store.IsThread(id) {
 		return nil, wire.ErrSessionNotFound
 	}
-	s, err := h.srv.store.Load(ctx, id)
+	s, err := h.store.Load(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, wire.ErrSessionNotFound
@@ -235,7 +235,7 @@ func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, e
 	case err != nil:
 		// The page gets -32010 and tries again; a store that is down is the operator's
 		// concern, told by its own error and byomcp_refused_total, not an error of ours.
-		h.srv.log.Warn("loading session: the store did not answer", zap.String("session", shortID(id)), zap.Error(err))
+		h.log.Warn("loading session: the store did not answer", zap.String("session", shortID(id)), zap.Error(err))
 		return nil, wire.ErrStoreDown
 	case s.Origin != origin:
 		return nil, wire.ErrSessionNotFound
@@ -307,12 +307,12 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		}
 		return h.take(ctx, ls, c)
 	}
-	st := h.srv.store
+	st := h.store
 	s, err := h.loadFor(ctx, id, c.origin)
 	if err != nil {
 		return nil, err
 	}
-	if px := c.boundProxy(); h.srv.relay != nil && (px == nil || px.ended()) {
+	if px := c.boundProxy(); h.relay != nil && (px == nil || px.ended()) {
 		// Held by another replica: while its turn runs, this socket serves the turn's page.
 		px, rep, err := h.proxyTo(ctx, c, s)
 		if err != nil {
@@ -347,7 +347,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	ls.owner = c
 	h.live[id] = ls
 	h.mu.Unlock()
-	h.srv.metrics.sessions.Inc()
+	h.metrics.sessions.Inc()
 	if s.ActiveTurn != "" {
 		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)")
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
@@ -372,7 +372,7 @@ func (h *hub) socketAlive(ctx context.Context, c *pageConn) bool {
 		return false
 	default:
 	}
-	pctx, cancel := context.WithTimeout(ctx, min(probeWait, h.srv.cfg.HandshakeTimeout))
+	pctx, cancel := context.WithTimeout(ctx, min(probeWait, h.cfg.HandshakeTimeout))
 	defer cancel()
 	err := c.peer.Call(pctx, wire.MethodPing, struct{}{}, nil)
 	var rpcErr *wsrpc.Error
@@ -410,7 +410,7 @@ func (h *hub) fork(ctx context.Context, c *pageConn, id string, page store.Page)
 		}
 		history, active = s.Messages, s.ActiveTurn
 	}
-	h.srv.log.Info("session live on another socket; forked", zap.String("session", shortID(id)))
+	h.log.Info("session live on another socket; forked", zap.String("session", shortID(id)))
 	return h.create(ctx, c.origin, page, completeTurns(history, active))
 }
 

@@ -47,7 +47,7 @@ func (ls *liveSession) resync() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	st := ls.hub.srv.store
+	st := ls.hub.store
 	s, err := st.Load(ctx, ls.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound) && !stored:
@@ -125,7 +125,7 @@ func (ls *liveSession) recoverInterrupted(turnID, text string) {
 		markEnd(turnID, nil, wire.StopError, text), &none)
 	ls.mu.Unlock()
 	// Counted where it is closed: the process that ran it could not count it.
-	ls.hub.srv.metrics.turns.WithLabelValues(turnInterrupted).Inc()
+	ls.hub.metrics.turns.WithLabelValues(turnInterrupted).Inc()
 	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
 }
 

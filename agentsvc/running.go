@@ -43,7 +43,7 @@ func (ls *liveSession) runningSnapshot(ctx context.Context, rt *runningInfo, upT
 	ls.mu.Lock()
 	tail := append([]store.Event(nil), ls.tail...)
 	ls.mu.Unlock()
-	return snapshotOf(ctx, ls.hub.srv.store, ls.id, rt, upTo, tail, ls.log)
+	return snapshotOf(ctx, ls.hub.store, ls.id, rt, upTo, tail, ls.log)
 }
 
 // snapshotOf is runningSnapshot for session id, from tail (recent events, may be empty) and

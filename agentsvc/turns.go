@@ -69,7 +69,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 	if ls == nil {
 		return nil, wire.ErrNoSession
 	}
-	cfg := h.srv.cfg
+	cfg := h.cfg
 	if strings.TrimSpace(p.Text) == "" {
 		return nil, wsrpc.NewError(wire.CodeTextTooLong, "text is empty")
 	}
@@ -86,7 +86,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 	settled(ctx) // the socket's next agent/* request may start (see Server.registerHandlers)
 	if err != nil {
 		if errors.Is(err, wire.ErrStoreDown) {
-			h.srv.metrics.refused.WithLabelValues("store_down").Inc() // an outage an operator must see
+			h.metrics.refused.WithLabelValues("store_down").Inc() // an outage an operator must see
 		}
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 		none := ""
 		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: wire.StopError, Text: text}, markEnd(rt.id, nil, wire.StopError, text), &none)
 	})
-	h.srv.metrics.turns.WithLabelValues(wire.StopError).Inc()
+	h.metrics.turns.WithLabelValues(wire.StopError).Inc()
 	rt.result = wire.ChatResult{TurnID: rt.id, Text: text, StopReason: wire.StopError}
 	ls.mu.Lock()
 	if ls.turn == rt {

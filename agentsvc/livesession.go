@@ -105,7 +105,7 @@ func (h *hub) newLive(id, origin string, page store.Page, st session.State) *liv
 		id:       id,
 		origin:   origin,
 		hub:      h,
-		log:      h.srv.log.WithLazy(zap.String("session", shortID(id))), // no encoder of its own until it logs
+		log:      h.log.WithLazy(zap.String("session", shortID(id))), // no encoder of its own until it logs
 		namer:    tools.NewNamer(),
 		page:     page,
 		connWait: make(chan struct{}),
