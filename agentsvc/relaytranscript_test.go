@@ -14,7 +14,6 @@ package agentsvc
 // replies are validated but left out of the comparison.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,20 +112,8 @@ func (rec *busRecorder) open() (open map[reqKey]bool, forgot bool) {
 // relaySchemas compiles $defs/Relay and the reply schema of each request kind.
 func relaySchemas(t *testing.T) (relay *jsonschema.Schema, replies map[string]*jsonschema.Schema) {
 	t.Helper()
-	doc, err := os.ReadFile("../docs/protocol.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const id = "https://github.com/byomcp/byomcp/blob/main/docs/protocol.schema.json"
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(id, v); err != nil {
-		t.Fatal(err)
-	}
+	c, id := protocolSchema(t)
+	var err error
 	if relay, err = c.Compile(id + "#/$defs/Relay"); err != nil {
 		t.Fatal(err)
 	}

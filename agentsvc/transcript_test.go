@@ -506,9 +506,8 @@ func replay(t *testing.T, sc transcriptScenario, frames []frameLine) {
 	_ = page.mc.Close()
 }
 
-// validateTranscript checks every frame against docs/protocol.schema.json, and each response
-// against the <Method>Response of the request it answers.
-func validateTranscript(t *testing.T, frames []frameLine) {
+// protocolSchema is a compiler holding docs/protocol.schema.json, and the schema's id.
+func protocolSchema(t *testing.T) (*jsonschema.Compiler, string) {
 	t.Helper()
 	doc, err := os.ReadFile("../docs/protocol.schema.json")
 	if err != nil {
@@ -520,9 +519,18 @@ func validateTranscript(t *testing.T, frames []frameLine) {
 	}
 	const id = "https://github.com/byomcp/byomcp/blob/main/docs/protocol.schema.json"
 	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
 	if err := c.AddResource(id, v); err != nil {
 		t.Fatal(err)
 	}
+	return c, id
+}
+
+// validateTranscript checks every frame against docs/protocol.schema.json, and each response
+// against the <Method>Response of the request it answers.
+func validateTranscript(t *testing.T, frames []frameLine) {
+	t.Helper()
+	c, id := protocolSchema(t)
 	top, err := c.Compile(id)
 	if err != nil {
 		t.Fatal(err)
