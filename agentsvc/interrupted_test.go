@@ -3,11 +3,18 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/console"
+	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
+	"github.com/byomcp/byomcp/agentsvc/loop"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
@@ -95,5 +102,158 @@ func TestConsoleShowsAnInterruptedTurnOnce(t *testing.T) {
 	}
 	if got := strings.Join(tr.Outcomes, ","); got != "error,interrupted" {
 		t.Errorf("got outcomes %q, want error,interrupted", got)
+	}
+}
+
+// turnsByEnd returns byomcp_turns_total's samples by stop_reason (those above 0).
+func turnsByEnd(t *testing.T, s *Server) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for series, v := range scrape(t, s) {
+		if r, ok := strings.CutPrefix(series, `byomcp_turns_total{stop_reason="`); ok && v > 0 {
+			out[strings.TrimSuffix(r, `"}`)] = v
+		}
+	}
+	return out
+}
+
+// deadStore is a replica's store that stops answering once the replica is dead (a kill -9
+// seen from outside: its claims are no longer renewed, it writes nothing more).
+type deadStore struct {
+	store.Store
+	dead atomic.Bool
+}
+
+var errReplicaDead = errors.New("test: this replica is dead")
+
+func (d *deadStore) Unwrap() store.Store { return d.Store }
+
+func (d *deadStore) Claim(ctx context.Context, id, owner string, ttl time.Duration) (bool, string, error) {
+	if d.dead.Load() {
+		return false, "", errReplicaDead
+	}
+	return d.Store.Claim(ctx, id, owner, ttl)
+}
+
+func (d *deadStore) Append(ctx context.Context, id string, b store.Batch) error {
+	if d.dead.Load() {
+		return errReplicaDead
+	}
+	return d.Store.Append(ctx, id, b)
+}
+
+func (d *deadStore) Release(ctx context.Context, id, owner string) error {
+	if d.dead.Load() {
+		return errReplicaDead
+	}
+	return d.Store.Release(ctx, id, owner)
+}
+
+// TestTurnsCountedByHowTheyEnded: each way a turn ends increments its own
+// byomcp_turns_total{stop_reason} once, and no other: answered (end), cancelled by the
+// visitor, stopped by a guard (max_iterations), failed (error), cut by a crash and closed
+// when its session is resumed (interrupted), and cut by the death of the replica running it
+// while a page on this replica served it, closed when this replica takes the session over
+// (taken_over; before, it was counted as interrupted).
+func TestTurnsCountedByHowTheyEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want string
+		run  func(t *testing.T) *Server // returns the server whose /metrics counts the turn
+	}{
+		{"answered", wire.StopEnd, func(t *testing.T) *Server {
+			ts := newTestServer(t, textModel("hi"), nil)
+			p := newFakePage(t, ts, testOrigin)
+			p.session(wire.SessionParams{})
+			if res, err := p.chat("hello"); err != nil || res.StopReason != wire.StopEnd {
+				t.Fatalf("got %+v %v, want an answer", res, err)
+			}
+			return ts.Server
+		}},
+		{"cancelled", wire.StopCancelled, func(t *testing.T) *Server {
+			model, fake := openAIModel(t, llmtest.Script(llmtest.Step{Stall: true}))
+			ts := newTestServer(t, model, nil)
+			p := newFakePage(t, ts, testOrigin)
+			p.session(wire.SessionParams{})
+			done := make(chan wire.ChatResult, 1)
+			go func() {
+				res, _ := p.chat("hello")
+				done <- res
+			}()
+			waitFor(t, "the model call", func() bool { return len(fake.Requests()) == 1 })
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			if err := p.peer.Call(ctx, wire.MethodAgentCancel, wire.CancelParams{}, &wire.CancelResult{}); err != nil {
+				t.Fatalf("agent/cancel: %v", err)
+			}
+			if res := <-done; res.StopReason != wire.StopCancelled {
+				t.Fatalf("got %+v, want cancelled", res)
+			}
+			return ts.Server
+		}},
+		{"guard", wire.StopMaxIterations, func(t *testing.T) *Server {
+			always := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+				return &llm.Response{ToolCalls: []chat.ToolCall{call(fmt.Sprintf("c%d", n), "echo", `{"text":"again"}`)}}, nil
+			}}
+			ts := newTestServer(t, always, func(c *Config) { c.Limits = loop.Limits{MaxModelCalls: 2} })
+			p := newFakePage(t, ts, testOrigin, echoTool())
+			p.session(wire.SessionParams{})
+			if res, err := p.chat("loop"); err != nil || res.StopReason != wire.StopMaxIterations {
+				t.Fatalf("got %+v %v, want max_iterations", res, err)
+			}
+			return ts.Server
+		}},
+		{"error", wire.StopError, func(t *testing.T) *Server {
+			model, _ := openAIModel(t, llmtest.Script(llmtest.Step{Status: 400, Message: "the context window is full"}))
+			ts := newTestServer(t, model, nil)
+			p := newFakePage(t, ts, testOrigin)
+			p.session(wire.SessionParams{})
+			if res, err := p.chat("hello"); err != nil || res.StopReason != wire.StopError {
+				t.Fatalf("got %+v %v, want error", res, err)
+			}
+			return ts.Server
+		}},
+		{"interrupted", turnInterrupted, func(t *testing.T) *Server {
+			ts := newTestServer(t, textModel("later"), nil)
+			id := randomID(16)
+			crashLeft(t, ts.store, id)
+			p := openPage(t, ts, testOrigin, echoTool())
+			if res := p.session(wire.SessionParams{SessionID: id}); !res.Resumed {
+				t.Fatalf("got %+v, want the session resumed", res)
+			}
+			return ts.Server
+		}},
+		{"taken over", turnTakenOver, func(t *testing.T) *Server {
+			gate, model := gatedText("never said", "later")
+			var onA *deadStore
+			_, a, b := twoReplicasVia(t, model, func(c *Config) { c.ClaimTTL = 300 * time.Millisecond }, func(replica string, shared store.Store) store.Store {
+				if replica != "replica-a" {
+					return nil
+				}
+				onA = &deadStore{Store: shared}
+				return onA
+			})
+			t.Cleanup(func() { close(gate) })    // before the replicas shut down (cleanups run last first)
+			sess, second := proxiedTurn(t, a, b) // the turn runs on a, its page is on b
+			onA.dead.Store(true)                 // a dies: no more claim renewals, nothing written
+			a.relay.dead.Store(true)
+			a.relay.close()
+			evs := second.eventsUntil(wire.EventTurnEnd)
+			if end := evs[len(evs)-1]; !end.Interrupted || end.TurnID == "" {
+				t.Fatalf("got turn_end %+v, want the turn closed as interrupted", end)
+			}
+			if s, err := b.store.Load(context.Background(), sess.SessionID); err != nil || s.ActiveTurn != "" {
+				t.Fatalf("got %+v %v, want the session stored with no turn running", s, err)
+			}
+			return b.Server
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.run(t)
+			waitFor(t, "the turn to be counted", func() bool { return len(turnsByEnd(t, s)) > 0 })
+			if got := turnsByEnd(t, s); len(got) != 1 || got[tc.want] != 1 {
+				t.Errorf("byomcp_turns_total: got %v, want {%s: 1}", got, tc.want)
+			}
+		})
 	}
 }

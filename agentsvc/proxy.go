@@ -254,7 +254,7 @@ func (px *proxy) takeOver() {
 		px.stopFollowing()
 		ctx, cancel := context.WithTimeout(context.Background(), px.h.srv.cfg.ClaimTTL+2*relayWait)
 		defer cancel()
-		ls, err := px.h.resume(ctx, c, px.id)
+		ls, err := px.h.resumeAs(ctx, c, px.id, turnTakenOver) // a turn left running is counted as taken over
 		var pe *proxied
 		if errors.As(err, &pe) { // another replica holds it now: the page resumes afresh
 			pe.px.end("not used")

@@ -294,6 +294,14 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 // copy here still ending its turn, the store not yet told): a copy loaded meanwhile would
 // write beside the one ending.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
+	return h.resumeAs(ctx, c, id, turnInterrupted)
+}
+
+// resumeAs is resume where a turn the store still has as running is closed and counted as
+// ended (byomcp_turns_total's label): turnInterrupted when a page resumes its session,
+// turnTakenOver when this replica takes the session over from a replica that stopped
+// renewing its claim in the middle of that turn (proxy.takeOver).
+func (h *hub) resumeAs(ctx context.Context, c *pageConn, id, ended string) (*liveSession, error) {
 	if h.srv.deleted.has(id, time.Now()) {
 		return nil, wire.ErrSessionNotFound
 	}
@@ -340,7 +348,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
 		h.mu.Unlock()
-		return h.resume(ctx, c, id)
+		return h.resumeAs(ctx, c, id, ended)
 	}
 	ls = h.newLive(s.ID, s.Origin, s.Page)
 	ls.seq, ls.persisted = s.Seq, s.Seq
@@ -352,7 +360,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	h.mu.Unlock()
 	h.srv.metrics.sessions.Inc()
 	if s.ActiveTurn != "" {
-		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)")
+		ls.closeCutTurn(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)", ended)
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
 	}
 	return ls, nil
