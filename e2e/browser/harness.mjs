@@ -52,7 +52,7 @@ export async function buildBinary() {
  * @param {string} bin
  * @param {{model?: string|null, args?: string[]}} [options] model: the fake OpenAI base URL (…/v1),
  *   or null for no model at all (the offline planner); args: more flags for `serve`
- * @returns {Promise<{url: string, logs: string[], waitLog: (re: RegExp) => Promise<void>, close: () => Promise<void>}>}
+ * @returns {Promise<{url: string, logs: string[], waitLog: (re: RegExp) => Promise<void>, kill: () => Promise<void>, close: () => Promise<void>}>}
  */
 export async function startServer(bin, { model = null, args = [] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !MODEL_ENV.test(k)));
@@ -93,6 +93,12 @@ export async function startServer(bin, { model = null, args = [] } = {}) {
         if (Date.now() > end) throw new Error(`timed out waiting for the log line ${re}`);
         await new Promise((r) => setTimeout(r, 20));
       }
+    },
+    /** Kills the process at once (kill -9: no grace, nothing more written) and waits for its end. */
+    kill: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGKILL');
+      await exited;
     },
     close: async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
