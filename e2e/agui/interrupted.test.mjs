@@ -97,7 +97,7 @@ test('a run killed (-9) after its server tool answered: the next run\'s MESSAGES
     const reading = readSSE(res.body, events);
     await waitFor(() => events.some((e) => e.type === 'TOOL_CALL_RESULT'), 'the server tool\'s result');
     await env.model.waitFor((reqs) => reqs.length === 2); // the model is answering after the result
-    await env.server.kill();
+    await env.server.kill9();
     await reading;
     checkEvents(events);
   } finally {

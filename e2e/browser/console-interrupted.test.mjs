@@ -48,7 +48,7 @@ test('a turn killed (-9) after its page tool ran shows once, marked interrupted,
   await waitConnected(shop);
   await ask(shop, 'Show me red SUVs');
   await fake.waitFor((reqs) => reqs.length === 2, WAIT_MS); // the tool ran; the model is answering
-  await first.kill();
+  await first.kill9();
 
   // The same address, so the tab reconnects to it and resumes its session there.
   const second = await startServer(bin, { model: fake.url, args: [...args, '--addr', new URL(first.url).host] });

@@ -52,7 +52,7 @@ export async function buildBinary() {
  * @param {string} bin
  * @param {{model?: string|null, args?: string[]}} [options] model: the fake OpenAI base URL (…/v1),
  *   or null for no model at all (the offline planner); args: more flags for `serve`
- * @returns {Promise<{url: string, logs: string[], waitLog: (re: RegExp) => Promise<void>, kill: () => Promise<void>, close: () => Promise<void>}>}
+ * @returns {Promise<{url: string, logs: string[], pid: number|undefined, waitLog: (re: RegExp) => Promise<void>, kill9: () => Promise<void>, close: () => Promise<void>}>}
  */
 export async function startServer(bin, { model = null, args = [] } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !MODEL_ENV.test(k)));
@@ -86,6 +86,8 @@ export async function startServer(bin, { model = null, args = [] } = {}) {
   return {
     url,
     logs,
+    /** The server's process id (to send it SIGHUP). */
+    pid: proc.pid,
     /** Waits (at most WAIT_MS) until the server's output matches re. @param {RegExp} re */
     waitLog: async (re) => {
       const end = Date.now() + WAIT_MS;
@@ -94,8 +96,8 @@ export async function startServer(bin, { model = null, args = [] } = {}) {
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    /** Kills the process at once (kill -9: no grace, nothing more written) and waits for its end. */
-    kill: async () => {
+    /** Ends the process with SIGKILL (no shutdown at all) and waits until it is gone. */
+    kill9: async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGKILL');
       await exited;
