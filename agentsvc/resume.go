@@ -294,14 +294,6 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 // copy here still ending its turn, the store not yet told): a copy loaded meanwhile would
 // write beside the one ending.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
-	return h.resumeAs(ctx, c, id, turnInterrupted)
-}
-
-// resumeAs is resume where a turn the store still has as running is closed and counted as
-// ended (byomcp_turns_total's label): turnInterrupted when a page resumes its session,
-// turnTakenOver when this replica takes the session over from a replica that stopped
-// renewing its claim in the middle of that turn (proxy.takeOver).
-func (h *hub) resumeAs(ctx context.Context, c *pageConn, id, ended string) (*liveSession, error) {
 	if h.srv.deleted.has(id, time.Now()) {
 		return nil, wire.ErrSessionNotFound
 	}
@@ -348,7 +340,7 @@ func (h *hub) resumeAs(ctx context.Context, c *pageConn, id, ended string) (*liv
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
 		h.mu.Unlock()
-		return h.resumeAs(ctx, c, id, ended)
+		return h.resume(ctx, c, id)
 	}
 	ls = h.newLive(s.ID, s.Origin, s.Page)
 	ls.seq, ls.persisted = s.Seq, s.Seq
@@ -360,7 +352,7 @@ func (h *hub) resumeAs(ctx context.Context, c *pageConn, id, ended string) (*liv
 	h.mu.Unlock()
 	h.srv.metrics.sessions.Inc()
 	if s.ActiveTurn != "" {
-		ls.closeCutTurn(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)", ended)
+		ls.closeCutTurn(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)", cutTurnLabel(c, id))
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
 	}
 	return ls, nil
