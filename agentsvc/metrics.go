@@ -38,7 +38,7 @@ func newMetrics() *metrics {
 			Name: "byomcp_live_sessions", Help: "Sessions held in memory now (attached to a socket or running a turn).",
 		}),
 		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "byomcp_turns_total", Help: "Turns ended, by stop reason.",
+			Name: "byomcp_turns_total", Help: "Turns ended, by how: stop reason end, cancelled, max_iterations, error (agent/chat's stopReason), deferred (an AG-UI run that ended at frontend tools), interrupted (cut by a crash or a store failure, closed when its session was resumed), taken_over (cut by the death of the replica running it, closed by the replica that took its session over). Each turn once.",
 		}, []string{"stop_reason"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "byomcp_tool_calls_total", Help: "Tool calls ended, by kind (page, server, client) and outcome (ok, tool_error, invalid_args, timeout, page_gone, cancelled, unknown_tool, failed, over_limit, handed_off: tools.Kind).",

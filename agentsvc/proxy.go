@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -44,6 +45,7 @@ type proxy struct {
 	markBound func()
 	takeOnce  sync.Once
 	taken     chan struct{} // closed once takeOver is done
+	taking    atomic.Bool   // takeOver is resuming the session (cutTurnLabel)
 }
 
 func (h *hub) newProxy(c *pageConn, id, origin string) *proxy {
@@ -254,7 +256,9 @@ func (px *proxy) takeOver() {
 		px.stopFollowing()
 		ctx, cancel := context.WithTimeout(context.Background(), px.h.cfg.ClaimTTL+2*relayWait)
 		defer cancel()
+		px.taking.Store(true) // a turn the holder left running is counted as taken over
 		ls, err := px.h.resume(ctx, c, px.id)
+		px.taking.Store(false)
 		var pe *proxied
 		if errors.As(err, &pe) { // another replica holds it now: the page resumes afresh
 			pe.px.end("not used")

@@ -381,6 +381,13 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 		}
 	}()
 
+	if sess.ActiveTurn != "" { // a run cut short (the claim is ours: it no longer runs)
+		if sess, err = h.closeInterrupted(ctx, sess, log); err != nil {
+			log.Error("agui: closing an interrupted run", zap.Error(err))
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+	}
 	plan, herr := h.plan(sess, in)
 	if herr != nil {
 		if herr.status == http.StatusRequestEntityTooLarge {

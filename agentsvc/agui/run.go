@@ -82,23 +82,26 @@ type run struct {
 	frontend map[string]*tools.Schema // the client's tools by name
 	defs     []chat.ToolDef           // the client's tools as the model sees them
 
-	mu         sync.Mutex
-	round      string            // message id of the model call under way
-	textOpen   bool              // TEXT_MESSAGE_START sent for round
-	rounds     []string          // ids of the assistant messages the turn adds, in order
-	modelCalls int               // model calls made (RUN_FINISHED has usage when > 0)
-	order      *callOrder        // the calls of the last model response, in the model's order
-	results    map[string]string // tool call id → id of its tool message ("" hidden)
-	resultSent map[string]bool   // calls whose TOOL_CALL_RESULT was sent
-	called     map[string]bool   // calls the turn ran (runTools.Call); the others hit the limit
-	pending    []string          // frontend calls handed to the client
-	streamed   map[string]bool   // server calls whose start and arguments were sent as they streamed
-	errMsg     string            // the error that ended the turn, for RUN_ERROR
+	mu           sync.Mutex
+	round        string            // message id of the model call under way
+	textOpen     bool              // TEXT_MESSAGE_START sent for round
+	rounds       []string          // ids of the assistant messages the turn adds, in order
+	modelCalls   int               // model calls made (RUN_FINISHED has usage when > 0)
+	order        *callOrder        // the calls of the last model response, in the model's order
+	results      map[string]string // tool call id → id of its tool message ("" hidden)
+	resultSent   map[string]bool   // calls whose TOOL_CALL_RESULT was sent
+	called       map[string]bool   // calls the turn ran (runTools.Call); the others hit the limit
+	pending      []string          // frontend calls handed to the client
+	streamed     map[string]bool   // server calls whose start and arguments were sent as they streamed
+	errMsg       string            // the error that ended the turn, for RUN_ERROR
+	recorded     map[string]bool   // messages record stored (recordedKey)
+	recordFailed bool              // a write of record failed: the rest is stored at the end
 }
 
 func newRun(h *Handler, w http.ResponseWriter, in *RunAgentInput, key string, site Site, log *zap.Logger, cancel context.CancelCauseFunc) *run {
 	r := &run{h: h, in: in, key: key, site: site, log: log, frontend: map[string]*tools.Schema{},
-		results: map[string]string{}, resultSent: map[string]bool{}, called: map[string]bool{}, streamed: map[string]bool{}}
+		results: map[string]string{}, resultSent: map[string]bool{}, called: map[string]bool{}, streamed: map[string]bool{},
+		recorded: map[string]bool{}}
 	r.out = &stream{w: w, rc: http.NewResponseController(w), timeout: h.o.WriteTimeout, onFail: func(err error) {
 		log.Debug("agui: client stopped reading", zap.Error(err))
 		cancel(errClientGone)
@@ -166,10 +169,11 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		Tools:   runTools{r},
 		Limits:  limits,
 		Emit:    r.onEvent,
+		Record:  r.record, // a run cut short keeps its calls and results (interrupted.go)
 		Logger:  r.log,
 		OnPanic: func(where string, v any) { h.o.Meter.CountPanic("agui_"+where, v) },
 	})
-	added := r.identify(res.Messages)
+	added := r.unrecorded(r.identify(res.Messages))
 	if err := h.o.Store.Append(context.WithoutCancel(ctx), r.key, store.Batch{Messages: added, ActiveTurn: &none}); err != nil {
 		r.log.Error("agui: storing the run", zap.Error(err))
 	}

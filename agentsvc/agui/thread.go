@@ -195,6 +195,8 @@ func toAGUI(msgs []chat.Message) []Message {
 		case chat.RoleAssistant:
 			if m.Content != "" {
 				am.Content = stringContent(m.Content)
+			} else if m.End != nil && m.End.Error != "" && len(m.ToolCalls) == 0 {
+				am.Content = stringContent(m.End.Error) // a run's end mark: how it ended (interrupted.go)
 			}
 			for _, tc := range m.ToolCalls {
 				if hidden[tc.ID] {
@@ -202,7 +204,7 @@ func toAGUI(msgs []chat.Message) []Message {
 				}
 				am.ToolCalls = append(am.ToolCalls, ToolCall{ID: tc.ID, Type: "function", Function: FunctionCall{Name: tc.Name, Arguments: argsOrEmpty(tc.Arguments)}})
 			}
-			if m.Content == "" && len(am.ToolCalls) == 0 {
+			if len(am.Content) == 0 && len(am.ToolCalls) == 0 {
 				continue
 			}
 		case chat.RoleTool:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,10 @@ type Turn struct {
 	Usage      *chat.Usage `json:"usage,omitempty"`
 	Calls      []Call      `json:"calls"`
 	Errors     []string    `json:"errors"`
+	// Interrupted is set on a turn a crash, a replica's death or a store failure cut short
+	// (its turn_end says so): its calls are those that ran before, with their results, and
+	// a call whose result never came is answered as of unknown outcome.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Call is one tool call of a turn.
@@ -146,6 +151,12 @@ func build(s *store.Session, site string, events []store.Event) Transcript {
 			outcome(ev.StopReason)
 			if ev.Interrupted {
 				outcome("interrupted")
+				tr.Interrupted = true
+			}
+			// A turn that ended on an error says it twice in the log: its error event, then
+			// its turn_end's text (what agent/chat answered). The transcript shows it once.
+			if ev.StopReason == "error" && slices.Contains(tr.Errors, ev.Text) {
+				tr.Answer = ""
 			}
 			if ev.Usage != nil {
 				t.Tokens += ev.Usage.TotalTokens

@@ -448,15 +448,18 @@ async function openTranscript(id) {
   const box = $('#transcript');
   box.replaceChildren();
   for (const turn of t.turnList) {
-    const root = el('div', 'turn');
+    const root = el('div', turn.interrupted ? 'turn interrupted' : 'turn');
     root.dataset.turn = turn.id;
     const who = el('div', 'who', `turn ${turn.id} · ${when(turn.start)}`);
     who.append(' ', el('span', `pill ${turn.stopReason || 'running'}`, turn.stopReason || 'no end'));
+    if (turn.interrupted) who.append(' ', el('span', 'pill interrupted', 'interrupted'));
     if (turn.usage) who.append(' ', el('span', 'pill tokens', `${turn.usage.promptTokens} + ${turn.usage.completionTokens} tokens`));
     root.append(who, el('div', 'user', turn.text));
     for (const c of turn.calls) {
       const call = el('div', 'call');
       call.append(el('span', 'name', c.name), ' ', el('span', `pill ${c.outcome === 'ok' ? 'ok' : 'error'}`, c.outcome + (c.durationMs !== undefined ? ` · ${c.durationMs} ms` : '')));
+      // A call of a turn cut short ran (or was sent) before the cut: said on the call itself.
+      if (turn.interrupted) call.append(' ', el('span', 'pill interrupted', 'of an interrupted turn'));
       call.append(el('div', 'muted', 'arguments'), el('pre', 'args', pretty(c.arguments)), el('div', 'muted', 'result'), el('pre', 'result', c.result));
       root.append(call);
     }
