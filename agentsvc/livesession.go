@@ -68,6 +68,9 @@ type liveSession struct {
 	connSent int64         // last seq sent to conn
 	connWait chan struct{} // closed (and replaced) whenever conn changes: attach or detach
 	turn     *runningTurn
+	// countedCut is the turn that ended here while its writes failed: it was counted (as the
+	// error its page was answered), and a resync that closes it does not count it again.
+	countedCut string
 	// st is the session's life (agentsvc/session): what the store holds of it, where its
 	// history is, whether this replica holds it, whether the store must be read again, and
 	// whether a write is in flight. Only step assigns it.

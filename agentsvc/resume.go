@@ -349,7 +349,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	h.mu.Unlock()
 	h.metrics.sessions.Inc()
 	if s.ActiveTurn != "" {
-		ls.closeCutTurn(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)", cutTurnLabel(c, id))
+		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the agent restarted before it finished. Please ask again.)", cutTurnLabel(c, id))
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
 	}
 	return ls, nil

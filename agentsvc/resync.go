@@ -89,7 +89,13 @@ func (ls *liveSession) resync() error {
 		return wire.ErrStoreDown
 	}
 	if adopt && s.ActiveTurn != "" {
-		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the conversation could not be saved. Please ask again.)")
+		label := turnInterrupted
+		ls.mu.Lock()
+		if ls.countedCut == s.ActiveTurn { // its end here counted it, as an error
+			label = ""
+		}
+		ls.mu.Unlock()
+		ls.recoverInterrupted(s.ActiveTurn, "(This answer was interrupted: the conversation could not be saved. Please ask again.)", label)
 		ls.waitFlushed(ctx)
 		if ls.unsaved() {
 			return wire.ErrStoreDown
@@ -112,8 +118,11 @@ func (ls *liveSession) resync() error {
 // The calls the turn made are in the history already (loop.Turn.Record stores each with its
 // event), with the results that came back; a call whose result never came is answered here
 // as having an unknown outcome (a tool_result event with the same tool message), so the model
-// sees every call it made and does not assume one that may have run did not.
-func (ls *liveSession) recoverInterrupted(turnID, text string) {
+// sees every call it made and does not assume one that may have run did not. The turn is
+// counted in byomcp_turns_total here, once, under label: turnInterrupted, or turnTakenOver
+// when a replica takes over a session whose turn another replica was running (cutTurnLabel),
+// or not ("") when this replica counted it already as it ended (a store outage: countedCut).
+func (ls *liveSession) recoverInterrupted(turnID, text, label string) {
 	none := ""
 	ls.mu.Lock()
 	for _, m := range unanswered(ls.messages, turnID) {
@@ -125,8 +134,10 @@ func (ls *liveSession) recoverInterrupted(turnID, text string) {
 		markEnd(turnID, nil, wire.StopError, text), &none)
 	ls.mu.Unlock()
 	// Counted where it is closed: the process that ran it could not count it.
-	ls.hub.metrics.turns.WithLabelValues(turnInterrupted).Inc()
-	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID))
+	if label != "" {
+		ls.hub.metrics.turns.WithLabelValues(label).Inc()
+	}
+	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID), zap.String("endedAs", label))
 }
 
 // turnInterrupted is byomcp_turns_total's label for a turn a crash, a replica's death or a

@@ -289,6 +289,14 @@ func TestFailedWritesAreNeverDroppedSilently(t *testing.T) {
 			if !marked && !tc.ambiguous {
 				t.Errorf("turn 2 was not closed as interrupted (events %+v)", log.seen)
 			}
+			// Each turn counted once, by how it ended: turn 2 as the error its page was told,
+			// not again when turn 3's resync closes it in the store.
+			m := scrape(t, ts.Server)
+			counted := m[`byomcp_turns_total{stop_reason="end"}`] + m[`byomcp_turns_total{stop_reason="error"}`] + m[`byomcp_turns_total{stop_reason="interrupted"}`]
+			if counted != 3 || m[`byomcp_turns_total{stop_reason="error"}`] != 1 {
+				t.Errorf("turns counted: end %v, error %v, interrupted %v; want each of the 3 once, turn 2 as the error its page was answered",
+					m[`byomcp_turns_total{stop_reason="end"}`], m[`byomcp_turns_total{stop_reason="error"}`], m[`byomcp_turns_total{stop_reason="interrupted"}`])
+			}
 			checkNothingLostOrDoubled(t, log.seen, storedEvents(t, flaky, sess.SessionID))
 			checkStoredTurns(t, flaky, sess.SessionID, done)
 		})

@@ -225,6 +225,11 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 		ls.waitFlushed(context.Background())
 		if ls.unsaved() { // never "done" unless stored
 			res.StopReason, res.Text = wire.StopError, unsavedText
+			// Counted here, as the error the visitor was answered; the store may still have
+			// it as running, and resync then closes it without counting it again.
+			ls.mu.Lock()
+			ls.countedCut = rt.id
+			ls.mu.Unlock()
 		}
 		srv.metrics.turns.WithLabelValues(res.StopReason).Inc()
 		log.Debug("turn ended", zap.String("stopReason", res.StopReason))
