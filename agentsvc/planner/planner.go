@@ -233,7 +233,7 @@ func (c *conv) goOn(on *conv) action {
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start])
 	on.before.learnTitles(titledIDs(on.tools))
-	in := on.understand(c.pointedText(on), on.before, lookup)
+	in := on.understand(c.pointedText(on), lookup)
 	a := in.step(on)
 	if len(on.done) > 0 {
 		return a

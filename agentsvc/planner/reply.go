@@ -185,8 +185,8 @@ func theTitle(it *item) string {
 
 // answerAbout answers a question about items already seen: which is cheaper, how much is
 // the RAV4, what year is the second one.
-func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool, mem *memory) (string, bool) {
-	money := mem.money
+func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool) (string, bool) {
+	money := c.before.money
 	if memRank && hasRank && len(refs) >= 1 {
 		it := refs[0]
 		v, _ := it.num(o.keys...)
@@ -195,7 +195,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 			_ = v
 			s := upperFirst(theTitle(it)) + " is the " + what + rankDetail(o, it, money)
 			var others []string
-			for _, x := range mem.last {
+			for _, x := range c.before.last {
 				if x != it {
 					if w, ok := x.num(o.keys...); ok {
 						if slices.Equal(o.keys, yearKeys) {
@@ -315,7 +315,7 @@ func groupDigits(v float64, sep string) string {
 }
 
 // whichOne asks which of several items the words name.
-func (c *conv) whichOne(text string, m mention, mem *memory) intent {
+func (c *conv) whichOne(text string, m mention) intent {
 	var chs []choice
 	for _, it := range m.items {
 		if len(chs) == 3 {
@@ -710,7 +710,7 @@ func (c *conv) itemToOpen() *item {
 
 // askMissing asks for the required values a plan lacks, with concrete choices when the
 // values are few.
-func (c *conv) askMissing(p *plan, mem *memory) intent {
+func (c *conv) askMissing(p *plan) intent {
 	m := p.missing[0]
 	what := describePlan(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
 	// One enum value to pick: offer each as a choice.
@@ -740,7 +740,7 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 		}
 		return intent{reply: upperFirst(what) + ": " + joinList(labels, "or") + "?", asked: p, choices: chs}
 	}
-	if noun, names, total := itemChoices(m, mem); len(p.missing) == 1 && len(names) > 0 {
+	if noun, names, total := c.itemChoices(m); len(p.missing) == 1 && len(names) > 0 {
 		// An enum of ids the conversation knows by name (the form's Car field): ask by name.
 		q := "Which " + noun + " should I use to " + what + "? For example " + joinList(names, "or")
 		if total > len(names) {
@@ -750,9 +750,9 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 	}
 	if single, list := idParam(m); single || list {
 		var names []string
-		src := mem.last
+		src := c.before.last
 		if len(src) == 0 {
-			src = mem.known()
+			src = c.before.known()
 		}
 		for _, it := range src {
 			if len(names) == 3 {
@@ -779,7 +779,7 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 	your := "your "
 	for i, mp := range p.missing {
 		h := humanParam(mp.name)
-		if noun, names, _ := itemChoices(mp, mem); len(names) > 0 {
+		if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
 			h += " (" + hint + ")"
@@ -802,8 +802,8 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 // as the conversation knows them (a result listed them, or the schema titles them): at most
 // three, those the last list showed first; noun is what the parameter calls one ("car" of
 // carId); total counts the values.
-func itemChoices(p *property, mem *memory) (noun string, names []string, total int) {
-	if !p.schema.stringEnum() || mem == nil {
+func (c *conv) itemChoices(p *property) (noun string, names []string, total int) {
+	if !p.schema.stringEnum() || c.before == nil {
 		return "", nil, 0
 	}
 	var known []*item
@@ -812,14 +812,14 @@ func itemChoices(p *property, mem *memory) (noun string, names []string, total i
 			continue
 		}
 		total++
-		if it := mem.items[e.str]; it != nil && it.name != "" && it.name != it.id {
+		if it := c.before.items[e.str]; it != nil && it.name != "" && it.name != it.id {
 			known = append(known, it)
 		}
 	}
 	if len(known) == 0 {
 		return "", nil, 0
 	}
-	picked := slices.DeleteFunc(slices.Clone(mem.last), func(it *item) bool { return !slices.Contains(known, it) })
+	picked := slices.DeleteFunc(slices.Clone(c.before.last), func(it *item) bool { return !slices.Contains(known, it) })
 	for _, it := range known {
 		if !slices.Contains(picked, it) {
 			picked = append(picked, it)

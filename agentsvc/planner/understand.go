@@ -11,9 +11,9 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
-// understand turns one user message into an intent, with what mem knows about the items the
-// conversation has seen. lookup allows one call of a listing tool to learn names first.
-func (c *conv) understand(text string, mem *memory, lookup bool) intent {
+// understand turns one user message into an intent, with what the conversation's memory
+// (c.before: its one state, never passed beside it) knows about the items it has seen. lookup allows one call of a listing tool to learn names first.
+func (c *conv) understand(text string, lookup bool) intent {
 	if r, ok := c.smallTalk(text); ok {
 		return intent{reply: r}
 	}
@@ -39,10 +39,10 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	var refs []*item
 	text2 := text
 	base := text // the text without the words that picked the items ("cheapest" of "cheapest one")
-	mentions := nameMentions(text, mem.known(), c.vocab)
+	mentions := nameMentions(text, c.before.known(), c.vocab)
 	if len(mentions) == 0 && c.wantsItem(text) {
 		// "open the tesla": a filter word names items when the request is about one item.
-		mentions = nameMentions(text, mem.known(), nil)
+		mentions = nameMentions(text, c.before.known(), nil)
 	}
 	// A number alone names no item ("5.5%" is no "Ioniq 5").
 	mentions = slices.DeleteFunc(mentions, func(m mention) bool {
@@ -51,7 +51,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	for k := len(mentions) - 1; k >= 0; k-- {
 		m := mentions[k]
 		if len(m.items) > 1 {
-			return c.whichOne(text, m, mem)
+			return c.whichOne(text, m)
 		}
 		text2 = text2[:m.start] + m.items[0].id + text2[m.end:]
 	}
@@ -60,12 +60,12 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	if len(refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks, mem); it != nil && !c.plainAction(text, toks, question) {
+		if it := c.pronounRef(toks); it != nil && !c.plainAction(text, toks, question) {
 			refs = []*item{it}
 			text2 = text + " " + it.id
-		} else if n := len(mem.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, question) {
+		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, question) {
 			// "compare them", "compare both": the two or three items the last result listed.
-			refs = mem.last
+			refs = c.before.last
 			for _, it := range refs {
 				text2 += " " + it.id
 			}
@@ -73,21 +73,21 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	o, n, rankAt, hasRank := rankOf(toks)
 	memRank := false
-	if len(refs) == 0 && len(mem.last) > 0 {
+	if len(refs) == 0 && len(c.before.last) > 0 {
 		drop := -1
 		if k, ok := ordinalRef(toks); ok {
 			switch {
 			case k == -1:
-				refs = []*item{mem.last[len(mem.last)-1]}
-			case k >= 1 && k <= len(mem.last):
-				refs = []*item{mem.last[k-1]}
+				refs = []*item{c.before.last[len(c.before.last)-1]}
+			case k >= 1 && k <= len(c.before.last):
+				refs = []*item{c.before.last[k-1]}
 			}
 		}
 		if len(refs) == 0 {
-			refs, drop = attributeRef(toks, mem.last)
+			refs, drop = attributeRef(toks, c.before.last)
 		}
-		if len(refs) == 0 && hasRank && rankOnSeen(toks, rankAt, mem) {
-			if r := ranked(mem.last, o); len(r) > 0 {
+		if len(refs) == 0 && hasRank && c.rankOnSeen(toks, rankAt) {
+			if r := ranked(c.before.last, o); len(r) > 0 {
 				memRank = true
 				refs = r[:min(max(n, 1), len(r))]
 				drop = rankAt
@@ -133,14 +133,14 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	// 36 months?" goes to the financing calculator).
 	numbers := slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
 	if len(refs) > 0 && !c.nameWordIn(toks) && (question || !c.actionWords(base, refs)) && !(numbers && (c.navMatch(toks2, ps) != nil || !c.listsItems() && len(ps) > 0 && len(ps[0].values) > 0)) {
-		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank, mem); ok {
+		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank); ok {
 			return intent{reply: ans}
 		}
 	}
 
 	// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
 	if hasRank && !memRank && !sortCue(toks, rankAt) {
-		if in, ok := c.ranking(text, toks, o, n, rankAt, mem); ok {
+		if in, ok := c.ranking(text, toks, o, n, rankAt); ok {
 			return in
 		}
 	}
@@ -210,7 +210,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		return intent{reply: q}
 	}
 	if len(best.missing) > 0 {
-		return c.askMissing(best, mem)
+		return c.askMissing(best)
 	}
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
@@ -494,7 +494,7 @@ func (c *conv) followsUp(p *plan) bool {
 
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
 // cheapest", "the cheapest of them", "of the two".
-func rankOnSeen(toks []token, at int, mem *memory) bool {
+func (c *conv) rankOnSeen(toks []token, at int) bool {
 	w := strings.ToLower(toks[at].raw)
 	if strings.HasSuffix(w, "er") && w != "newer" && w != "older" || w == "newer" || w == "older" || w == "pricier" || w == "cheaper" {
 		return true
@@ -509,7 +509,7 @@ func rankOnSeen(toks []token, at int, mem *memory) bool {
 			return true
 		}
 	}
-	return len(mem.last) <= 3 && len(mem.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+	return len(c.before.last) <= 3 && len(c.before.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
@@ -942,10 +942,10 @@ func lookupIntent(text string, l *plan) intent {
 		if end := c.start + 2; c.lastUser >= 0 && end <= len(c.msgs) {
 			mem = remember(c.msgs[:end])
 		}
-		in = c.understand(text, mem, false)
 		s := *c
-		s.done = nil
 		s.before = mem
+		in = s.understand(text, false)
+		s.done = nil
 		if in.steps != nil {
 			if first := in.steps(&s); len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) && !first[0].opens {
 				if prev := c.filtersBefore(l); prev != nil {
@@ -1020,7 +1020,7 @@ var actionVerbs = rawSet(`open show view display see pick choose select compare 
 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.
-func (c *conv) pronounRef(toks []token, mem *memory) *item {
+func (c *conv) pronounRef(toks []token) *item {
 	pronoun := false
 	for i, t := range toks {
 		w := strings.ToLower(t.raw)
@@ -1047,7 +1047,7 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 			continue
 		}
 		var named []*item
-		for _, mn := range nameMentions(m.Content, mem.known(), nil) {
+		for _, mn := range nameMentions(m.Content, c.before.known(), nil) {
 			if len(mn.items) == 1 && !slices.Contains(named, mn.items[0]) {
 				named = append(named, mn.items[0])
 			}
@@ -1064,13 +1064,13 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 		if i := strings.IndexAny(first, "(.!?\n"); i > 0 {
 			first = first[:i]
 		}
-		if mns := nameMentions(first, mem.known(), nil); len(mns) == 1 && len(mns[0].items) == 1 {
+		if mns := nameMentions(first, c.before.known(), nil); len(mns) == 1 && len(mns[0].items) == 1 {
 			return mns[0].items[0]
 		}
 		break
 	}
-	if len(mem.last) == 1 {
-		return mem.last[0]
+	if len(c.before.last) == 1 {
+		return c.before.last[0]
 	}
 	return nil
 }
