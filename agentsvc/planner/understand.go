@@ -12,7 +12,8 @@ import (
 )
 
 // understand turns one user message into an intent, with what the conversation's memory
-// (c.before: its one state, never passed beside it) knows about the items it has seen. lookup allows one call of a listing tool to learn names first.
+// (c.before: its one state, never passed beside it) knows about the items it has seen.
+// lookup allows one call of a listing tool to learn names first.
 func (c *conv) understand(text string, lookup bool) intent {
 	if r, ok := c.smallTalk(text); ok {
 		return intent{reply: r}
