@@ -255,7 +255,7 @@ func (c *conv) goOn(on *conv) action {
 		}
 		text := c.summary() + " I can't do that on this page either."
 		if sug := on.suggestions(3); len(sug) > 0 {
-			text += " Here I can do things like " + c.offer(sug, "or") + "."
+			text += " Here I can do things like " + c.offer(sug, "or", true) + "."
 		}
 		return action{text: text}
 	}

@@ -40,7 +40,7 @@ func (c *conv) greeting(open string) string {
 		if can := c.abilities(3); len(can) > 0 {
 			out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
 			if len(sug) > 0 {
-				out += " Or try: " + quoteList(sug, "or") + "."
+				out += " Or try: " + c.offer(sug, "or", false) + "."
 			}
 			return out
 		}
@@ -48,7 +48,7 @@ func (c *conv) greeting(open string) string {
 			return open + " " + c.place.noTools
 		}
 	}
-	return open + " " + c.place.canDo + " — try: " + quoteList(sug, "or") + "."
+	return open + " " + c.place.canDo + " — try: " + c.offer(sug, "or", false) + "."
 }
 
 // abilities says what the first n tools do, from their descriptions or names ("fill in the
@@ -133,22 +133,13 @@ func (c *conv) example(t chat.ToolDef) string {
 // its quotation marks, as the visitor's message. Other Markdown readers show the label.
 const SayLink = "byomcp:say"
 
-// quoteList writes “a”, “b” or “c”.
-func quoteList(xs []string, conj string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = "“" + x + "”"
-	}
-	return joinList(q, conj)
-}
-
 // offer writes requests the visitor can make, “a”, “b” or “c”: clickable suggestions
-// (SayLink) on a page, quoted text at a terminal.
-func (c *conv) offer(xs []string, conj string) string {
+// (SayLink) on a page when links, else quoted text.
+func (c *conv) offer(xs []string, conj string, links bool) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
 		q[i] = "“" + x + "”"
-		if c.place.say {
+		if links && c.place.say {
 			q[i] = "[" + q[i] + "](" + SayLink + ")"
 		}
 	}
@@ -679,12 +670,12 @@ func (c *conv) deadEnd() string {
 		away = append(away, "open "+theTitle(it)) // its page has what this list does not
 	}
 	if len(here) > 0 {
-		out += " I can do things like " + c.offer(here, "or") + "."
+		out += " I can do things like " + c.offer(here, "or", true) + "."
 	} else if can := c.abilities(3); len(can) > 0 {
 		out += " I can " + joinList(can, "and") + "."
 	}
 	if len(away) > 0 {
-		out += " Elsewhere on the site: " + c.offer(away, "or") + "."
+		out += " Elsewhere on the site: " + c.offer(away, "or", true) + "."
 	}
 	return out
 }

@@ -31,11 +31,25 @@ func hubTool(t chat.ToolDef) bool {
 // hubWords name the site's list of items.
 var hubWords = rawSet(`inventory home list catalog catalogue shop store start main browse index listing search`)
 
-// calledThisTurn reports a call of the tool named name since the visitor's message.
-func (c *conv) calledThisTurn(name string) bool {
+// calledThisTurn reports a call of the tool named name since the visitor's message (without
+// arguments, when bare).
+func (c *conv) calledThisTurn(name string, bare bool) bool {
 	return c.lastUser >= 0 && slices.ContainsFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool {
-		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return tc.Name == name })
+		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool {
+			return tc.Name == name && (!bare || noArguments(tc.Arguments))
+		})
 	})
+}
+
+// earlierCalls yields the tool calls made before the visitor's message, the last first.
+func (c *conv) earlierCalls(yield func(chat.ToolCall) bool) {
+	for _, m := range slices.Backward(c.msgs[:max(c.lastUser, 0)]) {
+		for _, tc := range slices.Backward(m.ToolCalls) {
+			if !yield(tc) {
+				return
+			}
+		}
+	}
 }
 
 // goTo is the call of navigation tool t for the request: the page it opens reads it again.
@@ -46,7 +60,7 @@ func (c *conv) goTo(t chat.ToolDef) intent {
 // hub is the call that goes to the site's list of items, unless this turn went there already.
 func (c *conv) hub() (intent, bool) {
 	for _, t := range c.tools {
-		if hubTool(t) && !c.calledThisTurn(t.Name) {
+		if hubTool(t) && !c.calledThisTurn(t.Name, false) {
 			return c.goTo(t), true
 		}
 	}
@@ -137,7 +151,7 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 // this turn has not called yet, or nil.
 func (c *conv) navMatch(toks []token, ps []*plan) *plan {
 	for _, p := range ps {
-		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name) {
+		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name, false) {
 			continue
 		}
 		if m, _ := c.coverage(p, toks); m > 0 && navHit(p.def, toks) {

@@ -378,19 +378,9 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 // lastArgs are the arguments of the conversation's last call of tool before this turn (the
 // last that set param, when param is not ""); nil when there is none.
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
-	for i := c.lastUser - 1; i >= 0; i-- {
-		m := c.msgs[i]
-		if m.Role != chat.RoleAssistant {
-			continue
-		}
-		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
-			if m.ToolCalls[k].Name != tool {
-				continue
-			}
-			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(m.ToolCalls[k].Arguments), &args) != nil || (param != "" && args[param] == nil) {
-				continue
-			}
+	for tc := range c.earlierCalls {
+		var args map[string]json.RawMessage
+		if tc.Name == tool && json.Unmarshal([]byte(tc.Arguments), &args) == nil && (param == "" || args[param] != nil) {
 			return args
 		}
 	}
@@ -839,7 +829,7 @@ func noArguments(args string) bool {
 // name up, it first gives the list back the filters it had (the visitor's search stays).
 func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
-	if !c.listedThisTurn(l) {
+	if !c.calledThisTurn(l.def.Name, true) {
 		return intent{reply: reply}
 	}
 	prev := c.filtersBefore(l)
@@ -867,41 +857,22 @@ func listNoun(name string, n int) string {
 	return noun
 }
 
-// listedThisTurn reports a call of the listing tool l without arguments in this turn.
-func (c *conv) listedThisTurn(l *plan) bool {
-	if c.lastUser < 0 {
-		return false
-	}
-	for _, m := range c.msgs[c.lastUser+1:] {
-		if slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return tc.Name == l.def.Name && noArguments(tc.Arguments) }) {
-			return true
-		}
-	}
-	return false
-}
-
 // filtersBefore are the arguments the listing tool l last had before this turn, on this
 // page: nil when it had none, when a tool called after it cleared or reset them, or when a
 // tool this page does not offer ran since (the visitor was on another page).
 func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
-	for i := c.lastUser - 1; i >= 0; i-- {
-		m := c.msgs[i]
-		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
-			tc := m.ToolCalls[k]
-			if tc.Name == l.def.Name {
-				var args map[string]json.RawMessage
-				if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
-					return nil
-				}
-				return args
-			}
-			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
-			if t < 0 {
+	for tc := range c.earlierCalls {
+		if tc.Name == l.def.Name {
+			var args map[string]json.RawMessage
+			if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
 				return nil
 			}
-			if ws := identWords(tc.Name); slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
-				return nil
-			}
+			return args
+		}
+		ws := identWords(tc.Name)
+		if !slices.ContainsFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name }) ||
+			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+			return nil
 		}
 	}
 	return nil
