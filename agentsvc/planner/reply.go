@@ -178,46 +178,43 @@ func theTitle(it *item) string {
 // the RAV4, what year is the second one.
 func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool) (string, bool) {
 	money := c.before.money
-	if memRank && hasRank && len(refs) >= 1 {
-		it := refs[0]
-		v, _ := it.num(o.keys...)
-		what := o.what
-		if len(refs) == 1 {
-			_ = v
-			s := upperFirst(theTitle(it)) + " is the " + what + rankDetail(o, it, money)
-			var others []string
-			for _, x := range c.before.last {
-				if x != it {
-					if w, ok := x.num(o.keys...); ok {
-						if slices.Equal(o.keys, yearKeys) {
-							others = append(others, theTitle(x))
-							continue
-						}
-						verb := " is "
-						if slices.Equal(o.keys, mileageKeys) {
-							verb = " has "
-						}
-						others = append(others, theTitle(x)+verb+c.fieldValue(o.keys, w, money))
-					}
-				}
-			}
-			switch {
-			case len(others) == 0 || len(others) > 2:
-			case slices.Equal(o.keys, yearKeys) && len(others) == 1:
-				s += " (the other is " + others[0] + ")"
-			case slices.Equal(o.keys, yearKeys):
-				s += " (the others are " + joinList(others, "and") + ")"
-			default:
-				s += " (" + joinList(others, "and") + ")"
-			}
-			return strings.TrimSuffix(s, ".") + ".", true
+	// is says one field of an item: "the RAV4 is $31,500", "the Sportage has 14,000 miles".
+	is := func(it *item, keys []string, v float64) string {
+		verb := " is "
+		if slices.Equal(keys, mileageKeys) {
+			verb = " has "
 		}
+		return theTitle(it) + verb + c.fieldValue(keys, v, money)
+	}
+	if memRank && hasRank && len(refs) > 1 {
 		var parts []string
 		for _, x := range refs {
 			w, _ := x.num(o.keys...)
 			parts = append(parts, theTitle(x)+" ("+c.fieldValue(o.keys, w, money)+")")
 		}
-		return "The " + strconv.Itoa(len(refs)) + " " + what + " are " + joinList(parts, "and") + ".", true
+		return "The " + strconv.Itoa(len(refs)) + " " + o.what + " are " + joinList(parts, "and") + ".", true
+	}
+	if memRank && hasRank && len(refs) == 1 {
+		it, year := refs[0], slices.Equal(o.keys, yearKeys)
+		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
+		var others []string
+		for _, x := range c.before.last {
+			if w, ok := x.num(o.keys...); ok && x != it && year {
+				others = append(others, theTitle(x))
+			} else if ok && x != it {
+				others = append(others, is(x, o.keys, w))
+			}
+		}
+		switch {
+		case len(others) == 0 || len(others) > 2:
+		case year && len(others) == 1:
+			s += " (the other is " + others[0] + ")"
+		case year:
+			s += " (the others are " + joinList(others, "and") + ")"
+		default:
+			s += " (" + joinList(others, "and") + ")"
+		}
+		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	// A field named in the question: "how much", "price", "year", "mileage", "colors".
 	keys := questionField(toks)
@@ -227,11 +224,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	var parts []string
 	for _, it := range refs {
 		if v, ok := it.num(keys...); ok {
-			verb := " is "
-			if slices.Equal(keys, mileageKeys) {
-				verb = " has " // "the Sportage has 14,000 miles"
-			}
-			parts = append(parts, theTitle(it)+verb+c.fieldValue(keys, v, money))
+			parts = append(parts, is(it, keys, v))
 			continue
 		}
 		for _, k := range keys {
@@ -244,8 +237,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	if len(parts) == 0 {
 		return "", false
 	}
-	s := joinList(parts, "and") + "."
-	return strings.ToUpper(s[:1]) + s[1:], true
+	return upperFirst(joinList(parts, "and") + "."), true
 }
 
 // adjectiveField reports a field that questionField found through an adjective ("old",
