@@ -126,9 +126,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 }
 
 // dayWords are words of dates and times, never an item's name.
-var dayWords = wordSet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
-	today tomorrow tonight morning afternoon evening noon am pm january february march april may june july august
-	september october november december jan feb mar apr jun jul aug sep sept oct nov dec week weekend next`)
+var dayWords = wordSet(calendarList + " am pm week weekend next")
 
 // elsewhere takes a request that nothing on this page clearly does to the page that may: the
 // navigation tool whose words it has ("per month" goes to the financing calculator), else,
@@ -186,7 +184,7 @@ func navHit(t chat.ToolDef, toks []token) bool {
 }
 
 // seekWords ask to see or find things: the site's list is where they are.
-var seekWords = wordSet(`show list see display view browse all every available have offer any find looking search`)
+var seekWords = wordSet(listVerbText + " any find looking search")
 
 // pronounIn reports "it", "this one", "that car": the item on screen.
 func pronounIn(toks []token) bool {

@@ -762,7 +762,9 @@ func (c *conv) lister() *plan {
 }
 
 // listVerbs ask to see a list: "show rooms", "list all the rooms", "see every room".
-var listVerbs = wordSet(`show list see display view browse all every available have offer`)
+var listVerbs = wordSet(listVerbText)
+
+const listVerbText = `show list see display view browse all every available have offer`
 
 // wholeList reports a request for the listing tool's whole list: the words of the text name
 // what it lists (a word of its name: "rooms" of search_rooms) and only ask to see it ("show
