@@ -324,28 +324,18 @@ func (c *conv) whichOne(text string, m mention) intent {
 	return in
 }
 
-// describe writes what a plan would do, for a choice: "sort the inventory by price, ascending".
-func describePlan(p *plan) string { return describeNamed(p, nil) }
-
-// describe is describePlan with the names of the items the conversation has seen in place
-// of their ids: "(Sea View Double)", not "(room id r03)".
+// describe writes what a plan would do, for a choice: "sort the inventory by price,
+// ascending"; the items the conversation has seen are named, not given by their ids: "(Sea
+// View Double)", not "(room id r03)".
 func (c *conv) describe(p *plan) string {
-	return describeNamed(p, func(id string) string {
+	name := func(id string) string {
 		for _, m := range []*memory{c.now, c.before} {
-			if m == nil {
-				continue
-			}
 			if it, ok := m.items[id]; ok && it.name != "" && it.name != id {
 				return it.name
 			}
 		}
 		return ""
-	})
-}
-
-// describeNamed is describePlan; name, when not nil, gives the name of an item by its id
-// ("" when it has none).
-func describeNamed(p *plan, name func(id string) string) string {
+	}
 	d := strings.TrimSpace(p.def.Description)
 	if i := strings.IndexAny(d, ".;:("); i > 0 {
 		d = strings.TrimSpace(d[:i])
@@ -365,7 +355,7 @@ func describeNamed(p *plan, name func(id string) string) string {
 		}
 		switch x := v.(type) {
 		case string:
-			if single, _ := idParam(prop); single && name != nil {
+			if single, _ := idParam(prop); single {
 				if n := name(x); n != "" {
 					vals = append(vals, n)
 					continue
@@ -695,7 +685,7 @@ func (c *conv) itemToOpen() *item {
 // values are few.
 func (c *conv) askMissing(p *plan) intent {
 	m := p.missing[0]
-	what := describePlan(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
+	what := c.describe(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
 	// One enum value to pick: offer each as a choice.
 	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
 		var ps []*plan
@@ -999,7 +989,7 @@ func identPhrase(name string) string {
 // reservation by its reference").
 func (c *conv) describeTool(name string) string {
 	def := c.toolDef(name)
-	return describePlan(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
+	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
 }
 
 func (c *conv) toolDef(name string) (def chat.ToolDef) {
