@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -108,11 +109,7 @@ func (c *conv) example(t chat.ToolDef) string {
 		}
 		switch {
 		case len(p.schema.enum) > 0:
-			e := p.schema.enum[0]
-			v := string(e.raw)
-			if e.isStr {
-				v = e.str
-			}
+			v := p.schema.enum[0].text()
 			if p.required && !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
 				parts = append(parts, v) // "set theme light", not "set theme theme light"
 			} else if p.required {
@@ -525,18 +522,13 @@ func (c *conv) options(toks []token) (string, bool) {
 	if len(sch.enum) == 0 {
 		sch, many = sch.items, true
 	}
-	var vals []string
-	named := ""
+	named := "" // "does it come in red?": a value, not the choices
 	for _, e := range sch.enum {
-		v := string(e.raw)
-		if e.isStr {
-			v = e.str
-		}
 		if namedValue(toks, e) {
-			named = v // "does it come in red?": a value, not the choices
+			named = e.text()
 		}
-		vals = append(vals, v)
 	}
+	vals := texts(sch.enum)
 	name := humanParam(p.name)
 	if named != "" {
 		if !yesNo(toks) || !pronounIn(toks) {
@@ -552,10 +544,7 @@ func (c *conv) options(toks []token) (string, bool) {
 
 // namedValue reports a token of the text that is the enum value e.
 func namedValue(toks []token, e enumValue) bool {
-	v := string(e.raw)
-	if e.isStr {
-		v = e.str
-	}
+	v := e.text()
 	return slices.ContainsFunc(toks, func(tk token) bool {
 		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0]))
 	})
@@ -688,28 +677,17 @@ func (c *conv) askMissing(p *plan) intent {
 	what := c.describe(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
 	// One enum value to pick: offer each as a choice.
 	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
-		var ps []*plan
+		var labels []string
+		var chs []choice
 		for _, e := range m.schema.enum {
-			q := &plan{def: p.def, schema: p.schema, values: map[string]any{}, score: p.score}
-			for k, v := range p.values {
-				q.values[k] = v
-			}
+			q := &plan{def: p.def, schema: p.schema, values: maps.Clone(p.values), score: p.score}
 			q.values[m.name] = e.raw
 			if e.isStr {
 				q.values[m.name] = e.str
 			}
-			ps = append(ps, q)
-		}
-		labels := make([]string, 0, len(ps))
-		var chs []choice
-		for i, e := range m.schema.enum {
-			v := string(e.raw)
-			if e.isStr {
-				v = e.str
-			}
-			l := paramLabel(m, v)
+			l := paramLabel(m, e.text())
 			labels = append(labels, l)
-			chs = append(chs, choice{l, ps[i]})
+			chs = append(chs, choice{l, q})
 		}
 		return intent{reply: upperFirst(what) + ": " + joinList(labels, "or") + "?", asked: p, choices: chs}
 	}
