@@ -290,31 +290,20 @@ func (c *conv) fieldValue(keys []string, v float64, money moneyStyle) string {
 }
 
 func groupDigits(v float64, sep string) string {
-	s := moneyStyle{group: sep}.format(v)
-	return s
+	return moneyStyle{group: sep}.format(v)
 }
 
 // whichOne asks which of several items the words name.
 func (c *conv) whichOne(text string, m mention) intent {
 	var chs []choice
-	for _, it := range m.items {
-		if len(chs) == 3 {
-			break
+	for _, it := range m.items[:min(3, len(m.items))] {
+		p := route(text[:m.start]+it.id+text[m.end:], c.tools)
+		if p != nil && len(p.missing) > 0 {
+			p = nil
 		}
-		t2 := text[:m.start] + it.id + text[m.end:]
-		p := route(t2, c.tools)
-		label := theTitle(it)
-		if p != nil && len(p.missing) == 0 {
-			chs = append(chs, choice{label, p})
-		} else {
-			chs = append(chs, choice{label, nil})
-		}
+		chs = append(chs, choice{theTitle(it), p})
 	}
-	labels := make([]string, len(chs))
-	for i, ch := range chs {
-		labels[i] = ch.label
-	}
-	in := intent{reply: "Which one do you mean: " + joinList(labels, "or") + "?"}
+	in := intent{reply: "Which one do you mean: " + joinList(labels(chs), "or") + "?"}
 	if !slices.ContainsFunc(chs, func(ch choice) bool { return ch.plan == nil }) {
 		in.choices = chs
 	}
@@ -476,17 +465,16 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 		}
 		chs = append(chs, choice{label, p})
 	}
-	labels := make([]string, len(chs))
+	return intent{reply: intro + " " + joinList(labels(chs), "or") + "?", choices: chs}
+}
+
+// labels are the choices' labels.
+func labels(chs []choice) []string {
+	out := make([]string, len(chs))
 	for i, ch := range chs {
-		labels[i] = ch.label
+		out[i] = ch.label
 	}
-	var q string
-	if len(chs) == 1 {
-		q = intro + " " + labels[0] + "?"
-	} else {
-		q = intro + " " + joinList(labels, "or") + "?"
-	}
-	return intent{reply: q, choices: chs}
+	return out
 }
 
 // options answers a question about the choices a parameter of the page's tools allows
@@ -677,7 +665,6 @@ func (c *conv) askMissing(p *plan) intent {
 	what := c.describe(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
 	// One enum value to pick: offer each as a choice.
 	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
-		var labels []string
 		var chs []choice
 		for _, e := range m.schema.enum {
 			q := &plan{def: p.def, schema: p.schema, values: maps.Clone(p.values), score: p.score}
@@ -685,11 +672,9 @@ func (c *conv) askMissing(p *plan) intent {
 			if e.isStr {
 				q.values[m.name] = e.str
 			}
-			l := paramLabel(m, e.text())
-			labels = append(labels, l)
-			chs = append(chs, choice{l, q})
+			chs = append(chs, choice{paramLabel(m, e.text()), q})
 		}
-		return intent{reply: upperFirst(what) + ": " + joinList(labels, "or") + "?", asked: p, choices: chs}
+		return intent{reply: upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
 	}
 	if noun, names, total := c.itemChoices(m); len(p.missing) == 1 && len(names) > 0 {
 		// An enum of ids the conversation knows by name (the form's Car field): ask by name.
