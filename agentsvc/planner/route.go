@@ -211,11 +211,7 @@ func vocabulary(t chat.ToolDef, s *schema) map[string]float64 {
 	for _, p := range s.props {
 		add(p.name, weightParam)
 		add(p.schema.description, weightDesc)
-		en := p.schema.enum
-		if p.schema.items != nil {
-			en = append(slices.Clip(en), p.schema.items.enum...)
-		}
-		for _, e := range en {
+		for _, e := range p.schema.allEnums() {
 			if e.isStr {
 				add(e.str, weightEnum)
 			}

@@ -53,6 +53,14 @@ type enumValue struct {
 	title string   // what the schema calls it, when it says ("2023 Toyota RAV4" of "c01")
 }
 
+// allEnums are the schema's enum values and its items' (a list's choices).
+func (s *schema) allEnums() []enumValue {
+	if s.items == nil {
+		return s.enum
+	}
+	return append(slices.Clip(s.enum), s.items.enum...)
+}
+
 // text is the value as the visitor reads it: a string as it is, anything else as JSON.
 func (e enumValue) text() string {
 	if e.isStr {
