@@ -426,35 +426,33 @@ func (c *conv) bareValue(toks []token) *plan {
 			return nil
 		}
 	}
-	if num == nil || c.lastUser < 0 {
+	if num == nil {
 		return nil
 	}
-	for _, m := range slices.Backward(c.msgs[:c.lastUser]) {
-		for _, tc := range slices.Backward(m.ToolCalls) {
-			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
-			if t < 0 {
-				continue
-			}
-			s := parseSchema(c.tools[t].Parameters)
-			var hit *property
-			var v json.RawMessage
-			for _, p := range s.props {
-				for _, e := range p.schema.enum {
-					if e.isNum && e.num == num.value {
-						if hit != nil {
-							return nil // two parameters could take it
-						}
-						hit, v = p, e.raw
+	for tc := range c.earlierCalls {
+		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+		if t < 0 {
+			continue
+		}
+		s := parseSchema(c.tools[t].Parameters)
+		var hit *property
+		var v json.RawMessage
+		for _, p := range s.props {
+			for _, e := range p.schema.enum {
+				if e.isNum && e.num == num.value {
+					if hit != nil {
+						return nil // two parameters could take it
 					}
+					hit, v = p, e.raw
 				}
 			}
-			if hit == nil {
-				return nil
-			}
-			p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
-			c.carryOver(p, false)
-			return p
 		}
+		if hit == nil {
+			return nil
+		}
+		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
+		c.carryOver(p, false)
+		return p
 	}
 	return nil
 }
@@ -487,7 +485,7 @@ func (c *conv) followsUp(p *plan) bool {
 // cheapest", "the cheapest of them", "of the two".
 func (c *conv) rankOnSeen(toks []token, at int) bool {
 	w := strings.ToLower(toks[at].raw)
-	if strings.HasSuffix(w, "er") && w != "newer" && w != "older" || w == "newer" || w == "older" || w == "pricier" || w == "cheaper" {
+	if strings.HasSuffix(w, "er") { // "cheaper", "newer", "pricier"
 		return true
 	}
 	for i := at + 1; i < len(toks) && i <= at+3; i++ {
