@@ -684,7 +684,7 @@ func (c *conv) askMissing(p *plan) intent {
 		}
 		return intent{reply: q + ".", asked: p}
 	}
-	if single, list := idParam(m); single || list {
+	if _, list := idParam(m); takesIDs(m) {
 		var names []string
 		src := c.before.last
 		if len(src) == 0 {

@@ -565,6 +565,12 @@ func (f *filler) take(i int) {
 var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}[_-]?[0-9]{1,8}$`)
 
 // idParam reports a parameter named like carId ("id") or carIds ("ids").
+// takesIDs reports a parameter for one item's id or a list of them.
+func takesIDs(p *property) bool {
+	single, list := idParam(p)
+	return single || list
+}
+
 func idParam(p *property) (single, list bool) {
 	if len(p.words) == 0 {
 		return false, false

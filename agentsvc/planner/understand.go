@@ -303,11 +303,7 @@ func (c *conv) plainAction(text string, toks []token, question bool) bool {
 		return false
 	}
 	for _, p := range ps {
-		takesItem := slices.ContainsFunc(p.schema.props, func(prop *property) bool {
-			s, l := idParam(prop)
-			return s || l
-		})
-		if takesItem && (p == ps[0] || c.nameHit(p, toks)) {
+		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, toks)) {
 			return false
 		}
 	}
@@ -467,10 +463,8 @@ func (c *conv) followsUp(p *plan) bool {
 	if prev == nil {
 		return false
 	}
-	for _, prop := range p.schema.props {
-		if s, l := idParam(prop); s || l {
-			return false
-		}
+	if slices.ContainsFunc(p.schema.props, takesIDs) {
+		return false
 	}
 	if len(p.missing) == 0 {
 		// "72 months" after "48 months at 3.9%": a tool that needs values (a calculator, a
@@ -568,18 +562,16 @@ func clockParam(p *property) bool {
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
 // item's own page).
 func (c *conv) listsItems() bool {
-	return c.hasParam(func(p *property) bool { s, l := idParam(p); return s || l })
+	return c.hasParam(takesIDs)
 }
 
 // wantsIDs reports a plan that still needs ids of items.
 func wantsIDs(p *plan) bool {
-	for _, m := range p.missing {
-		if s, l := idParam(m); s || l {
-			return true
-		}
+	if slices.ContainsFunc(p.missing, takesIDs) {
+		return true
 	}
 	for _, prop := range p.schema.props {
-		if s, l := idParam(prop); (s || l) && prop.required {
+		if takesIDs(prop) && prop.required {
 			if v, ok := p.values[prop.name]; !ok {
 				return true
 			} else if vs, isList := v.([]string); isList && len(vs) == 0 {
@@ -595,16 +587,11 @@ func wantsIDs(p *plan) bool {
 func (c *conv) unknownWords(toks []token, p *plan) []string {
 	var out []string
 	for i, t := range toks {
-		if (t.kind != kindWord && t.kind != kindNumber) || (p.used != nil && i < len(p.used) && p.used[i]) {
+		// A number is no name of its own ("Model 3": the word before it counts).
+		if t.kind != kindWord || (p.used != nil && i < len(p.used) && p.used[i]) {
 			continue
 		}
 		w := t.norm
-		if t.kind == kindNumber {
-			if i > 0 && toks[i-1].kind == kindWord && !stopWords[toks[i-1].norm] && !c.vocab[toks[i-1].norm] {
-				continue // "Model 3": the word before it already counts
-			}
-			continue
-		}
 		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil || dayWords[w] {
 			continue
 		}
@@ -631,7 +618,7 @@ func (c *conv) looksLikeID(w string) bool {
 			if _, list := idParam(p); list && s.items != nil {
 				s = s.items
 			}
-			if single, list := idParam(p); (single || list) && s.pattern != nil {
+			if takesIDs(p) && s.pattern != nil {
 				patterned = true
 				if s.pattern.MatchString(w) {
 					return true
