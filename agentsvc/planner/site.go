@@ -72,7 +72,7 @@ func (c *conv) hub() (intent, bool) {
 func (c *conv) onScreen() string {
 	for i := len(c.msgs) - 1; i >= 0; i-- {
 		for _, tc := range slices.Backward(c.msgs[i].ToolCalls) {
-			if t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name }); t >= 0 {
+			if c.offers(tc.Name) {
 				continue // a tool of this page: it did not open it
 			}
 			if id := openedID(tc); id != "" {

@@ -857,7 +857,7 @@ func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
 			return args
 		}
 		ws := identWords(tc.Name)
-		if !slices.ContainsFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name }) ||
+		if !c.offers(tc.Name) ||
 			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
 			return nil
 		}
