@@ -397,23 +397,6 @@ func paramLabel(p *property, v string) string {
 	return strings.Join(p.words, " ") + " " + v
 }
 
-// humanParam writes a parameter name as words: "annualIncome" → "annual income".
-func humanParam(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		switch {
-		case r == '_' || r == '-' || r == '.':
-			b.WriteByte(' ')
-		case unicode.IsUpper(r) && i > 0:
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
-
 // baseVerb turns a description's "Saves a note" into "Save a note".
 func baseVerb(d string) string {
 	first, rest, _ := strings.Cut(d, " ")
@@ -517,7 +500,7 @@ func (c *conv) options(toks []token) (string, bool) {
 		}
 	}
 	vals := texts(sch.enum)
-	name := humanParam(p.name)
+	name := identPhrase(p.name)
 	if named != "" {
 		if !yesNo(toks) || !pronounIn(toks) {
 			return "", false
@@ -714,7 +697,7 @@ func (c *conv) askMissing(p *plan) intent {
 	var need []string
 	your := "your "
 	for i, mp := range p.missing {
-		h := humanParam(mp.name)
+		h := identPhrase(mp.name)
 		if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
@@ -764,7 +747,7 @@ func (c *conv) itemChoices(p *property) (noun string, names []string, total int)
 	for _, it := range picked[:min(3, len(picked))] {
 		names = append(names, theTitle(it))
 	}
-	noun = strings.TrimSpace(strings.TrimSuffix(humanParam(p.name), " id"))
+	noun = strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id"))
 	if noun == "" || noun == "id" {
 		noun = "one"
 	}
@@ -929,13 +912,14 @@ func plainParamNames(def chat.ToolDef, text string) string {
 	return text
 }
 
-// identPhrase is an identifier as lower-case words: "guestName" → "guest name".
+// identPhrase is an identifier as lower-case words: "guestName" → "guest name",
+// "annual_income" → "annual income".
 func identPhrase(name string) string {
 	var b strings.Builder
 	prevLower := false
 	for _, r := range name {
 		switch {
-		case r == '_' || r == '-':
+		case r == '_' || r == '-' || r == '.':
 			b.WriteByte(' ')
 			prevLower = false
 			continue

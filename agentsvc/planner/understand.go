@@ -358,7 +358,7 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 					all = append(all, v.str)
 				}
 			}
-			return "Which " + humanParam(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
+			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
 		}
 		out := slices.DeleteFunc(slices.Clone(prev), func(v string) bool { return slices.Contains(e.drop, v) })
 		for _, v := range e.add {
@@ -833,7 +833,7 @@ func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 // listNoun is what a listing tool lists, from its name: "cars" of search_cars; "items" when
 // its name does not say.
 func listNoun(name string, n int) string {
-	ws := strings.FieldsFunc(humanParam(ownName(name)), func(r rune) bool { return r == ' ' })
+	ws := strings.FieldsFunc(identPhrase(ownName(name)), func(r rune) bool { return r == ' ' })
 	noun := "items"
 	if len(ws) > 1 && !toolVerbs[normWord(ws[len(ws)-1])] && len(ws[len(ws)-1]) > 2 {
 		noun = ws[len(ws)-1]
