@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,10 +193,7 @@ func withIDs(target *plan, items []*item) *plan {
 	if len(items) == 0 {
 		return nil
 	}
-	p := &plan{def: target.def, schema: target.schema, values: map[string]any{}, score: target.score}
-	for k, v := range target.values {
-		p.values[k] = v
-	}
+	p := &plan{def: target.def, schema: target.schema, values: maps.Clone(target.values), score: target.score}
 	for _, prop := range target.schema.props {
 		single, list := idParam(prop)
 		switch {

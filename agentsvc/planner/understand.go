@@ -833,7 +833,7 @@ func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 // listNoun is what a listing tool lists, from its name: "cars" of search_cars; "items" when
 // its name does not say.
 func listNoun(name string, n int) string {
-	ws := strings.FieldsFunc(identPhrase(ownName(name)), func(r rune) bool { return r == ' ' })
+	ws := strings.Fields(identPhrase(ownName(name)))
 	noun := "items"
 	if len(ws) > 1 && !toolVerbs[normWord(ws[len(ws)-1])] && len(ws[len(ws)-1]) > 2 {
 		noun = ws[len(ws)-1]
