@@ -249,40 +249,23 @@ func (p *plan) arguments() string {
 			b.WriteByte(',')
 		}
 		n++
-		b.Write(jsonString(prop.name))
+		b.Write(jsonValue(prop.name))
 		b.WriteByte(':')
-		switch v := v.(type) {
-		case string:
-			b.Write(jsonString(v))
-		case float64:
-			b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
-		case []string:
-			b.WriteByte('[')
-			for i, s := range v {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.Write(jsonString(s))
-			}
-			b.WriteByte(']')
-		case json.RawMessage:
-			var c bytes.Buffer
-			if json.Compact(&c, v) != nil {
-				c.Reset()
-				c.WriteString("null")
-			}
-			b.Write(c.Bytes())
-		}
+		b.Write(jsonValue(v))
 	}
 	b.WriteByte('}')
 	return b.String()
 }
 
-func jsonString(s string) []byte {
+// jsonValue is v as compact JSON, "<" and "&" as written; null when v is not valid JSON (a
+// json.RawMessage from a broken default).
+func jsonValue(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
+	if enc.Encode(v) != nil {
+		return []byte("null")
+	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
