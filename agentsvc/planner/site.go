@@ -85,8 +85,7 @@ func (c *conv) onScreen() string {
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
 func openedID(tc chat.ToolCall) string {
-	words := identWords(tc.Name)
-	if len(words) == 0 || !slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0]) {
+	if !opensByName(tc.Name) {
 		return ""
 	}
 	var args map[string]any
