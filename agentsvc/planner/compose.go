@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,7 +10,7 @@ import (
 // ranking plans "cheapest electric car", "the two newest SUVs", "compare the two cheapest",
 // "open the cheapest hybrid": filter with the rest of the words, sort by the ranked field,
 // then name the winners or hand them to the tool that wants ids.
-func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memory) (intent, bool) {
+func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, bool) {
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
@@ -77,7 +78,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 		static = append(static, sorter)
 	}
 	if len(static) == 0 {
-		if len(mem.last) == 0 {
+		if len(c.before.last) == 0 {
 			l := c.lister()
 			if l == nil {
 				return intent{}, false
@@ -88,7 +89,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 	winners := func(c *conv) []*item {
 		list := c.now.last
 		if len(c.done) == 0 {
-			list = mem.last
+			list = c.before.last
 		}
 		r := ranked(list, o)
 		if len(r) == 0 && sorter != nil && len(c.done) > 0 {
@@ -126,7 +127,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int, mem *memor
 					}
 				}
 				if len(p.missing) > 0 {
-					ask = c.askMissing(p, mem).reply
+					ask = c.askMissing(p).reply
 					return static
 				}
 				return append(slices.Clip(static), p)
@@ -192,10 +193,7 @@ func withIDs(target *plan, items []*item) *plan {
 	if len(items) == 0 {
 		return nil
 	}
-	p := &plan{def: target.def, schema: target.schema, values: map[string]any{}, score: target.score}
-	for k, v := range target.values {
-		p.values[k] = v
-	}
+	p := &plan{def: target.def, schema: target.schema, values: maps.Clone(target.values), score: target.score}
 	for _, prop := range target.schema.props {
 		single, list := idParam(prop)
 		switch {

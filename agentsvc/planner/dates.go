@@ -21,10 +21,13 @@ var weekdays = map[string]time.Weekday{
 	"thu": time.Thursday, "thur": time.Thursday, "thurs": time.Thursday, "fri": time.Friday, "sat": time.Saturday,
 }
 
-// calendarWords are the names of days and months, which are not people's names.
-var calendarWords = rawSet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
+// calendarList names days and months, and the times of a day.
+const calendarList = `monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
 	thur thurs fri sat sun january february march april may june july august september october november
-	december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow tonight morning afternoon evening noon`)
+	december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow tonight morning afternoon evening noon`
+
+// calendarWords are the names of days and months, which are not people's names.
+var calendarWords = rawSet(calendarList)
 
 var months = map[string]time.Month{
 	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,

@@ -53,7 +53,7 @@ func (c *conv) intent() intent {
 			return in
 		}
 	}
-	return c.understand(c.text, c.before, true)
+	return c.understand(c.text, true)
 }
 
 // pending returns the clarifying question the planner's last reply asked, when the last turn
@@ -87,7 +87,7 @@ func (c *conv) pending() (intent, bool) {
 	if opened {
 		pc.before = c.before // the names that turn looked up on its way
 	}
-	in := pc.understand(prevText, pc.before, false)
+	in := pc.understand(prevText, false)
 	if in.asked == nil && len(in.choices) == 0 {
 		return intent{}, false
 	}
@@ -123,7 +123,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	}
 	if prev.asked != nil {
 		combined := prev.reply + " , " + c.text
-		in := c.understand(combined, c.before, true)
+		in := c.understand(combined, true)
 		if in.steps != nil {
 			steps := in.steps(c)
 			if len(steps) > 0 && steps[0] != nil && steps[0].def.Name == prev.asked.def.Name {

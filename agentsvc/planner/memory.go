@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,16 +106,8 @@ func (m *memory) read(content string) {
 		}
 		it.words = compactWords(it.name)
 		if old, ok := m.items[it.id]; ok {
-			for k, v := range old.attrs {
-				if _, has := it.attrs[k]; !has {
-					it.attrs[k] = v
-				}
-			}
-			for k, v := range old.nums {
-				if _, has := it.nums[k]; !has {
-					it.nums[k] = v
-				}
-			}
+			keepOld(it.attrs, old.attrs)
+			keepOld(it.nums, old.nums)
 		} else {
 			m.order = append(m.order, it.id)
 		}
@@ -127,6 +118,16 @@ func (m *memory) read(content string) {
 	}
 }
 
+// keepOld adds to fields what old has that it does not: an item's fields from an earlier
+// result stay known.
+func keepOld[V any](fields, old map[string]V) {
+	for k, v := range old {
+		if _, has := fields[k]; !has {
+			fields[k] = v
+		}
+	}
+}
+
 // titledIDs are the items the tools' schemas name: enum values written like ids whose schema
 // gives them a title ("c01" titled "2023 Toyota RAV4"). A page's form can offer its items
 // this way before any result lists them.
@@ -134,11 +135,7 @@ func titledIDs(tools []chat.ToolDef) []enumValue {
 	var out []enumValue
 	for _, t := range tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			en := p.schema.enum
-			if p.schema.items != nil {
-				en = append(slices.Clip(en), p.schema.items.enum...)
-			}
-			for _, e := range en {
+			for _, e := range p.schema.allEnums() {
 				if e.isStr && e.title != "" && idRe.MatchString(e.str) {
 					out = append(out, e)
 				}

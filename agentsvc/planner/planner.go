@@ -197,8 +197,7 @@ func (c *conv) next() action {
 		// visitor's words against the new page's tools. Unless the page was opened for them
 		// (openFor: this page could not do it, the item's page may): there they are read
 		// again, once.
-		if k := slices.IndexFunc(c.done, func(d doneCall) bool { return d.opened }); k >= 0 {
-			k = lastOpened(c.done)
+		if k := lastOpened(c.done); k >= 0 {
 			on := *c
 			on.done = c.done[k+1:]
 			on.start = c.done[k].at + 1
@@ -233,7 +232,7 @@ func (c *conv) goOn(on *conv) action {
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start])
 	on.before.learnTitles(titledIDs(on.tools))
-	in := on.understand(c.pointedText(on), on.before, lookup)
+	in := on.understand(c.pointedText(on), lookup)
 	a := in.step(on)
 	if len(on.done) > 0 {
 		return a
@@ -255,7 +254,7 @@ func (c *conv) goOn(on *conv) action {
 		}
 		text := c.summary() + " I can't do that on this page either."
 		if sug := on.suggestions(3); len(sug) > 0 {
-			text += " Here I can do things like " + c.offer(sug, "or") + "."
+			text += " Here I can do things like " + c.offer(sug, "or", true) + "."
 		}
 		return action{text: text}
 	}
@@ -340,12 +339,7 @@ func lastOpened(done []doneCall) int {
 // pageChanged reports whether a tool this turn called is no longer offered: the page it ran
 // on has been replaced (a tool navigated, and the agent waited for the next page's tools).
 func (c *conv) pageChanged() bool {
-	for _, d := range c.done {
-		if !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == d.name }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.done, func(d doneCall) bool { return !c.offers(d.name) })
 }
 
 func countRole(msgs []chat.Message, role string) int {
@@ -356,6 +350,11 @@ func countRole(msgs []chat.Message, role string) int {
 		}
 	}
 	return n
+}
+
+// offers reports a tool of this page.
+func (c *conv) offers(name string) bool {
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == name })
 }
 
 // emit streams text through onDelta in word-sized chunks and returns it as the response.

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -40,7 +41,7 @@ func (c *conv) greeting(open string) string {
 		if can := c.abilities(3); len(can) > 0 {
 			out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
 			if len(sug) > 0 {
-				out += " Or try: " + quoteList(sug, "or") + "."
+				out += " Or try: " + c.offer(sug, "or", false) + "."
 			}
 			return out
 		}
@@ -48,7 +49,7 @@ func (c *conv) greeting(open string) string {
 			return open + " " + c.place.noTools
 		}
 	}
-	return open + " " + c.place.canDo + " — try: " + quoteList(sug, "or") + "."
+	return open + " " + c.place.canDo + " — try: " + c.offer(sug, "or", false) + "."
 }
 
 // abilities says what the first n tools do, from their descriptions or names ("fill in the
@@ -108,11 +109,7 @@ func (c *conv) example(t chat.ToolDef) string {
 		}
 		switch {
 		case len(p.schema.enum) > 0:
-			e := p.schema.enum[0]
-			v := string(e.raw)
-			if e.isStr {
-				v = e.str
-			}
+			v := p.schema.enum[0].text()
 			if p.required && !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
 				parts = append(parts, v) // "set theme light", not "set theme theme light"
 			} else if p.required {
@@ -133,22 +130,13 @@ func (c *conv) example(t chat.ToolDef) string {
 // its quotation marks, as the visitor's message. Other Markdown readers show the label.
 const SayLink = "byomcp:say"
 
-// quoteList writes “a”, “b” or “c”.
-func quoteList(xs []string, conj string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = "“" + x + "”"
-	}
-	return joinList(q, conj)
-}
-
 // offer writes requests the visitor can make, “a”, “b” or “c”: clickable suggestions
-// (SayLink) on a page, quoted text at a terminal.
-func (c *conv) offer(xs []string, conj string) string {
+// (SayLink) on a page when links, else quoted text.
+func (c *conv) offer(xs []string, conj string, links bool) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
 		q[i] = "“" + x + "”"
-		if c.place.say {
+		if links && c.place.say {
 			q[i] = "[" + q[i] + "](" + SayLink + ")"
 		}
 	}
@@ -185,48 +173,45 @@ func theTitle(it *item) string {
 
 // answerAbout answers a question about items already seen: which is cheaper, how much is
 // the RAV4, what year is the second one.
-func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool, mem *memory) (string, bool) {
-	money := mem.money
-	if memRank && hasRank && len(refs) >= 1 {
-		it := refs[0]
-		v, _ := it.num(o.keys...)
-		what := o.what
-		if len(refs) == 1 {
-			_ = v
-			s := upperFirst(theTitle(it)) + " is the " + what + rankDetail(o, it, money)
-			var others []string
-			for _, x := range mem.last {
-				if x != it {
-					if w, ok := x.num(o.keys...); ok {
-						if slices.Equal(o.keys, yearKeys) {
-							others = append(others, theTitle(x))
-							continue
-						}
-						verb := " is "
-						if slices.Equal(o.keys, mileageKeys) {
-							verb = " has "
-						}
-						others = append(others, theTitle(x)+verb+c.fieldValue(o.keys, w, money))
-					}
-				}
-			}
-			switch {
-			case len(others) == 0 || len(others) > 2:
-			case slices.Equal(o.keys, yearKeys) && len(others) == 1:
-				s += " (the other is " + others[0] + ")"
-			case slices.Equal(o.keys, yearKeys):
-				s += " (the others are " + joinList(others, "and") + ")"
-			default:
-				s += " (" + joinList(others, "and") + ")"
-			}
-			return strings.TrimSuffix(s, ".") + ".", true
+func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool) (string, bool) {
+	money := c.before.money
+	// is says one field of an item: "the RAV4 is $31,500", "the Sportage has 14,000 miles".
+	is := func(it *item, keys []string, v float64) string {
+		verb := " is "
+		if slices.Equal(keys, mileageKeys) {
+			verb = " has "
 		}
+		return theTitle(it) + verb + c.fieldValue(keys, v, money)
+	}
+	if memRank && hasRank && len(refs) > 1 {
 		var parts []string
 		for _, x := range refs {
 			w, _ := x.num(o.keys...)
 			parts = append(parts, theTitle(x)+" ("+c.fieldValue(o.keys, w, money)+")")
 		}
-		return "The " + strconv.Itoa(len(refs)) + " " + what + " are " + joinList(parts, "and") + ".", true
+		return "The " + strconv.Itoa(len(refs)) + " " + o.what + " are " + joinList(parts, "and") + ".", true
+	}
+	if memRank && hasRank && len(refs) == 1 {
+		it, year := refs[0], slices.Equal(o.keys, yearKeys)
+		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
+		var others []string
+		for _, x := range c.before.last {
+			if w, ok := x.num(o.keys...); ok && x != it && year {
+				others = append(others, theTitle(x))
+			} else if ok && x != it {
+				others = append(others, is(x, o.keys, w))
+			}
+		}
+		switch {
+		case len(others) == 0 || len(others) > 2:
+		case year && len(others) == 1:
+			s += " (the other is " + others[0] + ")"
+		case year:
+			s += " (the others are " + joinList(others, "and") + ")"
+		default:
+			s += " (" + joinList(others, "and") + ")"
+		}
+		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	// A field named in the question: "how much", "price", "year", "mileage", "colors".
 	keys := questionField(toks)
@@ -236,11 +221,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	var parts []string
 	for _, it := range refs {
 		if v, ok := it.num(keys...); ok {
-			verb := " is "
-			if slices.Equal(keys, mileageKeys) {
-				verb = " has " // "the Sportage has 14,000 miles"
-			}
-			parts = append(parts, theTitle(it)+verb+c.fieldValue(keys, v, money))
+			parts = append(parts, is(it, keys, v))
 			continue
 		}
 		for _, k := range keys {
@@ -253,8 +234,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	if len(parts) == 0 {
 		return "", false
 	}
-	s := joinList(parts, "and") + "."
-	return strings.ToUpper(s[:1]) + s[1:], true
+	return upperFirst(joinList(parts, "and") + "."), true
 }
 
 // adjectiveField reports a field that questionField found through an adjective ("old",
@@ -310,59 +290,38 @@ func (c *conv) fieldValue(keys []string, v float64, money moneyStyle) string {
 }
 
 func groupDigits(v float64, sep string) string {
-	s := moneyStyle{group: sep}.format(v)
-	return s
+	return moneyStyle{group: sep}.format(v)
 }
 
 // whichOne asks which of several items the words name.
-func (c *conv) whichOne(text string, m mention, mem *memory) intent {
+func (c *conv) whichOne(text string, m mention) intent {
 	var chs []choice
-	for _, it := range m.items {
-		if len(chs) == 3 {
-			break
+	for _, it := range m.items[:min(3, len(m.items))] {
+		p := route(text[:m.start]+it.id+text[m.end:], c.tools)
+		if p != nil && len(p.missing) > 0 {
+			p = nil
 		}
-		t2 := text[:m.start] + it.id + text[m.end:]
-		p := route(t2, c.tools)
-		label := theTitle(it)
-		if p != nil && len(p.missing) == 0 {
-			chs = append(chs, choice{label, p})
-		} else {
-			chs = append(chs, choice{label, nil})
-		}
+		chs = append(chs, choice{theTitle(it), p})
 	}
-	labels := make([]string, len(chs))
-	for i, ch := range chs {
-		labels[i] = ch.label
-	}
-	in := intent{reply: "Which one do you mean: " + joinList(labels, "or") + "?"}
+	in := intent{reply: "Which one do you mean: " + joinList(labels(chs), "or") + "?"}
 	if !slices.ContainsFunc(chs, func(ch choice) bool { return ch.plan == nil }) {
 		in.choices = chs
 	}
 	return in
 }
 
-// describe writes what a plan would do, for a choice: "sort the inventory by price, ascending".
-func describePlan(p *plan) string { return describeNamed(p, nil) }
-
-// describe is describePlan with the names of the items the conversation has seen in place
-// of their ids: "(Sea View Double)", not "(room id r03)".
+// describe writes what a plan would do, for a choice: "sort the inventory by price,
+// ascending"; the items the conversation has seen are named, not given by their ids: "(Sea
+// View Double)", not "(room id r03)".
 func (c *conv) describe(p *plan) string {
-	return describeNamed(p, func(id string) string {
+	name := func(id string) string {
 		for _, m := range []*memory{c.now, c.before} {
-			if m == nil {
-				continue
-			}
 			if it, ok := m.items[id]; ok && it.name != "" && it.name != id {
 				return it.name
 			}
 		}
 		return ""
-	})
-}
-
-// describeNamed is describePlan; name, when not nil, gives the name of an item by its id
-// ("" when it has none).
-func describeNamed(p *plan, name func(id string) string) string {
+	}
 	d := strings.TrimSpace(p.def.Description)
 	if i := strings.IndexAny(d, ".;:("); i > 0 {
 		d = strings.TrimSpace(d[:i])
@@ -382,7 +341,7 @@ func describeNamed(p *plan, name func(id string) string) string {
 		}
 		switch x := v.(type) {
 		case string:
-			if single, _ := idParam(prop); single && name != nil {
+			if single, _ := idParam(prop); single {
 				if n := name(x); n != "" {
 					vals = append(vals, n)
 					continue
@@ -438,23 +397,6 @@ func paramLabel(p *property, v string) string {
 	return strings.Join(p.words, " ") + " " + v
 }
 
-// humanParam writes a parameter name as words: "annualIncome" → "annual income".
-func humanParam(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		switch {
-		case r == '_' || r == '-' || r == '.':
-			b.WriteByte(' ')
-		case unicode.IsUpper(r) && i > 0:
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
-
 // baseVerb turns a description's "Saves a note" into "Save a note".
 func baseVerb(d string) string {
 	first, rest, _ := strings.Cut(d, " ")
@@ -506,17 +448,16 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 		}
 		chs = append(chs, choice{label, p})
 	}
-	labels := make([]string, len(chs))
+	return intent{reply: intro + " " + joinList(labels(chs), "or") + "?", choices: chs}
+}
+
+// labels are the choices' labels.
+func labels(chs []choice) []string {
+	out := make([]string, len(chs))
 	for i, ch := range chs {
-		labels[i] = ch.label
+		out[i] = ch.label
 	}
-	var q string
-	if len(chs) == 1 {
-		q = intro + " " + labels[0] + "?"
-	} else {
-		q = intro + " " + joinList(labels, "or") + "?"
-	}
-	return intent{reply: q, choices: chs}
+	return out
 }
 
 // options answers a question about the choices a parameter of the page's tools allows
@@ -552,19 +493,14 @@ func (c *conv) options(toks []token) (string, bool) {
 	if len(sch.enum) == 0 {
 		sch, many = sch.items, true
 	}
-	var vals []string
-	named := ""
+	named := "" // "does it come in red?": a value, not the choices
 	for _, e := range sch.enum {
-		v := string(e.raw)
-		if e.isStr {
-			v = e.str
-		}
 		if namedValue(toks, e) {
-			named = v // "does it come in red?": a value, not the choices
+			named = e.text()
 		}
-		vals = append(vals, v)
 	}
-	name := humanParam(p.name)
+	vals := texts(sch.enum)
+	name := identPhrase(p.name)
 	if named != "" {
 		if !yesNo(toks) || !pronounIn(toks) {
 			return "", false
@@ -579,10 +515,7 @@ func (c *conv) options(toks []token) (string, bool) {
 
 // namedValue reports a token of the text that is the enum value e.
 func namedValue(toks []token, e enumValue) bool {
-	v := string(e.raw)
-	if e.isStr {
-		v = e.str
-	}
+	v := e.text()
 	return slices.ContainsFunc(toks, func(tk token) bool {
 		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0]))
 	})
@@ -679,12 +612,12 @@ func (c *conv) deadEnd() string {
 		away = append(away, "open "+theTitle(it)) // its page has what this list does not
 	}
 	if len(here) > 0 {
-		out += " I can do things like " + c.offer(here, "or") + "."
+		out += " I can do things like " + c.offer(here, "or", true) + "."
 	} else if can := c.abilities(3); len(can) > 0 {
 		out += " I can " + joinList(can, "and") + "."
 	}
 	if len(away) > 0 {
-		out += " Elsewhere on the site: " + c.offer(away, "or") + "."
+		out += " Elsewhere on the site: " + c.offer(away, "or", true) + "."
 	}
 	return out
 }
@@ -710,37 +643,23 @@ func (c *conv) itemToOpen() *item {
 
 // askMissing asks for the required values a plan lacks, with concrete choices when the
 // values are few.
-func (c *conv) askMissing(p *plan, mem *memory) intent {
+func (c *conv) askMissing(p *plan) intent {
 	m := p.missing[0]
-	what := describePlan(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
+	what := c.describe(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
 	// One enum value to pick: offer each as a choice.
 	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
-		var ps []*plan
+		var chs []choice
 		for _, e := range m.schema.enum {
-			q := &plan{def: p.def, schema: p.schema, values: map[string]any{}, score: p.score}
-			for k, v := range p.values {
-				q.values[k] = v
-			}
+			q := &plan{def: p.def, schema: p.schema, values: maps.Clone(p.values), score: p.score}
 			q.values[m.name] = e.raw
 			if e.isStr {
 				q.values[m.name] = e.str
 			}
-			ps = append(ps, q)
+			chs = append(chs, choice{paramLabel(m, e.text()), q})
 		}
-		labels := make([]string, 0, len(ps))
-		var chs []choice
-		for i, e := range m.schema.enum {
-			v := string(e.raw)
-			if e.isStr {
-				v = e.str
-			}
-			l := paramLabel(m, v)
-			labels = append(labels, l)
-			chs = append(chs, choice{l, ps[i]})
-		}
-		return intent{reply: upperFirst(what) + ": " + joinList(labels, "or") + "?", asked: p, choices: chs}
+		return intent{reply: upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
 	}
-	if noun, names, total := itemChoices(m, mem); len(p.missing) == 1 && len(names) > 0 {
+	if noun, names, total := c.itemChoices(m); len(p.missing) == 1 && len(names) > 0 {
 		// An enum of ids the conversation knows by name (the form's Car field): ask by name.
 		q := "Which " + noun + " should I use to " + what + "? For example " + joinList(names, "or")
 		if total > len(names) {
@@ -748,11 +667,11 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 		}
 		return intent{reply: q + ".", asked: p}
 	}
-	if single, list := idParam(m); single || list {
+	if _, list := idParam(m); takesIDs(m) {
 		var names []string
-		src := mem.last
+		src := c.before.last
 		if len(src) == 0 {
-			src = mem.known()
+			src = c.before.known()
 		}
 		for _, it := range src {
 			if len(names) == 3 {
@@ -778,8 +697,8 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 	var need []string
 	your := "your "
 	for i, mp := range p.missing {
-		h := humanParam(mp.name)
-		if noun, names, _ := itemChoices(mp, mem); len(names) > 0 {
+		h := identPhrase(mp.name)
+		if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
 			h += " (" + hint + ")"
@@ -802,8 +721,8 @@ func (c *conv) askMissing(p *plan, mem *memory) intent {
 // as the conversation knows them (a result listed them, or the schema titles them): at most
 // three, those the last list showed first; noun is what the parameter calls one ("car" of
 // carId); total counts the values.
-func itemChoices(p *property, mem *memory) (noun string, names []string, total int) {
-	if !p.schema.stringEnum() || mem == nil {
+func (c *conv) itemChoices(p *property) (noun string, names []string, total int) {
+	if !p.schema.stringEnum() || c.before == nil {
 		return "", nil, 0
 	}
 	var known []*item
@@ -812,14 +731,14 @@ func itemChoices(p *property, mem *memory) (noun string, names []string, total i
 			continue
 		}
 		total++
-		if it := mem.items[e.str]; it != nil && it.name != "" && it.name != it.id {
+		if it := c.before.items[e.str]; it != nil && it.name != "" && it.name != it.id {
 			known = append(known, it)
 		}
 	}
 	if len(known) == 0 {
 		return "", nil, 0
 	}
-	picked := slices.DeleteFunc(slices.Clone(mem.last), func(it *item) bool { return !slices.Contains(known, it) })
+	picked := slices.DeleteFunc(slices.Clone(c.before.last), func(it *item) bool { return !slices.Contains(known, it) })
 	for _, it := range known {
 		if !slices.Contains(picked, it) {
 			picked = append(picked, it)
@@ -828,7 +747,7 @@ func itemChoices(p *property, mem *memory) (noun string, names []string, total i
 	for _, it := range picked[:min(3, len(picked))] {
 		names = append(names, theTitle(it))
 	}
-	noun = strings.TrimSpace(strings.TrimSuffix(humanParam(p.name), " id"))
+	noun = strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id"))
 	if noun == "" || noun == "id" {
 		noun = "one"
 	}
@@ -993,13 +912,14 @@ func plainParamNames(def chat.ToolDef, text string) string {
 	return text
 }
 
-// identPhrase is an identifier as lower-case words: "guestName" → "guest name".
+// identPhrase is an identifier as lower-case words: "guestName" → "guest name",
+// "annual_income" → "annual income".
 func identPhrase(name string) string {
 	var b strings.Builder
 	prevLower := false
 	for _, r := range name {
 		switch {
-		case r == '_' || r == '-':
+		case r == '_' || r == '-' || r == '.':
 			b.WriteByte(' ')
 			prevLower = false
 			continue
@@ -1016,7 +936,7 @@ func identPhrase(name string) string {
 // reservation by its reference").
 func (c *conv) describeTool(name string) string {
 	def := c.toolDef(name)
-	return describePlan(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
+	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
 }
 
 func (c *conv) toolDef(name string) (def chat.ToolDef) {

@@ -211,11 +211,7 @@ func vocabulary(t chat.ToolDef, s *schema) map[string]float64 {
 	for _, p := range s.props {
 		add(p.name, weightParam)
 		add(p.schema.description, weightDesc)
-		en := p.schema.enum
-		if p.schema.items != nil {
-			en = append(slices.Clip(en), p.schema.items.enum...)
-		}
-		for _, e := range en {
+		for _, e := range p.schema.allEnums() {
 			if e.isStr {
 				add(e.str, weightEnum)
 			}
@@ -253,40 +249,23 @@ func (p *plan) arguments() string {
 			b.WriteByte(',')
 		}
 		n++
-		b.Write(jsonString(prop.name))
+		b.Write(jsonValue(prop.name))
 		b.WriteByte(':')
-		switch v := v.(type) {
-		case string:
-			b.Write(jsonString(v))
-		case float64:
-			b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
-		case []string:
-			b.WriteByte('[')
-			for i, s := range v {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.Write(jsonString(s))
-			}
-			b.WriteByte(']')
-		case json.RawMessage:
-			var c bytes.Buffer
-			if json.Compact(&c, v) != nil {
-				c.Reset()
-				c.WriteString("null")
-			}
-			b.Write(c.Bytes())
-		}
+		b.Write(jsonValue(v))
 	}
 	b.WriteByte('}')
 	return b.String()
 }
 
-func jsonString(s string) []byte {
+// jsonValue is v as compact JSON, "<" and "&" as written; null when v is not valid JSON (a
+// json.RawMessage from a broken default).
+func jsonValue(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
+	if enc.Encode(v) != nil {
+		return []byte("null")
+	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
@@ -569,6 +548,12 @@ func (f *filler) take(i int) {
 var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}[_-]?[0-9]{1,8}$`)
 
 // idParam reports a parameter named like carId ("id") or carIds ("ids").
+// takesIDs reports a parameter for one item's id or a list of them.
+func takesIDs(p *property) bool {
+	single, list := idParam(p)
+	return single || list
+}
+
 func idParam(p *property) (single, list bool) {
 	if len(p.words) == 0 {
 		return false, false

@@ -53,6 +53,31 @@ type enumValue struct {
 	title string   // what the schema calls it, when it says ("2023 Toyota RAV4" of "c01")
 }
 
+// allEnums are the schema's enum values and its items' (a list's choices).
+func (s *schema) allEnums() []enumValue {
+	if s.items == nil {
+		return s.enum
+	}
+	return append(slices.Clip(s.enum), s.items.enum...)
+}
+
+// text is the value as the visitor reads it: a string as it is, anything else as JSON.
+func (e enumValue) text() string {
+	if e.isStr {
+		return e.str
+	}
+	return string(e.raw)
+}
+
+// texts are the values' texts.
+func texts(en []enumValue) []string {
+	out := make([]string, len(en))
+	for i, e := range en {
+		out[i] = e.text()
+	}
+	return out
+}
+
 // maxDepth bounds $ref chains and nesting.
 const maxDepth = 8
 
@@ -326,20 +351,9 @@ func (s *schema) acceptsStrings(v []string) bool {
 }
 
 func (s *schema) kindHint() string {
-	values := func(en []enumValue) string {
-		parts := make([]string, 0, len(en))
-		for _, e := range en {
-			if e.isStr {
-				parts = append(parts, e.str)
-			} else {
-				parts = append(parts, string(e.raw))
-			}
-		}
-		return strings.Join(parts, ", ")
-	}
 	switch {
 	case len(s.enum) > 0:
-		return "one of: " + values(s.enum)
+		return "one of: " + strings.Join(texts(s.enum), ", ")
 	case s.isArray():
 		h := "a list"
 		switch {
@@ -349,7 +363,7 @@ func (s *schema) kindHint() string {
 			h += " of at least " + strconv.Itoa(*s.minItems) + " values"
 		}
 		if s.items != nil && len(s.items.enum) > 0 {
-			return h + " from: " + values(s.items.enum)
+			return h + " from: " + strings.Join(texts(s.items.enum), ", ")
 		}
 		return h
 	case s.format == "email":

@@ -31,11 +31,25 @@ func hubTool(t chat.ToolDef) bool {
 // hubWords name the site's list of items.
 var hubWords = rawSet(`inventory home list catalog catalogue shop store start main browse index listing search`)
 
-// calledThisTurn reports a call of the tool named name since the visitor's message.
-func (c *conv) calledThisTurn(name string) bool {
+// calledThisTurn reports a call of the tool named name since the visitor's message (without
+// arguments, when bare).
+func (c *conv) calledThisTurn(name string, bare bool) bool {
 	return c.lastUser >= 0 && slices.ContainsFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool {
-		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return tc.Name == name })
+		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool {
+			return tc.Name == name && (!bare || noArguments(tc.Arguments))
+		})
 	})
+}
+
+// earlierCalls yields the tool calls made before the visitor's message, the last first.
+func (c *conv) earlierCalls(yield func(chat.ToolCall) bool) {
+	for _, m := range slices.Backward(c.msgs[:max(c.lastUser, 0)]) {
+		for _, tc := range slices.Backward(m.ToolCalls) {
+			if !yield(tc) {
+				return
+			}
+		}
+	}
 }
 
 // goTo is the call of navigation tool t for the request: the page it opens reads it again.
@@ -46,7 +60,7 @@ func (c *conv) goTo(t chat.ToolDef) intent {
 // hub is the call that goes to the site's list of items, unless this turn went there already.
 func (c *conv) hub() (intent, bool) {
 	for _, t := range c.tools {
-		if hubTool(t) && !c.calledThisTurn(t.Name) {
+		if hubTool(t) && !c.calledThisTurn(t.Name, false) {
 			return c.goTo(t), true
 		}
 	}
@@ -58,7 +72,7 @@ func (c *conv) hub() (intent, bool) {
 func (c *conv) onScreen() string {
 	for i := len(c.msgs) - 1; i >= 0; i-- {
 		for _, tc := range slices.Backward(c.msgs[i].ToolCalls) {
-			if t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name }); t >= 0 {
+			if c.offers(tc.Name) {
 				continue // a tool of this page: it did not open it
 			}
 			if id := openedID(tc); id != "" {
@@ -71,8 +85,7 @@ func (c *conv) onScreen() string {
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
 func openedID(tc chat.ToolCall) string {
-	words := identWords(tc.Name)
-	if len(words) == 0 || !slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0]) {
+	if !opensByName(tc.Name) {
 		return ""
 	}
 	var args map[string]any
@@ -112,9 +125,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 }
 
 // dayWords are words of dates and times, never an item's name.
-var dayWords = wordSet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
-	today tomorrow tonight morning afternoon evening noon am pm january february march april may june july august
-	september october november december jan feb mar apr jun jul aug sep sept oct nov dec week weekend next`)
+var dayWords = wordSet(calendarList + " am pm week weekend next")
 
 // elsewhere takes a request that nothing on this page clearly does to the page that may: the
 // navigation tool whose words it has ("per month" goes to the financing calculator), else,
@@ -137,7 +148,7 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 // this turn has not called yet, or nil.
 func (c *conv) navMatch(toks []token, ps []*plan) *plan {
 	for _, p := range ps {
-		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name) {
+		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name, false) {
 			continue
 		}
 		if m, _ := c.coverage(p, toks); m > 0 && navHit(p.def, toks) {
@@ -172,7 +183,7 @@ func navHit(t chat.ToolDef, toks []token) bool {
 }
 
 // seekWords ask to see or find things: the site's list is where they are.
-var seekWords = wordSet(`show list see display view browse all every available have offer any find looking search`)
+var seekWords = wordSet(listVerbText + " any find looking search")
 
 // pronounIn reports "it", "this one", "that car": the item on screen.
 func pronounIn(toks []token) bool {

@@ -421,15 +421,8 @@ func hintsOf(toks []token) [][]hint {
 	out := make([][]hint, len(toks))
 	covered := make([]bool, len(toks))
 	for _, p := range phrases {
-		for i := 0; i+len(p.words) <= len(toks); i++ {
-			match := true
-			for k, w := range p.words {
-				if toks[i+k].kind != kindWord || toks[i+k].norm != w {
-					match = false
-					break
-				}
-			}
-			if !match {
+		for i := range toks {
+			if !phraseAt(toks, i, p.words) {
 				continue
 			}
 			for k := range p.words {
@@ -657,39 +650,27 @@ func tokenWord(t token) string {
 	return ""
 }
 
-// endsWith reports whether toks[:i] ends with one of the phrases.
-func endsWith(toks []token, i int, set [][]string) bool {
-	for _, c := range set {
-		if len(c) > i {
-			continue
-		}
-		ok := true
-		for k, w := range c {
-			if tokenWord(toks[i-len(c)+k]) != w {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
+// phraseAt reports the words of phrase at toks[i:].
+func phraseAt(toks []token, i int, phrase []string) bool {
+	if i < 0 || i+len(phrase) > len(toks) {
+		return false
+	}
+	for k, w := range phrase {
+		if tokenWord(toks[i+k]) != w {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// endsWith reports whether toks[:i] ends with one of the phrases.
+func endsWith(toks []token, i int, set [][]string) bool {
+	return slices.ContainsFunc(set, func(c []string) bool { return phraseAt(toks, i-len(c), c) })
 }
 
 // startsWith reports whether toks[i:] starts with one of the phrases.
 func startsWith(toks []token, i int, set [][]string) bool {
-	return slices.ContainsFunc(set, func(c []string) bool {
-		if i+len(c) > len(toks) {
-			return false
-		}
-		for k, w := range c {
-			if tokenWord(toks[i+k]) != w {
-				return false
-			}
-		}
-		return true
-	})
+	return slices.ContainsFunc(set, func(c []string) bool { return phraseAt(toks, i, c) })
 }
 
 // ownName is a tool's name without the server's prefix a terminal gives it

@@ -11,9 +11,10 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
-// understand turns one user message into an intent, with what mem knows about the items the
-// conversation has seen. lookup allows one call of a listing tool to learn names first.
-func (c *conv) understand(text string, mem *memory, lookup bool) intent {
+// understand turns one user message into an intent, with what the conversation's memory
+// (c.before: its one state, never passed beside it) knows about the items it has seen.
+// lookup allows one call of a listing tool to learn names first.
+func (c *conv) understand(text string, lookup bool) intent {
 	if r, ok := c.smallTalk(text); ok {
 		return intent{reply: r}
 	}
@@ -39,10 +40,10 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	var refs []*item
 	text2 := text
 	base := text // the text without the words that picked the items ("cheapest" of "cheapest one")
-	mentions := nameMentions(text, mem.known(), c.vocab)
+	mentions := nameMentions(text, c.before.known(), c.vocab)
 	if len(mentions) == 0 && c.wantsItem(text) {
 		// "open the tesla": a filter word names items when the request is about one item.
-		mentions = nameMentions(text, mem.known(), nil)
+		mentions = nameMentions(text, c.before.known(), nil)
 	}
 	// A number alone names no item ("5.5%" is no "Ioniq 5").
 	mentions = slices.DeleteFunc(mentions, func(m mention) bool {
@@ -51,7 +52,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	for k := len(mentions) - 1; k >= 0; k-- {
 		m := mentions[k]
 		if len(m.items) > 1 {
-			return c.whichOne(text, m, mem)
+			return c.whichOne(text, m)
 		}
 		text2 = text2[:m.start] + m.items[0].id + text2[m.end:]
 	}
@@ -60,12 +61,12 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	if len(refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks, mem); it != nil && !c.plainAction(text, toks, question) {
+		if it := c.pronounRef(toks); it != nil && !c.plainAction(text, toks, question) {
 			refs = []*item{it}
 			text2 = text + " " + it.id
-		} else if n := len(mem.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, question) {
+		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, question) {
 			// "compare them", "compare both": the two or three items the last result listed.
-			refs = mem.last
+			refs = c.before.last
 			for _, it := range refs {
 				text2 += " " + it.id
 			}
@@ -73,21 +74,21 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	}
 	o, n, rankAt, hasRank := rankOf(toks)
 	memRank := false
-	if len(refs) == 0 && len(mem.last) > 0 {
+	if len(refs) == 0 && len(c.before.last) > 0 {
 		drop := -1
 		if k, ok := ordinalRef(toks); ok {
 			switch {
 			case k == -1:
-				refs = []*item{mem.last[len(mem.last)-1]}
-			case k >= 1 && k <= len(mem.last):
-				refs = []*item{mem.last[k-1]}
+				refs = []*item{c.before.last[len(c.before.last)-1]}
+			case k >= 1 && k <= len(c.before.last):
+				refs = []*item{c.before.last[k-1]}
 			}
 		}
 		if len(refs) == 0 {
-			refs, drop = attributeRef(toks, mem.last)
+			refs, drop = attributeRef(toks, c.before.last)
 		}
-		if len(refs) == 0 && hasRank && rankOnSeen(toks, rankAt, mem) {
-			if r := ranked(mem.last, o); len(r) > 0 {
+		if len(refs) == 0 && hasRank && c.rankOnSeen(toks, rankAt) {
+			if r := ranked(c.before.last, o); len(r) > 0 {
 				memRank = true
 				refs = r[:min(max(n, 1), len(r))]
 				drop = rankAt
@@ -133,14 +134,14 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 	// 36 months?" goes to the financing calculator).
 	numbers := slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
 	if len(refs) > 0 && !c.nameWordIn(toks) && (question || !c.actionWords(base, refs)) && !(numbers && (c.navMatch(toks2, ps) != nil || !c.listsItems() && len(ps) > 0 && len(ps[0].values) > 0)) {
-		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank, mem); ok {
+		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank); ok {
 			return intent{reply: ans}
 		}
 	}
 
 	// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
 	if hasRank && !memRank && !sortCue(toks, rankAt) {
-		if in, ok := c.ranking(text, toks, o, n, rankAt, mem); ok {
+		if in, ok := c.ranking(text, toks, o, n, rankAt); ok {
 			return in
 		}
 	}
@@ -210,7 +211,7 @@ func (c *conv) understand(text string, mem *memory, lookup bool) intent {
 		return intent{reply: q}
 	}
 	if len(best.missing) > 0 {
-		return c.askMissing(best, mem)
+		return c.askMissing(best)
 	}
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
@@ -302,11 +303,7 @@ func (c *conv) plainAction(text string, toks []token, question bool) bool {
 		return false
 	}
 	for _, p := range ps {
-		takesItem := slices.ContainsFunc(p.schema.props, func(prop *property) bool {
-			s, l := idParam(prop)
-			return s || l
-		})
-		if takesItem && (p == ps[0] || c.nameHit(p, toks)) {
+		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, toks)) {
 			return false
 		}
 	}
@@ -361,7 +358,7 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 					all = append(all, v.str)
 				}
 			}
-			return "Which " + humanParam(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
+			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
 		}
 		out := slices.DeleteFunc(slices.Clone(prev), func(v string) bool { return slices.Contains(e.drop, v) })
 		for _, v := range e.add {
@@ -377,19 +374,9 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 // lastArgs are the arguments of the conversation's last call of tool before this turn (the
 // last that set param, when param is not ""); nil when there is none.
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
-	for i := c.lastUser - 1; i >= 0; i-- {
-		m := c.msgs[i]
-		if m.Role != chat.RoleAssistant {
-			continue
-		}
-		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
-			if m.ToolCalls[k].Name != tool {
-				continue
-			}
-			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(m.ToolCalls[k].Arguments), &args) != nil || (param != "" && args[param] == nil) {
-				continue
-			}
+	for tc := range c.earlierCalls {
+		var args map[string]json.RawMessage
+		if tc.Name == tool && json.Unmarshal([]byte(tc.Arguments), &args) == nil && (param == "" || args[param] != nil) {
 			return args
 		}
 	}
@@ -435,35 +422,33 @@ func (c *conv) bareValue(toks []token) *plan {
 			return nil
 		}
 	}
-	if num == nil || c.lastUser < 0 {
+	if num == nil {
 		return nil
 	}
-	for _, m := range slices.Backward(c.msgs[:c.lastUser]) {
-		for _, tc := range slices.Backward(m.ToolCalls) {
-			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
-			if t < 0 {
-				continue
-			}
-			s := parseSchema(c.tools[t].Parameters)
-			var hit *property
-			var v json.RawMessage
-			for _, p := range s.props {
-				for _, e := range p.schema.enum {
-					if e.isNum && e.num == num.value {
-						if hit != nil {
-							return nil // two parameters could take it
-						}
-						hit, v = p, e.raw
+	for tc := range c.earlierCalls {
+		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+		if t < 0 {
+			continue
+		}
+		s := parseSchema(c.tools[t].Parameters)
+		var hit *property
+		var v json.RawMessage
+		for _, p := range s.props {
+			for _, e := range p.schema.enum {
+				if e.isNum && e.num == num.value {
+					if hit != nil {
+						return nil // two parameters could take it
 					}
+					hit, v = p, e.raw
 				}
 			}
-			if hit == nil {
-				return nil
-			}
-			p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
-			c.carryOver(p, false)
-			return p
 		}
+		if hit == nil {
+			return nil
+		}
+		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
+		c.carryOver(p, false)
+		return p
 	}
 	return nil
 }
@@ -478,10 +463,8 @@ func (c *conv) followsUp(p *plan) bool {
 	if prev == nil {
 		return false
 	}
-	for _, prop := range p.schema.props {
-		if s, l := idParam(prop); s || l {
-			return false
-		}
+	if slices.ContainsFunc(p.schema.props, takesIDs) {
+		return false
 	}
 	if len(p.missing) == 0 {
 		// "72 months" after "48 months at 3.9%": a tool that needs values (a calculator, a
@@ -494,9 +477,9 @@ func (c *conv) followsUp(p *plan) bool {
 
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
 // cheapest", "the cheapest of them", "of the two".
-func rankOnSeen(toks []token, at int, mem *memory) bool {
+func (c *conv) rankOnSeen(toks []token, at int) bool {
 	w := strings.ToLower(toks[at].raw)
-	if strings.HasSuffix(w, "er") && w != "newer" && w != "older" || w == "newer" || w == "older" || w == "pricier" || w == "cheaper" {
+	if strings.HasSuffix(w, "er") { // "cheaper", "newer", "pricier"
 		return true
 	}
 	for i := at + 1; i < len(toks) && i <= at+3; i++ {
@@ -509,7 +492,7 @@ func rankOnSeen(toks []token, at int, mem *memory) bool {
 			return true
 		}
 	}
-	return len(mem.last) <= 3 && len(mem.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+	return len(c.before.last) <= 3 && len(c.before.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
@@ -579,18 +562,16 @@ func clockParam(p *property) bool {
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
 // item's own page).
 func (c *conv) listsItems() bool {
-	return c.hasParam(func(p *property) bool { s, l := idParam(p); return s || l })
+	return c.hasParam(takesIDs)
 }
 
 // wantsIDs reports a plan that still needs ids of items.
 func wantsIDs(p *plan) bool {
-	for _, m := range p.missing {
-		if s, l := idParam(m); s || l {
-			return true
-		}
+	if slices.ContainsFunc(p.missing, takesIDs) {
+		return true
 	}
 	for _, prop := range p.schema.props {
-		if s, l := idParam(prop); (s || l) && prop.required {
+		if takesIDs(prop) && prop.required {
 			if v, ok := p.values[prop.name]; !ok {
 				return true
 			} else if vs, isList := v.([]string); isList && len(vs) == 0 {
@@ -606,16 +587,11 @@ func wantsIDs(p *plan) bool {
 func (c *conv) unknownWords(toks []token, p *plan) []string {
 	var out []string
 	for i, t := range toks {
-		if (t.kind != kindWord && t.kind != kindNumber) || (p.used != nil && i < len(p.used) && p.used[i]) {
+		// A number is no name of its own ("Model 3": the word before it counts).
+		if t.kind != kindWord || (p.used != nil && i < len(p.used) && p.used[i]) {
 			continue
 		}
 		w := t.norm
-		if t.kind == kindNumber {
-			if i > 0 && toks[i-1].kind == kindWord && !stopWords[toks[i-1].norm] && !c.vocab[toks[i-1].norm] {
-				continue // "Model 3": the word before it already counts
-			}
-			continue
-		}
 		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil || dayWords[w] {
 			continue
 		}
@@ -642,7 +618,7 @@ func (c *conv) looksLikeID(w string) bool {
 			if _, list := idParam(p); list && s.items != nil {
 				s = s.items
 			}
-			if single, list := idParam(p); (single || list) && s.pattern != nil {
+			if takesIDs(p) && s.pattern != nil {
 				patterned = true
 				if s.pattern.MatchString(w) {
 					return true
@@ -707,14 +683,17 @@ var requestWords = wordSet(`open show see view display pick choose select compar
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
 func opener(t chat.ToolDef) bool {
-	words := identWords(t.Name)
-	if len(words) == 0 || !slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0]) {
-		return false
-	}
-	return slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+	return opensByName(t.Name) && slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
 		single, _ := idParam(p)
 		return single
 	})
+}
+
+// opensByName reports a tool name that opens something: open_…, select_…, view_…, show_…,
+// see_…, go_….
+func opensByName(name string) bool {
+	words := identWords(name)
+	return len(words) > 0 && slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0])
 }
 
 // openFor handles a request about one item that this page cannot do: when the page has a
@@ -771,7 +750,9 @@ func (c *conv) lister() *plan {
 }
 
 // listVerbs ask to see a list: "show rooms", "list all the rooms", "see every room".
-var listVerbs = wordSet(`show list see display view browse all every available have offer`)
+var listVerbs = wordSet(listVerbText)
+
+const listVerbText = `show list see display view browse all every available have offer`
 
 // wholeList reports a request for the listing tool's whole list: the words of the text name
 // what it lists (a word of its name: "rooms" of search_rooms) and only ask to see it ("show
@@ -838,7 +819,7 @@ func noArguments(args string) bool {
 // name up, it first gives the list back the filters it had (the visitor's search stays).
 func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
-	if !c.listedThisTurn(l) {
+	if !c.calledThisTurn(l.def.Name, true) {
 		return intent{reply: reply}
 	}
 	prev := c.filtersBefore(l)
@@ -855,7 +836,7 @@ func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 // listNoun is what a listing tool lists, from its name: "cars" of search_cars; "items" when
 // its name does not say.
 func listNoun(name string, n int) string {
-	ws := strings.FieldsFunc(humanParam(ownName(name)), func(r rune) bool { return r == ' ' })
+	ws := strings.Fields(identPhrase(ownName(name)))
 	noun := "items"
 	if len(ws) > 1 && !toolVerbs[normWord(ws[len(ws)-1])] && len(ws[len(ws)-1]) > 2 {
 		noun = ws[len(ws)-1]
@@ -866,41 +847,22 @@ func listNoun(name string, n int) string {
 	return noun
 }
 
-// listedThisTurn reports a call of the listing tool l without arguments in this turn.
-func (c *conv) listedThisTurn(l *plan) bool {
-	if c.lastUser < 0 {
-		return false
-	}
-	for _, m := range c.msgs[c.lastUser+1:] {
-		if slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return tc.Name == l.def.Name && noArguments(tc.Arguments) }) {
-			return true
-		}
-	}
-	return false
-}
-
 // filtersBefore are the arguments the listing tool l last had before this turn, on this
 // page: nil when it had none, when a tool called after it cleared or reset them, or when a
 // tool this page does not offer ran since (the visitor was on another page).
 func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
-	for i := c.lastUser - 1; i >= 0; i-- {
-		m := c.msgs[i]
-		for k := len(m.ToolCalls) - 1; k >= 0; k-- {
-			tc := m.ToolCalls[k]
-			if tc.Name == l.def.Name {
-				var args map[string]json.RawMessage
-				if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
-					return nil
-				}
-				return args
-			}
-			t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
-			if t < 0 {
+	for tc := range c.earlierCalls {
+		if tc.Name == l.def.Name {
+			var args map[string]json.RawMessage
+			if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
 				return nil
 			}
-			if ws := identWords(tc.Name); slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
-				return nil
-			}
+			return args
+		}
+		ws := identWords(tc.Name)
+		if !c.offers(tc.Name) ||
+			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+			return nil
 		}
 	}
 	return nil
@@ -942,10 +904,10 @@ func lookupIntent(text string, l *plan) intent {
 		if end := c.start + 2; c.lastUser >= 0 && end <= len(c.msgs) {
 			mem = remember(c.msgs[:end])
 		}
-		in = c.understand(text, mem, false)
 		s := *c
-		s.done = nil
 		s.before = mem
+		in = s.understand(text, false)
+		s.done = nil
 		if in.steps != nil {
 			if first := in.steps(&s); len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) && !first[0].opens {
 				if prev := c.filtersBefore(l); prev != nil {
@@ -1020,7 +982,7 @@ var actionVerbs = rawSet(`open show view display see pick choose select compare 
 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.
-func (c *conv) pronounRef(toks []token, mem *memory) *item {
+func (c *conv) pronounRef(toks []token) *item {
 	pronoun := false
 	for i, t := range toks {
 		w := strings.ToLower(t.raw)
@@ -1047,7 +1009,7 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 			continue
 		}
 		var named []*item
-		for _, mn := range nameMentions(m.Content, mem.known(), nil) {
+		for _, mn := range nameMentions(m.Content, c.before.known(), nil) {
 			if len(mn.items) == 1 && !slices.Contains(named, mn.items[0]) {
 				named = append(named, mn.items[0])
 			}
@@ -1064,13 +1026,13 @@ func (c *conv) pronounRef(toks []token, mem *memory) *item {
 		if i := strings.IndexAny(first, "(.!?\n"); i > 0 {
 			first = first[:i]
 		}
-		if mns := nameMentions(first, mem.known(), nil); len(mns) == 1 && len(mns[0].items) == 1 {
+		if mns := nameMentions(first, c.before.known(), nil); len(mns) == 1 && len(mns[0].items) == 1 {
 			return mns[0].items[0]
 		}
 		break
 	}
-	if len(mem.last) == 1 {
-		return mem.last[0]
+	if len(c.before.last) == 1 {
+		return c.before.last[0]
 	}
 	return nil
 }
