@@ -229,14 +229,16 @@ func (h *hub) releaseLetGo(renewed []*liveSession) {
 // releaseClaim releases a session's claim for evict or releaseLetGo, and ends the release
 // (session.Released). No lock is held.
 func (h *hub) releaseClaim(ls *liveSession) {
+	defer func() { // also after a panic of the store's: nobody waits for the release for ever
+		ls.mu.Lock()
+		ls.step(session.Command{Kind: session.Released})
+		ls.mu.Unlock()
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.store.Release(ctx, ls.id, h.owner); err != nil {
 		ls.log.Debug("releasing claim", zap.Error(err))
 	}
-	ls.mu.Lock()
-	ls.step(session.Command{Kind: session.Released})
-	ls.mu.Unlock()
 }
 
 // liveSessions returns the sessions live in this process. The caller locks each one itself,

@@ -191,3 +191,10 @@ func waitingIn(fn string) bool {
 	}
 	return false
 }
+
+// phaseOf is the session's phase (session.State.Phase).
+func phaseOf(ls *liveSession) string {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.st.Phase()
+}

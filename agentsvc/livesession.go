@@ -242,8 +242,7 @@ func (ls *liveSession) takeBackLocked() (moved string) {
 			return "" // held here
 		}
 		ls.mu.Unlock()
-		claimed := !eff.Has(session.ClaimAgain) || ls.claimAgain()
-		joined := claimed && ls.hub.rejoin(ls)
+		claimed, joined := ls.claimBack(eff.Has(session.ClaimAgain))
 		ls.mu.Lock()
 		ls.step(session.Command{Kind: session.Claimed, OK: joined})
 		switch {
@@ -254,6 +253,21 @@ func (ls *liveSession) takeBackLocked() (moved string) {
 		}
 		return ""
 	}
+}
+
+// claimBack takes back a session let go, with no lock held: its claim again when claim (it
+// was stored), then its place in the hub. A panic (of the store's) ends it as not claimed, so
+// that the session leaves session.Claiming and nobody waits for it for ever.
+func (ls *liveSession) claimBack(claim bool) (claimed, joined bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ls.hub.srv.reportPanic(ls.log, "take_back", v)
+			claimed, joined = false, false
+		}
+	}()
+	claimed = !claim || ls.claimAgain()
+	joined = claimed && ls.hub.rejoin(ls)
+	return claimed, joined
 }
 
 // claimAgain claims a session evict let go again (evict released its claim): false when
