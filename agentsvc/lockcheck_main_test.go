@@ -43,8 +43,12 @@ func TestLockCheckCatchesAStoreCall(t *testing.T) {
 	}
 	ls.mu.Lock()
 	srv.hub.mu.Lock()
+	live := len(srv.hub.live)
 	srv.hub.mu.Unlock()
 	ls.mu.Unlock()
+	if live != 0 {
+		t.Fatalf("%d sessions live, want none", live)
+	}
 	if lockViolations.Load() != before+2 {
 		t.Fatal("the hub's lock taken inside the session's was not seen")
 	}
