@@ -313,14 +313,6 @@ func (h *hub) detachFrom(ls *liveSession, c *pageConn) {
 	h.evict(ls)
 }
 
-// idleLocked is the one answer to whether nothing uses the session here, so that evict lets
-// it go: no socket of this replica is attached to it and no turn runs. (A socket given it
-// by agent/session and not attached yet takes it back if it was let go meanwhile: attach.)
-// ls.mu is held.
-func (ls *liveSession) idleLocked() bool {
-	return ls.conn == nil && ls.turn == nil
-}
-
 // evict lets a session go when it is idle (idleLocked): out of the hub (parked when it was
 // never stored, for its tab's next page load) and its claim released, with no lock held. A
 // request that takes it back meanwhile waits for the release (session.Releasing) and claims it

@@ -14,21 +14,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
-// pageLink is the page a turn uses: a socket of this replica (pageConn) or one on another
-// replica (remotePage).
-type pageLink interface {
-	// pageTools returns the page's tools; ok is false when the page turned out to be gone.
-	// With late, a page that has none yet is given until Config.LateTools after its socket
-	// opened to announce some (a page that registers its tools once its data has loaded).
-	pageTools(ctx context.Context, late bool) (list []*pagemcp.Tool, ok bool)
-	callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome
-	// confirmCall asks the page to have the visitor confirm a call of a server tool
-	// (agent/confirm): ok when allowed, else the outcome that says why it does not run.
-	confirmCall(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool)
-	leaving() bool
-	closed() <-chan struct{}
-}
-
 func (c *pageConn) pageTools(ctx context.Context, late bool) ([]*pagemcp.Tool, bool) {
 	c.awaitTools(ctx, late)
 	select {
@@ -145,12 +130,6 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 		ls.log.Debug("the running turn's page is on another replica now", zapReplica(m.From))
 		return relayMsg{Status: stAttached, TurnID: info.id, ClientTurnID: info.clientTurnID, StartSeq: info.startSeq}
 	}
-}
-
-// signalConnLocked wakes a turn waiting for its page (currentPage). ls.mu is held.
-func (ls *liveSession) signalConnLocked() {
-	close(ls.connWait)
-	ls.connWait = make(chan struct{})
 }
 
 // supersede ends a remote page that lost its session to another socket, and tells its replica.

@@ -163,40 +163,6 @@ func (h *hub) failedOpen(ls *liveSession, c *pageConn, prev *liveSession) {
 	h.evict(ls) // when nothing else uses it
 }
 
-// replayFrom reads the stored events after lastSeq that a resumed page is sent again (none
-// when lastSeq < 0): at most replayMax*4 from lastSeq and, when there are more, the latest
-// ones (the tail of an idle session is in the store), as attach sends the last replayMax of
-// what it gets. A store that does not answer is wire.ErrStoreDown unless the session's tail
-// in memory holds what is missing: a page is never told it is up to date over a gap.
-func (ls *liveSession) replayFrom(ctx context.Context, lastSeq int64) ([]store.Event, error) {
-	if lastSeq < 0 {
-		return nil, nil
-	}
-	st := ls.hub.store
-	older, err := st.EventsAfter(ctx, ls.id, lastSeq, replayMax*4)
-	need := lastSeq // the events after need are still to be read
-	if err == nil && len(older) == replayMax*4 {
-		need = max(lastSeq, ls.persistedSeq()-tailMax)
-		var more []store.Event
-		more, err = st.EventsAfter(ctx, ls.id, need, 0)
-		older = append(older, more...)
-	}
-	if err == nil {
-		return older, nil
-	}
-	if ctx.Err() != nil { // the page went, or cancelled its request
-		return nil, ctx.Err()
-	}
-	ls.mu.Lock()
-	covered := ls.persisted <= need || (len(ls.tail) > 0 && ls.tail[0].Seq <= need+1)
-	ls.mu.Unlock()
-	if covered {
-		return older, nil
-	}
-	ls.log.Warn("reading events to replay", zap.Error(err))
-	return nil, wire.ErrStoreDown
-}
-
 // findable tells whether agent/session can find session id for origin: nil,
 // wire.ErrSessionNotFound, or wire.ErrStoreDown when the store does not answer.
 func (h *hub) findable(ctx context.Context, id, origin string) error {
