@@ -57,6 +57,8 @@ const REFUSED = "the agent does not allow this page's origin";
 
 /** How long the origin check (which the next reconnect waits for) may take, in milliseconds. */
 const CHECK_TIMEOUT_MS = 5000;
+// While a visitor's message waits for the connection, the backoff tries at least this often.
+const WAITING_MAX_MS = 4000;
 
 /**
  * A chat() in flight.
@@ -357,6 +359,8 @@ export class AgentClient extends EventTarget {
     if (typeof text !== 'string') throw new TypeError('chat: text must be a string');
     /** @type {ChatRecord} */
     const record = { clientTurnId, turnId: null, resolveEnd: null, rejectEnd: null, ended: null };
+    // Sent while the agent cannot be reached: try now, not at the end of a long backoff.
+    if (this.#timer !== null) this.#reconnectNow();
     try {
       for (let attempt = 0; ; attempt++) {
         await this.#waitOpen(signal);
@@ -573,7 +577,9 @@ export class AgentClient extends EventTarget {
   #scheduleReconnect() {
     this.#clearTimer();
     this.#attempt++;
-    const cap = Math.min(this.#maxMs, this.#baseMs * 2 ** (this.#attempt - 1));
+    // A message waiting to be sent (a chat) keeps the retries a few seconds apart at most.
+    const max = this.#openWaiters.size ? Math.min(this.#maxMs, WAITING_MAX_MS) : this.#maxMs;
+    const cap = Math.min(max, this.#baseMs * 2 ** (this.#attempt - 1));
     const delayMs = Math.floor(this.#random() * cap);
     this.#setState('reconnecting', delayMs);
     this.#timer = setTimeout(() => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBinary, startServer, launchBrowser, newPage, ask, waitConnected, WAIT_MS } from './harness.mjs';
+import { buildBinary, startServer, launchBrowser, newPage, ask, waitConnected, WAIT_MS, W } from './harness.mjs';
 import { startFakeOpenAI, lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
 
 const TOKEN = 'console-token-for-the-interrupted-test';
@@ -48,6 +48,10 @@ test('a turn killed (-9) after its page tool ran shows once, marked interrupted,
   await waitConnected(shop);
   await ask(shop, 'Show me red SUVs');
   await fake.waitFor((reqs) => reqs.length === 2, WAIT_MS); // the tool ran; the model is answering
+  // The page shows a call's result once the agent sent its tool_result event, which it does
+  // only once the result is stored: a kill before that loses the result, and the call is then
+  // rightly shown as of unknown outcome.
+  await shop.locator(`${W.tool}[data-state="ok"]`).waitFor();
   await first.kill9();
 
   // The same address, so the tab reconnects to it and resumes its session there.

@@ -309,6 +309,33 @@ describe('reconnect', () => {
     }
   });
 
+  test('a message sent while the agent cannot be reached tries now, then every few seconds, not at the end of a long backoff', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { client, states, accept, socket } = setup({ random: () => 1 });
+    client.start();
+    for (let i = 0; i < 6; i++) { // the agent is down: the delay grows to 16 s
+      socket().drop(1006);
+      await settle();
+      t.mock.timers.tick(states[states.length - 1].delayMs);
+    }
+    socket().drop(1006);
+    await settle();
+    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 7, delayMs: 20000 });
+    const sockets = FakeSocket.instances.length;
+    const chat = client.chat('are you there');
+    assert.equal(FakeSocket.instances.length, sockets + 1, 'the visitor\'s message tries at once');
+    socket().drop(1006); // still down
+    await settle();
+    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 8, delayMs: 4000 }, 'a waiting message keeps the retries 4 s apart at most');
+    t.mock.timers.tick(4000);
+    assert.equal(FakeSocket.instances.length, sockets + 2);
+    await accept();
+    const req = await socket().nextRequest(Method.AgentChat);
+    assert.equal(req.params.text, 'are you there');
+    client.stop();
+    await chat.catch(() => {});
+  });
+
   test('an origin check that fails (the agent is down) does not hold the retry back', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const { client, states, socket } = setup({ random: () => 0, fetchJSON: () => Promise.reject(new Error('network error')) });
