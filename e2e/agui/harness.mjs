@@ -54,11 +54,12 @@ export function newAgent(url, { origin = url, threadId } = {}) {
 }
 
 /**
- * Reads a text/event-stream body: each `data:` event parsed as JSON into events.
+ * Reads a text/event-stream body: each `data:` event parsed as JSON into events, until it
+ * ends or is cut (an aborted run, a killed server: what was read is kept).
  * @param {ReadableStream<Uint8Array>} body
  * @param {any[]} events
  */
-async function readSSE(body, events) {
+export async function readSSE(body, events) {
   const dec = new TextDecoder();
   let buf = '';
   try {
@@ -73,7 +74,7 @@ async function readSSE(body, events) {
       }
     }
   } catch {
-    // the run was aborted: what was read is kept
+    // cut: what was read is kept
   }
 }
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startFakeOpenAI, lastMessage } from '../browser/fake-openai.mjs';
-import { buildBinary, startServer, newAgent, checkEvents, waitFor, WAIT_MS } from './harness.mjs';
+import { buildBinary, startServer, newAgent, checkEvents, waitFor, readSSE, WAIT_MS } from './harness.mjs';
 
 /** @type {{bin: string, cleanup: () => Promise<void>}} */
 let built;
@@ -34,30 +34,6 @@ after(async () => {
   await built?.cleanup();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
-
-/**
- * Reads a text/event-stream body into events (each `data:` parsed as JSON) until it ends or
- * is cut.
- * @param {ReadableStream<Uint8Array>} body
- * @param {any[]} events
- */
-async function readSSE(body, events) {
-  const dec = new TextDecoder();
-  let buf = '';
-  try {
-    for await (const chunk of body) {
-      buf += dec.decode(chunk, { stream: true });
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const data = buf.slice(0, i).split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
-        buf = buf.slice(i + 2);
-        if (data) events.push(JSON.parse(data));
-      }
-    }
-  } catch {
-    // cut by the kill: what was read is kept
-  }
-}
 
 /** The text of a message's content (string or parts). */
 const textOf = (m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
