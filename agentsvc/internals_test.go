@@ -198,3 +198,13 @@ func phaseOf(ls *liveSession) string {
 	defer ls.mu.Unlock()
 	return ls.st.Phase()
 }
+
+// relayWaiting is how many relay requests of srv wait for a reply.
+func relayWaiting(srv *Server) int {
+	srv.relay.mu.Lock()
+	defer srv.relay.mu.Unlock()
+	return len(srv.relay.waits)
+}
+
+// hubOf is srv's hub of live sessions.
+func hubOf(srv *Server) *hub { return srv.hub }

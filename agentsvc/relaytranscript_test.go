@@ -45,7 +45,7 @@ type busLine struct {
 
 // busRecorder records every message published on the relay's channels.
 type busRecorder struct {
-	mu    sync.Mutex
+	lock  sync.Mutex
 	lines []busLine
 }
 
@@ -55,9 +55,9 @@ func recordRelay(t *testing.T, shared store.Store) *busRecorder {
 	bus := store.BusOf(shared)
 	for _, ch := range []string{"r:*", store.ForgetChannel} {
 		unsub, err := bus.Subscribe(context.Background(), ch, func(channel string, msg []byte) {
-			rec.mu.Lock()
+			rec.lock.Lock()
 			rec.lines = append(rec.lines, busLine{channel, string(msg)})
-			rec.mu.Unlock()
+			rec.lock.Unlock()
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -68,8 +68,8 @@ func recordRelay(t *testing.T, shared store.Store) *busRecorder {
 }
 
 func (rec *busRecorder) all() []busLine {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
+	rec.lock.Lock()
+	defer rec.lock.Unlock()
 	return slices.Clone(rec.lines)
 }
 
@@ -303,17 +303,11 @@ func relayTranscript(t *testing.T, open func() store.Store, update bool) {
 	if end := onB.eventsUntil(wire.EventTurnEnd); end[len(end)-1].StopReason != wire.StopCancelled {
 		t.Fatalf("got turn_end %+v, want cancelled", end[len(end)-1])
 	}
-	waitFor(t, "b to take the session over", func() bool {
-		b.hub.mu.Lock()
-		defer b.hub.mu.Unlock()
-		return b.hub.live[sess.SessionID] != nil
-	})
+	waitFor(t, "b to take the session over", func() bool { return liveOf(b.Server, sess.SessionID) != nil })
 	b.Forget(sess.SessionID)
-	for deadline := time.Now().Add(waitLimit); !rec.settled(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			open, forgot := rec.open()
-			t.Fatalf("timed out waiting for every request answered (open: %v) and the forget heard (%v); recorded:\n%s", open, forgot, strings.Join(normaliseRelay(rec.all()), "\n"))
-		}
+	if !pollUntil(time.Now().Add(waitLimit), rec.settled) {
+		open, forgot := rec.open()
+		t.Fatalf("timed out waiting for every request answered (open: %v) and the forget heard (%v); recorded:\n%s", open, forgot, strings.Join(normaliseRelay(rec.all()), "\n"))
 	}
 
 	lines := rec.all()

@@ -181,10 +181,7 @@ func relayVersionFailsAtOnce(t *testing.T, open func() store.Store) {
 	if ctx.Err() != nil {
 		t.Error("a request waited for its deadline")
 	}
-	a.relay.mu.Lock()
-	n := len(a.relay.waits)
-	a.relay.mu.Unlock()
-	if n != 0 {
+	if n := relayWaiting(a.Server); n != 0 {
 		t.Errorf("%d requests still wait for a reply, want 0", n)
 	}
 }

@@ -39,7 +39,7 @@ func TestReleaseAndClaimThatPanicEndTheirState(t *testing.T) {
 	model, _ := openAIModel(t)
 	rec := &panicRecord{}
 	ts := newTestServer(t, model, func(c *Config) { c.Store = st; c.OnPanic = rec.add })
-	h := ts.hub
+	h := hubOf(ts.Server)
 	if err := st.Create(t.Context(), &store.Session{ID: "s1", Origin: testOrigin}); err != nil {
 		t.Fatal(err)
 	}
