@@ -123,8 +123,8 @@ func (ls *liveSession) takeBackLocked() (moved string) {
 		switch {
 		case eff.Has(session.Refused):
 			return "its conversation was deleted"
-		case eff.Has(session.WaitHome):
-			ls.waitHomeLocked()
+		case eff.Has(session.WaitInFlight):
+			ls.waitInFlightLocked()
 			continue
 		case !eff.Has(session.JoinHub):
 			return "" // held here

@@ -323,10 +323,10 @@ func (h *hub) evict(ls *liveSession) {
 	var eff session.Effects
 	for {
 		eff = ls.step(session.Command{Kind: session.Evict, Busy: !ls.idleLocked()})
-		if !eff.Has(session.WaitHome) {
+		if !eff.Has(session.WaitInFlight) {
 			break
 		}
-		ls.waitHomeLocked() // another evict, or a take-back, is under way: its outcome decides
+		ls.waitInFlightLocked() // another evict, or a take-back, is under way: its outcome decides
 	}
 	if !eff.Has(session.LeaveHub) {
 		ls.mu.Unlock()

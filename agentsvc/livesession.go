@@ -76,10 +76,10 @@ type liveSession struct {
 	// history is, whether this replica holds it, whether the store must be read again, and
 	// whether a write is in flight. Only step assigns it.
 	st session.State
-	// home is closed (and replaced) whenever a release, a claim or a resync in flight ends
+	// settled is closed (and replaced) whenever a release, a claim or a resync in flight ends
 	// (st.Home leaves Releasing or Claiming, st.Reading ends): a request that found one waits
-	// for it (session.WaitHome) and asks again.
-	home chan struct{}
+	// for it (session.WaitInFlight) and asks again.
+	settled chan struct{}
 }
 
 // step applies command c to the session's state: the one place it changes. ls.mu is held.
@@ -88,17 +88,17 @@ func (ls *liveSession) step(c session.Command) session.Effects {
 	st, eff := session.Step(ls.st, c)
 	ls.st = st
 	if was.Home != st.Home && (was.Home == session.Releasing || was.Home == session.Claiming) || was.Reading && !st.Reading {
-		close(ls.home)
-		ls.home = make(chan struct{})
+		close(ls.settled)
+		ls.settled = make(chan struct{})
 	}
 	return eff
 }
 
-// waitHomeLocked waits, with ls.mu released, until a release, claim or resync in flight
+// waitInFlightLocked waits, with ls.mu released, until a release, claim or resync in flight
 // has ended.
 // ls.mu is held on entry and on return.
-func (ls *liveSession) waitHomeLocked() {
-	ch := ls.home
+func (ls *liveSession) waitInFlightLocked() {
+	ch := ls.settled
 	ls.mu.Unlock()
 	<-ch
 	ls.mu.Lock()
@@ -113,7 +113,7 @@ func (h *hub) newLive(id, origin string, page store.Page, st session.State) *liv
 		namer:    tools.NewNamer(),
 		page:     page,
 		connWait: make(chan struct{}),
-		home:     make(chan struct{}),
+		settled:  make(chan struct{}),
 		st:       st,
 	}
 }

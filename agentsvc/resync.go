@@ -30,10 +30,10 @@ func (ls *liveSession) resync() error {
 			ls.mu.Unlock()
 			return nil
 		}
-		if !eff.Has(session.WaitHome) {
+		if !eff.Has(session.WaitInFlight) {
 			break
 		}
-		ls.waitHomeLocked() // one resync at a time: the other's outcome first
+		ls.waitInFlightLocked() // one resync at a time: the other's outcome first
 	}
 	why, stored, running := ls.st.Stale, ls.st.Stage == session.Stored, ls.turn != nil
 	ls.mu.Unlock()

@@ -137,7 +137,7 @@ const (
 	ClaimAgain                       // take the store claim again (then JoinHub)
 	JoinHub                          // put it back in the registry unless another copy is there, then Claimed
 	ForgetHere                       // a write found it deleted elsewhere: carry the deletion out here
-	WaitHome                         // a release, a claim or a resync is in flight: wait for its end, then ask again
+	WaitInFlight                     // a release, a claim or a resync is in flight: wait for its end, then ask again
 	Refused                          // the request cannot have it: another replica holds it now
 	Noop                             // nothing changed (a command that does not apply in this state)
 	ReadStore                        // read the store's state, then Resynced (or not), then ReadDone
@@ -214,7 +214,7 @@ func Step(s State, c Command) (State, Effects) {
 	case Evict:
 		switch {
 		case s.Home == Releasing || s.Home == Claiming:
-			return s, WaitHome
+			return s, WaitInFlight
 		case c.Busy || s.Home != Live:
 			return s, Noop
 		}
@@ -240,7 +240,7 @@ func Step(s State, c Command) (State, Effects) {
 		case Live:
 			return s, 0
 		case Releasing, Claiming:
-			return s, WaitHome
+			return s, WaitInFlight
 		}
 		s.Home = Claiming
 		if s.Stage != Stored {
@@ -266,7 +266,7 @@ func Step(s State, c Command) (State, Effects) {
 	case ReadStart:
 		switch {
 		case s.Reading:
-			return s, WaitHome
+			return s, WaitInFlight
 		case s.Stale == Fresh:
 			return s, Noop // nothing to read again (another resync did it)
 		}

@@ -60,7 +60,7 @@ func TestStep(t *testing.T) {
 		{"evict an unsaved one: park it", unsaved, Command{Kind: Evict}, State{Home: Releasing}, LeaveHub | Park},
 		{"evict a created one: park it", created, Command{Kind: Evict}, State{Stage: Created, Home: Releasing}, LeaveHub | Park},
 		{"a socket or a turn keeps it", warm, Command{Kind: Evict, Busy: true}, warm, Noop},
-		{"evict while it is released: wait", releasing, Command{Kind: Evict}, releasing, WaitHome},
+		{"evict while it is released: wait", releasing, Command{Kind: Evict}, releasing, WaitInFlight},
 		{"evict what is let go already", letGo, Command{Kind: Evict}, letGo, Noop},
 		{"released", releasing, Command{Kind: Released}, letGo, 0},
 		{"released twice", letGo, Command{Kind: Released}, letGo, Noop},
@@ -69,8 +69,8 @@ func TestStep(t *testing.T) {
 		{"a renewal of a parked one has no claim to release", parked, Command{Kind: Renewed}, parked, Noop},
 		// Taking back.
 		{"take back a live one: nothing to do", warm, Command{Kind: TakeBack}, warm, 0},
-		{"take back while it is released: wait", releasing, Command{Kind: TakeBack}, releasing, WaitHome},
-		{"take back while another request claims it: wait", claiming, Command{Kind: TakeBack}, claiming, WaitHome},
+		{"take back while it is released: wait", releasing, Command{Kind: TakeBack}, releasing, WaitInFlight},
+		{"take back while another request claims it: wait", claiming, Command{Kind: TakeBack}, claiming, WaitInFlight},
 		{"take back a parked one: no claim, back in the registry", parked, Command{Kind: TakeBack}, State{Home: Claiming}, JoinHub},
 		{"a parked one back in the registry: as it was", State{Home: Claiming}, Command{Kind: Claimed, OK: true}, unsaved, 0},
 		{"take back a stored one: claim it again", letGo, Command{Kind: TakeBack}, claiming, ClaimAgain | JoinHub},
@@ -88,7 +88,7 @@ func TestStep(t *testing.T) {
 		{"a deleted one is not resynced", State{Stage: Stored, Home: Deleted, Stale: WriteFailed}, Command{Kind: Resynced, Found: true, Adopted: true}, State{Stage: Stored, Home: Deleted, Stale: WriteFailed}, Noop},
 		// Resync.
 		{"a stale one is read again", failed, Command{Kind: ReadStart}, State{Stage: Stored, Stale: WriteFailed, Reading: true}, ReadStore},
-		{"one resync at a time", State{Stage: Stored, Stale: WriteFailed, Reading: true}, Command{Kind: ReadStart}, State{Stage: Stored, Stale: WriteFailed, Reading: true}, WaitHome},
+		{"one resync at a time", State{Stage: Stored, Stale: WriteFailed, Reading: true}, Command{Kind: ReadStart}, State{Stage: Stored, Stale: WriteFailed, Reading: true}, WaitInFlight},
 		{"after another resync: nothing to read", warm, Command{Kind: ReadStart}, warm, Noop},
 		{"a resync ends", State{Stage: Stored, Reading: true}, Command{Kind: ReadDone}, warm, 0},
 		{"cold and let go: taken back by claim", coldLetGo, Command{Kind: TakeBack}, State{Stage: Stored, Memory: InStore, Home: Claiming}, ClaimAgain | JoinHub},
