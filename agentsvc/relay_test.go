@@ -300,16 +300,7 @@ func slowCallOnB(t *testing.T, a, b *testServer, gate, started chan struct{}, sl
 	t.Helper()
 	sess, seen := startThenDrop(t, a, slow)
 	onB := openPage(t, b, testOrigin, slow)
-	last := lastSeqOf(seen)
-	if res := onB.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
-		t.Fatalf("got %+v, want the running turn served on b", res)
-	}
-	close(gate)
-	select {
-	case <-started:
-	case <-time.After(waitLimit):
-		t.Fatal("the slow tool never started on the page on b")
-	}
+	resumeRunningOn(t, onB, sess.SessionID, seen, gate, started)
 	return sess, seen, onB
 }
 
@@ -541,5 +532,21 @@ func TestTabResumesWhenItsProxyReplicaDies(t *testing.T) {
 	seen = append(seen, onC.eventsUntil(wire.EventTurnEnd)...)
 	if end := seen[len(seen)-1]; end.StopReason != wire.StopEnd || end.Text != "Done after all." {
 		t.Errorf("got turn_end %+v, want the turn answered on c", end)
+	}
+}
+
+// resumeRunningOn resumes session id on page onB after the events seen, which must get the
+// running turn, then lets the slow tool go (gate) and waits until it started on onB.
+func resumeRunningOn(t *testing.T, onB *fakePage, id string, seen []event, gate, started chan struct{}) {
+	t.Helper()
+	last := lastSeqOf(seen)
+	if res := onB.session(wire.SessionParams{SessionID: id, LastSeq: &last}); res.Running == nil {
+		t.Fatalf("got %+v, want the running turn served on b", res)
+	}
+	close(gate)
+	select {
+	case <-started:
+	case <-time.After(waitLimit):
+		t.Fatal("the slow tool never started on the page on b")
 	}
 }

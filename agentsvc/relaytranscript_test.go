@@ -283,16 +283,7 @@ func relayTranscript(t *testing.T, open func() store.Store, update bool) {
 	waitFor(t, "the first model call", func() bool { return len(model.requests()) > 0 })
 	dropSocket(first, false)
 	onB := openPage(t, b, testOrigin, echoTool(), slow)
-	last := lastSeqOf(seen)
-	if res := onB.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
-		t.Fatalf("got %+v, want the running turn served on b", res)
-	}
-	close(gate)
-	select {
-	case <-started:
-	case <-time.After(waitLimit):
-		t.Fatal("the slow tool never started on the page on b")
-	}
+	resumeRunningOn(t, onB, sess.SessionID, seen, gate, started)
 	if _, err := onB.chat("and another thing"); !errors.Is(err, wire.ErrTurnInProgress) {
 		t.Fatalf("agent/chat on b while a's turn runs: got %v, want %v", err, wire.ErrTurnInProgress)
 	}

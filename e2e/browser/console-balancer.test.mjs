@@ -12,10 +12,9 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBinary, startServer, launchBrowser, newPage, ask, waitConnected, W, WAIT_MS, ROOT } from './harness.mjs';
+import { buildBinary, startServer, launchBrowser, newPage, ask, waitConnected, freePort, W, WAIT_MS, ROOT } from './harness.mjs';
 import { startFakeOpenAI, lastUserText } from './fake-openai.mjs';
 
 const TOKEN = 'console-token-for-the-balancer-test';
@@ -34,18 +33,6 @@ const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync
 const missing = [has('redis-server', ['--version']) ? '' : 'redis-server', has(HAPROXY, ['-v']) ? '' : 'haproxy'].filter(Boolean);
 const required = process.env.BYOMCP_REQUIRE_REDIS === '1' || process.env.BYOMCP_REQUIRE_LB === '1';
 const skip = missing.length === 0 || required ? false : `${missing.join(' and ')} not installed`;
-
-/** A free TCP port on the loopback. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (s.address());
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls cond (async) every 100 ms until it returns a truthy value; fails after ms. */
 async function until(what, cond, ms = WAIT_MS) {

@@ -8,10 +8,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { buildBinary, startServer, launchBrowser, newPage, ask, waitConnected, W, WAIT_MS } from './harness.mjs';
+import { buildBinary, startServer, launchBrowser, newPage, ask, waitConnected, freePort, W, WAIT_MS } from './harness.mjs';
 import { startFakeOpenAI, lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
 
 const TOKEN = 'console-token-for-the-cluster-test';
@@ -25,18 +24,6 @@ function hasRedis() {
   }
 }
 const skip = hasRedis() ? false : process.env.BYOMCP_REQUIRE_REDIS === '1' ? false : 'redis-server is not installed';
-
-/** A free TCP port on the loopback. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {net.AddressInfo} */ (s.address());
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a redis-server without persistence and waits until it accepts connections. */
 async function startRedis() {

@@ -341,3 +341,18 @@ export async function startStack({ script = null, serverArgs = [] } = {}) {
     throw err;
   }
 }
+
+/**
+ * A free TCP port on the loopback.
+ * @returns {Promise<number>}
+ */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {net.AddressInfo} */ (s.address());
+      s.close(() => resolve(port));
+    });
+  });
+}
