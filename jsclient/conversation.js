@@ -372,6 +372,7 @@ export class Conversation {
    */
   #endTurn(view, stopReason, text) {
     if (view.done) return;
+    view.setQueued(false); // an ended turn waits for nothing (a refused page's message failed)
     const answer = view.finish(stopReason, text, this.#lastUserText ? this.#retry : null);
     if (answer) this.#host.announce(format(this.#s().answerAnnouncement, { text: answer }));
     if (this.#active === view) this.#setActive(null);

@@ -119,6 +119,7 @@ test('a refused origin: visitors read a neutral sentence, the console says how t
     // A message the visitor sends anyway is answered with the same sentence, without Retry.
     await ask(page, 'hello?');
     await page.locator(W.error).filter({ hasText: 'The assistant is not available on this site.' }).waitFor();
+    assert.equal(await page.locator('byomcp-chat .queued').count(), 0, 'a message that failed does not say it waits for the connection');
     assert.equal(await page.locator('byomcp-chat .error button').count(), 0, 'no Retry');
     // Nothing the visitor can see names a server setting.
     const visible = await page.locator(W.panel).innerText();
