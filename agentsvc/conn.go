@@ -215,7 +215,7 @@ type settleKey struct{}
 // ordered wraps h for HandleStart: its start (in the read goroutine, in arrival order) takes
 // the place of the page's last ordered request, and the handler waits until that one has
 // settled. A request settles when its answer has been queued (and what its handler sends
-// after it, see wsrpc.ReplyThen), when it fails, or earlier when it calls settled. Settling
+// after it, see wsrpc.ReplyThen), when it fails, or earlier when it calls settleRequest. Settling
 // when the handler returns was not enough: the next request's answer could be queued before
 // this one's, and a page that pipelines two agent/session requests was then bound to the
 // session of the answer it got first.
@@ -257,8 +257,8 @@ func (c *pageConn) ordered(h wsrpc.Handler) func(*wsrpc.Request) wsrpc.Handler {
 	}
 }
 
-// settled lets the next ordered request of the socket start (see ordered).
-func settled(ctx context.Context) {
+// settleRequest lets the next ordered request of the socket start (see ordered).
+func settleRequest(ctx context.Context) {
 	if f, ok := ctx.Value(settleKey{}).(func()); ok {
 		f()
 	}
@@ -334,4 +334,68 @@ func (c *pageConn) boundSession() *liveSession {
 // dropped connection, so that the page knows this is no network failure.
 func (c *pageConn) sendBack(why string) {
 	c.peer.CloseWithStatus(wire.CloseResume, truncateReason(why))
+}
+
+// recoverSocket is deferred by the goroutines a page socket starts (handshake, re-list): a
+// panic is reported and ends that socket with 1011; the process and the other sockets go on.
+func (s *Server) recoverSocket(c *pageConn, where string) {
+	if v := recover(); v != nil {
+		s.reportPanic(c.log, where, v)
+		c.peer.CloseWithStatus(1011, "internal error")
+	}
+}
+
+// notifyEvent sends the stored event data to a page as agent/event, with "sessionId" put
+// at the start of the object as it is written out, without a copy of the event.
+func notifyEvent(peer *wsrpc.Peer, data json.RawMessage, id string) error {
+	if len(data) < 2 || data[0] != '{' {
+		return peer.NotifyEncoded(context.Background(), wire.MethodAgentEvent, data)
+	}
+	var buf [64]byte
+	head := append(append(append(buf[:0], `{"sessionId":"`...), id...), '"')
+	if len(data) > 2 {
+		head = append(head, ',')
+	}
+	return peer.NotifyEncoded(context.Background(), wire.MethodAgentEvent, head, data[1:])
+}
+
+// sendEvent sends stored event data as agent/event of session id (socket).
+func (c *pageConn) sendEvent(data json.RawMessage, id string) error {
+	return notifyEvent(c.peer, data, id)
+}
+
+// notify sends one notification to the page (socket).
+func (c *pageConn) notify(method string, params any) error {
+	return c.peer.Notify(context.Background(), method, params)
+}
+
+// closeWith closes the socket with code 1000 and reason (socket).
+func (c *pageConn) closeWith(reason string) {
+	c.peer.CloseWithStatus(1000, reason)
+}
+
+// alive tells, when another socket asks for a session live on c, whether c still
+// serves a live tab: then the newcomer is a duplicated tab. A socket that is closing, whose
+// page said it navigates away, or that does not answer a ping within wait (probeWait at most: a phone that
+// slept, a network that changed, before the server noticed) is not; it is closed, so the
+// session moves to the new socket instead of forking.
+func (c *pageConn) alive(ctx context.Context, wait time.Duration) bool {
+	if c.mcp.Leaving() {
+		return false
+	}
+	select {
+	case <-c.peer.Done():
+		return false
+	default:
+	}
+	pctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err := c.peer.Call(pctx, wire.MethodPing, struct{}{}, nil)
+	var rpcErr *wsrpc.Error
+	if err == nil || errors.As(err, &rpcErr) || ctx.Err() != nil {
+		return true // any answer is a live tab; a gone requester decides nothing
+	}
+	c.log.Info("a session's socket did not answer a ping; closing it for the session's new socket", zap.Error(err))
+	c.peer.Close(errors.New("replaced by a new socket of its session"))
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/byomcp/byomcp/agentsvc/internal/ratelimit"
 	"github.com/byomcp/byomcp/agentsvc/llm"
 )
@@ -53,3 +55,8 @@ func (s *Server) ObserveToolCall(kind, outcome string, d time.Duration) {
 // CountPanic counts a panic that another endpoint recovered in byomcp_panics_total{where}
 // (and tells Config.OnPanic, so tests fail on it).
 func (s *Server) CountPanic(where string, v any) { s.countPanic(where, v) }
+
+// MetricsHandler serves the Prometheus metrics.
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}

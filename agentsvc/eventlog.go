@@ -344,7 +344,7 @@ func (ls *liveSession) failWritesLocked(err error, events int) {
 	// Not part of the log, so without seq (like tool_rejected): the page shows it under the
 	// turn, and the agent/chat answer says the same.
 	ev := wire.ErrorEvent{EventHeader: wire.EventHeader{SessionID: ls.id, TurnID: turnID, Type: wire.EventError}, Message: unsavedText, Retryable: true}
-	if err := ls.conn.peer.Notify(context.Background(), wire.MethodAgentEvent, ev); err != nil {
+	if err := ls.conn.notify(wire.MethodAgentEvent, ev); err != nil {
 		ls.log.Debug("sending the unsaved-turn error", zap.Error(err))
 	}
 }
@@ -356,13 +356,6 @@ func (ls *liveSession) unsaved() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	return ls.st.Unsaved()
-}
-
-// persistedSeq is the last seq written to the store.
-func (ls *liveSession) persistedSeq() int64 {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return ls.persisted
 }
 
 // waitFlushed waits until everything emitted so far is stored and sent (or failed).

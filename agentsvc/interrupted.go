@@ -8,13 +8,6 @@ package agentsvc
 // could not count it.
 const turnTakenOver = "taken_over"
 
-// cutTurnLabel is byomcp_turns_total's label for a turn left running in the store that is
-// closed as session id is resumed for socket c: turnTakenOver when c's proxy is taking the
-// session over from the replica that ran the turn (proxy.takeOver; the socket keeps its proxy
-// until it has the session), turnInterrupted otherwise.
-func cutTurnLabel(c *pageConn, id string) string {
-	if px := c.boundProxy(); px != nil && px.id == id && px.taking.Load() {
-		return turnTakenOver
-	}
-	return turnInterrupted
-}
+// turnInterrupted is byomcp_turns_total's label for a turn a crash, a replica's death or a
+// store failure cut short (its turn_end has stopReason error and interrupted: true).
+const turnInterrupted = "interrupted"

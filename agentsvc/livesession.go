@@ -5,6 +5,7 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -15,7 +16,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
-	"github.com/byomcp/byomcp/wsrpc"
 )
 
 // tailMax bounds the events a live session keeps in memory for quick resumes.
@@ -58,11 +58,11 @@ type liveSession struct {
 	tail         []store.Event // recent persisted events, for resumes
 	messages     []chat.Message
 	page         store.Page
-	conn         *pageConn
+	conn         socket
 	// owner is the socket agent/session last gave the session to. It is set when that
 	// answer is decided (resume checks and sets it in one step, so two sockets resuming at
 	// once cannot both get it), and conn becomes owner once the answer is sent (attach).
-	owner *pageConn
+	owner socket
 	// remote is the page of a running turn when its socket is on another replica (relay.go);
 	// conn and owner are nil then.
 	remote   *remotePage
@@ -165,23 +165,9 @@ func (ls *liveSession) sendLocked(e store.Event) {
 		return
 	}
 	ls.connSent = e.Seq
-	if err := notifyEvent(ls.conn.peer, e.Data, ls.id); err != nil {
+	if err := ls.conn.sendEvent(e.Data, ls.id); err != nil {
 		ls.log.Debug("sending event", zap.Error(err))
 	}
-}
-
-// notifyEvent sends the stored event data to a page as agent/event, with "sessionId" put
-// at the start of the object as it is written out, without a copy of the event.
-func notifyEvent(peer *wsrpc.Peer, data json.RawMessage, id string) error {
-	if len(data) < 2 || data[0] != '{' {
-		return peer.NotifyEncoded(context.Background(), wire.MethodAgentEvent, data)
-	}
-	var buf [64]byte
-	head := append(append(append(buf[:0], `{"sessionId":"`...), id...), '"')
-	if len(data) > 2 {
-		head = append(head, ',')
-	}
-	return peer.NotifyEncoded(context.Background(), wire.MethodAgentEvent, head, data[1:])
 }
 
 // closeConn closes the attached socket, if any, so that its page resumes from the store.
@@ -236,6 +222,23 @@ func capString(s string, n int) string {
 		return s
 	}
 	return tools.Truncate(s, n)
+}
+
+// socket is a page's WebSocket on this replica (a pageConn) as the live session uses it: a
+// page a turn can use, that the session's events are sent to and that the session can close.
+type socket interface {
+	pageLink
+	// sendEvent sends stored event data to the page as agent/event of session id.
+	sendEvent(data json.RawMessage, id string) error
+	// notify sends one notification that is not part of the session's log.
+	notify(method string, params any) error
+	// sendBack closes the socket so that its page resumes from the store.
+	sendBack(why string)
+	// closeWith closes the socket for good (code 1000) with reason.
+	closeWith(reason string)
+	// alive tells whether the socket still serves a live tab: it does not say it navigates
+	// away and answers a ping within wait. One that does not answer is closed.
+	alive(ctx context.Context, wait time.Duration) bool
 }
 
 // pageLink is the page a turn uses: a socket of this replica (pageConn) or one on another
@@ -299,4 +302,48 @@ func (ls *liveSession) replayFrom(ctx context.Context, lastSeq int64) ([]store.E
 	}
 	ls.log.Warn("reading events to replay", zap.Error(err))
 	return nil, wire.ErrStoreDown
+}
+
+type runningTurn struct {
+	id     string
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	result wire.ChatResult
+	// caller is the socket whose agent/chat started the turn; replied is closed once that
+	// request's answer is queued. The turn holds Server.turns until then, so that Shutdown
+	// does not close the socket before the page has its answer.
+	caller  *pageConn
+	replied chan struct{}
+	// clientTurnID is the page's id for the message (agent/chat clientTurnId); startSeq the
+	// seq of its turn_start. Both are set before the turn is visible in liveSession.turn.
+	clientTurnID string
+	startSeq     int64
+	// ending is set just before the turn's turn_end is numbered: the page may see it (and
+	// send its next message) before the turn has let the session go, so the next turn waits
+	// for it (endingWait) instead of being refused.
+	ending atomic.Bool
+}
+
+// endingWait bounds how long a new turn waits for the previous one to finish ending.
+const endingWait = 5 * time.Second
+
+// waitEnded waits (bounded) for a turn whose turn_end is out to let the session go; false
+// when it is not ending, or did not finish in time.
+func (rt *runningTurn) waitEnded() bool {
+	if !rt.ending.Load() {
+		return false
+	}
+	select {
+	case <-rt.done:
+		return true
+	case <-time.After(endingWait):
+		return false
+	}
+}
+
+// persistedSeq is the last seq written to the store.
+func (ls *liveSession) persistedSeq() int64 {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.persisted
 }

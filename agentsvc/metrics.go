@@ -2,12 +2,10 @@ package agentsvc
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/byomcp/byomcp/agentsvc/llm"
 )
@@ -71,11 +69,6 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.sockets, m.sessions, m.turns, m.toolCalls, m.toolLatency, m.modelLatency, m.storeWrites, m.tokens, m.dropped, m.refused, m.panics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
-}
-
-// MetricsHandler serves the Prometheus metrics.
-func (s *Server) MetricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
 
 func (m *metrics) observeTool(kind, outcome string, d time.Duration) {

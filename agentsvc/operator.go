@@ -131,9 +131,9 @@ func (s *Server) forgetHere(id string) {
 	ls.mu.Lock()
 	c, owner := ls.conn, ls.owner
 	ls.mu.Unlock()
-	for _, pc := range []*pageConn{c, owner} {
+	for _, pc := range []socket{c, owner} {
 		if pc != nil {
-			pc.peer.CloseWithStatus(1000, "conversation deleted")
+			pc.closeWith("conversation deleted")
 		}
 	}
 }

@@ -24,15 +24,6 @@ func (s *Server) reportPanic(log *zap.Logger, where string, v any) {
 	s.countPanic(where, v)
 }
 
-// recoverSocket is deferred by the goroutines a page socket starts (handshake, re-list): a
-// panic is reported and ends that socket with 1011; the process and the other sockets go on.
-func (s *Server) recoverSocket(c *pageConn, where string) {
-	if v := recover(); v != nil {
-		s.reportPanic(c.log, where, v)
-		c.peer.CloseWithStatus(1011, "internal error")
-	}
-}
-
 // guard runs fn, reporting a panic instead of letting it end the process (server loops run
 // each round through it, so the next round still comes).
 func (s *Server) guard(where string, fn func()) {

@@ -20,6 +20,7 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -30,61 +31,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
-
-// relayMsg is one message between replicas (wire.RelayMsg, with the kinds and statuses
-// below under their short names here).
-type relayMsg = wire.RelayMsg
-
-// Message kinds (wire: who sends each, and what answers it).
-const (
-	relayReply      = wire.RelayReply
-	relayAttach     = wire.RelayAttach     // proxy → holder: the session's page is on my socket now
-	relayDetach     = wire.RelayDetach     // proxy → holder: that socket is gone
-	relayCancel     = wire.RelayCancel     // proxy → holder: agent/cancel
-	relayYield      = wire.RelayYield      // proxy → holder: agent/chat; let the session go unless a turn runs
-	relayTools      = wire.RelayTools      // holder → proxy: the page's tools
-	relayCall       = wire.RelayCall       // holder → proxy: tools/call
-	relayUncall     = wire.RelayUncall     // holder → proxy: that call is cancelled
-	relayPing       = wire.RelayPing       // holder → proxy: is the page's socket alive?
-	relayHello      = wire.RelayHello      // holder → proxy: do you still serve this link?
-	relayReleased   = wire.RelayReleased   // holder → proxy: the session is free; take it over
-	relaySuperseded = wire.RelaySuperseded // holder → proxy: another socket has the session now
-	relayForget     = wire.RelayForget     // to every replica, on store.ForgetChannel: an operator deleted the session
-)
-
-// Statuses of replies.
-const (
-	stAttached = wire.RelayStatusAttached
-	stFork     = wire.RelayStatusFork
-	stReleased = wire.RelayStatusReleased
-	stAbsent   = wire.RelayStatusAbsent
-	stBusy     = wire.RelayStatusBusy
-	stOK       = wire.RelayStatusOK
-	stGone     = wire.RelayStatusGone
-	stAlive    = wire.RelayStatusAlive
-	stDead     = wire.RelayStatusDead
-	stVersion  = wire.RelayStatusVersion
-)
-
-// relayWait bounds a request whose answer is quick (not a tool call): a replica that does
-// not answer within it is taken as gone.
-const relayWait = 3 * time.Second
-
-// An attach is answered by a holder that may first ping the tab's previous socket through
-// that socket's replica, which may be dead (a kill -9). The holder decides within
-// attachDecide (a page that does not answer its replica's probe within probeWait is dead; a
-// replica that does not pass the answer on by then is taken as dead with it), and the asking
-// replica waits attachWait for the answer, more than that: both waiting relayWait, the asker
-// gave up at the moment the holder attached it, and the tab was forked away from its turn.
-// A holder that is itself dead costs the asker attachWait before it waits out the claim.
-const (
-	attachDecide = probeWait + probeWait/4
-	attachWait   = attachDecide + relayWait/2
-)
-
-// relayProbe is how often a holder waiting for a routed tool call asks whether the page's
-// replica still serves the page.
-const relayProbe = 2 * time.Second
 
 // relay is a Server's side of the bus. nil when the store has no bus (one process).
 //
@@ -278,7 +224,7 @@ func (r *relay) handle(m relayMsg) {
 			r.reply(m, r.runCall(px, m))
 		case relayPing:
 			st := stDead
-			if h.socketAlive(context.Background(), px.c) {
+			if px.c.alive(context.Background(), min(probeWait, h.cfg.HandshakeTimeout)) {
 				st = stAlive
 			}
 			r.reply(m, relayMsg{Status: st})
@@ -337,3 +283,48 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 }
 
 func zapReplica(id string) zap.Field { return zap.String("replica", id) }
+
+// speaks tells whether message m is read here; when not, it has done what the version rule
+// says (warned, answered a request, released a reply's waiter). It runs on the bus's delivery
+// goroutine: the answer is sent from another.
+func (r *relay) speaks(m relayMsg) bool {
+	if m.V >= 0 && m.V <= wire.RelayVersion && knownRelayKind(m.Kind) {
+		return true
+	}
+	r.warnVersion(m)
+	switch {
+	case m.Kind == relayReply:
+		r.mu.Lock()
+		ch := r.waits[m.ID]
+		delete(r.waits, m.ID)
+		r.mu.Unlock()
+		if ch != nil {
+			ch <- relayMsg{V: m.V, Kind: relayReply, From: m.From, ID: m.ID, Status: stVersion} // buffered
+		}
+	case m.ID != 0 && m.Kind != relayUncall && m.From != "" && m.From != r.me:
+		// A message with an id is a request (uncall, a notice, names the call it cancels).
+		go r.srv.guard("relay_version", func() {
+			r.reply(m, relayMsg{Status: stVersion, Message: fmt.Sprintf("this replica speaks relay version %d; it does not read %.40q of version %d", wire.RelayVersion, m.Kind, m.V)})
+		})
+	}
+	return false
+}
+
+// warnVersion logs that m is not read, once per sending replica within relayVersionWarnEvery.
+func (r *relay) warnVersion(m relayMsg) {
+	v := &r.versions
+	now := time.Now()
+	r.mu.Lock()
+	last, seen := v.warned[m.From]
+	if seen && now.Sub(last) < relayVersionWarnEvery {
+		r.mu.Unlock()
+		return
+	}
+	if v.warned == nil || len(v.warned) >= relayVersionWarnMax {
+		v.warned = map[string]time.Time{}
+	}
+	v.warned[m.From] = now
+	r.mu.Unlock()
+	r.srv.log.Warn("relay: ignoring messages of a version or kind this replica does not speak (replicas of two versions share the bus: they do not answer each other until all run one version)",
+		zap.String("replica", clipRunes(m.From, 64)), zap.Int("version", m.V), zap.String("kind", clipRunes(m.Kind, 40)), zap.Int("speaks", wire.RelayVersion))
+}

@@ -91,7 +91,7 @@ func (h *hub) attachRemote(m relayMsg) relayMsg {
 		}
 		prev, prem := ls.owner, ls.remote
 		ls.mu.Unlock()
-		if (prev != nil && h.socketAlive(ctx, prev)) || (prem != nil && h.remoteAlive(ctx, prem)) {
+		if (prev != nil && prev.alive(ctx, min(probeWait, h.cfg.HandshakeTimeout))) || (prem != nil && h.remoteAlive(ctx, prem)) {
 			return relayMsg{Status: stFork}
 		}
 		// Made before ls.mu is taken (no lock is taken inside the session's); closed unless

@@ -146,8 +146,6 @@ func (h *hub) openSession(ctx context.Context, c *pageConn, p wire.SessionParams
 	return wsrpc.ReplyThen(res, func() { ls.attach(c, from, older) }), nil
 }
 
-var errForkNeeded = errors.New("session is live elsewhere")
-
 // failedOpen undoes what a failed agent/session of socket c did to session ls (c's session
 // before it was prev): ls is no longer c's, and if nobody else has it (it was loaded into
 // memory for this request), it does not stay in memory with nobody to let it go.
@@ -209,15 +207,6 @@ func (h *hub) loadFor(ctx context.Context, id, origin string) (*store.Session, e
 	return s, nil
 }
 
-// proxied is resume's answer when the session's turn runs on another replica: the socket is
-// served by the proxy (openProxied).
-type proxied struct {
-	px  *proxy
-	rep *relayMsg
-}
-
-func (*proxied) Error() string { return "the session's turn runs on another replica" }
-
 // take gives a session of this process to socket c, unless another socket that still
 // serves a live tab has it (errForkNeeded). The check and the hand-over are one step under
 // ls.mu; only the ping of the previous socket runs outside it, and the hand-over then
@@ -235,7 +224,7 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 		if prem != nil && h.remoteAlive(ctx, prem) {
 			return nil, errForkNeeded // the running turn's page is a live tab on another replica
 		}
-		if prev != nil && prev != c && h.socketAlive(ctx, prev) {
+		if prev != nil && prev != c && prev.alive(ctx, min(probeWait, h.cfg.HandshakeTimeout)) {
 			return nil, errForkNeeded
 		}
 		ls.mu.Lock()
@@ -319,35 +308,6 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 		ls.waitFlushed(ctx) // the result then holds the mark in its messages and seq
 	}
 	return ls, nil
-}
-
-// probeWait bounds the ping that tells a live tab from a dead socket (see socketAlive).
-const probeWait = 2 * time.Second
-
-// socketAlive tells, when another socket asks for a session live on c, whether c still
-// serves a live tab: then the newcomer is a duplicated tab. A socket that is closing, whose
-// page said it navigates away, or that does not answer a ping within probeWait (a phone that
-// slept, a network that changed, before the server noticed) is not; it is closed, so the
-// session moves to the new socket instead of forking.
-func (h *hub) socketAlive(ctx context.Context, c *pageConn) bool {
-	if c.mcp.Leaving() {
-		return false
-	}
-	select {
-	case <-c.peer.Done():
-		return false
-	default:
-	}
-	pctx, cancel := context.WithTimeout(ctx, min(probeWait, h.cfg.HandshakeTimeout))
-	defer cancel()
-	err := c.peer.Call(pctx, wire.MethodPing, struct{}{}, nil)
-	var rpcErr *wsrpc.Error
-	if err == nil || errors.As(err, &rpcErr) || ctx.Err() != nil {
-		return true // any answer is a live tab; a gone requester decides nothing
-	}
-	c.log.Info("a session's socket did not answer a ping; closing it for the session's new socket", zap.Error(err))
-	c.peer.Close(errors.New("replaced by a new socket of its session"))
-	return false
 }
 
 // fork gives a second tab of a live session its own session with a copy of the history,

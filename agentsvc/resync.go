@@ -7,6 +7,7 @@ package agentsvc
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -140,6 +141,17 @@ func (ls *liveSession) recoverInterrupted(turnID, text, label string) {
 	ls.log.Info("marked an interrupted turn", zap.String("turn", turnID), zap.String("endedAs", label))
 }
 
-// turnInterrupted is byomcp_turns_total's label for a turn a crash, a replica's death or a
-// store failure cut short (its turn_end has stopReason error and interrupted: true).
-const turnInterrupted = "interrupted"
+// goneFromStore handles a session that the store no longer has when it is read back: an
+// operator deleted it (this replica heard of it: Forget, here or through another replica),
+// and it goes as Forget has it go (its tab told "conversation deleted"); or the store lost it
+// (expired, or a store that lost data): its tab is sent back to start a new one.
+func (ls *liveSession) goneFromStore() {
+	srv := ls.hub.srv
+	if srv.deleted.Has(ls.id, time.Now()) {
+		ls.log.Info("the session was deleted by the operator; its tab is told so")
+		go srv.forgetHere(ls.id)
+		return
+	}
+	ls.log.Error("the session is gone from the store (expired, or lost by the store); its socket is closed so that the page starts a new one")
+	ls.closeConn("the session is gone from the store")
+}

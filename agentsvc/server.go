@@ -4,8 +4,6 @@ package agentsvc
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -288,19 +286,4 @@ func (s *Server) ConnCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.conns)
-}
-
-func randomID(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b)
-}
-
-func truncateReason(s string) string {
-	if len(s) > 120 { // a close frame's reason must fit in 123 bytes
-		return s[:120]
-	}
-	return s
 }

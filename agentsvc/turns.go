@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
@@ -23,43 +21,6 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
-
-type runningTurn struct {
-	id     string
-	cancel context.CancelCauseFunc
-	done   chan struct{}
-	result wire.ChatResult
-	// caller is the socket whose agent/chat started the turn; replied is closed once that
-	// request's answer is queued. The turn holds Server.turns until then, so that Shutdown
-	// does not close the socket before the page has its answer.
-	caller  *pageConn
-	replied chan struct{}
-	// clientTurnID is the page's id for the message (agent/chat clientTurnId); startSeq the
-	// seq of its turn_start. Both are set before the turn is visible in liveSession.turn.
-	clientTurnID string
-	startSeq     int64
-	// ending is set just before the turn's turn_end is numbered: the page may see it (and
-	// send its next message) before the turn has let the session go, so the next turn waits
-	// for it (endingWait) instead of being refused.
-	ending atomic.Bool
-}
-
-// endingWait bounds how long a new turn waits for the previous one to finish ending.
-const endingWait = 5 * time.Second
-
-// waitEnded waits (bounded) for a turn whose turn_end is out to let the session go; false
-// when it is not ending, or did not finish in time.
-func (rt *runningTurn) waitEnded() bool {
-	if !rt.ending.Load() {
-		return false
-	}
-	select {
-	case <-rt.done:
-		return true
-	case <-time.After(endingWait):
-		return false
-	}
-}
 
 // chat handles agent/chat: it starts the turn, which runs on its own (it outlives the
 // socket when a tool navigates), and answers when the turn ends. A cancelled request
@@ -83,7 +44,7 @@ func (h *hub) chat(ctx context.Context, c *pageConn, p wire.ChatParams) (any, er
 		return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, fmt.Sprintf("clientTurnId is longer than %d bytes", wire.MaxClientTurnID))
 	}
 	rt, err := h.startTurn(ls, c, p.Text, p.ClientTurnID)
-	settled(ctx) // the socket's next agent/* request may start (see Server.registerHandlers)
+	settleRequest(ctx) // the socket's next agent/* request may start (see Server.registerHandlers)
 	if err != nil {
 		if errors.Is(err, wire.ErrStoreDown) {
 			h.metrics.refused.WithLabelValues("store_down").Inc() // an outage an operator must see
