@@ -62,7 +62,7 @@ func (ls *liveSession) attachOnce(c *pageConn, from int64, older []store.Event) 
 			return 0, false
 		}
 		if ls.st.Stale == session.TakenBack { // what was written meanwhile reaches the page now
-			go ls.hub.srv.guard("resync", func() { _ = ls.resync() })
+			go ls.hub.guard("resync", func() { _ = ls.resync() })
 		}
 	}
 	// older (read from the store before) plus the tail cover everything persisted, unless
@@ -149,7 +149,7 @@ func (ls *liveSession) takeBackLocked() (moved string) {
 func (ls *liveSession) claimBack(claim bool) (claimed, joined bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			ls.hub.srv.reportPanic(ls.log, "take_back", v)
+			ls.hub.reportPanic(ls.log, "take_back", v)
 			claimed, joined = false, false
 		}
 	}()
@@ -162,10 +162,10 @@ func (ls *liveSession) claimBack(claim bool) (claimed, joined bool) {
 // another replica holds it now. A store that does not answer does not lock the page out (as
 // hub.claim). No lock is held.
 func (ls *liveSession) claimAgain() bool {
-	srv := ls.hub.srv
+	h := ls.hub
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ok, _, err := srv.store.Claim(ctx, ls.id, srv.owner, srv.cfg.ClaimTTL)
+	ok, _, err := h.store.Claim(ctx, ls.id, h.owner, h.cfg.ClaimTTL)
 	if err != nil {
 		ls.log.Warn("claiming a session again", zap.Error(err))
 		return true

@@ -195,7 +195,7 @@ func (ls *liveSession) flushContained() {
 		if v == nil {
 			return
 		}
-		ls.hub.srv.reportPanic(ls.log, "flusher", v)
+		ls.hub.reportPanic(ls.log, "flusher", v)
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
 		ls.failWritesLocked(fmt.Errorf("agent: the session's flusher failed: %v", v), 0)
@@ -209,13 +209,13 @@ func (ls *liveSession) flushContained() {
 // this replica in the same step: another replica that resumes it at once (a twin tab) must
 // never find it unclaimed, take it and close this turn as interrupted.
 func (ls *liveSession) write(create *store.Session, b store.Batch) error {
-	srv := ls.hub.srv
+	h := ls.hub
 	start := time.Now()
 	err := ls.retried("writing session events", func(ctx context.Context) error {
-		return writeBatch(ctx, srv.store, ls.id, create, srv.owner, srv.cfg.ClaimTTL, b)
+		return writeBatch(ctx, h.store, ls.id, create, h.owner, h.cfg.ClaimTTL, b)
 	})
 	if err == nil {
-		srv.metrics.storeWrites.Observe(time.Since(start).Seconds())
+		h.metrics.storeWrites.Observe(time.Since(start).Seconds())
 	}
 	return err
 }
@@ -256,7 +256,7 @@ func (ls *liveSession) retried(what string, op func(ctx context.Context) error) 
 // Its history and first events are written by the flusher with the turn's first batch.
 // ls.mu is not held.
 func (ls *liveSession) ensureCreated() error {
-	srv := ls.hub.srv
+	h := ls.hub
 	ls.mu.Lock()
 	done := ls.st.Created()
 	s := &store.Session{ID: ls.id, Origin: ls.origin, Page: ls.page}
@@ -265,7 +265,7 @@ func (ls *liveSession) ensureCreated() error {
 		return nil
 	}
 	err := ls.retried("creating the session", func(ctx context.Context) error {
-		return srv.store.CreateClaimed(ctx, s, srv.owner, srv.cfg.ClaimTTL)
+		return h.store.CreateClaimed(ctx, s, h.owner, h.cfg.ClaimTTL)
 	})
 	// ErrExists: an earlier attempt created it (ids are random), or another request of this
 	// session's did at the same time.

@@ -22,6 +22,7 @@ import (
 //
 // hub.mu guards the maps only: no other lock is taken while it is held (lockcheck.go).
 type hub struct {
+	*guardian
 	srv     *Server
 	store   store.Store // the server's store, through the lock check in tests
 	owner   string      // this process's id as a session owner
@@ -58,9 +59,9 @@ type parkedEntry struct {
 }
 
 func newHub(s *Server) *hub {
-	h := &hub{srv: s, store: s.store, owner: s.owner, cfg: &s.cfg, metrics: s.metrics, log: s.log, relay: s.relay,
+	h := &hub{guardian: s.guardian, srv: s, store: s.store, owner: s.owner, cfg: &s.cfg, metrics: s.metrics, log: s.log, relay: s.relay,
 		live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax}
-	go h.srv.loopUntil(h.srv.renewing, "renew_claims", h.renewClaims)
+	go h.loopUntil(h.srv.renewing, "renew_claims", h.renewClaims)
 	return h
 }
 

@@ -71,7 +71,7 @@ func (px *proxy) follow(ctx context.Context) error {
 	px.mu.Lock()
 	px.unsub = unsub
 	px.mu.Unlock()
-	go px.h.srv.guard("proxy_pump", px.pump)
+	go px.h.guard("proxy_pump", px.pump)
 	return nil
 }
 
@@ -338,7 +338,7 @@ func (h *hub) watchProxies() {
 		cancel()
 		if err == nil && ok {
 			px.log.Info("the replica running this session's turn stopped renewing its claim; taking the session over")
-			go h.srv.guard("proxy_take_over", px.takeOver)
+			go h.guard("proxy_take_over", px.takeOver)
 		}
 	}
 }

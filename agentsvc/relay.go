@@ -36,6 +36,7 @@ import (
 //
 // Lock order: mu is a leaf.
 type relay struct {
+	*guardian
 	srv   *Server
 	bus   store.Bus
 	me    string
@@ -62,7 +63,7 @@ func newRelay(ctx context.Context, s *Server) (*relay, error) {
 	if bus == nil {
 		return nil, nil
 	}
-	r := &relay{srv: s, bus: bus, me: s.owner, waits: map[int64]chan relayMsg{},
+	r := &relay{guardian: s.guardian, srv: s, bus: bus, me: s.owner, waits: map[int64]chan relayMsg{},
 		links: map[string]*remotePage{}, proxies: map[string]*proxy{}, calls: map[string]context.CancelFunc{}}
 	unsub, err := bus.Subscribe(ctx, "r:"+r.me, r.deliver)
 	if err != nil {
@@ -99,7 +100,7 @@ func (r *relay) deliver(_ string, raw []byte) {
 	}
 	var m relayMsg
 	if err := json.Unmarshal(raw, &m); err != nil {
-		r.srv.log.Warn("relay: unreadable message", zap.Error(err))
+		r.log.Warn("relay: unreadable message", zap.Error(err))
 		return
 	}
 	if !r.speaks(m) {
@@ -115,7 +116,7 @@ func (r *relay) deliver(_ string, raw []byte) {
 		}
 		return
 	}
-	go r.srv.guard("relay_"+m.Kind, func() { r.handle(m) })
+	go r.guard("relay_"+m.Kind, func() { r.handle(m) })
 }
 
 func (r *relay) send(ctx context.Context, to string, m relayMsg) error {
@@ -182,7 +183,7 @@ func (r *relay) reply(req relayMsg, rep relayMsg) {
 	ctx, cancel := context.WithTimeout(context.Background(), relayWait)
 	defer cancel()
 	if err := r.send(ctx, req.From, rep); err != nil {
-		r.srv.log.Debug("relay: replying", zap.Error(err))
+		r.log.Debug("relay: replying", zap.Error(err))
 	}
 }
 
@@ -303,7 +304,7 @@ func (r *relay) speaks(m relayMsg) bool {
 		}
 	case m.ID != 0 && m.Kind != relayUncall && m.From != "" && m.From != r.me:
 		// A message with an id is a request (uncall, a notice, names the call it cancels).
-		go r.srv.guard("relay_version", func() {
+		go r.guard("relay_version", func() {
 			r.reply(m, relayMsg{Status: stVersion, Message: fmt.Sprintf("this replica speaks relay version %d; it does not read %.40q of version %d", wire.RelayVersion, m.Kind, m.V)})
 		})
 	}
@@ -325,6 +326,6 @@ func (r *relay) warnVersion(m relayMsg) {
 	}
 	v.warned[m.From] = now
 	r.mu.Unlock()
-	r.srv.log.Warn("relay: ignoring messages of a version or kind this replica does not speak (replicas of two versions share the bus: they do not answer each other until all run one version)",
+	r.log.Warn("relay: ignoring messages of a version or kind this replica does not speak (replicas of two versions share the bus: they do not answer each other until all run one version)",
 		zap.String("replica", clipRunes(m.From, 64)), zap.Int("version", m.V), zap.String("kind", clipRunes(m.Kind, 40)), zap.Int("speaks", wire.RelayVersion))
 }

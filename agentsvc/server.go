@@ -44,6 +44,8 @@ const Version = "0.1.0"
 // logged with its stack, counted in byomcp_panics_total{where}, reported to Config.OnPanic;
 // a socket then closes with 1011, a turn ends with stopReason error, a loop goes on.
 type Server struct {
+	*guardian // recovers, logs and counts the panics of its goroutines
+
 	cfg   Config
 	store store.Store // cfg.Store, through the lock check when it is on (lockcheck.go)
 	log   *zap.Logger
@@ -114,6 +116,7 @@ func NewServer(cfg Config) (*Server, error) {
 		stopping: make(chan struct{}),
 		renewing: make(chan struct{}),
 	}
+	s.guardian = &guardian{log: s.log, panics: s.metrics.panics, onPanic: cfg.OnPanic}
 	s.store = cfg.Store
 	if lockCheck.Load() {
 		s.store = checkedStore{cfg.Store}

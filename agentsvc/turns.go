@@ -241,14 +241,14 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	if v == nil {
 		return
 	}
-	h.srv.reportPanic(ls.log, "turn", v)
+	h.reportPanic(ls.log, "turn", v)
 	select {
 	case <-rt.done: // ended and answered; the panic came after
 		return
 	default:
 	}
 	const text = "The agent failed while answering (an internal error). Please ask again."
-	h.srv.guard("turn", func() {
+	h.guard("turn", func() {
 		none := ""
 		ls.emit(&wire.TurnEndEvent{EventHeader: wire.EventHeader{Type: wire.EventTurnEnd, TurnID: rt.id}, StopReason: wire.StopError, Text: text}, markEnd(rt.id, nil, wire.StopError, text), &none)
 	})
@@ -260,7 +260,7 @@ func (h *hub) recoverTurn(ls *liveSession, rt *runningTurn) {
 	}
 	ls.mu.Unlock()
 	close(rt.done) // only this goroutine closes it, and it had not
-	h.srv.guard("turn", func() { h.evict(ls) })
+	h.guard("turn", func() { h.evict(ls) })
 }
 
 // outcomeUnknown answers a call of an interrupted turn whose result never came back.
