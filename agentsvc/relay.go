@@ -37,6 +37,7 @@ import (
 // Lock order: mu is a leaf.
 type relay struct {
 	*guardian
+	cfg   *Config // read only
 	srv   *Server
 	bus   store.Bus
 	me    string
@@ -63,7 +64,7 @@ func newRelay(ctx context.Context, s *Server) (*relay, error) {
 	if bus == nil {
 		return nil, nil
 	}
-	r := &relay{guardian: s.guardian, srv: s, bus: bus, me: s.owner, waits: map[int64]chan relayMsg{},
+	r := &relay{guardian: s.guardian, srv: s, cfg: &s.cfg, bus: bus, me: s.owner, waits: map[int64]chan relayMsg{},
 		links: map[string]*remotePage{}, proxies: map[string]*proxy{}, calls: map[string]context.CancelFunc{}}
 	unsub, err := bus.Subscribe(ctx, "r:"+r.me, r.deliver)
 	if err != nil {

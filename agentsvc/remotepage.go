@@ -71,7 +71,7 @@ func (rp *remotePage) closeLink() {
 // remoteTools asks the page's replica for the page's tools; ok is false when that replica
 // no longer serves the page (or does not answer).
 func (rp *remotePage) remoteTools(ctx context.Context, late bool) (list []*wire.PageTool, ok bool) {
-	ctx, cancel := context.WithTimeout(ctx, rp.r.srv.cfg.HandshakeTimeout+relayWait)
+	ctx, cancel := context.WithTimeout(ctx, rp.r.cfg.HandshakeTimeout+relayWait)
 	defer cancel()
 	_, ch, forget, err := rp.r.request(ctx, rp.replica, relayMsg{Kind: relayTools, Link: rp.link, Session: rp.session, Late: late})
 	if err != nil {
@@ -106,7 +106,7 @@ func (rp *remotePage) confirmCall(ctx context.Context, name string, args json.Ra
 
 // routedCall runs a page tool's call, or a confirmation (confirm), on the page's replica.
 func (rp *remotePage) routedCall(ctx context.Context, name string, args json.RawMessage, confirm bool) tools.Outcome {
-	cfg := rp.r.srv.cfg
+	cfg := rp.r.cfg
 	// The page's replica enforces the tool's time-outs; this bound only covers a replica that
 	// never answers (it died with the socket, or the bus lost the answer).
 	hard, cancel := context.WithTimeout(ctx, cfg.ToolMaxTimeout+relayWait)

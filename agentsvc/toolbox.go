@@ -37,13 +37,13 @@ func (t *sessionTools) Defs(ctx context.Context) []chat.ToolDef {
 	var defs []chat.ToolDef
 	// A page that turns out to be gone (on another replica) is dropped, and the next one is
 	// waited for, within ReconnectWait in all.
-	deadline := time.Now().Add(t.srv.cfg.ReconnectWait)
+	deadline := time.Now().Add(t.ls.hub.cfg.ReconnectWait)
 	for {
 		c := t.ls.currentPage(ctx, time.Until(deadline))
 		if c == nil {
 			break
 		}
-		rctx, cancel := context.WithTimeout(ctx, t.srv.cfg.HandshakeTimeout)
+		rctx, cancel := context.WithTimeout(ctx, t.ls.hub.cfg.HandshakeTimeout)
 		list, ok := c.pageTools(rctx, t.page != nil && c != t.page)
 		cancel()
 		if ok {
@@ -100,7 +100,7 @@ func serverKey(modelName string) string { return "\x00server:" + modelName }
 func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outcome) {
 	start := time.Now()
 	kind := "page"
-	defer func() { t.srv.metrics.observeTool(kind, out.Label(), time.Since(start)) }()
+	defer func() { t.ls.hub.metrics.observeTool(kind, out.Label(), time.Since(start)) }()
 	orig, ok := t.ls.namer.Original(call.Name)
 	if !ok {
 		return tools.Unknown(call.Name)
@@ -116,12 +116,12 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 				return out
 			}
 		}
-		return mcpservers.CallTool(ctx, t.srv.cfg.ServerTools, mcpservers.AudienceWeb, name, args, t.srv.cfg.Limits.MaxOutput)
+		return mcpservers.CallTool(ctx, t.ls.hub.cfg.ServerTools, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
 	}
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
 	// can sit under the call in the transcript).
 	t.ls.waitFlushed(ctx)
-	c := t.ls.currentPage(ctx, t.srv.cfg.ReconnectWait)
+	c := t.ls.currentPage(ctx, t.ls.hub.cfg.ReconnectWait)
 	switch {
 	case c != nil:
 		return c.callTool(ctx, orig, args)
@@ -147,7 +147,7 @@ func (s *Server) confirmsServerTool(origin, name string) bool {
 func (t *sessionTools) confirm(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool) {
 	// The page sees the tool_call event before the question (its card sits under the call).
 	t.ls.waitFlushed(ctx)
-	c := t.ls.currentPage(ctx, t.srv.cfg.ReconnectWait)
+	c := t.ls.currentPage(ctx, t.ls.hub.cfg.ReconnectWait)
 	switch {
 	case c != nil:
 		return c.confirmCall(ctx, name, args)
