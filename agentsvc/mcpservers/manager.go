@@ -65,6 +65,12 @@ type Options struct {
 	ClientVersion string
 	// HTTPTransport carries requests to URL servers; nil means http.DefaultTransport.
 	HTTPTransport http.RoundTripper
+	// Elicit, when set, answers a server's request for the user's input (elicitation/create,
+	// in form or URL mode, including the input requests of a multi-round-trip tool call):
+	// the servers are told the client can elicit. server is the server's name. While it
+	// runs, that server's calls do not time out for want of progress (MaxTimeout still
+	// bounds them). nil: servers are told nothing of elicitation, and cannot ask.
+	Elicit func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 }
 
 func (o *Options) setDefaults() {
@@ -370,6 +376,10 @@ func (m *Manager) callWithTimeout(ctx context.Context, s *server, cs *mcp.Client
 			case <-progress:
 				idleTimer.Reset(idle)
 			case <-idleTimer.C:
+				if s.asking.Load() > 0 { // the server waits for the user's answer
+					idleTimer.Reset(idle)
+					continue
+				}
 				cancel(&timeoutError{tool: t.ModelName, after: idle})
 				return
 			case <-hardTimer.C:

@@ -16,9 +16,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/byomcp/byomcp/agentsvc/tools"
 )
 
 // server is one configured MCP server and its current session. One goroutine (run) owns
@@ -30,6 +31,9 @@ type server struct {
 	log     *zap.Logger
 	timeout time.Duration
 	client  *mcp.Client
+	// asking counts the requests for the user's input (Options.Elicit) under way: while
+	// any is, the server's calls do not time out for want of progress.
+	asking  atomic.Int32
 	relist  chan struct{} // buffer 1: list_changed notifications coalesce
 	tried   chan struct{} // closed after the first attempt
 	tryOnce sync.Once
@@ -74,8 +78,9 @@ func (m *Manager) newServer(cfg ServerConfig) *server {
 	if keepAlive < 0 {
 		keepAlive = 0
 	}
-	s.client = mcp.NewClient(&mcp.Implementation{Name: m.o.ClientName, Version: m.o.ClientVersion}, &mcp.ClientOptions{
-		// No roots, sampling or elicitation: the agent offers servers nothing but calls.
+	opts := &mcp.ClientOptions{
+		// No roots or sampling: the agent offers servers calls, and elicitation when
+		// Options.Elicit is set.
 		Capabilities: &mcp.ClientCapabilities{},
 		KeepAlive:    keepAlive,
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -89,7 +94,19 @@ func (m *Manager) newServer(cfg ServerConfig) *server {
 				s.progressed(token)
 			}
 		},
-	})
+	}
+	if elicit := m.o.Elicit; elicit != nil {
+		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			s.asking.Add(1)
+			defer func() {
+				s.asking.Add(-1)
+				s.progressedAll() // the calls' idle time starts again from the answer
+			}()
+			return elicit(ctx, s.cfg.Name, req.Params)
+		}
+	}
+	s.client = mcp.NewClient(&mcp.Implementation{Name: m.o.ClientName, Version: m.o.ClientVersion}, opts)
 	return s
 }
 
@@ -468,6 +485,22 @@ func (s *server) unwatchProgress(token string) {
 	s.mu.Lock()
 	delete(s.progress, token)
 	s.mu.Unlock()
+}
+
+// progressedAll counts as progress for every call of the server under way.
+func (s *server) progressedAll() {
+	s.mu.Lock()
+	chans := make([]chan struct{}, 0, len(s.progress))
+	for _, ch := range s.progress {
+		chans = append(chans, ch)
+	}
+	s.mu.Unlock()
+	for _, ch := range chans {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (s *server) progressed(token string) {

@@ -77,7 +77,11 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	for _, w := range cfg.Warnings {
 		fmt.Fprintf(stderr, "[mcp] %s\n", w)
 	}
-	mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp")})
+	// One reader of the input: the questions between turns, and what a server asks the
+	// person during a turn (elicitation), which nothing else reads then.
+	in := bufio.NewReader(stdin)
+	ask := &asker{in: in, out: stdout}
+	mgr := mcpservers.Start(ctx, cfg, mcpservers.Options{Logger: log.Named("mcp"), Elicit: ask.elicit})
 	defer mgr.Close()
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	_ = mgr.WaitReady(wctx) // a server still starting is reported below and joins when ready
@@ -95,7 +99,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fmt.Fprintf(stderr, "[model] %s\n", desc)
 
 	var history []chat.Message
-	ask := func(q string) error {
+	turn := func(q string) error {
 		out := &terminal{w: stdout}
 		res := loop.Run(ctx, loop.Turn{
 			ID:      fmt.Sprintf("cli-%d", len(history)),
@@ -118,7 +122,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return nil
 	}
 	if q := strings.TrimSpace(strings.Join(fset.Args(), " ")); q != "" {
-		if err := ask(q); err != nil {
+		if err := turn(q); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -126,7 +130,6 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return nil
 	}
-	in := bufio.NewReader(stdin)
 	for {
 		fmt.Fprint(stdout, "> ")
 		line, tooLong, err := readQuestion(in, maxQuestion)
@@ -149,7 +152,7 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case "exit", "quit", "/exit", "/quit":
 			return nil
 		}
-		if err := ask(q); err != nil {
+		if err := turn(q); err != nil {
 			fmt.Fprintf(stdout, "[error] %v\n", err)
 		}
 		if ctx.Err() != nil {

@@ -582,3 +582,56 @@ func TestChatInterruptedQuestionFails(t *testing.T) {
 		t.Fatalf("an interrupted question ended without an error; stdout %q", out.String())
 	}
 }
+
+// TestChatAsksForAServersInput: server-everything's trigger-elicitation-request asks the
+// person at the terminal for a form of every kind of field MCP allows; the terminal asks
+// field by field, asks again after an answer that does not fit, and the answers reach the
+// server and, in its result, the model. /decline refuses the next one.
+func TestChatAsksForAServersInput(t *testing.T) {
+	node, entry := mcpserverstest.Everything(t)
+	cfg := writeMCPConfig(t, map[string]any{"everything": map[string]any{"command": node, "args": []string{entry, "stdio"}}})
+	fake := llmtest.NewServer(t,
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_f", Name: "everything__trigger-elicitation-request", Args: `{}`}}},
+		llmtest.Step{Text: "Thanks, noted."},
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_g", Name: "everything__trigger-elicitation-request", Args: `{}`}}},
+		llmtest.Step{Text: "Understood."},
+	)
+	// The question first, then the form's answers: name (required), then the others in the
+	// order of their names: birthdate, check, email (one wrong first), firstLine, homepage,
+	// integer, legacyTitledEnum, number, titledMultipleSelectEnum, titledSingleSelectEnum,
+	// untitledMultipleSelectEnum, untitledSingleSelectEnum. Then a second question, declined.
+	stdin := strings.Join([]string{
+		"fill in the form",
+		"Jane Doe", "", "y", "jane at example", "jane@example.com", "", "", "7", "Dogs", "", "", "2", "", "",
+		"and again", "/decline", "",
+	}, "\n")
+	stdout, stderr, err := runChatCmd(t, stdin, fakeModelEnv(t, fake), "--mcp-config", cfg)
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	for _, want := range []string{
+		"[mcp] everything asks: Please provide inputs for the following fields:",
+		"  String: Your full, legal name\n",
+		"  ! an e-mail address",
+		"    1 Superman   2 Green Lantern   3 Wonder Woman [Superman]",
+		"[mcp] your answers went to everything",
+		"[mcp] everything was told you declined",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the terminal did not show %q:\n%s", want, stdout)
+		}
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("got %d model requests, want 4\n%s", len(reqs), stdout)
+	}
+	result := reqs[1].LastMessage().Content
+	for _, want := range []string{"- Name: Jane Doe", "- Agreed to terms: true", "- Email: jane@example.com", "- Favorite Integer: 7", `"titledSingleSelectEnum": "hero-2"`, `"legacyTitledEnum": "pet-2"`} {
+		if !strings.Contains(result, want) {
+			t.Errorf("the tool's result, as the model read it, lacks %q:\n%s", want, result)
+		}
+	}
+	if declined := reqs[3].LastMessage().Content; !strings.Contains(declined, "declined") {
+		t.Errorf("the declined form's result: %q", declined)
+	}
+}
