@@ -94,7 +94,10 @@ export const CARD_STYLE = `
 .confirm-args [aria-invalid="true"] { border-color: var(--_danger); }
 .confirm-error { margin: 2px 0 0; font-size: 12.5px; font-weight: 400; color: var(--_danger); white-space: normal; }
 .confirm-why { margin: 0 0 10px; font-size: 14px; }
-.confirm-why summary { min-height: 44px; display: flex; align-items: center; cursor: pointer; color: var(--_label); }
+.confirm-why summary { min-height: 44px; display: flex; align-items: center; gap: 6px; cursor: pointer; color: var(--_label); list-style: none; }
+.confirm-why summary::-webkit-details-marker { display: none; }
+.confirm-why summary::before { content: "▸"; }
+.confirm-why[open] summary::before { content: "▾"; }
 .confirm-why label { display: block; margin: 0 0 4px; color: var(--_label); font-size: 13px; }
 .confirm-actions { display: flex; justify-content: flex-end; flex-wrap: wrap; gap: 8px; }
 .confirm-actions .confirm-edit { margin-right: auto; }
