@@ -157,7 +157,9 @@ export class ToolHost extends EventTarget {
     }
     if (this.#tools.has(name)) throw invalidState(`registerTool: a tool named "${name}" is already registered`);
     if (signal?.aborted) return { unregister() {} };
-    const listed = meta && typeof summary === 'function' ? { ...meta, [META_SUMMARY]: undefined } : meta;
+    // A summary function stays in the page: the agent is listed the rest of _meta, if any.
+    const rest = meta && typeof summary === 'function' ? Object.fromEntries(Object.entries(meta).filter(([k]) => k !== META_SUMMARY)) : meta;
+    const listed = rest && Object.keys(rest).length > 0 ? rest : undefined;
     const cardSchema = /** @type {any} */ (tool)[CARD_SCHEMA];
     /** @type {Entry} */
     const entry = {

@@ -162,6 +162,9 @@ test('an approval that changed nothing adds no note; a summary function stays in
   assert.equal(asked[0].tool.summary, summary);
   const list = await request(Method.ToolsList, {});
   assert.deepEqual(list.result.tools[0]._meta, { other: 1 }, 'a function is not JSON: it is not listed');
+  host.registerTool({ ...booking([]), name: 'only_fn', _meta: { 'byomcp/summary': summary } });
+  const listed = (await request(Method.ToolsList, {})).result.tools.find((/** @type {any} */ t) => t.name === 'only_fn');
+  assert.equal('_meta' in listed, false, 'nothing left to list: no _meta');
   assert.throws(() => host.registerTool({ ...booking([]), name: 'bad', _meta: { 'byomcp/summary': 5 } }), /must be a string or a function/);
   assert.throws(() => host.registerTool({ ...booking([]), name: 'bad2', _meta: [] }), /_meta of "bad2" must be an object/);
 });
