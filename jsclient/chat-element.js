@@ -12,7 +12,8 @@
  * --byomcp-border, --byomcp-surface, --byomcp-font, --byomcp-radius, --byomcp-width,
  * --byomcp-height, --byomcp-offset, --byomcp-z-index; parts: launcher, panel, header, title,
  * status, close, banner, transcript, message, user, assistant, tool, note, error, retry, confirm,
- * confirm-ok, confirm-cancel, composer, input, send, stop, suggestion, footer.
+ * confirm-summary, confirm-edit, confirm-reason, confirm-ok, confirm-cancel, composer, input, send, stop,
+ * suggestion, footer.
  */
 
 import { DEFAULT_STRINGS, resolveStrings } from './strings.js';

@@ -208,6 +208,7 @@ test('on a 360x640 phone the card fits and keeps the focus; a decline with a rea
     const reason = page.locator(`${W.confirm} .confirm-why input`);
     await reason.fill('I would rather see the Civic first');
     await page.screenshot({ path: '/tmp/card-phone-reason.png' });
+    assert.deepEqual(await seriousInWidget(page), []);
     await reason.press('Escape'); // Escape declines, with the reason typed
 
     await page.locator(W.text).filter({ hasText: 'Model read:' }).waitFor();
