@@ -123,7 +123,7 @@ export function boot({ element: el, scriptURL, script, launcher, html }) {
       suggestions: pageSuggestions ? undefined : site.suggestions,
     });
   });
-  host.setConfirmHandler((request) => element.confirm({ ...request, tool: toolInfo(request.name) ?? undefined }));
+  host.setConfirmHandler((request) => element.confirm({ ...request, tool: request.tool ?? toolInfo(request.name) ?? undefined }));
 
   const start = () => {
     if (!element.isConnected) document.documentElement.append(element); // see widget.js's mount

@@ -12,12 +12,16 @@
  * --byomcp-border, --byomcp-surface, --byomcp-font, --byomcp-radius, --byomcp-width,
  * --byomcp-height, --byomcp-offset, --byomcp-z-index; parts: launcher, panel, header, title,
  * status, close, banner, transcript, message, user, assistant, tool, note, error, retry, confirm,
- * confirm-ok, confirm-cancel, composer, input, send, stop, suggestion, footer.
+ * confirm-summary, confirm-edit, confirm-reason, confirm-ok, confirm-cancel, composer, input, send, stop,
+ * suggestion, footer.
  */
 
 import { DEFAULT_STRINGS, resolveStrings } from './strings.js';
-import { askConfirmation, humanize, toolLabel } from './confirm-card.js';
+import { humanize, toolLabel } from './labels.js';
 import { Dock, adoptStyle } from './layout.js';
+
+/** @type {Promise<typeof import('./confirm-card.js')>|null} the card's module, loaded at the first confirmation */
+let cardModule = null;
 import { STYLE, TEMPLATE } from './chat-style.js';
 import { Scroller } from './scroller.js';
 import { Conversation } from './conversation.js';
@@ -45,6 +49,7 @@ export class ChatElement extends Base {
   /** @type {Conversation|null} */ #conv = null;
   #scroller;
   #pendingConfirms = 0;
+  #cardStyled = false;
   /** @type {string} */ #state = 'idle';
   /** @type {(name: string) => any} */ #toolInfoFn = () => null;
   /** @type {Dock|null} */ #dock = null;
@@ -219,24 +224,40 @@ export class ChatElement extends Base {
   }
 
   /**
-   * Asks the user to confirm a tool call inside the panel (opening it when closed). Resolves
-   * true on Confirm, false on Cancel or when signal aborts (the card is then withdrawn).
-   * @param {{name: string, args?: unknown, annotations?: unknown, signal?: AbortSignal, tool?: import('./confirm-card.js').ToolInfo}} request
-   *   tool: what the page registered (title, inputSchema), to label the call; looked up with the
-   *   toolInfo function given to attach() when absent
-   * @returns {Promise<boolean>}
+   * Asks the user to confirm a tool call inside the panel (opening it when closed), with the
+   * confirmation card (confirm-card.js, loaded now the first time). Resolves with the answer:
+   * approved on Confirm (with the arguments when the visitor edited them), not approved on
+   * Cancel or Escape (with the visitor's reason when they gave one) or when signal aborts (the
+   * card is then withdrawn).
+   * @param {{name: string, args?: unknown, annotations?: unknown, signal?: AbortSignal, tool?: import('./labels.js').ToolInfo}} request
+   *   tool: what the page registered (title, inputSchema, _meta), to label the call; looked up
+   *   with the toolInfo function given to attach() when absent
+   * @returns {Promise<import('./confirm-card.js').Answer>}
    */
-  confirm({ name, args, signal, tool }) {
-    if (signal?.aborted) return Promise.resolve(false);
+  async confirm({ name, args, signal, tool }) {
+    if (signal?.aborted) return { approved: false };
+    cardModule ??= import('./confirm-card.js').catch((err) => {
+      cardModule = null; // a later confirmation tries again
+      throw err;
+    });
+    const { askConfirmation, CARD_STYLE } = await cardModule;
+    if (!this.#cardStyled) {
+      this.#cardStyled = true;
+      adoptStyle(this.#root, CARD_STYLE);
+    }
+    if (signal?.aborted) return { approved: false };
     const active = this.#conv?.active;
     const view = active && !active.done ? active : null;
+    const info = tool ?? this.#toolInfo(name);
     /** @type {string|null} */ let callId = null; // the call's entry the card follows
-    const answer = askConfirmation({
+    const answer = await askConfirmation({
       doc: this.#doc(),
       strings: this.#s,
       name,
+      label: toolLabel(name, info),
       args,
-      info: tool ?? this.#toolInfo(name),
+      info,
+      humanize,
       signal,
       place: (card) => {
         // After the call's running entry, else at the end of the running turn.
@@ -261,10 +282,8 @@ export class ChatElement extends Base {
       },
     });
     // An allowed call keeps its "You allowed …" note after a reload (a declined one's result says so).
-    return answer.then((approved) => {
-      if (approved && callId) this.#conv?.noteAllowed(callId);
-      return approved;
-    });
+    if (answer.approved && callId) this.#conv?.noteAllowed(callId);
+    return answer;
   }
 
   // ---- wiring ---------------------------------------------------------------------------

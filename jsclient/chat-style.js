@@ -208,24 +208,6 @@ button:disabled { cursor: default; opacity: .55; }
   min-height: 44px; min-width: 44px; border: 1px solid currentColor; background: var(--_bg); color: var(--_danger); border-radius: 8px; padding: 4px 14px; font-size: 13.5px;
 }
 
-.confirm {
-  margin: 0 0 10px; padding: 12px 14px; border-radius: 14px; border: 1.5px solid var(--_accent);
-  background: var(--_bg); box-shadow: 0 6px 18px -8px rgb(15 23 42 / .25);
-}
-.confirm:focus-visible { outline-offset: 2px; }
-.confirm-title { margin: 0 0 2px; font-size: 13px; color: var(--_label); }
-.confirm-action { margin: 0 0 4px; font-weight: 650; font-size: 15.5px; }
-.confirm-body { margin: 0 0 8px; font-size: 14px; color: var(--_label); }
-.confirm-args { margin: 0 0 10px; display: grid; grid-template-columns: minmax(7em, auto) 1fr; gap: 5px 12px; font-size: 14px; }
-.confirm-args dt { color: var(--_label); }
-.confirm-args dt small { display: block; font-size: 12px; }
-.confirm-args dd { margin: 0; overflow-wrap: anywhere; white-space: pre-wrap; font-weight: 600; }
-.confirm-actions { display: flex; justify-content: flex-end; gap: 8px; }
-.confirm-hint { margin: 8px 0 0; font-size: 12px; color: var(--_label); text-align: right; }
-.btn { min-height: 44px; min-width: 44px; border-radius: 10px; padding: 7px 18px; font-weight: 600; font-size: 14px; }
-.btn-secondary { border: 1px solid var(--_border); background: var(--_bg); }
-.btn-primary { border: 1px solid var(--_accent); background: var(--_accent); color: var(--_accent-fg); }
-
 .thinking { display: flex; gap: 4px; padding: 6px 2px 10px; }
 .thinking span { width: 7px; height: 7px; border-radius: 50%; background: var(--_muted); opacity: .5; animation: blink 1.2s infinite ease-in-out; }
 .thinking span:nth-child(2) { animation-delay: .2s; }
@@ -288,13 +270,12 @@ button:disabled { cursor: default; opacity: .55; }
   }
   :host(:not([layout="docked"])[open]) .launcher { display: none; }
 }
-@media (hover: none), (pointer: coarse) { .confirm-hint { display: none; } }
 @media (prefers-reduced-motion: reduce) {
   .panel, :host([open]) .panel, .launcher { transition: none; }
   .thinking span, .tool[data-state="running"] .tool-icon { animation-duration: 0s; }
 }
 @media (forced-colors: active) {
-  .launcher, .send, .stop, .user, .btn-primary { border: 1px solid CanvasText; }
+  .launcher, .send, .stop, .user { border: 1px solid CanvasText; }
 }
 `;
 

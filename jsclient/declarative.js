@@ -5,6 +5,7 @@
 // the page answers through SubmitEvent.agentInvoked / respondWith(promise).
 
 import { toLogger } from './wsrpc.js';
+import { CARD_SCHEMA } from './tools.js';
 
 /** Input types whose value is free text. */
 const TEXT_TYPES = new Set(['text', 'search', 'tel', 'password', 'email', 'url']);
@@ -145,8 +146,16 @@ function controlGroups(form) {
  * @param {any} el
  */
 function controlDescription(el) {
-  const own = el.getAttribute('toolparamdescription');
-  if (own) return own;
+  return el.getAttribute('toolparamdescription') || labelText(el);
+}
+
+/**
+ * A control's label as the visitor reads it (its labels' text without the controls inside or a
+ * trailing required mark), else its aria-label.
+ * @param {any} el
+ * @returns {string|undefined}
+ */
+function labelText(el) {
   const labels = [...(el.labels ?? [])]
     .map((l) => {
       const copy = l.cloneNode(true);
@@ -156,6 +165,33 @@ function controlDescription(el) {
     .filter(Boolean);
   if (labels.length) return labels.join('; ');
   return el.getAttribute('aria-label') || undefined;
+}
+
+/**
+ * The form's schema as the visitor reads it, for the confirmation card (never sent to the agent):
+ * each parameter titled with its label (a group's fieldset legend), and the values of radio
+ * buttons and checkboxes titled with their own labels, as a select's options already are.
+ * @param {HTMLFormElement} form
+ */
+export function cardSchema(form) {
+  const schema = synthesizeSchema(form);
+  for (const [name, controls] of controlGroups(form)) {
+    const p = /** @type {Record<string, any>|undefined} */ (schema.properties[name]);
+    if (!p) continue;
+    const fs = controls[0].closest('fieldset');
+    const group = controls.length > 1 && fs && controls.every((c) => fs.contains(c)) ? fs.querySelector('legend')?.textContent?.replace(/\s+/g, ' ').trim() : undefined;
+    const title = controls.length > 1 ? group : labelText(controls[0]);
+    if (title) p.title = title;
+    if (controls.length > 1 && (p.enum || p.items?.enum)) {
+      const oneOf = controls.map((c) => ({ const: c.value, title: labelText(c) || c.value }));
+      if (p.type === 'array') p.items = { type: 'string', oneOf };
+      else {
+        delete p.enum;
+        p.oneOf = oneOf;
+      }
+    }
+  }
+  return schema;
 }
 
 /**
@@ -580,6 +616,7 @@ export function startDeclarativeTools(mc, { win = globalThis, logger } = {}) {
           inputSchema: def.inputSchema,
           execute: (/** @type {any} */ input, /** @type {any} */ client) => invoke(form, def, reg, input ?? {}, client?.signal),
           [FORM_TOOL]: true,
+          [CARD_SCHEMA]: () => cardSchema(form),
         },
         { signal: controller.signal },
       ).catch((err) => {

@@ -10,7 +10,7 @@
 //     document.modelContext ??= {__byomcpQueue: [], registerTool(t, o) { this.__byomcpQueue.push([t, o]); }};
 //   </script>
 
-import { ToolHost, invalidState, TOOL_NAME_PATTERN, agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, HINTS, ERRORS } from './tools.js';
+import { ToolHost, invalidState, TOOL_NAME_PATTERN, agentSchema, agentAnnotations, INVOCATION_FAILED, RECORDED_HINTS, HINTS, ERRORS, CARD_SCHEMA } from './tools.js';
 import { toLogger } from './wsrpc.js';
 import { startDeclarativeTools, fireToolEvent, FORM_TOOL, ToolActivatedEvent, ToolCancelEvent } from './declarative.js';
 
@@ -288,6 +288,9 @@ export class ModelContext extends EventTarget {
         description: def.description,
         inputSchema: schema,
         annotations: agentAnnotations(def.annotations),
+        // byomcp's own: the confirmation card's summary (_meta["byomcp/summary"]) and a form's labels.
+        _meta: tool._meta && typeof tool._meta === 'object' && !Array.isArray(tool._meta) ? tool._meta : undefined,
+        [CARD_SCHEMA]: tool[CARD_SCHEMA],
         execute: (args, client) => {
           const result = Reflect.apply(execute, undefined, [args, client]);
           if (!form) this.#activated(name, client?.signal, result);

@@ -84,6 +84,7 @@ export const CloseCode = Object.freeze({
 export const Meta = Object.freeze({
   ProgressToken: 'progressToken',
   Confirm: 'byomcp/confirm',
+  Summary: 'byomcp/summary',
   Navigating: 'byomcp/navigating',
 });
 

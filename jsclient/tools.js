@@ -1,7 +1,7 @@
 // The page-side MCP server: a registry of the page's tools (WebMCP shape) that answers the
 // agent's initialize, ping, tools/list and tools/call over a wsrpc Peer, with user confirmation.
 
-import { ErrorCode, Method, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
+import { ErrorCode, Meta, Method, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { RpcError, toLogger } from './wsrpc.js';
 
 /** Tool names: WebMCP's rule, 1–128 of [A-Za-z0-9_.-]. */
@@ -23,6 +23,15 @@ const CONFIRMED_MESSAGE = 'confirmed by the user';
 
 const SERVER_NAME = 'byomcp-page';
 
+/** The `_meta` key of a tool's one-line summary of a call (confirm-card.js reads it). */
+export const META_SUMMARY = Meta.Summary;
+
+/**
+ * A registered tool's function giving the schema as the visitor reads it, for the confirmation
+ * card (declarative.js: the form's labels and option texts); never sent to the agent.
+ */
+export const CARD_SCHEMA = Symbol.for('byomcp.cardSchema');
+
 /**
  * A tool as a page registers it (WebMCP's ModelContextTool).
  * @typedef {object} Tool
@@ -33,6 +42,10 @@ const SERVER_NAME = 'byomcp-page';
  * @property {Record<string, unknown>} [annotations] MCP's hints (readOnlyHint, destructiveHint,
  *   idempotentHint, openWorldHint) and WebMCP's (readOnlyHint, untrustedContentHint,
  *   consequentialHint); destructiveHint or consequentialHint true asks the user to confirm
+ * @property {Record<string, unknown>} [_meta] MCP's tool _meta, listed to the agent as given;
+ *   `_meta["byomcp/summary"]` is the call's one-line summary on the confirmation card: a
+ *   template over the argument names ("Book a test drive of {carId} on {date}"), or a function
+ *   of the arguments returning the text (kept in the page, not listed)
  * @property {(args: any, client: ToolClient) => unknown} execute
  */
 
@@ -52,6 +65,7 @@ const SERVER_NAME = 'byomcp-page';
  * @property {string} description
  * @property {object} inputSchema
  * @property {Record<string, unknown>} [annotations]
+ * @property {Record<string, unknown>} [_meta]
  */
 
 /**
@@ -63,9 +77,16 @@ const SERVER_NAME = 'byomcp-page';
  */
 
 /**
+ * What the visitor answered a confirmation: approved, with the arguments the visitor edited
+ * (the call runs with them), or declined, with the visitor's reason (the model reads it).
+ * @typedef {{approved: boolean, arguments?: Record<string, unknown>, reason?: string}} ConfirmAnswer
+ */
+
+/**
  * @callback ConfirmHandler
- * @param {{name: string, args: any, annotations: Record<string, unknown>|undefined, signal: AbortSignal}} request
- * @returns {boolean|Promise<boolean>} true to run the tool
+ * @param {{name: string, args: any, annotations: Record<string, unknown>|undefined, signal: AbortSignal,
+ *   tool: import('./labels.js').ToolInfo}} request tool: what the card shows the call with
+ * @returns {boolean|ConfirmAnswer|Promise<boolean|ConfirmAnswer>} true (or {approved: true}) to run the tool
  */
 
 /**
@@ -75,6 +96,9 @@ const SERVER_NAME = 'byomcp-page';
  * @property {string} description
  * @property {object} inputSchema
  * @property {Record<string, unknown>|undefined} annotations
+ * @property {Record<string, unknown>|undefined} meta
+ * @property {((args: any) => unknown)|undefined} summary
+ * @property {(() => any)|undefined} cardSchema
  * @property {Tool} tool
  */
 
@@ -125,8 +149,18 @@ export class ToolHost extends EventTarget {
     if (annotations !== undefined && !isPlainObject(annotations)) {
       throw new TypeError(`registerTool: the annotations of "${name}" must be an object`);
     }
+    const meta = tool._meta;
+    if (meta !== undefined && !isPlainObject(meta)) throw new TypeError(`registerTool: the _meta of "${name}" must be an object`);
+    const summary = meta?.[META_SUMMARY];
+    if (summary !== undefined && typeof summary !== 'string' && typeof summary !== 'function') {
+      throw new TypeError(`registerTool: _meta["${META_SUMMARY}"] of "${name}" must be a string or a function`);
+    }
     if (this.#tools.has(name)) throw invalidState(`registerTool: a tool named "${name}" is already registered`);
     if (signal?.aborted) return { unregister() {} };
+    // A summary function stays in the page: the agent is listed the rest of _meta, if any.
+    const rest = meta && typeof summary === 'function' ? Object.fromEntries(Object.entries(meta).filter(([k]) => k !== META_SUMMARY)) : meta;
+    const listed = rest && Object.keys(rest).length > 0 ? rest : undefined;
+    const cardSchema = /** @type {any} */ (tool)[CARD_SCHEMA];
     /** @type {Entry} */
     const entry = {
       name,
@@ -134,6 +168,9 @@ export class ToolHost extends EventTarget {
       description,
       inputSchema: snapshot(inputSchema, `the inputSchema of "${name}"`),
       annotations: annotations === undefined ? undefined : snapshot(annotations, `the annotations of "${name}"`),
+      meta: listed === undefined ? undefined : snapshot(listed, `the _meta of "${name}"`),
+      summary: typeof summary === 'function' ? summary : undefined,
+      cardSchema: typeof cardSchema === 'function' ? cardSchema : undefined,
       tool,
     };
     this.#tools.set(name, entry);
@@ -286,7 +323,7 @@ export class ToolHost extends EventTarget {
   async #call(params, { signal, peer }) {
     const name = params?.name;
     if (typeof name !== 'string') throw new RpcError(ErrorCode.InvalidParams, 'tools/call: name must be a string');
-    const args = params.arguments ?? {};
+    let args = params.arguments ?? {};
     if (!isPlainObject(args)) throw new RpcError(ErrorCode.InvalidParams, 'tools/call: arguments must be an object');
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const entry = this.#tools.get(name);
@@ -297,9 +334,16 @@ export class ToolHost extends EventTarget {
     /** @type {CallToolResult} */
     let result;
     try {
+      /** @type {string} */
+      let changes = '';
       if (needsConfirmation(entry.annotations) || meta['byomcp/confirm'] === true) {
-        const declined = await this.#askUser(entry, args, signal, keepAlive);
-        if (declined !== null) result = errorResult(declined);
+        const asked = await this.#askUser(entry.name, cardInfo(entry), entry.annotations, args, signal, keepAlive);
+        if (asked.declined !== null) result = errorResult(asked.declined);
+        else if (asked.arguments) {
+          changes = changedText(args, asked.arguments);
+          args = asked.arguments;
+          if (changes) keepAlive.say(changes);
+        }
       }
       if (!result) {
         /** @type {ToolClient} */
@@ -309,6 +353,8 @@ export class ToolHost extends EventTarget {
         };
         result = normalizeResult(await entry.tool.execute(args, client));
         if (entry.annotations?.untrustedContentHint === true) result = markUntrusted(result);
+        // The model learns that the call ran with the visitor's arguments, not its own.
+        if (changes) result = { ...result, content: [{ type: 'text', text: changes }, ...result.content] };
       }
     } catch (err) {
       if (signal.aborted) {
@@ -328,42 +374,67 @@ export class ToolHost extends EventTarget {
    * agent/confirm: the agent asks the visitor to confirm a call of one of the server's own
    * tools (destructive, or named in its confirm policy) before it runs it. The same confirm
    * handler asks, kept alive with the same progress; a page without one answers
-   * MethodNotFound, and the agent then does not run the tool.
+   * MethodNotFound, and the agent then does not run the tool. params.tool (optional: title,
+   * description, inputSchema, annotations, _meta of the server tool) lets the card show the call
+   * as it shows a page tool's. The answer carries the arguments the visitor edited (the agent
+   * runs the tool with them) and the reason of a decline.
    * @param {any} params
    * @param {import('./wsrpc.js').HandlerContext} ctx
-   * @returns {Promise<{confirmed: boolean}>}
+   * @returns {Promise<{confirmed: boolean, arguments?: Record<string, unknown>, reason?: string}>}
    */
   async #confirmServerCall(params, { signal, peer }) {
     const name = params?.name;
     if (typeof name !== 'string' || name === '') throw new RpcError(ErrorCode.InvalidParams, 'agent/confirm: name must be a non-empty string');
     const args = params.arguments ?? {};
     if (!isPlainObject(args)) throw new RpcError(ErrorCode.InvalidParams, 'agent/confirm: arguments must be an object');
+    if (params.tool !== undefined && params.tool !== null && !isPlainObject(params.tool)) {
+      throw new RpcError(ErrorCode.InvalidParams, 'agent/confirm: tool must be an object');
+    }
     if (!this.#confirm) throw new RpcError(ErrorCode.MethodNotFound, 'No confirmation UI is available on this page.');
     const meta = isPlainObject(params._meta) ? params._meta : {};
     const keepAlive = progressKeeper(peer, meta.progressToken);
-    const entry = /** @type {Entry} */ (/** @type {unknown} */ ({ name, annotations: { destructiveHint: true } }));
-    const declined = await this.#askUser(entry, args, signal, keepAlive);
-    return { confirmed: declined === null };
+    const t = isPlainObject(params.tool) ? params.tool : {};
+    /** @type {import('./labels.js').ToolInfo} */
+    const tool = { name };
+    if (typeof t.title === 'string') tool.title = t.title;
+    if (typeof t.description === 'string') tool.description = t.description;
+    if (isPlainObject(t.inputSchema)) tool.inputSchema = t.inputSchema;
+    if (isPlainObject(t.annotations)) tool.annotations = t.annotations;
+    if (isPlainObject(t._meta)) tool._meta = t._meta;
+    const asked = await this.#askUser(name, tool, { destructiveHint: true }, args, signal, keepAlive);
+    /** @type {{confirmed: boolean, arguments?: Record<string, unknown>, reason?: string}} */
+    const out = { confirmed: asked.declined === null };
+    if (out.confirmed && asked.arguments && changedText(args, asked.arguments)) out.arguments = asked.arguments;
+    if (!out.confirmed && asked.reason) out.reason = asked.reason;
+    return out;
   }
 
   /**
-   * Asks the confirm handler; returns null when the user approved, else the text to answer.
-   * @param {Entry} entry
-   * @param {unknown} args
+   * Asks the confirm handler. declined: null when the user approved, else the text to answer
+   * (with the visitor's reason, also given alone); arguments: those the visitor edited.
+   * @param {string} name
+   * @param {import('./labels.js').ToolInfo} tool
+   * @param {Record<string, unknown>|undefined} annotations
+   * @param {Record<string, unknown>} args
    * @param {AbortSignal} signal
    * @param {ReturnType<typeof progressKeeper>} keepAlive
-   * @returns {Promise<string|null>}
+   * @returns {Promise<{declined: string|null, arguments?: Record<string, unknown>, reason?: string}>}
    */
-  async #askUser(entry, args, signal, keepAlive) {
+  async #askUser(name, tool, annotations, args, signal, keepAlive) {
     const handler = this.#confirm;
-    if (!handler) return 'No confirmation UI is available on this page.';
-    const request = { name: entry.name, args, annotations: entry.annotations, signal };
+    if (!handler) return { declined: 'No confirmation UI is available on this page.' };
+    const request = { name, args, annotations, signal, tool };
     // Said at once and after: a page that goes before the answer tells the agent it did not run.
     keepAlive.say(CONFIRM_PROGRESS_MESSAGE);
-    const approved = await keepAlive(CONFIRM_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler(request)), signal));
-    if (approved !== true) return declinedText(entry.name);
+    const answer = await keepAlive(CONFIRM_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler(request)), signal));
+    const approved = answer === true || (isPlainObject(answer) && answer.approved === true);
+    if (!approved) {
+      const reason = isPlainObject(answer) && typeof answer.reason === 'string' ? answer.reason.replace(/\s+/g, ' ').trim().slice(0, 500) : '';
+      return reason ? { declined: declinedText(name, reason), reason } : { declined: declinedText(name) };
+    }
     keepAlive.say(CONFIRMED_MESSAGE);
-    return null;
+    const edited = isPlainObject(answer) && isPlainObject(answer.arguments) ? answer.arguments : undefined;
+    return edited ? { declined: null, arguments: JSON.parse(JSON.stringify(edited)) } : { declined: null };
   }
 }
 
@@ -397,11 +468,28 @@ export const UNTRUSTED_NOTE =
 export const META_UNTRUSTED = 'byomcp/untrustedContent';
 
 /**
- * The text of the error result of a call the visitor declined (what the model reads).
+ * The text of the error result of a call the visitor declined (what the model reads), with the
+ * visitor's reason on a second line when they gave one.
  * @param {string} name
+ * @param {string} [reason]
  */
-export function declinedText(name) {
-  return `The user declined to run ${name}.`;
+export function declinedText(name, reason = '') {
+  return `The user declined to run ${name}.${reason ? `\nThe user's reason: ${reason}` : ''}`;
+}
+
+/**
+ * What the model reads first in the result of a call the visitor edited before confirming:
+ * each changed argument, before and after, as JSON ('' when nothing changed).
+ * @param {Record<string, unknown>} before the model's arguments
+ * @param {Record<string, unknown>} after the visitor's
+ */
+export function changedText(before, after) {
+  const j = (/** @type {unknown} */ v) => (v === undefined ? '(not given)' : JSON.stringify(v));
+  const parts = [];
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (j(before[k]) !== j(after[k])) parts.push(`${k} from ${j(before[k])} to ${j(after[k])}`);
+  }
+  return parts.length ? `The user changed the arguments before confirming: ${parts.join('; ')}. The tool ran with the user's arguments.` : '';
 }
 
 /**
@@ -411,7 +499,7 @@ export function declinedText(name) {
  * @param {unknown} text
  */
 export function isDeclined(isError, text) {
-  return isError === true && typeof text === 'string' && /^The user declined to run [^\n]+\.$/.test(text.trim());
+  return isError === true && typeof text === 'string' && /^The user declined to run [^\n]+\.(\nThe user's reason: [^\n]*)?$/.test(text.trim());
 }
 
 /**
@@ -488,7 +576,18 @@ function info(e) {
   const t = { name: e.name, description: e.description, inputSchema: e.inputSchema };
   if (e.title !== undefined) t.title = e.title;
   if (e.annotations !== undefined) t.annotations = e.annotations;
+  if (e.meta !== undefined) t._meta = e.meta;
   return t;
+}
+
+/**
+ * A tool as the confirmation card shows it: as listed, with its summary function and the
+ * schema the visitor reads.
+ * @param {Entry} e
+ * @returns {import('./labels.js').ToolInfo}
+ */
+function cardInfo(e) {
+  return { ...info(e), summary: e.summary, cardSchema: e.cardSchema };
 }
 
 /** @param {string} text @returns {CallToolResult} */

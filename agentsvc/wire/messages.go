@@ -76,16 +76,35 @@ type ToolsCallMeta struct {
 }
 
 // ConfirmParams is agent/confirm: the server tool the model calls (its model-facing name),
-// its arguments, and the progress token the page keeps the question alive with.
+// its arguments, what the visitor's confirmation card shows of the tool (Tool, optional), and
+// the progress token the page keeps the question alive with.
 type ConfirmParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Meta      *ToolsCallMeta  `json:"_meta,omitempty"`
+	// Tool is the server tool as its MCP server lists it, for the card: its title, the schema
+	// its arguments are labelled and edited with, and _meta["byomcp/summary"] (MetaSummary).
+	Tool *ConfirmTool   `json:"tool,omitempty"`
+	Meta *ToolsCallMeta `json:"_meta,omitempty"`
 }
 
-// ConfirmResult answers agent/confirm: whether the visitor allowed the call.
+// ConfirmTool is what the confirmation card shows of a server tool (MCP's Tool, less its name).
+type ConfirmTool struct {
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	InputSchema json.RawMessage  `json:"inputSchema,omitempty"`
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	// Meta is the tool's _meta; MetaSummary is the card's one-line summary of the call.
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// ConfirmResult answers agent/confirm: whether the visitor allowed the call; when allowed,
+// the arguments the visitor edited on the card (only when some changed: the tool runs with
+// them, and the model is told, docs/site.md says how); when declined, the
+// visitor's reason (optional: the model reads it, docs/site.md says how).
 type ConfirmResult struct {
-	Confirmed bool `json:"confirmed"`
+	Confirmed bool            `json:"confirmed"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
 }
 
 // ProgressParams is notifications/progress.

@@ -85,6 +85,7 @@ var goTable = map[string]any{
 
 	"MetaProgressToken": MetaProgressToken,
 	"MetaConfirm":       MetaConfirm,
+	"MetaSummary":       MetaSummary,
 	"MetaNavigating":    MetaNavigating,
 
 	"CloseResume": CloseResume,

@@ -81,6 +81,7 @@ var methods = []method{
 	{name: MethodInitialized, def: "Initialized", from: agentToPage, notification: true, params: empty{}, paramsOptional: true},
 	{name: MethodToolsList, def: "ToolsList", from: agentToPage, params: ToolsListParams{}, result: ToolsListResult{}, paramsOptional: true},
 	{name: MethodToolsCall, def: "ToolsCall", from: agentToPage, params: ToolsCallParams{}, result: ToolsCallResult{}},
+	{name: MethodAgentConfirm, def: "AgentConfirm", from: agentToPage, params: ConfirmParams{}, result: ConfirmResult{}},
 	{name: MethodAgentEvent, def: "AgentEvent", from: agentToPage, notification: true, params: eventParams{}},
 	{name: MethodAgentSession, def: "AgentSession", from: pageToAgent, params: SessionParams{}, result: SessionResult{}, paramsOptional: true},
 	{name: MethodAgentChat, def: "AgentChat", from: pageToAgent, params: ChatParams{}, result: ChatResult{}},
@@ -244,6 +245,9 @@ func protocolSchema() ([]byte, error) {
 	}{
 		{"PageTool", "inputSchema", &invopop.Schema{Type: "object"}},
 		{"ToolsCallParams", "arguments", &invopop.Schema{Type: "object"}},
+		{"ConfirmParams", "arguments", &invopop.Schema{Type: "object"}},
+		{"ConfirmTool", "inputSchema", &invopop.Schema{Type: "object"}},
+		{"ConfirmResult", "arguments", &invopop.Schema{Type: "object"}},
 		{"ToolCallEvent", "arguments", &invopop.Schema{}},
 		{"ProgressParams", "progressToken", anyOfType("string", "integer")},
 		{"CancelledParams", "requestId", ref("RequestId")},

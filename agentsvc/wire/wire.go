@@ -54,6 +54,9 @@ const (
 	MetaProgressToken = "progressToken"
 	// MetaConfirm set to true asks the page to have the user confirm the call.
 	MetaConfirm = "byomcp/confirm"
+	// MetaSummary in a tool's _meta is its one-line summary of a call on the visitor's
+	// confirmation card: a template over the argument names ("Book the {carId} on {date}").
+	MetaSummary = "byomcp/summary"
 	// MetaNavigating set to true in a tool result says the page is about to navigate: the
 	// agent then waits for the page to come back (with its new tools) before it goes on,
 	// instead of racing the navigation with the old page's tools.

@@ -69,6 +69,8 @@ registerTools([
     description: 'Submit the test-drive booking.',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     annotations: { destructiveHint: true },
+    // What the visitor's confirmation card says the call will do (the form has the details).
+    _meta: { 'byomcp/summary': bookingSummary },
     execute() {
       const booking = book();
       return {
@@ -94,6 +96,14 @@ registerTools([
   },
   backToInventory,
 ]);
+
+/** The booking as one line, for the confirmation card. */
+function bookingSummary() {
+  const missing = problems();
+  if (missing.length) return `Book a test drive (still missing: ${missing.join(', ')})`;
+  const when = new Date(`${value('date')}T${value('time')}`).toLocaleString('en-US', { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+  return `Book a test drive of the ${carTitle(car)} on ${when} for ${value('name')}`;
+}
 
 function value(k) {
   return String(/** @type {HTMLInputElement} */ (form.elements.namedItem(k)).value ?? '').trim();

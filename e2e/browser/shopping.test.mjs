@@ -119,6 +119,8 @@ test('search, select, configure and book a test drive', async () => {
     const card = page.locator(W.confirm);
     await card.waitFor();
     assert.match(await card.innerText(), /Book test drive/);
+    // The page's summary says what will be booked (issue 38): the car, the time and the name.
+    assert.match(await page.locator(`${W.confirm} .confirm-summary`).innerText(), /^Book a test drive of the .+ on \w{3}, \w{3} \d+, \d+:\d\d [AP]M for Alex Doe$/);
     assert.equal(await page.locator('#td-name').inputValue(), 'Alex Doe', 'the form was filled before the confirmation');
     assert.equal(await page.locator('#booked').isVisible(), false, 'nothing is booked before Confirm');
     await page.locator(W.confirmOk).click();

@@ -2,7 +2,8 @@
 // schema) and the plain tool result shown for a stored, model-facing tool message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { humanize, toolLabel, describeArgs, formatValue } from '../confirm-card.js';
+import { describeArgs, formatValue } from '../confirm-card.js';
+import { humanize, toolLabel } from '../labels.js';
 import { unwrapToolOutput } from '../transcript.js';
 
 test('humanize makes identifiers readable', () => {
@@ -35,20 +36,20 @@ test('describeArgs labels values with the schema, in the schema order', () => {
       newsletter: { type: 'boolean', description: 'Newsletter' },
     },
   };
-  assert.deepEqual(describeArgs({ newsletter: false, annualIncome: 85000, fullName: 'Ada', extra: [1, 'a'] }, schema), [
+  assert.deepEqual(describeArgs({ newsletter: false, annualIncome: 85000, fullName: 'Ada', extra: [1, 'a'] }, schema, { humanize }), [
     { key: 'fullName', label: 'Your name', hint: '', value: 'Ada' },
     { key: 'annualIncome', label: 'Annual income', hint: 'Yearly income before tax', value: '85,000' },
     { key: 'newsletter', label: 'Newsletter', hint: '', value: 'No' },
     { key: 'extra', label: 'Extra', hint: '', value: '1, a' },
   ]);
-  assert.deepEqual(describeArgs('{"a_b": null}'), [{ key: 'a_b', label: 'A b', hint: '', value: '—' }]);
+  assert.deepEqual(describeArgs('{"a_b": null}', undefined, { humanize }), [{ key: 'a_b', label: 'A b', hint: '', value: '—' }]);
   assert.equal(describeArgs('not json'), null);
   assert.equal(describeArgs([1, 2]), null);
   assert.deepEqual(describeArgs({}), []);
 });
 
 test('formatValue writes nested objects as labelled lines', () => {
-  assert.equal(formatValue({ startDate: '2026-01-02', seats: 5 }, { yes: 'Yes', no: 'No' }), 'Start date: 2026-01-02\nSeats: 5');
+  assert.equal(formatValue({ startDate: '2026-01-02', seats: 5 }, { yes: 'Yes', no: 'No', humanize }), 'Start date: 2026-01-02\nSeats: 5');
   assert.equal(formatValue(true, { yes: 'Oui', no: 'Non' }), 'Oui');
 });
 

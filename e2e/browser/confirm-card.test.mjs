@@ -1,0 +1,249 @@
+// The confirmation card says what will happen (issue 38, points 1 and 2), in real Chromium with
+// the real binary and a fake model: a consequential page tool's card shows the car's name (its
+// schema's oneOf title, not its id) and the tool's own summary (_meta["byomcp/summary"]); the
+// visitor edits an argument, the tool runs with the edit and the model's next request says so;
+// a decline with a reason reaches the model; a declarative form named in --confirm-tools shows
+// its fields as the visitor reads them (labels, the chosen option's text). The open card fits a
+// 360x640 phone, keeps the focus, answers to Escape and Enter, and axe finds no serious or
+// critical problem in it at desktop and phone widths. Screenshots: /tmp/card-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { W, WAIT_MS, ask, axeViolations, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
+import { lastMessage, lastUserText } from './fake-openai.mjs';
+
+/** @type {Awaited<ReturnType<typeof startStack>>} */
+let stack;
+/** @type {http.Server} */
+let site;
+/** @type {string} */
+let siteURL;
+
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    carId: {
+      type: 'string',
+      title: 'Car',
+      oneOf: [
+        { const: 'rav4-2023', title: '2023 Toyota RAV4' },
+        { const: 'civic-2022', title: '2022 Honda Civic' },
+      ],
+    },
+    date: { type: 'string', format: 'date', title: 'Date' },
+    name: { type: 'string', title: 'Name', minLength: 2 },
+  },
+  required: ['carId', 'date', 'name'],
+  additionalProperties: false,
+};
+
+const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><head><title>Book a test drive</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script src="${agent}/byomcp/preload.js"></script>
+<script type="module" src="${agent}/byomcp/widget.js"></script></head>
+<body><main><h1>Book a test drive</h1>
+<form toolname="request_callback" tooldescription="Ask the dealer to call the visitor back">
+  <label for="cb-car">Car</label>
+  <select id="cb-car" name="car"><option value="rav4-2023">2023 Toyota RAV4</option><option value="civic-2022">2022 Honda Civic</option></select>
+  <fieldset><legend>When</legend>
+    <label><input type="radio" name="slot" value="am"> Morning</label>
+    <label><input type="radio" name="slot" value="pm"> Afternoon</label>
+  </fieldset>
+  <label for="cb-name">Your name</label><input id="cb-name" name="fullName">
+  <button>Send</button>
+</form></main>
+<script type="module">
+  window.ran = [];
+  document.modelContext.registerTool({
+    name: 'book_test_drive',
+    title: 'Book a test drive',
+    description: 'Books a test drive',
+    inputSchema: ${JSON.stringify(SCHEMA)},
+    annotations: { consequentialHint: true },
+    _meta: { 'byomcp/summary': 'Book a test drive of the {carId} on {date} for {name}' },
+    execute(args) {
+      window.ran.push(args);
+      return 'Booked the ' + args.carId + ' on ' + args.date + ' for ' + args.name + '.';
+    },
+  });
+</script></body></html>`;
+
+/** The text of a message (string or parts). */
+const textOf = (/** @type {any} */ m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
+
+before(async () => {
+  const script = (/** @type {any} */ body) => {
+    const last = lastMessage(body);
+    if (last?.role === 'tool') return { text: `Model read: ${textOf(last).split('\n').find((l) => /user|Booked|form/i.test(l)) ?? ''}` };
+    const q = lastUserText(body);
+    if (/callback/.test(q)) return { toolCalls: [{ name: 'request_callback', arguments: { car: 'civic-2022', slot: 'pm', fullName: 'Jane Doe' } }] };
+    return { toolCalls: [{ name: 'book_test_drive', arguments: { carId: 'rav4-2023', date: '2026-12-12', name: 'Jane Doe' } }] };
+  };
+  stack = await startStack({ script, serverArgs: ['--confirm-tools', 'request_callback'] });
+  // The page comes from a server of its own on the loopback (an allowed origin by default).
+  const html = page(stack.server.url);
+  site = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
+  siteURL = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}/`;
+});
+
+after(async () => {
+  if (site) await new Promise((resolve) => site.close(() => resolve(undefined)));
+  await stack?.close();
+});
+
+/**
+ * Opens the test's page in a new context.
+ * @param {{width: number, height: number}} viewport
+ * @param {boolean} [phone]
+ */
+async function openPage(viewport, phone = false) {
+  const context = await stack.browser.newContext(phone ? { viewport, isMobile: true, hasTouch: true } : { viewport });
+  const { page, errors } = await newPage(context);
+  await page.goto(siteURL);
+  await waitConnected(page);
+  return { context, page, errors };
+}
+
+/** The tool messages of the model's requests since the start of this test, as text. */
+const toolMessages = (/** @type {number} */ since) =>
+  stack.fake.requests.slice(since).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map(textOf));
+
+/** Axe's serious and critical violations inside the widget. */
+async function seriousInWidget(page) {
+  const v = await axeViolations(page);
+  return v.filter((x) => (x.impact === 'serious' || x.impact === 'critical') && x.nodes.some((n) => n.includes('byomcp-chat')));
+}
+
+/** Whether the focus is inside the open card. */
+const focusInCard = (page) =>
+  page.evaluate(() => {
+    const root = document.querySelector('byomcp-chat')?.shadowRoot;
+    const card = root?.querySelector('.confirm');
+    return !!card && !!root?.activeElement && card.contains(root.activeElement);
+  });
+
+test('the card names the car and gives the summary; the visitor edits the date and the model learns it', async () => {
+  const { context, page, errors } = await openPage({ width: 1280, height: 800 });
+  try {
+    const since = stack.fake.requests.length;
+    await ask(page, 'book a test drive of the RAV4');
+    const card = page.locator(W.confirm);
+    await card.waitFor();
+    assert.equal(await page.locator(`${W.confirm} .confirm-action`).innerText(), 'Book a test drive');
+    assert.equal(await page.locator(`${W.confirm} .confirm-summary`).innerText(), 'Book a test drive of the 2023 Toyota RAV4 on 2026-12-12 for Jane Doe');
+    assert.equal(await page.locator(`${W.confirm} dd[data-key="carId"]`).innerText(), '2023 Toyota RAV4', 'the car by its name, not its id');
+    assert.ok(await focusInCard(page), 'the card has the focus');
+    await page.screenshot({ path: '/tmp/card-desktop.png' });
+    assert.deepEqual(await seriousInWidget(page), []);
+
+    await page.locator(`${W.confirm} .confirm-edit`).click();
+    const date = page.locator(`${W.confirm} input[data-key="date"]`);
+    const name = page.locator(`${W.confirm} input[data-key="name"]`);
+    const car = page.locator(`${W.confirm} select[data-key="carId"]`);
+    assert.equal(await car.locator('option:checked').innerText(), '2023 Toyota RAV4');
+    // An edit that breaks the schema: the error under the field, Confirm disabled, Enter does nothing.
+    await name.fill('J');
+    assert.equal(await page.locator(`${W.confirm} .confirm-error:visible`).innerText(), 'At least 2 characters.');
+    assert.equal(await page.locator(W.confirmOk).isDisabled(), true);
+    assert.equal(await name.getAttribute('aria-invalid'), 'true');
+    await name.press('Enter');
+    assert.equal(await card.count(), 1, 'Enter does not confirm invalid arguments');
+    await name.fill('Jane Doe');
+    assert.equal(await page.locator(W.confirmOk).isDisabled(), false);
+    await date.fill('2026-12-19');
+    assert.equal(await page.locator(`${W.confirm} .confirm-summary`).innerText(), 'Book a test drive of the 2023 Toyota RAV4 on 2026-12-19 for Jane Doe', 'the summary follows the edit');
+    // Tab cycles inside the card.
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      assert.ok(await focusInCard(page), `the focus left the card after ${i + 1} Tab(s)`);
+    }
+    await page.screenshot({ path: '/tmp/card-desktop-edit.png' });
+    assert.deepEqual(await seriousInWidget(page), []);
+    await date.press('Enter'); // valid now: Enter confirms
+
+    await page.locator(W.text).filter({ hasText: 'Model read:' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).ran), [{ carId: 'rav4-2023', date: '2026-12-19', name: 'Jane Doe' }]);
+    const tool = toolMessages(since).join('\n');
+    assert.match(tool, /The user changed the arguments before confirming: date from "2026-12-12" to "2026-12-19"\. The tool ran with the user's arguments\./);
+    assert.match(tool, /Booked the rav4-2023 on 2026-12-19 for Jane Doe\./);
+    assert.match(await page.locator(W.note).allInnerTexts().then((t) => t.join('\n')), /You allowed Book a test drive with your changes\./);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('on a 360x640 phone the card fits and keeps the focus; a decline with a reason reaches the model', async () => {
+  const { context, page, errors } = await openPage({ width: 360, height: 640 }, true);
+  try {
+    const since = stack.fake.requests.length;
+    await ask(page, 'book a test drive of the RAV4');
+    const card = page.locator(W.confirm);
+    await card.waitFor();
+    await page.waitForFunction(() => {
+      const c = document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.confirm');
+      const r = c?.getBoundingClientRect();
+      return !!r && r.top >= 0 && r.bottom <= innerHeight;
+    }, null, { timeout: WAIT_MS });
+    const box = await card.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 360 && box.y >= 0 && box.y + box.height <= 640, `the card at ${JSON.stringify(box)} in 360x640`);
+    assert.equal(await card.evaluate((c) => c.scrollWidth <= c.clientWidth), true, 'nothing in the card overflows sideways');
+    assert.ok(await focusInCard(page));
+    await page.screenshot({ path: '/tmp/card-phone.png' });
+    assert.deepEqual(await seriousInWidget(page), []);
+
+    await page.locator(`${W.confirm} .confirm-edit`).click();
+    const editBox = await card.boundingBox();
+    assert.ok(editBox && editBox.x >= 0 && editBox.x + editBox.width <= 360, `the card being edited at ${JSON.stringify(editBox)}`);
+    assert.equal(await card.evaluate((c) => c.scrollWidth <= c.clientWidth), true);
+    await page.screenshot({ path: '/tmp/card-phone-edit.png' });
+    assert.deepEqual(await seriousInWidget(page), []);
+
+    await page.locator(`${W.confirm} .confirm-why summary`).click();
+    const reason = page.locator(`${W.confirm} .confirm-why input`);
+    await reason.fill('I would rather see the Civic first');
+    await page.screenshot({ path: '/tmp/card-phone-reason.png' });
+    assert.deepEqual(await seriousInWidget(page), []);
+    await reason.press('Escape'); // Escape declines, with the reason typed
+
+    await page.locator(W.text).filter({ hasText: 'Model read:' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).ran), [], 'the declined tool did not run');
+    const tool = toolMessages(since).join('\n');
+    assert.match(tool, /The user declined to run book_test_drive\.\nThe user's reason: I would rather see the Civic first/);
+    assert.match(await page.locator(W.note).allInnerTexts().then((t) => t.join('\n')), /You declined Book a test drive: I would rather see the Civic first/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a declarative form named in --confirm-tools: the card shows its labels and the chosen options as the visitor reads them', async () => {
+  const { context, page, errors } = await openPage({ width: 1280, height: 800 });
+  try {
+    await ask(page, 'ask for a callback');
+    await page.locator(W.confirm).waitFor();
+    const rows = await page.locator(`${W.confirm} .confirm-args`).evaluate((dl) =>
+      [...dl.querySelectorAll('dd')].map((dd) => [/** @type {HTMLElement} */ (dd.previousElementSibling).firstChild?.textContent, dd.textContent]),
+    );
+    assert.deepEqual(rows, [
+      ['Car', '2022 Honda Civic'],
+      ['When', 'Afternoon'],
+      ['Your name', 'Jane Doe'],
+    ]);
+    await page.screenshot({ path: '/tmp/card-form.png' });
+    await page.keyboard.press('Enter'); // the card has the focus: Enter confirms
+    await page.locator(W.text).filter({ hasText: 'Model read:' }).waitFor();
+    await waitIdle(page);
+    assert.equal(await page.locator('#cb-car').inputValue(), 'civic-2022', 'the form was filled');
+    assert.equal(await page.locator('input[name="slot"][value="pm"]').isChecked(), true);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
