@@ -135,7 +135,7 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
 	}
-	if pronoun || c.reread || !slices.ContainsFunc(toks, func(t token) bool { return seekWords[t.norm] }) || slices.ContainsFunc(ps, func(p *plan) bool {
+	if pronoun || c.reread || !seeksThings(toks) || slices.ContainsFunc(ps, func(p *plan) bool {
 		m, _ := c.coverage(p, toks)
 		return p.score > 0 && m > 0 && !navTool(p.def)
 	}) {
@@ -182,8 +182,50 @@ func navHit(t chat.ToolDef, toks []token) bool {
 	return false
 }
 
+// goingWords ask to go somewhere.
+var goingWords = rawSet(`go back return head take bring get me us please now again`)
+
+// goingTo is the navigation tool a request made only of words of going and of where names
+// ("return to the inventory", "take me back to the list", "go to financing"): the visitor
+// asked in plain words to be there, so it goes, without a question.
+func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
+	for _, t := range c.tools {
+		if !navTool(t) {
+			continue
+		}
+		where := slices.DeleteFunc(append(identWords(t.Name), contentWords(t.Description)...), func(w string) bool {
+			return goingWords[w] || w == "page" || w == "car"
+		})
+		named, other := false, false
+		for _, tk := range toks {
+			switch {
+			case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm]):
+			case tk.kind == kindWord && (slices.Contains(where, tk.norm) || hubTool(t) && hubWords[tk.norm]):
+				named = true
+			default:
+				other = true
+			}
+		}
+		if named && !other && !c.calledThisTurn(t.Name, false) {
+			return t, true
+		}
+	}
+	return chat.ToolDef{}, false
+}
+
 // seekWords ask to see or find things: the site's list is where they are.
 var seekWords = wordSet(listVerbText + " any find looking search")
+
+// seeksThings reports a request to see things: a word of seeking and, after it, things
+// written in the plural ("any pickups?", "see diesel wagons"). A service asked for ("do you
+// offer home delivery?") is no list's: the site's list is not where it is.
+func seeksThings(toks []token) bool {
+	seek := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindWord && seekWords[t.norm] })
+	return seek >= 0 && slices.ContainsFunc(toks[seek+1:], func(t token) bool {
+		w := strings.ToLower(t.raw)
+		return t.kind == kindWord && !stopWords[w] && len(w) > 3 && stem(w) != w
+	})
+}
 
 // pronounIn reports "it", "this one", "that car": the item on screen.
 func pronounIn(toks []token) bool {

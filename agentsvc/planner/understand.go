@@ -169,6 +169,9 @@ func (c *conv) understand(text string, lookup bool) intent {
 	}
 
 	if best.score < threshold || !c.clearMatch(best, toks2, question) {
+		if t, ok := c.goingTo(toks); ok {
+			return c.goTo(t) // "return to the inventory", "take me back to the list"
+		}
 		if l := c.lister(); l != nil && len(refs) == 0 && wholeList(toks2, l) {
 			return callIntent(l)
 		}
