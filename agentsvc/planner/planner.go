@@ -248,7 +248,7 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary()}
 	}
 	if strings.HasPrefix(a.text, "Sorry") {
-		if c.onlyNames() || hop && c.onlyGoing(c.toolDef(c.done[lastOpened(c.done)].name)) {
+		if c.onlyNames() || hop && goesTo(c.toolDef(c.done[lastOpened(c.done)].name), tokenize(c.text)) {
 			// "pull up the Outback", "back to the list": the page is what was asked
 			return action{text: c.summary()}
 		}
@@ -307,19 +307,6 @@ func (c *conv) onlyNames() bool {
 	}
 	for _, t := range toks {
 		if t.kind == kindWord && !named[t.start] && !stopWords[t.norm] && !requestWords[t.norm] {
-			return false
-		}
-	}
-	return true
-}
-
-// onlyGoing reports a request made only of the words of navigation tool t and of asking to
-// go ("back to the list" for back_to_inventory: "list" names the site's list).
-func (c *conv) onlyGoing(t chat.ToolDef) bool {
-	words := append(identWords(t.Name), contentWords(t.Description)...)
-	for _, tk := range tokenize(c.text) {
-		if tk.kind == kindWord && !stopWords[tk.norm] && !requestWords[tk.norm] && !slices.Contains(words, tk.norm) &&
-			!(hubTool(t) && hubWords[tk.norm]) {
 			return false
 		}
 	}

@@ -158,59 +158,61 @@ func (c *conv) navMatch(toks []token, ps []*plan) *plan {
 	return nil
 }
 
-// navHit reports a word of the request that names where the navigation tool t goes, or that
-// suggests it: a word of its name or of its description before "for" ("drive", "booking" of
-// "Go to the test-drive booking page for this car"; "monthly" suggests financing), not the
-// words of going ("go", "page") nor those of what it is for ("car").
+// navHit reports a word of the request that names where the navigation tool t goes
+// (whereWords), or that suggests it ("monthly" suggests financing).
 func navHit(t chat.ToolDef, toks []token) bool {
-	where, _, _ := strings.Cut(strings.ToLower(t.Description), " for ")
-	words := append(identWords(t.Name), identWords(where)...)
-	words = slices.DeleteFunc(words, func(w string) bool {
-		return len(w) < 3 || stopWords[w] || slices.Contains([]string{"go", "back", "return", "visit", "page", "open", "the"}, w)
-	})
+	words := whereWords(t)
 	hs := hintsOf(toks)
 	for i, tk := range toks {
-		if tk.kind != kindWord {
-			continue
-		}
-		for _, w := range words {
-			if wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w }) {
-				return true
-			}
+		if tk.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
+			return wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+		}) {
+			return true
 		}
 	}
 	return false
 }
 
-// goingWords ask to go somewhere.
-var goingWords = rawSet(`go back return head take bring get me us please now again`)
+// whereWords are the words that name where the navigation tool t goes: those of its name and
+// of its description before "for" ("drive", "booking" of "Go to the test-drive booking page for
+// this car"), not the words of going ("go", "page") nor those of what it is for ("car").
+func whereWords(t chat.ToolDef) []string {
+	where, _, _ := strings.Cut(strings.ToLower(t.Description), " for ")
+	return slices.DeleteFunc(append(identWords(t.Name), identWords(where)...), func(w string) bool {
+		return len(w) < 3 || stopWords[w] || goingWords[w]
+	})
+}
 
-// goingTo is the navigation tool a request made only of words of going and of where names
-// ("return to the inventory", "take me back to the list", "go to financing"): the visitor
-// asked in plain words to be there, so it goes, without a question.
+// goingWords ask to go somewhere.
+var goingWords = rawSet(`go back return head take bring get me us please now again visit open page car`)
+
+// goingTo is the navigation tool a request made only of words of going and of where it goes
+// names ("return to the inventory", "take me back to the list"), unless this turn called it:
+// the visitor asked in plain words to be there, so it goes, without a question.
 func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
 	for _, t := range c.tools {
-		if !navTool(t) {
-			continue
-		}
-		where := slices.DeleteFunc(append(identWords(t.Name), contentWords(t.Description)...), func(w string) bool {
-			return goingWords[w] || w == "page" || w == "car"
-		})
-		named, other := false, false
-		for _, tk := range toks {
-			switch {
-			case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm]):
-			case tk.kind == kindWord && (slices.Contains(where, tk.norm) || hubTool(t) && hubWords[tk.norm]):
-				named = true
-			default:
-				other = true
-			}
-		}
-		if named && !other && !c.calledThisTurn(t.Name, false) {
+		if navTool(t) && goesTo(t, toks) && !c.calledThisTurn(t.Name, false) {
 			return t, true
 		}
 	}
 	return chat.ToolDef{}, false
+}
+
+// goesTo reports a request made only of words of going and of where the navigation tool t
+// goes, with at least one of the latter: "back to the list" for back_to_inventory ("list"
+// names the site's list).
+func goesTo(t chat.ToolDef, toks []token) bool {
+	where, named := whereWords(t), false
+	for _, tk := range toks {
+		switch {
+		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm]):
+		case tk.kind == kindWord && (slices.Contains(where, tk.norm) || hubTool(t) && hubWords[tk.norm]):
+			named = true
+		default:
+			return false
+		}
+	}
+	return named
 }
 
 // seekWords ask to see or find things: the site's list is where they are.

@@ -625,19 +625,7 @@ func isQuestion(text string, toks []token) bool {
 
 // nameWordIn reports whether a word of a tool's name is in the text ("open", "compare").
 func (c *conv) nameWordIn(toks []token) bool {
-	for _, t := range c.tools {
-		for _, w := range identWords(t.Name) {
-			if len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w) {
-				continue
-			}
-			for _, tk := range toks {
-				if tk.kind == kindWord && wordsMatch(tk.norm, w) {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, toks) })
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
