@@ -163,15 +163,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 }
 
 func rankDetail(o order, it *item, money moneyStyle) string {
-	v, ok := it.num(o.keys...)
-	if !ok {
-		return ""
-	}
-	switch {
-	case slices.Equal(o.keys, priceKeys):
-		return ", at " + money.format(v)
-	case slices.Equal(o.keys, mileageKeys):
-		return ", with " + groupDigits(v, money.group) + " miles"
+	if v, ok := it.num(o.field.keys...); ok && o.field.detail != "" {
+		return o.field.detail + o.field.value(v, money)
 	}
 	return ""
 }
@@ -236,7 +229,7 @@ func (c *conv) sortPlan(o order) *plan {
 					continue
 				}
 			}
-			for _, k := range o.keys {
+			for _, k := range o.field.keys {
 				for _, v := range vals {
 					if byProp == nil && compact(v) == k {
 						byProp, byVal = p, v
@@ -421,7 +414,7 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 		switch {
 		case known:
 			matched++
-		case requestWords[t.norm] || rankWords[t.norm].keys != nil || idRe.MatchString(t.raw):
+		case requestWords[t.norm] || rankWords[t.norm].field != nil || idRe.MatchString(t.raw):
 		default:
 			unmatched++
 		}

@@ -176,30 +176,24 @@ func theTitle(it *item) string {
 func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool) (string, bool) {
 	money := c.before.money
 	// is says one field of an item: "the RAV4 is $31,500", "the Sportage has 14,000 miles".
-	is := func(it *item, keys []string, v float64) string {
-		verb := " is "
-		if slices.Equal(keys, mileageKeys) {
-			verb = " has "
-		}
-		return theTitle(it) + verb + c.fieldValue(keys, v, money)
-	}
+	is := func(it *item, f *field, v float64) string { return theTitle(it) + f.verb + f.value(v, money) }
 	if memRank && hasRank && len(refs) > 1 {
 		var parts []string
 		for _, x := range refs {
-			w, _ := x.num(o.keys...)
-			parts = append(parts, theTitle(x)+" ("+c.fieldValue(o.keys, w, money)+")")
+			w, _ := x.num(o.field.keys...)
+			parts = append(parts, theTitle(x)+" ("+o.field.value(w, money)+")")
 		}
 		return "The " + strconv.Itoa(len(refs)) + " " + o.what + " are " + joinList(parts, "and") + ".", true
 	}
 	if memRank && hasRank && len(refs) == 1 {
-		it, year := refs[0], slices.Equal(o.keys, yearKeys)
+		it, year := refs[0], o.field == yearField
 		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
 		var others []string
 		for _, x := range c.before.last {
-			if w, ok := x.num(o.keys...); ok && x != it && year {
+			if w, ok := x.num(o.field.keys...); ok && x != it && year {
 				others = append(others, theTitle(x))
 			} else if ok && x != it {
-				others = append(others, is(x, o.keys, w))
+				others = append(others, is(x, o.field, w))
 			}
 		}
 		switch {
@@ -213,18 +207,17 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		}
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
-	// A field named in the question: "how much", "price", "year", "mileage", "colors".
-	keys := questionField(toks)
-	if keys == nil || (!isQuestion(text, toks) && adjectiveField(toks)) {
+	f, adjective := questionField(toks)
+	if f == nil || (!isQuestion(text, toks) && adjective) {
 		return "", false // "trade in my old car for the RAV4" asks no year
 	}
 	var parts []string
 	for _, it := range refs {
-		if v, ok := it.num(keys...); ok {
-			parts = append(parts, is(it, keys, v))
+		if v, ok := it.num(f.keys...); ok {
+			parts = append(parts, is(it, f, v))
 			continue
 		}
-		for _, k := range keys {
+		for _, k := range f.keys {
 			if vs, ok := it.attrs[k]; ok {
 				parts = append(parts, theTitle(it)+" comes in "+joinList(vs, "and"))
 				break
@@ -235,62 +228,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		return "", false
 	}
 	return upperFirst(joinList(parts, "and") + "."), true
-}
-
-// adjectiveField reports a field that questionField found through an adjective ("old",
-// "new", "cheap", "expensive"): in a question it asks about the field ("how old is it?");
-// elsewhere it describes something ("my old car").
-func adjectiveField(toks []token) bool {
-	for _, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "price", "cost", "year", "mileage", "mile", "km", "odometer", "color", "colour", "fuel", "engine":
-			return false
-		case "old", "new", "cheap", "expensive":
-			return true
-		}
-	}
-	return false
-}
-
-func questionField(toks []token) []string {
-	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "much", "price", "cost", "expensive", "cheap":
-			if t.norm != "much" || (i > 0 && toks[i-1].norm == "how") {
-				return priceKeys
-			}
-		case "year", "old", "new":
-			return yearKeys
-		case "mileage", "mile", "km", "odometer":
-			return mileageKeys
-		case "color", "colour":
-			return []string{"colors", "color", "colours"}
-		case "fuel", "engine":
-			return []string{"fuel", "engine"}
-		}
-	}
-	return nil
-}
-
-// fieldValue writes a value of a field: money for prices, miles for mileage, plain years.
-func (c *conv) fieldValue(keys []string, v float64, money moneyStyle) string {
-	switch {
-	case slices.Equal(keys, priceKeys):
-		return money.format(v)
-	case slices.Equal(keys, mileageKeys):
-		return groupDigits(v, money.group) + " miles"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-func groupDigits(v float64, sep string) string {
-	return moneyStyle{group: sep}.format(v)
 }
 
 // whichOne asks which of several items the words name.

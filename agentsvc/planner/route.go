@@ -792,7 +792,7 @@ func (f *filler) nameWord(i int) bool {
 	if t.kind != kindWord || f.used[i] || len(t.raw) < 2 || stopWords[t.norm] || cueWordSet[t.norm] || requestWords[t.norm] {
 		return false
 	}
-	if f.vocab[t.norm] > 0 || hints[t.norm] != nil || rankWords[t.norm].keys != nil {
+	if f.vocab[t.norm] > 0 || hints[t.norm] != nil || rankWords[t.norm].field != nil {
 		return false
 	}
 	return !calendarWords[strings.ToLower(t.raw)]
