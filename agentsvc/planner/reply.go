@@ -565,11 +565,9 @@ func (c *conv) itemToOpen() *item {
 	if !slices.ContainsFunc(c.tools, opener) {
 		return nil
 	}
-	for _, m := range slices.Backward(c.msgs) {
-		for _, tc := range m.ToolCalls {
-			if it := c.now.items[openedID(tc)]; it != nil && it.name != "" {
-				return it
-			}
+	for _, k := range slices.Backward(c.calls) {
+		if it := c.now.items[openedID(k)]; it != nil && it.name != "" {
+			return it
 		}
 	}
 	if len(c.now.last) > 0 && c.now.last[0].name != "" {
@@ -893,7 +891,7 @@ var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.$`)
 
 // failure tells the visitor that a call failed, in the page's words; a call they declined
 // did not fail: it is acknowledged.
-func (c *conv) failure(d doneCall, out toolOutput) string {
+func (c *conv) failure(d call, out toolOutput) string {
 	if declinedRe.MatchString(strings.TrimSpace(out.text)) {
 		return "OK, I won't " + c.describeTool(d.name) + "."
 	}

@@ -34,20 +34,16 @@ var hubWords = rawSet(`inventory home list catalog catalogue shop store start ma
 // calledThisTurn reports a call of the tool named name since the visitor's message (without
 // arguments, when bare).
 func (c *conv) calledThisTurn(name string, bare bool) bool {
-	return c.lastUser >= 0 && slices.ContainsFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool {
-		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool {
-			return tc.Name == name && (!bare || noArguments(tc.Arguments))
-		})
+	return c.lastUser >= 0 && slices.ContainsFunc(c.calls, func(k call) bool {
+		return k.at > c.lastUser && k.name == name && (!bare || noArguments(k.args))
 	})
 }
 
 // earlierCalls yields the tool calls made before the visitor's message, the last first.
-func (c *conv) earlierCalls(yield func(chat.ToolCall) bool) {
-	for _, m := range slices.Backward(c.msgs[:max(c.lastUser, 0)]) {
-		for _, tc := range slices.Backward(m.ToolCalls) {
-			if !yield(tc) {
-				return
-			}
+func (c *conv) earlierCalls(yield func(call) bool) {
+	for _, k := range slices.Backward(c.calls) {
+		if k.at < c.lastUser && !yield(k) {
+			return
 		}
 	}
 }
@@ -70,26 +66,18 @@ func (c *conv) hub() (intent, bool) {
 // onScreen is the item whose page the visitor is on, as far as the conversation knows: the
 // item the last call of an item-opening tool opened ("" when none did).
 func (c *conv) onScreen() string {
-	for i := len(c.msgs) - 1; i >= 0; i-- {
-		for _, tc := range slices.Backward(c.msgs[i].ToolCalls) {
-			if c.offers(tc.Name) {
-				continue // a tool of this page: it did not open it
-			}
-			if id := openedID(tc); id != "" {
-				return id
-			}
+	for _, k := range slices.Backward(c.calls) {
+		if id := openedID(k); id != "" && !c.offers(k.name) { // a tool of this page did not open it
+			return id
 		}
 	}
 	return ""
 }
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
-func openedID(tc chat.ToolCall) string {
-	if !opensByName(tc.Name) {
-		return ""
-	}
+func openedID(k call) string {
 	var args map[string]any
-	if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil || len(args) != 1 {
+	if !opensByName(k.name) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
 		return ""
 	}
 	for _, v := range args {

@@ -468,9 +468,9 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 // lastArgs are the arguments of the conversation's last call of tool before this turn (the
 // last that set param, when param is not ""); nil when there is none.
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
-	for tc := range c.earlierCalls {
+	for k := range c.earlierCalls {
 		var args map[string]json.RawMessage
-		if tc.Name == tool && json.Unmarshal([]byte(tc.Arguments), &args) == nil && (param == "" || args[param] != nil) {
+		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil && (param == "" || args[param] != nil) {
 			return args
 		}
 	}
@@ -519,8 +519,8 @@ func (c *conv) bareValue(toks []token) *plan {
 	if num == nil {
 		return nil
 	}
-	for tc := range c.earlierCalls {
-		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+	for k := range c.earlierCalls {
+		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == k.name })
 		if t < 0 {
 			continue
 		}
@@ -860,28 +860,13 @@ func wholeList(toks []token, l *plan) bool {
 // arguments and it listed items (its whole list), and how many it listed: before this turn,
 // or until now when thisTurn.
 func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
-	msgs := c.msgs
-	if !thisTurn && c.lastUser >= 0 {
-		msgs = c.msgs[:c.lastUser]
-	}
-	calls := map[string]bool{}
 	n, seen := 0, false
-	for _, m := range msgs {
-		switch m.Role {
-		case chat.RoleAssistant:
-			for _, tc := range m.ToolCalls {
-				if tc.Name == l.def.Name && noArguments(tc.Arguments) {
-					calls[tc.ID] = true
-				}
-			}
-		case chat.RoleTool:
-			if !calls[m.ToolCallID] {
-				continue
-			}
-			mem := remember([]chat.Message{m})
-			if len(mem.last) > 0 {
-				n, seen = len(mem.last), true
-			}
+	for _, k := range c.calls {
+		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && c.lastUser >= 0 && k.at >= c.lastUser {
+			continue
+		}
+		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
+			n, seen = len(mem.last), true
 		}
 	}
 	return n, seen
@@ -933,16 +918,16 @@ func listNoun(name string, n int) string {
 // page: nil when it had none, when a tool called after it cleared or reset them, or when a
 // tool this page does not offer ran since (the visitor was on another page).
 func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
-	for tc := range c.earlierCalls {
-		if tc.Name == l.def.Name {
+	for k := range c.earlierCalls {
+		if k.name == l.def.Name {
 			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
+			if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
 				return nil
 			}
 			return args
 		}
-		ws := identWords(tc.Name)
-		if !c.offers(tc.Name) ||
+		ws := identWords(k.name)
+		if !c.offers(k.name) ||
 			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
 			return nil
 		}
