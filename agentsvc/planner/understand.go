@@ -22,7 +22,8 @@ type reading struct {
 	question bool
 	pronoun  bool // "it", "this one": the item on screen
 	numbers  bool
-	lookup   bool // one call of a listing tool may learn names first
+	lookup   bool    // one call of a listing tool may learn names first
+	plain    []*plan // the page's tools for text, best first
 
 	mentions  []mention
 	ambiguous *mention // a name that fits several items ("the Tesla")
@@ -57,11 +58,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 	r.question = isQuestion(text, toks)
 	r.pronoun = pronounIn(toks)
 	r.numbers = slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
+	r.plain = rankPlans(text, c.tools)
 
 	// What the text points at among the items seen: names, "the second", "the red one",
 	// "the cheaper one".
 	r.mentions = nameMentions(text, c.before.known(), c.vocab)
-	if len(r.mentions) == 0 && c.wantsItem(text) {
+	if len(r.mentions) == 0 && c.wantsItem(r) {
 		// "open the tesla": a filter word names items when the request is about one item.
 		r.mentions = nameMentions(text, c.before.known(), nil)
 	}
@@ -82,10 +84,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	if len(r.refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks); it != nil && !c.plainAction(text, toks, r.question) {
+		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
 			r.refs = []*item{it}
 			r.text2 = text + " " + it.id
-		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, r.question) {
+		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
 			for _, it := range r.refs {
@@ -235,7 +237,7 @@ func (c *conv) understand(text string, lookup bool) intent {
 
 // refuse answers a request that says not to do something: what it will not do.
 func (c *conv) refuse(r *reading) (intent, bool) {
-	if ps := rankPlans(r.text, c.tools); len(ps) > 0 && ps[0].score >= threshold && c.nameHit(ps[0], r.toks) {
+	if ps := r.plain; len(ps) > 0 && ps[0].score >= threshold && c.nameHit(ps[0], r.toks) {
 		return intent{reply: "OK, I won't " + c.describeTool(ps[0].def.Name) + "."}, true
 	}
 	return intent{reply: "OK, I won't. What would you like me to do instead?"}, true
@@ -391,13 +393,13 @@ func pluralPronoun(toks []token) bool {
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
 // that takes one, whatever "it" stands for: "close it" in the comparison drawer closes the
 // drawer, it opens no car; "book it for Friday" still books the room "it" is.
-func (c *conv) plainAction(text string, toks []token, question bool) bool {
-	ps := rankPlans(text, c.tools)
-	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], toks, question) {
+func (c *conv) plainAction(r *reading) bool {
+	ps := r.plain
+	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], r.toks, r.question) {
 		return false
 	}
 	for _, p := range ps {
-		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, toks)) {
+		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks)) {
 			return false
 		}
 	}
@@ -730,13 +732,12 @@ func strongNameLike(ws []string) bool {
 
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
-func (c *conv) wantsItem(text string) bool {
-	toks := tokenize(text)
-	for _, p := range rankPlans(text, c.tools) {
-		if !wantsIDs(p) || !c.actionWord(p, toks) {
+func (c *conv) wantsItem(r *reading) bool {
+	for _, p := range r.plain {
+		if !wantsIDs(p) || !c.actionWord(p, r.toks) {
 			continue
 		}
-		return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
+		return slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 	}
 	return false
 }
