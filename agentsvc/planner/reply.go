@@ -75,13 +75,27 @@ func (c *conv) noTools() string {
 // suggestions are requests that route back to their tool, one per tool, at most n, leaving
 // out tools that submit or buy something.
 func (c *conv) suggestions(n int) []string {
+	return c.examples(n, func(t chat.ToolDef) bool { return !commits(t) })
+}
+
+// commits reports a tool that submits, buys or undoes something (book_…, cancel_…, back_…):
+// never suggested.
+func commits(t chat.ToolDef) bool {
+	name := identWords(t.Name)
+	return len(name) > 0 && commitWords[name[0]]
+}
+
+var commitWords = rawSet(`book apply submit delete remove buy purchase pay send checkout cancel close back clear reset`)
+
+// examples are the requests of the tools that keep (example) that route back to their tool,
+// one per tool, at most n.
+func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
 	var out []string
 	for _, t := range c.tools {
 		if len(out) == n {
 			break
 		}
-		name := identWords(t.Name)
-		if len(name) > 0 && slices.Contains([]string{"book", "apply", "submit", "delete", "remove", "buy", "purchase", "pay", "send", "checkout", "cancel", "close", "back", "clear", "reset"}, name[0]) {
+		if !keep(t) {
 			continue
 		}
 		ex := c.example(t)
@@ -532,19 +546,8 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
 	out := "Sorry, I can't help with that " + c.place.here + "."
-	var here, away []string
-	for _, s := range c.suggestions(len(c.tools)) {
-		if p := route(s, c.tools); p != nil && !navTool(p.def) && len(here) < 3 {
-			here = append(here, s)
-		}
-	}
-	for _, t := range c.tools {
-		if ex := c.example(t); navTool(t) && ex != "" {
-			if p := route(ex, c.tools); p != nil && p.def.Name == t.Name {
-				away = append(away, ex)
-			}
-		}
-	}
+	here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) && !commits(t) })
+	away := c.examples(len(c.tools), navTool)
 	if it := c.itemToOpen(); len(away) == 0 && it != nil {
 		away = append(away, "open "+theTitle(it)) // its page has what this list does not
 	}
