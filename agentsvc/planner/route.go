@@ -787,15 +787,10 @@ func (f *filler) quotes() {
 	}
 }
 
+// nameWord reports a word of a name: not a word of the tool nor an ordinary one.
 func (f *filler) nameWord(i int) bool {
 	t := f.toks[i]
-	if t.kind != kindWord || f.used[i] || len(t.raw) < 2 || stopWords[t.norm] || cueWordSet[t.norm] || requestWords[t.norm] {
-		return false
-	}
-	if f.vocab[t.norm] > 0 || hints[t.norm] != nil || rankWords[t.norm].field != nil {
-		return false
-	}
-	return !calendarWords[strings.ToLower(t.raw)]
+	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && !ordinary(t.norm) && f.vocab[t.norm] == 0
 }
 
 // label is a word near a number or quote, at a distance counted in content words.

@@ -102,7 +102,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		})
 	}
 	for i, t := range toks {
-		if t.kind != kindWord || len(t.norm) < 2 || stopWords[t.norm] || c.vocab[t.norm] || requestWords[t.norm] || hints[t.norm] != nil || dayWords[t.norm] {
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.vocab[t.norm] {
 			continue
 		}
 		if (strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")) || (i > 0 && toks[i-1].norm == "the" && t.raw != strings.ToLower(t.raw)) {
@@ -114,6 +114,12 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 
 // dayWords are words of dates and times, never an item's name.
 var dayWords = wordSet(calendarList + " am pm week weekend next")
+
+// ordinary reports a word of requests, bounds, rankings, dates or times (a normalised word):
+// no name of an item or a person.
+func ordinary(w string) bool {
+	return stopWords[w] || cueWordSet[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil || dayWords[w]
+}
 
 // elsewhere takes a request that nothing on this page clearly does to the page that may: the
 // navigation tool whose words it has ("per month" goes to the financing calculator), else,

@@ -676,7 +676,7 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			continue
 		}
 		w := t.norm
-		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil || dayWords[w] {
+		if c.looksLikeID(t.raw) || len(w) < 2 || ordinary(w) || c.vocab[w] {
 			continue
 		}
 		if bestMatch(queryWord{word: w, weight: 1}, p.vocab) > 0 {
@@ -951,7 +951,7 @@ func (c *conv) prose(toks []token) bool {
 	n := 0
 	for _, t := range toks {
 		w := t.norm
-		if t.kind != kindWord || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil {
+		if t.kind != kindWord || len(w) < 2 || ordinary(w) || c.vocab[w] {
 			continue
 		}
 		n++
