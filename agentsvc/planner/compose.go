@@ -222,7 +222,7 @@ func (c *conv) sortPlan(o order) *plan {
 			if !p.schema.stringEnum() {
 				continue
 			}
-			vals := enumStrings(p.schema.enum)
+			vals := texts(p.schema.enum)
 			if slices.ContainsFunc(vals, func(v string) bool { return dirValue(v, true) != "" }) && dirProp == nil {
 				if dirValue(vals[0], true) != "" || dirValue(vals[0], false) != "" {
 					dirProp = p
@@ -242,7 +242,7 @@ func (c *conv) sortPlan(o order) *plan {
 		}
 		pl := &plan{def: t, schema: s, values: map[string]any{byProp.name: byVal}, score: threshold}
 		if dirProp != nil {
-			for _, v := range enumStrings(dirProp.schema.enum) {
+			for _, v := range texts(dirProp.schema.enum) {
 				if dirValue(v, o.desc) != "" {
 					pl.values[dirProp.name] = v
 					break
@@ -252,16 +252,6 @@ func (c *conv) sortPlan(o order) *plan {
 		return pl
 	}
 	return nil
-}
-
-func enumStrings(en []enumValue) []string {
-	var out []string
-	for _, e := range en {
-		if e.isStr {
-			out = append(out, e.str)
-		}
-	}
-	return out
 }
 
 // dirValue reports v when it names the direction (desc or asc).

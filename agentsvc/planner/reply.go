@@ -638,8 +638,8 @@ func (c *conv) askMissing(p *plan) intent {
 		h := identPhrase(mp.name)
 		if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
-		} else if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
-			h += " (" + hint + ")"
+		} else if len(mp.schema.enum) > 0 {
+			h += " (one of: " + strings.Join(texts(mp.schema.enum), ", ") + ")"
 		} else if r := numberRange(mp.schema); r != "" {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
 			h += " (" + r + ")"
