@@ -285,11 +285,7 @@ func isOrdering(p *plan) bool {
 }
 
 // readOnly reports a tool whose name says it only reads or computes.
-func readOnly(p *plan) bool {
-	ws := identWords(ownName(p.def.Name))
-	return len(ws) > 0 && slices.Contains([]string{"get", "list", "read", "fetch", "show", "view", "find", "search", "lookup",
-		"describe", "check", "calculate", "compute", "estimate", "preview", "quote"}, ws[0])
-}
+func readOnly(p *plan) bool { return named(p.def.Name, readsFirst) }
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
 func (c *conv) nameHit(p *plan, toks []token) bool {

@@ -75,17 +75,8 @@ func (c *conv) noTools() string {
 // suggestions are requests that route back to their tool, one per tool, at most n, leaving
 // out tools that submit or buy something.
 func (c *conv) suggestions(n int) []string {
-	return c.examples(n, func(t chat.ToolDef) bool { return !commits(t) })
+	return c.examples(n, func(t chat.ToolDef) bool { return !named(t.Name, commitFirst) })
 }
-
-// commits reports a tool that submits, buys or undoes something (book_…, cancel_…, back_…):
-// never suggested.
-func commits(t chat.ToolDef) bool {
-	name := identWords(t.Name)
-	return len(name) > 0 && commitWords[name[0]]
-}
-
-var commitWords = rawSet(`book apply submit delete remove buy purchase pay send checkout cancel close back clear reset`)
 
 // examples are the requests of the tools that keep (example) that route back to their tool,
 // one per tool, at most n.
@@ -546,7 +537,7 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
 	out := "Sorry, I can't help with that " + c.place.here + "."
-	here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) && !commits(t) })
+	here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) && !named(t.Name, commitFirst) })
 	away := c.examples(len(c.tools), navTool)
 	if it := c.itemToOpen(); len(away) == 0 && it != nil {
 		away = append(away, "open "+theTitle(it)) // its page has what this list does not

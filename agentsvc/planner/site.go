@@ -15,11 +15,22 @@ import (
 // navTool reports a tool that goes to another page and needs nothing: go_to_…, back_to_…,
 // return_…, visit_… with no required parameter.
 func navTool(t chat.ToolDef) bool {
-	words := identWords(t.Name)
-	if len(words) == 0 || !slices.Contains([]string{"go", "back", "return", "visit", "goto"}, words[0]) {
-		return false
-	}
-	return !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
+	return named(t.Name, goesFirst) && !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
+}
+
+// What kind of tool a tool is, the first word of its own name says (a server's prefix left
+// out): these are the kinds, as the first words of their names.
+var (
+	goesFirst   = rawSet(`go back return visit goto`)    // to another page
+	opensFirst  = rawSet(`open select view show see go`) // an item's page, or something
+	readsFirst  = rawSet(`get list read fetch show view find search lookup describe check calculate compute estimate preview quote`)
+	commitFirst = rawSet(`book apply submit delete remove buy purchase pay send checkout cancel close back clear reset`)
+)
+
+// named reports a tool name whose first word is of the kind first.
+func named(name string, first map[string]bool) bool {
+	ws := identWords(ownName(name))
+	return len(ws) > 0 && first[ws[0]]
 }
 
 // hubTool reports a navigation tool to the site's list of items: back_to_inventory,
@@ -77,7 +88,7 @@ func (c *conv) onScreen() string {
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
 func openedID(k call) string {
 	var args map[string]any
-	if !opensByName(k.name) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
+	if !named(k.name, opensFirst) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
 		return ""
 	}
 	for _, v := range args {

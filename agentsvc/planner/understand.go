@@ -766,17 +766,10 @@ var requestWords = wordSet(`open show see view display pick choose select compar
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
 func opener(t chat.ToolDef) bool {
-	return opensByName(t.Name) && slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+	return named(t.Name, opensFirst) && slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
 		single, _ := idParam(p)
 		return single
 	})
-}
-
-// opensByName reports a tool name that opens something: open_…, select_…, view_…, show_…,
-// see_…, go_….
-func opensByName(name string) bool {
-	words := identWords(name)
-	return len(words) > 0 && slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0])
 }
 
 // openFor handles a request about one item that this page cannot do: when the page has a
