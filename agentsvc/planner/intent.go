@@ -104,7 +104,9 @@ func (c *conv) openedThenAsked(prevUser int) bool {
 	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || text == "" {
 		return false
 	}
-	return slices.ContainsFunc(c.calls, func(k call) bool { return k.opened && k.at > prevUser && k.at < c.lastUser })
+	return slices.ContainsFunc(c.calls, func(k call) bool {
+		return k.opened && k.at > prevUser && k.at < c.lastUser
+	})
 }
 
 // answers reads the user message as the answer to the pending question: a pick among its

@@ -158,7 +158,8 @@ func newConv(req llm.Request, now time.Time) *conv {
 		case chat.RoleAssistant:
 			for _, tc := range m.ToolCalls {
 				byID[tc.ID] = len(c.calls)
-				c.calls = append(c.calls, call{name: tc.Name, args: tc.Arguments, opened: strings.HasPrefix(tc.ID, openCallPrefix), at: i})
+				opened := strings.HasPrefix(tc.ID, openCallPrefix)
+				c.calls = append(c.calls, call{name: tc.Name, args: tc.Arguments, opened: opened, at: i})
 			}
 		case chat.RoleTool:
 			k, ok := byID[m.ToolCallID]
@@ -236,7 +237,9 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
 	lookup := true
-	if l := on.lister(); l != nil && slices.ContainsFunc(c.done[:lastOpened(c.done)], func(d call) bool { return d.name == l.def.Name }) {
+	if l := on.lister(); l != nil && slices.ContainsFunc(c.done[:lastOpened(c.done)], func(d call) bool {
+		return d.name == l.def.Name
+	}) {
 		lookup = false // the names are known: one lookup a turn
 	}
 	on.reread = true

@@ -168,11 +168,13 @@ type order struct {
 
 // rankWords are the comparatives and superlatives shoppers use, with the fields they rank.
 var rankWords = map[string]order{
-	"cheap": {priceField, false, "cheapest"}, "cheaper": {priceField, false, "cheaper"}, "cheapest": {priceField, false, "cheapest"},
+	"cheap": {priceField, false, "cheapest"}, "cheaper": {priceField, false, "cheaper"},
+	"cheapest":   {priceField, false, "cheapest"},
 	"affordable": {priceField, false, "most affordable"}, "inexpensive": {priceField, false, "cheapest"},
 	"expensive": {priceField, true, "most expensive"}, "pricier": {priceField, true, "pricier"},
 	"priciest": {priceField, true, "priciest"}, "costliest": {priceField, true, "most expensive"},
-	"newest": {yearField, true, "newest"}, "newer": {yearField, true, "newer"}, "latest": {yearField, true, "newest"},
+	"newest": {yearField, true, "newest"}, "newer": {yearField, true, "newer"},
+	"latest": {yearField, true, "newest"},
 	"oldest": {yearField, false, "oldest"}, "older": {yearField, false, "older"},
 }
 
@@ -190,9 +192,10 @@ type field struct {
 var (
 	priceField = &field{keys: []string{"price", "cost", "amount", "total"}, words: []string{"price", "cost"},
 		adjective: []string{"expensive", "cheap"}, verb: " is ", money: true, detail: ", at "}
-	yearField    = &field{keys: []string{"year", "date", "released"}, words: []string{"year"}, adjective: []string{"old", "new"}, verb: " is "}
-	mileageField = &field{keys: []string{"mileage", "miles", "odometer", "km"}, words: []string{"mileage", "mile", "km", "odometer"},
-		verb: " has ", unit: " miles", detail: ", with "}
+	yearField = &field{keys: []string{"year", "date", "released"}, words: []string{"year"},
+		adjective: []string{"old", "new"}, verb: " is "}
+	mileageField = &field{keys: []string{"mileage", "miles", "odometer", "km"},
+		words: []string{"mileage", "mile", "km", "odometer"}, verb: " has ", unit: " miles", detail: ", with "}
 	// fields are what a question asks about, in this order.
 	fields = []*field{priceField, yearField, mileageField,
 		{keys: []string{"colors", "color", "colours"}, words: []string{"color", "colour"}},

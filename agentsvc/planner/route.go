@@ -621,13 +621,16 @@ var (
 	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"}, tokenOf(func(t token) bool {
 		return t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
 	}), bonusTyped}
-	dateKind  = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"}, tokenOf(func(t token) bool { return t.kind == kindDate }), bonusTyped}
-	timeKind  = valueKind{nil, []string{"time", "hour", "slot"}, tokenOf(func(t token) bool { return t.kind == kindTime }), bonusTyped}
+	dateKind = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"},
+		tokenOf(func(t token) bool { return t.kind == kindDate }), bonusTyped}
+	timeKind = valueKind{nil, []string{"time", "hour", "slot"},
+		tokenOf(func(t token) bool { return t.kind == kindTime }), bonusTyped}
 	phoneKind = valueKind{nil, []string{"phone"}, tokenOf(func(t token) bool {
 		return t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
 	}), bonusTyped}
 	// A file path written whole ("move /a.txt to /b.txt": source, then destination).
-	pathKind = valueKind{nil, strings.Fields(`path file filename filepath dir directory folder source destination src dest`),
+	pathKind = valueKind{nil,
+		strings.Fields(`path file filename filepath dir directory folder source destination src dest`),
 		(*filler).path, bonusEnum}
 	// "books by Frank Herbert", "songs by Nina Simone": the capitalised words after "by".
 	creatorKind = valueKind{nil, strings.Fields(`author writer artist creator director composer painter band`),
@@ -682,7 +685,9 @@ func (f *filler) path(p *property) (string, []int) {
 		if f.used[i] || t.kind != kindPath {
 			continue
 		}
-		dir := slices.ContainsFunc(identWords(f.tool), func(w string) bool { return w == "directory" || w == "dir" || w == "folder" })
+		dir := slices.ContainsFunc(identWords(f.tool), func(w string) bool {
+			return w == "directory" || w == "dir" || w == "folder"
+		})
 		if path.Ext(t.raw) != "" && dir || !p.schema.acceptsString(t.raw) {
 			return "", nil
 		}
@@ -703,7 +708,8 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, []int) {
 			j++
 		}
 		k := j
-		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) {
+		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] &&
+			unicode.IsUpper([]rune(f.toks[k].raw)[0]) {
 			k++
 		}
 		if k == j {

@@ -15,16 +15,20 @@ import (
 // navTool reports a tool that goes to another page and needs nothing: go_to_…, back_to_…,
 // return_…, visit_… with no required parameter.
 func navTool(t chat.ToolDef) bool {
-	return named(t.Name, goesFirst) && !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
+	return named(t.Name, goesFirst) && !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+		return p.required
+	})
 }
 
 // What kind of tool a tool is, the first word of its own name says (a server's prefix left
 // out): these are the kinds, as the first words of their names.
 var (
-	goesFirst   = rawSet(`go back return visit goto`)    // to another page
-	opensFirst  = rawSet(`open select view show see go`) // an item's page, or something
-	readsFirst  = rawSet(`get list read fetch show view find search lookup describe check calculate compute estimate preview quote`)
-	commitFirst = rawSet(`book apply submit delete remove buy purchase pay send checkout cancel close back clear reset`)
+	goesFirst  = rawSet(`go back return visit goto`)    // to another page
+	opensFirst = rawSet(`open select view show see go`) // an item's page, or something
+	readsFirst = rawSet(`get list read fetch show view find search lookup describe check calculate compute
+		estimate preview quote`)
+	commitFirst = rawSet(`book apply submit delete remove buy purchase pay send checkout cancel close back
+		clear reset`)
 )
 
 // named reports a tool name whose first word is of the kind first.
@@ -129,7 +133,8 @@ var dayWords = wordSet(calendarList + " am pm week weekend next")
 // ordinary reports a word of requests, bounds, rankings, dates or times (a normalised word):
 // no name of an item or a person.
 func ordinary(w string) bool {
-	return stopWords[w] || cueWordSet[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil || dayWords[w]
+	return stopWords[w] || cueWordSet[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil ||
+		dayWords[w]
 }
 
 // elsewhere takes a request that nothing on this page clearly does to the page that may: the

@@ -170,8 +170,9 @@ func init() {
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
 		// Another item than the one on screen, on a page that neither lists nor opens items:
 		// the site's list first, where the request is read again.
-		{"another item", func(c *conv, r *reading) bool { return c.otherItem(r.text, r.toks, r.mentions, r.pronoun) },
-			func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
+		{"another item", func(c *conv, r *reading) bool {
+			return c.otherItem(r.text, r.toks, r.mentions, r.pronoun)
+		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
 		// page's tools, not from what an earlier list said of it.
@@ -210,9 +211,12 @@ func init() {
 			}
 			return intent{}, false
 		}},
-		{"elsewhere", func(_ *conv, r *reading) bool { return r.unclear && (!r.question || !r.pronoun || r.numbers) },
-			func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
-		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) { return c.clarify(r.text, r.ps, r.toks2, r.question), true }},
+		{"elsewhere", func(_ *conv, r *reading) bool {
+			return r.unclear && (!r.question || !r.pronoun || r.numbers)
+		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
+		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
+			return c.clarify(r.text, r.ps, r.toks2, r.question), true
+		}},
 		{"two tools", always, (*conv).twoClose},
 		{"call", always, (*conv).callBest},
 	}
@@ -766,7 +770,8 @@ var requestWords = wordSet(`open show see view display pick choose select compar
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
 func opener(t chat.ToolDef) bool {
-	return named(t.Name, opensFirst) && slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+	props := parseSchema(t.Parameters).props
+	return named(t.Name, opensFirst) && slices.ContainsFunc(props, func(p *property) bool {
 		single, _ := idParam(p)
 		return single
 	})
@@ -856,7 +861,8 @@ func wholeList(toks []token, l *plan) bool {
 func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
 	n, seen := 0, false
 	for _, k := range c.calls {
-		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && c.lastUser >= 0 && k.at >= c.lastUser {
+		earlier := c.lastUser < 0 || k.at < c.lastUser
+		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && !earlier {
 			continue
 		}
 		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
