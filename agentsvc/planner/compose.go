@@ -163,15 +163,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 }
 
 func rankDetail(o order, it *item, money moneyStyle) string {
-	v, ok := it.num(o.keys...)
-	if !ok {
-		return ""
-	}
-	switch {
-	case slices.Equal(o.keys, priceKeys):
-		return ", at " + money.format(v)
-	case slices.Equal(o.keys, mileageKeys):
-		return ", with " + groupDigits(v, money.group) + " miles"
+	if v, ok := it.num(o.field.keys...); ok && o.field.detail != "" {
+		return o.field.detail + o.field.value(v, money)
 	}
 	return ""
 }
@@ -229,14 +222,14 @@ func (c *conv) sortPlan(o order) *plan {
 			if !p.schema.stringEnum() {
 				continue
 			}
-			vals := enumStrings(p.schema.enum)
+			vals := texts(p.schema.enum)
 			if slices.ContainsFunc(vals, func(v string) bool { return dirValue(v, true) != "" }) && dirProp == nil {
 				if dirValue(vals[0], true) != "" || dirValue(vals[0], false) != "" {
 					dirProp = p
 					continue
 				}
 			}
-			for _, k := range o.keys {
+			for _, k := range o.field.keys {
 				for _, v := range vals {
 					if byProp == nil && compact(v) == k {
 						byProp, byVal = p, v
@@ -249,7 +242,7 @@ func (c *conv) sortPlan(o order) *plan {
 		}
 		pl := &plan{def: t, schema: s, values: map[string]any{byProp.name: byVal}, score: threshold}
 		if dirProp != nil {
-			for _, v := range enumStrings(dirProp.schema.enum) {
+			for _, v := range texts(dirProp.schema.enum) {
 				if dirValue(v, o.desc) != "" {
 					pl.values[dirProp.name] = v
 					break
@@ -259,16 +252,6 @@ func (c *conv) sortPlan(o order) *plan {
 		return pl
 	}
 	return nil
-}
-
-func enumStrings(en []enumValue) []string {
-	var out []string
-	for _, e := range en {
-		if e.isStr {
-			out = append(out, e.str)
-		}
-	}
-	return out
 }
 
 // dirValue reports v when it names the direction (desc or asc).
@@ -302,11 +285,7 @@ func isOrdering(p *plan) bool {
 }
 
 // readOnly reports a tool whose name says it only reads or computes.
-func readOnly(p *plan) bool {
-	ws := identWords(ownName(p.def.Name))
-	return len(ws) > 0 && slices.Contains([]string{"get", "list", "read", "fetch", "show", "view", "find", "search", "lookup",
-		"describe", "check", "calculate", "compute", "estimate", "preview", "quote"}, ws[0])
-}
+func readOnly(p *plan) bool { return named(p.def.Name, readsFirst) }
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
 func (c *conv) nameHit(p *plan, toks []token) bool {
@@ -421,7 +400,7 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 		switch {
 		case known:
 			matched++
-		case requestWords[t.norm] || rankWords[t.norm].keys != nil || idRe.MatchString(t.raw):
+		case requestWords[t.norm] || rankWords[t.norm].field != nil || idRe.MatchString(t.raw):
 		default:
 			unmatched++
 		}

@@ -134,6 +134,12 @@ var siteConversations = []struct {
 		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"downPayment":2500}`}, reply: []string{"72 months", "down $2,500"}},
 		{say: "go back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 	}},
+	{"a service no page offers, and a way back said in plain words", "test-drive", "c03", []siteTurn{
+		{say: "do you offer home delivery?", reply: []string{"Sorry", "Elsewhere on the site", "“back to inventory”"}, not: []string{"either"}},
+		{say: "what would it cost a month over 60 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"60 months"}, on: "financing"},
+		{say: "return to the inventory", calls: []string{`back_to_inventory {}`}, not: []string{"Should I"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -26,9 +26,6 @@ const calendarList = `monday tuesday wednesday thursday friday saturday sunday m
 	thur thurs fri sat sun january february march april may june july august september october november
 	december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow tonight morning afternoon evening noon`
 
-// calendarWords are the names of days and months, which are not people's names.
-var calendarWords = rawSet(calendarList)
-
 var months = map[string]time.Month{
 	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
 	"oct": 10, "nov": 11, "dec": 12,

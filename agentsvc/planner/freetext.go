@@ -119,7 +119,7 @@ func freeTextable(p *property) bool {
 	if single, _ := idParam(p); single {
 		return false
 	}
-	return !slices.ContainsFunc(valueKinds, func(k valueKind) bool { return k.wants(p) })
+	return !slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
 // verbatimParam reports a parameter that carries the visitor's words as they are: a message,

@@ -104,12 +104,9 @@ func (c *conv) openedThenAsked(prevUser int) bool {
 	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || text == "" {
 		return false
 	}
-	for _, m := range c.msgs[prevUser+1 : c.lastUser] {
-		if slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool { return strings.HasPrefix(tc.ID, openCallPrefix) }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.calls, func(k call) bool {
+		return k.opened && k.at > prevUser && k.at < c.lastUser
+	})
 }
 
 // answers reads the user message as the answer to the pending question: a pick among its

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
+	"github.com/byomcp/byomcp/agentsvc/tools"
 )
 
 // item is one thing the conversation has seen in a tool result: a row with an id ("c01") and
@@ -64,7 +65,7 @@ func (m *memory) read(content string) {
 	if out.isError {
 		return
 	}
-	body := rawBody(content)
+	_, body, _, _ := tools.Unwrap(content) // the text without the agent's envelope
 	m.learnMoney(body)
 	var list []*item
 	if sm := structuredRe.FindStringSubmatch(body); sm != nil {
@@ -165,20 +166,6 @@ var clauseWords = wordSet(`is are was were has have had will would can could can
 func sentenceGoesOn(label string) bool {
 	first, _, _ := strings.Cut(label, " ")
 	return clauseWords[normWord(strings.ToLower(first))]
-}
-
-// rawBody is a result's text without its untrusted-data envelope.
-func rawBody(content string) string {
-	body := content
-	if i := strings.Index(body, "<tool_output"); i >= 0 {
-		if j := strings.IndexByte(body[i:], '>'); j >= 0 {
-			body = body[i+j+1:]
-		}
-		if k := strings.LastIndex(body, "</tool_output>"); k >= 0 {
-			body = body[:k]
-		}
-	}
-	return body
 }
 
 func (m *memory) learnMoney(text string) {

@@ -101,13 +101,15 @@ type action struct {
 	text string
 }
 
-// doneCall is a tool call of the current turn with its result.
-type doneCall struct {
+// call is one tool call of the conversation and its result. The conversation's calls are one
+// list (conv.calls), which every question about what was called reads.
+type call struct {
 	name   string
 	args   string
 	result string // raw tool message content
+	done   bool   // its result came
 	opened bool   // an openFor call: the turn goes on on the item's page
-	at     int    // the index of its result among the messages
+	at     int    // the index of its result among the messages (of the call, until it came)
 }
 
 // conv is one model call's view of the conversation.
@@ -120,7 +122,8 @@ type conv struct {
 	text       string
 	before     *memory // what the results before this turn showed
 	now        *memory // including this turn's results
-	done       []doneCall
+	calls      []call  // every call of the conversation, in order
+	done       []call  // this turn's, with their results
 	firstReply bool
 	place      *place
 	today      time.Time
@@ -149,22 +152,32 @@ func newConv(req llm.Request, now time.Time) *conv {
 	titled := titledIDs(req.Tools) // the tools' schemas read once, for both memories
 	c.before.learnTitles(titled)
 	c.now.learnTitles(titled)
+	byID := map[string]int{}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case chat.RoleAssistant:
+			for _, tc := range m.ToolCalls {
+				byID[tc.ID] = len(c.calls)
+				opened := strings.HasPrefix(tc.ID, openCallPrefix)
+				c.calls = append(c.calls, call{name: tc.Name, args: tc.Arguments, opened: opened, at: i})
+			}
+		case chat.RoleTool:
+			k, ok := byID[m.ToolCallID]
+			if !ok {
+				k = len(c.calls)
+				c.calls = append(c.calls, call{})
+			}
+			if c.calls[k].name == "" {
+				c.calls[k].name = m.Name
+			}
+			c.calls[k].result, c.calls[k].done, c.calls[k].at = m.Content, true, i
+		}
+	}
 	if c.lastUser >= 0 {
 		c.start = c.lastUser + 1
-		calls := map[string]chat.ToolCall{}
-		for i, m := range req.Messages[c.lastUser+1:] {
-			switch m.Role {
-			case chat.RoleAssistant:
-				for _, tc := range m.ToolCalls {
-					calls[tc.ID] = tc
-				}
-			case chat.RoleTool:
-				tc := calls[m.ToolCallID]
-				name := tc.Name
-				if name == "" {
-					name = m.Name
-				}
-				c.done = append(c.done, doneCall{name: name, args: tc.Arguments, result: m.Content, opened: strings.HasPrefix(tc.ID, openCallPrefix), at: c.lastUser + 1 + i})
+		for _, k := range c.calls {
+			if k.done && k.at > c.lastUser {
+				c.done = append(c.done, k)
 			}
 		}
 	}
@@ -224,7 +237,9 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
 	lookup := true
-	if l := on.lister(); l != nil && slices.ContainsFunc(c.done[:lastOpened(c.done)], func(d doneCall) bool { return d.name == l.def.Name }) {
+	if l := on.lister(); l != nil && slices.ContainsFunc(c.done[:lastOpened(c.done)], func(d call) bool {
+		return d.name == l.def.Name
+	}) {
 		lookup = false // the names are known: one lookup a turn
 	}
 	on.reread = true
@@ -248,7 +263,7 @@ func (c *conv) goOn(on *conv) action {
 		return action{text: c.summary()}
 	}
 	if strings.HasPrefix(a.text, "Sorry") {
-		if c.onlyNames() || hop && c.onlyGoing(c.toolDef(c.done[lastOpened(c.done)].name)) {
+		if c.onlyNames() || hop && goesTo(c.toolDef(c.done[lastOpened(c.done)].name), tokenize(c.text)) {
 			// "pull up the Outback", "back to the list": the page is what was asked
 			return action{text: c.summary()}
 		}
@@ -313,21 +328,8 @@ func (c *conv) onlyNames() bool {
 	return true
 }
 
-// onlyGoing reports a request made only of the words of navigation tool t and of asking to
-// go ("back to the list" for back_to_inventory: "list" names the site's list).
-func (c *conv) onlyGoing(t chat.ToolDef) bool {
-	words := append(identWords(t.Name), contentWords(t.Description)...)
-	for _, tk := range tokenize(c.text) {
-		if tk.kind == kindWord && !stopWords[tk.norm] && !requestWords[tk.norm] && !slices.Contains(words, tk.norm) &&
-			!(hubTool(t) && hubWords[tk.norm]) {
-			return false
-		}
-	}
-	return true
-}
-
 // lastOpened is the index of the turn's last openFor call, or -1.
-func lastOpened(done []doneCall) int {
+func lastOpened(done []call) int {
 	for k := len(done) - 1; k >= 0; k-- {
 		if done[k].opened {
 			return k
@@ -339,7 +341,7 @@ func lastOpened(done []doneCall) int {
 // pageChanged reports whether a tool this turn called is no longer offered: the page it ran
 // on has been replaced (a tool navigated, and the agent waited for the next page's tools).
 func (c *conv) pageChanged() bool {
-	return slices.ContainsFunc(c.done, func(d doneCall) bool { return !c.offers(d.name) })
+	return slices.ContainsFunc(c.done, func(d call) bool { return !c.offers(d.name) })
 }
 
 func countRole(msgs []chat.Message, role string) int {

@@ -75,13 +75,18 @@ func (c *conv) noTools() string {
 // suggestions are requests that route back to their tool, one per tool, at most n, leaving
 // out tools that submit or buy something.
 func (c *conv) suggestions(n int) []string {
+	return c.examples(n, func(t chat.ToolDef) bool { return !named(t.Name, commitFirst) })
+}
+
+// examples are the requests of the tools that keep (example) that route back to their tool,
+// one per tool, at most n.
+func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
 	var out []string
 	for _, t := range c.tools {
 		if len(out) == n {
 			break
 		}
-		name := identWords(t.Name)
-		if len(name) > 0 && slices.Contains([]string{"book", "apply", "submit", "delete", "remove", "buy", "purchase", "pay", "send", "checkout", "cancel", "close", "back", "clear", "reset"}, name[0]) {
+		if !keep(t) {
 			continue
 		}
 		ex := c.example(t)
@@ -176,30 +181,24 @@ func theTitle(it *item) string {
 func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool) (string, bool) {
 	money := c.before.money
 	// is says one field of an item: "the RAV4 is $31,500", "the Sportage has 14,000 miles".
-	is := func(it *item, keys []string, v float64) string {
-		verb := " is "
-		if slices.Equal(keys, mileageKeys) {
-			verb = " has "
-		}
-		return theTitle(it) + verb + c.fieldValue(keys, v, money)
-	}
+	is := func(it *item, f *field, v float64) string { return theTitle(it) + f.verb + f.value(v, money) }
 	if memRank && hasRank && len(refs) > 1 {
 		var parts []string
 		for _, x := range refs {
-			w, _ := x.num(o.keys...)
-			parts = append(parts, theTitle(x)+" ("+c.fieldValue(o.keys, w, money)+")")
+			w, _ := x.num(o.field.keys...)
+			parts = append(parts, theTitle(x)+" ("+o.field.value(w, money)+")")
 		}
 		return "The " + strconv.Itoa(len(refs)) + " " + o.what + " are " + joinList(parts, "and") + ".", true
 	}
 	if memRank && hasRank && len(refs) == 1 {
-		it, year := refs[0], slices.Equal(o.keys, yearKeys)
+		it, year := refs[0], o.field == yearField
 		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
 		var others []string
 		for _, x := range c.before.last {
-			if w, ok := x.num(o.keys...); ok && x != it && year {
+			if w, ok := x.num(o.field.keys...); ok && x != it && year {
 				others = append(others, theTitle(x))
 			} else if ok && x != it {
-				others = append(others, is(x, o.keys, w))
+				others = append(others, is(x, o.field, w))
 			}
 		}
 		switch {
@@ -213,18 +212,17 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		}
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
-	// A field named in the question: "how much", "price", "year", "mileage", "colors".
-	keys := questionField(toks)
-	if keys == nil || (!isQuestion(text, toks) && adjectiveField(toks)) {
+	f, adjective := questionField(toks)
+	if f == nil || (!isQuestion(text, toks) && adjective) {
 		return "", false // "trade in my old car for the RAV4" asks no year
 	}
 	var parts []string
 	for _, it := range refs {
-		if v, ok := it.num(keys...); ok {
-			parts = append(parts, is(it, keys, v))
+		if v, ok := it.num(f.keys...); ok {
+			parts = append(parts, is(it, f, v))
 			continue
 		}
-		for _, k := range keys {
+		for _, k := range f.keys {
 			if vs, ok := it.attrs[k]; ok {
 				parts = append(parts, theTitle(it)+" comes in "+joinList(vs, "and"))
 				break
@@ -235,62 +233,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		return "", false
 	}
 	return upperFirst(joinList(parts, "and") + "."), true
-}
-
-// adjectiveField reports a field that questionField found through an adjective ("old",
-// "new", "cheap", "expensive"): in a question it asks about the field ("how old is it?");
-// elsewhere it describes something ("my old car").
-func adjectiveField(toks []token) bool {
-	for _, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "price", "cost", "year", "mileage", "mile", "km", "odometer", "color", "colour", "fuel", "engine":
-			return false
-		case "old", "new", "cheap", "expensive":
-			return true
-		}
-	}
-	return false
-}
-
-func questionField(toks []token) []string {
-	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "much", "price", "cost", "expensive", "cheap":
-			if t.norm != "much" || (i > 0 && toks[i-1].norm == "how") {
-				return priceKeys
-			}
-		case "year", "old", "new":
-			return yearKeys
-		case "mileage", "mile", "km", "odometer":
-			return mileageKeys
-		case "color", "colour":
-			return []string{"colors", "color", "colours"}
-		case "fuel", "engine":
-			return []string{"fuel", "engine"}
-		}
-	}
-	return nil
-}
-
-// fieldValue writes a value of a field: money for prices, miles for mileage, plain years.
-func (c *conv) fieldValue(keys []string, v float64, money moneyStyle) string {
-	switch {
-	case slices.Equal(keys, priceKeys):
-		return money.format(v)
-	case slices.Equal(keys, mileageKeys):
-		return groupDigits(v, money.group) + " miles"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-func groupDigits(v float64, sep string) string {
-	return moneyStyle{group: sep}.format(v)
 }
 
 // whichOne asks which of several items the words name.
@@ -595,19 +537,8 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
 	out := "Sorry, I can't help with that " + c.place.here + "."
-	var here, away []string
-	for _, s := range c.suggestions(len(c.tools)) {
-		if p := route(s, c.tools); p != nil && !navTool(p.def) && len(here) < 3 {
-			here = append(here, s)
-		}
-	}
-	for _, t := range c.tools {
-		if ex := c.example(t); navTool(t) && ex != "" {
-			if p := route(ex, c.tools); p != nil && p.def.Name == t.Name {
-				away = append(away, ex)
-			}
-		}
-	}
+	here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) && !named(t.Name, commitFirst) })
+	away := c.examples(len(c.tools), navTool)
 	if it := c.itemToOpen(); len(away) == 0 && it != nil {
 		away = append(away, "open "+theTitle(it)) // its page has what this list does not
 	}
@@ -628,11 +559,9 @@ func (c *conv) itemToOpen() *item {
 	if !slices.ContainsFunc(c.tools, opener) {
 		return nil
 	}
-	for _, m := range slices.Backward(c.msgs) {
-		for _, tc := range m.ToolCalls {
-			if it := c.now.items[openedID(tc)]; it != nil && it.name != "" {
-				return it
-			}
+	for _, k := range slices.Backward(c.calls) {
+		if it := c.now.items[openedID(k)]; it != nil && it.name != "" {
+			return it
 		}
 	}
 	if len(c.now.last) > 0 && c.now.last[0].name != "" {
@@ -700,8 +629,8 @@ func (c *conv) askMissing(p *plan) intent {
 		h := identPhrase(mp.name)
 		if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
-		} else if hint := mp.schema.kindHint(); hint != "" && len(mp.schema.enum) > 0 {
-			h += " (" + hint + ")"
+		} else if len(mp.schema.enum) > 0 {
+			h += " (one of: " + strings.Join(texts(mp.schema.enum), ", ") + ")"
 		} else if r := numberRange(mp.schema); r != "" {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
 			h += " (" + r + ")"
@@ -956,7 +885,7 @@ var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.$`)
 
 // failure tells the visitor that a call failed, in the page's words; a call they declined
 // did not fail: it is acknowledged.
-func (c *conv) failure(d doneCall, out toolOutput) string {
+func (c *conv) failure(d call, out toolOutput) string {
 	if declinedRe.MatchString(strings.TrimSpace(out.text)) {
 		return "OK, I won't " + c.describeTool(d.name) + "."
 	}

@@ -159,28 +159,79 @@ func editDistance1(a, b string) bool {
 	return a[i+1:] == b[i:]
 }
 
-// order is a way to rank items: by a numeric field, lowest or highest first.
+// order is a way to rank items: by a field, lowest or highest first.
 type order struct {
-	keys []string // field names, best first ("price", "cost")
-	desc bool
-	what string // how the visitor says it: "cheapest"
+	field *field
+	desc  bool
+	what  string // how the visitor says it: "cheapest"
 }
 
 // rankWords are the comparatives and superlatives shoppers use, with the fields they rank.
 var rankWords = map[string]order{
-	"cheap": {priceKeys, false, "cheapest"}, "cheaper": {priceKeys, false, "cheaper"}, "cheapest": {priceKeys, false, "cheapest"},
-	"affordable": {priceKeys, false, "most affordable"}, "inexpensive": {priceKeys, false, "cheapest"},
-	"expensive": {priceKeys, true, "most expensive"}, "pricier": {priceKeys, true, "pricier"},
-	"priciest": {priceKeys, true, "priciest"}, "costliest": {priceKeys, true, "most expensive"},
-	"newest": {yearKeys, true, "newest"}, "newer": {yearKeys, true, "newer"}, "latest": {yearKeys, true, "newest"},
-	"oldest": {yearKeys, false, "oldest"}, "older": {yearKeys, false, "older"},
+	"cheap": {priceField, false, "cheapest"}, "cheaper": {priceField, false, "cheaper"},
+	"cheapest":   {priceField, false, "cheapest"},
+	"affordable": {priceField, false, "most affordable"}, "inexpensive": {priceField, false, "cheapest"},
+	"expensive": {priceField, true, "most expensive"}, "pricier": {priceField, true, "pricier"},
+	"priciest": {priceField, true, "priciest"}, "costliest": {priceField, true, "most expensive"},
+	"newest": {yearField, true, "newest"}, "newer": {yearField, true, "newer"},
+	"latest": {yearField, true, "newest"},
+	"oldest": {yearField, false, "oldest"}, "older": {yearField, false, "older"},
+}
+
+// field is a value the items have that the visitor asks about and ranks by.
+type field struct {
+	keys      []string // the names results give it, best first
+	words     []string // words that ask about it: "price", "mileage"
+	adjective []string // words that ask about it in a question only: "old" ("my old car" asks nothing)
+	verb      string   // "the RAV4 is $31,500", "the Sportage has 14,000 miles"
+	money     bool     // written as the page writes amounts
+	unit      string   // " miles"
+	detail    string   // before its value in a ranking: "the cheapest is the RAV4, at $31,500"
 }
 
 var (
-	priceKeys   = []string{"price", "cost", "amount", "total"}
-	yearKeys    = []string{"year", "date", "released"}
-	mileageKeys = []string{"mileage", "miles", "odometer", "km"}
+	priceField = &field{keys: []string{"price", "cost", "amount", "total"}, words: []string{"price", "cost"},
+		adjective: []string{"expensive", "cheap"}, verb: " is ", money: true, detail: ", at "}
+	yearField = &field{keys: []string{"year", "date", "released"}, words: []string{"year"},
+		adjective: []string{"old", "new"}, verb: " is "}
+	mileageField = &field{keys: []string{"mileage", "miles", "odometer", "km"},
+		words: []string{"mileage", "mile", "km", "odometer"}, verb: " has ", unit: " miles", detail: ", with "}
+	// fields are what a question asks about, in this order.
+	fields = []*field{priceField, yearField, mileageField,
+		{keys: []string{"colors", "color", "colours"}, words: []string{"color", "colour"}},
+		{keys: []string{"fuel", "engine"}, words: []string{"fuel", "engine"}}}
 )
+
+// value writes a value of the field: money for prices, miles for mileage, plain years.
+func (f *field) value(v float64, money moneyStyle) string {
+	switch {
+	case f.money:
+		return money.format(v)
+	case f.unit != "":
+		return moneyStyle{group: money.group}.format(v) + f.unit
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// questionField is the field a question asks about ("how much", "price", "year", "mileage",
+// "colors"), and whether it asks through an adjective ("how old is it?"; elsewhere an
+// adjective describes something: "my old car"); nil when it names none.
+func questionField(toks []token) (*field, bool) {
+	for i, t := range toks {
+		if t.kind != kindWord {
+			continue
+		}
+		if t.norm == "much" && i > 0 && toks[i-1].norm == "how" {
+			return priceField, false
+		}
+		for _, f := range fields {
+			if slices.Contains(f.words, t.norm) || slices.Contains(f.adjective, t.norm) {
+				return f, slices.Contains(f.adjective, t.norm)
+			}
+		}
+	}
+	return nil, false
+}
 
 // rankOf finds a ranking in the text: "cheapest", "most expensive", "lowest mileage",
 // "fewest miles"; n is a count before it ("the two cheapest"), 0 when none.
@@ -193,15 +244,15 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		var found bool
 		switch {
 		case (w == "least" || w == "less") && i+1 < len(toks) && strings.HasPrefix(strings.ToLower(toks[i+1].raw), "expensive"):
-			o, found = order{priceKeys, false, "least expensive"}, true
+			o, found = order{priceField, false, "least expensive"}, true
 		case (w == "lowest" || w == "fewest" || w == "least" || w == "lower" || w == "fewer") && i+1 < len(toks) && mileageWord(toks[i+1]):
-			o, found = order{mileageKeys, false, "lowest-mileage"}, true
+			o, found = order{mileageField, false, "lowest-mileage"}, true
 		case (w == "highest" || w == "most") && i+1 < len(toks) && mileageWord(toks[i+1]):
-			o, found = order{mileageKeys, true, "highest-mileage"}, true
+			o, found = order{mileageField, true, "highest-mileage"}, true
 		case (w == "lowest" || w == "lower") && i+1 < len(toks) && toks[i+1].norm == "price":
-			o, found = order{priceKeys, false, "cheapest"}, true
+			o, found = order{priceField, false, "cheapest"}, true
 		case (w == "highest" || w == "higher") && i+1 < len(toks) && toks[i+1].norm == "price":
-			o, found = order{priceKeys, true, "most expensive"}, true
+			o, found = order{priceField, true, "most expensive"}, true
 		default:
 			o, found = rankWords[w]
 			if found && w == "expensive" && !(i > 0 && (strings.EqualFold(toks[i-1].raw, "most") || strings.EqualFold(toks[i-1].raw, "more"))) {
@@ -247,13 +298,13 @@ func countWord(t token) (int, bool) {
 func ranked(items []*item, o order) []*item {
 	var out []*item
 	for _, it := range items {
-		if _, ok := it.num(o.keys...); ok {
+		if _, ok := it.num(o.field.keys...); ok {
 			out = append(out, it)
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool {
-		x, _ := out[a].num(o.keys...)
-		y, _ := out[b].num(o.keys...)
+		x, _ := out[a].num(o.field.keys...)
+		y, _ := out[b].num(o.field.keys...)
 		if o.desc {
 			return x > y
 		}

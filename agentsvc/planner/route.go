@@ -302,8 +302,8 @@ func (f *filler) set(p *property, v any, bonus float64) {
 // enum values and ids first, then the values of a kind (emails, dates, …), quoted text, paths,
 // creators, names, numbers and yes/no, and last the one free-text parameter from the rest.
 var fillSteps = []func(*filler){
-	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes, (*filler).paths,
-	(*filler).creators, (*filler).names, (*filler).numbers, (*filler).booleans, (*filler).freeText,
+	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes,
+	(*filler).numbers, (*filler).booleans, (*filler).freeText,
 }
 
 // fill fills what the text supports, then the one free-text parameter from the rest of the
@@ -446,72 +446,6 @@ func (f *filler) enums() {
 					f.edits[p.name] = &listEdit{add: vs, drop: drop}
 				}
 			}
-		}
-	}
-}
-
-// pathWords name a parameter that takes a file path.
-var pathWords = wordSet(`path file filename filepath dir directory folder source destination src dest`)
-
-// paths fills the plain string parameters named like a path with the paths written in the
-// text, in the order of both ("move /a.txt to /b.txt": source, then destination).
-func (f *filler) paths() {
-	var at []int
-	for i, t := range f.toks {
-		if t.kind == kindPath && !f.used[i] {
-			at = append(at, i)
-		}
-	}
-	for _, p := range f.s.props {
-		if len(at) == 0 {
-			return
-		}
-		if !f.free(p) || !plainString(p) || p.schema.stringEnum() || !slices.ContainsFunc(p.words, func(w string) bool { return pathWords[w] }) {
-			continue
-		}
-		v := f.toks[at[0]].raw
-		if path.Ext(v) != "" && slices.ContainsFunc(identWords(f.tool), func(w string) bool { return w == "directory" || w == "dir" || w == "folder" }) {
-			return // "new.txt" names a file: create_directory is not asked for
-		}
-		if p.schema.acceptsString(v) {
-			f.used[at[0]] = true
-			f.set(p, v, bonusEnum)
-			at = at[1:]
-		}
-	}
-}
-
-// creatorWords name a parameter that "by" fills: "books by Frank Herbert", "songs by Nina
-// Simone", "films by Agnès Varda".
-var creatorWords = wordSet(`author writer artist creator director composer painter band`)
-
-// creators fills a plain string parameter named like an author with the capitalised words
-// after "by" (at most four): "by Frank Herbert" gives author "Frank Herbert".
-func (f *filler) creators() {
-	for _, p := range f.s.props {
-		if !f.free(p) || !plainString(p) || p.schema.stringEnum() || !slices.ContainsFunc(p.words, func(w string) bool { return creatorWords[w] }) {
-			continue
-		}
-		for i, t := range f.toks {
-			if f.used[i] || t.kind != kindWord || !strings.EqualFold(t.raw, "by") {
-				continue
-			}
-			k := i + 1
-			for k < len(f.toks) && k <= i+4 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) {
-				k++
-			}
-			if k == i+1 {
-				continue
-			}
-			v := f.text[f.toks[i+1].start:f.toks[k-1].end]
-			if !p.schema.acceptsString(v) {
-				continue
-			}
-			for j := i; j < k; j++ {
-				f.used[j] = true
-			}
-			f.set(p, v, bonusEnum)
-			return
 		}
 	}
 }
@@ -669,12 +603,14 @@ func plainString(p *property) bool {
 	return p.schema.isString() && !p.schema.stringEnum() && p.schema.format == "" && !p.schema.isArray()
 }
 
-// valueKind is a kind of value a parameter wants and a token gives: the parameter says it by
-// its format or by a word of its name.
+// valueKind is a kind of value a parameter wants: the parameter says it by its format or by
+// a word of its name, and find reads one such value in the text (the value and the tokens it
+// takes). One function fills every kind (typed).
 type valueKind struct {
 	formats []string
 	words   []string
-	takes   func(token) bool
+	find    func(f *filler, p *property) (string, []int)
+	bonus   float64
 }
 
 func (k valueKind) wants(p *property) bool {
@@ -682,33 +618,140 @@ func (k valueKind) wants(p *property) bool {
 }
 
 var (
-	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"}, func(t token) bool {
+	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"}, tokenOf(func(t token) bool {
 		return t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
-	}}
-	dateKind  = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"}, func(t token) bool { return t.kind == kindDate }}
-	timeKind  = valueKind{nil, []string{"time", "hour", "slot"}, func(t token) bool { return t.kind == kindTime }}
-	phoneKind = valueKind{nil, []string{"phone"}, func(t token) bool { return t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true)) }}
-	// valueKinds are filled in this order, each parameter with the values of its kind.
-	valueKinds = []valueKind{emailKind, dateKind, timeKind, phoneKind}
+	}), bonusTyped}
+	dateKind = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"},
+		tokenOf(func(t token) bool { return t.kind == kindDate }), bonusTyped}
+	timeKind = valueKind{nil, []string{"time", "hour", "slot"},
+		tokenOf(func(t token) bool { return t.kind == kindTime }), bonusTyped}
+	phoneKind = valueKind{nil, []string{"phone"}, tokenOf(func(t token) bool {
+		return t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
+	}), bonusTyped}
+	// A file path written whole ("move /a.txt to /b.txt": source, then destination).
+	pathKind = valueKind{nil,
+		strings.Fields(`path file filename filepath dir directory folder source destination src dest`),
+		(*filler).path, bonusEnum}
+	// "books by Frank Herbert", "songs by Nina Simone": the capitalised words after "by".
+	creatorKind = valueKind{nil, strings.Fields(`author writer artist creator director composer painter band`),
+		func(f *filler, p *property) (string, []int) { return f.capsAfter(p, "by", false) }, bonusEnum}
+	// "name Ada Lovelace", "name is Ada Lovelace", or a name written bare ("Jane Doe, jane@…").
+	nameKind = valueKind{nil, []string{"name"}, func(f *filler, p *property) (string, []int) {
+		if v, at := f.capsAfter(p, "name", true); v != "" {
+			return v, at
+		}
+		return f.bareName(p)
+	}, bonusTyped}
+	// typedKinds are the kinds of value a token is (never free text); valueKinds are filled in
+	// this order, each parameter with the values of its kind.
+	typedKinds = []valueKind{emailKind, dateKind, timeKind, phoneKind}
+	valueKinds = append(slices.Clip(typedKinds), pathKind, creatorKind, nameKind)
 )
 
-// typed fills the parameters that want a kind of value (emails, dates, …) with the values of
-// that kind, in the order of both.
+// typed fills the parameters that want a kind of value (emails, dates, paths, names…) with
+// the values of that kind, in the order of both.
 func (f *filler) typed() {
 	for _, k := range valueKinds {
 		for _, p := range f.s.props {
 			if !f.free(p) || !k.wants(p) {
 				continue
 			}
-			for i, t := range f.toks {
-				if !f.used[i] && k.takes(t) && p.schema.acceptsString(t.raw) {
+			if v, at := k.find(f, p); v != "" {
+				for _, i := range at {
 					f.used[i] = true
-					f.set(p, t.raw, bonusTyped)
-					break
 				}
+				f.set(p, v, k.bonus)
 			}
 		}
 	}
+}
+
+// tokenOf finds the first unused token that takes, and that the parameter accepts.
+func tokenOf(takes func(token) bool) func(*filler, *property) (string, []int) {
+	return func(f *filler, p *property) (string, []int) {
+		for i, t := range f.toks {
+			if !f.used[i] && takes(t) && p.schema.acceptsString(t.raw) {
+				return t.raw, []int{i}
+			}
+		}
+		return "", nil
+	}
+}
+
+// path finds the first path written in the text; a file's ("new.txt") is not for a tool
+// about directories.
+func (f *filler) path(p *property) (string, []int) {
+	for i, t := range f.toks {
+		if f.used[i] || t.kind != kindPath {
+			continue
+		}
+		dir := slices.ContainsFunc(identWords(f.tool), func(w string) bool {
+			return w == "directory" || w == "dir" || w == "folder"
+		})
+		if path.Ext(t.raw) != "" && dir || !p.schema.acceptsString(t.raw) {
+			return "", nil
+		}
+		return t.raw, []int{i}
+	}
+	return "", nil
+}
+
+// capsAfter finds the capitalised words (at most four) after the word cue: "by Frank Herbert",
+// "name is Ada Lovelace" (with is, "is" or "=" may stand between).
+func (f *filler) capsAfter(p *property, cue string, is bool) (string, []int) {
+	for i, t := range f.toks {
+		if f.used[i] || t.kind != kindWord || t.norm != cue {
+			continue
+		}
+		j := i + 1
+		if is && j < len(f.toks) && (f.toks[j].norm == "is" || f.toks[j].raw == "=") {
+			j++
+		}
+		k := j
+		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] &&
+			unicode.IsUpper([]rune(f.toks[k].raw)[0]) {
+			k++
+		}
+		if k == j {
+			continue
+		}
+		if v := f.text[f.toks[j].start:f.toks[k-1].end]; p.schema.acceptsString(v) {
+			return v, between(i, k)
+		}
+	}
+	return "", nil
+}
+
+// between are the indices from i up to j.
+func between(i, j int) []int {
+	out := make([]int, 0, j-i)
+	for ; i < j; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// bareName finds a name written without "my name is": two or three words no tool knows,
+// capitalised ("Jane Doe, jane@…") or next to an e-mail address.
+func (f *filler) bareName(p *property) (string, []int) {
+	email := slices.ContainsFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
+	for i := 0; i < len(f.toks); {
+		j := i
+		caps := true
+		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
+			if r, _ := utf8.DecodeRuneInString(f.toks[j].raw); !unicode.IsUpper(r) {
+				caps = false
+			}
+			j++
+		}
+		if n := j - i; n >= 2 && n <= 3 && (caps || email) && (j == len(f.toks) || !f.nameWord(j)) {
+			if v := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(v) {
+				return v, between(i, j)
+			}
+		}
+		i = max(j, i+1)
+	}
+	return "", nil
 }
 
 // quotes gives each quoted text to the string parameter named just before it (name "Ada"),
@@ -750,80 +793,10 @@ func (f *filler) quotes() {
 	}
 }
 
-// names fills a free name parameter from "name Ada Lovelace" or "name is Ada Lovelace": the
-// capitalised words after the word name.
-func (f *filler) names() {
-	for _, p := range f.s.props {
-		if !f.free(p) || !plainString(p) || !hasWord(p, "name") {
-			continue
-		}
-		for i, t := range f.toks {
-			if t.kind != kindWord || t.norm != "name" {
-				continue
-			}
-			j := i + 1
-			if j < len(f.toks) && (f.toks[j].norm == "is" || f.toks[j].raw == "=") {
-				j++
-			}
-			var parts []string
-			for ; j < len(f.toks) && len(parts) < 4; j++ {
-				w := f.toks[j]
-				if r, _ := utf8.DecodeRuneInString(w.raw); w.kind != kindWord || f.used[j] || !unicode.IsUpper(r) {
-					break
-				}
-				parts = append(parts, w.raw)
-			}
-			if v := strings.Join(parts, " "); v != "" && p.schema.acceptsString(v) {
-				f.set(p, v, bonusTyped)
-				break
-			}
-		}
-		if f.free(p) {
-			f.bareName(p)
-		}
-	}
-}
-
-// bareName fills a name parameter from a name written without "my name is": two or three
-// words no tool knows, capitalised ("Jane Doe, jane@…") or next to an e-mail address.
-func (f *filler) bareName(p *property) {
-	email := slices.ContainsFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
-	for i := 0; i < len(f.toks); {
-		j := i
-		caps := true
-		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
-			if r, _ := utf8.DecodeRuneInString(f.toks[j].raw); !unicode.IsUpper(r) {
-				caps = false
-			}
-			j++
-		}
-		n := j - i
-		if n >= 2 && n <= 3 && (caps || email) && (j == len(f.toks) || !f.nameWord(j)) {
-			words := make([]string, n)
-			for k := range n {
-				words[k] = f.toks[i+k].raw
-			}
-			if v := strings.Join(words, " "); p.schema.acceptsString(v) {
-				for k := i; k < j; k++ {
-					f.used[k] = true
-				}
-				f.set(p, v, bonusTyped)
-				return
-			}
-		}
-		i = max(j, i+1)
-	}
-}
-
+// nameWord reports a word of a name: not a word of the tool nor an ordinary one.
 func (f *filler) nameWord(i int) bool {
 	t := f.toks[i]
-	if t.kind != kindWord || f.used[i] || len(t.raw) < 2 || stopWords[t.norm] || cueWordSet[t.norm] || requestWords[t.norm] {
-		return false
-	}
-	if f.vocab[t.norm] > 0 || hints[t.norm] != nil || rankWords[t.norm].keys != nil {
-		return false
-	}
-	return !calendarWords[strings.ToLower(t.raw)]
+	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && !ordinary(t.norm) && f.vocab[t.norm] == 0
 }
 
 // label is a word near a number or quote, at a distance counted in content words.

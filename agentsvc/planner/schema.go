@@ -349,29 +349,3 @@ func (s *schema) acceptsStrings(v []string) bool {
 	}
 	return s.isArray() && s.valid(list)
 }
-
-func (s *schema) kindHint() string {
-	switch {
-	case len(s.enum) > 0:
-		return "one of: " + strings.Join(texts(s.enum), ", ")
-	case s.isArray():
-		h := "a list"
-		switch {
-		case s.minItems != nil && s.maxItems != nil:
-			h += " of " + strconv.Itoa(*s.minItems) + " to " + strconv.Itoa(*s.maxItems) + " values"
-		case s.minItems != nil:
-			h += " of at least " + strconv.Itoa(*s.minItems) + " values"
-		}
-		if s.items != nil && len(s.items.enum) > 0 {
-			return h + " from: " + strings.Join(texts(s.items.enum), ", ")
-		}
-		return h
-	case s.format == "email":
-		return "an email address"
-	case s.format == "date":
-		return "a date like 2026-12-03"
-	case s.isNumber():
-		return "a number"
-	}
-	return ""
-}

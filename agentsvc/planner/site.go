@@ -15,11 +15,26 @@ import (
 // navTool reports a tool that goes to another page and needs nothing: go_to_…, back_to_…,
 // return_…, visit_… with no required parameter.
 func navTool(t chat.ToolDef) bool {
-	words := identWords(t.Name)
-	if len(words) == 0 || !slices.Contains([]string{"go", "back", "return", "visit", "goto"}, words[0]) {
-		return false
-	}
-	return !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
+	return named(t.Name, goesFirst) && !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+		return p.required
+	})
+}
+
+// What kind of tool a tool is, the first word of its own name says (a server's prefix left
+// out): these are the kinds, as the first words of their names.
+var (
+	goesFirst  = rawSet(`go back return visit goto`)    // to another page
+	opensFirst = rawSet(`open select view show see go`) // an item's page, or something
+	readsFirst = rawSet(`get list read fetch show view find search lookup describe check calculate compute
+		estimate preview quote`)
+	commitFirst = rawSet(`book apply submit delete remove buy purchase pay send checkout cancel close back
+		clear reset`)
+)
+
+// named reports a tool name whose first word is of the kind first.
+func named(name string, first map[string]bool) bool {
+	ws := identWords(ownName(name))
+	return len(ws) > 0 && first[ws[0]]
 }
 
 // hubTool reports a navigation tool to the site's list of items: back_to_inventory,
@@ -34,20 +49,16 @@ var hubWords = rawSet(`inventory home list catalog catalogue shop store start ma
 // calledThisTurn reports a call of the tool named name since the visitor's message (without
 // arguments, when bare).
 func (c *conv) calledThisTurn(name string, bare bool) bool {
-	return c.lastUser >= 0 && slices.ContainsFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool {
-		return slices.ContainsFunc(m.ToolCalls, func(tc chat.ToolCall) bool {
-			return tc.Name == name && (!bare || noArguments(tc.Arguments))
-		})
+	return c.lastUser >= 0 && slices.ContainsFunc(c.calls, func(k call) bool {
+		return k.at > c.lastUser && k.name == name && (!bare || noArguments(k.args))
 	})
 }
 
 // earlierCalls yields the tool calls made before the visitor's message, the last first.
-func (c *conv) earlierCalls(yield func(chat.ToolCall) bool) {
-	for _, m := range slices.Backward(c.msgs[:max(c.lastUser, 0)]) {
-		for _, tc := range slices.Backward(m.ToolCalls) {
-			if !yield(tc) {
-				return
-			}
+func (c *conv) earlierCalls(yield func(call) bool) {
+	for _, k := range slices.Backward(c.calls) {
+		if k.at < c.lastUser && !yield(k) {
+			return
 		}
 	}
 }
@@ -70,26 +81,18 @@ func (c *conv) hub() (intent, bool) {
 // onScreen is the item whose page the visitor is on, as far as the conversation knows: the
 // item the last call of an item-opening tool opened ("" when none did).
 func (c *conv) onScreen() string {
-	for i := len(c.msgs) - 1; i >= 0; i-- {
-		for _, tc := range slices.Backward(c.msgs[i].ToolCalls) {
-			if c.offers(tc.Name) {
-				continue // a tool of this page: it did not open it
-			}
-			if id := openedID(tc); id != "" {
-				return id
-			}
+	for _, k := range slices.Backward(c.calls) {
+		if id := openedID(k); id != "" && !c.offers(k.name) { // a tool of this page did not open it
+			return id
 		}
 	}
 	return ""
 }
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
-func openedID(tc chat.ToolCall) string {
-	if !opensByName(tc.Name) {
-		return ""
-	}
+func openedID(k call) string {
 	var args map[string]any
-	if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil || len(args) != 1 {
+	if !named(k.name, opensFirst) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
 		return ""
 	}
 	for _, v := range args {
@@ -114,7 +117,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		})
 	}
 	for i, t := range toks {
-		if t.kind != kindWord || len(t.norm) < 2 || stopWords[t.norm] || c.vocab[t.norm] || requestWords[t.norm] || hints[t.norm] != nil || dayWords[t.norm] {
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.vocab[t.norm] {
 			continue
 		}
 		if (strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")) || (i > 0 && toks[i-1].norm == "the" && t.raw != strings.ToLower(t.raw)) {
@@ -127,6 +130,13 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 // dayWords are words of dates and times, never an item's name.
 var dayWords = wordSet(calendarList + " am pm week weekend next")
 
+// ordinary reports a word of requests, bounds, rankings, dates or times (a normalised word):
+// no name of an item or a person.
+func ordinary(w string) bool {
+	return stopWords[w] || cueWordSet[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil ||
+		dayWords[w]
+}
+
 // elsewhere takes a request that nothing on this page clearly does to the page that may: the
 // navigation tool whose words it has ("per month" goes to the financing calculator), else,
 // when no tool here matches any of its words, the site's list of items. A question about the
@@ -135,7 +145,7 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
 	}
-	if pronoun || c.reread || !slices.ContainsFunc(toks, func(t token) bool { return seekWords[t.norm] }) || slices.ContainsFunc(ps, func(p *plan) bool {
+	if pronoun || c.reread || !seeksThings(toks) || slices.ContainsFunc(ps, func(p *plan) bool {
 		m, _ := c.coverage(p, toks)
 		return p.score > 0 && m > 0 && !navTool(p.def)
 	}) {
@@ -158,32 +168,76 @@ func (c *conv) navMatch(toks []token, ps []*plan) *plan {
 	return nil
 }
 
-// navHit reports a word of the request that names where the navigation tool t goes, or that
-// suggests it: a word of its name or of its description before "for" ("drive", "booking" of
-// "Go to the test-drive booking page for this car"; "monthly" suggests financing), not the
-// words of going ("go", "page") nor those of what it is for ("car").
+// navHit reports a word of the request that names where the navigation tool t goes
+// (whereWords), or that suggests it ("monthly" suggests financing).
 func navHit(t chat.ToolDef, toks []token) bool {
-	where, _, _ := strings.Cut(strings.ToLower(t.Description), " for ")
-	words := append(identWords(t.Name), identWords(where)...)
-	words = slices.DeleteFunc(words, func(w string) bool {
-		return len(w) < 3 || stopWords[w] || slices.Contains([]string{"go", "back", "return", "visit", "page", "open", "the"}, w)
-	})
+	words := whereWords(t)
 	hs := hintsOf(toks)
 	for i, tk := range toks {
-		if tk.kind != kindWord {
-			continue
-		}
-		for _, w := range words {
-			if wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w }) {
-				return true
-			}
+		if tk.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
+			return wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+		}) {
+			return true
 		}
 	}
 	return false
 }
 
+// whereWords are the words that name where the navigation tool t goes: those of its name and
+// of its description before "for" ("drive", "booking" of "Go to the test-drive booking page for
+// this car"), not the words of going ("go", "page") nor those of what it is for ("car").
+func whereWords(t chat.ToolDef) []string {
+	where, _, _ := strings.Cut(strings.ToLower(t.Description), " for ")
+	return slices.DeleteFunc(append(identWords(t.Name), identWords(where)...), func(w string) bool {
+		return len(w) < 3 || stopWords[w] || goingWords[w]
+	})
+}
+
+// goingWords ask to go somewhere.
+var goingWords = rawSet(`go back return head take bring get me us please now again visit open page car`)
+
+// goingTo is the navigation tool a request made only of words of going and of where it goes
+// names ("return to the inventory", "take me back to the list"), unless this turn called it:
+// the visitor asked in plain words to be there, so it goes, without a question.
+func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
+	for _, t := range c.tools {
+		if navTool(t) && goesTo(t, toks) && !c.calledThisTurn(t.Name, false) {
+			return t, true
+		}
+	}
+	return chat.ToolDef{}, false
+}
+
+// goesTo reports a request made only of words of going and of where the navigation tool t
+// goes, with at least one of the latter: "back to the list" for back_to_inventory ("list"
+// names the site's list).
+func goesTo(t chat.ToolDef, toks []token) bool {
+	where, named := whereWords(t), false
+	for _, tk := range toks {
+		switch {
+		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm]):
+		case tk.kind == kindWord && (slices.Contains(where, tk.norm) || hubTool(t) && hubWords[tk.norm]):
+			named = true
+		default:
+			return false
+		}
+	}
+	return named
+}
+
 // seekWords ask to see or find things: the site's list is where they are.
 var seekWords = wordSet(listVerbText + " any find looking search")
+
+// seeksThings reports a request to see things: a word of seeking and, after it, things
+// written in the plural ("any pickups?", "see diesel wagons"). A service asked for ("do you
+// offer home delivery?") is no list's: the site's list is not where it is.
+func seeksThings(toks []token) bool {
+	seek := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindWord && seekWords[t.norm] })
+	return seek >= 0 && slices.ContainsFunc(toks[seek+1:], func(t token) bool {
+		w := strings.ToLower(t.raw)
+		return t.kind == kindWord && !stopWords[w] && len(w) > 3 && stem(w) != w
+	})
+}
 
 // pronounIn reports "it", "this one", "that car": the item on screen.
 func pronounIn(toks []token) bool {

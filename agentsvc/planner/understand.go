@@ -11,13 +11,41 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
-// understand turns one user message into an intent, with what the conversation's memory
-// (c.before: its one state, never passed beside it) knows about the items it has seen.
-// lookup allows one call of a listing tool to learn names first.
-func (c *conv) understand(text string, lookup bool) intent {
-	if r, ok := c.smallTalk(text); ok {
-		return intent{reply: r}
-	}
+// reading is the one classification of the visitor's words that every rule reads: the words
+// (rewritten for the page's dates, times and list ends), what they point at among the items
+// seen, the ranking they ask for, and the page's tools ranked against them. It is made once
+// per message (read) and never changed by a rule.
+type reading struct {
+	said     string  // the words as the visitor wrote them
+	text     string  // rewritten: dates, times, "the top trim"
+	toks     []token // of text
+	question bool
+	pronoun  bool // "it", "this one": the item on screen
+	numbers  bool
+	lookup   bool    // one call of a listing tool may learn names first
+	plain    []*plan // the page's tools for text, best first
+
+	mentions  []mention
+	ambiguous *mention // a name that fits several items ("the Tesla")
+	refs      []*item  // the items the words point at
+	text2     string   // text with the items named by their ids
+	base      string   // text without the words that picked the items ("cheapest" of "cheapest one")
+
+	order   order // a ranking: "cheapest", "two newest"
+	n       int
+	rankAt  int
+	hasRank bool
+	memRank bool // the ranking is of the items on screen
+
+	ps      []*plan // the page's tools for text2, best first
+	toks2   []token
+	best    *plan
+	unclear bool // the best plan is no clear match: the rules after it look elsewhere
+}
+
+// read classifies text once: everything the rules decide from.
+func (c *conv) read(text string, lookup bool) *reading {
+	r := &reading{said: text, lookup: lookup}
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -26,207 +54,279 @@ func (c *conv) understand(text string, lookup bool) intent {
 	}
 	text = goAhead.ReplaceAllString(c.rewriteEnds(text), "")
 	toks := tokenize(text)
-	question := isQuestion(text, toks)
-	if negated(toks) {
-		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
-		if ps := rankPlans(text, c.tools); len(ps) > 0 && ps[0].score >= threshold && c.nameHit(ps[0], toks) {
-			return intent{reply: "OK, I won't " + c.describeTool(ps[0].def.Name) + "."}
-		}
-		return intent{reply: "OK, I won't. What would you like me to do instead?"}
-	}
+	r.text, r.toks, r.text2, r.base = text, toks, text, text
+	r.question = isQuestion(text, toks)
+	r.pronoun = pronounIn(toks)
+	r.numbers = slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
+	r.plain = rankPlans(text, c.tools)
 
 	// What the text points at among the items seen: names, "the second", "the red one",
 	// "the cheaper one".
-	var refs []*item
-	text2 := text
-	base := text // the text without the words that picked the items ("cheapest" of "cheapest one")
-	mentions := nameMentions(text, c.before.known(), c.vocab)
-	if len(mentions) == 0 && c.wantsItem(text) {
+	r.mentions = nameMentions(text, c.before.known(), c.vocab)
+	if len(r.mentions) == 0 && c.wantsItem(r) {
 		// "open the tesla": a filter word names items when the request is about one item.
-		mentions = nameMentions(text, c.before.known(), nil)
+		r.mentions = nameMentions(text, c.before.known(), nil)
 	}
 	// A number alone names no item ("5.5%" is no "Ioniq 5").
-	mentions = slices.DeleteFunc(mentions, func(m mention) bool {
+	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
 		return strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) < 0
 	})
-	for k := len(mentions) - 1; k >= 0; k-- {
-		m := mentions[k]
+	for k := len(r.mentions) - 1; k >= 0; k-- {
+		m := r.mentions[k]
 		if len(m.items) > 1 {
-			return c.whichOne(text, m)
+			r.ambiguous = &m
+			return r
 		}
-		text2 = text2[:m.start] + m.items[0].id + text2[m.end:]
+		r.text2 = r.text2[:m.start] + m.items[0].id + r.text2[m.end:]
 	}
-	for _, m := range mentions {
-		refs = append(refs, m.items[0])
+	for _, m := range r.mentions {
+		r.refs = append(r.refs, m.items[0])
 	}
-	if len(refs) == 0 {
+	if len(r.refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks); it != nil && !c.plainAction(text, toks, question) {
-			refs = []*item{it}
-			text2 = text + " " + it.id
-		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(text, toks, question) {
+		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
+			r.refs = []*item{it}
+			r.text2 = text + " " + it.id
+		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
-			refs = c.before.last
-			for _, it := range refs {
-				text2 += " " + it.id
+			r.refs = c.before.last
+			for _, it := range r.refs {
+				r.text2 += " " + it.id
 			}
 		}
 	}
-	o, n, rankAt, hasRank := rankOf(toks)
-	memRank := false
-	if len(refs) == 0 && len(c.before.last) > 0 {
-		drop := -1
-		if k, ok := ordinalRef(toks); ok {
-			switch {
-			case k == -1:
-				refs = []*item{c.before.last[len(c.before.last)-1]}
-			case k >= 1 && k <= len(c.before.last):
-				refs = []*item{c.before.last[k-1]}
-			}
-		}
-		if len(refs) == 0 {
-			refs, drop = attributeRef(toks, c.before.last)
-		}
-		if len(refs) == 0 && hasRank && c.rankOnSeen(toks, rankAt) {
-			if r := ranked(c.before.last, o); len(r) > 0 {
-				memRank = true
-				refs = r[:min(max(n, 1), len(r))]
-				drop = rankAt
-			}
-		}
-		if len(refs) > 0 {
-			ids := make([]string, len(refs))
-			for i, r := range refs {
-				ids[i] = r.id
-			}
-			if drop >= 0 {
-				base = text[:toks[drop].start] + text[toks[drop].end:]
-			}
-			text2 = base + " " + strings.Join(ids, " ")
-		}
+	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
+	if len(r.refs) == 0 && len(c.before.last) > 0 {
+		c.pointAtSeen(r)
 	}
+	r.ps = rankPlans(r.text2, c.tools)
+	r.toks2 = tokenize(r.text2)
+	if len(r.ps) > 0 {
+		r.best = r.ps[0]
+		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
+	}
+	return r
+}
 
-	// Another item than the one on screen, on a page that neither lists nor opens items: the
-	// site's list first, where the request is read again.
-	pronoun := pronounIn(toks)
-	if c.otherItem(text, toks, mentions, pronoun) {
-		if in, ok := c.hub(); ok {
+// pointAtSeen resolves words that point at the items of the last list by their place, a
+// value or a rank: "the second one", "the red one", "the cheaper one".
+func (c *conv) pointAtSeen(r *reading) {
+	toks, last := r.toks, c.before.last
+	drop := -1
+	if k, ok := ordinalRef(toks); ok {
+		switch {
+		case k == -1:
+			r.refs = []*item{last[len(last)-1]}
+		case k >= 1 && k <= len(last):
+			r.refs = []*item{last[k-1]}
+		}
+	}
+	if len(r.refs) == 0 {
+		r.refs, drop = attributeRef(toks, last)
+	}
+	if len(r.refs) == 0 && r.hasRank && c.rankOnSeen(toks, r.rankAt) {
+		if w := ranked(last, r.order); len(w) > 0 {
+			r.memRank = true
+			r.refs = w[:min(max(r.n, 1), len(w))]
+			drop = r.rankAt
+		}
+	}
+	if len(r.refs) == 0 {
+		return
+	}
+	ids := make([]string, len(r.refs))
+	for i, it := range r.refs {
+		ids[i] = it.id
+	}
+	if drop >= 0 {
+		r.base = r.text[:toks[drop].start] + r.text[toks[drop].end:]
+	}
+	r.text2 = r.base + " " + strings.Join(ids, " ")
+}
+
+// rule is one way of understanding a request: when it applies (a test of the reading) and
+// what it does then. do may still decline (false): the next rule is tried.
+type rule struct {
+	name string
+	when func(c *conv, r *reading) bool
+	do   func(c *conv, r *reading) (intent, bool)
+}
+
+// rules are the planner's ways of understanding, in order: the first that applies and does
+// not decline makes the intent. Those marked unclear apply when no tool of the page clearly
+// matches: they look for what else the words can mean before asking.
+var rules []rule
+
+func init() {
+	always := func(*conv, *reading) bool { return true }
+	unclear := func(c *conv, r *reading) bool { return r.unclear }
+	reply := func(s string, ok bool) (intent, bool) { return intent{reply: s}, ok }
+	call := func(p *plan) (intent, bool) { return callIntent(p), p != nil }
+	rules = []rule{
+		{"small talk", always, func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
+		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
+		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
+			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
+		// Another item than the one on screen, on a page that neither lists nor opens items:
+		// the site's list first, where the request is read again.
+		{"another item", func(c *conv, r *reading) bool {
+			return c.otherItem(r.text, r.toks, r.mentions, r.pronoun)
+		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
+		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
+		// question about its choices ("which colours can I get it in?") is answered from this
+		// page's tools, not from what an earlier list said of it.
+		{"choices", func(c *conv, r *reading) bool { return r.question && (len(r.refs) == 0 || !c.listsItems()) },
+			func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
+		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
+			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
+		}},
+		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
+		{"ranking", func(_ *conv, r *reading) bool { return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) },
+			func(c *conv, r *reading) (intent, bool) { return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt) }},
+		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
+			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
+		{"unknown names", always, (*conv).unknownNames},
+		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
+			t, ok := c.goingTo(r.toks)
+			return c.goTo(t), ok
+		}},
+		{"whole list", func(c *conv, r *reading) bool { return r.unclear && len(r.refs) == 0 },
+			func(c *conv, r *reading) (intent, bool) {
+				l := c.lister()
+				return callIntent(l), l != nil && wholeList(r.toks2, l)
+			}},
+		// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
+		{"open the item", func(_ *conv, r *reading) bool { return r.unclear && len(r.refs) == 1 && !r.question },
+			func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
+		// "and at 72?" after "60 months with 2,500 down".
+		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) { return call(c.bareValue(r.toks)) }},
+		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
+		// takes are for that car's pages.
+		{"figures for the item seen", func(c *conv, r *reading) bool {
+			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == ""
+		}, func(c *conv, _ *reading) (intent, bool) {
+			if it := c.itemToOpen(); it != nil {
+				return c.openFor(it)
+			}
+			return intent{}, false
+		}},
+		{"elsewhere", func(_ *conv, r *reading) bool {
+			return r.unclear && (!r.question || !r.pronoun || r.numbers)
+		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
+		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
+			return c.clarify(r.text, r.ps, r.toks2, r.question), true
+		}},
+		{"two tools", always, (*conv).twoClose},
+		{"call", always, (*conv).callBest},
+	}
+}
+
+// understand turns one user message into an intent, with what the conversation's memory
+// (c.before: its one state, never passed beside it) knows about the items it has seen: the
+// first of the rules that applies to its reading. lookup allows one call of a listing tool
+// to learn names first.
+func (c *conv) understand(text string, lookup bool) intent {
+	r := c.read(text, lookup)
+	for _, ru := range rules {
+		if !ru.when(c, r) {
+			continue
+		}
+		if in, ok := ru.do(c, r); ok {
 			return in
 		}
 	}
+	return intent{reply: c.deadEnd()} // not reached: "call" always applies
+}
 
-	// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
-	// question about its choices ("which colours can I get it in?", "does it come in blue?")
-	// is answered from this page's tools, not from what an earlier list said of it.
-	if question && (len(refs) == 0 || !c.listsItems()) {
-		if ans, ok := c.options(toks); ok {
-			return intent{reply: ans}
-		}
+// refuse answers a request that says not to do something: what it will not do.
+func (c *conv) refuse(r *reading) (intent, bool) {
+	if ps := r.plain; len(ps) > 0 && ps[0].score >= threshold && c.nameHit(ps[0], r.toks) {
+		return intent{reply: "OK, I won't " + c.describeTool(ps[0].def.Name) + "."}, true
 	}
+	return intent{reply: "OK, I won't. What would you like me to do instead?"}, true
+}
 
-	ps := rankPlans(text2, c.tools)
-	toks2 := tokenize(text2)
+// aboutSeen reports a question about items already seen, answered from what the page
+// returned; so are the bare words that only point at them ("cheapest one", "the red one"):
+// with no word of an action, no tool runs only because an item's id now stands in the text.
+// Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
+// 36 months?" goes to the financing calculator).
+func (c *conv) aboutSeen(r *reading) bool {
+	if len(r.refs) == 0 || c.nameWordIn(r.toks) || !r.question && c.actionWords(r.base, r.refs) {
+		return false
+	}
+	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
+	return !(r.numbers && other)
+}
 
-	// A question about items already seen is answered from what the page returned; so are the
-	// bare words that only point at them ("cheapest one", "the red one"): with no word of an
-	// action, no tool runs only because an item's id now stands in the text.
-	// Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
-	// 36 months?" goes to the financing calculator).
-	numbers := slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
-	if len(refs) > 0 && !c.nameWordIn(toks) && (question || !c.actionWords(base, refs)) && !(numbers && (c.navMatch(toks2, ps) != nil || !c.listsItems() && len(ps) > 0 && len(ps[0].values) > 0)) {
-		if ans, ok := c.answerAbout(text, toks, refs, o, hasRank, memRank); ok {
-			return intent{reply: ans}
-		}
+// unknownNames handles names the conversation has not seen yet: it lists the page's items
+// first, then resolves; or says the name is not on the page's whole list.
+func (c *conv) unknownNames(r *reading) (intent, bool) {
+	idp := idPlan(r.ps)
+	if idp == nil || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
+		return intent{}, false
 	}
+	unknown := c.unknownWords(r.toks2, idp)
+	l := c.lister()
+	if len(unknown) == 0 || idp.score <= 0 && !strongNameLike(unknown) || l == nil {
+		return intent{}, false
+	}
+	// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup false),
+	// this turn's too.
+	switch n, whole := c.wholeListSeen(l, !r.lookup); {
+	case whole:
+		return c.notListed(unknown, n, l), true // every name of the page's list is known
+	case r.lookup && !c.prose(r.toks2):
+		return lookupIntent(r.said, l), true
+	}
+	return intent{}, false
+}
 
-	// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
-	if hasRank && !memRank && !sortCue(toks, rankAt) {
-		if in, ok := c.ranking(text, toks, o, n, rankAt); ok {
-			return in
-		}
+// twoClose asks which of the two best plans is meant when both clearly match about as well.
+func (c *conv) twoClose(r *reading) (intent, bool) {
+	if len(r.ps) < 2 {
+		return intent{}, false
 	}
+	best, second := r.best, r.ps[1]
+	near := second.def.Name != best.def.Name && second.score >= threshold && second.score >= 0.9*best.score &&
+		len(second.missing) == 0 && len(best.missing) == 0 && c.clearMatch(second, r.toks2, r.question) &&
+		len(second.values) > 0 && len(best.values) > 0
+	if !near {
+		return intent{}, false
+	}
+	return c.choose("Which do you mean:", []*plan{best, second}), true
+}
 
-	if len(ps) == 0 {
-		return intent{reply: c.noTools()}
-	}
-	best := ps[0]
-
-	// Names the conversation has not seen yet: list the page's items first, then resolve.
-	if idp := idPlan(ps); idp != nil && len(refs) == 0 && (wantsIDs(best) || !c.clearMatch(best, toks2, question)) {
-		if unknown := c.unknownWords(toks2, idp); len(unknown) > 0 && (idp.score > 0 || strongNameLike(unknown)) {
-			if l := c.lister(); l != nil {
-				// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup
-				// false), this turn's too.
-				switch n, whole := c.wholeListSeen(l, !lookup); {
-				case whole:
-					// Every name of the page's list is known: the name is not there.
-					return c.notListed(unknown, n, l)
-				case lookup && !c.prose(toks2):
-					return lookupIntent(text, l)
-				}
-			}
-		}
-	}
-
-	if best.score < threshold || !c.clearMatch(best, toks2, question) {
-		if l := c.lister(); l != nil && len(refs) == 0 && wholeList(toks2, l) {
-			return callIntent(l)
-		}
-		if len(refs) == 1 && !question {
-			// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
-			if in, ok := c.openFor(refs[0]); ok {
-				return in
-			}
-		}
-		if p := c.bareValue(toks); p != nil {
-			return callIntent(p) // "and at 72?" after "60 months with 2,500 down"
-		}
-		if it := c.itemToOpen(); numbers && len(refs) == 0 && it != nil && c.onScreen() == "" {
-			// "60 months with 2,500 down" on the list, after a car's page: figures no tool
-			// here takes are for that car's pages.
-			if in, ok := c.openFor(it); ok {
-				return in
-			}
-		}
-		if !question || !pronoun || numbers {
-			if in, ok := c.elsewhere(toks2, ps, pronoun); ok {
-				return in
-			}
-		}
-		return c.clarify(text, ps, toks2, question)
-	}
-	if len(ps) > 1 {
-		second := ps[1]
-		if second.def.Name != best.def.Name && second.score >= threshold && second.score >= 0.9*best.score &&
-			len(second.missing) == 0 && len(best.missing) == 0 && c.clearMatch(second, toks2, question) && len(second.values) > 0 && len(best.values) > 0 {
-			return c.choose("Which do you mean:", []*plan{best, second})
-		}
-	}
-	if narrows(toks) {
+// callBest calls the best plan: with the values of the conversation's last call of its tool
+// it keeps, its list edits applied; or asks for what it still lacks.
+func (c *conv) callBest(r *reading) (intent, bool) {
+	best := r.best
+	if narrows(r.toks) {
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
 		c.carryOver(best, len(best.missing) == 0)
 	}
 	if q, ok := c.applyEdits(best); !ok {
-		return intent{reply: q}
+		return intent{reply: q}, true
 	}
 	if len(best.missing) > 0 {
-		return c.askMissing(best)
+		return c.askMissing(best), true
 	}
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
-		if _, unmatched := c.coverage(best, toks2); unmatched > 0 {
+		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 {
 			best.opens = true
 		}
 	}
 	if isOrdering(best) {
 		// "everything under $25k sorted by price": filter with the other words, then sort.
-		if f := c.filterBesides(text, toks, best); f != nil {
-			return intent{steps: func(*conv) []*plan { return []*plan{f, best} }}
+		if f := c.filterBesides(r.text, r.toks, best); f != nil {
+			return intent{steps: func(*conv) []*plan { return []*plan{f, best} }}, true
 		}
 	}
-	return callIntent(best)
+	return callIntent(best), true
 }
 
 // filterBesides is the clear filtering plan of the words that the ordering plan sorter
@@ -297,13 +397,13 @@ func pluralPronoun(toks []token) bool {
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
 // that takes one, whatever "it" stands for: "close it" in the comparison drawer closes the
 // drawer, it opens no car; "book it for Friday" still books the room "it" is.
-func (c *conv) plainAction(text string, toks []token, question bool) bool {
-	ps := rankPlans(text, c.tools)
-	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], toks, question) {
+func (c *conv) plainAction(r *reading) bool {
+	ps := r.plain
+	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], r.toks, r.question) {
 		return false
 	}
 	for _, p := range ps {
-		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, toks)) {
+		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks)) {
 			return false
 		}
 	}
@@ -374,9 +474,9 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 // lastArgs are the arguments of the conversation's last call of tool before this turn (the
 // last that set param, when param is not ""); nil when there is none.
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
-	for tc := range c.earlierCalls {
+	for k := range c.earlierCalls {
 		var args map[string]json.RawMessage
-		if tc.Name == tool && json.Unmarshal([]byte(tc.Arguments), &args) == nil && (param == "" || args[param] != nil) {
+		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil && (param == "" || args[param] != nil) {
 			return args
 		}
 	}
@@ -425,8 +525,8 @@ func (c *conv) bareValue(toks []token) *plan {
 	if num == nil {
 		return nil
 	}
-	for tc := range c.earlierCalls {
-		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == tc.Name })
+	for k := range c.earlierCalls {
+		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == k.name })
 		if t < 0 {
 			continue
 		}
@@ -531,19 +631,7 @@ func isQuestion(text string, toks []token) bool {
 
 // nameWordIn reports whether a word of a tool's name is in the text ("open", "compare").
 func (c *conv) nameWordIn(toks []token) bool {
-	for _, t := range c.tools {
-		for _, w := range identWords(t.Name) {
-			if len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w) {
-				continue
-			}
-			for _, tk := range toks {
-				if tk.kind == kindWord && wordsMatch(tk.norm, w) {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, toks) })
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
@@ -592,7 +680,7 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			continue
 		}
 		w := t.norm
-		if c.looksLikeID(t.raw) || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil || dayWords[w] {
+		if c.looksLikeID(t.raw) || len(w) < 2 || ordinary(w) || c.vocab[w] {
 			continue
 		}
 		if bestMatch(queryWord{word: w, weight: 1}, p.vocab) > 0 {
@@ -648,13 +736,12 @@ func strongNameLike(ws []string) bool {
 
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
-func (c *conv) wantsItem(text string) bool {
-	toks := tokenize(text)
-	for _, p := range rankPlans(text, c.tools) {
-		if !wantsIDs(p) || !c.actionWord(p, toks) {
+func (c *conv) wantsItem(r *reading) bool {
+	for _, p := range r.plain {
+		if !wantsIDs(p) || !c.actionWord(p, r.toks) {
 			continue
 		}
-		return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
+		return slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 	}
 	return false
 }
@@ -683,17 +770,11 @@ var requestWords = wordSet(`open show see view display pick choose select compar
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
 func opener(t chat.ToolDef) bool {
-	return opensByName(t.Name) && slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+	props := parseSchema(t.Parameters).props
+	return named(t.Name, opensFirst) && slices.ContainsFunc(props, func(p *property) bool {
 		single, _ := idParam(p)
 		return single
 	})
-}
-
-// opensByName reports a tool name that opens something: open_…, select_…, view_…, show_…,
-// see_…, go_….
-func opensByName(name string) bool {
-	words := identWords(name)
-	return len(words) > 0 && slices.Contains([]string{"open", "select", "view", "show", "see", "go"}, words[0])
 }
 
 // openFor handles a request about one item that this page cannot do: when the page has a
@@ -778,28 +859,14 @@ func wholeList(toks []token, l *plan) bool {
 // arguments and it listed items (its whole list), and how many it listed: before this turn,
 // or until now when thisTurn.
 func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
-	msgs := c.msgs
-	if !thisTurn && c.lastUser >= 0 {
-		msgs = c.msgs[:c.lastUser]
-	}
-	calls := map[string]bool{}
 	n, seen := 0, false
-	for _, m := range msgs {
-		switch m.Role {
-		case chat.RoleAssistant:
-			for _, tc := range m.ToolCalls {
-				if tc.Name == l.def.Name && noArguments(tc.Arguments) {
-					calls[tc.ID] = true
-				}
-			}
-		case chat.RoleTool:
-			if !calls[m.ToolCallID] {
-				continue
-			}
-			mem := remember([]chat.Message{m})
-			if len(mem.last) > 0 {
-				n, seen = len(mem.last), true
-			}
+	for _, k := range c.calls {
+		earlier := c.lastUser < 0 || k.at < c.lastUser
+		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && !earlier {
+			continue
+		}
+		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
+			n, seen = len(mem.last), true
 		}
 	}
 	return n, seen
@@ -851,16 +918,16 @@ func listNoun(name string, n int) string {
 // page: nil when it had none, when a tool called after it cleared or reset them, or when a
 // tool this page does not offer ran since (the visitor was on another page).
 func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
-	for tc := range c.earlierCalls {
-		if tc.Name == l.def.Name {
+	for k := range c.earlierCalls {
+		if k.name == l.def.Name {
 			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(tc.Arguments), &args) != nil || len(args) == 0 {
+			if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
 				return nil
 			}
 			return args
 		}
-		ws := identWords(tc.Name)
-		if !c.offers(tc.Name) ||
+		ws := identWords(k.name)
+		if !c.offers(k.name) ||
 			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
 			return nil
 		}
@@ -883,7 +950,7 @@ func (c *conv) prose(toks []token) bool {
 	n := 0
 	for _, t := range toks {
 		w := t.norm
-		if t.kind != kindWord || len(w) < 2 || stopWords[w] || cueWordSet[w] || c.vocab[w] || requestWords[w] || hints[w] != nil || rankWords[w].keys != nil {
+		if t.kind != kindWord || len(w) < 2 || ordinary(w) || c.vocab[w] {
 			continue
 		}
 		n++
