@@ -133,7 +133,7 @@ func (c *Client) Confirm(ctx context.Context, name string, args json.RawMessage)
 		if res.Confirmed {
 			return tools.Outcome{}, true
 		}
-		return tools.Declined(name), false
+		return tools.Declined(name, res.Reason), false
 	}
 	var rpcErr *wsrpc.Error
 	switch {

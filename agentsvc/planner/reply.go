@@ -881,7 +881,7 @@ func (c *conv) toolDef(name string) (def chat.ToolDef) {
 
 // declinedRe is the result the widget gives a call the visitor declined to confirm
 // (jsclient/tools.js declinedText).
-var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.$`)
+var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.(\nThe user's reason: [^\n]*)?$`)
 
 // failure tells the visitor that a call failed, in the page's words; a call they declined
 // did not fail: it is acknowledged.

@@ -1,6 +1,11 @@
 package tools
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
 
 // Kind is how a tool call ended. It is set once, where it is known (the validator, the
 // call's timers, the socket, the toolbox); the text for the model, the text for the visitor
@@ -107,9 +112,83 @@ func NotConfirmedInTime(name string) Outcome {
 }
 
 // Declined is a call the visitor declined to confirm: the tool did not run. The text is the
-// widget's own for a declined page tool (jsclient/tools.js declinedText).
-func Declined(name string) Outcome {
-	return Outcome{ToolError, name, "The user declined to run " + name + "."}
+// widget's own for a declined page tool (jsclient/tools.js declinedText): the visitor's
+// reason, when they gave one, on a second line (spaces collapsed, at most 500 characters).
+func Declined(name, reason string) Outcome {
+	text := "The user declined to run " + name + "."
+	if reason = strings.Join(strings.Fields(reason), " "); reason != "" {
+		if r := []rune(reason); len(r) > maxReason {
+			reason = string(r[:maxReason])
+		}
+		text += "\nThe user's reason: " + reason
+	}
+	return Outcome{ToolError, name, text}
+}
+
+// maxReason bounds the visitor's reason for a decline, as the widget does.
+const maxReason = 500
+
+// ChangedArgs is the sentence the model reads first in the result of a call whose arguments
+// the visitor changed on the confirmation card before confirming ("" when none changed): the
+// widget's own (jsclient/tools.js changedText), each argument that differs named with its
+// value before and after, in the order of before's arguments and then after's new ones.
+func ChangedArgs(before, after json.RawMessage) string {
+	bk, bv := objectInOrder(before)
+	ak, av := objectInOrder(after)
+	keys := bk
+	for _, k := range ak {
+		if _, ok := bv[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	var parts []string
+	for _, k := range keys {
+		b, a := shownArg(bv, k), shownArg(av, k)
+		if a != b {
+			parts = append(parts, k+" from "+b+" to "+a)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "The user changed the arguments before confirming: " + strings.Join(parts, "; ") + ". The tool ran with the user's arguments."
+}
+
+// objectInOrder reads a JSON object's keys in their order, with their values in compact JSON.
+func objectInOrder(raw json.RawMessage) ([]string, map[string]string) {
+	vals := map[string]string{}
+	var keys []string
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, vals
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		k, _ := t.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as JSON.stringify writes it
+		_ = enc.Encode(v)
+		if _, seen := vals[k]; !seen {
+			keys = append(keys, k)
+		}
+		vals[k] = strings.TrimSuffix(b.String(), "\n")
+	}
+	return keys, vals
+}
+
+func shownArg(vals map[string]string, k string) string {
+	if v, ok := vals[k]; ok {
+		return v
+	}
+	return "(not given)"
 }
 
 // Unconfirmable is a call that needs the visitor's confirmation where nobody can be asked
