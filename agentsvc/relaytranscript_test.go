@@ -1,23 +1,29 @@
 package agentsvc
 
-// The relay's golden transcript: two replicas on one store with a bus run a scenario that uses
-// most of the relay's kinds, every message published on the relay's channels ("r:*" and
-// store.ForgetChannel) is recorded, validated against docs/protocol.schema.json ($defs/Relay;
-// a reply against the reply schema of the request it answers), normalised, and compared with
-// testdata/relay.golden (`go test ./agentsvc -run TestRelayTranscript -update` records it
-// again). Normalised: a session, link, turn or clientTurnId value becomes <s1>, <l1>, <turn1>,
-// <ct1>… in order of first use; a request's id becomes its rank among its sender's requests
-// (an uncall names the call's, a reply its request's). Replicas run concurrently, so the lines
-// are compared as a multiset; the file keeps the order of the recording (the recorder hears a
-// message when the bus hands it to its subscribers, so a reply may come before its request). hello requests (the
-// holder's probe of a routed call, every relayProbe) depend on the clock: they and their
-// replies are validated but left out of the comparison.
+// The relay's golden transcripts: two replicas on one store with a bus run a scenario, every
+// message published on the relay's channels ("r:*" and store.ForgetChannel) is recorded,
+// validated against docs/protocol.schema.json ($defs/Relay; a reply against the reply schema of
+// the request it answers), normalised, and compared with the scenario's file (`go test
+// ./agentsvc -run TestRelayTranscript -update` records them again): testdata/relay.golden
+// (relayGoldenHeader), and testdata/relay-handover.golden (relayHandoverHeader, in
+// relayhandover_test.go). The two together use every kind of $defs/Relay.
+//
+// Normalised: a session, link, turn or clientTurnId value becomes <s1>, <l1>, <turn1>, <ct1>…
+// in order of first use; a request's id becomes its rank among its sender's requests (an
+// uncall names the call's, a reply its request's). Replicas run concurrently, so the lines are
+// compared as a multiset; the file keeps the order of the recording (the recorder hears a
+// message when the bus hands it to its subscribers, so a reply may come before its request).
+// hello requests (the holder's probe of a routed call, every relayProbe) depend on the clock:
+// in relay.golden they and their replies are validated but left out of the comparison; the
+// handover scenario holds a routed call until one is answered, and compares them with id 0,
+// each distinct line once.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -166,9 +172,10 @@ var (
 	relayIDRE       = regexp.MustCompile(`"id":\d+`)
 )
 
-// normaliseRelay drops the clock's hello probes and their replies, and names the values a
-// run draws (see the top of the file).
-func normaliseRelay(lines []busLine) []string {
+// normaliseRelay names the values a run draws (see the top of the file). The clock's hello
+// probes and their replies are dropped, or with keepHello written with id 0 and each
+// distinct line kept once (how many there are depends on the clock, not what they say).
+func normaliseRelay(lines []busLine, keepHello bool) []string {
 	hellos := map[reqKey]bool{}
 	for _, l := range lines {
 		var m wire.RelayMsg
@@ -187,11 +194,13 @@ func normaliseRelay(lines []busLine) []string {
 		if m.Kind == relayReply {
 			key.from = strings.TrimPrefix(l.channel, "r:")
 		}
-		if hellos[key] {
+		raw := l.raw
+		if hellos[key] && !keepHello {
 			continue
 		}
-		raw := l.raw
-		if m.ID != 0 {
+		if hellos[key] {
+			raw = relayIDRE.ReplaceAllString(raw, `"id":0`)
+		} else if m.ID != 0 {
 			n, ok := rank[key]
 			if !ok {
 				ranks[key.from]++
@@ -210,7 +219,11 @@ func normaliseRelay(lines []busLine) []string {
 			}
 			return fmt.Sprintf("%q:%q", sub[1], name)
 		})
-		out = append(out, l.channel+" "+raw)
+		line := l.channel + " " + raw
+		if hellos[key] && slices.Contains(out, line) {
+			continue
+		}
+		out = append(out, line)
 	}
 	return out
 }
@@ -251,11 +264,32 @@ var relayBuses = []struct {
 	}},
 }
 
-// TestRelayTranscript runs the relay's golden scenario (relayGoldenHeader) on each bus and
-// compares what went over it with testdata/relay.golden (-update writes the memory bus's).
+// TestRelayTranscript runs the relay's golden scenarios on each bus and compares what went
+// over the bus with their files (-update writes the memory bus's): relayGoldenHeader's in
+// testdata/relay.golden, relayHandoverHeader's in testdata/relay-handover.golden. The two files
+// together must use every kind of $defs/Relay.
 func TestRelayTranscript(t *testing.T) {
 	for _, bus := range relayBuses {
-		t.Run(bus.name, func(t *testing.T) { relayTranscript(t, bus.opener(t), bus.name == "memory" && *updateTranscripts) })
+		update := bus.name == "memory" && *updateTranscripts
+		t.Run(bus.name, func(t *testing.T) {
+			t.Run("released", func(t *testing.T) { relayTranscript(t, bus.opener(t), update) })
+			t.Run("handover", func(t *testing.T) { relayHandoverTranscript(t, bus.opener(t), update) })
+		})
+	}
+	kinds := map[string]bool{}
+	for _, file := range []string{relayGolden, relayHandoverGolden} {
+		for k := range relayKinds(t, readRelayGolden(t, file)) {
+			kinds[k] = true
+		}
+	}
+	var missing []string
+	for _, k := range schemaRelayKinds(t) {
+		if !kinds[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("the relay's golden transcripts never use the kinds %v of $defs/Relay (they use %v)", missing, slices.Sorted(maps.Keys(kinds)))
 	}
 }
 
@@ -298,41 +332,99 @@ func relayTranscript(t *testing.T, open func() store.Store, update bool) {
 	b.Forget(sess.SessionID)
 	if !pollUntil(time.Now().Add(waitLimit), rec.settled) {
 		open, forgot := rec.open()
-		t.Fatalf("timed out waiting for every request answered (open: %v) and the forget heard (%v); recorded:\n%s", open, forgot, strings.Join(normaliseRelay(rec.all()), "\n"))
+		t.Fatalf("timed out waiting for every request answered (open: %v) and the forget heard (%v); recorded:\n%s", open, forgot, strings.Join(normaliseRelay(rec.all(), false), "\n"))
 	}
+	checkRelayGolden(t, rec.all(), relayGolden, relayGoldenHeader, update, false)
+}
 
-	lines := rec.all()
+// checkRelayGolden validates the lines recorded, normalises them (keepHello: normaliseRelay)
+// and compares them as a multiset with the golden file (update: writes it first, with header).
+func checkRelayGolden(t *testing.T, lines []busLine, file, header string, update, keepHello bool) {
+	t.Helper()
 	validateRelay(t, lines)
-	got := normaliseRelay(lines)
+	got := normaliseRelay(lines, keepHello)
 	if update {
-		if err := os.WriteFile(relayGolden, []byte(relayGoldenHeader+strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(header+strings.Join(got, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	data, err := os.ReadFile(relayGolden)
+	want := readRelayGolden(t, file)
+	if missing, extra := multisetDiff(want, got); len(missing)+len(extra) > 0 {
+		t.Errorf("the relay's messages differ from %s (-update records them again)\nmissing:\n%s\nunexpected:\n%s",
+			file, strings.Join(missing, "\n"), strings.Join(extra, "\n"))
+	}
+}
+
+// readRelayGolden is the lines of a golden file, without its header.
+func readRelayGolden(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatalf("%v (run the test with -update)", err)
 	}
-	var want []string
+	var lines []string
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if line != "" && !strings.HasPrefix(line, "#") {
-			want = append(want, line)
+			lines = append(lines, line)
 		}
 	}
-	if missing, extra := multisetDiff(want, got); len(missing)+len(extra) > 0 {
-		t.Errorf("the relay's messages differ from %s (-update records them again)\nmissing:\n%s\nunexpected:\n%s",
-			relayGolden, strings.Join(missing, "\n"), strings.Join(extra, "\n"))
-	}
+	return lines
+}
+
+// relayKinds is the set of kinds of normalised lines ("channel message").
+func relayKinds(t *testing.T, lines []string) map[string]bool {
+	t.Helper()
 	kinds := map[string]bool{}
-	for _, l := range got {
+	for _, l := range lines {
 		var m wire.RelayMsg
 		_, js, _ := strings.Cut(l, " ")
-		_ = json.Unmarshal([]byte(js), &m)
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Errorf("a golden line is not a relay message (%v): %s", err, l)
+			continue
+		}
 		kinds[m.Kind] = true
 	}
-	if len(kinds) < 9 {
-		t.Errorf("the transcript uses the kinds %v, want at least 9 of the 13", kinds)
+	return kinds
+}
+
+// schemaRelayKinds is every kind $defs/Relay of docs/protocol.schema.json defines (the const of
+// "k" in each of its message schemas), each one this build knows (knownRelayKind).
+func schemaRelayKinds(t *testing.T) []string {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/protocol.schema.json")
+	if err != nil {
+		t.Fatal(err)
 	}
+	var schema struct {
+		Defs map[string]struct {
+			Defs map[string]struct {
+				Properties struct {
+					K struct {
+						Const string `json:"const"`
+					} `json:"k"`
+				} `json:"properties"`
+			} `json:"$defs"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(doc, &schema); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, def := range schema.Defs["Relay"].Defs {
+		if k := def.Properties.K.Const; k != "" {
+			seen[k] = true
+		}
+	}
+	kinds := slices.Sorted(maps.Keys(seen))
+	for _, k := range kinds {
+		if !knownRelayKind(k) {
+			t.Errorf("$defs/Relay has the kind %q, which this build does not know", k)
+		}
+	}
+	if len(kinds) < 13 {
+		t.Fatalf("$defs/Relay defines only the kinds %v; want the 13 of wire.RelayMsg", kinds)
+	}
+	return kinds
 }
 
 // multisetDiff is what want has more than got (missing) and got more than want (extra).
