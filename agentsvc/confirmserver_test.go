@@ -20,17 +20,27 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
-// destructiveServer serves one tool marked destructiveHint: true, and a harmless one, over
-// Streamable HTTP, and counts the calls that reach the destructive one.
+// destructiveServer serves one tool marked destructiveHint: true, with a summary of its
+// calls for the confirmation card, over Streamable HTTP, and counts the calls that reach it;
+// scopes records the scope each was called with.
 func destructiveServer(t *testing.T) (*mcpservers.Manager, *atomic.Int32) {
+	mgr, calls, _ := destructiveServerScopes(t)
+	return mgr, calls
+}
+
+func destructiveServerScopes(t *testing.T) (*mcpservers.Manager, *atomic.Int32, *atomic.Value) {
 	t.Helper()
 	calls := new(atomic.Int32)
+	scopes := new(atomic.Value)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "admin", Version: "1"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "wipe", Description: "Deletes every order.", InputSchema: json.RawMessage(`{"type":"object","properties":{"scope":{"type":"string"}}}`),
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv.AddTool(&mcp.Tool{Name: "wipe", Title: "Wipe orders", Description: "Deletes every order.", InputSchema: json.RawMessage(`{"type":"object","properties":{"scope":{"type":"string","enum":["all","mine"]}}}`),
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)}, Meta: mcp.Meta{wire.MetaSummary: "Delete {scope} orders"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			calls.Add(1)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "all orders deleted"}}}, nil
+			var args struct{ Scope string }
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			scopes.Store(args.Scope)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: args.Scope + " orders deleted"}}}, nil
 		})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(hs.Close)
@@ -43,7 +53,7 @@ func destructiveServer(t *testing.T) (*mcpservers.Manager, *atomic.Int32) {
 	if err := mgr.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return mgr, calls
+	return mgr, calls, scopes
 }
 
 // TestDestructiveServerToolConfirmedByTheVisitor: a server tool marked destructiveHint: true
@@ -62,9 +72,21 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 		{"declined", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: false}, nil
 		}, 0, true, "The user declined to run admin__wipe."},
+		{"declined with a reason", func(context.Context, wire.ConfirmParams) (any, error) {
+			return wire.ConfirmResult{Confirmed: false, Reason: "  not\n today "}, nil
+		}, 0, true, "The user declined to run admin__wipe.\nThe user's reason: not today"},
 		{"confirmed", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: true}, nil
 		}, 1, false, "all orders deleted"},
+		{"confirmed with the scope changed", func(context.Context, wire.ConfirmParams) (any, error) {
+			return wire.ConfirmResult{Confirmed: true, Arguments: json.RawMessage(`{"scope":"mine"}`)}, nil
+		}, 1, false, `The user changed the arguments before confirming: scope from "all" to "mine". The tool ran with the user's arguments.` + "\nmine orders deleted"},
+		{"confirmed with a scope the tool does not take", func(context.Context, wire.ConfirmParams) (any, error) {
+			return wire.ConfirmResult{Confirmed: true, Arguments: json.RawMessage(`{"scope":"everyone's"}`)}, nil
+		}, 0, true, "theirs do not fit the tool's schema"},
+		{"confirmed with arguments that are not an object", func(context.Context, wire.ConfirmParams) (any, error) {
+			return map[string]any{"confirmed": true, "arguments": []int{1}}, nil
+		}, 0, true, "arguments that are not an object"},
 		{"no way to ask", nil, 0, true, "needs the visitor's confirmation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,6 +134,14 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 				asked[0].Meta == nil || asked[0].Meta.ProgressToken == "") {
 				t.Errorf("agent/confirm requests %+v, want one for admin__wipe with its arguments and a progress token", asked)
 			}
+			// The card is told what the tool is: its title, schema, hints and summary.
+			if tc.confirm != nil && len(asked) == 1 {
+				tool := asked[0].Tool
+				if tool == nil || tool.Title != "Wipe orders" || tool.Description != "Deletes every order." || !strings.Contains(string(tool.InputSchema), `"mine"`) ||
+					tool.Annotations == nil || tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint || tool.Meta[wire.MetaSummary] != "Delete {scope} orders" {
+					t.Errorf("agent/confirm's tool: %+v, want the server tool's title, schema, destructiveHint and summary", tool)
+				}
+			}
 		})
 	}
 }
@@ -122,7 +152,7 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprint("allowed=", allow), func(t *testing.T) {
-			mgr, wipes := destructiveServer(t)
+			mgr, wipes, scopes := destructiveServerScopes(t)
 			goTool := pageTestTool{tool: wire.PageTool{Name: "open_admin", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 			goTool.fn = func(context.Context, map[string]any) (any, error) {
 				return navigatingResult("navigating to the admin page"), nil
@@ -145,10 +175,15 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 			first.peer.Close(nil) // the page navigates once its tool's result is in
 
 			var asked atomic.Int32
+			var card atomic.Value
 			second := newFakePageWith(t, b, testOrigin, func(p *fakePage) {
-				p.confirm = func(context.Context, wire.ConfirmParams) (any, error) {
+				p.confirm = func(_ context.Context, cp wire.ConfirmParams) (any, error) {
 					asked.Add(1)
-					return wire.ConfirmResult{Confirmed: allow}, nil
+					card.Store(cp.Tool)
+					if allow { // the visitor narrows it on the card
+						return wire.ConfirmResult{Confirmed: true, Arguments: json.RawMessage(`{"scope":"mine"}`)}, nil
+					}
+					return wire.ConfirmResult{Confirmed: false, Reason: "wrong shop"}, nil
 				}
 			})
 			last := lastSeqOf(seen)
@@ -169,7 +204,17 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 				t.Errorf("the page on b was asked %d times and the tool ran %d times; want 1 and %d", q, n, want)
 			}
 			if result == nil || result.IsError == allow {
-				t.Errorf("tool_result of admin__wipe %+v, want isError %v", result, !allow)
+				t.Fatalf("tool_result of admin__wipe %+v, want isError %v", result, !allow)
+			}
+			if tool, _ := card.Load().(*wire.ConfirmTool); tool == nil || tool.Title != "Wipe orders" || tool.Meta[wire.MetaSummary] != "Delete {scope} orders" {
+				t.Errorf("the card on b was told %+v, want the tool's title and summary through the bus", tool)
+			}
+			if allow {
+				if got, _ := scopes.Load().(string); got != "mine" || !strings.HasPrefix(result.Text, `The user changed the arguments before confirming: scope from "all" to "mine".`) {
+					t.Errorf("the tool ran with scope %q and the model read %q; want the visitor's scope and the sentence saying so", got, result.Text)
+				}
+			} else if !strings.Contains(result.Text, "The user's reason: wrong shop") {
+				t.Errorf("the model read %q, want the visitor's reason", result.Text)
 			}
 		})
 	}

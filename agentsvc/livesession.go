@@ -250,8 +250,9 @@ type pageLink interface {
 	pageTools(ctx context.Context, late bool) (list []*pagemcp.Tool, ok bool)
 	callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome
 	// confirmCall asks the page to have the visitor confirm a call of a server tool
-	// (agent/confirm): ok when allowed, else the outcome that says why it does not run.
-	confirmCall(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool)
+	// (agent/confirm; tool is what the card shows of it): ok when allowed, with the
+	// arguments the visitor edited (nil: none), else the outcome that says why it does not run.
+	confirmCall(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (out tools.Outcome, edited json.RawMessage, ok bool)
 	leaving() bool
 	closed() <-chan struct{}
 }

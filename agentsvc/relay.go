@@ -272,16 +272,18 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 	}()
 	r.routed.Add(1)
 	var out tools.Outcome
+	var edited json.RawMessage
 	if m.Confirm {
-		if no, ok := px.c.confirmCall(ctx, m.Name, m.Args); ok {
-			out = tools.Answered(m.Name, "", false)
+		no, args, ok := px.c.confirmCall(ctx, m.Name, m.Args, m.Tool)
+		if ok {
+			out, edited = tools.Answered(m.Name, "", false), args
 		} else {
 			out = no
 		}
 	} else {
 		out = px.c.callTool(ctx, m.Name, m.Args)
 	}
-	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text}, Leaving: px.c.mcp.Leaving()}
+	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text}, Args: edited, Leaving: px.c.mcp.Leaving()}
 }
 
 func zapReplica(id string) zap.Field { return zap.String("replica", id) }

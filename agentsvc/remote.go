@@ -47,11 +47,11 @@ func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessa
 	return c.mcp.Call(ctx, name, args)
 }
 
-func (c *pageConn) confirmCall(ctx context.Context, name string, args json.RawMessage) (tools.Outcome, bool) {
+func (c *pageConn) confirmCall(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (tools.Outcome, json.RawMessage, bool) {
 	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
 	c.mcp.Ready(rctx)
 	cancel()
-	return c.mcp.Confirm(ctx, name, args)
+	return c.mcp.Confirm(ctx, name, args, tool)
 }
 
 func (c *pageConn) leaving() bool           { return c.mcp.Leaving() }

@@ -95,25 +95,29 @@ func (rp *remotePage) remoteTools(ctx context.Context, late bool) (list []*wire.
 }
 
 func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
-	return rp.routedCall(ctx, name, args, false)
+	out, _ := rp.routedCall(ctx, relayMsg{Name: name, Args: args})
+	return out
 }
 
 // confirmCall asks the page's replica to have the visitor confirm a server tool's call.
-func (rp *remotePage) confirmCall(ctx context.Context, name string, args json.RawMessage) (tools.Outcome, bool) {
-	out := rp.routedCall(ctx, name, args, true)
-	return out, out.Kind == tools.OK
+func (rp *remotePage) confirmCall(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (tools.Outcome, json.RawMessage, bool) {
+	out, edited := rp.routedCall(ctx, relayMsg{Name: name, Args: args, Confirm: true, Tool: tool})
+	return out, edited, out.Kind == tools.OK
 }
 
-// routedCall runs a page tool's call, or a confirmation (confirm), on the page's replica.
-func (rp *remotePage) routedCall(ctx context.Context, name string, args json.RawMessage, confirm bool) tools.Outcome {
+// routedCall runs a page tool's call, or a confirmation (call.Confirm), on the page's replica;
+// edited are the arguments the visitor changed on a confirmation's card.
+func (rp *remotePage) routedCall(ctx context.Context, call relayMsg) (out tools.Outcome, edited json.RawMessage) {
+	name := call.Name
 	cfg := rp.r.cfg
 	// The page's replica enforces the tool's time-outs; this bound only covers a replica that
 	// never answers (it died with the socket, or the bus lost the answer).
 	hard, cancel := context.WithTimeout(ctx, cfg.ToolMaxTimeout+relayWait)
 	defer cancel()
-	id, ch, forget, err := rp.r.request(hard, rp.replica, relayMsg{Kind: relayCall, Link: rp.link, Session: rp.session, Name: name, Args: args, Confirm: confirm})
+	call.Kind, call.Link, call.Session = relayCall, rp.link, rp.session
+	id, ch, forget, err := rp.r.request(hard, rp.replica, call)
 	if err != nil {
-		return tools.CallFailed(name, err)
+		return tools.CallFailed(name, err), nil
 	}
 	defer forget()
 	// While the call runs, the page's replica is asked now and then whether it still has the
@@ -124,9 +128,9 @@ func (rp *remotePage) routedCall(ctx context.Context, name string, args json.Raw
 	for {
 		select {
 		case rep := <-ch:
-			return rp.outcome(name, rep)
+			return rp.outcome(name, rep), rep.Args
 		case <-rp.done:
-			return tools.Disconnected(name)
+			return tools.Disconnected(name), nil
 		case <-probe.C:
 			rep, err := rp.r.ask(hard, rp.replica, relayMsg{Kind: relayHello, Link: rp.link, Session: rp.session})
 			if hard.Err() != nil || (err == nil && rep.Status == stOK) {
@@ -134,19 +138,19 @@ func (rp *remotePage) routedCall(ctx context.Context, name string, args json.Raw
 			}
 			select {
 			case rep := <-ch: // answered meanwhile after all
-				return rp.outcome(name, rep)
+				return rp.outcome(name, rep), rep.Args
 			default:
 			}
 			rp.r.srv.hub.dropRemote(rp)
-			return tools.Disconnected(name)
+			return tools.Disconnected(name), nil
 		case <-hard.Done():
 			if ctx.Err() != nil {
 				uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
 				_ = rp.r.send(uctx, rp.replica, relayMsg{Kind: relayUncall, ID: id})
 				ucancel()
-				return tools.CancelledCall(name)
+				return tools.CancelledCall(name), nil
 			}
-			return tools.TimedOut(name, true)
+			return tools.TimedOut(name, true), nil
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
 	"github.com/byomcp/byomcp/agentsvc/tools"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // sessionTools is a session's toolbox: the attached page's tools plus the server-side
@@ -111,12 +112,27 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 		if !t.srv.site(t.ls.origin).AllowsServer(name) {
 			return tools.Unknown(call.Name)
 		}
+		st := t.ls.hub.cfg.ServerTools
+		changed := ""
 		if t.srv.confirmsServerTool(t.ls.origin, name) {
-			if out, ok := t.confirm(ctx, name, args); !ok {
+			out, edited, ok := t.confirm(ctx, name, args, confirmTool(st, name))
+			if !ok {
 				return out
 			}
+			if edited != nil { // validated against the tool's schema by the call, like the model's
+				changed, args = tools.ChangedArgs(args, edited), edited
+			}
 		}
-		return mcpservers.CallTool(ctx, t.ls.hub.cfg.ServerTools, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		out := mcpservers.CallTool(ctx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		switch {
+		case changed == "":
+		case out.Kind == tools.OK || out.Kind == tools.ToolError:
+			// The model learns that the call ran with the visitor's arguments, not its own.
+			out.Text = changed + "\n" + out.Text
+		case out.Kind == tools.InvalidArgs:
+			out.Text = "The user changed the arguments before confirming, and theirs do not fit the tool's schema, so it did not run: " + out.Text
+		}
+		return out
 	}
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
 	// can sit under the call in the transcript).
@@ -144,16 +160,32 @@ func (s *Server) confirmsServerTool(origin, name string) bool {
 // confirm asks the turn's page to have the visitor confirm a call of a server tool
 // (agent/confirm). ok: confirmed; otherwise out says why the tool does not run. A page that
 // is gone, or cannot ask (no agent/confirm), does not get the tool run unconfirmed.
-func (t *sessionTools) confirm(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool) {
+func (t *sessionTools) confirm(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (out tools.Outcome, edited json.RawMessage, ok bool) {
 	// The page sees the tool_call event before the question (its card sits under the call).
 	t.ls.waitFlushed(ctx)
 	c := t.ls.currentPage(ctx, t.ls.hub.cfg.ReconnectWait)
 	switch {
 	case c != nil:
-		return c.confirmCall(ctx, name, args)
+		return c.confirmCall(ctx, name, args, tool)
 	case ctx.Err() != nil:
-		return tools.CancelledCall(name), false
+		return tools.CancelledCall(name), nil, false
 	default:
-		return tools.Unconfirmable(name, "no page is connected to this conversation: it"), false
+		return tools.Unconfirmable(name, "no page is connected to this conversation: it"), nil, false
 	}
+}
+
+// confirmTool is what the visitor's confirmation card shows of server tool name: its
+// title, description, schema (to label and edit the arguments), annotations and _meta (its
+// summary of a call). nil when the server tools do not list them.
+func confirmTool(st mcpservers.ServerTools, name string) *wire.ConfirmTool {
+	t, ok := mcpservers.Find(st, mcpservers.AudienceWeb, name)
+	if !ok {
+		return nil
+	}
+	ct := &wire.ConfirmTool{Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Meta: t.Meta}
+	if a := t.Annotations; a != nil {
+		ct.Annotations = &wire.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnlyHint, DestructiveHint: a.DestructiveHint,
+			IdempotentHint: a.IdempotentHint, OpenWorldHint: a.OpenWorldHint}
+	}
+	return ct
 }

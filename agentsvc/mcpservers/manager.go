@@ -119,6 +119,8 @@ type Tool struct {
 	Description string
 	InputSchema json.RawMessage
 	Annotations *mcp.ToolAnnotations
+	// Meta is the tool's _meta (byomcp/summary: the confirmation card's line for a call).
+	Meta map[string]any
 }
 
 // State is where a server is in its life.

@@ -439,6 +439,7 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*tool,
 					Description: t.Description,
 					InputSchema: raw,
 					Annotations: t.Annotations,
+					Meta:        t.Meta,
 				},
 				schema: schema,
 			})

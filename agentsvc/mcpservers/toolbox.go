@@ -71,3 +71,21 @@ func CallTool(ctx context.Context, st ServerTools, audience, name string, args j
 		return tools.CallFailed(name, err)
 	}
 }
+
+// ToolLister is what a ServerTools may also give: its tools with their titles, annotations
+// and _meta, which the visitor's confirmation card shows (the Manager is one).
+type ToolLister interface {
+	Tools(audience string) []Tool
+}
+
+// Find returns the tool an audience calls by modelName, when st lists its tools.
+func Find(st ServerTools, audience, modelName string) (Tool, bool) {
+	if l, ok := st.(ToolLister); ok {
+		for _, t := range l.Tools(audience) {
+			if t.ModelName == modelName {
+				return t, true
+			}
+		}
+	}
+	return Tool{}, false
+}

@@ -114,41 +114,50 @@ func (c *Client) callKeptAlive(ctx context.Context, method string, params func(t
 }
 
 // Confirm asks the page to have the visitor confirm a call of the server tool name
-// (agent/confirm) before it runs, with the same timeouts as a page tool's call. ok: the
-// visitor allowed it; otherwise out says why the tool did not run (declined, not answered
-// in time, the page gone or unable to ask).
-func (c *Client) Confirm(ctx context.Context, name string, args json.RawMessage) (out tools.Outcome, ok bool) {
+// (agent/confirm) before it runs, with the same timeouts as a page tool's call; tool (may be
+// nil) is what the card shows of it. ok: the visitor allowed it, and edited are the
+// arguments they changed on the card (nil: none; the caller validates them against the
+// tool's schema); otherwise out says why the tool did not run (declined, with the visitor's
+// reason, not answered in time, the page gone or unable to ask).
+func (c *Client) Confirm(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (out tools.Outcome, edited json.RawMessage, ok bool) {
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
 	var res wire.ConfirmResult
 	var raw json.RawMessage
 	expired, _, err := c.callKeptAlive(ctx, wire.MethodAgentConfirm, func(token string) any {
-		return wire.ConfirmParams{Name: name, Arguments: args, Meta: &wire.ToolsCallMeta{ProgressToken: token, Confirm: true}}
+		return wire.ConfirmParams{Name: name, Arguments: args, Tool: tool, Meta: &wire.ToolsCallMeta{ProgressToken: token, Confirm: true}}
 	}, &raw)
 	if err == nil {
 		if jerr := json.Unmarshal(raw, &res); jerr != nil {
-			return tools.Unconfirmable(name, "the page's answer to agent/confirm is not {confirmed: boolean}: it"), false
+			return tools.Unconfirmable(name, "the page's answer to agent/confirm is not {confirmed: boolean}: it"), nil, false
 		}
-		if res.Confirmed {
-			return tools.Outcome{}, true
+		if !res.Confirmed {
+			return tools.Declined(name, res.Reason), nil, false
 		}
-		return tools.Declined(name, res.Reason), false
+		if len(res.Arguments) > 0 && string(res.Arguments) != "null" {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(res.Arguments, &obj) != nil {
+				return tools.Unconfirmable(name, "the page's answer to agent/confirm has arguments that are not an object: it"), nil, false
+			}
+			return tools.Outcome{}, res.Arguments, true
+		}
+		return tools.Outcome{}, nil, true
 	}
 	var rpcErr *wsrpc.Error
 	switch {
 	case errors.Is(err, wsrpc.ErrClosed):
-		return tools.LeftUnconfirmed(name), false
+		return tools.LeftUnconfirmed(name), nil, false
 	case expired != nil:
-		return tools.NotConfirmedInTime(name), false
+		return tools.NotConfirmedInTime(name), nil, false
 	case ctx.Err() != nil:
-		return tools.CancelledCall(name), false
+		return tools.CancelledCall(name), nil, false
 	case errors.As(err, &rpcErr) && rpcErr.Code == wsrpc.CodeMethodNotFound:
-		return tools.Unconfirmable(name, "this page (no agent/confirm)"), false
+		return tools.Unconfirmable(name, "this page (no agent/confirm)"), nil, false
 	case errors.As(err, &rpcErr):
-		return tools.Unconfirmable(name, "this page (agent/confirm: "+rpcErr.Message+")"), false
+		return tools.Unconfirmable(name, "this page (agent/confirm: "+rpcErr.Message+")"), nil, false
 	default:
-		return tools.CallFailed(name, err), false
+		return tools.CallFailed(name, err), nil, false
 	}
 }
 

@@ -38,14 +38,18 @@ type RelayMsg struct {
 	Origin string `json:"o,omitempty"`
 	// Name is the tool a RelayCall runs.
 	Name string `json:"n,omitempty"`
-	// Args are a RelayCall's arguments, validated against the tool's schema by the proxy.
+	// Args are a RelayCall's arguments, validated against the tool's schema by the proxy; in
+	// the reply to a confirming RelayCall, the arguments the visitor edited on the card.
 	Args json.RawMessage `json:"a,omitempty"`
 	// Late asks RelayTools to wait for a page that has not registered its tools yet.
 	Late bool `json:"late,omitempty"`
 	// Confirm makes a RelayCall ask the page to have the visitor confirm a server tool's
 	// call (agent/confirm) instead of running a page tool; the reply's outcome is ok when the
-	// visitor allowed it.
+	// visitor allowed it, and its Args are the arguments the visitor edited, if any.
 	Confirm bool `json:"cf,omitempty"`
+	// Tool is what the confirmation card shows of the server tool (a confirming RelayCall):
+	// ConfirmParams.Tool.
+	Tool *ConfirmTool `json:"tool,omitempty"`
 
 	// Status is a reply's answer (one of the RelayStatus constants).
 	Status string `json:"st,omitempty"`

@@ -1,6 +1,8 @@
 // A server-side MCP tool marked destructiveHint: true, called in a web conversation, runs only
-// once the visitor confirmed it in the widget (agent/confirm; issue 36, item 5). Real Chromium,
-// the real binary, the official MCP SDK's stdio server, a fake model.
+// once the visitor confirmed it in the widget (agent/confirm; issue 36, item 5), on the card
+// that says what will happen (the tool's title and summary), with the arguments the visitor
+// edited there, or not at all with the reason they gave (issue 38). Real Chromium, the real
+// binary, the official MCP SDK's stdio server, a fake model.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +17,8 @@ let stack;
 let tmp;
 /** @type {string} */
 let ranLog;
+/** @type {string[]} the tool results the model read, in order */
+const toolResults = [];
 
 before(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-server-confirm-'));
@@ -27,8 +31,11 @@ before(async () => {
   // The model calls admin__wipe for each question, then says what the tool answered.
   const script = (body) => {
     const last = lastMessage(body);
-    if (last?.role === 'tool') return { text: `Result: ${String(last.content).includes('all orders deleted') ? 'deleted' : 'not deleted'}.` };
-    return { toolCalls: [{ name: 'admin__wipe', arguments: '{}' }] };
+    if (last?.role === 'tool') {
+      toolResults.push(String(last.content));
+      return { text: `Result: ${String(last.content).includes('orders deleted') ? 'deleted' : 'not deleted'}.` };
+    }
+    return { toolCalls: [{ name: 'admin__wipe', arguments: '{"scope":"all"}' }] };
   };
   stack = await startStack({ script, serverArgs: ['--mcp-config', config] });
 });
@@ -38,7 +45,8 @@ after(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-const runs = async () => (await readFile(ranLog, 'utf8')).split('\n').filter(Boolean).length;
+const ran = async () => (await readFile(ranLog, 'utf8')).split('\n').filter(Boolean);
+const runs = async () => (await ran()).length;
 
 test('the widget asks before a destructive server tool runs: declined, it does not run; allowed, it runs', async () => {
   const context = await stack.browser.newContext();
@@ -61,6 +69,42 @@ test('the widget asks before a destructive server tool runs: declined, it does n
     await page.locator(W.text).filter({ hasText: 'Result: deleted.' }).waitFor();
     await waitIdle(page);
     assert.equal(await runs(), 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the card shows the server tool as its server describes it; an edit runs, a reason reaches the model', async () => {
+  const context = await stack.browser.newContext();
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    const before = await runs();
+
+    await ask(page, 'delete the orders');
+    await page.locator(W.confirm).waitFor();
+    assert.equal(await page.locator(`${W.confirm} .confirm-action`).innerText(), 'Wipe orders');
+    assert.equal(await page.locator(`${W.confirm} .confirm-summary`).innerText(), 'Delete all orders');
+    await page.locator(`${W.confirm} .confirm-edit`).click();
+    await page.locator(`${W.confirm} select[data-key="scope"]`).selectOption('mine');
+    assert.equal(await page.locator(`${W.confirm} .confirm-summary`).innerText(), 'Delete mine orders', 'the summary follows the edit');
+    await page.locator(W.confirmOk).click();
+    await page.locator(W.text).filter({ hasText: 'Result: deleted.' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual((await ran()).slice(before), ['wiped mine'], 'the tool ran once, with the scope the visitor chose');
+    assert.match(toolResults.at(-1) ?? '', /\nThe user changed the arguments before confirming: scope from "all" to "mine"\. The tool ran with the user's arguments\.\nmine orders deleted\n/);
+
+    await ask(page, 'delete them all');
+    await page.locator(W.confirm).waitFor();
+    await page.locator(`${W.confirm} .confirm-why summary`).click();
+    await page.locator(`${W.confirm} .confirm-why input`).fill('keep the orders until Monday');
+    await page.locator(W.confirmCancel).click();
+    await page.locator(W.text).filter({ hasText: 'Result: not deleted.' }).last().waitFor();
+    await waitIdle(page);
+    assert.equal((await ran()).length - before, 1, 'the declined call did not run');
+    assert.match(toolResults.at(-1) ?? '', /The user declined to run admin__wipe\.\nThe user's reason: keep the orders until Monday/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
