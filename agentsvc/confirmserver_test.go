@@ -219,3 +219,67 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 		})
 	}
 }
+
+// TestConfirmationAskedAgainAfterAReload: the visitor reloads the page while its card asks
+// to confirm a destructive server tool (the page said it was asking, then went away); the
+// tool does not run then, and the page that comes next, here or on another replica, shows
+// the card again: the tool runs once, as that page's visitor answered.
+func TestConfirmationAskedAgainAfterAReload(t *testing.T) {
+	for _, replicas := range []int{1, 2} {
+		t.Run(fmt.Sprint("replicas=", replicas), func(t *testing.T) {
+			mgr, wipes, scopes := destructiveServerScopes(t)
+			model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+				if n == 0 {
+					return &llm.Response{ToolCalls: []chat.ToolCall{call("w1", "admin__wipe", `{"scope":"all"}`)}}, nil
+				}
+				return &llm.Response{Text: "done"}, nil
+			}}
+			var first, second *testServer
+			if replicas == 1 {
+				first = newTestServer(t, model, func(c *Config) { c.ServerTools = mgr })
+				second = first
+			} else {
+				_, first, second = twoReplicas(t, model, func(c *Config) { c.ServerTools = mgr })
+			}
+			asking := make(chan struct{})
+			reloading := newFakePageWith(t, first, testOrigin, func(p *fakePage) {
+				p.confirm = func(ctx context.Context, cp wire.ConfirmParams) (any, error) {
+					// The card is up (the page says so, as the widget does), then the tab reloads.
+					_ = p.peer.Notify(ctx, wire.MethodProgress, wire.ProgressParams{ProgressToken: json.RawMessage(jsonString(cp.Meta.ProgressToken)), Progress: 1, Message: wire.ProgressAwaitingConfirm})
+					close(asking)
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+			})
+			sess := reloading.session(wire.SessionParams{})
+			go func() { _, _ = reloading.chat("wipe my orders") }()
+			seen := reloading.eventsUntil(wire.EventToolCall)
+			<-asking
+			reloading.peer.Close(nil)
+
+			var asked atomic.Int32
+			next := newFakePageWith(t, second, testOrigin, func(p *fakePage) {
+				p.confirm = func(context.Context, wire.ConfirmParams) (any, error) {
+					asked.Add(1)
+					return wire.ConfirmResult{Confirmed: true, Arguments: json.RawMessage(`{"scope":"mine"}`)}, nil
+				}
+			})
+			last := lastSeqOf(seen)
+			if res := next.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
+				t.Fatalf("got %+v, want the turn running", res)
+			}
+			var result *event
+			for _, e := range next.eventsUntil(wire.EventTurnEnd) {
+				if e.Type == wire.EventToolResult && e.CallID == "w1" {
+					result = &e
+				}
+			}
+			if got, _ := scopes.Load().(string); wipes.Load() != 1 || asked.Load() != 1 || got != "mine" {
+				t.Errorf("the next page was asked %d times and the tool ran %d times with scope %q; want once, once, mine", asked.Load(), wipes.Load(), got)
+			}
+			if result == nil || result.IsError || !strings.Contains(result.Text, "mine orders deleted") {
+				t.Errorf("tool_result %+v, want the tool's answer", result)
+			}
+		})
+	}
+}

@@ -283,7 +283,7 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 	} else {
 		out = px.c.callTool(ctx, m.Name, m.Args)
 	}
-	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text}, Args: edited, Leaving: px.c.mcp.Leaving()}
+	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text, AskAgain: out.AskAgain}, Args: edited, Leaving: px.c.mcp.Leaving()}
 }
 
 func zapReplica(id string) zap.Field { return zap.String("replica", id) }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
 	"github.com/byomcp/byomcp/agentsvc/pagemcp"
@@ -137,14 +139,40 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 	// The page sees the tool_call event before the call itself (so a confirmation it shows
 	// can sit under the call in the transcript).
 	t.ls.waitFlushed(ctx)
-	c := t.ls.currentPage(ctx, t.ls.hub.cfg.ReconnectWait)
-	switch {
-	case c != nil:
+	return t.onPage(ctx, orig, tools.NotConnected(orig), func(c pageLink) tools.Outcome {
 		return c.callTool(ctx, orig, args)
-	case ctx.Err() != nil:
-		return tools.CancelledCall(orig)
-	default:
-		return tools.NotConnected(orig)
+	})
+}
+
+// askAgainMax bounds the pages in a row that one call's confirmation is asked of, each of
+// which went away while its visitor was asked (a visitor who keeps reloading).
+const askAgainMax = 5
+
+// onPage runs ask on the conversation's page, and again on the page that comes next while a
+// page goes away as its visitor is asked to confirm the call (AskAgain: the tool did not
+// run): after a reload or a navigation, here or on another replica, the visitor's card is
+// shown again, at most askAgainMax times and until ToolMaxTimeout from the first ask. none is
+// the outcome when no page is there at first; a page that does not come back leaves the
+// question unanswered, as the last page's outcome says.
+func (t *sessionTools) onPage(ctx context.Context, name string, none tools.Outcome, ask func(pageLink) tools.Outcome) tools.Outcome {
+	deadline := time.Now().Add(t.ls.hub.cfg.ToolMaxTimeout)
+	var last tools.Outcome
+	for try := 0; ; try++ {
+		c := t.ls.currentPage(ctx, t.ls.hub.cfg.ReconnectWait)
+		switch {
+		case c == nil && ctx.Err() != nil:
+			return tools.CancelledCall(name)
+		case c == nil && try > 0:
+			return last
+		case c == nil:
+			return none
+		}
+		out := ask(c)
+		if !out.AskAgain || try+1 >= askAgainMax || !time.Now().Before(deadline) {
+			return out
+		}
+		last = out
+		t.ls.log.Info("the page went away while its visitor was asked to confirm a call; the next page asks again", zap.String("tool", name))
 	}
 }
 
@@ -163,15 +191,12 @@ func (s *Server) confirmsServerTool(origin, name string) bool {
 func (t *sessionTools) confirm(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (out tools.Outcome, edited json.RawMessage, ok bool) {
 	// The page sees the tool_call event before the question (its card sits under the call).
 	t.ls.waitFlushed(ctx)
-	c := t.ls.currentPage(ctx, t.ls.hub.cfg.ReconnectWait)
-	switch {
-	case c != nil:
-		return c.confirmCall(ctx, name, args, tool)
-	case ctx.Err() != nil:
-		return tools.CancelledCall(name), nil, false
-	default:
-		return tools.Unconfirmable(name, "no page is connected to this conversation: it"), nil, false
-	}
+	out = t.onPage(ctx, name, tools.Unconfirmable(name, "no page is connected to this conversation: it"), func(c pageLink) tools.Outcome {
+		var o tools.Outcome
+		o, edited, ok = c.confirmCall(ctx, name, args, tool)
+		return o
+	})
+	return out, edited, ok
 }
 
 // confirmTool is what the visitor's confirmation card shows of server tool name: its

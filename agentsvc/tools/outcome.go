@@ -55,6 +55,9 @@ type Outcome struct {
 	// Text is the tool's rendered result (OK, ToolError: not yet labelled) or one sentence
 	// on what happened instead.
 	Text string
+	// AskAgain: the page went away while its visitor was asked to confirm the call (the
+	// tool did not run), so the page that comes next may ask them again (LeftUnconfirmed).
+	AskAgain bool
 }
 
 // IsError tells whether the model is given the outcome as a tool error.
@@ -72,43 +75,43 @@ func (o Outcome) ForModel() string { return Wrap(o.Name, o.Text, o.IsError()) }
 // Answered is the tool's own answer, rendered: OK, or ToolError when it says it failed.
 func Answered(name, text string, isError bool) Outcome {
 	if isError {
-		return Outcome{ToolError, name, text}
+		return Outcome{ToolError, name, text, false}
 	}
-	return Outcome{OK, name, text}
+	return Outcome{OK, name, text, false}
 }
 
 // ErrorAnswer is an error response of the tool's host (a JSON-RPC error from the page).
 func ErrorAnswer(name, message string) Outcome {
-	return Outcome{ToolError, name, "the page answered with an error: " + message}
+	return Outcome{ToolError, name, "the page answered with an error: " + message, false}
 }
 
 // InvalidArguments is a call whose arguments the validator refused, with its message.
 func InvalidArguments(name string, err error) Outcome {
-	return Outcome{InvalidArgs, name, "invalid arguments: " + err.Error()}
+	return Outcome{InvalidArgs, name, "invalid arguments: " + err.Error(), false}
 }
 
 // TimedOut is a call that got no answer within its timeout, or within its hard maximum.
 func TimedOut(name string, hard bool) Outcome {
 	if hard {
-		return Outcome{Timeout, name, "the tool ran past its hard time limit"}
+		return Outcome{Timeout, name, "the tool ran past its hard time limit", false}
 	}
-	return Outcome{Timeout, name, "the tool did not answer in time"}
+	return Outcome{Timeout, name, "the tool did not answer in time", false}
 }
 
 // Disconnected is a call whose page went away while it ran: it may or may not have run.
 func Disconnected(name string) Outcome {
-	return Outcome{PageGone, name, "the page disconnected while the tool was running; it may or may not have completed"}
+	return Outcome{PageGone, name, "the page disconnected while the tool was running; it may or may not have completed", false}
 }
 
 // LeftUnconfirmed is a call whose page went away while the visitor was asked to confirm it.
 func LeftUnconfirmed(name string) Outcome {
-	return Outcome{PageGone, name, "the page went away while the visitor was asked to confirm this call; it was not confirmed, so the tool did not run"}
+	return Outcome{PageGone, name, "the page went away while the visitor was asked to confirm this call; it was not confirmed, so the tool did not run", true}
 }
 
 // NotConfirmedInTime is a call the visitor was asked to confirm and did not, within the
 // call's hard time limit: the page withdrew the question and the tool did not run.
 func NotConfirmedInTime(name string) Outcome {
-	return Outcome{Timeout, name, "the visitor did not confirm this call in time, so the tool did not run"}
+	return Outcome{Timeout, name, "the visitor did not confirm this call in time, so the tool did not run", false}
 }
 
 // Declined is a call the visitor declined to confirm: the tool did not run. The text is the
@@ -122,7 +125,7 @@ func Declined(name, reason string) Outcome {
 		}
 		text += "\nThe user's reason: " + reason
 	}
-	return Outcome{ToolError, name, text}
+	return Outcome{ToolError, name, text, false}
 }
 
 // maxReason bounds the visitor's reason for a decline, as the widget does.
@@ -194,33 +197,33 @@ func shownArg(vals map[string]string, k string) string {
 // Unconfirmable is a call that needs the visitor's confirmation where nobody can be asked
 // (who says why): it did not run.
 func Unconfirmable(name, who string) Outcome {
-	return Outcome{ToolError, name, "not run: this tool needs the visitor's confirmation, and " + who + " cannot ask for it"}
+	return Outcome{ToolError, name, "not run: this tool needs the visitor's confirmation, and " + who + " cannot ask for it", false}
 }
 
 // NotConnected is a call whose page was gone and did not come back in time: it did not run.
 func NotConnected(name string) Outcome {
-	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run"}
+	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run", false}
 }
 
 // CancelledCall is a call ended by the turn's cancellation.
-func CancelledCall(name string) Outcome { return Outcome{Cancelled, name, "cancelled"} }
+func CancelledCall(name string) Outcome { return Outcome{Cancelled, name, "cancelled", false} }
 
 // Unknown is a call of a name the model was not offered, or no longer is.
 func Unknown(name string) Outcome {
-	return Outcome{UnknownTool, name, fmt.Sprintf("unknown tool %q", name)}
+	return Outcome{UnknownTool, name, fmt.Sprintf("unknown tool %q", name), false}
 }
 
 // NotOnPage is a call of a tool the current page does not have (the page changed).
 func NotOnPage(name string) Outcome {
-	return Outcome{UnknownTool, name, fmt.Sprintf("the tool %q is not available on the current page (the page may have changed)", name)}
+	return Outcome{UnknownTool, name, fmt.Sprintf("the tool %q is not available on the current page (the page may have changed)", name), false}
 }
 
 // CallFailed is a call that failed on its way, for a reason the model may read.
-func CallFailed(name string, err error) Outcome { return Outcome{Failed, name, err.Error()} }
+func CallFailed(name string, err error) Outcome { return Outcome{Failed, name, err.Error(), false} }
 
 // InternalError is a call that failed inside the agent (a recovered panic).
 func InternalError(name string) Outcome {
-	return Outcome{Failed, name, "internal error: the tool call failed in the agent"}
+	return Outcome{Failed, name, "internal error: the tool call failed in the agent", false}
 }
 
 // NotRun is a call the turn refused to run: it reached its limit of max tool calls.
@@ -229,8 +232,8 @@ func NotRun(name string, max int) Outcome {
 	if max == 1 {
 		calls = "tool call"
 	}
-	return Outcome{OverLimit, name, fmt.Sprintf("not run: this turn reached its limit of %d %s", max, calls)}
+	return Outcome{OverLimit, name, fmt.Sprintf("not run: this turn reached its limit of %d %s", max, calls), false}
 }
 
 // Handed is a call handed to someone outside the turn, who answers it later.
-func Handed(name string) Outcome { return Outcome{HandedOff, name, ""} }
+func Handed(name string) Outcome { return Outcome{HandedOff, name, "", false} }

@@ -81,6 +81,9 @@ type RelayOutcome struct {
 	Name string `json:"name"`
 	// Text is the tool's result, or one sentence on what happened instead.
 	Text string `json:"text"`
+	// AskAgain says the page went away while its visitor was asked to confirm the call: the
+	// tool did not run, and the page that comes next may ask again.
+	AskAgain bool `json:"again,omitempty"`
 }
 
 // Kinds of relay messages: who sends each, and what answers it.

@@ -247,3 +247,27 @@ test('a declarative form named in --confirm-tools: the card shows its labels and
     await context.close();
   }
 });
+
+test('a reload while the card asks shows the card again on the reloaded page; confirmed there, the tool runs once', async () => {
+  const since = stack.fake.requests.length;
+  const { context, page, errors } = await openPage({ width: 1280, height: 800 });
+  try {
+    await ask(page, 'book it');
+    await page.locator(W.confirm).waitFor();
+    await page.reload();
+    await waitConnected(page);
+    // The agent asks the reloaded page again: its card, with the same call.
+    await page.locator(W.confirm).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.locator(`${W.confirm} .confirm-summary`).innerText(), 'Book a test drive of the 2023 Toyota RAV4 on 2026-12-12 for Jane Doe');
+    await page.locator(W.confirmOk).click();
+    await page.locator(W.text).filter({ hasText: 'Model read: Booked the rav4-2023' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).ran.length), 1, 'the reloaded page ran it once');
+    const results = toolMessages(since);
+    assert.equal(results.length, 1, 'the model read one result for the call');
+    assert.match(results[0], /Booked the rav4-2023 on 2026-12-12 for Jane Doe\./);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
