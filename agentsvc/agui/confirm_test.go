@@ -426,6 +426,8 @@ func TestConfirmPolicyInterrupts(t *testing.T) {
 	if n := a.counts.Load(); n != 0 {
 		t.Errorf("count ran %d times, want none before the visitor confirms", n)
 	}
+	fin, _ := json.Marshal(evs[len(evs)-1])
+	t.Logf("RUN_FINISHED with %d interrupts: %d bytes", len(ins), len(fin))
 	over := fmt.Sprintf("c_%02d", maxPendingInterrupts)
 	if r := resultOf(evs, over); !strings.Contains(r, "at most 16 calls may wait") {
 		t.Errorf("the call past the bound: %q, want it answered as not run", r)
