@@ -503,3 +503,41 @@ func textOf(evs []event) string {
 }
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReader(strings.NewReader(s)) }
+
+// TestApprovedCallCutByACrash: a replica that died while an approved call ran (its answer
+// stored, its result not) leaves the call answered "outcome unknown" by the thread's next
+// run, never run again: the interrupt was answered once.
+func TestApprovedCallCutByACrash(t *testing.T) {
+	a := newAdminTools(t)
+	f := confirmFixture(t, nil, a, newClock())
+	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th", RunID: "r1", Messages: []Message{user("u1", "delete the orders")}})
+	in := interruptsIn(t, evs)[0]
+	// What the resume run stored before it died: the approval, and the thread as running.
+	key := threadKey(site, "th")
+	s, err := f.store.Load(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(answeredEvent{Seq: s.Seq + 1, Type: eventInterruptAnswered, InterruptID: in.ID, ToolCallID: in.ToolCallID, Decision: decisionApproved})
+	active := "r-died"
+	if err := f.store.Append(t.Context(), key, store.Batch{Events: []store.Event{{Seq: s.Seq + 1, Data: data}}, ActiveTurn: &active}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := append(snapshotMessages(t, f, "th"), user("u2", "did it work?"))
+	_, evs = f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th", RunID: "r3", Messages: msgs})
+	if o := outcomeOf(evs); o != nil && o["type"] == "interrupt" {
+		t.Fatalf("outcome %v: the interrupt was answered, it must not be asked again", o)
+	}
+	if got := modelRead(f, "c_wipe"); !strings.Contains(got, "outcome of this call is unknown") {
+		t.Errorf("the model read %q for the wipe call, want its outcome unknown", got)
+	}
+	if got := a.wiped(); len(got) != 0 {
+		t.Errorf("wipe ran %v, want never (the crashed run's fake approval did not run it)", got)
+	}
+	status, body := f.postInput(t, RunAgentInput{ThreadID: "th", RunID: "r4", Messages: msgs,
+		Resume: []ResumeEntry{{InterruptID: in.ID, Status: ResumeResolved, Payload: json.RawMessage(`{"approved":true}`)}}})
+	if status != http.StatusConflict || len(a.wiped()) != 0 {
+		t.Errorf("approving it again: %d %q, wipes %v; want 409 and no run", status, body, a.wiped())
+	}
+	everyCallAnswered(t, f, "th")
+}

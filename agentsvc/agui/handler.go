@@ -422,8 +422,8 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 		http.Error(w, herr.msg, herr.status)
 		return
 	}
-	for _, w := range rp.warnings {
-		log.Warn("agui: " + w)
+	for _, warning := range rp.warnings {
+		log.Warn("agui: " + warning)
 	}
 	plan, herr := h.plan(sess, in, rp)
 	if herr != nil {
