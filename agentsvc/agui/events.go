@@ -42,6 +42,35 @@ type RunAgentInput struct {
 	Tools          []Tool          `json:"tools,omitempty"`
 	Context        []Context       `json:"context,omitempty"`
 	ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
+	// Resume answers the interrupts the thread's last run ended with (confirm.go).
+	Resume []ResumeEntry `json:"resume,omitempty"`
+}
+
+// ResumeEntry answers one interrupt (@ag-ui/core ResumeEntrySchema): status "resolved" (the
+// visitor answered: Payload is the answer) or "cancelled" (abandoned). Metadata is accepted
+// and not used.
+type ResumeEntry struct {
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     json.RawMessage `json:"payload,omitempty"`
+	Metadata    json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Resume statuses of @ag-ui/core 1.0.
+const (
+	ResumeResolved  = "resolved"
+	ResumeCancelled = "cancelled"
+)
+
+// Interrupt is something a run needs from outside before it goes on (@ag-ui/core
+// InterruptSchema): here, the visitor's confirmation of one server tool call.
+type Interrupt struct {
+	ID             string          `json:"id"`
+	Reason         string          `json:"reason"`
+	Message        string          `json:"message,omitempty"`
+	ToolCallID     string          `json:"toolCallId,omitempty"`
+	ResponseSchema json.RawMessage `json:"responseSchema,omitempty"`
+	ExpiresAt      string          `json:"expiresAt,omitempty"`
 }
 
 // Message is an AG-UI message. Content is a string, or (user and tool messages) an array
@@ -104,16 +133,19 @@ type runFinished struct {
 }
 
 // runResult is RUN_FINISHED's free-form result: why the agent stopped when it was not the
-// end of its answer.
+// end of its answer, and the warnings of the run (resume entries it did not take).
 type runResult struct {
-	StopReason string `json:"stopReason"`
+	StopReason string   `json:"stopReason,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // runOutcome is RUN_FINISHED's outcome: "success" (pendingToolCallIds names the frontend
-// tool calls the client has to answer) or "cancelled".
+// tool calls the client has to answer), "interrupt" (interrupts names what the visitor has
+// to answer in the next run's resume) or "cancelled".
 type runOutcome struct {
-	Type               string   `json:"type"`
-	PendingToolCallIDs []string `json:"pendingToolCallIds,omitempty"`
+	Type               string      `json:"type"`
+	PendingToolCallIDs []string    `json:"pendingToolCallIds,omitempty"`
+	Interrupts         []Interrupt `json:"interrupts,omitempty"`
 }
 
 // tokenUsage is @ag-ui/core's TokenUsage: the provider's label and the bare model name, and

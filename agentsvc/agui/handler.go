@@ -47,9 +47,17 @@ type Options struct {
 	OriginAllowed func(origin string, r *http.Request) bool
 	// SystemPrompt replaces the default instructions.
 	SystemPrompt string
-	Limits       loop.Limits // per run (loop.Limits' defaults)
-	MaxText      int         // bytes of one new user message [32 KiB]
-	MaxNew       int         // user and tool messages one run may add to its thread [256]
+	// ConfirmTools are server tool names ("<server>__<tool>") whose every call the visitor
+	// confirms (--confirm-tools), besides destructive tools and the site's confirmTools: the
+	// run ends with an interrupt instead (confirm.go).
+	ConfirmTools []string
+	// InterruptTTL is how long a confirmation may be answered [15 min].
+	InterruptTTL time.Duration
+	// Now is the clock of interrupts' expiry (nil: time.Now).
+	Now     func() time.Time
+	Limits  loop.Limits // per run (loop.Limits' defaults)
+	MaxText int         // bytes of one new user message [32 KiB]
+	MaxNew  int         // user and tool messages one run may add to its thread [256]
 	// MaxContext bounds the entries of a run's context [64]; their size as rendered into the
 	// system prompt is bounded by MaxText.
 	MaxContext int
@@ -87,6 +95,8 @@ type Site interface {
 	Guards() (maxModelCalls, maxToolCalls int)
 	// AllowsServer reports whether the site's runs may use a server tool ("<server>__<tool>").
 	AllowsServer(toolName string) bool
+	// Confirms reports whether the site's confirm policy (confirmTools) names a tool.
+	Confirms(toolName string) bool
 	// Admit checks the site's token budget before a run of session (the thread): an error
 	// refuses the run, its message for the user.
 	Admit(session string) error
@@ -103,6 +113,7 @@ func (noSite) SystemPrompt(def string) string        { return def }
 func (noSite) Model(def llm.Model) llm.Model         { return def }
 func (noSite) Guards() (int, int)                    { return 0, 0 }
 func (noSite) AllowsServer(string) bool              { return true }
+func (noSite) Confirms(string) bool                  { return false }
 func (noSite) Admit(string) error                    { return nil }
 func (noSite) Meter(m llm.Model, _ string) llm.Model { return m }
 
@@ -388,7 +399,33 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 			return
 		}
 	}
-	plan, herr := h.plan(sess, in)
+	var site Site = noSite{}
+	if h.o.Site != nil {
+		if site = h.o.Site(origin); site == nil {
+			site = noSite{}
+		}
+		if l := site.Label(); l != "" {
+			log = log.With(zap.String("site", l))
+		}
+	}
+	ti, err := h.loadInterrupts(ctx, sess)
+	if err != nil {
+		log.Error("agui: reading the thread's interrupts", zap.Error(err))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	rp, herr := h.checkResume(ctx, ti, sess.Messages, in.Resume, site)
+	if herr != nil {
+		if herr.status == http.StatusRequestEntityTooLarge {
+			h.o.Meter.CountRefused("too_big")
+		}
+		http.Error(w, herr.msg, herr.status)
+		return
+	}
+	for _, warning := range rp.warnings {
+		log.Warn("agui: " + warning)
+	}
+	plan, herr := h.plan(sess, in, rp)
 	if herr != nil {
 		if herr.status == http.StatusRequestEntityTooLarge {
 			h.o.Meter.CountRefused("too_big")
@@ -413,16 +450,8 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, origin string
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var site Site = noSite{}
-	if h.o.Site != nil {
-		if site = h.o.Site(origin); site == nil {
-			site = noSite{}
-		}
-		if l := site.Label(); l != "" {
-			log = log.With(zap.String("site", l))
-		}
-	}
 	rn := newRun(h, w, in, key, site, log, cancel)
+	rn.seq = ti.seq
 	h.mu.Lock()
 	h.cancels[rn] = cancel
 	h.mu.Unlock()

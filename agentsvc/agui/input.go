@@ -41,6 +41,7 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 		Messages *[]Message      `json:"messages"`
 		Tools    json.RawMessage `json:"tools"`
 		Context  json.RawMessage `json:"context"`
+		Resume   json.RawMessage `json:"resume"`
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -73,7 +74,7 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 		name string
 		raw  json.RawMessage
 		into any
-	}{{"tools", body.Tools, &in.Tools}, {"context", body.Context, &in.Context}} {
+	}{{"tools", body.Tools, &in.Tools}, {"context", body.Context, &in.Context}, {"resume", body.Resume, &in.Resume}} {
 		if len(f.raw) == 0 {
 			continue
 		}
@@ -89,6 +90,17 @@ func decodeInput(r io.Reader) (*RunAgentInput, error) {
 	}
 	if err := requireStrings(body.Context, "context", "description", "value"); err != nil {
 		return nil, err
+	}
+	if err := requireStrings(body.Resume, "resume", "interruptId", "status"); err != nil {
+		return nil, err
+	}
+	for i, e := range in.Resume {
+		if e.Status != ResumeResolved && e.Status != ResumeCancelled {
+			return nil, errNotInput{fmt.Sprintf(`resume[%d]: status must be "resolved" or "cancelled", not %q`, i, truncate(e.Status, 40))}
+		}
+		if string(e.Metadata) == "null" {
+			return nil, errNotInput{fmt.Sprintf("resume[%d]: metadata must be an object when given", i)}
+		}
 	}
 	seen := make(map[string]bool, len(in.Messages))
 	for i, m := range in.Messages {

@@ -125,6 +125,22 @@ func (h *Handler) closeInterrupted(ctx context.Context, s *store.Session, log *z
 			}
 		}
 	}
+	// A confirmed call whose run was cut while the tool ran (its answer stored, its result
+	// not: confirm.go's resolve) may or may not have run too.
+	ti, err := h.loadInterrupts(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ti.order {
+		in := ti.raised[id]
+		callID := in.Interrupt.ToolCallID
+		if ti.answered[id] != decisionApproved || answered[callID] {
+			continue
+		}
+		answered[callID] = true
+		added = append(added, chat.Message{ID: newMessageID(), Role: chat.RoleTool, ToolCallID: callID, Name: in.Tool, TurnID: turn,
+			Content: tools.Wrap(in.Tool, outcomeUnknown, true)})
+	}
 	added = append(added, chat.Message{ID: newMessageID(), Role: chat.RoleAssistant, TurnID: turn,
 		End: &chat.TurnEnd{StopReason: wire.StopError, Error: interruptedText}})
 	none := ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,9 @@ type run struct {
 	errMsg       string            // the error that ended the turn, for RUN_ERROR
 	recorded     map[string]bool   // messages record stored (recordedKey)
 	recordFailed bool              // a write of record failed: the rest is stored at the end
+	interrupts   []raisedEvent     // server calls held for the visitor's confirmation (confirm.go)
+	seq          int64             // the thread's last event seq
+	turnID       string
 }
 
 func newRun(h *Handler, w http.ResponseWriter, in *RunAgentInput, key string, site Site, log *zap.Logger, cancel context.CancelCauseFunc) *run {
@@ -131,8 +135,13 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		}
 	}
 	turnID := "r-" + randomID(8)
+	r.turnID = turnID
 	active := turnID
-	if err := h.o.Store.Append(ctx, r.key, store.Batch{Messages: p.added, ActiveTurn: &active}); err != nil {
+	first := p.added
+	if len(p.decisions) == 0 {
+		first = append(slices.Clip(first), p.users...)
+	}
+	if err := h.o.Store.Append(ctx, r.key, store.Batch{Messages: first, ActiveTurn: &active}); err != nil {
 		r.log.Error("agui: storing the new messages", zap.Error(err))
 		r.out.send(r.started())
 		r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
@@ -143,11 +152,37 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		r.out.send(messagesSnapshot{Type: EventMessagesSnapshot, Messages: p.snapshot})
 	}
 	none := ""
+	history := p.history
+	if len(p.decisions) > 0 {
+		// The answers of the resume entries come first: the approved calls run, the others
+		// are answered as not confirmed; the new user messages follow them.
+		answers, ok := r.resolve(ctx, p.decisions)
+		if !ok {
+			r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
+			return
+		}
+		history = append(slices.Clip(p.history[:len(p.history)-len(p.users)]), answers...)
+		history = append(history, p.users...)
+		if len(p.users) > 0 {
+			if err := h.o.Store.Append(ctx, r.key, store.Batch{Messages: p.users}); err != nil {
+				r.log.Error("agui: storing the new messages", zap.Error(err))
+				r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
+				return
+			}
+		}
+	}
 	if !p.answer {
 		if err := h.o.Store.Append(context.WithoutCancel(ctx), r.key, store.Batch{ActiveTurn: &none}); err != nil {
 			r.log.Warn("agui: ending the run", zap.Error(err))
 		}
-		r.out.send(runFinished{Type: EventRunFinished, ThreadID: r.in.ThreadID, RunID: r.in.RunID})
+		fin := runFinished{Type: EventRunFinished, ThreadID: r.in.ThreadID, RunID: r.in.RunID}
+		if len(p.held) > 0 { // still waiting for the visitor: the run ends as it began
+			fin.Outcome = &runOutcome{Type: "interrupt", Interrupts: interruptsOf(p.held)}
+		}
+		if len(p.warnings) > 0 {
+			fin.Result = &runResult{Warnings: p.warnings}
+		}
+		r.out.send(fin)
 		return
 	}
 	r.compileTools()
@@ -165,7 +200,7 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		ID:      turnID,
 		Model:   roundModel{model, r},
 		System:  r.systemPrompt(),
-		History: p.history,
+		History: history,
 		Tools:   runTools{r},
 		Limits:  limits,
 		Emit:    r.onEvent,
@@ -174,8 +209,20 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		OnPanic: func(where string, v any) { h.o.Meter.CountPanic("agui_"+where, v) },
 	})
 	added := r.unrecorded(r.identify(res.Messages))
-	if err := h.o.Store.Append(context.WithoutCancel(ctx), r.key, store.Batch{Messages: added, ActiveTurn: &none}); err != nil {
+	end := store.Batch{Messages: added, ActiveTurn: &none}
+	var raised []store.Event
+	if res.StopReason == loop.StopDeferred {
+		raised = r.raisedEvents() // stored with the run's end: the thread waits for their answers
+		end.Events = raised
+	} else {
+		end.Messages = append(end.Messages, r.unheldAnswers(res.Messages)...)
+	}
+	if err := h.o.Store.Append(context.WithoutCancel(ctx), r.key, end); err != nil {
 		r.log.Error("agui: storing the run", zap.Error(err))
+		if len(raised) > 0 { // an interrupt the thread does not hold could never be answered
+			r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
+			return
+		}
 	}
 	h.o.Meter.CountTurn(res.StopReason)
 	r.log.Debug("agui: run ended", zap.String("stopReason", res.StopReason))
@@ -185,6 +232,15 @@ func (r *run) execute(ctx context.Context, p *plan) {
 	}
 
 	fin := runFinished{Type: EventRunFinished, ThreadID: r.in.ThreadID, RunID: r.in.RunID}
+	if len(p.warnings) > 0 {
+		fin.Result = &runResult{Warnings: p.warnings}
+	}
+	stopped := func(reason string) { // the result says why the run stopped, with its warnings
+		if fin.Result == nil {
+			fin.Result = &runResult{}
+		}
+		fin.Result.StopReason = reason
+	}
 	r.mu.Lock()
 	called := r.modelCalls > 0
 	r.mu.Unlock()
@@ -217,16 +273,22 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		r.out.send(fin)
 	case loop.StopDeferred:
 		r.mu.Lock()
-		fin.Outcome = &runOutcome{Type: "success", PendingToolCallIDs: append([]string(nil), r.pending...)}
+		if len(r.interrupts) > 0 {
+			// The run stopped to ask: the interrupt outcome is the only one that says so
+			// (frontend calls of the same response stay pending: answer them in the next run).
+			fin.Outcome = &runOutcome{Type: "interrupt", Interrupts: interruptsOf(r.interrupts)}
+		} else {
+			fin.Outcome = &runOutcome{Type: "success", PendingToolCallIDs: append([]string(nil), r.pending...)}
+		}
 		r.mu.Unlock()
 		if guarded { // the calls past the limit were not run: the guard stopped the turn too
-			fin.Result = &runResult{StopReason: wire.StopMaxIterations}
+			stopped(wire.StopMaxIterations)
 		}
 		r.out.send(fin)
 	case wire.StopEnd:
 		r.out.send(fin)
 	default: // max_iterations
-		fin.Result = &runResult{StopReason: res.StopReason}
+		stopped(res.StopReason)
 		r.out.send(fin)
 	}
 }
@@ -619,14 +681,15 @@ func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outco
 	if !streamed { // a call the model gave no id while streaming: shown now
 		r.showCall(call, newMessageID())
 	}
-	settle()
-	if mcpservers.Destructive(r.h.o.ServerTools, mcpservers.AudienceWeb, call.Name) {
-		// A web conversation runs a destructive server tool only once the visitor confirmed
-		// it, and AG-UI has no way to ask: refused, never run unconfirmed.
-		out = tools.Unconfirmable(call.Name, "an AG-UI run")
+	if r.needsConfirmation(call.Name) {
+		// A web conversation runs such a tool only once the visitor confirmed the call: the
+		// run ends with an interrupt that asks, and the next run's resume answers it. Held
+		// in the model's order (before settle), so the bound on held calls keeps the first.
+		out = r.hold(ctx, call)
 		meter.ObserveToolCall("server", out.Label(), time.Since(start))
 		return out
 	}
+	settle()
 	out = mcpservers.Toolbox{Tools: r.h.o.ServerTools, Audience: mcpservers.AudienceWeb}.Call(ctx, call)
 	meter.ObserveToolCall("server", out.Label(), time.Since(start))
 	return out
@@ -646,11 +709,15 @@ type callOrder struct {
 	mu    sync.Mutex
 	slots map[string][]int // call id → its indexes not yet taken
 	done  []chan struct{}  // closed when the call at that index has settled
+	pos   map[string]int   // call id → its first index (read only)
 }
 
 func newCallOrder(calls []chat.ToolCall) *callOrder {
-	o := &callOrder{slots: make(map[string][]int, len(calls)), done: make([]chan struct{}, len(calls))}
+	o := &callOrder{slots: make(map[string][]int, len(calls)), done: make([]chan struct{}, len(calls)), pos: make(map[string]int, len(calls))}
 	for i, c := range calls {
+		if _, ok := o.pos[c.ID]; !ok {
+			o.pos[c.ID] = i
+		}
 		o.slots[c.ID] = append(o.slots[c.ID], i)
 		o.done[i] = make(chan struct{})
 	}

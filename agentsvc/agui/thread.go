@@ -21,10 +21,16 @@ import (
 
 // plan is what a run starts from.
 type plan struct {
-	history  []chat.Message // stored messages and the new ones, what the model reads
-	added    []chat.Message // the new messages, to store when the run starts
+	history  []chat.Message // stored messages and the new answers (users after decisions)
+	added    []chat.Message // the new tool messages, to store when the run starts
+	users    []chat.Message // the new user messages, stored after the decisions' answers
 	snapshot []Message      // non-nil: the client's history differs; send this thread
 	answer   bool           // the conversation waits for the agent (it ends with user or tool)
+	// decisions answer open interrupts (confirm.go); held are the interrupts still open
+	// after them: the run ends with them, its new user messages held back.
+	decisions []decision
+	held      []raisedEvent
+	warnings  []string
 }
 
 type httpError struct {
@@ -34,8 +40,12 @@ type httpError struct {
 
 // plan works out the run: which of the client's messages are new, which stored tool calls
 // they answer, and whether the client's history matches the stored one.
-func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpError) {
+func (h *Handler) plan(sess *store.Session, in *RunAgentInput, rp *resumePlan) (*plan, *httpError) {
 	stored := sess.Messages
+	interrupted := map[string]bool{} // calls of open interrupts: answered by resume, not messages
+	for _, r := range append(slices.Clip(rp.held), decisionsRaised(rp.decisions)...) {
+		interrupted[r.Interrupt.ToolCallID] = true
+	}
 	known := map[string]bool{}
 	for _, m := range stored {
 		if m.ID != "" {
@@ -47,6 +57,9 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 	var pendingOrder []string
 	for _, m := range stored {
 		for _, tc := range m.ToolCalls {
+			if interrupted[tc.ID] {
+				continue
+			}
 			pending[tc.ID] = tc
 			pendingOrder = append(pendingOrder, tc.ID)
 		}
@@ -99,10 +112,12 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 			return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("more than %d new user and tool messages in one run", h.o.MaxNew)}
 		}
 	}
-	p := &plan{}
+	p := &plan{decisions: rp.decisions, held: rp.held, warnings: rp.warnings}
+	held := len(rp.held) > 0
 	// Calls the client left unanswered get an answer that says so, before the next message:
-	// every tool call the model made is answered.
-	if len(users) > 0 || len(answers) > 0 {
+	// every tool call the model made is answered. Not while an interrupt stays open: the
+	// conversation does not go on yet.
+	if !held && (len(users) > 0 || len(answers) > 0 || len(rp.decisions) > 0) {
 		for _, id := range pendingOrder {
 			tc, ok := pending[id]
 			if !ok {
@@ -115,9 +130,26 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 			})
 		}
 	}
-	p.added = append(answers, users...)
-	p.history = append(slices.Clip(stored), p.added...)
-	if n := len(p.history); n > 0 {
+	p.added = answers
+	p.history = append(slices.Clip(stored), answers...)
+	if held {
+		// New user messages wait for the interrupts' answers (the client keeps them and
+		// sends them again): stored now, they would come between a call and its answer.
+		heldIDs := map[string]bool{}
+		for _, u := range users {
+			heldIDs[u.ID] = true
+		}
+		clientThread = slices.DeleteFunc(clientThread, func(id string) bool { return heldIDs[id] })
+		if !slices.Equal(clientThread, visibleIDs(p.history)) {
+			p.snapshot = append(toAGUI(p.history), toAGUI(users)...)
+		}
+		return p, nil
+	}
+	p.users = users
+	p.history = append(p.history, users...)
+	if len(rp.decisions) > 0 {
+		p.answer = len(pending) == 0
+	} else if n := len(p.history); n > 0 {
 		last := p.history[n-1].Role
 		p.answer = (last == chat.RoleUser || last == chat.RoleTool) && len(pending) == 0
 	}
@@ -129,6 +161,14 @@ func (h *Handler) plan(sess *store.Session, in *RunAgentInput) (*plan, *httpErro
 		p.snapshot = toAGUI(p.history)
 	}
 	return p, nil
+}
+
+func decisionsRaised(ds []decision) []raisedEvent {
+	out := make([]raisedEvent, len(ds))
+	for i, d := range ds {
+		out[i] = d.raised
+	}
+	return out
 }
 
 // toolBody is what the model reads of a client's tool message: its content and its error,

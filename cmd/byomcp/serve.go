@@ -290,6 +290,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		Model:         srv.Model(),
 		Store:         st,
 		ServerTools:   serverTools,
+		ConfirmTools:  splitList(*confirm), // an AG-UI run asks for these with an interrupt
 		OriginAllowed: srv.OriginAllowed,
 		Logger:        log.Named("agui"),
 		Meter:         srv,
