@@ -82,7 +82,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	clientTurns := fset.Int("client-turns", envInt(getenv, "BYOMCP_CLIENT_TURNS", 32), "turns running at once per client address, loopback excepted (env BYOMCP_CLIENT_TURNS; 0 or negative: no limit)")
 	maxTurns := fset.Int("max-turns", envInt(getenv, "BYOMCP_MAX_TURNS", 1024), "turns running at once in all (env BYOMCP_MAX_TURNS; 0 or negative: no limit)")
 	clientSessions := fset.Int("client-sessions", envInt(getenv, "BYOMCP_CLIENT_SESSIONS", 120), "new conversations per client address per minute, in bursts of as many, loopback excepted (env BYOMCP_CLIENT_SESSIONS; 0 or negative: no limit)")
-	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated page tool names that always need the user's confirmation (env BYOMCP_CONFIRM_TOOLS)")
+	confirm := fset.String("confirm-tools", getenv("BYOMCP_CONFIRM_TOOLS"), "comma-separated tool names that always need the visitor's confirmation: page tools, declarative forms and server tools as <server>__<tool>, in web conversations and AG-UI runs (env BYOMCP_CONFIRM_TOOLS)")
 	sessionTTL := fset.Duration("session-ttl", envDuration(getenv, "BYOMCP_SESSION_TTL", 7*24*time.Hour), "delete sessions idle for longer (env BYOMCP_SESSION_TTL; 0 or negative = keep)")
 	sitesPath := fset.String("sites", getenv("BYOMCP_SITES"), "sites.json: per-site origins, instructions, greeting, suggestions, model, tools and token budget; reloaded on SIGHUP (env BYOMCP_SITES; see docs/sites.md)")
 	consoleToken := fset.String("console-token", getenv("BYOMCP_CONSOLE_TOKEN"), "turns the operator console at /console on; the token signs in to it (env BYOMCP_CONSOLE_TOKEN; at least 16 characters)")
