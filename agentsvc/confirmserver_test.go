@@ -68,26 +68,29 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 		runs     int32
 		isError  bool
 		wantText string
+		answer   string // the tool_result's record of the visitor's answer ("": none)
+		changed  bool
+		reason   string
 	}{
 		{"declined", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: false}, nil
-		}, 0, true, "The user declined to run admin__wipe."},
+		}, 0, true, "The user declined to run admin__wipe.", wire.ConfirmDeclined, false, ""},
 		{"declined with a reason", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: false, Reason: "  not\n today "}, nil
-		}, 0, true, "The user declined to run admin__wipe.\nThe user's reason: not today"},
+		}, 0, true, "The user declined to run admin__wipe.\nThe user's reason: not today", wire.ConfirmDeclined, false, "not today"},
 		{"confirmed", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: true}, nil
-		}, 1, false, "all orders deleted"},
+		}, 1, false, "all orders deleted", wire.ConfirmConfirmed, false, ""},
 		{"confirmed with the scope changed", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: true, Arguments: json.RawMessage(`{"scope":"mine"}`)}, nil
-		}, 1, false, `The user changed the arguments before confirming: scope from "all" to "mine". The tool ran with the user's arguments.` + "\nmine orders deleted"},
+		}, 1, false, `The user changed the arguments before confirming: scope from "all" to "mine". The tool ran with the user's arguments.` + "\nmine orders deleted", wire.ConfirmConfirmed, true, ""},
 		{"confirmed with a scope the tool does not take", func(context.Context, wire.ConfirmParams) (any, error) {
 			return wire.ConfirmResult{Confirmed: true, Arguments: json.RawMessage(`{"scope":"everyone's"}`)}, nil
-		}, 0, true, "theirs do not fit the tool's schema"},
+		}, 0, true, "theirs do not fit the tool's schema", wire.ConfirmConfirmed, true, ""},
 		{"confirmed with arguments that are not an object", func(context.Context, wire.ConfirmParams) (any, error) {
 			return map[string]any{"confirmed": true, "arguments": []int{1}}, nil
-		}, 0, true, "arguments that are not an object"},
-		{"no way to ask", nil, 0, true, "needs the visitor's confirmation"},
+		}, 0, true, "arguments that are not an object", "", false, ""},
+		{"no way to ask", nil, 0, true, "needs the visitor's confirmation", "", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mgr, wipes := destructiveServer(t)
@@ -126,7 +129,14 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 				t.Errorf("the destructive tool ran %d times, want %d", n, tc.runs)
 			}
 			if result == nil || result.IsError != tc.isError || !strings.Contains(result.Text, tc.wantText) {
-				t.Errorf("tool_result of admin__wipe: %+v, want isError %v and %q", result, tc.isError, tc.wantText)
+				t.Fatalf("tool_result of admin__wipe: %+v, want isError %v and %q", result, tc.isError, tc.wantText)
+			}
+			// The tool_result records who answered what, and when (the console shows it).
+			switch c := result.Confirmation; {
+			case tc.answer == "" && c != nil:
+				t.Errorf("tool_result records %+v, want no answer recorded", c)
+			case tc.answer != "" && (c == nil || c.Answer != tc.answer || c.Changed != tc.changed || c.Reason != tc.reason || c.At == 0):
+				t.Errorf("tool_result records %+v, want answer %q, changed %v, reason %q and a time", c, tc.answer, tc.changed, tc.reason)
 			}
 			page.lock.Lock()
 			defer page.lock.Unlock()
@@ -215,6 +225,10 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 				}
 			} else if !strings.Contains(result.Text, "The user's reason: wrong shop") {
 				t.Errorf("the model read %q, want the visitor's reason", result.Text)
+			}
+			// The answer is recorded on the result through the bus as well.
+			if c := result.Confirmation; c == nil || c.Changed != allow || (allow && c.Answer != wire.ConfirmConfirmed) || (!allow && (c.Answer != wire.ConfirmDeclined || c.Reason != "wrong shop")) {
+				t.Errorf("tool_result records %+v after allow=%v", c, allow)
 			}
 		})
 	}

@@ -272,6 +272,8 @@ type event struct {
 	Retryable   bool            `json:"retryable"`
 	Reason      string          `json:"reason"`
 	Interrupted bool            `json:"interrupted"`
+	// Confirmation is a tool_result's record of how the visitor answered.
+	Confirmation *wire.Confirmation `json:"confirmation"`
 }
 
 // nextEvent returns the next event the page got.

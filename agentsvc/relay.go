@@ -274,16 +274,17 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 	var out tools.Outcome
 	var edited json.RawMessage
 	if m.Confirm {
-		no, args, ok := px.c.confirmCall(ctx, m.Name, m.Args, m.Tool)
+		asked, args, ok := px.c.confirmCall(ctx, m.Name, m.Args, m.Tool)
 		if ok {
 			out, edited = tools.Answered(m.Name, "", false), args
+			out.Confirmation = asked.Confirmation
 		} else {
-			out = no
+			out = asked
 		}
 	} else {
 		out = px.c.callTool(ctx, m.Name, m.Args)
 	}
-	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text, AskAgain: out.AskAgain}, Args: edited, Leaving: px.c.mcp.Leaving()}
+	return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name, Text: out.Text, AskAgain: out.AskAgain, Confirmation: out.Confirmation}, Args: edited, Leaving: px.c.mcp.Leaving()}
 }
 
 func zapReplica(id string) zap.Field { return zap.String("replica", id) }

@@ -163,7 +163,7 @@ func (rp *remotePage) outcome(name string, rep relayMsg) tools.Outcome {
 	if rep.Outcome == nil {
 		return tools.Disconnected(name)
 	}
-	return tools.Outcome{Kind: tools.Kind(rep.Outcome.Kind), Name: rep.Outcome.Name, Text: rep.Outcome.Text, AskAgain: rep.Outcome.AskAgain}
+	return tools.Outcome{Kind: tools.Kind(rep.Outcome.Kind), Name: rep.Outcome.Name, Text: rep.Outcome.Text, AskAgain: rep.Outcome.AskAgain, Confirmation: rep.Outcome.Confirmation}
 }
 
 func (rp *remotePage) leaving() bool {

@@ -116,16 +116,19 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 		}
 		st := t.ls.hub.cfg.ServerTools
 		changed := ""
+		var answer *wire.Confirmation
 		if t.srv.confirmsServerTool(t.ls.origin, name) {
-			out, edited, ok := t.confirm(ctx, name, args, confirmTool(st, name))
+			asked, edited, ok := t.confirm(ctx, name, args, confirmTool(st, name))
 			if !ok {
-				return out
+				return asked
 			}
+			answer = asked.Confirmation
 			if edited != nil { // validated against the tool's schema by the call, like the model's
 				changed, args = tools.ChangedArgs(args, edited), edited
 			}
 		}
 		out := mcpservers.CallTool(ctx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		out.Confirmation = answer
 		switch {
 		case changed == "":
 		case out.Kind == tools.OK || out.Kind == tools.ToolError:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 const token = "a-console-token-of-some-length"
@@ -203,7 +204,7 @@ func seed(t *testing.T, st store.Store, id string) {
 	evs := []string{
 		`{"seq":1,"turnId":"t1","type":"turn_start","time":1000,"text":"Show me red SUVs"}`,
 		`{"seq":2,"turnId":"t1","type":"tool_call","time":1100,"callId":"c1","name":"filter_cars","arguments":{"color":"red"}}`,
-		`{"seq":3,"turnId":"t1","type":"tool_result","time":1350,"callId":"c1","name":"filter_cars","isError":false,"text":"3 cars"}`,
+		`{"seq":3,"turnId":"t1","type":"tool_result","time":1350,"callId":"c1","name":"filter_cars","isError":false,"text":"3 cars","confirmation":{"answer":"confirmed","changed":true,"at":1300}}`,
 		`{"seq":4,"turnId":"t1","type":"text_delta","time":1400,"delta":"Three."}`,
 		`{"seq":5,"turnId":"t1","type":"turn_end","time":1500,"stopReason":"end","text":"Three.","usage":{"promptTokens":90,"completionTokens":10,"totalTokens":100}}`,
 	}
@@ -253,6 +254,10 @@ func TestConversations(t *testing.T) {
 	if len(turn.Calls) != 1 || turn.Calls[0].DurationMs == nil || *turn.Calls[0].DurationMs != 250 || turn.Calls[0].Result != "3 cars" ||
 		string(turn.Calls[0].Arguments) != `{"color":"red"}` || turn.Usage == nil || turn.Usage.TotalTokens != 100 || turn.Answer != "Three." {
 		t.Errorf("turn %+v", turn)
+	}
+	// Who answered what, and when, for a call the visitor was asked to confirm.
+	if c := turn.Calls[0].Confirmation; c == nil || *c != (wire.Confirmation{Answer: wire.ConfirmConfirmed, Changed: true, At: 1300}) {
+		t.Errorf("the call's confirmation: %+v", c)
 	}
 
 	rec = f.do("GET", "/console/api/conversations/s1/export", "", nil, c)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/store"
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // Summary is one conversation in the list.
@@ -63,6 +64,8 @@ type Call struct {
 	IsError    bool            `json:"isError"`
 	DurationMs *int64          `json:"durationMs,omitempty"`
 	Outcome    string          `json:"outcome"` // ok, error, no result
+	// Confirmation is how the visitor answered, when the call asked for their confirmation.
+	Confirmation *wire.Confirmation `json:"confirmation,omitempty"`
 }
 
 // event is what the console reads of a stored agent/event.
@@ -80,6 +83,8 @@ type event struct {
 	Interrupted bool            `json:"interrupted"`
 	Message     string          `json:"message"`
 	Usage       *chat.Usage     `json:"usage"`
+	// Confirmation is a tool_result's: how the visitor answered the call.
+	Confirmation *wire.Confirmation `json:"confirmation"`
 }
 
 func msTime(ms int64) time.Time {
@@ -132,7 +137,7 @@ func build(s *store.Session, site string, events []store.Event) Transcript {
 				if c.ID != ev.CallID {
 					continue
 				}
-				c.Result, c.IsError, c.Outcome = ev.Text, ev.IsError, "ok"
+				c.Result, c.IsError, c.Outcome, c.Confirmation = ev.Text, ev.IsError, "ok", ev.Confirmation
 				if ev.IsError {
 					c.Outcome = "error"
 				}

@@ -35,33 +35,37 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 		args = json.RawMessage(`{}`)
 	}
 	var raw json.RawMessage
-	expired, awaiting, err := c.callKeptAlive(ctx, wire.MethodToolsCall, func(token string) any {
+	expired, asking, err := c.callKeptAlive(ctx, wire.MethodToolsCall, func(token string) any {
 		return wire.ToolsCallParams{Name: name, Arguments: args, Meta: &wire.ToolsCallMeta{ProgressToken: token, Confirm: t.confirm}}
 	}, &raw)
-	var rpcErr *wsrpc.Error
-	switch {
-	case err == nil:
-		text, isError, resMeta := tools.RenderJSON(raw, c.o.MaxOutput)
-		if resMeta[wire.MetaNavigating] == true {
-			c.leaving.Store(true)
-			c.log.Debug("page navigating", zap.String("tool", name))
+	out := func() tools.Outcome {
+		var rpcErr *wsrpc.Error
+		switch {
+		case err == nil:
+			text, isError, resMeta := tools.RenderJSON(raw, c.o.MaxOutput)
+			if resMeta[wire.MetaNavigating] == true {
+				c.leaving.Store(true)
+				c.log.Debug("page navigating", zap.String("tool", name))
+			}
+			return tools.Answered(name, text, isError)
+		case errors.Is(err, wsrpc.ErrClosed) && asking.awaiting:
+			return tools.LeftUnconfirmed(name)
+		case errors.Is(err, wsrpc.ErrClosed):
+			return tools.Disconnected(name)
+		case expired != nil && asking.awaiting:
+			return tools.NotConfirmedInTime(name)
+		case expired != nil:
+			return tools.TimedOut(name, errors.Is(expired, errToolMaxTime))
+		case ctx.Err() != nil:
+			return tools.CancelledCall(name)
+		case errors.As(err, &rpcErr):
+			return tools.ErrorAnswer(name, rpcErr.Message)
+		default:
+			return tools.CallFailed(name, err)
 		}
-		return tools.Answered(name, text, isError)
-	case errors.Is(err, wsrpc.ErrClosed) && awaiting:
-		return tools.LeftUnconfirmed(name)
-	case errors.Is(err, wsrpc.ErrClosed):
-		return tools.Disconnected(name)
-	case expired != nil && awaiting:
-		return tools.NotConfirmedInTime(name)
-	case expired != nil:
-		return tools.TimedOut(name, errors.Is(expired, errToolMaxTime))
-	case ctx.Err() != nil:
-		return tools.CancelledCall(name)
-	case errors.As(err, &rpcErr):
-		return tools.ErrorAnswer(name, rpcErr.Message)
-	default:
-		return tools.CallFailed(name, err)
-	}
+	}()
+	out.Confirmation = asking.confirmation(out)
+	return out
 }
 
 // callKeptAlive calls method in the page with the params built for a fresh progress token.
@@ -69,7 +73,7 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) to
 // ToolMaxTimeout, and fails at once when the page disconnects. It returns why the call's own
 // time ran out (errToolTimeout, errToolMaxTime; nil when it did not, or ctx ended first) and
 // whether the last progress said the visitor is asked to confirm.
-func (c *Client) callKeptAlive(ctx context.Context, method string, params func(token string) any, out *json.RawMessage) (expired error, awaiting bool, err error) {
+func (c *Client) callKeptAlive(ctx context.Context, method string, params func(token string) any, out *json.RawMessage) (expired error, asking askState, err error) {
 	token := "byomcp-" + strconv.FormatInt(c.nextToken.Add(1), 10)
 	// One timer ends the call: ToolTimeout after it started or after its last progress, or
 	// at the hard limit, whichever comes first. The context says the hard limit as its
@@ -88,13 +92,21 @@ func (c *Client) callKeptAlive(ctx context.Context, method string, params func(t
 		}
 	})
 	defer timer.Stop()
-	var asked atomic.Bool // the last progress read: the visitor is asked to confirm
+	var asked atomic.Bool        // the last progress read: the visitor is asked to confirm
+	var everAsked atomic.Bool    // the visitor was asked at some point
+	var confirmedAt atomic.Int64 // when the page said the visitor confirmed (ms; 0: not)
 	c.progMu.Lock()
 	if c.progress == nil {
 		c.progress = map[string]func(string){}
 	}
 	c.progress[token] = func(message string) {
 		asked.Store(message == wire.ProgressAwaitingConfirm)
+		switch message {
+		case wire.ProgressAwaitingConfirm:
+			everAsked.Store(true)
+		case wire.ProgressConfirmed:
+			confirmedAt.CompareAndSwap(0, time.Now().UnixMilli())
+		}
 		timer.Reset(next())
 	}
 	c.progMu.Unlock()
@@ -110,7 +122,35 @@ func (c *Client) callKeptAlive(ctx context.Context, method string, params func(t
 	if dctx.Err() != nil && ctx.Err() == nil {
 		expired = context.Cause(dctx)
 	}
-	return expired, asked.Load(), err
+	return expired, askState{awaiting: asked.Load(), asked: everAsked.Load(), confirmedAt: confirmedAt.Load()}, err
+}
+
+// askState is what a call's progress said of the visitor's confirmation.
+type askState struct {
+	awaiting    bool  // the last progress: the visitor is asked (the tool has not run)
+	asked       bool  // the visitor was asked
+	confirmedAt int64 // when the page said they confirmed (ms since the epoch; 0: it did not)
+}
+
+// confirmation is how the visitor answered a call the page asked them to confirm, read from
+// its progress and its outcome (nil when they were not asked).
+func (s askState) confirmation(out tools.Outcome) *wire.Confirmation {
+	if !s.asked && s.confirmedAt == 0 {
+		return nil
+	}
+	now := time.Now().UnixMilli()
+	switch {
+	case s.confirmedAt != 0:
+		return &wire.Confirmation{Answer: wire.ConfirmConfirmed, Changed: tools.ChangedByVisitor(out.Text), At: s.confirmedAt}
+	case out.Kind == tools.ToolError:
+		if reason, declined := tools.DeclinedReason(out.Text); declined {
+			return &wire.Confirmation{Answer: wire.ConfirmDeclined, Reason: reason, At: now}
+		}
+	}
+	if s.awaiting { // the page went, or the time ran out, while the visitor was asked
+		return &wire.Confirmation{Answer: wire.ConfirmUnanswered, At: now}
+	}
+	return nil
 }
 
 // Confirm asks the page to have the visitor confirm a call of the server tool name
@@ -132,24 +172,30 @@ func (c *Client) Confirm(ctx context.Context, name string, args json.RawMessage,
 		if jerr := json.Unmarshal(raw, &res); jerr != nil {
 			return tools.Unconfirmable(name, "the page's answer to agent/confirm is not {confirmed: boolean}: it"), nil, false
 		}
+		now := time.Now().UnixMilli()
 		if !res.Confirmed {
-			return tools.Declined(name, res.Reason), nil, false
+			out := tools.Declined(name, res.Reason)
+			reason, _ := tools.DeclinedReason(out.Text)
+			out.Confirmation = &wire.Confirmation{Answer: wire.ConfirmDeclined, Reason: reason, At: now}
+			return out, nil, false
 		}
+		confirmed := tools.Outcome{Confirmation: &wire.Confirmation{Answer: wire.ConfirmConfirmed, At: now}}
 		if len(res.Arguments) > 0 && string(res.Arguments) != "null" {
 			var obj map[string]json.RawMessage
 			if json.Unmarshal(res.Arguments, &obj) != nil {
 				return tools.Unconfirmable(name, "the page's answer to agent/confirm has arguments that are not an object: it"), nil, false
 			}
-			return tools.Outcome{}, res.Arguments, true
+			confirmed.Confirmation.Changed = true
+			return confirmed, res.Arguments, true
 		}
-		return tools.Outcome{}, nil, true
+		return confirmed, nil, true
 	}
 	var rpcErr *wsrpc.Error
 	switch {
 	case errors.Is(err, wsrpc.ErrClosed):
-		return tools.LeftUnconfirmed(name), nil, false
+		return unanswered(tools.LeftUnconfirmed(name)), nil, false
 	case expired != nil:
-		return tools.NotConfirmedInTime(name), nil, false
+		return unanswered(tools.NotConfirmedInTime(name)), nil, false
 	case ctx.Err() != nil:
 		return tools.CancelledCall(name), nil, false
 	case errors.As(err, &rpcErr) && rpcErr.Code == wsrpc.CodeMethodNotFound:
@@ -159,6 +205,12 @@ func (c *Client) Confirm(ctx context.Context, name string, args json.RawMessage,
 	default:
 		return tools.CallFailed(name, err), nil, false
 	}
+}
+
+// unanswered marks out as a call the visitor was asked to confirm and did not answer.
+func unanswered(out tools.Outcome) tools.Outcome {
+	out.Confirmation = &wire.Confirmation{Answer: wire.ConfirmUnanswered, At: time.Now().UnixMilli()}
+	return out
 }
 
 // onProgress extends the deadline of the call that owns the token.

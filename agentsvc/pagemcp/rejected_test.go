@@ -283,3 +283,55 @@ func TestNotConfirmedInTime(t *testing.T) {
 		}
 	})
 }
+
+// TestPageToolConfirmationRecorded: a page tool's call records how the visitor answered the
+// widget's card, from what the page said (progress) and how the call ended: confirmed (with
+// arguments changed, when the result says so), declined (with the reason), or unanswered.
+func TestPageToolConfirmationRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		said   []string
+		result map[string]any // nil: the page goes away
+		want   *wire.Confirmation
+	}{
+		{"not asked", nil, map[string]any{"content": []any{map[string]any{"type": "text", "text": "booked"}}}, nil},
+		{"confirmed", []string{wire.ProgressAwaitingConfirm, wire.ProgressConfirmed},
+			map[string]any{"content": []any{map[string]any{"type": "text", "text": "booked"}}}, &wire.Confirmation{Answer: wire.ConfirmConfirmed}},
+		{"confirmed with changes", []string{wire.ProgressAwaitingConfirm, wire.ProgressConfirmed},
+			map[string]any{"content": []any{map[string]any{"type": "text", "text": tools.ChangedArgs(json.RawMessage(`{"day":"Fri"}`), json.RawMessage(`{"day":"Sat"}`))}, map[string]any{"type": "text", "text": "booked"}}},
+			&wire.Confirmation{Answer: wire.ConfirmConfirmed, Changed: true}},
+		{"declined with a reason", []string{wire.ProgressAwaitingConfirm},
+			map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": tools.Declined("book", "too far").Text}}},
+			&wire.Confirmation{Answer: wire.ConfirmDeclined, Reason: "too far"}},
+		{"left unanswered", []string{wire.ProgressAwaitingConfirm}, nil, &wire.Confirmation{Answer: wire.ConfirmUnanswered}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := rawPage(t, Options{}, bookTool, func(page *wsrpc.Peer) wsrpc.Handler {
+					return func(ctx context.Context, req *wsrpc.Request) (any, error) {
+						for i, m := range tc.said {
+							progress(ctx, page, req, i+1, m)
+						}
+						if tc.result != nil {
+							time.Sleep(time.Millisecond) // the progress is read before the answer
+							return tc.result, nil
+						}
+						go func() {
+							time.Sleep(time.Millisecond)
+							page.Close(nil)
+						}()
+						<-ctx.Done()
+						return nil, ctx.Err()
+					}
+				})
+				got := c.Call(context.Background(), "book", json.RawMessage(`{}`)).Confirmation
+				switch {
+				case tc.want == nil && got != nil:
+					t.Errorf("recorded %+v, want nothing", got)
+				case tc.want != nil && (got == nil || got.Answer != tc.want.Answer || got.Changed != tc.want.Changed || got.Reason != tc.want.Reason || got.At == 0):
+					t.Errorf("recorded %+v, want %+v with a time", got, tc.want)
+				}
+			})
+		})
+	}
+}

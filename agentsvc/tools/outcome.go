@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/byomcp/byomcp/agentsvc/wire"
 )
 
 // Kind is how a tool call ended. It is set once, where it is known (the validator, the
@@ -58,6 +60,8 @@ type Outcome struct {
 	// AskAgain: the page went away while its visitor was asked to confirm the call (the
 	// tool did not run), so the page that comes next may ask them again (LeftUnconfirmed).
 	AskAgain bool
+	// Confirmation is how the visitor answered, when the call asked for their confirmation.
+	Confirmation *wire.Confirmation
 }
 
 // IsError tells whether the model is given the outcome as a tool error.
@@ -75,61 +79,89 @@ func (o Outcome) ForModel() string { return Wrap(o.Name, o.Text, o.IsError()) }
 // Answered is the tool's own answer, rendered: OK, or ToolError when it says it failed.
 func Answered(name, text string, isError bool) Outcome {
 	if isError {
-		return Outcome{ToolError, name, text, false}
+		return Outcome{Kind: ToolError, Name: name, Text: text}
 	}
-	return Outcome{OK, name, text, false}
+	return Outcome{Kind: OK, Name: name, Text: text}
 }
 
 // ErrorAnswer is an error response of the tool's host (a JSON-RPC error from the page).
 func ErrorAnswer(name, message string) Outcome {
-	return Outcome{ToolError, name, "the page answered with an error: " + message, false}
+	return Outcome{Kind: ToolError, Name: name, Text: "the page answered with an error: " + message}
 }
 
 // InvalidArguments is a call whose arguments the validator refused, with its message.
 func InvalidArguments(name string, err error) Outcome {
-	return Outcome{InvalidArgs, name, "invalid arguments: " + err.Error(), false}
+	return Outcome{Kind: InvalidArgs, Name: name, Text: "invalid arguments: " + err.Error()}
 }
 
 // TimedOut is a call that got no answer within its timeout, or within its hard maximum.
 func TimedOut(name string, hard bool) Outcome {
 	if hard {
-		return Outcome{Timeout, name, "the tool ran past its hard time limit", false}
+		return Outcome{Kind: Timeout, Name: name, Text: "the tool ran past its hard time limit"}
 	}
-	return Outcome{Timeout, name, "the tool did not answer in time", false}
+	return Outcome{Kind: Timeout, Name: name, Text: "the tool did not answer in time"}
 }
 
 // Disconnected is a call whose page went away while it ran: it may or may not have run.
 func Disconnected(name string) Outcome {
-	return Outcome{PageGone, name, "the page disconnected while the tool was running; it may or may not have completed", false}
+	return Outcome{Kind: PageGone, Name: name, Text: "the page disconnected while the tool was running; it may or may not have completed"}
 }
 
 // LeftUnconfirmed is a call whose page went away while the visitor was asked to confirm it.
 func LeftUnconfirmed(name string) Outcome {
-	return Outcome{PageGone, name, "the page went away while the visitor was asked to confirm this call; it was not confirmed, so the tool did not run", true}
+	return Outcome{Kind: PageGone, Name: name, Text: "the page went away while the visitor was asked to confirm this call; it was not confirmed, so the tool did not run", AskAgain: true}
 }
 
 // NotConfirmedInTime is a call the visitor was asked to confirm and did not, within the
 // call's hard time limit: the page withdrew the question and the tool did not run.
 func NotConfirmedInTime(name string) Outcome {
-	return Outcome{Timeout, name, "the visitor did not confirm this call in time, so the tool did not run", false}
+	return Outcome{Kind: Timeout, Name: name, Text: "the visitor did not confirm this call in time, so the tool did not run"}
 }
 
 // Declined is a call the visitor declined to confirm: the tool did not run. The text is the
 // widget's own for a declined page tool (jsclient/tools.js declinedText): the visitor's
 // reason, when they gave one, on a second line (spaces collapsed, at most 500 characters).
 func Declined(name, reason string) Outcome {
-	text := "The user declined to run " + name + "."
+	text := declinedPrefix + name + "."
 	if reason = strings.Join(strings.Fields(reason), " "); reason != "" {
 		if r := []rune(reason); len(r) > maxReason {
 			reason = string(r[:maxReason])
 		}
-		text += "\nThe user's reason: " + reason
+		text += reasonPrefix + reason
 	}
-	return Outcome{ToolError, name, text, false}
+	return Outcome{Kind: ToolError, Name: name, Text: text}
 }
 
 // maxReason bounds the visitor's reason for a decline, as the widget does.
 const maxReason = 500
+
+// declinedPrefix and reasonPrefix are Declined's words (the widget's too).
+const (
+	declinedPrefix = "The user declined to run "
+	reasonPrefix   = "\nThe user's reason: "
+	changedPrefix  = "The user changed the arguments before confirming: "
+)
+
+// DeclinedReason tells whether text is a declined call's (Declined, or the widget's own for a
+// page tool), and the visitor's reason in it ("" when they gave none).
+func DeclinedReason(text string) (reason string, declined bool) {
+	text = strings.TrimSpace(text)
+	first, rest, _ := strings.Cut(text, "\n")
+	if !strings.HasPrefix(first, declinedPrefix) || !strings.HasSuffix(first, ".") {
+		return "", false
+	}
+	if rest == "" {
+		return "", true
+	}
+	r, ok := strings.CutPrefix("\n"+rest, reasonPrefix)
+	return r, ok
+}
+
+// ChangedByVisitor tells whether a call's result begins with ChangedArgs' sentence: the
+// visitor changed its arguments on the card before confirming.
+func ChangedByVisitor(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), changedPrefix)
+}
 
 // ChangedArgs is the sentence the model reads first in the result of a call whose arguments
 // the visitor changed on the confirmation card before confirming ("" when none changed): the
@@ -154,7 +186,7 @@ func ChangedArgs(before, after json.RawMessage) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "The user changed the arguments before confirming: " + strings.Join(parts, "; ") + ". The tool ran with the user's arguments."
+	return changedPrefix + strings.Join(parts, "; ") + ". The tool ran with the user's arguments."
 }
 
 // objectInOrder reads a JSON object's keys in their order, with their values in compact JSON.
@@ -197,33 +229,37 @@ func shownArg(vals map[string]string, k string) string {
 // Unconfirmable is a call that needs the visitor's confirmation where nobody can be asked
 // (who says why): it did not run.
 func Unconfirmable(name, who string) Outcome {
-	return Outcome{ToolError, name, "not run: this tool needs the visitor's confirmation, and " + who + " cannot ask for it", false}
+	return Outcome{Kind: ToolError, Name: name, Text: "not run: this tool needs the visitor's confirmation, and " + who + " cannot ask for it"}
 }
 
 // NotConnected is a call whose page was gone and did not come back in time: it did not run.
 func NotConnected(name string) Outcome {
-	return Outcome{PageGone, name, "the page is not connected: it did not come back in time, so the tool could not run", false}
+	return Outcome{Kind: PageGone, Name: name, Text: "the page is not connected: it did not come back in time, so the tool could not run"}
 }
 
 // CancelledCall is a call ended by the turn's cancellation.
-func CancelledCall(name string) Outcome { return Outcome{Cancelled, name, "cancelled", false} }
+func CancelledCall(name string) Outcome {
+	return Outcome{Kind: Cancelled, Name: name, Text: "cancelled"}
+}
 
 // Unknown is a call of a name the model was not offered, or no longer is.
 func Unknown(name string) Outcome {
-	return Outcome{UnknownTool, name, fmt.Sprintf("unknown tool %q", name), false}
+	return Outcome{Kind: UnknownTool, Name: name, Text: fmt.Sprintf("unknown tool %q", name)}
 }
 
 // NotOnPage is a call of a tool the current page does not have (the page changed).
 func NotOnPage(name string) Outcome {
-	return Outcome{UnknownTool, name, fmt.Sprintf("the tool %q is not available on the current page (the page may have changed)", name), false}
+	return Outcome{Kind: UnknownTool, Name: name, Text: fmt.Sprintf("the tool %q is not available on the current page (the page may have changed)", name)}
 }
 
 // CallFailed is a call that failed on its way, for a reason the model may read.
-func CallFailed(name string, err error) Outcome { return Outcome{Failed, name, err.Error(), false} }
+func CallFailed(name string, err error) Outcome {
+	return Outcome{Kind: Failed, Name: name, Text: err.Error()}
+}
 
 // InternalError is a call that failed inside the agent (a recovered panic).
 func InternalError(name string) Outcome {
-	return Outcome{Failed, name, "internal error: the tool call failed in the agent", false}
+	return Outcome{Kind: Failed, Name: name, Text: "internal error: the tool call failed in the agent"}
 }
 
 // NotRun is a call the turn refused to run: it reached its limit of max tool calls.
@@ -232,8 +268,8 @@ func NotRun(name string, max int) Outcome {
 	if max == 1 {
 		calls = "tool call"
 	}
-	return Outcome{OverLimit, name, fmt.Sprintf("not run: this turn reached its limit of %d %s", max, calls), false}
+	return Outcome{Kind: OverLimit, Name: name, Text: fmt.Sprintf("not run: this turn reached its limit of %d %s", max, calls)}
 }
 
 // Handed is a call handed to someone outside the turn, who answers it later.
-func Handed(name string) Outcome { return Outcome{HandedOff, name, "", false} }
+func Handed(name string) Outcome { return Outcome{Kind: HandedOff, Name: name, Text: ""} }

@@ -63,7 +63,30 @@ type ToolResultEvent struct {
 	Name    string `json:"name"`
 	IsError bool   `json:"isError"`
 	Text    string `json:"text"`
+	// Confirmation is how the visitor answered, when the call needed their confirmation.
+	Confirmation *Confirmation `json:"confirmation,omitempty"`
 }
+
+// Confirmation is how the visitor answered a call that asked for their confirmation (a
+// consequential page tool, a form or a server tool named in the confirm policy), as its
+// tool_result records it: the console's transcript shows who answered what, and when.
+type Confirmation struct {
+	// Answer is ConfirmConfirmed, ConfirmDeclined or ConfirmUnanswered.
+	Answer string `json:"answer"`
+	// Changed: the visitor changed the arguments on the card before confirming.
+	Changed bool `json:"changed,omitempty"`
+	// Reason is the visitor's reason for a decline, when they gave one.
+	Reason string `json:"reason,omitempty"`
+	// At is when the agent learned the answer, in milliseconds since the Unix epoch.
+	At int64 `json:"at,omitempty"`
+}
+
+// The answers of a Confirmation.
+const (
+	ConfirmConfirmed  = "confirmed"
+	ConfirmDeclined   = "declined"
+	ConfirmUnanswered = "unanswered" // the page went away, or the time ran out, before an answer
+)
 
 // TurnEndEvent: the turn is over.
 type TurnEndEvent struct {

@@ -84,6 +84,8 @@ type RelayOutcome struct {
 	// AskAgain says the page went away while its visitor was asked to confirm the call: the
 	// tool did not run, and the page that comes next may ask again.
 	AskAgain bool `json:"again,omitempty"`
+	// Confirmation is how the visitor answered, when the call asked for their confirmation.
+	Confirmation *Confirmation `json:"conf,omitempty"`
 }
 
 // Kinds of relay messages: who sends each, and what answers it.

@@ -17,6 +17,7 @@ let stack;
 let tmp;
 /** @type {string} */
 let ranLog;
+const TOKEN = 'console-token-for-the-confirm-test';
 /** @type {string[]} the tool results the model read, in order */
 const toolResults = [];
 
@@ -37,7 +38,7 @@ before(async () => {
     }
     return { toolCalls: [{ name: 'admin__wipe', arguments: '{"scope":"all"}' }] };
   };
-  stack = await startStack({ script, serverArgs: ['--mcp-config', config] });
+  stack = await startStack({ script, serverArgs: ['--mcp-config', config, '--console-token', TOKEN] });
 });
 
 after(async () => {
@@ -106,6 +107,22 @@ test('the card shows the server tool as its server describes it; an edit runs, a
     assert.equal((await ran()).length - before, 1, 'the declined call did not run');
     assert.match(toolResults.at(-1) ?? '', /The user declined to run admin__wipe\.\nThe user's reason: keep the orders until Monday/);
     assert.deepEqual(errors, []);
+
+    // The operator's console shows who answered what, and when, on each call.
+    const op = await newPage(context);
+    await op.page.goto(stack.server.url + '/console/');
+    await op.page.locator('#token').fill(TOKEN);
+    await op.page.locator('#signin-form button').click();
+    await op.page.locator('#nav button[data-view="conversations"]').click();
+    await op.page.locator('#q').fill('delete the orders');
+    await op.page.locator('#search button').click();
+    await op.page.locator('#conversations tr.conversation').filter({ hasText: 'delete the orders' }).first().click();
+    const confirmed = op.page.locator('#transcript .confirmation.confirmed');
+    await confirmed.waitFor();
+    assert.match(await confirmed.innerText(), /^the visitor confirmed, with arguments they changed · \S/);
+    assert.match(await op.page.locator('#transcript .confirmation.declined').innerText(), /^the visitor declined · .+ · “keep the orders until Monday”$/);
+    await op.page.screenshot({ path: '/tmp/console-confirmations.png', fullPage: true });
+    assert.deepEqual(op.errors, []);
   } finally {
     await context.close();
   }

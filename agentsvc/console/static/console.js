@@ -48,6 +48,24 @@ const when = (t) => {
   return Number.isNaN(d.getTime()) || d.getFullYear() < 2000 ? '' : d.toLocaleString();
 };
 
+/**
+ * The line a call gets when the visitor was asked to confirm it: who answered what, and when.
+ * @param {{answer: string, changed?: boolean, reason?: string, at?: number}|undefined} c
+ */
+function confirmationLine(c) {
+  if (!c) return null;
+  const at = c.at ? ` · ${when(c.at)}` : '';
+  const text =
+    c.answer === 'confirmed'
+      ? `the visitor confirmed${c.changed ? ', with arguments they changed' : ''}${at}`
+      : c.answer === 'declined'
+        ? `the visitor declined${at}${c.reason ? ` · “${c.reason}”` : ''}`
+        : `the visitor did not answer (the page went away, or the time ran out)${at}`;
+  const line = el('div', `confirmation ${c.answer}`, text);
+  line.dataset.answer = c.answer;
+  return line;
+}
+
 /** @param {unknown} v */
 const pretty = (v) => {
   try {
@@ -329,6 +347,8 @@ function onActivity(a) {
         pill.className = `pill ${ev.isError ? 'error' : 'ok'}`;
         pill.textContent = `${ev.isError ? 'error' : 'ok'} · ${Math.max(0, (ev.time || Date.now()) - c.at)} ms`;
       }
+      const answer = confirmationLine(ev.confirmation);
+      if (answer) c.box.append(answer);
       c.box.append(el('pre', 'result', ev.text));
       break;
     }
@@ -460,7 +480,10 @@ async function openTranscript(id) {
       call.append(el('span', 'name', c.name), ' ', el('span', `pill ${c.outcome === 'ok' ? 'ok' : 'error'}`, c.outcome + (c.durationMs !== undefined ? ` · ${c.durationMs} ms` : '')));
       // A call of a turn cut short ran (or was sent) before the cut: said on the call itself.
       if (turn.interrupted) call.append(' ', el('span', 'pill interrupted', 'of an interrupted turn'));
-      call.append(el('div', 'muted', 'arguments'), el('pre', 'args', pretty(c.arguments)), el('div', 'muted', 'result'), el('pre', 'result', c.result));
+      call.append(el('div', 'muted', 'arguments'), el('pre', 'args', pretty(c.arguments)));
+      const answer = confirmationLine(c.confirmation);
+      if (answer) call.append(answer);
+      call.append(el('div', 'muted', 'result'), el('pre', 'result', c.result));
       root.append(call);
     }
     for (const e of turn.errors) root.append(el('div', 'error', e));
