@@ -2,38 +2,16 @@
 // a fake OpenAI-compatible model. Every event received is checked against @ag-ui/core's zod
 // schemas (EventSchemas), and the client's own checks (event order, open and closed messages
 // and calls) run on every stream because HttpAgent applies them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startFakeOpenAI, lastMessage, toolNames } from '../browser/fake-openai.mjs';
-import { buildBinary, startServer, newAgent, checkEvents, waitFor, ROOT, WAIT_MS } from './harness.mjs';
+import { suiteSetup, startServer, newAgent, checkEvents, waitFor, ROOT, WAIT_MS } from './harness.mjs';
 
-/** @type {{bin: string, cleanup: () => Promise<void>}} */
-let built;
-/** @type {string} */
-let tmp;
-/** @type {string[]} */
-let warnings = [];
-const realWarn = console.warn;
-
-before(async () => {
-  built = await buildBinary();
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-agui-test-'));
-  // @ag-ui/client warns when it strips or repairs anything it received: there must be none.
-  console.warn = (...args) => {
-    warnings.push(args.map(String).join(' '));
-  };
-});
-
-after(async () => {
-  console.warn = realWarn;
-  await built?.cleanup();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+const suite = suiteSetup('byomcp-agui-test-');
 
 /** The frontend tool of these tests, as a page using AG-UI declares it. */
 const setColor = {
@@ -53,7 +31,7 @@ const textOf = (m) => (typeof m?.content === 'string' ? m.content : (m?.content 
 /** Starts the fake model and the server; returns both and a cleanup. */
 async function setup(script, args) {
   const model = await startFakeOpenAI(script);
-  const server = await startServer(built.bin, { model: model.url, args });
+  const server = await startServer(suite.built.bin, { model: model.url, args });
   return {
     model,
     server,
@@ -65,7 +43,7 @@ async function setup(script, args) {
 }
 
 test('a streamed text run: RUN_STARTED, the text as it streams, RUN_FINISHED', async () => {
-  warnings = [];
+  suite.warnings.length = 0;
   const { server, close } = await setup(() => ({ text: 'Hello from byomcp, streamed in pieces.', chunkSize: 5, delayMs: 30 }));
   try {
     const { agent, runs, settled } = newAgent(server.url);
@@ -84,14 +62,14 @@ test('a streamed text run: RUN_STARTED, the text as it streams, RUN_FINISHED', a
     assert.equal(newMessages.length, 1);
     assert.equal(newMessages[0].role, 'assistant');
     assert.equal(newMessages[0].content, 'Hello from byomcp, streamed in pieces.');
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
 });
 
 test('a frontend tool round trip over two runs: the run ends at TOOL_CALL_END, the next goes on from the result', async () => {
-  warnings = [];
+  suite.warnings.length = 0;
   const { model, server, close } = await setup((body) => {
     const last = lastMessage(body);
     if (last.role === 'user') return { text: 'Setting it.', toolCalls: [{ name: 'set_color', arguments: { color: 'blue' } }] };
@@ -123,17 +101,17 @@ test('a frontend tool round trip over two runs: the run ends at TOOL_CALL_END, t
     const toolMsg = model.requests[1].body.messages.find((m) => m.role === 'tool');
     assert.match(textOf(toolMsg), /The header is blue now\./);
     assert.equal(newMessages.at(-1).content, 'Done: the header is blue.');
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
 });
 
 test('a server-side MCP tool: TOOL_CALL_START, its arguments streamed in several TOOL_CALL_ARGS, TOOL_CALL_END and TOOL_CALL_RESULT, then the answer', async () => {
-  warnings = [];
-  const config = path.join(tmp, 'mcp.json');
+  suite.warnings.length = 0;
+  const config = path.join(suite.tmp, 'mcp.json');
   await writeFile(config, JSON.stringify({
-    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, 'notes.db') }, expose: ['web'] } },
+    mcpServers: { calc: { command: suite.built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(suite.tmp, 'notes.db') }, expose: ['web'] } },
   }));
   const { model, server, close } = await setup((body) => {
     const last = lastMessage(body);
@@ -168,14 +146,14 @@ test('a server-side MCP tool: TOOL_CALL_START, its arguments streamed in several
     assert.ok(offered.includes('calc__calculate') && offered.includes('set_color'), `offered ${offered}`);
     assert.deepEqual(newMessages.map((m) => m.role), ['assistant', 'tool', 'assistant']);
     assert.equal(newMessages.at(-1).content, 'It is 395.');
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
 });
 
 test('invalid frontend-tool arguments go back to the model, which corrects them; the client sees only the valid call', async () => {
-  warnings = [];
+  suite.warnings.length = 0;
   const { model, server, close } = await setup((body) => {
     const last = lastMessage(body);
     if (last.role === 'user') return { toolCalls: [{ name: 'set_color', arguments: { color: 'purple' } }] };
@@ -195,14 +173,14 @@ test('invalid frontend-tool arguments go back to the model, which corrects them;
     assert.equal(refusal.role, 'tool');
     assert.match(textOf(refusal), /invalid arguments/);
     assert.match(textOf(refusal), /purple|enum|green/);
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
 });
 
 test('a client that disconnects cancels its run: the model call is abandoned', async () => {
-  warnings = [];
+  suite.warnings.length = 0;
   const long = 'word '.repeat(400);
   const { model, server, close } = await setup(() => ({ text: long, chunkSize: 5, delayMs: 20 }));
   try {
@@ -240,8 +218,8 @@ test('a client that disconnects cancels its run: the model call is abandoned', a
 });
 
 test('a thread resumes after a restart on SQLite: a client sending only its new message gets the history to the model and a MESSAGES_SNAPSHOT', async () => {
-  warnings = [];
-  const db = `sqlite:${path.join(tmp, 'threads.db')}`;
+  suite.warnings.length = 0;
+  const db = `sqlite:${path.join(suite.tmp, 'threads.db')}`;
   const script = (body) => ({ text: body.messages.some((m) => textOf(m).includes('My name is Ada')) ? 'Your name is Ada.' : 'Nice to meet you.' });
   const threadId = randomUUID();
   const site = 'http://localhost:5173'; // the site's origin stays when the server restarts on another port
@@ -274,18 +252,18 @@ test('a thread resumes after a restart on SQLite: a client sending only its new 
     assert.deepEqual(agent.messages.map((m) => `${m.role}:${m.content}`).sort(), [
       'assistant:Your name is Ada.', 'assistant:Your name is Ada.', 'user:My name is Ada.', 'user:What is my name?',
     ]);
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await env.close();
   }
 });
 
 test('the site of the Origin (--sites) applies: its instructions and locale reach the model, its server tools filter, and over its token budget a run gets RUN_ERROR and is counted', async () => {
-  warnings = [];
-  const sitesFile = path.join(tmp, 'sites.json');
-  const config = path.join(tmp, 'mcp-sites.json');
+  suite.warnings.length = 0;
+  const sitesFile = path.join(suite.tmp, 'sites.json');
+  const config = path.join(suite.tmp, 'mcp-sites.json');
   await writeFile(config, JSON.stringify({
-    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, 'notes-sites.db') }, expose: ['web'] } },
+    mcpServers: { calc: { command: suite.built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(suite.tmp, 'notes-sites.db') }, expose: ['web'] } },
   }));
   // The fake model reports 120 tokens per call: one run uses up the thread's hour.
   await writeFile(sitesFile, JSON.stringify({ sites: [{
@@ -322,7 +300,7 @@ test('the site of the Origin (--sites) applies: its instructions and locale reac
     await other.agent.runAgent({ tools: [setColor] });
     assert.doesNotMatch(textOf(model.requests[1].body.messages[0]), /shop's assistant/);
     assert.ok(toolNames(model.requests[1].body).includes('calc__calculate'), 'no site: the server tools are offered');
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
@@ -355,15 +333,15 @@ test('a refused or missing Origin gets 403 and no run; an allowed one gets CORS 
 
 /** The calc server of `byomcp tools`, exposed to the web, as an --mcp-config file. */
 async function calcConfig(name) {
-  const config = path.join(tmp, `${name}.json`);
+  const config = path.join(suite.tmp, `${name}.json`);
   await writeFile(config, JSON.stringify({
-    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, `${name}.db`) }, expose: ['web'] } },
+    mcpServers: { calc: { command: suite.built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(suite.tmp, `${name}.db`) }, expose: ['web'] } },
   }));
   return config;
 }
 
 test('the calls of one response reach HttpAgent in the model\'s order, and its pendingToolCallIds too', async () => {
-  warnings = [];
+  suite.warnings.length = 0;
   const config = await calcConfig('mcp-order');
   const order = ['fA', 's1', 'fB', 'fC', 'fD'];
   const { server, close } = await setup((body) => {
@@ -390,14 +368,14 @@ test('the calls of one response reach HttpAgent in the model\'s order, and its p
       assert.deepEqual(pending, ['fA', 'fB', 'fC', 'fD']);
       assert.deepEqual(runs[0].at(-1).outcome, { type: 'success', pendingToolCallIds: ['fA', 'fB', 'fC', 'fD'] });
     }
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
 });
 
 test('server calls past the limit of 25 tool calls get a TOOL_CALL_RESULT saying so: HttpAgent has no call pending, or only the frontend one', async () => {
-  warnings = [];
+  suite.warnings.length = 0;
   const config = await calcConfig('mcp-limit');
   const { server, close } = await setup((body) => {
     const last = lastMessage(body);
@@ -426,7 +404,7 @@ test('server calls past the limit of 25 tool calls get a TOOL_CALL_RESULT saying
       }
       assert.ok(!runs[0].some((e) => e.toolCallId === 'f2'), 'a frontend call past the limit is not shown');
     }
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await close();
   }
@@ -449,7 +427,7 @@ async function guideExample(url) {
     assert.ok(code.includes(from), `the example of docs/agui.md has ${from}`);
     code = code.replace(from, to);
   }
-  const file = path.join(tmp, `hello-${randomUUID()}.mjs`);
+  const file = path.join(suite.tmp, `hello-${randomUUID()}.mjs`);
   await writeFile(file, code);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -492,7 +470,7 @@ test('the hello.mjs of docs/agui.md runs: the server tool runs on the server, th
 });
 
 test('the hello.mjs of docs/agui.md runs without a model key (the offline planner)', async () => {
-  const server = await startServer(built.bin, { model: null });
+  const server = await startServer(suite.built.bin, { model: null });
   try {
     const { code, out, err } = await guideExample(server.url);
     assert.equal(code, 0, `hello.mjs failed:\n${out}\n${err}`);

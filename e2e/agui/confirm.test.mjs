@@ -3,39 +3,17 @@
 // interrupt outcome, the client answers it in the next run's resume, and the tool runs once.
 // Every event is checked against @ag-ui/core's schemas, the interrupt outcome and each
 // interrupt against their own (RunFinishedInterruptOutcomeSchema, InterruptSchema).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { buildResumeArray } from '@ag-ui/client';
 import { InterruptSchema, RunFinishedEventSchema, RunFinishedInterruptOutcomeSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { startFakeOpenAI, lastMessage } from '../browser/fake-openai.mjs';
-import { buildBinary, startServer, newAgent, checkEvents, ROOT } from './harness.mjs';
+import { suiteSetup, startServer, newAgent, checkEvents, ROOT } from './harness.mjs';
 
-/** @type {{bin: string, cleanup: () => Promise<void>}} */
-let built;
-/** @type {string} */
-let tmp;
-/** @type {string[]} */
-let warnings = [];
-const realWarn = console.warn;
-
-before(async () => {
-  built = await buildBinary();
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-agui-confirm-'));
-  // @ag-ui/client warns when it strips or repairs anything it received: there must be none.
-  console.warn = (...args) => {
-    warnings.push(args.map(String).join(' '));
-  };
-});
-
-after(async () => {
-  console.warn = realWarn;
-  await built?.cleanup();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+const suite = suiteSetup('byomcp-agui-confirm-');
 
 /** The text of a message's content (string or parts). */
 const textOf = (m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
@@ -50,9 +28,9 @@ async function runsOf(log) {
 }
 
 test('a destructive server tool: the run ends with the interrupt outcome, the resume runs the tool once, the model answers', async () => {
-  warnings = [];
-  const ranLog = path.join(tmp, 'wiped.log');
-  const config = path.join(tmp, 'mcp.json');
+  suite.warnings.length = 0;
+  const ranLog = path.join(suite.tmp, 'wiped.log');
+  const config = path.join(suite.tmp, 'mcp.json');
   await writeFile(config, JSON.stringify({
     mcpServers: { admin: { command: process.execPath, args: [path.join(ROOT, 'e2e/browser/destructive-mcp.mjs'), ranLog], expose: ['web'] } },
   }));
@@ -61,7 +39,7 @@ test('a destructive server tool: the run ends with the interrupt outcome, the re
     if (last.role === 'user') return { toolCalls: [{ name: 'admin__wipe', arguments: {} }] };
     return { text: `The tool said: ${textOf(last).includes('all orders deleted') ? 'deleted' : 'not run'}.` };
   });
-  const server = await startServer(built.bin, { model: model.url, args: ['--store', 'memory', '--mcp-config', config] });
+  const server = await startServer(suite.built.bin, { model: model.url, args: ['--store', 'memory', '--mcp-config', config] });
   try {
     await server.waitLog(/MCP server ready/);
     const { agent, runs, settled } = newAgent(server.url);
@@ -120,7 +98,7 @@ test('a destructive server tool: the run ends with the interrupt outcome, the re
     // The same answer again: refused, the tool not run twice.
     await assert.rejects(agent.runAgent({ resume }), /409/);
     assert.equal(await runsOf(ranLog), 1);
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await server.close();
     await model.close();
@@ -128,9 +106,9 @@ test('a destructive server tool: the run ends with the interrupt outcome, the re
 });
 
 test('a declined confirmation: the model reads the visitor\'s reason, the tool never runs', async () => {
-  warnings = [];
-  const ranLog = path.join(tmp, 'declined.log');
-  const config = path.join(tmp, 'mcp-declined.json');
+  suite.warnings.length = 0;
+  const ranLog = path.join(suite.tmp, 'declined.log');
+  const config = path.join(suite.tmp, 'mcp-declined.json');
   await writeFile(config, JSON.stringify({
     mcpServers: { admin: { command: process.execPath, args: [path.join(ROOT, 'e2e/browser/destructive-mcp.mjs'), ranLog], expose: ['web'] } },
   }));
@@ -139,7 +117,7 @@ test('a declined confirmation: the model reads the visitor\'s reason, the tool n
     if (last.role === 'user') return { toolCalls: [{ name: 'admin__wipe', arguments: {} }] };
     return { text: 'I did not delete them.' };
   });
-  const server = await startServer(built.bin, { model: model.url, args: ['--store', 'memory', '--mcp-config', config] });
+  const server = await startServer(suite.built.bin, { model: model.url, args: ['--store', 'memory', '--mcp-config', config] });
   try {
     await server.waitLog(/MCP server ready/);
     const { agent, runs, settled } = newAgent(server.url);
@@ -156,7 +134,7 @@ test('a declined confirmation: the model reads the visitor\'s reason, the tool n
     assert.match(runs[1].find((e) => e.type === 'TOOL_CALL_RESULT').content, /declined/);
     assert.equal(await runsOf(ranLog), 0);
     assert.equal(agent.messages.at(-1).content, 'I did not delete them.');
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await server.close();
     await model.close();

@@ -1,8 +1,13 @@
 // Shared setup of the AG-UI end-to-end tests: builds and starts the real byomcp binary with
 // OPENAI_BASE_URL pointing at the fake model, and wraps @ag-ui/client's HttpAgent so every
 // event it receives is also kept raw (as parsed from the wire) for schema checks.
+import { before, after } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { HttpAgent } from '@ag-ui/client';
 import { EventSchemas } from '@ag-ui/core/schemas';
+import { buildBinary } from '../browser/harness.mjs';
 
 /** How long any single wait in these tests may take. */
 export const WAIT_MS = 20000;
@@ -88,4 +93,35 @@ export function checkEvents(events) {
     if (!r.success) throw new Error(`event ${JSON.stringify(ev)} does not match @ag-ui/core's schema: ${r.error.message}`);
   }
   return events.map((e) => e.type);
+}
+
+/**
+ * What every AG-UI test file sets up once: the binary, built; a temporary directory; and
+ * @ag-ui/client's warnings, captured (it warns when it strips or repairs anything it received:
+ * a test asserts there are none; empty them with `suite.warnings.length = 0`). Call it at a
+ * file's top level: its before and after hooks are the file's.
+ * @param {string} prefix the temporary directory's name prefix
+ */
+export function suiteSetup(prefix) {
+  const suite = {
+    /** @type {{bin: string, cleanup: () => Promise<void>}} */
+    built: /** @type {any} */ (undefined),
+    tmp: '',
+    /** @type {string[]} */
+    warnings: [],
+  };
+  const realWarn = console.warn;
+  before(async () => {
+    suite.built = await buildBinary();
+    suite.tmp = await mkdtemp(path.join(os.tmpdir(), prefix));
+    console.warn = (...args) => {
+      suite.warnings.push(args.map(String).join(' '));
+    };
+  });
+  after(async () => {
+    console.warn = realWarn;
+    await suite.built?.cleanup();
+    if (suite.tmp) await rm(suite.tmp, { recursive: true, force: true });
+  });
+  return suite;
 }

@@ -3,37 +3,15 @@
 // MESSAGES_SNAPSHOT with the call that ran and its result, and the interrupted answer; every
 // event matches @ag-ui/core's schemas; the model's next request carries the call and its
 // result, every tool_call_id answered, and never two user messages in a row.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startFakeOpenAI, lastMessage } from '../browser/fake-openai.mjs';
-import { buildBinary, startServer, newAgent, checkEvents, waitFor, readSSE, WAIT_MS } from './harness.mjs';
+import { suiteSetup, startServer, newAgent, checkEvents, waitFor, readSSE, WAIT_MS } from './harness.mjs';
 
-/** @type {{bin: string, cleanup: () => Promise<void>}} */
-let built;
-/** @type {string} */
-let tmp;
-/** @type {string[]} */
-const warnings = [];
-const realWarn = console.warn;
-
-before(async () => {
-  built = await buildBinary();
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-agui-interrupted-'));
-  // @ag-ui/client warns when it strips or repairs anything it received: there must be none.
-  console.warn = (...args) => {
-    warnings.push(args.map(String).join(' '));
-  };
-});
-
-after(async () => {
-  console.warn = realWarn;
-  await built?.cleanup();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
-});
+const suite = suiteSetup('byomcp-agui-interrupted-');
 
 /** The text of a message's content (string or parts). */
 const textOf = (m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
@@ -41,16 +19,16 @@ const textOf = (m) => (typeof m?.content === 'string' ? m.content : (m?.content 
 /** Starts the fake model and the server on the thread store db. */
 async function setup(script, db, config) {
   const model = await startFakeOpenAI(script);
-  const server = await startServer(built.bin, { model: model.url, args: ['--store', db, '--mcp-config', config] });
+  const server = await startServer(suite.built.bin, { model: model.url, args: ['--store', db, '--mcp-config', config] });
   await server.waitLog(/MCP server ready/);
   return { model, server, close: async () => { await server.close(); await model.close(); } };
 }
 
 test('a run killed (-9) after its server tool answered: the next run\'s MESSAGES_SNAPSHOT has the call, its result and the interrupted answer; the model gets the call, no two user messages in a row', async () => {
-  const db = `sqlite:${path.join(tmp, 'threads.db')}`;
-  const config = path.join(tmp, 'mcp.json');
+  const db = `sqlite:${path.join(suite.tmp, 'threads.db')}`;
+  const config = path.join(suite.tmp, 'mcp.json');
   await writeFile(config, JSON.stringify({
-    mcpServers: { calc: { command: built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(tmp, 'notes.db') }, expose: ['web'] } },
+    mcpServers: { calc: { command: suite.built.bin, args: ['tools'], env: { BYOMCP_NOTES: path.join(suite.tmp, 'notes.db') }, expose: ['web'] } },
   }));
   const threadId = randomUUID();
   const site = 'http://localhost:5173'; // the site's origin stays when the server restarts on another port
@@ -115,7 +93,7 @@ test('a run killed (-9) after its server tool answered: the next run\'s MESSAGES
     assert.equal(sent[3].tool_call_id, call.id);
     assert.match(textOf(sent[3]), /395/);
     assert.ok(env.server.logs.join('').includes('marked an interrupted run'));
-    assert.deepEqual(warnings, []);
+    assert.deepEqual(suite.warnings, []);
   } finally {
     await env.close();
   }

@@ -14,7 +14,7 @@ server.registerTool(
   {
     title: 'Wipe orders',
     description: 'Deletes orders.',
-    inputSchema: { scope: z.enum(['all', 'mine']).describe('Which orders') },
+    inputSchema: { scope: z.enum(['all', 'mine']).default('all').describe('Which orders') },
     annotations: { destructiveHint: true },
     _meta: { 'byomcp/summary': 'Delete {scope} orders' },
   },
