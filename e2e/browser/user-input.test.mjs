@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { WAIT_MS, ask, axeViolations, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
+import { W, WAIT_MS, ask, axeViolations, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
 import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
@@ -56,6 +56,20 @@ const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><h
       return a.action === 'accept' ? 'Driver: ' + JSON.stringify(a.content) : 'The visitor answered ' + a.action + '.';
     },
   });
+  window.rejected = [];
+  document.modelContext.registerTool({
+    name: 'two_steps',
+    title: 'Two steps',
+    description: 'Asks the visitor two things at once',
+    inputSchema: { type: 'object', properties: {} },
+    async execute(_args, client) {
+      const step = (n) => client.requestUserInput({ mode: 'url', message: 'Step ' + n, url: 'https://pay.example/step' + n }).then(
+        (a) => (window.answers.push(a), a.action),
+        (e) => (window.rejected.push(e === client.signal.reason), 'rejected'),
+      );
+      return 'Steps: ' + (await Promise.all([step(1), step(2)])).join(', ');
+    },
+  });
   document.modelContext.registerTool({
     name: 'pay_deposit',
     title: 'Pay the deposit',
@@ -76,6 +90,7 @@ before(async () => {
   const script = (/** @type {any} */ body) => {
     const last = lastMessage(body);
     if (last?.role === 'tool') return { text: `Model read: ${textOf(last)}` };
+    if (/two steps/.test(lastUserText(body))) return { toolCalls: [{ name: 'two_steps', arguments: {} }] };
     if (/pay/.test(lastUserText(body))) return { toolCalls: [{ name: 'pay_deposit', arguments: {} }] };
     return { toolCalls: [{ name: 'register_driver', arguments: {} }] };
   };
@@ -269,5 +284,29 @@ test('url mode: the link is shown and nothing opens by itself; Done accepts (des
     } finally {
       await context.close();
     }
+  }
+});
+
+test('one form at a time: a second request waits for the first; Stop withdraws the open one and rejects it with the abort reason', async () => {
+  const { context, page, errors } = await openPage({ width: 1280, height: 800 });
+  try {
+    await ask(page, 'two steps please');
+    const form = page.locator(FORM);
+    await form.waitFor();
+    assert.equal(await page.locator(`${FORM} .confirm-summary`).innerText(), 'Step 1');
+    assert.equal(await form.count(), 1, 'the second request waits');
+    await page.locator(`${FORM} .input-decline`).click();
+    await page.locator(`${FORM} .confirm-summary`, { hasText: 'Step 2' }).waitFor();
+    assert.equal(await form.count(), 1);
+    assert.ok(await focusInForm(page), 'the next form has the focus');
+    await page.locator(W.stop).click();
+    await page.locator('byomcp-chat .note', { hasText: 'The request of Two steps was withdrawn.' }).waitFor();
+    assert.equal(await form.count(), 0, 'the form is closed');
+    await page.waitForFunction(() => /** @type {any} */ (window).rejected.length === 1, null, { timeout: WAIT_MS });
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).rejected), [true], 'rejected with the signal\'s reason');
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).answers), [{ action: 'decline' }]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });
