@@ -240,7 +240,24 @@ export class ToolHost extends EventTarget {
   async executeTool(name, args = {}, { signal = new AbortController().signal } = {}) {
     const entry = this.#tools.get(name);
     if (!entry) throw invalidState(`executeTool: no tool named "${name}"`);
-    return entry.tool.execute(args, { signal, requestUserInteraction: async (cb) => cb() });
+    // No agent waits: progress goes nowhere (no token).
+    return entry.tool.execute(args, this.#client(entry, signal, progressKeeper(/** @type {any} */ (null), undefined)));
+  }
+
+  /**
+   * The second argument of a tool's execute.
+   * @param {Entry} entry
+   * @param {AbortSignal} signal
+   * @param {ReturnType<typeof progressKeeper>} keepAlive
+   * @returns {ToolClient}
+   */
+  #client(entry, signal, keepAlive) {
+    return {
+      signal,
+      requestUserInteraction: (cb) => keepAlive('waiting for the user', async () => cb()),
+      requestUserInput: async (request) =>
+        (await loadCard()).requestUserInput(request, { handler: this.#input, name: entry.name, tool: cardInfo(entry), signal, keepAlive }),
+    };
   }
 
   /**
@@ -373,14 +390,7 @@ export class ToolHost extends EventTarget {
         }
       }
       if (!result) {
-        /** @type {ToolClient} */
-        const client = {
-          signal,
-          requestUserInteraction: (cb) => keepAlive('waiting for the user', async () => cb()),
-          requestUserInput: async (request) =>
-            (await loadCard()).requestUserInput(request, { handler: this.#input, name, tool: cardInfo(entry), signal, keepAlive }),
-        };
-        result = normalizeResult(await entry.tool.execute(args, client));
+        result = normalizeResult(await entry.tool.execute(args, this.#client(entry, signal, keepAlive)));
         if (entry.annotations?.untrustedContentHint === true) result = markUntrusted(result);
         // The model learns that the call ran with the visitor's arguments, not its own.
         if (changes) result = { ...result, content: [{ type: 'text', text: changes }, ...result.content] };

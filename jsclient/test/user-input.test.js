@@ -280,3 +280,18 @@ test('interactive mode runs the callback like requestUserInteraction; with no ha
   assert.equal(r.result.isError, true);
   assert.match(r.result.content[0].text, /no user input UI is available/);
 });
+
+test('executeTool (a local run, no agent) gives the tool requestUserInput too', async () => {
+  const host = new ToolHost({ logger: quietLogger() });
+  /** @type {any[]} */
+  const asked = [];
+  host.setInputHandler((req) => (asked.push(req), { action: 'decline' }));
+  host.registerTool({
+    name: 'ask',
+    description: 'Asks',
+    execute: (_args, client) => client.requestUserInput({ mode: 'url', message: 'Pay', url: 'https://pay.example/' }),
+  });
+  assert.deepEqual(await host.executeTool('ask', {}), { action: 'decline' });
+  assert.equal(asked[0].url, 'https://pay.example/');
+  await assert.rejects(() => host.executeTool('ask', {}, { signal: AbortSignal.abort(new Error('gone')) }), /gone/);
+});
