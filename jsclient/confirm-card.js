@@ -1083,10 +1083,16 @@ export function buildInputForm({ doc, strings, label, request, onAnswer }) {
     for (const [i, [key, p]] of Object.entries(props).entries()) {
       const kind = /** @type {NonNullable<ReturnType<typeof fieldKind>>} */ (fieldKind(p));
       const text = typeof p.title === 'string' && p.title.trim() ? p.title.trim() : key;
-      const dt = make('dt', '', text);
-      dt.id = `${id}-l${i}`;
+      // A field's label is a <label> (a multiple choice's names its group); its hint describes it.
+      const dt = make('dt');
+      const name = make(kind === 'choices' ? 'span' : 'label', '', text);
+      name.id = `${id}-l${i}`;
+      if (kind !== 'choices') name.setAttribute('for', `${id}-f${i}`);
+      dt.append(name);
       const desc = typeof p.description === 'string' ? p.description.trim() : '';
-      if (desc && desc.toLowerCase() !== text.toLowerCase()) dt.append(make('small', '', desc));
+      const hint = make('small', '', desc);
+      hint.id = `${id}-h${i}`;
+      if (desc && desc.toLowerCase() !== text.toLowerCase()) dt.append(hint);
       const dd = make('dd');
       const error = make('p', 'confirm-error');
       error.id = `${id}-e${i}`;
@@ -1122,8 +1128,9 @@ export function buildInputForm({ doc, strings, label, request, onAnswer }) {
         ({ control, read } = makeEditor(doc, kind, p, start, required.has(key) && start !== undefined, s.unset));
         if (required.has(key)) control.setAttribute('aria-required', 'true');
       }
-      control.setAttribute('aria-labelledby', dt.id);
-      control.setAttribute('aria-describedby', error.id);
+      if (kind === 'choices') control.setAttribute('aria-labelledby', name.id);
+      control.id = `${id}-f${i}`;
+      control.setAttribute('aria-describedby', dt.contains(hint) ? `${hint.id} ${error.id}` : error.id);
       control.dataset.key = key;
       const onChange = () => {
         touched.add(key);

@@ -31,6 +31,7 @@ const SCHEMA = {
     car: { type: 'string', title: 'Car', oneOf: [{ const: 'rav4-2023', title: '2023 Toyota RAV4' }, { const: 'civic-2022', title: '2022 Honda Civic' }] },
     extras: { type: 'array', title: 'Extras', items: { anyOf: [{ const: 'child-seat', title: 'Child seat' }, { const: 'gps', title: 'Navigation' }] } },
     newsletter: { type: 'boolean', title: 'Send me offers' },
+    pickup: { type: 'string', format: 'date-time', title: 'Pick-up' },
   },
   required: ['name', 'email', 'car'],
 };
@@ -114,7 +115,8 @@ after(async () => {
  * @param {boolean} [phone]
  */
 async function openPage(viewport, phone = false) {
-  const context = await stack.browser.newContext(phone ? { viewport, isMobile: true, hasTouch: true } : { viewport });
+  // Paris: a date and time picked in local time is sent as RFC 3339 in UTC.
+  const context = await stack.browser.newContext({ viewport, timezoneId: 'Europe/Paris', ...(phone ? { isMobile: true, hasTouch: true } : {}) });
   const { page, errors } = await newPage(context);
   await page.goto(siteURL);
   await waitConnected(page);
@@ -161,6 +163,7 @@ test('form mode: a wrong value shows its error and disables Send; the values sen
       ['Car', ''],
       ['Extras', ''],
       ['Send me offers', ''],
+      ['Pick-up', ''],
     ]);
     const name = page.locator(`${FORM} input[data-key="name"]`);
     const email = page.locator(`${FORM} input[data-key="email"]`);
@@ -179,8 +182,10 @@ test('form mode: a wrong value shows its error and disables Send; the values sen
     await email.fill('jane@example.com');
     await page.locator(`${FORM} select[data-key="car"]`).selectOption({ label: '2022 Honda Civic' });
     await page.locator(`${FORM} label`, { hasText: 'Navigation' }).click();
+    assert.equal(await page.locator(`${FORM} input[data-key="pickup"]`).getAttribute('type'), 'datetime-local');
+    await page.locator(`${FORM} input[data-key="pickup"]`).fill('2026-12-12T11:00');
     assert.equal(await page.locator(`${FORM} .btn-primary`).isDisabled(), false);
-    for (let i = 0; i < 14; i++) {
+    for (let i = 0; i < 16; i++) {
       await page.keyboard.press('Tab');
       assert.ok(await focusInForm(page), `the focus left the form after ${i + 1} Tab(s)`);
     }
@@ -190,7 +195,7 @@ test('form mode: a wrong value shows its error and disables Send; the values sen
 
     await page.locator('byomcp-chat .assistant .text').filter({ hasText: 'Model read:' }).waitFor();
     await waitIdle(page);
-    const content = { years: 5, newsletter: false, name: 'Jane Doe', email: 'jane@example.com', car: 'civic-2022', extras: ['gps'] };
+    const content = { years: 5, newsletter: false, name: 'Jane Doe', email: 'jane@example.com', car: 'civic-2022', extras: ['gps'], pickup: '2026-12-12T10:00:00.000Z' };
     assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).answers), [{ action: 'accept', content }]);
     const tool = toolMessages(since).join('\n');
     assert.match(tool, /Driver: /);
