@@ -18,6 +18,10 @@
  * the arguments are valid (in the reason field, it declines with that reason), Escape declines.
  * The card says so (confirmHint) only where a keyboard is likely: on a screen whose pointer is
  * coarse or cannot hover (a touch phone) the hint is hidden.
+ *
+ * The same module holds a page tool's `client.requestUserInput` (WebMCP's user-input draft): its
+ * checks and the form or link it shows with the card's editors and style (see "A page tool asks
+ * the visitor" below), so that it too loads only when first needed.
  */
 
 // This module imports nothing: esbuild's splitting would put a module it shared with the panel

@@ -276,6 +276,7 @@ export class ToolHost extends EventTarget {
    * @param {import('./confirm-card.js').InputHandler|null} handler
    */
   setInputHandler(handler) {
+    if (handler !== null && typeof handler !== 'function') throw new TypeError('setInputHandler: expected a function or null');
     this.#input = handler;
   }
 

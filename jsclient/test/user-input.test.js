@@ -295,3 +295,9 @@ test('executeTool (a local run, no agent) gives the tool requestUserInput too', 
   assert.equal(asked[0].url, 'https://pay.example/');
   await assert.rejects(() => host.executeTool('ask', {}, { signal: AbortSignal.abort(new Error('gone')) }), /gone/);
 });
+
+test('setInputHandler takes a function or null', () => {
+  const host = new ToolHost({ logger: quietLogger() });
+  assert.throws(() => host.setInputHandler(/** @type {any} */ ('show')), /setInputHandler: expected a function or null/);
+  host.setInputHandler(null);
+});
