@@ -124,6 +124,7 @@ export function boot({ element: el, scriptURL, script, launcher, html }) {
     });
   });
   host.setConfirmHandler((request) => element.confirm({ ...request, tool: request.tool ?? toolInfo(request.name) ?? undefined }));
+  host.setInputHandler((request) => element.askInput(request));
 
   const start = () => {
     if (!element.isConnected) document.documentElement.append(element); // see widget.js's mount

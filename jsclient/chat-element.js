@@ -12,7 +12,8 @@
  * --byomcp-border, --byomcp-surface, --byomcp-font, --byomcp-radius, --byomcp-width,
  * --byomcp-height, --byomcp-offset, --byomcp-z-index; parts: launcher, panel, header, title,
  * status, close, banner, transcript, message, user, assistant, tool, note, error, retry, confirm,
- * confirm-summary, confirm-edit, confirm-reason, confirm-ok, confirm-cancel, composer, input, send, stop,
+ * confirm-summary, confirm-edit, confirm-reason, confirm-ok, confirm-cancel, input-form (a tool's requestUserInput
+ * form; its input-link, input-send, input-decline, input-cancel, input-done), composer, input, send, stop,
  * suggestion, footer.
  */
 
@@ -20,8 +21,7 @@ import { DEFAULT_STRINGS, resolveStrings } from './strings.js';
 import { humanize, toolLabel } from './labels.js';
 import { Dock, adoptStyle } from './layout.js';
 
-/** @type {Promise<typeof import('./confirm-card.js')>|null} the card's module, loaded at the first confirmation */
-let cardModule = null;
+import { loadCard } from './tools.js';
 import { STYLE, TEMPLATE } from './chat-style.js';
 import { Scroller } from './scroller.js';
 import { Conversation } from './conversation.js';
@@ -236,18 +236,9 @@ export class ChatElement extends Base {
    */
   async confirm({ name, args, signal, tool }) {
     if (signal?.aborted) return { approved: false };
-    cardModule ??= import('./confirm-card.js').catch((err) => {
-      cardModule = null; // a later confirmation tries again
-      throw err;
-    });
-    const { askConfirmation, CARD_STYLE } = await cardModule;
-    if (!this.#cardStyled) {
-      this.#cardStyled = true;
-      adoptStyle(this.#root, CARD_STYLE);
-    }
+    const { askConfirmation } = await this.#cards();
     if (signal?.aborted) return { approved: false };
-    const active = this.#conv?.active;
-    const view = active && !active.done ? active : null;
+    const view = this.#running();
     const info = tool ?? this.#toolInfo(name);
     /** @type {string|null} */ let callId = null; // the call's entry the card follows
     const answer = await askConfirmation({
@@ -259,31 +250,78 @@ export class ChatElement extends Base {
       info,
       humanize,
       signal,
-      place: (card) => {
-        // After the call's running entry, else at the end of the running turn.
-        const entry = view ? [...view.tools].reverse().find(([, d]) => d.dataset.name === name && d.dataset.state === 'running') : undefined;
-        const anchor = entry?.[1];
-        callId = entry?.[0] ?? null;
-        if (anchor) anchor.after(card);
-        else (view ? view.body : this.#el.log).append(card);
-        this.#pendingConfirms++;
-        // The visitor must see the whole card: the panel opens full size (not as a bottom
-        // sheet), and the card is scrolled into view now and after the layout settles.
-        this.#setSheet(false);
-        if (!this.isOpen) this.open({ focus: false });
-        this.#scroller.reveal(card);
-      },
+      place: (card) => (callId = this.#placeCard(card, view, name)),
       announce: (text) => this.#announce(text),
-      settled: (card, note) => {
-        this.#pendingConfirms--;
-        const hadFocus = this.#root.activeElement && card.contains(this.#root.activeElement);
-        card.replaceWith(makeNote(this.#doc(), note));
-        if (hadFocus) this.#el.input.focus();
-      },
+      settled: (card, note) => this.#settleCard(card, note),
     });
     // An allowed call keeps its "You allowed …" note after a reload (a declined one's result says so).
     if (answer.approved && callId) this.#conv?.noteAllowed(callId);
     return answer;
+  }
+
+  /**
+   * Shows a page tool's requestUserInput (a form or a link, confirm-card.js, loaded now the first
+   * time) in the panel like a confirmation card, one at a time; resolves with the answer.
+   * @param {{name: string, tool?: any, signal?: AbortSignal, mode: 'form'|'url', message: string, requestedSchema?: any, url?: string}} request
+   * @returns {Promise<import('./confirm-card.js').InputAnswer>}
+   */
+  async askInput(request) {
+    const { askInput } = await this.#cards();
+    const view = this.#running();
+    return askInput({
+      owner: this,
+      doc: this.#doc(),
+      strings: this.#s,
+      label: toolLabel(request.name, request.tool ?? this.#toolInfo(request.name)),
+      request: /** @type {any} */ (request),
+      signal: request.signal,
+      place: (el) => this.#placeCard(el, view, request.name),
+      announce: (text) => this.#announce(text),
+      settled: (el, note) => this.#settleCard(el, note),
+    });
+  }
+
+  /** The card's module (loaded now the first time), its style adopted. */
+  async #cards() {
+    const m = await loadCard();
+    if (!this.#cardStyled) adoptStyle(this.#root, m.CARD_STYLE);
+    this.#cardStyled = true;
+    return m;
+  }
+
+  /** The running turn's view, or null. */
+  #running() {
+    const active = this.#conv?.active;
+    return active && !active.done ? active : null;
+  }
+
+  /**
+   * Puts a card (or a form) after the call's running entry, else at the end of the running
+   * turn, and shows it; returns the call's id when it found the entry.
+   * @param {HTMLElement} card
+   * @param {import('./turn-view.js').TurnView|null} view
+   * @param {string} name
+   */
+  #placeCard(card, view, name) {
+    const entry = view ? [...view.tools].reverse().find(([, d]) => d.dataset.name === name && d.dataset.state === 'running') : undefined;
+    const anchor = entry?.[1];
+    if (anchor) anchor.after(card);
+    else (view ? view.body : this.#el.log).append(card);
+    this.#pendingConfirms++;
+    // The visitor must see the whole card: the panel opens full size (not as a bottom
+    // sheet), and the card is scrolled into view now and after the layout settles.
+    this.#setSheet(false);
+    if (!this.isOpen) this.open({ focus: false });
+    this.#scroller.reveal(card);
+    return entry?.[0] ?? null;
+  }
+
+  /** Replaces an answered card with its note. @param {HTMLElement} card @param {string} note */
+  #settleCard(card, note) {
+    this.#pendingConfirms--;
+    const hadFocus = this.#root.activeElement && card.contains(this.#root.activeElement);
+    card.replaceWith(makeNote(this.#doc(), note));
+    if (hadFocus) this.#el.input.focus();
   }
 
   // ---- wiring ---------------------------------------------------------------------------

@@ -18,6 +18,10 @@
  * the arguments are valid (in the reason field, it declines with that reason), Escape declines.
  * The card says so (confirmHint) only where a keyboard is likely: on a screen whose pointer is
  * coarse or cannot hover (a touch phone) the hint is hidden.
+ *
+ * The same module holds a page tool's `client.requestUserInput` (WebMCP's user-input draft): its
+ * checks and the form or link it shows with the card's editors and style (see "A page tool asks
+ * the visitor" below), so that it too loads only when first needed.
  */
 
 // This module imports nothing: esbuild's splitting would put a module it shared with the panel
@@ -107,6 +111,15 @@ export const CARD_STYLE = `
 .btn-primary { border: 1px solid var(--_accent); background: var(--_accent); color: var(--_accent-fg); }
 .btn:disabled { opacity: .5; cursor: not-allowed; }
 @media (hover: none), (pointer: coarse) { .confirm-hint { display: none; } }
+/* requestUserInput's form and link (below) */
+.input-form .confirm-args { grid-template-columns: minmax(0, 1fr); gap: 4px; }
+.input-form .confirm-args dd { margin: 0 0 8px; font-weight: 400; }
+.input-choices { display: grid; gap: 2px; }
+.input-choices label { display: flex; align-items: center; gap: 8px; min-height: 44px; font-weight: 400; }
+.input-choices input { width: 24px; height: 24px; margin: 0; }
+.input-link { margin: 0 0 6px; overflow-wrap: anywhere; font-size: 14.5px; }
+.input-link a { color: var(--_accent); font-weight: 600; }
+.input-link-hint { margin: 0 0 10px; font-size: 13px; color: var(--_label); }
 @media (forced-colors: active) { .btn-primary { border: 1px solid CanvasText; } }
 `;
 
@@ -321,6 +334,56 @@ export function editorKind(p) {
 }
 
 /**
+ * The control that edits one value (the card's editors; requestUserInput's form uses them too): a
+ * select for a choice (with an empty first option when not required), a checkbox for a boolean,
+ * a number input, or a text input (date, date and time, email or URL by the schema's format).
+ * read gives the value the control holds (undefined when empty, NaN for a number the browser
+ * cannot read).
+ * @param {Document} doc
+ * @param {NonNullable<ReturnType<typeof editorKind>>} kind
+ * @param {any} p the property's schema
+ * @param {unknown} v the value it starts with
+ * @param {boolean} required
+ * @param {string} unset the empty choice's text
+ * @returns {{control: HTMLInputElement|HTMLSelectElement, read: () => unknown}}
+ */
+export function makeEditor(doc, kind, p, v, required, unset) {
+  const make = (/** @type {string} */ tag, text = '') => Object.assign(doc.createElement(tag), text ? { textContent: text } : {});
+  if (kind === 'choice') {
+    const choices = /** @type {{value: unknown, title: string}[]} */ (choicesOf(p));
+    const sel = /** @type {HTMLSelectElement} */ (make('select'));
+    if (!required) sel.append(Object.assign(make('option', unset), { value: '' }));
+    for (const [i, c] of choices.entries()) sel.append(Object.assign(make('option', c.title), { value: String(i) }));
+    const at = choices.findIndex((c) => sameValue(c.value, v));
+    sel.value = at >= 0 ? String(at) : '';
+    return { control: sel, read: () => (sel.value === '' ? undefined : choices[Number(sel.value)]?.value) };
+  }
+  const input = /** @type {HTMLInputElement} */ (make('input'));
+  if (kind === 'boolean') {
+    input.type = 'checkbox';
+    input.checked = v === true;
+    return { control: input, read: () => input.checked };
+  }
+  if (kind === 'number' || kind === 'integer') {
+    input.type = 'number';
+    input.step = kind === 'integer' ? '1' : 'any';
+    input.inputMode = kind === 'integer' ? 'numeric' : 'decimal';
+    input.value = typeof v === 'number' ? String(v) : '';
+    return { control: input, read: () => (input.value.trim() === '' ? (input.validity.badInput ? NaN : undefined) : Number(input.value)) };
+  }
+  if (p.format === 'date-time') {
+    // The browser's date and time picker works in local time; the value read is RFC 3339 (UTC).
+    input.type = 'datetime-local';
+    const d = typeof v === 'string' ? new Date(v) : null;
+    if (d && !Number.isNaN(d.getTime())) input.value = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+    return { control: input, read: () => (input.value === '' ? undefined : new Date(input.value).toISOString()) };
+  }
+  input.type = { date: 'date', email: 'email', uri: 'url' }[/** @type {string} */ (p.format)] ?? 'text';
+  input.value = typeof v === 'string' ? v : '';
+  return { control: input, read: () => (input.value === '' && v !== '' ? undefined : input.value) };
+}
+
+/**
  * Why value does not fit property p (required: the property must have a value), or '' when it
  * fits: the checks the agent made on the model's arguments that a visitor's edit can break.
  * @param {unknown} value undefined when not given
@@ -528,41 +591,7 @@ export function buildConfirmCard({ doc, strings, name, label, args, info, humani
       const error = make('p', 'confirm-error');
       error.id = `${id}-e-${controls.size}`;
       error.hidden = true;
-      /** @type {HTMLInputElement|HTMLSelectElement} */
-      let control;
-      /** @type {() => unknown} */
-      let read;
-      if (kind === 'choice') {
-        const choices = /** @type {{value: unknown, title: string}[]} */ (choicesOf(p));
-        const sel = /** @type {HTMLSelectElement} */ (make('select'));
-        if (!required.has(key)) sel.append(Object.assign(make('option', '', s.unset), { value: '' }));
-        for (const [i, c] of choices.entries()) sel.append(Object.assign(make('option', '', c.title), { value: String(i) }));
-        const at = choices.findIndex((c) => sameValue(c.value, edited[key]));
-        sel.value = at >= 0 ? String(at) : '';
-        read = () => (sel.value === '' ? undefined : choices[Number(sel.value)]?.value);
-        control = sel;
-      } else if (kind === 'boolean') {
-        const box = /** @type {HTMLInputElement} */ (make('input'));
-        box.type = 'checkbox';
-        box.checked = edited[key] === true;
-        read = () => box.checked;
-        control = box;
-      } else {
-        const input = /** @type {HTMLInputElement} */ (make('input'));
-        const v = edited[key];
-        if (kind === 'number' || kind === 'integer') {
-          input.type = 'number';
-          input.step = kind === 'integer' ? '1' : 'any';
-          input.inputMode = kind === 'integer' ? 'numeric' : 'decimal';
-          input.value = typeof v === 'number' ? String(v) : '';
-          read = () => (input.value.trim() === '' ? (input.validity.badInput ? NaN : undefined) : Number(input.value));
-        } else {
-          input.type = p.format === 'date' ? 'date' : p.format === 'email' ? 'email' : 'text';
-          input.value = typeof v === 'string' ? v : '';
-          read = () => (input.value === '' && v !== '' ? undefined : input.value);
-        }
-        control = input;
-      }
+      const { control, read } = makeEditor(doc, kind, p, edited[key], required.has(key), s.unset);
       control.setAttribute('aria-labelledby', lid);
       control.setAttribute('aria-describedby', error.id);
       control.dataset.key = key;
@@ -687,5 +716,541 @@ export function askConfirmation({ doc, strings, name, label, args, info, humaniz
     card.focus({ preventScroll: true });
     const summary = /** @type {HTMLElement|null} */ (card.querySelector('.confirm-summary'));
     announce(confirmAnnouncement(s, label, summary?.hidden ? '' : summary?.textContent ?? ''));
+  });
+}
+
+// ---- A page tool asks the visitor ----------------------------------------------------------
+//
+// `client.requestUserInput(request)`, the second argument of a tool's execute, shaped after
+// WebMCP's user-input draft (webmachinelearning/webmcp PR 204, issue 165; not merged), which
+// mirrors MCP elicitation:
+// - `{mode: 'form', message, requestedSchema}`: a form in the chat panel built from the schema
+//   (MCP elicitation's: a flat object of strings, numbers, integers, booleans, single and
+//   multiple choices) with the card's editors and checks, answered `{action: 'accept', content}`
+//   (checked against the schema), or `{action: 'decline'}` / `{action: 'cancel'}`;
+// - `{mode: 'url', message, url}`: the message and an http(s) link the visitor opens with their
+//   own click (never opened by the widget), answered `{action: 'accept'}` (Done) or decline;
+// - `{mode: 'interactive', callback}`: as requestUserInteraction(callback).
+// A bad request rejects with a TypeError and shows nothing. It lives in this module so that it
+// loads lazily with the card (tools.js and chat-element.js import it at the first request).
+
+/** Progress message while the visitor is asked (requestUserInteraction's too). */
+export const INPUT_PROGRESS_MESSAGE = 'waiting for the user';
+
+/** The longest message, in characters, and the most fields a form may have. */
+export const MAX_MESSAGE = 2000;
+export const MAX_FIELDS = 50;
+
+/** The string formats a form field may have (MCP elicitation's). */
+export const FORMATS = Object.freeze(['email', 'uri', 'date', 'date-time']);
+
+/** The form's own words (overridable like every string of the widget). */
+export const INPUT_STRINGS = Object.freeze({
+  inputTitle: 'The assistant needs some details',
+  inputUrlTitle: 'The assistant asks you to open a page',
+  inputSend: 'Send',
+  inputDecline: 'Decline',
+  inputCancel: 'Cancel',
+  inputDone: 'Done',
+  inputHint: 'Enter sends, Escape cancels',
+  inputUrlHint: 'Opens in a new tab. Choose Done when you have finished there.',
+  inputSent: 'You sent the details {name} asked for.',
+  inputDeclined: 'You declined what {name} asked.',
+  inputCancelled: 'You cancelled what {name} asked.',
+  inputDoneNote: 'You finished what {name} asked on the other page.',
+  inputDismissed: 'The request of {name} was withdrawn.',
+  invalidEmail: 'Enter an email address.',
+  invalidUri: 'Enter a web address (https://…).',
+  invalidDate: 'Enter a date (YYYY-MM-DD).',
+  invalidDateTime: 'Enter a date and time.',
+  invalidMinItems: 'Choose at least {min}.',
+  invalidMaxItems: 'Choose at most {max}.',
+  invalidUnknown: 'Not asked for.',
+});
+
+/**
+ * A request as checked: form (the schema copied), url (the URL's href) or interactive.
+ * @typedef {{mode: 'form', message: string, requestedSchema: any}
+ *   | {mode: 'url', message: string, url: string}
+ *   | {mode: 'interactive', callback: () => unknown}} InputRequest
+ */
+
+/**
+ * What the visitor answered.
+ * @typedef {{action: 'accept'|'decline'|'cancel', content?: Record<string, unknown>}} InputAnswer
+ */
+
+const fail = (/** @type {string} */ why) => new TypeError(`requestUserInput: ${why}`);
+
+/**
+ * Checks a request and returns it as used (the schema copied, the URL normalized), or throws a
+ * TypeError that says what is wrong.
+ * @param {unknown} request
+ * @returns {InputRequest}
+ */
+export function checkRequest(request) {
+  if (!isObject(request)) throw fail('the request must be an object');
+  const mode = request.mode;
+  if (mode === 'interactive') {
+    if (typeof request.callback !== 'function') throw fail('an interactive request needs a callback function');
+    return { mode, callback: request.callback };
+  }
+  if (mode !== 'form' && mode !== 'url') throw fail(`unknown mode ${JSON.stringify(mode) ?? String(mode)}: expected "form", "url" or "interactive"`);
+  const message = request.message;
+  if (typeof message !== 'string' || message.trim() === '') throw fail('message must be a non-empty string');
+  if (message.length > MAX_MESSAGE) throw fail(`message is longer than ${MAX_MESSAGE} characters`);
+  if (mode === 'url') return { mode, message, url: checkURL(request.url) };
+  return { mode, message, requestedSchema: checkSchema(request.requestedSchema) };
+}
+
+/**
+ * An http(s) URL's href; anything else (javascript:, data:, relative, credentials in it) throws.
+ * @param {unknown} u
+ */
+export function checkURL(u) {
+  if (typeof u !== 'string' && !(u instanceof URL)) throw fail('url must be a string');
+  /** @type {URL} */
+  let url;
+  try {
+    url = new URL(String(u));
+  } catch {
+    throw fail(`url ${JSON.stringify(String(u))} is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail(`url must be http or https, not ${url.protocol}`);
+  if (url.username || url.password) throw fail('url must not carry a user name or password');
+  return url.href;
+}
+
+/**
+ * The kind of field a property is, or null when a form cannot have it: a single choice, a
+ * boolean, a number, an integer, a string, or a multiple choice (an array of enum strings, or of
+ * items.anyOf / items.oneOf `{const, title}`).
+ * @param {any} p
+ * @returns {'choice'|'boolean'|'number'|'integer'|'string'|'choices'|null}
+ */
+export function fieldKind(p) {
+  if (!isObject(p)) return null;
+  if (p.type === 'array') {
+    const choices = choicesOf(p.items);
+    return isObject(p.items) && choices && choices.every((c) => typeof c.value === 'string') ? 'choices' : null;
+  }
+  if (!['string', 'number', 'integer', 'boolean'].includes(p.type)) return null;
+  return editorKind(p);
+}
+
+/**
+ * Why a property cannot be a form field ('' when it can).
+ * @param {any} p
+ */
+function propertyProblem(p) {
+  if (!isObject(p)) return 'must be an object';
+  const kind = fieldKind(p);
+  if (!kind) return 'must be a string, number, integer or boolean, a single choice (enum, oneOf) or a multiple choice (an array of enum or anyOf items), not a nested object or list';
+  if (p.format !== undefined && (p.type !== 'string' || !FORMATS.includes(p.format))) return `format ${JSON.stringify(p.format)} is not one of ${FORMATS.join(', ')} on a string`;
+  for (const k of ['minLength', 'maxLength', 'minItems', 'maxItems']) {
+    if (p[k] !== undefined && !(Number.isInteger(p[k]) && p[k] >= 0)) return `${k} must be a whole number, 0 or more`;
+  }
+  for (const k of ['minimum', 'maximum']) {
+    if (p[k] !== undefined && !(typeof p[k] === 'number' && Number.isFinite(p[k]))) return `${k} must be a number`;
+  }
+  for (const k of ['title', 'description']) {
+    if (p[k] !== undefined && typeof p[k] !== 'string') return `${k} must be a string`;
+  }
+  if (kind === 'choice') {
+    const bad = /** @type {{value: unknown}[]} */ (choicesOf(p)).find((c) => checkValue(c.value, { type: p.type }, false) !== '');
+    if (bad) return `the choice ${JSON.stringify(bad.value)} is not a ${p.type}`;
+  }
+  if (p.default !== undefined && checkField(p.default, p, false) !== '') return `its default ${JSON.stringify(p.default)} does not fit it`;
+  return '';
+}
+
+/**
+ * Checks a form's schema (a flat object of the kinds fieldKind knows) and returns a copy, or
+ * throws a TypeError naming the property that is wrong.
+ * @param {unknown} schema
+ */
+export function checkSchema(schema) {
+  if (!isObject(schema) || schema.type !== 'object' || !isObject(schema.properties)) {
+    throw fail('requestedSchema must be {type: "object", properties: {…}}');
+  }
+  const keys = Object.keys(schema.properties);
+  if (keys.length === 0) throw fail('requestedSchema has no properties');
+  if (keys.length > MAX_FIELDS) throw fail(`requestedSchema has ${keys.length} properties, more than ${MAX_FIELDS}`);
+  for (const key of keys) {
+    const why = propertyProblem(schema.properties[key]);
+    if (why) throw fail(`requestedSchema.properties.${key}: ${why}`);
+  }
+  const required = schema.required;
+  if (required !== undefined && !(Array.isArray(required) && required.every((k) => typeof k === 'string' && keys.includes(k)))) {
+    throw fail('requestedSchema.required must list names of its properties');
+  }
+  return JSON.parse(JSON.stringify(schema));
+}
+
+/**
+ * Why value does not fit a form field ('' when it does): confirm-card.js's checks (required,
+ * type, bounds, length, pattern, choice), the formats, and a multiple choice's items and counts.
+ * @param {unknown} value undefined when not given
+ * @param {any} p
+ * @param {boolean} required
+ * @param {Record<string, string>} [s]
+ */
+export function checkField(value, p, required, s = { ...CARD_STRINGS, ...INPUT_STRINGS }) {
+  if (fieldKind(p) === 'choices') {
+    if (value === undefined) return required ? s.invalidRequired : '';
+    const choices = /** @type {{value: unknown}[]} */ (choicesOf(p.items));
+    if (!Array.isArray(value) || !value.every((v) => choices.some((c) => c.value === v)) || new Set(value).size !== value.length) return s.invalidChoice;
+    if (typeof p.minItems === 'number' && value.length < p.minItems) return format(s.invalidMinItems, { min: p.minItems });
+    if (typeof p.maxItems === 'number' && value.length > p.maxItems) return format(s.invalidMaxItems, { max: p.maxItems });
+    return '';
+  }
+  const why = checkValue(value, p, required, s);
+  if (why || typeof value !== 'string' || value === '') return why;
+  if (p.format === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) return s.invalidEmail;
+  if (p.format === 'uri' && !/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(value)) return s.invalidUri;
+  if (p.format === 'date' && !isDate(value)) return s.invalidDate;
+  if (p.format === 'date-time' && !isDateTime(value)) return s.invalidDateTime;
+  return '';
+}
+
+/** @param {string} v a full-date of RFC 3339 that exists (no 31 February) */
+function isDate(v) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+}
+
+/** @param {string} v an RFC 3339 date-time (with its offset) */
+function isDateTime(v) {
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.exec(v);
+  return !!m && isDate(m[1]) && +m[2] < 24 && +m[3] < 60 && +m[4] < 61;
+}
+
+/**
+ * Checks content against a form's schema: each property's value, the required ones, and no
+ * value the schema does not ask for.
+ * @param {Record<string, unknown>} content
+ * @param {any} schema a schema checkSchema accepted
+ * @param {Record<string, string>} [s]
+ * @returns {Record<string, string>} property → what is wrong (empty when all is well)
+ */
+export function validateContent(content, schema, s = { ...CARD_STRINGS, ...INPUT_STRINGS }) {
+  const props = schema.properties;
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const key of Object.keys(content)) if (!Object.prototype.hasOwnProperty.call(props, key)) out[key] = s.invalidUnknown;
+  for (const key of Object.keys(props)) {
+    const why = checkField(content[key], props[key], required.has(key), s);
+    if (why) out[key] = why;
+  }
+  return out;
+}
+
+/**
+ * The answer a tool receives, checked: an action of accept, decline or cancel; an accepted form
+ * carries content that fits the schema (copied). A wrong answer (a page's own handler) throws.
+ * @param {unknown} answer
+ * @param {InputRequest} request
+ * @returns {InputAnswer}
+ */
+export function checkAnswer(answer, request) {
+  const action = isObject(answer) ? answer.action : undefined;
+  if (action === 'decline' || action === 'cancel') return { action };
+  if (action !== 'accept') throw fail(`the answer's action ${JSON.stringify(action) ?? 'undefined'} is not accept, decline or cancel`);
+  if (request.mode !== 'form') return { action };
+  const content = isObject(/** @type {any} */ (answer).content) ? /** @type {any} */ (answer).content : {};
+  const wrong = Object.entries(validateContent(content, request.requestedSchema, { ...CARD_STRINGS, ...INPUT_STRINGS }));
+  if (wrong.length > 0) throw fail(`the answer's content.${wrong[0][0]}: ${wrong[0][1]}`);
+  return { action, content: JSON.parse(JSON.stringify(content)) };
+}
+
+/**
+ * Settles like p, or rejects with the abort reason when signal aborts first.
+ * @template T
+ * @param {Promise<T>} p
+ * @param {AbortSignal} signal
+ * @returns {Promise<T>}
+ */
+function untilAborted(p, signal) {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * @callback InputHandler
+ * @param {InputRequest & {name: string, tool: any, signal: AbortSignal}} request
+ * @returns {unknown} the answer, or a promise of it
+ */
+
+/**
+ * requestUserInput as a tool's client has it (tools.js): checks the request, then runs an
+ * interactive callback, or asks handler (the widget's form) while keepAlive sends progress; an
+ * aborted call rejects with the abort reason (the handler's form closes with the same signal).
+ * @param {unknown} request
+ * @param {{handler: InputHandler|null, name: string, tool: any, signal: AbortSignal,
+ *   keepAlive: {<T>(message: string, fn: () => Promise<T>): Promise<T>, say: (message: string) => void}}} options
+ * @returns {Promise<unknown>}
+ */
+export async function requestUserInput(request, { handler, name, tool, signal, keepAlive }) {
+  const req = checkRequest(request);
+  if (req.mode === 'interactive') return keepAlive(INPUT_PROGRESS_MESSAGE, async () => req.callback());
+  if (signal.aborted) throw signal.reason;
+  if (!handler) throw new DOMException('requestUserInput: no user input UI is available on this page', 'NotSupportedError');
+  keepAlive.say(INPUT_PROGRESS_MESSAGE);
+  const answer = await keepAlive(INPUT_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler({ ...req, name, tool, signal })), signal));
+  return checkAnswer(answer, req);
+}
+
+/**
+ * Builds the form (not yet in the document): a form request's fields, or a url request's link,
+ * with their buttons and keys calling onAnswer once.
+ * @param {{doc: Document, strings: Record<string, string>, label: string,
+ *   request: {mode: 'form', message: string, requestedSchema: any}|{mode: 'url', message: string, url: string},
+ *   onAnswer: (answer: InputAnswer) => void}} options label: the tool as the visitor reads it
+ * @returns {HTMLElement}
+ */
+export function buildInputForm({ doc, strings, label, request, onAnswer }) {
+  const s = { ...CARD_STRINGS, ...INPUT_STRINGS, ...strings };
+  const make = (/** @type {string} */ tag, cls = '', /** @type {string|undefined} */ text = undefined) => {
+    const el = doc.createElement(tag);
+    if (cls) el.className = cls;
+    if (text !== undefined) el.textContent = text;
+    return el;
+  };
+  const id = `input-${Math.random().toString(36).slice(2)}`;
+  const box = make('div', 'confirm input-form');
+  box.setAttribute('part', 'input-form');
+  box.setAttribute('role', 'group');
+  box.tabIndex = -1;
+  box.dataset.mode = request.mode;
+  const title = make('p', 'confirm-title', request.mode === 'url' ? s.inputUrlTitle : s.inputTitle);
+  title.id = `${id}-t`;
+  const action = make('p', 'confirm-action', label);
+  action.id = `${id}-a`;
+  const message = make('p', 'confirm-summary', request.message);
+  message.id = `${id}-m`;
+  box.append(title, action, message);
+  box.setAttribute('aria-labelledby', `${id}-t ${id}-a`);
+  box.setAttribute('aria-describedby', message.id);
+
+  const actions = make('div', 'confirm-actions');
+  const button = (/** @type {string} */ text, /** @type {string} */ cls, /** @type {string} */ part) => {
+    const b = /** @type {HTMLButtonElement} */ (make('button', `btn ${cls}`, text));
+    b.type = 'button';
+    b.setAttribute('part', part);
+    return b;
+  };
+  let answered = false;
+  const answer = (/** @type {InputAnswer} */ a) => {
+    if (answered) return;
+    answered = true;
+    onAnswer(a);
+  };
+  /** @type {() => boolean} */
+  let check = () => true;
+  /** @type {Record<string, unknown>} */
+  const content = {};
+  /** @type {HTMLButtonElement} */
+  let ok;
+  /** @type {HTMLElement[]} */
+  const controls = [];
+
+  if (request.mode === 'url') {
+    const p = make('p', 'input-link');
+    const a = /** @type {HTMLAnchorElement} */ (make('a', '', request.url));
+    a.href = request.url;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    a.setAttribute('part', 'input-link');
+    p.append(a);
+    const hint = make('p', 'input-link-hint', s.inputUrlHint);
+    hint.id = `${id}-h`;
+    a.setAttribute('aria-describedby', hint.id);
+    box.append(p, hint);
+    ok = button(s.inputDone, 'btn-primary', 'input-done');
+    actions.append(button(s.inputDecline, 'btn-secondary input-decline', 'input-decline'), ok);
+  } else {
+    const schema = request.requestedSchema;
+    const props = schema.properties;
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    const dl = make('dl', 'confirm-args');
+    /** @type {Map<string, {control: HTMLElement, error: HTMLElement}>} */
+    const fields = new Map();
+    /** Fields the visitor has changed: only their errors show (Send is disabled by any). */
+    const touched = new Set();
+    for (const [i, [key, p]] of Object.entries(props).entries()) {
+      const kind = /** @type {NonNullable<ReturnType<typeof fieldKind>>} */ (fieldKind(p));
+      const text = typeof p.title === 'string' && p.title.trim() ? p.title.trim() : key;
+      // A field's label is a <label> (a multiple choice's names its group); its hint describes it.
+      const dt = make('dt');
+      const name = make(kind === 'choices' ? 'span' : 'label', '', text);
+      name.id = `${id}-l${i}`;
+      if (kind !== 'choices') name.setAttribute('for', `${id}-f${i}`);
+      dt.append(name);
+      const desc = typeof p.description === 'string' ? p.description.trim() : '';
+      const hint = make('small', '', desc);
+      hint.id = `${id}-h${i}`;
+      if (desc && desc.toLowerCase() !== text.toLowerCase()) dt.append(hint);
+      const dd = make('dd');
+      const error = make('p', 'confirm-error');
+      error.id = `${id}-e${i}`;
+      error.hidden = true;
+      const start = kind === 'boolean' ? (p.default ?? false) : p.default;
+      if (start !== undefined) content[key] = start;
+      /** @type {HTMLElement} */
+      let control;
+      /** @type {() => unknown} */
+      let read;
+      if (kind === 'choices') {
+        // A multiple choice: one checkbox per option, in a group named by the field's label.
+        const group = make('div', 'input-choices');
+        group.setAttribute('role', 'group');
+        const choices = /** @type {{value: unknown, title: string}[]} */ (choicesOf(p.items));
+        const boxes = choices.map((c, j) => {
+          const lab = make('label');
+          const cb = /** @type {HTMLInputElement} */ (make('input'));
+          cb.type = 'checkbox';
+          cb.id = `${id}-c${i}-${j}`;
+          cb.checked = Array.isArray(start) && start.includes(c.value);
+          lab.append(cb, make('span', '', c.title));
+          group.append(lab);
+          return cb;
+        });
+        read = () => {
+          const v = choices.filter((_, j) => boxes[j].checked).map((c) => c.value);
+          return v.length === 0 && !Array.isArray(start) ? undefined : v;
+        };
+        control = group;
+      } else {
+        // A required choice with no default starts on the empty option (the visitor picks one).
+        ({ control, read } = makeEditor(doc, kind, p, start, required.has(key) && start !== undefined, s.unset));
+        if (required.has(key)) control.setAttribute('aria-required', 'true');
+      }
+      if (kind === 'choices') control.setAttribute('aria-labelledby', name.id);
+      control.id = `${id}-f${i}`;
+      control.setAttribute('aria-describedby', dt.contains(hint) ? `${hint.id} ${error.id}` : error.id);
+      control.dataset.key = key;
+      const onChange = () => {
+        touched.add(key);
+        const v = read();
+        if (v === undefined) delete content[key];
+        else content[key] = v;
+        check();
+      };
+      control.addEventListener('input', onChange);
+      control.addEventListener('change', onChange);
+      dd.append(control, error);
+      dl.append(dt, dd);
+      fields.set(key, { control, error });
+      controls.push(control);
+    }
+    box.append(dl);
+    ok = button(s.inputSend, 'btn-primary', 'input-send');
+    actions.append(button(s.inputDecline, 'btn-secondary input-decline', 'input-decline'), button(s.inputCancel, 'btn-secondary input-cancel', 'input-cancel'), ok);
+    check = () => {
+      let valid = true;
+      for (const [key, f] of fields) {
+        const wrong = checkField(content[key], props[key], required.has(key), s);
+        const shown = touched.has(key) ? wrong : '';
+        f.error.textContent = shown;
+        f.error.hidden = shown === '';
+        if (shown) f.control.setAttribute('aria-invalid', 'true');
+        else f.control.removeAttribute('aria-invalid');
+        valid &&= wrong === '';
+      }
+      ok.disabled = !valid;
+      return valid;
+    };
+    check();
+  }
+  box.append(actions, make('p', 'confirm-hint', s.inputHint));
+
+  const send = () => {
+    if (request.mode === 'url') return answer({ action: 'accept' });
+    if (!check()) return;
+    answer({ action: 'accept', content: { ...content } });
+  };
+  ok.addEventListener('click', send);
+  box.querySelector('.input-decline')?.addEventListener('click', () => answer({ action: 'decline' }));
+  box.querySelector('.input-cancel')?.addEventListener('click', () => answer({ action: 'cancel' }));
+  box.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => {
+    const target = /** @type {HTMLElement|null} */ (e.target);
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation(); // the panel's Escape would close it
+      answer({ action: 'cancel' });
+    } else if (e.key === 'Enter' && !e.isComposing && target?.tagName !== 'BUTTON' && target?.tagName !== 'A') {
+      // On a button Enter is that button's click, on the link it opens the link.
+      e.preventDefault();
+      send();
+    } else if (e.key === 'Tab') {
+      // Focus stays in the form while it waits for an answer.
+      const all = [...box.querySelectorAll('button, input, select, a[href]')].filter(
+        (el) => !(/** @type {any} */ (el).disabled) && /** @type {HTMLElement} */ (el).getClientRects().length > 0,
+      );
+      if (all.length === 0) return;
+      const first = /** @type {HTMLElement} */ (all[0]);
+      const last = /** @type {HTMLElement} */ (all[all.length - 1]);
+      const at = /** @type {Document|ShadowRoot} */ (box.getRootNode()).activeElement;
+      if (e.shiftKey && (at === first || at === box)) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && at === last) {
+        e.preventDefault();
+        first.focus();
+      }
+    }
+  });
+  /** The element that takes the focus when the form appears: its first field, else the form. */
+  Object.defineProperty(box, 'firstField', { value: controls[0]?.matches('div') ? controls[0].querySelector('input') : controls[0] });
+  return box;
+}
+
+/** Forms waiting for the one shown, per widget (one form at a time). */
+const queues = new WeakMap();
+
+/**
+ * Asks the visitor in a widget, one form at a time (a second request waits for the first): builds
+ * the form, lets place() put it in the transcript, focuses it and announces it, and resolves with
+ * the answer; settled() then replaces it with the note that says what happened. An aborted signal
+ * withdraws it (resolving cancel; the call itself rejects with the abort reason).
+ * @param {{owner: object, doc: Document, strings: Record<string, string>, label: string,
+ *   request: {mode: 'form', message: string, requestedSchema: any}|{mode: 'url', message: string, url: string},
+ *   signal?: AbortSignal, place: (el: HTMLElement) => void, announce: (text: string) => void,
+ *   settled: (el: HTMLElement, note: string) => void}} options
+ * @returns {Promise<InputAnswer>}
+ */
+export function askInput(options) {
+  const before = queues.get(options.owner) ?? Promise.resolve();
+  const next = before.then(() => (options.signal?.aborted ? { action: /** @type {const} */ ('cancel') } : showInput(options)));
+  queues.set(options.owner, next.catch(() => undefined));
+  return next;
+}
+
+/** @param {Parameters<typeof askInput>[0]} options @returns {Promise<InputAnswer>} */
+function showInput({ doc, strings, label, request, signal, place, announce, settled }) {
+  const s = { ...CARD_STRINGS, ...INPUT_STRINGS, ...strings };
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (/** @type {InputAnswer} */ a, /** @type {string} */ note) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      settled(box, format(note, { name: label }));
+      resolve(a);
+    };
+    const onAbort = () => finish({ action: 'cancel' }, s.inputDismissed);
+    const notes = { accept: request.mode === 'url' ? s.inputDoneNote : s.inputSent, decline: s.inputDeclined, cancel: s.inputCancelled };
+    const box = buildInputForm({ doc, strings, label, request, onAnswer: (a) => finish(a, notes[a.action]) });
+    place(box);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    (/** @type {any} */ (box).firstField ?? box).focus({ preventScroll: true });
+    announce(`${box.querySelector('.confirm-title')?.textContent} ${label}: ${request.message}`);
   });
 }

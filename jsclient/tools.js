@@ -26,6 +26,20 @@ const SERVER_NAME = 'byomcp-page';
 /** The `_meta` key of a tool's one-line summary of a call (confirm-card.js reads it). */
 export const META_SUMMARY = Meta.Summary;
 
+/** @type {Promise<typeof import('./confirm-card.js')>|null} */
+let cardModule = null;
+
+/**
+ * confirm-card.js (the confirmation card, requestUserInput's checks and form), loaded at the
+ * first confirmation or request (the panel's confirm and askInput use it too).
+ */
+export function loadCard() {
+  return (cardModule ??= import('./confirm-card.js').catch((err) => {
+    cardModule = null; // a later call tries again
+    throw err;
+  }));
+}
+
 /**
  * A registered tool's function giving the schema as the visitor reads it, for the confirmation
  * card (declarative.js: the form's labels and option texts); never sent to the agent.
@@ -55,6 +69,8 @@ export const CARD_SCHEMA = Symbol.for('byomcp.cardSchema');
  * @property {AbortSignal} signal aborted when the agent cancels the call or disconnects
  * @property {<T>(callback: () => Promise<T>|T) => Promise<T>} requestUserInteraction runs
  *   callback while keeping the call alive with progress notifications
+ * @property {(request: unknown) => Promise<unknown>} requestUserInput asks the visitor (WebMCP's
+ *   user-input draft: form, url and interactive modes; confirm-card.js, loaded at the first request)
  */
 
 /**
@@ -116,6 +132,8 @@ export class ToolHost extends EventTarget {
   #listTimer = null;
   /** @type {ConfirmHandler|null} */
   #confirm = null;
+  /** @type {import('./confirm-card.js').InputHandler|null} */
+  #input = null;
   #version;
   #log;
 
@@ -222,7 +240,24 @@ export class ToolHost extends EventTarget {
   async executeTool(name, args = {}, { signal = new AbortController().signal } = {}) {
     const entry = this.#tools.get(name);
     if (!entry) throw invalidState(`executeTool: no tool named "${name}"`);
-    return entry.tool.execute(args, { signal, requestUserInteraction: async (cb) => cb() });
+    // No agent waits: progress goes nowhere (no token).
+    return entry.tool.execute(args, this.#client(entry, signal, progressKeeper(/** @type {any} */ (null), undefined)));
+  }
+
+  /**
+   * The second argument of a tool's execute.
+   * @param {Entry} entry
+   * @param {AbortSignal} signal
+   * @param {ReturnType<typeof progressKeeper>} keepAlive
+   * @returns {ToolClient}
+   */
+  #client(entry, signal, keepAlive) {
+    return {
+      signal,
+      requestUserInteraction: (cb) => keepAlive('waiting for the user', async () => cb()),
+      requestUserInput: async (request) =>
+        (await loadCard()).requestUserInput(request, { handler: this.#input, name: entry.name, tool: cardInfo(entry), signal, keepAlive }),
+    };
   }
 
   /**
@@ -233,6 +268,16 @@ export class ToolHost extends EventTarget {
   setConfirmHandler(handler) {
     if (handler !== null && typeof handler !== 'function') throw new TypeError('setConfirmHandler: expected a function or null');
     this.#confirm = handler;
+  }
+
+  /**
+   * Sets the function that shows a tool's requestUserInput form or link (the widget's); null
+   * removes it (form and url requests then reject with NotSupportedError).
+   * @param {import('./confirm-card.js').InputHandler|null} handler
+   */
+  setInputHandler(handler) {
+    if (handler !== null && typeof handler !== 'function') throw new TypeError('setInputHandler: expected a function or null');
+    this.#input = handler;
   }
 
   /**
@@ -346,12 +391,7 @@ export class ToolHost extends EventTarget {
         }
       }
       if (!result) {
-        /** @type {ToolClient} */
-        const client = {
-          signal,
-          requestUserInteraction: (cb) => keepAlive('waiting for the user', async () => cb()),
-        };
-        result = normalizeResult(await entry.tool.execute(args, client));
+        result = normalizeResult(await entry.tool.execute(args, this.#client(entry, signal, keepAlive)));
         if (entry.annotations?.untrustedContentHint === true) result = markUntrusted(result);
         // The model learns that the call ran with the visitor's arguments, not its own.
         if (changes) result = { ...result, content: [{ type: 'text', text: changes }, ...result.content] };
