@@ -8,13 +8,12 @@
 // critical problem in it at desktop and phone widths. Screenshots: /tmp/card-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { W, WAIT_MS, ask, axeViolations, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
+import { W, WAIT_MS, ask, focusInside, messageText, newPage, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
 import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
 let stack;
-/** @type {http.Server} */
+/** @type {Awaited<ReturnType<typeof serveSite>>} */
 let site;
 /** @type {string} */
 let siteURL;
@@ -68,30 +67,22 @@ const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><h
   });
 </script></body></html>`;
 
-/** The text of a message (string or parts). */
-const textOf = (/** @type {any} */ m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
-
 before(async () => {
   const script = (/** @type {any} */ body) => {
     const last = lastMessage(body);
-    if (last?.role === 'tool') return { text: `Model read: ${textOf(last).split('\n').find((l) => /user|Booked|form/i.test(l)) ?? ''}` };
+    if (last?.role === 'tool') return { text: `Model read: ${messageText(last).split('\n').find((l) => /user|Booked|form/i.test(l)) ?? ''}` };
     const q = lastUserText(body);
     if (/callback/.test(q)) return { toolCalls: [{ name: 'request_callback', arguments: { car: 'civic-2022', slot: 'pm', fullName: 'Jane Doe' } }] };
     return { toolCalls: [{ name: 'book_test_drive', arguments: { carId: 'rav4-2023', date: '2026-12-12', name: 'Jane Doe' } }] };
   };
   stack = await startStack({ script, serverArgs: ['--confirm-tools', 'request_callback'] });
   // The page comes from a server of its own on the loopback (an allowed origin by default).
-  const html = page(stack.server.url);
-  site = http.createServer((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
-  });
-  await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
-  siteURL = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}/`;
+  site = await serveSite(page(stack.server.url));
+  siteURL = site.url;
 });
 
 after(async () => {
-  if (site) await new Promise((resolve) => site.close(() => resolve(undefined)));
+  await site?.close();
   await stack?.close();
 });
 
@@ -108,23 +99,11 @@ async function openPage(viewport, phone = false) {
   return { context, page, errors };
 }
 
-/** The tool messages of the model's requests since the start of this test, as text. */
-const toolMessages = (/** @type {number} */ since) =>
-  stack.fake.requests.slice(since).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map(textOf));
-
-/** Axe's serious and critical violations inside the widget. */
-async function seriousInWidget(page) {
-  const v = await axeViolations(page);
-  return v.filter((x) => (x.impact === 'serious' || x.impact === 'critical') && x.nodes.some((n) => n.includes('byomcp-chat')));
-}
+/** The tool messages of the model's requests since request since, as text. */
+const toolMessages = (/** @type {number} */ since) => toolMessagesSince(stack.fake, since);
 
 /** Whether the focus is inside the open card. */
-const focusInCard = (page) =>
-  page.evaluate(() => {
-    const root = document.querySelector('byomcp-chat')?.shadowRoot;
-    const card = root?.querySelector('.confirm');
-    return !!card && !!root?.activeElement && card.contains(root.activeElement);
-  });
+const focusInCard = (page) => focusInside(page, '.confirm');
 
 test('the card names the car and gives the summary; the visitor edits the date and the model learns it', async () => {
   const { context, page, errors } = await openPage({ width: 1280, height: 800 });

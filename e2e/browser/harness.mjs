@@ -2,6 +2,7 @@
 // launches Debian's chromium through playwright-core, a TCP proxy that can cut connections, and
 // helpers that drive the <byomcp-chat> widget like a visitor. Every wait is bounded.
 import { spawn, execFile } from 'node:child_process';
+import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -258,6 +259,57 @@ export async function axeViolations(page) {
     const res = await axe.run(document, { resultTypes: ['violations'] });
     return res.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
   });
+}
+
+/**
+ * Axe's serious and critical violations inside the widget.
+ * @param {import('playwright-core').Page} page
+ */
+export async function seriousInWidget(page) {
+  const v = await axeViolations(page);
+  return v.filter((x) => (x.impact === 'serious' || x.impact === 'critical') && x.nodes.some((n) => n.includes('byomcp-chat')));
+}
+
+/**
+ * Whether the focus is inside the widget's element that selector names (an open card or form).
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ */
+export function focusInside(page, selector) {
+  return page.evaluate((sel) => {
+    const root = document.querySelector('byomcp-chat')?.shadowRoot;
+    const box = root?.querySelector(sel);
+    return !!box && !!root?.activeElement && box.contains(root.activeElement);
+  }, selector);
+}
+
+/** The text of a model message (string or parts). */
+export const messageText = (/** @type {any} */ m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
+
+/**
+ * The tool messages of the fake model's requests from request since on, as text.
+ * @param {{requests: any[]}} fake
+ * @param {number} since
+ */
+export const toolMessagesSince = (fake, since) =>
+  fake.requests.slice(since).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map(messageText));
+
+/**
+ * Serves one page of HTML from a server of its own on the loopback (an origin the agent allows
+ * by default), as a site owner's page.
+ * @param {string} html
+ * @returns {Promise<{url: string, close: () => Promise<void>}>}
+ */
+export async function serveSite(html) {
+  const site = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
+  return {
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}/`,
+    close: () => new Promise((resolve) => site.close(() => resolve(undefined))),
+  };
 }
 
 /** Waits until the widget's client has an open session. */

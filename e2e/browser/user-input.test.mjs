@@ -9,13 +9,12 @@
 // /tmp/input-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { W, WAIT_MS, ask, axeViolations, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
+import { W, WAIT_MS, ask, focusInside, messageText, newPage, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
 import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
 let stack;
-/** @type {http.Server} */
+/** @type {Awaited<ReturnType<typeof serveSite>>} */
 let site;
 /** @type {string} */
 let siteURL;
@@ -84,29 +83,21 @@ const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><h
   });
 </script></body></html>`;
 
-/** The text of a message (string or parts). */
-const textOf = (/** @type {any} */ m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
-
 before(async () => {
   const script = (/** @type {any} */ body) => {
     const last = lastMessage(body);
-    if (last?.role === 'tool') return { text: `Model read: ${textOf(last)}` };
+    if (last?.role === 'tool') return { text: `Model read: ${messageText(last)}` };
     if (/two steps/.test(lastUserText(body))) return { toolCalls: [{ name: 'two_steps', arguments: {} }] };
     if (/pay/.test(lastUserText(body))) return { toolCalls: [{ name: 'pay_deposit', arguments: {} }] };
     return { toolCalls: [{ name: 'register_driver', arguments: {} }] };
   };
   stack = await startStack({ script });
-  const html = page(stack.server.url);
-  site = http.createServer((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(html);
-  });
-  await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
-  siteURL = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}/`;
+  site = await serveSite(page(stack.server.url));
+  siteURL = site.url;
 });
 
 after(async () => {
-  if (site) await new Promise((resolve) => site.close(() => resolve(undefined)));
+  await site?.close();
   await stack?.close();
 });
 
@@ -123,23 +114,11 @@ async function openPage(viewport, phone = false) {
   return { context, page, errors };
 }
 
-/** The tool messages of the model's requests since since, as text. */
-const toolMessages = (/** @type {number} */ since) =>
-  stack.fake.requests.slice(since).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map(textOf));
-
-/** Axe's serious and critical violations inside the widget. */
-async function seriousInWidget(page) {
-  const v = await axeViolations(page);
-  return v.filter((x) => (x.impact === 'serious' || x.impact === 'critical') && x.nodes.some((n) => n.includes('byomcp-chat')));
-}
+/** The tool messages of the model's requests since request since, as text. */
+const toolMessages = (/** @type {number} */ since) => toolMessagesSince(stack.fake, since);
 
 /** Whether the focus is inside the open form. */
-const focusInForm = (page) =>
-  page.evaluate(() => {
-    const root = document.querySelector('byomcp-chat')?.shadowRoot;
-    const form = root?.querySelector('.input-form');
-    return !!form && !!root?.activeElement && form.contains(root.activeElement);
-  });
+const focusInForm = (page) => focusInside(page, '.input-form');
 
 /** The fields' labels, hints and starting values as the visitor reads them. */
 const fieldRows = (page) =>
