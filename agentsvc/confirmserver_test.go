@@ -119,12 +119,7 @@ func TestDestructiveServerToolConfirmedByTheVisitor(t *testing.T) {
 			if _, err := page.chat("read the reviews"); err != nil {
 				t.Fatal(err)
 			}
-			var result *event
-			for _, e := range page.eventsUntil(wire.EventTurnEnd) {
-				if e.Type == wire.EventToolResult && e.CallID == "c_wipe" {
-					result = &e
-				}
-			}
+			result := turnResult(page, "c_wipe")
 			if n := wipes.Load(); n != tc.runs {
 				t.Errorf("the destructive tool ran %d times, want %d", n, tc.runs)
 			}
@@ -200,12 +195,7 @@ func TestDestructiveServerToolConfirmedThroughAnotherReplica(t *testing.T) {
 			if res := second.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
 				t.Fatalf("got %+v, want the turn running on a", res)
 			}
-			var result *event
-			for _, e := range second.eventsUntil(wire.EventTurnEnd) {
-				if e.Type == wire.EventToolResult && e.CallID == "w1" {
-					result = &e
-				}
-			}
+			result := turnResult(second, "w1")
 			want := int32(0)
 			if allow {
 				want = 1
@@ -282,12 +272,7 @@ func TestConfirmationAskedAgainAfterAReload(t *testing.T) {
 			if res := next.session(wire.SessionParams{SessionID: sess.SessionID, LastSeq: &last}); res.Running == nil {
 				t.Fatalf("got %+v, want the turn running", res)
 			}
-			var result *event
-			for _, e := range next.eventsUntil(wire.EventTurnEnd) {
-				if e.Type == wire.EventToolResult && e.CallID == "w1" {
-					result = &e
-				}
-			}
+			result := turnResult(next, "w1")
 			if got, _ := scopes.Load().(string); wipes.Load() != 1 || asked.Load() != 1 || got != "mine" {
 				t.Errorf("the next page was asked %d times and the tool ran %d times with scope %q; want once, once, mine", asked.Load(), wipes.Load(), got)
 			}
@@ -296,4 +281,16 @@ func TestConfirmationAskedAgainAfterAReload(t *testing.T) {
 			}
 		})
 	}
+}
+
+// turnResult reads p's events to the end of its turn and returns the tool_result of call id
+// (nil when the turn had none).
+func turnResult(p *fakePage, id string) *event {
+	var result *event
+	for _, e := range p.eventsUntil(wire.EventTurnEnd) {
+		if e.Type == wire.EventToolResult && e.CallID == id {
+			result = &e
+		}
+	}
+	return result
 }

@@ -6,7 +6,6 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
 
@@ -127,7 +126,7 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 				changed, args = tools.ChangedArgs(args, edited), edited
 			}
 		}
-		out := mcpservers.CallTool(ctx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		out = mcpservers.CallTool(ctx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
 		out.Confirmation = answer
 		switch {
 		case changed == "":
@@ -184,8 +183,7 @@ func (t *sessionTools) onPage(ctx context.Context, name string, none tools.Outco
 // tool's destructiveHint or the confirm policy (--confirm-tools, the site's confirmTools)
 // naming it ("<server>__<tool>").
 func (s *Server) confirmsServerTool(origin, name string) bool {
-	return mcpservers.Destructive(s.cfg.ServerTools, mcpservers.AudienceWeb, name) ||
-		slices.Contains(s.cfg.ConfirmTools, name) || s.site(origin).Confirms(name)
+	return mcpservers.NeedsConfirmation(s.cfg.ServerTools, name, s.cfg.ConfirmTools, s.site(origin).Confirms)
 }
 
 // confirm asks the turn's page to have the visitor confirm a call of a server tool

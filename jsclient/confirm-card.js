@@ -967,22 +967,6 @@ export function checkAnswer(answer, request) {
 }
 
 /**
- * Settles like p, or rejects with the abort reason when signal aborts first.
- * @template T
- * @param {Promise<T>} p
- * @param {AbortSignal} signal
- * @returns {Promise<T>}
- */
-function untilAborted(p, signal) {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/**
  * @callback InputHandler
  * @param {InputRequest & {name: string, tool: any, signal: AbortSignal}} request
  * @returns {unknown} the answer, or a promise of it
@@ -990,8 +974,9 @@ function untilAborted(p, signal) {
 
 /**
  * requestUserInput as a tool's client has it (tools.js): checks the request, then runs an
- * interactive callback, or asks handler (the widget's form) while keepAlive sends progress; an
- * aborted call rejects with the abort reason (the handler's form closes with the same signal).
+ * interactive callback, or asks handler (the widget's form) while keepAlive sends progress.
+ * handler rejects with the abort reason when signal aborts (tools.js makes it so; the form
+ * closes with the same signal).
  * @param {unknown} request
  * @param {{handler: InputHandler|null, name: string, tool: any, signal: AbortSignal,
  *   keepAlive: {<T>(message: string, fn: () => Promise<T>): Promise<T>, say: (message: string) => void}}} options
@@ -1003,7 +988,7 @@ export async function requestUserInput(request, { handler, name, tool, signal, k
   if (signal.aborted) throw signal.reason;
   if (!handler) throw new DOMException('requestUserInput: no user input UI is available on this page', 'NotSupportedError');
   keepAlive.say(INPUT_PROGRESS_MESSAGE);
-  const answer = await keepAlive(INPUT_PROGRESS_MESSAGE, () => untilAborted(Promise.resolve(handler({ ...req, name, tool, signal })), signal));
+  const answer = await keepAlive(INPUT_PROGRESS_MESSAGE, () => handler({ ...req, name, tool, signal }));
   return checkAnswer(answer, req);
 }
 

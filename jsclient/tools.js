@@ -256,7 +256,7 @@ export class ToolHost extends EventTarget {
       signal,
       requestUserInteraction: (cb) => keepAlive('waiting for the user', async () => cb()),
       requestUserInput: async (request) =>
-        (await loadCard()).requestUserInput(request, { handler: this.#input, name: entry.name, tool: cardInfo(entry), signal, keepAlive }),
+        (await loadCard()).requestUserInput(request, { handler: this.#inputUntilAborted(signal), name: entry.name, tool: cardInfo(entry), signal, keepAlive }),
     };
   }
 
@@ -278,6 +278,17 @@ export class ToolHost extends EventTarget {
   setInputHandler(handler) {
     if (handler !== null && typeof handler !== 'function') throw new TypeError('setInputHandler: expected a function or null');
     this.#input = handler;
+  }
+
+  /**
+   * The input handler as requestUserInput asks it: its answer, or the abort reason as soon as
+   * signal aborts (null when there is none).
+   * @param {AbortSignal} signal
+   * @returns {((request: any) => Promise<unknown>)|null}
+   */
+  #inputUntilAborted(signal) {
+    const handler = this.#input;
+    return handler && ((request) => untilAborted(Promise.resolve(handler(request)), signal));
   }
 
   /**

@@ -342,8 +342,7 @@ func (h *Handler) serverSchema(name string, site Site) *tools.Schema {
 // the tool's destructiveHint, or the confirm policy (--confirm-tools, the site's
 // confirmTools) naming it, as for a page socket's conversation.
 func (r *run) needsConfirmation(name string) bool {
-	return mcpservers.Destructive(r.h.o.ServerTools, mcpservers.AudienceWeb, name) ||
-		slices.Contains(r.h.o.ConfirmTools, name) || r.site.Confirms(name)
+	return mcpservers.NeedsConfirmation(r.h.o.ServerTools, name, r.h.o.ConfirmTools, r.site.Confirms)
 }
 
 // hold makes call of a server tool that needs confirmation an interrupt of the run: the call

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,6 +52,14 @@ func Destructive(st ServerTools, audience, name string) bool {
 	}
 	ann := a.ToolAnnotations(audience, name)
 	return ann != nil && ann.DestructiveHint != nil && *ann.DestructiveHint
+}
+
+// NeedsConfirmation is the one rule for a web conversation's call of server tool name (a
+// page's socket and an AG-UI run alike): the visitor confirms it when the tool says it is
+// destructive, or when the operator's list (--confirm-tools) or the site's policy
+// (siteConfirms) names it.
+func NeedsConfirmation(st ServerTools, name string, listed []string, siteConfirms func(string) bool) bool {
+	return Destructive(st, AudienceWeb, name) || slices.Contains(listed, name) || siteConfirms(name)
 }
 
 // CallTool calls a server-side tool for an audience and renders its result for the model
