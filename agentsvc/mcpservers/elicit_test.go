@@ -129,8 +129,10 @@ func TestElicitationFromAThirdPartyServerOverStdio(t *testing.T) {
 
 // goSDKAsker is a go-sdk server over Streamable HTTP with two tools that ask the user: book
 // asks with elicitation/create during the call, book_mrtr with the multi-round-trip form
-// (an input_required result, then the call again carrying the answer).
-func goSDKAsker(t *testing.T) string {
+// (an input_required result, then the call again carrying the answer); hold runs until
+// release is closed. A stateless server speaks MCP 2026-07-28, where book_mrtr's question
+// travels in the result; otherwise go-sdk's server turns it into elicitation/create.
+func goSDKAsker(t *testing.T, release <-chan struct{}, stateless bool) string {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
 	form := &mcp.ElicitParams{Message: "Who is the booking for?", RequestedSchema: map[string]any{
 		"type": "object", "required": []string{"name"},
@@ -155,7 +157,14 @@ func goSDKAsker(t *testing.T) string {
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"who": form}}, nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	srv.AddTool(&mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held"}}}, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless})
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL
@@ -167,7 +176,7 @@ func goSDKAsker(t *testing.T) string {
 func TestElicitationOverHTTPBothWays(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cfg := writeConfig(t, map[string]any{"asker": map[string]any{"url": goSDKAsker(t), "expose": []string{"cli"}}})
+	cfg := writeConfig(t, map[string]any{"asker": map[string]any{"url": goSDKAsker(t, nil, false), "expose": []string{"cli"}}})
 	var slow sync.WaitGroup
 	a := &asked{answer: func(p *mcp.ElicitParams) *mcp.ElicitResult {
 		slow.Wait()
@@ -197,5 +206,83 @@ func TestElicitationOverHTTPBothWays(t *testing.T) {
 	a.answer = func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "cancel"} }
 	if got := textOf(mustCall(t, m, ctx, AudienceCLI, "asker__book_mrtr", `{}`)); got != "not booked: cancel" {
 		t.Errorf("cancelled: got %q", got)
+	}
+}
+
+// TestElicitationGoesToTheCallThatAsks: with CallsAsk (a web service's many conversations on
+// one server session), a server's question goes to the asker of the call it comes during: by
+// the call's context for the multi-round-trip form, and for elicitation/create to the only
+// conversation with calls under way. While two conversations' calls run, elicitation/create
+// cannot be tied to either, and is declined rather than shown to the wrong visitor; so is one
+// that comes during a call with no asker.
+func TestElicitationGoesToTheCallThatAsks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	release := make(chan struct{})
+	cfg := writeConfig(t, map[string]any{
+		"asker": map[string]any{"url": goSDKAsker(t, release, false), "expose": []string{"web"}},
+		"mrtr":  map[string]any{"url": goSDKAsker(t, nil, true), "expose": []string{"web"}},
+	})
+	opts := realOptions(t)
+	opts.CallsAsk = true
+	m := Start(ctx, cfg, opts)
+	defer m.Close()
+	if err := m.WaitReady(ctx); err != nil {
+		t.Fatalf("WaitReady: %v", err)
+	}
+	visitor := func(name string) (*asked, context.Context) {
+		a := &asked{answer: func(*mcp.ElicitParams) *mcp.ElicitResult {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": name}}
+		}}
+		return a, WithAsker(ctx, name, a.elicit)
+	}
+	ann, annCtx := visitor("Ann")
+	bob, bobCtx := visitor("Bob")
+	for _, c := range []struct {
+		ctx        context.Context
+		tool, want string
+	}{
+		{annCtx, "asker__book", "booked for Ann"},
+		{bobCtx, "asker__book_mrtr", "booked for Bob"},
+		{bobCtx, "asker__book", "booked for Bob"},
+		{ctx, "asker__book", "not booked: decline"}, // no asker, no Options.Elicit
+	} {
+		if got := textOf(mustCall(t, m, c.ctx, AudienceWeb, c.tool, `{}`)); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.tool, got, c.want)
+		}
+	}
+
+	// Bob's call is under way when Ann's asks: elicitation/create cannot tell whose it is.
+	held := make(chan string, 1)
+	go func() { held <- textOf(mustCall(t, m, bobCtx, AudienceWeb, "asker__hold", `{}`)) }()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, mixed := m.servers[0].callsAsker(); mixed || time.Now().After(deadline) {
+			break
+		}
+		m.servers[0].mu.Lock()
+		running := len(m.servers[0].progress)
+		m.servers[0].mu.Unlock()
+		if running > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := textOf(mustCall(t, m, annCtx, AudienceWeb, "asker__book", `{}`)); got != "not booked: decline" {
+		t.Errorf("asked while two conversations' calls run: got %q, want it declined", got)
+	}
+	// A server that speaks MCP 2026-07-28 (stateless) asks in the multi-round-trip form,
+	// whose retry carries its call: Ann is asked even while Bob's call runs.
+	if got := textOf(mustCall(t, m, annCtx, AudienceWeb, "mrtr__book_mrtr", `{}`)); got != "booked for Ann" {
+		t.Errorf("multi-round-trip while Bob's call runs: got %q", got)
+	}
+	if p := m.servers[1].session.InitializeResult().ProtocolVersion; p != "2026-07-28" {
+		t.Errorf("the stateless server spoke %s, not the multi-round-trip version", p)
+	}
+	close(release)
+	if got := <-held; got != "held" {
+		t.Errorf("hold: %q", got)
+	}
+	if len(ann.reqs) != 2 || len(bob.reqs) != 2 {
+		t.Errorf("Ann was asked %d times (want 2), Bob %d (want 2)", len(ann.reqs), len(bob.reqs))
 	}
 }

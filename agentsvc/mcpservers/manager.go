@@ -70,7 +70,36 @@ type Options struct {
 	// the servers are told the client can elicit. server is the server's name. While it
 	// runs, that server's calls do not time out for want of progress (MaxTimeout still
 	// bounds them). nil: servers are told nothing of elicitation, and cannot ask.
-	Elicit func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	Elicit Asker
+	// CallsAsk tells the servers the client can elicit, and has a request for the user's
+	// input go to the Asker of the call it comes during (WithAsker): the visitor of the
+	// conversation whose call the server is running. See server.elicit for how a request is
+	// tied to a call; one that cannot be goes to Elicit, or is declined when Elicit is nil.
+	CallsAsk bool
+}
+
+// Asker answers a server's request for the user's input (elicitation/create, in form or URL
+// mode); server is the server's name.
+type Asker func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
+// asker is the Asker of the calls made under a context, with whose it is (a conversation).
+type asker struct {
+	who string
+	ask Asker
+}
+
+type askerKey struct{}
+
+// WithAsker returns ctx for calls whose servers' requests for the user's input go to ask;
+// who names the one asked (a conversation's id): a request that comes while several calls
+// run on one server is tied to them only when they all have the same who.
+func WithAsker(ctx context.Context, who string, ask Asker) context.Context {
+	return context.WithValue(ctx, askerKey{}, &asker{who: who, ask: ask})
+}
+
+func askerOf(ctx context.Context) *asker {
+	a, _ := ctx.Value(askerKey{}).(*asker)
+	return a
 }
 
 func (o *Options) setDefaults() {
@@ -361,7 +390,7 @@ func (e *timeoutError) Is(target error) bool { return target == ErrTimeout }
 func (m *Manager) callWithTimeout(ctx context.Context, s *server, cs *mcp.ClientSession, t *tool, args json.RawMessage) (*mcp.CallToolResult, error) {
 	idle := s.timeout
 	token := fmt.Sprintf("byomcp-%d", m.tokens.Add(1))
-	progress := s.watchProgress(token)
+	progress := s.watchProgress(token, askerOf(ctx))
 	defer s.unwatchProgress(token)
 
 	callCtx, cancel := context.WithCancelCause(ctx)

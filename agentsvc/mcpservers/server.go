@@ -48,6 +48,7 @@ type server struct {
 	session   *mcp.ClientSession
 	tools     []*tool
 	progress  map[string]chan struct{} // running calls by progress token
+	askers    map[string]*asker        // the running calls' askers (WithAsker), by progress token
 }
 
 // tool is a listed tool with its compiled input schema.
@@ -67,6 +68,7 @@ func (m *Manager) newServer(cfg ServerConfig) *server {
 		state:     StateStarting,
 		transport: cfg.Transport,
 		progress:  map[string]chan struct{}{},
+		askers:    map[string]*asker{},
 	}
 	if cfg.Timeout > 0 {
 		s.timeout = min(cfg.Timeout, m.o.MaxTimeout)
@@ -95,19 +97,60 @@ func (m *Manager) newServer(cfg ServerConfig) *server {
 			}
 		},
 	}
-	if elicit := m.o.Elicit; elicit != nil {
+	if m.o.Elicit != nil || m.o.CallsAsk {
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
-		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			s.asking.Add(1)
-			defer func() {
-				s.asking.Add(-1)
-				s.progressedAll() // the calls' idle time starts again from the answer
-			}()
-			return elicit(ctx, s.cfg.Name, req.Params)
-		}
+		opts.ElicitationHandler = s.elicit
 	}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: m.o.ClientName, Version: m.o.ClientVersion}, opts)
 	return s
+}
+
+// elicit answers the server's request for the user's input. It goes to the asker of the call
+// it comes during: go-sdk asks with the call's own context for the input a multi-round-trip
+// result or a URLElicitationRequired error asks for; a request the server sends on its own
+// (elicitation/create) carries no call, and goes to the asker of the server's running calls
+// when they all have one and the same (one conversation's). Otherwise Options.Elicit answers
+// it (the terminal's one user), or, with none, it is declined: a question is never shown to
+// a visitor who may not be the one whose call asks it.
+func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	s.asking.Add(1)
+	defer func() {
+		s.asking.Add(-1)
+		s.progressedAll() // the calls' idle time starts again from the answer
+	}()
+	ask := s.m.o.Elicit
+	if a := askerOf(ctx); a != nil {
+		ask = a.ask
+	} else if a, mixed := s.callsAsker(); a != nil {
+		ask = a.ask
+	} else if mixed || ask == nil {
+		s.log.Warn("declined a request for the user's input that no single conversation's call can be asked for")
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return ask(ctx, s.cfg.Name, req.Params)
+}
+
+// callsAsker is the asker of the server's running calls when those that have one all have
+// the same who and none lacks one; mixed: their askers differ, or some have none.
+func (s *server) callsAsker() (a *asker, mixed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	without := 0
+	for token := range s.progress {
+		b := s.askers[token]
+		switch {
+		case b == nil:
+			without++
+		case a == nil:
+			a = b
+		case a.who != b.who:
+			return nil, true
+		}
+	}
+	if a != nil && without > 0 {
+		return nil, true
+	}
+	return a, false
 }
 
 func (s *server) markTried() { s.tryOnce.Do(func() { close(s.tried) }) }
@@ -474,10 +517,14 @@ func toolTitle(t *mcp.Tool) string {
 	return ""
 }
 
-func (s *server) watchProgress(token string) chan struct{} {
+// watchProgress registers a running call by its progress token, with its asker (may be nil).
+func (s *server) watchProgress(token string, a *asker) chan struct{} {
 	ch := make(chan struct{}, 1)
 	s.mu.Lock()
 	s.progress[token] = ch
+	if a != nil {
+		s.askers[token] = a
+	}
 	s.mu.Unlock()
 	return ch
 }
@@ -485,6 +532,7 @@ func (s *server) watchProgress(token string) chan struct{} {
 func (s *server) unwatchProgress(token string) {
 	s.mu.Lock()
 	delete(s.progress, token)
+	delete(s.askers, token)
 	s.mu.Unlock()
 }
 
