@@ -11,7 +11,7 @@
 // answer once the form is gone. Screenshots: /tmp/input-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { W, WAIT_MS, ask, focusInside, messageText, newPage, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
+import { W, WAIT_MS, ask, focusInside, focusedInView, messageText, newPage, pillOver, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
 import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
@@ -322,50 +322,6 @@ test('one form at a time: a second request waits for the first; Stop withdraws t
   }
 });
 
-/**
- * The form's controls (fields, choices, buttons) whose visible part (inside the transcript's
- * box: what is scrolled out is clipped) lies under the "new messages" pill, when the pill is
- * shown; and whether it is shown and how it is positioned.
- * @param {import('playwright-core').Page} page
- */
-function pillOverForm(page) {
-  return page.evaluate(() => {
-    const root = /** @type {ShadowRoot} */ (document.querySelector('byomcp-chat')?.shadowRoot);
-    const pill = /** @type {HTMLElement} */ (root.querySelector('.new-messages'));
-    const shown = pill.checkVisibility();
-    const p = pill.getBoundingClientRect();
-    const t = /** @type {HTMLElement} */ (root.querySelector('.transcript')).getBoundingClientRect();
-    const form = root.querySelector('.input-form');
-    /** @type {string[]} */
-    const covered = [];
-    for (const c of form ? form.querySelectorAll('input, select, button, label, a[href]') : []) {
-      const r = c.getBoundingClientRect();
-      const top = Math.max(r.top, t.top);
-      const bottom = Math.min(r.bottom, t.bottom);
-      const left = Math.max(r.left, t.left);
-      const right = Math.min(r.right, t.right);
-      if (bottom <= top || right <= left) continue; // scrolled out of the transcript's view
-      if (shown && top < p.bottom && bottom > p.top && left < p.right && right > p.left) {
-        covered.push(`${c.localName}${/** @type {HTMLElement} */ (c).dataset.key ? `[${/** @type {HTMLElement} */ (c).dataset.key}]` : ''} ${c.textContent?.trim() ?? ''}`.trim());
-      }
-    }
-    return { shown, position: getComputedStyle(pill).position, covered };
-  });
-}
-
-/**
- * Whether the element the focus is on lies wholly inside the transcript's view.
- * @param {import('playwright-core').Page} page
- */
-function focusedInView(page) {
-  return page.evaluate(() => {
-    const root = /** @type {ShadowRoot} */ (document.querySelector('byomcp-chat')?.shadowRoot);
-    const r = /** @type {Element} */ (root.activeElement).getBoundingClientRect();
-    const t = /** @type {HTMLElement} */ (root.querySelector('.transcript')).getBoundingClientRect();
-    return r.top >= t.top - 1 && r.bottom <= t.bottom + 1;
-  });
-}
-
 test('a tall form on a 390x844 phone: the "new messages" pill never covers its fields or buttons; Send is reached and clicked; the pill still comes for a new answer', async () => {
   const { context, page, errors } = await openPage({ width: 390, height: 844 }, true);
   try {
@@ -377,7 +333,7 @@ test('a tall form on a 390x844 phone: the "new messages" pill never covers its f
     assert.ok(await focusInForm(page), 'the form has the focus');
     const tall = await form.evaluate((f, h) => f.getBoundingClientRect().height > h, 844);
     assert.ok(tall, 'the form is taller than the phone');
-    const first = await pillOverForm(page);
+    const first = await pillOver(page, '.input-form');
     assert.deepEqual(first.covered, [], `with the focus in the form the pill (shown: ${first.shown}) covers ${first.covered.join(', ')}`);
     assert.equal(first.shown, false, 'while the visitor is in the form the pill is not shown (what is below is the rest of the form)');
     await page.screenshot({ path: '/tmp/input-tall-phone.png' });
@@ -386,7 +342,7 @@ test('a tall form on a 390x844 phone: the "new messages" pill never covers its f
     await page.locator(W.input).tap();
     assert.equal(await focusInForm(page), false);
     await page.locator('byomcp-chat .new-messages').waitFor({ state: 'visible' });
-    const out = await pillOverForm(page);
+    const out = await pillOver(page, '.input-form');
     assert.deepEqual(out, { shown: true, position: 'static', covered: [] }, 'with the focus out of the form the pill shows, off the form');
     await page.screenshot({ path: '/tmp/input-tall-phone-pill.png' });
     // Back in the form, the visitor works down it with the keyboard: the field they are in is in
@@ -394,7 +350,7 @@ test('a tall form on a 390x844 phone: the "new messages" pill never covers its f
     await page.locator(`${FORM} input[data-key="line1"]`).tap();
     await page.locator(`${FORM} input[data-key="line1"]`).fill('1 Main Street');
     for (let i = 0; i < 18; i++) {
-      const at = await pillOverForm(page);
+      const at = await pillOver(page, '.input-form');
       assert.deepEqual(at.covered, [], `after ${i} Tab(s) the pill (shown: ${at.shown}) covers ${at.covered.join(', ')}`);
       assert.ok(await focusInForm(page), `the focus left the form after ${i} Tab(s)`);
       assert.ok(await focusedInView(page), `after ${i} Tab(s) the focused control is not in view`);
@@ -403,7 +359,7 @@ test('a tall form on a 390x844 phone: the "new messages" pill never covers its f
     // Send: scrolled into view, not covered, clicked.
     const send = page.locator(`${FORM} .btn-primary`);
     await send.scrollIntoViewIfNeeded();
-    assert.deepEqual((await pillOverForm(page)).covered, [], 'Send scrolled into view is not covered');
+    assert.deepEqual((await pillOver(page, '.input-form')).covered, [], 'Send scrolled into view is not covered');
     await page.screenshot({ path: '/tmp/input-tall-phone-send.png' });
     await send.click();
 
@@ -413,7 +369,7 @@ test('a tall form on a 390x844 phone: the "new messages" pill never covers its f
     await text.waitFor();
     await page.locator('byomcp-chat .transcript').evaluate((t) => t.scrollTo({ top: 0 }));
     await page.locator('byomcp-chat .new-messages').waitFor({ state: 'visible' });
-    assert.equal((await pillOverForm(page)).position, 'absolute', 'with no form waiting the pill floats over the transcript');
+    assert.equal((await pillOver(page, '.input-form')).position, 'absolute', 'with no form waiting the pill floats over the transcript');
     await page.locator('byomcp-chat .new-messages').click();
     await waitIdle(page);
     assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).answers), [{ action: 'accept', content: { line1: '1 Main Street' } }]);
