@@ -111,6 +111,13 @@ export const CARD_STYLE = `
 .btn-primary { border: 1px solid var(--_accent); background: var(--_accent); color: var(--_accent-fg); }
 .btn:disabled { opacity: .5; cursor: not-allowed; }
 @media (hover: none), (pointer: coarse) { .confirm-hint { display: none; } }
+/* The "new messages" pill (chat-style.js) floats over the transcript's bottom edge: while a card
+   waits for the visitor it would sit on a tall card's lower fields and buttons. Then it leaves
+   the transcript and sits under it (in the flow, taking its own room), and while the focus is in
+   the card it is not shown at all (what is below is the rest of the card); it floats again once
+   the card is answered. */
+.transcript-wrap:has(.confirm) .new-messages { position: static; transform: none; flex: none; align-self: center; margin: 6px 0; }
+.transcript-wrap:has(.confirm:focus-within) .new-messages { display: none; }
 /* requestUserInput's form and link (below) */
 .input-form .confirm-args { grid-template-columns: minmax(0, 1fr); gap: 4px; }
 .input-form .confirm-args dd { margin: 0 0 8px; font-weight: 400; }

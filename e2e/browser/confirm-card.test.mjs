@@ -5,10 +5,11 @@
 // a decline with a reason reaches the model; a declarative form named in --confirm-tools shows
 // its fields as the visitor reads them (labels, the chosen option's text). The open card fits a
 // 360x640 phone, keeps the focus, answers to Escape and Enter, and axe finds no serious or
-// critical problem in it at desktop and phone widths. Screenshots: /tmp/card-*.png.
+// critical problem in it at desktop and phone widths. Being edited on a 390x844 phone, a card
+// taller than the screen is never under the "new messages" pill. Screenshots: /tmp/card-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { W, WAIT_MS, ask, focusInside, messageText, newPage, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
+import { W, WAIT_MS, ask, focusInside, focusedInView, messageText, newPage, pillOver, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
 import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
@@ -36,6 +37,17 @@ const SCHEMA = {
   additionalProperties: false,
 };
 
+/** An order with many arguments: being edited on a phone, its card is taller than the screen. */
+const ORDER_SCHEMA = {
+  type: 'object',
+  properties: Object.fromEntries(
+    Array.from({ length: 16 }, (_, i) => [`option${i + 1}`, { type: 'string', title: `Option ${i + 1}`, minLength: 2 }]),
+  ),
+  required: ['option1'],
+  additionalProperties: false,
+};
+const ORDER_ARGS = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`option${i + 1}`, `choice ${i + 1}`]));
+
 const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><head><title>Book a test drive</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <script src="${agent}/byomcp/preload.js"></script>
@@ -53,6 +65,17 @@ const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><h
 </form></main>
 <script type="module">
   window.ran = [];
+  document.modelContext.registerTool({
+    name: 'order_car',
+    title: 'Order the car',
+    description: 'Orders the car with its options',
+    inputSchema: ${JSON.stringify(ORDER_SCHEMA)},
+    annotations: { consequentialHint: true },
+    execute(args) {
+      window.ran.push(args);
+      return 'Ordered with ' + JSON.stringify(args) + '.';
+    },
+  });
   document.modelContext.registerTool({
     name: 'book_test_drive',
     title: 'Book a test drive',
@@ -72,6 +95,7 @@ before(async () => {
     const last = lastMessage(body);
     if (last?.role === 'tool') return { text: `Model read: ${messageText(last).split('\n').find((l) => /user|Booked|form/i.test(l)) ?? ''}` };
     const q = lastUserText(body);
+    if (/order/.test(q)) return { toolCalls: [{ name: 'order_car', arguments: ORDER_ARGS }] };
     if (/callback/.test(q)) return { toolCalls: [{ name: 'request_callback', arguments: { car: 'civic-2022', slot: 'pm', fullName: 'Jane Doe' } }] };
     return { toolCalls: [{ name: 'book_test_drive', arguments: { carId: 'rav4-2023', date: '2026-12-12', name: 'Jane Doe' } }] };
   };
@@ -245,6 +269,53 @@ test('a reload while the card asks shows the card again on the reloaded page; co
     const results = toolMessages(since);
     assert.equal(results.length, 1, 'the model read one result for the call');
     assert.match(results[0], /Booked the rav4-2023 on 2026-12-12 for Jane Doe\./);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a card being edited on a 390x844 phone, taller than the screen: the "new messages" pill never covers its fields or buttons; Confirm is reached and clicked', async () => {
+  const { context, page, errors } = await openPage({ width: 390, height: 844 }, true);
+  try {
+    const since = stack.fake.requests.length;
+    await ask(page, 'order the car with every option');
+    const card = page.locator(W.confirm);
+    await card.waitFor();
+    await page.locator(`${W.confirm} .confirm-edit`).tap();
+    const first = page.locator(`${W.confirm} input[data-key="option1"]`);
+    await first.waitFor();
+    assert.ok(await card.evaluate((c, h) => c.getBoundingClientRect().height > h, 844), 'the card being edited is taller than the phone');
+    // A wrong value: its error under the field makes the card taller while the visitor is in it.
+    await first.fill('x');
+    await page.locator(`${W.confirm} .confirm-error:visible`).waitFor();
+    const inCard = await pillOver(page, '.confirm');
+    assert.deepEqual(inCard.covered, [], `with the focus in the card the pill (shown: ${inCard.shown}) covers ${inCard.covered.join(', ')}`);
+    assert.equal(inCard.shown, false, 'while the visitor is in the card the pill is not shown');
+    await page.screenshot({ path: '/tmp/card-tall-phone-edit.png' });
+    // The focus leaves the card: the pill tells there is more below, under the transcript.
+    await page.locator(W.input).tap();
+    await page.locator('byomcp-chat .new-messages').waitFor({ state: 'visible' });
+    assert.deepEqual(await pillOver(page, '.confirm'), { shown: true, position: 'static', covered: [] }, 'with the focus out of the card the pill shows, off the card');
+    await page.screenshot({ path: '/tmp/card-tall-phone-pill.png' });
+    await first.tap();
+    await first.fill('leather seats');
+    for (let i = 0; i < 22; i++) {
+      const at = await pillOver(page, '.confirm');
+      assert.deepEqual(at.covered, [], `after ${i} Tab(s) the pill (shown: ${at.shown}) covers ${at.covered.join(', ')}`);
+      assert.ok(await focusInCard(page), `the focus left the card after ${i} Tab(s)`);
+      assert.ok(await focusedInView(page), `after ${i} Tab(s) the focused control is not in view`);
+      await page.keyboard.press('Tab');
+    }
+    const ok = page.locator(W.confirmOk);
+    await ok.scrollIntoViewIfNeeded();
+    assert.deepEqual((await pillOver(page, '.confirm')).covered, [], 'Confirm scrolled into view is not covered');
+    await page.screenshot({ path: '/tmp/card-tall-phone-confirm.png' });
+    await ok.click();
+    await page.locator(W.text).filter({ hasText: 'Model read:' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).ran), [{ ...ORDER_ARGS, option1: 'leather seats' }]);
+    assert.match(toolMessages(since).join('\n'), /option1 from "choice 1" to "leather seats"/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -283,6 +283,56 @@ export function focusInside(page, selector) {
   }, selector);
 }
 
+/**
+ * The controls (fields, choices, buttons, links) of the widget's element that selector names (an
+ * open card or form) whose visible part (inside the transcript's box: what is scrolled out is
+ * clipped) lies under the "new messages" pill while the pill is shown; whether it is shown, and
+ * its CSS position.
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ * @returns {Promise<{shown: boolean, position: string, covered: string[]}>}
+ */
+export function pillOver(page, selector) {
+  return page.evaluate((sel) => {
+    const root = /** @type {ShadowRoot} */ (document.querySelector('byomcp-chat')?.shadowRoot);
+    const pill = /** @type {HTMLElement} */ (root.querySelector('.new-messages'));
+    const shown = pill.checkVisibility();
+    const p = pill.getBoundingClientRect();
+    const t = /** @type {HTMLElement} */ (root.querySelector('.transcript')).getBoundingClientRect();
+    const box = root.querySelector(sel);
+    /** @type {string[]} */
+    const covered = [];
+    for (const c of box ? box.querySelectorAll('input, select, button, label, summary, a[href]') : []) {
+      const r = c.getBoundingClientRect();
+      const top = Math.max(r.top, t.top);
+      const bottom = Math.min(r.bottom, t.bottom);
+      const left = Math.max(r.left, t.left);
+      const right = Math.min(r.right, t.right);
+      if (bottom <= top || right <= left) continue; // scrolled out of the transcript's view
+      if (shown && top < p.bottom && bottom > p.top && left < p.right && right > p.left) {
+        const key = /** @type {HTMLElement} */ (c).dataset.key;
+        covered.push(`${c.localName}${key ? `[${key}]` : ''} ${c.textContent?.trim() ?? ''}`.trim());
+      }
+    }
+    return { shown, position: getComputedStyle(pill).position, covered };
+  }, selector);
+}
+
+/**
+ * Whether the widget's focused element lies wholly inside the transcript's view.
+ * @param {import('playwright-core').Page} page
+ */
+export function focusedInView(page) {
+  return page.evaluate(() => {
+    const root = /** @type {ShadowRoot} */ (document.querySelector('byomcp-chat')?.shadowRoot);
+    const at = root.activeElement;
+    if (!at) return false;
+    const r = at.getBoundingClientRect();
+    const t = /** @type {HTMLElement} */ (root.querySelector('.transcript')).getBoundingClientRect();
+    return r.top >= t.top - 1 && r.bottom <= t.bottom + 1;
+  });
+}
+
 /** The text of a model message (string or parts). */
 export const messageText = (/** @type {any} */ m) => (typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => p.text ?? '').join(''));
 

@@ -5,11 +5,13 @@
 // is sent with Enter and the tool's result, which the model reads next, carries the values; a
 // Decline reaches the model as such, Escape cancels. In url mode the link is shown and nothing
 // is opened by itself; Done accepts. The open form fits a 360x640 phone, keeps the focus, and axe
-// finds no serious or critical problem in it at desktop and phone widths. Screenshots:
-// /tmp/input-*.png.
+// finds no serious or critical problem in it at desktop and phone widths. A form taller than a
+// 390x844 phone is never under the "new messages" pill: the pill is not shown while the focus is
+// in the form and sits under the transcript while the form waits, and floats again for an
+// answer once the form is gone. Screenshots: /tmp/input-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { W, WAIT_MS, ask, focusInside, messageText, newPage, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
+import { W, WAIT_MS, ask, focusInside, focusedInView, messageText, newPage, pillOver, serveSite, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
 import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
@@ -34,6 +36,18 @@ const SCHEMA = {
   },
   required: ['name', 'email', 'car'],
 };
+
+/** A tall form: on a phone it is several screens high. */
+const LONG_SCHEMA = {
+  type: 'object',
+  properties: Object.fromEntries(
+    Array.from({ length: 14 }, (_, i) => [`line${i + 1}`, { type: 'string', title: `Address line ${i + 1}`, ...(i === 0 ? { minLength: 2 } : {}) }]),
+  ),
+  required: ['line1'],
+};
+
+/** The answer after the tall form: long, and streamed slowly enough to scroll up while it comes. */
+const LONG_ANSWER = Array.from({ length: 150 }, (_, i) => `Delivery note ${i + 1}.`).join('\n\n');
 
 const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><head><title>Test drives</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -71,6 +85,17 @@ const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><h
     },
   });
   document.modelContext.registerTool({
+    name: 'delivery_address',
+    title: 'Delivery address',
+    description: 'Asks the visitor where to deliver the car',
+    inputSchema: { type: 'object', properties: {} },
+    async execute(_args, client) {
+      const a = await client.requestUserInput({ mode: 'form', message: 'Where do we deliver the car?', requestedSchema: ${JSON.stringify(LONG_SCHEMA)} });
+      window.answers.push(a);
+      return 'Address: ' + a.action + ' ' + JSON.stringify(a.content ?? {});
+    },
+  });
+  document.modelContext.registerTool({
     name: 'pay_deposit',
     title: 'Pay the deposit',
     description: 'Sends the visitor to the payment page',
@@ -86,7 +111,9 @@ const page = (/** @type {string} */ agent) => `<!doctype html><html lang="en"><h
 before(async () => {
   const script = (/** @type {any} */ body) => {
     const last = lastMessage(body);
+    if (last?.role === 'tool' && /Address: /.test(messageText(last))) return { text: LONG_ANSWER, chunkSize: 12, delayMs: 20 };
     if (last?.role === 'tool') return { text: `Model read: ${messageText(last)}` };
+    if (/deliver/.test(lastUserText(body))) return { toolCalls: [{ name: 'delivery_address', arguments: {} }] };
     if (/two steps/.test(lastUserText(body))) return { toolCalls: [{ name: 'two_steps', arguments: {} }] };
     if (/pay/.test(lastUserText(body))) return { toolCalls: [{ name: 'pay_deposit', arguments: {} }] };
     return { toolCalls: [{ name: 'register_driver', arguments: {} }] };
@@ -289,6 +316,64 @@ test('one form at a time: a second request waits for the first; Stop withdraws t
     await page.waitForFunction(() => /** @type {any} */ (window).rejected.length === 1, null, { timeout: WAIT_MS });
     assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).rejected), [true], 'rejected with the signal\'s reason');
     assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).answers), [{ action: 'decline' }]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a tall form on a 390x844 phone: the "new messages" pill never covers its fields or buttons; Send is reached and clicked; the pill still comes for a new answer', async () => {
+  const { context, page, errors } = await openPage({ width: 390, height: 844 }, true);
+  try {
+    const since = stack.fake.requests.length;
+    await ask(page, 'deliver it to my home');
+    const form = page.locator(FORM);
+    await form.waitFor();
+    await page.waitForFunction(() => document.querySelector('byomcp-chat')?.shadowRoot?.activeElement?.getAttribute('data-key') === 'line1', null, { timeout: WAIT_MS });
+    assert.ok(await focusInForm(page), 'the form has the focus');
+    const tall = await form.evaluate((f, h) => f.getBoundingClientRect().height > h, 844);
+    assert.ok(tall, 'the form is taller than the phone');
+    const first = await pillOver(page, '.input-form');
+    assert.deepEqual(first.covered, [], `with the focus in the form the pill (shown: ${first.shown}) covers ${first.covered.join(', ')}`);
+    assert.equal(first.shown, false, 'while the visitor is in the form the pill is not shown (what is below is the rest of the form)');
+    await page.screenshot({ path: '/tmp/input-tall-phone.png' });
+    // The visitor taps the message box: the focus leaves the form. There is more below, and the
+    // pill says so, under the transcript, off the form.
+    await page.locator(W.input).tap();
+    assert.equal(await focusInForm(page), false);
+    await page.locator('byomcp-chat .new-messages').waitFor({ state: 'visible' });
+    const out = await pillOver(page, '.input-form');
+    assert.deepEqual(out, { shown: true, position: 'static', covered: [] }, 'with the focus out of the form the pill shows, off the form');
+    await page.screenshot({ path: '/tmp/input-tall-phone-pill.png' });
+    // Back in the form, the visitor works down it with the keyboard: the field they are in is in
+    // view and never under the pill.
+    await page.locator(`${FORM} input[data-key="line1"]`).tap();
+    await page.locator(`${FORM} input[data-key="line1"]`).fill('1 Main Street');
+    for (let i = 0; i < 18; i++) {
+      const at = await pillOver(page, '.input-form');
+      assert.deepEqual(at.covered, [], `after ${i} Tab(s) the pill (shown: ${at.shown}) covers ${at.covered.join(', ')}`);
+      assert.ok(await focusInForm(page), `the focus left the form after ${i} Tab(s)`);
+      assert.ok(await focusedInView(page), `after ${i} Tab(s) the focused control is not in view`);
+      await page.keyboard.press('Tab');
+    }
+    // Send: scrolled into view, not covered, clicked.
+    const send = page.locator(`${FORM} .btn-primary`);
+    await send.scrollIntoViewIfNeeded();
+    assert.deepEqual((await pillOver(page, '.input-form')).covered, [], 'Send scrolled into view is not covered');
+    await page.screenshot({ path: '/tmp/input-tall-phone-send.png' });
+    await send.click();
+
+    // The other direction: no form any more, the answer streams, the visitor scrolls up: the
+    // pill comes, floating over the transcript as before, and takes them to the end.
+    const text = page.locator(W.text).filter({ hasText: 'Delivery note 40.' });
+    await text.waitFor();
+    await page.locator('byomcp-chat .transcript').evaluate((t) => t.scrollTo({ top: 0 }));
+    await page.locator('byomcp-chat .new-messages').waitFor({ state: 'visible' });
+    assert.equal((await pillOver(page, '.input-form')).position, 'absolute', 'with no form waiting the pill floats over the transcript');
+    await page.locator('byomcp-chat .new-messages').click();
+    await waitIdle(page);
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).answers), [{ action: 'accept', content: { line1: '1 Main Street' } }]);
+    assert.match(toolMessages(since).join('\n'), /Address: accept \{"line1":"1 Main Street"\}/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
