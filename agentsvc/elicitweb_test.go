@@ -357,7 +357,8 @@ func TestElicitationAskedAgainAfterAReload(t *testing.T) {
 
 // TestElicitationAskedThroughAnotherReplica: the turn runs on replica a while its tab moved
 // to replica b (a tool navigated); the server's question is asked of the tab where it is,
-// through the bus, and its answer reaches the server.
+// through the bus (a call carrying el, answered with eld, each fitting $defs/Relay of
+// docs/protocol.schema.json), and its answer reaches the server.
 func TestElicitationAskedThroughAnotherReplica(t *testing.T) {
 	mgr, answers := askingServers(t)
 	goTool := pageTestTool{tool: wire.PageTool{Name: "open_booking", InputSchema: json.RawMessage(`{"type":"object"}`)}}
@@ -374,7 +375,8 @@ func TestElicitationAskedThroughAnotherReplica(t *testing.T) {
 			return &llm.Response{Text: "done"}, nil
 		}
 	}}
-	_, a, b := twoReplicas(t, model, func(c *Config) { c.ServerTools = mgr })
+	shared, a, b := twoReplicas(t, model, func(c *Config) { c.ServerTools = mgr })
+	rec := recordRelay(t, shared)
 	first := openPage(t, a, testOrigin, goTool)
 	sess := first.session(wire.SessionParams{})
 	go func() { _, _ = first.chat("book") }()
@@ -403,6 +405,22 @@ func TestElicitationAskedThroughAnotherReplica(t *testing.T) {
 	defer mu.Unlock()
 	if len(asked) != 1 || asked[0].Server != "mrtr" || !strings.Contains(string(asked[0].RequestedSchema), `"minLength":1`) {
 		t.Errorf("the page on b was asked %+v, want the server's form once", asked)
+	}
+	lines := rec.all()
+	validateRelay(t, lines)
+	var el, eld int
+	for _, l := range lines {
+		var m wire.RelayMsg
+		_ = json.Unmarshal([]byte(l.raw), &m)
+		if m.Kind == wire.RelayCall && m.Elicit != nil && m.Elicit.Message == bookingQuestion {
+			el++
+		}
+		if m.Kind == wire.RelayReply && m.Elicited != nil && m.Elicited.Result.Action == "accept" && m.Elicited.Result.Content["name"] == "Bo" {
+			eld++
+		}
+	}
+	if el != 1 || eld != 1 {
+		t.Errorf("the bus carried %d eliciting calls and %d answers, want 1 and 1", el, eld)
 	}
 }
 
