@@ -4,7 +4,7 @@
 // the answer reaches the server, whose result the model reads. A reload while the form is shown
 // shows it again on the reloaded page, answered once. Real Chromium, the real binary, the
 // official MCP SDK's stdio server, a fake model; desktop and 360x640 phone screenshots
-// (/tmp/elicit-*.png), axe on the form.
+// (/tmp/elicit-*.png), axe on the form; the console's transcript shows the question.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,6 +21,7 @@ let tmp;
 let answersLog;
 
 const FORM = 'byomcp-chat .input-form';
+const TOKEN = 'console-token-for-the-elicit-test';
 
 before(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-elicit-'));
@@ -36,7 +37,7 @@ before(async () => {
     if (last?.role === 'tool') return { text: `Model read: ${messageText(last)}` };
     return { toolCalls: [{ name: 'tables__book', arguments: '{}' }] };
   };
-  stack = await startStack({ script, serverArgs: ['--mcp-config', config] });
+  stack = await startStack({ script, serverArgs: ['--mcp-config', config, '--console-token', TOKEN] });
 });
 
 after(async () => {
@@ -122,6 +123,18 @@ test('phone: the form fits a 360x640 screen and keeps the focus; Decline reaches
     assert.match(read, /The user was asked "Who is the table for\?" and declined; the server was told decline\./);
     assert.match(read, /not booked: decline/);
     assert.deepEqual(errors, []);
+
+    // The operator's console shows the server's question on the call, and how it ended.
+    const op = await newPage(context);
+    await op.page.goto(stack.server.url + '/console/');
+    await op.page.locator('#token').fill(TOKEN);
+    await op.page.locator('#signin-form button').click();
+    await op.page.locator('#nav button[data-view="conversations"]').click();
+    await op.page.locator('#conversations tr.conversation').first().click();
+    const asked = op.page.locator('#transcript .asked.decline');
+    await asked.waitFor();
+    assert.match(await asked.innerText(), /^tables asked “Who is the table for\?” \(a form\): the visitor declined; the server was told decline · \S/);
+    assert.deepEqual(op.errors, []);
   } finally {
     await context.close();
   }
