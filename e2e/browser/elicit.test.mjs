@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, W, WAIT_MS, ask, focusInside, messageText, newPage, seriousInWidget, startStack, toolMessagesSince, waitConnected, waitIdle } from './harness.mjs';
-import { lastMessage } from './fake-openai.mjs';
+import { lastMessage, lastUserText } from './fake-openai.mjs';
 
 /** @type {Awaited<ReturnType<typeof startStack>>} */
 let stack;
@@ -35,6 +35,7 @@ before(async () => {
   const script = (/** @type {any} */ body) => {
     const last = lastMessage(body);
     if (last?.role === 'tool') return { text: `Model read: ${messageText(last)}` };
+    if (/sign in/.test(lastUserText(body))) return { toolCalls: [{ name: 'tables__sign_in', arguments: '{}' }] };
     return { toolCalls: [{ name: 'tables__book', arguments: '{}' }] };
   };
   stack = await startStack({ script, serverArgs: ['--mcp-config', config, '--console-token', TOKEN] });
@@ -160,6 +161,40 @@ test('a reload while the form is shown: the reloaded page shows it again, and it
     const results = toolMessagesSince(stack.fake, since);
     assert.equal(results.length, 1, 'the model read one result for the call');
     assert.match(results[0], /booked for Ann Lee, 2 guests/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('URL mode: the address is shown in full and opened only by the visitor; Done tells the server accept', async () => {
+  const { context, page, errors } = await openPage({ width: 1280, height: 800 });
+  try {
+    /** @type {string[]} */
+    const popups = [];
+    context.on('page', (p) => popups.push(p.url()));
+    await context.route('https://shop.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Shop</title>' }));
+    const since = stack.fake.requests.length;
+    const before = (await answers()).length;
+    await ask(page, 'sign in please');
+    await page.locator(FORM).waitFor();
+    const link = page.locator(`${FORM} a[href]`);
+    assert.equal(await link.getAttribute('href'), 'https://shop.example/login?next=orders');
+    assert.equal(await link.innerText(), 'https://shop.example/login?next=orders', 'the visitor sees where it goes');
+    assert.equal(await page.locator(`${FORM} .confirm-summary`).innerText(), 'Sign in on the shop to see your orders.');
+    assert.ok(await focusInside(page, '.input-form'));
+    assert.deepEqual(await seriousInWidget(page), []);
+    assert.deepEqual(popups, [], 'nothing was opened by itself');
+    const [tab] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await tab.waitForLoadState();
+    assert.equal(tab.url(), 'https://shop.example/login?next=orders');
+    await tab.close();
+    await page.screenshot({ path: '/tmp/elicit-url-desktop.png' });
+    await page.locator(`${FORM} .btn-primary`).click(); // Done
+    await page.locator(W.text).filter({ hasText: 'Model read:' }).waitFor();
+    await waitIdle(page);
+    assert.deepEqual((await answers()).slice(before), ['url accept']);
+    assert.match(toolMessagesSince(stack.fake, since).join('\n'), /sign-in: accept/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
