@@ -5,8 +5,10 @@ package agentsvc
 // to confirm a call, and the server gets their answer.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,7 +55,7 @@ func (a *callAsks) ask(ctx context.Context, server string, p *mcp.ElicitParams) 
 			a.t.ls.log.Warn("a server's request for input has a schema that does not encode; the server is told cancel", zap.String("mcpServer", server), zap.Error(err))
 			return a.record(wp, wire.ElicitResult{Action: wire.ElicitCancel}, wire.AskedUnable), nil
 		}
-		wp.RequestedSchema = raw
+		wp.RequestedSchema = requiredFirst(raw)
 	}
 	// The page sees the tool_call event before the question (its form sits under the call).
 	a.t.ls.waitFlushed(ctx)
@@ -116,4 +118,51 @@ func askedLine(q wire.Asked) string {
 		return head + " and cancelled" + tail
 	}
 	return ""
+}
+
+// requiredFirst is a form's schema with its properties in the order the visitor fills them:
+// the required ones first, then the others, each group by name (go-sdk hands the schema over
+// as a map, whose order is lost; byomcp chat asks in the same order). A schema it cannot read
+// is returned as it is (the page refuses a bad one).
+func requiredFirst(raw json.RawMessage) json.RawMessage {
+	var s map[string]json.RawMessage
+	var props map[string]json.RawMessage
+	if json.Unmarshal(raw, &s) != nil || json.Unmarshal(s["properties"], &props) != nil || len(props) == 0 {
+		return raw
+	}
+	var required []string
+	_ = json.Unmarshal(s["required"], &required)
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	slices.SortStableFunc(names, func(a, b string) int {
+		ra, rb := slices.Contains(required, a), slices.Contains(required, b)
+		switch {
+		case ra == rb:
+			return 0
+		case ra:
+			return -1
+		}
+		return 1
+	})
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, name := range names {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		key, _ := json.Marshal(name)
+		buf.Write(key)
+		buf.WriteByte(':')
+		buf.Write(props[name])
+	}
+	buf.WriteByte('}')
+	s["properties"] = buf.Bytes()
+	out, err := json.Marshal(s)
+	if err != nil {
+		return raw
+	}
+	return out
 }

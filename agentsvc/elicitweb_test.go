@@ -452,3 +452,19 @@ func TestElicitationNotAnsweredInTime(t *testing.T) {
 		t.Errorf("tool_result records %+v, want the question missed for time", result.Asked)
 	}
 }
+
+// TestRequiredFirst: the form's fields reach the page required first, then the others, each
+// group by name; what is not a schema with properties passes as it is.
+func TestRequiredFirst(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"type":"object","required":["name","email"],"properties":{"terrace":{"type":"boolean"},"guests":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string"}}}`,
+			`{"properties":{"email":{"type":"string"},"name":{"type":"string"},"guests":{"type":"integer"},"terrace":{"type":"boolean"}},"required":["name","email"],"type":"object"}`},
+		{`{"type":"object","properties":{"b":{},"a":{}}}`, `{"properties":{"a":{},"b":{}},"type":"object"}`},
+		{`{"type":"object"}`, `{"type":"object"}`},
+		{`[1]`, `[1]`},
+	} {
+		if got := string(requiredFirst(json.RawMessage(tc.in))); got != tc.want {
+			t.Errorf("requiredFirst(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

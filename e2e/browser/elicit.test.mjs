@@ -71,6 +71,11 @@ test("desktop: the server's form is shown under the call, checked, sent with Ent
     await form.waitFor();
     assert.equal(await page.locator(`${FORM} .confirm-summary`).innerText(), 'Who is the table for?');
     assert.equal(await page.locator(`${FORM} input[data-key="guests"]`).inputValue(), '2', "the server's default is filled");
+    assert.deepEqual(
+      await page.locator(`${FORM} .confirm-args`).evaluate((dl) => [...dl.querySelectorAll('dt')].map((dt) => dt.firstChild?.textContent)),
+      ['Name', 'Guests', 'On the terrace'],
+      'the required field first, then the others',
+    );
     assert.ok(await focusInside(page, '.input-form'), 'the form has the focus');
     // It sits under the call it belongs to, in the running turn.
     assert.equal(await page.locator('byomcp-chat .turn').last().locator('.input-form').count(), 1);
