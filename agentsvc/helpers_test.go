@@ -100,6 +100,8 @@ type fakePage struct {
 	version string
 	// confirm, when set, answers agent/confirm (a page without it has no such method).
 	confirm func(ctx context.Context, p wire.ConfirmParams) (any, error)
+	// elicit, when set, answers agent/elicit (a page without it has no such method).
+	elicit func(ctx context.Context, p wire.ElicitParams) (any, error)
 }
 
 type pageTestTool struct {
@@ -189,6 +191,15 @@ func (p *fakePage) connect(ts *testServer, origin string) {
 			return p.confirm(ctx, cp)
 		})
 	}
+	if p.elicit != nil {
+		peer.Handle(wire.MethodAgentElicit, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+			var ep wire.ElicitParams
+			if err := json.Unmarshal(req.Params, &ep); err != nil {
+				return nil, wsrpc.NewError(wsrpc.CodeInvalidParams, err.Error())
+			}
+			return p.elicit(ctx, ep)
+		})
+	}
 	peer.HandleNotification(wire.MethodAgentEvent, func(_ context.Context, req *wsrpc.Request) {
 		select {
 		case p.events <- append(json.RawMessage(nil), req.Params...):
@@ -274,6 +285,8 @@ type event struct {
 	Interrupted bool            `json:"interrupted"`
 	// Confirmation is a tool_result's record of how the visitor answered.
 	Confirmation *wire.Confirmation `json:"confirmation"`
+	// Asked is a tool_result's record of the server's questions to the visitor.
+	Asked []wire.Asked `json:"asked"`
 }
 
 // nextEvent returns the next event the page got.

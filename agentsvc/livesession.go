@@ -253,6 +253,9 @@ type pageLink interface {
 	// (agent/confirm; tool is what the card shows of it): ok when allowed, with the
 	// arguments the visitor edited (nil: none), else the outcome that says why it does not run.
 	confirmCall(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (out tools.Outcome, edited json.RawMessage, ok bool)
+	// elicit asks the page to have the visitor answer a server's request for input
+	// (agent/elicit): pagemcp.Client.Elicit's answer.
+	elicit(ctx context.Context, p wire.ElicitParams) (res wire.ElicitResult, missed string, again bool)
 	leaving() bool
 	closed() <-chan struct{}
 }

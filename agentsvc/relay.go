@@ -273,6 +273,11 @@ func (r *relay) runCall(px *proxy, m relayMsg) relayMsg {
 	r.routed.Add(1)
 	var out tools.Outcome
 	var edited json.RawMessage
+	if m.Elicit != nil {
+		res, missed, again := px.c.elicit(ctx, *m.Elicit)
+		out = tools.Answered(m.Name, "", false)
+		return relayMsg{Status: stOK, Outcome: &wire.RelayOutcome{Kind: uint8(out.Kind), Name: out.Name}, Elicited: &wire.RelayElicited{Result: res, Missed: missed, Again: again}, Leaving: px.c.mcp.Leaving()}
+	}
 	if m.Confirm {
 		asked, args, ok := px.c.confirmCall(ctx, m.Name, m.Args, m.Tool)
 		if ok {

@@ -54,6 +54,13 @@ func (c *pageConn) confirmCall(ctx context.Context, name string, args json.RawMe
 	return c.mcp.Confirm(ctx, name, args, tool)
 }
 
+func (c *pageConn) elicit(ctx context.Context, p wire.ElicitParams) (wire.ElicitResult, string, bool) {
+	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
+	c.mcp.Ready(rctx)
+	cancel()
+	return c.mcp.Elicit(ctx, p)
+}
+
 func (c *pageConn) leaving() bool           { return c.mcp.Leaving() }
 func (c *pageConn) closed() <-chan struct{} { return c.peer.Done() }
 

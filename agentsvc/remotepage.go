@@ -101,13 +101,34 @@ func (rp *remotePage) callTool(ctx context.Context, name string, args json.RawMe
 
 // confirmCall asks the page's replica to have the visitor confirm a server tool's call.
 func (rp *remotePage) confirmCall(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (tools.Outcome, json.RawMessage, bool) {
-	out, edited := rp.routedCall(ctx, relayMsg{Name: name, Args: args, Confirm: true, Tool: tool})
-	return out, edited, out.Kind == tools.OK
+	out, rep := rp.routedCall(ctx, relayMsg{Name: name, Args: args, Confirm: true, Tool: tool})
+	return out, rep.Args, out.Kind == tools.OK
 }
 
-// routedCall runs a page tool's call, or a confirmation (call.Confirm), on the page's replica;
-// edited are the arguments the visitor changed on a confirmation's card.
-func (rp *remotePage) routedCall(ctx context.Context, call relayMsg) (out tools.Outcome, edited json.RawMessage) {
+// elicit asks the page's replica to have the visitor answer a server's request for input. A
+// replica that loses the page (or dies) meanwhile leaves it unanswered: the next page may ask.
+func (rp *remotePage) elicit(ctx context.Context, p wire.ElicitParams) (wire.ElicitResult, string, bool) {
+	out, rep := rp.routedCall(ctx, relayMsg{Name: p.Server, Elicit: &p})
+	if e := rep.Elicited; e != nil {
+		return e.Result, e.Missed, e.Again
+	}
+	cancelled := wire.ElicitResult{Action: wire.ElicitCancel}
+	switch out.Kind {
+	case tools.Timeout:
+		return cancelled, wire.AskedLate, false
+	case tools.PageGone:
+		return cancelled, wire.AskedGone, true
+	case tools.Cancelled:
+		return cancelled, wire.AskedGone, false
+	}
+	return cancelled, wire.AskedUnable, false
+}
+
+// routedCall runs a page tool's call, a confirmation (call.Confirm) or a request for input
+// (call.Elicit) on the page's replica; rep is the replica's reply (its Args: the arguments the
+// visitor changed on a confirmation's card; its Elicited: the answer to a request for input),
+// empty when none came.
+func (rp *remotePage) routedCall(ctx context.Context, call relayMsg) (out tools.Outcome, rep relayMsg) {
 	name := call.Name
 	cfg := rp.r.cfg
 	// The page's replica enforces the tool's time-outs; this bound only covers a replica that
@@ -117,7 +138,7 @@ func (rp *remotePage) routedCall(ctx context.Context, call relayMsg) (out tools.
 	call.Kind, call.Link, call.Session = relayCall, rp.link, rp.session
 	id, ch, forget, err := rp.r.request(hard, rp.replica, call)
 	if err != nil {
-		return tools.CallFailed(name, err), nil
+		return tools.CallFailed(name, err), relayMsg{}
 	}
 	defer forget()
 	// While the call runs, the page's replica is asked now and then whether it still has the
@@ -128,9 +149,9 @@ func (rp *remotePage) routedCall(ctx context.Context, call relayMsg) (out tools.
 	for {
 		select {
 		case rep := <-ch:
-			return rp.outcome(name, rep), rep.Args
+			return rp.outcome(name, rep), rep
 		case <-rp.done:
-			return tools.Disconnected(name), nil
+			return tools.Disconnected(name), relayMsg{}
 		case <-probe.C:
 			rep, err := rp.r.ask(hard, rp.replica, relayMsg{Kind: relayHello, Link: rp.link, Session: rp.session})
 			if hard.Err() != nil || (err == nil && rep.Status == stOK) {
@@ -138,19 +159,19 @@ func (rp *remotePage) routedCall(ctx context.Context, call relayMsg) (out tools.
 			}
 			select {
 			case rep := <-ch: // answered meanwhile after all
-				return rp.outcome(name, rep), rep.Args
+				return rp.outcome(name, rep), rep
 			default:
 			}
 			rp.r.srv.hub.dropRemote(rp)
-			return tools.Disconnected(name), nil
+			return tools.Disconnected(name), relayMsg{}
 		case <-hard.Done():
 			if ctx.Err() != nil {
 				uctx, ucancel := context.WithTimeout(context.Background(), relayWait)
 				_ = rp.r.send(uctx, rp.replica, relayMsg{Kind: relayUncall, ID: id})
 				ucancel()
-				return tools.CancelledCall(name), nil
+				return tools.CancelledCall(name), relayMsg{}
 			}
-			return tools.TimedOut(name, true), nil
+			return tools.TimedOut(name, true), relayMsg{}
 		}
 	}
 }

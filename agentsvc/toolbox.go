@@ -126,8 +126,10 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 				changed, args = tools.ChangedArgs(args, edited), edited
 			}
 		}
-		out = mcpservers.CallTool(ctx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		actx, asks := t.withAsks(ctx, name)
+		out = mcpservers.CallTool(actx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
 		out.Confirmation = answer
+		asks.into(&out)
 		switch {
 		case changed == "":
 		case out.Kind == tools.OK || out.Kind == tools.ToolError:

@@ -308,6 +308,7 @@ export class ToolHost extends EventTarget {
     });
     peer.handle(Method.ToolsCall, (params, ctx) => this.#call(params, ctx));
     peer.handle(Method.AgentConfirm, (params, ctx) => this.#confirmServerCall(params, ctx));
+    peer.handle(Method.AgentElicit, (params, ctx) => this.#elicit(params, ctx));
     peer.onNotification(Method.Initialized, () => {
       if (this.#peer === peer) this.#ready = true;
     });
@@ -326,7 +327,7 @@ export class ToolHost extends EventTarget {
       clearTimeout(this.#listTimer);
       this.#listTimer = null;
     }
-    for (const m of [Method.Initialize, Method.Ping, Method.ToolsList, Method.ToolsCall, Method.AgentConfirm]) peer.handle(m, null);
+    for (const m of [Method.Initialize, Method.Ping, Method.ToolsList, Method.ToolsCall, Method.AgentConfirm, Method.AgentElicit]) peer.handle(m, null);
     peer.onNotification(Method.Initialized, null);
   }
 
@@ -458,6 +459,44 @@ export class ToolHost extends EventTarget {
     if (out.confirmed && asked.arguments && changedText(args, asked.arguments)) out.arguments = asked.arguments;
     if (!out.confirmed && asked.reason) out.reason = asked.reason;
     return out;
+  }
+
+  /**
+   * agent/elicit: a server-side MCP server asks the visitor for input during a call of its tool
+   * (MCP elicitation: a form built from requestedSchema, or a link to open). Shown with the
+   * same form as a page tool's requestUserInput (the input handler, the widget's), kept alive by
+   * progress; answered {action, content?} as MCP's ElicitResult, the content checked against
+   * the schema. A page with no input handler has no such method (the agent tells the server
+   * cancel); a request that is not one the form can show is refused with InvalidParams.
+   * @param {any} params
+   * @param {import('./wsrpc.js').HandlerContext} ctx
+   * @returns {Promise<{action: 'accept'|'decline'|'cancel', content?: Record<string, unknown>}>}
+   */
+  async #elicit(params, { signal, peer }) {
+    const server = params?.server;
+    if (typeof server !== 'string' || server === '') throw new RpcError(ErrorCode.InvalidParams, 'agent/elicit: server must be a non-empty string');
+    const mode = params.mode ?? 'form';
+    if (mode !== 'form' && mode !== 'url') throw new RpcError(ErrorCode.InvalidParams, 'agent/elicit: mode must be "form" or "url"');
+    if (!this.#input) throw new RpcError(ErrorCode.MethodNotFound, 'No user input UI is available on this page.');
+    const card = await loadCard();
+    const request =
+      mode === 'url'
+        ? { mode, message: params.message, url: params.url }
+        : { mode, message: params.message, requestedSchema: params.requestedSchema ?? { type: 'object', properties: {} } };
+    try {
+      card.checkRequest(request);
+    } catch (err) {
+      throw new RpcError(ErrorCode.InvalidParams, `agent/elicit: ${/** @type {Error} */ (err).message}`);
+    }
+    const meta = isPlainObject(params._meta) ? params._meta : {};
+    const answer = await card.requestUserInput(request, {
+      handler: this.#inputUntilAborted(signal),
+      name: server,
+      tool: { name: server, title: server },
+      signal,
+      keepAlive: progressKeeper(peer, meta.progressToken),
+    });
+    return /** @type {any} */ (answer);
   }
 
   /**

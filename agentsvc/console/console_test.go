@@ -204,7 +204,7 @@ func seed(t *testing.T, st store.Store, id string) {
 	evs := []string{
 		`{"seq":1,"turnId":"t1","type":"turn_start","time":1000,"text":"Show me red SUVs"}`,
 		`{"seq":2,"turnId":"t1","type":"tool_call","time":1100,"callId":"c1","name":"filter_cars","arguments":{"color":"red"}}`,
-		`{"seq":3,"turnId":"t1","type":"tool_result","time":1350,"callId":"c1","name":"filter_cars","isError":false,"text":"3 cars","confirmation":{"answer":"confirmed","changed":true,"at":1300}}`,
+		`{"seq":3,"turnId":"t1","type":"tool_result","time":1350,"callId":"c1","name":"filter_cars","isError":false,"text":"3 cars","confirmation":{"answer":"confirmed","changed":true,"at":1300},"asked":[{"server":"shop","message":"Your name?","mode":"form","action":"decline","at":1320}]}`,
 		`{"seq":4,"turnId":"t1","type":"text_delta","time":1400,"delta":"Three."}`,
 		`{"seq":5,"turnId":"t1","type":"turn_end","time":1500,"stopReason":"end","text":"Three.","usage":{"promptTokens":90,"completionTokens":10,"totalTokens":100}}`,
 	}
@@ -258,6 +258,10 @@ func TestConversations(t *testing.T) {
 	// Who answered what, and when, for a call the visitor was asked to confirm.
 	if c := turn.Calls[0].Confirmation; c == nil || *c != (wire.Confirmation{Answer: wire.ConfirmConfirmed, Changed: true, At: 1300}) {
 		t.Errorf("the call's confirmation: %+v", c)
+	}
+	// And the server's questions to the visitor, with how each ended (not the answers).
+	if a := turn.Calls[0].Asked; len(a) != 1 || a[0] != (wire.Asked{Server: "shop", Message: "Your name?", Mode: wire.ElicitForm, Action: wire.ElicitDecline, At: 1320}) {
+		t.Errorf("the call's questions: %+v", a)
 	}
 
 	rec = f.do("GET", "/console/api/conversations/s1/export", "", nil, c)

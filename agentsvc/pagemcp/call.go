@@ -260,3 +260,87 @@ func (c deadlineCtx) Deadline() (time.Time, bool) {
 	}
 	return c.deadline, true
 }
+
+// Elicit asks the page to have the visitor answer a server's request for input (agent/elicit),
+// with the same time-outs and keep-alive as Confirm. missed is "" when the page answered with
+// a well-formed result whose content fits the requested schema (checked here again: the page
+// is not trusted); otherwise res is cancel and missed says why (wire.AskedLate, AskedGone,
+// AskedUnable, AskedBadAnswer). again: the page went away while its visitor was asked, so the
+// page that comes next may ask again. A cancelled ctx gives cancel with missed AskedGone.
+func (c *Client) Elicit(ctx context.Context, p wire.ElicitParams) (res wire.ElicitResult, missed string, again bool) {
+	cancelled := wire.ElicitResult{Action: wire.ElicitCancel}
+	var raw json.RawMessage
+	expired, _, err := c.callKeptAlive(ctx, wire.MethodAgentElicit, func(token string) any {
+		p.Meta = &wire.ToolsCallMeta{ProgressToken: token}
+		return p
+	}, &raw)
+	var rpcErr *wsrpc.Error
+	switch {
+	case err == nil:
+	case errors.Is(err, wsrpc.ErrClosed):
+		return cancelled, wire.AskedGone, true
+	case expired != nil:
+		return cancelled, wire.AskedLate, false
+	case ctx.Err() != nil:
+		return cancelled, wire.AskedGone, false
+	case errors.As(err, &rpcErr) && rpcErr.Code == wsrpc.CodeMethodNotFound:
+		c.log.Info("the page cannot ask its visitor for a server's input (no agent/elicit); the server is told cancel", zap.String("mcpServer", p.Server))
+		return cancelled, wire.AskedUnable, false
+	default:
+		c.log.Info("the page could not ask its visitor for a server's input; the server is told cancel", zap.String("mcpServer", p.Server), zap.Error(err))
+		return cancelled, wire.AskedUnable, false
+	}
+	if why := checkElicitAnswer(ctx, p, raw, &res); why != "" {
+		c.log.Warn("the page's answer to agent/elicit is refused; the server is told cancel", zap.String("mcpServer", p.Server), zap.String("why", why))
+		return cancelled, wire.AskedBadAnswer, false
+	}
+	return res, "", false
+}
+
+// checkElicitAnswer reads the page's answer into res; it says why the answer is refused: not
+// {action, content?} with one of MCP's actions, content with an action other than accept or
+// in URL mode, or content that does not fit the requested schema.
+func checkElicitAnswer(ctx context.Context, p wire.ElicitParams, raw json.RawMessage, res *wire.ElicitResult) string {
+	var shape struct {
+		Action  *string         `json:"action"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &shape) != nil || shape.Action == nil {
+		return "not an object {action, content?}"
+	}
+	hasContent := len(shape.Content) > 0 && string(shape.Content) != "null"
+	switch *shape.Action {
+	case wire.ElicitDecline, wire.ElicitCancel:
+		if hasContent {
+			return "content with action " + *shape.Action
+		}
+		*res = wire.ElicitResult{Action: *shape.Action}
+		return ""
+	case wire.ElicitAccept:
+	default:
+		return "action is not accept, decline or cancel"
+	}
+	if p.Mode == wire.ElicitURL {
+		if hasContent {
+			return "content in URL mode"
+		}
+		*res = wire.ElicitResult{Action: wire.ElicitAccept}
+		return ""
+	}
+	if !hasContent {
+		shape.Content = json.RawMessage(`{}`)
+	}
+	var content map[string]any
+	if json.Unmarshal(shape.Content, &content) != nil {
+		return "content is not an object"
+	}
+	schema, err := tools.CompileSchema(p.RequestedSchema)
+	if err != nil {
+		return "the requested schema does not compile: " + err.Error()
+	}
+	if err := schema.Validate(ctx, shape.Content); err != nil {
+		return "content does not fit the requested schema: " + err.Error()
+	}
+	*res = wire.ElicitResult{Action: wire.ElicitAccept, Content: content}
+	return ""
+}

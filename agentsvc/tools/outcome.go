@@ -62,6 +62,17 @@ type Outcome struct {
 	AskAgain bool
 	// Confirmation is how the visitor answered, when the call asked for their confirmation.
 	Confirmation *wire.Confirmation
+	// Asked are the server's requests for the visitor's input during the call and how each
+	// ended (a server tool's call, agent/elicit); nil: none. A pointer keeps Outcome comparable.
+	Asked *[]wire.Asked
+}
+
+// AskedList is o.Asked's list (nil when none).
+func (o Outcome) AskedList() []wire.Asked {
+	if o.Asked == nil {
+		return nil
+	}
+	return *o.Asked
 }
 
 // IsError tells whether the model is given the outcome as a tool error.

@@ -65,7 +65,36 @@ type ToolResultEvent struct {
 	Text    string `json:"text"`
 	// Confirmation is how the visitor answered, when the call needed their confirmation.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// Asked are the server's requests for the visitor's input during the call (agent/elicit)
+	// and how each ended; not what the visitor answered, which goes to the server only.
+	Asked []Asked `json:"asked,omitempty"`
 }
+
+// Asked is one request of a server tool's MCP server for the visitor's input during a call,
+// as its tool_result records it (the console's transcript shows it).
+type Asked struct {
+	// Server is the MCP server's name.
+	Server string `json:"server"`
+	// Message is the server's question.
+	Message string `json:"message"`
+	// Mode is ElicitForm or ElicitURL.
+	Mode string `json:"mode"`
+	// Action is what the server was told: ElicitAccept, ElicitDecline or ElicitCancel.
+	Action string `json:"action"`
+	// Missed says why the server was told cancel without the visitor choosing it: AskedLate,
+	// AskedGone, AskedUnable or AskedBadAnswer; "" when the visitor answered.
+	Missed string `json:"missed,omitempty"`
+	// At is when the agent learned the answer, in milliseconds since the Unix epoch.
+	At int64 `json:"at,omitempty"`
+}
+
+// Why a request for input was answered cancel without the visitor (Asked.Missed).
+const (
+	AskedLate      = "timeout"    // the visitor did not answer in time
+	AskedGone      = "page_gone"  // the page went away and no next page asked again
+	AskedUnable    = "unable"     // no page, or the page cannot ask (no agent/elicit)
+	AskedBadAnswer = "bad_answer" // the page's answer is not an ElicitResult fitting the schema
+)
 
 // Confirmation is how the visitor answered a call that asked for their confirmation (a
 // consequential page tool, a form or a server tool named in the confirm policy), as its

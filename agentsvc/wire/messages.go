@@ -107,6 +107,38 @@ type ConfirmResult struct {
 	Reason    string          `json:"reason,omitempty"`
 }
 
+// ElicitParams is agent/elicit: a server-side MCP server's request for the visitor's input
+// (MCP 2025-11-25 elicitation/create), made during a call of its tool. Server is the MCP
+// server's name; Mode is ElicitForm (RequestedSchema: a flat object of strings, numbers,
+// booleans and enums, as MCP restricts it) or ElicitURL (URL: the address the visitor is
+// asked to open; ElicitationID: the server's id of that request).
+type ElicitParams struct {
+	Server          string          `json:"server"`
+	Message         string          `json:"message"`
+	Mode            string          `json:"mode"`
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	URL             string          `json:"url,omitempty"`
+	ElicitationID   string          `json:"elicitationId,omitempty"`
+	Meta            *ToolsCallMeta  `json:"_meta,omitempty"`
+}
+
+// ElicitResult answers agent/elicit, as MCP's ElicitResult: Action is ElicitAccept,
+// ElicitDecline or ElicitCancel; Content (form mode, accept only) holds the visitor's
+// answers by property name, and must fit the requested schema.
+type ElicitResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// The modes of ElicitParams and the actions of ElicitResult (MCP's).
+const (
+	ElicitForm    = "form"
+	ElicitURL     = "url"
+	ElicitAccept  = "accept"
+	ElicitDecline = "decline"
+	ElicitCancel  = "cancel"
+)
+
 // ProgressParams is notifications/progress.
 type ProgressParams struct {
 	ProgressToken json.RawMessage `json:"progressToken"`

@@ -44,6 +44,7 @@ var goTable = map[string]any{
 	"MethodToolsCall":        MethodToolsCall,
 	"MethodAgentEvent":       MethodAgentEvent,
 	"MethodAgentConfirm":     MethodAgentConfirm,
+	"MethodAgentElicit":      MethodAgentElicit,
 	"MethodAgentSession":     MethodAgentSession,
 	"MethodAgentChat":        MethodAgentChat,
 	"MethodAgentCancel":      MethodAgentCancel,

@@ -50,6 +50,9 @@ type RelayMsg struct {
 	// Tool is what the confirmation card shows of the server tool (a confirming RelayCall):
 	// ConfirmParams.Tool.
 	Tool *ConfirmTool `json:"tool,omitempty"`
+	// Elicit makes a RelayCall ask the page to have the visitor answer a server's request
+	// for input (agent/elicit) instead of running a page tool; the reply carries Elicited.
+	Elicit *ElicitParams `json:"el,omitempty"`
 
 	// Status is a reply's answer (one of the RelayStatus constants).
 	Status string `json:"st,omitempty"`
@@ -57,6 +60,8 @@ type RelayMsg struct {
 	Tools []PageTool `json:"tools,omitempty"`
 	// Outcome is how a RelayCall ended on the page.
 	Outcome *RelayOutcome `json:"out,omitempty"`
+	// Elicited is how an eliciting RelayCall was answered on the page.
+	Elicited *RelayElicited `json:"eld,omitempty"`
 	// Leaving says the page announced it navigates away (byomcp/navigating).
 	Leaving bool `json:"leaving,omitempty"`
 	// TurnID is the running turn (the reply to RelayAttach and RelayCancel), or the turn a
@@ -86,6 +91,15 @@ type RelayOutcome struct {
 	AskAgain bool `json:"again,omitempty"`
 	// Confirmation is how the visitor answered, when the call asked for their confirmation.
 	Confirmation *Confirmation `json:"conf,omitempty"`
+}
+
+// RelayElicited is how the page answered an eliciting RelayCall: the result the server gets,
+// why it is cancel without the visitor (Asked.Missed's values; "" when they answered), and
+// whether the page went away while its visitor was asked (the next page may ask again).
+type RelayElicited struct {
+	Result ElicitResult `json:"res"`
+	Missed string       `json:"miss,omitempty"`
+	Again  bool         `json:"again,omitempty"`
 }
 
 // Kinds of relay messages: who sends each, and what answers it.

@@ -82,6 +82,7 @@ var methods = []method{
 	{name: MethodToolsList, def: "ToolsList", from: agentToPage, params: ToolsListParams{}, result: ToolsListResult{}, paramsOptional: true},
 	{name: MethodToolsCall, def: "ToolsCall", from: agentToPage, params: ToolsCallParams{}, result: ToolsCallResult{}},
 	{name: MethodAgentConfirm, def: "AgentConfirm", from: agentToPage, params: ConfirmParams{}, result: ConfirmResult{}},
+	{name: MethodAgentElicit, def: "AgentElicit", from: agentToPage, params: ElicitParams{}, result: ElicitResult{}},
 	{name: MethodAgentEvent, def: "AgentEvent", from: agentToPage, notification: true, params: eventParams{}},
 	{name: MethodAgentSession, def: "AgentSession", from: pageToAgent, params: SessionParams{}, result: SessionResult{}, paramsOptional: true},
 	{name: MethodAgentChat, def: "AgentChat", from: pageToAgent, params: ChatParams{}, result: ChatResult{}},

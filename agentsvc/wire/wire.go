@@ -28,6 +28,10 @@ const (
 	// tool before it runs (ConfirmParams → ConfirmResult); kept alive by progress like a
 	// tools/call that waits for a confirmation.
 	MethodAgentConfirm = "agent/confirm"
+	// MethodAgentElicit asks the page to have the visitor answer a server-side MCP server's
+	// request for input (its elicitation/create, during a call of its tool: ElicitParams →
+	// ElicitResult); kept alive by progress like agent/confirm.
+	MethodAgentElicit = "agent/elicit"
 	// Page → agent.
 	MethodAgentSession     = "agent/session"
 	MethodAgentChat        = "agent/chat"

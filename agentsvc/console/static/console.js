@@ -66,6 +66,29 @@ function confirmationLine(c) {
   return line;
 }
 
+/**
+ * The lines a call gets for its server's questions to the visitor (agent/elicit): who asked
+ * what, how it ended, and when. The visitor's answers are not recorded.
+ * @param {Array<{server: string, message: string, mode: string, action: string, missed?: string, at?: number}>|undefined} asked
+ */
+function askedLines(asked) {
+  if (!Array.isArray(asked)) return [];
+  const missed = {
+    timeout: 'the visitor did not answer in time',
+    page_gone: 'the page went away before an answer',
+    unable: 'the page could not ask',
+    bad_answer: "the page's answer was not valid",
+  };
+  const did = { accept: 'the visitor answered', decline: 'the visitor declined', cancel: 'the visitor cancelled' };
+  return asked.map((q) => {
+    const how = (q.missed && missed[q.missed]) || did[q.action] || q.action;
+    const at = q.at ? ` · ${when(q.at)}` : '';
+    const line = el('div', `asked ${q.action}`, `${q.server} asked “${q.message}” (${q.mode === 'url' ? 'a link' : 'a form'}): ${how}; the server was told ${q.action}${at}`);
+    line.dataset.action = q.action;
+    return line;
+  });
+}
+
 /** @param {unknown} v */
 const pretty = (v) => {
   try {
@@ -349,6 +372,7 @@ function onActivity(a) {
       }
       const answer = confirmationLine(ev.confirmation);
       if (answer) c.box.append(answer);
+      c.box.append(...askedLines(ev.asked));
       c.box.append(el('pre', 'result', ev.text));
       break;
     }
@@ -483,6 +507,7 @@ async function openTranscript(id) {
       call.append(el('div', 'muted', 'arguments'), el('pre', 'args', pretty(c.arguments)));
       const answer = confirmationLine(c.confirmation);
       if (answer) call.append(answer);
+      call.append(...askedLines(c.asked));
       call.append(el('div', 'muted', 'result'), el('pre', 'result', c.result));
       root.append(call);
     }
