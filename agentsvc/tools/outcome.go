@@ -62,6 +62,8 @@ type Outcome struct {
 	AskAgain bool
 	// Confirmation is how the visitor answered, when the call asked for their confirmation.
 	Confirmation *wire.Confirmation
+	// App is the MCP App the result is shown with (tool_result's app), or nil.
+	App *wire.App
 }
 
 // IsError tells whether the model is given the outcome as a tool error.

@@ -65,6 +65,8 @@ type ToolResultEvent struct {
 	Text    string `json:"text"`
 	// Confirmation is how the visitor answered, when the call needed their confirmation.
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	// App is the MCP App shown with the result (a server tool with _meta.ui.resourceUri).
+	App *App `json:"app,omitempty"`
 }
 
 // Confirmation is how the visitor answered a call that asked for their confirmation (a
