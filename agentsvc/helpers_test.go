@@ -274,6 +274,8 @@ type event struct {
 	Interrupted bool            `json:"interrupted"`
 	// Confirmation is a tool_result's record of how the visitor answered.
 	Confirmation *wire.Confirmation `json:"confirmation"`
+	// App is a tool_result's MCP App (apps.go).
+	App *wire.App `json:"app"`
 }
 
 // nextEvent returns the next event the page got.

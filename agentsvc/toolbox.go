@@ -126,7 +126,7 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 				changed, args = tools.ChangedArgs(args, edited), edited
 			}
 		}
-		out = mcpservers.CallTool(ctx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		out = t.callServerTool(ctx, name, args)
 		out.Confirmation = answer
 		switch {
 		case changed == "":

@@ -19,6 +19,7 @@ export const Method = Object.freeze({
   AgentCancel: 'agent/cancel',
   AgentEvent: 'agent/event',
   AgentConfirm: 'agent/confirm',
+  AgentAppCall: 'agent/appCall',
 });
 
 /** Types of `agent/event` notifications. Clients ignore types they do not know. */

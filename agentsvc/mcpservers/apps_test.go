@@ -51,13 +51,17 @@ func newAppServer(mimeType string) *appServer {
 	}
 	a.srv.AddTool(&mcp.Tool{Name: "show_car", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`),
 		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": appURI}}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("a red car"), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("a red car"), nil
+		})
 	a.srv.AddTool(&mcp.Tool{Name: "refresh_price", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Meta: mcp.Meta{"ui": map[string]any{"visibility": []any{"app"}}}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("$20,000"), nil })
 	a.srv.AddTool(&mcp.Tool{Name: "model_only", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Meta: mcp.Meta{"ui": map[string]any{"visibility": []any{"model"}}}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("for the model"), nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("for the model"), nil
+		})
 	a.srv.AddResource(&mcp.Resource{URI: appURI, Name: "card", MIMEType: mimeType},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			a.reads.Add(1)
@@ -184,7 +188,9 @@ func TestAppResourceCache(t *testing.T) {
 		// The server changes its resources: resources/list_changed drops the cache.
 		a.html.Store("<!doctype html><p>card v2</p>")
 		a.srv.AddResource(&mcp.Resource{URI: "ui://shop/other.html", Name: "other", MIMEType: AppMIMEType},
-			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, errors.New("unused") })
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return nil, errors.New("unused")
+			})
 		time.Sleep(time.Second) // the server's debounce of list_changed, on the fake clock
 		synctest.Wait()
 		r, err := m.AppResource(t.Context(), "shop", appURI)
