@@ -276,7 +276,7 @@ export class Conversation {
         break;
       case EventType.ToolResult:
         view.toolResult(e.callId, e.name, e.isError === true, e.text, { restored, allowed: restored && this.#allowed.includes(String(e.callId ?? '')) });
-        if (e.app && typeof e.app === 'object') this.#showApp(view, e);
+        if (e.app) this.#showApp(view, e);
         if (!view.done) view.setThinking(true);
         break;
       case EventType.Error:
@@ -297,22 +297,9 @@ export class Conversation {
    * @param {any} e
    */
   #showApp(view, e) {
-    const d = view.tools.get(String(e.callId ?? ''));
-    const client = this.#client;
-    if (!d || typeof client?.appCall !== 'function') return;
-    const doc = this.#host.view.doc();
-    const host = {
-      doc,
-      /** @param {any} p */
-      call: (p) => client.appCall(p),
-      /** @param {string} text */
-      send: (text) => !this.#active && (void this.send(text), true),
-      scroll: () => this.#host.view.scroll(),
-      phone: !!doc.defaultView?.matchMedia?.('(max-width: 600px)').matches,
-    };
     (appModule ??= import('./mcp-app.js')).then(
-      (m) => m.mountApp(d, e.app, host),
-      (err) => console.warn('byomcp: could not load the MCP App host', err),
+      (m) => m.showApp(view.tools.get(String(e.callId ?? '')), e.app, this.#client, this.#host.view, (/** @type {string} */ t) => !this.#active && (void this.send(t), true)),
+      () => {},
     );
   }
 

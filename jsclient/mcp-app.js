@@ -114,6 +114,27 @@ export function appDocument(html, policy) {
 }
 
 /**
+ * Shows a tool_result's app under its call's entry, for conversation.js.
+ * @param {Element|undefined} entry the call's entry in the transcript
+ * @param {AppInfo} app
+ * @param {any} client the AgentClient (appCall)
+ * @param {{doc: () => Document, scroll: () => void}} view the turn views' context
+ * @param {(text: string) => boolean} send sends text as the visitor's message
+ * @returns {AppFrame|null}
+ */
+export function showApp(entry, app, client, view, send) {
+  if (!entry || !app || typeof app !== 'object' || typeof client?.appCall !== 'function') return null;
+  const doc = view.doc();
+  return mountApp(entry, app, {
+    doc,
+    call: (p) => client.appCall(p),
+    send,
+    scroll: () => view.scroll(),
+    phone: !!doc.defaultView?.matchMedia?.('(max-width: 600px)').matches,
+  });
+}
+
+/**
  * Shows app under a tool call's entry (after), and serves its messages.
  * @param {Element} after the tool call's entry
  * @param {AppInfo} app
