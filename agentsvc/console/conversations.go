@@ -66,6 +66,8 @@ type Call struct {
 	Outcome    string          `json:"outcome"` // ok, error, no result
 	// Confirmation is how the visitor answered, when the call asked for their confirmation.
 	Confirmation *wire.Confirmation `json:"confirmation,omitempty"`
+	// App is the MCP App the result was shown with (apps.go), without its document.
+	App *CallApp `json:"app,omitempty"`
 }
 
 // event is what the console reads of a stored agent/event.
@@ -85,6 +87,7 @@ type event struct {
 	Usage       *chat.Usage     `json:"usage"`
 	// Confirmation is a tool_result's: how the visitor answered the call.
 	Confirmation *wire.Confirmation `json:"confirmation"`
+	App          *wire.App          `json:"app"`
 }
 
 func msTime(ms int64) time.Time {
@@ -137,7 +140,7 @@ func build(s *store.Session, site string, events []store.Event) Transcript {
 				if c.ID != ev.CallID {
 					continue
 				}
-				c.Result, c.IsError, c.Outcome, c.Confirmation = ev.Text, ev.IsError, "ok", ev.Confirmation
+				c.Result, c.IsError, c.Outcome, c.Confirmation, c.App = ev.Text, ev.IsError, "ok", ev.Confirmation, callApp(ev.App)
 				if ev.IsError {
 					c.Outcome = "error"
 				}

@@ -21,6 +21,7 @@ let tmp;
 /** @type {string} */
 let hostileLog;
 const SHOTS = process.env.MCP_APPS_SHOTS ?? os.tmpdir();
+const TOKEN = 'console-token-for-the-mcp-apps-test';
 
 before(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'byomcp-mcp-apps-'));
@@ -42,7 +43,7 @@ before(async () => {
     if (text.includes('time')) return { toolCalls: [{ name: 'basic__get-time', arguments: '{}' }] };
     return { text: 'Hello again.' };
   };
-  stack = await startStack({ script, serverArgs: ['--mcp-config', config] });
+  stack = await startStack({ script, serverArgs: ['--mcp-config', config, '--console-token', TOKEN] });
 });
 
 after(async () => {
@@ -188,6 +189,38 @@ test('a hostile app is contained: no page DOM, cookie or navigation; no other to
     await page.locator(W.text).filter({ hasText: 'Hello again.' }).waitFor();
     await waitIdle(page);
     await page.screenshot({ path: path.join(SHOTS, 'mcp-app-hostile.png') });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the console shows the app of a call read-only', async () => {
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await ask(page, 'console: what time is it?');
+    await page.locator(W.text).filter({ hasText: 'Done.' }).waitFor();
+    await waitIdle(page);
+
+    const op = await newPage(context);
+    await op.page.goto(stack.server.url + '/console/');
+    await op.page.locator('#token').fill(TOKEN);
+    await op.page.locator('#signin-form button').click();
+    await op.page.locator('#nav button[data-view="conversations"]').click();
+    await op.page.locator('#q').fill('console: what time');
+    await op.page.locator('#search button').click();
+    await op.page.locator('#conversations tr.conversation').filter({ hasText: 'console: what time' }).first().click();
+    const frame = op.page.locator('#transcript iframe.app-frame');
+    await frame.waitFor();
+    assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts');
+    // The app got the call's result from the console's read-only host.
+    await op.page.frameLocator('#transcript iframe.app-frame').locator('#server-time').filter({ hasText: /^\d{4}-\d\d-\d\dT/ }).waitFor();
+    assert.match(await op.page.locator('#transcript .app .muted').first().innerText(), /app ui:\/\/get-time\/mcp-app\.html of basic \(read-only\)/);
+    await op.page.screenshot({ path: path.join(SHOTS, 'mcp-app-console.png'), fullPage: true });
+    assert.deepEqual(op.errors, []);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
