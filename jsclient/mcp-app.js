@@ -171,6 +171,8 @@ export function mountApp(after, app, host) {
   const win = iframe.contentWindow;
   if (!win) return null;
   const f = new AppFrame(app, host, box, iframe, win);
+  // Apps whose transcript was cleared (a new conversation) are forgotten.
+  for (const [w, other] of frames) if (!other.iframe.isConnected) frames.delete(w);
   frames.set(win, f);
   if (!listening.has(view)) {
     listening.add(view);
