@@ -136,7 +136,19 @@ func (m *Manager) AppResource(ctx context.Context, name, uri string) (*AppResour
 	if s.session == cs && s.appGen == gen { // not changed meanwhile
 		s.apps[uri] = r
 	}
+	subscribe := s.session == cs && !s.appSubs[uri]
+	if subscribe {
+		s.appSubs[uri] = true
+	}
 	s.mu.Unlock()
+	// A server that offers resources/subscribe says when the resource changes
+	// (notifications/resources/updated): the cache is dropped then.
+	if info := cs.InitializeResult(); subscribe && info != nil && info.Capabilities != nil &&
+		info.Capabilities.Resources != nil && info.Capabilities.Resources.Subscribe {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			s.log.Info("could not subscribe to an app's resource; it is read again after a reconnect or list_changed", zap.String("uri", uri), zap.Error(err))
+		}
+	}
 	return r, nil
 }
 

@@ -33,7 +33,10 @@ type appServer struct {
 func newAppServer(mimeType string) *appServer {
 	a := &appServer{}
 	a.html.Store("<!doctype html><p>card v1</p>")
-	a.srv = mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
+	a.srv = mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
 	// The client's capabilities as the server knows them for a request (from initialize, or
 	// from the request itself in the stateless 2026-07-28 revision).
 	a.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -168,7 +171,8 @@ func TestAppVisibility(t *testing.T) {
 }
 
 // TestAppResourceCache: a resource is read once per server and URI, read again after the
-// server says its resources changed, and after a reconnect.
+// server says its resources changed (list_changed, or resources/updated of the resource the
+// agent subscribed to), and after a reconnect.
 func TestAppResourceCache(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := newAppServer(AppMIMEType)
@@ -197,6 +201,17 @@ func TestAppResourceCache(t *testing.T) {
 		if err != nil || r.HTML != "<!doctype html><p>card v2</p>" || a.reads.Load() != 2 {
 			t.Errorf("after list_changed: %v, %v, %d reads; want v2 read again", r, err, a.reads.Load())
 		}
+		// The server says the resource changed (resources/subscribe, then
+		// notifications/resources/updated): the cache is dropped.
+		a.html.Store("<!doctype html><p>card v2b</p>")
+		if err := a.srv.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: appURI}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		r, err = m.AppResource(t.Context(), "shop", appURI)
+		if err != nil || r.HTML != "<!doctype html><p>card v2b</p>" || a.reads.Load() != 3 {
+			t.Errorf("after resources/updated: %v, %v, %d reads; want v2b read again", r, err, a.reads.Load())
+		}
 		// A reconnect drops it too.
 		a.html.Store("<!doctype html><p>card v3</p>")
 		a.dropSessions()
@@ -207,7 +222,7 @@ func TestAppResourceCache(t *testing.T) {
 			t.Fatalf("after the backoff: %+v, want ready", st)
 		}
 		r, err = m.AppResource(t.Context(), "shop", appURI)
-		if err != nil || r.HTML != "<!doctype html><p>card v3</p>" || a.reads.Load() != 3 {
+		if err != nil || r.HTML != "<!doctype html><p>card v3</p>" || a.reads.Load() != 4 {
 			t.Errorf("after a reconnect: %v, %v, %d reads; want v3 read again", r, err, a.reads.Load())
 		}
 		// The CSP keeps origins only.

@@ -51,6 +51,7 @@ type server struct {
 	askers    map[string]*asker        // the running calls' askers (WithAsker), by progress token
 	apps      map[string]*AppResource  // MCP Apps' resources read, by URI (apps.go)
 	appGen    int                      // bumped whenever apps is dropped
+	appSubs   map[string]bool          // the resources subscribed to in this session
 }
 
 // tool is a listed tool with its compiled input schema.
@@ -253,6 +254,7 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	s.dropApps() // a new session may serve other resources under the same URIs
 	s.mu.Lock()
+	s.appSubs = map[string]bool{}
 	s.session, s.tools, s.state, s.lastErr = cs, list, StateReady, nil
 	transport := s.transport
 	s.mu.Unlock()
