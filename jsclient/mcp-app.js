@@ -7,9 +7,10 @@
  *
  * Containment: the iframe is `sandbox="allow-scripts"` (no allow-same-origin: an opaque origin,
  * so the page's DOM, cookies and storage are out of its reach; no top navigation, popups,
- * forms or downloads), its document starts with a Content-Security-Policy that denies the
- * network except the origins the resource's `_meta.ui.csp` names, and no permission (camera, …)
- * is granted. Only messages whose `source` is that iframe's window, that are JSON-RPC 2.0
+ * forms or downloads); its document is the agent's /byomcp/app-frame (jsclient/appframe.go),
+ * served with a Content-Security-Policy that sandboxes it too and denies the network except the
+ * origins the resource's `_meta.ui.csp` names, into which the app's HTML is written; no
+ * permission (camera, …) is granted. Only messages whose `source` is that iframe's window, that are JSON-RPC 2.0
  * shapes and at most MAX_MESSAGE_BYTES are read; an app that sends more than RATE_BURST messages
  * in a burst (refilled at RATE_PER_SECOND) is stopped and removed. Links are shown for the visitor
  * to click, never opened by the app; a message the app asks to send is shown with a Send button.
@@ -68,50 +69,10 @@ const STYLE = `.mcp-app{margin:.4em 0;border:1px solid var(--byomcp-border,#d0d4
 
 /** @type {Map<Window, AppFrame>} the apps on screen, by their iframe's window */
 const frames = new Map();
+/** @type {WeakSet<Document|ShadowRoot>} the roots that have the apps' style */
+const styled = new WeakSet();
 /** @type {WeakSet<Window>} the windows whose message listener is installed */
 const listening = new WeakSet();
-
-/** The origins an app's CSP list may hold (the agent checked them too). */
-const ORIGIN_RE = /^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?$/;
-
-/**
- * The Content-Security-Policy of an app's document: nothing from the network but the origins
- * its resource declares (SEP-1865, "Security": default-deny).
- * @param {AppInfo['csp']} csp
- * @returns {string}
- */
-export function appCSP(csp) {
-  /** @param {unknown} list */
-  const origins = (list) => (Array.isArray(list) ? list.filter((o) => typeof o === 'string' && ORIGIN_RE.test(o)).slice(0, 32) : []);
-  const res = origins(csp?.resourceDomains).join(' ');
-  const connect = origins(csp?.connectDomains).join(' ') || "'none'";
-  const frame = origins(csp?.frameDomains).join(' ') || "'none'";
-  const base = origins(csp?.baseUriDomains).join(' ') || "'none'";
-  return [
-    "default-src 'none'",
-    `script-src 'unsafe-inline' ${res}`.trim(),
-    `style-src 'unsafe-inline' ${res}`.trim(),
-    `img-src data: blob: ${res}`.trim(),
-    `font-src data: ${res}`.trim(),
-    `media-src data: blob: ${res}`.trim(),
-    `connect-src ${connect}`,
-    `frame-src ${frame}`,
-    `base-uri ${base}`,
-    "form-action 'none'",
-  ].join('; ');
-}
-
-/**
- * The app's document with the policy first (after a doctype, which must stay first).
- * @param {string} html
- * @param {string} policy
- * @returns {string}
- */
-export function appDocument(html, policy) {
-  const meta = `<meta http-equiv="Content-Security-Policy" content="${policy.replace(/"/g, '&quot;')}">`;
-  const m = /^\s*<!doctype[^>]*>/i.exec(html);
-  return m ? m[0] + meta + html.slice(m[0].length) : meta + html;
-}
 
 /**
  * Shows a tool_result's app under its call's entry, for conversation.js.
@@ -147,11 +108,12 @@ export function mountApp(after, app, host) {
   const view = doc.defaultView;
   if (!view) return null;
   const root = /** @type {Document|ShadowRoot} */ (after.getRootNode());
-  if (!root.querySelector?.('style[data-mcp-app]')) {
-    const style = doc.createElement('style');
-    style.dataset.mcpApp = '';
-    style.textContent = STYLE;
-    (root instanceof doc.defaultView.ShadowRoot ? root : doc.head).append(style);
+  if (!styled.has(root)) {
+    styled.add(root);
+    // A constructed stylesheet, as the widget's own: a page's style-src does not govern it.
+    const sheet = new view.CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   }
   const box = doc.createElement('div');
   box.className = 'mcp-app' + (app.prefersBorder === false ? ' borderless' : '');
@@ -165,7 +127,11 @@ export function mountApp(after, app, host) {
   iframe.setAttribute('allow', '');
   iframe.setAttribute('loading', 'eager');
   iframe.title = `${String(app.tool)} (an app of ${String(app.server)})`;
-  iframe.srcdoc = appDocument(app.html, appCSP(app.csp));
+  // The agent's app frame: its own CSP header (the app's declared origins only), whatever the
+  // page's policy; it asks for the app's document once it runs (receive).
+  const src = new URL('./app-frame', import.meta.url);
+  src.searchParams.set('csp', JSON.stringify(app.csp && typeof app.csp === 'object' ? app.csp : {}));
+  iframe.src = src.href;
   box.append(bar, iframe);
   after.after(box);
   const win = iframe.contentWindow;
@@ -199,6 +165,7 @@ export class AppFrame {
   #last = Date.now();
   #pending = 0;
   #initialized = false;
+  #loaded = false; // the app's document was handed to the frame
   /** @type {string|null} why it was stopped */ stopped = null;
   /** counters, for tests and the console */
   stats = { received: 0, dropped: 0, calls: 0 };
@@ -271,6 +238,11 @@ export class AppFrame {
     this.stats.received++;
     if (!this.#spend()) {
       this.stop('it sent too many messages');
+      return;
+    }
+    if (!this.#loaded && data && typeof data === 'object' && /** @type {any} */ (data).type === 'byomcp/app-frame-ready') {
+      this.#loaded = true;
+      this.#post({ type: 'byomcp/app-html', html: this.#app.html });
       return;
     }
     if (!isMessage(data)) {

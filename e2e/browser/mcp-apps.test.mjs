@@ -9,6 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, W, WAIT_MS, ask, newPage, startStack, waitConnected, waitIdle } from './harness.mjs';
@@ -224,5 +225,41 @@ test('the console shows the app of a call read-only', async () => {
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
+  }
+});
+
+test('on a site with a strict Content-Security-Policy and Trusted Types, the app runs in the agent\'s frame', async () => {
+  // The site allows the agent for scripts, connections and frames, and nothing inline
+  // (docs/site.md); the app's inline scripts run under the app frame's own policy.
+  const agent = new URL(stack.server.url);
+  const policy = `default-src 'self'; script-src ${agent.origin}; connect-src ${agent.origin} ws://${agent.host}; frame-src ${agent.origin}; ` +
+    "require-trusted-types-for 'script'; trusted-types byomcp";
+  const site = http.createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': policy });
+    res.end(`<!doctype html><html lang="en"><head><title>Strict shop</title></head><body><h1>Strict shop</h1><script type="module" src="${agent.origin}/byomcp/widget.js"></script></body></html>`);
+  });
+  await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    await context.addInitScript(() => {
+      /** @type {any} */ (window).__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const { page, errors } = await newPage(context);
+    await page.goto(`http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}/`);
+    await waitConnected(page);
+    await spyAppCalls(page);
+    await ask(page, 'strict: what time is it?');
+    const shown = page.frameLocator(`${APP} iframe`).locator('#server-time');
+    await shown.filter({ hasText: /^\d{4}-\d\d-\d\dT/ }).waitFor();
+    await page.frameLocator(`${APP} iframe`).locator('#get-time-btn').click();
+    await page.waitForFunction(() => /** @type {any} */ (window).__appCalls.length >= 1, null, { timeout: WAIT_MS });
+    const calls = await page.evaluate(() => /** @type {any} */ (window).__appCalls);
+    await shown.filter({ hasText: calls[0].result.structuredContent.time }).waitFor();
+    assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__violations), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await new Promise((resolve) => site.close(() => resolve(undefined)));
   }
 });
