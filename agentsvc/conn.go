@@ -207,6 +207,13 @@ func (s *Server) registerHandlers(c *pageConn) {
 		}
 		return s.hub.cancel(c, params)
 	}))
+	p.Handle(wire.MethodAgentAppCall, func(ctx context.Context, req *wsrpc.Request) (any, error) {
+		var params wire.AppCallParams
+		if err := decodeRequiredParams(req.Params, &params); err != nil {
+			return nil, err
+		}
+		return s.appCall(ctx, c, params)
+	})
 }
 
 // settleKey is the context key of an ordered request's settle function.

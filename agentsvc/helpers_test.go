@@ -287,6 +287,8 @@ type event struct {
 	Confirmation *wire.Confirmation `json:"confirmation"`
 	// Asked is a tool_result's record of the server's questions to the visitor.
 	Asked []wire.Asked `json:"asked"`
+	// App is a tool_result's MCP App (apps.go).
+	App *wire.App `json:"app"`
 }
 
 // nextEvent returns the next event the page got.

@@ -127,7 +127,7 @@ func (t *sessionTools) Call(ctx context.Context, call chat.ToolCall) (out tools.
 			}
 		}
 		actx, asks := t.withAsks(ctx, name)
-		out = mcpservers.CallTool(actx, st, mcpservers.AudienceWeb, name, args, t.ls.hub.cfg.Limits.MaxOutput)
+		out = t.callServerTool(actx, name, args)
 		out.Confirmation = answer
 		asks.into(&out)
 		switch {

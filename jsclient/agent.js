@@ -44,6 +44,8 @@ import { ClosedError, Peer, RpcError, toLogger } from './wsrpc.js';
 
 /** How long cancel() waits for the agent's answer, in milliseconds. */
 const CANCEL_TIMEOUT_MS = 10000;
+/** An app's tool call may wait for the visitor's confirmation: the agent's hard maximum of a call (10 min). */
+const APP_CALL_TIMEOUT_MS = 600000;
 
 /**
  * While a turn runs, a connection silent for this long is checked with a ping; a ping not
@@ -475,6 +477,18 @@ export class AgentClient extends EventTarget {
     await this.#waitOpen();
     const peer = /** @type {Peer} */ (this.#peer);
     return peer.call(Method.AgentCancel, id === null ? {} : { turnId: id }, { timeoutMs: CANCEL_TIMEOUT_MS });
+  }
+
+  /**
+   * An MCP App's tools/call, through the agent (agent/appCall): the app's token names its
+   * session and server. Resolves with the tool's CallToolResult.
+   * @param {{token: string, name: string, arguments?: unknown}} params
+   * @returns {Promise<unknown>}
+   */
+  async appCall(params) {
+    await this.#waitOpen();
+    const peer = /** @type {Peer} */ (this.#peer);
+    return peer.call(Method.AgentAppCall, params, { timeoutMs: APP_CALL_TIMEOUT_MS });
   }
 
   #connect() {

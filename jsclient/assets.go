@@ -26,7 +26,8 @@ import (
 //
 //   - bundled and minified, the modules that load only later (boot.js behind widget.js's
 //     launcher, foreign.js on a page with another WebMCP implementation, frames.js on a page
-//     with frames, confirm-card.js at the first confirmation) split into their own
+//     with frames, confirm-card.js at the first confirmation, mcp-app.js at the first MCP App)
+//     split into their own
 //     files and the code they share into chunks, so that a first visit takes a handful of
 //     requests instead of one per module;
 //   - the stable URLs a site embeds (`/byomcp/widget.js`, `/byomcp/preload.js`) are revalidated

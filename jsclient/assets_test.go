@@ -117,7 +117,7 @@ func TestEmbeddedAssets(t *testing.T) {
 	}
 	first := slices.Concat([]string{"widget.js", boot}, needs)
 	var built []string
-	lazy := map[string]int{"foreign": 0, "frames": 0, "confirm-card": 0}
+	lazy := map[string]int{"foreign": 0, "frames": 0, "confirm-card": 0, "mcp-app": 0}
 	for _, n := range first {
 		if n != "widget.js" && !hashedRE.MatchString(n) {
 			t.Errorf("%s: a file of the first page without a content hash in its name", n)
@@ -136,11 +136,11 @@ func TestEmbeddedAssets(t *testing.T) {
 	}
 	all, _ := fs.Glob(FS, "*.js")
 	want := slices.DeleteFunc(all, func(n string) bool {
-		return n == "foreign.js" || n == "frames.js" || n == "confirm-card.js" || n == "preload.js"
+		return n == "foreign.js" || n == "frames.js" || n == "confirm-card.js" || n == "mcp-app.js" || n == "preload.js"
 	})
 	slices.Sort(built)
 	if !slices.Equal(slices.Compact(built), want) {
-		t.Errorf("the first page's files are built from\n%v\nwant every module but foreign.js, frames.js, confirm-card.js and preload.js:\n%v", built, want)
+		t.Errorf("the first page's files are built from\n%v\nwant every module but foreign.js, frames.js, confirm-card.js, mcp-app.js and preload.js:\n%v", built, want)
 	}
 	for l, n := range lazy {
 		if n != 1 {

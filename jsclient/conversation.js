@@ -35,6 +35,9 @@ const STOP_FALLBACK_MS = 5000;
  * @property {Storage|null} [storage] where the calls the visitor allowed are remembered (sessionStorage)
  */
 
+/** @type {Promise<typeof import('./mcp-app.js')>|null} mcp-app.js, once an app was shown */
+let appModule = null;
+
 /** sessionStorage key of the calls the visitor allowed in this tab's conversation: {s: sessionId, ids: callId[]}. */
 const ALLOWED_KEY = 'byomcp:allowed';
 
@@ -273,6 +276,7 @@ export class Conversation {
         break;
       case EventType.ToolResult:
         view.toolResult(e.callId, e.name, e.isError === true, e.text, { restored, allowed: restored && this.#allowed.includes(String(e.callId ?? '')) });
+        if (e.app) this.#showApp(view, e);
         if (!view.done) view.setThinking(true);
         break;
       case EventType.Error:
@@ -285,6 +289,18 @@ export class Conversation {
         // Clients ignore event types they do not know.
         break;
     }
+  }
+
+  /**
+   * Shows a tool result's MCP App under its call (mcp-app.js, loaded now the first time).
+   * @param {TurnView} view
+   * @param {any} e
+   */
+  #showApp(view, e) {
+    (appModule ??= import('./mcp-app.js')).then(
+      (m) => m.showApp(view.tools.get(String(e.callId ?? '')), e.app, this.#client, this.#host.view, (/** @type {string} */ t) => !this.#active && (void this.send(t), true)),
+      () => {},
+    );
   }
 
   /** @param {any} e */

@@ -20,6 +20,7 @@ export const Method = Object.freeze({
   AgentEvent: 'agent/event',
   AgentConfirm: 'agent/confirm',
   AgentElicit: 'agent/elicit',
+  AgentAppCall: 'agent/appCall',
 });
 
 /** Types of `agent/event` notifications. Clients ignore types they do not know. */

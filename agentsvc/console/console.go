@@ -154,6 +154,7 @@ func New(o Options) (*Handler, error) {
 	h.mux.Handle("GET /console/api/conversations", h.auth(h.list))
 	h.mux.Handle("GET /console/api/conversations/{id}", h.auth(h.transcript))
 	h.mux.Handle("GET /console/api/conversations/{id}/export", h.auth(h.export))
+	h.mux.Handle("GET /console/api/conversations/{id}/apps/{call}", h.auth(h.appDoc))
 	h.mux.Handle("DELETE /console/api/conversations/{id}", h.auth(h.delete))
 	h.mux.Handle("GET /console/api/metrics", h.auth(h.metrics))
 	return h, nil

@@ -68,6 +68,8 @@ type Call struct {
 	Confirmation *wire.Confirmation `json:"confirmation,omitempty"`
 	// Asked are the server's questions to the visitor during the call and how each ended.
 	Asked []wire.Asked `json:"asked,omitempty"`
+	// App is the MCP App the result was shown with (apps.go), without its document.
+	App *CallApp `json:"app,omitempty"`
 }
 
 // event is what the console reads of a stored agent/event.
@@ -89,6 +91,7 @@ type event struct {
 	Confirmation *wire.Confirmation `json:"confirmation"`
 	// Asked is a tool_result's: the server's questions to the visitor.
 	Asked []wire.Asked `json:"asked"`
+	App   *wire.App    `json:"app"`
 }
 
 func msTime(ms int64) time.Time {
@@ -141,7 +144,7 @@ func build(s *store.Session, site string, events []store.Event) Transcript {
 				if c.ID != ev.CallID {
 					continue
 				}
-				c.Result, c.IsError, c.Outcome, c.Confirmation, c.Asked = ev.Text, ev.IsError, "ok", ev.Confirmation, ev.Asked
+				c.Result, c.IsError, c.Outcome, c.Confirmation, c.Asked, c.App = ev.Text, ev.IsError, "ok", ev.Confirmation, ev.Asked, callApp(ev.App)
 				if ev.IsError {
 					c.Outcome = "error"
 				}

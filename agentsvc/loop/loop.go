@@ -388,7 +388,7 @@ func callEvent(call chat.ToolCall, name string) *wire.ToolCallEvent {
 
 // resultEvent is the tool_result event of a call's outcome.
 func resultEvent(call chat.ToolCall, name string, out tools.Outcome) *wire.ToolResultEvent {
-	return &wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult}, CallID: call.ID, Name: name, IsError: out.IsError(), Text: out.ForVisitor(), Confirmation: out.Confirmation, Asked: out.AskedList()}
+	return &wire.ToolResultEvent{EventHeader: wire.EventHeader{Type: wire.EventToolResult}, CallID: call.ID, Name: name, IsError: out.IsError(), Text: out.ForVisitor(), Confirmation: out.Confirmation, Asked: out.AskedList(), App: out.App}
 }
 
 // displayNamer is a Toolbox whose tools the model knows by other names than their owners

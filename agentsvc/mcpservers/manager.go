@@ -150,6 +150,9 @@ type Tool struct {
 	Annotations *mcp.ToolAnnotations
 	// Meta is the tool's _meta (byomcp/summary: the confirmation card's line for a call).
 	Meta map[string]any
+	// UI is the tool's _meta.ui (MCP Apps): its ui:// resource and who may call it; nil
+	// when it has none.
+	UI *ToolUI
 }
 
 // State is where a server is in its life.
@@ -185,6 +188,8 @@ type Manager struct {
 	wg      sync.WaitGroup
 	tokens  atomic.Uint64
 	closed  sync.Once
+	// appReads counts AppResource's cache hits and misses (tests, logs).
+	appReads struct{ hit, miss atomic.Int64 }
 }
 
 // Start starts every server of cfg in the background and returns at once: a server that
@@ -278,6 +283,9 @@ func (m *Manager) ToolDefs(audience string) []chat.ToolDef {
 	list := m.Tools(audience)
 	defs := make([]chat.ToolDef, 0, len(list))
 	for _, t := range list {
+		if !t.UI.ForModel() { // an MCP App's own tool (visibility ["app"])
+			continue
+		}
 		defs = append(defs, chat.ToolDef{Name: t.ModelName, Description: t.Description, Parameters: t.InputSchema})
 	}
 	return defs
@@ -320,11 +328,19 @@ func (m *Manager) Call(ctx context.Context, audience, modelName string, args jso
 	if err != nil {
 		return nil, err
 	}
+	if !t.UI.ForModel() {
+		return nil, fmt.Errorf("%w: %q is only for its server's apps", ErrNotExposed, modelName)
+	}
+	return m.callTool(ctx, s, t, args)
+}
+
+// callTool validates args and calls t on s.
+func (m *Manager) callTool(ctx context.Context, s *server, t *tool, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage(`{}`)
 	}
 	if err := t.schema.Validate(ctx, args); err != nil {
-		return nil, &ArgumentsError{Tool: modelName, Err: err}
+		return nil, &ArgumentsError{Tool: t.ModelName, Err: err}
 	}
 	s.mu.Lock()
 	cs := s.session

@@ -49,6 +49,9 @@ type server struct {
 	tools     []*tool
 	progress  map[string]chan struct{} // running calls by progress token
 	askers    map[string]*asker        // the running calls' askers (WithAsker), by progress token
+	apps      map[string]*AppResource  // MCP Apps' resources read, by URI (apps.go)
+	appGen    int                      // bumped whenever apps is dropped
+	appSubs   map[string]bool          // the resources subscribed to in this session
 }
 
 // tool is a listed tool with its compiled input schema.
@@ -69,6 +72,7 @@ func (m *Manager) newServer(cfg ServerConfig) *server {
 		transport: cfg.Transport,
 		progress:  map[string]chan struct{}{},
 		askers:    map[string]*asker{},
+		apps:      map[string]*AppResource{},
 	}
 	if cfg.Timeout > 0 {
 		s.timeout = min(cfg.Timeout, m.o.MaxTimeout)
@@ -91,12 +95,15 @@ func (m *Manager) newServer(cfg ServerConfig) *server {
 			default:
 			}
 		},
+		ResourceUpdatedHandler:     func(context.Context, *mcp.ResourceUpdatedNotificationRequest) { s.dropApps() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.dropApps() },
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			if token, ok := req.Params.ProgressToken.(string); ok {
 				s.progressed(token)
 			}
 		},
 	}
+	appCapabilities(opts.Capabilities)
 	if m.o.Elicit != nil || m.o.CallsAsk {
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 		opts.ElicitationHandler = s.elicit
@@ -245,7 +252,9 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		cs.Close()
 		return nil, fail(errors.New("connect timed out"))
 	}
+	s.dropApps() // a new session may serve other resources under the same URIs
 	s.mu.Lock()
+	s.appSubs = map[string]bool{}
 	s.session, s.tools, s.state, s.lastErr = cs, list, StateReady, nil
 	transport := s.transport
 	s.mu.Unlock()
@@ -483,6 +492,7 @@ func (s *server) listTools(ctx context.Context, cs *mcp.ClientSession) ([]*tool,
 					InputSchema: raw,
 					Annotations: t.Annotations,
 					Meta:        t.Meta,
+					UI:          toolUI(t.Meta),
 				},
 				schema: schema,
 			})

@@ -66,6 +66,11 @@ func NeedsConfirmation(st ServerTools, name string, listed []string, siteConfirm
 // (at most maxOutput bytes; 0: tools.DefaultMaxOutput).
 func CallTool(ctx context.Context, st ServerTools, audience, name string, args json.RawMessage, maxOutput int) tools.Outcome {
 	res, err := st.Call(ctx, audience, name, args)
+	return outcomeOf(ctx, name, res, err, maxOutput)
+}
+
+// outcomeOf is the outcome of a call of server tool name that returned res, err.
+func outcomeOf(ctx context.Context, name string, res *mcp.CallToolResult, err error, maxOutput int) tools.Outcome {
 	switch {
 	case err == nil:
 		text, isErr := tools.Render(res, maxOutput)

@@ -62,6 +62,8 @@ type Outcome struct {
 	AskAgain bool
 	// Confirmation is how the visitor answered, when the call asked for their confirmation.
 	Confirmation *wire.Confirmation
+	// App is the MCP App the result is shown with (tool_result's app), or nil.
+	App *wire.App
 	// Asked are the server's requests for the visitor's input during the call and how each
 	// ended (a server tool's call, agent/elicit); nil: none. A pointer keeps Outcome comparable.
 	Asked *[]wire.Asked

@@ -68,6 +68,8 @@ type ToolResultEvent struct {
 	// Asked are the server's requests for the visitor's input during the call (agent/elicit)
 	// and how each ended; not what the visitor answered, which goes to the server only.
 	Asked []Asked `json:"asked,omitempty"`
+	// App is the MCP App shown with the result (a server tool with _meta.ui.resourceUri).
+	App *App `json:"app,omitempty"`
 }
 
 // Asked is one request of a server tool's MCP server for the visitor's input during a call,

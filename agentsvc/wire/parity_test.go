@@ -48,6 +48,7 @@ var goTable = map[string]any{
 	"MethodAgentSession":     MethodAgentSession,
 	"MethodAgentChat":        MethodAgentChat,
 	"MethodAgentCancel":      MethodAgentCancel,
+	"MethodAgentAppCall":     MethodAgentAppCall,
 	"MethodProgress":         MethodProgress,
 	"MethodToolsListChanged": MethodToolsListChanged,
 	"MethodCancelled":        MethodCancelled,

@@ -100,7 +100,12 @@ func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 	var history []chat.Message
 	turn := func(q string) error {
-		out := &terminal{w: stdout}
+		out := &terminal{w: stdout, appOf: func(name string) string {
+			if t, ok := mcpservers.Find(mgr, mcpservers.AudienceCLI, name); ok && t.UI != nil {
+				return t.UI.ResourceURI
+			}
+			return ""
+		}}
 		res := loop.Run(ctx, loop.Turn{
 			ID:      fmt.Sprintf("cli-%d", len(history)),
 			Model:   model,
@@ -299,6 +304,8 @@ type terminal struct {
 	w         io.Writer
 	midLine   bool // the last text written did not end a line
 	afterTool bool // the last line written was a [tool] line
+	// appOf returns the ui:// resource of a tool's MCP App ("" when it has none, or nil).
+	appOf func(name string) string
 }
 
 func (t *terminal) event(ev wire.Event) {
@@ -326,6 +333,12 @@ func (t *terminal) event(ev wire.Event) {
 			prefix += "error: "
 		}
 		fmt.Fprintf(t.w, "%s%s\n", prefix, oneLine(safeText(shownResult(ev.Text)), 300))
+		if t.appOf != nil {
+			if uri := t.appOf(ev.Name); uri != "" {
+				// An MCP App is HTML for a browser: the terminal shows its text result only.
+				fmt.Fprintf(t.w, "[app] %s has a UI (%s): shown in the web widget, not here\n", safeText(ev.Name), oneLine(safeText(uri), 200))
+			}
+		}
 		t.afterTool = true
 	}
 	// Error events are not printed: the turn's error is reported once, when it ends.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -633,5 +634,33 @@ func TestChatAsksForAServersInput(t *testing.T) {
 	}
 	if declined := reqs[3].LastMessage().Content; !strings.Contains(declined, "declined") {
 		t.Errorf("the declined form's result: %q", declined)
+	}
+}
+
+// TestChatSaysAToolHasAUI runs the MCP organisation's basic MCP App server
+// (@modelcontextprotocol/server-basic-vanillajs, over stdio): its get-time tool declares a
+// ui:// resource, and `byomcp chat` prints the tool's text result and that it has a UI.
+func TestChatSaysAToolHasAUI(t *testing.T) {
+	server, err := filepath.Abs("../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, lookErr := exec.LookPath("node")
+	if _, err := os.Stat(server); err != nil || lookErr != nil {
+		t.Skipf("needs node and `npm ci` (server-basic-vanillajs): %v %v", err, lookErr)
+	}
+	fake := llmtest.NewServer(t,
+		llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "call_1", Name: "basic__get-time", Args: `{}`}}},
+		llmtest.Step{Text: "It is now."},
+	)
+	cfg := writeMCPConfig(t, map[string]any{"basic": map[string]any{"command": node, "args": []string{server, "--stdio"}}})
+	stdout, stderr, err := runChatCmd(t, "", fakeModelEnv(t, fake), "--mcp-config", cfg, "what time is it?")
+	if err != nil {
+		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	if len(lines) < 4 || !regexp.MustCompile(`^\[tool\] basic__get-time -> \d{4}-\d\d-\d\dT`).MatchString(lines[1]) ||
+		lines[2] != "[app] basic__get-time has a UI (ui://get-time/mcp-app.html): shown in the web widget, not here" {
+		t.Errorf("stdout:\n%s\nwant the time, then the [app] line", stdout)
 	}
 }

@@ -412,6 +412,7 @@ func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *co
 		}
 	}
 	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", jsclient.Handler()))
+	mux.Handle("GET /byomcp/app-frame", jsclient.AppFrameHandler())
 	mux.Handle("GET /byomcp/sites.schema.json", sites.SchemaHandler())
 	mux.Handle("GET /", static(demosite.FS))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

@@ -509,6 +509,7 @@ async function openTranscript(id) {
       if (answer) call.append(answer);
       call.append(...askedLines(c.asked));
       call.append(el('div', 'muted', 'result'), el('pre', 'result', c.result));
+      if (c.app) call.append(appView(id, c));
       root.append(call);
     }
     for (const e of turn.errors) root.append(el('div', 'error', e));
@@ -516,6 +517,56 @@ async function openTranscript(id) {
     box.append(root);
   }
 }
+
+/**
+ * A call's MCP App, read-only: its document (served sandboxed by the agent) in an iframe that
+ * gets the call's input and result, and whose tool calls, messages and links are refused.
+ * @param {string} id the conversation
+ * @param {any} c the call
+ */
+function appView(id, c) {
+  const box = el('div', 'app');
+  box.append(el('div', 'muted', `app ${c.app.uri} of ${c.app.server} (read-only)`));
+  const frame = /** @type {HTMLIFrameElement} */ (el('iframe', 'app-frame'));
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.setAttribute('referrerpolicy', 'no-referrer');
+  frame.title = `${c.app.tool} (an app of ${c.app.server}), read-only`;
+  frame.src = `${API}/conversations/${encodeURIComponent(id)}/apps/${encodeURIComponent(c.id)}`;
+  box.append(frame);
+  appFrames.set(frame, { app: c.app, left: 500 });
+  return box;
+}
+
+/** @type {Map<HTMLIFrameElement, {app: any, left: number}>} the apps shown, with the messages each may still send */
+const appFrames = new Map();
+
+window.addEventListener('message', (ev) => {
+  const entry = [...appFrames].find(([f]) => f.isConnected && f.contentWindow === ev.source);
+  if (!entry) return;
+  const [frame, st] = entry;
+  if (--st.left < 0) {
+    frame.remove();
+    appFrames.delete(frame);
+    return;
+  }
+  const m = ev.data;
+  if (!m || m.jsonrpc !== '2.0' || typeof m.method !== 'string') return;
+  const post = (/** @type {any} */ msg) => frame.contentWindow?.postMessage({ jsonrpc: '2.0', ...msg }, '*');
+  if (m.method === 'ui/notifications/initialized') {
+    post({ method: 'ui/notifications/tool-input', params: { arguments: st.app.input ?? {} } });
+    if (st.app.result) post({ method: 'ui/notifications/tool-result', params: st.app.result });
+  } else if (m.method === 'ui/notifications/size-changed') {
+    const h = Number(m.params?.height);
+    if (Number.isFinite(h)) frame.style.height = `${Math.min(640, Math.max(48, Math.round(h)))}px`;
+  } else if (m.id === undefined) {
+    // other notifications: nothing to do
+  } else if (m.method === 'ui/initialize') {
+    post({ id: m.id, result: { protocolVersion: '2026-01-26', hostInfo: { name: 'byomcp console', version: '1' }, hostCapabilities: {},
+      hostContext: { toolInfo: { tool: { name: st.app.tool, inputSchema: { type: 'object' } } }, theme: 'light', displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web' } } });
+  } else {
+    post({ id: m.id, error: { code: -32601, message: 'the console shows apps read-only' } });
+  }
+});
 
 $('#delete').addEventListener('click', async () => {
   const id = $('#transcript-card').dataset.id;
