@@ -474,9 +474,7 @@ export class AgentClient extends EventTarget {
   async cancel(turnId) {
     const id = turnId ?? this.#turnId ?? [...this.#chats].find((c) => c.turnId)?.turnId ?? null;
     if (id === null && this.#chats.size === 0) return null;
-    await this.#waitOpen();
-    const peer = /** @type {Peer} */ (this.#peer);
-    return peer.call(Method.AgentCancel, id === null ? {} : { turnId: id }, { timeoutMs: CANCEL_TIMEOUT_MS });
+    return this.#call(Method.AgentCancel, id === null ? {} : { turnId: id }, CANCEL_TIMEOUT_MS);
   }
 
   /**
@@ -485,10 +483,19 @@ export class AgentClient extends EventTarget {
    * @param {{token: string, name: string, arguments?: unknown}} params
    * @returns {Promise<unknown>}
    */
-  async appCall(params) {
+  appCall(params) {
+    return this.#call(Method.AgentAppCall, params, APP_CALL_TIMEOUT_MS);
+  }
+
+  /**
+   * A request to the agent once the connection is open.
+   * @param {string} method
+   * @param {unknown} params
+   * @param {number} timeoutMs
+   */
+  async #call(method, params, timeoutMs) {
     await this.#waitOpen();
-    const peer = /** @type {Peer} */ (this.#peer);
-    return peer.call(Method.AgentAppCall, params, { timeoutMs: APP_CALL_TIMEOUT_MS });
+    return /** @type {Peer} */ (this.#peer).call(method, params, { timeoutMs });
   }
 
   #connect() {

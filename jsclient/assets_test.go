@@ -595,3 +595,29 @@ func BenchmarkNewAssets(b *testing.B) {
 		}
 	}
 }
+
+// The style sheet goes out without its source's indentation (chat-style.js is dedented on
+// load), and the widget built from it still has its rules.
+func TestStyleSheetShipsDedented(t *testing.T) {
+	a, err := NewAssets(FS, Client...)
+	if err != nil {
+		t.Fatalf("NewAssets(FS, Client...): %v", err)
+	}
+	boot := matches(dynamicRE, a.Source("widget.js"))[0]
+	var text string
+	for _, n := range slices.Concat([]string{boot}, matches(staticRE, a.Source(boot))) {
+		if s := string(a.Source(n)); strings.Contains(s, ":host {") {
+			text = s
+		}
+	}
+	if text == "" {
+		t.Fatal("no first-page file carries the style sheet (:host {)")
+	}
+	sheet := text[strings.Index(text, ":host {"):]
+	if !strings.Contains(sheet, "\nall: initial;") {
+		t.Errorf("the style sheet's rules went out indented (or lost): %.120q", sheet)
+	}
+	if got := dedent("a {\n  b: c;\n\t}\n"); got != "a {\nb: c;\n}\n" {
+		t.Errorf("dedent: %q", got)
+	}
+}

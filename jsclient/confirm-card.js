@@ -980,6 +980,36 @@ export function checkAnswer(answer, request) {
  */
 
 /**
+ * agent/elicit for tools.js (here, not there, so the first page does not carry it): a
+ * server-side MCP server's question to the visitor (MCP elicitation: {server, message, mode?,
+ * requestedSchema?, url?}) asked with requestUserInput's form, or link. A request the form
+ * cannot show throws invalid(why) (tools.js's InvalidParams).
+ * @param {any} params
+ * @param {InputHandler} handler
+ * @param {AbortSignal} signal
+ * @param {any} keepAlive progressKeeper's
+ * @param {(why: string) => Error} invalid
+ * @returns {Promise<unknown>}
+ */
+export function elicit(params, handler, signal, keepAlive, invalid) {
+  const name = params?.server;
+  let request;
+  try {
+    if (typeof name !== 'string' || name === '') throw new TypeError('server must be a non-empty string');
+    const mode = params.mode ?? 'form';
+    if (mode !== 'form' && mode !== 'url') throw new TypeError('mode must be "form" or "url"');
+    request =
+      mode === 'url'
+        ? { mode, message: params.message, url: params.url }
+        : { mode, message: params.message, requestedSchema: params.requestedSchema ?? { type: 'object', properties: {} } };
+    checkRequest(request);
+  } catch (err) {
+    throw invalid(/** @type {Error} */ (err).message);
+  }
+  return requestUserInput(request, { handler, name, tool: { name, title: name }, signal, keepAlive });
+}
+
+/**
  * requestUserInput as a tool's client has it (tools.js): checks the request, then runs an
  * interactive callback, or asks handler (the widget's form) while keepAlive sends progress.
  * handler rejects with the abort reason when signal aborts (tools.js makes it so; the form

@@ -467,36 +467,16 @@ export class ToolHost extends EventTarget {
    * same form as a page tool's requestUserInput (the input handler, the widget's), kept alive by
    * progress; answered {action, content?} as MCP's ElicitResult, the content checked against
    * the schema. A page with no input handler has no such method (the agent tells the server
-   * cancel); a request that is not one the form can show is refused with InvalidParams.
+   * cancel); a request that is not one the form can show is refused with InvalidParams
+   * (confirm-card.js's elicit says why).
    * @param {any} params
    * @param {import('./wsrpc.js').HandlerContext} ctx
-   * @returns {Promise<{action: 'accept'|'decline'|'cancel', content?: Record<string, unknown>}>}
+   * @returns {Promise<any>}
    */
   async #elicit(params, { signal, peer }) {
-    const server = params?.server;
-    if (typeof server !== 'string' || server === '') throw new RpcError(ErrorCode.InvalidParams, 'agent/elicit: server must be a non-empty string');
-    const mode = params.mode ?? 'form';
-    if (mode !== 'form' && mode !== 'url') throw new RpcError(ErrorCode.InvalidParams, 'agent/elicit: mode must be "form" or "url"');
     if (!this.#input) throw new RpcError(ErrorCode.MethodNotFound, 'No user input UI is available on this page.');
-    const card = await loadCard();
-    const request =
-      mode === 'url'
-        ? { mode, message: params.message, url: params.url }
-        : { mode, message: params.message, requestedSchema: params.requestedSchema ?? { type: 'object', properties: {} } };
-    try {
-      card.checkRequest(request);
-    } catch (err) {
-      throw new RpcError(ErrorCode.InvalidParams, `agent/elicit: ${/** @type {Error} */ (err).message}`);
-    }
-    const meta = isPlainObject(params._meta) ? params._meta : {};
-    const answer = await card.requestUserInput(request, {
-      handler: this.#inputUntilAborted(signal),
-      name: server,
-      tool: { name: server, title: server },
-      signal,
-      keepAlive: progressKeeper(peer, meta.progressToken),
-    });
-    return /** @type {any} */ (answer);
+    const invalid = (/** @type {string} */ why) => new RpcError(ErrorCode.InvalidParams, `agent/elicit: ${why}`);
+    return (await loadCard()).elicit(params, this.#inputUntilAborted(signal), signal, progressKeeper(peer, params?._meta?.progressToken), invalid);
   }
 
   /**
