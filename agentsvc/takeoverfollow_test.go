@@ -3,6 +3,10 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -174,5 +178,185 @@ func TestTakeOverFollowsANewerHolder(t *testing.T) {
 	}
 	if calls := onB.callsMade(); len(calls) != 0 {
 		t.Errorf("the page on b ran %+v, want no call: the second turn's pages are on a, then the next one", calls)
+	}
+}
+
+// jitteryClaims is a store whose Claims answer after a random pause of up to max (drawn from a
+// seeded source), so that take-overs, resumes and claims interleave differently each run.
+type jitteryClaims struct {
+	store.Store
+	mu  sync.Mutex
+	rnd *rand.Rand
+	max time.Duration
+}
+
+func (s *jitteryClaims) Unwrap() store.Store { return s.Store }
+
+func (s *jitteryClaims) pause() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Duration(s.rnd.Int64N(int64(s.max)))
+}
+
+func (s *jitteryClaims) Claim(ctx context.Context, id, owner string, ttl time.Duration) (bool, string, error) {
+	time.Sleep(s.pause())
+	return s.Store.Claim(ctx, id, owner, ttl)
+}
+
+// turnOnItsPage tells whether session id is live on ts with a turn running and an open socket
+// of ts as its page.
+func turnOnItsPage(ts *testServer, id string) bool {
+	h := hubOf(ts.Server)
+	h.mu.Lock()
+	ls := h.live[id]
+	h.mu.Unlock()
+	if ls == nil {
+		return false
+	}
+	ls.mu.Lock()
+	c, running := ls.conn, ls.turn != nil
+	ls.mu.Unlock()
+	pc, ok := c.(*pageConn)
+	if !ok || !running {
+		return false
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return !pc.gone
+}
+
+// TestTabMovesBetweenReplicasRandomly is TestLBTabMovesBackAndForth (cmd/byomcp) on two
+// replicas in one process, with the interleavings drawn at random: each round a page on one
+// replica chats; its tool navigates, and the next page resumes the running turn on the other
+// replica, which answers it; the tab then moves on. Claims answer after random pauses, and
+// each page closes after a random pause (or none), so the holder's release, the proxy's
+// take-over (late, often: it then follows the new holder) and the next page's resume race in
+// every order. While the page that started a turn is open after its tool's result, the turn
+// must have it as its page (before the fix, a late take-over took it away about once in 8
+// runs); every turn must be answered on the next page, and every page must get its events
+// once, in order. The seed is logged; BYOMCP_TAKEOVER_SEED=N draws the same pauses again
+// (the scheduler's timing is not replayed).
+func TestTabMovesBetweenReplicasRandomly(t *testing.T) {
+	seed := rand.Uint64()
+	if v := os.Getenv("BYOMCP_TAKEOVER_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("BYOMCP_TAKEOVER_SEED=%q: %v", v, err)
+		}
+		seed = n
+	}
+	t.Logf("seed %d (replay: BYOMCP_TAKEOVER_SEED=%d)", seed, seed)
+	rnd := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	var rmu sync.Mutex
+	pause := func(max time.Duration) {
+		rmu.Lock()
+		d := time.Duration(rnd.Int64N(int64(max)))
+		skip := rnd.IntN(3) == 0
+		rmu.Unlock()
+		if !skip {
+			time.Sleep(d)
+		}
+	}
+	coin := func() bool {
+		rmu.Lock()
+		defer rmu.Unlock()
+		return rnd.IntN(2) == 0
+	}
+
+	model := &scriptModel{reply: func(n int, req llm.Request) (*llm.Response, error) {
+		msgs := req.Messages
+		last := msgs[len(msgs)-1]
+		switch {
+		case last.Role == chat.RoleUser:
+			return &llm.Response{ToolCalls: []chat.ToolCall{call(fmt.Sprintf("n%d", n), "open_next", `{}`)}}, nil
+		case last.Role == chat.RoleTool && last.Name == "open_next":
+			return &llm.Response{ToolCalls: []chat.ToolCall{call(fmt.Sprintf("r%d", n), "read_page", `{}`)}}, nil
+		}
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == chat.RoleUser {
+				return &llm.Response{Text: "Done with " + msgs[i].Content + "."}, nil
+			}
+		}
+		return &llm.Response{Text: "no user message"}, nil
+	}}
+	_, a, b := twoReplicasVia(t, model, nil, func(_ string, shared store.Store) store.Store {
+		rmu.Lock()
+		defer rmu.Unlock()
+		return &jitteryClaims{Store: shared, rnd: rand.New(rand.NewPCG(rnd.Uint64(), rnd.Uint64())), max: 100 * time.Millisecond}
+	})
+	replicas := [2]*testServer{a, b}
+	tools := func(round int) []pageTestTool {
+		return []pageTestTool{
+			{tool: wire.PageTool{Name: "open_next", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				fn: func(context.Context, map[string]any) (any, error) {
+					pause(5 * time.Millisecond)
+					return navigatingResult("Opening the next page."), nil
+				}},
+			{tool: wire.PageTool{Name: "read_page", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				fn: func(context.Context, map[string]any) (any, error) {
+					pause(5 * time.Millisecond)
+					return fmt.Sprintf("page of round %d", round), nil
+				}},
+		}
+	}
+	var sessionID string
+	var lastSeq int64
+	on := 0
+	// open resumes the tab's session (or starts it) on the page's replica, and checks that
+	// the page then gets its events once and in order, from where it said it was.
+	open := func(round int) *fakePage {
+		t.Helper()
+		p := openPage(t, replicas[on], testOrigin, tools(round)...)
+		on = 1 - on
+		params := wire.SessionParams{SessionID: sessionID}
+		if sessionID != "" {
+			last := lastSeq
+			params.LastSeq = &last
+		}
+		res := p.session(params)
+		if sessionID != "" && (!res.Resumed || res.Forked || res.SessionID != sessionID) {
+			t.Fatalf("round %d: got %+v, want the session resumed", round, res)
+		}
+		sessionID = res.SessionID
+		return p
+	}
+	// until reads p's events up to the first that match accepts, each after the last seen.
+	until := func(p *fakePage, what string, match func(event) bool) event {
+		t.Helper()
+		for range 10000 {
+			e := p.nextEvent()
+			if e.Seq <= lastSeq {
+				t.Fatalf("%s: got seq %d (%s) after seq %d: an event twice or out of order", what, e.Seq, e.Type, lastSeq)
+			}
+			lastSeq = e.Seq
+			if match(e) {
+				return e
+			}
+		}
+		t.Fatalf("no %s in 10000 events", what)
+		return event{}
+	}
+	for round := range 12 {
+		text := fmt.Sprintf("round %d", round)
+		p := open(round)
+		go func() { _, _ = p.chat(text) }()
+		start := until(p, "turn_start of "+text, func(e event) bool { return e.Type == wire.EventTurnStart })
+		until(p, "open_next's result in "+text, func(e event) bool {
+			return e.Type == wire.EventToolResult && e.TurnID == start.TurnID && e.Name == "open_next"
+		})
+		pause(30 * time.Millisecond)
+		// The page is open, its turn running: the session has it as its page (a take-over
+		// coming late must not have taken the turn's page from it).
+		if !turnOnItsPage(replicas[1-on], sessionID) {
+			t.Fatalf("round %d: the turn runs with no page on the replica of the open page that started it", round)
+		}
+		dropSocket(p, coin()) // the tool navigated
+		p = open(round)
+		end := until(p, "turn_end of "+text, func(e event) bool { return e.Type == wire.EventTurnEnd })
+		if end.TurnID != start.TurnID || end.StopReason != wire.StopEnd || end.Text != "Done with "+text+"." {
+			t.Fatalf("round %d: got turn_end %+v, want %s answered", round, end, start.TurnID)
+		}
+		pause(30 * time.Millisecond)
+		dropSocket(p, coin()) // a link, soon after the answer is there
 	}
 }
