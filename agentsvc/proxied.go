@@ -107,6 +107,9 @@ func (h *hub) proxyChat(ctx context.Context, c *pageConn, px *proxy, p wire.Chat
 		return nil, wire.ErrNoSession
 	}
 	px.takeOver()
+	if next := c.boundProxy(); next != nil && next != px { // the take-over found a newer holder:
+		return h.proxyChat(ctx, c, next, p) // the socket follows it, and the page asks it
+	}
 	if c.boundSession() == nil {
 		settleRequest(ctx)
 		return nil, wire.ErrNoSession

@@ -3,6 +3,7 @@ package agentsvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -84,7 +85,7 @@ func TestTakeOverFollowsANewerHolder(t *testing.T) {
 		return &llm.Response{Text: want}, nil
 	}}
 	var held *heldClaims
-	_, a, b := twoReplicasVia(t, model, func(c *Config) {
+	shared, a, b := twoReplicasVia(t, model, func(c *Config) {
 		c.ClaimTTL = time.Minute // no claim renewal or proxy watch runs during the test
 	}, func(replica string, shared store.Store) store.Store {
 		if replica != "replica-b" {
@@ -110,6 +111,7 @@ func TestTakeOverFollowsANewerHolder(t *testing.T) {
 		t.Fatalf("got %+v, want the session resumed on b with its turn running on a", res)
 	}
 	px := onlyProxy(t, b.Server)
+	rec := recordRelay(t, shared)
 
 	held.armed.Store(true)
 	letFirstEnd()
@@ -119,6 +121,15 @@ func TestTakeOverFollowsANewerHolder(t *testing.T) {
 	case <-time.After(waitLimit):
 		t.Fatal("b did not start taking the session over")
 	}
+
+	// The page on b chats while its take-over waits: the chat waits for the take-over, and
+	// then asks the holder the socket follows.
+	chatOnB := make(chan error, 1)
+	go func() { _, err := onB.chat("three"); chatOnB <- err }()
+	waitFor(t, "a's answer to the chat's yield (absent: a let the session go)", func() bool {
+		open, _ := rec.open()
+		return rec.heard(wire.RelayYield) && len(open) == 0
+	})
 
 	onA := openPage(t, a, testOrigin, leave)
 	last = lastSeqOf(bSeen)
@@ -153,6 +164,14 @@ func TestTakeOverFollowsANewerHolder(t *testing.T) {
 	case <-onB.peer.Done():
 		t.Fatalf("the socket on b was closed (%v), want it to follow the session", onB.peer.Wait())
 	default:
+	}
+	select {
+	case err := <-chatOnB: // a turn runs on a, with its page there
+		if !errors.Is(err, wire.ErrTurnInProgress) {
+			t.Fatalf("the chat on b during its take-over: got %v, want %v from the holder it follows", err, wire.ErrTurnInProgress)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the chat on b was not answered")
 	}
 
 	next := openPage(t, b, testOrigin, leave) // the navigating page's next one
