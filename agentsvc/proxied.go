@@ -18,7 +18,13 @@ import (
 // page for its running turn. It returns the proxy when the holder took it, errForkNeeded when
 // the session is live on another tab, or nil: the holder let it go (or does not answer), and
 // the caller claims the session as usual.
-func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*proxy, *relayMsg, error) {
+//
+// With follow (a take-over: proxy.takeOver) the holder is not asked: it claimed the session
+// after the replica that let it go told c's proxy so, for a newer page (or a newer tab) than
+// c's, whose running turn must not be handed to c's page, which may be gone already. The
+// proxy returned (with no reply) only follows the session's events; the page's agent/chat
+// asks the holder as on any proxy, and the proxy takes the session over once it is free.
+func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session, follow bool) (*proxy, *relayMsg, error) {
 	r := h.relay
 	ok, holder, err := h.store.Claim(ctx, s.ID, h.owner, h.cfg.ClaimTTL)
 	if err != nil || ok || holder == "" || holder == h.owner {
@@ -33,6 +39,9 @@ func (h *hub) proxyTo(ctx context.Context, c *pageConn, s *store.Session) (*prox
 	r.mu.Lock()
 	r.proxies[px.link] = px
 	r.mu.Unlock()
+	if follow {
+		return px, nil, nil
+	}
 	// The holder may ping the tab's previous socket first, on yet another replica (attachWait).
 	rep, err := r.askWithin(ctx, holder, relayMsg{Kind: relayAttach, Session: s.ID, Link: px.link, Origin: s.Origin}, attachWait)
 	switch {
@@ -98,6 +107,9 @@ func (h *hub) proxyChat(ctx context.Context, c *pageConn, px *proxy, p wire.Chat
 		return nil, wire.ErrNoSession
 	}
 	px.takeOver()
+	if next := c.boundProxy(); next != nil && next != px { // the take-over found a newer holder:
+		return h.proxyChat(ctx, c, next, p) // the socket follows it, and the page asks it
+	}
 	if c.boundSession() == nil {
 		settleRequest(ctx)
 		return nil, wire.ErrNoSession

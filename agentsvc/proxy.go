@@ -247,19 +247,23 @@ func (px *proxy) takeOver() {
 		if c.boundProxy() != px {
 			return
 		}
-		px.mu.Lock()
-		sent := px.sent
-		px.mu.Unlock()
 		// The socket keeps the proxy until it has the session: an agent/chat meanwhile waits
 		// for this take-over (proxyChat) instead of finding no session.
 		px.stopFollowing()
+		px.mu.Lock()
+		sent := px.sent // read once it sends nothing more: where the next sender goes on
+		px.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), px.h.cfg.ClaimTTL+2*relayWait)
 		defer cancel()
 		px.taking.Store(true) // a turn the holder left running is counted as taken over
-		ls, err := px.h.resume(ctx, c, px.id)
+		ls, err := px.h.resumeFor(ctx, c, px.id, true)
 		px.taking.Store(false)
 		var pe *proxied
-		if errors.As(err, &pe) { // another replica holds it now: the page resumes afresh
+		if errors.As(err, &pe) { // another replica claimed it since: the socket follows it there
+			if px.handTo(pe.px, sent) {
+				px.log.Debug("the session moved on to another replica before the take-over; following it there", zap.String("holder", pe.px.holder))
+				return
+			}
 			pe.px.end("not used")
 		}
 		if err == nil {
@@ -302,6 +306,23 @@ func (px *proxy) takeOver() {
 		px.log.Debug("took over a session from another replica")
 	})
 	<-px.taken
+}
+
+// handTo makes next, a proxy that follows the session's new holder (proxyTo with follow), the
+// socket's proxy in place of px, going on after the events px sent: false when the socket
+// ended meanwhile or its page asked for a session again (next is then the caller's to end).
+func (px *proxy) handTo(next *proxy, sent int64) bool {
+	c := px.c
+	c.mu.Lock()
+	ok := !c.gone && c.proxy == px
+	if ok {
+		c.proxy = next
+	}
+	c.mu.Unlock()
+	if ok {
+		next.start(sent, nil)
+	}
+	return ok
 }
 
 // bindProxy sets the socket's proxy to next if it is old (nil old: any).

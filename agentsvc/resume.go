@@ -247,6 +247,13 @@ func (h *hub) take(ctx context.Context, ls *liveSession, c *pageConn) (*liveSess
 // copy here still ending its turn, the store not yet told): a copy loaded meanwhile would
 // write beside the one ending.
 func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession, error) {
+	return h.resumeFor(ctx, c, id, false)
+}
+
+// resumeFor is resume; takingOver when socket c's proxy takes the session over from the
+// replica that let it go (proxy.takeOver): another replica that holds it now is then followed,
+// not asked to give its running turn's page to c (proxyTo).
+func (h *hub) resumeFor(ctx context.Context, c *pageConn, id string, takingOver bool) (*liveSession, error) {
 	if h.srv.deleted.Has(id, time.Now()) {
 		return nil, wire.ErrSessionNotFound
 	}
@@ -269,7 +276,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	}
 	if px := c.boundProxy(); h.relay != nil && (px == nil || px.ended()) {
 		// Held by another replica: while its turn runs, this socket serves the turn's page.
-		px, rep, err := h.proxyTo(ctx, c, s)
+		px, rep, err := h.proxyTo(ctx, c, s, takingOver)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +300,7 @@ func (h *hub) resume(ctx context.Context, c *pageConn, id string) (*liveSession,
 	h.mu.Lock()
 	if other := h.live[id]; other != nil { // loaded meanwhile by another socket
 		h.mu.Unlock()
-		return h.resume(ctx, c, id)
+		return h.resumeFor(ctx, c, id, takingOver)
 	}
 	ls = h.newLive(s.ID, s.Origin, s.Page, session.Loaded())
 	ls.seq, ls.persisted = s.Seq, s.Seq
