@@ -207,7 +207,7 @@ func (h *Handler) questionInterrupt(call chat.ToolCall, q *question) (Interrupt,
 		Reason:     reasonInput,
 		Message:    capText(p.Message, 1<<10),
 		ToolCallID: call.ID,
-		ExpiresAt:  h.now().Add(h.inputTTL()).UTC().Format(time.RFC3339),
+		ExpiresAt:  h.now().Add(h.inputTTL()).UTC().Format(time.RFC3339Nano), // to the TTL's precision
 	}
 	switch mode {
 	case "form":

@@ -390,7 +390,7 @@ func TestParkedCallRaces(t *testing.T) {
 	const rounds = 30
 	asked, booked := 0, 0
 	for i := range rounds {
-		ttl := time.Duration(rand.IntN(40)+1) * time.Millisecond
+		ttl := time.Duration(rand.IntN(80)+1) * time.Millisecond
 		f := askFixture(t, nil, a, nil, "shop__book", func(o *Options) { o.InputTTL = ttl })
 		thread := fmt.Sprintf("race-%d", i)
 		_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: thread, RunID: "r1", Messages: []Message{user("u1", "book it")}})
