@@ -235,7 +235,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 				webServers = append(webServers, sc.Name)
 			}
 		}
-		mgr := mcpservers.Start(ctx, mcpConfig, mcpservers.Options{Logger: log.Named("mcp")})
+		mgr := mcpservers.Start(ctx, mcpConfig, mcpservers.Options{Logger: log.Named("mcp"), CallsAsk: true})
 		defer mgr.Close()
 		serverTools = mgr
 	}
