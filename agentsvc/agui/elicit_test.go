@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -441,5 +442,37 @@ func TestParkedCallRaces(t *testing.T) {
 	t.Logf("%d rounds: %d asked the visitor, %d answered in time", rounds, asked, booked)
 	if asked == 0 {
 		t.Errorf("no round ended with the question: nothing raced")
+	}
+}
+
+// TestParkedCallsBoundedByDefault: with the default bound, maxParkedCalls threads each hold
+// a parked call and the next thread's question is declined at once (its call goes on). It
+// logs what the parked calls hold: goroutines of the process (the agent's and, here, the
+// in-process test server's) and heap, per parked call.
+func TestParkedCallsBoundedByDefault(t *testing.T) {
+	a := newAskerTools(t)
+	// The multi-round-trip server: its questions come with their call, so calls of many
+	// threads may wait at once (elicitation/create during calls of two threads on one server
+	// cannot be tied to either, and is declined: TestElicitationGoesToTheCallThatAsks).
+	f := askFixture(t, nil, a, nil, "mrtr__book", func(o *Options) { o.RunRate, o.RunBurst = 1000, 1000 })
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
+	for i := range maxParkedCalls {
+		_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: fmt.Sprintf("t%d", i), RunID: "r1", Messages: []Message{user("u1", "book it")}})
+		if o := outcomeOf(evs); o == nil || o["type"] != "interrupt" {
+			t.Fatalf("thread %d: outcome %v, want the interrupt (under the bound)", i, o)
+		}
+	}
+	waitParked(t, f.h, maxParkedCalls)
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	t.Logf("%d parked calls: %.1f goroutines and %d heap bytes each (agent and test server together)", maxParkedCalls,
+		float64(runtime.NumGoroutine()-g0)/maxParkedCalls, (int64(after.HeapAlloc)-int64(before.HeapAlloc))/maxParkedCalls)
+	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "one-more", RunID: "r1", Messages: []Message{user("u1", "book it")}})
+	if r := resultOf(evs, "c1"); r != "not booked: decline" || outcomeOf(evs) != nil {
+		t.Errorf("past the bound: result %q, outcome %v; want the question declined and the run answered", r, outcomeOf(evs))
 	}
 }
