@@ -47,6 +47,9 @@ const (
 	// endGrace is how long a parked call that is ended (expired, shut down) may take to
 	// finish once its server heard cancel, before its context is cancelled.
 	endGrace = 5 * time.Second
+	// expiresFormat is a question's expiresAt: RFC 3339 to the millisecond, the precision
+	// of its expiry timer.
+	expiresFormat = "2006-01-02T15:04:05.999Z07:00"
 	// maxQuestionSchema bounds a form's schema as the interrupt carries it (bytes).
 	maxQuestionSchema = 16 << 10
 )
@@ -207,7 +210,7 @@ func (h *Handler) questionInterrupt(call chat.ToolCall, q *question) (Interrupt,
 		Reason:     reasonInput,
 		Message:    capText(p.Message, 1<<10),
 		ToolCallID: call.ID,
-		ExpiresAt:  h.now().Add(h.inputTTL()).UTC().Format(time.RFC3339Nano), // to the TTL's precision
+		ExpiresAt:  h.now().Add(h.inputTTL()).UTC().Format(expiresFormat),
 	}
 	switch mode {
 	case "form":

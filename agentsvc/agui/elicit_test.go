@@ -60,10 +60,19 @@ func newAskerTools(t *testing.T) *askerTools {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("booked for %v", r.Content["name"])}}}
 	}
+	// The test's end stops the questions still waiting: a go-sdk server's Close waits for its
+	// handlers, and a handler waiting for an answer from a client that is gone would wait on.
+	ended, end := context.WithCancel(context.Background())
+	elicit := func(ctx context.Context, req *mcp.CallToolRequest, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer context.AfterFunc(ended, cancel)()
+		defer cancel()
+		return req.Session.Elicit(ctx, p)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "book", Description: "Books a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who is the booking for?", RequestedSchema: nameForm})
+			r, err := elicit(ctx, req, &mcp.ElicitParams{Message: "Who is the booking for?", RequestedSchema: nameForm})
 			if err != nil {
 				return nil, err
 			}
@@ -71,7 +80,7 @@ func newAskerTools(t *testing.T) *askerTools {
 		})
 	srv.AddTool(&mcp.Tool{Name: "pay", Description: "Pays the deposit.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: "Pay the deposit at your bank.", URL: "https://bank.example/pay/42", ElicitationID: "pay-42"})
+			r, err := elicit(ctx, req, &mcp.ElicitParams{Mode: "url", Message: "Pay the deposit at your bank.", URL: "https://bank.example/pay/42", ElicitationID: "pay-42"})
 			if err != nil {
 				return nil, err
 			}
@@ -83,12 +92,12 @@ func newAskerTools(t *testing.T) *askerTools {
 		})
 	srv.AddTool(&mcp.Tool{Name: "twice", Description: "Books, then asks for a confirmation.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			r, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who is the booking for?", RequestedSchema: nameForm})
+			r, err := elicit(ctx, req, &mcp.ElicitParams{Message: "Who is the booking for?", RequestedSchema: nameForm})
 			if err != nil {
 				return nil, err
 			}
 			a.record("twice", r)
-			r2, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Send a reminder?", RequestedSchema: map[string]any{
+			r2, err := elicit(ctx, req, &mcp.ElicitParams{Message: "Send a reminder?", RequestedSchema: map[string]any{
 				"type": "object", "properties": map[string]any{"remind": map[string]any{"type": "boolean"}}, "required": []string{"remind"}}})
 			if err != nil {
 				return nil, err
@@ -108,6 +117,7 @@ func newAskerTools(t *testing.T) *askerTools {
 	t.Cleanup(hs.Close)
 	hm := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mrtr }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(hm.Close)
+	t.Cleanup(end) // before the servers close
 	a.mgr = mcpservers.Start(t.Context(), &mcpservers.Config{Servers: []mcpservers.ServerConfig{
 		{Name: "shop", Transport: mcpservers.TransportStreamable, URL: hs.URL, Expose: []string{mcpservers.AudienceWeb}},
 		{Name: "mrtr", Transport: mcpservers.TransportStreamable, URL: hm.URL, Expose: []string{mcpservers.AudienceWeb}},
