@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -27,9 +28,10 @@ import (
 // 2026-07-28, book (the multi-round-trip form: an input_required result, then the call
 // again carrying the answer). The servers record each answer they received.
 type askerTools struct {
-	mgr *mcpservers.Manager
-	mu  sync.Mutex
-	got []string // "<tool>:<action>:<content as JSON>" per answer received
+	mgr  *mcpservers.Manager
+	slow chan struct{} // closed: shop__slow returns
+	mu   sync.Mutex
+	got  []string // "<tool>:<action>:<content as JSON>" per answer received
 }
 
 func (a *askerTools) received() []string {
@@ -52,7 +54,7 @@ var nameForm = map[string]any{
 
 func newAskerTools(t *testing.T) *askerTools {
 	t.Helper()
-	a := &askerTools{}
+	a := &askerTools{slow: make(chan struct{})}
 	booked := func(tool string, r *mcp.ElicitResult) *mcp.CallToolResult {
 		a.record(tool, r)
 		if r.Action != "accept" {
@@ -104,6 +106,15 @@ func newAskerTools(t *testing.T) *askerTools {
 			}
 			a.record("twice", r2)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("booked for %v, reminder %v", r.Content["name"], r2.Content["remind"])}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "slow", Description: "Takes its time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {
+			case <-a.slow:
+			case <-ctx.Done():
+			case <-ended.Done():
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slow done"}}}, nil
 		})
 	mrtr := mcp.NewServer(&mcp.Implementation{Name: "mrtr", Version: "1"}, nil)
 	mrtr.AddTool(&mcp.Tool{Name: "book", Description: "Books a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -484,5 +495,59 @@ func TestParkedCallsBoundedByDefault(t *testing.T) {
 	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "one-more", RunID: "r1", Messages: []Message{user("u1", "book it")}})
 	if r := resultOf(evs, "c1"); r != "not booked: decline" || outcomeOf(evs) != nil {
 		t.Errorf("past the bound: result %q, outcome %v; want the question declined and the run answered", r, outcomeOf(evs))
+	}
+}
+
+// TestParkedCallEndsWithItsRun: a run cut short (its client gone) while another call of the
+// same response still runs, after one call was parked, ends the parked call: its server
+// hears cancel, nothing stays parked, and the thread's next run finds every call answered.
+func TestParkedCallEndsWithItsRun(t *testing.T) {
+	a := newAskerTools(t)
+	f := newFixtureWith(t, nil, a.mgr, nil, llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		if req.Messages[len(req.Messages)-1].Role == "user" {
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "c1", Name: "shop__book", Args: `{}`}, {ID: "c2", Name: "shop__slow", Args: `{}`}}}
+		}
+		return llmtest.Step{Text: "ok"}
+	}))
+	h := f.h
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		body, _ := json.Marshal(RunAgentInput{ThreadID: "th", RunID: "r1", Messages: []Message{user("u1", "book it")}})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.URL, strings.NewReader(string(body)))
+		req.Header.Set("Origin", site)
+		if resp, err := f.srv.Client().Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	waitParked(t, f.h, 1)
+	cancel() // the client goes away while slow runs
+	<-done
+	waitParked(t, f.h, 0)
+	deadline := time.Now().Add(waitLimit)
+	for !strings.Contains(strings.Join(a.received(), " "), "book:cancel") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server received %v, want the parked call's question cancelled with its run", a.received())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	deadline = time.Now().Add(waitLimit)
+	for {
+		status, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th", RunID: "r2", Messages: []Message{}})
+		if status == http.StatusConflict && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // the cut run still ends
+			continue
+		}
+		if o := outcomeOf(evs); o != nil {
+			t.Errorf("outcome %v, want none: the run that asked was cut short", o)
+		}
+		break
+	}
+	everyCallAnswered(t, f, "th")
+	if got := mustLoad(t, f, "th"); !strings.Contains(fmt.Sprint(got), "the run ended before the visitor was asked the server's question") {
+		t.Errorf("thread %v, want the parked call answered as cut short", got)
 	}
 }
