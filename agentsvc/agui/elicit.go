@@ -40,8 +40,8 @@ const (
 	// reasonInput is the Interrupt.reason of a server's request for the visitor's input.
 	reasonInput = "input_required"
 	// defaultInputTTL is how long a parked call waits for its answer (Options.InputTTL): the
-	// default hard bound of a server tool call (--tool-max-timeout), which cuts it anyway.
-	defaultInputTTL = 10 * time.Minute
+	// hard bound of a server tool call, which cuts it anyway (10 min).
+	defaultInputTTL = mcpservers.DefaultMaxTimeout
 	// maxParkedCalls bounds the calls parked in this process (Options.MaxParked).
 	maxParkedCalls = 64
 	// endGrace is how long a parked call that is ended (expired, shut down) may take to

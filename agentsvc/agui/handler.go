@@ -54,7 +54,8 @@ type Options struct {
 	// InterruptTTL is how long a confirmation may be answered [15 min].
 	InterruptTTL time.Duration
 	// InputTTL is how long a server call whose server asks the visitor something waits,
-	// parked, for the answer [10 min, the default --tool-max-timeout] (elicit.go).
+	// parked, for the answer [10 min: mcpservers.DefaultMaxTimeout, the hard bound of a
+	// server call] (elicit.go).
 	InputTTL time.Duration
 	// MaxParked bounds the server calls parked at once in this process, waiting for the
 	// visitor's answer [64]; a question past it is declined.
