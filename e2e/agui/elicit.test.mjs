@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { buildResumeArray } from '@ag-ui/client';
-import { InterruptSchema, RunFinishedEventSchema, RunFinishedInterruptOutcomeSchema } from '@ag-ui/core/schemas';
+import { InterruptSchema, RunFinishedEventSchema, RunFinishedInterruptOutcomeSchema, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { startFakeOpenAI, lastMessage } from '../browser/fake-openai.mjs';
 import { suiteSetup, startServer, newAgent, checkEvents, ROOT } from './harness.mjs';
 
@@ -110,6 +110,9 @@ test('a server asks the visitor during a call: the run ends with the interrupt, 
     assert.equal(newMessages.at(-1).content, 'Thanks, Jane Doe.');
     assert.deepEqual(agent.pendingInterrupts, []);
     assert.deepEqual(agent.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+
+    // What the client sent is a RunAgentInput with the resume, as @ag-ui/core defines it.
+    assert.deepEqual(RunAgentInputSchema.parse({ threadId: agent.threadId, runId: 'x', messages: [], resume }).resume, resume);
 
     // Answered once: the same answer again is refused.
     await assert.rejects(agent.runAgent({ resume }), /409/);
