@@ -107,16 +107,17 @@ func newAskerTools(t *testing.T) *askerTools {
 			a.record("twice", r2)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("booked for %v, reminder %v", r.Content["name"], r2.Content["remind"])}}}, nil
 		})
-	srv.AddTool(&mcp.Tool{Name: "slow", Description: "Takes its time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			select {
-			case <-a.slow:
-			case <-ctx.Done():
-			case <-ended.Done():
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slow done"}}}, nil
-		})
+	slow := func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-a.slow:
+		case <-ctx.Done():
+		case <-ended.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slow done"}}}, nil
+	}
+	srv.AddTool(&mcp.Tool{Name: "slow", Description: "Takes its time.", InputSchema: json.RawMessage(`{"type":"object"}`)}, slow)
 	mrtr := mcp.NewServer(&mcp.Implementation{Name: "mrtr", Version: "1"}, nil)
+	mrtr.AddTool(&mcp.Tool{Name: "slow", Description: "Takes its time.", InputSchema: json.RawMessage(`{"type":"object"}`)}, slow)
 	mrtr.AddTool(&mcp.Tool{Name: "book", Description: "Books a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if r, ok := req.Params.InputResponses["who"].(*mcp.ElicitResult); ok {
@@ -513,7 +514,7 @@ func TestParkedCallEndsWithItsRun(t *testing.T) {
 	a := newAskerTools(t)
 	f := newFixtureWith(t, nil, a.mgr, nil, llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
 		if req.Messages[len(req.Messages)-1].Role == "user" {
-			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "c1", Name: "shop__book", Args: `{}`}, {ID: "c2", Name: "shop__slow", Args: `{}`}}}
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "c1", Name: "shop__book", Args: `{}`}, {ID: "c2", Name: "mrtr__slow", Args: `{}`}}}
 		}
 		return llmtest.Step{Text: "ok"}
 	}))
@@ -557,5 +558,38 @@ func TestParkedCallEndsWithItsRun(t *testing.T) {
 	everyCallAnswered(t, f, "th")
 	if got := mustLoad(t, f, "th"); !strings.Contains(fmt.Sprint(got), "the run ended before the visitor was asked the server's question") {
 		t.Errorf("thread %v, want the parked call answered as cut short", got)
+	}
+}
+
+// TestQuestionOfOneOfTwoCallsDeclined: a server's elicitation/create while a run has two
+// calls under way on that server cannot be tied to either call (it does not come with a
+// call's context), so it is declined rather than put to the visitor as the wrong call's
+// question; the run goes on without an interrupt.
+func TestQuestionOfOneOfTwoCallsDeclined(t *testing.T) {
+	a := newAskerTools(t)
+	f := newFixtureWith(t, nil, a.mgr, nil, llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Step {
+		if req.Messages[len(req.Messages)-1].Role == "user" {
+			return llmtest.Step{ToolCalls: []llmtest.FakeCall{{ID: "c2", Name: "shop__slow", Args: `{}`}, {ID: "c1", Name: "shop__book", Args: `{}`}}}
+		}
+		return llmtest.Step{Text: "ok"}
+	}))
+	h := f.h
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	go func() { // slow ends once book's question was answered
+		deadline := time.Now().Add(waitLimit)
+		for len(a.received()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		close(a.slow)
+	}()
+	_, evs := f.run(t, t.Context(), site, RunAgentInput{ThreadID: "th", RunID: "r1", Messages: []Message{user("u1", "book it")}})
+	if o := outcomeOf(evs); o != nil {
+		t.Errorf("outcome %v, want none: the question cannot be tied to a call", o)
+	}
+	if r := resultOf(evs, "c1"); r != "not booked: decline" {
+		t.Errorf("book's result %q, want the server's answer to a decline", r)
+	}
+	if r := resultOf(evs, "c2"); r != "slow done" {
+		t.Errorf("slow's result %q", r)
 	}
 }
