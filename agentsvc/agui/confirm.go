@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -60,6 +61,7 @@ const (
 	decisionDeclined  = "declined"
 	decisionCancelled = "cancelled"
 	decisionExpired   = "expired"
+	decisionAnswered  = "answered" // a server's question, answered (elicit.go)
 )
 
 // raisedEvent is the stored agui_interrupt event: the interrupt as sent, and the tool.
@@ -172,7 +174,8 @@ type decision struct {
 	call   chat.ToolCall // the held call; Arguments are those that run (edited or the model's)
 	kind   string        // decisionApproved, …
 	edited bool
-	reason string // the visitor's, for a decline
+	reason string            // the visitor's, for a decline
+	answer *mcp.ElicitResult // for a server's question: what the server gets (elicit.go)
 }
 
 // resumePlan is what an input's resume entries do: the decisions to carry out, the
@@ -228,7 +231,13 @@ func (h *Handler) checkResume(ctx context.Context, ti *threadInterrupts, msgs []
 		if !ok { // cannot happen: the call was stored before its interrupt
 			return nil, &httpError{http.StatusInternalServerError, "internal error"}
 		}
-		d, herr := h.decide(ctx, i, e, r, call, now, site)
+		var d decision
+		var herr *httpError
+		if r.Interrupt.Reason == reasonInput {
+			d, herr = h.decideInput(ctx, i, e, r, call, now)
+		} else {
+			d, herr = h.decide(ctx, i, e, r, call, now, site)
+		}
 		if herr != nil {
 			return nil, herr
 		}
@@ -438,8 +447,10 @@ func (r *run) answeredEventOf(d decision) store.Event {
 
 // resolve carries out the decisions of the run's resume entries, in order: each is stored
 // (its agui_resume event first, so that no crash runs a tool twice), the approved calls run
-// with their arguments, and each call's result is sent as TOOL_CALL_RESULT. It returns the
-// calls' tool messages, or false when the store failed (the run ends with RUN_ERROR).
+// with their arguments, the answered questions go to their parked calls (elicit.go), and
+// each call's result is sent as TOOL_CALL_RESULT. It returns the calls' tool messages, or
+// false when the store failed (the run ends with RUN_ERROR). A call whose server asks again
+// is parked again, with no tool message: the run then ends with its new interrupt.
 func (r *run) resolve(ctx context.Context, ds []decision) ([]chat.Message, bool) {
 	var out []chat.Message
 	meter := r.h.o.Meter
@@ -448,7 +459,25 @@ func (r *run) resolve(ctx context.Context, ds []decision) ([]chat.Message, bool)
 		start := time.Now()
 		var res tools.Outcome
 		msg := chat.Message{ID: newMessageID(), Role: chat.RoleTool, ToolCallID: d.call.ID, Name: name, TurnID: r.turnID}
-		if d.kind == decisionApproved {
+		if d.raised.Interrupt.Reason == reasonInput {
+			// The answer is stored before the server gets it: a question is answered once.
+			if err := r.h.o.Store.Append(ctx, r.key, store.Batch{Events: []store.Event{r.answeredEventOf(d)}}); err != nil {
+				r.log.Error("agui: storing the answer to an interrupt", zap.Error(err))
+				return out, false
+			}
+			var parked bool
+			res, parked = r.answerQuestion(ctx, d)
+			r.log.Info("agui: interrupt answered", zap.String("interrupt", d.raised.Interrupt.ID), zap.String("tool", name), zap.String("decision", d.kind))
+			if parked {
+				meter.ObserveToolCall("server", res.Label(), time.Since(start))
+				continue
+			}
+			msg.Content = res.ForModel()
+			if err := r.h.o.Store.Append(context.WithoutCancel(ctx), r.key, store.Batch{Messages: []chat.Message{msg}}); err != nil {
+				r.log.Error("agui: storing the result of a call that asked the visitor", zap.Error(err))
+				return out, false
+			}
+		} else if d.kind == decisionApproved {
 			// The answer is stored before the tool runs: it is answered once, even if this
 			// replica dies while the tool runs (the next run says its outcome is unknown).
 			if err := r.h.o.Store.Append(ctx, r.key, store.Batch{Events: []store.Event{r.answeredEventOf(d)}}); err != nil {
@@ -473,7 +502,9 @@ func (r *run) resolve(ctx context.Context, ds []decision) ([]chat.Message, bool)
 			}
 		}
 		meter.ObserveToolCall("server", res.Label(), time.Since(start))
-		r.log.Info("agui: interrupt answered", zap.String("interrupt", d.raised.Interrupt.ID), zap.String("tool", name), zap.String("decision", d.kind))
+		if d.raised.Interrupt.Reason != reasonInput {
+			r.log.Info("agui: interrupt answered", zap.String("interrupt", d.raised.Interrupt.ID), zap.String("tool", name), zap.String("decision", d.kind))
+		}
 		r.mu.Lock()
 		r.results[d.call.ID] = msg.ID
 		r.resultSent[d.call.ID] = true
@@ -519,9 +550,12 @@ func (r *run) unheldAnswers(msgs []chat.Message) []chat.Message {
 		if answered[in.Interrupt.ToolCallID] {
 			continue
 		}
+		text := "not run: the run ended before the visitor was asked to confirm this call"
+		if in.Interrupt.Reason == reasonInput {
+			text = "cancelled: the run ended before the visitor was asked the server's question; the call's outcome is unknown"
+		}
 		out = append(out, chat.Message{ID: r.results[in.Interrupt.ToolCallID], Role: chat.RoleTool, ToolCallID: in.Interrupt.ToolCallID,
-			Name: in.Tool, TurnID: r.turnID,
-			Content: tools.Wrap(in.Tool, "not run: the run ended before the visitor was asked to confirm this call", true)})
+			Name: in.Tool, TurnID: r.turnID, Content: tools.Wrap(in.Tool, text, true)})
 	}
 	return out
 }

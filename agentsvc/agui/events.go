@@ -63,7 +63,9 @@ const (
 )
 
 // Interrupt is something a run needs from outside before it goes on (@ag-ui/core
-// InterruptSchema): here, the visitor's confirmation of one server tool call.
+// InterruptSchema): here, the visitor's confirmation of one server tool call (confirm.go), or
+// the visitor's answer to a server's question during one (elicit.go; Metadata names the
+// server, the mode and the URL to open).
 type Interrupt struct {
 	ID             string          `json:"id"`
 	Reason         string          `json:"reason"`
@@ -71,6 +73,7 @@ type Interrupt struct {
 	ToolCallID     string          `json:"toolCallId,omitempty"`
 	ResponseSchema json.RawMessage `json:"responseSchema,omitempty"`
 	ExpiresAt      string          `json:"expiresAt,omitempty"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Message is an AG-UI message. Content is a string, or (user and tool messages) an array

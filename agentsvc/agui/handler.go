@@ -53,6 +53,13 @@ type Options struct {
 	ConfirmTools []string
 	// InterruptTTL is how long a confirmation may be answered [15 min].
 	InterruptTTL time.Duration
+	// InputTTL is how long a server call whose server asks the visitor something waits,
+	// parked, for the answer [10 min: mcpservers.DefaultMaxTimeout, the hard bound of a
+	// server call] (elicit.go).
+	InputTTL time.Duration
+	// MaxParked bounds the server calls parked at once in this process, waiting for the
+	// visitor's answer [64]; a question past it is declined.
+	MaxParked int
 	// Now is the clock of interrupts' expiry (nil: time.Now).
 	Now     func() time.Time
 	Limits  loop.Limits // per run (loop.Limits' defaults)
@@ -129,6 +136,9 @@ type Handler struct {
 	cancels map[*run]context.CancelCauseFunc
 	closing bool
 	runs    sync.WaitGroup
+
+	parked *parkedCalls // server calls waiting for the visitor's answer (elicit.go)
+	live   *liveCalls   // server calls under way, by thread (elicit.go)
 }
 
 // New checks o and returns a Handler.
@@ -169,7 +179,12 @@ func New(o Options) (*Handler, error) {
 	if o.Meter == nil {
 		o.Meter = noMeter{}
 	}
+	if o.MaxParked <= 0 {
+		o.MaxParked = maxParkedCalls
+	}
 	return &Handler{
+		parked:  &parkedCalls{max: o.MaxParked},
+		live:    &liveCalls{},
 		o:       o,
 		log:     o.Logger,
 		owner:   "agui-" + randomID(8),
@@ -279,12 +294,14 @@ func isToken(s string) bool {
 	return true
 }
 
-// Shutdown refuses new runs, lets running ones go on for the grace period, then cancels
+// Shutdown refuses new runs, ends the server calls parked for the visitor's answer (their
+// questions answered cancel), lets running runs go on for the grace period, then cancels
 // them, and returns when they have all ended or ctx is done.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	h.closing = true
 	h.mu.Unlock()
+	h.parked.closeAll()
 	done := make(chan struct{})
 	go func() { h.runs.Wait(); close(done) }()
 	grace := time.NewTimer(h.o.ShutdownGrace)

@@ -158,7 +158,14 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		// are answered as not confirmed; the new user messages follow them.
 		answers, ok := r.resolve(ctx, p.decisions)
 		if !ok {
+			r.dropParked()
 			r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
+			return
+		}
+		if r.asking() {
+			// A resumed call's server asked again: the run ends with the new question (and
+			// the interrupts still open), the new user messages held back as for those.
+			r.endAsking(ctx, p)
 			return
 		}
 		history = append(slices.Clip(p.history[:len(p.history)-len(p.users)]), answers...)
@@ -215,11 +222,13 @@ func (r *run) execute(ctx context.Context, p *plan) {
 		raised = r.raisedEvents() // stored with the run's end: the thread waits for their answers
 		end.Events = raised
 	} else {
+		r.dropParked() // the run did not end asking: no next run answers the questions
 		end.Messages = append(end.Messages, r.unheldAnswers(res.Messages)...)
 	}
 	if err := h.o.Store.Append(context.WithoutCancel(ctx), r.key, end); err != nil {
 		r.log.Error("agui: storing the run", zap.Error(err))
 		if len(raised) > 0 { // an interrupt the thread does not hold could never be answered
+			r.dropParked()
 			r.out.send(runError{Type: EventRunError, Message: "internal error", Code: "internal_error"})
 			return
 		}
@@ -690,7 +699,9 @@ func (t runTools) Call(ctx context.Context, call chat.ToolCall) (out tools.Outco
 		return out
 	}
 	settle()
-	out = mcpservers.Toolbox{Tools: r.h.o.ServerTools, Audience: mcpservers.AudienceWeb}.Call(ctx, call)
+	// The call may outlive the run: when its server asks the visitor something, the run
+	// ends with an interrupt and the call waits, parked, for the next run (elicit.go).
+	out, _ = r.await(ctx, r.startCall(ctx, call))
 	meter.ObserveToolCall("server", out.Label(), time.Since(start))
 	return out
 }
