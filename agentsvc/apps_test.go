@@ -19,14 +19,30 @@ import (
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
-const shopAppHTML = "<!doctype html><title>car card</title><p>A car</p>"
+// shopAppHTML is the shop's app: about the size of the MCP organisation's basic app
+// (server-basic-vanillajs, 217,951 bytes), so that an event that carried it would show.
+var shopAppHTML = "<!doctype html><title>car card</title><p>A car</p><!--" + strings.Repeat("padding ", 27000) + "-->"
+
+// shopAppChanged is the shop's app after its server changed it.
+const shopAppChanged = "<!doctype html><title>car card v2</title><p>A car</p>"
 
 // appServers starts two MCP servers over Streamable HTTP (go-sdk): "shop", with an MCP App
 // (show_car shows ui://shop/card.html; refresh_price is for its app only; buy is destructive)
 // and "other", whose secret an app of shop must never reach. runs counts each tool's calls.
 func appServers(t *testing.T) (*mcpservers.Manager, map[string]*atomic.Int32) {
 	t.Helper()
+	cfg, runs, _ := appServerConfig(t)
+	return startAppServers(t, cfg), runs
+}
+
+// appServerConfig starts appServers' MCP servers and returns their configuration; runs also
+// counts the reads of the shop's app ("resources/read"); changed, once set, makes the shop
+// serve shopAppChanged instead of shopAppHTML.
+func appServerConfig(t *testing.T) (*mcpservers.Config, map[string]*atomic.Int32, *atomic.Bool) {
+	t.Helper()
 	runs := map[string]*atomic.Int32{}
+	reads, changed := new(atomic.Int32), new(atomic.Bool)
+	runs["resources/read"] = reads
 	add := func(srv *mcp.Server, tool *mcp.Tool, answer string) {
 		n := new(atomic.Int32)
 		runs[tool.Name] = n
@@ -46,7 +62,12 @@ func appServers(t *testing.T) (*mcpservers.Manager, map[string]*atomic.Int32) {
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: new(true)}}, "bought")
 	shop.AddResource(&mcp.Resource{URI: "ui://shop/card.html", Name: "card", MIMEType: mcpservers.AppMIMEType},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "ui://shop/card.html", MIMEType: mcpservers.AppMIMEType, Text: shopAppHTML}}}, nil
+			reads.Add(1)
+			html := shopAppHTML
+			if changed.Load() {
+				html = shopAppChanged
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "ui://shop/card.html", MIMEType: mcpservers.AppMIMEType, Text: html}}}, nil
 		})
 	other := mcp.NewServer(&mcp.Implementation{Name: "other", Version: "1"}, nil)
 	add(other, &mcp.Tool{Name: "secret"}, "the other server's secret")
@@ -56,14 +77,20 @@ func appServers(t *testing.T) (*mcpservers.Manager, map[string]*atomic.Int32) {
 		t.Cleanup(hs.Close)
 		cfg.Servers = append(cfg.Servers, mcpservers.ServerConfig{Name: name, Transport: mcpservers.TransportStreamable, URL: hs.URL, Expose: []string{mcpservers.AudienceWeb}})
 	}
-	mgr := mcpservers.Start(t.Context(), &cfg, mcpservers.Options{Logger: zaptest.NewLogger(t).Named("mcp")})
+	return &cfg, runs, changed
+}
+
+// startAppServers starts a Manager of cfg (one replica's, or one process's after a restart).
+func startAppServers(t *testing.T, cfg *mcpservers.Config) *mcpservers.Manager {
+	t.Helper()
+	mgr := mcpservers.Start(t.Context(), cfg, mcpservers.Options{Logger: zaptest.NewLogger(t).Named("mcp")})
 	t.Cleanup(mgr.Close)
 	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
 	defer cancel()
 	if err := mgr.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return mgr, runs
+	return mgr
 }
 
 // appCall sends agent/appCall and returns its result's text and isError.
@@ -111,7 +138,7 @@ func TestAppOverTheSocket(t *testing.T) {
 		t.Fatalf("tool_result of shop__show_car = %+v, want an app", result)
 	}
 	app := result.App
-	if app.Server != "shop" || app.Tool != "show_car" || app.URI != "ui://shop/card.html" || app.HTML != shopAppHTML ||
+	if app.Server != "shop" || app.Tool != "show_car" || app.URI != "ui://shop/card.html" || app.SHA256 != sha256Of(shopAppHTML) ||
 		string(app.Input) != `{"id":"7"}` || !strings.Contains(string(app.Result), `"a red car"`) || app.Token == "" {
 		t.Fatalf("app = %+v", app)
 	}

@@ -9,7 +9,10 @@
  * so the page's DOM, cookies and storage are out of its reach; no top navigation, popups,
  * forms or downloads); its document is the agent's /byomcp/app-frame (jsclient/appframe.go),
  * served with a Content-Security-Policy that sandboxes it too and denies the network except the
- * origins the resource's `_meta.ui.csp` names, into which the app's HTML is written; no
+ * origins the resource's `_meta.ui.csp` names, into which the app's HTML is written. The event
+ * names the document by its SHA-256 (`app.sha256`): this module fetches it from the agent
+ * (`/byomcp/apps/{server}/{sha256}?uri=…`, CORS, no credentials); a document the agent no longer
+ * has is shown as "This view is no longer available." instead of the app. No
  * permission (camera, …) is granted. Only messages whose `source` is that iframe's window, that are JSON-RPC 2.0
  * shapes and at most MAX_MESSAGE_BYTES are read; an app that sends more than RATE_BURST messages
  * in a burst (refilled at RATE_PER_SECOND) is stopped and removed. Links are shown for the visitor
@@ -50,7 +53,7 @@ const STYLE = `.mcp-app{margin:.4em 0;border:1px solid var(--byomcp-border,#d0d4
  * @property {string} server
  * @property {string} tool
  * @property {string} uri
- * @property {string} html
+ * @property {string} sha256 the document's SHA-256 (hex), its name at the agent
  * @property {{connectDomains?: string[], resourceDomains?: string[], frameDomains?: string[], baseUriDomains?: string[]}} [csp]
  * @property {boolean} [prefersBorder]
  * @property {unknown} [input]
@@ -103,7 +106,7 @@ export function showApp(entry, app, client, view, send) {
  * @returns {AppFrame|null}
  */
 export function mountApp(after, app, host) {
-  if (!app || typeof app.html !== 'string' || !app.html || typeof app.token !== 'string') return null;
+  if (!app || typeof app.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(app.sha256) || typeof app.token !== 'string') return null;
   const doc = host.doc;
   const view = doc.defaultView;
   if (!view) return null;
@@ -137,6 +140,12 @@ export function mountApp(after, app, host) {
   const win = iframe.contentWindow;
   if (!win) return null;
   const f = new AppFrame(app, host, box, iframe, win);
+  // The document, by its name at the agent (content-addressed: immutable, cacheable).
+  const doc_ = new URL(`./apps/${encodeURIComponent(String(app.server))}/${app.sha256}`, import.meta.url);
+  doc_.searchParams.set('uri', String(app.uri));
+  fetch(doc_, { credentials: 'omit', referrerPolicy: 'no-referrer' })
+    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
+    .then((html) => f.loaded(html), () => f.unavailable());
   // Apps whose transcript was cleared (a new conversation) are forgotten.
   for (const [w, other] of frames) if (!other.iframe.isConnected) frames.delete(w);
   frames.set(win, f);
@@ -166,6 +175,8 @@ export class AppFrame {
   #pending = 0;
   #initialized = false;
   #loaded = false; // the app's document was handed to the frame
+  #ready = false; // the frame asked for the document
+  /** @type {string|null} the app's document, once fetched */ #html = null;
   /** @type {string|null} why it was stopped */ stopped = null;
   /** counters, for tests and the console */
   stats = { received: 0, dropped: 0, calls: 0 };
@@ -223,6 +234,34 @@ export class AppFrame {
     this.box.append(note);
   }
 
+  /**
+   * The app's document came from the agent: handed to the frame once it asked for it.
+   * @param {string} html
+   */
+  loaded(html) {
+    this.#html = html;
+    this.#handOver();
+  }
+
+  #handOver() {
+    if (this.#loaded || !this.#ready || this.#html === null) return;
+    this.#loaded = true;
+    this.#post({ type: 'byomcp/app-html', html: this.#html });
+  }
+
+  /** The agent no longer has the document: a short line instead of the app. */
+  unavailable() {
+    if (this.stopped) return;
+    this.stopped = 'unavailable';
+    frames.delete(this.#win);
+    this.iframe.remove();
+    const note = this.#host.doc.createElement('p');
+    note.className = 'note';
+    note.setAttribute('part', 'note');
+    note.textContent = 'This view is no longer available.';
+    this.box.append(note);
+  }
+
   /** Spends one message from the bucket; false when the app is over its rate. */
   #spend() {
     const now = Date.now();
@@ -240,9 +279,9 @@ export class AppFrame {
       this.stop('it sent too many messages');
       return;
     }
-    if (!this.#loaded && data && typeof data === 'object' && /** @type {any} */ (data).type === 'byomcp/app-frame-ready') {
-      this.#loaded = true;
-      this.#post({ type: 'byomcp/app-html', html: this.#app.html });
+    if (!this.#ready && data && typeof data === 'object' && /** @type {any} */ (data).type === 'byomcp/app-frame-ready') {
+      this.#ready = true;
+      this.#handOver();
       return;
     }
     if (!isMessage(data)) {

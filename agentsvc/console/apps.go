@@ -2,13 +2,18 @@ package console
 
 // MCP Apps in the transcript: a call whose result came with an app (tool_result's app) names
 // it, and GET …/apps/{call} serves the app's document for a read-only view in the console: a
-// sandboxed document (CSP sandbox, opaque origin) with the app's network allowances only.
+// sandboxed document (CSP sandbox, opaque origin) with the app's network allowances only. The
+// event names the document by its hash (app.sha256); the bytes come from Options.AppDocument
+// (the agent's resource cache, or the server read again), the same the widget is served.
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
+
+	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
@@ -20,14 +25,25 @@ type CallApp struct {
 	URI    string          `json:"uri"`
 	Input  json.RawMessage `json:"input,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Bytes  int             `json:"bytes"` // the document's size
+	SHA256 string          `json:"sha256"` // names the document
 }
 
-func callApp(a *wire.App) *CallApp {
-	if a == nil || a.HTML == "" {
+// ErrAppGone is what an AppDocument returns when the document is no longer the one the event
+// names (the server changed it): answered 410.
+var ErrAppGone = errors.New("this view is no longer available")
+
+// eventApp is tool_result's app as stored: HTML only in events written before the app
+// carried a reference (sha256) instead of its document.
+type eventApp struct {
+	wire.App
+	HTML string `json:"html"`
+}
+
+func callApp(a *eventApp) *CallApp {
+	if a == nil || (a.SHA256 == "" && a.HTML == "") {
 		return nil
 	}
-	return &CallApp{Server: a.Server, Tool: a.Tool, URI: a.URI, Input: a.Input, Result: a.Result, Bytes: len(a.HTML)}
+	return &CallApp{Server: a.Server, Tool: a.Tool, URI: a.URI, Input: a.Input, Result: a.Result, SHA256: a.SHA256}
 }
 
 var appOrigin = regexp.MustCompile(`^(https?|wss?)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?$`)
@@ -75,25 +91,44 @@ func (h *Handler) appDoc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call := r.PathValue("call")
-	var app *wire.App
+	var app *eventApp
 	for _, e := range evs {
 		var ev struct {
 			Type   string    `json:"type"`
 			CallID string    `json:"callId"`
-			App    *wire.App `json:"app"`
+			App    *eventApp `json:"app"`
 		}
 		if json.Unmarshal(e.Data, &ev) == nil && ev.Type == wire.EventToolResult && ev.CallID == call && ev.App != nil {
 			app = ev.App
 		}
 	}
-	if app == nil || app.HTML == "" {
+	if callApp(app) == nil {
 		writeError(w, http.StatusNotFound, "no app for that call")
 		return
+	}
+	html := app.HTML
+	if html == "" {
+		if h.o.AppDocument == nil {
+			writeError(w, http.StatusNotFound, "this view is no longer available: this agent has no server-side MCP servers")
+			return
+		}
+		var err error
+		html, err = h.o.AppDocument(r.Context(), app.Server, app.URI, app.SHA256)
+		if errors.Is(err, ErrAppGone) {
+			writeError(w, http.StatusGone, "this view is no longer available: "+err.Error())
+			return
+		}
+		if err != nil {
+			h.log.Info("an app's document could not be served", zap.String("server", app.Server), zap.String("uri", app.URI), zap.Error(err))
+			writeError(w, http.StatusNotFound, "this view is no longer available: its server cannot serve it now")
+			return
+		}
 	}
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", appPolicy(app.CSP))
 	hd.Set("X-Frame-Options", "SAMEORIGIN")
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
-	_, _ = w.Write([]byte(app.HTML))
+	hd.Set("Cache-Control", "private, no-store")
+	_, _ = w.Write([]byte(html))
 }

@@ -81,6 +81,10 @@ type Options struct {
 	// Redis store (Run); Replica names this one among them.
 	Cluster Cluster
 	Replica string
+	// AppDocument, when not nil, returns the document of server's MCP App resource uri whose
+	// SHA-256 is sha256 (hex), for the transcript's read-only view; ErrAppGone (wrapped) when
+	// its server no longer has it.
+	AppDocument func(ctx context.Context, server, uri, sha256 string) (string, error)
 }
 
 // Handler serves /console and /console/api/….

@@ -72,6 +72,7 @@ func newFixture(t *testing.T) *fixture {
 		SiteOf:       feed.siteOf,
 		IsSiteOrigin: func(o string, _ *http.Request) bool { return o == "https://shop.example" },
 		Now:          clk.now,
+		AppDocument:  testAppDocument,
 	})
 	if err != nil {
 		t.Fatal(err)

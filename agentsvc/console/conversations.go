@@ -91,7 +91,7 @@ type event struct {
 	Confirmation *wire.Confirmation `json:"confirmation"`
 	// Asked is a tool_result's: the server's questions to the visitor.
 	Asked []wire.Asked `json:"asked"`
-	App   *wire.App    `json:"app"`
+	App   *eventApp    `json:"app"`
 }
 
 func msTime(ms int64) time.Time {

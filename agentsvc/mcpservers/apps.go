@@ -7,6 +7,8 @@ package mcpservers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,6 +44,10 @@ const (
 	VisibleToModel = "model"
 	VisibleToApp   = "app"
 )
+
+// ErrAppGone is returned by AppDocument when the resource's document is no longer the one
+// asked for (the server changed it).
+var ErrAppGone = errors.New("mcpservers: this app's document is no longer available")
 
 // ErrNoApp is returned by AppResource when a server's resource cannot be shown as an app.
 var ErrNoApp = errors.New("mcpservers: no app")
@@ -98,8 +104,10 @@ func appCapabilities(c *mcp.ClientCapabilities) {
 
 // AppResource is a ui:// resource ready to show.
 type AppResource struct {
-	URI           string
-	HTML          string
+	URI  string
+	HTML string
+	// SHA256 is the lower-case hex SHA-256 of HTML: the document's name in tool_result's app.
+	SHA256        string
 	CSP           *wire.AppCSP
 	PrefersBorder *bool
 }
@@ -152,6 +160,41 @@ func (m *Manager) AppResource(ctx context.Context, name, uri string) (*AppResour
 	return r, nil
 }
 
+// AppDocument returns the document of server's app resource uri whose SHA-256 is sha (hex),
+// for audience: from the cache, or read again from the server (another replica showed the app,
+// the agent restarted, or the cache was dropped), and only while its content still has that
+// hash (else ErrAppGone). uri must be the ui:// resource of one of the server's tools
+// (ErrNoApp otherwise): nothing else of the server is served this way.
+func (m *Manager) AppDocument(ctx context.Context, audience, server, uri, sha string) (*AppResource, error) {
+	s := m.serverNamed(server)
+	if s == nil {
+		return nil, fmt.Errorf("%w: no server %q", ErrUnknownTool, server)
+	}
+	if !s.cfg.Exposed(audience) {
+		return nil, fmt.Errorf("%w: server %q is not available to %s", ErrNotExposed, server, audience)
+	}
+	s.mu.Lock()
+	declared := false
+	for _, t := range s.tools {
+		if t.UI != nil && t.UI.ResourceURI != "" && t.UI.ResourceURI == uri {
+			declared = true
+			break
+		}
+	}
+	s.mu.Unlock()
+	if !declared {
+		return nil, fmt.Errorf("%w: %q is not the app of a tool of %q", ErrNoApp, uri, server)
+	}
+	r, err := m.AppResource(ctx, server, uri)
+	if err != nil {
+		return nil, err
+	}
+	if r.SHA256 != sha {
+		return nil, fmt.Errorf("%w: %s of %q has changed", ErrAppGone, uri, server)
+	}
+	return r, nil
+}
+
 func (m *Manager) serverNamed(name string) *server {
 	for _, s := range m.servers {
 		if s.cfg.Name == name {
@@ -196,7 +239,8 @@ func appFromContents(uri string, res *mcp.ReadResourceResult, log *zap.Logger) (
 	if html == "" {
 		return nil, fmt.Errorf("%w: %s is empty", ErrNoApp, uri)
 	}
-	r := &AppResource{URI: uri, HTML: html}
+	sum := sha256.Sum256([]byte(html))
+	r := &AppResource{URI: uri, HTML: html, SHA256: hex.EncodeToString(sum[:])}
 	if ui, ok := c.Meta["ui"].(map[string]any); ok {
 		r.CSP = appCSP(ui["csp"], log)
 		if b, ok := ui["prefersBorder"].(bool); ok {
@@ -306,7 +350,7 @@ func CallToolWithApp(ctx context.Context, st ServerTools, audience, name string,
 		}
 		return out
 	}
-	out.App = &wire.App{Server: t.Server, Tool: t.Name, URI: r.URI, HTML: r.HTML, CSP: r.CSP, PrefersBorder: r.PrefersBorder,
+	out.App = &wire.App{Server: t.Server, Tool: t.Name, URI: r.URI, SHA256: r.SHA256, CSP: r.CSP, PrefersBorder: r.PrefersBorder,
 		Input: appJSON(args, `{}`), Result: AppResult(res, out.Text)}
 	return out
 }

@@ -2,8 +2,10 @@ package mcpservers
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -267,7 +269,7 @@ func TestCallToolWithApp(t *testing.T) {
 			t.Fatalf("outcome = %+v, want OK with an app", out)
 		}
 		app := out.App
-		if app.Server != "shop" || app.Tool != "show_car" || app.URI != appURI || !strings.Contains(app.HTML, "card v1") {
+		if app.Server != "shop" || app.Tool != "show_car" || app.URI != appURI || app.SHA256 != fmt.Sprintf("%x", sha256.Sum256([]byte("<!doctype html><p>card v1</p>"))) {
 			t.Errorf("app = %+v", app)
 		}
 		if string(app.Input) != `{"id":"7"}` {

@@ -1,6 +1,9 @@
 package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"net/url"
+)
 
 // MethodAgentAppCall (page → agent) is an MCP App's tools/call, relayed by the widget: the
 // agent calls a tool of the app's own server (AppCallParams → the tool's CallToolResult).
@@ -15,8 +18,11 @@ type App struct {
 	Tool string `json:"tool"`
 	// URI is the ui:// resource.
 	URI string `json:"uri"`
-	// HTML is the resource's text (mimeType text/html;profile=mcp-app).
-	HTML string `json:"html"`
+	// SHA256 names the resource's document (text/html;profile=mcp-app) by its content: the
+	// lower-case hex SHA-256 of its bytes. The event carries this reference, not the document
+	// (which may be hundreds of KiB): the widget loads it from the agent at
+	// AppDocumentPath(Server, SHA256)?uri=URI.
+	SHA256 string `json:"sha256"`
 	// CSP is the resource's _meta.ui.csp, origins only (checked by the agent).
 	CSP *AppCSP `json:"csp,omitempty"`
 	// PrefersBorder is the resource's _meta.ui.prefersBorder.
@@ -28,6 +34,12 @@ type App struct {
 	// Token names this app in agent/appCall: it binds the app's calls to its session and
 	// server.
 	Token string `json:"token"`
+}
+
+// AppDocumentPath is where the agent serves an app's document, by its server and content hash
+// (GET, with ?uri=<the ui:// resource>): /byomcp/apps/{server}/{sha256}.
+func AppDocumentPath(server, sha256 string) string {
+	return "/byomcp/apps/" + url.PathEscape(server) + "/" + sha256
 }
 
 // AppCSP is an MCP App resource's network allowances (McpUiResourceCsp); each entry is an

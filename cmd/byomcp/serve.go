@@ -340,6 +340,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 			Logger:  log.Named("console"),
 			Cluster: store.SharedOf(st), // with Redis: every replica's tabs and turns
 			Replica: srv.Replica(),
+			AppDocument: func(ctx context.Context, server, uri, sha string) (string, error) {
+				doc, err := srv.AppDocument(ctx, server, uri, sha)
+				if errors.Is(err, mcpservers.ErrAppGone) {
+					return "", fmt.Errorf("%w (%v)", console.ErrAppGone, err)
+				}
+				if err != nil {
+					return "", err
+				}
+				return doc.HTML, nil
+			},
 		})
 		if err != nil {
 			return invalid(fmt.Errorf("--console-token: %w", err))
@@ -413,6 +423,7 @@ func routes(srv *agentsvc.Server, ag *agui.Handler, reg *sites.Registry, con *co
 	}
 	mux.Handle("GET /byomcp/", http.StripPrefix("/byomcp/", jsclient.Handler()))
 	mux.Handle("GET /byomcp/app-frame", jsclient.AppFrameHandler())
+	mux.Handle("GET /byomcp/apps/{server}/{sha256}", srv.AppDocumentHandler())
 	mux.Handle("GET /byomcp/sites.schema.json", sites.SchemaHandler())
 	mux.Handle("GET /", static(demosite.FS))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

@@ -196,6 +196,31 @@ test('a hostile app is contained: no page DOM, cookie or navigation; no other to
   }
 });
 
+test('an app whose document the agent no longer has shows a short line instead of the app', async () => {
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const { page } = await newPage(context);
+    // The widget asks the real agent for another hash than the event's (as if the server had
+    // changed its app since the call): the agent re-reads the resource and answers 410.
+    const asked = [];
+    await page.route('**/byomcp/apps/**', (route) => {
+      const url = new URL(route.request().url());
+      url.pathname = url.pathname.replace(/[0-9a-f]{64}$/, '0'.repeat(64));
+      asked.push(url.pathname);
+      return route.continue({ url: url.href });
+    });
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    await ask(page, 'gone: what time is it?');
+    await page.locator(W.text).filter({ hasText: 'Done.' }).waitFor();
+    await page.locator(`${APP} .note`).filter({ hasText: 'This view is no longer available.' }).waitFor();
+    assert.equal(await page.locator(`${APP} iframe`).count(), 0, 'the app\'s frame is removed');
+    assert.deepEqual(asked, [`/byomcp/apps/basic/${'0'.repeat(64)}`]);
+  } finally {
+    await context.close();
+  }
+});
+
 test('the console shows the app of a call read-only', async () => {
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
