@@ -5,6 +5,7 @@ package agentsvc
 // app's session and server by a token the agent signed.
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -18,13 +19,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/tools"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
 
-// appKey signs the apps' tokens. It lives as long as the process: an app shown before a
-// restart, or by another replica, has its calls refused and says so to the visitor.
+// appKey signs the apps' tokens. It lives as long as the process; a token signed before a
+// restart, or by another replica, is good when the session's own history holds it
+// (tokenInHistory).
 var appKey = func() []byte {
 	k := make([]byte, 32)
 	if _, err := rand.Read(k); err != nil {
@@ -50,6 +53,43 @@ func appTokenServer(sessionID, token string) (string, bool) {
 	return server, hmac.Equal([]byte(token), []byte(appToken(sessionID, server)))
 }
 
+// appTokenScan bounds the events of a session read to find a token in its history.
+const appTokenScan = 5000
+
+// tokenInHistory is the server of an app token that one of the session's own tool_result
+// events carries: the token of an app shown before a restart or by another replica (whose key
+// this process does not have) is good here, as the store holding the session's events is
+// shared. It reads at most appTokenScan events, a thousand at a time, and only decodes those
+// that contain the token.
+func tokenInHistory(ctx context.Context, st store.Store, sessionID, token string) (string, bool) {
+	if token == "" {
+		return "", false
+	}
+	needle, _ := json.Marshal(token)
+	var after int64
+	for read := 0; read < appTokenScan; {
+		evs, err := st.EventsAfter(ctx, sessionID, after, 1000)
+		if err != nil || len(evs) == 0 {
+			return "", false
+		}
+		for _, ev := range evs {
+			if !bytes.Contains(ev.Data, needle) {
+				continue
+			}
+			var e struct {
+				Type string    `json:"type"`
+				App  *wire.App `json:"app"`
+			}
+			if json.Unmarshal(ev.Data, &e) == nil && e.Type == wire.EventToolResult && e.App != nil && e.App.Token == token {
+				return e.App.Server, true
+			}
+		}
+		read += len(evs)
+		after = evs[len(evs)-1].Seq
+	}
+	return "", false
+}
+
 // callServerTool is mcpservers.CallToolWithApp for the session: the app it returns carries
 // the session's token for its server.
 func (t *sessionTools) callServerTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
@@ -62,7 +102,7 @@ func (t *sessionTools) callServerTool(ctx context.Context, name string, args jso
 
 // Errors of agent/appCall.
 var (
-	errAppToken   = wsrpc.NewError(wire.CodeInvalidParams, "invalid params: the app's token is not this session's (the agent restarted, or the app is another conversation's)")
+	errAppToken   = wsrpc.NewError(wire.CodeInvalidParams, "invalid params: the app's token is not this session's (the app is another conversation's)")
 	errAppProxied = wsrpc.NewError(wire.CodeInvalidParams, "invalid params: app calls are not relayed to the replica that has the session; reload the page")
 	errNoApps     = wsrpc.NewError(wire.CodeInvalidParams, "invalid params: this agent has no server-side tools for apps")
 )
@@ -80,6 +120,9 @@ func (s *Server) appCall(ctx context.Context, c *pageConn, p wire.AppCallParams)
 		return nil, errAppProxied
 	}
 	server, ok := appTokenServer(ls.id, p.Token)
+	if !ok {
+		server, ok = tokenInHistory(ctx, ls.hub.store, ls.id, p.Token)
+	}
 	if !ok {
 		return nil, errAppToken
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/llm/llmtest"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers"
+	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 	"github.com/byomcp/byomcp/wsrpc"
 )
@@ -198,5 +199,56 @@ func TestAppOverTheSocket(t *testing.T) {
 	}
 	if n := runs["secret"].Load(); n != 0 {
 		t.Errorf("the other server's secret ran %d times", n)
+	}
+}
+
+// TestAppTokenInHistory: the token of an app shown by another replica, or before a restart
+// (signed with a key this process does not have), is good for the session whose history
+// carries it in a tool_result, and for no other session; a token the history does not carry
+// is not; the scan stops at appTokenScan events.
+func TestAppTokenInHistory(t *testing.T) {
+	ctx := t.Context()
+	st := store.NewMemory()
+	foreign := "shop.c2lnbmVkLWJ5LWFub3RoZXItcmVwbGljYQ"
+	event := func(seq int64, typ, token string) store.Event {
+		data, _ := json.Marshal(map[string]any{"type": typ, "seq": seq, "callId": "c1", "name": "show_car", "text": "ok",
+			"app": map[string]any{"server": "shop", "tool": "show_car", "uri": "ui://shop/card.html", "token": token}})
+		return store.Event{Seq: seq, Data: data}
+	}
+	for _, id := range []string{"s-history", "s-other"} {
+		if err := st.Create(ctx, &store.Session{ID: id, Origin: testOrigin}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var evs []store.Event
+	for seq := int64(1); seq <= appTokenScan+10; seq++ {
+		switch seq {
+		case 3: // the token in another kind of event does not count
+			evs = append(evs, event(seq, wire.EventToolCall, "shop.in-a-tool-call"))
+		case 5:
+			evs = append(evs, event(seq, wire.EventToolResult, foreign))
+		case appTokenScan + 5: // past the scan's bound
+			evs = append(evs, event(seq, wire.EventToolResult, "shop.too-far"))
+		default:
+			evs = append(evs, store.Event{Seq: seq, Data: json.RawMessage(`{"type":"text_delta","text":"x"}`)})
+		}
+	}
+	if err := st.Append(ctx, "s-history", store.Batch{Events: evs}); err != nil {
+		t.Fatal(err)
+	}
+	if server, ok := tokenInHistory(ctx, st, "s-history", foreign); !ok || server != "shop" {
+		t.Errorf("the history's token: %q, %v; want shop, true", server, ok)
+	}
+	for _, c := range []struct{ session, token string }{
+		{"s-other", foreign},
+		{"s-history", "shop.in-a-tool-call"},
+		{"s-history", "shop.too-far"},
+		{"s-history", "shop.never-issued"},
+		{"s-history", ""},
+		{"s-missing", foreign},
+	} {
+		if server, ok := tokenInHistory(ctx, st, c.session, c.token); ok {
+			t.Errorf("session %s, token %q: accepted for %q", c.session, c.token, server)
+		}
 	}
 }
