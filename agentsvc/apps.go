@@ -59,14 +59,14 @@ const appTokenScan = 5000
 // tokenInHistory is the server of an app token that one of the session's own tool_result
 // events carries: the token of an app shown before a restart or by another replica (whose key
 // this process does not have) is good here, as the store holding the session's events is
-// shared. It reads at most appTokenScan events, a thousand at a time, and only decodes those
-// that contain the token.
-func tokenInHistory(ctx context.Context, st store.Store, sessionID, token string) (string, bool) {
+// shared. It reads at most appTokenScan events, the newest up to seq (the session's last
+// stored event), a thousand at a time, and only decodes those that contain the token.
+func tokenInHistory(ctx context.Context, st store.Store, sessionID, token string, seq int64) (string, bool) {
 	if token == "" {
 		return "", false
 	}
 	needle, _ := json.Marshal(token)
-	var after int64
+	after := max(0, seq-appTokenScan)
 	for read := 0; read < appTokenScan; {
 		evs, err := st.EventsAfter(ctx, sessionID, after, 1000)
 		if err != nil || len(evs) == 0 {
@@ -121,7 +121,7 @@ func (s *Server) appCall(ctx context.Context, c *pageConn, p wire.AppCallParams)
 	}
 	server, ok := appTokenServer(ls.id, p.Token)
 	if !ok {
-		server, ok = tokenInHistory(ctx, ls.hub.store, ls.id, p.Token)
+		server, ok = tokenInHistory(ctx, ls.hub.store, ls.id, p.Token, ls.persistedSeq())
 	}
 	if !ok {
 		return nil, errAppToken

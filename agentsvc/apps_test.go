@@ -205,7 +205,7 @@ func TestAppOverTheSocket(t *testing.T) {
 // TestAppTokenInHistory: the token of an app shown by another replica, or before a restart
 // (signed with a key this process does not have), is good for the session whose history
 // carries it in a tool_result, and for no other session; a token the history does not carry
-// is not; the scan stops at appTokenScan events.
+// is not; the scan reads the newest appTokenScan events.
 func TestAppTokenInHistory(t *testing.T) {
 	ctx := t.Context()
 	st := store.NewMemory()
@@ -223,12 +223,14 @@ func TestAppTokenInHistory(t *testing.T) {
 	var evs []store.Event
 	for seq := int64(1); seq <= appTokenScan+10; seq++ {
 		switch seq {
-		case 3: // the token in another kind of event does not count
+		case 30: // the token in another kind of event does not count
 			evs = append(evs, event(seq, wire.EventToolCall, "shop.in-a-tool-call"))
-		case 5:
+		case 20:
 			evs = append(evs, event(seq, wire.EventToolResult, foreign))
-		case appTokenScan + 5: // past the scan's bound
-			evs = append(evs, event(seq, wire.EventToolResult, "shop.too-far"))
+		case 2: // older than the newest appTokenScan events
+			evs = append(evs, event(seq, wire.EventToolResult, "shop.too-old"))
+		case appTokenScan + 5:
+			evs = append(evs, event(seq, wire.EventToolResult, "shop.recent"))
 		default:
 			evs = append(evs, store.Event{Seq: seq, Data: json.RawMessage(`{"type":"text_delta","text":"x"}`)})
 		}
@@ -236,18 +238,21 @@ func TestAppTokenInHistory(t *testing.T) {
 	if err := st.Append(ctx, "s-history", store.Batch{Events: evs}); err != nil {
 		t.Fatal(err)
 	}
-	if server, ok := tokenInHistory(ctx, st, "s-history", foreign); !ok || server != "shop" {
-		t.Errorf("the history's token: %q, %v; want shop, true", server, ok)
+	last := int64(appTokenScan + 10)
+	for _, token := range []string{foreign, "shop.recent"} {
+		if server, ok := tokenInHistory(ctx, st, "s-history", token, last); !ok || server != "shop" {
+			t.Errorf("the history's token %q: %q, %v; want shop, true", token, server, ok)
+		}
 	}
 	for _, c := range []struct{ session, token string }{
 		{"s-other", foreign},
 		{"s-history", "shop.in-a-tool-call"},
-		{"s-history", "shop.too-far"},
+		{"s-history", "shop.too-old"},
 		{"s-history", "shop.never-issued"},
 		{"s-history", ""},
 		{"s-missing", foreign},
 	} {
-		if server, ok := tokenInHistory(ctx, st, c.session, c.token); ok {
+		if server, ok := tokenInHistory(ctx, st, c.session, c.token, last); ok {
 			t.Errorf("session %s, token %q: accepted for %q", c.session, c.token, server)
 		}
 	}
