@@ -176,7 +176,7 @@ func (t *sessionTools) onPage(ctx context.Context, name string, none tools.Outco
 			return out
 		}
 		last = out
-		t.ls.log.Info("the page went away while its visitor was asked to confirm a call; the next page asks again", zap.String("tool", name))
+		t.ls.log.Info("the page went away while its visitor was asked (a confirmation or a server's question); the next page asks again", zap.String("tool", name))
 	}
 }
 
