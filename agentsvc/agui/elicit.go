@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -84,8 +83,7 @@ func (q *question) reply(res *mcp.ElicitResult) {
 
 // serverCall is a server tool call under way, which may ask the visitor.
 type serverCall struct {
-	key    string     // the thread's
-	live   *liveCalls // the process's calls under way, this one among them while it runs
+	key    string // the thread's
 	call   chat.ToolCall
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -100,12 +98,14 @@ type serverCall struct {
 // values kept), whose servers' questions go to the returned serverCall (see await).
 func (r *run) startCall(ctx context.Context, call chat.ToolCall) *serverCall {
 	cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	lc := &serverCall{key: r.key, live: r.h.live, call: call, cancel: cancel, done: make(chan tools.Outcome, 1), asked: make(chan *question, 1)}
+	lc := &serverCall{key: r.key, call: call, cancel: cancel, done: make(chan tools.Outcome, 1), asked: make(chan *question, 1)}
 	lc.ctx = cctx
-	cctx = mcpservers.WithAsker(context.WithValue(cctx, callKey{}, lc), r.key, lc.ask)
-	lc.live.add(lc)
+	// The asker is this call's alone (who names the call, not the thread): mcpservers ties a
+	// question that comes without the call's context (elicitation/create) to it only while no
+	// other call with an asker runs on that server, this thread's included, as a question
+	// parks the one call it belongs to.
+	cctx = mcpservers.WithAsker(cctx, r.key+"\x00"+call.ID, lc.ask)
 	go func() {
-		defer lc.live.remove(lc)
 		defer func() { // a goroutine of its own: a panic must not take the process down
 			if p := recover(); p != nil {
 				r.log.Error("agui: panic in a server tool call", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
@@ -119,14 +119,8 @@ func (r *run) startCall(ctx context.Context, call chat.ToolCall) *serverCall {
 }
 
 // ask is the call's mcpservers.Asker: it hands the question to the run that waits for the
-// call and waits for the visitor's answer. A second question while one is open is declined,
-// and so is a question that cannot be tied to this call: one that did not come with the
-// call's own context (elicitation/create, which mcpservers ties to the thread) while the
-// thread has other calls under way on the same server.
+// call and waits for the visitor's answer. A second question while one is open is declined.
 func (lc *serverCall) ask(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	if ctx.Value(callKey{}) != lc && lc.live.others(lc, server) {
-		return &mcp.ElicitResult{Action: actionDecline}, nil
-	}
 	q := &question{id: "int_" + randomID(16), server: server, params: p, answer: make(chan *mcp.ElicitResult, 1)}
 	lc.mu.Lock()
 	if lc.open != nil {
@@ -449,52 +443,4 @@ func (r *run) endAsking(ctx context.Context, p *plan) {
 		fin.Result = &runResult{Warnings: p.warnings}
 	}
 	r.out.send(fin)
-}
-
-// callKey marks the context of a server call: a question asked with it (go-sdk asks the
-// multi-round-trip form's with the call's context) is that call's.
-type callKey struct{}
-
-// liveCalls are the server calls under way in this process, by thread; it guards only its
-// map.
-type liveCalls struct {
-	mu       sync.Mutex
-	byThread map[string]map[*serverCall]struct{}
-}
-
-func (l *liveCalls) add(lc *serverCall) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.byThread == nil {
-		l.byThread = map[string]map[*serverCall]struct{}{}
-	}
-	if l.byThread[lc.key] == nil {
-		l.byThread[lc.key] = map[*serverCall]struct{}{}
-	}
-	l.byThread[lc.key][lc] = struct{}{}
-}
-
-func (l *liveCalls) remove(lc *serverCall) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.byThread[lc.key], lc)
-	if len(l.byThread[lc.key]) == 0 {
-		delete(l.byThread, lc.key)
-	}
-}
-
-// others reports whether lc's thread has other calls under way on server (a call's server
-// is its name's prefix, "<server>__"; a call whose name does not tell counts as on it).
-func (l *liveCalls) others(lc *serverCall, server string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for c := range l.byThread[lc.key] {
-		if c == lc {
-			continue
-		}
-		if s, _, ok := strings.Cut(c.call.Name, "__"); !ok || s == server {
-			return true
-		}
-	}
-	return false
 }

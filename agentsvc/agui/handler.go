@@ -138,7 +138,6 @@ type Handler struct {
 	runs    sync.WaitGroup
 
 	parked *parkedCalls // server calls waiting for the visitor's answer (elicit.go)
-	live   *liveCalls   // server calls under way, by thread (elicit.go)
 }
 
 // New checks o and returns a Handler.
@@ -184,7 +183,6 @@ func New(o Options) (*Handler, error) {
 	}
 	return &Handler{
 		parked:  &parkedCalls{max: o.MaxParked},
-		live:    &liveCalls{},
 		o:       o,
 		log:     o.Logger,
 		owner:   "agui-" + randomID(8),
