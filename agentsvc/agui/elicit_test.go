@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,8 +31,13 @@ import (
 type askerTools struct {
 	mgr  *mcpservers.Manager
 	slow chan struct{} // closed: shop__slow returns
-	mu   sync.Mutex
-	got  []string // "<tool>:<action>:<content as JSON>" per answer received
+	// slowRunning is closed once a slow call reached its server; with bookAfterSlow set, book
+	// waits for it before asking, so the two calls are surely both under way when it asks.
+	slowRunning   chan struct{}
+	slowOnce      sync.Once
+	bookAfterSlow atomic.Bool
+	mu            sync.Mutex
+	got           []string // "<tool>:<action>:<content as JSON>" per answer received
 }
 
 func (a *askerTools) received() []string {
@@ -54,7 +60,7 @@ var nameForm = map[string]any{
 
 func newAskerTools(t *testing.T) *askerTools {
 	t.Helper()
-	a := &askerTools{slow: make(chan struct{})}
+	a := &askerTools{slow: make(chan struct{}), slowRunning: make(chan struct{})}
 	booked := func(tool string, r *mcp.ElicitResult) *mcp.CallToolResult {
 		a.record(tool, r)
 		if r.Action != "accept" {
@@ -74,6 +80,13 @@ func newAskerTools(t *testing.T) *askerTools {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "book", Description: "Books a test drive.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if a.bookAfterSlow.Load() {
+				select {
+				case <-a.slowRunning:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
 			r, err := elicit(ctx, req, &mcp.ElicitParams{Message: "Who is the booking for?", RequestedSchema: nameForm})
 			if err != nil {
 				return nil, err
@@ -108,6 +121,7 @@ func newAskerTools(t *testing.T) *askerTools {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("booked for %v, reminder %v", r.Content["name"], r2.Content["remind"])}}}, nil
 		})
 	slow := func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a.slowOnce.Do(func() { close(a.slowRunning) })
 		select {
 		case <-a.slow:
 		case <-ctx.Done():
@@ -575,7 +589,8 @@ func TestQuestionOfOneOfTwoCallsDeclined(t *testing.T) {
 	}))
 	h := f.h
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
-	go func() { // slow ends once book's question was answered
+	a.bookAfterSlow.Store(true) // the model's two calls start in either order
+	go func() {                 // slow ends once book's question was answered
 		deadline := time.Now().Add(waitLimit)
 		for len(a.received()) == 0 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
