@@ -38,26 +38,27 @@ func (c *pageConn) awaitTools(ctx context.Context, late bool) {
 	}
 }
 
-// callTool runs a call on the page once its tools are listed (a socket that just came back
-// may not have answered tools/list yet), the wait bounded by the handshake's time-out.
-func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+// ready waits until the page's tools are listed (a socket that just came back may not have
+// answered tools/list yet), at most the handshake's time-out, before a request goes to it.
+func (c *pageConn) ready(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
+	defer cancel()
 	c.mcp.Ready(rctx)
-	cancel()
+}
+
+// callTool runs a call on the page once it is ready.
+func (c *pageConn) callTool(ctx context.Context, name string, args json.RawMessage) tools.Outcome {
+	c.ready(ctx)
 	return c.mcp.Call(ctx, name, args)
 }
 
 func (c *pageConn) confirmCall(ctx context.Context, name string, args json.RawMessage, tool *wire.ConfirmTool) (tools.Outcome, json.RawMessage, bool) {
-	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
-	c.mcp.Ready(rctx)
-	cancel()
+	c.ready(ctx)
 	return c.mcp.Confirm(ctx, name, args, tool)
 }
 
 func (c *pageConn) elicit(ctx context.Context, p wire.ElicitParams) (wire.ElicitResult, string, bool) {
-	rctx, cancel := context.WithTimeout(ctx, c.handshakeTimeout)
-	c.mcp.Ready(rctx)
-	cancel()
+	c.ready(ctx)
 	return c.mcp.Elicit(ctx, p)
 }
 
