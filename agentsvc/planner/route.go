@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"math"
@@ -118,19 +117,11 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 // leadVerb is the verb a request opens with, after its polite preamble ("please", "can you",
 // "I want to"): "create" of "create a file…"; "" when it opens otherwise.
 func leadVerb(toks []token) string {
-	for _, t := range toks {
-		if t.kind != kindWord {
-			return ""
-		}
-		if preambleWords[t.norm] {
-			continue
-		}
-		if toolVerbs[t.norm] {
-			return t.norm
-		}
+	i := slices.IndexFunc(toks, func(t token) bool { return t.kind != kindWord || !preambleWords[t.norm] })
+	if i < 0 || toks[i].kind != kindWord || !toolVerbs[toks[i].norm] {
 		return ""
 	}
-	return ""
+	return toks[i].norm
 }
 
 // readVerbs and writeVerbs are verbs that only read, and verbs that change something.
@@ -232,7 +223,7 @@ func (p *plan) arguments() string {
 	var members []string
 	for _, prop := range p.schema.props {
 		if v, ok := p.values[prop.name]; ok {
-			members = append(members, string(jsonValue(prop.name))+":"+string(jsonValue(v)))
+			members = append(members, jsonValue(prop.name)+":"+jsonValue(v))
 		}
 	}
 	return "{" + strings.Join(members, ",") + "}"
@@ -240,14 +231,14 @@ func (p *plan) arguments() string {
 
 // jsonValue is v as compact JSON, "<" and "&" as written; null when v is not valid JSON (a
 // json.RawMessage from a broken default).
-func jsonValue(v any) []byte {
-	var b bytes.Buffer
+func jsonValue(v any) string {
+	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(v) != nil {
-		return []byte("null")
+		return "null"
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // filler finds the arguments of one tool in the tokens of the user's text, into its plan.
@@ -430,40 +421,35 @@ func (f *filler) listCue(i int) string {
 
 var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}[_-]?[0-9]{1,8}$`)
 
-// idParam reports a parameter named like carId ("id") or carIds ("ids").
 // takesIDs reports a parameter for one item's id or a list of them.
 func takesIDs(p *property) bool {
 	single, list := idParam(p)
 	return single || list
 }
 
+// idParam reports a parameter named like carId ("id": single) or carIds ("ids": list).
 func idParam(p *property) (single, list bool) {
+	s, last := p.schema, lastWord(p)
+	single = last == "id" && s.isString() && !s.stringEnum()
+	list = !single && (last == "ids" || last == "id") && s.isArray() &&
+		(s.items == nil || s.items.isString() && !s.items.stringEnum())
+	return single, list
+}
+
+// lastWord is the last word of a parameter's name: "id" of carId.
+func lastWord(p *property) string {
 	if len(p.words) == 0 {
-		return false, false
+		return ""
 	}
-	last := p.words[len(p.words)-1]
-	switch {
-	case last == "id" && p.schema.isString() && !p.schema.stringEnum():
-		return true, false
-	case (last == "ids" || last == "id") && p.schema.isArray() &&
-		(p.schema.items == nil || (p.schema.items.isString() && !p.schema.items.stringEnum())):
-		return false, true
-	}
-	return false, false
+	return p.words[len(p.words)-1]
 }
 
 // refParam reports a string parameter named like a reference that an id-like value fits
 // (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
 // parameter it still takes free text when the text has no such value.
 func refParam(p *property) bool {
-	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || phoneKind.wants(p) {
-		return false
-	}
-	switch p.words[len(p.words)-1] {
-	case "ref", "reference", "code", "number":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"ref", "reference", "code", "number"}, lastWord(p)) &&
+		plainString(p) && !phoneKind.wants(p)
 }
 
 // ids fills carId-like parameters with the first id in the text and carIds-like lists with
@@ -875,7 +861,7 @@ func (f *filler) numbers() {
 				v *= 12
 			}
 			b := bound(p)
-			if !p.schema.acceptsNumber(v) || b != "" && cues[i] != b {
+			if !p.schema.valid(v) || b != "" && cues[i] != b {
 				continue
 			}
 			score := 0.0
@@ -924,7 +910,7 @@ func (f *filler) numbers() {
 		return
 	}
 	for j, p := range req {
-		if !p.schema.acceptsNumber(f.toks[left[j]].value) {
+		if !p.schema.valid(f.toks[left[j]].value) {
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math/big"
 	"net/url"
 	"slices"
@@ -187,13 +188,7 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 	}
 	names := keys(member(node, "properties"))
 	if len(names) != len(js.Properties) {
-		names = slices.Sorted(func(yield func(string) bool) {
-			for n := range js.Properties {
-				if !yield(n) {
-					return
-				}
-			}
-		})
+		names = slices.Sorted(maps.Keys(js.Properties)) // not seen: the order is the document's
 	}
 	for _, n := range names {
 		s.props = append(s.props, &property{
@@ -257,19 +252,15 @@ func at(raw json.RawMessage, location string) json.RawMessage {
 
 // member is the value of key in a JSON object, or of the index key in an array; nil when absent.
 func member(raw json.RawMessage, key string) json.RawMessage {
-	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '[' {
-		var list []json.RawMessage
-		i, err := strconv.Atoi(key)
-		if json.Unmarshal(raw, &list) != nil || err != nil || i < 0 || i >= len(list) {
-			return nil
-		}
+	var obj map[string]json.RawMessage
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		return obj[key]
+	}
+	if i, err := strconv.Atoi(key); err == nil && json.Unmarshal(raw, &list) == nil && i >= 0 && i < len(list) {
 		return list[i]
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	return obj[key]
+	return nil
 }
 
 // keys are the keys of a JSON object in document order.
@@ -337,9 +328,6 @@ func (s *schema) acceptsString(v string) bool {
 	}
 	return s.allows("string") && s.valid(v)
 }
-
-// acceptsNumber checks a number against the schema.
-func (s *schema) acceptsNumber(v float64) bool { return s.valid(v) }
 
 // acceptsStrings checks an array of strings against the schema.
 func (s *schema) acceptsStrings(v []string) bool {
