@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
 	"math/big"
@@ -116,46 +117,37 @@ func parseSchema(raw json.RawMessage) *schema {
 // convert reads the compiled schema js; raw is the document, for what compiling drops (the
 // order of properties, enumNames).
 func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
-	s := &schema{}
 	if js == nil || depth > maxDepth {
-		return s
+		return &schema{}
 	}
 	if js.Ref != nil {
-		s = convert(js.Ref, raw, depth+1)
-		if js.Description != "" {
-			s.description = js.Description
-		}
+		s := convert(js.Ref, raw, depth+1)
+		s.description = cmp.Or(js.Description, s.description)
 		return s
 	}
 	node := at(raw, js.Location)
-	var enum []any
-	var titles []string
+	// A labelled enum: "oneOf": [{"const": "c01", "title": "2023 Toyota RAV4"}, …], or an enum
+	// with the older "enumNames" beside it.
+	enum, titles := labelledEnum(append(slices.Clip(js.OneOf), js.AnyOf...))
 	switch {
 	case js.Const != nil:
-		enum = []any{*js.Const}
+		enum, titles = []any{*js.Const}, nil
 	case js.Enum != nil:
-		enum = js.Enum.Values
-		var names []string
-		if json.Unmarshal(member(node, "enumNames"), &names) == nil && len(names) == len(enum) {
-			titles = names // the older "enumNames" beside "enum"
+		enum, titles = js.Enum.Values, nil
+		if json.Unmarshal(member(node, "enumNames"), &titles) != nil || len(titles) != len(enum) {
+			titles = nil
 		}
-	default:
-		// A labelled enum: "oneOf": [{"const": "c01", "title": "2023 Toyota RAV4"}, …].
-		enum, titles = labelledEnum(append(slices.Clip(js.OneOf), js.AnyOf...))
 	}
 	if js.Types == nil && len(enum) == 0 {
 		for _, alt := range append(slices.Clip(js.AnyOf), js.OneOf...) {
-			a := convert(alt, raw, depth+1)
-			if len(a.types) == 1 && a.types[0] == "null" {
-				continue
+			if a := convert(alt, raw, depth+1); !slices.Equal(a.types, []string{"null"}) {
+				a.description = cmp.Or(a.description, js.Description)
+				return a
 			}
-			if a.description == "" {
-				a.description = js.Description
-			}
-			return a
 		}
 	}
-	s.js = js
+	s := &schema{js: js, pattern: js.Pattern, minimum: float(js.Minimum), maximum: float(js.Maximum),
+		minItems: js.MinItems, maxItems: js.MaxItems, description: js.Description}
 	if js.Types != nil {
 		s.types = js.Types.ToStrings()
 	}
@@ -166,16 +158,12 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 		}
 		s.enum = append(s.enum, v)
 	}
-	if len(s.types) == 0 && len(titles) > 0 && len(s.enum) > 0 && s.enum[0].isStr {
+	if len(s.types) == 0 && len(titles) > 0 && s.enum[0].isStr {
 		s.types = []string{"string"}
 	}
 	if js.Format != nil {
 		s.format = js.Format.Name
 	}
-	s.pattern = js.Pattern
-	s.minimum, s.maximum = float(js.Minimum), float(js.Maximum)
-	s.minItems, s.maxItems = js.MinItems, js.MaxItems
-	s.description = js.Description
 	if js.Default != nil {
 		s.def, _ = json.Marshal(*js.Default)
 	}
@@ -191,12 +179,8 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 		names = slices.Sorted(maps.Keys(js.Properties)) // not seen: the order is the document's
 	}
 	for _, n := range names {
-		s.props = append(s.props, &property{
-			name:     n,
-			words:    identWords(n),
-			schema:   convert(js.Properties[n], raw, depth+1),
-			required: slices.Contains(js.Required, n),
-		})
+		s.props = append(s.props, &property{name: n, words: identWords(n),
+			schema: convert(js.Properties[n], raw, depth+1), required: slices.Contains(js.Required, n)})
 	}
 	return s
 }
