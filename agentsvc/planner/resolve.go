@@ -96,12 +96,10 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 // nameFillers are words of names that do not tell items apart on their own.
 var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "plus": true}
 
+// weakWord reports a word of a name too short or too common to name an item alone: "3".
 func weakWord(w string) bool {
-	if len(w) <= 1 {
-		return true
-	}
 	_, err := strconv.Atoi(w)
-	return err == nil
+	return len(w) <= 1 || err == nil
 }
 
 func subset(a, b []int) bool {

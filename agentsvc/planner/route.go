@@ -269,17 +269,14 @@ func (f *filler) claim(p *property, v any, bonus float64, from, to int) {
 	f.set(p, v, bonus)
 }
 
-// fillSteps are the ways the filler finds values in the text, in the order they take words:
-// enum values and ids first, then the values of a kind (emails, dates, …), quoted text, paths,
-// creators, names, numbers and yes/no, and last the one free-text parameter from the rest.
+// fillSteps are the ways the filler finds values in the text, in the order they take words.
 var fillSteps = []func(*filler){
 	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes,
 	(*filler).numbers, (*filler).booleans, (*filler).freeText,
 }
 
-// fill fills what the text supports, then the one free-text parameter from the rest of the
-// text, then the required parameters that have a const or a default, and records the
-// required parameters still missing.
+// fill fills what the text supports, then the required parameters that have a const or a
+// default, and records the required parameters still missing.
 func (f *filler) fill() {
 	for _, step := range fillSteps {
 		step(f)

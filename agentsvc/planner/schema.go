@@ -212,11 +212,9 @@ func readEnum(v any) enumValue {
 	switch x := v.(type) {
 	case string:
 		e.str, e.isStr, e.words = x, true, identWords(x)
-	case json.Number:
+	case json.Number: // the schema was read with UseNumber (jsonschema.UnmarshalJSON)
 		e.num, _ = x.Float64()
 		e.isNum = true
-	case float64:
-		e.num, e.isNum = x, true
 	}
 	return e
 }
