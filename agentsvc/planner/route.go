@@ -146,8 +146,7 @@ func toolVerb(t chat.ToolDef) string {
 // better reports whether p beats the best plan so far: a higher score, or the same score
 // and p can be called while best would have to ask for a value.
 func better(p, best *plan) bool {
-	const eps = 1e-9
-	if math.Abs(p.score-best.score) < eps {
+	if math.Abs(p.score-best.score) < 1e-9 {
 		return len(p.missing) == 0 && len(best.missing) > 0
 	}
 	return p.score > best.score
@@ -644,13 +643,13 @@ func (f *filler) bareName(p *property) (string, int, int) {
 	email := slices.ContainsFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
 	for i := 0; i < len(f.toks); {
 		j := i
-		caps := true
 		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
-			if r, _ := utf8.DecodeRuneInString(f.toks[j].raw); !unicode.IsUpper(r) {
-				caps = false
-			}
 			j++
 		}
+		caps := !slices.ContainsFunc(f.toks[i:j], func(t token) bool {
+			r, _ := utf8.DecodeRuneInString(t.raw)
+			return !unicode.IsUpper(r)
+		})
 		if n := j - i; n >= 2 && n <= 3 && (caps || email) && (j == len(f.toks) || !f.nameWord(j)) {
 			if v := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(v) {
 				return v, i, j
