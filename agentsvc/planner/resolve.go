@@ -10,7 +10,7 @@ import (
 
 // userWord is one word of the user's text for matching names: "CR-V" stays one word.
 type userWord struct {
-	raw, c     string // as written; compact lower case
+	c          string // compact lower case
 	start, end int
 }
 
@@ -28,8 +28,7 @@ func userWords(text string) []userWord {
 		if slices.ContainsFunc(values, func(v []int) bool { return m[0] < v[1] && v[0] < m[1] }) {
 			continue
 		}
-		raw := text[m[0]:m[1]]
-		out = append(out, userWord{raw, compact(raw), m[0], m[1]})
+		out = append(out, userWord{compact(text[m[0]:m[1]]), m[0], m[1]})
 	}
 	return out
 }
@@ -46,9 +45,6 @@ type mention struct {
 // name items: they are the tools' to fill.
 func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 	ws := userWords(text)
-	if len(ws) == 0 || len(items) == 0 {
-		return nil
-	}
 	type hit struct {
 		it  *item
 		pos []int
@@ -56,12 +52,13 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 	var hits []hit
 	for _, it := range items {
 		var all []int
-		weakAt := map[int]bool{}
+		weak := map[int]bool{}
 		for i, w := range ws {
 			for _, lw := range it.words {
-				if lw == w.c || (i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) || typoMatch(lw, w.c) {
+				if lw == w.c || (i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) ||
+					typoMatch(lw, w.c) {
 					all = append(all, i)
-					weakAt[i] = weakWord(lw) || vocab[lw] || stopWords[lw] || nameFillers[lw]
+					weak[i] = weakWord(lw) || vocab[lw] || stopWords[lw] || nameFillers[lw]
 					break
 				}
 			}
@@ -69,49 +66,27 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 		// A weak word (a number, "model", a filter value) counts next to another match:
 		// "Model 3".
 		var pos []int
-		strong := false
 		for k, i := range all {
-			next := k+1 < len(all) && all[k+1] == i+1
-			prev := k > 0 && all[k-1] == i-1
-			if weakAt[i] && !next && !prev {
-				continue
-			}
-			pos = append(pos, i)
-			if !weakAt[i] || next || prev {
-				strong = strong || !weakAt[i] || (next && prev) || next || prev
+			if !weak[i] || (k+1 < len(all) && all[k+1] == i+1) || (k > 0 && all[k-1] == i-1) {
+				pos = append(pos, i)
 			}
 		}
-		if strong {
+		if len(pos) > 0 {
 			hits = append(hits, hit{it, pos})
 		}
 	}
 	// Drop an item whose matched words are a strict part of another's ("Model" of the Model Y
 	// inside "Model 3"), then group items matched by the same words.
-	var kept []hit
-	for i, h := range hits {
-		dominated := false
-		for j, o := range hits {
-			if i != j && len(h.pos) < len(o.pos) && subset(h.pos, o.pos) {
-				dominated = true
-				break
-			}
-		}
-		if !dominated {
-			kept = append(kept, h)
-		}
-	}
 	var out []mention
-	for _, h := range kept {
-		merged := false
-		for k := range out {
-			if out[k].start == ws[h.pos[0]].start && out[k].end == ws[h.pos[len(h.pos)-1]].end {
-				out[k].items = append(out[k].items, h.it)
-				merged = true
-				break
-			}
+	for _, h := range hits {
+		if slices.ContainsFunc(hits, func(o hit) bool { return len(h.pos) < len(o.pos) && subset(h.pos, o.pos) }) {
+			continue
 		}
-		if !merged {
-			out = append(out, mention{[]*item{h.it}, ws[h.pos[0]].start, ws[h.pos[len(h.pos)-1]].end})
+		start, end := ws[h.pos[0]].start, ws[h.pos[len(h.pos)-1]].end
+		if k := slices.IndexFunc(out, func(m mention) bool { return m.start == start && m.end == end }); k >= 0 {
+			out[k].items = append(out[k].items, h.it)
+		} else {
+			out = append(out, mention{[]*item{h.it}, start, end})
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].start < out[b].start })
@@ -121,12 +96,10 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 // nameFillers are words of names that do not tell items apart on their own.
 var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "plus": true}
 
+// weakWord reports a word of a name too short or too common to name an item alone: "3".
 func weakWord(w string) bool {
-	if len(w) <= 1 {
-		return true
-	}
 	_, err := strconv.Atoi(w)
-	return err == nil
+	return len(w) <= 1 || err == nil
 }
 
 func subset(a, b []int) bool {
@@ -233,61 +206,69 @@ func questionField(toks []token) (*field, bool) {
 	return nil, false
 }
 
+// rankPairs are the rankings said in two words: one of first, then a word of the field.
+type rankPair struct {
+	first, next []string
+	o           order
+}
+
+var rankPairs = []rankPair{
+	{strings.Fields("least less"), []string{"expensive"}, order{priceField, false, "least expensive"}},
+	{strings.Fields("lowest fewest least lower fewer"), mileWords, order{mileageField, false, "lowest-mileage"}},
+	{strings.Fields("highest most"), mileWords, order{mileageField, true, "highest-mileage"}},
+	{strings.Fields("lowest lower"), []string{"price"}, order{priceField, false, "cheapest"}},
+	{strings.Fields("highest higher"), []string{"price"}, order{priceField, true, "most expensive"}},
+}
+
 // rankOf finds a ranking in the text: "cheapest", "most expensive", "lowest mileage",
 // "fewest miles"; n is a count before it ("the two cheapest"), 0 when none.
 func rankOf(toks []token) (o order, n int, at int, ok bool) {
+	isRaw := func(i int, words ...string) bool {
+		return i >= 0 && i < len(toks) && slices.Contains(words, strings.ToLower(toks[i].raw))
+	}
 	for i, t := range toks {
 		if t.kind != kindWord {
 			continue
 		}
 		w := strings.ToLower(t.raw)
-		var found bool
-		switch {
-		case (w == "least" || w == "less") && i+1 < len(toks) && strings.HasPrefix(strings.ToLower(toks[i+1].raw), "expensive"):
-			o, found = order{priceField, false, "least expensive"}, true
-		case (w == "lowest" || w == "fewest" || w == "least" || w == "lower" || w == "fewer") && i+1 < len(toks) && mileageWord(toks[i+1]):
-			o, found = order{mileageField, false, "lowest-mileage"}, true
-		case (w == "highest" || w == "most") && i+1 < len(toks) && mileageWord(toks[i+1]):
-			o, found = order{mileageField, true, "highest-mileage"}, true
-		case (w == "lowest" || w == "lower") && i+1 < len(toks) && toks[i+1].norm == "price":
-			o, found = order{priceField, false, "cheapest"}, true
-		case (w == "highest" || w == "higher") && i+1 < len(toks) && toks[i+1].norm == "price":
-			o, found = order{priceField, true, "most expensive"}, true
-		default:
-			o, found = rankWords[w]
-			if found && w == "expensive" && !(i > 0 && (strings.EqualFold(toks[i-1].raw, "most") || strings.EqualFold(toks[i-1].raw, "more"))) {
-				found = false
-			}
+		k := slices.IndexFunc(rankPairs, func(r rankPair) bool {
+			return slices.Contains(r.first, w) && i+1 < len(toks) && toks[i+1].kind == kindWord &&
+				slices.Contains(r.next, toks[i+1].norm)
+		})
+		if k >= 0 {
+			o, ok = rankPairs[k].o, true
+		} else {
+			// "expensive" ranks only after "most" or "more".
+			o, ok = rankWords[w]
+			ok = ok && (w != "expensive" || isRaw(i-1, "most", "more"))
 		}
-		if !found {
+		if !ok || isRaw(i-1, "or") || isRaw(i+1, "than") {
 			continue
 		}
-		if (i > 0 && strings.EqualFold(toks[i-1].raw, "or")) || (i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "than")) {
-			continue
-		}
-		n = 0
 		j := i - 1
-		if j >= 0 && (strings.EqualFold(toks[j].raw, "most") || strings.EqualFold(toks[j].raw, "more")) {
+		if isRaw(j, "most", "more") {
 			j--
 		}
 		if j >= 0 {
-			if v, isNum := countWord(toks[j]); isNum {
-				n = v
-			}
+			n, _ = countWord(toks[j])
 		}
 		return o, n, i, true
 	}
 	return order{}, 0, -1, false
 }
 
+// mileWords are the words of mileage in a ranking ("fewest miles").
+var mileWords = []string{"mileage", "mile", "km", "kilometer"}
+
 func mileageWord(t token) bool {
-	return t.kind == kindWord && (t.norm == "mileage" || t.norm == "mile" || t.norm == "km" || t.norm == "kilometer")
+	return t.kind == kindWord && slices.Contains(mileWords, t.norm)
 }
 
 var countWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 
 func countWord(t token) (int, bool) {
-	if t.kind == kindNumber && !t.money && !t.percent && t.value >= 2 && t.value <= 10 && t.value == float64(int(t.value)) {
+	if t.kind == kindNumber && !t.money && !t.percent && t.value >= 2 && t.value <= 10 &&
+		t.value == float64(int(t.value)) {
 		return int(t.value), true
 	}
 	v, ok := countWords[strings.ToLower(t.raw)]
@@ -318,65 +299,52 @@ var ordinals = map[string]int{
 	"fifth": 5, "5th": 5, "last": -1,
 }
 
-// ordinalRef finds "the second", "the 2nd one", "the last one", "number 2": a position in the
-// last list. It is not "cheapest first" (a sort), which has no article before it.
-func ordinalRef(toks []token) (n int, ok bool) {
+// pointer finds the words that point at an item of the last list by its place ("the second",
+// "the last one", "number 2": n, -1 the last) or, with byValue, by a value ("the red one": n
+// 0); first and last are the tokens of the place or value, first -1 when there are none. It
+// is not "cheapest first" (a sort), which has no article before it.
+func pointer(toks []token, byValue bool) (n, first, last int) {
+	article := func(i int) bool { return i >= 0 && (toks[i].norm == "the" || toks[i].norm == "that") }
 	for i, t := range toks {
-		if t.kind != kindWord && t.kind != kindNumber {
-			continue
-		}
 		v, isOrd := ordinals[strings.ToLower(t.raw)]
-		if !isOrd {
-			if t.kind == kindNumber && i > 0 && (strings.EqualFold(toks[i-1].raw, "number") || strings.EqualFold(toks[i-1].raw, "no")) {
-				return int(t.value), true
-			}
-			continue
-		}
-		before := i > 0 && (strings.EqualFold(toks[i-1].raw, "the") || strings.EqualFold(toks[i-1].raw, "that"))
-		after := i+1 < len(toks) && toks[i+1].kind == kindWord && (toks[i+1].norm == "one" || toks[i+1].norm == "option" || toks[i+1].norm == "choice")
-		if before || after {
-			return v, true
+		switch {
+		case t.kind != kindWord && t.kind != kindNumber:
+		case isOrd && (article(i-1) || oneAt(toks, i+1)):
+			return v, i, i
+		case !isOrd && t.kind == kindNumber && i > 0 && (toks[i-1].norm == "number" || toks[i-1].norm == "no"):
+			return int(t.value), i - 1, i
+		case byValue && t.kind == kindWord && article(i-1) && i+1 < len(toks) && toks[i+1].norm == "one":
+			return 0, i, i
 		}
 	}
-	return 0, false
+	return 0, -1, -1
 }
 
-// pointerSpan finds the words that point at an item of the last list by its place or by a
-// value ("the second one", "the last", "number 2", "the red one", "the cheapest one") and
-// returns where they are in the text; ok false when there are none.
+var oneWords = []string{"one", "option", "choice"}
+
+// oneAt reports "one", "option" or "choice" at token i: "the second one".
+func oneAt(toks []token, i int) bool {
+	return i < len(toks) && toks[i].kind == kindWord && slices.Contains(oneWords, toks[i].norm)
+}
+
+// ordinalRef finds a place in the last list: "the second", "the 2nd one", "number 2".
+func ordinalRef(toks []token) (n int, ok bool) {
+	n, first, _ := pointer(toks, false)
+	return n, first >= 0
+}
+
+// pointerSpan finds where in the text the words are that point at an item of the last list
+// ("the second one", "the last", "number 2", "the red one"); ok false when there are none.
 func pointerSpan(toks []token) (start, end int, ok bool) {
-	first, last := -1, -1
-	for i, t := range toks {
-		if t.kind != kindWord && t.kind != kindNumber {
-			continue
-		}
-		if _, isOrd := ordinals[strings.ToLower(t.raw)]; isOrd {
-			if n, found := ordinalRef(toks[max(0, i-1):min(len(toks), i+2)]); found && n != 0 {
-				first, last = i, i
-				break
-			}
-		}
-		if t.kind == kindNumber && i > 0 && (strings.EqualFold(toks[i-1].raw, "number") || strings.EqualFold(toks[i-1].raw, "no")) {
-			first, last = i-1, i
-			break
-		}
-		if t.kind == kindWord && i+1 < len(toks) && toks[i+1].kind == kindWord && (toks[i+1].norm == "one") && i > 0 &&
-			(toks[i-1].norm == "the" || toks[i-1].norm == "that") {
-			first, last = i, i
-			break
-		}
-	}
+	_, first, last := pointer(toks, true)
 	if first < 0 {
 		return 0, 0, false
 	}
 	if first > 0 && (toks[first-1].norm == "the" || toks[first-1].norm == "that") {
 		first--
 	}
-	if last+1 < len(toks) && toks[last+1].kind == kindWord {
-		switch toks[last+1].norm {
-		case "one", "option", "choice":
-			last++
-		}
+	if oneAt(toks, last+1) {
+		last++
 	}
 	return toks[first].start, toks[last].end, true
 }

@@ -1,7 +1,7 @@
 package planner
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
 	"path"
@@ -42,7 +42,6 @@ type plan struct {
 	values  map[string]any // string, float64, []string or json.RawMessage
 	missing []*property
 	vocab   map[string]float64
-	toks    []token
 	hints   [][]hint
 	used    []bool // tokens the arguments came from
 	// edits are list parameters the text changes rather than sets: "add the tech package",
@@ -76,48 +75,40 @@ func route(text string, tools []chat.ToolDef) *plan {
 func rankPlans(text string, tools []chat.ToolDef) []*plan {
 	toks := tokenize(text)
 	hs := hintsOf(toks)
-	query := queryWords(toks, hs)
-	vocabs := make([]map[string]float64, len(tools))
-	schemas := make([]*schema, len(tools))
+	ps := make([]*plan, len(tools))
 	for i, t := range tools {
-		schemas[i] = parseSchema(t.Parameters)
-		vocabs[i] = vocabulary(t, schemas[i])
+		s := parseSchema(t.Parameters)
+		ps[i] = &plan{def: t, schema: s, vocab: vocabulary(t, s), hints: hs, used: make([]bool, len(toks)),
+			values: map[string]any{}, edits: map[string]*listEdit{}}
 	}
-	scores := make([]float64, len(tools))
-	for _, q := range query {
+	for _, q := range queryWords(toks, hs) {
 		matches := make([]float64, len(tools))
 		df := 0
-		for i := range tools {
-			matches[i] = bestMatch(q, vocabs[i])
-			if matches[i] > 0 {
+		for i, p := range ps {
+			if matches[i] = bestMatch(q, p.vocab); matches[i] > 0 {
 				df++
 			}
 		}
-		for i := range tools {
+		for i, p := range ps {
 			if matches[i] > 0 {
-				scores[i] += q.weight * matches[i] / math.Sqrt(float64(df))
+				p.score += q.weight * matches[i] / math.Sqrt(float64(df))
 			}
 		}
 	}
-	// A request that opens by writing is not for a tool that reads, nor the other way round:
-	// "create a file … with the text hi" is for write_file ("Create a new file…"), not for
-	// read_text_file, whose name has "text".
-	if v := leadVerb(toks); v != "" {
-		for i, t := range tools {
-			if w := toolVerb(t); w != "" && (readVerbs[v] && writeVerbs[w] || writeVerbs[v] && readVerbs[w]) {
-				scores[i] *= 0.6
-			}
+	lead := leadVerb(toks)
+	for _, p := range ps {
+		// A request that opens by writing is not for a tool that reads, nor the other way
+		// round: "create a file … with the text hi" is for write_file ("Create a new file…"),
+		// not for read_text_file, whose name has "text".
+		if w := toolVerb(p.def); readVerbs[lead] && writeVerbs[w] || writeVerbs[lead] && readVerbs[w] {
+			p.score *= 0.6
 		}
-	}
-	ps := make([]*plan, 0, len(tools))
-	for i, t := range tools {
-		if strings.Contains(strings.ToLower(t.Description), "deprecated") {
-			scores[i] /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
+		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
+			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
-		f := newFiller(text, toks, hs, schemas[i], vocabs[i])
-		f.tool = t.Name
+		f := &filler{plan: p, text: text, toks: toks, s: p.schema}
 		f.fill()
-		ps = append(ps, &plan{def: t, schema: schemas[i], score: scores[i] + f.bonus, values: f.values, missing: f.missing, vocab: vocabs[i], toks: toks, hints: hs, used: f.used, edits: f.edits})
+		p.score += f.bonus
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
 	return ps
@@ -126,19 +117,11 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 // leadVerb is the verb a request opens with, after its polite preamble ("please", "can you",
 // "I want to"): "create" of "create a file…"; "" when it opens otherwise.
 func leadVerb(toks []token) string {
-	for _, t := range toks {
-		if t.kind != kindWord {
-			return ""
-		}
-		if preambleWords[t.norm] {
-			continue
-		}
-		if toolVerbs[t.norm] {
-			return t.norm
-		}
+	i := slices.IndexFunc(toks, func(t token) bool { return t.kind != kindWord || !preambleWords[t.norm] })
+	if i < 0 || toks[i].kind != kindWord || !toolVerbs[toks[i].norm] {
 		return ""
 	}
-	return ""
+	return toks[i].norm
 }
 
 // readVerbs and writeVerbs are verbs that only read, and verbs that change something.
@@ -163,8 +146,7 @@ func toolVerb(t chat.ToolDef) string {
 // better reports whether p beats the best plan so far: a higher score, or the same score
 // and p can be called while best would have to ask for a value.
 func better(p, best *plan) bool {
-	const eps = 1e-9
-	if math.Abs(p.score-best.score) < eps {
+	if math.Abs(p.score-best.score) < 1e-9 {
 		return len(p.missing) == 0 && len(best.missing) > 0
 	}
 	return p.score > best.score
@@ -237,55 +219,34 @@ func bestMatch(q queryWord, vocab map[string]float64) float64 {
 
 // arguments encodes the filled values as a JSON object in the schema's property order.
 func (p *plan) arguments() string {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
+	var members []string
 	for _, prop := range p.schema.props {
-		v, ok := p.values[prop.name]
-		if !ok {
-			continue
+		if v, ok := p.values[prop.name]; ok {
+			members = append(members, jsonValue(prop.name)+":"+jsonValue(v))
 		}
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		b.Write(jsonValue(prop.name))
-		b.WriteByte(':')
-		b.Write(jsonValue(v))
 	}
-	b.WriteByte('}')
-	return b.String()
+	return "{" + strings.Join(members, ",") + "}"
 }
 
 // jsonValue is v as compact JSON, "<" and "&" as written; null when v is not valid JSON (a
 // json.RawMessage from a broken default).
-func jsonValue(v any) []byte {
-	var b bytes.Buffer
+func jsonValue(v any) string {
+	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(v) != nil {
-		return []byte("null")
+		return "null"
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// filler finds the arguments of one tool in the tokens of the user's text.
+// filler finds the arguments of one tool in the tokens of the user's text, into its plan.
 type filler struct {
-	text    string
-	vocab   map[string]float64 // the tool's words, from vocabulary
-	toks    []token
-	hints   [][]hint
-	used    []bool
-	s       *schema
-	values  map[string]any
-	bonus   float64
-	missing []*property
-	edits   map[string]*listEdit
-	tool    string // the tool's name, when known
-}
-
-func newFiller(text string, toks []token, hs [][]hint, s *schema, vocab map[string]float64) *filler {
-	return &filler{text: text, vocab: vocab, toks: toks, hints: hs, used: make([]bool, len(toks)), s: s, values: map[string]any{}}
+	*plan
+	text  string
+	toks  []token
+	s     *schema // the plan's
+	bonus float64
 }
 
 func (f *filler) free(p *property) bool {
@@ -298,17 +259,23 @@ func (f *filler) set(p *property, v any, bonus float64) {
 	f.bonus += bonus
 }
 
-// fillSteps are the ways the filler finds values in the text, in the order they take words:
-// enum values and ids first, then the values of a kind (emails, dates, …), quoted text, paths,
-// creators, names, numbers and yes/no, and last the one free-text parameter from the rest.
+// claim sets p to v from the tokens from up to to (none when from is -1), which no other
+// parameter may take then.
+func (f *filler) claim(p *property, v any, bonus float64, from, to int) {
+	for i := max(from, 0); i < to; i++ {
+		f.used[i] = true
+	}
+	f.set(p, v, bonus)
+}
+
+// fillSteps are the ways the filler finds values in the text, in the order they take words.
 var fillSteps = []func(*filler){
 	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes,
 	(*filler).numbers, (*filler).booleans, (*filler).freeText,
 }
 
-// fill fills what the text supports, then the one free-text parameter from the rest of the
-// text, then the required parameters that have a const or a default, and records the
-// required parameters still missing.
+// fill fills what the text supports, then the required parameters that have a const or a
+// default, and records the required parameters still missing.
 func (f *filler) fill() {
 	for _, step := range fillSteps {
 		step(f)
@@ -328,25 +295,15 @@ func (f *filler) fill() {
 	}
 }
 
-// enumCandidate is one enum value mentioned in the text.
+// enumCandidate is one enum value mentioned in the text. Its bonus is what filling a parameter
+// with it adds to the tool's score: a quoted value, a time or a number is as telling as any
+// typed value; a named word already counted among the query words; a suggested one adds nothing.
 type enumCandidate struct {
 	value    string
 	priority int // 0 quoted, 1 named, 2 suggested
 	pos      int
 	tok      int // token to mark used, or -1
-}
-
-// bonus is what filling a parameter with the candidate adds to the tool's score: a quoted
-// value, a time or a number is as telling as any typed value; a named word already counted
-// among the query words; a suggested one adds nothing.
-func (c enumCandidate) bonus() float64 {
-	switch {
-	case c.tok >= 0:
-		return bonusTyped
-	case c.priority == 1:
-		return bonusEnum
-	}
-	return 0
+	bonus    float64
 }
 
 // enumMentions lists the enum values the text mentions, best first.
@@ -358,32 +315,24 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		}
 		content := slices.ContainsFunc(e.words, func(w string) bool { return !stopWords[w] })
 		for i, t := range f.toks {
-			if f.used[i] {
-				continue
-			}
 			switch {
+			case f.used[i]:
 			case t.kind == kindQuote && strings.EqualFold(t.raw, e.str):
-				out = append(out, enumCandidate{e.str, 0, i, i})
+				out = append(out, enumCandidate{e.str, 0, i, i, bonusTyped})
 			case (t.kind == kindTime || t.kind == kindNumber) && t.raw == e.str:
-				out = append(out, enumCandidate{e.str, 1, i, i})
+				out = append(out, enumCandidate{e.str, 1, i, i, bonusTyped})
 			case t.kind == kindWord && content && f.wordsAt(i, e.words):
-				out = append(out, enumCandidate{e.str, 1, i, -1})
-			case withHints && t.kind == kindWord && len(e.words) == 1 && suggests(f.hints[i], e.words[0]):
-				out = append(out, enumCandidate{e.str, 2, i, -1})
+				out = append(out, enumCandidate{e.str, 1, i, -1, bonusEnum})
+			case withHints && t.kind == kindWord && len(e.words) == 1 &&
+				slices.ContainsFunc(f.hints[i], func(h hint) bool { return h.word == e.words[0] }):
+				out = append(out, enumCandidate{e.str, 2, i, -1, 0})
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].priority != out[j].priority {
-			return out[i].priority < out[j].priority
-		}
-		return out[i].pos < out[j].pos
+	slices.SortStableFunc(out, func(a, b enumCandidate) int {
+		return cmp.Or(a.priority-b.priority, a.pos-b.pos)
 	})
 	return out
-}
-
-func suggests(hs []hint, word string) bool {
-	return slices.ContainsFunc(hs, func(h hint) bool { return h.word == word })
 }
 
 // wordsAt reports whether the word tokens from i on spell words. A verb the visitor wrote is
@@ -400,6 +349,8 @@ func (f *filler) wordsAt(i int, words []string) bool {
 	return true
 }
 
+// enums fills an enum parameter with the first value the text mentions, and a list of enum
+// values with all it names; a list the text adds to or removes from is also an edit.
 func (f *filler) enums() {
 	for _, p := range f.s.props {
 		ps := p.schema
@@ -407,20 +358,21 @@ func (f *filler) enums() {
 		case ps.stringEnum() && !ps.isArray():
 			for _, c := range f.enumMentions(ps.enum, true) {
 				if ps.acceptsString(c.value) {
-					f.take(c.tok)
-					f.set(p, c.value, c.bonus())
+					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
 					break
 				}
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
-			var vs, drop []string
+			vs, drop := []string{}, []string(nil)
 			var toks []int
 			adding := false
 			for _, c := range f.enumMentions(ps.items.enum, false) {
 				if slices.Contains(vs, c.value) || slices.Contains(drop, c.value) {
 					continue
 				}
-				toks = append(toks, c.tok)
+				if c.tok >= 0 {
+					toks = append(toks, c.tok)
+				}
 				switch f.listCue(c.pos) {
 				case "drop":
 					drop = append(drop, c.value)
@@ -430,21 +382,15 @@ func (f *filler) enums() {
 				}
 				vs = append(vs, c.value)
 			}
-			slices.SortStableFunc(toks, func(a, b int) int { return a - b })
-			if (len(vs) > 0 || len(drop) > 0) && (len(vs) == 0 || ps.acceptsStrings(vs)) {
-				for _, t := range toks {
-					f.take(t)
-				}
-				if vs == nil {
-					vs = []string{}
-				}
-				f.set(p, vs, bonusEnum)
-				if adding || len(drop) > 0 {
-					if f.edits == nil {
-						f.edits = map[string]*listEdit{}
-					}
-					f.edits[p.name] = &listEdit{add: vs, drop: drop}
-				}
+			if len(vs)+len(drop) == 0 || len(vs) > 0 && !ps.acceptsStrings(vs) {
+				continue
+			}
+			for _, t := range toks {
+				f.used[t] = true
+			}
+			f.set(p, vs, bonusEnum)
+			if adding || len(drop) > 0 {
+				f.edits[p.name] = &listEdit{add: vs, drop: drop}
 			}
 		}
 	}
@@ -454,12 +400,8 @@ func (f *filler) enums() {
 // roof", "without the tech package", "take off the roof") or add one to it ("add the winter
 // package", "plus the roof"): "drop", "add" or "".
 func (f *filler) listCue(i int) string {
-	for k := i - 1; k >= 0 && k >= i-3; k-- {
-		t := f.toks[k]
-		if t.kind != kindWord {
-			break
-		}
-		switch strings.ToLower(t.raw) {
+	for k := i - 1; k >= 0 && k >= i-3 && f.toks[k].kind == kindWord; k-- {
+		switch strings.ToLower(f.toks[k].raw) {
 		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose":
 			return "drop"
 		case "off", "out":
@@ -473,48 +415,37 @@ func (f *filler) listCue(i int) string {
 	return ""
 }
 
-func (f *filler) take(i int) {
-	if i >= 0 {
-		f.used[i] = true
-	}
-}
-
 var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}[_-]?[0-9]{1,8}$`)
 
-// idParam reports a parameter named like carId ("id") or carIds ("ids").
 // takesIDs reports a parameter for one item's id or a list of them.
 func takesIDs(p *property) bool {
 	single, list := idParam(p)
 	return single || list
 }
 
+// idParam reports a parameter named like carId ("id": single) or carIds ("ids": list).
 func idParam(p *property) (single, list bool) {
+	s, last := p.schema, lastWord(p)
+	single = last == "id" && s.isString() && !s.stringEnum()
+	list = !single && (last == "ids" || last == "id") && s.isArray() &&
+		(s.items == nil || s.items.isString() && !s.items.stringEnum())
+	return single, list
+}
+
+// lastWord is the last word of a parameter's name: "id" of carId.
+func lastWord(p *property) string {
 	if len(p.words) == 0 {
-		return false, false
+		return ""
 	}
-	last := p.words[len(p.words)-1]
-	switch {
-	case last == "id" && p.schema.isString() && !p.schema.stringEnum():
-		return true, false
-	case (last == "ids" || last == "id") && p.schema.isArray() &&
-		(p.schema.items == nil || (p.schema.items.isString() && !p.schema.items.stringEnum())):
-		return false, true
-	}
-	return false, false
+	return p.words[len(p.words)-1]
 }
 
 // refParam reports a string parameter named like a reference that an id-like value fits
 // (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
 // parameter it still takes free text when the text has no such value.
 func refParam(p *property) bool {
-	if len(p.words) == 0 || !plainString(p) || p.schema.stringEnum() || phoneKind.wants(p) {
-		return false
-	}
-	switch p.words[len(p.words)-1] {
-	case "ref", "reference", "code", "number":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"ref", "reference", "code", "number"}, lastWord(p)) &&
+		plainString(p) && !phoneKind.wants(p)
 }
 
 // ids fills carId-like parameters with the first id in the text and carIds-like lists with
@@ -522,9 +453,7 @@ func refParam(p *property) bool {
 func (f *filler) ids() {
 	for _, p := range f.s.props {
 		single, list := idParam(p)
-		if !single && !list && refParam(p) {
-			single = true
-		}
+		single = single || !list && refParam(p)
 		if !single && !list {
 			continue
 		}
@@ -534,23 +463,17 @@ func (f *filler) ids() {
 		}
 		var vs []string
 		var at []int
-		for i := 0; i < len(f.toks); i++ {
+		for i := 0; i < len(f.toks) && (!single || len(vs) == 0); i++ {
 			t := f.toks[i]
 			if f.used[i] || (t.kind != kindWord && t.kind != kindNumber) {
 				continue
 			}
-			// An id may span tokens written together: "bk-202".
-			last := -1
-			for j := min(i+2, len(f.toks)-1); j >= i; j-- {
-				contiguous := true
-				for k := i + 1; k <= j; k++ {
-					if f.toks[k].start != f.toks[k-1].end || f.used[k] {
-						contiguous = false
-					}
-				}
-				if !contiguous {
-					continue
-				}
+			// An id may span tokens written together: "bk-202"; the longest that is one wins.
+			j := i
+			for j < i+2 && j+1 < len(f.toks) && f.toks[j+1].start == f.toks[j].end && !f.used[j+1] {
+				j++
+			}
+			for ; j >= i; j-- {
 				raw := f.text[t.start:f.toks[j].end]
 				if t.kind == kindNumber && j == i {
 					raw = t.raw
@@ -561,23 +484,17 @@ func (f *filler) ids() {
 				}
 				if ok && check.acceptsString(raw) && !slices.Contains(vs, raw) {
 					vs = append(vs, raw)
-					last = j
+					for k := i; k <= j; k++ {
+						at = append(at, k)
+					}
+					i = j
 					break
 				}
-			}
-			if last < 0 {
-				continue
-			}
-			for k := i; k <= last; k++ {
-				at = append(at, k)
-			}
-			i = last
-			if single {
-				break
 			}
 		}
 		switch {
 		case len(vs) == 0:
+			continue
 		case single:
 			f.set(p, vs[0], bonusID)
 		case p.schema.acceptsStrings(vs):
@@ -604,17 +521,18 @@ func plainString(p *property) bool {
 }
 
 // valueKind is a kind of value a parameter wants: the parameter says it by its format or by
-// a word of its name, and find reads one such value in the text (the value and the tokens it
-// takes). One function fills every kind (typed).
+// a word of its name, and find reads one such value in the text (the value and the tokens from
+// up to to it takes). One function fills every kind (typed).
 type valueKind struct {
 	formats []string
 	words   []string
-	find    func(f *filler, p *property) (string, []int)
+	find    func(f *filler, p *property) (v string, from, to int)
 	bonus   float64
 }
 
 func (k valueKind) wants(p *property) bool {
-	return p.schema.isString() && (slices.Contains(k.formats, p.schema.format) || plainString(p) && hasWord(p, k.words...))
+	return p.schema.isString() &&
+		(slices.Contains(k.formats, p.schema.format) || plainString(p) && hasWord(p, k.words...))
 }
 
 var (
@@ -634,11 +552,11 @@ var (
 		(*filler).path, bonusEnum}
 	// "books by Frank Herbert", "songs by Nina Simone": the capitalised words after "by".
 	creatorKind = valueKind{nil, strings.Fields(`author writer artist creator director composer painter band`),
-		func(f *filler, p *property) (string, []int) { return f.capsAfter(p, "by", false) }, bonusEnum}
+		func(f *filler, p *property) (string, int, int) { return f.capsAfter(p, "by", false) }, bonusEnum}
 	// "name Ada Lovelace", "name is Ada Lovelace", or a name written bare ("Jane Doe, jane@…").
-	nameKind = valueKind{nil, []string{"name"}, func(f *filler, p *property) (string, []int) {
-		if v, at := f.capsAfter(p, "name", true); v != "" {
-			return v, at
+	nameKind = valueKind{nil, []string{"name"}, func(f *filler, p *property) (string, int, int) {
+		if v, from, to := f.capsAfter(p, "name", true); v != "" {
+			return v, from, to
 		}
 		return f.bareName(p)
 	}, bonusTyped}
@@ -656,49 +574,46 @@ func (f *filler) typed() {
 			if !f.free(p) || !k.wants(p) {
 				continue
 			}
-			if v, at := k.find(f, p); v != "" {
-				for _, i := range at {
-					f.used[i] = true
-				}
-				f.set(p, v, k.bonus)
+			if v, from, to := k.find(f, p); v != "" {
+				f.claim(p, v, k.bonus, from, to)
 			}
 		}
 	}
 }
 
 // tokenOf finds the first unused token that takes, and that the parameter accepts.
-func tokenOf(takes func(token) bool) func(*filler, *property) (string, []int) {
-	return func(f *filler, p *property) (string, []int) {
+func tokenOf(takes func(token) bool) func(*filler, *property) (string, int, int) {
+	return func(f *filler, p *property) (string, int, int) {
 		for i, t := range f.toks {
 			if !f.used[i] && takes(t) && p.schema.acceptsString(t.raw) {
-				return t.raw, []int{i}
+				return t.raw, i, i + 1
 			}
 		}
-		return "", nil
+		return "", 0, 0
 	}
 }
 
 // path finds the first path written in the text; a file's ("new.txt") is not for a tool
 // about directories.
-func (f *filler) path(p *property) (string, []int) {
+func (f *filler) path(p *property) (string, int, int) {
+	dir := slices.ContainsFunc(identWords(f.def.Name), func(w string) bool {
+		return w == "directory" || w == "dir" || w == "folder"
+	})
 	for i, t := range f.toks {
 		if f.used[i] || t.kind != kindPath {
 			continue
 		}
-		dir := slices.ContainsFunc(identWords(f.tool), func(w string) bool {
-			return w == "directory" || w == "dir" || w == "folder"
-		})
 		if path.Ext(t.raw) != "" && dir || !p.schema.acceptsString(t.raw) {
-			return "", nil
+			break
 		}
-		return t.raw, []int{i}
+		return t.raw, i, i + 1
 	}
-	return "", nil
+	return "", 0, 0
 }
 
 // capsAfter finds the capitalised words (at most four) after the word cue: "by Frank Herbert",
 // "name is Ada Lovelace" (with is, "is" or "=" may stand between).
-func (f *filler) capsAfter(p *property, cue string, is bool) (string, []int) {
+func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) {
 	for i, t := range f.toks {
 		if f.used[i] || t.kind != kindWord || t.norm != cue {
 			continue
@@ -716,87 +631,67 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, []int) {
 			continue
 		}
 		if v := f.text[f.toks[j].start:f.toks[k-1].end]; p.schema.acceptsString(v) {
-			return v, between(i, k)
+			return v, i, k
 		}
 	}
-	return "", nil
-}
-
-// between are the indices from i up to j.
-func between(i, j int) []int {
-	out := make([]int, 0, j-i)
-	for ; i < j; i++ {
-		out = append(out, i)
-	}
-	return out
+	return "", 0, 0
 }
 
 // bareName finds a name written without "my name is": two or three words no tool knows,
 // capitalised ("Jane Doe, jane@…") or next to an e-mail address.
-func (f *filler) bareName(p *property) (string, []int) {
+func (f *filler) bareName(p *property) (string, int, int) {
 	email := slices.ContainsFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
 	for i := 0; i < len(f.toks); {
 		j := i
-		caps := true
 		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
-			if r, _ := utf8.DecodeRuneInString(f.toks[j].raw); !unicode.IsUpper(r) {
-				caps = false
-			}
 			j++
 		}
+		caps := !slices.ContainsFunc(f.toks[i:j], func(t token) bool {
+			r, _ := utf8.DecodeRuneInString(t.raw)
+			return !unicode.IsUpper(r)
+		})
 		if n := j - i; n >= 2 && n <= 3 && (caps || email) && (j == len(f.toks) || !f.nameWord(j)) {
 			if v := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(v) {
-				return v, between(i, j)
+				return v, i, j
 			}
 		}
 		i = max(j, i+1)
 	}
-	return "", nil
-}
-
-// quotes gives each quoted text to the string parameter named just before it (name "Ada"),
-// or else to the next free plain string parameter.
-func (f *filler) quotes() {
-	for i, t := range f.toks {
-		if f.used[i] || t.kind != kindQuote {
-			continue
-		}
-		labels := f.wordsBefore(i, -1, 3)
-		var pick *property
-		labelled := false
-		for _, l := range labels {
-			for _, p := range f.s.props {
-				if f.free(p) && plainString(p) && matchesParam(l.word, p) {
-					labelled = true
-					if p.schema.acceptsString(t.raw) {
-						pick = p
-						break
-					}
-				}
-			}
-			if pick != nil {
-				break
-			}
-		}
-		if pick == nil && !labelled {
-			for _, p := range f.s.props {
-				if single, _ := idParam(p); f.free(p) && plainString(p) && !single && p.schema.acceptsString(t.raw) {
-					pick = p
-					break
-				}
-			}
-		}
-		if pick != nil {
-			f.used[i] = true
-			f.set(pick, t.raw, bonusTyped)
-		}
-	}
+	return "", 0, 0
 }
 
 // nameWord reports a word of a name: not a word of the tool nor an ordinary one.
 func (f *filler) nameWord(i int) bool {
 	t := f.toks[i]
 	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && !ordinary(t.norm) && f.vocab[t.norm] == 0
+}
+
+// quotes gives each quoted text to the string parameter named just before it (name "Ada"),
+// or else, when no word names one, to the next free plain string parameter.
+func (f *filler) quotes() {
+	for i, t := range f.toks {
+		if f.used[i] || t.kind != kindQuote {
+			continue
+		}
+		var cands []*property
+		for _, l := range f.wordsNear(i, -1, -1, 3) {
+			for _, p := range f.s.props {
+				if f.free(p) && plainString(p) && matchesParam(l.word, p) {
+					cands = append(cands, p)
+				}
+			}
+		}
+		if len(cands) == 0 {
+			for _, p := range f.s.props {
+				if single, _ := idParam(p); f.free(p) && plainString(p) && !single {
+					cands = append(cands, p)
+				}
+			}
+		}
+		if k := slices.IndexFunc(cands, func(p *property) bool { return p.schema.acceptsString(t.raw) }); k >= 0 {
+			f.claim(cands[k], t.raw, bonusTyped, i, i+1)
+		}
+	}
 }
 
 // label is a word near a number or quote, at a distance counted in content words.
@@ -806,16 +701,12 @@ type label struct {
 	at   int
 }
 
-// wordsBefore returns up to n content words before token i, nearest first, stopping at
-// anything that is not a word and at token floor; wordsAfter those after it.
-func (f *filler) wordsBefore(i, floor, n int) []label { return f.wordsNear(i, -1, floor, n) }
-
-func (f *filler) wordsAfter(i, n int) []label { return f.wordsNear(i, 1, len(f.toks), n) }
-
 // beforeDistance makes a word before a number count less than the same word after it: the
 // word after is usually its unit ("60 months", "5000 down").
 const beforeDistance = 4.0 / 3
 
+// wordsNear returns up to n content words from token i on in the direction step (-1 before,
+// 1 after), nearest first, stopping at anything that is not a word and at token stop.
 func (f *filler) wordsNear(i, step, stop, n int) []label {
 	var out []label
 	for j := i + step; j != stop && j >= 0 && j < len(f.toks) && len(out) < n; j += step {
@@ -850,13 +741,13 @@ var units = map[string][]string{
 }
 
 var (
-	boundWords = []string{"max", "maximum", "min", "minimum", "upper", "lower"}
-	moneyWords = []string{"price", "cost", "amount", "budget", "payment", "income", "salary", "fee", "deposit", "total"}
-	rateWords  = []string{"apr", "rate", "interest", "percent", "percentage"}
+	maxWords   = []string{"max", "maximum", "upper"}
+	minWords   = []string{"min", "minimum", "lower"}
+	moneyWords = strings.Fields("price cost amount budget payment income salary fee deposit total")
+	rateWords  = strings.Fields("apr rate interest percent percentage")
+	// negations turn "with breakfast" into "without breakfast".
+	negations = wordSet(`no not without don't dont never skip`)
 )
-
-// negations turn "with breakfast" into "without breakfast".
-var negations = wordSet(`no not without don't dont never skip`)
 
 // booleans sets a yes/no parameter the text names: "with breakfast" gives breakfast true,
 // "no breakfast" or "without breakfast" false. A word only counts when it names one
@@ -871,38 +762,27 @@ func (f *filler) booleans() {
 				slices.ContainsFunc(f.s.props, func(q *property) bool { return q != p && matchesParam(t.norm, q) }) {
 				continue
 			}
-			v := true
-			for k := max(0, i-2); k < i; k++ {
-				if negations[f.toks[k].norm] {
-					v = false
-				}
-			}
-			f.used[i] = true
-			f.set(p, json.RawMessage(strconv.FormatBool(v)), bonusEnum)
+			v := !slices.ContainsFunc(f.toks[max(0, i-2):i], func(t token) bool { return negations[t.norm] })
+			f.claim(p, json.RawMessage(strconv.FormatBool(v)), bonusEnum, i, i+1)
 			break
 		}
 	}
 }
 
-// matchesParam reports whether a word of the text names parameter p.
+// matchesParam reports whether a word of the text names parameter p (a bound's word never does).
 func matchesParam(word string, p *property) bool {
-	for _, pw := range p.words {
-		if slices.Contains(boundWords, pw) {
-			continue
-		}
-		if wordsMatch(word, pw) || slices.Contains(units[word], pw) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.words, func(pw string) bool {
+		return !slices.Contains(maxWords, pw) && !slices.Contains(minWords, pw) &&
+			(wordsMatch(word, pw) || slices.Contains(units[word], pw))
+	})
 }
 
 // bound says whether a parameter is a lower ("min") or upper ("max") limit.
 func bound(p *property) string {
 	switch {
-	case hasWord(p, "max", "maximum", "upper"):
+	case hasWord(p, maxWords...):
 		return "max"
-	case hasWord(p, "min", "minimum", "lower"):
+	case hasWord(p, minWords...):
 		return "min"
 	}
 	return ""
@@ -931,70 +811,53 @@ func (f *filler) cue(i int) string {
 	return ""
 }
 
-type numberCandidate struct {
-	tok, prop int
-	value     float64
-	score     float64
-	bonus     float64
-}
-
 // numbers gives each number to the numeric parameter its neighbouring words and cue point to:
 // "60 months" → termMonths, "5000 down" → downPayment, "under 40k" → maxPrice.
 func (f *filler) numbers() {
-	var numeric []int
-	for k, p := range f.s.props {
+	var numeric []*property
+	for _, p := range f.s.props {
 		if p.schema.isNumber() && !p.schema.isArray() && f.free(p) {
-			numeric = append(numeric, k)
+			numeric = append(numeric, p)
 		}
-	}
-	if len(numeric) == 0 {
-		return
 	}
 	var nums []int
+	cues := map[int]string{}
 	for i, t := range f.toks {
-		if t.kind == kindNumber && !f.used[i] {
-			nums = append(nums, i)
-		}
-	}
-	cues := make(map[int]string, len(nums))
-	for _, i := range nums {
-		cues[i] = f.cue(i)
-	}
-	for k, i := range nums {
-		if k == 0 || nums[k-1] != i-2 {
+		if t.kind != kindNumber || f.used[i] {
 			continue
 		}
-		joint := f.toks[i-1]
-		prev := nums[k-1]
-		if joint.norm == "and" || joint.norm == "to" || joint.raw == "-" {
-			if cues[prev] == "min" || (cues[prev] == "" && joint.raw == "-") {
+		cues[i] = f.cue(i)
+		// "between 20000 and 30000", "20000 to 30000", "2018-2020": a range.
+		if k := len(nums); k > 0 && nums[k-1] == i-2 {
+			prev, joint := nums[k-1], f.toks[i-1]
+			if (joint.norm == "and" || joint.norm == "to" || joint.raw == "-") &&
+				(cues[prev] == "min" || (cues[prev] == "" && joint.raw == "-")) {
 				cues[prev], cues[i] = "min", "max"
 			}
 		}
+		nums = append(nums, i)
 	}
-
-	var cands []numberCandidate
+	type candidate struct {
+		tok, prop           int
+		value, score, bonus float64
+	}
+	var cands []candidate
 	floor := -1
 	for _, i := range nums {
 		t := f.toks[i]
-		after := f.wordsAfter(i, 2)
-		before := f.wordsBefore(i, floor, 3)
+		after := f.wordsNear(i, 1, len(f.toks), 2)
+		labels := append(after, f.wordsNear(i, -1, floor, 3)...)
 		floor = i
-		if len(after) > 0 && after[0].dist == 1 && after[0].at == i+1 {
-			floor = after[0].at
+		if len(after) > 0 && after[0].at == i+1 {
+			floor = i + 1
 		}
-		labels := append(after, before...)
-		for _, k := range numeric {
-			p := f.s.props[k]
+		for k, p := range numeric {
 			v := t.value
 			if len(after) > 0 && after[0].word == "year" && hasWord(p, "month") && !hasWord(p, "year") {
 				v *= 12
 			}
-			if !p.schema.acceptsNumber(v) {
-				continue
-			}
-			b, c := bound(p), cues[i]
-			if b != "" && c != b {
+			b := bound(p)
+			if !p.schema.valid(v) || b != "" && cues[i] != b {
 				continue
 			}
 			score := 0.0
@@ -1012,11 +875,10 @@ func (f *filler) numbers() {
 			if t.yearLike() && hasWord(p, "year") {
 				score += 0.75
 			}
-			if t.yearLike() && score == 0 && !hasWord(p, "year") {
-				continue // "from 2020 to 2022" is not a price nor a mileage
-			}
 			bonus := bonusTyped
 			switch {
+			case t.yearLike() && score == 0:
+				continue // "from 2020 to 2022" is not a price nor a mileage
 			case b != "":
 				score++
 			case score > 0:
@@ -1025,51 +887,30 @@ func (f *filler) numbers() {
 			default:
 				continue
 			}
-			cands = append(cands, numberCandidate{i, k, v, score, bonus})
+			cands = append(cands, candidate{i, k, v, score, bonus})
 		}
 	}
-	sort.SliceStable(cands, func(a, b int) bool {
-		x, y := cands[a], cands[b]
-		if x.score != y.score {
-			return x.score > y.score
-		}
-		if x.tok != y.tok {
-			return x.tok < y.tok
-		}
-		return x.prop < y.prop
+	slices.SortStableFunc(cands, func(x, y candidate) int {
+		return cmp.Or(cmp.Compare(y.score, x.score), x.tok-y.tok, x.prop-y.prop)
 	})
 	for _, c := range cands {
-		p := f.s.props[c.prop]
-		if f.used[c.tok] || !f.free(p) {
-			continue
+		if p := numeric[c.prop]; !f.used[c.tok] && f.free(p) {
+			f.claim(p, c.value, c.bonus, c.tok, c.tok+1)
 		}
-		f.used[c.tok] = true
-		f.set(p, c.value, c.bonus)
 	}
 	// Required numbers that no word names ("a" and "b" of get-sum), as many as the numbers
 	// no word claimed: in order ("add 3 and 4" gives a 3, b 4).
-	var req []*property
-	for _, k := range numeric {
-		if p := f.s.props[k]; p.required && f.free(p) {
-			req = append(req, p)
-		}
-	}
-	var left []int
-	for _, i := range nums {
-		if !f.used[i] {
-			left = append(left, i)
-		}
-	}
+	req := slices.DeleteFunc(numeric, func(p *property) bool { return !p.required || !f.free(p) })
+	left := slices.DeleteFunc(nums, func(i int) bool { return f.used[i] })
 	if len(req) < 2 || len(req) != len(left) {
 		return
 	}
 	for j, p := range req {
-		if !p.schema.acceptsNumber(f.toks[left[j]].value) {
+		if !p.schema.valid(f.toks[left[j]].value) {
 			return
 		}
 	}
 	for j, p := range req {
-		f.used[left[j]] = true
-		f.set(p, f.toks[left[j]].value, bonusGuess)
+		f.claim(p, f.toks[left[j]].value, bonusGuess, left[j], left[j]+1)
 	}
 }

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"math/big"
 	"net/url"
 	"slices"
@@ -115,46 +117,37 @@ func parseSchema(raw json.RawMessage) *schema {
 // convert reads the compiled schema js; raw is the document, for what compiling drops (the
 // order of properties, enumNames).
 func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
-	s := &schema{}
 	if js == nil || depth > maxDepth {
-		return s
+		return &schema{}
 	}
 	if js.Ref != nil {
-		s = convert(js.Ref, raw, depth+1)
-		if js.Description != "" {
-			s.description = js.Description
-		}
+		s := convert(js.Ref, raw, depth+1)
+		s.description = cmp.Or(js.Description, s.description)
 		return s
 	}
 	node := at(raw, js.Location)
-	var enum []any
-	var titles []string
+	// A labelled enum: "oneOf": [{"const": "c01", "title": "2023 Toyota RAV4"}, …], or an enum
+	// with the older "enumNames" beside it.
+	enum, titles := labelledEnum(append(slices.Clip(js.OneOf), js.AnyOf...))
 	switch {
 	case js.Const != nil:
-		enum = []any{*js.Const}
+		enum, titles = []any{*js.Const}, nil
 	case js.Enum != nil:
-		enum = js.Enum.Values
-		var names []string
-		if json.Unmarshal(member(node, "enumNames"), &names) == nil && len(names) == len(enum) {
-			titles = names // the older "enumNames" beside "enum"
+		enum, titles = js.Enum.Values, nil
+		if json.Unmarshal(member(node, "enumNames"), &titles) != nil || len(titles) != len(enum) {
+			titles = nil
 		}
-	default:
-		// A labelled enum: "oneOf": [{"const": "c01", "title": "2023 Toyota RAV4"}, …].
-		enum, titles = labelledEnum(append(slices.Clip(js.OneOf), js.AnyOf...))
 	}
 	if js.Types == nil && len(enum) == 0 {
 		for _, alt := range append(slices.Clip(js.AnyOf), js.OneOf...) {
-			a := convert(alt, raw, depth+1)
-			if len(a.types) == 1 && a.types[0] == "null" {
-				continue
+			if a := convert(alt, raw, depth+1); !slices.Equal(a.types, []string{"null"}) {
+				a.description = cmp.Or(a.description, js.Description)
+				return a
 			}
-			if a.description == "" {
-				a.description = js.Description
-			}
-			return a
 		}
 	}
-	s.js = js
+	s := &schema{js: js, pattern: js.Pattern, minimum: float(js.Minimum), maximum: float(js.Maximum),
+		minItems: js.MinItems, maxItems: js.MaxItems, description: js.Description}
 	if js.Types != nil {
 		s.types = js.Types.ToStrings()
 	}
@@ -165,16 +158,12 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 		}
 		s.enum = append(s.enum, v)
 	}
-	if len(s.types) == 0 && len(titles) > 0 && len(s.enum) > 0 && s.enum[0].isStr {
+	if len(s.types) == 0 && len(titles) > 0 && s.enum[0].isStr {
 		s.types = []string{"string"}
 	}
 	if js.Format != nil {
 		s.format = js.Format.Name
 	}
-	s.pattern = js.Pattern
-	s.minimum, s.maximum = float(js.Minimum), float(js.Maximum)
-	s.minItems, s.maxItems = js.MinItems, js.MaxItems
-	s.description = js.Description
 	if js.Default != nil {
 		s.def, _ = json.Marshal(*js.Default)
 	}
@@ -187,21 +176,11 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 	}
 	names := keys(member(node, "properties"))
 	if len(names) != len(js.Properties) {
-		names = slices.Sorted(func(yield func(string) bool) {
-			for n := range js.Properties {
-				if !yield(n) {
-					return
-				}
-			}
-		})
+		names = slices.Sorted(maps.Keys(js.Properties)) // not seen: the order is the document's
 	}
 	for _, n := range names {
-		s.props = append(s.props, &property{
-			name:     n,
-			words:    identWords(n),
-			schema:   convert(js.Properties[n], raw, depth+1),
-			required: slices.Contains(js.Required, n),
-		})
+		s.props = append(s.props, &property{name: n, words: identWords(n),
+			schema: convert(js.Properties[n], raw, depth+1), required: slices.Contains(js.Required, n)})
 	}
 	return s
 }
@@ -233,11 +212,9 @@ func readEnum(v any) enumValue {
 	switch x := v.(type) {
 	case string:
 		e.str, e.isStr, e.words = x, true, identWords(x)
-	case json.Number:
+	case json.Number: // the schema was read with UseNumber (jsonschema.UnmarshalJSON)
 		e.num, _ = x.Float64()
 		e.isNum = true
-	case float64:
-		e.num, e.isNum = x, true
 	}
 	return e
 }
@@ -257,19 +234,15 @@ func at(raw json.RawMessage, location string) json.RawMessage {
 
 // member is the value of key in a JSON object, or of the index key in an array; nil when absent.
 func member(raw json.RawMessage, key string) json.RawMessage {
-	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '[' {
-		var list []json.RawMessage
-		i, err := strconv.Atoi(key)
-		if json.Unmarshal(raw, &list) != nil || err != nil || i < 0 || i >= len(list) {
-			return nil
-		}
+	var obj map[string]json.RawMessage
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		return obj[key]
+	}
+	if i, err := strconv.Atoi(key); err == nil && json.Unmarshal(raw, &list) == nil && i >= 0 && i < len(list) {
 		return list[i]
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	return obj[key]
+	return nil
 }
 
 // keys are the keys of a JSON object in document order.
@@ -337,9 +310,6 @@ func (s *schema) acceptsString(v string) bool {
 	}
 	return s.allows("string") && s.valid(v)
 }
-
-// acceptsNumber checks a number against the schema.
-func (s *schema) acceptsNumber(v float64) bool { return s.valid(v) }
 
 // acceptsStrings checks an array of strings against the schema.
 func (s *schema) acceptsStrings(v []string) bool {
