@@ -147,11 +147,8 @@ func newConv(req llm.Request, now time.Time) *conv {
 			c.firstReply = false
 		}
 	}
-	c.before = remember(req.Messages[:end])
-	c.now = remember(req.Messages)
-	titled := titledIDs(req.Tools) // the tools' schemas read once, for both memories
-	c.before.learnTitles(titled)
-	c.now.learnTitles(titled)
+	c.before = remember(req.Messages[:end]).learnTitles(req.Tools)
+	c.now = remember(req.Messages).learnTitles(req.Tools)
 	byID := map[string]int{}
 	for i, m := range req.Messages {
 		switch m.Role {
@@ -245,8 +242,7 @@ func (c *conv) goOn(on *conv) action {
 	on.reread = true
 	// What the page showed on arrival, not what later steps returned: the plan must not
 	// change under its own feet.
-	on.before = remember(c.msgs[:on.start])
-	on.before.learnTitles(titledIDs(on.tools))
+	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
 	in := on.understand(c.pointedText(on), lookup)
 	a := in.step(on)
 	if len(on.done) > 0 {
