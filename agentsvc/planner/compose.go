@@ -14,7 +14,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
-	for from > 0 && toks[from-1].kind == kindWord && (toks[from-1].norm == "most" || toks[from-1].norm == "least" || toks[from-1].norm == "the") {
+	for from > 0 && toks[from-1].kind == kindWord && rankLeads[toks[from-1].norm] {
 		from--
 	}
 	if from > 0 {
@@ -26,22 +26,21 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		to++
 	}
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
+	rtoks := tokenize(rest)
 	var filter, target *plan
-	if ps := rankPlans(rest, c.tools); len(ps) > 0 {
-		p := ps[0]
-		rtoks := tokenize(rest)
-		if p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) && !wantsIDs(p) && c.clearMatch(p, rtoks, false) {
+	for i, p := range rankPlans(rest, c.tools) {
+		if p.score < threshold {
+			continue
+		}
+		if i == 0 && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) && !wantsIDs(p) &&
+			c.clearMatch(p, rtoks, false) {
 			filter = p
 		}
-		for _, q := range ps {
-			if q.score >= threshold && wantsIDs(q) && c.nameHit(q, rtoks) {
-				target = q
-				break
-			}
+		if target == nil && wantsIDs(p) && c.nameHit(p, rtoks) {
+			target = p
 		}
 	}
-	count := max(n, 1)
-	least := 1 // the fewest ids the target takes
+	count, least := max(n, 1), 1 // least: the fewest ids the target takes
 	if target != nil {
 		for _, prop := range target.schema.props {
 			if _, list := idParam(prop); list {
@@ -70,21 +69,14 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		}
 		return "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
 	}
-	var static []*plan
-	if filter != nil {
-		static = append(static, filter)
-	}
-	if sorter != nil {
-		static = append(static, sorter)
-	}
-	if len(static) == 0 {
-		if len(c.before.last) == 0 {
-			l := c.lister()
-			if l == nil {
-				return intent{}, false
-			}
-			static = append(static, l)
+	// static are the calls before the winners are known.
+	static := slices.DeleteFunc([]*plan{filter, sorter}, func(p *plan) bool { return p == nil })
+	if len(static) == 0 && len(c.before.last) == 0 {
+		l := c.lister()
+		if l == nil {
+			return intent{}, false
 		}
+		static = append(static, l)
 	}
 	winners := func(c *conv) []*item {
 		list := c.now.last
@@ -101,8 +93,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	noun := nounAfter(toks, to)
 	if noun == "one" {
 		var ws []string
-		for i := 0; i < from; i++ {
-			if t := toks[i]; t.kind == kindWord && !stopWords[t.norm] && !requestWords[t.norm] && !cueWordSet[t.norm] && c.vocab[t.norm] {
+		for _, t := range toks[:from] {
+			if t.kind == kindWord && !stopWords[t.norm] && !requestWords[t.norm] && !cueWordSet[t.norm] && c.vocab[t.norm] {
 				ws = append(ws, strings.ToLower(t.raw))
 			}
 		}
@@ -113,53 +105,55 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	ask := "" // the question for what the target still needs ("book the cheapest room": a date)
 	in := intent{
 		steps: func(c *conv) []*plan {
-			if len(c.done) < len(static) || target == nil {
+			var p *plan
+			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
+				p = withIDs(target, w)
+			}
+			if p == nil {
 				return static
 			}
-			w := winners(c)
-			if len(w) < least {
+			for _, prop := range p.schema.props {
+				if _, set := p.values[prop.name]; !set && needsValue(prop) {
+					p.missing = append(p.missing, prop)
+				}
+			}
+			if len(p.missing) > 0 {
+				ask = c.askMissing(p).reply
 				return static
 			}
-			if p := withIDs(target, w); p != nil {
-				for _, prop := range p.schema.props {
-					if _, set := p.values[prop.name]; !set && prop.required && len(prop.schema.enum) != 1 && len(prop.schema.def) == 0 {
-						p.missing = append(p.missing, prop)
-					}
-				}
-				if len(p.missing) > 0 {
-					ask = c.askMissing(p).reply
-					return static
-				}
-				return append(slices.Clip(static), p)
-			}
-			return static
+			return append(slices.Clip(static), p)
 		},
 		final: func(c *conv) string {
-			if target != nil && len(c.done) > len(static) {
-				return strings.TrimSpace(only(winners(c)) + " " + c.summary())
-			}
 			w := winners(c)
-			if target != nil && len(w) > 0 && len(w) < least {
+			switch {
+			case target != nil && len(c.done) > len(static):
+				return strings.TrimSpace(only(w) + " " + c.summary())
+			case target != nil && len(w) > 0 && len(w) < least:
 				return only(w) + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
-			}
-			if len(w) == 0 {
-				if noun == "one" {
-					return "Nothing matches right now."
-				}
+			case len(w) == 0 && noun == "one":
+				return "Nothing matches right now."
+			case len(w) == 0:
 				return "No " + noun + " matches right now."
-			}
-			money := c.now.money
-			if len(w) == 1 {
-				return strings.TrimSpace("The " + o.what + " " + noun + " is " + theTitle(w[0]) + rankDetail(o, w[0], money) + ". " + ask)
 			}
 			var parts []string
 			for _, it := range w {
-				parts = append(parts, theTitle(it)+rankDetail(o, it, money))
+				parts = append(parts, theTitle(it)+rankDetail(o, it, c.now.money))
+			}
+			if len(w) == 1 {
+				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
 			return strings.TrimSpace("The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
 	}
 	return in, true
+}
+
+// rankLeads may stand before a ranking word: "the most expensive".
+var rankLeads = rawSet(`most least the`)
+
+// needsValue reports a required parameter that has no single value nor a default to take.
+func needsValue(p *property) bool {
+	return p.required && len(p.schema.enum) != 1 && len(p.schema.def) == 0
 }
 
 func rankDetail(o order, it *item, money moneyStyle) string {
@@ -216,37 +210,32 @@ func withIDs(target *plan, items []*item) *plan {
 func (c *conv) sortPlan(o order) *plan {
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
-		var byProp, dirProp *property
-		var byVal string
+		pl := &plan{def: t, schema: s, values: map[string]any{}, score: threshold}
+		var by, dir *property
+		var dirs []string // the direction's values
 		for _, p := range s.props {
 			if !p.schema.stringEnum() {
 				continue
 			}
 			vals := texts(p.schema.enum)
-			if slices.ContainsFunc(vals, func(v string) bool { return dirValue(v, true) != "" }) && dirProp == nil {
-				if dirValue(vals[0], true) != "" || dirValue(vals[0], false) != "" {
-					dirProp = p
-					continue
-				}
+			if _, first := directions[strings.ToLower(vals[0])]; first && dir == nil &&
+				slices.ContainsFunc(vals, func(v string) bool { return directions[strings.ToLower(v)] }) {
+				dir, dirs = p, vals
+				continue
 			}
 			for _, k := range o.field.keys {
-				for _, v := range vals {
-					if byProp == nil && compact(v) == k {
-						byProp, byVal = p, v
-					}
+				if i := slices.IndexFunc(vals, func(v string) bool { return compact(v) == k }); i >= 0 && by == nil {
+					by, pl.values[p.name] = p, vals[i]
 				}
 			}
 		}
-		if byProp == nil {
+		if by == nil {
 			continue
 		}
-		pl := &plan{def: t, schema: s, values: map[string]any{byProp.name: byVal}, score: threshold}
-		if dirProp != nil {
-			for _, v := range texts(dirProp.schema.enum) {
-				if dirValue(v, o.desc) != "" {
-					pl.values[dirProp.name] = v
-					break
-				}
+		for _, v := range dirs {
+			if desc, ok := directions[strings.ToLower(v)]; ok && desc == o.desc {
+				pl.values[dir.name] = v
+				break
 			}
 		}
 		return pl
@@ -254,38 +243,17 @@ func (c *conv) sortPlan(o order) *plan {
 	return nil
 }
 
-// dirValue reports v when it names the direction (desc or asc).
-func dirValue(v string, desc bool) string {
-	l := strings.ToLower(v)
-	if desc {
-		if l == "desc" || l == "descending" || l == "high_to_low" || l == "dsc" {
-			return v
-		}
-		return ""
-	}
-	if l == "asc" || l == "ascending" || l == "low_to_high" {
-		return v
-	}
-	return ""
-}
+// directions are the values of an ordering tool's direction parameter: true for descending.
+var directions = map[string]bool{"desc": true, "descending": true, "high_to_low": true, "dsc": true,
+	"asc": false, "ascending": false, "low_to_high": false}
 
 // isOrdering reports a tool that reorders a list: named sort/order, or a parameter "by".
 func isOrdering(p *plan) bool {
-	for _, w := range identWords(p.def.Name) {
-		if w == "sort" || w == "order" || w == "rank" {
-			return true
-		}
-	}
-	for _, prop := range p.schema.props {
-		if len(prop.words) > 0 && (prop.words[0] == "by" || prop.words[0] == "sort" || prop.words[len(prop.words)-1] == "by") {
-			return true
-		}
-	}
-	return false
+	sorts := func(w string) bool { return w == "sort" || w == "order" || w == "rank" }
+	return slices.ContainsFunc(identWords(p.def.Name), sorts) || slices.ContainsFunc(p.schema.props, func(q *property) bool {
+		return len(q.words) > 0 && (q.words[0] == "by" || q.words[0] == "sort" || q.words[len(q.words)-1] == "by")
+	})
 }
-
-// readOnly reports a tool whose name says it only reads or computes.
-func readOnly(p *plan) bool { return named(p.def.Name, readsFirst) }
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
 func (c *conv) nameHit(p *plan, toks []token) bool {
@@ -328,21 +296,18 @@ func (c *conv) sharedNameWord(w string) bool {
 	return n >= 2
 }
 
+// orderWords ask for an order; towardWords do before "to" ("low to high").
+var (
+	orderWords  = rawSet(`sort sorted order ordered arrange rank ascending descending first last asc desc reverse`)
+	towardWords = rawSet(`low high lowest highest least most`)
+)
+
 // orderCue reports words that ask for an order: "sort", "order by", "first", "low to high".
 func orderCue(toks []token) bool {
 	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "sort", "sorted", "order", "ordered", "arrange", "rank", "ascending", "descending", "first", "last", "asc", "desc", "reverse":
+		toward := towardWords[t.norm] && i+1 < len(toks) && toks[i+1].norm == "to"
+		if t.kind == kindWord && (orderWords[t.norm] || t.norm == "by" && i > 0 || toward) {
 			return true
-		case "by":
-			return i > 0
-		case "low", "high", "lowest", "highest", "least", "most":
-			if i+1 < len(toks) && toks[i+1].norm == "to" {
-				return true
-			}
 		}
 	}
 	return false
@@ -355,20 +320,14 @@ func (c *conv) clearMatch(p *plan, toks []token, question bool) bool {
 		return false
 	}
 	matched, unmatched := c.coverage(p, toks)
-	if unmatched >= 2 && unmatched > matched {
+	readOnly := named(p.def.Name, readsFirst)
+	switch {
+	case unmatched >= 2 && unmatched > matched:
 		return false
+	case len(p.schema.props) == 0:
+		return matched > 0 && unmatched == 0 && (!question || readOnly)
 	}
-	if len(p.schema.props) == 0 {
-		return matched > 0 && unmatched == 0 && (!question || readOnly(p))
-	}
-	hit := c.nameHit(p, toks)
-	if len(p.values) == 0 && !hit {
-		return false
-	}
-	if question && !readOnly(p) && len(p.values) == 0 {
-		return false
-	}
-	return true
+	return len(p.values) > 0 || c.nameHit(p, toks) && (!question || readOnly)
 }
 
 // coverage counts the content words of the text the plan's tool knows, and those it does not.
@@ -386,17 +345,9 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 			}
 			continue
 		}
-		known := bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0
-		for _, h := range hs[i] {
-			if p.vocab[h.word] > 0 {
-				known = true
-			}
-		}
-		for _, u := range units[t.norm] {
-			if p.vocab[u] > 0 {
-				known = true
-			}
-		}
+		inVocab := func(w string) bool { return p.vocab[w] > 0 }
+		known := bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 || slices.ContainsFunc(units[t.norm], inVocab) ||
+			slices.ContainsFunc(hs[i], func(h hint) bool { return inVocab(h.word) })
 		switch {
 		case known:
 			matched++

@@ -87,7 +87,8 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 				n++
 			}
 		}
-		call := chat.ToolCall{ID: fmt.Sprintf("%s%d", prefix, n), Name: a.call.def.Name, Arguments: a.call.arguments()}
+		id := fmt.Sprintf("%s%d", prefix, n)
+		call := chat.ToolCall{ID: id, Name: a.call.def.Name, Arguments: a.call.arguments()}
 		return &llm.Response{ToolCalls: []chat.ToolCall{call}, FinishReason: "tool_calls"}, nil
 	}
 	text := a.text
@@ -145,7 +146,8 @@ type conv struct {
 }
 
 func newConv(req llm.Request, now time.Time) *conv {
-	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage, vocab: map[string]bool{}}
+	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage}
+	c.vocab = map[string]bool{}
 	byID := map[string]int{}
 	for i, m := range req.Messages {
 		switch m.Role {
