@@ -87,24 +87,17 @@ func (f *filler) freeText() {
 func (f *filler) freeTextParam() *property {
 	var pick *property
 	for _, p := range f.s.props {
-		if !p.required {
-			continue
-		}
-		if freeTextable(p) {
-			if !f.free(p) {
-				continue // filled already (a path by paths(), a name by names())
-			}
-			if pick != nil {
-				return nil
-			}
+		switch {
+		case !p.required || freeTextable(p) && !f.free(p): // filled already (a path, a name)
+		case freeTextable(p) && pick != nil:
+			return nil
+		case freeTextable(p):
 			pick = p
-			continue
-		}
-		if f.free(p) && len(p.schema.enum) != 1 && len(p.schema.def) == 0 {
+		case f.free(p) && needsValue(p):
 			return nil
 		}
 	}
-	if pick == nil || !f.free(pick) || len(pick.schema.def) > 0 {
+	if pick == nil || len(pick.schema.def) > 0 {
 		return nil
 	}
 	return pick
@@ -125,10 +118,10 @@ func freeTextable(p *property) bool {
 // verbatimParam reports a parameter that carries the visitor's words as they are: a message,
 // a text, a note, a comment, a body.
 func verbatimParam(p *property) bool {
-	return slices.ContainsFunc(p.words, func(w string) bool {
-		return w == "message" || w == "text" || w == "note" || w == "comment" || w == "body" || w == "content"
-	})
+	return slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] })
 }
+
+var verbatimWords = rawSet(`message text note comment body content`)
 
 // expressionParam reports a parameter that takes an arithmetic expression: its name
 // mentions an expression, formula or calculation, or its description mentions arithmetic.
@@ -141,11 +134,13 @@ func expressionParam(p *property) bool {
 	return strings.Contains(strings.ToLower(p.schema.description), "arithmetic")
 }
 
-// exprChars are the characters of an arithmetic expression.
-const exprChars = "0123456789+-*/%^(). "
+// exprRe is a run of the characters of an arithmetic expression.
+var exprRe = regexp.MustCompile(`[-0-9+*/%^(). ]+`)
 
 // wordOps are operators said in words between numbers ("3 plus 4", "12 divided by 4").
 var wordOps = regexp.MustCompile(`(?i)([0-9)])\s+(plus|minus|times|multiplied by|divided by)\s+([-(.0-9])`)
+
+var spokenOps = map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}
 
 // percentOf is a percentage of a number: "15% of 80", "15 percent of 80".
 var percentOf = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(?:%|percent|per cent)\s+of\s+([0-9]+(?:\.[0-9]+)?)`)
@@ -156,8 +151,7 @@ func spokenArithmetic(text string) string {
 	for range 8 { // "1 plus 2 plus 3": each match consumes its right operand's first character
 		next := wordOps.ReplaceAllStringFunc(text, func(m string) string {
 			g := wordOps.FindStringSubmatch(m)
-			op := map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}[strings.ToLower(g[2])]
-			return g[1] + " " + op + " " + g[3]
+			return g[1] + " " + spokenOps[strings.ToLower(g[2])] + " " + g[3]
 		})
 		if next == text {
 			return text
@@ -167,25 +161,15 @@ func spokenArithmetic(text string) string {
 	return text
 }
 
-// expression returns the longest run of text made of exprChars that has a digit, trimmed of
+// expression returns the longest run of text made of exprRe that has a digit, trimmed of
 // spaces, trailing dots and unmatched parentheses, a percentage of a number written as its
 // arithmetic ("15% of 80": 15 / 100 * 80); "" when there is none.
 func expression(text string) string {
-	text = percentOf.ReplaceAllString(text, "$1 / 100 * $2")
 	best := ""
-	for i := 0; i < len(text); {
-		if strings.IndexByte(exprChars, text[i]) < 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && strings.IndexByte(exprChars, text[j]) >= 0 {
-			j++
-		}
-		if run := trimExpression(text[i:j]); strings.ContainsAny(run, "0123456789") && len(run) > len(best) {
+	for _, run := range exprRe.FindAllString(percentOf.ReplaceAllString(text, "$1 / 100 * $2"), -1) {
+		if run = trimExpression(run); strings.ContainsAny(run, "0123456789") && len(run) > len(best) {
 			best = run
 		}
-		i = j
 	}
 	return best
 }
@@ -265,15 +249,9 @@ func (f *filler) rest(verbatim bool) string {
 			cut++
 		}
 	}
-	stop := n
-	for k := cut; k < n; k++ {
-		if f.used[k] {
-			stop = k
-			break
-		}
-	}
-	end := stop
-	if stop < n {
+	end := n // before the next value, or the tail's words
+	if k := slices.Index(f.used[cut:], true); k >= 0 {
+		end = cut + k
 		for end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], labelWords) ||
 			isWord(toks[end-1], connectorWords) || isWord(toks[end-1], cueWordSet) || f.toolWord(toks[end-1])) {
 			end--
@@ -281,14 +259,9 @@ func (f *filler) rest(verbatim bool) string {
 	} else {
 		end = f.trimTail(cut, n)
 	}
-	content := false
-	for k := cut; k < end; k++ {
-		if t := toks[k]; !isMark(t) && (verbatim || !(t.kind == kindWord && stopWords[t.norm])) {
-			content = true
-			break
-		}
-	}
-	if !content {
+	if !slices.ContainsFunc(toks[cut:end], func(t token) bool {
+		return !isMark(t) && (verbatim || !(t.kind == kindWord && stopWords[t.norm]))
+	}) {
 		return ""
 	}
 	from, to := 0, len(f.text)
