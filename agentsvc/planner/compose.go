@@ -257,28 +257,24 @@ func isOrdering(p *plan) bool {
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
 func (c *conv) nameHit(p *plan, toks []token) bool {
-	var hs [][]hint // once, not per word: hintsOf is linear in the text
-	for _, w := range identWords(p.def.Name) {
-		if len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w) {
-			continue
-		}
-		for i, t := range toks {
-			if t.kind != kindWord {
-				continue
-			}
-			if wordsMatch(t.norm, w) {
-				return true
-			}
-			if i < len(p.hints) {
-				if hs == nil {
-					hs = hintsOf(toks)
-				}
-				for _, h := range hs[i] {
-					if h.word == w {
-						return true
-					}
-				}
-			}
+	words := slices.DeleteFunc(identWords(p.def.Name), func(w string) bool {
+		return len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w)
+	})
+	return len(words) > 0 && hitsWord(toks, words, len(p.hints))
+}
+
+// hitsWord reports a word of toks that is one of words, or, among the first hinted of toks,
+// hints at one ("monthly" at financing).
+func hitsWord(toks []token, words []string, hinted int) bool {
+	var hs [][]hint
+	if hinted > 0 {
+		hs = hintsOf(toks)
+	}
+	for i, t := range toks {
+		if t.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
+			return wordsMatch(t.norm, w) || i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+		}) {
+			return true
 		}
 	}
 	return false

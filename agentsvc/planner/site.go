@@ -70,12 +70,20 @@ func (c *conv) goTo(t chat.ToolDef) intent {
 
 // hub is the call that goes to the site's list of items, unless this turn went there already.
 func (c *conv) hub() (intent, bool) {
-	for _, t := range c.tools {
-		if hubTool(t) && !c.calledThisTurn(t.Name, false) {
-			return c.goTo(t), true
-		}
+	t, ok := c.firstNav(hubTool)
+	return c.goTo(t), ok
+}
+
+// firstNav is the first navigation tool of this page that test accepts and that this turn has
+// not called.
+func (c *conv) firstNav(test func(chat.ToolDef) bool) (chat.ToolDef, bool) {
+	i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
+		return navTool(t) && test(t) && !c.calledThisTurn(t.Name, false)
+	})
+	if i < 0 {
+		return chat.ToolDef{}, false
 	}
-	return intent{}, false
+	return c.tools[i], true
 }
 
 // onScreen is the item whose page the visitor is on, as far as the conversation knows: the
@@ -161,26 +169,12 @@ func (c *conv) navMatch(toks []token, ps []*plan) *plan {
 		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name, false) {
 			continue
 		}
-		if m, _ := c.coverage(p, toks); m > 0 && navHit(p.def, toks) {
+		// A word of the request names where it goes, or suggests it ("monthly": financing).
+		if m, _ := c.coverage(p, toks); m > 0 && hitsWord(toks, whereWords(p.def), len(toks)) {
 			return p
 		}
 	}
 	return nil
-}
-
-// navHit reports a word of the request that names where the navigation tool t goes
-// (whereWords), or that suggests it ("monthly" suggests financing).
-func navHit(t chat.ToolDef, toks []token) bool {
-	words := whereWords(t)
-	hs := hintsOf(toks)
-	for i, tk := range toks {
-		if tk.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
-			return wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
-		}) {
-			return true
-		}
-	}
-	return false
 }
 
 // whereWords are the words that name where the navigation tool t goes: those of its name and
@@ -200,12 +194,7 @@ var goingWords = rawSet(`go back return head take bring get me us please now aga
 // names ("return to the inventory", "take me back to the list"), unless this turn called it:
 // the visitor asked in plain words to be there, so it goes, without a question.
 func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
-	for _, t := range c.tools {
-		if navTool(t) && goesTo(t, toks) && !c.calledThisTurn(t.Name, false) {
-			return t, true
-		}
-	}
-	return chat.ToolDef{}, false
+	return c.firstNav(func(t chat.ToolDef) bool { return goesTo(t, toks) })
 }
 
 // goesTo reports a request made only of words of going and of where the navigation tool t
