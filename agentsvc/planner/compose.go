@@ -54,8 +54,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			}
 		}
 	}
-	// only says how many match when fewer than asked do ("compare the two cheapest" when
-	// one car matches): honest about the set.
+	// only says how many match when fewer than asked do ("compare the two cheapest": one).
 	only := func(w []*item) string {
 		if len(w) >= count {
 			return ""
@@ -94,7 +93,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	if noun == "one" {
 		var ws []string
 		for _, t := range toks[:from] {
-			if t.kind == kindWord && !stopWords[t.norm] && !requestWords[t.norm] && !cueWordSet[t.norm] && c.vocab[t.norm] {
+			if t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] &&
+				!cueWordSet[t.norm] {
 				ws = append(ws, strings.ToLower(t.raw))
 			}
 		}
@@ -181,32 +181,26 @@ func withIDs(target *plan, items []*item) *plan {
 		return nil
 	}
 	p := &plan{def: target.def, schema: target.schema, values: maps.Clone(target.values), score: target.score}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
 	for _, prop := range target.schema.props {
-		single, list := idParam(prop)
-		switch {
-		case single:
-			if !prop.schema.acceptsString(items[0].id) {
-				return nil
-			}
-			p.values[prop.name] = items[0].id
+		switch single, list := idParam(prop); {
+		case single && prop.schema.acceptsString(ids[0]):
+			p.values[prop.name] = ids[0]
 			return p
-		case list:
-			ids := make([]string, len(items))
-			for i, it := range items {
-				ids[i] = it.id
-			}
-			if !prop.schema.acceptsStrings(ids) {
-				return nil
-			}
+		case list && prop.schema.acceptsStrings(ids):
 			p.values[prop.name] = ids
 			return p
+		case single || list:
+			return nil
 		}
 	}
 	return nil
 }
 
-// sortPlan is a call of the page's ordering tool that sorts by the ranked field in its
-// direction; nil when the page has none.
+// sortPlan is a call of the page's ordering tool by the ranked field in its direction, or nil.
 func (c *conv) sortPlan(o order) *plan {
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
@@ -250,9 +244,10 @@ var directions = map[string]bool{"desc": true, "descending": true, "high_to_low"
 // isOrdering reports a tool that reorders a list: named sort/order, or a parameter "by".
 func isOrdering(p *plan) bool {
 	sorts := func(w string) bool { return w == "sort" || w == "order" || w == "rank" }
-	return slices.ContainsFunc(identWords(p.def.Name), sorts) || slices.ContainsFunc(p.schema.props, func(q *property) bool {
-		return len(q.words) > 0 && (q.words[0] == "by" || q.words[0] == "sort" || q.words[len(q.words)-1] == "by")
-	})
+	return slices.ContainsFunc(identWords(p.def.Name), sorts) ||
+		slices.ContainsFunc(p.schema.props, func(q *property) bool {
+			return len(q.words) > 0 && (q.words[0] == "by" || q.words[0] == "sort" || q.words[len(q.words)-1] == "by")
+		})
 }
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
@@ -263,8 +258,8 @@ func (c *conv) nameHit(p *plan, toks []token) bool {
 	return len(words) > 0 && hitsWord(toks, words, len(p.hints))
 }
 
-// hitsWord reports a word of toks that is one of words, or, among the first hinted of toks,
-// hints at one ("monthly" at financing).
+// hitsWord reports a word of toks that is one of words or, among the first hinted, hints at
+// one ("monthly" at financing).
 func hitsWord(toks []token, words []string, hinted int) bool {
 	var hs [][]hint
 	if hinted > 0 {
@@ -272,7 +267,8 @@ func hitsWord(toks []token, words []string, hinted int) bool {
 	}
 	for i, t := range toks {
 		if t.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
-			return wordsMatch(t.norm, w) || i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+			hinted := i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+			return hinted || wordsMatch(t.norm, w)
 		}) {
 			return true
 		}
@@ -280,8 +276,7 @@ func hitsWord(toks []token, words []string, hinted int) bool {
 	return false
 }
 
-// sharedNameWord reports a word in the names of several tools: the page's noun ("car" of
-// search_cars and sort_cars), not an action.
+// sharedNameWord reports a word in several tools' names: the page's noun ("car"), no action.
 func (c *conv) sharedNameWord(w string) bool {
 	n := 0
 	for _, t := range c.tools {
@@ -294,7 +289,8 @@ func (c *conv) sharedNameWord(w string) bool {
 
 // orderWords ask for an order; towardWords do before "to" ("low to high").
 var (
-	orderWords  = rawSet(`sort sorted order ordered arrange rank ascending descending first last asc desc reverse`)
+	orderWords = rawSet(`sort sorted order ordered arrange rank ascending descending first last asc desc
+		reverse`)
 	towardWords = rawSet(`low high lowest highest least most`)
 )
 
@@ -309,8 +305,7 @@ func orderCue(toks []token) bool {
 	return false
 }
 
-// clearMatch reports whether the words clearly ask for this plan. A tool that changes the
-// page runs only when they do; otherwise the planner asks.
+// clearMatch reports words that clearly ask for this plan; otherwise the planner asks.
 func (c *conv) clearMatch(p *plan, toks []token, question bool) bool {
 	if isOrdering(p) && !orderCue(toks) {
 		return false
@@ -342,8 +337,9 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 			continue
 		}
 		inVocab := func(w string) bool { return p.vocab[w] > 0 }
-		known := bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 || slices.ContainsFunc(units[t.norm], inVocab) ||
-			slices.ContainsFunc(hs[i], func(h hint) bool { return inVocab(h.word) })
+		hinted := slices.ContainsFunc(hs[i], func(h hint) bool { return inVocab(h.word) })
+		known := hinted || slices.ContainsFunc(units[t.norm], inVocab) ||
+			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0
 		switch {
 		case known:
 			matched++

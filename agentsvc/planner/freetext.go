@@ -6,12 +6,11 @@ import (
 	"strings"
 )
 
-// bonusExpr is added for an expression parameter filled with an arithmetic expression of
-// the text ("what is (17 * 23) + 4?"): it is enough on its own to call a calculator.
+// bonusExpr is added for an expression parameter filled with arithmetic: enough on its own
+// to call a calculator ("what is (17 * 23) + 4?").
 const bonusExpr = 2
 
-// Words around the request that are not part of a free-text value. They are compared with
-// normalised words (normWord), so the sets are built through it.
+// Words around the request that are not part of a free-text value (normalised words).
 var (
 	// preambleWords may open a request before the tool's own words: "can you", "what is".
 	preambleWords = wordSet(`please pls kindly can could would will you u i i'd i'll i'm want
@@ -45,10 +44,8 @@ func setOf(words string, norm func(string) string) map[string]bool {
 	return m
 }
 
-// freeText fills a tool's one required plain string parameter with the rest of the user's
-// text when nothing else filled it and it is the only required value still missing:
-// "search for red bikes" gives query "red bikes", "add a note buy milk" text "buy milk". An
-// expression parameter takes the arithmetic expression in the text instead.
+// freeText fills the tool's one free-text parameter (freeTextParam) with the rest of the text:
+// "search for red bikes" gives query "red bikes"; an expression parameter the arithmetic.
 func (f *filler) freeText() {
 	p := f.freeTextParam()
 	if p == nil {
@@ -103,8 +100,7 @@ func (f *filler) freeTextParam() *property {
 	return pick
 }
 
-// freeTextable reports a plain string parameter (no enum, format or pattern) that does not
-// want a particular kind of value such as an id, an email, a date, a time or a phone number.
+// freeTextable reports a plain string parameter that wants no kind of value (an id, a date…).
 func freeTextable(p *property) bool {
 	if !plainString(p) || p.schema.pattern != nil || len(p.schema.enum) > 0 {
 		return false
@@ -115,16 +111,14 @@ func freeTextable(p *property) bool {
 	return !slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
-// verbatimParam reports a parameter that carries the visitor's words as they are: a message,
-// a text, a note, a comment, a body.
+// verbatimParam reports a parameter that carries the visitor's words as they are: a message.
 func verbatimParam(p *property) bool {
 	return slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] })
 }
 
 var verbatimWords = rawSet(`message text note comment body content`)
 
-// expressionParam reports a parameter that takes an arithmetic expression: its name
-// mentions an expression, formula or calculation, or its description mentions arithmetic.
+// expressionParam reports a parameter that takes an arithmetic expression.
 func expressionParam(p *property) bool {
 	for _, w := range p.words {
 		if strings.Contains(w, "expr") || strings.Contains(w, "formula") || strings.Contains(w, "calc") {
@@ -140,7 +134,8 @@ var exprRe = regexp.MustCompile(`[-0-9+*/%^(). ]+`)
 // wordOps are operators said in words between numbers ("3 plus 4", "12 divided by 4").
 var wordOps = regexp.MustCompile(`(?i)([0-9)])\s+(plus|minus|times|multiplied by|divided by)\s+([-(.0-9])`)
 
-var spokenOps = map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}
+var spokenOps = map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*",
+	"divided by": "/"}
 
 // percentOf is a percentage of a number: "15% of 80", "15 percent of 80".
 var percentOf = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(?:%|percent|per cent)\s+of\s+([0-9]+(?:\.[0-9]+)?)`)
@@ -161,9 +156,8 @@ func spokenArithmetic(text string) string {
 	return text
 }
 
-// expression returns the longest run of text made of exprRe that has a digit, trimmed of
-// spaces, trailing dots and unmatched parentheses, a percentage of a number written as its
-// arithmetic ("15% of 80": 15 / 100 * 80); "" when there is none.
+// expression returns the longest run of exprRe with a digit, trimmed, "15% of 80" written as
+// 15 / 100 * 80; "" when there is none.
 func expression(text string) string {
 	best := ""
 	for _, run := range exprRe.FindAllString(percentOf.ReplaceAllString(text, "$1 / 100 * $2"), -1) {
@@ -195,8 +189,7 @@ func trimExpression(s string) string {
 // binaryOpRe finds an operator between two operands.
 var binaryOpRe = regexp.MustCompile(`[0-9)]\s*[-+*/%^]\s*[-(.0-9]`)
 
-// arithmetic reports an expression that computes something: an operator between operands,
-// and not a date or a phone number written with dashes.
+// arithmetic reports an operator between operands, not a date or phone number's dashes.
 func arithmetic(v string) bool {
 	if !binaryOpRe.MatchString(v) {
 		return false
@@ -217,13 +210,10 @@ func isWord(t token, set map[string]bool) bool { return t.kind == kindWord && se
 
 func isMark(t token) bool { return t.kind == kindPunct || t.kind == kindSym }
 
-// rest is the user's text without the request around the value: a preamble ("can you",
-// "what is"), the tool's words with the connectors between them ("add a note saying"), and
-// after the value a phrase naming the tool again ("as a note"), a label of another value
-// ("under" in "under $500") or a polite word. "" when no content word is left.
-//
-// verbatim is for a parameter that carries any words (a message to echo, a note's text): there
-// small words are content too ("echo hi there").
+// rest is the text without the request around the value: a preamble ("can you"), the tool's
+// words and connectors ("add a note saying"), and after it a phrase naming the tool ("as a
+// note"), a label of another value ("under $500") or a polite word; "" when no content word
+// is left. With verbatim, small words are content too ("echo hi there").
 func (f *filler) rest(verbatim bool) string {
 	toks := f.toks
 	n := len(toks)
@@ -275,8 +265,7 @@ func (f *filler) rest(verbatim bool) string {
 	return strings.TrimRight(v, " \t\r\n?!.,;:-–—")
 }
 
-// trimTail returns where the value ends when nothing follows it: before trailing marks,
-// polite words ("thanks", "thank you") and a phrase naming the tool ("as a note").
+// trimTail is where a value that ends the text ends: before marks, thanks, and "as a note".
 func (f *filler) trimTail(cut, n int) int {
 	toks := f.toks
 	end := n

@@ -48,6 +48,7 @@ var (
 	moneyRe   = regexp.MustCompile(`([$£])\s?([0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?)|€\s?([0-9]+(?:[.,][0-9]{3})*(?:,[0-9]+)?)|([0-9]+(?:[.\s][0-9]{3})*(?:,[0-9]+)?)\s?€`)
 	nameKeys  = []string{"name", "title", "label", "fullname", "displayname"}
 	partKeys  = []string{"year", "make", "brand", "manufacturer", "model", "author", "variant"}
+	letterRe  = regexp.MustCompile(`[A-Za-z]`)
 	idKeyLike = regexp.MustCompile(`(?i)^(id|.*[_-]id|.*[a-z]Id|sku|code|slug|ref|reference)$`)
 )
 
@@ -63,11 +64,12 @@ func remember(msgs []chat.Message) *memory {
 }
 
 func newItem(id, name string) *item {
-	return &item{id: id, name: name, words: compactWords(name), attrs: map[string][]string{}, nums: map[string]float64{}}
+	it := &item{id: id, name: name, words: compactWords(name)}
+	it.attrs, it.nums = map[string][]string{}, map[string]float64{}
+	return it
 }
 
-// read learns the items of one result: its structured content's rows, else the rows of its
-// text ("c01 2023 Toyota RAV4 $31990"), whose first mention of an id also names the former.
+// read learns the items of one result: its structured content's rows, else its text's rows.
 func (m *memory) read(content string) {
 	_, body, _, _ := tools.Unwrap(content) // the text without the agent's envelope
 	m.learnMoney(body)
@@ -84,7 +86,7 @@ func (m *memory) read(content string) {
 	var textList []*item
 	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
 		label := strings.TrimSpace(r[2])
-		if !strings.ContainsAny(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") || sentenceGoesOn(label) {
+		if !letterRe.MatchString(label) || sentenceGoesOn(label) {
 			continue
 		}
 		if _, seen := labels[r[1]]; !seen {
@@ -115,8 +117,7 @@ func (m *memory) read(content string) {
 	}
 }
 
-// keepOld adds to fields what old has that it does not: an item's fields from an earlier
-// result stay known.
+// keepOld adds to fields what old has that it does not: earlier results' fields stay known.
 func keepOld[V any](fields, old map[string]V) {
 	for k, v := range old {
 		if _, has := fields[k]; !has {
@@ -125,9 +126,8 @@ func keepOld[V any](fields, old map[string]V) {
 	}
 }
 
-// learnTitles adds the items the tools' schemas name that no result named already: enum
-// values written like ids whose schema gives them a title ("c01" titled "2023 Toyota RAV4").
-// A page's form can offer its items this way before any result lists them.
+// learnTitles adds the items the tools' schemas offer before any result names them: enum
+// values written like ids, with a title ("c01" titled "2023 Toyota RAV4").
 func (m *memory) learnTitles(tools []chat.ToolDef) *memory {
 	for _, t := range tools {
 		for _, p := range parseSchema(t.Parameters).props {
@@ -142,9 +142,8 @@ func (m *memory) learnTitles(tools []chat.ToolDef) *memory {
 	return m
 }
 
-// clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe"
-// is a reference in a sentence, not an item named "is confirmed for Jane Doe"; "the 2023
-// Toyota RAV4 at $37,990" is not an item "RAV4" named "at".
+// clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe",
+// "the 2023 Toyota RAV4 at $37,990" name no item.
 var clauseWords = wordSet(`is are was were has have had will would can could cannot can't
 	does did do not been be being has at in on for to from with by of as`)
 
@@ -207,8 +206,7 @@ func (s moneyStyle) format(v float64) string {
 	return s.sign + b.String()
 }
 
-// collectItems finds the rows of a structured result: objects with an id-like string field,
-// in arrays at any depth (a search's "cars", a comparison's "cars", a catalogue's "books").
+// collectItems finds the rows of a structured result: objects with an id, in arrays at any depth.
 func collectItems(v any) []*item {
 	var out []*item
 	var walk func(v any, depth int)
@@ -287,8 +285,7 @@ func itemOf(obj map[string]any) *item {
 	return it
 }
 
-// compactWords splits a name into lower-case words without inner punctuation: "Honda CR-V"
-// gives honda, crv.
+// compactWords splits a name into compact words: "Honda CR-V" gives honda, crv.
 func compactWords(s string) []string {
 	var out []string
 	for _, f := range strings.Fields(s) {
@@ -317,8 +314,7 @@ func (m *memory) known() []*item {
 	return out
 }
 
-// num returns an item's numeric field whose name contains one of keys ("price" matches
-// "price" and "totalPrice").
+// num returns an item's numeric field named, else whose name contains, one of keys.
 func (it *item) num(keys ...string) (float64, bool) {
 	for _, k := range keys {
 		if v, ok := it.nums[k]; ok {

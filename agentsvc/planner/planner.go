@@ -20,8 +20,7 @@ import (
 // Notice is the note for the site owner. It ends the first reply of a conversation only.
 const Notice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Site owner: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
 
-// TerminalNotice is Notice for a person at a terminal (NewForTerminal), who is the one to
-// set a key.
+// TerminalNotice is Notice for a person at a terminal (NewForTerminal), who sets the key.
 const TerminalNotice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
 
 // place is what the planner's replies call where it is: a page's visitor, or a terminal.
@@ -55,8 +54,7 @@ var _ llm.Model = (*Planner)(nil)
 // New returns the offline planner.
 func New() *Planner { return &Planner{now: time.Now, place: &onPage} }
 
-// NewForTerminal returns the offline planner for `byomcp chat`: its replies speak of the
-// terminal, not of a page and its site owner.
+// NewForTerminal returns the offline planner for `byomcp chat`, whose replies speak of a terminal.
 func NewForTerminal() *Planner { return &Planner{now: time.Now, place: &inTerminal} }
 
 // Name implements llm.Model.
@@ -106,8 +104,7 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 	return &llm.Response{Text: text, FinishReason: "stop"}, nil
 }
 
-// chunkRe is a chunk of the streamed reply: a word and the whitespace after it (the first also
-// the whitespace before it). The chunks join to the text.
+// chunkRe is a streamed chunk: a word and the whitespace around it. The chunks join to the text.
 var chunkRe = regexp.MustCompile(`[ \n\t]*[^ \n\t]+[ \n\t]*|[ \n\t]+`)
 
 // action is what the planner does next: call a tool or reply.
@@ -116,8 +113,7 @@ type action struct {
 	text string
 }
 
-// call is one tool call of the conversation and its result. The conversation's calls are one
-// list (conv.calls), which every question about what was called reads.
+// call is one tool call of the conversation and its result.
 type call struct {
 	name   string
 	args   string
@@ -208,11 +204,9 @@ func (c *conv) next() action {
 		}
 	}
 	if c.pageChanged() {
-		// A tool of this turn opened another page: the plan was made for the tools of the
-		// page it left, so the turn ends by saying what was done, not by re-reading the
-		// visitor's words against the new page's tools. Unless the page was opened for them
-		// (openFor: this page could not do it, the item's page may): there they are read
-		// again, once.
+		// A tool of this turn opened another page: the plan was made for the page it left, so
+		// the turn ends by saying what was done. Unless the page was opened for the visitor's
+		// words (openFor): there they are read again, once.
 		if k := lastOpened(c.done); k >= 0 {
 			on := *c
 			on.done = c.done[k+1:]
@@ -231,12 +225,10 @@ func (c *conv) next() action {
 const openCallPrefix = "planner-open-"
 
 // goOn reads the visitor's words again on the page an openFor call opened (on: the turn as
-// seen from there). What that page can do runs; when it cannot either, the turn ends by
-// saying what was opened and that the visitor can ask there.
+// seen from there). What that page can do runs; else the turn says what was opened.
 func (c *conv) goOn(on *conv) action {
 	if len(on.tools) == 0 {
-		// The page opened, but offers no tools: it has none, or registers them later than the
-		// agent waits for (Config.LateTools): nothing can be read against them now.
+		// No tools: the page has none, or registers them later than the agent waits (LateTools).
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
 	k := lastOpened(c.done)
@@ -280,10 +272,9 @@ func (c *conv) goOn(on *conv) action {
 	return action{text: c.summary() + " " + a.text}
 }
 
-// pointedText is the visitor's words for the page the openFor call opened: the words that
-// picked the item on the page before by its place or a value ("book a test drive for the
-// second one") name it instead, as if the visitor had ("… for the 2023 Kia Sportage"): on its
-// own page "the second one" points at nothing.
+// pointedText is the visitor's words with those that picked the opened item by its place
+// ("… for the second one") naming it instead ("… for the 2023 Kia Sportage"): on its own
+// page "the second one" points at nothing.
 func (c *conv) pointedText(opened call) string {
 	start, end, ok := pointerSpan(tokenize(c.text))
 	var args map[string]any
@@ -298,8 +289,7 @@ func (c *conv) pointedText(opened call) string {
 	return c.text
 }
 
-// onlyNames reports a request made only of the names of items and the words of asking to
-// see them ("pull up the Outback").
+// onlyNames reports a request made only of names of items and words of asking ("pull up the Outback").
 func (c *conv) onlyNames() bool {
 	toks := tokenize(c.text)
 	named := make([]bool, len(c.text)+1)
@@ -326,8 +316,7 @@ func lastOpened(done []call) int {
 	return -1
 }
 
-// pageChanged reports whether a tool this turn called is no longer offered: the page it ran
-// on has been replaced (a tool navigated, and the agent waited for the next page's tools).
+// pageChanged reports a tool this turn called that is no longer offered: a tool navigated.
 func (c *conv) pageChanged() bool {
 	return slices.ContainsFunc(c.done, func(d call) bool { return !c.offers(d.name) })
 }
