@@ -205,34 +205,30 @@ func (c *conv) sortPlan(o order) *plan {
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
 		pl := &plan{def: t, schema: s, values: map[string]any{}, score: threshold}
-		var by, dir *property
-		var dirs []string // the direction's values
+		by := false
 		for _, p := range s.props {
 			if !p.schema.stringEnum() {
 				continue
 			}
 			vals := texts(p.schema.enum)
-			if _, first := directions[strings.ToLower(vals[0])]; first && dir == nil &&
-				slices.ContainsFunc(vals, func(v string) bool { return directions[strings.ToLower(v)] }) {
-				dir, dirs = p, vals
+			if _, isDir := directions[strings.ToLower(vals[0])]; isDir {
+				for _, v := range vals {
+					if desc, ok := directions[strings.ToLower(v)]; ok && desc == o.desc {
+						pl.values[p.name] = v
+						break
+					}
+				}
 				continue
 			}
 			for _, k := range o.field.keys {
-				if i := slices.IndexFunc(vals, func(v string) bool { return compact(v) == k }); i >= 0 && by == nil {
-					by, pl.values[p.name] = p, vals[i]
+				if i := slices.IndexFunc(vals, func(v string) bool { return compact(v) == k }); i >= 0 && !by {
+					pl.values[p.name], by = vals[i], true
 				}
 			}
 		}
-		if by == nil {
-			continue
+		if by {
+			return pl
 		}
-		for _, v := range dirs {
-			if desc, ok := directions[strings.ToLower(v)]; ok && desc == o.desc {
-				pl.values[dir.name] = v
-				break
-			}
-		}
-		return pl
 	}
 	return nil
 }

@@ -51,8 +51,7 @@ func (f *filler) freeText() {
 	if p == nil {
 		return
 	}
-	var v string
-	bonus := 0.0
+	v, bonus := "", 0.0
 	if expressionParam(p) {
 		v = expression(f.text)
 		if arithmetic(v) {
@@ -61,20 +60,18 @@ func (f *filler) freeText() {
 	} else {
 		v = f.rest(verbatimParam(p))
 	}
-	if refParam(p) && !strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'") {
-		// "cancel my booking": "booking" is no reference; a code is typed with a digit or
-		// a capital ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
+	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
+	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
+	code := strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'")
+	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code {
 		return
 	}
-	if v != "" && p.schema.acceptsString(v) {
-		f.set(p, v, bonus)
-		// The value's words are the visitor's, not unknown requests.
-		if at := strings.Index(f.text, v); at >= 0 {
-			for i, t := range f.toks {
-				if t.start >= at && t.end <= at+len(v) {
-					f.used[i] = true
-				}
-			}
+	f.set(p, v, bonus)
+	// The value's words are the visitor's, not unknown requests.
+	at := strings.Index(f.text, v)
+	for i, t := range f.toks {
+		if at >= 0 && t.start >= at && t.end <= at+len(v) {
+			f.used[i] = true
 		}
 	}
 }

@@ -89,9 +89,7 @@ func (m *memory) read(content string) {
 		if !letterRe.MatchString(label) || sentenceGoesOn(label) {
 			continue
 		}
-		if _, seen := labels[r[1]]; !seen {
-			labels[r[1]] = label
-		}
+		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it
 		it := newItem(r[1], label)
 		if v, ok := parseMoney(r[3]); ok {
 			it.nums["price"] = v
