@@ -89,19 +89,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		}
 		return r[:min(count, len(r))]
 	}
-	noun := nounAfter(toks, to)
-	if noun == "one" {
-		var ws []string
-		for _, t := range toks[:from] {
-			if t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] &&
-				!cueWordSet[t.norm] {
-				ws = append(ws, strings.ToLower(t.raw))
-			}
-		}
-		if len(ws) > 0 && len(ws) <= 3 {
-			noun = strings.Join(ws, " ")
-		}
-	}
+	noun := c.rankNoun(toks, from, to)
 	ask := "" // the question for what the target still needs ("book the cheapest room": a date)
 	in := intent{
 		steps: func(c *conv) []*plan {
@@ -163,16 +151,29 @@ func rankDetail(o order, it *item, money moneyStyle) string {
 	return ""
 }
 
-// nounAfter is what the ranking is about, as the visitor wrote it: "electric car".
-func nounAfter(toks []token, i int) string {
-	var ws []string
-	for ; i < len(toks) && toks[i].kind == kindWord && !stopWords[toks[i].norm] && !cueWordSet[toks[i].norm]; i++ {
-		ws = append(ws, strings.ToLower(toks[i].raw))
+// rankNoun is what the ranking of toks[from:to] is about, as the visitor wrote it: the words
+// after it ("electric car"), else up to three of the tools' words before it, else "one".
+func (c *conv) rankNoun(toks []token, from, to int) string {
+	var after, before []string
+	for _, t := range toks[to:] {
+		if t.kind != kindWord || stopWords[t.norm] || cueWordSet[t.norm] {
+			break
+		}
+		after = append(after, strings.ToLower(t.raw))
 	}
-	if len(ws) == 0 {
-		return "one"
+	for _, t := range toks[:from] {
+		if t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] &&
+			!cueWordSet[t.norm] {
+			before = append(before, strings.ToLower(t.raw))
+		}
 	}
-	return strings.Join(ws, " ")
+	switch {
+	case len(after) > 0:
+		return strings.Join(after, " ")
+	case len(before) > 0 && len(before) <= 3:
+		return strings.Join(before, " ")
+	}
+	return "one"
 }
 
 // withIDs is target with its id parameter set to the items' ids; nil when they do not fit.

@@ -212,29 +212,21 @@ func isMark(t token) bool { return t.kind == kindPunct || t.kind == kindSym }
 // note"), a label of another value ("under $500") or a polite word; "" when no content word
 // is left. With verbatim, small words are content too ("echo hi there").
 func (f *filler) rest(verbatim bool) string {
-	toks := f.toks
-	n := len(toks)
+	toks, n := f.toks, len(f.toks)
 	i := 0
 	for i < n && (isMark(toks[i]) || isWord(toks[i], preambleWords)) && !f.toolWord(toks[i]) {
 		i++
 	}
-	last := -1
+	cut := i // after the tool's words, and the connectors between and after them
 	for k := i; k < n; k++ {
-		t := toks[k]
-		if f.toolWord(t) || f.used[k] {
-			last = k
-			continue
-		}
-		if !isMark(t) && !isWord(t, connectorWords) {
+		if f.toolWord(toks[k]) || f.used[k] {
+			cut = k + 1
+		} else if !isMark(toks[k]) && !isWord(toks[k], connectorWords) {
 			break
 		}
 	}
-	cut := i
-	if last >= 0 {
-		cut = last + 1
-		for cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
-			cut++
-		}
+	for cut > i && cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
+		cut++
 	}
 	end := n // before the next value, or the tail's words
 	if k := slices.Index(f.used[cut:], true); k >= 0 {

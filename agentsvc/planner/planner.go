@@ -291,19 +291,11 @@ func (c *conv) pointedText(opened call) string {
 
 // onlyNames reports a request made only of names of items and words of asking ("pull up the Outback").
 func (c *conv) onlyNames() bool {
-	toks := tokenize(c.text)
-	named := make([]bool, len(c.text)+1)
-	for _, m := range nameMentions(c.text, c.now.known(), nil) {
-		for i := m.start; i < m.end; i++ {
-			named[i] = true
-		}
-	}
-	for _, t := range toks {
-		if t.kind == kindWord && !named[t.start] && !stopWords[t.norm] && !requestWords[t.norm] {
-			return false
-		}
-	}
-	return true
+	names := nameMentions(c.text, c.now.known(), nil)
+	return !slices.ContainsFunc(tokenize(c.text), func(t token) bool {
+		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
+		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm]
+	})
 }
 
 // lastOpened is the index of the turn's last openFor call, or -1.
