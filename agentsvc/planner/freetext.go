@@ -58,7 +58,8 @@ func (f *filler) freeText() {
 			bonus = bonusExpr
 		}
 	} else {
-		v = f.rest(verbatimParam(p))
+		// A message, a note's text: the visitor's words as they are.
+		v = f.rest(slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] }))
 	}
 	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
 	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
@@ -108,11 +109,7 @@ func freeTextable(p *property) bool {
 	return !slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
-// verbatimParam reports a parameter that carries the visitor's words as they are: a message.
-func verbatimParam(p *property) bool {
-	return slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] })
-}
-
+// verbatimWords name a parameter that carries the visitor's words as they are.
 var verbatimWords = rawSet(`message text note comment body content`)
 
 // expressionParam reports a parameter that takes an arithmetic expression.

@@ -86,7 +86,8 @@ func (m *memory) read(content string) {
 	var textList []*item
 	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
 		label := strings.TrimSpace(r[2])
-		if !letterRe.MatchString(label) || sentenceGoesOn(label) {
+		first, _, _ := strings.Cut(label, " ")
+		if !letterRe.MatchString(label) || clauseWords[normWord(strings.ToLower(first))] {
 			continue
 		}
 		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it
@@ -144,11 +145,6 @@ func (m *memory) learnTitles(tools []chat.ToolDef) *memory {
 // "the 2023 Toyota RAV4 at $37,990" name no item.
 var clauseWords = wordSet(`is are was were has have had will would can could cannot can't
 	does did do not been be being has at in on for to from with by of as`)
-
-func sentenceGoesOn(label string) bool {
-	first, _, _ := strings.Cut(label, " ")
-	return clauseWords[normWord(strings.ToLower(first))]
-}
 
 // learnMoney reads the page's way of writing amounts from the first result that has one.
 func (m *memory) learnMoney(text string) {
