@@ -104,8 +104,10 @@ func (m *memory) read(content string) {
 		it.name = cmp.Or(it.name, labels[it.id], it.id)
 		it.words = compactWords(it.name)
 		if old, ok := m.items[it.id]; ok {
-			keepOld(it.attrs, old.attrs)
-			keepOld(it.nums, old.nums)
+			// The new fields over the old: an earlier result's fields stay known.
+			maps.Copy(old.attrs, it.attrs)
+			maps.Copy(old.nums, it.nums)
+			it.attrs, it.nums = old.attrs, old.nums
 		} else {
 			m.order = append(m.order, it.id)
 		}
@@ -113,15 +115,6 @@ func (m *memory) read(content string) {
 	}
 	if len(list) > 0 {
 		m.last = list
-	}
-}
-
-// keepOld adds to fields what old has that it does not: earlier results' fields stay known.
-func keepOld[V any](fields, old map[string]V) {
-	for k, v := range old {
-		if _, has := fields[k]; !has {
-			fields[k] = v
-		}
 	}
 }
 
