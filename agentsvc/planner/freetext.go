@@ -100,13 +100,9 @@ func (f *filler) freeTextParam() *property {
 
 // freeTextable reports a plain string parameter that wants no kind of value (an id, a date…).
 func freeTextable(p *property) bool {
-	if !plainString(p) || p.schema.pattern != nil || len(p.schema.enum) > 0 {
-		return false
-	}
-	if single, _ := idParam(p); single {
-		return false
-	}
-	return !slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
+	single, _ := idParam(p)
+	return plainString(p) && p.schema.pattern == nil && len(p.schema.enum) == 0 && !single &&
+		!slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
 // verbatimWords name a parameter that carries the visitor's words as they are.
@@ -114,13 +110,12 @@ var verbatimWords = rawSet(`message text note comment body content`)
 
 // expressionParam reports a parameter that takes an arithmetic expression.
 func expressionParam(p *property) bool {
-	for _, w := range p.words {
-		if strings.Contains(w, "expr") || strings.Contains(w, "formula") || strings.Contains(w, "calc") {
-			return true
-		}
-	}
-	return strings.Contains(strings.ToLower(p.schema.description), "arithmetic")
+	return exprNameRe.MatchString(strings.Join(p.words, " ")) ||
+		strings.Contains(strings.ToLower(p.schema.description), "arithmetic")
 }
+
+// exprNameRe finds the words of a parameter's name that mention an expression or a calculation.
+var exprNameRe = regexp.MustCompile(`expr|formula|calc`)
 
 // exprRe is a run of the characters of an arithmetic expression.
 var exprRe = regexp.MustCompile(`[-0-9+*/%^(). ]+`)

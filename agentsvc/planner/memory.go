@@ -141,11 +141,11 @@ var clauseWords = wordSet(`is are was were has have had will would can could can
 
 // learnMoney reads the page's way of writing amounts from the first result that has one.
 func (m *memory) learnMoney(text string) {
-	sm := moneyRe.FindStringSubmatch(text)
-	if m.money.marked || sm == nil {
+	if m.money.marked {
 		return
 	}
-	switch {
+	switch sm := moneyRe.FindStringSubmatch(text); {
+	case sm == nil:
 	case sm[1] != "":
 		m.money = moneyStyle{sign: sm[1], group: ",", marked: true}
 	case sm[3] != "":
