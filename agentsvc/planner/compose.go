@@ -91,7 +91,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	noun := c.rankNoun(toks, from, to)
 	ask := "" // the question for what the target still needs ("book the cheapest room": a date)
-	in := intent{
+	return intent{
 		steps: func(c *conv) []*plan {
 			var p *plan
 			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
@@ -132,8 +132,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			}
 			return strings.TrimSpace("The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
-	}
-	return in, true
+	}, true
 }
 
 // rankLeads may stand before a ranking word: "the most expensive".

@@ -217,8 +217,7 @@ func (c *conv) next() action {
 		}
 		return action{text: c.summary()}
 	}
-	in := c.intent()
-	return in.step(c)
+	return c.intent().step(c)
 }
 
 // openCallPrefix starts the id of an openFor call.
