@@ -263,8 +263,8 @@ func hitsWord(toks []token, words []string, hinted int) bool {
 	}
 	for i, t := range toks {
 		if t.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
-			hinted := i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
-			return hinted || wordsMatch(t.norm, w)
+			viaHint := i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+			return viaHint || wordsMatch(t.norm, w)
 		}) {
 			return true
 		}
