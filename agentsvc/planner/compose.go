@@ -54,20 +54,6 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			}
 		}
 	}
-	// only says how many match when fewer than asked do ("compare the two cheapest": one).
-	only := func(w []*item) string {
-		if len(w) >= count {
-			return ""
-		}
-		noun := "items"
-		if l := c.lister(); l != nil {
-			noun = listNoun(l.def.Name, len(w))
-		}
-		if len(w) == 1 {
-			return "Only one " + noun + " matches: " + theTitle(w[0]) + rankDetail(o, w[0], c.now.money) + "."
-		}
-		return "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
-	}
 	// static are the calls before the winners are known.
 	static := slices.DeleteFunc([]*plan{filter, sorter}, func(p *plan) bool { return p == nil })
 	if len(static) == 0 && len(c.before.last) == 0 {
@@ -113,19 +99,30 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		},
 		final: func(c *conv) string {
 			w := winners(c)
+			var parts []string
+			for _, it := range w {
+				parts = append(parts, theTitle(it)+rankDetail(o, it, c.now.money))
+			}
+			only := "" // how many match when fewer than asked do ("compare the two cheapest": one)
+			if len(w) < count {
+				noun := "items"
+				if l := c.lister(); l != nil {
+					noun = listNoun(l.def.Name, len(w))
+				}
+				only = "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
+				if len(w) == 1 {
+					only = "Only one " + noun + " matches: " + parts[0] + "."
+				}
+			}
 			switch {
 			case target != nil && len(c.done) > len(static):
-				return strings.TrimSpace(only(w) + " " + c.summary())
+				return strings.TrimSpace(only + " " + c.summary())
 			case target != nil && len(w) > 0 && len(w) < least:
-				return only(w) + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
+				return only + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
 			case len(w) == 0 && noun == "one":
 				return "Nothing matches right now."
 			case len(w) == 0:
 				return "No " + noun + " matches right now."
-			}
-			var parts []string
-			for _, it := range w {
-				parts = append(parts, theTitle(it)+rankDetail(o, it, c.now.money))
 			}
 			if len(w) == 1 {
 				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
