@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -94,12 +95,8 @@ func openedID(k call) string {
 	if !named(k.name, opensFirst) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
 		return ""
 	}
-	for _, v := range args {
-		if s, ok := v.(string); ok {
-			return s
-		}
-	}
-	return ""
+	id, _ := slices.Collect(maps.Values(args))[0].(string) // its one argument
+	return id
 }
 
 // otherItem reports a request, on one item's page with no list here, about another item: a
