@@ -14,7 +14,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
-	for from > 0 && toks[from-1].kind == kindWord && (toks[from-1].norm == "most" || toks[from-1].norm == "least" || toks[from-1].norm == "the") {
+	for from > 0 && toks[from-1].kind == kindWord && rankLeads[toks[from-1].norm] {
 		from--
 	}
 	if from > 0 {
@@ -26,22 +26,21 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		to++
 	}
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
+	rtoks := tokenize(rest)
 	var filter, target *plan
-	if ps := rankPlans(rest, c.tools); len(ps) > 0 {
-		p := ps[0]
-		rtoks := tokenize(rest)
-		if p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) && !wantsIDs(p) && c.clearMatch(p, rtoks, false) {
+	for i, p := range rankPlans(rest, c.tools) {
+		if p.score < threshold {
+			continue
+		}
+		if i == 0 && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) && !wantsIDs(p) &&
+			c.clearMatch(p, rtoks, false) {
 			filter = p
 		}
-		for _, q := range ps {
-			if q.score >= threshold && wantsIDs(q) && c.nameHit(q, rtoks) {
-				target = q
-				break
-			}
+		if target == nil && wantsIDs(p) && c.nameHit(p, rtoks) {
+			target = p
 		}
 	}
-	count := max(n, 1)
-	least := 1 // the fewest ids the target takes
+	count, least := max(n, 1), 1 // least: the fewest ids the target takes
 	if target != nil {
 		for _, prop := range target.schema.props {
 			if _, list := idParam(prop); list {
@@ -55,36 +54,14 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			}
 		}
 	}
-	// only says how many match when fewer than asked do ("compare the two cheapest" when
-	// one car matches): honest about the set.
-	only := func(w []*item) string {
-		if len(w) >= count {
-			return ""
+	// static are the calls before the winners are known.
+	static := slices.DeleteFunc([]*plan{filter, sorter}, func(p *plan) bool { return p == nil })
+	if len(static) == 0 && len(c.before.last) == 0 {
+		l := c.lister()
+		if l == nil {
+			return intent{}, false
 		}
-		noun := "items"
-		if l := c.lister(); l != nil {
-			noun = listNoun(l.def.Name, len(w))
-		}
-		if len(w) == 1 {
-			return "Only one " + noun + " matches: " + theTitle(w[0]) + rankDetail(o, w[0], c.now.money) + "."
-		}
-		return "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
-	}
-	var static []*plan
-	if filter != nil {
-		static = append(static, filter)
-	}
-	if sorter != nil {
-		static = append(static, sorter)
-	}
-	if len(static) == 0 {
-		if len(c.before.last) == 0 {
-			l := c.lister()
-			if l == nil {
-				return intent{}, false
-			}
-			static = append(static, l)
-		}
+		static = append(static, l)
 	}
 	winners := func(c *conv) []*item {
 		list := c.now.last
@@ -98,68 +75,69 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		}
 		return r[:min(count, len(r))]
 	}
-	noun := nounAfter(toks, to)
-	if noun == "one" {
-		var ws []string
-		for i := 0; i < from; i++ {
-			if t := toks[i]; t.kind == kindWord && !stopWords[t.norm] && !requestWords[t.norm] && !cueWordSet[t.norm] && c.vocab[t.norm] {
-				ws = append(ws, strings.ToLower(t.raw))
-			}
-		}
-		if len(ws) > 0 && len(ws) <= 3 {
-			noun = strings.Join(ws, " ")
-		}
-	}
+	noun := c.rankNoun(toks, from, to)
 	ask := "" // the question for what the target still needs ("book the cheapest room": a date)
-	in := intent{
+	return intent{
 		steps: func(c *conv) []*plan {
-			if len(c.done) < len(static) || target == nil {
+			var p *plan
+			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
+				p = withIDs(target, w)
+			}
+			if p == nil {
 				return static
 			}
-			w := winners(c)
-			if len(w) < least {
+			for _, prop := range p.schema.props {
+				if _, set := p.values[prop.name]; !set && needsValue(prop) {
+					p.missing = append(p.missing, prop)
+				}
+			}
+			if len(p.missing) > 0 {
+				ask = c.askMissing(p).reply
 				return static
 			}
-			if p := withIDs(target, w); p != nil {
-				for _, prop := range p.schema.props {
-					if _, set := p.values[prop.name]; !set && prop.required && len(prop.schema.enum) != 1 && len(prop.schema.def) == 0 {
-						p.missing = append(p.missing, prop)
-					}
-				}
-				if len(p.missing) > 0 {
-					ask = c.askMissing(p).reply
-					return static
-				}
-				return append(slices.Clip(static), p)
-			}
-			return static
+			return append(slices.Clip(static), p)
 		},
 		final: func(c *conv) string {
-			if target != nil && len(c.done) > len(static) {
-				return strings.TrimSpace(only(winners(c)) + " " + c.summary())
-			}
 			w := winners(c)
-			if target != nil && len(w) > 0 && len(w) < least {
-				return only(w) + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
-			}
-			if len(w) == 0 {
-				if noun == "one" {
-					return "Nothing matches right now."
-				}
-				return "No " + noun + " matches right now."
-			}
-			money := c.now.money
-			if len(w) == 1 {
-				return strings.TrimSpace("The " + o.what + " " + noun + " is " + theTitle(w[0]) + rankDetail(o, w[0], money) + ". " + ask)
-			}
 			var parts []string
 			for _, it := range w {
-				parts = append(parts, theTitle(it)+rankDetail(o, it, money))
+				parts = append(parts, theTitle(it)+rankDetail(o, it, c.now.money))
+			}
+			only := "" // how many match when fewer than asked do ("compare the two cheapest": one)
+			if len(w) < count {
+				noun := "items"
+				if l := c.lister(); l != nil {
+					noun = listNoun(l.def.Name, len(w))
+				}
+				only = "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
+				if len(w) == 1 {
+					only = "Only one " + noun + " matches: " + parts[0] + "."
+				}
+			}
+			switch {
+			case target != nil && len(c.done) > len(static):
+				return strings.TrimSpace(only + " " + c.summary())
+			case target != nil && len(w) > 0 && len(w) < least:
+				return only + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
+			case len(w) == 0 && noun == "one":
+				return "Nothing matches right now."
+			case len(w) == 0:
+				return "No " + noun + " matches right now."
+			}
+			if len(w) == 1 {
+				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
 			return strings.TrimSpace("The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
-	}
-	return in, true
+	}, true
+}
+
+// rankLeads may stand before a ranking word: "the most expensive".
+var rankLeads = rawSet(`most least the`)
+
+// needsValue reports a required parameter that has no single value nor a default to take.
+func needsValue(p *property) bool {
+	return p.required && len(p.schema.enum) != 1 && len(p.schema.def) == 0
 }
 
 func rankDetail(o order, it *item, money moneyStyle) string {
@@ -169,16 +147,29 @@ func rankDetail(o order, it *item, money moneyStyle) string {
 	return ""
 }
 
-// nounAfter is what the ranking is about, as the visitor wrote it: "electric car".
-func nounAfter(toks []token, i int) string {
-	var ws []string
-	for ; i < len(toks) && toks[i].kind == kindWord && !stopWords[toks[i].norm] && !cueWordSet[toks[i].norm]; i++ {
-		ws = append(ws, strings.ToLower(toks[i].raw))
+// rankNoun is what the ranking of toks[from:to] is about, as the visitor wrote it: the words
+// after it ("electric car"), else up to three of the tools' words before it, else "one".
+func (c *conv) rankNoun(toks []token, from, to int) string {
+	var after, before []string
+	for _, t := range toks[to:] {
+		if t.kind != kindWord || stopWords[t.norm] || cueWordSet[t.norm] {
+			break
+		}
+		after = append(after, strings.ToLower(t.raw))
 	}
-	if len(ws) == 0 {
-		return "one"
+	for _, t := range toks[:from] {
+		if t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] &&
+			!cueWordSet[t.norm] {
+			before = append(before, strings.ToLower(t.raw))
+		}
 	}
-	return strings.Join(ws, " ")
+	switch {
+	case len(after) > 0:
+		return strings.Join(after, " ")
+	case len(before) > 0 && len(before) <= 3:
+		return strings.Join(before, " ")
+	}
+	return "one"
 }
 
 // withIDs is target with its id parameter set to the items' ids; nil when they do not fit.
@@ -187,137 +178,98 @@ func withIDs(target *plan, items []*item) *plan {
 		return nil
 	}
 	p := &plan{def: target.def, schema: target.schema, values: maps.Clone(target.values), score: target.score}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
 	for _, prop := range target.schema.props {
-		single, list := idParam(prop)
-		switch {
-		case single:
-			if !prop.schema.acceptsString(items[0].id) {
-				return nil
-			}
-			p.values[prop.name] = items[0].id
+		switch single, list := idParam(prop); {
+		case single && prop.schema.acceptsString(ids[0]):
+			p.values[prop.name] = ids[0]
 			return p
-		case list:
-			ids := make([]string, len(items))
-			for i, it := range items {
-				ids[i] = it.id
-			}
-			if !prop.schema.acceptsStrings(ids) {
-				return nil
-			}
+		case list && prop.schema.acceptsStrings(ids):
 			p.values[prop.name] = ids
 			return p
+		case single || list:
+			return nil
 		}
 	}
 	return nil
 }
 
-// sortPlan is a call of the page's ordering tool that sorts by the ranked field in its
-// direction; nil when the page has none.
+// sortPlan is a call of the page's ordering tool by the ranked field in its direction, or nil.
 func (c *conv) sortPlan(o order) *plan {
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
-		var byProp, dirProp *property
-		var byVal string
+		pl := &plan{def: t, schema: s, values: map[string]any{}, score: threshold}
+		by := false
 		for _, p := range s.props {
 			if !p.schema.stringEnum() {
 				continue
 			}
 			vals := texts(p.schema.enum)
-			if slices.ContainsFunc(vals, func(v string) bool { return dirValue(v, true) != "" }) && dirProp == nil {
-				if dirValue(vals[0], true) != "" || dirValue(vals[0], false) != "" {
-					dirProp = p
-					continue
-				}
-			}
-			for _, k := range o.field.keys {
+			if _, isDir := directions[strings.ToLower(vals[0])]; isDir {
 				for _, v := range vals {
-					if byProp == nil && compact(v) == k {
-						byProp, byVal = p, v
+					if desc, ok := directions[strings.ToLower(v)]; ok && desc == o.desc {
+						pl.values[p.name] = v
+						break
 					}
 				}
+				continue
 			}
-		}
-		if byProp == nil {
-			continue
-		}
-		pl := &plan{def: t, schema: s, values: map[string]any{byProp.name: byVal}, score: threshold}
-		if dirProp != nil {
-			for _, v := range texts(dirProp.schema.enum) {
-				if dirValue(v, o.desc) != "" {
-					pl.values[dirProp.name] = v
-					break
+			for _, k := range o.field.keys {
+				if i := slices.IndexFunc(vals, func(v string) bool { return compact(v) == k }); i >= 0 && !by {
+					pl.values[p.name], by = vals[i], true
 				}
 			}
 		}
-		return pl
+		if by {
+			return pl
+		}
 	}
 	return nil
 }
 
-// dirValue reports v when it names the direction (desc or asc).
-func dirValue(v string, desc bool) string {
-	l := strings.ToLower(v)
-	if desc {
-		if l == "desc" || l == "descending" || l == "high_to_low" || l == "dsc" {
-			return v
-		}
-		return ""
-	}
-	if l == "asc" || l == "ascending" || l == "low_to_high" {
-		return v
-	}
-	return ""
-}
+// directions are the values of an ordering tool's direction parameter: true for descending.
+var directions = map[string]bool{"desc": true, "descending": true, "high_to_low": true, "dsc": true,
+	"asc": false, "ascending": false, "low_to_high": false}
 
 // isOrdering reports a tool that reorders a list: named sort/order, or a parameter "by".
 func isOrdering(p *plan) bool {
-	for _, w := range identWords(p.def.Name) {
-		if w == "sort" || w == "order" || w == "rank" {
-			return true
-		}
-	}
-	for _, prop := range p.schema.props {
-		if len(prop.words) > 0 && (prop.words[0] == "by" || prop.words[0] == "sort" || prop.words[len(prop.words)-1] == "by") {
-			return true
-		}
-	}
-	return false
+	sorts := func(w string) bool { return w == "sort" || w == "order" || w == "rank" }
+	return slices.ContainsFunc(identWords(p.def.Name), sorts) ||
+		slices.ContainsFunc(p.schema.props, func(q *property) bool {
+			return len(q.words) > 0 && (q.words[0] == "by" || q.words[0] == "sort" || q.words[len(q.words)-1] == "by")
+		})
 }
-
-// readOnly reports a tool whose name says it only reads or computes.
-func readOnly(p *plan) bool { return named(p.def.Name, readsFirst) }
 
 // nameHit reports a word of the tool's name in the text ("compare", "sort", "book").
 func (c *conv) nameHit(p *plan, toks []token) bool {
-	var hs [][]hint // once, not per word: hintsOf is linear in the text
-	for _, w := range identWords(p.def.Name) {
-		if len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w) {
-			continue
-		}
-		for i, t := range toks {
-			if t.kind != kindWord {
-				continue
-			}
-			if wordsMatch(t.norm, w) {
-				return true
-			}
-			if i < len(p.hints) {
-				if hs == nil {
-					hs = hintsOf(toks)
-				}
-				for _, h := range hs[i] {
-					if h.word == w {
-						return true
-					}
-				}
-			}
+	words := slices.DeleteFunc(identWords(p.def.Name), func(w string) bool {
+		return len(w) < 3 || stopWords[w] || genericNameWords[w] || c.sharedNameWord(w)
+	})
+	return len(words) > 0 && hitsWord(toks, words, len(p.hints))
+}
+
+// hitsWord reports a word of toks that is one of words or, among the first hinted, hints at
+// one ("monthly" at financing).
+func hitsWord(toks []token, words []string, hinted int) bool {
+	var hs [][]hint
+	if hinted > 0 {
+		hs = hintsOf(toks)
+	}
+	for i, t := range toks {
+		if t.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
+			viaHint := i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
+			return viaHint || wordsMatch(t.norm, w)
+		}) {
+			return true
 		}
 	}
 	return false
 }
 
-// sharedNameWord reports a word in the names of several tools: the page's noun ("car" of
-// search_cars and sort_cars), not an action.
+// sharedNameWord reports a word in several tools' names: the page's noun ("car"), no action.
 func (c *conv) sharedNameWord(w string) bool {
 	n := 0
 	for _, t := range c.tools {
@@ -328,47 +280,38 @@ func (c *conv) sharedNameWord(w string) bool {
 	return n >= 2
 }
 
+// orderWords ask for an order; towardWords do before "to" ("low to high").
+var (
+	orderWords = rawSet(`sort sorted order ordered arrange rank ascending descending first last asc desc
+		reverse`)
+	towardWords = rawSet(`low high lowest highest least most`)
+)
+
 // orderCue reports words that ask for an order: "sort", "order by", "first", "low to high".
 func orderCue(toks []token) bool {
 	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "sort", "sorted", "order", "ordered", "arrange", "rank", "ascending", "descending", "first", "last", "asc", "desc", "reverse":
+		toward := towardWords[t.norm] && i+1 < len(toks) && toks[i+1].norm == "to"
+		if t.kind == kindWord && (orderWords[t.norm] || t.norm == "by" && i > 0 || toward) {
 			return true
-		case "by":
-			return i > 0
-		case "low", "high", "lowest", "highest", "least", "most":
-			if i+1 < len(toks) && toks[i+1].norm == "to" {
-				return true
-			}
 		}
 	}
 	return false
 }
 
-// clearMatch reports whether the words clearly ask for this plan. A tool that changes the
-// page runs only when they do; otherwise the planner asks.
+// clearMatch reports words that clearly ask for this plan; otherwise the planner asks.
 func (c *conv) clearMatch(p *plan, toks []token, question bool) bool {
 	if isOrdering(p) && !orderCue(toks) {
 		return false
 	}
 	matched, unmatched := c.coverage(p, toks)
-	if unmatched >= 2 && unmatched > matched {
+	readOnly := named(p.def.Name, readsFirst)
+	switch {
+	case unmatched >= 2 && unmatched > matched:
 		return false
+	case len(p.schema.props) == 0:
+		return matched > 0 && unmatched == 0 && (!question || readOnly)
 	}
-	if len(p.schema.props) == 0 {
-		return matched > 0 && unmatched == 0 && (!question || readOnly(p))
-	}
-	hit := c.nameHit(p, toks)
-	if len(p.values) == 0 && !hit {
-		return false
-	}
-	if question && !readOnly(p) && len(p.values) == 0 {
-		return false
-	}
-	return true
+	return len(p.values) > 0 || c.nameHit(p, toks) && (!question || readOnly)
 }
 
 // coverage counts the content words of the text the plan's tool knows, and those it does not.
@@ -386,17 +329,10 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 			}
 			continue
 		}
-		known := bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0
-		for _, h := range hs[i] {
-			if p.vocab[h.word] > 0 {
-				known = true
-			}
-		}
-		for _, u := range units[t.norm] {
-			if p.vocab[u] > 0 {
-				known = true
-			}
-		}
+		inVocab := func(w string) bool { return p.vocab[w] > 0 }
+		hinted := slices.ContainsFunc(hs[i], func(h hint) bool { return inVocab(h.word) })
+		known := hinted || slices.ContainsFunc(units[t.norm], inVocab) ||
+			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0
 		switch {
 		case known:
 			matched++

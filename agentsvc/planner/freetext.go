@@ -6,12 +6,11 @@ import (
 	"strings"
 )
 
-// bonusExpr is added for an expression parameter filled with an arithmetic expression of
-// the text ("what is (17 * 23) + 4?"): it is enough on its own to call a calculator.
+// bonusExpr is added for an expression parameter filled with arithmetic: enough on its own
+// to call a calculator ("what is (17 * 23) + 4?").
 const bonusExpr = 2
 
-// Words around the request that are not part of a free-text value. They are compared with
-// normalised words (normWord), so the sets are built through it.
+// Words around the request that are not part of a free-text value (normalised words).
 var (
 	// preambleWords may open a request before the tool's own words: "can you", "what is".
 	preambleWords = wordSet(`please pls kindly can could would will you u i i'd i'll i'm want
@@ -45,39 +44,35 @@ func setOf(words string, norm func(string) string) map[string]bool {
 	return m
 }
 
-// freeText fills a tool's one required plain string parameter with the rest of the user's
-// text when nothing else filled it and it is the only required value still missing:
-// "search for red bikes" gives query "red bikes", "add a note buy milk" text "buy milk". An
-// expression parameter takes the arithmetic expression in the text instead.
+// freeText fills the tool's one free-text parameter (freeTextParam) with the rest of the text:
+// "search for red bikes" gives query "red bikes"; an expression parameter the arithmetic.
 func (f *filler) freeText() {
 	p := f.freeTextParam()
 	if p == nil {
 		return
 	}
-	var v string
-	bonus := 0.0
+	v, bonus := "", 0.0
 	if expressionParam(p) {
 		v = expression(f.text)
 		if arithmetic(v) {
 			bonus = bonusExpr
 		}
 	} else {
-		v = f.rest(verbatimParam(p))
+		// A message, a note's text: the visitor's words as they are.
+		v = f.rest(slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] }))
 	}
-	if refParam(p) && !strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'") {
-		// "cancel my booking": "booking" is no reference; a code is typed with a digit or
-		// a capital ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
+	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
+	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
+	code := strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'")
+	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code {
 		return
 	}
-	if v != "" && p.schema.acceptsString(v) {
-		f.set(p, v, bonus)
-		// The value's words are the visitor's, not unknown requests.
-		if at := strings.Index(f.text, v); at >= 0 {
-			for i, t := range f.toks {
-				if t.start >= at && t.end <= at+len(v) {
-					f.used[i] = true
-				}
-			}
+	f.set(p, v, bonus)
+	// The value's words are the visitor's, not unknown requests.
+	at := strings.Index(f.text, v)
+	for i, t := range f.toks {
+		if at >= 0 && t.start >= at && t.end <= at+len(v) {
+			f.used[i] = true
 		}
 	}
 }
@@ -87,65 +82,49 @@ func (f *filler) freeText() {
 func (f *filler) freeTextParam() *property {
 	var pick *property
 	for _, p := range f.s.props {
-		if !p.required {
-			continue
-		}
-		if freeTextable(p) {
-			if !f.free(p) {
-				continue // filled already (a path by paths(), a name by names())
-			}
-			if pick != nil {
-				return nil
-			}
+		switch {
+		case !p.required || freeTextable(p) && !f.free(p): // filled already (a path, a name)
+		case freeTextable(p) && pick != nil:
+			return nil
+		case freeTextable(p):
 			pick = p
-			continue
-		}
-		if f.free(p) && len(p.schema.enum) != 1 && len(p.schema.def) == 0 {
+		case f.free(p) && needsValue(p):
 			return nil
 		}
 	}
-	if pick == nil || !f.free(pick) || len(pick.schema.def) > 0 {
+	if pick == nil || len(pick.schema.def) > 0 {
 		return nil
 	}
 	return pick
 }
 
-// freeTextable reports a plain string parameter (no enum, format or pattern) that does not
-// want a particular kind of value such as an id, an email, a date, a time or a phone number.
+// freeTextable reports a plain string parameter that wants no kind of value (an id, a date…).
 func freeTextable(p *property) bool {
-	if !plainString(p) || p.schema.pattern != nil || len(p.schema.enum) > 0 {
-		return false
-	}
-	if single, _ := idParam(p); single {
-		return false
-	}
-	return !slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
+	single, _ := idParam(p)
+	return plainString(p) && p.schema.pattern == nil && len(p.schema.enum) == 0 && !single &&
+		!slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
-// verbatimParam reports a parameter that carries the visitor's words as they are: a message,
-// a text, a note, a comment, a body.
-func verbatimParam(p *property) bool {
-	return slices.ContainsFunc(p.words, func(w string) bool {
-		return w == "message" || w == "text" || w == "note" || w == "comment" || w == "body" || w == "content"
-	})
-}
+// verbatimWords name a parameter that carries the visitor's words as they are.
+var verbatimWords = rawSet(`message text note comment body content`)
 
-// expressionParam reports a parameter that takes an arithmetic expression: its name
-// mentions an expression, formula or calculation, or its description mentions arithmetic.
+// expressionParam reports a parameter that takes an arithmetic expression.
 func expressionParam(p *property) bool {
-	for _, w := range p.words {
-		if strings.Contains(w, "expr") || strings.Contains(w, "formula") || strings.Contains(w, "calc") {
-			return true
-		}
-	}
-	return strings.Contains(strings.ToLower(p.schema.description), "arithmetic")
+	return exprNameRe.MatchString(strings.Join(p.words, " ")) ||
+		strings.Contains(strings.ToLower(p.schema.description), "arithmetic")
 }
 
-// exprChars are the characters of an arithmetic expression.
-const exprChars = "0123456789+-*/%^(). "
+// exprNameRe finds the words of a parameter's name that mention an expression or a calculation.
+var exprNameRe = regexp.MustCompile(`expr|formula|calc`)
+
+// exprRe is a run of the characters of an arithmetic expression.
+var exprRe = regexp.MustCompile(`[-0-9+*/%^(). ]+`)
 
 // wordOps are operators said in words between numbers ("3 plus 4", "12 divided by 4").
 var wordOps = regexp.MustCompile(`(?i)([0-9)])\s+(plus|minus|times|multiplied by|divided by)\s+([-(.0-9])`)
+
+var spokenOps = map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*",
+	"divided by": "/"}
 
 // percentOf is a percentage of a number: "15% of 80", "15 percent of 80".
 var percentOf = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(?:%|percent|per cent)\s+of\s+([0-9]+(?:\.[0-9]+)?)`)
@@ -156,8 +135,7 @@ func spokenArithmetic(text string) string {
 	for range 8 { // "1 plus 2 plus 3": each match consumes its right operand's first character
 		next := wordOps.ReplaceAllStringFunc(text, func(m string) string {
 			g := wordOps.FindStringSubmatch(m)
-			op := map[string]string{"plus": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}[strings.ToLower(g[2])]
-			return g[1] + " " + op + " " + g[3]
+			return g[1] + " " + spokenOps[strings.ToLower(g[2])] + " " + g[3]
 		})
 		if next == text {
 			return text
@@ -167,25 +145,14 @@ func spokenArithmetic(text string) string {
 	return text
 }
 
-// expression returns the longest run of text made of exprChars that has a digit, trimmed of
-// spaces, trailing dots and unmatched parentheses, a percentage of a number written as its
-// arithmetic ("15% of 80": 15 / 100 * 80); "" when there is none.
+// expression returns the longest run of exprRe with a digit, trimmed, "15% of 80" written as
+// 15 / 100 * 80; "" when there is none.
 func expression(text string) string {
-	text = percentOf.ReplaceAllString(text, "$1 / 100 * $2")
 	best := ""
-	for i := 0; i < len(text); {
-		if strings.IndexByte(exprChars, text[i]) < 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && strings.IndexByte(exprChars, text[j]) >= 0 {
-			j++
-		}
-		if run := trimExpression(text[i:j]); strings.ContainsAny(run, "0123456789") && len(run) > len(best) {
+	for _, run := range exprRe.FindAllString(percentOf.ReplaceAllString(text, "$1 / 100 * $2"), -1) {
+		if run = trimExpression(run); strings.ContainsAny(run, "0123456789") && len(run) > len(best) {
 			best = run
 		}
-		i = j
 	}
 	return best
 }
@@ -211,8 +178,7 @@ func trimExpression(s string) string {
 // binaryOpRe finds an operator between two operands.
 var binaryOpRe = regexp.MustCompile(`[0-9)]\s*[-+*/%^]\s*[-(.0-9]`)
 
-// arithmetic reports an expression that computes something: an operator between operands,
-// and not a date or a phone number written with dashes.
+// arithmetic reports an operator between operands, not a date or phone number's dashes.
 func arithmetic(v string) bool {
 	if !binaryOpRe.MatchString(v) {
 		return false
@@ -233,47 +199,30 @@ func isWord(t token, set map[string]bool) bool { return t.kind == kindWord && se
 
 func isMark(t token) bool { return t.kind == kindPunct || t.kind == kindSym }
 
-// rest is the user's text without the request around the value: a preamble ("can you",
-// "what is"), the tool's words with the connectors between them ("add a note saying"), and
-// after the value a phrase naming the tool again ("as a note"), a label of another value
-// ("under" in "under $500") or a polite word. "" when no content word is left.
-//
-// verbatim is for a parameter that carries any words (a message to echo, a note's text): there
-// small words are content too ("echo hi there").
+// rest is the text without the request around the value: a preamble ("can you"), the tool's
+// words and connectors ("add a note saying"), and after it a phrase naming the tool ("as a
+// note"), a label of another value ("under $500") or a polite word; "" when no content word
+// is left. With verbatim, small words are content too ("echo hi there").
 func (f *filler) rest(verbatim bool) string {
-	toks := f.toks
-	n := len(toks)
+	toks, n := f.toks, len(f.toks)
 	i := 0
 	for i < n && (isMark(toks[i]) || isWord(toks[i], preambleWords)) && !f.toolWord(toks[i]) {
 		i++
 	}
-	last := -1
+	cut := i // after the tool's words, and the connectors between and after them
 	for k := i; k < n; k++ {
-		t := toks[k]
-		if f.toolWord(t) || f.used[k] {
-			last = k
-			continue
-		}
-		if !isMark(t) && !isWord(t, connectorWords) {
+		if f.toolWord(toks[k]) || f.used[k] {
+			cut = k + 1
+		} else if !isMark(toks[k]) && !isWord(toks[k], connectorWords) {
 			break
 		}
 	}
-	cut := i
-	if last >= 0 {
-		cut = last + 1
-		for cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
-			cut++
-		}
+	for cut > i && cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
+		cut++
 	}
-	stop := n
-	for k := cut; k < n; k++ {
-		if f.used[k] {
-			stop = k
-			break
-		}
-	}
-	end := stop
-	if stop < n {
+	end := n // before the next value, or the tail's words
+	if k := slices.Index(f.used[cut:], true); k >= 0 {
+		end = cut + k
 		for end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], labelWords) ||
 			isWord(toks[end-1], connectorWords) || isWord(toks[end-1], cueWordSet) || f.toolWord(toks[end-1])) {
 			end--
@@ -281,14 +230,9 @@ func (f *filler) rest(verbatim bool) string {
 	} else {
 		end = f.trimTail(cut, n)
 	}
-	content := false
-	for k := cut; k < end; k++ {
-		if t := toks[k]; !isMark(t) && (verbatim || !(t.kind == kindWord && stopWords[t.norm])) {
-			content = true
-			break
-		}
-	}
-	if !content {
+	if !slices.ContainsFunc(toks[cut:end], func(t token) bool {
+		return !isMark(t) && (verbatim || !(t.kind == kindWord && stopWords[t.norm]))
+	}) {
 		return ""
 	}
 	from, to := 0, len(f.text)
@@ -302,8 +246,7 @@ func (f *filler) rest(verbatim bool) string {
 	return strings.TrimRight(v, " \t\r\n?!.,;:-–—")
 }
 
-// trimTail returns where the value ends when nothing follows it: before trailing marks,
-// polite words ("thanks", "thank you") and a phrase naming the tool ("as a note").
+// trimTail is where a value that ends the text ends: before marks, thanks, and "as a note".
 func (f *filler) trimTail(cut, n int) int {
 	toks := f.toks
 	end := n

@@ -1,10 +1,13 @@
 package planner
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +48,7 @@ var (
 	moneyRe   = regexp.MustCompile(`([$£])\s?([0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?)|€\s?([0-9]+(?:[.,][0-9]{3})*(?:,[0-9]+)?)|([0-9]+(?:[.\s][0-9]{3})*(?:,[0-9]+)?)\s?€`)
 	nameKeys  = []string{"name", "title", "label", "fullname", "displayname"}
 	partKeys  = []string{"year", "make", "brand", "manufacturer", "model", "author", "variant"}
+	letterRe  = regexp.MustCompile(`[A-Za-z]`)
 	idKeyLike = regexp.MustCompile(`(?i)^(id|.*[_-]id|.*[a-z]Id|sku|code|slug|ref|reference)$`)
 )
 
@@ -52,19 +56,21 @@ var (
 func remember(msgs []chat.Message) *memory {
 	m := &memory{items: map[string]*item{}, money: moneyStyle{sign: "$", group: ","}}
 	for _, msg := range msgs {
-		if msg.Role != chat.RoleTool {
-			continue
+		if msg.Role == chat.RoleTool && !unwrap(msg.Content).isError {
+			m.read(msg.Content)
 		}
-		m.read(msg.Content)
 	}
 	return m
 }
 
+func newItem(id, name string) *item {
+	it := &item{id: id, name: name, words: compactWords(name)}
+	it.attrs, it.nums = map[string][]string{}, map[string]float64{}
+	return it
+}
+
+// read learns the items of one result: its structured content's rows, else its text's rows.
 func (m *memory) read(content string) {
-	out := unwrap(content)
-	if out.isError {
-		return
-	}
 	_, body, _, _ := tools.Unwrap(content) // the text without the agent's envelope
 	m.learnMoney(body)
 	var list []*item
@@ -76,22 +82,18 @@ func (m *memory) read(content string) {
 			list = collectItems(v)
 		}
 	}
-	text := structuredRe.ReplaceAllString(body, "")
 	labels := map[string]string{}
 	var textList []*item
-	for _, r := range rowRe.FindAllStringSubmatch(text, -1) {
+	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
 		label := strings.TrimSpace(r[2])
-		if label == "" || !strings.ContainsAny(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") || sentenceGoesOn(label) {
+		first, _, _ := strings.Cut(label, " ")
+		if !letterRe.MatchString(label) || clauseWords[normWord(strings.ToLower(first))] {
 			continue
 		}
-		if _, seen := labels[r[1]]; !seen {
-			labels[r[1]] = label // the first mention names it; later lines give its fields
-		}
-		it := &item{id: r[1], name: label, attrs: map[string][]string{}, nums: map[string]float64{}}
-		if r[3] != "" {
-			if v, ok := parseMoney(r[3]); ok {
-				it.nums["price"] = v
-			}
+		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it
+		it := newItem(r[1], label)
+		if v, ok := parseMoney(r[3]); ok {
+			it.nums["price"] = v
 		}
 		textList = append(textList, it)
 	}
@@ -99,16 +101,13 @@ func (m *memory) read(content string) {
 		list = textList
 	}
 	for _, it := range list {
-		if l, ok := labels[it.id]; ok && it.name == "" {
-			it.name = l
-		}
-		if it.name == "" {
-			it.name = it.id
-		}
+		it.name = cmp.Or(it.name, labels[it.id], it.id)
 		it.words = compactWords(it.name)
 		if old, ok := m.items[it.id]; ok {
-			keepOld(it.attrs, old.attrs)
-			keepOld(it.nums, old.nums)
+			// The new fields over the old: an earlier result's fields stay known.
+			maps.Copy(old.attrs, it.attrs)
+			maps.Copy(old.nums, it.nums)
+			it.attrs, it.nums = old.attrs, old.nums
 		} else {
 			m.order = append(m.order, it.id)
 		}
@@ -119,125 +118,82 @@ func (m *memory) read(content string) {
 	}
 }
 
-// keepOld adds to fields what old has that it does not: an item's fields from an earlier
-// result stay known.
-func keepOld[V any](fields, old map[string]V) {
-	for k, v := range old {
-		if _, has := fields[k]; !has {
-			fields[k] = v
-		}
-	}
-}
-
-// titledIDs are the items the tools' schemas name: enum values written like ids whose schema
-// gives them a title ("c01" titled "2023 Toyota RAV4"). A page's form can offer its items
-// this way before any result lists them.
-func titledIDs(tools []chat.ToolDef) []enumValue {
-	var out []enumValue
+// learnTitles adds the items the tools' schemas offer before any result names them: enum
+// values written like ids, with a title ("c01" titled "2023 Toyota RAV4").
+func (m *memory) learnTitles(tools []chat.ToolDef) *memory {
 	for _, t := range tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			for _, e := range p.schema.allEnums() {
-				if e.isStr && e.title != "" && idRe.MatchString(e.str) {
-					out = append(out, e)
+				if _, ok := m.items[e.str]; !ok && e.isStr && e.title != "" && idRe.MatchString(e.str) {
+					m.items[e.str] = newItem(e.str, e.title)
+					m.order = append(m.order, e.str)
 				}
 			}
 		}
 	}
-	return out
+	return m
 }
 
-// learnTitles adds the items titled (titledIDs) that no result named already.
-func (m *memory) learnTitles(titled []enumValue) {
-	for _, e := range titled {
-		if _, ok := m.items[e.str]; ok {
-			continue
-		}
-		m.items[e.str] = &item{id: e.str, name: e.title, words: compactWords(e.title), attrs: map[string][]string{}, nums: map[string]float64{}}
-		m.order = append(m.order, e.str)
-	}
-}
-
-// clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe"
-// is a reference in a sentence, not an item named "is confirmed for Jane Doe"; "the 2023
-// Toyota RAV4 at $37,990" is not an item "RAV4" named "at".
+// clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe",
+// "the 2023 Toyota RAV4 at $37,990" name no item.
 var clauseWords = wordSet(`is are was were has have had will would can could cannot can't
 	does did do not been be being has at in on for to from with by of as`)
 
-func sentenceGoesOn(label string) bool {
-	first, _, _ := strings.Cut(label, " ")
-	return clauseWords[normWord(strings.ToLower(first))]
-}
-
+// learnMoney reads the page's way of writing amounts from the first result that has one.
 func (m *memory) learnMoney(text string) {
 	if m.money.marked {
 		return
 	}
-	if sm := moneyRe.FindStringSubmatch(text); sm != nil {
-		switch {
-		case sm[1] != "":
-			m.money = moneyStyle{sign: sm[1], group: ",", marked: true}
-		case sm[3] != "":
-			m.money = moneyStyle{sign: "€", group: groupOf(sm[3], ","), marked: true}
-		default:
-			m.money = moneyStyle{sign: "€", after: true, group: groupOf(sm[4], "."), marked: true}
-		}
+	switch sm := moneyRe.FindStringSubmatch(text); {
+	case sm == nil:
+	case sm[1] != "":
+		m.money = moneyStyle{sign: sm[1], group: ",", marked: true}
+	case sm[3] != "":
+		m.money = moneyStyle{sign: "€", group: groupOf(sm[3], ","), marked: true}
+	default:
+		m.money = moneyStyle{sign: "€", after: true, group: groupOf(sm[4], "."), marked: true}
 	}
 }
 
+// groupRe finds a thousands separator: the first mark followed by three digits.
+var groupRe = regexp.MustCompile(`[0-9]([. ,])[0-9]{3}(?:[^0-9]|$)`)
+
 func groupOf(num, def string) string {
-	switch {
-	case regexp.MustCompile(`[0-9]\.[0-9]{3}(\D|$)`).MatchString(num):
-		return "."
-	case strings.Contains(num, " "):
-		return " "
-	case regexp.MustCompile(`[0-9],[0-9]{3}(\D|$)`).MatchString(num):
-		return ","
+	if sm := groupRe.FindStringSubmatch(num); sm != nil {
+		return sm[1]
 	}
 	return def
 }
 
 func parseMoney(s string) (float64, bool) {
-	s = strings.TrimLeft(s, "$€£ ")
-	s = strings.ReplaceAll(s, ",", "")
+	s = strings.ReplaceAll(strings.TrimLeft(s, "$€£ "), ",", "")
 	v, err := strconv.ParseFloat(strings.TrimRight(s, "."), 64)
 	return v, err == nil
 }
 
 // format writes an amount the page's way: "$31,990", "$597.50", "31.990 €".
 func (s moneyStyle) format(v float64) string {
-	cents := v != float64(int64(v))
-	whole := int64(v)
-	if v < 0 {
-		whole = -whole
-	}
-	digits := strconv.FormatInt(whole, 10)
+	whole, cents, _ := strings.Cut(strconv.FormatFloat(math.Abs(v), 'f', 2, 64), ".")
 	var b strings.Builder
-	for i, r := range digits {
-		if i > 0 && (len(digits)-i)%3 == 0 {
+	if v < 0 {
+		b.WriteString("-")
+	}
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
 			b.WriteString(s.group)
 		}
 		b.WriteRune(r)
 	}
-	num := b.String()
-	if cents {
-		frac := strconv.FormatFloat(v-float64(int64(v)), 'f', 2, 64)
-		dec := "."
-		if s.group == "." {
-			dec = ","
-		}
-		num += dec + strings.TrimPrefix(strings.TrimPrefix(frac, "-"), "0.")
-	}
-	if v < 0 {
-		num = "-" + num
+	if v != math.Trunc(v) {
+		b.WriteString(map[bool]string{false: ".", true: ","}[s.group == "."] + cents)
 	}
 	if s.after {
-		return num + " " + s.sign
+		return b.String() + " " + s.sign
 	}
-	return s.sign + num
+	return s.sign + b.String()
 }
 
-// collectItems finds the rows of a structured result: objects with an id-like string field,
-// in arrays at any depth (a search's "cars", a comparison's "cars", a catalogue's "books").
+// collectItems finds the rows of a structured result: objects with an id, in arrays at any depth.
 func collectItems(v any) []*item {
 	var out []*item
 	var walk func(v any, depth int)
@@ -248,25 +204,16 @@ func collectItems(v any) []*item {
 		switch x := v.(type) {
 		case []any:
 			for _, e := range x {
-				if obj, ok := e.(map[string]any); ok {
-					if it := itemOf(obj); it != nil {
-						out = append(out, it)
-						continue
-					}
-				}
-				walk(e, depth+1)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				switch e := x[k]; e.(type) {
-				case []any, map[string]any:
+				obj, _ := e.(map[string]any)
+				if it := itemOf(obj); it != nil {
+					out = append(out, it)
+				} else {
 					walk(e, depth+1)
 				}
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k], depth+1)
 			}
 		}
 	}
@@ -278,19 +225,15 @@ func collectItems(v any) []*item {
 func itemOf(obj map[string]any) *item {
 	id := ""
 	for _, k := range []string{"id", "ID", "Id"} {
-		if s, ok := obj[k].(string); ok && s != "" {
-			id = s
-			break
-		}
-		if n, ok := obj[k].(json.Number); ok {
-			id = n.String()
-			break
+		switch x := obj[k].(type) {
+		case string, json.Number:
+			id = cmp.Or(id, fmt.Sprint(x))
 		}
 	}
 	if id == "" {
 		return nil
 	}
-	it := &item{id: id, attrs: map[string][]string{}, nums: map[string]float64{}}
+	it := newItem(id, "")
 	lower := map[string]any{}
 	for k, v := range obj {
 		lower[strings.ToLower(k)] = v
@@ -305,14 +248,10 @@ func itemOf(obj map[string]any) *item {
 				it.nums[strings.ToLower(k)] = f
 			}
 		case []any:
-			var ss []string
 			for _, e := range x {
 				if s, ok := e.(string); ok {
-					ss = append(ss, strings.ToLower(s))
+					it.attrs[strings.ToLower(k)] = append(it.attrs[strings.ToLower(k)], strings.ToLower(s))
 				}
-			}
-			if len(ss) > 0 {
-				it.attrs[strings.ToLower(k)] = ss
 			}
 		}
 	}
@@ -325,18 +264,15 @@ func itemOf(obj map[string]any) *item {
 	var parts []string
 	for _, k := range partKeys {
 		switch x := lower[k].(type) {
-		case string:
-			parts = append(parts, x)
-		case json.Number:
-			parts = append(parts, x.String())
+		case string, json.Number:
+			parts = append(parts, fmt.Sprint(x))
 		}
 	}
 	it.name = strings.Join(parts, " ")
 	return it
 }
 
-// compactWords splits a name into lower-case words without inner punctuation: "Honda CR-V"
-// gives honda, crv.
+// compactWords splits a name into compact words: "Honda CR-V" gives honda, crv.
 func compactWords(s string) []string {
 	var out []string
 	for _, f := range strings.Fields(s) {
@@ -348,13 +284,12 @@ func compactWords(s string) []string {
 }
 
 func compact(s string) string {
-	var b bytes.Buffer
-	for _, r := range strings.ToLower(s) {
+	return strings.Map(func(r rune) rune {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r > 127 {
-			b.WriteRune(r)
+			return r
 		}
-	}
-	return b.String()
+		return -1
+	}, strings.ToLower(s))
 }
 
 // known returns the items in the order first seen.
@@ -366,8 +301,7 @@ func (m *memory) known() []*item {
 	return out
 }
 
-// num returns an item's numeric field whose name contains one of keys ("price" matches
-// "price" and "totalPrice").
+// num returns an item's numeric field named, else whose name contains, one of keys.
 func (it *item) num(keys ...string) (float64, bool) {
 	for _, k := range keys {
 		if v, ok := it.nums[k]; ok {

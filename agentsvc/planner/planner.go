@@ -4,9 +4,11 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,8 +20,7 @@ import (
 // Notice is the note for the site owner. It ends the first reply of a conversation only.
 const Notice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Site owner: set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
 
-// TerminalNotice is Notice for a person at a terminal (NewForTerminal), who is the one to
-// set a key.
+// TerminalNotice is Notice for a person at a terminal (NewForTerminal), who sets the key.
 const TerminalNotice = "(Offline planner — this is the offline planner, not a language model: it follows simple requests only. Set OPENAI_API_KEY, OPENROUTER_API_KEY or GEMINI_API_KEY, or run Ollama, for a real agent.)"
 
 // place is what the planner's replies call where it is: a page's visitor, or a terminal.
@@ -53,8 +54,7 @@ var _ llm.Model = (*Planner)(nil)
 // New returns the offline planner.
 func New() *Planner { return &Planner{now: time.Now, place: &onPage} }
 
-// NewForTerminal returns the offline planner for `byomcp chat`: its replies speak of the
-// terminal, not of a page and its site owner.
+// NewForTerminal returns the offline planner for `byomcp chat`, whose replies speak of a terminal.
 func NewForTerminal() *Planner { return &Planner{now: time.Now, place: &inTerminal} }
 
 // Name implements llm.Model.
@@ -68,32 +68,44 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 		return nil, err
 	}
 	now := time.Now
-	if p != nil && p.now != nil {
+	if p.now != nil {
 		now = p.now
 	}
 	c := newConv(req, now())
-	if p != nil && p.place != nil {
-		c.place = p.place
-	}
+	c.place = cmp.Or(p.place, c.place)
 	a := c.next()
 	if a.call != nil {
 		prefix := "planner-1-"
 		if a.call.opens {
 			prefix = openCallPrefix // read back by newConv: the turn goes on on the opened page
 		}
-		call := chat.ToolCall{
-			ID:        fmt.Sprintf("%s%d", prefix, 1+countRole(req.Messages, chat.RoleAssistant)),
-			Name:      a.call.def.Name,
-			Arguments: a.call.arguments(),
+		n := 1 // the call's number: one more than the assistant's messages
+		for _, m := range req.Messages {
+			if m.Role == chat.RoleAssistant {
+				n++
+			}
 		}
+		id := fmt.Sprintf("%s%d", prefix, n)
+		call := chat.ToolCall{ID: id, Name: a.call.def.Name, Arguments: a.call.arguments()}
 		return &llm.Response{ToolCalls: []chat.ToolCall{call}, FinishReason: "tool_calls"}, nil
 	}
 	text := a.text
 	if c.firstReply {
 		text += "\n\n" + c.place.notice
 	}
-	return emit(ctx, text, onDelta)
+	for _, chunk := range chunkRe.FindAllString(text, -1) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if onDelta != nil {
+			onDelta(chunk)
+		}
+	}
+	return &llm.Response{Text: text, FinishReason: "stop"}, nil
 }
+
+// chunkRe is a streamed chunk: a word and the whitespace around it. The chunks join to the text.
+var chunkRe = regexp.MustCompile(`[ \n\t]*[^ \n\t]+[ \n\t]*|[ \n\t]+`)
 
 // action is what the planner does next: call a tool or reply.
 type action struct {
@@ -101,8 +113,7 @@ type action struct {
 	text string
 }
 
-// call is one tool call of the conversation and its result. The conversation's calls are one
-// list (conv.calls), which every question about what was called reads.
+// call is one tool call of the conversation and its result.
 type call struct {
 	name   string
 	args   string
@@ -131,30 +142,13 @@ type conv struct {
 }
 
 func newConv(req llm.Request, now time.Time) *conv {
-	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, firstReply: true, place: &onPage}
-	for i, m := range req.Messages {
-		if m.Role == chat.RoleUser {
-			c.lastUser = i
-		}
-	}
-	end := len(req.Messages)
-	if c.lastUser >= 0 {
-		end = c.lastUser
-		c.text = spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content))
-	}
-	for _, m := range req.Messages[:end] {
-		if m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-			c.firstReply = false
-		}
-	}
-	c.before = remember(req.Messages[:end])
-	c.now = remember(req.Messages)
-	titled := titledIDs(req.Tools) // the tools' schemas read once, for both memories
-	c.before.learnTitles(titled)
-	c.now.learnTitles(titled)
+	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage}
+	c.vocab = map[string]bool{}
 	byID := map[string]int{}
 	for i, m := range req.Messages {
 		switch m.Role {
+		case chat.RoleUser:
+			c.lastUser = i
 		case chat.RoleAssistant:
 			for _, tc := range m.ToolCalls {
 				byID[tc.ID] = len(c.calls)
@@ -167,21 +161,26 @@ func newConv(req llm.Request, now time.Time) *conv {
 				k = len(c.calls)
 				c.calls = append(c.calls, call{})
 			}
-			if c.calls[k].name == "" {
-				c.calls[k].name = m.Name
-			}
+			c.calls[k].name = cmp.Or(c.calls[k].name, m.Name)
 			c.calls[k].result, c.calls[k].done, c.calls[k].at = m.Content, true, i
 		}
 	}
+	earlier := req.Messages
 	if c.lastUser >= 0 {
-		c.start = c.lastUser + 1
+		earlier = req.Messages[:c.lastUser]
+		c.text = spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content))
 		for _, k := range c.calls {
 			if k.done && k.at > c.lastUser {
 				c.done = append(c.done, k)
 			}
 		}
 	}
-	c.vocab = map[string]bool{}
+	c.start = c.lastUser + 1
+	c.firstReply = !slices.ContainsFunc(earlier, func(m chat.Message) bool {
+		return m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != ""
+	})
+	c.before = remember(earlier).learnTitles(req.Tools)
+	c.now = remember(req.Messages).learnTitles(req.Tools)
 	for _, t := range req.Tools {
 		for w := range vocabulary(t, parseSchema(t.Parameters)) {
 			c.vocab[w] = true
@@ -205,11 +204,9 @@ func (c *conv) next() action {
 		}
 	}
 	if c.pageChanged() {
-		// A tool of this turn opened another page: the plan was made for the tools of the
-		// page it left, so the turn ends by saying what was done, not by re-reading the
-		// visitor's words against the new page's tools. Unless the page was opened for them
-		// (openFor: this page could not do it, the item's page may): there they are read
-		// again, once.
+		// A tool of this turn opened another page: the plan was made for the page it left, so
+		// the turn ends by saying what was done. Unless the page was opened for the visitor's
+		// words (openFor): there they are read again, once.
 		if k := lastOpened(c.done); k >= 0 {
 			on := *c
 			on.done = c.done[k+1:]
@@ -220,50 +217,44 @@ func (c *conv) next() action {
 		}
 		return action{text: c.summary()}
 	}
-	in := c.intent()
-	return in.step(c)
+	return c.intent().step(c)
 }
 
 // openCallPrefix starts the id of an openFor call.
 const openCallPrefix = "planner-open-"
 
 // goOn reads the visitor's words again on the page an openFor call opened (on: the turn as
-// seen from there). What that page can do runs; when it cannot either, the turn ends by
-// saying what was opened and that the visitor can ask there.
+// seen from there). What that page can do runs; else the turn says what was opened.
 func (c *conv) goOn(on *conv) action {
 	if len(on.tools) == 0 {
-		// The page opened, but offers no tools: it has none, or registers them later than the
-		// agent waits for (Config.LateTools): nothing can be read against them now.
+		// No tools: the page has none, or registers them later than the agent waits (LateTools).
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
-	lookup := true
-	if l := on.lister(); l != nil && slices.ContainsFunc(c.done[:lastOpened(c.done)], func(d call) bool {
-		return d.name == l.def.Name
-	}) {
-		lookup = false // the names are known: one lookup a turn
-	}
+	k := lastOpened(c.done)
+	l := on.lister()
+	// The names are known when this turn listed them already: one lookup a turn.
+	lookup := l == nil || !slices.ContainsFunc(c.done[:k], func(d call) bool { return d.name == l.def.Name })
 	on.reread = true
 	// What the page showed on arrival, not what later steps returned: the plan must not
 	// change under its own feet.
-	on.before = remember(c.msgs[:on.start])
-	on.before.learnTitles(titledIDs(on.tools))
-	in := on.understand(c.pointedText(on), lookup)
+	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
+	in := on.understand(c.pointedText(c.done[k]), lookup)
 	a := in.step(on)
-	if len(on.done) > 0 {
+	opened := c.toolDef(c.done[k].name)
+	hop := navTool(opened)
+	switch {
+	case len(on.done) > 0:
 		return a
-	}
-	hop := navTool(c.toolDef(c.done[lastOpened(c.done)].name))
-	if a.call != nil {
+	case a.call != nil:
 		if len(a.call.values) > 0 || a.call.opens || opener(a.call.def) || navTool(a.call.def) || !hop ||
-			(on.lister() != nil && a.call.def.Name == on.lister().def.Name) {
+			l != nil && a.call.def.Name == l.def.Name {
 			return a
 		}
 		// A call with nothing of the request's (book_test_drive {} after going to the booking
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return action{text: c.summary()}
-	}
-	if strings.HasPrefix(a.text, "Sorry") {
-		if c.onlyNames() || hop && goesTo(c.toolDef(c.done[lastOpened(c.done)].name), tokenize(c.text)) {
+	case strings.HasPrefix(a.text, "Sorry"):
+		if c.onlyNames() || hop && goesTo(opened, tokenize(c.text)) {
 			// "pull up the Outback", "back to the list": the page is what was asked
 			return action{text: c.summary()}
 		}
@@ -272,8 +263,7 @@ func (c *conv) goOn(on *conv) action {
 			text += " Here I can do things like " + c.offer(sug, "or", true) + "."
 		}
 		return action{text: text}
-	}
-	if hop && in.asked == nil {
+	case hop && in.asked == nil:
 		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
 		// no guess at what else the words meant there.
 		return action{text: c.summary()}
@@ -281,51 +271,30 @@ func (c *conv) goOn(on *conv) action {
 	return action{text: c.summary() + " " + a.text}
 }
 
-// pointedText is the visitor's words for the page an openFor call opened: the words that
-// picked the item on the page before by its place or a value ("book a test drive for the
-// second one") name it instead, as if the visitor had ("… for the 2023 Kia Sportage"): on its
-// own page "the second one" points at nothing.
-func (c *conv) pointedText(on *conv) string {
-	k := lastOpened(c.done)
-	if k < 0 {
-		return c.text
-	}
+// pointedText is the visitor's words with those that picked the opened item by its place
+// ("… for the second one") naming it instead ("… for the 2023 Kia Sportage"): on its own
+// page "the second one" points at nothing.
+func (c *conv) pointedText(opened call) string {
 	start, end, ok := pointerSpan(tokenize(c.text))
-	if !ok {
-		return c.text
-	}
 	var args map[string]any
-	if json.Unmarshal([]byte(c.done[k].args), &args) != nil {
+	if !ok || json.Unmarshal([]byte(opened.args), &args) != nil {
 		return c.text
 	}
 	for _, v := range args {
-		id, isStr := v.(string)
-		if !isStr {
-			continue
-		}
-		if it := on.now.items[id]; it != nil && it.name != "" && it.name != id {
-			return c.text[:start] + theTitle(it) + c.text[end:]
+		if id, isStr := v.(string); isStr && c.now.items[id] != nil && c.now.items[id].name != id {
+			return c.text[:start] + theTitle(c.now.items[id]) + c.text[end:]
 		}
 	}
 	return c.text
 }
 
-// onlyNames reports a request made only of the names of items and the words of asking to
-// see them ("pull up the Outback").
+// onlyNames reports a request made only of names of items and words of asking ("pull up the Outback").
 func (c *conv) onlyNames() bool {
-	toks := tokenize(c.text)
-	named := make([]bool, len(c.text)+1)
-	for _, m := range nameMentions(c.text, c.now.known(), nil) {
-		for i := m.start; i < m.end; i++ {
-			named[i] = true
-		}
-	}
-	for _, t := range toks {
-		if t.kind == kindWord && !named[t.start] && !stopWords[t.norm] && !requestWords[t.norm] {
-			return false
-		}
-	}
-	return true
+	names := nameMentions(c.text, c.now.known(), nil)
+	return !slices.ContainsFunc(tokenize(c.text), func(t token) bool {
+		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
+		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm]
+	})
 }
 
 // lastOpened is the index of the turn's last openFor call, or -1.
@@ -338,55 +307,12 @@ func lastOpened(done []call) int {
 	return -1
 }
 
-// pageChanged reports whether a tool this turn called is no longer offered: the page it ran
-// on has been replaced (a tool navigated, and the agent waited for the next page's tools).
+// pageChanged reports a tool this turn called that is no longer offered: a tool navigated.
 func (c *conv) pageChanged() bool {
 	return slices.ContainsFunc(c.done, func(d call) bool { return !c.offers(d.name) })
-}
-
-func countRole(msgs []chat.Message, role string) int {
-	n := 0
-	for _, m := range msgs {
-		if m.Role == role {
-			n++
-		}
-	}
-	return n
 }
 
 // offers reports a tool of this page.
 func (c *conv) offers(name string) bool {
 	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == name })
-}
-
-// emit streams text through onDelta in word-sized chunks and returns it as the response.
-func emit(ctx context.Context, text string, onDelta func(string)) (*llm.Response, error) {
-	if onDelta != nil {
-		for _, c := range chunks(text) {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			onDelta(c)
-		}
-	}
-	return &llm.Response{Text: text, FinishReason: "stop"}, nil
-}
-
-// chunks splits text after each run of whitespace that follows a word; the chunks join to text.
-func chunks(text string) []string {
-	var out []string
-	start := 0
-	inSpace := false
-	for i, r := range text {
-		space := r == ' ' || r == '\n' || r == '\t'
-		if inSpace && !space {
-			out = append(out, text[start:i])
-			start = i
-		}
-		inSpace = space
-	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
-	return out
 }

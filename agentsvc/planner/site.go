@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -9,19 +10,14 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
-// The site, not the page: a request this page cannot do is taken, with the page's own
-// navigation tools, to the page that can, and read again there (goOn), values and all.
-
-// navTool reports a tool that goes to another page and needs nothing: go_to_…, back_to_…,
-// return_…, visit_… with no required parameter.
+// navTool reports a tool that goes to another page and needs nothing: go_to_…, back_to_….
 func navTool(t chat.ToolDef) bool {
 	return named(t.Name, goesFirst) && !slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
 		return p.required
 	})
 }
 
-// What kind of tool a tool is, the first word of its own name says (a server's prefix left
-// out): these are the kinds, as the first words of their names.
+// The kinds of tools, as the first words of their own names (named).
 var (
 	goesFirst  = rawSet(`go back return visit goto`)    // to another page
 	opensFirst = rawSet(`open select view show see go`) // an item's page, or something
@@ -37,8 +33,7 @@ func named(name string, first map[string]bool) bool {
 	return len(ws) > 0 && first[ws[0]]
 }
 
-// hubTool reports a navigation tool to the site's list of items: back_to_inventory,
-// go_home, return_to_catalog.
+// hubTool reports a navigation tool to the site's list of items: back_to_inventory, go_home.
 func hubTool(t chat.ToolDef) bool {
 	return navTool(t) && slices.ContainsFunc(identWords(t.Name), func(w string) bool { return hubWords[w] })
 }
@@ -46,8 +41,7 @@ func hubTool(t chat.ToolDef) bool {
 // hubWords name the site's list of items.
 var hubWords = rawSet(`inventory home list catalog catalogue shop store start main browse index listing search`)
 
-// calledThisTurn reports a call of the tool named name since the visitor's message (without
-// arguments, when bare).
+// calledThisTurn reports a call of the tool since the visitor's message (without arguments, bare).
 func (c *conv) calledThisTurn(name string, bare bool) bool {
 	return c.lastUser >= 0 && slices.ContainsFunc(c.calls, func(k call) bool {
 		return k.at > c.lastUser && k.name == name && (!bare || noArguments(k.args))
@@ -70,16 +64,22 @@ func (c *conv) goTo(t chat.ToolDef) intent {
 
 // hub is the call that goes to the site's list of items, unless this turn went there already.
 func (c *conv) hub() (intent, bool) {
-	for _, t := range c.tools {
-		if hubTool(t) && !c.calledThisTurn(t.Name, false) {
-			return c.goTo(t), true
-		}
-	}
-	return intent{}, false
+	t, ok := c.firstNav(hubTool)
+	return c.goTo(t), ok
 }
 
-// onScreen is the item whose page the visitor is on, as far as the conversation knows: the
-// item the last call of an item-opening tool opened ("" when none did).
+// firstNav is the first navigation tool that test accepts and this turn has not called.
+func (c *conv) firstNav(test func(chat.ToolDef) bool) (chat.ToolDef, bool) {
+	i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
+		return navTool(t) && test(t) && !c.calledThisTurn(t.Name, false)
+	})
+	if i < 0 {
+		return chat.ToolDef{}, false
+	}
+	return c.tools[i], true
+}
+
+// onScreen is the item the last item-opening call opened: the visitor is on its page.
 func (c *conv) onScreen() string {
 	for _, k := range slices.Backward(c.calls) {
 		if id := openedID(k); id != "" && !c.offers(k.name) { // a tool of this page did not open it
@@ -95,17 +95,12 @@ func openedID(k call) string {
 	if !named(k.name, opensFirst) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
 		return ""
 	}
-	for _, v := range args {
-		if s, ok := v.(string); ok {
-			return s
-		}
-	}
-	return ""
+	id, _ := slices.Collect(maps.Values(args))[0].(string) // its one argument
+	return id
 }
 
-// otherItem reports a request, on one item's page, about another item: one the conversation
-// knows that is not on screen, or a name it has never seen written like a model's ("the
-// Civic", "Mazda3"), while no tool here lists or opens items.
+// otherItem reports a request, on one item's page with no list here, about another item: a
+// known one not on screen, or an unseen name written like a model's ("the Civic", "Mazda3").
 func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun bool) bool {
 	if c.listsItems() || c.lister() != nil || pronoun {
 		return false
@@ -130,17 +125,15 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 // dayWords are words of dates and times, never an item's name.
 var dayWords = wordSet(calendarList + " am pm week weekend next")
 
-// ordinary reports a word of requests, bounds, rankings, dates or times (a normalised word):
-// no name of an item or a person.
+// ordinary reports a word of requests, bounds, rankings or dates: no item's or person's name.
 func ordinary(w string) bool {
 	return stopWords[w] || cueWordSet[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil ||
 		dayWords[w]
 }
 
-// elsewhere takes a request that nothing on this page clearly does to the page that may: the
-// navigation tool whose words it has ("per month" goes to the financing calculator), else,
-// when no tool here matches any of its words, the site's list of items. A question about the
-// item on screen stays here.
+// elsewhere takes a request nothing here clearly does to the page that may: the navigation
+// tool whose words it has ("per month": financing), else, when no tool here has any of its
+// words, the site's list of items. A question about the item on screen stays here.
 func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) {
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
@@ -154,38 +147,22 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	return c.hub()
 }
 
-// navMatch is the best navigation tool (not the hub) that has words of the request and that
-// this turn has not called yet, or nil.
+// navMatch is the best navigation tool (not the hub) with words of the request not yet called.
 func (c *conv) navMatch(toks []token, ps []*plan) *plan {
 	for _, p := range ps {
 		if p.score <= 0 || !navTool(p.def) || hubTool(p.def) || c.calledThisTurn(p.def.Name, false) {
 			continue
 		}
-		if m, _ := c.coverage(p, toks); m > 0 && navHit(p.def, toks) {
+		// A word of the request names where it goes, or suggests it ("monthly": financing).
+		if m, _ := c.coverage(p, toks); m > 0 && hitsWord(toks, whereWords(p.def), len(toks)) {
 			return p
 		}
 	}
 	return nil
 }
 
-// navHit reports a word of the request that names where the navigation tool t goes
-// (whereWords), or that suggests it ("monthly" suggests financing).
-func navHit(t chat.ToolDef, toks []token) bool {
-	words := whereWords(t)
-	hs := hintsOf(toks)
-	for i, tk := range toks {
-		if tk.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
-			return wordsMatch(tk.norm, w) || slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
-		}) {
-			return true
-		}
-	}
-	return false
-}
-
-// whereWords are the words that name where the navigation tool t goes: those of its name and
-// of its description before "for" ("drive", "booking" of "Go to the test-drive booking page for
-// this car"), not the words of going ("go", "page") nor those of what it is for ("car").
+// whereWords name where navigation tool t goes: its name's and description's words before
+// "for" ("Go to the test-drive booking page for this car"), without words of going.
 func whereWords(t chat.ToolDef) []string {
 	where, _, _ := strings.Cut(strings.ToLower(t.Description), " for ")
 	return slices.DeleteFunc(append(identWords(t.Name), identWords(where)...), func(w string) bool {
@@ -196,21 +173,14 @@ func whereWords(t chat.ToolDef) []string {
 // goingWords ask to go somewhere.
 var goingWords = rawSet(`go back return head take bring get me us please now again visit open page car`)
 
-// goingTo is the navigation tool a request made only of words of going and of where it goes
-// names ("return to the inventory", "take me back to the list"), unless this turn called it:
-// the visitor asked in plain words to be there, so it goes, without a question.
+// goingTo is the navigation tool a request names in words of going only ("take me back to
+// the list"): it goes without a question.
 func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
-	for _, t := range c.tools {
-		if navTool(t) && goesTo(t, toks) && !c.calledThisTurn(t.Name, false) {
-			return t, true
-		}
-	}
-	return chat.ToolDef{}, false
+	return c.firstNav(func(t chat.ToolDef) bool { return goesTo(t, toks) })
 }
 
-// goesTo reports a request made only of words of going and of where the navigation tool t
-// goes, with at least one of the latter: "back to the list" for back_to_inventory ("list"
-// names the site's list).
+// goesTo reports a request made only of words of going and of where t goes, with one of
+// those: "back to the list" for back_to_inventory.
 func goesTo(t chat.ToolDef, toks []token) bool {
 	where, named := whereWords(t), false
 	for _, tk := range toks {
@@ -228,9 +198,8 @@ func goesTo(t chat.ToolDef, toks []token) bool {
 // seekWords ask to see or find things: the site's list is where they are.
 var seekWords = wordSet(listVerbText + " any find looking search")
 
-// seeksThings reports a request to see things: a word of seeking and, after it, things
-// written in the plural ("any pickups?", "see diesel wagons"). A service asked for ("do you
-// offer home delivery?") is no list's: the site's list is not where it is.
+// seeksThings reports a word of seeking and, after it, things in the plural ("any pickups?"),
+// not a service ("do you offer home delivery?").
 func seeksThings(toks []token) bool {
 	seek := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindWord && seekWords[t.norm] })
 	return seek >= 0 && slices.ContainsFunc(toks[seek+1:], func(t token) bool {
