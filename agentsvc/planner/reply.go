@@ -342,19 +342,12 @@ func paramLabel(p *property, v string) string {
 // baseVerb turns a description's "Saves a note" into "Save a note".
 func baseVerb(d string) string {
 	first, rest, _ := strings.Cut(d, " ")
-	l := strings.ToLower(first)
-	switch {
-	case len(l) < 4 || !strings.HasSuffix(l, "s") || strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "us"):
-		return d
-	case strings.HasSuffix(l, "ches") || strings.HasSuffix(l, "shes") || strings.HasSuffix(l, "xes") || strings.HasSuffix(l, "sses") || strings.HasSuffix(l, "oes"):
-		first = first[:len(first)-2]
-	default:
-		first = first[:len(first)-1]
+	if strings.HasSuffix(first, "oes") {
+		first = first[:len(first)-2] // "goes", "does"
+	} else {
+		first = stem(first)
 	}
-	if rest == "" {
-		return first
-	}
-	return first + " " + rest
+	return strings.TrimSpace(first + " " + rest)
 }
 
 func lowerFirst(s string) string {
@@ -839,26 +832,6 @@ func plainParamNames(def chat.ToolDef, text string) string {
 		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(p.name)+`\b`).ReplaceAllString(text, identPhrase(p.name))
 	}
 	return text
-}
-
-// identPhrase is an identifier as lower-case words: "guestName" → "guest name",
-// "annual_income" → "annual income".
-func identPhrase(name string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range name {
-		switch {
-		case r == '_' || r == '-' || r == '.':
-			b.WriteByte(' ')
-			prevLower = false
-			continue
-		case unicode.IsUpper(r) && prevLower:
-			b.WriteByte(' ')
-		}
-		b.WriteRune(unicode.ToLower(r))
-		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // describeTool is what the tool named does, without arguments ("cancel an existing

@@ -515,14 +515,29 @@ func stem(w string) string {
 	return w
 }
 
-// identWords splits an identifier or a phrase into normalised words: on _ - . and spaces,
-// and between camelCase humps ("maxPrice" → max, price; "carIDs" → car, ids).
+// identWords splits an identifier or a phrase into normalised words (see identSplit).
 func identWords(s string) []string {
+	words := identSplit(s)
+	for i, w := range words {
+		words[i] = normWord(w)
+	}
+	return words
+}
+
+// identPhrase is an identifier as lower-case words: "guestName" → "guest name",
+// "annual_income" → "annual income".
+func identPhrase(name string) string {
+	return strings.ToLower(strings.Join(identSplit(name), " "))
+}
+
+// identSplit splits an identifier or a phrase into its words as written: on _ - . and
+// spaces, and between camelCase humps ("maxPrice" → max, Price; "carIDs" → car, IDs).
+func identSplit(s string) []string {
 	var words []string
 	var cur []rune
 	flush := func() {
 		if len(cur) > 0 {
-			words = append(words, normWord(string(cur)))
+			words = append(words, string(cur))
 			cur = cur[:0]
 		}
 	}
@@ -534,8 +549,10 @@ func identWords(s string) []string {
 		}
 		if i > 0 && unicode.IsUpper(r) && len(cur) > 0 {
 			prev := rs[i-1]
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower && !pluralS(rs, i+1)) {
+			// A lone lower-case "s" that ends a word is a plural ("IDs"), not a hump.
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1]) &&
+				(rs[i+1] != 's' || (i+2 < len(rs) && unicode.IsLower(rs[i+2])))
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
 				flush()
 			}
 		}
@@ -543,11 +560,6 @@ func identWords(s string) []string {
 	}
 	flush()
 	return words
-}
-
-// pluralS reports a lone lower-case "s" at i that ends a word ("IDs").
-func pluralS(rs []rune, i int) bool {
-	return i < len(rs) && rs[i] == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1]))
 }
 
 // contentWords returns the normalised words of s that are not stop words.
