@@ -35,19 +35,18 @@ func (c *conv) smallTalk(text string) (string, bool) {
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
 	sug := c.suggestions(3)
-	if len(sug) == 0 || !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return !navTool(t) && slices.Contains(sug, c.example(t)) }) {
+	here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return !navTool(t) && slices.Contains(sug, c.example(t)) })
+	if can := c.abilities(3); !here && len(can) > 0 {
 		// Nothing here to suggest but going elsewhere (a form needs the visitor's own words):
 		// what the page does, then where else to go.
-		if can := c.abilities(3); len(can) > 0 {
-			out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
-			if len(sug) > 0 {
-				out += " Or try: " + c.offer(sug, "or", false) + "."
-			}
-			return out
+		out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
+		if len(sug) > 0 {
+			out += " Or try: " + c.offer(sug, "or", false) + "."
 		}
-		if len(sug) == 0 {
-			return open + " " + c.place.noTools
-		}
+		return out
+	}
+	if len(sug) == 0 {
+		return open + " " + c.place.noTools
 	}
 	return open + " " + c.place.canDo + " — try: " + c.offer(sug, "or", false) + "."
 }
@@ -56,16 +55,7 @@ func (c *conv) greeting(open string) string {
 // test-drive form", "book test drive"): for a page whose every tool needs words of the
 // visitor's own (a name, a date), which no suggestion can give.
 func (c *conv) abilities(n int) []string {
-	var out []string
-	for _, t := range c.tools {
-		if len(out) == n {
-			break
-		}
-		if d := c.describeTool(t.Name); d != "" && !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return c.firstOf(n, func(t chat.ToolDef) string { return c.describeTool(t.Name) })
 }
 
 func (c *conv) noTools() string {
@@ -81,22 +71,31 @@ func (c *conv) suggestions(n int) []string {
 // examples are the requests of the tools that keep (example) that route back to their tool,
 // one per tool, at most n.
 func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
+	return c.firstOf(n, func(t chat.ToolDef) string {
+		if !keep(t) {
+			return ""
+		}
+		ex := c.example(t)
+		if ex == "" || len(strings.Fields(ex)) > 5 {
+			return "" // "get annotated message message type error" helps nobody
+		}
+		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
+			return ""
+		}
+		return ex
+	})
+}
+
+// firstOf is what say says of the tools, one each, not "" nor twice, at most n.
+func (c *conv) firstOf(n int, say func(chat.ToolDef) string) []string {
 	var out []string
 	for _, t := range c.tools {
 		if len(out) == n {
 			break
 		}
-		if !keep(t) {
-			continue
+		if s := say(t); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
-		ex := c.example(t)
-		if ex == "" || len(strings.Fields(ex)) > 5 {
-			continue // "get annotated message message type error" helps nobody
-		}
-		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
-			continue
-		}
-		out = append(out, ex)
 	}
 	return out
 }
@@ -106,23 +105,15 @@ func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
 func (c *conv) example(t chat.ToolDef) string {
 	words := strings.FieldsFunc(strings.ToLower(ownName(t.Name)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	parts := []string{strings.Join(words, " ")}
-	s := parseSchema(t.Parameters)
-	added := false
-	for _, p := range s.props {
-		if !p.required && added {
-			continue
-		}
+	for _, p := range parseSchema(t.Parameters).props {
 		switch {
-		case len(p.schema.enum) > 0:
+		case len(p.schema.enum) > 0 && (p.required || len(parts) == 1):
 			v := p.schema.enum[0].text()
-			if p.required && !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
-				parts = append(parts, v) // "set theme light", not "set theme theme light"
-			} else if p.required {
-				parts = append(parts, paramLabel(p, v))
-			} else {
-				parts = append(parts, v)
+			// "set theme light", not "set theme theme light"
+			if p.required && slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
+				v = paramLabel(p, v)
 			}
-			added = true
+			parts = append(parts, v)
 		case p.required:
 			return ""
 		}
