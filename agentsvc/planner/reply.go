@@ -558,7 +558,7 @@ func (c *conv) itemToOpen() *item {
 // values are few.
 func (c *conv) askMissing(p *plan) intent {
 	m := p.missing[0]
-	what := c.describe(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
+	what := c.describe(&plan{def: p.def, schema: p.schema})
 	// One enum value to pick: offer each as a choice.
 	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
 		var chs []choice
@@ -572,40 +572,30 @@ func (c *conv) askMissing(p *plan) intent {
 		}
 		return intent{reply: upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
 	}
-	if noun, names, total := c.itemChoices(m); len(p.missing) == 1 && len(names) > 0 {
-		// An enum of ids the conversation knows by name (the form's Car field): ask by name.
+	// An enum of ids the conversation knows by name (the form's Car field): ask by name; ids
+	// of items: name those the visitor saw last.
+	noun, names, total := c.itemChoices(m)
+	if takesIDs(m) && (len(p.missing) > 1 || len(names) == 0) {
+		src := c.before.last
+		if len(src) == 0 {
+			src = c.before.known()
+		}
+		noun, names, total = "one", titles(src[:min(3, len(src))]), 0
+		if _, list := idParam(m); list && m.schema.minItems != nil && m.schema.maxItems != nil {
+			noun = strconv.Itoa(*m.schema.minItems) + " to " + strconv.Itoa(*m.schema.maxItems)
+		} else if list {
+			noun = "ones"
+		}
+		if len(names) == 0 {
+			return intent{reply: "Which " + noun + " should I use to " + what + "? Tell me their names.", asked: p}
+		}
+	}
+	if len(names) > 0 && (len(p.missing) == 1 || takesIDs(m)) {
 		q := "Which " + noun + " should I use to " + what + "? For example " + joinList(names, "or")
 		if total > len(names) {
 			q += " (" + strconv.Itoa(total) + " to choose from)"
 		}
 		return intent{reply: q + ".", asked: p}
-	}
-	if _, list := idParam(m); takesIDs(m) {
-		var names []string
-		src := c.before.last
-		if len(src) == 0 {
-			src = c.before.known()
-		}
-		for _, it := range src {
-			if len(names) == 3 {
-				break
-			}
-			names = append(names, theTitle(it))
-		}
-		n := "Which one"
-		if list {
-			n = "Which ones"
-			if m.schema.minItems != nil && m.schema.maxItems != nil {
-				n = "Which " + strconv.Itoa(*m.schema.minItems) + " to " + strconv.Itoa(*m.schema.maxItems)
-			}
-		}
-		q := n + " should I use to " + what + "?"
-		if len(names) > 0 {
-			q += " For example " + joinList(names, "or") + "."
-		} else {
-			q += " Tell me their names."
-		}
-		return intent{reply: q, asked: p}
 	}
 	var need []string
 	your := "your "
@@ -651,20 +641,27 @@ func (c *conv) itemChoices(p *property) (noun string, names []string, total int)
 	if len(known) == 0 {
 		return "", nil, 0
 	}
-	picked := slices.DeleteFunc(slices.Clone(c.before.last), func(it *item) bool { return !slices.Contains(known, it) })
-	for _, it := range known {
-		if !slices.Contains(picked, it) {
-			picked = append(picked, it)
+	last := func(it *item) int {
+		if i := slices.Index(c.before.last, it); i >= 0 {
+			return i
 		}
+		return len(c.before.last)
 	}
-	for _, it := range picked[:min(3, len(picked))] {
-		names = append(names, theTitle(it))
-	}
+	slices.SortStableFunc(known, func(a, b *item) int { return last(a) - last(b) })
 	noun = strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id"))
 	if noun == "" || noun == "id" {
 		noun = "one"
 	}
-	return noun, names, total
+	return noun, titles(known[:min(3, len(known))]), total
+}
+
+// titles are the items' titles, "the" and their names.
+func titles(its []*item) []string {
+	out := make([]string, len(its))
+	for i, it := range its {
+		out[i] = theTitle(it)
+	}
+	return out
 }
 
 // numberRange writes the bounds of an integer with both ("1 to 12"); "" otherwise.
@@ -829,7 +826,7 @@ func plainParamNames(def chat.ToolDef, text string) string {
 // reservation by its reference").
 func (c *conv) describeTool(name string) string {
 	def := c.toolDef(name)
-	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
+	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters)})
 }
 
 func (c *conv) toolDef(name string) (def chat.ToolDef) {
