@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -56,7 +57,7 @@ var (
 	emailRe  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
 	dateRe   = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
 	clockRe  = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
-	ampmRe   = regexp.MustCompile(`(?i)(\d{1,2})\s*([ap])\.?m\b\.?`)
+	ampmRe   = regexp.MustCompile(`(?i)(\d{1,2})()\s*([ap])\.?m\b\.?`) // the same groups as clockRe
 	phoneRe  = regexp.MustCompile(`\+?\(?\d[\d ().-]{5,}\d`)
 	phoneCue = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)\W*$`)
 	scanRe   = regexp.MustCompile(`(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
@@ -88,7 +89,7 @@ func tokenize(text string) []token {
 		}
 	}
 	for _, m := range dateRe.FindAllStringSubmatchIndex(text, -1) {
-		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
+		if alnumNear(text, m[0], true) || digitNear(text, m[1], false) {
 			continue
 		}
 		d := text[m[0]:m[1]]
@@ -98,17 +99,17 @@ func tokenize(text string) []token {
 	}
 	for _, re := range []*regexp.Regexp{clockRe, ampmRe} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			if digitBefore(text, m[0]) || (m[0] > 0 && text[m[0]-1] == ':') || digitAt(text, m[1]) {
+			if digitNear(text, m[0], true) || (m[0] > 0 && text[m[0]-1] == ':') || digitNear(text, m[1], false) {
 				continue
 			}
-			if hhmm, ok := clock(text, m, re == clockRe); ok {
+			if hhmm, ok := clock(text, m); ok {
 				claim(span{m[0], m[1], token{kind: kindTime, raw: hhmm}})
 			}
 		}
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
 		p := strings.TrimRight(text[m[0]:m[1]], " ")
-		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
+		if alnumNear(text, m[0], true) || digitNear(text, m[1], false) {
 			continue
 		}
 		// The label is right before the number: look at the last 64 bytes only (the whole
@@ -195,44 +196,42 @@ func phoneLike(p string, labelled bool) bool {
 	return labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4)
 }
 
-func alnumBefore(s string, i int) bool {
-	if i == 0 {
-		return false
+// alnumNear reports a letter or digit right before s[i] (before) or at it.
+func alnumNear(s string, i int, before bool) bool {
+	r := utf8.RuneError
+	if before && i > 0 {
+		r, _ = utf8.DecodeLastRuneInString(s[:i])
+	} else if !before && i < len(s) {
+		r, _ = utf8.DecodeRuneInString(s[i:])
 	}
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-func digitBefore(s string, i int) bool { return i > 0 && s[i-1] >= '0' && s[i-1] <= '9' }
-func digitAt(s string, i int) bool     { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
-
-// clock normalises a matched time to HH:MM.
-func clock(text string, m []int, withMinutes bool) (string, bool) {
-	h, _ := strconv.Atoi(text[m[2]:m[3]])
-	mins, ampm := 0, ""
-	if withMinutes {
-		mins, _ = strconv.Atoi(text[m[4]:m[5]])
-		if m[6] >= 0 {
-			ampm = strings.ToLower(text[m[6]:m[7]])
-		}
-	} else {
-		ampm = strings.ToLower(text[m[4]:m[5]])
+// digitNear reports an ASCII digit right before s[i] (before) or at it.
+func digitNear(s string, i int, before bool) bool {
+	if before {
+		i--
 	}
-	if ampm != "" {
+	return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9'
+}
+
+// clock normalises a matched time to HH:MM: m has the hour, the minutes and a or p.
+func clock(text string, m []int) (string, bool) {
+	h, _ := strconv.Atoi(text[m[2]:m[3]])
+	mins, _ := strconv.Atoi(text[m[4]:m[5]])
+	if m[6] >= 0 {
 		if h < 1 || h > 12 {
 			return "", false
 		}
-		if ampm == "p" && h != 12 {
+		h %= 12
+		if strings.EqualFold(text[m[6]:m[7]], "p") {
 			h += 12
-		}
-		if ampm == "a" && h == 12 {
-			h = 0
 		}
 	}
 	if h > 23 || mins > 59 {
 		return "", false
 	}
-	return strconv.Itoa(h/10) + strconv.Itoa(h%10) + ":" + strconv.Itoa(mins/10) + strconv.Itoa(mins%10), true
+	return fmt.Sprintf("%02d:%02d", h, mins), true
 }
 
 // quoteSpans finds text in double quotes, curly quotes, or single quotes that are not
@@ -241,55 +240,29 @@ func quoteSpans(text string) []span {
 	var spans []span
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		closer := ""
-		switch r {
-		case '"':
-			closer = `"`
-		case '“':
-			closer = "”"
-		case '\'':
-			if !alnumBefore(text, i) {
-				closer = "'"
-			}
+		closer := map[rune]string{'"': `"`, '“': "”", '\'': "'"}[r]
+		if r == '\'' && alnumNear(text, i, true) {
+			closer = ""
 		}
-		if closer == "" {
-			i += size
-			continue
-		}
-		body := i + size
 		end := -1
-		for j := body; j < len(text); {
+		for j := i + size; closer != "" && end < 0; {
 			k := strings.Index(text[j:], closer)
 			if k < 0 {
 				break
 			}
-			k += j
-			if closer != "'" || !alnumAfter(text, k+1) {
-				end = k
-				break
+			if j += k; closer != "'" || !alnumNear(text, j+1, false) {
+				end = j
 			}
-			j = k + 1
+			j++
 		}
-		inner := ""
-		if end >= 0 {
-			inner = strings.TrimSpace(text[body:end])
-		}
-		if end < 0 || inner == "" {
+		if end < 0 || strings.TrimSpace(text[i+size:end]) == "" {
 			i += size
 			continue
 		}
-		spans = append(spans, span{i, end + len(closer), token{kind: kindQuote, raw: inner}})
+		spans = append(spans, span{i, end + len(closer), token{kind: kindQuote, raw: strings.TrimSpace(text[i+size : end])}})
 		i = end + len(closer)
 	}
 	return spans
-}
-
-func alnumAfter(s string, i int) bool {
-	if i >= len(s) {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // scanToken makes a word, number, punctuation or symbol token from one scanRe match.
