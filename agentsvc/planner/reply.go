@@ -183,7 +183,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	}
 	if memRank && hasRank && len(refs) == 1 {
 		it, year := refs[0], o.field == yearField
-		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
 		var others []string
 		for _, x := range c.before.last {
 			if w, ok := x.num(o.field.keys...); ok && x != it && year {
@@ -192,14 +191,17 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 				others = append(others, is(x, o.field, w))
 			}
 		}
-		switch {
-		case len(others) == 0 || len(others) > 2:
-		case year && len(others) == 1:
-			s += " (the other is " + others[0] + ")"
-		case year:
-			s += " (the others are " + joinList(others, "and") + ")"
-		default:
-			s += " (" + joinList(others, "and") + ")"
+		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
+		// One or two others: "(the other is the 2019 Civic)", "(the Civic is $24,000)".
+		if n := len(others); n == 1 || n == 2 {
+			lead := ""
+			switch {
+			case year && n == 1:
+				lead = "the other is "
+			case year:
+				lead = "the others are "
+			}
+			s += " (" + lead + joinList(others, "and") + ")"
 		}
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
@@ -211,13 +213,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	for _, it := range refs {
 		if v, ok := it.num(f.keys...); ok {
 			parts = append(parts, is(it, f, v))
-			continue
-		}
-		for _, k := range f.keys {
-			if vs, ok := it.attrs[k]; ok {
-				parts = append(parts, theTitle(it)+" comes in "+joinList(vs, "and"))
-				break
-			}
 		}
 	}
 	if len(parts) == 0 {
@@ -390,25 +385,26 @@ func labels(chs []choice) []string {
 // ("what colors does it come in?", "which trims are there?") from its enum, when the
 // question names the parameter and none of its values.
 func (c *conv) options(toks []token) (string, bool) {
+	var props []*property
+	for _, t := range c.tools {
+		props = append(props, parseSchema(t.Parameters).props...)
+	}
 	var p *property
 	best := 0
-	for _, t := range c.tools {
-		for _, q := range parseSchema(t.Parameters).props {
-			if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
-				continue
-			}
-			if n := namesParam(toks, q); n > best {
-				p, best = q, n
-			}
+	for _, q := range props {
+		if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
+			continue
+		}
+		if n := namesParam(toks, q); n > best {
+			p, best = q, n
 		}
 	}
-	if p == nil && yesNo(toks) && pronounIn(toks) {
+	ask := yesNo(toks) && pronounIn(toks)
+	if p == nil && ask {
 		// "does it come in blue?": the parameter whose choices have the value named.
-		for _, t := range c.tools {
-			for _, q := range parseSchema(t.Parameters).props {
-				if q.schema.stringEnum() && len(q.schema.enum) >= 2 && slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) }) {
-					p = q
-				}
+		for _, q := range props {
+			if q.schema.stringEnum() && len(q.schema.enum) >= 2 && slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) }) {
+				p = q
 			}
 		}
 	}
@@ -425,15 +421,13 @@ func (c *conv) options(toks []token) (string, bool) {
 			named = e.text()
 		}
 	}
-	vals := texts(sch.enum)
-	name := identPhrase(p.name)
-	if named != "" {
-		if !yesNo(toks) || !pronounIn(toks) {
-			return "", false
-		}
+	vals, name := texts(sch.enum), identPhrase(p.name)
+	switch {
+	case named != "" && !ask:
+		return "", false
+	case named != "":
 		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
-	}
-	if many {
+	case many:
 		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
 	}
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
@@ -459,31 +453,21 @@ func yesNo(toks []token) bool {
 // packages"), but not the words that name no parameter alone ("type" of bodyType: "fuel
 // types" is about fuel).
 func namesParam(toks []token, p *property) int {
+	// "what colors", "which interior colors", "what fuel types"
+	asks := func(t token) bool { return strings.EqualFold(t.raw, "what") || strings.EqualFold(t.raw, "which") }
 	n := 0
 	for _, w := range p.words {
 		if len(w) < 4 || stopWords[w] || genericNameWords[w] || vagueParamWords[w] {
 			continue
 		}
 		for i, tk := range toks {
-			if tk.kind == kindWord && wordsMatch(tk.norm, w) && askedAbout(toks, i) {
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && slices.ContainsFunc(toks[max(0, i-3):i], asks) {
 				n++
 				break
 			}
 		}
 	}
 	return n
-}
-
-// askedAbout reports a word that "what" or "which" asks about: "what colors", "which
-// interior colors", "what fuel types".
-func askedAbout(toks []token, i int) bool {
-	for k := max(0, i-3); k < i; k++ {
-		switch strings.ToLower(toks[k].raw) {
-		case "what", "which":
-			return true
-		}
-	}
-	return false
 }
 
 // vagueParamWords are words of parameter names that say what kind of value, not which.
@@ -690,11 +674,7 @@ func (c *conv) humanize(text string) string {
 		// "the 2022 Tesla Model 3 (c12, $35,990)": the name is there already.
 		text = strings.ReplaceAll(text, it.name+" ("+id+", ", it.name+" (")
 		text = strings.ReplaceAll(text, it.name+" ("+id+")", it.name)
-	}
-	for id, it := range c.now.items {
-		if it.name != "" && it.name != id {
-			text = regexp.MustCompile(`\b`+regexp.QuoteMeta(id)+`\b`).ReplaceAllString(text, it.name)
-		}
+		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(id)+`\b`).ReplaceAllString(text, it.name)
 	}
 	text = idParenRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.HasSuffix(s, ")") {
@@ -713,19 +693,19 @@ func (c *conv) humanize(text string) string {
 		}
 		return money.format(v)
 	})
-	text = regexp.MustCompile(`\b(asc)\b`).ReplaceAllString(text, "ascending")
-	text = regexp.MustCompile(`\b(desc)\b`).ReplaceAllString(text, "descending")
+	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string { return w + "ending" })
 	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
 	// Line by line: a result written as lines is shown as lines (the widget breaks them).
 	var lines []string
 	for _, line := range strings.Split(text, "\n") {
 		var kept []string
-		for _, s := range clauses(line) {
+		for _, s := range clauseRe.FindAllString(line, -1) {
+			s = strings.TrimSpace(s)
 			low := strings.ToLower(s)
-			if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
+			if s == "" || strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
 				continue
 			}
-			kept = append(kept, toVisitor(strings.TrimSpace(s)))
+			kept = append(kept, toVisitor(s))
 		}
 		out := strings.Join(kept, " ")
 		if out == "" {
@@ -750,7 +730,9 @@ func (c *conv) humanize(text string) string {
 // maxLines caps the lines quoted from one tool result.
 const maxLines = 8
 
-// clauses splits text after . ! ? ; and line ends that end a clause (not "597.50").
+// clauseRe matches a clause: up to a . ! ? or ; that ends it (not "597.50"), or the rest.
+var clauseRe = regexp.MustCompile(`.*?[.!?;](?: |$)|.+$`)
+
 // quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.
 var quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
 
@@ -771,25 +753,6 @@ func toVisitor(s string) string {
 		}
 		return "you"
 	})
-}
-
-func clauses(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		ch := text[i]
-		end := ch == '\n' || ((ch == '.' || ch == '!' || ch == '?' || ch == ';') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'))
-		if end {
-			if s := strings.TrimSpace(text[start : i+1]); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
 }
 
 // summary tells the visitor what the turn's last call did.
