@@ -278,10 +278,8 @@ func scanToken(s string) token {
 	}
 	t := token{kind: kindNumber, raw: s}
 	num := s
-	if strings.HasPrefix(num, "$") || strings.HasPrefix(num, "€") || strings.HasPrefix(num, "£") {
-		t.money = true
-		_, size := utf8.DecodeRuneInString(num)
-		num = strings.TrimSpace(num[size:])
+	if r, size := utf8.DecodeRuneInString(num); strings.ContainsRune("$€£", r) {
+		t.money, num = true, strings.TrimSpace(num[size:])
 	}
 	if n, ok := strings.CutSuffix(num, "%"); ok {
 		t.percent = true
@@ -459,17 +457,14 @@ var stopWords = rawSet(`a about again all also am an and any anything are as at
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {
-	w = strings.ToLower(w)
-	w = strings.TrimSuffix(w, "'s")
-	w = strings.Trim(w, "'")
+	w = strings.Trim(strings.TrimSuffix(strings.ToLower(w), "'s"), "'")
 	if r, ok := rewrites[w]; ok {
 		return r
 	}
-	w = stem(w)
-	if r, ok := rewrites[w]; ok {
+	if r, ok := rewrites[stem(w)]; ok {
 		return r
 	}
-	return w
+	return stem(w)
 }
 
 // stem removes an English plural ending.
@@ -575,18 +570,12 @@ func typoMatch(a, b string) bool {
 	if len(a) < 5 || len(b) < 5 || a == b || digitsOf(a) != digitsOf(b) {
 		return false // "mazda3" is no typo of "mazda"
 	}
-	if len(a) == len(b) {
-		diff := []int{}
-		for i := range len(a) {
-			if a[i] != b[i] {
-				diff = append(diff, i)
-			}
-		}
-		if len(diff) == 2 && diff[1] == diff[0]+1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]] {
-			return true
-		}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
 	}
-	return editDistance1(a, b)
+	swapped := len(a) == len(b) && i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	return swapped || editDistance1(a, b)
 }
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.
