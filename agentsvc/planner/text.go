@@ -5,7 +5,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -63,63 +62,51 @@ var (
 	scanRe   = regexp.MustCompile(`(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
 )
 
-type span struct {
-	start, end int
-	tok        token
-}
-
 // tokenize splits the user's text into tokens. Quotes, emails, dates, times and phone numbers
 // are taken first, so their digits are not read as numbers nor their words as requests.
 func tokenize(text string) []token {
 	spans := quoteSpans(text)
-	claim := func(s span) {
+	// claim takes text[start:end] as a token unless one taken before overlaps it.
+	claim := func(k kind, start, end int, raw string) {
 		for _, o := range spans {
-			if s.start < o.end && o.start < s.end {
+			if start < o.end && o.start < end {
 				return
 			}
 		}
-		spans = append(spans, s)
+		spans = append(spans, token{kind: k, raw: raw, start: start, end: end})
 	}
 	for _, m := range emailRe.FindAllStringIndex(text, -1) {
-		claim(span{m[0], m[1], token{kind: kindEmail, raw: text[m[0]:m[1]]}})
+		claim(kindEmail, m[0], m[1], text[m[0]:m[1]])
 	}
 	for _, m := range pathRe.FindAllStringSubmatchIndex(text, -1) {
 		if p := text[m[2]:m[3]]; p != "/" {
-			claim(span{m[2], m[3], token{kind: kindPath, raw: p}})
+			claim(kindPath, m[2], m[3], p)
 		}
 	}
-	for _, m := range dateRe.FindAllStringSubmatchIndex(text, -1) {
-		if alnumNear(text, m[0], true) || digitNear(text, m[1], false) {
-			continue
-		}
+	for _, m := range dateRe.FindAllStringIndex(text, -1) {
 		d := text[m[0]:m[1]]
-		if _, err := time.Parse("2006-01-02", d); err == nil {
-			claim(span{m[0], m[1], token{kind: kindDate, raw: d}})
+		if _, err := time.Parse("2006-01-02", d); err == nil && !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) {
+			claim(kindDate, m[0], m[1], d)
 		}
 	}
 	for _, re := range []*regexp.Regexp{clockRe, ampmRe} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			if digitNear(text, m[0], true) || (m[0] > 0 && text[m[0]-1] == ':') || digitNear(text, m[1], false) {
-				continue
-			}
-			if hhmm, ok := clock(text, m); ok {
-				claim(span{m[0], m[1], token{kind: kindTime, raw: hhmm}})
+			hhmm, ok := clock(text, m)
+			if ok && !digitNear(text, m[0], true) && !strings.HasSuffix(text[:m[0]], ":") && !digitNear(text, m[1], false) {
+				claim(kindTime, m[0], m[1], hhmm)
 			}
 		}
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
 		p := strings.TrimRight(text[m[0]:m[1]], " ")
-		if alnumNear(text, m[0], true) || digitNear(text, m[1], false) {
-			continue
-		}
 		// The label is right before the number: look at the last 64 bytes only (the whole
 		// text before each candidate made a long message quadratic).
-		if !phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
-			continue
+		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&
+			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
+			claim(kindPhone, m[0], m[0]+len(p), p)
 		}
-		claim(span{m[0], m[0] + len(p), token{kind: kindPhone, raw: p}})
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	slices.SortFunc(spans, func(a, b token) int { return a.start - b.start })
 
 	var toks []token
 	pos := 0
@@ -132,9 +119,7 @@ func tokenize(text string) []token {
 	}
 	for _, s := range spans {
 		scan(s.start)
-		t := s.tok
-		t.start, t.end = s.start, s.end
-		toks = append(toks, t)
+		toks = append(toks, s)
 		pos = s.end
 	}
 	scan(len(text))
@@ -236,8 +221,8 @@ func clock(text string, m []int) (string, bool) {
 
 // quoteSpans finds text in double quotes, curly quotes, or single quotes that are not
 // apostrophes (the opening one follows a space or punctuation, the closing one precedes it).
-func quoteSpans(text string) []span {
-	var spans []span
+func quoteSpans(text string) []token {
+	var spans []token
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		closer := map[rune]string{'"': `"`, '“': "”", '\'': "'"}[r]
@@ -259,7 +244,7 @@ func quoteSpans(text string) []span {
 			i += size
 			continue
 		}
-		spans = append(spans, span{i, end + len(closer), token{kind: kindQuote, raw: strings.TrimSpace(text[i+size : end])}})
+		spans = append(spans, token{kind: kindQuote, raw: strings.TrimSpace(text[i+size : end]), start: i, end: end + len(closer)})
 		i = end + len(closer)
 	}
 	return spans
