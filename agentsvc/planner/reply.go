@@ -35,7 +35,9 @@ func (c *conv) smallTalk(text string) (string, bool) {
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
 	sug := c.suggestions(3)
-	here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return !navTool(t) && slices.Contains(sug, c.example(t)) })
+	here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+		return !navTool(t) && slices.Contains(sug, c.example(t))
+	})
 	if can := c.abilities(3); !here && len(can) > 0 {
 		// Nothing here to suggest but going elsewhere (a form needs the visitor's own words):
 		// what the page does, then where else to go.
@@ -403,7 +405,8 @@ func (c *conv) options(toks []token) (string, bool) {
 	if p == nil && ask {
 		// "does it come in blue?": the parameter whose choices have the value named.
 		for _, q := range props {
-			if q.schema.stringEnum() && len(q.schema.enum) >= 2 && slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) }) {
+			named := slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) })
+			if q.schema.stringEnum() && len(q.schema.enum) >= 2 && named {
 				p = q
 			}
 		}
@@ -693,7 +696,9 @@ func (c *conv) humanize(text string) string {
 		}
 		return money.format(v)
 	})
-	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string { return w + "ending" })
+	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string {
+		return w + "ending"
+	})
 	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
 	// Line by line: a result written as lines is shown as lines (the widget breaks them).
 	var lines []string
@@ -702,7 +707,8 @@ func (c *conv) humanize(text string) string {
 		for _, s := range clauseRe.FindAllString(line, -1) {
 			s = strings.TrimSpace(s)
 			low := strings.ToLower(s)
-			if s == "" || strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
+			if s == "" || strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") ||
+				snakeRe.MatchString(s) || toModelRe.MatchString(s) {
 				continue
 			}
 			kept = append(kept, toVisitor(s))

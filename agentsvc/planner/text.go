@@ -85,14 +85,16 @@ func tokenize(text string) []token {
 	}
 	for _, m := range dateRe.FindAllStringIndex(text, -1) {
 		d := text[m[0]:m[1]]
-		if _, err := time.Parse("2006-01-02", d); err == nil && !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) {
+		_, err := time.Parse("2006-01-02", d)
+		if err == nil && !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) {
 			claim(kindDate, m[0], m[1], d)
 		}
 	}
 	for _, re := range []*regexp.Regexp{clockRe, ampmRe} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			hhmm, ok := clock(text, m)
-			if ok && !digitNear(text, m[0], true) && !strings.HasSuffix(text[:m[0]], ":") && !digitNear(text, m[1], false) {
+			after := digitNear(text, m[0], true) || strings.HasSuffix(text[:m[0]], ":") // "10:30:15"
+			if ok && !after && !digitNear(text, m[1], false) {
 				claim(kindTime, m[0], m[1], hhmm)
 			}
 		}
@@ -244,7 +246,8 @@ func quoteSpans(text string) []token {
 			i += size
 			continue
 		}
-		spans = append(spans, token{kind: kindQuote, raw: strings.TrimSpace(text[i+size : end]), start: i, end: end + len(closer)})
+		inner := strings.TrimSpace(text[i+size : end])
+		spans = append(spans, token{kind: kindQuote, raw: inner, start: i, end: end + len(closer)})
 		i = end + len(closer)
 	}
 	return spans
