@@ -481,21 +481,15 @@ var vagueParamWords = map[string]bool{"type": true, "kind": true, "name": true, 
 func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) intent {
 	var cands []*plan
 	for _, p := range ps {
-		if p.score <= 0 || len(p.missing) > 0 {
-			continue
-		}
-		if len(p.schema.props) > 0 && len(p.values) == 0 {
-			continue
-		}
-		if m, u := c.coverage(p, toks); m == 0 || u > m {
-			continue
-		}
-		if slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
-			continue
-		}
-		cands = append(cands, p)
 		if len(cands) == 3 {
 			break
+		}
+		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) ||
+			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
+			continue
+		}
+		if m, u := c.coverage(p, toks); m > 0 && u <= m {
+			cands = append(cands, p)
 		}
 	}
 	if len(cands) > 0 {
@@ -663,7 +657,21 @@ var (
 	idParenRe = regexp.MustCompile(`\s*\(\s*([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s*(?:,\s*|\))`)
 	bareMoney = regexp.MustCompile(`([$£€])\s?([0-9]{4,})(\.[0-9]+)?\b`)
 	snakeRe   = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`)
+	// clauseRe matches a clause: up to a . ! ? or ; that ends it (not "597.50"), or the rest.
+	clauseRe = regexp.MustCompile(`.*?[.!?;](?: |$)|.+$`)
+	// quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.
+	quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
+	// toModelRe matches a sentence of a tool result that tells the model what to do next.
+	toModelRe = regexp.MustCompile(`(?i)^(ask|tell|remind|let) (them|the (visitor|user|customer))\b`)
+	// visitorRe matches the words by which a tool result speaks of the visitor to the model.
+	visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)(?:'s|’s)?|themselves)\b`)
+	// declinedRe is the result the widget gives a call the visitor declined to confirm
+	// (jsclient/tools.js declinedText).
+	declinedRe = regexp.MustCompile(`^The user declined to run \S+\.(\nThe user's reason: [^\n]*)?$`)
 )
+
+// maxLines caps the lines quoted from one tool result.
+const maxLines = 8
 
 // humanize rewrites a tool result for the visitor: no ids before names, amounts with
 // separators, no sentences meant for the model, at most a few entries of a list.
@@ -733,21 +741,6 @@ func (c *conv) humanize(text string) string {
 	return clip(strings.TrimSpace(strings.Join(lines, "\n")), maxSummary)
 }
 
-// maxLines caps the lines quoted from one tool result.
-const maxLines = 8
-
-// clauseRe matches a clause: up to a . ! ? or ; that ends it (not "597.50"), or the rest.
-var clauseRe = regexp.MustCompile(`.*?[.!?;](?: |$)|.+$`)
-
-// quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.
-var quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
-
-// toModelRe matches a sentence of a tool result that tells the model what to do next.
-var toModelRe = regexp.MustCompile(`(?i)^(ask|tell|remind|let) (them|the (visitor|user|customer))\b`)
-
-// visitorRe matches the words by which a tool result speaks of the visitor to the model.
-var visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)(?:'s|’s)?|themselves)\b`)
-
 // toVisitor turns a result's words about the visitor into words to the visitor.
 func toVisitor(s string) string {
 	return visitorRe.ReplaceAllStringFunc(s, func(w string) string {
@@ -798,20 +791,12 @@ func (c *conv) describeTool(name string) string {
 	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters)})
 }
 
-func (c *conv) toolDef(name string) (def chat.ToolDef) {
-	for _, t := range c.tools {
-		if t.Name == name {
-			return t
-		}
+func (c *conv) toolDef(name string) chat.ToolDef {
+	if i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == name }); i >= 0 {
+		return c.tools[i]
 	}
-	def.Name = name
-	def.Parameters = []byte(`{}`)
-	return def
+	return chat.ToolDef{Name: name, Parameters: []byte(`{}`)}
 }
-
-// declinedRe is the result the widget gives a call the visitor declined to confirm
-// (jsclient/tools.js declinedText).
-var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.(\nThe user's reason: [^\n]*)?$`)
 
 // failure tells the visitor that a call failed, in the page's words; a call they declined
 // did not fail: it is acknowledged.
