@@ -401,7 +401,9 @@ func (c *conv) options(toks []token) (string, bool) {
 			p, best = q, n
 		}
 	}
-	ask := yesNo(toks) && pronounIn(toks)
+	// A question whether: "does it come in blue?", "can I get it in green?".
+	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
+		strings.ToLower(toks[0].raw)) && pronounIn(toks)
 	if p == nil && ask {
 		// "does it come in blue?": the parameter whose choices have the value named.
 		for _, q := range props {
@@ -442,12 +444,6 @@ func namedValue(toks []token, e enumValue) bool {
 	return slices.ContainsFunc(toks, func(tk token) bool {
 		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0]))
 	})
-}
-
-// yesNo reports a question that asks whether: "does it come in blue?", "is it available in
-// red?", "can I get it in green?".
-func yesNo(toks []token) bool {
-	return len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"}, strings.ToLower(toks[0].raw))
 }
 
 // namesParam counts the words of the parameter p that the text asks about: words of four
@@ -586,9 +582,11 @@ func (c *conv) askMissing(p *plan) intent {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if len(mp.schema.enum) > 0 {
 			h += " (one of: " + strings.Join(texts(mp.schema.enum), ", ") + ")"
-		} else if r := numberRange(mp.schema); r != "" {
+		} else if s := mp.schema; s.minimum != nil && s.maximum != nil &&
+			slices.Equal(s.types, []string{"integer"}) {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
-			h += " (" + r + ")"
+			h += " (" + strconv.FormatFloat(*s.minimum, 'f', -1, 64) + " to " +
+				strconv.FormatFloat(*s.maximum, 'f', -1, 64) + ")"
 			if strings.HasSuffix(mp.name, "s") {
 				h = "the number of " + h // "guests" is a count
 				if i == 0 {
@@ -643,14 +641,6 @@ func titles(its []*item) []string {
 		out[i] = theTitle(it)
 	}
 	return out
-}
-
-// numberRange writes the bounds of an integer with both ("1 to 12"); "" otherwise.
-func numberRange(s *schema) string {
-	if s.minimum == nil || s.maximum == nil || len(s.types) != 1 || s.types[0] != "integer" {
-		return ""
-	}
-	return strconv.FormatFloat(*s.minimum, 'f', -1, 64) + " to " + strconv.FormatFloat(*s.maximum, 'f', -1, 64)
 }
 
 var (

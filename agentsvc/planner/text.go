@@ -378,35 +378,31 @@ type hint struct {
 // hintsOf returns, for each token, the words it suggests.
 func hintsOf(toks []token) [][]hint {
 	out := make([][]hint, len(toks))
+	add := func(i int, strong bool, words ...string) {
+		for _, w := range words {
+			out[i] = append(out[i], hint{w, strong})
+		}
+	}
 	covered := make([]bool, len(toks))
 	for _, p := range phrases {
 		for i := range toks {
-			if !phraseAt(toks, i, p.words) {
-				continue
-			}
-			for k := range p.words {
-				covered[i+k] = true
-			}
-			for _, w := range p.hints {
-				out[i] = append(out[i], hint{w, true})
+			if phraseAt(toks, i, p.words) {
+				add(i, true, p.hints...)
+				for k := range p.words {
+					covered[i+k] = true
+				}
 			}
 		}
 	}
 	for i, t := range toks {
 		if t.kind == kindWord && !covered[i] {
-			for _, w := range hints[t.norm] {
-				out[i] = append(out[i], hint{w, false})
-			}
+			add(i, false, hints[t.norm]...)
 		}
-		if t.kind == kindPath {
-			// What a file holds, by its extension: "read notes.txt" reads text.
-			ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), "."))
-			for _, w := range extensionHints[ext] {
-				out[i] = append(out[i], hint{w, false})
-			}
-			if ext != "" {
-				out[i] = append(out[i], hint{"file", false}) // a name with an extension is a file, not a directory
-			}
+		// What a file holds, by its extension: "read notes.txt" reads text; a name with an
+		// extension is a file, not a directory.
+		if ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), ".")); t.kind == kindPath && ext != "" {
+			add(i, false, extensionHints[ext]...)
+			add(i, false, "file")
 		}
 	}
 	return out
