@@ -105,8 +105,8 @@ func (c *conv) firstOf(n int, say func(chat.ToolDef) string) []string {
 // example is a request for tool t made of its name and the first value of its enums:
 // "sort cars by price", "search cars suv". "" when it needs a value with no enum.
 func (c *conv) example(t chat.ToolDef) string {
-	words := strings.FieldsFunc(strings.ToLower(ownName(t.Name)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	parts := []string{strings.Join(words, " ")}
+	parts := []string{identPhrase(ownName(t.Name))}
+	words := strings.Fields(parts[0])
 	for _, p := range parseSchema(t.Parameters).props {
 		switch {
 		case len(p.schema.enum) > 0 && (p.required || len(parts) == 1):
@@ -257,7 +257,7 @@ func (c *conv) describe(p *plan) string {
 		d = strings.TrimSpace(d[:i])
 	}
 	if d == "" || len(d) > 80 {
-		d = strings.Join(strings.FieldsFunc(ownName(p.def.Name), func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
+		d = identPhrase(ownName(p.def.Name))
 	}
 	d = lowerFirst(baseVerb(toVisitor(d)))
 	if first, _, _ := strings.Cut(d, " "); !toolVerbs[normWord(first)] {
