@@ -584,18 +584,10 @@ var (
 		{"or", "more"}, {"or", "higher"}, {"or", "above"}, {"or", "over"}, {"or", "newer"},
 		{"or", "later"}, {"plus"}, {"+"}, {"min"}, {"minimum"}, {"at", "least"},
 	}
-	cueWordSet = map[string]bool{}
+	// cueWordSet holds every word of the cues.
+	cueWordSet = rawSet(strings.Join(
+		slices.Concat(slices.Concat(maxCues, minCues, maxCuesAfter, minCuesAfter)...), " "))
 )
-
-func init() {
-	for _, set := range [][][]string{maxCues, minCues, maxCuesAfter, minCuesAfter} {
-		for _, c := range set {
-			for _, w := range c {
-				cueWordSet[w] = true
-			}
-		}
-	}
-}
 
 // tokenWord is the word of a word or symbol token, for matching cue phrases.
 func tokenWord(t token) string {
