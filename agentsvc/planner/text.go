@@ -401,31 +401,27 @@ func hintsOf(toks []token) [][]hint {
 		// What a file holds, by its extension: "read notes.txt" reads text; a name with an
 		// extension is a file, not a directory.
 		if ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), ".")); t.kind == kindPath && ext != "" {
-			add(i, false, extensionHints[ext]...)
+			for kind, exts := range fileKinds {
+				if slices.Contains(strings.Fields(exts), ext) {
+					add(i, false, kind)
+					if kind != "text" {
+						add(i, false, "media")
+					}
+				}
+			}
 			add(i, false, "file")
 		}
 	}
 	return out
 }
 
-// extensionHints are the words a file's extension suggests.
-var extensionHints = func() map[string][]string {
-	m := map[string][]string{}
-	for kind, exts := range map[string]string{
-		"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
-		"image": "png jpg jpeg gif webp svg bmp ico tiff",
-		"audio": "mp3 wav ogg flac m4a aac",
-		"video": "mp4 mov webm mkv avi",
-	} {
-		for _, e := range strings.Fields(exts) {
-			m[e] = []string{kind}
-			if kind != "text" {
-				m[e] = append(m[e], "media")
-			}
-		}
-	}
-	return m
-}()
+// fileKinds are what a file holds, by its extension; all but text are media.
+var fileKinds = map[string]string{
+	"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
+	"image": "png jpg jpeg gif webp svg bmp ico tiff",
+	"audio": "mp3 wav ogg flac m4a aac",
+	"video": "mp4 mov webm mkv avi",
+}
 
 // stopWords carry no request of their own. "make" names a parameter on car pages; it is a
 // stop word only in requests such as "make it red", and the parameter still matches through
