@@ -267,27 +267,21 @@ func scanToken(s string) token {
 	t := token{kind: kindNumber, raw: s}
 	num := s
 	if r, size := utf8.DecodeRuneInString(num); strings.ContainsRune("$€£", r) {
-		t.money, num = true, strings.TrimSpace(num[size:])
+		t.money, num = true, num[size:]
 	}
-	if n, ok := strings.CutSuffix(num, "%"); ok {
-		t.percent = true
-		num = strings.TrimSpace(n)
-	}
-	mult := 1.0
-	if n, ok := strings.CutSuffix(strings.ToLower(num), "k"); ok {
-		mult, t.money, t.grouped = 1000, true, true
-		num = strings.TrimSpace(n)
-	}
-	if strings.Contains(num, ",") {
-		t.grouped = true
-		num = strings.ReplaceAll(num, ",", "")
-	}
+	num, t.percent = strings.CutSuffix(strings.TrimSpace(num), "%")
+	num, thousands := strings.CutSuffix(strings.ToLower(strings.TrimSpace(num)), "k") // "40k" is money
+	num = strings.TrimSpace(num)
+	t.money, t.grouped = t.money || thousands, thousands || strings.Contains(num, ",")
 	t.decimals = strings.Contains(num, ".")
-	v, err := strconv.ParseFloat(num, 64)
+	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
 	if err != nil {
 		return token{kind: kindPunct, raw: s}
 	}
-	t.value = v * mult
+	if thousands {
+		v *= 1000
+	}
+	t.value = v
 	return t
 }
 
