@@ -244,14 +244,6 @@ func (c *conv) whichOne(text string, m mention) intent {
 // ascending"; the items the conversation has seen are named, not given by their ids: "(Sea
 // View Double)", not "(room id r03)".
 func (c *conv) describe(p *plan) string {
-	name := func(id string) string {
-		for _, m := range []*memory{c.now, c.before} {
-			if it, ok := m.items[id]; ok && it.name != "" && it.name != id {
-				return it.name
-			}
-		}
-		return ""
-	}
 	d := strings.TrimSpace(p.def.Description)
 	if i := strings.IndexAny(d, ".;:("); i > 0 {
 		d = strings.TrimSpace(d[:i])
@@ -265,24 +257,26 @@ func (c *conv) describe(p *plan) string {
 	}
 	var vals []string
 	for _, prop := range p.schema.props {
-		v, ok := p.values[prop.name]
-		if !ok {
-			continue
-		}
-		switch x := v.(type) {
+		var v string
+		switch x := p.values[prop.name].(type) {
 		case string:
+			v = paramLabel(prop, x)
 			if single, _ := idParam(prop); single {
-				if n := name(x); n != "" {
-					vals = append(vals, n)
-					continue
+				for _, m := range []*memory{c.now, c.before} {
+					if it := m.items[x]; it != nil && title(it) != x {
+						v = title(it)
+						break
+					}
 				}
 			}
-			vals = append(vals, paramLabel(prop, x))
 		case []string:
-			vals = append(vals, paramLabel(prop, strings.Join(x, " and ")))
+			v = paramLabel(prop, strings.Join(x, " and "))
 		case float64:
-			vals = append(vals, paramLabel(prop, strconv.FormatFloat(x, 'f', -1, 64)))
+			v = paramLabel(prop, strconv.FormatFloat(x, 'f', -1, 64))
+		default:
+			continue
 		}
+		vals = append(vals, v)
 	}
 	if len(vals) > 0 {
 		d += " (" + strings.Join(vals, ", ") + ")"
