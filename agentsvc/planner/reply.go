@@ -368,7 +368,6 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 	return intent{reply: intro + " " + joinList(labels(chs), "or") + "?", choices: chs}
 }
 
-// labels are the choices' labels.
 func labels(chs []choice) []string {
 	out := make([]string, len(chs))
 	for i, ch := range chs {
@@ -628,7 +627,6 @@ func (c *conv) itemChoices(p *property) (noun string, names []string, total int)
 	return noun, titles(known[:min(3, len(known))]), total
 }
 
-// titles are the items' titles, "the" and their names.
 func titles(its []*item) []string {
 	out := make([]string, len(its))
 	for i, it := range its {

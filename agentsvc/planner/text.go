@@ -504,7 +504,6 @@ func identSplit(s string) []string {
 	return words
 }
 
-// contentWords returns the normalised words of s that are not stop words.
 func contentWords(s string) []string {
 	var out []string
 	for _, w := range identWords(s) {
@@ -622,7 +621,6 @@ func ownName(name string) string {
 	return name
 }
 
-// digitsOf is the digits of w, in order.
 func digitsOf(w string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
