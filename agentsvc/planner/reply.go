@@ -142,11 +142,8 @@ func (c *conv) offer(xs []string, conj string, links bool) string {
 }
 
 func joinList(xs []string, conj string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " " + conj + " " + xs[len(xs)-1]
 }
@@ -334,14 +331,10 @@ func baseVerb(d string) string {
 
 func lowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
+	if next, _ := utf8.DecodeRuneInString(s[n:]); n == 0 || unicode.IsUpper(next) {
+		return s // empty, or an acronym
 	}
-	rest := s[n:]
-	if nr, _ := utf8.DecodeRuneInString(rest); unicode.IsUpper(nr) {
-		return s // an acronym
-	}
-	return string(unicode.ToLower(r)) + rest
+	return string(unicode.ToLower(r)) + s[n:]
 }
 
 func upperFirst(s string) string {
@@ -359,11 +352,9 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 		if len(chs) == 3 {
 			break
 		}
-		label := c.describe(p)
-		if slices.ContainsFunc(chs, func(ch choice) bool { return ch.label == label }) {
-			continue
+		if label := c.describe(p); !slices.ContainsFunc(chs, func(ch choice) bool { return ch.label == label }) {
+			chs = append(chs, choice{label, p})
 		}
-		chs = append(chs, choice{label, p})
 	}
 	return intent{reply: intro + " " + joinList(labels(chs), "or") + "?", choices: chs}
 }
