@@ -340,27 +340,31 @@ var hints = map[string][]string{
 
 // phrases override the hints of the words they are made of. Being specific, their hints
 // count as much as the user's own words.
-var phrases = []struct {
-	words []string
-	hints []string
-}{
-	{[]string{"low", "to", "high"}, []string{"asc", "ascending"}},
-	{[]string{"lowest", "to", "highest"}, []string{"asc", "ascending"}},
-	{[]string{"least", "to", "most"}, []string{"asc", "ascending"}},
-	{[]string{"a", "to", "z"}, []string{"asc", "ascending"}},
-	{[]string{"high", "to", "low"}, []string{"desc", "descending"}},
-	{[]string{"highest", "to", "lowest"}, []string{"desc", "descending"}},
-	{[]string{"most", "to", "least"}, []string{"desc", "descending"}},
-	{[]string{"z", "to", "a"}, []string{"desc", "descending"}},
-	{[]string{"most", "expensive"}, []string{"price", "desc", "descending"}},
-	{[]string{"least", "expensive"}, []string{"price", "asc", "ascending"}},
-	{[]string{"lowest", "price"}, []string{"asc", "ascending"}},
-	{[]string{"highest", "price"}, []string{"desc", "descending"}},
-	{[]string{"how", "much"}, []string{"price"}},
-	{[]string{"come", "to"}, []string{"price", "total"}},
-	{[]string{"side", "by", "side"}, []string{"compare", "comparison"}},
-	{[]string{"tell", "me", "about"}, []string{"detail", "info", "information", "describe"}},
-	{[]string{"more", "about"}, []string{"detail", "info", "information", "describe"}},
+var phrases = func() (out []struct{ words, hints []string }) {
+	for keys, hints := range map[string]string{
+		"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
+		"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
+		"most expensive":            "price desc descending",
+		"least expensive":           "price asc ascending",
+		"how much":                  "price",
+		"come to":                   "price total",
+		"side by side":              "compare comparison",
+		"tell me about, more about": "detail info information describe",
+	} {
+		for _, k := range phraseList(keys) {
+			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})
+		}
+	}
+	return out
+}()
+
+// phraseList reads comma-separated phrases as their words.
+func phraseList(s string) [][]string {
+	var out [][]string
+	for _, p := range strings.Split(s, ",") {
+		out = append(out, strings.Fields(p))
+	}
+	return out
 }
 
 // hint is a word that a word or phrase of the text suggests.
@@ -553,26 +557,14 @@ func typoMatch(a, b string) bool {
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.
 var (
-	maxCues = [][]string{
-		{"less", "than"}, {"fewer", "than"}, {"lower", "than"}, {"cheaper", "than"},
-		{"older", "than"}, {"no", "more", "than"}, {"not", "more", "than"}, {"at", "most"},
-		{"up", "to"}, {"under"}, {"below"}, {"max"}, {"maximum"}, {"within"}, {"before"}, {"budget"},
-		{"<"}, {"<", "="},
-	}
-	minCues = [][]string{
-		{"more", "than"}, {"greater", "than"}, {"higher", "than"}, {"newer", "than"},
-		{"at", "least"}, {"no", "less", "than"}, {"over"}, {"above"}, {"from"}, {"after"},
-		{"since"}, {"min"}, {"minimum"}, {"between"}, {">"}, {">", "="},
-	}
-	maxCuesAfter = [][]string{
-		{"or", "less"}, {"or", "fewer"}, {"or", "lower"}, {"or", "under"}, {"or", "below"},
-		{"or", "cheaper"}, {"or", "older"}, {"or", "earlier"}, {"max"}, {"maximum"}, {"tops"},
-		{"at", "most"},
-	}
-	minCuesAfter = [][]string{
-		{"or", "more"}, {"or", "higher"}, {"or", "above"}, {"or", "over"}, {"or", "newer"},
-		{"or", "later"}, {"plus"}, {"+"}, {"min"}, {"minimum"}, {"at", "least"},
-	}
+	maxCues = phraseList(`less than, fewer than, lower than, cheaper than, older than, no more than,
+		not more than, at most, up to, under, below, max, maximum, within, before, budget, <, < =`)
+	minCues = phraseList(`more than, greater than, higher than, newer than, at least, no less than,
+		over, above, from, after, since, min, minimum, between, >, > =`)
+	maxCuesAfter = phraseList(`or less, or fewer, or lower, or under, or below, or cheaper, or older,
+		or earlier, max, maximum, tops, at most`)
+	minCuesAfter = phraseList(`or more, or higher, or above, or over, or newer, or later, plus, +, min,
+		minimum, at least`)
 	// cueWordSet holds every word of the cues.
 	cueWordSet = rawSet(strings.Join(
 		slices.Concat(slices.Concat(maxCues, minCues, maxCuesAfter, minCuesAfter)...), " "))
