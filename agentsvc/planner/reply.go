@@ -733,26 +733,20 @@ func (c *conv) summary() string {
 		return "Done."
 	}
 	d := c.done[len(c.done)-1]
-	out := unwrap(d.result)
-	text := c.humanize(plainParamNames(c.toolDef(d.name), strings.TrimSpace(structuredRe.ReplaceAllString(out.text, ""))))
+	text := strings.TrimSpace(structuredRe.ReplaceAllString(unwrap(d.result).text, ""))
+	// The tool's parameter names that are identifiers ("guestName", "check_in") as words ("guest
+	// name", "check in"): a form that was filled says which fields by their names.
+	for _, p := range parseSchema(c.toolDef(d.name).Parameters).props {
+		if strings.ContainsAny(p.name, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.Contains(text, p.name) {
+			text = regexp.MustCompile(`\b`+regexp.QuoteMeta(p.name)+`\b`).ReplaceAllString(text, identPhrase(p.name))
+		}
+	}
+	text = c.humanize(text)
 	if text == "" || text == "(the tool returned no content)" {
 		return "Done: " + c.describeTool(d.name) + "."
 	}
 	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.ContainsAny(text[len(text)-1:], ".!?…") {
 		return "Result: " + text
-	}
-	return text
-}
-
-// plainParamNames writes the tool's parameter names that are identifiers ("guestName",
-// "check_in") as words ("guest name", "check in") in its result's text: a form that was
-// filled says which fields by their names, and the visitor reads them.
-func plainParamNames(def chat.ToolDef, text string) string {
-	for _, p := range parseSchema(def.Parameters).props {
-		if !strings.ContainsAny(p.name, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") || !strings.Contains(text, p.name) {
-			continue
-		}
-		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(p.name)+`\b`).ReplaceAllString(text, identPhrase(p.name))
 	}
 	return text
 }
