@@ -454,7 +454,7 @@ func namesParam(toks []token, p *property) int {
 }
 
 // vagueParamWords are words of parameter names that say what kind of value, not which.
-var vagueParamWords = map[string]bool{"type": true, "kind": true, "name": true, "value": true, "option": true, "mode": true}
+var vagueParamWords = rawSet(`type kind name value option mode`)
 
 // clarify answers a message that does not clearly fit one action: a question with the
 // closest concrete actions, or what the page offers.

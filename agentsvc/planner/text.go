@@ -570,24 +570,14 @@ var (
 		slices.Concat(slices.Concat(maxCues, minCues, maxCuesAfter, minCuesAfter)...), " "))
 )
 
-// tokenWord is the word of a word or symbol token, for matching cue phrases.
-func tokenWord(t token) string {
-	switch t.kind {
-	case kindWord:
-		return t.norm
-	case kindSym:
-		return t.raw
-	}
-	return ""
-}
-
-// phraseAt reports the words of phrase at toks[i:].
+// phraseAt reports the words of phrase at toks[i:]: words by their normal form, symbols
+// as written.
 func phraseAt(toks []token, i int, phrase []string) bool {
 	if i < 0 || i+len(phrase) > len(toks) {
 		return false
 	}
 	for k, w := range phrase {
-		if tokenWord(toks[i+k]) != w {
+		if t := toks[i+k]; !(t.kind == kindWord && t.norm == w) && !(t.kind == kindSym && t.raw == w) {
 			return false
 		}
 	}
