@@ -649,7 +649,6 @@ const maxLines = 8
 // humanize rewrites a tool result for the visitor: no ids before names, amounts with
 // separators, no sentences meant for the model, at most a few entries of a list.
 func (c *conv) humanize(text string) string {
-	money := c.now.money
 	for id, it := range c.now.items {
 		if it.name == "" || it.name == id {
 			continue
@@ -671,11 +670,10 @@ func (c *conv) humanize(text string) string {
 	})
 	text = strings.ReplaceAll(text, " )", ")")
 	text = bareMoney.ReplaceAllStringFunc(text, func(s string) string {
-		v, ok := parseMoney(s)
-		if !ok {
-			return s
+		if v, ok := parseMoney(s); ok {
+			return c.now.money.format(v)
 		}
-		return money.format(v)
+		return s
 	})
 	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string {
 		return w + "ending"
