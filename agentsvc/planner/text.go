@@ -479,33 +479,25 @@ func identPhrase(name string) string {
 // identSplit splits an identifier or a phrase into its words as written: on _ - . and
 // spaces, and between camelCase humps ("maxPrice" → max, Price; "carIDs" → car, IDs).
 func identSplit(s string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, string(cur))
-			cur = cur[:0]
-		}
-	}
+	var b strings.Builder
 	rs := []rune(s)
 	for i, r := range rs {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' {
-			flush()
+			b.WriteByte(' ')
 			continue
 		}
-		if i > 0 && unicode.IsUpper(r) && len(cur) > 0 {
+		if i > 0 && unicode.IsUpper(r) {
 			prev := rs[i-1]
 			// A lone lower-case "s" that ends a word is a plural ("IDs"), not a hump.
 			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1]) &&
 				(rs[i+1] != 's' || (i+2 < len(rs) && unicode.IsLower(rs[i+2])))
 			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
-				flush()
+				b.WriteByte(' ')
 			}
 		}
-		cur = append(cur, r)
+		b.WriteRune(r)
 	}
-	flush()
-	return words
+	return strings.Fields(b.String())
 }
 
 func contentWords(s string) []string {
