@@ -221,13 +221,16 @@ func clock(text string, m []int) (string, bool) {
 	return fmt.Sprintf("%02d:%02d", h, mins), true
 }
 
+// quoteClosers map an opening quote mark to its closing one.
+var quoteClosers = map[rune]string{'"': `"`, '“': "”", '\'': "'"}
+
 // quoteSpans finds text in double quotes, curly quotes, or single quotes that are not
 // apostrophes (the opening one follows a space or punctuation, the closing one precedes it).
 func quoteSpans(text string) []token {
 	var spans []token
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		closer := map[rune]string{'"': `"`, '“': "”", '\'': "'"}[r]
+		closer := quoteClosers[r]
 		if r == '\'' && alnumNear(text, i, true) {
 			closer = ""
 		}
