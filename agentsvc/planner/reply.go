@@ -35,19 +35,20 @@ func (c *conv) smallTalk(text string) (string, bool) {
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
 	sug := c.suggestions(3)
-	if len(sug) == 0 || !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return !navTool(t) && slices.Contains(sug, c.example(t)) }) {
+	here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+		return !navTool(t) && slices.Contains(sug, c.example(t))
+	})
+	if can := c.abilities(3); !here && len(can) > 0 {
 		// Nothing here to suggest but going elsewhere (a form needs the visitor's own words):
 		// what the page does, then where else to go.
-		if can := c.abilities(3); len(can) > 0 {
-			out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
-			if len(sug) > 0 {
-				out += " Or try: " + c.offer(sug, "or", false) + "."
-			}
-			return out
+		out := open + " " + c.place.canDo + ": " + joinList(can, "and") + "."
+		if len(sug) > 0 {
+			out += " Or try: " + c.offer(sug, "or", false) + "."
 		}
-		if len(sug) == 0 {
-			return open + " " + c.place.noTools
-		}
+		return out
+	}
+	if len(sug) == 0 {
+		return open + " " + c.place.noTools
 	}
 	return open + " " + c.place.canDo + " — try: " + c.offer(sug, "or", false) + "."
 }
@@ -56,16 +57,7 @@ func (c *conv) greeting(open string) string {
 // test-drive form", "book test drive"): for a page whose every tool needs words of the
 // visitor's own (a name, a date), which no suggestion can give.
 func (c *conv) abilities(n int) []string {
-	var out []string
-	for _, t := range c.tools {
-		if len(out) == n {
-			break
-		}
-		if d := c.describeTool(t.Name); d != "" && !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return c.firstOf(n, func(t chat.ToolDef) string { return c.describeTool(t.Name) })
 }
 
 func (c *conv) noTools() string {
@@ -81,22 +73,31 @@ func (c *conv) suggestions(n int) []string {
 // examples are the requests of the tools that keep (example) that route back to their tool,
 // one per tool, at most n.
 func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
+	return c.firstOf(n, func(t chat.ToolDef) string {
+		if !keep(t) {
+			return ""
+		}
+		ex := c.example(t)
+		if ex == "" || len(strings.Fields(ex)) > 5 {
+			return "" // "get annotated message message type error" helps nobody
+		}
+		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
+			return ""
+		}
+		return ex
+	})
+}
+
+// firstOf is what say says of the tools, one each, not "" nor twice, at most n.
+func (c *conv) firstOf(n int, say func(chat.ToolDef) string) []string {
 	var out []string
 	for _, t := range c.tools {
 		if len(out) == n {
 			break
 		}
-		if !keep(t) {
-			continue
+		if s := say(t); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
-		ex := c.example(t)
-		if ex == "" || len(strings.Fields(ex)) > 5 {
-			continue // "get annotated message message type error" helps nobody
-		}
-		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
-			continue
-		}
-		out = append(out, ex)
 	}
 	return out
 }
@@ -104,25 +105,17 @@ func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
 // example is a request for tool t made of its name and the first value of its enums:
 // "sort cars by price", "search cars suv". "" when it needs a value with no enum.
 func (c *conv) example(t chat.ToolDef) string {
-	words := strings.FieldsFunc(strings.ToLower(ownName(t.Name)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	parts := []string{strings.Join(words, " ")}
-	s := parseSchema(t.Parameters)
-	added := false
-	for _, p := range s.props {
-		if !p.required && added {
-			continue
-		}
+	parts := []string{identPhrase(ownName(t.Name))}
+	words := strings.Fields(parts[0])
+	for _, p := range parseSchema(t.Parameters).props {
 		switch {
-		case len(p.schema.enum) > 0:
+		case len(p.schema.enum) > 0 && (p.required || len(parts) == 1):
 			v := p.schema.enum[0].text()
-			if p.required && !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
-				parts = append(parts, v) // "set theme light", not "set theme theme light"
-			} else if p.required {
-				parts = append(parts, paramLabel(p, v))
-			} else {
-				parts = append(parts, v)
+			// "set theme light", not "set theme theme light"
+			if p.required && slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(words, w) }) {
+				v = paramLabel(p, v)
 			}
-			added = true
+			parts = append(parts, v)
 		case p.required:
 			return ""
 		}
@@ -149,11 +142,8 @@ func (c *conv) offer(xs []string, conj string, links bool) string {
 }
 
 func joinList(xs []string, conj string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " " + conj + " " + xs[len(xs)-1]
 }
@@ -192,7 +182,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	}
 	if memRank && hasRank && len(refs) == 1 {
 		it, year := refs[0], o.field == yearField
-		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
 		var others []string
 		for _, x := range c.before.last {
 			if w, ok := x.num(o.field.keys...); ok && x != it && year {
@@ -201,14 +190,17 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 				others = append(others, is(x, o.field, w))
 			}
 		}
-		switch {
-		case len(others) == 0 || len(others) > 2:
-		case year && len(others) == 1:
-			s += " (the other is " + others[0] + ")"
-		case year:
-			s += " (the others are " + joinList(others, "and") + ")"
-		default:
-			s += " (" + joinList(others, "and") + ")"
+		s := upperFirst(theTitle(it)) + " is the " + o.what + rankDetail(o, it, money)
+		// One or two others: "(the other is the 2019 Civic)", "(the Civic is $24,000)".
+		if n := len(others); n == 1 || n == 2 {
+			lead := ""
+			switch {
+			case year && n == 1:
+				lead = "the other is "
+			case year:
+				lead = "the others are "
+			}
+			s += " (" + lead + joinList(others, "and") + ")"
 		}
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
@@ -220,13 +212,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	for _, it := range refs {
 		if v, ok := it.num(f.keys...); ok {
 			parts = append(parts, is(it, f, v))
-			continue
-		}
-		for _, k := range f.keys {
-			if vs, ok := it.attrs[k]; ok {
-				parts = append(parts, theTitle(it)+" comes in "+joinList(vs, "and"))
-				break
-			}
 		}
 	}
 	if len(parts) == 0 {
@@ -256,20 +241,12 @@ func (c *conv) whichOne(text string, m mention) intent {
 // ascending"; the items the conversation has seen are named, not given by their ids: "(Sea
 // View Double)", not "(room id r03)".
 func (c *conv) describe(p *plan) string {
-	name := func(id string) string {
-		for _, m := range []*memory{c.now, c.before} {
-			if it, ok := m.items[id]; ok && it.name != "" && it.name != id {
-				return it.name
-			}
-		}
-		return ""
-	}
 	d := strings.TrimSpace(p.def.Description)
 	if i := strings.IndexAny(d, ".;:("); i > 0 {
 		d = strings.TrimSpace(d[:i])
 	}
 	if d == "" || len(d) > 80 {
-		d = strings.Join(strings.FieldsFunc(ownName(p.def.Name), func(r rune) bool { return r == '_' || r == '-' || r == '.' }), " ")
+		d = identPhrase(ownName(p.def.Name))
 	}
 	d = lowerFirst(baseVerb(toVisitor(d)))
 	if first, _, _ := strings.Cut(d, " "); !toolVerbs[normWord(first)] {
@@ -277,24 +254,26 @@ func (c *conv) describe(p *plan) string {
 	}
 	var vals []string
 	for _, prop := range p.schema.props {
-		v, ok := p.values[prop.name]
-		if !ok {
-			continue
-		}
-		switch x := v.(type) {
+		var v string
+		switch x := p.values[prop.name].(type) {
 		case string:
+			v = paramLabel(prop, x)
 			if single, _ := idParam(prop); single {
-				if n := name(x); n != "" {
-					vals = append(vals, n)
-					continue
+				for _, m := range []*memory{c.now, c.before} {
+					if it := m.items[x]; it != nil && title(it) != x {
+						v = title(it)
+						break
+					}
 				}
 			}
-			vals = append(vals, paramLabel(prop, x))
 		case []string:
-			vals = append(vals, paramLabel(prop, strings.Join(x, " and ")))
+			v = paramLabel(prop, strings.Join(x, " and "))
 		case float64:
-			vals = append(vals, paramLabel(prop, strconv.FormatFloat(x, 'f', -1, 64)))
+			v = paramLabel(prop, strconv.FormatFloat(x, 'f', -1, 64))
+		default:
+			continue
 		}
+		vals = append(vals, v)
 	}
 	if len(vals) > 0 {
 		d += " (" + strings.Join(vals, ", ") + ")"
@@ -342,31 +321,20 @@ func paramLabel(p *property, v string) string {
 // baseVerb turns a description's "Saves a note" into "Save a note".
 func baseVerb(d string) string {
 	first, rest, _ := strings.Cut(d, " ")
-	l := strings.ToLower(first)
-	switch {
-	case len(l) < 4 || !strings.HasSuffix(l, "s") || strings.HasSuffix(l, "ss") || strings.HasSuffix(l, "us"):
-		return d
-	case strings.HasSuffix(l, "ches") || strings.HasSuffix(l, "shes") || strings.HasSuffix(l, "xes") || strings.HasSuffix(l, "sses") || strings.HasSuffix(l, "oes"):
-		first = first[:len(first)-2]
-	default:
-		first = first[:len(first)-1]
+	if strings.HasSuffix(first, "oes") {
+		first = first[:len(first)-2] // "goes", "does"
+	} else {
+		first = stem(first)
 	}
-	if rest == "" {
-		return first
-	}
-	return first + " " + rest
+	return strings.TrimSpace(first + " " + rest)
 }
 
 func lowerFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
+	if next, _ := utf8.DecodeRuneInString(s[n:]); n == 0 || unicode.IsUpper(next) {
+		return s // empty, or an acronym
 	}
-	rest := s[n:]
-	if nr, _ := utf8.DecodeRuneInString(rest); unicode.IsUpper(nr) {
-		return s // an acronym
-	}
-	return string(unicode.ToLower(r)) + rest
+	return string(unicode.ToLower(r)) + s[n:]
 }
 
 func upperFirst(s string) string {
@@ -384,16 +352,13 @@ func (c *conv) choose(intro string, ps []*plan) intent {
 		if len(chs) == 3 {
 			break
 		}
-		label := c.describe(p)
-		if slices.ContainsFunc(chs, func(ch choice) bool { return ch.label == label }) {
-			continue
+		if label := c.describe(p); !slices.ContainsFunc(chs, func(ch choice) bool { return ch.label == label }) {
+			chs = append(chs, choice{label, p})
 		}
-		chs = append(chs, choice{label, p})
 	}
 	return intent{reply: intro + " " + joinList(labels(chs), "or") + "?", choices: chs}
 }
 
-// labels are the choices' labels.
 func labels(chs []choice) []string {
 	out := make([]string, len(chs))
 	for i, ch := range chs {
@@ -406,25 +371,29 @@ func labels(chs []choice) []string {
 // ("what colors does it come in?", "which trims are there?") from its enum, when the
 // question names the parameter and none of its values.
 func (c *conv) options(toks []token) (string, bool) {
+	var props []*property
+	for _, t := range c.tools {
+		props = append(props, parseSchema(t.Parameters).props...)
+	}
 	var p *property
 	best := 0
-	for _, t := range c.tools {
-		for _, q := range parseSchema(t.Parameters).props {
-			if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
-				continue
-			}
-			if n := namesParam(toks, q); n > best {
-				p, best = q, n
-			}
+	for _, q := range props {
+		if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
+			continue
+		}
+		if n := namesParam(toks, q); n > best {
+			p, best = q, n
 		}
 	}
-	if p == nil && yesNo(toks) && pronounIn(toks) {
+	// A question whether: "does it come in blue?", "can I get it in green?".
+	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
+		strings.ToLower(toks[0].raw)) && pronounIn(toks)
+	if p == nil && ask {
 		// "does it come in blue?": the parameter whose choices have the value named.
-		for _, t := range c.tools {
-			for _, q := range parseSchema(t.Parameters).props {
-				if q.schema.stringEnum() && len(q.schema.enum) >= 2 && slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) }) {
-					p = q
-				}
+		for _, q := range props {
+			named := slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) })
+			if q.schema.stringEnum() && len(q.schema.enum) >= 2 && named {
+				p = q
 			}
 		}
 	}
@@ -441,15 +410,13 @@ func (c *conv) options(toks []token) (string, bool) {
 			named = e.text()
 		}
 	}
-	vals := texts(sch.enum)
-	name := identPhrase(p.name)
-	if named != "" {
-		if !yesNo(toks) || !pronounIn(toks) {
-			return "", false
-		}
+	vals, name := texts(sch.enum), identPhrase(p.name)
+	switch {
+	case named != "" && !ask:
+		return "", false
+	case named != "":
 		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
-	}
-	if many {
+	case many:
 		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
 	}
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
@@ -463,25 +430,21 @@ func namedValue(toks []token, e enumValue) bool {
 	})
 }
 
-// yesNo reports a question that asks whether: "does it come in blue?", "is it available in
-// red?", "can I get it in green?".
-func yesNo(toks []token) bool {
-	return len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"}, strings.ToLower(toks[0].raw))
-}
-
 // namesParam counts the words of the parameter p that the text asks about: words of four
 // letters or more, as they are or in the plural ("colors" for color, "trims" for trim), at
 // most two words after "what" or "which" ("what fuel types", not "what's the price with all
 // packages"), but not the words that name no parameter alone ("type" of bodyType: "fuel
 // types" is about fuel).
 func namesParam(toks []token, p *property) int {
+	// "what colors", "which interior colors", "what fuel types"
+	asks := func(t token) bool { return strings.EqualFold(t.raw, "what") || strings.EqualFold(t.raw, "which") }
 	n := 0
 	for _, w := range p.words {
 		if len(w) < 4 || stopWords[w] || genericNameWords[w] || vagueParamWords[w] {
 			continue
 		}
 		for i, tk := range toks {
-			if tk.kind == kindWord && wordsMatch(tk.norm, w) && askedAbout(toks, i) {
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && slices.ContainsFunc(toks[max(0, i-3):i], asks) {
 				n++
 				break
 			}
@@ -490,41 +453,23 @@ func namesParam(toks []token, p *property) int {
 	return n
 }
 
-// askedAbout reports a word that "what" or "which" asks about: "what colors", "which
-// interior colors", "what fuel types".
-func askedAbout(toks []token, i int) bool {
-	for k := max(0, i-3); k < i; k++ {
-		switch strings.ToLower(toks[k].raw) {
-		case "what", "which":
-			return true
-		}
-	}
-	return false
-}
-
 // vagueParamWords are words of parameter names that say what kind of value, not which.
-var vagueParamWords = map[string]bool{"type": true, "kind": true, "name": true, "value": true, "option": true, "mode": true}
+var vagueParamWords = rawSet(`type kind name value option mode`)
 
 // clarify answers a message that does not clearly fit one action: a question with the
 // closest concrete actions, or what the page offers.
 func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) intent {
 	var cands []*plan
 	for _, p := range ps {
-		if p.score <= 0 || len(p.missing) > 0 {
-			continue
-		}
-		if len(p.schema.props) > 0 && len(p.values) == 0 {
-			continue
-		}
-		if m, u := c.coverage(p, toks); m == 0 || u > m {
-			continue
-		}
-		if slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
-			continue
-		}
-		cands = append(cands, p)
 		if len(cands) == 3 {
 			break
+		}
+		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) ||
+			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
+			continue
+		}
+		if m, u := c.coverage(p, toks); m > 0 && u <= m {
+			cands = append(cands, p)
 		}
 	}
 	if len(cands) > 0 {
@@ -574,7 +519,7 @@ func (c *conv) itemToOpen() *item {
 // values are few.
 func (c *conv) askMissing(p *plan) intent {
 	m := p.missing[0]
-	what := c.describe(&plan{def: p.def, schema: p.schema, values: map[string]any{}})
+	what := c.describe(&plan{def: p.def, schema: p.schema})
 	// One enum value to pick: offer each as a choice.
 	if len(p.missing) == 1 && len(m.schema.enum) > 0 && len(m.schema.enum) <= 6 {
 		var chs []choice
@@ -588,40 +533,30 @@ func (c *conv) askMissing(p *plan) intent {
 		}
 		return intent{reply: upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
 	}
-	if noun, names, total := c.itemChoices(m); len(p.missing) == 1 && len(names) > 0 {
-		// An enum of ids the conversation knows by name (the form's Car field): ask by name.
+	// An enum of ids the conversation knows by name (the form's Car field): ask by name; ids
+	// of items: name those the visitor saw last.
+	noun, names, total := c.itemChoices(m)
+	if takesIDs(m) && (len(p.missing) > 1 || len(names) == 0) {
+		src := c.before.last
+		if len(src) == 0 {
+			src = c.before.known()
+		}
+		noun, names, total = "one", titles(src[:min(3, len(src))]), 0
+		if _, list := idParam(m); list && m.schema.minItems != nil && m.schema.maxItems != nil {
+			noun = strconv.Itoa(*m.schema.minItems) + " to " + strconv.Itoa(*m.schema.maxItems)
+		} else if list {
+			noun = "ones"
+		}
+		if len(names) == 0 {
+			return intent{reply: "Which " + noun + " should I use to " + what + "? Tell me their names.", asked: p}
+		}
+	}
+	if len(names) > 0 && (len(p.missing) == 1 || takesIDs(m)) {
 		q := "Which " + noun + " should I use to " + what + "? For example " + joinList(names, "or")
 		if total > len(names) {
 			q += " (" + strconv.Itoa(total) + " to choose from)"
 		}
 		return intent{reply: q + ".", asked: p}
-	}
-	if _, list := idParam(m); takesIDs(m) {
-		var names []string
-		src := c.before.last
-		if len(src) == 0 {
-			src = c.before.known()
-		}
-		for _, it := range src {
-			if len(names) == 3 {
-				break
-			}
-			names = append(names, theTitle(it))
-		}
-		n := "Which one"
-		if list {
-			n = "Which ones"
-			if m.schema.minItems != nil && m.schema.maxItems != nil {
-				n = "Which " + strconv.Itoa(*m.schema.minItems) + " to " + strconv.Itoa(*m.schema.maxItems)
-			}
-		}
-		q := n + " should I use to " + what + "?"
-		if len(names) > 0 {
-			q += " For example " + joinList(names, "or") + "."
-		} else {
-			q += " Tell me their names."
-		}
-		return intent{reply: q, asked: p}
 	}
 	var need []string
 	your := "your "
@@ -631,9 +566,11 @@ func (c *conv) askMissing(p *plan) intent {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if len(mp.schema.enum) > 0 {
 			h += " (one of: " + strings.Join(texts(mp.schema.enum), ", ") + ")"
-		} else if r := numberRange(mp.schema); r != "" {
+		} else if s := mp.schema; s.minimum != nil && s.maximum != nil &&
+			slices.Equal(s.types, []string{"integer"}) {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
-			h += " (" + r + ")"
+			h += " (" + strconv.FormatFloat(*s.minimum, 'f', -1, 64) + " to " +
+				strconv.FormatFloat(*s.maximum, 'f', -1, 64) + ")"
 			if strings.HasSuffix(mp.name, "s") {
 				h = "the number of " + h // "guests" is a count
 				if i == 0 {
@@ -667,40 +604,51 @@ func (c *conv) itemChoices(p *property) (noun string, names []string, total int)
 	if len(known) == 0 {
 		return "", nil, 0
 	}
-	picked := slices.DeleteFunc(slices.Clone(c.before.last), func(it *item) bool { return !slices.Contains(known, it) })
-	for _, it := range known {
-		if !slices.Contains(picked, it) {
-			picked = append(picked, it)
+	last := func(it *item) int {
+		if i := slices.Index(c.before.last, it); i >= 0 {
+			return i
 		}
+		return len(c.before.last)
 	}
-	for _, it := range picked[:min(3, len(picked))] {
-		names = append(names, theTitle(it))
-	}
+	slices.SortStableFunc(known, func(a, b *item) int { return last(a) - last(b) })
 	noun = strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id"))
 	if noun == "" || noun == "id" {
 		noun = "one"
 	}
-	return noun, names, total
+	return noun, titles(known[:min(3, len(known))]), total
 }
 
-// numberRange writes the bounds of an integer with both ("1 to 12"); "" otherwise.
-func numberRange(s *schema) string {
-	if s.minimum == nil || s.maximum == nil || len(s.types) != 1 || s.types[0] != "integer" {
-		return ""
+func titles(its []*item) []string {
+	out := make([]string, len(its))
+	for i, it := range its {
+		out[i] = theTitle(it)
 	}
-	return strconv.FormatFloat(*s.minimum, 'f', -1, 64) + " to " + strconv.FormatFloat(*s.maximum, 'f', -1, 64)
+	return out
 }
 
 var (
 	idParenRe = regexp.MustCompile(`\s*\(\s*([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s*(?:,\s*|\))`)
 	bareMoney = regexp.MustCompile(`([$£€])\s?([0-9]{4,})(\.[0-9]+)?\b`)
 	snakeRe   = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`)
+	// clauseRe matches a clause: up to a . ! ? or ; that ends it (not "597.50"), or the rest.
+	clauseRe = regexp.MustCompile(`.*?[.!?;](?: |$)|.+$`)
+	// quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.
+	quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
+	// toModelRe matches a sentence of a tool result that tells the model what to do next.
+	toModelRe = regexp.MustCompile(`(?i)^(ask|tell|remind|let) (them|the (visitor|user|customer))\b`)
+	// visitorRe matches the words by which a tool result speaks of the visitor to the model.
+	visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)(?:'s|’s)?|themselves)\b`)
+	// declinedRe is the result the widget gives a call the visitor declined to confirm
+	// (jsclient/tools.js declinedText).
+	declinedRe = regexp.MustCompile(`^The user declined to run \S+\.(\nThe user's reason: [^\n]*)?$`)
 )
+
+// maxLines caps the lines quoted from one tool result.
+const maxLines = 8
 
 // humanize rewrites a tool result for the visitor: no ids before names, amounts with
 // separators, no sentences meant for the model, at most a few entries of a list.
 func (c *conv) humanize(text string) string {
-	money := c.now.money
 	for id, it := range c.now.items {
 		if it.name == "" || it.name == id {
 			continue
@@ -709,11 +657,7 @@ func (c *conv) humanize(text string) string {
 		// "the 2022 Tesla Model 3 (c12, $35,990)": the name is there already.
 		text = strings.ReplaceAll(text, it.name+" ("+id+", ", it.name+" (")
 		text = strings.ReplaceAll(text, it.name+" ("+id+")", it.name)
-	}
-	for id, it := range c.now.items {
-		if it.name != "" && it.name != id {
-			text = regexp.MustCompile(`\b`+regexp.QuoteMeta(id)+`\b`).ReplaceAllString(text, it.name)
-		}
+		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(id)+`\b`).ReplaceAllString(text, it.name)
 	}
 	text = idParenRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.HasSuffix(s, ")") {
@@ -726,25 +670,27 @@ func (c *conv) humanize(text string) string {
 	})
 	text = strings.ReplaceAll(text, " )", ")")
 	text = bareMoney.ReplaceAllStringFunc(text, func(s string) string {
-		v, ok := parseMoney(s)
-		if !ok {
-			return s
+		if v, ok := parseMoney(s); ok {
+			return c.now.money.format(v)
 		}
-		return money.format(v)
+		return s
 	})
-	text = regexp.MustCompile(`\b(asc)\b`).ReplaceAllString(text, "ascending")
-	text = regexp.MustCompile(`\b(desc)\b`).ReplaceAllString(text, "descending")
+	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string {
+		return w + "ending"
+	})
 	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
 	// Line by line: a result written as lines is shown as lines (the widget breaks them).
 	var lines []string
 	for _, line := range strings.Split(text, "\n") {
 		var kept []string
-		for _, s := range clauses(line) {
+		for _, s := range clauseRe.FindAllString(line, -1) {
+			s = strings.TrimSpace(s)
 			low := strings.ToLower(s)
-			if strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") || snakeRe.MatchString(s) || toModelRe.MatchString(s) {
+			if s == "" || strings.Contains(low, "tool") || strings.Contains(low, "structuredcontent") ||
+				snakeRe.MatchString(s) || toModelRe.MatchString(s) {
 				continue
 			}
-			kept = append(kept, toVisitor(strings.TrimSpace(s)))
+			kept = append(kept, toVisitor(s))
 		}
 		out := strings.Join(kept, " ")
 		if out == "" {
@@ -766,19 +712,6 @@ func (c *conv) humanize(text string) string {
 	return clip(strings.TrimSpace(strings.Join(lines, "\n")), maxSummary)
 }
 
-// maxLines caps the lines quoted from one tool result.
-const maxLines = 8
-
-// clauses splits text after . ! ? ; and line ends that end a clause (not "597.50").
-// quotedIdentRe matches a quoted snake_case name (a tool's or a form's) with the space before it.
-var quotedIdentRe = regexp.MustCompile(`\s*"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+"`)
-
-// toModelRe matches a sentence of a tool result that tells the model what to do next.
-var toModelRe = regexp.MustCompile(`(?i)^(ask|tell|remind|let) (them|the (visitor|user|customer))\b`)
-
-// visitorRe matches the words by which a tool result speaks of the visitor to the model.
-var visitorRe = regexp.MustCompile(`\b(the (visitor|user|customer)(?:'s|’s)?|themselves)\b`)
-
 // toVisitor turns a result's words about the visitor into words to the visitor.
 func toVisitor(s string) string {
 	return visitorRe.ReplaceAllStringFunc(s, func(w string) string {
@@ -792,33 +725,21 @@ func toVisitor(s string) string {
 	})
 }
 
-func clauses(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(text); i++ {
-		ch := text[i]
-		end := ch == '\n' || ((ch == '.' || ch == '!' || ch == '?' || ch == ';') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'))
-		if end {
-			if s := strings.TrimSpace(text[start : i+1]); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
 // summary tells the visitor what the turn's last call did.
 func (c *conv) summary() string {
 	if len(c.done) == 0 {
 		return "Done."
 	}
 	d := c.done[len(c.done)-1]
-	out := unwrap(d.result)
-	text := c.humanize(plainParamNames(c.toolDef(d.name), strings.TrimSpace(structuredRe.ReplaceAllString(out.text, ""))))
+	text := strings.TrimSpace(structuredRe.ReplaceAllString(unwrap(d.result).text, ""))
+	// The tool's parameter names that are identifiers ("guestName", "check_in") as words ("guest
+	// name", "check in"): a form that was filled says which fields by their names.
+	for _, p := range parseSchema(c.toolDef(d.name).Parameters).props {
+		if strings.ContainsAny(p.name, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.Contains(text, p.name) {
+			text = regexp.MustCompile(`\b`+regexp.QuoteMeta(p.name)+`\b`).ReplaceAllString(text, identPhrase(p.name))
+		}
+	}
+	text = c.humanize(text)
 	if text == "" || text == "(the tool returned no content)" {
 		return "Done: " + c.describeTool(d.name) + "."
 	}
@@ -828,60 +749,19 @@ func (c *conv) summary() string {
 	return text
 }
 
-// plainParamNames writes the tool's parameter names that are identifiers ("guestName",
-// "check_in") as words ("guest name", "check in") in its result's text: a form that was
-// filled says which fields by their names, and the visitor reads them.
-func plainParamNames(def chat.ToolDef, text string) string {
-	for _, p := range parseSchema(def.Parameters).props {
-		if !strings.ContainsAny(p.name, "_ABCDEFGHIJKLMNOPQRSTUVWXYZ") || !strings.Contains(text, p.name) {
-			continue
-		}
-		text = regexp.MustCompile(`\b`+regexp.QuoteMeta(p.name)+`\b`).ReplaceAllString(text, identPhrase(p.name))
-	}
-	return text
-}
-
-// identPhrase is an identifier as lower-case words: "guestName" → "guest name",
-// "annual_income" → "annual income".
-func identPhrase(name string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range name {
-		switch {
-		case r == '_' || r == '-' || r == '.':
-			b.WriteByte(' ')
-			prevLower = false
-			continue
-		case unicode.IsUpper(r) && prevLower:
-			b.WriteByte(' ')
-		}
-		b.WriteRune(unicode.ToLower(r))
-		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
 // describeTool is what the tool named does, without arguments ("cancel an existing
 // reservation by its reference").
 func (c *conv) describeTool(name string) string {
 	def := c.toolDef(name)
-	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}})
+	return c.describe(&plan{def: def, schema: parseSchema(def.Parameters)})
 }
 
-func (c *conv) toolDef(name string) (def chat.ToolDef) {
-	for _, t := range c.tools {
-		if t.Name == name {
-			return t
-		}
+func (c *conv) toolDef(name string) chat.ToolDef {
+	if i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == name }); i >= 0 {
+		return c.tools[i]
 	}
-	def.Name = name
-	def.Parameters = []byte(`{}`)
-	return def
+	return chat.ToolDef{Name: name, Parameters: []byte(`{}`)}
 }
-
-// declinedRe is the result the widget gives a call the visitor declined to confirm
-// (jsclient/tools.js declinedText).
-var declinedRe = regexp.MustCompile(`^The user declined to run \S+\.(\nThe user's reason: [^\n]*)?$`)
 
 // failure tells the visitor that a call failed, in the page's words; a call they declined
 // did not fail: it is acknowledged.

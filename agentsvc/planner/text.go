@@ -1,10 +1,10 @@
 package planner
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -56,69 +56,59 @@ var (
 	emailRe  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
 	dateRe   = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
 	clockRe  = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
-	ampmRe   = regexp.MustCompile(`(?i)(\d{1,2})\s*([ap])\.?m\b\.?`)
+	ampmRe   = regexp.MustCompile(`(?i)(\d{1,2})()\s*([ap])\.?m\b\.?`) // the same groups as clockRe
 	phoneRe  = regexp.MustCompile(`\+?\(?\d[\d ().-]{5,}\d`)
 	phoneCue = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)\W*$`)
 	scanRe   = regexp.MustCompile(`(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
 )
 
-type span struct {
-	start, end int
-	tok        token
-}
-
 // tokenize splits the user's text into tokens. Quotes, emails, dates, times and phone numbers
 // are taken first, so their digits are not read as numbers nor their words as requests.
 func tokenize(text string) []token {
 	spans := quoteSpans(text)
-	claim := func(s span) {
+	// claim takes text[start:end] as a token unless one taken before overlaps it.
+	claim := func(k kind, start, end int, raw string) {
 		for _, o := range spans {
-			if s.start < o.end && o.start < s.end {
+			if start < o.end && o.start < end {
 				return
 			}
 		}
-		spans = append(spans, s)
+		spans = append(spans, token{kind: k, raw: raw, start: start, end: end})
 	}
 	for _, m := range emailRe.FindAllStringIndex(text, -1) {
-		claim(span{m[0], m[1], token{kind: kindEmail, raw: text[m[0]:m[1]]}})
+		claim(kindEmail, m[0], m[1], text[m[0]:m[1]])
 	}
 	for _, m := range pathRe.FindAllStringSubmatchIndex(text, -1) {
 		if p := text[m[2]:m[3]]; p != "/" {
-			claim(span{m[2], m[3], token{kind: kindPath, raw: p}})
+			claim(kindPath, m[2], m[3], p)
 		}
 	}
-	for _, m := range dateRe.FindAllStringSubmatchIndex(text, -1) {
-		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
-			continue
-		}
+	for _, m := range dateRe.FindAllStringIndex(text, -1) {
 		d := text[m[0]:m[1]]
-		if _, err := time.Parse("2006-01-02", d); err == nil {
-			claim(span{m[0], m[1], token{kind: kindDate, raw: d}})
+		_, err := time.Parse("2006-01-02", d)
+		if err == nil && !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) {
+			claim(kindDate, m[0], m[1], d)
 		}
 	}
 	for _, re := range []*regexp.Regexp{clockRe, ampmRe} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			if digitBefore(text, m[0]) || (m[0] > 0 && text[m[0]-1] == ':') || digitAt(text, m[1]) {
-				continue
-			}
-			if hhmm, ok := clock(text, m, re == clockRe); ok {
-				claim(span{m[0], m[1], token{kind: kindTime, raw: hhmm}})
+			hhmm, ok := clock(text, m)
+			after := digitNear(text, m[0], true) || strings.HasSuffix(text[:m[0]], ":") // "10:30:15"
+			if ok && !after && !digitNear(text, m[1], false) {
+				claim(kindTime, m[0], m[1], hhmm)
 			}
 		}
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
 		p := strings.TrimRight(text[m[0]:m[1]], " ")
-		if alnumBefore(text, m[0]) || digitAt(text, m[1]) {
-			continue
-		}
 		// The label is right before the number: look at the last 64 bytes only (the whole
 		// text before each candidate made a long message quadratic).
-		if !phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
-			continue
+		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&
+			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
+			claim(kindPhone, m[0], m[0]+len(p), p)
 		}
-		claim(span{m[0], m[0] + len(p), token{kind: kindPhone, raw: p}})
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	slices.SortFunc(spans, func(a, b token) int { return a.start - b.start })
 
 	var toks []token
 	pos := 0
@@ -131,9 +121,7 @@ func tokenize(text string) []token {
 	}
 	for _, s := range spans {
 		scan(s.start)
-		t := s.tok
-		t.start, t.end = s.start, s.end
-		toks = append(toks, t)
+		toks = append(toks, s)
 		pos = s.end
 	}
 	scan(len(text))
@@ -195,101 +183,77 @@ func phoneLike(p string, labelled bool) bool {
 	return labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4)
 }
 
-func alnumBefore(s string, i int) bool {
-	if i == 0 {
-		return false
+// alnumNear reports a letter or digit right before s[i] (before) or at it.
+func alnumNear(s string, i int, before bool) bool {
+	r := utf8.RuneError
+	if before && i > 0 {
+		r, _ = utf8.DecodeLastRuneInString(s[:i])
+	} else if !before && i < len(s) {
+		r, _ = utf8.DecodeRuneInString(s[i:])
 	}
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-func digitBefore(s string, i int) bool { return i > 0 && s[i-1] >= '0' && s[i-1] <= '9' }
-func digitAt(s string, i int) bool     { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
-
-// clock normalises a matched time to HH:MM.
-func clock(text string, m []int, withMinutes bool) (string, bool) {
-	h, _ := strconv.Atoi(text[m[2]:m[3]])
-	mins, ampm := 0, ""
-	if withMinutes {
-		mins, _ = strconv.Atoi(text[m[4]:m[5]])
-		if m[6] >= 0 {
-			ampm = strings.ToLower(text[m[6]:m[7]])
-		}
-	} else {
-		ampm = strings.ToLower(text[m[4]:m[5]])
+// digitNear reports an ASCII digit right before s[i] (before) or at it.
+func digitNear(s string, i int, before bool) bool {
+	if before {
+		i--
 	}
-	if ampm != "" {
+	return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9'
+}
+
+// clock normalises a matched time to HH:MM: m has the hour, the minutes and a or p.
+func clock(text string, m []int) (string, bool) {
+	h, _ := strconv.Atoi(text[m[2]:m[3]])
+	mins, _ := strconv.Atoi(text[m[4]:m[5]])
+	if m[6] >= 0 {
 		if h < 1 || h > 12 {
 			return "", false
 		}
-		if ampm == "p" && h != 12 {
+		h %= 12
+		if strings.EqualFold(text[m[6]:m[7]], "p") {
 			h += 12
-		}
-		if ampm == "a" && h == 12 {
-			h = 0
 		}
 	}
 	if h > 23 || mins > 59 {
 		return "", false
 	}
-	return strconv.Itoa(h/10) + strconv.Itoa(h%10) + ":" + strconv.Itoa(mins/10) + strconv.Itoa(mins%10), true
+	return fmt.Sprintf("%02d:%02d", h, mins), true
 }
+
+// quoteClosers map an opening quote mark to its closing one.
+var quoteClosers = map[rune]string{'"': `"`, '“': "”", '\'': "'"}
 
 // quoteSpans finds text in double quotes, curly quotes, or single quotes that are not
 // apostrophes (the opening one follows a space or punctuation, the closing one precedes it).
-func quoteSpans(text string) []span {
-	var spans []span
+func quoteSpans(text string) []token {
+	var spans []token
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
-		closer := ""
-		switch r {
-		case '"':
-			closer = `"`
-		case '“':
-			closer = "”"
-		case '\'':
-			if !alnumBefore(text, i) {
-				closer = "'"
-			}
+		closer := quoteClosers[r]
+		if r == '\'' && alnumNear(text, i, true) {
+			closer = ""
 		}
-		if closer == "" {
-			i += size
-			continue
-		}
-		body := i + size
 		end := -1
-		for j := body; j < len(text); {
+		for j := i + size; closer != "" && end < 0; {
 			k := strings.Index(text[j:], closer)
 			if k < 0 {
 				break
 			}
-			k += j
-			if closer != "'" || !alnumAfter(text, k+1) {
-				end = k
-				break
+			if j += k; closer != "'" || !alnumNear(text, j+1, false) {
+				end = j
 			}
-			j = k + 1
+			j++
 		}
-		inner := ""
-		if end >= 0 {
-			inner = strings.TrimSpace(text[body:end])
-		}
-		if end < 0 || inner == "" {
+		if end < 0 || strings.TrimSpace(text[i+size:end]) == "" {
 			i += size
 			continue
 		}
-		spans = append(spans, span{i, end + len(closer), token{kind: kindQuote, raw: inner}})
+		inner := strings.TrimSpace(text[i+size : end])
+		spans = append(spans, token{kind: kindQuote, raw: inner, start: i, end: end + len(closer)})
 		i = end + len(closer)
 	}
 	return spans
-}
-
-func alnumAfter(s string, i int) bool {
-	if i >= len(s) {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // scanToken makes a word, number, punctuation or symbol token from one scanRe match.
@@ -305,30 +269,22 @@ func scanToken(s string) token {
 	}
 	t := token{kind: kindNumber, raw: s}
 	num := s
-	if strings.HasPrefix(num, "$") || strings.HasPrefix(num, "€") || strings.HasPrefix(num, "£") {
-		t.money = true
-		_, size := utf8.DecodeRuneInString(num)
-		num = strings.TrimSpace(num[size:])
+	if r, size := utf8.DecodeRuneInString(num); strings.ContainsRune("$€£", r) {
+		t.money, num = true, num[size:]
 	}
-	if n, ok := strings.CutSuffix(num, "%"); ok {
-		t.percent = true
-		num = strings.TrimSpace(n)
-	}
-	mult := 1.0
-	if n, ok := strings.CutSuffix(strings.ToLower(num), "k"); ok {
-		mult, t.money, t.grouped = 1000, true, true
-		num = strings.TrimSpace(n)
-	}
-	if strings.Contains(num, ",") {
-		t.grouped = true
-		num = strings.ReplaceAll(num, ",", "")
-	}
+	num, t.percent = strings.CutSuffix(strings.TrimSpace(num), "%")
+	num, thousands := strings.CutSuffix(strings.ToLower(strings.TrimSpace(num)), "k") // "40k" is money
+	num = strings.TrimSpace(num)
+	t.money, t.grouped = t.money || thousands, thousands || strings.Contains(num, ",")
 	t.decimals = strings.Contains(num, ".")
-	v, err := strconv.ParseFloat(num, 64)
+	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
 	if err != nil {
 		return token{kind: kindPunct, raw: s}
 	}
-	t.value = v * mult
+	if thousands {
+		v *= 1000
+	}
+	t.value = v
 	return t
 }
 
@@ -387,27 +343,31 @@ var hints = map[string][]string{
 
 // phrases override the hints of the words they are made of. Being specific, their hints
 // count as much as the user's own words.
-var phrases = []struct {
-	words []string
-	hints []string
-}{
-	{[]string{"low", "to", "high"}, []string{"asc", "ascending"}},
-	{[]string{"lowest", "to", "highest"}, []string{"asc", "ascending"}},
-	{[]string{"least", "to", "most"}, []string{"asc", "ascending"}},
-	{[]string{"a", "to", "z"}, []string{"asc", "ascending"}},
-	{[]string{"high", "to", "low"}, []string{"desc", "descending"}},
-	{[]string{"highest", "to", "lowest"}, []string{"desc", "descending"}},
-	{[]string{"most", "to", "least"}, []string{"desc", "descending"}},
-	{[]string{"z", "to", "a"}, []string{"desc", "descending"}},
-	{[]string{"most", "expensive"}, []string{"price", "desc", "descending"}},
-	{[]string{"least", "expensive"}, []string{"price", "asc", "ascending"}},
-	{[]string{"lowest", "price"}, []string{"asc", "ascending"}},
-	{[]string{"highest", "price"}, []string{"desc", "descending"}},
-	{[]string{"how", "much"}, []string{"price"}},
-	{[]string{"come", "to"}, []string{"price", "total"}},
-	{[]string{"side", "by", "side"}, []string{"compare", "comparison"}},
-	{[]string{"tell", "me", "about"}, []string{"detail", "info", "information", "describe"}},
-	{[]string{"more", "about"}, []string{"detail", "info", "information", "describe"}},
+var phrases = func() (out []struct{ words, hints []string }) {
+	for keys, hints := range map[string]string{
+		"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
+		"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
+		"most expensive":            "price desc descending",
+		"least expensive":           "price asc ascending",
+		"how much":                  "price",
+		"come to":                   "price total",
+		"side by side":              "compare comparison",
+		"tell me about, more about": "detail info information describe",
+	} {
+		for _, k := range phraseList(keys) {
+			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})
+		}
+	}
+	return out
+}()
+
+// phraseList reads comma-separated phrases as their words.
+func phraseList(s string) [][]string {
+	var out [][]string
+	for _, p := range strings.Split(s, ",") {
+		out = append(out, strings.Fields(p))
+	}
+	return out
 }
 
 // hint is a word that a word or phrase of the text suggests.
@@ -419,58 +379,50 @@ type hint struct {
 // hintsOf returns, for each token, the words it suggests.
 func hintsOf(toks []token) [][]hint {
 	out := make([][]hint, len(toks))
+	add := func(i int, strong bool, words ...string) {
+		for _, w := range words {
+			out[i] = append(out[i], hint{w, strong})
+		}
+	}
 	covered := make([]bool, len(toks))
 	for _, p := range phrases {
 		for i := range toks {
-			if !phraseAt(toks, i, p.words) {
-				continue
-			}
-			for k := range p.words {
-				covered[i+k] = true
-			}
-			for _, w := range p.hints {
-				out[i] = append(out[i], hint{w, true})
+			if phraseAt(toks, i, p.words) {
+				add(i, true, p.hints...)
+				for k := range p.words {
+					covered[i+k] = true
+				}
 			}
 		}
 	}
 	for i, t := range toks {
 		if t.kind == kindWord && !covered[i] {
-			for _, w := range hints[t.norm] {
-				out[i] = append(out[i], hint{w, false})
-			}
+			add(i, false, hints[t.norm]...)
 		}
-		if t.kind == kindPath {
-			// What a file holds, by its extension: "read notes.txt" reads text.
-			ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), "."))
-			for _, w := range extensionHints[ext] {
-				out[i] = append(out[i], hint{w, false})
+		// What a file holds, by its extension: "read notes.txt" reads text; a name with an
+		// extension is a file, not a directory.
+		if ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), ".")); t.kind == kindPath && ext != "" {
+			for kind, exts := range fileKinds {
+				if slices.Contains(strings.Fields(exts), ext) {
+					add(i, false, kind)
+					if kind != "text" {
+						add(i, false, "media")
+					}
+				}
 			}
-			if ext != "" {
-				out[i] = append(out[i], hint{"file", false}) // a name with an extension is a file, not a directory
-			}
+			add(i, false, "file")
 		}
 	}
 	return out
 }
 
-// extensionHints are the words a file's extension suggests.
-var extensionHints = func() map[string][]string {
-	m := map[string][]string{}
-	for kind, exts := range map[string]string{
-		"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
-		"image": "png jpg jpeg gif webp svg bmp ico tiff",
-		"audio": "mp3 wav ogg flac m4a aac",
-		"video": "mp4 mov webm mkv avi",
-	} {
-		for _, e := range strings.Fields(exts) {
-			m[e] = []string{kind}
-			if kind != "text" {
-				m[e] = append(m[e], "media")
-			}
-		}
-	}
-	return m
-}()
+// fileKinds are what a file holds, by its extension; all but text are media.
+var fileKinds = map[string]string{
+	"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
+	"image": "png jpg jpeg gif webp svg bmp ico tiff",
+	"audio": "mp3 wav ogg flac m4a aac",
+	"video": "mp4 mov webm mkv avi",
+}
 
 // stopWords carry no request of their own. "make" names a parameter on car pages; it is a
 // stop word only in requests such as "make it red", and the parameter still matches through
@@ -486,17 +438,14 @@ var stopWords = rawSet(`a about again all also am an and any anything are as at
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {
-	w = strings.ToLower(w)
-	w = strings.TrimSuffix(w, "'s")
-	w = strings.Trim(w, "'")
+	w = strings.Trim(strings.TrimSuffix(strings.ToLower(w), "'s"), "'")
 	if r, ok := rewrites[w]; ok {
 		return r
 	}
-	w = stem(w)
-	if r, ok := rewrites[w]; ok {
+	if r, ok := rewrites[stem(w)]; ok {
 		return r
 	}
-	return w
+	return stem(w)
 }
 
 // stem removes an English plural ending.
@@ -515,42 +464,45 @@ func stem(w string) string {
 	return w
 }
 
-// identWords splits an identifier or a phrase into normalised words: on _ - . and spaces,
-// and between camelCase humps ("maxPrice" → max, price; "carIDs" → car, ids).
+// identWords splits an identifier or a phrase into normalised words (see identSplit).
 func identWords(s string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, normWord(string(cur)))
-			cur = cur[:0]
-		}
+	words := identSplit(s)
+	for i, w := range words {
+		words[i] = normWord(w)
 	}
-	rs := []rune(s)
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' {
-			flush()
-			continue
-		}
-		if i > 0 && unicode.IsUpper(r) && len(cur) > 0 {
-			prev := rs[i-1]
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower && !pluralS(rs, i+1)) {
-				flush()
-			}
-		}
-		cur = append(cur, r)
-	}
-	flush()
 	return words
 }
 
-// pluralS reports a lone lower-case "s" at i that ends a word ("IDs").
-func pluralS(rs []rune, i int) bool {
-	return i < len(rs) && rs[i] == 's' && (i+1 == len(rs) || !unicode.IsLower(rs[i+1]))
+// identPhrase is an identifier as lower-case words: "guestName" → "guest name",
+// "annual_income" → "annual income".
+func identPhrase(name string) string {
+	return strings.ToLower(strings.Join(identSplit(name), " "))
 }
 
-// contentWords returns the normalised words of s that are not stop words.
+// identSplit splits an identifier or a phrase into its words as written: on _ - . and
+// spaces, and between camelCase humps ("maxPrice" → max, Price; "carIDs" → car, IDs).
+func identSplit(s string) []string {
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' {
+			b.WriteByte(' ')
+			continue
+		}
+		if i > 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			// A lone lower-case "s" that ends a word is a plural ("IDs"), not a hump.
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1]) &&
+				(rs[i+1] != 's' || (i+2 < len(rs) && unicode.IsLower(rs[i+2])))
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteRune(r)
+	}
+	return strings.Fields(b.String())
+}
+
 func contentWords(s string) []string {
 	var out []string
 	for _, w := range identWords(s) {
@@ -590,73 +542,37 @@ func typoMatch(a, b string) bool {
 	if len(a) < 5 || len(b) < 5 || a == b || digitsOf(a) != digitsOf(b) {
 		return false // "mazda3" is no typo of "mazda"
 	}
-	if len(a) == len(b) {
-		diff := []int{}
-		for i := range len(a) {
-			if a[i] != b[i] {
-				diff = append(diff, i)
-			}
-		}
-		if len(diff) == 2 && diff[1] == diff[0]+1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]] {
-			return true
-		}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
 	}
-	return editDistance1(a, b)
+	swapped := len(a) == len(b) && i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	return swapped || editDistance1(a, b)
 }
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.
 var (
-	maxCues = [][]string{
-		{"less", "than"}, {"fewer", "than"}, {"lower", "than"}, {"cheaper", "than"},
-		{"older", "than"}, {"no", "more", "than"}, {"not", "more", "than"}, {"at", "most"},
-		{"up", "to"}, {"under"}, {"below"}, {"max"}, {"maximum"}, {"within"}, {"before"}, {"budget"},
-		{"<"}, {"<", "="},
-	}
-	minCues = [][]string{
-		{"more", "than"}, {"greater", "than"}, {"higher", "than"}, {"newer", "than"},
-		{"at", "least"}, {"no", "less", "than"}, {"over"}, {"above"}, {"from"}, {"after"},
-		{"since"}, {"min"}, {"minimum"}, {"between"}, {">"}, {">", "="},
-	}
-	maxCuesAfter = [][]string{
-		{"or", "less"}, {"or", "fewer"}, {"or", "lower"}, {"or", "under"}, {"or", "below"},
-		{"or", "cheaper"}, {"or", "older"}, {"or", "earlier"}, {"max"}, {"maximum"}, {"tops"},
-		{"at", "most"},
-	}
-	minCuesAfter = [][]string{
-		{"or", "more"}, {"or", "higher"}, {"or", "above"}, {"or", "over"}, {"or", "newer"},
-		{"or", "later"}, {"plus"}, {"+"}, {"min"}, {"minimum"}, {"at", "least"},
-	}
-	cueWordSet = map[string]bool{}
+	maxCues = phraseList(`less than, fewer than, lower than, cheaper than, older than, no more than,
+		not more than, at most, up to, under, below, max, maximum, within, before, budget, <, < =`)
+	minCues = phraseList(`more than, greater than, higher than, newer than, at least, no less than,
+		over, above, from, after, since, min, minimum, between, >, > =`)
+	maxCuesAfter = phraseList(`or less, or fewer, or lower, or under, or below, or cheaper, or older,
+		or earlier, max, maximum, tops, at most`)
+	minCuesAfter = phraseList(`or more, or higher, or above, or over, or newer, or later, plus, +, min,
+		minimum, at least`)
+	// cueWordSet holds every word of the cues.
+	cueWordSet = rawSet(strings.Join(
+		slices.Concat(slices.Concat(maxCues, minCues, maxCuesAfter, minCuesAfter)...), " "))
 )
 
-func init() {
-	for _, set := range [][][]string{maxCues, minCues, maxCuesAfter, minCuesAfter} {
-		for _, c := range set {
-			for _, w := range c {
-				cueWordSet[w] = true
-			}
-		}
-	}
-}
-
-// tokenWord is the word of a word or symbol token, for matching cue phrases.
-func tokenWord(t token) string {
-	switch t.kind {
-	case kindWord:
-		return t.norm
-	case kindSym:
-		return t.raw
-	}
-	return ""
-}
-
-// phraseAt reports the words of phrase at toks[i:].
+// phraseAt reports the words of phrase at toks[i:]: words by their normal form, symbols
+// as written.
 func phraseAt(toks []token, i int, phrase []string) bool {
 	if i < 0 || i+len(phrase) > len(toks) {
 		return false
 	}
 	for k, w := range phrase {
-		if tokenWord(toks[i+k]) != w {
+		if t := toks[i+k]; !(t.kind == kindWord && t.norm == w) && !(t.kind == kindSym && t.raw == w) {
 			return false
 		}
 	}
@@ -682,7 +598,6 @@ func ownName(name string) string {
 	return name
 }
 
-// digitsOf is the digits of w, in order.
 func digitsOf(w string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
