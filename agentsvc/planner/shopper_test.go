@@ -47,6 +47,9 @@ var shopperScenarios = []struct {
 		{"test-drive", "Saturday at 10", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com","date":"2026-12-05","time":"10:00"}`},
 			[]string{"Filled date, email, name, time in the form.", "Book test drive"}, []string{"visitor", "Ask them", "themselves", "fill_form_data"}},
 	}},
+	{"a day written as an ordinal", []step{ // "10th" is a day of the month here, no place in a list
+		{"test-drive", "Jane Doe, jane@example.com, on December 10th at 11am", []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com","date":"2026-12-10","time":"11:00"}`}, nil, nil},
+	}},
 	{"hi", []step{{"inventory", "hi", nil, []string{"Hi!", "“search cars", "Offline planner"}, []string{"search_cars:"}}}},
 	{"something fun", []step{{"inventory", "something fun to drive", nil, []string{"I can do things like"}, nil}}},
 	{"note once", []step{
@@ -84,6 +87,10 @@ var shopperScenarios = []struct {
 	{"the second", []step{
 		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
 		{"inventory", "open the second one", []string{`select_car {"carId":"c05"}`}, []string{"2023 Hyundai Ioniq 5"}, nil},
+	}},
+	{"the 2nd", []step{ // an ordinal written with digits is the same place as in words
+		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
+		{"inventory", "open the 2nd one", []string{`select_car {"carId":"c05"}`}, []string{"2023 Hyundai Ioniq 5"}, nil},
 	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},

@@ -52,14 +52,15 @@ func (t token) yearLike() bool {
 var (
 	// pathRe finds a file path written whole: from "/", "~/", "./" or "../" after a space,
 	// the start or an opening mark ("24/7" and "and/or" are not paths).
-	pathRe   = regexp.MustCompile(`(?:^|[\s("'“])((?:~|\.{1,2})?/[A-Za-z0-9._~/-]*[A-Za-z0-9_~/-])`)
-	emailRe  = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
-	dateRe   = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
-	clockRe  = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
-	ampmRe   = regexp.MustCompile(`(?i)(\d{1,2})()\s*([ap])\.?m\b\.?`) // the same groups as clockRe
-	phoneRe  = regexp.MustCompile(`\+?\(?\d[\d ().-]{5,}\d`)
-	phoneCue = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)\W*$`)
-	scanRe   = regexp.MustCompile(`(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
+	pathRe        = regexp.MustCompile(`(?:^|[\s("'“])((?:~|\.{1,2})?/[A-Za-z0-9._~/-]*[A-Za-z0-9_~/-])`)
+	emailRe       = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+	dateRe        = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})`)
+	clockRe       = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
+	ampmRe        = regexp.MustCompile(`(?i)(\d{1,2})()\s*([ap])\.?m\b\.?`) // the same groups as clockRe
+	phoneRe       = regexp.MustCompile(`\+?\(?\d[\d ().-]{5,}\d`)
+	phoneCue      = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)\W*$`)
+	ordinalDigits = regexp.MustCompile(`(?i)^\d+(?:st|nd|rd|th)$`)
+	scanRe        = regexp.MustCompile(`(?i:\d+(?:st|nd|rd|th)\b)|(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
 )
 
 // tokenize splits the user's text into tokens. Quotes, emails, dates, times and phone numbers
@@ -262,6 +263,8 @@ func scanToken(s string) token {
 	switch {
 	case unicode.IsLetter(r):
 		return token{kind: kindWord, raw: s, norm: normWord(s)}
+	case ordinalDigits.MatchString(s): // "2nd" is a word, as "second" is
+		return token{kind: kindWord, raw: s, norm: strings.ToLower(s)}
 	case strings.ContainsRune(",;.!?", r):
 		return token{kind: kindPunct, raw: s}
 	case strings.ContainsRune("<>+=-", r):
