@@ -336,11 +336,8 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 	prev := 0
 	for i, t := range toks {
 		drop := i < len(sorter.used) && sorter.used[i]
-		if t.kind == kindWord {
-			switch t.norm {
-			case "sort", "sorted", "order", "ordered", "arrange", "rank", "by", "ascending", "descending", "first", "last", "then", "and":
-				drop = true
-			}
+		if t.kind == kindWord && (sortWords[t.norm] || slices.Contains([]string{"by", "first", "last", "then", "and"}, t.norm)) {
+			drop = true
 		}
 		if drop {
 			b.WriteString(text[prev:t.start])
@@ -367,31 +364,27 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 // "please do not book", "never mind". ("No breakfast" is a value, not a refusal.)
 func negated(toks []token) bool {
 	i := 0
-	for i < len(toks) && toks[i].kind == kindWord && slices.Contains([]string{"please", "no", "ok", "okay", "wait", "actually", "oh"}, strings.ToLower(toks[i].raw)) {
+	for wordAt(toks, i, "please", "no", "ok", "okay", "wait", "actually", "oh") {
 		i++
 	}
-	if i >= len(toks) || toks[i].kind != kindWord {
-		return false
-	}
-	switch w := strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")); w {
-	case "don't", "dont", "never":
-		return i+1 < len(toks)
-	case "do":
-		return i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "not")
-	}
-	return false
+	return wordAt(toks, i, "don't", "dont", "never") && i+1 < len(toks) || wordAt(toks, i, "do") && wordAt(toks, i+1, "not")
+}
+
+// wordAt reports a word at toks[i] that is one of ws (in lower case, ’ written ').
+func wordAt(toks []token, i int, ws ...string) bool {
+	return i >= 0 && i < len(toks) && toks[i].kind == kindWord &&
+		slices.Contains(ws, strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")))
 }
 
 // pluralPronoun reports words that point at the items just listed: "them", "these", "those",
 // "both", "all of them".
 func pluralPronoun(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool {
-		switch strings.ToLower(t.raw) {
-		case "them", "these", "those", "both":
-			return t.kind == kindWord
+	for i := range toks {
+		if wordAt(toks, i, "them", "these", "those", "both") {
+			return true
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
@@ -414,27 +407,13 @@ func (c *conv) plainAction(r *reading) bool {
 // hybrids", "just the red ones", "which of those are electric", "also under 30k") or change
 // one thing of the last request ("and at 3.9%?", "what about 48 months?").
 func narrows(toks []token) bool {
-	if len(toks) > 0 && strings.EqualFold(toks[0].raw, "and") {
+	if wordAt(toks, 0, "and") || wordAt(toks, 0, "what", "how") && wordAt(toks, 1, "about") {
 		return true
 	}
-	if len(toks) > 1 && (strings.EqualFold(toks[0].raw, "what") || strings.EqualFold(toks[0].raw, "how")) && strings.EqualFold(toks[1].raw, "about") {
-		return true
-	}
-	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch strings.ToLower(t.raw) {
-		case "only", "just", "also", "too":
+	for i := range toks {
+		if wordAt(toks, i, "only", "just", "also", "too") || wordAt(toks, i, "as") && wordAt(toks, i+1, "well") ||
+			wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them") {
 			return true
-		case "of", "among":
-			if i+1 < len(toks) && slices.Contains([]string{"those", "these", "them"}, strings.ToLower(toks[i+1].raw)) {
-				return true
-			}
-		case "as":
-			if i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "well") {
-				return true
-			}
 		}
 	}
 	return false
@@ -598,35 +577,17 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
 // first", "sort by newest", "order by price".
 func sortCue(toks []token, at int) bool {
-	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "sort", "sorted", "order", "ordered", "arrange", "rank", "ascending", "descending":
-			return true
-		case "first", "top":
-			if i > at {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == kindWord && (sortWords[t.norm] || t.start > toks[at].start && (t.norm == "first" || t.norm == "top"))
+	})
 }
+
+var sortWords = rawSet("sort sorted order ordered arrange rank ascending descending")
 
 // isQuestion reports a question rather than a request.
 func isQuestion(text string, toks []token) bool {
-	if strings.HasSuffix(strings.TrimSpace(text), "?") {
-		return true
-	}
-	if len(toks) == 0 || toks[0].kind != kindWord {
-		return false
-	}
-	switch strings.ToLower(strings.ReplaceAll(toks[0].raw, "’", "'")) {
-	case "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who", "whats's":
-		return true
-	}
-	return false
+	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
+		wordAt(toks, 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who")
 }
 
 // nameWordIn reports whether a word of a tool's name is in the text ("open", "compare").
