@@ -8,14 +8,17 @@ import (
 	"time"
 )
 
+const monthLetters = "janfebmaraprmayjunjulaugsepoctnovdec"
+
 const monthRe = `(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?`
 
 var (
-	relDayRe  = regexp.MustCompile(`(?i)\b(the day after tomorrow|day after tomorrow|tomorrow|today|tonight)\b`)
-	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on)\s+)?((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b`)
+	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after tomorrow|tomorrow|today|tonight)\b`)
+	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on)\s+)?` +
+		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b`)
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
-	calDateRe = regexp.MustCompile(`(?i)\b(?:` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` +
-		monthRe + `)\b`)
+	calDateRe = regexp.MustCompile(`(?i)\b(?:` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?|` +
+		`(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `)\b`)
 	atHourRe = regexp.MustCompile(`(?i)\b(at|@|around|by)\s+(\d{1,2})(?::([0-5]\d))?\b`)
 	noonRe   = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
 )
@@ -38,15 +41,15 @@ func rewriteDates(text string, today time.Time) string {
 		day := strings.ToLower(m[2])
 		wd := time.Weekday(strings.Index("sunmontuewedthufrisat", day[:3]) / 3)
 		full := strings.ToLower(wd.String())
-		if !strings.HasPrefix(full, day) || len(day) <= 3 && m[1] == "" && (day == "sun" || day == "tue" || day == "thu") {
-			return s // "sun", "tue" alone are too likely other words; "month" is no Monday
+		if !strings.HasPrefix(full, day) || m[1] == "" && (day == "sun" || day == "tue" || day == "thu") {
+			return s // "month" is no Monday; "sun", "tue" alone are too likely other words
 		}
 		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
 	})
 	return calDateRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := calDateRe.FindStringSubmatch(s)
 		name, day := m[1]+m[4], m[2]+m[3]
-		month := time.Month(strings.Index("janfebmaraprmayjunjulaugsepoctnovdec", strings.ToLower(name[:3]))/3 + 1)
+		month := time.Month(strings.Index(monthLetters, strings.ToLower(name[:3]))/3 + 1)
 		d, _ := strconv.Atoi(day)
 		t := time.Date(today.Year(), month, d, 0, 0, 0, 0, time.UTC)
 		if t.Month() != month { // "February 30"
@@ -69,9 +72,9 @@ func rewriteTimes(text string) string {
 	for _, m := range atHourRe.FindAllStringSubmatchIndex(text, -1) {
 		rest := strings.ToLower(strings.TrimLeft(text[m[1]:], " "))
 		unit := slices.ContainsFunc([]string{"am", "pm", "a.m", "p.m", "%", ".", "k", "percent", "month", "year"},
-			func(u string) bool { return strings.HasPrefix(rest, u) })
+			func(u string) bool { return strings.HasPrefix(rest, u) }) || strings.HasPrefix(text[m[1]:], "-")
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
-		if unit || strings.HasPrefix(text[m[1]:], "-") || m[0] > 0 && text[m[0]-1] >= '0' && text[m[0]-1] <= '9' || h > 23 {
+		if unit || m[0] > 0 && text[m[0]-1] >= '0' && text[m[0]-1] <= '9' || h > 23 {
 			continue
 		}
 		mins := "00"

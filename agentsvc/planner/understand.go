@@ -336,7 +336,7 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 	prev := 0
 	for i, t := range toks {
 		drop := i < len(sorter.used) && sorter.used[i]
-		if t.kind == kindWord && (sortWords[t.norm] || slices.Contains([]string{"by", "first", "last", "then", "and"}, t.norm)) {
+		if t.kind == kindWord && (sortWords[t.norm] || sortFillers[t.norm]) {
 			drop = true
 		}
 		if drop {
@@ -367,7 +367,8 @@ func negated(toks []token) bool {
 	for wordAt(toks, i, "please", "no", "ok", "okay", "wait", "actually", "oh") {
 		i++
 	}
-	return wordAt(toks, i, "don't", "dont", "never") && i+1 < len(toks) || wordAt(toks, i, "do") && wordAt(toks, i+1, "not")
+	return wordAt(toks, i, "don't", "dont", "never") && i+1 < len(toks) ||
+		wordAt(toks, i, "do") && wordAt(toks, i+1, "not")
 }
 
 // wordAt reports a word at toks[i] that is one of ws (in lower case, ’ written ').
@@ -583,6 +584,9 @@ func sortCue(toks []token, at int) bool {
 }
 
 var sortWords = rawSet("sort sorted order ordered arrange rank ascending descending")
+
+// sortFillers are the words besides sortWords of a sort request: "then by price", "newest first".
+var sortFillers = rawSet("by first last then and")
 
 // isQuestion reports a question rather than a request.
 func isQuestion(text string, toks []token) bool {
