@@ -263,13 +263,13 @@ func (c *conv) aboutSeen(r *reading) bool {
 // unknownNames handles names the conversation has not seen yet: it lists the page's items
 // first, then resolves; or says the name is not on the page's whole list.
 func (c *conv) unknownNames(r *reading) (intent, bool) {
-	idp := idPlan(r.ps)
-	if idp == nil || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
+	i := slices.IndexFunc(r.ps, wantsIDs)
+	if i < 0 || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
 		return intent{}, false
 	}
-	unknown := c.unknownWords(r.toks2, idp)
+	unknown := c.unknownWords(r.toks2, r.ps[i])
 	l := c.lister()
-	if len(unknown) == 0 || idp.score <= 0 && !strongNameLike(unknown) || l == nil {
+	if len(unknown) == 0 || r.ps[i].score <= 0 && !slices.ContainsFunc(unknown, nameLike) || l == nil {
 		return intent{}, false
 	}
 	// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup false),
@@ -426,8 +426,8 @@ func narrows(toks []token) bool {
 // is answered with a question instead (ok false).
 func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 	for name, e := range p.edits {
-		prev, found := c.lastList(p.def.Name, name)
-		if !found {
+		var prev []string
+		if args := c.lastArgs(p.def.Name, name); args == nil || json.Unmarshal(args[name], &prev) != nil {
 			if len(e.drop) == 0 {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
@@ -461,15 +461,6 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 		}
 	}
 	return nil
-}
-
-// lastList is the list the conversation's last call of tool gave its parameter param.
-func (c *conv) lastList(tool, param string) ([]string, bool) {
-	var list []string
-	if args := c.lastArgs(tool, param); args == nil || json.Unmarshal(args[param], &list) != nil {
-		return nil, false
-	}
-	return list, true
 }
 
 // carryOver adds to p the arguments of the conversation's last call of the same tool that p
@@ -620,43 +611,26 @@ func (c *conv) listsItems() bool {
 
 // wantsIDs reports a plan that still needs ids of items.
 func wantsIDs(p *plan) bool {
-	if slices.ContainsFunc(p.missing, takesIDs) {
-		return true
-	}
-	for _, prop := range p.schema.props {
-		if takesIDs(prop) && prop.required {
-			if v, ok := p.values[prop.name]; !ok {
-				return true
-			} else if vs, isList := v.([]string); isList && len(vs) == 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.missing, takesIDs) || slices.ContainsFunc(p.schema.props, func(q *property) bool {
+		v, set := p.values[q.name]
+		vs, isList := v.([]string)
+		return takesIDs(q) && q.required && (!set || isList && len(vs) == 0)
+	})
 }
 
 // unknownWords are the words of the text that no tool knows and that are not ordinary
-// words of a request: likely names ("RAV4", "CR-V").
+// words of a request: likely names ("RAV4", "CR-V", "the Civic").
 func (c *conv) unknownWords(toks []token, p *plan) []string {
 	var out []string
 	for i, t := range toks {
 		// A number is no name of its own ("Model 3": the word before it counts).
-		if t.kind != kindWord || (p.used != nil && i < len(p.used) && p.used[i]) {
+		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
+			ordinary(t.norm) || c.vocab[t.norm] || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
-		w := t.norm
-		if c.looksLikeID(t.raw) || len(w) < 2 || ordinary(w) || c.vocab[w] {
-			continue
+		if nameLike(t.raw) || i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") {
+			out = append(out, t.raw)
 		}
-		if bestMatch(queryWord{word: w, weight: 1}, p.vocab) > 0 {
-			continue
-		}
-		nameLike := strings.ContainsAny(t.raw, "0123456789-") || t.raw != strings.ToLower(t.raw) ||
-			(i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that"))
-		if !nameLike {
-			continue
-		}
-		out = append(out, t.raw)
 	}
 	return out
 }
@@ -682,21 +656,9 @@ func (c *conv) looksLikeID(w string) bool {
 	return !patterned && idRe.MatchString(w) && w == strings.ToLower(w)
 }
 
-// idPlan is the best plan of a tool that takes item ids, when it has any match at all.
-func idPlan(ps []*plan) *plan {
-	for _, p := range ps {
-		if wantsIDs(p) {
-			return p
-		}
-	}
-	return nil
-}
-
-// strongNameLike reports a word written like a model name: with a digit, a capital or a dash.
-func strongNameLike(ws []string) bool {
-	return slices.ContainsFunc(ws, func(w string) bool {
-		return strings.ContainsAny(w, "0123456789-") || w != strings.ToLower(w)
-	})
+// nameLike reports a word written like a model name: with a digit, a capital or a dash.
+func nameLike(w string) bool {
+	return strings.ContainsAny(w, "0123456789-") || w != strings.ToLower(w)
 }
 
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
