@@ -732,22 +732,15 @@ func (c *conv) lister() *plan {
 	bestRank := 0
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
-		required := slices.ContainsFunc(s.props, func(p *property) bool { return p.required })
-		if required || navTool(t) {
+		if navTool(t) || slices.ContainsFunc(s.props, func(p *property) bool { return p.required }) {
 			continue // back_to_inventory goes to the list; it lists nothing here
 		}
-		rank := 0
-		for _, w := range identWords(t.Name) {
-			switch w {
-			case "list", "browse", "catalog", "catalogue", "all", "inventory", "search", "find", "filter", "query", "lookup":
-				rank = 2
-			}
-		}
-		if rank > 0 && len(s.props) > 0 {
-			rank++ // a list with filters is the catalogue; one without is often the visitor's own
-		}
-		d := strings.ToLower(t.Description)
-		if rank == 0 && (strings.Contains(d, "list") || strings.Contains(d, "search") || strings.Contains(d, "filter")) {
+		d, rank := strings.ToLower(t.Description), 0
+		switch {
+		case slices.ContainsFunc(identWords(t.Name), func(w string) bool { return listerNames[w] }):
+			// A list with filters is the catalogue; one without is often the visitor's own.
+			rank = 2 + min(len(s.props), 1)
+		case strings.Contains(d, "list") || strings.Contains(d, "search") || strings.Contains(d, "filter"):
 			rank = 1
 		}
 		if rank > bestRank {
@@ -756,6 +749,8 @@ func (c *conv) lister() *plan {
 	}
 	return best
 }
+
+var listerNames = rawSet("list browse catalog catalogue all inventory search find filter query lookup")
 
 // listVerbs ask to see a list: "show rooms", "list all the rooms", "see every room".
 var listVerbs = wordSet(listVerbText)
@@ -978,12 +973,9 @@ var actionVerbs = rawSet(`open show view display see pick choose select compare 
 // answer was about: the only item it named, or the only item of the last list.
 func (c *conv) pronounRef(toks []token) *item {
 	pronoun := false
-	for i, t := range toks {
-		w := strings.ToLower(t.raw)
-		if w == "it" || ((w == "this" || w == "that") && i+1 < len(toks) && toks[i+1].kind == kindWord) {
-			pronoun = true
-			break
-		}
+	for i := range toks {
+		next := i+1 < len(toks) && toks[i+1].kind == kindWord
+		pronoun = pronoun || wordAt(toks, i, "it") || next && wordAt(toks, i, "this", "that")
 	}
 	if !pronoun {
 		return nil
@@ -991,13 +983,10 @@ func (c *conv) pronounRef(toks []token) *item {
 	// The latest answer that named items, within the last three turns: one that named none
 	// ("Sorry, I can't help with that") does not make "it" forget the car before it.
 	turns := 0
-	for i := c.lastUser - 1; i >= 0; i-- {
+	for i := c.lastUser - 1; i >= 0 && turns < 3; i-- {
 		m := c.msgs[i]
 		if m.Role == chat.RoleUser {
-			if turns++; turns == 3 {
-				break
-			}
-			continue
+			turns++
 		}
 		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
 			continue
