@@ -150,27 +150,21 @@ func pickChoice(text string, choices []choice) int {
 			return n - 1
 		}
 	}
-	words := contentWords(text)
-	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value >= 1 && int(toks[0].value) <= len(choices) && toks[0].value == float64(int(toks[0].value)) {
+	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value == float64(int(toks[0].value)) &&
+		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	if len(choices) == 1 {
-		low := strings.ToLower(strings.Trim(text, " .!"))
-		for _, y := range []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead", "y"} {
-			if low == y {
-				return 0
-			}
-		}
+	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead", "y"}
+	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
+		return 0
 	}
+	words := contentWords(text)
 	best, bestN, tie := -1, 0, false
 	for i, ch := range choices {
 		label := contentWords(ch.label)
-		n := 0
-		for _, w := range words {
-			if slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) }) {
-				n++
-			}
-		}
+		n := len(slices.DeleteFunc(slices.Clone(words), func(w string) bool {
+			return !slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) })
+		}))
 		switch {
 		case n > bestN:
 			best, bestN, tie = i, n, false
@@ -178,12 +172,9 @@ func pickChoice(text string, choices []choice) int {
 			tie = true
 		}
 	}
-	if tie || bestN == 0 {
-		return -1
-	}
 	// Every word given must belong to the choice: "price" picks "by price", "price please
 	// and something else" does not.
-	if bestN < len(words) {
+	if tie || bestN == 0 || bestN < len(words) {
 		return -1
 	}
 	return best
