@@ -808,14 +808,10 @@ func noArguments(args string) bool {
 // name up, it first gives the list back the filters it had (the visitor's search stays).
 func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
-	if !c.calledThisTurn(l.def.Name, true) {
+	back := c.filtersBack(l)
+	if !c.calledThisTurn(l.def.Name, true) || back == nil {
 		return intent{reply: reply}
 	}
-	prev := c.filtersBefore(l)
-	if prev == nil {
-		return intent{reply: reply}
-	}
-	back := withFilters(l, prev)
 	return intent{
 		steps: func(*conv) []*plan { return []*plan{back} },
 		final: func(*conv) string { return reply + " Your search is as it was." },
@@ -836,34 +832,30 @@ func listNoun(name string, n int) string {
 	return noun
 }
 
-// filtersBefore are the arguments the listing tool l last had before this turn, on this
-// page: nil when it had none, when a tool called after it cleared or reset them, or when a
-// tool this page does not offer ran since (the visitor was on another page).
-func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
+// filtersBack is the call of the listing tool l that gives its list back the arguments it
+// last had before this turn, on this page: nil when it had none, when a tool called after it
+// cleared or reset them, or when a tool this page does not offer ran since (the visitor was
+// on another page).
+func (c *conv) filtersBack(l *plan) *plan {
 	for k := range c.earlierCalls {
-		if k.name == l.def.Name {
-			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
+		ws := identWords(k.name)
+		if k.name != l.def.Name {
+			if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
 				return nil
 			}
-			return args
+			continue
 		}
-		ws := identWords(k.name)
-		if !c.offers(k.name) ||
-			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+		var args map[string]json.RawMessage
+		if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
 			return nil
 		}
+		back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(args))}
+		for name, v := range args {
+			back.values[name] = v
+		}
+		return back
 	}
 	return nil
-}
-
-// withFilters is the call of the listing tool l that gives its list the filters prev back.
-func withFilters(l *plan, prev map[string]json.RawMessage) *plan {
-	back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(prev))}
-	for k, v := range prev {
-		back.values[k] = v
-	}
-	return back
 }
 
 // prose reports a text with many words that neither the page's tools nor requests use
@@ -871,11 +863,9 @@ func withFilters(l *plan, prev map[string]json.RawMessage) *plan {
 func (c *conv) prose(toks []token) bool {
 	n := 0
 	for _, t := range toks {
-		w := t.norm
-		if t.kind != kindWord || len(w) < 2 || ordinary(w) || c.vocab[w] {
-			continue
+		if t.kind == kindWord && len(t.norm) >= 2 && !ordinary(t.norm) && !c.vocab[t.norm] {
+			n++
 		}
-		n++
 	}
 	return n > 5
 }
@@ -898,10 +888,10 @@ func lookupIntent(text string, l *plan) intent {
 		in = s.understand(text, false)
 		s.done = nil
 		if in.steps != nil {
-			if first := in.steps(&s); len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) && !first[0].opens {
-				if prev := c.filtersBefore(l); prev != nil {
-					back = withFilters(l, prev)
-				}
+			first := in.steps(&s)
+			if len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) &&
+				!first[0].opens {
+				back = c.filtersBack(l)
 			}
 		}
 		skip := 1
@@ -913,14 +903,14 @@ func lookupIntent(text string, l *plan) intent {
 	}
 	return intent{
 		steps: func(c *conv) []*plan {
+			out := []*plan{l}
 			if len(c.done) == 0 {
-				return []*plan{l}
+				return out
 			}
 			in, sub, back := after(c)
 			if in.steps == nil {
-				return []*plan{l}
+				return out
 			}
-			out := []*plan{l}
 			if back != nil {
 				out = append(out, back)
 				if len(c.done) < 2 {
