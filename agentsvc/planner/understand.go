@@ -527,20 +527,15 @@ func (c *conv) bareValue(toks []token) *plan {
 // followsUp reports a request that changes some values of the conversation's last call of a
 // tool that needs values (a calculator, a form), rather than starting a new one: "at 3.9%"
 // or "with 5000 down" after "48 months" (it lacks a required value that call had), "72
-// months" after "48 months at 3.9%". A tool that takes item ids is not followed up: a request
-// for another item names it.
+// months" after "48 months at 3.9%" (a tool with required values keeps those not changed; a
+// filter without any, "show me SUVs" after "hybrids", starts over). A tool that takes item
+// ids is not followed up: a request for another item names it.
 func (c *conv) followsUp(p *plan) bool {
 	prev := c.lastArgs(p.def.Name, "")
-	if prev == nil {
-		return false
-	}
-	if slices.ContainsFunc(p.schema.props, takesIDs) {
+	if prev == nil || slices.ContainsFunc(p.schema.props, takesIDs) {
 		return false
 	}
 	if len(p.missing) == 0 {
-		// "72 months" after "48 months at 3.9%": a tool that needs values (a calculator, a
-		// form) keeps those the visitor does not change; a filter without required values
-		// ("show me SUVs" after "hybrids") starts over.
 		return slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
 	}
 	return slices.ContainsFunc(p.missing, func(m *property) bool { return prev[m.name] != nil })
@@ -549,17 +544,13 @@ func (c *conv) followsUp(p *plan) bool {
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
 // cheapest", "the cheapest of them", "of the two".
 func (c *conv) rankOnSeen(toks []token, at int) bool {
-	w := strings.ToLower(toks[at].raw)
-	if strings.HasSuffix(w, "er") { // "cheaper", "newer", "pricier"
+	if strings.HasSuffix(strings.ToLower(toks[at].raw), "er") { // "cheaper", "newer", "pricier"
 		return true
 	}
-	for i := at + 1; i < len(toks) && i <= at+3; i++ {
-		if toks[i].kind == kindWord && (toks[i].norm == "one" || toks[i].norm == "of") {
-			return true
-		}
-	}
-	for i := 0; i < at; i++ {
-		if toks[i].kind == kindWord && (toks[i].norm == "which" || toks[i].norm == "these" || toks[i].norm == "those") {
+	for i, t := range toks {
+		after := i > at && i <= at+3 && (t.norm == "one" || t.norm == "of")
+		before := i < at && (t.norm == "which" || t.norm == "these" || t.norm == "those")
+		if t.kind == kindWord && (after || before) {
 			return true
 		}
 	}
