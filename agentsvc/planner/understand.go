@@ -396,12 +396,9 @@ func (c *conv) plainAction(r *reading) bool {
 	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], r.toks, r.question) {
 		return false
 	}
-	for _, p := range ps {
-		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks)) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ps, func(p *plan) bool {
+		return slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks))
+	})
 }
 
 // narrows reports words that narrow what is shown rather than start over ("only the
@@ -655,27 +652,19 @@ func nameLike(w string) bool {
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
 func (c *conv) wantsItem(r *reading) bool {
-	for _, p := range r.plain {
-		if !wantsIDs(p) || !c.actionWord(p, r.toks) {
-			continue
-		}
-		return slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
-	}
-	return false
+	return slices.ContainsFunc(r.plain, func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }) &&
+		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 }
 
 // actionWord reports a word of the tool's name, or the verb its description starts with.
 func (c *conv) actionWord(p *plan, toks []token) bool {
-	if c.nameHit(p, toks) {
-		return true
+	verb := ""
+	if d := strings.Fields(p.def.Description); len(d) > 0 {
+		verb = normWord(strings.Trim(d[0], ".,;:"))
 	}
-	d := strings.Fields(p.def.Description)
-	if len(d) == 0 {
-		return false
-	}
-	verb := normWord(strings.Trim(d[0], ".,;:"))
-	return slices.ContainsFunc(toks, func(t token) bool {
-		return t.kind == kindWord && (t.norm == verb || slices.ContainsFunc(hintsOf([]token{t})[0], func(h hint) bool { return h.word == verb }))
+	return c.nameHit(p, toks) || verb != "" && slices.ContainsFunc(toks, func(t token) bool {
+		isVerb := func(h hint) bool { return h.word == verb }
+		return t.kind == kindWord && (t.norm == verb || slices.ContainsFunc(hintsOf([]token{t})[0], isVerb))
 	})
 }
 
@@ -935,15 +924,9 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 			}
 		}
 	}
-	for _, t := range tokenize(rest) {
-		if t.kind != kindWord || stopWords[t.norm] {
-			continue
-		}
-		if actionVerbs[t.norm] || (c.vocab[t.norm] && !requestWords[t.norm]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tokenize(rest), func(t token) bool {
+		return t.kind == kindWord && !stopWords[t.norm] && (actionVerbs[t.norm] || c.vocab[t.norm] && !requestWords[t.norm])
+	})
 }
 
 // actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
