@@ -481,16 +481,15 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 // conversation's last call of a tool of this page again, with the one parameter whose enum
 // has that number changed and the others kept; nil when the message is anything else.
 func (c *conv) bareValue(toks []token) *plan {
-	var num *token
-	for i, t := range toks {
-		switch {
-		case t.kind == kindNumber && num == nil:
-			num = &toks[i]
-		case t.kind == kindNumber || t.kind == kindWord && !stopWords[t.norm]:
+	var nums []token
+	for _, t := range toks {
+		if t.kind == kindNumber {
+			nums = append(nums, t)
+		} else if t.kind == kindWord && !stopWords[t.norm] {
 			return nil
 		}
 	}
-	if num == nil {
+	if len(nums) != 1 {
 		return nil
 	}
 	for k := range c.earlierCalls {
@@ -499,22 +498,19 @@ func (c *conv) bareValue(toks []token) *plan {
 			continue
 		}
 		s := parseSchema(c.tools[t].Parameters)
-		var hit *property
+		var hits []*property
 		var v json.RawMessage
 		for _, p := range s.props {
 			for _, e := range p.schema.enum {
-				if e.isNum && e.num == num.value {
-					if hit != nil {
-						return nil // two parameters could take it
-					}
-					hit, v = p, e.raw
+				if e.isNum && e.num == nums[0].value {
+					hits, v = append(hits, p), e.raw
 				}
 			}
 		}
-		if hit == nil {
-			return nil
+		if len(hits) != 1 {
+			return nil // none, or two parameters could take it
 		}
-		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
+		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hits[0].name: v}}
 		c.carryOver(p, false)
 		return p
 	}
