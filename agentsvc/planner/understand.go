@@ -78,9 +78,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 			return r
 		}
 		r.text2 = r.text2[:m.start] + m.items[0].id + r.text2[m.end:]
-	}
-	for _, m := range r.mentions {
-		r.refs = append(r.refs, m.items[0])
+		r.refs = slices.Insert(r.refs, 0, m.items[0])
 	}
 	if len(r.refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
@@ -253,7 +251,8 @@ func (c *conv) refuse(r *reading) (intent, bool) {
 // Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
 // 36 months?" goes to the financing calculator).
 func (c *conv) aboutSeen(r *reading) bool {
-	if len(r.refs) == 0 || c.nameWordIn(r.toks) || !r.question && c.actionWords(r.base, r.refs) {
+	nameWord := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, r.toks) })
+	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) {
 		return false
 	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
@@ -428,10 +427,10 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 			if len(e.drop) == 0 {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
-			prop := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name })
 			var all []string
-			if prop >= 0 && p.schema.props[prop].schema.items != nil {
-				for _, v := range p.schema.props[prop].schema.items.enum {
+			if i := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name }); i >= 0 &&
+				p.schema.props[i].schema.items != nil {
+				for _, v := range p.schema.props[i].schema.items.enum {
 					all = append(all, v.str)
 				}
 			}
@@ -567,11 +566,6 @@ var sortFillers = rawSet("by first last then and")
 func isQuestion(text string, toks []token) bool {
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
 		wordAt(toks, 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who")
-}
-
-// nameWordIn reports whether a word of a tool's name is in the text ("open", "compare").
-func (c *conv) nameWordIn(toks []token) bool {
-	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, toks) })
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
