@@ -751,26 +751,23 @@ func wholeList(toks []token, l *plan) bool {
 // arguments and it listed items (its whole list), and how many it listed: before this turn,
 // or until now when thisTurn.
 func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
-	n, seen := 0, false
+	n := 0
 	for _, k := range c.calls {
 		earlier := c.lastUser < 0 || k.at < c.lastUser
 		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && !earlier {
 			continue
 		}
 		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
-			n, seen = len(mem.last), true
+			n = len(mem.last)
 		}
 	}
-	return n, seen
+	return n, n > 0
 }
 
 // noArguments reports a call's arguments that set nothing: "", "{}", "null".
 func noArguments(args string) bool {
 	var v map[string]json.RawMessage
-	if strings.TrimSpace(args) == "" {
-		return true
-	}
-	return json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
+	return strings.TrimSpace(args) == "" || json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
 }
 
 // notListed answers a request about a name that the page's whole list (n items of the
