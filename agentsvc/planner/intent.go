@@ -125,8 +125,8 @@ func (c *conv) answers(prev intent) (intent, bool) {
 			first = steps[0]
 		}
 	}
-	fills := first != nil && first.def.Name == prev.asked.def.Name &&
-		slices.ContainsFunc(prev.asked.missing, func(m *property) bool { _, ok := first.values[m.name]; return ok })
+	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
+	fills := first != nil && first.def.Name == prev.asked.def.Name && slices.ContainsFunc(prev.asked.missing, set)
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		len(in.asked.missing) < len(prev.asked.missing)
 	return in, fills || fewer
@@ -148,7 +148,8 @@ func pickChoice(text string, choices []choice) int {
 		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead", "y"}
+	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead",
+		"y"}
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
 		return 0
 	}

@@ -251,7 +251,9 @@ func (c *conv) refuse(r *reading) (intent, bool) {
 // Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
 // 36 months?" goes to the financing calculator).
 func (c *conv) aboutSeen(r *reading) bool {
-	nameWord := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, r.toks) })
+	nameWord := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+		return c.nameHit(&plan{def: t}, r.toks) // "open", "compare"
+	})
 	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) {
 		return false
 	}
@@ -553,7 +555,8 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 // first", "sort by newest", "order by price".
 func sortCue(toks []token, at int) bool {
 	return slices.ContainsFunc(toks, func(t token) bool {
-		return t.kind == kindWord && (sortWords[t.norm] || t.start > toks[at].start && (t.norm == "first" || t.norm == "top"))
+		after := t.start > toks[at].start && (t.norm == "first" || t.norm == "top")
+		return t.kind == kindWord && (sortWords[t.norm] || after)
 	})
 }
 
@@ -589,11 +592,12 @@ func (c *conv) listsItems() bool {
 
 // wantsIDs reports a plan that still needs ids of items.
 func wantsIDs(p *plan) bool {
-	return slices.ContainsFunc(p.missing, takesIDs) || slices.ContainsFunc(p.schema.props, func(q *property) bool {
+	unset := func(q *property) bool {
 		v, set := p.values[q.name]
 		vs, isList := v.([]string)
 		return takesIDs(q) && q.required && (!set || isList && len(vs) == 0)
-	})
+	}
+	return slices.ContainsFunc(p.missing, takesIDs) || slices.ContainsFunc(p.schema.props, unset)
 }
 
 // unknownWords are the words of the text that no tool knows and that are not ordinary
@@ -912,7 +916,8 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 		}
 	}
 	return slices.ContainsFunc(tokenize(rest), func(t token) bool {
-		return t.kind == kindWord && !stopWords[t.norm] && (actionVerbs[t.norm] || c.vocab[t.norm] && !requestWords[t.norm])
+		pageWord := c.vocab[t.norm] && !requestWords[t.norm]
+		return t.kind == kindWord && !stopWords[t.norm] && (actionVerbs[t.norm] || pageWord)
 	})
 }
 
