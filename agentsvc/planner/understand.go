@@ -202,20 +202,15 @@ func init() {
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
-			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == ""
-		}, func(c *conv, _ *reading) (intent, bool) {
-			if it := c.itemToOpen(); it != nil {
-				return c.openFor(it)
-			}
-			return intent{}, false
-		}},
+			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == "" && c.itemToOpen() != nil
+		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.itemToOpen()) }},
 		{"elsewhere", func(_ *conv, r *reading) bool {
 			return r.unclear && (!r.question || !r.pronoun || r.numbers)
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			return c.clarify(r.text, r.ps, r.toks2, r.question), true
 		}},
-		{"two tools", always, (*conv).twoClose},
+		{"two tools", func(_ *conv, r *reading) bool { return len(r.ps) > 1 }, (*conv).twoClose},
 		{"call", always, (*conv).callBest},
 	}
 }
@@ -286,9 +281,6 @@ func (c *conv) unknownNames(r *reading) (intent, bool) {
 
 // twoClose asks which of the two best plans is meant when both clearly match about as well.
 func (c *conv) twoClose(r *reading) (intent, bool) {
-	if len(r.ps) < 2 {
-		return intent{}, false
-	}
 	best, second := r.best, r.ps[1]
 	near := second.def.Name != best.def.Name && second.score >= threshold && second.score >= 0.9*best.score &&
 		len(second.missing) == 0 && len(best.missing) == 0 && c.clearMatch(second, r.toks2, r.question) &&
