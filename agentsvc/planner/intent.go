@@ -69,23 +69,20 @@ func (c *conv) pending() (intent, bool) {
 	if prevUser < 0 {
 		return intent{}, false
 	}
-	opened := false
-	if m := c.msgs[prevUser+1]; c.lastUser-prevUser != 2 || m.Role != chat.RoleAssistant || len(m.ToolCalls) > 0 || m.Content == "" {
-		// Or a turn that opened an item's page for the request and asked there (goOn):
-		// the question is about the page the visitor is on now.
-		if !c.openedThenAsked(prevUser) {
-			return intent{}, false
-		}
-		opened = true
+	m := c.msgs[prevUser+1]
+	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 && m.Content != ""
+	// Or a turn that opened an item's page for the request and asked there (goOn): the
+	// question is about the page the visitor is on now, with the names that turn looked up
+	// on its way.
+	opened := !asked && c.openedThenAsked(prevUser)
+	if !asked && !opened {
+		return intent{}, false
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
 	pc := *c
-	pc.text = prevText
-	pc.lastUser = prevUser
-	pc.done = nil
-	pc.before = remember(c.msgs[:prevUser])
-	if opened {
-		pc.before = c.before // the names that turn looked up on its way
+	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
+	if !opened {
+		pc.before = remember(c.msgs[:prevUser])
 	}
 	in := pc.understand(prevText, false)
 	if in.asked == nil && len(in.choices) == 0 {
@@ -113,29 +110,26 @@ func (c *conv) openedThenAsked(prevUser int) bool {
 // choices, or the missing value. It reports false when the message is about something else,
 // which abandons the question.
 func (c *conv) answers(prev intent) (intent, bool) {
-	if len(prev.choices) > 0 {
-		if i := pickChoice(c.text, prev.choices); i >= 0 {
-			return callIntent(prev.choices[i].plan), true
+	if i := pickChoice(c.text, prev.choices); i >= 0 {
+		return callIntent(prev.choices[i].plan), true
+	}
+	if prev.asked == nil {
+		return intent{}, false
+	}
+	// The question and the answer read together: the call made now sets a value that was
+	// missing, or the question comes back asking for fewer.
+	in := c.understand(prev.reply+" , "+c.text, true)
+	var first *plan
+	if in.steps != nil {
+		if steps := in.steps(c); len(steps) > 0 {
+			first = steps[0]
 		}
 	}
-	if prev.asked != nil {
-		combined := prev.reply + " , " + c.text
-		in := c.understand(combined, true)
-		if in.steps != nil {
-			steps := in.steps(c)
-			if len(steps) > 0 && steps[0] != nil && steps[0].def.Name == prev.asked.def.Name {
-				for _, m := range prev.asked.missing {
-					if _, ok := steps[0].values[m.name]; ok {
-						return in, true
-					}
-				}
-			}
-		}
-		if in.asked != nil && in.asked.def.Name == prev.asked.def.Name && len(in.asked.missing) < len(prev.asked.missing) {
-			return in, true
-		}
-	}
-	return intent{}, false
+	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
+	fills := first != nil && first.def.Name == prev.asked.def.Name && slices.ContainsFunc(prev.asked.missing, set)
+	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
+		len(in.asked.missing) < len(prev.asked.missing)
+	return in, fills || fewer
 }
 
 // pickChoice finds the choice the text picks: "the first", "2", "yes" when there is one
@@ -150,27 +144,22 @@ func pickChoice(text string, choices []choice) int {
 			return n - 1
 		}
 	}
-	words := contentWords(text)
-	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value >= 1 && int(toks[0].value) <= len(choices) && toks[0].value == float64(int(toks[0].value)) {
+	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value == float64(int(toks[0].value)) &&
+		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	if len(choices) == 1 {
-		low := strings.ToLower(strings.Trim(text, " .!"))
-		for _, y := range []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead", "y"} {
-			if low == y {
-				return 0
-			}
-		}
+	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead",
+		"y"}
+	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
+		return 0
 	}
+	words := contentWords(text)
 	best, bestN, tie := -1, 0, false
 	for i, ch := range choices {
 		label := contentWords(ch.label)
-		n := 0
-		for _, w := range words {
-			if slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) }) {
-				n++
-			}
-		}
+		n := len(slices.DeleteFunc(slices.Clone(words), func(w string) bool {
+			return !slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) })
+		}))
 		switch {
 		case n > bestN:
 			best, bestN, tie = i, n, false
@@ -178,12 +167,9 @@ func pickChoice(text string, choices []choice) int {
 			tie = true
 		}
 	}
-	if tie || bestN == 0 {
-		return -1
-	}
 	// Every word given must belong to the choice: "price" picks "by price", "price please
 	// and something else" does not.
-	if bestN < len(words) {
+	if tie || bestN == 0 || bestN < len(words) {
 		return -1
 	}
 	return best

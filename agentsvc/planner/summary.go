@@ -22,58 +22,35 @@ type toolOutput struct {
 }
 
 // unwrap reads a tool result: the agent's envelope (tools.Wrap) taken off when there is one,
-// the text tidied, and an error told by the envelope or by the text's first word.
+// the text tidied, and an error told by the envelope or by the text's first word. The text
+// stays whole: a long list is cut by humanize, which counts what it leaves out.
 func unwrap(content string) toolOutput {
 	tool, body, isError, ok := tools.Unwrap(content)
 	if ok {
 		body = html.UnescapeString(body)
 	}
-	out := toolOutput{tool: tool, isError: isError}
-	body = tidyLines(dropStructured(body))
-	if !out.isError {
-		low := strings.ToLower(body)
-		for _, p := range []string{"error", "tool error", "invalid arguments", "invalid argument", "failed"} {
-			if strings.HasPrefix(low, p) {
-				out.isError = true
-				break
-			}
-		}
-	}
-	out.text = body // whole: a long list is cut by humanize, which counts what it leaves out
-	return out
-}
-
-// tidyLines collapses the spaces within each line of s and drops its empty lines: a result
-// written as lines ("Price: … | …", "Year: …") keeps them, and the widget shows each on its own.
-func tidyLines(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
+	// Each line's spaces collapsed, empty lines dropped: a result written as lines ("Price: …
+	// | …", "Year: …") keeps them. "structuredContent: {…}" lines go when other text says
+	// the same in words.
+	var lines, structured []string
+	for _, l := range strings.Split(body, "\n") {
 		l = strings.TrimSpace(spaceRe.ReplaceAllString(l, " "))
-		if l == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
-// dropStructured removes "structuredContent: {…}" lines when the result also has other text,
-// which says the same in words.
-func dropStructured(body string) string {
-	lines := strings.Split(body, "\n")
-	kept := lines[:0:0]
-	for _, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), "structuredContent:") {
-			kept = append(kept, l)
+		switch {
+		case strings.HasPrefix(l, "structuredContent:"):
+			structured = append(structured, l)
+		case l != "":
+			lines = append(lines, l)
 		}
 	}
-	if strings.TrimSpace(strings.Join(kept, "")) == "" {
-		return body
+	if len(lines) == 0 {
+		lines = structured
 	}
-	return strings.Join(kept, "\n")
+	out := toolOutput{tool: tool, isError: isError, text: strings.Join(lines, "\n")}
+	low := strings.ToLower(out.text)
+	for _, p := range []string{"error", "tool error", "invalid argument", "failed"} {
+		out.isError = out.isError || strings.HasPrefix(low, p)
+	}
+	return out
 }
 
 // clip shortens s to at most n runes, at a line's end or else a word boundary when there is

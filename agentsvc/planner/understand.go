@@ -78,9 +78,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 			return r
 		}
 		r.text2 = r.text2[:m.start] + m.items[0].id + r.text2[m.end:]
-	}
-	for _, m := range r.mentions {
-		r.refs = append(r.refs, m.items[0])
+		r.refs = slices.Insert(r.refs, 0, m.items[0])
 	}
 	if len(r.refs) == 0 {
 		// "open it", "book that one": the one item the previous answer named.
@@ -204,20 +202,15 @@ func init() {
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
-			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == ""
-		}, func(c *conv, _ *reading) (intent, bool) {
-			if it := c.itemToOpen(); it != nil {
-				return c.openFor(it)
-			}
-			return intent{}, false
-		}},
+			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == "" && c.itemToOpen() != nil
+		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.itemToOpen()) }},
 		{"elsewhere", func(_ *conv, r *reading) bool {
 			return r.unclear && (!r.question || !r.pronoun || r.numbers)
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			return c.clarify(r.text, r.ps, r.toks2, r.question), true
 		}},
-		{"two tools", always, (*conv).twoClose},
+		{"two tools", func(_ *conv, r *reading) bool { return len(r.ps) > 1 }, (*conv).twoClose},
 		{"call", always, (*conv).callBest},
 	}
 }
@@ -253,7 +246,10 @@ func (c *conv) refuse(r *reading) (intent, bool) {
 // Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
 // 36 months?" goes to the financing calculator).
 func (c *conv) aboutSeen(r *reading) bool {
-	if len(r.refs) == 0 || c.nameWordIn(r.toks) || !r.question && c.actionWords(r.base, r.refs) {
+	nameWord := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+		return c.nameHit(&plan{def: t}, r.toks) // "open", "compare"
+	})
+	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) {
 		return false
 	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
@@ -263,13 +259,13 @@ func (c *conv) aboutSeen(r *reading) bool {
 // unknownNames handles names the conversation has not seen yet: it lists the page's items
 // first, then resolves; or says the name is not on the page's whole list.
 func (c *conv) unknownNames(r *reading) (intent, bool) {
-	idp := idPlan(r.ps)
-	if idp == nil || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
+	i := slices.IndexFunc(r.ps, wantsIDs)
+	if i < 0 || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
 		return intent{}, false
 	}
-	unknown := c.unknownWords(r.toks2, idp)
+	unknown := c.unknownWords(r.toks2, r.ps[i])
 	l := c.lister()
-	if len(unknown) == 0 || idp.score <= 0 && !strongNameLike(unknown) || l == nil {
+	if len(unknown) == 0 || r.ps[i].score <= 0 && !slices.ContainsFunc(unknown, nameLike) || l == nil {
 		return intent{}, false
 	}
 	// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup false),
@@ -285,9 +281,6 @@ func (c *conv) unknownNames(r *reading) (intent, bool) {
 
 // twoClose asks which of the two best plans is meant when both clearly match about as well.
 func (c *conv) twoClose(r *reading) (intent, bool) {
-	if len(r.ps) < 2 {
-		return intent{}, false
-	}
 	best, second := r.best, r.ps[1]
 	near := second.def.Name != best.def.Name && second.score >= threshold && second.score >= 0.9*best.score &&
 		len(second.missing) == 0 && len(best.missing) == 0 && c.clearMatch(second, r.toks2, r.question) &&
@@ -336,11 +329,8 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 	prev := 0
 	for i, t := range toks {
 		drop := i < len(sorter.used) && sorter.used[i]
-		if t.kind == kindWord {
-			switch t.norm {
-			case "sort", "sorted", "order", "ordered", "arrange", "rank", "by", "ascending", "descending", "first", "last", "then", "and":
-				drop = true
-			}
+		if t.kind == kindWord && (sortWords[t.norm] || sortFillers[t.norm]) {
+			drop = true
 		}
 		if drop {
 			b.WriteString(text[prev:t.start])
@@ -367,31 +357,28 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 // "please do not book", "never mind". ("No breakfast" is a value, not a refusal.)
 func negated(toks []token) bool {
 	i := 0
-	for i < len(toks) && toks[i].kind == kindWord && slices.Contains([]string{"please", "no", "ok", "okay", "wait", "actually", "oh"}, strings.ToLower(toks[i].raw)) {
+	for wordAt(toks, i, "please", "no", "ok", "okay", "wait", "actually", "oh") {
 		i++
 	}
-	if i >= len(toks) || toks[i].kind != kindWord {
-		return false
-	}
-	switch w := strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")); w {
-	case "don't", "dont", "never":
-		return i+1 < len(toks)
-	case "do":
-		return i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "not")
-	}
-	return false
+	return wordAt(toks, i, "don't", "dont", "never") && i+1 < len(toks) ||
+		wordAt(toks, i, "do") && wordAt(toks, i+1, "not")
+}
+
+// wordAt reports a word at toks[i] that is one of ws (in lower case, ’ written ').
+func wordAt(toks []token, i int, ws ...string) bool {
+	return i >= 0 && i < len(toks) && toks[i].kind == kindWord &&
+		slices.Contains(ws, strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")))
 }
 
 // pluralPronoun reports words that point at the items just listed: "them", "these", "those",
 // "both", "all of them".
 func pluralPronoun(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool {
-		switch strings.ToLower(t.raw) {
-		case "them", "these", "those", "both":
-			return t.kind == kindWord
+	for i := range toks {
+		if wordAt(toks, i, "them", "these", "those", "both") {
+			return true
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
@@ -402,39 +389,22 @@ func (c *conv) plainAction(r *reading) bool {
 	if len(ps) == 0 || ps[0].score < threshold || !c.clearMatch(ps[0], r.toks, r.question) {
 		return false
 	}
-	for _, p := range ps {
-		if slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks)) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ps, func(p *plan) bool {
+		return slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks))
+	})
 }
 
 // narrows reports words that narrow what is shown rather than start over ("only the
 // hybrids", "just the red ones", "which of those are electric", "also under 30k") or change
 // one thing of the last request ("and at 3.9%?", "what about 48 months?").
 func narrows(toks []token) bool {
-	if len(toks) > 0 && strings.EqualFold(toks[0].raw, "and") {
+	if wordAt(toks, 0, "and") || wordAt(toks, 0, "what", "how") && wordAt(toks, 1, "about") {
 		return true
 	}
-	if len(toks) > 1 && (strings.EqualFold(toks[0].raw, "what") || strings.EqualFold(toks[0].raw, "how")) && strings.EqualFold(toks[1].raw, "about") {
-		return true
-	}
-	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch strings.ToLower(t.raw) {
-		case "only", "just", "also", "too":
+	for i := range toks {
+		if wordAt(toks, i, "only", "just", "also", "too") || wordAt(toks, i, "as") && wordAt(toks, i+1, "well") ||
+			wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them") {
 			return true
-		case "of", "among":
-			if i+1 < len(toks) && slices.Contains([]string{"those", "these", "them"}, strings.ToLower(toks[i+1].raw)) {
-				return true
-			}
-		case "as":
-			if i+1 < len(toks) && strings.EqualFold(toks[i+1].raw, "well") {
-				return true
-			}
 		}
 	}
 	return false
@@ -446,15 +416,15 @@ func narrows(toks []token) bool {
 // is answered with a question instead (ok false).
 func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 	for name, e := range p.edits {
-		prev, found := c.lastList(p.def.Name, name)
-		if !found {
+		var prev []string
+		if args := c.lastArgs(p.def.Name, name); args == nil || json.Unmarshal(args[name], &prev) != nil {
 			if len(e.drop) == 0 {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
-			prop := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name })
 			var all []string
-			if prop >= 0 && p.schema.props[prop].schema.items != nil {
-				for _, v := range p.schema.props[prop].schema.items.enum {
+			if i := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name }); i >= 0 &&
+				p.schema.props[i].schema.items != nil {
+				for _, v := range p.schema.props[i].schema.items.enum {
 					all = append(all, v.str)
 				}
 			}
@@ -483,15 +453,6 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 	return nil
 }
 
-// lastList is the list the conversation's last call of tool gave its parameter param.
-func (c *conv) lastList(tool, param string) ([]string, bool) {
-	var list []string
-	if args := c.lastArgs(tool, param); args == nil || json.Unmarshal(args[param], &list) != nil {
-		return nil, false
-	}
-	return list, true
-}
-
 // carryOver adds to p the arguments of the conversation's last call of the same tool that p
 // does not set itself: "only the hybrids" after "under 20,000 miles" keeps the mileage. With
 // notDefaults, a parameter that has a default keeps it ("sort by year" after "price high to
@@ -513,16 +474,15 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 // conversation's last call of a tool of this page again, with the one parameter whose enum
 // has that number changed and the others kept; nil when the message is anything else.
 func (c *conv) bareValue(toks []token) *plan {
-	var num *token
-	for i, t := range toks {
-		switch {
-		case t.kind == kindNumber && num == nil:
-			num = &toks[i]
-		case t.kind == kindNumber || t.kind == kindWord && !stopWords[t.norm]:
+	var nums []token
+	for _, t := range toks {
+		if t.kind == kindNumber {
+			nums = append(nums, t)
+		} else if t.kind == kindWord && !stopWords[t.norm] {
 			return nil
 		}
 	}
-	if num == nil {
+	if len(nums) != 1 {
 		return nil
 	}
 	for k := range c.earlierCalls {
@@ -531,22 +491,19 @@ func (c *conv) bareValue(toks []token) *plan {
 			continue
 		}
 		s := parseSchema(c.tools[t].Parameters)
-		var hit *property
+		var hits []*property
 		var v json.RawMessage
 		for _, p := range s.props {
 			for _, e := range p.schema.enum {
-				if e.isNum && e.num == num.value {
-					if hit != nil {
-						return nil // two parameters could take it
-					}
-					hit, v = p, e.raw
+				if e.isNum && e.num == nums[0].value {
+					hits, v = append(hits, p), e.raw
 				}
 			}
 		}
-		if hit == nil {
-			return nil
+		if len(hits) != 1 {
+			return nil // none, or two parameters could take it
 		}
-		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hit.name: v}}
+		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hits[0].name: v}}
 		c.carryOver(p, false)
 		return p
 	}
@@ -556,20 +513,15 @@ func (c *conv) bareValue(toks []token) *plan {
 // followsUp reports a request that changes some values of the conversation's last call of a
 // tool that needs values (a calculator, a form), rather than starting a new one: "at 3.9%"
 // or "with 5000 down" after "48 months" (it lacks a required value that call had), "72
-// months" after "48 months at 3.9%". A tool that takes item ids is not followed up: a request
-// for another item names it.
+// months" after "48 months at 3.9%" (a tool with required values keeps those not changed; a
+// filter without any, "show me SUVs" after "hybrids", starts over). A tool that takes item
+// ids is not followed up: a request for another item names it.
 func (c *conv) followsUp(p *plan) bool {
 	prev := c.lastArgs(p.def.Name, "")
-	if prev == nil {
-		return false
-	}
-	if slices.ContainsFunc(p.schema.props, takesIDs) {
+	if prev == nil || slices.ContainsFunc(p.schema.props, takesIDs) {
 		return false
 	}
 	if len(p.missing) == 0 {
-		// "72 months" after "48 months at 3.9%": a tool that needs values (a calculator, a
-		// form) keeps those the visitor does not change; a filter without required values
-		// ("show me SUVs" after "hybrids") starts over.
 		return slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
 	}
 	return slices.ContainsFunc(p.missing, func(m *property) bool { return prev[m.name] != nil })
@@ -578,17 +530,13 @@ func (c *conv) followsUp(p *plan) bool {
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
 // cheapest", "the cheapest of them", "of the two".
 func (c *conv) rankOnSeen(toks []token, at int) bool {
-	w := strings.ToLower(toks[at].raw)
-	if strings.HasSuffix(w, "er") { // "cheaper", "newer", "pricier"
+	if strings.HasSuffix(strings.ToLower(toks[at].raw), "er") { // "cheaper", "newer", "pricier"
 		return true
 	}
-	for i := at + 1; i < len(toks) && i <= at+3; i++ {
-		if toks[i].kind == kindWord && (toks[i].norm == "one" || toks[i].norm == "of") {
-			return true
-		}
-	}
-	for i := 0; i < at; i++ {
-		if toks[i].kind == kindWord && (toks[i].norm == "which" || toks[i].norm == "these" || toks[i].norm == "those") {
+	for i, t := range toks {
+		after := i > at && i <= at+3 && (t.norm == "one" || t.norm == "of")
+		before := i < at && (t.norm == "which" || t.norm == "these" || t.norm == "those")
+		if t.kind == kindWord && (after || before) {
 			return true
 		}
 	}
@@ -598,40 +546,21 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
 // first", "sort by newest", "order by price".
 func sortCue(toks []token, at int) bool {
-	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
-		switch t.norm {
-		case "sort", "sorted", "order", "ordered", "arrange", "rank", "ascending", "descending":
-			return true
-		case "first", "top":
-			if i > at {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(toks, func(t token) bool {
+		after := t.start > toks[at].start && (t.norm == "first" || t.norm == "top")
+		return t.kind == kindWord && (sortWords[t.norm] || after)
+	})
 }
+
+var sortWords = rawSet("sort sorted order ordered arrange rank ascending descending")
+
+// sortFillers are the words besides sortWords of a sort request: "then by price", "newest first".
+var sortFillers = rawSet("by first last then and")
 
 // isQuestion reports a question rather than a request.
 func isQuestion(text string, toks []token) bool {
-	if strings.HasSuffix(strings.TrimSpace(text), "?") {
-		return true
-	}
-	if len(toks) == 0 || toks[0].kind != kindWord {
-		return false
-	}
-	switch strings.ToLower(strings.ReplaceAll(toks[0].raw, "’", "'")) {
-	case "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who", "whats's":
-		return true
-	}
-	return false
-}
-
-// nameWordIn reports whether a word of a tool's name is in the text ("open", "compare").
-func (c *conv) nameWordIn(toks []token) bool {
-	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, toks) })
+	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
+		wordAt(toks, 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who")
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
@@ -655,43 +584,27 @@ func (c *conv) listsItems() bool {
 
 // wantsIDs reports a plan that still needs ids of items.
 func wantsIDs(p *plan) bool {
-	if slices.ContainsFunc(p.missing, takesIDs) {
-		return true
+	unset := func(q *property) bool {
+		v, set := p.values[q.name]
+		vs, isList := v.([]string)
+		return takesIDs(q) && q.required && (!set || isList && len(vs) == 0)
 	}
-	for _, prop := range p.schema.props {
-		if takesIDs(prop) && prop.required {
-			if v, ok := p.values[prop.name]; !ok {
-				return true
-			} else if vs, isList := v.([]string); isList && len(vs) == 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.missing, takesIDs) || slices.ContainsFunc(p.schema.props, unset)
 }
 
 // unknownWords are the words of the text that no tool knows and that are not ordinary
-// words of a request: likely names ("RAV4", "CR-V").
+// words of a request: likely names ("RAV4", "CR-V", "the Civic").
 func (c *conv) unknownWords(toks []token, p *plan) []string {
 	var out []string
 	for i, t := range toks {
 		// A number is no name of its own ("Model 3": the word before it counts).
-		if t.kind != kindWord || (p.used != nil && i < len(p.used) && p.used[i]) {
+		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
+			ordinary(t.norm) || c.vocab[t.norm] || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
-		w := t.norm
-		if c.looksLikeID(t.raw) || len(w) < 2 || ordinary(w) || c.vocab[w] {
-			continue
+		if nameLike(t.raw) || i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") {
+			out = append(out, t.raw)
 		}
-		if bestMatch(queryWord{word: w, weight: 1}, p.vocab) > 0 {
-			continue
-		}
-		nameLike := strings.ContainsAny(t.raw, "0123456789-") || t.raw != strings.ToLower(t.raw) ||
-			(i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that"))
-		if !nameLike {
-			continue
-		}
-		out = append(out, t.raw)
 	}
 	return out
 }
@@ -717,47 +630,27 @@ func (c *conv) looksLikeID(w string) bool {
 	return !patterned && idRe.MatchString(w) && w == strings.ToLower(w)
 }
 
-// idPlan is the best plan of a tool that takes item ids, when it has any match at all.
-func idPlan(ps []*plan) *plan {
-	for _, p := range ps {
-		if wantsIDs(p) {
-			return p
-		}
-	}
-	return nil
-}
-
-// strongNameLike reports a word written like a model name: with a digit, a capital or a dash.
-func strongNameLike(ws []string) bool {
-	return slices.ContainsFunc(ws, func(w string) bool {
-		return strings.ContainsAny(w, "0123456789-") || w != strings.ToLower(w)
-	})
+// nameLike reports a word written like a model name: with a digit, a capital or a dash.
+func nameLike(w string) bool {
+	return strings.ContainsAny(w, "0123456789-") || w != strings.ToLower(w)
 }
 
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
 func (c *conv) wantsItem(r *reading) bool {
-	for _, p := range r.plain {
-		if !wantsIDs(p) || !c.actionWord(p, r.toks) {
-			continue
-		}
-		return slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
-	}
-	return false
+	return slices.ContainsFunc(r.plain, func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }) &&
+		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 }
 
 // actionWord reports a word of the tool's name, or the verb its description starts with.
 func (c *conv) actionWord(p *plan, toks []token) bool {
-	if c.nameHit(p, toks) {
-		return true
+	verb := ""
+	if d := strings.Fields(p.def.Description); len(d) > 0 {
+		verb = normWord(strings.Trim(d[0], ".,;:"))
 	}
-	d := strings.Fields(p.def.Description)
-	if len(d) == 0 {
-		return false
-	}
-	verb := normWord(strings.Trim(d[0], ".,;:"))
-	return slices.ContainsFunc(toks, func(t token) bool {
-		return t.kind == kindWord && (t.norm == verb || slices.ContainsFunc(hintsOf([]token{t})[0], func(h hint) bool { return h.word == verb }))
+	return c.nameHit(p, toks) || verb != "" && slices.ContainsFunc(toks, func(t token) bool {
+		isVerb := func(h hint) bool { return h.word == verb }
+		return t.kind == kindWord && (t.norm == verb || slices.ContainsFunc(hintsOf([]token{t})[0], isVerb))
 	})
 }
 
@@ -805,22 +698,15 @@ func (c *conv) lister() *plan {
 	bestRank := 0
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
-		required := slices.ContainsFunc(s.props, func(p *property) bool { return p.required })
-		if required || navTool(t) {
+		if navTool(t) || slices.ContainsFunc(s.props, func(p *property) bool { return p.required }) {
 			continue // back_to_inventory goes to the list; it lists nothing here
 		}
-		rank := 0
-		for _, w := range identWords(t.Name) {
-			switch w {
-			case "list", "browse", "catalog", "catalogue", "all", "inventory", "search", "find", "filter", "query", "lookup":
-				rank = 2
-			}
-		}
-		if rank > 0 && len(s.props) > 0 {
-			rank++ // a list with filters is the catalogue; one without is often the visitor's own
-		}
-		d := strings.ToLower(t.Description)
-		if rank == 0 && (strings.Contains(d, "list") || strings.Contains(d, "search") || strings.Contains(d, "filter")) {
+		d, rank := strings.ToLower(t.Description), 0
+		switch {
+		case slices.ContainsFunc(identWords(t.Name), func(w string) bool { return listerNames[w] }):
+			// A list with filters is the catalogue; one without is often the visitor's own.
+			rank = 2 + min(len(s.props), 1)
+		case strings.Contains(d, "list") || strings.Contains(d, "search") || strings.Contains(d, "filter"):
 			rank = 1
 		}
 		if rank > bestRank {
@@ -829,6 +715,8 @@ func (c *conv) lister() *plan {
 	}
 	return best
 }
+
+var listerNames = rawSet("list browse catalog catalogue all inventory search find filter query lookup")
 
 // listVerbs ask to see a list: "show rooms", "list all the rooms", "see every room".
 var listVerbs = wordSet(listVerbText)
@@ -859,26 +747,23 @@ func wholeList(toks []token, l *plan) bool {
 // arguments and it listed items (its whole list), and how many it listed: before this turn,
 // or until now when thisTurn.
 func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
-	n, seen := 0, false
+	n := 0
 	for _, k := range c.calls {
 		earlier := c.lastUser < 0 || k.at < c.lastUser
 		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && !earlier {
 			continue
 		}
 		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
-			n, seen = len(mem.last), true
+			n = len(mem.last)
 		}
 	}
-	return n, seen
+	return n, n > 0
 }
 
 // noArguments reports a call's arguments that set nothing: "", "{}", "null".
 func noArguments(args string) bool {
 	var v map[string]json.RawMessage
-	if strings.TrimSpace(args) == "" {
-		return true
-	}
-	return json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
+	return strings.TrimSpace(args) == "" || json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
 }
 
 // notListed answers a request about a name that the page's whole list (n items of the
@@ -886,14 +771,10 @@ func noArguments(args string) bool {
 // name up, it first gives the list back the filters it had (the visitor's search stays).
 func (c *conv) notListed(unknown []string, n int, l *plan) intent {
 	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
-	if !c.calledThisTurn(l.def.Name, true) {
+	back := c.filtersBack(l)
+	if !c.calledThisTurn(l.def.Name, true) || back == nil {
 		return intent{reply: reply}
 	}
-	prev := c.filtersBefore(l)
-	if prev == nil {
-		return intent{reply: reply}
-	}
-	back := withFilters(l, prev)
 	return intent{
 		steps: func(*conv) []*plan { return []*plan{back} },
 		final: func(*conv) string { return reply + " Your search is as it was." },
@@ -914,34 +795,30 @@ func listNoun(name string, n int) string {
 	return noun
 }
 
-// filtersBefore are the arguments the listing tool l last had before this turn, on this
-// page: nil when it had none, when a tool called after it cleared or reset them, or when a
-// tool this page does not offer ran since (the visitor was on another page).
-func (c *conv) filtersBefore(l *plan) map[string]json.RawMessage {
+// filtersBack is the call of the listing tool l that gives its list back the arguments it
+// last had before this turn, on this page: nil when it had none, when a tool called after it
+// cleared or reset them, or when a tool this page does not offer ran since (the visitor was
+// on another page).
+func (c *conv) filtersBack(l *plan) *plan {
 	for k := range c.earlierCalls {
-		if k.name == l.def.Name {
-			var args map[string]json.RawMessage
-			if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
+		ws := identWords(k.name)
+		if k.name != l.def.Name {
+			if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
 				return nil
 			}
-			return args
+			continue
 		}
-		ws := identWords(k.name)
-		if !c.offers(k.name) ||
-			slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+		var args map[string]json.RawMessage
+		if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
 			return nil
 		}
+		back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(args))}
+		for name, v := range args {
+			back.values[name] = v
+		}
+		return back
 	}
 	return nil
-}
-
-// withFilters is the call of the listing tool l that gives its list the filters prev back.
-func withFilters(l *plan, prev map[string]json.RawMessage) *plan {
-	back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(prev))}
-	for k, v := range prev {
-		back.values[k] = v
-	}
-	return back
 }
 
 // prose reports a text with many words that neither the page's tools nor requests use
@@ -949,11 +826,9 @@ func withFilters(l *plan, prev map[string]json.RawMessage) *plan {
 func (c *conv) prose(toks []token) bool {
 	n := 0
 	for _, t := range toks {
-		w := t.norm
-		if t.kind != kindWord || len(w) < 2 || ordinary(w) || c.vocab[w] {
-			continue
+		if t.kind == kindWord && len(t.norm) >= 2 && !ordinary(t.norm) && !c.vocab[t.norm] {
+			n++
 		}
-		n++
 	}
 	return n > 5
 }
@@ -976,10 +851,10 @@ func lookupIntent(text string, l *plan) intent {
 		in = s.understand(text, false)
 		s.done = nil
 		if in.steps != nil {
-			if first := in.steps(&s); len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) && !first[0].opens {
-				if prev := c.filtersBefore(l); prev != nil {
-					back = withFilters(l, prev)
-				}
+			first := in.steps(&s)
+			if len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) &&
+				!first[0].opens {
+				back = c.filtersBack(l)
 			}
 		}
 		skip := 1
@@ -991,14 +866,14 @@ func lookupIntent(text string, l *plan) intent {
 	}
 	return intent{
 		steps: func(c *conv) []*plan {
+			out := []*plan{l}
 			if len(c.done) == 0 {
-				return []*plan{l}
+				return out
 			}
 			in, sub, back := after(c)
 			if in.steps == nil {
-				return []*plan{l}
+				return out
 			}
-			out := []*plan{l}
 			if back != nil {
 				out = append(out, back)
 				if len(c.done) < 2 {
@@ -1032,15 +907,10 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 			}
 		}
 	}
-	for _, t := range tokenize(rest) {
-		if t.kind != kindWord || stopWords[t.norm] {
-			continue
-		}
-		if actionVerbs[t.norm] || (c.vocab[t.norm] && !requestWords[t.norm]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tokenize(rest), func(t token) bool {
+		pageWord := c.vocab[t.norm] && !requestWords[t.norm]
+		return t.kind == kindWord && !stopWords[t.norm] && (actionVerbs[t.norm] || pageWord)
+	})
 }
 
 // actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
@@ -1051,12 +921,9 @@ var actionVerbs = rawSet(`open show view display see pick choose select compare 
 // answer was about: the only item it named, or the only item of the last list.
 func (c *conv) pronounRef(toks []token) *item {
 	pronoun := false
-	for i, t := range toks {
-		w := strings.ToLower(t.raw)
-		if w == "it" || ((w == "this" || w == "that") && i+1 < len(toks) && toks[i+1].kind == kindWord) {
-			pronoun = true
-			break
-		}
+	for i := range toks {
+		next := i+1 < len(toks) && toks[i+1].kind == kindWord
+		pronoun = pronoun || wordAt(toks, i, "it") || next && wordAt(toks, i, "this", "that")
 	}
 	if !pronoun {
 		return nil
@@ -1064,13 +931,10 @@ func (c *conv) pronounRef(toks []token) *item {
 	// The latest answer that named items, within the last three turns: one that named none
 	// ("Sorry, I can't help with that") does not make "it" forget the car before it.
 	turns := 0
-	for i := c.lastUser - 1; i >= 0; i-- {
+	for i := c.lastUser - 1; i >= 0 && turns < 3; i-- {
 		m := c.msgs[i]
 		if m.Role == chat.RoleUser {
-			if turns++; turns == 3 {
-				break
-			}
-			continue
+			turns++
 		}
 		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
 			continue
