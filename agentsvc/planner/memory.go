@@ -74,8 +74,8 @@ func (m *memory) read(content string) {
 	_, body, _, _ := tools.Unwrap(content) // the text without the agent's envelope
 	m.learnMoney(body)
 	var list []*item
+	var v any // the structured content
 	if sm := structuredRe.FindStringSubmatch(body); sm != nil {
-		var v any
 		dec := json.NewDecoder(strings.NewReader(sm[1]))
 		dec.UseNumber()
 		if dec.Decode(&v) == nil {
@@ -113,9 +113,33 @@ func (m *memory) read(content string) {
 		}
 		m.items[it.id] = it
 	}
-	if len(list) > 0 {
-		m.last = list
+	if len(list) > 0 || listsNothing(v, body) {
+		m.last = list // a list that came back empty is the list now: nothing is on screen
 	}
+}
+
+// noneRe is a result's text saying that nothing matched: "Showing 0 cars", "no room matches".
+var noneRe = regexp.MustCompile(`(?i)\bshowing\s+0\b|\b(?:0|no|zero)\s+\w+\s+(?:match|found)`)
+
+// listsNothing reports a result that lists no items: its structured content counts 0 ("count",
+// "total") or holds only empty lists, or its text says that nothing matched.
+func listsNothing(v any, text string) bool {
+	obj, _ := v.(map[string]any)
+	lists, full := 0, 0
+	for k, x := range obj {
+		switch x := x.(type) {
+		case json.Number:
+			if k == "count" || k == "total" {
+				return x.String() == "0"
+			}
+		case []any:
+			lists++
+			if len(x) > 0 {
+				full++
+			}
+		}
+	}
+	return lists > 0 && full == 0 || noneRe.MatchString(text)
 }
 
 // learnTitles adds the items the tools' schemas offer before any result names them: enum

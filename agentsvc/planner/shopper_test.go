@@ -92,6 +92,11 @@ var shopperScenarios = []struct {
 		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
 		{"inventory", "open the 2nd one", []string{`select_car {"carId":"c05"}`}, []string{"2023 Hyundai Ioniq 5"}, nil},
 	}},
+	{"nothing matches after a list", []step{ // an empty result empties the list: no winner from the one before
+		{"inventory", "electric cars", []string{`search_cars {"fuel":"electric"}`}, nil, nil},
+		{"inventory", "cheapest pickup under 20k", []string{`search_cars {"bodyType":"pickup","maxPrice":20000}`, `sort_cars {"by":"price","order":"asc"}`},
+			[]string{"No pickup matches"}, []string{"Tesla"}},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},
