@@ -97,6 +97,10 @@ var shopperScenarios = []struct {
 		{"inventory", "cheapest pickup under 20k", []string{`search_cars {"bodyType":"pickup","maxPrice":20000}`, `sort_cars {"by":"price","order":"asc"}`},
 			[]string{"No pickup matches"}, []string{"Tesla"}},
 	}},
+	{"contact details are no search", []step{ // a person's name before their e-mail names no car
+		{"inventory", "Kim Lee kim@lee.org", nil, []string{"search cars"}, []string{"There is no", "Kim Lee among"}},
+		{"inventory", "schedule a drive tomorrow at 10am for Kim Lee kim@lee.org", nil, nil, []string{"There is no", "Kim Lee among"}},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},

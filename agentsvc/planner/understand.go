@@ -602,11 +602,28 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			ordinary(t.norm) || c.vocab[t.norm] || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
-		if nameLike(t.raw) || i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") {
+		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that")
+		if nameLike(t.raw) && !personName(toks, i) || afterThe {
 			out = append(out, t.raw)
 		}
 	}
 	return out
+}
+
+// personName reports a word of a person's name written before their e-mail or phone ("Kim Lee
+// kim@lee.org", "Jane Doe, jane@example.com"): contact details, never a search for an item.
+func personName(toks []token, i int) bool {
+	for j, words := i+1, 1; j < len(toks) && words <= 3; j++ {
+		switch t := toks[j]; {
+		case t.kind == kindEmail || t.kind == kindPhone:
+			return true
+		case t.kind == kindWord:
+			words++
+		case t.kind != kindPunct || t.raw != ",":
+			return false
+		}
+	}
+	return false
 }
 
 // looksLikeID reports a word written like the page's ids: matching an id parameter's
