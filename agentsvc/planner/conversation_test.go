@@ -140,6 +140,18 @@ var siteConversations = []struct {
 			reply: []string{"60 months"}, on: "financing"},
 		{say: "return to the inventory", calls: []string{`back_to_inventory {}`}, not: []string{"Should I"}, on: "inventory"},
 	}},
+	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
+		{say: "book a test drive of the Camry on Saturday at 11",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},
+			reply: []string{"name and email"}, not: []string{"didn't work"}, on: "test-drive"},
+		{say: "Ana Ruiz, ana@ruiz.es",
+			calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.es","date":"2026-12-05","time":"11:00"}`},
+			reply: []string{"Filled"}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Camry", "11:00"}},
+		{say: "book another one on Monday at 9", // the name and e-mail said before are kept
+			calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.es","date":"2026-12-07","time":"09:00"}`},
+			reply: []string{"Filled"}, not: []string{"didn't work"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

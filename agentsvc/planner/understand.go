@@ -295,6 +295,16 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
+	if named(best.def.Name, commitFirst) && len(best.values) == 0 {
+		// "book a test drive on Saturday at 11" on the booking page: the form takes the date
+		// and the time, the booking nothing. The form first; the visitor books it once whole.
+		fills := func(p *plan) bool {
+			return len(p.values) > 0 && p.score >= threshold && !named(p.def.Name, commitFirst)
+		}
+		if i := slices.IndexFunc(r.ps, fills); i > 0 {
+			best = r.ps[i]
+		}
+	}
 	if narrows(r.toks) {
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
