@@ -101,6 +101,14 @@ var shopperScenarios = []struct {
 		{"inventory", "Kim Lee kim@lee.org", nil, []string{"search cars"}, []string{"There is no", "Kim Lee among"}},
 		{"inventory", "schedule a drive tomorrow at 10am for Kim Lee kim@lee.org", nil, nil, []string{"There is no", "Kim Lee among"}},
 	}},
+	{"the first few of the list", []step{
+		{"inventory", "show me sedans", []string{`search_cars {"bodyType":"sedan"}`}, nil, nil},
+		{"inventory", "compare the top three", []string{`compare_cars {"carIds":["c09","c10","c11"]}`}, []string{"Comparing"}, []string{"There is no"}},
+	}},
+	{"the last few of the list", []step{
+		{"inventory", "show me sedans", []string{`search_cars {"bodyType":"sedan"}`}, nil, nil},
+		{"inventory", "compare the last 2", []string{`compare_cars {"carIds":["c12","c13"]}`}, []string{"Comparing"}, nil},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},

@@ -111,7 +111,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
 	drop := -1
-	if k, ok := ordinalRef(toks); ok {
+	if n, fromEnd, ok := firstFew(toks); ok && n <= len(last) {
+		r.refs = last[:n] // "compare the top three", "the first two"
+		if fromEnd {
+			r.refs = last[len(last)-n:]
+		}
+	} else if k, ok := ordinalRef(toks); ok {
 		switch {
 		case k == -1:
 			r.refs = []*item{last[len(last)-1]}
@@ -140,6 +145,19 @@ func (c *conv) pointAtSeen(r *reading) {
 		r.base = r.text[:toks[drop].start] + r.text[toks[drop].end:]
 	}
 	r.text2 = r.base + " " + strings.Join(ids, " ")
+}
+
+// firstFew finds "the first two", "the top 3", "the last three": a count of the list's items
+// from its start, or its end (fromEnd).
+func firstFew(toks []token) (n int, fromEnd, ok bool) {
+	for i := 0; i+1 < len(toks); i++ {
+		if w := toks[i].norm; w == "first" || w == "top" || w == "last" {
+			if n, ok := countWord(toks[i+1]); ok {
+				return n, w == "last", true
+			}
+		}
+	}
+	return 0, false, false
 }
 
 // rule is one way of understanding a request: when it applies (a test of the reading) and
