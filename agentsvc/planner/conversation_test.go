@@ -140,6 +140,11 @@ var siteConversations = []struct {
 			reply: []string{"60 months"}, on: "financing"},
 		{say: "return to the inventory", calls: []string{`back_to_inventory {}`}, not: []string{"Should I"}, on: "inventory"},
 	}},
+	{"a colour the car on screen does not come in", "car", "c03", []siteTurn{
+		{say: "is it available in green?", reply: []string{"No, not in green", "black, silver or blue"}, not: []string{"Sorry"}},
+		{say: "do you have it in blue", reply: []string{"Yes", "blue"}, not: []string{"Sorry"}},
+		{say: "ok, blue then", calls: []string{`configure_car {"color":"blue"}`}, reply: []string{"blue"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

@@ -397,6 +397,17 @@ func (c *conv) options(toks []token) (string, bool) {
 			}
 		}
 	}
+	asked := "" // "is it available in green?" where green is no choice: the colour asked for
+	if p == nil && ask {
+		for _, t := range toks {
+			for _, q := range props {
+				colour := slices.ContainsFunc(q.words, func(w string) bool { return w == "color" || w == "colour" })
+				if colourWords[t.norm] && colour && q.schema.stringEnum() {
+					p, asked = q, t.raw
+				}
+			}
+		}
+	}
 	if p == nil {
 		return "", false
 	}
@@ -416,11 +427,16 @@ func (c *conv) options(toks []token) (string, bool) {
 		return "", false
 	case named != "":
 		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
+	case asked != "":
+		return "No, not in " + asked + ": the " + name + " can be " + joinList(vals, "or") + ".", true
 	case many:
 		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
 	}
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
 }
+
+// colourWords are colours a visitor may ask for of anything with a colour parameter.
+var colourWords = rawSet(`black white silver gray grey red blue green yellow orange purple pink brown beige gold`)
 
 // namedValue reports a token of the text that is the enum value e.
 func namedValue(toks []token, e enumValue) bool {
