@@ -145,6 +145,15 @@ var siteConversations = []struct {
 		{say: "do you have it in blue", reply: []string{"Yes", "blue"}, not: []string{"Sorry"}},
 		{say: "ok, blue then", calls: []string{`configure_car {"color":"blue"}`}, reply: []string{"blue"}},
 	}},
+	{"a note for the booking, before and after the details", "test-drive", "c01", []siteTurn{
+		{say: "add a note saying I need a child seat", reply: []string{"name", "email"}, not: []string{"Sorry"}},
+		{say: "Tom Baker, tom@baker.co.uk, Friday at 1pm",
+			calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-04","time":"13:00","notes":"I need a child seat"}`},
+			reply: []string{"Filled"}},
+		{say: "please note that I'll come with my partner",
+			calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-04","time":"13:00","notes":"I'll come with my partner"}`},
+			reply: []string{"Filled"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

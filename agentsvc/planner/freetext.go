@@ -77,6 +77,40 @@ func (f *filler) freeText() {
 	}
 }
 
+// noteRe is a note said after its cue: "add a note: …", "note that …", "a comment saying …".
+var noteRe = regexp.MustCompile(`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
+
+// note fills a free-text parameter named like a note (notes, comment, message), required or
+// not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
+// child seat"; the other values of the form stay to be found or asked for.
+func (f *filler) note() {
+	m := noteRe.FindStringSubmatchIndex(f.text)
+	if m == nil {
+		return
+	}
+	from := slices.IndexFunc(f.toks, func(t token) bool { return t.start >= m[2] })
+	// It ends where the details of the rest of the form start: "…: I need a child seat, Tom
+	// Baker, tom@baker.co.uk, Friday at 1pm" (a punctuation mark with an e-mail, a phone, a
+	// date or a time after it).
+	to, end := len(f.toks), m[5]
+	for k := from + 1; k < len(f.toks) && to == len(f.toks); k++ {
+		if f.toks[k].kind == kindPunct && slices.ContainsFunc(f.toks[k:], func(t token) bool {
+			return t.kind == kindEmail || t.kind == kindPhone || t.kind == kindDate || t.kind == kindTime
+		}) {
+			to, end = k, f.toks[k].start
+		}
+	}
+	cue := normWord(strings.ToLower(f.text[m[2]:m[3]]))
+	v := strings.TrimSpace(strings.TrimRight(f.text[m[4]:max(end, m[4])], ".!?, "))
+	v = strings.TrimSpace(strings.TrimSuffix(v, "please"))
+	for _, p := range f.s.props {
+		if v != "" && f.free(p) && freeTextable(p) && slices.Contains(p.words, cue) && p.schema.acceptsString(v) {
+			f.claim(p, v, bonusTyped, from, to)
+			return
+		}
+	}
+}
+
 // freeTextParam returns the tool's only required free-text parameter when it is still free
 // and every other required parameter has a value, a const or a default; nil otherwise.
 func (f *filler) freeTextParam() *property {

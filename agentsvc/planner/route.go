@@ -270,7 +270,7 @@ func (f *filler) claim(p *property, v any, bonus float64, from, to int) {
 
 // fillSteps are the ways the filler finds values in the text, in the order they take words.
 var fillSteps = []func(*filler){
-	(*filler).enums, (*filler).ids, (*filler).typed, (*filler).quotes,
+	(*filler).enums, (*filler).ids, (*filler).note, (*filler).typed, (*filler).quotes,
 	(*filler).numbers, (*filler).booleans, (*filler).freeText,
 }
 
