@@ -78,7 +78,8 @@ func (f *filler) freeText() {
 }
 
 // noteRe is a note said after its cue: "add a note: …", "note that …", "a comment saying …".
-var noteRe = regexp.MustCompile(`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
+var noteRe = regexp.MustCompile(
+	`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
 
 // note fills a free-text parameter named like a note (notes, comment, message), required or
 // not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
