@@ -236,7 +236,8 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 				slices.Contains(r.next, toks[i+1].norm)
 		})
 		if k >= 0 {
-			o, ok = rankPairs[k].o, true
+			// "less expensive than $30,000" is a bound, as "cheaper than" is
+			o, ok = rankPairs[k].o, !isRaw(i+2, "than")
 		} else {
 			// "expensive" ranks only after "most" or "more".
 			o, ok = rankWords[w]

@@ -109,6 +109,10 @@ var shopperScenarios = []struct {
 		{"inventory", "show me sedans", []string{`search_cars {"bodyType":"sedan"}`}, nil, nil},
 		{"inventory", "compare the last 2", []string{`compare_cars {"carIds":["c12","c13"]}`}, []string{"Comparing"}, nil},
 	}},
+	{"a comparison with a figure is a bound", []step{ // not a sort by price
+		{"inventory", "anything cheaper than 25k?", []string{`search_cars {"maxPrice":25000}`}, []string{"4 cars"}, []string{"Should I"}},
+		{"inventory", "suvs that are less expensive than $30,000", []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, nil, []string{"Should I"}},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},

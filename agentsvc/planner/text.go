@@ -322,6 +322,9 @@ var rewrites = map[string]string{
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 }
 
+// directionWords are the hints of a sort's direction.
+var directionWords = rawSet(`asc ascending desc descending`)
+
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
@@ -400,7 +403,12 @@ func hintsOf(toks []token) [][]hint {
 	}
 	for i, t := range toks {
 		if t.kind == kindWord && !covered[i] {
-			add(i, false, hints[t.norm]...)
+			hs := hints[t.norm]
+			if i+1 < len(toks) && toks[i+1].norm == "than" {
+				// "cheaper than 25k" is a bound, not an order: no direction to sort in.
+				hs = slices.DeleteFunc(slices.Clone(hs), func(w string) bool { return directionWords[w] })
+			}
+			add(i, false, hs...)
 		}
 		// What a file holds, by its extension: "read notes.txt" reads text; a name with an
 		// extension is a file, not a directory.
@@ -555,9 +563,11 @@ func typoMatch(a, b string) bool {
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.
 var (
-	maxCues = phraseList(`less than, fewer than, lower than, cheaper than, older than, no more than,
-		not more than, at most, up to, under, below, max, maximum, within, before, budget, <, < =`)
-	minCues = phraseList(`more than, greater than, higher than, newer than, at least, no less than,
+	maxCues = phraseList(`less expensive than, less than, fewer than, lower than, cheaper than, older than,
+		no more than, not more than, at most, up to, under, below, max, maximum, within, before, budget,
+		<, < =`)
+	minCues = phraseList(`more expensive than, pricier than, more than, greater than, higher than, newer than,
+		at least, no less than,
 		over, above, from, after, since, min, minimum, between, >, > =`)
 	maxCuesAfter = phraseList(`or less, or fewer, or lower, or under, or below, or cheaper, or older,
 		or earlier, max, maximum, tops, at most`)
