@@ -42,6 +42,17 @@ func (in intent) step(c *conv) action {
 	return action{text: c.summary()}
 }
 
+// first is the intent's first call; nil when it only replies.
+func (in intent) first(c *conv) *plan {
+	if in.steps == nil {
+		return nil
+	}
+	if steps := in.steps(c); len(steps) > 0 {
+		return steps[0]
+	}
+	return nil
+}
+
 func callIntent(p *plan) intent {
 	return intent{steps: func(*conv) []*plan { return []*plan{p} }}
 }
@@ -119,12 +130,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
 	in := c.understand(prev.reply+" , "+c.text, true)
-	var first *plan
-	if in.steps != nil {
-		if steps := in.steps(c); len(steps) > 0 {
-			first = steps[0]
-		}
-	}
+	first := in.first(c)
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
 	fills := first != nil && first.def.Name == prev.asked.def.Name && slices.ContainsFunc(prev.asked.missing, set)
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -184,7 +183,7 @@ func init() {
 			func(c *conv, r *reading) (intent, bool) { return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt) }},
 		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
-		{"unknown names", always, (*conv).unknownNames},
+		{"unknown names", func(_ *conv, r *reading) bool { return len(r.refs) == 0 }, (*conv).unknownNames},
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
 			t, ok := c.goingTo(r.toks)
 			return c.goTo(t), ok
@@ -254,29 +253,6 @@ func (c *conv) aboutSeen(r *reading) bool {
 	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
 	return !(r.numbers && other)
-}
-
-// unknownNames handles names the conversation has not seen yet: it lists the page's items
-// first, then resolves; or says the name is not on the page's whole list.
-func (c *conv) unknownNames(r *reading) (intent, bool) {
-	i := slices.IndexFunc(r.ps, wantsIDs)
-	if i < 0 || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
-		return intent{}, false
-	}
-	unknown := c.unknownWords(r.toks2, r.ps[i])
-	l := c.lister()
-	if len(unknown) == 0 || r.ps[i].score <= 0 && !slices.ContainsFunc(unknown, nameLike) || l == nil {
-		return intent{}, false
-	}
-	// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup false),
-	// this turn's too.
-	switch n, whole := c.wholeListSeen(l, !r.lookup); {
-	case whole:
-		return c.notListed(unknown, n, l), true // every name of the page's list is known
-	case r.lookup && !c.prose(r.toks2):
-		return lookupIntent(r.said, l), true
-	}
-	return intent{}, false
 }
 
 // twoClose asks which of the two best plans is meant when both clearly match about as well.
@@ -743,42 +719,10 @@ func wholeList(toks []token, l *plan) bool {
 	return noun
 }
 
-// wholeListSeen reports whether the conversation called the listing tool l without
-// arguments and it listed items (its whole list), and how many it listed: before this turn,
-// or until now when thisTurn.
-func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
-	n := 0
-	for _, k := range c.calls {
-		earlier := c.lastUser < 0 || k.at < c.lastUser
-		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && !earlier {
-			continue
-		}
-		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
-			n = len(mem.last)
-		}
-	}
-	return n, n > 0
-}
-
 // noArguments reports a call's arguments that set nothing: "", "{}", "null".
 func noArguments(args string) bool {
 	var v map[string]json.RawMessage
 	return strings.TrimSpace(args) == "" || json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
-}
-
-// notListed answers a request about a name that the page's whole list (n items of the
-// listing tool l) does not have: it says so. When this turn listed everything to look the
-// name up, it first gives the list back the filters it had (the visitor's search stays).
-func (c *conv) notListed(unknown []string, n int, l *plan) intent {
-	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
-	back := c.filtersBack(l)
-	if !c.calledThisTurn(l.def.Name, true) || back == nil {
-		return intent{reply: reply}
-	}
-	return intent{
-		steps: func(*conv) []*plan { return []*plan{back} },
-		final: func(*conv) string { return reply + " Your search is as it was." },
-	}
 }
 
 // listNoun is what a listing tool lists, from its name: "cars" of search_cars; "items" when
@@ -795,32 +739,6 @@ func listNoun(name string, n int) string {
 	return noun
 }
 
-// filtersBack is the call of the listing tool l that gives its list back the arguments it
-// last had before this turn, on this page: nil when it had none, when a tool called after it
-// cleared or reset them, or when a tool this page does not offer ran since (the visitor was
-// on another page).
-func (c *conv) filtersBack(l *plan) *plan {
-	for k := range c.earlierCalls {
-		ws := identWords(k.name)
-		if k.name != l.def.Name {
-			if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
-				return nil
-			}
-			continue
-		}
-		var args map[string]json.RawMessage
-		if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
-			return nil
-		}
-		back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(args))}
-		for name, v := range args {
-			back.values[name] = v
-		}
-		return back
-	}
-	return nil
-}
-
 // prose reports a text with many words that neither the page's tools nor requests use
 // (pasted text, a story): it names no item, so no listing is called to look its words up.
 func (c *conv) prose(toks []token) bool {
@@ -831,68 +749,6 @@ func (c *conv) prose(toks []token) bool {
 		}
 	}
 	return n > 5
-}
-
-// lookupIntent calls the listing tool, then understands text again with the names it
-// returned, without another lookup.
-func lookupIntent(text string, l *plan) intent {
-	// after understands text again once the lookup ran; back is the call that gives the list
-	// the filters it had before the lookup, when the plan then acts on the same page (it
-	// opens no other page and lists nothing itself): the visitor's search stays as it was.
-	after := func(c *conv) (in intent, sub *conv, back *plan) {
-		// What the lookup showed, not what later steps returned: the plan must not change
-		// under its own feet.
-		mem := c.now
-		if end := c.start + 2; c.lastUser >= 0 && end <= len(c.msgs) {
-			mem = remember(c.msgs[:end])
-		}
-		s := *c
-		s.before = mem
-		in = s.understand(text, false)
-		s.done = nil
-		if in.steps != nil {
-			first := in.steps(&s)
-			if len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) &&
-				!first[0].opens {
-				back = c.filtersBack(l)
-			}
-		}
-		skip := 1
-		if back != nil {
-			skip = 2
-		}
-		s.done = c.done[min(skip, len(c.done)):]
-		return in, &s, back
-	}
-	return intent{
-		steps: func(c *conv) []*plan {
-			out := []*plan{l}
-			if len(c.done) == 0 {
-				return out
-			}
-			in, sub, back := after(c)
-			if in.steps == nil {
-				return out
-			}
-			if back != nil {
-				out = append(out, back)
-				if len(c.done) < 2 {
-					return out
-				}
-			}
-			return append(out, in.steps(sub)...)
-		},
-		final: func(c *conv) string {
-			in, sub, _ := after(c)
-			switch {
-			case in.steps == nil:
-				return in.reply
-			case in.final != nil:
-				return in.final(sub)
-			}
-			return c.summary()
-		},
-	}
 }
 
 // actionWords reports whether the text asks for something besides pointing at the items:
