@@ -142,13 +142,8 @@ func (c *conv) answers(prev intent) (intent, bool) {
 // choice, or words that only one choice's label has.
 func pickChoice(text string, choices []choice) int {
 	toks := tokenize(text)
-	if n, ok := ordinalRef(toks); ok {
-		switch {
-		case n == -1:
-			return len(choices) - 1
-		case n >= 1 && n <= len(choices):
-			return n - 1
-		}
+	if i := ordinalAt(toks, len(choices)); i >= 0 {
+		return i
 	}
 	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value == float64(int(toks[0].value)) &&
 		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
@@ -179,4 +174,17 @@ func pickChoice(text string, choices []choice) int {
 		return -1
 	}
 	return best
+}
+
+// ordinalAt is the index among n things of the one the words name by its place ("the
+// second", "the last"); -1 when they name none.
+func ordinalAt(toks []token, n int) int {
+	k, ok := ordinalRef(toks)
+	switch {
+	case ok && k == -1:
+		return n - 1
+	case ok && k >= 1 && k <= n:
+		return k - 1
+	}
+	return -1
 }

@@ -110,13 +110,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
 	drop := -1
-	if k, ok := ordinalRef(toks); ok {
-		switch {
-		case k == -1:
-			r.refs = []*item{last[len(last)-1]}
-		case k >= 1 && k <= len(last):
-			r.refs = []*item{last[k-1]}
-		}
+	if k := ordinalAt(toks, len(last)); k >= 0 {
+		r.refs = []*item{last[k]}
 	}
 	if len(r.refs) == 0 {
 		r.refs, drop = attributeRef(toks, last)
