@@ -81,7 +81,8 @@ func (c *conv) pending() (intent, bool) {
 		return intent{}, false
 	}
 	m := c.msgs[prevUser+1]
-	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 && m.Content != ""
+	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 &&
+		m.Content != ""
 	// Or a turn that opened an item's page for the request and asked there (goOn): the
 	// question is about the page the visitor is on now, with the names that turn looked up
 	// on its way.
@@ -132,7 +133,8 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	in := c.understand(prev.reply+" , "+c.text, true)
 	first := in.first(c)
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
-	fills := first != nil && first.def.Name == prev.asked.def.Name && slices.ContainsFunc(prev.asked.missing, set)
+	fills := first != nil && first.def.Name == prev.asked.def.Name &&
+		slices.ContainsFunc(prev.asked.missing, set)
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		len(in.asked.missing) < len(prev.asked.missing)
 	return in, fills || fewer
@@ -149,8 +151,8 @@ func pickChoice(text string, choices []choice) int {
 		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead",
-		"y"}
+	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it",
+		"go ahead", "y"}
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
 		return 0
 	}

@@ -84,7 +84,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
 			r.refs = []*item{it}
 			r.text2 = text + " " + it.id
-		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
+		} else if c.fewSeen() && pluralPronoun(toks) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
 			for _, it := range r.refs {
@@ -153,9 +153,9 @@ func init() {
 	always := func(*conv, *reading) bool { return true }
 	unclear := func(c *conv, r *reading) bool { return r.unclear }
 	reply := func(s string, ok bool) (intent, bool) { return intent{reply: s}, ok }
-	call := func(p *plan) (intent, bool) { return callIntent(p), p != nil }
 	rules = []rule{
-		{"small talk", always, func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		{"small talk", always,
+			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
@@ -168,14 +168,18 @@ func init() {
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
 		// page's tools, not from what an earlier list said of it.
-		{"choices", func(c *conv, r *reading) bool { return r.question && (len(r.refs) == 0 || !c.listsItems()) },
-			func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
+		{"choices", func(c *conv, r *reading) bool {
+			return r.question && (len(r.refs) == 0 || !c.listsItems())
+		}, func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
 		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
-		{"ranking", func(_ *conv, r *reading) bool { return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) },
-			func(c *conv, r *reading) (intent, bool) { return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt) }},
+		{"ranking", func(_ *conv, r *reading) bool {
+			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt)
+		}, func(c *conv, r *reading) (intent, bool) {
+			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
+		}},
 		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
 		{"unknown names", func(_ *conv, r *reading) bool { return len(r.refs) == 0 }, (*conv).unknownNames},
@@ -189,10 +193,14 @@ func init() {
 				return callIntent(l), l != nil && wholeList(r.toks2, l)
 			}},
 		// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
-		{"open the item", func(_ *conv, r *reading) bool { return r.unclear && len(r.refs) == 1 && !r.question },
-			func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
+		{"open the item", func(_ *conv, r *reading) bool {
+			return r.unclear && len(r.refs) == 1 && !r.question
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "and at 72?" after "60 months with 2,500 down".
-		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) { return call(c.bareValue(r.toks)) }},
+		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) {
+			p := c.bareValue(r.toks)
+			return callIntent(p), p != nil
+		}},
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
@@ -318,7 +326,8 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 		return nil
 	}
 	f := ps[0]
-	if f.def.Name == sorter.def.Name || f.score < threshold || len(f.missing) > 0 || len(f.values) == 0 || isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
+	if f.def.Name == sorter.def.Name || f.score < threshold || len(f.missing) > 0 || len(f.values) == 0 ||
+		isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
 		return nil
 	}
 	return f
@@ -339,6 +348,11 @@ func negated(toks []token) bool {
 func wordAt(toks []token, i int, ws ...string) bool {
 	return i >= 0 && i < len(toks) && toks[i].kind == kindWord &&
 		slices.Contains(ws, strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")))
+}
+
+// fewSeen reports a last list of two or three items: "them" may be all of them.
+func (c *conv) fewSeen() bool {
+	return len(c.before.last) >= 2 && len(c.before.last) <= 3
 }
 
 // pluralPronoun reports words that point at the items just listed: "them", "these", "those",
@@ -373,8 +387,9 @@ func narrows(toks []token) bool {
 		return true
 	}
 	for i := range toks {
-		if wordAt(toks, i, "only", "just", "also", "too") || wordAt(toks, i, "as") && wordAt(toks, i+1, "well") ||
-			wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them") {
+		asWell := wordAt(toks, i, "as") && wordAt(toks, i+1, "well")
+		ofThose := wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them")
+		if wordAt(toks, i, "only", "just", "also", "too") || asWell || ofThose {
 			return true
 		}
 	}
@@ -393,15 +408,17 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
 			var all []string
-			if i := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name }); i >= 0 &&
-				p.schema.props[i].schema.items != nil {
+			named := func(q *property) bool { return q.name == name }
+			if i := slices.IndexFunc(p.schema.props, named); i >= 0 && p.schema.props[i].schema.items != nil {
 				for _, v := range p.schema.props[i].schema.items.enum {
 					all = append(all, v.str)
 				}
 			}
-			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
+			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
+				" or none?", false
 		}
-		out := slices.DeleteFunc(slices.Clone(prev), func(v string) bool { return slices.Contains(e.drop, v) })
+		dropped := func(v string) bool { return slices.Contains(e.drop, v) }
+		out := slices.DeleteFunc(slices.Clone(prev), dropped)
 		for _, v := range e.add {
 			if !slices.Contains(out, v) {
 				out = append(out, v)
@@ -417,7 +434,8 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 	for k := range c.earlierCalls {
 		var args map[string]json.RawMessage
-		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil && (param == "" || args[param] != nil) {
+		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil &&
+			(param == "" || args[param] != nil) {
 			return args
 		}
 	}
@@ -434,7 +452,8 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 		return
 	}
 	for _, prop := range p.schema.props {
-		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !(notDefaults && len(prop.schema.def) > 0) {
+		keep := notDefaults && len(prop.schema.def) > 0 // the default stays
+		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
 			p.values[prop.name] = prev[prop.name]
 		}
 	}
@@ -511,7 +530,7 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 			return true
 		}
 	}
-	return len(c.before.last) <= 3 && len(c.before.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+	return c.fewSeen() && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
@@ -535,16 +554,19 @@ func isQuestion(text string, toks []token) bool {
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
-var genericNameWords = map[string]bool{"get": true, "data": true, "info": true, "car": true, "item": true, "product": true}
+var genericNameWords = rawSet("get data info car item product")
 
 // hasParam reports whether a tool of the page has a parameter that wants.
 func (c *conv) hasParam(wants func(*property) bool) bool {
-	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return slices.ContainsFunc(parseSchema(t.Parameters).props, wants) })
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+		return slices.ContainsFunc(parseSchema(t.Parameters).props, wants)
+	})
 }
 
 // clockParam is a parameter that takes a time of day: by its name, or an enum of times.
 func clockParam(p *property) bool {
-	return timeKind.wants(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str))
+	en := p.schema.enum
+	return timeKind.wants(p) || len(en) > 0 && en[0].isStr && clockRe.MatchString(en[0].str)
 }
 
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
@@ -570,7 +592,8 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 	for i, t := range toks {
 		// A number is no name of its own ("Model 3": the word before it counts).
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
-			ordinary(t.norm) || c.vocab[t.norm] || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
+			ordinary(t.norm) || c.vocab[t.norm] ||
+			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
 		if nameLike(t.raw) || i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") {
@@ -609,7 +632,8 @@ func nameLike(w string) bool {
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
 func (c *conv) wantsItem(r *reading) bool {
-	return slices.ContainsFunc(r.plain, func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }) &&
+	acts := func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }
+	return slices.ContainsFunc(r.plain, acts) &&
 		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 }
 
@@ -651,7 +675,8 @@ func (c *conv) openFor(it *item) (intent, bool) {
 		}
 		s := parseSchema(t.Parameters)
 		p := withIDs(&plan{def: t, schema: s, values: map[string]any{}}, []*item{it})
-		if p == nil || slices.ContainsFunc(s.props, func(q *property) bool { _, set := p.values[q.name]; return q.required && !set }) {
+		unset := func(q *property) bool { _, set := p.values[q.name]; return q.required && !set }
+		if p == nil || slices.ContainsFunc(s.props, unset) {
 			continue
 		}
 		p.opens = true
@@ -824,7 +849,8 @@ var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
 
 // endWords name the first or the last value of a list of choices: "the top trim" is the last
 // trim the tool lists, "the base trim" its first.
-var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanciest": true, "base": false, "basic": false, "lowest": false, "entry": false}
+var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanciest": true,
+	"base": false, "basic": false, "lowest": false, "entry": false}
 
 // rewriteEnds writes the value an end word names in place of the words ("green with the top
 // trim" becomes "green with the Limited trim"), for a parameter of the page's tools with a
@@ -839,7 +865,8 @@ func (c *conv) rewriteEnds(text string) string {
 		for _, t := range c.tools {
 			for _, p := range parseSchema(t.Parameters).props {
 				en := p.schema.enum
-				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) {
+				names := func(w string) bool { return wordsMatch(toks[i+1].norm, w) }
+				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, names) {
 					continue
 				}
 				v := en[0].str

@@ -45,7 +45,8 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		return nil
 	}
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister()}
-	if len(lk.unknown) == 0 || r.ps[i].score <= 0 && !slices.ContainsFunc(lk.unknown, nameLike) || lk.l == nil {
+	named := r.ps[i].score > 0 || slices.ContainsFunc(lk.unknown, nameLike)
+	if len(lk.unknown) == 0 || !named || lk.l == nil {
 		return nil
 	}
 	name := lk.l.def.Name
@@ -111,7 +112,8 @@ func (lk *lookup) intent() intent {
 		in = s.understand(lk.said, false)
 		s.done = nil
 		first := in.first(&s)
-		if lk.back != nil && first != nil && first.def.Name != lk.l.def.Name && !opener(first.def) && !first.opens {
+		if lk.back != nil && first != nil && first.def.Name != lk.l.def.Name && !opener(first.def) &&
+			!first.opens {
 			back = []*plan{lk.back}
 		}
 		s.done = c.done[min(1+len(back), len(c.done)):]
