@@ -79,22 +79,25 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.text2 = r.text2[:m.start] + m.items[0].id + r.text2[m.end:]
 		r.refs = slices.Insert(r.refs, 0, m.items[0])
 	}
-	if len(r.refs) == 0 {
+	named := len(r.refs) > 0 // the names in text2 are ids now
+	if !named {
 		// "open it", "book that one": the one item the previous answer named.
 		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
 			r.refs = []*item{it}
-			r.text2 = text + " " + it.id
 		} else if c.fewSeen() && pluralPronoun(toks) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
-			for _, it := range r.refs {
-				r.text2 += " " + it.id
-			}
 		}
 	}
 	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
 	if len(r.refs) == 0 && len(c.before.last) > 0 {
 		c.pointAtSeen(r)
+	}
+	if !named && len(r.refs) > 0 { // the items pointed at are added by their ids
+		r.text2 = r.base
+		for _, it := range r.refs {
+			r.text2 += " " + it.id
+		}
 	}
 	r.ps = rankPlans(r.text2, c.tools)
 	r.toks2 = tokenize(r.text2)
@@ -106,7 +109,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 }
 
 // pointAtSeen resolves words that point at the items of the last list by their place, a
-// value or a rank: "the second one", "the red one", "the cheaper one".
+// value or a rank: "the second one", "the red one", "the cheaper one"; base loses the rank
+// or value word that picked them.
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
 	drop := -1
@@ -123,17 +127,9 @@ func (c *conv) pointAtSeen(r *reading) {
 			drop = r.rankAt
 		}
 	}
-	if len(r.refs) == 0 {
-		return
-	}
-	ids := make([]string, len(r.refs))
-	for i, it := range r.refs {
-		ids[i] = it.id
-	}
-	if drop >= 0 {
+	if len(r.refs) > 0 && drop >= 0 {
 		r.base = r.text[:toks[drop].start] + r.text[toks[drop].end:]
 	}
-	r.text2 = r.base + " " + strings.Join(ids, " ")
 }
 
 // rule is one way of understanding a request: when it applies (a test of the reading) and
