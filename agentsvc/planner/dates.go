@@ -26,7 +26,8 @@ var (
 // calendarList names days and months, and the times of a day.
 const calendarList = `monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
 	thur thurs fri sat sun january february march april may june july august september october november
-	december jan feb mar apr jun jul aug sep sept oct nov dec today tomorrow tonight morning afternoon evening noon`
+	december jan feb mar apr jun jul aug sep sept oct nov dec
+	today tomorrow tonight morning afternoon evening noon`
 
 // rewriteDates writes the dates a shopper says ("tomorrow", "Saturday", "next Monday",
 // "December 3") as YYYY-MM-DD, counted from today, so the date parameters can take them.
@@ -71,8 +72,9 @@ func rewriteTimes(text string) string {
 	last := 0
 	for _, m := range atHourRe.FindAllStringSubmatchIndex(text, -1) {
 		rest := strings.ToLower(strings.TrimLeft(text[m[1]:], " "))
-		unit := slices.ContainsFunc([]string{"am", "pm", "a.m", "p.m", "%", ".", "k", "percent", "month", "year"},
-			func(u string) bool { return strings.HasPrefix(rest, u) }) || strings.HasPrefix(text[m[1]:], "-")
+		units := []string{"am", "pm", "a.m", "p.m", "%", ".", "k", "percent", "month", "year"}
+		unit := slices.ContainsFunc(units, func(u string) bool { return strings.HasPrefix(rest, u) }) ||
+			strings.HasPrefix(text[m[1]:], "-")
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
 		if unit || m[0] > 0 && text[m[0]-1] >= '0' && text[m[0]-1] <= '9' || h > 23 {
 			continue

@@ -42,6 +42,17 @@ func (in intent) step(c *conv) action {
 	return action{text: c.summary()}
 }
 
+// first is the intent's first call; nil when it only replies.
+func (in intent) first(c *conv) *plan {
+	if in.steps == nil {
+		return nil
+	}
+	if steps := in.steps(c); len(steps) > 0 {
+		return steps[0]
+	}
+	return nil
+}
+
 func callIntent(p *plan) intent {
 	return intent{steps: func(*conv) []*plan { return []*plan{p} }}
 }
@@ -70,7 +81,8 @@ func (c *conv) pending() (intent, bool) {
 		return intent{}, false
 	}
 	m := c.msgs[prevUser+1]
-	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 && m.Content != ""
+	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 &&
+		m.Content != ""
 	// Or a turn that opened an item's page for the request and asked there (goOn): the
 	// question is about the page the visitor is on now, with the names that turn looked up
 	// on its way.
@@ -119,14 +131,10 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
 	in := c.understand(prev.reply+" , "+c.text, true)
-	var first *plan
-	if in.steps != nil {
-		if steps := in.steps(c); len(steps) > 0 {
-			first = steps[0]
-		}
-	}
+	first := in.first(c)
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
-	fills := first != nil && first.def.Name == prev.asked.def.Name && slices.ContainsFunc(prev.asked.missing, set)
+	fills := first != nil && first.def.Name == prev.asked.def.Name &&
+		slices.ContainsFunc(prev.asked.missing, set)
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		len(in.asked.missing) < len(prev.asked.missing)
 	return in, fills || fewer
@@ -136,20 +144,15 @@ func (c *conv) answers(prev intent) (intent, bool) {
 // choice, or words that only one choice's label has.
 func pickChoice(text string, choices []choice) int {
 	toks := tokenize(text)
-	if n, ok := ordinalRef(toks); ok {
-		switch {
-		case n == -1:
-			return len(choices) - 1
-		case n >= 1 && n <= len(choices):
-			return n - 1
-		}
+	if i := ordinalAt(toks, len(choices)); i >= 0 {
+		return i
 	}
 	if len(toks) == 1 && toks[0].kind == kindNumber && toks[0].value == float64(int(toks[0].value)) &&
 		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it", "go ahead",
-		"y"}
+	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it",
+		"go ahead", "y"}
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
 		return 0
 	}
@@ -173,4 +176,17 @@ func pickChoice(text string, choices []choice) int {
 		return -1
 	}
 	return best
+}
+
+// ordinalAt is the index among n things of the one the words name by its place ("the
+// second", "the last"); -1 when they name none.
+func ordinalAt(toks []token, n int) int {
+	k, ok := ordinalRef(toks)
+	switch {
+	case ok && k == -1:
+		return n - 1
+	case ok && k >= 1 && k <= n:
+		return k - 1
+	}
+	return -1
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -80,22 +79,25 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.text2 = r.text2[:m.start] + m.items[0].id + r.text2[m.end:]
 		r.refs = slices.Insert(r.refs, 0, m.items[0])
 	}
-	if len(r.refs) == 0 {
+	named := len(r.refs) > 0 // the names in text2 are ids now
+	if !named {
 		// "open it", "book that one": the one item the previous answer named.
 		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
 			r.refs = []*item{it}
-			r.text2 = text + " " + it.id
-		} else if n := len(c.before.last); n >= 2 && n <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
+		} else if c.fewSeen() && pluralPronoun(toks) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
-			for _, it := range r.refs {
-				r.text2 += " " + it.id
-			}
 		}
 	}
 	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
 	if len(r.refs) == 0 && len(c.before.last) > 0 {
 		c.pointAtSeen(r)
+	}
+	if !named && len(r.refs) > 0 { // the items pointed at are added by their ids
+		r.text2 = r.base
+		for _, it := range r.refs {
+			r.text2 += " " + it.id
+		}
 	}
 	r.ps = rankPlans(r.text2, c.tools)
 	r.toks2 = tokenize(r.text2)
@@ -107,7 +109,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 }
 
 // pointAtSeen resolves words that point at the items of the last list by their place, a
-// value or a rank: "the second one", "the red one", "the cheaper one".
+// value or a rank: "the second one", "the red one", "the cheaper one"; base loses the rank
+// or value word that picked them.
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
 	drop := -1
@@ -116,13 +119,8 @@ func (c *conv) pointAtSeen(r *reading) {
 		if fromEnd {
 			r.refs = last[len(last)-n:]
 		}
-	} else if k, ok := ordinalRef(toks); ok {
-		switch {
-		case k == -1:
-			r.refs = []*item{last[len(last)-1]}
-		case k >= 1 && k <= len(last):
-			r.refs = []*item{last[k-1]}
-		}
+	} else if k := ordinalAt(toks, len(last)); k >= 0 {
+		r.refs = []*item{last[k]}
 	}
 	if len(r.refs) == 0 {
 		r.refs, drop = attributeRef(toks, last)
@@ -134,17 +132,9 @@ func (c *conv) pointAtSeen(r *reading) {
 			drop = r.rankAt
 		}
 	}
-	if len(r.refs) == 0 {
-		return
-	}
-	ids := make([]string, len(r.refs))
-	for i, it := range r.refs {
-		ids[i] = it.id
-	}
-	if drop >= 0 {
+	if len(r.refs) > 0 && drop >= 0 {
 		r.base = r.text[:toks[drop].start] + r.text[toks[drop].end:]
 	}
-	r.text2 = r.base + " " + strings.Join(ids, " ")
 }
 
 // firstFew finds "the first two", "the top 3", "the last three": a count of the list's items
@@ -177,9 +167,9 @@ func init() {
 	always := func(*conv, *reading) bool { return true }
 	unclear := func(c *conv, r *reading) bool { return r.unclear }
 	reply := func(s string, ok bool) (intent, bool) { return intent{reply: s}, ok }
-	call := func(p *plan) (intent, bool) { return callIntent(p), p != nil }
 	rules = []rule{
-		{"small talk", always, func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		{"small talk", always,
+			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
@@ -192,17 +182,21 @@ func init() {
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
 		// page's tools, not from what an earlier list said of it.
-		{"choices", func(c *conv, r *reading) bool { return r.question && (len(r.refs) == 0 || !c.listsItems()) },
-			func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
+		{"choices", func(c *conv, r *reading) bool {
+			return r.question && (len(r.refs) == 0 || !c.listsItems())
+		}, func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
 		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
-		{"ranking", func(_ *conv, r *reading) bool { return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) },
-			func(c *conv, r *reading) (intent, bool) { return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt) }},
+		{"ranking", func(_ *conv, r *reading) bool {
+			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt)
+		}, func(c *conv, r *reading) (intent, bool) {
+			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
+		}},
 		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
-		{"unknown names", always, (*conv).unknownNames},
+		{"unknown names", func(_ *conv, r *reading) bool { return len(r.refs) == 0 }, (*conv).unknownNames},
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
 			t, ok := c.goingTo(r.toks)
 			return c.goTo(t), ok
@@ -213,10 +207,14 @@ func init() {
 				return callIntent(l), l != nil && wholeList(r.toks2, l)
 			}},
 		// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
-		{"open the item", func(_ *conv, r *reading) bool { return r.unclear && len(r.refs) == 1 && !r.question },
-			func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
+		{"open the item", func(_ *conv, r *reading) bool {
+			return r.unclear && len(r.refs) == 1 && !r.question
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "and at 72?" after "60 months with 2,500 down".
-		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) { return call(c.bareValue(r.toks)) }},
+		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) {
+			p := c.bareValue(r.toks)
+			return callIntent(p), p != nil
+		}},
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
@@ -272,29 +270,6 @@ func (c *conv) aboutSeen(r *reading) bool {
 	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
 	return !(r.numbers && other)
-}
-
-// unknownNames handles names the conversation has not seen yet: it lists the page's items
-// first, then resolves; or says the name is not on the page's whole list.
-func (c *conv) unknownNames(r *reading) (intent, bool) {
-	i := slices.IndexFunc(r.ps, wantsIDs)
-	if i < 0 || len(r.refs) > 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
-		return intent{}, false
-	}
-	unknown := c.unknownWords(r.toks2, r.ps[i])
-	l := c.lister()
-	if len(unknown) == 0 || r.ps[i].score <= 0 && !slices.ContainsFunc(unknown, nameLike) || l == nil {
-		return intent{}, false
-	}
-	// Before the lookup, an unfiltered listing of an earlier turn; after it (lookup false),
-	// this turn's too.
-	switch n, whole := c.wholeListSeen(l, !r.lookup); {
-	case whole:
-		return c.notListed(unknown, n, l), true // every name of the page's list is known
-	case r.lookup && !c.prose(r.toks2):
-		return lookupIntent(r.said, l), true
-	}
-	return intent{}, false
 }
 
 // twoClose asks which of the two best plans is meant when both clearly match about as well.
@@ -375,7 +350,8 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 		return nil
 	}
 	f := ps[0]
-	if f.def.Name == sorter.def.Name || f.score < threshold || len(f.missing) > 0 || len(f.values) == 0 || isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
+	if f.def.Name == sorter.def.Name || f.score < threshold || len(f.missing) > 0 || len(f.values) == 0 ||
+		isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
 		return nil
 	}
 	return f
@@ -396,6 +372,11 @@ func negated(toks []token) bool {
 func wordAt(toks []token, i int, ws ...string) bool {
 	return i >= 0 && i < len(toks) && toks[i].kind == kindWord &&
 		slices.Contains(ws, strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")))
+}
+
+// fewSeen reports a last list of two or three items: "them" may be all of them.
+func (c *conv) fewSeen() bool {
+	return len(c.before.last) >= 2 && len(c.before.last) <= 3
 }
 
 // pluralPronoun reports words that point at the items just listed: "them", "these", "those",
@@ -430,8 +411,9 @@ func narrows(toks []token) bool {
 		return true
 	}
 	for i := range toks {
-		if wordAt(toks, i, "only", "just", "also", "too") || wordAt(toks, i, "as") && wordAt(toks, i+1, "well") ||
-			wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them") {
+		asWell := wordAt(toks, i, "as") && wordAt(toks, i+1, "well")
+		ofThose := wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them")
+		if wordAt(toks, i, "only", "just", "also", "too") || asWell || ofThose {
 			return true
 		}
 	}
@@ -450,15 +432,17 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
 			var all []string
-			if i := slices.IndexFunc(p.schema.props, func(q *property) bool { return q.name == name }); i >= 0 &&
-				p.schema.props[i].schema.items != nil {
+			named := func(q *property) bool { return q.name == name }
+			if i := slices.IndexFunc(p.schema.props, named); i >= 0 && p.schema.props[i].schema.items != nil {
 				for _, v := range p.schema.props[i].schema.items.enum {
 					all = append(all, v.str)
 				}
 			}
-			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") + " or none?", false
+			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
+				" or none?", false
 		}
-		out := slices.DeleteFunc(slices.Clone(prev), func(v string) bool { return slices.Contains(e.drop, v) })
+		dropped := func(v string) bool { return slices.Contains(e.drop, v) }
+		out := slices.DeleteFunc(slices.Clone(prev), dropped)
 		for _, v := range e.add {
 			if !slices.Contains(out, v) {
 				out = append(out, v)
@@ -474,7 +458,8 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 	for k := range c.earlierCalls {
 		var args map[string]json.RawMessage
-		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil && (param == "" || args[param] != nil) {
+		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil &&
+			(param == "" || args[param] != nil) {
 			return args
 		}
 	}
@@ -491,7 +476,8 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 		return
 	}
 	for _, prop := range p.schema.props {
-		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !(notDefaults && len(prop.schema.def) > 0) {
+		keep := notDefaults && len(prop.schema.def) > 0 // the default stays
+		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
 			p.values[prop.name] = prev[prop.name]
 		}
 	}
@@ -568,7 +554,7 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 			return true
 		}
 	}
-	return len(c.before.last) <= 3 && len(c.before.last) >= 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+	return c.fewSeen() && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
@@ -592,16 +578,19 @@ func isQuestion(text string, toks []token) bool {
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
-var genericNameWords = map[string]bool{"get": true, "data": true, "info": true, "car": true, "item": true, "product": true}
+var genericNameWords = rawSet("get data info car item product")
 
 // hasParam reports whether a tool of the page has a parameter that wants.
 func (c *conv) hasParam(wants func(*property) bool) bool {
-	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return slices.ContainsFunc(parseSchema(t.Parameters).props, wants) })
+	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+		return slices.ContainsFunc(parseSchema(t.Parameters).props, wants)
+	})
 }
 
 // clockParam is a parameter that takes a time of day: by its name, or an enum of times.
 func clockParam(p *property) bool {
-	return timeKind.wants(p) || (len(p.schema.enum) > 0 && p.schema.enum[0].isStr && clockRe.MatchString(p.schema.enum[0].str))
+	en := p.schema.enum
+	return timeKind.wants(p) || len(en) > 0 && en[0].isStr && clockRe.MatchString(en[0].str)
 }
 
 // listsItems reports a page with a tool that takes an item's id (a list of items, not one
@@ -627,7 +616,8 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 	for i, t := range toks {
 		// A number is no name of its own ("Model 3": the word before it counts).
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
-			ordinary(t.norm) || c.vocab[t.norm] || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
+			ordinary(t.norm) || c.vocab[t.norm] ||
+			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
 		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that")
@@ -683,7 +673,8 @@ func nameLike(w string) bool {
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
 func (c *conv) wantsItem(r *reading) bool {
-	return slices.ContainsFunc(r.plain, func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }) &&
+	acts := func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }
+	return slices.ContainsFunc(r.plain, acts) &&
 		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 }
 
@@ -725,7 +716,8 @@ func (c *conv) openFor(it *item) (intent, bool) {
 		}
 		s := parseSchema(t.Parameters)
 		p := withIDs(&plan{def: t, schema: s, values: map[string]any{}}, []*item{it})
-		if p == nil || slices.ContainsFunc(s.props, func(q *property) bool { _, set := p.values[q.name]; return q.required && !set }) {
+		unset := func(q *property) bool { _, set := p.values[q.name]; return q.required && !set }
+		if p == nil || slices.ContainsFunc(s.props, unset) {
 			continue
 		}
 		p.opens = true
@@ -788,42 +780,10 @@ func wholeList(toks []token, l *plan) bool {
 	return noun
 }
 
-// wholeListSeen reports whether the conversation called the listing tool l without
-// arguments and it listed items (its whole list), and how many it listed: before this turn,
-// or until now when thisTurn.
-func (c *conv) wholeListSeen(l *plan, thisTurn bool) (int, bool) {
-	n := 0
-	for _, k := range c.calls {
-		earlier := c.lastUser < 0 || k.at < c.lastUser
-		if !k.done || k.name != l.def.Name || !noArguments(k.args) || !thisTurn && !earlier {
-			continue
-		}
-		if mem := remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}); len(mem.last) > 0 {
-			n = len(mem.last)
-		}
-	}
-	return n, n > 0
-}
-
 // noArguments reports a call's arguments that set nothing: "", "{}", "null".
 func noArguments(args string) bool {
 	var v map[string]json.RawMessage
 	return strings.TrimSpace(args) == "" || json.Unmarshal([]byte(args), &v) == nil && len(v) == 0
-}
-
-// notListed answers a request about a name that the page's whole list (n items of the
-// listing tool l) does not have: it says so. When this turn listed everything to look the
-// name up, it first gives the list back the filters it had (the visitor's search stays).
-func (c *conv) notListed(unknown []string, n int, l *plan) intent {
-	reply := "There is no " + strings.Join(unknown, " ") + " among the " + strconv.Itoa(n) + " " + listNoun(l.def.Name, n) + " here."
-	back := c.filtersBack(l)
-	if !c.calledThisTurn(l.def.Name, true) || back == nil {
-		return intent{reply: reply}
-	}
-	return intent{
-		steps: func(*conv) []*plan { return []*plan{back} },
-		final: func(*conv) string { return reply + " Your search is as it was." },
-	}
 }
 
 // listNoun is what a listing tool lists, from its name: "cars" of search_cars; "items" when
@@ -840,32 +800,6 @@ func listNoun(name string, n int) string {
 	return noun
 }
 
-// filtersBack is the call of the listing tool l that gives its list back the arguments it
-// last had before this turn, on this page: nil when it had none, when a tool called after it
-// cleared or reset them, or when a tool this page does not offer ran since (the visitor was
-// on another page).
-func (c *conv) filtersBack(l *plan) *plan {
-	for k := range c.earlierCalls {
-		ws := identWords(k.name)
-		if k.name != l.def.Name {
-			if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
-				return nil
-			}
-			continue
-		}
-		var args map[string]json.RawMessage
-		if json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
-			return nil
-		}
-		back := &plan{def: l.def, schema: l.schema, values: make(map[string]any, len(args))}
-		for name, v := range args {
-			back.values[name] = v
-		}
-		return back
-	}
-	return nil
-}
-
 // prose reports a text with many words that neither the page's tools nor requests use
 // (pasted text, a story): it names no item, so no listing is called to look its words up.
 func (c *conv) prose(toks []token) bool {
@@ -876,68 +810,6 @@ func (c *conv) prose(toks []token) bool {
 		}
 	}
 	return n > 5
-}
-
-// lookupIntent calls the listing tool, then understands text again with the names it
-// returned, without another lookup.
-func lookupIntent(text string, l *plan) intent {
-	// after understands text again once the lookup ran; back is the call that gives the list
-	// the filters it had before the lookup, when the plan then acts on the same page (it
-	// opens no other page and lists nothing itself): the visitor's search stays as it was.
-	after := func(c *conv) (in intent, sub *conv, back *plan) {
-		// What the lookup showed, not what later steps returned: the plan must not change
-		// under its own feet.
-		mem := c.now
-		if end := c.start + 2; c.lastUser >= 0 && end <= len(c.msgs) {
-			mem = remember(c.msgs[:end])
-		}
-		s := *c
-		s.before = mem
-		in = s.understand(text, false)
-		s.done = nil
-		if in.steps != nil {
-			first := in.steps(&s)
-			if len(first) > 0 && first[0] != nil && first[0].def.Name != l.def.Name && !opener(first[0].def) &&
-				!first[0].opens {
-				back = c.filtersBack(l)
-			}
-		}
-		skip := 1
-		if back != nil {
-			skip = 2
-		}
-		s.done = c.done[min(skip, len(c.done)):]
-		return in, &s, back
-	}
-	return intent{
-		steps: func(c *conv) []*plan {
-			out := []*plan{l}
-			if len(c.done) == 0 {
-				return out
-			}
-			in, sub, back := after(c)
-			if in.steps == nil {
-				return out
-			}
-			if back != nil {
-				out = append(out, back)
-				if len(c.done) < 2 {
-					return out
-				}
-			}
-			return append(out, in.steps(sub)...)
-		},
-		final: func(c *conv) string {
-			in, sub, _ := after(c)
-			switch {
-			case in.steps == nil:
-				return in.reply
-			case in.final != nil:
-				return in.final(sub)
-			}
-			return c.summary()
-		},
-	}
 }
 
 // actionWords reports whether the text asks for something besides pointing at the items:
@@ -1018,7 +890,8 @@ var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
 
 // endWords name the first or the last value of a list of choices: "the top trim" is the last
 // trim the tool lists, "the base trim" its first.
-var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanciest": true, "base": false, "basic": false, "lowest": false, "entry": false}
+var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanciest": true,
+	"base": false, "basic": false, "lowest": false, "entry": false}
 
 // rewriteEnds writes the value an end word names in place of the words ("green with the top
 // trim" becomes "green with the Limited trim"), for a parameter of the page's tools with a
@@ -1033,7 +906,8 @@ func (c *conv) rewriteEnds(text string) string {
 		for _, t := range c.tools {
 			for _, p := range parseSchema(t.Parameters).props {
 				en := p.schema.enum
-				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) {
+				names := func(w string) bool { return wordsMatch(toks[i+1].norm, w) }
+				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, names) {
 					continue
 				}
 				v := en[0].str

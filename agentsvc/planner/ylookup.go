@@ -1,0 +1,144 @@
+package planner
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
+)
+
+// lookup is what the planner knows of a request that names items it has not seen ("open the
+// RAV4" before any list), decided once (lookupOf): the reply that the names are not listed,
+// or the plan that lists the items to learn their names first, read it.
+type lookup struct {
+	said    string   // the request, read again once the names are known
+	unknown []string // its words that no tool knows: the names
+	l       *plan    // the page's listing tool
+	seen    int      // how many items l's whole list (no arguments) had, 0 when not seen
+	// back gives l's list the filters the visitor had before this turn on this page; nil
+	// when none, when a later tool cleared or reset them, or another page's tool ran since.
+	back *plan
+}
+
+// unknownNames handles names the conversation has not seen yet: it lists the page's items
+// first, then resolves; or says the name is not on the page's whole list.
+func (c *conv) unknownNames(r *reading) (intent, bool) {
+	lk := c.lookupOf(r)
+	switch {
+	case lk == nil:
+		return intent{}, false
+	case lk.seen > 0: // every name of the page's list is known
+		return c.notListed(lk), true
+	case r.lookup && !c.prose(r.toks2):
+		return lk.intent(), true
+	}
+	return intent{}, false
+}
+
+// lookupOf is the lookup of a request for a tool that takes item ids with words no tool
+// knows, when the page has a listing tool; nil for any other request.
+func (c *conv) lookupOf(r *reading) *lookup {
+	i := slices.IndexFunc(r.ps, wantsIDs)
+	if i < 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
+		return nil
+	}
+	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister()}
+	named := r.ps[i].score > 0 || slices.ContainsFunc(lk.unknown, nameLike)
+	if len(lk.unknown) == 0 || !named || lk.l == nil {
+		return nil
+	}
+	name := lk.l.def.Name
+	for _, k := range c.calls {
+		// Before the lookup, an unfiltered listing of an earlier turn; after it (r.lookup
+		// false), this turn's too.
+		earlier := c.lastUser < 0 || k.at < c.lastUser
+		if k.done && k.name == name && noArguments(k.args) && (earlier || !r.lookup) {
+			if n := len(remember([]chat.Message{{Role: chat.RoleTool, Content: k.result}}).last); n > 0 {
+				lk.seen = n
+			}
+		}
+	}
+	for k := range c.earlierCalls {
+		ws := identWords(k.name)
+		if k.name != name {
+			if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+				break
+			}
+			continue
+		}
+		var args map[string]json.RawMessage
+		if json.Unmarshal([]byte(k.args), &args) == nil && len(args) > 0 {
+			lk.back = &plan{def: lk.l.def, schema: lk.l.schema, values: make(map[string]any, len(args))}
+			for a, v := range args {
+				lk.back.values[a] = v
+			}
+		}
+		break
+	}
+	return lk
+}
+
+// notListed says that the page's whole list does not have the names. When this turn listed
+// everything to look them up, it first gives the list back its filters (the visitor's search
+// stays).
+func (c *conv) notListed(lk *lookup) intent {
+	reply := "There is no " + strings.Join(lk.unknown, " ") + " among the " + strconv.Itoa(lk.seen) + " " +
+		listNoun(lk.l.def.Name, lk.seen) + " here."
+	if lk.back == nil || !c.calledThisTurn(lk.l.def.Name, true) {
+		return intent{reply: reply}
+	}
+	return intent{
+		steps: func(*conv) []*plan { return []*plan{lk.back} },
+		final: func(*conv) string { return reply + " Your search is as it was." },
+	}
+}
+
+// intent calls the listing tool, then understands the request again with the names it
+// returned, without another lookup. When the plan then acts on the same page (it opens no
+// other page and lists nothing itself), the list first gets back its filters (lk.back): the
+// visitor's search stays as it was.
+func (lk *lookup) intent() intent {
+	after := func(c *conv) (in intent, sub *conv, back []*plan) {
+		// What the lookup showed, not what later steps returned: the plan must not change
+		// under its own feet.
+		mem := c.now
+		if end := c.start + 2; c.lastUser >= 0 && end <= len(c.msgs) {
+			mem = remember(c.msgs[:end])
+		}
+		s := *c
+		s.before = mem
+		in = s.understand(lk.said, false)
+		s.done = nil
+		first := in.first(&s)
+		if lk.back != nil && first != nil && first.def.Name != lk.l.def.Name && !opener(first.def) &&
+			!first.opens {
+			back = []*plan{lk.back}
+		}
+		s.done = c.done[min(1+len(back), len(c.done)):]
+		return in, &s, back
+	}
+	return intent{
+		steps: func(c *conv) []*plan {
+			if len(c.done) == 0 {
+				return []*plan{lk.l}
+			}
+			in, sub, back := after(c)
+			if in.steps == nil {
+				return []*plan{lk.l}
+			}
+			return append(append([]*plan{lk.l}, back...), in.steps(sub)...)
+		},
+		final: func(c *conv) string {
+			in, sub, _ := after(c)
+			switch {
+			case in.steps == nil:
+				return in.reply
+			case in.final != nil:
+				return in.final(sub)
+			}
+			return c.summary()
+		},
+	}
+}
