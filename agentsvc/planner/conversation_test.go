@@ -154,6 +154,13 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-04","time":"13:00","notes":"I'll come with my partner"}`},
 			reply: []string{"Filled"}},
 	}},
+	{"a drive said in other words, with its day", "car", "c01", []siteTurn{
+		{say: "I want to take it for a spin next tuesday at 3pm", calls: []string{`go_to_test_drive {}`},
+			reply: []string{"name and email"}, not: []string{"Sorry"}, on: "test-drive"},
+		{say: "Priya Nair, priya@nair.io",
+			calls: []string{`fill_form_data {"name":"Priya Nair","email":"priya@nair.io","date":"2026-12-08","time":"15:00"}`},
+			reply: []string{"Filled"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

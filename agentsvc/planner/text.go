@@ -359,6 +359,8 @@ var phrases = func() (out []struct{ words, hints []string }) {
 		"come to":                   "price total",
 		"side by side":              "compare comparison",
 		"tell me about, more about": "detail info information describe",
+		"for a spin, try it out, drive it": "test drive",
+		"per month, a month, each month, monthly": "monthly payment financing",
 	} {
 		for _, k := range phraseList(keys) {
 			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})
