@@ -353,12 +353,12 @@ var phrases = func() (out []struct{ words, hints []string }) {
 	for keys, hints := range map[string]string{
 		"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
 		"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
-		"most expensive":            "price desc descending",
-		"least expensive":           "price asc ascending",
-		"how much":                  "price",
-		"come to":                   "price total",
-		"side by side":              "compare comparison",
-		"tell me about, more about": "detail info information describe",
+		"most expensive":                   "price desc descending",
+		"least expensive":                  "price asc ascending",
+		"how much":                         "price",
+		"come to":                          "price total",
+		"side by side":                     "compare comparison",
+		"tell me about, more about":        "detail info information describe",
 		"for a spin, try it out, drive it": "test drive",
 		"per month, a month, each month, monthly": "monthly payment financing",
 	} {
