@@ -124,7 +124,12 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case len(w) == 0:
 				return "No " + noun + " matches right now."
 			}
-			if len(w) == 1 {
+			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
+			switch {
+			case len(w) == 1 && plural && target == nil && len(c.done) > 0:
+				// "show me cheaper cars": the list in that order, not one car named as "the cars"
+				return c.summary()
+			case len(w) == 1:
 				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
 			return strings.TrimSpace("The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)

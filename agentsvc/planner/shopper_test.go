@@ -113,6 +113,9 @@ var shopperScenarios = []struct {
 		{"inventory", "anything cheaper than 25k?", []string{`search_cars {"maxPrice":25000}`}, []string{"4 cars"}, []string{"Should I"}},
 		{"inventory", "suvs that are less expensive than $30,000", []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, nil, []string{"Should I"}},
 	}},
+	{"cheaper things in the plural are the list in that order", []step{
+		{"inventory", "show me cheaper cars", []string{`sort_cars {"by":"price","order":"asc"}`}, []string{"Showing 24 cars: 2021 Volkswagen Golf"}, []string{"cars is"}},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},
