@@ -161,6 +161,10 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Priya Nair","email":"priya@nair.io","date":"2026-12-08","time":"15:00"}`},
 			reply: []string{"Filled"}},
 	}},
+	{"a question back is no answer to a question", "test-drive", "c01", []siteTurn{
+		{say: "can I change the car?", not: []string{"Opening"}},
+		{say: "which car is this for?", not: []string{"Opening"}}, // stays on the form: no choice picked
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

@@ -156,6 +156,9 @@ func pickChoice(text string, choices []choice) int {
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
 		return 0
 	}
+	if wordAt(toks, 0, "what", "what's", "whats", "which", "how", "who", "where", "why", "when") {
+		return -1 // "which car is this for?" asks back: it picks no choice by sharing a word
+	}
 	words := contentWords(text)
 	best, bestN, tie := -1, 0, false
 	for i, ch := range choices {
