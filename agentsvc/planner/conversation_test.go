@@ -165,6 +165,12 @@ var siteConversations = []struct {
 		{say: "can I change the car?", not: []string{"Opening"}},
 		{say: "which car is this for?", not: []string{"Opening"}}, // stays on the form: no choice picked
 	}},
+	{"it and its name are the car in front of the visitor", "inventory", "", []siteTurn{
+		{say: "open the Camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "tell me more about it", calls: []string{`get_price_summary {}`}, reply: []string{"2022 Toyota Camry"}, not: []string{"Sorry"}},
+		{say: "is the Camry available in red?", reply: []string{"No, not in red", "silver, white, black or blue"}, not: []string{"Sorry"}},
+		{say: "tell me more about the Camry", calls: []string{`get_price_summary {}`}, not: []string{"Sorry"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

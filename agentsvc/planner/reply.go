@@ -385,9 +385,10 @@ func (c *conv) options(toks []token) (string, bool) {
 			p, best = q, n
 		}
 	}
-	// A question whether: "does it come in blue?", "can I get it in green?".
+	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
+	// own page (no list) "is the Camry available in red?".
 	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
-		strings.ToLower(toks[0].raw)) && pronounIn(toks)
+		strings.ToLower(toks[0].raw)) && (pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
 		// "does it come in blue?": the parameter whose choices have the value named.
 		for _, q := range props {
@@ -436,7 +437,8 @@ func (c *conv) options(toks []token) (string, bool) {
 }
 
 // colourWords are colours a visitor may ask for of anything with a colour parameter.
-var colourWords = rawSet(`black white silver gray grey red blue green yellow orange purple pink brown beige gold`)
+var colourWords = rawSet(`black white silver gray grey red blue green yellow orange purple pink brown
+	beige gold`)
 
 // namedValue reports a token of the text that is the enum value e.
 func namedValue(toks []token, e enumValue) bool {

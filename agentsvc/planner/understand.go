@@ -137,6 +137,22 @@ func (c *conv) pointAtSeen(r *reading) {
 	}
 }
 
+// aboutWords ask what there is to know of something: "tell me more about it".
+var aboutWords = rawSet(`about detail details info information describe specs overview`)
+
+// reader is the page's tool that reads what is on screen and needs nothing (get_price_summary),
+// or nil.
+func (c *conv) reader() *plan {
+	for _, t := range c.tools {
+		s := parseSchema(t.Parameters)
+		required := slices.ContainsFunc(s.props, func(p *property) bool { return p.required })
+		if named(t.Name, readsFirst) && !navTool(t) && !required {
+			return &plan{def: t, schema: s, values: map[string]any{}}
+		}
+	}
+	return nil
+}
+
 // firstFew finds "the first two", "the top 3", "the last three": a count of the list's items
 // from its start, or its end (fromEnd).
 func firstFew(toks []token) (n int, fromEnd, ok bool) {
@@ -200,6 +216,14 @@ func init() {
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
 			t, ok := c.goingTo(r.toks)
 			return c.goTo(t), ok
+		}},
+		// "tell me more about it" on an item's own page: what the page's reading tool says of it.
+		{"about the item on screen", func(c *conv, r *reading) bool {
+			return r.unclear && !c.listsItems() && (r.pronoun || len(r.refs) == 1) &&
+				slices.ContainsFunc(r.toks, func(t token) bool { return aboutWords[t.norm] })
+		}, func(c *conv, _ *reading) (intent, bool) {
+			p := c.reader()
+			return callIntent(p), p != nil
 		}},
 		{"whole list", func(c *conv, r *reading) bool { return r.unclear && len(r.refs) == 0 },
 			func(c *conv, r *reading) (intent, bool) {
