@@ -116,6 +116,13 @@ var shopperScenarios = []struct {
 	{"cheaper things in the plural are the list in that order", []step{
 		{"inventory", "show me cheaper cars", []string{`sort_cars {"by":"price","order":"asc"}`}, []string{"Showing 24 cars: 2021 Volkswagen Golf"}, []string{"cars is"}},
 	}},
+	{"another value instead keeps the rest", []step{
+		{"inventory", "blue SUVs", []string{`search_cars {"bodyType":"suv","color":"blue"}`}, nil, nil},
+		{"inventory", "any in red instead?", []string{`search_cars {"bodyType":"suv","color":"red"}`}, []string{"3 cars"}, nil},
+	}},
+	{"a budget said after the figure", []step{
+		{"inventory", "I have 30k to spend, what SUVs can I get?", []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, nil, nil},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},

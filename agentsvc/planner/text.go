@@ -572,7 +572,7 @@ var (
 		at least, no less than,
 		over, above, from, after, since, min, minimum, between, >, > =`)
 	maxCuesAfter = phraseList(`or less, or fewer, or lower, or under, or below, or cheaper, or older,
-		or earlier, max, maximum, tops, at most`)
+		or earlier, max, maximum, tops, at most, to spend, budget`)
 	minCuesAfter = phraseList(`or more, or higher, or above, or over, or newer, or later, plus, +, min,
 		minimum, at least`)
 	// cueWordSet holds every word of the cues.

@@ -437,7 +437,7 @@ func narrows(toks []token) bool {
 	for i := range toks {
 		asWell := wordAt(toks, i, "as") && wordAt(toks, i+1, "well")
 		ofThose := wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them")
-		if wordAt(toks, i, "only", "just", "also", "too") || asWell || ofThose {
+		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || asWell || ofThose {
 			return true
 		}
 	}
