@@ -123,6 +123,10 @@ var shopperScenarios = []struct {
 	{"a budget said after the figure", []step{
 		{"inventory", "I have 30k to spend, what SUVs can I get?", []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, nil, nil},
 	}},
+	{"filters, then the order asked for", []step{
+		{"inventory", "hybrids newer than 2021 under 35k sorted by mileage",
+			[]string{`search_cars {"fuel":"hybrid","maxPrice":35000,"minYear":2021}`, `sort_cars {"by":"mileage"}`}, []string{"Sorted by mileage"}, nil},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},

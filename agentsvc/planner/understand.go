@@ -137,6 +137,9 @@ func (c *conv) pointAtSeen(r *reading) {
 	}
 }
 
+// sortVerbs ask for an order in so many words.
+var sortVerbs = wordSet(`sort sorted order ordered`)
+
 // aboutWords ask what there is to know of something: "tell me more about it".
 var aboutWords = rawSet(`about detail details info information describe specs overview`)
 
@@ -344,6 +347,12 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		// "everything under $25k sorted by price": filter with the other words, then sort.
 		if f := c.filterBesides(r.text, r.toks, best); f != nil {
 			return intent{steps: func(*conv) []*plan { return []*plan{f, best} }}, true
+		}
+	} else if slices.ContainsFunc(r.toks, func(t token) bool { return sortVerbs[t.norm] }) {
+		// "hybrids under 35k sorted by mileage": the filter is best; the sort follows it.
+		sorts := func(p *plan) bool { return isOrdering(p) && len(p.values) > 0 && len(p.missing) == 0 }
+		if i := slices.IndexFunc(r.ps, sorts); i > 0 {
+			return intent{steps: func(*conv) []*plan { return []*plan{best, r.ps[i]} }}, true
 		}
 	}
 	return callIntent(best), true
