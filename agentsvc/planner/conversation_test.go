@@ -171,6 +171,12 @@ var siteConversations = []struct {
 		{say: "is the Camry available in red?", reply: []string{"No, not in red", "silver, white, black or blue"}, not: []string{"Sorry"}},
 		{say: "tell me more about the Camry", calls: []string{`get_price_summary {}`}, not: []string{"Sorry"}},
 	}},
+	{"a monthly figure for a car named on the list", "inventory", "", []siteTurn{
+		{say: "what would the RAV4 cost per month?",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_financing {}`},
+			reply: []string{"60 months"}, not: []string{"is $31,990."}, on: "financing"},
+		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}, reply: []string{"60 months"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

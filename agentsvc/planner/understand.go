@@ -137,6 +137,19 @@ func (c *conv) pointAtSeen(r *reading) {
 	}
 }
 
+// perMonth reports a payment asked for: "per month", "a month", "monthly".
+func perMonth(toks []token) bool {
+	for i := range toks {
+		month := func(p []string) bool { return phraseAt(toks, i, p) }
+		if toks[i].norm == "monthly" || slices.ContainsFunc(monthPhrases, month) {
+			return true
+		}
+	}
+	return false
+}
+
+var monthPhrases = phraseList(`per month, a month, each month`)
+
 // sortVerbs ask for an order in so many words.
 var sortVerbs = wordSet(`sort sorted order ordered`)
 
@@ -234,8 +247,9 @@ func init() {
 				return callIntent(l), l != nil && wholeList(r.toks2, l)
 			}},
 		// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
+		// "what would the RAV4 cost per month?" on the list: its page, and on to its calculator.
 		{"open the item", func(_ *conv, r *reading) bool {
-			return r.unclear && len(r.refs) == 1 && !r.question
+			return r.unclear && len(r.refs) == 1 && (!r.question || perMonth(r.toks))
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "and at 72?" after "60 months with 2,500 down".
 		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) {
@@ -292,8 +306,8 @@ func (c *conv) aboutSeen(r *reading) bool {
 	nameWord := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
 		return c.nameHit(&plan{def: t}, r.toks) // "open", "compare"
 	})
-	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) {
-		return false
+	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) || perMonth(r.toks) {
+		return false // "what would the RAV4 cost per month?" is no question about its price
 	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
 	return !(r.numbers && other)
