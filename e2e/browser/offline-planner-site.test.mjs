@@ -1,6 +1,6 @@
 // The offline planner across the demo site (issue 41): a request the page cannot do goes to the
 // page that can, with the page's own navigation tools, and the values said on the way are kept.
-// One conversation at desktop width, one on a phone.
+// Conversations at desktop width and on a phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -104,6 +104,41 @@ test('phone: a payment, a test drive from the calculator, and back with the same
     assert.equal(await page.locator('#fi-term').inputValue(), '48');
     assert.equal(await page.locator('#fi-down').inputValue(), '3000');
     assert.deepEqual((await ran(page)).slice(-2), ['Ran go to financing', 'Ran calculate payment']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('phone: a booking asked for with its day from the list, the details, then a note', async (t) => {
+  if (ollamaPresent) return t.skip(OLLAMA);
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    // The inventory cannot book: the Camry's page, then its booking form, which is filled with
+    // the day and the time and asks only for the rest (the booking itself is not pressed).
+    await ask(page, 'book a test drive of the Camry on Saturday at 11');
+    await page.waitForURL(/\/test-drive\.html\?id=c09\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await reply(page, 'I need your name and email');
+    await waitIdle(page);
+    await ask(page, 'Ana Ruiz, ana@ruiz.es');
+    await reply(page, 'Filled');
+    await waitIdle(page);
+    assert.equal(await page.locator('#td-name').inputValue(), 'Ana Ruiz');
+    assert.equal(await page.locator('#td-time').inputValue(), '11:00');
+    const day = await page.locator('#td-date').inputValue();
+    assert.equal(new Date(day + 'T12:00:00Z').getUTCDay(), 6, `${day} is a Saturday`);
+    // A note after its cue fills the notes and keeps what the form has.
+    await ask(page, 'add a note saying I need a child seat');
+    await page.locator('#td-notes').and(page.locator(':not(:placeholder-shown)')).waitFor({ timeout: 30000 });
+    await waitIdle(page);
+    assert.equal(await page.locator('#td-notes').inputValue(), 'I need a child seat');
+    assert.equal(await page.locator('#td-name').inputValue(), 'Ana Ruiz');
+    assert.equal(await page.locator('#td-time').inputValue(), '11:00');
+    assert.ok(!(await ran(page)).includes('Ran book test drive'), 'the booking waits for the visitor');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
