@@ -177,6 +177,13 @@ var siteConversations = []struct {
 			reply: []string{"60 months"}, not: []string{"is $31,990."}, on: "financing"},
 		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}, reply: []string{"60 months"}},
 	}},
+	{"details given one at a time, across three questions", "test-drive", "c03", []siteTurn{
+		{say: "I'm free next Wednesday afternoon", reply: []string{"name, email and time"}, not: []string{"Sorry"}},
+		{say: "2pm", reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "Max Mustermann max@muster.de", // "Max" is a name here, not a bound
+			calls: []string{`fill_form_data {"name":"Max Mustermann","email":"max@muster.de","date":"2026-12-09","time":"14:00"}`},
+			reply: []string{"Filled"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

@@ -59,7 +59,7 @@ func callIntent(p *plan) intent {
 
 // intent is the plan for the turn's user message.
 func (c *conv) intent() intent {
-	if prev, ok := c.pending(); ok {
+	if prev, ok := c.pending(chainLimit); ok {
 		if in, ok := c.answers(prev); ok {
 			return in
 		}
@@ -67,9 +67,14 @@ func (c *conv) intent() intent {
 	return c.understand(c.text, true)
 }
 
+// chainLimit is how many questions in a row a request is completed across ("I'm free next
+// Wednesday afternoon", "2pm", then the name and e-mail).
+const chainLimit = 4
+
 // pending returns the clarifying question the planner's last reply asked, when the last turn
-// was only that question.
-func (c *conv) pending() (intent, bool) {
+// was only that question. When that turn's message itself answered a question before it, the
+// request is the chain of them, up to chain questions back.
+func (c *conv) pending(chain int) (intent, bool) {
 	prevUser := -1
 	for i := c.lastUser - 1; i >= 0; i-- {
 		if c.msgs[i].Role == chat.RoleUser {
@@ -95,6 +100,13 @@ func (c *conv) pending() (intent, bool) {
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
 	if !opened {
 		pc.before = remember(c.msgs[:prevUser])
+	}
+	if chain > 1 {
+		if earlier, ok := pc.pending(chain - 1); ok {
+			if _, ok := pc.answers(earlier); ok {
+				prevText = earlier.reply + " , " + prevText
+			}
+		}
 	}
 	in := pc.understand(prevText, false)
 	if in.asked == nil && len(in.choices) == 0 {

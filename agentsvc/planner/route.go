@@ -660,10 +660,15 @@ func (f *filler) bareName(p *property) (string, int, int) {
 	return "", 0, 0
 }
 
-// nameWord reports a word of a name: not a word of the tool nor an ordinary one.
+// nameWord reports a word of a name: not a word of the tool nor an ordinary one, unless it is
+// capitalised right before an e-mail or a phone ("Max Mustermann max@muster.de": "max" is
+// otherwise a bound's word).
 func (f *filler) nameWord(i int) bool {
 	t := f.toks[i]
-	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && !ordinary(t.norm) && f.vocab[t.norm] == 0
+	r, _ := utf8.DecodeRuneInString(t.raw)
+	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i)
+	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) || person) &&
+		f.vocab[t.norm] == 0
 }
 
 // quotes gives each quoted text to the string parameter named just before it (name "Ada"),

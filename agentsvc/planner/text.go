@@ -440,7 +440,8 @@ var fileKinds = map[string]string{
 // stopWords carry no request of their own. "make" names a parameter on car pages; it is a
 // stop word only in requests such as "make it red", and the parameter still matches through
 // its enum values.
-var stopWords = rawSet(`a about again all also am an and any anything are as at
+var stopWords = rawSet(`a about afternoon again all also am an and any anything are as at available
+	evening free morning
 	be been being but by can could did do doing don't dont for from get give go going got
 	had ha have he hello her here hey hi him his how i i'd i'll i'm if in into is it it'd
 	it'll its just kind know let let' like look lot make me mine more most much my need no not
