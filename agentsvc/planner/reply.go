@@ -426,6 +426,17 @@ func (c *conv) options(toks []token) (string, bool) {
 	switch {
 	case named != "" && !ask:
 		return "", false
+	case named != "" && c.listsItems():
+		// "is it a hybrid?" on the list: the item's own value, never the filter's choices.
+		it := c.pronounRef(toks)
+		if it == nil || len(it.attrs[strings.ToLower(p.name)]) == 0 {
+			return "", false
+		}
+		has := it.attrs[strings.ToLower(p.name)]
+		if slices.ContainsFunc(has, func(v string) bool { return strings.EqualFold(v, named) }) {
+			return "Yes: " + theTitle(it) + "'s " + name + " is " + named + ".", true
+		}
+		return "No: " + theTitle(it) + "'s " + name + " is " + joinList(has, "and") + ".", true
 	case named != "":
 		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
 	case asked != "":

@@ -127,6 +127,11 @@ var shopperScenarios = []struct {
 		{"inventory", "hybrids newer than 2021 under 35k sorted by mileage",
 			[]string{`search_cars {"fuel":"hybrid","maxPrice":35000,"minYear":2021}`, `sort_cars {"by":"mileage"}`}, []string{"Sorted by mileage"}, nil},
 	}},
+	{"a value of the item named last, not the filter's choices", []step{
+		{"inventory", "what's your cheapest SUV?", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`}, []string{"Kia Sportage"}, nil},
+		{"inventory", "is it a hybrid?", nil, []string{"No: the 2023 Kia Sportage's fuel is gasoline."}, []string{"choices"}},
+		{"inventory", "is it gasoline?", nil, []string{"Yes: the 2023 Kia Sportage's fuel is gasoline."}, nil},
+	}},
 	{"the cheaper one", []step{
 		{"inventory", "compare the civic and the camry", []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, nil, nil},
 		{"drawer", "open the cheaper one", []string{`select_car {"carId":"c10"}`}, []string{"2023 Honda Civic"}, nil},
