@@ -184,6 +184,11 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Max Mustermann","email":"max@muster.de","date":"2026-12-09","time":"14:00"}`},
 			reply: []string{"Filled"}},
 	}},
+	{"a change of mind around a bare figure", "financing", "c01", []siteTurn{
+		{say: "72 months", calls: []string{`calculate_payment {"termMonths":72}`}},
+		{say: "no wait, 60", calls: []string{`calculate_payment {"termMonths":60}`}, reply: []string{"60 months"}, not: []string{"Sorry"}},
+		{say: "actually make it 48", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"48 months"}},
+	}},
 	{"a booking asked for with its day: the form first, then the booking", "inventory", "", []siteTurn{
 		{say: "book a test drive of the Camry on Saturday at 11",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},

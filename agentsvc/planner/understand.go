@@ -150,6 +150,9 @@ func perMonth(toks []token) bool {
 
 var monthPhrases = phraseList(`per month, a month, each month`)
 
+// correctionWords change one's mind around a bare value: "no wait, 60", "make it 48 instead".
+var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make change`)
+
 // sortVerbs ask for an order in so many words.
 var sortVerbs = wordSet(`sort sorted order ordered`)
 
@@ -539,7 +542,7 @@ func (c *conv) bareValue(toks []token) *plan {
 	for _, t := range toks {
 		if t.kind == kindNumber {
 			nums = append(nums, t)
-		} else if t.kind == kindWord && !stopWords[t.norm] {
+		} else if t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] {
 			return nil
 		}
 	}
