@@ -347,10 +347,15 @@ func (h *hub) evict(ls *liveSession) {
 	if hook := h.srv.evictHook; hook != nil {
 		hook(ls)
 	}
-	if !eff.Has(session.ReleaseClaim) || remote == nil {
+	if remote == nil {
 		return
 	}
+	// No turn uses the page on the other replica now: its link ends either way (a parked
+	// session, never stored or deleted, has no claim to give its replica).
 	remote.closeLink()
+	if !eff.Has(session.ReleaseClaim) {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.relay.send(ctx, remote.replica, relayMsg{Kind: relayReleased, Session: ls.id, Link: remote.link}); err != nil {

@@ -208,3 +208,12 @@ func relayWaiting(srv *Server) int {
 
 // hubOf is srv's hub of live sessions.
 func hubOf(srv *Server) *hub { return srv.hub }
+
+// pageOnReplica makes ls's page a remote page on replica (its link: link), as an attach from
+// that replica does while a turn runs.
+func pageOnReplica(srv *Server, ls *liveSession, replica, link string) {
+	rp, _ := srv.relay.newRemote(replica, link, ls.id)
+	ls.mu.Lock()
+	ls.remote = rp
+	ls.mu.Unlock()
+}
