@@ -129,8 +129,12 @@ func (s *Server) forgetHere(id string) {
 		cancel()
 	}
 	ls.mu.Lock()
-	c, owner := ls.conn, ls.owner
+	c, owner, remote := ls.conn, ls.owner, ls.remote
+	ls.remote = nil
 	ls.mu.Unlock()
+	if remote != nil {
+		remote.closeLink() // its replica closes the page's socket on the same forget
+	}
 	for _, pc := range []socket{c, owner} {
 		if pc != nil {
 			pc.closeWith("conversation deleted")
