@@ -402,8 +402,8 @@ func (c *conv) options(toks []token) (string, bool) {
 	if p == nil && ask {
 		for _, t := range toks {
 			for _, q := range props {
-				colour := slices.ContainsFunc(q.words, func(w string) bool { return w == "color" || w == "colour" })
-				if colourWords[t.norm] && colour && q.schema.stringEnum() {
+				// normWord writes "colour" as "color" and "grey" as "gray"
+				if colourWords[t.norm] && slices.Contains(q.words, "color") && q.schema.stringEnum() {
 					p, asked = q, t.raw
 				}
 			}
@@ -448,8 +448,8 @@ func (c *conv) options(toks []token) (string, bool) {
 }
 
 // colourWords are colours a visitor may ask for of anything with a colour parameter.
-var colourWords = rawSet(`black white silver gray grey red blue green yellow orange purple pink brown
-	beige gold`)
+var colourWords = rawSet(`black white silver gray red blue green yellow orange purple pink brown beige
+	gold`)
 
 // namedValue reports a token of the text that is the enum value e.
 func namedValue(toks []token, e enumValue) bool {

@@ -137,18 +137,13 @@ func (c *conv) pointAtSeen(r *reading) {
 	}
 }
 
-// perMonth reports a payment asked for: "per month", "a month", "monthly".
+// perMonth reports a payment asked for: "per month", "a month", "monthly" (the phrases whose
+// strong hint is "monthly", in hintsOf's table).
 func perMonth(toks []token) bool {
-	for i := range toks {
-		month := func(p []string) bool { return phraseAt(toks, i, p) }
-		if toks[i].norm == "monthly" || slices.ContainsFunc(monthPhrases, month) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(hintsOf(toks), func(hs []hint) bool {
+		return slices.Contains(hs, hint{"monthly", true})
+	})
 }
-
-var monthPhrases = phraseList(`per month, a month, each month`)
 
 // correctionWords change one's mind around a bare value: "no wait, 60", "make it 48 instead".
 var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make change`)
