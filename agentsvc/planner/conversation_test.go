@@ -201,6 +201,35 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.es","date":"2026-12-07","time":"09:00"}`},
 			reply: []string{"Filled"}, not: []string{"didn't work"}},
 	}},
+	{"a polite question is a request, and its values go where they are taken", "car", "c03", []siteTurn{
+		{say: "can I take the Civic out for a drive this Sunday around 10am?", // "this Sunday" is no "this car"
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`},
+			reply: []string{"name and email"}, not: []string{"Sorry", "not sure"}, on: "test-drive"},
+		{say: "my name is Lena Fischer and my email is lena.f@example.com",
+			calls: []string{`fill_form_data {"name":"Lena Fischer","email":"lena.f@example.com","date":"2026-12-06","time":"10:00"}`},
+			reply: []string{"Filled"}},
+		{say: "confirm it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Civic", "10:00"}},
+		{say: "I'd like to finance it over 5 years with $6,000 down", // "6,000 down" is no income
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":60}`},
+			reply: []string{"60 months", "down $6,000"}, not: []string{"income"}, on: "financing"},
+		{say: "what about at 4.9% APR", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60,"apr":4.9}`},
+			reply: []string{"4.9% APR", "down $6,000"}},
+	}},
+	{"a ranking of the list on screen, then the car it picked", "inventory", "", []siteTurn{
+		{say: "any hybrids under 35 grand?", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":35000}`}, reply: []string{"RAV4", "Camry"}},
+		{say: "sort them by year, newest first", calls: []string{`sort_cars {"by":"year","order":"desc"}`}, reply: []string{"descending"}},
+		{say: "open the second one", calls: []string{`select_car {"carId":"c09"}`}, reply: []string{"2022 Toyota Camry"},
+			not: []string{"can't"}, on: "car"},
+		{say: "what's the total now?", calls: []string{`get_price_summary {}`}, reply: []string{"total $26,500"}},
+	}},
+	{"it is the car the last answer named, not a search", "inventory", "", []siteTurn{
+		{say: "could you show me the cheapest pickup?",
+			calls: []string{`search_cars {"bodyType":"pickup"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Tacoma"}},
+		{say: "can I see it in red?", calls: []string{`select_car {"carId":"c18"}`, `configure_car {"color":"red"}`},
+			reply: []string{"Tacoma", "red"}, on: "car"},
+		{say: "how much is it per month over 48 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`},
+			reply: []string{"48 months", "$34,500"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

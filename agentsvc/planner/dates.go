@@ -23,6 +23,9 @@ var (
 	noonRe   = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
 )
 
+// calendarWords name a day unmistakably ("may", "sun" and "wed" are also other words).
+var calendarWords = wordSet(`monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight weekend`)
+
 // calendarList names days and months, and the times of a day.
 const calendarList = `monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
 	thur thurs fri sat sun january february march april may june july august september october november

@@ -254,7 +254,7 @@ func (c *conv) goOn(on *conv) action {
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return action{text: c.summary()}
 	case strings.HasPrefix(a.text, "Sorry"):
-		if c.onlyNames() || hop && goesTo(opened, tokenize(c.text)) {
+		if c.onlyNames(c.pointedText(c.done[k])) || hop && goesTo(opened, tokenize(c.text)) {
 			// "pull up the Outback", "back to the list": the page is what was asked
 			return action{text: c.summary()}
 		}
@@ -288,10 +288,11 @@ func (c *conv) pointedText(opened call) string {
 	return c.text
 }
 
-// onlyNames reports a request made only of names of items and words of asking ("pull up the Outback").
-func (c *conv) onlyNames() bool {
-	names := nameMentions(c.text, c.now.known(), nil)
-	return !slices.ContainsFunc(tokenize(c.text), func(t token) bool {
+// onlyNames reports a request made only of names of items and words of asking ("pull up the
+// Outback", "open the second one" once the second one is named).
+func (c *conv) onlyNames(text string) bool {
+	names := nameMentions(text, c.now.known(), nil)
+	return !slices.ContainsFunc(tokenize(text), func(t token) bool {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm]
 	})

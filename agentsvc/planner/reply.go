@@ -501,6 +501,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			cands = append(cands, p)
 		}
 	}
+	if question && len(cands) > 0 && reads(cands[0].def) {
+		return callIntent(cands[0]) // "what's the total now?": reading is asked, and harmless
+	}
 	if len(cands) > 0 {
 		return c.choose("I'm not sure I got that. Should I", cands)
 	}

@@ -853,8 +853,12 @@ func (f *filler) numbers() {
 		after := f.wordsNear(i, 1, len(f.toks), 2)
 		labels := append(after, f.wordsNear(i, -1, floor, 3)...)
 		floor = i
+		unit := "" // the unit or label word right after the number ("60 months", "6,000 down")
 		if len(after) > 0 && after[0].at == i+1 {
 			floor = i + 1
+			if units[after[0].word] != nil && after[0].word != "dollar" {
+				unit = after[0].word
+			}
 		}
 		for k, p := range numeric {
 			v := t.value
@@ -870,6 +874,9 @@ func (f *filler) numbers() {
 				if matchesParam(l.word, p) {
 					score += 1 / l.dist
 				}
+			}
+			if score == 0 && unit != "" {
+				continue // "$6,000 down" is no income: its unit names another parameter
 			}
 			if t.money && hasWord(p, moneyWords...) {
 				score += 0.5

@@ -212,7 +212,9 @@ func seeksThings(toks []token) bool {
 func pronounIn(toks []token) bool {
 	for i, t := range toks {
 		w := strings.ToLower(t.raw)
-		if w == "it" || w == "its" || ((w == "this" || w == "that") && (i+1 == len(toks) || toks[i+1].kind == kindWord)) {
+		demonstrative := (w == "this" || w == "that") &&
+			(i+1 == len(toks) || toks[i+1].kind == kindWord && !dayWords[toks[i+1].norm]) // not "this Sunday"
+		if w == "it" || w == "its" || demonstrative {
 			return true
 		}
 	}

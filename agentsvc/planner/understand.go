@@ -19,8 +19,8 @@ type reading struct {
 	text     string  // rewritten: dates, times, "the top trim"
 	toks     []token // of text
 	question bool
-	pronoun  bool // "it", "this one": the item on screen
-	numbers  bool
+	pronoun  bool    // "it", "this one": the item on screen
+	numbers  bool    // figures, times or days: values for some tool
 	lookup   bool    // one call of a listing tool may learn names first
 	plain    []*plan // the page's tools for text, best first
 
@@ -56,7 +56,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
 	r.question = isQuestion(text, toks)
 	r.pronoun = pronounIn(toks)
-	r.numbers = slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber })
+	r.numbers = slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == kindNumber || t.kind == kindTime || t.kind == kindDate || t.kind == kindWord && calendarWords[t.norm]
+	})
 	r.plain = rankPlans(text, c.tools)
 
 	// What the text points at among the items seen: names, "the second", "the red one",
@@ -125,7 +127,7 @@ func (c *conv) pointAtSeen(r *reading) {
 	if len(r.refs) == 0 {
 		r.refs, drop = attributeRef(toks, last)
 	}
-	if len(r.refs) == 0 && r.hasRank && c.rankOnSeen(toks, r.rankAt) {
+	if len(r.refs) == 0 && r.hasRank && c.rankOnSeen(toks, r.rankAt) && !sortCue(toks, r.rankAt) {
 		if w := ranked(last, r.order); len(w) > 0 {
 			r.memRank = true
 			r.refs = w[:min(max(r.n, 1), len(w))]
@@ -158,13 +160,17 @@ var aboutWords = rawSet(`about detail details info information describe specs ov
 // or nil.
 func (c *conv) reader() *plan {
 	for _, t := range c.tools {
-		s := parseSchema(t.Parameters)
-		required := slices.ContainsFunc(s.props, func(p *property) bool { return p.required })
-		if named(t.Name, readsFirst) && !navTool(t) && !required {
-			return &plan{def: t, schema: s, values: map[string]any{}}
+		if reads(t) {
+			return &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
 		}
 	}
 	return nil
+}
+
+// reads reports a tool that only reads and needs nothing: get_price_summary.
+func reads(t chat.ToolDef) bool {
+	required := slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
+	return named(t.Name, readsFirst) && !navTool(t) && !required
 }
 
 // firstFew finds "the first two", "the top 3", "the last three": a count of the list's items
@@ -265,6 +271,12 @@ func init() {
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			return c.clarify(r.text, r.ps, r.toks2, r.question), true
 		}},
+		// "can I see it in red?" after the Tacoma was named: "it" is one car, no search for red
+		// ones; its page has its colours.
+		{"it, not a search", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return len(r.refs) == 0 && l != nil && r.best.def.Name == l.def.Name && c.pronounRef(r.toks) != nil
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(c.pronounRef(r.toks)) }},
 		{"two tools", func(_ *conv, r *reading) bool { return len(r.ps) > 1 }, (*conv).twoClose},
 		{"call", always, (*conv).callBest},
 	}
@@ -616,8 +628,13 @@ var sortWords = rawSet("sort sorted order ordered arrange rank ascending descend
 // sortFillers are the words besides sortWords of a sort request: "then by price", "newest first".
 var sortFillers = rawSet("by first last then and")
 
-// isQuestion reports a question rather than a request.
+// isQuestion reports a question rather than a request: "can I test drive the Civic on
+// Sunday?" and "could you show me SUVs?" are requests.
 func isQuestion(text string, toks []token) bool {
+	if wordAt(toks, 0, "can", "could", "would", "will") && wordAt(toks, 1, "i", "you", "we", "u") &&
+		!wordAt(toks, 2, "get", "have") {
+		return false
+	}
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
 		wordAt(toks, 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who")
 }
@@ -882,12 +899,7 @@ var actionVerbs = rawSet(`open show view display see pick choose select compare 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.
 func (c *conv) pronounRef(toks []token) *item {
-	pronoun := false
-	for i := range toks {
-		next := i+1 < len(toks) && toks[i+1].kind == kindWord
-		pronoun = pronoun || wordAt(toks, i, "it") || next && wordAt(toks, i, "this", "that")
-	}
-	if !pronoun {
+	if !pronounIn(toks) {
 		return nil
 	}
 	// The latest answer that named items, within the last three turns: one that named none
