@@ -230,6 +230,14 @@ var siteConversations = []struct {
 		{say: "how much is it per month over 48 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`},
 			reply: []string{"48 months", "$34,500"}, on: "financing"},
 	}},
+	{"a colour the car lacks, and an income said with the request", "car", "c05", []siteTurn{
+		{say: "red one please", reply: []string{"doesn't come in red", "silver, gray, white or green"}, not: []string{"Sorry"}},
+		{say: "ok the green one then", calls: []string{`configure_car {"color":"green"}`}, reply: []string{"green"}},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "i make 85000 a year, sign me up", reply: []string{"full name and email"}, not: []string{"income", "Sorry"}},
+		{say: "Dana Wu, dana@wu.org",
+			calls: []string{`apply_for_financing {"fullName":"Dana Wu","email":"dana@wu.org","annualIncome":85000}`}, reply: []string{"Application submitted"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -398,16 +398,8 @@ func (c *conv) options(toks []token) (string, bool) {
 			}
 		}
 	}
-	asked := "" // "is it available in green?" where green is no choice: the colour asked for
 	if p == nil && ask {
-		for _, t := range toks {
-			for _, q := range props {
-				// normWord writes "colour" as "color" and "grey" as "gray"
-				if colourWords[t.norm] && slices.Contains(q.words, "color") && q.schema.stringEnum() {
-					p, asked = q, t.raw
-				}
-			}
-		}
+		return c.notOffered(toks, "No, not in ") // "is it available in green?" where green is no choice
 	}
 	if p == nil {
 		return "", false
@@ -439,12 +431,27 @@ func (c *conv) options(toks []token) (string, bool) {
 		return "No: " + theTitle(it) + "'s " + name + " is " + joinList(has, "and") + ".", true
 	case named != "":
 		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
-	case asked != "":
-		return "No, not in " + asked + ": the " + name + " can be " + joinList(vals, "or") + ".", true
 	case many:
 		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
 	}
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
+}
+
+// notOffered answers a colour asked for that the page's colour choices lack ("red one please"
+// where the colours are silver, gray, white or green) with the choices there are.
+func (c *conv) notOffered(toks []token, lead string) (string, bool) {
+	for _, t := range toks {
+		for _, tool := range c.tools {
+			for _, q := range parseSchema(tool.Parameters).props {
+				// normWord writes "colour" as "color" and "grey" as "gray"
+				offered := slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) })
+				if colourWords[t.norm] && slices.Contains(q.words, "color") && q.schema.stringEnum() && !offered {
+					return lead + t.raw + ": the " + identPhrase(q.name) + " can be " + joinList(texts(q.schema.enum), "or") + ".", true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // colourWords are colours a visitor may ask for of anything with a colour parameter.

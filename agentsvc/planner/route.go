@@ -884,6 +884,9 @@ func (f *filler) numbers() {
 			if t.percent && hasWord(p, rateWords...) {
 				score += 0.5
 			}
+			if (t.money || t.value >= 1000) && unit == "year" && hasWord(p, "annual", "yearly") {
+				score++ // "85000 a year" is an annual income; "5 years" a term
+			}
 			if t.yearLike() && hasWord(p, "year") {
 				score += 0.75
 			}

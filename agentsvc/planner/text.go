@@ -361,6 +361,7 @@ var phrases = func() (out []struct{ words, hints []string }) {
 		"tell me about, more about":        "detail info information describe",
 		"for a spin, try it out, drive it": "test drive",
 		"per month, a month, each month, monthly": "monthly payment financing",
+		"sign me up, sign up, sign us up":         "apply submit register",
 	} {
 		for _, k := range phraseList(keys) {
 			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})

@@ -268,6 +268,9 @@ func init() {
 		{"elsewhere", func(_ *conv, r *reading) bool {
 			return r.unclear && (!r.question || !r.pronoun || r.numbers)
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
+		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
+			return reply(c.notOffered(r.toks, "It doesn't come in "))
+		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			return c.clarify(r.text, r.ps, r.toks2, r.question), true
 		}},
