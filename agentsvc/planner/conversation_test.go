@@ -238,6 +238,23 @@ var siteConversations = []struct {
 		{say: "Dana Wu, dana@wu.org",
 			calls: []string{`apply_for_financing {"fullName":"Dana Wu","email":"dana@wu.org","annualIncome":85000}`}, reply: []string{"Application submitted"}},
 	}},
+	{"a time the form lacks, and a booking asked for before the form", "inventory", "", []siteTurn{
+		{say: "show me cars under 25000", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Golf"}},
+		{say: "the cheapest one", reply: []string{"2021 Volkswagen Golf is the cheapest"}},
+		{say: "test drive it on saturday", calls: []string{`select_car {"carId":"c14"}`, `go_to_test_drive {}`},
+			reply: []string{"name, email and time"}, on: "test-drive"},
+		{say: "at noon", reply: []string{"12:00 is not one of the times", "13:00"}, not: []string{"Sorry"}},
+		{say: "ok 1pm", reply: []string{"name and email"}},
+		{say: "Mia Chen mia@chen.dev",
+			calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.dev","date":"2026-12-05","time":"13:00"}`}, reply: []string{"Filled"}},
+	}},
+	{"book before the form is filled: the page says what it lacks, the answers fill it", "test-drive", "", []siteTurn{
+		{say: "book a drive", calls: []string{`book_test_drive {}`}, reply: []string{"name, email, date, time"}}, // the page says what it lacks
+		{say: "tomorrow 3pm", reply: []string{"name and email"}},
+		{say: "mike ross mike@pearson.com",
+			calls: []string{`fill_form_data {"name":"mike ross","email":"mike@pearson.com","date":"2026-12-03","time":"15:00"}`}, reply: []string{"Filled"}},
+		{say: "book it now", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -149,7 +149,25 @@ func (c *conv) answers(prev intent) (intent, bool) {
 		slices.ContainsFunc(prev.asked.missing, set)
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		len(in.asked.missing) < len(prev.asked.missing)
+	if off := offMenu(prev.asked, tokenize(rewriteTimes(c.text))); !fills && !fewer && off != "" {
+		// "at noon" where the times are 09:00 to 16:00: the question stays, with the choices.
+		return intent{reply: off, asked: prev.asked}, true
+	}
 	return in, fills || fewer
+}
+
+// offMenu says that the time the answer gives is none of the choices of the time asked for
+// ("at noon" where the times are 09:00 to 16:00); "" when it gives no such time.
+func offMenu(p *plan, toks []token) string {
+	for _, m := range p.missing {
+		for _, t := range toks {
+			if clockParam(m) && len(m.schema.enum) > 0 && t.kind == kindTime && !m.schema.acceptsString(t.raw) {
+				return t.raw + " is not one of the times: the " + identPhrase(m.name) + " can be " +
+					joinList(texts(m.schema.enum), "or") + "."
+			}
+		}
+	}
+	return ""
 }
 
 // pickChoice finds the choice the text picks: "the first", "2", "yes" when there is one
