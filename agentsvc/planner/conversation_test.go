@@ -231,7 +231,7 @@ var siteConversations = []struct {
 			reply: []string{"48 months", "$34,500"}, on: "financing"},
 	}},
 	{"a colour the car lacks, and an income said with the request", "car", "c05", []siteTurn{
-		{say: "red one please", reply: []string{"doesn't come in red", "silver, gray, white or green"}, not: []string{"Sorry"}},
+		{say: "red one please", reply: []string{"Not in red", "silver, gray, white or green"}, not: []string{"Sorry"}},
 		{say: "ok the green one then", calls: []string{`configure_car {"color":"green"}`}, reply: []string{"green"}},
 		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "i make 85000 a year, sign me up", reply: []string{"full name and email"}, not: []string{"income", "Sorry"}},
@@ -254,6 +254,12 @@ var siteConversations = []struct {
 		{say: "mike ross mike@pearson.com",
 			calls: []string{`fill_form_data {"name":"mike ross","email":"mike@pearson.com","date":"2026-12-03","time":"15:00"}`}, reply: []string{"Filled"}},
 		{say: "book it now", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+	}},
+	{"a package the car lacks, and a term in short words", "car", "c05", []siteTurn{
+		{say: "whats it cost with the roof package", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"Panoramic roof", "total $42,600"}},
+		{say: "whats it cost with the winter package", reply: []string{"no winter package", "charge, roof or safety"}, not: []string{"Sorry"}},
+		{say: "how much is that a month over 5 yrs", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"60 months", "$42,600"}, on: "financing"},
 	}},
 }
 

@@ -398,8 +398,8 @@ func (c *conv) options(toks []token) (string, bool) {
 			}
 		}
 	}
-	if p == nil && ask {
-		return c.notOffered(toks, "No, not in ") // "is it available in green?" where green is no choice
+	if no := c.notOffered(toks); p == nil && ask && no != "" {
+		return "No, " + no, true // "is it available in green?" where green is no choice
 	}
 	if p == nil {
 		return "", false
@@ -437,22 +437,38 @@ func (c *conv) options(toks []token) (string, bool) {
 	return "The " + name + " can be " + joinList(vals, "or") + ".", true
 }
 
-// notOffered answers a colour asked for that the page's colour choices lack ("red one please"
-// where the colours are silver, gray, white or green) with the choices there are.
-func (c *conv) notOffered(toks []token, lead string) (string, bool) {
-	for _, t := range toks {
-		for _, tool := range c.tools {
-			for _, q := range parseSchema(tool.Parameters).props {
+// notOffered answers a choice asked for that the page's choices lack with the choices there
+// are: a colour ("red one please" where the colours are silver, gray, white or green), or a
+// value named by its parameter ("the winter package" where the packages are charge, roof or
+// safety). It reads "not in red: …" or "there is no winter package: …"; "" when there is none.
+func (c *conv) notOffered(toks []token) string {
+	for _, tool := range c.tools {
+		for _, q := range parseSchema(tool.Parameters).props {
+			en := q.schema.allEnums()
+			if len(en) < 2 || !en[0].isStr || slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
+				continue
+			}
+			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
+			for i, t := range toks {
 				// normWord writes "colour" as "color" and "grey" as "gray"
-				offered := slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) })
-				if colourWords[t.norm] && slices.Contains(q.words, "color") && q.schema.stringEnum() && !offered {
-					return lead + t.raw + ": the " + identPhrase(q.name) + " can be " + joinList(texts(q.schema.enum), "or") + ".", true
+				if colourWords[t.norm] && slices.Contains(q.words, "color") {
+					return "not in " + t.raw + choices
+				}
+				noun := i+1 < len(toks) && slices.ContainsFunc(q.words, func(w string) bool {
+					n := toks[i+1].norm // "package" of packages, not "dolor" of color
+					return n == w || n == w+"s" || n+"s" == w
+				})
+				if noun && t.kind == kindWord && !ordinary(t.norm) && !otherWords[t.norm] && !c.vocab[t.norm] {
+					return "there is no " + t.raw + " " + toks[i+1].raw + choices
 				}
 			}
 		}
 	}
-	return "", false
+	return ""
 }
+
+// otherWords set a value apart without naming one: "a different trim", "another package".
+var otherWords = rawSet(`other another different same new any every each which what`)
 
 // colourWords are colours a visitor may ask for of anything with a colour parameter.
 var colourWords = rawSet(`black white silver gray red blue green yellow orange purple pink brown beige

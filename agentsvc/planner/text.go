@@ -317,7 +317,7 @@ func mergeMultipliers(toks []token) []token {
 var rewrites = map[string]string{
 	"colour": "color", "grey": "gray", "gas": "gasoline", "ev": "electric", "evs": "electric", "petrol": "gasoline",
 	"truck": "pickup", "van": "minivan", "cabriolet": "convertible", "estate": "wagon",
-	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year",
+	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 }

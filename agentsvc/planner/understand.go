@@ -269,7 +269,8 @@ func init() {
 			return r.unclear && (!r.question || !r.pronoun || r.numbers)
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
 		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
-			return reply(c.notOffered(r.toks, "It doesn't come in "))
+			no := c.notOffered(r.toks)
+			return reply(upperFirst(no), no != "")
 		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			return c.clarify(r.text, r.ps, r.toks2, r.question), true
