@@ -261,6 +261,15 @@ var siteConversations = []struct {
 		{say: "how much is that a month over 5 yrs", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`},
 			reply: []string{"60 months", "$42,600"}, on: "financing"},
 	}},
+	{"a car named by a model number, compared from its own page", "inventory", "", []siteTurn{
+		{say: "open the BMW 330i", calls: []string{`search_cars {}`, `select_car {"carId":"c11"}`}, reply: []string{"2021 BMW 330i"}, on: "car"},
+		{say: "compare this with the Audi A4", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c13","c11"]}`},
+			reply: []string{"Comparing 2020 Audi A4, 2021 BMW 330i"}, on: "drawer"},
+		{say: "how about the Mustang, what's it cost?", reply: []string{"2020 Ford Mustang is $29,900"}},
+		{say: "open the 330i", calls: []string{`select_car {"carId":"c11"}`}, on: "car"},
+		{say: "compare it with the CR-V", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c02","c11"]}`},
+			reply: []string{"Comparing 2022 Honda CR-V, 2021 BMW 330i"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

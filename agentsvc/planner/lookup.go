@@ -41,10 +41,15 @@ func (c *conv) unknownNames(r *reading) (intent, bool) {
 // knows, when the page has a listing tool; nil for any other request.
 func (c *conv) lookupOf(r *reading) *lookup {
 	i := slices.IndexFunc(r.ps, wantsIDs)
-	if i < 0 || !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) {
+	if i < 0 {
 		return nil
 	}
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister()}
+	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
+	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") })
+	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
+		return nil
+	}
 	named := r.ps[i].score > 0 || slices.ContainsFunc(lk.unknown, nameLike)
 	if len(lk.unknown) == 0 || !named || lk.l == nil {
 		return nil

@@ -101,8 +101,9 @@ func openedID(k call) string {
 
 // otherItem reports a request, on one item's page with no list here, about another item: a
 // known one not on screen, or an unseen name written like a model's ("the Civic", "Mazda3").
+// "It" does not stop a name that can only be another item's ("compare it with the A4").
 func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun bool) bool {
-	if c.listsItems() || c.lister() != nil || pronoun {
+	if c.listsItems() || c.lister() != nil {
 		return false
 	}
 	if len(mentions) > 0 {
@@ -115,7 +116,8 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.vocab[t.norm] {
 			continue
 		}
-		if (strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")) || (i > 0 && toks[i-1].norm == "the" && t.raw != strings.ToLower(t.raw)) {
+		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
+		if model || !pronoun && i > 0 && toks[i-1].norm == "the" && t.raw != strings.ToLower(t.raw) {
 			return true
 		}
 	}

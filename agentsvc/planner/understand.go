@@ -82,6 +82,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, m.items[0])
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
+	if it := c.pronounRef(toks); named && it != nil && !slices.Contains(r.refs, it) && c.comparing(r) {
+		// "compare this with the Audi A4": "this" is one of them
+		r.refs = slices.Insert(r.refs, 0, it)
+		r.text2 += " " + it.id
+	}
 	if !named {
 		// "open it", "book that one": the one item the previous answer named.
 		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
@@ -108,6 +113,14 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
 	}
 	return r
+}
+
+// comparing reports a request for the page's tool that takes a list of items ("compare …").
+func (c *conv) comparing(r *reading) bool {
+	lists := func(p *property) bool { _, list := idParam(p); return list }
+	return slices.ContainsFunc(r.plain, func(p *plan) bool {
+		return slices.ContainsFunc(p.schema.props, lists) && c.nameHit(p, r.toks)
+	})
 }
 
 // pointAtSeen resolves words that point at the items of the last list by their place, a
@@ -680,6 +693,11 @@ func wantsIDs(p *plan) bool {
 func (c *conv) unknownWords(toks []token, p *plan) []string {
 	var out []string
 	for i, t := range toks {
+		glued := i+1 < len(toks) && toks[i+1].kind == kindWord && toks[i+1].start == t.end
+		if t.kind == kindNumber && glued && !(i < len(p.used) && p.used[i]) {
+			out = append(out, t.raw+toks[i+1].raw) // "330i", "4Runner": a model's name
+			continue
+		}
 		// A number is no name of its own ("Model 3": the word before it counts).
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
 			ordinary(t.norm) || c.vocab[t.norm] ||
