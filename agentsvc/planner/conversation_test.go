@@ -270,6 +270,12 @@ var siteConversations = []struct {
 		{say: "compare it with the CR-V", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c02","c11"]}`},
 			reply: []string{"Comparing 2022 Honda CR-V, 2021 BMW 330i"}, on: "drawer"},
 	}},
+	{"those are the ones the answer named, and the car open is open", "inventory", "", []siteTurn{
+		{say: "show me the 3 newest cars", calls: []string{`sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The 3 newest"}},
+		{say: "what's the cheapest of those", reply: []string{"2023 Toyota RAV4 is the cheapest"}, not: []string{"Golf"}},
+		{say: "open the model 3", calls: []string{`select_car {"carId":"c12"}`}, on: "car"},
+		{say: "ok open the model 3", reply: []string{"This is the page of the 2022 Tesla Model 3", "configure car"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

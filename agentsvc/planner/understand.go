@@ -115,6 +115,24 @@ func (c *conv) read(text string, lookup bool) *reading {
 	return r
 }
 
+// lastNamed are the items the planner's last reply named, in order.
+func (c *conv) lastNamed() []*item {
+	var out []*item
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		for _, mn := range nameMentions(m.Content, c.before.known(), nil) {
+			if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) {
+				out = append(out, mn.items[0])
+			}
+		}
+		break
+	}
+	return out
+}
+
 // comparing reports a request for the page's tool that takes a list of items ("compare …").
 func (c *conv) comparing(r *reading) bool {
 	lists := func(p *property) bool { _, list := idParam(p); return list }
@@ -128,6 +146,9 @@ func (c *conv) comparing(r *reading) bool {
 // or value word that picked them.
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
+	if named := c.lastNamed(); pluralPronoun(toks) && len(named) >= 2 && len(named) < len(last) {
+		last = named // "the cheapest of those" after "The 3 newest are …": of those three
+	}
 	drop := -1
 	if n, fromEnd, ok := firstFew(toks); ok && n <= len(last) {
 		r.refs = last[:n] // "compare the top three", "the first two"
@@ -223,6 +244,19 @@ func init() {
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
+		// "open the Model 3" on the Model 3's page: it is open.
+		{"the item on screen", func(c *conv, r *reading) bool {
+			cur := c.onScreen()
+			opens := slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] || t.norm == "pull" })
+			return cur != "" && len(r.mentions) > 0 && !c.listsItems() && opens && c.onlyNames(r.text) &&
+				!slices.ContainsFunc(r.mentions, func(m mention) bool { return m.items[0].id != cur })
+		}, func(c *conv, r *reading) (intent, bool) {
+			text := "This is the page of " + theTitle(r.mentions[0].items[0]) + "."
+			if here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) }); len(here) > 0 {
+				text += " Here I can do things like " + c.offer(here, "or", true) + "."
+			}
+			return intent{reply: text}, true
+		}},
 		// Another item than the one on screen, on a page that neither lists nor opens items:
 		// the site's list first, where the request is read again.
 		{"another item", func(c *conv, r *reading) bool {
