@@ -276,6 +276,18 @@ var siteConversations = []struct {
 		{say: "open the model 3", calls: []string{`select_car {"carId":"c12"}`}, on: "car"},
 		{say: "ok open the model 3", reply: []string{"This is the page of the 2022 Tesla Model 3", "configure car"}, not: []string{"Sorry"}},
 	}},
+	{"a down payment as a share of the price", "inventory", "", []siteTurn{
+		{say: "show me cars under 25000", calls: []string{`search_cars {"maxPrice":25000}`}},
+		{say: "the cheapest one", reply: []string{"Golf"}},
+		{say: "take me to its page", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+		{say: "finance it, 20% down, 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":4380,"termMonths":60}`},
+			reply: []string{"down $4,380"}, on: "financing"},
+		{say: "what about 10% down", calls: []string{`calculate_payment {"downPayment":2190,"termMonths":60}`}, reply: []string{"down $2,190", "60 months"}},
+	}},
+	{"a share of a price no result stated", "financing", "", []siteTurn{
+		{say: "20% down over 48 months", reply: []string{"don't know the price", "20% down"}, not: []string{"down $20"}},
+		{say: "48 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"down $5,000"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -866,8 +866,8 @@ func (f *filler) numbers() {
 				v *= 12
 			}
 			b := bound(p)
-			if !p.schema.valid(v) || b != "" && cues[i] != b {
-				continue
+			if !p.schema.valid(v) || b != "" && cues[i] != b || t.percent && hasWord(p, moneyWords...) {
+				continue // "20% down" is a share of the price, no amount (percentOf)
 			}
 			score := 0.0
 			for _, l := range labels {

@@ -2,8 +2,10 @@ package planner
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -51,7 +53,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
-	text = goAhead.ReplaceAllString(c.rewriteEnds(text), "")
+	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
 	r.question = isQuestion(text, toks)
@@ -242,6 +244,14 @@ func init() {
 			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
+		// "20% down" where no result stated the price to take it of (rewriteShares did not).
+		{"a share of an unknown price", func(c *conv, r *reading) bool {
+			return slices.ContainsFunc(r.toks, func(t token) bool { return t.percent && c.hasParam(moneyParam) }) &&
+				c.shareAt(r.toks) != ""
+		}, func(c *conv, r *reading) (intent, bool) {
+			return reply("I don't know the price here, so I can't work out "+c.shareAt(r.toks)+
+				". How much would that be in money?", true)
+		}},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
 		// "open the Model 3" on the Model 3's page: it is open.
@@ -431,6 +441,49 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	return callIntent(best), true
+}
+
+// rewriteShares writes a share of the price as its amount ("20% down" becomes "4380 down")
+// for a money parameter of the page that the word after it names, when the conversation's
+// latest result stated the price.
+func (c *conv) rewriteShares(text string) string {
+	base := c.statedPrice()
+	toks := tokenize(text)
+	for i := len(toks) - 2; i >= 0 && base > 0; i-- {
+		if c.shareAt(toks[i:i+2]) != "" {
+			text = text[:toks[i].start] + strconv.Itoa(int(math.Round(base*toks[i].value/100))) + text[toks[i].end:]
+		}
+	}
+	return text
+}
+
+// shareAt is the share of an amount the words give ("20% down") for a money parameter of
+// the page, or "".
+func (c *conv) shareAt(toks []token) string {
+	for i := 0; i+1 < len(toks); i++ {
+		names := func(p *property) bool { return moneyParam(p) && matchesParam(toks[i+1].norm, p) }
+		if toks[i].percent && c.hasParam(names) {
+			return toks[i].raw + " " + toks[i+1].raw
+		}
+	}
+	return ""
+}
+
+// moneyParam reports a parameter for an amount of money.
+func moneyParam(p *property) bool { return p.schema.isNumber() && hasWord(p, moneyWords...) }
+
+// statedPriceRe is a price a result states: "total $37,990", "(price $21,900", "at $35,390".
+var statedPriceRe = regexp.MustCompile(`(?i)\b(?:total|price|at)\s+([$£€]\s?[0-9][0-9,]*(?:\.[0-9]+)?)`)
+
+// statedPrice is the last price the latest result that states one states; 0 when none does.
+func (c *conv) statedPrice() float64 {
+	for _, m := range slices.Backward(c.msgs) {
+		if ms := statedPriceRe.FindAllStringSubmatch(m.Content, -1); m.Role == chat.RoleTool && ms != nil {
+			v, _ := parseMoney(ms[len(ms)-1][1])
+			return v
+		}
+	}
+	return 0
 }
 
 // filterBesides is the clear filtering plan of the words that the ordering plan sorter
