@@ -288,6 +288,15 @@ var siteConversations = []struct {
 		{say: "20% down over 48 months", reply: []string{"don't know the price", "20% down"}, not: []string{"down $20"}},
 		{say: "48 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"down $5,000"}},
 	}},
+	{"a phone visitor's short words", "inventory", "", []siteTurn{
+		{say: "suv", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "under 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Showing 2 cars"}}, // values alone narrow
+		{say: "cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2023 Kia Sportage"}},
+		{say: "open", calls: []string{`select_car {"carId":"c08"}`}, on: "car"}, // the car the answer named
+		{say: "book test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "sat 9am", reply: []string{"name and email"}},
+		{say: "Ann Lee ann@lee.me", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.me","date":"2026-12-05","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -317,6 +317,12 @@ func init() {
 			p := c.bareValue(r.toks)
 			return callIntent(p), p != nil
 		}},
+		// "book test drive" on the list right after "The cheapest one is the Golf": the Golf's
+		// page does it.
+		{"for the item just named", func(c *conv, r *reading) bool {
+			acts := slices.ContainsFunc(r.toks, func(t token) bool { return actionVerbs[t.norm] })
+			return r.unclear && acts && !c.reread && len(r.refs) == 0 && !r.question && len(c.lastNamed()) == 1
+		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.lastNamed()[0]) }},
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
@@ -410,7 +416,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			best = r.ps[i]
 		}
 	}
-	if narrows(r.toks) {
+	if narrows(r.toks) || c.onlyValues(best, r.toks) {
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
 		c.carryOver(best, len(best.missing) == 0)
@@ -441,6 +447,16 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	return callIntent(best), true
+}
+
+// onlyValues reports a message of values only, for a tool with nothing required: "under
+// 30k" after "suv" narrows the list, as "only under 30k" would ("show me SUVs" starts over).
+func (c *conv) onlyValues(p *plan, toks []token) bool {
+	required := slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
+	_, unmatched := c.coverage(p, toks)
+	return !required && len(p.values) > 0 && unmatched == 0 && !slices.ContainsFunc(toks, func(t token) bool {
+		return requestWords[t.norm] || listVerbs[t.norm] || toolVerbs[t.norm]
+	})
 }
 
 // rewriteShares writes a share of the price as its amount ("20% down" becomes "4380 down")
