@@ -297,6 +297,17 @@ var siteConversations = []struct {
 		{say: "sat 9am", reply: []string{"name and email"}},
 		{say: "Ann Lee ann@lee.me", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.me","date":"2026-12-05","time":"09:00"}`}},
 	}},
+	{"details first, the day and the time after, one at a time", "car", "c09", []siteTurn{
+		{say: "I'm Tom Baker, tom@baker.co.uk, I want to drive it", calls: []string{`go_to_test_drive {}`},
+			reply: []string{"date and time"}, not: []string{"name"}, on: "test-drive"},
+		{say: "next monday", reply: []string{"time"}, not: []string{"name", "date"}},
+		{say: "2 pm", calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-07","time":"14:00"}`}},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "show me the red ones", calls: []string{`search_cars {"color":"red"}`}},
+		{say: "the second one in the list, please open it", calls: []string{`select_car {"carId":"c04"}`},
+			reply: []string{"2023 Tesla Model Y"}, not: []string{"can't", "This is the page"}, on: "car"},
+		{say: "what packages can I get?", reply: []string{"charge, tow and comfort"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -258,7 +258,7 @@ func init() {
 		{"the item on screen", func(c *conv, r *reading) bool {
 			cur := c.onScreen()
 			opens := slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] || t.norm == "pull" })
-			return cur != "" && len(r.mentions) > 0 && !c.listsItems() && opens && c.onlyNames(r.text) &&
+			return cur != "" && !c.reread && len(r.mentions) > 0 && !c.listsItems() && opens && c.onlyNames(r.text) &&
 				!slices.ContainsFunc(r.mentions, func(m mention) bool { return m.items[0].id != cur })
 		}, func(c *conv, r *reading) (intent, bool) {
 			text := "This is the page of " + theTitle(r.mentions[0].items[0]) + "."
@@ -879,7 +879,7 @@ func (c *conv) actionWord(p *plan, toks []token) bool {
 
 // requestWords are words of requests that are not names.
 var requestWords = wordSet(`open show see view display pick choose select compare comparison between versus vs
-	side both two three car item one ones option options thing stuff info information detail details page
+	side both two three car item one ones option options thing stuff info information detail details page list
 	please thank thanks want would like need find look check tell about get give take put set add
 	and or with without for me my them those these it its the a an pull up bring more`)
 
