@@ -327,7 +327,7 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 			matched++
 			continue
 		}
-		if t.kind != kindWord || len(t.norm) < 2 || stopWords[t.norm] || cueWordSet[t.norm] {
+		if t.kind != kindWord || len(t.norm) < 2 || stopWords[t.norm] || cueWordSet[t.norm] || correctionWords[t.norm] {
 			// A phrase of small words can still say what it is about: "how much" is a price.
 			if t.kind == kindWord && slices.ContainsFunc(hs[i], func(h hint) bool { return h.strong && p.vocab[h.word] > 0 }) {
 				matched++

@@ -308,6 +308,20 @@ var siteConversations = []struct {
 			reply: []string{"2023 Tesla Model Y"}, not: []string{"can't", "This is the page"}, on: "car"},
 		{say: "what packages can I get?", reply: []string{"charge, tow and comfort"}},
 	}},
+	{"a phone number said on the way, a day changed, a figure after an application", "car", "c06", []siteTurn{
+		{say: "put me down for a test drive, my number is 555-867-5309", calls: []string{`go_to_test_drive {}`},
+			reply: []string{"name, email, date and time"}, on: "test-drive"},
+		{say: "Friday 11am, Pat Doe, pat@doe.com",
+			calls: []string{`fill_form_data {"name":"Pat Doe","email":"pat@doe.com","phone":"555-867-5309","date":"2026-12-04","time":"11:00"}`}},
+		{say: "actually Saturday instead",
+			calls: []string{`fill_form_data {"name":"Pat Doe","email":"pat@doe.com","phone":"555-867-5309","date":"2026-12-05","time":"11:00"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Subaru Outback", "2026-12-05"}},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "60 months, $5,000 down, 5.9% apr", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60,"apr":5.9}`}},
+		{say: "apply for me", reply: []string{"annual income"}},
+		{say: "Pat Doe pat@doe.com 120000", calls: []string{`apply_for_financing {"fullName":"Pat Doe","email":"pat@doe.com","annualIncome":120000}`}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":72,"apr":5.9}`}, reply: []string{"72 months", "5.9% APR"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -111,7 +111,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	r.ps = rankPlans(r.text2, c.tools)
 	r.toks2 = tokenize(r.text2)
 	if len(r.ps) > 0 {
-		r.best = r.ps[0]
+		r.best = formFirst(r.ps)
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
 	}
 	return r
@@ -141,6 +141,19 @@ func (c *conv) comparing(r *reading) bool {
 	return slices.ContainsFunc(r.plain, func(p *plan) bool {
 		return slices.ContainsFunc(p.schema.props, lists) && c.nameHit(p, r.toks)
 	})
+}
+
+// formFirst is the best plan, or the form's when the best commits and takes nothing: "book a
+// test drive on Saturday at 11" on the booking page is for the form, which takes the date and
+// the time; the visitor books it once whole.
+func formFirst(ps []*plan) *plan {
+	fills := func(p *plan) bool {
+		return len(p.values) > 0 && p.score >= threshold && !named(p.def.Name, commitFirst)
+	}
+	if i := slices.IndexFunc(ps, fills); i > 0 && named(ps[0].def.Name, commitFirst) && len(ps[0].values) == 0 {
+		return ps[i]
+	}
+	return ps[0]
 }
 
 // pointAtSeen resolves words that point at the items of the last list by their place, a
@@ -406,16 +419,6 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
-	if named(best.def.Name, commitFirst) && len(best.values) == 0 {
-		// "book a test drive on Saturday at 11" on the booking page: the form takes the date
-		// and the time, the booking nothing. The form first; the visitor books it once whole.
-		fills := func(p *plan) bool {
-			return len(p.values) > 0 && p.score >= threshold && !named(p.def.Name, commitFirst)
-		}
-		if i := slices.IndexFunc(r.ps, fills); i > 0 {
-			best = r.ps[i]
-		}
-	}
 	if narrows(r.toks) || c.onlyValues(best, r.toks) {
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
@@ -691,8 +694,12 @@ func (c *conv) bareValue(toks []token) *plan {
 				}
 			}
 		}
-		if len(hits) != 1 {
-			return nil // none, or two parameters could take it
+		switch len(hits) {
+		case 0:
+			continue // "and at 72?" after the application: the calculation before it
+		case 1:
+		default:
+			return nil // two parameters could take it
 		}
 		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hits[0].name: v}}
 		c.carryOver(p, false)
