@@ -322,6 +322,16 @@ var siteConversations = []struct {
 		{say: "Pat Doe pat@doe.com 120000", calls: []string{`apply_for_financing {"fullName":"Pat Doe","email":"pat@doe.com","annualIncome":120000}`}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":72,"apr":5.9}`}, reply: []string{"72 months", "5.9% APR"}},
 	}},
+	{"a lower-case name, the car's own answers, and which of two is cheaper", "inventory", "", []siteTurn{
+		{say: "i'm interested in the outback", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, on: "car"},
+		{say: "how much is it", calls: []string{`get_price_summary {}`}, reply: []string{"Subaru Outback", "total $30,200"}},
+		{say: "what trims does it come in", reply: []string{"Premium, Onyx XT or Wilderness"}},
+		{say: "is the roof package worth it", reply: []string{"no roof package", "winter, offroad or cargo"}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "tell me more about the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "which is cheaper, this or the f-150?", calls: []string{`back_to_inventory {}`},
+			reply: []string{"2021 Toyota Tacoma is the cheaper", "F-150 is $41,900"}, not: []string{"Golf"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

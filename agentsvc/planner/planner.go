@@ -263,9 +263,10 @@ func (c *conv) goOn(on *conv) action {
 			text += " Here I can do things like " + c.offer(sug, "or", true) + "."
 		}
 		return action{text: text}
-	case hop && in.asked == nil:
+	case hop && in.asked == nil && (!hubTool(opened) || goesTo(opened, tokenize(c.text))):
 		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
-		// no guess at what else the words meant there.
+		// no guess at what else the words meant there. (Gone to the list for another item,
+		// the answer there is what was asked.)
 		return action{text: c.summary()}
 	}
 	return action{text: c.summary() + " " + a.text}

@@ -172,6 +172,12 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	money := c.before.money
 	// is says one field of an item: "the RAV4 is $31,500", "the Sportage has 14,000 miles".
 	is := func(it *item, f *field, v float64) string { return theTitle(it) + f.verb + f.value(v, money) }
+	among := c.before.last
+	if hasRank && !memRank && len(refs) > 1 {
+		if w := ranked(refs, o); len(w) > 0 {
+			among, refs, memRank = refs, w[:1], true // "which is cheaper, this or the F-150?"
+		}
+	}
 	if memRank && hasRank && len(refs) > 1 {
 		var parts []string
 		for _, x := range refs {
@@ -183,7 +189,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	if memRank && hasRank && len(refs) == 1 {
 		it, year := refs[0], o.field == yearField
 		var others []string
-		for _, x := range c.before.last {
+		for _, x := range among {
 			if w, ok := x.num(o.field.keys...); ok && x != it && year {
 				others = append(others, theTitle(x))
 			} else if ok && x != it {

@@ -360,8 +360,9 @@ var phrases = func() (out []struct{ words, hints []string }) {
 		"side by side":                     "compare comparison",
 		"tell me about, more about":        "detail info information describe",
 		"for a spin, try it out, drive it": "test drive",
-		"per month, a month, each month, monthly": "monthly payment financing",
-		"sign me up, sign up, sign us up":         "apply submit register",
+		"per month, a month, each month, monthly":                 "monthly payment financing",
+		"interested in, curious about, check out, have a look at": "open detail",
+		"sign me up, sign up, sign us up":                         "apply submit register",
 	} {
 		for _, k := range phraseList(keys) {
 			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})

@@ -84,8 +84,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, m.items[0])
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
-	if it := c.pronounRef(toks); named && it != nil && !slices.Contains(r.refs, it) && c.comparing(r) {
-		// "compare this with the Audi A4": "this" is one of them
+	either := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "or" || t.norm == "vs" || t.norm == "versus" })
+	if it := c.pronounRef(toks); named && it != nil && !slices.Contains(r.refs, it) && (c.comparing(r) || either) {
+		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
 	}
