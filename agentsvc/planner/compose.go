@@ -124,6 +124,9 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case len(w) == 0:
 				return "No " + noun + " matches right now."
 			}
+			if only != "" && len(w) == 1 {
+				return only // "the 5 cheapest minivans" where there is one
+			}
 			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
 			switch {
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:

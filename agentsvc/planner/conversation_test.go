@@ -332,6 +332,15 @@ var siteConversations = []struct {
 		{say: "which is cheaper, this or the f-150?", calls: []string{`back_to_inventory {}`},
 			reply: []string{"2021 Toyota Tacoma is the cheaper", "F-150 is $41,900"}, not: []string{"Golf"}, on: "inventory"},
 	}},
+	{"fewer than asked for, a new search, a type left out", "inventory", "", []siteTurn{
+		{say: "show me the 5 cheapest minivans", calls: []string{`search_cars {"bodyType":"minivan"}`, `sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"Only one car matches: the 2022 Honda Odyssey"}},
+		{say: "what's the newest convertible under 30000",
+			calls: []string{`search_cars {"bodyType":"convertible","maxPrice":30000}`, `sort_cars {"by":"year","order":"desc"}`}, reply: []string{"Miata"}},
+		{say: "any diesel sedans?", calls: []string{`search_cars {"bodyType":"sedan","fuel":"diesel"}`}}, // no bound kept: a new search
+		{say: "i want a red car under 25k thats not a hatchback", calls: []string{`search_cars {"color":"red","maxPrice":25000}`}},
+		{say: "just sedans", calls: []string{`search_cars {"bodyType":"sedan","color":"red","maxPrice":25000}`}, reply: []string{"Civic"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -357,7 +357,7 @@ func (f *filler) enums() {
 		switch {
 		case ps.stringEnum() && !ps.isArray():
 			for _, c := range f.enumMentions(ps.enum, true) {
-				if ps.acceptsString(c.value) {
+				if ps.acceptsString(c.value) && !f.negatedAt(c.pos) { // "not a hatchback"
 					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
 					break
 				}
@@ -394,6 +394,13 @@ func (f *filler) enums() {
 			}
 		}
 	}
+}
+
+// negatedAt reports a value the words before token i exclude: "not a hatchback", "no SUVs".
+func (f *filler) negatedAt(i int) bool {
+	return slices.ContainsFunc(f.toks[max(0, i-2):i], func(t token) bool {
+		return t.norm == "not" || t.norm == "except" || t.norm == "non"
+	})
 }
 
 // listCue says whether the words before token i remove a value from a list ("remove the

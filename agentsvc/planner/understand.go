@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -453,12 +454,15 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	return callIntent(best), true
 }
 
-// onlyValues reports a message of values only, for a tool with nothing required: "under
-// 30k" after "suv" narrows the list, as "only under 30k" would ("show me SUVs" starts over).
+// onlyValues reports a message of values only, for a tool with nothing required, that sets
+// none the last call set: "under 30k" after "suv" narrows the list, as "only under 30k" would
+// ("show me SUVs" and "diesel sedans" after "convertibles" start over).
 func (c *conv) onlyValues(p *plan, toks []token) bool {
 	required := slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
 	_, unmatched := c.coverage(p, toks)
-	return !required && len(p.values) > 0 && unmatched == 0 && !slices.ContainsFunc(toks, func(t token) bool {
+	prev := c.lastArgs(p.def.Name, "")
+	changes := slices.ContainsFunc(slices.Collect(maps.Keys(p.values)), func(k string) bool { return prev[k] != nil })
+	return !required && len(p.values) > 0 && unmatched == 0 && !changes && !slices.ContainsFunc(toks, func(t token) bool {
 		return requestWords[t.norm] || listVerbs[t.norm] || toolVerbs[t.norm]
 	})
 }
