@@ -341,6 +341,19 @@ var siteConversations = []struct {
 		{say: "i want a red car under 25k thats not a hatchback", calls: []string{`search_cars {"color":"red","maxPrice":25000}`}},
 		{say: "just sedans", calls: []string{`search_cars {"bodyType":"sedan","color":"red","maxPrice":25000}`}, reply: []string{"Civic"}},
 	}},
+	{"something sporty, its financing, and a booking said in pieces", "inventory", "", []siteTurn{
+		{say: "hey, looking for something sporty", calls: []string{`search_cars {"bodyType":"coupe"}`}, reply: []string{"Mustang"}},
+		{say: "which one has the lowest mileage", reply: []string{"2022 BMW M240i Coupe is the lowest-mileage"}},
+		{say: "i like the mustang, can i configure it?", calls: []string{`select_car {"carId":"c19"}`}, on: "car"},
+		{say: "make it a GT in red", calls: []string{`configure_car {"color":"red","trim":"GT"}`}},
+		{say: "ok and what about financing that", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "36 months", calls: []string{`calculate_payment {"termMonths":36}`}, reply: []string{"$37,700"}},
+		{say: "what if i put 7500 down", calls: []string{`calculate_payment {"downPayment":7500,"termMonths":36}`}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "wednesday", reply: []string{"name, email and time"}},
+		{say: "3", reply: []string{"name and email"}}, // an hour alone answers the time asked
+		{say: "Kim Park, kim@park.kr", calls: []string{`fill_form_data {"name":"Kim Park","email":"kim@park.kr","date":"2026-12-09","time":"15:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -104,7 +105,7 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if chain > 1 {
 		if earlier, ok := pc.pending(chain - 1); ok {
 			if _, ok := pc.answers(earlier); ok {
-				prevText = earlier.reply + " , " + prevText
+				prevText = asAnswer(earlier, prevText)
 			}
 		}
 	}
@@ -142,7 +143,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	}
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
-	in := c.understand(prev.reply+" , "+c.text, true)
+	in := c.understand(asAnswer(prev, c.text), true)
 	first := in.first(c)
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
 	fills := first != nil && first.def.Name == prev.asked.def.Name &&
@@ -155,6 +156,18 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	}
 	return in, fills || fewer
 }
+
+// asAnswer is the question's request and the answer read together; an answer that is only an
+// hour ("3") when a time was asked is at that hour (15:00).
+func asAnswer(prev intent, text string) string {
+	if prev.asked != nil && bareHourRe.MatchString(text) && slices.ContainsFunc(prev.asked.missing, clockParam) {
+		text = "at " + text
+	}
+	return prev.reply + " , " + text
+}
+
+// bareHourRe is an answer that is only an hour: "3", "10:30".
+var bareHourRe = regexp.MustCompile(`^\s*\d{1,2}(:\d{2})?\s*$`)
 
 // offMenu says that the time the answer gives is none of the choices of the time asked for
 // ("at noon" where the times are 09:00 to 16:00); "" when it gives no such time.

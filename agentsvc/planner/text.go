@@ -328,7 +328,7 @@ var directionWords = rawSet(`asc ascending desc descending`)
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
-	"cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
+	"sporty": {"coupe", "convertible"}, "family": {"minivan", "suv"}, "cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
 	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
 	"confirm": {"submit", "book", "send"}, "add": {"sum", "total"}, "plus": {"sum", "total"}, "finalize": {"submit", "book", "send"}, "finalise": {"submit", "book", "send"},
