@@ -145,6 +145,37 @@ test('phone: a booking asked for with its day from the list, the details, then a
   }
 });
 
+test('phone: a car named by its model number, compared from its own page, then financed with a share down', async (t) => {
+  if (ollamaPresent) return t.skip(OLLAMA);
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + '/');
+    await waitConnected(page);
+    // "330i" is looked up in the list, though "BMW" alone is a filter.
+    await ask(page, 'open the BMW 330i');
+    await page.waitForURL(/\/car\.html\?id=c11\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await waitIdle(page);
+    // "this" is the car on screen: back to the list, and both compared there.
+    await ask(page, 'compare this with the Audi A4');
+    await reply(page, 'Comparing 2020 Audi A4, 2021 BMW 330i');
+    await waitIdle(page);
+    assert.deepEqual((await ran(page)).slice(-2), ['Ran back to inventory', 'Ran compare cars']);
+    // 20% of the car's price, never $20: its page, its calculator, the amount filled in.
+    await ask(page, 'finance the 330i, 20% down, 60 months');
+    await page.waitForURL(/\/financing\.html\?id=c11\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await reply(page, 'down $6,960');
+    await waitIdle(page);
+    assert.equal(await page.locator('#fi-down').inputValue(), '6960');
+    assert.equal(await page.locator('#fi-term').inputValue(), '60');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 /** The suggestion buttons of the last reply (markdown.js renders [“…”](byomcp:say) as buttons). */
 function offered(page) {
   return page.locator(W.text).last().locator('button.suggestion');
