@@ -354,6 +354,17 @@ var siteConversations = []struct {
 		{say: "3", reply: []string{"name and email"}}, // an hour alone answers the time asked
 		{say: "Kim Park, kim@park.kr", calls: []string{`fill_form_data {"name":"Kim Park","email":"kim@park.kr","date":"2026-12-09","time":"15:00"}`}},
 	}},
+	{"a down payment said on a car's page, a term after a configuration, a colour asked of a listed car", "inventory", "", []siteTurn{
+		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "I have 5000 to put down", calls: []string{`go_to_financing {}`}, reply: []string{"24 months"}, on: "financing"},
+		{say: "what would the monthly be over 48 months", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`},
+			reply: []string{"down $5,000", "48 months"}},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "does the civic come in red?", calls: []string{`select_car {"carId":"c10"}`}, reply: []string{"Yes: the color can be red"}, on: "car"},
+		{say: "black with the Touring trim", calls: []string{`configure_car {"color":"black","trim":"Touring"}`}},
+		{say: "72 months", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":72}`}, // the visitor's down payment stays
+			reply: []string{"72 months", "down $5,000", "price $28,200"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -50,7 +50,9 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
 	}
-	named := r.ps[i].score > 0 || slices.ContainsFunc(lk.unknown, nameLike)
+	// A question about a value of one ("does the civic come in red?") names it too.
+	valued := r.question && len(r.plain) > 0 && len(r.plain[0].values) > 0
+	named := r.ps[i].score > 0 || slices.ContainsFunc(lk.unknown, nameLike) || valued
 	if len(lk.unknown) == 0 || !named || lk.l == nil {
 		return nil
 	}

@@ -362,6 +362,7 @@ var phrases = func() (out []struct{ words, hints []string }) {
 		"for a spin, try it out, drive it": "test drive",
 		"per month, a month, each month, monthly":                 "monthly payment financing",
 		"interested in, curious about, check out, have a look at": "open detail",
+		"put down, down payment, a loan, interest rate":           "financing",
 		"sign me up, sign up, sign us up":                         "apply submit register",
 	} {
 		for _, k := range phraseList(keys) {

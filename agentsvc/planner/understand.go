@@ -293,6 +293,18 @@ func init() {
 		{"choices", func(c *conv, r *reading) bool {
 			return r.question && (len(r.refs) == 0 || !c.listsItems())
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
+		// "does the civic come in red?" on the list, whose results do not say a car's colours:
+		// its page does.
+		{"a value the list does not show", func(c *conv, r *reading) bool {
+			l := c.lister()
+			if !r.question || len(r.refs) != 1 || len(r.mentions) != 1 || l == nil || len(r.plain) == 0 ||
+				r.plain[0].def.Name != l.def.Name {
+				return false
+			}
+			return slices.ContainsFunc(slices.Collect(maps.Keys(r.plain[0].values)), func(k string) bool {
+				return r.refs[0].attrs[strings.ToLower(k)] == nil
+			})
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
@@ -435,8 +447,8 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
-		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 {
-			best.opens = true
+		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 || r.numbers && navTool(best.def) {
+			best.opens = true // "72 months" goes to the calculator, which takes them
 		}
 	}
 	if isOrdering(best) {
