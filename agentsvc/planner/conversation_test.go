@@ -365,6 +365,15 @@ var siteConversations = []struct {
 		{say: "72 months", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":72}`}, // the visitor's down payment stays
 			reply: []string{"72 months", "down $5,000", "price $28,200"}, on: "financing"},
 	}},
+	{"two things in one request: here, then another page", "car", "c02", []siteTurn{
+		{say: "black with the Touring trim and take me to financing",
+			calls: []string{`configure_car {"color":"black","trim":"Touring"}`, `go_to_financing {}`}, reply: []string{"$34,250"}, on: "financing"},
+		{say: "72 months", calls: []string{`calculate_payment {"termMonths":72}`}, reply: []string{"price $34,250"}},
+		{say: "go to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the rav4", calls: []string{`search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "make it red and then go to the test drive page", calls: []string{`configure_car {"color":"red"}`, `go_to_test_drive {}`}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

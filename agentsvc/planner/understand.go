@@ -317,6 +317,12 @@ func init() {
 		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
 		{"unknown names", func(_ *conv, r *reading) bool { return len(r.refs) == 0 }, (*conv).unknownNames},
+		// "black with the Touring trim and take me to financing": both, the page last.
+		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
+			func(c *conv, r *reading) (intent, bool) {
+				first, nav := c.thenGo(r.best, r)
+				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
+			}},
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
 			t, ok := c.goingTo(r.toks)
 			return c.goTo(t), ok
@@ -464,6 +470,27 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	return callIntent(best), true
+}
+
+// thenGo splits a request that does something here and then goes elsewhere ("make it red
+// and then go to the test drive page") into the plan here and the navigation; nil when the
+// request is not both.
+func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
+	if !slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "and" || t.norm == "then" }) {
+		return nil, nil
+	}
+	here := func(p *plan) bool {
+		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold
+	}
+	switch {
+	case navTool(best.def) && slices.ContainsFunc(r.ps, here):
+		return r.ps[slices.IndexFunc(r.ps, here)], best
+	case here(best):
+		if n := c.navMatch(r.toks2, r.ps); n != nil {
+			return best, n
+		}
+	}
+	return nil, nil
 }
 
 // onlyValues reports a message of values only, for a tool with nothing required, that sets
