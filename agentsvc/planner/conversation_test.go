@@ -374,6 +374,16 @@ var siteConversations = []struct {
 		{say: "open the rav4", calls: []string{`search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
 		{say: "make it red and then go to the test drive page", calls: []string{`configure_car {"color":"red"}`, `go_to_test_drive {}`}, on: "test-drive"},
 	}},
+	{"lower-case names of cars never listed, from the list", "inventory", "", []siteTurn{
+		{say: "book a test drive of the camry on saturday at 11", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`},
+			reply: []string{"name and email"}, on: "test-drive"},
+		{say: "it's Tom Baker, tom.baker@mail.com", calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom.baker@mail.com","date":"2026-12-05","time":"11:00"}`}},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "whats the warranty?", reply: []string{"Sorry"}, not: []string{"There is no"}}, // no name: no lookup
+		{say: "what colours does the Civic come in?", calls: []string{`select_car {"carId":"c10"}`},
+			reply: []string{"blue, white, black, gray or red"}, not: []string{"silver"}, on: "car"},
+		{say: "how much is it with the sport trim", calls: []string{`configure_car {"trim":"Sport"}`}, reply: []string{"total $25,500"}}, // the trim, not the Sport package
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

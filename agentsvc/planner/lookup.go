@@ -50,10 +50,12 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
 	}
-	// A question about a value of one ("does the civic come in red?") names it too.
-	valued := r.question && len(r.plain) > 0 && len(r.plain[0].values) > 0
-	named := r.ps[i].score > 0 || slices.ContainsFunc(lk.unknown, nameLike) || valued
-	if len(lk.unknown) == 0 || !named || lk.l == nil {
+	// A name is looked up when the request asks something of it: an action ("book a test drive
+	// of the camry"), words of a tool here ("how much is the civic"), values, or a model's
+	// spelling; "what's the weather?" is no request about an item.
+	asks := r.ps[i].score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers ||
+		slices.ContainsFunc(lk.unknown, nameLike) || slices.ContainsFunc(r.toks, func(t token) bool { return actionVerbs[t.norm] })
+	if len(lk.unknown) == 0 || lk.l == nil || !asks {
 		return nil
 	}
 	name := lk.l.def.Name
@@ -93,6 +95,9 @@ func (c *conv) lookupOf(r *reading) *lookup {
 func (c *conv) notListed(lk *lookup) intent {
 	reply := "There is no " + strings.Join(lk.unknown, " ") + " among the " + strconv.Itoa(lk.seen) + " " +
 		listNoun(lk.l.def.Name, lk.seen) + " here."
+	if !slices.ContainsFunc(lk.unknown, nameLike) {
+		reply = c.deadEnd() // "what's the warranty?": no name, only a word it does not know
+	}
 	if lk.back == nil || !c.calledThisTurn(lk.l.def.Name, true) {
 		return intent{reply: reply}
 	}

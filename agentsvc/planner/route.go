@@ -357,7 +357,7 @@ func (f *filler) enums() {
 		switch {
 		case ps.stringEnum() && !ps.isArray():
 			for _, c := range f.enumMentions(ps.enum, true) {
-				if ps.acceptsString(c.value) && !f.negatedAt(c.pos) { // "not a hatchback"
+				if ps.acceptsString(c.value) && !f.negatedAt(c.pos) && !f.namedForOther(c.pos, p) { // "not a hatchback"
 					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
 					break
 				}
@@ -367,7 +367,7 @@ func (f *filler) enums() {
 			var toks []int
 			adding := false
 			for _, c := range f.enumMentions(ps.items.enum, false) {
-				if slices.Contains(vs, c.value) || slices.Contains(drop, c.value) {
+				if slices.Contains(vs, c.value) || slices.Contains(drop, c.value) || f.namedForOther(c.pos, p) {
 					continue
 				}
 				if c.tok >= 0 {
@@ -394,6 +394,18 @@ func (f *filler) enums() {
 			}
 		}
 	}
+}
+
+// namedForOther reports a value followed by the name of another parameter: "sport" in "the
+// sport trim" is the trim, not the Sport package.
+func (f *filler) namedForOther(i int, p *property) bool {
+	if i+1 >= len(f.toks) || f.toks[i+1].kind != kindWord {
+		return false
+	}
+	n := f.toks[i+1].norm
+	return slices.ContainsFunc(f.s.props, func(q *property) bool {
+		return q != p && slices.ContainsFunc(q.words, func(w string) bool { return n == w || n+"s" == w })
+	})
 }
 
 // negatedAt reports a value the words before token i exclude: "not a hatchback", "no SUVs".

@@ -291,19 +291,24 @@ func init() {
 		// question about its choices ("which colours can I get it in?") is answered from this
 		// page's tools, not from what an earlier list said of it.
 		{"choices", func(c *conv, r *reading) bool {
-			return r.question && (len(r.refs) == 0 || !c.listsItems())
+			// "what colours does the Civic come in?" on the list names a car to look up first
+			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
+			return r.question && (len(r.refs) == 0 || !c.listsItems()) && !named
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
 			l := c.lister()
-			if !r.question || len(r.refs) != 1 || len(r.mentions) != 1 || l == nil || len(r.plain) == 0 ||
-				r.plain[0].def.Name != l.def.Name {
+			if !r.question || len(r.refs) != 1 || len(r.mentions) != 1 || l == nil {
 				return false
 			}
-			return slices.ContainsFunc(slices.Collect(maps.Keys(r.plain[0].values)), func(k string) bool {
-				return r.refs[0].attrs[strings.ToLower(k)] == nil
-			})
+			// a value of the list's filters, or the name of one ("what colours does …"), that
+			// the item's row lacks
+			unknown := func(p *property) bool { return r.refs[0].attrs[strings.ToLower(p.name)] == nil }
+			valued := len(r.plain) > 0 && r.plain[0].def.Name == l.def.Name &&
+				slices.ContainsFunc(l.schema.props, func(p *property) bool { return r.plain[0].values[p.name] != nil && unknown(p) })
+			asked := slices.ContainsFunc(l.schema.props, func(p *property) bool { return namesParam(r.toks, p) > 0 && unknown(p) })
+			return valued || asked
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
