@@ -384,6 +384,22 @@ var siteConversations = []struct {
 			reply: []string{"blue, white, black, gray or red"}, not: []string{"silver"}, on: "car"},
 		{say: "how much is it with the sport trim", calls: []string{`configure_car {"trim":"Sport"}`}, reply: []string{"total $25,500"}}, // the trim, not the Sport package
 	}},
+	{"a change of time said many ways, a hello first, another car in lower case", "test-drive", "", []siteTurn{
+		{say: "Kate Bell kate.bell@gmail.com saturday at 9", calls: []string{`fill_form_data {"name":"Kate Bell","email":"kate.bell@gmail.com","date":"2026-12-05","time":"09:00"}`}},
+		{say: "change the time to 10 please", calls: []string{`fill_form_data {"name":"Kate Bell","email":"kate.bell@gmail.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "make it 11 instead", calls: []string{`fill_form_data {"name":"Kate Bell","email":"kate.bell@gmail.com","date":"2026-12-05","time":"11:00"}`}},
+		{say: "no wait, 9", calls: []string{`fill_form_data {"name":"Kate Bell","email":"kate.bell@gmail.com","date":"2026-12-05","time":"09:00"}`}},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the subaru outback", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, on: "car"},
+		{say: "hi, what colors does it come in", reply: []string{"green, blue, silver or white"}},
+		{say: "could i test drive the camry instead, sunday at 10am?", // the details said before are kept
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`,
+				`fill_form_data {"name":"Kate Bell","email":"kate.bell@gmail.com","date":"2026-12-06","time":"10:00"}`}, on: "test-drive"},
+		{say: "i'm Luis Ortega, luis@ortega.mx", calls: []string{`fill_form_data {"name":"Luis Ortega","email":"luis@ortega.mx","date":"2026-12-06","time":"10:00"}`}},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "hi, im Grace Ho, grace@ho.org", reply: []string{"annual income"}},
+		{say: "i make about 120k a year", calls: []string{`apply_for_financing {"fullName":"Grace Ho","email":"grace@ho.org","annualIncome":120000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

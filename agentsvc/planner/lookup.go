@@ -46,7 +46,8 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	}
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister()}
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
-	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") })
+	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
+		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) // "see the ford mustang"
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
 	}

@@ -687,7 +687,7 @@ func (f *filler) nameWord(i int) bool {
 	r, _ := utf8.DecodeRuneInString(t.raw)
 	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i)
 	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) || person) &&
-		f.vocab[t.norm] == 0
+		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) // "c09 instead" is no name
 }
 
 // quotes gives each quoted text to the string parameter named just before it (name "Ada"),

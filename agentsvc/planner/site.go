@@ -117,11 +117,29 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
-		if model || !pronoun && i > 0 && toks[i-1].norm == "the" && t.raw != strings.ToLower(t.raw) {
+		_, ordinal := ordinals[t.norm]
+		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1)
+		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && asksOf(toks) {
 			return true
 		}
 	}
 	return false
+}
+
+// asksOf reports words that ask to do something with an item: "could i test drive the camry
+// instead", "i'd like to see the ford mustang" (a lower-case name is then a name).
+func asksOf(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool {
+		return actionVerbs[t.norm] || t.norm == "drive" || t.norm == "finance" || t.norm == "instead"
+	})
+}
+
+// paramNoun reports a word at i that names a parameter of the page's tools: "the winter
+// package", "the sport trim" name values, not items.
+func (c *conv) paramNoun(toks []token, i int) bool {
+	return i < len(toks) && c.hasParam(func(p *property) bool {
+		return slices.ContainsFunc(p.words, func(w string) bool { return toks[i].norm == w || toks[i].norm+"s" == w })
+	})
 }
 
 // dayWords are words of dates and times, never an item's name.

@@ -446,7 +446,7 @@ var fileKinds = map[string]string{
 var stopWords = rawSet(`a about afternoon again all also am an and any anything are as at available
 	evening free morning
 	be been being but by can could did do doing don't dont for from get give go going got
-	had ha have he hello her here hey hi him his how i i'd i'll i'm if in into is it it'd
+	had ha have he hello her here hey hi him his how i i'd i'll i'm im ive if in into is it it'd
 	it'll its just kind know let let' like look lot make me mine more most much my need no not
 	now of off ok okay on once one only or our out over own please pls really same see she
 	should show so some something such tell than thank thanks that the their them then there

@@ -48,6 +48,12 @@ type reading struct {
 // read classifies text once: everything the rules decide from.
 func (c *conv) read(text string, lookup bool) *reading {
 	r := &reading{said: text, lookup: lookup}
+	if rest := greeting.ReplaceAllString(text, ""); rest != "" {
+		text = rest // "hi, what colors does it come in"
+	}
+	if c.hasParam(clockParam) {
+		text = bareHourChange(text) // "make it 11 instead": at 11
+	}
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -156,6 +162,27 @@ func formFirst(ps []*plan) *plan {
 		return ps[i]
 	}
 	return ps[0]
+}
+
+// greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
+var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
+
+// bareHourChange writes "at" before the one small number of a change of mind ("make it 11
+// instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
+// a time.
+func bareHourChange(text string) string {
+	toks := tokenize(text)
+	var nums []token
+	for _, t := range toks {
+		if t.kind == kindNumber {
+			nums = append(nums, t)
+		}
+	}
+	change := slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] })
+	if !change || len(nums) != 1 || nums[0].value < 1 || nums[0].value > 23 || nums[0].value != float64(int(nums[0].value)) {
+		return text
+	}
+	return text[:nums[0].start] + "at " + text[nums[0].start:]
 }
 
 // pointAtSeen resolves words that point at the items of the last list by their place, a
@@ -863,7 +890,8 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
-		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that")
+		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") ||
+			i > 1 && toks[i-2].norm == "the" && c.vocab[toks[i-1].norm] // "the subaru outback"
 		if nameLike(t.raw) && !personName(toks, i) || afterThe {
 			out = append(out, t.raw)
 		}
