@@ -118,7 +118,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case target != nil && len(c.done) > len(static):
 				return strings.TrimSpace(only + " " + c.summary())
 			case target != nil && len(w) > 0 && len(w) < least:
-				return only + " " + upperFirst(c.describe(target)) + " needs " + strconv.Itoa(least) + "."
+				return only + " That is too few to " + c.describe(target) + " (it takes " + strconv.Itoa(least) + ")."
 			case len(w) == 0 && noun == "one":
 				return "Nothing matches right now."
 			case len(w) == 0:

@@ -400,6 +400,23 @@ var siteConversations = []struct {
 		{say: "hi, im Grace Ho, grace@ho.org", reply: []string{"annual income"}},
 		{say: "i make about 120k a year", calls: []string{`apply_for_financing {"fullName":"Grace Ho","email":"grace@ho.org","annualIncome":120000}`}},
 	}},
+	{"fewer than the top three, a colour the car lacks with a trim it has, site questions from other pages", "inventory", "", []siteTurn{
+		{say: "compare the 3 cheapest electric sedans", calls: []string{`search_cars {"bodyType":"sedan","fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"Only one car matches", "too few to open the comparison drawer"}, not: []string{"needs 2"}},
+		{say: "wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
+		{say: "compare the top three", calls: []string{`compare_cars {"carIds":["c06","c21"]}`}, on: "drawer"}, // the two there are
+		{say: "whats the cheapest convertible", calls: []string{`search_cars {"bodyType":"convertible"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "tell me more about it", calls: []string{`select_car {"carId":"c23"}`}, on: "car"}, // "convertible" names no car
+		{say: "green with the best trim", calls: []string{`configure_car {"trim":"Grand Touring"}`}, reply: []string{"Grand Touring", "Not in green"}},
+		{say: "go to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "what other suvs do you have under 35k?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":35000}`}, on: "inventory"},
+		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "what's the cheapest suv you have", reply: []string{"2023 Kia Sportage"}}, // from the SUVs listed before
+	}},
+	{"the cheapest of a kind the car's page cannot list", "car", "c01", []siteTurn{
+		{say: "what's the cheapest suv you have", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"2023 Kia Sportage"}, not: []string{"price breakdown"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

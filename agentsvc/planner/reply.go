@@ -526,17 +526,24 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
 			continue
 		}
-		if m, u := c.coverage(p, toks); m > 0 && u <= m {
+		// a navigation only when words name where it goes ("for this car" names nothing)
+		if m, u := c.coverage(p, toks); m > 0 && u <= m && (!navTool(p.def) || c.navMatch(toks, []*plan{p}) != nil) {
 			cands = append(cands, p)
 		}
 	}
-	if question && len(cands) > 0 && reads(cands[0].def) {
+	if question && len(cands) > 0 && reads(cands[0].def) && c.covers(cands[0], toks) {
 		return callIntent(cands[0]) // "what's the total now?": reading is asked, and harmless
 	}
 	if len(cands) > 0 {
 		return c.choose("I'm not sure I got that. Should I", cands)
 	}
 	return intent{reply: c.deadEnd()}
+}
+
+// covers reports a plan that knows every content word of the text.
+func (c *conv) covers(p *plan, toks []token) bool {
+	_, unmatched := c.coverage(p, toks)
+	return unmatched == 0
 }
 
 // deadEnd says that the request cannot be done here: what the page can do, and where else on

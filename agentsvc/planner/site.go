@@ -158,9 +158,10 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
 	}
+	_, _, _, ranks := rankOf(toks) // "the cheapest suv you have" on a page that lists nothing
 	if pronoun || c.reread || !seeksThings(toks) || slices.ContainsFunc(ps, func(p *plan) bool {
 		m, _ := c.coverage(p, toks)
-		return p.score > 0 && m > 0 && !navTool(p.def)
+		return p.score > 0 && m > 0 && !navTool(p.def) && !(ranks && c.lister() == nil)
 	}) {
 		return intent{}, false
 	}
@@ -218,14 +219,18 @@ func goesTo(t chat.ToolDef, toks []token) bool {
 // seekWords ask to see or find things: the site's list is where they are.
 var seekWords = wordSet(listVerbText + " any find looking search")
 
-// seeksThings reports a word of seeking and, after it, things in the plural ("any pickups?"),
-// not a service ("do you offer home delivery?").
+// seeksThings reports a word of seeking and things in the plural ("any pickups?", "what other
+// suvs do you have?") or a ranking ("the cheapest suv you have"), not a service ("do you offer
+// home delivery?").
 func seeksThings(toks []token) bool {
 	seek := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindWord && seekWords[t.norm] })
-	return seek >= 0 && slices.ContainsFunc(toks[seek+1:], func(t token) bool {
+	plural := slices.ContainsFunc(toks, func(t token) bool {
 		w := strings.ToLower(t.raw)
-		return t.kind == kindWord && !stopWords[w] && len(w) > 3 && stem(w) != w
+		return t.kind == kindWord && !stopWords[w] && !seekWords[t.norm] && len(w) > 3 && stem(w) != w
 	})
+	// "what's the cheapest suv you have": a ranking of things
+	rank := slices.ContainsFunc(toks, func(t token) bool { return rankWords[t.norm].field != nil })
+	return seek >= 0 && (plural || rank)
 }
 
 // pronounIn reports "it", "this one", "that car": the item on screen.

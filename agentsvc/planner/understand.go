@@ -133,7 +133,7 @@ func (c *conv) lastNamed() []*item {
 		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
 			continue
 		}
-		for _, mn := range nameMentions(m.Content, c.before.known(), nil) {
+		for _, mn := range nameMentions(m.Content, c.before.known(), c.vocab) {
 			if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) {
 				out = append(out, mn.items[0])
 			}
@@ -194,8 +194,9 @@ func (c *conv) pointAtSeen(r *reading) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three
 	}
 	drop := -1
-	if n, fromEnd, ok := firstFew(toks); ok && n <= len(last) {
-		r.refs = last[:n] // "compare the top three", "the first two"
+	if n, fromEnd, ok := firstFew(toks); ok && len(last) > 0 {
+		n = min(n, len(last)) // "compare the top three" of two: both
+		r.refs = last[:n]     // "compare the top three", "the first two"
 		if fromEnd {
 			r.refs = last[len(last)-n:]
 		}
@@ -500,6 +501,10 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		if i := slices.IndexFunc(r.ps, sorts); i > 0 {
 			return intent{steps: func(*conv) []*plan { return []*plan{best, r.ps[i]} }}, true
 		}
+	}
+	if no := c.notOffered(r.toks); no != "" {
+		// "blue with the best trim" where blue is no choice: the trim, and why not blue
+		return intent{steps: callIntent(best).steps, final: func(c *conv) string { return c.summary() + " " + upperFirst(no) }}, true
 	}
 	return callIntent(best), true
 }
@@ -1123,7 +1128,7 @@ func (c *conv) pronounRef(toks []token) *item {
 			continue
 		}
 		var named []*item
-		for _, mn := range nameMentions(m.Content, c.before.known(), nil) {
+		for _, mn := range nameMentions(m.Content, c.before.known(), c.vocab) {
 			if len(mn.items) == 1 && !slices.Contains(named, mn.items[0]) {
 				named = append(named, mn.items[0])
 			}
@@ -1140,7 +1145,7 @@ func (c *conv) pronounRef(toks []token) *item {
 		if i := strings.IndexAny(first, "(.!?\n"); i > 0 {
 			first = first[:i]
 		}
-		if mns := nameMentions(first, c.before.known(), nil); len(mns) == 1 && len(mns[0].items) == 1 {
+		if mns := nameMentions(first, c.before.known(), c.vocab); len(mns) == 1 && len(mns[0].items) == 1 {
 			return mns[0].items[0]
 		}
 		break
