@@ -417,6 +417,16 @@ var siteConversations = []struct {
 		{say: "what's the cheapest suv you have", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`},
 			reply: []string{"2023 Kia Sportage"}, not: []string{"price breakdown"}, on: "inventory"},
 	}},
+	{"contact details said once serve every form", "financing", "c16", []siteTurn{
+		{say: "Sam Kay, sam@kay.com", reply: []string{"annual income"}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "saturday at 10", calls: []string{`fill_form_data {"name":"Sam Kay","email":"sam@kay.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "my name is Jo Lane, jo@lane.io, 555 300 4000", reply: []string{"Noted", "when a form asks for them"}, not: []string{"Sorry", "There is no"}},
+		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "test drive friday at 1pm", calls: []string{`go_to_test_drive {}`,
+			`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -397,6 +397,13 @@ func init() {
 		{"elsewhere", func(_ *conv, r *reading) bool {
 			return r.unclear && (!r.question || !r.pronoun || r.numbers)
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
+		// "Jo Lane jo@lane.io" on a page with no form: kept for the form that asks (contactsSaid).
+		{"details for a form elsewhere", func(c *conv, r *reading) bool {
+			return r.unclear && slices.ContainsFunc(r.toks, func(t token) bool { return t.kind == kindEmail }) && !c.hasParam(emailKind.wants)
+		}, func(c *conv, r *reading) (intent, bool) {
+			rest := strings.TrimPrefix(c.deadEnd(), "Sorry, I can't help with that "+c.place.here+".")
+			return reply("Noted: I'll fill in these details when a form asks for them."+rest, true)
+		}},
 		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
 			no := c.notOffered(r.toks)
 			return reply(upperFirst(no), no != "")
@@ -472,6 +479,7 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
+	own := maps.Clone(best.values) // what the words themselves set
 	if narrows(r.toks) || c.onlyValues(best, r.toks) {
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
@@ -480,6 +488,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if q, ok := c.applyEdits(best); !ok {
 		return intent{reply: q}, true
 	}
+	c.contactsSaid(best, own)
 	if len(best.missing) > 0 {
 		return c.askMissing(best), true
 	}
@@ -507,6 +516,37 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		return intent{steps: callIntent(best).steps, final: func(c *conv) string { return c.summary() + " " + upperFirst(no) }}, true
 	}
 	return callIntent(best), true
+}
+
+// contactsSaid fills the plan's missing e-mail, phone and name from the latest earlier
+// message that gave an e-mail address ("Sam Kay, sam@kay.com" on the financing page, then a
+// test drive): details said once are kept, for every form that asks for them.
+func (c *conv) contactsSaid(p *plan, own map[string]any) {
+	contact := func(m *property) bool { return emailKind.wants(m) || phoneKind.wants(m) || nameKind.wants(m) }
+	last := -1 // the tool's last call, whose values carryOver kept
+	for _, k := range c.calls {
+		if k.name == p.def.Name && k.at < c.lastUser {
+			last = k.at
+		}
+	}
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), func(t token) bool { return t.kind == kindEmail }) {
+			continue
+		}
+		if i < last && !slices.ContainsFunc(p.missing, contact) {
+			return
+		}
+		said := rankPlans(m.Content, []chat.ToolDef{p.def})[0]
+		for _, q := range p.schema.props {
+			// details given after the tool's last call replace those it kept
+			if v, ok := said.values[q.name]; ok && contact(q) && own[q.name] == nil && (p.values[q.name] == nil || i > last) {
+				p.values[q.name] = v
+			}
+		}
+		p.missing = slices.DeleteFunc(p.missing, func(q *property) bool { return p.values[q.name] != nil })
+		return
+	}
 }
 
 // thenGo splits a request that does something here and then goes elsewhere ("make it red
