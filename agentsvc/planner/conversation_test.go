@@ -427,6 +427,13 @@ var siteConversations = []struct {
 		{say: "test drive friday at 1pm", calls: []string{`go_to_test_drive {}`,
 			`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
 	}},
+	{"comparisons said with more, and a tie", "inventory", "", []siteTurn{
+		{say: "show me the wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
+		{say: "which one has more miles", reply: []string{"2020 Audi A6 Avant is the highest-mileage"}},
+		{say: "and which costs more", reply: []string{"2020 Audi A6 Avant is the more expensive"}},
+		{say: "show me electric suvs", calls: []string{`search_cars {"bodyType":"suv","fuel":"electric"}`}},
+		{say: "which of them is newer", reply: []string{"Neither", "2023"}, not: []string{"is the newer"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -188,6 +188,16 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	}
 	if memRank && hasRank && len(refs) == 1 {
 		it, year := refs[0], o.field == yearField
+		// "which of them is newer" of two 2023 cars: no winner
+		if v, ok := it.num(o.field.keys...); ok && len(among) == 2 && slices.Contains(among, it) {
+			other := among[0]
+			if other == it {
+				other = among[1]
+			}
+			if w, ok := other.num(o.field.keys...); ok && w == v {
+				return "Neither: " + theTitle(among[0]) + " and " + theTitle(among[1]) + " are the same, " + o.field.value(v, money) + ".", true
+			}
+		}
 		var others []string
 		for _, x := range among {
 			if w, ok := x.num(o.field.keys...); ok && x != it && year {
