@@ -426,6 +426,9 @@ var siteConversations = []struct {
 		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
 		{say: "test drive friday at 1pm", calls: []string{`go_to_test_drive {}`,
 			`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
+		{say: "back to the inventory please", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "i want to test drive the outback", calls: []string{`select_car {"carId":"c06"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "this saturday 2pm", calls: []string{`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-05","time":"14:00"}`}},
 	}},
 	{"comparisons said with more, and a tie", "inventory", "", []siteTurn{
 		{say: "show me the wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
