@@ -437,6 +437,12 @@ var siteConversations = []struct {
 		{say: "show me electric suvs", calls: []string{`search_cars {"bodyType":"suv","fuel":"electric"}`}},
 		{say: "which of them is newer", reply: []string{"Neither", "2023"}, not: []string{"is the newer"}},
 	}},
+	{"a test drive to try, a day of next week", "inventory", "", []siteTurn{
+		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
+		{say: "I want to try the bmw one, my name's Kai Otto and my email is kai@otto.de",
+			calls: []string{`select_car {"carId":"c24"}`, `go_to_test_drive {}`}, reply: []string{"date and time"}, on: "test-drive"},
+		{say: "thursday next week at 4pm", calls: []string{`fill_form_data {"name":"Kai Otto","email":"kai@otto.de","date":"2026-12-10","time":"16:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -15,7 +15,7 @@ const monthRe = `(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?`
 var (
 	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after tomorrow|tomorrow|today|tonight)\b`)
 	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on)\s+)?` +
-		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b`)
+		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b(\s+next\s+week\b)?`)
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
 	calDateRe = regexp.MustCompile(`(?i)\b(?:` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?|` +
 		`(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `)\b`)
@@ -47,6 +47,13 @@ func rewriteDates(text string, today time.Time) string {
 		full := strings.ToLower(wd.String())
 		if !strings.HasPrefix(full, day) || m[1] == "" && (day == "sun" || day == "tue" || day == "thu") {
 			return s // "month" is no Monday; "sun", "tue" alone are too likely other words
+		}
+		if m[3] != "" { // "thursday next week": in the week after this one (weeks start on Monday)
+			monday := today.AddDate(0, 0, (8-int(today.Weekday()))%7)
+			if monday.Equal(today) {
+				monday = today.AddDate(0, 0, 7)
+			}
+			return iso(monday.AddDate(0, 0, (int(wd)+6)%7))
 		}
 		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
 	})

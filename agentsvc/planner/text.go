@@ -328,6 +328,8 @@ var directionWords = rawSet(`asc ascending desc descending`)
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
+	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
+	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 	"sporty": {"coupe", "convertible"}, "family": {"minivan", "suv"}, "cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
 	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
@@ -353,17 +355,17 @@ var phrases = func() (out []struct{ words, hints []string }) {
 	for keys, hints := range map[string]string{
 		"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
 		"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
-		"most expensive":                          "price desc descending",
-		"least expensive":                         "price asc ascending",
-		"how much":                                "price",
-		"come to":                                 "price total",
-		"side by side, next to each other":        "compare comparison",
-		"tell me about, more about":               "detail info information describe",
-		"for a spin, try it out, drive it":        "test drive",
-		"per month, a month, each month, monthly": "monthly payment financing",
-		"interested in, curious about, check out, have a look at": "open detail",
-		"put down, down payment, a loan, interest rate":           "financing",
-		"sign me up, sign up, sign us up":                         "apply submit register",
+		"most expensive":                   "price desc descending",
+		"least expensive":                  "price asc ascending",
+		"how much":                         "price",
+		"come to":                          "price total",
+		"side by side, next to each other": "compare comparison",
+		"tell me about, more about":        "detail info information describe",
+		"for a spin, try it out, drive it, want to try, like to try": "test drive",
+		"per month, a month, each month, monthly":                    "monthly payment financing",
+		"interested in, curious about, check out, have a look at":    "open detail",
+		"put down, down payment, a loan, interest rate":              "financing",
+		"sign me up, sign up, sign us up":                            "apply submit register",
 	} {
 		for _, k := range phraseList(keys) {
 			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})
