@@ -443,6 +443,17 @@ var siteConversations = []struct {
 			calls: []string{`select_car {"carId":"c24"}`, `go_to_test_drive {}`}, reply: []string{"date and time"}, on: "test-drive"},
 		{say: "thursday next week at 4pm", calls: []string{`fill_form_data {"name":"Kai Otto","email":"kai@otto.de","date":"2026-12-10","time":"16:00"}`}},
 	}},
+	{"better mileage after an ok, the most expensive you've got, a day of the month", "inventory", "", []siteTurn{
+		{say: "got any cheap hybrids?", calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "compare the cheapest 2", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c09","c01"]}`}, on: "drawer"},
+		{say: "ok which has better mileage", reply: []string{"2023 Toyota RAV4 is the lowest-mileage"}, on: "drawer"}, // a question, not a request to open
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "what's the most expensive car you've got", calls: []string{`sort_cars {"by":"price","order":"desc"}`}, // of the hybrids on screen
+			reply: []string{"The most expensive car is the 2022 Volvo XC60"}},
+		{say: "open it", calls: []string{`select_car {"carId":"c07"}`}, on: "car"},
+		{say: "book it for saturday the 12th at 11", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Ana Lima ana@lima.br", calls: []string{`fill_form_data {"name":"Ana Lima","email":"ana@lima.br","date":"2026-12-12","time":"11:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

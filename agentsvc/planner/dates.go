@@ -21,6 +21,8 @@ var (
 		`(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `)\b`)
 	atHourRe = regexp.MustCompile(`(?i)\b(at|@|around|by)\s+(\d{1,2})(?::([0-5]\d))?\b`)
 	noonRe   = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
+	// "the 12th", "saturday the 12th" (not "the 12th of December", which calDateRe reads)
+	dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
 )
 
 // calendarWords name a day unmistakably ("may", "sun" and "wed" are also other words).
@@ -36,9 +38,36 @@ const calendarList = `monday tuesday wednesday thursday friday saturday sunday m
 // "December 3") as YYYY-MM-DD, counted from today, so the date parameters can take them.
 func rewriteDates(text string, today time.Time) string {
 	iso := func(t time.Time) string { return t.Format("2006-01-02") }
+	// ahead is t, or t so many years or months later once it is past
+	ahead := func(t time.Time, years, months int) string {
+		if t.Before(time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)) {
+			t = t.AddDate(years, months, 0)
+		}
+		return iso(t)
+	}
 	text = relDayRe.ReplaceAllStringFunc(text, func(s string) string {
 		l := strings.ToLower(s)
 		return iso(today.AddDate(0, 0, strings.Count(l, "tomorrow")+strings.Count(l, "after")))
+	})
+	text = calDateRe.ReplaceAllStringFunc(text, func(s string) string {
+		m := calDateRe.FindStringSubmatch(s)
+		name, day := m[1]+m[4], m[2]+m[3]
+		month := time.Month(strings.Index(monthLetters, strings.ToLower(name[:3]))/3 + 1)
+		d, _ := strconv.Atoi(day)
+		t := time.Date(today.Year(), month, d, 0, 0, 0, 0, time.UTC)
+		if t.Month() != month { // "February 30"
+			return s
+		}
+		return ahead(t, 1, 0)
+	})
+	// "saturday the 12th", "the 12th": that day of this month, or of the next once it is past
+	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {
+		d, _ := strconv.Atoi(dayOfMonthRe.FindStringSubmatch(s)[1])
+		t := time.Date(today.Year(), today.Month(), d, 0, 0, 0, 0, time.UTC)
+		if t.Day() != d {
+			return s
+		}
+		return ahead(t, 0, 1)
 	})
 	text = weekdayRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := weekdayRe.FindStringSubmatch(s)
@@ -57,20 +86,7 @@ func rewriteDates(text string, today time.Time) string {
 		}
 		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
 	})
-	return calDateRe.ReplaceAllStringFunc(text, func(s string) string {
-		m := calDateRe.FindStringSubmatch(s)
-		name, day := m[1]+m[4], m[2]+m[3]
-		month := time.Month(strings.Index(monthLetters, strings.ToLower(name[:3]))/3 + 1)
-		d, _ := strconv.Atoi(day)
-		t := time.Date(today.Year(), month, d, 0, 0, 0, 0, time.UTC)
-		if t.Month() != month { // "February 30"
-			return s
-		}
-		if t.Before(time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)) {
-			t = t.AddDate(1, 0, 0)
-		}
-		return iso(t)
-	})
+	return text
 }
 
 // rewriteTimes writes "at 10", "at 2" and "noon" as 10:00, 14:00 and 12:00. A bare hour

@@ -214,7 +214,7 @@ type rankPair struct {
 
 var rankPairs = []rankPair{
 	{strings.Fields("least less"), []string{"expensive"}, order{priceField, false, "least expensive"}},
-	{strings.Fields("lowest fewest least lower fewer"), mileWords, order{mileageField, false, "lowest-mileage"}},
+	{strings.Fields("lowest fewest least lower fewer better best less"), mileWords, order{mileageField, false, "lowest-mileage"}},
 	{strings.Fields("highest most more higher"), mileWords, order{mileageField, true, "highest-mileage"}},
 	{strings.Fields("cost costs"), []string{"more"}, order{priceField, true, "more expensive"}}, // "which costs more"
 	{strings.Fields("cost costs"), []string{"less"}, order{priceField, false, "cheaper"}},

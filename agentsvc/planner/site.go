@@ -118,6 +118,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
 		_, ordinal := ordinals[t.norm]
+		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
 		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1)
 		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && asksOf(toks) {
 			return true

@@ -453,7 +453,8 @@ var stopWords = rawSet(`a about afternoon again all also am an and any anything 
 	now of off ok okay on once one only or our out over own please pls really same see she
 	should show so some something such tell than thank thanks that the their them then there
 	these they thing this those through to too try under until up us very wa want we were
-	what when where which while who why will with would yes you your yours first`)
+	what when where which while who why will with would yes you your yours first you've you're we've
+	we're they're i've there's that's got`)
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {

@@ -879,6 +879,12 @@ var sortFillers = rawSet("by first last then and")
 // isQuestion reports a question rather than a request: "can I test drive the Civic on
 // Sunday?" and "could you show me SUVs?" are requests.
 func isQuestion(text string, toks []token) bool {
+	for len(toks) > 1 && wordAt(toks, 0, "ok", "okay", "so", "and", "well", "alright", "hmm") {
+		toks = toks[1:] // "ok which has better mileage"
+		if toks[0].kind == kindPunct {
+			toks = toks[1:]
+		}
+	}
 	if wordAt(toks, 0, "can", "could", "would", "will") && wordAt(toks, 1, "i", "you", "we", "u") &&
 		!wordAt(toks, 2, "get", "have") {
 		return false
