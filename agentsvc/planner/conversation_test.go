@@ -454,6 +454,10 @@ var siteConversations = []struct {
 		{say: "book it for saturday the 12th at 11", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 		{say: "Ana Lima ana@lima.br", calls: []string{`fill_form_data {"name":"Ana Lima","email":"ana@lima.br","date":"2026-12-12","time":"11:00"}`}},
 	}},
+	{"a make that names one car on screen", "inventory", "", []siteTurn{
+		{say: "hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "whats the price of the volvo", reply: []string{"2022 Volvo XC60 is $44,900"}}, // no search for Volvos
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

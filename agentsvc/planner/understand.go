@@ -76,6 +76,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if len(r.mentions) == 0 && c.wantsItem(r) {
 		// "open the tesla": a filter word names items when the request is about one item.
 		r.mentions = nameMentions(text, c.before.known(), nil)
+	} else if len(r.mentions) == 0 && r.question {
+		// "what's the price of the volvo?" with one Volvo on screen: that one
+		if ms := nameMentions(text, c.before.last, nil); len(ms) == 1 && len(ms[0].items) == 1 {
+			r.mentions = ms
+		}
 	}
 	// A number alone names no item ("5.5%" is no "Ioniq 5").
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
