@@ -40,6 +40,21 @@ function reply(page, text) {
   return page.locator(W.text).filter({ hasText: text }).first().waitFor({ timeout: 30000 });
 }
 
+/** Runs body on a page of path in a 390x844 phone's browser; the page must log no errors. */
+async function onPhone(t, path, body) {
+  if (ollamaPresent) return t.skip(OLLAMA);
+  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const { page, errors } = await newPage(context);
+    await page.goto(stack.server.url + path);
+    await waitConnected(page);
+    await body(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+}
+
 test('desktop: another car\'s test drive from a car page, across three pages, then the details', async (t) => {
   if (ollamaPresent) return t.skip(OLLAMA);
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -71,13 +86,8 @@ test('desktop: another car\'s test drive from a car page, across three pages, th
   }
 });
 
-test('phone: a payment, a test drive from the calculator, and back with the same figures', async (t) => {
-  if (ollamaPresent) return t.skip(OLLAMA);
-  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  try {
-    const { page, errors } = await newPage(context);
-    await page.goto(stack.server.url + '/financing.html?id=c12');
-    await waitConnected(page);
+test('phone: a payment, a test drive from the calculator, and back with the same figures', (t) =>
+  onPhone(t, '/financing.html?id=c12', async (page) => {
     await ask(page, '48 mo, 3k down');
     await reply(page, 'Monthly payment');
     await waitIdle(page);
@@ -104,19 +114,11 @@ test('phone: a payment, a test drive from the calculator, and back with the same
     assert.equal(await page.locator('#fi-term').inputValue(), '48');
     assert.equal(await page.locator('#fi-down').inputValue(), '3000');
     assert.deepEqual((await ran(page)).slice(-2), ['Ran go to financing', 'Ran calculate payment']);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }),
+);
 
-test('phone: a booking asked for with its day from the list, the details, then a note', async (t) => {
-  if (ollamaPresent) return t.skip(OLLAMA);
-  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  try {
-    const { page, errors } = await newPage(context);
-    await page.goto(stack.server.url + '/');
-    await waitConnected(page);
+test('phone: a booking asked for with its day from the list, the details, then a note', (t) =>
+  onPhone(t, '/', async (page) => {
     // The inventory cannot book: the Camry's page, then its booking form, which is filled with
     // the day and the time and asks only for the rest (the booking itself is not pressed).
     await ask(page, 'book a test drive of the Camry on Saturday at 11');
@@ -139,19 +141,11 @@ test('phone: a booking asked for with its day from the list, the details, then a
     assert.equal(await page.locator('#td-name').inputValue(), 'Ana Ruiz');
     assert.equal(await page.locator('#td-time').inputValue(), '11:00');
     assert.ok(!(await ran(page)).includes('Ran book test drive'), 'the booking waits for the visitor');
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }),
+);
 
-test('phone: a car named by its model number, compared from its own page, then financed with a share down', async (t) => {
-  if (ollamaPresent) return t.skip(OLLAMA);
-  const context = await stack.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  try {
-    const { page, errors } = await newPage(context);
-    await page.goto(stack.server.url + '/');
-    await waitConnected(page);
+test('phone: a car named by its model number, compared from its own page, then financed with a share down', (t) =>
+  onPhone(t, '/', async (page) => {
     // "330i" is looked up in the list, though "BMW" alone is a filter.
     await ask(page, 'open the BMW 330i');
     await page.waitForURL(/\/car\.html\?id=c11\b/, { timeout: 30000 });
@@ -170,11 +164,8 @@ test('phone: a car named by its model number, compared from its own page, then f
     await waitIdle(page);
     assert.equal(await page.locator('#fi-down').inputValue(), '6960');
     assert.equal(await page.locator('#fi-term').inputValue(), '60');
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }),
+);
 
 /** The suggestion buttons of the last reply (markdown.js renders [“…”](byomcp:say) as buttons). */
 function offered(page) {
