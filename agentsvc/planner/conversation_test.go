@@ -458,6 +458,16 @@ var siteConversations = []struct {
 		{say: "hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "whats the price of the volvo", reply: []string{"2022 Volvo XC60 is $44,900"}}, // no search for Volvos
 	}},
+	{"how two compared cars differ, and all of a kind compared", "inventory", "", []siteTurn{
+		{say: "compare the rav4 and the camry", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c09"]}`}, on: "drawer"},
+		{say: "whats the difference in price", reply: []string{"2023 Toyota RAV4 is $31,990 and the 2022 Toyota Camry is $26,500"}},
+		{say: "how do they differ in mileage", reply: []string{"12,000 miles", "24,000 miles"}},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "compare all the minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}, reply: []string{"Only one car matches: the 2022 Honda Odyssey", "too few"}},
+		{say: "compare all the electric cars", calls: []string{`search_cars {"fuel":"electric"}`, `compare_cars {"carIds":["c04","c05","c12"]}`}, on: "drawer"},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "compare all the suvs", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"too many", "which should I compare"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

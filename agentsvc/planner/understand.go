@@ -106,7 +106,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		// "open it", "book that one": the one item the previous answer named.
 		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
 			r.refs = []*item{it}
-		} else if c.fewSeen() && pluralPronoun(toks) && !c.plainAction(r) {
+		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
 		}
@@ -149,11 +149,46 @@ func (c *conv) lastNamed() []*item {
 }
 
 // comparing reports a request for the page's tool that takes a list of items ("compare …").
-func (c *conv) comparing(r *reading) bool {
+func (c *conv) comparing(r *reading) bool { return c.comparer(r) != nil }
+
+// comparer is the page's tool that takes a list of items when the words name it, or nil.
+func (c *conv) comparer(r *reading) *plan {
 	lists := func(p *property) bool { _, list := idParam(p); return list }
-	return slices.ContainsFunc(r.plain, func(p *plan) bool {
+	if i := slices.IndexFunc(r.plain, func(p *plan) bool {
 		return slices.ContainsFunc(p.schema.props, lists) && c.nameHit(p, r.toks)
-	})
+	}); i >= 0 {
+		return r.plain[i]
+	}
+	return nil
+}
+
+// compareAll filters, then compares what the filter shows when the comparing tool takes that
+// many ("compare all the minivans"); else it says how many there are.
+func (c *conv) compareAll(filter, cmp *plan) intent {
+	all := func(c *conv) *plan {
+		if len(c.done) == 0 {
+			return nil
+		}
+		return withIDs(&plan{def: cmp.def, schema: cmp.schema, values: map[string]any{}}, c.now.last)
+	}
+	return intent{
+		steps: func(c *conv) []*plan {
+			if p := all(c); p != nil {
+				return []*plan{filter, p}
+			}
+			return []*plan{filter}
+		},
+		final: func(c *conv) string {
+			n := len(c.now.last)
+			switch {
+			case len(c.done) > 1:
+				return c.summary()
+			case n == 1:
+				return "Only one " + listNoun(filter.def.Name, 1) + " matches: " + theTitle(c.now.last[0]) + ". That is too few to " + c.describe(cmp) + "."
+			}
+			return c.summary() + " That is too many to " + c.describe(cmp) + " at once: which should I compare?"
+		},
+	}
 }
 
 // formFirst is the best plan, or the form's when the best commits and takes nothing: "book a
@@ -504,6 +539,9 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			best.opens = true // "72 months" goes to the calculator, which takes them
 		}
 	}
+	if cmp := c.comparer(r); cmp != nil && best == r.best && c.lister() != nil && best.def.Name == c.lister().def.Name {
+		return c.compareAll(best, cmp), true // "compare all the minivans"
+	}
 	if isOrdering(best) {
 		// "everything under $25k sorted by price": filter with the other words, then sort.
 		if f := c.filterBesides(r.text, r.toks, best); f != nil {
@@ -689,11 +727,16 @@ func (c *conv) fewSeen() bool {
 // "both", "all of them".
 func pluralPronoun(toks []token) bool {
 	for i := range toks {
-		if wordAt(toks, i, "them", "these", "those", "both") {
+		if wordAt(toks, i, "them", "these", "those", "both", "they") {
 			return true
 		}
 	}
 	return false
+}
+
+// differs reports a question of how the items differ: "whats the difference in price".
+func differs(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "difference" || t.norm == "differ" })
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
