@@ -470,11 +470,7 @@ func (c *conv) notOffered(toks []token) string {
 				if colourWords[t.norm] && slices.Contains(q.words, "color") {
 					return "not in " + t.raw + choices
 				}
-				noun := i+1 < len(toks) && slices.ContainsFunc(q.words, func(w string) bool {
-					n := toks[i+1].norm // "package" of packages, not "dolor" of color
-					return n == w || n == w+"s" || n+"s" == w
-				})
-				if noun && t.kind == kindWord && !ordinary(t.norm) && !otherWords[t.norm] && !c.vocab[t.norm] {
+				if i+1 < len(toks) && nounOf(toks[i+1], q) && t.kind == kindWord && !ordinary(t.norm) && !otherWords[t.norm] && !c.vocab[t.norm] {
 					return "there is no " + t.raw + " " + toks[i+1].raw + choices
 				}
 			}

@@ -402,10 +402,13 @@ func (f *filler) namedForOther(i int, p *property) bool {
 	if i+1 >= len(f.toks) || f.toks[i+1].kind != kindWord {
 		return false
 	}
-	n := f.toks[i+1].norm
-	return slices.ContainsFunc(f.s.props, func(q *property) bool {
-		return q != p && slices.ContainsFunc(q.words, func(w string) bool { return n == w || n+"s" == w })
-	})
+	return slices.ContainsFunc(f.s.props, func(q *property) bool { return q != p && nounOf(f.toks[i+1], q) })
+}
+
+// nounOf reports a word that is a word of the parameter's name, in the singular or the
+// plural ("package" of packages, "trims" of trim; "dolor" is no typo of color here).
+func nounOf(t token, p *property) bool {
+	return slices.ContainsFunc(p.words, func(w string) bool { return t.norm == w || t.norm == w+"s" || t.norm+"s" == w })
 }
 
 // negatedAt reports a value the words before token i exclude: "not a hatchback", "no SUVs".
@@ -886,7 +889,7 @@ func (f *filler) numbers() {
 			}
 			b := bound(p)
 			if !p.schema.valid(v) || b != "" && cues[i] != b || t.percent && hasWord(p, moneyWords...) {
-				continue // "20% down" is a share of the price, no amount (percentOf)
+				continue // "20% down" is a share of the price, no amount (rewriteShares)
 			}
 			score := 0.0
 			for _, l := range labels {

@@ -138,9 +138,7 @@ func asksOf(toks []token) bool {
 // paramNoun reports a word at i that names a parameter of the page's tools: "the winter
 // package", "the sport trim" name values, not items.
 func (c *conv) paramNoun(toks []token, i int) bool {
-	return i < len(toks) && c.hasParam(func(p *property) bool {
-		return slices.ContainsFunc(p.words, func(w string) bool { return toks[i].norm == w || toks[i].norm+"s" == w })
-	})
+	return i < len(toks) && c.hasParam(func(p *property) bool { return nounOf(toks[i], p) })
 }
 
 // dayWords are words of dates and times, never an item's name.

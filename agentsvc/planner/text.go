@@ -328,8 +328,6 @@ var directionWords = rawSet(`asc ascending desc descending`)
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
-	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
-	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 	"sporty": {"coupe", "convertible"}, "family": {"minivan", "suv"}, "cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
 	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
@@ -347,6 +345,13 @@ var hints = map[string][]string{
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
+}
+
+func init() {
+	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
+	for _, d := range strings.Fields("monday tuesday wednesday thursday friday saturday sunday tomorrow") {
+		hints[d] = append(hints[d], "booking")
+	}
 }
 
 // phrases override the hints of the words they are made of. Being specific, their hints

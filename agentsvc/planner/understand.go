@@ -97,7 +97,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
 	either := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "or" || t.norm == "vs" || t.norm == "versus" })
-	if it := c.pronounRef(toks); named && it != nil && !slices.Contains(r.refs, it) && (c.comparing(r) || either) {
+	if it := c.pronounRef(toks); named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
@@ -132,24 +132,25 @@ func (c *conv) read(text string, lookup bool) *reading {
 
 // lastNamed are the items the planner's last reply named, in order.
 func (c *conv) lastNamed() []*item {
-	var out []*item
 	for i := c.lastUser - 1; i >= 0; i-- {
-		m := c.msgs[i]
-		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
-			continue
+		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			return c.itemsNamed(m.Content)
 		}
-		for _, mn := range nameMentions(m.Content, c.before.known(), c.vocab) {
-			if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) {
-				out = append(out, mn.items[0])
-			}
+	}
+	return nil
+}
+
+// itemsNamed are the items a text names each on its own, in order (a filter word such as
+// "convertible" names none).
+func (c *conv) itemsNamed(text string) []*item {
+	var out []*item
+	for _, mn := range nameMentions(text, c.before.known(), c.vocab) {
+		if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) {
+			out = append(out, mn.items[0])
 		}
-		break
 	}
 	return out
 }
-
-// comparing reports a request for the page's tool that takes a list of items ("compare …").
-func (c *conv) comparing(r *reading) bool { return c.comparer(r) != nil }
 
 // comparer is the page's tool that takes a list of items when the words name it, or nil.
 func (c *conv) comparer(r *reading) *plan {
@@ -328,10 +329,7 @@ func init() {
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		// "20% down" where no result stated the price to take it of (rewriteShares did not).
-		{"a share of an unknown price", func(c *conv, r *reading) bool {
-			return slices.ContainsFunc(r.toks, func(t token) bool { return t.percent && c.hasParam(moneyParam) }) &&
-				c.shareAt(r.toks) != ""
-		}, func(c *conv, r *reading) (intent, bool) {
+		{"a share of an unknown price", func(c *conv, r *reading) bool { return c.shareAt(r.toks) != "" }, func(c *conv, r *reading) (intent, bool) {
 			return reply("I don't know the price here, so I can't work out "+c.shareAt(r.toks)+
 				". How much would that be in money?", true)
 		}},
@@ -539,7 +537,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			best.opens = true // "72 months" goes to the calculator, which takes them
 		}
 	}
-	if cmp := c.comparer(r); cmp != nil && best == r.best && c.lister() != nil && best.def.Name == c.lister().def.Name {
+	if cmp, l := c.comparer(r), c.lister(); cmp != nil && l != nil && best.def.Name == l.def.Name {
 		return c.compareAll(best, cmp), true // "compare all the minivans"
 	}
 	if isOrdering(best) {
@@ -1221,12 +1219,7 @@ func (c *conv) pronounRef(toks []token) *item {
 		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
 			continue
 		}
-		var named []*item
-		for _, mn := range nameMentions(m.Content, c.before.known(), c.vocab) {
-			if len(mn.items) == 1 && !slices.Contains(named, mn.items[0]) {
-				named = append(named, mn.items[0])
-			}
-		}
+		named := c.itemsNamed(m.Content)
 		if len(named) == 0 {
 			continue
 		}
