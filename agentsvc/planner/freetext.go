@@ -104,7 +104,7 @@ func (f *filler) note() {
 	cue := normWord(strings.ToLower(f.text[m[2]:m[3]]))
 	v := strings.TrimSpace(strings.TrimRight(f.text[m[4]:max(end, m[4])], ".!?, "))
 	v = strings.TrimSpace(strings.TrimSuffix(v, "please"))
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		if v != "" && f.free(p) && freeTextable(p) && slices.Contains(p.words, cue) && p.schema.acceptsString(v) {
 			f.claim(p, v, bonusTyped, from, to)
 			return
@@ -116,7 +116,7 @@ func (f *filler) note() {
 // and every other required parameter has a value, a const or a default; nil otherwise.
 func (f *filler) freeTextParam() *property {
 	var pick *property
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		switch {
 		case !p.required || freeTextable(p) && !f.free(p): // filled already (a path, a name)
 		case freeTextable(p) && pick != nil:

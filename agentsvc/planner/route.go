@@ -106,7 +106,7 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
 			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
-		f := &filler{plan: p, text: text, toks: toks, s: p.schema}
+		f := &filler{plan: p, text: text, toks: toks}
 		f.fill()
 		p.score += f.bonus
 	}
@@ -162,15 +162,11 @@ func queryWords(toks []token, hs [][]hint) []queryWord {
 			out = append(out, queryWord{word: t.norm, weight: 1})
 		}
 	}
-	for _, strong := range []bool{true, false} {
+	for _, weight := range []float64{1, hintWeight} { // the strong hints first
 		for _, h := range hs {
 			for _, w := range h {
-				if w.strong == strong && !seen[w.word] {
+				if w.strong == (weight == 1) && !seen[w.word] {
 					seen[w.word] = true
-					weight := hintWeight
-					if strong {
-						weight = 1
-					}
 					out = append(out, queryWord{word: w.word, weight: weight, hint: true})
 				}
 			}
@@ -245,7 +241,6 @@ type filler struct {
 	*plan
 	text  string
 	toks  []token
-	s     *schema // the plan's
 	bonus float64
 }
 
@@ -280,7 +275,7 @@ func (f *filler) fill() {
 	for _, step := range fillSteps {
 		step(f)
 	}
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		if !p.required || !f.free(p) {
 			continue
 		}
@@ -352,7 +347,7 @@ func (f *filler) wordsAt(i int, words []string) bool {
 // enums fills an enum parameter with the first value the text mentions, and a list of enum
 // values with all it names; a list the text adds to or removes from is also an edit.
 func (f *filler) enums() {
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		ps := p.schema
 		switch {
 		case ps.stringEnum() && !ps.isArray():
@@ -402,7 +397,7 @@ func (f *filler) namedForOther(i int, p *property) bool {
 	if i+1 >= len(f.toks) || f.toks[i+1].kind != kindWord {
 		return false
 	}
-	return slices.ContainsFunc(f.s.props, func(q *property) bool { return q != p && nounOf(f.toks[i+1], q) })
+	return slices.ContainsFunc(f.schema.props, func(q *property) bool { return q != p && nounOf(f.toks[i+1], q) })
 }
 
 // nounOf reports a word that is a word of the parameter's name, in the singular or the
@@ -473,7 +468,7 @@ func refParam(p *property) bool {
 // ids fills carId-like parameters with the first id in the text and carIds-like lists with
 // all; reference-like parameters (refParam) with the first id in the text.
 func (f *filler) ids() {
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		single, list := idParam(p)
 		single = single || !list && refParam(p)
 		if !single && !list {
@@ -500,11 +495,8 @@ func (f *filler) ids() {
 				if t.kind == kindNumber && j == i {
 					raw = t.raw
 				}
-				ok := idRe.MatchString(raw)
-				if check.pattern != nil {
-					ok = check.pattern.MatchString(raw)
-				}
-				if ok && check.acceptsString(raw) && !slices.Contains(vs, raw) {
+				// A parameter's own pattern (which acceptsString checks) replaces idRe.
+				if (check.pattern != nil || idRe.MatchString(raw)) && check.acceptsString(raw) && !slices.Contains(vs, raw) {
 					vs = append(vs, raw)
 					for k := i; k <= j; k++ {
 						at = append(at, k)
@@ -592,7 +584,7 @@ var (
 // the values of that kind, in the order of both.
 func (f *filler) typed() {
 	for _, k := range valueKinds {
-		for _, p := range f.s.props {
+		for _, p := range f.schema.props {
 			if !f.free(p) || !k.wants(p) {
 				continue
 			}
@@ -702,14 +694,14 @@ func (f *filler) quotes() {
 		}
 		var cands []*property
 		for _, l := range f.wordsNear(i, -1, -1, 3) {
-			for _, p := range f.s.props {
+			for _, p := range f.schema.props {
 				if f.free(p) && plainString(p) && matchesParam(l.word, p) {
 					cands = append(cands, p)
 				}
 			}
 		}
 		if len(cands) == 0 {
-			for _, p := range f.s.props {
+			for _, p := range f.schema.props {
 				if single, _ := idParam(p); f.free(p) && plainString(p) && !single {
 					cands = append(cands, p)
 				}
@@ -780,13 +772,13 @@ var (
 // "no breakfast" or "without breakfast" false. A word only counts when it names one
 // parameter of the tool, so "breakfast" does not also set breakfastTime's neighbours.
 func (f *filler) booleans() {
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		if !f.free(p) || !p.schema.allows("boolean") || len(p.schema.types) != 1 {
 			continue
 		}
 		for i, t := range f.toks {
 			if f.used[i] || t.kind != kindWord || stopWords[t.norm] || !matchesParam(t.norm, p) ||
-				slices.ContainsFunc(f.s.props, func(q *property) bool { return q != p && matchesParam(t.norm, q) }) {
+				slices.ContainsFunc(f.schema.props, func(q *property) bool { return q != p && matchesParam(t.norm, q) }) {
 				continue
 			}
 			v := !slices.ContainsFunc(f.toks[max(0, i-2):i], func(t token) bool { return negations[t.norm] })
@@ -842,7 +834,7 @@ func (f *filler) cue(i int) string {
 // "60 months" → termMonths, "5000 down" → downPayment, "under 40k" → maxPrice.
 func (f *filler) numbers() {
 	var numeric []*property
-	for _, p := range f.s.props {
+	for _, p := range f.schema.props {
 		if p.schema.isNumber() && !p.schema.isArray() && f.free(p) {
 			numeric = append(numeric, p)
 		}
