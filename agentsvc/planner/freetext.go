@@ -192,10 +192,10 @@ func expression(text string) string {
 	return best
 }
 
+// trimExpression trims spaces, full stops and unmatched outer brackets off an expression.
 func trimExpression(s string) string {
 	for {
-		t := strings.TrimRight(strings.TrimSpace(s), ".")
-		t = strings.TrimSpace(t)
+		t := strings.TrimSpace(strings.TrimRight(s, ". "))
 		opens, closes := strings.Count(t, "("), strings.Count(t, ")")
 		switch {
 		case closes > opens && strings.HasSuffix(t, ")"):
@@ -290,8 +290,7 @@ func (f *filler) trimTail(cut, n int) int {
 		case end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], politeWords)):
 			end--
 			continue
-		case end-1 > cut && toks[end-1].kind == kindWord && toks[end-1].norm == "you" &&
-			toks[end-2].kind == kindWord && toks[end-2].norm == "thank":
+		case end-2 >= cut && phraseAt(toks, end-2, []string{"thank", "you"}):
 			end -= 2
 			continue
 		}

@@ -263,16 +263,11 @@ func (f *filler) claim(p *property, v any, bonus float64, from, to int) {
 	f.set(p, v, bonus)
 }
 
-// fillSteps are the ways the filler finds values in the text, in the order they take words.
-var fillSteps = []func(*filler){
-	(*filler).enums, (*filler).ids, (*filler).note, (*filler).typed, (*filler).quotes,
-	(*filler).numbers, (*filler).booleans, (*filler).freeText,
-}
-
-// fill fills what the text supports, then the required parameters that have a const or a
-// default, and records the required parameters still missing.
+// fill fills what the text supports, each kind of value in the order they take words, then
+// the required parameters that have a const or a default, and records those still missing.
 func (f *filler) fill() {
-	for _, step := range fillSteps {
+	for _, step := range []func(*filler){(*filler).enums, (*filler).ids, (*filler).note, (*filler).typed,
+		(*filler).quotes, (*filler).numbers, (*filler).booleans, (*filler).freeText} {
 		step(f)
 	}
 	for _, p := range f.schema.props {
@@ -352,7 +347,7 @@ func (f *filler) enums() {
 		switch {
 		case ps.stringEnum() && !ps.isArray():
 			for _, c := range f.enumMentions(ps.enum, true) {
-				if ps.acceptsString(c.value) && !f.negatedAt(c.pos) && !f.namedForOther(c.pos, p) { // "not a hatchback"
+				if ps.acceptsString(c.value) && !f.negatedAt(c.pos, exclusions) && !f.namedForOther(c.pos, p) { // "not a hatchback"
 					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
 					break
 				}
@@ -406,11 +401,10 @@ func nounOf(t token, p *property) bool {
 	return slices.ContainsFunc(p.words, func(w string) bool { return t.norm == w || t.norm == w+"s" || t.norm+"s" == w })
 }
 
-// negatedAt reports a value the words before token i exclude: "not a hatchback", "no SUVs".
-func (f *filler) negatedAt(i int) bool {
-	return slices.ContainsFunc(f.toks[max(0, i-2):i], func(t token) bool {
-		return t.norm == "not" || t.norm == "except" || t.norm == "non"
-	})
+// negatedAt reports a value one of the two words before token i negates: "not a hatchback"
+// (exclusions), "no breakfast" (negations).
+func (f *filler) negatedAt(i int, negs map[string]bool) bool {
+	return slices.ContainsFunc(f.toks[max(0, i-2):i], func(t token) bool { return negs[t.norm] })
 }
 
 // listCue says whether the words before token i remove a value from a list ("remove the
@@ -764,8 +758,9 @@ var (
 	minWords   = []string{"min", "minimum", "lower"}
 	moneyWords = strings.Fields("price cost amount budget payment income salary fee deposit total")
 	rateWords  = strings.Fields("apr rate interest percent percentage")
-	// negations turn "with breakfast" into "without breakfast".
-	negations = wordSet(`no not without don't dont never skip`)
+	// negations turn "with breakfast" into "without breakfast"; exclusions leave out an enum's value.
+	negations  = wordSet(`no not without don't dont never skip`)
+	exclusions = wordSet(`not except non`)
 )
 
 // booleans sets a yes/no parameter the text names: "with breakfast" gives breakfast true,
@@ -781,8 +776,7 @@ func (f *filler) booleans() {
 				slices.ContainsFunc(f.schema.props, func(q *property) bool { return q != p && matchesParam(t.norm, q) }) {
 				continue
 			}
-			v := !slices.ContainsFunc(f.toks[max(0, i-2):i], func(t token) bool { return negations[t.norm] })
-			f.claim(p, json.RawMessage(strconv.FormatBool(v)), bonusEnum, i, i+1)
+			f.claim(p, json.RawMessage(strconv.FormatBool(!f.negatedAt(i, negations))), bonusEnum, i, i+1)
 			break
 		}
 	}
