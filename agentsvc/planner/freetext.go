@@ -101,7 +101,7 @@ func (f *filler) note() {
 			to, end = k, f.toks[k].start
 		}
 	}
-	cue := normWord(strings.ToLower(f.text[m[2]:m[3]]))
+	cue := normWord(f.text[m[2]:m[3]])
 	v := strings.TrimSpace(strings.TrimRight(f.text[m[4]:max(end, m[4])], ".!?, "))
 	v = strings.TrimSpace(strings.TrimSuffix(v, "please"))
 	for _, p := range f.schema.props {
@@ -255,7 +255,7 @@ func (f *filler) rest(verbatim bool) string {
 	for cut > i && cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
 		cut++
 	}
-	end := n // before the next value, or the tail's words
+	var end int // before the next value, or the tail's words
 	if k := slices.Index(f.used[cut:], true); k >= 0 {
 		end = cut + k
 		for end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], labelWords) ||
@@ -263,7 +263,7 @@ func (f *filler) rest(verbatim bool) string {
 			end--
 		}
 	} else {
-		end = f.trimTail(cut, n)
+		end = f.trimTail(cut)
 	}
 	if !slices.ContainsFunc(toks[cut:end], func(t token) bool {
 		return !isMark(t) && (verbatim || !(t.kind == kindWord && stopWords[t.norm]))
@@ -282,9 +282,8 @@ func (f *filler) rest(verbatim bool) string {
 }
 
 // trimTail is where a value that ends the text ends: before marks, thanks, and "as a note".
-func (f *filler) trimTail(cut, n int) int {
-	toks := f.toks
-	end := n
+func (f *filler) trimTail(cut int) int {
+	toks, end := f.toks, len(f.toks)
 	for {
 		switch {
 		case end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], politeWords)):

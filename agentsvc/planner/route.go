@@ -90,9 +90,7 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 			}
 		}
 		for i, p := range ps {
-			if matches[i] > 0 {
-				p.score += q.weight * matches[i] / math.Sqrt(float64(df))
-			}
+			p.score += q.weight * matches[i] / math.Sqrt(float64(max(df, 1)))
 		}
 	}
 	lead := leadVerb(toks)
@@ -134,7 +132,7 @@ var (
 // when it is a verb, else of its name (a server's prefix left out).
 func toolVerb(t chat.ToolDef) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(baseVerb(t.Description)), " ")
-	if w := normWord(strings.ToLower(first)); toolVerbs[w] {
+	if w := normWord(first); toolVerbs[w] {
 		return w
 	}
 	if ws := identWords(ownName(t.Name)); len(ws) > 0 && toolVerbs[ws[0]] {
@@ -827,12 +825,9 @@ func (f *filler) cue(i int) string {
 // numbers gives each number to the numeric parameter its neighbouring words and cue point to:
 // "60 months" → termMonths, "5000 down" → downPayment, "under 40k" → maxPrice.
 func (f *filler) numbers() {
-	var numeric []*property
-	for _, p := range f.schema.props {
-		if p.schema.isNumber() && !p.schema.isArray() && f.free(p) {
-			numeric = append(numeric, p)
-		}
-	}
+	numeric := slices.DeleteFunc(slices.Clone(f.schema.props), func(p *property) bool {
+		return !p.schema.isNumber() || p.schema.isArray() || !f.free(p)
+	})
 	var nums []int
 	cues := map[int]string{}
 	for i, t := range f.toks {
