@@ -213,15 +213,11 @@ func trimExpression(s string) string {
 // binaryOpRe finds an operator between two operands.
 var binaryOpRe = regexp.MustCompile(`[0-9)]\s*[-+*/%^]\s*[-(.0-9]`)
 
-// arithmetic reports an operator between operands, not a date or phone number's dashes.
+// arithmetic reports an operator between operands, not a date or phone number's dashes (no
+// phone number or date is written with "*", "^", "%" or " / ").
 func arithmetic(v string) bool {
-	if !binaryOpRe.MatchString(v) {
-		return false
-	}
-	if strings.ContainsAny(v, "*^%") || strings.Contains(v, " / ") {
-		return true // no phone number or date is written with these
-	}
-	return dateRe.FindString(v) != v && !phoneLike(v, false)
+	return binaryOpRe.MatchString(v) && (strings.ContainsAny(v, "*^%") || strings.Contains(v, " / ") ||
+		dateRe.FindString(v) != v && !phoneLike(v, false))
 }
 
 // toolWord reports a word of the text that names the tool, one of its parameters or values.
@@ -244,19 +240,17 @@ func (f *filler) rest(verbatim bool) string {
 	for i < n && (isMark(toks[i]) || isWord(toks[i], preambleWords)) && !f.toolWord(toks[i]) {
 		i++
 	}
-	cut := i // after the tool's words, and the connectors between and after them
-	for k := i; k < n; k++ {
+	cut, k := i, i // after the tool's words, and the connectors between and after them
+	for ; k < n && (f.toolWord(toks[k]) || f.used[k] || isMark(toks[k]) || isWord(toks[k], connectorWords)); k++ {
 		if f.toolWord(toks[k]) || f.used[k] {
 			cut = k + 1
-		} else if !isMark(toks[k]) && !isWord(toks[k], connectorWords) {
-			break
 		}
 	}
-	for cut > i && cut < n && !f.used[cut] && (isMark(toks[cut]) || isWord(toks[cut], connectorWords)) {
-		cut++
+	if cut > i {
+		cut = k
 	}
 	var end int // before the next value, or the tail's words
-	if k := slices.Index(f.used[cut:], true); k >= 0 {
+	if k = slices.Index(f.used[cut:], true); k >= 0 {
 		end = cut + k
 		for end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], labelWords) ||
 			isWord(toks[end-1], connectorWords) || isWord(toks[end-1], cueWordSet) || f.toolWord(toks[end-1])) {
