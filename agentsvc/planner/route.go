@@ -188,9 +188,7 @@ func vocabulary(t chat.ToolDef, s *schema) map[string]float64 {
 		add(p.name, weightParam)
 		add(p.schema.description, weightDesc)
 		for _, e := range p.schema.allEnums() {
-			if e.isStr {
-				add(e.str, weightEnum)
-			}
+			add(e.str, weightEnum) // "" for a number's
 		}
 	}
 	return v
@@ -297,10 +295,7 @@ type enumCandidate struct {
 // enumMentions lists the enum values the text mentions, best first.
 func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 	var out []enumCandidate
-	for _, e := range en {
-		if !e.isStr {
-			continue
-		}
+	for _, e := range en { // a number's value has no str nor words: no case below takes it
 		content := slices.ContainsFunc(e.words, func(w string) bool { return !stopWords[w] })
 		for i, t := range f.toks {
 			switch {
