@@ -346,34 +346,31 @@ func (f *filler) enums() {
 				}
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
-			vs, drop := []string{}, []string(nil)
+			e, adding := &listEdit{add: []string{}}, false
 			var toks []int
-			adding := false
 			for _, c := range f.enumMentions(ps.items.enum, false) {
-				if slices.Contains(vs, c.value) || slices.Contains(drop, c.value) || f.namedForOther(c.pos, p) {
+				if slices.Contains(e.add, c.value) || slices.Contains(e.drop, c.value) || f.namedForOther(c.pos, p) {
 					continue
 				}
 				if c.tok >= 0 {
 					toks = append(toks, c.tok)
 				}
-				switch f.listCue(c.pos) {
-				case "drop":
-					drop = append(drop, c.value)
-					continue
-				case "add":
-					adding = true
+				if cue := f.listCue(c.pos); cue == "drop" {
+					e.drop = append(e.drop, c.value)
+				} else {
+					adding = adding || cue == "add"
+					e.add = append(e.add, c.value)
 				}
-				vs = append(vs, c.value)
 			}
-			if len(vs)+len(drop) == 0 || len(vs) > 0 && !ps.acceptsStrings(vs) {
+			if len(e.add)+len(e.drop) == 0 || len(e.add) > 0 && !ps.acceptsStrings(e.add) {
 				continue
 			}
 			for _, t := range toks {
 				f.used[t] = true
 			}
-			f.set(p, vs, bonusEnum)
-			if adding || len(drop) > 0 {
-				f.edits[p.name] = &listEdit{add: vs, drop: drop}
+			f.set(p, e.add, bonusEnum)
+			if adding || len(e.drop) > 0 {
+				f.edits[p.name] = e
 			}
 		}
 	}
@@ -651,7 +648,7 @@ func (f *filler) bareName(p *property) (string, int, int) {
 			r, _ := utf8.DecodeRuneInString(t.raw)
 			return !unicode.IsUpper(r)
 		})
-		if n := j - i; n >= 2 && n <= 3 && (caps || email) && (j == len(f.toks) || !f.nameWord(j)) {
+		if n := j - i; n >= 2 && n <= 3 && (caps || email) { // the run stopped at a word of no name
 			if v := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(v) {
 				return v, i, j
 			}
