@@ -534,16 +534,12 @@ func (k valueKind) wants(p *property) bool {
 }
 
 var (
-	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"}, tokenOf(func(t token) bool {
-		return t.kind == kindEmail || (t.kind == kindQuote && emailRe.FindString(t.raw) == t.raw)
-	}), bonusTyped}
-	dateKind = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"},
-		tokenOf(func(t token) bool { return t.kind == kindDate }), bonusTyped}
-	timeKind = valueKind{nil, []string{"time", "hour", "slot"},
-		tokenOf(func(t token) bool { return t.kind == kindTime }), bonusTyped}
-	phoneKind = valueKind{nil, []string{"phone"}, tokenOf(func(t token) bool {
-		return t.kind == kindPhone || (t.kind == kindQuote && phoneLike(t.raw, true))
-	}), bonusTyped}
+	emailKind = valueKind{[]string{"email", "idn-email"}, []string{"email"},
+		tokenOf(kindEmail, func(s string) bool { return emailRe.FindString(s) == s }), bonusTyped}
+	dateKind  = valueKind{[]string{"date"}, []string{"date", "day", "birthday", "dob"}, tokenOf(kindDate, nil), bonusTyped}
+	timeKind  = valueKind{nil, []string{"time", "hour", "slot"}, tokenOf(kindTime, nil), bonusTyped}
+	phoneKind = valueKind{nil, []string{"phone"},
+		tokenOf(kindPhone, func(s string) bool { return phoneLike(s, true) }), bonusTyped}
 	// A file path written whole ("move /a.txt to /b.txt": source, then destination).
 	pathKind = valueKind{nil,
 		strings.Fields(`path file filename filepath dir directory folder source destination src dest`),
@@ -579,11 +575,13 @@ func (f *filler) typed() {
 	}
 }
 
-// tokenOf finds the first unused token that takes, and that the parameter accepts.
-func tokenOf(takes func(token) bool) func(*filler, *property) (string, int, int) {
+// tokenOf finds the first unused token of kind k, or quote that reads as one (when quoted is
+// given), that the parameter accepts.
+func tokenOf(k kind, quoted func(string) bool) func(*filler, *property) (string, int, int) {
 	return func(f *filler, p *property) (string, int, int) {
 		for i, t := range f.toks {
-			if !f.used[i] && takes(t) && p.schema.acceptsString(t.raw) {
+			if !f.used[i] && (t.kind == k || t.kind == kindQuote && quoted != nil && quoted(t.raw)) &&
+				p.schema.acceptsString(t.raw) {
 				return t.raw, i, i + 1
 			}
 		}
