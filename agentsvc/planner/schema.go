@@ -94,23 +94,19 @@ var schemas = struct {
 // properties (the agent does not offer such a tool to a model either). The result is shared:
 // it must not be changed.
 func parseSchema(raw json.RawMessage) *schema {
-	key := string(raw)
 	schemas.Lock()
-	s, ok := schemas.m[key]
-	schemas.Unlock()
-	if ok {
+	defer schemas.Unlock()
+	if s, ok := schemas.m[string(raw)]; ok {
 		return s
 	}
-	s = &schema{types: []string{"object"}}
+	s := &schema{types: []string{"object"}}
 	if cs, err := tools.CompileSchema(raw); err == nil {
 		s = convert(cs.Root(), raw, 0)
 	}
-	schemas.Lock()
 	if len(schemas.m) >= 512 {
 		clear(schemas.m)
 	}
-	schemas.m[key] = s
-	schemas.Unlock()
+	schemas.m[string(raw)] = s
 	return s
 }
 
