@@ -279,27 +279,23 @@ func (f *filler) rest(verbatim bool) string {
 func (f *filler) trimTail(cut int) int {
 	toks, end := f.toks, len(f.toks)
 	for {
-		switch {
-		case end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], politeWords)):
-			end--
-			continue
-		case end-2 >= cut && phraseAt(toks, end-2, []string{"thank", "you"}):
-			end -= 2
-			continue
-		}
-		k := end
+		k := end // before the tool's words at the end, then j before their determiners
 		for k > cut && f.toolWord(toks[k-1]) {
 			k--
 		}
-		if k == end {
+		j := k
+		for j > cut && isWord(toks[j-1], determiners) {
+			j--
+		}
+		switch {
+		case end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], politeWords)):
+			end--
+		case end-2 >= cut && phraseAt(toks, end-2, []string{"thank", "you"}):
+			end -= 2
+		case k < end && j > cut && isWord(toks[j-1], prepositions): // "as a note"
+			end = j - 1
+		default:
 			return end
 		}
-		for k > cut && isWord(toks[k-1], determiners) {
-			k--
-		}
-		if k == cut || !isWord(toks[k-1], prepositions) {
-			return end
-		}
-		end = k - 1
 	}
 }
