@@ -792,15 +792,12 @@ func bound(p *property) string {
 // cue says whether the text puts the number at token i as an upper ("max") or lower ("min")
 // limit: "under 40k", "at least 2020", "40k or less".
 func (f *filler) cue(i int) string {
-	for j := i; j >= 0 && j >= i-3; j-- {
-		if endsWith(f.toks, j, maxCues) {
+	for j := i; j >= max(i-3, 0) && (j == i || f.toks[j].kind == kindWord); j-- { // back over words
+		switch {
+		case endsWith(f.toks, j, maxCues):
 			return "max"
-		}
-		if endsWith(f.toks, j, minCues) {
+		case endsWith(f.toks, j, minCues):
 			return "min"
-		}
-		if j > 0 && f.toks[j-1].kind != kindWord {
-			break
 		}
 	}
 	switch {
