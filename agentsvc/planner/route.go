@@ -267,10 +267,8 @@ func (f *filler) fill() {
 		step(f)
 	}
 	for _, p := range f.schema.props {
-		if !p.required || !f.free(p) {
-			continue
-		}
 		switch ps := p.schema; {
+		case !p.required || !f.free(p):
 		case len(ps.enum) == 1:
 			f.set(p, ps.enum[0].raw, 0)
 		case len(ps.def) > 0:
@@ -711,21 +709,17 @@ const beforeDistance = 4.0 / 3
 func (f *filler) wordsNear(i, step, stop, n int) []label {
 	var out []label
 	for j := i + step; j != stop && j >= 0 && j < len(f.toks) && len(out) < n; j += step {
-		t := f.toks[j]
-		if step < 0 && t.kind == kindSym && t.raw == "=" {
-			continue // "price = 30000"
+		switch t := f.toks[j]; {
+		case step < 0 && t.kind == kindSym && t.raw == "=": // "price = 30000"
+		case t.kind != kindWord:
+			return out
+		case !stopWords[t.norm] && !cueWordSet[t.norm]:
+			d := float64(len(out) + 1)
+			if step < 0 {
+				d *= beforeDistance
+			}
+			out = append(out, label{t.norm, d, j})
 		}
-		if t.kind != kindWord {
-			break
-		}
-		if stopWords[t.norm] || cueWordSet[t.norm] {
-			continue
-		}
-		d := float64(len(out) + 1)
-		if step < 0 {
-			d *= beforeDistance
-		}
-		out = append(out, label{t.norm, d, j})
 	}
 	return out
 }
@@ -756,7 +750,7 @@ var (
 // parameter of the tool, so "breakfast" does not also set breakfastTime's neighbours.
 func (f *filler) booleans() {
 	for _, p := range f.schema.props {
-		if !f.free(p) || !p.schema.allows("boolean") || len(p.schema.types) != 1 {
+		if !f.free(p) || !slices.Equal(p.schema.types, []string{"boolean"}) {
 			continue
 		}
 		for i, t := range f.toks {
