@@ -190,11 +190,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		it, year := refs[0], o.field == yearField
 		// "which of them is newer" of two 2023 cars: no winner
 		if v, ok := it.num(o.field.keys...); ok && len(among) == 2 && slices.Contains(among, it) {
-			other := among[0]
-			if other == it {
-				other = among[1]
-			}
-			if w, ok := other.num(o.field.keys...); ok && w == v {
+			if w, ok := among[1-slices.Index(among, it)].num(o.field.keys...); ok && w == v {
 				return "Neither: " + theTitle(among[0]) + " and " + theTitle(among[1]) + " are the same, " + o.field.value(v, money) + ".", true
 			}
 		}
@@ -326,10 +322,10 @@ func paramLabel(p *property, v string) string {
 		return "by " + v
 	}
 	if u := p.words[len(p.words)-1]; slices.Contains([]string{"month", "year", "day", "week", "hour", "minute", "night", "person", "guest", "seat", "people"}, u) {
-		if v == "1" {
-			return v + " " + u
+		if v != "1" {
+			u += "s"
 		}
-		return v + " " + u + "s"
+		return v + " " + u
 	}
 	return strings.Join(p.words, " ") + " " + v
 }
@@ -537,19 +533,13 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			cands = append(cands, p)
 		}
 	}
-	if question && len(cands) > 0 && reads(cands[0].def) && c.covers(cands[0], toks) {
+	if len(cands) == 0 {
+		return intent{reply: c.deadEnd()}
+	}
+	if _, unmatched := c.coverage(cands[0], toks); question && reads(cands[0].def) && unmatched == 0 {
 		return callIntent(cands[0]) // "what's the total now?": reading is asked, and harmless
 	}
-	if len(cands) > 0 {
-		return c.choose("I'm not sure I got that. Should I", cands)
-	}
-	return intent{reply: c.deadEnd()}
-}
-
-// covers reports a plan that knows every content word of the text.
-func (c *conv) covers(p *plan, toks []token) bool {
-	_, unmatched := c.coverage(p, toks)
-	return unmatched == 0
+	return c.choose("I'm not sure I got that. Should I", cands)
 }
 
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
@@ -749,9 +739,7 @@ func (c *conv) humanize(text string) string {
 		}
 		return s
 	})
-	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string {
-		return w + "ending"
-	})
+	text = regexp.MustCompile(`\b(asc|desc)\b`).ReplaceAllString(text, "${1}ending")
 	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
 	// Line by line: a result written as lines is shown as lines (the widget breaks them).
 	var lines []string
