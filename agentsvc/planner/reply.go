@@ -387,7 +387,9 @@ func (c *conv) options(toks []token) (string, bool) {
 	for _, t := range c.tools {
 		props = append(props, parseSchema(t.Parameters).props...)
 	}
-	var p *property
+	// p: the parameter the question names most words of; valued: the last whose choices have
+	// a value the text names ("does it come in blue?").
+	var p, valued *property
 	best := 0
 	for _, q := range props {
 		if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
@@ -396,19 +398,17 @@ func (c *conv) options(toks []token) (string, bool) {
 		if n := namesParam(toks, q); n > best {
 			p, best = q, n
 		}
+		if en := q.schema.enum; q.schema.stringEnum() && len(en) >= 2 &&
+			slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
+			valued = q
+		}
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
 	// own page (no list) "is the Camry available in red?".
 	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
 		strings.ToLower(toks[0].raw)) && (pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
-		// "does it come in blue?": the parameter whose choices have the value named.
-		for _, q := range props {
-			named := slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) })
-			if q.schema.stringEnum() && len(q.schema.enum) >= 2 && named {
-				p = q
-			}
-		}
+		p = valued
 	}
 	if no := c.notOffered(toks); p == nil && ask && no != "" {
 		return "No, " + no, true // "is it available in green?" where green is no choice
