@@ -312,11 +312,8 @@ var toolVerbs = wordSet(`add apply approve ask assign book browse buy calculate 
 	solve split sum transfer trigger turn undo unlock upgrade wait`)
 
 func paramLabel(p *property, v string) string {
-	switch v {
-	case "asc":
-		return "lowest first"
-	case "desc":
-		return "highest first"
+	if dir, ok := map[string]string{"asc": "lowest first", "desc": "highest first"}[v]; ok {
+		return dir
 	}
 	if len(p.words) == 1 && (p.words[0] == "by" || p.words[0] == "sort") {
 		return "by " + v
