@@ -61,7 +61,7 @@ func (c *conv) abilities(n int) []string {
 }
 
 func (c *conv) noTools() string {
-	return "Sorry, I can't do that here: " + strings.ToLower(c.place.noTools[:1]) + c.place.noTools[1:]
+	return "Sorry, I can't do that here: " + lowerFirst(c.place.noTools)
 }
 
 // suggestions are requests that route back to their tool, one per tool, at most n, leaving
@@ -74,11 +74,8 @@ func (c *conv) suggestions(n int) []string {
 // one per tool, at most n.
 func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
 	return c.firstOf(n, func(t chat.ToolDef) string {
-		if !keep(t) {
-			return ""
-		}
 		ex := c.example(t)
-		if ex == "" || len(strings.Fields(ex)) > 5 {
+		if !keep(t) || ex == "" || len(strings.Fields(ex)) > 5 {
 			return "" // "get annotated message message type error" helps nobody
 		}
 		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
@@ -649,7 +646,7 @@ func (c *conv) askMissing(p *plan) intent {
 // three, those the last list showed first; noun is what the parameter calls one ("car" of
 // carId); total counts the values.
 func (c *conv) itemChoices(p *property) (noun string, names []string, total int) {
-	if !p.schema.stringEnum() || c.before == nil {
+	if c.before == nil {
 		return "", nil, 0
 	}
 	var known []*item
