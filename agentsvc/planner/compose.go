@@ -116,6 +116,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 					only = "Only one " + noun + " matches: " + parts[0] + "."
 				}
 			}
+			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
 			switch {
 			case target != nil && len(c.done) > len(static):
 				return strings.TrimSpace(only + " " + c.summary())
@@ -125,12 +126,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				return "Nothing matches right now."
 			case len(w) == 0:
 				return "No " + noun + " matches right now."
-			}
-			if only != "" && len(w) == 1 {
+			case only != "" && len(w) == 1:
 				return only // "the 5 cheapest minivans" where there is one
-			}
-			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
-			switch {
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:
 				// "show me cheaper cars": the list in that order, not one car named as "the cars"
 				return c.summary()
