@@ -16,7 +16,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
-	for from > 0 && toks[from-1].kind == kindWord && rankLeads[toks[from-1].norm] {
+	for from > 0 && isWord(toks[from-1], rankLeads) {
 		from--
 	}
 	if from > 0 {
