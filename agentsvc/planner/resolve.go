@@ -111,27 +111,6 @@ func subset(a, b []int) bool {
 	return true
 }
 
-// editDistance1 reports words at most one edit apart ("camery" and "camry").
-func editDistance1(a, b string) bool {
-	if a == b {
-		return true
-	}
-	if d := len(a) - len(b); d > 1 || d < -1 {
-		return false
-	}
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	i := 0
-	for i < len(b) && a[i] == b[i] {
-		i++
-	}
-	if len(a) == len(b) {
-		return a[i+1:] == b[i+1:]
-	}
-	return a[i+1:] == b[i:]
-}
-
 // order is a way to rank items: by a field, lowest or highest first.
 type order struct {
 	field *field

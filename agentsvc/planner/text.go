@@ -567,12 +567,20 @@ func typoMatch(a, b string) bool {
 	if len(a) < 5 || len(b) < 5 || a == b || digitsOf(a) != digitsOf(b) {
 		return false // "mazda3" is no typo of "mazda"
 	}
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a) > len(b)+1 {
+		return false
+	}
 	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
+	for i < len(b) && a[i] == b[i] {
 		i++
 	}
-	swapped := len(a) == len(b) && i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-	return swapped || editDistance1(a, b)
+	if len(a) > len(b) {
+		return a[i+1:] == b[i:]
+	}
+	return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
 }
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.
