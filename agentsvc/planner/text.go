@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -270,11 +271,8 @@ func scanToken(s string) token {
 	case strings.ContainsRune("<>+=-", r):
 		return token{kind: kindSym, raw: s}
 	}
-	t := token{kind: kindNumber, raw: s}
-	num := s
-	if r, size := utf8.DecodeRuneInString(num); strings.ContainsRune("$€£", r) {
-		t.money, num = true, num[size:]
-	}
+	t := token{kind: kindNumber, raw: s, money: strings.ContainsRune("$€£", r)}
+	num := strings.TrimLeft(s, "$€£")
 	num, t.percent = strings.CutSuffix(strings.TrimSpace(num), "%")
 	num, thousands := strings.CutSuffix(strings.ToLower(strings.TrimSpace(num)), "k") // "40k" is money
 	num = strings.TrimSpace(num)
@@ -467,10 +465,8 @@ func normWord(w string) string {
 	if r, ok := rewrites[w]; ok {
 		return r
 	}
-	if r, ok := rewrites[stem(w)]; ok {
-		return r
-	}
-	return stem(w)
+	w = stem(w)
+	return cmp.Or(rewrites[w], w)
 }
 
 // stem removes an English plural ending.
