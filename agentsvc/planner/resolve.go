@@ -1,9 +1,9 @@
 package planner
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -79,7 +79,10 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 	// inside "Model 3"), then group items matched by the same words.
 	var out []mention
 	for _, h := range hits {
-		if slices.ContainsFunc(hits, func(o hit) bool { return len(h.pos) < len(o.pos) && subset(h.pos, o.pos) }) {
+		inside := func(o hit) bool {
+			return len(h.pos) < len(o.pos) && !slices.ContainsFunc(h.pos, func(i int) bool { return !slices.Contains(o.pos, i) })
+		}
+		if slices.ContainsFunc(hits, inside) {
 			continue
 		}
 		start, end := ws[h.pos[0]].start, ws[h.pos[len(h.pos)-1]].end
@@ -89,7 +92,7 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 			out = append(out, mention{[]*item{h.it}, start, end})
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].start < out[b].start })
+	slices.SortStableFunc(out, func(a, b mention) int { return a.start - b.start })
 	return out
 }
 
@@ -100,15 +103,6 @@ var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "
 func weakWord(w string) bool {
 	_, err := strconv.Atoi(w)
 	return len(w) <= 1 || err == nil
-}
-
-func subset(a, b []int) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
 }
 
 // order is a way to rank items: by a field, lowest or highest first.
@@ -259,19 +253,17 @@ func countWord(t token) (int, bool) {
 
 // ranked returns the items sorted by the order; items without the field are left out.
 func ranked(items []*item, o order) []*item {
-	var out []*item
-	for _, it := range items {
-		if _, ok := it.num(o.field.keys...); ok {
-			out = append(out, it)
-		}
-	}
-	sort.SliceStable(out, func(a, b int) bool {
-		x, _ := out[a].num(o.field.keys...)
-		y, _ := out[b].num(o.field.keys...)
+	out := slices.DeleteFunc(slices.Clone(items), func(it *item) bool {
+		_, ok := it.num(o.field.keys...)
+		return !ok
+	})
+	slices.SortStableFunc(out, func(a, b *item) int {
+		x, _ := a.num(o.field.keys...)
+		y, _ := b.num(o.field.keys...)
 		if o.desc {
-			return x > y
+			return cmp.Compare(y, x)
 		}
-		return x < y
+		return cmp.Compare(x, y)
 	})
 	return out
 }
@@ -302,11 +294,9 @@ func pointer(toks []token, byValue bool) (n, first, last int) {
 	return 0, -1, -1
 }
 
-var oneWords = []string{"one", "option", "choice"}
-
 // oneAt reports "one", "option" or "choice" at token i: "the second one".
 func oneAt(toks []token, i int) bool {
-	return i < len(toks) && toks[i].kind == kindWord && slices.Contains(oneWords, toks[i].norm)
+	return i < len(toks) && toks[i].kind == kindWord && slices.Contains([]string{"one", "option", "choice"}, toks[i].norm)
 }
 
 // ordinalRef finds a place in the last list: "the second", "the 2nd one", "number 2".
@@ -335,7 +325,7 @@ func pointerSpan(toks []token) (start, end int, ok bool) {
 // that have the value.
 func attributeRef(toks []token, list []*item) ([]*item, int) {
 	for i, t := range toks {
-		if t.kind != kindWord || i+1 >= len(toks) || toks[i+1].kind != kindWord || toks[i+1].norm != "one" {
+		if t.kind != kindWord || i+1 >= len(toks) || toks[i+1].norm != "one" {
 			continue
 		}
 		v := t.norm
