@@ -78,10 +78,7 @@ func rewriteDates(text string, today time.Time) string {
 			return s // "month" is no Monday; "sun", "tue" alone are too likely other words
 		}
 		if m[3] != "" { // "thursday next week": in the week after this one (weeks start on Monday)
-			monday := today.AddDate(0, 0, (8-int(today.Weekday()))%7)
-			if monday.Equal(today) {
-				monday = today.AddDate(0, 0, 7)
-			}
+			monday := today.AddDate(0, 0, 7-(int(today.Weekday())+6)%7) // the next Monday after today
 			return iso(monday.AddDate(0, 0, (int(wd)+6)%7))
 		}
 		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
