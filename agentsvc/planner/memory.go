@@ -87,7 +87,7 @@ func (m *memory) read(content string) {
 	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
 		label := strings.TrimSpace(r[2])
 		first, _, _ := strings.Cut(label, " ")
-		if !letterRe.MatchString(label) || clauseWords[normWord(strings.ToLower(first))] {
+		if !letterRe.MatchString(label) || clauseWords[normWord(first)] {
 			continue
 		}
 		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it
@@ -260,21 +260,22 @@ func itemOf(obj map[string]any) *item {
 	it := newItem(id, "")
 	lower := map[string]any{}
 	for k, v := range obj {
-		lower[strings.ToLower(k)] = v
+		lk := strings.ToLower(k)
+		lower[lk] = v
 		if idKeyLike.MatchString(k) {
 			continue
 		}
 		switch x := v.(type) {
 		case string:
-			it.attrs[strings.ToLower(k)] = []string{strings.ToLower(x)}
+			it.attrs[lk] = []string{strings.ToLower(x)}
 		case json.Number:
 			if f, err := x.Float64(); err == nil {
-				it.nums[strings.ToLower(k)] = f
+				it.nums[lk] = f
 			}
 		case []any:
 			for _, e := range x {
 				if s, ok := e.(string); ok {
-					it.attrs[strings.ToLower(k)] = append(it.attrs[strings.ToLower(k)], strings.ToLower(s))
+					it.attrs[lk] = append(it.attrs[lk], strings.ToLower(s))
 				}
 			}
 		}

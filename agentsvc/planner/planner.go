@@ -142,8 +142,7 @@ type conv struct {
 }
 
 func newConv(req llm.Request, now time.Time) *conv {
-	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage}
-	c.vocab = map[string]bool{}
+	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage, vocab: map[string]bool{}}
 	byID := map[string]int{}
 	for i, m := range req.Messages {
 		switch m.Role {
