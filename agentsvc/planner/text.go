@@ -81,9 +81,7 @@ func tokenize(text string) []token {
 		claim(kindEmail, m[0], m[1], text[m[0]:m[1]])
 	}
 	for _, m := range pathRe.FindAllStringSubmatchIndex(text, -1) {
-		if p := text[m[2]:m[3]]; p != "/" {
-			claim(kindPath, m[2], m[3], p)
-		}
+		claim(kindPath, m[2], m[3], text[m[2]:m[3]])
 	}
 	for _, m := range dateRe.FindAllStringIndex(text, -1) {
 		d := text[m[0]:m[1]]
@@ -102,12 +100,12 @@ func tokenize(text string) []token {
 		}
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
-		p := strings.TrimRight(text[m[0]:m[1]], " ")
+		p := text[m[0]:m[1]]
 		// The label is right before the number: look at the last 64 bytes only (the whole
 		// text before each candidate made a long message quadratic).
 		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&
 			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
-			claim(kindPhone, m[0], m[0]+len(p), p)
+			claim(kindPhone, m[0], m[1], p)
 		}
 	}
 	slices.SortFunc(spans, func(a, b token) int { return a.start - b.start })
