@@ -99,7 +99,7 @@ func rewriteTimes(text string) string {
 		unit := slices.ContainsFunc(units, func(u string) bool { return strings.HasPrefix(rest, u) }) ||
 			strings.HasPrefix(text[m[1]:], "-")
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
-		if unit || m[0] > 0 && text[m[0]-1] >= '0' && text[m[0]-1] <= '9' || h > 23 {
+		if unit || digitNear(text, m[0], true) || h > 23 {
 			continue
 		}
 		mins := "00"
