@@ -207,8 +207,7 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		}
 		w := strings.ToLower(t.raw)
 		k := slices.IndexFunc(rankPairs, func(r rankPair) bool {
-			return slices.Contains(r.first, w) && i+1 < len(toks) && toks[i+1].kind == kindWord &&
-				slices.Contains(r.next, toks[i+1].norm)
+			return slices.Contains(r.first, w) && i+1 < len(toks) && slices.Contains(r.next, toks[i+1].norm)
 		})
 		if k >= 0 {
 			// "less expensive than $30,000" is a bound, as "cheaper than" is
@@ -236,8 +235,9 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 // mileWords are the words of mileage in a ranking ("fewest miles").
 var mileWords = []string{"mileage", "mile", "km", "kilometer"}
 
+// mileageWord reports a word of mileage ("miles", "km").
 func mileageWord(t token) bool {
-	return t.kind == kindWord && slices.Contains(mileWords, t.norm)
+	return slices.Contains(mileWords, t.norm)
 }
 
 var countWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
@@ -296,7 +296,7 @@ func pointer(toks []token, byValue bool) (n, first, last int) {
 
 // oneAt reports "one", "option" or "choice" at token i: "the second one".
 func oneAt(toks []token, i int) bool {
-	return i < len(toks) && toks[i].kind == kindWord && slices.Contains([]string{"one", "option", "choice"}, toks[i].norm)
+	return i < len(toks) && slices.Contains([]string{"one", "option", "choice"}, toks[i].norm)
 }
 
 // ordinalRef finds a place in the last list: "the second", "the 2nd one", "number 2".

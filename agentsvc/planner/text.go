@@ -33,7 +33,7 @@ const (
 type token struct {
 	kind kind
 	raw  string
-	norm string // words: lower case, rewritten, stemmed
+	norm string // words: lower case, rewritten, stemmed; empty for the other kinds
 	// start and end are the token's byte offsets in the text (a quote's include its marks).
 	start, end int
 	// numbers
@@ -157,7 +157,7 @@ func numberWordsToNumbers(toks []token) {
 			continue
 		}
 		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
-		beforeUnit := i+1 < len(toks) && toks[i+1].kind == kindWord && countedUnits[toks[i+1].norm]
+		beforeUnit := i+1 < len(toks) && countedUnits[toks[i+1].norm]
 		if afterFor || beforeUnit {
 			toks[i] = token{kind: kindNumber, raw: t.raw, value: v, start: t.start, end: t.end}
 		}
@@ -300,7 +300,7 @@ func mergeMultipliers(toks []token) []token {
 				continue
 			case "dollar", "usd", "eur", "euro", "buck":
 				out[n-1].money = true
-			case "percent", "pct":
+			case "percent": // and "pct", rewritten
 				out[n-1].percent = true
 			}
 		}
@@ -601,7 +601,7 @@ func phraseAt(toks []token, i int, phrase []string) bool {
 		return false
 	}
 	for k, w := range phrase {
-		if t := toks[i+k]; !(t.kind == kindWord && t.norm == w) && !(t.kind == kindSym && t.raw == w) {
+		if t := toks[i+k]; t.norm != w && !(t.kind == kindSym && t.raw == w) {
 			return false
 		}
 	}
