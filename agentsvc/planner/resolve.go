@@ -164,9 +164,6 @@ func (f *field) value(v float64, money moneyStyle) string {
 // adjective describes something: "my old car"); nil when it names none.
 func questionField(toks []token) (*field, bool) {
 	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
 		if t.norm == "much" && i > 0 && toks[i-1].norm == "how" {
 			return priceField, false
 		}
