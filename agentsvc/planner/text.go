@@ -153,12 +153,9 @@ var countedUnits = wordSet(`people person persons guests guest adults adult kids
 func numberWordsToNumbers(toks []token) {
 	for i, t := range toks {
 		v, ok := spelledNumbers[strings.ToLower(t.raw)]
-		if t.kind != kindWord || !ok {
-			continue
-		}
 		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
 		beforeUnit := i+1 < len(toks) && countedUnits[toks[i+1].norm]
-		if afterFor || beforeUnit {
+		if ok && t.kind == kindWord && (afterFor || beforeUnit) {
 			toks[i] = token{kind: kindNumber, raw: t.raw, value: v, start: t.start, end: t.end}
 		}
 	}
@@ -177,10 +174,8 @@ func phoneLike(p string, labelled bool) bool {
 			group = 0
 		}
 	}
-	if digits < 7 || digits > 15 {
-		return false
-	}
-	return labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4)
+	return digits >= 7 && digits <= 15 &&
+		(labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4))
 }
 
 // alnumNear reports a letter or digit right before s[i] (before) or at it.
@@ -558,14 +553,11 @@ func wordsMatch(a, b string) bool {
 // typoMatch reports two words of at least five letters one typo apart: a letter missing,
 // added, changed, or two neighbours swapped ("electirc").
 func typoMatch(a, b string) bool {
-	if len(a) < 5 || len(b) < 5 || a == b || digitsOf(a) != digitsOf(b) {
-		return false // "mazda3" is no typo of "mazda"
-	}
 	if len(a) < len(b) {
 		a, b = b, a
 	}
-	if len(a) > len(b)+1 {
-		return false
+	if len(b) < 5 || a == b || len(a) > len(b)+1 || digitsOf(a) != digitsOf(b) {
+		return false // "mazda3" is no typo of "mazda"
 	}
 	i := 0
 	for i < len(b) && a[i] == b[i] {
