@@ -19,16 +19,15 @@ var (
 	webAddrRe  = regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.\S+`)
 )
 
-// Words inside an e-mail address or a web address are the visitor's values, never names:
-// "jane" of jane@example.com does not name the reservation "for Jane Doe".
+// userWords are the words of the text that may name items. Words inside an e-mail or web
+// address are the visitor's values: "jane" of jane@example.com does not name "Jane Doe".
 func userWords(text string) []userWord {
 	var out []userWord
 	values := append(emailRe.FindAllStringIndex(text, -1), webAddrRe.FindAllStringIndex(text, -1)...)
 	for _, m := range nameWordRe.FindAllStringIndex(text, -1) {
-		if slices.ContainsFunc(values, func(v []int) bool { return m[0] < v[1] && v[0] < m[1] }) {
-			continue
+		if !slices.ContainsFunc(values, func(v []int) bool { return m[0] < v[1] && v[0] < m[1] }) {
+			out = append(out, userWord{compact(text[m[0]:m[1]]), m[0], m[1]})
 		}
-		out = append(out, userWord{compact(text[m[0]:m[1]]), m[0], m[1]})
 	}
 	return out
 }
