@@ -70,12 +70,9 @@ func tokenize(text string) []token {
 	spans := quoteSpans(text)
 	// claim takes text[start:end] as a token unless one taken before overlaps it.
 	claim := func(k kind, start, end int, raw string) {
-		for _, o := range spans {
-			if start < o.end && o.start < end {
-				return
-			}
+		if !slices.ContainsFunc(spans, func(o token) bool { return start < o.end && o.start < end }) {
+			spans = append(spans, token{kind: k, raw: raw, start: start, end: end})
 		}
-		spans = append(spans, token{kind: k, raw: raw, start: start, end: end})
 	}
 	for _, m := range emailRe.FindAllStringIndex(text, -1) {
 		claim(kindEmail, m[0], m[1], text[m[0]:m[1]])
@@ -101,8 +98,7 @@ func tokenize(text string) []token {
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
 		p := text[m[0]:m[1]]
-		// The label is right before the number: look at the last 64 bytes only (the whole
-		// text before each candidate made a long message quadratic).
+		// The label is right before the number: its last 64 bytes, not the whole text before.
 		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&
 			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
 			claim(kindPhone, m[0], m[1], p)
