@@ -585,15 +585,8 @@ var (
 // phraseAt reports the words of phrase at toks[i:]: words by their normal form, symbols
 // as written.
 func phraseAt(toks []token, i int, phrase []string) bool {
-	if i < 0 || i+len(phrase) > len(toks) {
-		return false
-	}
-	for k, w := range phrase {
-		if t := toks[i+k]; t.norm != w && !(t.kind == kindSym && t.raw == w) {
-			return false
-		}
-	}
-	return true
+	return i >= 0 && i+len(phrase) <= len(toks) && slices.EqualFunc(toks[i:i+len(phrase)], phrase,
+		func(t token, w string) bool { return t.norm == w || t.kind == kindSym && t.raw == w })
 }
 
 // endsWith reports whether toks[:i] ends with one of the phrases.
