@@ -299,13 +299,11 @@ func itemOf(obj map[string]any) *item {
 
 // compactWords splits a name into compact words: "Honda CR-V" gives honda, crv.
 func compactWords(s string) []string {
-	var out []string
-	for _, f := range strings.Fields(s) {
-		if w := compact(f); w != "" {
-			out = append(out, w)
-		}
+	words := strings.Fields(s)
+	for i, f := range words {
+		words[i] = compact(f)
 	}
-	return out
+	return slices.DeleteFunc(words, func(w string) bool { return w == "" })
 }
 
 func compact(s string) string {

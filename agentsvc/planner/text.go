@@ -513,14 +513,9 @@ func identSplit(s string) []string {
 	return strings.Fields(b.String())
 }
 
+// contentWords are the normalised words of s that ask for something: no stop words, no letters alone.
 func contentWords(s string) []string {
-	var out []string
-	for _, w := range identWords(s) {
-		if len(w) > 1 && !stopWords[w] {
-			out = append(out, w)
-		}
-	}
-	return out
+	return slices.DeleteFunc(identWords(s), func(w string) bool { return len(w) <= 1 || stopWords[w] })
 }
 
 // wordsMatch reports whether two normalised words name the same thing: equal, one a prefix
