@@ -168,11 +168,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	if c.lastUser >= 0 {
 		earlier = req.Messages[:c.lastUser]
 		c.text = spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content))
-		for _, k := range c.calls {
-			if k.done && k.at > c.lastUser {
-				c.done = append(c.done, k)
-			}
-		}
+		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1
 	c.firstReply = !slices.ContainsFunc(earlier, func(m chat.Message) bool {
