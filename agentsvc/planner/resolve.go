@@ -64,12 +64,9 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 		}
 		// A weak word (a number, "model", a filter value) counts next to another match:
 		// "Model 3".
-		var pos []int
-		for k, i := range all {
-			if !weak[i] || (k+1 < len(all) && all[k+1] == i+1) || (k > 0 && all[k-1] == i-1) {
-				pos = append(pos, i)
-			}
-		}
+		pos := slices.DeleteFunc(slices.Clone(all), func(i int) bool {
+			return weak[i] && !slices.Contains(all, i-1) && !slices.Contains(all, i+1)
+		})
 		if len(pos) > 0 {
 			hits = append(hits, hit{it, pos})
 		}
