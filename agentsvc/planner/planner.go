@@ -207,7 +207,7 @@ func (c *conv) next() action {
 			on.done = c.done[k+1:]
 			on.start = c.done[k].at + 1
 			if !on.pageChanged() {
-				return c.goOn(&on)
+				return c.goOn(&on, k)
 			}
 		}
 		return action{text: c.summary()}
@@ -218,14 +218,13 @@ func (c *conv) next() action {
 // openCallPrefix starts the id of an openFor call.
 const openCallPrefix = "planner-open-"
 
-// goOn reads the visitor's words again on the page an openFor call opened (on: the turn as
-// seen from there). What that page can do runs; else the turn says what was opened.
-func (c *conv) goOn(on *conv) action {
+// goOn reads the visitor's words again on the page the openFor call c.done[k] opened (on: the
+// turn as seen from there). What that page can do runs; else the turn says what was opened.
+func (c *conv) goOn(on *conv, k int) action {
 	if len(on.tools) == 0 {
 		// No tools: the page has none, or registers them later than the agent waits (LateTools).
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
-	k := lastOpened(c.done)
 	l := on.lister()
 	// The names are known when this turn listed them already: one lookup a turn.
 	lookup := l == nil || !slices.ContainsFunc(c.done[:k], func(d call) bool { return d.name == l.def.Name })
@@ -233,7 +232,8 @@ func (c *conv) goOn(on *conv) action {
 	// What the page showed on arrival, not what later steps returned: the plan must not
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
-	in := on.understand(c.pointedText(c.done[k]), lookup)
+	asked := c.pointedText(c.done[k])
+	in := on.understand(asked, lookup)
 	a := in.step(on)
 	opened := c.toolDef(c.done[k].name)
 	hop := navTool(opened)
@@ -249,7 +249,7 @@ func (c *conv) goOn(on *conv) action {
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return action{text: c.summary()}
 	case strings.HasPrefix(a.text, "Sorry"):
-		if c.onlyNames(c.pointedText(c.done[k])) || hop && goesTo(opened, tokenize(c.text)) {
+		if c.onlyNames(asked) || hop && goesTo(opened, tokenize(c.text)) {
 			// "pull up the Outback", "back to the list": the page is what was asked
 			return action{text: c.summary()}
 		}
