@@ -226,7 +226,7 @@ func quoteSpans(text string) []token {
 			closer = ""
 		}
 		end := -1
-		for j := i + size; closer != "" && end < 0; {
+		for j := i + size; closer != "" && end < 0; j++ {
 			k := strings.Index(text[j:], closer)
 			if k < 0 {
 				break
@@ -234,7 +234,6 @@ func quoteSpans(text string) []token {
 			if j += k; closer != "'" || !alnumNear(text, j+1, false) {
 				end = j
 			}
-			j++
 		}
 		if end < 0 || strings.TrimSpace(text[i+size:end]) == "" {
 			i += size
