@@ -321,11 +321,10 @@ func attributeRef(toks []token, list []*item) ([]*item, int) {
 		if t.kind != kindWord || i+1 >= len(toks) || toks[i+1].norm != "one" {
 			continue
 		}
-		v := t.norm
 		var out []*item
 		for _, it := range list {
 			for _, vals := range it.attrs {
-				if slices.ContainsFunc(vals, func(s string) bool { return s == v || normWord(s) == v }) {
+				if slices.ContainsFunc(vals, func(s string) bool { return s == t.norm || normWord(s) == t.norm }) {
 					out = append(out, it)
 					break
 				}
