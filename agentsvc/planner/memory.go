@@ -63,6 +63,7 @@ func remember(msgs []chat.Message) *memory {
 	return m
 }
 
+// newItem is an item with no fields yet.
 func newItem(id, name string) *item {
 	it := &item{id: id, name: name, words: compactWords(name)}
 	it.attrs, it.nums = map[string][]string{}, map[string]float64{}
@@ -182,6 +183,7 @@ func (m *memory) learnMoney(text string) {
 // groupRe finds a thousands separator: the first mark followed by three digits.
 var groupRe = regexp.MustCompile(`[0-9]([. ,])[0-9]{3}(?:[^0-9]|$)`)
 
+// groupOf is the thousands separator num is written with, def when it has none.
 func groupOf(num, def string) string {
 	if sm := groupRe.FindStringSubmatch(num); sm != nil {
 		return sm[1]
@@ -189,6 +191,7 @@ func groupOf(num, def string) string {
 	return def
 }
 
+// parseMoney reads an amount as written in a result: "$31,990" is 31990.
 func parseMoney(s string) (float64, bool) {
 	s = strings.ReplaceAll(strings.TrimLeft(s, "$€£ "), ",", "")
 	v, err := strconv.ParseFloat(strings.TrimRight(s, "."), 64)
@@ -306,6 +309,7 @@ func compactWords(s string) []string {
 	return slices.DeleteFunc(words, func(w string) bool { return w == "" })
 }
 
+// compact lower-cases s and drops its ASCII marks and spaces: "CR-V" is "crv".
 func compact(s string) string {
 	return strings.Map(func(r rune) rune {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r > 127 {

@@ -141,6 +141,8 @@ type conv struct {
 	vocab      map[string]bool // every word of every tool
 }
 
+// newConv reads the request: the calls and their results, the last user message, and what
+// the results showed before this turn and since.
 func newConv(req llm.Request, now time.Time) *conv {
 	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage, vocab: map[string]bool{}}
 	byID := map[string]int{}

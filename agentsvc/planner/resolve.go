@@ -235,6 +235,7 @@ func mileageWord(t token) bool {
 
 var countWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 
+// countWord is the count a token says: 2 to 10 as a number, or "two" to "five" and "both".
 func countWord(t token) (int, bool) {
 	if t.kind == kindNumber && !t.money && !t.percent && t.value >= 2 && t.value <= 10 &&
 		t.value == float64(int(t.value)) {

@@ -602,6 +602,7 @@ func ownName(name string) string {
 	return name
 }
 
+// digitsOf is the digits of w in order: "mazda3" gives "3".
 func digitsOf(w string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
