@@ -203,8 +203,12 @@ func (c *conv) next() action {
 	if c.pageChanged() {
 		// A tool of this turn opened another page: the plan was made for the page it left, so
 		// the turn ends by saying what was done. Unless the page was opened for the visitor's
-		// words (openFor): there they are read again, once.
-		if k := lastOpened(c.done); k >= 0 {
+		// words (openFor): there they are read again, once. k is the turn's last openFor call.
+		k := len(c.done) - 1
+		for k >= 0 && !c.done[k].opened {
+			k--
+		}
+		if k >= 0 {
 			on := *c
 			on.done = c.done[k+1:]
 			on.start = c.done[k].at + 1
@@ -294,16 +298,6 @@ func (c *conv) onlyNames(text string) bool {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm]
 	})
-}
-
-// lastOpened is the index of the turn's last openFor call, or -1.
-func lastOpened(done []call) int {
-	for k := len(done) - 1; k >= 0; k-- {
-		if done[k].opened {
-			return k
-		}
-	}
-	return -1
 }
 
 // pageChanged reports a tool this turn called that is no longer offered: a tool navigated.
