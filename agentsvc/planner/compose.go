@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
 // ranking plans "cheapest electric car", "the two newest SUVs", "compare the two cheapest",
@@ -14,7 +16,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
-	for from > 0 && toks[from-1].kind == kindWord && rankLeads[toks[from-1].norm] {
+	for from > 0 && isWord(toks[from-1], rankLeads) {
 		from--
 	}
 	if from > 0 {
@@ -114,6 +116,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 					only = "Only one " + noun + " matches: " + parts[0] + "."
 				}
 			}
+			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
 			switch {
 			case target != nil && len(c.done) > len(static):
 				return strings.TrimSpace(only + " " + c.summary())
@@ -123,12 +126,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				return "Nothing matches right now."
 			case len(w) == 0:
 				return "No " + noun + " matches right now."
-			}
-			if only != "" && len(w) == 1 {
+			case only != "" && len(w) == 1:
 				return only // "the 5 cheapest minivans" where there is one
-			}
-			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
-			switch {
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:
 				// "show me cheaper cars": the list in that order, not one car named as "the cars"
 				return c.summary()
@@ -279,13 +278,9 @@ func hitsWord(toks []token, words []string, hinted int) bool {
 
 // sharedNameWord reports a word in several tools' names: the page's noun ("car"), no action.
 func (c *conv) sharedNameWord(w string) bool {
-	n := 0
-	for _, t := range c.tools {
-		if slices.Contains(identWords(t.Name), w) {
-			n++
-		}
-	}
-	return n >= 2
+	has := func(t chat.ToolDef) bool { return slices.Contains(identWords(t.Name), w) }
+	i := slices.IndexFunc(c.tools, has)
+	return i >= 0 && slices.ContainsFunc(c.tools[i+1:], has)
 }
 
 // orderWords ask for an order; towardWords do before "to" ("low to high").
@@ -325,6 +320,7 @@ func (c *conv) clearMatch(p *plan, toks []token, question bool) bool {
 // coverage counts the content words of the text the plan's tool knows, and those it does not.
 func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 	hs := hintsOf(toks)
+	inVocab := func(w string) bool { return p.vocab[w] > 0 }
 	for i, t := range toks {
 		if i < len(p.used) && p.used[i] {
 			matched++
@@ -332,21 +328,16 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || stopWords[t.norm] || cueWordSet[t.norm] || correctionWords[t.norm] {
 			// A phrase of small words can still say what it is about: "how much" is a price.
-			if t.kind == kindWord && slices.ContainsFunc(hs[i], func(h hint) bool { return h.strong && p.vocab[h.word] > 0 }) {
+			if t.kind == kindWord && slices.ContainsFunc(hs[i], func(h hint) bool { return h.strong && inVocab(h.word) }) {
 				matched++
 			}
 			continue
 		}
-		inVocab := func(w string) bool { return p.vocab[w] > 0 }
 		hinted := slices.ContainsFunc(hs[i], func(h hint) bool { return inVocab(h.word) })
-		known := hinted || slices.ContainsFunc(units[t.norm], inVocab) ||
-			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0
-		switch {
-		case known:
+		if hinted || slices.ContainsFunc(units[t.norm], inVocab) || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			matched++
-		case requestWords[t.norm] || rankWords[t.norm].field != nil || idRe.MatchString(t.raw):
-		default:
-			unmatched++
+		} else if !requestWords[t.norm] && rankWords[t.norm].field == nil && !idRe.MatchString(t.raw) {
+			unmatched++ // request and ranking words and ids count neither way
 		}
 	}
 	return matched, unmatched

@@ -38,8 +38,14 @@ const calendarList = `monday tuesday wednesday thursday friday saturday sunday m
 // "December 3") as YYYY-MM-DD, counted from today, so the date parameters can take them.
 func rewriteDates(text string, today time.Time) string {
 	iso := func(t time.Time) string { return t.Format("2006-01-02") }
-	// ahead is t, or t so many years or months later once it is past
-	ahead := func(t time.Time, years, months int) string {
+	// dated is day of month this year, or so many years or months later once it is past; s
+	// when the month has no such day ("February 30").
+	dated := func(s string, month time.Month, day string, years, months int) string {
+		d, _ := strconv.Atoi(day)
+		t := time.Date(today.Year(), month, d, 0, 0, 0, 0, time.UTC)
+		if t.Day() != d {
+			return s
+		}
 		if t.Before(time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)) {
 			t = t.AddDate(years, months, 0)
 		}
@@ -51,23 +57,13 @@ func rewriteDates(text string, today time.Time) string {
 	})
 	text = calDateRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := calDateRe.FindStringSubmatch(s)
-		name, day := m[1]+m[4], m[2]+m[3]
+		name := m[1] + m[4]
 		month := time.Month(strings.Index(monthLetters, strings.ToLower(name[:3]))/3 + 1)
-		d, _ := strconv.Atoi(day)
-		t := time.Date(today.Year(), month, d, 0, 0, 0, 0, time.UTC)
-		if t.Month() != month { // "February 30"
-			return s
-		}
-		return ahead(t, 1, 0)
+		return dated(s, month, m[2]+m[3], 1, 0)
 	})
 	// "saturday the 12th", "the 12th": that day of this month, or of the next once it is past
 	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {
-		d, _ := strconv.Atoi(dayOfMonthRe.FindStringSubmatch(s)[1])
-		t := time.Date(today.Year(), today.Month(), d, 0, 0, 0, 0, time.UTC)
-		if t.Day() != d {
-			return s
-		}
-		return ahead(t, 0, 1)
+		return dated(s, today.Month(), dayOfMonthRe.FindStringSubmatch(s)[1], 0, 1)
 	})
 	text = weekdayRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := weekdayRe.FindStringSubmatch(s)
@@ -78,10 +74,7 @@ func rewriteDates(text string, today time.Time) string {
 			return s // "month" is no Monday; "sun", "tue" alone are too likely other words
 		}
 		if m[3] != "" { // "thursday next week": in the week after this one (weeks start on Monday)
-			monday := today.AddDate(0, 0, (8-int(today.Weekday()))%7)
-			if monday.Equal(today) {
-				monday = today.AddDate(0, 0, 7)
-			}
+			monday := today.AddDate(0, 0, 7-(int(today.Weekday())+6)%7) // the next Monday after today
 			return iso(monday.AddDate(0, 0, (int(wd)+6)%7))
 		}
 		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
@@ -102,7 +95,7 @@ func rewriteTimes(text string) string {
 		unit := slices.ContainsFunc(units, func(u string) bool { return strings.HasPrefix(rest, u) }) ||
 			strings.HasPrefix(text[m[1]:], "-")
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
-		if unit || m[0] > 0 && text[m[0]-1] >= '0' && text[m[0]-1] <= '9' || h > 23 {
+		if unit || digitNear(text, m[0], true) || h > 23 {
 			continue
 		}
 		mins := "00"

@@ -63,6 +63,7 @@ func remember(msgs []chat.Message) *memory {
 	return m
 }
 
+// newItem is an item with no fields yet.
 func newItem(id, name string) *item {
 	it := &item{id: id, name: name, words: compactWords(name)}
 	it.attrs, it.nums = map[string][]string{}, map[string]float64{}
@@ -87,7 +88,7 @@ func (m *memory) read(content string) {
 	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
 		label := strings.TrimSpace(r[2])
 		first, _, _ := strings.Cut(label, " ")
-		if !letterRe.MatchString(label) || clauseWords[normWord(strings.ToLower(first))] {
+		if !letterRe.MatchString(label) || clauseWords[normWord(first)] {
 			continue
 		}
 		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it
@@ -182,6 +183,7 @@ func (m *memory) learnMoney(text string) {
 // groupRe finds a thousands separator: the first mark followed by three digits.
 var groupRe = regexp.MustCompile(`[0-9]([. ,])[0-9]{3}(?:[^0-9]|$)`)
 
+// groupOf is the thousands separator num is written with, def when it has none.
 func groupOf(num, def string) string {
 	if sm := groupRe.FindStringSubmatch(num); sm != nil {
 		return sm[1]
@@ -189,6 +191,7 @@ func groupOf(num, def string) string {
 	return def
 }
 
+// parseMoney reads an amount as written in a result: "$31,990" is 31990.
 func parseMoney(s string) (float64, bool) {
 	s = strings.ReplaceAll(strings.TrimLeft(s, "$€£ "), ",", "")
 	v, err := strconv.ParseFloat(strings.TrimRight(s, "."), 64)
@@ -260,21 +263,22 @@ func itemOf(obj map[string]any) *item {
 	it := newItem(id, "")
 	lower := map[string]any{}
 	for k, v := range obj {
-		lower[strings.ToLower(k)] = v
+		lk := strings.ToLower(k)
+		lower[lk] = v
 		if idKeyLike.MatchString(k) {
 			continue
 		}
 		switch x := v.(type) {
 		case string:
-			it.attrs[strings.ToLower(k)] = []string{strings.ToLower(x)}
+			it.attrs[lk] = []string{strings.ToLower(x)}
 		case json.Number:
 			if f, err := x.Float64(); err == nil {
-				it.nums[strings.ToLower(k)] = f
+				it.nums[lk] = f
 			}
 		case []any:
 			for _, e := range x {
 				if s, ok := e.(string); ok {
-					it.attrs[strings.ToLower(k)] = append(it.attrs[strings.ToLower(k)], strings.ToLower(s))
+					it.attrs[lk] = append(it.attrs[lk], strings.ToLower(s))
 				}
 			}
 		}
@@ -298,15 +302,14 @@ func itemOf(obj map[string]any) *item {
 
 // compactWords splits a name into compact words: "Honda CR-V" gives honda, crv.
 func compactWords(s string) []string {
-	var out []string
-	for _, f := range strings.Fields(s) {
-		if w := compact(f); w != "" {
-			out = append(out, w)
-		}
+	words := strings.Fields(s)
+	for i, f := range words {
+		words[i] = compact(f)
 	}
-	return out
+	return slices.DeleteFunc(words, func(w string) bool { return w == "" })
 }
 
+// compact lower-cases s and drops its ASCII marks and spaces: "CR-V" is "crv".
 func compact(s string) string {
 	return strings.Map(func(r rune) rune {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r > 127 {

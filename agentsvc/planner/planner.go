@@ -141,9 +141,10 @@ type conv struct {
 	vocab      map[string]bool // every word of every tool
 }
 
+// newConv reads the request: the calls and their results, the last user message, and what
+// the results showed before this turn and since.
 func newConv(req llm.Request, now time.Time) *conv {
-	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage}
-	c.vocab = map[string]bool{}
+	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage, vocab: map[string]bool{}}
 	byID := map[string]int{}
 	for i, m := range req.Messages {
 		switch m.Role {
@@ -169,11 +170,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	if c.lastUser >= 0 {
 		earlier = req.Messages[:c.lastUser]
 		c.text = spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content))
-		for _, k := range c.calls {
-			if k.done && k.at > c.lastUser {
-				c.done = append(c.done, k)
-			}
-		}
+		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1
 	c.firstReply = !slices.ContainsFunc(earlier, func(m chat.Message) bool {
@@ -206,13 +203,17 @@ func (c *conv) next() action {
 	if c.pageChanged() {
 		// A tool of this turn opened another page: the plan was made for the page it left, so
 		// the turn ends by saying what was done. Unless the page was opened for the visitor's
-		// words (openFor): there they are read again, once.
-		if k := lastOpened(c.done); k >= 0 {
+		// words (openFor): there they are read again, once. k is the turn's last openFor call.
+		k := len(c.done) - 1
+		for k >= 0 && !c.done[k].opened {
+			k--
+		}
+		if k >= 0 {
 			on := *c
 			on.done = c.done[k+1:]
 			on.start = c.done[k].at + 1
 			if !on.pageChanged() {
-				return c.goOn(&on)
+				return c.goOn(&on, k)
 			}
 		}
 		return action{text: c.summary()}
@@ -223,14 +224,13 @@ func (c *conv) next() action {
 // openCallPrefix starts the id of an openFor call.
 const openCallPrefix = "planner-open-"
 
-// goOn reads the visitor's words again on the page an openFor call opened (on: the turn as
-// seen from there). What that page can do runs; else the turn says what was opened.
-func (c *conv) goOn(on *conv) action {
+// goOn reads the visitor's words again on the page the openFor call c.done[k] opened (on: the
+// turn as seen from there). What that page can do runs; else the turn says what was opened.
+func (c *conv) goOn(on *conv, k int) action {
 	if len(on.tools) == 0 {
 		// No tools: the page has none, or registers them later than the agent waits (LateTools).
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
-	k := lastOpened(c.done)
 	l := on.lister()
 	// The names are known when this turn listed them already: one lookup a turn.
 	lookup := l == nil || !slices.ContainsFunc(c.done[:k], func(d call) bool { return d.name == l.def.Name })
@@ -238,7 +238,8 @@ func (c *conv) goOn(on *conv) action {
 	// What the page showed on arrival, not what later steps returned: the plan must not
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
-	in := on.understand(c.pointedText(c.done[k]), lookup)
+	asked := c.pointedText(c.done[k])
+	in := on.understand(asked, lookup)
 	a := in.step(on)
 	opened := c.toolDef(c.done[k].name)
 	hop := navTool(opened)
@@ -254,7 +255,7 @@ func (c *conv) goOn(on *conv) action {
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return action{text: c.summary()}
 	case strings.HasPrefix(a.text, "Sorry"):
-		if c.onlyNames(c.pointedText(c.done[k])) || hop && goesTo(opened, tokenize(c.text)) {
+		if c.onlyNames(asked) || hop && goesTo(opened, tokenize(c.text)) {
 			// "pull up the Outback", "back to the list": the page is what was asked
 			return action{text: c.summary()}
 		}
@@ -297,16 +298,6 @@ func (c *conv) onlyNames(text string) bool {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm]
 	})
-}
-
-// lastOpened is the index of the turn's last openFor call, or -1.
-func lastOpened(done []call) int {
-	for k := len(done) - 1; k >= 0; k-- {
-		if done[k].opened {
-			return k
-		}
-	}
-	return -1
 }
 
 // pageChanged reports a tool this turn called that is no longer offered: a tool navigated.

@@ -61,7 +61,7 @@ func (c *conv) abilities(n int) []string {
 }
 
 func (c *conv) noTools() string {
-	return "Sorry, I can't do that here: " + strings.ToLower(c.place.noTools[:1]) + c.place.noTools[1:]
+	return "Sorry, I can't do that here: " + lowerFirst(c.place.noTools)
 }
 
 // suggestions are requests that route back to their tool, one per tool, at most n, leaving
@@ -74,11 +74,8 @@ func (c *conv) suggestions(n int) []string {
 // one per tool, at most n.
 func (c *conv) examples(n int, keep func(chat.ToolDef) bool) []string {
 	return c.firstOf(n, func(t chat.ToolDef) string {
-		if !keep(t) {
-			return ""
-		}
 		ex := c.example(t)
-		if ex == "" || len(strings.Fields(ex)) > 5 {
+		if !keep(t) || ex == "" || len(strings.Fields(ex)) > 5 {
 			return "" // "get annotated message message type error" helps nobody
 		}
 		if p := route(ex, c.tools); p == nil || p.def.Name != t.Name || len(p.missing) > 0 {
@@ -190,11 +187,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		it, year := refs[0], o.field == yearField
 		// "which of them is newer" of two 2023 cars: no winner
 		if v, ok := it.num(o.field.keys...); ok && len(among) == 2 && slices.Contains(among, it) {
-			other := among[0]
-			if other == it {
-				other = among[1]
-			}
-			if w, ok := other.num(o.field.keys...); ok && w == v {
+			if w, ok := among[1-slices.Index(among, it)].num(o.field.keys...); ok && w == v {
 				return "Neither: " + theTitle(among[0]) + " and " + theTitle(among[1]) + " are the same, " + o.field.value(v, money) + ".", true
 			}
 		}
@@ -316,20 +309,17 @@ var toolVerbs = wordSet(`add apply approve ask assign book browse buy calculate 
 	solve split sum transfer trigger turn undo unlock upgrade wait`)
 
 func paramLabel(p *property, v string) string {
-	switch v {
-	case "asc":
-		return "lowest first"
-	case "desc":
-		return "highest first"
+	if dir, ok := map[string]string{"asc": "lowest first", "desc": "highest first"}[v]; ok {
+		return dir
 	}
 	if len(p.words) == 1 && (p.words[0] == "by" || p.words[0] == "sort") {
 		return "by " + v
 	}
 	if u := p.words[len(p.words)-1]; slices.Contains([]string{"month", "year", "day", "week", "hour", "minute", "night", "person", "guest", "seat", "people"}, u) {
-		if v == "1" {
-			return v + " " + u
+		if v != "1" {
+			u += "s"
 		}
-		return v + " " + u + "s"
+		return v + " " + u
 	}
 	return strings.Join(p.words, " ") + " " + v
 }
@@ -391,7 +381,9 @@ func (c *conv) options(toks []token) (string, bool) {
 	for _, t := range c.tools {
 		props = append(props, parseSchema(t.Parameters).props...)
 	}
-	var p *property
+	// p: the parameter the question names most words of; valued: the last whose choices have
+	// a value the text names ("does it come in blue?").
+	var p, valued *property
 	best := 0
 	for _, q := range props {
 		if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
@@ -400,19 +392,17 @@ func (c *conv) options(toks []token) (string, bool) {
 		if n := namesParam(toks, q); n > best {
 			p, best = q, n
 		}
+		if en := q.schema.enum; q.schema.stringEnum() && len(en) >= 2 &&
+			slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
+			valued = q
+		}
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
 	// own page (no list) "is the Camry available in red?".
 	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
 		strings.ToLower(toks[0].raw)) && (pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
-		// "does it come in blue?": the parameter whose choices have the value named.
-		for _, q := range props {
-			named := slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return namedValue(toks, e) })
-			if q.schema.stringEnum() && len(q.schema.enum) >= 2 && named {
-				p = q
-			}
-		}
+		p = valued
 	}
 	if no := c.notOffered(toks); p == nil && ask && no != "" {
 		return "No, " + no, true // "is it available in green?" where green is no choice
@@ -537,19 +527,13 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			cands = append(cands, p)
 		}
 	}
-	if question && len(cands) > 0 && reads(cands[0].def) && c.covers(cands[0], toks) {
+	if len(cands) == 0 {
+		return intent{reply: c.deadEnd()}
+	}
+	if _, unmatched := c.coverage(cands[0], toks); question && reads(cands[0].def) && unmatched == 0 {
 		return callIntent(cands[0]) // "what's the total now?": reading is asked, and harmless
 	}
-	if len(cands) > 0 {
-		return c.choose("I'm not sure I got that. Should I", cands)
-	}
-	return intent{reply: c.deadEnd()}
-}
-
-// covers reports a plan that knows every content word of the text.
-func (c *conv) covers(p *plan, toks []token) bool {
-	_, unmatched := c.coverage(p, toks)
-	return unmatched == 0
+	return c.choose("I'm not sure I got that. Should I", cands)
 }
 
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
@@ -662,7 +646,7 @@ func (c *conv) askMissing(p *plan) intent {
 // three, those the last list showed first; noun is what the parameter calls one ("car" of
 // carId); total counts the values.
 func (c *conv) itemChoices(p *property) (noun string, names []string, total int) {
-	if !p.schema.stringEnum() || c.before == nil {
+	if c.before == nil {
 		return "", nil, 0
 	}
 	var known []*item
@@ -749,9 +733,7 @@ func (c *conv) humanize(text string) string {
 		}
 		return s
 	})
-	text = regexp.MustCompile(`\b(?:asc|desc)\b`).ReplaceAllStringFunc(text, func(w string) string {
-		return w + "ending"
-	})
+	text = regexp.MustCompile(`\b(asc|desc)\b`).ReplaceAllString(text, "${1}ending")
 	text = quotedIdentRe.ReplaceAllString(text, "") // `in the form "fill_form_data"` → `in the form`
 	// Line by line: a result written as lines is shown as lines (the widget breaks them).
 	var lines []string

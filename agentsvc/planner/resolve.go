@@ -1,9 +1,9 @@
 package planner
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -19,16 +19,15 @@ var (
 	webAddrRe  = regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.\S+`)
 )
 
-// Words inside an e-mail address or a web address are the visitor's values, never names:
-// "jane" of jane@example.com does not name the reservation "for Jane Doe".
+// userWords are the words of the text that may name items. Words inside an e-mail or web
+// address are the visitor's values: "jane" of jane@example.com does not name "Jane Doe".
 func userWords(text string) []userWord {
 	var out []userWord
 	values := append(emailRe.FindAllStringIndex(text, -1), webAddrRe.FindAllStringIndex(text, -1)...)
 	for _, m := range nameWordRe.FindAllStringIndex(text, -1) {
-		if slices.ContainsFunc(values, func(v []int) bool { return m[0] < v[1] && v[0] < m[1] }) {
-			continue
+		if !slices.ContainsFunc(values, func(v []int) bool { return m[0] < v[1] && v[0] < m[1] }) {
+			out = append(out, userWord{compact(text[m[0]:m[1]]), m[0], m[1]})
 		}
-		out = append(out, userWord{compact(text[m[0]:m[1]]), m[0], m[1]})
 	}
 	return out
 }
@@ -65,12 +64,9 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 		}
 		// A weak word (a number, "model", a filter value) counts next to another match:
 		// "Model 3".
-		var pos []int
-		for k, i := range all {
-			if !weak[i] || (k+1 < len(all) && all[k+1] == i+1) || (k > 0 && all[k-1] == i-1) {
-				pos = append(pos, i)
-			}
-		}
+		pos := slices.DeleteFunc(slices.Clone(all), func(i int) bool {
+			return weak[i] && !slices.Contains(all, i-1) && !slices.Contains(all, i+1)
+		})
 		if len(pos) > 0 {
 			hits = append(hits, hit{it, pos})
 		}
@@ -79,7 +75,10 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 	// inside "Model 3"), then group items matched by the same words.
 	var out []mention
 	for _, h := range hits {
-		if slices.ContainsFunc(hits, func(o hit) bool { return len(h.pos) < len(o.pos) && subset(h.pos, o.pos) }) {
+		inside := func(o hit) bool {
+			return len(h.pos) < len(o.pos) && !slices.ContainsFunc(h.pos, func(i int) bool { return !slices.Contains(o.pos, i) })
+		}
+		if slices.ContainsFunc(hits, inside) {
 			continue
 		}
 		start, end := ws[h.pos[0]].start, ws[h.pos[len(h.pos)-1]].end
@@ -89,7 +88,7 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 			out = append(out, mention{[]*item{h.it}, start, end})
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].start < out[b].start })
+	slices.SortStableFunc(out, func(a, b mention) int { return a.start - b.start })
 	return out
 }
 
@@ -100,36 +99,6 @@ var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "
 func weakWord(w string) bool {
 	_, err := strconv.Atoi(w)
 	return len(w) <= 1 || err == nil
-}
-
-func subset(a, b []int) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
-}
-
-// editDistance1 reports words at most one edit apart ("camery" and "camry").
-func editDistance1(a, b string) bool {
-	if a == b {
-		return true
-	}
-	if d := len(a) - len(b); d > 1 || d < -1 {
-		return false
-	}
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	i := 0
-	for i < len(b) && a[i] == b[i] {
-		i++
-	}
-	if len(a) == len(b) {
-		return a[i+1:] == b[i+1:]
-	}
-	return a[i+1:] == b[i:]
 }
 
 // order is a way to rank items: by a field, lowest or highest first.
@@ -191,9 +160,6 @@ func (f *field) value(v float64, money moneyStyle) string {
 // adjective describes something: "my old car"); nil when it names none.
 func questionField(toks []token) (*field, bool) {
 	for i, t := range toks {
-		if t.kind != kindWord {
-			continue
-		}
 		if t.norm == "much" && i > 0 && toks[i-1].norm == "how" {
 			return priceField, false
 		}
@@ -234,8 +200,7 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		}
 		w := strings.ToLower(t.raw)
 		k := slices.IndexFunc(rankPairs, func(r rankPair) bool {
-			return slices.Contains(r.first, w) && i+1 < len(toks) && toks[i+1].kind == kindWord &&
-				slices.Contains(r.next, toks[i+1].norm)
+			return slices.Contains(r.first, w) && i+1 < len(toks) && slices.Contains(r.next, toks[i+1].norm)
 		})
 		if k >= 0 {
 			// "less expensive than $30,000" is a bound, as "cheaper than" is
@@ -263,12 +228,14 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 // mileWords are the words of mileage in a ranking ("fewest miles").
 var mileWords = []string{"mileage", "mile", "km", "kilometer"}
 
+// mileageWord reports a word of mileage ("miles", "km").
 func mileageWord(t token) bool {
-	return t.kind == kindWord && slices.Contains(mileWords, t.norm)
+	return slices.Contains(mileWords, t.norm)
 }
 
 var countWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 
+// countWord is the count a token says: 2 to 10 as a number, or "two" to "five" and "both".
 func countWord(t token) (int, bool) {
 	if t.kind == kindNumber && !t.money && !t.percent && t.value >= 2 && t.value <= 10 &&
 		t.value == float64(int(t.value)) {
@@ -280,19 +247,17 @@ func countWord(t token) (int, bool) {
 
 // ranked returns the items sorted by the order; items without the field are left out.
 func ranked(items []*item, o order) []*item {
-	var out []*item
-	for _, it := range items {
-		if _, ok := it.num(o.field.keys...); ok {
-			out = append(out, it)
-		}
-	}
-	sort.SliceStable(out, func(a, b int) bool {
-		x, _ := out[a].num(o.field.keys...)
-		y, _ := out[b].num(o.field.keys...)
+	out := slices.DeleteFunc(slices.Clone(items), func(it *item) bool {
+		_, ok := it.num(o.field.keys...)
+		return !ok
+	})
+	slices.SortStableFunc(out, func(a, b *item) int {
+		x, _ := a.num(o.field.keys...)
+		y, _ := b.num(o.field.keys...)
 		if o.desc {
-			return x > y
+			return cmp.Compare(y, x)
 		}
-		return x < y
+		return cmp.Compare(x, y)
 	})
 	return out
 }
@@ -314,7 +279,7 @@ func pointer(toks []token, byValue bool) (n, first, last int) {
 		case t.kind != kindWord && t.kind != kindNumber:
 		case isOrd && (article(i-1) || oneAt(toks, i+1)):
 			return v, i, i
-		case !isOrd && t.kind == kindNumber && i > 0 && (toks[i-1].norm == "number" || toks[i-1].norm == "no"):
+		case t.kind == kindNumber && i > 0 && (toks[i-1].norm == "number" || toks[i-1].norm == "no"):
 			return int(t.value), i - 1, i
 		case byValue && t.kind == kindWord && article(i-1) && i+1 < len(toks) && toks[i+1].norm == "one":
 			return 0, i, i
@@ -323,11 +288,9 @@ func pointer(toks []token, byValue bool) (n, first, last int) {
 	return 0, -1, -1
 }
 
-var oneWords = []string{"one", "option", "choice"}
-
 // oneAt reports "one", "option" or "choice" at token i: "the second one".
 func oneAt(toks []token, i int) bool {
-	return i < len(toks) && toks[i].kind == kindWord && slices.Contains(oneWords, toks[i].norm)
+	return i < len(toks) && slices.Contains([]string{"one", "option", "choice"}, toks[i].norm)
 }
 
 // ordinalRef finds a place in the last list: "the second", "the 2nd one", "number 2".
@@ -356,14 +319,13 @@ func pointerSpan(toks []token) (start, end int, ok bool) {
 // that have the value.
 func attributeRef(toks []token, list []*item) ([]*item, int) {
 	for i, t := range toks {
-		if t.kind != kindWord || i+1 >= len(toks) || toks[i+1].kind != kindWord || toks[i+1].norm != "one" {
+		if t.kind != kindWord || i+1 >= len(toks) || toks[i+1].norm != "one" {
 			continue
 		}
-		v := t.norm
 		var out []*item
 		for _, it := range list {
 			for _, vals := range it.attrs {
-				if slices.ContainsFunc(vals, func(s string) bool { return s == v || normWord(s) == v }) {
+				if slices.ContainsFunc(vals, func(s string) bool { return s == t.norm || normWord(s) == t.norm }) {
 					out = append(out, it)
 					break
 				}

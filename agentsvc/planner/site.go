@@ -222,14 +222,14 @@ var seekWords = wordSet(listVerbText + " any find looking search")
 // suvs do you have?") or a ranking ("the cheapest suv you have"), not a service ("do you offer
 // home delivery?").
 func seeksThings(toks []token) bool {
-	seek := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindWord && seekWords[t.norm] })
+	seek := slices.ContainsFunc(toks, func(t token) bool { return isWord(t, seekWords) })
 	plural := slices.ContainsFunc(toks, func(t token) bool {
 		w := strings.ToLower(t.raw)
 		return t.kind == kindWord && !stopWords[w] && !seekWords[t.norm] && len(w) > 3 && stem(w) != w
 	})
 	// "what's the cheapest suv you have": a ranking of things
 	rank := slices.ContainsFunc(toks, func(t token) bool { return rankWords[t.norm].field != nil })
-	return seek >= 0 && (plural || rank)
+	return seek && (plural || rank)
 }
 
 // pronounIn reports "it", "this one", "that car": the item on screen.

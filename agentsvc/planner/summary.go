@@ -59,15 +59,7 @@ func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	cut := 0
-	for i := range s {
-		if n == 0 {
-			cut = i
-			break
-		}
-		n--
-	}
-	s = s[:cut]
+	s = string([]rune(s)[:n])
 	if i := strings.LastIndexByte(s, '\n'); i > 0 {
 		return s[:i] + "\n…" // whole lines
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -32,7 +33,7 @@ const (
 type token struct {
 	kind kind
 	raw  string
-	norm string // words: lower case, rewritten, stemmed
+	norm string // words: lower case, rewritten, stemmed; empty for the other kinds
 	// start and end are the token's byte offsets in the text (a quote's include its marks).
 	start, end int
 	// numbers
@@ -69,20 +70,15 @@ func tokenize(text string) []token {
 	spans := quoteSpans(text)
 	// claim takes text[start:end] as a token unless one taken before overlaps it.
 	claim := func(k kind, start, end int, raw string) {
-		for _, o := range spans {
-			if start < o.end && o.start < end {
-				return
-			}
+		if !slices.ContainsFunc(spans, func(o token) bool { return start < o.end && o.start < end }) {
+			spans = append(spans, token{kind: k, raw: raw, start: start, end: end})
 		}
-		spans = append(spans, token{kind: k, raw: raw, start: start, end: end})
 	}
 	for _, m := range emailRe.FindAllStringIndex(text, -1) {
 		claim(kindEmail, m[0], m[1], text[m[0]:m[1]])
 	}
 	for _, m := range pathRe.FindAllStringSubmatchIndex(text, -1) {
-		if p := text[m[2]:m[3]]; p != "/" {
-			claim(kindPath, m[2], m[3], p)
-		}
+		claim(kindPath, m[2], m[3], text[m[2]:m[3]])
 	}
 	for _, m := range dateRe.FindAllStringIndex(text, -1) {
 		d := text[m[0]:m[1]]
@@ -101,12 +97,11 @@ func tokenize(text string) []token {
 		}
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
-		p := strings.TrimRight(text[m[0]:m[1]], " ")
-		// The label is right before the number: look at the last 64 bytes only (the whole
-		// text before each candidate made a long message quadratic).
+		p := text[m[0]:m[1]]
+		// The label is right before the number: its last 64 bytes, not the whole text before.
 		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&
 			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
-			claim(kindPhone, m[0], m[0]+len(p), p)
+			claim(kindPhone, m[0], m[1], p)
 		}
 	}
 	slices.SortFunc(spans, func(a, b token) int { return a.start - b.start })
@@ -154,12 +149,9 @@ var countedUnits = wordSet(`people person persons guests guest adults adult kids
 func numberWordsToNumbers(toks []token) {
 	for i, t := range toks {
 		v, ok := spelledNumbers[strings.ToLower(t.raw)]
-		if t.kind != kindWord || !ok {
-			continue
-		}
 		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
-		beforeUnit := i+1 < len(toks) && toks[i+1].kind == kindWord && countedUnits[toks[i+1].norm]
-		if afterFor || beforeUnit {
+		beforeUnit := i+1 < len(toks) && countedUnits[toks[i+1].norm]
+		if ok && t.kind == kindWord && (afterFor || beforeUnit) {
 			toks[i] = token{kind: kindNumber, raw: t.raw, value: v, start: t.start, end: t.end}
 		}
 	}
@@ -178,10 +170,8 @@ func phoneLike(p string, labelled bool) bool {
 			group = 0
 		}
 	}
-	if digits < 7 || digits > 15 {
-		return false
-	}
-	return labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4)
+	return digits >= 7 && digits <= 15 &&
+		(labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4))
 }
 
 // alnumNear reports a letter or digit right before s[i] (before) or at it.
@@ -236,7 +226,7 @@ func quoteSpans(text string) []token {
 			closer = ""
 		}
 		end := -1
-		for j := i + size; closer != "" && end < 0; {
+		for j := i + size; closer != "" && end < 0; j++ {
 			k := strings.Index(text[j:], closer)
 			if k < 0 {
 				break
@@ -244,7 +234,6 @@ func quoteSpans(text string) []token {
 			if j += k; closer != "'" || !alnumNear(text, j+1, false) {
 				end = j
 			}
-			j++
 		}
 		if end < 0 || strings.TrimSpace(text[i+size:end]) == "" {
 			i += size
@@ -270,11 +259,8 @@ func scanToken(s string) token {
 	case strings.ContainsRune("<>+=-", r):
 		return token{kind: kindSym, raw: s}
 	}
-	t := token{kind: kindNumber, raw: s}
-	num := s
-	if r, size := utf8.DecodeRuneInString(num); strings.ContainsRune("$€£", r) {
-		t.money, num = true, num[size:]
-	}
+	t := token{kind: kindNumber, raw: s, money: strings.ContainsRune("$€£", r)}
+	num := strings.TrimLeft(s, "$€£")
 	num, t.percent = strings.CutSuffix(strings.TrimSpace(num), "%")
 	num, thousands := strings.CutSuffix(strings.ToLower(strings.TrimSpace(num)), "k") // "40k" is money
 	num = strings.TrimSpace(num)
@@ -304,7 +290,7 @@ func mergeMultipliers(toks []token) []token {
 				continue
 			case "dollar", "usd", "eur", "euro", "buck":
 				out[n-1].money = true
-			case "percent", "pct":
+			case "percent": // and "pct", rewritten
 				out[n-1].percent = true
 			}
 		}
@@ -467,10 +453,8 @@ func normWord(w string) string {
 	if r, ok := rewrites[w]; ok {
 		return r
 	}
-	if r, ok := rewrites[stem(w)]; ok {
-		return r
-	}
-	return stem(w)
+	w = stem(w)
+	return cmp.Or(rewrites[w], w)
 }
 
 // stem removes an English plural ending.
@@ -528,14 +512,9 @@ func identSplit(s string) []string {
 	return strings.Fields(b.String())
 }
 
+// contentWords are the normalised words of s that ask for something: no stop words, no letters alone.
 func contentWords(s string) []string {
-	var out []string
-	for _, w := range identWords(s) {
-		if len(w) > 1 && !stopWords[w] {
-			out = append(out, w)
-		}
-	}
-	return out
+	return slices.DeleteFunc(identWords(s), func(w string) bool { return len(w) <= 1 || stopWords[w] })
 }
 
 // wordsMatch reports whether two normalised words name the same thing: equal, one a prefix
@@ -564,15 +543,20 @@ func wordsMatch(a, b string) bool {
 // typoMatch reports two words of at least five letters one typo apart: a letter missing,
 // added, changed, or two neighbours swapped ("electirc").
 func typoMatch(a, b string) bool {
-	if len(a) < 5 || len(b) < 5 || a == b || digitsOf(a) != digitsOf(b) {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(b) < 5 || a == b || len(a) > len(b)+1 || digitsOf(a) != digitsOf(b) {
 		return false // "mazda3" is no typo of "mazda"
 	}
 	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
+	for i < len(b) && a[i] == b[i] {
 		i++
 	}
-	swapped := len(a) == len(b) && i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-	return swapped || editDistance1(a, b)
+	if len(a) > len(b) {
+		return a[i+1:] == b[i:]
+	}
+	return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
 }
 
 // cueWords state a bound for the number after them; cueAfter for the number before them.
@@ -595,15 +579,8 @@ var (
 // phraseAt reports the words of phrase at toks[i:]: words by their normal form, symbols
 // as written.
 func phraseAt(toks []token, i int, phrase []string) bool {
-	if i < 0 || i+len(phrase) > len(toks) {
-		return false
-	}
-	for k, w := range phrase {
-		if t := toks[i+k]; !(t.kind == kindWord && t.norm == w) && !(t.kind == kindSym && t.raw == w) {
-			return false
-		}
-	}
-	return true
+	return i >= 0 && i+len(phrase) <= len(toks) && slices.EqualFunc(toks[i:i+len(phrase)], phrase,
+		func(t token, w string) bool { return t.norm == w || t.kind == kindSym && t.raw == w })
 }
 
 // endsWith reports whether toks[:i] ends with one of the phrases.
@@ -625,6 +602,7 @@ func ownName(name string) string {
 	return name
 }
 
+// digitsOf is the digits of w in order: "mazda3" gives "3".
 func digitsOf(w string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
