@@ -86,8 +86,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
 		return strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) < 0
 	})
-	for k := len(r.mentions) - 1; k >= 0; k-- {
-		m := r.mentions[k]
+	for _, m := range slices.Backward(r.mentions) {
 		if len(m.items) > 1 {
 			r.ambiguous = &m
 			return r
@@ -750,7 +749,7 @@ func narrows(toks []token) bool {
 func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 	for name, e := range p.edits {
 		var prev []string
-		if args := c.lastArgs(p.def.Name, name); args == nil || json.Unmarshal(args[name], &prev) != nil {
+		if json.Unmarshal(c.lastArgs(p.def.Name, name)[name], &prev) != nil { // none, or no list
 			if len(e.drop) == 0 {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
@@ -763,8 +762,7 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
 				" or none?", false
 		}
-		dropped := func(v string) bool { return slices.Contains(e.drop, v) }
-		out := slices.DeleteFunc(slices.Clone(prev), dropped)
+		out := slices.DeleteFunc(prev, func(v string) bool { return slices.Contains(e.drop, v) })
 		for _, v := range e.add {
 			if !slices.Contains(out, v) {
 				out = append(out, v)
