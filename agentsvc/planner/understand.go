@@ -166,12 +166,9 @@ func (c *conv) comparer(r *reading) *plan {
 // many ("compare all the minivans"); else it says how many there are.
 func (c *conv) compareAll(filter, cmp *plan) intent {
 	return intent{
+		// step takes steps[len(done)]: the comparison of what the filter shows once it ran
 		steps: func(c *conv) []*plan {
-			all := withIDs(&plan{def: cmp.def, schema: cmp.schema, values: map[string]any{}}, c.now.last)
-			if len(c.done) == 0 || all == nil {
-				return []*plan{filter}
-			}
-			return []*plan{filter, all}
+			return []*plan{filter, withIDs(&plan{def: cmp.def, schema: cmp.schema, values: map[string]any{}}, c.now.last)}
 		},
 		final: func(c *conv) string {
 			switch {
@@ -791,10 +788,7 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 // notDefaults, a parameter that has a default keeps it ("sort by year" after "price high to
 // low" sorts in the default order).
 func (c *conv) carryOver(p *plan, notDefaults bool) {
-	prev := c.lastArgs(p.def.Name, "")
-	if prev == nil {
-		return
-	}
+	prev := c.lastArgs(p.def.Name, "") // nil: nothing to keep
 	for _, prop := range p.schema.props {
 		keep := notDefaults && len(prop.schema.def) > 0 // the default stays
 		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
