@@ -450,11 +450,10 @@ func init() {
 func (c *conv) understand(text string, lookup bool) intent {
 	r := c.read(text, lookup)
 	for _, ru := range rules {
-		if !ru.when(c, r) {
-			continue
-		}
-		if in, ok := ru.do(c, r); ok {
-			return in
+		if ru.when(c, r) {
+			if in, ok := ru.do(c, r); ok {
+				return in
+			}
 		}
 	}
 	return intent{reply: c.deadEnd()} // not reached: "call" always applies
