@@ -76,12 +76,9 @@ const chainLimit = 4
 // was only that question. When that turn's message itself answered a question before it, the
 // request is the chain of them, up to chain questions back.
 func (c *conv) pending(chain int) (intent, bool) {
-	prevUser := -1
-	for i := c.lastUser - 1; i >= 0; i-- {
-		if c.msgs[i].Role == chat.RoleUser {
-			prevUser = i
-			break
-		}
+	prevUser := c.lastUser - 1
+	for prevUser >= 0 && c.msgs[prevUser].Role != chat.RoleUser {
+		prevUser--
 	}
 	if prevUser < 0 {
 		return intent{}, false
@@ -202,26 +199,19 @@ func pickChoice(text string, choices []choice) int {
 	if wordAt(toks, 0, "what", "what's", "whats", "which", "how", "who", "where", "why", "when") {
 		return -1 // "which car is this for?" asks back: it picks no choice by sharing a word
 	}
-	words := contentWords(text)
-	best, bestN, tie := -1, 0, false
-	for i, ch := range choices {
-		label := contentWords(ch.label)
-		n := len(slices.DeleteFunc(slices.Clone(words), func(w string) bool {
-			return !slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) })
-		}))
-		switch {
-		case n > bestN:
-			best, bestN, tie = i, n, false
-		case n == bestN && n > 0:
-			tie = true
-		}
-	}
-	// Every word given must belong to the choice: "price" picks "by price", "price please
+	// Every word given must belong to the one choice: "price" picks "by price", "price please
 	// and something else" does not.
-	if tie || bestN == 0 || bestN < len(words) {
-		return -1
+	words := contentWords(text)
+	all := func(ch choice) bool {
+		label := contentWords(ch.label)
+		return !slices.ContainsFunc(words, func(w string) bool {
+			return !slices.ContainsFunc(label, func(l string) bool { return wordsMatch(w, l) })
+		})
 	}
-	return best
+	if i := slices.IndexFunc(choices, all); len(words) > 0 && i >= 0 && !slices.ContainsFunc(choices[i+1:], all) {
+		return i
+	}
+	return -1
 }
 
 // ordinalAt is the index among n things of the one the words name by its place ("the

@@ -25,13 +25,10 @@ type lookup struct {
 // unknownNames handles names the conversation has not seen yet: it lists the page's items
 // first, then resolves; or says the name is not on the page's whole list.
 func (c *conv) unknownNames(r *reading) (intent, bool) {
-	lk := c.lookupOf(r)
-	switch {
-	case lk == nil:
-		return intent{}, false
-	case lk.seen > 0: // every name of the page's list is known
+	switch lk := c.lookupOf(r); {
+	case lk != nil && lk.seen > 0: // every name of the page's list is known
 		return c.notListed(lk), true
-	case r.lookup && !c.prose(r.toks2):
+	case lk != nil && r.lookup && !c.prose(r.toks2):
 		return lk.intent(), true
 	}
 	return intent{}, false
@@ -134,14 +131,12 @@ func (lk *lookup) intent() intent {
 	}
 	return intent{
 		steps: func(c *conv) []*plan {
-			if len(c.done) == 0 {
-				return []*plan{lk.l}
+			if len(c.done) > 0 {
+				if in, sub, back := after(c); in.steps != nil {
+					return append(append([]*plan{lk.l}, back...), in.steps(sub)...)
+				}
 			}
-			in, sub, back := after(c)
-			if in.steps == nil {
-				return []*plan{lk.l}
-			}
-			return append(append([]*plan{lk.l}, back...), in.steps(sub)...)
+			return []*plan{lk.l}
 		},
 		final: func(c *conv) string {
 			in, sub, _ := after(c)

@@ -86,8 +86,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
 		return strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) < 0
 	})
-	for k := len(r.mentions) - 1; k >= 0; k-- {
-		m := r.mentions[k]
+	for _, m := range slices.Backward(r.mentions) {
 		if len(m.items) > 1 {
 			r.ambiguous = &m
 			return r
@@ -166,25 +165,16 @@ func (c *conv) comparer(r *reading) *plan {
 // compareAll filters, then compares what the filter shows when the comparing tool takes that
 // many ("compare all the minivans"); else it says how many there are.
 func (c *conv) compareAll(filter, cmp *plan) intent {
-	all := func(c *conv) *plan {
-		if len(c.done) == 0 {
-			return nil
-		}
-		return withIDs(&plan{def: cmp.def, schema: cmp.schema, values: map[string]any{}}, c.now.last)
-	}
 	return intent{
+		// step takes steps[len(done)]: the comparison of what the filter shows once it ran
 		steps: func(c *conv) []*plan {
-			if p := all(c); p != nil {
-				return []*plan{filter, p}
-			}
-			return []*plan{filter}
+			return []*plan{filter, withIDs(&plan{def: cmp.def, schema: cmp.schema, values: map[string]any{}}, c.now.last)}
 		},
 		final: func(c *conv) string {
-			n := len(c.now.last)
 			switch {
 			case len(c.done) > 1:
 				return c.summary()
-			case n == 1:
+			case len(c.now.last) == 1:
 				return "Only one " + listNoun(filter.def.Name, 1) + " matches: " + theTitle(c.now.last[0]) + ". That is too few to " + c.describe(cmp) + "."
 			}
 			return c.summary() + " That is too many to " + c.describe(cmp) + " at once: which should I compare?"
@@ -213,12 +203,7 @@ var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (mornin
 // a time.
 func bareHourChange(text string) string {
 	toks := tokenize(text)
-	var nums []token
-	for _, t := range toks {
-		if t.kind == kindNumber {
-			nums = append(nums, t)
-		}
-	}
+	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
 	change := slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] })
 	if !change || len(nums) != 1 || nums[0].value < 1 || nums[0].value > 23 || nums[0].value != float64(int(nums[0].value)) {
 		return text
@@ -279,10 +264,8 @@ var aboutWords = rawSet(`about detail details info information describe specs ov
 // reader is the page's tool that reads what is on screen and needs nothing (get_price_summary),
 // or nil.
 func (c *conv) reader() *plan {
-	for _, t := range c.tools {
-		if reads(t) {
-			return &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
-		}
+	if i := slices.IndexFunc(c.tools, reads); i >= 0 {
+		return &plan{def: c.tools[i], schema: parseSchema(c.tools[i].Parameters), values: map[string]any{}}
 	}
 	return nil
 }
@@ -467,11 +450,10 @@ func init() {
 func (c *conv) understand(text string, lookup bool) intent {
 	r := c.read(text, lookup)
 	for _, ru := range rules {
-		if !ru.when(c, r) {
-			continue
-		}
-		if in, ok := ru.do(c, r); ok {
-			return in
+		if ru.when(c, r) {
+			if in, ok := ru.do(c, r); ok {
+				return in
+			}
 		}
 	}
 	return intent{reply: c.deadEnd()} // not reached: "call" always applies
@@ -673,26 +655,15 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 	var b strings.Builder
 	prev := 0
 	for i, t := range toks {
-		drop := i < len(sorter.used) && sorter.used[i]
-		if t.kind == kindWord && (sortWords[t.norm] || sortFillers[t.norm]) {
-			drop = true
-		}
-		if drop {
+		if i < len(sorter.used) && sorter.used[i] || t.kind == kindWord && (sortWords[t.norm] || sortFillers[t.norm]) {
 			b.WriteString(text[prev:t.start])
 			prev = t.end
 		}
 	}
 	b.WriteString(text[prev:])
 	rest := strings.TrimSpace(b.String())
-	if rest == "" {
-		return nil
-	}
-	ps := rankPlans(rest, c.tools)
-	if len(ps) == 0 {
-		return nil
-	}
-	f := ps[0]
-	if f.def.Name == sorter.def.Name || f.score < threshold || len(f.missing) > 0 || len(f.values) == 0 ||
+	f := route(rest, c.tools) // nil when nothing is left or it scores too low
+	if f == nil || f.def.Name == sorter.def.Name || len(f.missing) > 0 || len(f.values) == 0 ||
 		isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
 		return nil
 	}
@@ -774,22 +745,20 @@ func narrows(toks []token) bool {
 func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 	for name, e := range p.edits {
 		var prev []string
-		if args := c.lastArgs(p.def.Name, name); args == nil || json.Unmarshal(args[name], &prev) != nil {
+		if json.Unmarshal(c.lastArgs(p.def.Name, name)[name], &prev) != nil { // none, or no list
 			if len(e.drop) == 0 {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
-			var all []string
-			named := func(q *property) bool { return q.name == name }
-			if i := slices.IndexFunc(p.schema.props, named); i >= 0 && p.schema.props[i].schema.items != nil {
-				for _, v := range p.schema.props[i].schema.items.enum {
-					all = append(all, v.str)
+			var all []string // the list's choices (its items are a string enum: route's enums)
+			for _, q := range p.schema.props {
+				if q.name == name && q.schema.items != nil {
+					all = texts(q.schema.items.enum)
 				}
 			}
 			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
 				" or none?", false
 		}
-		dropped := func(v string) bool { return slices.Contains(e.drop, v) }
-		out := slices.DeleteFunc(slices.Clone(prev), dropped)
+		out := slices.DeleteFunc(prev, func(v string) bool { return slices.Contains(e.drop, v) })
 		for _, v := range e.add {
 			if !slices.Contains(out, v) {
 				out = append(out, v)
@@ -818,10 +787,7 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 // notDefaults, a parameter that has a default keeps it ("sort by year" after "price high to
 // low" sorts in the default order).
 func (c *conv) carryOver(p *plan, notDefaults bool) {
-	prev := c.lastArgs(p.def.Name, "")
-	if prev == nil {
-		return
-	}
+	prev := c.lastArgs(p.def.Name, "") // nil: nothing to keep
 	for _, prop := range p.schema.props {
 		keep := notDefaults && len(prop.schema.def) > 0 // the default stays
 		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
@@ -835,15 +801,9 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 // conversation's last call of a tool of this page again, with the one parameter whose enum
 // has that number changed and the others kept; nil when the message is anything else.
 func (c *conv) bareValue(toks []token) *plan {
-	var nums []token
-	for _, t := range toks {
-		if t.kind == kindNumber {
-			nums = append(nums, t)
-		} else if t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] {
-			return nil
-		}
-	}
-	if len(nums) != 1 {
+	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
+	other := func(t token) bool { return t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] }
+	if len(nums) != 1 || slices.ContainsFunc(toks, other) {
 		return nil
 	}
 	for k := range c.earlierCalls {
@@ -861,11 +821,10 @@ func (c *conv) bareValue(toks []token) *plan {
 				}
 			}
 		}
-		switch len(hits) {
-		case 0:
+		if len(hits) == 0 {
 			continue // "and at 72?" after the application: the calculation before it
-		case 1:
-		default:
+		}
+		if len(hits) > 1 {
 			return nil // two parameters could take it
 		}
 		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hits[0].name: v}}
@@ -961,14 +920,14 @@ func (c *conv) listsItems() bool {
 	return c.hasParam(takesIDs)
 }
 
-// wantsIDs reports a plan that still needs ids of items.
+// wantsIDs reports a plan that still needs ids of items: a required id parameter unset (as
+// every missing one is) or set to no ids.
 func wantsIDs(p *plan) bool {
-	unset := func(q *property) bool {
+	return slices.ContainsFunc(p.schema.props, func(q *property) bool {
 		v, set := p.values[q.name]
 		vs, isList := v.([]string)
 		return takesIDs(q) && q.required && (!set || isList && len(vs) == 0)
-	}
-	return slices.ContainsFunc(p.missing, takesIDs) || slices.ContainsFunc(p.schema.props, unset)
+	})
 }
 
 // unknownWords are the words of the text that no tool knows and that are not ordinary
