@@ -81,6 +81,9 @@ func (f *filler) freeText() {
 var noteRe = regexp.MustCompile(
 	`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
 
+// pleaseEnd is a "please" that ends a note: "…: no pets, please", "…: I need a child seat Please".
+var pleaseEnd = regexp.MustCompile(`(?i)[\s,]*\bplease$`)
+
 // note fills a free-text parameter named like a note (notes, comment, message), required or
 // not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
 // child seat"; the other values of the form stay to be found or asked for.
@@ -103,7 +106,7 @@ func (f *filler) note() {
 	}
 	cue := normWord(f.text[m[2]:m[3]])
 	v := strings.TrimSpace(strings.TrimRight(f.text[m[4]:max(end, m[4])], ".!?, "))
-	v = strings.TrimSpace(strings.TrimSuffix(v, "please"))
+	v = strings.TrimSpace(pleaseEnd.ReplaceAllString(v, ""))
 	for _, p := range f.schema.props {
 		if v != "" && f.free(p) && freeTextable(p) && slices.Contains(p.words, cue) && p.schema.acceptsString(v) {
 			f.claim(p, v, bonusTyped, from, to)

@@ -126,13 +126,14 @@ var noneRe = regexp.MustCompile(`(?i)\bshowing\s+0\b|\b(?:0|no|zero)\s+\w+\s+(?:
 // "total") or holds only empty lists, or its text says that nothing matched.
 func listsNothing(v any, text string) bool {
 	obj, _ := v.(map[string]any)
+	for _, k := range []string{"count", "total"} { // "count" first when a result has both
+		if x, ok := obj[k].(json.Number); ok {
+			return x.String() == "0"
+		}
+	}
 	lists, full := 0, 0
-	for k, x := range obj {
+	for _, x := range obj {
 		switch x := x.(type) {
-		case json.Number:
-			if k == "count" || k == "total" {
-				return x.String() == "0"
-			}
 		case []any:
 			lists++
 			if len(x) > 0 {
@@ -336,9 +337,9 @@ func (it *item) num(keys ...string) (float64, bool) {
 		}
 	}
 	for _, k := range keys {
-		for f, v := range it.nums {
+		for _, f := range slices.Sorted(maps.Keys(it.nums)) { // price_max before price_min, every time
 			if strings.Contains(f, k) {
-				return v, true
+				return it.nums[f], true
 			}
 		}
 	}

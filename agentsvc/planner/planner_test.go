@@ -136,6 +136,9 @@ func TestRoutesToTool(t *testing.T) {
 			"fill_form_data", `{"name":"Ada Lovelace","email":"ada@example.com","date":"2026-12-03","time":"10:00"}`},
 		{"test-drive", testDriveTools, `my name is Ada Lovelace, phone +1 555 123 4567, 2pm on 2026-12-04, notes 'bring the blue one'`,
 			"fill_form_data", `{"name":"Ada Lovelace","phone":"+1 555 123 4567","date":"2026-12-04","time":"14:00","notes":"bring the blue one"}`},
+		// "Please" ends the note in any case; "displeased" is a word of it
+		{"test-drive", testDriveTools, "add a note: my dog comes too, Please", "fill_form_data", `{"notes":"my dog comes too"}`},
+		{"test-drive", testDriveTools, "add a note: last time I was displeased", "fill_form_data", `{"notes":"last time I was displeased"}`},
 		{"test-drive", testDriveTools, "book it", "book_test_drive", `{}`},
 		{"financing", financingTools, "monthly payment over 60 months with 5000 down", "calculate_payment", `{"termMonths":60,"downPayment":5000}`},
 		{"financing", financingTools, "payment for 48 months at 4.9% apr on a $32,000 price", "calculate_payment",
@@ -289,7 +292,7 @@ func TestSummarisesToolResults(t *testing.T) {
 		{"empty", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: ""}),
 			[]string{"Done: filter the car inventory shown on the page."}, nil},
 		{"long", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: long}),
-			[]string{"word word", "…"}, []string{long}},
+			[]string{"word word", "…"}, []string{long, "Result:"}}, // cut short: a text, not a value
 		{"lines", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: "Cart:\n\n  2  mugs   $24\n1 kettle $40\n"}),
 			[]string{"Cart:\n2 mugs $24\n1 kettle $40"}, nil},
 		{"many lines", toolTurn(chat.Message{Role: chat.RoleTool, ToolCallID: "planner-1-1", Content: strings.Repeat("a line\n", 11)}),
@@ -499,5 +502,45 @@ func TestOpenedPageWithoutToolsYet(t *testing.T) {
 	}
 	if len(resp.ToolCalls) != 0 || !strings.Contains(resp.Text, "Opening the page of the 2023 Toyota RAV4") || !strings.Contains(resp.Text, "ask me again there") || strings.Contains(resp.Text, "either") {
 		t.Errorf("got %+v", resp)
+	}
+}
+
+// A page may name a parameter with no letters ("_", "$"): the planner's labels, examples and
+// questions read a parameter's words, and indexed the last one (a panic) or asked for "your ".
+func TestParamsWithoutWords(t *testing.T) {
+	tools := []chat.ToolDef{tool("set_mode", "Set the display mode.", `{"type":"object","properties":{
+		"_":{"type":"string","enum":["dark","light"]},"$":{"type":"integer"}},"required":["_"]}`),
+		tool("set_size", "Set the text size.", `{"type":"object","properties":{"$":{"type":"integer"}},"required":["$"]}`)}
+	for _, text := range []string{"hi", "what can you do?", "set the mode to dark", "set the size"} {
+		msgs := []chat.Message{user(text)}
+		resp := stream(t, tools, msgs...)
+		for _, c := range resp.ToolCalls {
+			validate(t, findTool(t, tools, c.Name), c.Arguments)
+			msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{c}},
+				chat.Message{Role: chat.RoleTool, ToolCallID: c.ID, Content: `{"ok":true}`})
+			resp = stream(t, tools, msgs...) // the reply after the call describes it
+		}
+		if !strings.Contains(resp.Text, Notice) || strings.Contains(resp.Text, "your ") && !strings.Contains(resp.Text, "your $") {
+			t.Errorf("%q: reply %q", text, resp.Text)
+		}
+	}
+	if got := paramLabel(parseSchema(tools[1].Parameters).props[0], "3"); got != "$ 3" {
+		t.Errorf("label %q", got)
+	}
+}
+
+// A result's fields are read in one order: with price_min and price_max, "price" is
+// price_max every time, and a result with both a count and a total is read by its count
+// (Go's maps iterate in a random order, and these reads followed it).
+func TestResultFieldsReadInOneOrder(t *testing.T) {
+	it := itemOf(map[string]any{"id": "r1", "name": "Room", "price_min": json.Number("90"), "price_max": json.Number("120")})
+	res := map[string]any{"count": json.Number("3"), "total": json.Number("0"), "rooms": []any{}}
+	for range 64 {
+		if v, _ := it.num("price"); v != 120 {
+			t.Fatalf("price %v, want price_max's 120", v)
+		}
+		if listsNothing(res, "") {
+			t.Fatal("a result counting 3 read as empty")
+		}
 	}
 }

@@ -799,7 +799,7 @@ func (c *conv) summary() string {
 	if text == "" || text == "(the tool returned no content)" {
 		return "Done: " + c.describeTool(d.name) + "."
 	}
-	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.ContainsAny(text[len(text)-1:], ".!?…") {
+	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.HasSuffix(text, "…") && !strings.ContainsAny(text[len(text)-1:], ".!?") {
 		return "Result: " + text
 	}
 	return text

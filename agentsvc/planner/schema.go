@@ -175,7 +175,11 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 		names = slices.Sorted(maps.Keys(js.Properties)) // not seen: the order is the document's
 	}
 	for _, n := range names {
-		s.props = append(s.props, &property{name: n, words: identWords(n),
+		words := identWords(n)
+		if len(words) == 0 {
+			words = []string{n} // "_", "$": the name as it is, for labels and questions
+		}
+		s.props = append(s.props, &property{name: n, words: words,
 			schema: convert(js.Properties[n], raw, depth+1), required: slices.Contains(js.Required, n)})
 	}
 	return s

@@ -485,7 +485,7 @@ func identWords(s string) []string {
 // identPhrase is an identifier as lower-case words: "guestName" → "guest name",
 // "annual_income" → "annual income".
 func identPhrase(name string) string {
-	return strings.ToLower(strings.Join(identSplit(name), " "))
+	return cmp.Or(strings.ToLower(strings.Join(identSplit(name), " ")), name) // "$" stays "$"
 }
 
 // identSplit splits an identifier or a phrase into its words as written: on _ - . and
