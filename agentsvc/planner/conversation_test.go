@@ -468,6 +468,18 @@ var siteConversations = []struct {
 		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
 		{say: "compare all the suvs", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"too many", "which should I compare"}},
 	}},
+	{"what a package holds is asked, not added; what was said is asked again", "car", "c01", []siteTurn{
+		{say: "whats included in the tech package", reply: []string{"This page doesn't say what the tech package includes", "“add the tech package”"}},
+		{click: 1, calls: []string{`configure_car {"packages":["tech"]}`}, reply: []string{"Technology package $1,800"}},
+		{say: "what does the winter package come with?", reply: []string{"doesn't say what the winter package includes"}},
+		{say: "take me to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "60 months 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "what was my monthly payment again?", reply: []string{"Earlier I said: Monthly payment $568.72 for 60 months"}},
+		{say: "what did you say the interest was?", reply: []string{"Total interest $5,333.15"}, not: []string{"Monthly"}},
+		{say: "go to the test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "Ana Ruiz ana@ruiz.io saturday at 10", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.io","date":"2026-12-05","time":"10:00"}`}},
+		{say: "what was the date again?", reply: []string{"The date was 2026-12-05"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -544,3 +544,32 @@ func TestResultFieldsReadInOneOrder(t *testing.T) {
 		}
 	}
 }
+
+// "What does the pro plan include?" is answered from the value's title in the schema, and
+// never chooses it; "include the pro plan" does. After choosing, "what was the plan again?"
+// is the value the call used.
+func TestWhatAChoiceIncludes(t *testing.T) {
+	tools := []chat.ToolDef{tool("choose_plan", "Choose a subscription plan.", `{"type":"object","properties":{
+		"plan":{"oneOf":[{"const":"basic","title":"1 user and 10 GB"},{"const":"pro","title":"5 users and 1 TB"}]},
+		"addons":{"type":"array","items":{"enum":["backup","support"]}}},"required":["plan"]}`)}
+	for text, want := range map[string]string{
+		"what does the pro plan include?": "The pro plan: 5 users and 1 TB.",
+		"whats in basic":                  "The basic plan: 1 user and 10 GB.",
+		"what's included with backup?":    `I can add the backup addon and show what changes: [“add the backup addon”]`,
+	} {
+		if resp := stream(t, tools, user(text)); len(resp.ToolCalls) > 0 || !strings.Contains(resp.Text, want) {
+			t.Errorf("%q: calls %v, reply %q, want %q", text, resp.ToolCalls, resp.Text, want)
+		}
+	}
+	msgs := []chat.Message{user("include the pro plan with backup and support")}
+	resp := stream(t, tools, msgs...)
+	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Arguments != `{"plan":"pro","addons":["backup","support"]}` {
+		t.Fatalf("calls %v, reply %q", resp.ToolCalls, resp.Text)
+	}
+	msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, ToolCalls: resp.ToolCalls},
+		chat.Message{Role: chat.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: "Plan chosen."},
+		chat.Message{Role: chat.RoleAssistant, Content: "Plan chosen."}, user("what were the addons again?"))
+	if resp := stream(t, tools, msgs...); len(resp.ToolCalls) > 0 || !strings.Contains(resp.Text, "The addons were backup and support.") {
+		t.Errorf("recalled: calls %v, reply %q", resp.ToolCalls, resp.Text)
+	}
+}

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -475,6 +477,130 @@ var otherWords = rawSet(`other another different same new any every each which w
 // colourWords are colours a visitor may ask for of anything with a colour parameter.
 var colourWords = rawSet(`black white silver gray red blue green yellow orange purple pink brown beige
 	gold`)
+
+// recalls reports words that ask for what was said before: "what was my payment again?",
+// "remind me of the price", "what did you say the interest was?" ("monthly again?" asks anew).
+func recalls(toks []token) bool {
+	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" })
+	for i := range toks {
+		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
+			wordAt(toks, i, "you") && wordAt(toks, i+1, "said", "say", "told", "mentioned") {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	recallWords = rawSet(`again remind said say told mentioned earlier before`)
+	sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
+)
+
+const recalled = "Earlier I said: "
+
+// recall answers from the newest of the planner's replies with a sentence that has words of
+// the question and a figure ("Monthly payment $533.16 for 60 months …" for "what was my
+// monthly payment again?"), else from the newest call with arguments the question names ("the
+// date was 2026-12-05"); it declines when none has.
+func (c *conv) recall(r *reading) (intent, bool) {
+	asked := slices.DeleteFunc(contentWords(r.said), func(w string) bool { return recallWords[w] })
+	if len(asked) == 0 {
+		return intent{}, false
+	}
+	for i := c.lastUser - 1; i >= 0; i-- {
+		m := c.msgs[i]
+		if m.Role != chat.RoleAssistant || m.Content == "" {
+			continue
+		}
+		best, most := "", 0
+		for _, sent := range sentenceEnd.Split(strings.TrimSuffix(strings.TrimSpace(m.Content), c.place.notice), -1) {
+			sent = strings.TrimPrefix(strings.TrimSpace(sent), recalled)
+			words := contentWords(sent)
+			n := 0
+			for _, w := range asked {
+				if slices.ContainsFunc(words, func(x string) bool { return wordsMatch(w, x) }) {
+					n++
+				}
+			}
+			if n > most && strings.ContainsAny(sent, "0123456789") {
+				best, most = sent, n
+			}
+		}
+		if most > 0 {
+			return intent{reply: recalled + strings.TrimRight(best, ".") + "."}, true
+		}
+	}
+	for k := range c.earlierCalls {
+		var args map[string]any
+		_ = json.Unmarshal([]byte(k.args), &args)
+		var said []string
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			if slices.ContainsFunc(identWords(name), func(w string) bool { return slices.Contains(asked, w) }) {
+				list, ok := args[name].([]any) // "packages": ["winter", "tech"]
+				if !ok {
+					list = []any{args[name]}
+				}
+				vs := make([]string, len(list))
+				for i, x := range list {
+					vs[i] = fmt.Sprint(x)
+				}
+				verb := " was "
+				if len(vs) > 1 || strings.HasSuffix(name, "s") {
+					verb = " were " // "the term months were 72"
+				}
+				said = append(said, "the "+identPhrase(name)+verb+joinList(vs, "and"))
+			}
+		}
+		if len(said) > 0 {
+			return intent{reply: upperFirst(joinList(said, "and")) + "."}, true
+		}
+	}
+	return intent{}, false
+}
+
+// asksContents reports a question what something holds: "what's included in", "what does
+// it come with", "whats in the tech package" ("include the tech package" asks for it).
+func asksContents(toks []token, question bool) bool {
+	for i, t := range toks {
+		if contentsWords[t.norm] && question || wordAt(toks, i, "come", "comes") && wordAt(toks, i+1, "with") ||
+			t.norm == "in" && (i == 1 || i == 2 && wordAt(toks, 1, "is")) && wordAt(toks, 0, "what", "what's", "whats") {
+			return true
+		}
+	}
+	return false
+}
+
+var contentsWords = wordSet(`include includes included including contain contains contained inside`)
+
+// contents answers what a choice of the page's tools holds ("the tech package") from what the
+// schema says of it (a value's title), or says the page does not tell, with the request that
+// chooses it; it declines when the words name no choice.
+func (c *conv) contents(r *reading) (intent, bool) {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			sch := p.schema
+			if sch.items != nil {
+				sch = sch.items
+			}
+			for _, e := range sch.enum {
+				if !e.isStr || !namedValue(r.toks, e) {
+					continue
+				}
+				noun := stem(p.words[len(p.words)-1])
+				if e.title != "" && !strings.EqualFold(e.title, e.str) {
+					return intent{reply: "The " + e.str + " " + noun + ": " + e.title + "."}, true
+				}
+				verb := "choose the "
+				if p.schema.isArray() {
+					verb = "add the "
+				}
+				return intent{reply: "This page doesn't say what the " + e.str + " " + noun + " includes. I can " +
+					verb + e.str + " " + noun + " and show what changes: " + c.offer([]string{verb + e.str + " " + noun}, "", true) + "."}, true
+			}
+		}
+	}
+	return intent{}, false
+}
 
 // namedValue reports a token of the text that is the enum value e.
 func namedValue(toks []token, e enumValue) bool {

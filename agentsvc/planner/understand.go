@@ -318,6 +318,10 @@ func init() {
 		}},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
+		// "what's included in the tech package?": a question, not a request to add it.
+		{"what a choice includes", func(_ *conv, r *reading) bool { return asksContents(r.toks, r.question) }, (*conv).contents},
+		// "what was my monthly payment again?": what an earlier reply said, not a new call.
+		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) }, (*conv).recall},
 		// "open the Model 3" on the Model 3's page: it is open.
 		{"the item on screen", func(c *conv, r *reading) bool {
 			cur := c.onScreen()
