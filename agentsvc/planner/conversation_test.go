@@ -480,6 +480,19 @@ var siteConversations = []struct {
 		{say: "Ana Ruiz ana@ruiz.io saturday at 10", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.io","date":"2026-12-05","time":"10:00"}`}},
 		{say: "what was the date again?", reply: []string{"The date was 2026-12-05"}},
 	}},
+	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
+		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},
+		{click: 1, calls: []string{`calculate_payment {"downPayment":3000,"termMonths":24}`}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "take me to the test drive page", reply: []string{"You're already there.", "fill in the test-drive booking form"}}, // never books
+		{say: "head back to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "take me to the calculator", reply: []string{"You're already there."}}, // not back to the list
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`}, on: "car"}, // never listed: looked up
+		{say: "take me to the configurator", reply: []string{"You're already there.", "“get price summary”"}},
+		{say: "take me to the calculator", calls: []string{`go_to_financing {}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

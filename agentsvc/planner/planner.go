@@ -231,6 +231,11 @@ func (c *conv) goOn(on *conv, k int) action {
 		// No tools: the page has none, or registers them later than the agent waits (LateTools).
 		return action{text: c.summary() + " Once the page has loaded, ask me again there."}
 	}
+	opened := c.toolDef(c.done[k].name)
+	hop := navTool(opened)
+	if toks := tokenize(c.text); hop && (goesTo(opened, toks) || on.goesHere(toks)) {
+		return action{text: c.summary()} // "back to the list", "take me to the calculator": here it is
+	}
 	l := on.lister()
 	// The names are known when this turn listed them already: one lookup a turn.
 	lookup := l == nil || !slices.ContainsFunc(c.done[:k], func(d call) bool { return d.name == l.def.Name })
@@ -241,8 +246,6 @@ func (c *conv) goOn(on *conv, k int) action {
 	asked := c.pointedText(c.done[k])
 	in := on.understand(asked, lookup)
 	a := in.step(on)
-	opened := c.toolDef(c.done[k].name)
-	hop := navTool(opened)
 	switch {
 	case len(on.done) > 0:
 		return a
@@ -255,8 +258,8 @@ func (c *conv) goOn(on *conv, k int) action {
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return action{text: c.summary()}
 	case strings.HasPrefix(a.text, "Sorry"):
-		if c.onlyNames(asked) || hop && goesTo(opened, tokenize(c.text)) {
-			// "pull up the Outback", "back to the list": the page is what was asked
+		if c.onlyNames(asked) {
+			// "pull up the Outback": the page is what was asked
 			return action{text: c.summary()}
 		}
 		text := c.summary() + " I can't do that on this page either."
@@ -264,7 +267,7 @@ func (c *conv) goOn(on *conv, k int) action {
 			text += " Here I can do things like " + c.offer(sug, "or", true) + "."
 		}
 		return action{text: text}
-	case hop && in.asked == nil && (!hubTool(opened) || goesTo(opened, tokenize(c.text))):
+	case hop && in.asked == nil && !hubTool(opened):
 		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
 		// no guess at what else the words meant there. (Gone to the list for another item,
 		// the answer there is what was asked.)

@@ -202,17 +202,46 @@ func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
 // goesTo reports a request made only of words of going and of where t goes, with one of
 // those: "back to the list" for back_to_inventory.
 func goesTo(t chat.ToolDef, toks []token) bool {
-	where, named := whereWords(t), false
+	where := whereWords(t)
+	return onlyGoing(toks, func(w string) bool { return slices.Contains(where, w) || hubTool(t) && hubWords[w] })
+}
+
+// onlyGoing reports words of going and of a place (where), with one of the place's.
+func onlyGoing(toks []token, where func(w string) bool) bool {
+	named := false
 	for _, tk := range toks {
 		switch {
 		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm]):
-		case tk.kind == kindWord && (slices.Contains(where, tk.norm) || hubTool(t) && hubWords[tk.norm]):
+		case tk.kind == kindWord && where(tk.norm):
 			named = true
 		default:
 			return false
 		}
 	}
 	return named
+}
+
+// goVerbs ask to go: the words of going that are no place.
+var goVerbs = rawSet(`go back return head take bring visit`)
+
+// goesHere reports a request to go to the page the visitor is on: words of going and words of
+// this page's own tools only ("back to the calculator" on the financing calculator, "take me
+// to the test drive page" on the booking form), where no navigation tool here goes.
+func (c *conv) goesHere(toks []token) bool {
+	if c.reread || !slices.ContainsFunc(toks, func(t token) bool { return isWord(t, goVerbs) }) {
+		return false
+	}
+	var own []string
+	for _, t := range c.tools {
+		if navTool(t) && goesTo(t, toks) {
+			return false
+		} else if !navTool(t) {
+			own = append(own, whereWords(t)...)
+		}
+	}
+	return onlyGoing(toks, func(w string) bool {
+		return slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
+	})
 }
 
 // seekWords ask to see or find things: the site's list is where they are.

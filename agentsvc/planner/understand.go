@@ -322,6 +322,10 @@ func init() {
 		{"what a choice includes", func(_ *conv, r *reading) bool { return asksContents(r.toks, r.question) }, (*conv).contents},
 		// "what was my monthly payment again?": what an earlier reply said, not a new call.
 		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) }, (*conv).recall},
+		// "back to the calculator" on the calculator's page: it is here.
+		{"this page", func(c *conv, r *reading) bool { return c.goesHere(r.toks) }, func(c *conv, _ *reading) (intent, bool) {
+			return reply("You're already there."+strings.TrimPrefix(c.deadEnd(), "Sorry, I can't help with that "+c.place.here+"."), true)
+		}},
 		// "open the Model 3" on the Model 3's page: it is open.
 		{"the item on screen", func(c *conv, r *reading) bool {
 			cur := c.onScreen()
