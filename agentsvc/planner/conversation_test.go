@@ -488,6 +488,7 @@ var siteConversations = []struct {
 		{say: "take me to the test drive page", reply: []string{"You're already there.", "fill in the test-drive booking form"}}, // never books
 		{say: "head back to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "take me to the calculator", reply: []string{"You're already there."}}, // not back to the list
+		{say: "show me the calculator", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":24}`}}, // no car of that name
 		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`}, on: "car"}, // never listed: looked up
 		{say: "take me to the configurator", reply: []string{"You're already there.", "“get price summary”"}},

@@ -113,7 +113,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		})
 	}
 	for i, t := range toks {
-		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.vocab[t.norm] {
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.toolWord(t.norm) {
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
@@ -121,6 +121,16 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
 		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1)
 		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && asksOf(toks) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolWord reports a word of this page's tools, or near one ("calculator" of calculate_payment).
+func (c *conv) toolWord(w string) bool {
+	for v := range c.vocab {
+		if wordsMatch(w, v) {
 			return true
 		}
 	}
