@@ -476,9 +476,13 @@ var siteConversations = []struct {
 		{say: "60 months 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 		{say: "what was my monthly payment again?", reply: []string{"Earlier I said: Monthly payment $568.72 for 60 months"}},
 		{say: "what did you say the interest was?", reply: []string{"Total interest $5,333.15"}, not: []string{"Monthly"}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":72}`}},
+		{say: "sorry, what was the payment at 60 months again?", reply: []string{"Monthly payment $568.72 for 60 months"}},
+		{say: "What was my down payment again?", reply: []string{"The down payment was 5000."}},
 		{say: "go to the test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "Ana Ruiz ana@ruiz.io saturday at 10", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.io","date":"2026-12-05","time":"10:00"}`}},
 		{say: "what was the date again?", reply: []string{"The date was 2026-12-05"}},
+		{say: "What time did I book it for again?", reply: []string{"The time was 10:00."}}, // not "Opening the … booking page"
 	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
@@ -487,7 +491,7 @@ var siteConversations = []struct {
 		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "take me to the test drive page", reply: []string{"You're already there.", "fill in the test-drive booking form"}}, // never books
 		{say: "head back to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
-		{say: "take me to the calculator", reply: []string{"You're already there."}}, // not back to the list
+		{say: "take me to the calculator", reply: []string{"You're already there."}},                               // not back to the list
 		{say: "show me the calculator", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":24}`}}, // no car of that name
 		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`}, on: "car"}, // never listed: looked up

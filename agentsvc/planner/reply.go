@@ -481,7 +481,7 @@ var colourWords = rawSet(`black white silver gray red blue green yellow orange p
 // recalls reports words that ask for what was said before: "what was my payment again?",
 // "remind me of the price", "what did you say the interest was?" ("monthly again?" asks anew).
 func recalls(toks []token) bool {
-	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" })
+	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" || t.norm == "did" })
 	for i := range toks {
 		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
 			wordAt(toks, i, "you") && wordAt(toks, i+1, "said", "say", "told", "mentioned") {
@@ -498,23 +498,34 @@ var (
 
 const recalled = "Earlier I said: "
 
-// recall answers from the newest of the planner's replies with a sentence that has words of
-// the question and a figure ("Monthly payment $533.16 for 60 months …" for "what was my
-// monthly payment again?"), else from the newest call with arguments the question names ("the
-// date was 2026-12-05"); it declines when none has.
+// recall answers what was said again: the value of a field the question names in full from
+// the newest call that took it ("what was the time again?": "The time was 10:00."), else the
+// sentence of the planner's replies, newest first, with the most words and figures of the
+// question and a figure of its own ("Monthly payment $662.03 for 48 months …" for "what was
+// the payment at 48 months again?"), else a value of a field it names in part; it declines
+// when none has.
 func (c *conv) recall(r *reading) (intent, bool) {
 	asked := slices.DeleteFunc(contentWords(r.said), func(w string) bool { return recallWords[w] })
+	if slices.Contains(asked, "day") || slices.Contains(asked, "when") {
+		asked = append(asked, "date", "time") // "what day did I pick again?"
+	}
 	if len(asked) == 0 {
 		return intent{}, false
 	}
+	if said := c.recallArgs(asked, true); said != "" {
+		return intent{reply: said}, true
+	}
+	best, most := "", 0
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
 		if m.Role != chat.RoleAssistant || m.Content == "" {
 			continue
 		}
-		best, most := "", 0
 		for _, sent := range sentenceEnd.Split(strings.TrimSuffix(strings.TrimSpace(m.Content), c.place.notice), -1) {
 			sent = strings.TrimPrefix(strings.TrimSpace(sent), recalled)
+			if strings.Contains(sent, "“") || !strings.ContainsAny(sent, "0123456789") {
+				continue // a suggestion ("calculate payment 24 months"), or no figure to say again
+			}
 			words := contentWords(sent)
 			n := 0
 			for _, w := range asked {
@@ -522,20 +533,31 @@ func (c *conv) recall(r *reading) (intent, bool) {
 					n++
 				}
 			}
-			if n > most && strings.ContainsAny(sent, "0123456789") {
+			if n > most {
 				best, most = sent, n
 			}
 		}
-		if most > 0 {
-			return intent{reply: recalled + strings.TrimRight(best, ".") + "."}, true
-		}
+	}
+	if most > 0 {
+		return intent{reply: recalled + strings.TrimRight(best, ".") + "."}, true
+	}
+	said := c.recallArgs(asked, false)
+	return intent{reply: said}, said != ""
+}
+
+// recallArgs says the values of the newest call with parameters whose words the question has
+// (all of them, or one when whole is false): "The date was 2026-12-05 and the time was 10:00."
+func (c *conv) recallArgs(asked []string, whole bool) string {
+	has := func(w string) bool {
+		return slices.ContainsFunc(asked, func(a string) bool { return wordsMatch(a, w) })
 	}
 	for k := range c.earlierCalls {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(k.args), &args)
 		var said []string
 		for _, name := range slices.Sorted(maps.Keys(args)) {
-			if slices.ContainsFunc(identWords(name), func(w string) bool { return slices.Contains(asked, w) }) {
+			if ws := identWords(name); whole && !slices.ContainsFunc(ws, func(w string) bool { return !has(w) }) ||
+				!whole && slices.ContainsFunc(ws, has) {
 				list, ok := args[name].([]any) // "packages": ["winter", "tech"]
 				if !ok {
 					list = []any{args[name]}
@@ -552,10 +574,10 @@ func (c *conv) recall(r *reading) (intent, bool) {
 			}
 		}
 		if len(said) > 0 {
-			return intent{reply: upperFirst(joinList(said, "and")) + "."}, true
+			return upperFirst(joinList(said, "and")) + "."
 		}
 	}
-	return intent{}, false
+	return ""
 }
 
 // asksContents reports a question what something holds: "what's included in", "what does
