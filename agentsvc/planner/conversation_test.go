@@ -484,6 +484,20 @@ var siteConversations = []struct {
 		{say: "what was the date again?", reply: []string{"The date was 2026-12-05"}},
 		{say: "What time did I book it for again?", reply: []string{"The time was 10:00."}}, // not "Opening the … booking page"
 	}},
+	{"musing, one-word questions, a bare term before any calculation, tmrw", "car", "c09", []siteTurn{
+		{say: "I think I would prefer the blue one, please.", calls: []string{`configure_car {"color":"blue"}`}},
+		{say: "Actually, on second thought, could you make it white instead?", calls: []string{`configure_car {"color":"white"}`}}, // "second" is no car of a list
+		{say: "colors?", reply: []string{"The color can be silver, white, black or blue."}},
+		{say: "trims?", reply: []string{"The trim can be LE, SE or XLE."}},
+		{say: "Could you tell me which colours this car is available in?", reply: []string{"The color can be silver, white, black or blue."}},
+		{say: "what can I do on this page?", reply: []string{"Here is what I can do on this page"}, not: []string{"Sorry"}},
+		{say: "take me to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "36", calls: []string{`calculate_payment {"termMonths":36}`}},
+		{say: "Oh wait, I changed my mind, let's go back to 48 months.", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "tmrw at 10", reply: []string{"I need your name and email."}},
+		{say: "Lee Ann lee@ann.io", calls: []string{`fill_form_data {"name":"Lee Ann","email":"lee@ann.io","date":"2026-12-03","time":"10:00"}`}},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

@@ -13,7 +13,8 @@ const monthLetters = "janfebmaraprmayjunjulaugsepoctnovdec"
 const monthRe = `(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?`
 
 var (
-	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after tomorrow|tomorrow|today|tonight)\b`)
+	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after ` + tomorrow + `|` + tomorrow + `|today|tonight)\b`)
+	tomorrow  = `(?:tomm?orr?ow|tmrw|tmr|tmw)` // as typed on a phone
 	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on)\s+)?` +
 		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b(\s+next\s+week\b)?`)
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
@@ -53,7 +54,10 @@ func rewriteDates(text string, today time.Time) string {
 	}
 	text = relDayRe.ReplaceAllStringFunc(text, func(s string) string {
 		l := strings.ToLower(s)
-		return iso(today.AddDate(0, 0, strings.Count(l, "tomorrow")+strings.Count(l, "after")))
+		if l == "today" || l == "tonight" {
+			return iso(today)
+		}
+		return iso(today.AddDate(0, 0, 1+strings.Count(l, "after")))
 	})
 	text = calDateRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := calDateRe.FindStringSubmatch(s)

@@ -18,6 +18,7 @@ import (
 func (c *conv) smallTalk(text string) (string, bool) {
 	low := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?, "))
 	low = strings.Join(strings.Fields(strings.NewReplacer(",", " ", "!", " ", "'", "").Replace(low)), " ")
+	low = strings.TrimSuffix(strings.TrimSuffix(low, " on this page"), " on this site") // "what can i do on this page?"
 	switch low {
 	case "hi", "hello", "hey", "hey there", "hi there", "hello there", "hiya", "howdy", "yo", "good morning",
 		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
@@ -646,7 +647,8 @@ func namesParam(toks []token, p *property) int {
 			continue
 		}
 		for i, tk := range toks {
-			if tk.kind == kindWord && wordsMatch(tk.norm, w) && slices.ContainsFunc(toks[max(0, i-3):i], asks) {
+			// "which colours", or the noun alone: "colors?"
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && (slices.ContainsFunc(toks[max(0, i-3):i], asks) || len(toks) <= 2 && i == 0) {
 				n++
 				break
 			}

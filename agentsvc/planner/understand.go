@@ -48,8 +48,8 @@ type reading struct {
 // read classifies text once: everything the rules decide from.
 func (c *conv) read(text string, lookup bool) *reading {
 	r := &reading{said: text, lookup: lookup}
-	if rest := greeting.ReplaceAllString(text, ""); rest != "" {
-		text = rest // "hi, what colors does it come in"
+	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
+		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
@@ -197,6 +197,10 @@ func formFirst(ps []*plan) *plan {
 
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
+
+// musing is words about one's own thinking that ask nothing: "on second thought", "I think",
+// "oh, I changed my mind".
+var musing = regexp.MustCompile(`(?i)(^\s*oh\b|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess)[\s,.!:;-]*`)
 
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
@@ -814,32 +818,45 @@ func (c *conv) bareValue(toks []token) *plan {
 	if len(nums) != 1 || slices.ContainsFunc(toks, other) {
 		return nil
 	}
+	// take is the plan of tool t with the one parameter whose choices have the number; nil
+	// when none has, or two have (the planner does not guess).
+	take := func(t chat.ToolDef) (p *plan, hits int) {
+		s := parseSchema(t.Parameters)
+		for _, q := range s.props {
+			for _, e := range q.schema.enum {
+				if e.isNum && e.num == nums[0].value {
+					p, hits = &plan{def: t, schema: s, values: map[string]any{q.name: e.raw}}, hits+1
+				}
+			}
+		}
+		return p, hits
+	}
 	for k := range c.earlierCalls {
 		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == k.name })
 		if t < 0 {
 			continue
 		}
-		s := parseSchema(c.tools[t].Parameters)
-		var hits []*property
-		var v json.RawMessage
-		for _, p := range s.props {
-			for _, e := range p.schema.enum {
-				if e.isNum && e.num == nums[0].value {
-					hits, v = append(hits, p), e.raw
-				}
-			}
-		}
-		if len(hits) == 0 {
-			continue // "and at 72?" after the application: the calculation before it
-		}
-		if len(hits) > 1 {
+		switch p, hits := take(c.tools[t]); {
+		case hits > 1:
 			return nil // two parameters could take it
-		}
-		p := &plan{def: c.tools[t], schema: s, values: map[string]any{hits[0].name: v}}
-		c.carryOver(p, false)
-		return p
+		case hits == 1:
+			c.carryOver(p, false)
+			return p
+		} // none: "and at 72?" after the application is for the calculation before it
 	}
-	return nil
+	// "36" on the calculator before any calculation: the one parameter here that offers it
+	var only *plan
+	for _, t := range c.tools {
+		if p, hits := take(t); hits > 1 || hits == 1 && only != nil {
+			return nil
+		} else if hits == 1 {
+			only = p
+		}
+	}
+	if only != nil {
+		c.carryOver(only, false)
+	}
+	return only
 }
 
 // followsUp reports a request that changes some values of the conversation's last call of a
@@ -899,7 +916,7 @@ func isQuestion(text string, toks []token) bool {
 		}
 	}
 	if wordAt(toks, 0, "can", "could", "would", "will") && wordAt(toks, 1, "i", "you", "we", "u") &&
-		!wordAt(toks, 2, "get", "have") {
+		!wordAt(toks, 2, "get", "have", "tell") { // "could you tell me …?" asks
 		return false
 	}
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
