@@ -30,7 +30,11 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
 	rtoks := tokenize(rest)
 	var filter, target *plan
+	opens := slices.ContainsFunc(rtoks, func(t token) bool { return t.norm == "open" })
 	for i, p := range rankPlans(rest, c.tools) {
+		if target == nil && opens && opener(p.def) {
+			target = p // "open the cheapest": the words left are too few to score
+		}
 		if p.score < threshold {
 			continue
 		}

@@ -498,6 +498,13 @@ var siteConversations = []struct {
 		{say: "tmrw at 10", reply: []string{"I need your name and email."}},
 		{say: "Lee Ann lee@ann.io", calls: []string{`fill_form_data {"name":"Lee Ann","email":"lee@ann.io","date":"2026-12-03","time":"10:00"}`}},
 	}},
+	{"a count after the ranking, and the cheapest opened", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "compare the cheapest three", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02","c01"]}`}, on: "drawer"},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
+		{say: "ok open the cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `select_car {"carId":"c06"}`}, on: "car"},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

@@ -189,7 +189,8 @@ var rankPairs = []rankPair{
 }
 
 // rankOf finds a ranking in the text: "cheapest", "most expensive", "lowest mileage",
-// "fewest miles"; n is a count before it ("the two cheapest"), 0 when none.
+// "fewest miles"; n is a count before it ("the two cheapest") or after it ("the cheapest
+// three"), 0 when none.
 func rankOf(toks []token) (o order, n int, at int, ok bool) {
 	isRaw := func(i int, words ...string) bool {
 		return i >= 0 && i < len(toks) && slices.Contains(words, strings.ToLower(toks[i].raw))
@@ -219,6 +220,9 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		}
 		if j >= 0 {
 			n, _ = countWord(toks[j])
+		}
+		if end := i + 1 + min(k+1, 1); n == 0 && end < len(toks) {
+			n, _ = countWord(toks[end]) // "the cheapest three", "lowest mileage 3 suvs"
 		}
 		return o, n, i, true
 	}
