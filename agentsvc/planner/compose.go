@@ -31,19 +31,29 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	rtoks := tokenize(rest)
 	var filter, target *plan
 	opens := slices.ContainsFunc(rtoks, func(t token) bool { return t.norm == "open" })
-	for i, p := range rankPlans(rest, c.tools) {
-		if target == nil && opens && opener(p.def) {
-			target = p // "open the cheapest": the words left are too few to score
+	plans := rankPlans(rest, c.tools)
+	for _, p := range plans {
+		if target == nil && wantsIDs(p) && (p.score >= threshold && c.nameHit(p, rtoks) || opens && opener(p.def)) {
+			target = p // "open the cheapest": the words left may be too few to score
 		}
-		if p.score < threshold {
-			continue
+	}
+	// The filter is read without the target's words: "suvs" of "the two cheapest suvs side by side".
+	ftoks, hs := slices.Clone(rtoks), hintsOf(rtoks)
+	for i, t := range ftoks {
+		if target != nil && (target.vocab[t.norm] > 0 || slices.ContainsFunc(hs[i], func(h hint) bool { return target.vocab[h.word] > 0 })) {
+			ftoks[i].kind = kindPunct
 		}
-		if i == 0 && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) && !wantsIDs(p) &&
-			c.clearMatch(p, rtoks, false) {
+	}
+	// The best plan, or the list's when the target's words outrank it ("side by side"), when
+	// it filters clearly.
+	i := 0
+	if l := c.lister(); l != nil && target != nil && len(plans) > 0 && plans[0].def.Name == target.def.Name {
+		i = slices.IndexFunc(plans, func(p *plan) bool { return p.def.Name == l.def.Name })
+	}
+	if i >= 0 && i < len(plans) {
+		if p := plans[i]; p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) &&
+			!wantsIDs(p) && c.clearMatch(p, ftoks, false) {
 			filter = p
-		}
-		if target == nil && wantsIDs(p) && c.nameHit(p, rtoks) {
-			target = p
 		}
 	}
 	count, least := max(n, 1), 1 // least: the fewest ids the target takes
@@ -62,6 +72,21 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	// static are the calls before the winners are known.
 	static := slices.DeleteFunc([]*plan{filter, sorter}, func(p *plan) bool { return p == nil })
+	// A word the items seen last have no value of: "suvs" of "the two cheapest suvs" after a
+	// list of electric cars is for the site's list, where it can filter.
+	seen := func(w string) bool {
+		return genericNameWords[w] || slices.ContainsFunc(c.before.last, func(it *item) bool {
+			for _, vs := range it.attrs {
+				if slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(identWords(v), w) }) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	if len(static) == 0 && c.lister() == nil && slices.ContainsFunc(contentWords(rest), func(w string) bool { return !seen(w) }) {
+		return intent{}, false
+	}
 	if len(static) == 0 && len(c.before.last) == 0 {
 		l := c.lister()
 		if l == nil {

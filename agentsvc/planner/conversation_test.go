@@ -505,6 +505,13 @@ var siteConversations = []struct {
 		{say: "wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
 		{say: "ok open the cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `select_car {"carId":"c06"}`}, on: "car"},
 	}},
+	{"from a car's page: a search with a bound, and the two cheapest of a kind side by side", "car", "c02", []siteTurn{
+		{say: "do you have any electric cars under 45k?", calls: []string{`back_to_inventory {}`, `search_cars {"fuel":"electric","maxPrice":45000}`}, on: "inventory"},
+		{say: "open the ioniq 5", calls: []string{`select_car {"carId":"c05"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "Could you compare the two cheapest SUVs for me?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`,
+			`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02"]}`}, reply: []string{"Kia Sportage", "Honda CR-V"}, on: "drawer"},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

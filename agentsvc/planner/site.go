@@ -167,7 +167,9 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
 	}
-	_, _, _, ranks := rankOf(toks) // "the cheapest suv you have" on a page that lists nothing
+	// "the cheapest suv you have", "any electric cars under 45k" on a page that lists nothing
+	_, _, _, ranks := rankOf(toks)
+	ranks = ranks || slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.money })
 	if pronoun || c.reread || !seeksThings(toks) || slices.ContainsFunc(ps, func(p *plan) bool {
 		m, _ := c.coverage(p, toks)
 		return p.score > 0 && m > 0 && !navTool(p.def) && !(ranks && c.lister() == nil)
@@ -255,7 +257,7 @@ func (c *conv) goesHere(toks []token) bool {
 }
 
 // seekWords ask to see or find things: the site's list is where they are.
-var seekWords = wordSet(listVerbText + " any find looking search")
+var seekWords = wordSet(listVerbText + " any find looking search compare")
 
 // seeksThings reports a word of seeking and things in the plural ("any pickups?", "what other
 // suvs do you have?") or a ranking ("the cheapest suv you have"), not a service ("do you offer
