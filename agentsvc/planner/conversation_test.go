@@ -512,6 +512,11 @@ var siteConversations = []struct {
 		{say: "Could you compare the two cheapest SUVs for me?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`,
 			`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02"]}`}, reply: []string{"Kia Sportage", "Honda CR-V"}, on: "drawer"},
 	}},
+	{"a note while the name is asked, and a lower-case name that is also a word", "car", "c11", []siteTurn{
+		{say: "take it for a test drive thursday at 4pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"I need your name and email."}, on: "test-drive"},
+		{say: "notes: need a child seat", reply: []string{"I need your name and email."}}, // Thursday at 4pm kept
+		{say: "max lee max@lee.de", calls: []string{`fill_form_data {"name":"max lee","email":"max@lee.de","date":"2026-12-03","time":"16:00","notes":"need a child seat"}`}},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

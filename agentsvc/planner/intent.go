@@ -145,8 +145,10 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
 	fills := first != nil && first.def.Name == prev.asked.def.Name &&
 		slices.ContainsFunc(prev.asked.missing, set)
+	// (or as many, with a value more: "notes: need a child seat" while the name is asked)
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
-		len(in.asked.missing) < len(prev.asked.missing)
+		(len(in.asked.missing) < len(prev.asked.missing) ||
+			len(in.asked.missing) == len(prev.asked.missing) && len(in.asked.values) > len(prev.asked.values))
 	if off := offMenu(prev.asked, tokenize(rewriteTimes(c.text))); !fills && !fewer && off != "" {
 		// "at noon" where the times are 09:00 to 16:00: the question stays, with the choices.
 		return intent{reply: off, asked: prev.asked}, true

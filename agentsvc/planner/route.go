@@ -634,7 +634,9 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 // bareName finds a name written without "my name is": two or three words no tool knows,
 // capitalised ("Jane Doe, jane@…") or next to an e-mail address.
 func (f *filler) bareName(p *property) (string, int, int) {
-	email := slices.ContainsFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
+	email := slices.IndexFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
+	var v string
+	var from, to int
 	for i := 0; i < len(f.toks); {
 		j := i
 		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
@@ -644,14 +646,17 @@ func (f *filler) bareName(p *property) (string, int, int) {
 			r, _ := utf8.DecodeRuneInString(t.raw)
 			return !unicode.IsUpper(r)
 		})
-		if n := j - i; n >= 2 && n <= 3 && (caps || email) { // the run stopped at a word of no name
-			if v := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(v) {
-				return v, i, j
+		if n := j - i; n >= 2 && n <= 3 && (caps || email >= 0) { // the run stopped at a word of no name
+			if s := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(s) {
+				v, from, to = s, i, j
+				if email < 0 || f.toks[j-1].end > f.toks[email].start {
+					break // in capitals: the first; with an e-mail: the last before it ("… at 4pm, max lee max@lee.de")
+				}
 			}
 		}
 		i = max(j, i+1)
 	}
-	return "", 0, 0
+	return v, from, to
 }
 
 // nameWord reports a word of a name: not a word of the tool nor an ordinary one, unless it is
@@ -660,7 +665,11 @@ func (f *filler) bareName(p *property) (string, int, int) {
 func (f *filler) nameWord(i int) bool {
 	t := f.toks[i]
 	r, _ := utf8.DecodeRuneInString(t.raw)
-	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i)
+	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i) ||
+		slices.ContainsFunc(f.toks, func(e token) bool { // "max" of "max lee max@lee.de"
+			local, _, _ := strings.Cut(strings.ToLower(e.raw), "@")
+			return e.kind == kindEmail && len(t.raw) >= 3 && strings.Contains(local, strings.ToLower(t.raw))
+		})
 	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) || person) &&
 		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) // "c09 instead" is no name
 }
