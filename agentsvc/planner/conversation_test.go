@@ -517,6 +517,10 @@ var siteConversations = []struct {
 		{say: "notes: need a child seat", reply: []string{"I need your name and email."}}, // Thursday at 4pm kept
 		{say: "max lee max@lee.de", calls: []string{`fill_form_data {"name":"max lee","email":"max@lee.de","date":"2026-12-03","time":"16:00","notes":"need a child seat"}`}},
 	}},
+	{"what that would cost a month, asked of the car on screen", "car", "c06", []siteTurn{
+		{say: "what would that cost a month?", calls: []string{`go_to_financing {}`}, reply: []string{"24 months, 36 months"}, on: "financing"},
+		{say: "36", calls: []string{`calculate_payment {"termMonths":36}`}},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

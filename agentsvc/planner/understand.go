@@ -428,7 +428,8 @@ func init() {
 			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == "" && c.itemToOpen() != nil
 		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.itemToOpen()) }},
 		{"elsewhere", func(_ *conv, r *reading) bool {
-			return r.unclear && (!r.question || !r.pronoun || r.numbers)
+			// "is it fun to drive?" is about this page; "what would that cost a month?" is not
+			return r.unclear && (!r.question || !r.pronoun || r.numbers || perMonth(r.toks))
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
 		// "Jo Lane jo@lane.io" on a page with no form: kept for the form that asks (contactsSaid).
 		{"details for a form elsewhere", func(c *conv, r *reading) bool {
