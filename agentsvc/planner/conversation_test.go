@@ -521,6 +521,15 @@ var siteConversations = []struct {
 		{say: "what would that cost a month?", calls: []string{`go_to_financing {}`}, reply: []string{"24 months, 36 months"}, on: "financing"},
 		{say: "36", calls: []string{`calculate_payment {"termMonths":36}`}},
 	}},
+	{"values spelled as people say them, and a package as well", "car", "c18", []siteTurn{
+		{say: "I'd like the TRD Off-Road trim with the towing package, please.", calls: []string{`configure_car {"packages":["tow"],"trim":"TRD Off-Road"}`},
+			not: []string{"There is no"}},
+		{say: "add the off-road package too", calls: []string{`configure_car {"packages":["tow","offroad"],"trim":"TRD Off-Road"}`}},
+		{say: "back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the explorer", calls: []string{`search_cars {}`, `select_car {"carId":"c03"}`}, on: "car"},
+		{say: "What's the price with the premium sound package?", calls: []string{`configure_car {"packages":["sound"]}`}},
+		{say: "I'd like the family package as well please", calls: []string{`configure_car {"packages":["sound","family"]}`}},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

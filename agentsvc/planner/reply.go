@@ -457,6 +457,16 @@ func (c *conv) notOffered(toks []token) string {
 			if len(en) < 2 || !en[0].isStr || slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
 				continue
 			}
+			if slices.ContainsFunc(en, func(e enumValue) bool { // "the towing package" is "tow"
+				for i := range toks {
+					if toks[i].kind == kindWord && spelledAt(toks, i, e.str) > 0 {
+						return true
+					}
+				}
+				return false
+			}) {
+				continue
+			}
 			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
 			for i, t := range toks {
 				// normWord writes "colour" as "color" and "grey" as "gray"

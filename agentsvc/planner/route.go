@@ -304,6 +304,9 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 				out = append(out, enumCandidate{e.str, 1, i, i, bonusTyped})
 			case t.kind == kindWord && content && f.wordsAt(i, e.words):
 				out = append(out, enumCandidate{e.str, 1, i, -1, bonusEnum})
+			case t.kind == kindWord && content && spelledAt(f.toks, i, e.str) > i:
+				// at its last word, for the word after it: "TRD Off-Road trim" is no package
+				out = append(out, enumCandidate{e.str, 1, spelledAt(f.toks, i, e.str) - 1, -1, bonusEnum})
 			case withHints && t.kind == kindWord && len(e.words) == 1 &&
 				slices.ContainsFunc(f.hints[i], func(h hint) bool { return h.word == e.words[0] }):
 				out = append(out, enumCandidate{e.str, 2, i, -1, 0})
@@ -314,6 +317,21 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		return cmp.Or(a.priority-b.priority, a.pos-b.pos)
 	})
 	return out
+}
+
+// spelledAt is the end of the words from i on that spell a value but for spaces, hyphens and
+// a verb's ending: "off-road" or "off road" for "offroad", "trd off road" for "TRD Off-Road",
+// "towing" for "tow"; -1 when they do not.
+func spelledAt(toks []token, i int, value string) (end int) {
+	want, got := compact(value), ""
+	k := i
+	for ; k < len(toks) && k < i+6 && (toks[k].kind == kindWord || toks[k].raw == "-") && len(got) < len(want); k++ {
+		got += compact(toks[k].raw)
+	}
+	if len(want) >= 3 && (got == want || got == want+"ing" && !strings.ContainsAny(value, " -")) {
+		return k
+	}
+	return -1
 }
 
 // wordsAt reports whether the word tokens from i on spell words. A verb the visitor wrote is
@@ -408,6 +426,11 @@ func (f *filler) listCue(i int) string {
 				return "drop"
 			}
 		case "add", "plus", "also", "include":
+			return "add"
+		}
+	}
+	for k := i + 1; k < len(f.toks) && k <= i+4; k++ { // "the family package as well", "… too"
+		if wordAt(f.toks, k, "too", "also") || wordAt(f.toks, k, "as") && wordAt(f.toks, k+1, "well") {
 			return "add"
 		}
 	}
