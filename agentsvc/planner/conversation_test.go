@@ -530,6 +530,12 @@ var siteConversations = []struct {
 		{say: "What's the price with the premium sound package?", calls: []string{`configure_car {"packages":["sound"]}`}},
 		{say: "I'd like the family package as well please", calls: []string{`configure_car {"packages":["sound","family"]}`}},
 	}},
+	{"a name and a phone said on the list, without an e-mail", "inventory", "", []siteTurn{
+		{say: "im jo kim 555 222 1111", reply: []string{"Noted"}, not: []string{"Sorry"}},
+		{say: "any pickups under 40k", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
+		{say: "ok book a test drive of it sat at 9", calls: []string{`select_car {"carId":"c18"}`, `go_to_test_drive {}`}, reply: []string{"I need your email."}, on: "test-drive"},
+		{say: "jo@kim.io", calls: []string{`fill_form_data {"name":"jo kim","email":"jo@kim.io","phone":"555 222 1111","date":"2026-12-05","time":"09:00"}`}},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

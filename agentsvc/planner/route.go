@@ -657,7 +657,7 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 // bareName finds a name written without "my name is": two or three words no tool knows,
 // capitalised ("Jane Doe, jane@…") or next to an e-mail address.
 func (f *filler) bareName(p *property) (string, int, int) {
-	email := slices.IndexFunc(f.toks, func(t token) bool { return t.kind == kindEmail })
+	email := slices.IndexFunc(f.toks, contactToken) // an e-mail or a phone: "jo kim 555 222 1111"
 	var v string
 	var from, to int
 	for i := 0; i < len(f.toks); {

@@ -433,7 +433,7 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
 		// "Jo Lane jo@lane.io" on a page with no form: kept for the form that asks (contactsSaid).
 		{"details for a form elsewhere", func(c *conv, r *reading) bool {
-			return r.unclear && slices.ContainsFunc(r.toks, func(t token) bool { return t.kind == kindEmail }) && !c.hasParam(emailKind.wants)
+			return r.unclear && slices.ContainsFunc(r.toks, contactToken) && !c.hasParam(emailKind.wants) && !c.hasParam(phoneKind.wants)
 		}, func(c *conv, r *reading) (intent, bool) {
 			rest := strings.TrimPrefix(c.deadEnd(), "Sorry, I can't help with that "+c.place.here+".")
 			return reply("Noted: I'll fill in these details when a form asks for them."+rest, true)
@@ -554,6 +554,9 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	return callIntent(best), true
 }
 
+// contactToken is an e-mail or a phone number: what makes a message contact details.
+func contactToken(t token) bool { return t.kind == kindEmail || t.kind == kindPhone }
+
 // contactsSaid fills the plan's missing e-mail, phone and name from the latest earlier
 // message that gave an e-mail address ("Sam Kay, sam@kay.com" on the financing page, then a
 // test drive): details said once are kept, for every form that asks for them.
@@ -567,7 +570,7 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 	}
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
-		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), func(t token) bool { return t.kind == kindEmail }) {
+		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), contactToken) {
 			continue
 		}
 		if i < last && !slices.ContainsFunc(p.missing, contact) {
