@@ -536,6 +536,11 @@ var siteConversations = []struct {
 		{say: "ok book a test drive of it sat at 9", calls: []string{`select_car {"carId":"c18"}`, `go_to_test_drive {}`}, reply: []string{"I need your email."}, on: "test-drive"},
 		{say: "jo@kim.io", calls: []string{`fill_form_data {"name":"jo kim","email":"jo@kim.io","phone":"555 222 1111","date":"2026-12-05","time":"09:00"}`}},
 	}},
+	{"monthly again, without a question mark", "financing", "c12", []siteTurn{
+		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "monthly again", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`}, on: "financing"},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

@@ -528,8 +528,8 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
-		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 || r.numbers && navTool(best.def) {
-			best.opens = true // "72 months" goes to the calculator, which takes them
+		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 || (r.numbers || perMonth(r.toks)) && navTool(best.def) {
+			best.opens = true // "72 months", "monthly again" go to the calculator, which takes them
 		}
 	}
 	if cmp, l := c.comparer(r), c.lister(); cmp != nil && l != nil && best.def.Name == l.def.Name {
