@@ -541,6 +541,12 @@ var siteConversations = []struct {
 		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "monthly again", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`}, on: "financing"},
 	}},
+	{"a note asked for without a cue word", "inventory", "", []siteTurn{
+		{say: "my name is lea ford lea@ford.io", reply: []string{"Noted"}},
+		{say: "id like to test drive the golf", calls: []string{`search_cars {}`, `select_car {"carId":"c14"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "fri at 9", calls: []string{`fill_form_data {"name":"lea ford","email":"lea@ford.io","date":"2026-12-04","time":"09:00"}`}},
+		{say: "add a note im bringing my dad", calls: []string{`fill_form_data {"name":"lea ford","email":"lea@ford.io","date":"2026-12-04","time":"09:00","notes":"im bringing my dad"}`}},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

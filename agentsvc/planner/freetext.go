@@ -81,6 +81,9 @@ func (f *filler) freeText() {
 var noteRe = regexp.MustCompile(
 	`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
 
+// noteAfterRe is a note said right after asking for one: "add a note im bringing my dad".
+var noteAfterRe = regexp.MustCompile(`(?i)\b(?:add|leave|put)\s+(?:a\s+|the\s+)?(notes?|comments?|message)\s+(.+)$`)
+
 // pleaseEnd is a "please" that ends a note: "…: no pets, please", "…: I need a child seat Please".
 var pleaseEnd = regexp.MustCompile(`(?i)[\s,]*\bplease$`)
 
@@ -89,6 +92,9 @@ var pleaseEnd = regexp.MustCompile(`(?i)[\s,]*\bplease$`)
 // child seat"; the other values of the form stay to be found or asked for.
 func (f *filler) note() {
 	m := noteRe.FindStringSubmatchIndex(f.text)
+	if m == nil {
+		m = noteAfterRe.FindStringSubmatchIndex(f.text)
+	}
 	if m == nil {
 		return
 	}
