@@ -547,6 +547,10 @@ var siteConversations = []struct {
 		{say: "fri at 9", calls: []string{`fill_form_data {"name":"lea ford","email":"lea@ford.io","date":"2026-12-04","time":"09:00"}`}},
 		{say: "add a note im bringing my dad", calls: []string{`fill_form_data {"name":"lea ford","email":"lea@ford.io","date":"2026-12-04","time":"09:00","notes":"im bringing my dad"}`}},
 	}},
+	{"is another car cheaper than the one opened", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "is the f150 cheaper", calls: []string{`back_to_inventory {}`}, reply: []string{"The 2021 Toyota Tacoma is the cheaper, at $34,500 (the 2021 Ford F-150 is $41,900)."}, on: "inventory"},
+	}},
 	{"asked to go to the page the visitor is on", "financing", "c01", []siteTurn{
 		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "back to the calculator please", reply: []string{"You're already there.", "“calculate payment 24 months”", "“go to test drive”"}},

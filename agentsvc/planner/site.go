@@ -89,6 +89,16 @@ func (c *conv) onScreen() string {
 	return ""
 }
 
+// openedLast is the item the conversation's latest call opened, or nil.
+func (c *conv) openedLast() *item {
+	for k := range c.earlierCalls {
+		if id := openedID(k); id != "" {
+			return c.before.items[id]
+		}
+	}
+	return nil
+}
+
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
 func openedID(k call) string {
 	var args map[string]any

@@ -96,7 +96,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
 	either := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "or" || t.norm == "vs" || t.norm == "versus" })
-	if it := c.pronounRef(toks); named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
+	it := c.pronounRef(toks)
+	if _, _, at, ok := rankOf(toks); it == nil && len(r.refs) == 1 && ok && strings.HasSuffix(strings.ToLower(toks[at].raw), "er") {
+		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
+		either = it != nil
+	}
+	if named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
