@@ -515,7 +515,8 @@ var siteConversations = []struct {
 	{"a note while the name is asked, and a lower-case name that is also a word", "car", "c11", []siteTurn{
 		{say: "take it for a test drive thursday at 4pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"I need your name and email."}, on: "test-drive"},
 		{say: "notes: need a child seat", reply: []string{"I need your name and email."}}, // Thursday at 4pm kept
-		{say: "max lee max@lee.de", calls: []string{`fill_form_data {"name":"max lee","email":"max@lee.de","date":"2026-12-03","time":"16:00","notes":"need a child seat"}`}},
+		{say: "max lee max@lee.de", calls: []string{`fill_form_data {"name":"max lee","email":"max@lee.de","date":"2026-12-03","time":"16:00","notes":"need a child seat"}`},
+			reply: []string{"The date is Thursday, December 3."}}, // said back: "thursday" was tomorrow
 	}},
 	{"what that would cost a month, asked of the car on screen", "car", "c06", []siteTurn{
 		{say: "what would that cost a month?", calls: []string{`go_to_financing {}`}, reply: []string{"24 months, 36 months"}, on: "financing"},

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -958,6 +959,17 @@ func (c *conv) summary() string {
 	text = c.humanize(text)
 	if text == "" || text == "(the tool returned no content)" {
 		return "Done: " + c.describeTool(d.name) + "."
+	}
+	// A date the planner wrote from words ("next thursday"), said back as a day the visitor
+	// can check: "The date is Thursday, December 3."
+	var args map[string]any
+	_ = json.Unmarshal([]byte(d.args), &args)
+	for _, p := range parseSchema(c.toolDef(d.name).Parameters).props {
+		if v, _ := args[p.name].(string); dateKind.wants(p) && !strings.Contains(text, v) {
+			if day, err := time.Parse("2006-01-02", v); err == nil {
+				text += " The " + identPhrase(p.name) + " is " + day.Format("Monday, January 2") + "."
+			}
+		}
 	}
 	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.HasSuffix(text, "…") && !strings.ContainsAny(text[len(text)-1:], ".!?") {
 		return "Result: " + text
