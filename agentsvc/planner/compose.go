@@ -38,10 +38,13 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		}
 	}
 	// The filter is read without the target's words: "suvs" of "the two cheapest suvs side by side".
-	ftoks, hs := slices.Clone(rtoks), hintsOf(rtoks)
-	for i, t := range ftoks {
-		if target != nil && (target.vocab[t.norm] > 0 || slices.ContainsFunc(hs[i], func(h hint) bool { return target.vocab[h.word] > 0 })) {
-			ftoks[i].kind = kindPunct
+	ftoks := slices.Clone(rtoks)
+	if target != nil {
+		hs := hintsOf(rtoks)
+		for i, t := range ftoks {
+			if target.vocab[t.norm] > 0 || slices.ContainsFunc(hs[i], func(h hint) bool { return target.vocab[h.word] > 0 }) {
+				ftoks[i].kind = kindPunct
+			}
 		}
 	}
 	// The best plan, or the list's when the target's words outrank it ("side by side"), when

@@ -91,6 +91,11 @@ var pleaseEnd = regexp.MustCompile(`(?i)[\s,]*\bplease$`)
 // not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
 // child seat"; the other values of the form stay to be found or asked for.
 func (f *filler) note() {
+	if !slices.ContainsFunc(f.schema.props, func(p *property) bool {
+		return hasWord(p, "note", "notes", "comment", "comments", "message") && freeTextable(p)
+	}) {
+		return // no parameter for a note: the text is not searched
+	}
 	m := noteRe.FindStringSubmatchIndex(f.text)
 	if m == nil {
 		m = noteAfterRe.FindStringSubmatchIndex(f.text)

@@ -458,15 +458,8 @@ func (c *conv) notOffered(toks []token) string {
 			if len(en) < 2 || !en[0].isStr || slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
 				continue
 			}
-			if slices.ContainsFunc(en, func(e enumValue) bool { // "the towing package" is "tow"
-				for i := range toks {
-					if toks[i].kind == kindWord && spelledAt(toks, i, e.str) > 0 {
-						return true
-					}
-				}
-				return false
-			}) {
-				continue
+			if slices.ContainsFunc(en, func(e enumValue) bool { return spelledIn(toks, e.str) }) {
+				continue // "the towing package" is "tow"
 			}
 			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
 			for i, t := range toks {
@@ -700,7 +693,13 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
-	out := "Sorry, I can't help with that " + c.place.here + "."
+	return "Sorry, I can't help with that " + c.place.here + "." + c.wayOut()
+}
+
+// wayOut is what can be done here and where else, each a suggestion: the way out of a dead
+// end, and what follows "Noted: …" or "You're already there."
+func (c *conv) wayOut() string {
+	out := ""
 	here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) && !named(t.Name, commitFirst) })
 	away := c.examples(len(c.tools), navTool)
 	if it := c.itemToOpen(); len(away) == 0 && it != nil {

@@ -296,6 +296,7 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 	for _, e := range en { // a number's value has no str nor words: no case below takes it
 		content := slices.ContainsFunc(e.words, func(w string) bool { return !stopWords[w] })
 		for i, t := range f.toks {
+			end := spelledAt(f.toks, i, e.str)
 			switch {
 			case f.used[i]:
 			case t.kind == kindQuote && strings.EqualFold(t.raw, e.str):
@@ -304,9 +305,9 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 				out = append(out, enumCandidate{e.str, 1, i, i, bonusTyped})
 			case t.kind == kindWord && content && f.wordsAt(i, e.words):
 				out = append(out, enumCandidate{e.str, 1, i, -1, bonusEnum})
-			case t.kind == kindWord && content && spelledAt(f.toks, i, e.str) > i:
+			case t.kind == kindWord && content && end > i:
 				// at its last word, for the word after it: "TRD Off-Road trim" is no package
-				out = append(out, enumCandidate{e.str, 1, spelledAt(f.toks, i, e.str) - 1, -1, bonusEnum})
+				out = append(out, enumCandidate{e.str, 1, end - 1, -1, bonusEnum})
 			case withHints && t.kind == kindWord && len(e.words) == 1 &&
 				slices.ContainsFunc(f.hints[i], func(h hint) bool { return h.word == e.words[0] }):
 				out = append(out, enumCandidate{e.str, 2, i, -1, 0})
@@ -323,8 +324,13 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 // a verb's ending: "off-road" or "off road" for "offroad", "trd off road" for "TRD Off-Road",
 // "towing" for "tow"; -1 when they do not.
 func spelledAt(toks []token, i int, value string) (end int) {
-	want, got := compact(value), ""
-	k := i
+	// Most words do not start the value, and each word is tried for each value of each tool:
+	// the first letter tells before anything is built.
+	if len(value) < 3 || toks[i].kind != kindWord || toks[i].raw == "" ||
+		unicode.ToLower(rune(toks[i].raw[0])) != unicode.ToLower(rune(value[0])) {
+		return -1
+	}
+	want, got, k := compact(value), "", i
 	for ; k < len(toks) && k < i+6 && (toks[k].kind == kindWord || toks[k].raw == "-") && len(got) < len(want); k++ {
 		got += compact(toks[k].raw)
 	}
@@ -332,6 +338,16 @@ func spelledAt(toks []token, i int, value string) (end int) {
 		return k
 	}
 	return -1
+}
+
+// spelledIn reports words of toks that spell value (spelledAt).
+func spelledIn(toks []token, value string) bool {
+	for i := range toks {
+		if spelledAt(toks, i, value) > i {
+			return true
+		}
+	}
+	return false
 }
 
 // wordsAt reports whether the word tokens from i on spell words. A verb the visitor wrote is
@@ -657,7 +673,7 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 // bareName finds a name written without "my name is": two or three words no tool knows,
 // capitalised ("Jane Doe, jane@…") or next to an e-mail address.
 func (f *filler) bareName(p *property) (string, int, int) {
-	email := slices.IndexFunc(f.toks, contactToken) // an e-mail or a phone: "jo kim 555 222 1111"
+	contact := slices.IndexFunc(f.toks, contactToken) // an e-mail or a phone: "jo kim 555 222 1111"
 	var v string
 	var from, to int
 	for i := 0; i < len(f.toks); {
@@ -669,10 +685,10 @@ func (f *filler) bareName(p *property) (string, int, int) {
 			r, _ := utf8.DecodeRuneInString(t.raw)
 			return !unicode.IsUpper(r)
 		})
-		if n := j - i; n >= 2 && n <= 3 && (caps || email >= 0) { // the run stopped at a word of no name
+		if n := j - i; n >= 2 && n <= 3 && (caps || contact >= 0) { // the run stopped at a word of no name
 			if s := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(s) {
 				v, from, to = s, i, j
-				if email < 0 || f.toks[j-1].end > f.toks[email].start {
+				if contact < 0 || f.toks[j-1].end > f.toks[contact].start {
 					break // in capitals: the first; with an e-mail: the last before it ("… at 4pm, max lee max@lee.de")
 				}
 			}

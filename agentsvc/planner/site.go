@@ -123,7 +123,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		})
 	}
 	for i, t := range toks {
-		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.toolWord(t.norm) {
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) {
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
@@ -137,8 +137,8 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	return false
 }
 
-// toolWord reports a word of this page's tools, or near one ("calculator" of calculate_payment).
-func (c *conv) toolWord(w string) bool {
+// nearToolWord reports a word of this page's tools, or near one ("calculator" of calculate_payment).
+func (c *conv) nearToolWord(w string) bool {
 	for v := range c.vocab {
 		if wordsMatch(w, v) {
 			return true

@@ -333,7 +333,7 @@ func init() {
 		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) }, (*conv).recall},
 		// "back to the calculator" on the calculator's page: it is here.
 		{"this page", func(c *conv, r *reading) bool { return c.goesHere(r.toks) }, func(c *conv, _ *reading) (intent, bool) {
-			return reply("You're already there."+strings.TrimPrefix(c.deadEnd(), "Sorry, I can't help with that "+c.place.here+"."), true)
+			return reply("You're already there."+c.wayOut(), true)
 		}},
 		// "open the Model 3" on the Model 3's page: it is open.
 		{"the item on screen", func(c *conv, r *reading) bool {
@@ -440,8 +440,7 @@ func init() {
 		{"details for a form elsewhere", func(c *conv, r *reading) bool {
 			return r.unclear && slices.ContainsFunc(r.toks, contactToken) && !c.hasParam(emailKind.wants) && !c.hasParam(phoneKind.wants)
 		}, func(c *conv, r *reading) (intent, bool) {
-			rest := strings.TrimPrefix(c.deadEnd(), "Sorry, I can't help with that "+c.place.here+".")
-			return reply("Noted: I'll fill in these details when a form asks for them."+rest, true)
+			return reply("Noted: I'll fill in these details when a form asks for them."+c.wayOut(), true)
 		}},
 		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
 			no := c.notOffered(r.toks)
@@ -632,8 +631,11 @@ func (c *conv) onlyValues(p *plan, toks []token) bool {
 // latest result stated the price.
 func (c *conv) rewriteShares(text string) string {
 	base := c.statedPrice()
+	if low := strings.ToLower(text); base == 0 || !strings.Contains(low, "%") && !strings.Contains(low, "percent") && !strings.Contains(low, "pct") {
+		return text // nothing to take a share of, or no share: the text is not read again
+	}
 	toks := tokenize(text)
-	for i := len(toks) - 2; i >= 0 && base > 0; i-- {
+	for i := len(toks) - 2; i >= 0; i-- {
 		if c.shareAt(toks[i:i+2]) != "" {
 			text = text[:toks[i].start] + strconv.Itoa(int(math.Round(base*toks[i].value/100))) + text[toks[i].end:]
 		}
