@@ -37,6 +37,12 @@ async function recordWidgetTraffic(page) {
     if (!e.request.url.includes('/byomcp/')) return;
     byId.set(e.requestId, { url: e.request.url, status: 0, bytes: 0, cached: false, sentAt: e.timestamp, doneAt: 0, encoding: '' });
   });
+  // The status on the wire: responseReceived may give a revalidated response the cached
+  // response's 200 (Chromium merges a 304 into the entry it revalidated, depending on timing);
+  // responseReceivedExtraInfo has the raw status line, and may come before or after the others.
+  /** @type {Map<string, number>} */
+  const wireStatus = new Map();
+  cdp.on('Network.responseReceivedExtraInfo', (e) => wireStatus.set(e.requestId, e.statusCode));
   cdp.on('Network.requestServedFromCache', (e) => {
     const r = byId.get(e.requestId);
     if (r) r.cached = true;
@@ -54,7 +60,10 @@ async function recordWidgetTraffic(page) {
     r.bytes = e.encodedDataLength;
     r.doneAt = e.timestamp;
   });
-  return { requests: () => [...byId.values()], detach: () => cdp.detach() };
+  return {
+    requests: () => [...byId].map(([id, r]) => ({ ...r, status: wireStatus.get(id) ?? r.status })),
+    detach: () => cdp.detach(),
+  };
 }
 
 /**
