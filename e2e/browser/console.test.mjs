@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, startStack, newPage, ask, waitConnected, W, WAIT_MS } from './harness.mjs';
+import { ROOT, startStack, newPage, ask, waitConnected, waitIdle, W, WAIT_MS } from './harness.mjs';
 import { lastUserText, toolResultsSinceUser } from './fake-openai.mjs';
 
 const TOKEN = 'console-token-for-the-e2e-test';
@@ -243,6 +243,9 @@ test('quick turns: the console asks for the tab list one request at a time', asy
     for (let i = 0; i < turns; i++) {
       await ask(shop, `quick turn ${i}`);
       await shop.locator(W.text).filter({ hasText: `You said: quick turn ${i}` }).waitFor();
+      // The answer's text comes before the turn's end: the next message is sent once the widget
+      // is idle again (Enter while a turn runs sends nothing).
+      await waitIdle(shop);
     }
     await page.locator('#turns .turn').filter({ hasText: `quick turn ${turns - 1}` }).locator('.who .pill.end').waitFor();
     assert.equal(held.length, 1, `requests sent while one was unanswered: ${held.length}, want 1 (${2 * turns} turn starts and ends asked)`);
