@@ -346,7 +346,9 @@ func (c *conv) clearMatch(p *plan, toks []token, question bool) bool {
 	case len(p.schema.props) == 0:
 		return matched > 0 && unmatched == 0 && (!question || readOnly)
 	}
-	return len(p.values) > 0 || c.nameHit(p, toks) && (!question || readOnly)
+	// A value asked for though not required is asked for by name ("add a note please").
+	asked := slices.ContainsFunc(p.missing, func(m *property) bool { return !m.required })
+	return len(p.values) > 0 || asked || c.nameHit(p, toks) && (!question || readOnly)
 }
 
 // coverage counts the content words of the text the plan's tool knows, and those it does not.

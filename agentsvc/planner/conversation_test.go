@@ -427,7 +427,9 @@ var siteConversations = []struct {
 		{say: "test drive friday at 1pm", calls: []string{`go_to_test_drive {}`,
 			`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
 		{say: "back to the inventory please", calls: []string{`back_to_inventory {}`}, on: "inventory"},
-		{say: "i want to test drive the outback", calls: []string{`select_car {"carId":"c06"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		// the form left unsent is filled again on the Outback's (the visitor changes what differs)
+		{say: "i want to test drive the outback", calls: []string{`select_car {"carId":"c06"}`, `go_to_test_drive {}`,
+			`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
 		{say: "this saturday 2pm", calls: []string{`fill_form_data {"name":"Jo Lane","email":"jo@lane.io","phone":"555 300 4000","date":"2026-12-05","time":"14:00"}`}},
 	}},
 	{"comparisons said with more, and a tie", "inventory", "", []siteTurn{
@@ -565,6 +567,57 @@ var siteConversations = []struct {
 		{say: "open the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`}, on: "car"}, // never listed: looked up
 		{say: "take me to the configurator", reply: []string{"You're already there.", "“get price summary”"}},
 		{say: "take me to the calculator", calls: []string{`go_to_financing {}`}, on: "financing"},
+	}},
+	{"a make said again is the car of it opened before; the other one; all of them", "inventory", "", []siteTurn{
+		{say: "show me the audi a4", calls: []string{`search_cars {}`, `select_car {"carId":"c13"}`}, on: "car"},
+		{say: "go back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "Could you open the Audi?", calls: []string{`select_car {"carId":"c13"}`}, reply: []string{"2020 Audi A4"}, not: []string{"Which one"}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the other audi", calls: []string{`select_car {"carId":"c21"}`}, reply: []string{"2020 Audi A6 Avant"}, not: []string{"can't"}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the audi", reply: []string{"Which one do you mean"}}, // both were opened
+		{say: "back to the list", reply: []string{"You're already there."}, not: []string{"Sorry"}},
+		{say: "compare the teslas", calls: []string{`compare_cars {"carIds":["c04","c12"]}`}, not: []string{"Which one"}, on: "drawer"},
+	}},
+	{"a note asked for, its text in the next message", "test-drive", "c01", []siteTurn{
+		{say: "add a note please", reply: []string{"name, email, date, time", "and what the note should say."}, not: []string{"Sorry"}},
+		{say: "ask for a quiet route", reply: []string{"name, email, date and time"}, not: []string{"Sorry", "note"}},
+		{say: "Tom Baker, tom@baker.co.uk, Friday at 1pm",
+			calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-04","time":"13:00","notes":"ask for a quiet route"}`}},
+		{say: "can I leave a comment?", reply: []string{"What should the note say?"}},
+		{say: "my son will come along",
+			calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-04","time":"13:00","notes":"my son will come along"}`}},
+	}},
+	{"a share of a price no result stated, then its amount", "financing", "c12", []siteTurn{
+		{say: "60 months at 5% with 10% down", reply: []string{"can't work out 10% down", "How much would that be in money?"}},
+		{say: "it would be about 3600", calls: []string{`calculate_payment {"downPayment":3600,"termMonths":60,"apr":5}`}, reply: []string{"60 months", "down $3,600"}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":3600,"termMonths":72,"apr":5}`}},
+		{say: "what about 15% down", calls: []string{`calculate_payment {"downPayment":5399,"termMonths":72,"apr":5}`}}, // the result stated the price
+	}},
+	{"a form left unsent is filled again when the visitor comes back to it, for another car too", "car", "c03", []siteTurn{
+		{say: "I want to test drive this on Saturday at 11", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Jane Doe, jane@doe.com", calls: []string{`fill_form_data {"name":"Jane Doe","email":"jane@doe.com","date":"2026-12-05","time":"11:00"}`}},
+		{say: "actually can i drive the mustang instead",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c19"}`, `go_to_test_drive {}`,
+				`fill_form_data {"name":"Jane Doe","email":"jane@doe.com","date":"2026-12-05","time":"11:00"}`},
+			reply: []string{"Opening the test-drive booking page for the 2020 Ford Mustang. Filled", "Saturday, December 5"}, on: "test-drive"},
+		{say: "go to the financing page", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "take me back to the booking page",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Jane Doe","email":"jane@doe.com","date":"2026-12-05","time":"11:00"}`}, on: "test-drive"},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Mustang"}},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "back to the booking page", calls: []string{`go_to_test_drive {}`}, reply: []string{"Opening the test-drive booking page"}, on: "test-drive"}, // sent: nothing to fill
+	}},
+	{"a kind asked for with a, where items of that name were seen", "inventory", "", []siteTurn{
+		{say: "open the miata", calls: []string{`search_cars {}`, `select_car {"carId":"c23"}`}, on: "car"},
+		{say: "what would it cost a month over 60 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		// "MX-5" in "for the 2022 Mazda MX-5 Miata at $27,900" is no item "Miata at"
+		{say: "Is there anything cheaper on the site, maybe a hatchback?", calls: []string{`back_to_inventory {}`},
+			reply: []string{"Volkswagen Golf", "$21,900"}, not: []string{"Which one", "Miata at"}, on: "inventory"},
+	}},
+	{"a question not answered keeps the values of its request", "financing", "c12", []siteTurn{
+		{say: "60 months at 5% with 10% down", reply: []string{"How much would that be in money?"}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"apr":5}`}, reply: []string{"72 months at 5% APR"}},
 	}},
 }
 

@@ -82,19 +82,33 @@ var noteRe = regexp.MustCompile(
 	`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
 
 // noteAfterRe is a note said right after asking for one: "add a note im bringing my dad".
-var noteAfterRe = regexp.MustCompile(`(?i)\b(?:add|leave|put)\s+(?:a\s+|the\s+)?(notes?|comments?|message)\s+(.+)$`)
+var noteAfterRe = regexp.MustCompile(`(?i)\b(?:add|leave|put)\s+(?:a\s+|the\s+)?(notes?|comments?|message)[\s?.!,]+(.+)$`)
+
+// noteAskRe asks to add a note and ends there: "add a note please", "can I leave a comment?".
+// The note's text is asked for (the answer reads after the cue: "add a note please , …").
+var noteAskRe = regexp.MustCompile(`(?i)\b(?:add|leave|put|write|include)\s+(?:a\s+|the\s+|some\s+)?(notes?|comments?|message)\b[\s,]*(?:please)?[\s.!?]*$`)
 
 // pleaseEnd is a "please" that ends a note: "…: no pets, please", "…: I need a child seat Please".
-var pleaseEnd = regexp.MustCompile(`(?i)[\s,]*\bplease$`)
+// pleaseStart begins one: "please , ask for a quiet route" (the answer after "add a note please").
+var pleaseEnd, pleaseStart = regexp.MustCompile(`(?i)[\s,]*\bplease$`), regexp.MustCompile(`(?i)^please\b[\s,.:;!]*`)
 
 // note fills a free-text parameter named like a note (notes, comment, message), required or
 // not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
 // child seat"; the other values of the form stay to be found or asked for.
 func (f *filler) note() {
-	if !slices.ContainsFunc(f.schema.props, func(p *property) bool {
+	i := slices.IndexFunc(f.schema.props, func(p *property) bool {
 		return hasWord(p, "note", "notes", "comment", "comments", "message") && freeTextable(p)
-	}) {
+	})
+	if i < 0 {
 		return // no parameter for a note: the text is not searched
+	}
+	if m := noteAskRe.FindStringIndex(f.text); m != nil && f.free(f.schema.props[i]) {
+		f.missing = append(f.missing, f.schema.props[i]) // what it should say is asked
+		f.bonus += bonusTyped                            // the cue is as telling as the note
+		for k, t := range f.toks {
+			f.used[k] = f.used[k] || t.start >= m[0]
+		}
+		return
 	}
 	m := noteRe.FindStringSubmatchIndex(f.text)
 	if m == nil {
@@ -108,7 +122,11 @@ func (f *filler) note() {
 	// Baker, tom@baker.co.uk, Friday at 1pm" (a punctuation mark with an e-mail, a phone, a
 	// date or a time after it).
 	to, end := len(f.toks), m[5]
-	for k := from + 1; k < len(f.toks) && to == len(f.toks); k++ {
+	at := from + 1 // after a "please ," that opens it (the answer to "what should the note say?")
+	for wordAt(f.toks, at, "please") || at < len(f.toks) && f.toks[at].kind == kindPunct {
+		at++
+	}
+	for k := at + 1; k < len(f.toks) && to == len(f.toks); k++ {
 		if f.toks[k].kind == kindPunct && slices.ContainsFunc(f.toks[k:], func(t token) bool {
 			return t.kind == kindEmail || t.kind == kindPhone || t.kind == kindDate || t.kind == kindTime
 		}) {
@@ -117,12 +135,15 @@ func (f *filler) note() {
 	}
 	cue := normWord(f.text[m[2]:m[3]])
 	v := strings.TrimSpace(strings.TrimRight(f.text[m[4]:max(end, m[4])], ".!?, "))
-	v = strings.TrimSpace(pleaseEnd.ReplaceAllString(v, ""))
-	for _, p := range f.schema.props {
-		if v != "" && f.free(p) && freeTextable(p) && slices.Contains(p.words, cue) && p.schema.acceptsString(v) {
-			f.claim(p, v, bonusTyped, from, to)
-			return
-		}
+	v = strings.TrimSpace(pleaseStart.ReplaceAllString(pleaseEnd.ReplaceAllString(v, ""), ""))
+	// The parameter the cue names, else the note's ("leave a comment" for the form's notes).
+	k := slices.IndexFunc(f.schema.props, func(p *property) bool { return slices.Contains(p.words, cue) && freeTextable(p) })
+	p := f.schema.props[i]
+	if k >= 0 {
+		p = f.schema.props[k]
+	}
+	if v != "" && f.free(p) && p.schema.acceptsString(v) {
+		f.claim(p, v, bonusTyped, from, to)
 	}
 }
 

@@ -64,6 +64,7 @@ func (c *conv) intent() intent {
 		if in, ok := c.answers(prev); ok {
 			return in
 		}
+		c.unanswered = prev.asked
 	}
 	return c.understand(c.text, true)
 }
@@ -161,6 +162,18 @@ func (c *conv) answers(prev intent) (intent, bool) {
 func asAnswer(prev intent, text string) string {
 	if prev.asked != nil && bareHourRe.MatchString(text) && slices.ContainsFunc(prev.asked.missing, clockParam) {
 		text = "at " + text
+	}
+	// An amount for a share of an unknown price ("10% down", then "$3,600") takes its place.
+	amounts := slices.DeleteFunc(tokenize(text), func(t token) bool {
+		return t.kind != kindNumber || t.percent || !t.money && !t.grouped && t.value < 100 // "and at 72?" is no amount
+	})
+	if prev.asked != nil && len(prev.asked.missing) == 1 && moneyParam(prev.asked.missing[0]) && len(amounts) == 1 {
+		toks := tokenize(prev.reply)
+		for i := 0; i+1 < len(toks); i++ {
+			if toks[i].percent && matchesParam(toks[i+1].norm, prev.asked.missing[0]) {
+				return prev.reply[:toks[i].start] + amounts[0].raw + prev.reply[toks[i].end:]
+			}
+		}
 	}
 	return prev.reply + " , " + text
 }

@@ -85,10 +85,16 @@ func (m *memory) read(content string) {
 	}
 	labels := map[string]string{}
 	var textList []*item
+	nameWords := map[string]bool{} // "for the 2022 Mazda MX-5 Miata at $27,900": MX-5 is no id
+	for _, it := range m.items {
+		for _, w := range strings.Fields(it.name) {
+			nameWords[w] = true
+		}
+	}
 	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
 		label := strings.TrimSpace(r[2])
 		first, _, _ := strings.Cut(label, " ")
-		if !letterRe.MatchString(label) || clauseWords[normWord(first)] {
+		if !letterRe.MatchString(label) || clauseWords[normWord(first)] || nameWords[r[1]] {
 			continue
 		}
 		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it

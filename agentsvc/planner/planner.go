@@ -139,6 +139,9 @@ type conv struct {
 	place      *place
 	today      time.Time
 	vocab      map[string]bool // every word of every tool
+	// unanswered is the request of the question the visitor's message does not answer ("60
+	// months at 5% with 10% down", then "and at 72?"): its values stay, as a call's do.
+	unanswered *plan
 }
 
 // newConv reads the request: the calls and their results, the last user message, and what
@@ -201,6 +204,12 @@ func (c *conv) next() action {
 		}
 	}
 	if c.pageChanged() {
+		if p := c.refill(); p != nil && c.done[len(c.done)-1].args == p.arguments() {
+			// The form filled again on arrival: where the turn went, then what the form holds.
+			went := *c
+			went.done = c.done[:len(c.done)-1]
+			return action{text: went.summary() + " " + c.summary()}
+		}
 		// A tool of this turn opened another page: the plan was made for the page it left, so
 		// the turn ends by saying what was done. Unless the page was opened for the visitor's
 		// words (openFor): there they are read again, once. k is the turn's last openFor call.
@@ -216,9 +225,39 @@ func (c *conv) next() action {
 				return c.goOn(&on, k)
 			}
 		}
-		return action{text: c.summary()}
+		return c.arrive()
 	}
 	return c.intent().step(c)
+}
+
+// arrive ends a turn that opened another page: what was done is said, once a form of the
+// page that the conversation filled and did not send is filled again (the page came back
+// empty: "actually can I drive the Mustang instead", "take me back to the booking page").
+func (c *conv) arrive() action {
+	if p := c.refill(); p != nil && !c.calledThisTurn(p.def.Name, false) {
+		return action{call: p}
+	}
+	return action{text: c.summary()}
+}
+
+// refill is the plan that fills again the form of this page the conversation's last call of a
+// tool here filled (its result says that the form was not submitted); nil when there is none,
+// or a call since sent it.
+func (c *conv) refill() *plan {
+	for k := range c.earlierCalls {
+		if t := c.toolDef(k.name); c.offers(k.name) && !navTool(t) {
+			var args map[string]json.RawMessage
+			if !strings.Contains(unwrap(k.result).text, "not submitted") || json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
+				return nil
+			}
+			values := map[string]any{}
+			for name, v := range args {
+				values[name] = v
+			}
+			return &plan{def: t, schema: parseSchema(t.Parameters), values: values}
+		}
+	}
+	return nil
 }
 
 // openCallPrefix starts the id of an openFor call.
@@ -234,7 +273,7 @@ func (c *conv) goOn(on *conv, k int) action {
 	opened := c.toolDef(c.done[k].name)
 	hop := navTool(opened)
 	if toks := tokenize(c.text); hop && (goesTo(opened, toks) || on.goesHere(toks)) {
-		return action{text: c.summary()} // "back to the list", "take me to the calculator": here it is
+		return c.arrive() // "back to the list", "take me to the calculator": here it is
 	}
 	l := on.lister()
 	// The names are known when this turn listed them already: one lookup a turn.
@@ -256,7 +295,7 @@ func (c *conv) goOn(on *conv, k int) action {
 		}
 		// A call with nothing of the request's (book_test_drive {} after going to the booking
 		// page for "book a test drive"): the page is where the visitor wanted to be.
-		return action{text: c.summary()}
+		return c.arrive()
 	case strings.HasPrefix(a.text, "Sorry"):
 		if c.onlyNames(asked) {
 			// "pull up the Outback": the page is what was asked

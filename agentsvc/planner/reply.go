@@ -736,6 +736,9 @@ func (c *conv) itemToOpen() *item {
 // askMissing asks for the required values a plan lacks, with concrete choices when the
 // values are few.
 func (c *conv) askMissing(p *plan) intent {
+	// A note asked for comes last: "… your name and email, and what the note should say".
+	last := func(m *property) int { return map[bool]int{true: 1}[asksNote(p, m)] }
+	slices.SortStableFunc(p.missing, func(a, b *property) int { return last(a) - last(b) })
 	m := p.missing[0]
 	what := c.describe(&plan{def: p.def, schema: p.schema})
 	// One enum value to pick: offer each as a choice.
@@ -780,7 +783,12 @@ func (c *conv) askMissing(p *plan) intent {
 	your := "your "
 	for i, mp := range p.missing {
 		h := identPhrase(mp.name)
-		if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
+		if asksNote(p, mp) && len(p.missing) == 1 {
+			return intent{reply: "What should the " + stem(h) + " say?", asked: p}
+		}
+		if asksNote(p, mp) {
+			h = "what the " + stem(h) + " should say"
+		} else if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if len(mp.schema.enum) > 0 {
 			h += " (one of: " + strings.Join(texts(mp.schema.enum), ", ") + ")"
@@ -799,6 +807,12 @@ func (c *conv) askMissing(p *plan) intent {
 		need = append(need, h)
 	}
 	return intent{reply: "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
+}
+
+// asksNote reports a note's parameter that is missing because the visitor asked to add one
+// (it is not required).
+func asksNote(p *plan, m *property) bool {
+	return !m.required && freeTextable(m)
 }
 
 // itemChoices are the names of the items an enum parameter's values are the ids of, as far

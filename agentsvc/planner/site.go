@@ -99,6 +99,20 @@ func (c *conv) openedLast() *item {
 	return nil
 }
 
+// openedOf is the one item of items that an earlier call opened, or nil (none, or several).
+func (c *conv) openedOf(items []*item) *item {
+	var hit *item
+	for k := range c.earlierCalls {
+		if i := slices.IndexFunc(items, func(it *item) bool { return it.id == openedID(k) }); i >= 0 {
+			if hit != nil && hit != items[i] {
+				return nil
+			}
+			hit = items[i]
+		}
+	}
+	return hit
+}
+
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
 func openedID(k call) string {
 	var args map[string]any
@@ -261,8 +275,9 @@ func (c *conv) goesHere(toks []token) bool {
 			own = append(own, whereWords(t)...)
 		}
 	}
+	list := c.lister() != nil // "back to the list" on the list
 	return onlyGoing(toks, func(w string) bool {
-		return slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
+		return list && hubWords[w] || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
 	})
 }
 

@@ -87,12 +87,26 @@ func (c *conv) read(text string, lookup bool) *reading {
 		return strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) < 0
 	})
 	for _, m := range slices.Backward(r.mentions) {
-		if len(m.items) > 1 {
+		said := strings.ToLower(text[m.start:m.end])
+		switch it := c.openedOf(m.items); {
+		case len(m.items) < 2:
+		case stem(said) != said && c.comparer(r) != nil: // "compare the Teslas": all of them
+		case it != nil && len(m.items) == 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "other" }):
+			m.items = slices.DeleteFunc(slices.Clone(m.items), func(o *item) bool { return o == it }) // "the other Audi"
+		case r.question && wordAt(toks, slices.IndexFunc(toks, func(t token) bool { return t.end > m.start })-1, "a", "an", "any"):
+			continue // "anything cheaper, maybe a hatchback?": a kind, not one of them
+		case it != nil && !manyOrOther(toks) && stem(said) == said:
+			m.items = []*item{it} // "open the Audi" once the A4's page was open: the A4
+		default:
 			r.ambiguous = &m
 			return r
 		}
-		r.text2 = r.text2[:m.start] + m.items[0].id + r.text2[m.end:]
-		r.refs = slices.Insert(r.refs, 0, m.items[0])
+		ids := make([]string, len(m.items))
+		for i, it := range m.items {
+			ids[i] = it.id
+		}
+		r.text2 = r.text2[:m.start] + strings.Join(ids, " and ") + r.text2[m.end:]
+		r.refs = slices.Insert(r.refs, 0, m.items...)
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
 	either := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "or" || t.norm == "vs" || t.norm == "versus" })
@@ -322,8 +336,17 @@ func init() {
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		// "20% down" where no result stated the price to take it of (rewriteShares did not).
 		{"a share of an unknown price", func(c *conv, r *reading) bool { return c.shareAt(r.toks) != "" }, func(c *conv, r *reading) (intent, bool) {
-			return reply("I don't know the price here, so I can't work out "+c.shareAt(r.toks)+
-				". How much would that be in money?", true)
+			sh := c.shareAt(r.toks)
+			in := intent{reply: "I don't know the price here, so I can't work out " + sh + ". How much would that be in money?"}
+			_, word, _ := strings.Cut(sh, " ")
+			if p := r.best; p != nil && p.score >= threshold {
+				if i := slices.IndexFunc(p.schema.props, func(q *property) bool { return moneyParam(q) && matchesParam(normWord(word), q) }); i >= 0 {
+					asked := *p // the answer (an amount) is read in the share's place: asAnswer
+					asked.missing = []*property{p.schema.props[i]}
+					in.asked = &asked
+				}
+			}
+			return in, true
 		}},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
@@ -661,9 +684,14 @@ func moneyParam(p *property) bool { return p.schema.isNumber() && hasWord(p, mon
 // statedPriceRe is a price a result states: "total $37,990", "(price $21,900", "at $35,390".
 var statedPriceRe = regexp.MustCompile(`(?i)\b(?:total|price|at)\s+([$£€]\s?[0-9][0-9,]*(?:\.[0-9]+)?)`)
 
-// statedPrice is the last price the latest result that states one states; 0 when none does.
+// statedPrice is the last price the latest result of the turn or before it that states one
+// states; 0 when none does. (A question's request read again later is read as it was.)
 func (c *conv) statedPrice() float64 {
-	for _, m := range slices.Backward(c.msgs) {
+	end := len(c.msgs)
+	if i := slices.IndexFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool { return m.Role == chat.RoleUser }); i >= 0 {
+		end = c.lastUser + 1 + i
+	}
+	for _, m := range slices.Backward(c.msgs[:end]) {
 		if ms := statedPriceRe.FindAllStringSubmatch(m.Content, -1); m.Role == chat.RoleTool && ms != nil {
 			v, _ := parseMoney(ms[len(ms)-1][1])
 			return v
@@ -724,6 +752,14 @@ func pluralPronoun(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// manyOrOther reports words of more than one item, or of another one: "compare both Audis",
+// "the other Tesla".
+func manyOrOther(toks []token) bool {
+	return pluralPronoun(toks) || slices.ContainsFunc(toks, func(t token) bool {
+		return slices.Contains([]string{"other", "another", "all", "compare", "each", "every"}, t.norm)
+	})
 }
 
 // differs reports a question of how the items differ: "whats the difference in price".
@@ -811,8 +847,20 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 // low" sorts in the default order).
 func (c *conv) carryOver(p *plan, notDefaults bool) {
 	prev := c.lastArgs(p.def.Name, "") // nil: nothing to keep
+	if q := c.unanswered; q != nil && q.def.Name == p.def.Name {
+		prev = maps.Clone(prev) // the question came after the call
+		if prev == nil {
+			prev = map[string]json.RawMessage{}
+		}
+		for k, v := range q.values {
+			if raw, err := json.Marshal(v); err == nil {
+				prev[k] = raw
+			}
+		}
+	}
 	for _, prop := range p.schema.props {
-		keep := notDefaults && len(prop.schema.def) > 0 // the default stays
+		keep := notDefaults && len(prop.schema.def) > 0 || // the default stays, and so does a
+			!prop.required && slices.Contains(p.missing, prop) // question ("add a note please")
 		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
 			p.values[prop.name] = prev[prop.name]
 		}
@@ -1057,7 +1105,7 @@ func (c *conv) actionWord(p *plan, toks []token) bool {
 var requestWords = wordSet(`open show see view display pick choose select compare comparison between versus vs
 	side both two three car item one ones option options thing stuff info information detail details page list
 	please thank thanks want would like need find look check tell about get give take put set add
-	and or with without for me my them those these it its the a an pull up bring more`)
+	and or with without for me my them those these it its the a an pull up bring more other another`)
 
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
 // see_… or go_…, with a parameter for the item's id.
