@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 const monthLetters = "janfebmaraprmayjunjulaugsepoctnovdec"
@@ -95,9 +96,9 @@ func rewriteTimes(text string) string {
 	last := 0
 	for _, m := range atHourRe.FindAllStringSubmatchIndex(text, -1) {
 		rest := strings.ToLower(strings.TrimLeft(text[m[1]:], " "))
-		units := []string{"am", "pm", "a.m", "p.m", "%", ".", "k", "percent", "month", "year"}
+		units := []string{"am", "pm", "a.m", "p.m", "%", "k", "percent", "month", "year"}
 		unit := slices.ContainsFunc(units, func(u string) bool { return strings.HasPrefix(rest, u) }) ||
-			strings.HasPrefix(text[m[1]:], "-")
+			strings.HasPrefix(text[m[1]:], "-") || len(rest) > 1 && rest[0] == '.' && unicode.IsDigit(rune(rest[1])) // "at 5.5%", not "at 11."
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
 		if unit || digitNear(text, m[0], true) || h > 23 {
 			continue

@@ -86,11 +86,11 @@ var noteAfterRe = regexp.MustCompile(`(?i)\b(?:add|leave|put)\s+(?:a\s+|the\s+)?
 
 // noteAskRe asks to add a note and ends there: "add a note please", "can I leave a comment?".
 // The note's text is asked for (the answer reads after the cue: "add a note please , …").
-var noteAskRe = regexp.MustCompile(`(?i)\b(?:add|leave|put|write|include)\s+(?:a\s+|the\s+|some\s+)?(notes?|comments?|message)\b[\s,]*(?:please)?[\s.!?]*$`)
+var noteAskRe = regexp.MustCompile(`(?i)\b(?:add|leave|put|write|include)\s+(?:a\s+|the\s+|some\s+)?(notes?|comments?|message)\b[\s,]*(?:please|pls|plz)?[\s.!?]*$`)
 
 // pleaseEnd is a "please" that ends a note: "…: no pets, please", "…: I need a child seat Please".
 // pleaseStart begins one: "please , ask for a quiet route" (the answer after "add a note please").
-var pleaseEnd, pleaseStart = regexp.MustCompile(`(?i)[\s,]*\bplease$`), regexp.MustCompile(`(?i)^please\b[\s,.:;!]*`)
+var pleaseEnd, pleaseStart = regexp.MustCompile(`(?i)[\s,]*\b(?:please|pls|plz)$`), regexp.MustCompile(`(?i)^(?:please|pls|plz)\b[\s,.:;!?]*`)
 
 // note fills a free-text parameter named like a note (notes, comment, message), required or
 // not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
@@ -123,7 +123,7 @@ func (f *filler) note() {
 	// date or a time after it).
 	to, end := len(f.toks), m[5]
 	at := from + 1 // after a "please ," that opens it (the answer to "what should the note say?")
-	for wordAt(f.toks, at, "please") || at < len(f.toks) && f.toks[at].kind == kindPunct {
+	for wordAt(f.toks, at, "please", "pls", "plz") || at < len(f.toks) && f.toks[at].kind == kindPunct {
 		at++
 	}
 	for k := at + 1; k < len(f.toks) && to == len(f.toks); k++ {

@@ -299,7 +299,7 @@ func (c *conv) goOn(on *conv, k int) action {
 	case strings.HasPrefix(a.text, "Sorry"):
 		if c.onlyNames(asked) {
 			// "pull up the Outback": the page is what was asked
-			return action{text: c.summary()}
+			return c.arrive()
 		}
 		text := c.summary() + " I can't do that on this page either."
 		if sug := on.suggestions(3); len(sug) > 0 {
@@ -310,7 +310,7 @@ func (c *conv) goOn(on *conv, k int) action {
 		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
 		// no guess at what else the words meant there. (Gone to the list for another item,
 		// the answer there is what was asked.)
-		return action{text: c.summary()}
+		return c.arrive()
 	}
 	return action{text: c.summary() + " " + a.text}
 }

@@ -672,7 +672,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 		if len(cands) == 3 {
 			break
 		}
+		// a question is never answered with an offer to commit ("how much is it?" to "book it?")
 		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) ||
+			question && named(p.def.Name, commitFirst) ||
 			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
 			continue
 		}

@@ -170,8 +170,9 @@ func phoneLike(p string, labelled bool) bool {
 			group = 0
 		}
 	}
+	trunk := p[0] == '0' && digits >= 10 // "07700 900123": no amount starts with 0
 	return digits >= 7 && digits <= 15 &&
-		(labelled || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4))
+		(labelled || trunk || strings.ContainsAny(p, "+(") || (strings.ContainsAny(p, "-. ") && longest <= 4))
 }
 
 // alnumNear reports a letter or digit right before s[i] (before) or at it.
@@ -306,6 +307,7 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
+	"abt": "about", "cmp": "compare",
 }
 
 // directionWords are the hints of a sort's direction.
@@ -316,7 +318,7 @@ var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
 	"sporty": {"coupe", "convertible"}, "family": {"minivan", "suv"}, "cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
-	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"},
+	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"}, "send": {"submit", "book", "apply"},
 	"confirm": {"submit", "book", "send"}, "add": {"sum", "total"}, "plus": {"sum", "total"}, "finalize": {"submit", "book", "send"}, "finalise": {"submit", "book", "send"},
 	"newest": {"year", "desc", "descending", "new"}, "latest": {"year", "desc", "descending", "new"},
 	"newer": {"year", "new"}, "recent": {"year", "desc", "descending", "new"},

@@ -60,7 +60,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
-	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
+	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(downAfter.ReplaceAllString(text, "$1 $2 down"))), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
 	r.question = isQuestion(text, toks)
@@ -73,8 +73,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	// What the text points at among the items seen: names, "the second", "the red one",
 	// "the cheaper one".
 	r.mentions = nameMentions(text, c.before.known(), c.vocab)
-	if len(r.mentions) == 0 && c.wantsItem(r) {
-		// "open the tesla": a filter word names items when the request is about one item.
+	if len(r.mentions) == 0 && (c.wantsItem(r) || slices.ContainsFunc(toks, func(t token) bool { return t.norm == "other" })) {
+		// "open the tesla", "the other audi": a filter word names items when the request is
+		// about one item.
 		r.mentions = nameMentions(text, c.before.known(), nil)
 	} else if len(r.mentions) == 0 && r.question {
 		// "what's the price of the volvo?" with one Volvo on screen: that one
@@ -214,12 +215,16 @@ func formFirst(ps []*plan) *plan {
 	return ps[0]
 }
 
+// downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
+// "put $4,000 down", where the word after an amount names its parameter.
+var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?k?)\b`)
+
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
 
 // musing is words about one's own thinking that ask nothing: "on second thought", "I think",
-// "oh, I changed my mind".
-var musing = regexp.MustCompile(`(?i)(^\s*oh\b|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess)[\s,.!:;-]*`)
+// "oh, I changed my mind"; and an interjection that opens a message: "Great. How much is it?".
+var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess)[\s,.!:;-]*`)
 
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
@@ -228,7 +233,8 @@ func bareHourChange(text string) string {
 	toks := tokenize(text)
 	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
 	change := slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] })
-	if !change || len(nums) != 1 || nums[0].value < 1 || nums[0].value > 23 || nums[0].value != float64(int(nums[0].value)) {
+	if !change || len(nums) != 1 || nums[0].value < 1 || nums[0].value > 23 || nums[0].value != float64(int(nums[0].value)) ||
+		strings.HasSuffix(text[:nums[0].start], "-") || alnumNear(text, nums[0].start, true) { // "the MX-5 instead"
 		return text
 	}
 	return text[:nums[0].start] + "at " + text[nums[0].start:]
@@ -782,9 +788,11 @@ func (c *conv) plainAction(r *reading) bool {
 
 // narrows reports words that narrow what is shown rather than start over ("only the
 // hybrids", "just the red ones", "which of those are electric", "also under 30k") or change
-// one thing of the last request ("and at 3.9%?", "what about 48 months?").
+// one thing of the last request ("and at 3.9%?", "what about 48 months?", "under 45k then").
 func narrows(toks []token) bool {
-	if wordAt(toks, 0, "and") || wordAt(toks, 0, "what", "how") && wordAt(toks, 1, "about") {
+	words := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind == kindPunct })
+	if wordAt(toks, 0, "and") || wordAt(toks, 0, "what", "how") && wordAt(toks, 1, "about") ||
+		wordAt(words, len(words)-1, "then") { // "under 45k then"
 		return true
 	}
 	for i := range toks {
@@ -1024,6 +1032,10 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			out = append(out, t.raw+toks[i+1].raw) // "330i", "4Runner": a model's name
 			continue
 		}
+		if name := hyphenModel(toks, i); name != "" && !(i < len(p.used) && p.used[i]) {
+			out = append(out, name) // "F-150", "CX-5"
+			continue
+		}
 		// A number is no name of its own ("Model 3": the word before it counts).
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
 			ordinary(t.norm) || c.vocab[t.norm] ||
@@ -1038,6 +1050,23 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 	}
 	return out
 }
+
+// hyphenModel is a model's name written as letters, a hyphen and a number from toks[i] ("F-150",
+// "CX-5"), or "".
+func hyphenModel(toks []token, i int) string {
+	var b strings.Builder
+	end := toks[i].end
+	for k := i; k < len(toks) && k < i+3 && (k == i || toks[k].start == end); k++ {
+		b.WriteString(toks[k].raw)
+		end = toks[k].end
+	}
+	if name := b.String(); toks[i].kind == kindWord && hyphenModelRe.MatchString(name) {
+		return hyphenModelRe.FindString(name)
+	}
+	return ""
+}
+
+var hyphenModelRe = regexp.MustCompile(`^[A-Za-z]{1,3}-[0-9]{1,4}`)
 
 // personName reports a word of a person's name written before their e-mail or phone ("Kim Lee
 // kim@lee.org", "Jane Doe, jane@example.com"): contact details, never a search for an item.
