@@ -659,6 +659,14 @@ var siteConversations = []struct {
 		{say: "Could I drive the Mazda MX-5 instead?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c23"}`, `go_to_test_drive {}`, `fill_form_data {"name":"sam ng","email":"sam.ng@proton.me","date":"2026-12-06","time":"13:00"}`},
 			reply: []string{"2022 Mazda MX-5 Miata. Filled"}, on: "test-drive"},
 	}},
+	{"the two cars opened, and a kind said with cheaper", "inventory", "", []siteTurn{
+		{say: "Could you open the Audi A4, please?", calls: []string{`search_cars {}`, `select_car {"carId":"c13"}`}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the A6 please", calls: []string{`select_car {"carId":"c21"}`}, on: "car"},
+		{say: "Which of the two is cheaper?", reply: []string{"The 2020 Audi A4 is the cheaper, at $27,400"}, not: []string{"Golf"}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "anything cheaper, like a wagon?", reply: []string{"2022 Subaru Outback", "$30,200"}, not: []string{"Golf"}}, // the Golf is a hatchback
+	}},
 	{"a question not answered keeps the values of its request", "financing", "c12", []siteTurn{
 		{say: "60 months at 5% with 10% down", reply: []string{"How much would that be in money?"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"apr":5}`}, reply: []string{"72 months at 5% APR"}},

@@ -99,6 +99,17 @@ func (c *conv) openedLast() *item {
 	return nil
 }
 
+// openedItems are the items earlier calls opened, the last opened first, each once.
+func (c *conv) openedItems() []*item {
+	var out []*item
+	for k := range c.earlierCalls {
+		if it := c.before.items[openedID(k)]; it != nil && !slices.Contains(out, it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // openedOf is the one item of items that an earlier call opened, or nil (none, or several).
 func (c *conv) openedOf(items []*item) *item {
 	var hit *item

@@ -248,6 +248,14 @@ func (c *conv) pointAtSeen(r *reading) {
 	if named := c.lastNamed(); pluralPronoun(toks) && len(named) >= 2 && len(named) < len(last) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three
 	}
+	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "two" || t.norm == "both" }) {
+		last = opened[:2] // "which of the two is cheaper?" after opening the A4 and the A6
+	}
+	if l := c.lister(); l != nil {
+		if i := slices.IndexFunc(r.plain, func(p *plan) bool { return p.def.Name == l.def.Name }); i >= 0 {
+			last = slices.DeleteFunc(slices.Clone(last), func(it *item) bool { return !fits(it, r.plain[i]) }) // "cheaper, like a wagon?"
+		}
+	}
 	drop := -1
 	if n, fromEnd, ok := firstFew(toks); ok && len(last) > 0 {
 		n = min(n, len(last)) // "compare the top three" of two: both
@@ -271,6 +279,19 @@ func (c *conv) pointAtSeen(r *reading) {
 	if len(r.refs) > 0 && drop >= 0 {
 		r.base = r.text[:toks[drop].start] + r.text[toks[drop].end:]
 	}
+}
+
+// fits reports an item whose fields have the text values the plan filters by, where it has
+// such a field ("bodytype": wagon for bodyType "wagon").
+func fits(it *item, p *plan) bool {
+	for name, v := range p.values {
+		want, ok := v.(string)
+		have, known := it.attrs[strings.ToLower(name)]
+		if ok && known && !slices.Contains(have, strings.ToLower(want)) {
+			return false
+		}
+	}
+	return true
 }
 
 // perMonth reports a payment asked for: "per month", "a month", "monthly" (the phrases whose
