@@ -254,7 +254,10 @@ test('an agent that cannot be reached is not "you are offline": the message wait
     assert.match(banner, /cannot be reached/);
     assert.doesNotMatch(banner, /offline/i);
     proxy.resume();
-    await page.locator(W.text).filter({ hasText: 'You said: are you there' }).waitFor();
+    // The next try comes within the waiting backoff (4 s) and an origin check that may have
+    // been left hanging while the proxy was paused (5 s): a loaded CI machine needs more than
+    // the usual wait for the answer.
+    await page.locator(W.text).filter({ hasText: 'You said: are you there' }).waitFor({ timeout: 3 * WAIT_MS });
     await waitIdle(page);
     assert.equal(await page.locator('byomcp-chat .banner').isVisible(), false);
     assert.deepEqual(errors, []);
