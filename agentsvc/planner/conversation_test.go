@@ -667,6 +667,18 @@ var siteConversations = []struct {
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "anything cheaper, like a wagon?", reply: []string{"2022 Subaru Outback", "$30,200"}, not: []string{"Golf"}}, // the Golf is a hatchback
 	}},
+	{"another car of the make on screen: the other one, all of them, cheaper than this one", "inventory", "", []siteTurn{
+		{say: "Could you tell me more about the Audi A4, please?", calls: []string{`search_cars {}`, `select_car {"carId":"c13"}`}, on: "car"},
+		{say: "And what about the other Audi?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c21"}`}, reply: []string{"2020 Audi A6 Avant"}, on: "car"},
+		{say: "compare the audis", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c13","c21"]}`}, not: []string{"Which one"}, on: "drawer"},
+		{say: "open the f-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+		{say: "Is the Tacoma cheaper than this one?", calls: []string{`back_to_inventory {}`},
+			reply: []string{"The 2021 Toyota Tacoma is the cheaper, at $34,500 (the 2021 Ford F-150 is $41,900)."}, on: "inventory"},
+	}},
+	{"a bare hour after a day", "car", "c11", []siteTurn{
+		{say: "can i test drive it sat 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"time"}, on: "test-drive"},
+		{say: "im raj patel raj@patel.dev", calls: []string{`fill_form_data {"name":"raj patel","email":"raj@patel.dev","date":"2026-12-05","time":"09:00"}`}},
+	}},
 	{"a question not answered keeps the values of its request", "financing", "c12", []siteTurn{
 		{say: "60 months at 5% with 10% down", reply: []string{"How much would that be in money?"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"apr":5}`}, reply: []string{"72 months at 5% APR"}},

@@ -21,7 +21,7 @@ var (
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
 	calDateRe = regexp.MustCompile(`(?i)\b(?:` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?|` +
 		`(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `)\b`)
-	atHourRe = regexp.MustCompile(`(?i)\b(at|@|around|by)\s+(\d{1,2})(?::([0-5]\d))?\b`)
+	atHourRe = regexp.MustCompile(`(?i)\b(at|@|around|by|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
 	noonRe   = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
 	// "the 12th", "saturday the 12th" (not "the 12th of December", which calDateRe reads)
 	dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
@@ -99,6 +99,10 @@ func rewriteTimes(text string) string {
 		units := []string{"am", "pm", "a.m", "p.m", "%", "k", "percent", "month", "year"}
 		unit := slices.ContainsFunc(units, func(u string) bool { return strings.HasPrefix(rest, u) }) ||
 			strings.HasPrefix(text[m[1]:], "-") || len(rest) > 1 && rest[0] == '.' && unicode.IsDigit(rune(rest[1])) // "at 5.5%", not "at 11."
+		// After a date only an hour that ends the words is one: "sat 9", "fri 10, please", not
+		// "friday 4 people".
+		dated := text[m[2]] >= '0' && text[m[2]] <= '9'
+		unit = unit || dated && rest != "" && !strings.ContainsAny(rest[:1], ",.!?;") && !strings.HasPrefix(rest, "please") && !strings.HasPrefix(rest, "pls")
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
 		if unit || digitNear(text, m[0], true) || h > 23 {
 			continue

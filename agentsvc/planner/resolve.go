@@ -54,7 +54,8 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 		weak := map[int]bool{}
 		for i, w := range ws {
 			for _, lw := range it.words {
-				if lw == w.c || (i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) ||
+				if lw == w.c || len(lw) > 2 && lw+"s" == w.c || // "the audis"
+					(i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) ||
 					typoMatch(lw, w.c) {
 					all = append(all, i)
 					weak[i] = weakWord(lw) || vocab[lw] || stopWords[lw] || nameFillers[lw]

@@ -144,7 +144,8 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	if len(mentions) > 0 {
 		cur := c.onScreen()
 		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
-			return m.items[0].id != cur && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
+			other := slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur })
+			return other && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}
 	for i, t := range toks {

@@ -60,7 +60,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
-	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(downAfter.ReplaceAllString(text, "$1 $2 down"))), "")
+	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
+	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
 	r.question = isQuestion(text, toks)
@@ -89,14 +90,17 @@ func (c *conv) read(text string, lookup bool) *reading {
 	})
 	for _, m := range slices.Backward(r.mentions) {
 		said := strings.ToLower(text[m.start:m.end])
+		plural := stem(said) != said || strings.HasSuffix(said, "s") && !slices.ContainsFunc(m.items, func(it *item) bool {
+			return slices.Contains(it.words, compact(said[strings.LastIndex(said, " ")+1:]))
+		})
 		switch it := c.openedOf(m.items); {
 		case len(m.items) < 2:
-		case stem(said) != said && c.comparer(r) != nil: // "compare the Teslas": all of them
+		case plural && (c.comparer(r) != nil || c.lister() == nil): // "compare the Teslas": all of them
 		case it != nil && len(m.items) == 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "other" }):
 			m.items = slices.DeleteFunc(slices.Clone(m.items), func(o *item) bool { return o == it }) // "the other Audi"
 		case r.question && wordAt(toks, slices.IndexFunc(toks, func(t token) bool { return t.end > m.start })-1, "a", "an", "any"):
 			continue // "anything cheaper, maybe a hatchback?": a kind, not one of them
-		case it != nil && !manyOrOther(toks) && stem(said) == said:
+		case it != nil && !manyOrOther(toks) && !plural:
 			m.items = []*item{it} // "open the Audi" once the A4's page was open: the A4
 		default:
 			r.ambiguous = &m
@@ -116,6 +120,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
 		either = it != nil
 	}
+
 	if named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
@@ -218,6 +223,10 @@ func formFirst(ps []*plan) *plan {
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
 var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?k?)\b`)
+
+// thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
+// "… cheaper or this one?" (a bound is "cheaper than $30k").
+var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b`)
 
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
