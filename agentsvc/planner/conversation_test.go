@@ -675,6 +675,9 @@ var siteConversations = []struct {
 		{say: "Is the Tacoma cheaper than this one?", calls: []string{`back_to_inventory {}`},
 			reply: []string{"The 2021 Toyota Tacoma is the cheaper, at $34,500 (the 2021 Ford F-150 is $41,900)."}, on: "inventory"},
 	}},
+	{"a package said by the name the page shows", "car", "c07", []siteTurn{
+		{say: "Please add the panoramic roof.", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"total $46,300"}, on: "car"},
+	}},
 	{"a bare hour after a day", "car", "c11", []siteTurn{
 		{say: "can i test drive it sat 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"time"}, on: "test-drive"},
 		{say: "im raj patel raj@patel.dev", calls: []string{`fill_form_data {"name":"raj patel","email":"raj@patel.dev","date":"2026-12-05","time":"09:00"}`}},

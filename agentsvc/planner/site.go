@@ -181,10 +181,14 @@ func asksOf(toks []token) bool {
 	})
 }
 
-// paramNoun reports a word at i that names a parameter of the page's tools: "the winter
-// package", "the sport trim" name values, not items.
+// paramNoun reports a word at i that names a parameter of the page's tools, or is one of its
+// values: "the winter package", "the sport trim", "the panoramic roof" name values, not items.
 func (c *conv) paramNoun(toks []token, i int) bool {
-	return i < len(toks) && c.hasParam(func(p *property) bool { return nounOf(toks[i], p) })
+	return i < len(toks) && c.hasParam(func(p *property) bool {
+		return nounOf(toks[i], p) || slices.ContainsFunc(p.schema.allEnums(), func(e enumValue) bool {
+			return e.isStr && strings.EqualFold(e.str, toks[i].raw) // "the panoramic roof"
+		})
+	})
 }
 
 // dayWords are words of dates and times, never an item's name.
