@@ -678,6 +678,13 @@ var siteConversations = []struct {
 	{"a package said by the name the page shows", "car", "c07", []siteTurn{
 		{say: "Please add the panoramic roof.", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"total $46,300"}, on: "car"},
 	}},
+	{"details noted on the list, then a drive of a car named", "inventory", "", []siteTurn{
+		{say: "Hi there, I'm Daniel Osei, daniel.osei@mail.com, and my phone number is 555 310 7788.", reply: []string{"Noted"}},
+		{say: "I'd like to test drive the Subaru Outback, please.", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`, `go_to_test_drive {}`},
+			reply: []string{"I need your date and time", "I'll fill in your name, email and phone."}, on: "test-drive"},
+		{say: "How about next Thursday at 10 in the morning?",
+			calls: []string{`fill_form_data {"name":"Daniel Osei","email":"daniel.osei@mail.com","phone":"555 310 7788","date":"2026-12-03","time":"10:00"}`}},
+	}},
 	{"a bare hour after a day", "car", "c11", []siteTurn{
 		{say: "can i test drive it sat 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"time"}, on: "test-drive"},
 		{say: "im raj patel raj@patel.dev", calls: []string{`fill_form_data {"name":"raj patel","email":"raj@patel.dev","date":"2026-12-05","time":"09:00"}`}},

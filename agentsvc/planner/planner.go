@@ -237,6 +237,29 @@ func (c *conv) arrive() action {
 	if p := c.refill(); p != nil && !c.calledThisTurn(p.def.Name, false) {
 		return action{call: p}
 	}
+	// A form whose contact details the visitor gave before: what else it needs is asked
+	// ("I'd like to test drive the Outback" after "I'm Daniel Osei, daniel.osei@mail.com").
+	for _, t := range c.tools {
+		s := parseSchema(t.Parameters)
+		p := &plan{def: t, schema: s, values: map[string]any{}}
+		for _, q := range s.props {
+			if q.required {
+				p.missing = append(p.missing, q)
+			}
+		}
+		if len(p.missing) == 0 || navTool(t) || named(t.Name, commitFirst) {
+			continue
+		}
+		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
+			var kept []string
+			for _, q := range s.props {
+				if p.values[q.name] != nil {
+					kept = append(kept, identPhrase(q.name))
+				}
+			}
+			return action{text: c.summary() + " " + c.askMissing(p).reply + " I'll fill in your " + joinList(kept, "and") + "."}
+		}
+	}
 	return action{text: c.summary()}
 }
 
