@@ -685,6 +685,11 @@ var siteConversations = []struct {
 		{say: "How about next Thursday at 10 in the morning?",
 			calls: []string{`fill_form_data {"name":"Daniel Osei","email":"daniel.osei@mail.com","phone":"555 310 7788","date":"2026-12-03","time":"10:00"}`}},
 	}},
+	{"another make side by side instead", "inventory", "", []siteTurn{
+		{say: "Would you compare the BMWs for me?", calls: []string{`search_cars {"make":"BMW"}`, `compare_cars {"carIds":["c11","c20","c24"]}`}, on: "drawer"},
+		{say: "Which of them is the newest?", reply: []string{"The 2022 BMW M240i Coupe is the newest"}},
+		{say: "I'd like to see the hondas side by side instead.", calls: []string{`search_cars {"make":"Honda"}`, `compare_cars {"carIds":["c02","c10","c22"]}`}, not: []string{"BMW"}},
+	}},
 	{"a bare hour after a day", "car", "c11", []siteTurn{
 		{say: "can i test drive it sat 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"time"}, on: "test-drive"},
 		{say: "im raj patel raj@patel.dev", calls: []string{`fill_form_data {"name":"raj patel","email":"raj@patel.dev","date":"2026-12-05","time":"09:00"}`}},

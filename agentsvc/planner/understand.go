@@ -575,6 +575,11 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
+	if cmp, l := c.comparer(r), c.lister(); cmp != nil && l != nil && best.def.Name == cmp.def.Name && len(r.refs) == 0 {
+		if i := slices.IndexFunc(r.ps, func(p *plan) bool { return p.def.Name == l.def.Name && len(p.values) > 0 && p.score >= threshold }); i >= 0 {
+			return c.compareAll(r.ps[i], cmp), true // "the hondas side by side instead": not the cars compared before
+		}
+	}
 	own := maps.Clone(best.values) // what the words themselves set
 	if narrows(r.toks) || c.onlyValues(best, r.toks) {
 		c.carryOver(best, false)
