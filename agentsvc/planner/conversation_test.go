@@ -690,6 +690,14 @@ var siteConversations = []struct {
 		{say: "Which of them is the newest?", reply: []string{"The 2022 BMW M240i Coupe is the newest"}},
 		{say: "I'd like to see the hondas side by side instead.", calls: []string{`search_cars {"make":"Honda"}`, `compare_cars {"carIds":["c02","c10","c22"]}`}, not: []string{"BMW"}},
 	}},
+	{"fewer than the ones asked for, and a phone before the day", "inventory", "", []siteTurn{
+		{say: "Could you show me the minivans under 40 thousand?", calls: []string{`search_cars {"bodyType":"minivan","maxPrice":40000}`}},
+		{say: "Please compare the three cheapest ones.", calls: []string{`sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"Only one car matches: the 2022 Honda Odyssey"}, not: []string{"Which 2 to 3"}},
+		{say: "i'd like to test drive it", calls: []string{`select_car {"carId":"c22"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "li wei liwei@qq.com +44 7700 900123 fri 11am",
+			calls: []string{`fill_form_data {"name":"li wei","email":"liwei@qq.com","phone":"+44 7700 900123","date":"2026-12-04","time":"11:00"}`}},
+	}},
 	{"a bare hour after a day", "car", "c11", []siteTurn{
 		{say: "can i test drive it sat 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"time"}, on: "test-drive"},
 		{say: "im raj patel raj@patel.dev", calls: []string{`fill_form_data {"name":"raj patel","email":"raj@patel.dev","date":"2026-12-05","time":"09:00"}`}},

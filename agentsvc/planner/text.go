@@ -97,6 +97,9 @@ func tokenize(text string) []token {
 		}
 	}
 	for _, m := range phoneRe.FindAllStringIndex(text, -1) {
+		if d := dateRe.FindStringIndex(text[m[0]:m[1]]); d != nil && d[0] > 0 {
+			m[1] = m[0] + len(strings.TrimRight(text[m[0]:m[0]+d[0]], " ")) // "+44 7700 900123 2026-12-04"
+		}
 		p := text[m[0]:m[1]]
 		// The label is right before the number: its last 64 bytes, not the whole text before.
 		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&

@@ -985,7 +985,7 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 		return true
 	}
 	for i, t := range toks {
-		after := i > at && i <= at+3 && (t.norm == "one" || t.norm == "of")
+		after := i > at && i <= at+3 && (strings.EqualFold(t.raw, "one") || t.norm == "of") // "the three cheapest ones" ranks the list
 		before := i < at && (t.norm == "which" || t.norm == "these" || t.norm == "those")
 		if t.kind == kindWord && (after || before) {
 			return true
