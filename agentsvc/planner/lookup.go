@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,13 +74,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 			}
 			continue
 		}
-		var args map[string]json.RawMessage
-		if json.Unmarshal([]byte(k.args), &args) == nil && len(args) > 0 {
-			lk.back = &plan{def: lk.l.def, schema: lk.l.schema, values: make(map[string]any, len(args))}
-			for a, v := range args {
-				lk.back.values[a] = v
-			}
-		}
+		lk.back = argsPlan(lk.l.def, lk.l.schema, k.args)
 		break
 	}
 	return lk

@@ -85,13 +85,16 @@ func (m *memory) read(content string) {
 	}
 	labels := map[string]string{}
 	var textList []*item
+	rows := rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1)
 	nameWords := map[string]bool{} // "for the 2022 Mazda MX-5 Miata at $27,900": MX-5 is no id
-	for _, it := range m.items {
-		for _, w := range strings.Fields(it.name) {
-			nameWords[w] = true
+	if len(rows) > 0 {
+		for _, it := range m.items {
+			for _, w := range strings.Fields(it.name) {
+				nameWords[w] = true
+			}
 		}
 	}
-	for _, r := range rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1) {
+	for _, r := range rows {
 		label := strings.TrimSpace(r[2])
 		first, _, _ := strings.Cut(label, " ")
 		if !letterRe.MatchString(label) || clauseWords[normWord(first)] || nameWords[r[1]] {

@@ -269,18 +269,26 @@ func (c *conv) arrive() action {
 func (c *conv) refill() *plan {
 	for k := range c.earlierCalls {
 		if t := c.toolDef(k.name); c.offers(k.name) && !navTool(t) {
-			var args map[string]json.RawMessage
-			if !strings.Contains(unwrap(k.result).text, "not submitted") || json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
+			if !strings.Contains(unwrap(k.result).text, "not submitted") {
 				return nil
 			}
-			values := map[string]any{}
-			for name, v := range args {
-				values[name] = v
-			}
-			return &plan{def: t, schema: parseSchema(t.Parameters), values: values}
+			return argsPlan(t, parseSchema(t.Parameters), k.args)
 		}
 	}
 	return nil
+}
+
+// argsPlan is the plan of a call made before, with its arguments; nil when it had none.
+func argsPlan(t chat.ToolDef, s *schema, args string) *plan {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &raw) != nil || len(raw) == 0 {
+		return nil
+	}
+	p := &plan{def: t, schema: s, values: make(map[string]any, len(raw))}
+	for name, v := range raw {
+		p.values[name] = v
+	}
+	return p
 }
 
 // openCallPrefix starts the id of an openFor call.

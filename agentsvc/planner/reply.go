@@ -739,8 +739,8 @@ func (c *conv) itemToOpen() *item {
 // values are few.
 func (c *conv) askMissing(p *plan) intent {
 	// A note asked for comes last: "… your name and email, and what the note should say".
-	last := func(m *property) int { return map[bool]int{true: 1}[asksNote(p, m)] }
-	slices.SortStableFunc(p.missing, func(a, b *property) int { return last(a) - last(b) })
+	notes := slices.DeleteFunc(slices.Clone(p.missing), func(m *property) bool { return !asksNote(m) })
+	p.missing = append(slices.DeleteFunc(p.missing, asksNote), notes...)
 	m := p.missing[0]
 	what := c.describe(&plan{def: p.def, schema: p.schema})
 	// One enum value to pick: offer each as a choice.
@@ -785,10 +785,10 @@ func (c *conv) askMissing(p *plan) intent {
 	your := "your "
 	for i, mp := range p.missing {
 		h := identPhrase(mp.name)
-		if asksNote(p, mp) && len(p.missing) == 1 {
+		if asksNote(mp) && len(p.missing) == 1 {
 			return intent{reply: "What should the " + stem(h) + " say?", asked: p}
 		}
-		if asksNote(p, mp) {
+		if asksNote(mp) {
 			h = "what the " + stem(h) + " should say"
 		} else if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
@@ -813,7 +813,7 @@ func (c *conv) askMissing(p *plan) intent {
 
 // asksNote reports a note's parameter that is missing because the visitor asked to add one
 // (it is not required).
-func asksNote(p *plan, m *property) bool {
+func asksNote(m *property) bool {
 	return !m.required && freeTextable(m)
 }
 

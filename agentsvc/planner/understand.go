@@ -74,7 +74,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	// What the text points at among the items seen: names, "the second", "the red one",
 	// "the cheaper one".
 	r.mentions = nameMentions(text, c.before.known(), c.vocab)
-	if len(r.mentions) == 0 && (c.wantsItem(r) || slices.ContainsFunc(toks, func(t token) bool { return t.norm == "other" })) {
+	if len(r.mentions) == 0 && (c.wantsItem(r) || anyNorm(toks, "other")) {
 		// "open the tesla", "the other audi": a filter word names items when the request is
 		// about one item.
 		r.mentions = nameMentions(text, c.before.known(), nil)
@@ -96,7 +96,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		switch it := c.openedOf(m.items); {
 		case len(m.items) < 2:
 		case plural && (c.comparer(r) != nil || c.lister() == nil): // "compare the Teslas": all of them
-		case it != nil && len(m.items) == 2 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "other" }):
+		case it != nil && len(m.items) == 2 && anyNorm(toks, "other"):
 			m.items = slices.DeleteFunc(slices.Clone(m.items), func(o *item) bool { return o == it }) // "the other Audi"
 		case r.question && wordAt(toks, slices.IndexFunc(toks, func(t token) bool { return t.end > m.start })-1, "a", "an", "any"):
 			continue // "anything cheaper, maybe a hatchback?": a kind, not one of them
@@ -120,7 +120,6 @@ func (c *conv) read(text string, lookup bool) *reading {
 		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
 		either = it != nil
 	}
-
 	if named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
@@ -257,7 +256,7 @@ func (c *conv) pointAtSeen(r *reading) {
 	if named := c.lastNamed(); pluralPronoun(toks) && len(named) >= 2 && len(named) < len(last) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three
 	}
-	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "two" || t.norm == "both" }) {
+	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && anyNorm(toks, "two", "both") {
 		last = opened[:2] // "which of the two is cheaper?" after opening the A4 and the A6
 	}
 	if l := c.lister(); l != nil {
@@ -798,9 +797,12 @@ func pluralPronoun(toks []token) bool {
 // manyOrOther reports words of more than one item, or of another one: "compare both Audis",
 // "the other Tesla".
 func manyOrOther(toks []token) bool {
-	return pluralPronoun(toks) || slices.ContainsFunc(toks, func(t token) bool {
-		return slices.Contains([]string{"other", "another", "all", "compare", "each", "every"}, t.norm)
-	})
+	return pluralPronoun(toks) || anyNorm(toks, "other", "another", "all", "compare", "each", "every")
+}
+
+// anyNorm reports a word of toks whose normal form is one of ws.
+func anyNorm(toks []token, ws ...string) bool {
+	return slices.ContainsFunc(toks, func(t token) bool { return slices.Contains(ws, t.norm) })
 }
 
 // differs reports a question of how the items differ: "whats the difference in price".
@@ -889,17 +891,12 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 // notDefaults, a parameter that has a default keeps it ("sort by year" after "price high to
 // low" sorts in the default order).
 func (c *conv) carryOver(p *plan, notDefaults bool) {
-	prev := c.lastArgs(p.def.Name, "") // nil: nothing to keep
+	prev := map[string]any{}
+	for k, v := range c.lastArgs(p.def.Name, "") {
+		prev[k] = v
+	}
 	if q := c.unanswered; q != nil && q.def.Name == p.def.Name {
-		prev = maps.Clone(prev) // the question came after the call
-		if prev == nil {
-			prev = map[string]json.RawMessage{}
-		}
-		for k, v := range q.values {
-			if raw, err := json.Marshal(v); err == nil {
-				prev[k] = raw
-			}
-		}
+		maps.Copy(prev, q.values) // the question came after the call
 	}
 	for _, prop := range p.schema.props {
 		keep := notDefaults && len(prop.schema.def) > 0 || // the default stays, and so does a
