@@ -358,6 +358,14 @@ func (ls *liveSession) unsaved() bool {
 	return ls.st.Unsaved()
 }
 
+// gone tells whether a write found the session deleted (by the operator, through this
+// replica or another): nothing more of it is written.
+func (ls *liveSession) gone() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.st.Stale == session.Gone
+}
+
 // waitFlushed waits until everything emitted so far is stored and sent (or failed).
 func (ls *liveSession) waitFlushed(ctx context.Context) {
 	ls.mu.Lock()

@@ -362,6 +362,46 @@ func TestDeletedSessionResumedInTheMeantime(t *testing.T) {
 	}
 }
 
+// TestDeletedWhileItsAnswerWasBeingStored: the conversation is deleted from the store (by
+// another replica's console, whose word this one has not heard) while its turn's first
+// write is in flight, and the model answers before that write comes back refused. Nothing of
+// the turn is stored, so it ends as cancelled, not done (it once answered "end"), and the tab
+// is told the conversation was deleted.
+func TestDeletedWhileItsAnswerWasBeingStored(t *testing.T) {
+	hs := &heldStore{Store: newTestStore(), held: make(chan struct{}, 1), release: make(chan struct{})}
+	model := &gatedModel{Model: echoOnceOr(), gate: make(chan struct{})}
+	ts := newQuietServer(t, model, func(c *Config) { c.Store = hs })
+	page := openPage(t, ts, testOrigin, echoTool())
+	sess := page.session(wire.SessionParams{})
+
+	hs.armed.Store(true)
+	type answer struct {
+		r   wire.ChatResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		r, err := page.chat("stream 3")
+		done <- answer{r, err}
+	}()
+	<-hs.held // the turn_start's write is in flight, and stays so
+	close(model.gate)
+	ls := liveOf(ts.Server, sess.SessionID)
+	waitFor(t, "the whole answer and the turn_end to be queued", func() bool {
+		return strings.Contains(string(lastPendingEvent(ls)), `"type":"turn_end"`)
+	})
+	if err := hs.Store.Delete(context.Background(), sess.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	hs.armed.Store(false)
+	close(hs.release)
+	if a := <-done; a.err == nil && a.r.StopReason != wire.StopCancelled {
+		t.Errorf("the turn of the deleted conversation: got %+v, want it cancelled", a.r)
+	}
+	var log turnLog
+	toldDeleted(t, page, &log)
+}
+
 // TestConversationBeingDeletedCannotBeResumed: between the console's Forget (its turn
 // cancelled, its copy ending) and the store's delete, a tab that asks for the conversation is
 // answered that there is none, instead of loading a second copy from the store that would

@@ -191,6 +191,8 @@ func (h *hub) startTurn(ls *liveSession, caller *pageConn, text, clientTurnID st
 			ls.mu.Lock()
 			ls.countedCut = rt.id
 			ls.mu.Unlock()
+		} else if ls.gone() { // its writes found it deleted, perhaps after the model answered
+			res.StopReason = wire.StopCancelled // as for a deletion seen in time: none of it is stored
 		}
 		srv.metrics.turns.WithLabelValues(res.StopReason).Inc()
 		log.Debug("turn ended", zap.String("stopReason", res.StopReason))
