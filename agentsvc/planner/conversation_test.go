@@ -706,6 +706,16 @@ var siteConversations = []struct {
 		{say: "60 months at 5% with 10% down", reply: []string{"How much would that be in money?"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"apr":5}`}, reply: []string{"72 months at 5% APR"}},
 	}},
+	{"a request for a car not named yet, then its name", "inventory", "", []siteTurn{
+		{say: "can I book a drive", reply: []string{"Sorry", "tell me which"}},
+		{say: "the RAV4", calls: []string{`search_cars {}`, `select_car {"carId":"c01"}`, `go_to_test_drive {}`}, reply: []string{"2023 Toyota RAV4"}, on: "test-drive"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "i want to apply for financing", reply: []string{"tell me which"}},
+		{say: "the civic", calls: []string{`select_car {"carId":"c10"}`, `go_to_financing {}`}, reply: []string{"2023 Honda Civic"}, on: "financing"},
+	}},
+	{"a name said alone, in lower case", "inventory", "", []siteTurn{
+		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -60,6 +60,9 @@ func callIntent(p *plan) intent {
 
 // intent is the plan for the turn's user message.
 func (c *conv) intent() intent {
+	if c.named {
+		return c.understand(c.text, true)
+	}
 	if prev, ok := c.pending(chainLimit); ok {
 		if in, ok := c.answers(prev); ok {
 			return in
@@ -67,6 +70,40 @@ func (c *conv) intent() intent {
 		c.unanswered = prev.asked
 	}
 	return c.understand(c.text, true)
+}
+
+// forItem is the request the planner could not do on this page, its last turn, when the
+// page opens items (or this turn opened one) and the visitor now only names one ("can I book
+// a drive", then "the RAV4"): read with the name, it opens the item, whose page may do it.
+func (c *conv) forItem() (string, bool) {
+	prevUser := c.lastUser - 1
+	for prevUser >= 0 && c.msgs[prevUser].Role != chat.RoleUser {
+		prevUser--
+	}
+	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
+	if prevUser < 0 || c.lastUser-prevUser != 2 || !opens ||
+		!strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) || !c.bareName(tokenize(c.text)) {
+		return "", false
+	}
+	return strings.TrimSpace(c.msgs[prevUser].Content), true
+}
+
+// bareName reports words that only name something: "the civic", "the Honda Civic please".
+// Each word is an item's, a word no tool knows, or one of asking.
+func (c *conv) bareName(toks []token) bool {
+	names := nameMentions(c.text, c.now.known(), nil)
+	n := 0
+	for _, t := range toks {
+		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
+		switch {
+		case t.kind == kindPunct || stopWords[t.norm] || requestWords[t.norm]:
+		case named || t.kind == kindWord && !c.vocab[t.norm] && !ordinary(t.norm):
+			n++
+		default:
+			return false
+		}
+	}
+	return n > 0 && n <= 3
 }
 
 // chainLimit is how many questions in a row a request is completed across ("I'm free next

@@ -142,6 +142,9 @@ type conv struct {
 	// unanswered is the request of the question the visitor's message does not answer ("60
 	// months at 5% with 10% down", then "and at 72?"): its values stay, as a call's do.
 	unanswered *plan
+	// named: the message only names an item, after a request the planner could not do on the
+	// page (forItem); text is that request with the name.
+	named bool
 }
 
 // newConv reads the request: the calls and their results, the last user message, and what
@@ -186,6 +189,9 @@ func newConv(req llm.Request, now time.Time) *conv {
 			c.vocab[w] = true
 			c.vocab[compact(w)] = true
 		}
+	}
+	if said, ok := c.forItem(); ok {
+		c.text, c.named = said+" , "+c.text, true
 	}
 	return c
 }

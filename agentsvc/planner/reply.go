@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -695,8 +696,28 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
-	return "Sorry, I can't help with that " + c.place.here + "." + c.wayOut()
+	out := deadEndStart + c.place.here + "."
+	if noun := c.opensWhat(); noun != "" && len(nameMentions(c.text, c.now.known(), nil)) == 0 {
+		out += " If it is for a particular " + noun + ", tell me which." // forItem reads the request again with it
+	}
+	return out + c.wayOut()
 }
+
+// opensWhat is what this page's tool that opens items calls one ("car" of select_car's
+// carId), or "".
+func (c *conv) opensWhat() string {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if single, _ := idParam(p); single && opener(t) {
+				return cmp.Or(strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id")), "one")
+			}
+		}
+	}
+	return ""
+}
+
+// deadEndStart starts every dead end (forItem reads the request before one again).
+const deadEndStart = "Sorry, I can't help with that "
 
 // wayOut is what can be done here and where else, each a suggestion: the way out of a dead
 // end, and what follows "Noted: …" or "You're already there."
