@@ -713,6 +713,13 @@ var siteConversations = []struct {
 		{say: "i want to apply for financing", reply: []string{"tell me which"}},
 		{say: "the civic", calls: []string{`select_car {"carId":"c10"}`, `go_to_financing {}`}, reply: []string{"2023 Honda Civic"}, on: "financing"},
 	}},
+	{"a package asked about is answered, not added", "car", "c03", []siteTurn{
+		{say: "does it come with a towing package?", reply: []string{"Yes: tow is one of the packages"}, not: []string{"Sorry", "Configured"}},
+		{say: "is the sound package available", reply: []string{"Yes: sound"}, not: []string{"Configured"}},
+		{say: "ok add the towing package", calls: []string{`configure_car {"packages":["tow"]}`}, reply: []string{"Towing package $1,200"}},
+		{say: "open the RAV4", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "does it have a tow package", reply: []string{"No, there is no tow package", "winter, tech or roof"}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -397,9 +397,8 @@ func (c *conv) options(toks []token) (string, bool) {
 		if n := namesParam(toks, q); n > best {
 			p, best = q, n
 		}
-		if en := q.schema.enum; q.schema.stringEnum() && len(en) >= 2 &&
-			slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
-			valued = q
+		if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr && slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) {
+			valued = q // "does it have a tow package?", "… come with the towing package?"
 		}
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
@@ -421,7 +420,7 @@ func (c *conv) options(toks []token) (string, bool) {
 	}
 	named := "" // "does it come in red?": a value, not the choices
 	for _, e := range sch.enum {
-		if namedValue(toks, e) {
+		if sayValue(toks, e) {
 			named = e.text()
 		}
 	}
@@ -440,6 +439,8 @@ func (c *conv) options(toks []token) (string, bool) {
 			return "Yes: " + theTitle(it) + "'s " + name + " is " + named + ".", true
 		}
 		return "No: " + theTitle(it) + "'s " + name + " is " + joinList(has, "and") + ".", true
+	case named != "" && many:
+		return "Yes: " + named + " is one of the " + name + " (the choices: " + joinList(vals, "and") + ").", true
 	case named != "":
 		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
 	case many:
@@ -631,6 +632,11 @@ func (c *conv) contents(r *reading) (intent, bool) {
 }
 
 // namedValue reports a token of the text that is the enum value e.
+// sayValue reports a value named, or spelled out ("towing" of "tow").
+func sayValue(toks []token, e enumValue) bool {
+	return namedValue(toks, e) || e.isStr && spelledIn(toks, e.str)
+}
+
 func namedValue(toks []token, e enumValue) bool {
 	v := e.text()
 	return slices.ContainsFunc(toks, func(tk token) bool {
