@@ -126,7 +126,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				}
 			}
 			if len(p.missing) > 0 {
-				ask = c.askMissing(p).reply
+				ask = c.askMissing(p, c.text).reply
 				return static
 			}
 			return append(slices.Clip(static), p)

@@ -720,6 +720,17 @@ var siteConversations = []struct {
 		{say: "open the RAV4", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
 		{say: "does it have a tow package", reply: []string{"No, there is no tow package", "winter, tech or roof"}},
 	}},
+	{"the earliest slot, and a morning", "test-drive", "c01", []siteTurn{
+		{say: "whats the earliest slot on friday", reply: []string{"The earliest time is 09:00", "name and email"}, not: []string{"Sorry"}},
+		{say: "Ann Lee ann@lee.io", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-04","time":"09:00"}`}},
+		{say: "actually saturday if possible", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"09:00"}`}},
+		{say: "or the last slot that day", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"16:00"}`}},
+	}},
+	{"a part of the day narrows the times asked for", "car", "c05", []siteTurn{
+		{say: "test drive saturday morning if possible", calls: []string{`go_to_test_drive {}`}, reply: []string{"09:00, 10:00, 11:00)"}, not: []string{"13:00"}, on: "test-drive"},
+		{say: "Ann Lee ann@lee.io", reply: []string{"time (one of: 09:00, 10:00, 11:00)"}},
+		{say: "10", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"10:00"}`}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -263,7 +263,7 @@ func (c *conv) arrive() action {
 					kept = append(kept, identPhrase(q.name))
 				}
 			}
-			return action{text: c.summary() + " " + c.askMissing(p).reply + " I'll fill in your " + joinList(kept, "and") + "."}
+			return action{text: c.summary() + " " + c.askMissing(p, c.text).reply + " I'll fill in your " + joinList(kept, "and") + "."}
 		}
 	}
 	return action{text: c.summary()}

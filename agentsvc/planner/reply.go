@@ -764,7 +764,7 @@ func (c *conv) itemToOpen() *item {
 
 // askMissing asks for the required values a plan lacks, with concrete choices when the
 // values are few.
-func (c *conv) askMissing(p *plan) intent {
+func (c *conv) askMissing(p *plan, said string) intent {
 	// A note asked for comes last: "… your name and email, and what the note should say".
 	notes := slices.DeleteFunc(slices.Clone(p.missing), func(m *property) bool { return !asksNote(m) })
 	p.missing = append(slices.DeleteFunc(p.missing, asksNote), notes...)
@@ -808,6 +808,15 @@ func (c *conv) askMissing(p *plan) intent {
 		}
 		return intent{reply: q + ".", asked: p}
 	}
+	// "the earliest slot on friday": which time that is comes first
+	toks, which := tokenize(said), ""
+	if i, _ := extremeAt(toks); i >= 0 {
+		for _, q := range p.schema.props {
+			if v, ok := p.values[q.name].(string); ok && clockParam(q) {
+				which = "The " + toks[i].norm + " " + identPhrase(q.name) + " is " + v + ". "
+			}
+		}
+	}
 	var need []string
 	your := "your "
 	for i, mp := range p.missing {
@@ -820,7 +829,7 @@ func (c *conv) askMissing(p *plan) intent {
 		} else if noun, names, _ := c.itemChoices(mp); len(names) > 0 {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if len(mp.schema.enum) > 0 {
-			h += " (one of: " + strings.Join(texts(mp.schema.enum), ", ") + ")"
+			h += " (one of: " + strings.Join(partOfDay(mp, toks), ", ") + ")"
 		} else if s := mp.schema; s.minimum != nil && s.maximum != nil &&
 			slices.Equal(s.types, []string{"integer"}) {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
@@ -835,7 +844,28 @@ func (c *conv) askMissing(p *plan) intent {
 		}
 		need = append(need, h)
 	}
-	return intent{reply: "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
+	return intent{reply: which + "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
+}
+
+// partOfDay is a parameter's choices; of a clock's, only the morning's, the afternoon's or
+// the evening's when the visitor said which ("saturday morning if possible") and there are some.
+func partOfDay(p *property, toks []token) []string {
+	vals, from, to := texts(p.schema.enum), "", ""
+	for _, t := range toks {
+		switch t.norm {
+		case "morning":
+			from, to = "00:00", "12:00"
+		case "afternoon":
+			from, to = "12:00", "17:00"
+		case "evening", "night":
+			from, to = "17:00", "24:00"
+		}
+	}
+	in := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v < from || v >= to })
+	if !clockParam(p) || len(in) == 0 {
+		return vals
+	}
+	return in
 }
 
 // asksNote reports a note's parameter that is missing because the visitor asked to add one

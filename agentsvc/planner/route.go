@@ -320,6 +320,22 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 	return out
 }
 
+// extremeAt finds "earliest" or "latest", or "first" or "last" before "slot" or "available": the
+// first or the last of a parameter's times ("the earliest slot on friday"); -1 when none.
+func extremeAt(toks []token) (i int, last bool) {
+	for i, t := range toks {
+		slot := i+1 < len(toks) && (toks[i+1].norm == "slot" || toks[i+1].norm == "available") // not "last time I …"
+		switch {
+		case t.kind != kindWord:
+		case t.norm == "earliest" || t.norm == "first" && slot:
+			return i, false
+		case t.norm == "latest" || t.norm == "last" && slot:
+			return i, true
+		}
+	}
+	return -1, false
+}
+
 // spelledAt is the end of the words from i on that spell a value but for spaces, hyphens and
 // a verb's ending: "off-road" or "off road" for "offroad", "trd off road" for "TRD Off-Road",
 // "towing" for "tow"; -1 when they do not.
@@ -376,6 +392,9 @@ func (f *filler) enums() {
 					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
 					break
 				}
+			}
+			if i, last := extremeAt(f.toks); f.free(p) && i >= 0 && !f.used[i] && clockParam(p) {
+				f.claim(p, ps.enum[map[bool]int{false: 0, true: len(ps.enum) - 1}[last]].str, bonusTyped, i, i+1)
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
 			e, adding := &listEdit{add: []string{}}, false

@@ -590,7 +590,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	}
 	c.contactsSaid(best, own)
 	if len(best.missing) > 0 {
-		return c.askMissing(best), true
+		return c.askMissing(best, r.said), true
 	}
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
