@@ -731,6 +731,17 @@ var siteConversations = []struct {
 		{say: "Ann Lee ann@lee.io", reply: []string{"time (one of: 09:00, 10:00, 11:00)"}},
 		{say: "10", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"here, then elsewhere, with figures for there", "car", "c05", []siteTurn{
+		{say: "configure it in green and go to financing, 60 months", calls: []string{`configure_car {"color":"green"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"60 months"}, not: []string{"Sorry", "either"}, on: "financing"},
+		{say: "4000 down", calls: []string{`calculate_payment {"termMonths":60,"downPayment":4000}`}, reply: []string{"down $4,000"}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"downPayment":4000}`}, reply: []string{"72 months"}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+	}},
+	{"here, then elsewhere, with a day and an hour for there", "car", "c05", []siteTurn{
+		{say: "make it green and go to the test drive page saturday at 10", calls: []string{`configure_car {"color":"green"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Ann Lee ann@lee.io", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"10:00"}`}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

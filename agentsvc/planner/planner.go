@@ -321,6 +321,11 @@ func (c *conv) goOn(on *conv, k int) action {
 	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
 	asked := c.pointedText(c.done[k])
 	in := on.understand(asked, lookup)
+	if in.steps == nil && strings.HasPrefix(in.reply, "Sorry") {
+		if part := on.partsHere(asked, lookup); part != "" {
+			in = on.understand(part, lookup)
+		}
+	}
 	a := in.step(on)
 	switch {
 	case len(on.done) > 0:
@@ -351,6 +356,24 @@ func (c *conv) goOn(on *conv, k int) action {
 	}
 	return action{text: c.summary() + " " + a.text}
 }
+
+// partsHere reads again, together, the parts of the visitor's words (split at "and", "then"
+// and commas) that this page does with values ("configure it in green and go to financing, 60
+// months": "60 months" on the calculator, the rest done on the page before).
+func (c *conv) partsHere(asked string, lookup bool) string {
+	parts := partRe.Split(asked, -1)
+	n := len(parts)
+	here := slices.DeleteFunc(parts, func(part string) bool {
+		first := c.understand(part, lookup).first(c)
+		return first == nil || len(first.values) == 0
+	})
+	if len(here) == 0 || len(here) == n {
+		return ""
+	}
+	return strings.Join(here, " , ")
+}
+
+var partRe = regexp.MustCompile(`(?i)\s*(?:[,;]|\bthen\b|\band\b)\s*`)
 
 // pointedText is the visitor's words with those that picked the opened item by its place
 // ("… for the second one") naming it instead ("… for the 2023 Kia Sportage"): on its own

@@ -450,6 +450,10 @@ func init() {
 		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
 			func(c *conv, r *reading) (intent, bool) {
 				first, nav := c.thenGo(r.best, r)
+				// A figure the plan here leaves ("…, 60 months") is read again there (goOn).
+				for i, t := range r.toks2 {
+					nav.opens = nav.opens || t.kind == kindNumber && (i >= len(first.used) || !first.used[i])
+				}
 				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
 			}},
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
