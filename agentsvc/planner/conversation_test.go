@@ -742,6 +742,28 @@ var siteConversations = []struct {
 		{say: "make it green and go to the test drive page saturday at 10", calls: []string{`configure_car {"color":"green"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 		{say: "Ann Lee ann@lee.io", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"a kind in the plural is a search, not the one car of that kind", "inventory", "", []siteTurn{
+		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "go back to the inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "any convertibles cheaper than 30k?", calls: []string{`search_cars {"bodyType":"convertible","maxPrice":30000}`}, reply: []string{"Showing 1 car", "MX-5 Miata"}},
+		{say: "compare the two cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Only one car matches"}},
+	}},
+	{"a drive asked on the financing page applies for nothing", "financing", "c05", []siteTurn{
+		{say: "what would it be w 5k down over 60 months", calls: []string{`calculate_payment {"termMonths":60,"downPayment":5000}`}},
+		{say: "ok and test drive it sat at 9, name Ana Ruiz ana@ruiz.co",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.co","date":"2026-12-05","time":"09:00"}`}, on: "test-drive"},
+	}},
+	{"an hour in a few words answers the time asked", "test-drive", "c06", []siteTurn{
+		{say: "Can I come next Saturday?", reply: []string{"time (one of"}},
+		{say: "Is 11 available?", reply: []string{"name and email"}, not: []string{"Sorry", "date", "time"}},
+		{say: "Grace Kim grace.kim@example.org", calls: []string{`fill_form_data {"name":"Grace Kim","email":"grace.kim@example.org","date":"2026-12-05","time":"11:00"}`}},
+	}},
+	{"a note's words name no car", "test-drive", "c10", []siteTurn{
+		{say: "I'd like to come on Friday at 11, I'm Omar Said, omar@said.com", calls: []string{`fill_form_data {"name":"Omar Said","email":"omar@said.com","date":"2026-12-04","time":"11:00"}`}},
+		{say: "Please add a note that I'd like to try the manual if possible.",
+			calls: []string{`fill_form_data {"name":"Omar Said","email":"omar@said.com","date":"2026-12-04","time":"11:00","notes":"I'd like to try the manual if possible"}`}, not: []string{"Sorry"}, on: "test-drive"},
+		{say: "Go ahead and submit it.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Civic"}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -92,13 +92,16 @@ var noteAskRe = regexp.MustCompile(`(?i)\b(?:add|leave|put|write|include)\s+(?:a
 // pleaseStart begins one: "please , ask for a quiet route" (the answer after "add a note please").
 var pleaseEnd, pleaseStart = regexp.MustCompile(`(?i)[\s,]*\b(?:please|pls|plz)$`), regexp.MustCompile(`(?i)^(?:please|pls|plz)\b[\s,.:;!?]*`)
 
+// noteParam is a free-text parameter named like a note: notes, comment, message.
+func noteParam(p *property) bool {
+	return hasWord(p, "note", "notes", "comment", "comments", "message") && freeTextable(p)
+}
+
 // note fills a free-text parameter named like a note (notes, comment, message), required or
 // not, with the words after its cue: "add a note: I need a child seat" gives notes "I need a
 // child seat"; the other values of the form stay to be found or asked for.
 func (f *filler) note() {
-	i := slices.IndexFunc(f.schema.props, func(p *property) bool {
-		return hasWord(p, "note", "notes", "comment", "comments", "message") && freeTextable(p)
-	})
+	i := slices.IndexFunc(f.schema.props, noteParam)
 	if i < 0 {
 		return // no parameter for a note: the text is not searched
 	}

@@ -197,8 +197,13 @@ func (c *conv) answers(prev intent) (intent, bool) {
 // asAnswer is the question's request and the answer read together; an answer that is only an
 // hour ("3") when a time was asked is at that hour (15:00).
 func asAnswer(prev intent, text string) string {
-	if prev.asked != nil && bareHourRe.MatchString(text) && slices.ContainsFunc(prev.asked.missing, clockParam) {
-		text = "at " + text
+	if prev.asked != nil && slices.ContainsFunc(prev.asked.missing, clockParam) {
+		// "3", "11 would be great", "is 10 available?": the one number is the hour
+		nums := slices.DeleteFunc(tokenize(text), func(t token) bool { return t.kind != kindNumber })
+		if len(nums) == 1 && !nums[0].money && !nums[0].percent && nums[0].value >= 1 && nums[0].value <= 23 &&
+			nums[0].value == float64(int(nums[0].value)) && !wordAt(tokenize(text), 0, "at") {
+			text = text[:nums[0].start] + "at " + text[nums[0].start:]
+		}
 	}
 	// An amount for a share of an unknown price ("10% down", then "$3,600") takes its place.
 	amounts := slices.DeleteFunc(tokenize(text), func(t token) bool {

@@ -79,8 +79,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		// about one item.
 		r.mentions = nameMentions(text, c.before.known(), nil)
 	} else if len(r.mentions) == 0 && r.question {
-		// "what's the price of the volvo?" with one Volvo on screen: that one
-		if ms := nameMentions(text, c.before.last, nil); len(ms) == 1 && len(ms[0].items) == 1 {
+		// "what's the price of the volvo?" with one Volvo on screen: that one ("any convertibles
+		// under 30k?" with one on screen asks for a kind)
+		if ms := nameMentions(text, c.before.last, nil); len(ms) == 1 && len(ms[0].items) == 1 &&
+			!strings.HasSuffix(strings.ToLower(text[ms[0].start:ms[0].end]), "s") {
 			r.mentions = ms
 		}
 	}
@@ -409,7 +411,9 @@ func init() {
 		// Another item than the one on screen, on a page that neither lists nor opens items:
 		// the site's list first, where the request is read again.
 		{"another item", func(c *conv, r *reading) bool {
-			return c.otherItem(r.text, r.toks, r.mentions, r.pronoun)
+			// A note's words are the visitor's, not a car's name ("… a note that I'd like to try the manual").
+			notes := r.best != nil && !r.unclear && slices.ContainsFunc(r.best.schema.props, func(p *property) bool { return noteParam(p) && r.best.values[p.name] != nil })
+			return !notes && c.otherItem(r.text, r.toks, r.mentions, r.pronoun)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
@@ -667,7 +671,8 @@ func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 		return nil, nil
 	}
 	here := func(p *plan) bool {
-		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold
+		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold &&
+			(!named(p.def.Name, commitFirst) || c.actionWord(p, r.toks)) // never an application for its details alone
 	}
 	switch {
 	case navTool(best.def) && slices.ContainsFunc(r.ps, here):
