@@ -764,6 +764,38 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Omar Said","email":"omar@said.com","date":"2026-12-04","time":"11:00","notes":"I'd like to try the manual if possible"}`}, not: []string{"Sorry"}, on: "test-drive"},
 		{say: "Go ahead and submit it.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Civic"}},
 	}},
+	{"figures of the last answer, asked about", "financing", "c12", []siteTurn{
+		{say: "what's the monthly over 60 months with 8000 down", calls: []string{`calculate_payment {"termMonths":60,"downPayment":8000}`}, reply: []string{"Total interest $5,184.96"}},
+		{say: "What's the total interest on that?", reply: []string{"Total interest $5,184.96."}, not: []string{"Sorry"}},
+		{say: "And what's the rate you're using?", reply: []string{"6.9% APR"}, not: []string{"Sorry"}},
+	}},
+	{"the one car of a make on screen, told about", "inventory", "", []siteTurn{
+		{say: "Show me the hybrids please.", calls: []string{`search_cars {"fuel":"hybrid"}`}, reply: []string{"3 cars"}},
+		{say: "Tell me more about the Volvo.", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
+	}},
+	{"a name and an e-mail said in sentences are noted", "inventory", "", []siteTurn{
+		{say: "Hi, my name is Grace Kim and my email is grace.kim@example.org.", reply: []string{"Noted"}, not: []string{"There is no"}},
+		{say: "I'd like to test drive the Outback next Saturday at 11.",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`, `go_to_test_drive {}`, `fill_form_data {"name":"Grace Kim","email":"grace.kim@example.org","date":"2026-12-05","time":"11:00"}`}, on: "test-drive"},
+	}},
+	{"a yes about a value, then taking it", "car", "c09", []siteTurn{
+		{say: "does it have the tech package", reply: []string{"Yes: tech"}},
+		{say: "add it pls", calls: []string{`configure_car {"packages":["tech"]}`}, reply: []string{"Technology package $1,800"}},
+		{say: "does it come in blue?", reply: []string{"Yes: the color can be blue"}},
+		{say: "ok get it", calls: []string{`configure_car {"color":"blue"}`}},
+	}},
+	{"a booking pressed before the form was filled asks for it", "test-drive", "c10", []siteTurn{
+		{say: "pls book it", calls: []string{`book_test_drive {}`}, reply: []string{"I need your name, email, date and time (one of: 09:00"}},
+		{say: "Jo Kim jo@kim.com sun 10am", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.com","date":"2026-12-06","time":"10:00"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+	}},
+	{"the price of the car being booked, said before", "inventory", "", []siteTurn{
+		{say: "open the mustang", calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`}, on: "car"},
+		{say: "book a test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "how much is this car again?", reply: []string{"The 2020 Ford Mustang is $29,900."}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "show me everything", calls: []string{`search_cars {}`}, reply: []string{"Showing 24 cars"}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

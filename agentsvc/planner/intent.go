@@ -220,6 +220,9 @@ func asAnswer(prev intent, text string) string {
 	return prev.reply + " , " + text
 }
 
+// takeWords take what was offered: "add it", "yes get that one".
+var takeWords = rawSet(`add get take include want yes yeah yep sure`)
+
 // bareHourRe is an answer that is only an hour: "3", "10:30".
 var bareHourRe = regexp.MustCompile(`^\s*\d{1,2}(:\d{2})?\s*$`)
 
@@ -251,6 +254,13 @@ func pickChoice(text string, choices []choice) int {
 	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it",
 		"go ahead", "y"}
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
+		return 0
+	}
+	// "add it pls", "ok then get that one": taking the one offered
+	takes := slices.ContainsFunc(toks, func(t token) bool { return takeWords[t.norm] })
+	if len(choices) == 1 && takes && !slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind != kindPunct && !takeWords[t.norm] && !stopWords[t.norm]
+	}) {
 		return 0
 	}
 	if wordAt(toks, 0, "what", "what's", "whats", "which", "how", "who", "where", "why", "when") {

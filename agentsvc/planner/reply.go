@@ -381,10 +381,13 @@ func labels(chs []choice) []string {
 // options answers a question about the choices a parameter of the page's tools allows
 // ("what colors does it come in?", "which trims are there?") from its enum, when the
 // question names the parameter and none of its values.
-func (c *conv) options(toks []token) (string, bool) {
+func (c *conv) options(toks []token) (intent, bool) {
 	var props []*property
+	tool := map[*property]chat.ToolDef{}
 	for _, t := range c.tools {
-		props = append(props, parseSchema(t.Parameters).props...)
+		for _, p := range parseSchema(t.Parameters).props {
+			props, tool[p] = append(props, p), t
+		}
 	}
 	// p: the parameter the question names most words of; valued: the last whose choices have
 	// a value the text names ("does it come in blue?").
@@ -409,44 +412,57 @@ func (c *conv) options(toks []token) (string, bool) {
 		p = valued
 	}
 	if no := c.notOffered(toks); p == nil && ask && no != "" {
-		return "No, " + no, true // "is it available in green?" where green is no choice
+		return intent{reply: "No, " + no}, true // "is it available in green?" where green is no choice
 	}
 	if p == nil {
-		return "", false
+		return intent{}, false
 	}
 	sch, many := p.schema, false
 	if len(sch.enum) == 0 {
 		sch, many = sch.items, true
 	}
-	named := "" // "does it come in red?": a value, not the choices
+	var named *enumValue // "does it come in red?": a value, not the choices
 	for _, e := range sch.enum {
 		if sayValue(toks, e) {
-			named = e.text()
+			named = &e
 		}
 	}
 	vals, name := texts(sch.enum), identPhrase(p.name)
+	// A yes offers the value: "add it", "ok do it" then sets it.
+	yes := func(text string) (intent, bool) {
+		t := tool[p]
+		var v any = named.raw
+		if named.isStr {
+			v = named.str
+		}
+		if many {
+			v = []any{v}
+		}
+		pl := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{p.name: v}}
+		return intent{reply: text, choices: []choice{{c.describe(pl), pl}}}, true
+	}
 	switch {
-	case named != "" && !ask:
-		return "", false
-	case named != "" && c.listsItems():
+	case named != nil && !ask:
+		return intent{}, false
+	case named != nil && c.listsItems():
 		// "is it a hybrid?" on the list: the item's own value, never the filter's choices.
 		it := c.pronounRef(toks)
 		if it == nil || len(it.attrs[strings.ToLower(p.name)]) == 0 {
-			return "", false
+			return intent{}, false
 		}
 		has := it.attrs[strings.ToLower(p.name)]
-		if slices.ContainsFunc(has, func(v string) bool { return strings.EqualFold(v, named) }) {
-			return "Yes: " + theTitle(it) + "'s " + name + " is " + named + ".", true
+		if slices.ContainsFunc(has, func(v string) bool { return strings.EqualFold(v, named.text()) }) {
+			return intent{reply: "Yes: " + theTitle(it) + "'s " + name + " is " + named.text() + "."}, true
 		}
-		return "No: " + theTitle(it) + "'s " + name + " is " + joinList(has, "and") + ".", true
-	case named != "" && many:
-		return "Yes: " + named + " is one of the " + name + " (the choices: " + joinList(vals, "and") + ").", true
-	case named != "":
-		return "Yes: the " + name + " can be " + named + " (the choices: " + joinList(vals, "or") + ").", true
+		return intent{reply: "No: " + theTitle(it) + "'s " + name + " is " + joinList(has, "and") + "."}, true
+	case named != nil && many:
+		return yes("Yes: " + named.text() + " is one of the " + name + " (the choices: " + joinList(vals, "and") + ").")
+	case named != nil:
+		return yes("Yes: the " + name + " can be " + named.text() + " (the choices: " + joinList(vals, "or") + ").")
 	case many:
-		return "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", true
+		return intent{reply: "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more)."}, true
 	}
-	return "The " + name + " can be " + joinList(vals, "or") + ".", true
+	return intent{reply: "The " + name + " can be " + joinList(vals, "or") + "."}, true
 }
 
 // notOffered answers a choice asked for that the page's choices lack with the choices there
@@ -690,6 +706,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			cands = append(cands, p)
 		}
 	}
+	if said, ok := c.stated(text); len(cands) == 0 && question && ok {
+		return intent{reply: said}
+	}
 	if len(cands) == 0 {
 		return intent{reply: c.deadEnd()}
 	}
@@ -698,6 +717,37 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	}
 	return c.choose("I'm not sure I got that. Should I", cands)
 }
+
+// stated answers a question about a figure the newest reply stated, when nothing here does it
+// ("what's the total interest on that?": "Total interest $5,184.96."): the part of the newest
+// reply that has a figure and every word asked.
+func (c *conv) stated(text string) (string, bool) {
+	asked := slices.DeleteFunc(contentWords(text), func(w string) bool { return requestWords[w] || usingWords[w] })
+	if i := slices.Index(asked, "rate"); i >= 0 {
+		asked[i] = "apr" // "the rate you're using": 6.9% APR
+	}
+	if len(asked) == 0 || len(asked) > 3 {
+		return "", false
+	}
+	for i := c.lastUser - 1; i >= 0; i-- {
+		if m := c.msgs[i]; m.Role == chat.RoleAssistant && m.Content != "" {
+			for _, part := range statedPartRe.Split(m.Content, -1) {
+				words := contentWords(part)
+				if strings.ContainsAny(part, "0123456789") && !strings.Contains(part, "“") && !slices.ContainsFunc(asked, func(w string) bool {
+					return !slices.ContainsFunc(words, func(x string) bool { return wordsMatch(w, x) })
+				}) {
+					return upperFirst(strings.TrimSpace(part)) + ".", true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+var (
+	statedPartRe = regexp.MustCompile(`[.!?]\s+|\.$|\s*\(|\)|,\s+`)
+	usingWords   = rawSet(`using use charge charging pay paying getting come comes`)
+)
 
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
 // the site the visitor can go, as requests to click or type.
@@ -1073,5 +1123,28 @@ func (c *conv) failure(d call, out toolOutput) string {
 	if msg == "" {
 		msg = "it reported an error without details"
 	}
-	return "That didn't work: " + lowerFirst(strings.TrimSuffix(msg, ".")) + "."
+	return "That didn't work: " + lowerFirst(strings.TrimSuffix(msg, ".")) + "." + c.formAsks(out.text)
+}
+
+// formAsks asks for what a failed call says is missing when a form of the page takes it
+// ("cannot book yet. Missing or invalid: name, email, date, time": the booking form's fields,
+// with their choices); "" when no form does.
+func (c *conv) formAsks(failed string) string {
+	said := contentWords(failed)
+	for _, t := range c.tools {
+		if navTool(t) || named(t.Name, commitFirst) {
+			continue
+		}
+		s := parseSchema(t.Parameters)
+		p := &plan{def: t, schema: s, values: map[string]any{}}
+		for _, q := range s.props {
+			if q.required && slices.Contains(said, strings.ToLower(q.name)) {
+				p.missing = append(p.missing, q)
+			}
+		}
+		if len(p.missing) >= 2 {
+			return " " + c.askMissing(p, "").reply
+		}
+	}
+	return ""
 }

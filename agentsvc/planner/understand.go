@@ -78,8 +78,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		// "open the tesla", "the other audi": a filter word names items when the request is
 		// about one item.
 		r.mentions = nameMentions(text, c.before.known(), nil)
-	} else if len(r.mentions) == 0 && r.question {
-		// "what's the price of the volvo?" with one Volvo on screen: that one ("any convertibles
+	} else if len(r.mentions) == 0 && (r.question || anyNorm(toks, "about")) {
+		// "what's the price of the volvo?", "tell me more about the volvo" with one Volvo on screen: that one ("any convertibles
 		// under 30k?" with one on screen asks for a kind)
 		if ms := nameMentions(text, c.before.last, nil); len(ms) == 1 && len(ms[0].items) == 1 &&
 			!strings.HasSuffix(strings.ToLower(text[ms[0].start:ms[0].end]), "s") {
@@ -422,7 +422,7 @@ func init() {
 			// "what colours does the Civic come in?" on the list names a car to look up first
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			return r.question && (len(r.refs) == 0 || !c.listsItems()) && !named
-		}, func(c *conv, r *reading) (intent, bool) { return reply(c.options(r.toks)) }},
+		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.toks) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
@@ -1110,8 +1110,16 @@ func hyphenModel(toks []token, i int) string {
 var hyphenModelRe = regexp.MustCompile(`^[A-Za-z]{1,3}-[0-9]{1,4}`)
 
 // personName reports a word of a person's name written before their e-mail or phone ("Kim Lee
-// kim@lee.org", "Jane Doe, jane@example.com"): contact details, never a search for an item.
+// kim@lee.org", "Jane Doe, jane@example.com") or after saying it is one ("my name is Grace
+// Kim and my email is …", "I'm Grace Kim"): contact details, never a search for an item.
 func personName(toks []token, i int) bool {
+	k := i - 1
+	for k >= i-2 && k >= 0 && toks[k].kind == kindWord && nameLike(toks[k].raw) && !wordAt(toks, k, "i'm", "i") {
+		k--
+	}
+	if wordAt(toks, k, "i'm", "im") || wordAt(toks, k, "is") && wordAt(toks, k-1, "name") || wordAt(toks, k, "am") && wordAt(toks, k-1, "i") {
+		return true
+	}
 	for j, words := i+1, 1; j < len(toks) && words <= 3; j++ {
 		switch t := toks[j]; {
 		case t.kind == kindEmail || t.kind == kindPhone:
@@ -1252,8 +1260,8 @@ func wholeList(toks []token, l *plan) bool {
 		case t.kind == kindPunct:
 		case t.kind != kindWord:
 			return false
-		case slices.ContainsFunc(names, func(w string) bool { return len(w) > 2 && wordsMatch(t.norm, w) }):
-			noun = true
+		case slices.ContainsFunc(names, func(w string) bool { return len(w) > 2 && wordsMatch(t.norm, w) }) || t.norm == "everything":
+			noun = true // "show rooms", "show me everything"
 		case !listVerbs[t.norm] && !stopWords[t.norm] && !preambleWords[t.norm]:
 			return false
 		}
