@@ -796,6 +796,24 @@ var siteConversations = []struct {
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "show me everything", calls: []string{`search_cars {}`}, reply: []string{"Showing 24 cars"}},
 	}},
+	{"phone shorthand around the details", "car", "c10", []siteTurn{
+		{say: "take me to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "ty. book me in for tmrw 9am pls, jo, jo@x.io", calls: []string{`fill_form_data {"name":"jo","email":"jo@x.io","date":"2026-12-03","time":"09:00"}`}},
+	}},
+	{"a first name alone, said before the drive", "inventory", "", []siteTurn{
+		{say: "im lena, lena@park.io", reply: []string{"Noted"}},
+		{say: "wanna test drive the outback tmrw at 3",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`, `go_to_test_drive {}`, `fill_form_data {"name":"lena","email":"lena@park.io","date":"2026-12-03","time":"15:00"}`}, on: "test-drive"},
+	}},
+	{"a trim of two words, one of them a package's", "car", "c11", []siteTurn{
+		{say: "I'd like the M Sport in blue, please.", calls: []string{`configure_car {"color":"blue","trim":"M Sport"}`}, reply: []string{"total $37,900"}},
+	}},
+	{"a calculation asked as a question, and a figure replaced", "car", "c09", []siteTurn{
+		{say: "What would the monthly payments be over four years with $3,000 down?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48,"downPayment":3000}`},
+			reply: []string{"48 months", "down $3,000"}, on: "financing"},
+		{say: "Instead of 48, let's try 36.", calls: []string{`calculate_payment {"termMonths":36,"downPayment":3000}`}, reply: []string{"36 months"}},
+		{say: "instead of 6.9% could we do 4.5%", calls: []string{`calculate_payment {"termMonths":36,"downPayment":3000,"apr":4.5}`}, reply: []string{"4.5% APR"}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -400,7 +400,7 @@ func (f *filler) enums() {
 			e, adding := &listEdit{add: []string{}}, false
 			var toks []int
 			for _, c := range f.enumMentions(ps.items.enum, false) {
-				if slices.Contains(e.add, c.value) || slices.Contains(e.drop, c.value) || f.namedForOther(c.pos, p) {
+				if slices.Contains(e.add, c.value) || slices.Contains(e.drop, c.value) || f.namedForOther(c.pos, p) || f.insideOther(c.pos, p) {
 					continue
 				}
 				if c.tok >= 0 {
@@ -434,6 +434,18 @@ func (f *filler) namedForOther(i int, p *property) bool {
 		return false
 	}
 	return slices.ContainsFunc(f.schema.props, func(q *property) bool { return q != p && nounOf(f.toks[i+1], q) })
+}
+
+// insideOther reports token i inside a longer value of another parameter: "Sport" of the trim
+// "M Sport" is no sport package.
+func (f *filler) insideOther(i int, p *property) bool {
+	return slices.ContainsFunc(f.schema.props, func(q *property) bool {
+		return q != p && slices.ContainsFunc(q.schema.allEnums(), func(e enumValue) bool {
+			return e.isStr && strings.Contains(e.str, " ") && slices.ContainsFunc([]int{i - 2, i - 1}, func(k int) bool {
+				return k >= 0 && spelledAt(f.toks, k, e.str) > i
+			})
+		})
+	})
 }
 
 // nounOf reports a word that is a word of the parameter's name, in the singular or the
@@ -704,7 +716,9 @@ func (f *filler) bareName(p *property) (string, int, int) {
 			r, _ := utf8.DecodeRuneInString(t.raw)
 			return !unicode.IsUpper(r)
 		})
-		if n := j - i; n >= 2 && n <= 3 && (caps || contact >= 0) { // the run stopped at a word of no name
+		// a first name alone right before the e-mail or phone: "…, jo, jo@x.io"
+		alone := j-i == 1 && contact >= j && !slices.ContainsFunc(f.toks[j:contact], func(t token) bool { return t.raw != "," })
+		if n := j - i; (n >= 2 || alone) && n <= 3 && (caps || contact >= 0) { // the run stopped at a word of no name
 			if s := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(s) {
 				v, from, to = s, i, j
 				if contact < 0 || f.toks[j-1].end > f.toks[contact].start {

@@ -61,6 +61,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = rewriteTimes(text)
 	}
 	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
+	text = insteadOf.ReplaceAllString(text, "make it ") // "instead of 36, let's try 24": make it 24
 	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
@@ -227,6 +228,9 @@ var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?
 
 // thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
 // "… cheaper or this one?" (a bound is "cheaper than $30k").
+// insteadOf is a figure said to be replaced, and the words that lead to its replacement.
+var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+[$€£]?[0-9][0-9,.]*\s*(?:%|months?|mo)?[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
+
 var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b`)
 
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
@@ -421,7 +425,9 @@ func init() {
 		{"choices", func(c *conv, r *reading) bool {
 			// "what colours does the Civic come in?" on the list names a car to look up first
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
-			return r.question && (len(r.refs) == 0 || !c.listsItems()) && !named
+			// "what would the payments be over four years with $3,000 down?" is a calculation
+			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
+			return r.question && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures
 		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.toks) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
