@@ -814,6 +814,12 @@ var siteConversations = []struct {
 		{say: "Instead of 48, let's try 36.", calls: []string{`calculate_payment {"termMonths":36,"downPayment":3000}`}, reply: []string{"36 months"}},
 		{say: "instead of 6.9% could we do 4.5%", calls: []string{`calculate_payment {"termMonths":36,"downPayment":3000,"apr":4.5}`}, reply: []string{"4.5% APR"}},
 	}},
+	{"a change of hour while the name is asked keeps the day", "car", "c10", []siteTurn{
+		{say: "take me to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "sat at 11 pls", reply: []string{"name and email"}},
+		{say: "actually make it 1pm", reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "Leo Park leo@park.kr", calls: []string{`fill_form_data {"name":"Leo Park","email":"leo@park.kr","date":"2026-12-05","time":"13:00"}`}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

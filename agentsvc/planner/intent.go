@@ -183,10 +183,12 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
 	fills := first != nil && first.def.Name == prev.asked.def.Name &&
 		slices.ContainsFunc(prev.asked.missing, set)
-	// (or as many, with a value more: "notes: need a child seat" while the name is asked)
+	// (or as many, with a value more: "notes: need a child seat" while the name is asked; or
+	// changed: "actually make it 1pm")
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
-			len(in.asked.missing) == len(prev.asked.missing) && len(in.asked.values) > len(prev.asked.values))
+			len(in.asked.missing) == len(prev.asked.missing) && (len(in.asked.values) > len(prev.asked.values) ||
+				in.asked.arguments() != prev.asked.arguments()))
 	if off := offMenu(prev.asked, tokenize(rewriteTimes(c.text))); !fills && !fewer && off != "" {
 		// "at noon" where the times are 09:00 to 16:00: the question stays, with the choices.
 		return intent{reply: off, asked: prev.asked}, true
@@ -201,8 +203,8 @@ func asAnswer(prev intent, text string) string {
 		// "3", "11 would be great", "is 10 available?": the one number is the hour
 		nums := slices.DeleteFunc(tokenize(text), func(t token) bool { return t.kind != kindNumber })
 		if len(nums) == 1 && !nums[0].money && !nums[0].percent && nums[0].value >= 1 && nums[0].value <= 23 &&
-			nums[0].value == float64(int(nums[0].value)) && !wordAt(tokenize(text), 0, "at") {
-			text = text[:nums[0].start] + "at " + text[nums[0].start:]
+			nums[0].value == float64(int(nums[0].value)) {
+			text = text[:nums[0].start] + "at " + text[nums[0].start:] // "at at 11" reads as "at 11"
 		}
 	}
 	// An amount for a share of an unknown price ("10% down", then "$3,600") takes its place.
@@ -216,6 +218,9 @@ func asAnswer(prev intent, text string) string {
 				return prev.reply[:toks[i].start] + amounts[0].raw + prev.reply[toks[i].end:]
 			}
 		}
+	}
+	if slices.ContainsFunc(tokenize(text), func(t token) bool { return correctionWords[t.norm] }) {
+		return text + " , " + prev.reply // a change of mind ("actually make it 1pm") wins: the first value is taken
 	}
 	return prev.reply + " , " + text
 }
