@@ -191,7 +191,7 @@ func rankDetail(o order, it *item, money moneyStyle) string {
 func (c *conv) rankNoun(toks []token, from, to int) string {
 	var after, before []string
 	for _, t := range toks[to:] {
-		if t.kind != kindWord || stopWords[t.norm] || cueWordSet[t.norm] {
+		if t.kind != kindWord || stopWords[t.norm] || cueWordSet[t.norm] || len(t.norm) < 3 { // "suv u have"
 			break
 		}
 		after = append(after, strings.ToLower(t.raw))

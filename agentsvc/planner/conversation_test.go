@@ -820,6 +820,26 @@ var siteConversations = []struct {
 		{say: "actually make it 1pm", reply: []string{"name and email"}, not: []string{"date"}},
 		{say: "Leo Park leo@park.kr", calls: []string{`fill_form_data {"name":"Leo Park","email":"leo@park.kr","date":"2026-12-05","time":"13:00"}`}},
 	}},
+	{"back to the car from the calculator", "inventory", "", []siteTurn{
+		{say: "open the Model 3", calls: []string{`search_cars {}`, `select_car {"carId":"c12"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "go back to the car pls", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c12"}`}, reply: []string{"2022 Tesla Model 3"}, on: "car"},
+		{say: "what about blue w the family package", calls: []string{`configure_car {"color":"blue"}`}, reply: []string{"There is no family package"}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "Could you show me the SUVs under $35,000?", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}, reply: []string{"3 cars"}},
+		{say: "I'd rather look at electric cars instead", calls: []string{`search_cars {"fuel":"electric"}`}, reply: []string{"3 cars"}},
+	}},
+	{"differences and ties said as they are", "inventory", "", []siteTurn{
+		{say: "pickups pls", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "whats the difference in price between them", reply: []string{"a difference of $7,400"}},
+		{say: "Could you show me the SUVs under $35,000?", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "Please compare the three cheapest ones for me.", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02","c01"]}`}, on: "drawer"},
+		{say: "Which of them is the newest?", reply: []string{"The 2023 Kia Sportage and the 2023 Toyota RAV4 are the newest, both 2023."}},
+	}},
+	{"a shorthand after a ranking is no part of its noun", "car", "c17", []siteTurn{
+		{say: "thx, whats the cheapest suv u have", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"The cheapest suv is the 2023 Kia Sportage"}, on: "inventory"},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

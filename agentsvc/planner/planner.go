@@ -309,7 +309,17 @@ func (c *conv) goOn(on *conv, k int) action {
 	}
 	opened := c.toolDef(c.done[k].name)
 	hop := navTool(opened)
-	if toks := tokenize(c.text); hop && (goesTo(opened, toks) || on.goesHere(toks)) {
+	toks := tokenize(c.text)
+	// "go back to the car": the list, then the car the visitor came from
+	if it := c.openedLast(); it != nil && c.backToItem(toks) {
+		if in, ok := on.openFor(it); ok && hop && hubTool(opened) {
+			return in.step(on)
+		}
+		if !hop {
+			return c.arrive() // back on its page
+		}
+	}
+	if hop && (goesTo(opened, toks) || on.goesHere(toks)) {
 		return c.arrive() // "back to the list", "take me to the calculator": here it is
 	}
 	l := on.lister()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -191,9 +192,13 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	if memRank && hasRank && len(refs) == 1 {
 		it, year := refs[0], o.field == yearField
 		// "which of them is newer" of two 2023 cars: no winner
-		if v, ok := it.num(o.field.keys...); ok && len(among) == 2 && slices.Contains(among, it) {
-			if w, ok := among[1-slices.Index(among, it)].num(o.field.keys...); ok && w == v {
+		if v, ok := it.num(o.field.keys...); ok && slices.Contains(among, it) {
+			tied := slices.DeleteFunc(slices.Clone(among), func(x *item) bool { w, ok := x.num(o.field.keys...); return !ok || w != v })
+			switch all := map[bool]string{true: "both", false: "all"}[len(tied) == 2]; {
+			case len(tied) == 2 && len(among) == 2:
 				return "Neither: " + theTitle(among[0]) + " and " + theTitle(among[1]) + " are the same, " + o.field.value(v, money) + ".", true
+			case len(tied) > 1: // "which of them is the newest?" of two 2023 cars and a 2022 one
+				return upperFirst(joinList(titles(tied), "and")) + " are the " + o.what + ", " + all + " " + o.field.value(v, money) + ".", true
 			}
 		}
 		var others []string
@@ -231,7 +236,13 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	if len(parts) == 0 {
 		return "", false
 	}
-	return upperFirst(joinList(parts, "and") + "."), true
+	diff := "" // "whats the difference in price between them": the difference too
+	if v0, ok0 := refs[0].num(f.keys...); len(refs) == 2 && differs(toks) && ok0 {
+		if v1, ok1 := refs[1].num(f.keys...); ok1 {
+			diff = ": a difference of " + f.value(math.Abs(v0-v1), money)
+		}
+	}
+	return upperFirst(joinList(parts, "and") + diff + "."), true
 }
 
 // whichOne asks which of several items the words name.
@@ -485,7 +496,8 @@ func (c *conv) notOffered(toks []token) string {
 				if colourWords[t.norm] && slices.Contains(q.words, "color") {
 					return "not in " + t.raw + choices
 				}
-				if i+1 < len(toks) && nounOf(toks[i+1], q) && t.kind == kindWord && !ordinary(t.norm) && !otherWords[t.norm] && !c.vocab[t.norm] {
+				if i+1 < len(toks) && nounOf(toks[i+1], q) && t.kind == kindWord && (!ordinary(t.norm) || hints[t.norm] != nil) && // "family package"
+					!otherWords[t.norm] && !c.vocab[t.norm] {
 					return "there is no " + t.raw + " " + toks[i+1].raw + choices
 				}
 			}

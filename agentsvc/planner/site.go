@@ -134,6 +134,21 @@ func openedID(k call) string {
 	return id
 }
 
+// backToItem reports words that ask to go back to the item opened last ("go back to the
+// car"): the noun of its id ("car" of carId), and no word of the list.
+func (c *conv) backToItem(toks []token) bool {
+	for k := range c.earlierCalls {
+		var args map[string]any
+		if openedID(k) == "" || json.Unmarshal([]byte(k.args), &args) != nil {
+			continue
+		}
+		for key := range args {
+			return anyNorm(toks, strings.TrimSuffix(identPhrase(key), " id")) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+		}
+	}
+	return false
+}
+
 // otherItem reports a request, on one item's page with no list here, about another item: a
 // known one not on screen, or an unseen name written like a model's ("the Civic", "Mazda3").
 // "It" does not stop a name that can only be another item's ("compare it with the A4").

@@ -594,7 +594,10 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	own := maps.Clone(best.values) // what the words themselves set
-	if narrows(r.toks) || c.onlyValues(best, r.toks) {
+	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather") ||
+		anyNorm(r.toks, "instead") && anyNorm(r.toks, listNoun(l.def.Name, 2), listNoun(l.def.Name, 1))) {
+		// "I'd rather look at electric cars instead" after SUVs under $35,000: a new search
+	} else if narrows(r.toks) || c.onlyValues(best, r.toks) {
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
 		c.carryOver(best, len(best.missing) == 0)
@@ -609,7 +612,8 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
-		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 || (r.numbers || perMonth(r.toks)) && navTool(best.def) {
+		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 || (r.numbers || perMonth(r.toks)) && navTool(best.def) ||
+			hubTool(best.def) && c.backToItem(r.toks) {
 			best.opens = true // "72 months", "monthly again" go to the calculator, which takes them
 		}
 	}
