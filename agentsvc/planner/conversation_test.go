@@ -840,6 +840,20 @@ var siteConversations = []struct {
 		{say: "thx, whats the cheapest suv u have", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`},
 			reply: []string{"The cheapest suv is the 2023 Kia Sportage"}, on: "inventory"},
 	}},
+	{"whether it comes with a value, and a choice from a list", "car", "c07", []siteTurn{
+		{say: "Does this one come with a panoramic roof?", reply: []string{"Yes: roof is one of the packages"}},
+		{say: "can u tell me about the trims", reply: []string{"The trim can be"}, not: []string{"Sorry"}},
+		{say: "what colours can i get", reply: []string{"The color can be white, gray, black or blue."}},
+		{say: "the second one", calls: []string{`configure_car {"color":"gray"}`}},
+	}},
+	{"a trim picked by its place", "car", "c08", []siteTurn{
+		{say: "what trims r there", reply: []string{"LX, EX or SX"}},
+		{say: "the middle one pls", calls: []string{`configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}},
+	}},
+	{"a car named with a colour, from the booking page", "test-drive", "c23", []siteTurn{
+		{say: "i want to see the miata in red", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c23"}`, `configure_car {"color":"red"}`},
+			reply: []string{"Mazda MX-5 Miata", "red"}, on: "car"},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -291,6 +291,8 @@ func pickChoice(text string, choices []choice) int {
 func ordinalAt(toks []token, n int) int {
 	k, ok := ordinalRef(toks)
 	switch {
+	case n == 3 && anyNorm(toks, "middle"): // "the middle one"
+		return 1
 	case ok && k == -1:
 		return n - 1
 	case ok && k >= 1 && k <= n:

@@ -439,18 +439,22 @@ func (c *conv) options(toks []token) (intent, bool) {
 		}
 	}
 	vals, name := texts(sch.enum), identPhrase(p.name)
-	// A yes offers the value: "add it", "ok do it" then sets it.
-	yes := func(text string) (intent, bool) {
+	// The values offered: "add it" after a yes sets the one named, "the middle one" after the
+	// list picks one of them.
+	offer := func(e enumValue) choice {
 		t := tool[p]
-		var v any = named.raw
-		if named.isStr {
-			v = named.str
+		var v any = e.raw
+		if e.isStr {
+			v = e.str
 		}
 		if many {
 			v = []any{v}
 		}
 		pl := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{p.name: v}}
-		return intent{reply: text, choices: []choice{{c.describe(pl), pl}}}, true
+		return choice{e.text(), pl} // picked by its value's words, not the tool's
+	}
+	yes := func(text string) (intent, bool) {
+		return intent{reply: text, choices: []choice{offer(*named)}}, true
 	}
 	switch {
 	case named != nil && !ask:
@@ -473,7 +477,11 @@ func (c *conv) options(toks []token) (intent, bool) {
 	case many:
 		return intent{reply: "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more)."}, true
 	}
-	return intent{reply: "The " + name + " can be " + joinList(vals, "or") + "."}, true
+	var chs []choice
+	for _, e := range sch.enum[:min(6, len(sch.enum))] {
+		chs = append(chs, offer(e))
+	}
+	return intent{reply: "The " + name + " can be " + joinList(vals, "or") + ".", choices: chs}, true
 }
 
 // notOffered answers a choice asked for that the page's choices lack with the choices there
@@ -619,7 +627,9 @@ func (c *conv) recallArgs(asked []string, whole bool) string {
 // it come with", "whats in the tech package" ("include the tech package" asks for it).
 func asksContents(toks []token, question bool) bool {
 	for i, t := range toks {
-		if contentsWords[t.norm] && question || wordAt(toks, i, "come", "comes") && wordAt(toks, i+1, "with") ||
+		// "what does it come with?", not "does it come with a panoramic roof?" (whether it has one)
+		ends := i+2 >= len(toks) || toks[i+2].kind == kindPunct
+		if contentsWords[t.norm] && question || wordAt(toks, i, "come", "comes") && wordAt(toks, i+1, "with") && ends ||
 			t.norm == "in" && (i == 1 || i == 2 && wordAt(toks, 1, "is")) && wordAt(toks, 0, "what", "what's", "whats") {
 			return true
 		}
@@ -679,7 +689,7 @@ func namedValue(toks []token, e enumValue) bool {
 // types" is about fuel).
 func namesParam(toks []token, p *property) int {
 	// "what colors", "which interior colors", "what fuel types"
-	asks := func(t token) bool { return strings.EqualFold(t.raw, "what") || strings.EqualFold(t.raw, "which") }
+	asks := func(t token) bool { return slices.Contains([]string{"what", "which", "about"}, strings.ToLower(t.raw)) }
 	n := 0
 	for _, w := range p.words {
 		if len(w) < 4 || stopWords[w] || genericNameWords[w] || vagueParamWords[w] {

@@ -427,13 +427,13 @@ func init() {
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
-			return r.question && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures
+			return (r.question || anyNorm(r.toks, "about")) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims"
 		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.toks) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
 			l := c.lister()
-			if !r.question || len(r.refs) != 1 || len(r.mentions) != 1 || l == nil {
+			if !r.question && !c.wantsItem(r) || len(r.refs) != 1 || len(r.mentions) != 1 || l == nil { // "see the miata in red"
 				return false
 			}
 			// a value of the list's filters, or the name of one ("what colours does …"), that
@@ -1172,7 +1172,9 @@ func nameLike(w string) bool {
 // wantsItem reports a request about one item ("open the …", "show me the …"): a word of a
 // tool that takes an id, then "the".
 func (c *conv) wantsItem(r *reading) bool {
-	acts := func(p *plan) bool { return wantsIDs(p) && c.actionWord(p, r.toks) }
+	acts := func(p *plan) bool {
+		return wantsIDs(p) && (c.actionWord(p, r.toks) || anyNorm(r.toks, "see", "view", "show"))
+	}
 	return slices.ContainsFunc(r.plain, acts) &&
 		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
 }
