@@ -854,6 +854,32 @@ var siteConversations = []struct {
 		{say: "i want to see the miata in red", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c23"}`, `configure_car {"color":"red"}`},
 			reply: []string{"Mazda MX-5 Miata", "red"}, on: "car"},
 	}},
+	{"a term said bare with other figures, and a share put down", "financing", "c10", []siteTurn{
+		{say: "36 months", calls: []string{`calculate_payment {"termMonths":36}`}},
+		{say: "what if i put down 20%", calls: []string{`calculate_payment {"termMonths":36,"downPayment":4780}`}, reply: []string{"down $4,780"}},
+		{say: "and 48 with 3000 down", calls: []string{`calculate_payment {"termMonths":48,"downPayment":3000}`}, reply: []string{"48 months"}},
+		{say: "how about 60 at 5%", calls: []string{`calculate_payment {"termMonths":60,"downPayment":3000,"apr":5}`}},
+		{say: "What interest rate is that at?", reply: []string{"5% APR"}, not: []string{"Sorry"}},
+	}},
+	{"a longer trim's name, and questions typed short", "car", "c13", []siteTurn{
+		{say: "hi there, what can you do", reply: []string{"I'm the page's assistant"}, not: []string{"Sorry"}},
+		{say: "Premium Plus trim, gray", calls: []string{`configure_car {"trim":"Premium Plus","color":"gray"}`}, reply: []string{"Premium Plus trim"}},
+		{say: "wat colours does it come in", reply: []string{"The color can be"}, not: []string{"There is no"}},
+		{say: "can you help me?", reply: []string{"I'm the page's assistant"}},
+	}},
+	{"a possessive before what is asked", "car", "c23", []siteTurn{
+		{say: "Could you tell me more about the Miata's colours?", reply: []string{"The color can be red, white, gray or blue."}, not: []string{"There is no"}},
+	}},
+	{"an hour changed while the name is asked, and a name in lower case", "test-drive", "c15", []siteTurn{
+		{say: "fri at 10 pls", reply: []string{"name and email"}},
+		{say: "actually make it 11", reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "my name is ali ray", reply: []string{"your email"}, not: []string{"Sorry", "date"}},
+		{say: "ali@ray.io", calls: []string{`fill_form_data {"name":"ali ray","email":"ali@ray.io","date":"2026-12-04","time":"11:00"}`}},
+	}},
+	{"a term is no price bound", "inventory", "", []siteTurn{
+		{say: "compare the camry and the civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
+		{say: "whats it cost a month over 60 months", calls: []string{`select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -220,7 +220,8 @@ func asAnswer(prev intent, text string) string {
 		}
 	}
 	if slices.ContainsFunc(tokenize(text), func(t token) bool { return correctionWords[t.norm] }) {
-		return text + " , " + prev.reply // a change of mind ("actually make it 1pm") wins: the first value is taken
+		// a change of mind ("actually make it 1pm", "… make it 11") wins: the first value is taken
+		return bareHourChange(text) + " , " + prev.reply
 	}
 	return prev.reply + " , " + text
 }

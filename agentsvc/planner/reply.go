@@ -22,6 +22,7 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	low := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?, "))
 	low = strings.Join(strings.Fields(strings.NewReplacer(",", " ", "!", " ", "'", "").Replace(low)), " ")
 	low = strings.TrimSuffix(strings.TrimSuffix(low, " on this page"), " on this site") // "what can i do on this page?"
+	low = greetingRe.ReplaceAllString(low, "$1")                                        // "hi there, what can you do"
 	switch low {
 	case "hi", "hello", "hey", "hey there", "hi there", "hello there", "hiya", "howdy", "yo", "good morning",
 		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
@@ -32,11 +33,15 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
 		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work",
+		"can you help", "can you help me", "can u help", "can u help me", "could you help me", "i need help", "what can u do",
 		"what tools do you have", "what tools are there", "what tools", "list tools", "list your tools", "show tools", "tools":
 		return c.greeting(c.place.self), true
 	}
 	return "", false
 }
+
+// greetingRe is a greeting before a request, in smallTalk's lower case without commas.
+var greetingRe = regexp.MustCompile(`^(?:hi|hello|hey)(?: there)? ((?:what|can|could|how|i need) )`)
 
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
@@ -689,7 +694,9 @@ func namedValue(toks []token, e enumValue) bool {
 // types" is about fuel).
 func namesParam(toks []token, p *property) int {
 	// "what colors", "which interior colors", "what fuel types"
-	asks := func(t token) bool { return slices.Contains([]string{"what", "which", "about"}, strings.ToLower(t.raw)) }
+	asks := func(t token) bool {
+		return slices.Contains([]string{"what", "wat", "which", "about"}, strings.ToLower(t.raw))
+	}
 	n := 0
 	for _, w := range p.words {
 		if len(w) < 4 || stopWords[w] || genericNameWords[w] || vagueParamWords[w] {
@@ -746,7 +753,8 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 func (c *conv) stated(text string) (string, bool) {
 	asked := slices.DeleteFunc(contentWords(text), func(w string) bool { return requestWords[w] || usingWords[w] })
 	if i := slices.Index(asked, "rate"); i >= 0 {
-		asked[i] = "apr" // "the rate you're using": 6.9% APR
+		asked[i] = "apr" // "the rate you're using", "what interest rate is that at?": 6.9% APR
+		asked = slices.DeleteFunc(asked, func(w string) bool { return w == "interest" })
 	}
 	if len(asked) == 0 || len(asked) > 3 {
 		return "", false

@@ -315,7 +315,11 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b enumCandidate) int {
-		return cmp.Or(a.priority-b.priority, a.pos-b.pos)
+		longer := 0 // "Premium Plus", not "Premium"; a hint ("sporty": coupe or convertible) keeps its order
+		if a.priority < 2 {
+			longer = len(b.value) - len(a.value)
+		}
+		return cmp.Or(a.priority-b.priority, a.pos-b.pos, longer)
 	})
 	return out
 }
@@ -686,9 +690,9 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 		if is && j < len(f.toks) && (f.toks[j].norm == "is" || f.toks[j].raw == "=") {
 			j++
 		}
-		k := j
+		k, said := j, j > i+1 // "name is ali ray": said so, lower case is a name too
 		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] &&
-			unicode.IsUpper([]rune(f.toks[k].raw)[0]) {
+			(unicode.IsUpper([]rune(f.toks[k].raw)[0]) || said && !ordinary(f.toks[k].norm) && f.vocab[f.toks[k].norm] == 0) {
 			k++
 		}
 		if k == j {
@@ -934,6 +938,9 @@ func (f *filler) numbers() {
 			if !p.schema.valid(v) || b != "" && cues[i] != b || t.percent && hasWord(p, moneyWords...) {
 				continue // "20% down" is a share of the price, no amount (rewriteShares)
 			}
+			if b != "" && unit != "" && unit != "year" && !matchesParam(unit, p) {
+				continue // "over 60 months" is no price over 60
+			}
 			score := 0.0
 			for _, l := range labels {
 				if matchesParam(l.word, p) {
@@ -964,6 +971,8 @@ func (f *filler) numbers() {
 			case score > 0:
 			case len(numeric) == 1:
 				score, bonus = 0.1, bonusGuess
+			case len(p.schema.enum) > 1 && !t.money && !t.percent && unit == "":
+				score, bonus = 0.1, bonusGuess // "and 48 with 3000 down": one of the terms
 			default:
 				continue
 			}

@@ -310,7 +310,7 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
-	"abt": "about", "cmp": "compare",
+	"abt": "about", "cmp": "compare", "wat": "what", "wats": "whats", "em": "them",
 }
 
 // directionWords are the hints of a sort's direction.

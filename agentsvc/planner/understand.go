@@ -224,7 +224,7 @@ func formFirst(ps []*plan) *plan {
 
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
-var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?k?)\b`)
+var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?(?:k\b|%|percent\b)?)`)
 
 // thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
 // "… cheaper or this one?" (a bound is "cheaper than $30k").
@@ -1038,7 +1038,7 @@ func isQuestion(text string, toks []token) bool {
 		return false
 	}
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
-		wordAt(toks, 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do", "who")
+		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "do", "who")
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
