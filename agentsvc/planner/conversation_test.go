@@ -880,6 +880,18 @@ var siteConversations = []struct {
 		{say: "compare the camry and the civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
 		{say: "whats it cost a month over 60 months", calls: []string{`select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 	}},
+	{"a part of the day as the answer, then the hour", "test-drive", "c04", []siteTurn{
+		{say: "book for next wednesday", reply: []string{"time (one of: 09:00"}},
+		{say: "how about the morning", reply: []string{"time (one of: 09:00, 10:00, 11:00)"}, not: []string{"Sorry", "date"}},
+		{say: "9 then", reply: []string{"name and email"}},
+		{say: "Ava Stone ava@stone.com", calls: []string{`fill_form_data {"name":"Ava Stone","email":"ava@stone.com","date":"2026-12-09","time":"09:00"}`}},
+	}},
+	{"can it, asked of the car on screen, and a make opened from a list not shown", "car", "c03", []siteTurn{
+		{say: "can it tow", reply: []string{"Yes: tow is one of the packages"}, not: []string{"Configured"}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the volvo", calls: []string{`search_cars {"make":"Volvo"}`, `select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
+		{say: "blue please", calls: []string{`configure_car {"color":"blue"}`}},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

@@ -609,6 +609,18 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if len(best.missing) > 0 {
 		return c.askMissing(best, r.said), true
 	}
+	if l := c.lister(); l != nil && best.def.Name == l.def.Name && anyNorm(r.toks, "open", "pull") {
+		// "open the volvo" before the list was shown: the filter, then the one car it shows
+		return intent{steps: func(c *conv) []*plan {
+			if len(c.done) == 0 || len(c.now.last) != 1 {
+				return []*plan{best}
+			}
+			if in, ok := c.openFor(c.now.last[0]); ok {
+				return []*plan{best, in.first(c)}
+			}
+			return []*plan{best}
+		}}, true
+	}
 	if opener(best.def) || navTool(best.def) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
@@ -1032,6 +1044,9 @@ func isQuestion(text string, toks []token) bool {
 		if toks[0].kind == kindPunct {
 			toks = toks[1:]
 		}
+	}
+	if wordAt(toks, 0, "can", "could", "does", "is") && wordAt(toks, 1, "it", "this", "they") {
+		return true // "can it tow"
 	}
 	if wordAt(toks, 0, "can", "could", "would", "will") && wordAt(toks, 1, "i", "you", "we", "u") &&
 		!wordAt(toks, 2, "get", "have", "tell") { // "could you tell me …?" asks
