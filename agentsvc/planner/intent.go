@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -233,9 +232,6 @@ func asAnswer(prev intent, text string) string {
 
 // takeWords take what was offered: "add it", "yes get that one".
 var takeWords = rawSet(`add get take include want yes yeah yep sure`)
-
-// bareHourRe is an answer that is only an hour: "3", "10:30".
-var bareHourRe = regexp.MustCompile(`^\s*\d{1,2}(:\d{2})?\s*$`)
 
 // offMenu says that the time the answer gives is none of the choices of the time asked for
 // ("at noon" where the times are 09:00 to 16:00); "" when it gives no such time.
