@@ -200,8 +200,9 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	return in, fills || fewer
 }
 
-// asAnswer is the question's request and the answer read together; an answer that is only an
-// hour ("3") when a time was asked is at that hour (15:00).
+// asAnswer is the question's request and the answer read together; an answer with one small
+// number when a time was asked ("3", "11 would be great") is at that hour, and a change of mind
+// ("actually make it 1pm") comes first, so that its values win.
 func asAnswer(prev intent, text string) string {
 	if prev.asked != nil && slices.ContainsFunc(prev.asked.missing, clockParam) {
 		// "3", "11 would be great", "is 10 available?": the one number is the hour
