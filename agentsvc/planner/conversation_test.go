@@ -892,6 +892,15 @@ var siteConversations = []struct {
 		{say: "open the volvo", calls: []string{`search_cars {"make":"Volvo"}`, `select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
 		{say: "blue please", calls: []string{`configure_car {"color":"blue"}`}},
 	}},
+	{"what was said again, after an application", "financing", "c01", []siteTurn{
+		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "ok can i apply, my name is Eva Koch eva@koch.de", reply: []string{"annual income"}},
+		{say: "i earn 72000 a year", calls: []string{`apply_for_financing {"fullName":"Eva Koch","email":"eva@koch.de","annualIncome":72000}`}},
+		{say: "what was the monthly again", reply: []string{"Earlier I said: Monthly payment $631.93"}},
+	}},
+	{"a make in the plural with one car of it", "inventory", "", []siteTurn{
+		{say: "show me the subarus", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, reply: []string{"2022 Subaru Outback"}, on: "car"},
+	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},

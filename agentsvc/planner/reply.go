@@ -577,7 +577,10 @@ func (c *conv) recall(r *reading) (intent, bool) {
 			words := contentWords(sent)
 			n := 0
 			for _, w := range asked {
-				if slices.ContainsFunc(words, func(x string) bool { return wordsMatch(w, x) }) {
+				switch {
+				case slices.Contains(words, w): // "monthly" is the monthly payment's, more than "60 months"
+					n += 2
+				case slices.ContainsFunc(words, func(x string) bool { return wordsMatch(w, x) }):
 					n++
 				}
 			}
