@@ -75,21 +75,19 @@ func (c *conv) intent() intent {
 // page opens items (or this turn opened one) and the visitor now only names one ("can I book
 // a drive", then "the RAV4"): read with the name, it opens the item, whose page may do it.
 func (c *conv) forItem() (string, bool) {
-	prevUser := c.lastUser - 1
-	for prevUser >= 0 && c.msgs[prevUser].Role != chat.RoleUser {
-		prevUser--
-	}
+	prevUser := c.prevUser()
 	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
 	if prevUser < 0 || c.lastUser-prevUser != 2 || !opens ||
-		!strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) || !c.bareName(tokenize(c.text)) {
+		!strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) || !c.nameAlone(tokenize(c.text)) {
 		return "", false
 	}
 	return strings.TrimSpace(c.msgs[prevUser].Content), true
 }
 
-// bareName reports words that only name something: "the civic", "the Honda Civic please".
-// Each word is an item's, a word no tool knows, or one of asking.
-func (c *conv) bareName(toks []token) bool {
+// nameAlone reports words that only name something: "the civic", "the Honda Civic please".
+// Each word is an item's, a word no tool knows (unlike onlyNames, a name not seen yet), or one
+// of asking.
+func (c *conv) nameAlone(toks []token) bool {
 	names := nameMentions(c.text, c.now.known(), nil)
 	n := 0
 	for _, t := range toks {
@@ -105,6 +103,15 @@ func (c *conv) bareName(toks []token) bool {
 	return n > 0 && n <= 3
 }
 
+// prevUser is the index of the visitor's message before the last one; -1 when there is none.
+func (c *conv) prevUser() int {
+	i := c.lastUser - 1
+	for i >= 0 && c.msgs[i].Role != chat.RoleUser {
+		i--
+	}
+	return i
+}
+
 // chainLimit is how many questions in a row a request is completed across ("I'm free next
 // Wednesday afternoon", "2pm", then the name and e-mail).
 const chainLimit = 4
@@ -113,10 +120,7 @@ const chainLimit = 4
 // was only that question. When that turn's message itself answered a question before it, the
 // request is the chain of them, up to chain questions back.
 func (c *conv) pending(chain int) (intent, bool) {
-	prevUser := c.lastUser - 1
-	for prevUser >= 0 && c.msgs[prevUser].Role != chat.RoleUser {
-		prevUser--
-	}
+	prevUser := c.prevUser()
 	if prevUser < 0 {
 		return intent{}, false
 	}

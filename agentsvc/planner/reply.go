@@ -751,8 +751,8 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 }
 
 // stated answers a question about a figure the newest reply stated, when nothing here does it
-// ("what's the total interest on that?": "Total interest $5,184.96."): the part of the newest
-// reply that has a figure and every word asked.
+// ("what's the total interest on that?": "Total interest $5,184.96."): the part of a reply,
+// the newest first, that has a figure and every word asked.
 func (c *conv) stated(text string) (string, bool) {
 	asked := slices.DeleteFunc(contentWords(text), func(w string) bool { return requestWords[w] || usingWords[w] })
 	if i := slices.Index(asked, "rate"); i >= 0 {
@@ -798,11 +798,16 @@ func (c *conv) opensWhat() string {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			if single, _ := idParam(p); single && opener(t) {
-				return cmp.Or(strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id")), "one")
+				return cmp.Or(idNoun(p.name), "one")
 			}
 		}
 	}
 	return ""
+}
+
+// idNoun is what an id parameter calls one: "car" of carId.
+func idNoun(name string) string {
+	return strings.TrimSpace(strings.TrimSuffix(identPhrase(name), " id"))
 }
 
 // deadEndStart starts every dead end (forItem reads the request before one again).
@@ -985,7 +990,7 @@ func (c *conv) itemChoices(p *property) (noun string, names []string, total int)
 		return len(c.before.last)
 	}
 	slices.SortStableFunc(known, func(a, b *item) int { return last(a) - last(b) })
-	noun = strings.TrimSpace(strings.TrimSuffix(identPhrase(p.name), " id"))
+	noun = idNoun(p.name)
 	if noun == "" || noun == "id" {
 		noun = "one"
 	}

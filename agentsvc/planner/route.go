@@ -398,7 +398,11 @@ func (f *filler) enums() {
 				}
 			}
 			if i, last := extremeAt(f.toks); f.free(p) && i >= 0 && !f.used[i] && clockParam(p) {
-				f.claim(p, ps.enum[map[bool]int{false: 0, true: len(ps.enum) - 1}[last]].str, bonusTyped, i, i+1)
+				e := ps.enum[0]
+				if last {
+					e = ps.enum[len(ps.enum)-1]
+				}
+				f.claim(p, e.str, bonusTyped, i, i+1)
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
 			e, adding := &listEdit{add: []string{}}, false

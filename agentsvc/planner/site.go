@@ -143,7 +143,7 @@ func (c *conv) backToItem(toks []token) bool {
 			continue
 		}
 		for key := range args {
-			return anyNorm(toks, strings.TrimSuffix(identPhrase(key), " id")) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+			return anyNorm(toks, idNoun(key)) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
 		}
 	}
 	return false

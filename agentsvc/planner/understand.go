@@ -226,11 +226,11 @@ func formFirst(ps []*plan) *plan {
 // "put $4,000 down", where the word after an amount names its parameter.
 var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?(?:k\b|%|percent\b)?)`)
 
-// thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
-// "… cheaper or this one?" (a bound is "cheaper than $30k").
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement.
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+[$€£]?[0-9][0-9,.]*\s*(?:%|months?|mo)?[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
+// thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
+// "… cheaper or this one?" (a bound is "cheaper than $30k").
 var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b`)
 
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
