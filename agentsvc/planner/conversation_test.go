@@ -904,6 +904,21 @@ var siteConversations = []struct {
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 	}},
+	{"this Tesla is the one on screen, and what the list said of it", "inventory", "", []siteTurn{
+		{say: "open the model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
+		{say: "what colors does this tesla come in", reply: []string{"white, black, blue, red or gray"}, not: []string{"green"}},
+		{say: "is this tesla electric", reply: []string{"Yes: the 2023 Tesla Model Y is electric"}},
+		{say: "does it run on diesel", reply: []string{"No: the 2023 Tesla Model Y is electric, not diesel"}},
+		{say: "is it an SUV", reply: []string{"Yes", "SUV"}},
+	}},
+	{"this Honda on a page opened outside the conversation", "car", "c02", []siteTurn{
+		{say: "How much is this Honda?", calls: []string{`get_price_summary {}`}, reply: []string{"$29,450"}},
+	}},
+	{"is it a hybrid, asked of a car the list showed", "inventory", "", []siteTurn{
+		{say: "show me hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "is the rav4 electric", reply: []string{"No: the 2023 Toyota RAV4 is hybrid, not electric"}},
+		{say: "is the camry a hybrid?", reply: []string{"Yes: the 2022 Toyota Camry is hybrid"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -250,6 +250,41 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	return upperFirst(joinList(parts, "and") + diff + "."), true
 }
 
+// itemIs answers a yes-or-no question about an item ("is it a hybrid?", "is the RAV4
+// electric?") from what a list said of it: a value of one of its fields that an item seen
+// has, or that a parameter of the same name here allows.
+func (c *conv) itemIs(it *item, toks []token) (string, bool) {
+	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) {
+		return "", false
+	}
+	for _, key := range slices.Sorted(maps.Keys(it.attrs)) {
+		var values []string
+		for _, o := range c.before.known() {
+			values = append(values, o.attrs[key]...)
+		}
+		for _, t := range c.tools {
+			for _, p := range parseSchema(t.Parameters).props {
+				if strings.ToLower(p.name) == key && p.schema.stringEnum() {
+					values = append(values, texts(p.schema.enum)...)
+				}
+			}
+		}
+		for _, v := range values {
+			if !spelledIn(toks, v) || slices.ContainsFunc(c.before.known(), func(o *item) bool { return slices.Contains(o.words, compact(v)) }) {
+				continue // a name is no value ("is it a Toyota?")
+			}
+			if len(v) <= 3 {
+				v = strings.ToUpper(v) // "suv"
+			}
+			if has := it.attrs[key]; !slices.ContainsFunc(has, func(h string) bool { return strings.EqualFold(h, v) }) {
+				return "No: " + theTitle(it) + " is " + joinList(has, "and") + ", not " + v + ".", true
+			}
+			return "Yes: " + theTitle(it) + " is " + v + ".", true
+		}
+	}
+	return "", false
+}
+
 // whichOne asks which of several items the words name.
 func (c *conv) whichOne(text string, m mention) intent {
 	var chs []choice

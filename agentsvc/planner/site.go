@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -159,7 +160,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	if len(mentions) > 0 {
 		cur := c.onScreen()
 		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
-			other := slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur })
+			// "this Tesla" on the Model Y's page is the Model Y, though the Model 3 is a Tesla too
+			this := thisBefore.MatchString(text[:m.start]) && slices.ContainsFunc(m.items, func(it *item) bool { return it.id == cur })
+			other := !this && slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur })
 			return other && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}
@@ -177,6 +180,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	}
 	return false
 }
+
+// thisBefore is a text that ends in "this": the name after it is the item on screen.
+var thisBefore = regexp.MustCompile(`(?i)\bthis\s+$`)
 
 // nearToolWord reports a word of this page's tools, or near one ("calculator" of calculate_payment).
 func (c *conv) nearToolWord(w string) bool {

@@ -447,6 +447,9 @@ func init() {
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
+		// "is it electric?" on its page, whose tools name no fuel: what the list said of it.
+		{"what the list said of it", func(_ *conv, r *reading) bool { return r.question && len(r.refs) == 1 },
+			func(c *conv, r *reading) (intent, bool) { return reply(c.itemIs(r.refs[0], r.toks)) }},
 		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
 		{"ranking", func(_ *conv, r *reading) bool {
 			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt)
