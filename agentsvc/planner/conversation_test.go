@@ -914,6 +914,15 @@ var siteConversations = []struct {
 	{"this Honda on a page opened outside the conversation", "car", "c02", []siteTurn{
 		{say: "How much is this Honda?", calls: []string{`get_price_summary {}`}, reply: []string{"$29,450"}},
 	}},
+	{"another car for the same request: nvm, the civic", "inventory", "", []siteTurn{
+		{say: "book a test drive of the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "nvm, the civic", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, reply: []string{"2023 Honda Civic"}, on: "test-drive"},
+	}},
+	{"what about the camry? and the civic: the same question of each", "inventory", "", []siteTurn{
+		{say: "how much is the rav4", calls: []string{`search_cars {}`}, reply: []string{"$31,990"}},
+		{say: "what about the camry?", reply: []string{"2022 Toyota Camry is $26,500"}},
+		{say: "and the civic", reply: []string{"2023 Honda Civic is $23,900"}},
+	}},
 	{"is it a hybrid, asked of a car the list showed", "inventory", "", []siteTurn{
 		{say: "show me hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "is the rav4 electric", reply: []string{"No: the 2023 Toyota RAV4 is hybrid, not electric"}},

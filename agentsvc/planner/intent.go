@@ -71,26 +71,67 @@ func (c *conv) intent() intent {
 	return c.understand(c.text, true)
 }
 
-// forItem is the request the planner could not do on this page, its last turn, when the
-// page opens items (or this turn opened one) and the visitor now only names one ("can I book
-// a drive", then "the RAV4"): read with the name, it opens the item, whose page may do it.
+// forItem is the request to read in place of the visitor's words when they only name an
+// item. The request the planner could not do on this page, its last turn, when the page opens
+// items (or this turn opened one): "can I book a drive", then "the RAV4" reads both, and the
+// item's page may do it. The last request, when it named another item: "book a test drive of
+// the Ioniq 5", then "nvm, the Civic" is "book a test drive of the Civic".
 func (c *conv) forItem() (string, bool) {
 	prevUser := c.prevUser()
-	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
-	if prevUser < 0 || c.lastUser-prevUser != 2 || !opens ||
-		!strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) || !c.nameAlone(tokenize(c.text)) {
+	if prevUser < 0 {
 		return "", false
 	}
-	return strings.TrimSpace(c.msgs[prevUser].Content), true
+	prev := strings.TrimSpace(c.msgs[prevUser].Content)
+	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
+	if c.lastUser-prevUser == 2 && opens && strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) && c.nameAlone(c.text) {
+		return prev + " , " + c.text, true
+	}
+	now, ok := c.swapsIn(c.text)
+	if !ok {
+		return "", false
+	}
+	// The request the name is for: the last that was not itself only a name ("how much is the
+	// RAV4?", "what about the Camry?", "and the Civic").
+	for i := prevUser; i >= 0; i-- {
+		if m := c.msgs[i]; m.Role != chat.RoleUser {
+			continue
+		} else if _, also := c.swapsIn(m.Content); !also {
+			was := nameMentions(m.Content, c.now.known(), nil)
+			if len(was) != 1 || len(was[0].items) != 1 || slices.Contains(now.items, was[0].items[0]) {
+				return "", false
+			}
+			return m.Content[:was[0].start] + c.text[now.start:now.end] + m.Content[was[0].end:], true
+		}
+	}
+	return "", false
 }
+
+// swapsIn reports words that only name an item seen, for the request before: "nvm, the
+// Civic", "what about the Camry?", "and the Civic".
+func (c *conv) swapsIn(text string) (mention, bool) {
+	ms := nameMentions(text, c.now.known(), nil)
+	if len(ms) != 1 || len(tokenize(text[ms[0].end:])) > 1 {
+		return mention{}, false
+	}
+	for _, t := range tokenize(text[:ms[0].start]) {
+		if t.kind == kindWord && !correctionWords[t.norm] && !swapWords[strings.ToLower(t.raw)] {
+			return mention{}, false // "open the Civic", "what colours does the Civic come in": a request of its own
+		}
+	}
+	return ms[0], true
+}
+
+// swapWords say that another item is meant for the same request: "nvm, the Civic", "try the
+// Camry".
+var swapWords = rawSet(`nvm never mind no nope ok okay so then and the a about how what try let's lets go with for please maybe`)
 
 // nameAlone reports words that only name something: "the civic", "the Honda Civic please".
 // Each word is an item's, a word no tool knows (unlike onlyNames, a name not seen yet), or one
 // of asking.
-func (c *conv) nameAlone(toks []token) bool {
-	names := nameMentions(c.text, c.now.known(), nil)
+func (c *conv) nameAlone(text string) bool {
+	names := nameMentions(text, c.now.known(), nil)
 	n := 0
-	for _, t := range toks {
+	for _, t := range tokenize(text) {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		switch {
 		case t.kind == kindPunct || stopWords[t.norm] || requestWords[t.norm]:

@@ -191,7 +191,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 		}
 	}
 	if said, ok := c.forItem(); ok {
-		c.text, c.named = said+" , "+c.text, true
+		c.text, c.named = said, true
 	}
 	return c
 }
