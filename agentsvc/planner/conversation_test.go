@@ -914,6 +914,40 @@ var siteConversations = []struct {
 	{"this Honda on a page opened outside the conversation", "car", "c02", []siteTurn{
 		{say: "How much is this Honda?", calls: []string{`get_price_summary {}`}, reply: []string{"$29,450"}},
 	}},
+	{"never mind, and a new value: the new value, not a refusal", "financing", "c06", []siteTurn{
+		{say: "60 months with 2000 down", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":60}`}},
+		{say: "never mind, go with 48 and put 4k down", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":48}`}, not: []string{"won't"}},
+	}},
+	{"nevermind, red is fine after black", "car", "c19", []siteTurn{
+		{say: "i'll take the gt in red", calls: []string{`configure_car {"color":"red","trim":"GT"}`}},
+		{say: "actually make it black", calls: []string{`configure_car {"color":"black"}`}},
+		{say: "nevermind, red is fine", calls: []string{`configure_car {"color":"red"}`}},
+	}},
+	{"never mind in a chain of answers keeps the time", "test-drive", "c09", []siteTurn{
+		{say: "can i come in friday at 1pm", reply: []string{"name and email"}},
+		{say: "never mind, thursday instead", reply: []string{"name and email"}, not: []string{"won't"}},
+		{say: "oops i meant wednesday", reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Lee Park lee@park.kr", calls: []string{`fill_form_data {"name":"Lee Park","email":"lee@park.kr","date":"2026-12-09","time":"13:00"}`}},
+	}},
+	{"a filled form's time moved: to 11, to the afternoon, to the morning", "test-drive", "c09", []siteTurn{
+		{say: "saturday at 10 please, Mia Chen mia@chen.org", calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.org","date":"2026-12-05","time":"10:00"}`}},
+		{say: "can we push it to 11", calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.org","date":"2026-12-05","time":"11:00"}`}},
+		{say: "actually move it to the afternoon", reply: []string{"time (one of: 13:00, 14:00, 15:00, 16:00)"}, not: []string{"Sorry", "name"}},
+		{say: "2pm", calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.org","date":"2026-12-05","time":"14:00"}`}},
+		{say: "wait, can we do the morning instead", reply: []string{"09:00, 10:00, 11:00"}, not: []string{"Sorry", "13:00"}},
+	}},
+	{"a time that is no slot, then another, before the name", "test-drive", "c11", []siteTurn{
+		{say: "next wednesday 4pm", reply: []string{"name and email"}},
+		{say: "no wait, 5pm", reply: []string{"17:00 is not one of the times", "16:00"}, not: []string{"Sorry", "date"}},
+		{say: "make it 3pm then", reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "Ana Ruiz ana@ruiz.mx", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.mx","date":"2026-12-09","time":"15:00"}`}},
+	}},
+	{"the afternoon instead of the time said, before the name", "test-drive", "c11", []siteTurn{
+		{say: "next wednesday 4pm", reply: []string{"name and email"}},
+		{say: "actually the afternoon", reply: []string{"13:00, 14:00, 15:00, 16:00"}, not: []string{"09:00"}},
+		{say: "2pm", reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "Ana Ruiz ana@ruiz.mx", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.mx","date":"2026-12-09","time":"14:00"}`}},
+	}},
 	{"another car for the same request: nvm, the civic", "inventory", "", []siteTurn{
 		{say: "book a test drive of the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`, `go_to_test_drive {}`}, on: "test-drive"},
 		{say: "nvm, the civic", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, reply: []string{"2023 Honda Civic"}, on: "test-drive"},

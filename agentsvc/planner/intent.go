@@ -185,6 +185,14 @@ func (c *conv) pending(chain int) (intent, bool) {
 		if earlier, ok := pc.pending(chain - 1); ok {
 			if _, ok := pc.answers(earlier); ok {
 				prevText = asAnswer(earlier, prevText)
+			} else if pc.unanswered = earlier.asked; earlier.asked != nil { // as intent reads it
+				// "no wait, 5pm" or "actually the afternoon" asked for the form's time again:
+				// the request is still the one before, without its time
+				if in := pc.understand(prevText, false); in.asked != nil && in.asked.def.Name == earlier.asked.def.Name &&
+					slices.ContainsFunc(in.asked.missing, clockParam) {
+					earlier.reply = withoutTimes(earlier.reply)
+					prevText = asAnswer(earlier, prevText)
+				}
 			}
 		}
 	}
@@ -243,6 +251,18 @@ func (c *conv) answers(prev intent) (intent, bool) {
 		return intent{reply: off, asked: prev.asked}, true
 	}
 	return in, fills || fewer
+}
+
+// withoutTimes is the text without the times it names.
+func withoutTimes(text string) string {
+	toks := tokenize(rewriteTimes(text))
+	text = rewriteTimes(text)
+	for _, t := range slices.Backward(toks) {
+		if t.kind == kindTime {
+			text = text[:t.start] + text[t.end:]
+		}
+	}
+	return text
 }
 
 // asAnswer is the question's request and the answer read together; an answer with one small

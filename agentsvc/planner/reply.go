@@ -975,7 +975,7 @@ func (c *conv) askMissing(p *plan, said string) intent {
 func partOfDay(p *property, toks []token) []string {
 	vals, from, to := texts(p.schema.enum), "", ""
 	for _, t := range toks {
-		switch t.norm {
+		switch t.norm { // partsOfDay
 		case "morning":
 			from, to = "00:00", "12:00"
 		case "afternoon":
@@ -989,6 +989,40 @@ func partOfDay(p *property, toks []token) []string {
 		return vals
 	}
 	return in
+}
+
+// partsOfDay are the words partOfDay reads.
+var partsOfDay = []string{"morning", "afternoon", "evening", "night"}
+
+// otherTime asks which time of the part of the day the visitor named, or says that the time
+// named is none of the choices, for the tool with a clock's choices that this conversation
+// called or asked for last: the question keeps the tool's other values.
+func (c *conv) otherTime(r *reading) (intent, bool) {
+	at := slices.IndexFunc(r.toks, func(t token) bool { return t.kind == kindTime })
+	part := slices.ContainsFunc(r.toks, func(t token) bool { return slices.Contains(partsOfDay, t.norm) })
+	for _, t := range c.tools {
+		p := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
+		i := slices.IndexFunc(p.schema.props, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 })
+		if i < 0 || c.lastArgs(t.Name, "") == nil && (c.unanswered == nil || c.unanswered.def.Name != t.Name) {
+			continue
+		}
+		clock, no := p.schema.props[i], ""
+		switch {
+		case at >= 0 && !slices.Contains(texts(clock.schema.enum), r.toks[at].raw):
+			no = r.toks[at].raw + " is not one of the times. "
+		case at >= 0 || !part:
+			return intent{}, false
+		}
+		c.carryOver(p, false)
+		delete(p.values, clock.name)
+		p.missing = slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool {
+			return p.values[q.name] != nil || !q.required && q != clock
+		})
+		in := c.askMissing(p, r.text)
+		in.reply = no + in.reply
+		return in, true
+	}
+	return intent{}, false
 }
 
 // asksNote reports a note's parameter that is missing because the visitor asked to add one

@@ -238,7 +238,7 @@ var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (mornin
 
 // musing is words about one's own thinking that ask nothing: "on second thought", "I think",
 // "oh, I changed my mind"; and an interjection that opens a message: "Great. How much is it?".
-var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess)[\s,.!:;-]*`)
+var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess)[\s,.!:;-]*`)
 
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
@@ -317,7 +317,7 @@ func perMonth(toks []token) bool {
 }
 
 // correctionWords change one's mind around a bare value: "no wait, 60", "make it 48 instead".
-var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make change`)
+var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make change move push`)
 
 // sortVerbs ask for an order in so many words.
 var sortVerbs = wordSet(`sort sorted order ordered`)
@@ -517,6 +517,9 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) {
 			return reply("Noted: I'll fill in these details when a form asks for them."+c.wayOut(), true)
 		}},
+		// "move it to the afternoon" once the form has a time, "no wait, 5pm" where the last
+		// slot is at 4: which time, with the form's other values.
+		{"another time", unclear, (*conv).otherTime},
 		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
 			no := c.notOffered(r.toks)
 			return reply(upperFirst(no), no != "")
