@@ -948,6 +948,20 @@ var siteConversations = []struct {
 		{say: "2pm", reply: []string{"name and email"}, not: []string{"date"}},
 		{say: "Ana Ruiz ana@ruiz.mx", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.mx","date":"2026-12-09","time":"14:00"}`}},
 	}},
+	{"the calculator's figures changed in words: instead of 4k, nothing down, back to 60", "financing", "c06", []siteTurn{
+		{say: "60 months with 4000 down", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":60}`}},
+		{say: "instead of 4k let's do 6000", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
+		{say: "what about no money down", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}},
+		{say: "actually, instead of 60 do 72", calls: []string{`calculate_payment {"downPayment":0,"termMonths":72}`}},
+		{say: "hmm no go back to 60", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}, not: []string{"inventory"}},
+		{say: "put 3k down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "forget the down payment", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}},
+	}},
+	{"a term said again with a word of approval", "financing", "c12", []siteTurn{
+		{say: "whats the monthly over 48", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "actually i changed my mind, let's do 36", calls: []string{`calculate_payment {"termMonths":36}`}},
+		{say: "no sorry, 48 was better", calls: []string{`calculate_payment {"termMonths":48}`}},
+	}},
 	{"another car for the same request: nvm, the civic", "inventory", "", []siteTurn{
 		{say: "book a test drive of the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`, `go_to_test_drive {}`}, on: "test-drive"},
 		{say: "nvm, the civic", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, reply: []string{"2023 Honda Civic"}, on: "test-drive"},

@@ -61,7 +61,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = rewriteTimes(text)
 	}
 	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
-	text = insteadOf.ReplaceAllString(text, "make it ") // "instead of 36, let's try 24": make it 24
+	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
 	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
@@ -227,7 +227,42 @@ func formFirst(ps []*plan) *plan {
 var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?(?:k\b|%|percent\b)?)`)
 
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement.
-var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+[$€£]?[0-9][0-9,.]*\s*(?:%|months?|mo)?[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
+var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
+
+// backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
+var backTo = regexp.MustCompile(`(?i)\b(?:go(?:ing)?\s+|switch\s+)?back\s+to\s+([$€£]?[0-9])`)
+
+// rewriteInstead reads "instead of 36, let's try 24" as "make it 24"; when the figure replaced
+// is a value of the last call of a tool here, the new one is named as its parameter: "instead
+// of 4k let's do 6000" after 4,000 down is "make it 6000 down payment".
+func (c *conv) rewriteInstead(text string) string {
+	m := insteadOf.FindStringSubmatchIndex(text)
+	if m == nil {
+		return text
+	}
+	rest := text[m[1]:]
+	old, next := tokenize(text[m[2]:m[3]]), tokenize(rest)
+	if len(old) == 0 || len(next) == 0 || old[0].kind != kindNumber || next[0].kind != kindNumber ||
+		len(next) > 1 && next[1].kind == kindWord && !stopWords[next[1].norm] {
+		return text[:m[0]] + "make it " + rest
+	}
+	for k := range c.earlierCalls {
+		var args map[string]any
+		if !c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil {
+			continue
+		}
+		for name, v := range args {
+			if f, ok := v.(float64); ok && f == old[0].value {
+				return text[:m[0]] + "make it " + rest[:next[0].end] + " " + identPhrase(name) + rest[next[0].end:]
+			}
+		}
+	}
+	return text[:m[0]] + "make it " + rest
+}
+
+// noneDown is nothing put down, in words: "no money down", "without a down payment",
+// "forget the down payment".
+var noneDown = regexp.MustCompile(`(?i)\b(?:no|nothing|zero|without(?:\s+an?|\s+any)?|forget(?:\s+about)?(?:\s+the)?)\s+(?:money\s+)?down(?:\s+payment)?\b`)
 
 // thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
 // "… cheaper or this one?" (a bound is "cheaper than $30k").
@@ -945,12 +980,17 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
 }
 
+// approval is what a value said alone may come with: "no sorry, 48 was better".
+var approval = rawSet(`was better fine good best`)
+
 // bareValue is the follow-up that gives only one number ("and at 72?", "what about 48"): the
 // conversation's last call of a tool of this page again, with the one parameter whose enum
 // has that number changed and the others kept; nil when the message is anything else.
 func (c *conv) bareValue(toks []token) *plan {
 	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
-	other := func(t token) bool { return t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] }
+	other := func(t token) bool {
+		return t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] && !approval[strings.ToLower(t.raw)]
+	}
 	if len(nums) != 1 || slices.ContainsFunc(toks, other) {
 		return nil
 	}
