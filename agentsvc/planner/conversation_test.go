@@ -908,7 +908,7 @@ var siteConversations = []struct {
 		{say: "open the model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
 		{say: "what colors does this tesla come in", reply: []string{"white, black, blue, red or gray"}, not: []string{"green"}},
 		{say: "is this tesla electric", reply: []string{"Yes: the 2023 Tesla Model Y is electric"}},
-		{say: "does it run on diesel", reply: []string{"No: the 2023 Tesla Model Y is electric, not diesel"}},
+		{say: "does it run on diesel", reply: []string{"No: the 2023 Tesla Model Y is electric."}},
 		{say: "is it an SUV", reply: []string{"Yes", "SUV"}},
 	}},
 	{"this Honda on a page opened outside the conversation", "car", "c02", []siteTurn{
@@ -962,6 +962,21 @@ var siteConversations = []struct {
 		{say: "actually i changed my mind, let's do 36", calls: []string{`calculate_payment {"termMonths":36}`}},
 		{say: "no sorry, 48 was better", calls: []string{`calculate_payment {"termMonths":48}`}},
 	}},
+	{"is it a convertible? of the Miata, not the BMW 430i Convertible", "inventory", "", []siteTurn{
+		{say: "i'd like to see the mazda mx-5", calls: []string{`search_cars {}`, `select_car {"carId":"c23"}`}, on: "car"},
+		{say: "is it a convertible?", reply: []string{"Yes: the 2022 Mazda MX-5 Miata is convertible"}, not: []string{"BMW"}},
+		{say: "is it a hatchback?", reply: []string{"No: the 2022 Mazda MX-5 Miata is convertible"}},
+	}},
+	{"a question of the second car compared, asked on the first one's page", "inventory", "", []siteTurn{
+		{say: "show me suvs under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "compare the two cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c08","c02"]}`}, on: "drawer"},
+		{say: "what colors does the first one come in", calls: []string{`select_car {"carId":"c08"}`}, reply: []string{"2023 Kia Sportage", "red, white, gray or black"}, on: "car"},
+		{say: "and the second one?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`}, reply: []string{"2022 Honda CR-V", "gray, white, blue or black"}, on: "car"},
+	}},
+	{"compare all three on the list", "inventory", "", []siteTurn{
+		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},
+	}},
 	{"another car for the same request: nvm, the civic", "inventory", "", []siteTurn{
 		{say: "book a test drive of the ioniq 5", calls: []string{`search_cars {}`, `select_car {"carId":"c05"}`, `go_to_test_drive {}`}, on: "test-drive"},
 		{say: "nvm, the civic", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, reply: []string{"2023 Honda Civic"}, on: "test-drive"},
@@ -973,7 +988,7 @@ var siteConversations = []struct {
 	}},
 	{"is it a hybrid, asked of a car the list showed", "inventory", "", []siteTurn{
 		{say: "show me hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
-		{say: "is the rav4 electric", reply: []string{"No: the 2023 Toyota RAV4 is hybrid, not electric"}},
+		{say: "is the rav4 electric", reply: []string{"No: the 2023 Toyota RAV4 is hybrid."}},
 		{say: "is the camry a hybrid?", reply: []string{"Yes: the 2022 Toyota Camry is hybrid"}},
 	}},
 }

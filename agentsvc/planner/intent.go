@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -86,6 +87,12 @@ func (c *conv) forItem() (string, bool) {
 	if c.lastUser-prevUser == 2 && opens && strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) && c.nameAlone(c.text) {
 		return prev + " , " + c.text, true
 	}
+	// "what colours does the first one come in?", then "and the second one?"
+	if m := ordinalAlone.FindStringSubmatch(c.text); m != nil {
+		if at := ordinalOne.FindStringIndex(c.msgs[prevUser].Content); at != nil {
+			return prev[:at[0]] + m[1] + prev[at[1]:], true
+		}
+	}
 	now, ok := c.swapsIn(c.text)
 	if !ok {
 		return "", false
@@ -120,6 +127,13 @@ func (c *conv) swapsIn(text string) (mention, bool) {
 	}
 	return ms[0], true
 }
+
+// ordinalAlone is a follow-up that only points at another item by its place; ordinalOne is
+// such a pointer in a request.
+var (
+	ordinalAlone = regexp.MustCompile(`(?i)^\s*(?:and|what about|how about)\s+(the\s+(?:first|second|third|last|other)(?:\s+one)?)\s*\??\s*$`)
+	ordinalOne   = regexp.MustCompile(`(?i)\bthe\s+(?:first|second|third|last|other)(?:\s+one)?\b`)
+)
 
 // swapWords say that another item is meant for the same request: "nvm, the Civic", "try the
 // Camry".

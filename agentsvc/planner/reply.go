@@ -269,17 +269,23 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 				}
 			}
 		}
+		// as the page writes it: "SUV", "Tesla"
+		shown := func(v string) string {
+			if i := strings.Index(strings.ToLower(it.name), v); i >= 0 {
+				return it.name[i : i+len(v)]
+			} else if len(v) <= 3 {
+				return strings.ToUpper(v)
+			}
+			return v
+		}
 		for _, v := range values {
-			if !spelledIn(toks, v) || slices.ContainsFunc(c.before.known(), func(o *item) bool { return slices.Contains(o.words, compact(v)) }) {
-				continue // a name is no value ("is it a Toyota?")
+			if !spelledIn(toks, v) {
+				continue
 			}
-			if len(v) <= 3 {
-				v = strings.ToUpper(v) // "suv"
+			if has := it.attrs[key]; !slices.Contains(has, v) {
+				return "No: " + theTitle(it) + " is " + joinList(has, "and") + ".", true // not the kind asked: another name may hold it
 			}
-			if has := it.attrs[key]; !slices.ContainsFunc(has, func(h string) bool { return strings.EqualFold(h, v) }) {
-				return "No: " + theTitle(it) + " is " + joinList(has, "and") + ", not " + v + ".", true
-			}
-			return "Yes: " + theTitle(it) + " is " + v + ".", true
+			return "Yes: " + theTitle(it) + " is " + shown(v) + ".", true
 		}
 	}
 	return "", false

@@ -87,9 +87,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 			r.mentions = ms
 		}
 	}
-	// A number alone names no item ("5.5%" is no "Ioniq 5").
+	// A number alone names no item ("5.5%" is no "Ioniq 5"); nor does a kind asked of "it" ("is
+	// it a convertible?" of the Miata is not the BMW 430i Convertible).
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
-		return strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) < 0
+		said := text[m.start:m.end]
+		return r.pronoun && c.kindWord(said) || strings.IndexFunc(said, unicode.IsLetter) < 0
 	})
 	for _, m := range slices.Backward(r.mentions) {
 		said := strings.ToLower(text[m.start:m.end])
@@ -171,11 +173,22 @@ func (c *conv) lastNamed() []*item {
 func (c *conv) itemsNamed(text string) []*item {
 	var out []*item
 	for _, mn := range nameMentions(text, c.before.known(), c.vocab) {
-		if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) {
+		if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) && !c.kindWord(text[mn.start:mn.end]) {
 			out = append(out, mn.items[0])
 		}
 	}
 	return out
+}
+
+// kindWord reports a value of a field of an item seen that is no part of that item's name
+// ("convertible" of the Miata, "hybrid"): a kind of item, though another name may hold it
+// ("BMW 430i Convertible"); a make or a model is in the names of its items.
+func (c *conv) kindWord(said string) bool {
+	said = strings.ToLower(said)
+	return slices.ContainsFunc(c.before.known(), func(it *item) bool {
+		return !strings.Contains(strings.ToLower(it.name), said) &&
+			slices.ContainsFunc(slices.Collect(maps.Values(it.attrs)), func(vs []string) bool { return slices.Contains(vs, said) })
+	})
 }
 
 // comparer is the page's tool that takes a list of items when the words name it, or nil.
@@ -452,7 +465,11 @@ func init() {
 		{"another item", func(c *conv, r *reading) bool {
 			// A note's words are the visitor's, not a car's name ("… a note that I'd like to try the manual").
 			notes := r.best != nil && !r.unclear && slices.ContainsFunc(r.best.schema.props, func(p *property) bool { return noteParam(p) && r.best.values[p.name] != nil })
-			return !notes && c.otherItem(r.text, r.toks, r.mentions, r.pronoun)
+			// "the second one" of the comparison, on the first one's page
+			_, ordinal := ordinalRef(r.toks)
+			pointed := ordinal && len(r.refs) == 1 && len(r.mentions) == 0 && c.onScreen() != "" && r.refs[0].id != c.onScreen() &&
+				!c.listsItems() && c.lister() == nil
+			return !notes && (pointed || c.otherItem(r.text, r.toks, r.mentions, r.pronoun))
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
@@ -468,7 +485,7 @@ func init() {
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
 			l := c.lister()
-			if !r.question && !c.wantsItem(r) || len(r.refs) != 1 || len(r.mentions) != 1 || l == nil { // "see the miata in red"
+			if !r.question && !c.wantsItem(r) || len(r.refs) != 1 || len(r.mentions) > 1 || len(r.mentions) == 0 && r.memRank || l == nil { // "see the miata in red"
 				return false
 			}
 			// a value of the list's filters, or the name of one ("what colours does …"), that
@@ -859,7 +876,7 @@ func (c *conv) fewSeen() bool {
 // "both", "all of them".
 func pluralPronoun(toks []token) bool {
 	for i := range toks {
-		if wordAt(toks, i, "them", "these", "those", "both", "they") {
+		if wordAt(toks, i, "them", "these", "those", "both", "they") || wordAt(toks, i, "all") && (wordAt(toks, i+1, "two", "three", "four") || i+1 < len(toks) && toks[i+1].kind == kindNumber) {
 			return true
 		}
 	}
