@@ -973,6 +973,22 @@ var siteConversations = []struct {
 		{say: "what colors does the first one come in", calls: []string{`select_car {"carId":"c08"}`}, reply: []string{"2023 Kia Sportage", "red, white, gray or black"}, on: "car"},
 		{say: "and the second one?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`}, reply: []string{"2022 Honda CR-V", "gray, white, blue or black"}, on: "car"},
 	}},
+	{"the other one of two compared, from the first one's calculator", "inventory", "", []siteTurn{
+		{say: "compare the bmw 330i and the audi a4", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
+		{say: "how much would the cheaper one be a month over 60 months", calls: []string{`select_car {"carId":"c13"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, reply: []string{"$27,400"}, on: "financing"},
+		{say: "and the other one?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c11"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, reply: []string{"$34,800"}, on: "financing"},
+	}},
+	{"and the first one? on the second one's calculator", "inventory", "", []siteTurn{
+		{say: "compare the tacoma and the f-150", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c18","c17"]}`}, on: "drawer"},
+		{say: "what would the second one be per month over 72 months", calls: []string{`select_car {"carId":"c17"}`, `go_to_financing {}`, `calculate_payment {"termMonths":72}`}, on: "financing"},
+		{say: "and the first one?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`, `go_to_financing {}`, `calculate_payment {"termMonths":72}`}, reply: []string{"$34,500"}, on: "financing"},
+	}},
+	{"a test drive of the other one, with its day and time", "inventory", "", []siteTurn{
+		{say: "compare the civic and the camry", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c10","c09"]}`}, on: "drawer"},
+		{say: "what would the first one cost per month", calls: []string{`select_car {"carId":"c10"}`, `go_to_financing {}`}, on: "financing"},
+		{say: "book a test drive of the other one for friday at 10", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"2022 Toyota Camry", "name and email"}, on: "test-drive"},
+		{say: "Jo Kim jo@kim.io", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-04","time":"10:00"}`}},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

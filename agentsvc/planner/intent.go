@@ -129,10 +129,10 @@ func (c *conv) swapsIn(text string) (mention, bool) {
 }
 
 // ordinalAlone is a follow-up that only points at another item by its place; ordinalOne is
-// such a pointer in a request.
+// such a pointer in a request, or one by a rank ("the cheaper one").
 var (
 	ordinalAlone = regexp.MustCompile(`(?i)^\s*(?:and|what about|how about)\s+(the\s+(?:first|second|third|last|other)(?:\s+one)?)\s*\??\s*$`)
-	ordinalOne   = regexp.MustCompile(`(?i)\bthe\s+(?:first|second|third|last|other)(?:\s+one)?\b`)
+	ordinalOne   = regexp.MustCompile(`(?i)\bthe\s+(?:(?:first|second|third|last|other)(?:\s+one)?|\w+(?:er|est)\s+one)\b`)
 )
 
 // swapWords say that another item is meant for the same request: "nvm, the Civic", "try the
@@ -190,6 +190,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 		return intent{}, false
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
+	if k := slices.IndexFunc(c.calls, func(k call) bool { return k.opened && k.at > prevUser && openedID(k) != "" }); opened && k >= 0 {
+		prevText = c.pointedText(prevText, c.calls[k]) // as the opened page read it (goOn)
+	}
 	pc := *c
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
 	if !opened {

@@ -329,7 +329,7 @@ func (c *conv) goOn(on *conv, k int) action {
 	// What the page showed on arrival, not what later steps returned: the plan must not
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
-	asked := c.pointedText(c.done[k])
+	asked := c.pointedText(c.text, c.done[k])
 	in := on.understand(asked, lookup)
 	if in.steps == nil && strings.HasPrefix(in.reply, "Sorry") {
 		if part := on.partsHere(asked, lookup); part != "" {
@@ -386,20 +386,20 @@ func (c *conv) partsHere(asked string, lookup bool) string {
 var partRe = regexp.MustCompile(`(?i)\s*(?:[,;]|\bthen\b|\band\b)\s*`)
 
 // pointedText is the visitor's words with those that picked the opened item by its place
-// ("… for the second one") naming it instead ("… for the 2023 Kia Sportage"): on its own
-// page "the second one" points at nothing.
-func (c *conv) pointedText(opened call) string {
-	start, end, ok := pointerSpan(tokenize(c.text))
+// ("… for the second one") naming it instead ("… for the 2023 Kia
+// Sportage"): on its own page "the second one" points at nothing.
+func (c *conv) pointedText(text string, opened call) string {
+	start, end, ok := pointerSpan(tokenize(text))
 	var args map[string]any
 	if !ok || json.Unmarshal([]byte(opened.args), &args) != nil {
-		return c.text
+		return text
 	}
 	for _, v := range args {
 		if id, isStr := v.(string); isStr && c.now.items[id] != nil && c.now.items[id].name != id {
-			return c.text[:start] + theTitle(c.now.items[id]) + c.text[end:]
+			return text[:start] + theTitle(c.now.items[id]) + text[end:]
 		}
 	}
-	return c.text
+	return text
 }
 
 // onlyNames reports a request made only of names of items and words of asking ("pull up the

@@ -327,6 +327,8 @@ func (c *conv) pointAtSeen(r *reading) {
 		}
 	} else if k := ordinalAt(toks, len(last)); k >= 0 {
 		r.refs = []*item{last[k]}
+	} else if i := slices.Index(last, c.openedLast()); len(last) == 2 && i >= 0 && anyNorm(toks, "other") {
+		r.refs = []*item{last[1-i]} // "the other one" of the two compared, after one was opened
 	}
 	if len(r.refs) == 0 {
 		r.refs, drop = attributeRef(toks, last)
@@ -467,6 +469,7 @@ func init() {
 			notes := r.best != nil && !r.unclear && slices.ContainsFunc(r.best.schema.props, func(p *property) bool { return noteParam(p) && r.best.values[p.name] != nil })
 			// "the second one" of the comparison, on the first one's page
 			_, ordinal := ordinalRef(r.toks)
+			ordinal = ordinal || anyNorm(r.toks, "other")
 			pointed := ordinal && len(r.refs) == 1 && len(r.mentions) == 0 && c.onScreen() != "" && r.refs[0].id != c.onScreen() &&
 				!c.listsItems() && c.lister() == nil
 			return !notes && (pointed || c.otherItem(r.text, r.toks, r.mentions, r.pronoun))
