@@ -989,6 +989,21 @@ var siteConversations = []struct {
 		{say: "book a test drive of the other one for friday at 10", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"2022 Toyota Camry", "name and email"}, on: "test-drive"},
 		{say: "Jo Kim jo@kim.io", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-04","time":"10:00"}`}},
 	}},
+	{"is the golf cheaper than the corolla? answered, not a question back", "inventory", "", []siteTurn{
+		{say: "show me the hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback"}`}},
+		{say: "is the golf cheaper than the corolla?", reply: []string{"2021 Volkswagen Golf is the cheaper, at $21,900"}, not: []string{"Which do you mean", "c14"}},
+	}},
+	{"is it a 2023? of the car on screen", "inventory", "", []siteTurn{
+		{say: "open the audi a6", calls: []string{`search_cars {}`, `select_car {"carId":"c21"}`}, on: "car"},
+		{say: "is it a 2023?", reply: []string{"No: the 2020 Audi A6 Avant is a 2020 model"}},
+	}},
+	{"let's look at the a4 from its calculator, and a note as 'please note'", "inventory", "", []siteTurn{
+		{say: "compare the bmw 330i and the audi a4", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
+		{say: "how much would the cheaper one be a month over 60 months", calls: []string{`select_car {"carId":"c13"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "actually lets look at the a4", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c13"}`}, reply: []string{"2020 Audi A4"}, on: "car"},
+		{say: "book a test drive next friday at 10, Noor Ali noor@ali.ae", calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Noor Ali","email":"noor@ali.ae","date":"2026-12-04","time":"10:00"}`}, on: "test-drive"},
+		{say: "oh and please note i'll bring my wife", calls: []string{`fill_form_data {"name":"Noor Ali","email":"noor@ali.ae","date":"2026-12-04","time":"10:00","notes":"i'll bring my wife"}`}},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

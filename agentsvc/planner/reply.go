@@ -257,6 +257,11 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) {
 		return "", false
 	}
+	// "is it a 2023?": a year
+	if y, ok := it.num("year"); ok && slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.value >= 1900 && t.value <= 2100 }) {
+		is := map[bool]string{true: "Yes", false: "No"}[slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.value == y })]
+		return is + ": " + theTitle(it) + " is a " + strconv.Itoa(int(y)) + " model.", true
+	}
 	for _, key := range slices.Sorted(maps.Keys(it.attrs)) {
 		var values []string
 		for _, o := range c.before.known() {

@@ -90,6 +90,20 @@ func (c *conv) onScreen() string {
 	return ""
 }
 
+// onItsPage reports that the visitor is on the page the last item-opening call opened: no
+// call went elsewhere since.
+func (c *conv) onItsPage() bool {
+	for _, k := range slices.Backward(c.calls) {
+		switch {
+		case openedID(k) != "":
+			return true
+		case named(k.name, goesFirst):
+			return false
+		}
+	}
+	return false
+}
+
 // openedLast is the item the conversation's latest call opened, or nil.
 func (c *conv) openedLast() *item {
 	for k := range c.earlierCalls {
@@ -163,7 +177,10 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			// "this Tesla" on the Model Y's page is the Model Y, though the Model 3 is a Tesla too
 			this := thisBefore.MatchString(text[:m.start]) && slices.ContainsFunc(m.items, func(it *item) bool { return it.id == cur })
 			other := !this && slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur })
-			return other && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
+			// "let's look at the A4" on the A4's calculator: its own page is elsewhere
+			again := len(m.items) == 1 && m.items[0].id == cur && !c.onItsPage() &&
+				slices.ContainsFunc(toks, func(t token) bool { return opensFirst[t.norm] || t.norm == "look" })
+			return (other || again) && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}
 	for i, t := range toks {

@@ -61,6 +61,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = rewriteTimes(text)
 	}
 	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
+	text = isThan.ReplaceAllString(text, "$1 or $2") // "is the golf cheaper than the corolla?"
 	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
 	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
@@ -276,6 +277,10 @@ func (c *conv) rewriteInstead(text string) string {
 // noneDown is nothing put down, in words: "no money down", "without a down payment",
 // "forget the down payment".
 var noneDown = regexp.MustCompile(`(?i)\b(?:no|nothing|zero|without(?:\s+an?|\s+any)?|forget(?:\s+about)?(?:\s+the)?)\s+(?:money\s+)?down(?:\s+payment)?\b`)
+
+// isThan asks which of two is more: "is the Golf cheaper than the Corolla?" is read as "… cheaper
+// or the Corolla?" (a search is "cars cheaper than the RAV4").
+var isThan = regexp.MustCompile(`(?i)^(\s*(?:is|was)\s+(?:the|this|it)\b.*?\b\w+er)\s+than\s+(the\s+)`)
 
 // thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
 // "… cheaper or this one?" (a bound is "cheaper than $30k").
