@@ -1004,6 +1004,22 @@ var siteConversations = []struct {
 		{say: "book a test drive next friday at 10, Noor Ali noor@ali.ae", calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Noor Ali","email":"noor@ali.ae","date":"2026-12-04","time":"10:00"}`}, on: "test-drive"},
 		{say: "oh and please note i'll bring my wife", calls: []string{`fill_form_data {"name":"Noor Ali","email":"noor@ali.ae","date":"2026-12-04","time":"10:00","notes":"i'll bring my wife"}`}},
 	}},
+	{"a dead end's suggestion clicked opens that car, not the request before", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "do you offer extended warranty", reply: []string{"open the 2023 Toyota RAV4"}},
+		{say: "open the 2023 Toyota RAV4", calls: []string{`select_car {"carId":"c01"}`}, not: []string{"Sorry", "not sure"}, on: "car"},
+	}},
+	{"what would the payments be, on a car's page", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "what would the payments be", calls: []string{`go_to_financing {}`}, reply: []string{"2021 Toyota Tacoma", "60 months"}, on: "financing"},
+		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}},
+	}},
+	{"is the camry one of them, and is it cheaper than the mustang", "inventory", "", []siteTurn{
+		{say: "any hybrids?", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "is the camry one of them", reply: []string{"Yes: the 2022 Toyota Camry is one of them"}, not: []string{"is Camry"}},
+		{say: "open the miata", calls: []string{`search_cars {}`, `select_car {"carId":"c23"}`}, on: "car"},
+		{say: "is it cheaper than the mustang", calls: []string{`back_to_inventory {}`}, reply: []string{"2022 Mazda MX-5 Miata is the cheaper, at $27,900", "$29,900"}, not: []string{"is Mustang"}, on: "inventory"},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

@@ -84,7 +84,10 @@ func (c *conv) forItem() (string, bool) {
 	}
 	prev := strings.TrimSpace(c.msgs[prevUser].Content)
 	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
-	if c.lastUser-prevUser == 2 && opens && strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) && c.nameAlone(c.text) {
+	// (not a suggestion of the dead end clicked: "open the 2023 Toyota RAV4")
+	toks := tokenize(c.text)
+	if c.lastUser-prevUser == 2 && opens && strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) && c.nameAlone(c.text) &&
+		!(len(toks) > 0 && opensFirst[toks[0].norm]) {
 		return prev + " , " + c.text, true
 	}
 	// "what colours does the first one come in?", then "and the second one?"

@@ -257,6 +257,15 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) {
 		return "", false
 	}
+	// "is the Camry one of them?": of the last list
+	oneOf := slices.ContainsFunc(toks, func(t token) bool {
+		i := slices.Index(toks, t)
+		return wordAt(toks, i, "one") && wordAt(toks, i+1, "of") && wordAt(toks, i+2, "them", "those", "these")
+	})
+	if oneOf && len(c.before.last) > 1 {
+		is := map[bool]string{true: "Yes", false: "No"}[slices.Contains(c.before.last, it)]
+		return is + ": " + theTitle(it) + map[bool]string{true: " is", false: " is not"}[is == "Yes"] + " one of them.", true
+	}
 	// "is it a 2023?": a year
 	if y, ok := it.num("year"); ok && slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.value >= 1900 && t.value <= 2100 }) {
 		is := map[bool]string{true: "Yes", false: "No"}[slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.value == y })]
