@@ -1020,6 +1020,18 @@ var siteConversations = []struct {
 		{say: "open the miata", calls: []string{`search_cars {}`, `select_car {"carId":"c23"}`}, on: "car"},
 		{say: "is it cheaper than the mustang", calls: []string{`back_to_inventory {}`}, reply: []string{"2022 Mazda MX-5 Miata is the cheaper, at $27,900", "$29,900"}, not: []string{"is Mustang"}, on: "inventory"},
 	}},
+	{"a surname's initial with the e-mail, and weds", "test-drive", "c01", []siteTurn{
+		{say: "weds at 4", reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "ron j ron@j.co", calls: []string{`fill_form_data {"name":"ron j","email":"ron@j.co","date":"2026-12-09","time":"16:00"}`}},
+	}},
+	{"a new search back on the list after a car's page, and ok", "inventory", "", []siteTurn{
+		{say: "show me the teslas", calls: []string{`search_cars {"make":"Tesla"}`}},
+		{say: "open the cheaper one", calls: []string{`select_car {"carId":"c12"}`}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "suvs under 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"2 cars"}},
+		{say: "under 28k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":28000}`}},
+		{say: "ok", reply: []string{"OK. Anything else"}, not: []string{"Sorry"}},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -78,6 +79,7 @@ func rewriteDates(text string, today time.Time) string {
 	text = weekdayRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := weekdayRe.FindStringSubmatch(s)
 		day := strings.ToLower(m[2])
+		day = cmp.Or(map[string]string{"weds": "wed", "tues": "tue", "thur": "thu", "thurs": "thu"}[day], day)
 		wd := time.Weekday(strings.Index("sunmontuewedthufrisat", day[:3]) / 3)
 		full := strings.ToLower(wd.String())
 		if !strings.HasPrefix(full, day) || m[1] == "" && (day == "sun" || day == "tue" || day == "thu") {

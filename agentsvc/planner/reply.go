@@ -29,6 +29,8 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return c.greeting("Hi!"), true
 	case "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
+	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you":
+		return "OK. Anything else I can do " + c.place.here + "?", true
 	case "bye", "goodbye", "see you", "see ya":
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",

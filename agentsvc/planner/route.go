@@ -744,6 +744,10 @@ func (f *filler) bareName(p *property) (string, int, int) {
 // otherwise a bound's word).
 func (f *filler) nameWord(i int) bool {
 	t := f.toks[i]
+	if t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] && i > 0 && i+1 < len(f.toks) &&
+		contactToken(f.toks[i+1]) && f.nameWord(i-1) {
+		return true // an initial before the e-mail: "ron j ron@j.co"
+	}
 	r, _ := utf8.DecodeRuneInString(t.raw)
 	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i) ||
 		slices.ContainsFunc(f.toks, func(e token) bool { // "max" of "max lee max@lee.de"

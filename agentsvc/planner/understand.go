@@ -780,8 +780,18 @@ func (c *conv) onlyValues(p *plan, toks []token) bool {
 	required := slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
 	_, unmatched := c.coverage(p, toks)
 	prev := c.lastArgs(p.def.Name, "")
-	changes := slices.ContainsFunc(slices.Collect(maps.Keys(p.values)), func(k string) bool { return prev[k] != nil })
-	return !required && len(p.values) > 0 && unmatched == 0 && !changes && !slices.ContainsFunc(toks, func(t token) bool {
+	// a new choice ("hondas" after toyotas) starts again; a new bound ("under 28k") narrows
+	changes := slices.ContainsFunc(p.schema.props, func(q *property) bool {
+		return p.values[q.name] != nil && prev[q.name] != nil && !q.schema.isNumber()
+	})
+	// "suvs under 30k" back on the list after a car's page: a new search, not the Teslas narrowed
+	opened := false
+	for k := range c.earlierCalls {
+		if opened = openedID(k) != ""; opened || k.name == p.def.Name {
+			break
+		}
+	}
+	return !required && len(p.values) > 0 && !(opened && len(p.values) > 1) && unmatched == 0 && !changes && !slices.ContainsFunc(toks, func(t token) bool {
 		return requestWords[t.norm] || listVerbs[t.norm] || toolVerbs[t.norm]
 	})
 }
