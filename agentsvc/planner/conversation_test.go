@@ -1032,6 +1032,18 @@ var siteConversations = []struct {
 		{say: "under 28k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":28000}`}},
 		{say: "ok", reply: []string{"OK. Anything else"}, not: []string{"Sorry"}},
 	}},
+	{"what's the rate again, and what was my monthly payment, from the booking page", "inventory", "", []siteTurn{
+		{say: "open the explorer", calls: []string{`search_cars {}`, `select_car {"carId":"c03"}`}, on: "car"},
+		{say: "whats the monthly with 3000 down", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "60", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "test drive sat 11", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "whats the interest rate again", reply: []string{"Earlier I said:", "6.9% APR"}, not: []string{"Total interest"}},
+		{say: "what was my monthly payment", reply: []string{"Earlier I said: Monthly payment $669.66"}},
+	}},
+	{"does it come with a home charger: the charge package", "inventory", "", []siteTurn{
+		{say: "open the model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
+		{say: "does it come with a home charger", reply: []string{"Yes: charge is one of the packages"}},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

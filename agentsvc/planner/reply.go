@@ -586,9 +586,10 @@ var colourWords = rawSet(`black white silver gray red blue green yellow orange p
 // recalls reports words that ask for what was said before: "what was my payment again?",
 // "remind me of the price", "what did you say the interest was?" ("monthly again?" asks anew).
 func recalls(toks []token) bool {
-	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" || t.norm == "did" })
+	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" || t.norm == "did" }) ||
+		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
 	for i := range toks {
-		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
+		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") || i == 0 && wordAt(toks, 0, "what") && wordAt(toks, 1, "was") ||
 			wordAt(toks, i, "you") && wordAt(toks, i+1, "said", "say", "told", "mentioned") {
 			return true
 		}
@@ -639,6 +640,9 @@ func (c *conv) recall(r *reading) (intent, bool) {
 					n += 2
 				case slices.ContainsFunc(words, func(x string) bool { return wordsMatch(w, x) }):
 					n++
+				}
+				if w == "rate" && strings.Contains(sent, "%") {
+					n += 3 // "the interest rate" is the percentage, not the interest
 				}
 			}
 			if n > most {
@@ -737,7 +741,10 @@ func (c *conv) contents(r *reading) (intent, bool) {
 // namedValue reports a token of the text that is the enum value e.
 // sayValue reports a value named, or spelled out ("towing" of "tow").
 func sayValue(toks []token, e enumValue) bool {
-	return namedValue(toks, e) || e.isStr && spelledIn(toks, e.str)
+	near := len(e.words) == 1 && len(e.words[0]) >= 5 && slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == kindWord && strings.HasPrefix(t.norm, e.words[0]) && len(t.norm) <= len(e.words[0])+2
+	}) // "a home charger" is the "charge" package
+	return namedValue(toks, e) || e.isStr && spelledIn(toks, e.str) || near
 }
 
 func namedValue(toks []token, e enumValue) bool {
