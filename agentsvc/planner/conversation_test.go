@@ -1018,7 +1018,9 @@ var siteConversations = []struct {
 		{say: "any hybrids?", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "is the camry one of them", reply: []string{"Yes: the 2022 Toyota Camry is one of them"}, not: []string{"is Camry"}},
 		{say: "open the miata", calls: []string{`search_cars {}`, `select_car {"carId":"c23"}`}, on: "car"},
-		{say: "is it cheaper than the mustang", calls: []string{`back_to_inventory {}`}, reply: []string{"2022 Mazda MX-5 Miata is the cheaper, at $27,900", "$29,900"}, not: []string{"is Mustang"}, on: "inventory"},
+		{say: "is it cheaper than the mustang", reply: []string{"2022 Mazda MX-5 Miata is the cheaper, at $27,900", "$29,900"}, not: []string{"is Mustang"}},
+		{say: "is it a toyota", reply: []string{"No: the 2022 Mazda MX-5 Miata is Mazda."}},
+		{say: "does it cost more than the civic", calls: []string{`get_price_summary {}`}, not: []string{"is Civic"}},
 	}},
 	{"a surname's initial with the e-mail, and weds", "test-drive", "c01", []siteTurn{
 		{say: "weds at 4", reply: []string{"name and email"}, not: []string{"date"}},

@@ -256,8 +256,8 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 // electric?") from what a list said of it: a value of one of its fields that an item seen
 // has, or that a parameter of the same name here allows.
 func (c *conv) itemIs(it *item, toks []token) (string, bool) {
-	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) {
-		return "", false
+	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) || anyNorm(toks, "than") {
+		return "", false // "does it cost more than the Civic?" compares
 	}
 	// "is the Camry one of them?": of the last list
 	oneOf := slices.ContainsFunc(toks, func(t token) bool {
@@ -299,7 +299,11 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 				continue
 			}
 			if has := it.attrs[key]; !slices.Contains(has, v) {
-				return "No: " + theTitle(it) + " is " + joinList(has, "and") + ".", true // not the kind asked: another name may hold it
+				var shownHas []string
+				for _, h := range has {
+					shownHas = append(shownHas, shown(h))
+				}
+				return "No: " + theTitle(it) + " is " + joinList(shownHas, "and") + ".", true // not the kind asked: another name may hold it
 			}
 			return "Yes: " + theTitle(it) + " is " + shown(v) + ".", true
 		}

@@ -171,6 +171,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	if c.listsItems() || c.lister() != nil {
 		return false
 	}
+	if wordAt(toks, 0, "is", "does") && wordAt(toks, 1, "it", "this") {
+		return false // "is it a Toyota?", "is it cheaper than the Mustang?": about the one on screen
+	}
 	if len(mentions) > 0 {
 		cur := c.onScreen()
 		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
