@@ -1046,6 +1046,16 @@ var siteConversations = []struct {
 		{say: "open the model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
 		{say: "does it come with a home charger", reply: []string{"Yes: charge is one of the packages"}},
 	}},
+	{"I was wondering whether: a polite search and a polite new term", "inventory", "", []siteTurn{
+		{say: "I was wondering whether you have any sedans under $30,000?", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":30000}`}},
+		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+		{say: "Could you please calculate 48 months with $7,000 down at 5.9%?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":7000,"termMonths":48,"apr":5.9}`}, on: "financing"},
+		{say: "I was wondering whether you could also show me 60 months?", calls: []string{`calculate_payment {"downPayment":7000,"termMonths":60,"apr":5.9}`}},
+	}},
+	{"compare them after a reply named three", "inventory", "", []siteTurn{
+		{say: "Could you show me the three cheapest cars?", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The 3 cheapest"}},
+		{say: "Could you compare them please?", calls: []string{`compare_cars {"carIds":["c14","c16","c10"]}`}, on: "drawer"},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

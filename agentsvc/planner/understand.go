@@ -138,6 +138,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) && !c.plainAction(r) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
+		} else if named := c.lastNamed(); len(named) >= 2 && len(named) <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
+			r.refs = named // "compare them" after "The 3 cheapest are …"
 		}
 	}
 	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
@@ -290,8 +292,8 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
 
 // musing is words about one's own thinking that ask nothing: "on second thought", "I think",
-// "oh, I changed my mind"; and an interjection that opens a message: "Great. How much is it?".
-var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess)[\s,.!:;-]*`)
+// "I was wondering whether", "oh, I changed my mind"; and an interjection that opens a message: "Great. How much is it?".
+var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess|\bi(?: was|'m| am) wondering (?:whether|if)(?: you could)?)[\s,.!:;-]*`)
 
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
