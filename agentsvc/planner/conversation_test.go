@@ -1056,6 +1056,10 @@ var siteConversations = []struct {
 		{say: "Could you show me the three cheapest cars?", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The 3 cheapest"}},
 		{say: "Could you compare them please?", calls: []string{`compare_cars {"carIds":["c14","c16","c10"]}`}, on: "drawer"},
 	}},
+	{"a filter and its order in one polite sentence", "inventory", "", []siteTurn{
+		{say: "Could you please show me the electric cars, sorted from cheapest to most expensive?", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"3 cars"}},
+		{say: "electric cars sorted by price", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price"}`}, not: []string{"Which do you mean"}},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

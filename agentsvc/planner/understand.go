@@ -643,7 +643,8 @@ func (c *conv) aboutSeen(r *reading) bool {
 // twoClose asks which of the two best plans is meant when both clearly match about as well.
 func (c *conv) twoClose(r *reading) (intent, bool) {
 	best, second := r.best, r.ps[1]
-	near := second.def.Name != best.def.Name && second.score >= threshold && second.score >= 0.9*best.score &&
+	// (a filter and a sort are both done: callBest)
+	near := second.def.Name != best.def.Name && isOrdering(best) == isOrdering(second) && second.score >= threshold && second.score >= 0.9*best.score &&
 		len(second.missing) == 0 && len(best.missing) == 0 && c.clearMatch(second, r.toks2, r.question) &&
 		len(second.values) > 0 && len(best.values) > 0
 	if !near {
@@ -862,6 +863,9 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 	}
 	b.WriteString(text[prev:])
 	rest := strings.TrimSpace(b.String())
+	if k := slices.IndexFunc(toks, func(t token) bool { return sortVerbs[t.norm] }); k > 0 {
+		rest = text[:toks[k].start] // "the electric cars, sorted from cheapest to most expensive"
+	}
 	f := route(rest, c.tools) // nil when nothing is left or it scores too low
 	if f == nil || f.def.Name == sorter.def.Name || len(f.missing) > 0 || len(f.values) == 0 ||
 		isOrdering(f) || wantsIDs(f) || !c.clearMatch(f, tokenize(rest), false) {
