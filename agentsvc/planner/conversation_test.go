@@ -1060,6 +1060,10 @@ var siteConversations = []struct {
 		{say: "Could you please show me the electric cars, sorted from cheapest to most expensive?", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"3 cars"}},
 		{say: "electric cars sorted by price", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price"}`}, not: []string{"Which do you mean"}},
 	}},
+	{"the colours of the cheaper of two compared: its page", "inventory", "", []siteTurn{
+		{say: "Compare the Mustang and the Miata.", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c19","c23"]}`}, on: "drawer"},
+		{say: "Could you tell me what colours the cheaper one comes in?", calls: []string{`select_car {"carId":"c23"}`}, reply: []string{"2022 Mazda MX-5 Miata", "red, white, gray or blue"}, on: "car"},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

@@ -495,12 +495,15 @@ func init() {
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
 			l := c.lister()
-			if !r.question && !c.wantsItem(r) || len(r.refs) != 1 || len(r.mentions) > 1 || len(r.mentions) == 0 && r.memRank || l == nil { // "see the miata in red"
+			if !r.question && !c.wantsItem(r) || len(r.refs) != 1 || len(r.mentions) > 1 || l == nil { // "see the miata in red"
 				return false
 			}
 			// a value of the list's filters, or the name of one ("what colours does …"), that
 			// the item's row lacks
-			unknown := func(p *property) bool { return r.refs[0].attrs[strings.ToLower(p.name)] == nil }
+			unknown := func(p *property) bool { // (a bound's field is known: "maxPrice" of the price)
+				name := strings.ToLower(p.name)
+				return r.refs[0].attrs[name] == nil && !slices.ContainsFunc(slices.Collect(maps.Keys(r.refs[0].nums)), func(k string) bool { return strings.Contains(name, k) })
+			}
 			valued := len(r.plain) > 0 && r.plain[0].def.Name == l.def.Name &&
 				slices.ContainsFunc(l.schema.props, func(p *property) bool { return r.plain[0].values[p.name] != nil && unknown(p) })
 			asked := slices.ContainsFunc(l.schema.props, func(p *property) bool { return namesParam(r.toks, p) > 0 && unknown(p) })
