@@ -1064,6 +1064,16 @@ var siteConversations = []struct {
 		{say: "Compare the Mustang and the Miata.", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c19","c23"]}`}, on: "drawer"},
 		{say: "Could you tell me what colours the cheaper one comes in?", calls: []string{`select_car {"carId":"c23"}`}, reply: []string{"2022 Mazda MX-5 Miata", "red, white, gray or blue"}, on: "car"},
 	}},
+	{"open the cheaper one and book it for a day, then the details", "inventory", "", []siteTurn{
+		{say: "Compare the Mustang and the Miata.", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c19","c23"]}`}, on: "drawer"},
+		{say: "Could you open the cheaper one and book a test drive for Saturday at 11?", calls: []string{`select_car {"carId":"c23"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Ahmed Karimi, ahmed.karimi@example.com", calls: []string{`fill_form_data {"name":"Ahmed Karimi","email":"ahmed.karimi@example.com","date":"2026-12-05","time":"11:00"}`}},
+	}},
+	{"a colour here, then the booking page for a day", "inventory", "", []siteTurn{
+		{say: "Could you open the Model Y?", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
+		{say: "Could you make it blue and then take me to the test drive page for Sunday at 2pm?", calls: []string{`configure_car {"color":"blue"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Jo Kim jo@kim.io", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-06","time":"14:00"}`}},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

@@ -181,8 +181,10 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			this := thisBefore.MatchString(text[:m.start]) && slices.ContainsFunc(m.items, func(it *item) bool { return it.id == cur })
 			other := !this && slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur })
 			// "let's look at the A4" on the A4's calculator: its own page is elsewhere
+			// (not "open the Miata and book a test drive for Saturday at 11" read again on its booking page)
 			again := len(m.items) == 1 && m.items[0].id == cur && !c.onItsPage() &&
-				slices.ContainsFunc(toks, func(t token) bool { return opensFirst[t.norm] || t.norm == "look" })
+				slices.ContainsFunc(toks, func(t token) bool { return opensFirst[t.norm] || t.norm == "look" }) &&
+				!slices.ContainsFunc(toks, func(t token) bool { return t.kind != kindWord && t.kind != kindPunct || c.vocab[t.norm] })
 			return (other || again) && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}

@@ -528,9 +528,10 @@ func init() {
 		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
 			func(c *conv, r *reading) (intent, bool) {
 				first, nav := c.thenGo(r.best, r)
-				// A figure the plan here leaves ("…, 60 months") is read again there (goOn).
+				// A figure the plan here leaves ("…, 60 months", a day) is read again there (goOn).
 				for i, t := range r.toks2 {
-					nav.opens = nav.opens || t.kind == kindNumber && (i >= len(first.used) || !first.used[i])
+					figure := t.kind == kindNumber || t.kind == kindDate || t.kind == kindTime // "…, for Sunday at 2pm"
+					nav.opens = nav.opens || figure && (i >= len(first.used) || !first.used[i])
 				}
 				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
 			}},
