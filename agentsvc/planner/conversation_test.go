@@ -1086,6 +1086,7 @@ var siteConversations = []struct {
 		{say: "how much is the rav4", calls: []string{`search_cars {}`}, reply: []string{"$31,990"}},
 		{say: "what about the camry?", reply: []string{"2022 Toyota Camry is $26,500"}},
 		{say: "and the civic", reply: []string{"2023 Honda Civic is $23,900"}},
+		{say: "what about the golf instead?", reply: []string{"2021 Volkswagen Golf is $21,900"}},
 	}},
 	{"is it a hybrid, asked of a car the list showed", "inventory", "", []siteTurn{
 		{say: "show me hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},

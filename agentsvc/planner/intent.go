@@ -120,10 +120,10 @@ func (c *conv) forItem() (string, bool) {
 // Civic", "what about the Camry?", "and the Civic".
 func (c *conv) swapsIn(text string) (mention, bool) {
 	ms := nameMentions(text, c.now.known(), nil)
-	if len(ms) != 1 || len(tokenize(text[ms[0].end:])) > 1 {
+	if len(ms) != 1 {
 		return mention{}, false
 	}
-	for _, t := range tokenize(text[:ms[0].start]) {
+	for _, t := range append(tokenize(text[:ms[0].start]), tokenize(text[ms[0].end:])...) {
 		if t.kind == kindWord && !correctionWords[t.norm] && !swapWords[strings.ToLower(t.raw)] {
 			return mention{}, false // "open the Civic", "what colours does the Civic come in": a request of its own
 		}
