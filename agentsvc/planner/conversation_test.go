@@ -1074,6 +1074,10 @@ var siteConversations = []struct {
 		{say: "Could you make it blue and then take me to the test drive page for Sunday at 2pm?", calls: []string{`configure_car {"color":"blue"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 		{say: "Jo Kim jo@kim.io", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-06","time":"14:00"}`}},
 	}},
+	{"compare the first and the third one", "inventory", "", []siteTurn{
+		{say: "Show me SUVs under $35,000 sorted by price.", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`, `sort_cars {"by":"price"}`}},
+		{say: "Could you compare the first and the third one?", calls: []string{`compare_cars {"carIds":["c08","c01"]}`}, on: "drawer"},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},

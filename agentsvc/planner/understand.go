@@ -332,6 +332,10 @@ func (c *conv) pointAtSeen(r *reading) {
 		if fromEnd {
 			r.refs = last[len(last)-n:]
 		}
+	} else if at := places(toks, len(last)); len(at) > 1 {
+		for _, k := range at {
+			r.refs = append(r.refs, last[k]) // "the first and the third one"
+		}
 	} else if k := ordinalAt(toks, len(last)); k >= 0 {
 		r.refs = []*item{last[k]}
 	} else if i := slices.Index(last, c.openedLast()); len(last) == 2 && i >= 0 && anyNorm(toks, "other") {
@@ -350,6 +354,23 @@ func (c *conv) pointAtSeen(r *reading) {
 	if len(r.refs) > 0 && drop >= 0 {
 		r.base = r.text[:toks[drop].start] + r.text[toks[drop].end:]
 	}
+}
+
+// places are the places in a list of n that the words name by their ordinals, in order: "the
+// first and the last" of three are 0 and 2.
+func places(toks []token, n int) []int {
+	var out []int
+	for _, t := range toks {
+		if k, ok := ordinals[t.norm]; ok && t.kind == kindWord {
+			if k == -1 {
+				k = n
+			}
+			if k >= 1 && k <= n && !slices.Contains(out, k-1) {
+				out = append(out, k-1)
+			}
+		}
+	}
+	return out
 }
 
 // fits reports an item whose fields have the text values the plan filters by, where it has
