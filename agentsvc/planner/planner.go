@@ -386,8 +386,8 @@ func (c *conv) partsHere(asked string, lookup bool) string {
 var partRe = regexp.MustCompile(`(?i)\s*(?:[,;]|\bthen\b|\band\b)\s*`)
 
 // pointedText is the visitor's words with those that picked the opened item by its place
-// ("… for the second one") naming it instead ("… for the 2023 Kia
-// Sportage"): on its own page "the second one" points at nothing.
+// ("… for the second one") naming it instead ("… for the 2023 Kia Sportage"): on its own
+// page "the second one" points at nothing.
 func (c *conv) pointedText(text string, opened call) string {
 	start, end, ok := pointerSpan(tokenize(text))
 	var args map[string]any

@@ -260,10 +260,10 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 		return "", false // "does it cost more than the Civic?" compares
 	}
 	// "is the Camry one of them?": of the last list
-	oneOf := slices.ContainsFunc(toks, func(t token) bool {
-		i := slices.Index(toks, t)
-		return wordAt(toks, i, "one") && wordAt(toks, i+1, "of") && wordAt(toks, i+2, "them", "those", "these")
-	})
+	oneOf := false
+	for i := range toks {
+		oneOf = oneOf || wordAt(toks, i, "one") && wordAt(toks, i+1, "of") && wordAt(toks, i+2, "them", "those", "these")
+	}
 	if oneOf && len(c.before.last) > 1 {
 		is := map[bool]string{true: "Yes", false: "No"}[slices.Contains(c.before.last, it)]
 		return is + ": " + theTitle(it) + map[bool]string{true: " is", false: " is not"}[is == "Yes"] + " one of them.", true
@@ -273,6 +273,15 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 		is := map[bool]string{true: "Yes", false: "No"}[slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.value == y })]
 		return is + ": " + theTitle(it) + " is a " + strconv.Itoa(int(y)) + " model.", true
 	}
+	// as the page writes it: "SUV", "Tesla"
+	shown := func(v string) string {
+		if i := strings.Index(strings.ToLower(it.name), v); i >= 0 {
+			return it.name[i : i+len(v)]
+		} else if len(v) <= 3 {
+			return strings.ToUpper(v)
+		}
+		return v
+	}
 	for _, key := range slices.Sorted(maps.Keys(it.attrs)) {
 		var values []string
 		for _, o := range c.before.known() {
@@ -281,18 +290,11 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 		for _, t := range c.tools {
 			for _, p := range parseSchema(t.Parameters).props {
 				if strings.ToLower(p.name) == key && p.schema.stringEnum() {
-					values = append(values, texts(p.schema.enum)...)
+					for _, e := range p.schema.enum {
+						values = append(values, strings.ToLower(e.str)) // attrs are lower case
+					}
 				}
 			}
-		}
-		// as the page writes it: "SUV", "Tesla"
-		shown := func(v string) string {
-			if i := strings.Index(strings.ToLower(it.name), v); i >= 0 {
-				return it.name[i : i+len(v)]
-			} else if len(v) <= 3 {
-				return strings.ToUpper(v)
-			}
-			return v
 		}
 		for _, v := range values {
 			if !spelledIn(toks, v) {
@@ -590,10 +592,13 @@ var colourWords = rawSet(`black white silver gray red blue green yellow orange p
 // recalls reports words that ask for what was said before: "what was my payment again?",
 // "remind me of the price", "what did you say the interest was?" ("monthly again?" asks anew).
 func recalls(toks []token) bool {
+	if wordAt(toks, 0, "what") && wordAt(toks, 1, "was") {
+		return true // "what was my monthly payment"
+	}
 	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" || t.norm == "did" }) ||
 		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
 	for i := range toks {
-		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") || i == 0 && wordAt(toks, 0, "what") && wordAt(toks, 1, "was") ||
+		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
 			wordAt(toks, i, "you") && wordAt(toks, i+1, "said", "say", "told", "mentioned") {
 			return true
 		}
@@ -745,9 +750,10 @@ func (c *conv) contents(r *reading) (intent, bool) {
 // namedValue reports a token of the text that is the enum value e.
 // sayValue reports a value named, or spelled out ("towing" of "tow").
 func sayValue(toks []token, e enumValue) bool {
+	// "a home charger" is the "charge" package
 	near := len(e.words) == 1 && len(e.words[0]) >= 5 && slices.ContainsFunc(toks, func(t token) bool {
 		return t.kind == kindWord && strings.HasPrefix(t.norm, e.words[0]) && len(t.norm) <= len(e.words[0])+2
-	}) // "a home charger" is the "charge" package
+	})
 	return namedValue(toks, e) || e.isStr && spelledIn(toks, e.str) || near
 }
 
@@ -1008,7 +1014,7 @@ func (c *conv) askMissing(p *plan, said string) intent {
 func partOfDay(p *property, toks []token) []string {
 	vals, from, to := texts(p.schema.enum), "", ""
 	for _, t := range toks {
-		switch t.norm { // partsOfDay
+		switch t.norm {
 		case "morning":
 			from, to = "00:00", "12:00"
 		case "afternoon":
@@ -1024,7 +1030,7 @@ func partOfDay(p *property, toks []token) []string {
 	return in
 }
 
-// partsOfDay are the words partOfDay reads.
+// partsOfDay are the words of partOfDay's parts of the day.
 var partsOfDay = []string{"morning", "afternoon", "evening", "night"}
 
 // otherTime asks which time of the part of the day the visitor named, or says that the time

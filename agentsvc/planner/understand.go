@@ -267,8 +267,8 @@ func (c *conv) rewriteInstead(text string) string {
 		if !c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil {
 			continue
 		}
-		for name, v := range args {
-			if f, ok := v.(float64); ok && f == old[0].value {
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			if f, ok := args[name].(float64); ok && f == old[0].value {
 				return text[:m[0]] + "make it " + rest[:next[0].end] + " " + identPhrase(name) + rest[next[0].end:]
 			}
 		}
@@ -292,7 +292,8 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
 
 // musing is words about one's own thinking that ask nothing: "on second thought", "I think",
-// "I was wondering whether", "oh, I changed my mind"; and an interjection that opens a message: "Great. How much is it?".
+// "I was wondering whether", "oh, I changed my mind", "never mind"; and an interjection that
+// opens a message: "Great. How much is it?".
 var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess|\bi(?: was|'m| am) wondering (?:whether|if)(?: you could)?)[\s,.!:;-]*`)
 
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
