@@ -1078,6 +1078,10 @@ var siteConversations = []struct {
 		{say: "Show me SUVs under $35,000 sorted by price.", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`, `sort_cars {"by":"price"}`}},
 		{say: "Could you compare the first and the third one?", calls: []string{`compare_cars {"carIds":["c08","c01"]}`}, on: "drawer"},
 	}},
+	{"I think I'd prefer the Civic instead, could you open it: no 'can't do that' after opening it", "inventory", "", []siteTurn{
+		{say: "Could you open the Camry?", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "Actually, I think I'd prefer the Civic instead. Could you open it for me?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, not: []string{"can't"}, on: "car"},
+	}},
 	{"compare all three on the list", "inventory", "", []siteTurn{
 		{say: "what hybrids do you have", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "compare all three", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},
