@@ -942,6 +942,11 @@ var siteConversations = []struct {
 		{say: "make it 3pm then", reply: []string{"name and email"}, not: []string{"date"}},
 		{say: "Ana Ruiz ana@ruiz.mx", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.mx","date":"2026-12-09","time":"15:00"}`}},
 	}},
+	{"morning please while the time is asked", "test-drive", "c09", []siteTurn{
+		{say: "saturday please, Mia Chen mia@chen.org", reply: []string{"time (one of: 09:00"}},
+		{say: "morning please", reply: []string{"time (one of: 09:00, 10:00, 11:00)"}, not: []string{"13:00"}},
+		{say: "10", calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.org","date":"2026-12-05","time":"10:00"}`}},
+	}},
 	{"the afternoon instead of the time said, before the name", "test-drive", "c11", []siteTurn{
 		{say: "next wednesday 4pm", reply: []string{"name and email"}},
 		{say: "actually the afternoon", reply: []string{"13:00, 14:00, 15:00, 16:00"}, not: []string{"09:00"}},

@@ -248,11 +248,6 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	if prev.asked == nil {
 		return intent{}, false
 	}
-	// "morning please" while the time is asked: the question again, with the morning's times
-	if toks := tokenize(c.text); slices.ContainsFunc(prev.asked.missing, clockParam) && anyNorm(toks, "morning", "afternoon", "evening") &&
-		!slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber || t.kind == kindTime }) {
-		return c.askMissing(prev.asked, c.text), true
-	}
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
 	in := c.understand(asAnswer(prev, c.text), true)

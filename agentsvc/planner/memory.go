@@ -31,6 +31,26 @@ type memory struct {
 	order []string         // ids in the order first seen
 	last  []*item          // the most recent result that listed items, in its order
 	money moneyStyle
+	kinds map[string]bool // kind's words, made at its first use
+}
+
+// kind reports a value of a field of an item seen that is no part of that item's name
+// ("convertible" of the Miata, "hybrid"): a kind of item, though another name may hold it
+// ("BMW 430i Convertible"); a make or a model is in the names of its items.
+func (m *memory) kind(said string) bool {
+	if m.kinds == nil {
+		m.kinds = map[string]bool{}
+		for _, it := range m.items {
+			for _, vs := range it.attrs {
+				for _, v := range vs {
+					if !strings.Contains(strings.ToLower(it.name), v) {
+						m.kinds[v] = true
+					}
+				}
+			}
+		}
+	}
+	return m.kinds[strings.ToLower(said)]
 }
 
 // moneyStyle is how the page writes amounts: its currency sign and where it goes.

@@ -92,7 +92,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	// it a convertible?" of the Miata is not the BMW 430i Convertible).
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
 		said := text[m.start:m.end]
-		return r.pronoun && c.kindWord(said) || strings.IndexFunc(said, unicode.IsLetter) < 0
+		return r.pronoun && c.before.kind(said) || strings.IndexFunc(said, unicode.IsLetter) < 0
 	})
 	for _, m := range slices.Backward(r.mentions) {
 		said := strings.ToLower(text[m.start:m.end])
@@ -176,22 +176,11 @@ func (c *conv) lastNamed() []*item {
 func (c *conv) itemsNamed(text string) []*item {
 	var out []*item
 	for _, mn := range nameMentions(text, c.before.known(), c.vocab) {
-		if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) && !c.kindWord(text[mn.start:mn.end]) {
+		if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) && !c.before.kind(text[mn.start:mn.end]) {
 			out = append(out, mn.items[0])
 		}
 	}
 	return out
-}
-
-// kindWord reports a value of a field of an item seen that is no part of that item's name
-// ("convertible" of the Miata, "hybrid"): a kind of item, though another name may hold it
-// ("BMW 430i Convertible"); a make or a model is in the names of its items.
-func (c *conv) kindWord(said string) bool {
-	said = strings.ToLower(said)
-	return slices.ContainsFunc(c.before.known(), func(it *item) bool {
-		return !strings.Contains(strings.ToLower(it.name), said) &&
-			slices.ContainsFunc(slices.Collect(maps.Values(it.attrs)), func(vs []string) bool { return slices.Contains(vs, said) })
-	})
 }
 
 // comparer is the page's tool that takes a list of items when the words name it, or nil.
