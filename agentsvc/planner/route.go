@@ -104,9 +104,7 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
 			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
-		f := &filler{plan: p, text: text, toks: toks}
-		f.fill()
-		p.score += f.bonus
+		(&filler{plan: p, text: text, toks: toks}).fill() // adds what it fills to the score
 	}
 	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
 	return ps
@@ -235,9 +233,8 @@ func jsonValue(v any) string {
 // filler finds the arguments of one tool in the tokens of the user's text, into its plan.
 type filler struct {
 	*plan
-	text  string
-	toks  []token
-	bonus float64
+	text string
+	toks []token
 }
 
 func (f *filler) free(p *property) bool {
@@ -247,7 +244,7 @@ func (f *filler) free(p *property) bool {
 
 func (f *filler) set(p *property, v any, bonus float64) {
 	f.values[p.name] = v
-	f.bonus += bonus
+	f.score += bonus
 }
 
 // claim sets p to v from the tokens from up to to (none when from is -1), which no other
@@ -576,7 +573,7 @@ func (f *filler) ids() {
 		default:
 			// Too few or too many ids ("compare c03") still point at this tool, which
 			// will ask for a valid list.
-			f.bonus += bonusTyped
+			f.score += bonusTyped
 			continue
 		}
 		for _, i := range at {
