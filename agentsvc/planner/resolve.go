@@ -233,11 +233,6 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 // mileWords are the words of mileage in a ranking ("fewest miles").
 var mileWords = []string{"mileage", "mile", "km", "kilometer"}
 
-// mileageWord reports a word of mileage ("miles", "km").
-func mileageWord(t token) bool {
-	return slices.Contains(mileWords, t.norm)
-}
-
 var countWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 
 // countWord is the count a token says: 2 to 10 as a number, or "two" to "five" and "both".
