@@ -58,12 +58,12 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 					(i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) ||
 					typoMatch(lw, w.c) {
 					all = append(all, i)
-					weak[i] = weakWord(lw) || vocab[lw] || stopWords[lw] || nameFillers[lw]
+					weak[i] = len(lw) <= 1 || digitsOf(lw) == lw || vocab[lw] || stopWords[lw] || nameFillers[lw]
 					break
 				}
 			}
 		}
-		// A weak word (a number, "model", a filter value) counts next to another match:
+		// A weak word (a letter, a number, "model", a filter value) counts next to another match:
 		// "Model 3".
 		pos := slices.DeleteFunc(slices.Clone(all), func(i int) bool {
 			return weak[i] && !slices.Contains(all, i-1) && !slices.Contains(all, i+1)
@@ -95,12 +95,6 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 
 // nameFillers are words of names that do not tell items apart on their own.
 var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "plus": true}
-
-// weakWord reports a word of a name too short or too common to name an item alone: "3".
-func weakWord(w string) bool {
-	_, err := strconv.Atoi(w)
-	return len(w) <= 1 || err == nil
-}
 
 // order is a way to rank items: by a field, lowest or highest first.
 type order struct {

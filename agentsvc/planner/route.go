@@ -106,7 +106,14 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		}
 		(&filler{plan: p, text: text, toks: toks}).fill() // adds what it fills to the score
 	}
-	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
+	// Best first: a higher score, or the same score and a plan that can be called before one
+	// that would have to ask for a value.
+	sort.SliceStable(ps, func(a, b int) bool {
+		if math.Abs(ps[a].score-ps[b].score) < 1e-9 {
+			return len(ps[a].missing) == 0 && len(ps[b].missing) > 0
+		}
+		return ps[a].score > ps[b].score
+	})
 	return ps
 }
 
@@ -137,15 +144,6 @@ func toolVerb(t chat.ToolDef) string {
 		return ws[0]
 	}
 	return ""
-}
-
-// better reports whether p beats the best plan so far: a higher score, or the same score
-// and p can be called while best would have to ask for a value.
-func better(p, best *plan) bool {
-	if math.Abs(p.score-best.score) < 1e-9 {
-		return len(p.missing) == 0 && len(best.missing) > 0
-	}
-	return p.score > best.score
 }
 
 // queryWords are the content words of the text, then the words they suggest at lower weight.
