@@ -154,9 +154,6 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 		}
 		s.enum = append(s.enum, v)
 	}
-	if len(s.types) == 0 && len(titles) > 0 && s.enum[0].isStr {
-		s.types = []string{"string"}
-	}
 	if js.Format != nil {
 		s.format = js.Format.Name
 	}
