@@ -504,13 +504,8 @@ func idParam(p *property) (single, list bool) {
 	return single, list
 }
 
-// lastWord is the last word of a parameter's name: "id" of carId.
-func lastWord(p *property) string {
-	if len(p.words) == 0 {
-		return ""
-	}
-	return p.words[len(p.words)-1]
-}
+// lastWord is the last word of a parameter's name: "id" of carId (convert gives every name one).
+func lastWord(p *property) string { return p.words[len(p.words)-1] }
 
 // refParam reports a string parameter named like a reference that an id-like value fits
 // (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
