@@ -900,12 +900,10 @@ func (f *filler) numbers() {
 		}
 		cues[i] = f.cue(i)
 		// "between 20000 and 30000", "20000 to 30000", "2018-2020": a range.
-		if k := len(nums); k > 0 && nums[k-1] == i-2 {
-			prev, joint := nums[k-1], f.toks[i-1]
-			if (joint.norm == "and" || joint.norm == "to" || joint.raw == "-") &&
-				(cues[prev] == "min" || (cues[prev] == "" && joint.raw == "-")) {
-				cues[prev], cues[i] = "min", "max"
-			}
+		joint := f.toks[max(i-1, 0)]
+		if prev, ok := cues[i-2]; ok && (joint.norm == "and" || joint.norm == "to" || joint.raw == "-") &&
+			(prev == "min" || prev == "" && joint.raw == "-") {
+			cues[i-2], cues[i] = "min", "max"
 		}
 		nums = append(nums, i)
 	}
