@@ -187,9 +187,6 @@ var rankPairs = []rankPair{
 // "fewest miles"; n is a count before it ("the two cheapest") or after it ("the cheapest
 // three"), 0 when none.
 func rankOf(toks []token) (o order, n int, at int, ok bool) {
-	isRaw := func(i int, words ...string) bool {
-		return i >= 0 && i < len(toks) && slices.Contains(words, strings.ToLower(toks[i].raw))
-	}
 	for i, t := range toks {
 		if t.kind != kindWord {
 			continue
@@ -200,17 +197,17 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		})
 		if k >= 0 {
 			// "less expensive than $30,000" is a bound, as "cheaper than" is
-			o, ok = rankPairs[k].o, !isRaw(i+2, "than")
+			o, ok = rankPairs[k].o, !wordAt(toks, i+2, "than")
 		} else {
 			// "expensive" ranks only after "most" or "more".
 			o, ok = rankWords[w]
-			ok = ok && (w != "expensive" || isRaw(i-1, "most", "more"))
+			ok = ok && (w != "expensive" || wordAt(toks, i-1, "most", "more"))
 		}
-		if !ok || isRaw(i-1, "or") || isRaw(i+1, "than") {
+		if !ok || wordAt(toks, i-1, "or") || wordAt(toks, i+1, "than") {
 			continue
 		}
 		j := i - 1
-		if isRaw(j, "most", "more") {
+		if wordAt(toks, j, "most", "more") {
 			j--
 		}
 		if j >= 0 {
