@@ -24,7 +24,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			from--
 		}
 	}
-	if to < len(toks) && mileageWord(toks[to]) {
+	if to < len(toks) && slices.Contains(mileWords, toks[to].norm) {
 		to++
 	}
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]

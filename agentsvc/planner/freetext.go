@@ -108,7 +108,7 @@ func (f *filler) note() {
 	}
 	if m := noteAskRe.FindStringIndex(f.text); m != nil && f.free(f.schema.props[i]) {
 		f.missing = append(f.missing, f.schema.props[i]) // what it should say is asked
-		f.bonus += bonusTyped                            // the cue is as telling as the note
+		f.score += bonusTyped                            // the cue is as telling as the note
 		for k, t := range f.toks {
 			f.used[k] = f.used[k] || t.start >= m[0]
 		}

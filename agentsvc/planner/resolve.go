@@ -58,12 +58,12 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 					(i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) ||
 					typoMatch(lw, w.c) {
 					all = append(all, i)
-					weak[i] = weakWord(lw) || vocab[lw] || stopWords[lw] || nameFillers[lw]
+					weak[i] = len(lw) <= 1 || digitsOf(lw) == lw || vocab[lw] || stopWords[lw] || nameFillers[lw]
 					break
 				}
 			}
 		}
-		// A weak word (a number, "model", a filter value) counts next to another match:
+		// A weak word (a letter, a number, "model", a filter value) counts next to another match:
 		// "Model 3".
 		pos := slices.DeleteFunc(slices.Clone(all), func(i int) bool {
 			return weak[i] && !slices.Contains(all, i-1) && !slices.Contains(all, i+1)
@@ -95,12 +95,6 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 
 // nameFillers are words of names that do not tell items apart on their own.
 var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "plus": true}
-
-// weakWord reports a word of a name too short or too common to name an item alone: "3".
-func weakWord(w string) bool {
-	_, err := strconv.Atoi(w)
-	return len(w) <= 1 || err == nil
-}
 
 // order is a way to rank items: by a field, lowest or highest first.
 type order struct {
@@ -193,9 +187,6 @@ var rankPairs = []rankPair{
 // "fewest miles"; n is a count before it ("the two cheapest") or after it ("the cheapest
 // three"), 0 when none.
 func rankOf(toks []token) (o order, n int, at int, ok bool) {
-	isRaw := func(i int, words ...string) bool {
-		return i >= 0 && i < len(toks) && slices.Contains(words, strings.ToLower(toks[i].raw))
-	}
 	for i, t := range toks {
 		if t.kind != kindWord {
 			continue
@@ -206,17 +197,17 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		})
 		if k >= 0 {
 			// "less expensive than $30,000" is a bound, as "cheaper than" is
-			o, ok = rankPairs[k].o, !isRaw(i+2, "than")
+			o, ok = rankPairs[k].o, !wordAt(toks, i+2, "than")
 		} else {
 			// "expensive" ranks only after "most" or "more".
 			o, ok = rankWords[w]
-			ok = ok && (w != "expensive" || isRaw(i-1, "most", "more"))
+			ok = ok && (w != "expensive" || wordAt(toks, i-1, "most", "more"))
 		}
-		if !ok || isRaw(i-1, "or") || isRaw(i+1, "than") {
+		if !ok || wordAt(toks, i-1, "or") || wordAt(toks, i+1, "than") {
 			continue
 		}
 		j := i - 1
-		if isRaw(j, "most", "more") {
+		if wordAt(toks, j, "most", "more") {
 			j--
 		}
 		if j >= 0 {
@@ -232,11 +223,6 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 
 // mileWords are the words of mileage in a ranking ("fewest miles").
 var mileWords = []string{"mileage", "mile", "km", "kilometer"}
-
-// mileageWord reports a word of mileage ("miles", "km").
-func mileageWord(t token) bool {
-	return slices.Contains(mileWords, t.norm)
-}
 
 var countWords = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 

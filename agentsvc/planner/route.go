@@ -104,11 +104,16 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
 			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
-		f := &filler{plan: p, text: text, toks: toks}
-		f.fill()
-		p.score += f.bonus
+		(&filler{plan: p, text: text, toks: toks}).fill() // adds what it fills to the score
 	}
-	sort.SliceStable(ps, func(a, b int) bool { return better(ps[a], ps[b]) })
+	// Best first: a higher score, or the same score and a plan that can be called before one
+	// that would have to ask for a value.
+	sort.SliceStable(ps, func(a, b int) bool {
+		if math.Abs(ps[a].score-ps[b].score) < 1e-9 {
+			return len(ps[a].missing) == 0 && len(ps[b].missing) > 0
+		}
+		return ps[a].score > ps[b].score
+	})
 	return ps
 }
 
@@ -139,15 +144,6 @@ func toolVerb(t chat.ToolDef) string {
 		return ws[0]
 	}
 	return ""
-}
-
-// better reports whether p beats the best plan so far: a higher score, or the same score
-// and p can be called while best would have to ask for a value.
-func better(p, best *plan) bool {
-	if math.Abs(p.score-best.score) < 1e-9 {
-		return len(p.missing) == 0 && len(best.missing) > 0
-	}
-	return p.score > best.score
 }
 
 // queryWords are the content words of the text, then the words they suggest at lower weight.
@@ -235,9 +231,8 @@ func jsonValue(v any) string {
 // filler finds the arguments of one tool in the tokens of the user's text, into its plan.
 type filler struct {
 	*plan
-	text  string
-	toks  []token
-	bonus float64
+	text string
+	toks []token
 }
 
 func (f *filler) free(p *property) bool {
@@ -247,7 +242,7 @@ func (f *filler) free(p *property) bool {
 
 func (f *filler) set(p *property, v any, bonus float64) {
 	f.values[p.name] = v
-	f.bonus += bonus
+	f.score += bonus
 }
 
 // claim sets p to v from the tokens from up to to (none when from is -1), which no other
@@ -509,13 +504,8 @@ func idParam(p *property) (single, list bool) {
 	return single, list
 }
 
-// lastWord is the last word of a parameter's name: "id" of carId.
-func lastWord(p *property) string {
-	if len(p.words) == 0 {
-		return ""
-	}
-	return p.words[len(p.words)-1]
-}
+// lastWord is the last word of a parameter's name: "id" of carId (convert gives every name one).
+func lastWord(p *property) string { return p.words[len(p.words)-1] }
 
 // refParam reports a string parameter named like a reference that an id-like value fits
 // (bookingReference, orderNumber, promoCode): "HV-1234" goes into it whole. Unlike an id
@@ -576,7 +566,7 @@ func (f *filler) ids() {
 		default:
 			// Too few or too many ids ("compare c03") still point at this tool, which
 			// will ask for a valid list.
-			f.bonus += bonusTyped
+			f.score += bonusTyped
 			continue
 		}
 		for _, i := range at {
@@ -910,12 +900,10 @@ func (f *filler) numbers() {
 		}
 		cues[i] = f.cue(i)
 		// "between 20000 and 30000", "20000 to 30000", "2018-2020": a range.
-		if k := len(nums); k > 0 && nums[k-1] == i-2 {
-			prev, joint := nums[k-1], f.toks[i-1]
-			if (joint.norm == "and" || joint.norm == "to" || joint.raw == "-") &&
-				(cues[prev] == "min" || (cues[prev] == "" && joint.raw == "-")) {
-				cues[prev], cues[i] = "min", "max"
-			}
+		joint := f.toks[max(i-1, 0)]
+		if prev, ok := cues[i-2]; ok && (joint.norm == "and" || joint.norm == "to" || joint.raw == "-") &&
+			(prev == "min" || prev == "" && joint.raw == "-") {
+			cues[i-2], cues[i] = "min", "max"
 		}
 		nums = append(nums, i)
 	}

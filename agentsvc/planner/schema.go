@@ -154,9 +154,6 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 		}
 		s.enum = append(s.enum, v)
 	}
-	if len(s.types) == 0 && len(titles) > 0 && s.enum[0].isStr {
-		s.types = []string{"string"}
-	}
 	if js.Format != nil {
 		s.format = js.Format.Name
 	}
@@ -265,13 +262,6 @@ func keys(raw json.RawMessage) []string {
 	return names
 }
 
-func (s *schema) allows(t string) bool {
-	if len(s.types) == 0 {
-		return true
-	}
-	return slices.Contains(s.types, t) || (t == "integer" && slices.Contains(s.types, "number"))
-}
-
 // isString reports a parameter that takes a string.
 func (s *schema) isString() bool {
 	if len(s.types) == 0 {
@@ -308,7 +298,7 @@ func (s *schema) acceptsString(v string) bool {
 	case "time", "date-time", "uri", "url", "uuid", "ipv4", "ipv6", "hostname", "duration":
 		return false
 	}
-	return s.allows("string") && s.valid(v)
+	return s.valid(v) // the compiled schema checks the type
 }
 
 // acceptsStrings checks an array of strings against the schema.
