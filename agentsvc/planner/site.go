@@ -127,16 +127,11 @@ func (c *conv) openedItems() []*item {
 
 // openedOf is the one item of items that an earlier call opened, or nil (none, or several).
 func (c *conv) openedOf(items []*item) *item {
-	var hit *item
-	for k := range c.earlierCalls {
-		if i := slices.IndexFunc(items, func(it *item) bool { return it.id == openedID(k) }); i >= 0 {
-			if hit != nil && hit != items[i] {
-				return nil
-			}
-			hit = items[i]
-		}
+	opened := slices.DeleteFunc(c.openedItems(), func(it *item) bool { return !slices.Contains(items, it) })
+	if len(opened) != 1 {
+		return nil
 	}
-	return hit
+	return opened[0]
 }
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
