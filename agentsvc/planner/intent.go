@@ -270,9 +270,8 @@ func (c *conv) answers(prev intent) (intent, bool) {
 
 // withoutTimes is the text without the times it names.
 func withoutTimes(text string) string {
-	toks := tokenize(rewriteTimes(text))
 	text = rewriteTimes(text)
-	for _, t := range slices.Backward(toks) {
+	for _, t := range slices.Backward(tokenize(text)) {
 		if t.kind == kindTime {
 			text = text[:t.start] + text[t.end:]
 		}
