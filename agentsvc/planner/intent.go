@@ -182,13 +182,16 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if prevUser < 0 {
 		return intent{}, false
 	}
-	m := c.msgs[prevUser+1]
-	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 &&
-		m.Content != ""
+	last := c.msgs[c.lastUser-1] // the reply to the message before, with words besides the notice
+	replied := last.Role == chat.RoleAssistant && len(last.ToolCalls) == 0 &&
+		strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice)) != ""
+	asked := replied && c.lastUser-prevUser == 2
 	// Or a turn that opened an item's page for the request and asked there (goOn): the
 	// question is about the page the visitor is on now, with the names that turn looked up
 	// on its way.
-	opened := !asked && c.openedThenAsked(prevUser)
+	opened := replied && !asked && slices.ContainsFunc(c.calls, func(k call) bool {
+		return k.opened && k.at > prevUser && k.at < c.lastUser
+	})
 	if !asked && !opened {
 		return intent{}, false
 	}
@@ -222,20 +225,6 @@ func (c *conv) pending(chain int) (intent, bool) {
 	}
 	in.reply = prevText // the question's request, for completing it
 	return in, true
-}
-
-// openedThenAsked reports a previous turn (from its user message at prevUser) that made an
-// openFor call and ended with a reply (pending reads that reply's request again, and keeps it
-// only when it asked for something).
-func (c *conv) openedThenAsked(prevUser int) bool {
-	last := c.msgs[c.lastUser-1]
-	text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice))
-	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || text == "" {
-		return false
-	}
-	return slices.ContainsFunc(c.calls, func(k call) bool {
-		return k.opened && k.at > prevUser && k.at < c.lastUser
-	})
 }
 
 // answers reads the user message as the answer to the pending question: a pick among its
