@@ -341,8 +341,7 @@ func (c *conv) goOn(on *conv, k int) action {
 	case len(on.done) > 0:
 		return a
 	case a.call != nil:
-		if len(a.call.values) > 0 || a.call.opens || opener(a.call.def) || navTool(a.call.def) || !hop ||
-			l != nil && a.call.def.Name == l.def.Name {
+		if len(a.call.values) > 0 || navTool(a.call.def) || !hop || l != nil && a.call.def.Name == l.def.Name {
 			return a
 		}
 		// A call with nothing of the request's (book_test_drive {} after going to the booking
