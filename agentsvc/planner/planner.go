@@ -253,7 +253,7 @@ func (c *conv) arrive() action {
 				p.missing = append(p.missing, q)
 			}
 		}
-		if len(p.missing) == 0 || navTool(t) || named(t.Name, commitFirst) {
+		if len(p.missing) == 0 || named(t.Name, commitFirst) { // (a navigation tool needs nothing)
 			continue
 		}
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
