@@ -246,15 +246,15 @@ func (c *conv) arrive() action {
 	// A form whose contact details the visitor gave before: what else it needs is asked
 	// ("I'd like to test drive the Outback" after "I'm Daniel Osei, daniel.osei@mail.com").
 	for _, t := range c.tools {
+		if named(t.Name, commitFirst) {
+			continue
+		}
 		s := parseSchema(t.Parameters)
 		p := &plan{def: t, schema: s, values: map[string]any{}}
 		for _, q := range s.props {
 			if q.required {
 				p.missing = append(p.missing, q)
 			}
-		}
-		if len(p.missing) == 0 || named(t.Name, commitFirst) { // (a navigation tool needs nothing)
-			continue
 		}
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
 			var kept []string
