@@ -200,10 +200,8 @@ func (c *conv) pending(chain int) (intent, bool) {
 		prevText = c.pointedText(prevText, c.calls[k]) // as the opened page read it (goOn)
 	}
 	pc := *c
+	// (pc.before stays: a turn that only asked called nothing, and an opened page's names are kept)
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
-	if !opened {
-		pc.before = remember(c.msgs[:prevUser])
-	}
 	if chain > 1 {
 		if earlier, ok := pc.pending(chain - 1); ok {
 			if _, ok := pc.answers(earlier); ok {
