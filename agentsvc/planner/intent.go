@@ -246,8 +246,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// changed: "actually make it 1pm")
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
-			len(in.asked.missing) == len(prev.asked.missing) && (len(in.asked.values) > len(prev.asked.values) ||
-				in.asked.arguments() != prev.asked.arguments()))
+			len(in.asked.missing) == len(prev.asked.missing) && in.asked.arguments() != prev.asked.arguments())
 	if off := offMenu(prev.asked, tokenize(rewriteTimes(c.text))); !fills && !fewer && off != "" {
 		// "at noon" where the times are 09:00 to 16:00: the question stays, with the choices.
 		return intent{reply: off, asked: prev.asked}, true
@@ -325,8 +324,7 @@ func pickChoice(text string, choices []choice) int {
 		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it",
-		"go ahead", "y"}
+	yes := []string{"ok", "okay", "please do", "do it", "go ahead", "y"} // "yes please", "sure": takeWords
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
 		return 0
 	}
