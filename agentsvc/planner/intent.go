@@ -247,10 +247,6 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
 			len(in.asked.missing) == len(prev.asked.missing) && in.asked.arguments() != prev.asked.arguments())
-	if off := offMenu(prev.asked, tokenize(rewriteTimes(c.text))); !fills && !fewer && off != "" {
-		// "at noon" where the times are 09:00 to 16:00: the question stays, with the choices.
-		return intent{reply: off, asked: prev.asked}, true
-	}
 	return in, fills || fewer
 }
 
@@ -298,20 +294,6 @@ func asAnswer(prev intent, text string) string {
 
 // takeWords take what was offered: "add it", "yes get that one".
 var takeWords = rawSet(`add get take include want yes yeah yep sure`)
-
-// offMenu says that the time the answer gives is none of the choices of the time asked for
-// ("at noon" where the times are 09:00 to 16:00); "" when it gives no such time.
-func offMenu(p *plan, toks []token) string {
-	for _, m := range p.missing {
-		for _, t := range toks {
-			if clockParam(m) && len(m.schema.enum) > 0 && t.kind == kindTime && !m.schema.acceptsString(t.raw) {
-				return t.raw + " is not one of the times: the " + identPhrase(m.name) + " can be " +
-					joinList(texts(m.schema.enum), "or") + "."
-			}
-		}
-	}
-	return ""
-}
 
 // pickChoice finds the choice the text picks: "the first", "2", "yes" when there is one
 // choice, or words that only one choice's label has.
