@@ -182,17 +182,15 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if prevUser < 0 {
 		return intent{}, false
 	}
-	last := c.msgs[c.lastUser-1] // the reply to the message before, with words besides the notice
-	replied := last.Role == chat.RoleAssistant && len(last.ToolCalls) == 0 &&
-		strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice)) != ""
-	asked := replied && c.lastUser-prevUser == 2
-	// Or a turn that opened an item's page for the request and asked there (goOn): the
-	// question is about the page the visitor is on now, with the names that turn looked up
-	// on its way.
-	opened := replied && !asked && slices.ContainsFunc(c.calls, func(k call) bool {
-		return k.opened && k.at > prevUser && k.at < c.lastUser
-	})
-	if !asked && !opened {
+	// The reply to the message before, with words besides the notice, is the question; its
+	// turn called nothing, or opened an item's page for the request and asked there (goOn): the
+	// question is about the page the visitor is on now, with the names that turn looked up.
+	last, opened := c.msgs[c.lastUser-1], c.lastUser-prevUser > 2
+	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 ||
+		strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice)) == "" ||
+		opened && !slices.ContainsFunc(c.calls, func(k call) bool {
+			return k.opened && k.at > prevUser && k.at < c.lastUser
+		}) {
 		return intent{}, false
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
