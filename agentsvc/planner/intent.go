@@ -182,14 +182,15 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if prevUser < 0 {
 		return intent{}, false
 	}
-	m := c.msgs[prevUser+1]
-	asked := c.lastUser-prevUser == 2 && m.Role == chat.RoleAssistant && len(m.ToolCalls) == 0 &&
-		m.Content != ""
-	// Or a turn that opened an item's page for the request and asked there (goOn): the
-	// question is about the page the visitor is on now, with the names that turn looked up
-	// on its way.
-	opened := !asked && c.openedThenAsked(prevUser)
-	if !asked && !opened {
+	// The reply to the message before, with words besides the notice, is the question; its
+	// turn called nothing, or opened an item's page for the request and asked there (goOn): the
+	// question is about the page the visitor is on now, with the names that turn looked up.
+	last, opened := c.msgs[c.lastUser-1], c.lastUser-prevUser > 2
+	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 ||
+		strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice)) == "" ||
+		opened && !slices.ContainsFunc(c.calls, func(k call) bool {
+			return k.opened && k.at > prevUser && k.at < c.lastUser
+		}) {
 		return intent{}, false
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
@@ -197,10 +198,8 @@ func (c *conv) pending(chain int) (intent, bool) {
 		prevText = c.pointedText(prevText, c.calls[k]) // as the opened page read it (goOn)
 	}
 	pc := *c
+	// (pc.before stays: a turn that only asked called nothing, and an opened page's names are kept)
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
-	if !opened {
-		pc.before = remember(c.msgs[:prevUser])
-	}
 	if chain > 1 {
 		if earlier, ok := pc.pending(chain - 1); ok {
 			if _, ok := pc.answers(earlier); ok {
@@ -224,20 +223,6 @@ func (c *conv) pending(chain int) (intent, bool) {
 	return in, true
 }
 
-// openedThenAsked reports a previous turn (from its user message at prevUser) that made an
-// openFor call and ended with a reply (pending reads that reply's request again, and keeps it
-// only when it asked for something).
-func (c *conv) openedThenAsked(prevUser int) bool {
-	last := c.msgs[c.lastUser-1]
-	text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice))
-	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 || text == "" {
-		return false
-	}
-	return slices.ContainsFunc(c.calls, func(k call) bool {
-		return k.opened && k.at > prevUser && k.at < c.lastUser
-	})
-}
-
 // answers reads the user message as the answer to the pending question: a pick among its
 // choices, or the missing value. It reports false when the message is about something else,
 // which abandons the question.
@@ -259,20 +244,14 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// changed: "actually make it 1pm")
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
-			len(in.asked.missing) == len(prev.asked.missing) && (len(in.asked.values) > len(prev.asked.values) ||
-				in.asked.arguments() != prev.asked.arguments()))
-	if off := offMenu(prev.asked, tokenize(rewriteTimes(c.text))); !fills && !fewer && off != "" {
-		// "at noon" where the times are 09:00 to 16:00: the question stays, with the choices.
-		return intent{reply: off, asked: prev.asked}, true
-	}
+			len(in.asked.missing) == len(prev.asked.missing) && in.asked.arguments() != prev.asked.arguments())
 	return in, fills || fewer
 }
 
 // withoutTimes is the text without the times it names.
 func withoutTimes(text string) string {
-	toks := tokenize(rewriteTimes(text))
 	text = rewriteTimes(text)
-	for _, t := range slices.Backward(toks) {
+	for _, t := range slices.Backward(tokenize(text)) {
 		if t.kind == kindTime {
 			text = text[:t.start] + text[t.end:]
 		}
@@ -314,20 +293,6 @@ func asAnswer(prev intent, text string) string {
 // takeWords take what was offered: "add it", "yes get that one".
 var takeWords = rawSet(`add get take include want yes yeah yep sure`)
 
-// offMenu says that the time the answer gives is none of the choices of the time asked for
-// ("at noon" where the times are 09:00 to 16:00); "" when it gives no such time.
-func offMenu(p *plan, toks []token) string {
-	for _, m := range p.missing {
-		for _, t := range toks {
-			if clockParam(m) && len(m.schema.enum) > 0 && t.kind == kindTime && !m.schema.acceptsString(t.raw) {
-				return t.raw + " is not one of the times: the " + identPhrase(m.name) + " can be " +
-					joinList(texts(m.schema.enum), "or") + "."
-			}
-		}
-	}
-	return ""
-}
-
 // pickChoice finds the choice the text picks: "the first", "2", "yes" when there is one
 // choice, or words that only one choice's label has.
 func pickChoice(text string, choices []choice) int {
@@ -339,8 +304,7 @@ func pickChoice(text string, choices []choice) int {
 		toks[0].value >= 1 && int(toks[0].value) <= len(choices) {
 		return int(toks[0].value) - 1
 	}
-	yes := []string{"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "please do", "do it",
-		"go ahead", "y"}
+	yes := []string{"ok", "okay", "please do", "do it", "go ahead", "y"} // "yes please", "sure": takeWords
 	if len(choices) == 1 && slices.Contains(yes, strings.ToLower(strings.Trim(text, " .!"))) {
 		return 0
 	}

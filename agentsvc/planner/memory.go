@@ -162,8 +162,7 @@ func listsNothing(v any, text string) bool {
 	}
 	lists, full := 0, 0
 	for _, x := range obj {
-		switch x := x.(type) {
-		case []any:
+		if x, ok := x.([]any); ok {
 			lists++
 			if len(x) > 0 {
 				full++

@@ -246,15 +246,15 @@ func (c *conv) arrive() action {
 	// A form whose contact details the visitor gave before: what else it needs is asked
 	// ("I'd like to test drive the Outback" after "I'm Daniel Osei, daniel.osei@mail.com").
 	for _, t := range c.tools {
+		if named(t.Name, commitFirst) {
+			continue
+		}
 		s := parseSchema(t.Parameters)
 		p := &plan{def: t, schema: s, values: map[string]any{}}
 		for _, q := range s.props {
 			if q.required {
 				p.missing = append(p.missing, q)
 			}
-		}
-		if len(p.missing) == 0 || navTool(t) || named(t.Name, commitFirst) {
-			continue
 		}
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
 			var kept []string
@@ -341,8 +341,7 @@ func (c *conv) goOn(on *conv, k int) action {
 	case len(on.done) > 0:
 		return a
 	case a.call != nil:
-		if len(a.call.values) > 0 || a.call.opens || opener(a.call.def) || navTool(a.call.def) || !hop ||
-			l != nil && a.call.def.Name == l.def.Name {
+		if len(a.call.values) > 0 || navTool(a.call.def) || !hop || l != nil && a.call.def.Name == l.def.Name {
 			return a
 		}
 		// A call with nothing of the request's (book_test_drive {} after going to the booking

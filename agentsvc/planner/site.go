@@ -64,20 +64,17 @@ func (c *conv) goTo(t chat.ToolDef) intent {
 }
 
 // hub is the call that goes to the site's list of items, unless this turn went there already.
-func (c *conv) hub() (intent, bool) {
-	t, ok := c.firstNav(hubTool)
-	return c.goTo(t), ok
-}
+func (c *conv) hub() (intent, bool) { return c.firstNav(hubTool) }
 
-// firstNav is the first navigation tool that test accepts and this turn has not called.
-func (c *conv) firstNav(test func(chat.ToolDef) bool) (chat.ToolDef, bool) {
+// firstNav is the call of the first navigation tool that test accepts and this turn has not called.
+func (c *conv) firstNav(test func(chat.ToolDef) bool) (intent, bool) {
 	i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
 		return navTool(t) && test(t) && !c.calledThisTurn(t.Name, false)
 	})
 	if i < 0 {
-		return chat.ToolDef{}, false
+		return intent{}, false
 	}
-	return c.tools[i], true
+	return c.goTo(c.tools[i]), true
 }
 
 // onScreen is the item the last item-opening call opened: the visitor is on its page.
@@ -127,16 +124,11 @@ func (c *conv) openedItems() []*item {
 
 // openedOf is the one item of items that an earlier call opened, or nil (none, or several).
 func (c *conv) openedOf(items []*item) *item {
-	var hit *item
-	for k := range c.earlierCalls {
-		if i := slices.IndexFunc(items, func(it *item) bool { return it.id == openedID(k) }); i >= 0 {
-			if hit != nil && hit != items[i] {
-				return nil
-			}
-			hit = items[i]
-		}
+	opened := slices.DeleteFunc(c.openedItems(), func(it *item) bool { return !slices.Contains(items, it) })
+	if len(opened) != 1 {
+		return nil
 	}
-	return hit
+	return opened[0]
 }
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
@@ -288,9 +280,9 @@ func whereWords(t chat.ToolDef) []string {
 // goingWords ask to go somewhere.
 var goingWords = rawSet(`go back return head take bring get me us please now again visit open page car`)
 
-// goingTo is the navigation tool a request names in words of going only ("take me back to
-// the list"): it goes without a question.
-func (c *conv) goingTo(toks []token) (chat.ToolDef, bool) {
+// goingTo is the call of the navigation tool a request names in words of going only ("take me
+// back to the list"): it goes without a question.
+func (c *conv) goingTo(toks []token) (intent, bool) {
 	return c.firstNav(func(t chat.ToolDef) bool { return goesTo(t, toks) })
 }
 

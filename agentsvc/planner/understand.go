@@ -546,10 +546,8 @@ func init() {
 				}
 				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
 			}},
-		{"going", unclear, func(c *conv, r *reading) (intent, bool) { // "return to the inventory"
-			t, ok := c.goingTo(r.toks)
-			return c.goTo(t), ok
-		}},
+		// "return to the inventory"
+		{"going", unclear, func(c *conv, r *reading) (intent, bool) { return c.goingTo(r.toks) }},
 		// "tell me more about it" on an item's own page: what the page's reading tool says of it.
 		{"about the item on screen", func(c *conv, r *reading) bool {
 			return r.unclear && !c.listsItems() && (r.pronoun || len(r.refs) == 1) &&
