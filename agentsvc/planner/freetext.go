@@ -206,15 +206,13 @@ var percentOf = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(?:%|percent|per
 // spokenArithmetic writes operators said in words between numbers as their signs, so that
 // "what is 7 times 6" reads as arithmetic (and "times" not as a word about time).
 func spokenArithmetic(text string) string {
-	for range 8 { // "1 plus 2 plus 3": each match consumes its right operand's first character
-		next := wordOps.ReplaceAllStringFunc(text, func(m string) string {
+	// "1 plus 2 plus 3": a match consumes its right operand's first character, so an operator
+	// right after a one-character operand is missed; never two in a row, so twice reads them all.
+	for range 2 {
+		text = wordOps.ReplaceAllStringFunc(text, func(m string) string {
 			g := wordOps.FindStringSubmatch(m)
 			return g[1] + " " + spokenOps[strings.ToLower(g[2])] + " " + g[3]
 		})
-		if next == text {
-			return text
-		}
-		text = next
 	}
 	return text
 }
