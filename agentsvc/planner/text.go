@@ -264,10 +264,9 @@ func scanToken(s string) token {
 		return token{kind: kindSym, raw: s}
 	}
 	t := token{kind: kindNumber, raw: s, money: strings.ContainsRune("$€£", r)}
-	num := strings.TrimLeft(s, "$€£")
-	num, t.percent = strings.CutSuffix(strings.TrimSpace(num), "%")
-	num, thousands := strings.CutSuffix(strings.ToLower(strings.TrimSpace(num)), "k") // "40k" is money
-	num = strings.TrimSpace(num)
+	num := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(s, "$€£")), "")) // "$ 40 k"
+	num, t.percent = strings.CutSuffix(num, "%")
+	num, thousands := strings.CutSuffix(num, "k") // "40k" is money
 	t.money, t.grouped = t.money || thousands, thousands || strings.Contains(num, ",")
 	t.decimals = strings.Contains(num, ".")
 	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
