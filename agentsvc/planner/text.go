@@ -335,13 +335,9 @@ var hints = map[string][]string{
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
-}
-
-func init() {
 	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
-	for _, d := range strings.Fields("monday tuesday wednesday thursday friday saturday sunday tomorrow") {
-		hints[d] = append(hints[d], "booking")
-	}
+	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
+	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 }
 
 // phrases override the hints of the words they are made of. Being specific, their hints
