@@ -293,10 +293,7 @@ func (c *conv) nameHit(p *plan, toks []token) bool {
 // hitsWord reports a word of toks that is one of words or, among the first hinted, hints at
 // one ("monthly" at financing).
 func hitsWord(toks []token, words []string, hinted int) bool {
-	var hs [][]hint
-	if hinted > 0 {
-		hs = hintsOf(toks)
-	}
+	hs := hintsOf(toks)
 	for i, t := range toks {
 		if t.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
 			viaHint := i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })
