@@ -411,12 +411,9 @@ func hintsOf(toks []token) [][]hint {
 		// What a file holds, by its extension: "read notes.txt" reads text; a name with an
 		// extension is a file, not a directory.
 		if ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), ".")); t.kind == kindPath && ext != "" {
-			for kind, exts := range fileKinds {
+			for kinds, exts := range fileKinds {
 				if slices.Contains(strings.Fields(exts), ext) {
-					add(i, false, kind)
-					if kind != "text" {
-						add(i, false, "media")
-					}
+					add(i, false, strings.Fields(kinds)...)
 				}
 			}
 			add(i, false, "file")
@@ -425,12 +422,12 @@ func hintsOf(toks []token) [][]hint {
 	return out
 }
 
-// fileKinds are what a file holds, by its extension; all but text are media.
+// fileKinds are what a file holds, by its extension, and "media" for all but text.
 var fileKinds = map[string]string{
-	"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
-	"image": "png jpg jpeg gif webp svg bmp ico tiff",
-	"audio": "mp3 wav ogg flac m4a aac",
-	"video": "mp4 mov webm mkv avi",
+	"text":        "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
+	"image media": "png jpg jpeg gif webp svg bmp ico tiff",
+	"audio media": "mp3 wav ogg flac m4a aac",
+	"video media": "mp4 mov webm mkv avi",
 }
 
 // stopWords carry no request of their own. "make" names a parameter on car pages; it is a
