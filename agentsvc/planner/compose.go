@@ -39,11 +39,23 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	// The filter is read without the target's words: "suvs" of "the two cheapest suvs side by side".
 	ftoks := slices.Clone(rtoks)
+	count, least := max(n, 1), 1 // least: the fewest ids the target takes
 	if target != nil {
 		hs := hintsOf(rtoks)
 		for i, t := range ftoks {
 			if target.vocab[t.norm] > 0 || slices.ContainsFunc(hs[i], func(h hint) bool { return target.vocab[h.word] > 0 }) {
 				ftoks[i].kind = kindPunct
+			}
+		}
+		for _, prop := range target.schema.props {
+			if _, list := idParam(prop); list {
+				least = 2
+				if prop.schema.minItems != nil {
+					least = max(*prop.schema.minItems, 1)
+				}
+				if n == 0 {
+					count = least
+				}
 			}
 		}
 	}
@@ -57,20 +69,6 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		if p := plans[i]; p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) &&
 			!wantsIDs(p) && c.clearMatch(p, ftoks, false) {
 			filter = p
-		}
-	}
-	count, least := max(n, 1), 1 // least: the fewest ids the target takes
-	if target != nil {
-		for _, prop := range target.schema.props {
-			if _, list := idParam(prop); list {
-				least = 2
-				if prop.schema.minItems != nil {
-					least = max(*prop.schema.minItems, 1)
-				}
-				if n == 0 {
-					count = least
-				}
-			}
 		}
 	}
 	// static are the calls before the winners are known.
