@@ -340,30 +340,23 @@ var hints = map[string][]string{
 	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 }
 
-// phrases override the hints of the words they are made of. Being specific, their hints
-// count as much as the user's own words.
-var phrases = func() (out []struct{ words, hints []string }) {
-	for keys, hints := range map[string]string{
-		"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
-		"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
-		"most expensive":                   "price desc descending",
-		"least expensive":                  "price asc ascending",
-		"how much":                         "price",
-		"come to":                          "price total",
-		"side by side, next to each other": "compare comparison",
-		"tell me about, more about":        "detail info information describe",
-		"for a spin, try it out, drive it, want to try, like to try": "test drive",
-		"per month, a month, each month, monthly, the payment":       "monthly payment financing",
-		"interested in, curious about, check out, have a look at":    "open detail",
-		"put down, down payment, a loan, interest rate":              "financing",
-		"sign me up, sign up, sign us up":                            "apply submit register",
-	} {
-		for _, k := range phraseList(keys) {
-			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})
-		}
-	}
-	return out
-}()
+// phrases (comma-separated, the keys) override the hints of the words they are made of with
+// theirs (the values). Being specific, their hints count as much as the user's own words.
+var phrases = map[string]string{
+	"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
+	"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
+	"most expensive":                   "price desc descending",
+	"least expensive":                  "price asc ascending",
+	"how much":                         "price",
+	"come to":                          "price total",
+	"side by side, next to each other": "compare comparison",
+	"tell me about, more about":        "detail info information describe",
+	"for a spin, try it out, drive it, want to try, like to try": "test drive",
+	"per month, a month, each month, monthly, the payment":       "monthly payment financing",
+	"interested in, curious about, check out, have a look at":    "open detail",
+	"put down, down payment, a loan, interest rate":              "financing",
+	"sign me up, sign up, sign us up":                            "apply submit register",
+}
 
 // phraseList reads comma-separated phrases as their words.
 func phraseList(s string) [][]string {
@@ -389,12 +382,14 @@ func hintsOf(toks []token) [][]hint {
 		}
 	}
 	covered := make([]bool, len(toks))
-	for _, p := range phrases {
-		for i := range toks {
-			if phraseAt(toks, i, p.words) {
-				add(i, true, p.hints...)
-				for k := range p.words {
-					covered[i+k] = true
+	for keys, hs := range phrases {
+		for _, words := range phraseList(keys) {
+			for i := range toks {
+				if phraseAt(toks, i, words) {
+					add(i, true, strings.Fields(hs)...)
+					for k := range words {
+						covered[i+k] = true
+					}
 				}
 			}
 		}
