@@ -180,11 +180,9 @@ func phoneLike(p string, labelled bool) bool {
 
 // alnumNear reports a letter or digit right before s[i] (before) or at it.
 func alnumNear(s string, i int, before bool) bool {
-	r := utf8.RuneError
-	if before && i > 0 {
+	r, _ := utf8.DecodeRuneInString(s[i:]) // RuneError at either end, which is neither
+	if before {
 		r, _ = utf8.DecodeLastRuneInString(s[:i])
-	} else if !before && i < len(s) {
-		r, _ = utf8.DecodeRuneInString(s[i:])
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
