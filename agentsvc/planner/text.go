@@ -310,9 +310,6 @@ var rewrites = map[string]string{
 	"abt": "about", "cmp": "compare", "wat": "what", "wats": "whats", "em": "them",
 }
 
-// directionWords are the hints of a sort's direction.
-var directionWords = rawSet(`asc ascending desc descending`)
-
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
@@ -397,7 +394,7 @@ func hintsOf(toks []token) [][]hint {
 			hs := hints[t.norm]
 			if i+1 < len(toks) && toks[i+1].norm == "than" {
 				// "cheaper than 25k" is a bound, not an order: no direction to sort in.
-				hs = slices.DeleteFunc(slices.Clone(hs), func(w string) bool { return directionWords[w] })
+				hs = slices.DeleteFunc(slices.Clone(hs), func(w string) bool { return orderWords[w] })
 			}
 			add(i, false, hs...)
 		}
