@@ -16,7 +16,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
-	for from > 0 && isWord(toks[from-1], rankLeads) {
+	for wordAt(toks, from-1, "most", "least", "the") { // "the most expensive"
 		from--
 	}
 	if from > 0 {
@@ -168,9 +168,6 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		},
 	}, true
 }
-
-// rankLeads may stand before a ranking word: "the most expensive".
-var rankLeads = rawSet(`most least the`)
 
 // needsValue reports a required parameter that has no single value nor a default to take.
 func needsValue(p *property) bool {
