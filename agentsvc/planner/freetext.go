@@ -59,7 +59,7 @@ func (f *filler) freeText() {
 		}
 	} else {
 		// A message, a note's text: the visitor's words as they are.
-		v = f.rest(slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] }))
+		v = f.rest(hasWord(p, "message", "text", "note", "comment", "body", "content"))
 	}
 	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
 	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
@@ -178,9 +178,6 @@ func freeTextable(p *property) bool {
 	return plainString(p) && p.schema.pattern == nil && len(p.schema.enum) == 0 && !single &&
 		!slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
-
-// verbatimWords name a parameter that carries the visitor's words as they are.
-var verbatimWords = rawSet(`message text note comment body content`)
 
 // expressionParam reports a parameter that takes an arithmetic expression.
 func expressionParam(p *property) bool {
