@@ -16,7 +16,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	sorter := c.sortPlan(o)
 	// The words without the ranking: "electric car" of "cheapest electric car".
 	from, to := at, at+1
-	for from > 0 && isWord(toks[from-1], rankLeads) {
+	for wordAt(toks, from-1, "most", "least", "the") { // "the most expensive"
 		from--
 	}
 	if from > 0 {
@@ -39,11 +39,23 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	// The filter is read without the target's words: "suvs" of "the two cheapest suvs side by side".
 	ftoks := slices.Clone(rtoks)
+	count, least := max(n, 1), 1 // least: the fewest ids the target takes
 	if target != nil {
 		hs := hintsOf(rtoks)
 		for i, t := range ftoks {
 			if target.vocab[t.norm] > 0 || slices.ContainsFunc(hs[i], func(h hint) bool { return target.vocab[h.word] > 0 }) {
 				ftoks[i].kind = kindPunct
+			}
+		}
+		for _, prop := range target.schema.props {
+			if _, list := idParam(prop); list {
+				least = 2
+				if prop.schema.minItems != nil {
+					least = max(*prop.schema.minItems, 1)
+				}
+				if n == 0 {
+					count = least
+				}
 			}
 		}
 	}
@@ -57,20 +69,6 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		if p := plans[i]; p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) &&
 			!wantsIDs(p) && c.clearMatch(p, ftoks, false) {
 			filter = p
-		}
-	}
-	count, least := max(n, 1), 1 // least: the fewest ids the target takes
-	if target != nil {
-		for _, prop := range target.schema.props {
-			if _, list := idParam(prop); list {
-				least = 2
-				if prop.schema.minItems != nil {
-					least = max(*prop.schema.minItems, 1)
-				}
-				if n == 0 {
-					count = least
-				}
-			}
 		}
 	}
 	// static are the calls before the winners are known.
@@ -170,9 +168,6 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		},
 	}, true
 }
-
-// rankLeads may stand before a ranking word: "the most expensive".
-var rankLeads = rawSet(`most least the`)
 
 // needsValue reports a required parameter that has no single value nor a default to take.
 func needsValue(p *property) bool {
@@ -293,10 +288,7 @@ func (c *conv) nameHit(p *plan, toks []token) bool {
 // hitsWord reports a word of toks that is one of words or, among the first hinted, hints at
 // one ("monthly" at financing).
 func hitsWord(toks []token, words []string, hinted int) bool {
-	var hs [][]hint
-	if hinted > 0 {
-		hs = hintsOf(toks)
-	}
+	hs := hintsOf(toks)
 	for i, t := range toks {
 		if t.kind == kindWord && slices.ContainsFunc(words, func(w string) bool {
 			viaHint := i < hinted && slices.ContainsFunc(hs[i], func(h hint) bool { return h.word == w })

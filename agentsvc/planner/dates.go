@@ -10,8 +10,6 @@ import (
 	"unicode"
 )
 
-const monthLetters = "janfebmaraprmayjunjulaugsepoctnovdec"
-
 const monthRe = `(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?`
 
 var (
@@ -65,8 +63,8 @@ func rewriteDates(text string, today time.Time) string {
 	text = calDateRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := calDateRe.FindStringSubmatch(s)
 		name := m[1] + m[4]
-		month := time.Month(strings.Index(monthLetters, strings.ToLower(name[:3]))/3 + 1)
-		return dated(s, month, m[2]+m[3], 1, 0)
+		month, _ := time.Parse("Jan", name[:3]) // the standard library's month names, in any case
+		return dated(s, month.Month(), m[2]+m[3], 1, 0)
 	})
 	// "saturday the 12th", "the 12th": that day of this month, or of the next once it is past
 	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {

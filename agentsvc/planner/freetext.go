@@ -59,7 +59,7 @@ func (f *filler) freeText() {
 		}
 	} else {
 		// A message, a note's text: the visitor's words as they are.
-		v = f.rest(slices.ContainsFunc(p.words, func(w string) bool { return verbatimWords[w] }))
+		v = f.rest(hasWord(p, "message", "text", "note", "comment", "body", "content"))
 	}
 	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
 	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
@@ -179,9 +179,6 @@ func freeTextable(p *property) bool {
 		!slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
 }
 
-// verbatimWords name a parameter that carries the visitor's words as they are.
-var verbatimWords = rawSet(`message text note comment body content`)
-
 // expressionParam reports a parameter that takes an arithmetic expression.
 func expressionParam(p *property) bool {
 	return exprNameRe.MatchString(strings.Join(p.words, " ")) ||
@@ -206,15 +203,13 @@ var percentOf = regexp.MustCompile(`(?i)([0-9]+(?:\.[0-9]+)?)\s*(?:%|percent|per
 // spokenArithmetic writes operators said in words between numbers as their signs, so that
 // "what is 7 times 6" reads as arithmetic (and "times" not as a word about time).
 func spokenArithmetic(text string) string {
-	for range 8 { // "1 plus 2 plus 3": each match consumes its right operand's first character
-		next := wordOps.ReplaceAllStringFunc(text, func(m string) string {
+	// "1 plus 2 plus 3": a match consumes its right operand's first character, so an operator
+	// right after a one-character operand is missed; never two in a row, so twice reads them all.
+	for range 2 {
+		text = wordOps.ReplaceAllStringFunc(text, func(m string) string {
 			g := wordOps.FindStringSubmatch(m)
 			return g[1] + " " + spokenOps[strings.ToLower(g[2])] + " " + g[3]
 		})
-		if next == text {
-			return text
-		}
-		text = next
 	}
 	return text
 }

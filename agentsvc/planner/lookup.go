@@ -67,15 +67,14 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		}
 	}
 	for k := range c.earlierCalls {
-		ws := identWords(k.name)
-		if k.name != name {
-			if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
-				break
-			}
-			continue
+		if k.name == name {
+			lk.back = argsPlan(lk.l.def, lk.l.schema, k.args)
+			break
 		}
-		lk.back = argsPlan(lk.l.def, lk.l.schema, k.args)
-		break
+		ws := identWords(k.name)
+		if !c.offers(k.name) || slices.Contains(ws, "clear") || slices.Contains(ws, "reset") {
+			break
+		}
 	}
 	return lk
 }

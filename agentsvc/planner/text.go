@@ -180,11 +180,9 @@ func phoneLike(p string, labelled bool) bool {
 
 // alnumNear reports a letter or digit right before s[i] (before) or at it.
 func alnumNear(s string, i int, before bool) bool {
-	r := utf8.RuneError
-	if before && i > 0 {
+	r, _ := utf8.DecodeRuneInString(s[i:]) // RuneError at either end, which is neither
+	if before {
 		r, _ = utf8.DecodeLastRuneInString(s[:i])
-	} else if !before && i < len(s) {
-		r, _ = utf8.DecodeRuneInString(s[i:])
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
@@ -264,10 +262,9 @@ func scanToken(s string) token {
 		return token{kind: kindSym, raw: s}
 	}
 	t := token{kind: kindNumber, raw: s, money: strings.ContainsRune("$€£", r)}
-	num := strings.TrimLeft(s, "$€£")
-	num, t.percent = strings.CutSuffix(strings.TrimSpace(num), "%")
-	num, thousands := strings.CutSuffix(strings.ToLower(strings.TrimSpace(num)), "k") // "40k" is money
-	num = strings.TrimSpace(num)
+	num := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(s, "$€£")), "")) // "$ 40 k"
+	num, t.percent = strings.CutSuffix(num, "%")
+	num, thousands := strings.CutSuffix(num, "k") // "40k" is money
 	t.money, t.grouped = t.money || thousands, thousands || strings.Contains(num, ",")
 	t.decimals = strings.Contains(num, ".")
 	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
@@ -313,9 +310,6 @@ var rewrites = map[string]string{
 	"abt": "about", "cmp": "compare", "wat": "what", "wats": "whats", "em": "them",
 }
 
-// directionWords are the hints of a sort's direction.
-var directionWords = rawSet(`asc ascending desc descending`)
-
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
@@ -336,39 +330,28 @@ var hints = map[string][]string{
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
-}
-
-func init() {
 	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
-	for _, d := range strings.Fields("monday tuesday wednesday thursday friday saturday sunday tomorrow") {
-		hints[d] = append(hints[d], "booking")
-	}
+	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
+	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 }
 
-// phrases override the hints of the words they are made of. Being specific, their hints
-// count as much as the user's own words.
-var phrases = func() (out []struct{ words, hints []string }) {
-	for keys, hints := range map[string]string{
-		"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
-		"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
-		"most expensive":                   "price desc descending",
-		"least expensive":                  "price asc ascending",
-		"how much":                         "price",
-		"come to":                          "price total",
-		"side by side, next to each other": "compare comparison",
-		"tell me about, more about":        "detail info information describe",
-		"for a spin, try it out, drive it, want to try, like to try": "test drive",
-		"per month, a month, each month, monthly, the payment":       "monthly payment financing",
-		"interested in, curious about, check out, have a look at":    "open detail",
-		"put down, down payment, a loan, interest rate":              "financing",
-		"sign me up, sign up, sign us up":                            "apply submit register",
-	} {
-		for _, k := range phraseList(keys) {
-			out = append(out, struct{ words, hints []string }{k, strings.Fields(hints)})
-		}
-	}
-	return out
-}()
+// phrases (comma-separated, the keys) override the hints of the words they are made of with
+// theirs (the values). Being specific, their hints count as much as the user's own words.
+var phrases = map[string]string{
+	"low to high, lowest to highest, least to most, a to z, lowest price":  "asc ascending",
+	"high to low, highest to lowest, most to least, z to a, highest price": "desc descending",
+	"most expensive":                   "price desc descending",
+	"least expensive":                  "price asc ascending",
+	"how much":                         "price",
+	"come to":                          "price total",
+	"side by side, next to each other": "compare comparison",
+	"tell me about, more about":        "detail info information describe",
+	"for a spin, try it out, drive it, want to try, like to try": "test drive",
+	"per month, a month, each month, monthly, the payment":       "monthly payment financing",
+	"interested in, curious about, check out, have a look at":    "open detail",
+	"put down, down payment, a loan, interest rate":              "financing",
+	"sign me up, sign up, sign us up":                            "apply submit register",
+}
 
 // phraseList reads comma-separated phrases as their words.
 func phraseList(s string) [][]string {
@@ -394,12 +377,14 @@ func hintsOf(toks []token) [][]hint {
 		}
 	}
 	covered := make([]bool, len(toks))
-	for _, p := range phrases {
-		for i := range toks {
-			if phraseAt(toks, i, p.words) {
-				add(i, true, p.hints...)
-				for k := range p.words {
-					covered[i+k] = true
+	for keys, hs := range phrases {
+		for _, words := range phraseList(keys) {
+			for i := range toks {
+				if phraseAt(toks, i, words) {
+					add(i, true, strings.Fields(hs)...)
+					for k := range words {
+						covered[i+k] = true
+					}
 				}
 			}
 		}
@@ -409,19 +394,16 @@ func hintsOf(toks []token) [][]hint {
 			hs := hints[t.norm]
 			if i+1 < len(toks) && toks[i+1].norm == "than" {
 				// "cheaper than 25k" is a bound, not an order: no direction to sort in.
-				hs = slices.DeleteFunc(slices.Clone(hs), func(w string) bool { return directionWords[w] })
+				hs = slices.DeleteFunc(slices.Clone(hs), func(w string) bool { return orderWords[w] })
 			}
 			add(i, false, hs...)
 		}
 		// What a file holds, by its extension: "read notes.txt" reads text; a name with an
 		// extension is a file, not a directory.
 		if ext := strings.ToLower(strings.TrimPrefix(path.Ext(t.raw), ".")); t.kind == kindPath && ext != "" {
-			for kind, exts := range fileKinds {
+			for kinds, exts := range fileKinds {
 				if slices.Contains(strings.Fields(exts), ext) {
-					add(i, false, kind)
-					if kind != "text" {
-						add(i, false, "media")
-					}
+					add(i, false, strings.Fields(kinds)...)
 				}
 			}
 			add(i, false, "file")
@@ -430,12 +412,12 @@ func hintsOf(toks []token) [][]hint {
 	return out
 }
 
-// fileKinds are what a file holds, by its extension; all but text are media.
+// fileKinds are what a file holds, by its extension, and "media" for all but text.
 var fileKinds = map[string]string{
-	"text":  "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
-	"image": "png jpg jpeg gif webp svg bmp ico tiff",
-	"audio": "mp3 wav ogg flac m4a aac",
-	"video": "mp4 mov webm mkv avi",
+	"text":        "txt md markdown json csv tsv log yaml yml xml html htm css js ts go py rb java c h cpp rs sh ini toml conf cfg sql",
+	"image media": "png jpg jpeg gif webp svg bmp ico tiff",
+	"audio media": "mp3 wav ogg flac m4a aac",
+	"video media": "mp4 mov webm mkv avi",
 }
 
 // stopWords carry no request of their own. "make" names a parameter on car pages; it is a
