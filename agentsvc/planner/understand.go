@@ -696,11 +696,10 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if l := c.lister(); l != nil && best.def.Name == l.def.Name && anyNorm(r.toks, "open", "pull") {
 		// "open the volvo" before the list was shown: the filter, then the one car it shows
 		return intent{steps: func(c *conv) []*plan {
-			if len(c.done) == 0 || len(c.now.last) != 1 {
-				return []*plan{best}
-			}
-			if in, ok := c.openFor(c.now.last[0]); ok {
-				return []*plan{best, in.first(c)}
+			if len(c.done) > 0 && len(c.now.last) == 1 {
+				if in, ok := c.openFor(c.now.last[0]); ok {
+					return []*plan{best, in.first(c)}
+				}
 			}
 			return []*plan{best}
 		}}, true
@@ -770,8 +769,8 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 }
 
 // thenGo splits a request that does something here and then goes elsewhere ("make it red
-// and then go to the test drive page") into the plan here and the navigation; nil when the
-// request is not both.
+// and then go to the test drive page") into the plan here and the navigation; nav is nil when
+// the request is not both.
 func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 	if !slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "and" || t.norm == "then" }) {
 		return nil, nil
@@ -780,13 +779,10 @@ func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold &&
 			(!named(p.def.Name, commitFirst) || c.actionWord(p, r.toks)) // never an application for its details alone
 	}
-	switch {
-	case navTool(best.def) && slices.ContainsFunc(r.ps, here):
-		return r.ps[slices.IndexFunc(r.ps, here)], best
-	case here(best):
-		if n := c.navMatch(r.toks2, r.ps); n != nil {
-			return best, n
-		}
+	if i := slices.IndexFunc(r.ps, here); navTool(best.def) && i >= 0 {
+		return r.ps[i], best
+	} else if here(best) {
+		return best, c.navMatch(r.toks2, r.ps)
 	}
 	return nil, nil
 }
