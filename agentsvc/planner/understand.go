@@ -120,9 +120,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, m.items...)
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
-	either := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "or" || t.norm == "vs" || t.norm == "versus" })
+	either := anyNorm(toks, "or", "vs", "versus")
+	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
 	it := c.pronounRef(toks)
-	if _, _, at, ok := rankOf(toks); it == nil && len(r.refs) == 1 && ok && strings.HasSuffix(strings.ToLower(toks[at].raw), "er") {
+	if it == nil && len(r.refs) == 1 && r.hasRank && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") {
 		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
 		either = it != nil
 	}
@@ -131,18 +132,17 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
 	}
-	if !named {
+	if !named && !c.plainAction(r) {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
+		if it != nil {
 			r.refs = []*item{it}
-		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) && !c.plainAction(r) {
+		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
-		} else if named := c.lastNamed(); len(named) >= 2 && len(named) <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
+		} else if named := c.lastNamed(); len(named) >= 2 && len(named) <= 3 && pluralPronoun(toks) {
 			r.refs = named // "compare them" after "The 3 cheapest are …"
 		}
 	}
-	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
 	if len(r.refs) == 0 && len(c.before.last) > 0 {
 		c.pointAtSeen(r)
 	}
@@ -772,7 +772,7 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 // and then go to the test drive page") into the plan here and the navigation; nav is nil when
 // the request is not both.
 func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
-	if !slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "and" || t.norm == "then" }) {
+	if !anyNorm(r.toks, "and", "then") {
 		return nil, nil
 	}
 	here := func(p *plan) bool {
@@ -931,7 +931,7 @@ func anyNorm(toks []token, ws ...string) bool {
 
 // differs reports a question of how the items differ: "whats the difference in price".
 func differs(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "difference" || t.norm == "differ" })
+	return anyNorm(toks, "difference", "differ")
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
@@ -1117,7 +1117,7 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 			return true
 		}
 	}
-	return c.fewSeen() && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+	return c.fewSeen() && anyNorm(toks, "them")
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
@@ -1289,7 +1289,7 @@ func (c *conv) wantsItem(r *reading) bool {
 		return wantsIDs(p) && (c.actionWord(p, r.toks) || anyNorm(r.toks, "see", "view", "show"))
 	}
 	return slices.ContainsFunc(r.plain, acts) &&
-		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
+		anyNorm(r.toks, "the", "that")
 }
 
 // actionWord reports a word of the tool's name, or the verb its description starts with.
