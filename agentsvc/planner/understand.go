@@ -1060,11 +1060,7 @@ func (c *conv) bareValue(toks []token) *plan {
 		return p, hits
 	}
 	for k := range c.earlierCalls {
-		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == k.name })
-		if t < 0 {
-			continue
-		}
-		switch p, hits := take(c.tools[t]); {
+		switch p, hits := take(c.toolDef(k.name)); { // a tool not on this page has no parameters
 		case hits > 1:
 			return nil // two parameters could take it
 		case hits == 1:
