@@ -1284,8 +1284,7 @@ func (c *conv) wantsItem(r *reading) bool {
 	acts := func(p *plan) bool {
 		return wantsIDs(p) && (c.actionWord(p, r.toks) || anyNorm(r.toks, "see", "view", "show"))
 	}
-	return slices.ContainsFunc(r.plain, acts) &&
-		anyNorm(r.toks, "the", "that")
+	return slices.ContainsFunc(r.plain, acts) && anyNorm(r.toks, "the", "that")
 }
 
 // actionWord reports a word of the tool's name, or the verb its description starts with.
