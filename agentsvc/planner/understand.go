@@ -120,9 +120,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, m.items...)
 	}
 	named := len(r.refs) > 0 // the names in text2 are ids now
-	either := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "or" || t.norm == "vs" || t.norm == "versus" })
+	either := anyNorm(toks, "or", "vs", "versus")
+	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
 	it := c.pronounRef(toks)
-	if _, _, at, ok := rankOf(toks); it == nil && len(r.refs) == 1 && ok && strings.HasSuffix(strings.ToLower(toks[at].raw), "er") {
+	if it == nil && len(r.refs) == 1 && r.hasRank && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") {
 		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
 		either = it != nil
 	}
@@ -131,18 +132,17 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
 	}
-	if !named {
+	if !named && !c.plainAction(r) {
 		// "open it", "book that one": the one item the previous answer named.
-		if it := c.pronounRef(toks); it != nil && !c.plainAction(r) {
+		if it != nil {
 			r.refs = []*item{it}
-		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) && !c.plainAction(r) {
+		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
-		} else if named := c.lastNamed(); len(named) >= 2 && len(named) <= 3 && pluralPronoun(toks) && !c.plainAction(r) {
+		} else if named := c.lastNamed(); len(named) >= 2 && len(named) <= 3 && pluralPronoun(toks) {
 			r.refs = named // "compare them" after "The 3 cheapest are …"
 		}
 	}
-	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
 	if len(r.refs) == 0 && len(c.before.last) > 0 {
 		c.pointAtSeen(r)
 	}
@@ -694,11 +694,10 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if l := c.lister(); l != nil && best.def.Name == l.def.Name && anyNorm(r.toks, "open", "pull") {
 		// "open the volvo" before the list was shown: the filter, then the one car it shows
 		return intent{steps: func(c *conv) []*plan {
-			if len(c.done) == 0 || len(c.now.last) != 1 {
-				return []*plan{best}
-			}
-			if in, ok := c.openFor(c.now.last[0]); ok {
-				return []*plan{best, in.first(c)}
+			if len(c.done) > 0 && len(c.now.last) == 1 {
+				if in, ok := c.openFor(c.now.last[0]); ok {
+					return []*plan{best, in.first(c)}
+				}
 			}
 			return []*plan{best}
 		}}, true
@@ -768,23 +767,20 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 }
 
 // thenGo splits a request that does something here and then goes elsewhere ("make it red
-// and then go to the test drive page") into the plan here and the navigation; nil when the
-// request is not both.
+// and then go to the test drive page") into the plan here and the navigation; nav is nil when
+// the request is not both.
 func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
-	if !slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "and" || t.norm == "then" }) {
+	if !anyNorm(r.toks, "and", "then") {
 		return nil, nil
 	}
 	here := func(p *plan) bool {
 		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold &&
 			(!named(p.def.Name, commitFirst) || c.actionWord(p, r.toks)) // never an application for its details alone
 	}
-	switch {
-	case navTool(best.def) && slices.ContainsFunc(r.ps, here):
-		return r.ps[slices.IndexFunc(r.ps, here)], best
-	case here(best):
-		if n := c.navMatch(r.toks2, r.ps); n != nil {
-			return best, n
-		}
+	if i := slices.IndexFunc(r.ps, here); navTool(best.def) && i >= 0 {
+		return r.ps[i], best
+	} else if here(best) {
+		return best, c.navMatch(r.toks2, r.ps)
 	}
 	return nil, nil
 }
@@ -933,7 +929,7 @@ func anyNorm(toks []token, ws ...string) bool {
 
 // differs reports a question of how the items differ: "whats the difference in price".
 func differs(toks []token) bool {
-	return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "difference" || t.norm == "differ" })
+	return anyNorm(toks, "difference", "differ")
 }
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
@@ -1062,11 +1058,7 @@ func (c *conv) bareValue(toks []token) *plan {
 		return p, hits
 	}
 	for k := range c.earlierCalls {
-		t := slices.IndexFunc(c.tools, func(d chat.ToolDef) bool { return d.Name == k.name })
-		if t < 0 {
-			continue
-		}
-		switch p, hits := take(c.tools[t]); {
+		switch p, hits := take(c.toolDef(k.name)); { // a tool not on this page has no parameters
 		case hits > 1:
 			return nil // two parameters could take it
 		case hits == 1:
@@ -1119,7 +1111,7 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 			return true
 		}
 	}
-	return c.fewSeen() && slices.ContainsFunc(toks, func(t token) bool { return t.norm == "them" })
+	return c.fewSeen() && anyNorm(toks, "them")
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
@@ -1290,8 +1282,7 @@ func (c *conv) wantsItem(r *reading) bool {
 	acts := func(p *plan) bool {
 		return wantsIDs(p) && (c.actionWord(p, r.toks) || anyNorm(r.toks, "see", "view", "show"))
 	}
-	return slices.ContainsFunc(r.plain, acts) &&
-		slices.ContainsFunc(r.toks, func(t token) bool { return t.norm == "the" || t.norm == "that" })
+	return slices.ContainsFunc(r.plain, acts) && anyNorm(r.toks, "the", "that")
 }
 
 // actionWord reports a word of the tool's name, or the verb its description starts with.
