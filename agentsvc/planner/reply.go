@@ -1012,33 +1012,30 @@ func (c *conv) askMissing(p *plan, said string) intent {
 // partOfDay is a parameter's choices; of a clock's, only the morning's, the afternoon's or
 // the evening's when the visitor said which ("saturday morning if possible") and there are some.
 func partOfDay(p *property, toks []token) []string {
-	vals, from, to := texts(p.schema.enum), "", ""
+	vals, span := texts(p.schema.enum), [2]string{}
 	for _, t := range toks {
-		switch t.norm {
-		case "morning":
-			from, to = "00:00", "12:00"
-		case "afternoon":
-			from, to = "12:00", "17:00"
-		case "evening", "night":
-			from, to = "17:00", "24:00"
+		if s, ok := partsOfDay[t.norm]; ok {
+			span = s
 		}
 	}
-	in := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v < from || v >= to })
+	in := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v < span[0] || v >= span[1] })
 	if !clockParam(p) || len(in) == 0 {
 		return vals
 	}
 	return in
 }
 
-// partsOfDay are the words of partOfDay's parts of the day.
-var partsOfDay = []string{"morning", "afternoon", "evening", "night"}
+// partsOfDay are the parts of the day and their times, from and before.
+var partsOfDay = map[string][2]string{
+	"morning": {"00:00", "12:00"}, "afternoon": {"12:00", "17:00"}, "evening": {"17:00", "24:00"}, "night": {"17:00", "24:00"},
+}
 
 // otherTime asks which time of the part of the day the visitor named, or says that the time
 // named is none of the choices, for the tool with a clock's choices that this conversation
 // called or asked for last: the question keeps the tool's other values.
 func (c *conv) otherTime(r *reading) (intent, bool) {
 	at := slices.IndexFunc(r.toks, func(t token) bool { return t.kind == kindTime })
-	part := slices.ContainsFunc(r.toks, func(t token) bool { return slices.Contains(partsOfDay, t.norm) })
+	part := slices.ContainsFunc(r.toks, func(t token) bool { return partsOfDay[t.norm] != [2]string{} })
 	for _, t := range c.tools {
 		p := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
 		i := slices.IndexFunc(p.schema.props, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 })
