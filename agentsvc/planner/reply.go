@@ -723,11 +723,7 @@ var contentsWords = wordSet(`include includes included including contain contain
 func (c *conv) contents(r *reading) (intent, bool) {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			sch := p.schema
-			if sch.items != nil {
-				sch = sch.items
-			}
-			for _, e := range sch.enum {
+			for _, e := range p.schema.allEnums() {
 				if !e.isStr || !namedValue(r.toks, e) {
 					continue
 				}
