@@ -1068,9 +1068,6 @@ func asksNote(m *property) bool {
 // three, those the last list showed first; noun is what the parameter calls one ("car" of
 // carId); total counts the values.
 func (c *conv) itemChoices(p *property) (noun string, names []string, total int) {
-	if c.before == nil {
-		return "", nil, 0
-	}
 	var known []*item
 	for _, e := range p.schema.enum {
 		if !e.isStr {
