@@ -1271,13 +1271,10 @@ func (c *conv) formAsks(failed string) string {
 		if navTool(t) || named(t.Name, commitFirst) {
 			continue
 		}
-		s := parseSchema(t.Parameters)
-		p := &plan{def: t, schema: s, values: map[string]any{}}
-		for _, q := range s.props {
-			if q.required && slices.Contains(said, strings.ToLower(q.name)) {
-				p.missing = append(p.missing, q)
-			}
-		}
+		p := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
+		p.missing = slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool {
+			return !q.required || !slices.Contains(said, strings.ToLower(q.name))
+		})
 		if len(p.missing) >= 2 {
 			return " " + c.askMissing(p, "").reply
 		}
