@@ -461,26 +461,23 @@ func labels(chs []choice) []string {
 // ("what colors does it come in?", "which trims are there?") from its enum, when the
 // question names the parameter and none of its values.
 func (c *conv) options(toks []token) (intent, bool) {
-	var props []*property
-	tool := map[*property]chat.ToolDef{}
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			props, tool[p] = append(props, p), t
-		}
-	}
 	// p: the parameter the question names most words of; valued: the last whose choices have
-	// a value the text names ("does it come in blue?").
+	// a value the text names ("does it come in blue?"); tool: the tool of each.
 	var p, valued *property
-	best := 0
-	for _, q := range props {
-		if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
-			continue
-		}
-		if n := namesParam(toks, q); n > best {
-			p, best = q, n
-		}
-		if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr && slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) {
-			valued = q // "does it have a tow package?", "… come with the towing package?"
+	best, tool := 0, map[*property]chat.ToolDef{}
+	for _, t := range c.tools {
+		for _, q := range parseSchema(t.Parameters).props {
+			tool[q] = t
+			if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
+				continue
+			}
+			if n := namesParam(toks, q); n > best {
+				p, best = q, n
+			}
+			if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr &&
+				slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) {
+				valued = q // "does it have a tow package?", "… come with the towing package?"
+			}
 		}
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
