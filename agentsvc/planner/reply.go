@@ -556,12 +556,11 @@ func (c *conv) options(toks []token) (intent, bool) {
 func (c *conv) notOffered(toks []token) string {
 	for _, tool := range c.tools {
 		for _, q := range parseSchema(tool.Parameters).props {
+			// a value named, or spelled out ("the towing package" is "tow")
 			en := q.schema.allEnums()
-			if len(en) < 2 || !en[0].isStr || slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
+			if len(en) < 2 || !en[0].isStr ||
+				slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) || spelledIn(toks, e.str) }) {
 				continue
-			}
-			if slices.ContainsFunc(en, func(e enumValue) bool { return spelledIn(toks, e.str) }) {
-				continue // "the towing package" is "tow"
 			}
 			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
 			for i, t := range toks {
