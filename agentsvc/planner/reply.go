@@ -256,7 +256,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 // electric?") from what a list said of it: a value of one of its fields that an item seen
 // has, or that a parameter of the same name here allows.
 func (c *conv) itemIs(it *item, toks []token) (string, bool) {
-	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) || anyNorm(toks, "than") {
+	if !wordAt(toks, 0, "is", "does", "has", "can") || anyNorm(toks, "than") {
 		return "", false // "does it cost more than the Civic?" compares
 	}
 	// "is the Camry one of them?": of the last list
@@ -482,8 +482,7 @@ func (c *conv) options(toks []token) (intent, bool) {
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
 	// own page (no list) "is the Camry available in red?".
-	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
-		strings.ToLower(toks[0].raw)) && (pronounIn(toks) || !c.listsItems())
+	ask := wordAt(toks, 0, "does", "do", "is", "are", "can", "could", "will") && (pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
 		p = valued
 	}
