@@ -482,7 +482,8 @@ func (c *conv) options(toks []token) (intent, bool) {
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
 	// own page (no list) "is the Camry available in red?".
-	ask := wordAt(toks, 0, "does", "do", "is", "are", "can", "could", "will") && (pronounIn(toks) || !c.listsItems())
+	ask := wordAt(toks, 0, "does", "do", "is", "are", "can", "could", "will") &&
+		(pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
 		p = valued
 	}
@@ -1018,7 +1019,8 @@ func partOfDay(p *property, toks []token) []string {
 
 // partsOfDay are the parts of the day and their times, from and before.
 var partsOfDay = map[string][2]string{
-	"morning": {"00:00", "12:00"}, "afternoon": {"12:00", "17:00"}, "evening": {"17:00", "24:00"}, "night": {"17:00", "24:00"},
+	"morning": {"00:00", "12:00"}, "afternoon": {"12:00", "17:00"},
+	"evening": {"17:00", "24:00"}, "night": {"17:00", "24:00"},
 }
 
 // otherTime asks which time of the part of the day the visitor named, or says that the time
