@@ -256,7 +256,7 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 // electric?") from what a list said of it: a value of one of its fields that an item seen
 // has, or that a parameter of the same name here allows.
 func (c *conv) itemIs(it *item, toks []token) (string, bool) {
-	if len(toks) == 0 || !slices.Contains([]string{"is", "does", "has", "can"}, strings.ToLower(toks[0].raw)) || anyNorm(toks, "than") {
+	if !wordAt(toks, 0, "is", "does", "has", "can") || anyNorm(toks, "than") {
 		return "", false // "does it cost more than the Civic?" compares
 	}
 	// "is the Camry one of them?": of the last list
@@ -461,32 +461,29 @@ func labels(chs []choice) []string {
 // ("what colors does it come in?", "which trims are there?") from its enum, when the
 // question names the parameter and none of its values.
 func (c *conv) options(toks []token) (intent, bool) {
-	var props []*property
-	tool := map[*property]chat.ToolDef{}
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			props, tool[p] = append(props, p), t
-		}
-	}
 	// p: the parameter the question names most words of; valued: the last whose choices have
-	// a value the text names ("does it come in blue?").
+	// a value the text names ("does it come in blue?"); tool: the tool of each.
 	var p, valued *property
-	best := 0
-	for _, q := range props {
-		if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
-			continue
-		}
-		if n := namesParam(toks, q); n > best {
-			p, best = q, n
-		}
-		if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr && slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) {
-			valued = q // "does it have a tow package?", "… come with the towing package?"
+	best, tool := 0, map[*property]chat.ToolDef{}
+	for _, t := range c.tools {
+		for _, q := range parseSchema(t.Parameters).props {
+			tool[q] = t
+			if sch := q.schema; len(sch.enum) < 2 && (sch.items == nil || len(sch.items.enum) < 2) {
+				continue
+			}
+			if n := namesParam(toks, q); n > best {
+				p, best = q, n
+			}
+			if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr &&
+				slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) {
+				valued = q // "does it have a tow package?", "… come with the towing package?"
+			}
 		}
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
 	// own page (no list) "is the Camry available in red?".
-	ask := len(toks) > 0 && slices.Contains([]string{"does", "do", "is", "are", "can", "could", "will"},
-		strings.ToLower(toks[0].raw)) && (pronounIn(toks) || !c.listsItems())
+	ask := wordAt(toks, 0, "does", "do", "is", "are", "can", "could", "will") &&
+		(pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
 		p = valued
 	}
@@ -559,12 +556,11 @@ func (c *conv) options(toks []token) (intent, bool) {
 func (c *conv) notOffered(toks []token) string {
 	for _, tool := range c.tools {
 		for _, q := range parseSchema(tool.Parameters).props {
+			// a value named, or spelled out ("the towing package" is "tow")
 			en := q.schema.allEnums()
-			if len(en) < 2 || !en[0].isStr || slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) }) {
+			if len(en) < 2 || !en[0].isStr ||
+				slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) || spelledIn(toks, e.str) }) {
 				continue
-			}
-			if slices.ContainsFunc(en, func(e enumValue) bool { return spelledIn(toks, e.str) }) {
-				continue // "the towing package" is "tow"
 			}
 			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
 			for i, t := range toks {
@@ -723,11 +719,7 @@ var contentsWords = wordSet(`include includes included including contain contain
 func (c *conv) contents(r *reading) (intent, bool) {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			sch := p.schema
-			if sch.items != nil {
-				sch = sch.items
-			}
-			for _, e := range sch.enum {
+			for _, e := range p.schema.allEnums() {
 				if !e.isStr || !namedValue(r.toks, e) {
 					continue
 				}
@@ -1012,33 +1004,31 @@ func (c *conv) askMissing(p *plan, said string) intent {
 // partOfDay is a parameter's choices; of a clock's, only the morning's, the afternoon's or
 // the evening's when the visitor said which ("saturday morning if possible") and there are some.
 func partOfDay(p *property, toks []token) []string {
-	vals, from, to := texts(p.schema.enum), "", ""
+	vals, span := texts(p.schema.enum), [2]string{}
 	for _, t := range toks {
-		switch t.norm {
-		case "morning":
-			from, to = "00:00", "12:00"
-		case "afternoon":
-			from, to = "12:00", "17:00"
-		case "evening", "night":
-			from, to = "17:00", "24:00"
+		if s, ok := partsOfDay[t.norm]; ok {
+			span = s
 		}
 	}
-	in := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v < from || v >= to })
+	in := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v < span[0] || v >= span[1] })
 	if !clockParam(p) || len(in) == 0 {
 		return vals
 	}
 	return in
 }
 
-// partsOfDay are the words of partOfDay's parts of the day.
-var partsOfDay = []string{"morning", "afternoon", "evening", "night"}
+// partsOfDay are the parts of the day and their times, from and before.
+var partsOfDay = map[string][2]string{
+	"morning": {"00:00", "12:00"}, "afternoon": {"12:00", "17:00"},
+	"evening": {"17:00", "24:00"}, "night": {"17:00", "24:00"},
+}
 
 // otherTime asks which time of the part of the day the visitor named, or says that the time
 // named is none of the choices, for the tool with a clock's choices that this conversation
 // called or asked for last: the question keeps the tool's other values.
 func (c *conv) otherTime(r *reading) (intent, bool) {
 	at := slices.IndexFunc(r.toks, func(t token) bool { return t.kind == kindTime })
-	part := slices.ContainsFunc(r.toks, func(t token) bool { return slices.Contains(partsOfDay, t.norm) })
+	part := slices.ContainsFunc(r.toks, func(t token) bool { return partsOfDay[t.norm] != [2]string{} })
 	for _, t := range c.tools {
 		p := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
 		i := slices.IndexFunc(p.schema.props, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 })
@@ -1075,9 +1065,6 @@ func asksNote(m *property) bool {
 // three, those the last list showed first; noun is what the parameter calls one ("car" of
 // carId); total counts the values.
 func (c *conv) itemChoices(p *property) (noun string, names []string, total int) {
-	if c.before == nil {
-		return "", nil, 0
-	}
 	var known []*item
 	for _, e := range p.schema.enum {
 		if !e.isStr {
@@ -1281,13 +1268,10 @@ func (c *conv) formAsks(failed string) string {
 		if navTool(t) || named(t.Name, commitFirst) {
 			continue
 		}
-		s := parseSchema(t.Parameters)
-		p := &plan{def: t, schema: s, values: map[string]any{}}
-		for _, q := range s.props {
-			if q.required && slices.Contains(said, strings.ToLower(q.name)) {
-				p.missing = append(p.missing, q)
-			}
-		}
+		p := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
+		p.missing = slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool {
+			return !q.required || !slices.Contains(said, strings.ToLower(q.name))
+		})
 		if len(p.missing) >= 2 {
 			return " " + c.askMissing(p, "").reply
 		}

@@ -16,7 +16,6 @@ var spaceRe = regexp.MustCompile(`\s+`)
 
 // toolOutput is a tool result as the planner reads it.
 type toolOutput struct {
-	tool    string
 	text    string
 	isError bool
 }
@@ -25,7 +24,7 @@ type toolOutput struct {
 // the text tidied, and an error told by the envelope or by the text's first word. The text
 // stays whole: a long list is cut by humanize, which counts what it leaves out.
 func unwrap(content string) toolOutput {
-	tool, body, isError, ok := tools.Unwrap(content)
+	_, body, isError, ok := tools.Unwrap(content)
 	if ok {
 		body = html.UnescapeString(body)
 	}
@@ -45,7 +44,7 @@ func unwrap(content string) toolOutput {
 	if len(lines) == 0 {
 		lines = structured
 	}
-	out := toolOutput{tool: tool, isError: isError, text: strings.Join(lines, "\n")}
+	out := toolOutput{isError: isError, text: strings.Join(lines, "\n")}
 	low := strings.ToLower(out.text)
 	for _, p := range []string{"error", "tool error", "invalid argument", "failed"} {
 		out.isError = out.isError || strings.HasPrefix(low, p)
