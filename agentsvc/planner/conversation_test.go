@@ -1106,6 +1106,14 @@ var siteConversations = []struct {
 		{say: "is the rav4 electric", reply: []string{"No: the 2023 Toyota RAV4 is hybrid."}},
 		{say: "is the camry a hybrid?", reply: []string{"Yes: the 2022 Toyota Camry is hybrid"}},
 	}},
+	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
+		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
+		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},
+		{say: "Ann Lee, ann@lee.io",
+			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-12","time":"10:00"}`}, reply: []string{"December 12"}},
+		{say: "no wait, the 14th instead",
+			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-14","time":"10:00"}`}, reply: []string{"December 14"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

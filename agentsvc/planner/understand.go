@@ -296,6 +296,11 @@ func bareHourChange(text string) string {
 		strings.HasSuffix(text[:nums[0].start], "-") || alnumNear(text, nums[0].start, true) { // "the MX-5 instead"
 		return text
 	}
+	for _, re := range []*regexp.Regexp{calDateRe, dayOfMonthRe} { // "make it december 12", "the 12th instead": a day
+		if slices.ContainsFunc(re.FindAllStringIndex(text, -1), func(at []int) bool { return at[0] <= nums[0].start && nums[0].start < at[1] }) {
+			return text
+		}
+	}
 	return text[:nums[0].start] + "at " + text[nums[0].start:]
 }
 
