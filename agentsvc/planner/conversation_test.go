@@ -1106,6 +1106,13 @@ var siteConversations = []struct {
 		{say: "is the rav4 electric", reply: []string{"No: the 2023 Toyota RAV4 is hybrid."}},
 		{say: "is the camry a hybrid?", reply: []string{"Yes: the 2022 Toyota Camry is hybrid"}},
 	}},
+	{"two cars named with their makes, compared", "car", "c01", []siteTurn{
+		{say: "compare the Toyota Camry and the Honda Civic",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, reply: []string{"Comparing 2022 Toyota Camry, 2023 Honda Civic"}, on: "drawer"},
+		{say: "which is cheaper?", reply: []string{"2023 Honda Civic is the cheaper"}},
+		{say: "compare the Ford Mustang with the Mazda MX-5 Miata",
+			calls: []string{`compare_cars {"carIds":["c19","c23"]}`}, reply: []string{"2020 Ford Mustang", "2022 Mazda MX-5 Miata"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

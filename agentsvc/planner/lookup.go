@@ -43,7 +43,8 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister()}
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
-		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) // "see the ford mustang"
+		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
+		len(lk.unknown) > 1 && saysVerb(r.toks, r.ps[i].def) // "compare the Toyota Camry and the Honda Civic": models, not a make
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
 	}
@@ -141,4 +142,11 @@ func (lk *lookup) intent() intent {
 			return c.summary()
 		},
 	}
+}
+
+// saysVerb reports a request that says the first word of the tool's name: "compare …" of
+// compare_cars.
+func saysVerb(toks []token, t chat.ToolDef) bool {
+	ws := identWords(ownName(t.Name))
+	return len(ws) > 0 && anyNorm(toks, normWord(ws[0]))
 }
