@@ -1113,6 +1113,10 @@ var siteConversations = []struct {
 		{say: "compare the Ford Mustang with the Mazda MX-5 Miata",
 			calls: []string{`compare_cars {"carIds":["c19","c23"]}`}, reply: []string{"2020 Ford Mustang", "2022 Mazda MX-5 Miata"}},
 	}},
+	{"two cars compared in phone words: lower case, vs", "inventory", "", []siteTurn{
+		{say: "compare camry and civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, reply: []string{"Comparing 2022 Toyota Camry, 2023 Honda Civic"}, on: "drawer"},
+		{say: "rav4 vs cr-v", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, reply: []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

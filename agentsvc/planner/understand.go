@@ -1207,7 +1207,8 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 		}
 		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") ||
 			i > 1 && toks[i-2].norm == "the" && c.vocab[toks[i-1].norm] // "the subaru outback"
-		if nameLike(t.raw) && !personName(toks, i) || afterThe {
+		// "compare camry and civic": what a tool of items is asked to do with names them
+		if nameLike(t.raw) && !personName(toks, i) || afterThe || wantsIDs(p) && saysVerb(toks, p.def) {
 			out = append(out, t.raw)
 		}
 	}
