@@ -1117,6 +1117,11 @@ var siteConversations = []struct {
 		{say: "compare camry and civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, reply: []string{"Comparing 2022 Toyota Camry, 2023 Honda Civic"}, on: "drawer"},
 		{say: "rav4 vs cr-v", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, reply: []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V"}},
 	}},
+	{"the first two of the list, after the question named three for example", "inventory", "", []siteTurn{
+		{say: "show me sedans", calls: []string{`search_cars {"bodyType":"sedan"}`}},
+		{say: "compare them", reply: []string{"Which 2 to 3", "For example"}},
+		{say: "the first two", calls: []string{`compare_cars {"carIds":["c09","c10"]}`}, reply: []string{"Comparing 2022 Toyota Camry, 2023 Honda Civic."}, on: "drawer"},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

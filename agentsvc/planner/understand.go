@@ -161,11 +161,13 @@ func (c *conv) read(text string, lookup bool) *reading {
 	return r
 }
 
-// lastNamed are the items the planner's last reply named, in order.
+// lastNamed are the items the planner's last reply named, in order; not those a question
+// named for example ("Which 2 to 3 …? For example …"): "the first two" are of the list.
 func (c *conv) lastNamed() []*item {
 	for i := c.lastUser - 1; i >= 0; i-- {
 		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-			return c.itemsNamed(m.Content)
+			said, _, _ := strings.Cut(m.Content, "? For example ")
+			return c.itemsNamed(said)
 		}
 	}
 	return nil
