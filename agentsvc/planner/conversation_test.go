@@ -1122,6 +1122,15 @@ var siteConversations = []struct {
 		{say: "compare them", reply: []string{"Which 2 to 3", "For example"}},
 		{say: "the first two", calls: []string{`compare_cars {"carIds":["c09","c10"]}`}, reply: []string{"Comparing 2022 Toyota Camry, 2023 Honda Civic."}, on: "drawer"},
 	}},
+	{"a booking from the list: the car's id is nobody's name", "inventory", "", []siteTurn{
+		{say: "book a test drive of the camry saturday 11",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
+		{say: "my email is ana@b.co", reply: []string{"name"}, not: []string{"c09", "Filled"}},
+		{say: "name kim lee", calls: []string{`fill_form_data {"name":"kim lee","email":"ana@b.co","date":"2026-12-05","time":"11:00"}`}},
+		{say: "sorry, Chris P, chris@p.com",
+			calls: []string{`fill_form_data {"name":"Chris P","email":"chris@p.com","date":"2026-12-05","time":"11:00"}`}},
+		{say: "name dana wu", calls: []string{`fill_form_data {"name":"dana wu","email":"chris@p.com","date":"2026-12-05","time":"11:00"}`}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

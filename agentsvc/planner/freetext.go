@@ -64,7 +64,8 @@ func (f *filler) freeText() {
 	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
 	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
 	code := strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'")
-	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code {
+	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code ||
+		nameKind.wants(p) && idRe.MatchString(v) { // "book a drive of c09 …": an item's id is nobody's name
 		return
 	}
 	f.set(p, v, bonus)

@@ -684,7 +684,8 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 		if is && j < len(f.toks) && (f.toks[j].norm == "is" || f.toks[j].raw == "=") {
 			j++
 		}
-		k, said := j, j > i+1 // "name is ali ray": said so, lower case is a name too
+		// "name is ali ray", "name kim lee" to begin with: said so, lower case is a name too
+		k, said := j, j > i+1 || i == 0 || f.toks[i-1].raw == ","
 		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] &&
 			(unicode.IsUpper([]rune(f.toks[k].raw)[0]) || said && !ordinary(f.toks[k].norm) && f.vocab[f.toks[k].norm] == 0) {
 			k++
@@ -733,10 +734,13 @@ func (f *filler) bareName(p *property) (string, int, int) {
 // capitalised right before an e-mail or a phone ("Max Mustermann max@muster.de": "max" is
 // otherwise a bound's word).
 func (f *filler) nameWord(i int) bool {
-	t := f.toks[i]
-	if t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] && i > 0 && i+1 < len(f.toks) &&
-		contactToken(f.toks[i+1]) && f.nameWord(i-1) {
-		return true // an initial before the e-mail: "ron j ron@j.co"
+	t, next := f.toks[i], i+1
+	if next < len(f.toks) && f.toks[next].raw == "," {
+		next++
+	}
+	if t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] && i > 0 && next < len(f.toks) &&
+		contactToken(f.toks[next]) && f.nameWord(i-1) {
+		return true // an initial before the e-mail: "ron j ron@j.co", "Chris P, chris@p.com"
 	}
 	r, _ := utf8.DecodeRuneInString(t.raw)
 	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i) ||
