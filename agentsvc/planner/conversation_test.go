@@ -1131,6 +1131,16 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Chris P","email":"chris@p.com","date":"2026-12-05","time":"11:00"}`}},
 		{say: "name dana wu", calls: []string{`fill_form_data {"name":"dana wu","email":"chris@p.com","date":"2026-12-05","time":"11:00"}`}},
 	}},
+	{"money down said short, from the car's page", "car", "c02", []siteTurn{
+		{say: "i'd like to put 3000 down", calls: []string{`go_to_financing {}`}, reply: []string{"48 months"}, on: "financing"},
+		{say: "48", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
+		{say: "5k dn", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"price $29,450, down $5,000"}},
+	}},
+	{"a share down after the price, from the car's page", "car", "c03", []siteTurn{
+		{say: "whats the price now", calls: []string{`get_price_summary {}`}, reply: []string{"$36,900"}},
+		{say: "can i put 20% down", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "over 48 months", calls: []string{`calculate_payment {"downPayment":7380,"termMonths":48}`}, reply: []string{"down $7,380"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

@@ -307,7 +307,7 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
-	"abt": "about", "cmp": "compare", "vs": "compare", "versus": "compare", "wat": "what", "wats": "whats", "em": "them",
+	"abt": "about", "cmp": "compare", "dn": "down", "dwn": "down", "vs": "compare", "versus": "compare", "wat": "what", "wats": "whats", "em": "them",
 }
 
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.
@@ -328,7 +328,7 @@ var hints = map[string][]string{
 	"km": {"mileage"}, "kilometer": {"mileage"}, "kilometre": {"mileage"}, "odometer": {"mileage"},
 	"schedule": {"book"}, "reserve": {"book"}, "remove": {"clear"}, "delete": {"clear"},
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
-	"loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
+	"down": {"financing"}, "loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
 	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
 	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
