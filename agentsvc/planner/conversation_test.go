@@ -1141,6 +1141,10 @@ var siteConversations = []struct {
 		{say: "can i put 20% down", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "over 48 months", calls: []string{`calculate_payment {"downPayment":7380,"termMonths":48}`}, reply: []string{"down $7,380"}},
 	}},
+	{"a package priced, then added with another", "car", "c05", []siteTurn{
+		{say: "how much with the roof package", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"total $42,600"}},
+		{say: "ok add that and the safety one", calls: []string{`configure_car {"packages":["roof","safety"]}`}, reply: []string{"total $44,100"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},
