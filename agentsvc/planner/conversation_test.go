@@ -1145,6 +1145,13 @@ var siteConversations = []struct {
 		{say: "how much with the roof package", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"total $42,600"}},
 		{say: "ok add that and the safety one", calls: []string{`configure_car {"packages":["roof","safety"]}`}, reply: []string{"total $44,100"}},
 	}},
+	{"hybrids compared in short words, then a drive of the cheaper one", "inventory", "", []siteTurn{
+		{say: "hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "compare em", calls: []string{`compare_cars {"carIds":["c01","c07","c09"]}`}, on: "drawer"},
+		{say: "test drive the cheaper one fri 10", calls: []string{`select_car {"carId":"c09"}`, `go_to_test_drive {}`},
+			reply: []string{"2022 Toyota Camry", "name and email"}, on: "test-drive"},
+		{say: "Bo Li bo@li.cn", calls: []string{`fill_form_data {"name":"Bo Li","email":"bo@li.cn","date":"2026-12-04","time":"10:00"}`}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

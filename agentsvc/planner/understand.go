@@ -916,7 +916,7 @@ func (c *conv) fewSeen() bool {
 // "both", "all of them".
 func pluralPronoun(toks []token) bool {
 	for i := range toks {
-		if wordAt(toks, i, "them", "these", "those", "both", "they") || wordAt(toks, i, "all") && (wordAt(toks, i+1, "two", "three", "four") || i+1 < len(toks) && toks[i+1].kind == kindNumber) {
+		if wordAt(toks, i, "them", "em", "these", "those", "both", "they") || wordAt(toks, i, "all") && (wordAt(toks, i+1, "two", "three", "four") || i+1 < len(toks) && toks[i+1].kind == kindNumber) {
 			return true
 		}
 	}
@@ -1447,7 +1447,7 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 
 // actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
 var actionVerbs = rawSet(`open show view display see pick choose select compare book reserve order buy add
-	remove delete cancel apply configure schedule take go visit start`)
+	remove delete cancel apply configure schedule take go visit start drive`)
 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.
