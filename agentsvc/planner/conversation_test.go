@@ -1152,6 +1152,9 @@ var siteConversations = []struct {
 			reply: []string{"2022 Toyota Camry", "name and email"}, on: "test-drive"},
 		{say: "Bo Li bo@li.cn", calls: []string{`fill_form_data {"name":"Bo Li","email":"bo@li.cn","date":"2026-12-04","time":"10:00"}`}},
 	}},
+	{"the diff in price of two cars named", "inventory", "", []siteTurn{
+		{say: "whats the diff in price between the camry and the rav4", calls: []string{`search_cars {}`}, reply: []string{"a difference of $5,490"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},
