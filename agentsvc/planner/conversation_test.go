@@ -1155,6 +1155,12 @@ var siteConversations = []struct {
 	{"the diff in price of two cars named", "inventory", "", []siteTurn{
 		{say: "whats the diff in price between the camry and the rav4", calls: []string{`search_cars {}`}, reply: []string{"a difference of $5,490"}},
 	}},
+	{"what is available, asked while the form asks for a time", "car", "c18", []siteTurn{
+		{say: "i'd like to test drive it on dec 9 in the afternoon", calls: []string{`go_to_test_drive {}`}, reply: []string{"13:00, 14:00, 15:00, 16:00"}, on: "test-drive"},
+		{say: "whats available", reply: []string{"13:00, 14:00, 15:00, 16:00"}, not: []string{"Opening", "inventory"}},
+		{say: "2pm", reply: []string{"name and email"}},
+		{say: "Rob Stone rob@stone.co", calls: []string{`fill_form_data {"name":"Rob Stone","email":"rob@stone.co","date":"2026-12-09","time":"14:00"}`}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

@@ -68,9 +68,17 @@ func (c *conv) intent() intent {
 			return in
 		}
 		c.unanswered = prev.asked
+		choices := func(m *property) bool { return len(m.schema.allEnums()) > 0 }
+		if availableRe.MatchString(c.text) && prev.asked != nil && slices.ContainsFunc(prev.asked.missing, choices) {
+			return c.askMissing(prev.asked, prev.reply) // "whats available" while a time is asked: its choices
+		}
 	}
 	return c.understand(c.text, true)
 }
+
+// availableRe asks what one may choose, and nothing else: "whats available", "what are my
+// options?", "what do you have?".
+var availableRe = regexp.MustCompile(`(?i)^\s*(?:what(?:'?s|’s| is| are)?\s+(?:available|free|open|left)|what\s+(?:do|can)\s+(?:you|i)\s+(?:have|offer|pick|choose)|(?:what\s+are\s+)?(?:my|the)\s+(?:options|choices))\s*\??\s*$`)
 
 // forItem is the request to read in place of the visitor's words when they only name an
 // item. The request the planner could not do on this page, its last turn, when the page opens
@@ -200,6 +208,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 	pc := *c
 	// (pc.before stays: a turn that only asked called nothing, and an opened page's names are kept)
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
+	if availableRe.MatchString(prevText) && chain > 1 {
+		return pc.pending(chain - 1) // "whats available" had the question asked again
+	}
 	if chain > 1 {
 		if earlier, ok := pc.pending(chain - 1); ok {
 			if _, ok := pc.answers(earlier); ok {
