@@ -1161,6 +1161,10 @@ var siteConversations = []struct {
 		{say: "2pm", reply: []string{"name and email"}},
 		{say: "Rob Stone rob@stone.co", calls: []string{`fill_form_data {"name":"Rob Stone","email":"rob@stone.co","date":"2026-12-09","time":"14:00"}`}},
 	}},
+	{"more of the cheapest asked for than match", "inventory", "", []siteTurn{
+		{say: "4 cheapest hybrids pls", calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"Only 3 cars match. The 3 cheapest are the 2022 Toyota Camry"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},
