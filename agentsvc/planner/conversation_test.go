@@ -1165,6 +1165,14 @@ var siteConversations = []struct {
 		{say: "4 cheapest hybrids pls", calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`},
 			reply: []string{"Only 3 cars match. The 3 cheapest are the 2022 Toyota Camry"}},
 	}},
+	{"goodbyes in other words", "test-drive", "c14", []siteTurn{
+		{say: "ok bye", reply: []string{"Goodbye"}},
+		{say: "thanks, bye", reply: []string{"Goodbye"}},
+		{say: "that's all", reply: []string{"Goodbye"}},
+		{say: "thanks, that's all", reply: []string{"Goodbye"}},
+		{say: "that's it, thanks", reply: []string{"Goodbye"}},
+		{say: "I'm done.", reply: []string{"Goodbye"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

@@ -31,7 +31,7 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
 	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you":
 		return "OK. Anything else I can do " + c.place.here + "?", true
-	case "bye", "goodbye", "see you", "see ya":
+	case "bye", "goodbye", "see you", "see ya", "ok bye", "thanks bye", "thats all", "thanks thats all", "thats it thanks", "im done":
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
 		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work",
