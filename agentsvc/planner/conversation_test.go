@@ -1173,6 +1173,11 @@ var siteConversations = []struct {
 		{say: "that's it, thanks", reply: []string{"Goodbye"}},
 		{say: "I'm done.", reply: []string{"Goodbye"}},
 	}},
+	{"a feature nothing on the page tells: not known, not refused", "car", "c05", []siteTurn{
+		{say: "does it have a heated steering wheel", reply: []string{"I can't tell", "configure car"}, not: []string{"Sorry"}},
+		{say: "does it come with a warranty?", reply: []string{"I can't tell"}, not: []string{"Sorry"}},
+		{say: "can I pay in bitcoin?", reply: []string{"Sorry, I can't help with that"}},
+	}},
 	{"a change of day said with the day of the month, not an hour", "car", "c03", []siteTurn{
 		{say: "book a test drive on friday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name", "email"}, on: "test-drive"},
 		{say: "actually make it december 12 instead", reply: []string{"name", "email"}, not: []string{"12:00"}},

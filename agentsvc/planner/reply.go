@@ -851,6 +851,12 @@ var (
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
+	// a yes-or-no question that nothing here answers ("does it have a heated steering wheel?",
+	// "is the roof a soft top?"): not knowing is the answer, not a refusal
+	if toks := tokenize(c.text); isQuestion(c.text, toks) && wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
+		wordAt(toks, 1, "it", "this", "the") {
+		return "I can't tell: nothing this page shows says so." + c.wayOut()
+	}
 	out := deadEndStart + c.place.here + "."
 	if noun := c.opensWhat(); noun != "" && len(nameMentions(c.text, c.now.known(), nil)) == 0 {
 		out += " If it is for a particular " + noun + ", tell me which." // forItem reads the request again with it
