@@ -852,7 +852,7 @@ var (
 // the site the visitor can go, as requests to click or type.
 func (c *conv) deadEnd() string {
 	// a yes-or-no question that nothing here answers ("does it have a heated steering wheel?",
-	// "is the roof a soft top?"): not knowing is the answer, not a refusal
+	// "does it come with a warranty?"): not knowing is the answer, not a refusal
 	if toks := tokenize(c.text); isQuestion(c.text, toks) && wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
 		wordAt(toks, 1, "it", "this", "the") {
 		return "I can't tell: nothing this page shows says so." + c.wayOut()

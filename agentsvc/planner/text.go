@@ -307,7 +307,7 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
-	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "vs": "compare", "versus": "compare", "wat": "what", "wats": "whats", "em": "them",
+	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "wat": "what", "wats": "whats", "em": "them",
 }
 
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.

@@ -51,6 +51,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
+	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
+		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
+	}
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
 	}
@@ -228,6 +231,9 @@ func formFirst(ps []*plan) *plan {
 	}
 	return ps[0]
 }
+
+// versus is "vs" or "versus" between two things: a comparison asked for, unless it is a question.
+var versus = regexp.MustCompile(`(?i)\b(?:vs\.?|versus)(?:\s|$)`)
 
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
