@@ -145,7 +145,8 @@ func (lk *lookup) intent() intent {
 }
 
 // saysVerb reports a request that says the first word of the tool's name: "compare …" of
-// compare_cars.
+// compare_cars. Narrower than nameHit, which also counts any word of the name and the words
+// that hint at one ("side by side" at compare, "booking" at fill_booking).
 func saysVerb(toks []token, t chat.ToolDef) bool {
 	ws := identWords(ownName(t.Name))
 	return len(ws) > 0 && anyNorm(toks, normWord(ws[0]))

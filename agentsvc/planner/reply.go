@@ -591,7 +591,7 @@ func recalls(toks []token) bool {
 	if wordAt(toks, 0, "what") && wordAt(toks, 1, "was") {
 		return true // "what was my monthly payment"
 	}
-	past := slices.ContainsFunc(toks, func(t token) bool { return t.norm == "was" || t.norm == "were" || t.norm == "did" }) ||
+	past := anyNorm(toks, "was", "were", "did") ||
 		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
 	for i := range toks {
 		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||

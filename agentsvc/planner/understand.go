@@ -526,7 +526,12 @@ func init() {
 			// the item's row lacks
 			unknown := func(p *property) bool { // (a bound's field is known: "maxPrice" of the price)
 				name := strings.ToLower(p.name)
-				return r.refs[0].attrs[name] == nil && !slices.ContainsFunc(slices.Collect(maps.Keys(r.refs[0].nums)), func(k string) bool { return strings.Contains(name, k) })
+				for k := range r.refs[0].nums {
+					if strings.Contains(name, k) {
+						return false
+					}
+				}
+				return r.refs[0].attrs[name] == nil
 			}
 			valued := len(r.plain) > 0 && r.plain[0].def.Name == l.def.Name &&
 				slices.ContainsFunc(l.schema.props, func(p *property) bool { return r.plain[0].values[p.name] != nil && unknown(p) })
