@@ -1186,6 +1186,19 @@ var siteConversations = []struct {
 		{say: "no wait, the 14th instead",
 			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.io","date":"2026-12-14","time":"10:00"}`}, reply: []string{"December 14"}},
 	}},
+	{"a filter asked of the cars just named, not of the whole list", "inventory", "", []siteTurn{
+		{say: "show me the 3 cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Golf", "Civic"}},
+		{say: "which of them are hybrids", reply: []string{"None of those 3 is hybrid", "Civic is gasoline"}, not: []string{"Camry", "Showing"}},
+		{say: "are any of them hatchbacks?", reply: []string{"2 of those 3", "Golf", "Corolla Hatchback"}, not: []string{"Mazda3", "Showing"}},
+		{say: "do they come in blue", reply: []string{"doesn't show their color", "open the 2021 Volkswagen Golf"}, not: []string{"Showing"}},
+		{click: 1, calls: []string{`select_car {"carId":"c13"}`}, on: "car"},
+	}},
+	{"the cars to compare, asked for, then given by their places", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}},
+		{say: "compare them", reply: []string{"Which 2 to 3"}},
+		{say: "the second and the fourth", calls: []string{`compare_cars {"carIds":["c02","c04"]}`},
+			reply: []string{"Comparing 2022 Honda CR-V, 2023 Tesla Model Y"}, not: []string{"not sure", "Should I"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -313,6 +313,47 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 	return "", false
 }
 
+// ofThose answers which items of the group have the text values a filter of the list names
+// ("which of them are hybrids?"), from what the list said of them; where it said nothing of
+// that field (their colours), their pages do.
+func (c *conv) ofThose(filter *plan) (string, bool) {
+	group := c.group()
+	var says []string
+	for _, p := range filter.schema.props {
+		v, ok := filter.values[p.name].(string)
+		key := strings.ToLower(p.name)
+		if !ok {
+			continue
+		}
+		var titles, opens, others []string
+		for _, it := range group {
+			have, known := it.attrs[key]
+			if !known {
+				opens = nil
+				for _, it := range group {
+					opens = append(opens, "open "+theTitle(it))
+				}
+				noun := listNoun(filter.def.Name, 1)
+				return "The list doesn't show their " + identPhrase(p.name) + "; each " + noun + "'s page does: " + c.offer(opens, "or", true) + ".", true
+			}
+			if slices.Contains(have, strings.ToLower(v)) {
+				titles = append(titles, theTitle(it))
+			} else {
+				others = append(others, theTitle(it)+" is "+joinList(have, "and"))
+			}
+		}
+		switch n := len(titles); {
+		case n == 0:
+			says = append(says, fmt.Sprintf("None of those %d is %s: %s.", len(group), v, joinList(others, "and")))
+		case n == len(group):
+			says = append(says, fmt.Sprintf("%s are %s: %s.", map[bool]string{true: "Both", false: fmt.Sprint("All ", n)}[n == 2], v, joinList(titles, "and")))
+		default:
+			says = append(says, fmt.Sprintf("%d of those %d %s %s: %s.", n, len(group), map[bool]string{true: "is", false: "are"}[n == 1], v, joinList(titles, "and")))
+		}
+	}
+	return strings.Join(says, " "), len(says) > 0
+}
+
 // whichOne asks which of several items the words name.
 func (c *conv) whichOne(text string, m mention) intent {
 	var chs []choice
@@ -812,6 +853,11 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	}
 	if _, unmatched := c.coverage(cands[0], toks); question && reads(cands[0].def) && unmatched == 0 {
 		return callIntent(cands[0]) // "what's the total now?": reading is asked, and harmless
+	}
+	if slices.ContainsFunc(cands, func(p *plan) bool {
+		return slices.ContainsFunc(c.done, func(d call) bool { return d.name == p.def.Name && d.args == p.arguments() })
+	}) {
+		return intent{reply: c.summary()} // what it would offer, this turn did: "the second and the fourth" of "which?"
 	}
 	return c.choose("I'm not sure I got that. Should I", cands)
 }

@@ -538,6 +538,11 @@ func init() {
 			asked := slices.ContainsFunc(l.schema.props, func(p *property) bool { return namesParam(r.toks, p) > 0 && unknown(p) })
 			return valued || asked
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
+		// "which of them are hybrids?" after "The 3 cheapest are …": of those, not a search.
+		{"a filter of those named", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return r.question && pluralPronoun(r.toks) && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
+		}, func(c *conv, r *reading) (intent, bool) { return reply(c.ofThose(r.best)) }},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
@@ -916,6 +921,15 @@ func negated(toks []token) bool {
 func wordAt(toks []token, i int, ws ...string) bool {
 	return i >= 0 && i < len(toks) && toks[i].kind == kindWord &&
 		slices.Contains(ws, strings.ToLower(strings.ReplaceAll(toks[i].raw, "’", "'")))
+}
+
+// group are the items "them" points at: those the last reply named, or a last list of two
+// or three.
+func (c *conv) group() []*item {
+	if named := c.lastNamed(); len(named) >= 2 || !c.fewSeen() {
+		return named
+	}
+	return c.before.last
 }
 
 // fewSeen reports a last list of two or three items: "them" may be all of them.
