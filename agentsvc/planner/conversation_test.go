@@ -1199,6 +1199,14 @@ var siteConversations = []struct {
 		{say: "the second and the fourth", calls: []string{`compare_cars {"carIds":["c02","c04"]}`},
 			reply: []string{"Comparing 2022 Honda CR-V, 2023 Tesla Model Y"}, not: []string{"not sure", "Should I"}, on: "drawer"},
 	}},
+	{"two questions in one message, each answered", "car", "c01", []siteTurn{
+		{say: "How much is this car, and does it come in red?", calls: []string{`get_price_summary {}`},
+			reply: []string{"Base $31,990", "Yes: the color can be red"}, not: []string{"Configured"}},
+	}},
+	{"two short questions of a car's choices", "car", "c01", []siteTurn{
+		{say: "which trims are there? what packages?", reply: []string{"LE, XLE or Limited", "winter, tech and roof"}},
+		{say: "the tech one", calls: []string{`configure_car {"packages":["tech"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

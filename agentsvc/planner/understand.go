@@ -470,6 +470,8 @@ func init() {
 			}
 			return in, true
 		}},
+		// "How much is this car, and does it come in red?": each answered.
+		{"two questions", func(_ *conv, r *reading) bool { _, _, ok := questionPair(r.text); return ok }, (*conv).bothQuestions},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
 		// "what's included in the tech package?": a question, not a request to add it.
@@ -1159,6 +1161,53 @@ var sortWords = rawSet("sort sorted order ordered arrange rank ascending descend
 
 // sortFillers are the words besides sortWords of a sort request: "then by price", "newest first".
 var sortFillers = rawSet("by first last then and")
+
+// questionPair splits a message of two questions at the "and" or the "?" between them: "what
+// colours does it come in and how much is it?".
+func questionPair(text string) (a, b string, ok bool) {
+	toks := tokenize(text)
+	asks := func(toks []token) bool {
+		return wordAt(toks, 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do") && len(toks) > 2
+	}
+	for i := 1; i+1 < len(toks); i++ {
+		if wordAt(toks, i, "and") || toks[i].raw == "?" {
+			a, b = strings.TrimRight(text[:toks[i].start], " ,"), text[toks[i+1].start:]
+			if asks(tokenize(a)) && asks(tokenize(b)) {
+				return a, b, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// bothQuestions answers two questions in one message, each as it would be on its own, when
+// each is answered or read from the page (no question back, nothing done).
+func (c *conv) bothQuestions(r *reading) (intent, bool) {
+	a, b, _ := questionPair(r.text)
+	var ins []intent
+	for _, q := range []string{a, b} {
+		in := c.understand(q, r.lookup)
+		steps := []*plan(nil)
+		if in.steps != nil {
+			steps = in.steps(c)
+		}
+		if in.asked != nil || in.final != nil || in.reply == "" && len(steps) == 0 || // (choices offered are kept: "red")
+			strings.HasPrefix(in.reply, "Sorry") || strings.HasPrefix(in.reply, "I'm not sure") ||
+			slices.ContainsFunc(steps, func(p *plan) bool { return !reads(p.def) }) {
+			return intent{}, false
+		}
+		ins = append(ins, in)
+	}
+	switch {
+	case ins[0].steps == nil && ins[1].steps == nil:
+		return intent{reply: ins[0].reply + " " + ins[1].reply, choices: append(ins[0].choices, ins[1].choices...)}, true
+	case ins[0].steps == nil:
+		return intent{steps: ins[1].steps, final: func(c *conv) string { return ins[0].reply + " " + c.summary() }}, true
+	case ins[1].steps == nil:
+		return intent{steps: ins[0].steps, final: func(c *conv) string { return c.summary() + " " + ins[1].reply }}, true
+	}
+	return intent{}, false
+}
 
 // isQuestion reports a question rather than a request: "can I test drive the Civic on
 // Sunday?" and "could you show me SUVs?" are requests.
