@@ -1207,6 +1207,16 @@ var siteConversations = []struct {
 		{say: "which trims are there? what packages?", reply: []string{"LE, XLE or Limited", "winter, tech and roof"}},
 		{say: "the tech one", calls: []string{`configure_car {"packages":["tech"]}`}},
 	}},
+	{"its colour asked or chosen away from its page: its page", "inventory", "", []siteTurn{
+		{say: "open the golf", calls: []string{`search_cars {}`, `select_car {"carId":"c14"}`}, on: "car"},
+		{say: "book a test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "is it available in red", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`},
+			reply: []string{"Yes: the color can be red"}, not: []string{"I can't tell"}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "what's the APR on this", not: []string{"Opening"}},
+		{say: "i want it in blue", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `configure_car {"color":"blue"}`},
+			reply: []string{"Configured", "blue"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -625,7 +625,20 @@ func init() {
 			return reply(upperFirst(no), no != "")
 		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
-			return c.clarify(r.text, r.ps, r.toks2, r.question), true
+			in := c.clarify(r.text, r.ps, r.toks2, r.question)
+			// "is it available in red?", "i want it in red" on its calculator, which cannot tell
+			// or do it: its page may (not "what's the APR on this?": a field here)
+			here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+				return slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+					return slices.ContainsFunc(r.toks, func(t token) bool { return matchesParam(t.norm, p) })
+				})
+			})
+			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here; away && r.pronoun && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
+				if h, ok := c.hub(); ok {
+					return h, true
+				}
+			}
+			return in, true
 		}},
 		// "can I see it in red?" after the Tacoma was named: "it" is one car, no search for red
 		// ones; its page has its colours.
