@@ -1217,6 +1217,16 @@ var siteConversations = []struct {
 		{say: "i want it in blue", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `configure_car {"color":"blue"}`},
 			reply: []string{"Configured", "blue"}, on: "car"},
 	}},
+	{"a trim whose name has a place's word in it configures, and goes nowhere", "car", "c20", []siteTurn{
+		{say: "ok blue then, with the xdrive trim", calls: []string{`configure_car {"color":"blue","trim":"xDrive"}`},
+			reply: []string{"xDrive trim", "blue"}, not: []string{"test-drive booking"}},
+	}},
+	{"a drive of a car with a hyphen in its name, from another car's calculator", "financing", "c18", []siteTurn{
+		{say: "i'd rather test drive the f-150 saturday at 10",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c17"}`, `go_to_test_drive {}`},
+			reply: []string{"Ford F-150", "name and email"}, not: []string{"Tacoma"}, on: "test-drive"},
+		{say: "Al Ng, al@ng.io", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -181,6 +181,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		})
 	}
 	for i, t := range toks {
+		if hyphenModel(toks, i) != "" && !isQuestion(text, toks) {
+			return true // "drive the f-150" on the Tacoma's page, no list seen
+		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) {
 			continue
 		}

@@ -818,7 +818,14 @@ func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 	if i := slices.IndexFunc(r.ps, here); navTool(best.def) && i >= 0 {
 		return r.ps[i], best
 	} else if here(best) {
-		return best, c.navMatch(r.toks2, r.ps)
+		// (not the words of its values: "blue then, with the xdrive trim" goes nowhere)
+		rest := slices.DeleteFunc(slices.Clone(r.toks2), func(t token) bool {
+			return slices.ContainsFunc(slices.Collect(maps.Values(best.values)), func(v any) bool {
+				s, ok := v.(string)
+				return ok && strings.EqualFold(s, t.raw)
+			})
+		})
+		return best, c.navMatch(rest, r.ps)
 	}
 	return nil, nil
 }
