@@ -136,15 +136,10 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				parts = append(parts, theTitle(it)+rankDetail(o, it, c.now.money))
 			}
 			only := "" // how many match when fewer than asked do ("compare the two cheapest": one)
-			if len(w) < count {
-				noun := "items"
-				if l := c.lister(); l != nil {
-					noun = listNoun(l.def.Name, len(w))
-				}
-				only = "Only " + strconv.Itoa(len(w)) + " " + noun + " match."
-				if len(w) == 1 {
-					only = "Only one " + noun + " matches: " + parts[0] + "."
-				}
+			if only = c.onlyMatch(len(w)); len(w) >= count {
+				only = ""
+			} else if len(w) == 1 {
+				only = strings.TrimSuffix(only, ".") + ": " + parts[0] + "."
 			}
 			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
 			switch {
@@ -368,4 +363,29 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 		}
 	}
 	return matched, unmatched
+}
+
+// onlyMatch says how many items match, when fewer than asked do: "Only 3 cars match.", "Only
+// one car matches."
+func (c *conv) onlyMatch(n int) string {
+	noun := "items"
+	if l := c.lister(); l != nil {
+		noun = listNoun(l.def.Name, n)
+	}
+	if n == 1 {
+		return "Only one " + noun + " matches."
+	}
+	return "Only " + strconv.Itoa(n) + " " + noun + " match."
+}
+
+// countAsked is how many items the words ask a list for: 4 of "show me 4 electric cars"; 0
+// when they give no such count.
+func countAsked(toks []token) int {
+	for i, t := range toks {
+		if t.kind == kindNumber && !t.money && !t.percent && !t.grouped && t.value >= 2 && t.value <= 20 && t.value == float64(int(t.value)) &&
+			i+1 < len(toks) && toks[i+1].kind == kindWord && units[toks[i+1].norm] == nil {
+			return int(t.value)
+		}
+	}
+	return 0
 }

@@ -1227,6 +1227,11 @@ var siteConversations = []struct {
 			reply: []string{"Ford F-150", "name and email"}, not: []string{"Tacoma"}, on: "test-drive"},
 		{say: "Al Ng, al@ng.io", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"more cars asked for by count than match", "inventory", "", []siteTurn{
+		{say: "show me 4 electric cars", calls: []string{`search_cars {"fuel":"electric"}`}, reply: []string{"Only 3 cars match.", "Tesla Model 3"}},
+		{say: "show me 5 suvs under 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Only 2 cars match.", "Sportage"}},
+		{say: "2 hatchbacks please", calls: []string{`search_cars {"bodyType":"hatchback"}`}, not: []string{"Only"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1264,6 +1264,9 @@ func (c *conv) summary() string {
 		}
 	}
 	text = c.humanize(text)
+	if l := c.lister(); l != nil && d.name == l.def.Name && len(c.now.last) > 0 && countAsked(tokenize(c.text)) > len(c.now.last) {
+		text = c.onlyMatch(len(c.now.last)) + " " + text // "show me 4 electric cars" of three
+	}
 	if text == "" || text == "(the tool returned no content)" {
 		return "Done: " + c.describeTool(d.name) + "."
 	}
