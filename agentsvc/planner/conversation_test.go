@@ -1232,6 +1232,10 @@ var siteConversations = []struct {
 		{say: "show me 5 suvs under 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Only 2 cars match.", "Sportage"}},
 		{say: "2 hatchbacks please", calls: []string{`search_cars {"bodyType":"hatchback"}`}, not: []string{"Only"}},
 	}},
+	{"a trim that exists, asked in a colour that does not", "car", "c11", []siteTurn{
+		{say: "is the m sport available in red", reply: []string{"No, not in red", "black, white, blue or gray"}, not: []string{"Yes"}},
+		{say: "is the m sport available in blue", reply: []string{"Yes"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -560,6 +560,10 @@ func (c *conv) options(toks []token) (intent, bool) {
 		return choice{e.text(), pl} // picked by its value's words, not the tool's
 	}
 	yes := func(text string) (intent, bool) {
+		if no := c.notOffered(toks); no != "" {
+			// "is the m sport available in red?" where it is not in red: no, whatever the trim
+			return intent{reply: "No, " + no + " " + upperFirst(strings.TrimPrefix(text, "Yes: "))}, true
+		}
 		return intent{reply: text, choices: []choice{offer(*named)}}, true
 	}
 	switch {
