@@ -1236,6 +1236,12 @@ var siteConversations = []struct {
 		{say: "is the m sport available in red", reply: []string{"No, not in red", "black, white, blue or gray"}, not: []string{"Yes"}},
 		{say: "is the m sport available in blue", reply: []string{"Yes"}},
 	}},
+	{"a rate said as a bare figure after at, then asked back", "car", "c20", []siteTurn{
+		{say: "what's the monthly on that over 60 months with 5k down, at 4.9",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":60,"apr":4.9}`}, reply: []string{"4.9% APR"}, on: "financing"},
+		{say: "what's the rate you used", reply: []string{"4.9% APR"}, not: []string{"Sorry"}},
+		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":72,"apr":4.9}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -65,6 +65,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
 	text = isThan.ReplaceAllString(text, "$1 or $2") // "is the golf cheaper than the corolla?"
+	if c.hasParam(func(p *property) bool { return p.schema.isNumber() && hasWord(p, rateWords...) }) {
+		text = atRate.ReplaceAllString(text, "at ${1}%$2") // "60 months at 4.9": a rate
+	}
 	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
 	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
@@ -275,6 +278,9 @@ func (c *conv) rewriteInstead(text string) string {
 
 // noneDown is nothing put down, in words: "no money down", "without a down payment",
 // "forget the down payment".
+// atRate is a figure with decimals said after "at" and no unit: "… at 4.9" is a rate.
+var atRate = regexp.MustCompile(`(?i)\bat\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and)\b)`)
+
 var noneDown = regexp.MustCompile(`(?i)\b(?:no|nothing|zero|without(?:\s+an?|\s+any)?|forget(?:\s+about)?(?:\s+the)?)\s+(?:money\s+)?down(?:\s+payment)?\b`)
 
 // isThan asks which of two is more: "is the Golf cheaper than the Corolla?" is read as "… cheaper
