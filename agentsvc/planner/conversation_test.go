@@ -1242,6 +1242,15 @@ var siteConversations = []struct {
 		{say: "what's the rate you used", reply: []string{"4.9% APR"}, not: []string{"Sorry"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":72,"apr":4.9}`}},
 	}},
+	{"a payment asked with a trim, on the car's page: the trim, then its calculator", "car", "c15", []siteTurn{
+		{say: "whats the payment with the turbo trim", calls: []string{`configure_car {"trim":"Turbo"}`, `go_to_financing {}`},
+			reply: []string{"$29,100", "48 months"}, on: "financing"},
+		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"price $29,100"}},
+	}},
+	{"a payment asked with a trim, in a long sentence", "car", "c15", []siteTurn{
+		{say: "I'd like to see what the payment would be on this with the turbo trim", calls: []string{`configure_car {"trim":"Turbo"}`, `go_to_financing {}`},
+			reply: []string{"48 months"}, not: []string{"Sorry"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

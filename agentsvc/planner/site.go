@@ -184,7 +184,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		if hyphenModel(toks, i) != "" && !isQuestion(text, toks) {
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
-		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) {
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || slices.Contains(moneyWords, t.norm) || c.valueGiven(t.norm) {
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
@@ -196,6 +196,16 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		}
 	}
 	return false
+}
+
+// valueGiven reports a word that a call of the conversation gave as a value: "the turbo" of
+// "… with the turbo trim", read again on the calculator, is the trim set on the car's page.
+func (c *conv) valueGiven(w string) bool {
+	return slices.ContainsFunc(c.calls, func(d call) bool {
+		var args map[string]any
+		_ = json.Unmarshal([]byte(d.args), &args)
+		return slices.ContainsFunc(slices.Collect(maps.Values(args)), func(v any) bool { s, ok := v.(string); return ok && strings.EqualFold(s, w) })
+	})
 }
 
 // thisBefore is a text that ends in "this": the name after it is the item on screen.

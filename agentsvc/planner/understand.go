@@ -575,6 +575,7 @@ func init() {
 					figure := t.kind == kindNumber || t.kind == kindDate || t.kind == kindTime // "…, for Sunday at 2pm"
 					nav.opens = nav.opens || figure && (i >= len(first.used) || !first.used[i])
 				}
+				nav.opens = nav.opens || perMonth(r.toks) || anyNorm(r.toks, "payment") // its figure is asked there
 				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
 			}},
 		// "return to the inventory"
@@ -814,7 +815,7 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 // and then go to the test drive page") into the plan here and the navigation; nav is nil when
 // the request is not both.
 func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
-	if !anyNorm(r.toks, "and", "then") {
+	if !anyNorm(r.toks, "and", "then") && !perMonth(r.toks) && !anyNorm(r.toks, "payment") { // "whats the payment with the turbo trim"
 		return nil, nil
 	}
 	here := func(p *plan) bool {
