@@ -1251,6 +1251,11 @@ var siteConversations = []struct {
 		{say: "I'd like to see what the payment would be on this with the turbo trim", calls: []string{`configure_car {"trim":"Turbo"}`, `go_to_financing {}`},
 			reply: []string{"48 months"}, not: []string{"Sorry"}, on: "financing"},
 	}},
+	{"a drive asked for after a greeting and what the visitor is looking at", "inventory", "", []siteTurn{
+		{say: "hi! i'm looking at the kia sportage, could i book a test drive for next thursday around 10am?",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c08"}`, `go_to_test_drive {}`}, reply: []string{"Kia Sportage", "name and email"}, on: "test-drive"},
+		{say: "Tess Ng, tess@ng.co", calls: []string{`fill_form_data {"name":"Tess Ng","email":"tess@ng.co","date":"2026-12-03","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

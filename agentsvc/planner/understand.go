@@ -1245,6 +1245,15 @@ func isQuestion(text string, toks []token) bool {
 			toks = toks[1:]
 		}
 	}
+	// the last clause asks: "hi! i'm looking at the sportage, could i book a test drive …?"
+	for i := len(toks) - 3; i > 0; i-- {
+		if toks[i].kind == kindPunct && strings.ContainsAny(toks[i].raw, ",!.;") {
+			if wordAt(toks, i+1, "can", "could", "would", "will") {
+				toks = toks[i+1:]
+			}
+			break
+		}
+	}
 	if wordAt(toks, 0, "can", "could", "does", "is") && wordAt(toks, 1, "it", "this", "they") {
 		return true // "can it tow"
 	}
@@ -1521,7 +1530,7 @@ func listNoun(name string, n int) string {
 func (c *conv) prose(toks []token) bool {
 	n := 0
 	for _, t := range toks {
-		if t.kind == kindWord && len(t.norm) >= 2 && !ordinary(t.norm) && !c.vocab[t.norm] {
+		if t.kind == kindWord && len(t.norm) >= 2 && !ordinary(t.norm) && !c.vocab[t.norm] && !asksOf([]token{t}) { // "book", "drive": requests
 			n++
 		}
 	}
