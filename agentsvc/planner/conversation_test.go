@@ -1256,6 +1256,11 @@ var siteConversations = []struct {
 			calls: []string{`search_cars {}`, `select_car {"carId":"c08"}`, `go_to_test_drive {}`}, reply: []string{"Kia Sportage", "name and email"}, on: "test-drive"},
 		{say: "Tess Ng, tess@ng.co", calls: []string{`fill_form_data {"name":"Tess Ng","email":"tess@ng.co","date":"2026-12-03","time":"10:00"}`}},
 	}},
+	{"a change of mind to the day the booking already has", "car", "c08", []siteTurn{
+		{say: "book it for tomorrow at 3pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "actually make it thursday", reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Tess Ng tess@ng.co", calls: []string{`fill_form_data {"name":"Tess Ng","email":"tess@ng.co","date":"2026-12-03","time":"15:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -255,8 +255,16 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// changed: "actually make it 1pm")
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
-			len(in.asked.missing) == len(prev.asked.missing) && in.asked.arguments() != prev.asked.arguments())
+			len(in.asked.missing) == len(prev.asked.missing) && (in.asked.arguments() != prev.asked.arguments() ||
+				dayChange(c.text))) // "actually make it thursday" of tomorrow, a Thursday
 	return in, fills || fewer
+}
+
+// dayChange reports a change of mind to a day: "actually make it thursday".
+func dayChange(text string) bool {
+	toks := tokenize(text)
+	return slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] }) &&
+		slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindDate || calendarWords[t.norm] })
 }
 
 // withoutTimes is the text without the times it names.
