@@ -1261,6 +1261,13 @@ var siteConversations = []struct {
 		{say: "actually make it thursday", reply: []string{"name and email"}, not: []string{"time"}},
 		{say: "Tess Ng tess@ng.co", calls: []string{`fill_form_data {"name":"Tess Ng","email":"tess@ng.co","date":"2026-12-03","time":"15:00"}`}},
 	}},
+	{"the earliest of the afternoon, then the earliest of a day booked for", "financing", "c22", []siteTurn{
+		{say: "book a test drive for the weekend", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "saturday afternoon", reply: []string{"13:00, 14:00, 15:00, 16:00"}},
+		{say: "earliest", reply: []string{"The earliest time is 13:00", "name and email"}, not: []string{"09:00"}},
+		{say: "whats the earliest on monday", reply: []string{"The earliest time is 09:00", "name and email"}},
+		{say: "ok book that for Eli Roth eli@roth.com", calls: []string{`fill_form_data {"name":"Eli Roth","email":"eli@roth.com","date":"2026-12-07","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -393,11 +393,12 @@ func (f *filler) enums() {
 				}
 			}
 			if i, last := extremeAt(f.toks); f.free(p) && i >= 0 && !f.used[i] && clockParam(p) {
-				e := ps.enum[0]
+				in := partOfDay(p, f.toks) // "saturday afternoon", then "earliest": 13:00
+				e := in[0]
 				if last {
-					e = ps.enum[len(ps.enum)-1]
+					e = in[len(in)-1]
 				}
-				f.claim(p, e.str, bonusTyped, i, i+1)
+				f.claim(p, e, bonusTyped, i, i+1)
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
 			e, adding := &listEdit{add: []string{}}, false
