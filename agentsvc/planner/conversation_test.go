@@ -1268,6 +1268,13 @@ var siteConversations = []struct {
 		{say: "whats the earliest on monday", reply: []string{"The earliest time is 09:00", "name and email"}},
 		{say: "ok book that for Eli Roth eli@roth.com", calls: []string{`fill_form_data {"name":"Eli Roth","email":"eli@roth.com","date":"2026-12-07","time":"09:00"}`}},
 	}},
+	{"typing slips", "inventory", "", []siteTurn{
+		{say: "hybird suvs", calls: []string{`search_cars {"bodyType":"suv","fuel":"hybrid"}`}},
+		{say: "compair them", calls: []string{`compare_cars {"carIds":["c01","c07"]}`}, on: "drawer"},
+		{say: "whats the diffrence in price", reply: []string{"a difference of $12,910"}, not: []string{"Sorry"}},
+		{say: "open the cheapr one", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "limted trim pls", calls: []string{`configure_car {"trim":"Limited"}`}, not: []string{"There is no"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

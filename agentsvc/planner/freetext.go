@@ -36,10 +36,11 @@ func wordSet(words string) map[string]bool { return setOf(words, normWord) }
 
 func rawSet(words string) map[string]bool { return setOf(words, func(w string) string { return w }) }
 
+// setOf also adds the words to lexicon, the words the planner itself reads.
 func setOf(words string, norm func(string) string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
-		m[norm(w)] = true
+		m[norm(w)], lexicon[w] = true, true
 	}
 	return m
 }

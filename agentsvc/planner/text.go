@@ -307,7 +307,64 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
-	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "wat": "what", "wats": "whats", "em": "them",
+	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "wat": "what", "wats": "whats", "em": "them",
+}
+
+// lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites
+// read: what respell corrects a visitor's typing to.
+var lexicon = map[string]bool{}
+
+// respell corrects the words of text that no tool, item or word set of the planner has and
+// that are one typing slip (slips; the first letter kept) from exactly one word that one has:
+// "whats the diffrence", "limted trim". Short words, names and words with capitals stay as
+// typed.
+func (c *conv) respell(text string) string {
+	var items []string
+	for _, it := range c.before.known() {
+		items = append(items, it.words...)
+	}
+	has := func(w string) bool {
+		n := normWord(w)
+		return lexicon[w] || lexicon[n] || c.vocab[n] || c.vocab[w] || hints[w] != nil || rewrites[w] != "" || slices.Contains(items, w) || slices.Contains(items, n)
+	}
+	toks := tokenize(text)
+	for i, t := range slices.Backward(toks) {
+		if t.kind != kindWord || len(t.raw) < 5 || t.raw != strings.ToLower(t.raw) || strings.ContainsAny(t.raw, "'0123456789-") || has(t.raw) || personName(toks, i) {
+			continue
+		}
+		// the likeliest slip first: a letter left out ("cheapr" is "cheaper", not "cheap")
+		for _, tier := range slips(t.raw) {
+			var fix []string
+			for _, e := range tier {
+				if e[0] == t.raw[0] && has(e) && !slices.Contains(fix, e) {
+					fix = append(fix, e)
+				}
+			}
+			if len(fix) == 1 {
+				text = text[:t.start] + fix[0] + text[t.end:]
+			}
+			if len(fix) > 0 {
+				break
+			}
+		}
+	}
+	return text
+}
+
+// slips are the words one typing slip from w, by kind of slip from the likeliest: a letter
+// left out ("limted"), two neighbours swapped ("hybird"). A letter changed or added is a word
+// of its own too often ("miles", "model") to be read as a slip.
+func slips(w string) [2][]string {
+	var out [2][]string
+	for i := 0; i <= len(w); i++ {
+		for ch := byte('a'); ch <= 'z'; ch++ {
+			out[0] = append(out[0], w[:i]+string(ch)+w[i:])
+		}
+		if i+1 < len(w) {
+			out[1] = append(out[1], w[:i]+string(w[i+1])+string(w[i])+w[i+2:])
+		}
+	}
+	return out
 }
 
 // hints add weaker words a word suggests: "cheapest" suggests sorting by price, ascending.

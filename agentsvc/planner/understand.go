@@ -51,6 +51,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
+	text = c.respell(text)
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
@@ -990,8 +991,10 @@ func anyNorm(toks []token, ws ...string) bool {
 
 // differs reports a question of how the items differ: "whats the difference in price".
 func differs(toks []token) bool {
-	return anyNorm(toks, "difference", "differ")
+	return slices.ContainsFunc(toks, func(t token) bool { return differWords[t.norm] })
 }
+
+var differWords = rawSet("difference differ")
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
 // that takes one, whatever "it" stands for: "close it" in the comparison drawer closes the
