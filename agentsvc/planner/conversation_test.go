@@ -1275,6 +1275,16 @@ var siteConversations = []struct {
 		{say: "open the cheapr one", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
 		{say: "limted trim pls", calls: []string{`configure_car {"trim":"Limited"}`}, not: []string{"There is no"}},
 	}},
+	{"a long polite question with a trim, an amount in words and a term, then follow-ups", "car", "c09", []siteTurn{
+		{say: "hello, I was wondering whether it would be possible to see the monthly payments on this Camry if I went for the XLE trim and put about three thousand dollars down over five years?",
+			calls: []string{`configure_car {"trim":"XLE"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`},
+			reply: []string{"price $30,700, down $3,000"}, on: "financing"},
+		{say: "and what would that be over six years instead?", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":72}`}},
+		{say: "and what does the total interest come to?", reply: []string{"Total interest $6,206.85"}, not: []string{"Should I"}},
+	}},
+	{"an amount in dollars before down", "financing", "c09", []siteTurn{
+		{say: "put about 3000 dollars down over five years", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

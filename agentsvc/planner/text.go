@@ -124,8 +124,8 @@ func tokenize(text string) []token {
 		pos = s.end
 	}
 	scan(len(text))
-	toks = mergeMultipliers(toks)
 	numberWordsToNumbers(toks)
+	toks = mergeMultipliers(toks)
 	for i := 2; i < len(toks); i++ {
 		a, j, b := toks[i-2], toks[i-1], toks[i]
 		if a.kind == kindNumber && b.kind == kindNumber && (j.norm == "and" || j.norm == "to" || j.raw == "-") &&
@@ -144,10 +144,11 @@ var spelledNumbers = map[string]float64{"two": 2, "three": 3, "four": 4, "five":
 
 // countedUnits are the words after which a spelled number counts something a tool takes.
 var countedUnits = wordSet(`people person persons guests guest adults adult kids children child
-	nights night days day weeks week months month years year seats seat rooms room tickets ticket`)
+	nights night days day weeks week months month years year seats seat rooms room tickets ticket
+	thousand grand`)
 
 // numberWordsToNumbers makes numbers of the spelled numbers that count a party or a stay: after
-// "for" ("a table for two") or before a unit ("three nights"). Elsewhere ("compare the two
+// "for" ("a table for two") or before a unit ("three nights", "three thousand"). Elsewhere ("compare the two
 // cheapest") they stay words.
 func numberWordsToNumbers(toks []token) {
 	for i, t := range toks {
@@ -289,8 +290,10 @@ func mergeMultipliers(toks []token) []token {
 				out[n-1].money, out[n-1].grouped = true, true
 				out[n-1].end = t.end
 				continue
-			case "dollar", "usd", "eur", "euro", "buck":
+			case "dollar", "usd", "eur", "euro", "buck": // one token: "3000 dollars down" is down
 				out[n-1].money = true
+				out[n-1].end = t.end
+				continue
 			case "percent": // and "pct", rewritten
 				out[n-1].percent = true
 			}
