@@ -1285,6 +1285,14 @@ var siteConversations = []struct {
 	{"an amount in dollars before down", "financing", "c09", []siteTurn{
 		{say: "put about 3000 dollars down over five years", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 	}},
+	{"back to the car from its calculator", "inventory", "", []siteTurn{
+		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "what trims are there", reply: []string{"“back to the car”"}},
+		{click: 2, calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "let me see the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -944,6 +944,9 @@ func (c *conv) wayOut() string {
 	if it := c.itemToOpen(); len(away) == 0 && it != nil {
 		away = append(away, "open "+theTitle(it)) // its page has what this list does not
 	}
+	if n := c.openedNoun(); n != "" && c.onScreen() != "" && !c.onItsPage() && slices.ContainsFunc(c.tools, hubTool) {
+		away = append([]string{"back to the " + n}, away...) // its page, from its calculator
+	}
 	if len(here) > 0 {
 		out += " I can do things like " + c.offer(here, "or", true) + "."
 	} else if can := c.abilities(3); len(can) > 0 {

@@ -144,16 +144,23 @@ func openedID(k call) string {
 // backToItem reports words that ask to go back to the item opened last ("go back to the
 // car"): the noun of its id ("car" of carId), and no word of the list.
 func (c *conv) backToItem(toks []token) bool {
+	noun := c.openedNoun()
+	return noun != "" && anyNorm(toks, noun) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+}
+
+// openedNoun is what the call that opened the last item calls one ("car" of select_car's
+// carId), or "".
+func (c *conv) openedNoun() string {
 	for k := range c.earlierCalls {
 		var args map[string]any
 		if openedID(k) == "" || json.Unmarshal([]byte(k.args), &args) != nil {
 			continue
 		}
 		for key := range args {
-			return anyNorm(toks, idNoun(key)) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+			return idNoun(key)
 		}
 	}
-	return false
+	return ""
 }
 
 // otherItem reports a request, on one item's page with no list here, about another item: a
