@@ -1293,6 +1293,10 @@ var siteConversations = []struct {
 		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "let me see the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, on: "car"},
 	}},
+	{"the cheapest or dearest of choices that have no prices", "car", "c03", []siteTurn{
+		{say: "whats the most expensive trim", reply: []string{"Nothing here says which trim is most expensive", "XLT, Limited or Platinum"}, not: []string{"There is no"}},
+		{say: "which trim is cheapest", reply: []string{"Nothing here says which trim is cheapest"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

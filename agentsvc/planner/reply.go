@@ -559,6 +559,10 @@ func (c *conv) options(toks []token) (intent, bool) {
 		pl := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{p.name: v}}
 		return choice{e.text(), pl} // picked by its value's words, not the tool's
 	}
+	if i := slices.IndexFunc(toks, func(t token) bool { return rankWords[t.norm].field != nil }); i >= 0 && named == nil && !many {
+		// "which trim is cheapest?" where no choice has a price
+		return intent{reply: "Nothing here says which " + name + " is " + rankWords[toks[i].norm].what + ": the " + name + " can be " + joinList(vals, "or") + "."}, true
+	}
 	yes := func(text string) (intent, bool) {
 		if no := c.notOffered(toks); no != "" {
 			// "is the m sport available in red?" where it is not in red: no, whatever the trim
@@ -809,7 +813,7 @@ func namedValue(toks []token, e enumValue) bool {
 func namesParam(toks []token, p *property) int {
 	// "what colors", "which interior colors", "what fuel types"
 	asks := func(t token) bool {
-		return slices.Contains([]string{"what", "wat", "which", "about"}, strings.ToLower(t.raw))
+		return slices.Contains([]string{"what", "what's", "whats", "wat", "which", "about"}, strings.ToLower(t.raw))
 	}
 	n := 0
 	for _, w := range p.words {
@@ -818,7 +822,7 @@ func namesParam(toks []token, p *property) int {
 		}
 		for i, tk := range toks {
 			// "which colours", or the noun alone: "colors?"
-			if tk.kind == kindWord && wordsMatch(tk.norm, w) && (slices.ContainsFunc(toks[max(0, i-3):i], asks) || len(toks) <= 2 && i == 0) {
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && (slices.ContainsFunc(toks[max(0, i-4):i], asks) || len(toks) <= 2 && i == 0) {
 				n++
 				break
 			}
