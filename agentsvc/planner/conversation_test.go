@@ -1297,6 +1297,10 @@ var siteConversations = []struct {
 		{say: "whats the most expensive trim", reply: []string{"Nothing here says which trim is most expensive", "XLT, Limited or Platinum"}, not: []string{"There is no"}},
 		{say: "which trim is cheapest", reply: []string{"Nothing here says which trim is cheapest"}},
 	}},
+	{"a package priced, then added", "car", "c04", []siteTurn{
+		{say: "what does the towing package cost", calls: []string{`configure_car {"packages":["tow"]}`}, reply: []string{"Towing package $1,200"}},
+		{say: "add it", reply: []string{"The tow package is already added."}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -639,6 +639,11 @@ func init() {
 			no := c.notOffered(r.toks)
 			return reply(upperFirst(no), no != "")
 		}},
+		// "add it" after "what does the towing package cost" added it to show the price
+		{"added already", func(c *conv, r *reading) bool { return r.unclear && r.pronoun && anyNorm(r.toks, "add", "include") }, func(c *conv, r *reading) (intent, bool) {
+			added := c.lastAdded()
+			return reply("The "+added+" is already added.", added != "")
+		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			in := c.clarify(r.text, r.ps, r.toks2, r.question)
 			// "is it available in red?", "i want it in red" on its calculator, which cannot tell
@@ -1198,6 +1203,27 @@ var sortWords = rawSet("sort sorted order ordered arrange rank ascending descend
 
 // sortFillers are the words besides sortWords of a sort request: "then by price", "newest first".
 var sortFillers = rawSet("by first last then and")
+
+// lastAdded is the last value the last call of the last turn, of a tool here, added to a list,
+// with what one is called ("tow package" of configure_car {"packages":["tow"]}); "" when there
+// is none.
+func (c *conv) lastAdded() string {
+	for k := range c.earlierCalls {
+		var args map[string]any
+		if !c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil {
+			return ""
+		}
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			if vs, ok := args[name].([]any); ok && len(vs) > 0 {
+				if v, ok := vs[len(vs)-1].(string); ok {
+					return v + " " + stem(identPhrase(name))
+				}
+			}
+		}
+		return ""
+	}
+	return ""
+}
 
 // questionPair splits a message of two questions at the "and" or the "?" between them: "what
 // colours does it come in and how much is it?".
