@@ -1301,6 +1301,10 @@ var siteConversations = []struct {
 		{say: "what does the towing package cost", calls: []string{`configure_car {"packages":["tow"]}`}, reply: []string{"Towing package $1,200"}},
 		{say: "add it", reply: []string{"The tow package is already added."}, not: []string{"Sorry"}},
 	}},
+	{"a car the site does not have, named in lower case to compare", "car", "c11", []siteTurn{
+		{say: "compare it with the mercedes c-class", calls: []string{`back_to_inventory {}`, `search_cars {}`},
+			reply: []string{"There is no mercedes c-class among the 24 cars here."}, not: []string{"Sorry"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -16,6 +16,7 @@ type lookup struct {
 	unknown []string // its words that no tool knows: the names
 	l       *plan    // the page's listing tool
 	seen    int      // how many items l's whole list (no arguments) had, 0 when not seen
+	verb    bool     // the request says the verb of the tool that takes the names ("compare …")
 	// back gives l's list the filters the visitor had before this turn on this page; nil
 	// when none, when a later tool cleared or reset them, or another page's tool ran since.
 	back *plan
@@ -40,7 +41,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	if i < 0 {
 		return nil
 	}
-	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister()}
+	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister(), verb: saysVerb(r.toks, r.ps[i].def)}
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
@@ -84,9 +85,13 @@ func (c *conv) lookupOf(r *reading) *lookup {
 // everything to look them up, it first gives the list back its filters (the visitor's search
 // stays).
 func (c *conv) notListed(lk *lookup) intent {
-	reply := "There is no " + strings.Join(lk.unknown, " ") + " among the " + strconv.Itoa(lk.seen) + " " +
-		listNoun(lk.l.def.Name, lk.seen) + " here."
-	if !slices.ContainsFunc(lk.unknown, nameLike) {
+	name := strings.Join(lk.unknown, " ")
+	low := strings.ToLower(lk.said) // the name as written: "mercedes c-class"
+	if i, j := strings.Index(low, lk.unknown[0]), strings.LastIndex(low, lk.unknown[len(lk.unknown)-1]); i >= 0 && j >= i && j-i < 40 {
+		name = lk.said[i : j+len(lk.unknown[len(lk.unknown)-1])]
+	}
+	reply := "There is no " + name + " among the " + strconv.Itoa(lk.seen) + " " + listNoun(lk.l.def.Name, lk.seen) + " here."
+	if !slices.ContainsFunc(lk.unknown, nameLike) && !lk.verb { // ("compare it with the mercedes" names one)
 		reply = c.deadEnd() // "what's the warranty?": no name, only a word it does not know
 	}
 	if lk.back == nil || !c.calledThisTurn(lk.l.def.Name, true) {
