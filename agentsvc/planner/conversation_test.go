@@ -1305,6 +1305,17 @@ var siteConversations = []struct {
 		{say: "compare it with the mercedes c-class", calls: []string{`back_to_inventory {}`, `search_cars {}`},
 			reply: []string{"There is no mercedes c-class among the 24 cars here."}, not: []string{"Sorry"}, on: "inventory"},
 	}},
+	{"a drive asked for on the calculator with the details: never an application", "financing", "c03", []siteTurn{
+		{say: "60 months 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "book it tomorrow at 11, i'm raj das raj@das.in",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"raj das","email":"raj@das.in","date":"2026-12-03","time":"11:00"}`},
+			not: []string{"Application"}, on: "test-drive"},
+	}},
+	{"seeing the car in person, said with the details on the calculator", "financing", "c08", []siteTurn{
+		{say: "im mia ko mia@ko.org and i want to see it in person saturday at 10",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"mia ko","email":"mia@ko.org","date":"2026-12-05","time":"10:00"}`},
+			not: []string{"Application"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -246,7 +246,9 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	}
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
+	c.answering = prev.asked.def.Name
 	in := c.understand(asAnswer(prev, c.text), true)
+	c.answering = ""
 	first := in.first(c)
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
 	fills := first != nil && first.def.Name == prev.asked.def.Name &&

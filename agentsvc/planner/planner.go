@@ -142,6 +142,9 @@ type conv struct {
 	// unanswered is the request of the question the visitor's message does not answer ("60
 	// months at 5% with 10% down", then "and at 72?"): its values stay, as a call's do.
 	unanswered *plan
+	// answering is the tool of the question the message is read as the answer to (answers):
+	// its answer may commit ("i make about 120k a year" when the application asked for it).
+	answering string
 	// named: the message only names an item, after a request the planner could not do on the
 	// page (forItem); text is that request with the name.
 	named bool

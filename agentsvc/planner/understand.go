@@ -783,6 +783,14 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return intent{steps: func(*conv) []*plan { return []*plan{best, r.ps[i]} }}, true
 		}
 	}
+	if named(best.def.Name, commitFirst) && !c.actionWord(best, r.toks) && c.answering != best.def.Name {
+		// never an application for details alone: "book it tomorrow at 11, i'm raj das …" on
+		// the calculator is a drive, where a page's words lead; else asked first
+		if in, ok := c.elsewhere(r.toks2, r.ps, r.pronoun); ok {
+			return in, true
+		}
+		return c.choose("Should I", []*plan{best}), true
+	}
 	if no := c.notOffered(r.toks); no != "" {
 		// "blue with the best trim" where blue is no choice: the trim, and why not blue
 		return intent{steps: callIntent(best).steps, final: func(c *conv) string { return c.summary() + " " + upperFirst(no) }}, true
