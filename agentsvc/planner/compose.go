@@ -381,9 +381,12 @@ func (c *conv) onlyMatch(n int) string {
 // countAsked is how many items the words ask a list for: 4 of "show me 4 electric cars"; 0
 // when they give no such count.
 func countAsked(toks []token) int {
+	plural := func(t token) bool { // "4 electric cars", "5 suvs", not "a family of 6 under 40k"
+		return t.kind == kindWord && units[t.norm] == nil && strings.HasSuffix(strings.ToLower(t.raw), "s")
+	}
 	for i, t := range toks {
 		if t.kind == kindNumber && !t.money && !t.percent && !t.grouped && t.value >= 2 && t.value <= 20 && t.value == float64(int(t.value)) &&
-			i+1 < len(toks) && toks[i+1].kind == kindWord && units[toks[i+1].norm] == nil {
+			!wordAt(toks, i-1, "of") && slices.ContainsFunc(toks[i+1:min(i+3, len(toks))], plural) {
 			return int(t.value)
 		}
 	}

@@ -1309,12 +1309,19 @@ var siteConversations = []struct {
 		{say: "60 months 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 		{say: "book it tomorrow at 11, i'm raj das raj@das.in",
 			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"raj das","email":"raj@das.in","date":"2026-12-03","time":"11:00"}`},
-			not: []string{"Application"}, on: "test-drive"},
+			not:   []string{"Application"}, on: "test-drive"},
 	}},
 	{"seeing the car in person, said with the details on the calculator", "financing", "c08", []siteTurn{
 		{say: "im mia ko mia@ko.org and i want to see it in person saturday at 10",
 			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"mia ko","email":"mia@ko.org","date":"2026-12-05","time":"10:00"}`},
-			not: []string{"Application"}, on: "test-drive"},
+			not:   []string{"Application"}, on: "test-drive"},
+	}},
+	{"a count of people is no count of cars", "inventory", "", []siteTurn{
+		{say: "i want something for a family of 6 under 40k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}, not: []string{"Only"}},
+	}},
+	{"more of them asked than there are", "inventory", "", []siteTurn{
+		{say: "anything under 23k", calls: []string{`search_cars {"maxPrice":23000}`}},
+		{say: "show me 4 of them", reply: []string{"Only 2 cars match: the 2021 Volkswagen Golf and the 2022 Toyota Corolla Hatchback."}},
 	}},
 }
 

@@ -479,6 +479,17 @@ func init() {
 		}},
 		// "How much is this car, and does it come in red?": each answered.
 		{"two questions", func(_ *conv, r *reading) bool { _, _, ok := questionPair(r.text); return ok }, (*conv).bothQuestions},
+		// "show me 4 of them" of two: both, and that there are two
+		{"more of them than there are", func(c *conv, r *reading) bool {
+			n, last := countOf(r.toks), c.before.last
+			return n > len(last) && len(last) > 0 && c.lister() != nil
+		}, func(c *conv, r *reading) (intent, bool) {
+			var titles []string
+			for _, it := range c.before.last {
+				titles = append(titles, theTitle(it))
+			}
+			return reply(strings.TrimSuffix(c.onlyMatch(len(titles)), ".")+": "+joinList(titles, "and")+".", true)
+		}},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
 		// "what's included in the tech package?": a question, not a request to add it.
@@ -1231,6 +1242,16 @@ func (c *conv) lastAdded() string {
 		return ""
 	}
 	return ""
+}
+
+// countOf is n of "n of them", "3 of those"; 0 when the words say no such count.
+func countOf(toks []token) int {
+	for i, t := range toks {
+		if t.kind == kindNumber && !t.money && t.value >= 1 && t.value <= 20 && wordAt(toks, i+1, "of") && wordAt(toks, i+2, "them", "those", "these") {
+			return int(t.value)
+		}
+	}
+	return 0
 }
 
 // questionPair splits a message of two questions at the "and" or the "?" between them: "what
