@@ -1323,6 +1323,15 @@ var siteConversations = []struct {
 		{say: "anything under 23k", calls: []string{`search_cars {"maxPrice":23000}`}},
 		{say: "show me 4 of them", reply: []string{"Only 2 cars match: the 2021 Volkswagen Golf and the 2022 Toyota Corolla Hatchback."}},
 	}},
+	{"a day typed short", "car", "c06", []siteTurn{
+		{say: "book a test drive for it thurs 3pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"date"}, on: "test-drive"},
+		{say: "Al Ng, al@ng.io", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-03","time":"15:00"}`}},
+		{say: "actually tues at 11", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-08","time":"11:00"}`}},
+	}},
+	{"tomorrow typed with a 2", "car", "c01", []siteTurn{
+		{say: "test drive 2moro at 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"date"}, on: "test-drive"},
+		{say: "Al Ng, al@ng.io", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-03","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

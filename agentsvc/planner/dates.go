@@ -14,7 +14,7 @@ const monthRe = `(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?`
 
 var (
 	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after ` + tomorrow + `|` + tomorrow + `|today|tonight)\b`)
-	tomorrow  = `(?:tomm?orr?ow|tmrw|tmr|tmw)` // as typed on a phone
+	tomorrow  = `(?:tomm?orr?ow|tmrw|tmr|tmw|2morr?ow|2moro)` // as typed on a phone
 	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on)\s+)?` +
 		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b(\s+next\s+week\b)?`)
 	shortDayRe = regexp.MustCompile(`(?i)\b(?:sun|tue|thu)\s+(?:at\s+)?\d`)
@@ -76,11 +76,11 @@ func rewriteDates(text string, today time.Time) string {
 	})
 	text = weekdayRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := weekdayRe.FindStringSubmatch(s)
-		day := strings.ToLower(m[2])
-		day = cmp.Or(map[string]string{"weds": "wed", "tues": "tue", "thur": "thu", "thurs": "thu"}[day], day)
+		typed := strings.ToLower(m[2])
+		day := cmp.Or(map[string]string{"weds": "wed", "tues": "tue", "thur": "thu", "thurs": "thu"}[typed], typed)
 		wd := time.Weekday(strings.Index("sunmontuewedthufrisat", day[:3]) / 3)
 		full := strings.ToLower(wd.String())
-		if !strings.HasPrefix(full, day) || m[1] == "" && (day == "sun" || day == "tue" || day == "thu") {
+		if !strings.HasPrefix(full, day) || m[1] == "" && (typed == "sun" || typed == "tue" || typed == "thu") {
 			return s // "month" is no Monday; "sun", "tue" alone are too likely other words
 		}
 		if m[3] != "" { // "thursday next week": in the week after this one (weeks start on Monday)
