@@ -1332,6 +1332,17 @@ var siteConversations = []struct {
 		{say: "test drive 2moro at 9", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"date"}, on: "test-drive"},
 		{say: "Al Ng, al@ng.io", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-03","time":"09:00"}`}},
 	}},
+	{"a free afternoon said on the calculator", "financing", "c22", []siteTurn{
+		{say: "im free tmrw afternoon", calls: []string{`go_to_test_drive {}`}, reply: []string{"13:00, 14:00, 15:00, 16:00"}, on: "test-drive"},
+		{say: "1", reply: []string{"name and email"}, not: []string{"date", "time"}},
+		{say: "Al Ng, al@ng.io", calls: []string{`fill_form_data {"name":"Al Ng","email":"al@ng.io","date":"2026-12-03","time":"13:00"}`}},
+	}},
+	{"short words for packages and miles", "inventory", "", []siteTurn{
+		{say: "hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "sort by miles", calls: []string{`sort_cars {"by":"mileage"}`}},
+		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+		{say: "pkgs?", reply: []string{"The packages to choose from"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -263,6 +263,13 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
 	}
+	// "im free tmrw afternoon" where no tool takes a day: the page that books
+	day := slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindDate || calendarWords[t.norm] || relDayRe.MatchString(t.raw) })
+	if i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
+		return navTool(t) && !c.calledThisTurn(t.Name, false) && slices.ContainsFunc(whereWords(t), func(w string) bool { return normWord(w) == "book" || w == "booking" })
+	}); day && !c.hasParam(dateKind.wants) && i >= 0 {
+		return c.goTo(c.tools[i]), true
+	}
 	// "the cheapest suv you have", "any electric cars under 45k" on a page that lists nothing
 	_, _, _, ranks := rankOf(toks)
 	ranks = ranks || slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.money })

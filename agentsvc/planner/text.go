@@ -310,7 +310,7 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
-	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "wat": "what", "wats": "whats", "em": "them",
+	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "whats", "em": "them",
 }
 
 // lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites
@@ -385,7 +385,7 @@ var hints = map[string][]string{
 	"biggest": {"desc", "descending"}, "greatest": {"desc", "descending"},
 	"ascending": {"asc"}, "increasing": {"asc", "ascending"},
 	"descending": {"desc"}, "decreasing": {"desc", "descending"},
-	"km": {"mileage"}, "kilometer": {"mileage"}, "kilometre": {"mileage"}, "odometer": {"mileage"},
+	"km": {"mileage"}, "mile": {"mileage"}, "kilometer": {"mileage"}, "kilometre": {"mileage"}, "odometer": {"mileage"},
 	"schedule": {"book"}, "reserve": {"book"}, "remove": {"clear"}, "delete": {"clear"},
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"down": {"financing"}, "loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
