@@ -27,7 +27,19 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	if to < len(toks) && slices.Contains(mileWords, toks[to].norm) {
 		to++
 	}
-	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
+	// only the clause of the ranking: "cheapest suv under 35k" of "…, what would it be a month
+	// on 60 months with 3k down"
+	start, end := 0, len(text)
+	for i, t := range toks {
+		if t.kind == kindPunct && strings.ContainsAny(t.raw, ",;?!") {
+			if i < from {
+				start = t.end
+			} else if i >= to && end == len(text) {
+				end = t.start
+			}
+		}
+	}
+	rest := text[start:toks[from].start] + " " + text[toks[to-1].end:end]
 	rtoks := tokenize(rest)
 	var filter, target *plan
 	opens := slices.ContainsFunc(rtoks, func(t token) bool { return t.norm == "open" })
@@ -36,6 +48,11 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		if target == nil && wantsIDs(p) && (p.score >= threshold && c.nameHit(p, rtoks) || opens && opener(p.def)) {
 			target = p // "open the cheapest": the words left may be too few to score
 		}
+	}
+	// "what would the cheapest suv be a month": its page, then its calculator (goOn)
+	monthly := target == nil && perMonth(toks)
+	if i := slices.IndexFunc(plans, func(p *plan) bool { return opener(p.def) }); monthly && i >= 0 {
+		target = plans[i]
 	}
 	// The filter is read without the target's words: "suvs" of "the two cheapest suvs side by side".
 	ftoks := slices.Clone(rtoks)
@@ -114,6 +131,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			var p *plan
 			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
 				p = withIDs(target, w)
+				p.opens = p.opens || monthly && p != nil
 			}
 			if p == nil {
 				return static

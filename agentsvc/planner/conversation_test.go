@@ -1343,6 +1343,12 @@ var siteConversations = []struct {
 		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
 		{say: "pkgs?", reply: []string{"The packages to choose from"}},
 	}},
+	{"the cheapest of a kind under a price, and its monthly figure, in one message", "inventory", "", []siteTurn{
+		{say: "cheapest suv under 35k, what would it be a month on 60 months with 3k down",
+			calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`, `sort_cars {"by":"price","order":"asc"}`, `select_car {"carId":"c08"}`,
+				`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`},
+			reply: []string{"price $27,800, down $3,000"}, not: []string{"Golf"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

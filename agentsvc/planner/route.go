@@ -936,7 +936,7 @@ func (f *filler) numbers() {
 				v *= 12
 			}
 			b := bound(p)
-			if !p.schema.valid(v) || b != "" && cues[i] != b || t.percent && hasWord(p, moneyWords...) {
+			if !p.schema.valid(v) || b != cues[i] && (b != "" || t.money) || t.percent && hasWord(p, moneyWords...) { // ("under 35k" is no price)
 				continue // "20% down" is a share of the price, no amount (rewriteShares)
 			}
 			if b != "" && unit != "" && unit != "year" && !matchesParam(unit, p) {
