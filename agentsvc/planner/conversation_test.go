@@ -1349,6 +1349,20 @@ var siteConversations = []struct {
 				`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`},
 			reply: []string{"price $27,800, down $3,000"}, not: []string{"Golf"}, on: "financing"},
 	}},
+	{"another car named on a calculator, with the term", "financing", "c05", []siteTurn{
+		{say: "what about the tesla model y at 48 months",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c04"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`},
+			reply: []string{"price $46,990"}, on: "financing"},
+	}},
+	{"the same terms for another car", "inventory", "", []siteTurn{
+		{say: "electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "open the ioniq", calls: []string{`select_car {"carId":"c05"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "and on the model 3, same terms?",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`},
+			reply: []string{"price $35,990"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -98,6 +98,10 @@ func (c *conv) forItem() (string, bool) {
 		!(len(toks) > 0 && opensFirst[toks[0].norm]) {
 		return prev + " , " + c.text, true
 	}
+	// "48 months", then "same for the model 3?": the request before, for the car named now
+	if sameFor.MatchString(c.text) {
+		return prev + " , " + c.text, true
+	}
 	// "what colours does the first one come in?", then "and the second one?"
 	if m := ordinalAlone.FindStringSubmatch(c.text); m != nil {
 		if at := ordinalOne.FindStringIndex(c.msgs[prevUser].Content); at != nil {
@@ -123,6 +127,10 @@ func (c *conv) forItem() (string, bool) {
 	}
 	return "", false
 }
+
+// sameFor asks for the request before again, for something else: "same for the model 3?",
+// "and on the model 3, same terms?".
+var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with)\b|\bsame\s+(?:terms|numbers|figures|deal)\b`)
 
 // swapsIn reports words that only name an item seen, for the request before: "nvm, the
 // Civic", "what about the Camry?", "and the Civic".

@@ -601,7 +601,7 @@ func init() {
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { return c.goingTo(r.toks) }},
 		// "tell me more about it" on an item's own page: what the page's reading tool says of it.
 		{"about the item on screen", func(c *conv, r *reading) bool {
-			return r.unclear && !c.listsItems() && (r.pronoun || len(r.refs) == 1) &&
+			return r.unclear && !c.listsItems() && (r.pronoun || len(r.refs) == 1) && !r.numbers && // ("what about the model y at 48 months")
 				slices.ContainsFunc(r.toks, func(t token) bool { return aboutWords[t.norm] })
 		}, func(c *conv, _ *reading) (intent, bool) {
 			p := c.reader()
