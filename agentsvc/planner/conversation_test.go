@@ -1363,6 +1363,12 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`},
 			reply: []string{"price $35,990"}, on: "financing"},
 	}},
+	{"a price asked with a package, from the list", "inventory", "", []siteTurn{
+		{say: "show me 5 convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}, reply: []string{"Only 2 cars match."}},
+		{say: "the cheaper one", reply: []string{"Miata is the cheaper"}},
+		{say: "whats its price with sound package", calls: []string{`select_car {"carId":"c23"}`, `configure_car {"packages":["sound"]}`},
+			reply: []string{"total $29,000"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -556,7 +556,12 @@ func init() {
 			valued := len(r.plain) > 0 && r.plain[0].def.Name == l.def.Name &&
 				slices.ContainsFunc(l.schema.props, func(p *property) bool { return r.plain[0].values[p.name] != nil && unknown(p) })
 			asked := slices.ContainsFunc(l.schema.props, func(p *property) bool { return namesParam(r.toks, p) > 0 && unknown(p) })
-			return valued || asked
+			// "whats its price with sound package": a choice its page has, not the list
+			with := slices.IndexFunc(r.toks, func(t token) bool { return t.norm == "with" })
+			chosen := with >= 0 && slices.ContainsFunc(r.toks[with+1:], func(t token) bool {
+				return t.kind == kindWord && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm]
+			})
+			return valued || asked || chosen
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "which of them are hybrids?" after "The 3 cheapest are …": of those, not a search.
 		{"a filter of those named", func(c *conv, r *reading) bool {
