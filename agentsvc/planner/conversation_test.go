@@ -1369,6 +1369,14 @@ var siteConversations = []struct {
 		{say: "whats its price with sound package", calls: []string{`select_car {"carId":"c23"}`, `configure_car {"packages":["sound"]}`},
 			reply: []string{"total $29,000"}, on: "car"},
 	}},
+	{"every package offered, taken at once", "car", "c10", []siteTurn{
+		{say: "pkgs?", reply: []string{"tech and sport"}},
+		{say: "add both", calls: []string{`configure_car {"packages":["tech","sport"]}`}, reply: []string{"total $27,900"}},
+	}},
+	{"all of the packages offered", "car", "c01", []siteTurn{
+		{say: "what packages are there", reply: []string{"winter, tech and roof"}},
+		{say: "all of them", calls: []string{`configure_car {"packages":["winter","tech","roof"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -347,6 +347,13 @@ func pickChoice(text string, choices []choice) int {
 	if wordAt(toks, 0, "what", "what's", "whats", "which", "how", "who", "where", "why", "when") {
 		return -1 // "which car is this for?" asks back: it picks no choice by sharing a word
 	}
+	// "add both", "all of them": the choice of every value, when one was offered
+	if i := slices.IndexFunc(choices, func(ch choice) bool { return ch.label == "both" || ch.label == "all" }); i >= 0 &&
+		anyNorm(toks, "both", "all", "everything") && !slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind != kindPunct && !takeWords[t.norm] && !stopWords[t.norm] && !anyNorm([]token{t}, "add", "both", "everything", "them", "please", "pls")
+	}) {
+		return i
+	}
 	// Every word given must belong to the one choice: "price" picks "by price", "price please
 	// and something else" does not.
 	words := contentWords(text)

@@ -589,7 +589,17 @@ func (c *conv) options(toks []token) (intent, bool) {
 	case named != nil:
 		return yes("Yes: the " + name + " can be " + named.text() + " (the choices: " + joinList(vals, "or") + ").")
 	case many:
-		return intent{reply: "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more)."}, true
+		// each one, and all of them: "add both"
+		var chs []choice
+		every := &plan{def: tool[p], schema: parseSchema(tool[p].Parameters), values: map[string]any{}}
+		var all []any
+		for _, e := range sch.enum {
+			chs = append(chs, offer(e))
+			all = append(all, chs[len(chs)-1].plan.values[p.name].([]any)...)
+		}
+		every.values[p.name] = all
+		chs = append(chs, choice{map[bool]string{true: "both", false: "all"}[len(all) == 2], every})
+		return intent{reply: "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", choices: chs}, true
 	}
 	var chs []choice
 	for _, e := range sch.enum[:min(6, len(sch.enum))] {
