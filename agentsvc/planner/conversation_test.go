@@ -878,7 +878,8 @@ var siteConversations = []struct {
 	}},
 	{"a term is no price bound", "inventory", "", []siteTurn{
 		{say: "compare the camry and the civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
-		{say: "whats it cost a month over 60 months", calls: []string{`select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "whats it cost a month over 60 months", reply: []string{"Which car is it for", "Camry", "Civic"}}, // not the first of them
+		{say: "the camry", calls: []string{`select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 	}},
 	{"a part of the day as the answer, then the hour", "test-drive", "c04", []siteTurn{
 		{say: "book for next wednesday", reply: []string{"time (one of: 09:00"}},
@@ -1376,6 +1377,12 @@ var siteConversations = []struct {
 	{"all of the packages offered", "car", "c01", []siteTurn{
 		{say: "what packages are there", reply: []string{"winter, tech and roof"}},
 		{say: "all of them", calls: []string{`configure_car {"packages":["winter","tech","roof"]}`}},
+	}},
+	{"figures for one of several cars listed: which, then that one's", "inventory", "", []siteTurn{
+		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
+		{say: "the bmw", calls: []string{`search_cars {"make":"BMW"}`}},
+		{say: "ok and what would that be per month over 4 years", reply: []string{"Which car is it for", "430i", "330i"}, not: []string{"Monthly payment"}},
+		{say: "the 430i", calls: []string{`select_car {"carId":"c24"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
 	}},
 }
 

@@ -94,7 +94,8 @@ func (c *conv) forItem() (string, bool) {
 	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
 	// (not a suggestion of the dead end clicked: "open the 2023 Toyota RAV4")
 	toks := tokenize(c.text)
-	if c.lastUser-prevUser == 2 && opens && strings.HasPrefix(c.msgs[prevUser+1].Content, deadEndStart) && c.nameAlone(c.text) &&
+	asked := c.msgs[prevUser+1].Content
+	if c.lastUser-prevUser == 2 && opens && (strings.HasPrefix(asked, deadEndStart) || strings.Contains(asked, whichFor)) && c.nameAlone(c.text) &&
 		!(len(toks) > 0 && opensFirst[toks[0].norm]) {
 		return prev + " , " + c.text, true
 	}

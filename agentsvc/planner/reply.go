@@ -946,8 +946,12 @@ func idNoun(name string) string {
 	return strings.TrimSpace(strings.TrimSuffix(identPhrase(name), " id"))
 }
 
-// deadEndStart starts every dead end (forItem reads the request before one again).
-const deadEndStart = "Sorry, I can't help with that "
+// deadEndStart starts every dead end, and whichFor is in a question of which item a request
+// is for (forItem reads the request before either again with the item named).
+const (
+	deadEndStart = "Sorry, I can't help with that "
+	whichFor     = " is it for: "
+)
 
 // wayOut is what can be done here and where else, each a suggestion: the way out of a dead
 // end, and what follows "Noted: …" or "You're already there."
@@ -984,6 +988,28 @@ func (c *conv) itemToOpen() *item {
 		}
 	}
 	if len(c.now.last) > 0 && c.now.last[0].name != "" {
+		return c.now.last[0]
+	}
+	return nil
+}
+
+// itemInView is the item figures said on the list are for: the one the conversation opened
+// last, unless a list came since, or the only one of the last list; nil when the words may
+// be for any of several ("per month over 4 years" after three BMWs were listed: which?).
+func (c *conv) itemInView() *item {
+	l := c.lister()
+	if l == nil || !slices.ContainsFunc(c.tools, opener) {
+		return nil
+	}
+	for _, k := range slices.Backward(c.calls) {
+		if it := c.now.items[openedID(k)]; it != nil && it.name != "" {
+			return it
+		}
+		if k.name == l.def.Name {
+			break
+		}
+	}
+	if len(c.now.last) == 1 && c.now.last[0].name != "" {
 		return c.now.last[0]
 	}
 	return nil

@@ -636,8 +636,19 @@ func init() {
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
-			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == "" && c.itemToOpen() != nil
-		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.itemToOpen()) }},
+			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == "" && (c.itemInView() != nil || len(c.group()) >= 2)
+		}, func(c *conv, _ *reading) (intent, bool) {
+			if it := c.itemInView(); it != nil {
+				return c.openFor(it)
+			}
+			// "per month over 4 years" after three BMWs were listed: which? (forItem reads the
+			// answer with these words)
+			var names []string
+			for _, it := range c.group()[:min(3, len(c.group()))] {
+				names = append(names, theTitle(it))
+			}
+			return reply("Which "+c.opensWhat()+whichFor+c.offer(names, "or", true)+"?", true)
+		}},
 		{"elsewhere", func(_ *conv, r *reading) bool {
 			// "is it fun to drive?" is about this page; "what would that cost a month?" is not
 			return r.unclear && (!r.question || !r.pronoun || r.numbers || perMonth(r.toks))
