@@ -1384,6 +1384,16 @@ var siteConversations = []struct {
 		{say: "ok and what would that be per month over 4 years", reply: []string{"Which car is it for", "430i", "330i"}, not: []string{"Monthly payment"}},
 		{say: "the 430i", calls: []string{`select_car {"carId":"c24"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
 	}},
+	{"a monthly figure of a car not listed yet", "inventory", "", []siteTurn{
+		{say: "whats the monthly on the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`, `go_to_financing {}`},
+			reply: []string{"24, 36, 48, 60 or 72"}, on: "financing"},
+		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "how about with 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+	}},
+	{"a payment of a car not listed yet", "inventory", "", []siteTurn{
+		{say: "payment on the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`, `go_to_financing {}`},
+			reply: []string{"48 months"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -52,7 +52,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	// A name is looked up when the request asks something of it: an action ("book a test drive
 	// of the camry"), words of a tool here ("how much is the civic"), values, or a model's
 	// spelling; "what's the weather?" is no request about an item.
-	asks := r.ps[i].score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers ||
+	asks := r.ps[i].score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers || perMonth(r.toks) ||
 		slices.ContainsFunc(lk.unknown, nameLike) || asksOf(r.toks) || !r.question && c.nameAlone(r.text)
 	if len(lk.unknown) == 0 || lk.l == nil || !asks {
 		return nil

@@ -360,7 +360,8 @@ func (c *conv) goOn(on *conv, k int) action {
 			text += " Here I can do things like " + c.offer(sug, "or", true) + "."
 		}
 		return action{text: text}
-	case hop && in.asked == nil && !hubTool(opened):
+	case hop && in.asked == nil && (len(in.choices) == 0 || strings.HasSuffix(in.reply, "?")) && !hubTool(opened):
+		// (an answer that lists choices is given: "whats the monthly on the tacoma" names the terms)
 		// Gone somewhere for the request's words, the page is where the visitor wanted to be:
 		// no guess at what else the words meant there. (Gone to the list for another item,
 		// the answer there is what was asked.)

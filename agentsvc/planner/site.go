@@ -191,7 +191,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		if hyphenModel(toks, i) != "" && !isQuestion(text, toks) {
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
-		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || slices.Contains(moneyWords, t.norm) || c.valueGiven(t.norm) ||
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || c.valueGiven(t.norm) ||
 			t.norm == "earliest" || t.norm == "latest" { // "the earliest on monday": a time
 			continue
 		}

@@ -389,7 +389,7 @@ var hints = map[string][]string{
 	"schedule": {"book"}, "reserve": {"book"}, "remove": {"clear"}, "delete": {"clear"},
 	"reset": {"clear"}, "view": {"open"}, "detail": {"open"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"down": {"financing"}, "loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
-	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"},
+	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"}, "payment": {"financing"},
 	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
 	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
 	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},

@@ -399,7 +399,7 @@ func fits(it *item, p *plan) bool {
 // perMonth reports a payment asked for: "per month", "a month", "monthly" (the phrases whose
 // strong hint is "monthly", in hintsOf's table).
 func perMonth(toks []token) bool {
-	return slices.ContainsFunc(hintsOf(toks), func(hs []hint) bool {
+	return anyNorm(toks, "payment") || slices.ContainsFunc(hintsOf(toks), func(hs []hint) bool {
 		return slices.Contains(hs, hint{"monthly", true})
 	})
 }
@@ -592,7 +592,7 @@ func init() {
 					figure := t.kind == kindNumber || t.kind == kindDate || t.kind == kindTime // "…, for Sunday at 2pm"
 					nav.opens = nav.opens || figure && (i >= len(first.used) || !first.used[i])
 				}
-				nav.opens = nav.opens || perMonth(r.toks) || anyNorm(r.toks, "payment") // its figure is asked there
+				nav.opens = nav.opens || perMonth(r.toks) // its figure is asked there
 				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
 			}},
 		// "let me see the car" on its calculator: its page, by the list
@@ -863,7 +863,7 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 // and then go to the test drive page") into the plan here and the navigation; nav is nil when
 // the request is not both.
 func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
-	if !anyNorm(r.toks, "and", "then") && !perMonth(r.toks) && !anyNorm(r.toks, "payment") { // "whats the payment with the turbo trim"
+	if !anyNorm(r.toks, "and", "then") && !perMonth(r.toks) { // "whats the payment with the turbo trim"
 		return nil, nil
 	}
 	here := func(p *plan) bool {
