@@ -1394,6 +1394,15 @@ var siteConversations = []struct {
 		{say: "payment on the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`, `go_to_financing {}`},
 			reply: []string{"48 months"}, on: "financing"},
 	}},
+	{"a drive with the day and the details said the long way", "inventory", "", []siteTurn{
+		{say: "i want to test drive the mustang next saturday at 3pm, my name is rob fox and email rob@fox.com",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`, `go_to_test_drive {}`, `fill_form_data {"name":"rob fox","email":"rob@fox.com","date":"2026-12-05","time":"15:00"}`},
+			on: "test-drive"},
+	}},
+	{"a one-word question of the car's choices", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "colours", reply: []string{"gray, white, red or green"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

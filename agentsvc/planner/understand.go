@@ -533,7 +533,7 @@ func init() {
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
-			return (r.question || anyNorm(r.toks, "about")) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims"
+			return (r.question || anyNorm(r.toks, "about") || len(r.toks) == 1) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims", "colours"
 		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.toks) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
@@ -1610,13 +1610,18 @@ func listNoun(name string, n int) string {
 // (pasted text, a story): it names no item, so no listing is called to look its words up.
 func (c *conv) prose(toks []token) bool {
 	n := 0
-	for _, t := range toks {
-		if t.kind == kindWord && len(t.norm) >= 2 && !ordinary(t.norm) && !c.vocab[t.norm] && !asksOf([]token{t}) { // "book", "drive": requests
+	for i, t := range toks {
+		// (not the words of a request, "book", "drive", nor details: "my name is rob fox and email …")
+		if t.kind == kindWord && len(t.norm) >= 2 && !ordinary(t.norm) && !c.vocab[t.norm] && !asksOf([]token{t}) &&
+			!personName(toks, i) && !detailWords[t.norm] {
 			n++
 		}
 	}
 	return n > 5
 }
+
+// detailWords label a visitor's details.
+var detailWords = rawSet("name email mail phone number")
 
 // actionWords reports whether the text asks for something besides pointing at the items:
 // a verb of the usual requests ("open", "show", "compare", "book"...) or a word of a page tool
