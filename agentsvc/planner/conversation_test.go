@@ -236,7 +236,7 @@ var siteConversations = []struct {
 		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "i make 85000 a year, sign me up", reply: []string{"full name and email"}, not: []string{"income", "Sorry"}},
 		{say: "Dana Wu, dana@wu.org",
-			calls: []string{`apply_for_financing {"fullName":"Dana Wu","email":"dana@wu.org","annualIncome":85000}`}, reply: []string{"Application submitted"}},
+			calls: []string{`apply_for_financing {"fullName":"Dana Wu","email":"dana@wu.org","annualIncome":85000}`}, reply: []string{"Application FN-12345 submitted"}},
 	}},
 	{"a time the form lacks, and a booking asked for before the form", "inventory", "", []siteTurn{
 		{say: "show me cars under 25000", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Golf"}},
@@ -1397,11 +1397,27 @@ var siteConversations = []struct {
 	{"a drive with the day and the details said the long way", "inventory", "", []siteTurn{
 		{say: "i want to test drive the mustang next saturday at 3pm, my name is rob fox and email rob@fox.com",
 			calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`, `go_to_test_drive {}`, `fill_form_data {"name":"rob fox","email":"rob@fox.com","date":"2026-12-05","time":"15:00"}`},
-			on: "test-drive"},
+			on:    "test-drive"},
 	}},
 	{"a one-word question of the car's choices", "inventory", "", []siteTurn{
 		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
 		{say: "colours", reply: []string{"gray, white, red or green"}},
+	}},
+	{"a term said with the payment, back from the booking page", "inventory", "", []siteTurn{
+		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "36", calls: []string{`calculate_payment {"termMonths":36}`}},
+		{say: "ok book a test drive tmrw at 9", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "and whats the payment at 48 instead", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+	}},
+	{"an application with a label, then a drive with the same details", "inventory", "", []siteTurn{
+		{say: "open the volvo", calls: []string{`search_cars {"make":"Volvo"}`, `select_car {"carId":"c07"}`}, on: "car"},
+		{say: "financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "apply: jan ito, jan@ito.jp, 90k a year", calls: []string{`apply_for_financing {"fullName":"jan ito","email":"jan@ito.jp","annualIncome":90000}`},
+			reply: []string{"FN-12345"}},
+		{say: "test drive it fri at noon", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "1pm", calls: []string{`fill_form_data {"name":"jan ito","email":"jan@ito.jp","date":"2026-12-04","time":"13:00"}`}},
+		{say: "jan ito jan@ito.jp", calls: []string{`fill_form_data {"name":"jan ito","email":"jan@ito.jp","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
 	}},
 }
 

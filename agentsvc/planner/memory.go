@@ -191,7 +191,8 @@ func (m *memory) learnTitles(tools []chat.ToolDef) *memory {
 // clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe",
 // "the 2023 Toyota RAV4 at $37,990" name no item.
 var clauseWords = wordSet(`is are was were has have had will would can could cannot can't
-	does did do not been be being has at in on for to from with by of as`)
+	does did do not been be being has at in on for to from with by of as
+	submitted booked sent received created confirmed cancelled canceled scheduled saved added`)
 
 // learnMoney reads the page's way of writing amounts from the first result that has one.
 func (m *memory) learnMoney(text string) {

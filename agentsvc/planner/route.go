@@ -736,6 +736,9 @@ func (f *filler) bareName(p *property) (string, int, int) {
 // otherwise a bound's word).
 func (f *filler) nameWord(i int) bool {
 	t, next := f.toks[i], i+1
+	if strings.HasPrefix(f.text[t.end:], ":") {
+		return false // a label: "apply: jan ito, …"
+	}
 	if next < len(f.toks) && f.toks[next].raw == "," {
 		next++
 	}
@@ -944,7 +947,9 @@ func (f *filler) numbers() {
 			}
 			score := 0.0
 			for _, l := range labels {
-				if matchesParam(l.word, p) {
+				// (a word of the tool's own name labels none of its parameters: "the payment at
+				// 48" of calculate_payment is no down payment of 48)
+				if matchesParam(l.word, p) && !slices.Contains(identWords(f.def.Name), l.word) {
 					score += 1 / l.dist
 				}
 			}
