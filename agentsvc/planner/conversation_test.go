@@ -1379,8 +1379,7 @@ var siteConversations = []struct {
 		{say: "all of them", calls: []string{`configure_car {"packages":["winter","tech","roof"]}`}},
 	}},
 	{"figures for one of several cars listed: which, then that one's", "inventory", "", []siteTurn{
-		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
-		{say: "the bmw", calls: []string{`search_cars {"make":"BMW"}`}},
+		{say: "show me the bmws", calls: []string{`search_cars {"make":"BMW"}`}},
 		{say: "ok and what would that be per month over 4 years", reply: []string{"Which car is it for", "430i", "330i"}, not: []string{"Monthly payment"}},
 		{say: "the 430i", calls: []string{`select_car {"carId":"c24"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
 	}},
@@ -1418,6 +1417,10 @@ var siteConversations = []struct {
 		{say: "test drive it fri at noon", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "1pm", calls: []string{`fill_form_data {"name":"jan ito","email":"jan@ito.jp","date":"2026-12-04","time":"13:00"}`}},
 		{say: "jan ito jan@ito.jp", calls: []string{`fill_form_data {"name":"jan ito","email":"jan@ito.jp","date":"2026-12-04","time":"13:00"}`}, on: "test-drive"},
+	}},
+	{"the one car of a make on screen", "inventory", "", []siteTurn{
+		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
+		{say: "the bmw", calls: []string{`select_car {"carId":"c24"}`}, on: "car"},
 	}},
 }
 

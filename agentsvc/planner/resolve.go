@@ -310,7 +310,10 @@ func pointerSpan(toks []token) (start, end int, ok bool) {
 // that have the value.
 func attributeRef(toks []token, list []*item) ([]*item, int) {
 	for i, t := range toks {
-		if t.kind != kindWord || i+1 >= len(toks) || toks[i+1].norm != "one" {
+		// "the red one"; "the bmw" last, of one BMW shown ("the bmws" search)
+		last := i == len(toks)-1 || toks[i+1].kind == kindPunct
+		the := i > 0 && toks[i-1].norm == "the" && last && !strings.HasSuffix(strings.ToLower(t.raw), "s")
+		if t.kind != kindWord || !the && (i+1 >= len(toks) || toks[i+1].norm != "one") {
 			continue
 		}
 		var out []*item
@@ -322,7 +325,7 @@ func attributeRef(toks []token, list []*item) ([]*item, int) {
 				}
 			}
 		}
-		if len(out) > 0 {
+		if len(out) > 0 && (!the || len(out) == 1) {
 			return out, i
 		}
 	}
