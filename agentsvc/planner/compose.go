@@ -27,14 +27,16 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	if to < len(toks) && slices.Contains(mileWords, toks[to].norm) {
 		to++
 	}
-	// only the clause of the ranking: "cheapest suv under 35k" of "…, what would it be a month
-	// on 60 months with 3k down"
+	// only the clauses of the ranking: "cheapest suv under 35k" of "…, what would it be a month
+	// on 60 months with 3k down"; "…, nothing over 25k" is one of its
 	start, end := 0, len(text)
 	for i, t := range toks {
 		if t.kind == kindPunct && strings.ContainsAny(t.raw, ",;?!") {
-			if i < from {
+			other := strings.ContainsAny(t.raw, "?!") || wordAt(toks, i+1, "what", "what's", "whats", "how", "which", "can", "could",
+				"would", "will", "then", "and", "also", "is", "does", "do", "book", "please")
+			if i < from && other {
 				start = t.end
-			} else if i >= to && end == len(text) {
+			} else if i >= to && other && end == len(text) {
 				end = t.start
 			}
 		}

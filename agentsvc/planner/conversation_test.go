@@ -1422,6 +1422,10 @@ var siteConversations = []struct {
 		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
 		{say: "the bmw", calls: []string{`select_car {"carId":"c24"}`}, on: "car"},
 	}},
+	{"a ranking whose bound comes after a comma", "inventory", "", []siteTurn{
+		{say: "cheapest suv, under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`, `sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"Kia Sportage"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
