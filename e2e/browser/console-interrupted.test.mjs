@@ -57,6 +57,10 @@ test('a turn killed (-9) after its page tool ran shows once, marked interrupted,
   // The same address, so the tab reconnects to it and resumes its session there.
   const second = await startServer(bin, { model: fake.url, args: [...args, '--addr', new URL(first.url).host] });
   closers.push(second.close);
+  // While the server was down the widget's backoff grew (full jitter, up to 20 s, as long as
+  // waitConnected waits): under CI load its next try could come too late (CI on 213b940). The
+  // browser saying it is online again makes it try now, as a phone coming back does.
+  await shop.evaluate(() => window.dispatchEvent(new Event('online')));
   await waitConnected(shop);
 
   const op = await browser.newContext({ viewport: { width: 1280, height: 860 } });
