@@ -277,11 +277,11 @@ func (c *conv) rewriteInstead(text string) string {
 	return text[:m[0]] + "make it " + rest
 }
 
-// noneDown is nothing put down, in words: "no money down", "without a down payment",
-// "forget the down payment".
 // atRate is a figure with decimals said after "at" and no unit: "… at 4.9" is a rate.
 var atRate = regexp.MustCompile(`(?i)\bat\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and)\b)`)
 
+// noneDown is nothing put down, in words: "no money down", "without a down payment",
+// "forget the down payment".
 var noneDown = regexp.MustCompile(`(?i)\b(?:no|nothing|zero|without(?:\s+an?|\s+any)?|forget(?:\s+about)?(?:\s+the)?)\s+(?:money\s+)?down(?:\s+payment)?\b`)
 
 // isThan asks which of two is more: "is the Golf cheaper than the Corolla?" is read as "… cheaper
@@ -396,8 +396,8 @@ func fits(it *item, p *plan) bool {
 	return true
 }
 
-// perMonth reports a payment asked for: "per month", "a month", "monthly" (the phrases whose
-// strong hint is "monthly", in hintsOf's table).
+// perMonth reports a payment asked for: "payment", "per month", "a month", "monthly" (the
+// phrases whose strong hint is "monthly", in hintsOf's table).
 func perMonth(toks []token) bool {
 	return anyNorm(toks, "payment") || slices.ContainsFunc(hintsOf(toks), func(hs []hint) bool {
 		return slices.Contains(hs, hint{"monthly", true})
@@ -677,7 +677,7 @@ func init() {
 			// or do it: its page may (not "what's the APR on this?": a field here)
 			here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
 				return slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
-					return slices.ContainsFunc(r.toks, func(t token) bool { return matchesParam(t.norm, p) })
+					return slices.ContainsFunc(r.toks, func(w token) bool { return matchesParam(w.norm, p) })
 				})
 			})
 			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here; away && r.pronoun && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
@@ -1041,6 +1041,7 @@ func differs(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool { return differWords[t.norm] })
 }
 
+// differWords ask how items differ (a set, so that respell knows them).
 var differWords = rawSet("difference differ")
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
