@@ -325,13 +325,13 @@ func (c *conv) ofThose(filter *plan) (string, bool) {
 		if !ok {
 			continue
 		}
-		var titles, opens, others []string
+		var titles, others []string
 		for _, it := range group {
 			have, known := it.attrs[key]
 			if !known {
-				opens = nil
-				for _, it := range group {
-					opens = append(opens, "open "+theTitle(it))
+				var opens []string
+				for _, g := range group {
+					opens = append(opens, "open "+theTitle(g))
 				}
 				noun := listNoun(filter.def.Name, 1)
 				return "The list doesn't show their " + identPhrase(p.name) + "; each " + noun + "'s page does: " + c.offer(opens, "or", true) + ".", true
