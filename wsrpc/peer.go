@@ -830,8 +830,10 @@ func (p *Peer) write(m *outMsg) bool {
 
 // errRemoteClosing is a write that failed because the remote end's close frame was read and
 // answered meanwhile: the read loop is about to end the peer with the remote end's status,
-// which is why the peer ended, so it replaces this cause (Close).
-var errRemoteClosing = errors.New("wsrpc: the remote end is closing the connection")
+// which is why the peer ended, so it replaces this cause (Close). A ping that meets this
+// end's own close frame is one too: the reader that sent it (an unfinished message's
+// timeout) ends the peer with its cause.
+var errRemoteClosing = errors.New("wsrpc: the connection is closing")
 
 // parker is a MessageConn that can wait for its next message without a goroutine (the
 // sockets of Accept, on Linux).

@@ -293,7 +293,14 @@ func (w *wsConn) endBatch() error {
 
 // Ping sends a ping control frame within WriteTimeout.
 func (w *wsConn) Ping() error {
-	return w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.o.WriteTimeout))
+	err := w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(w.o.WriteTimeout))
+	if errors.Is(err, websocket.ErrCloseSent) {
+		// A close frame is out, this end's or the answer to the remote end's: whoever sent it
+		// ends the peer with the cause (an unfinished message's timeout), which a ping that
+		// met it must not take the place of (a weak cause, as Close says).
+		return fmt.Errorf("%w: %w", errRemoteClosing, err)
+	}
+	return err
 }
 
 // writeClose sends a close frame; the reason is cut to fit a control frame.

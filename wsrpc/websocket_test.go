@@ -495,3 +495,20 @@ func TestWebSocketFloodClosesForFlooding(t *testing.T) {
 		t.Errorf("server Wait: got %v, want ErrRateLimited", err)
 	}
 }
+
+// A ping that meets this end's own close frame is no cause of the peer's end: the reader
+// that sent the close (an unfinished message's timeout) ends it with its own (CI once ended
+// with "wsrpc: ping: websocket: close sent" and the timeout went uncounted).
+func TestPingAfterOwnCloseIsAWeakCause(t *testing.T) {
+	url, peers := wsServer(t, WSOptions{}, Options{PingInterval: -1}, nil)
+	c := dial(t, url)
+	server := recvPeer(t, peers)
+	w := server.conn.(*wsConn)
+	if err := w.writeClose(websocket.ClosePolicyViolation, "message not completed in time"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Ping(); !errors.Is(err, errRemoteClosing) {
+		t.Fatalf("Ping after the close frame: got %v, want a weak cause (errRemoteClosing), which Close lets the reader's replace", err)
+	}
+	_ = c.Close()
+}
