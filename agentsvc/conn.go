@@ -130,10 +130,14 @@ func (s *Server) serveConn(ctx context.Context, mc wsrpc.MessageConn, origin, cl
 		defer close(handshook)
 		defer s.recoverSocket(c, "handshake")
 		if err := c.mcp.Handshake(context.WithoutCancel(ctx)); err != nil {
-			log.Warn("page handshake failed", zap.Error(err))
-			if !errors.Is(err, wsrpc.ErrClosed) {
-				c.peer.CloseWithStatus(1002, truncateReason(err.Error()))
+			if errors.Is(err, wsrpc.ErrClosed) {
+				// the page went away before the handshake ended (a visitor who left at once):
+				// a disconnect like any other, no warning
+				log.Debug("page handshake ended by the socket's close", zap.Error(err))
+				return
 			}
+			log.Warn("page handshake failed", zap.Error(err))
+			c.peer.CloseWithStatus(1002, truncateReason(err.Error()))
 		}
 	}()
 	// The socket is read until it closes, by goroutines that exist only while a message is
