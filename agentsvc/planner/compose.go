@@ -133,11 +133,11 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			var p *plan
 			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
 				p = withIDs(target, w)
-				p.opens = p.opens || monthly && p != nil
 			}
 			if p == nil {
 				return static
 			}
+			p.opens = p.opens || monthly
 			for _, prop := range p.schema.props {
 				if _, set := p.values[prop.name]; !set && needsValue(prop) {
 					p.missing = append(p.missing, prop)
