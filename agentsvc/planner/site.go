@@ -187,11 +187,12 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			return (other || again) && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}
+	question, given := isQuestion(text, toks), c.valuesGiven()
 	for i, t := range toks {
-		if hyphenModel(toks, i) != "" && !isQuestion(text, toks) {
+		if hyphenModel(toks, i) != "" && !question {
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
-		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || c.valueGiven(t.norm) ||
+		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
 			t.norm == "earliest" || t.norm == "latest" { // "the earliest on monday": a time
 			continue
 		}
@@ -206,14 +207,20 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	return false
 }
 
-// valueGiven reports a word that a call of the conversation gave as a value: "the turbo" of
-// "… with the turbo trim", read again on the calculator, is the trim set on the car's page.
-func (c *conv) valueGiven(w string) bool {
-	return slices.ContainsFunc(c.calls, func(d call) bool {
+// valuesGiven are the text values the calls of the conversation gave, lower case: "the turbo"
+// of "… with the turbo trim", read again on the calculator, is the trim set on the car's page.
+func (c *conv) valuesGiven() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range c.calls {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(d.args), &args)
-		return slices.ContainsFunc(slices.Collect(maps.Values(args)), func(v any) bool { s, ok := v.(string); return ok && strings.EqualFold(s, w) })
-	})
+		for _, v := range args {
+			if s, ok := v.(string); ok {
+				out[strings.ToLower(s)] = true
+			}
+		}
+	}
+	return out
 }
 
 // thisBefore is a text that ends in "this": the name after it is the item on screen.
