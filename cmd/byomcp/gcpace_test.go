@@ -42,7 +42,8 @@ func TestGCPaceFollowsCollections(t *testing.T) {
 	var live atomic.Uint64 // read by the cleanups' goroutine
 	live.Store(4 * mib)
 	set := make(chan int, 100)
-	p := newGCPace(32*mib, func(pct int) int { set <- pct; return debug.SetGCPercent(pct) }, live.Load)
+	// GOGC is set before the test hears of it: it reads GOGC back at once.
+	p := newGCPace(32*mib, func(pct int) int { old := debug.SetGCPercent(pct); set <- pct; return old }, live.Load)
 	p.arm()
 	wait := func(want int) {
 		t.Helper()
