@@ -111,8 +111,8 @@ var siteConversations = []struct {
 		{say: "Mia Chen, mia@chen.org, Friday at 1pm",
 			calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.org","date":"2026-12-04","time":"13:00"}`}, reply: []string{"Filled"}},
 		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "2022 Volvo XC60"}},
-		{say: "sell me an extended warranty", reply: []string{"I can fill in the test-drive booking form", "Elsewhere on the site", "“go to financing”"}},
-		{click: 1, on: "financing"},
+		{say: "sell me an extended warranty", reply: []string{"I can fill in the test-drive booking form", "Elsewhere on the site", "“back to the car”", "“go to financing”"}},
+		{click: 2, on: "financing"},
 		{say: "60 months with 2,500 down", calls: []string{`calculate_payment {"termMonths":60,"downPayment":2500}`}, reply: []string{"60 months", "down $2,500"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"downPayment":2500}`}, reply: []string{"72 months", "down $2,500"}, not: []string{"Sorry"}},
 		{say: "what about 48", calls: []string{`calculate_payment {"termMonths":48,"downPayment":2500}`}, reply: []string{"48 months", "down $2,500"}},
@@ -1425,6 +1425,36 @@ var siteConversations = []struct {
 	{"a ranking whose bound comes after a comma", "inventory", "", []siteTurn{
 		{say: "cheapest suv, under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`, `sort_cars {"by":"price","order":"asc"}`},
 			reply: []string{"Kia Sportage"}},
+	}},
+	// Pages the visitor reached by a link, not through the conversation: the page's address
+	// (in the agent's instructions) names the car.
+	{"a booking page reached by a link: it is that car", "test-drive", "c01", []siteTurn{
+		{say: "which car is this for?", reply: []string{"It is the 2023 Toyota RAV4."}},
+		{say: "what trims does it have", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`},
+			reply: []string{"LE, XLE or Limited"}, on: "car"},
+	}},
+	{"a booking page reached by a link: its price, and another car's", "test-drive", "c07", []siteTurn{
+		{say: "how much is it", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"The 2022 Volvo XC60 is $44,900."}, on: "inventory"},
+		{say: "go to its test drive page", calls: []string{`select_car {"carId":"c07"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "is it cheaper than the civic", reply: []string{"The 2023 Honda Civic is the cheaper, at $23,900 (the 2022 Volvo XC60 is $44,900)."}, on: "test-drive"},
+	}},
+	{"a booking page reached by a link, asked of another car at once", "test-drive", "c07", []siteTurn{
+		{say: "is it cheaper than the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`},
+			reply: []string{"The 2023 Honda Civic is the cheaper, at $23,900 (the 2022 Volvo XC60 is $44,900)."}, on: "inventory"},
+	}},
+	{"a calculator reached by a link: back to its car", "financing", "c05", []siteTurn{
+		{say: "take me back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`}, reply: []string{"2023 Hyundai Ioniq 5"}, on: "car"},
+	}},
+	{"a calculator reached by a link: its colour chosen on its page", "financing", "c02", []siteTurn{
+		{say: "i want it in blue", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`, `configure_car {"color":"blue"}`}, on: "car"},
+	}},
+	{"a car's page reached by a link, compared with another", "car", "c01", []siteTurn{
+		{say: "compare it with the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c10","c01"]}`}, on: "drawer"},
+	}},
+	{"a form filled on a booking page reached by a link is not left for a question", "test-drive", "c04", []siteTurn{
+		{say: "Sam Ode sam@ode.io saturday at 10", calls: []string{`fill_form_data {"name":"Sam Ode","email":"sam@ode.io","date":"2026-12-05","time":"10:00"}`}},
+		{say: "does it come in red", reply: []string{"“back to the car”"}, not: []string{"Opening"}},
+		{click: 1, calls: []string{`back_to_inventory {}`, `select_car {"carId":"c04"}`}, on: "car"},
 	}},
 }
 

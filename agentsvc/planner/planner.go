@@ -120,6 +120,7 @@ type call struct {
 	result string // raw tool message content
 	done   bool   // its result came
 	opened bool   // an openFor call: the turn goes on on the item's page
+	page   bool   // no call: the item the page's address names, opened before the turn (openPage)
 	at     int    // the index of its result among the messages (of the call, until it came)
 }
 
@@ -145,6 +146,9 @@ type conv struct {
 	// answering is the tool of the question the message is read as the answer to (answers):
 	// its answer may commit ("i make about 120k a year" when the application asked for it).
 	answering string
+	// page is the item of the page the visitor came to by a link (openPage), named by the
+	// page's title until a result names it.
+	page *item
 	// named: the message only names an item, after a request the planner could not do on the
 	// page (forItem); text is that request with the name.
 	named bool
@@ -187,6 +191,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	})
 	c.before = remember(earlier).learnTitles(req.Tools)
 	c.now = remember(req.Messages).learnTitles(req.Tools)
+	c.openPage(req.Messages)
 	for _, t := range req.Tools {
 		for w := range vocabulary(t, parseSchema(t.Parameters)) {
 			c.vocab[w] = true

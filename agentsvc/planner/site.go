@@ -1,10 +1,13 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
+	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -92,6 +95,8 @@ func (c *conv) onScreen() string {
 func (c *conv) onItsPage() bool {
 	for _, k := range slices.Backward(c.calls) {
 		switch {
+		case k.page: // its page tells of it and needs nothing (get_price_summary), not its calculator
+			return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return reads(t) && len(parseSchema(t.Parameters).props) == 0 })
 		case openedID(k) != "":
 			return true
 		case named(k.name, goesFirst):
@@ -104,6 +109,9 @@ func (c *conv) onItsPage() bool {
 // openedLast is the item the conversation's latest call opened, or nil.
 func (c *conv) openedLast() *item {
 	for k := range c.earlierCalls {
+		if k.page {
+			return c.page
+		}
 		if id := openedID(k); id != "" {
 			return c.before.items[id]
 		}
@@ -145,7 +153,9 @@ func openedID(k call) string {
 // car"): the noun of its id ("car" of carId), and no word of the list.
 func (c *conv) backToItem(toks []token) bool {
 	noun := c.openedNoun()
-	return noun != "" && anyNorm(toks, noun) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+	// "the car" as typed: "back to the cars", "any electric cars" are of the list
+	said := slices.ContainsFunc(toks, func(t token) bool { return strings.EqualFold(t.raw, noun) })
+	return noun != "" && said && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
 }
 
 // openedNoun is what the call that opened the last item calls one ("car" of select_car's
@@ -396,3 +406,127 @@ func pronounIn(toks []token) bool {
 	}
 	return false
 }
+
+// formPending reports values the conversation put into this page (a form filled) and
+// nothing sent since: leaving the page would lose them.
+func (c *conv) formPending() bool {
+	for _, k := range slices.Backward(c.calls) {
+		if k.page || !c.offers(k.name) {
+			return false // another page's: this one was opened since
+		}
+		switch t := c.toolDef(k.name); {
+		case named(k.name, commitFirst):
+			return false
+		case !reads(t) && !navTool(t) && k.args != "{}":
+			return true
+		}
+	}
+	return false
+}
+
+// pageRe finds the page the agent's instructions say the visitor is on: the web page
+// "Title" (URL) (agentsvc's systemPrompt and pageNote write it, the title Go-quoted).
+var pageRe = regexp.MustCompile(`web page ("(?:[^"\\]|\\.)*") \((\S+)\)`)
+
+// pageOf is the page the instructions (the first system message) name last; nil when none.
+func pageOf(msgs []chat.Message) (title string, u *url.URL) {
+	i := slices.IndexFunc(msgs, func(m chat.Message) bool { return m.Role == chat.RoleSystem })
+	if i < 0 {
+		return "", nil
+	}
+	found := pageRe.FindAllStringSubmatch(msgs[i].Content, -1)
+	if len(found) == 0 {
+		return "", nil
+	}
+	title, err := strconv.Unquote(found[len(found)-1][1])
+	u, err2 := url.Parse(found[len(found)-1][2])
+	if err != nil || err2 != nil {
+		return "", nil
+	}
+	return title, u
+}
+
+// openPage makes the item the page's address names ("test-drive.html?id=c01") the item on
+// screen when the conversation's calls opened another or none: the visitor came by a link. It
+// is recorded as an opening call (page) before the calls made on this page since.
+func (c *conv) openPage(msgs []chat.Message) {
+	title, u := pageOf(msgs)
+	if u == nil || c.lastUser < 0 {
+		return
+	}
+	var last call // the conversation's last opening call
+	for k := range c.earlierCalls {
+		if openedID(k) != "" {
+			last = k
+			break
+		}
+	}
+	q := u.Query()
+	for _, key := range slices.Sorted(maps.Keys(q)) {
+		if id := q.Get(key); idKeyLike.MatchString(key) && id != "" && id != openedID(last) {
+			c.insertPageCall(c.pageCall(last, key, id))
+			// Named by the page's title until a result names it: "Test drive: 2023 Toyota RAV4 — Shop"
+			name := strings.TrimSpace(titleSepRe.Split(title, 2)[0])
+			if _, after, ok := strings.Cut(name, ": "); ok {
+				name = after
+			}
+			c.page = cmp.Or(c.now.items[id], newItem(id, cmp.Or(name, id)))
+			return
+		}
+	}
+}
+
+// pageCall is the opening call of item id, named as the conversation's last opening call
+// was, or as this page's opener (select_car {carId}), or as its tools call the item ("for this
+// car": open_car {carId}), or by the address's key.
+func (c *conv) pageCall(last call, key, id string) call {
+	name, arg := "open", key
+	var args map[string]any
+	if json.Unmarshal([]byte(last.args), &args) == nil && len(args) == 1 {
+		name, arg = last.name, slices.Collect(maps.Keys(args))[0]
+	} else if i := slices.IndexFunc(c.tools, opener); i >= 0 {
+		name = c.tools[i].Name
+		for _, p := range parseSchema(c.tools[i].Parameters).props {
+			if single, _ := idParam(p); single {
+				arg = p.name
+			}
+		}
+	} else if n := c.thisNoun(); n != "" {
+		name, arg = "open_"+n, n+"Id"
+	}
+	b, _ := json.Marshal(map[string]string{arg: id})
+	return call{name: name, args: string(b), done: true, page: true}
+}
+
+// insertPageCall puts the page's opening call k before this turn's calls and the earlier
+// calls of this page's tools (the form filled there).
+func (c *conv) insertPageCall(k call) {
+	at := slices.IndexFunc(c.calls, func(k call) bool { return k.at > c.lastUser })
+	if at < 0 {
+		at = len(c.calls)
+	}
+	for at > 0 && c.offers(c.calls[at-1].name) {
+		at--
+	}
+	if at > 0 {
+		k.at = c.calls[at-1].at
+	}
+	c.calls = slices.Insert(c.calls, at, k)
+}
+
+// thisNoun is what the page's tools call the item the page is about: "car" of "Go to the
+// financing calculator for this car."; "" when they say no "this".
+func (c *conv) thisNoun() string {
+	for _, t := range c.tools {
+		if m := thisNounRe.FindStringSubmatch(strings.ToLower(t.Description)); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// titleSepRe separates a page's own title from the site's name.
+var titleSepRe = regexp.MustCompile(` [—–|-] `)
+
+// thisNounRe finds the noun after "this" in a tool's description.
+var thisNounRe = regexp.MustCompile(`\bthis ([a-z]{3,})\b`)

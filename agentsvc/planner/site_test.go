@@ -137,6 +137,26 @@ func (s *site) tools() []chat.ToolDef {
 	return demoPages[s.page]
 }
 
+// instructions are the agent's default instructions on the page (agentsvc's systemPrompt):
+// they name it by the title and address the demo gives it.
+func (s *site) instructions() string {
+	c, ok := siteCars[s.car]
+	title, path := "Northwind Motors — Used cars in Seaview", "/"
+	switch {
+	case s.page == "car" && ok:
+		title, path = c.title()+" — Northwind Motors", "/car.html?id="+c.ID
+	case s.page == "test-drive" && ok:
+		title, path = "Test drive: "+c.title()+" — Northwind Motors", "/test-drive.html?id="+c.ID
+	case s.page == "test-drive":
+		title, path = "Book a test drive — Northwind Motors", "/test-drive.html"
+	case s.page == "financing" && ok:
+		title, path = "Financing: "+c.title()+" — Northwind Motors", fmt.Sprintf("/financing.html?id=%s&price=%g", c.ID, s.total(c))
+	case s.page == "financing":
+		title, path = "Financing — Northwind Motors", "/financing.html"
+	}
+	return fmt.Sprintf("You are a helpful assistant embedded in the web page %q (%s). The page offers tools that act on it.", title, "http://localhost:8080"+path)
+}
+
 func (s *site) config(c siteCar) *carConfig {
 	if s.configs[c.ID] == nil {
 		s.configs[c.ID] = &carConfig{trim: c.Trims[0].Name, color: c.Colors[0]}
@@ -316,11 +336,12 @@ func (v *visit) say(text string) turnOut {
 	t.Helper()
 	v.msgs = append(v.msgs, chat.Message{Role: chat.RoleUser, Content: text})
 	p := &Planner{now: func() time.Time { return fixedDay }}
+	system := chat.Message{Role: chat.RoleSystem, Content: v.site.instructions()} // the page the turn starts on
 	var out turnOut
 	for i := 0; i < 10; i++ {
 		toolset := v.site.tools()
 		var deltas strings.Builder
-		resp, err := p.Stream(context.Background(), llm.Request{Messages: slices.Clone(v.msgs), Tools: toolset}, func(d string) { deltas.WriteString(d) })
+		resp, err := p.Stream(context.Background(), llm.Request{Messages: append([]chat.Message{system}, v.msgs...), Tools: toolset}, func(d string) { deltas.WriteString(d) })
 		if err != nil {
 			t.Fatalf("Stream: %v", err)
 		}

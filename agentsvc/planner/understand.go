@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"math"
@@ -461,6 +462,12 @@ func init() {
 	rules = []rule{
 		{"small talk", always,
 			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		// "is it cheaper than the civic", asked on the car's booking page, read on the list: the
+		// list first, which tells of it and of the others, then the request.
+		{"the page's item, learned", func(c *conv, r *reading) bool {
+			return c.page != nil && r.lookup && c.before.items[c.page.id] == nil && len(r.refs) == 1 && r.refs[0].id == c.page.id &&
+				c.lister() != nil
+		}, func(c *conv, r *reading) (intent, bool) { return (&lookup{said: r.said, l: c.lister()}).intent(), true }},
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		// "20% down" where no result stated the price to take it of (rewriteShares did not).
@@ -556,9 +563,10 @@ func init() {
 			valued := len(r.plain) > 0 && r.plain[0].def.Name == l.def.Name &&
 				slices.ContainsFunc(l.schema.props, func(p *property) bool { return r.plain[0].values[p.name] != nil && unknown(p) })
 			asked := slices.ContainsFunc(l.schema.props, func(p *property) bool { return namesParam(r.toks, p) > 0 && unknown(p) })
-			// "whats its price with sound package": a choice its page has, not the list
+			// "whats its price with sound package": a choice its page has, not the list (not
+			// "compare it with the mercedes")
 			with := slices.IndexFunc(r.toks, func(t token) bool { return t.norm == "with" })
-			chosen := with >= 0 && slices.ContainsFunc(r.toks[with+1:], func(t token) bool {
+			chosen := with >= 0 && !anyNorm(r.toks[:with], "compare") && slices.ContainsFunc(r.toks[with+1:], func(t token) bool {
 				return t.kind == kindWord && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm]
 			})
 			return valued || asked || chosen
@@ -582,7 +590,10 @@ func init() {
 		}},
 		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
-		{"unknown names", func(_ *conv, r *reading) bool { return len(r.refs) == 0 }, (*conv).unknownNames},
+		// (not of "it", the page's item, in "compare it with the mercedes c-class")
+		{"unknown names", func(c *conv, r *reading) bool {
+			return len(r.refs) == 0 || c.page != nil && len(r.refs) == 1 && r.refs[0].id == c.page.id && len(r.mentions) == 0
+		}, (*conv).unknownNames},
 		// "black with the Touring trim and take me to financing": both, the page last.
 		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
 			func(c *conv, r *reading) (intent, bool) {
@@ -671,6 +682,15 @@ func init() {
 			added := c.lastAdded()
 			return reply("The "+added+" is already added.", added != "")
 		}},
+		// "which car is this for?" on its booking page: the one on screen
+		{"which item this is", func(c *conv, r *reading) bool {
+			n := c.openedNoun()
+			return r.question && n != "" && c.onScreen() != "" && wordAt(r.toks, 0, "which", "what") && wordAt(r.toks, 1, n) &&
+				wordAt(r.toks, 2, "is") && wordAt(r.toks, 3, "this", "it")
+		}, func(c *conv, _ *reading) (intent, bool) {
+			it := c.openedLast()
+			return intent{reply: "It is the " + it.name + "."}, it != nil
+		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			in := c.clarify(r.text, r.ps, r.toks2, r.question)
 			// "is it available in red?", "i want it in red" on its calculator, which cannot tell
@@ -680,7 +700,7 @@ func init() {
 					return slices.ContainsFunc(r.toks, func(w token) bool { return matchesParam(w.norm, p) })
 				})
 			})
-			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here; away && r.pronoun && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
+			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here && !c.formPending(); away && r.pronoun && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
 				if h, ok := c.hub(); ok {
 					return h, true
 				}
@@ -1680,6 +1700,9 @@ func (c *conv) pronounRef(toks []token) *item {
 			return mns[0].items[0]
 		}
 		break
+	}
+	if c.page != nil {
+		return cmp.Or(c.before.items[c.page.id], c.now.items[c.page.id], c.page) // of the page the visitor came to by a link
 	}
 	if len(c.before.last) == 1 {
 		return c.before.last[0]

@@ -167,6 +167,31 @@ test('phone: a car named by its model number, compared from its own page, then f
   }),
 );
 
+test('desktop: a booking page opened by its link: "it" is the car its address names', async (t) => {
+  if (ollamaPresent) return t.skip(OLLAMA);
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const { page, errors } = await newPage(context);
+    // No conversation opened the car: the page's title and address (in the agent's
+    // instructions) say which it is.
+    await page.goto(stack.server.url + '/test-drive.html?id=c07');
+    await waitConnected(page);
+    await ask(page, 'which car is this for?');
+    await reply(page, 'It is the 2022 Volvo XC60.');
+    await waitIdle(page);
+    // Its colours are told on its own page: back to the list, and the XC60's page.
+    await ask(page, 'what colours does it come in');
+    await page.waitForURL(/\/car\.html\?id=c07\b/, { timeout: 30000 });
+    await waitConnected(page);
+    await reply(page, 'The color can be white, gray, black or blue');
+    await waitIdle(page);
+    assert.deepEqual((await ran(page)).slice(-3), ['Ran back to inventory', 'Ran search cars', 'Ran select car']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 /** The suggestion buttons of the last reply (markdown.js renders [“…”](byomcp:say) as buttons). */
 function offered(page) {
   return page.locator(W.text).last().locator('button.suggestion');
@@ -188,7 +213,8 @@ for (const { name, viewport, phone } of [
       await ask(page, 'can I pay in bitcoin?');
       await reply(page, "can't help with that");
       await waitIdle(page);
-      assert.deepEqual(await offered(page).allInnerTexts(), ['calculate payment 24 months', 'go to test drive', 'back to inventory']);
+      // (the calculator was opened by its link: its address names the car, whose page is a way out)
+      assert.deepEqual(await offered(page).allInnerTexts(), ['calculate payment 24 months', 'back to the car', 'go to test drive', 'back to inventory']);
       // Here: the calculator's suggestion runs on this page.
       await offered(page).first().click();
       await reply(page, 'Monthly payment');
