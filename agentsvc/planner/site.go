@@ -463,7 +463,11 @@ func (c *conv) openPage(msgs []chat.Message) {
 	}
 	q := u.Query()
 	for _, key := range slices.Sorted(maps.Keys(q)) {
-		if id := q.Get(key); idKeyLike.MatchString(key) && id != "" && id != openedID(last) {
+		// An id-like key ("id", "carId", "sku"; not a campaign's utm_id, a referrer's ref or a
+		// sign-in's code) whose value is an item seen or written like an id ("c01").
+		id := q.Get(key)
+		itemKey := idKeyLike.MatchString(key) && !notItemKey.MatchString(key)
+		if itemKey && id != "" && id != openedID(last) && (c.now.items[id] != nil || idRe.MatchString(id)) {
 			c.insertPageCall(c.pageCall(last, key, id))
 			// Named by the page's title until a result names it: "Test drive: 2023 Toyota RAV4 — Shop"
 			name := strings.TrimSpace(titleSepRe.Split(title, 2)[0])
@@ -524,6 +528,9 @@ func (c *conv) thisNoun() string {
 	}
 	return ""
 }
+
+// notItemKey is an id-like address key that names no item of the page.
+var notItemKey = regexp.MustCompile(`(?i)^(utm.*|ref|reference|code)$`)
 
 // titleSepRe separates a page's own title from the site's name.
 var titleSepRe = regexp.MustCompile(` [—–|-] `)
