@@ -1451,6 +1451,35 @@ var siteConversations = []struct {
 	{"a car's page reached by a link, compared with another", "car", "c01", []siteTurn{
 		{say: "compare it with the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c10","c01"]}`}, on: "drawer"},
 	}},
+	{"a calculator reached by a link: its car, figures, then its colours", "financing", "c11", []siteTurn{
+		{say: "what car is this calculator for", reply: []string{"It is the 2021 BMW 330i."}},
+		{say: "what would i pay monthly with 5k down over 5 years", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "what colours does it come in", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c11"}`},
+			reply: []string{"black, white, blue or gray"}, on: "car"},
+	}},
+	{"a calculator reached by a link: its car named", "financing", "c23", []siteTurn{
+		{say: "hows much per month for this over 3 yrs", calls: []string{`calculate_payment {"termMonths":36}`}},
+		{say: "what colors does the miata come in", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c23"}`},
+			reply: []string{"red, white, gray or blue"}, on: "car"},
+	}},
+	{"a booking page reached by a link: which car, and its price", "test-drive", "c16", []siteTurn{
+		{say: "which car am i booking", reply: []string{"It is the 2022 Toyota Corolla Hatchback."}},
+		{say: "whats the price", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"The 2022 Toyota Corolla Hatchback is $22,400."}, on: "inventory"},
+	}},
+	{"a car's page reached by a link, named", "car", "c09", []siteTurn{
+		{say: "tell me more about the Camry", calls: []string{`get_price_summary {}`}, reply: []string{"2022 Toyota Camry"}},
+		{say: "compare the camry with the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
+	}},
+	{"details and a monthly question on the calculator: no application unasked", "financing", "c05", []siteTurn{
+		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "my name is ann lee ann@lee.io, i earn 80k, whats the monthly", reply: []string{"Should I submit a financing application"}, not: []string{"submitted"}},
+	}},
+	{"a drive booked from the calculator by a visitor named mo: never an application", "car", "c10", []siteTurn{
+		{say: "how much is the civic with the touring trim", calls: []string{`configure_car {"trim":"Touring"}`}},
+		{say: "and per month over 60 months with 2k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":60}`}, on: "financing"},
+		{say: "make it red and book me a drive monday at 9, mo li mo@li.com",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"mo li","email":"mo@li.com","date":"2026-12-07","time":"09:00"}`}, on: "test-drive"},
+	}},
 	{"a form filled on a booking page reached by a link is not left for a question", "test-drive", "c04", []siteTurn{
 		{say: "Sam Ode sam@ode.io saturday at 10", calls: []string{`fill_form_data {"name":"Sam Ode","email":"sam@ode.io","date":"2026-12-05","time":"10:00"}`}},
 		{say: "does it come in red", reply: []string{"“back to the car”"}, not: []string{"Opening"}},

@@ -167,6 +167,12 @@ func questionField(toks []token) (*field, bool) {
 	return nil, false
 }
 
+// asksField reports a question about a field of an item ("whats the price", "price?").
+func asksField(toks []token) bool {
+	f, _ := questionField(toks)
+	return f != nil
+}
+
 // rankPairs are the rankings said in two words: one of first, then a word of the field.
 type rankPair struct {
 	first, next []string

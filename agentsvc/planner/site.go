@@ -183,6 +183,10 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	if wordAt(toks, 0, "is", "does") && wordAt(toks, 1, "it", "this") {
 		return false // "is it a Toyota?", "is it cheaper than the Mustang?": about the one on screen
 	}
+	// The car of a page opened by its link, named only by the page's title, is the one on
+	// screen: its words are no other's ("tell me more about the Camry" there), and another
+	// name beside it is looked for ("compare the camry with the civic").
+	mentions = slices.DeleteFunc(slices.Clone(mentions), func(m mention) bool { return len(m.items) == 1 && m.items[0] == c.page })
 	if len(mentions) > 0 {
 		cur := c.onScreen()
 		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
@@ -203,7 +207,8 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
-			t.norm == "earliest" || t.norm == "latest" { // "the earliest on monday": a time
+			t.norm == "earliest" || t.norm == "latest" || // "the earliest on monday": a time
+			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) {
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
@@ -407,23 +412,6 @@ func pronounIn(toks []token) bool {
 	return false
 }
 
-// formPending reports values the conversation put into this page (a form filled) and
-// nothing sent since: leaving the page would lose them.
-func (c *conv) formPending() bool {
-	for _, k := range slices.Backward(c.calls) {
-		if k.page || !c.offers(k.name) {
-			return false // another page's: this one was opened since
-		}
-		switch t := c.toolDef(k.name); {
-		case named(k.name, commitFirst):
-			return false
-		case !reads(t) && !navTool(t) && k.args != "{}":
-			return true
-		}
-	}
-	return false
-}
-
 // pageRe finds the page the agent's instructions say the visitor is on: the web page
 // "Title" (URL) (agentsvc's systemPrompt and pageNote write it, the title Go-quoted).
 var pageRe = regexp.MustCompile(`web page ("(?:[^"\\]|\\.)*") \((\S+)\)`)
@@ -478,6 +466,15 @@ func (c *conv) openPage(msgs []chat.Message) {
 			return
 		}
 	}
+}
+
+// pageItem is the item of the page the visitor came to by a link, as the results know it, or
+// nil.
+func (c *conv) pageItem() *item {
+	if c.page == nil {
+		return nil
+	}
+	return cmp.Or(c.before.items[c.page.id], c.now.items[c.page.id], c.page)
 }
 
 // pageCall is the opening call of item id, named as the conversation's last opening call

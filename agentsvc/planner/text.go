@@ -283,6 +283,9 @@ func scanToken(s string) token {
 func mergeMultipliers(toks []token) []token {
 	out := toks[:0]
 	for _, t := range toks {
+		if n := len(out); t.norm == "month" && strings.EqualFold(t.raw, "mo") && (n == 0 || out[n-1].kind != kindNumber) {
+			t.norm = "mo" // a month only after a number ("48 mo"), not "mo li"
+		}
 		if n := len(out); n > 0 && out[n-1].kind == kindNumber && t.kind == kindWord {
 			switch t.norm {
 			case "thousand", "grand":
@@ -316,6 +319,15 @@ var rewrites = map[string]string{
 // lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites
 // read: what respell corrects a visitor's typing to.
 var lexicon = map[string]bool{}
+
+// The words fields are asked about are words too ("price" is no slip of "pricey").
+func init() {
+	for _, f := range fields {
+		for _, w := range append(slices.Clone(f.words), f.adjective...) {
+			lexicon[w] = true
+		}
+	}
+}
 
 // respell corrects the words of text that no tool, item or word set of the planner has and
 // that are one typing slip (slips; the first letter kept) from exactly one word that one has:

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"cmp"
 	"encoding/json"
 	"maps"
 	"math"
@@ -83,11 +82,25 @@ func (c *conv) read(text string, lookup bool) *reading {
 
 	// What the text points at among the items seen: names, "the second", "the red one",
 	// "the cheaper one".
-	r.mentions = nameMentions(text, c.before.known(), c.vocab)
+	known := c.before.known()
+	if c.page != nil && c.before.items[c.page.id] == nil {
+		known = append(known, c.page) // "the miata" on the Miata's calculator opened by its link
+	}
+	mentions := func(vocab map[string]bool) []mention {
+		return slices.DeleteFunc(nameMentions(text, known, vocab), func(m mention) bool {
+			// named by its title only: by the last word of its name ("the Toyota Camry" on the
+			// RAV4's page is no mention of it)
+			if len(m.items) != 1 || m.items[0] != c.page || len(c.page.words) == 0 {
+				return false
+			}
+			return !strings.Contains(compact(strings.ToLower(text[m.start:m.end])), c.page.words[len(c.page.words)-1])
+		})
+	}
+	r.mentions = mentions(c.vocab)
 	if len(r.mentions) == 0 && (c.wantsItem(r) || anyNorm(toks, "other")) {
 		// "open the tesla", "the other audi": a filter word names items when the request is
 		// about one item.
-		r.mentions = nameMentions(text, c.before.known(), nil)
+		r.mentions = mentions(nil)
 	} else if len(r.mentions) == 0 && (r.question || anyNorm(toks, "about")) {
 		// "what's the price of the volvo?", "tell me more about the volvo" with one Volvo on screen: that one ("any convertibles
 		// under 30k?" with one on screen asks for a kind)
@@ -144,6 +157,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		// "open it", "book that one": the one item the previous answer named.
 		if it != nil {
 			r.refs = []*item{it}
+		} else if c.reread && r.question && asksField(toks) && c.pageItem() != nil {
+			r.refs = []*item{c.pageItem()} // "whats the price" on its booking page, read on the list
 		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
@@ -682,11 +697,12 @@ func init() {
 			added := c.lastAdded()
 			return reply("The "+added+" is already added.", added != "")
 		}},
-		// "which car is this for?" on its booking page: the one on screen
+		// "which car is this for?", "which car am i booking" on its booking page: the one on
+		// screen (not "which car is cheapest")
 		{"which item this is", func(c *conv, r *reading) bool {
 			n := c.openedNoun()
 			return r.question && n != "" && c.onScreen() != "" && wordAt(r.toks, 0, "which", "what") && wordAt(r.toks, 1, n) &&
-				wordAt(r.toks, 2, "is") && wordAt(r.toks, 3, "this", "it")
+				wordAt(r.toks, 2, "is", "am", "are") && wordAt(r.toks, 3, "this", "it", "i", "we")
 		}, func(c *conv, _ *reading) (intent, bool) {
 			it := c.openedLast()
 			return intent{reply: "It is the " + it.name + "."}, it != nil
@@ -700,7 +716,7 @@ func init() {
 					return slices.ContainsFunc(r.toks, func(w token) bool { return matchesParam(w.norm, p) })
 				})
 			})
-			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here && !c.formPending(); away && r.pronoun && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
+			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here && c.refill() == nil; away && (r.pronoun || len(r.refs) == 1 && r.refs[0].id == c.onScreen() || len(r.refs) == 0 && r.question && asksField(r.toks)) && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
 				if h, ok := c.hub(); ok {
 					return h, true
 				}
@@ -830,7 +846,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return intent{steps: func(*conv) []*plan { return []*plan{best, r.ps[i]} }}, true
 		}
 	}
-	if named(best.def.Name, commitFirst) && !c.actionWord(best, r.toks) && c.answering != best.def.Name {
+	if named(best.def.Name, commitFirst) && !c.commitWord(best, r.toks) && c.answering != best.def.Name {
 		// never an application for details alone: "book it tomorrow at 11, i'm raj das …" on
 		// the calculator is a drive, where a page's words lead; else asked first
 		if in, ok := c.elsewhere(r.toks2, r.ps, r.pronoun); ok {
@@ -888,7 +904,7 @@ func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 	}
 	here := func(p *plan) bool {
 		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold &&
-			(!named(p.def.Name, commitFirst) || c.actionWord(p, r.toks)) // never an application for its details alone
+			(!named(p.def.Name, commitFirst) || c.commitWord(p, r.toks)) // never an application for its details alone
 	}
 	if i := slices.IndexFunc(r.ps, here); navTool(best.def) && i >= 0 {
 		return r.ps[i], best
@@ -1507,11 +1523,28 @@ func (c *conv) wantsItem(r *reading) bool {
 
 // actionWord reports a word of the tool's name, or the verb its description starts with.
 func (c *conv) actionWord(p *plan, toks []token) bool {
+	return c.nameHit(p, toks) || verbSaid(p, toks)
+}
+
+// commitWord reports words that say a committing tool's action: its verb, or a word of its
+// name as typed ("a table for 4" of book_table), not one read into a word that hints at it
+// ("mo" of "mo li … mo@li.com" is a month, which hints at apply_for_financing).
+func (c *conv) commitWord(p *plan, toks []token) bool {
+	typed := slices.ContainsFunc(toks, func(t token) bool {
+		w := strings.ToLower(t.raw)
+		return t.kind == kindWord && len(w) > 2 && !stopWords[w] && slices.Contains(identWords(p.def.Name), w)
+	})
+	return saysVerb(toks, p.def) || verbSaid(p, toks) || typed && c.nameHit(p, toks)
+}
+
+// verbSaid reports the first word of the tool's description, or a word that hints at it
+// ("send" at "Submit …").
+func verbSaid(p *plan, toks []token) bool {
 	verb := ""
 	if d := strings.Fields(p.def.Description); len(d) > 0 {
 		verb = normWord(strings.Trim(d[0], ".,;:"))
 	}
-	return c.nameHit(p, toks) || verb != "" && slices.ContainsFunc(toks, func(t token) bool {
+	return verb != "" && slices.ContainsFunc(toks, func(t token) bool {
 		isVerb := func(h hint) bool { return h.word == verb }
 		return t.kind == kindWord && (t.norm == verb || slices.ContainsFunc(hintsOf([]token{t})[0], isVerb))
 	})
@@ -1701,8 +1734,8 @@ func (c *conv) pronounRef(toks []token) *item {
 		}
 		break
 	}
-	if c.page != nil {
-		return cmp.Or(c.before.items[c.page.id], c.now.items[c.page.id], c.page) // of the page the visitor came to by a link
+	if it := c.pageItem(); it != nil {
+		return it // of the page the visitor came to by a link
 	}
 	if len(c.before.last) == 1 {
 		return c.before.last[0]
