@@ -1470,6 +1470,21 @@ var siteConversations = []struct {
 		{say: "tell me more about the Camry", calls: []string{`get_price_summary {}`}, reply: []string{"2022 Toyota Camry"}},
 		{say: "compare the camry with the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
 	}},
+	{"an order said as what comes first, with filters", "inventory", "", []siteTurn{
+		{say: "suvs, newest first", calls: []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"year","order":"desc"}`}},
+		{say: "gas sedans under 30 grand, lowest miles first",
+			calls: []string{`search_cars {"bodyType":"sedan","fuel":"gasoline","maxPrice":30000}`, `sort_cars {"by":"mileage","order":"asc"}`}},
+		{say: "open the top one", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+	}},
+	{"a car opened with other words", "inventory", "", []siteTurn{
+		{say: "electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "Thank you. I'd like to look at the Ioniq more closely.", calls: []string{`select_car {"carId":"c05"}`}, not: []string{"either"}, on: "car"},
+	}},
+	{"a car opened with a question asked with it", "inventory", "", []siteTurn{
+		{say: "minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}},
+		{say: "ok lets go with the odyssey, what colours can i get it in", calls: []string{`select_car {"carId":"c22"}`},
+			reply: []string{"The color can be silver, white, gray or blue."}, not: []string{"either"}, on: "car"},
+	}},
 	{"details and a monthly question on the calculator: no application unasked", "financing", "c05", []siteTurn{
 		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
 		{say: "my name is ann lee ann@lee.io, i earn 80k, whats the monthly", reply: []string{"Should I submit a financing application"}, not: []string{"submitted"}},

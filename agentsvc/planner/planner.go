@@ -342,6 +342,8 @@ func (c *conv) goOn(on *conv, k int) action {
 	if in.steps == nil && strings.HasPrefix(in.reply, "Sorry") {
 		if part := on.partsHere(asked, lookup); part != "" {
 			in = on.understand(part, lookup)
+		} else if q := on.questionHere(asked, lookup); q.reply != "" {
+			in = q // "ok lets go with the odyssey, what colours can i get it in": the colours
 		}
 	}
 	a := in.step(on)
@@ -356,8 +358,9 @@ func (c *conv) goOn(on *conv, k int) action {
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return c.arrive()
 	case strings.HasPrefix(a.text, "Sorry"):
-		if c.onlyNames(asked) {
-			// "pull up the Outback": the page is what was asked
+		if c.onlyNames(asked) || c.asksNothing(asked) {
+			// "pull up the Outback", "Thank you. I'd like to look at the Ioniq more closely":
+			// the page is what was asked
 			return c.arrive()
 		}
 		text := c.summary() + " I can't do that on this page either."
@@ -391,6 +394,20 @@ func (c *conv) partsHere(asked string, lookup bool) string {
 	return strings.Join(here, " , ")
 }
 
+// questionHere is the answer this page gives to the first question among the parts of a
+// request it cannot do whole; an empty intent when none has one.
+func (c *conv) questionHere(asked string, lookup bool) intent {
+	for _, part := range partRe.Split(asked, -1) {
+		if !isQuestion(part, tokenize(part)) {
+			continue
+		}
+		if in := c.understand(part, lookup); in.steps == nil && !strings.HasPrefix(in.reply, "Sorry") && !strings.HasPrefix(in.reply, "I'm not sure") {
+			return in
+		}
+	}
+	return intent{}
+}
+
 var partRe = regexp.MustCompile(`(?i)\s*(?:[,;]|\bthen\b|\band\b)\s*`)
 
 // pointedText is the visitor's words with those that picked the opened item by its place
@@ -417,6 +434,15 @@ func (c *conv) onlyNames(text string) bool {
 	return !slices.ContainsFunc(tokenize(text), func(t token) bool {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm]
+	})
+}
+
+// asksNothing reports words that ask this page for nothing: no question, no figure or day,
+// no word of its tools.
+func (c *conv) asksNothing(text string) bool {
+	toks := tokenize(text)
+	return !isQuestion(text, toks) && !asksField(toks) && !slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == kindNumber || t.kind == kindWord && (calendarWords[t.norm] || c.vocab[t.norm] && !requestWords[t.norm] && !stopWords[t.norm])
 	})
 }
 

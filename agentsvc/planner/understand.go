@@ -426,6 +426,16 @@ var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make 
 // sortVerbs ask for an order in so many words.
 var sortVerbs = wordSet(`sort sorted order ordered`)
 
+// ordersFirst reports an order said as what comes first: "newest first", "lowest miles first".
+func ordersFirst(toks []token) bool {
+	for i := 1; i < len(toks); i++ {
+		if prev := toks[i-1]; toks[i].norm == "first" && prev.kind == kindWord && (strings.HasSuffix(prev.norm, "est") || asksField(toks[i-1:i]) || prev.norm == "mile") {
+			return true
+		}
+	}
+	return false
+}
+
 // aboutWords ask what there is to know of something: "tell me more about it".
 var aboutWords = rawSet(`about detail details info information describe specs overview`)
 
@@ -839,8 +849,9 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		if f := c.filterBesides(r.text, r.toks, best); f != nil {
 			return intent{steps: func(*conv) []*plan { return []*plan{f, best} }}, true
 		}
-	} else if slices.ContainsFunc(r.toks, func(t token) bool { return sortVerbs[t.norm] }) {
-		// "hybrids under 35k sorted by mileage": the filter is best; the sort follows it.
+	} else if slices.ContainsFunc(r.toks, func(t token) bool { return sortVerbs[t.norm] }) || ordersFirst(r.toks) {
+		// "hybrids under 35k sorted by mileage", "suvs, newest first": the filter is best; the
+		// sort follows it.
 		sorts := func(p *plan) bool { return isOrdering(p) && len(p.values) > 0 && len(p.missing) == 0 }
 		if i := slices.IndexFunc(r.ps, sorts); i > 0 {
 			return intent{steps: func(*conv) []*plan { return []*plan{best, r.ps[i]} }}, true
