@@ -1485,6 +1485,16 @@ var siteConversations = []struct {
 		{say: "ok lets go with the odyssey, what colours can i get it in", calls: []string{`select_car {"carId":"c22"}`},
 			reply: []string{"The color can be silver, white, gray or blue."}, not: []string{"either"}, on: "car"},
 	}},
+	{"a dead end's suggestion is no choice of car", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "can I pay in bitcoin?", reply: []string{"“open the 2023 Toyota RAV4”"}},
+		{say: "book a drive fri", not: []string{"test-drive booking page"}, on: "inventory"},
+	}},
+	{"a car's page reached by a link: compared with a car named alone, then financed by its make", "car", "c11", []siteTurn{
+		{say: "compare with the audi a4", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c13","c11"]}`}, on: "drawer"},
+		{say: "ok the bmw, finance it 20% down 60 months",
+			calls: []string{`select_car {"carId":"c11"}`, `go_to_financing {}`, `calculate_payment {"downPayment":6960,"termMonths":60}`}, on: "financing"},
+	}},
 	{"details and a monthly question on the calculator: no application unasked", "financing", "c05", []siteTurn{
 		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
 		{say: "my name is ann lee ann@lee.io, i earn 80k, whats the monthly", reply: []string{"Should I submit a financing application"}, not: []string{"submitted"}},

@@ -132,7 +132,12 @@ func (c *conv) openedItems() []*item {
 
 // openedOf is the one item of items that an earlier call opened, or nil (none, or several).
 func (c *conv) openedOf(items []*item) *item {
-	opened := slices.DeleteFunc(c.openedItems(), func(it *item) bool { return !slices.Contains(items, it) })
+	opened := c.openedItems()
+	if i := slices.IndexFunc(c.calls, func(k call) bool { return k.opened && k.at > c.lastUser && openedID(k) != "" }); c.reread && i >= 0 {
+		// read again on the page this turn opened for it: "the bmw" there is that BMW
+		opened = []*item{c.before.items[openedID(c.calls[i])]}
+	}
+	opened = slices.DeleteFunc(opened, func(it *item) bool { return !slices.Contains(items, it) })
 	if len(opened) != 1 {
 		return nil
 	}
@@ -192,7 +197,10 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
 			// "this Tesla" on the Model Y's page is the Model Y, though the Model 3 is a Tesla too
 			this := thisBefore.MatchString(text[:m.start]) && slices.ContainsFunc(m.items, func(it *item) bool { return it.id == cur })
-			other := !this && slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur })
+			// ("the bmw" on the 330i's page, of three BMWs, is the 330i; "the other bmw" is not)
+			isCur := func(it *item) bool { return it.id == cur }
+			other := !this && slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur }) &&
+				(!slices.ContainsFunc(m.items, isCur) || manyOrOther(toks))
 			// "let's look at the A4" on the A4's calculator: its own page is elsewhere
 			// (not "open the Miata and book a test drive for Saturday at 11" read again on its booking page)
 			again := len(m.items) == 1 && m.items[0].id == cur && !c.onItsPage() &&

@@ -148,6 +148,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
 		either = it != nil
 	}
+	if i := slices.IndexFunc(toks, func(t token) bool { return t.norm == "compare" }); it == nil && named && len(r.refs) == 1 &&
+		wordAt(toks, i+1, "with", "to", "against") && (c.onScreen() != "" || c.reread) {
+		it = c.openedLast() // "compare with the audi a4" on a car's page: with that car
+	}
 	if named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
@@ -189,6 +193,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 func (c *conv) lastNamed() []*item {
 	for i := c.lastUser - 1; i >= 0; i-- {
 		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			if strings.HasPrefix(m.Content, deadEndStart) {
+				return nil // its suggestions ("open the 2023 Toyota RAV4") are examples, not a choice
+			}
 			said, _, _ := strings.Cut(m.Content, "? For example ")
 			return c.itemsNamed(said)
 		}
