@@ -1485,6 +1485,31 @@ var siteConversations = []struct {
 		{say: "ok lets go with the odyssey, what colours can i get it in", calls: []string{`select_car {"carId":"c22"}`},
 			reply: []string{"The color can be silver, white, gray or blue."}, not: []string{"either"}, on: "car"},
 	}},
+	{"a price asked in everyday words", "car", "c17", []siteTurn{
+		{say: "whats this go for", calls: []string{`get_price_summary {}`}},
+		{say: "whats the sticker price", calls: []string{`get_price_summary {}`}},
+	}},
+	{"a visit asked for with a part of a day, politely, from the car's page", "car", "c07", []siteTurn{
+		{say: "I'd like to come Friday afternoon if possible.", calls: []string{`go_to_test_drive {}`}, reply: []string{"13:00, 14:00, 15:00, 16:00"}, on: "test-drive"},
+		{say: "the earliest please, I'm Lou Bay, lou@bay.com",
+			calls: []string{`fill_form_data {"name":"Lou Bay","email":"lou@bay.com","date":"2026-12-04","time":"13:00"}`}},
+	}},
+	{"the day after tomorrow, from the calculator", "financing", "c01", []siteTurn{
+		{say: "book a test drive for the day after tomorrow at 4pm", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "Ann Ho ann@ho.io", calls: []string{`fill_form_data {"name":"Ann Ho","email":"ann@ho.io","date":"2026-12-04","time":"16:00"}`}},
+	}},
+	{"a trim written with a hyphen", "car", "c02", []siteTurn{
+		{say: "the ex-l trim please", calls: []string{`configure_car {"trim":"EX-L"}`}},
+	}},
+	{"a need, then a question about the car", "car", "c17", []siteTurn{
+		{say: "hi, i need something that can tow. does this come with a towing package?", reply: []string{"Yes: tow is one of the packages"}, not: []string{"Configured"}},
+	}},
+	{"a body type chosen by its word after a make's list", "inventory", "", []siteTurn{
+		{say: "show me all bmws", calls: []string{`search_cars {"make":"BMW"}`}},
+		{say: "the convertible, what colors", calls: []string{`select_car {"carId":"c24"}`}, reply: []string{"white, black, blue or silver"}, on: "car"},
+		{say: "the coupe then, how much per month over 48 months",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c20"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+	}},
 	{"a dead end's suggestion is no choice of car", "inventory", "", []siteTurn{
 		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "can I pay in bitcoin?", reply: []string{"“open the 2023 Toyota RAV4”"}},

@@ -182,7 +182,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	earlier := req.Messages
 	if c.lastUser >= 0 {
 		earlier = req.Messages[:c.lastUser]
-		c.text = spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content))
+		c.text = goesForRe.ReplaceAllString(spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content)), "cost")
 		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1
@@ -304,6 +304,10 @@ func argsPlan(t chat.ToolDef, s *schema, args string) *plan {
 	}
 	return p
 }
+
+// goesForRe is a price asked as what a thing goes for: "whats this go for", "what does the
+// civic go for?" (not "let's go for the red one").
+var goesForRe = regexp.MustCompile(`(?i)\bgo(?:es)? for\b(?:\s*$|\s*[?.!,])`)
 
 // openCallPrefix starts the id of an openFor call.
 const openCallPrefix = "planner-open-"

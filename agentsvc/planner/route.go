@@ -281,6 +281,7 @@ type enumCandidate struct {
 	value    string
 	priority int // 0 quoted, 1 named, 2 suggested
 	pos      int
+	start    int // its first token: "ex-l" is EX-L, not EX
 	tok      int // token to mark used, or -1
 	bonus    float64
 }
@@ -295,17 +296,17 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 			switch {
 			case f.used[i]:
 			case t.kind == kindQuote && strings.EqualFold(t.raw, e.str):
-				out = append(out, enumCandidate{e.str, 0, i, i, bonusTyped})
+				out = append(out, enumCandidate{e.str, 0, i, i, i, bonusTyped})
 			case (t.kind == kindTime || t.kind == kindNumber) && t.raw == e.str:
-				out = append(out, enumCandidate{e.str, 1, i, i, bonusTyped})
+				out = append(out, enumCandidate{e.str, 1, i, i, i, bonusTyped})
 			case t.kind == kindWord && content && f.wordsAt(i, e.words):
-				out = append(out, enumCandidate{e.str, 1, i, -1, bonusEnum})
+				out = append(out, enumCandidate{e.str, 1, i, i, -1, bonusEnum})
 			case t.kind == kindWord && content && end > i:
 				// at its last word, for the word after it: "TRD Off-Road trim" is no package
-				out = append(out, enumCandidate{e.str, 1, end - 1, -1, bonusEnum})
+				out = append(out, enumCandidate{e.str, 1, end - 1, i, -1, bonusEnum})
 			case withHints && t.kind == kindWord && len(e.words) == 1 &&
 				slices.ContainsFunc(f.hints[i], func(h hint) bool { return h.word == e.words[0] }):
-				out = append(out, enumCandidate{e.str, 2, i, -1, 0})
+				out = append(out, enumCandidate{e.str, 2, i, i, -1, 0})
 			}
 		}
 	}
@@ -314,7 +315,7 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		if a.priority < 2 {
 			longer = len(b.value) - len(a.value)
 		}
-		return cmp.Or(a.priority-b.priority, a.pos-b.pos, longer)
+		return cmp.Or(a.priority-b.priority, a.start-b.start, longer, a.pos-b.pos)
 	})
 	return out
 }

@@ -215,7 +215,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
-			t.norm == "earliest" || t.norm == "latest" || // "the earliest on monday": a time
+			t.norm == "earliest" || t.norm == "latest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time
 			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) {
 			continue
 		}

@@ -387,7 +387,7 @@ var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
 	"sporty": {"coupe", "convertible"}, "family": {"minivan", "suv"}, "cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
 	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
-	"pricey": {"price"}, "costly": {"price"}, "submit": {"book", "apply", "send"}, "send": {"submit", "book", "apply"},
+	"pricey": {"price"}, "costly": {"price"}, "sticker": {"price"}, "submit": {"book", "apply", "send"}, "send": {"submit", "book", "apply"},
 	"confirm": {"submit", "book", "send"}, "add": {"sum", "total"}, "plus": {"sum", "total"}, "finalize": {"submit", "book", "send"}, "finalise": {"submit", "book", "send"},
 	"newest": {"year", "desc", "descending", "new"}, "latest": {"year", "desc", "descending", "new"},
 	"newer": {"year", "new"}, "recent": {"year", "desc", "descending", "new"},
@@ -504,7 +504,7 @@ var stopWords = rawSet(`a about afternoon again all also am an and any anything 
 	should show so some something such tell than thank thanks that the their them then there
 	these they thing this those through to too try under until up us very wa want we were
 	what when where which while who why will with would yes you your yours first you've you're we've
-	we're they're i've there's that's got`)
+	we're they're i've there's that's got possible possibly`)
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {

@@ -101,8 +101,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		// "open the tesla", "the other audi": a filter word names items when the request is
 		// about one item.
 		r.mentions = mentions(nil)
-	} else if len(r.mentions) == 0 && (r.question || anyNorm(toks, "about")) {
-		// "what's the price of the volvo?", "tell me more about the volvo" with one Volvo on screen: that one ("any convertibles
+	} else if len(r.mentions) == 0 && (r.question || anyNorm(toks, "about", "then")) {
+		// "what's the price of the volvo?", "tell me more about the volvo", "the coupe then, …" with one on screen: that one ("any convertibles
 		// under 30k?" with one on screen asks for a kind)
 		if ms := nameMentions(text, c.before.last, nil); len(ms) == 1 && len(ms[0].items) == 1 &&
 			!strings.HasSuffix(strings.ToLower(text[ms[0].start:ms[0].end]), "s") {
@@ -518,6 +518,12 @@ func init() {
 		}},
 		// "How much is this car, and does it come in red?": each answered.
 		{"two questions", func(_ *conv, r *reading) bool { _, _, ok := questionPair(r.text); return ok }, (*conv).bothQuestions},
+		// "hi, i need something that can tow. does this come with a towing package?": the
+		// question, answered as on its own (not a tow package added)
+		{"a need, then a question", func(_ *conv, r *reading) bool { return lastQuestion(r.text) != "" }, func(c *conv, r *reading) (intent, bool) {
+			in := c.understand(lastQuestion(r.text), r.lookup)
+			return in, in.steps == nil && in.asked == nil && in.reply != "" && !strings.HasPrefix(in.reply, "Sorry") && !strings.HasPrefix(in.reply, "I'm not sure")
+		}},
 		// "show me 4 of them" of two: both, and that there are two
 		{"more of them than there are", func(c *conv, r *reading) bool {
 			n, last := countOf(r.toks), c.before.last
@@ -1341,6 +1347,21 @@ func questionPair(text string) (a, b string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// lastQuestion is the question that ends a message whose sentences before it ask for nothing
+// to be done ("i need something that can tow."); "" when there is none.
+func lastQuestion(text string) string {
+	i := strings.LastIndexAny(strings.TrimRight(text, "?! "), ".!")
+	if i < 0 || !strings.HasSuffix(strings.TrimSpace(text), "?") {
+		return ""
+	}
+	before, q := tokenize(text[:i]), strings.TrimSpace(text[i+1:])
+	asks := wordAt(tokenize(q), 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do")
+	if !asks || slices.ContainsFunc(before, func(t token) bool { return actionVerbs[t.norm] || t.kind != kindWord && t.kind != kindPunct }) {
+		return ""
+	}
+	return q
 }
 
 // bothQuestions answers two questions in one message, each as it would be on its own, when
