@@ -1485,6 +1485,12 @@ var siteConversations = []struct {
 		{say: "ok lets go with the odyssey, what colours can i get it in", calls: []string{`select_car {"carId":"c22"}`},
 			reply: []string{"The color can be silver, white, gray or blue."}, not: []string{"either"}, on: "car"},
 	}},
+	{"a note cued with also", "car", "c04", []siteTurn{
+		{say: "please fill in Tia Ro tia@ro.io for saturday at 10",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Tia Ro","email":"tia@ro.io","date":"2026-12-05","time":"10:00"}`}, on: "test-drive"},
+		{say: "please also note i want to try autopilot",
+			calls: []string{`fill_form_data {"name":"Tia Ro","email":"tia@ro.io","date":"2026-12-05","time":"10:00","notes":"i want to try autopilot"}`}},
+	}},
 	{"a price asked in everyday words", "car", "c17", []siteTurn{
 		{say: "whats this go for", calls: []string{`get_price_summary {}`}},
 		{say: "whats the sticker price", calls: []string{`get_price_summary {}`}},

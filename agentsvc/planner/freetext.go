@@ -84,8 +84,8 @@ var noteRe = regexp.MustCompile(
 	`(?i)\b(notes?|comments?|message)\b\s*(?::|\bsaying\b|\bthat says\b|\bthat\b)\s*(.+)$`)
 
 // noteAfterRe is a note said right after asking for one: "add a note im bringing my dad",
-// "please note i'll bring my wife".
-var noteAfterRe = regexp.MustCompile(`(?i)(?:\b(?:add|leave|put)\s+(?:a\s+|the\s+)?|\bplease\s+)(notes?|comments?|message)[\s?.!,]+(.+)$`)
+// "please note i'll bring my wife", "please also note …".
+var noteAfterRe = regexp.MustCompile(`(?i)(?:\b(?:add|leave|put)\s+(?:a\s+|the\s+)?|\bplease\s+(?:also\s+)?)(notes?|comments?|message)[\s?.!,]+(.+)$`)
 
 // noteAskRe asks to add a note and ends there: "add a note please", "can I leave a comment?".
 // The note's text is asked for (the answer reads after the cue: "add a note please , …").
