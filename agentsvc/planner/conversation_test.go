@@ -1485,6 +1485,11 @@ var siteConversations = []struct {
 		{say: "ok lets go with the odyssey, what colours can i get it in", calls: []string{`select_car {"carId":"c22"}`},
 			reply: []string{"The color can be silver, white, gray or blue."}, not: []string{"either"}, on: "car"},
 	}},
+	{"back to a car named, after comparing it", "car", "c03", []siteTurn{
+		{say: "compare it with the odyssey", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c22","c03"]}`}, on: "drawer"},
+		{say: "which one is cheaper", reply: []string{"The 2022 Honda Odyssey is the cheaper"}},
+		{say: "ok back to the explorer", calls: []string{`select_car {"carId":"c03"}`}, on: "car"},
+	}},
 	{"a note cued with also", "car", "c04", []siteTurn{
 		{say: "please fill in Tia Ro tia@ro.io for saturday at 10",
 			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Tia Ro","email":"tia@ro.io","date":"2026-12-05","time":"10:00"}`}, on: "test-drive"},
