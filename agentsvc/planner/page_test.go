@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +39,24 @@ func TestPageAddressNamesTheItem(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: the page's item is %q, want %q", c.address, got, c.want)
 		}
+	}
+}
+
+// A car opened by a call whose result named no car is on screen but unnamed: "which car is
+// this for?" has no answer from it (it panicked on the nil item).
+func TestWhichItemOfAnUnnamedCar(t *testing.T) {
+	req := llm.Request{Tools: demoPages["test-drive"], Messages: []chat.Message{
+		{Role: chat.RoleUser, Content: "open c99"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "planner-open-2", Name: "select_car", Arguments: `{"carId":"c99"}`}}},
+		{Role: chat.RoleTool, ToolCallID: "planner-open-2", Name: "select_car", Content: "Opening the car's page."},
+		{Role: chat.RoleAssistant, Content: "Opening the car's page."},
+		{Role: chat.RoleUser, Content: "which car is this for?"},
+	}}
+	resp, err := New().Stream(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(resp.Text, "It is") {
+		t.Errorf("the planner answered %q of a car no result named", resp.Text)
 	}
 }

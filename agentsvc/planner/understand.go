@@ -727,8 +727,10 @@ func init() {
 			return r.question && n != "" && c.onScreen() != "" && wordAt(r.toks, 0, "which", "what") && wordAt(r.toks, 1, n) &&
 				wordAt(r.toks, 2, "is", "am", "are") && wordAt(r.toks, 3, "this", "it", "i", "we")
 		}, func(c *conv, _ *reading) (intent, bool) {
-			it := c.openedLast()
-			return intent{reply: "It is the " + it.name + "."}, it != nil
+			if it := c.openedLast(); it != nil && it.name != "" {
+				return intent{reply: "It is " + theTitle(it) + "."}, true
+			}
+			return intent{}, false
 		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			in := c.clarify(r.text, r.ps, r.toks2, r.question)
