@@ -1535,6 +1535,9 @@ var siteConversations = []struct {
 		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
 		{say: "my name is ann lee ann@lee.io, i earn 80k, whats the monthly", reply: []string{"Should I submit a financing application"}, not: []string{"submitted"}},
 	}},
+	{"a month written mo after a", "car", "c01", []siteTurn{
+		{say: "whats it a mo", calls: []string{`go_to_financing {}`}, on: "financing"},
+	}},
 	{"a drive booked from the calculator by a visitor named mo: never an application", "car", "c10", []siteTurn{
 		{say: "how much is the civic with the touring trim", calls: []string{`configure_car {"trim":"Touring"}`}},
 		{say: "and per month over 60 months with 2k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":60}`}, on: "financing"},

@@ -283,8 +283,9 @@ func scanToken(s string) token {
 func mergeMultipliers(toks []token) []token {
 	out := toks[:0]
 	for _, t := range toks {
-		if n := len(out); t.norm == "month" && strings.EqualFold(t.raw, "mo") && (n == 0 || out[n-1].kind != kindNumber) {
-			t.norm = "mo" // a month only after a number ("48 mo"), not "mo li"
+		if n := len(out); t.norm == "month" && strings.EqualFold(t.raw, "mo") &&
+			(n == 0 || out[n-1].kind != kindNumber && !slices.Contains([]string{"a", "per", "each", "every"}, out[n-1].norm)) {
+			t.norm = "mo" // a month only after a number or "a" ("48 mo", "500 a mo"), not "mo li"
 		}
 		if n := len(out); n > 0 && out[n-1].kind == kindNumber && t.kind == kindWord {
 			switch t.norm {
