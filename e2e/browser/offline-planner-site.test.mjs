@@ -35,9 +35,14 @@ async function ran(page) {
   return (await page.locator(W.tool).allInnerTexts()).map((s) => s.trim().split('\n')[0]);
 }
 
-/** Waits for an assistant text that contains text. */
-function reply(page, text) {
-  return page.locator(W.text).filter({ hasText: text }).first().waitFor({ timeout: 30000 });
+/** Waits for an assistant text that contains text; a time-out says what the transcript shows. */
+async function reply(page, text) {
+  try {
+    await page.locator(W.text).filter({ hasText: text }).first().waitFor({ timeout: 30000 });
+  } catch (err) {
+    const said = (await page.locator(W.text).allInnerTexts()).slice(-3);
+    throw new Error(`no reply with ${JSON.stringify(text)} on ${page.url()}; the last replies: ${JSON.stringify(said)}; ran: ${JSON.stringify(await ran(page))}`, { cause: err });
+  }
 }
 
 /** Runs body on a page of path in a 390x844 phone's browser; the page must log no errors. */
