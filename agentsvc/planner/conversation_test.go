@@ -1535,6 +1535,10 @@ var siteConversations = []struct {
 		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
 		{say: "my name is ann lee ann@lee.io, i earn 80k, whats the monthly", reply: []string{"Should I submit a financing application"}, not: []string{"submitted"}},
 	}},
+	{"a choice of a comparison names its cars, not their ids", "car", "c19", []siteTurn{
+		{say: "which is faster, this or the bmw m240i", calls: []string{`back_to_inventory {}`, `search_cars {}`},
+			reply: []string{"(2022 BMW M240i Coupe and 2020 Ford Mustang)"}, not: []string{"car ids"}, on: "inventory"},
+	}},
 	{"a month written mo after a", "car", "c01", []siteTurn{
 		{say: "whats it a mo", calls: []string{`go_to_financing {}`}, on: "financing"},
 	}},

@@ -402,6 +402,17 @@ func (c *conv) describe(p *plan) string {
 			}
 		case []string:
 			v = paramLabel(prop, strings.Join(x, " and "))
+			if _, list := idParam(prop); list { // the cars by their names, not "car ids c20 and c19"
+				var names []string
+				for _, id := range x {
+					if it := cmp.Or(c.now.items[id], c.before.items[id]); it != nil && title(it) != id {
+						names = append(names, title(it))
+					}
+				}
+				if len(names) == len(x) {
+					v = strings.Join(names, " and ")
+				}
+			}
 		case float64:
 			v = paramLabel(prop, strconv.FormatFloat(x, 'f', -1, 64))
 		default:
