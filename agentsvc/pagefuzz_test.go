@@ -1523,7 +1523,11 @@ func (s *fzSock) onResponse(m fzMsg) {
 			s.r.failf("socket %d: a result with a null id", s.n)
 		}
 		if s.nullAnswer > s.junkSent {
-			s.r.failf("socket %d: %d error answers with a null id for %d odd frames sent", s.n, s.nullAnswer, s.junkSent)
+			why := ""
+			if m.Error != nil { // which frame the agent took for one it cannot answer by id
+				why = fmt.Sprintf(" (the last: %d %q)", m.Error.Code, m.Error.Message)
+			}
+			s.r.failf("socket %d: %d error answers with a null id for %d odd frames sent%s", s.n, s.nullAnswer, s.junkSent, why)
 		}
 		return
 	}
