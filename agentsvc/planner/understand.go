@@ -1571,9 +1571,10 @@ func (c *conv) actionWord(p *plan, toks []token) bool {
 // name as typed ("a table for 4" of book_table), not one read into a word that hints at it
 // ("mo" of "mo li … mo@li.com" is a month, which hints at apply_for_financing).
 func (c *conv) commitWord(p *plan, toks []token) bool {
+	words := identWords(p.def.Name)
 	typed := slices.ContainsFunc(toks, func(t token) bool {
 		w := strings.ToLower(t.raw)
-		return t.kind == kindWord && len(w) > 2 && !stopWords[w] && slices.Contains(identWords(p.def.Name), w)
+		return t.kind == kindWord && len(w) > 2 && !stopWords[w] && slices.Contains(words, w)
 	})
 	return saysVerb(toks, p.def) || verbSaid(p, toks) || typed && c.nameHit(p, toks)
 }
