@@ -238,12 +238,29 @@ func (c *conv) valuesGiven() map[string]bool {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(d.args), &args)
 		for _, v := range args {
-			if s, ok := v.(string); ok {
-				out[strings.ToLower(s)] = true
+			vs, _ := v.([]any) // "the tech package" of {"packages":["tech"]}
+			for _, v := range append(vs, v) {
+				if s, ok := v.(string); ok {
+					out[strings.ToLower(s)] = true
+				}
 			}
 		}
 	}
 	return out
+}
+
+// choiceNoun reports a word that names a kind of choice of an item's page ("the tech
+// package", "the xle trim"), never an item.
+func choiceNoun(toks []token) bool { return anyNorm(toks, "package", "packages", "trim", "trims") }
+
+// choiceAway reports a request that names a kind of choice ("add the winter package") on a
+// page of the item on screen whose tools have no such choice (its calculator): the item's
+// own page has it.
+func (c *conv) choiceAway(r *reading) bool {
+	named := func(t token) bool {
+		return choiceNoun([]token{t}) && !c.hasParam(func(p *property) bool { return nounOf(t, p) })
+	}
+	return len(r.refs) == 0 && slices.ContainsFunc(r.toks, named) && c.onScreen() != "" && !c.onItsPage() && !c.reread && c.refill() == nil
 }
 
 // thisBefore is a text that ends in "this": the name after it is the item on screen.

@@ -626,6 +626,14 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) {
 			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
 		}},
+		// "add the tech package" on a car's calculator, read again on the list the clarify hop
+		// went to: a choice of that car's page, which the list opens
+		{"a choice of the item left", func(c *conv, r *reading) bool {
+			return c.reread && c.listsItems() && len(r.refs) == 0 && choiceNoun(r.toks) && c.openedLast() != nil
+		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.openedLast()) }},
+		// "add the winter package and show me the payment again" on its calculator: its page
+		// has the packages (by the list), and the calculator is read again after them
+		{"a choice of the item's page, from away", (*conv).choiceAway, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		{"no tool", func(_ *conv, r *reading) bool { return r.best == nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
 		// (not of "it", the page's item, in "compare it with the mercedes c-class")
@@ -636,6 +644,9 @@ func init() {
 		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
 			func(c *conv, r *reading) (intent, bool) {
 				first, nav := c.thenGo(r.best, r)
+				if q, ok := c.applyEdits(first); !ok { // "add the tech package" keeps the roof added before
+					return intent{reply: q}, true
+				}
 				// A figure the plan here leaves ("…, 60 months", a day) is read again there (goOn).
 				for i, t := range r.toks2 {
 					figure := t.kind == kindNumber || t.kind == kindDate || t.kind == kindTime // "…, for Sunday at 2pm"
@@ -698,6 +709,12 @@ func init() {
 			}
 			return reply("Which "+c.opensWhat()+whichFor+c.offer(names, "or", true)+"?", true)
 		}},
+		// (before elsewhere: "add the winter package and show me the payment", where the
+		// packages are tech or sport, says so and stays)
+		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
+			no := c.notOffered(r.toks)
+			return reply(upperFirst(no), no != "")
+		}},
 		{"elsewhere", func(_ *conv, r *reading) bool {
 			// "is it fun to drive?" is about this page; "what would that cost a month?" is not
 			return r.unclear && (!r.question || !r.pronoun || r.numbers || perMonth(r.toks))
@@ -711,10 +728,6 @@ func init() {
 		// "move it to the afternoon" once the form has a time, "no wait, 5pm" where the last
 		// slot is at 4: which time, with the form's other values.
 		{"another time", unclear, (*conv).otherTime},
-		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
-			no := c.notOffered(r.toks)
-			return reply(upperFirst(no), no != "")
-		}},
 		// "add it" after "what does the towing package cost" added it to show the price
 		{"added already", func(c *conv, r *reading) bool { return r.unclear && r.pronoun && anyNorm(r.toks, "add", "include") }, func(c *conv, r *reading) (intent, bool) {
 			added := c.lastAdded()
