@@ -1568,6 +1568,10 @@ var siteConversations = []struct {
 			reply: []string{"down $5,000"}, on: "financing"},
 		{say: "and the winter package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, reply: []string{"There is no winter package"}, on: "car"},
 	}},
+	{"whether a payment is with money down", "car", "c01", []siteTurn{
+		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},
+	}},
 	{"a package added, then another on the way to the calculator", "car", "c01", []siteTurn{
 		{say: "add the roof", calls: []string{`configure_car {"packages":["roof"]}`}},
 		{say: "add the tech package and show me the payment", calls: []string{`configure_car {"packages":["roof","tech"]}`, `go_to_financing {}`},

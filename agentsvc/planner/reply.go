@@ -920,7 +920,7 @@ func (c *conv) stated(text string) (string, bool) {
 
 var (
 	statedPartRe = regexp.MustCompile(`[.!?]\s+|\.$|\s*\(|\)|,\s+`)
-	usingWords   = rawSet(`using use used charge charging pay paying getting come comes`)
+	usingWords   = rawSet(`using use used charge charging pay paying getting come comes money`)
 )
 
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
