@@ -1568,6 +1568,20 @@ var siteConversations = []struct {
 			reply: []string{"down $5,000"}, on: "financing"},
 		{say: "and the winter package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, reply: []string{"There is no winter package"}, on: "car"},
 	}},
+	{"how the car on screen differs from others seen, answered on its page", "inventory", "", []siteTurn{
+		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "how much more is the 330i", reply: []string{"$34,800", "a difference of $10,900"}, not: []string{"Going back"}},
+		{say: "whats the difference in price with the 330i", reply: []string{"a difference of $10,900"}},
+		{say: "how much cheaper is the golf", reply: []string{"Golf is the cheaper", "a difference of $2,000"}},
+		{say: "is there one thats cheaper than it", reply: []string{"2 are cheaper than the 2023 Honda Civic ($23,900): the 2021 Volkswagen Golf ($21,900) and the 2022 Toyota Corolla Hatchback ($22,400)"}},
+		{say: "any newer than this?", reply: []string{"None of those listed is newer than the 2023 Honda Civic"}},
+	}},
+	{"cheaper ones than the car on screen, of those listed", "inventory", "", []siteTurn{
+		{say: "search suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "any cheaper ones than this?", reply: []string{"the 2023 Kia Sportage ($27,800) and the 2022 Honda CR-V ($29,450)"}},
+		{say: "how much more expensive is the explorer", reply: []string{"Explorer is the more expensive", "a difference of $4,910"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

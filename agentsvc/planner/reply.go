@@ -228,6 +228,15 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 			}
 			s += " (" + lead + joinList(others, "and") + ")"
 		}
+		if w, ok := it.num(o.field.keys...); ok && len(among) == 2 && asksDifference(toks) {
+			other := among[0]
+			if other == it {
+				other = among[1]
+			}
+			if v, ok := other.num(o.field.keys...); ok { // "how much cheaper is the golf"
+				s = strings.TrimSuffix(s, ".") + ": a difference of " + o.field.value(math.Abs(w-v), money)
+			}
+		}
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	f, adjective := questionField(toks)
@@ -244,12 +253,46 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		return "", false
 	}
 	diff := "" // "whats the difference in price between them": the difference too
-	if v0, ok0 := refs[0].num(f.keys...); len(refs) == 2 && differs(toks) && ok0 {
+	if v0, ok0 := refs[0].num(f.keys...); len(refs) == 2 && asksDifference(toks) && ok0 {
 		if v1, ok1 := refs[1].num(f.keys...); ok1 {
 			diff = ": a difference of " + f.value(math.Abs(v0-v1), money)
 		}
 	}
 	return upperFirst(joinList(parts, "and") + diff + "."), true
+}
+
+// beating answers which of the items seen beat it in o ("is there one thats cheaper than
+// it"): those of the last list that do, the best first.
+func (c *conv) beating(it *item, o order) (string, bool) {
+	v, ok := it.num(o.field.keys...)
+	if !ok {
+		return "", false
+	}
+	than := " " + o.what + " than " + theTitle(it) + " (" + o.field.value(v, c.before.money) + ")"
+	var parts []string
+	for _, x := range ranked(c.before.last, o) {
+		if w, _ := x.num(o.field.keys...); x != it && (o.desc && w > v || !o.desc && w < v) {
+			parts = append(parts, theTitle(x)+" ("+o.field.value(w, c.before.money)+")")
+		}
+	}
+	switch n := len(parts); {
+	case n == 0:
+		return "None of those listed is" + than + ".", true
+	case n == 1:
+		return "Of those listed, only " + parts[0] + " is" + than + ".", true
+	case n > 5:
+		parts = append(parts[:5], strconv.Itoa(n-5)+" more")
+	}
+	return "Of those listed, " + strconv.Itoa(len(parts)) + " are" + than + ": " + joinList(parts, "and") + ".", true
+}
+
+// differenceKnown reports a question of how much two items differ in a field that both
+// have, which is answered from what was said of them ("how much more is the 330i" on the
+// Civic's page, both seen on the list), wherever the visitor is.
+func (c *conv) differenceKnown(r *reading) bool {
+	f, _ := questionField(r.toks)
+	return r.question && len(r.refs) == 2 && f != nil && asksDifference(r.toks) &&
+		!slices.ContainsFunc(r.refs, func(it *item) bool { _, ok := it.num(f.keys...); return !ok })
 }
 
 // itemIs answers a yes-or-no question about an item ("is it a hybrid?", "is the RAV4

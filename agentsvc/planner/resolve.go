@@ -183,6 +183,7 @@ var rankPairs = []rankPair{
 	{strings.Fields("least less"), []string{"expensive"}, order{priceField, false, "least expensive"}},
 	{strings.Fields("lowest fewest least lower fewer better best less"), mileWords, order{mileageField, false, "lowest-mileage"}},
 	{strings.Fields("highest most more higher"), mileWords, order{mileageField, true, "highest-mileage"}},
+	{strings.Fields("more"), []string{"expensive"}, order{priceField, true, "more expensive"}},  // of two
 	{strings.Fields("cost costs"), []string{"more"}, order{priceField, true, "more expensive"}}, // "which costs more"
 	{strings.Fields("cost costs"), []string{"less"}, order{priceField, false, "cheaper"}},
 	{strings.Fields("lowest lower"), []string{"price"}, order{priceField, false, "cheapest"}},

@@ -152,6 +152,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		wordAt(toks, i+1, "with", "to", "against") && (c.onScreen() != "" || c.reread) {
 		it = c.openedLast() // "compare with the audi a4" on a car's page: with that car
 	}
+	if it == nil && named && len(r.refs) == 1 && asksDifference(toks) && (c.onScreen() != "" || c.reread) {
+		it, either = c.openedLast(), true // "how much more is the 330i" on the Civic's page: than the Civic
+	}
 	if named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
 		r.refs = slices.Insert(r.refs, 0, it)
@@ -313,6 +316,10 @@ var isThan = regexp.MustCompile(`(?i)^(\s*(?:is|was)\s+(?:the|this|it)\b.*?\b\w+
 
 // thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
 // "… cheaper or this one?" (a bound is "cheaper than $30k").
+// beatsWho names others in a comparison with the one on screen: "is there one thats cheaper
+// than it", "any newer than this?", "show me cheaper cars than this".
+var beatsWho = regexp.MustCompile(`(?i)\b(one|ones|any|anything|something|others?|cars?|items?|options?)\b`)
+
 var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b`)
 
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
@@ -568,7 +575,7 @@ func init() {
 			ordinal = ordinal || anyNorm(r.toks, "other")
 			pointed := ordinal && len(r.refs) == 1 && len(r.mentions) == 0 && c.onScreen() != "" && r.refs[0].id != c.onScreen() &&
 				!c.listsItems() && c.lister() == nil
-			return !notes && (pointed || c.otherItem(r.text, r.toks, r.mentions, r.pronoun))
+			return !notes && (pointed || c.otherItem(r.text, r.toks, r.mentions, r.pronoun)) && !c.differenceKnown(r)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
@@ -614,6 +621,20 @@ func init() {
 			l := c.lister()
 			return r.question && pluralPronoun(r.toks) && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.ofThose(r.best)) }},
+		// "is there one thats cheaper than it", "show me newer cars than this": those seen
+		// that beat the one on screen (not "is it cheaper than this", one of two)
+		{"those that beat it", func(c *conv, r *reading) bool {
+			comparative := strings.HasSuffix(r.order.what, "er") || strings.HasPrefix(r.order.what, "more ")
+			return r.hasRank && comparative && len(r.refs) == 1 && thanThis.MatchString(r.said) && beatsWho.MatchString(r.said) && len(c.before.last) > 2
+		}, func(c *conv, r *reading) (intent, bool) {
+			it := r.refs[0]
+			if c.onItsPage() {
+				if o := c.openedLast(); o != nil {
+					it = o // "this" on a car's page is that car, whatever the last answer named
+				}
+			}
+			return reply(c.beating(it, r.order))
+		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
@@ -802,6 +823,9 @@ func (c *conv) refuse(r *reading) (intent, bool) {
 // Unless it gives numbers for another page's tool ("what would the Mazda3 cost a month over
 // 36 months?" goes to the financing calculator).
 func (c *conv) aboutSeen(r *reading) bool {
+	if c.differenceKnown(r) {
+		return true // "whats the difference in price with the 330i" names get_price_summary's "price"
+	}
 	nameWord := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
 		return c.nameHit(&plan{def: t}, r.toks) // "open", "compare"
 	})
@@ -1114,6 +1138,13 @@ func anyNorm(toks []token, ws ...string) bool {
 // differs reports a question of how the items differ: "whats the difference in price".
 func differs(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool { return differWords[t.norm] })
+}
+
+// asksDifference reports a question of how much two items differ: "whats the difference in
+// price", "how much more is the 330i", "how much less is it".
+func asksDifference(toks []token) bool {
+	much := slices.IndexFunc(toks, func(t token) bool { return t.norm == "much" })
+	return differs(toks) || much > 0 && toks[much-1].norm == "how" && wordAt(toks, much+1, "more", "less", "cheaper")
 }
 
 // differWords ask how items differ (a set, so that respell knows them).
