@@ -1582,6 +1582,13 @@ var siteConversations = []struct {
 		{say: "any cheaper ones than this?", reply: []string{"the 2023 Kia Sportage ($27,800) and the 2022 Honda CR-V ($29,450)"}},
 		{say: "how much more expensive is the explorer", reply: []string{"Explorer is the more expensive", "a difference of $4,910"}},
 	}},
+	{"a time that is not offered, said on the way to the booking page", "car", "c10", []siteTurn{
+		{say: "book a test drive tomorrow at 10:30", calls: []string{`go_to_test_drive {}`},
+			reply: []string{"10:30 is not one of the times", "09:00, 10:00, 11:00"}, on: "test-drive"},
+		{say: "Sam Lee sam@lee.io", reply: []string{"I need your time"}},
+		{say: "11 then", calls: []string{`fill_form_data {"name":"Sam Lee","email":"sam@lee.io","date":"2026-12-03","time":"11:00"}`}},
+		{say: "actually 12:30", reply: []string{"12:30 is not one of the times"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

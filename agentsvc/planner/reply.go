@@ -1072,6 +1072,19 @@ func (c *conv) itemInView() *item {
 // askMissing asks for the required values a plan lacks, with concrete choices when the
 // values are few.
 func (c *conv) askMissing(p *plan, said string) intent {
+	in := c.askFor(p, said)
+	// "tomorrow at 10:30" where the times are on the hour: why the time is asked
+	if i := slices.IndexFunc(p.missing, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 }); i >= 0 {
+		toks := tokenize(rewriteTimes(said))
+		if at := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
+			in.reply = toks[at].raw + " is not one of the times. " + in.reply
+		}
+	}
+	return in
+}
+
+// askFor asks for what p still lacks (askMissing).
+func (c *conv) askFor(p *plan, said string) intent {
 	// A note asked for comes last: "… your name and email, and what the note should say".
 	notes := slices.DeleteFunc(slices.Clone(p.missing), func(m *property) bool { return !asksNote(m) })
 	p.missing = append(slices.DeleteFunc(p.missing, asksNote), notes...)
@@ -1188,11 +1201,8 @@ func (c *conv) otherTime(r *reading) (intent, bool) {
 		if i < 0 || c.lastArgs(t.Name, "") == nil && (c.unanswered == nil || c.unanswered.def.Name != t.Name) {
 			continue
 		}
-		clock, no := p.schema.props[i], ""
-		switch {
-		case at >= 0 && !slices.Contains(texts(clock.schema.enum), r.toks[at].raw):
-			no = r.toks[at].raw + " is not one of the times. "
-		case at >= 0 || !part:
+		clock := p.schema.props[i]
+		if at >= 0 && slices.Contains(texts(clock.schema.enum), r.toks[at].raw) || at < 0 && !part {
 			return intent{}, false
 		}
 		c.carryOver(p, false)
@@ -1200,9 +1210,7 @@ func (c *conv) otherTime(r *reading) (intent, bool) {
 		p.missing = slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool {
 			return p.values[q.name] != nil || !q.required && q != clock
 		})
-		in := c.askMissing(p, r.text)
-		in.reply = no + in.reply
-		return in, true
+		return c.askMissing(p, r.text), true // (which says a time that is none of the choices)
 	}
 	return intent{}, false
 }
