@@ -1589,6 +1589,13 @@ var siteConversations = []struct {
 		{say: "11 then", calls: []string{`fill_form_data {"name":"Sam Lee","email":"sam@lee.io","date":"2026-12-03","time":"11:00"}`}},
 		{say: "actually 12:30", reply: []string{"12:30 is not one of the times"}},
 	}},
+	{"another car instead, half way through a booking of the car on screen", "inventory", "", []siteTurn{
+		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "book a test drive saturday at 11", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "actually how about the corolla hatchback instead", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c16"}`, `go_to_test_drive {}`},
+			reply: []string{"2022 Toyota Corolla Hatchback", "name and email"}, on: "test-drive"},
+		{say: "Ana Ruiz, ana@ruiz.me", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.me","date":"2026-12-05","time":"11:00"}`}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -120,6 +120,11 @@ func (c *conv) forItem() (string, bool) {
 			continue
 		} else if _, also := c.swapsIn(m.Content); !also {
 			was := nameMentions(m.Content, c.now.known(), nil)
+			if cur := c.openedLast(); len(was) == 0 && cur != nil && len(now.items) == 1 && now.items[0].id != cur.id {
+				// "book a test drive saturday at 11" of the car on screen, then "how about the
+				// corolla hatchback instead": that request, of the car named now
+				return m.Content + " , " + c.text[now.start:now.end], true
+			}
 			if len(was) != 1 || len(was[0].items) != 1 || slices.Contains(now.items, was[0].items[0]) {
 				return "", false
 			}
@@ -211,6 +216,11 @@ func (c *conv) pending(chain int) (intent, bool) {
 		return intent{}, false
 	}
 	prevText := strings.TrimSpace(c.msgs[prevUser].Content)
+	at := *c
+	at.text, at.lastUser = prevText, prevUser
+	if said, ok := at.forItem(); ok {
+		prevText = said // "how about the corolla hatchback instead" was the drive asked before, of it
+	}
 	if k := slices.IndexFunc(c.calls, func(k call) bool { return k.opened && k.at > prevUser && openedID(k) != "" }); opened && k >= 0 {
 		prevText = c.pointedText(prevText, c.calls[k]) // as the opened page read it (goOn)
 	}
