@@ -1596,6 +1596,34 @@ var siteConversations = []struct {
 			reply: []string{"2022 Toyota Corolla Hatchback", "name and email"}, on: "test-drive"},
 		{say: "Ana Ruiz, ana@ruiz.me", calls: []string{`fill_form_data {"name":"Ana Ruiz","email":"ana@ruiz.me","date":"2026-12-05","time":"11:00"}`}},
 	}},
+	{"a name given alone, in lower case, with an initial", "test-drive", "c09", []siteTurn{
+		{say: "saturday 11am", reply: []string{"name and email"}},
+		{say: "kevin m", reply: []string{"I need your email"}, not: []string{"Sorry"}},
+		{say: "kevin.m@gmail.com", calls: []string{`fill_form_data {"name":"kevin m","email":"kevin.m@gmail.com","date":"2026-12-05","time":"11:00"}`}},
+	}},
+	{"a first initial, then the e-mail", "test-drive", "c10", []siteTurn{
+		{say: "book me for the 15th at 2", reply: []string{"name and email"}},
+		{say: "j smith", reply: []string{"I need your email"}},
+		{say: "jsmith@gmail.com", calls: []string{`fill_form_data {"name":"j smith","email":"jsmith@gmail.com","date":"2026-12-15","time":"14:00"}`}},
+	}},
+	{"a name is never a word left over from the request", "car", "c07", []siteTurn{
+		{say: "book a test drive for the first slot on monday", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "laura@c.com", reply: []string{"I need your name"}},
+		{say: "Laura C.", calls: []string{`fill_form_data {"name":"Laura C.","email":"laura@c.com","date":"2026-12-07","time":"09:00"}`}},
+	}},
+	{"a name is never the words of asking", "inventory", "", []siteTurn{
+		{say: "i wanna tets drive the corolla saturdy", calls: []string{`search_cars {}`, `select_car {"carId":"c16"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "10am", reply: []string{"name and email"}},
+		{say: "sofia.m@gmail.com", reply: []string{"I need your name"}},
+		{say: "sofia m.", calls: []string{`fill_form_data {"name":"sofia m.","email":"sofia.m@gmail.com","date":"2026-12-05","time":"10:00"}`}},
+	}},
+	{"names with initials and hyphens, as written", "test-drive", "c10", []siteTurn{
+		{say: "T. Nguyen, tnguyen@yahoo.com friday at 11", calls: []string{`fill_form_data {"name":"T. Nguyen","email":"tnguyen@yahoo.com","date":"2026-12-04","time":"11:00"}`}},
+		{say: "J.R. Hartley j@r.com friday at 10", calls: []string{`fill_form_data {"name":"J.R. Hartley","email":"j@r.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "Jo-Ann Perez jo@p.com friday at 10", calls: []string{`fill_form_data {"name":"Jo-Ann Perez","email":"jo@p.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "Ravi S. ravi.s@outlook.com friday at 11", calls: []string{`fill_form_data {"name":"Ravi S.","email":"ravi.s@outlook.com","date":"2026-12-04","time":"11:00"}`}},
+		{say: "sofia m. sofia.m@gmail.com friday at 11", calls: []string{`fill_form_data {"name":"sofia m.","email":"sofia.m@gmail.com","date":"2026-12-04","time":"11:00"}`}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -65,8 +65,11 @@ func (f *filler) freeText() {
 	// "cancel my booking": "booking" is no reference; a code is typed with a digit or a capital
 	// ("HV-1234", "SUMMER25"), or quoted. Ask for it instead.
 	code := strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'")
+	// "book a drive of c09 …": an item's id is nobody's name; nor are words of asking or of
+	// the tools ("wanna", "slot" left over from "i wanna tets drive …", "… the first slot")
+	asking := func(w string) bool { n := normWord(w); return askingWord(n) || ordinary(n) || f.vocab[n] > 0 }
 	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code ||
-		nameKind.wants(p) && idRe.MatchString(v) { // "book a drive of c09 …": an item's id is nobody's name
+		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)) {
 		return
 	}
 	f.set(p, v, bonus)

@@ -709,17 +709,23 @@ func (f *filler) bareName(p *property) (string, int, int) {
 	var v string
 	var from, to int
 	for i := 0; i < len(f.toks); {
-		j := i
-		for j < len(f.toks) && j-i < 4 && f.nameWord(j) {
+		j, n := i, 0 // n counts the run's words
+		for j < len(f.toks) && n < 4 && (f.nameWord(j) || f.initial(j) || f.joined(j, i)) {
+			if f.toks[j].kind == kindWord {
+				n++
+			}
 			j++
+		}
+		if j > i && f.toks[j-1].raw == "-" {
+			j-- // ("Jo-" of "Jo-2")
 		}
 		caps := !slices.ContainsFunc(f.toks[i:j], func(t token) bool {
 			r, _ := utf8.DecodeRuneInString(t.raw)
-			return !unicode.IsUpper(r)
+			return t.kind == kindWord && !unicode.IsUpper(r)
 		})
 		// a first name alone right before the e-mail or phone: "…, jo, jo@x.io"
 		alone := j-i == 1 && contact >= j && !slices.ContainsFunc(f.toks[j:contact], func(t token) bool { return t.raw != "," })
-		if n := j - i; (n >= 2 || alone) && n <= 3 && (caps || contact >= 0) { // the run stopped at a word of no name
+		if (n >= 2 || alone) && n <= 3 && (caps || contact >= 0) { // the run stopped at a word of no name
 			if s := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(s) {
 				v, from, to = s, i, j
 				if contact < 0 || f.toks[j-1].end > f.toks[contact].start {
@@ -729,7 +735,59 @@ func (f *filler) bareName(p *property) (string, int, int) {
 		}
 		i = max(j, i+1)
 	}
+	if v == "" {
+		return f.nameAnswer(p)
+	}
 	return v, from, to
+}
+
+// nameAnswer is a name in lower case that is all of an answer, the words after the last
+// comma ("saturday 11am , kevin m", "… , j smith"): one to three words of no request, one
+// of them perhaps an initial.
+func (f *filler) nameAnswer(p *property) (string, int, int) {
+	i := len(f.toks)
+	for i > 0 && f.toks[i-1].raw != "," {
+		i--
+	}
+	n, long := len(f.toks)-i, 0
+	for k := i; k < len(f.toks); k++ {
+		switch {
+		case f.toks[k].kind == kindWord && utf8.RuneCountInString(f.toks[k].raw) == 1 && !stopWords[f.toks[k].norm]:
+		case f.toks[k].raw == "." && f.initial(k): // "sofia m."
+			n--
+		case f.nameWord(k):
+			long++
+		default:
+			return "", 0, 0
+		}
+	}
+	if i == 0 || n == 0 || n > 3 || long == 0 {
+		return "", 0, 0
+	}
+	if v := f.text[f.toks[i].start:f.toks[len(f.toks)-1].end]; p.schema.acceptsString(v) {
+		return v, i, len(f.toks)
+	}
+	return "", 0, 0
+}
+
+// initial reports a letter and its full stop, as a name writes an initial: the "C." of
+// "Laura C.", the "T." of "T. Nguyen", "J.R." of "J.R. Hartley".
+func (f *filler) initial(i int) bool {
+	t := f.toks[i]
+	if t.raw == "." {
+		return i > 0 && f.toks[i-1].end == t.start && f.toks[i-1].kind == kindWord && utf8.RuneCountInString(f.toks[i-1].raw) == 1
+	}
+	r, _ := utf8.DecodeRuneInString(t.raw)
+	// (in lower case only right before the e-mail or phone: "sofia m. sofia@m.io")
+	return t.kind == kindWord && utf8.RuneCountInString(t.raw) == 1 && !f.used[i] && i+1 < len(f.toks) &&
+		f.toks[i+1].raw == "." && f.toks[i+1].start == t.end && (unicode.IsUpper(r) || i+2 < len(f.toks) && contactToken(f.toks[i+2]))
+}
+
+// joined reports the hyphen of a double name in a run that started at from: "Jo-Ann".
+func (f *filler) joined(i, from int) bool {
+	t := f.toks[i]
+	return t.raw == "-" && i > from && i+1 < len(f.toks) && f.toks[i-1].end == t.start && f.toks[i+1].start == t.end &&
+		f.toks[i+1].kind == kindWord
 }
 
 // nameWord reports a word of a name: not a word of the tool nor an ordinary one, unless it is
@@ -747,15 +805,34 @@ func (f *filler) nameWord(i int) bool {
 		contactToken(f.toks[next]) && f.nameWord(i-1) {
 		return true // an initial before the e-mail: "ron j ron@j.co", "Chris P, chris@p.com"
 	}
+	if t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] && i+1 < len(f.toks) &&
+		len(f.toks[i+1].raw) >= 2 && f.nameWord(i+1) && slices.ContainsFunc(f.toks, contactToken) {
+		return true // a first initial with an e-mail in the text: "j smith , jsmith@gmail.com"
+	}
 	r, _ := utf8.DecodeRuneInString(t.raw)
 	person := unicode.IsUpper(r) && !stopWords[t.norm] && personName(f.toks, i) ||
 		slices.ContainsFunc(f.toks, func(e token) bool { // "max" of "max lee max@lee.de"
 			local, _, _ := strings.Cut(strings.ToLower(e.raw), "@")
 			return e.kind == kindEmail && len(t.raw) >= 3 && strings.Contains(local, strings.ToLower(t.raw))
 		})
-	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) || person) &&
+	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) && !askingWord(t.norm) || person) &&
 		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) // "c09 instead" is no name
 }
+
+// askingWord is a word of asking or of a kind of value, no part of a name: "wanna", "slot"
+// (left over from "i wanna tets drive …", "… the first slot on monday").
+func askingWord(w string) bool { return preambleWords[w] || kindWords[w] }
+
+// kindWords are the words that name a typed kind of value: "email", "time", "slot".
+var kindWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range typedKinds {
+		for _, w := range k.words {
+			m[normWord(w)] = true
+		}
+	}
+	return m
+}()
 
 // quotes gives each quoted text to the string parameter named just before it (name "Ada"),
 // or else, when no word names one, to the next free plain string parameter.
