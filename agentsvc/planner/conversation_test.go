@@ -1624,6 +1624,10 @@ var siteConversations = []struct {
 		{say: "Ravi S. ravi.s@outlook.com friday at 11", calls: []string{`fill_form_data {"name":"Ravi S.","email":"ravi.s@outlook.com","date":"2026-12-04","time":"11:00"}`}},
 		{say: "sofia m. sofia.m@gmail.com friday at 11", calls: []string{`fill_form_data {"name":"sofia m.","email":"sofia.m@gmail.com","date":"2026-12-04","time":"11:00"}`}},
 	}},
+	{"a driver assistance package is no test drive, nor another car", "car", "c22", []siteTurn{
+		{say: "Please add the family package and the driver assistance one.", calls: []string{`configure_car {"packages":["family"]}`}, not: []string{"test-drive"}},
+		{say: "add driver assistance and the sound package", calls: []string{`configure_car {"packages":["family","sound"]}`}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -469,7 +469,7 @@ func (f *filler) negatedAt(i int, negs map[string]bool) bool {
 // roof", "without the tech package", "take off the roof") or add one to it ("add the winter
 // package", "plus the roof"): "drop", "add" or "".
 func (f *filler) listCue(i int) string {
-	for k := i - 1; k >= 0 && k >= i-4 && f.toks[k].kind == kindWord; k-- { // "add that and the safety one"
+	for k := i - 1; k >= 0 && k >= i-5 && f.toks[k].kind == kindWord; k-- { // "add that and the safety one", "add driver assistance and the sound package"
 		switch strings.ToLower(f.toks[k].raw) {
 		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose":
 			return "drop"

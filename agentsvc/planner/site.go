@@ -209,6 +209,12 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			return (other || again) && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}
+	// "add the family package and the driver assistance one" on its page: its choices
+	if c.onItsPage() && slices.ContainsFunc(toks, func(t token) bool {
+		return choiceNoun([]token{t}) && c.hasParam(func(p *property) bool { return nounOf(t, p) })
+	}) {
+		return false
+	}
 	question, given := isQuestion(text, toks), c.valuesGiven()
 	for i, t := range toks {
 		if hyphenModel(toks, i) != "" && !question {

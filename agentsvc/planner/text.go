@@ -590,8 +590,9 @@ func wordsMatch(a, b string) bool {
 		return false
 	}
 	if strings.HasPrefix(b, a) {
-		// "mazda3" is a model, not the make "mazda": a word that goes on with digits is another.
-		return !strings.ContainsAny(b[len(a):], "0123456789")
+		// "mazda3" is a model, not the make "mazda": a word that goes on with digits is another;
+		// so is the one who does it ("driver assistance" asks no drive)
+		return !strings.ContainsAny(b[len(a):], "0123456789") && b != a+"r"
 	}
 	n := 0
 	for n < len(a) && a[n] == b[n] {
