@@ -1628,6 +1628,10 @@ var siteConversations = []struct {
 		{say: "Please add the family package and the driver assistance one.", calls: []string{`configure_car {"packages":["family"]}`}, not: []string{"test-drive"}},
 		{say: "add driver assistance and the sound package", calls: []string{`configure_car {"packages":["family","sound"]}`}},
 	}},
+	{"this or a car not yet seen, on a page reached by its link: the list is read, both compared", "car", "c11", []siteTurn{
+		{say: "which is newer, this or the audi a4?", calls: []string{`back_to_inventory {}`, `search_cars {}`},
+			reply: []string{"The 2021 BMW 330i is the newer (the other is the 2020 Audi A4)"}, not: []string{"newer one is the 2020 Audi A4"}, on: "inventory"},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -642,8 +642,11 @@ func init() {
 		{"what the list said of it", func(_ *conv, r *reading) bool { return r.question && len(r.refs) == 1 },
 			func(c *conv, r *reading) (intent, bool) { return reply(c.itemIs(r.refs[0], r.toks)) }},
 		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
-		{"ranking", func(_ *conv, r *reading) bool {
-			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt)
+		{"ranking", func(c *conv, r *reading) bool {
+			// (not "which is newer, this or the audi a4?" before the A4 is known: its name is
+			// looked up first, and the two compared)
+			this := r.pronoun && len(r.refs) == 0 && anyNorm(r.toks, "or", "vs", "versus") && c.pronounRef(r.toks) != nil
+			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) && !this
 		}, func(c *conv, r *reading) (intent, bool) {
 			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
 		}},
