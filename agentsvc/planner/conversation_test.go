@@ -1632,6 +1632,17 @@ var siteConversations = []struct {
 		{say: "which is newer, this or the audi a4?", calls: []string{`back_to_inventory {}`, `search_cars {}`},
 			reply: []string{"The 2021 BMW 330i is the newer (the other is the 2020 Audi A4)"}, not: []string{"newer one is the 2020 Audi A4"}, on: "inventory"},
 	}},
+	{"those cheaper than a car named, of those listed", "inventory", "", []siteTurn{
+		{say: "sedans pls", calls: []string{`search_cars {"bodyType":"sedan"}`}},
+		{say: "which ones are cheaper than the bmw", reply: []string{"3 are cheaper than the 2021 BMW 330i ($34,800)", "the 2020 Audi A4 ($27,400)"}, not: []string{"Opening"}},
+	}},
+	{"differences asked on the list", "inventory", "", []siteTurn{
+		{say: "hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "how much more is the volvo than the camry", reply: []string{"a difference of $18,400"}},
+		{say: "whats the difference in price between the volvo and the camry", reply: []string{"2022 Volvo XC60 is $44,900", "a difference of $18,400"}},
+		{say: "cheapest electric car pls", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "how much more is the tesla model y", reply: []string{"2022 Tesla Model 3 is $35,990", "a difference of $11,000"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

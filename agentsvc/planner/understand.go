@@ -108,6 +108,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 			!strings.HasSuffix(strings.ToLower(text[ms[0].start:ms[0].end]), "s") {
 			r.mentions = ms
 		}
+	} else if _, than := comparativeThan(toks); len(r.mentions) == 1 && r.question && (asksDifference(toks) || than) {
+		// "how much more is the volvo than the camry": "volvo", a filter's word, is one of the two
+		if ms := nameMentions(text, c.before.last, nil); len(ms) == 2 && len(ms[0].items) == 1 && len(ms[1].items) == 1 {
+			r.mentions = ms
+		}
 	}
 	// A number alone names no item ("5.5%" is no "Ioniq 5"); nor does a kind asked of "it" ("is
 	// it a convertible?" of the Miata is not the BMW 430i Convertible).
@@ -152,8 +157,13 @@ func (c *conv) read(text string, lookup bool) *reading {
 		wordAt(toks, i+1, "with", "to", "against") && (c.onScreen() != "" || c.reread) {
 		it = c.openedLast() // "compare with the audi a4" on a car's page: with that car
 	}
-	if it == nil && named && len(r.refs) == 1 && asksDifference(toks) && (c.onScreen() != "" || c.reread) {
-		it, either = c.openedLast(), true // "how much more is the 330i" on the Civic's page: than the Civic
+	if it == nil && named && len(r.refs) == 1 && asksDifference(toks) {
+		if c.onScreen() != "" || c.reread {
+			it = c.openedLast() // "how much more is the 330i" on the Civic's page: than the Civic
+		} else if last := c.lastNamed(); len(last) == 1 {
+			it = last[0] // "how much more is the tesla model y" after the Model 3 was named
+		}
+		either = it != nil
 	}
 	if named && it != nil && !slices.Contains(r.refs, it) && (c.comparer(r) != nil || either) {
 		// "compare this with the Audi A4", "which is cheaper, this or the F-150?": "this" is one of them
@@ -316,6 +326,29 @@ var isThan = regexp.MustCompile(`(?i)^(\s*(?:is|was)\s+(?:the|this|it)\b.*?\b\w+
 
 // thanThis compares with the item on screen: "is the Tacoma cheaper than this one?" is read as
 // "… cheaper or this one?" (a bound is "cheaper than $30k").
+// comparativeThan is the order of a comparative said before "than" and no figure: "cheaper
+// than this", "newer than the bmw", "more expensive than it" ("cheaper than 25k" is a bound).
+func comparativeThan(toks []token) (order, bool) {
+	for i, t := range toks {
+		than := i + 1
+		if wordAt(toks, i+2, "than") && toks[i+1].kind == kindWord {
+			than = i + 2 // "cheaper ones than this", "newer cars than the bmw"
+		}
+		if !wordAt(toks, than, "than") || than+1 < len(toks) && toks[than+1].kind == kindNumber {
+			continue
+		}
+		if o, ok := rankWords[t.norm]; ok && strings.HasSuffix(o.what, "er") {
+			return o, true
+		}
+		if k := slices.IndexFunc(rankPairs, func(p rankPair) bool {
+			return i > 0 && slices.Contains(p.first, toks[i-1].norm) && slices.Contains(p.next, t.norm)
+		}); k >= 0 && (strings.HasPrefix(rankPairs[k].o.what, "more ") || strings.HasPrefix(rankPairs[k].o.what, "less ")) {
+			return rankPairs[k].o, true
+		}
+	}
+	return order{}, false
+}
+
 // beatsWho names others in a comparison with the one on screen: "is there one thats cheaper
 // than it", "any newer than this?", "show me cheaper cars than this".
 var beatsWho = regexp.MustCompile(`(?i)\b(one|ones|any|anything|something|others?|cars?|items?|options?)\b`)
@@ -624,16 +657,15 @@ func init() {
 		// "is there one thats cheaper than it", "show me newer cars than this": those seen
 		// that beat the one on screen (not "is it cheaper than this", one of two)
 		{"those that beat it", func(c *conv, r *reading) bool {
-			comparative := strings.HasSuffix(r.order.what, "er") || strings.HasPrefix(r.order.what, "more ")
-			return r.hasRank && comparative && len(r.refs) == 1 && thanThis.MatchString(r.said) && beatsWho.MatchString(r.said) && len(c.before.last) > 2
+			_, ok := comparativeThan(tokenize(r.said))
+			return ok && len(r.refs) == 1 && beatsWho.MatchString(r.said) && len(c.before.last) > 2
 		}, func(c *conv, r *reading) (intent, bool) {
 			it := r.refs[0]
-			if c.onItsPage() {
-				if o := c.openedLast(); o != nil {
-					it = o // "this" on a car's page is that car, whatever the last answer named
-				}
+			if o := c.openedLast(); o != nil && c.onItsPage() && thanThis.MatchString(r.said) {
+				it = o // "this" on a car's page is that car, whatever the last answer named
 			}
-			return reply(c.beating(it, r.order))
+			o, _ := comparativeThan(tokenize(r.said))
+			return reply(c.beating(it, o))
 		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
