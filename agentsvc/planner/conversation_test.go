@@ -1643,6 +1643,17 @@ var siteConversations = []struct {
 		{say: "cheapest electric car pls", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}},
 		{say: "how much more is the tesla model y", reply: []string{"2022 Tesla Model 3 is $35,990", "a difference of $11,000"}},
 	}},
+	{"whether the calculator's price includes a choice made on the car's page", "inventory", "", []siteTurn{
+		{say: "open the rav4", calls: []string{`search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "add the panoramic roof", calls: []string{`configure_car {"packages":["roof"]}`}},
+		{say: "monthly for 48 months 3000 down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`}, on: "financing"},
+		{say: "does that include the roof?", reply: []string{"Yes: roof was chosen on the car's page"}, not: []string{"Sorry"}},
+		{say: "does that include the tech package?", reply: []string{"No: on the car's page, roof was chosen"}},
+	}},
+	{"whether the price includes a package, nothing chosen", "car", "c08", []siteTurn{
+		{say: "what would it cost a month", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "does that price include the tech package?", reply: []string{"No: nothing was chosen on the car's page"}, not: []string{"Sorry"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

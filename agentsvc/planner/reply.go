@@ -286,6 +286,56 @@ func (c *conv) beating(it *item, o order) (string, bool) {
 	return "Of those listed, " + strconv.Itoa(len(parts)) + " are" + than + ": " + joinList(parts, "and") + ".", true
 }
 
+// includesRe asks whether a figure includes a choice: "does that include the roof?", "is that
+// with the tech package", "does that price include the towing package?".
+var includesRe = regexp.MustCompile(`(?i)^\s*(?:does|did|is|was)\s+(?:that|it|this|the)\b.*\b(?:include|includes|including|with)\b`)
+
+// includes answers whether the figure on this page (the item's calculator) includes a choice
+// named in toks, from what the conversation set on the item's own page: the values its calls
+// there gave, the last call of each tool first.
+func (c *conv) includes(toks []token) (string, bool) {
+	at := slices.IndexFunc(toks, func(t token) bool {
+		return t.norm == "include" || t.norm == "includes" || t.norm == "including" || t.norm == "with"
+	})
+	asked := toks[at+1:]
+	if slices.ContainsFunc(asked, func(t token) bool { return c.vocab[t.norm] }) {
+		return "", false // "is that with money down?": a value of this page's
+	}
+	page := cmp.Or(c.openedNoun(), "item") + "'s page"
+	var set []string // the values given elsewhere, as the calls gave them
+	seen := map[string]bool{}
+	for k := range c.earlierCalls {
+		var args map[string]any
+		if c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil || seen[k.name] {
+			continue
+		}
+		seen[k.name] = true
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			vs, _ := args[name].([]any)
+			for _, v := range append(vs, args[name]) {
+				if s, ok := v.(string); ok && !idRe.MatchString(s) {
+					set = append(set, s)
+				}
+			}
+		}
+	}
+	for _, v := range set {
+		if slices.ContainsFunc(asked, func(t token) bool {
+			return strings.EqualFold(t.raw, v) || wordsMatch(t.norm, normWord(strings.ToLower(v)))
+		}) {
+			return "Yes: " + v + " was chosen on the " + page + " before, so it is in the price here.", true
+		}
+	}
+	named := slices.ContainsFunc(asked, func(t token) bool { return t.kind == kindWord && !ordinary(t.norm) && !c.vocab[t.norm] })
+	switch {
+	case !named:
+		return "", false
+	case len(set) == 0:
+		return "No: nothing was chosen on the " + page + " in this conversation, so the price here is its own.", true
+	}
+	return "No: on the " + page + ", " + joinList(set, "and") + " was chosen; the price here has only that.", true
+}
+
 // differenceKnown reports a question of how much two items differ in a field that both
 // have, which is answered from what was said of them ("how much more is the 330i" on the
 // Civic's page, both seen on the list), wherever the visitor is.

@@ -600,6 +600,10 @@ func init() {
 		}},
 		// Another item than the one on screen, on a page that neither lists nor opens items:
 		// the site's list first, where the request is read again.
+		// "does that include the roof?" on its calculator: what the car's page was set to
+		{"what a figure includes", func(c *conv, r *reading) bool {
+			return r.question && includesRe.MatchString(r.said) && len(r.refs) <= 1 && c.onScreen() != "" && !c.onItsPage()
+		}, func(c *conv, r *reading) (intent, bool) { return reply(c.includes(r.toks)) }},
 		{"another item", func(c *conv, r *reading) bool {
 			// A note's words are the visitor's, not a car's name ("… a note that I'd like to try the manual").
 			notes := r.best != nil && !r.unclear && slices.ContainsFunc(r.best.schema.props, func(p *property) bool { return noteParam(p) && r.best.values[p.name] != nil })
