@@ -1654,6 +1654,17 @@ var siteConversations = []struct {
 		{say: "what would it cost a month", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "does that price include the tech package?", reply: []string{"No: nothing was chosen on the car's page"}, not: []string{"Sorry"}},
 	}},
+	{"the first time, said in few words", "test-drive", "c11", []siteTurn{
+		{say: "saturday morning", reply: []string{"09:00, 10:00, 11:00"}},
+		{say: "first one", reply: []string{"The first time is 09:00", "name and email"}, not: []string{"Sorry"}},
+		{say: "Al Bo al@bo.com", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"09:00"}`}},
+	}},
+	{"the latest time while a time is asked, though cars were listed", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "book the rav4 on saturday", calls: []string{`select_car {"carId":"c01"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "whats the latest", reply: []string{"The latest time is 16:00", "name and email"}, not: []string{"newest"}},
+		{say: "Bo Li bo@li.io", calls: []string{`fill_form_data {"name":"Bo Li","email":"bo@li.io","date":"2026-12-05","time":"16:00"}`}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

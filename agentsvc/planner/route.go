@@ -324,7 +324,9 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 // first or the last of a parameter's times ("the earliest slot on friday"); -1 when none.
 func extremeAt(toks []token) (i int, last bool) {
 	for i, t := range toks {
-		slot := i+1 < len(toks) && (toks[i+1].norm == "slot" || toks[i+1].norm == "available") // not "last time I …"
+		// not "last time I …"; "first one", "whatever is first" where a time is asked
+		slot := wordAt(toks, i+1, "slot", "available", "one", "opening", "possible") || i == len(toks)-1 ||
+			i+2 == len(toks) && toks[i+1].kind == kindPunct
 		switch {
 		case t.kind != kindWord:
 		case t.norm == "earliest" || t.norm == "first" && slot:

@@ -148,6 +148,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 	named := len(r.refs) > 0 // the names in text2 are ids now
 	either := anyNorm(toks, "or", "vs", "versus")
 	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
+	asked := c.unanswered != nil && slices.ContainsFunc(c.unanswered.missing, clockParam)
+	if i, _ := extremeAt(toks); i >= 0 && c.hasParam(clockParam) && (asked || c.answering != "") {
+		r.hasRank = false // "whats the latest" while the time is asked, though cars were listed
+	}
 	it := c.pronounRef(toks)
 	if it == nil && len(r.refs) == 1 && r.hasRank && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") {
 		it = c.openedLast() // "is the f150 cheaper?" than the car opened last
