@@ -1665,6 +1665,12 @@ var siteConversations = []struct {
 		{say: "whats the latest", reply: []string{"The latest time is 16:00", "name and email"}, not: []string{"newest"}},
 		{say: "Bo Li bo@li.io", calls: []string{`fill_form_data {"name":"Bo Li","email":"bo@li.io","date":"2026-12-05","time":"16:00"}`}},
 	}},
+	{"book it, then financing, in one message", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "book a test drive saturday at 10, Al Bo al@bo.com", calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"10:00"}`}, on: "test-drive"},
+		{say: "book it and take me to financing", calls: []string{`book_test_drive {}`, `go_to_financing {}`},
+			reply: []string{"Booked test drive", "Opening the financing calculator"}, not: []string{"income"}, on: "financing"},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

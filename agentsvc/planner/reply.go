@@ -1413,6 +1413,14 @@ func (c *conv) summary() string {
 	if len(c.done) == 0 {
 		return "Done."
 	}
+	// What this turn committed before it went on ("book it and take me to financing"): said
+	// first, or the booking goes unmentioned.
+	committed := ""
+	for _, k := range c.done[:len(c.done)-1] {
+		if out := unwrap(k.result); named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && !out.isError && out.text != "" {
+			committed += strings.TrimSuffix(strings.SplitN(out.text, "\n", 2)[0], ".") + ". "
+		}
+	}
 	d := c.done[len(c.done)-1]
 	text := strings.TrimSpace(structuredRe.ReplaceAllString(unwrap(d.result).text, ""))
 	// The tool's parameter names that are identifiers ("guestName", "check_in") as words ("guest
@@ -1427,7 +1435,7 @@ func (c *conv) summary() string {
 		text = c.onlyMatch(len(c.now.last)) + " " + text // "show me 4 electric cars" of three
 	}
 	if text == "" || text == "(the tool returned no content)" {
-		return "Done: " + c.describeTool(d.name) + "."
+		return committed + "Done: " + c.describeTool(d.name) + "."
 	}
 	// A date the planner wrote from words ("next thursday"), said back as a day the visitor
 	// can check: "The date is Thursday, December 3."
@@ -1443,7 +1451,7 @@ func (c *conv) summary() string {
 	if len(c.now.items) == 0 && len(c.done) == 1 && !strings.HasSuffix(text, "…") && !strings.ContainsAny(text[len(text)-1:], ".!?") {
 		return "Result: " + text
 	}
-	return text
+	return committed + text
 }
 
 // describeTool is what the tool named does, without arguments ("cancel an existing

@@ -1009,7 +1009,9 @@ func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 		return nil, nil
 	}
 	here := func(p *plan) bool {
-		return !navTool(p.def) && !opener(p.def) && len(p.values) > 0 && len(p.missing) == 0 && p.score >= threshold &&
+		// ("book it and take me to financing": a tool of no parameters, by its verb)
+		bare := len(p.schema.props) == 0 && named(p.def.Name, commitFirst) && c.commitWord(p, r.toks)
+		return !navTool(p.def) && !opener(p.def) && (len(p.values) > 0 || bare) && len(p.missing) == 0 && p.score >= threshold &&
 			(!named(p.def.Name, commitFirst) || c.commitWord(p, r.toks)) // never an application for its details alone
 	}
 	if i := slices.IndexFunc(r.ps, here); navTool(best.def) && i >= 0 {
