@@ -1671,6 +1671,10 @@ var siteConversations = []struct {
 		{say: "book it and take me to financing", calls: []string{`book_test_drive {}`, `go_to_financing {}`},
 			reply: []string{"Booked test drive", "Opening the financing calculator"}, not: []string{"income"}, on: "financing"},
 	}},
+	{"taking it out is a test drive", "car", "c01", []siteTurn{
+		{say: "we'd like to take it out on the 11th at 2pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Mark Jones mark@jones.us", calls: []string{`fill_form_data {"name":"Mark Jones","email":"mark@jones.us","date":"2026-12-11","time":"14:00"}`}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},
