@@ -1675,6 +1675,11 @@ var siteConversations = []struct {
 		{say: "we'd like to take it out on the 11th at 2pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 		{say: "Mark Jones mark@jones.us", calls: []string{`fill_form_data {"name":"Mark Jones","email":"mark@jones.us","date":"2026-12-11","time":"14:00"}`}},
 	}},
+	{"the price asked before booking, on the booking page", "inventory", "", []siteTurn{
+		{say: "open the audi a4", calls: []string{`search_cars {}`, `select_car {"carId":"c13"}`}, on: "car"},
+		{say: "book a test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "Before I book, could you tell me the price of this Audi?", reply: []string{"The 2020 Audi A4 is $27,400"}, not: []string{"Opening"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

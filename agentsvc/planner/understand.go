@@ -51,6 +51,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
+	if rest := beforeClause.ReplaceAllString(text, ""); rest != "" {
+		text = rest // "Before I book, could you tell me the price of this Audi?": the question
+	}
 	text = c.respell(text)
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
@@ -352,6 +355,10 @@ func comparativeThan(toks []token) (order, bool) {
 	}
 	return order{}, false
 }
+
+// beforeClause is a clause that sets a request in time and asks nothing: "before I book, …",
+// "before we go ahead, …".
+var beforeClause = regexp.MustCompile(`(?i)^\s*(?:before|after)\s+(?:i|we)\s+(?:\w+\s+){0,2}?\w+\s*,\s*`)
 
 // beatsWho names others in a comparison with the one on screen: "is there one thats cheaper
 // than it", "any newer than this?", "show me cheaper cars than this".
