@@ -1680,6 +1680,13 @@ var siteConversations = []struct {
 		{say: "book a test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "Before I book, could you tell me the price of this Audi?", reply: []string{"The 2020 Audi A4 is $27,400"}, not: []string{"Opening"}},
 	}},
+	{"switching to another car half way through a booking keeps what was given", "inventory", "", []siteTurn{
+		{say: "open the miata", calls: []string{`search_cars {}`, `select_car {"carId":"c23"}`}, on: "car"},
+		{say: "book a test drive saturday at 11, Al Bo al@bo.com", calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"11:00"}`}, on: "test-drive"},
+		{say: "actually can i switch to the mustang instead",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c19"}`, `go_to_test_drive {}`, `fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"11:00"}`},
+			reply: []string{"2020 Ford Mustang"}, on: "test-drive"},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},
