@@ -1687,6 +1687,13 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c19"}`, `go_to_test_drive {}`, `fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"11:00"}`},
 			reply: []string{"2020 Ford Mustang"}, on: "test-drive"},
 	}},
+	{"whether a model is in stock, asked in lower case", "inventory", "", []siteTurn{
+		{say: "do you have any civics", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
+	}},
+	{"whether a model is in stock, asked in two words", "inventory", "", []siteTurn{
+		{say: "any civics?", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "testdrive it fri", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,10 @@ func (c *conv) unknownNames(r *reading) (intent, bool) {
 	return intent{}, false
 }
 
+// haveAsk asks whether the site has something: "do you have a civic", "got any civics?",
+// "any civics?".
+var haveAsk = regexp.MustCompile(`(?i)^\s*(?:(?:do|does)\s+(?:you|u|they)\s+(?:have|got|carry|sell|stock)|(?:you\s+)?got|any)\b`)
+
 // lookupOf is the lookup of a request for a tool that takes item ids with words no tool
 // knows, when the page has a listing tool; nil for any other request.
 func (c *conv) lookupOf(r *reading) *lookup {
@@ -42,6 +47,14 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		return nil
 	}
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister(), verb: saysVerb(r.toks, r.ps[i].def)}
+	if haveAsk.MatchString(r.said) { // "do you have a civic": the word after "a" or "any" is a name
+		for k, t := range r.toks2 {
+			if t.kind == kindWord && k > 0 && wordAt(r.toks2, k-1, "a", "an", "any") && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm] &&
+				!slices.Contains(lk.unknown, t.raw) {
+				lk.unknown = append(lk.unknown, t.raw)
+			}
+		}
+	}
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
@@ -53,7 +66,8 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	// of the camry"), words of a tool here ("how much is the civic"), values, or a model's
 	// spelling; "what's the weather?" is no request about an item.
 	asks := r.ps[i].score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers || perMonth(r.toks) ||
-		slices.ContainsFunc(lk.unknown, nameLike) || asksOf(r.toks) || !r.question && c.nameAlone(r.text)
+		slices.ContainsFunc(lk.unknown, nameLike) || asksOf(r.toks) || !r.question && c.nameAlone(r.text) ||
+		haveAsk.MatchString(r.said) // "do you have any civics", "any civics?"
 	if len(lk.unknown) == 0 || lk.l == nil || !asks {
 		return nil
 	}
