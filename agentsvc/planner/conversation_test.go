@@ -1694,6 +1694,15 @@ var siteConversations = []struct {
 		{say: "any civics?", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
 		{say: "testdrive it fri", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 	}},
+	{"without a package, written w/o, on the calculator", "car", "c07", []siteTurn{
+		{say: "add the sound package", calls: []string{`configure_car {"packages":["sound"]}`}},
+		{say: "whats that per month, 60 months, 10k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":10000,"termMonths":60}`}, on: "financing"},
+		{say: "and w/o the sound package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c07"}`, `configure_car {"packages":[]}`}, reply: []string{"no packages"}, on: "car"},
+	}},
+	{"a price asked with typos", "inventory", "", []siteTurn{
+		{say: "open the kia", calls: []string{`search_cars {"make":"Kia"}`, `select_car {"carId":"c08"}`}, on: "car"},
+		{say: "hw much is teh kia", reply: []string{"The 2023 Kia Sportage is $27,800"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -183,6 +183,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	if c.lastUser >= 0 {
 		earlier = req.Messages[:c.lastUser]
 		c.text = goesForRe.ReplaceAllString(spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content)), "cost")
+		c.text = withoutRe.ReplaceAllString(c.text, "without") // "w/o the sound package"
 		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1
@@ -304,6 +305,9 @@ func argsPlan(t chat.ToolDef, s *schema, args string) *plan {
 	}
 	return p
 }
+
+// withoutRe is "without" as people shorten it: "w/o".
+var withoutRe = regexp.MustCompile(`(?i)\bw/o\b`)
 
 // goesForRe is a price asked as what a thing goes for: "whats this go for", "what does the
 // civic go for?" (not "let's go for the red one").

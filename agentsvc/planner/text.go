@@ -315,6 +315,7 @@ var rewrites = map[string]string{
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "whats", "em": "them",
+	"hw": "how", "teh": "the",
 }
 
 // lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites
