@@ -1703,6 +1703,12 @@ var siteConversations = []struct {
 		{say: "open the kia", calls: []string{`search_cars {"make":"Kia"}`, `select_car {"carId":"c08"}`}, on: "car"},
 		{say: "hw much is teh kia", reply: []string{"The 2023 Kia Sportage is $27,800"}},
 	}},
+	{"\"do\" a trim and a colour, then the monthly, in one message", "inventory", "", []siteTurn{
+		{say: "open the outback", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, on: "car"},
+		{say: "ok do wilderness in silver and give me the monthly over 48 months with 4000 down",
+			calls: []string{`configure_car {"color":"silver","trim":"Wilderness"}`, `go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":48}`},
+			reply: []string{"48 months", "down $4,000"}, on: "financing"},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

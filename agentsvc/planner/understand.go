@@ -1516,8 +1516,10 @@ func isQuestion(text string, toks []token) bool {
 		!wordAt(toks, 2, "get", "have", "tell") { // "could you tell me …?" asks
 		return false
 	}
+	// ("do wilderness in silver and …", "do 60 months": "do" that asks no one does it)
+	doIt := wordAt(toks, 0, "do") && !wordAt(toks, 1, "you", "u", "they", "it", "i", "we", "these", "those", "any", "the", "all", "both")
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
-		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "do", "who")
+		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "who") || wordAt(toks, 0, "do") && !doIt
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
