@@ -1709,6 +1709,13 @@ var siteConversations = []struct {
 			calls: []string{`configure_car {"color":"silver","trim":"Wilderness"}`, `go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":48}`},
 			reply: []string{"48 months", "down $4,000"}, on: "financing"},
 	}},
+	{"the cheapest of those, and its monthly, in one question", "inventory", "", []siteTurn{
+		{say: "hybrids please", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "Which of those is the cheapest, and how much would it be per month over 60 months with $3,000 down?",
+			calls: []string{`select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`},
+			reply: []string{"The 2022 Toyota Camry is the cheapest", "down $3,000"}, on: "financing"},
+		{say: "Could you try that at 72 months instead?", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":72}`}, reply: []string{"72 months", "down $3,000"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -1467,7 +1467,16 @@ func lastQuestion(text string) string {
 func (c *conv) bothQuestions(r *reading) (intent, bool) {
 	a, b, _ := questionPair(r.text)
 	var ins []intent
-	for _, q := range []string{a, b} {
+	for i, q := range []string{a, b} {
+		// "which of those is the cheapest, and how much would it be per month …": "it" is the
+		// one the first answer names, and the second goes where its answer is
+		chained := false
+		if lead := ""; i == 1 && ins[0].steps == nil && itRe.MatchString(q) {
+			lead, _, _ = strings.Cut(ins[0].reply, "(")
+			if named := c.itemsNamed(lead); len(named) == 1 {
+				q, chained = itRe.ReplaceAllLiteralString(q, theTitle(named[0])), true
+			}
+		}
 		in := c.understand(q, r.lookup)
 		steps := []*plan(nil)
 		if in.steps != nil {
@@ -1475,7 +1484,7 @@ func (c *conv) bothQuestions(r *reading) (intent, bool) {
 		}
 		if in.asked != nil || in.final != nil || in.reply == "" && len(steps) == 0 || // (choices offered are kept: "red")
 			strings.HasPrefix(in.reply, "Sorry") || strings.HasPrefix(in.reply, "I'm not sure") ||
-			slices.ContainsFunc(steps, func(p *plan) bool { return !reads(p.def) }) {
+			!chained && slices.ContainsFunc(steps, func(p *plan) bool { return !reads(p.def) }) {
 			return intent{}, false
 		}
 		ins = append(ins, in)
@@ -1490,6 +1499,9 @@ func (c *conv) bothQuestions(r *reading) (intent, bool) {
 	}
 	return intent{}, false
 }
+
+// itRe is "it" or "that one" in a question: the item another answer named.
+var itRe = regexp.MustCompile(`(?i)\b(?:it|that one|this one)\b`)
 
 // isQuestion reports a question rather than a request: "can I test drive the Civic on
 // Sunday?" and "could you show me SUVs?" are requests.
