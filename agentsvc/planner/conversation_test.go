@@ -1716,6 +1716,13 @@ var siteConversations = []struct {
 			reply: []string{"The 2022 Toyota Camry is the cheapest", "down $3,000"}, on: "financing"},
 		{say: "Could you try that at 72 months instead?", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":72}`}, reply: []string{"72 months", "down $3,000"}},
 	}},
+	{"its price now, after it was configured, asked on another of its pages", "inventory", "", []siteTurn{
+		{say: "pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open the f-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+		{say: "add the king ranch trim", calls: []string{`configure_car {"trim":"King Ranch"}`}},
+		{say: "take me to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "how much is it now", reply: []string{"The 2021 Ford F-150 as configured: total $52,900"}, not: []string{"$41,900"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -683,6 +683,12 @@ func init() {
 			return reply(c.beating(it, o))
 		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
+			// "how much is it now" after it was configured: the total a result stated since
+			if f, _ := questionField(r.toks); f == priceField && anyNorm(r.toks, "now") && len(r.refs) == 1 && !r.hasRank && r.refs[0] == c.openedLast() {
+				if said, ok := c.stated("total"); ok {
+					return reply(upperFirst(theTitle(r.refs[0]))+" as configured: "+strings.ToLower(said[:1])+said[1:], true)
+				}
+			}
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
 		// "is it electric?" on its page, whose tools name no fuel: what the list said of it.
