@@ -1723,6 +1723,12 @@ var siteConversations = []struct {
 		{say: "take me to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "how much is it now", reply: []string{"The 2021 Ford F-150 as configured: total $52,900"}, not: []string{"$41,900"}},
 	}},
+	{"after booking: cancelling is not done here, and whether it was booked", "test-drive", "c24", []siteTurn{
+		{say: "Al Bo al@bo.com saturday at 10", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+		{say: "never mind, cancel it", reply: []string{"can't"}, not: []string{"Opening"}},
+		{say: "was it booked?", reply: []string{"Booked test drive TD-"}, not: []string{"Sorry"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

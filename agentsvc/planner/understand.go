@@ -831,7 +831,8 @@ func init() {
 					return slices.ContainsFunc(r.toks, func(w token) bool { return matchesParam(w.norm, p) })
 				})
 			})
-			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here && c.refill() == nil; away && (r.pronoun || len(r.refs) == 1 && r.refs[0].id == c.onScreen() || len(r.refs) == 0 && r.question && asksField(r.toks)) && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
+			// (not "never mind, cancel it" after a booking: nothing of the item's cancels it)
+			if away := c.onScreen() != "" && !c.onItsPage() && !c.reread && !here && c.refill() == nil && !anyNorm(r.toks, "cancel", "refund", "delete"); away && (r.pronoun || len(r.refs) == 1 && r.refs[0].id == c.onScreen() || len(r.refs) == 0 && r.question && asksField(r.toks)) && !r.numbers && in.steps == nil && in.reply == c.deadEnd() {
 				if h, ok := c.hub(); ok {
 					return h, true
 				}
