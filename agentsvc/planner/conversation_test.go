@@ -1589,6 +1589,11 @@ var siteConversations = []struct {
 		{say: "11 then", calls: []string{`fill_form_data {"name":"Sam Lee","email":"sam@lee.io","date":"2026-12-03","time":"11:00"}`}},
 		{say: "actually 12:30", reply: []string{"12:30 is not one of the times"}},
 	}},
+	{"the last time said that is not offered is the one named", "test-drive", "c24", []siteTurn{
+		{say: "saturday", reply: []string{"name, email and time"}},
+		{say: "Is 12:30 possible?", reply: []string{"12:30 is not one of the times"}},
+		{say: "thursday at 12", reply: []string{"12:00 is not one of the times"}, not: []string{"12:30"}},
+	}},
 	{"another car instead, half way through a booking of the car on screen", "inventory", "", []siteTurn{
 		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
 		{say: "book a test drive saturday at 11", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},

@@ -1127,11 +1127,22 @@ func (c *conv) askMissing(p *plan, said string) intent {
 	// "tomorrow at 10:30" where the times are on the hour: why the time is asked
 	if i := slices.IndexFunc(p.missing, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 }); i >= 0 {
 		toks := tokenize(rewriteTimes(said))
-		if at := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
+		// (the last said: "is 12:30 possible?", then "thursday at 12")
+		if at := lastIndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
 			in.reply = toks[at].raw + " is not one of the times. " + in.reply
 		}
 	}
 	return in
+}
+
+// lastIndexFunc is the index of the last of s that f accepts, or -1.
+func lastIndexFunc[T any](s []T, f func(T) bool) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 // askFor asks for what p still lacks (askMissing).
