@@ -1590,7 +1590,7 @@ var siteConversations = []struct {
 		{say: "actually 12:30", reply: []string{"12:30 is not one of the times"}},
 	}},
 	{"the last time said that is not offered is the one named", "test-drive", "c24", []siteTurn{
-		{say: "saturday", reply: []string{"name, email and time"}},
+		{say: "12/12 at 14:00", reply: []string{"I need your"}},
 		{say: "Is 12:30 possible?", reply: []string{"12:30 is not one of the times"}},
 		{say: "thursday at 12", reply: []string{"12:00 is not one of the times"}, not: []string{"12:30"}},
 	}},
