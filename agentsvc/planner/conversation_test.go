@@ -1606,6 +1606,14 @@ var siteConversations = []struct {
 		{say: "kevin m", reply: []string{"I need your email"}, not: []string{"Sorry"}},
 		{say: "kevin.m@gmail.com", calls: []string{`fill_form_data {"name":"kevin m","email":"kevin.m@gmail.com","date":"2026-12-05","time":"11:00"}`}},
 	}},
+	{"a reply while the name is asked is no name", "test-drive", "c09", []siteTurn{
+		{say: "saturday 11am", reply: []string{"name and email"}},
+		{say: "nah", not: []string{"I need your email"}},
+	}},
+	{"a reply in two words while the name is asked is no name", "test-drive", "c09", []siteTurn{
+		{say: "saturday 11am", reply: []string{"name and email"}},
+		{say: "sounds good", not: []string{"I need your email"}},
+	}},
 	{"a first initial, then the e-mail", "test-drive", "c10", []siteTurn{
 		{say: "book me for the 15th at 2", reply: []string{"name and email"}},
 		{say: "j smith", reply: []string{"I need your email"}},

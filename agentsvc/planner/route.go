@@ -757,6 +757,8 @@ func (f *filler) nameAnswer(p *property) (string, int, int) {
 		case f.toks[k].kind == kindWord && utf8.RuneCountInString(f.toks[k].raw) == 1 && !stopWords[f.toks[k].norm]:
 		case f.toks[k].raw == "." && f.initial(k): // "sofia m."
 			n--
+		case replyWords[f.toks[k].norm]: // "nah", "sounds good": a reply, no name
+			return "", 0, 0
 		case f.nameWord(k):
 			long++
 		default:
@@ -771,6 +773,10 @@ func (f *filler) nameAnswer(p *property) (string, int, int) {
 	}
 	return "", 0, 0
 }
+
+// replyWords answer or put off a question without naming anything.
+var replyWords = wordSet(`nah yeah yep yup yes nope no ok okay sure fine good great cool thanks thank
+	sounds later maybe perfect awesome nice alright right wait hold hmm sorry whatever`)
 
 // initial reports a letter and its full stop, as a name writes an initial: the "C." of
 // "Laura C.", the "T." of "T. Nguyen", "J.R." of "J.R. Hartley".
