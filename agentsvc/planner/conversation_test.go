@@ -1742,6 +1742,13 @@ var siteConversations = []struct {
 		{say: "never mind, cancel it", reply: []string{"can't"}, not: []string{"Opening"}},
 		{say: "was it booked?", reply: []string{"Booked test drive TD-"}, not: []string{"Sorry"}},
 	}},
+	{"the time or the day moved from what the form has", "test-drive", "c05", []siteTurn{
+		{say: "Al Bo al@bo.com saturday at 10", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "push it an hour later", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-05","time":"11:00"}`}},
+		{say: "can we do the day after instead", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-06","time":"11:00"}`}},
+		{say: "two hours earlier", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-06","time":"09:00"}`}},
+		{say: "actually the day after tomorrow", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-04","time":"09:00"}`}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
@@ -61,6 +62,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
 	}
+	text = c.rewriteRelative(text) // "push it an hour later", "the day after instead"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -354,6 +356,47 @@ func comparativeThan(toks []token) (order, bool) {
 		}
 	}
 	return order{}, false
+}
+
+// laterRe and dayAfterRe move a time or a day the form has: "push it an hour later", "two
+// hours earlier"; "the day after instead", "the next day" (not "the day after tomorrow").
+var (
+	laterRe    = regexp.MustCompile(`(?i)\b(an|one|1|two|2|three|3)\s+hours?\s+(later|earlier)\b`)
+	dayAfterRe = regexp.MustCompile(`(?i)\b(?:the\s+day\s+after|a\s+day\s+later|the\s+next\s+day|the\s+following\s+day)\b(\s+tomorrow)?`)
+)
+
+// rewriteRelative writes a move of the time or the day a call of this page's tools last set
+// as the new value: "push it an hour later" after 10:00 is "make it 11:00".
+func (c *conv) rewriteRelative(text string) string {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			var v string
+			if json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &v) != nil {
+				continue
+			}
+			switch at, err := time.Parse("15:04", v); {
+			case clockParam(p) && err == nil:
+				text = laterRe.ReplaceAllStringFunc(text, func(m string) string {
+					g := laterRe.FindStringSubmatch(m)
+					n := map[string]int{"an": 1, "one": 1, "1": 1, "two": 2, "2": 2, "three": 3, "3": 3}[strings.ToLower(g[1])]
+					if strings.EqualFold(g[2], "earlier") {
+						n = -n
+					}
+					return "make it " + at.Add(time.Duration(n)*time.Hour).Format("15:04")
+				})
+			case dateKind.wants(p):
+				if day, err := time.Parse("2006-01-02", v); err == nil {
+					text = dayAfterRe.ReplaceAllStringFunc(text, func(m string) string {
+						if dayAfterRe.FindStringSubmatch(m)[1] != "" {
+							return m // "the day after tomorrow"
+						}
+						return "make it " + day.AddDate(0, 0, 1).Format("2006-01-02")
+					})
+				}
+			}
+		}
+	}
+	return text
 }
 
 // beforeClause is a clause that sets a request in time and asks nothing: "before I book, …",
