@@ -1748,6 +1748,8 @@ var siteConversations = []struct {
 		{say: "can we do the day after instead", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-06","time":"11:00"}`}},
 		{say: "two hours earlier", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-06","time":"09:00"}`}},
 		{say: "actually the day after tomorrow", calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-04","time":"09:00"}`}},
+		{say: "could you add: i need a car seat for my toddler",
+			calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-04","time":"09:00","notes":"i need a car seat for my toddler"}`}},
 	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},

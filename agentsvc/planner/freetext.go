@@ -90,6 +90,9 @@ var noteRe = regexp.MustCompile(
 // "please note i'll bring my wife", "please also note …".
 var noteAfterRe = regexp.MustCompile(`(?i)(?:\b(?:add|leave|put)\s+(?:a\s+|the\s+)?|\bplease\s+(?:also\s+)?)(notes?|comments?|message)[\s?.!,]+(.+)$`)
 
+// addColonRe is a note said after "add:" without its word: "could you add: i need a car seat".
+var addColonRe = regexp.MustCompile(`(?i)\b(add|include|mention)\s*:\s*(.+)$`)
+
 // noteAskRe asks to add a note and ends there: "add a note please", "can I leave a comment?".
 // The note's text is asked for (the answer reads after the cue: "add a note please , …").
 var noteAskRe = regexp.MustCompile(`(?i)\b(?:add|leave|put|write|include)\s+(?:a\s+|the\s+|some\s+)?(notes?|comments?|message)\b[\s,]*(?:please|pls|plz)?[\s.!?]*$`)
@@ -122,6 +125,9 @@ func (f *filler) note() {
 	m := noteRe.FindStringSubmatchIndex(f.text)
 	if m == nil {
 		m = noteAfterRe.FindStringSubmatchIndex(f.text)
+	}
+	if m == nil {
+		m = addColonRe.FindStringSubmatchIndex(f.text)
 	}
 	if m == nil {
 		return
