@@ -1751,6 +1751,12 @@ var siteConversations = []struct {
 		{say: "could you add: i need a car seat for my toddler",
 			calls: []string{`fill_form_data {"name":"Al Bo","email":"al@bo.com","date":"2026-12-04","time":"09:00","notes":"i need a car seat for my toddler"}`}},
 	}},
+	{"the other one of two, after one was named, and how much more it is", "inventory", "", []siteTurn{
+		{say: "pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "which is cheapest", reply: []string{"Tacoma is the cheapest"}},
+		{say: "and how much is the other one", reply: []string{"The 2021 Ford F-150 is $41,900"}, not: []string{"sort"}},
+		{say: "how much more expensive is it", reply: []string{"a difference of $7,400"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"math"
@@ -181,7 +182,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	if !named && !c.plainAction(r) {
 		// "open it", "book that one": the one item the previous answer named.
-		if it != nil {
+		if last := c.before.last; it != nil && len(last) == 2 && slices.Contains(last, it) && asksDifference(toks) {
+			r.refs = []*item{it, last[1-slices.Index(last, it)]} // "how much more expensive is it" of the two listed
+		} else if it != nil {
 			r.refs = []*item{it}
 		} else if c.reread && r.question && asksField(toks) && c.pageItem() != nil {
 			r.refs = []*item{c.pageItem()} // "whats the price" on its booking page, read on the list
@@ -465,8 +468,8 @@ func (c *conv) pointAtSeen(r *reading) {
 		}
 	} else if k := ordinalAt(toks, len(last)); k >= 0 {
 		r.refs = []*item{last[k]}
-	} else if i := slices.Index(last, c.openedLast()); len(last) == 2 && i >= 0 && anyNorm(toks, "other") {
-		r.refs = []*item{last[1-i]} // "the other one" of the two compared, after one was opened
+	} else if i := slices.Index(last, cmp.Or(c.openedLast(), c.leadNamed())); len(last) == 2 && i >= 0 && anyNorm(toks, "other") {
+		r.refs = []*item{last[1-i]} // "the other one" of the two compared, after one was opened or named
 	}
 	if len(r.refs) == 0 {
 		r.refs, drop = attributeRef(toks, last)
@@ -1240,6 +1243,21 @@ func anyNorm(toks []token, ws ...string) bool {
 // differs reports a question of how the items differ: "whats the difference in price".
 func differs(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool { return differWords[t.norm] })
+}
+
+// leadNamed is the one item the first clause of the last reply names ("The 2021 Toyota Tacoma
+// is the cheapest, at $34,500 (the 2021 Ford F-150 is …)"), or nil.
+func (c *conv) leadNamed() *item {
+	for i := c.lastUser - 1; i >= 0; i-- {
+		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			lead, _, _ := strings.Cut(m.Content, "(")
+			if named := c.itemsNamed(lead); len(named) == 1 {
+				return named[0]
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // asksDifference reports a question of how much two items differ: "whats the difference in
