@@ -1757,6 +1757,10 @@ var siteConversations = []struct {
 		{say: "and how much is the other one", reply: []string{"The 2021 Ford F-150 is $41,900"}, not: []string{"sort"}},
 		{say: "how much more expensive is it", reply: []string{"a difference of $7,400"}},
 	}},
+	{"whether the payment includes what no page says", "car", "c09", []siteTurn{
+		{say: "whats the monthly over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "And does that monthly payment include taxes?", reply: []string{"Nothing here says whether it includes taxes"}, not: []string{"Monthly payment", "chosen"}},
+	}},
 	{"whether a payment is with money down", "car", "c01", []siteTurn{
 		{say: "what would it cost a month over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 		{say: "is that with money down?", reply: []string{"Down $0"}, not: []string{"Sorry"}},

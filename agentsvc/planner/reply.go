@@ -288,7 +288,7 @@ func (c *conv) beating(it *item, o order) (string, bool) {
 
 // includesRe asks whether a figure includes a choice: "does that include the roof?", "is that
 // with the tech package", "does that price include the towing package?".
-var includesRe = regexp.MustCompile(`(?i)^\s*(?:does|did|is|was)\s+(?:that|it|this|the)\b.*\b(?:include|includes|including|with)\b`)
+var includesRe = regexp.MustCompile(`(?i)^\s*(?:(?:and|so|ok|okay)\s+)?(?:does|did|is|was)\s+(?:that|it|this|the)\b.*\b(?:include|includes|including|with)\b`)
 
 // includes answers whether the figure on this page (the item's calculator) includes a choice
 // named in toks, from what the conversation set on the item's own page: the values its calls
@@ -330,6 +330,14 @@ func (c *conv) includes(toks []token) (string, bool) {
 	switch {
 	case !named:
 		return "", false
+	case !choiceNoun(asked): // "does that monthly payment include taxes?"
+		var words []string
+		for _, t := range asked {
+			if t.kind == kindWord {
+				words = append(words, t.raw) // "the roof", "taxes"
+			}
+		}
+		return "Nothing here says whether it includes " + strings.Join(words, " ") + ".", true
 	case len(set) == 0:
 		return "No: nothing was chosen on the " + page + " in this conversation, so the price here is its own.", true
 	}
