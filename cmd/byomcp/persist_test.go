@@ -45,6 +45,18 @@ func startServe(t *testing.T, fakeURL string, args ...string) *serveProc {
 	return spawnServe(t, "127.0.0.1:0", []string{"OPENAI_BASE_URL=" + fakeURL}, append([]string{"--log-level", "debug"}, args...)...)
 }
 
+// startLogs is the process's log up to its "serving" line. The URL on stdout comes before
+// the log lines on stderr are copied (another pipe, another goroutine): a log read at once
+// can miss what start-up logged (TestSitesWarnOfUnknownServers failed so, its log empty, when
+// run beside other packages).
+func (p *serveProc) startLogs(t *testing.T) string {
+	t.Helper()
+	for i := 0; i < 250 && !strings.Contains(p.logs.String(), `"msg":"serving"`); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return p.logs.String()
+}
+
 // kill9 ends the process with SIGKILL: no shutdown, no flush, nothing.
 func (p *serveProc) kill9(t *testing.T) {
 	t.Helper()

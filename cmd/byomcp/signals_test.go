@@ -277,10 +277,7 @@ func TestServeDrainDelay(t *testing.T) {
 // and durations say their unit.
 func TestLogsNameTheReplicaAndDurationUnits(t *testing.T) {
 	p := startServe(t, "http://127.0.0.1:1", "--store", "memory")
-	for i := 0; i < 100 && !strings.Contains(p.logs.String(), `"msg":"serving"`); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !strings.Contains(p.logs.String(), `"replica":"`) {
+	if !strings.Contains(p.startLogs(t), `"replica":"`) {
 		t.Errorf("the startup line names no replica:\n%s", p.logs.String())
 	}
 	var buf bytes.Buffer

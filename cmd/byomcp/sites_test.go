@@ -193,7 +193,7 @@ func TestSitesWarnOfUnknownServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startServe(t, "http://127.0.0.1:1", "--store", "memory", "--sites", sitesPath, "--mcp-config", mcpPath)
-	logs := p.logs.String()
+	logs := p.startLogs(t)
 	for server, want := range map[string]bool{"known": false, "nonexistent": true, "cliOnly": true} {
 		if got := strings.Contains(logs, `"server":"`+server+`"`); got != want {
 			t.Errorf("a warning for %q: %v, want %v; logs:\n%s", server, got, want, logs)
@@ -211,7 +211,7 @@ func TestSitesLogEachSiteModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startServe(t, "http://127.0.0.1:1", "--store", "memory", "--sites", sitesPath)
-	logs := p.logs.String()
+	logs := p.startLogs(t)
 	for _, want := range []string{
 		`"site":"shop","origins":["` + pageOrigin + `"],"model":"site-model-7 at http://127.0.0.1:1/v1"`,
 		`"site":"blog","origins":["https://blog.example"],"model":"`,
