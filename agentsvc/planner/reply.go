@@ -302,21 +302,12 @@ func (c *conv) includes(toks []token) (string, bool) {
 		return "", false // "is that with money down?": a value of this page's
 	}
 	page := cmp.Or(c.openedNoun(), "item") + "'s page"
-	var set []string // the values given elsewhere, as the calls gave them
+	var set []string // the values given elsewhere, as the last call of each tool gave them
 	seen := map[string]bool{}
 	for k := range c.earlierCalls {
-		var args map[string]any
-		if c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil || seen[k.name] {
-			continue
-		}
-		seen[k.name] = true
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			vs, _ := args[name].([]any)
-			for _, v := range append(vs, args[name]) {
-				if s, ok := v.(string); ok && !idRe.MatchString(s) {
-					set = append(set, s)
-				}
-			}
+		if !c.offers(k.name) && !seen[k.name] {
+			seen[k.name] = true
+			set = append(set, slices.DeleteFunc(stringArgs(k.args), idRe.MatchString)...)
 		}
 	}
 	for _, v := range set {

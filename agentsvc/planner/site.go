@@ -211,7 +211,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	}
 	// "add the family package and the driver assistance one" on its page: its choices
 	if c.onItsPage() && slices.ContainsFunc(toks, func(t token) bool {
-		return choiceNoun([]token{t}) && c.hasParam(func(p *property) bool { return nounOf(t, p) })
+		return choiceWords[t.norm] && c.hasParam(func(p *property) bool { return nounOf(t, p) })
 	}) {
 		return false
 	}
@@ -241,30 +241,44 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 func (c *conv) valuesGiven() map[string]bool {
 	out := map[string]bool{}
 	for _, d := range c.calls {
-		var args map[string]any
-		_ = json.Unmarshal([]byte(d.args), &args)
-		for _, v := range args {
-			vs, _ := v.([]any) // "the tech package" of {"packages":["tech"]}
-			for _, v := range append(vs, v) {
-				if s, ok := v.(string); ok {
-					out[strings.ToLower(s)] = true
-				}
+		for _, s := range stringArgs(d.args) {
+			out[strings.ToLower(s)] = true
+		}
+	}
+	return out
+}
+
+// stringArgs are the text values of a call's arguments, those of lists too ("tech" of
+// {"packages":["tech"]}), by the arguments' names.
+func stringArgs(args string) []string {
+	var m map[string]any
+	_ = json.Unmarshal([]byte(args), &m)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		vs, _ := m[name].([]any)
+		for _, v := range append(vs, m[name]) {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
 			}
 		}
 	}
 	return out
 }
 
-// choiceNoun reports a word that names a kind of choice of an item's page ("the tech
-// package", "the xle trim"), never an item.
-func choiceNoun(toks []token) bool { return anyNorm(toks, "package", "packages", "trim", "trims") }
+// choiceWords name a kind of choice of an item's page ("the tech package", "the xle trim"),
+// never an item; choiceNoun reports one among toks.
+var choiceWords = rawSet(`package packages trim trims`)
+
+func choiceNoun(toks []token) bool {
+	return slices.ContainsFunc(toks, func(t token) bool { return choiceWords[t.norm] })
+}
 
 // choiceAway reports a request that names a kind of choice ("add the winter package") on a
 // page of the item on screen whose tools have no such choice (its calculator): the item's
 // own page has it.
 func (c *conv) choiceAway(r *reading) bool {
 	named := func(t token) bool {
-		return choiceNoun([]token{t}) && !c.hasParam(func(p *property) bool { return nounOf(t, p) })
+		return choiceWords[t.norm] && !c.hasParam(func(p *property) bool { return nounOf(t, p) })
 	}
 	return len(r.refs) == 0 && slices.ContainsFunc(r.toks, named) && c.onScreen() != "" && !c.onItsPage() && !c.reread && c.refill() == nil
 }
