@@ -1780,6 +1780,30 @@ var siteConversations = []struct {
 		{say: "add the tech package and show me the payment again", calls: []string{`configure_car {"packages":["roof","tech"]}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
 			reply: []string{"price $35,190"}, on: "financing"},
 	}},
+	{"a time said as a bound: after 3, before noon, after lunch, then changed to after 2", "car", "c05", []siteTurn{
+		{say: "book a test drive saturday after 3", calls: []string{`go_to_test_drive {}`}, reply: []string{"time (one of: 15:00, 16:00)"}, not: []string{"not one of"}, on: "test-drive"},
+		{say: "the earliest", reply: []string{"The earliest time is 15:00", "name and email"}},
+		{say: "Ann Lee ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"15:00"}`}},
+		{say: "actually make it after 2", reply: []string{"time (one of: 14:00, 15:00, 16:00)"}, not: []string{"Sorry"}},
+		{say: "before noon then", reply: []string{"time (one of: 09:00, 10:00, 11:00)"}, not: []string{"12:00 is not"}},
+		{say: "11", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"11:00"}`}},
+	}},
+	{"after lunch, after 4pm (the one time there is), a date written 12/12, next week", "car", "c05", []siteTurn{
+		{say: "book a test drive friday after lunch, ann lee ann@lee.com", calls: []string{`go_to_test_drive {}`}, reply: []string{"time (one of: 13:00, 14:00, 15:00, 16:00)"}, on: "test-drive"},
+		{say: "no, monday after 4pm", calls: []string{`fill_form_data {"name":"ann lee","email":"ann@lee.com","date":"2026-12-07","time":"16:00"}`}},
+		{say: "can we do 12/12 instead", calls: []string{`fill_form_data {"name":"ann lee","email":"ann@lee.com","date":"2026-12-12","time":"16:00"}`}},
+		{say: "hmm, 1/5/27 at 10am", calls: []string{`fill_form_data {"name":"ann lee","email":"ann@lee.com","date":"2027-01-05","time":"10:00"}`}},
+	}},
+	{"next week: which day of it", "car", "c05", []siteTurn{
+		{say: "can i come in next week for a drive, ann lee ann@lee.com", calls: []string{`go_to_test_drive {}`},
+			reply: []string{"date (which day next week: Monday, December 7 to Sunday, December 13?)"}, on: "test-drive"},
+		{say: "wednesday at 10", calls: []string{`fill_form_data {"name":"ann lee","email":"ann@lee.com","date":"2026-12-09","time":"10:00"}`}},
+	}},
+	{"a budget said roughly", "inventory", "", []siteTurn{
+		{say: "cars around 40k", calls: []string{`search_cars {"minPrice":36000,"maxPrice":44000}`}},
+		{say: "any suvs for about $30,000?", calls: []string{`search_cars {"bodyType":"suv","minPrice":27000,"maxPrice":33000}`}, reply: []string{"Showing 3 cars"}},
+		{say: "which is the cheapest", reply: []string{"2023 Kia Sportage is the cheapest"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

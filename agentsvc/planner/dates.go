@@ -21,8 +21,11 @@ var (
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
 	calDateRe = regexp.MustCompile(`(?i)\b(?:` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?|` +
 		`(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `)\b`)
-	atHourRe = regexp.MustCompile(`(?i)\b(at|@|around|by|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
-	noonRe   = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
+	// "12/12", "12/12/26": month first, as the site's shoppers write it (day first when the
+	// first number cannot be a month); not part of a longer figure ("1/2/3", "$12/12").
+	numDateRe = regexp.MustCompile(`(?:^|[^\d/$.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?:$|[^\d/%])`)
+	atHourRe  = regexp.MustCompile(`(?i)\b(at|@|around|by|after|before|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
+	noonRe    = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
 	// "the 12th", "saturday the 12th" (not "the 12th of December", which calDateRe reads)
 	dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
 )
@@ -66,6 +69,7 @@ func rewriteDates(text string, today time.Time) string {
 		month, _ := time.Parse("Jan", name[:3]) // the standard library's month names, in any case
 		return dated(s, month.Month(), m[2]+m[3], 1, 0)
 	})
+	text = replaceNumDates(text, today)
 	// "saturday the 12th", "the 12th": that day of this month, or of the next once it is past
 	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {
 		return dated(s, today.Month(), dayOfMonthRe.FindStringSubmatch(s)[1], 0, 1)
@@ -90,6 +94,41 @@ func rewriteDates(text string, today time.Time) string {
 		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
 	})
 	return text
+}
+
+// replaceNumDates writes "12/12" as that day: this year's, or next year's once it is past,
+// unless the year is said.
+func replaceNumDates(text string, today time.Time) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range numDateRe.FindAllStringSubmatchIndex(text, -1) {
+		mo, _ := strconv.Atoi(text[m[2]:m[3]])
+		d, _ := strconv.Atoi(text[m[4]:m[5]])
+		if mo > 12 {
+			mo, d = d, mo // "25/12"
+		}
+		y := today.Year()
+		if m[6] >= 0 {
+			y, _ = strconv.Atoi(text[m[6]:m[7]])
+			if y < 100 {
+				y += 2000
+			}
+		}
+		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
+		if mo < 1 || mo > 12 || t.Day() != d {
+			continue // "13/13", "2/30": no day
+		}
+		if m[6] < 0 && t.Before(time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)) {
+			t = t.AddDate(1, 0, 0)
+		}
+		end := m[7]
+		if end < 0 {
+			end = m[5]
+		}
+		b.WriteString(text[last:m[2]] + t.Format("2006-01-02"))
+		last = end
+	}
+	return b.String() + text[last:]
 }
 
 // rewriteTimes writes "at 10", "at 2" and "noon" as 10:00, 14:00 and 12:00. A bare hour

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
@@ -283,6 +284,19 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	return in, fills || fewer
 }
 
+// namesDay reports a text that names a day: "monday", "tomorrow", "dec 3", "the 12th", "12/12".
+func namesDay(text string) bool {
+	return rewriteDates(text, time.Now()) != text || dateRe.MatchString(text)
+}
+
+// withoutDays is the text without the days it names, and the parts of those days.
+func withoutDays(text string) string {
+	return dayPartRe.ReplaceAllString(dateRe.ReplaceAllString(rewriteDates(text, time.Now()), " "), " ")
+}
+
+// dayPartRe is a part of a day: "afternoon", "after lunch", "before 3pm".
+var dayPartRe = regexp.MustCompile(`(?i)\b(?:morning|afternoon|evening|night)\b|\b(?:after|before)\s+(?:lunch|noon|\d{1,2}(?::\d\d)?(?:\s*[ap]\.?m\b)?)`)
+
 // dayChange reports a change of mind to a day: "actually make it thursday".
 func dayChange(text string) bool {
 	toks := tokenize(text)
@@ -328,6 +342,9 @@ func asAnswer(prev intent, text string) string {
 	if slices.ContainsFunc(tokenize(text), func(t token) bool { return correctionWords[t.norm] }) {
 		// a change of mind ("actually make it 1pm", "… make it 11") wins: the first value is taken
 		return bareHourChange(text) + " , " + prev.reply
+	}
+	if namesDay(text) { // "monday at 4" of a time asked for friday: the day said last
+		return withoutDays(prev.reply) + " , " + text
 	}
 	return prev.reply + " , " + text
 }

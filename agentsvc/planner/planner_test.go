@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -571,5 +572,26 @@ func TestWhatAChoiceIncludes(t *testing.T) {
 		chat.Message{Role: chat.RoleAssistant, Content: "Plan chosen."}, user("what were the addons again?"))
 	if resp := stream(t, tools, msgs...); len(resp.ToolCalls) > 0 || !strings.Contains(resp.Text, "The addons were backup and support.") {
 		t.Errorf("recalled: calls %v, reply %q", resp.ToolCalls, resp.Text)
+	}
+}
+
+// TestNumericDates reads "12/12" as a day, month first, and leaves figures that are none.
+func TestNumericDates(t *testing.T) {
+	today := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
+	for in, want := range map[string]string{
+		"on 12/12 at 10":   "on 2026-12-12 at 10",
+		"1/5/27 please":    "2027-01-05 please",
+		"25/12":            "2026-12-25",      // day first: no 25th month
+		"11/30":            "2027-11-30",      // past this year
+		"12/2/2026, 9am":   "2026-12-02, 9am", // today
+		"a 50/50 split":    "a 50/50 split",
+		"13/13 or 2/30":    "13/13 or 2/30",
+		"1/2/3":            "1/2/3",
+		"$12/12":           "$12/12",
+		"3/4% more, 1.5/2": "3/4% more, 1.5/2",
+	} {
+		if got := replaceNumDates(in, today); got != want {
+			t.Errorf("replaceNumDates(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

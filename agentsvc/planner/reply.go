@@ -1127,7 +1127,7 @@ func (c *conv) askMissing(p *plan, said string) intent {
 	if i := slices.IndexFunc(p.missing, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 }); i >= 0 {
 		toks := tokenize(rewriteTimes(said))
 		// (the last said: "is 12:30 possible?", then "thursday at 12")
-		if at := lastIndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
+		if at := lastIndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !boundAt(toks, at) && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
 			in.reply = toks[at].raw + " is not one of the times. " + in.reply
 		}
 	}
@@ -1190,7 +1190,7 @@ func (c *conv) askFor(p *plan, said string) intent {
 		return intent{reply: q + ".", asked: p}
 	}
 	// "the earliest slot on friday": which time that is comes first
-	toks, which := tokenize(said), ""
+	toks, which := tokenize(rewriteTimes(said)), ""
 	if i, _ := extremeAt(toks); i >= 0 {
 		for _, q := range p.schema.props {
 			if v, ok := p.values[q.name].(string); ok && clockParam(q) {
@@ -1211,6 +1211,9 @@ func (c *conv) askFor(p *plan, said string) intent {
 			h = noun + " (for example " + joinList(names[:min(2, len(names))], "or") + ")"
 		} else if len(mp.schema.enum) > 0 {
 			h += " (one of: " + strings.Join(partOfDay(mp, toks), ", ") + ")"
+		} else if dateKind.wants(mp) && nextWeekRe.MatchString(said) { // "book a drive next week": which day
+			monday := c.today.AddDate(0, 0, 7-(int(c.today.Weekday())+6)%7)
+			h += " (which day next week: " + monday.Format("Monday, January 2") + " to " + monday.AddDate(0, 0, 6).Format("Sunday, January 2") + "?)"
 		} else if s := mp.schema; s.minimum != nil && s.maximum != nil &&
 			slices.Equal(s.types, []string{"integer"}) {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
@@ -1228,17 +1231,15 @@ func (c *conv) askFor(p *plan, said string) intent {
 	return intent{reply: which + "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
 }
 
-// partOfDay is a parameter's choices; of a clock's, only the morning's, the afternoon's or
-// the evening's when the visitor said which ("saturday morning if possible") and there are some.
+var nextWeekRe = regexp.MustCompile(`(?i)\bnext\s+week\b`)
+
+// partOfDay is a parameter's choices; of a clock's, only those of the part of the day the
+// visitor said ("saturday morning if possible", "after 3", "before lunch") when there are some.
 func partOfDay(p *property, toks []token) []string {
-	vals, span := texts(p.schema.enum), [2]string{}
-	for _, t := range toks {
-		if s, ok := partsOfDay[t.norm]; ok {
-			span = s
-		}
-	}
+	vals := texts(p.schema.enum)
+	span, ok := timeSpan(toks)
 	in := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v < span[0] || v >= span[1] })
-	if !clockParam(p) || len(in) == 0 {
+	if !ok || !clockParam(p) || len(in) == 0 {
 		return vals
 	}
 	return in
@@ -1250,12 +1251,46 @@ var partsOfDay = map[string][2]string{
 	"evening": {"17:00", "24:00"}, "night": {"17:00", "24:00"},
 }
 
+// timeSpan is the part of the day the text names, from and before: "afternoon", "after 3"
+// (from 15:00), "before 11:00", "after lunch".
+func timeSpan(toks []token) (span [2]string, ok bool) {
+	for i, t := range toks {
+		if s, part := partsOfDay[t.norm]; part {
+			span, ok = s, true
+		}
+		if !boundAt(toks, i+1) {
+			continue
+		}
+		at := toks[i+1].raw
+		if toks[i+1].norm == "lunch" {
+			at = map[string]string{"after": "13:00", "before": "12:00"}[t.norm]
+		}
+		span, ok = [2]string{at, "24:00"}, true
+		if t.norm == "before" {
+			span = [2]string{"00:00", at}
+		}
+	}
+	return span, ok
+}
+
+// boundAt reports a time that bounds the time asked rather than names it: "after 3", "before
+// lunch".
+func boundAt(toks []token, i int) bool {
+	return i > 0 && i < len(toks) && wordAt(toks, i-1, "after", "before") &&
+		(toks[i].kind == kindTime || toks[i].norm == "lunch")
+}
+
 // otherTime asks which time of the part of the day the visitor named, or says that the time
 // named is none of the choices, for the tool with a clock's choices that this conversation
 // called or asked for last: the question keeps the tool's other values.
 func (c *conv) otherTime(r *reading) (intent, bool) {
-	at := slices.IndexFunc(r.toks, func(t token) bool { return t.kind == kindTime })
-	part := slices.ContainsFunc(r.toks, func(t token) bool { return partsOfDay[t.norm] != [2]string{} })
+	at := -1
+	for i, t := range r.toks {
+		if t.kind == kindTime && !boundAt(r.toks, i) && at < 0 {
+			at = i
+		}
+	}
+	_, part := timeSpan(r.toks)
 	for _, t := range c.tools {
 		p := &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}
 		i := slices.IndexFunc(p.schema.props, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 })

@@ -389,6 +389,9 @@ func (f *filler) enums() {
 		ps := p.schema
 		switch {
 		case ps.stringEnum() && !ps.isArray():
+			for i := range f.toks {
+				f.used[i] = f.used[i] || boundAt(f.toks, i) && clockParam(p) // "after 3" names no time of the choices
+			}
 			for _, c := range f.enumMentions(ps.enum, true) {
 				if ps.acceptsString(c.value) && !f.negatedAt(c.pos, exclusions) && !f.namedForOther(c.pos, p) { // "not a hatchback"
 					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
@@ -402,6 +405,8 @@ func (f *filler) enums() {
 					e = in[len(in)-1]
 				}
 				f.claim(p, e, bonusTyped, i, i+1)
+			} else if _, said := timeSpan(f.toks); said && f.free(p) && clockParam(p) && len(partOfDay(p, f.toks)) == 1 {
+				f.claim(p, partOfDay(p, f.toks)[0], bonusTyped, -1, -1) // "after 4": the one time there is
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
 			e, adding := &listEdit{add: []string{}}, false

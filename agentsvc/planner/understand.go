@@ -70,6 +70,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
+	text = c.rewriteAround(text)
 	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
 	text = isThan.ReplaceAllString(text, "$1 or $2") // "is the golf cheaper than the corolla?"
 	if c.hasParam(func(p *property) bool { return p.schema.isNumber() && hasWord(p, rateWords...) }) {
@@ -289,6 +290,30 @@ var versus = regexp.MustCompile(`(?i)\b(?:vs\.?|versus)(?:\s|$)`)
 
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
+// rewriteAround writes an amount said roughly ("around 40k", "about $30,000") as the range
+// within a tenth of it, where a tool takes both a lower and an upper limit: "between 36000
+// and 44000". An amount a word follows ("around 40k a year", "about 5k down") is left.
+func (c *conv) rewriteAround(text string) string {
+	if !c.hasParam(func(p *property) bool { return bound(p) == "min" }) || !c.hasParam(func(p *property) bool { return bound(p) == "max" }) {
+		return text
+	}
+	toks := tokenize(text)
+	for i := len(toks) - 1; i > 0; i-- {
+		t := toks[i]
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].norm
+		}
+		if t.kind != kindNumber || !t.money || t.percent || !wordAt(toks, i-1, "around", "about", "roughly", "approximately", "approx") ||
+			i+1 < len(toks) && toks[i+1].kind == kindWord && !slices.Contains([]string{"dollar", "dollars", "buck", "bucks", "budget", "or", "ish"}, next) {
+			continue
+		}
+		lo, hi := strconv.Itoa(int(math.Round(t.value*0.9))), strconv.Itoa(int(math.Round(t.value*1.1)))
+		text = text[:toks[i-1].start] + "between " + lo + " and " + hi + text[t.end:]
+	}
+	return text
+}
+
 var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?(?:k\b|%|percent\b)?)`)
 
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement.
@@ -420,6 +445,8 @@ var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (mornin
 // opens a message: "Great. How much is it?".
 var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess|\bi(?: was|'m| am) wondering (?:whether|if)(?: you could)?)[\s,.!:;-]*`)
 
+var boundBefore = regexp.MustCompile(`(?i)\b(after|before)\s+$`)
+
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
 // a time.
@@ -428,7 +455,8 @@ func bareHourChange(text string) string {
 	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
 	change := slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] })
 	if !change || len(nums) != 1 || nums[0].value < 1 || nums[0].value > 23 || nums[0].value != float64(int(nums[0].value)) ||
-		strings.HasSuffix(text[:nums[0].start], "-") || alnumNear(text, nums[0].start, true) { // "the MX-5 instead"
+		strings.HasSuffix(text[:nums[0].start], "-") || alnumNear(text, nums[0].start, true) || // "the MX-5 instead"
+		boundBefore.MatchString(text[:nums[0].start]) { // "make it after 2": rewriteTimes reads it
 		return text
 	}
 	for _, re := range []*regexp.Regexp{calDateRe, dayOfMonthRe} { // "make it december 12", "the 12th instead": a day
