@@ -1804,6 +1804,25 @@ var siteConversations = []struct {
 		{say: "any suvs for about $30,000?", calls: []string{`search_cars {"bodyType":"suv","minPrice":27000,"maxPrice":33000}`}, reply: []string{"Showing 3 cars"}},
 		{say: "which is the cheapest", reply: []string{"2023 Kia Sportage is the cheapest"}},
 	}},
+	{"which of two named before any list is cheaper, then the cheaper of the two", "inventory", "", []siteTurn{
+		{say: "which is cheaper, the civic or the corolla", calls: []string{`search_cars {}`}, reply: []string{"The 2022 Toyota Corolla Hatchback is the cheaper, at $22,400 (the 2023 Honda Civic is $23,900)"}},
+		{say: "Good afternoon! Could you tell me which is more expensive, the Honda Odyssey or the Ford Explorer?",
+			reply: []string{"The 2021 Ford Explorer is the more expensive, at $36,900"}, not: []string{"Tesla"}},
+		{say: "Please open the cheaper one of the two.", calls: []string{`select_car {"carId":"c22"}`}, on: "car"},
+	}},
+	{"which of two, one of them on the list shown", "inventory", "", []siteTurn{
+		{say: "hondas", calls: []string{`search_cars {"make":"Honda"}`}},
+		{say: "whats cheaper, the civic or the corolla?", calls: []string{`search_cars {}`}, reply: []string{"The 2022 Toyota Corolla Hatchback is the cheaper"}},
+		{say: "Which is more expensive: the Tesla Model 3 or the BMW 330i?", reply: []string{"The 2022 Tesla Model 3 is the more expensive, at $35,990 (the 2021 BMW 330i is $34,800)"}},
+	}},
+	{"percent said as a word, a monthly income", "inventory", "", []siteTurn{
+		{say: "how much are the teslas", calls: []string{`search_cars {"make":"Tesla"}`}},
+		{say: "how much would the model 3 be a month with 20 percent down over 5 years", calls: []string{`select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"downPayment":7198,"termMonths":60}`}, on: "financing"},
+		{say: "i want to apply, im jo kim jo@kim.io, i earn 5,500 a month", calls: []string{`apply_for_financing {"fullName":"jo kim","email":"jo@kim.io","annualIncome":66000}`}},
+	}},
+	{"an income per year written short", "financing", "c20", []siteTurn{
+		{say: "apply, tom wu tom@wu.org, 60k/yr", calls: []string{`apply_for_financing {"fullName":"tom wu","email":"tom@wu.org","annualIncome":60000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -946,6 +946,14 @@ func (f *filler) booleans() {
 	}
 }
 
+// wordsFrom is the index of the first token from i on that is none of the words.
+func wordsFrom(toks []token, i int, words ...string) int {
+	for i < len(toks) && slices.Contains(words, toks[i].norm) {
+		i++
+	}
+	return i
+}
+
 // matchesParam reports whether a word of the text names parameter p (a bound's word never does).
 func matchesParam(word string, p *property) bool {
 	return slices.ContainsFunc(p.words, func(pw string) bool {
@@ -1029,6 +1037,9 @@ func (f *filler) numbers() {
 			if len(after) > 0 && after[0].word == "year" && hasWord(p, "month") && !hasWord(p, "year") {
 				v *= 12
 			}
+			if per := wordsFrom(f.toks, i+1, "a", "per", "each", "every"); per < len(f.toks) && f.toks[per].norm == "month" && hasWord(p, "annual", "yearly") {
+				v *= 12 // "i earn 5,500 a month" of an annual income
+			}
 			b := bound(p)
 			if !p.schema.valid(v) || b != cues[i] && (b != "" || t.money) || t.percent && hasWord(p, moneyWords...) { // ("under 35k" is no price)
 				continue // "20% down" is a share of the price, no amount (rewriteShares)
@@ -1044,8 +1055,8 @@ func (f *filler) numbers() {
 					score += 1 / l.dist
 				}
 			}
-			if score == 0 && unit != "" {
-				continue // "$6,000 down" is no income: its unit names another parameter
+			if score == 0 && unit != "" && (unit != "year" || !hasWord(p, "annual", "yearly")) {
+				continue // "$6,000 down" is no income: its unit names another parameter ("60k/yr" is one)
 			}
 			if t.money && hasWord(p, moneyWords...) {
 				score += 0.5

@@ -298,8 +298,10 @@ func mergeMultipliers(toks []token) []token {
 				out[n-1].money = true
 				out[n-1].end = t.end
 				continue
-			case "percent": // and "pct", rewritten
+			case "percent": // and "pct", rewritten; one token, as "20%" is: "20 percent down" is down
 				out[n-1].percent = true
+				out[n-1].end = t.end
+				continue
 			}
 		}
 		out = append(out, t)

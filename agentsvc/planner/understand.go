@@ -472,8 +472,8 @@ func bareHourChange(text string) string {
 // or value word that picked them.
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
-	if named := c.lastNamed(); pluralPronoun(toks) && len(named) >= 2 && len(named) < len(last) {
-		last = named // "the cheapest of those" after "The 3 newest are …": of those three
+	if named := c.lastNamed(); (pluralPronoun(toks) || len(named) == 2 && anyNorm(toks, "two", "both")) && len(named) >= 2 && len(named) < len(last) {
+		last = named // "the cheapest of those" after "The 3 newest are …": of those three; "the cheaper of the two"
 	}
 	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && anyNorm(toks, "two", "both") {
 		last = opened[:2] // "which of the two is cheaper?" after opening the A4 and the A6
@@ -775,6 +775,9 @@ func init() {
 			this := r.pronoun && len(r.refs) == 0 && anyNorm(r.toks, "or", "vs", "versus") && c.pronounRef(r.toks) != nil
 			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) && !this
 		}, func(c *conv, r *reading) (intent, bool) {
+			if lk := c.lookupOf(r); lk != nil && r.lookup && anyNorm(r.toks, "or", "vs", "versus") {
+				return c.unknownNames(r) // "which is cheaper, the civic or the corolla" before either is listed
+			}
 			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
 		}},
 		// "add the tech package" on a car's calculator, read again on the list the clarify hop
