@@ -1823,6 +1823,29 @@ var siteConversations = []struct {
 	{"an income per year written short", "financing", "c20", []siteTurn{
 		{say: "apply, tom wu tom@wu.org, 60k/yr", calls: []string{`apply_for_financing {"fullName":"tom wu","email":"tom@wu.org","annualIncome":60000}`}},
 	}},
+	{"the mileage and the choices of the car on screen, asked short", "inventory", "", []siteTurn{
+		{say: "hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback"}`}},
+		{say: "open the golf", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+		{say: "whats the mileage", reply: []string{"The 2021 Volkswagen Golf has 26,000 miles."}},
+		{say: "what year is it", reply: []string{"The 2021 Volkswagen Golf is from 2021."}},
+		{say: "whats the price", calls: []string{`get_price_summary {}`}},
+		{say: "colour options?", reply: []string{"The color can be white, blue, gray or red."}},
+		{say: "trim options", reply: []string{"The trim can be S or SE."}},
+		{say: "package choices pls", reply: []string{"winter and tech"}, not: []string{"Sorry"}},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "how many miles", reply: []string{"26,000 miles"}},
+	}},
+	{"a package taken off as people say it", "inventory", "", []siteTurn{
+		{say: "wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
+		{say: "open the outback", calls: []string{`select_car {"carId":"c06"}`}, on: "car"},
+		{say: "add cargo", calls: []string{`configure_car {"packages":["cargo"]}`}},
+		{say: "remove it", calls: []string{`configure_car {"packages":[]}`}},
+		{say: "add cargo and winter", calls: []string{`configure_car {"packages":["cargo","winter"]}`}},
+		{say: "take the cargo off", calls: []string{`configure_car {"packages":["winter"]}`}},
+		{say: "take it off", calls: []string{`configure_car {"packages":[]}`}},
+		{say: "add the cargo and winter packages", calls: []string{`configure_car {"packages":["cargo","winter"]}`}},
+		{say: "leave the winter package out", calls: []string{`configure_car {"packages":["cargo"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -935,7 +935,7 @@ func namesParam(toks []token, p *property) int {
 		}
 		for i, tk := range toks {
 			// "which colours", or the noun alone: "colors?"
-			if tk.kind == kindWord && wordsMatch(tk.norm, w) && (slices.ContainsFunc(toks[max(0, i-4):i], asks) || len(toks) <= 2 && i == 0) {
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && (slices.ContainsFunc(toks[max(0, i-4):i], asks) || i == 0 && nounAlone(toks[1:])) {
 				n++
 				break
 			}
@@ -943,6 +943,16 @@ func namesParam(toks []token, p *property) int {
 	}
 	return n
 }
+
+// nounAlone reports the words after a noun that ask for its choices on their own: "?",
+// "options?", "choices pls".
+func nounAlone(rest []token) bool {
+	return len(rest) <= 3 && !slices.ContainsFunc(rest, func(t token) bool {
+		return t.kind != kindPunct && !optionWords[t.norm]
+	}) && (len(rest) <= 1 || slices.ContainsFunc(rest, func(t token) bool { return optionWords[t.norm] }))
+}
+
+var optionWords = rawSet(`option options choice choices available offered pls please`)
 
 // vagueParamWords are words of parameter names that say what kind of value, not which.
 var vagueParamWords = rawSet(`type kind name value option mode`)

@@ -130,7 +130,7 @@ var (
 	priceField = &field{keys: []string{"price", "cost", "amount", "total"}, words: []string{"price", "cost"},
 		adjective: []string{"expensive", "cheap"}, verb: " is ", money: true, detail: ", at "}
 	yearField = &field{keys: []string{"year", "date", "released"}, words: []string{"year"},
-		adjective: []string{"old", "new"}, verb: " is "}
+		adjective: []string{"old", "new"}, verb: " is from "}
 	mileageField = &field{keys: []string{"mileage", "miles", "odometer", "km"},
 		words: []string{"mileage", "mile", "km", "odometer"}, verb: " has ", unit: " miles", detail: ", with "}
 	// fields are what a question asks about, in this order.

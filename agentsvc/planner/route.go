@@ -481,7 +481,7 @@ func (f *filler) listCue(i int) string {
 		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose":
 			return "drop"
 		case "off", "out":
-			if k > 0 && strings.EqualFold(f.toks[k-1].raw, "take") {
+			if k > 0 && (strings.EqualFold(f.toks[k-1].raw, "take") || strings.EqualFold(f.toks[k-1].raw, "leave")) {
 				return "drop"
 			}
 		case "add", "plus", "also", "include":
@@ -491,6 +491,9 @@ func (f *filler) listCue(i int) string {
 	for k := i + 1; k < len(f.toks) && k <= i+4; k++ { // "the family package as well", "… too"
 		if wordAt(f.toks, k, "too", "also") || wordAt(f.toks, k, "as") && wordAt(f.toks, k+1, "well") {
 			return "add"
+		}
+		if wordAt(f.toks, k, "off", "out") && slices.ContainsFunc(f.toks[max(0, i-4):i], func(t token) bool { return t.norm == "take" || t.norm == "leave" }) {
+			return "drop" // "take the cargo off", "leave the roof out"
 		}
 	}
 	return ""

@@ -189,6 +189,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 			r.refs = []*item{it}
 		} else if c.reread && r.question && asksField(toks) && c.pageItem() != nil {
 			r.refs = []*item{c.pageItem()} // "whats the price" on its booking page, read on the list
+
 		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
@@ -210,6 +211,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if len(r.ps) > 0 {
 		r.best = formFirst(r.ps)
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
+	}
+	seen := c.before.items[c.onScreen()]
+	if (r.best == nil || r.unclear) && len(r.refs) == 0 && !named && r.question && asksField(toks) && seen != nil && !c.listsItems() {
+		r.refs = []*item{seen} // "whats the mileage" on a car's page, which no tool there tells: of that car
 	}
 	return r
 }
@@ -707,7 +712,7 @@ func init() {
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
-			return (r.question || anyNorm(r.toks, "about") || len(r.toks) == 1) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims", "colours"
+			return (r.question || anyNorm(r.toks, "about") || len(r.toks) == 1 || len(r.toks) > 1 && nounAlone(r.toks[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims", "colours"
 		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.toks) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
@@ -886,6 +891,13 @@ func init() {
 		{"added already", func(c *conv, r *reading) bool { return r.unclear && r.pronoun && anyNorm(r.toks, "add", "include") }, func(c *conv, r *reading) (intent, bool) {
 			added := c.lastAdded()
 			return reply("The "+added+" is already added.", added != "")
+		}},
+		// "remove it", "take it off" after "add cargo": the value added last
+		{"remove what was added", func(c *conv, r *reading) bool {
+			return r.unclear && r.pronoun && (anyNorm(r.toks, "remove", "drop", "delete") || anyNorm(r.toks, "take") && anyNorm(r.toks, "off"))
+		}, func(c *conv, r *reading) (intent, bool) {
+			added := c.lastAdded()
+			return c.understand("remove the "+added, false), added != ""
 		}},
 		// "which car is this for?", "which car am i booking" on its booking page: the one on
 		// screen (not "which car is cheapest")
