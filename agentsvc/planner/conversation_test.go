@@ -1846,6 +1846,33 @@ var siteConversations = []struct {
 		{say: "add the cargo and winter packages", calls: []string{`configure_car {"packages":["cargo","winter"]}`}},
 		{say: "leave the winter package out", calls: []string{`configure_car {"packages":["cargo"]}`}},
 	}},
+	{"filters let go of, bounds said after the number, a sort with a bound", "inventory", "", []siteTurn{
+		{say: "toyotas under 35k", calls: []string{`search_cars {"make":"Toyota","maxPrice":35000}`}},
+		{say: "forget the price limit", calls: []string{`search_cars {"make":"Toyota"}`}, not: []string{"Sorry"}},
+		{say: "actually any make is fine, just suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "make that 2022 or newer", calls: []string{`search_cars {"bodyType":"suv","minYear":2022}`}},
+		{say: "just the red ones under 40k", calls: []string{`search_cars {"bodyType":"suv","color":"red","maxPrice":40000,"minYear":2022}`}},
+		{say: "any colour is fine", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000,"minYear":2022}`}},
+		{say: "2021 and newer under 35k", calls: []string{`search_cars {"maxPrice":35000,"minYear":2021}`}, not: []string{"The newer one"}},
+		{say: "clear the filters", calls: []string{`clear_filters {}`}},
+		{say: "under 30k", calls: []string{`search_cars {"maxPrice":30000}`}},
+		{say: "only 2022 and up", calls: []string{`search_cars {"maxPrice":30000,"minYear":2022}`}, not: []string{"Which car"}},
+		{say: "cars under 30k cheapest first", calls: []string{`search_cars {"maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "do you have anything for under 300 a month", not: []string{"Showing 0"}},
+	}},
+	{"a make in the plural", "inventory", "", []siteTurn{
+		{say: "bmws", calls: []string{`search_cars {"make":"BMW"}`}},
+		{say: "any audis?", calls: []string{`search_cars {"make":"Audi"}`}, reply: []string{"Showing 2 cars"}},
+	}},
+	{"a make written short, slips of typing", "inventory", "", []siteTurn{
+		{say: "suv undr 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
+		{say: "cheepest first", calls: []string{`sort_cars {"by":"price","order":"asc"}`}},
+		{say: "blue cars under 25k", calls: []string{`search_cars {"color":"blue","maxPrice":25000}`}},
+		{say: "open the vw", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+		{say: "back to the results", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "opn the first", calls: []string{`select_car {"carId":"c14"}`}, not: []string{"can't"}, on: "car"},
+		{say: "whats the totl", calls: []string{`get_price_summary {}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

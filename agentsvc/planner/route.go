@@ -375,7 +375,7 @@ func (f *filler) wordsAt(i int, words []string) bool {
 		return false
 	}
 	for k, w := range words {
-		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && (toolVerbs[t.norm] || !typoMatch(t.norm, w))) {
+		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && t.norm != w+"s" && (toolVerbs[t.norm] || !typoMatch(t.norm, w))) {
 			return false
 		}
 	}
@@ -1040,8 +1040,13 @@ func (f *filler) numbers() {
 			if len(after) > 0 && after[0].word == "year" && hasWord(p, "month") && !hasWord(p, "year") {
 				v *= 12
 			}
-			if per := wordsFrom(f.toks, i+1, "a", "per", "each", "every"); per < len(f.toks) && f.toks[per].norm == "month" && hasWord(p, "annual", "yearly") {
-				v *= 12 // "i earn 5,500 a month" of an annual income
+			if per := wordsFrom(f.toks, i+1, "a", "per", "each", "every"); per > i+1 && per < len(f.toks) && f.toks[per].norm == "month" {
+				if !hasWord(p, "annual", "yearly", "month", "monthly", "payment") {
+					continue // "under 300 a month" is no price under 300
+				}
+				if hasWord(p, "annual", "yearly") {
+					v *= 12 // "i earn 5,500 a month" of an annual income
+				}
 			}
 			b := bound(p)
 			if !p.schema.valid(v) || b != cues[i] && (b != "" || t.money) || t.percent && hasWord(p, moneyWords...) { // ("under 35k" is no price)

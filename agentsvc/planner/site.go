@@ -43,7 +43,7 @@ func hubTool(t chat.ToolDef) bool {
 }
 
 // hubWords name the site's list of items.
-var hubWords = rawSet(`inventory home list catalog catalogue shop store start main browse index listing search`)
+var hubWords = rawSet(`inventory home list catalog catalogue shop store start main browse index listing search result results`)
 
 // calledThisTurn reports a call of the tool since the visitor's message (without arguments, bare).
 func (c *conv) calledThisTurn(name string, bare bool) bool {

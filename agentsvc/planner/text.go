@@ -317,7 +317,7 @@ var rewrites = map[string]string{
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "whats", "em": "them",
-	"hw": "how", "teh": "the",
+	"hw": "how", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen",
 }
 
 // lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites
@@ -371,13 +371,17 @@ func (c *conv) respell(text string) string {
 }
 
 // slips are the words one typing slip from w, by kind of slip from the likeliest: a letter
-// left out ("limted"), two neighbours swapped ("hybird"). A letter changed or added is a word
-// of its own too often ("miles", "model") to be read as a slip.
-func slips(w string) [2][]string {
-	var out [2][]string
+// left out ("limted"), two neighbours swapped ("hybird"), and in a word of seven letters or
+// more a letter changed ("cheepest"). In a shorter word a letter changed or added is a word
+// of its own too often ("miles", "model", "driver") to be read as a slip.
+func slips(w string) [3][]string {
+	var out [3][]string
 	for i := 0; i <= len(w); i++ {
 		for ch := byte('a'); ch <= 'z'; ch++ {
 			out[0] = append(out[0], w[:i]+string(ch)+w[i:])
+			if i < len(w) && ch != w[i] && len(w) >= 7 {
+				out[2] = append(out[2], w[:i]+string(ch)+w[i+1:]) // "cheepest": a letter changed, in a long word
+			}
 		}
 		if i+1 < len(w) {
 			out[1] = append(out[1], w[:i]+string(w[i+1])+string(w[i])+w[i+2:])
@@ -632,9 +636,9 @@ var (
 		at least, no less than,
 		over, above, from, after, since, min, minimum, between, >, > =`)
 	maxCuesAfter = phraseList(`or less, or fewer, or lower, or under, or below, or cheaper, or older,
-		or earlier, max, maximum, tops, at most, to spend, budget`)
-	minCuesAfter = phraseList(`or more, or higher, or above, or over, or newer, or later, plus, +, min,
-		minimum, at least`)
+		or earlier, and under, and below, and less, and older, max, maximum, tops, at most, to spend, budget`)
+	minCuesAfter = phraseList(`or more, or higher, or above, or over, or newer, or later, and up, and above,
+		and over, and newer, and later, onwards, onward, plus, +, min, minimum, at least`)
 	// cueWordSet holds every word of the cues.
 	cueWordSet = rawSet(strings.Join(
 		slices.Concat(slices.Concat(maxCues, minCues, maxCuesAfter, minCuesAfter)...), " "))

@@ -647,6 +647,9 @@ func init() {
 			return in, true
 		}},
 		// "How much is this car, and does it come in red?": each answered.
+		// "forget the price limit", "any make is fine, just suvs": the list's filters without those
+		{"filters dropped", func(c *conv, r *reading) bool { return c.filtersDropped(r) != nil },
+			func(c *conv, r *reading) (intent, bool) { return callIntent(c.filtersDropped(r)), true }},
 		{"two questions", func(_ *conv, r *reading) bool { _, _, ok := questionPair(r.text); return ok }, (*conv).bothQuestions},
 		// "hi, i need something that can tow. does this come with a towing package?": the
 		// question, answered as on its own (not a tow package added)
@@ -1008,7 +1011,8 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather") ||
 		anyNorm(r.toks, "instead") && anyNorm(r.toks, listNoun(l.def.Name, 2), listNoun(l.def.Name, 1))) {
 		// "I'd rather look at electric cars instead" after SUVs under $35,000: a new search
-	} else if narrows(r.toks) || c.onlyValues(best, r.toks) {
+	} else if narrows(r.toks) || c.onlyValues(best, r.toks) || l != nil && l.def.Name == best.def.Name && wordAt(r.toks, 0, "make") && wordAt(r.toks, 1, "that", "it") {
+		// ("make that 2022 or newer" of the SUVs: those)
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
 		c.carryOver(best, len(best.missing) == 0)
@@ -1132,6 +1136,45 @@ func (c *conv) thenGo(best *plan, r *reading) (first, nav *plan) {
 	return nil, nil
 }
 
+// filtersDropped is the list's last search without the filters the visitor lets go of
+// ("forget the price limit", "any make is fine", "no colour filter"), with the values the
+// words set; nil when the words drop none the search has.
+func (c *conv) filtersDropped(r *reading) *plan {
+	l := c.lister()
+	if l == nil || !c.listsItems() {
+		return nil
+	}
+	prev := c.lastArgs(l.def.Name, "")
+	var dropped []string
+	for _, q := range l.schema.props {
+		for i, t := range r.toks {
+			names := t.kind == kindWord && slices.ContainsFunc(q.words, func(w string) bool {
+				return w != "max" && w != "min" && !vagueParamWords[w] && len(w) > 2 && wordsMatch(t.norm, w)
+			})
+			if prev[q.name] != nil && names && slices.ContainsFunc(r.toks[max(0, i-3):i], func(t token) bool { return dropWords[t.norm] }) {
+				dropped = append(dropped, q.name)
+				break
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	p := &plan{def: l.def, schema: l.schema, values: map[string]any{}}
+	for k, v := range prev {
+		if !slices.Contains(dropped, k) {
+			p.values[k] = v
+		}
+	}
+	if r.best != nil && r.best.def.Name == l.def.Name {
+		maps.Copy(p.values, r.best.values) // "… just suvs"
+	}
+	return p
+}
+
+// dropWords let go of a filter named after them: "forget the price limit", "any make".
+var dropWords = rawSet(`any forget remove drop clear no without ignore lose scrap`)
+
 // onlyValues reports a message of values only, for a tool with nothing required, that sets
 // none the last call set: "under 30k" after "suv" narrows the list, as "only under 30k" would
 // ("show me SUVs" and "diesel sedans" after "convertibles" start over).
@@ -1212,7 +1255,8 @@ func (c *conv) filterBesides(text string, toks []token, sorter *plan) *plan {
 	var b strings.Builder
 	prev := 0
 	for i, t := range toks {
-		if i < len(sorter.used) && sorter.used[i] || t.kind == kindWord && (sortWords[t.norm] || sortFillers[t.norm]) {
+		order := slices.ContainsFunc(hints[t.norm], func(h string) bool { return h == "asc" || h == "desc" }) // "cheapest first"
+		if i < len(sorter.used) && sorter.used[i] || t.kind == kindWord && (sortWords[t.norm] || sortFillers[t.norm] || order) {
 			b.WriteString(text[prev:t.start])
 			prev = t.end
 		}
@@ -1377,9 +1421,13 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 }
 
 // lastArgs are the arguments of the conversation's last call of tool before this turn (the
-// last that set param, when param is not ""); nil when there is none.
+// last that set param, when param is not ""); nil when there is none, or when a tool of this
+// page that clears or resets ran after it.
 func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 	for k := range c.earlierCalls {
+		if ws := identWords(k.name); k.name != tool && c.offers(k.name) && (slices.Contains(ws, "clear") || slices.Contains(ws, "reset")) {
+			return nil // "under 30k" after "clear the filters": none of those before
+		}
 		var args map[string]json.RawMessage
 		if k.name == tool && json.Unmarshal([]byte(k.args), &args) == nil &&
 			(param == "" || args[param] != nil) {
