@@ -9,6 +9,9 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
+// monthWords say a monthly payment: "per month", "monthly payment".
+var monthWords = rawSet(`per monthly payment payments month`)
+
 // ranking plans "cheapest electric car", "the two newest SUVs", "compare the two cheapest",
 // "open the cheapest hybrid": filter with the rest of the words, sort by the ranked field,
 // then name the winners or hand them to the tool that wants ids.
@@ -75,6 +78,14 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				if n == 0 {
 					count = least
 				}
+			}
+		}
+	}
+	if monthly { // "the cheapest tesla per month over 60 months": the filter is "tesla"
+		for i, t := range ftoks {
+			figure := t.kind == kindNumber && (t.percent || wordAt(ftoks, i+1, "month", "year", "down", "apr"))
+			if figure || monthWords[t.norm] || t.kind == kindWord && wordAt(ftoks, i+1, "month") || i > 0 && ftoks[i-1].kind == kindNumber && wordAt(ftoks, i, "month", "year", "down", "apr") {
+				ftoks[i].kind = kindPunct
 			}
 		}
 	}

@@ -1873,6 +1873,28 @@ var siteConversations = []struct {
 		{say: "opn the first", calls: []string{`select_car {"carId":"c14"}`}, not: []string{"can't"}, on: "car"},
 		{say: "whats the totl", calls: []string{`get_price_summary {}`}},
 	}},
+	{"the oldest of a list cut short, which two are the cheapest", "inventory", "", []siteTurn{
+		{say: "cars under 35k from 2021 or later", calls: []string{`search_cars {"maxPrice":35000,"minYear":2021}`}, reply: []string{"and 8 more"}},
+		{say: "which of those is the oldest", reply: []string{"The 2021 BMW 330i, the 2021 Volkswagen Golf and the 2021 Toyota Tacoma are the oldest, all 2021."}},
+		{say: "clear the filters", calls: []string{`clear_filters {}`}},
+		{say: "which two are the cheapest?", reply: []string{"The 2 cheapest are the 2021 Volkswagen Golf ($21,900) and the 2022 Toyota Corolla Hatchback ($22,400)."}},
+		{say: "compare them", calls: []string{`compare_cars {"carIds":["c14","c16"]}`}, on: "drawer"},
+	}},
+	{"the cheapest of a make per month, then the other one on the same terms", "inventory", "", []siteTurn{
+		{say: "whats the cheapest tesla per month over 60 months", calls: []string{`search_cars {"make":"Tesla"}`, `sort_cars {"by":"price","order":"asc"}`,
+			`select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"For the 2022 Tesla Model 3: monthly payment $710.95 for 60 months"}, not: []string{"Golf"}, on: "financing"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "cheapest electric car?", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "monthly on the cheapest one, 60 mo 10% down", calls: []string{`select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3599,"termMonths":60}`}, on: "financing"},
+		{say: "now the other one same terms", reply: []string{"Which one do you mean: the 2023 Hyundai Ioniq 5 or the 2023 Tesla Model Y?"}},
+	}},
+	{"the other one of two on a calculator", "inventory", "", []siteTurn{
+		{say: "compare the civic and the corolla", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c10","c16"]}`}, on: "drawer"},
+		{say: "open the civic", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "and the other one?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c16"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -102,6 +102,10 @@ func (c *conv) forItem() (string, bool) {
 	}
 	// "48 months", then "same for the model 3?": the request before, for the car named now
 	if sameFor.MatchString(c.text) {
+		at, now := ordinalOne.FindStringIndex(prev), ordinalOne.FindString(c.text)
+		if at != nil && now != "" { // "monthly on the cheaper one …", then "now the other one same terms"
+			return prev[:at[0]] + now + prev[at[1]:], true
+		}
 		return prev + " , " + c.text, true
 	}
 	// "what colours does the first one come in?", then "and the second one?"

@@ -360,6 +360,15 @@ func (c *conv) goOn(on *conv, k int) action {
 	a := in.step(on)
 	switch {
 	case len(on.done) > 0:
+		if _, _, _, ranked := rankOf(toks); ranked && a.call == nil && a.text != "" {
+			// which car "the cheapest tesla" of "… per month over 60 months" is
+			for _, d := range slices.Backward(c.done[:k]) {
+				if it := cmp.Or(c.now.items[openedID(d)], c.before.items[openedID(d)]); it != nil && !strings.Contains(a.text, title(it)) {
+					a.text = "For " + theTitle(it) + ": " + lowerFirst(a.text)
+					break
+				}
+			}
+		}
 		return a
 	case a.call != nil:
 		if len(a.call.values) > 0 || navTool(a.call.def) || !hop || l != nil && a.call.def.Name == l.def.Name {

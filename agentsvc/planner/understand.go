@@ -219,13 +219,25 @@ func (c *conv) read(text string, lookup bool) *reading {
 	return r
 }
 
+// othersSeen are the items of the last list besides the one on screen, on a page of one item
+// (no list here); nil elsewhere.
+func (c *conv) othersSeen() []*item {
+	on := c.onScreen()
+	if on == "" || c.listsItems() || c.before.items[on] == nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(c.before.last), func(it *item) bool { return it.id == on })
+}
+
 // lastNamed are the items the planner's last reply named, in order; not those a question
 // named for example ("Which 2 to 3 …? For example …"): "the first two" are of the list.
 func (c *conv) lastNamed() []*item {
 	for i := c.lastUser - 1; i >= 0; i-- {
 		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-			if strings.HasPrefix(m.Content, deadEndStart) {
-				return nil // its suggestions ("open the 2023 Toyota RAV4") are examples, not a choice
+			if strings.HasPrefix(m.Content, deadEndStart) || moreRe.MatchString(m.Content) {
+				// its suggestions ("open the 2023 Toyota RAV4") are examples, not a choice; a list
+				// cut short ("…; and 8 more.") names a few of the list, which is the result's
+				return nil
 			}
 			said, _, _ := strings.Cut(m.Content, "? For example ")
 			return c.itemsNamed(said)
@@ -233,6 +245,9 @@ func (c *conv) lastNamed() []*item {
 	}
 	return nil
 }
+
+// moreRe ends a list cut short: "…; and 8 more."
+var moreRe = regexp.MustCompile(`\band \d+ more\b`)
 
 // itemsNamed are the items a text names each on its own, in order (a filter word such as
 // "convertible" names none).
@@ -697,6 +712,17 @@ func init() {
 		{"what a figure includes", func(c *conv, r *reading) bool {
 			return r.question && includesRe.MatchString(r.said) && len(r.refs) <= 1 && c.onScreen() != "" && !c.onItsPage()
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.includes(r.toks)) }},
+		// "now the other one, same terms" on a car's calculator, of several seen: which one
+		{"the other of several", func(c *conv, r *reading) bool {
+			return len(r.refs) == 0 && len(r.mentions) == 0 && anyNorm(r.toks, "other") && len(c.othersSeen()) > 1
+		}, func(c *conv, r *reading) (intent, bool) {
+			others := c.othersSeen()
+			var names []string
+			for _, it := range others[:min(3, len(others))] {
+				names = append(names, theTitle(it))
+			}
+			return reply("Which one do you mean: "+joinList(names, "or")+"?", true)
+		}},
 		{"another item", func(c *conv, r *reading) bool {
 			// A note's words are the visitor's, not a car's name ("… a note that I'd like to try the manual").
 			notes := r.best != nil && !r.unclear && slices.ContainsFunc(r.best.schema.props, func(p *property) bool { return noteParam(p) && r.best.values[p.name] != nil })
@@ -781,7 +807,9 @@ func init() {
 			// (not "which is newer, this or the audi a4?" before the A4 is known: its name is
 			// looked up first, and the two compared)
 			this := r.pronoun && len(r.refs) == 0 && anyNorm(r.toks, "or", "vs", "versus") && c.pronounRef(r.toks) != nil
-			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) && !this
+			// (not "the cheapest tesla per month …" read again on the calculator its car was opened for)
+			ranked := c.reread && c.lister() == nil && perMonth(r.toks)
+			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) && !this && !ranked
 		}, func(c *conv, r *reading) (intent, bool) {
 			if lk := c.lookupOf(r); lk != nil && r.lookup && anyNorm(r.toks, "or", "vs", "versus") {
 				return c.unknownNames(r) // "which is cheaper, the civic or the corolla" before either is listed
