@@ -1895,6 +1895,12 @@ var siteConversations = []struct {
 		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "and the other one?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c16"}`}, on: "car"},
 	}},
+	{"a model with a hyphen compared before it was listed, from the other car's page", "inventory", "", []siteTurn{
+		{say: "Could you show me every Toyota you have?", calls: []string{`search_cars {"make":"Toyota"}`}},
+		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "Could you take me back so I can compare it to the Ford F-150?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `search_cars {"make":"Toyota"}`,
+			`compare_cars {"carIds":["c17","c18"]}`}, reply: []string{"Comparing 2021 Ford F-150, 2021 Toyota Tacoma"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

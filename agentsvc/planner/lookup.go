@@ -44,6 +44,9 @@ var haveAsk = regexp.MustCompile(`(?i)^\s*(?:(?:do|does)\s+(?:you|u|they)\s+(?:h
 func (c *conv) lookupOf(r *reading) *lookup {
 	i := slices.IndexFunc(r.ps, wantsIDs)
 	if i < 0 {
+		i = slices.IndexFunc(r.ps, c.nameForID)
+	}
+	if i < 0 {
 		return nil
 	}
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister(), verb: saysVerb(r.toks, r.ps[i].def)}

@@ -828,7 +828,9 @@ func init() {
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.noTools(), true) }},
 		// (not of "it", the page's item, in "compare it with the mercedes c-class")
 		{"unknown names", func(c *conv, r *reading) bool {
-			return len(r.refs) == 0 || c.page != nil && len(r.refs) == 1 && r.refs[0].id == c.page.id && len(r.mentions) == 0
+			// ("compare the tacoma and the f-150" before the F-150 was listed: a name taken for an id)
+			strange := r.best != nil && c.nameForID(r.best)
+			return len(r.refs) == 0 || c.page != nil && len(r.refs) == 1 && r.refs[0].id == c.page.id && len(r.mentions) == 0 || strange
 		}, (*conv).unknownNames},
 		// "black with the Touring trim and take me to financing": both, the page last.
 		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
@@ -1753,6 +1755,14 @@ func wantsIDs(p *plan) bool {
 	})
 }
 
+// nameForID reports a plan that took a name for an item's id: "F-150" for compare_cars,
+// whose ids have no pattern, though the ids of the page have one and no item seen has it.
+func (c *conv) nameForID(p *plan) bool {
+	return slices.ContainsFunc(p.schema.props, takesIDs) && slices.ContainsFunc(stringArgs(p.arguments()), func(v string) bool {
+		return c.before.items[v] == nil && !c.looksLikeID(v)
+	})
+}
+
 // unknownWords are the words of the text that no tool knows and that are not ordinary
 // words of a request: likely names ("RAV4", "CR-V", "the Civic").
 func (c *conv) unknownWords(toks []token, p *plan) []string {
@@ -1763,8 +1773,8 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			out = append(out, t.raw+toks[i+1].raw) // "330i", "4Runner": a model's name
 			continue
 		}
-		if name := hyphenModel(toks, i); name != "" && !(i < len(p.used) && p.used[i]) {
-			out = append(out, name) // "F-150", "CX-5"
+		if name := hyphenModel(toks, i); name != "" && (!(i < len(p.used) && p.used[i]) || !c.looksLikeID(name) && c.before.items[name] == nil) {
+			out = append(out, name) // "F-150", "CX-5" (which compare_cars, whose ids have no pattern, took for one)
 			continue
 		}
 		// A number is no name of its own ("Model 3": the word before it counts).
