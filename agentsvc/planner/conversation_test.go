@@ -1901,6 +1901,23 @@ var siteConversations = []struct {
 		{say: "Could you take me back so I can compare it to the Ford F-150?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `search_cars {"make":"Toyota"}`,
 			`compare_cars {"carIds":["c17","c18"]}`}, reply: []string{"Comparing 2021 Ford F-150, 2021 Toyota Tacoma"}, on: "drawer"},
 	}},
+	{"a value confirmed, then taken with others; a package the car lacks listed with one it has", "inventory", "", []siteTurn{
+		{say: "pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open the ford", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+		{say: "is there a king ranch trim", reply: []string{"Yes: the trim can be King Ranch"}},
+		{say: "do it in white with the king ranch and tow pkg", calls: []string{`configure_car {"color":"white","packages":["tow"],"trim":"King Ranch"}`}},
+		{say: "does it have an offroad package", reply: []string{"Yes"}},
+		{say: "add it along with the family one", calls: []string{`configure_car {"packages":["tow","offroad"]}`},
+			reply: []string{"There is no family package"}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "is there a trd off-road trim", reply: []string{"Yes: the trim can be TRD Off-Road"}},
+		{say: "ok do that in red with the tow package", calls: []string{`configure_car {"color":"red","packages":["tow"],"trim":"TRD Off-Road"}`}},
+	}},
+	{"a package listed with one the car has", "car", "c09", []siteTurn{
+		{say: "add winter and safety", calls: []string{`configure_car {"packages":["safety"]}`}, reply: []string{"There is no winter package: the packages can be tech, sound or safety."}},
+		{say: "do it in blue", calls: []string{`configure_car {"color":"blue"}`}, not: []string{"Yes"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -68,6 +68,9 @@ func (c *conv) intent() intent {
 		if in, ok := c.answers(prev); ok {
 			return in
 		}
+		if said, ok := takesOffered(c.text, prev); ok {
+			return c.understand(said, true) // "add it along with the winter one, in green" after a yes
+		}
 		c.unanswered = prev.asked
 		choices := func(m *property) bool { return len(m.schema.allEnums()) > 0 }
 		if availableRe.MatchString(c.text) && prev.asked != nil && slices.ContainsFunc(prev.asked.missing, choices) {
@@ -351,6 +354,26 @@ func asAnswer(prev intent, text string) string {
 		return withoutDays(prev.reply) + " , " + text
 	}
 	return prev.reply + " , " + text
+}
+
+// takesOffered is the text with the value a yes offered in place of "it" or "that" after a word
+// of taking, when the text says more than the pick: "do you have an offroad package" → "Yes: …",
+// then "add it along with the winter one" adds both.
+func takesOffered(text string, prev intent) (string, bool) {
+	if len(prev.choices) != 1 || prev.asked != nil {
+		return "", false
+	}
+	toks := tokenize(text)
+	for i, t := range toks {
+		if (t.norm == "it" || t.norm == "that") && i > 0 && (takeWords[toks[i-1].norm] || toks[i-1].norm == "do") {
+			what := prev.choices[0].label
+			for name := range prev.choices[0].plan.values { // "the TRD Off-Road trim", no package
+				what += " " + stem(identPhrase(name))
+			}
+			return text[:t.start] + what + text[t.end:], true
+		}
+	}
+	return "", false
 }
 
 // takeWords take what was offered: "add it", "yes get that one".

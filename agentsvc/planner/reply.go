@@ -720,11 +720,16 @@ func (c *conv) notOffered(toks []token) string {
 		for _, q := range parseSchema(tool.Parameters).props {
 			// a value named, or spelled out ("the towing package" is "tow")
 			en := q.schema.allEnums()
-			if len(en) < 2 || !en[0].isStr ||
-				slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) || spelledIn(toks, e.str) }) {
+			if len(en) < 2 || !en[0].isStr {
 				continue
 			}
 			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
+			if slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) || spelledIn(toks, e.str) }) {
+				if w := c.listedBeside(toks, q, en); w != "" {
+					return "there is no " + w + " " + stem(identPhrase(q.name)) + choices // "add winter and safety" of a car without winter
+				}
+				continue
+			}
 			for i, t := range toks {
 				// normWord writes "colour" as "color" and "grey" as "gray"
 				if colourWords[t.norm] && slices.Contains(q.words, "color") {
@@ -735,6 +740,29 @@ func (c *conv) notOffered(toks []token) string {
 					return "there is no " + t.raw + " " + toks[i+1].raw + choices
 				}
 			}
+		}
+	}
+	return ""
+}
+
+// listedBeside is a word listed with a value of the list parameter q ("winter" of "add winter
+// and safety") that is none of its values nor a word the page knows; "" when there is none.
+func (c *conv) listedBeside(toks []token, q *property, en []enumValue) string {
+	if !q.schema.isArray() {
+		return ""
+	}
+	value := func(i int) bool {
+		return i >= 0 && i < len(toks) && slices.ContainsFunc(en, func(e enumValue) bool {
+			return namedValue(toks[i:i+1], e) || spelledIn(toks[i:i+1], e.str) // "towing" is "tow"
+		})
+	}
+	for i, t := range toks {
+		joined := wordAt(toks, i+1, "and") && value(i+2) || wordAt(toks, i-1, "and") && value(i-2) ||
+			i+1 < len(toks) && toks[i+1].raw == "," && value(i+2) ||
+			i+1 < len(toks) && (nounOf(toks[i+1], q) || wordAt(toks, i+1, "one")) && wordAt(toks, i-1, "the") // "… along with the family one"
+		if joined && t.kind == kindWord && !value(i) && (!ordinary(t.norm) || hints[t.norm] != nil) && !otherWords[t.norm] &&
+			!c.vocab[t.norm] && !stopWords[t.norm] {
+			return t.norm
 		}
 	}
 	return ""

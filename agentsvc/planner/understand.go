@@ -1718,7 +1718,8 @@ func isQuestion(text string, toks []token) bool {
 		return false
 	}
 	// ("do wilderness in silver and …", "do 60 months": "do" that asks no one does it)
-	doIt := wordAt(toks, 0, "do") && !wordAt(toks, 1, "you", "u", "they", "it", "i", "we", "these", "those", "any", "the", "all", "both")
+	doIt := wordAt(toks, 0, "do") && (!wordAt(toks, 1, "you", "u", "they", "it", "i", "we", "these", "those", "any", "the", "all", "both") ||
+		wordAt(toks, 1, "it", "that") && wordAt(toks, 2, "in", "with", "for", "on")) // "do it in white with the king ranch"
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
 		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "who") || wordAt(toks, 0, "do") && !doIt
 }
