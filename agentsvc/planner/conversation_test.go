@@ -1918,6 +1918,20 @@ var siteConversations = []struct {
 		{say: "add winter and safety", calls: []string{`configure_car {"packages":["safety"]}`}, reply: []string{"There is no winter package: the packages can be tech, sound or safety."}},
 		{say: "do it in blue", calls: []string{`configure_car {"color":"blue"}`}, not: []string{"Yes"}},
 	}},
+	{"figures after an answer that named one car, then which payment is lower", "inventory", "", []siteTurn{
+		{say: "cheapest suv", calls: []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "monthly payment 60 mo 2k down", calls: []string{`select_car {"carId":"c08"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":60}`},
+			reply: []string{"price $27,800, down $2,000"}, on: "financing"},
+		{say: "and the cr-v?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":60}`}, on: "financing"},
+		{say: "which is cheaper per month?", reply: []string{"The monthly payment of the 2023 Kia Sportage is lower: $509.65 against"}},
+		{say: "which monthly is higher", reply: []string{"The monthly payment of the 2022 Honda CR-V is higher"}},
+	}},
+	{"by how much, after which of two is cheaper", "inventory", "", []siteTurn{
+		{say: "open the bmw 330i", calls: []string{`search_cars {}`, `select_car {"carId":"c11"}`}, on: "car"},
+		{say: "is this cheaper than the audi a4", reply: []string{"The 2020 Audi A4 is the cheaper, at $27,400"}},
+		{say: "by how much", reply: []string{"a difference of $7,400"}},
+		{say: "whats the difference", reply: []string{"a difference of $7,400"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -240,6 +240,9 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	f, adjective := questionField(toks)
+	if f == nil && len(refs) == 2 && asksDifference(toks) {
+		f = priceField // "whats the difference" between two cars: in price
+	}
 	if f == nil || (!isQuestion(text, toks) && adjective) {
 		return "", false // "trade in my old car for the RAV4" asks no year
 	}
@@ -340,7 +343,8 @@ func (c *conv) includes(toks []token) (string, bool) {
 // Civic's page, both seen on the list), wherever the visitor is.
 func (c *conv) differenceKnown(r *reading) bool {
 	f, _ := questionField(r.toks)
-	return r.question && len(r.refs) == 2 && f != nil && asksDifference(r.toks) &&
+	f = cmp.Or(f, priceField) // "whats the difference": in price
+	return r.question && len(r.refs) == 2 && asksDifference(r.toks) &&
 		!slices.ContainsFunc(r.refs, func(it *item) bool { _, ok := it.num(f.keys...); return !ok })
 }
 
@@ -1136,8 +1140,9 @@ func (c *conv) itemToOpen() *item {
 }
 
 // itemInView is the item figures said on the list are for: the one the conversation opened
-// last, unless a list came since, or the only one of the last list; nil when the words may
-// be for any of several ("per month over 4 years" after three BMWs were listed: which?).
+// last, unless a list came since, or the only one of the last list, or the one the last answer
+// named; nil when the words may be for any of several ("per month over 4 years" after three
+// BMWs were listed: which?).
 func (c *conv) itemInView() *item {
 	l := c.lister()
 	if l == nil || !slices.ContainsFunc(c.tools, opener) {
@@ -1153,6 +1158,9 @@ func (c *conv) itemInView() *item {
 	}
 	if len(c.now.last) == 1 && c.now.last[0].name != "" {
 		return c.now.last[0]
+	}
+	if named := c.lastNamed(); len(named) == 1 {
+		return named[0] // "monthly payment 60 mo 2k down" after "The cheapest suv is the 2023 Kia Sportage"
 	}
 	return nil
 }

@@ -181,7 +181,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
 	}
-	if !named && !c.plainAction(r) {
+	if two := c.lastNamed(); !named && len(two) == 2 && asksDifference(toks) && (it == nil || slices.Contains(two, it)) {
+		r.refs = two // "by how much", "whats the difference" after which of two is cheaper
+	} else if !named && !c.plainAction(r) {
 		// "open it", "book that one": the one item the previous answer named.
 		if last := c.before.last; it != nil && len(last) == 2 && slices.Contains(last, it) && asksDifference(toks) {
 			r.refs = []*item{it, last[1-slices.Index(last, it)]} // "how much more expensive is it" of the two listed
@@ -217,6 +219,35 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = []*item{seen} // "whats the mileage" on a car's page, which no tool there tells: of that car
 	}
 	return r
+}
+
+// payment is the monthly payment a result stated for an item.
+type payment struct {
+	it     *item
+	said   string
+	amount float64
+}
+
+var monthlyRe = regexp.MustCompile(`(?i)\bmonthly(?: payment)?(?: is| of|:)?\s+([$€£]\s?([0-9][0-9,]*(?:\.[0-9]+)?))`)
+
+// payments are the last monthly payment stated for each item the conversation opened, the
+// latest first: the item is the one open when the result came.
+func (c *conv) payments() []payment {
+	var out []payment
+	var cur *item
+	for _, k := range c.calls {
+		if id := openedID(k); id != "" || k.page {
+			cur = cmp.Or(c.now.items[id], c.page)
+		}
+		m := monthlyRe.FindStringSubmatch(unwrap(k.result).text)
+		if m == nil || cur == nil || !k.done {
+			continue
+		}
+		v, _ := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
+		out = slices.DeleteFunc(out, func(p payment) bool { return p.it == cur })
+		out = slices.Insert(out, 0, payment{cur, m[1], v})
+	}
+	return out
 }
 
 // othersSeen are the items of the last list besides the one on screen, on a page of one item
@@ -685,6 +716,18 @@ func init() {
 		}},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
+		// "which is cheaper per month?" after the payments of two cars
+		{"payments compared", func(c *conv, r *reading) bool {
+			level := anyNorm(r.toks, "lower", "lowest", "higher", "highest", "less", "more")
+			return r.question && (r.hasRank || level) && perMonth(r.toks) && len(c.payments()) >= 2
+		}, func(c *conv, r *reading) (intent, bool) {
+			ps, more := c.payments()[:2], r.order.desc || !r.hasRank && anyNorm(r.toks, "higher", "highest", "more")
+			if (ps[0].amount > ps[1].amount) != more {
+				ps[0], ps[1] = ps[1], ps[0]
+			}
+			return reply("The monthly payment of "+theTitle(ps[0].it)+" is "+map[bool]string{false: "lower", true: "higher"}[more]+": "+
+				ps[0].said+" against "+ps[1].said+" for "+theTitle(ps[1].it)+".", true)
+		}},
 		// "what's included in the tech package?": a question, not a request to add it.
 		{"what a choice includes", func(_ *conv, r *reading) bool { return asksContents(r.toks, r.question) }, (*conv).contents},
 		// "what was my monthly payment again?": what an earlier reply said, not a new call.
@@ -1381,7 +1424,7 @@ func (c *conv) leadNamed() *item {
 // price", "how much more is the 330i", "how much less is it".
 func asksDifference(toks []token) bool {
 	much := slices.IndexFunc(toks, func(t token) bool { return t.norm == "much" })
-	return differs(toks) || much > 0 && toks[much-1].norm == "how" && wordAt(toks, much+1, "more", "less", "cheaper")
+	return differs(toks) || much > 0 && toks[much-1].norm == "how" && (wordAt(toks, much+1, "more", "less", "cheaper") || wordAt(toks, much-2, "by"))
 }
 
 // differWords ask how items differ (a set, so that respell knows them).
