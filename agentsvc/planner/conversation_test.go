@@ -1387,7 +1387,7 @@ var siteConversations = []struct {
 	}},
 	{"a monthly figure of a car not listed yet", "inventory", "", []siteTurn{
 		{say: "whats the monthly on the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`, `go_to_financing {}`},
-			reply: []string{"24, 36, 48, 60 or 72"}, on: "financing"},
+			reply: []string{"Compute the monthly loan payment: 24 months, 36 months, 48 months, 60 months or 72 months?"}, on: "financing"},
 		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}},
 		{say: "how about with 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 	}},
@@ -1931,6 +1931,26 @@ var siteConversations = []struct {
 		{say: "is this cheaper than the audi a4", reply: []string{"The 2020 Audi A4 is the cheaper, at $27,400"}},
 		{say: "by how much", reply: []string{"a difference of $7,400"}},
 		{say: "whats the difference", reply: []string{"a difference of $7,400"}},
+	}},
+	{"another car on the same terms, twice; a share in words; the payment again after configuring", "inventory", "", []siteTurn{
+		{say: "compare the civic, the corolla and the golf by price", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c10","c16","c14"]}`}, on: "drawer"},
+		{say: "how much per month is the golf w 2k down for 36 months", calls: []string{`select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":36}`}, on: "financing"},
+		{say: "what about the civic on the same terms", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":36}`},
+			reply: []string{"price $23,900, down $2,000"}, on: "financing"},
+		{say: "and the f-150 same deal", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c17"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":36}`},
+			reply: []string{"price $41,900, down $2,000"}, on: "financing"},
+		{say: "what about twenty percent down", calls: []string{`calculate_payment {"downPayment":8380,"termMonths":36}`}},
+		{say: "take me to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c17"}`}, on: "car"},
+		{say: "add the winter package", calls: []string{`configure_car {"packages":["winter"]}`}},
+		{say: "whats the monthly now", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":8380,"termMonths":36}`}, reply: []string{"price $42,800"}, on: "financing"},
+	}},
+	{"finance the cheaper of two compared", "inventory", "", []siteTurn{
+		{say: "compare the bmw 330i and the audi a4", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
+		{say: "finance the cheaper one 60 months 5k down", calls: []string{`select_car {"carId":"c13"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":60}`},
+			reply: []string{"For the 2020 Audi A4: monthly payment"}, on: "financing"},
+	}},
+	{"a share in words of a price not known", "financing", "c09", []siteTurn{
+		{say: "36 months, ten percent down", reply: []string{"I don't know the price here, so I can't work out 10% down."}},
 	}},
 }
 

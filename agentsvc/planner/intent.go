@@ -105,9 +105,18 @@ func (c *conv) forItem() (string, bool) {
 	}
 	// "48 months", then "same for the model 3?": the request before, for the car named now
 	if sameFor.MatchString(c.text) {
+		for i := prevUser - 1; i >= 0 && sameFor.MatchString(prev); i-- {
+			if c.msgs[i].Role == chat.RoleUser {
+				prev = strings.TrimSpace(c.msgs[i].Content) // "and the f-150 same deal" after "the civic on the same terms"
+			}
+		}
 		at, now := ordinalOne.FindStringIndex(prev), ordinalOne.FindString(c.text)
 		if at != nil && now != "" { // "monthly on the cheaper one …", then "now the other one same terms"
 			return prev[:at[0]] + now + prev[at[1]:], true
+		}
+		was, is := nameMentions(prev, c.now.known(), nil), nameMentions(c.text, c.now.known(), nil)
+		if len(was) == 1 && len(is) == 1 { // "… is the golf w 2k down …", then "what about the civic on the same terms"
+			return prev[:was[0].start] + c.text[is[0].start:is[0].end] + prev[was[0].end:], true
 		}
 		return prev + " , " + c.text, true
 	}

@@ -967,7 +967,8 @@ func namesParam(toks []token, p *property) int {
 		}
 		for i, tk := range toks {
 			// "which colours", or the noun alone: "colors?"
-			if tk.kind == kindWord && wordsMatch(tk.norm, w) && (slices.ContainsFunc(toks[max(0, i-4):i], asks) || i == 0 && nounAlone(toks[1:])) {
+			// ("whats the monthly" asks a payment, not the months of the term)
+			if tk.kind == kindWord && wordsMatch(tk.norm, w) && tk.norm != "monthly" && (slices.ContainsFunc(toks[max(0, i-4):i], asks) || i == 0 && nounAlone(toks[1:])) {
 				n++
 				break
 			}

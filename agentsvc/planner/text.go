@@ -140,7 +140,8 @@ func tokenize(text string) []token {
 // spelledNumbers are the numbers a visitor writes as words for a party or a stay ("a table
 // for two", "three nights"). "one" is left out: it is "the red one" far more often.
 var spelledNumbers = map[string]float64{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+	"forty": 40, "fifty": 50}
 
 // countedUnits are the words after which a spelled number counts something a tool takes.
 var countedUnits = wordSet(`people person persons guests guest adults adult kids children child
@@ -154,7 +155,7 @@ func numberWordsToNumbers(toks []token) {
 	for i, t := range toks {
 		v, ok := spelledNumbers[strings.ToLower(t.raw)]
 		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
-		beforeUnit := i+1 < len(toks) && countedUnits[toks[i+1].norm]
+		beforeUnit := i+1 < len(toks) && (countedUnits[toks[i+1].norm] || toks[i+1].norm == "percent") // "twenty percent down"
 		if ok && t.kind == kindWord && (afterFor || beforeUnit) {
 			toks[i] = token{kind: kindNumber, raw: t.raw, value: v, start: t.start, end: t.end}
 		}

@@ -1294,7 +1294,7 @@ func (c *conv) shareAt(toks []token) string {
 	for i := 0; i+1 < len(toks); i++ {
 		names := func(p *property) bool { return moneyParam(p) && matchesParam(toks[i+1].norm, p) }
 		if toks[i].percent && c.hasParam(names) {
-			return toks[i].raw + " " + toks[i+1].raw
+			return strconv.FormatFloat(toks[i].value, 'f', -1, 64) + "% " + toks[i+1].raw // ("twenty percent" is one token)
 		}
 	}
 	return ""
@@ -2090,7 +2090,7 @@ func (c *conv) actionWords(text string, refs []*item) bool {
 
 // actionVerbs are the verbs of requests to act on an item, whatever the page's tools say.
 var actionVerbs = rawSet(`open show view display see pick choose select compare book reserve order buy add
-	remove delete cancel apply configure schedule take go visit start drive`)
+	remove delete cancel apply configure schedule take go visit start drive finance`)
 
 // pronounRef resolves "it", "this one", "that one", "that car" to the item the previous
 // answer was about: the only item it named, or the only item of the last list.
