@@ -1907,7 +1907,7 @@ var siteConversations = []struct {
 		{say: "is there a king ranch trim", reply: []string{"Yes: the trim can be King Ranch"}},
 		{say: "do it in white with the king ranch and tow pkg", calls: []string{`configure_car {"color":"white","packages":["tow"],"trim":"King Ranch"}`}},
 		{say: "does it have an offroad package", reply: []string{"Yes"}},
-		{say: "add it along with the family one", calls: []string{`configure_car {"packages":["tow","offroad"]}`},
+		{say: "add it along with the family one", calls: []string{`configure_car {"color":"white","packages":["tow","offroad"],"trim":"King Ranch"}`},
 			reply: []string{"There is no family package"}},
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
@@ -1951,6 +1951,15 @@ var siteConversations = []struct {
 	}},
 	{"a share in words of a price not known", "financing", "c09", []siteTurn{
 		{say: "36 months, ten percent down", reply: []string{"I don't know the price here, so I can't work out 10% down."}},
+	}},
+	{"the red one of those shown", "inventory", "", []siteTurn{
+		{say: "suvs under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "open the red one", calls: []string{`search_cars {"bodyType":"suv","color":"red","maxPrice":35000}`}, reply: []string{"Showing 2 cars"}},
+	}},
+	{"a kind in the plural that is also a word of a car's name", "inventory", "", []siteTurn{
+		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
+		{say: "open the mustang", calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`}, on: "car"},
+		{say: "go back and show me the convertibles", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"convertible"}`}, on: "inventory"},
 	}},
 }
 

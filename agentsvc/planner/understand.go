@@ -95,6 +95,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	mentions := func(vocab map[string]bool) []mention {
 		return slices.DeleteFunc(nameMentions(text, known, vocab), func(m mention) bool {
+			if said := strings.ToLower(text[m.start:m.end]); stem(said) != said && c.before.kind(stem(said)) {
+				return true // "show me the convertibles": a kind, not the 430i Convertible
+			}
 			// named by its title only: by the last word of its name ("the Toyota Camry" on the
 			// RAV4's page is no mention of it)
 			if len(m.items) != 1 || m.items[0] != c.page || len(c.page.words) == 0 {
@@ -1455,7 +1458,8 @@ func narrows(toks []token) bool {
 	for i := range toks {
 		asWell := wordAt(toks, i, "as") && wordAt(toks, i+1, "well")
 		ofThose := wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them")
-		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || asWell || ofThose {
+		theOne := wordAt(toks, i, "the") && wordAt(toks, i+2, "one", "ones") // "open the red one": of those shown
+		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || asWell || ofThose || theOne {
 			return true
 		}
 	}
