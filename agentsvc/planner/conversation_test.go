@@ -1961,6 +1961,10 @@ var siteConversations = []struct {
 		{say: "open the mustang", calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`}, on: "car"},
 		{say: "go back and show me the convertibles", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"convertible"}`}, on: "inventory"},
 	}},
+	{"what a kind costs", "inventory", "", []siteTurn{
+		{say: "what do your sedans go for", calls: []string{`search_cars {"bodyType":"sedan"}`}, reply: []string{"Showing 5 cars"}},
+		{say: "how much do suvs cost", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -183,6 +183,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 	if c.lastUser >= 0 {
 		earlier = req.Messages[:c.lastUser]
 		c.text = goesForRe.ReplaceAllString(spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content)), "cost")
+		c.text = kindCostRe.ReplaceAllString(c.text, "how much are $1$2") // "what do your sedans cost"
 		c.text = withoutRe.ReplaceAllString(c.text, "without") // "w/o the sound package"
 		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
@@ -312,6 +313,10 @@ var withoutRe = regexp.MustCompile(`(?i)\bw/o\b`)
 // goesForRe is a price asked as what a thing goes for: "whats this go for", "what does the
 // civic go for?" (not "let's go for the red one").
 var goesForRe = regexp.MustCompile(`(?i)\bgo(?:es)? for\b(?:\s*$|\s*[?.!,])`)
+
+// kindCostRe asks what a kind of thing costs, in the plural: "what do your sedans cost", "how
+// much do suvs cost".
+var kindCostRe = regexp.MustCompile(`(?i)\b(?:what|how much)\s+do\s+((?:your|the|all|those|these)\s+)?([a-z]+s)\s+cost\b`)
 
 // openCallPrefix starts the id of an openFor call.
 const openCallPrefix = "planner-open-"
