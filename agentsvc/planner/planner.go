@@ -184,7 +184,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 		earlier = req.Messages[:c.lastUser]
 		c.text = goesForRe.ReplaceAllString(spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content)), "cost")
 		c.text = kindCostRe.ReplaceAllString(c.text, "how much are $1$2") // "what do your sedans cost"
-		c.text = withoutRe.ReplaceAllString(c.text, "without") // "w/o the sound package"
+		c.text = withoutRe.ReplaceAllString(c.text, "without")            // "w/o the sound package"
 		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1
