@@ -1965,6 +1965,10 @@ var siteConversations = []struct {
 		{say: "what do your sedans go for", calls: []string{`search_cars {"bodyType":"sedan"}`}, reply: []string{"Showing 5 cars"}},
 		{say: "how much do suvs cost", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}},
 	}},
+	{"a make the site does not sell, in lower case", "inventory", "", []siteTurn{
+		{say: "do you have a porsche", calls: []string{`search_cars {}`}, reply: []string{"There is no porsche among the 24 cars here."}},
+		{say: "any jeeps?", reply: []string{"There are no jeeps among the 24 cars here."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -108,8 +108,12 @@ func (c *conv) notListed(lk *lookup) intent {
 	if i, j := strings.Index(low, lk.unknown[0]), strings.LastIndex(low, lk.unknown[len(lk.unknown)-1]); i >= 0 && j >= i && j-i < 40 {
 		name = lk.said[i : j+len(lk.unknown[len(lk.unknown)-1])]
 	}
-	reply := "There is no " + name + " among the " + strconv.Itoa(lk.seen) + " " + listNoun(lk.l.def.Name, lk.seen) + " here."
-	if !slices.ContainsFunc(lk.unknown, nameLike) && !lk.verb { // ("compare it with the mercedes" names one)
+	there := "There is no "
+	if last := strings.ToLower(lk.unknown[len(lk.unknown)-1]); stem(last) != last {
+		there = "There are no " // "do you have any porsches"
+	}
+	reply := there + name + " among the " + strconv.Itoa(lk.seen) + " " + listNoun(lk.l.def.Name, lk.seen) + " here."
+	if !slices.ContainsFunc(lk.unknown, nameLike) && !lk.verb && !haveAsk.MatchString(lk.said) { // ("compare it with the mercedes", "do you have a porsche" name one)
 		reply = c.deadEnd() // "what's the warranty?": no name, only a word it does not know
 	}
 	if lk.back == nil || !c.calledThisTurn(lk.l.def.Name, true) {
