@@ -1969,6 +1969,21 @@ var siteConversations = []struct {
 		{say: "do you have a porsche", calls: []string{`search_cars {}`}, reply: []string{"There is no porsche among the 24 cars here."}},
 		{say: "any jeeps?", reply: []string{"There are no jeeps among the 24 cars here."}},
 	}},
+	{"maybe is no May, a package written out in full, a name before the noun asked", "car", "c02", []siteTurn{
+		{say: "can i drive it sat at 1pm", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "and maybe 11 instead", not: []string{"May"}},
+		{say: "Priya Shah priya.s@example.com", calls: []string{`fill_form_data {"name":"Priya Shah","email":"priya.s@example.com","date":"2026-12-05","time":"11:00"}`}},
+	}},
+	{"packages written out, colours asked with the car's name, a musing word in capitals", "inventory", "", []siteTurn{
+		{say: "sedans", calls: []string{`search_cars {"bodyType":"sedan"}`}},
+		{say: "civic colors", calls: []string{`select_car {"carId":"c10"}`}, reply: []string{"The color can be blue, white, black, gray or red."}, not: []string{"can't"}, on: "car"},
+		{say: "add the technology package", calls: []string{`configure_car {"packages":["tech"]}`}, not: []string{"There is no"}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "Thanks. Actually, I would prefer to see hybrids instead.", calls: []string{`search_cars {"fuel":"hybrid"}`}, not: []string{"There is no"}},
+	}},
+	{"a package inflected", "car", "c05", []siteTurn{
+		{say: "add the charging package pls", calls: []string{`configure_car {"packages":["charge"]}`}, not: []string{"There is no"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

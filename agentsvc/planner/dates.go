@@ -10,7 +10,8 @@ import (
 	"unicode"
 )
 
-const monthRe = `(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?`
+// monthRe is a month's name or its short form ("maybe 11" is no May 11th, "marching" no March).
+const monthRe = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`
 
 var (
 	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after ` + tomorrow + `|` + tomorrow + `|today|tonight)\b`)

@@ -946,7 +946,7 @@ func sayValue(toks []token, e enumValue) bool {
 func namedValue(toks []token, e enumValue) bool {
 	v := e.text()
 	return slices.ContainsFunc(toks, func(tk token) bool {
-		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && tk.norm == e.words[0]))
+		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && (tk.norm == e.words[0] || longForm(tk.norm, e.words[0]))))
 	})
 }
 

@@ -375,11 +375,18 @@ func (f *filler) wordsAt(i int, words []string) bool {
 		return false
 	}
 	for k, w := range words {
-		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && t.norm != w+"s" && (toolVerbs[t.norm] || !typoMatch(t.norm, w))) {
+		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && t.norm != w+"s" && (toolVerbs[t.norm] || !typoMatch(t.norm, w) && !longForm(t.norm, w))) {
 			return false
 		}
 	}
 	return true
+}
+
+// longForm reports a word written out in full, or inflected, of a value's short word: "technology"
+// of "tech", "charging" of "charge".
+func longForm(word, value string) bool {
+	base := strings.TrimSuffix(value, "e")
+	return len(value) >= 4 && len(word) > len(value) && strings.HasPrefix(word, base) && !strings.ContainsAny(word[len(base):], "0123456789")
 }
 
 // enums fills an enum parameter with the first value the text mentions, and a list of enum

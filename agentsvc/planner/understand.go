@@ -263,6 +263,13 @@ func (c *conv) othersSeen() []*item {
 	return slices.DeleteFunc(slices.Clone(c.before.last), func(it *item) bool { return it.id == on })
 }
 
+// unnamed are the words of the reading without those that name items.
+func (r *reading) unnamed() []token {
+	return slices.DeleteFunc(slices.Clone(r.toks), func(t token) bool {
+		return slices.ContainsFunc(r.mentions, func(m mention) bool { return t.start >= m.start && t.end <= m.end })
+	})
+}
+
 // lastNamed are the items the planner's last reply named, in order; not those a question
 // named for example ("Which 2 to 3 …? For example …"): "the first two" are of the list.
 func (c *conv) lastNamed() []*item {
@@ -787,8 +794,9 @@ func init() {
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
-			return (r.question || anyNorm(r.toks, "about") || len(r.toks) == 1 || len(r.toks) > 1 && nounAlone(r.toks[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims", "colours"
-		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.toks) }},
+			bare := r.unnamed() // "civic colors" on the Civic's page
+			return (r.question || anyNorm(r.toks, "about") || len(bare) == 1 || len(bare) > 1 && nounAlone(bare[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims", "colours"
+		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.unnamed()) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
@@ -1084,7 +1092,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	own := maps.Clone(best.values) // what the words themselves set
-	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather") ||
+	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather", "prefer") ||
 		anyNorm(r.toks, "instead") && anyNorm(r.toks, listNoun(l.def.Name, 2), listNoun(l.def.Name, 1))) {
 		// "I'd rather look at electric cars instead" after SUVs under $35,000: a new search
 	} else if narrows(r.toks) || c.onlyValues(best, r.toks) || l != nil && l.def.Name == best.def.Name && wordAt(r.toks, 0, "make") && wordAt(r.toks, 1, "that", "it") {
@@ -1827,7 +1835,7 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 		}
 		// A number is no name of its own ("Model 3": the word before it counts).
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
-			ordinary(t.norm) || c.vocab[t.norm] ||
+			ordinary(t.norm) || correctionWords[t.norm] || c.vocab[t.norm] || // ("Thanks. Actually, …")
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
