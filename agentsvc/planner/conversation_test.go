@@ -1984,6 +1984,13 @@ var siteConversations = []struct {
 	{"a package inflected", "car", "c05", []siteTurn{
 		{say: "add the charging package pls", calls: []string{`configure_car {"packages":["charge"]}`}, not: []string{"There is no"}},
 	}},
+	{"back to a term keeping the down payment, the down payment dropped, nah make it", "financing", "c14", []siteTurn{
+		{say: "24 months with 1500 down", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":24}`}},
+		{say: "36 months", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":36}`}},
+		{say: "Could we go back to 24 but keep the down payment?", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":24}`}},
+		{say: "nah make it 48", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":48}`}},
+		{say: "drop the down payment", calls: []string{`calculate_payment {"downPayment":0,"termMonths":48}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

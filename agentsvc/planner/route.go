@@ -903,7 +903,7 @@ func (f *filler) wordsNear(i, step, stop, n int) []label {
 	for j := i + step; j != stop && j >= 0 && j < len(f.toks) && len(out) < n; j += step {
 		switch t := f.toks[j]; {
 		case step < 0 && t.kind == kindSym && t.raw == "=": // "price = 30000"
-		case t.kind != kindWord:
+		case t.kind != kindWord || t.norm == "but": // ("back to 24 but keep the down payment")
 			return out
 		case !stopWords[t.norm] && !cueWordSet[t.norm]:
 			d := float64(len(out) + 1)

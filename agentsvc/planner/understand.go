@@ -416,7 +416,7 @@ var atRate = regexp.MustCompile(`(?i)\bat\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+
 
 // noneDown is nothing put down, in words: "no money down", "without a down payment",
 // "forget the down payment".
-var noneDown = regexp.MustCompile(`(?i)\b(?:no|nothing|zero|without(?:\s+an?|\s+any)?|forget(?:\s+about)?(?:\s+the)?)\s+(?:money\s+)?down(?:\s+payment)?\b`)
+var noneDown = regexp.MustCompile(`(?i)\b(?:no|nothing|zero|without(?:\s+an?|\s+any)?|(?:forget|drop|remove|skip)(?:\s+about)?(?:\s+the)?)\s+(?:money\s+)?down(?:\s+payment)?\b`)
 
 // isThan asks which of two is more: "is the Golf cheaper than the Corolla?" is read as "… cheaper
 // or the Corolla?" (a search is "cars cheaper than the RAV4").
@@ -1545,7 +1545,7 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 }
 
 // approval is what a value said alone may come with: "no sorry, 48 was better".
-var approval = rawSet(`was better fine good best`)
+var approval = rawSet(`was better fine good best nah nope`)
 
 // bareValue is the follow-up that gives only one number ("and at 72?", "what about 48"): the
 // conversation's last call of a tool of this page again, with the one parameter whose enum
