@@ -794,8 +794,9 @@ func init() {
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
-			bare := r.unnamed() // "civic colors" on the Civic's page
-			return (r.question || anyNorm(r.toks, "about") || len(bare) == 1 || len(bare) > 1 && nounAlone(bare[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures // "tell me about the trims", "colours"
+			bare := r.unnamed() // without the names: "civic colors" on the Civic's page
+			// ("tell me about the trims", "colours")
+			return (r.question || anyNorm(r.toks, "about") || len(bare) == 1 || len(bare) > 1 && nounAlone(bare[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures
 		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.unnamed()) }},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
