@@ -220,8 +220,12 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		if j >= 0 {
 			n, _ = countWord(toks[j])
 		}
-		if k := j - btoi(wordAt(toks, j, "the")); n == 0 && wordAt(toks, k, "are") && k > 0 {
-			n, _ = countWord(toks[k-1]) // "which two are the cheapest"
+		are := j
+		if wordAt(toks, are, "the") {
+			are--
+		}
+		if n == 0 && wordAt(toks, are, "are") && are > 0 {
+			n, _ = countWord(toks[are-1]) // "which two are the cheapest"
 		}
 		if end := i + 1 + min(k+1, 1); n == 0 && end < len(toks) {
 			n, _ = countWord(toks[end]) // "the cheapest three", "lowest mileage 3 suvs"
@@ -342,12 +346,4 @@ func attributeRef(toks []token, list []*item) ([]*item, int) {
 		}
 	}
 	return nil, -1
-}
-
-// btoi is 1 for true, 0 for false.
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -386,7 +386,8 @@ func (f *filler) wordsAt(i int, words []string) bool {
 // of "tech", "charging" of "charge".
 func longForm(word, value string) bool {
 	base := strings.TrimSuffix(value, "e")
-	return len(value) >= 4 && len(word) > len(value) && strings.HasPrefix(word, base) && !strings.ContainsAny(word[len(base):], "0123456789")
+	return len(value) >= 4 && len(word) > len(value) && strings.HasPrefix(word, base) && !strings.ContainsAny(word[len(base):], "0123456789") &&
+		hints[word] == nil // ("sporty" hints at a coupe: no sport trim)
 }
 
 // enums fills an enum parameter with the first value the text mentions, and a list of enum
