@@ -22,6 +22,15 @@ function fakeWindow() {
 }
 
 /** @param {string} name */
+/**
+ * Waits, bounded (2 s), until cond() holds: what comes in a later task comes later still on a
+ * loaded machine, so a fixed wait would time it.
+ * @param {() => boolean} cond
+ */
+async function until(cond) {
+  for (let i = 0; i < 400 && !cond(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 function tool(name, result = `${name} ran`) {
   return { name, description: `the ${name} tool`, execute: async () => result };
 }
@@ -368,7 +377,7 @@ describe('pre-load queue', () => {
     const host = new ToolHost();
     const mc = installModelContext(host, { win, logger: quietLogger() });
     assert.notEqual(mc, stub);
-    await new Promise((resolve) => setTimeout(resolve, 20)); // toolchange comes in a task
+    await until(() => host.listTools().length === 1 && heard.length === 1); // toolchange comes in a task
     assert.deepEqual(host.listTools().map((t) => t.name), ['kept']);
     assert.deepEqual(heard, ['early'], 'the listener added to the stand-in hears the registration of the queued tool');
 
@@ -376,11 +385,11 @@ describe('pre-load queue', () => {
     const late = () => heard.push('late');
     stub.addEventListener('toolchange', late);
     await mc.registerTool(tool('later'));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => heard.length === 3);
     assert.deepEqual(heard, ['early', 'early', 'late']);
     stub.removeEventListener('toolchange', early);
     stub.unregisterTool('later');
-    await new Promise((resolve) => setTimeout(resolve, 20)); // toolchange comes in a task
+    await until(() => !host.has('later') && heard.length === 4); // toolchange comes in a task
     assert.equal(host.has('later'), false);
     assert.deepEqual(heard, ['early', 'early', 'late', 'late']);
   });
@@ -531,7 +540,7 @@ describe('adapter over another modelContext', () => {
     win.document.modelContext = other;
     const host = new ToolHost({ logger: quietLogger() });
     installModelContext(host, { win });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => host.has('open_drawer'));
     assert.ok(host.has('open_drawer'));
     const socket = FakeSocket.opened();
     host.attach(new Peer(socket, { logger: quietLogger() }));
