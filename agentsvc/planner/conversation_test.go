@@ -1991,6 +1991,13 @@ var siteConversations = []struct {
 		{say: "nah make it 48", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":48}`}},
 		{say: "drop the down payment", calls: []string{`calculate_payment {"downPayment":0,"termMonths":48}`}},
 	}},
+	{"two fields, two choices asked at once", "inventory", "", []siteTurn{
+		{say: "sedans", calls: []string{`search_cars {"bodyType":"sedan"}`}},
+		{say: "what r the price and miles of the camry", reply: []string{"The 2022 Toyota Camry is $26,500 and has 24,000 miles."}},
+		{say: "what year and mileage is the civic", reply: []string{"The 2023 Honda Civic is from 2023 and has 9,000 miles."}},
+		{say: "open the civic", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+		{say: "What colours and trims does it come in?", reply: []string{"The color can be blue, white, black, gray or red. The trim can be LX, Sport or Touring."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -255,6 +255,14 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 	if len(parts) == 0 {
 		return "", false
 	}
+	if len(refs) == 1 { // "the price and mileage of the Kia Sportage": each field named
+		for _, g := range fields {
+			v, ok := refs[0].num(g.keys...)
+			if g != f && ok && slices.ContainsFunc(toks, func(t token) bool { return slices.Contains(g.words, t.norm) }) {
+				parts[0] += " and" + g.verb + g.value(v, money)
+			}
+		}
+	}
 	diff := "" // "whats the difference in price between them": the difference too
 	if v0, ok0 := refs[0].num(f.keys...); len(refs) == 2 && asksDifference(toks) && ok0 {
 		if v1, ok1 := refs[1].num(f.keys...); ok1 {

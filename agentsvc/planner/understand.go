@@ -797,7 +797,20 @@ func init() {
 			bare := r.unnamed() // without the names: "civic colors" on the Civic's page
 			// ("tell me about the trims", "colours")
 			return (r.question || anyNorm(r.toks, "about") || len(bare) == 1 || len(bare) > 1 && nounAlone(bare[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures
-		}, func(c *conv, r *reading) (intent, bool) { return c.options(r.unnamed()) }},
+		}, func(c *conv, r *reading) (intent, bool) {
+			bare := r.unnamed()
+			// "what colours and trims does it come in": each, when each word alone is answered
+			if i := slices.IndexFunc(bare, func(t token) bool { return t.norm == "and" }); i > 0 && i+1 < len(bare) {
+				one := slices.Delete(slices.Clone(bare), i, i+2)
+				other := slices.Delete(slices.Clone(bare), i-1, i+1)
+				a, okA := c.options(one)
+				b, okB := c.options(other)
+				if okA && okB && a.reply != b.reply && a.asked == nil && b.asked == nil {
+					return intent{reply: a.reply + " " + b.reply}, true
+				}
+			}
+			return c.options(bare)
+		}},
 		// "does the civic come in red?" on the list, whose results do not say a car's colours:
 		// its page does.
 		{"a value the list does not show", func(c *conv, r *reading) bool {
