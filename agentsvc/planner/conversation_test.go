@@ -1998,6 +1998,11 @@ var siteConversations = []struct {
 		{say: "open the civic", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
 		{say: "What colours and trims does it come in?", reply: []string{"The color can be blue, white, black, gray or red. The trim can be LX, Sport or Touring."}},
 	}},
+	{"a question, then what to do if so", "car", "c08", []siteTurn{
+		{say: "does it come in green? if so make it green", calls: nil, reply: []string{"No, not in green"}},
+		{say: "Does it come in gray? If so, I would like it in gray with the EX trim and the tech package.", calls: []string{`configure_car {"color":"gray","packages":["tech"],"trim":"EX"}`},
+			reply: []string{"Yes. Configured: 2023 Kia Sportage, EX trim"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -498,6 +498,9 @@ var beatsWho = regexp.MustCompile(`(?i)\b(one|ones|any|anything|something|others
 
 var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b`)
 
+// ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
+var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
+
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
 
@@ -709,6 +712,25 @@ func init() {
 		{"two questions", func(_ *conv, r *reading) bool { _, _, ok := questionPair(r.text); return ok }, (*conv).bothQuestions},
 		// "hi, i need something that can tow. does this come with a towing package?": the
 		// question, answered as on its own (not a tow package added)
+		// "Does it come in gray? If so, I'd like it in gray with the EX trim": the answer, then
+		// the request when it is yes
+		{"a question, then what to do if so", func(_ *conv, r *reading) bool { return ifSo.MatchString(r.text) }, func(c *conv, r *reading) (intent, bool) {
+			at := ifSo.FindStringIndex(r.text)
+			q := c.understand(r.text[:at[0]+1], r.lookup)
+			if q.steps != nil || !strings.HasPrefix(q.reply, "Yes") {
+				return q, q.steps == nil && q.reply != "" && !strings.HasPrefix(q.reply, "Sorry")
+			}
+			then := c.understand(r.text[at[1]:], r.lookup)
+			if then.steps == nil {
+				return intent{reply: q.reply + " " + then.reply, asked: then.asked, choices: then.choices}, true
+			}
+			return intent{steps: then.steps, final: func(c *conv) string {
+				if then.final != nil {
+					return "Yes. " + then.final(c)
+				}
+				return "Yes. " + c.summary()
+			}}, true
+		}},
 		{"a need, then a question", func(_ *conv, r *reading) bool { return lastQuestion(r.text) != "" }, func(c *conv, r *reading) (intent, bool) {
 			in := c.understand(lastQuestion(r.text), r.lookup)
 			return in, in.steps == nil && in.asked == nil && in.reply != "" && !strings.HasPrefix(in.reply, "Sorry") && !strings.HasPrefix(in.reply, "I'm not sure")
