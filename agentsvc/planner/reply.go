@@ -747,8 +747,7 @@ func (c *conv) notOffered(toks []token) string {
 				if colourWords[t.norm] && slices.Contains(q.words, "color") {
 					return "not in " + t.raw + choices
 				}
-				if i+1 < len(toks) && nounOf(toks[i+1], q) && t.kind == kindWord && (!ordinary(t.norm) || hints[t.norm] != nil) && // "family package"
-					!otherWords[t.norm] && !c.vocab[t.norm] {
+				if i+1 < len(toks) && nounOf(toks[i+1], q) && c.noValue(t) { // "family package"
 					return "there is no " + t.raw + " " + toks[i+1].raw + choices
 				}
 			}
@@ -772,12 +771,18 @@ func (c *conv) listedBeside(toks []token, q *property, en []enumValue) string {
 		joined := wordAt(toks, i+1, "and") && value(i+2) || wordAt(toks, i-1, "and") && value(i-2) ||
 			i+1 < len(toks) && toks[i+1].raw == "," && value(i+2) ||
 			i+1 < len(toks) && (nounOf(toks[i+1], q) || wordAt(toks, i+1, "one")) && wordAt(toks, i-1, "the") // "… along with the family one"
-		if joined && t.kind == kindWord && !value(i) && (!ordinary(t.norm) || hints[t.norm] != nil) && !otherWords[t.norm] &&
-			!c.vocab[t.norm] && !stopWords[t.norm] {
+		if joined && !value(i) && c.noValue(t) && !stopWords[t.norm] {
 			return t.norm
 		}
 	}
 	return ""
+}
+
+// noValue reports a word that may name a value the page does not have: no word of the page's
+// tools, of asking or of setting apart ("another package"), though a word a hint reads is one
+// ("family").
+func (c *conv) noValue(t token) bool {
+	return t.kind == kindWord && (!ordinary(t.norm) || hints[t.norm] != nil) && !otherWords[t.norm] && !c.vocab[t.norm]
 }
 
 // otherWords set a value apart without naming one: "a different trim", "another package".
@@ -954,7 +959,7 @@ func sayValue(toks []token, e enumValue) bool {
 func namedValue(toks []token, e enumValue) bool {
 	v := e.text()
 	return slices.ContainsFunc(toks, func(tk token) bool {
-		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && (tk.norm == e.words[0] || longForm(tk.norm, e.words[0]))))
+		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && (tk.norm == e.words[0] || longerForm(tk.norm, e.words[0]))))
 	})
 }
 

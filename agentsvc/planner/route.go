@@ -375,19 +375,18 @@ func (f *filler) wordsAt(i int, words []string) bool {
 		return false
 	}
 	for k, w := range words {
-		if t := f.toks[i+k]; t.kind != kindWord || (t.norm != w && t.norm != w+"s" && (toolVerbs[t.norm] || !typoMatch(t.norm, w) && !longForm(t.norm, w))) {
+		t := f.toks[i+k] // the word, a slip of it, or it written longer
+		if t.kind != kindWord || t.norm != w && (toolVerbs[t.norm] || !typoMatch(t.norm, w) && !longerForm(t.norm, w)) {
 			return false
 		}
 	}
 	return true
 }
 
-// longForm reports a word written out in full, or inflected, of a value's short word: "technology"
-// of "tech", "charging" of "charge".
-func longForm(word, value string) bool {
-	base := strings.TrimSuffix(value, "e")
-	return len(value) >= 4 && len(word) > len(value) && strings.HasPrefix(word, base) && !strings.ContainsAny(word[len(base):], "0123456789") &&
-		hints[word] == nil // ("sporty" hints at a coupe: no sport trim)
+// longerForm reports a value's word written longer: "technology" of "tech", "charging" of
+// "charge", "audis" of "audi" (wordsMatch, one way: "mile" is no "mileage").
+func longerForm(word, value string) bool {
+	return len(word) > len(value) && wordsMatch(word, value)
 }
 
 // enums fills an enum parameter with the first value the text mentions, and a list of enum
@@ -413,8 +412,10 @@ func (f *filler) enums() {
 					e = in[len(in)-1]
 				}
 				f.claim(p, e, bonusTyped, i, i+1)
-			} else if _, said := timeSpan(f.toks); said && f.free(p) && clockParam(p) && len(partOfDay(p, f.toks)) == 1 {
-				f.claim(p, partOfDay(p, f.toks)[0], bonusTyped, -1, -1) // "after 4": the one time there is
+			} else if _, said := timeSpan(f.toks); said && f.free(p) && clockParam(p) {
+				if in := partOfDay(p, f.toks); len(in) == 1 {
+					f.claim(p, in[0], bonusTyped, -1, -1) // "after 4": the one time there is
+				}
 			}
 		case ps.isArray() && ps.items != nil && ps.items.stringEnum():
 			e, adding := &listEdit{add: []string{}}, false
