@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -311,7 +312,8 @@ func withoutDays(text string) string {
 }
 
 // dayPartRe is a part of a day: "afternoon", "after lunch", "before 3pm".
-var dayPartRe = regexp.MustCompile(`(?i)\b(?:morning|afternoon|evening|night)\b|\b(?:after|before)\s+(?:lunch|noon|\d{1,2}(?::\d\d)?(?:\s*[ap]\.?m\b)?)`)
+var dayPartRe = regexp.MustCompile(`(?i)\b(?:` + strings.Join(slices.Sorted(maps.Keys(partsOfDay)), "|") +
+	`)\b|\b(?:after|before)\s+(?:lunch|noon|\d{1,2}(?::\d\d)?(?:\s*[ap]\.?m\b)?)`)
 
 // dayChange reports a change of mind to a day: "actually make it thursday".
 func dayChange(text string) bool {
