@@ -39,6 +39,14 @@ type hub struct {
 	parked  map[string]parkedSession
 	parkQ   []parkedEntry
 	parkMax int
+	// The claim's owner is this process, the same for every copy of a session it loads, so
+	// the release of a copy let go could delete the claim a newer copy took. releasing holds
+	// the sessions whose claim a copy let go is being released (closed when the store has
+	// answered), and loading how many loads (resumeFor) of a session are claiming it or have
+	// not yet put their copy in the hub: a load claims after the release on its way, and a
+	// release is not sent while a load of its session is under way or a newer copy is live.
+	releasing map[string]chan struct{}
+	loading   map[string]int
 }
 
 // A session that was never used is parked in memory for parkFor after its socket goes (a
@@ -60,7 +68,8 @@ type parkedEntry struct {
 
 func newHub(s *Server) *hub {
 	h := &hub{guardian: s.guardian, srv: s, store: s.store, owner: s.owner, cfg: &s.cfg, metrics: s.metrics, log: s.log, relay: s.relay,
-		live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax}
+		live: map[string]*liveSession{}, parked: map[string]parkedSession{}, parkMax: parkMax,
+		releasing: map[string]chan struct{}{}, loading: map[string]int{}}
 	go h.loopUntil(h.srv.renewing, "renew_claims", h.renewClaims)
 	return h
 }
@@ -172,6 +181,44 @@ func (h *hub) claim(ctx context.Context, id string) bool {
 	}
 }
 
+// claimToLoad claims session id for a load of it (resumeFor) after any release of the claim
+// on its way here, and counts the load until loaded is called (also when it returns false).
+func (h *hub) claimToLoad(ctx context.Context, id string) bool {
+	for {
+		h.mu.Lock()
+		ch := h.releasing[id]
+		if ch == nil {
+			h.loading[id]++
+		}
+		h.mu.Unlock()
+		if ch == nil {
+			break
+		}
+		if hook := h.srv.claimWaitHook; hook != nil {
+			hook(id)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if !h.claim(ctx, id) {
+		h.loaded(id)
+		return false
+	}
+	return true
+}
+
+// loaded ends a load of session id counted by claimToLoad.
+func (h *hub) loaded(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.loading[id]--; h.loading[id] <= 0 {
+		delete(h.loading, id)
+	}
+}
+
 // renewClaims keeps this process's claims alive while sessions are live here.
 func (h *hub) renewClaims() {
 	t := time.NewTicker(h.cfg.ClaimTTL / 3)
@@ -235,10 +282,44 @@ func (h *hub) releaseClaim(ls *liveSession) {
 		ls.step(session.Command{Kind: session.Released})
 		ls.mu.Unlock()
 	}()
+	done := h.startRelease(ls)
+	if done == nil {
+		return
+	}
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.store.Release(ctx, ls.id, h.owner); err != nil {
 		ls.log.Debug("releasing claim", zap.Error(err))
+	}
+}
+
+// startRelease records that the claim of ls, a copy let go, is being released (after any
+// other release of it on its way), and returns the function that ends that; nil when the
+// claim is not ls's to release: a newer copy of the session is live here or being loaded (its
+// claim has the same owner).
+func (h *hub) startRelease(ls *liveSession) func() {
+	for {
+		h.mu.Lock()
+		if other := h.live[ls.id]; (other != nil && other != ls) || h.loading[ls.id] > 0 {
+			h.mu.Unlock()
+			return nil
+		}
+		prev := h.releasing[ls.id]
+		if prev == nil {
+			break
+		}
+		h.mu.Unlock()
+		<-prev // each release's store call is bounded (releaseClaim)
+	}
+	ch := make(chan struct{})
+	h.releasing[ls.id] = ch
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.releasing, ls.id)
+		h.mu.Unlock()
+		close(ch)
 	}
 }
 

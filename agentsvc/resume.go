@@ -284,9 +284,10 @@ func (h *hub) resumeFor(ctx context.Context, c *pageConn, id string, takingOver 
 			return nil, &proxied{px, rep}
 		}
 	}
-	if !h.claim(ctx, id) {
+	if !h.claimToLoad(ctx, id) {
 		return nil, errForkNeeded
 	}
+	defer h.loaded(id)
 	// Read it again now that it is ours: its previous owner may have written to it until it
 	// let go (a replica that finished a turn after the page moved here).
 	if s, err = h.loadFor(ctx, id, c.origin); err != nil {

@@ -68,6 +68,9 @@ type Server struct {
 	// evictHook, when set (tests, before any socket), runs once evict has let a session go and
 	// released ls.mu: a request that takes it back from then on must find it its own.
 	evictHook func(*liveSession)
+	// claimWaitHook, when set (tests, before any socket), runs when a load of a session waits
+	// for the release of its claim by a copy let go here (hub.claimToLoad).
+	claimWaitHook func(id string)
 
 	mu       mutex
 	conns    map[*pageConn]struct{}
