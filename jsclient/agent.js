@@ -113,6 +113,8 @@ export class AgentClient extends EventTarget {
   #state = 'idle';
   #stopped = true;
   #attempt = 0;
+  /** the network or the tab came back while a socket was trying: if it fails, retry at once */
+  #now = false;
   /** @type {ReturnType<typeof setTimeout>|null} */
   #timer = null;
   /** @type {any} */
@@ -246,9 +248,17 @@ export class AgentClient extends EventTarget {
     });
   }
 
-  /** Connects at once unless connected, connecting, stopped or hidden. */
+  /**
+   * Connects at once unless connected, stopped or hidden. A socket still trying (opening, or
+   * failed and waiting for its origin check) is not doubled: if it fails, the next try is now,
+   * not at the end of the backoff (a phone back online during a try that was bound to fail).
+   */
   #reconnectNow() {
-    if (this.#stopped || this.#suspended || this.#socket) return;
+    if (this.#stopped || this.#suspended) return;
+    if (this.#socket) {
+      this.#now = this.#state !== 'open';
+      return;
+    }
     this.#clearTimer();
     this.#connect();
   }
@@ -601,7 +611,8 @@ export class AgentClient extends EventTarget {
     // A message waiting to be sent (a chat) keeps the retries a few seconds apart at most.
     const max = this.#openWaiters.size ? Math.min(this.#maxMs, WAITING_MAX_MS) : this.#maxMs;
     const cap = Math.min(max, this.#baseMs * 2 ** (this.#attempt - 1));
-    const delayMs = Math.floor(this.#random() * cap);
+    const delayMs = this.#now ? 0 : Math.floor(this.#random() * cap);
+    this.#now = false;
     this.#setState('reconnecting', delayMs);
     this.#timer = setTimeout(() => {
       this.#timer = null;
@@ -669,6 +680,7 @@ export class AgentClient extends EventTarget {
     this.#sentPage = sent;
     this.#save();
     this.#attempt = 0;
+    this.#now = false;
     this.dispatchEvent(
       new CustomEvent('session', {
         detail: { sessionId: res.sessionId, resumed: res.resumed === true, messages: Array.isArray(res.messages) ? res.messages : [], seq, running },

@@ -309,6 +309,44 @@ describe('reconnect', () => {
     }
   });
 
+  test('the network back while a try is bound to fail (its origin check under way): the next try is at once, not at the end of the backoff', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const had = globalThis.addEventListener;
+    const win = new EventTarget();
+    globalThis.addEventListener = win.addEventListener.bind(win);
+    try {
+      /** @type {((v: any) => void)[]} */
+      const answers = [];
+      const { client, states, accept, socket } = setup({ random: () => 1, fetchJSON: () => new Promise((resolve) => answers.push(resolve)) });
+      client.start();
+      for (let i = 0; i < 6; i++) { // the agent is down for a while: the delay grows
+        socket().drop(1006);
+        await settle();
+        answers[answers.length - 1](ALLOWED);
+        await settle();
+        t.mock.timers.tick(states[states.length - 1].delayMs);
+      }
+      socket().drop(1006); // a try fails as the agent comes back; its origin check runs
+      await settle();
+      win.dispatchEvent(new Event('online')); // no second socket beside the one trying
+      assert.equal(FakeSocket.instances.length, 7);
+      answers[answers.length - 1](ALLOWED);
+      await settle();
+      assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 7, delayMs: 0 });
+      t.mock.timers.tick(0);
+      assert.equal(FakeSocket.instances.length, 8, 'tried again at once');
+      await accept({ sessionId: 'sess-1' });
+      assert.equal(client.state, 'open');
+      socket().drop(1006); // later failures wait as before: the "now" was used once
+      await settle();
+      assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 500 });
+      client.stop();
+    } finally {
+      if (had) globalThis.addEventListener = had;
+      else delete globalThis.addEventListener;
+    }
+  });
+
   test('a message sent while the agent cannot be reached tries now, then every few seconds, not at the end of a long backoff', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const { client, states, accept, socket } = setup({ random: () => 1 });
