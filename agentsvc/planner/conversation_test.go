@@ -2003,6 +2003,14 @@ var siteConversations = []struct {
 		{say: "Does it come in gray? If so, I would like it in gray with the EX trim and the tech package.", calls: []string{`configure_car {"color":"gray","packages":["tech"],"trim":"EX"}`},
 			reply: []string{"Yes. Configured: 2023 Kia Sportage, EX trim"}},
 	}},
+	{"a price bound said without its thousands, a model's name with a number in it", "inventory", "", []siteTurn{
+		{say: "suvs under 35", calls: []string{`search_cars {}`, `search_cars {"bodyType":"suv","maxPrice":35000}`}, reply: []string{"Showing 3 cars"}},
+		{say: "anything between 20 and 25?", calls: []string{`search_cars {"maxPrice":25000,"minPrice":20000}`}, reply: []string{"Showing 4 cars"}},
+		{say: "show me trucks under 40", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}, reply: []string{"Showing 1 car"}},
+		{say: "price and mileage of the Kia Sportage", reply: []string{"The 2023 Kia Sportage is $27,800 and has 14,000 miles."}},
+		{say: "the mileage of the tacoma", reply: []string{"The 2021 Toyota Tacoma has"}},
+		{say: "the 3 series", reply: []string{"There are no 3 series among the 24 cars here."}, not: []string{"Kia"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

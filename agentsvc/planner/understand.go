@@ -70,7 +70,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
 	}
-	text = c.rewriteAround(text)
+	text = c.rewriteAround(c.rewriteScale(text))
 	text = thanThis.ReplaceAllString(downAfter.ReplaceAllString(text, "$1 $2 down"), "or $1$2")
 	text = isThan.ReplaceAllString(text, "$1 or $2") // "is the golf cheaper than the corolla?"
 	if c.hasParam(func(p *property) bool { return p.schema.isNumber() && hasWord(p, rateWords...) }) {
@@ -371,6 +371,53 @@ func (c *conv) rewriteAround(text string) string {
 		}
 		lo, hi := strconv.Itoa(int(math.Round(t.value*0.9))), strconv.Itoa(int(math.Round(t.value*1.1)))
 		text = text[:toks[i-1].start] + "between " + lo + " and " + hi + text[t.end:]
+	}
+	return text
+}
+
+// smallBounds are the bare numbers below 1,000 said as a bound of a price ("suvs under 35",
+// "40 or less"): no currency, no "k", no unit after them, on a page whose tools take price
+// bounds.
+func (c *conv) smallBounds(toks []token) []int {
+	if !c.hasParam(func(p *property) bool { return bound(p) != "" && hasWord(p, priceField.keys...) }) {
+		return nil
+	}
+	var at []int
+	for i, t := range toks {
+		if t.kind != kindNumber || t.money || t.percent || t.decimals || t.value < 1 || t.value >= 1000 ||
+			i+1 < len(toks) && toks[i+1].kind == kindWord && (units[toks[i+1].norm] != nil || toks[i+1].norm == "a" || toks[i+1].norm == "per") ||
+			(&filler{toks: toks}).cue(i) == "" && !(slices.Contains(at, i-2) && wordAt(toks, i-1, "and", "to", "-")) { // ("between 20 and 25")
+			continue
+		}
+		at = append(at, i)
+	}
+	return at
+}
+
+// pricesSeen tells whether the conversation has seen prices of items, and whether all of them
+// are 1,000 or more.
+func (c *conv) pricesSeen() (seen, thousands bool) {
+	thousands = true
+	for _, it := range c.before.items {
+		if v, ok := it.num(priceField.keys...); ok {
+			seen = true
+			thousands = thousands && v >= 1000
+		}
+	}
+	return seen, seen && thousands
+}
+
+// rewriteScale reads a bare bound below 1,000 of a price as thousands when every price seen is
+// 1,000 or more: "suvs under 35" of cars is "suvs under 35k" (the rule "a bound's scale"
+// reads the list first when no price has been seen).
+func (c *conv) rewriteScale(text string) string {
+	toks := tokenize(text)
+	at := c.smallBounds(toks)
+	if _, thousands := c.pricesSeen(); len(at) == 0 || !thousands {
+		return text
+	}
+	for _, i := range slices.Backward(at) {
+		text = text[:toks[i].end] + "k" + text[toks[i].end:]
 	}
 	return text
 }
@@ -688,6 +735,12 @@ func init() {
 		{"the page's item, learned", func(c *conv, r *reading) bool {
 			return c.page != nil && r.lookup && c.before.items[c.page.id] == nil && len(r.refs) == 1 && r.refs[0].id == c.page.id &&
 				c.lister() != nil
+		}, func(c *conv, r *reading) (intent, bool) { return (&lookup{said: r.said, l: c.lister()}).intent(), true }},
+		// "suvs under 35" before any price was seen: the list first, whose prices tell the
+		// scale (rewriteScale), then the request.
+		{"a bound's scale", func(c *conv, r *reading) bool {
+			seen, _ := c.pricesSeen()
+			return !seen && r.lookup && c.lister() != nil && len(c.smallBounds(r.toks)) > 0
 		}, func(c *conv, r *reading) (intent, bool) { return (&lookup{said: r.said, l: c.lister()}).intent(), true }},
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
@@ -1812,7 +1865,22 @@ func isQuestion(text string, toks []token) bool {
 	doIt := wordAt(toks, 0, "do") && (!wordAt(toks, 1, "you", "u", "they", "it", "i", "we", "these", "those", "any", "the", "all", "both") ||
 		wordAt(toks, 1, "it", "that") && wordAt(toks, 2, "in", "with", "for", "on")) // "do it in white with the king ranch"
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
-		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "who") || wordAt(toks, 0, "do") && !doIt
+		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "who") || wordAt(toks, 0, "do") && !doIt ||
+		fieldOf(toks)
+}
+
+// fieldOf tells a request that names fields of an item as a noun phrase, which asks them:
+// "price and mileage of the Kia Sportage", "the mileage of the rav4".
+func fieldOf(toks []token) bool {
+	k := 0
+	if wordAt(toks, 0, "the") {
+		k = 1
+	}
+	if k >= len(toks) || !slices.ContainsFunc(fields, func(f *field) bool { return slices.Contains(f.words, toks[k].norm) }) {
+		return false
+	}
+	of := slices.IndexFunc(toks, func(t token) bool { return t.norm == "of" })
+	return of > k && of <= k+4
 }
 
 // genericNameWords are words of tool names that say what the page is about, not what to do.
@@ -1877,6 +1945,10 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 		}
 		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") ||
 			i > 1 && toks[i-2].norm == "the" && c.vocab[toks[i-1].norm] // "the subaru outback"
+		if i > 1 && toks[i-2].norm == "the" && toks[i-1].kind == kindNumber && toks[i-1].start < t.start && !(i-1 < len(p.used) && p.used[i-1]) {
+			out = append(out, toks[i-1].raw+" "+t.raw) // "the 3 series": a model's name, no figure
+			continue
+		}
 		// "compare camry and civic": what a tool of items is asked to do with names them
 		if nameLike(t.raw) && !personName(toks, i) || afterThe || wantsIDs(p) && saysVerb(toks, p.def) {
 			out = append(out, t.raw)
