@@ -2011,6 +2011,13 @@ var siteConversations = []struct {
 		{say: "the mileage of the tacoma", reply: []string{"The 2021 Toyota Tacoma has"}},
 		{say: "the 3 series", reply: []string{"There are no 3 series among the 24 cars here."}, not: []string{"Kia"}},
 	}},
+	{"a make said as its one car in a comparison, a question only an item's page answers", "inventory", "", []siteTurn{
+		{say: "kia vs crv", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c08","c02"]}`}, on: "drawer"},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "compare the volvo and the rav4", calls: []string{`compare_cars {"carIds":["c07","c01"]}`}, on: "drawer"},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "what trims does the RAV4 come in", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"The trim can be LE, XLE or Limited."}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -118,6 +118,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 			!strings.HasSuffix(strings.ToLower(text[ms[0].start:ms[0].end]), "s") {
 			r.mentions = ms
 		}
+	} else if len(r.mentions) == 1 && c.comparer(r) != nil {
+		if all := mentions(nil); len(all) == 2 && len(all[0].items) == 1 && len(all[1].items) == 1 {
+			r.mentions = all // "compare the kia and the crv": a make said as its one car
+		}
 	} else if _, than := comparativeThan(toks); len(r.mentions) == 1 && r.question && (asksDifference(toks) || than) {
 		// "how much more is the volvo than the camry": "volvo", a filter's word, is one of the two
 		if ms := nameMentions(text, c.before.last, nil); len(ms) == 2 && len(ms[0].items) == 1 && len(ms[1].items) == 1 {
@@ -1044,6 +1048,13 @@ func init() {
 			}
 			return reply("Which "+c.opensWhat()+whichFor+c.offer(names, "or", true)+"?", true)
 		}},
+		// "what trims does the RAV4 come in" on the list, which knows no trims: its page may.
+		{"a question for an item's page", func(c *conv, r *reading) bool {
+			return r.unclear && r.question && len(r.refs) == 1 && c.onScreen() == "" && !c.reread && c.lister() != nil &&
+				slices.ContainsFunc(r.toks, func(t token) bool {
+					return t.kind == kindWord && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm] && !slices.Contains(r.refs[0].words, compact(t.norm))
+				})
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// (before elsewhere: "add the winter package and show me the payment", where the
 		// packages are tech or sport, says so and stays)
 		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
@@ -1937,9 +1948,12 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			out = append(out, name) // "F-150", "CX-5" (which compare_cars, whose ids have no pattern, took for one)
 			continue
 		}
+		// "compare the kia and the crv": a make said as one car is a name to look up
+		theMake := wantsIDs(p) && saysVerb(toks, p.def) && wordAt(toks, i-1, "the", "compare", "and", "vs", "versus", "with", "to", "or") && !strings.HasSuffix(strings.ToLower(t.raw), "s") &&
+			(i+1 == len(toks) || toks[i+1].kind != kindWord || wordAt(toks, i+1, "and", "vs", "versus", "with", "to", "or"))
 		// A number is no name of its own ("Model 3": the word before it counts).
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
-			ordinary(t.norm) || correctionWords[t.norm] || c.vocab[t.norm] || // ("Thanks. Actually, …")
+			ordinary(t.norm) || correctionWords[t.norm] || c.vocab[t.norm] && !theMake || // ("Thanks. Actually, …")
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
