@@ -2018,6 +2018,23 @@ var siteConversations = []struct {
 		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
 		{say: "what trims does the RAV4 come in", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"The trim can be LE, XLE or Limited."}, on: "car"},
 	}},
+	{"the two looked at, a name cut short, a trim whose name holds a package's, a colour missing a letter", "inventory", "", []siteTurn{
+		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "compare the two i looked at", calls: []string{`compare_cars {"carIds":["c09","c10"]}`}, not: []string{"looked"}, on: "drawer"},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "trucks", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "ok taco then", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "trd off-road", calls: []string{`configure_car {"trim":"TRD Off-Road"}`}, reply: []string{"no packages"}},
+		{say: "limited in wite", calls: []string{`configure_car {"color":"white","trim":"Limited"}`}},
+	}},
+	{"the same figures for another car said as those numbers", "financing", "c09", []siteTurn{
+		{say: "48 months with 2k down", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},
+		{say: "and with those numbers for the civic?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":48}`},
+			reply: []string{"price $23,900"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

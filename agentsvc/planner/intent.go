@@ -138,7 +138,7 @@ func (c *conv) forItem() (string, bool) {
 			continue
 		} else if _, also := c.swapsIn(m.Content); !also {
 			was := nameMentions(m.Content, c.now.known(), nil)
-			if cur := c.openedLast(); len(was) == 0 && cur != nil && len(now.items) == 1 && now.items[0].id != cur.id {
+			if cur := c.openedLast(); len(was) == 0 && cur != nil && c.onItemAt(cur, i) && len(now.items) == 1 && now.items[0].id != cur.id {
 				// "book a test drive saturday at 11" of the car on screen, then "how about the
 				// corolla hatchback instead": that request, of the car named now
 				return m.Content + " , " + c.text[now.start:now.end], true
@@ -152,9 +152,24 @@ func (c *conv) forItem() (string, bool) {
 	return "", false
 }
 
+// onItemAt reports that the visitor was still on the pages of item it when they wrote message
+// i: no call went back to the list between its opening and then ("open the civic", "back",
+// "trucks", then "ok taco then" asks no trucks of the Tacoma).
+func (c *conv) onItemAt(it *item, i int) bool {
+	opened := -1
+	for _, k := range c.calls {
+		if openedID(k) == it.id {
+			opened = max(opened, k.at)
+		}
+	}
+	return !slices.ContainsFunc(c.calls, func(k call) bool {
+		return k.at > opened && k.at < i && slices.ContainsFunc(identWords(k.name), func(w string) bool { return hubWords[w] })
+	})
+}
+
 // sameFor asks for the request before again, for something else: "same for the model 3?",
-// "and on the model 3, same terms?".
-var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with)\b|\bsame\s+(?:terms|numbers|figures|deal)\b`)
+// "and on the model 3, same terms?", "with those numbers for the civic?".
+var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again)\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b`)
 
 // swapsIn reports words that only name an item seen, for the request before: "nvm, the
 // Civic", "what about the Camry?", "and the Civic".

@@ -56,7 +56,8 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 			for _, lw := range it.words {
 				if lw == w.c || len(lw) > 2 && lw+"s" == w.c || // "the audis"
 					(i+1 < len(ws) && lw == w.c+ws[i+1].c && !slices.Contains(it.words, w.c)) ||
-					typoMatch(lw, w.c) {
+					typoMatch(lw, w.c) ||
+					len(w.c) >= 4 && len(lw) <= len(w.c)+2 && strings.HasPrefix(lw, w.c) && !vocab[w.c] && !ordinary(w.c) { // "taco" of the Tacoma
 					all = append(all, i)
 					weak[i] = len(lw) <= 1 || digitsOf(lw) == lw || vocab[lw] || stopWords[lw] || nameFillers[lw]
 					break

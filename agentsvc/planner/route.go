@@ -376,11 +376,24 @@ func (f *filler) wordsAt(i int, words []string) bool {
 	}
 	for k, w := range words {
 		t := f.toks[i+k] // the word, a slip of it, or it written longer
-		if t.kind != kindWord || t.norm != w && (toolVerbs[t.norm] || !typoMatch(t.norm, w) && !longerForm(t.norm, w)) {
+		if t.kind != kindWord || t.norm != w && (toolVerbs[t.norm] || !typoMatch(t.norm, w) && !longerForm(t.norm, w) && !letterDropped(t.norm, w)) {
 			return false
 		}
 	}
 	return true
+}
+
+// letterDropped reports a value's word of five letters or more written with one letter
+// missing, when what was written is no word of its own: "wite" of "white", "blak" of "black".
+func letterDropped(word, value string) bool {
+	if len(word) < 4 || len(value) != len(word)+1 || ordinary(word) || goingWords[word] { // ("back" is no "black")
+		return false
+	}
+	i := 0
+	for i < len(word) && word[i] == value[i] {
+		i++
+	}
+	return word[i:] == value[i+1:]
 }
 
 // longerForm reports a value's word written longer: "technology" of "tech", "charging" of
@@ -462,8 +475,8 @@ func (f *filler) namedForOther(i int, p *property) bool {
 func (f *filler) insideOther(i int, p *property) bool {
 	return slices.ContainsFunc(f.schema.props, func(q *property) bool {
 		return q != p && slices.ContainsFunc(q.schema.allEnums(), func(e enumValue) bool {
-			return e.isStr && strings.Contains(e.str, " ") && slices.ContainsFunc([]int{i - 2, i - 1}, func(k int) bool {
-				return k >= 0 && spelledAt(f.toks, k, e.str) > i
+			return e.isStr && strings.Contains(e.str, " ") && slices.ContainsFunc([]int{i - 4, i - 3, i - 2, i - 1}, func(k int) bool {
+				return k >= 0 && spelledAt(f.toks, k, e.str) > i // ("TRD Off-Road": no off-road package)
 			})
 		})
 	})

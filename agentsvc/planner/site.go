@@ -229,7 +229,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		_, ordinal := ordinals[t.norm]
 		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
 		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1)
-		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same")) { // "what about the tesla model y at 48 months"
+		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
 			return true
 		}
 	}

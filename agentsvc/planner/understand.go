@@ -582,11 +582,24 @@ func bareHourChange(text string) string {
 	return text[:nums[0].start] + "at " + text[nums[0].start:]
 }
 
+// seenWords say that the visitor saw items ("the two i looked at", "the ones i viewed").
+var seenWords = []string{"looked", "viewed", "seen", "saw", "visited", "checked"}
+
 // pointAtSeen resolves words that point at the items of the last list by their place, a
 // value or a rank: "the second one", "the red one", "the cheaper one"; base loses the rank
 // or value word that picked them.
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
+	if opened := c.openedItems(); len(opened) >= 2 && anyNorm(toks, seenWords...) {
+		n := min(len(opened), 3) // "compare the two i looked at": the last ones opened
+		for _, t := range toks {
+			if k, ok := countWord(t); ok {
+				n = min(k, len(opened))
+			}
+		}
+		r.refs = opened[:n]
+		return
+	}
 	if named := c.lastNamed(); (pluralPronoun(toks) || len(named) == 2 && anyNorm(toks, "two", "both")) && len(named) >= 2 && len(named) < len(last) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three; "the cheaper of the two"
 	}
