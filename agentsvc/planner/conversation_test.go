@@ -2035,6 +2035,30 @@ var siteConversations = []struct {
 		{say: "and with those numbers for the civic?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":48}`},
 			reply: []string{"price $23,900"}, on: "financing"},
 	}},
+	{"a figure alone changes the nearest given, the old figure after not, the cheapest of all", "inventory", "", []siteTurn{
+		{say: "cheapest suv", calls: []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "whats it like a month", calls: []string{`select_car {"carId":"c08"}`, `go_to_financing {}`}, on: "financing"},
+		{say: "60 months 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "nah do 4k", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":60}`}, reply: []string{"price $27,800, down $4,000"}},
+		{say: "60 months with 15% down", calls: []string{`calculate_payment {"downPayment":4170,"termMonths":60}`}},
+		{say: "Sorry, I meant 20% down, not 15%.", calls: []string{`calculate_payment {"downPayment":5560,"termMonths":60}`}, reply: []string{"6.9% APR"}},
+		{say: "ok whats the cheapest one overall", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"2021 Volkswagen Golf"}, not: []string{"Sportage"}, on: "inventory"},
+	}},
+	{"book the cheaper of two whose payments were asked, on the other's calculator", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "whats the monthly over 48 months with 4500 down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":4500,"termMonths":48}`}, on: "financing"},
+		{say: "same for the f-150", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c17"}`, `go_to_financing {}`, `calculate_payment {"downPayment":4500,"termMonths":48}`}, on: "financing"},
+		{say: "book a test drive of the cheaper one saturday morning", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`, `go_to_test_drive {}`},
+			reply: []string{"2021 Toyota Tacoma"}, on: "test-drive"},
+	}},
+	{"a yes-or-no question whose subject is the value, and advice asked", "inventory", "", []siteTurn{
+		{say: "hybrids pls", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "is the rav4 awd", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"I can't tell"}, not: []string{"Yes"}, on: "car"},
+		{say: "is the rav4 a toyota", reply: []string{"Yes: the 2023 Toyota RAV4 is Toyota."}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the mustang", calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`}, on: "car"},
+		{say: "is the gt worth it", reply: []string{"That is for you to judge."}, not: []string{"Yes"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -377,6 +377,17 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 		is := map[bool]string{true: "Yes", false: "No"}[slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.value == y })]
 		return is + ": " + theTitle(it) + " is a " + strconv.Itoa(int(y)) + " model.", true
 	}
+	// The words that name it are no value asked: "is the rav4 awd" asks nothing of the model
+	// RAV4 (its subject, after "is the"); "is the rav4 a toyota" asks its make.
+	subject := 1
+	if wordAt(toks, subject, "the", "this", "that") {
+		subject++
+	}
+	end := subject
+	for end < len(toks) && toks[end].kind != kindPunct && slices.Contains(it.words, compact(toks[end].norm)) {
+		end++
+	}
+	toks = slices.Concat(toks[:subject], toks[end:])
 	// as the page writes it: "SUV", "Tesla"
 	shown := func(v string) string {
 		if i := strings.Index(strings.ToLower(it.name), v); i >= 0 {
@@ -679,6 +690,11 @@ func (c *conv) options(toks []token) (intent, bool) {
 		return intent{reply: "Nothing here says which " + name + " is " + rankWords[toks[i].norm].what + ": the " + name + " can be " + joinList(vals, "or") + "."}, true
 	}
 	yes := func(text string) (intent, bool) {
+		if anyNorm(toks, "worth", "recommend", "recommended") {
+			// "is the gt worth it": no advice, what it can do
+			return intent{reply: "That is for you to judge. The " + name + " can be " + joinList(vals, "or") + "; I can set " + named.text() +
+				" and show you the price.", choices: []choice{offer(*named)}}, true
+		}
 		if no := c.notOffered(toks); no != "" {
 			// "is the m sport available in red?" where it is not in red: no, whatever the trim
 			return intent{reply: "No, " + no + " " + upperFirst(strings.TrimPrefix(text, "Yes: "))}, true

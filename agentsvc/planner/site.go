@@ -340,7 +340,7 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 	// "the cheapest suv you have", "any electric cars under 45k" on a page that lists nothing
 	_, _, _, ranks := rankOf(toks)
 	ranks = ranks || slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.money })
-	if pronoun || c.reread || !seeksThings(toks) || slices.ContainsFunc(ps, func(p *plan) bool {
+	if pronoun || c.reread || !seeksThings(toks) && !(ranks && ofAll(toks)) || slices.ContainsFunc(ps, func(p *plan) bool {
 		m, _ := c.coverage(p, toks)
 		return p.score > 0 && m > 0 && !navTool(p.def) && !(ranks && c.lister() == nil)
 	}) {

@@ -76,6 +76,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(func(p *property) bool { return p.schema.isNumber() && hasWord(p, rateWords...) }) {
 		text = atRate.ReplaceAllString(text, "at ${1}%$2") // "60 months at 4.9": a rate
 	}
+	text = c.rewriteNearest(notOld.ReplaceAllString(text, ""))
 	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
 	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
 	toks := tokenize(text)
@@ -462,6 +463,52 @@ func (c *conv) rewriteInstead(text string) string {
 	return text[:m[0]] + "make it " + rest
 }
 
+// notOld is the figure a correction replaces, said after the new one: "20% down, not 15%".
+// It is no value of its own (rewriteInstead reads "instead of 15%, 20%").
+var notOld = regexp.MustCompile(`(?i)(?:[,;]\s*|\s+)(?:and\s+)?not\s+(?:the\s+)?[$€£]?\d[\d,.]*\s*(?:k\b|%|percent\b)?`)
+
+// rewriteNearest names the parameter of a figure said alone as a change ("nah do 4k", "make it
+// 4k" after 60 months with $5,000 down): the amount the visitor gave the last call of a tool
+// here that is nearest to it, "4k down payment", not a price of $4,000.
+func (c *conv) rewriteNearest(text string) string {
+	toks := tokenize(text)
+	at := -1
+	for i, t := range toks {
+		switch {
+		case t.kind == kindNumber && at < 0 && t.money && !t.percent:
+			at = i
+		case t.kind == kindNumber || t.kind == kindDate || t.kind == kindTime:
+			return text // two figures, or a figure of another kind
+		case t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] && !swapWords[strings.ToLower(t.raw)] &&
+			!slices.Contains([]string{"do", "nah", "instead", "rather", "then", "try", "use", "go"}, t.norm):
+			return text // "4k down", "a price of 4k": the words say which
+		}
+	}
+	if at < 0 {
+		return text
+	}
+	v := toks[at].value
+	for k := range c.earlierCalls {
+		var args map[string]any
+		if !c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil {
+			continue
+		}
+		best, dist := "", math.Inf(1)
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			if f, ok := args[name].(float64); ok && f > 0 {
+				if d := math.Abs(math.Log(v / f)); d < dist && d < math.Log(4) {
+					best, dist = name, d
+				}
+			}
+		}
+		if best == "" {
+			return text
+		}
+		return text[:toks[at].end] + " " + identPhrase(best) + text[toks[at].end:]
+	}
+	return text
+}
+
 // atRate is a figure with decimals said after "at" and no unit: "… at 4.9" is a rate.
 var atRate = regexp.MustCompile(`(?i)\bat\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and)\b)`)
 
@@ -603,8 +650,12 @@ func (c *conv) pointAtSeen(r *reading) {
 	if named := c.lastNamed(); (pluralPronoun(toks) || len(named) == 2 && anyNorm(toks, "two", "both")) && len(named) >= 2 && len(named) < len(last) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three; "the cheaper of the two"
 	}
-	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && anyNorm(toks, "two", "both") {
-		last = opened[:2] // "which of the two is cheaper?" after opening the A4 and the A6
+	_, than := comparativeThan(toks)
+	comparative := r.hasRank && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") && !than && wordAt(toks, r.rankAt+1, "one")
+	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && (anyNorm(toks, "two", "both") || comparative) {
+		// "which of the two is cheaper?" after opening the A4 and the A6; "book the cheaper
+		// one" after the payments of the Tacoma and the F-150
+		last = opened[:2]
 	}
 	if l := c.lister(); l != nil {
 		if i := slices.IndexFunc(r.plain, func(p *plan) bool { return p.def.Name == l.def.Name }); i >= 0 {
@@ -876,6 +927,8 @@ func init() {
 			ordinal = ordinal || anyNorm(r.toks, "other")
 			pointed := ordinal && len(r.refs) == 1 && len(r.mentions) == 0 && c.onScreen() != "" && r.refs[0].id != c.onScreen() &&
 				!c.listsItems() && c.lister() == nil
+			// "book the cheaper one" on the F-150's calculator, after the Tacoma's payment too
+			pointed = pointed || r.memRank && !r.question && len(r.refs) == 1 && c.onScreen() != "" && r.refs[0].id != c.onScreen() && !c.listsItems() && c.lister() == nil
 			return !notes && (pointed || c.otherItem(r.text, r.toks, r.mentions, r.pronoun)) && !c.differenceKnown(r)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
@@ -962,6 +1015,14 @@ func init() {
 		// "is it electric?" on its page, whose tools name no fuel: what the list said of it.
 		{"what the list said of it", func(_ *conv, r *reading) bool { return r.question && len(r.refs) == 1 },
 			func(c *conv, r *reading) (intent, bool) { return reply(c.itemIs(r.refs[0], r.toks)) }},
+		// "the cheapest one overall" with SUVs shown: the whole list, then the ranking.
+		{"of all", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return ofAll(r.toks) && r.hasRank && l != nil && r.best != nil && r.best.def.Name != l.def.Name && c.filtered(l.def.Name)
+		}, func(c *conv, r *reading) (intent, bool) {
+			l, best := c.lister(), r.best
+			return intent{steps: func(*conv) []*plan { return []*plan{l, best} }}, true
+		}},
 		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
 		{"ranking", func(c *conv, r *reading) bool {
 			// (not "which is newer, this or the audi a4?" before the A4 is known: its name is
@@ -1728,6 +1789,9 @@ func (c *conv) followsUp(p *plan) bool {
 // rankOnSeen reports a ranking about items already on screen: "the cheaper one", "which is
 // cheapest", "the cheapest of them", "of the two".
 func (c *conv) rankOnSeen(toks []token, at int) bool {
+	if ofAll(toks) {
+		return false // "the cheapest one overall": of every item, not of those shown
+	}
 	if strings.HasSuffix(strings.ToLower(toks[at].raw), "er") { // "cheaper", "newer", "pricier"
 		return true
 	}
@@ -1739,6 +1803,25 @@ func (c *conv) rankOnSeen(toks []token, at int) bool {
 		}
 	}
 	return c.fewSeen() && anyNorm(toks, "them")
+}
+
+// filtered reports that the last call of listing tool name had arguments: the list shows
+// some items only (its filters stay while the visitor is on other pages).
+func (c *conv) filtered(name string) bool {
+	for _, k := range slices.Backward(c.calls) {
+		if k.name == name {
+			return !noArguments(k.args)
+		}
+	}
+	return false
+}
+
+// ofAll reports words that ask about every item, not those the last list showed: "the
+// cheapest one overall", "the newest of all".
+func ofAll(toks []token) bool {
+	return anyNorm(toks, "overall", "altogether") || slices.ContainsFunc(toks, func(t token) bool {
+		return t.norm == "of" && wordAt(toks, slices.Index(toks, t)+1, "all", "everything")
+	})
 }
 
 // sortCue reports a request to reorder the list rather than to name a winner: "cheapest
