@@ -2059,6 +2059,13 @@ var siteConversations = []struct {
 		{say: "open the mustang", calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`}, on: "car"},
 		{say: "is the gt worth it", reply: []string{"That is for you to judge."}, not: []string{"Yes"}},
 	}},
+	{"hours in words and with o'clock", "test-drive", "c05", []siteTurn{
+		{say: "next Tuesday afternoon"},
+		{say: "3 o'clock would suit me best.", reply: []string{"I need your name and email"}},
+		{say: "Dana Lee dana@lee.io", calls: []string{`fill_form_data {"date":"2026-12-08","email":"dana@lee.io","name":"Dana Lee","time":"15:00"}`}},
+		{say: "Could we make it friday, say ten o'clock?", calls: []string{`fill_form_data {"date":"2026-12-04","email":"dana@lee.io","name":"Dana Lee","time":"10:00"}`}},
+		{say: "one pm then", calls: []string{`fill_form_data {"date":"2026-12-04","email":"dana@lee.io","name":"Dana Lee","time":"13:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -27,6 +27,11 @@ var (
 	numDateRe = regexp.MustCompile(`(?:^|[^\d/$.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?:$|[^\d/%])`)
 	atHourRe  = regexp.MustCompile(`(?i)\b(at|@|around|by|after|before|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
 	noonRe    = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
+	// hourWords are the hours in words; hourWordRe one said as a time: after "at", "say",
+	// "around" or "by", or before o'clock, am or pm.
+	hourWords  = strings.Fields("one two three four five six seven eight nine ten eleven twelve")
+	hourWordRe = regexp.MustCompile(`(?i)(\b(?:at|say|around|by)\s+|\b)(` + strings.Join(hourWords, "|") + `)(\s*(?:o'?clock|o’clock|[ap]\.?m\b)|\b)`)
+	oclockRe   = regexp.MustCompile(`(?i)(?:\bat\s+)?\b(\d{1,2})\s*(?:o'?clock|o’clock)`)
 	// "the 12th", "saturday the 12th" (not "the 12th of December", which calDateRe reads)
 	dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
 )
@@ -137,6 +142,20 @@ func replaceNumDates(text string, today time.Time) string {
 // hour followed by am/pm, a unit or a percent sign is left alone.
 func rewriteTimes(text string) string {
 	text = noonRe.ReplaceAllString(text, "12:00")
+	// An hour in words, or with o'clock: "ten o'clock", "say ten", "ten am" are at 10.
+	text = hourWordRe.ReplaceAllStringFunc(text, func(m string) string {
+		sub := hourWordRe.FindStringSubmatch(m)
+		if strings.TrimSpace(sub[1]) == "" && strings.TrimSpace(sub[3]) == "" {
+			return m // "the cheaper one", "two people"
+		}
+		for i, w := range hourWords {
+			if strings.EqualFold(sub[2], w) {
+				return sub[1] + strconv.Itoa(i+1) + sub[3]
+			}
+		}
+		return m
+	})
+	text = oclockRe.ReplaceAllString(text, "at $1")
 	var b strings.Builder
 	last := 0
 	for _, m := range atHourRe.FindAllStringSubmatchIndex(text, -1) {
