@@ -2066,6 +2066,20 @@ var siteConversations = []struct {
 		{say: "Could we make it friday, say ten o'clock?", calls: []string{`fill_form_data {"date":"2026-12-04","email":"dana@lee.io","name":"Dana Lee","time":"10:00"}`}},
 		{say: "one pm then", calls: []string{`fill_form_data {"date":"2026-12-04","email":"dana@lee.io","name":"Dana Lee","time":"13:00"}`}},
 	}},
+	{"a side question or a request not understood while the form asks, a name with name's", "test-drive", "c06", []siteTurn{
+		{say: "next tues"},
+		{say: "1pm", reply: []string{"I need your name and email"}},
+		{say: "do you sell motorcycles?", reply: []string{"Sorry"}},
+		{say: "my name's nia lo", reply: []string{"I need your email"}},
+		{say: "nia@lo.org", calls: []string{`fill_form_data {"date":"2026-12-08","email":"nia@lo.org","name":"nia lo","time":"13:00"}`}},
+	}},
+	{"what times there are, asked while the form asks; a greeting that names a part of the day", "test-drive", "c05", []siteTurn{
+		{say: "Good morning, could I book a drive on friday?", reply: []string{"13:00"}},
+		{say: "next Tuesday afternoon"},
+		{say: "I'm not sure, what times do you have?", reply: []string{"The time can be"}},
+		{say: "My name is Margaret Oyelaran and my email is m.oy@ex.com", reply: []string{"I need your time (one of: 13:00, 14:00, 15:00, 16:00)"}},
+		{say: "2pm", calls: []string{`fill_form_data {"date":"2026-12-08","email":"m.oy@ex.com","name":"Margaret Oyelaran","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

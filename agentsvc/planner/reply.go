@@ -1266,7 +1266,7 @@ func (c *conv) askFor(p *plan, said string) intent {
 		return intent{reply: q + ".", asked: p}
 	}
 	// "the earliest slot on friday": which time that is comes first
-	toks, which := tokenize(rewriteTimes(said)), ""
+	toks, which := tokenize(rewriteTimes(greeting.ReplaceAllString(said, ""))), "" // ("good morning, …" names no part of the day)
 	if i, _ := extremeAt(toks); i >= 0 {
 		for _, q := range p.schema.props {
 			if v, ok := p.values[q.name].(string); ok && clockParam(q) {

@@ -719,7 +719,8 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 			j++
 		}
 		// "name is ali ray", "name kim lee" to begin with: said so, lower case is a name too
-		k, said := j, j > i+1 || i == 0 || f.toks[i-1].raw == ","
+		// ("my name's nia lo": "'s" is "is")
+		k, said := j, j > i+1 || i == 0 || f.toks[i-1].raw == "," || is && strings.HasSuffix(strings.ToLower(strings.ReplaceAll(t.raw, "’", "'")), "'s")
 		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] &&
 			(unicode.IsUpper([]rune(f.toks[k].raw)[0]) || said && !ordinary(f.toks[k].norm) && f.vocab[f.toks[k].norm] == 0) {
 			k++
