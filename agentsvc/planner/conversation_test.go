@@ -248,8 +248,8 @@ var siteConversations = []struct {
 		{say: "Mia Chen mia@chen.dev",
 			calls: []string{`fill_form_data {"name":"Mia Chen","email":"mia@chen.dev","date":"2026-12-05","time":"13:00"}`}, reply: []string{"Filled"}},
 	}},
-	{"book before the form is filled: the page says what it lacks, the answers fill it", "test-drive", "", []siteTurn{
-		{say: "book a drive", calls: []string{`book_test_drive {}`}, reply: []string{"name, email, date, time"}}, // the page says what it lacks
+	{"book before the form is filled: what it lacks is asked, the answers fill it", "test-drive", "", []siteTurn{
+		{say: "book a drive", reply: []string{"I need your name, email, date and time"}}, // a drive asked: its form, not a booking that fails
 		{say: "tomorrow 3pm", reply: []string{"name and email"}},
 		{say: "mike ross mike@pearson.com",
 			calls: []string{`fill_form_data {"name":"mike ross","email":"mike@pearson.com","date":"2026-12-03","time":"15:00"}`}, reply: []string{"Filled"}},
@@ -2079,6 +2079,14 @@ var siteConversations = []struct {
 		{say: "I'm not sure, what times do you have?", reply: []string{"The time can be"}},
 		{say: "My name is Margaret Oyelaran and my email is m.oy@ex.com", reply: []string{"I need your time (one of: 13:00, 14:00, 15:00, 16:00)"}},
 		{say: "2pm", calls: []string{`fill_form_data {"date":"2026-12-08","email":"m.oy@ex.com","name":"Margaret Oyelaran","time":"14:00"}`}},
+	}},
+	{"a drive asked on its empty form, a polite request worded as a question, what to do if so said last", "car", "c10", []siteTurn{
+		{say: "Could I get it with the Touring trim and the tech package, please?", calls: []string{`configure_car {"packages":["tech"],"trim":"Touring"}`}},
+		{say: "Does it have a sport package?", reply: []string{"Yes: sport is one of the packages"}},
+		{say: "Does it have a sport package available, and could you add it if so?", calls: []string{`configure_car {"packages":["tech","sport"]}`}, reply: []string{"Yes.", "Touring trim"}},
+		{say: "does it have a winter package, and could you add it if so?", reply: []string{"No, there is no winter package"}},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "Good morning, I'd like to book a test drive of this Civic please.", reply: []string{"I need your name, email, date and time"}},
 	}},
 }
 

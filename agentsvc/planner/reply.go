@@ -642,8 +642,9 @@ func (c *conv) options(toks []token) (intent, bool) {
 				p, best = q, n
 			}
 			if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr &&
-				slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) {
-				valued = q // "does it have a tow package?", "… come with the towing package?"
+				slices.ContainsFunc(en, func(e enumValue) bool { return sayValue(toks, e) }) &&
+				(valued == nil || !slices.ContainsFunc(toks, func(t token) bool { return nounOf(t, valued) })) {
+				valued = q // "does it have a tow package?", "… come with the towing package?" (a sport package, no Sport trim)
 			}
 		}
 	}

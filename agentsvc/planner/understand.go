@@ -53,6 +53,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
+	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
 	if rest := beforeClause.ReplaceAllString(text, ""); rest != "" {
 		text = rest // "Before I book, could you tell me the price of this Audi?": the question
 	}
@@ -599,6 +600,14 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 // ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
 var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
 
+// itWord is the word that stands for a thing said before.
+var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
+
+// ifSoLast is what to do when the answer is yes, said after the question with "if so" last:
+// "does it have a winter package, and could you add it if so?" reads as "…? If so, could you
+// add it".
+var ifSoLast = regexp.MustCompile(`(?i)^(.+?)[,;]?\s+and\s+(.+?)[,]?\s+if\s+so\s*[?.!]*\s*$`)
+
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
 var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
 
@@ -842,6 +851,17 @@ func init() {
 				return q, q.steps == nil && q.reply != "" && !strings.HasPrefix(q.reply, "Sorry")
 			}
 			then := c.understand(r.text[at[1]:], r.lookup)
+			if then.steps == nil && len(q.choices) == 1 && then.asked == nil && len(then.choices) == 0 {
+				// "could you add it": what the question named ("could you add the winter package")
+				ch := q.choices[0]
+				named := ch.label
+				for k := range ch.plan.values { // its one value: "the sport package", no Sport trim
+					named = "the " + ch.label + " " + stem(identPhrase(k))
+				}
+				if said := itWord.ReplaceAllString(r.text[at[1]:], named); said != r.text[at[1]:] {
+					then = c.understand(said, r.lookup)
+				}
+			}
 			if then.steps == nil {
 				return intent{reply: q.reply + " " + then.reply, asked: then.asked, choices: then.choices}, true
 			}
@@ -1260,6 +1280,18 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
+	if ws := identWords(best.def.Name); named(best.def.Name, commitFirst) && len(best.schema.props) == 0 && !navTool(best.def) &&
+		slices.ContainsFunc(ws[1:], func(w string) bool { return anyNorm(r.toks, normWord(w)) }) {
+		// "I'd like to book a test drive of this car" on the booking page, its form never
+		// filled: the form's question, not a booking that fails ("book it" presses the button,
+		// and the page says what it lacks)
+		if i := slices.IndexFunc(r.ps, func(p *plan) bool {
+			return !named(p.def.Name, commitFirst) && !navTool(p.def) && !opener(p.def) && len(p.missing) >= 2 && c.lastArgs(p.def.Name, "") == nil
+		}); i >= 0 {
+			c.contactsSaid(r.ps[i], maps.Clone(r.ps[i].values))
+			return c.askMissing(r.ps[i], r.said), true
+		}
+	}
 	if cmp, l := c.comparer(r), c.lister(); cmp != nil && l != nil && best.def.Name == cmp.def.Name && len(r.refs) == 0 {
 		if i := slices.IndexFunc(r.ps, func(p *plan) bool { return p.def.Name == l.def.Name && len(p.values) > 0 && p.score >= threshold }); i >= 0 {
 			return c.compareAll(r.ps[i], cmp), true // "the hondas side by side instead": not the cars compared before
@@ -1965,8 +1997,8 @@ func isQuestion(text string, toks []token) bool {
 		return true // "can it tow"
 	}
 	if wordAt(toks, 0, "can", "could", "would", "will") && wordAt(toks, 1, "i", "you", "we", "u") &&
-		!wordAt(toks, 2, "get", "have", "tell") { // "could you tell me …?" asks
-		return false
+		(!wordAt(toks, 2, "get", "have", "tell") || wordAt(toks, 3, "it", "this", "that") && wordAt(toks, 4, "with", "in")) {
+		return false // "could you tell me …?" asks; "could i get it with the touring trim?" does
 	}
 	// ("do wilderness in silver and …", "do 60 months": "do" that asks no one does it)
 	doIt := wordAt(toks, 0, "do") && (!wordAt(toks, 1, "you", "u", "they", "it", "i", "we", "these", "those", "any", "the", "all", "both") ||
