@@ -2088,6 +2088,27 @@ var siteConversations = []struct {
 		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "Good morning, I'd like to book a test drive of this Civic please.", reply: []string{"I need your name, email, date and time"}},
 	}},
+	{"a package named by its name, removed by them; a budget with tops; a look in more detail", "inventory", "", []siteTurn{
+		{say: "tops 35k, want a truck", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":35000}`}, reply: []string{"Showing 1 car"}},
+		{say: "want an suv, 40k tops", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}},
+		{say: "I'd like to look at the cheapest one in more detail, please.", calls: []string{`select_car {"carId":"c08"}`}, reply: []string{"2023 Kia Sportage"}, on: "car"},
+		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
+		{say: "add tow and comfort", calls: []string{`configure_car {"packages":["tow","comfort"]}`}},
+		{say: "remove the comfort seats", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "add comfort", calls: []string{`configure_car {"packages":["tow","comfort"]}`}},
+		{say: "I've changed my mind about the comfort seats; please remove them.", calls: []string{`configure_car {"packages":["tow"]}`}},
+	}},
+	{"a rate tried bare, a term in years said short, a monthly figure of the car just named", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "cheapest 1?", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2023 Kia Sportage"}},
+		{say: "hw much a month", calls: []string{`select_car {"carId":"c08"}`, `go_to_financing {}`}, on: "financing"},
+		{say: "finance it 5 yrs", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "try 3.9", calls: []string{`calculate_payment {"apr":3.9,"termMonths":60}`}},
+	}},
+	{"a term in years is no income", "financing", "c08", []siteTurn{
+		{say: "finance it over 5 years", calls: []string{`calculate_payment {"termMonths":60}`}, not: []string{"application"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -631,7 +631,7 @@ func typoMatch(a, b string) bool {
 // cueWords state a bound for the number after them; cueAfter for the number before them.
 var (
 	maxCues = phraseList(`less expensive than, less than, fewer than, lower than, cheaper than, older than,
-		no more than, not more than, at most, up to, under, below, max, maximum, within, before, budget,
+		no more than, not more than, at most, up to, under, below, max, maximum, within, before, budget, tops,
 		<, < =`)
 	minCues = phraseList(`more expensive than, pricier than, more than, greater than, higher than, newer than,
 		at least, no less than,
@@ -649,7 +649,9 @@ var (
 // as written.
 func phraseAt(toks []token, i int, phrase []string) bool {
 	return i >= 0 && i+len(phrase) <= len(toks) && slices.EqualFunc(toks[i:i+len(phrase)], phrase,
-		func(t token, w string) bool { return t.norm == w || t.kind == kindSym && t.raw == w })
+		func(t token, w string) bool {
+			return t.norm == w || t.kind == kindWord && t.norm == normWord(w) || t.kind == kindSym && t.raw == w
+		}) // ("tops" is "top")
 }
 
 // endsWith reports whether toks[:i] ends with one of the phrases.

@@ -54,6 +54,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
+	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
+	if m := aboutThenIt.FindStringSubmatchIndex(text); m != nil {
+		// "I've changed my mind about the comfort seats; please remove them": remove the seats
+		text = text[m[4]:m[5]] + " " + text[m[2]:m[3]] + text[m[1]:]
+	}
 	if rest := beforeClause.ReplaceAllString(text, ""); rest != "" {
 		text = rest // "Before I book, could you tell me the price of this Audi?": the question
 	}
@@ -510,8 +515,9 @@ func (c *conv) rewriteNearest(text string) string {
 	return text
 }
 
-// atRate is a figure with decimals said after "at" and no unit: "… at 4.9" is a rate.
-var atRate = regexp.MustCompile(`(?i)\bat\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and)\b)`)
+// atRate is a figure with decimals said after "at" (or "try") and no unit: "… at 4.9", "try
+// 3.9" are a rate.
+var atRate = regexp.MustCompile(`(?i)\b(?:at|try|use|make\s+it)\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and|instead)\b)`)
 
 // noneDown is nothing put down, in words: "no money down", "without a down payment",
 // "forget the down payment".
@@ -599,6 +605,13 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 
 // ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
 var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
+
+// inDetail asks to look at something closely: its page.
+var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|look\s+at|see|view)\s+(.+?)\s+(?:in\s+(?:more\s+|greater\s+|full\s+)?detail|more\s+closely|up\s+close)\b`)
+
+// aboutThenIt is a thing named after "about", then what to do with it, said with "them" or
+// "it": "… about the comfort seats; please remove them".
+var aboutThenIt = regexp.MustCompile(`(?i)\babout\s+(the\s+[^;,.!?]+?)\s*[;,.!]\s*(?:so\s+)?(?:(?:please|pls|could\s+you|can\s+you|just)\s+)?(remove|drop|delete|add)\s+(?:them|it|those|that)\b`)
 
 // itWord is the word that stands for a thing said before.
 var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
@@ -1129,7 +1142,8 @@ func init() {
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
-			return r.unclear && r.numbers && len(r.refs) == 0 && c.onScreen() == "" && (c.itemInView() != nil || len(c.group()) >= 2)
+			// ("how much a month" after "The cheapest one is the Kia Sportage": its calculator)
+			return r.unclear && (r.numbers || perMonth(r.toks)) && len(r.refs) == 0 && c.onScreen() == "" && (c.itemInView() != nil || len(c.group()) >= 2)
 		}, func(c *conv, _ *reading) (intent, bool) {
 			if it := c.itemInView(); it != nil {
 				return c.openFor(it)
@@ -2208,7 +2222,7 @@ func verbSaid(p *plan, toks []token) bool {
 // requestWords are words of requests that are not names.
 var requestWords = wordSet(`open show see view display pick choose select compare comparison between versus vs
 	side both two three car item one ones option options thing stuff info information detail details page list
-	please thank thanks want would like prefer need find look check tell about get give take put set add
+	please thank thanks want would like prefer need find look check tell about get give take put set add drop remove
 	and or with without for me my them those these it its the a an pull up bring more other another`)
 
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
