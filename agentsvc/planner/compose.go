@@ -420,6 +420,10 @@ func countAsked(toks []token) int {
 			!wordAt(toks, i-1, "of") && slices.ContainsFunc(toks[i+1:min(i+3, len(toks))], plural) {
 			return int(t.value)
 		}
+		// "five red coupes" in words
+		if n, ok := countWord(t); ok && t.kind == kindWord && !wordAt(toks, i-1, "of", "the") && slices.ContainsFunc(toks[i+1:min(i+3, len(toks))], plural) {
+			return n
+		}
 	}
 	return 0
 }

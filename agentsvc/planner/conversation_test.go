@@ -2109,6 +2109,14 @@ var siteConversations = []struct {
 	{"a term in years is no income", "financing", "c08", []siteTurn{
 		{say: "finance it over 5 years", calls: []string{`calculate_payment {"termMonths":60}`}, not: []string{"application"}},
 	}},
+	{"a count in words more than match, one of those shown that is", "inventory", "", []siteTurn{
+		{say: "Do you have five red coupes?", calls: []string{`search_cars {"bodyType":"coupe","color":"red"}`}, reply: []string{"Only one car matches."}},
+		{say: "wagons", calls: []string{`search_cars {"bodyType":"wagon"}`}},
+		{say: "Is there one that's diesel?", calls: []string{`search_cars {"bodyType":"wagon","fuel":"diesel"}`}, reply: []string{"2020 Audi A6 Avant"}, not: []string{"F-150"}},
+	}},
+	{"this car compared with another, on a page reached by its link", "car", "c13", []siteTurn{
+		{say: "Could you compare this car with the Hyundai Ioniq 5 for me?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c05","c13"]}`}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

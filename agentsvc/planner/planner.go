@@ -185,6 +185,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 		c.text = goesForRe.ReplaceAllString(spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content)), "cost")
 		c.text = kindCostRe.ReplaceAllString(c.text, "how much are $1$2") // "what do your sedans cost"
 		c.text = withoutRe.ReplaceAllString(c.text, "without")            // "w/o the sound package"
+		c.text = compareThis.ReplaceAllString(c.text, "compare it")       // "compare this car with the Ioniq 5": as "it" is
 		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1

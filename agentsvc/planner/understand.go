@@ -606,6 +606,9 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 // ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
 var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
 
+// compareThis is the item on screen named as the first of a comparison.
+var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one|vehicle|model|item|product)\b`)
+
 // inDetail asks to look at something closely: its page.
 var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|look\s+at|see|view)\s+(.+?)\s+(?:in\s+(?:more\s+|greater\s+|full\s+)?detail|more\s+closely|up\s+close)\b`)
 
@@ -1687,7 +1690,9 @@ func narrows(toks []token) bool {
 		asWell := wordAt(toks, i, "as") && wordAt(toks, i+1, "well")
 		ofThose := wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them")
 		theOne := wordAt(toks, i, "the") && wordAt(toks, i+2, "one", "ones") // "open the red one": of those shown
-		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || asWell || ofThose || theOne {
+		// "is there one that's diesel?", "any that are red?": one of those shown
+		oneThat := wordAt(toks, i, "one", "ones", "any") && wordAt(toks, i+1, "that", "which", "thats", "that's")
+		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || asWell || ofThose || theOne || oneThat {
 			return true
 		}
 	}
