@@ -2117,6 +2117,22 @@ var siteConversations = []struct {
 	{"this car compared with another, on a page reached by its link", "car", "c13", []siteTurn{
 		{say: "Could you compare this car with the Hyundai Ioniq 5 for me?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c05","c13"]}`}, on: "drawer"},
 	}},
+	{"a day of the month is no name, a make said with this as its one car shown", "inventory", "", []siteTurn{
+		{say: "show me diesel cars", calls: []string{`search_cars {"fuel":"diesel"}`}},
+		{say: "I'd like to book a test drive of this Audi on Friday the 11th at 9 in the morning.", calls: []string{`select_car {"carId":"c21"}`, `go_to_test_drive {}`},
+			reply: []string{"2020 Audi A6 Avant"}, not: []string{"11th among"}, on: "test-drive"},
+		{say: "Ann Lee ann@lee.io", calls: []string{`fill_form_data {"date":"2026-12-11","email":"ann@lee.io","name":"Ann Lee","time":"09:00"}`}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "can i test drive one on the 11th", not: []string{"11th among"}},
+	}},
+	{"open that of several, the most recent", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open that", reply: []string{"Which car is it for"}},
+		{click: 2, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "Which one is the most recent model year?", reply: []string{"are the newest, both 2023"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

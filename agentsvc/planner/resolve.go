@@ -112,7 +112,7 @@ var rankWords = map[string]order{
 	"expensive": {priceField, true, "most expensive"}, "pricier": {priceField, true, "pricier"},
 	"priciest": {priceField, true, "priciest"}, "costliest": {priceField, true, "most expensive"},
 	"newest": {yearField, true, "newest"}, "newer": {yearField, true, "newer"},
-	"latest": {yearField, true, "newest"},
+	"latest": {yearField, true, "newest"}, "recent": {yearField, true, "newest"}, // ("the most recent model year")
 	"oldest": {yearField, false, "oldest"}, "older": {yearField, false, "older"},
 }
 

@@ -114,7 +114,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		})
 	}
 	r.mentions = mentions(c.vocab)
-	if len(r.mentions) == 0 && (c.wantsItem(r) || anyNorm(toks, "other")) {
+	if len(r.mentions) == 0 && (c.wantsItem(r) || anyNorm(toks, "other") || thisMake(toks, c.vocab)) {
 		// "open the tesla", "the other audi": a filter word names items when the request is
 		// about one item.
 		r.mentions = mentions(nil)
@@ -605,6 +605,16 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 
 // ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
 var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
+
+// thisMake reports a filter's word said as one item: "a test drive of this Audi".
+func thisMake(toks []token, vocab map[string]bool) bool {
+	for i := range toks {
+		if wordAt(toks, i, "this", "that") && i+1 < len(toks) && vocab[toks[i+1].norm] && !strings.HasSuffix(strings.ToLower(toks[i+1].raw), "s") {
+			return true
+		}
+	}
+	return false
+}
 
 // compareThis is the item on screen named as the first of a comparison.
 var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one|vehicle|model|item|product)\b`)
@@ -1146,7 +1156,10 @@ func init() {
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
 			// ("how much a month" after "The cheapest one is the Kia Sportage": its calculator)
-			return r.unclear && (r.numbers || perMonth(r.toks)) && len(r.refs) == 0 && c.onScreen() == "" && (c.itemInView() != nil || len(c.group()) >= 2)
+			// ("open that" after a list of several: which)
+			opensIt := r.pronoun && slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] })
+			return r.unclear && (r.numbers || perMonth(r.toks) || opensIt) && len(r.refs) == 0 && c.onScreen() == "" &&
+				(c.itemInView() != nil || len(c.group()) >= 2 || opensIt && len(c.before.last) >= 2)
 		}, func(c *conv, _ *reading) (intent, bool) {
 			if it := c.itemInView(); it != nil {
 				return c.openFor(it)
@@ -1154,7 +1167,11 @@ func init() {
 			// "per month over 4 years" after three BMWs were listed: which? (forItem reads the
 			// answer with these words)
 			var names []string
-			for _, it := range c.group()[:min(3, len(c.group()))] {
+			group := c.group()
+			if len(group) < 2 {
+				group = c.before.last // "open that" after a list cut short
+			}
+			for _, it := range group[:min(3, len(group))] {
 				names = append(names, theTitle(it))
 			}
 			return reply("Which "+c.opensWhat()+whichFor+c.offer(names, "or", true)+"?", true)
@@ -2098,8 +2115,9 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 		// "compare the kia and the crv": a make said as one car is a name to look up
 		theMake := wantsIDs(p) && saysVerb(toks, p.def) && wordAt(toks, i-1, "the", "compare", "and", "vs", "versus", "with", "to", "or") && !strings.HasSuffix(strings.ToLower(t.raw), "s") &&
 			(i+1 == len(toks) || toks[i+1].kind != kindWord || wordAt(toks, i+1, "and", "vs", "versus", "with", "to", "or"))
-		// A number is no name of its own ("Model 3": the word before it counts).
-		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 ||
+		// A number is no name of its own ("Model 3": the word before it counts); nor is a day
+		// of the month ("on Friday the 11th").
+		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 || ordinalDigits.MatchString(t.raw) ||
 			ordinary(t.norm) || correctionWords[t.norm] || c.vocab[t.norm] && !theMake || // ("Thanks. Actually, …")
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
