@@ -2133,6 +2133,11 @@ var siteConversations = []struct {
 		{say: "electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
 		{say: "Which one is the most recent model year?", reply: []string{"are the newest, both 2023"}},
 	}},
+	{"colours asked after one car was named", "inventory", "", []siteTurn{
+		{say: "suv under 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
+		{say: "cheapest 1?", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2023 Kia Sportage"}},
+		{say: "wat colours", calls: []string{`select_car {"carId":"c08"}`}, reply: []string{"The color can be red, white, gray or black."}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

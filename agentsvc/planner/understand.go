@@ -228,6 +228,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.best = formFirst(r.ps)
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
 	}
+	if last := c.lastNamed(); len(r.refs) == 0 && !named && r.question && c.listsItems() && c.onScreen() == "" && len(last) == 1 && len(toks) <= 4 &&
+		slices.ContainsFunc(toks, func(t token) bool { return c.hasParam(func(p *property) bool { return nounOf(t, p) }) }) {
+		r.refs = last // "wat colours" after "The cheapest one is the Kia Sportage": its colours
+	}
 	seen := c.before.items[c.onScreen()]
 	if (r.best == nil || r.unclear) && len(r.refs) == 0 && !named && r.question && asksField(toks) && seen != nil && !c.listsItems() {
 		r.refs = []*item{seen} // "whats the mileage" on a car's page, which no tool there tells: of that car
