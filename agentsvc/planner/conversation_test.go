@@ -2138,6 +2138,12 @@ var siteConversations = []struct {
 		{say: "cheapest 1?", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2023 Kia Sportage"}},
 		{say: "wat colours", calls: []string{`select_car {"carId":"c08"}`}, reply: []string{"The color can be red, white, gray or black."}, on: "car"},
 	}},
+	{"seeing it in person is a test drive", "car", "c13", []siteTurn{
+		{say: "i wanna see it in person saturday", calls: []string{`go_to_test_drive {}`}, reply: []string{"I need your name, email and time"}, not: []string{"either"}, on: "test-drive"},
+		{say: "morning pls", reply: []string{"(one of: 09:00, 10:00, 11:00)"}},
+		{say: "9"},
+		{say: "mia r mia@r.io", calls: []string{`fill_form_data {"date":"2026-12-05","email":"mia@r.io","name":"mia r","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

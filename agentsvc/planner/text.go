@@ -427,11 +427,11 @@ var phrases = map[string]string{
 	"come to":                          "price total",
 	"side by side, next to each other": "compare comparison",
 	"tell me about, more about":        "detail info information describe",
-	"for a spin, try it out, take it out, drive it, want to try, like to try": "test drive",
-	"per month, a month, each month, monthly, the payment":                    "monthly payment financing",
-	"interested in, curious about, check out, have a look at":                 "open detail",
-	"put down, down payment, a loan, interest rate":                           "financing",
-	"sign me up, sign up, sign us up":                                         "apply submit register",
+	"for a spin, try it out, take it out, drive it, want to try, like to try, in person, see it in person, come see it": "test drive",
+	"per month, a month, each month, monthly, the payment":                                                              "monthly payment financing",
+	"interested in, curious about, check out, have a look at":                                                           "open detail",
+	"put down, down payment, a loan, interest rate":                                                                     "financing",
+	"sign me up, sign up, sign us up":                                                                                   "apply submit register",
 }
 
 // phraseList reads comma-separated phrases as their words.
