@@ -2144,6 +2144,10 @@ var siteConversations = []struct {
 		{say: "9"},
 		{say: "mia r mia@r.io", calls: []string{`fill_form_data {"date":"2026-12-05","email":"mia@r.io","name":"mia r","time":"09:00"}`}},
 	}},
+	{"a question asked as could you tell me", "car", "c06", []siteTurn{
+		{say: "Could you tell me what this Outback costs with the Wilderness trim and the off-road package?", calls: []string{`configure_car {"packages":["offroad"],"trim":"Wilderness"}`}, reply: []string{"total $39,000"}},
+		{say: "Does it come in green?", reply: []string{"Yes: the color can be green"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -55,6 +55,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
 	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
+	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
+		text = rest // "could you tell me what this Outback costs with …": what it costs with …
+	}
 	if m := aboutThenIt.FindStringSubmatchIndex(text); m != nil {
 		// "I've changed my mind about the comfort seats; please remove them": remove the seats
 		text = text[m[4]:m[5]] + " " + text[m[2]:m[3]] + text[m[1]:]
@@ -622,6 +625,10 @@ func thisMake(toks []token, vocab map[string]bool) bool {
 
 // compareThis is the item on screen named as the first of a comparison.
 var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one|vehicle|model|item|product)\b`)
+
+// tellMeWhat is a question asked about a question: "could you tell me what …", "can you tell
+// me how much …".
+var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:please\s+)?|please\s+)?tell\s+me\s+(?:please\s+)?`)
 
 // inDetail asks to look at something closely: its page.
 var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|look\s+at|see|view)\s+(.+?)\s+(?:in\s+(?:more\s+|greater\s+|full\s+)?detail|more\s+closely|up\s+close)\b`)
