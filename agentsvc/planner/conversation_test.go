@@ -2148,6 +2148,9 @@ var siteConversations = []struct {
 		{say: "Could you tell me what this Outback costs with the Wilderness trim and the off-road package?", calls: []string{`configure_car {"packages":["offroad"],"trim":"Wilderness"}`}, reply: []string{"total $39,000"}},
 		{say: "Does it come in green?", reply: []string{"Yes: the color can be green"}},
 	}},
+	{"the total including everything", "car", "c16", []siteTurn{
+		{say: "What would the total come to, including everything?", calls: []string{`get_price_summary {}`}, reply: []string{"total $22,400"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

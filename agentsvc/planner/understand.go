@@ -2257,6 +2257,7 @@ func verbSaid(p *plan, toks []token) bool {
 var requestWords = wordSet(`open show see view display pick choose select compare comparison between versus vs
 	side both two three car item one ones option options thing stuff info information detail details page list
 	please thank thanks want would like prefer need find look check tell about get give take put set add drop remove
+	including everything altogether
 	and or with without for me my them those these it its the a an pull up bring more other another`)
 
 // opener reports a tool that opens an item's page: named open_…, select_…, view_…, show_…,
