@@ -11,6 +11,24 @@ import { ClosedError } from '../wsrpc.js';
 import { FakeSocket, quietLogger, settle } from './fakesocket.js';
 
 const URL = 'ws://agent.test/v1/ws';
+
+/**
+ * Runs fn with the page's window events (globalThis.addEventListener) on a new EventTarget,
+ * which fn gets to dispatch on; the global is restored after.
+ * @param {(win: EventTarget) => Promise<void>} fn
+ */
+async function withWindow(fn) {
+  const had = globalThis.addEventListener;
+  const win = new EventTarget();
+  globalThis.addEventListener = win.addEventListener.bind(win);
+  try {
+    await fn(win);
+  } finally {
+    if (had) globalThis.addEventListener = had;
+    else delete globalThis.addEventListener;
+  }
+}
+
 const PAGE = { url: 'http://shop.test/cars', title: 'Cars' };
 
 /** @param {Record<string, string>} [initial] */
@@ -241,10 +259,7 @@ describe('reconnect', () => {
 
   test('a socket that fails before it opens is retried only once the origin check has answered; a refused origin stops the client for good', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
-    const had = globalThis.addEventListener;
-    const win = new EventTarget();
-    globalThis.addEventListener = win.addEventListener.bind(win);
-    try {
+    await withWindow(async (win) => {
       /** @type {((v: any) => void)[]} */
       const answers = [];
       /** @type {string[]} */
@@ -303,18 +318,12 @@ describe('reconnect', () => {
       assert.equal(FakeSocket.instances.length, 2);
       assert.equal(client.state, 'connecting');
       client.stop();
-    } finally {
-      if (had) globalThis.addEventListener = had;
-      else delete globalThis.addEventListener;
-    }
+    });
   });
 
   test('the network back while a try is bound to fail (its origin check under way): the next try is at once, not at the end of the backoff', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
-    const had = globalThis.addEventListener;
-    const win = new EventTarget();
-    globalThis.addEventListener = win.addEventListener.bind(win);
-    try {
+    await withWindow(async (win) => {
       /** @type {((v: any) => void)[]} */
       const answers = [];
       const { client, states, accept, socket } = setup({ random: () => 1, fetchJSON: () => new Promise((resolve) => answers.push(resolve)) });
@@ -341,10 +350,7 @@ describe('reconnect', () => {
       await settle();
       assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 500 });
       client.stop();
-    } finally {
-      if (had) globalThis.addEventListener = had;
-      else delete globalThis.addEventListener;
-    }
+    });
   });
 
   test('a message sent while the agent cannot be reached tries now, then every few seconds, not at the end of a long backoff', async (t) => {
@@ -720,10 +726,7 @@ describe('chat', () => {
 
 describe('page life', () => {
   test('pagehide closes the socket with 1001 and does not reconnect; a bfcache restore does', async () => {
-    const had = globalThis.addEventListener;
-    const win = new EventTarget();
-    globalThis.addEventListener = win.addEventListener.bind(win);
-    try {
+    await withWindow(async (win) => {
       const { client, socket, accept } = setup();
       client.start();
       await accept();
@@ -738,10 +741,7 @@ describe('page life', () => {
       await settle();
       assert.equal(FakeSocket.instances.length, 2, 'a page restored from the bfcache reconnects');
       client.stop();
-    } finally {
-      if (had) globalThis.addEventListener = had;
-      else delete globalThis.addEventListener;
-    }
+    });
   });
 });
 
