@@ -2151,6 +2151,11 @@ var siteConversations = []struct {
 	{"the total including everything", "car", "c16", []siteTurn{
 		{say: "What would the total come to, including everything?", calls: []string{`get_price_summary {}`}, reply: []string{"total $22,400"}},
 	}},
+	{"a make of one of the cars compared, and a correction to it", "inventory", "", []siteTurn{
+		{say: "compare the rav4, the sportage and the crv", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c08","c02"]}`}, on: "drawer"},
+		{say: "open the hyundai", calls: []string{`select_car {"carId":"c05"}`}, on: "car"},
+		{say: "Sorry, I meant the Toyota, not the Hyundai.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -158,6 +158,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 			continue // "anything cheaper, maybe a hatchback?": a kind, not one of them
 		case it != nil && !manyOrOther(toks) && !plural:
 			m.items = []*item{it} // "open the Audi" once the A4's page was open: the A4
+		case !plural && !manyOrOther(toks) && len(inLast(m.items, c.before.last)) == 1:
+			m.items = inLast(m.items, c.before.last) // "open the toyota" of the RAV4, the Sportage and the CR-V compared
 		default:
 			r.ambiguous = &m
 			return r
@@ -612,6 +614,11 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 
 // ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
 var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
+
+// inLast are the items of items that the last result listed.
+func inLast(items, last []*item) []*item {
+	return slices.DeleteFunc(slices.Clone(items), func(it *item) bool { return !slices.Contains(last, it) })
+}
 
 // thisMake reports a filter's word said as one item: "a test drive of this Audi".
 func thisMake(toks []token, vocab map[string]bool) bool {
