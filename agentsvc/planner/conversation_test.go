@@ -2156,6 +2156,11 @@ var siteConversations = []struct {
 		{say: "open the hyundai", calls: []string{`select_car {"carId":"c05"}`}, on: "car"},
 		{say: "Sorry, I meant the Toyota, not the Hyundai.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, on: "car"},
 	}},
+	{"a figure of two calculations compared", "financing", "c01", []siteTurn{
+		{say: "36 months with 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":36}`}},
+		{say: "60 months with 6000 down", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
+		{say: "Which of the two has the lower total interest?", reply: []string{"The first (down payment 3000, term months 36) has the lower total interest: $3,186.88 against $4,814.47"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

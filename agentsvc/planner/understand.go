@@ -3,6 +3,7 @@ package planner
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"regexp"
@@ -615,6 +616,67 @@ var thanThis = regexp.MustCompile(`(?i)\bthan\s+(this|that|it)(\s+one|\s+car)?\b
 // ifSo ends a question and starts what to do when the answer is yes: "…? If so, …".
 var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
 
+// twoResults answers which of the last two results of one tool has the lower (or higher)
+// figure the question names by the words before it in both ("total interest"): "The first (term
+// months 36, down payment 3000) has the lower total interest: $3,186.88 against $4,814.47 for the
+// second (term months 60, down payment 6000)." ok is false when no two results state it.
+func (c *conv) twoResults(toks []token) (string, bool, bool) {
+	lower := anyNorm(toks, "lower", "lowest", "less", "least", "smaller", "smallest", "cheaper", "cheapest")
+	higher := anyNorm(toks, "higher", "highest", "more", "most", "bigger", "biggest", "larger") // (levelWords)
+	if lower == higher {
+		return "", false, false
+	}
+	var two []call
+	for k := range c.earlierCalls {
+		if k.done && !unwrap(k.result).isError && (len(two) == 0 || k.name == two[0].name && k.args != two[0].args) {
+			two = append(two, k)
+		}
+		if len(two) == 2 {
+			break
+		}
+	}
+	if len(two) < 2 {
+		return "", false, false
+	}
+	asked := slices.DeleteFunc(contentWords(c.text), func(w string) bool {
+		return levelWords[w] || requestWords[w] || auxWords[w] || w == "two" || w == "ha"
+	})
+	for n := min(len(asked), 3); n >= 1; n-- {
+		for i := 0; i+n <= len(asked); i++ {
+			re := regexp.MustCompile(`(?i)\b` + strings.Join(asked[i:i+n], `\s+`) + `\s*:?\s+([$€£]\s?([0-9][0-9,]*(?:\.[0-9]+)?))`)
+			m1, m0 := re.FindStringSubmatch(unwrap(two[1].result).text), re.FindStringSubmatch(unwrap(two[0].result).text)
+			if m1 == nil || m0 == nil {
+				continue
+			}
+			v1, _ := strconv.ParseFloat(strings.ReplaceAll(m1[2], ",", ""), 64)
+			v0, _ := strconv.ParseFloat(strings.ReplaceAll(m0[2], ",", ""), 64)
+			first, second, fv, sv := "the first ("+argsSaid(two[1].args)+")", "the second ("+argsSaid(two[0].args)+")", m1[1], m0[1]
+			if (v0 < v1) == lower {
+				first, second, fv, sv = second, first, sv, fv
+			}
+			level := map[bool]string{true: "lower", false: "higher"}[lower]
+			return upperFirst(first) + " has the " + level + " " + strings.Join(asked[i:i+n], " ") + ": " + fv + " against " + sv + " for " + second + ".", true, true
+		}
+	}
+	return "", false, false
+}
+
+// levelWords say which of two figures is asked: the lower or the higher.
+var levelWords = rawSet(`lower lowest less least smaller smallest cheaper cheapest higher highest more most bigger biggest larger`)
+
+// argsSaid writes a call's arguments as words: "term months 36, down payment 3000".
+func argsSaid(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, identPhrase(k)+" "+fmt.Sprint(m[k]))
+	}
+	return strings.Join(out, ", ")
+}
+
 // inLast are the items of items that the last result listed.
 func inLast(items, last []*item) []*item {
 	return slices.DeleteFunc(slices.Clone(items), func(it *item) bool { return !slices.Contains(last, it) })
@@ -944,6 +1006,14 @@ func init() {
 			}
 			return reply("The monthly payment of "+theTitle(ps[0].it)+" is "+map[bool]string{false: "lower", true: "higher"}[more]+": "+
 				ps[0].said+" against "+ps[1].said+" for "+theTitle(ps[1].it)+".", true)
+		}},
+		// "which of the two has the lower total interest?" after two calculations
+		{"a figure of two results compared", func(c *conv, r *reading) bool {
+			_, _, ok := c.twoResults(r.toks)
+			return r.question && len(r.refs) == 0 && len(r.mentions) == 0 && ok // (no item named: "which is cheaper, the golf or …")
+		}, func(c *conv, r *reading) (intent, bool) {
+			a, b, _ := c.twoResults(r.toks)
+			return reply(a, b)
 		}},
 		// "what's included in the tech package?": a question, not a request to add it.
 		{"what a choice includes", func(_ *conv, r *reading) bool { return asksContents(r.toks, r.question) }, (*conv).contents},
