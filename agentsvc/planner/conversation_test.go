@@ -2161,6 +2161,16 @@ var siteConversations = []struct {
 		{say: "60 months with 6000 down", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
 		{say: "Which of the two has the lower total interest?", reply: []string{"The first (down payment 3000, term months 36) has the lower total interest: $3,186.88 against $4,814.47"}},
 	}},
+	{"a payment, then a booking, asked in one message", "car", "c19", []siteTurn{
+		{say: "Could you tell me the monthly payment over 72 months with $3,500 down and then book a test drive for Monday at 1pm?",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3500,"termMonths":72}`}, reply: []string{"Then, as you asked:", "book a test drive for Monday at 1pm"}, on: "financing"},
+		{click: 1, on: "test-drive"},
+		{say: "Sam Roe sam@roe.io", calls: []string{`fill_form_data {"date":"2026-12-07","email":"sam@roe.io","name":"Sam Roe","time":"13:00"}`}},
+	}},
+	{"a colour here, then a booking, said with then", "car", "c04", []siteTurn{
+		{say: "make it blue and then book a test drive for Sunday at 2pm", calls: []string{`configure_car {"color":"blue"}`, `go_to_test_drive {}`}, not: []string{"Then, as you asked"}, on: "test-drive"},
+		{say: "Sam Roe sam@roe.io", calls: []string{`fill_form_data {"date":"2026-12-06","email":"sam@roe.io","name":"Sam Roe","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -90,6 +90,9 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 		return &llm.Response{ToolCalls: []chat.ToolCall{call}, FinishReason: "tool_calls"}, nil
 	}
 	text := a.text
+	if c.then != "" {
+		text += " Then, as you asked: " + c.offer([]string{c.then}, "or", true) + "."
+	}
 	if c.firstReply {
 		text += "\n\n" + c.place.notice
 	}
@@ -126,12 +129,15 @@ type call struct {
 
 // conv is one model call's view of the conversation.
 type conv struct {
-	tools      []chat.ToolDef
-	msgs       []chat.Message
-	lastUser   int
-	reread     bool // the request is read again on the page the turn opened for it (goOn)
-	start      int  // the first message of this turn's calls on this page (after the visitor's, or an opened page's)
-	text       string
+	tools    []chat.ToolDef
+	msgs     []chat.Message
+	lastUser int
+	reread   bool // the request is read again on the page the turn opened for it (goOn)
+	start    int  // the first message of this turn's calls on this page (after the visitor's, or an opened page's)
+	text     string
+	// then is a second request said after the first with "then" ("… and then book a test
+	// drive for Monday at 1pm"): the turn does the first and offers this one.
+	then       string
 	before     *memory // what the results before this turn showed
 	now        *memory // including this turn's results
 	calls      []call  // every call of the conversation, in order
@@ -204,7 +210,23 @@ func newConv(req llm.Request, now time.Time) *conv {
 	if said, ok := c.forItem(); ok {
 		c.text, c.named = said, true
 	}
+	if m := thenNext.FindStringSubmatch(c.text); m != nil && !c.named && c.splitsThen() {
+		c.text, c.then = m[1], strings.TrimRight(m[2], " ?!.")
+	}
 	return c
+}
+
+// splitsThen reports that the turn reads only the first of two requests said with "then": it
+// starts with it, and when that went to another page (the payment, then a booking) it ends it
+// and offers the second. A first one done here goes on with the second (thenGo: "make it blue
+// and then book a test drive for Sunday").
+func (c *conv) splitsThen() bool {
+	for _, k := range c.calls {
+		if k.at > c.lastUser { // this turn's first call decides
+			return named(k.name, goesFirst)
+		}
+	}
+	return true
 }
 
 // next decides the planner's next step.

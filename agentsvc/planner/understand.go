@@ -692,6 +692,10 @@ func thisMake(toks []token, vocab map[string]bool) bool {
 	return false
 }
 
+// thenNext is a request, then another: "what's the monthly over 72 months, and then book a test
+// drive for Monday at 1pm" (the second starts with a verb of doing).
+var thenNext = regexp.MustCompile(`(?i)^(.{12,}?)[,;]?\s+(?:and\s+)?then\s+((?:please\s+)?(?:book|open|show|add|compare|calculate|apply|schedule|reserve|finance|set|make|sort|search|find|fill)\b.{3,})$`)
+
 // compareThis is the item on screen named as the first of a comparison.
 var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one|vehicle|model|item|product)\b`)
 
