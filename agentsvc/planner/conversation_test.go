@@ -2171,6 +2171,10 @@ var siteConversations = []struct {
 		{say: "make it blue and then book a test drive for Sunday at 2pm", calls: []string{`configure_car {"color":"blue"}`, `go_to_test_drive {}`}, not: []string{"Then, as you asked"}, on: "test-drive"},
 		{say: "Sam Roe sam@roe.io", calls: []string{`fill_form_data {"date":"2026-12-06","email":"sam@roe.io","name":"Sam Roe","time":"14:00"}`}},
 	}},
+	{"which is best of those within the budget said", "inventory", "", []siteTurn{
+		{say: "ok show cars no more than 28k", calls: []string{`search_cars {"maxPrice":28000}`}},
+		{say: "which is best for a family", calls: []string{`search_cars {"bodyType":"suv","maxPrice":28000}`}, reply: []string{"2023 Kia Sportage"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

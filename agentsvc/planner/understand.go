@@ -1792,6 +1792,7 @@ func (c *conv) plainAction(r *reading) bool {
 func narrows(toks []token) bool {
 	words := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind == kindPunct })
 	if wordAt(toks, 0, "and") || wordAt(toks, 0, "what", "how") && wordAt(toks, 1, "about") ||
+		wordAt(toks, 0, "which") && wordAt(toks, 1, "is", "one", "ones", "are") || // "which is best for a family" of those shown
 		wordAt(words, len(words)-1, "then") { // "under 45k then"
 		return true
 	}
