@@ -2175,6 +2175,10 @@ var siteConversations = []struct {
 		{say: "ok show cars no more than 28k", calls: []string{`search_cars {"maxPrice":28000}`}},
 		{say: "which is best for a family", calls: []string{`search_cars {"bodyType":"suv","maxPrice":28000}`}, reply: []string{"2023 Kia Sportage"}},
 	}},
+	{"every choice of the car on screen, asked as options", "car", "c15", []siteTurn{
+		{say: "could you please show me the options that are available?", reply: []string{"The color can be red, gray, white or black.", "The trim can be Select, Preferred or Turbo."}},
+		{say: "financing options", calls: []string{`go_to_financing {}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

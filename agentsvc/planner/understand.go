@@ -1275,6 +1275,22 @@ func init() {
 					return t.kind == kindWord && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm] && !slices.Contains(r.refs[0].words, compact(t.norm))
 				})
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
+		// "could you please show me the options that are available?" on an item's page: every
+		// choice its tools offer
+		{"every choice here", func(c *conv, r *reading) bool {
+			here := len(r.refs) == 0 || len(r.refs) == 1 && (r.refs[0].id == c.onScreen() || c.page != nil && r.refs[0].id == c.page.id)
+			return r.unclear && anyNorm(r.toks, "option", "choice") && !c.listsItems() && here
+		}, func(c *conv, _ *reading) (intent, bool) {
+			var out []string
+			for _, t := range c.tools {
+				for _, q := range parseSchema(t.Parameters).props {
+					if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr && !navTool(t) {
+						out = append(out, "The "+identPhrase(q.name)+" can be "+joinList(texts(en), map[bool]string{true: "and", false: "or"}[q.schema.isArray()])+".")
+					}
+				}
+			}
+			return reply(strings.Join(out, " "), len(out) > 0)
+		}},
 		// (before elsewhere: "add the winter package and show me the payment", where the
 		// packages are tech or sport, says so and stays)
 		{"a colour not offered", unclear, func(c *conv, r *reading) (intent, bool) {
