@@ -2179,6 +2179,16 @@ var siteConversations = []struct {
 		{say: "could you please show me the options that are available?", reply: []string{"The color can be red, gray, white or black.", "The trim can be Select, Preferred or Turbo."}},
 		{say: "financing options", calls: []string{`go_to_financing {}`}, on: "financing"},
 	}},
+	{"undo the last change", "car", "c18", []siteTurn{
+		{say: "undo that", reply: []string{"There is nothing here to undo."}},
+		{say: "make it red", calls: []string{`configure_car {"color":"red"}`}},
+		{say: "undo", reply: []string{"I can't undo that: nothing here says what the color was before."}},
+		{say: "add the tow package", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "add the off-road package too", calls: []string{`configure_car {"packages":["tow","offroad"]}`}},
+		{say: "undo that", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "make it white", calls: []string{`configure_car {"color":"white"}`}},
+		{say: "please undo it", calls: []string{`configure_car {"color":"red"}`}, reply: []string{"red"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -677,6 +677,69 @@ func argsSaid(args string) string {
 	return strings.Join(out, ", ")
 }
 
+// undoRe asks to take back the last change: "undo that", "revert it", "put it back how it was".
+var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse)(?:\s+(?:that|it|this|the\s+last\s+(?:change|one)))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
+
+// undo takes back the last change a tool of this page made: each value it set goes back to
+// the one an earlier call of the tool set, a list to empty when none did ("undo that" after
+// "add the tow package"; after "make it red", the colour before). A value no earlier call set
+// cannot go back, and is said.
+func (c *conv) undo(_ *reading) (intent, bool) {
+	var last *call
+	var earlier []call
+	for k := range c.earlierCalls {
+		def := c.toolDef(k.name)
+		if last == nil {
+			if !c.offers(k.name) || navTool(def) || named(k.name, readsFirst) || named(k.name, commitFirst) || noArguments(k.args) {
+				continue
+			}
+			last = &k
+			continue
+		}
+		if k.name == last.name {
+			earlier = append(earlier, k)
+		}
+	}
+	if last == nil {
+		return intent{reply: "There is nothing here to undo."}, true
+	}
+	var args map[string]any
+	if json.Unmarshal([]byte(last.args), &args) != nil {
+		return intent{}, false
+	}
+	def := c.toolDef(last.name)
+	p := &plan{def: def, schema: parseSchema(def.Parameters), values: map[string]any{}}
+	var kept []string
+	for _, q := range p.schema.props {
+		if _, set := args[q.name]; !set {
+			continue
+		}
+		found := false
+		for _, k := range earlier {
+			var was map[string]any
+			if json.Unmarshal([]byte(k.args), &was) == nil && was[q.name] != nil {
+				p.values[q.name], found = was[q.name], true
+				break
+			}
+		}
+		if !found && q.schema.isArray() {
+			p.values[q.name], found = []any{}, true
+		}
+		if !found {
+			kept = append(kept, identPhrase(q.name))
+		}
+	}
+	if len(p.values) == 0 {
+		return intent{reply: "I can't undo that: nothing here says what the " + joinList(kept, "and") + " was before."}, true
+	}
+	if len(kept) == 0 {
+		return callIntent(p), true
+	}
+	return intent{steps: callIntent(p).steps, final: func(c *conv) string {
+		return c.summary() + " The " + joinList(kept, "and") + " stays: nothing here says what it was before."
+	}}, true
+}
+
 // inLast are the items of items that the last result listed.
 func inLast(items, last []*item) []*item {
 	return slices.DeleteFunc(slices.Clone(items), func(it *item) bool { return !slices.Contains(last, it) })
@@ -930,6 +993,7 @@ func init() {
 			return !seen && r.lookup && c.lister() != nil && len(c.smallBounds(r.toks)) > 0
 		}, func(c *conv, r *reading) (intent, bool) { return (&lookup{said: r.said, l: c.lister()}).intent(), true }},
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
+		{"undo", func(_ *conv, r *reading) bool { return undoRe.MatchString(r.text) }, (*conv).undo},
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
 		// "20% down" where no result stated the price to take it of (rewriteShares did not).
 		{"a share of an unknown price", func(c *conv, r *reading) bool { return c.shareAt(r.toks) != "" }, func(c *conv, r *reading) (intent, bool) {
