@@ -2184,6 +2184,8 @@ var siteConversations = []struct {
 		{say: "make it red", calls: []string{`configure_car {"color":"red"}`}},
 		{say: "undo", reply: []string{"I can't undo that: nothing here says what the color was before."}},
 		{say: "add the tow package", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "undo that", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+		{say: "add the tow package", calls: []string{`configure_car {"packages":["tow"]}`}},
 		{say: "add the off-road package too", calls: []string{`configure_car {"packages":["tow","offroad"]}`}},
 		{say: "undo that", calls: []string{`configure_car {"packages":["tow"]}`}},
 		{say: "make it white", calls: []string{`configure_car {"color":"white"}`}},
