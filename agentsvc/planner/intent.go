@@ -45,9 +45,6 @@ func (in intent) step(c *conv) action {
 	return action{text: c.summary()}
 }
 
-// calls reports an intent that calls a tool.
-func (in intent) calls(c *conv) bool { return in.first(c) != nil }
-
 // first is the intent's first call; nil when it only replies.
 func (in intent) first(c *conv) *plan {
 	if in.steps == nil {
@@ -285,7 +282,7 @@ func (c *conv) pending(chain int) (intent, bool) {
 		}
 	}
 	in := pc.understand(prevText, false)
-	if in.asked == nil && chain > 1 && !in.calls(&pc) && pc.prevUser() >= 0 && pc.lastUser-pc.prevUser() == 2 {
+	if in.asked == nil && chain > 1 && in.first(&pc) == nil && pc.prevUser() >= 0 && pc.lastUser-pc.prevUser() == 2 {
 		// A turn that only answered ("what times do you have?") or could not do what was said
 		// leaves open the form's question before it, asked by a turn that called nothing:
 		// "next tues", "1pm", "my name's nia lo", then the e-mail books Tuesday at 1pm.

@@ -621,8 +621,10 @@ var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
 // months 36, down payment 3000) has the lower total interest: $3,186.88 against $4,814.47 for the
 // second (term months 60, down payment 6000)." ok is false when no two results state it.
 func (c *conv) twoResults(toks []token) (string, bool, bool) {
-	lower := anyNorm(toks, "lower", "lowest", "less", "least", "smaller", "smallest", "cheaper", "cheapest")
-	higher := anyNorm(toks, "higher", "highest", "more", "most", "bigger", "biggest", "larger") // (levelWords)
+	has := func(set map[string]bool) bool {
+		return slices.ContainsFunc(toks, func(t token) bool { return set[t.norm] })
+	}
+	lower, higher := has(lowerWords), has(higherWords)
 	if lower == higher {
 		return "", false, false
 	}
@@ -639,7 +641,7 @@ func (c *conv) twoResults(toks []token) (string, bool, bool) {
 		return "", false, false
 	}
 	asked := slices.DeleteFunc(contentWords(c.text), func(w string) bool {
-		return levelWords[w] || requestWords[w] || auxWords[w] || w == "two" || w == "ha"
+		return lowerWords[w] || higherWords[w] || requestWords[w] || auxWords[w] || w == "two" || w == "ha"
 	})
 	for n := min(len(asked), 3); n >= 1; n-- {
 		for i := 0; i+n <= len(asked); i++ {
@@ -661,8 +663,11 @@ func (c *conv) twoResults(toks []token) (string, bool, bool) {
 	return "", false, false
 }
 
-// levelWords say which of two figures is asked: the lower or the higher.
-var levelWords = rawSet(`lower lowest less least smaller smallest cheaper cheapest higher highest more most bigger biggest larger`)
+// lowerWords and higherWords say which of two figures is asked: the lower or the higher.
+var (
+	lowerWords  = rawSet(`lower lowest less least smaller smallest cheaper cheapest`)
+	higherWords = rawSet(`higher highest more most bigger biggest larger`)
+)
 
 // argsSaid writes a call's arguments as words: "term months 36, down payment 3000".
 func argsSaid(args string) string {
@@ -688,9 +693,8 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 	var last *call
 	var earlier []call
 	for k := range c.earlierCalls {
-		def := c.toolDef(k.name)
 		if last == nil {
-			if !c.offers(k.name) || navTool(def) || named(k.name, readsFirst) || named(k.name, commitFirst) || noArguments(k.args) {
+			if !c.offers(k.name) || navTool(c.toolDef(k.name)) || named(k.name, readsFirst) || named(k.name, commitFirst) || noArguments(k.args) {
 				continue
 			}
 			last = &k
