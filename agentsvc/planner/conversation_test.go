@@ -2191,6 +2191,18 @@ var siteConversations = []struct {
 		{say: "make it white", calls: []string{`configure_car {"color":"white"}`}},
 		{say: "please undo it", calls: []string{`configure_car {"color":"red"}`}, reply: []string{"red"}},
 	}},
+	{"undo said again takes back the change before, not the undo", "car", "c18", []siteTurn{
+		{say: "add the tow package", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "add the off-road package too", calls: []string{`configure_car {"packages":["tow","offroad"]}`}},
+		{say: "make it white", calls: []string{`configure_car {"color":"white"}`}},
+		{say: "undo that", calls: []string{`configure_car {"color":"gray"}`}},
+		{say: "undo that", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "undo that", calls: []string{`configure_car {"packages":[]}`}},
+		{say: "undo", reply: []string{"There is nothing here to undo."}},
+	}},
+	{"the home charger is the charge package, not the site's home page", "car", "c05", []siteTurn{
+		{say: "Please add the home charger", calls: []string{`configure_car {"packages":["charge"]}`}, reply: []string{"Home charger $1,250"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -309,7 +309,8 @@ func asksOf(toks []token) bool {
 func (c *conv) paramNoun(toks []token, i int) bool {
 	return i < len(toks) && c.hasParam(func(p *property) bool {
 		return nounOf(toks[i], p) || slices.ContainsFunc(p.schema.allEnums(), func(e enumValue) bool {
-			return e.isStr && strings.EqualFold(e.str, toks[i].raw) // "the panoramic roof"
+			// "the panoramic roof", "the home charger" (the "charge" package)
+			return e.isStr && (strings.EqualFold(e.str, toks[i].raw) || sayValue(toks[i:i+1], e))
 		})
 	})
 }

@@ -682,22 +682,40 @@ func argsSaid(args string) string {
 	return strings.Join(out, ", ")
 }
 
+// userBefore is the visitor's message that the message at i answers; "" when none.
+func (c *conv) userBefore(i int) string {
+	for i = min(i, len(c.msgs)-1); i >= 0; i-- {
+		if c.msgs[i].Role == chat.RoleUser {
+			return c.msgs[i].Content
+		}
+	}
+	return ""
+}
+
 // undoRe asks to take back the last change: "undo that", "revert it", "put it back how it was".
 var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse)(?:\s+(?:that|it|this|the\s+last\s+(?:change|one)))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
 
 // undo takes back the last change a tool of this page made: each value it set goes back to
 // the one an earlier call of the tool set, a list to empty when none did ("undo that" after
 // "add the tow package"; after "make it red", the colour before). A value no earlier call set
-// cannot go back, and is said.
+// cannot go back, and is said. An undo said again takes back the change before the one undone,
+// not the undo.
 func (c *conv) undo(_ *reading) (intent, bool) {
 	var last *call
 	var earlier []call
+	undone := 0 // changes an undo since took back
 	for k := range c.earlierCalls {
 		if last == nil {
 			if !c.offers(k.name) || navTool(c.toolDef(k.name)) || named(k.name, readsFirst) || named(k.name, commitFirst) || noArguments(k.args) {
 				continue
 			}
-			last = &k
+			if undoRe.MatchString(c.userBefore(k.at)) {
+				undone++
+			} else if undone > 0 {
+				undone--
+			} else {
+				last = &k
+			}
 			continue
 		}
 		if k.name == last.name {
@@ -728,6 +746,18 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 		}
 		if !found && q.schema.isArray() {
 			p.values[q.name], found = []any{}, true
+		}
+		if !found && len(earlier) > 0 {
+			// the one choice the tool's answer before said ("Configured: …, gray, …")
+			var said []enumValue
+			for _, e := range q.schema.allEnums() {
+				if e.isStr && slices.ContainsFunc(tokenize(earlier[0].result), func(t token) bool { return strings.EqualFold(t.raw, e.str) }) {
+					said = append(said, e)
+				}
+			}
+			if len(said) == 1 {
+				p.values[q.name], found = said[0].str, true
+			}
 		}
 		if !found {
 			kept = append(kept, identPhrase(q.name))
