@@ -134,11 +134,14 @@ export async function startProxy(target) {
   /** @type {Set<net.Socket>} */
   const open = new Set();
   let paused = false;
+  const counts = { refused: 0, passed: 0 };
   const server = net.createServer((client) => {
     if (paused) {
+      counts.refused++;
       client.destroy();
       return;
     }
+    counts.passed++;
     const upstream = net.connect(Number(t.port), t.hostname);
     open.add(client);
     open.add(upstream);
@@ -163,6 +166,8 @@ export async function startProxy(target) {
   const { port } = /** @type {net.AddressInfo} */ (server.address());
   return {
     url: `http://127.0.0.1:${port}`,
+    /** connections refused while paused, and passed on */
+    counts: () => ({ ...counts }),
     dropAll: () => {
       const n = open.size;
       for (const s of [...open]) s.destroy();

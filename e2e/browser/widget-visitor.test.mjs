@@ -240,10 +240,26 @@ test('an agent that cannot be reached is not "you are offline": the message wait
   const proxy = await startProxy(stack.server.url);
   const context = await stack.browser.newContext();
   try {
+    // What the client did, to tell why if the answer never comes: its states, with the delay
+    // of each reconnect and the time since the page's start.
+    await context.addInitScript(() => {
+      const w = /** @type {any} */ (window);
+      w.__trace = [];
+      let value;
+      Object.defineProperty(window, 'byomcp', {
+        configurable: true,
+        get: () => value,
+        set: (v) => {
+          value = v;
+          v.client.addEventListener('state', (e) => w.__trace.push(`${Math.round(performance.now())} ${e.detail.state} ${e.detail.delayMs ?? ''}`));
+        },
+      });
+    });
     const { page, errors } = await newPage(context);
     await page.goto(proxy.url + '/');
     await waitConnected(page);
     await openWidget(page);
+    const trace = async (/** @type {string} */ at) => `${at}: ${(await page.evaluate(() => /** @type {any} */ (window).__trace)).join(', ')}; proxy ${JSON.stringify(proxy.counts())}`;
     proxy.pause(); // new connections refused
     proxy.dropAll();
     await page.waitForFunction(() => document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.status')?.getAttribute('data-state') !== 'open');
@@ -253,11 +269,16 @@ test('an agent that cannot be reached is not "you are offline": the message wait
     const banner = await page.locator('byomcp-chat .banner').innerText();
     assert.match(banner, /cannot be reached/);
     assert.doesNotMatch(banner, /offline/i);
+    const atResume = await trace('at resume');
     proxy.resume();
     // The next try comes within the waiting backoff (4 s) and an origin check that may have
     // been left hanging while the proxy was paused (5 s): a loaded CI machine needs more than
     // the usual wait for the answer.
-    await page.locator(W.text).filter({ hasText: 'You said: are you there' }).waitFor({ timeout: 3 * WAIT_MS });
+    try {
+      await page.locator(W.text).filter({ hasText: 'You said: are you there' }).waitFor({ timeout: 3 * WAIT_MS });
+    } catch (err) {
+      throw new Error(`${err}\n${atResume}\n${await trace('now')}`);
+    }
     await waitIdle(page);
     assert.equal(await page.locator('byomcp-chat .banner').isVisible(), false);
     assert.deepEqual(errors, []);
