@@ -2203,6 +2203,11 @@ var siteConversations = []struct {
 	{"the home charger is the charge package, not the site's home page", "car", "c05", []siteTurn{
 		{say: "Please add the home charger", calls: []string{`configure_car {"packages":["charge"]}`}, reply: []string{"Home charger $1,250"}},
 	}},
+	{"an abbreviation said alone is the trim it starts", "car", "c18", []siteTurn{
+		{say: "make it trd", calls: []string{`configure_car {"trim":"TRD Off-Road"}`}},
+		{say: "go with the limited", calls: []string{`configure_car {"trim":"Limited"}`}},
+		{say: "no, go back to trd", calls: []string{`configure_car {"trim":"TRD Off-Road"}`}, reply: []string{"TRD Off-Road trim (+$3,600)"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

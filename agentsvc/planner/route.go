@@ -304,6 +304,8 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 			case t.kind == kindWord && content && end > i:
 				// at its last word, for the word after it: "TRD Off-Road trim" is no package
 				out = append(out, enumCandidate{e.str, 1, end - 1, i, -1, bonusEnum})
+			case t.kind == kindWord && t.norm == abbreviation(e, en):
+				out = append(out, enumCandidate{e.str, 1, i, i, -1, bonusEnum})
 			case withHints && t.kind == kindWord && len(e.words) == 1 &&
 				slices.ContainsFunc(f.hints[i], func(h hint) bool { return h.word == e.words[0] }):
 				out = append(out, enumCandidate{e.str, 2, i, i, -1, 0})
@@ -318,6 +320,20 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		return cmp.Or(a.priority-b.priority, a.start-b.start, longer, a.pos-b.pos)
 	})
 	return out
+}
+
+// abbreviation is the first word of a value of several, lower case, when it is an
+// abbreviation no other value of en has: "trd" says "TRD Off-Road"; "" when there is none.
+func abbreviation(e enumValue, en []enumValue) string {
+	first, _, more := strings.Cut(strings.ReplaceAll(e.str, "-", " "), " ")
+	if !more || len(first) < 3 || strings.ToUpper(first) != first || strings.ToLower(first) == first {
+		return ""
+	}
+	w := strings.ToLower(first)
+	if slices.ContainsFunc(en, func(o enumValue) bool { return o.str != e.str && slices.Contains(o.words, w) }) {
+		return ""
+	}
+	return w
 }
 
 // extremeAt finds "earliest" or "latest", or "first" or "last" before "slot" or "available": the
