@@ -2208,6 +2208,12 @@ var siteConversations = []struct {
 		{say: "go with the limited", calls: []string{`configure_car {"trim":"Limited"}`}},
 		{say: "no, go back to trd", calls: []string{`configure_car {"trim":"TRD Off-Road"}`}, reply: []string{"TRD Off-Road trim (+$3,600)"}},
 	}},
+	{"kids and a dog ask for a family car", "inventory", "", []siteTurn{
+		{say: "something for the kids n dog under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}, reply: []string{"Showing 3 cars"}},
+	}},
+	{"children and a dog ask for a family car", "inventory", "", []siteTurn{
+		{say: "room for 3 children and a dog", calls: []string{`search_cars {"bodyType":"suv"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
