@@ -2,6 +2,7 @@ package planner
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,11 +126,14 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		}
 		static = append(static, l)
 	}
-	winners := func(c *conv) []*item {
-		list := c.now.last
+	listed := func(c *conv) []*item {
 		if len(c.done) == 0 {
-			list = c.before.last
+			return c.before.last
 		}
+		return c.now.last
+	}
+	winners := func(c *conv) []*item {
+		list := listed(c)
 		r := ranked(list, o)
 		if len(r) == 0 && sorter != nil && len(c.done) > 0 {
 			// The results do not carry the field, but the page sorted by it.
@@ -187,6 +191,19 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:
 				// "show me cheaper cars": the list in that order, not one car named as "the cars"
 				return c.summary()
+			case len(w) == 1 && target == nil && otherEnd(toks, at, o) != nil:
+				// "the difference between the cheapest and the most expensive": both ends
+				o2 := *otherEnd(toks, at, o)
+				if e := ranked(listed(c), o2); len(e) > 0 && e[0] != w[0] {
+					s := "The " + o.what + " " + noun + " is " + parts[0] + "; the " + o2.what + " is " + theTitle(e[0]) + rankDetail(o2, e[0], c.now.money)
+					a, _ := w[0].num(o.field.keys...)
+					b, _ := e[0].num(o.field.keys...)
+					if asksDifference(toks) {
+						s += ": a difference of " + o.field.value(math.Abs(a-b), c.now.money)
+					}
+					return s + "."
+				}
+				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			case len(w) == 1:
 				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
@@ -194,6 +211,17 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			return strings.TrimSpace(only + " The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
 	}, true
+}
+
+// otherEnd is the ranking of the same field the other way that the words say besides the one
+// at at ("the cheapest and the most expensive"); nil when they say none.
+func otherEnd(toks []token, at int, o order) *order {
+	for i, t := range toks {
+		if e, ok := rankWords[t.norm]; ok && i != at && t.kind == kindWord && e.field == o.field && e.desc != o.desc {
+			return &e
+		}
+	}
+	return nil
 }
 
 // needsValue reports a required parameter that has no single value nor a default to take.

@@ -2214,6 +2214,13 @@ var siteConversations = []struct {
 	{"children and a dog ask for a family car", "inventory", "", []siteTurn{
 		{say: "room for 3 children and a dog", calls: []string{`search_cars {"bodyType":"suv"}`}},
 	}},
+	{"the difference between the cheapest and the most expensive names both ends", "inventory", "", []siteTurn{
+		{say: "difference between the cheapest and the most expensive", calls: []string{`sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"2021 Volkswagen Golf, at $21,900; the most expensive is the 2023 Tesla Model Y, at $46,990: a difference of $25,090."}},
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "whats the price difference between the cheapest and the priciest one?", calls: []string{`sort_cars {"by":"price","order":"asc"}`},
+			reply: []string{"2023 Kia Sportage, at $27,800; the priciest is the 2023 Tesla Model Y, at $46,990: a difference of $19,190."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
