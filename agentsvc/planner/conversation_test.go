@@ -2221,6 +2221,11 @@ var siteConversations = []struct {
 		{say: "whats the price difference between the cheapest and the priciest one?", calls: []string{`sort_cars {"by":"price","order":"asc"}`},
 			reply: []string{"2023 Kia Sportage, at $27,800; the priciest is the 2023 Tesla Model Y, at $46,990: a difference of $19,190."}},
 	}},
+	{"another car for the booking asked, looked up on the way", "car", "c09", []siteTurn{
+		{say: "book a test drive friday 2pm", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "what about the civic instead", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`},
+			reply: []string{"test-drive booking page for the 2023 Honda Civic"}, not: []string{"Sorry"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
