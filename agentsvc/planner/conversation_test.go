@@ -2226,6 +2226,16 @@ var siteConversations = []struct {
 		{say: "what about the civic instead", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`},
 			reply: []string{"test-drive booking page for the 2023 Honda Civic"}, not: []string{"Sorry"}, on: "test-drive"},
 	}},
+	{"going back first, then the details, which are no application's", "test-drive", "c10", []siteTurn{
+		{say: "How much would it be per month over 48 months with 3,000 down?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`}, on: "financing"},
+		{say: "Alright, let's go back to the booking. My name is Tomas Lindqvist, tomas.lindqvist@example.se.", calls: []string{`go_to_test_drive {}`},
+			reply: []string{"I need your date and time"}, not: []string{"annual income"}, on: "test-drive"},
+	}},
+	{"a small figure is no annual income, guessed or not", "financing", "c10", []siteTurn{
+		{say: "i want to apply, Tomas Lindqvist, tomas@example.se", reply: []string{"I need your annual income"}},
+		{say: "make it 3 instead please", calls: []string{}, not: []string{"submitted"}},
+		{say: "85k", calls: []string{`apply_for_financing {"fullName":"Tomas Lindqvist","email":"tomas@example.se","annualIncome":85000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

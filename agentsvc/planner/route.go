@@ -1120,6 +1120,9 @@ func (f *filler) numbers() {
 			if t.yearLike() && hasWord(p, "year") {
 				score += 0.75
 			}
+			if score == 0 && !t.money && t.value < 1000 && hasWord(p, "annual", "yearly", "income", "salary") {
+				continue // "make it 3 instead" (a time) is no income of $3, guessed or not
+			}
 			bonus := bonusTyped
 			switch {
 			case t.yearLike() && score == 0:

@@ -692,6 +692,16 @@ func (c *conv) userBefore(i int) string {
 	return ""
 }
 
+// splitSentence cuts text after its first sentence ("… booking. My name is …"); ok is false
+// when it has one only.
+func splitSentence(text string) (first, rest string, ok bool) {
+	i := strings.IndexAny(text, ".!;")
+	if i < 0 || i+1 < len(text) && text[i+1] != ' ' { // not "tomas.lindqvist@example.se"
+		return text, "", false
+	}
+	return text[:i], strings.TrimSpace(text[i+1:]), true
+}
+
 // undoRe asks to take back the last change: "undo that", "revert it", "put it back how it was".
 var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse)(?:\s+(?:that|it|this|the\s+last\s+(?:change|one)))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
 
@@ -1455,6 +1465,16 @@ func init() {
 			l := c.lister()
 			return len(r.refs) == 0 && l != nil && r.best.def.Name == l.def.Name && c.pronounRef(r.toks) != nil
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(c.pronounRef(r.toks)) }},
+		// "Let's go back to the booking. My name is …": the page first, where the rest is read.
+		{"going, then details", func(c *conv, r *reading) bool {
+			first, rest, ok := splitSentence(r.text)
+			return ok && rest != "" && !r.question && slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+				return navTool(t) && !c.calledThisTurn(t.Name, false) && goesTo(t, tokenize(first))
+			})
+		}, func(c *conv, r *reading) (intent, bool) {
+			first, _, _ := splitSentence(r.text)
+			return c.goingTo(tokenize(first))
+		}},
 		{"two tools", func(_ *conv, r *reading) bool { return len(r.ps) > 1 }, (*conv).twoClose},
 		{"call", always, (*conv).callBest},
 	}
@@ -1552,6 +1572,11 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	}
 	c.contactsSaid(best, own)
 	if len(best.missing) > 0 {
+		if named(best.def.Name, commitFirst) && !c.commitWord(best, r.toks) && c.answering != best.def.Name {
+			if in, ok := c.elsewhere(r.toks2, r.ps, r.pronoun); ok {
+				return in, true // "book it tomorrow at 11, i'm raj das …" on the calculator: a drive
+			}
+		}
 		return c.askMissing(best, r.said), true
 	}
 	if l := c.lister(); l != nil && best.def.Name == l.def.Name && anyNorm(r.toks, "open", "pull") {
