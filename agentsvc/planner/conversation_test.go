@@ -2236,6 +2236,19 @@ var siteConversations = []struct {
 		{say: "make it 3 instead please", calls: []string{}, not: []string{"submitted"}},
 		{say: "85k", calls: []string{`apply_for_financing {"fullName":"Tomas Lindqvist","email":"tomas@example.se","annualIncome":85000}`}},
 	}},
+	{"my name put down is no down payment; what I picked is said again", "test-drive", "c06", []siteTurn{
+		{say: "Good morning, I'd like to come in and drive the Outback on the 12th if possible, around eleven.", reply: []string{"I need your name and email"}},
+		{say: "Could you put my name down as Rosa Delgado, my email is rosa.d@example.org.",
+			calls: []string{`fill_form_data {"name":"Rosa Delgado","email":"rosa.d@example.org","date":"2026-12-12","time":"11:00"}`}, on: "test-drive"},
+		{say: "Can you tell me the date you've put down?", calls: []string{}, reply: []string{"The date was 2026-12-12."}, on: "test-drive"},
+		{say: "Which day did I pick for the drive?", reply: []string{"The date was 2026-12-12 and the time was 11:00."}},
+	}},
+	{"the term picked is said again, not its choices", "financing", "c02", []siteTurn{
+		{say: "36 months with 2000 down", calls: []string{`calculate_payment {"termMonths":36,"downPayment":2000}`}},
+		{say: "now 60 months", calls: []string{`calculate_payment {"termMonths":60,"downPayment":2000}`}},
+		{say: "Which term did I pick last?", reply: []string{"The term months were 60."}},
+		{say: "what down payment did i choose", reply: []string{"The down payment was 2000."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -818,7 +818,11 @@ func recalls(toks []token) bool {
 	past := anyNorm(toks, "was", "were", "did") ||
 		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
 	for i := range toks {
-		if wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
+		// "which day did I pick?", "which term did I choose", "the date you've put down"
+		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set") &&
+			wordAt(toks, 0, "which", "what", "when")
+		if chose || wordAt(toks, i, "you've", "you") && wordAt(toks, i+1, "put") && wordAt(toks, i+2, "down") ||
+			wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
 			wordAt(toks, i, "you") && wordAt(toks, i+1, "said", "say", "told", "mentioned") {
 			return true
 		}
@@ -827,7 +831,7 @@ func recalls(toks []token) bool {
 }
 
 var (
-	recallWords = rawSet(`again remind said say told mentioned earlier before`)
+	recallWords = rawSet(`again remind said say told mentioned earlier before pick choose select end last`)
 	sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
 )
 

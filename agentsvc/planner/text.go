@@ -449,6 +449,11 @@ type hint struct {
 	strong bool // from a phrase
 }
 
+// numberNear reports a number within three tokens of toks[i]: "put 5k down", "down: $4,000".
+func numberNear(toks []token, i int) bool {
+	return slices.ContainsFunc(toks[max(i-3, 0):min(i+4, len(toks))], func(x token) bool { return x.kind == kindNumber })
+}
+
 // hintsOf returns, for each token, the words it suggests.
 func hintsOf(toks []token) [][]hint {
 	out := make([][]hint, len(toks))
@@ -476,6 +481,9 @@ func hintsOf(toks []token) [][]hint {
 			if i+1 < len(toks) && toks[i+1].norm == "than" {
 				// "cheaper than 25k" is a bound, not an order: no direction to sort in.
 				hs = slices.DeleteFunc(slices.Clone(hs), func(w string) bool { return orderWords[w] })
+			}
+			if t.norm == "down" && !numberNear(toks, i) {
+				hs = nil // "put my name down as …": no down payment
 			}
 			add(i, false, hs...)
 		}
