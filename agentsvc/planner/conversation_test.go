@@ -2249,6 +2249,14 @@ var siteConversations = []struct {
 		{say: "Which term did I pick last?", reply: []string{"The term months were 60."}},
 		{say: "what down payment did i choose", reply: []string{"The down payment was 2000."}},
 	}},
+	{"which of two named before the question is cheaper: of those two", "inventory", "", []siteTurn{
+		{say: "Hi, I'm trying to decide between the Honda Civic and the Mazda3. Which one is cheaper?", calls: []string{`search_cars {}`},
+			reply: []string{"The 2023 Honda Civic is the cheaper, at $23,900 (the 2023 Mazda Mazda3 Hatchback is $24,600)."}, not: []string{"Golf"}},
+	}},
+	{"compare two, which of the two is cheaper: of those two", "inventory", "", []siteTurn{
+		{say: "compare the Tesla Model 3 and the Hyundai Ioniq 5, which of the two is cheaper?", calls: []string{`search_cars {}`},
+			reply: []string{"The 2022 Tesla Model 3 is the cheaper, at $35,990"}, not: []string{"Golf"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

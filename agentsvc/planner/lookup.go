@@ -62,7 +62,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
 		len(lk.unknown) > 1 && saysVerb(r.toks, r.ps[i].def) || // "compare the Toyota Camry and the Honda Civic": models, not a make
-		r.hasRank && anyNorm(r.toks, "or", "vs", "versus") // "which is cheaper, the civic or the corolla": a choice of two, not a sort
+		choiceOfTwo(r) // "which is cheaper, the civic or the corolla": a choice of two, not a sort
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
 	}

@@ -692,6 +692,17 @@ func (c *conv) userBefore(i int) string {
 	return ""
 }
 
+// choiceOfTwo reports a ranking that chooses between items the words name: "which is cheaper,
+// the civic or the corolla", "between the Civic and the Mazda3, which one is cheaper?", "the
+// Model 3 and the Ioniq 5, which of the two is cheaper?".
+func choiceOfTwo(r *reading) bool {
+	if !r.hasRank || otherEnd(r.toks, r.rankAt, r.order) != nil { // "between the cheapest and the priciest"
+		return false
+	}
+	comparative := strings.HasSuffix(strings.ToLower(r.toks[r.rankAt].raw), "er")
+	return anyNorm(r.toks, "or", "vs", "versus", "between") || comparative && anyNorm(r.toks, "two", "both")
+}
+
 // splitSentence cuts text after its first sentence ("… booking. My name is …"); ok is false
 // when it has one only.
 func splitSentence(text string) (first, rest string, ok bool) {
@@ -1090,7 +1101,11 @@ func init() {
 				return "Yes. " + c.summary()
 			}}, true
 		}},
-		{"a need, then a question", func(_ *conv, r *reading) bool { return lastQuestion(r.text) != "" }, func(c *conv, r *reading) (intent, bool) {
+		// (not "I'm trying to decide between the Civic and the Mazda3. Which one is cheaper?":
+		// the question is of the two named)
+		{"a need, then a question", func(_ *conv, r *reading) bool {
+			return lastQuestion(r.text) != "" && !(len(r.refs) >= 2 && choiceOfTwo(r))
+		}, func(c *conv, r *reading) (intent, bool) {
 			in := c.understand(lastQuestion(r.text), r.lookup)
 			return in, in.steps == nil && in.asked == nil && in.reply != "" && !strings.HasPrefix(in.reply, "Sorry") && !strings.HasPrefix(in.reply, "I'm not sure")
 		}},
@@ -1278,8 +1293,11 @@ func init() {
 			ranked := c.reread && c.lister() == nil && perMonth(r.toks)
 			return r.hasRank && !r.memRank && !sortCue(r.toks, r.rankAt) && !this && !ranked
 		}, func(c *conv, r *reading) (intent, bool) {
-			if lk := c.lookupOf(r); lk != nil && r.lookup && anyNorm(r.toks, "or", "vs", "versus") {
+			if lk := c.lookupOf(r); lk != nil && r.lookup && choiceOfTwo(r) {
 				return c.unknownNames(r) // "which is cheaper, the civic or the corolla" before either is listed
+			}
+			if len(r.refs) >= 2 && choiceOfTwo(r) { // "compare the Model 3 and the Ioniq 5, which of the two is cheaper?"
+				return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, false))
 			}
 			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
 		}},
