@@ -1804,6 +1804,11 @@ var siteConversations = []struct {
 		{say: "any suvs for about $30,000?", calls: []string{`search_cars {"bodyType":"suv","minPrice":27000,"maxPrice":33000}`}, reply: []string{"Showing 3 cars"}},
 		{say: "which is the cheapest", reply: []string{"2023 Kia Sportage is the cheapest"}},
 	}},
+	{"a budget said roughly is a ceiling", "inventory", "", []siteTurn{
+		{say: "Hello, I'm shopping for a family minivan and a budget of roughly 40 thousand.", calls: []string{`search_cars {"bodyType":"minivan","maxPrice":40000}`},
+			reply: []string{"2022 Honda Odyssey $34,900"}},
+		{say: "suvs around 40k budget", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}},
+	}},
 	{"which of two named before any list is cheaper, then the cheaper of the two", "inventory", "", []siteTurn{
 		{say: "which is cheaper, the civic or the corolla", calls: []string{`search_cars {}`}, reply: []string{"The 2022 Toyota Corolla Hatchback is the cheaper, at $22,400 (the 2023 Honda Civic is $23,900)"}},
 		{say: "Good afternoon! Could you tell me which is more expensive, the Honda Odyssey or the Ford Explorer?",

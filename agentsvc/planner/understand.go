@@ -370,11 +370,10 @@ func formFirst(ps []*plan) *plan {
 // versus is "vs" or "versus" between two things: a comparison asked for, unless it is a question.
 var versus = regexp.MustCompile(`(?i)\b(?:vs\.?|versus)(?:\s|$)`)
 
-// downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
-// "put $4,000 down", where the word after an amount names its parameter.
 // rewriteAround writes an amount said roughly ("around 40k", "about $30,000") as the range
 // within a tenth of it, where a tool takes both a lower and an upper limit: "between 36000
-// and 44000". An amount a word follows ("around 40k a year", "about 5k down") is left.
+// and 44000". An amount a word follows ("around 40k a year", "about 5k down") is left, and so
+// is a budget ("a budget of roughly 40 thousand": a ceiling).
 func (c *conv) rewriteAround(text string) string {
 	if !c.hasParam(func(p *property) bool { return bound(p) == "min" }) || !c.hasParam(func(p *property) bool { return bound(p) == "max" }) {
 		return text
@@ -387,7 +386,8 @@ func (c *conv) rewriteAround(text string) string {
 			next = toks[i+1].norm
 		}
 		if t.kind != kindNumber || !t.money || t.percent || !wordAt(toks, i-1, "around", "about", "roughly", "approximately", "approx") ||
-			i+1 < len(toks) && toks[i+1].kind == kindWord && !slices.Contains([]string{"dollar", "dollars", "buck", "bucks", "budget", "or", "ish"}, next) {
+			i+1 < len(toks) && toks[i+1].kind == kindWord && !slices.Contains([]string{"dollar", "dollars", "buck", "bucks", "or", "ish"}, next) ||
+			slices.ContainsFunc(toks[max(i-5, 0):i], func(t token) bool { return t.norm == "budget" }) { // "a budget of roughly 40 thousand", "around 40k budget": a ceiling
 			continue
 		}
 		lo, hi := strconv.Itoa(int(math.Round(t.value*0.9))), strconv.Itoa(int(math.Round(t.value*1.1)))
@@ -443,6 +443,8 @@ func (c *conv) rewriteScale(text string) string {
 	return text
 }
 
+// downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
+// "put $4,000 down", where the word after an amount names its parameter.
 var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?(?:k\b|%|percent\b)?)`)
 
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement.
