@@ -2262,6 +2262,13 @@ var siteConversations = []struct {
 		{say: "compare the Tesla Model 3 and the Hyundai Ioniq 5, which of the two is cheaper?", calls: []string{`search_cars {}`},
 			reply: []string{"The 2022 Tesla Model 3 is the cheaper, at $35,990"}, not: []string{"Golf"}},
 	}},
+	{"months written short are months, no car's name", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "back to the list pls", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "monthly 60mo 0 down", calls: []string{`select_car {"carId":"c18"}`, `go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":60}`},
+			not: []string{"There is no"}, on: "financing"},
+		{say: "and 72 mo?", calls: []string{`calculate_payment {"downPayment":0,"termMonths":72}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

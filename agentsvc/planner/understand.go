@@ -73,7 +73,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
 	}
-	text = c.rewriteRelative(text) // "push it an hour later", "the day after instead"
+	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
+	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -442,6 +443,9 @@ func (c *conv) rewriteScale(text string) string {
 	}
 	return text
 }
+
+// monthsShort is a number of months written short: "60mo", "48 mos", "36mths".
+var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b`)
 
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
