@@ -2269,6 +2269,12 @@ var siteConversations = []struct {
 			not: []string{"There is no"}, on: "financing"},
 		{say: "and 72 mo?", calls: []string{`calculate_payment {"downPayment":0,"termMonths":72}`}},
 	}},
+	{"a lower-case name after open, or alone, is looked up", "inventory", "", []siteTurn{
+		{say: "open tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+	}},
+	{"a lower-case name said alone, politely, is looked up", "inventory", "", []siteTurn{
+		{say: "tacoma pls", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -364,7 +364,7 @@ func TestCancelledWhileStreaming(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	_, err := New().Stream(ctx, llm.Request{Messages: []chat.Message{user("flibber")}, Tools: inventoryTools}, func(string) {
+	_, err := New().Stream(ctx, llm.Request{Messages: []chat.Message{user("flibber wobble")}, Tools: inventoryTools}, func(string) {
 		n++
 		cancel()
 	})

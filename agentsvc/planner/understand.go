@@ -2384,8 +2384,13 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			out = append(out, toks[i-1].raw+" "+t.raw) // "the 3 series": a model's name, no figure
 			continue
 		}
+		// "open tacoma", "tacoma pls": the word an opening verb takes, or the only one
+		afterOpen := i > 0 && opensFirst[toks[i-1].norm] && (i+1 == len(toks) || toks[i+1].kind != kindWord)
+		alone := !slices.ContainsFunc(toks, func(o token) bool {
+			return o.start != t.start && o.kind != kindPunct && !politeWords[o.norm] && o.norm != "the"
+		})
 		// "compare camry and civic": what a tool of items is asked to do with names them
-		if nameLike(t.raw) && !personName(toks, i) || afterThe || wantsIDs(p) && saysVerb(toks, p.def) {
+		if nameLike(t.raw) && !personName(toks, i) || afterThe || afterOpen || alone || wantsIDs(p) && saysVerb(toks, p.def) {
 			out = append(out, t.raw)
 		}
 	}
