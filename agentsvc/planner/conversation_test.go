@@ -2275,6 +2275,13 @@ var siteConversations = []struct {
 	{"a lower-case name said alone, politely, is looked up", "inventory", "", []siteTurn{
 		{say: "tacoma pls", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
 	}},
+	{"pick ups, go bak, back to the list pls: a thumb's spellings", "inventory", "", []siteTurn{
+		{say: "pick ups", calls: []string{`search_cars {"bodyType":"pickup"}`}, reply: []string{"Showing 2 cars"}},
+		{say: "back to the list pls", calls: []string{}, reply: []string{"You're already there."}},
+		{say: "open tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "go bak", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "any pick-ups under 40k?", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -318,7 +318,7 @@ var rewrites = map[string]string{
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "whats", "em": "them",
-	"hw": "how", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen",
+	"hw": "how", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen", "bak": "back", "bck": "back",
 }
 
 // lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites

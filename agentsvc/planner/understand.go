@@ -75,6 +75,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
+	text = pickUps.ReplaceAllString(text, "pickup")        // "pick ups", "a pick-up"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -443,6 +444,10 @@ func (c *conv) rewriteScale(text string) string {
 	}
 	return text
 }
+
+// pickUps is the pickup written in two words: "pick ups", "pick-ups", "a pick-up" (not the
+// verb: "pick up the car").
+var pickUps = regexp.MustCompile(`(?i)\bpick(?:\s+ups|-ups?)\b`)
 
 // monthsShort is a number of months written short: "60mo", "48 mos", "36mths".
 var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b`)
