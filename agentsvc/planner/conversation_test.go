@@ -2282,6 +2282,22 @@ var siteConversations = []struct {
 		{say: "go bak", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "any pick-ups under 40k?", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 	}},
+	{"trim levels, compare w, undo last, the new price: on the car's page", "car", "c05", []siteTurn{
+		{say: "trim levels?", calls: []string{}, reply: []string{"The trim can be SE, SEL or Limited."}},
+		{say: "green", calls: []string{`configure_car {"color":"green"}`}},
+		{say: "add the roof", calls: []string{`configure_car {"packages":["roof"]}`}},
+		{say: "undo last", calls: []string{`configure_car {"packages":[]}`}},
+		{say: "add the safety package", calls: []string{`configure_car {"packages":["safety"]}`}},
+		{say: "scrap that", calls: []string{`configure_car {"packages":[]}`}},
+		{say: "whats the new price", calls: []string{`get_price_summary {}`}},
+		{say: "What is the final price?", calls: []string{`get_price_summary {}`}},
+		{say: "compare w the golf", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c14","c05"]}`}, on: "drawer"},
+	}},
+	{"a down payment said after put down, and a rate instead of the default", "financing", "c02", []siteTurn{
+		{say: "36 months with 2000 down", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":36}`}},
+		{say: "Actually I'd rather put down 6,500. What does that make it?", calls: []string{`calculate_payment {"downPayment":6500,"termMonths":36}`}},
+		{say: "How about at 4.9 percent instead of the default rate?", calls: []string{`calculate_payment {"downPayment":6500,"termMonths":36,"apr":4.9}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

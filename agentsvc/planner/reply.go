@@ -1012,14 +1012,14 @@ func namesParam(toks []token, p *property) int {
 }
 
 // nounAlone reports the words after a noun that ask for its choices on their own: "?",
-// "options?", "choices pls".
+// "options?", "choices pls", "levels?" (of "trim levels?").
 func nounAlone(rest []token) bool {
 	return len(rest) <= 3 && !slices.ContainsFunc(rest, func(t token) bool {
 		return t.kind != kindPunct && !optionWords[t.norm]
 	}) && (len(rest) <= 1 || slices.ContainsFunc(rest, func(t token) bool { return optionWords[t.norm] }))
 }
 
-var optionWords = rawSet(`option options choice choices available offered pls please`)
+var optionWords = rawSet(`option options choice choices level levels available offered pls please`)
 
 // vagueParamWords are words of parameter names that say what kind of value, not which.
 var vagueParamWords = rawSet(`type kind name value option mode`)

@@ -76,6 +76,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
 	text = pickUps.ReplaceAllString(text, "pickup")        // "pick ups", "a pick-up"
+	text = withShort.ReplaceAllString(text, "with$1")      // "compare w the golf", "w/ 2k down"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -449,12 +450,15 @@ func (c *conv) rewriteScale(text string) string {
 // verb: "pick up the car").
 var pickUps = regexp.MustCompile(`(?i)\bpick(?:\s+ups|-ups?)\b`)
 
+// withShort is "with" written "w" or "w/".
+var withShort = regexp.MustCompile(`(?i)\bw/?(\s)`)
+
 // monthsShort is a number of months written short: "60mo", "48 mos", "36mths".
 var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b`)
 
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
-var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9][0-9,.]*\s?(?:k\b|%|percent\b)?)`)
+var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9](?:[0-9,.]*[0-9])?\s?(?:k\b|%|percent\b)?)`)
 
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement.
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
@@ -724,8 +728,8 @@ func splitSentence(text string) (first, rest string, ok bool) {
 	return text[:i], strings.TrimSpace(text[i+1:]), true
 }
 
-// undoRe asks to take back the last change: "undo that", "revert it", "put it back how it was".
-var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse)(?:\s+(?:that|it|this|the\s+last\s+(?:change|one)))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
+// undoRe asks to take back the last change: "undo that", "revert it", "undo last", "scrap that".
+var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse|scrap)(?:\s+(?:that|it|this|last|the\s+last(?:\s+(?:change|one))?))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
 
 // undo takes back the last change a tool of this page made: each value it set goes back to
 // the one an earlier call of the tool set, a list to empty when none did ("undo that" after
