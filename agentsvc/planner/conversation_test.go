@@ -2298,6 +2298,11 @@ var siteConversations = []struct {
 		{say: "Actually I'd rather put down 6,500. What does that make it?", calls: []string{`calculate_payment {"downPayment":6500,"termMonths":36}`}},
 		{say: "How about at 4.9 percent instead of the default rate?", calls: []string{`calculate_payment {"downPayment":6500,"termMonths":36,"apr":4.9}`}, on: "financing"},
 	}},
+	{"i meant thu: another day, the time kept", "car", "c10", []siteTurn{
+		{say: "book test drive wed 2", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "i meant thu", calls: []string{}, reply: []string{"I need your name and email."}},
+		{say: "al v, al@v.io", calls: []string{`fill_form_data {"name":"al v","email":"al@v.io","date":"2026-12-03","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

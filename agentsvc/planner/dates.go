@@ -90,8 +90,8 @@ func rewriteDates(text string, today time.Time) string {
 		day := cmp.Or(map[string]string{"weds": "wed", "tues": "tue", "thur": "thu", "thurs": "thu"}[typed], typed)
 		wd := time.Weekday(strings.Index("sunmontuewedthufrisat", day[:3]) / 3)
 		full := strings.ToLower(wd.String())
-		if !strings.HasPrefix(full, day) || m[1] == "" && (typed == "sun" || typed == "tue" || typed == "thu") {
-			return s // "month" is no Monday; "sun", "tue" alone are too likely other words
+		if !strings.HasPrefix(full, day) || m[1] == "" && typed == "sun" {
+			return s // "month" is no Monday; "sun" alone is too likely the sun ("i meant thu" is a day)
 		}
 		if m[3] != "" { // "thursday next week": in the week after this one (weeks start on Monday)
 			monday := today.AddDate(0, 0, 7-(int(today.Weekday())+6)%7) // the next Monday after today
