@@ -2303,6 +2303,11 @@ var siteConversations = []struct {
 		{say: "i meant thu", calls: []string{}, reply: []string{"I need your name and email."}},
 		{say: "al v, al@v.io", calls: []string{`fill_form_data {"name":"al v","email":"al@v.io","date":"2026-12-03","time":"14:00"}`}},
 	}},
+	{"a short day said on the car's page is read on the booking page", "car", "c05", []siteTurn{
+		{say: "test drive it this sat", calls: []string{`go_to_test_drive {}`}, reply: []string{"I need your name, email and time"}, on: "test-drive"},
+		{say: "9", calls: []string{}, reply: []string{"I need your name and email."}},
+		{say: "ana g ana@g.com", calls: []string{`fill_form_data {"name":"ana g","email":"ana@g.com","date":"2026-12-05","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

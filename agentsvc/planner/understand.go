@@ -1574,6 +1574,11 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
+	if navTool(best.def) && slices.ContainsFunc(r.toks, func(t token) bool {
+		return t.kind == kindDate || t.kind == kindTime || t.kind == kindWord && dayWords[t.norm] && t.norm != "next"
+	}) {
+		best.opens = true // "test drive it this sat" on the car's page: the day is read on the booking page
+	}
 	if ws := identWords(best.def.Name); named(best.def.Name, commitFirst) && len(best.schema.props) == 0 && !navTool(best.def) &&
 		slices.ContainsFunc(ws[1:], func(w string) bool { return anyNorm(r.toks, normWord(w)) }) {
 		// "I'd like to book a test drive of this car" on the booking page, its form never
