@@ -2308,6 +2308,12 @@ var siteConversations = []struct {
 		{say: "9", calls: []string{}, reply: []string{"I need your name and email."}},
 		{say: "ana g ana@g.com", calls: []string{`fill_form_data {"name":"ana g","email":"ana@g.com","date":"2026-12-05","time":"09:00"}`}},
 	}},
+	{"agreeing to the time offered keeps the booking", "test-drive", "c15", []siteTurn{
+		{say: "Hi, could I test drive this Mazda tomorrow afternoon?", reply: []string{"I need your name, email and time"}},
+		{say: "What's the earliest afternoon time?", reply: []string{"The earliest time is 13:00."}},
+		{say: "Perfect, that works for me.", calls: []string{}, reply: []string{"I need your name and email."}, on: "test-drive"},
+		{say: "Ann Lee, ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-03","time":"13:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -72,6 +72,11 @@ func (c *conv) intent() intent {
 		if said, ok := takesOffered(c.text, prev); ok {
 			return c.understand(said, true) // "add it along with the winter one, in green" after a yes
 		}
+		if prev.asked != nil && acknowledges(c.text) {
+			// "Perfect, that works for me." after "The earliest time is 13:00. … I need your
+			// name and email": what is still needed
+			return c.askMissing(prev.asked, prev.reply)
+		}
 		c.unanswered = prev.asked
 		choices := func(m *property) bool { return len(m.schema.allEnums()) > 0 }
 		if availableRe.MatchString(c.text) && prev.asked != nil && slices.ContainsFunc(prev.asked.missing, choices) {
@@ -80,6 +85,21 @@ func (c *conv) intent() intent {
 	}
 	return c.understand(c.text, true)
 }
+
+// acknowledges reports a message that only agrees: "perfect, that works for me", "sounds
+// good", "great, thanks".
+func acknowledges(text string) bool {
+	toks := tokenize(text)
+	agrees := slices.ContainsFunc(toks, func(t token) bool { return agreeWords[strings.ToLower(t.raw)] })
+	return agrees && !slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind != kindPunct && !agreeWords[strings.ToLower(t.raw)] && !ackFillers[strings.ToLower(t.raw)]
+	})
+}
+
+var (
+	agreeWords = rawSet(`perfect great good fine works cool lovely excellent awesome alright`)
+	ackFillers = rawSet(`ok okay that that's it sounds is for me us thanks thank you then sure`)
+)
 
 // availableRe asks what one may choose, and nothing else: "whats available", "what are my
 // options?", "what do you have?".
@@ -261,8 +281,8 @@ func (c *conv) pending(chain int) (intent, bool) {
 	pc := *c
 	// (pc.before stays: a turn that only asked called nothing, and an opened page's names are kept)
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
-	if availableRe.MatchString(prevText) && chain > 1 {
-		return pc.pending(chain - 1) // "whats available" had the question asked again
+	if (availableRe.MatchString(prevText) || acknowledges(prevText)) && chain > 1 {
+		return pc.pending(chain - 1) // "whats available", "perfect, that works" had the question asked again
 	}
 
 	if chain > 1 {
