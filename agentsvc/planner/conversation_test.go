@@ -2314,6 +2314,19 @@ var siteConversations = []struct {
 		{say: "Perfect, that works for me.", calls: []string{}, reply: []string{"I need your name and email."}, on: "test-drive"},
 		{say: "Ann Lee, ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-03","time":"13:00"}`}},
 	}},
+	{"back to the booking filled before, and sent when asked", "test-drive", "c01", []siteTurn{
+		{say: "book it for friday at 10, Jo Park, jo@park.com", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "what would it cost per month over 36 months with 10,000 down?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":10000,"termMonths":36}`}, on: "financing"},
+		{say: "Thanks, please go back to the booking page and submit it.",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-04","time":"10:00"}`, `book_test_drive {}`},
+			reply: []string{"Booked test drive"}, not: []string{"I need"}, on: "test-drive"},
+	}},
+	{"back to the booking filled before, not sent unasked", "test-drive", "c01", []siteTurn{
+		{say: "book it for friday at 10, Jo Park, jo@park.com", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "go back to the booking page", calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-04","time":"10:00"}`},
+			reply: []string{"not submitted"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

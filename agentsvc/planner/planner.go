@@ -243,8 +243,23 @@ func (c *conv) next() action {
 		}
 	}
 	if c.pageChanged() {
+		if n := len(c.done); n >= 2 && c.done[n-1].name != c.done[n-2].name && named(c.done[n-1].name, commitFirst) &&
+			noArguments(c.done[n-1].args) && !navTool(c.toolDef(c.done[n-2].name)) {
+			return action{text: c.summary()} // the form filled again on arrival, then sent (below)
+		}
 		if p := c.refill(); p != nil && c.done[len(c.done)-1].args == p.arguments() {
-			// The form filled again on arrival: where the turn went, then what the form holds.
+			// The form filled again on arrival, and sent when the visitor asked ("go back to the
+			// booking page and submit it"; not "booking" alone); else where the turn went, then
+			// what the form holds.
+			// (the visitor's own words, a verb of sending: not a request before them that c.text
+			// carries, nor "can i drive the corolla instead")
+			sends := asksToSend(tokenize(c.msgs[c.lastUser].Content))
+			for _, t := range c.tools {
+				if send := (&plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}); sends && named(t.Name, commitFirst) &&
+					len(send.schema.props) == 0 && !navTool(t) && !c.calledThisTurn(t.Name, false) {
+					return action{call: send}
+				}
+			}
 			went := *c
 			went.done = c.done[:len(c.done)-1]
 			return action{text: went.summary() + " " + c.summary()}
@@ -268,6 +283,19 @@ func (c *conv) next() action {
 	}
 	return c.intent().step(c)
 }
+
+// asksToSend reports a verb of sending a form: "submit it", "confirm", "book it".
+func asksToSend(toks []token) bool {
+	for i, t := range toks {
+		if t.kind == kindWord && sendWords[strings.ToLower(t.raw)] || wordAt(toks, i, "book") && wordAt(toks, i+1, "it", "that", "this", "now") {
+			return true
+		}
+	}
+	return false
+}
+
+// sendWords ask to send a form that is filled.
+var sendWords = rawSet(`submit confirm send finalize finalise`)
 
 // arrive ends a turn that opened another page: what was done is said, once a form of the
 // page that the conversation filled and did not send is filled again (the page came back
