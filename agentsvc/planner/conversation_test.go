@@ -2327,6 +2327,12 @@ var siteConversations = []struct {
 		{say: "go back to the booking page", calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-04","time":"10:00"}`},
 			reply: []string{"not submitted"}, on: "test-drive"},
 	}},
+	{"what about another car with all the figures, from the calculator", "financing", "c05", []siteTurn{
+		{say: "48 month loan with 7,000 down, apr 5", calls: []string{`calculate_payment {"downPayment":7000,"termMonths":48,"apr":5}`}},
+		{say: "How about the Tesla Model 3 at 48 months with 7,000 down and apr 5?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"downPayment":7000,"termMonths":48,"apr":5}`},
+			reply: []string{"price $35,990"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

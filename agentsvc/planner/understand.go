@@ -1373,7 +1373,9 @@ func init() {
 		// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
 		// "what would the RAV4 cost per month?" on the list: its page, and on to its calculator.
 		{"open the item", func(_ *conv, r *reading) bool {
-			return r.unclear && len(r.refs) == 1 && (!r.question || perMonth(r.toks))
+			// ("what about the model y at 48 months with 7000 down": figures for its pages)
+			figures := r.numbers && wordAt(r.toks, 0, "what", "how") && wordAt(r.toks, 1, "about")
+			return r.unclear && len(r.refs) == 1 && (!r.question || perMonth(r.toks) || figures)
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "and at 72?" after "60 months with 2,500 down".
 		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) {
