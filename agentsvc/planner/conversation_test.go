@@ -2333,6 +2333,13 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c12"}`, `go_to_financing {}`, `calculate_payment {"downPayment":7000,"termMonths":48,"apr":5}`},
 			reply: []string{"price $35,990"}, on: "financing"},
 	}},
+	{"a note as written, a name spelled again", "test-drive", "c04", []siteTurn{
+		{say: "book it friday 10am, Ann Lee, ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "Could you add a note that we'd like to see the home charger too?",
+			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-04","time":"10:00","notes":"we'd like to see the home charger too"}`}},
+		{say: "Sorry, my name is spelled Anne, with an e.",
+			calls: []string{`fill_form_data {"name":"Anne Lee","email":"ann@lee.com","date":"2026-12-04","time":"10:00","notes":"we'd like to see the home charger too"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -734,6 +734,9 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 		if is && j < len(f.toks) && (f.toks[j].norm == "is" || f.toks[j].raw == "=") {
 			j++
 		}
+		if wordAt(f.toks, j, "spelled", "spelt") { // "my name is spelled Markus, with a k"
+			j++
+		}
 		// "name is ali ray", "name kim lee" to begin with: said so, lower case is a name too
 		// ("my name's nia lo": "'s" is "is")
 		k, said := j, j > i+1 || i == 0 || f.toks[i-1].raw == "," || is && strings.HasSuffix(strings.ToLower(strings.ReplaceAll(t.raw, "’", "'")), "'s")

@@ -334,10 +334,13 @@ func init() {
 	}
 }
 
+// noteWords introduce words to pass on as written.
+var noteWords = rawSet(`note notes comment comments message saying remark`)
+
 // respell corrects the words of text that no tool, item or word set of the planner has and
 // that are one typing slip (slips; the first letter kept) from exactly one word that one has:
 // "whats the diffrence", "limted trim". Short words, names and words with capitals stay as
-// typed.
+// typed, and so are the words after a note's (noteWords).
 func (c *conv) respell(text string) string {
 	var items []string
 	for _, it := range c.before.known() {
@@ -348,8 +351,11 @@ func (c *conv) respell(text string) string {
 		return lexicon[w] || lexicon[n] || c.vocab[n] || c.vocab[w] || hints[w] != nil || rewrites[w] != "" || slices.Contains(items, w) || slices.Contains(items, n)
 	}
 	toks := tokenize(text)
+	// a note's words are the visitor's own: "add a note that we'd like to see the home charger"
+	note := slices.IndexFunc(toks, func(t token) bool { return noteWords[strings.ToLower(t.raw)] })
 	for i, t := range slices.Backward(toks) {
-		if t.kind != kindWord || len(t.raw) < 5 || t.raw != strings.ToLower(t.raw) || strings.ContainsAny(t.raw, "'0123456789-") || has(t.raw) || personName(toks, i) {
+		if t.kind != kindWord || len(t.raw) < 5 || t.raw != strings.ToLower(t.raw) || strings.ContainsAny(t.raw, "'0123456789-") || has(t.raw) || personName(toks, i) ||
+			note >= 0 && i > note {
 			continue
 		}
 		// the likeliest slip first: a letter left out ("cheapr" is "cheaper", not "cheap")

@@ -2055,9 +2055,23 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
 			p.values[prop.name] = prev[prop.name]
 		}
+		// "my name is spelled Markus, with a k" after Marcus Webb: Markus Webb
+		v, _ := p.values[prop.name].(string)
+		var old string
+		if raw, ok := prev[prop.name].(json.RawMessage); ok {
+			_ = json.Unmarshal(raw, &old)
+		}
+		if nameKind.wants(prop) && v != "" && !strings.Contains(v, " ") && spelledRe.MatchString(c.text) {
+			if ws := strings.Fields(old); len(ws) >= 2 {
+				p.values[prop.name] = v + " " + strings.Join(ws[1:], " ")
+			}
+		}
 	}
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
 }
+
+// spelledRe says how a name is written: "my name is spelled Markus".
+var spelledRe = regexp.MustCompile(`(?i)\bspel(?:led|t)\b`)
 
 // approval is what a value said alone may come with: "no sorry, 48 was better".
 var approval = rawSet(`was better fine good best nah nope`)
