@@ -2340,6 +2340,12 @@ var siteConversations = []struct {
 		{say: "Sorry, my name is spelled Anne, with an e.",
 			calls: []string{`fill_form_data {"name":"Anne Lee","email":"ann@lee.com","date":"2026-12-04","time":"10:00","notes":"we'd like to see the home charger too"}`}},
 	}},
+	{"back to the car by its name, from its calculator; wut colours", "inventory", "", []siteTurn{
+		{say: "open the tacoma", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "back to the tacoma", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, on: "car"},
+		{say: "wut colours", calls: []string{}, reply: []string{"The color can be"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

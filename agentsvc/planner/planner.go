@@ -383,7 +383,7 @@ func (c *conv) goOn(on *conv, k int) action {
 	hop := navTool(opened)
 	toks := tokenize(c.text)
 	// "go back to the car": the list, then the car the visitor came from
-	if it := c.openedLast(); it != nil && c.backToItem(toks) {
+	if it := c.openedLast(); it != nil && c.backToItem(toks, hop) {
 		if in, ok := on.openFor(it); ok && hop && hubTool(opened) {
 			return in.step(on)
 		}

@@ -992,7 +992,7 @@ func namedValue(toks []token, e enumValue) bool {
 func namesParam(toks []token, p *property) int {
 	// "what colors", "which interior colors", "what fuel types"
 	asks := func(t token) bool {
-		return slices.Contains([]string{"what", "what's", "whats", "wat", "which", "about"}, strings.ToLower(t.raw))
+		return slices.Contains([]string{"what", "what's", "whats", "wat", "wut", "which", "about"}, strings.ToLower(t.raw))
 	}
 	n := 0
 	for _, w := range p.words {

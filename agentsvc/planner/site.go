@@ -156,11 +156,19 @@ func openedID(k call) string {
 
 // backToItem reports words that ask to go back to the item opened last ("go back to the
 // car"): the noun of its id ("car" of carId), and no word of the list.
-func (c *conv) backToItem(toks []token) bool {
+func (c *conv) backToItem(toks []token, byName bool) bool {
 	noun := c.openedNoun()
-	// "the car" as typed: "back to the cars", "any electric cars" are of the list
-	said := slices.ContainsFunc(toks, func(t token) bool { return strings.EqualFold(t.raw, noun) })
+	// "the car" as typed: "back to the cars", "any electric cars" are of the list; or, byName,
+	// its name: "back to the tacoma" on its calculator
+	goes := byName && slices.ContainsFunc(toks, func(t token) bool { return isWord(t, goVerbs) })
+	said := slices.ContainsFunc(toks, func(t token) bool { return strings.EqualFold(t.raw, noun) || goes && c.namesOnScreen(t) })
 	return noun != "" && said && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+}
+
+// namesOnScreen reports a word of the name of the item on screen.
+func (c *conv) namesOnScreen(t token) bool {
+	it := cmp.Or(c.now.items[c.onScreen()], c.before.items[c.onScreen()])
+	return it != nil && t.kind == kindWord && len(t.norm) > 2 && slices.Contains(it.words, compact(t.norm))
 }
 
 // openedNoun is what the call that opened the last item calls one ("car" of select_car's

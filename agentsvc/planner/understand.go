@@ -1351,9 +1351,9 @@ func init() {
 		// "let me see the car" on its calculator: its page, by the list
 		{"back to the item", func(c *conv, r *reading) bool {
 			plain := !slices.ContainsFunc(r.toks, func(t token) bool {
-				return t.kind != kindPunct && !(t.kind == kindWord && (stopWords[t.norm] || goingWords[t.norm] || requestWords[t.norm]))
+				return t.kind != kindPunct && !(t.kind == kindWord && (stopWords[t.norm] || goingWords[t.norm] || requestWords[t.norm] || c.namesOnScreen(t)))
 			})
-			return r.unclear && plain && !r.question && c.onScreen() != "" && !c.onItsPage() && c.backToItem(r.toks)
+			return r.unclear && plain && !r.question && c.onScreen() != "" && !c.onItsPage() && c.backToItem(r.toks, true)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// "return to the inventory"
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { return c.goingTo(r.toks) }},
@@ -1635,7 +1635,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		// "finance the RAV4": the car's page opens, and the words it leaves are read again
 		// there (Planner.goOn).
 		if _, unmatched := c.coverage(best, r.toks2); unmatched > 0 || (r.numbers || perMonth(r.toks)) && navTool(best.def) ||
-			hubTool(best.def) && c.backToItem(r.toks) {
+			hubTool(best.def) && c.backToItem(r.toks, true) {
 			best.opens = true // "72 months", "monthly again" go to the calculator, which takes them
 		}
 	}
@@ -2327,7 +2327,7 @@ func isQuestion(text string, toks []token) bool {
 	doIt := wordAt(toks, 0, "do") && (!wordAt(toks, 1, "you", "u", "they", "it", "i", "we", "these", "those", "any", "the", "all", "both") ||
 		wordAt(toks, 1, "it", "that") && wordAt(toks, 2, "in", "with", "for", "on")) // "do it in white with the king ranch"
 	return strings.HasSuffix(strings.TrimSpace(text), "?") ||
-		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "which", "how", "is", "are", "does", "who") || wordAt(toks, 0, "do") && !doIt ||
+		wordAt(toks, 0, "what", "what's", "whats", "wat", "wats", "wut", "which", "how", "is", "are", "does", "who") || wordAt(toks, 0, "do") && !doIt ||
 		fieldOf(toks)
 }
 
