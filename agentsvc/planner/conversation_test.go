@@ -2346,6 +2346,11 @@ var siteConversations = []struct {
 		{say: "back to the tacoma", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, on: "car"},
 		{say: "wut colours", calls: []string{}, reply: []string{"The color can be"}},
 	}},
+	{"the other one of a make, after one was named; colours asked with also", "inventory", "", []siteTurn{
+		{say: "cheapest electric", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2022 Tesla Model 3"}},
+		{say: "hmm the other tesla", calls: []string{`select_car {"carId":"c04"}`}, on: "car"},
+		{say: "Could you also tell me which colours are available?", calls: []string{}, reply: []string{"The color can be"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

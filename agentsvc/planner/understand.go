@@ -156,8 +156,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		switch it := c.openedOf(m.items); {
 		case len(m.items) < 2:
 		case plural && (c.comparer(r) != nil || c.lister() == nil): // "compare the Teslas": all of them
-		case it != nil && len(m.items) == 2 && anyNorm(toks, "other"):
-			m.items = slices.DeleteFunc(slices.Clone(m.items), func(o *item) bool { return o == it }) // "the other Audi"
+		case len(m.items) == 2 && anyNorm(toks, "other") && cmp.Or(it, c.namedOf(m.items)) != nil:
+			// "the other Audi" once one was opened, "the other tesla" after the cheapest was named
+			was := cmp.Or(it, c.namedOf(m.items))
+			m.items = slices.DeleteFunc(slices.Clone(m.items), func(o *item) bool { return o == was })
 		case r.question && wordAt(toks, slices.IndexFunc(toks, func(t token) bool { return t.end > m.start })-1, "a", "an", "any"):
 			continue // "anything cheaper, maybe a hatchback?": a kind, not one of them
 		case it != nil && !manyOrOther(toks) && !plural:
@@ -718,6 +720,14 @@ func choiceOfTwo(r *reading) bool {
 	return anyNorm(r.toks, "or", "vs", "versus", "between") || comparative && anyNorm(r.toks, "two", "both")
 }
 
+// namedOf is the one item of items that the last reply named alone; nil when none.
+func (c *conv) namedOf(items []*item) *item {
+	if named := c.lastNamed(); len(named) == 1 && slices.Contains(items, named[0]) {
+		return named[0]
+	}
+	return nil
+}
+
 // splitSentence cuts text after its first sentence ("… booking. My name is …"); ok is false
 // when it has one only.
 func splitSentence(text string) (first, rest string, ok bool) {
@@ -834,7 +844,7 @@ var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one
 
 // tellMeWhat is a question asked about a question: "could you tell me what …", "can you tell
 // me how much …".
-var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:please\s+)?|please\s+)?tell\s+me\s+(?:please\s+)?`)
+var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:also\s+)?(?:please\s+)?|please\s+)?(?:also\s+)?tell\s+me\s+(?:please\s+)?`)
 
 // inDetail asks to look at something closely: its page.
 var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|look\s+at|see|view)\s+(.+?)\s+(?:in\s+(?:more\s+|greater\s+|full\s+)?detail|more\s+closely|up\s+close)\b`)
