@@ -2351,6 +2351,10 @@ var siteConversations = []struct {
 		{say: "hmm the other tesla", calls: []string{`select_car {"carId":"c04"}`}, on: "car"},
 		{say: "Could you also tell me which colours are available?", calls: []string{}, reply: []string{"The color can be"}},
 	}},
+	{"a week from friday is the friday after the coming one", "test-drive", "c24", []siteTurn{
+		{say: "I'd like to test drive this BMW convertible a week from Friday at 2pm.", reply: []string{"I need your name and email."}},
+		{say: "Jo Park, jo@park.com", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-11","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -16,7 +16,7 @@ const monthRe = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|jul
 var (
 	relDayRe  = regexp.MustCompile(`(?i)\b((the )?day after ` + tomorrow + `|` + tomorrow + `|today|tonight)\b`)
 	tomorrow  = `(?:tomm?orr?ow|tmrw|tmr|tmw|2morr?ow|2moro)` // as typed on a phone
-	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on)\s+)?` +
+	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on|a\s+week\s+from)\s+)?` +
 		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b(\s+next\s+week\b)?`)
 	shortDayRe = regexp.MustCompile(`(?i)\b(?:sun|tue|thu)\s+(?:at\s+)?\d`)
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
@@ -97,7 +97,11 @@ func rewriteDates(text string, today time.Time) string {
 			monday := today.AddDate(0, 0, 7-(int(today.Weekday())+6)%7) // the next Monday after today
 			return iso(monday.AddDate(0, 0, (int(wd)+6)%7))
 		}
-		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1))
+		later := 0
+		if strings.HasPrefix(strings.ToLower(m[1]), "a") {
+			later = 7 // "a week from friday": the friday after the coming one
+		}
+		return iso(today.AddDate(0, 0, (int(wd)-int(today.Weekday())+6)%7+1+later))
 	})
 	return text
 }
