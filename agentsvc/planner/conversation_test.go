@@ -2355,6 +2355,10 @@ var siteConversations = []struct {
 		{say: "I'd like to test drive this BMW convertible a week from Friday at 2pm.", reply: []string{"I need your name and email."}},
 		{say: "Jo Park, jo@park.com", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.com","date":"2026-12-11","time":"14:00"}`}},
 	}},
+	{"say 10 is a time", "test-drive", "c22", []siteTurn{
+		{say: "next saturday morning, say 10", calls: []string{}, reply: []string{"I need your name and email."}},
+		{say: "Bea N, bea@n.co", calls: []string{`fill_form_data {"name":"Bea N","email":"bea@n.co","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -25,7 +25,7 @@ var (
 	// "12/12", "12/12/26": month first, as the site's shoppers write it (day first when the
 	// first number cannot be a month); not part of a longer figure ("1/2/3", "$12/12").
 	numDateRe = regexp.MustCompile(`(?:^|[^\d/$.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?:$|[^\d/%])`)
-	atHourRe  = regexp.MustCompile(`(?i)\b(at|@|around|by|after|before|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
+	atHourRe  = regexp.MustCompile(`(?i)\b(at|@|around|by|after|before|say|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
 	noonRe    = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
 	// hourWords are the hours in words; hourWordRe one said as a time: after "at", "say",
 	// "around" or "by", or before o'clock, am or pm.
