@@ -191,19 +191,9 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:
 				// "show me cheaper cars": the list in that order, not one car named as "the cars"
 				return c.summary()
-			case len(w) == 1 && target == nil && otherEnd(toks, at, o) != nil:
-				// "the difference between the cheapest and the most expensive": both ends
-				o2 := *otherEnd(toks, at, o)
-				if e := ranked(listed(c), o2); len(e) > 0 && e[0] != w[0] {
-					s := "The " + o.what + " " + noun + " is " + parts[0] + "; the " + o2.what + " is " + theTitle(e[0]) + rankDetail(o2, e[0], c.now.money)
-					a, _ := w[0].num(o.field.keys...)
-					b, _ := e[0].num(o.field.keys...)
-					if asksDifference(toks) {
-						s += ": a difference of " + o.field.value(math.Abs(a-b), c.now.money)
-					}
-					return s + "."
-				}
-				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
+			case len(w) == 1 && target == nil && bothEnds(c, toks, at, o, w[0], listed(c)) != "":
+				// "the difference between the cheapest and the most expensive"
+				return "The " + o.what + " " + noun + " is " + parts[0] + "; " + bothEnds(c, toks, at, o, w[0], listed(c))
 			case len(w) == 1:
 				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
@@ -211,6 +201,27 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			return strings.TrimSpace(only + " The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
 	}, true
+}
+
+// bothEnds says the other end of the ranking that the words also ask for ("the cheapest and
+// the most expensive"), first being the one end, and the difference when they ask it: "the most
+// expensive is the …, at $46,990: a difference of $25,090."; "" when they ask for none.
+func bothEnds(c *conv, toks []token, at int, o order, first *item, list []*item) string {
+	o2 := otherEnd(toks, at, o)
+	if o2 == nil {
+		return ""
+	}
+	e := ranked(list, *o2)
+	if len(e) == 0 || e[0] == first {
+		return ""
+	}
+	s := "the " + o2.what + " is " + theTitle(e[0]) + rankDetail(*o2, e[0], c.now.money)
+	a, _ := first.num(o.field.keys...)
+	b, _ := e[0].num(o.field.keys...)
+	if asksDifference(toks) {
+		s += ": a difference of " + o.field.value(math.Abs(a-b), c.now.money)
+	}
+	return s + "."
 }
 
 // otherEnd is the ranking of the same field the other way that the words say besides the one

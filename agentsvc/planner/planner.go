@@ -245,14 +245,13 @@ func (c *conv) next() action {
 	if c.pageChanged() {
 		if n := len(c.done); n >= 2 && c.done[n-1].name != c.done[n-2].name && named(c.done[n-1].name, commitFirst) &&
 			noArguments(c.done[n-1].args) && !navTool(c.toolDef(c.done[n-2].name)) {
-			return action{text: c.summary()} // the form filled again on arrival, then sent (below)
+			return action{text: c.summary()} // a form filled again on arrival, then sent: what the page said
 		}
 		if p := c.refill(); p != nil && c.done[len(c.done)-1].args == p.arguments() {
-			// The form filled again on arrival, and sent when the visitor asked ("go back to the
-			// booking page and submit it"; not "booking" alone); else where the turn went, then
-			// what the form holds.
-			// (the visitor's own words, a verb of sending: not a request before them that c.text
-			// carries, nor "can i drive the corolla instead")
+			// The form filled again on arrival is sent when the visitor's own words have a verb of
+			// sending ("go back to the booking page and submit it"; not a request before them
+			// that c.text carries, nor "can i drive the corolla instead"); else the turn says
+			// where it went, then what the form holds.
 			sends := asksToSend(tokenize(c.msgs[c.lastUser].Content))
 			for _, t := range c.tools {
 				if send := (&plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}); sends && named(t.Name, commitFirst) &&

@@ -453,7 +453,7 @@ func (c *conv) rewriteScale(text string) string {
 var pickUps = regexp.MustCompile(`(?i)\bpick(?:\s+ups|-ups?)\b`)
 
 // withShort is "with" written "w" or "w/".
-var withShort = regexp.MustCompile(`(?i)\bw/?(\s)`)
+var withShort = regexp.MustCompile(`\bw/?(\s)`) // lower case: "George W Bush" keeps his initial
 
 // monthsShort is a number of months written short: "60mo", "48 mos", "36mths".
 var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b`)

@@ -190,7 +190,8 @@ export async function startProxy(target) {
 
 /**
  * Records what the widget's client reports, on every page load of the context: agent events in
- * window.__events and connection states in window.__states.
+ * window.__events, connection states in window.__states, and in window.__trace each state with
+ * the time since the page's start and a reconnect's delay (to tell why a test waited in vain).
  * @param {import('playwright-core').BrowserContext} context
  */
 export async function recordClientEvents(context) {
@@ -198,6 +199,7 @@ export async function recordClientEvents(context) {
     const w = /** @type {any} */ (window);
     w.__events = [];
     w.__states = [];
+    w.__trace = [];
     w.__sessions = [];
     let value;
     Object.defineProperty(window, 'byomcp', {
@@ -206,7 +208,10 @@ export async function recordClientEvents(context) {
       set: (v) => {
         value = v;
         v.client.addEventListener('agent-event', (e) => w.__events.push(e.detail));
-        v.client.addEventListener('state', (e) => w.__states.push(e.detail.state));
+        v.client.addEventListener('state', (e) => {
+          w.__states.push(e.detail.state);
+          w.__trace.push(`${Math.round(performance.now())} ${e.detail.state} ${e.detail.delayMs ?? ''}`);
+        });
         v.client.addEventListener('session', (e) => w.__sessions.push({ ...e.detail, messages: e.detail.messages.length }));
       },
     });

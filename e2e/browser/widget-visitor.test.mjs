@@ -240,21 +240,8 @@ test('an agent that cannot be reached is not "you are offline": the message wait
   const proxy = await startProxy(stack.server.url);
   const context = await stack.browser.newContext();
   try {
-    // What the client did, to tell why if the answer never comes: its states, with the delay
-    // of each reconnect and the time since the page's start.
-    await context.addInitScript(() => {
-      const w = /** @type {any} */ (window);
-      w.__trace = [];
-      let value;
-      Object.defineProperty(window, 'byomcp', {
-        configurable: true,
-        get: () => value,
-        set: (v) => {
-          value = v;
-          v.client.addEventListener('state', (e) => w.__trace.push(`${Math.round(performance.now())} ${e.detail.state} ${e.detail.delayMs ?? ''}`));
-        },
-      });
-    });
+    // What the client did, to tell why if the answer never comes (window.__trace).
+    await recordClientEvents(context);
     const { page, errors } = await newPage(context);
     await page.goto(proxy.url + '/');
     await waitConnected(page);
