@@ -2359,6 +2359,14 @@ var siteConversations = []struct {
 		{say: "next saturday morning, say 10", calls: []string{}, reply: []string{"I need your name and email."}},
 		{say: "Bea N, bea@n.co", calls: []string{`fill_form_data {"name":"Bea N","email":"bea@n.co","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"swap to another car half way through a booking keeps its day and time", "inventory", "", []siteTurn{
+		{say: "show me bmws", calls: []string{`search_cars {"make":"BMW"}`}},
+		{say: "compare them", calls: []string{`compare_cars {"carIds":["c11","c20","c24"]}`}, on: "drawer"},
+		{say: "book the 330i mon 10am", calls: []string{`select_car {"carId":"c11"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "swap to the m240i", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c20"}`, `go_to_test_drive {}`},
+			reply: []string{"booking page for the 2022 BMW M240i Coupe"}, on: "test-drive"},
+		{say: "ed p ed@p.co", calls: []string{`fill_form_data {"name":"ed p","email":"ed@p.co","date":"2026-12-07","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -216,7 +216,7 @@ var (
 // swapWords say that another item is meant for the same request: "nvm, the Civic", "try the
 // Camry".
 var swapWords = rawSet(`nvm never mind no nope ok okay so then and the a about how what try let's lets go with for please maybe
-	can could i we do switch to rather`)
+	can could i we do switch swap to rather`)
 
 // nameAlone reports words that only name something: "the civic", "the Honda Civic please".
 // Each word is an item's, a word no tool knows (unlike onlyNames, a name not seen yet), or one
