@@ -2367,6 +2367,13 @@ var siteConversations = []struct {
 			reply: []string{"booking page for the 2022 BMW M240i Coupe"}, on: "test-drive"},
 		{say: "ed p ed@p.co", calls: []string{`fill_form_data {"name":"ed p","email":"ed@p.co","date":"2026-12-07","time":"10:00"}`}},
 	}},
+	{"a figure said in a recall picks what was said with it", "financing", "c07", []siteTurn{
+		{say: "48 mos", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "put 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "nah 4k dwn", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":48}`}},
+		{say: "what was the monthly at 5k", calls: []string{}, reply: []string{"Monthly payment $953.61"}},
+		{say: "whats the payment w 5k down again", calls: []string{}, reply: []string{"Monthly payment $953.61"}, not: []string{"The down payment was 4000"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

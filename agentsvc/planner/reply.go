@@ -851,7 +851,15 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if len(asked) == 0 {
 		return intent{}, false
 	}
-	if said := c.recallArgs(asked, true); said != "" {
+	// a figure said picks the sentence that has it ("what was the monthly at 5k": the one with
+	// "down $5,000"), and is no value asked
+	var figures []string
+	for _, t := range r.toks {
+		if t.kind == kindNumber && t.value >= 1 {
+			figures = append(figures, priceField.value(t.value, c.now.money))
+		}
+	}
+	if said := c.recallArgs(asked, true); said != "" && len(figures) == 0 {
 		return intent{reply: said}, true
 	}
 	best, most := "", 0
@@ -876,6 +884,11 @@ func (c *conv) recall(r *reading) (intent, bool) {
 				}
 				if w == "rate" && strings.Contains(sent, "%") {
 					n += 3 // "the interest rate" is the percentage, not the interest
+				}
+			}
+			for _, f := range figures {
+				if strings.Contains(sent, f) {
+					n += 3
 				}
 			}
 			if n > most {
