@@ -2374,6 +2374,11 @@ var siteConversations = []struct {
 		{say: "what was the monthly at 5k", calls: []string{}, reply: []string{"Monthly payment $953.61"}},
 		{say: "whats the payment w 5k down again", calls: []string{}, reply: []string{"Monthly payment $953.61"}, not: []string{"The down payment was 4000"}},
 	}},
+	{"a count in words before the question is no figure", "car", "c22", []siteTurn{
+		{say: "Hello, we have three kids so we're looking at this Odyssey. Does it come with the family package?", calls: []string{},
+			reply: []string{"Yes: family is one of the packages"}, on: "car"},
+		{say: "Please add that, and set the trim to EX-L.", calls: []string{`configure_car {"packages":["family"],"trim":"EX-L"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -2261,7 +2261,11 @@ func lastQuestion(text string) string {
 	}
 	before, q := tokenize(text[:i]), strings.TrimSpace(text[i+1:])
 	asks := wordAt(tokenize(q), 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do")
-	if !asks || slices.ContainsFunc(before, func(t token) bool { return actionVerbs[t.norm] || t.kind != kindWord && t.kind != kindPunct }) {
+	// ("we have three kids so …": a count in words is no figure for a tool)
+	inWords := func(t token) bool { return t.kind == kindNumber && strings.IndexFunc(t.raw, unicode.IsDigit) < 0 }
+	if !asks || slices.ContainsFunc(before, func(t token) bool {
+		return actionVerbs[t.norm] || t.kind != kindWord && t.kind != kindPunct && !inWords(t)
+	}) {
 		return ""
 	}
 	return q
