@@ -28,6 +28,18 @@ function script(body) {
   return { text: `You said: ${user}` };
 }
 
+/**
+ * What the widget's client did (recordClientEvents' trace: each state, its time and reconnect
+ * delay) and what the proxy refused and passed on: why a reconnect a test waits for did not come.
+ * @param {import('playwright-core').Page} page
+ * @param {{counts: () => object}} proxy
+ * @param {string} at
+ */
+async function clientTrace(page, proxy, at) {
+  const states = await page.evaluate(() => /** @type {any} */ (window).__trace);
+  return `${at}: ${states.join(', ')}; proxy ${JSON.stringify(proxy.counts())}`;
+}
+
 /** Page tools registered before the widget loads (the pre-load queue): one that needs consent. */
 function registerTestTools() {
   const w = /** @type {any} */ (window);
@@ -197,8 +209,13 @@ test('a network that goes silent mid-answer is noticed within seconds, and the a
     // the minutes a dead TCP connection takes to close).
     await page.waitForFunction(() => document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.status')?.getAttribute('data-state') !== 'open', null, { timeout: 12000 });
     assert.equal(await page.locator('byomcp-chat .banner').isVisible(), true);
+    const atResume = await clientTrace(page, proxy, 'at resume');
     proxy.resume();
-    await page.waitForFunction(() => /** @type {any} */ (window).byomcp.client.state === 'open', null, { timeout: WAIT_MS });
+    try {
+      await page.waitForFunction(() => /** @type {any} */ (window).byomcp.client.state === 'open', null, { timeout: WAIT_MS });
+    } catch (err) {
+      throw new Error(`${err}\n${atResume}\n${await clientTrace(page, proxy, 'now')}`); // why it did not come back (it failed once in CI)
+    }
     await waitIdle(page);
     const shown = await page.locator(W.text).last().innerText();
     assert.equal(shown.trim(), SLOW, 'the whole answer, exactly once');
@@ -246,7 +263,6 @@ test('an agent that cannot be reached is not "you are offline": the message wait
     await page.goto(proxy.url + '/');
     await waitConnected(page);
     await openWidget(page);
-    const trace = async (/** @type {string} */ at) => `${at}: ${(await page.evaluate(() => /** @type {any} */ (window).__trace)).join(', ')}; proxy ${JSON.stringify(proxy.counts())}`;
     proxy.pause(); // new connections refused
     proxy.dropAll();
     await page.waitForFunction(() => document.querySelector('byomcp-chat')?.shadowRoot?.querySelector('.status')?.getAttribute('data-state') !== 'open');
@@ -256,7 +272,7 @@ test('an agent that cannot be reached is not "you are offline": the message wait
     const banner = await page.locator('byomcp-chat .banner').innerText();
     assert.match(banner, /cannot be reached/);
     assert.doesNotMatch(banner, /offline/i);
-    const atResume = await trace('at resume');
+    const atResume = await clientTrace(page, proxy, 'at resume');
     proxy.resume();
     // The next try comes within the waiting backoff (4 s) and an origin check that may have
     // been left hanging while the proxy was paused (5 s): a loaded CI machine needs more than
@@ -264,7 +280,7 @@ test('an agent that cannot be reached is not "you are offline": the message wait
     try {
       await page.locator(W.text).filter({ hasText: 'You said: are you there' }).waitFor({ timeout: 3 * WAIT_MS });
     } catch (err) {
-      throw new Error(`${err}\n${atResume}\n${await trace('now')}`);
+      throw new Error(`${err}\n${atResume}\n${await clientTrace(page, proxy, 'now')}`);
     }
     await waitIdle(page);
     assert.equal(await page.locator('byomcp-chat .banner').isVisible(), false);
