@@ -177,6 +177,10 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				only = strings.TrimSuffix(only, ".") + ": " + parts[0] + "."
 			}
 			plural := n == 0 && strings.HasSuffix(noun, "s") && !strings.HasSuffix(noun, "ss")
+			other := "" // the other end asked too: "the cheapest and the most expensive"
+			if len(w) == 1 && target == nil {
+				other = bothEnds(c, toks, at, o, w[0], listed(c))
+			}
 			switch {
 			case target != nil && len(c.done) > len(static):
 				return strings.TrimSpace(only + " " + c.summary())
@@ -191,9 +195,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:
 				// "show me cheaper cars": the list in that order, not one car named as "the cars"
 				return c.summary()
-			case len(w) == 1 && target == nil && bothEnds(c, toks, at, o, w[0], listed(c)) != "":
-				// "the difference between the cheapest and the most expensive"
-				return "The " + o.what + " " + noun + " is " + parts[0] + "; " + bothEnds(c, toks, at, o, w[0], listed(c))
+			case other != "":
+				return "The " + o.what + " " + noun + " is " + parts[0] + "; " + other
 			case len(w) == 1:
 				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
