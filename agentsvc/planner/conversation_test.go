@@ -2379,6 +2379,31 @@ var siteConversations = []struct {
 			reply: []string{"Yes: family is one of the packages"}, on: "car"},
 		{say: "Please add that, and set the trim to EX-L.", calls: []string{`configure_car {"packages":["family"],"trim":"EX-L"}`}},
 	}},
+	{"a payment recalled by the car's name", "car", "c10", []siteTurn{
+		{say: "how much a month over 48 months with 3k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`},
+			reply: []string{"$499.51"}, on: "financing"},
+		{say: "what would the camry be on the same terms",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`},
+			reply: []string{"For the 2022 Toyota Camry: monthly payment $561.65"}},
+		{say: "remind me what the civic was a month", reply: []string{"Earlier I said: Monthly payment $499.51"}, not: []string{"$561.65"}},
+		{say: "what was the monthly for the mazda3?",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c15"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`},
+			reply: []string{"For the 2023 Mazda Mazda3 Hatchback: monthly payment $516.24"}, not: []string{"Earlier"}},
+	}},
+	{"a payment recalled by name, none worked out by the page's tools yet", "financing", "c10", []siteTurn{
+		{say: "how much a month over 48 months with 3k down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"$499.51"}},
+		{say: "what was the monthly for the mazda3?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c15"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`},
+			reply: []string{"For the 2023 Mazda Mazda3 Hatchback: monthly payment $516.24"}, not: []string{"Earlier", "$499.51"}},
+	}},
+	{"a named car's payment, then another's, then the first again", "inventory", "", []siteTurn{
+		{say: "what would the civic cost a month over 60 months",
+			calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"For the 2023 Honda Civic: monthly payment $472.12"}, on: "financing"},
+		{say: "and the corolla?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c16"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"$442.49"}},
+		{say: "what was the monthly payment for the Civic?", reply: []string{"$472.12"}, not: []string{"$442.49"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

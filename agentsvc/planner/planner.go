@@ -422,8 +422,9 @@ func (c *conv) goOn(on *conv, k int) action {
 	a := in.step(on)
 	switch {
 	case len(on.done) > 0:
-		if _, _, _, ranked := rankOf(toks); ranked && a.call == nil && a.text != "" {
-			// which car "the cheapest tesla" of "… per month over 60 months" is
+		if a.call == nil && a.text != "" {
+			// which car "the cheapest tesla" of "… per month over 60 months" is, or "the
+			// civic" of "what would the civic cost a month": said, it can be recalled by name
 			for _, d := range slices.Backward(c.done[:k]) {
 				if it := cmp.Or(c.now.items[openedID(d)], c.before.items[openedID(d)]); it != nil && !strings.Contains(a.text, title(it)) {
 					a.text = "For " + theTitle(it) + ": " + lowerFirst(a.text)

@@ -862,6 +862,13 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if said := c.recallArgs(asked, true); said != "" && len(figures) == 0 {
 		return intent{reply: said}, true
 	}
+	// "what was the monthly for the Civic?": no sentence of another car's
+	// (nor, for "the mazda3" not seen yet, one of a car known)
+	var of []*item
+	other := c.otherItem(r.said, r.toks, r.mentions, r.pronoun) || c.lister() != nil && len(r.mentions) == 0 && slices.ContainsFunc(asked, c.unseen)
+	if len(r.mentions) == 1 {
+		of = r.mentions[0].items
+	}
 	best, most := "", 0
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
@@ -872,6 +879,9 @@ func (c *conv) recall(r *reading) (intent, bool) {
 			sent = strings.TrimPrefix(strings.TrimSpace(sent), recalled)
 			if strings.Contains(sent, "“") || !strings.ContainsAny(sent, "0123456789") {
 				continue // a suggestion ("calculate payment 24 months"), or no figure to say again
+			}
+			if id := c.saidOf(i, sent); id != "" && (of != nil && !slices.ContainsFunc(of, func(it *item) bool { return it.id == id }) || of == nil && other) {
+				continue
 			}
 			words := contentWords(sent)
 			n := 0
@@ -899,8 +909,56 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if most > 0 {
 		return intent{reply: recalled + strings.TrimRight(best, ".") + "."}, true
 	}
+	if of != nil || other {
+		return intent{}, false // nothing was said of that one: asked anew
+	}
 	said := c.recallArgs(asked, false)
 	return intent{reply: said}, said != ""
+}
+
+// unseen reports a word no tool, item or reply has had: maybe the name of an item not
+// looked up yet ("the mazda3" before the list was read).
+func (c *conv) unseen(w string) bool {
+	if ordinary(w) || c.vocab[w] || slices.ContainsFunc(c.now.known(), func(it *item) bool { return slices.Contains(it.words, compact(w)) }) {
+		return false
+	}
+	return !slices.ContainsFunc(c.msgs[:max(c.lastUser, 0)], func(m chat.Message) bool {
+		return m.Role == chat.RoleAssistant && strings.Contains(strings.ToLower(m.Content), w)
+	})
+}
+
+// saidOf is the id of the item a sentence of the message at i is about: the one it names,
+// else the one a result or call before it named or opened last, else the page's; "" when
+// none.
+func (c *conv) saidOf(i int, sent string) string {
+	names := func(text string) []string {
+		var ids []string
+		for _, it := range c.now.known() {
+			if strings.Contains(text, title(it)) {
+				ids = append(ids, it.id)
+			}
+		}
+		return ids
+	}
+	if ids := names(sent); len(ids) > 0 {
+		return ids[0]
+	}
+	for j := i - 1; j >= 0; j-- {
+		m := c.msgs[j]
+		for _, tc := range m.ToolCalls {
+			if id := openedID(call{name: tc.Name, args: tc.Arguments}); id != "" {
+				return id
+			}
+		}
+		// "Opening the financing calculator for the 2023 Honda Civic"
+		if ids := names(m.Content); m.Role == chat.RoleTool && len(ids) == 1 {
+			return ids[0]
+		}
+	}
+	if c.page != nil {
+		return c.page.id
+	}
+	return ""
 }
 
 // recallArgs says the values of the newest call with parameters whose words the question has
