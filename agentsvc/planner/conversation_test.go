@@ -2404,6 +2404,15 @@ var siteConversations = []struct {
 			reply: []string{"$442.49"}},
 		{say: "what was the monthly payment for the Civic?", reply: []string{"$472.12"}, not: []string{"$442.49"}},
 	}},
+	{"figures written with spaces and decimal commas", "financing", "c09", []siteTurn{
+		{say: "15 000 down", reply: []string{"months"}},
+		{say: "36 mo", calls: []string{`calculate_payment {"downPayment":15000,"termMonths":36}`}, reply: []string{"down $15,000"}},
+		{say: "apr 4,5", calls: []string{`calculate_payment {"downPayment":15000,"termMonths":36,"apr":4.5}`}, reply: []string{"4.5% APR"}},
+		{say: "and 3,9%", calls: []string{`calculate_payment {"downPayment":15000,"termMonths":36,"apr":3.9}`}, reply: []string{"3.9% APR"}},
+		{say: "apply pls", reply: []string{"full name"}},
+		{say: "olga petrova olga@p.ru", reply: []string{"annual income"}},
+		{say: "income 48 000", calls: []string{`apply_for_financing {"fullName":"olga petrova","email":"olga@p.ru","annualIncome":48000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -163,12 +163,14 @@ type conv struct {
 // newConv reads the request: the calls and their results, the last user message, and what
 // the results showed before this turn and since.
 func newConv(req llm.Request, now time.Time) *conv {
-	c := &conv{tools: req.Tools, msgs: req.Messages, lastUser: -1, today: now, place: &onPage, vocab: map[string]bool{}}
+	c := &conv{tools: req.Tools, msgs: slices.Clone(req.Messages), lastUser: -1, today: now, place: &onPage, vocab: map[string]bool{}}
+	req.Messages = c.msgs
 	byID := map[string]int{}
 	for i, m := range req.Messages {
 		switch m.Role {
 		case chat.RoleUser:
 			c.lastUser = i
+			c.msgs[i].Content = writtenFigures(m.Content) // in every message the same: "15 000 down"
 		case chat.RoleAssistant:
 			for _, tc := range m.ToolCalls {
 				byID[tc.ID] = len(c.calls)
