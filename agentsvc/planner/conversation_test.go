@@ -2413,6 +2413,27 @@ var siteConversations = []struct {
 		{say: "olga petrova olga@p.ru", reply: []string{"annual income"}},
 		{say: "income 48 000", calls: []string{`apply_for_financing {"fullName":"olga petrova","email":"olga@p.ru","annualIncome":48000}`}},
 	}},
+	{"a family's name is no car", "test-drive", "c22", []siteTurn{
+		{say: "Could you book us a test drive on Sunday afternoon?", reply: []string{"name", "email", "13:00"}},
+		{say: "Is 3 available?", reply: []string{"name", "email"}},
+		{say: "We're the Kowalski family, Anna Kowalski, anna.k@example.com",
+			calls: []string{`fill_form_data {"name":"Anna Kowalski","email":"anna.k@example.com","date":"2026-12-06","time":"15:00"}`}, not: []string{"There is no"}},
+		{say: "Sorry, could we change it to 1pm?",
+			calls: []string{`fill_form_data {"name":"Anna Kowalski","email":"anna.k@example.com","date":"2026-12-06","time":"13:00"}`}},
+	}},
+	{"configured, then a drive: the day kept for the details", "car", "c22", []siteTurn{
+		{say: "Could you make it white with the EX-L and the family package, and then book a test drive for Sunday at 1pm?",
+			calls: []string{`configure_car {"color":"white","packages":["family"],"trim":"EX-L"}`, `go_to_test_drive {}`},
+			reply: []string{"name and email"}, not: []string{"There is no"}, on: "test-drive"},
+		{say: "Tom Reyes, tom.reyes@example.com",
+			calls: []string{`fill_form_data {"name":"Tom Reyes","email":"tom.reyes@example.com","date":"2026-12-06","time":"13:00"}`}},
+		{say: "Book it, thanks.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Odyssey"}},
+	}},
+	{"details after a list: a suggestion is no car named", "inventory", "", []siteTurn{
+		{say: "any suvs?", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "Tom Reyes, tom.reyes@example.com", reply: []string{"Noted"}},
+		{say: "And please add my phone: 555 310 4477.", reply: []string{"Noted"}, not: []string{"Opening"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -302,6 +302,14 @@ func (c *conv) pending(chain int) (intent, bool) {
 		}
 	}
 	in := pc.understand(prevText, false)
+	if m := thenNext.FindStringSubmatch(prevText); m != nil && opened && in.asked != nil {
+		// the second of two requests asked for there ("make it white …, and then book a test
+		// drive for Sunday at 1pm" on the booking page): read with an answer, the first
+		// request's words are none of the form's
+		if then := pc.understand(m[2], false); then.asked != nil && then.asked.def.Name == in.asked.def.Name {
+			prevText, in = m[2], then
+		}
+	}
 	if in.asked == nil && chain > 1 && in.first(&pc) == nil && pc.prevUser() >= 0 && pc.lastUser-pc.prevUser() == 2 {
 		// A turn that only answered ("what times do you have?") or could not do what was said
 		// leaves open the form's question before it, asked by a turn that called nothing:

@@ -230,13 +230,15 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
 			t.norm == "earliest" || t.norm == "latest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time
-			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) {
+			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) ||
+			slices.ContainsFunc(slices.Collect(maps.Keys(given)), func(v string) bool { return strings.HasPrefix(v, t.norm+"-") }) { // the "EX" of the EX-L trim set
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
 		_, ordinal := ordinals[t.norm]
 		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
-		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1)
+		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
+		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !slices.ContainsFunc(toks, contactToken)
 		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
 			return true
 		}

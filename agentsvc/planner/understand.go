@@ -307,11 +307,15 @@ func (c *conv) lastNamed() []*item {
 				return nil
 			}
 			said, _, _ := strings.Cut(m.Content, "? For example ")
-			return c.itemsNamed(said)
+			// nor are the suggestions of any reply ("Noted: … Elsewhere on the site: “open the …”")
+			return c.itemsNamed(suggestionRe.ReplaceAllString(said, ""))
 		}
 	}
 	return nil
 }
+
+// suggestionRe is a suggestion of a reply, as a link or as plain quoted text.
+var suggestionRe = regexp.MustCompile(`\[?“[^”]*”(?:\]\([^)]*\))?`)
 
 // moreRe ends a list cut short: "…; and 8 more."
 var moreRe = regexp.MustCompile(`\band \d+ more\b`)
