@@ -2434,6 +2434,12 @@ var siteConversations = []struct {
 		{say: "Tom Reyes, tom.reyes@example.com", reply: []string{"Noted"}},
 		{say: "And please add my phone: 555 310 4477.", reply: []string{"Noted"}, not: []string{"Opening"}},
 	}},
+	{"one value swapped for another", "car", "c22", []siteTurn{
+		{say: "The Elite trim please.", calls: []string{`configure_car {"trim":"Elite"}`}},
+		{say: "Hmm, swap the Elite for the EX-L, please.", calls: []string{`configure_car {"trim":"EX-L"}`}, reply: []string{"EX-L trim"}},
+		{say: "add the family package", calls: []string{`configure_car {"packages":["family"]}`}},
+		{say: "replace the family package with the premium sound one", calls: []string{`configure_car {"packages":["sound"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

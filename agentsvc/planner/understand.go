@@ -73,6 +73,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
 	}
+	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
+		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
+	}
 	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
 	text = pickUps.ReplaceAllString(text, "pickup")        // "pick ups", "a pick-up"
@@ -470,6 +473,10 @@ var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
 // backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
+// swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
+// the red to blue", "replace the winter package with the tech one".
+var swapValue = regexp.MustCompile(`(?i)\b(?:swap|switch|replace|change|trade)\s+(?:out\s+)?(?:the\s+)?([\w-]+)(?:\s+(?:trim|package|pkg|colou?r|one))?\s+(?:for|with|to|into)\s+`)
+
 var backTo = regexp.MustCompile(`(?i)\b(?:go(?:ing)?\s+|switch\s+)?back\s+to\s+([$€£]?[0-9])`)
 
 // rewriteInstead reads "instead of 36, let's try 24" as "make it 24"; when the figure replaced
