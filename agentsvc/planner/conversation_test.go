@@ -2440,6 +2440,14 @@ var siteConversations = []struct {
 		{say: "add the family package", calls: []string{`configure_car {"packages":["family"]}`}},
 		{say: "replace the family package with the premium sound one", calls: []string{`configure_car {"packages":["sound"]}`}},
 	}},
+	{"the applicant's name, not the words about the income", "financing", "c22", []siteTurn{
+		{say: "What would the monthly payment be over 48 months with $5,000 down?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "We'd like to apply. I'm Maria Gonzalez, maria.gonzalez@example.com, and our household income is 92,000 a year.",
+			calls: []string{`apply_for_financing {"fullName":"Maria Gonzalez","email":"maria.gonzalez@example.com","annualIncome":92000}`}},
+		{say: "Thank you! Can we also book a test drive for Sunday at 11?",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Maria Gonzalez","email":"maria.gonzalez@example.com","date":"2026-12-06","time":"11:00"}`},
+			not:   []string{"household"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1714,6 +1714,23 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 			return
 		}
 		said := rankPlans(m.Content, []chat.ToolDef{p.def})[0]
+		// the name another form took from that message ("I'm Maria Gonzalez, maria@…, and our
+		// household income is 92,000" applied as Maria Gonzalez) is the name
+		for _, k := range c.calls {
+			var args map[string]any
+			if k.at <= i || c.userBefore(k.at) != m.Content || json.Unmarshal([]byte(k.args), &args) != nil {
+				continue
+			}
+			for key, v := range args {
+				if name, ok := v.(string); ok && slices.Contains(identWords(key), "name") && strings.Contains(m.Content, name) {
+					for _, q := range p.schema.props {
+						if nameKind.wants(q) {
+							said.values[q.name] = name
+						}
+					}
+				}
+			}
+		}
 		for _, q := range p.schema.props {
 			// details given after the tool's last call replace those it kept
 			if v, ok := said.values[q.name]; ok && contact(q) && own[q.name] == nil && (p.values[q.name] == nil || i > last) {
