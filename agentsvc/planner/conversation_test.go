@@ -2448,6 +2448,23 @@ var siteConversations = []struct {
 			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Maria Gonzalez","email":"maria.gonzalez@example.com","date":"2026-12-06","time":"11:00"}`},
 			not:   []string{"household"}, on: "test-drive"},
 	}},
+	{"an application after a drive: the terms chosen, not the calculator's defaults", "financing", "c03", []siteTurn{
+		{say: "Could we try 48 months at 4.9% with $5,000 down?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48,"apr":4.9}`}},
+		{say: "We'd like to apply, but first, can we test drive it on Saturday at 11?", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Noah Kim, noah.kim@example.com", calls: []string{`fill_form_data {"name":"Noah Kim","email":"noah.kim@example.com","date":"2026-12-05","time":"11:00"}`}},
+		{say: "Now back to financing please, and apply with income 120,000.",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48,"apr":4.9}`,
+				`apply_for_financing {"fullName":"Noah Kim","email":"noah.kim@example.com","annualIncome":120000}`},
+			reply: []string{"$31,900 over 48 months"}, on: "financing"},
+	}},
+	{"an application for another car takes no terms of the first", "car", "c01", []siteTurn{
+		{say: "Could you show us the monthly payment for 36 months with 4,000 down?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":36}`}, on: "financing"},
+		{say: "go back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "go to financing and apply for me: Lee Chan, lee.chan@example.com, income 70,000.",
+			calls: []string{`go_to_financing {}`, `apply_for_financing {"fullName":"Lee Chan","email":"lee.chan@example.com","annualIncome":70000}`},
+			reply: []string{"$26,500"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -346,6 +346,27 @@ func (c *conv) refill() *plan {
 	return nil
 }
 
+// restore is the plan that sets again the values the conversation's last call of a tool of
+// this page set for the item on screen, when the page also sends something (a calculator
+// beside its application); nil when there is none, or it is a form refill fills again.
+func (c *conv) restore() *plan {
+	if !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return named(t.Name, commitFirst) && !navTool(t) }) {
+		return nil
+	}
+	here := c.saidOf(len(c.msgs), "")
+	for k := range c.earlierCalls {
+		t := c.toolDef(k.name)
+		if !c.offers(k.name) || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) {
+			continue
+		}
+		if strings.Contains(unwrap(k.result).text, "not submitted") || here == "" || c.saidOf(k.at, "") != here {
+			return nil
+		}
+		return argsPlan(t, parseSchema(t.Parameters), k.args)
+	}
+	return nil
+}
+
 // argsPlan is the plan of a call made before, with its arguments; nil when it had none.
 func argsPlan(t chat.ToolDef, s *schema, args string) *plan {
 	var raw map[string]json.RawMessage
@@ -412,8 +433,21 @@ func (c *conv) goOn(on *conv, k int) action {
 		on.before = remember(c.msgs[:on.done[0].at+1]).learnTitles(on.tools)
 		on.done, lookup = on.done[1:], false
 	}
+	// The values the visitor set on this page before, set again on arrival when the request
+	// sends what they shaped ("back to financing, and apply": the terms chosen, not the
+	// page's defaults): the call is this turn's first here, and the request is read without it.
+	restore := on.restore()
+	restored := restore != nil && len(on.done) > 0 && on.done[0].name == restore.def.Name && on.done[0].args == restore.arguments()
+	done := on.done
+	if restored {
+		on.done = on.done[1:]
+	}
 	asked := c.pointedText(c.text, c.done[k])
 	in := on.understand(asked, lookup)
+	if first := in.first(on); restored && (first == nil || !named(first.def.Name, commitFirst)) {
+		on.done, restored = done, false // the request's own call ("monthly again?")
+		in = on.understand(asked, lookup)
+	}
 	if in.steps == nil && strings.HasPrefix(in.reply, "Sorry") {
 		if part := on.partsHere(asked, lookup); part != "" {
 			in = on.understand(part, lookup)
@@ -422,6 +456,9 @@ func (c *conv) goOn(on *conv, k int) action {
 		}
 	}
 	a := in.step(on)
+	if restore != nil && !restored && len(on.done) == 0 && a.call != nil && named(a.call.def.Name, commitFirst) {
+		return action{call: restore}
+	}
 	switch {
 	case len(on.done) > 0:
 		if a.call == nil && a.text != "" {
