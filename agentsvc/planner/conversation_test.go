@@ -2465,6 +2465,12 @@ var siteConversations = []struct {
 			calls: []string{`go_to_financing {}`, `apply_for_financing {"fullName":"Lee Chan","email":"lee.chan@example.com","annualIncome":70000}`},
 			reply: []string{"$26,500"}, on: "financing"},
 	}},
+	{"a comparison with cars the filtered list does not show", "inventory", "", []siteTurn{
+		{say: "show me minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}, reply: []string{"Showing 1 car"}},
+		{say: "Please compare the Odyssey, the RAV4 and the Outback.",
+			calls: []string{`search_cars {}`, `search_cars {"bodyType":"minivan"}`, `compare_cars {"carIds":["c22","c01","c06"]}`},
+			reply: []string{"2023 Toyota RAV4", "2022 Subaru Outback"}, not: []string{"$0"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

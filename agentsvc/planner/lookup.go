@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,7 +50,18 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	if i < 0 {
 		return nil
 	}
-	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, r.ps[i]), l: c.lister(), verb: saysVerb(r.toks, r.ps[i].def)}
+	p := r.ps[i]
+	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, p), l: c.lister(), verb: saysVerb(r.toks, p.def)}
+	for _, q := range p.schema.props { // "compare the Odyssey and the RAV4" with only the Odyssey listed: "RAV4" taken for an id
+		if v, ok := p.values[q.name]; ok && takesIDs(q) {
+			b, _ := json.Marshal(map[string]any{q.name: v})
+			for _, v := range stringArgs(string(b)) {
+				if c.before.items[v] == nil && !c.looksLikeID(v) && !slices.Contains(lk.unknown, v) {
+					lk.unknown = append(lk.unknown, v)
+				}
+			}
+		}
+	}
 	if haveAsk.MatchString(r.said) { // "do you have a civic": the word after "a" or "any" is a name
 		for k, t := range r.toks2 {
 			if t.kind == kindWord && k > 0 && wordAt(r.toks2, k-1, "a", "an", "any") && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm] &&
@@ -61,7 +73,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
-		len(lk.unknown) > 1 && saysVerb(r.toks, r.ps[i].def) || // "compare the Toyota Camry and the Honda Civic": models, not a make
+		len(lk.unknown) > 1 && saysVerb(r.toks, p.def) || // "compare the Toyota Camry and the Honda Civic": models, not a make
 		choiceOfTwo(r) // "which is cheaper, the civic or the corolla": a choice of two, not a sort
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
@@ -69,7 +81,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	// A name is looked up when the request asks something of it: an action ("book a test drive
 	// of the camry"), words of a tool here ("how much is the civic"), values, or a model's
 	// spelling; "what's the weather?" is no request about an item.
-	asks := r.ps[i].score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers || perMonth(r.toks) ||
+	asks := p.score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers || perMonth(r.toks) ||
 		slices.ContainsFunc(lk.unknown, nameLike) || asksOf(r.toks) || !r.question && c.nameAlone(r.text) ||
 		haveAsk.MatchString(r.said) // "do you have any civics", "any civics?"
 	if len(lk.unknown) == 0 || lk.l == nil || !asks {
