@@ -2471,6 +2471,10 @@ var siteConversations = []struct {
 			calls: []string{`search_cars {}`, `search_cars {"bodyType":"minivan"}`, `compare_cars {"carIds":["c22","c01","c06"]}`},
 			reply: []string{"2023 Toyota RAV4", "2022 Subaru Outback"}, not: []string{"$0"}, on: "drawer"},
 	}},
+	{"the car's page again, from its calculator", "financing", "c07", []siteTurn{
+		{say: "Could you work out 60 months with $9,000 down?", calls: []string{`calculate_payment {"downPayment":9000,"termMonths":60}`}},
+		{say: "Now, could we see the car's page again?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -161,7 +161,9 @@ func (c *conv) backToItem(toks []token, byName bool) bool {
 	// "the car" as typed: "back to the cars", "any electric cars" are of the list; or, byName,
 	// its name: "back to the tacoma" on its calculator
 	goes := byName && slices.ContainsFunc(toks, func(t token) bool { return isWord(t, goVerbs) })
-	said := slices.ContainsFunc(toks, func(t token) bool { return strings.EqualFold(t.raw, noun) || goes && c.namesOnScreen(t) })
+	said := slices.ContainsFunc(toks, func(t token) bool {
+		return strings.EqualFold(strings.TrimSuffix(strings.TrimSuffix(t.raw, "'s"), "’s"), noun) || goes && c.namesOnScreen(t) // "the car's page"
+	})
 	return noun != "" && said && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
 }
 

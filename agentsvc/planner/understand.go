@@ -1374,7 +1374,9 @@ func init() {
 			plain := !slices.ContainsFunc(r.toks, func(t token) bool {
 				return t.kind != kindPunct && !(t.kind == kindWord && (stopWords[t.norm] || goingWords[t.norm] || requestWords[t.norm] || c.namesOnScreen(t)))
 			})
-			return r.unclear && plain && !r.question && c.onScreen() != "" && !c.onItsPage() && c.backToItem(r.toks, true)
+			// (a page that goes elsewhere "for this car" is no match of "the car's page" without its own words)
+			elsewhere := r.best != nil && navTool(r.best.def) && !slices.ContainsFunc(r.toks, func(t token) bool { return slices.Contains(whereWords(r.best.def), t.norm) })
+			return (r.unclear || elsewhere) && plain && !r.question && c.onScreen() != "" && !c.onItsPage() && c.backToItem(r.toks, true)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// "return to the inventory"
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { return c.goingTo(r.toks) }},
