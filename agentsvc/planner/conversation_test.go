@@ -2475,6 +2475,16 @@ var siteConversations = []struct {
 		{say: "Could you work out 60 months with $9,000 down?", calls: []string{`calculate_payment {"downPayment":9000,"termMonths":60}`}},
 		{say: "Now, could we see the car's page again?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
 	}},
+	{"what a package costs, asked, is no package added", "car", "c08", []siteTurn{
+		{say: "Please add the winter package and the technology package.", calls: []string{`configure_car {"packages":["winter","tech"]}`}},
+		{say: "How much does the technology package cost on its own?", reply: []string{"The Technology package is $1,800."}},
+		{say: "what's the price of the winter package?", reply: []string{"The Winter package is $900."}},
+	}},
+	{"what a package costs before it was added", "car", "c06", []siteTurn{
+		{say: "How much is the off-road package?", reply: []string{"once it is added", "add the offroad package"}},
+		{say: "add it", calls: []string{`configure_car {"packages":["offroad"]}`}, reply: []string{"Off-road package $2,600"}},
+		{say: "how much is the off-road package?", reply: []string{"The Off-road package is $2,600."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

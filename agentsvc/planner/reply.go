@@ -809,6 +809,39 @@ var otherWords = rawSet(`other another different same new any every each which w
 var colourWords = rawSet(`black white silver gray red blue green yellow orange purple pink brown beige
 	gold`)
 
+// choicePrice answers what one choice of a list the page's tools take costs (a package): the
+// price a result gave of it ("Technology package $1,800"), else how to see it; it declines
+// when the words name no such choice.
+func (c *conv) choicePrice(r *reading) (intent, bool) {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if !p.schema.isArray() || len(p.words) == 0 {
+				continue
+			}
+			for _, e := range p.schema.allEnums() {
+				if !e.isStr || !namedValue(r.toks, e) && (len(e.str) < 4 || !strings.Contains(compact(r.text), compact(e.str))) { // "off-road"
+					continue
+				}
+				noun := stem(p.words[len(p.words)-1])
+				spelled := strings.Join(strings.Split(regexp.QuoteMeta(e.str), ""), "-?") // "offroad" of "Off-road package"
+				re := regexp.MustCompile(`(?i)\b(` + spelled + `[\w-]*(?:\s+` + regexp.QuoteMeta(noun) + `)?)\s+(\$\d{1,3}(?:,\d{3})*(?:\.\d\d)?)`)
+				for k := range c.earlierCalls {
+					if m := re.FindStringSubmatch(unwrap(k.result).text); m != nil {
+						return intent{reply: "The " + m[1] + " is " + m[2] + "."}, true
+					}
+				}
+				add := "add the " + e.str + " " + noun
+				in := intent{reply: "This page shows what the " + e.str + " " + noun + " costs once it is added: " + c.offer([]string{add}, "", true) + "."}
+				if p := c.understand(add, false).first(c); p != nil {
+					in.choices = []choice{{label: e.str, plan: p}} // "add it"
+				}
+				return in, true
+			}
+		}
+	}
+	return intent{}, false
+}
+
 // recalls reports words that ask for what was said before: "what was my payment again?",
 // "remind me of the price", "what did you say the interest was?" ("monthly again?" asks anew).
 func recalls(toks []token) bool {

@@ -1181,6 +1181,11 @@ func init() {
 		}},
 		// "what's included in the tech package?": a question, not a request to add it.
 		{"what a choice includes", func(_ *conv, r *reading) bool { return asksContents(r.toks, r.question) }, (*conv).contents},
+		// "How much does the technology package cost on its own?": not the package added
+		{"what a choice costs", func(_ *conv, r *reading) bool {
+			return r.question && anyNorm(r.toks, "cost", "costs", "much", "price", "priced") &&
+				!anyNorm(r.toks, "with", "add", "adding", "include", "including", "total", "all", "month", "monthly")
+		}, (*conv).choicePrice},
 		// "what was my monthly payment again?": what an earlier reply said, not a new call.
 		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) }, (*conv).recall},
 		// "back to the calculator" on the calculator's page: it is here.
