@@ -2485,6 +2485,14 @@ var siteConversations = []struct {
 		{say: "add it", calls: []string{`configure_car {"packages":["offroad"]}`}, reply: []string{"Off-road package $2,600"}},
 		{say: "how much is the off-road package?", reply: []string{"The Off-road package is $2,600."}},
 	}},
+	{"the other one, not the one named", "inventory", "", []siteTurn{
+		{say: "Hello, could you compare the Odyssey and the RAV4 for us?", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c22","c01"]}`}, on: "drawer"},
+		{say: "Thanks. Let's look at the other one, not the Odyssey.", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"2023 Toyota RAV4"}, on: "car"},
+	}},
+	{"which of the two, asked again of another figure", "inventory", "", []siteTurn{
+		{say: "Which is cheaper, the Explorer or the Odyssey?", calls: []string{`search_cars {}`}, reply: []string{"The 2022 Honda Odyssey is the cheaper"}},
+		{say: "And which has fewer miles?", reply: []string{"2022 Honda Odyssey", "19,000 miles"}, not: []string{"Ioniq"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

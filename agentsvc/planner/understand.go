@@ -73,6 +73,18 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
 	}
+	if m := otherNot.FindStringSubmatchIndex(text); m != nil {
+		// "the other one, not the Odyssey" of the two the last reply named: the RAV4
+		if named := c.lastNamed(); len(named) == 2 {
+			if not := nameMentions(text[m[2]:m[3]], named, nil); len(not) == 1 && len(not[0].items) == 1 {
+				keep := named[0]
+				if keep == not[0].items[0] {
+					keep = named[1]
+				}
+				text = text[:m[0]] + theTitle(keep) + text[m[1]:]
+			}
+		}
+	}
 	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
@@ -473,6 +485,9 @@ var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
 // backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
+// otherNot is "the other one" said with the one it is not: "the other one, not the Odyssey".
+var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?\s*(?:and\s+)?not\s+the\s+([^,.!?;]+)`)
+
 // swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
 // the red to blue", "replace the winter package with the tech one".
 var swapValue = regexp.MustCompile(`(?i)\b(?:swap|switch|replace|change|trade)\s+(?:out\s+)?(?:the\s+)?([\w-]+)(?:\s+(?:trim|package|pkg|colou?r|one))?\s+(?:for|with|to|into)\s+`)
@@ -920,7 +935,9 @@ func (c *conv) pointAtSeen(r *reading) {
 		r.refs = opened[:n]
 		return
 	}
-	if named := c.lastNamed(); (pluralPronoun(toks) || len(named) == 2 && anyNorm(toks, "two", "both")) && len(named) >= 2 && len(named) < len(last) {
+	// ("and which has fewer miles?" after which of two is cheaper: of the two)
+	which := r.hasRank && anyNorm(toks, "which") && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") && !ofAll(toks)
+	if named := c.lastNamed(); (pluralPronoun(toks) || len(named) == 2 && (anyNorm(toks, "two", "both") || which)) && len(named) >= 2 && len(named) < len(last) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three; "the cheaper of the two"
 	}
 	_, than := comparativeThan(toks)
