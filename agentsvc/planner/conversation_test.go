@@ -2164,7 +2164,7 @@ var siteConversations = []struct {
 	{"a figure of two calculations compared", "financing", "c01", []siteTurn{
 		{say: "36 months with 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":36}`}},
 		{say: "60 months with 6000 down", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
-		{say: "Which of the two has the lower total interest?", reply: []string{"The first (down payment 3000, term months 36) has the lower total interest: $3,186.88 against $4,814.47"}},
+		{say: "Which of the two has the lower total interest?", reply: []string{"The one with down payment 3000, 36 months has the lower total interest: $3,186.88 against $4,814.47 for the one with down payment 6000, 60 months."}},
 	}},
 	{"a payment, then a booking, asked in one message", "car", "c19", []siteTurn{
 		{say: "Could you tell me the monthly payment over 72 months with $3,500 down and then book a test drive for Monday at 1pm?",
@@ -2492,6 +2492,12 @@ var siteConversations = []struct {
 	{"which of the two, asked again of another figure", "inventory", "", []siteTurn{
 		{say: "Which is cheaper, the Explorer or the Odyssey?", calls: []string{`search_cars {}`}, reply: []string{"The 2022 Honda Odyssey is the cheaper"}},
 		{say: "And which has fewer miles?", reply: []string{"2022 Honda Odyssey", "19,000 miles"}, not: []string{"Ioniq"}},
+	}},
+	{"which of two terms was cheaper per month", "financing", "c06", []siteTurn{
+		{say: "What would the Outback cost per month over 72 months at 5.9% with $4,000 down?", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72,"apr":5.9}`}},
+		{say: "And if we choose 60 months?", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":60,"apr":5.9}`}},
+		{say: "Which was cheaper per month, the 72 or the 60 month option?",
+			reply: []string{"The one with 72 months has the lower monthly payment: $432.97 against $505.30 for the one with 60 months."}},
 	}},
 }
 

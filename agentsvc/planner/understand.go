@@ -686,6 +686,9 @@ func (c *conv) twoResults(toks []token) (string, bool, bool) {
 	asked := slices.DeleteFunc(contentWords(c.text), func(w string) bool {
 		return lowerWords[w] || higherWords[w] || requestWords[w] || auxWords[w] || w == "two" || w == "ha"
 	})
+	if perMonth(toks) {
+		asked = append([]string{"monthly", "payment"}, asked...) // "which was cheaper per month, the 72 or the 60?"
+	}
 	for n := min(len(asked), 3); n >= 1; n-- {
 		for i := 0; i+n <= len(asked); i++ {
 			re := regexp.MustCompile(`(?i)\b` + strings.Join(asked[i:i+n], `\s+`) + `\s*:?\s+([$€£]\s?([0-9][0-9,]*(?:\.[0-9]+)?))`)
@@ -695,7 +698,7 @@ func (c *conv) twoResults(toks []token) (string, bool, bool) {
 			}
 			v1, _ := strconv.ParseFloat(strings.ReplaceAll(m1[2], ",", ""), 64)
 			v0, _ := strconv.ParseFloat(strings.ReplaceAll(m0[2], ",", ""), 64)
-			first, second, fv, sv := "the first ("+argsSaid(two[1].args)+")", "the second ("+argsSaid(two[0].args)+")", m1[1], m0[1]
+			first, second, fv, sv := "the one with "+argsSaid(two[1].args, two[0].args), "the one with "+argsSaid(two[0].args, two[1].args), m1[1], m0[1]
 			if (v0 < v1) == lower {
 				first, second, fv, sv = second, first, sv, fv
 			}
@@ -712,18 +715,31 @@ var (
 	higherWords = rawSet(`higher highest more most bigger biggest larger`)
 )
 
-// argsSaid writes a call's arguments as words: "term months 36, down payment 3000".
-func argsSaid(args string) string {
-	var m map[string]any
+// argsSaid writes the arguments of a call that differ from another's as words: "36 months"
+// (a name ending in a unit), "down payment 3000".
+func argsSaid(args, other string) string {
+	var m, o map[string]any
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return ""
 	}
+	_ = json.Unmarshal([]byte(other), &o)
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, identPhrase(k)+" "+fmt.Sprint(m[k]))
+		if fmt.Sprint(m[k]) == fmt.Sprint(o[k]) {
+			continue
+		}
+		ws := identWords(k)
+		if unit := strings.TrimSuffix(ws[len(ws)-1], "s"); len(ws) > 1 && timeUnits[unit] {
+			out = append(out, fmt.Sprint(m[k])+" "+unit+"s")
+		} else {
+			out = append(out, identPhrase(k)+" "+fmt.Sprint(m[k]))
+		}
 	}
 	return strings.Join(out, ", ")
 }
+
+// timeUnits end the names of parameters counted in them: termMonths, stayNights.
+var timeUnits = rawSet(`month year week day night hour minute`)
 
 // userBefore is the visitor's message that the message at i answers; "" when none.
 func (c *conv) userBefore(i int) string {
