@@ -2499,6 +2499,27 @@ var siteConversations = []struct {
 		{say: "Which was cheaper per month, the 72 or the 60 month option?",
 			reply: []string{"The one with 72 months has the lower monthly payment: $432.97 against $505.30 for the one with 60 months."}},
 	}},
+	{"a day, an hour and the details in one breath", "test-drive", "c09", []siteTurn{
+		{say: "sat 10 amy wong amy.wong@mail.com",
+			calls: []string{`fill_form_data {"name":"amy wong","email":"amy.wong@mail.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "book", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "10:00"}},
+	}},
+	{"book said while the time is still missing, a day that is busy", "test-drive", "c22", []siteTurn{
+		{say: "test drive this sat morning", reply: []string{"name, email and time"}},
+		{say: "name tom brown email tom.brown@x.com", reply: []string{"time"}},
+		{say: "wait saturday is busy, sunday", reply: []string{"time"}},
+		{say: "book it pls", reply: []string{"time"}, not: []string{"didn't work", "name"}},
+		{say: "10 please", calls: []string{`fill_form_data {"name":"tom brown","email":"tom.brown@x.com","date":"2026-12-06","time":"10:00"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"2026-12-06 at 10:00"}},
+	}},
+	{"a day of the month that does not work, and another", "test-drive", "c22", []siteTurn{
+		{say: "Could we bring the Odyssey out for a spin next Sunday morning?", reply: []string{"09:00, 10:00, 11:00"}},
+		{say: "The earliest slot, please.", reply: []string{"09:00"}},
+		{say: "It's for Paul Becker, paul.becker@example.com, phone 555-010-2020.",
+			calls: []string{`fill_form_data {"name":"Paul Becker","email":"paul.becker@example.com","phone":"555-010-2020","date":"2026-12-06","time":"09:00"}`}},
+		{say: "Actually, the 13th doesn't work — could we do Saturday the 19th instead?",
+			calls: []string{`fill_form_data {"name":"Paul Becker","email":"paul.becker@example.com","phone":"555-010-2020","date":"2026-12-19","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -165,12 +165,18 @@ func rewriteTimes(text string) string {
 	for _, m := range atHourRe.FindAllStringSubmatchIndex(text, -1) {
 		rest := strings.ToLower(strings.TrimLeft(text[m[1]:], " "))
 		units := []string{"am", "pm", "a.m", "p.m", "%", "k", "percent", "month", "year"}
-		unit := slices.ContainsFunc(units, func(u string) bool { return strings.HasPrefix(rest, u) }) ||
+		unit := slices.ContainsFunc(units, func(u string) bool {
+			// a word of its own, or "months", "percentage" ("10 amy wong …" is at 10)
+			after := strings.TrimPrefix(rest, u)
+			return strings.HasPrefix(rest, u) && (after == "" || !unicode.IsLetter(rune(after[0])) || len(u) > 3)
+		}) ||
 			strings.HasPrefix(text[m[1]:], "-") || len(rest) > 1 && rest[0] == '.' && unicode.IsDigit(rune(rest[1])) // "at 5.5%", not "at 11."
 		// After a date only an hour that ends the words is one: "sat 9", "fri 10, please", not
 		// "friday 4 people".
 		dated := text[m[2]] >= '0' && text[m[2]] <= '9'
-		unit = unit || dated && rest != "" && !strings.ContainsAny(rest[:1], ",.!?;") && !strings.HasPrefix(rest, "please") && !strings.HasPrefix(rest, "pls")
+		// (or is followed by the visitor's details: "sat 10 amy wong amy.wong@mail.com")
+		details := strings.Contains(strings.SplitN(rest, ",", 2)[0], "@")
+		unit = unit || dated && rest != "" && !strings.ContainsAny(rest[:1], ",.!?;") && !strings.HasPrefix(rest, "please") && !strings.HasPrefix(rest, "pls") && !details
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
 		if unit || digitNear(text, m[0], true) || h > 23 {
 			continue

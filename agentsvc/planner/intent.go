@@ -72,7 +72,8 @@ func (c *conv) intent() intent {
 		if said, ok := takesOffered(c.text, prev); ok {
 			return c.understand(said, true) // "add it along with the winter one, in green" after a yes
 		}
-		if prev.asked != nil && acknowledges(c.text) {
+		if prev.asked != nil && (acknowledges(c.text) || len(prev.asked.missing) > 0 && sendsAlone(c.text)) {
+			// ("book it pls" while the form's time is asked: not an empty form sent)
 			// "Perfect, that works for me." after "The earliest time is 13:00. … I need your
 			// name and email": what is still needed
 			return c.askMissing(prev.asked, prev.reply)
@@ -85,6 +86,17 @@ func (c *conv) intent() intent {
 	}
 	return c.understand(c.text, true)
 }
+
+// sendsAlone reports a message that only asks to send a form: "book", "book it pls", "submit".
+func sendsAlone(text string) bool {
+	toks := tokenize(text)
+	return slices.ContainsFunc(toks, func(t token) bool { return t.norm == "book" || sendWords[strings.ToLower(t.raw)] }) &&
+		!slices.ContainsFunc(toks, func(t token) bool {
+			return t.kind != kindPunct && !sendFillers[strings.ToLower(t.raw)] && !sendWords[strings.ToLower(t.raw)]
+		})
+}
+
+var sendFillers = rawSet(`book it that this now please pls ok okay go ahead do the test drive booking form`)
 
 // acknowledges reports a message that only agrees: "perfect, that works for me", "sounds
 // good", "great, thanks".
@@ -281,7 +293,7 @@ func (c *conv) pending(chain int) (intent, bool) {
 	pc := *c
 	// (pc.before stays: a turn that only asked called nothing, and an opened page's names are kept)
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
-	if (availableRe.MatchString(prevText) || acknowledges(prevText)) && chain > 1 {
+	if (availableRe.MatchString(prevText) || acknowledges(prevText) || sendsAlone(prevText)) && chain > 1 {
 		return pc.pending(chain - 1) // "whats available", "perfect, that works" had the question asked again
 	}
 

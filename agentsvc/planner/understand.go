@@ -73,6 +73,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text) // "make it 11 instead": at 11
 	}
+	text = dayRefused.ReplaceAllStringFunc(text, func(m string) string {
+		if namesDay(dayRefused.FindStringSubmatch(m)[1] + dayRefused.FindStringSubmatch(m)[2]) {
+			return "" // "saturday is busy, sunday", "the 13th doesn't work — Saturday the 19th"
+		}
+		return m
+	})
 	if m := otherNot.FindStringSubmatchIndex(text); m != nil {
 		// "the other one, not the Odyssey" of the two the last reply named: the RAV4
 		if named := c.lastNamed(); len(named) == 2 {
@@ -485,6 +491,9 @@ var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
 // backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
+// dayRefused is a day the visitor cannot come: "saturday is busy", "the 13th doesn't work".
+var dayRefused = regexp.MustCompile(`(?i)\b((?:the\s+)?[\w/]+)\s+(?:is|'s|’s)\s+(?:busy|bad|no good|not good|out|full|taken)\b|\b((?:the\s+)?[\w/]+)\s+(?:doesn'?t|doesn’t|does not|won'?t|won’t|will not)\s+work\b`)
+
 // otherNot is "the other one" said with the one it is not: "the other one, not the Odyssey".
 var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?\s*(?:and\s+)?not\s+the\s+([^,.!?;]+)`)
 
