@@ -2520,6 +2520,12 @@ var siteConversations = []struct {
 		{say: "Actually, the 13th doesn't work — could we do Saturday the 19th instead?",
 			calls: []string{`fill_form_data {"name":"Paul Becker","email":"paul.becker@example.com","phone":"555-010-2020","date":"2026-12-19","time":"09:00"}`}},
 	}},
+	{"an amount a month is no down payment", "car", "c19", []siteTurn{
+		{say: "monthly 72 mo 6k dn", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":72}`}, on: "financing"},
+		{say: "what if i pay 500 a month", reply: []string{"can't start from an amount a month", "72 months"}, not: []string{"down $500"}},
+		{say: "i can afford $350/mo - how many months?", reply: []string{"can't start from an amount a month"}},
+		{click: 1, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -491,6 +491,26 @@ var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
 // backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
+// amountAMonth is a sum the visitor would pay each month: "500 a month", "$350/mo".
+var amountAMonth = regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,.]*k?|\b\d[\d,.]*k?\s*(?:dollars?|bucks|usd|eur)?)\s*(?:(?:a|per|each|every)\s+month\b|/\s*mo(?:nth)?\b|a\s+mo\b)`)
+
+// termParam is the parameter of a tool here that works out a monthly figure (its description
+// says "monthly") counted in months (termMonths), when no parameter takes an amount a month;
+// nil when there is none.
+func (c *conv) termParam() *property {
+	for _, t := range c.tools {
+		if !strings.Contains(strings.ToLower(t.Description), "monthly") {
+			continue
+		}
+		for _, p := range parseSchema(t.Parameters).props {
+			if hasWord(p, "month") && !hasWord(p, "monthly", "payment") && len(p.words) > 1 {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
 // dayRefused is a day the visitor cannot come: "saturday is busy", "the 13th doesn't work".
 var dayRefused = regexp.MustCompile(`(?i)\b((?:the\s+)?[\w/]+)\s+(?:is|'s|’s)\s+(?:busy|bad|no good|not good|out|full|taken)\b|\b((?:the\s+)?[\w/]+)\s+(?:doesn'?t|doesn’t|does not|won'?t|won’t|will not)\s+work\b`)
 
@@ -1213,6 +1233,20 @@ func init() {
 			return reply("The monthly payment of "+theTitle(ps[0].it)+" is "+map[bool]string{false: "lower", true: "higher"}[more]+": "+
 				ps[0].said+" against "+ps[1].said+" for "+theTitle(ps[1].it)+".", true)
 		}},
+		// "what if i pay 500 a month": no value of the calculator's
+		{"an amount a month", func(c *conv, r *reading) bool {
+			return amountAMonth.MatchString(r.said) && c.termParam() != nil && !anyNorm(r.toks, "earn", "make", "income", "salary", "earning", "paid")
+		},
+			func(c *conv, _ *reading) (intent, bool) {
+				p := c.termParam()
+				text := "I can't start from an amount a month here: the calculator works out the monthly payment from the " +
+					p.words[0] + " and the other values it takes."
+				if en := p.schema.allEnums(); len(en) > 0 && en[len(en)-1].isNum {
+					unit := strings.TrimSuffix(p.words[len(p.words)-1], "s") + "s"
+					text += " A longer " + p.words[0] + " or a bigger down payment lowers it: " + c.offer([]string{en[len(en)-1].text() + " " + unit}, "", true) + "."
+				}
+				return reply(text, true)
+			}},
 		// "which of the two has the lower total interest?" after two calculations
 		{"a figure of two results compared", func(c *conv, r *reading) bool {
 			_, _, ok := c.twoResults(r.toks)
