@@ -2526,6 +2526,11 @@ var siteConversations = []struct {
 		{say: "i can afford $350/mo - how many months?", reply: []string{"can't start from an amount a month"}},
 		{click: 1, on: "financing"},
 	}},
+	{"a rate said bare", "financing", "c10", []siteTurn{
+		{say: "36 months twelve thousand down", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":36}`}},
+		{say: "what about 2.9 and 60 mo", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":60,"apr":2.9}`}, reply: []string{"2.9% APR"}},
+		{say: "and with 3.5", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":60,"apr":3.5}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

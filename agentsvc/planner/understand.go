@@ -599,7 +599,7 @@ func (c *conv) rewriteNearest(text string) string {
 
 // atRate is a figure with decimals said after "at" (or "try") and no unit: "… at 4.9", "try
 // 3.9" are a rate.
-var atRate = regexp.MustCompile(`(?i)\b(?:at|try|use|make\s+it)\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and|instead)\b)`)
+var atRate = regexp.MustCompile(`(?i)\b(?:at|try|use|make\s+it|about|with|and)\s+(\d{1,2}\.\d{1,2})(\s*$|\s*[,;?]|\s+(?:for|with|over|and|instead)\b)`)
 
 // noneDown is nothing put down, in words: "no money down", "without a down payment",
 // "forget the down payment".
