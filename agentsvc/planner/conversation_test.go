@@ -2531,6 +2531,15 @@ var siteConversations = []struct {
 		{say: "what about 2.9 and 60 mo", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":60,"apr":2.9}`}, reply: []string{"2.9% APR"}},
 		{say: "and with 3.5", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":60,"apr":3.5}`}},
 	}},
+	{"the second of a ranking", "inventory", "", []siteTurn{
+		{say: "cheapest electrc", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2022 Tesla Model 3"}},
+		{say: "and 2nd cheapest?", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The second cheapest is the 2023 Hyundai Ioniq 5, at $41,200."}},
+	}},
+	{"a make's possessive names the one car of that make on screen", "inventory", "", []siteTurn{
+		{say: "We're comparing hybrids. Which SUVs are hybrids?",
+			calls: []string{`search_cars {"bodyType":"suv","fuel":"hybrid"}`, `compare_cars {"carIds":["c01","c07"]}`}, on: "drawer"},
+		{say: "How about the Volvo's colours?", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"white, gray, black or blue"}, not: []string{"red"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -150,7 +150,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		// "what's the price of the volvo?", "tell me more about the volvo", "the coupe then, …" with one on screen: that one ("any convertibles
 		// under 30k?" with one on screen asks for a kind)
 		if ms := nameMentions(text, c.before.last, nil); len(ms) == 1 && len(ms[0].items) == 1 &&
-			!strings.HasSuffix(strings.ToLower(text[ms[0].start:ms[0].end]), "s") {
+			!strings.HasSuffix(possessed(strings.ToLower(text[ms[0].start:ms[0].end])), "s") { // ("the volvo's colours")
 			r.mentions = ms
 		}
 	} else if len(r.mentions) == 1 && c.comparer(r) != nil {
@@ -513,6 +513,24 @@ func (c *conv) termParam() *property {
 
 // dayRefused is a day the visitor cannot come: "saturday is busy", "the 13th doesn't work".
 var dayRefused = regexp.MustCompile(`(?i)\b((?:the\s+)?[\w/]+)\s+(?:is|'s|’s)\s+(?:busy|bad|no good|not good|out|full|taken)\b|\b((?:the\s+)?[\w/]+)\s+(?:doesn'?t|doesn’t|does not|won'?t|won’t|will not)\s+work\b`)
+
+// nthOf is the place an ordinal before the ranking word at gives ("second" of "the second
+// cheapest": 2); 0 when none.
+func nthOf(toks []token, at int) int {
+	j := at - 1
+	for wordAt(toks, j, "most", "least", "the") {
+		j--
+	}
+	if j < 0 {
+		return 0
+	}
+	return max(ordinals[strings.ToLower(toks[j].raw)], 0)
+}
+
+var ordinalNames = []string{"", "first", "second", "third", "fourth", "fifth"}
+
+// possessed is a name without its possessive: "volvo" of "volvo's".
+func possessed(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "'s"), "’s") }
 
 // otherNot is "the other one" said with the one it is not: "the other one, not the Odyssey".
 var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?\s*(?:and\s+)?not\s+the\s+([^,.!?;]+)`)
@@ -1403,6 +1421,22 @@ func init() {
 			return intent{steps: func(*conv) []*plan { return []*plan{l, best} }}, true
 		}},
 		// "cheapest electric car", "compare the two cheapest", "open the newest SUV".
+		// "and the second cheapest?": the one after the first of the ranking, on the list sorted
+		{"the n-th of a ranking", func(_ *conv, r *reading) bool { return r.hasRank && nthOf(r.toks, r.rankAt) > 1 },
+			func(c *conv, r *reading) (intent, bool) {
+				k := nthOf(r.toks, r.rankAt)
+				say := func(c *conv) string {
+					w := ranked(c.now.last, r.order)
+					if len(w) < k {
+						return fmt.Sprintf("There are only %d here to rank.", len(w))
+					}
+					return "The " + ordinalNames[k] + " " + r.order.what + " is " + theTitle(w[k-1]) + rankDetail(r.order, w[k-1], c.now.money) + "."
+				}
+				if sorter := c.sortPlan(r.order); sorter != nil {
+					return intent{steps: func(*conv) []*plan { return []*plan{sorter} }, final: say}, true
+				}
+				return reply(say(c), true)
+			}},
 		{"ranking", func(c *conv, r *reading) bool {
 			// (not "which is newer, this or the audi a4?" before the A4 is known: its name is
 			// looked up first, and the two compared)
