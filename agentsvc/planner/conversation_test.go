@@ -2540,6 +2540,12 @@ var siteConversations = []struct {
 			calls: []string{`search_cars {"bodyType":"suv","fuel":"hybrid"}`, `compare_cars {"carIds":["c01","c07"]}`}, on: "drawer"},
 		{say: "How about the Volvo's colours?", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"white, gray, black or blue"}, not: []string{"red"}, on: "car"},
 	}},
+	{"two kinds of one filter, and max before a figure", "inventory", "", []siteTurn{
+		{say: "sedan or hatchback under 25k", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":25000}`},
+			reply: []string{"2023 Honda Civic", "one body type at a time", "hatchback under 25k"}},
+		{click: 1},
+		{say: "suv max 45000 sort by year", calls: []string{`search_cars {"bodyType":"suv","maxPrice":45000}`, `sort_cars {"by":"year"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -94,6 +94,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
+	text = maxBefore.ReplaceAllString(text, "up to $1")    // "suv max 45000" (the suv was lost)
 	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
 	text = pickUps.ReplaceAllString(text, "pickup")        // "pick ups", "a pick-up"
@@ -528,6 +529,47 @@ func nthOf(toks []token, at int) int {
 }
 
 var ordinalNames = []string{"", "first", "second", "third", "fourth", "fifth"}
+
+// oneOfTwo finds two values of one parameter of p that takes one, said with "or" or "and"
+// ("sedan or hatchback"), p set to one of them: the parameter's name and the text with the
+// other alone ("hatchback under 25k"); "" when there are none.
+func (c *conv) oneOfTwo(p *plan, text string) (string, string) {
+	toks := tokenize(text)
+	for _, q := range p.schema.props {
+		set, ok := p.values[q.name].(string)
+		if !ok || q.schema.isArray() {
+			continue
+		}
+		for i := range toks {
+			if !wordAt(toks, i, "or", "and") || i == 0 || i+1 >= len(toks) {
+				continue
+			}
+			a, b := valueOf(q, toks[i-1]), valueOf(q, toks[i+1])
+			if a == "" || b == "" || a == b || set != a && set != b {
+				continue
+			}
+			keep := toks[i+1]
+			if set == b {
+				keep = toks[i-1]
+			}
+			return identPhrase(q.name), strings.TrimSpace(text[:toks[i-1].start] + keep.raw + text[toks[i+1].end:])
+		}
+	}
+	return "", ""
+}
+
+// valueOf is the string choice of q that the word names; "" when none.
+func valueOf(q *property, t token) string {
+	for _, e := range q.schema.allEnums() {
+		if e.isStr && namedValue([]token{t}, e) {
+			return e.str
+		}
+	}
+	return ""
+}
+
+// maxBefore is "max" written before a figure: "max 45000", "maximum $30k".
+var maxBefore = regexp.MustCompile(`(?i)\b(?:max|maximum)\s+([$€£]?\d)`)
 
 // possessed is a name without its possessive: "volvo" of "volvo's".
 func possessed(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "'s"), "’s") }
@@ -1757,6 +1799,15 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			}
 		}
 		return c.askMissing(best, r.said), true
+	}
+	if l := c.lister(); l != nil && best.def.Name == l.def.Name {
+		if other, said := c.oneOfTwo(best, r.text); other != "" {
+			// "sedan or hatchback under 25k" of a filter that takes one body type: the first,
+			// said, and the other offered
+			return intent{steps: func(*conv) []*plan { return []*plan{best} }, final: func(c *conv) string {
+				return strings.TrimSuffix(c.summary(), ".") + ". The list filters one " + other + " at a time: " + c.offer([]string{said}, "", true) + " shows the others."
+			}}, true
+		}
 	}
 	if l := c.lister(); l != nil && best.def.Name == l.def.Name && anyNorm(r.toks, "open", "pull") {
 		// "open the volvo" before the list was shown: the filter, then the one car it shows
