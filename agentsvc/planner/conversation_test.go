@@ -2503,6 +2503,9 @@ var siteConversations = []struct {
 		{say: "sat 10 amy wong amy.wong@mail.com",
 			calls: []string{`fill_form_data {"name":"amy wong","email":"amy.wong@mail.com","date":"2026-12-05","time":"10:00"}`}},
 		{say: "book", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "10:00"}},
+		{say: "change to 11", calls: []string{`fill_form_data {"name":"amy wong","email":"amy.wong@mail.com","date":"2026-12-05","time":"11:00"}`},
+			reply: []string{"stays as it was: Booked test drive TD-4821", "at 10:00", "book test drive"}},
+		{click: 1},
 	}},
 	{"book said while the time is still missing, a day that is busy", "test-drive", "c22", []siteTurn{
 		{say: "test drive this sat morning", reply: []string{"name, email and time"}},

@@ -1856,7 +1856,29 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		// "blue with the best trim" where blue is no choice: the trim, and why not blue
 		return intent{steps: callIntent(best).steps, final: func(c *conv) string { return c.summary() + " " + upperFirst(no) }}, true
 	}
+	if sent, send := c.sentSince(best.def.Name); sent != "" {
+		// "change to 11" after the booking was made: the form changes, the booking does not
+		return intent{steps: callIntent(best).steps, final: func(c *conv) string {
+			return c.summary() + " What was sent before stays as it was: " + sent + ". " + upperFirst(c.offer([]string{send}, "", true)) + " sends this too."
+		}}, true
+	}
 	return callIntent(best), true
+}
+
+// sentSince is what a sending tool of this page said (its result's first sentence), when it
+// ran after the last call of the form tool named, and the words that run it again; "" when
+// none did.
+func (c *conv) sentSince(form string) (string, string) {
+	for k := range c.earlierCalls {
+		if k.name == form {
+			return "", ""
+		}
+		if out := unwrap(k.result); c.offers(k.name) && named(k.name, commitFirst) && noArguments(k.args) && !out.isError && k.done {
+			first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
+			return strings.TrimSuffix(first, "."), identPhrase(k.name)
+		}
+	}
+	return "", ""
 }
 
 // contactToken is an e-mail or a phone number: what makes a message contact details.
