@@ -2549,6 +2549,26 @@ var siteConversations = []struct {
 		{click: 1},
 		{say: "suv max 45000 sort by year", calls: []string{`search_cars {"bodyType":"suv","maxPrice":45000}`, `sort_cars {"by":"year"}`}},
 	}},
+	{"the same terms, said over several messages, for another car", "car", "c01", []siteTurn{
+		{say: "how much per month", calls: []string{`go_to_financing {}`}, reply: []string{"60 months"}, on: "financing"},
+		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "with 4k down", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":60}`}},
+		{say: "what if 2.9%", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":60,"apr":2.9}`}},
+		{say: "now the camry same terms",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":60,"apr":2.9}`},
+			reply: []string{"For the 2022 Toyota Camry: monthly payment $403.30"}},
+	}},
+	{"the same for another car, in two words", "car", "c01", []siteTurn{
+		{say: "monthly 60mo", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "and the crv same?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c02"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"For the 2022 Honda CR-V"}},
+	}},
+	{"the same for the car opened since", "financing", "c15", []siteTurn{
+		{say: "36 mo", calls: []string{`calculate_payment {"termMonths":36}`}},
+		{say: "back to inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "the golf pls", calls: []string{`search_cars {}`, `select_car {"carId":"c14"}`}, on: "car"},
+		{say: "same for this one", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":36}`}, reply: []string{"$675.21"}, not: []string{"Sorry", "stays as it was"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

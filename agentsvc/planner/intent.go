@@ -143,6 +143,20 @@ func (c *conv) forItem() (string, bool) {
 				prev = strings.TrimSpace(c.msgs[i].Content) // "and the f-150 same deal" after "the civic on the same terms"
 			}
 		}
+		// the values the last calculation had, said over several messages ("60", "with 4k down",
+		// "what if 2.9%", then "now the camry same terms")
+		for k := range c.earlierCalls {
+			if t := c.toolDef(k.name); !k.done || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) || openedID(k) != "" ||
+				wantsIDs(&plan{def: t, schema: parseSchema(t.Parameters)}) {
+				continue
+			}
+			// (not when the message before said them all, a car's name with them: "what would the
+			// golf be w 2k down", then "and the civic same terms")
+			if first, last := c.firstAsked(k.name, prevUser); last != prevUser || first != prev && len(nameMentions(prev, c.now.known(), nil)) == 0 {
+				prev = first + " , " + argsSaid(k.args, "")
+			}
+			break
+		}
 		at, now := ordinalOne.FindStringIndex(prev), ordinalOne.FindString(c.text)
 		if at != nil && now != "" { // "monthly on the cheaper one …", then "now the other one same terms"
 			return prev[:at[0]] + now + prev[at[1]:], true
@@ -201,7 +215,33 @@ func (c *conv) onItemAt(it *item, i int) bool {
 
 // sameFor asks for the request before again, for something else: "same for the model 3?",
 // "and on the model 3, same terms?", "with those numbers for the civic?".
-var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again)\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b`)
+var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again)\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
+
+// firstAsked is the visitor's message that began the last run of turns, at from or before
+// it, that each called the tool named ("how much per month", which went to the calculator,
+// then "60", "with 4k down"), and the index of the run's last message.
+func (c *conv) firstAsked(name string, from int) (string, int) {
+	first, next, last := "", len(c.msgs), -1
+	if c.lastUser > from {
+		next = c.lastUser // (not this turn's calls)
+	}
+	for i := from; i >= 0; i-- {
+		if c.msgs[i].Role != chat.RoleUser {
+			continue
+		}
+		turn := slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return k.at <= i || k.at >= next })
+		next = i
+		switch calls := slices.ContainsFunc(turn, func(k call) bool { return k.name == name }); {
+		case calls:
+			first, last = c.msgs[i].Content, max(last, i)
+		case last >= 0 && len(turn) > 0:
+			return c.msgs[i].Content, last // the request that went to its page and asked
+		case last >= 0:
+			return first, last
+		}
+	}
+	return first, last
+}
 
 // swapsIn reports words that only name an item seen, for the request before: "nvm, the
 // Civic", "what about the Camry?", "and the Civic".

@@ -1869,6 +1869,9 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 // ran after the last call of the form tool named, and the words that run it again; "" when
 // none did.
 func (c *conv) sentSince(form string) (string, string) {
+	if !slices.ContainsFunc(c.calls, func(k call) bool { return k.name == form && strings.Contains(unwrap(k.result).text, "not submitted") }) {
+		return "", "" // no form the page keeps until it is sent
+	}
 	for k := range c.earlierCalls {
 		if k.name == form {
 			return "", ""
