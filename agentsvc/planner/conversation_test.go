@@ -2569,6 +2569,15 @@ var siteConversations = []struct {
 		{say: "the golf pls", calls: []string{`search_cars {}`, `select_car {"carId":"c14"}`}, on: "car"},
 		{say: "same for this one", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":36}`}, reply: []string{"$675.21"}, not: []string{"Sorry", "stays as it was"}, on: "financing"},
 	}},
+	{"a whole configuration asked as a question, a package by its full name", "car", "c22", []siteTurn{
+		{say: "Could we get the Odyssey in silver with the Elite trim and the family and premium sound packages, and tell us the total?",
+			calls: []string{`configure_car {"color":"silver","packages":["family","sound"],"trim":"Elite"}`}, reply: []string{"total $44,850"}, not: []string{"no premium"}},
+		{say: "Could you add the driver assistance one as well?", reply: []string{"There is no driver assistance package", "safety"}, not: []string{"Sorry"}},
+		{say: "ok add the safety one as well then", calls: []string{`configure_car {"color":"silver","packages":["family","sound","safety"],"trim":"Elite"}`}},
+	}},
+	{"a package added as well", "car", "c02", []siteTurn{
+		{say: "Could you add the cargo organiser as well?", calls: []string{`configure_car {"packages":["cargo"]}`}, reply: []string{"Cargo organiser $350"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

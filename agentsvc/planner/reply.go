@@ -767,6 +767,9 @@ func (c *conv) notOffered(toks []token) string {
 				if i+1 < len(toks) && nounOf(toks[i+1], q) && c.noValue(t) { // "family package"
 					return "there is no " + t.raw + " " + toks[i+1].raw + choices
 				}
+				if q.schema.isArray() && anyNorm(toks, "add") && wordAt(toks, i-1, "the") && wordAt(toks, i+2, "one") && c.noValue(t) && c.noValue(toks[i+1]) {
+					return "there is no " + t.raw + " " + toks[i+1].raw + " " + stem(identPhrase(q.name)) + choices // "add the driver assistance one"
+				}
 			}
 		}
 	}
@@ -788,7 +791,7 @@ func (c *conv) listedBeside(toks []token, q *property, en []enumValue) string {
 		joined := wordAt(toks, i+1, "and") && value(i+2) || wordAt(toks, i-1, "and") && value(i-2) ||
 			i+1 < len(toks) && toks[i+1].raw == "," && value(i+2) ||
 			i+1 < len(toks) && (nounOf(toks[i+1], q) || wordAt(toks, i+1, "one")) && wordAt(toks, i-1, "the") // "… along with the family one"
-		if joined && !value(i) && c.noValue(t) && !stopWords[t.norm] {
+		if joined && !value(i) && !value(i+1) && c.noValue(t) && !stopWords[t.norm] { // ("the family and premium sound packages")
 			return t.norm
 		}
 	}

@@ -240,7 +240,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		_, ordinal := ordinals[t.norm]
 		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
 		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
-		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !slices.ContainsFunc(toks, contactToken)
+		// (nor "the driver assistance one" of the packages)
+		choiceNamed := c.onItsPage() && (c.paramNoun(toks, i+2) || wordAt(toks, i+1, "one") || wordAt(toks, i+2, "one"))
+		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !choiceNamed && !slices.ContainsFunc(toks, contactToken)
 		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
 			return true
 		}

@@ -94,6 +94,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
+	text = asWell.ReplaceAllString(text, " too")
 	text = maxBefore.ReplaceAllString(text, "up to $1")    // "suv max 45000" (the suv was lost)
 	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
@@ -567,6 +568,9 @@ func valueOf(q *property, t token) string {
 	}
 	return ""
 }
+
+// asWell is "as well", said as "too": "add the cargo organiser as well".
+var asWell = regexp.MustCompile(`(?i)\s+as\s+well\b`)
 
 // maxBefore is "max" written before a figure: "max 45000", "maximum $30k".
 var maxBefore = regexp.MustCompile(`(?i)\b(?:max|maximum)\s+([$€£]?\d)`)
@@ -1377,7 +1381,8 @@ func init() {
 			// "what colours does the Civic come in?" on the list names a car to look up first
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
 			// "what would the payments be over four years with $3,000 down?" is a calculation
-			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0
+			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0 ||
+				r.best != nil && !r.unclear && len(r.best.values) >= 3 // "could we get it in silver with the Elite trim and the family package?"
 			bare := r.unnamed() // without the names: "civic colors" on the Civic's page
 			// ("tell me about the trims", "colours")
 			return (r.question || anyNorm(r.toks, "about") || len(bare) == 1 || len(bare) > 1 && nounAlone(bare[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures
