@@ -2578,6 +2578,12 @@ var siteConversations = []struct {
 	{"a package added as well", "car", "c02", []siteTurn{
 		{say: "Could you add the cargo organiser as well?", calls: []string{`configure_car {"packages":["cargo"]}`}, reply: []string{"Cargo organiser $350"}},
 	}},
+	{"thanks, then going; the cheaper one's calculator", "financing", "c09", []siteTurn{
+		{say: "thx go back to list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
+		{say: "cheaper one", reply: []string{"The 2022 Mazda MX-5 Miata is the cheaper"}},
+		{say: "go to financing", calls: []string{`select_car {"carId":"c23"}`, `go_to_financing {}`}, reply: []string{"2022 Mazda MX-5 Miata"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -997,7 +997,7 @@ var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
 var ifSoLast = regexp.MustCompile(`(?i)^(.+?)[,;]?\s+and\s+(.+?)[,]?\s+if\s+so\s*[?.!]*\s*$`)
 
 // greeting opens a message with a hello: "hi, …", "hey there …", "good morning, …".
-var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening))( there)?\b[\s,!.]*`)
+var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (morning|afternoon|evening)|thx|thanks|thank you|ty|cheers)( there)?\b[\s,!.]*`)
 
 // musing is words about one's own thinking that ask nothing: "on second thought", "I think",
 // "I was wondering whether", "oh, I changed my mind", "never mind"; and an interjection that
@@ -1571,8 +1571,8 @@ func init() {
 		// page does it.
 		{"for the item just named", func(c *conv, r *reading) bool {
 			acts := slices.ContainsFunc(r.toks, func(t token) bool { return actionVerbs[t.norm] })
-			return r.unclear && acts && !c.reread && len(r.refs) == 0 && !r.question && len(c.lastNamed()) == 1
-		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.lastNamed()[0]) }},
+			return r.unclear && acts && !c.reread && len(r.refs) == 0 && !r.question && c.justNamed() != nil
+		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.justNamed()) }},
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
@@ -2162,6 +2162,15 @@ func anyNorm(toks []token, ws ...string) bool {
 // differs reports a question of how the items differ: "whats the difference in price".
 func differs(toks []token) bool {
 	return slices.ContainsFunc(toks, func(t token) bool { return differWords[t.norm] })
+}
+
+// justNamed is the one item the last reply named, or named first as the answer ("The Miata
+// is the cheaper, at … (the 430i is …)"); nil when none.
+func (c *conv) justNamed() *item {
+	if named := c.lastNamed(); len(named) == 1 {
+		return named[0]
+	}
+	return c.leadNamed()
 }
 
 // leadNamed is the one item the first clause of the last reply names ("The 2021 Toyota Tacoma
