@@ -2584,6 +2584,14 @@ var siteConversations = []struct {
 		{say: "cheaper one", reply: []string{"The 2022 Mazda MX-5 Miata is the cheaper"}},
 		{say: "go to financing", calls: []string{`select_car {"carId":"c23"}`, `go_to_financing {}`}, reply: []string{"2022 Mazda MX-5 Miata"}, on: "financing"},
 	}},
+	{"a drive next weekend, then the day", "test-drive", "c06", []siteTurn{
+		{say: "Hi, we would love to test drive the Outback next weekend.", reply: []string{"Saturday, December 5 or Sunday, December 6?"}, not: []string{"Sorry"}},
+		{say: "Sunday at 10, Jo Kim jo@kim.io", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-06","time":"10:00"}`}},
+	}},
+	{"a drive this weekend, a payment asked short", "car", "c01", []siteTurn{
+		{say: "how much mo for this one", calls: []string{`go_to_financing {}`}, reply: []string{"60 months"}, on: "financing"},
+		{say: "book a test drive this weekend", calls: []string{`go_to_test_drive {}`}, reply: []string{"Saturday, December 5 or Sunday, December 6?"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1402,6 +1402,10 @@ func (c *conv) askFor(p *plan, said string) intent {
 		} else if dateKind.wants(mp) && nextWeekRe.MatchString(said) { // "book a drive next week": which day
 			monday := c.today.AddDate(0, 0, 7-(int(c.today.Weekday())+6)%7)
 			h += " (which day next week: " + monday.Format("Monday, January 2") + " to " + monday.AddDate(0, 0, 6).Format("Sunday, January 2") + "?)"
+		} else if dateKind.wants(mp) && weekendRe.MatchString(said) { // "this weekend": which of its two days
+			// (the coming one, "next" or not, as "next Sunday" is the coming Sunday)
+			sat := c.today.AddDate(0, 0, (6-int(c.today.Weekday())+7)%7)
+			h += " (" + sat.Format("Saturday, January 2") + " or " + sat.AddDate(0, 0, 1).Format("Sunday, January 2") + "?)"
 		} else if s := mp.schema; s.minimum != nil && s.maximum != nil &&
 			slices.Equal(s.types, []string{"integer"}) {
 			// "table for 20" where 12 is the most: say the bounds, not just the name.
@@ -1419,7 +1423,10 @@ func (c *conv) askFor(p *plan, said string) intent {
 	return intent{reply: which + "To " + what + " I need " + your + joinList(need, "and") + ".", asked: p}
 }
 
-var nextWeekRe = regexp.MustCompile(`(?i)\bnext\s+week\b`)
+var (
+	nextWeekRe = regexp.MustCompile(`(?i)\bnext\s+week\b`)
+	weekendRe  = regexp.MustCompile(`(?i)\bweekend\b`)
+)
 
 // partOfDay is a parameter's choices; of a clock's, only those of the part of the day the
 // visitor said ("saturday morning if possible", "after 3", "before lunch") when there are some.

@@ -95,11 +95,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
 	text = asWell.ReplaceAllString(text, " too")
-	text = maxBefore.ReplaceAllString(text, "up to $1")    // "suv max 45000" (the suv was lost)
-	text = c.rewriteRelative(text)                         // "push it an hour later", "the day after instead"
-	text = monthsShort.ReplaceAllString(text, "$1 months") // "60mo", "48 mos"
-	text = pickUps.ReplaceAllString(text, "pickup")        // "pick ups", "a pick-up"
-	text = withShort.ReplaceAllString(text, "with$1")      // "compare w the golf", "w/ 2k down"
+	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
+	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
+	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
+	text = monthsShort.ReplaceAllString(text, "$1 months")   // "60mo", "48 mos"
+	text = pickUps.ReplaceAllString(text, "pickup")          // "pick ups", "a pick-up"
+	text = withShort.ReplaceAllString(text, "with$1")        // "compare w the golf", "w/ 2k down"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -493,6 +494,17 @@ var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
 // backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
+// vagueDay is the plan of a tool here that lacks a date the words name only as a week or a
+// weekend; nil when there is none.
+func (c *conv) vagueDay(r *reading) *plan {
+	for _, p := range r.ps {
+		if !named(p.def.Name, commitFirst) && slices.ContainsFunc(p.missing, dateKind.wants) {
+			return p
+		}
+	}
+	return nil
+}
+
 // amountAMonth is a sum the visitor would pay each month: "500 a month", "$350/mo".
 var amountAMonth = regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,.]*k?|\b\d[\d,.]*k?\s*(?:dollars?|bucks|usd|eur)?)\s*(?:(?:a|per|each|every)\s+month\b|/\s*mo(?:nth)?\b|a\s+mo\b)`)
 
@@ -568,6 +580,9 @@ func valueOf(q *property, t token) string {
 	}
 	return ""
 }
+
+// muchMo is "how much a month" said short: "how much mo", "how much /mo".
+var muchMo = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:a\s+|per\s+|/\s*)?mo\b`)
 
 // asWell is "as well", said as "too": "add the cargo organiser as well".
 var asWell = regexp.MustCompile(`(?i)\s+as\s+well\b`)
@@ -1296,6 +1311,14 @@ func init() {
 			}
 			return reply("The monthly payment of "+theTitle(ps[0].it)+" is "+map[bool]string{false: "lower", true: "higher"}[more]+": "+
 				ps[0].said+" against "+ps[1].said+" for "+theTitle(ps[1].it)+".", true)
+		}},
+		// "we would love to test drive it next weekend": which day, on the form here
+		{"a week or a weekend", func(c *conv, r *reading) bool {
+			return (nextWeekRe.MatchString(r.said) || weekendRe.MatchString(r.said)) && c.vagueDay(r) != nil
+		}, func(c *conv, r *reading) (intent, bool) {
+			p := c.vagueDay(r)
+			c.contactsSaid(p, maps.Clone(p.values))
+			return c.askMissing(p, r.said), true
 		}},
 		// "what if i pay 500 a month": no value of the calculator's
 		{"an amount a month", func(c *conv, r *reading) bool {
