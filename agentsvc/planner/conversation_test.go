@@ -2592,6 +2592,10 @@ var siteConversations = []struct {
 		{say: "how much mo for this one", calls: []string{`go_to_financing {}`}, reply: []string{"60 months"}, on: "financing"},
 		{say: "book a test drive this weekend", calls: []string{`go_to_test_drive {}`}, reply: []string{"Saturday, December 5 or Sunday, December 6?"}, on: "test-drive"},
 	}},
+	{"we'd is no name", "inventory", "", []siteTurn{
+		{say: "Good morning! We'd like to see family cars with under 20,000 miles.", calls: []string{`search_cars {"bodyType":"suv","maxMileage":20000}`},
+			not: []string{"There is no"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

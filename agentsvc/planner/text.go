@@ -527,7 +527,8 @@ var stopWords = rawSet(`a about afternoon again all also am an and any anything 
 	should show so some something such tell than thank thanks that the their them then there
 	these they thing this those through to too try under until up us very wa want we were
 	what when where which while who why will with would yes you your yours first you've you're we've
-	we're they're i've there's that's got possible possibly final updated current new default`)
+	we're they're i've there's that's got possible possibly final updated current new default
+	we'd we'll you'd you'll they'd they'll`)
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {
