@@ -2596,6 +2596,11 @@ var siteConversations = []struct {
 		{say: "Good morning! We'd like to see family cars with under 20,000 miles.", calls: []string{`search_cars {"bodyType":"suv","maxMileage":20000}`},
 			not: []string{"There is no"}},
 	}},
+	{"compare it, the one shown, with one not listed", "inventory", "", []siteTurn{
+		{say: "Good morning. We need a car with room for three kids. Do you have a minivan?", calls: []string{`search_cars {"bodyType":"minivan"}`}, reply: []string{"2022 Honda Odyssey"}},
+		{say: "Could you compare it with the Ford Explorer?", calls: []string{`search_cars {}`, `search_cars {"bodyType":"minivan"}`, `compare_cars {"carIds":["c03","c22"]}`},
+			reply: []string{"2021 Ford Explorer", "2022 Honda Odyssey"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

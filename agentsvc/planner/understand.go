@@ -1537,7 +1537,9 @@ func init() {
 		{"unknown names", func(c *conv, r *reading) bool {
 			// ("compare the tacoma and the f-150" before the F-150 was listed: a name taken for an id)
 			strange := r.best != nil && c.nameForID(r.best)
-			return len(r.refs) == 0 || c.page != nil && len(r.refs) == 1 && r.refs[0].id == c.page.id && len(r.mentions) == 0 || strange
+			// ("compare it with the Ford Explorer" before the Explorer was listed: it, and a name)
+			return len(r.refs) == 0 || c.page != nil && len(r.refs) == 1 && r.refs[0].id == c.page.id && len(r.mentions) == 0 || strange ||
+				len(r.refs) == 1 && c.comparer(r) != nil
 		}, (*conv).unknownNames},
 		// "black with the Touring trim and take me to financing": both, the page last.
 		{"here, then elsewhere", func(c *conv, r *reading) bool { _, nav := c.thenGo(r.best, r); return nav != nil },
