@@ -2601,6 +2601,11 @@ var siteConversations = []struct {
 		{say: "Could you compare it with the Ford Explorer?", calls: []string{`search_cars {}`, `search_cars {"bodyType":"minivan"}`, `compare_cars {"carIds":["c03","c22"]}`},
 			reply: []string{"2021 Ford Explorer", "2022 Honda Odyssey"}, on: "drawer"},
 	}},
+	{"the kind, sorted, said politely", "inventory", "", []siteTurn{
+		{say: "Hi, could you show us the SUVs sorted by price from low to high?", calls: []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`},
+			not: []string{"Sorry"}},
+		{say: "What's the cheapest one?", reply: []string{"2023 Kia Sportage"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

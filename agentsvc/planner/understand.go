@@ -2678,7 +2678,7 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			(i+1 == len(toks) || toks[i+1].kind != kindWord || wordAt(toks, i+1, "and", "vs", "versus", "with", "to", "or"))
 		// A number is no name of its own ("Model 3": the word before it counts); nor is a day
 		// of the month ("on Friday the 11th").
-		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 || ordinalDigits.MatchString(t.raw) ||
+		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 || ordinalDigits.MatchString(t.raw) || sortVerbs[t.norm] ||
 			ordinary(t.norm) || correctionWords[t.norm] || c.vocab[t.norm] && !theMake || // ("Thanks. Actually, …")
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
