@@ -2606,6 +2606,11 @@ var siteConversations = []struct {
 			not: []string{"Sorry"}},
 		{say: "What's the cheapest one?", reply: []string{"2023 Kia Sportage"}},
 	}},
+	{"back to the car by its name, to change it", "financing", "c01", []siteTurn{
+		{say: "60 months with $5,000 down please.", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "Back to the RAV4, please; we'd like to change the colour to blue.",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`, `configure_car {"color":"blue"}`}, reply: []string{"blue"}, not: []string{"Showing"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

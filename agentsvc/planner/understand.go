@@ -94,6 +94,13 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
+	if m := backToName.FindStringSubmatchIndex(text); m != nil {
+		// (with a request after it: "back to the tacoma" alone is its page, by the list)
+		rest := strings.Trim(pleaseRe.ReplaceAllString(text[m[1]:], ""), " ,.;!?")
+		if w := strings.ToLower(text[m[2]:m[3]]); rest != "" && !hubWords[w] && !goingWords[w] && !c.vocab[normWord(w)] && len(nameMentions(w, c.now.known(), nil)) > 0 {
+			text = text[:m[0]] + "open the " + text[m[2]:m[3]] + text[m[1]:] // "back to the RAV4, please; we'd like it in blue"
+		}
+	}
 	text = asWell.ReplaceAllString(text, " too")
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
@@ -580,6 +587,13 @@ func valueOf(q *property, t token) string {
 	}
 	return ""
 }
+
+// backToName is going back to a thing by its name: "back to the RAV4", "take me back to the
+// Outback's page".
+var backToName = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+to\s+the\s+([\w-]+?)(?:'s|’s)?(?:\s+page)?\b`)
+
+// pleaseRe is a word of politeness.
+var pleaseRe = regexp.MustCompile(`(?i)\b(?:please|pls|plz|thanks|thank you)\b`)
 
 // muchMo is "how much a month" said short: "how much mo", "how much /mo".
 var muchMo = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:a\s+|per\s+|/\s*)?mo\b`)
