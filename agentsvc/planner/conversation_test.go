@@ -2611,6 +2611,11 @@ var siteConversations = []struct {
 		{say: "Back to the RAV4, please; we'd like to change the colour to blue.",
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`, `configure_car {"color":"blue"}`}, reply: []string{"blue"}, not: []string{"Showing"}, on: "car"},
 	}},
+	{"how many the list shows", "inventory", "", []siteTurn{
+		{say: "Could you show us only cars from 2022 or newer under 35,000?", calls: []string{`search_cars {"maxPrice":35000,"minYear":2022}`}},
+		{say: "How many are there?", reply: []string{"There are 10 cars."}},
+		{say: "how many miles does the camry have", reply: []string{"miles"}, not: []string{"There are 10"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -592,6 +592,13 @@ func valueOf(q *property, t token) string {
 // Outback's page".
 var backToName = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+to\s+the\s+([\w-]+?)(?:'s|’s)?(?:\s+page)?\b`)
 
+// howMany asks how many there are, and what follows: "how many are there?", "so how many
+// cars is that".
+var howMany = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?how\s+many\b([^?!.]*)[?!.]*\s*$`)
+
+// countFillers are the words of a count asked of the list: "are there", "of them", "in total".
+var countFillers = rawSet(`are there is that of them those these in total all left match matching shown listed showing do you have got`)
+
 // pleaseRe is a word of politeness.
 var pleaseRe = regexp.MustCompile(`(?i)\b(?:please|pls|plz|thanks|thank you)\b`)
 
@@ -1333,6 +1340,20 @@ func init() {
 			p := c.vagueDay(r)
 			c.contactsSaid(p, maps.Clone(p.values))
 			return c.askMissing(p, r.said), true
+		}},
+		// "how many are there?" of the list shown
+		{"how many are shown", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return l != nil && len(c.before.last) > 0 && howMany.MatchString(r.said) &&
+				!slices.ContainsFunc(contentWords(howMany.FindStringSubmatch(r.said)[1]), func(w string) bool {
+					return !countFillers[w] && !wordsMatch(w, listNoun(l.def.Name, 2))
+				})
+		}, func(c *conv, _ *reading) (intent, bool) {
+			n, noun := len(c.before.last), listNoun(c.lister().def.Name, len(c.before.last))
+			if n == 1 {
+				return reply("There is 1 "+noun+": "+theTitle(c.before.last[0])+".", true)
+			}
+			return reply(fmt.Sprintf("There are %d %s.", n, noun), true)
 		}},
 		// "what if i pay 500 a month": no value of the calculator's
 		{"an amount a month", func(c *conv, r *reading) bool {
