@@ -595,3 +595,22 @@ func TestNumericDates(t *testing.T) {
 		}
 	}
 }
+
+// TestWrittenFigures: thousands set apart by spaces and a rate's decimal comma are read as
+// figures, and nothing else changes (a phone number, a list, a sentence's comma).
+func TestWrittenFigures(t *testing.T) {
+	for in, want := range map[string]string{
+		"monthly 60mo 3,9%":             "monthly 60mo 3.9%",
+		"apr 4,5 please":                "apr 4.5 please",
+		"a rate of 5,25":                "a rate of 5.25",
+		"income 48 000":                 "income 48000",
+		"15 000 down, 36 months":        "15000 down, 36 months",
+		"call me on 555 201 3344":       "call me on 555 201 3344",
+		"the 2, 3 and 4 seaters":        "the 2, 3 and 4 seaters",
+		"48 months, 5,000 down at 4,9%": "48 months, 5,000 down at 4.9%",
+	} {
+		if got := writtenFigures(in); got != want {
+			t.Errorf("writtenFigures(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -239,9 +239,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
 		_, ordinal := ordinals[t.norm]
 		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
-		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
-		// (nor "the driver assistance one" of the packages)
+		// "the driver assistance one" of the packages is no item
 		choiceNamed := c.onItsPage() && (c.paramNoun(toks, i+2) || wordAt(toks, i+1, "one") || wordAt(toks, i+2, "one"))
+		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
 		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !choiceNamed && !slices.ContainsFunc(toks, contactToken)
 		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
 			return true

@@ -701,14 +701,14 @@ func digitsOf(w string) string {
 var (
 	spacedThousands = regexp.MustCompile(`\d[\d ]*\d`)
 	thousandsGroups = regexp.MustCompile(`^\d{1,3}(?: \d{3})+$`)
-	decimalComma    = regexp.MustCompile(`(?i)(\d),(\d{1,2})(\s*%|\s*percent)|\b(apr|rate|interest)(\s+(?:of\s+|at\s+)?)(\d{1,2}),(\d{1,2})\b`)
+	decimalComma    = regexp.MustCompile(`(?i)\d,\d{1,2}\s*(?:%|percent)|\b(?:apr|rate|interest)\s+(?:of\s+|at\s+)?\d{1,2},\d{1,2}\b`)
 )
 
 // writtenFigures writes figures as the planner reads them: thousands set apart by spaces
 // joined ("income 48 000": 48000; a phone number "555 201 3344" is no such figure), and a
 // rate's decimal comma a point ("3,9%", "apr 4,5").
 func writtenFigures(text string) string {
-	text = decimalComma.ReplaceAllString(text, "$1.$2$3$4$5$6.$7")
+	text = decimalComma.ReplaceAllStringFunc(text, func(s string) string { return strings.Replace(s, ",", ".", 1) })
 	return spacedThousands.ReplaceAllStringFunc(text, func(s string) string {
 		if !thousandsGroups.MatchString(s) {
 			return s
