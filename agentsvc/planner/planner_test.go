@@ -614,3 +614,16 @@ func TestWrittenFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestChoicePriceOfOddValues: the price of a choice asked where the page's choices hold
+// characters that mean something in a pattern ("tow(") is an answer, never a panic.
+func TestChoicePriceOfOddValues(t *testing.T) {
+	tools := []chat.ToolDef{tool("configure_item", "Choose the packages.",
+		`{"type":"object","properties":{"packages":{"type":"array","items":{"enum":["tow(","a+b*"]}}}}`)}
+	for _, q := range []string{"how much is the tow( package?", "what does the a+b* package cost?"} {
+		resp := stream(t, tools, user(q))
+		if len(resp.ToolCalls) != 0 || !strings.Contains(resp.Text, "once it is added") {
+			t.Errorf("%q: calls %v, text %q; want what the package costs once added", q, resp.ToolCalls, resp.Text)
+		}
+	}
+}

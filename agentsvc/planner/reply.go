@@ -826,7 +826,11 @@ func (c *conv) choicePrice(r *reading) (intent, bool) {
 					continue
 				}
 				noun := stem(p.words[len(p.words)-1])
-				spelled := strings.Join(strings.Split(regexp.QuoteMeta(e.str), ""), "-?") // "offroad" of "Off-road package"
+				var letters []string // "offroad" of "Off-road package"; each quoted alone ("x(" is a value too)
+				for _, r := range e.str {
+					letters = append(letters, regexp.QuoteMeta(string(r)))
+				}
+				spelled := strings.Join(letters, "-?")
 				re := regexp.MustCompile(`(?i)\b(` + spelled + `[\w-]*(?:\s+` + regexp.QuoteMeta(noun) + `)?)\s+(\$\d{1,3}(?:,\d{3})*(?:\.\d\d)?)`)
 				for k := range c.earlierCalls {
 					if m := re.FindStringSubmatch(unwrap(k.result).text); m != nil {
