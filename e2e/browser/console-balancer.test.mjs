@@ -187,8 +187,15 @@ test('behind the shipped HAProxy recipe, Health is cluster-wide and sane; a kill
       await ask(shop, text);
       await shop.locator(W.text).filter({ hasText: `You said: ${text}` }).waitFor();
     }
-    const own = await Promise.all([a, b].map(async (r) => (await fetch(r.url + '/metrics')).text()));
-    const turns = own.map((m) => counterSum(m, 'byomcp_turns_total'));
+    // A turn is counted once its end is stored, after the visitor saw its answer (and its
+    // turn_end): the replicas' own counts are read until they have it, or the wait runs out.
+    let own = [];
+    let turns = [];
+    await until('both replicas counting their turns', async () => {
+      own = await Promise.all([a, b].map(async (r) => (await fetch(r.url + '/metrics')).text()));
+      turns = own.map((m) => counterSum(m, 'byomcp_turns_total'));
+      return turns[0] === 2 && turns[1] === 1;
+    }, LONG_WAIT_MS).catch(() => {});
     const tokens = own.map((m) => counterSum(m, 'byomcp_model_tokens_total'));
     assert.deepEqual(turns, [2, 1], 'turns ended on A and on B, from their own /metrics');
 
