@@ -392,6 +392,24 @@ describe('reconnect', () => {
     client.stop();
   });
 
+  test('an origin check answered without an origin (the page is the agent\'s own origin: the browser sent none) is no refusal: the client retries', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    // agentsvc.OriginCheckHandler's answer to a request without an Origin header
+    const none = { allowed: false, origin: '', message: 'The request has no Origin: open the check from the page\'s script (fetch) so the browser sends it.' };
+    const { client, states, socket } = setup({ random: () => 0, fetchJSON: async () => none });
+    /** @type {any[]} */
+    const refused = [];
+    client.addEventListener('refused', (e) => refused.push(/** @type {CustomEvent} */ (e).detail));
+    client.start();
+    socket().drop(1006); // a try that fails before it opens, as when the network blinks
+    await settle();
+    assert.deepEqual(refused, []);
+    assert.deepEqual(states[states.length - 1], { state: 'reconnecting', attempt: 1, delayMs: 0 });
+    t.mock.timers.tick(0);
+    assert.equal(FakeSocket.instances.length, 2, 'tried again');
+    client.stop();
+  });
+
   test('stop while the origin check runs: no reconnect after it answers', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
     /** @type {((v: any) => void)[]} */
