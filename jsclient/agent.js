@@ -563,7 +563,7 @@ export class AgentClient extends EventTarget {
     }
     // A check the browser sent without an Origin (a fetch from the agent's own origin carries
     // none) could not tell: it is no refusal, and the client retries as after a failed check.
-    if (!res || typeof res !== 'object' || res.allowed !== false || typeof res.origin !== 'string' || res.origin === '') return null;
+    if (res?.allowed !== false || typeof res.origin !== 'string' || !res.origin) return null;
     return { origin: res.origin, message: typeof res.message === 'string' ? res.message : '' };
   }
 
