@@ -17,6 +17,11 @@ const monthlyOut = /** @type {HTMLElement} */ (document.getElementById('monthly'
 const facts = /** @type {HTMLElement} */ (document.getElementById('loan-facts'));
 /** @type {any} the car being financed, once the inventory has loaded (none when reached from the menu) */
 let car = null;
+// The tools are registered before the car and its price are on the form; a call that comes
+// while the page loads waits for them (else it computes with no price: "nothing to finance").
+/** @type {() => void} */
+let pageReady = () => {};
+const ready = new Promise((resolve) => { pageReady = () => resolve(undefined); });
 
 registerTools([
   {
@@ -33,7 +38,8 @@ registerTools([
       required: ['termMonths'],
       additionalProperties: false,
     },
-    execute(args = {}) {
+    async execute(args = {}) {
+      await ready;
       if (!TERMS.includes(args.termMonths)) throw new Error(`termMonths must be one of ${TERMS.join(', ')}.`);
       for (const k of ['price', 'downPayment', 'apr']) {
         if (args[k] !== undefined) setField(k, args[k]);
@@ -63,7 +69,8 @@ registerTools([
       additionalProperties: false,
     },
     annotations: { destructiveHint: true },
-    execute({ fullName, email, annualIncome }) {
+    async execute({ fullName, email, annualIncome }) {
+      await ready;
       for (const [k, v] of Object.entries({ fullName, email, annualIncome })) {
         const el = /** @type {HTMLInputElement} */ (apply.elements.namedItem(k));
         el.value = String(v);
@@ -99,6 +106,7 @@ else if (car) priceInput.value = String(car.price);
 else priceInput.value = '30000';
 showCar();
 recalc();
+pageReady();
 
 calc.addEventListener('input', () => recalc());
 calc.addEventListener('submit', (e) => e.preventDefault());
