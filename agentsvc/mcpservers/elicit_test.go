@@ -9,10 +9,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/byomcp/byomcp/agentsvc/elicit"
 	"github.com/byomcp/byomcp/agentsvc/mcpservers/mcpserverstest"
@@ -177,27 +181,37 @@ func TestElicitationOverHTTPBothWays(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cfg := writeConfig(t, map[string]any{"asker": map[string]any{"url": goSDKAsker(t, nil, false), "expose": []string{"cli"}}})
-	var slow sync.WaitGroup
+	// The person answers only once the call's idle time has passed twice while they were
+	// asked: an event, not a guess at how long that takes on a busy machine.
+	core, logs := observer.New(zap.DebugLevel)
+	waited := func(tool string) int {
+		return logs.FilterMessageSnippet("idle time passed while the user is asked").FilterField(zap.String("tool", tool)).Len()
+	}
+	var asking atomic.Value // the tool being called
 	a := &asked{answer: func(p *mcp.ElicitParams) *mcp.ElicitResult {
-		slow.Wait()
+		// Bounded, so that without the fix the test fails in seconds rather than a minute.
+		for end := time.Now().Add(10 * time.Second); waited(asking.Load().(string)) < 2 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Jane Doe"}}
 	}}
 	opts := realOptions(t)
+	opts.Logger = zap.New(zapcore.NewTee(opts.Logger.Core(), core))
 	opts.Elicit = a.elicit
-	opts.CallTimeout = 100 * time.Millisecond // the person takes longer than this to answer
+	// Short enough that the test is quick, long enough for a loopback round trip under -race.
+	opts.CallTimeout = 500 * time.Millisecond
 	m := Start(ctx, cfg, opts)
 	defer m.Close()
 	if err := m.WaitReady(ctx); err != nil {
 		t.Fatalf("WaitReady: %v", err)
 	}
-	for _, tool := range []string{"asker__book", "asker__book_mrtr"} {
-		slow.Add(1)
-		go func() {
-			time.Sleep(400 * time.Millisecond) // four idle timeouts without progress
-			slow.Done()
-		}()
-		if got := textOf(mustCall(t, m, ctx, AudienceCLI, tool, `{}`)); got != "booked for Jane Doe" {
+	for _, tool := range []string{"book", "book_mrtr"} {
+		asking.Store(tool)
+		if got := textOf(mustCall(t, m, ctx, AudienceCLI, "asker__"+tool, `{}`)); got != "booked for Jane Doe" {
 			t.Errorf("%s: got %q, want the booking with the name given", tool, got)
+		}
+		if n := waited(tool); n < 2 {
+			t.Errorf("%s: the call's idle time passed %d times while the user was asked, want 2", tool, n)
 		}
 	}
 	if len(a.reqs) != 2 || a.reqs[1].Message != "Who is the booking for?" {

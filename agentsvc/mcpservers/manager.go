@@ -424,6 +424,7 @@ func (m *Manager) callWithTimeout(ctx context.Context, s *server, cs *mcp.Client
 				idleTimer.Reset(idle)
 			case <-idleTimer.C:
 				if s.asking.Load() > 0 { // the server waits for the user's answer
+					s.log.Debug("a call's idle time passed while the user is asked; it waits", zap.String("tool", t.Name))
 					idleTimer.Reset(idle)
 					continue
 				}
