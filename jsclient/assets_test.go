@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -529,17 +530,28 @@ func TestHandlerShared(t *testing.T) {
 
 // Once built and compressed, the client leaves no garbage in the process's memory: the memory
 // the build and the compression used and freed is given back to the system (an idle agent
-// otherwise holds some 13 MB more than its baseline for minutes).
+// otherwise holds some 13 MB more than its baseline for minutes). Measured against a forced
+// collection right after, not against a fixed figure: without settle's collection that one
+// gives back 5 MB under -race and 13 MB without; with it, nothing.
 func TestSettleGivesTheBuildsMemoryBack(t *testing.T) {
 	a, err := NewAssets(FS, Client...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.settle()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	if kept := m.HeapIdle - m.HeapReleased; kept > 4<<20 {
-		t.Errorf("after settle the heap keeps %d KiB of free memory from the system, want < 4096 KiB", kept>>10)
+	// What the heap holds from the system after settle, and then after a forced collection
+	// that gives back all it can: settle should have left it nothing to give.
+	held := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapSys - m.HeapReleased
+	}
+	after := held()
+	debug.FreeOSMemory()
+	left := held()
+	t.Logf("after settle %d KiB, after another collection %d KiB", after>>10, left>>10)
+	if after > left+2<<20 {
+		t.Errorf("after settle the heap holds %d KiB from the system; a collection then gives back %d KiB of it, want < 2048 KiB", after>>10, (after-left)>>10)
 	}
 	for _, n := range a.Names() {
 		if strings.HasSuffix(n, ".js") && len(a.files[n].br()) == 0 {
