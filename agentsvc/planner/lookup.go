@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,8 +53,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, p), l: c.lister(), verb: saysVerb(r.toks, p.def)}
 	for _, q := range p.schema.props { // "compare the Odyssey and the RAV4" with only the Odyssey listed: "RAV4" taken for an id
 		if v, ok := p.values[q.name]; ok && takesIDs(q) {
-			b, _ := json.Marshal(map[string]any{q.name: v})
-			for _, v := range stringArgs(string(b)) {
+			for _, v := range stringsOf(v) {
 				if c.before.items[v] == nil && !c.looksLikeID(v) && !slices.Contains(lk.unknown, v) {
 					lk.unknown = append(lk.unknown, v)
 				}

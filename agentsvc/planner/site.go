@@ -232,8 +232,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
 			t.norm == "earliest" || t.norm == "latest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time
-			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) ||
-			slices.ContainsFunc(slices.Collect(maps.Keys(given)), func(v string) bool { return strings.HasPrefix(v, t.norm+"-") }) { // the "EX" of the EX-L trim set
+			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) {
 			continue
 		}
 		model := strings.ContainsAny(t.raw, "0123456789") && !strings.ContainsAny(t.raw[:1], "0123456789")
@@ -251,12 +250,17 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 }
 
 // valuesGiven are the text values the calls of the conversation gave, lower case: "the turbo"
-// of "… with the turbo trim", read again on the calculator, is the trim set on the car's page.
+// of "… with the turbo trim", read again on the calculator, is the trim set on the car's page;
+// so is the start of a hyphenated one (the "EX" of the EX-L trim).
 func (c *conv) valuesGiven() map[string]bool {
 	out := map[string]bool{}
 	for _, d := range c.calls {
 		for _, s := range stringArgs(d.args) {
-			out[strings.ToLower(s)] = true
+			s = strings.ToLower(s)
+			out[s] = true
+			if first, _, ok := strings.Cut(s, "-"); ok {
+				out[first] = true
+			}
 		}
 	}
 	return out
@@ -269,14 +273,28 @@ func stringArgs(args string) []string {
 	_ = json.Unmarshal([]byte(args), &m)
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(m)) {
-		vs, _ := m[name].([]any)
-		for _, v := range append(vs, m[name]) {
-			if s, ok := v.(string); ok {
+		out = append(out, stringsOf(m[name])...)
+	}
+	return out
+}
+
+// stringsOf is a value's strings: the value itself, or those of a list.
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []string:
+		return v
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
 				out = append(out, s)
 			}
 		}
+		return out
 	}
-	return out
+	return nil
 }
 
 // choiceWords name a kind of choice of an item's page ("the tech package", "the xle trim"),

@@ -605,7 +605,8 @@ var pleaseRe = regexp.MustCompile(`(?i)\b(?:please|pls|plz|thanks|thank you)\b`)
 // muchMo is "how much a month" said short: "how much mo", "how much /mo".
 var muchMo = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:a\s+|per\s+|/\s*)?mo\b`)
 
-// asWell is "as well", said as "too": "add the cargo organiser as well".
+// asWell is "as well", said as "too" (what narrows a list, what adds to a choice): "add the
+// cargo organiser as well".
 var asWell = regexp.MustCompile(`(?i)\s+as\s+well\b`)
 
 // maxBefore is "max" written before a figure: "max 45000", "maximum $30k".
@@ -2282,12 +2283,11 @@ func narrows(toks []token) bool {
 		return true
 	}
 	for i := range toks {
-		asWell := wordAt(toks, i, "as") && wordAt(toks, i+1, "well")
 		ofThose := wordAt(toks, i, "of", "among") && wordAt(toks, i+1, "those", "these", "them")
 		theOne := wordAt(toks, i, "the") && wordAt(toks, i+2, "one", "ones") // "open the red one": of those shown
 		// "is there one that's diesel?", "any that are red?": one of those shown
 		oneThat := wordAt(toks, i, "one", "ones", "any") && wordAt(toks, i+1, "that", "which", "thats", "that's")
-		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || asWell || ofThose || theOne || oneThat {
+		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || ofThose || theOne || oneThat {
 			return true
 		}
 	}
