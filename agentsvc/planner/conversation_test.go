@@ -2616,6 +2616,37 @@ var siteConversations = []struct {
 		{say: "How many are there?", reply: []string{"There are 10 cars."}},
 		{say: "how many miles does the camry have", reply: []string{"miles"}, not: []string{"There are 10"}},
 	}},
+	// Another car, named in lower case before any list has shown it, is not the one on screen.
+	{"another car's colours asked in lower case on a car's page", "car", "c05", []siteTurn{
+		{say: "what colours does the civic come in", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`},
+			reply: []string{"blue, white, black, gray or red"}, on: "car"},
+	}},
+	{"another car's mileage asked in lower case", "car", "c05", []siteTurn{
+		{say: "what's the mileage on the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"The 2023 Honda Civic has 9,000 miles."}, on: "inventory"},
+	}},
+	{"another car's monthly in lower case, on the financing page", "financing", "c09", []siteTurn{
+		{say: "what's the monthly on the civic with 48 months and 5000 down",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
+			reply: []string{"For the 2023 Honda Civic", "$451.71"}, on: "financing"},
+	}},
+	{"another car's cost a month from a car's page", "car", "c05", []siteTurn{
+		{say: "what would the civic cost a month over 48 months",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`},
+			reply: []string{"2023 Honda Civic"}, on: "financing"},
+	}},
+	{"and the other car, named alone, on the same terms", "financing", "c09", []siteTurn{
+		{say: "48 months 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "and the civic?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
+			reply: []string{"For the 2023 Honda Civic"}, on: "financing"},
+		{say: "what about the golf", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
+			reply: []string{"For the 2021 Volkswagen Golf"}, on: "financing"},
+	}},
+	{"the same terms for one car, then another named alone", "financing", "c09", []siteTurn{
+		{say: "48 months 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "now the civic same terms", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "and the golf?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
+			reply: []string{"For the 2021 Volkswagen Golf", "$403.91"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -184,15 +184,20 @@ func (c *conv) forItem() (string, bool) {
 			continue
 		} else if _, also := c.swapsIn(m.Content); !also {
 			was := nameMentions(m.Content, c.now.known(), nil)
-			if cur := c.openedLast(); len(was) == 0 && cur != nil && c.onItemAt(cur, i) && len(now.items) == 1 && now.items[0].id != cur.id {
+			if cur := c.openedLast(); len(was) == 0 && cur != nil && c.onItemAt(cur, i) && len(now.items) <= 1 && !slices.Contains(now.items, cur) {
 				// "book a test drive saturday at 11" of the car on screen, then "how about the
 				// corolla hatchback instead": that request, of the car named now
-				return m.Content + " , " + c.text[now.start:now.end], true
+				return m.Content + " , for the " + c.text[now.start:now.end], true
 			}
 			if len(was) != 1 || len(was[0].items) != 1 || slices.Contains(now.items, was[0].items[0]) {
 				return "", false
 			}
-			return m.Content[:was[0].start] + c.text[now.start:now.end] + m.Content[was[0].end:], true
+			said := m.Content[:was[0].start] + c.text[now.start:now.end] + m.Content[was[0].end:]
+			at := *c
+			if at.text = said; sameFor.MatchString(said) { // "the civic same terms", then "and the golf?"
+				return at.forItem()
+			}
+			return said, true
 		}
 	}
 	return "", false
@@ -247,6 +252,17 @@ func (c *conv) firstAsked(name string, from int) (string, int) {
 // Civic", "what about the Camry?", "and the Civic".
 func (c *conv) swapsIn(text string) (mention, bool) {
 	ms := nameMentions(text, c.now.known(), nil)
+	if len(ms) == 0 { // "and the civic?" of a name no result has shown yet: the one word nothing knows
+		toks := tokenize(text)
+		for i, t := range toks {
+			if t.kind == kindWord && !swapWords[strings.ToLower(t.raw)] && !correctionWords[t.norm] {
+				if len(ms) > 0 || !wordAt(toks, i-1, "the") || len(t.norm) < 3 || ordinary(t.norm) || c.vocab[t.norm] || c.nearToolWord(t.norm) {
+					return mention{}, false
+				}
+				ms = append(ms, mention{start: t.start, end: t.end})
+			}
+		}
+	}
 	if len(ms) != 1 {
 		return mention{}, false
 	}

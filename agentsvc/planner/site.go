@@ -242,11 +242,21 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		choiceNamed := c.onItsPage() && (c.paramNoun(toks, i+2) || wordAt(toks, i+1, "one") || wordAt(toks, i+2, "one"))
 		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
 		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !choiceNamed && !slices.ContainsFunc(toks, contactToken)
-		if model || !pronoun && afterThe && t.raw != strings.ToLower(t.raw) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
+		if model || !pronoun && afterThe && (t.raw != strings.ToLower(t.raw) || itemSlot(toks, i)) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
 			return true
 		}
 	}
 	return false
+}
+
+// itemSlot reports that the word at i, after "the", stands where an item is named, whatever
+// its case: after a preposition ("the payment on the civic", "48 months for the golf"), before
+// what an item does ("what would the civic cost", "what colours does the civic come in"), or
+// as what "how much is" asks of. ("What's the weather", "the mileage" name none.)
+func itemSlot(toks []token, i int) bool {
+	return wordAt(toks, i-2, "on", "for", "of", "than", "vs", "versus") ||
+		wordAt(toks, i+1, "cost", "costs", "come", "comes", "be", "run", "runs") ||
+		wordAt(toks, 0, "how") && wordAt(toks, 1, "much") && !slices.ContainsFunc(toks[i+1:], func(t token) bool { return t.kind == kindWord })
 }
 
 // valuesGiven are the text values the calls of the conversation gave, lower case: "the turbo"
