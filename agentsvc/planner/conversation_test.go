@@ -2647,6 +2647,43 @@ var siteConversations = []struct {
 		{say: "and the golf?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
 			reply: []string{"For the 2021 Volkswagen Golf", "$403.91"}, on: "financing"},
 	}},
+	{"a share of the price said after the down payment", "financing", "c16", []siteTurn{
+		{say: "48", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "with $1,500 down", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":48}`}},
+		{say: "what if the down payment was 10%", calls: []string{`calculate_payment {"downPayment":2240,"termMonths":48}`}, reply: []string{"6.9% APR"}},
+		{say: "and a down payment of 15%?", calls: []string{`calculate_payment {"downPayment":3360,"termMonths":48}`}},
+	}},
+	{"a booking cancelled is not offered again", "test-drive", "c19", []siteTurn{
+		{say: "saturday 10am", reply: []string{"name and email"}},
+		{say: "Ivy Chen, ivy.chen@hey.com", calls: []string{`fill_form_data {"date":"2026-12-05","email":"ivy.chen@hey.com","name":"Ivy Chen","time":"10:00"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}},
+		{say: "cancel that booking", reply: []string{"Sorry"}, not: []string{"Should I submit"}},
+		{say: "yes", not: []string{"Booked"}},
+	}},
+	{"a phone number said as my number", "test-drive", "c14", []siteTurn{
+		{say: "friday at 10, Priya Raman, priya.raman@outlook.com", calls: []string{`fill_form_data {"date":"2026-12-04","email":"priya.raman@outlook.com","name":"Priya Raman","time":"10:00"}`}},
+		{say: "and my number 07700 900123", calls: []string{`fill_form_data {"date":"2026-12-04","email":"priya.raman@outlook.com","name":"Priya Raman","phone":"07700 900123","time":"10:00"}`}},
+	}},
+	{"the car the page first showed, asked for again after another", "financing", "c11", []siteTurn{
+		{say: "do you have any bmws with less than 20k miles?", calls: []string{`back_to_inventory {}`, `search_cars {"make":"BMW","maxMileage":20000}`}, on: "inventory"},
+		{say: "open the m240i", calls: []string{`select_car {"carId":"c20"}`}, on: "car"},
+		{say: "and monthly over 48 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+		{say: "what about the 330i, same terms", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c11"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`},
+			reply: []string{"For the 2021 BMW 330i", "$831.72"}, on: "financing"},
+		{say: "which one is cheaper", reply: []string{"The 2021 BMW 330i is the cheaper"}},
+	}},
+	{"the car on screen named by its model number", "car", "c11", []siteTurn{
+		{say: "what colours does the 330i come in", calls: []string{}, reply: []string{"black, white, blue or gray"}},
+	}},
+	{"the top one of the trims listed, and a colour", "car", "c18", []siteTurn{
+		{say: "what trims does it have", reply: []string{"SR5, TRD Off-Road or Limited"}},
+		{say: "the top one in green", calls: []string{`configure_car {"color":"green","trim":"Limited"}`}},
+	}},
+	{"all of a kind, after a cap", "inventory", "", []siteTurn{
+		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
+		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "which costs more", reply: []string{"The 2021 Ford F-150 is the more expensive"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

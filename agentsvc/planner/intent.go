@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -239,8 +240,8 @@ func (c *conv) firstAsked(name string, from int) (string, int) {
 		switch calls := slices.ContainsFunc(turn, func(k call) bool { return k.name == name }); {
 		case calls:
 			first, last = c.msgs[i].Content, max(last, i)
-		case last >= 0 && len(turn) > 0:
-			return c.msgs[i].Content, last // the request that went to its page and asked
+		case last >= 0 && len(turn) > 0 && navTool(c.toolDef(turn[len(turn)-1].name)):
+			return c.msgs[i].Content, last // the request that went to its page and asked ("open the m240i" did not)
 		case last >= 0:
 			return first, last
 		}
@@ -398,7 +399,7 @@ func (c *conv) pending(chain int) (intent, bool) {
 // which abandons the question.
 func (c *conv) answers(prev intent) (intent, bool) {
 	if i := pickChoice(c.text, prev.choices); i >= 0 {
-		return callIntent(prev.choices[i].plan), true
+		return c.picked(prev.choices, i), true
 	}
 	if prev.asked == nil {
 		return intent{}, false
@@ -505,6 +506,35 @@ func takesOffered(text string, prev intent) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// picked is the call of choice i, with what else the words set: "the top one in green" of
+// the trims offered is the top trim, in green. Among the values of a parameter (no items),
+// "the top one" is the last, as "the top trim" is (endWords), not the first on screen.
+func (c *conv) picked(choices []choice, i int) intent {
+	toks := tokenize(c.text)
+	values := !slices.ContainsFunc(choices, func(ch choice) bool { return slices.ContainsFunc(ch.plan.schema.props, takesIDs) })
+	start, end, ok := pointerSpan(toks)
+	if k := slices.IndexFunc(toks, func(t token) bool { return t.start == start }) + 1; ok && values && k < len(toks) {
+		if last, isEnd := endWords[toks[k].norm]; isEnd && last {
+			i = len(choices) - 1
+			if l := choices[i].label; l == "both" || l == "all" {
+				i--
+			}
+		}
+	}
+	ch := choices[i]
+	if ok {
+		rest := c.text[:start] + ch.label + c.text[end:]
+		more := c.understand(rest, false).first(c)
+		if more != nil && more.def.Name == ch.plan.def.Name && len(more.values) > len(ch.plan.values) &&
+			!slices.ContainsFunc(slices.Collect(maps.Keys(ch.plan.values)), func(k string) bool {
+				return fmt.Sprint(more.values[k]) != fmt.Sprint(ch.plan.values[k])
+			}) {
+			return callIntent(more)
+		}
+	}
+	return callIntent(ch.plan)
 }
 
 // takeWords take what was offered: "add it", "yes get that one".

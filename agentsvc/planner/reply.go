@@ -1130,6 +1130,9 @@ func nounAlone(rest []token) bool {
 	}) && (len(rest) <= 1 || slices.ContainsFunc(rest, func(t token) bool { return optionWords[t.norm] }))
 }
 
+// undoWords ask to take back what was done.
+var undoWords = []string{"cancel", "scrap", "undo", "revoke", "withdraw", "delete"}
+
 var optionWords = rawSet(`option options choice choices level levels available offered pls please`)
 
 // vagueParamWords are words of parameter names that say what kind of value, not which.
@@ -1143,9 +1146,10 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 		if len(cands) == 3 {
 			break
 		}
-		// a question is never answered with an offer to commit ("how much is it?" to "book it?")
+		// a question is never answered with an offer to commit ("how much is it?" to "book it?"),
+		// nor a wish to undo ("cancel that booking" to "submit the booking?")
 		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) ||
-			question && named(p.def.Name, commitFirst) ||
+			(question || anyNorm(toks, undoWords...)) && named(p.def.Name, commitFirst) ||
 			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
 			continue
 		}

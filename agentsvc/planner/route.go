@@ -775,8 +775,9 @@ func (f *filler) bareName(p *property) (string, int, int) {
 			r, _ := utf8.DecodeRuneInString(t.raw)
 			return t.kind == kindWord && !unicode.IsUpper(r)
 		})
-		// a first name alone right before the e-mail or phone: "…, jo, jo@x.io"
-		alone := j-i == 1 && contact >= j && !slices.ContainsFunc(f.toks[j:contact], func(t token) bool { return t.raw != "," })
+		// a first name alone right before the e-mail or phone: "…, jo, jo@x.io" (not "my number 07700 …")
+		alone := j-i == 1 && contact >= j && !slices.ContainsFunc(f.toks[j:contact], func(t token) bool { return t.raw != "," }) &&
+			!wordAt(f.toks, i-1, "my", "our", "the", "a")
 		if (n >= 2 || alone) && n <= 3 && (caps || contact >= 0) { // the run stopped at a word of no name
 			if s := f.text[f.toks[i].start:f.toks[j-1].end]; p.schema.acceptsString(s) {
 				v, from, to = s, i, j

@@ -230,6 +230,10 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		if hyphenModel(toks, i) != "" && !question {
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
+		if t.kind == kindNumber && wordAt(toks, i-1, "the") && i+1 < len(toks) && toks[i+1].start == t.end && toks[i+1].kind == kindWord &&
+			!unitWords[toks[i+1].norm] && !(c.page != nil && slices.Contains(c.page.words, compact(t.raw+toks[i+1].raw))) {
+			return true // "compare it with the 330i" ("what colours does the 330i come in" on its page is its own)
+		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
 			t.norm == "earliest" || t.norm == "latest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time
 			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) {
@@ -258,6 +262,9 @@ func itemSlot(toks []token, i int) bool {
 		wordAt(toks, i+1, "cost", "costs", "come", "comes", "be", "run", "runs") ||
 		wordAt(toks, 0, "how") && wordAt(toks, 1, "much") && !slices.ContainsFunc(toks[i+1:], func(t token) bool { return t.kind == kindWord })
 }
+
+// unitWords are written right after a number without being a name's: "the 12th", "the 5k".
+var unitWords = rawSet(`st nd rd th k m mo mos am pm h hr hrs min mi km g`)
 
 // valuesGiven are the text values the calls of the conversation gave, lower case: "the turbo"
 // of "… with the turbo trim", read again on the calculator, is the trim set on the car's page;

@@ -1087,10 +1087,10 @@ func (c *conv) pointAtSeen(r *reading) {
 		last = named // "the cheapest of those" after "The 3 newest are …": of those three; "the cheaper of the two"
 	}
 	_, than := comparativeThan(toks)
-	comparative := r.hasRank && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") && !than && wordAt(toks, r.rankAt+1, "one")
+	comparative := r.hasRank && strings.HasSuffix(strings.ToLower(toks[r.rankAt].raw), "er") && !than && (wordAt(toks, r.rankAt+1, "one") || which && c.lister() == nil)
 	if opened := c.openedItems(); len(opened) >= 2 && len(last) > 3 && (anyNorm(toks, "two", "both") || comparative) {
 		// "which of the two is cheaper?" after opening the A4 and the A6; "book the cheaper
-		// one" after the payments of the Tacoma and the F-150
+		// one" after the payments of the Tacoma and the F-150, or "which one is cheaper" there
 		last = opened[:2]
 	}
 	if l := c.lister(); l != nil {
@@ -1845,9 +1845,10 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	own := maps.Clone(best.values) // what the words themselves set
-	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather", "prefer") ||
+	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather", "prefer") || allKind(r.toks) ||
 		anyNorm(r.toks, "instead") && anyNorm(r.toks, listNoun(l.def.Name, 2), listNoun(l.def.Name, 1))) {
-		// "I'd rather look at electric cars instead" after SUVs under $35,000: a new search
+		// "I'd rather look at electric cars instead" after SUVs under $35,000, "how about all
+		// pickups" after those under 40 grand: a new search
 	} else if narrows(r.toks) || c.onlyValues(best, r.toks) || l != nil && l.def.Name == best.def.Name && wordAt(r.toks, 0, "make") && wordAt(r.toks, 1, "that", "it") {
 		// ("make that 2022 or newer" of the SUVs: those)
 		c.carryOver(best, false)
@@ -2100,8 +2101,8 @@ func (c *conv) rewriteShares(text string) string {
 		return text // nothing to take a share of, or no share: the text is not read again
 	}
 	toks := tokenize(text)
-	for i := len(toks) - 2; i >= 0; i-- {
-		if c.shareAt(toks[i:i+2]) != "" {
+	for i := len(toks) - 1; i >= 0; i-- {
+		if c.shareOf(toks, i) != "" {
 			text = text[:toks[i].start] + strconv.Itoa(int(math.Round(base*toks[i].value/100))) + text[toks[i].end:]
 		}
 	}
@@ -2111,10 +2112,30 @@ func (c *conv) rewriteShares(text string) string {
 // shareAt is the share of an amount the words give ("20% down") for a money parameter of
 // the page, or "".
 func (c *conv) shareAt(toks []token) string {
-	for i := 0; i+1 < len(toks); i++ {
-		names := func(p *property) bool { return moneyParam(p) && matchesParam(toks[i+1].norm, p) }
-		if toks[i].percent && c.hasParam(names) {
-			return strconv.FormatFloat(toks[i].value, 'f', -1, 64) + "% " + toks[i+1].raw // ("twenty percent" is one token)
+	for i := range toks {
+		if w := c.shareOf(toks, i); w != "" {
+			return strconv.FormatFloat(toks[i].value, 'f', -1, 64) + "% " + w // ("twenty percent" is one token)
+		}
+	}
+	return ""
+}
+
+// shareOf is the word of the page's money parameter that the share at toks[i] is of: the
+// word after it ("20% down") or before it ("a down payment of 10%", "the down payment was
+// 10%"); "" when it is no share ("at 10%" is a rate).
+func (c *conv) shareOf(toks []token, i int) string {
+	names := func(t token) bool {
+		return c.hasParam(func(p *property) bool { return moneyParam(p) && matchesParam(t.norm, p) })
+	}
+	if !toks[i].percent {
+		return ""
+	}
+	if i+1 < len(toks) && names(toks[i+1]) {
+		return toks[i+1].raw
+	}
+	for j := i - 1; j >= 0 && (names(toks[j]) || wordAt(toks, j, "of", "was", "is", "be", "to", "would")); j-- {
+		if names(toks[j]) {
+			return toks[j].raw
 		}
 	}
 	return ""
@@ -2270,6 +2291,13 @@ func (c *conv) plainAction(r *reading) bool {
 	return !slices.ContainsFunc(ps, func(p *plan) bool {
 		return slices.ContainsFunc(p.schema.props, takesIDs) && (p == ps[0] || c.nameHit(p, r.toks))
 	})
+}
+
+// allKind reports "all" said of a kind ("all pickups"), not of those shown ("all the red
+// ones", "all of them", "all three").
+func allKind(toks []token) bool {
+	i := slices.IndexFunc(toks, func(t token) bool { return t.norm == "all" })
+	return i >= 0 && i+1 < len(toks) && toks[i+1].kind == kindWord && !wordAt(toks, i+1, "of", "the", "those", "these", "them", "two", "three", "four")
 }
 
 // narrows reports words that narrow what is shown rather than start over ("only the
