@@ -2679,6 +2679,30 @@ var siteConversations = []struct {
 		{say: "what trims does it have", reply: []string{"SR5, TRD Off-Road or Limited"}},
 		{say: "the top one in green", calls: []string{`configure_car {"color":"green","trim":"Limited"}`}},
 	}},
+	{"what it can do, asked after a refusal", "car", "c08", []siteTurn{
+		{say: "do you do trade-ins?", reply: []string{"Sorry"}},
+		{say: "hmm ok, what can you do then", reply: []string{"what I can do"}, not: []string{"Sorry"}},
+	}},
+	{"the income said with the details, before a payment, is applied with", "financing", "c15", []siteTurn{
+		{say: "hi, i'm Ben Olsen, ben.olsen@gmx.net, earning about 52k a year", reply: []string{"annual income 52000"}},
+		{say: "what would 48 months look like with 2000 down", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},
+		{say: "sure, apply", calls: []string{`apply_for_financing {"annualIncome":52000,"email":"ben.olsen@gmx.net","fullName":"Ben Olsen"}`}},
+	}},
+	{"a package asked about, then added as it", "car", "c20", []siteTurn{
+		{say: "whats in the comfort one", reply: []string{"add the comfort package"}},
+		{say: "add it", calls: []string{`configure_car {"packages":["comfort"]}`}},
+	}},
+	{"back to the form filled before, by the form", "car", "c13", []siteTurn{
+		{say: "hey can i take this audi out for a spin thurs at 2", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "its Omar Haddad omar.h@posteo.de", calls: []string{`fill_form_data {"date":"2026-12-03","email":"omar.h@posteo.de","name":"Omar Haddad","time":"14:00"}`}},
+		{say: "and whats it per month over 48 with 5k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`}, on: "financing"},
+		{say: "back to the form please", calls: []string{`go_to_test_drive {}`, `fill_form_data {"date":"2026-12-03","email":"omar.h@posteo.de","name":"Omar Haddad","time":"14:00"}`}, on: "test-drive"},
+	}},
+	{"the other end of a ranking asked alone", "inventory", "", []siteTurn{
+		{say: "suvs under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "which has the lowest mileage", reply: []string{"The 2023 Toyota RAV4 is the lowest-mileage"}},
+		{say: "and the highest?", reply: []string{"The 2022 Honda CR-V is the highest-mileage, with 21,000 miles"}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -174,6 +174,14 @@ func (c *conv) forItem() (string, bool) {
 			return prev[:at[0]] + m[1] + prev[at[1]:], true
 		}
 	}
+	// "which has the lowest mileage", then "and the highest?": that question, the other end
+	if m := extremeAlone.FindStringSubmatch(c.text); m != nil {
+		for _, t := range tokenize(prev) {
+			if _, rank := rankWords[t.norm]; rank || extremeWords[t.norm] {
+				return prev[:t.start] + m[1] + prev[t.end:], true
+			}
+		}
+	}
 	now, ok := c.swapsIn(c.text)
 	if !ok {
 		return "", false
@@ -274,6 +282,13 @@ func (c *conv) swapsIn(text string) (mention, bool) {
 	}
 	return ms[0], true
 }
+
+// extremeAlone is a follow-up that only asks for another end; extremeWords say an end of no
+// one field ("the highest mileage", "the lowest price").
+var (
+	extremeAlone = regexp.MustCompile(`(?i)^\s*(?:and|what about|how about)\s+(?:the\s+)?(highest|lowest|most|least|fewest|biggest|smallest|largest)\s*\??\s*$`)
+	extremeWords = rawSet(`highest lowest most least fewest biggest smallest largest`)
+)
 
 // ordinalAlone is a follow-up that only points at another item by its place; ordinalOne is
 // such a pointer in a request, or one by a rank ("the cheaper one").

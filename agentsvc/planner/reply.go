@@ -39,11 +39,18 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		"what tools do you have", "what tools are there", "what tools", "list tools", "list your tools", "show tools", "tools":
 		return c.greeting(c.place.self), true
 	}
+	if rest := talkFillers.ReplaceAllString(low, ""); rest != low && rest != "" {
+		return c.smallTalk(rest) // "hmm ok, what can you do then"
+	}
 	return "", false
 }
 
-// greetingRe is a greeting before a request, in smallTalk's lower case without commas.
-var greetingRe = regexp.MustCompile(`^(?:hi|hello|hey)(?: there)? ((?:what|can|could|how|i need) )`)
+// greetingRe is a greeting before a request, in smallTalk's lower case without commas;
+// talkFillers are words around small talk that change nothing of it.
+var (
+	greetingRe  = regexp.MustCompile(`^(?:hi|hello|hey)(?: there)? ((?:what|can|could|how|i need) )`)
+	talkFillers = regexp.MustCompile(`^(?:(?:hmm+|ok|okay|so|well|alright|and)\s+)+|\s+(?:then|exactly|please|pls)$`)
+)
 
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
@@ -838,15 +845,20 @@ func (c *conv) choicePrice(r *reading) (intent, bool) {
 					}
 				}
 				add := "add the " + e.str + " " + noun
-				in := intent{reply: "This page shows what the " + e.str + " " + noun + " costs once it is added: " + c.offer([]string{add}, "", true) + "."}
-				if p := c.understand(add, false).first(c); p != nil {
-					in.choices = []choice{{label: e.str, plan: p}} // "add it"
-				}
-				return in, true
+				return intent{reply: "This page shows what the " + e.str + " " + noun + " costs once it is added: " + c.offer([]string{add}, "", true) + ".",
+					choices: c.offered(add, e.str)}, true
 			}
 		}
 	}
 	return intent{}, false
+}
+
+// offered is the choice of the one request a reply offers, for "add it", "ok do that".
+func (c *conv) offered(req, label string) []choice {
+	if p := c.understand(req, false).first(c); p != nil {
+		return []choice{{label: label, plan: p}}
+	}
+	return nil
 }
 
 // recalls reports words that ask for what was said before: "what was my payment again?",
@@ -1070,8 +1082,9 @@ func (c *conv) contents(r *reading) (intent, bool) {
 				if p.schema.isArray() {
 					verb = "add the "
 				}
+				req := verb + e.str + " " + noun
 				return intent{reply: "This page doesn't say what the " + e.str + " " + noun + " includes. I can " +
-					verb + e.str + " " + noun + " and show what changes: " + c.offer([]string{verb + e.str + " " + noun}, "", true) + "."}, true
+					req + " and show what changes: " + c.offer([]string{req}, "", true) + ".", choices: c.offered(req, e.str)}, true
 			}
 		}
 	}

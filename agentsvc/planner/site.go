@@ -427,8 +427,27 @@ var goingWords = rawSet(`go back return head take bring get me us please now aga
 
 // goingTo is the call of the navigation tool a request names in words of going only ("take me
 // back to the list"): it goes without a question.
+// A page is also named by the tools used there: "back to the form" is where the form was
+// filled (fill_form_data, after go_to_test_drive).
 func (c *conv) goingTo(toks []token) (intent, bool) {
-	return c.firstNav(func(t chat.ToolDef) bool { return goesTo(t, toks) })
+	return c.firstNav(func(t chat.ToolDef) bool {
+		return goesTo(t, toks) || onlyGoing(toks, func(w string) bool { return len(w) > 2 && c.usedAfter(t.Name)[w] })
+	})
+}
+
+// usedAfter are the words of the tools called on the pages navigation tool nav went to.
+func (c *conv) usedAfter(nav string) map[string]bool {
+	out, there := map[string]bool{}, false
+	for _, k := range c.calls {
+		if navTool(c.toolDef(k.name)) {
+			there = k.name == nav
+		} else if there {
+			for _, w := range identWords(k.name) {
+				out[w] = true
+			}
+		}
+	}
+	return out
 }
 
 // goesTo reports a request made only of words of going and of where t goes, with one of

@@ -1991,9 +1991,12 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 				}
 			}
 		}
+		// (and what else that message said for this tool, when it asked for it: "i'm Ben Olsen,
+		// ben@…, earning about 52k a year", then a payment, then "sure, apply")
+		forIt := rankPlans(m.Content, c.tools)[0].def.Name == p.def.Name
 		for _, q := range p.schema.props {
 			// details given after the tool's last call replace those it kept
-			if v, ok := said.values[q.name]; ok && contact(q) && own[q.name] == nil && (p.values[q.name] == nil || i > last) {
+			if v, ok := said.values[q.name]; ok && (contact(q) || forIt && p.values[q.name] == nil) && own[q.name] == nil && (p.values[q.name] == nil || i > last) {
 				p.values[q.name] = v
 			}
 		}
