@@ -2703,6 +2703,18 @@ var siteConversations = []struct {
 		{say: "which has the lowest mileage", reply: []string{"The 2023 Toyota RAV4 is the lowest-mileage"}},
 		{say: "and the highest?", reply: []string{"The 2022 Honda CR-V is the highest-mileage, with 21,000 miles"}},
 	}},
+	{"the same as before, after a detour to the car", "financing", "c22", []siteTurn{
+		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "hmm can i see it in blue first", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c22"}`, `configure_car {"color":"blue"}`}, on: "car"},
+		{say: "ok go back to the payment calc", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "same as before?", calls: []string{`calculate_payment {"termMonths":60}`}},
+	}},
+	{"how many in total, before any list", "inventory", "", []siteTurn{
+		{say: "how many cars do you have in total", calls: []string{`search_cars {}`}, reply: []string{"24 cars"}},
+	}},
+	{"another car by its make and model number, in lower case", "car", "c05", []siteTurn{
+		{say: "the bmw 330i", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c11"}`}, on: "car"},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -145,10 +145,14 @@ func (c *conv) forItem() (string, bool) {
 			}
 		}
 		// the values the last calculation had, said over several messages ("60", "with 4k down",
-		// "what if 2.9%", then "now the camry same terms")
+		// "what if 2.9%", then "now the camry same terms"); one of a tool here first ("60", "can
+		// i see it in blue", "back to the payment calc", then "same as before?")
+		// (said on this page, not read again on the page it went to)
+		said := !slices.ContainsFunc(c.calls, func(k call) bool { return k.at > c.lastUser })
+		here := said && slices.ContainsFunc(slices.Collect(c.earlierCalls), func(k call) bool { return c.offers(k.name) && !noArguments(k.args) })
 		for k := range c.earlierCalls {
 			if t := c.toolDef(k.name); !k.done || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) || openedID(k) != "" ||
-				wantsIDs(&plan{def: t, schema: parseSchema(t.Parameters)}) {
+				wantsIDs(&plan{def: t, schema: parseSchema(t.Parameters)}) || here && !c.offers(k.name) {
 				continue
 			}
 			// (not when the message before said them all, a car's name with them: "what would the
@@ -228,8 +232,9 @@ func (c *conv) onItemAt(it *item, i int) bool {
 }
 
 // sameFor asks for the request before again, for something else: "same for the model 3?",
-// "and on the model 3, same terms?", "with those numbers for the civic?".
-var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again)\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
+// "and on the model 3, same terms?", "with those numbers for the civic?"; or after a detour,
+// "same as before?".
+var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again|as\s+(?:before|earlier|last\s+time))\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
 
 // firstAsked is the visitor's message that began the last run of turns, at from or before
 // it, that each called the tool named ("how much per month", which went to the calculator,

@@ -230,9 +230,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		if hyphenModel(toks, i) != "" && !question {
 			return true // "drive the f-150" on the Tacoma's page, no list seen
 		}
-		if t.kind == kindNumber && wordAt(toks, i-1, "the") && i+1 < len(toks) && toks[i+1].start == t.end && toks[i+1].kind == kindWord &&
+		if t.kind == kindNumber && (wordAt(toks, i-1, "the") || wordAt(toks, i-2, "the") && toks[i-1].kind == kindWord) && i+1 < len(toks) && toks[i+1].start == t.end && toks[i+1].kind == kindWord &&
 			!unitWords[toks[i+1].norm] && !(c.page != nil && slices.Contains(c.page.words, compact(t.raw+toks[i+1].raw))) {
-			return true // "compare it with the 330i" ("what colours does the 330i come in" on its page is its own)
+			return true // "compare it with the 330i", "the bmw 330i" ("what colours does the 330i come in" on its page is its own)
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
 			t.norm == "earliest" || t.norm == "latest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time

@@ -2958,7 +2958,7 @@ func wholeList(toks []token, l *plan) bool {
 			return false
 		case slices.ContainsFunc(names, func(w string) bool { return len(w) > 2 && wordsMatch(t.norm, w) }) || t.norm == "everything":
 			noun = true // "show rooms", "show me everything"
-		case !listVerbs[t.norm] && !stopWords[t.norm] && !preambleWords[t.norm]:
+		case !listVerbs[t.norm] && !stopWords[t.norm] && !preambleWords[t.norm] && !countFillers[t.norm]: // ("how many cars do you have in total")
 			return false
 		}
 	}
