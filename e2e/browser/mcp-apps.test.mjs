@@ -45,6 +45,11 @@ before(async () => {
     return { text: 'Hello again.' };
   };
   stack = await startStack({ script, serverArgs: ['--mcp-config', config, '--console-token', TOKEN] });
+  // The agent serves before its MCP servers are up (they start beside it, docs/mcp-servers.md),
+  // and a call is only of tools the model was offered, those of the servers ready then; the
+  // script calls basic__get-time whatever it was offered, so a first turn that came before the
+  // server was ready got "unknown tool" and no app (the desktop test waited in vain for its time).
+  for (const name of ['basic', 'hostile']) await stack.server.waitLog(new RegExp(`"MCP server ready","mcpServer":"${name}"`));
 });
 
 after(async () => {
