@@ -2715,6 +2715,20 @@ var siteConversations = []struct {
 	{"another car by its make and model number, in lower case", "car", "c05", []siteTurn{
 		{say: "the bmw 330i", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c11"}`}, on: "car"},
 	}},
+	{"the same terms for another car, after a term changed", "inventory", "", []siteTurn{
+		{say: "cheapest suv?", calls: []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`}},
+		{say: "monthly on that over 60 months w 4k down", calls: []string{`select_car {"carId":"c08"}`, `go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":60}`}, on: "financing"},
+		{say: "and 48", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":48}`}},
+		{say: "actually can i see the cr-v instead", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`}, on: "car"},
+		{say: "how much a month for this one, same terms", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":4000,"termMonths":48}`}, on: "financing"},
+	}},
+	{"the same deal on another car is the payment, not the first car's trim", "car", "c09", []siteTurn{
+		{say: "xle trim", calls: []string{`configure_car {"trim":"XLE"}`}},
+		{say: "per month over 36 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":36}`}, on: "financing"},
+		{say: "and at 60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "ok and can i see the rav4 instead", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "what's that per month, same deal", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

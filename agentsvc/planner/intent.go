@@ -147,8 +147,8 @@ func (c *conv) forItem() (string, bool) {
 		// the values the last calculation had, said over several messages ("60", "with 4k down",
 		// "what if 2.9%", then "now the camry same terms"); one of a tool here first ("60", "can
 		// i see it in blue", "back to the payment calc", then "same as before?")
-		// (said on this page, not read again on the page it went to)
-		said := !slices.ContainsFunc(c.calls, func(k call) bool { return k.at > c.lastUser })
+		// (said on this page, not read again on the page it went to, and asking nothing else)
+		said := !slices.ContainsFunc(c.calls, func(k call) bool { return k.at > c.lastUser }) && len(contentWords(sameFor.ReplaceAllString(c.text, ""))) == 0
 		here := said && slices.ContainsFunc(slices.Collect(c.earlierCalls), func(k call) bool { return c.offers(k.name) && !noArguments(k.args) })
 		for k := range c.earlierCalls {
 			if t := c.toolDef(k.name); !k.done || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) || openedID(k) != "" ||
@@ -158,7 +158,7 @@ func (c *conv) forItem() (string, bool) {
 			// (not when the message before said them all, a car's name with them: "what would the
 			// golf be w 2k down", then "and the civic same terms")
 			if first, last := c.firstAsked(k.name, prevUser); last != prevUser || first != prev && len(nameMentions(prev, c.now.known(), nil)) == 0 {
-				prev = first + " , " + argsSaid(k.args, "")
+				prev = c.describeTool(k.name) + " , " + argsSaid(k.args, "") // (not the figures of the run's first: "60 months", then "and 48")
 			}
 			break
 		}
