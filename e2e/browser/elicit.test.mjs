@@ -39,6 +39,9 @@ before(async () => {
     return { toolCalls: [{ name: 'tables__book', arguments: '{}' }] };
   };
   stack = await startStack({ script, serverArgs: ['--mcp-config', config, '--console-token', TOKEN] });
+  // A turn only reaches the tools of the MCP servers ready by then (they start beside the agent):
+  // the script calls tables's tool whatever it was offered (as in mcp-apps.test.mjs).
+  await stack.server.waitLog(/"MCP server ready","mcpServer":"tables"/);
 });
 
 after(async () => {
