@@ -2729,6 +2729,15 @@ var siteConversations = []struct {
 		{say: "ok and can i see the rav4 instead", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
 		{say: "what's that per month, same deal", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
 	}},
+	{"a kind its name says, asked of the car on screen", "car", "c24", []siteTurn{
+		{say: "is this a convertible?", reply: []string{"Yes: it is the 2021 BMW 430i Convertible."}},
+		{say: "is it a hybrid?", reply: []string{"I can't tell"}},
+	}},
+	{"when to come, and the name the form has", "test-drive", "c03", []siteTurn{
+		{say: "when can i come in?", reply: []string{"The time can be 09:00, 10:00, 11:00, 13:00, 14:00, 15:00 or 16:00."}},
+		{say: "saturday at 11, Marcus Bell, marcus.bell@fastmail.com", calls: []string{`fill_form_data {"date":"2026-12-05","email":"marcus.bell@fastmail.com","name":"Marcus Bell","time":"11:00"}`}},
+		{say: "what's my name on the form", reply: []string{"Marcus Bell"}, not: []string{"Sorry"}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -873,7 +873,9 @@ func recalls(toks []token) bool {
 		// "which day did I pick?", "which term did I choose", "the date you've put down"
 		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set") &&
 			wordAt(toks, 0, "which", "what", "when")
-		if chose || wordAt(toks, i, "you've", "you") && wordAt(toks, i+1, "put") && wordAt(toks, i+2, "down") ||
+		// "what's my name on the form": what it was filled with
+		filled := past && wordAt(toks, i, "on", "in") && wordAt(toks, i+1, "the") && wordAt(toks, i+2, "form")
+		if chose || filled || wordAt(toks, i, "you've", "you") && wordAt(toks, i+1, "put") && wordAt(toks, i+2, "down") ||
 			wordAt(toks, i, "remind") || past && wordAt(toks, i, "again") ||
 			wordAt(toks, i, "you") && wordAt(toks, i+1, "said", "say", "told", "mentioned") {
 			return true
@@ -1228,6 +1230,15 @@ func (c *conv) deadEnd() string {
 	// "does it come with a warranty?"): not knowing is the answer, not a refusal
 	if toks := tokenize(c.text); isQuestion(c.text, toks) && wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
 		wordAt(toks, 1, "it", "this", "the") {
+		// ("is this a convertible?" of the 2021 BMW 430i Convertible: its name says so)
+		if it := c.openedLast(); it != nil && wordAt(toks, 0, "is") {
+			name := contentWords(it.name)
+			if asked := contentWords(c.text); len(asked) > 0 && !slices.ContainsFunc(asked, func(w string) bool {
+				return !slices.ContainsFunc(name, func(x string) bool { return wordsMatch(w, x) })
+			}) {
+				return "Yes: it is the " + it.name + "."
+			}
+		}
 		return "I can't tell: nothing this page shows says so." + c.wayOut()
 	}
 	out := deadEndStart + c.place.here + "."

@@ -71,7 +71,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
 	if c.hasParam(clockParam) {
-		text = bareHourChange(text) // "make it 11 instead": at 11
+		text = bareHourChange(text)                          // "make it 11 instead": at 11
+		text = whenCome.ReplaceAllString(text, "what times") // "when can i come in?": the times to choose from
 	}
 	text = dayRefused.ReplaceAllStringFunc(text, func(m string) string {
 		if namesDay(dayRefused.FindStringSubmatch(m)[1] + dayRefused.FindStringSubmatch(m)[2]) {
@@ -604,6 +605,9 @@ var pleaseRe = regexp.MustCompile(`(?i)\b(?:please|pls|plz|thanks|thank you)\b`)
 
 // muchMo is "how much a month" said short: "how much mo", "how much /mo".
 var muchMo = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:a\s+|per\s+|/\s*)?mo\b`)
+
+// whenCome asks when one may come, and nothing else.
+var whenCome = regexp.MustCompile(`(?i)^\s*when\s+(?:can|could|should|may)\s+(?:i|we)\s+(?:come(?:\s+in|\s+by|\s+over)?|visit|drop\s+by|stop\s+by)\s*\?*\s*$`)
 
 // asWell is "as well", said as "too" (what narrows a list, what adds to a choice): "add the
 // cargo organiser as well".
