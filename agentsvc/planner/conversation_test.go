@@ -2738,6 +2738,10 @@ var siteConversations = []struct {
 		{say: "saturday at 11, Marcus Bell, marcus.bell@fastmail.com", calls: []string{`fill_form_data {"date":"2026-12-05","email":"marcus.bell@fastmail.com","name":"Marcus Bell","time":"11:00"}`}},
 		{say: "what's my name on the form", reply: []string{"Marcus Bell"}, not: []string{"Sorry"}},
 	}},
+	{"compare them, with one car shown", "inventory", "", []siteTurn{
+		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
+		{say: "compare them", reply: []string{"Only one car is shown: the 2021 Toyota Tacoma. That is too few to open the comparison drawer"}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

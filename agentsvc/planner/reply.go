@@ -1387,6 +1387,20 @@ func (c *conv) askFor(p *plan, said string) intent {
 	// An enum of ids the conversation knows by name (the form's Car field): ask by name; ids
 	// of items: name those the visitor saw last.
 	noun, names, total := c.itemChoices(m)
+	// "compare them" with one car shown: too few, said, not asked which
+	if _, list := idParam(m); list && m.schema.minItems != nil && len(c.before.last) > 0 && len(c.before.last) < *m.schema.minItems &&
+		pluralPronoun(tokenize(c.text)) {
+		n := len(c.before.last)
+		noun := map[bool]string{true: "item", false: "items"}[n == 1]
+		if l := c.lister(); l != nil {
+			noun = listNoun(l.def.Name, n)
+		}
+		shown := "Only one " + noun + " is shown: " + theTitle(c.before.last[0])
+		if n > 1 {
+			shown = "Only " + strconv.Itoa(n) + " " + noun + " are shown: " + joinList(titles(c.before.last), "and")
+		}
+		return intent{reply: shown + ". That is too few to " + what + " (it takes " + strconv.Itoa(*m.schema.minItems) + ")."}
+	}
 	if takesIDs(m) && (len(p.missing) > 1 || len(names) == 0) {
 		src := c.before.last
 		if len(src) == 0 {
