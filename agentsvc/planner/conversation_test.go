@@ -2742,6 +2742,10 @@ var siteConversations = []struct {
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "compare them", reply: []string{"Only one car is shown: the 2021 Toyota Tacoma. That is too few to open the comparison drawer"}},
 	}},
+	{"a term the calculator does not offer", "financing", "c04", []siteTurn{
+		{say: "can you do 84 months?", reply: []string{"There is no 84 months option.", "72 months"}},
+		{say: "ok 72 then", calls: []string{`calculate_payment {"termMonths":72}`}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -1382,7 +1382,17 @@ func (c *conv) askFor(p *plan, said string) intent {
 			}
 			chs = append(chs, choice{paramLabel(m, e.text()), q})
 		}
-		return intent{reply: upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
+		// "can you do 84 months?": that figure is none of the choices, said
+		not := ""
+		if toks := tokenize(said); m.schema.isNumber() {
+			for i, t := range toks {
+				if t.kind == kindNumber && i+1 < len(toks) && slices.ContainsFunc(m.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) &&
+					!slices.ContainsFunc(m.schema.enum, func(e enumValue) bool { return e.isNum && e.num == t.value }) {
+					not = "There is no " + t.raw + " " + toks[i+1].raw + " option. "
+				}
+			}
+		}
+		return intent{reply: not + upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
 	}
 	// An enum of ids the conversation knows by name (the form's Car field): ask by name; ids
 	// of items: name those the visitor saw last.
