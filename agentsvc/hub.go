@@ -265,6 +265,15 @@ func (h *hub) renewClaims() {
 // (session.Releasing), as for evict's: it claims after it.
 func (h *hub) releaseLetGo(renewed []*liveSession) {
 	for _, ls := range renewed {
+		// A release on its way ends first (and steps Released before it says so): the renewal
+		// may have taken the claim after that release's store call, and Renewed while the
+		// session is still Releasing changes nothing.
+		h.mu.Lock()
+		prev := h.releasing[ls.id]
+		h.mu.Unlock()
+		if prev != nil {
+			<-prev // bounded: each release's store call is (releaseClaim)
+		}
 		ls.mu.Lock()
 		eff := ls.step(session.Command{Kind: session.Renewed})
 		ls.mu.Unlock()
@@ -277,16 +286,18 @@ func (h *hub) releaseLetGo(renewed []*liveSession) {
 // releaseClaim releases a session's claim for evict or releaseLetGo, and ends the release
 // (session.Released). No lock is held.
 func (h *hub) releaseClaim(ls *liveSession) {
+	done := h.startRelease(ls)
 	defer func() { // also after a panic of the store's: nobody waits for the release for ever
 		ls.mu.Lock()
 		ls.step(session.Command{Kind: session.Released})
 		ls.mu.Unlock()
+		if done != nil {
+			done() // after Released: whoever waited for this release finds the session let go
+		}
 	}()
-	done := h.startRelease(ls)
 	if done == nil {
 		return
 	}
-	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.store.Release(ctx, ls.id, h.owner); err != nil {
