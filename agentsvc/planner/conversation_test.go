@@ -2746,6 +2746,10 @@ var siteConversations = []struct {
 		{say: "can you do 84 months?", reply: []string{"There is no 84 months option.", "72 months"}},
 		{say: "ok 72 then", calls: []string{`calculate_payment {"termMonths":72}`}},
 	}},
+	{"the colours of a car named by its make before any list", "inventory", "", []siteTurn{
+		{say: "What colours does the Volvo come in?", calls: []string{`search_cars {"make":"Volvo"}`}, reply: []string{"2022 Volvo XC60"}, not: []string{"green"}},
+		{say: "what colours does it come in", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"white, gray, black or blue"}, on: "car"},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

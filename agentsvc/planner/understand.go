@@ -606,6 +606,18 @@ var pleaseRe = regexp.MustCompile(`(?i)\b(?:please|pls|plz|thanks|thank you)\b`)
 // muchMo is "how much a month" said short: "how much mo", "how much /mo".
 var muchMo = regexp.MustCompile(`(?i)\bhow\s+much\s+(?:a\s+|per\s+|/\s*)?mo\b`)
 
+// theValueItem reports a value of the list's filters said as an item ("what colours does the
+// Volvo come in?": the Volvo, not the colour filter's choices): the list finds it first.
+func (c *conv) theValueItem(toks []token) bool {
+	l := c.lister()
+	return l != nil && slices.ContainsFunc(l.schema.props, func(p *property) bool {
+		return slices.ContainsFunc(p.schema.allEnums(), func(e enumValue) bool {
+			i := slices.IndexFunc(toks, func(t token) bool { return e.isStr && strings.EqualFold(t.raw, e.str) })
+			return i > 0 && wordAt(toks, i-1, "the") && itemSlot(toks, i)
+		})
+	})
+}
+
 // whenCome asks when one may come, and nothing else.
 var whenCome = regexp.MustCompile(`(?i)^\s*when\s+(?:can|could|should|may)\s+(?:i|we)\s+(?:come(?:\s+in|\s+by|\s+over)?|visit|drop\s+by|stop\s+by)\s*\?*\s*$`)
 
@@ -1442,7 +1454,7 @@ func init() {
 		// page's tools, not from what an earlier list said of it.
 		{"choices", func(c *conv, r *reading) bool {
 			// "what colours does the Civic come in?" on the list names a car to look up first
-			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil
+			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil || c.theValueItem(r.toks)
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0 ||
 				r.best != nil && !r.unclear && len(r.best.values) >= 3 // "could we get it in silver with the Elite trim and the family package?"
