@@ -2750,6 +2750,15 @@ var siteConversations = []struct {
 		{say: "What colours does the Volvo come in?", calls: []string{`search_cars {"make":"Volvo"}`}, reply: []string{"2022 Volvo XC60"}, not: []string{"green"}},
 		{say: "what colours does it come in", calls: []string{`select_car {"carId":"c07"}`}, reply: []string{"white, gray, black or blue"}, on: "car"},
 	}},
+	{"what the list said of a car, asked by the field's name", "inventory", "", []siteTurn{
+		{say: "show me minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}},
+		{say: "What fuel does the Explorer use?", calls: []string{`search_cars {}`}, reply: []string{"The fuel of the 2021 Ford Explorer: gasoline."}},
+	}},
+	{"a kind cheaper than a car seen", "inventory", "", []siteTurn{
+		{say: "minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}},
+		{say: "Which SUVs cost less than the Odyssey?", calls: []string{`search_cars {"bodyType":"suv"}`},
+			reply: []string{"3 are cheaper than the 2022 Honda Odyssey ($34,900): the 2023 Kia Sportage ($27,800), the 2022 Honda CR-V ($29,450) and the 2023 Toyota RAV4 ($31,990)."}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

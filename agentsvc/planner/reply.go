@@ -281,14 +281,14 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 
 // beating answers which of the items seen beat it in o ("is there one thats cheaper than
 // it"): those of the last list that do, the best first.
-func (c *conv) beating(it *item, o order) (string, bool) {
+func (c *conv) beating(it *item, o order, list []*item) (string, bool) {
 	v, ok := it.num(o.field.keys...)
 	if !ok {
 		return "", false
 	}
 	than := " " + o.what + " than " + theTitle(it) + " (" + o.field.value(v, c.before.money) + ")"
 	var parts []string
-	for _, x := range ranked(c.before.last, o) {
+	for _, x := range ranked(list, o) {
 		if w, _ := x.num(o.field.keys...); x != it && (o.desc && w > v || !o.desc && w < v) {
 			parts = append(parts, theTitle(x)+" ("+o.field.value(w, c.before.money)+")")
 		}
@@ -367,6 +367,10 @@ func (c *conv) differenceKnown(r *reading) bool {
 // electric?") from what a list said of it: a value of one of its fields that an item seen
 // has, or that a parameter of the same name here allows.
 func (c *conv) itemIs(it *item, toks []token) (string, bool) {
+	// "what fuel does the Explorer use?": a text field the list gave, by its name
+	if wordAt(toks, 0, "what", "which") && len(toks) > 1 && len(it.attrs[toks[1].norm]) > 0 {
+		return "The " + toks[1].norm + " of " + theTitle(it) + ": " + joinList(it.attrs[toks[1].norm], "and") + ".", true
+	}
 	if !wordAt(toks, 0, "is", "does", "has", "can") || anyNorm(toks, "than") {
 		return "", false // "does it cost more than the Civic?" compares
 	}

@@ -103,6 +103,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = asWell.ReplaceAllString(text, " too")
+	text = costLess.ReplaceAllString(text, "cheaper than")   // "which SUVs cost less than the Odyssey?"
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
 	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
@@ -617,6 +618,18 @@ func (c *conv) theValueItem(toks []token) bool {
 		})
 	})
 }
+
+// kindSearch is the list's search for the kind the request names ("which SUVs …"), or nil.
+func (c *conv) kindSearch(r *reading) *plan {
+	l := c.lister()
+	if i := slices.IndexFunc(r.ps, func(p *plan) bool { return l != nil && p.def.Name == l.def.Name && len(p.values) > 0 }); i >= 0 {
+		return r.ps[i]
+	}
+	return nil
+}
+
+// costLess is "cheaper than" said with the verb.
+var costLess = regexp.MustCompile(`(?i)\bcosts?\s+less\s+than\b`)
 
 // whenCome asks when one may come, and nothing else.
 var whenCome = regexp.MustCompile(`(?i)^\s*when\s+(?:can|could|should|may)\s+(?:i|we)\s+(?:come(?:\s+in|\s+by|\s+over)?|visit|drop\s+by|stop\s+by)\s*\?*\s*$`)
@@ -1509,6 +1522,18 @@ func init() {
 			l := c.lister()
 			return r.question && pluralPronoun(r.toks) && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.ofThose(r.best)) }},
+		// "which SUVs are cheaper than the Odyssey?": those of the kind, listed, that beat it
+		{"a kind that beats it", func(c *conv, r *reading) bool {
+			_, ok := comparativeThan(r.toks)
+			return ok && len(r.refs) == 1 && c.kindSearch(r) != nil
+		}, func(c *conv, r *reading) (intent, bool) {
+			it, search := r.refs[0], c.kindSearch(r)
+			o, _ := comparativeThan(r.toks)
+			return intent{steps: func(*conv) []*plan { return []*plan{search} }, final: func(c *conv) string {
+				s, _ := c.beating(it, o, c.now.last)
+				return s
+			}}, true
+		}},
 		// "is there one thats cheaper than it", "show me newer cars than this": those seen
 		// that beat the one on screen (not "is it cheaper than this", one of two)
 		{"those that beat it", func(c *conv, r *reading) bool {
@@ -1520,7 +1545,7 @@ func init() {
 				it = o // "this" on a car's page is that car, whatever the last answer named
 			}
 			o, _ := comparativeThan(tokenize(r.said))
-			return reply(c.beating(it, o))
+			return reply(c.beating(it, o, c.before.last))
 		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			// "how much is it now" after it was configured: the total a result stated since
