@@ -2759,6 +2759,12 @@ var siteConversations = []struct {
 		{say: "Which SUVs cost less than the Odyssey?", calls: []string{`search_cars {"bodyType":"suv"}`},
 			reply: []string{"3 are cheaper than the 2022 Honda Odyssey ($34,900): the 2023 Kia Sportage ($27,800), the 2022 Honda CR-V ($29,450) and the 2023 Toyota RAV4 ($31,990)."}},
 	}},
+	{"what about another colour, after asking about one", "car", "c05", []siteTurn{
+		{say: "Does it come in blue?", reply: []string{"No, not in blue"}},
+		{say: "What about green?", calls: []string{}, reply: []string{"Yes: the color can be green"}},
+		{say: "make it blue", reply: []string{"Not in blue"}},
+		{say: "what about green", calls: []string{`configure_car {"color":"green"}`}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -178,6 +178,12 @@ func (c *conv) forItem() (string, bool) {
 			return prev[:at[0]] + m[1] + prev[at[1]:], true
 		}
 	}
+	// "does it come in blue?", then "what about green?": that question, of the other value
+	if m := valueAlone.FindStringSubmatch(c.text); m != nil && isQuestion(prev, tokenize(prev)) {
+		if said, ok := c.swapValue(prev, m[1]); ok {
+			return said, true
+		}
+	}
 	// "which has the lowest mileage", then "and the highest?": that question, the other end
 	if m := extremeAlone.FindStringSubmatch(c.text); m != nil {
 		for _, t := range tokenize(prev) {
@@ -286,6 +292,33 @@ func (c *conv) swapsIn(text string) (mention, bool) {
 		}
 	}
 	return ms[0], true
+}
+
+// valueAlone is a follow-up that only names a value.
+var valueAlone = regexp.MustCompile(`(?i)^\s*(?:and|what about|how about)\s+([\w-]+)\s*\?*\s*$`)
+
+// swapValue is the question with the value of one of the page's parameters it names replaced
+// by another value w of that parameter; ok false when it names none, or w is none.
+func (c *conv) swapValue(question, w string) (string, bool) {
+	toks := tokenize(question)
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			values := p.schema.allEnums()
+			if !slices.ContainsFunc(values, func(e enumValue) bool { return e.isStr && strings.EqualFold(e.str, w) }) {
+				continue
+			}
+			for _, tk := range toks {
+				// (a value of it, or a colour it does not offer: "does it come in blue?")
+				if colourWords[tk.norm] && slices.Contains(p.words, "color") && !strings.EqualFold(tk.raw, w) ||
+					slices.ContainsFunc(values, func(e enumValue) bool {
+						return e.isStr && strings.EqualFold(e.str, tk.raw) && !strings.EqualFold(e.str, w)
+					}) {
+					return question[:tk.start] + w + question[tk.end:], true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // extremeAlone is a follow-up that only asks for another end; extremeWords say an end of no
