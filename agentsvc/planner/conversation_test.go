@@ -2765,6 +2765,10 @@ var siteConversations = []struct {
 		{say: "make it blue", reply: []string{"Not in blue"}},
 		{say: "what about green", calls: []string{`configure_car {"color":"green"}`}},
 	}},
+	{"an hour written with h", "test-drive", "c01", []siteTurn{
+		{say: "saturday 14h", reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "jo lee, jo@lee.io", calls: []string{`fill_form_data {"date":"2026-12-05","email":"jo@lee.io","name":"jo lee","time":"14:00"}`}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -144,8 +144,15 @@ func replaceNumDates(text string, today time.Time) string {
 // rewriteTimes writes "at 10", "at 2" and "noon" as 10:00, 14:00 and 12:00. A bare hour
 // from 1 to 7 is taken in the afternoon (nobody books a test drive at 3 in the night); an
 // hour followed by am/pm, a unit or a percent sign is left alone.
+// hourH is an hour written the French way: "14h", "9h30".
+var hourH = regexp.MustCompile(`(?i)\b(?:[01]?\d|2[0-3])h(?:[0-5]\d)?\b`)
+
 func rewriteTimes(text string) string {
 	text = noonRe.ReplaceAllString(text, "12:00")
+	text = hourH.ReplaceAllStringFunc(text, func(m string) string { // "14h", "9h30"
+		h, mins, _ := strings.Cut(strings.ToLower(m), "h")
+		return h + ":" + cmp.Or(mins, "00")
+	})
 	// An hour in words, or with o'clock: "ten o'clock", "say ten", "ten am" are at 10.
 	text = hourWordRe.ReplaceAllStringFunc(text, func(m string) string {
 		sub := hourWordRe.FindStringSubmatch(m)
