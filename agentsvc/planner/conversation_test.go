@@ -2769,6 +2769,11 @@ var siteConversations = []struct {
 		{say: "saturday 14h", reply: []string{"name and email"}, not: []string{"time"}},
 		{say: "jo lee, jo@lee.io", calls: []string{`fill_form_data {"date":"2026-12-05","email":"jo@lee.io","name":"jo lee","time":"14:00"}`}},
 	}},
+	{"a rate said in words with its decimals", "financing", "c09", []siteTurn{
+		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "apr three point nine", calls: []string{`calculate_payment {"apr":3.9,"termMonths":48}`}},
+		{say: "what about four point two five percent", calls: []string{`calculate_payment {"apr":4.25,"termMonths":48}`}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

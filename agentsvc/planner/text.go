@@ -704,11 +704,29 @@ var (
 	decimalComma    = regexp.MustCompile(`(?i)\d,\d{1,2}\s*(?:%|percent)|\b(?:apr|rate|interest)\s+(?:of\s+|at\s+)?\d{1,2},\d{1,2}\b`)
 )
 
+// digitWords are the digits in words; pointWords a figure said with its decimals ("three point
+// nine", "four point two five").
+var (
+	digitWords = strings.Fields(`zero one two three four five six seven eight nine`)
+	pointWords = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine)\s+point(?:\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b){1,2}`)
+)
+
 // writtenFigures writes figures as the planner reads them: thousands set apart by spaces
 // joined ("income 48 000": 48000; a phone number "555 201 3344" is no such figure), and a
 // rate's decimal comma a point ("3,9%", "apr 4,5").
 func writtenFigures(text string) string {
 	text = decimalComma.ReplaceAllStringFunc(text, func(s string) string { return strings.Replace(s, ",", ".", 1) })
+	text = pointWords.ReplaceAllStringFunc(text, func(s string) string { // "three point nine": 3.9
+		var b strings.Builder
+		for _, w := range strings.Fields(strings.ToLower(s)) {
+			if w == "point" {
+				b.WriteByte('.')
+			} else {
+				b.WriteByte(byte('0' + slices.Index(digitWords, w)))
+			}
+		}
+		return b.String()
+	})
 	return spacedThousands.ReplaceAllStringFunc(text, func(s string) string {
 		if !thousandsGroups.MatchString(s) {
 			return s
