@@ -2774,6 +2774,23 @@ var siteConversations = []struct {
 		{say: "apr three point nine", calls: []string{`calculate_payment {"apr":3.9,"termMonths":48}`}},
 		{say: "what about four point two five percent", calls: []string{`calculate_payment {"apr":4.25,"termMonths":48}`}},
 	}},
+	{"no name taken from the words of the request", "test-drive", "c23", []siteTurn{
+		{say: "I'd like to come in saturday", reply: []string{"name, email and time"}},
+		{say: "morning if possible, 9", reply: []string{"name and email"}},
+		{say: "my email is pat@pat.com", calls: []string{}, reply: []string{"I need your name"}},
+	}},
+	{"a first name after im, and a change of time", "test-drive", "c09", []siteTurn{
+		{say: "id like to book for friday 3pm", reply: []string{"name and email"}},
+		{say: "im Sam", reply: []string{"I need your email"}, not: []string{"Sorry"}},
+		{say: "sam@sam.org", calls: []string{`fill_form_data {"date":"2026-12-04","email":"sam@sam.org","name":"Sam","time":"15:00"}`}},
+		{say: "change the time to 4", calls: []string{`fill_form_data {"date":"2026-12-04","email":"sam@sam.org","name":"Sam","time":"16:00"}`}},
+		{say: "book", calls: []string{`book_test_drive {}`}, reply: []string{"for Sam"}},
+	}},
+	{"a date by its month's short name, then changed to another day", "test-drive", "c20", []siteTurn{
+		{say: "Name: Chris Doe. Email chris.doe@x.org. Phone 555 123 4567", reply: []string{"date and time"}},
+		{say: "dec 10 at 1pm", calls: []string{`fill_form_data {"date":"2026-12-10","email":"chris.doe@x.org","name":"Chris Doe","phone":"555 123 4567","time":"13:00"}`}},
+		{say: "actually the 11th", calls: []string{`fill_form_data {"date":"2026-12-11","email":"chris.doe@x.org","name":"Chris Doe","phone":"555 123 4567","time":"13:00"}`}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

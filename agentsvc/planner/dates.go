@@ -39,6 +39,10 @@ var (
 // calendarWords name a day unmistakably ("may", "sun" and "wed" are also other words).
 var calendarWords = wordSet(`monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight weekend`)
 
+// monthNames are the months' names, whole or short.
+var monthNames = wordSet(`january february march april june july august september october november december
+	jan feb mar apr jun jul aug sep sept oct nov dec`)
+
 // calendarList names days and months, and the times of a day.
 const calendarList = `monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
 	thur thurs fri sat sun january february march april may june july august september october november

@@ -67,7 +67,11 @@ func (f *filler) freeText() {
 	code := strings.ContainsAny(v, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\"“'")
 	// "book a drive of c09 …": an item's id is nobody's name; nor are words of asking or of
 	// the tools ("wanna", "slot" left over from "i wanna tets drive …", "… the first slot")
-	asking := func(w string) bool { n := normWord(w); return askingWord(n) || ordinary(n) || f.vocab[n] > 0 }
+	// ("come" of "I'd like to come in saturday", "change" of "change the time to 4")
+	asking := func(w string) bool {
+		n := normWord(w)
+		return askingWord(n) || ordinary(n) || f.vocab[n] > 0 || correctionWords[n] || comingWords[n]
+	}
 	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code ||
 		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)) {
 		return
@@ -81,6 +85,9 @@ func (f *filler) freeText() {
 		}
 	}
 }
+
+// comingWords say coming by, never a name.
+var comingWords = wordSet(`come coming visit drop stop pop swing`)
 
 // noteRe is a note said after its cue: "add a note: …", "note that …", "a comment saying …".
 var noteRe = regexp.MustCompile(

@@ -276,7 +276,8 @@ func (c *conv) swapsIn(text string) (mention, bool) {
 		toks := tokenize(text)
 		for i, t := range toks {
 			if t.kind == kindWord && !swapWords[strings.ToLower(t.raw)] && !correctionWords[t.norm] {
-				if len(ms) > 0 || !wordAt(toks, i-1, "the") || len(t.norm) < 3 || ordinary(t.norm) || c.vocab[t.norm] || c.nearToolWord(t.norm) {
+				if len(ms) > 0 || !wordAt(toks, i-1, "the") || len(t.norm) < 3 || ordinary(t.norm) || c.vocab[t.norm] || c.nearToolWord(t.norm) ||
+					strings.ContainsAny(t.raw[:1], "0123456789") { // ("actually the 11th" is a day)
 					return mention{}, false
 				}
 				ms = append(ms, mention{start: t.start, end: t.end})
@@ -513,9 +514,11 @@ func withoutTimes(text string) string {
 func asAnswer(prev intent, text string) string {
 	if prev.asked != nil && slices.ContainsFunc(prev.asked.missing, clockParam) {
 		// "3", "11 would be great", "is 10 available?": the one number is the hour
-		nums := slices.DeleteFunc(tokenize(text), func(t token) bool { return t.kind != kindNumber })
+		// (not the day of "dec 10 at 1pm")
+		toks := tokenize(text)
+		nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
 		if len(nums) == 1 && !nums[0].money && !nums[0].percent && nums[0].value >= 1 && nums[0].value <= 23 &&
-			nums[0].value == float64(int(nums[0].value)) {
+			nums[0].value == float64(int(nums[0].value)) && !slices.ContainsFunc(toks, func(t token) bool { return monthNames[t.norm] }) {
 			text = text[:nums[0].start] + "at " + text[nums[0].start:] // "at at 11" reads as "at 11"
 		}
 	}

@@ -668,6 +668,9 @@ var (
 		if v, from, to := f.capsAfter(p, "name", true); v != "" {
 			return v, from, to
 		}
+		if v, from, to := f.introName(p); v != "" {
+			return v, from, to
+		}
 		return f.bareName(p)
 	}, bonusTyped}
 	// typedKinds are the kinds of value a token is (never free text); valueKinds are filled in
@@ -748,6 +751,26 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 			continue
 		}
 		if v := f.text[f.toks[j].start:f.toks[k-1].end]; p.schema.acceptsString(v) {
+			return v, i, k
+		}
+	}
+	return "", 0, 0
+}
+
+// introName finds the capitalised words after "I'm" or "I am": "im Sam", "I am Jo Lee".
+func (f *filler) introName(p *property) (string, int, int) {
+	for i := range f.toks {
+		j := i + 1
+		if wordAt(f.toks, i, "i") && wordAt(f.toks, j, "am") {
+			j++
+		} else if !wordAt(f.toks, i, "i'm", "im", "i’m") {
+			continue
+		}
+		k := j
+		for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) && f.vocab[f.toks[k].norm] == 0 {
+			k++
+		}
+		if v := f.text[f.toks[j].start:f.toks[max(k, j+1)-1].end]; k > j && p.schema.acceptsString(v) {
 			return v, i, k
 		}
 	}
