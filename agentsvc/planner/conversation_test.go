@@ -2791,6 +2791,19 @@ var siteConversations = []struct {
 		{say: "dec 10 at 1pm", calls: []string{`fill_form_data {"date":"2026-12-10","email":"chris.doe@x.org","name":"Chris Doe","phone":"555 123 4567","time":"13:00"}`}},
 		{say: "actually the 11th", calls: []string{`fill_form_data {"date":"2026-12-11","email":"chris.doe@x.org","name":"Chris Doe","phone":"555 123 4567","time":"13:00"}`}},
 	}},
+	{"another car wanted, not the one being booked", "car", "c15", []siteTurn{
+		{say: "book me a test drive thursday at 3pm, I'm Jo Kim, jo@kim.co", calls: []string{`go_to_test_drive {}`, `fill_form_data {"date":"2026-12-03","email":"jo@kim.co","name":"Jo Kim","time":"15:00"}`}, on: "test-drive"},
+		{say: "wait actually I want the golf not this one", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c14"}`}, on: "car"},
+		{say: "ok book it", calls: []string{`go_to_test_drive {}`, `fill_form_data {"date":"2026-12-03","email":"jo@kim.co","name":"Jo Kim","time":"15:00"}`, `book_test_drive {}`},
+			reply: []string{"2021 Volkswagen Golf"}, not: []string{"Mazda3"}, on: "test-drive"},
+	}},
+	{"same terms on another car are the payment's, not the configuration's", "inventory", "", []siteTurn{
+		{say: "the mustang", calls: []string{`search_cars {}`, `select_car {"carId":"c19"}`}, on: "car"},
+		{say: "ok blue with the GT trim plus sport package", calls: []string{`configure_car {"color":"blue","packages":["sport"],"trim":"GT"}`}},
+		{say: "monthly over 72 with 5k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":72}`}, on: "financing"},
+		{say: "nvm show me the bmw coupe", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c20"}`}, on: "car"},
+		{say: "same terms", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":72}`}, on: "financing"},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -147,8 +147,10 @@ func (c *conv) forItem() (string, bool) {
 		// the values the last calculation had, said over several messages ("60", "with 4k down",
 		// "what if 2.9%", then "now the camry same terms"); one of a tool here first ("60", "can
 		// i see it in blue", "back to the payment calc", then "same as before?")
-		// (said on this page, not read again on the page it went to, and asking nothing else)
-		said := !slices.ContainsFunc(c.calls, func(k call) bool { return k.at > c.lastUser }) && len(contentWords(sameFor.ReplaceAllString(c.text, ""))) == 0
+		// (said on this page, not read again on the page it went to, and asking nothing else;
+		// "same terms" are the terms of a calculation, wherever it was)
+		said := !slices.ContainsFunc(c.calls, func(k call) bool { return k.at > c.lastUser }) && len(contentWords(sameFor.ReplaceAllString(c.text, ""))) == 0 &&
+			sameAgain.MatchString(c.text)
 		here := said && slices.ContainsFunc(slices.Collect(c.earlierCalls), func(k call) bool { return c.offers(k.name) && !noArguments(k.args) })
 		for k := range c.earlierCalls {
 			if t := c.toolDef(k.name); !k.done || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) || openedID(k) != "" ||
@@ -241,6 +243,9 @@ func (c *conv) onItemAt(it *item, i int) bool {
 // "and on the model 3, same terms?", "with those numbers for the civic?"; or after a detour,
 // "same as before?".
 var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again|as\s+(?:before|earlier|last\s+time))\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
+
+// sameAgain asks for the last request again: "same as before?", "same again".
+var sameAgain = regexp.MustCompile(`(?i)\bsame\s+(?:again|as\s+(?:before|earlier|last\s+time))\b`)
 
 // firstAsked is the visitor's message that began the last run of turns, at from or before
 // it, that each called the tool named ("how much per month", which went to the calculator,

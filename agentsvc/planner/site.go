@@ -226,6 +226,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		return false
 	}
 	question, given := isQuestion(text, toks), c.valuesGiven()
+	pronoun = pronoun && !notThis.MatchString(text) // "i want the golf not this one"
 	for i, t := range toks {
 		if hyphenModel(toks, i) != "" && !question {
 			return true // "drive the f-150" on the Tacoma's page, no list seen
@@ -253,12 +254,15 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	return false
 }
 
+// notThis turns away from the item on screen: "not this one", "not that".
+var notThis = regexp.MustCompile(`(?i)\bnot\s+(?:this|that|it)\b`)
+
 // itemSlot reports that the word at i, after "the", stands where an item is named, whatever
 // its case: after a preposition ("the payment on the civic", "48 months for the golf"), before
 // what an item does ("what would the civic cost", "what colours does the civic come in"), or
 // as what "how much is" asks of. ("What's the weather", "the mileage" name none.)
 func itemSlot(toks []token, i int) bool {
-	return wordAt(toks, i-2, "on", "for", "of", "than", "vs", "versus") ||
+	return wordAt(toks, i-2, "on", "for", "of", "than", "vs", "versus", "want", "prefer") || // "i want the golf not this one"
 		wordAt(toks, i+1, "cost", "costs", "come", "comes", "be", "run", "runs") ||
 		wordAt(toks, 0, "how") && wordAt(toks, 1, "much") && !slices.ContainsFunc(toks[i+1:], func(t token) bool { return t.kind == kindWord })
 }
