@@ -2804,6 +2804,11 @@ var siteConversations = []struct {
 		{say: "nvm show me the bmw coupe", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c20"}`}, on: "car"},
 		{say: "same terms", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":72}`}, on: "financing"},
 	}},
+	{"a field of the car on screen asked alone", "inventory", "", []siteTurn{
+		{say: "show me hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback"}`}},
+		{say: "tell me more about the golf", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+		{say: "and fuel?", reply: []string{"The fuel of the 2021 Volkswagen Golf: gasoline."}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

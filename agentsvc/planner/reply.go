@@ -367,9 +367,13 @@ func (c *conv) differenceKnown(r *reading) bool {
 // electric?") from what a list said of it: a value of one of its fields that an item seen
 // has, or that a parameter of the same name here allows.
 func (c *conv) itemIs(it *item, toks []token) (string, bool) {
-	// "what fuel does the Explorer use?": a text field the list gave, by its name
-	if wordAt(toks, 0, "what", "which") && len(toks) > 1 && len(it.attrs[toks[1].norm]) > 0 {
-		return "The " + toks[1].norm + " of " + theTitle(it) + ": " + joinList(it.attrs[toks[1].norm], "and") + ".", true
+	// "what fuel does the Explorer use?", "and fuel?": a text field the list gave, by its name
+	words := len(slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindWord }))
+	for _, t := range toks {
+		if vs := it.attrs[t.norm]; t.kind == kindWord && len(vs) > 0 && !slices.Contains(it.words, compact(t.norm)) && // ("model" of the Model Y)
+			(wordAt(toks, 0, "what", "which", "whats", "what's") || words <= 3) {
+			return "The " + t.norm + " of " + theTitle(it) + ": " + joinList(vs, "and") + ".", true
+		}
 	}
 	if !wordAt(toks, 0, "is", "does", "has", "can") || anyNorm(toks, "than") {
 		return "", false // "does it cost more than the Civic?" compares
