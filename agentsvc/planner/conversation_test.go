@@ -2809,6 +2809,20 @@ var siteConversations = []struct {
 		{say: "tell me more about the golf", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
 		{say: "and fuel?", reply: []string{"The fuel of the 2021 Volkswagen Golf: gasoline."}},
 	}},
+	{"a booking of another car says nothing of what was sent before", "car", "c14", []siteTurn{
+		{say: "book a test drive of the civic on saturday at 11", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "my name is Dana Reyes, dana@example.com", calls: []string{`fill_form_data {"date":"2026-12-05","email":"dana@example.com","name":"Dana Reyes","time":"11:00"}`},
+			not: []string{"What was sent before", "Going back"}},
+	}},
+	{"a car whose name has a model number in it, by its page", "car", "c21", []siteTurn{
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, reply: []string{"the 2020 Audi A6 Avant at $38,900"}, on: "financing"},
+		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c21"}`}, reply: []string{"Opening the page of the 2020 Audi A6 Avant ($38,900)."}, on: "car"},
+	}},
+	{"back to the car's page, said on it", "car", "c05", []siteTurn{
+		{say: "whats this a month over 60 with 5000 down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":60}`}, on: "financing"},
+		{say: "hmm and the ioniq with the limited trim?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `configure_car {"trim":"Limited"}`}, on: "car"},
+		{say: "no wait go back to the car page", calls: []string{}, reply: []string{"You're already there."}, on: "car"},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

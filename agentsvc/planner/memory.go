@@ -64,12 +64,14 @@ type moneyStyle struct {
 var (
 	structuredRe = regexp.MustCompile(`(?m)^\s*structuredContent:\s*(.+)$`)
 	// rowRe finds "c01 2023 Toyota RAV4 $31990" in a result's text.
-	rowRe     = regexp.MustCompile(`(?:^|[:;|\n,]\s*|\s)([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s+([^;|\n$€£(),]+?)(?:\s+([$€£]\s?[0-9][0-9,]*(?:\.[0-9]+)?))?\.?\s*(?:[;|\n),]|$)`)
-	moneyRe   = regexp.MustCompile(`([$£])\s?([0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?)|€\s?([0-9]+(?:[.,][0-9]{3})*(?:,[0-9]+)?)|([0-9]+(?:[.\s][0-9]{3})*(?:,[0-9]+)?)\s?€`)
-	nameKeys  = []string{"name", "title", "label", "fullname", "displayname"}
-	partKeys  = []string{"year", "make", "brand", "manufacturer", "model", "author", "variant"}
-	letterRe  = regexp.MustCompile(`[A-Za-z]`)
-	idKeyLike = regexp.MustCompile(`(?i)^(id|.*[_-]id|.*[a-z]Id|sku|code|slug|ref|reference)$`)
+	rowRe = regexp.MustCompile(`(?:^|[:;|\n,]\s*|\s)([A-Za-z]{1,4}[_-]?[0-9]{1,8})\s+([^;|\n$€£(),]+?)(?:\s+([$€£]\s?[0-9][0-9,]*(?:\.[0-9]+)?))?\.?\s*(?:[;|\n),]|$)`)
+	// nameBefore ends with a capitalised word: what follows is more of a name.
+	nameBefore = regexp.MustCompile(`\b[A-Z][\w-]*\s+$`)
+	moneyRe    = regexp.MustCompile(`([$£])\s?([0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?)|€\s?([0-9]+(?:[.,][0-9]{3})*(?:,[0-9]+)?)|([0-9]+(?:[.\s][0-9]{3})*(?:,[0-9]+)?)\s?€`)
+	nameKeys   = []string{"name", "title", "label", "fullname", "displayname"}
+	partKeys   = []string{"year", "make", "brand", "manufacturer", "model", "author", "variant"}
+	letterRe   = regexp.MustCompile(`[A-Za-z]`)
+	idKeyLike  = regexp.MustCompile(`(?i)^(id|.*[_-]id|.*[a-z]Id|sku|code|slug|ref|reference)$`)
 )
 
 // remember reads every tool result of msgs.
@@ -105,7 +107,13 @@ func (m *memory) read(content string) {
 	}
 	labels := map[string]string{}
 	var textList []*item
-	rows := rowRe.FindAllStringSubmatch(structuredRe.ReplaceAllString(body, ""), -1)
+	text := structuredRe.ReplaceAllString(body, "")
+	var rows [][]string
+	for _, at := range rowRe.FindAllStringSubmatchIndex(text, -1) {
+		if !nameBefore.MatchString(text[:at[2]]) { // ("for the 2020 Audi A6 Avant at $38,900": A6 is no id)
+			rows = append(rows, rowRe.FindStringSubmatch(text[at[0]:at[1]]))
+		}
+	}
 	nameWords := map[string]bool{} // "for the 2022 Mazda MX-5 Miata at $27,900": MX-5 is no id
 	if len(rows) > 0 {
 		for _, it := range m.items {

@@ -466,9 +466,9 @@ func onlyGoing(toks []token, where func(w string) bool) bool {
 	named := false
 	for _, tk := range toks {
 		switch {
-		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm]):
-		case tk.kind == kindWord && where(tk.norm):
+		case tk.kind == kindWord && where(tk.norm): // (before the words of going: "car" of "back to the car page" on it)
 			named = true
+		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm] || correctionWords[tk.norm] || tk.norm == "no"): // ("no wait, …")
 		default:
 			return false
 		}
@@ -494,9 +494,10 @@ func (c *conv) goesHere(toks []token) bool {
 			own = append(own, whereWords(t)...)
 		}
 	}
-	list := c.lister() != nil // "back to the list" on the list
+	list := c.lister() != nil                                                         // "back to the list" on the list
+	item := c.onItsPage() && c.lister() == nil && slices.ContainsFunc(c.tools, reads) // "back to the car page" on it
 	return onlyGoing(toks, func(w string) bool {
-		return list && hubWords[w] || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
+		return list && hubWords[w] || item && w == c.thisNoun() || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
 	})
 }
 

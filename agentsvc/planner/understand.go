@@ -1984,7 +1984,7 @@ func (c *conv) sentSince(form string) (string, string) {
 		if k.name == form {
 			return "", ""
 		}
-		if out := unwrap(k.result); c.offers(k.name) && named(k.name, commitFirst) && noArguments(k.args) && !out.isError && k.done {
+		if out := unwrap(k.result); c.offers(k.name) && named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && noArguments(k.args) && !out.isError && k.done { // (back_to_inventory sends nothing)
 			first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
 			return strings.TrimSuffix(first, "."), identPhrase(k.name)
 		}
