@@ -2823,6 +2823,18 @@ var siteConversations = []struct {
 		{say: "hmm and the ioniq with the limited trim?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `configure_car {"trim":"Limited"}`}, on: "car"},
 		{say: "no wait go back to the car page", calls: []string{}, reply: []string{"You're already there."}, on: "car"},
 	}},
+	{"back to the first car opened, not the first of the list", "inventory", "", []siteTurn{
+		{say: "any pickups?", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "actually scratch that, the f-150", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c17"}`}, on: "car"},
+		{say: "whats that a month with 5000 down", calls: []string{`go_to_financing {}`}, reply: []string{"24 months"}, on: "financing"},
+		{say: "go back to the first one", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, reply: []string{"2021 Toyota Tacoma"}, on: "car"},
+	}},
+	{"back to the first one, with one car opened", "inventory", "", []siteTurn{
+		{say: "hmm whats the mileage on the corolla", calls: []string{`search_cars {}`}},
+		{say: "ok open the corolla", calls: []string{`select_car {"carId":"c16"}`}, on: "car"},
+		{say: "go back to the first one", reply: []string{"2022 Toyota Corolla Hatchback"}, not: []string{"RAV4"}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

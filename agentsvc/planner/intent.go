@@ -605,6 +605,9 @@ var takeWords = rawSet(`add get take include want yes yeah yep sure`)
 // choice, or words that only one choice's label has.
 func pickChoice(text string, choices []choice) int {
 	toks := tokenize(text)
+	if backToOne.MatchString(text) {
+		return -1 // "go back to the first one" goes back to a car, whatever was asked
+	}
 	if i := ordinalAt(toks, len(choices)); i >= 0 {
 		return i
 	}

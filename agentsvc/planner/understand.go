@@ -95,6 +95,18 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
+	if m := backToOne.FindStringSubmatchIndex(text); m != nil {
+		// "go back to the first one": the first car opened, not the first of a list; "the
+		// previous one": the one before the last
+		opened := c.openedItems() // the last opened first
+		if first := strings.EqualFold(text[m[2]:m[3]], "first"); first && len(opened) > 0 || len(opened) > 1 {
+			it := opened[len(opened)-1]
+			if !first {
+				it = opened[1]
+			}
+			text = text[:m[0]] + "open " + theTitle(it) + text[m[1]:]
+		}
+	}
 	if m := backToName.FindStringSubmatchIndex(text); m != nil {
 		// (with a request after it: "back to the tacoma" alone is its page, by the list)
 		rest := strings.Trim(pleaseRe.ReplaceAllString(text[m[1]:], ""), " ,.;!?")
@@ -589,6 +601,9 @@ func valueOf(q *property, t token) string {
 	}
 	return ""
 }
+
+// backToOne is going back to a thing by its place among those opened.
+var backToOne = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+to\s+the\s+(first|previous)(?:\s+one|\s+car)?\b`)
 
 // backToName is going back to a thing by its name: "back to the RAV4", "take me back to the
 // Outback's page".
