@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -2904,5 +2905,32 @@ func TestSiteConversations(t *testing.T) {
 	}
 	if len(siteConversations) < 6 || turns < 40 {
 		t.Errorf("%d conversations of %d turns, want at least 6 and 40", len(siteConversations), turns)
+	}
+}
+
+// TestShuffledVisits: visits made of the conversations' messages in a random order, from a
+// random page (a seeded generator: a failure names its seed). Whatever the order, each turn
+// ends with a reply within the agent loop's steps, every call fits its tool's schema, and
+// nothing panics; what the replies say is not checked.
+func TestShuffledVisits(t *testing.T) {
+	var says []string
+	for _, sc := range siteConversations {
+		for _, tn := range sc.turns {
+			if tn.say != "" {
+				says = append(says, tn.say)
+			}
+		}
+	}
+	starts := [][2]string{{"inventory", ""}, {"car", "c05"}, {"car", "c19"}, {"financing", "c09"}, {"test-drive", "c01"}}
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 41))
+		start := starts[r.IntN(len(starts))]
+		v := &visit{t: t, site: newSite(t, start[0], start[1])}
+		for range 6 {
+			say := says[r.IntN(len(says))]
+			if out := v.say(say); strings.TrimSpace(out.text) == "" {
+				t.Fatalf("seed %d: %q on %s got no reply", seed, say, v.site.page)
+			}
+		}
 	}
 }
