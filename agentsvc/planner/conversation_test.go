@@ -2836,6 +2836,13 @@ var siteConversations = []struct {
 		{say: "ok open the corolla", calls: []string{`select_car {"carId":"c16"}`}, on: "car"},
 		{say: "go back to the first one", reply: []string{"2022 Toyota Corolla Hatchback"}, not: []string{"RAV4"}},
 	}},
+	{"a phone number said with is", "test-drive", "c03", []siteTurn{
+		{say: "phone is 5553339999", reply: []string{"name, email, date and time"}, not: []string{"Sorry"}},
+	}},
+	{"any in a colour, of the car on screen", "car", "c05", []siteTurn{
+		{say: "any in white?", calls: []string{}, reply: []string{"Yes: the color can be white"}},
+		{say: "any in black?", reply: []string{"No, not in black"}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

@@ -59,7 +59,7 @@ var (
 	clockRe       = regexp.MustCompile(`(?i)(\d{1,2}):(\d{2})(?:\s*([ap])\.?m\b\.?)?`)
 	ampmRe        = regexp.MustCompile(`(?i)(\d{1,2})()\s*([ap])\.?m\b\.?`) // the same groups as clockRe
 	phoneRe       = regexp.MustCompile(`\+?\(?\d[\d ().-]{5,}\d`)
-	phoneCue      = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)\W*$`)
+	phoneCue      = regexp.MustCompile(`(?i)(phone|tel|call|mobile|cell|number)(?:\W+is)?\W*$`) // ("phone is 5553339999")
 	ordinalDigits = regexp.MustCompile(`(?i)^\d+(?:st|nd|rd|th)$`)
 	scanRe        = regexp.MustCompile(`(?i:\d+(?:st|nd|rd|th)\b)|(?:[$€£]\s?)?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?[kK]\b)?(?:\s?%)?|\p{L}[\p{L}\p{N}_']*|[,;.!?<>+=-]`)
 )

@@ -115,7 +115,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = asWell.ReplaceAllString(text, " too")
-	text = costLess.ReplaceAllString(text, "cheaper than")   // "which SUVs cost less than the Odyssey?"
+	text = costLess.ReplaceAllString(text, "cheaper than") // "which SUVs cost less than the Odyssey?"
+	if c.lister() == nil {
+		text = anyIn.ReplaceAllString(text, "does it come in $1?") // "any in white?" of the car on screen asks, not sets
+	}
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
 	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
@@ -642,6 +645,9 @@ func (c *conv) kindSearch(r *reading) *plan {
 	}
 	return nil
 }
+
+// anyIn asks whether there is one in a value, and nothing else: "any in white?".
+var anyIn = regexp.MustCompile(`(?i)^\s*(?:any|got\s+any|any\s+of\s+them)\s+in\s+([\w-]+)\s*\?+\s*$`)
 
 // costLess is "cheaper than" said with the verb.
 var costLess = regexp.MustCompile(`(?i)\bcosts?\s+less\s+than\b`)
