@@ -2843,6 +2843,10 @@ var siteConversations = []struct {
 		{say: "any in white?", calls: []string{}, reply: []string{"Yes: the color can be white"}},
 		{say: "any in black?", reply: []string{"No, not in black"}},
 	}},
+	{"yes, after the application was sent", "financing", "c09", []siteTurn{
+		{say: "apply for financing: Jordan Fox, jfox@mail.com, income 110k", calls: []string{`apply_for_financing {"annualIncome":110000,"email":"jfox@mail.com","fullName":"Jordan Fox"}`}},
+		{say: "yes go ahead", calls: []string{}, reply: []string{"That is done already: Application FN-12345 submitted"}},
+	}},
 	{"all of a kind, after a cap", "inventory", "", []siteTurn{
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},

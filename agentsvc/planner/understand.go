@@ -646,6 +646,9 @@ func (c *conv) kindSearch(r *reading) *plan {
 	return nil
 }
 
+// yesAlone only agrees: "yes go ahead", "ok do it", "sure".
+var yesAlone = regexp.MustCompile(`(?i)^\s*(?:(?:yes|yeah|yep|yup|sure|ok|okay)(?:[,\s]+(?:please|pls))?(?:[,\s]+(?:go\s+ahead|do\s+it))?|go\s+ahead|do\s+it)\s*[.!]*\s*$`)
+
 // anyIn asks whether there is one in a value, and nothing else: "any in white?".
 var anyIn = regexp.MustCompile(`(?i)^\s*(?:any|got\s+any|any\s+of\s+them)\s+in\s+([\w-]+)\s*\?+\s*$`)
 
@@ -1285,6 +1288,16 @@ func init() {
 	rules = []rule{
 		{"small talk", always,
 			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		// "yes go ahead" right after an application was sent, nothing asked: it is done
+		{"done already", func(_ *conv, r *reading) bool { return yesAlone.MatchString(r.said) }, func(c *conv, _ *reading) (intent, bool) {
+			for k := range c.earlierCalls {
+				if out := unwrap(k.result); named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && k.done && !out.isError {
+					first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
+					return reply("That is done already: "+strings.TrimSuffix(first, ".")+".", k.at > c.prevUser())
+				}
+			}
+			return intent{}, false
+		}},
 		// "is it cheaper than the civic", asked on the car's booking page, read on the list: the
 		// list first, which tells of it and of the others, then the request.
 		{"the page's item, learned", func(c *conv, r *reading) bool {
