@@ -39,15 +39,18 @@ var (
 // calendarWords name a day unmistakably ("may", "sun" and "wed" are also other words).
 var calendarWords = wordSet(`monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight weekend`)
 
-// monthNames are the months' names, whole or short.
-var monthNames = wordSet(`january february march april june july august september october november december
-	jan feb mar apr jun jul aug sep sept oct nov dec`)
-
-// calendarList names days and months, and the times of a day.
-const calendarList = `monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
-	thur thurs fri sat sun january february march april may june july august september october november
-	december jan feb mar apr jun jul aug sep sept oct nov dec
+// monthList names the months, whole or short ("may" too, which monthNames leaves out: it is
+// also another word); calendarList names days and months, and the times of a day.
+const (
+	monthList = `january february march april may june july august september october november
+	december jan feb mar apr jun jul aug sep sept oct nov dec`
+	calendarList = `monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu
+	thur thurs fri sat sun ` + monthList + `
 	today tomorrow tonight morning afternoon evening noon`
+)
+
+// monthNames are the months' names that are no other word.
+var monthNames = wordSet(strings.Replace(monthList, "may ", "", 1))
 
 // rewriteDates writes the dates a shopper says ("tomorrow", "Saturday", "next Monday",
 // "December 3") as YYYY-MM-DD, counted from today, so the date parameters can take them.

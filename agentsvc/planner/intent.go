@@ -182,7 +182,7 @@ func (c *conv) forItem() (string, bool) {
 	}
 	// "does it come in blue?", then "what about green?": that question, of the other value
 	if m := valueAlone.FindStringSubmatch(c.text); m != nil && isQuestion(prev, tokenize(prev)) {
-		if said, ok := c.swapValue(prev, m[1]); ok {
+		if said, ok := c.askedOf(prev, m[1]); ok {
 			return said, true
 		}
 	}
@@ -303,9 +303,9 @@ func (c *conv) swapsIn(text string) (mention, bool) {
 // valueAlone is a follow-up that only names a value.
 var valueAlone = regexp.MustCompile(`(?i)^\s*(?:and|what about|how about)\s+([\w-]+)\s*\?*\s*$`)
 
-// swapValue is the question with the value of one of the page's parameters it names replaced
-// by another value w of that parameter; ok false when it names none, or w is none.
-func (c *conv) swapValue(question, w string) (string, bool) {
+// askedOf is the question with the value of one of the page's parameters it names replaced by
+// another value w of that parameter; ok false when it names none, or w is none.
+func (c *conv) askedOf(question, w string) (string, bool) {
 	toks := tokenize(question)
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {

@@ -435,7 +435,11 @@ var goingWords = rawSet(`go back return head take bring get me us please now aga
 // filled (fill_form_data, after go_to_test_drive).
 func (c *conv) goingTo(toks []token) (intent, bool) {
 	return c.firstNav(func(t chat.ToolDef) bool {
-		return goesTo(t, toks) || onlyGoing(toks, func(w string) bool { return len(w) > 2 && c.usedAfter(t.Name)[w] })
+		if goesTo(t, toks) {
+			return true
+		}
+		used := c.usedAfter(t.Name)
+		return onlyGoing(toks, func(w string) bool { return len(w) > 2 && used[w] })
 	})
 }
 

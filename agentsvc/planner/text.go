@@ -708,7 +708,8 @@ var (
 // nine", "four point two five").
 var (
 	digitWords = strings.Fields(`zero one two three four five six seven eight nine`)
-	pointWords = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine)\s+point(?:\s+(?:zero|one|two|three|four|five|six|seven|eight|nine)\b){1,2}`)
+	pointWords = regexp.MustCompile(`(?i)\b` + digitAlt + `\s+point(?:\s+` + digitAlt + `\b){1,2}`)
+	digitAlt   = "(?:" + strings.Join(digitWords, "|") + ")"
 )
 
 // writtenFigures writes figures as the planner reads them: thousands set apart by spaces

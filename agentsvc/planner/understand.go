@@ -1292,8 +1292,7 @@ func init() {
 		{"done already", func(_ *conv, r *reading) bool { return yesAlone.MatchString(r.said) }, func(c *conv, _ *reading) (intent, bool) {
 			for k := range c.earlierCalls {
 				if out := unwrap(k.result); named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && k.done && !out.isError {
-					first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
-					return reply("That is done already: "+strings.TrimSuffix(first, ".")+".", k.at > c.prevUser())
+					return reply("That is done already: "+sentSaid(out)+".", k.at > c.prevUser())
 				}
 			}
 			return intent{}, false
@@ -2019,11 +2018,17 @@ func (c *conv) sentSince(form string) (string, string) {
 			return "", ""
 		}
 		if out := unwrap(k.result); c.offers(k.name) && named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && noArguments(k.args) && !out.isError && k.done { // (back_to_inventory sends nothing)
-			first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
-			return strings.TrimSuffix(first, "."), identPhrase(k.name)
+			return sentSaid(out), identPhrase(k.name)
 		}
 	}
 	return "", ""
+}
+
+// sentSaid is what a sending call's result says it did, its first sentence without the
+// details in brackets or the full stop: "Booked test drive TD-4821: 2023 Toyota RAV4 on …".
+func sentSaid(out toolOutput) string {
+	first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
+	return strings.TrimSuffix(first, ".")
 }
 
 // contactToken is an e-mail or a phone number: what makes a message contact details.
