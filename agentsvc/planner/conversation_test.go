@@ -163,7 +163,7 @@ var siteConversations = []struct {
 			reply: []string{"Filled"}},
 	}},
 	{"a question back is no answer to a question", "test-drive", "c01", []siteTurn{
-		{say: "can I change the car?", not: []string{"Opening"}},
+		{say: "what about the car", not: []string{"Opening"}},
 		{say: "which car is this for?", not: []string{"Opening"}}, // stays on the form: no choice picked
 	}},
 	{"it and its name are the car in front of the visitor", "inventory", "", []siteTurn{
@@ -2851,6 +2851,17 @@ var siteConversations = []struct {
 		{say: "i need a pickup truck under 40 grand", calls: []string{`search_cars {"bodyType":"pickup","maxPrice":40000}`}},
 		{say: "how about all pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
 		{say: "which costs more", reply: []string{"The 2021 Ford F-150 is the more expensive"}},
+	}},
+	{"a day in a question about something the site never named", "financing", "c09", []siteTurn{
+		{say: "what's the weather like tomorrow", calls: []string{}, not: []string{"Opening"}},
+		{say: "ok, book a test drive tomorrow at 11", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+	}},
+	{"another car than the one being booked, asked without a name", "inventory", "", []siteTurn{
+		{say: "open the Camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "book a test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "hmm can i change the car?", calls: []string{`back_to_inventory {}`}, not: []string{"Sorry", "Camry"}, on: "inventory"},
+		{say: "open the Outback", calls: []string{`select_car {"carId":"c06"}`}, on: "car"},
+		{say: "show me a different car", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 	}},
 }
 

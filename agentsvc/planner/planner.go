@@ -404,6 +404,9 @@ func (c *conv) goOn(on *conv, k int) action {
 	opened := c.toolDef(c.done[k].name)
 	hop := navTool(opened)
 	toks := tokenize(c.text)
+	if hop && hubTool(opened) && c.anotherItem(toks) {
+		return c.arrive() // "i want a different car": the list to choose from
+	}
 	// "go back to the car": the list, then the car the visitor came from
 	if it := c.openedLast(); it != nil && c.backToItem(toks, hop) {
 		if in, ok := on.openFor(it); ok && hop && hubTool(opened) {

@@ -381,11 +381,18 @@ func ordinary(w string) bool {
 // tool whose words it has ("per month": financing), else, when no tool here has any of its
 // words, the site's list of items. A question about the item on screen stays here.
 func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) {
+	// "im free tmrw afternoon" where no tool takes a day: the page that books; "what's the
+	// weather like tomorrow" asks of a thing the site never named: its day books nothing.
+	isDay := func(t token) bool { return t.kind == kindDate || calendarWords[t.norm] || relDayRe.MatchString(t.raw) }
+	day := slices.ContainsFunc(toks, isDay)
+	if day && wordAt(toks, 0, "what", "what's", "whats", "how", "how's", "hows") && slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind == kindWord && !isDay(t) && t.raw == t.norm && c.unseen(t.norm)
+	}) {
+		toks, day = slices.DeleteFunc(slices.Clone(toks), isDay), false
+	}
 	if p := c.navMatch(toks, ps); p != nil {
 		return c.goTo(p.def), true
 	}
-	// "im free tmrw afternoon" where no tool takes a day: the page that books
-	day := slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindDate || calendarWords[t.norm] || relDayRe.MatchString(t.raw) })
 	if i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
 		return navTool(t) && !c.calledThisTurn(t.Name, false) && slices.ContainsFunc(whereWords(t), func(w string) bool { return normWord(w) == "book" || w == "booking" })
 	}); day && !c.hasParam(dateKind.wants) && i >= 0 {
@@ -435,13 +442,29 @@ var goingWords = rawSet(`go back return head take bring get me us please now aga
 // filled (fill_form_data, after go_to_test_drive).
 func (c *conv) goingTo(toks []token) (intent, bool) {
 	return c.firstNav(func(t chat.ToolDef) bool {
-		if goesTo(t, toks) {
+		if goesTo(t, toks) || hubTool(t) && c.anotherItem(toks) {
 			return true
 		}
 		used := c.usedAfter(t.Name)
 		return onlyGoing(toks, func(w string) bool { return len(w) > 2 && used[w] })
 	})
 }
+
+// anotherItem reports a request for another item than the one on screen, in words of going,
+// changing and the item's noun only: "i want a different car", "can i change the car?".
+func (c *conv) anotherItem(toks []token) bool {
+	noun := c.openedNoun()
+	has := func(set func(w string) bool) bool {
+		return slices.ContainsFunc(toks, func(t token) bool { return set(t.norm) })
+	}
+	isNoun := func(w string) bool { return noun != "" && (w == noun || w == noun+"s") }
+	return has(isNoun) && has(func(w string) bool { return changeWords[w] }) && onlyGoing(toks, func(w string) bool {
+		return changeWords[w] || isNoun(w) || w == "show"
+	})
+}
+
+// changeWords ask for another item than this one.
+var changeWords = rawSet(`another other different change switch swap`)
 
 // usedAfter are the words of the tools called on the pages navigation tool nav went to.
 func (c *conv) usedAfter(nav string) map[string]bool {
