@@ -2863,6 +2863,22 @@ var siteConversations = []struct {
 		{say: "open the Outback", calls: []string{`select_car {"carId":"c06"}`}, on: "car"},
 		{say: "show me a different car", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 	}},
+	{"numbers written in words, compound ones and halves", "financing", "c16", []siteTurn{
+		{say: "could you work out the monthly payment over sixty months, please?", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "what about seventy-two months with five thousand down?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":72}`}},
+		{say: "could I try thirty six months", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":36}`}},
+		{say: "and if the rate were four and a half percent", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":36,"apr":4.5}`}},
+		{say: "and at forty-eight?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48,"apr":4.5}`}},
+		{say: "with fifteen hundred down", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":48,"apr":4.5}`}},
+		{say: "twelve hundred and fifty down then", calls: []string{`calculate_payment {"downPayment":1250,"termMonths":48,"apr":4.5}`}},
+		{say: "I'd like to apply, I'm Tom Whitfield, tom@whitfield.org", reply: []string{"annual income"}},
+		{say: "I make about sixty-five thousand a year",
+			calls: []string{`apply_for_financing {"fullName":"Tom Whitfield","email":"tom@whitfield.org","annualIncome":65000}`}},
+	}},
+	{"a comparison undone", "inventory", "", []siteTurn{
+		{say: "compare the bmw 330i and the audi a4", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
+		{say: "undo that", calls: []string{}, reply: []string{"I can't undo that: nothing here says what the car ids were before."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

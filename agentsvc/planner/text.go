@@ -124,7 +124,7 @@ func tokenize(text string) []token {
 		pos = s.end
 	}
 	scan(len(text))
-	numberWordsToNumbers(toks)
+	toks = numberWordsToNumbers(toks)
 	toks = mergeMultipliers(toks)
 	for i := 2; i < len(toks); i++ {
 		a, j, b := toks[i-2], toks[i-1], toks[i]
@@ -137,29 +137,88 @@ func tokenize(text string) []token {
 	return toks
 }
 
-// spelledNumbers are the numbers a visitor writes as words for a party or a stay ("a table
-// for two", "three nights"). "one" is left out: it is "the red one" far more often.
-var spelledNumbers = map[string]float64{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
-	"forty": 40, "fifty": 50}
+// spelledUnits and spelledTens are the numbers a visitor writes as words. A ten ("sixty
+// months") or a compound ("sixty-five thousand", "thirty six months") is always a number;
+// below thirteen, a word is one only where it counts something (numberWordsToNumbers).
+var (
+	spelledUnits = map[string]float64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+		"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+		"sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+	spelledTens = map[string]float64{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+		"seventy": 70, "eighty": 80, "ninety": 90}
+)
 
 // countedUnits are the words after which a spelled number counts something a tool takes.
 var countedUnits = wordSet(`people person persons guests guest adults adult kids children child
 	nights night days day weeks week months month years year seats seat rooms room tickets ticket
 	thousand grand`)
 
-// numberWordsToNumbers makes numbers of the spelled numbers that count a party or a stay: after
-// "for" ("a table for two") or before a unit ("three nights", "three thousand"). Elsewhere ("compare the two
-// cheapest") they stay words.
-func numberWordsToNumbers(toks []token) {
-	for i, t := range toks {
-		v, ok := spelledNumbers[strings.ToLower(t.raw)]
-		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
-		beforeUnit := i+1 < len(toks) && (countedUnits[toks[i+1].norm] || toks[i+1].norm == "percent") // "twenty percent down"
-		if ok && t.kind == kindWord && (afterFor || beforeUnit) {
-			toks[i] = token{kind: kindNumber, raw: t.raw, value: v, start: t.start, end: t.end}
+// spelled reads the spelled number that toks start with: its value, how many tokens it
+// takes, and whether it can only be a number. "one" alone is none ("the red one").
+func spelled(toks []token) (v float64, n int, sure bool) {
+	word := func(k int) string {
+		if k < len(toks) && toks[k].kind == kindWord {
+			return strings.ToLower(toks[k].raw)
+		}
+		return ""
+	}
+	if tens, ok := spelledTens[word(0)]; ok {
+		v, n, sure = tens, 1, true
+		k := 1
+		if k < len(toks) && toks[k].raw == "-" {
+			k++
+		}
+		if u, ok := spelledUnits[word(k)]; ok && u < 10 {
+			v, n = tens+u, k+1
+		}
+	} else if u, ok := spelledUnits[word(0)]; ok && u > 1 {
+		v, n, sure = u, 1, u >= 13
+	} else {
+		return 0, 0, false
+	}
+	if word(n) == "hundred" && v < 100 { // "fifteen hundred", "two hundred and fifty"
+		v, n, sure = v*100, n+1, true
+		k := n
+		if word(k) == "and" {
+			k++
+		}
+		if rest, m, _ := spelled(toks[k:]); m > 0 && rest < 100 {
+			v, n = v+rest, k+m
 		}
 	}
+	return v, n, sure
+}
+
+// numberWordsToNumbers makes numbers of spelled numbers: a ten or a compound anywhere; a
+// small one where it counts a party or a stay, after "for" ("a table for two") or before a
+// unit ("three nights", "three thousand"). Elsewhere ("compare the two cheapest") they stay
+// words.
+func numberWordsToNumbers(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		v, n, sure := spelled(toks[i:])
+		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
+		beforeUnit := i+n < len(toks) && (countedUnits[toks[i+n].norm] || toks[i+n].norm == "percent") // "twenty percent down"
+		half := wordAt(toks, i+n, "and") && wordAt(toks, i+n+1, "a") && wordAt(toks, i+n+2, "half") // "four and a half percent"
+		if n == 0 || !sure && !afterFor && !beforeUnit && !half {
+			out = append(out, toks[i])
+		} else {
+			var raw []string
+			for _, t := range toks[i : i+n] {
+				raw = append(raw, t.raw)
+			}
+			out = append(out, token{kind: kindNumber, raw: strings.ReplaceAll(strings.Join(raw, " "), " - ", "-"), value: v,
+				start: toks[i].start, end: toks[i+n-1].end})
+			i += n - 1
+		}
+		// "4 and a half percent": the half is the number's
+		if k := len(out) - 1; out[k].kind == kindNumber && wordAt(toks, i+1, "and") && wordAt(toks, i+2, "a") && wordAt(toks, i+3, "half") {
+			out[k].value += 0.5
+			out[k].raw, out[k].end = out[k].raw+" and a half", toks[i+3].end
+			i += 3
+		}
+	}
+	return out
 }
 
 // phoneLike reports a phone number: 7 to 15 digits, and either a label before it ("phone"),

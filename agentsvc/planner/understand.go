@@ -1015,7 +1015,7 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 				break
 			}
 		}
-		if !found && q.schema.isArray() {
+		if !found && q.schema.isArray() && q.schema.valid([]any{}) { // (a comparison of none is no comparison)
 			p.values[q.name], found = []any{}, true
 		}
 		if !found && len(earlier) > 0 {
@@ -1035,7 +1035,8 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 		}
 	}
 	if len(p.values) == 0 {
-		return intent{reply: "I can't undo that: nothing here says what the " + joinList(kept, "and") + " was before."}, true
+		was := map[bool]string{true: " were", false: " was"}[len(kept) > 1 || strings.HasSuffix(kept[0], "s")]
+		return intent{reply: "I can't undo that: nothing here says what the " + joinList(kept, "and") + was + " before."}, true
 	}
 	if len(kept) == 0 {
 		return callIntent(p), true
