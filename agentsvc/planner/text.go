@@ -199,7 +199,7 @@ func numberWordsToNumbers(toks []token) []token {
 		v, n, sure := spelled(toks[i:])
 		afterFor := i > 0 && toks[i-1].kind == kindWord && strings.EqualFold(toks[i-1].raw, "for")
 		beforeUnit := i+n < len(toks) && (countedUnits[toks[i+n].norm] || toks[i+n].norm == "percent") // "twenty percent down"
-		half := wordAt(toks, i+n, "and") && wordAt(toks, i+n+1, "a") && wordAt(toks, i+n+2, "half") // "four and a half percent"
+		half := wordAt(toks, i+n, "and") && wordAt(toks, i+n+1, "a") && wordAt(toks, i+n+2, "half")    // "four and a half percent"
 		if n == 0 || !sure && !afterFor && !beforeUnit && !half {
 			out = append(out, toks[i])
 		} else {
