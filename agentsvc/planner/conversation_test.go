@@ -2879,6 +2879,15 @@ var siteConversations = []struct {
 		{say: "compare the bmw 330i and the audi a4", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
 		{say: "undo that", calls: []string{}, reply: []string{"I can't undo that: nothing here says what the car ids were before."}},
 	}},
+	{"how many cars, of the list shown and in total", "inventory", "", []siteTurn{
+		{say: "Please show me the cars under 25k sorted by mileage.", calls: []string{`search_cars {"maxPrice":25000}`, `sort_cars {"by":"mileage"}`}},
+		{say: "How many cars is that?", calls: []string{}, reply: []string{"There are 4 cars."}},
+		{say: "and how many are there in total?", calls: []string{`search_cars {}`}, reply: []string{"24 cars"}},
+		{say: "how many cars are there?", calls: []string{}, reply: []string{"There are 24 cars."}},
+		{say: "show me the suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "how many is that", calls: []string{}, reply: []string{"There are 7 cars."}},
+		{say: "how many cars do you have altogether", calls: []string{`search_cars {}`}, reply: []string{"24 cars"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

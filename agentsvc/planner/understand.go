@@ -616,8 +616,12 @@ var backToName = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s
 // cars is that".
 var howMany = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?how\s+many\b([^?!.]*)[?!.]*\s*$`)
 
-// countFillers are the words of a count asked of the list: "are there", "of them", "in total".
-var countFillers = rawSet(`are there is that of them those these in total all left match matching shown listed showing do you have got`)
+// countFillers are the words of a count asked of the list: "are there", "of them", "in total";
+// totalWords ask it of the whole list.
+var (
+	countFillers = rawSet(`are there is that of them those these in total all altogether overall left match matching shown listed showing do you have got`)
+	totalWords   = rawSet(`total all altogether overall`)
+)
 
 // pleaseRe is a word of politeness.
 var pleaseRe = regexp.MustCompile(`(?i)\b(?:please|pls|plz|thanks|thank you)\b`)
@@ -1408,10 +1412,19 @@ func init() {
 		// "how many are there?" of the list shown
 		{"how many are shown", func(c *conv, r *reading) bool {
 			l := c.lister()
-			return l != nil && len(c.before.last) > 0 && howMany.MatchString(r.said) &&
-				!slices.ContainsFunc(contentWords(howMany.FindStringSubmatch(r.said)[1]), func(w string) bool {
-					return !countFillers[w] && !wordsMatch(w, listNoun(l.def.Name, 2))
-				})
+			if l == nil || len(c.before.last) == 0 || !howMany.MatchString(r.said) {
+				return false
+			}
+			filtered := false // "in total" asks of the whole list, not of a filtered one shown
+			for k := range c.earlierCalls {
+				if k.name == l.def.Name {
+					filtered = !noArguments(k.args)
+					break
+				}
+			}
+			return !slices.ContainsFunc(contentWords(howMany.FindStringSubmatch(r.said)[1]), func(w string) bool {
+				return !countFillers[w] && !wordsMatch(w, normWord(listNoun(l.def.Name, 2))) || filtered && totalWords[w] // ("cars" is read "car")
+			})
 		}, func(c *conv, _ *reading) (intent, bool) {
 			n, noun := len(c.before.last), listNoun(c.lister().def.Name, len(c.before.last))
 			if n == 1 {
@@ -1689,7 +1702,8 @@ func init() {
 		{"whole list", func(c *conv, r *reading) bool { return r.unclear && len(r.refs) == 0 },
 			func(c *conv, r *reading) (intent, bool) {
 				l := c.lister()
-				return callIntent(l), l != nil && wholeList(r.toks2, l)
+				total := howMany.MatchString(r.said) && slices.ContainsFunc(r.toks, func(t token) bool { return totalWords[t.norm] }) // "how many in total?"
+				return callIntent(l), l != nil && (wholeList(r.toks2, l) || total)
 			}},
 		// "book a test drive for the RAV4" where only the RAV4's own page can: open it.
 		// "what would the RAV4 cost per month?" on the list: its page, and on to its calculator.
