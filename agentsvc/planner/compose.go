@@ -33,13 +33,16 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	// only the clauses of the ranking: "cheapest suv under 35k" of "…, what would it be a month
 	// on 60 months with 3k down"; "…, nothing over 25k" is one of its
-	start, end := 0, len(text)
+	start, end, clause := 0, len(text), 0
 	for i, t := range toks {
 		if t.kind == kindPunct && strings.ContainsAny(t.raw, ",;?!") {
 			other := strings.ContainsAny(t.raw, "?!") || wordAt(toks, i+1, "what", "what's", "whats", "how", "which", "can", "could",
 				"would", "will", "then", "and", "also", "is", "does", "do", "book", "please")
-			if i < from && other {
-				start = t.end
+			// ("show me the minivans under 30k, and which one has the lowest mileage?": the
+			// clause before asks to see what is ranked)
+			shows := slices.ContainsFunc(toks[clause:i], func(t token) bool { return t.norm == "show" || t.norm == "see" })
+			if i < from && other && !shows {
+				start, clause = t.end, i+1
 			} else if i >= to && other && end == len(text) {
 				end = t.start
 			}
@@ -189,7 +192,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			case len(w) == 0 && noun == "one":
 				return "Nothing matches right now."
 			case len(w) == 0:
-				return "No " + noun + " matches right now."
+				return "No " + noun + map[bool]string{true: " match", false: " matches"}[plural] + " right now."
 			case only != "" && len(w) == 1:
 				return only // "the 5 cheapest minivans" where there is one
 			case len(w) == 1 && plural && target == nil && len(c.done) > 0:

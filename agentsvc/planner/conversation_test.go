@@ -2888,6 +2888,12 @@ var siteConversations = []struct {
 		{say: "how many is that", calls: []string{}, reply: []string{"There are 7 cars."}},
 		{say: "how many cars do you have altogether", calls: []string{`search_cars {}`}, reply: []string{"24 cars"}},
 	}},
+	{"a list asked for, then a ranking of it after a comma", "inventory", "", []siteTurn{
+		{say: "Good evening, could you show me the minivans under 30k, and which one has the lowest mileage?",
+			calls: []string{`search_cars {"bodyType":"minivan","maxPrice":30000}`, `sort_cars {"by":"mileage","order":"asc"}`}, reply: []string{"No minivans match right now."}},
+		{say: "Hello, I'd like to see your hybrids, please, and which one is the cheapest?",
+			calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2022 Toyota Camry $26,500"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
