@@ -2894,6 +2894,9 @@ var siteConversations = []struct {
 		{say: "Hello, I'd like to see your hybrids, please, and which one is the cheapest?",
 			calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2022 Toyota Camry $26,500"}},
 	}},
+	{"one amount said twice is one bound", "inventory", "", []siteTurn{
+		{say: "we have a budget of about $25,000. What do you have under 25k?", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Showing 4 cars"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

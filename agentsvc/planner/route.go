@@ -1081,6 +1081,11 @@ func (f *filler) numbers() {
 			(prev == "min" || prev == "" && joint.raw == "-") {
 			cues[i-2], cues[i] = "min", "max"
 		}
+		if slices.ContainsFunc(nums, func(j int) bool { // "a budget of $25,000 … under 25k": one amount said twice
+			return t.money && f.toks[j].money && f.toks[j].value == t.value && cues[j] == cues[i]
+		}) {
+			continue
+		}
 		nums = append(nums, i)
 	}
 	type candidate struct {
