@@ -2897,6 +2897,22 @@ var siteConversations = []struct {
 	{"one amount said twice is one bound", "inventory", "", []siteTurn{
 		{say: "we have a budget of about $25,000. What do you have under 25k?", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Showing 4 cars"}},
 	}},
+	{"a name, a phone and an e-mail given in three messages on three pages", "inventory", "", []siteTurn{
+		{say: "Hi, my name is Grace Holloway. I'm shopping for a family car.", calls: []string{}, reply: []string{"Noted"}, not: []string{"Sorry"}},
+		{say: "What SUVs do you have under 30k?", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
+		{say: "Which one would be cheapest per month over 60 months?",
+			calls: []string{`select_car {"carId":"c08"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "My phone number is 555 880 4411.", calls: []string{}, reply: []string{"Noted"}, not: []string{"Sorry"}},
+		{say: "I'd like to test drive the Sportage next Monday at 1pm.", calls: []string{`go_to_test_drive {}`}, reply: []string{"I need your email"}, on: "test-drive"},
+		{say: "grace.holloway@example.com",
+			calls: []string{`fill_form_data {"name":"Grace Holloway","email":"grace.holloway@example.com","phone":"555 880 4411","date":"2026-12-07","time":"13:00"}`}},
+	}},
+	{"a choice picked two turns back answers no form", "test-drive", "c01", []siteTurn{
+		{say: "what would the RAV4 cost per month?", calls: []string{`go_to_financing {}`}, reply: []string{"36 months"}, on: "financing"},
+		{say: "do they come in blue", reply: []string{"Elsewhere on the site"}},
+		{say: "add it", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "back to the form please", reply: []string{"go to test drive"}}, // (it panicked)
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

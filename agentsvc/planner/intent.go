@@ -416,8 +416,12 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if chain > 1 {
 		if earlier, ok := pc.pending(chain - 1); ok {
 			if _, ok := pc.answers(earlier); ok {
-				// read as that answer was ("whats the latest" while a time was asked)
-				prevText, pc.answering = asAnswer(earlier, prevText), earlier.asked.def.Name
+				// read as that answer was ("whats the latest" while a time was asked; a choice
+				// picked answers no form)
+				prevText = asAnswer(earlier, prevText)
+				if earlier.asked != nil {
+					pc.answering = earlier.asked.def.Name
+				}
 			} else if pc.unanswered = earlier.asked; earlier.asked != nil { // as intent reads it
 				// "no wait, 5pm" or "actually the afternoon" asked for the form's time again:
 				// the request is still the one before, without its time

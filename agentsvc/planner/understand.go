@@ -1782,7 +1782,10 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) { return c.elsewhere(r.toks2, r.ps, r.pronoun) }},
 		// "Jo Lane jo@lane.io" on a page with no form: kept for the form that asks (contactsSaid).
 		{"details for a form elsewhere", func(c *conv, r *reading) bool {
-			return r.unclear && slices.ContainsFunc(r.toks, contactToken) && !c.hasParam(emailKind.wants) && !c.hasParam(phoneKind.wants)
+			// ("my phone number is …" on the financing application, which takes no phone)
+			return r.unclear && (slices.ContainsFunc(r.toks, func(t token) bool {
+				return t.kind == kindEmail && !c.hasParam(emailKind.wants) || t.kind == kindPhone && !c.hasParam(phoneKind.wants)
+			}) || nameIntro.MatchString(r.said) && !c.hasParam(nameKind.wants)) // "Hi, my name is Grace Holloway.
 		}, func(c *conv, r *reading) (intent, bool) {
 			return reply("Noted: I'll fill in these details when a form asks for them."+c.wayOut(), true)
 		}},
@@ -2060,12 +2063,15 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 			last = k.at
 		}
 	}
+	latest := true
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
-		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), contactToken) {
+		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), contactToken) && !nameIntro.MatchString(m.Content) {
 			continue
 		}
-		if i < last && !slices.ContainsFunc(p.missing, contact) {
+		if i < last && !slices.ContainsFunc(p.missing, contact) || !latest && !slices.ContainsFunc(p.schema.props, func(q *property) bool {
+			return contact(q) && p.values[q.name] == nil
+		}) {
 			return
 		}
 		said := rankPlans(m.Content, []chat.ToolDef{p.def})[0]
@@ -2088,17 +2094,24 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 		}
 		// (and what else that message said for this tool, when it asked for it: "i'm Ben Olsen,
 		// ben@…, earning about 52k a year", then a payment, then "sure, apply")
-		forIt := rankPlans(m.Content, c.tools)[0].def.Name == p.def.Name
+		// (an earlier message, with a detail the later one did not give: "my name is Grace
+		// Holloway", then her phone, then her e-mail, fills each)
+		forIt := latest && rankPlans(m.Content, c.tools)[0].def.Name == p.def.Name
 		for _, q := range p.schema.props {
 			// details given after the tool's last call replace those it kept
-			if v, ok := said.values[q.name]; ok && (contact(q) || forIt && p.values[q.name] == nil) && own[q.name] == nil && (p.values[q.name] == nil || i > last) {
+			if v, ok := said.values[q.name]; ok && (contact(q) || forIt && p.values[q.name] == nil) && own[q.name] == nil &&
+				(p.values[q.name] == nil || latest && i > last) {
 				p.values[q.name] = v
 			}
 		}
 		p.missing = slices.DeleteFunc(p.missing, func(q *property) bool { return p.values[q.name] != nil })
-		return
+		latest = false
 	}
 }
+
+// nameIntro is a message that gives the visitor's name: "my name is Grace Holloway", "I'm
+// Hannah Scott".
+var nameIntro = regexp.MustCompile(`(?i:\bmy\s+name(?:\s+is|'s|’s)\s)|\b(?:[Ii]'m|[Ii]’m|[Ii]\s+am|[Ii]m)\s+\p{Lu}`)
 
 // thenGo splits a request that does something here and then goes elsewhere ("make it red
 // and then go to the test drive page") into the plan here and the navigation; nav is nil when
