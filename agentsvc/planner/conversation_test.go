@@ -2913,6 +2913,20 @@ var siteConversations = []struct {
 		{say: "add it", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
 		{say: "back to the form please", reply: []string{"go to test drive"}}, // (it panicked)
 	}},
+	{"a share of the price said roughly", "financing", "c08", []siteTurn{
+		{say: "What would the payment be over 60 months?", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "We could put down about 10% of the price.", calls: []string{`calculate_payment {"downPayment":2780,"termMonths":60}`}, reply: []string{"price $27,800, down $2,780"}},
+	}},
+	{"a trade-in's worth is not the price", "financing", "c16", []siteTurn{
+		{say: "What would the monthly cost be over 60 months if I trade in my old car worth $3,000 and put $2,000 cash down?",
+			calls: []string{`calculate_payment {"downPayment":2000,"termMonths":60}`}, reply: []string{"price $22,400"}},
+	}},
+	{"another model of the make on screen, on the same terms", "financing", "c22", []siteTurn{
+		{say: "What's the monthly payment over 72 months with $7,500 down?", calls: []string{`calculate_payment {"downPayment":7500,"termMonths":72}`}},
+		{say: "What about the Honda CR-V instead, same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c02"}`, `go_to_financing {}`, `calculate_payment {"downPayment":7500,"termMonths":72}`},
+			reply: []string{"2022 Honda CR-V"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

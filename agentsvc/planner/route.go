@@ -1106,8 +1106,13 @@ func (f *filler) numbers() {
 				unit = after[0].word
 			}
 		}
+		// "trade in my old car worth $3,000": the visitor's car, no value of this one
+		trade := slices.ContainsFunc(f.toks[max(i-6, 0):i], func(t token) bool { return t.norm == "trade" || t.norm == "tradein" })
 		for k, p := range numeric {
 			v := t.value
+			if trade && !hasWord(p, "trade") {
+				continue
+			}
 			if len(after) > 0 && after[0].word == "year" && hasWord(p, "month") && !hasWord(p, "year") {
 				v *= 12
 			}

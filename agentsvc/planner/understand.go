@@ -2214,7 +2214,11 @@ func (c *conv) rewriteShares(text string) string {
 	toks := tokenize(text)
 	for i := len(toks) - 1; i >= 0; i-- {
 		if c.shareOf(toks, i) != "" {
-			text = text[:toks[i].start] + strconv.Itoa(int(math.Round(base*toks[i].value/100))) + text[toks[i].end:]
+			end := toks[i].end // and what it is of: "10% of the price"
+			if j := wordsFrom(toks, i+1, "of", "the", "its"); wordAt(toks, i+1, "of") && wordAt(toks, j, "price", "cost", "total", "car", "it") {
+				end = toks[j].end
+			}
+			text = text[:toks[i].start] + strconv.Itoa(int(math.Round(base*toks[i].value/100))) + text[end:]
 		}
 	}
 	return text
@@ -2233,7 +2237,7 @@ func (c *conv) shareAt(toks []token) string {
 
 // shareOf is the word of the page's money parameter that the share at toks[i] is of: the
 // word after it ("20% down") or before it ("a down payment of 10%", "the down payment was
-// 10%"); "" when it is no share ("at 10%" is a rate).
+// 10%", "put down about 10%"); "" when it is no share ("at 10%" is a rate).
 func (c *conv) shareOf(toks []token, i int) string {
 	names := func(t token) bool {
 		return c.hasParam(func(p *property) bool { return moneyParam(p) && matchesParam(t.norm, p) })
@@ -2244,7 +2248,7 @@ func (c *conv) shareOf(toks []token, i int) string {
 	if i+1 < len(toks) && names(toks[i+1]) {
 		return toks[i+1].raw
 	}
-	for j := i - 1; j >= 0 && (names(toks[j]) || wordAt(toks, j, "of", "was", "is", "be", "to", "would")); j-- {
+	for j := i - 1; j >= 0 && (names(toks[j]) || wordAt(toks, j, "of", "was", "is", "be", "to", "would", "about", "around", "roughly", "maybe")); j-- {
 		if names(toks[j]) {
 			return toks[j].raw
 		}
