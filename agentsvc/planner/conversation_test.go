@@ -2927,6 +2927,10 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c02"}`, `go_to_financing {}`, `calculate_payment {"downPayment":7500,"termMonths":72}`},
 			reply: []string{"2022 Honda CR-V"}, on: "financing"},
 	}},
+	{"two cars named after a name asked for earlier, each replaced once", "inventory", "", []siteTurn{
+		{say: "remind me what the civic was a month", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`}, on: "financing"},
+		{say: "compare the camry with the civic", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"}, // (it panicked)
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

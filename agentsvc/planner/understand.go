@@ -196,6 +196,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		said := text[m.start:m.end]
 		return r.pronoun && c.before.kind(said) || strings.IndexFunc(said, unicode.IsLetter) < 0
 	})
+	// each place once (two readings of one name overlap): replaced from the last, those before stay
+	r.mentions = slices.CompactFunc(r.mentions, func(m, prev mention) bool { return m.start < prev.end })
 	for _, m := range slices.Backward(r.mentions) {
 		said := strings.ToLower(text[m.start:m.end])
 		plural := stem(said) != said || strings.HasSuffix(said, "s") && !slices.ContainsFunc(m.items, func(it *item) bool {
