@@ -2931,6 +2931,13 @@ var siteConversations = []struct {
 		{say: "remind me what the civic was a month", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`}, on: "financing"},
 		{say: "compare the camry with the civic", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"}, // (it panicked)
 	}},
+	{"one of the cars of a question asked back is no answer to it", "inventory", "", []siteTurn{
+		{say: "Could you show me everything under 25,000 dollars, sorted by price?", calls: []string{`search_cars {"maxPrice":25000}`, `sort_cars {"by":"price"}`}},
+		{say: "Could you compare the cheapest three?", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16","c10"]}`}, on: "drawer"},
+		{say: "Do any of them have a third row?", reply: []string{"Should I open the comparison drawer"}},
+		{say: "Open the Civic, please.", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+		{say: "Could we see it in red with the Sport trim, and add the tech package?", calls: []string{`configure_car {"color":"red","packages":["tech"],"trim":"Sport"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

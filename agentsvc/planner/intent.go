@@ -462,7 +462,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 // which abandons the question.
 func (c *conv) answers(prev intent) (intent, bool) {
 	if i := pickChoice(c.text, prev.choices); i >= 0 {
-		return c.picked(prev.choices, i), true
+		// ("Open the Civic, please." picks no comparison of the Golf, the Corolla and the Civic)
+		one := len(nameMentions(c.text, c.now.known(), nil)) == 1 && len(nameMentions(prev.choices[i].label, c.now.known(), nil)) > 1
+		return c.picked(prev.choices, i), !one
 	}
 	if prev.asked == nil {
 		return intent{}, false
