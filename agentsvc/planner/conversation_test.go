@@ -2938,6 +2938,10 @@ var siteConversations = []struct {
 		{say: "Open the Civic, please.", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
 		{say: "Could we see it in red with the Sport trim, and add the tech package?", calls: []string{`configure_car {"color":"red","packages":["tech"],"trim":"Sport"}`}},
 	}},
+	{"a trim of another model, written with a hyphen", "car", "c08", []siteTurn{
+		{say: "Could we have it in gray with the EX-L trim?", calls: []string{`configure_car {"color":"gray"}`}, reply: []string{"There is no EX-L trim: the trim can be LX, EX or SX."}},
+		{say: "make it the EX-L trim", calls: []string{}, reply: []string{"There is no EX-L trim"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -760,6 +760,12 @@ func (c *conv) options(toks []token) (intent, bool) {
 // value named by its parameter ("the winter package" where the packages are charge, roof or
 // safety). It reads "not in red: …" or "there is no winter package: …"; "" when there is none.
 func (c *conv) notOffered(toks []token) string {
+	var whole []token // without the words of a name written with a hyphen: "EX-L" names no "EX"
+	for i, t := range toks {
+		if !gluedOn(toks, i) && !(i >= 2 && gluedOn(toks, i-2)) {
+			whole = append(whole, t)
+		}
+	}
 	for _, tool := range c.tools {
 		for _, q := range parseSchema(tool.Parameters).props {
 			// a value named, or spelled out ("the towing package" is "tow")
@@ -768,7 +774,7 @@ func (c *conv) notOffered(toks []token) string {
 				continue
 			}
 			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
-			if slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(toks, e) || spelledIn(toks, e.str) }) {
+			if slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(whole, e) || spelledIn(toks, e.str) }) {
 				if w := c.listedBeside(toks, q, en); w != "" {
 					return "there is no " + w + " " + stem(identPhrase(q.name)) + choices // "add winter and safety" of a car without winter
 				}
@@ -780,7 +786,11 @@ func (c *conv) notOffered(toks []token) string {
 					return "not in " + t.raw + choices
 				}
 				if i+1 < len(toks) && nounOf(toks[i+1], q) && c.noValue(t) { // "family package"
-					return "there is no " + t.raw + " " + toks[i+1].raw + choices
+					name := t.raw
+					if i >= 2 && gluedOn(toks, i-2) {
+						name = toks[i-2].raw + "-" + t.raw // "EX-L trim"
+					}
+					return "there is no " + name + " " + toks[i+1].raw + choices
 				}
 				if q.schema.isArray() && anyNorm(toks, "add") && wordAt(toks, i-1, "the") && wordAt(toks, i+2, "one") && c.noValue(t) && c.noValue(toks[i+1]) {
 					return "there is no " + t.raw + " " + toks[i+1].raw + " " + stem(identPhrase(q.name)) + choices // "add the driver assistance one"

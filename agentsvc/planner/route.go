@@ -299,7 +299,7 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 				out = append(out, enumCandidate{e.str, 0, i, i, i, bonusTyped})
 			case (t.kind == kindTime || t.kind == kindNumber) && t.raw == e.str:
 				out = append(out, enumCandidate{e.str, 1, i, i, i, bonusTyped})
-			case t.kind == kindWord && content && f.wordsAt(i, e.words):
+			case t.kind == kindWord && content && f.wordsAt(i, e.words) && !(len(e.words) == 1 && gluedOn(f.toks, i)): // ("EX-L" is no "EX")
 				out = append(out, enumCandidate{e.str, 1, i, i, -1, bonusEnum})
 			case t.kind == kindWord && content && end > i:
 				// at its last word, for the word after it: "TRD Off-Road trim" is no package
@@ -320,6 +320,11 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		return cmp.Or(a.priority-b.priority, a.start-b.start, longer, a.pos-b.pos)
 	})
 	return out
+}
+
+// gluedOn reports a word that goes on after a hyphen, with no space: "EX-L", "F-150".
+func gluedOn(toks []token, i int) bool {
+	return i+2 < len(toks) && toks[i+1].raw == "-" && toks[i+1].start == toks[i].end && toks[i+2].start == toks[i+1].end
 }
 
 // abbreviation is the first word of a value of several, lower case, when it is an
