@@ -2942,6 +2942,11 @@ var siteConversations = []struct {
 		{say: "Could we have it in gray with the EX-L trim?", calls: []string{`configure_car {"color":"gray"}`}, reply: []string{"There is no EX-L trim: the trim can be LX, EX or SX."}},
 		{say: "make it the EX-L trim", calls: []string{}, reply: []string{"There is no EX-L trim"}},
 	}},
+	{"a yes-or-no question answered from its own sentence", "inventory", "", []siteTurn{
+		{say: "Which is the cheapest SUV you have?", calls: []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2023 Kia Sportage"}},
+		{say: "Is it reliable? I've heard mixed things about Kia.", calls: []string{`select_car {"carId":"c08"}`, `get_price_summary {}`}, not: []string{"Yes"}, on: "car"},
+		{say: "Is it safe? Does it have good crash test ratings?", reply: []string{"I can't tell"}, not: []string{"(byomcp:say). I can't tell"}}, // once
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -378,6 +378,10 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 	if !wordAt(toks, 0, "is", "does", "has", "can") || anyNorm(toks, "than") {
 		return "", false // "does it cost more than the Civic?" compares
 	}
+	// the question's own sentence: "Is it reliable? I've heard mixed things about Kia." asks no make
+	if end := slices.IndexFunc(toks, func(t token) bool { return t.kind == kindPunct && strings.ContainsAny(t.raw, "?.!") }); end > 0 {
+		toks = toks[:end]
+	}
 	// "is the Camry one of them?": of the last list
 	oneOf := false
 	for i := range toks {

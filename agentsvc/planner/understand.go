@@ -2739,6 +2739,8 @@ func (c *conv) bothQuestions(r *reading) (intent, bool) {
 		ins = append(ins, in)
 	}
 	switch {
+	case ins[0].steps == nil && ins[1].steps == nil && ins[0].reply == ins[1].reply: // "Is it safe? Does it have good crash test ratings?"
+		return ins[0], true
 	case ins[0].steps == nil && ins[1].steps == nil:
 		return intent{reply: ins[0].reply + " " + ins[1].reply, choices: append(ins[0].choices, ins[1].choices...)}, true
 	case ins[0].steps == nil:
