@@ -2947,6 +2947,11 @@ var siteConversations = []struct {
 		{say: "Is it reliable? I've heard mixed things about Kia.", calls: []string{`select_car {"carId":"c08"}`, `get_price_summary {}`}, not: []string{"Yes"}, on: "car"},
 		{say: "Is it safe? Does it have good crash test ratings?", reply: []string{"I can't tell"}, not: []string{"(byomcp:say). I can't tell"}}, // once
 	}},
+	{"a package the car lacks, asked of its price after the list", "inventory", "", []siteTurn{
+		{say: "Could you show me the SUVs, please?", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "Could you open the one with the lowest mileage?", calls: []string{`sort_cars {"by":"mileage","order":"asc"}`, `select_car {"carId":"c05"}`}, on: "car"},
+		{say: "How much is it with the tech package?", calls: []string{}, reply: []string{"There is no tech package: the packages can be charge, roof or safety."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

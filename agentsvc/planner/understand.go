@@ -1603,6 +1603,9 @@ func init() {
 					return reply(upperFirst(theTitle(r.refs[0]))+" as configured: "+strings.ToLower(said[:1])+said[1:], true)
 				}
 			}
+			if no := c.notOffered(r.toks); no != "" {
+				return reply(upperFirst(no), true) // "how much is it with the tech package?" of a car without one
+			}
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
 		}},
 		// "is it electric?" on its page, whose tools name no fuel: what the list said of it.
