@@ -91,7 +91,7 @@ var siteConversations = []struct {
 		{say: "can I trade in my old car?", reply: []string{"“"}},
 		{click: 1, reply: nil},
 		{say: "open the F-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
-		{say: "something sporty and fun", reply: []string{"“"}},
+		{say: "what is the warranty like?", reply: []string{"“"}},
 		{click: 1},
 		{say: "I'd rather see diesel wagons", calls: []string{`back_to_inventory {}`, `search_cars {"fuel":"diesel","bodyType":"wagon"}`}, reply: []string{"Audi A6 Avant"}, on: "inventory"},
 	}},
@@ -2951,6 +2951,13 @@ var siteConversations = []struct {
 		{say: "Could you show me the SUVs, please?", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "Could you open the one with the lowest mileage?", calls: []string{`sort_cars {"by":"mileage","order":"asc"}`, `select_car {"carId":"c05"}`}, on: "car"},
 		{say: "How much is it with the tech package?", calls: []string{}, reply: []string{"There is no tech package: the packages can be charge, roof or safety."}},
+	}},
+	{"something else, asked for on a car's page", "car", "c04", []siteTurn{
+		{say: "anything cheaper?", calls: []string{`back_to_inventory {}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2021 Volkswagen Golf"}, on: "inventory"},
+		{say: "open the F-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+		{say: "something sporty and fun", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"coupe"}`}, reply: []string{"Ford Mustang"}, on: "inventory"},
+		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "Could I see something more practical then, like an SUV under 31k?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":31000}`}, on: "inventory"},
 	}},
 }
 

@@ -537,14 +537,15 @@ var seekWords = wordSet(listVerbText + " any find looking search compare")
 // suvs do you have?") or a ranking ("the cheapest suv you have"), not a service ("do you offer
 // home delivery?").
 func seeksThings(toks []token) bool {
-	seek := slices.ContainsFunc(toks, func(t token) bool { return isWord(t, seekWords) })
+	some := anyNorm(toks, "something", "anything") // "anything cheaper?", "something more practical, like an SUV"
+	seek := some || slices.ContainsFunc(toks, func(t token) bool { return isWord(t, seekWords) })
 	plural := slices.ContainsFunc(toks, func(t token) bool {
 		w := strings.ToLower(t.raw)
 		return t.kind == kindWord && !stopWords[w] && !seekWords[t.norm] && len(w) > 3 && stem(w) != w
 	})
 	// "what's the cheapest suv you have": a ranking of things
 	rank := slices.ContainsFunc(toks, func(t token) bool { return rankWords[t.norm].field != nil })
-	return seek && (plural || rank)
+	return seek && (plural || rank || some)
 }
 
 // pronounIn reports "it", "this one", "that car": the item on screen.
