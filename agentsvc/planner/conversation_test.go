@@ -2898,7 +2898,7 @@ var siteConversations = []struct {
 		{say: "we have a budget of about $25,000. What do you have under 25k?", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Showing 4 cars"}},
 	}},
 	{"a name, a phone and an e-mail given in three messages on three pages", "inventory", "", []siteTurn{
-		{say: "Hi, my name is Grace Holloway. I'm shopping for a family car.", calls: []string{}, reply: []string{"Noted"}, not: []string{"Sorry"}},
+		{say: "Hi, my name is Grace Holloway. I'm shopping for a family car.", calls: []string{`search_cars {"bodyType":"suv"}`}, not: []string{"Sorry"}},
 		{say: "What SUVs do you have under 30k?", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
 		{say: "Which one would be cheapest per month over 60 months?",
 			calls: []string{`select_car {"carId":"c08"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
@@ -2958,6 +2958,12 @@ var siteConversations = []struct {
 		{say: "something sporty and fun", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"coupe"}`}, reply: []string{"Ford Mustang"}, on: "inventory"},
 		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
 		{say: "Could I see something more practical then, like an SUV under 31k?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":31000}`}, on: "inventory"},
+	}},
+	{"a name, then a question", "car", "c02", []siteTurn{
+		{say: "Hello! I'm Victor Alvarez. Before anything else, could you tell me what this costs?", calls: []string{`get_price_summary {}`}, reply: []string{"$29,450"}},
+		{say: "book a test drive saturday at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"I need your email"}, on: "test-drive"},
+		{say: "victor@alvarez.net", calls: []string{`fill_form_data {"name":"Victor Alvarez","email":"victor@alvarez.net","date":"2026-12-05","time":"10:00"}`}},
+		{say: "First of all, could you tell me what it would cost a month?", calls: []string{`go_to_financing {}`}, on: "financing"},
 	}},
 }
 

@@ -836,8 +836,8 @@ func (c *conv) rewriteRelative(text string) string {
 }
 
 // beforeClause is a clause that sets a request in time and asks nothing: "before I book, …",
-// "before we go ahead, …".
-var beforeClause = regexp.MustCompile(`(?i)^\s*(?:before|after)\s+(?:i|we)\s+(?:\w+\s+){0,2}?\w+\s*,\s*`)
+// "before we go ahead, …", "before anything else, …".
+var beforeClause = regexp.MustCompile(`(?i)^\s*(?:(?:before|after)\s+(?:i|we)\s+(?:\w+\s+){0,2}?\w+|before anything else)\s*,\s*`)
 
 // beatsWho names others in a comparison with the one on screen: "is there one thats cheaper
 // than it", "any newer than this?", "show me cheaper cars than this".
@@ -1792,6 +1792,19 @@ func init() {
 				return t.kind == kindEmail && !c.hasParam(emailKind.wants) || t.kind == kindPhone && !c.hasParam(phoneKind.wants)
 			}) || nameIntro.MatchString(r.said) && !c.hasParam(nameKind.wants)) // "Hi, my name is Grace Holloway.
 		}, func(c *conv, r *reading) (intent, bool) {
+			// "Hello! I'm Victor Alvarez. Before anything else, could you tell me what this
+			// costs?": noted, and the rest done
+			var rest []string
+			for _, s := range sentenceEnd.Split(r.said, -1) {
+				if _, talk := c.smallTalk(s); !talk && !nameIntro.MatchString(s) && !slices.ContainsFunc(tokenize(s), contactToken) {
+					rest = append(rest, s)
+				}
+			}
+			if q := strings.Join(rest, ". "); q != "" {
+				if in := c.understand(q, r.lookup); in.steps != nil || in.reply != "" && !strings.HasPrefix(in.reply, "Sorry") && !strings.HasPrefix(in.reply, "I'm not sure") {
+					return in, true
+				}
+			}
 			return reply("Noted: I'll fill in these details when a form asks for them."+c.wayOut(), true)
 		}},
 		// "move it to the afternoon" once the form has a time, "no wait, 5pm" where the last
