@@ -2965,6 +2965,17 @@ var siteConversations = []struct {
 		{say: "victor@alvarez.net", calls: []string{`fill_form_data {"name":"Victor Alvarez","email":"victor@alvarez.net","date":"2026-12-05","time":"10:00"}`}},
 		{say: "First of all, could you tell me what it would cost a month?", calls: []string{`go_to_financing {}`}, on: "financing"},
 	}},
+	{"something like this car, but cheaper or newer", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the model y", calls: []string{`select_car {"carId":"c04"}`}, on: "car"},
+		{say: "This Tesla is well over our budget. Do you have anything similar that's cheaper?",
+			calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`}, reply: []string{"cheaper than the 2023 Tesla Model Y", "2023 Kia Sportage"}, on: "inventory"},
+		{say: "open the sportage", calls: []string{`select_car {"carId":"c08"}`}, on: "car"},
+		{say: "I'd like it in white with the middle trim", calls: []string{`configure_car {"color":"white","trim":"EX"}`}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "anything like this one but newer?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"sedan"}`}, reply: []string{"only the 2023 Honda Civic"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -583,7 +583,7 @@ func (c *conv) picked(choices []choice, i int) intent {
 	values := !slices.ContainsFunc(choices, func(ch choice) bool { return slices.ContainsFunc(ch.plan.schema.props, takesIDs) })
 	start, end, ok := pointerSpan(toks)
 	if k := slices.IndexFunc(toks, func(t token) bool { return t.start == start }) + 1; ok && values && k < len(toks) {
-		if last, isEnd := endWords[toks[k].norm]; isEnd && last {
+		if end, isEnd := endWords[toks[k].norm]; isEnd && end == 1 {
 			i = len(choices) - 1
 			if l := choices[i].label; l == "both" || l == "all" {
 				i--

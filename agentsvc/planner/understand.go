@@ -67,6 +67,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = rest // "Before I book, could you tell me the price of this Audi?": the question
 	}
 	text = c.respell(text)
+	text = c.rewriteSimilar(text)
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
@@ -835,6 +836,54 @@ func (c *conv) rewriteRelative(text string) string {
 	return text
 }
 
+// similarTo asks for items like the one on screen: "anything similar that's cheaper?",
+// "something like this one", "comparable cars".
+var similarTo = regexp.MustCompile(`(?i)\b(?:(?:any|some)(?:thing|one)\s+|(?:ones?|cars?|others?|options?)\s+)?(?:similar|comparable)(?:\s+(?:ones?|cars?|options?))?(?:\s+to\s+(?:this|that|it)(?:\s+one)?)?\b|\b(?:any|some)(?:thing|one)\s+like\s+(?:this|that|it)(?:\s+one)?\b`)
+
+// rewriteSimilar writes a request for items like the one opened last as one for those of its
+// kind, the value the list's first choice of filter has for it ("suvs"), and a comparison
+// with it ("cheaper than the 2023 Tesla Model Y"): "This Tesla is well over our budget. Do
+// you have anything similar that's cheaper?" is "show me suvs cheaper than the 2023 Tesla
+// Model Y". The other sentences are remarks. Away from the list, the rule "another item"
+// goes there, where the request is read again.
+func (c *conv) rewriteSimilar(text string) string {
+	it := c.openedLast()
+	if it == nil || !similarTo.MatchString(text) {
+		return text
+	}
+	var said string
+	for _, s := range sentenceEnd.Split(text, -1) {
+		if similarTo.MatchString(s) {
+			said = s
+		}
+	}
+	l := c.lister()
+	if l == nil {
+		return said // "another item" takes it to the list
+	}
+	kind := ""
+	for _, p := range l.schema.props {
+		if has := it.attrs[strings.ToLower(p.name)]; kind == "" && p.schema.stringEnum() && len(has) == 1 && slices.ContainsFunc(p.schema.enum, func(v enumValue) bool { return strings.EqualFold(v.str, has[0]) }) {
+			kind = has[0]
+		}
+	}
+	if kind == "" {
+		return text
+	}
+	if !strings.HasSuffix(kind, "s") {
+		kind += "s"
+	}
+	out := "show me " + kind
+	toks := tokenize(said)
+	for i, t := range toks {
+		if o, ok := rankWords[t.norm]; ok && strings.HasSuffix(o.what, "er") && !wordAt(toks, i+1, "than") {
+			out += " " + t.raw + " than " + theTitle(it) // "…that's cheaper?"
+			break
+		}
+	}
+	return out
+}
+
 // beforeClause is a clause that sets a request in time and asks nothing: "before I book, …",
 // "before we go ahead, …", "before anything else, …".
 var beforeClause = regexp.MustCompile(`(?i)^\s*(?:(?:before|after)\s+(?:i|we)\s+(?:\w+\s+){0,2}?\w+|before anything else)\s*,\s*`)
@@ -1509,7 +1558,8 @@ func init() {
 				!c.listsItems() && c.lister() == nil
 			// "book the cheaper one" on the F-150's calculator, after the Tacoma's payment too
 			pointed = pointed || r.memRank && !r.question && len(r.refs) == 1 && c.onScreen() != "" && r.refs[0].id != c.onScreen() && !c.listsItems() && c.lister() == nil
-			return !notes && (pointed || c.otherItem(r.text, r.toks, r.mentions, r.pronoun)) && !c.differenceKnown(r)
+			like := c.lister() == nil && c.openedLast() != nil && similarTo.MatchString(r.text) // "anything similar that's cheaper?"
+			return !notes && (pointed || like || c.otherItem(r.text, r.toks, r.mentions, r.pronoun)) && !c.differenceKnown(r)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
@@ -3203,10 +3253,10 @@ func (c *conv) pronounRef(toks []token) *item {
 // goAhead is a way of saying yes that names no page: "please go ahead and book it".
 var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
 
-// endWords name the first or the last value of a list of choices: "the top trim" is the last
-// trim the tool lists, "the base trim" its first.
-var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanciest": true,
-	"base": false, "basic": false, "lowest": false, "entry": false}
+// endWords name a value of a list of choices by its place: "the top trim" is the last trim the
+// tool lists (1), "the base trim" its first (-1), "the middle trim" the one between (0).
+var endWords = map[string]int{"top": 1, "highest": 1, "best": 1, "fanciest": 1,
+	"base": -1, "basic": -1, "lowest": -1, "entry": -1, "middle": 0, "mid": 0}
 
 // rewriteEnds writes the value an end word names in place of the words ("green with the top
 // trim" becomes "green with the Limited trim"), for a parameter of the page's tools with a
@@ -3214,7 +3264,7 @@ var endWords = map[string]bool{"top": true, "highest": true, "best": true, "fanc
 func (c *conv) rewriteEnds(text string) string {
 	toks := tokenize(text)
 	for i := len(toks) - 2; i >= 0; i-- {
-		last, ok := endWords[toks[i].norm]
+		end, ok := endWords[toks[i].norm]
 		if !ok || toks[i+1].kind != kindWord {
 			continue
 		}
@@ -3222,13 +3272,10 @@ func (c *conv) rewriteEnds(text string) string {
 			for _, p := range parseSchema(t.Parameters).props {
 				en := p.schema.enum
 				names := func(w string) bool { return wordsMatch(toks[i+1].norm, w) }
-				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, names) {
-					continue
+				if !p.schema.stringEnum() || len(en) < 3 || end == 0 && len(en)%2 == 0 || !slices.ContainsFunc(p.words, names) {
+					continue // of four there is no middle one
 				}
-				v := en[0].str
-				if last {
-					v = en[len(en)-1].str
-				}
+				v := en[(len(en)-1)*(end+1)/2].str
 				return text[:toks[i].start] + v + text[toks[i].end:]
 			}
 		}
