@@ -2976,6 +2976,12 @@ var siteConversations = []struct {
 		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
 		{say: "anything like this one but newer?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"sedan"}`}, reply: []string{"only the 2023 Honda Civic"}, on: "inventory"},
 	}},
+	{"back to the calculator for another term, the same down payment", "financing", "c01", []siteTurn{
+		{say: "60 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "now go to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "go back to financing and show me the 48 month option with the same down payment",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1813,7 +1813,8 @@ func init() {
 		// choice its tools offer
 		{"every choice here", func(c *conv, r *reading) bool {
 			here := len(r.refs) == 0 || len(r.refs) == 1 && (r.refs[0].id == c.onScreen() || c.page != nil && r.refs[0].id == c.page.id)
-			return r.unclear && anyNorm(r.toks, "option", "choice") && !c.listsItems() && here
+			// ("go back to financing and show me the 48 month option": a value, elsewhere)
+			return r.unclear && anyNorm(r.toks, "option", "choice") && !c.listsItems() && here && !r.numbers && c.navMatch(r.toks2, r.ps) == nil
 		}, func(c *conv, _ *reading) (intent, bool) {
 			var out []string
 			for _, t := range c.tools {
