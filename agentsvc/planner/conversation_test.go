@@ -2976,6 +2976,12 @@ var siteConversations = []struct {
 		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
 		{say: "anything like this one but newer?", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"sedan"}`}, reply: []string{"only the 2023 Honda Civic"}, on: "inventory"},
 	}},
+	{"a trim by its place, on the list and on the car's page", "inventory", "", []siteTurn{
+		{say: "show me white ones in the top trim", calls: []string{`search_cars {"color":"white"}`}, not: []string{"Sorry"}},
+		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "white with the top trim then", calls: []string{`configure_car {"color":"white","trim":"Limited"}`}},
+		{say: "hmm, the middle trim is enough", calls: []string{`configure_car {"trim":"XLE"}`}, reply: []string{"XLE trim"}},
+	}},
 	{"back to the calculator for another term, the same down payment", "financing", "c01", []siteTurn{
 		{say: "60 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 		{say: "now go to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},

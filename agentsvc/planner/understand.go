@@ -2932,6 +2932,9 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
+		if placeWords(toks, i) {
+			continue // "in the top trim", "the base model": a place among choices
+		}
 		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") ||
 			i > 1 && toks[i-2].norm == "the" && c.vocab[toks[i-1].norm] // "the subaru outback"
 		if i > 1 && toks[i-2].norm == "the" && toks[i-1].kind == kindNumber && toks[i-1].start < t.start && !(i-1 < len(p.used) && p.used[i-1]) {
@@ -3258,6 +3261,13 @@ var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
 // tool lists (1), "the base trim" its first (-1), "the middle trim" the one between (0).
 var endWords = map[string]int{"top": 1, "highest": 1, "best": 1, "fanciest": 1,
 	"base": -1, "basic": -1, "lowest": -1, "entry": -1, "middle": 0, "mid": 0}
+
+// placeWords reports the words of a place among choices: "top" and "trim" of "the top trim".
+func placeWords(toks []token, i int) bool {
+	_, place := endWords[toks[i].norm]
+	_, placed := endWords[toks[max(i-1, 0)].norm]
+	return place && i+1 < len(toks) && toks[i+1].kind == kindWord || i > 0 && placed && toks[i].kind == kindWord
+}
 
 // rewriteEnds writes the value an end word names in place of the words ("green with the top
 // trim" becomes "green with the Limited trim"), for a parameter of the page's tools with a
