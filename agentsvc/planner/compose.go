@@ -417,6 +417,13 @@ func (c *conv) clearMatch(p *plan, toks []token, question bool) bool {
 
 // coverage counts the content words of the text the plan's tool knows, and those it does not.
 func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
+	matched, at := c.unknownTo(p, toks)
+	return matched, len(at)
+}
+
+// unknownTo counts the content words of the text the plan's tool knows, and gives the places
+// of those it does not.
+func (c *conv) unknownTo(p *plan, toks []token) (matched int, unmatched []int) {
 	hs := hintsOf(toks)
 	inVocab := func(w string) bool { return p.vocab[w] > 0 }
 	for i, t := range toks {
@@ -435,7 +442,7 @@ func (c *conv) coverage(p *plan, toks []token) (matched, unmatched int) {
 		if hinted || slices.ContainsFunc(units[t.norm], inVocab) || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			matched++
 		} else if !requestWords[t.norm] && rankWords[t.norm].field == nil && !idRe.MatchString(t.raw) && !(i > 0 && toks[i-1].norm == "this") && !placeWords(toks, i) {
-			unmatched++ // request and ranking words, ids, what "this" names ("this Tesla") and a place among choices ("the top trim") count neither way
+			unmatched = append(unmatched, i) // request and ranking words, ids, what "this" names ("this Tesla") and a place among choices ("the top trim") count neither way
 		}
 	}
 	return matched, unmatched

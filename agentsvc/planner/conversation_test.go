@@ -2982,6 +2982,10 @@ var siteConversations = []struct {
 		{say: "white with the top trim then", calls: []string{`configure_car {"color":"white","trim":"Limited"}`}},
 		{say: "hmm, the middle trim is enough", calls: []string{`configure_car {"trim":"XLE"}`}, reply: []string{"XLE trim"}},
 	}},
+	{"a search with what no filter takes", "inventory", "", []siteTurn{
+		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
+		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},
+	}},
 	{"back to the calculator for another term, the same down payment", "financing", "c01", []siteTurn{
 		{say: "60 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 		{say: "now go to the test drive page", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},

@@ -1885,6 +1885,20 @@ func init() {
 			}
 			return intent{}, false
 		}},
+		// "show me white ones with leather seats": the white ones, and what no filter takes said
+		{"a search, partly", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return r.unclear && !r.question && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(r.best.values) > 0 &&
+				len(r.refs) == 0 && len(r.mentions) == 0 && len(c.unknownWords(r.toks2, r.best)) == 0
+		}, func(c *conv, r *reading) (intent, bool) {
+			rest := c.unknownStretch(r.text2, r.toks2, r.best)
+			in, ok := c.callBest(r)
+			if rest == "" || !ok || in.steps == nil || in.final != nil {
+				return intent{}, false
+			}
+			in.final = func(c *conv) string { return c.summary() + " There is no filter for “" + rest + "” here." }
+			return in, true
+		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			in := c.clarify(r.text, r.ps, r.toks2, r.question)
 			// "is it available in red?", "i want it in red" on its calculator, which cannot tell
@@ -3261,6 +3275,16 @@ var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
 // tool lists (1), "the base trim" its first (-1), "the middle trim" the one between (0).
 var endWords = map[string]int{"top": 1, "highest": 1, "best": 1, "fanciest": 1,
 	"base": -1, "basic": -1, "lowest": -1, "entry": -1, "middle": 0, "mid": 0}
+
+// unknownStretch is the stretch of text from the first to the last content word plan p does
+// not know: "leather seats" of "show me white ones with leather seats".
+func (c *conv) unknownStretch(text string, toks []token, p *plan) string {
+	_, at := c.unknownTo(p, toks)
+	if len(at) == 0 {
+		return ""
+	}
+	return text[toks[at[0]].start:toks[at[len(at)-1]].end]
+}
 
 // placeWords reports the words of a place among choices: "top" and "trim" of "the top trim".
 func placeWords(toks []token, i int) bool {
