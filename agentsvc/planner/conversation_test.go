@@ -2982,6 +2982,14 @@ var siteConversations = []struct {
 		{say: "white with the top trim then", calls: []string{`configure_car {"color":"white","trim":"Limited"}`}},
 		{say: "hmm, the middle trim is enough", calls: []string{`configure_car {"trim":"XLE"}`}, reply: []string{"XLE trim"}},
 	}},
+	{"a phone visitor with one car listed", "inventory", "", []siteTurn{
+		{say: "can i see the volvo", calls: []string{`search_cars {"make":"Volvo"}`}, reply: []string{"Showing 1 car"}},
+		{say: "hw much", calls: []string{}, reply: []string{"$44,900"}},
+		{say: "plus trim", calls: []string{`select_car {"carId":"c07"}`, `configure_car {"trim":"Plus"}`}, reply: []string{"Plus trim"}, on: "car"},
+		{say: "k thx", calls: []string{}, not: []string{"Sorry"}},
+		{say: "wat can u do", calls: []string{}, not: []string{"Sorry"}},
+		{say: "lol", calls: []string{}, not: []string{"Sorry"}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

@@ -23,6 +23,13 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	low = strings.Join(strings.Fields(strings.NewReplacer(",", " ", "!", " ", "'", "").Replace(low)), " ")
 	low = strings.TrimSuffix(strings.TrimSuffix(low, " on this page"), " on this site") // "what can i do on this page?"
 	low = greetingRe.ReplaceAllString(low, "$1")                                        // "hi there, what can you do"
+	words := strings.Fields(low)
+	for i, w := range words {
+		if long, ok := chatShort[w]; ok {
+			words[i] = long // "k thx", "wat can u do"
+		}
+	}
+	low = strings.Join(words, " ")
 	switch low {
 	case "hi", "hello", "hey", "hey there", "hi there", "hello there", "hiya", "howdy", "yo", "good morning",
 		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
@@ -31,6 +38,10 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
 	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you":
 		return "OK. Anything else I can do " + c.place.here + "?", true
+	case "lol", "haha", "hahaha", "ha", "lmao", "heh", "hehe":
+		return "Anything else I can do " + c.place.here + "?", true
+	case "are you sure", "really", "seriously", "is that right", "is that correct":
+		return "That is what the page told me. Anything else I can do " + c.place.here + "?", true
 	case "bye", "goodbye", "see you", "see ya", "ok bye", "thanks bye", "thats all", "thanks thats all", "thats it thanks", "im done":
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
@@ -44,6 +55,10 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	}
 	return "", false
 }
+
+// chatShort are the short forms of chat that smallTalk reads as their words.
+var chatShort = map[string]string{"k": "ok", "thx": "thanks", "thanx": "thanks", "tnx": "thanks", "u": "you", "r": "are",
+	"wat": "what", "wut": "what", "pls": "please", "plz": "please", "ur": "your"}
 
 // greetingRe is a greeting before a request, in smallTalk's lower case without commas;
 // talkFillers are words around small talk that change nothing of it.

@@ -290,9 +290,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.best = formFirst(r.ps)
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
 	}
-	if last := c.lastNamed(); len(r.refs) == 0 && !named && r.question && c.listsItems() && c.onScreen() == "" && len(last) == 1 && len(toks) <= 4 &&
-		slices.ContainsFunc(toks, func(t token) bool { return c.hasParam(func(p *property) bool { return nounOf(t, p) }) }) {
-		r.refs = last // "wat colours" after "The cheapest one is the Kia Sportage": its colours
+	if last := c.lastNamed(); len(r.refs) == 0 && !named && (r.question || len(toks) <= 2 && asksField(toks)) && c.listsItems() && c.onScreen() == "" && len(last) == 1 && len(toks) <= 4 &&
+		(asksField(toks) || slices.ContainsFunc(toks, func(t token) bool { return c.hasParam(func(p *property) bool { return nounOf(t, p) }) })) {
+		r.refs = last // "wat colours" after "The cheapest one is the Kia Sportage": its colours; "hw much" of the one listed
 	}
 	seen := c.before.items[c.onScreen()]
 	if (r.best == nil || r.unclear) && len(r.refs) == 0 && !named && r.question && asksField(toks) && seen != nil && !c.listsItems() {
@@ -1778,6 +1778,13 @@ func init() {
 			acts := slices.ContainsFunc(r.toks, func(t token) bool { return actionVerbs[t.norm] })
 			return r.unclear && acts && !c.reread && len(r.refs) == 0 && !r.question && c.justNamed() != nil
 		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.justNamed()) }},
+		// "plus trim", "test drive tmrw" with one car listed: its page does it.
+		{"for the only item shown", func(c *conv, r *reading) bool {
+			return r.unclear && !c.reread && !r.question && len(r.refs) == 0 && c.onScreen() == "" && c.listsItems() && len(c.now.last) == 1 &&
+				slices.ContainsFunc(r.toks, func(t token) bool {
+					return t.kind == kindWord && len(t.norm) > 2 && !ordinary(t.norm) && !politeWords[t.norm] && lexicon[t.norm]
+				})
+		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.now.last[0]) }},
 		// "60 months with 2,500 down" on the list, after a car's page: figures no tool here
 		// takes are for that car's pages.
 		{"figures for the item seen", func(c *conv, r *reading) bool {
