@@ -2990,6 +2990,13 @@ var siteConversations = []struct {
 		{say: "wat can u do", calls: []string{}, not: []string{"Sorry"}},
 		{say: "lol", calls: []string{}, not: []string{"Sorry"}},
 	}},
+	{"a make and a model, typed on a phone", "inventory", "", []siteTurn{
+		{say: "tesla model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, reply: []string{"2023 Tesla Model Y"}, on: "car"},
+		{say: "finance 60 mo 10k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":10000,"termMonths":60}`}, on: "financing"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "honda civic", calls: []string{`select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
+		{say: "test drive it sat 10am", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

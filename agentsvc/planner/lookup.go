@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -72,7 +74,11 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
 		len(lk.unknown) > 1 && saysVerb(r.toks, p.def) || // "compare the Toyota Camry and the Honda Civic": models, not a make
-		choiceOfTwo(r) // "which is cheaper, the civic or the corolla": a choice of two, not a sort
+		choiceOfTwo(r) || // "which is cheaper, the civic or the corolla": a choice of two, not a sort
+		slices.ContainsFunc(r.toks2, func(t token) bool { // "honda civic": a model after its make
+			return t.kind == kindWord && slices.Contains(lk.unknown, t.raw) && wordAt(r.toks2, 1, t.raw) && r.best != nil && len(r.best.values) == 1 &&
+				slices.ContainsFunc(slices.Collect(maps.Values(r.best.values)), func(v any) bool { return strings.EqualFold(fmt.Sprint(v), r.toks2[0].raw) })
+		})
 	if !wantsIDs(r.best) && c.clearMatch(r.best, r.toks2, r.question) && !model {
 		return nil
 	}

@@ -2957,7 +2957,8 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			continue // "in the top trim", "the base model": a place among choices
 		}
 		afterThe := i > 0 && (toks[i-1].norm == "the" || toks[i-1].norm == "that") ||
-			i > 1 && toks[i-2].norm == "the" && c.vocab[toks[i-1].norm] // "the subaru outback"
+			i > 1 && toks[i-2].norm == "the" && c.vocab[toks[i-1].norm] || // "the subaru outback"
+			i == 1 && c.vocab[toks[0].norm] && toks[0].kind == kindWord // "honda civic"
 		if i > 1 && toks[i-2].norm == "the" && toks[i-1].kind == kindNumber && toks[i-1].start < t.start && !(i-1 < len(p.used) && p.used[i-1]) {
 			out = append(out, toks[i-1].raw+" "+t.raw) // "the 3 series": a model's name, no figure
 			continue
