@@ -2997,6 +2997,14 @@ var siteConversations = []struct {
 		{say: "honda civic", calls: []string{`select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
 		{say: "test drive it sat 10am", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 	}},
+	{"contact details typed on a phone", "test-drive", "c01", []siteTurn{
+		{say: "mike t, 4155550123, miket@aol.com", calls: []string{}, reply: []string{"date and time"}, not: []string{"name"}},
+		{say: "tomorrow at 10", calls: []string{`fill_form_data {"name":"mike t","email":"miket@aol.com","phone":"4155550123","date":"2026-12-03","time":"10:00"}`}},
+	}},
+	{"an application in one line, in lower case", "financing", "c01", []siteTurn{
+		{say: "apply. im chris p. email CHRIS.P@GMAIL.COM. i earn 3k a month",
+			calls: []string{`apply_for_financing {"fullName":"chris p","email":"CHRIS.P@GMAIL.COM","annualIncome":36000}`}, reply: []string{"Application"}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

@@ -775,6 +775,17 @@ func (f *filler) introName(p *property) (string, int, int) {
 		for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) && f.vocab[f.toks[k].norm] == 0 {
 			k++
 		}
+		if k == j && slices.ContainsFunc(f.toks, contactToken) {
+			// "apply. im chris p. email chris.p@gmail.com": in lower case, words of no request
+			// ending the clause, beside an e-mail or phone
+			for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && f.vocab[f.toks[k].norm] == 0 &&
+				!stopWords[f.toks[k].norm] && !lexicon[f.toks[k].norm] && !replyWords[f.toks[k].norm] {
+				k++
+			}
+			if k < len(f.toks) && f.toks[k].kind != kindPunct {
+				k = j
+			}
+		}
 		if v := f.text[f.toks[j].start:f.toks[max(k, j+1)-1].end]; k > j && p.schema.acceptsString(v) {
 			return v, i, k
 		}

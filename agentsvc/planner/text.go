@@ -102,8 +102,8 @@ func tokenize(text string) []token {
 		}
 		p := text[m[0]:m[1]]
 		// The label is right before the number: its last 64 bytes, not the whole text before.
-		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) &&
-			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]])) {
+		if !alnumNear(text, m[0], true) && !digitNear(text, m[1], false) && !strings.HasSuffix(strings.TrimRight(text[:m[0]], " "), "$") &&
+			phoneLike(p, phoneCue.MatchString(text[max(0, m[0]-64):m[0]]) || bareNumber(p) && strings.Contains(text, "@")) {
 			claim(kindPhone, m[0], m[1], p)
 		}
 	}
@@ -219,6 +219,12 @@ func numberWordsToNumbers(toks []token) []token {
 		}
 	}
 	return out
+}
+
+// bareNumber is ten digits unbroken, a North American phone number written bare
+// ("4155550123"), or eleven after a 1: a phone beside an e-mail address, not an amount.
+func bareNumber(p string) bool {
+	return strings.Trim(p, "0123456789") == "" && (len(p) == 10 || len(p) == 11 && p[0] == '1')
 }
 
 // phoneLike reports a phone number: 7 to 15 digits, and either a label before it ("phone"),
