@@ -3005,6 +3005,14 @@ var siteConversations = []struct {
 		{say: "apply. im chris p. email CHRIS.P@GMAIL.COM. i earn 3k a month",
 			calls: []string{`apply_for_financing {"fullName":"chris p","email":"CHRIS.P@GMAIL.COM","annualIncome":36000}`}, reply: []string{"Application"}},
 	}},
+	{"corrections of a figure said alone on the calculator", "financing", "c01", []siteTurn{
+		{say: "60 months 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "nah make it 1500", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":60}`}, reply: []string{"down $1,500"}},
+		{say: "can u do 5.5", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":60,"apr":5.5}`}, reply: []string{"5.5% APR"}},
+		{say: "no wait 3.9", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":60,"apr":3.9}`}, reply: []string{"3.9% APR"}},
+		{say: "how about 20", calls: []string{}, reply: []string{"Which do you mean", "down payment 20", "apr 20"}, not: []string{"Total interest"}},
+		{say: "the apr", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":60,"apr":20}`}, reply: []string{"20% APR"}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

@@ -956,7 +956,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	// "what was the monthly for the Civic?": no sentence of another car's
 	// (nor, for "the mazda3" not seen yet, one of a car known)
 	var of []*item
-	other := c.otherItem(r.said, r.toks, r.mentions, r.pronoun) || c.lister() != nil && len(r.mentions) == 0 && slices.ContainsFunc(asked, c.unseen)
+	other := c.otherItem(r.text, r.toks, r.mentions, r.pronoun) || c.lister() != nil && len(r.mentions) == 0 && slices.ContainsFunc(asked, c.unseen)
 	if len(r.mentions) == 1 {
 		of = r.mentions[0].items
 	}

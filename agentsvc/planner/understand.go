@@ -1769,7 +1769,10 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "and at 72?" after "60 months with 2,500 down".
 		{"a bare value", unclear, func(c *conv, r *reading) (intent, bool) {
-			p := c.bareValue(r.toks)
+			p, alts := c.bareValue(r.toks)
+			if len(alts) > 1 {
+				return c.choose("Which do you mean:", alts), true // "how about 20": the down payment, or the rate?
+			}
 			return callIntent(p), p != nil
 		}},
 		// "book test drive" on the list right after "The cheapest one is the Golf": the Golf's
@@ -2617,13 +2620,13 @@ var approval = rawSet(`was better fine good best nah nope`)
 // bareValue is the follow-up that gives only one number ("and at 72?", "what about 48"): the
 // conversation's last call of a tool of this page again, with the one parameter whose enum
 // has that number changed and the others kept; nil when the message is anything else.
-func (c *conv) bareValue(toks []token) *plan {
+func (c *conv) bareValue(toks []token) (*plan, []*plan) {
 	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
 	other := func(t token) bool {
-		return t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] && !approval[strings.ToLower(t.raw)]
+		return t.kind == kindWord && !stopWords[t.norm] && !correctionWords[t.norm] && !approval[strings.ToLower(t.raw)] && !bareAsk[strings.ToLower(t.raw)]
 	}
 	if len(nums) != 1 || slices.ContainsFunc(toks, other) {
-		return nil
+		return nil, nil
 	}
 	// take is the plan of tool t with the one parameter whose choices have the number; nil
 	// when none has, or two have (the planner does not guess).
@@ -2641,25 +2644,72 @@ func (c *conv) bareValue(toks []token) *plan {
 	for k := range c.earlierCalls {
 		switch p, hits := take(c.toolDef(k.name)); { // a tool not on this page has no parameters
 		case hits > 1:
-			return nil // two parameters could take it
+			return nil, nil // two parameters could take it
 		case hits == 1:
 			c.carryOver(p, false)
-			return p
+			return p, nil
 		} // none: "and at 72?" after the application is for the calculation before it
 	}
 	// "36" on the calculator before any calculation: the one parameter here that offers it
 	var only *plan
 	for _, t := range c.tools {
 		if p, hits := take(t); hits > 1 || hits == 1 && only != nil {
-			return nil
+			return nil, nil
 		} else if hits == 1 {
 			only = p
 		}
 	}
 	if only != nil {
 		c.carryOver(only, false)
+		return only, nil
 	}
-	return only
+	ps := c.bareAmount(nums[0])
+	if len(ps) == 1 {
+		return ps[0], nil
+	}
+	return nil, ps
+}
+
+// bareAsk are the words that ask for a figure said alone: "can u do 5.5", "how about 2000?".
+var bareAsk = rawSet(`can could would you u do try how about what if maybe instead then`)
+
+// bareAmount are the plans of the last call's tool here with a figure said alone ("nah make
+// it 1500", "can u do 5.5") in a numeric parameter without choices that it fits: one bounded
+// to at most 100 when it is within that bound (a rate), else the one the visitor set before
+// (the down payment); both when a whole number from 10 fits both ("how about 20").
+func (c *conv) bareAmount(n token) []*plan {
+	for k := range c.earlierCalls {
+		t := c.toolDef(k.name)
+		if !c.offers(k.name) {
+			continue
+		}
+		s := parseSchema(t.Parameters)
+		var small, set []*property
+		for _, q := range s.props {
+			if !q.schema.isNumber() || len(q.schema.enum) > 0 || !q.schema.valid(n.value) {
+				continue
+			}
+			if q.schema.maximum != nil && *q.schema.maximum <= 100 {
+				small = append(small, q)
+			} else if strings.Contains(k.args, `"`+q.name+`"`) {
+				set = append(set, q)
+			}
+		}
+		pick := set
+		if len(small) > 0 && (len(set) == 0 || n.value < 10 || n.value != float64(int(n.value))) {
+			pick = small
+		} else {
+			pick = append(pick, small...)
+		}
+		var out []*plan
+		for _, q := range pick {
+			p := &plan{def: t, schema: s, values: map[string]any{q.name: n.value}}
+			c.carryOver(p, false)
+			out = append(out, p)
+		}
+		return out
+	}
+	return nil
 }
 
 // followsUp reports a request that changes some values of the conversation's last call of a
