@@ -3013,6 +3013,10 @@ var siteConversations = []struct {
 		{say: "how about 20", calls: []string{}, reply: []string{"Which do you mean", "down payment 20", "apr 20"}, not: []string{"Total interest"}},
 		{say: "the apr", calls: []string{`calculate_payment {"downPayment":1500,"termMonths":60,"apr":20}`}, reply: []string{"20% APR"}},
 	}},
+	{"what a budget buys", "inventory", "", []siteTurn{
+		{say: "wat can i get for 25k", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Showing 4 cars"}},
+		{say: "i want to spend 30k on an suv", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

@@ -122,6 +122,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
+	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
 	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1 months")   // "60mo", "48 mos"
 	text = pickUps.ReplaceAllString(text, "pickup")          // "pick ups", "a pick-up"
@@ -668,6 +669,10 @@ var whenCome = regexp.MustCompile(`(?i)^\s*when\s+(?:can|could|should|may)\s+(?:
 // asWell is "as well", said as "too" (what narrows a list, what adds to a choice): "add the
 // cargo organiser as well".
 var asWell = regexp.MustCompile(`(?i)\s+as\s+well\b`)
+
+// spendFor is an amount to spend, said as a ceiling: "what can i get for 25k", "buy for
+// $25,000", "spend 30k".
+var spendFor = regexp.MustCompile(`(?i)\b((?:get|buy)\s+for|spend)\s+([$€£]?\d)`)
 
 // maxBefore is "max" written before a figure: "max 45000", "maximum $30k".
 var maxBefore = regexp.MustCompile(`(?i)\b(?:max|maximum)\s+([$€£]?\d)`)
