@@ -3017,6 +3017,17 @@ var siteConversations = []struct {
 		{say: "wat can i get for 25k", calls: []string{`search_cars {"maxPrice":25000}`}, reply: []string{"Showing 4 cars"}},
 		{say: "i want to spend 30k on an suv", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
 	}},
+	{"filters kept through a question and a short follow-up", "inventory", "", []siteTurn{
+		{say: "show me everything under 35k sorted by year", calls: []string{`search_cars {"maxPrice":35000}`, `sort_cars {"by":"year"}`}},
+		{say: "wat colours", calls: []string{}, reply: []string{"gray"}},
+		{say: "grey", calls: []string{`search_cars {"color":"gray","maxPrice":35000}`}},
+		{say: "under 25k?", calls: []string{`search_cars {"color":"gray","maxPrice":25000}`}},
+		{say: "wat abt hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback","color":"gray","maxPrice":25000}`}},
+	}},
+	{"an hour said before the day", "test-drive", "c01", []siteTurn{
+		{say: "10 on friday", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Tyler Brooks, tyler.b@yahoo.com", calls: []string{`fill_form_data {"name":"Tyler Brooks","email":"tyler.b@yahoo.com","date":"2026-12-04","time":"10:00"}`}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

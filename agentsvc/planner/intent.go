@@ -601,6 +601,15 @@ func (c *conv) picked(choices []choice, i int) intent {
 			return callIntent(more)
 		}
 	}
+	if l := c.lister(); l != nil && ch.plan.def.Name == l.def.Name {
+		// "grey" of the colours offered narrows the list shown, unless it changes a choice
+		prev := c.lastArgs(l.def.Name, "")
+		if !slices.ContainsFunc(ch.plan.schema.props, func(q *property) bool {
+			return ch.plan.values[q.name] != nil && prev[q.name] != nil && !q.schema.isNumber()
+		}) {
+			c.carryOver(ch.plan, false)
+		}
+	}
 	return callIntent(ch.plan)
 }
 

@@ -73,6 +73,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text)                          // "make it 11 instead": at 11
+		text = hourOnDay.ReplaceAllString(text, "at $1 $2")  // "10 on friday"
 		text = whenCome.ReplaceAllString(text, "what times") // "when can i come in?": the times to choose from
 	}
 	text = dayRefused.ReplaceAllStringFunc(text, func(m string) string {
@@ -1156,6 +1157,9 @@ var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (mornin
 var musing = regexp.MustCompile(`(?i)(^\s*(oh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess|\bi(?: was|'m| am) wondering (?:whether|if)(?: you could)?)[\s,.!:;-]*`)
 
 var boundBefore = regexp.MustCompile(`(?i)\b(after|before)\s+$`)
+
+// hourOnDay is a small number said right before a day: "10 on friday", "2 tmrw".
+var hourOnDay = regexp.MustCompile(`(?i)^\s*([1-9]|1[0-9]|2[0-3])\s+((?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|tmr|2moro|today)\w*)`)
 
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
@@ -2412,6 +2416,11 @@ func negated(toks []token) bool {
 		wordAt(toks, i, "do") && wordAt(toks, i+1, "not")
 }
 
+// normAt reports a word at toks[i] whose normal form is one of ws: "abt" is "about".
+func normAt(toks []token, i int, ws ...string) bool {
+	return i >= 0 && i < len(toks) && toks[i].kind == kindWord && slices.Contains(ws, toks[i].norm)
+}
+
 // wordAt reports a word at toks[i] that is one of ws (in lower case, ’ written ').
 func wordAt(toks []token, i int, ws ...string) bool {
 	return i >= 0 && i < len(toks) && toks[i].kind == kindWord &&
@@ -2518,7 +2527,7 @@ func allKind(toks []token) bool {
 // one thing of the last request ("and at 3.9%?", "what about 48 months?", "under 45k then").
 func narrows(toks []token) bool {
 	words := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind == kindPunct })
-	if wordAt(toks, 0, "and") || wordAt(toks, 0, "what", "how") && wordAt(toks, 1, "about") ||
+	if wordAt(toks, 0, "and") || normAt(toks, 0, "what", "how") && normAt(toks, 1, "about") || // ("wat abt suvs")
 		wordAt(toks, 0, "which") && wordAt(toks, 1, "is", "one", "ones", "are") || // "which is best for a family" of those shown
 		wordAt(words, len(words)-1, "then") { // "under 45k then"
 		return true
