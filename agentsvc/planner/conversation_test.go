@@ -3028,6 +3028,11 @@ var siteConversations = []struct {
 		{say: "10 on friday", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
 		{say: "Tyler Brooks, tyler.b@yahoo.com", calls: []string{`fill_form_data {"name":"Tyler Brooks","email":"tyler.b@yahoo.com","date":"2026-12-04","time":"10:00"}`}},
 	}},
+	{"a remark, then back", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the model y", calls: []string{`select_car {"carId":"c04"}`}, on: "car"},
+		{say: "too pricey. back", calls: []string{`back_to_inventory {}`}, on: "inventory", not: []string{"already there"}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

@@ -54,6 +54,15 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
+	if parts := sentenceEnd.Split(strings.TrimSpace(text), -1); len(parts) > 1 {
+		// "too pricey. back": a remark, then only where to go
+		last := tokenize(parts[len(parts)-1])
+		if anyNorm(last, "back", "return") && !slices.ContainsFunc(last, func(t token) bool {
+			return t.kind == kindWord && !goingWords[t.norm] && !stopWords[t.norm] && !politeWords[t.norm]
+		}) {
+			text = parts[len(parts)-1]
+		}
+	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
 	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
 	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
