@@ -3033,6 +3033,13 @@ var siteConversations = []struct {
 		{say: "open the model y", calls: []string{`select_car {"carId":"c04"}`}, on: "car"},
 		{say: "too pricey. back", calls: []string{`back_to_inventory {}`}, on: "inventory", not: []string{"already there"}},
 	}},
+	{"a package added on a second car, the first car's kept off", "inventory", "", []siteTurn{
+		{say: "open the rav4", calls: []string{`search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "blue with the panoramic roof", calls: []string{`configure_car {"color":"blue","packages":["roof"]}`}},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the a4", calls: []string{`select_car {"carId":"c13"}`}, on: "car"},
+		{say: "add the safety package", calls: []string{`configure_car {"packages":["safety"]}`}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

@@ -2573,7 +2573,12 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
 				" or none?", false
 		}
-		out := slices.DeleteFunc(prev, func(v string) bool { return slices.Contains(e.drop, v) })
+		out := slices.DeleteFunc(prev, func(v string) bool {
+			// (the roof added to another car, whose packages this one has not, is not kept)
+			return slices.Contains(e.drop, v) || !slices.ContainsFunc(p.schema.props, func(q *property) bool {
+				return q.name == name && (q.schema.items == nil || q.schema.items.valid(v))
+			})
+		})
 		for _, v := range e.add {
 			if !slices.Contains(out, v) {
 				out = append(out, v)
