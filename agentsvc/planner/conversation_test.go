@@ -2953,7 +2953,7 @@ var siteConversations = []struct {
 		{say: "How much is it with the tech package?", calls: []string{}, reply: []string{"There is no tech package: the packages can be charge, roof or safety."}},
 	}},
 	{"something else, asked for on a car's page", "car", "c04", []siteTurn{
-		{say: "anything cheaper?", calls: []string{`back_to_inventory {}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2021 Volkswagen Golf"}, on: "inventory"},
+		{say: "anything cheaper?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"cheaper than the 2023 Tesla Model Y", "2021 Volkswagen Golf"}, on: "inventory"},
 		{say: "open the F-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
 		{say: "something sporty and fun", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"coupe"}`}, reply: []string{"Ford Mustang"}, on: "inventory"},
 		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
@@ -3039,6 +3039,18 @@ var siteConversations = []struct {
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the a4", calls: []string{`select_car {"carId":"c13"}`}, on: "car"},
 		{say: "add the safety package", calls: []string{`configure_car {"packages":["safety"]}`}},
+	}},
+	{"anything better than the car on screen", "inventory", "", []siteTurn{
+		{say: "show me trucks", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "too expensive, anything cheaper?", calls: []string{}, reply: []string{"None of those listed is cheaper than the 2021 Toyota Tacoma"}},
+		{say: "show me sedans", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"sedan"}`}, on: "inventory"},
+		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+		{say: "anything newer?", reply: []string{"only the 2023 Honda Civic (2023) is newer than the 2022 Toyota Camry"}},
+	}},
+	{"a kind of those shown, in two words", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "electric ones", calls: []string{`search_cars {"bodyType":"suv","fuel":"electric"}`}, reply: []string{"Showing 2 cars"}},
 	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},

@@ -855,6 +855,28 @@ func (c *conv) rewriteRelative(text string) string {
 // "something like this one", "comparable cars".
 var similarTo = regexp.MustCompile(`(?i)\b(?:(?:any|some)(?:thing|one)\s+|(?:ones?|cars?|others?|options?)\s+)?(?:similar|comparable)(?:\s+(?:ones?|cars?|options?))?(?:\s+to\s+(?:this|that|it)(?:\s+one)?)?\b|\b(?:any|some)(?:thing|one)\s+like\s+(?:this|that|it)(?:\s+one)?\b`)
 
+// beatsAsked is the comparison the visitor's words ask ("cheaper than it"), else the one the
+// rewritten text asks ("anything cheaper?": than the car on screen, or the car left).
+func (c *conv) beatsAsked(r *reading) (order, bool) {
+	if o, ok := comparativeThan(tokenize(r.said)); ok {
+		return o, ok
+	}
+	return comparativeThan(tokenize(r.text))
+}
+
+// beatable are the items a comparison with the one on screen looks among: those listed
+// before the turn, or, read again on the list the turn went to, those it lists now.
+func (c *conv) beatable() []*item {
+	if c.reread && len(c.now.last) > len(c.before.last) {
+		return c.now.last
+	}
+	return c.before.last
+}
+
+// anyBetter asks for anything that beats the one on screen, with no "than": "anything
+// cheaper?", "something newer".
+var anyBetter = regexp.MustCompile(`(?i)\b(?:any|some)(?:thing|one)\s+(\w+er)\b(?:\s*\?|\s*$)`)
+
 // rewriteSimilar writes a request for items like the one opened last as one for those of its
 // kind, the value the list's first choice of filter has for it ("suvs"), and a comparison
 // with it ("cheaper than the 2023 Tesla Model Y"): "This Tesla is well over our budget. Do
@@ -863,7 +885,16 @@ var similarTo = regexp.MustCompile(`(?i)\b(?:(?:any|some)(?:thing|one)\s+|(?:one
 // goes there, where the request is read again.
 func (c *conv) rewriteSimilar(text string) string {
 	it := c.openedLast()
-	if it == nil || !similarTo.MatchString(text) {
+	if it == nil {
+		return text
+	}
+	if m := anyBetter.FindStringSubmatchIndex(text); m != nil && (c.reread && c.lister() != nil || c.lister() == nil && c.onItsPage()) && !similarTo.MatchString(text) {
+		// "too expensive, anything cheaper?" on a car's page, or read again on the list: than it
+		if o, ok := rankWords[normWord(text[m[2]:m[3]])]; ok && strings.HasSuffix(o.what, "er") {
+			return text[:m[3]] + " than " + theTitle(it) + text[m[3]:]
+		}
+	}
+	if !similarTo.MatchString(text) {
 		return text
 	}
 	var said string
@@ -1654,15 +1685,15 @@ func init() {
 		// "is there one thats cheaper than it", "show me newer cars than this": those seen
 		// that beat the one on screen (not "is it cheaper than this", one of two)
 		{"those that beat it", func(c *conv, r *reading) bool {
-			_, ok := comparativeThan(tokenize(r.said))
-			return ok && len(r.refs) == 1 && beatsWho.MatchString(r.said) && len(c.before.last) > 2
+			_, ok := c.beatsAsked(r)
+			return ok && len(r.refs) == 1 && beatsWho.MatchString(r.said) && len(c.beatable()) >= 2
 		}, func(c *conv, r *reading) (intent, bool) {
 			it := r.refs[0]
 			if o := c.openedLast(); o != nil && c.onItsPage() && thanThis.MatchString(r.said) {
 				it = o // "this" on a car's page is that car, whatever the last answer named
 			}
-			o, _ := comparativeThan(tokenize(r.said))
-			return reply(c.beating(it, o, c.before.last))
+			o, _ := c.beatsAsked(r)
+			return reply(c.beating(it, o, c.beatable()))
 		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			// "how much is it now" after it was configured: the total a result stated since
@@ -2017,6 +2048,17 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 		len(second.values) > 0 && len(best.values) > 0
 	if !near {
 		return intent{}, false
+	}
+	// "electric ones" after the SUVs: a kind of those shown, named without a verb of opening
+	// or comparing the items that have it, narrows the list
+	ofItems := func(p *plan) bool { return slices.ContainsFunc(p.schema.props, takesIDs) && !saysVerb(r.toks, p.def) }
+	if l := c.lister(); l != nil && ofItems(best) && ofItems(second) && !r.question && slices.ContainsFunc(r.toks, func(t token) bool { return wordAt([]token{t}, 0, "ones", "only") }) {
+		if i := slices.IndexFunc(r.plain, func(p *plan) bool { return p.def.Name == l.def.Name && len(p.values) > 0 }); i >= 0 {
+			narrow := *r // (read with the items' names, the kind is gone: r.plain has it)
+			narrow.best, narrow.toks2 = r.plain[i], r.toks
+			c.carryOver(narrow.best, false)
+			return c.callBest(&narrow)
+		}
 	}
 	return c.choose("Which do you mean:", []*plan{best, second}), true
 }
