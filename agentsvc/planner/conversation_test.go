@@ -3052,6 +3052,11 @@ var siteConversations = []struct {
 		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "electric ones", calls: []string{`search_cars {"bodyType":"suv","fuel":"electric"}`}, reply: []string{"Showing 2 cars"}},
 	}},
+	{"a colour carried to a car that does not come in it", "financing", "c01", []siteTurn{
+		{say: "which is newer, this or the audi a4?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"The 2023 Toyota RAV4 is the newer"}, on: "inventory"},
+		{say: "can I see it in red?", calls: []string{`select_car {"carId":"c01"}`, `configure_car {"color":"red"}`}, on: "car"},
+		{say: "hmm and the ioniq with the limited trim?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `configure_car {"trim":"Limited"}`}, not: []string{"didn't work"}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

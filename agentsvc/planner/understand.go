@@ -2663,7 +2663,7 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 	for _, prop := range p.schema.props {
 		keep := notDefaults && len(prop.schema.def) > 0 || // the default stays, and so does a
 			!prop.required && slices.Contains(p.missing, prop) // question ("add a note please")
-		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep {
+		if _, set := p.values[prop.name]; !set && prev[prop.name] != nil && !keep && stillTakes(prop, prev[prop.name]) {
 			p.values[prop.name] = prev[prop.name]
 		}
 		// "my name is spelled Markus, with a k" after Marcus Webb: Markus Webb
@@ -2679,6 +2679,19 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 		}
 	}
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
+}
+
+// stillTakes reports a value carried from an earlier call that the parameter still takes: not
+// the red of another car, in colours this one has not.
+func stillTakes(prop *property, v any) bool {
+	if raw, ok := v.(json.RawMessage); ok {
+		var x any
+		if json.Unmarshal(raw, &x) != nil {
+			return false
+		}
+		v = x
+	}
+	return prop.schema.valid(v)
 }
 
 // spelledRe says how a name is written: "my name is spelled Markus".
