@@ -3057,6 +3057,10 @@ var siteConversations = []struct {
 		{say: "can I see it in red?", calls: []string{`select_car {"carId":"c01"}`, `configure_car {"color":"red"}`}, on: "car"},
 		{say: "hmm and the ioniq with the limited trim?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `configure_car {"trim":"Limited"}`}, not: []string{"didn't work"}},
 	}},
+	{"another car not yet seen, in a colour", "car", "c01", []siteTurn{
+		{say: "what about the ioniq in white?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c05"}`, `configure_car {"color":"white"}`},
+			reply: []string{"2023 Hyundai Ioniq 5", "white"}, on: "car"},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

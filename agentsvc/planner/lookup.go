@@ -75,6 +75,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
 		len(lk.unknown) > 1 && saysVerb(r.toks, p.def) || // "compare the Toyota Camry and the Honda Civic": models, not a make
 		choiceOfTwo(r) || // "which is cheaper, the civic or the corolla": a choice of two, not a sort
+		c.reread && len(lk.unknown) > 0 || // "what about the ioniq in white?" brought here from a car's page for another car
 		slices.ContainsFunc(r.toks2, func(t token) bool { // "honda civic": a model after its make
 			return t.kind == kindWord && slices.Contains(lk.unknown, t.raw) && wordAt(r.toks2, 1, t.raw) && r.best != nil && len(r.best.values) == 1 &&
 				slices.ContainsFunc(slices.Collect(maps.Values(r.best.values)), func(v any) bool { return strings.EqualFold(fmt.Sprint(v), r.toks2[0].raw) })

@@ -244,7 +244,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		_, ordinal := ordinals[t.norm]
 		ordinal = ordinal || ordinalDigits.MatchString(t.raw) // "the 12th" is a day
 		// "the driver assistance one" of the packages is no item
-		choiceNamed := c.onItsPage() && (c.paramNoun(toks, i+2) || wordAt(toks, i+1, "one") || wordAt(toks, i+2, "one"))
+		// ("the ioniq in white": a name, then a value; not the words of one choice)
+		joined := i+1 < len(toks) && toks[i+1].kind == kindWord && !stopWords[toks[i+1].norm]
+		choiceNamed := c.onItsPage() && (joined && c.paramNoun(toks, i+2) || wordAt(toks, i+1, "one") || wordAt(toks, i+2, "one"))
 		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
 		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !choiceNamed && !slices.ContainsFunc(toks, contactToken)
 		// "the Honda CR-V" on the Honda Odyssey's calculator: its make, then another model
