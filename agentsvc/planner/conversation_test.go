@@ -3061,6 +3061,11 @@ var siteConversations = []struct {
 		{say: "what about the ioniq in white?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c05"}`, `configure_car {"color":"white"}`},
 			reply: []string{"2023 Hyundai Ioniq 5", "white"}, on: "car"},
 	}},
+	{"a time changed in few words", "test-drive", "c19", []siteTurn{
+		{say: "book me in for tomorrow at 10 am, im ben carter ben.c@gmail.com",
+			calls: []string{`fill_form_data {"name":"ben carter","email":"ben.c@gmail.com","date":"2026-12-03","time":"10:00"}`}},
+		{say: "change time to 2", calls: []string{`fill_form_data {"name":"ben carter","email":"ben.c@gmail.com","date":"2026-12-03","time":"14:00"}`}, not: []string{"There is no"}},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

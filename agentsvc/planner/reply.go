@@ -849,8 +849,9 @@ func (c *conv) noValue(t token) bool {
 	return t.kind == kindWord && (!ordinary(t.norm) || hints[t.norm] != nil) && !otherWords[t.norm] && !c.vocab[t.norm]
 }
 
-// otherWords set a value apart without naming one: "a different trim", "another package".
-var otherWords = rawSet(`other another different same new any every each which what`)
+// otherWords set a value apart without naming one: "a different trim", "another package",
+// "change time to 2".
+var otherWords = rawSet(`other another different same new any every each which what change move switch swap`)
 
 // colourWords are colours a visitor may ask for of anything with a colour parameter.
 var colourWords = rawSet(`black white silver gray red blue green yellow orange purple pink brown beige
