@@ -2953,7 +2953,7 @@ var siteConversations = []struct {
 		{say: "How much is it with the tech package?", calls: []string{}, reply: []string{"There is no tech package: the packages can be charge, roof or safety."}},
 	}},
 	{"something else, asked for on a car's page", "car", "c04", []siteTurn{
-		{say: "anything cheaper?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"cheaper than the 2023 Tesla Model Y", "2021 Volkswagen Golf"}, on: "inventory"},
+		{say: "anything cheaper?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"Of those listed, 23 are cheaper than the 2023 Tesla Model Y", "2021 Volkswagen Golf", "and 18 more"}, on: "inventory"},
 		{say: "open the F-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
 		{say: "something sporty and fun", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"coupe"}`}, reply: []string{"Ford Mustang"}, on: "inventory"},
 		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},

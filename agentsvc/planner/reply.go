@@ -308,15 +308,16 @@ func (c *conv) beating(it *item, o order, list []*item) (string, bool) {
 			parts = append(parts, theTitle(x)+" ("+o.field.value(w, c.before.money)+")")
 		}
 	}
-	switch n := len(parts); {
+	n := len(parts)
+	switch {
 	case n == 0:
 		return "None of those listed is" + than + ".", true
 	case n == 1:
 		return "Of those listed, only " + parts[0] + " is" + than + ".", true
 	case n > 5:
-		parts = append(parts[:5], strconv.Itoa(n-5)+" more")
+		parts = append(parts[:5], strconv.Itoa(n-5)+" more") // (the count is of them all)
 	}
-	return "Of those listed, " + strconv.Itoa(len(parts)) + " are" + than + ": " + joinList(parts, "and") + ".", true
+	return "Of those listed, " + strconv.Itoa(n) + " are" + than + ": " + joinList(parts, "and") + ".", true
 }
 
 // includesRe asks whether a figure includes a choice: "does that include the roof?", "is that
