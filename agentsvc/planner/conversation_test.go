@@ -3066,6 +3066,12 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"ben carter","email":"ben.c@gmail.com","date":"2026-12-03","time":"10:00"}`}},
 		{say: "change time to 2", calls: []string{`fill_form_data {"name":"ben carter","email":"ben.c@gmail.com","date":"2026-12-03","time":"14:00"}`}, not: []string{"There is no"}},
 	}},
+	{"a trim one step down or up, and a term written short", "car", "c06", []siteTurn{
+		{say: "the wilderness trim", calls: []string{`configure_car {"trim":"Wilderness"}`}},
+		{say: "thats too much. cheaper trim", calls: []string{`configure_car {"trim":"Onyx XT"}`}, not: []string{"There is no"}},
+		{say: "a higher trim", calls: []string{`configure_car {"trim":"Wilderness"}`}},
+		{say: "finance 48m", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
+	}},
 	{"a search with what no filter takes", "inventory", "", []siteTurn{
 		{say: "show me white ones with leather seats", calls: []string{`search_cars {"color":"white"}`}, reply: []string{"no filter for “leather seats”"}, not: []string{"Sorry"}},
 		{say: "just suvs then", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},

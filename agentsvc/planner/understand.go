@@ -134,7 +134,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
 	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
 	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
-	text = monthsShort.ReplaceAllString(text, "$1 months")   // "60mo", "48 mos"
+	text = monthsShort.ReplaceAllString(text, "$1$2 months") // "60mo", "48 mos", "48m"
 	text = pickUps.ReplaceAllString(text, "pickup")          // "pick ups", "a pick-up"
 	text = withShort.ReplaceAllString(text, "with$1")        // "compare w the golf", "w/ 2k down"
 	if c.hasParam(dateKind.wants) {
@@ -151,7 +151,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = c.rewriteNearest(notOld.ReplaceAllString(text, ""))
 	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
-	text = goAhead.ReplaceAllString(c.rewriteEnds(c.rewriteShares(text)), "")
+	text = goAhead.ReplaceAllString(c.rewriteSteps(c.rewriteEnds(c.rewriteShares(text))), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
 	r.question = isQuestion(text, toks)
@@ -521,8 +521,9 @@ var pickUps = regexp.MustCompile(`(?i)\bpick(?:\s+ups|-ups?)\b`)
 // withShort is "with" written "w" or "w/".
 var withShort = regexp.MustCompile(`\bw/?(\s)`) // lower case: "George W Bush" keeps his initial
 
-// monthsShort is a number of months written short: "60mo", "48 mos", "36mths".
-var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b`)
+// monthsShort is a number of months written short: "60mo", "48 mos", "36mths", and a loan term
+// with an m: "48m".
+var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b|\b(12|24|36|48|60|72|84|96)m\b`)
 
 // downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
 // "put $4,000 down", where the word after an amount names its parameter.
@@ -3432,6 +3433,42 @@ func placeWords(toks []token, i int) bool {
 	_, place := endWords[toks[i].norm]
 	_, placed := endWords[toks[max(i-1, 0)].norm]
 	return place && i+1 < len(toks) && toks[i+1].kind == kindWord || i > 0 && placed && toks[i].kind == kindWord
+}
+
+// stepWords move a choice one place along its list: "a cheaper trim" is the one before the
+// trim set, "a higher trim" the one after (-1, 1).
+var stepWords = map[string]int{"cheaper": -1, "lower": -1, "smaller": -1, "simpler": -1,
+	"higher": 1, "better": 1, "nicer": 1, "fancier": 1, "bigger": 1}
+
+// rewriteSteps writes the value a step word names in place of it ("thats too much. cheaper
+// trim" becomes "thats too much. Onyx XT trim" after the Wilderness), for a parameter of the
+// page's tools with a list of at least three string choices that the conversation set here.
+func (c *conv) rewriteSteps(text string) string {
+	toks := tokenize(text)
+	for i := len(toks) - 2; i >= 0; i-- {
+		step, ok := stepWords[toks[i].norm]
+		if !ok || toks[i+1].kind != kindWord {
+			continue
+		}
+		for _, t := range c.tools {
+			for _, p := range parseSchema(t.Parameters).props {
+				en := p.schema.enum
+				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) {
+					continue
+				}
+				var now string
+				if raw := c.lastArgs(t.Name, p.name)[p.name]; raw == nil || json.Unmarshal(raw, &now) != nil {
+					continue
+				}
+				at := slices.IndexFunc(en, func(e enumValue) bool { return e.str == now })
+				if at < 0 || at+step < 0 || at+step >= len(en) {
+					continue // none lower than the first: notOffered says which there are
+				}
+				return text[:toks[i].start] + en[at+step].str + text[toks[i].end:]
+			}
+		}
+	}
+	return text
 }
 
 // rewriteEnds writes the value an end word names in place of the words ("green with the top
