@@ -151,7 +151,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = c.rewriteNearest(notOld.ReplaceAllString(text, ""))
 	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
-	text = goAhead.ReplaceAllString(c.rewriteSteps(c.rewriteEnds(c.rewriteShares(text))), "")
+	text = goAhead.ReplaceAllString(c.rewritePlaces(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
 	r.question = isQuestion(text, toks)
@@ -3440,14 +3440,17 @@ func placeWords(toks []token, i int) bool {
 var stepWords = map[string]int{"cheaper": -1, "lower": -1, "smaller": -1, "simpler": -1,
 	"higher": 1, "better": 1, "nicer": 1, "fancier": 1, "bigger": 1}
 
-// rewriteSteps writes the value a step word names in place of it ("thats too much. cheaper
-// trim" becomes "thats too much. Onyx XT trim" after the Wilderness), for a parameter of the
-// page's tools with a list of at least three string choices that the conversation set here.
-func (c *conv) rewriteSteps(text string) string {
+// rewritePlaces writes the value a word of place names in place of the word, for a parameter
+// of the page's tools with a list of at least three string choices that the next word names:
+// an end of the list ("green with the top trim" becomes "green with the Limited trim"), or a
+// step from the value the conversation set here ("thats too much. cheaper trim" after the
+// Wilderness becomes "… Onyx XT trim").
+func (c *conv) rewritePlaces(text string) string {
 	toks := tokenize(text)
 	for i := len(toks) - 2; i >= 0; i-- {
-		step, ok := stepWords[toks[i].norm]
-		if !ok || toks[i+1].kind != kindWord {
+		end, isEnd := endWords[toks[i].norm]
+		step, isStep := stepWords[toks[i].norm]
+		if !isEnd && !isStep || toks[i+1].kind != kindWord {
 			continue
 		}
 		for _, t := range c.tools {
@@ -3456,40 +3459,20 @@ func (c *conv) rewriteSteps(text string) string {
 				if !p.schema.stringEnum() || len(en) < 3 || !slices.ContainsFunc(p.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) {
 					continue
 				}
-				var now string
-				if raw := c.lastArgs(t.Name, p.name)[p.name]; raw == nil || json.Unmarshal(raw, &now) != nil {
-					continue
-				}
-				at := slices.IndexFunc(en, func(e enumValue) bool { return e.str == now })
-				if at < 0 || at+step < 0 || at+step >= len(en) {
-					continue // none lower than the first: notOffered says which there are
-				}
-				return text[:toks[i].start] + en[at+step].str + text[toks[i].end:]
-			}
-		}
-	}
-	return text
-}
-
-// rewriteEnds writes the value an end word names in place of the words ("green with the top
-// trim" becomes "green with the Limited trim"), for a parameter of the page's tools with a
-// list of at least three string choices.
-func (c *conv) rewriteEnds(text string) string {
-	toks := tokenize(text)
-	for i := len(toks) - 2; i >= 0; i-- {
-		end, ok := endWords[toks[i].norm]
-		if !ok || toks[i+1].kind != kindWord {
-			continue
-		}
-		for _, t := range c.tools {
-			for _, p := range parseSchema(t.Parameters).props {
-				en := p.schema.enum
-				names := func(w string) bool { return wordsMatch(toks[i+1].norm, w) }
-				if !p.schema.stringEnum() || len(en) < 3 || end == 0 && len(en)%2 == 0 || !slices.ContainsFunc(p.words, names) {
+				at := (len(en) - 1) * (end + 1) / 2
+				if isEnd && end == 0 && len(en)%2 == 0 {
 					continue // of four there is no middle one
+				} else if isStep {
+					var now string
+					if raw := c.lastArgs(t.Name, p.name)[p.name]; raw == nil || json.Unmarshal(raw, &now) != nil {
+						continue
+					}
+					set := slices.IndexFunc(en, func(e enumValue) bool { return e.str == now })
+					if at = set + step; set < 0 || at < 0 || at >= len(en) {
+						continue // (none lower than the first: notOffered says which there are)
+					}
 				}
-				v := en[(len(en)-1)*(end+1)/2].str
-				return text[:toks[i].start] + v + text[toks[i].end:]
+				return text[:toks[i].start] + en[at].str + text[toks[i].end:]
 			}
 		}
 	}
