@@ -1226,7 +1226,7 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	}) {
 		return intent{reply: c.summary()} // what it would offer, this turn did: "the second and the fourth" of "which?"
 	}
-	return c.choose("I'm not sure I got that. Should I", cands)
+	return c.choose(clarifyStart+" Should I", cands)
 }
 
 // stated answers a question about a figure the newest reply stated, when nothing here does it
@@ -1305,10 +1305,12 @@ func idNoun(name string) string {
 	return strings.TrimSpace(strings.TrimSuffix(identPhrase(name), " id"))
 }
 
-// deadEndStart starts every dead end, and whichFor is in a question of which item a request
+// deadEndStart starts every dead end, clarifyStart the question of a request not understood,
+// and whichFor is in a question of which item a request
 // is for (forItem reads the request before either again with the item named).
 const (
 	deadEndStart = "Sorry, I can't help with that "
+	clarifyStart = "I'm not sure I got that."
 	whichFor     = " is it for: "
 )
 

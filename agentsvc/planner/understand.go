@@ -889,13 +889,14 @@ func (c *conv) rewriteSimilar(text string) string {
 	if it == nil {
 		return text
 	}
-	if m := anyBetter.FindStringSubmatchIndex(text); m != nil && (c.reread && c.lister() != nil || c.lister() == nil && c.onItsPage()) && !similarTo.MatchString(text) {
+	like := similarTo.MatchString(text)
+	if m := anyBetter.FindStringSubmatchIndex(text); m != nil && (c.reread && c.lister() != nil || c.lister() == nil && c.onItsPage()) && !like {
 		// "too expensive, anything cheaper?" on a car's page, or read again on the list: than it
 		if o, ok := rankWords[normWord(text[m[2]:m[3]])]; ok && strings.HasSuffix(o.what, "er") {
 			return text[:m[3]] + " than " + theTitle(it) + text[m[3]:]
 		}
 	}
-	if !similarTo.MatchString(text) {
+	if !like {
 		return text
 	}
 	var said string
@@ -1912,7 +1913,7 @@ func init() {
 				}
 			}
 			if q := strings.Join(rest, ". "); q != "" {
-				if in := c.understand(q, r.lookup); in.steps != nil || in.reply != "" && !strings.HasPrefix(in.reply, "Sorry") && !strings.HasPrefix(in.reply, "I'm not sure") {
+				if in := c.understand(q, r.lookup); in.steps != nil || in.reply != "" && !strings.HasPrefix(in.reply, deadEndStart) && !strings.HasPrefix(in.reply, clarifyStart) {
 					return in, true
 				}
 			}
@@ -2053,7 +2054,7 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 	// "electric ones" after the SUVs: a kind of those shown, named without a verb of opening
 	// or comparing the items that have it, narrows the list
 	ofItems := func(p *plan) bool { return slices.ContainsFunc(p.schema.props, takesIDs) && !saysVerb(r.toks, p.def) }
-	if l := c.lister(); l != nil && ofItems(best) && ofItems(second) && !r.question && slices.ContainsFunc(r.toks, func(t token) bool { return wordAt([]token{t}, 0, "ones", "only") }) {
+	if l := c.lister(); l != nil && ofItems(best) && ofItems(second) && !r.question && slices.ContainsFunc(r.toks, func(t token) bool { return strings.EqualFold(t.raw, "ones") || strings.EqualFold(t.raw, "only") }) {
 		if i := slices.IndexFunc(r.plain, func(p *plan) bool { return p.def.Name == l.def.Name && len(p.values) > 0 }); i >= 0 {
 			narrow := *r // (read with the items' names, the kind is gone: r.plain has it)
 			narrow.best, narrow.toks2 = r.plain[i], r.toks
@@ -2768,6 +2769,8 @@ func (c *conv) bareAmount(n token) []*plan {
 			continue
 		}
 		s := parseSchema(t.Parameters)
+		var args map[string]json.RawMessage // what the visitor set before
+		_ = json.Unmarshal([]byte(k.args), &args)
 		var small, set []*property
 		for _, q := range s.props {
 			if !q.schema.isNumber() || len(q.schema.enum) > 0 || !q.schema.valid(n.value) {
@@ -2775,7 +2778,7 @@ func (c *conv) bareAmount(n token) []*plan {
 			}
 			if q.schema.maximum != nil && *q.schema.maximum <= 100 {
 				small = append(small, q)
-			} else if strings.Contains(k.args, `"`+q.name+`"`) {
+			} else if args[q.name] != nil {
 				set = append(set, q)
 			}
 		}
