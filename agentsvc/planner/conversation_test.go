@@ -3082,6 +3082,12 @@ var siteConversations = []struct {
 		{say: "go back to financing and show me the 48 month option with the same down payment",
 			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
 	}},
+	{"a count after a dead end, typed short", "inventory", "", []siteTurn{
+		{say: "electric ones", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "can u sing", reply: []string{"Sorry"}},
+		{say: "hw many r there?", reply: []string{"3 cars"}, not: []string{"Sorry"}},
+		{say: "how many are there", reply: []string{"3 cars"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -350,9 +350,13 @@ var swapWords = rawSet(`nvm never mind no nope ok okay so then and the a about h
 // Each word is an item's, a word no tool knows (unlike onlyNames, a name not seen yet), or one
 // of asking.
 func (c *conv) nameAlone(text string) bool {
+	toks := tokenize(text)
+	if wordAt(toks, 0, "how", "hw") {
+		return false // "how many are there" asks of the list shown: no name
+	}
 	names := nameMentions(text, c.now.known(), nil)
 	n := 0
-	for _, t := range tokenize(text) {
+	for _, t := range toks {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		switch {
 		case t.kind == kindPunct || stopWords[t.norm] || requestWords[t.norm]:

@@ -629,7 +629,7 @@ var backToName = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s
 
 // howMany asks how many there are, and what follows: "how many are there?", "so how many
 // cars is that".
-var howMany = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?how\s+many\b([^?!.]*)[?!.]*\s*$`)
+var howMany = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?ho?w\s+many\b([^?!.]*)[?!.]*\s*$`)
 
 // countFillers are the words of a count asked of the list: "are there", "of them", "in total";
 // totalWords ask it of the whole list.
