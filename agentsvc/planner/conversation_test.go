@@ -3088,6 +3088,11 @@ var siteConversations = []struct {
 		{say: "hw many r there?", reply: []string{"3 cars"}, not: []string{"Sorry"}},
 		{say: "how many are there", reply: []string{"3 cars"}, not: []string{"Sorry"}},
 	}},
+	{"it, of two listed", "inventory", "", []siteTurn{
+		{say: "show me the teslas", calls: []string{`search_cars {"make":"Tesla"}`}},
+		{say: "does it come in red?", reply: []string{"Model Y", "Model 3"}, not: []string{"Showing"}},
+		{click: 2, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

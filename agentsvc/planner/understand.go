@@ -1670,7 +1670,9 @@ func init() {
 		// "which of them are hybrids?" after "The 3 cheapest are …": of those, not a search.
 		{"a filter of those named", func(c *conv, r *reading) bool {
 			l := c.lister()
-			return r.question && pluralPronoun(r.toks) && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
+			// ("does it come in red?" of the two Teslas listed: "it" is either)
+			some := pluralPronoun(r.toks) || r.pronoun && len(r.refs) == 0 && c.fewSeen()
+			return r.question && some && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.ofThose(r.best)) }},
 		// "which SUVs are cheaper than the Odyssey?": those of the kind, listed, that beat it
 		{"a kind that beats it", func(c *conv, r *reading) bool {
