@@ -3093,6 +3093,12 @@ var siteConversations = []struct {
 		{say: "does it come in red?", reply: []string{"Model Y", "Model 3"}, not: []string{"Showing"}},
 		{click: 2, on: "car"},
 	}},
+	{"another car named at the start of a follow-up", "car", "c01", []siteTurn{
+		{say: "what trims does it have", reply: []string{"Limited"}},
+		{say: "hmm and the ioniq with the limited trim?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c05"}`, `configure_car {"trim":"Limited"}`},
+			reply: []string{"Ioniq 5", "Limited"}, not: []string{"RAV4"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

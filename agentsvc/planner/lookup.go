@@ -88,7 +88,8 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	// spelling; "what's the weather?" is no request about an item.
 	asks := p.score > 0 || len(r.plain) > 0 && r.plain[0].score > 0 || r.numbers || perMonth(r.toks) ||
 		slices.ContainsFunc(lk.unknown, nameLike) || asksOf(r.toks) || !r.question && c.nameAlone(r.text) ||
-		haveAsk.MatchString(r.said) // "do you have any civics", "any civics?"
+		haveAsk.MatchString(r.said) || // "do you have any civics", "any civics?"
+		c.reread && c.opensOnOther(r.text, r.toks) // "and the ioniq with the limited trim?" brought here from a car's page
 	if len(lk.unknown) == 0 || lk.l == nil || !asks {
 		return nil
 	}

@@ -219,6 +219,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			return (other || again) && strings.IndexFunc(text[m.start:m.end], unicode.IsLetter) >= 0
 		})
 	}
+	if c.opensOnOther(text, toks) && !pronoun {
+		return true // "hmm and the ioniq with the limited trim?"
+	}
 	// "add the family package and the driver assistance one" on its page: its choices
 	if c.onItsPage() && slices.ContainsFunc(toks, func(t token) bool {
 		return choiceWords[t.norm] && c.hasParam(func(p *property) bool { return nounOf(t, p) })
@@ -256,6 +259,25 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		}
 	}
 	return false
+}
+
+// otherOpening are the words a follow-up opens with before "the" and a name: "hmm and", "ok so".
+var otherOpening = regexp.MustCompile(`(?i)^[\s,]*(?:(?:hmm+|ok|okay|so|oh|well|and|or)[\s,]+)*`)
+
+// opensOnOther reports a follow-up that opens on "the" and a word no tool here knows, after
+// the words of a follow-up: "hmm and the ioniq with the limited trim?", "the ioniq in the
+// limited trim" ("the top trim", "the red one" are this page's).
+func (c *conv) opensOnOther(text string, toks []token) bool {
+	skip := len(otherOpening.FindString(text))
+	j := slices.IndexFunc(toks, func(t token) bool { return t.start >= skip })
+	if j < 0 || !wordAt(toks, j, "the") || j+1 >= len(toks) {
+		return false
+	}
+	t := toks[j+1]
+	_, ordinal := ordinals[t.norm]
+	return t.kind == kindWord && len(t.norm) > 2 && !ordinal && !ordinary(t.norm) && !c.nearToolWord(t.norm) && !c.valuesGiven()[t.norm] &&
+		!(c.page != nil && slices.Contains(c.page.words, compact(t.norm))) && !c.paramNoun(toks, j+2) && !wordAt(toks, j+2, "one") &&
+		!(j+2 < len(toks) && choiceWords[toks[j+2].norm]) // ("and the winter package?")
 }
 
 // notThis turns away from the item on screen: "not this one", "not that".
