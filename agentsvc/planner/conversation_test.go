@@ -3093,6 +3093,10 @@ var siteConversations = []struct {
 		{say: "does it come in red?", reply: []string{"Model Y", "Model 3"}, not: []string{"Showing"}},
 		{click: 2, on: "car"},
 	}},
+	{"a bound said as what it is not", "inventory", "", []siteTurn{
+		{say: "I would like to see the cars that are not more expensive than 28000 dollars.", calls: []string{`search_cars {"maxPrice":28000}`}},
+		{say: "and not cheaper than 25000", calls: []string{`search_cars {"maxPrice":28000,"minPrice":25000}`}},
+	}},
 	{"another car named at the start of a follow-up", "car", "c01", []siteTurn{
 		{say: "what trims does it have", reply: []string{"Limited"}},
 		{say: "hmm and the ioniq with the limited trim?",

@@ -1063,6 +1063,8 @@ func bound(p *property) string {
 func (f *filler) cue(i int) string {
 	for j := i; j >= max(i-3, 0) && (j == i || f.toks[j].kind == kindWord); j-- { // back over words
 		switch {
+		case endsWith(f.toks, j, notMaxCues):
+			return "min"
 		case endsWith(f.toks, j, maxCues):
 			return "max"
 		case endsWith(f.toks, j, minCues):

@@ -711,18 +711,20 @@ func typoMatch(a, b string) bool {
 // cueWords state a bound for the number after them; cueAfter for the number before them.
 var (
 	maxCues = phraseList(`less expensive than, less than, fewer than, lower than, cheaper than, older than,
-		no more than, not more than, at most, up to, under, below, max, maximum, within, before, budget, tops,
+		no more than, not more than, not more expensive than, no more expensive than, not pricier than, not over, not above, at most, up to, under, below, max, maximum, within, before, budget, tops,
 		<, < =`)
 	minCues = phraseList(`more expensive than, pricier than, more than, greater than, higher than, newer than,
-		at least, no less than,
+		at least,
 		over, above, from, after, since, min, minimum, between, >, > =`)
+	// notMaxCues deny an upper bound, read before maxCues: "no less than 2020", "not cheaper than 20k".
+	notMaxCues   = phraseList(`no less than, not less than, not cheaper than, not less expensive than, not under, not below, not older than`)
 	maxCuesAfter = phraseList(`or less, or fewer, or lower, or under, or below, or cheaper, or older,
 		or earlier, and under, and below, and less, and older, max, maximum, tops, at most, to spend, budget`)
 	minCuesAfter = phraseList(`or more, or higher, or above, or over, or newer, or later, and up, and above,
 		and over, and newer, and later, onwards, onward, plus, +, min, minimum, at least`)
 	// cueWordSet holds every word of the cues.
 	cueWordSet = rawSet(strings.Join(
-		slices.Concat(slices.Concat(maxCues, minCues, maxCuesAfter, minCuesAfter)...), " "))
+		slices.Concat(slices.Concat(maxCues, minCues, notMaxCues, maxCuesAfter, minCuesAfter)...), " "))
 )
 
 // phraseAt reports the words of phrase at toks[i:]: words by their normal form, symbols
