@@ -3093,6 +3093,12 @@ var siteConversations = []struct {
 		{say: "does it come in red?", reply: []string{"Model Y", "Model 3"}, not: []string{"Showing"}},
 		{click: 2, on: "car"},
 	}},
+	{"a down payment said as what is paid at the start", "financing", "c14", []siteTurn{
+		{say: "How much per month over 48 months?", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "And if I pay 5000 dollars at the start?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"down $5,000"}},
+		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
+		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
+	}},
 	{"a bound said as what it is not", "inventory", "", []siteTurn{
 		{say: "I would like to see the cars that are not more expensive than 28000 dollars.", calls: []string{`search_cars {"maxPrice":28000}`}},
 		{say: "and not cheaper than 25000", calls: []string{`search_cars {"maxPrice":28000,"minPrice":25000}`}},

@@ -77,6 +77,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = c.respell(text)
 	text = c.rewriteSimilar(text)
+	text = upFront.ReplaceAllString(text, "down") // "I give 3000 at the start"
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
@@ -626,6 +627,9 @@ var backToOne = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+
 // backToName is going back to a thing by its name: "back to the RAV4", "take me back to the
 // Outback's page".
 var backToName = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+to\s+the\s+([\w-]+?)(?:'s|’s)?(?:\s+page)?\b`)
+
+// upFront are other words for a down payment: "5000 at the start", "2k upfront".
+var upFront = regexp.MustCompile(`(?i)\b(?:up\s*-?\s*front|at\s+the\s+(?:start|beginning)|at\s+signing)\b`)
 
 // howMany asks how many there are, and what follows: "how many are there?", "so how many
 // cars is that".
