@@ -3099,6 +3099,12 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"courtesies in several parts", "car", "c23", []siteTurn{
+		{say: "What is the total price?", calls: []string{`get_price_summary {}`}},
+		{say: "Thank you, you are very kind.", reply: []string{"welcome"}, not: []string{"Sorry"}},
+		{say: "Can I finance it over 24 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":24}`}, on: "financing"},
+		{say: "Thank you, I will think about it. Goodbye.", reply: []string{"Goodbye"}, not: []string{"There is no", "Sorry"}},
+	}},
 	{"a bound said as what it is not", "inventory", "", []siteTurn{
 		{say: "I would like to see the cars that are not more expensive than 28000 dollars.", calls: []string{`search_cars {"maxPrice":28000}`}},
 		{say: "and not cheaper than 25000", calls: []string{`search_cars {"maxPrice":28000,"minPrice":25000}`}},

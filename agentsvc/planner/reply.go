@@ -53,8 +53,29 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	if rest := talkFillers.ReplaceAllString(low, ""); rest != low && rest != "" {
 		return c.smallTalk(rest) // "hmm ok, what can you do then"
 	}
+	// "Thank you, I will think about it. Goodbye.": courtesies only, each part
+	parts := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "'", "")), func(r rune) bool { return strings.ContainsRune(".,;!?", r) })
+	bye := false
+	for _, p := range parts {
+		m := courtesy.FindStringSubmatch(strings.Join(strings.Fields(p), " "))
+		if m == nil {
+			return "", false
+		}
+		bye = bye || m[1] != ""
+	}
+	switch {
+	case len(parts) == 0:
+	case bye:
+		return c.place.bye, true
+	default:
+		return "You're welcome! Anything else I can do " + c.place.here + "?", true
+	}
 	return "", false
 }
+
+// courtesy is one part of a message of courtesies, lower case without apostrophes: a
+// goodbye (its first group) or thanks.
+var courtesy = regexp.MustCompile(`^(?:(?:ok|okay|well|oh|ah|great|perfect|lovely|wonderful|many|and)\s+)*(?:(good ?bye|bye(?: bye)?|see you(?: later| soon)?|have a (?:nice|good|great|lovely) (?:day|evening|afternoon|weekend)|i(?:ll| will) (?:think about it|think it over|come back(?: later)?)|thats all(?: for (?:now|today))?|nothing else)|thank(?:s| you)(?: (?:very|so) much| a lot)?(?: for (?:your|the|all the) help| for everything)?|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind)$`)
 
 // chatShort are the short forms of chat that smallTalk reads as their words.
 var chatShort = map[string]string{"k": "ok", "thx": "thanks", "thanx": "thanks", "tnx": "thanks", "u": "you", "r": "are",
