@@ -3099,6 +3099,13 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"a day she cannot come, then another", "test-drive", "c05", []siteTurn{
+		{say: "I would like to come on Monday at 9, I am Isabel Martins, isabel.m@gmail.com",
+			calls: []string{`fill_form_data {"name":"Isabel Martins","email":"isabel.m@gmail.com","date":"2026-12-07","time":"09:00"}`}},
+		{say: "Oh, sorry, Monday I cannot. Can it be Tuesday at the same time?",
+			calls: []string{`fill_form_data {"name":"Isabel Martins","email":"isabel.m@gmail.com","date":"2026-12-08","time":"09:00"}`}, reply: []string{"Tuesday, December 8"}},
+		{say: "hmm tuesday is not possible either, wednesday the 9th", calls: []string{`fill_form_data {"name":"Isabel Martins","email":"isabel.m@gmail.com","date":"2026-12-09","time":"09:00"}`}, reply: []string{"December 9"}},
+	}},
 	{"courtesies in several parts", "car", "c23", []siteTurn{
 		{say: "What is the total price?", calls: []string{`get_price_summary {}`}},
 		{say: "Thank you, you are very kind.", reply: []string{"welcome"}, not: []string{"Sorry"}},

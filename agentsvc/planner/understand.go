@@ -87,7 +87,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = whenCome.ReplaceAllString(text, "what times") // "when can i come in?": the times to choose from
 	}
 	text = dayRefused.ReplaceAllStringFunc(text, func(m string) string {
-		if namesDay(dayRefused.FindStringSubmatch(m)[1] + dayRefused.FindStringSubmatch(m)[2]) {
+		if namesDay(strings.Join(dayRefused.FindStringSubmatch(m)[1:], "")) {
 			return "" // "saturday is busy, sunday", "the 13th doesn't work — Saturday the 19th"
 		}
 		return m
@@ -565,8 +565,9 @@ func (c *conv) termParam() *property {
 	return nil
 }
 
-// dayRefused is a day the visitor cannot come: "saturday is busy", "the 13th doesn't work".
-var dayRefused = regexp.MustCompile(`(?i)\b((?:the\s+)?[\w/]+)\s+(?:is|'s|’s)\s+(?:busy|bad|no good|not good|out|full|taken)\b|\b((?:the\s+)?[\w/]+)\s+(?:doesn'?t|doesn’t|does not|won'?t|won’t|will not)\s+work\b`)
+// dayRefused is a day the visitor cannot come: "saturday is busy", "the 13th doesn't work",
+// "Monday I cannot", "friday is not possible".
+var dayRefused = regexp.MustCompile(`(?i)\b((?:the\s+)?[\w/]+)\s+(?:is|'s|’s)\s+(?:busy|bad|no good|not good|out|full|taken)\b|\b((?:the\s+)?[\w/]+)\s+(?:doesn'?t|doesn’t|does not|won'?t|won’t|will not)\s+work\b|\b((?:the\s+)?[\w/]+)\s+(?:i|we)\s+(?:cannot|can'?t|can’t|can not)(?:\s+(?:come|make it|do it))?\b|\b((?:the\s+)?[\w/]+)\s+(?:is|'s|’s)\s+(?:not\s+possible|impossible)\b`)
 
 // nthOf is the place an ordinal before the ranking word at gives ("second" of "the second
 // cheapest": 2); 0 when none.
