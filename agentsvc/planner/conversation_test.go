@@ -3099,6 +3099,15 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"a make's cars after a comparison", "inventory", "", []siteTurn{
+		{say: "Hello, I want to compare the Toyota RAV4 and the Honda CR-V.", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
+		{say: "Close the comparison, please.", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "Show me the Toyota cars.", calls: []string{`search_cars {"make":"Toyota"}`}, reply: []string{"Showing 4 cars"}},
+	}},
+	{"a make's cars when one of them is listed", "inventory", "", []siteTurn{
+		{say: "suvs please", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "and the Toyota models?", calls: []string{`search_cars {"bodyType":"suv","make":"Toyota"}`}, not: []string{"Opening"}},
+	}},
 	{"a day she cannot come, then another", "test-drive", "c05", []siteTurn{
 		{say: "I would like to come on Monday at 9, I am Isabel Martins, isabel.m@gmail.com",
 			calls: []string{`fill_form_data {"name":"Isabel Martins","email":"isabel.m@gmail.com","date":"2026-12-07","time":"09:00"}`}},

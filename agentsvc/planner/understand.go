@@ -216,7 +216,15 @@ func (c *conv) read(text string, lookup bool) *reading {
 		plural := stem(said) != said || strings.HasSuffix(said, "s") && !slices.ContainsFunc(m.items, func(it *item) bool {
 			return slices.Contains(it.words, compact(said[strings.LastIndex(said, " ")+1:]))
 		})
+		// "show me the Toyota cars": the make's, all of them
+		if next := slices.IndexFunc(toks, func(t token) bool { return t.start >= m.end }); next >= 0 && pluralNouns[strings.ToLower(toks[next].raw)] {
+			plural = true
+		}
 		switch it := c.openedOf(m.items); {
+		case plural && c.lister() != nil && c.comparer(r) == nil && (len(m.items) > 1 || !c.wholeListSeen()) && !strings.HasSuffix(said, "'s"):
+			// "show me the Toyota cars", "the toyotas" after the sedans: the list's filter, of
+			// the make (with the whole list seen, one of it is that one: "show me the subarus")
+			continue
 		case len(m.items) < 2:
 		case plural && (c.comparer(r) != nil || c.lister() == nil): // "compare the Teslas": all of them
 		case len(m.items) == 2 && anyNorm(toks, "other") && cmp.Or(it, c.namedOf(m.items)) != nil:
@@ -628,6 +636,16 @@ var backToOne = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+
 // backToName is going back to a thing by its name: "back to the RAV4", "take me back to the
 // Outback's page".
 var backToName = regexp.MustCompile(`(?i)\b(?:(?:go|take\s+(?:me|us))\s+)?back\s+to\s+the\s+([\w-]+?)(?:'s|’s)?(?:\s+page)?\b`)
+
+// wholeListSeen reports a call of the page's listing tool without arguments: every item's name
+// is known.
+func (c *conv) wholeListSeen() bool {
+	l := c.lister()
+	return l != nil && slices.ContainsFunc(c.calls, func(k call) bool { return k.done && k.name == l.def.Name && noArguments(k.args) })
+}
+
+// pluralNouns after a name make it a group's: "the Toyota cars", "the BMW models".
+var pluralNouns = rawSet(`cars ones models vehicles`)
 
 // upFront are other words for a down payment: "5000 at the start", "2k upfront".
 var upFront = regexp.MustCompile(`(?i)\b(?:up\s*-?\s*front|at\s+the\s+(?:start|beginning)|at\s+signing)\b`)
