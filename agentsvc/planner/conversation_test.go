@@ -3099,6 +3099,10 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"a price, then low kilometres, then how low", "inventory", "", []siteTurn{
+		{say: "Good afternoon. I am looking for an SUV under 35000 with low kilometres.", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "Under 20000 kilometres, please.", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000,"maxMileage":20000}`}},
+	}},
 	{"a make's cars after a comparison", "inventory", "", []siteTurn{
 		{say: "Hello, I want to compare the Toyota RAV4 and the Honda CR-V.", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
 		{say: "Close the comparison, please.", calls: []string{`close_comparison {}`}, on: "inventory"},

@@ -980,6 +980,8 @@ func (f *filler) wordsNear(i, step, stop, n int) []label {
 		case step < 0 && t.kind == kindSym && t.raw == "=": // "price = 30000"
 		case t.kind != kindWord || t.norm == "but": // ("back to 24 but keep the down payment")
 			return out
+		case step > 0 && t.norm == "with": // ("an SUV under 35000 with low mileage": no mileage of 35000)
+			return out
 		case !stopWords[t.norm] && !cueWordSet[t.norm]:
 			d := float64(len(out) + 1)
 			if step < 0 {

@@ -2380,7 +2380,7 @@ func (c *conv) onlyValues(p *plan, toks []token) bool {
 		}
 	}
 	return !required && len(p.values) > 0 && !(opened && len(p.values) > 1) && unmatched == 0 && !changes && !slices.ContainsFunc(toks, func(t token) bool {
-		return requestWords[t.norm] || listVerbs[t.norm] || toolVerbs[t.norm]
+		return requestWords[t.norm] && !politeWords[t.norm] || listVerbs[t.norm] || toolVerbs[t.norm] // ("under 20000 km, please")
 	})
 }
 
