@@ -3099,6 +3099,13 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"the same terms after a package added on the car's page", "financing", "c12", []siteTurn{
+		{say: "Good morning. I would like the monthly payment for 60 months, with 5000 down, at 5.9%.", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60,"apr":5.9}`}},
+		{say: "Go back to the car, please.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c12"}`}, on: "car"},
+		{say: "Add the Home charger.", calls: []string{`configure_car {"packages":["charge"]}`}},
+		{say: "Go to the financing again.", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "Same terms, please.", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60,"apr":5.9}`}, reply: []string{"$37,240"}},
+	}},
 	{"a price, then low kilometres, then how low", "inventory", "", []siteTurn{
 		{say: "Good afternoon. I am looking for an SUV under 35000 with low kilometres.", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
 		{say: "Under 20000 kilometres, please.", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000,"maxMileage":20000}`}},

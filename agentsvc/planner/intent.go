@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -154,7 +155,8 @@ func (c *conv) forItem() (string, bool) {
 		here := said && slices.ContainsFunc(slices.Collect(c.earlierCalls), func(k call) bool { return c.offers(k.name) && !noArguments(k.args) })
 		for k := range c.earlierCalls {
 			if t := c.toolDef(k.name); !k.done || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) || openedID(k) != "" ||
-				wantsIDs(&plan{def: t, schema: parseSchema(t.Parameters)}) || here && !c.offers(k.name) {
+				wantsIDs(&plan{def: t, schema: parseSchema(t.Parameters)}) || here && !c.offers(k.name) ||
+				sameTerms.MatchString(c.text) && !figureArgs(k.args) { // ("same terms" are figures, not the package added since)
 				continue
 			}
 			// (not when the message before said them all, a car's name with them: "what would the
@@ -243,6 +245,16 @@ func (c *conv) onItemAt(it *item, i int) bool {
 // "and on the model 3, same terms?", "with those numbers for the civic?"; or after a detour,
 // "same as before?".
 var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again|as\s+(?:before|earlier|last\s+time))\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
+
+// sameTerms asks for the figures of a calculation again: "same terms", "those numbers".
+var sameTerms = regexp.MustCompile(`(?i)\b(?:same|those|these|that)\s+(?:terms|numbers|figures)\b`)
+
+// figureArgs reports a call with a number among its arguments.
+func figureArgs(args string) bool {
+	var m map[string]any
+	_ = json.Unmarshal([]byte(args), &m)
+	return slices.ContainsFunc(slices.Collect(maps.Values(m)), func(v any) bool { _, ok := v.(float64); return ok })
+}
 
 // sameAgain asks for the last request again: "same as before?", "same again".
 var sameAgain = regexp.MustCompile(`(?i)\bsame\s+(?:again|as\s+(?:before|earlier|last\s+time))\b`)
