@@ -3099,6 +3099,11 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"how it performs, asked of a car with a charger package", "car", "c05", []siteTurn{
+		{say: "How long it takes to charge?", reply: []string{"can't tell"}, not: []string{"Configured"}},
+		{say: "How far it can go with one charge?", reply: []string{"can't tell"}, not: []string{"Configured"}},
+		{say: "add the home charger", calls: []string{`configure_car {"packages":["charge"]}`}, reply: []string{"Home charger $1,250"}},
+	}},
 	{"the same terms after a package added on the car's page", "financing", "c12", []siteTurn{
 		{say: "Good morning. I would like the monthly payment for 60 months, with 5000 down, at 5.9%.", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60,"apr":5.9}`}},
 		{say: "Go back to the car, please.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c12"}`}, on: "car"},

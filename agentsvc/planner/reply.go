@@ -17,6 +17,9 @@ import (
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
 
+// cantTell answers a question about the item that nothing on the page answers.
+const cantTell = "I can't tell: nothing this page shows says so."
+
 // smallTalk answers greetings, thanks and "what can you do" with what the page offers.
 func (c *conv) smallTalk(text string) (string, bool) {
 	low := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?, "))
@@ -1299,7 +1302,7 @@ func (c *conv) deadEnd() string {
 				return "Yes: it is the " + it.name + "."
 			}
 		}
-		return "I can't tell: nothing this page shows says so." + c.wayOut()
+		return cantTell + c.wayOut()
 	}
 	out := deadEndStart + c.place.here + "."
 	if noun := c.opensWhat(); noun != "" && len(nameMentions(c.text, c.now.known(), nil)) == 0 {

@@ -644,6 +644,10 @@ func (c *conv) wholeListSeen() bool {
 	return l != nil && slices.ContainsFunc(c.calls, func(k call) bool { return k.done && k.name == l.def.Name && noArguments(k.args) })
 }
 
+// howItIs asks how the item performs, which no choice of its page says: "how long does it take
+// to charge?", "how far can it go?".
+var howItIs = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?how\s+(?:long|far|fast|quick|quickly|often|reliable|safe|economical|efficient|comfortable|big|heavy)\b`)
+
 // pluralNouns after a name make it a group's: "the Toyota cars", "the BMW models".
 var pluralNouns = rawSet(`cars ones models vehicles`)
 
@@ -2019,6 +2023,10 @@ func init() {
 			first, _, _ := splitSentence(r.text)
 			return c.goingTo(tokenize(first))
 		}},
+		// "How long it takes to charge?" on the Ioniq's page: no Home charger added
+		{"how it performs", func(c *conv, r *reading) bool {
+			return r.question && !r.numbers && howItIs.MatchString(r.said) && c.onItsPage()
+		}, func(c *conv, _ *reading) (intent, bool) { return reply(cantTell+c.wayOut(), true) }},
 		{"two tools", func(_ *conv, r *reading) bool { return len(r.ps) > 1 }, (*conv).twoClose},
 		{"call", always, (*conv).callBest},
 	}
