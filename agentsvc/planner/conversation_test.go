@@ -3099,6 +3099,14 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"one package, then another with and", "car", "c04", []siteTurn{
+		{say: "Add the towing package, please.", calls: []string{`configure_car {"packages":["tow"]}`}},
+		{say: "And the Home charger.", calls: []string{`configure_car {"packages":["tow","charge"]}`}, reply: []string{"Towing package", "Home charger"}},
+	}},
+	{"a package added after an interjection", "car", "c21", []siteTurn{
+		{say: "What is the total now?", calls: []string{`get_price_summary {}`}},
+		{say: "Ah, and the Panoramic roof also.", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"Panoramic roof"}},
+	}},
 	{"how it performs, asked of a car with a charger package", "car", "c05", []siteTurn{
 		{say: "How long it takes to charge?", reply: []string{"can't tell"}, not: []string{"Configured"}},
 		{say: "How far it can go with one charge?", reply: []string{"can't tell"}, not: []string{"Configured"}},

@@ -529,6 +529,10 @@ func (f *filler) listCue(i int) string {
 			}
 		case "add", "plus", "also", "include":
 			return "add"
+		case "and":
+			if k == 0 {
+				return "add" // "And the Home charger." after the towing package
+			}
 		}
 	}
 	for k := i + 1; k < len(f.toks) && k <= i+4; k++ { // "the family package as well", "… too"
