@@ -472,9 +472,9 @@ var siteConversations = []struct {
 		{say: "compare all the suvs", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"too many", "which should I compare"}},
 	}},
 	{"what a package holds is asked, not added; what was said is asked again", "car", "c01", []siteTurn{
-		{say: "whats included in the tech package", reply: []string{"This page doesn't say what the tech package includes", "“add the tech package”"}},
+		{say: "whats included in the tech package", reply: []string{"This page doesn't say what the Technology package includes", "“add the tech package”"}},
 		{click: 1, calls: []string{`configure_car {"packages":["tech"]}`}, reply: []string{"Technology package $1,800"}},
-		{say: "what does the winter package come with?", reply: []string{"doesn't say what the winter package includes"}},
+		{say: "what does the winter package come with?", reply: []string{"doesn't say what the Winter package includes"}},
 		{say: "take me to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "60 months 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 		{say: "what was my monthly payment again?", reply: []string{"Earlier I said: Monthly payment $568.72 for 60 months"}},
@@ -1302,7 +1302,8 @@ var siteConversations = []struct {
 		{say: "which trim is cheapest", reply: []string{"Nothing here says which trim is cheapest"}},
 	}},
 	{"a package priced, then added", "car", "c04", []siteTurn{
-		{say: "what does the towing package cost", calls: []string{`configure_car {"packages":["tow"]}`}, reply: []string{"Towing package $1,200"}},
+		{say: "what does the towing package cost", reply: []string{"shows what the Towing package costs once it is added", "“add the tow package”"}},
+		{say: "add it", calls: []string{`configure_car {"packages":["tow"]}`}, reply: []string{"Towing package $1,200"}},
 		{say: "add it", reply: []string{"The tow package is already added."}, not: []string{"Sorry"}},
 	}},
 	{"a car the site does not have, named in lower case to compare", "car", "c11", []siteTurn{
@@ -1639,8 +1640,8 @@ var siteConversations = []struct {
 		{say: "sofia m. sofia.m@gmail.com friday at 11", calls: []string{`fill_form_data {"name":"sofia m.","email":"sofia.m@gmail.com","date":"2026-12-04","time":"11:00"}`}},
 	}},
 	{"a driver assistance package is no test drive, nor another car", "car", "c22", []siteTurn{
-		{say: "Please add the family package and the driver assistance one.", calls: []string{`configure_car {"packages":["family"]}`}, not: []string{"test-drive"}},
-		{say: "add driver assistance and the sound package", calls: []string{`configure_car {"packages":["family","sound"]}`}},
+		{say: "Please add the family package and the driver assistance one.", calls: []string{`configure_car {"packages":["family","safety"]}`}, not: []string{"test-drive"}},
+		{say: "add driver assistance and the sound package", calls: []string{`configure_car {"packages":["family","safety","sound"]}`}},
 	}},
 	{"this or a car not yet seen, on a page reached by its link: the list is read, both compared", "car", "c11", []siteTurn{
 		{say: "which is newer, this or the audi a4?", calls: []string{`back_to_inventory {}`, `search_cars {}`},
@@ -2573,8 +2574,9 @@ var siteConversations = []struct {
 	{"a whole configuration asked as a question, a package by its full name", "car", "c22", []siteTurn{
 		{say: "Could we get the Odyssey in silver with the Elite trim and the family and premium sound packages, and tell us the total?",
 			calls: []string{`configure_car {"color":"silver","packages":["family","sound"],"trim":"Elite"}`}, reply: []string{"total $44,850"}, not: []string{"no premium"}},
-		{say: "Could you add the driver assistance one as well?", reply: []string{"There is no driver assistance package", "safety"}, not: []string{"Sorry"}},
-		{say: "ok add the safety one as well then", calls: []string{`configure_car {"color":"silver","packages":["family","sound","safety"],"trim":"Elite"}`}},
+		{say: "Could you add the driver assistance one as well?", calls: []string{`configure_car {"color":"silver","packages":["family","sound","safety"],"trim":"Elite"}`},
+			reply: []string{"Driver assistance $1,500"}, not: []string{"Sorry"}},
+		{say: "ok take the safety one off again", calls: []string{`configure_car {"color":"silver","packages":["family","sound"],"trim":"Elite"}`}},
 	}},
 	{"a package added as well", "car", "c02", []siteTurn{
 		{say: "Could you add the cargo organiser as well?", calls: []string{`configure_car {"packages":["cargo"]}`}, reply: []string{"Cargo organiser $350"}},
@@ -3098,6 +3100,11 @@ var siteConversations = []struct {
 		{say: "And if I pay 5000 dollars at the start?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"down $5,000"}},
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
+	}},
+	{"a package by the name the page shows", "car", "c07", []siteTurn{
+		{say: "What is included in the Driver assistance?", reply: []string{"doesn't say what the Driver assistance package includes", "“add the safety package”"}, not: []string{"Configured"}},
+		{say: "Add the Winter package and the Driver assistance, please.", calls: []string{`configure_car {"packages":["winter","safety"]}`}, reply: []string{"Driver assistance $1,500"}},
+		{say: "How much is the Panoramic roof?", reply: []string{"shows what the Panoramic roof package costs once it is added"}, not: []string{"Configured"}},
 	}},
 	{"one package, then another with and", "car", "c04", []siteTurn{
 		{say: "Add the towing package, please.", calls: []string{`configure_car {"packages":["tow"]}`}},

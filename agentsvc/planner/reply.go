@@ -908,12 +908,25 @@ func (c *conv) choicePrice(r *reading) (intent, bool) {
 					}
 				}
 				add := "add the " + e.str + " " + noun
-				return intent{reply: "This page shows what the " + e.str + " " + noun + " costs once it is added: " + c.offer([]string{add}, "", true) + ".",
+				return intent{reply: "This page shows what the " + choiceName(e, noun) + " costs once it is added: " + c.offer([]string{add}, "", true) + ".",
 					choices: c.offered(add, e.str)}, true
 			}
 		}
 	}
 	return intent{}, false
+}
+
+// choiceName is what a reply calls a choice: by its title when the schema names it ("the
+// Driver assistance package" of "safety"), else by its value ("the tech package").
+func choiceName(e enumValue, noun string) string {
+	name := e.str
+	if len(e.named) > 0 && len(e.named) < 5 {
+		name = e.title
+	}
+	if strings.Contains(strings.ToLower(name), noun) {
+		return name // "Towing package"
+	}
+	return name + " " + noun
 }
 
 // offered is the choice of the one request a reply offers, for "add it", "ok do that".
@@ -1130,8 +1143,8 @@ func asksContents(toks []token, question bool) bool {
 var contentsWords = wordSet(`include includes included including contain contains contained inside`)
 
 // contents answers what a choice of the page's tools holds ("the tech package") from what the
-// schema says of it (a value's title), or says the page does not tell, with the request that
-// chooses it; it declines when the words name no choice.
+// schema says of it (a value's title of a sentence's length), or says the page does not tell,
+// with the request that chooses it; it declines when the words name no choice.
 func (c *conv) contents(r *reading) (intent, bool) {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
@@ -1140,7 +1153,7 @@ func (c *conv) contents(r *reading) (intent, bool) {
 					continue
 				}
 				noun := stem(p.words[len(p.words)-1])
-				if e.title != "" && !strings.EqualFold(e.title, e.str) {
+				if len(e.named) >= 5 { // a title that describes it; a shorter one names it ("Driver assistance")
 					return intent{reply: "The " + e.str + " " + noun + ": " + e.title + "."}, true
 				}
 				verb := "choose the "
@@ -1148,7 +1161,7 @@ func (c *conv) contents(r *reading) (intent, bool) {
 					verb = "add the "
 				}
 				req := verb + e.str + " " + noun
-				return intent{reply: "This page doesn't say what the " + e.str + " " + noun + " includes. I can " +
+				return intent{reply: "This page doesn't say what the " + choiceName(e, noun) + " includes. I can " +
 					req + " and show what changes: " + c.offer([]string{req}, "", true) + ".", choices: c.offered(req, e.str)}, true
 			}
 		}
@@ -1170,6 +1183,9 @@ func namedValue(toks []token, e enumValue) bool {
 	v := e.text()
 	return slices.ContainsFunc(toks, func(tk token) bool {
 		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && (tk.norm == e.words[0] || longerForm(tk.norm, e.words[0]))))
+	}) || len(e.named) > 0 && !idRe.MatchString(e.str) && slices.ContainsFunc(toks, func(tk token) bool { // by its title: "the Driver assistance"
+		i := slices.IndexFunc(toks, func(x token) bool { return x.start == tk.start })
+		return i+len(e.named) <= len(toks) && slices.EqualFunc(toks[i:i+len(e.named)], e.named, func(x token, w string) bool { return x.norm == w })
 	})
 }
 

@@ -53,6 +53,7 @@ type enumValue struct {
 	isNum bool
 	words []string // normalised words of a string value
 	title string   // what the schema calls it, when it says ("2023 Toyota RAV4" of "c01")
+	named []string // the title's normalised words: another name of the value ("driver assistance" of "safety")
 }
 
 // allEnums are the schema's enum values and its items' (a list's choices).
@@ -150,7 +151,7 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 	for i, e := range enum {
 		v := readEnum(e)
 		if i < len(titles) && titles[i] != v.str {
-			v.title = titles[i]
+			v.title, v.named = titles[i], identWords(titles[i])
 		}
 		s.enum = append(s.enum, v)
 	}

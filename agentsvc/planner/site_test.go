@@ -58,7 +58,8 @@ var siteCars = func() map[string]siteCar {
 }()
 
 // carPageTools are the car page's tools for car c: demo-tools.json's (recorded on c01's page)
-// with configure_car's enums those of c, as car.js registers them.
+// with configure_car's choices those of c, as car.js registers them (each package by its id,
+// titled with its name).
 func carPageTools(t *testing.T, c siteCar) []chat.ToolDef {
 	t.Helper()
 	defs := slices.Clone(demoPages["car"])
@@ -71,16 +72,17 @@ func carPageTools(t *testing.T, c siteCar) []chat.ToolDef {
 			t.Fatal(err)
 		}
 		props := s["properties"].(map[string]any)
-		var trims, packs []string
+		var trims []string
+		var packs []any
 		for _, x := range c.Trims {
 			trims = append(trims, x.Name)
 		}
 		for _, x := range c.Packages {
-			packs = append(packs, x.ID)
+			packs = append(packs, map[string]any{"const": x.ID, "title": x.Name})
 		}
 		props["trim"].(map[string]any)["enum"] = trims
 		props["color"].(map[string]any)["enum"] = c.Colors
-		props["packages"].(map[string]any)["items"].(map[string]any)["enum"] = packs
+		props["packages"].(map[string]any)["items"].(map[string]any)["anyOf"] = packs
 		b, _ := json.Marshal(s)
 		defs[i].Parameters = b
 	}

@@ -158,7 +158,12 @@ function showCar(car) {
         properties: {
           trim: { type: 'string', enum: car.trims.map((t) => t.name) },
           color: { type: 'string', enum: car.colors },
-          packages: { type: 'array', items: { enum: car.packages.map((p) => p.id) }, uniqueItems: true },
+          // each package by its id, titled with the name the page shows ("safety": "Driver assistance")
+          packages: {
+            type: 'array',
+            items: { anyOf: car.packages.map((p) => ({ const: p.id, title: p.name })) },
+            uniqueItems: true,
+          },
         },
         additionalProperties: false,
       },
