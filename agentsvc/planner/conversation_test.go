@@ -3101,6 +3101,18 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"a date and a time kept over a long exchange on the booking form", "test-drive", "c09", []siteTurn{
+		{say: "Hello. I want to come on the 12th of December.", reply: []string{"name", "email", "time"}},
+		{say: "What times do you have?", reply: []string{"09:00", "16:00"}},
+		{say: "hmm", reply: []string{"OK"}, not: []string{"Sorry"}},
+		{say: "OK, 11 then.", reply: []string{"name and email"}},
+		{say: "I am Maria Fernandes.", reply: []string{"email"}, not: []string{"date", "time"}},
+		{say: "My email is maria.fernandes@gmail.com and my phone 07700 900123.",
+			calls: []string{`fill_form_data {"name":"Maria Fernandes","email":"maria.fernandes@gmail.com","phone":"07700 900123","date":"2026-12-12","time":"11:00"}`}},
+		{say: "Sorry, can we change to the 13th?",
+			calls: []string{`fill_form_data {"name":"Maria Fernandes","email":"maria.fernandes@gmail.com","phone":"07700 900123","date":"2026-12-13","time":"11:00"}`}},
+		{say: "Book it.", calls: []string{`book_test_drive {}`}, reply: []string{"2026-12-13 at 11:00"}},
+	}},
 	{"a package by the name the page shows", "car", "c07", []siteTurn{
 		{say: "What is included in the Driver assistance?", reply: []string{"doesn't say what the Driver assistance package includes", "“add the safety package”"}, not: []string{"Configured"}},
 		{say: "Add the Winter package and the Driver assistance, please.", calls: []string{`configure_car {"packages":["winter","safety"]}`}, reply: []string{"Driver assistance $1,500"}},

@@ -392,7 +392,7 @@ func (c *conv) prevUser() int {
 
 // chainLimit is how many questions in a row a request is completed across ("I'm free next
 // Wednesday afternoon", "2pm", then the name and e-mail).
-const chainLimit = 4
+const chainLimit = 8
 
 // pending returns the clarifying question the planner's last reply asked, when the last turn
 // was only that question. When that turn's message itself answered a question before it, the
@@ -429,8 +429,11 @@ func (c *conv) pending(chain int) (intent, bool) {
 		return pc.pending(chain - 1) // "whats available", "perfect, that works" had the question asked again
 	}
 
+	var before intent // the question before, read once (each read reads those before it)
+	var asked bool
 	if chain > 1 {
-		if earlier, ok := pc.pending(chain - 1); ok {
+		if before, asked = pc.pending(chain - 1); asked {
+			earlier := before
 			if _, ok := pc.answers(earlier); ok {
 				// read as that answer was ("whats the latest" while a time was asked; a choice
 				// picked answers no form)
@@ -462,8 +465,8 @@ func (c *conv) pending(chain int) (intent, bool) {
 		// A turn that only answered ("what times do you have?") or could not do what was said
 		// leaves open the form's question before it, asked by a turn that called nothing:
 		// "next tues", "1pm", "my name's nia lo", then the e-mail books Tuesday at 1pm.
-		if earlier, ok := pc.pending(chain - 1); ok && earlier.asked != nil && len(earlier.asked.missing) > 0 {
-			return earlier, true
+		if asked && before.asked != nil && len(before.asked.missing) > 0 {
+			return before, true
 		}
 	}
 	if in.asked == nil && len(in.choices) == 0 {

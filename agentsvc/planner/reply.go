@@ -39,7 +39,7 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return c.greeting("Hi!"), true
 	case "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
-	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you":
+	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you", "hmm", "hmmm", "i see":
 		return "OK. Anything else I can do " + c.place.here + "?", true
 	case "lol", "haha", "hahaha", "ha", "lmao", "heh", "hehe":
 		return "Anything else I can do " + c.place.here + "?", true
