@@ -3101,6 +3101,12 @@ var siteConversations = []struct {
 		{say: "I give 3000 at the start.", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}, reply: []string{"down $3,000"}},
 		{say: "ok 2k upfront", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}, reply: []string{"down $2,000"}},
 	}},
+	{"a drive of this car, asked in the comparison drawer", "car", "c13", []siteTurn{
+		{say: "Compare this with the BMW 330i, please.", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
+		{say: "Book a test drive for this car on the 20th of December at 9 in the morning.", reply: []string{"Which car", "Audi A4", "BMW 330i"}, not: []string{"There is no Book"}},
+		{click: 2, on: "test-drive"},
+		{say: "Lucia Ramos, lucia@ramos.pt", calls: []string{`fill_form_data {"name":"Lucia Ramos","email":"lucia@ramos.pt","date":"2026-12-20","time":"09:00"}`}},
+	}},
 	{"a date and a time kept over a long exchange on the booking form", "test-drive", "c09", []siteTurn{
 		{say: "Hello. I want to come on the 12th of December.", reply: []string{"name", "email", "time"}},
 		{say: "What times do you have?", reply: []string{"09:00", "16:00"}},

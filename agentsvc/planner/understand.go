@@ -3140,7 +3140,9 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 			return o.start != t.start && o.kind != kindPunct && !politeWords[o.norm] && o.norm != "the"
 		})
 		// "compare camry and civic": what a tool of items is asked to do with names them
-		if nameLike(t.raw) && !personName(toks, i) || afterThe || afterOpen || alone || wantsIDs(p) && saysVerb(toks, p.def) {
+		// ("Book a test drive for this car …": a word of the planner's, capital only as the first)
+		first := (i == 0 || toks[i-1].kind == kindPunct && strings.ContainsAny(toks[i-1].raw, ".!?")) && lexicon[t.norm]
+		if nameLike(t.raw) && !personName(toks, i) && !first || afterThe || afterOpen || alone || wantsIDs(p) && saysVerb(toks, p.def) {
 			out = append(out, t.raw)
 		}
 	}
