@@ -3107,6 +3107,10 @@ var siteConversations = []struct {
 		{click: 2, on: "test-drive"},
 		{say: "Lucia Ramos, lucia@ramos.pt", calls: []string{`fill_form_data {"name":"Lucia Ramos","email":"lucia@ramos.pt","date":"2026-12-20","time":"09:00"}`}},
 	}},
+	{"how much more one of the two compared is", "car", "c13", []siteTurn{
+		{say: "Compare this with the BMW 330i, please.", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
+		{say: "How much more is the BMW?", reply: []string{"a difference of $7,400"}},
+	}},
 	{"a date and a time kept over a long exchange on the booking form", "test-drive", "c09", []siteTurn{
 		{say: "Hello. I want to come on the 12th of December.", reply: []string{"name", "email", "time"}},
 		{say: "What times do you have?", reply: []string{"09:00", "16:00"}},

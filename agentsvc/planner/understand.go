@@ -269,6 +269,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 			it = c.openedLast() // "how much more is the 330i" on the Civic's page: than the Civic
 		} else if last := c.lastNamed(); len(last) == 1 {
 			it = last[0] // "how much more is the tesla model y" after the Model 3 was named
+		} else if two := c.before.last; len(two) == 2 && slices.Contains(two, r.refs[0]) {
+			it = two[1-slices.Index(two, r.refs[0])] // "How much more is the BMW?" of the two compared: than the other
 		}
 		either = it != nil
 	}
