@@ -31,24 +31,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	if to < len(toks) && slices.Contains(mileWords, toks[to].norm) {
 		to++
 	}
-	// only the clauses of the ranking: "cheapest suv under 35k" of "…, what would it be a month
-	// on 60 months with 3k down"; "…, nothing over 25k" is one of its
-	start, end, clause := 0, len(text), 0
-	for i, t := range toks {
-		if t.kind == kindPunct && strings.ContainsAny(t.raw, ",;?!") {
-			other := strings.ContainsAny(t.raw, "?!") || wordAt(toks, i+1, "what", "what's", "whats", "how", "which", "can", "could",
-				"would", "will", "then", "and", "also", "is", "does", "do", "book", "please")
-			// ("show me the minivans under 30k, and which one has the lowest mileage?": the
-			// clause before asks to see what is ranked)
-			shows := slices.ContainsFunc(toks[clause:i], func(t token) bool { return t.norm == "show" || t.norm == "see" })
-			if i < from && other && !shows {
-				start, clause = t.end, i+1
-			} else if i >= to && other && end == len(text) {
-				end = t.start
-			}
-		}
-	}
-	rest := text[start:toks[from].start] + " " + text[toks[to-1].end:end]
+	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
 	rtoks := tokenize(rest)
 	var filter, target *plan
 	opens := slices.ContainsFunc(rtoks, func(t token) bool { return t.norm == "open" })

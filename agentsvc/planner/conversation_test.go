@@ -3107,6 +3107,9 @@ var siteConversations = []struct {
 		{click: 2, on: "test-drive"},
 		{say: "Lucia Ramos, lucia@ramos.pt", calls: []string{`fill_form_data {"name":"Lucia Ramos","email":"lucia@ramos.pt","date":"2026-12-20","time":"09:00"}`}},
 	}},
+	{"cheaper ones of a kind, asked on the calculator with a please between", "financing", "c07", []siteTurn{
+		{say: "Show me cheaper SUVs, please, under 30000.", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
+	}},
 	{"how much more one of the two compared is", "car", "c13", []siteTurn{
 		{say: "Compare this with the BMW 330i, please.", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
 		{say: "How much more is the BMW?", reply: []string{"a difference of $7,400"}},
