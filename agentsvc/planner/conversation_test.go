@@ -3110,6 +3110,10 @@ var siteConversations = []struct {
 	{"cheaper ones of a kind, asked on the calculator with a please between", "financing", "c07", []siteTurn{
 		{say: "Show me cheaper SUVs, please, under 30000.", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
 	}},
+	{"a figure of a make's one car, asked from the calculator", "financing", "c07", []siteTurn{
+		{say: "What is the mileage of the Kia?", calls: []string{`back_to_inventory {}`, `search_cars {"make":"Kia"}`}, reply: []string{"The 2023 Kia Sportage has 14,000 miles"}, on: "inventory"},
+		{say: "and of the Volvo?", calls: []string{`search_cars {"make":"Volvo"}`}, reply: []string{"The 2022 Volvo XC60 has 15,000 miles"}},
+	}},
 	{"how much more one of the two compared is", "car", "c13", []siteTurn{
 		{say: "Compare this with the BMW 330i, please.", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
 		{say: "How much more is the BMW?", reply: []string{"a difference of $7,400"}},

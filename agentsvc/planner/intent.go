@@ -176,6 +176,12 @@ func (c *conv) forItem() (string, bool) {
 		}
 		return prev + " , " + c.text, true
 	}
+	// "What is the mileage of the Kia?", then "and of the Volvo?": the question again, of it
+	if m := andOfThe.FindStringSubmatch(c.text); m != nil && asksField(tokenize(prev)) && isQuestion(prev, tokenize(prev)) {
+		if was := nameMentions(prev, c.now.known(), nil); len(was) == 1 {
+			return prev[:was[0].start] + m[1] + prev[was[0].end:], true
+		}
+	}
 	// "what colours does the first one come in?", then "and the second one?"
 	if m := ordinalAlone.FindStringSubmatch(c.text); m != nil {
 		if at := ordinalOne.FindStringIndex(c.msgs[prevUser].Content); at != nil {
@@ -255,6 +261,10 @@ func figureArgs(args string) bool {
 	_ = json.Unmarshal([]byte(args), &m)
 	return slices.ContainsFunc(slices.Collect(maps.Values(m)), func(v any) bool { _, ok := v.(float64); return ok })
 }
+
+// andOfThe asks the question before of another item: "and of the Volvo?", "what about for the
+// Golf?".
+var andOfThe = regexp.MustCompile(`(?i)^\s*(?:and|what\s+about|how\s+about)\s+(?:of|for)\s+the\s+([\w-]+(?:\s+[\w-]+)?)\s*\??\s*$`)
 
 // sameAgain asks for the last request again: "same as before?", "same again".
 var sameAgain = regexp.MustCompile(`(?i)\bsame\s+(?:again|as\s+(?:before|earlier|last\s+time))\b`)

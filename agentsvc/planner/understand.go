@@ -2212,6 +2212,17 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return c.summary() + " What was sent before stays as it was: " + sent + ". " + upperFirst(c.offer([]string{send}, "", true)) + " sends this too."
 		}}, true
 	}
+	if l := c.lister(); l != nil && l.def.Name == best.def.Name && r.question && asksField(r.toks) && !r.hasRank {
+		// "What is the mileage of the Kia?": the make's list, then what it says of the one listed
+		return intent{steps: callIntent(best).steps, final: func(c *conv) string {
+			if items := c.now.last; len(items) == 1 {
+				if said, ok := c.answerAbout(r.text, r.toks, items, order{}, false, false); ok {
+					return said
+				}
+			}
+			return c.summary()
+		}}, true
+	}
 	return callIntent(best), true
 }
 
