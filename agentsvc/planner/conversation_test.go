@@ -3114,6 +3114,10 @@ var siteConversations = []struct {
 		{say: "What is the mileage of the Kia?", calls: []string{`back_to_inventory {}`, `search_cars {"make":"Kia"}`}, reply: []string{"The 2023 Kia Sportage has 14,000 miles"}, on: "inventory"},
 		{say: "and of the Volvo?", calls: []string{`search_cars {"make":"Volvo"}`}, reply: []string{"The 2022 Volvo XC60 has 15,000 miles"}},
 	}},
+	{"what the car's page does not show, asked of this car", "car", "c12", []siteTurn{
+		{say: "Good morning. Is this car electric?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
+		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
+	}},
 	{"how much more one of the two compared is", "car", "c13", []siteTurn{
 		{say: "Compare this with the BMW 330i, please.", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
 		{say: "How much more is the BMW?", reply: []string{"a difference of $7,400"}},

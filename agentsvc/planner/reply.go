@@ -1248,7 +1248,15 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			continue
 		}
 		// a navigation only when words name where it goes ("for this car" names nothing)
-		if m, u := c.coverage(p, toks); m > 0 && u <= m && (!navTool(p.def) || c.navMatch(toks, []*plan{p}) != nil) {
+		// (not for the item's noun alone: "Is this car electric?" offers no price breakdown)
+		var rest []token // without the item's noun: "this car"
+		for i, t := range toks {
+			if !wordAt(toks, i-1, "this", "that") {
+				rest = append(rest, t)
+			}
+		}
+		own, _ := c.coverage(p, rest)
+		if m, u := c.coverage(p, toks); m > 0 && own > 0 && u <= m && (!navTool(p.def) || c.navMatch(toks, []*plan{p}) != nil) {
 			cands = append(cands, p)
 		}
 	}
@@ -1307,12 +1315,15 @@ var (
 func (c *conv) deadEnd() string {
 	// a yes-or-no question that nothing here answers ("does it have a heated steering wheel?",
 	// "does it come with a warranty?"): not knowing is the answer, not a refusal
-	if toks := tokenize(c.text); isQuestion(c.text, toks) && wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
-		wordAt(toks, 1, "it", "this", "the") {
+	// ("Good morning. Is this car a convertible?"; "What is the mileage of this car?": a figure
+	// of the one on screen that nothing here shows)
+	text := greeting.ReplaceAllString(c.text, "")
+	if toks := tokenize(text); isQuestion(text, toks) && (wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
+		wordAt(toks, 1, "it", "this", "the") || asksField(toks) && anyNorm(toks, "this", "it", "its")) {
 		// ("is this a convertible?" of the 2021 BMW 430i Convertible: its name says so)
 		if it := c.openedLast(); it != nil && wordAt(toks, 0, "is") {
 			name := contentWords(it.name)
-			if asked := contentWords(c.text); len(asked) > 0 && !slices.ContainsFunc(asked, func(w string) bool {
+			if asked := contentWords(text); len(asked) > 0 && !slices.ContainsFunc(asked, func(w string) bool {
 				return !slices.ContainsFunc(name, func(x string) bool { return wordsMatch(w, x) })
 			}) {
 				return "Yes: it is the " + it.name + "."
