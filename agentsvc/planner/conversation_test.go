@@ -3118,6 +3118,12 @@ var siteConversations = []struct {
 		{say: "Good morning. Is this car electric?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 	}},
+	{"not too expensive, with a figure, and without", "inventory", "", []siteTurn{
+		{say: "Good afternoon. I am looking for a small car, not too expensive, maybe under 25 thousand.", calls: []string{`search_cars {"maxPrice":25000}`},
+			reply: []string{"Showing 4 cars", "There is no filter for “small” here."}},
+		{say: "clear the filters", calls: []string{`clear_filters {}`}},
+		{say: "something not too expensive", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Volkswagen Golf"}},
+	}},
 	{"how much more one of the two compared is", "car", "c13", []siteTurn{
 		{say: "Compare this with the BMW 330i, please.", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c11","c13"]}`}, on: "drawer"},
 		{say: "How much more is the BMW?", reply: []string{"a difference of $7,400"}},

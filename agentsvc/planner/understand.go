@@ -78,6 +78,14 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = c.respell(text)
 	text = c.rewriteSimilar(text)
 	text = upFront.ReplaceAllString(text, "down") // "I give 3000 at the start"
+	if notDear.MatchString(text) {
+		// "a small car, not too expensive, maybe under 25 thousand": the figure says how cheap
+		if strings.ContainsAny(notDear.ReplaceAllString(text, ""), "0123456789") {
+			text = notDear.ReplaceAllString(text, "")
+		} else {
+			text = notDear.ReplaceAllString(text, " cheap")
+		}
+	}
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
@@ -652,6 +660,9 @@ var howItIs = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?how\s+(?:long|f
 
 // pluralNouns after a name make it a group's: "the Toyota cars", "the BMW models".
 var pluralNouns = rawSet(`cars ones models vehicles`)
+
+// notDear says cheap without a ranking: "not too expensive", "affordable".
+var notDear = regexp.MustCompile(`(?i),?\s*\b(?:not\s+(?:too\s+|very\s+|so\s+)?expensive|inexpensive|affordable)\b`)
 
 // upFront are other words for a down payment: "5000 at the start", "2k upfront".
 var upFront = regexp.MustCompile(`(?i)\b(?:up\s*-?\s*front|at\s+the\s+(?:start|beginning)|at\s+signing)\b`)
@@ -3474,11 +3485,19 @@ var endWords = map[string]int{"top": 1, "highest": 1, "best": 1, "fanciest": 1,
 // not know: "leather seats" of "show me white ones with leather seats".
 func (c *conv) unknownStretch(text string, toks []token, p *plan) string {
 	_, at := c.unknownTo(p, toks)
+	// ("looking for a small car, maybe": "small")
+	at = slices.DeleteFunc(at, func(i int) bool {
+		w := toks[i].norm
+		return requestWords[w] || stopWords[w] || politeWords[w] || vagueWords[w]
+	})
 	if len(at) == 0 {
 		return ""
 	}
 	return text[toks[at[0]].start:toks[at[len(at)-1]].end]
 }
+
+// vagueWords are words around a request that ask for nothing: "I'm looking for …, maybe".
+var vagueWords = rawSet(`looking maybe perhaps possibly something anything just really`)
 
 // placeWords reports the words of a place among choices: "top" and "trim" of "the top trim".
 func placeWords(toks []token, i int) bool {
