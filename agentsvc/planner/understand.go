@@ -1096,16 +1096,6 @@ func (c *conv) namedOf(items []*item) *item {
 	return nil
 }
 
-// splitSentence cuts text after its first sentence ("… booking. My name is …"); ok is false
-// when it has one only.
-func splitSentence(text string) (first, rest string, ok bool) {
-	i := strings.IndexAny(text, ".!;")
-	if i < 0 || i+1 < len(text) && text[i+1] != ' ' { // not "tomas.lindqvist@example.se"
-		return text, "", false
-	}
-	return text[:i], strings.TrimSpace(text[i+1:]), true
-}
-
 // undoRe asks to take back the last change: "undo that", "revert it", "undo last", "scrap that".
 var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse|scrap)(?:\s+(?:that|it|this|last|the\s+last(?:\s+(?:change|one))?))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
 
@@ -2026,16 +2016,6 @@ func init() {
 			l := c.lister()
 			return len(r.refs) == 0 && l != nil && r.best.def.Name == l.def.Name && c.pronounRef(r.toks) != nil
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(c.pronounRef(r.toks)) }},
-		// "Let's go back to the booking. My name is …": the page first, where the rest is read.
-		{"going, then details", func(c *conv, r *reading) bool {
-			first, rest, ok := splitSentence(r.text)
-			return ok && rest != "" && !r.question && slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
-				return navTool(t) && !c.calledThisTurn(t.Name, false) && goesTo(t, tokenize(first))
-			})
-		}, func(c *conv, r *reading) (intent, bool) {
-			first, _, _ := splitSentence(r.text)
-			return c.goingTo(tokenize(first))
-		}},
 		// "How long it takes to charge?" on the Ioniq's page: no Home charger added
 		{"how it performs", func(c *conv, r *reading) bool {
 			return r.question && !r.numbers && howItIs.MatchString(r.said) && c.onItsPage()
