@@ -3118,6 +3118,13 @@ var siteConversations = []struct {
 		{say: "Good morning. Is this car electric?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 	}},
+	{"a time said by the clock's face", "test-drive", "c09", []siteTurn{
+		{say: "I want to come on the 12th of December.", reply: []string{"time"}},
+		{say: "Half past ten is possible?", reply: []string{"10:30 is not one of the times", "10:00, 11:00"}, not: []string{"Sorry"}},
+		{say: "or a quarter past one?", reply: []string{"13:15 is not one of the times"}, not: []string{"Sorry"}},
+		{say: "OK, 11 then. I am Maria Fernandes, maria@fernandes.pt",
+			calls: []string{`fill_form_data {"name":"Maria Fernandes","email":"maria@fernandes.pt","date":"2026-12-12","time":"11:00"}`}},
+	}},
 	{"not too expensive, with a figure, and without", "inventory", "", []siteTurn{
 		{say: "Good afternoon. I am looking for a small car, not too expensive, maybe under 25 thousand.", calls: []string{`search_cars {"maxPrice":25000}`},
 			reply: []string{"Showing 4 cars", "There is no filter for “small” here."}},

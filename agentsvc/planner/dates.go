@@ -27,6 +27,8 @@ var (
 	numDateRe = regexp.MustCompile(`(?:^|[^\d/$.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?:$|[^\d/%])`)
 	atHourRe  = regexp.MustCompile(`(?i)\b(at|@|around|by|after|before|say|\d{4}-\d\d-\d\d)\s+(\d{1,2})(?::([0-5]\d))?\b`)
 	noonRe    = regexp.MustCompile(`(?i)\b(?:at\s+)?noon\b`)
+	// pastHourRe is a time said by the clock's face: "half past ten", "a quarter past 2".
+	pastHourRe = regexp.MustCompile(`(?i)\b(?:at\s+)?(?:a\s+)?(half|quarter)\s+(?:past|after)\s+(\w+)\b`)
 	// hourWords are the hours in words; hourWordRe one said as a time: after "at", "say",
 	// "around" or "by", or before o'clock, am or pm.
 	hourWords  = strings.Fields("one two three four five six seven eight nine ten eleven twelve")
@@ -156,6 +158,17 @@ var hourH = regexp.MustCompile(`(?i)\b(?:[01]?\d|2[0-3])h(?:[0-5]\d)?\b`)
 
 func rewriteTimes(text string) string {
 	text = noonRe.ReplaceAllString(text, "12:00")
+	text = pastHourRe.ReplaceAllStringFunc(text, func(m string) string { // "half past ten", "quarter past 2"
+		sub := pastHourRe.FindStringSubmatch(m)
+		h, err := strconv.Atoi(sub[2])
+		if i := slices.IndexFunc(hourWords, func(w string) bool { return strings.EqualFold(w, sub[2]) }); i >= 0 {
+			h, err = i+1, nil
+		}
+		if err != nil || h < 1 || h > 12 {
+			return m
+		}
+		return "at " + strconv.Itoa(h) + ":" + map[string]string{"half": "30", "quarter": "15"}[strings.ToLower(sub[1])]
+	})
 	text = hourH.ReplaceAllStringFunc(text, func(m string) string { // "14h", "9h30"
 		h, mins, _ := strings.Cut(strings.ToLower(m), "h")
 		return h + ":" + cmp.Or(mins, "00")
