@@ -3118,6 +3118,11 @@ var siteConversations = []struct {
 		{say: "Good morning. Is this car electric?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 	}},
+	{"the first of the times offered, before any detail", "test-drive", "c18", []siteTurn{
+		{say: "What times are there?", reply: []string{"09:00", "16:00"}},
+		{say: "the first", reply: []string{"name, email and date"}, not: []string{"Filled"}},
+		{say: "Jo Kim, jo@kim.io, tomorrow", calls: []string{`fill_form_data {"name":"Jo Kim","email":"jo@kim.io","date":"2026-12-03","time":"09:00"}`}},
+	}},
 	{"a time said by the clock's face", "test-drive", "c09", []siteTurn{
 		{say: "I want to come on the 12th of December.", reply: []string{"time"}},
 		{say: "Half past ten is possible?", reply: []string{"10:30 is not one of the times", "10:00, 11:00"}, not: []string{"Sorry"}},

@@ -448,6 +448,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 				// read as that answer was ("whats the latest" while a time was asked; a choice
 				// picked answers no form)
 				prevText = asAnswer(earlier, prevText)
+				if i := pickChoice(prevText, earlier.choices); i >= 0 && earlier.asked == nil {
+					prevText = earlier.choices[i].label // "the first" of the times offered: 09:00
+				}
 				if earlier.asked != nil {
 					pc.answering = earlier.asked.def.Name
 				}
@@ -639,7 +642,17 @@ func (c *conv) picked(choices []choice, i int) intent {
 			c.carryOver(ch.plan, false)
 		}
 	}
-	return callIntent(ch.plan)
+	// "the first" of the times offered, the form's other required details not given: asked
+	// for, with what the visitor said before (not a form sent without them)
+	p := ch.plan
+	p.missing = slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool { return !q.required || p.values[q.name] != nil })
+	if len(p.missing) > 0 {
+		c.contactsSaid(p, maps.Clone(p.values))
+		if len(p.missing) > 0 {
+			return c.askMissing(p, ch.label)
+		}
+	}
+	return callIntent(p)
 }
 
 // takeWords take what was offered: "add it", "yes get that one".
