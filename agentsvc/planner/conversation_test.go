@@ -3118,6 +3118,13 @@ var siteConversations = []struct {
 		{say: "Good morning. Is this car electric?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 	}},
+	{"which payment is lower, the first car's page opened by its link", "car", "c10", []siteTurn{
+		{say: "What would the monthly payment be over 48 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+		{say: "Put 2000 down.", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},
+		{say: "And for the Golf on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":48}`}},
+		{say: "Which is cheaper per month?", reply: []string{"The monthly payment of the 2021 Volkswagen Golf is lower: $475.61 against $523.41 for the 2023 Honda Civic."}},
+	}},
 	{"the first of the times offered, before any detail", "test-drive", "c18", []siteTurn{
 		{say: "What times are there?", reply: []string{"09:00", "16:00"}},
 		{say: "the first", reply: []string{"name, email and date"}, not: []string{"Filled"}},
