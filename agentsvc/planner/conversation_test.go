@@ -3118,6 +3118,11 @@ var siteConversations = []struct {
 		{say: "Good morning. Is this car electric?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Should I", "Sorry"}},
 	}},
+	{"what a package is, asked; the colours asked after whether they change", "car", "c06", []siteTurn{
+		{say: "Sorry, can you explain me what is the Off-road package?", reply: []string{"doesn't say what the Off-road package includes"}, not: []string{"Configured"}},
+		{say: "what is the off-road package?", reply: []string{"doesn't say what the Off-road package includes"}, not: []string{"Configured"}},
+		{say: "Is possible to change the colour? Which colours it has?", reply: []string{"The color can be green, blue, silver or white."}, not: []string{"can't tell"}},
+	}},
 	{"which payment is lower, the first car's page opened by its link", "car", "c10", []siteTurn{
 		{say: "What would the monthly payment be over 48 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
 		{say: "Put 2000 down.", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},

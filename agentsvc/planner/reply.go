@@ -18,7 +18,7 @@ import (
 )
 
 // cantTell answers a question about the item that nothing on the page answers.
-const cantTell = "I can't tell: nothing this page shows says so."
+const cantTell = "I can't tell: what this page's tools tell me does not say."
 
 // smallTalk answers greetings, thanks and "what can you do" with what the page offers.
 func (c *conv) smallTalk(text string) (string, bool) {
@@ -1132,12 +1132,15 @@ func asksContents(toks []token, question bool) bool {
 	for i, t := range toks {
 		// "what does it come with?", not "does it come with a panoramic roof?" (whether it has one)
 		ends := i+2 >= len(toks) || toks[i+2].kind == kindPunct
-		if contentsWords[t.norm] && question || wordAt(toks, i, "come", "comes") && wordAt(toks, i+1, "with") && ends ||
+		if contentsWords[t.norm] && question || t.norm == "explain" || wordAt(toks, i, "come", "comes") && wordAt(toks, i+1, "with") && ends ||
 			t.norm == "in" && (i == 1 || i == 2 && wordAt(toks, 1, "is")) && wordAt(toks, 0, "what", "what's", "whats") {
 			return true
 		}
 	}
-	return false
+	// "what is the off-road package?" (not "what is the price of the tech package?")
+	words := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind == kindPunct })
+	return question && wordAt(words, 0, "what", "what's", "whats") && len(words) > 2 && choiceWords[words[len(words)-1].norm] && !asksField(toks) &&
+		!anyNorm(words, "with", "for", "of", "on")
 }
 
 var contentsWords = wordSet(`include includes included including contain contains contained inside`)
@@ -1149,7 +1152,7 @@ func (c *conv) contents(r *reading) (intent, bool) {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			for _, e := range p.schema.allEnums() {
-				if !e.isStr || !namedValue(r.toks, e) {
+				if !e.isStr || !sayValue(r.toks, e) {
 					continue
 				}
 				noun := stem(p.words[len(p.words)-1])
@@ -1319,7 +1322,7 @@ func (c *conv) deadEnd() string {
 	// of the one on screen that nothing here shows)
 	text := greeting.ReplaceAllString(c.text, "")
 	if toks := tokenize(text); isQuestion(text, toks) && (wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
-		wordAt(toks, 1, "it", "this", "the") || asksField(toks) && anyNorm(toks, "this", "it", "its")) {
+		wordAt(toks, 1, "it", "this", "the") || wordAt(toks, 0, "what", "what's", "whats") && asksField(toks) && anyNorm(toks, "this", "it", "its")) {
 		// ("is this a convertible?" of the 2021 BMW 430i Convertible: its name says so)
 		if it := c.openedLast(); it != nil && wordAt(toks, 0, "is") {
 			name := contentWords(it.name)
