@@ -2933,6 +2933,10 @@ var siteConversations = []struct {
 		{say: "remind me what the civic was a month", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`}, on: "financing"},
 		{say: "compare the camry with the civic", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"}, // (it panicked)
 	}},
+	{"a name read across the request before and this one, replaced once", "car", "c19", []siteTurn{
+		{say: "what was the monthly for the mazda3?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c15"}`, `go_to_financing {}`}, on: "financing"},
+		{say: "compare the Ford Mustang with the Mazda MX-5 Miata", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c19","c23"]}`}, on: "drawer"}, // (it panicked)
+	}},
 	{"one of the cars of a question asked back is no answer to it", "inventory", "", []siteTurn{
 		{say: "Could you show me everything under 25,000 dollars, sorted by price?", calls: []string{`search_cars {"maxPrice":25000}`, `sort_cars {"by":"price"}`}},
 		{say: "Could you compare the cheapest three?", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16","c10"]}`}, on: "drawer"},

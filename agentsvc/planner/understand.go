@@ -217,8 +217,19 @@ func (c *conv) read(text string, lookup bool) *reading {
 		said := text[m.start:m.end]
 		return r.pronoun && c.before.kind(said) || strings.IndexFunc(said, unicode.IsLetter) < 0
 	})
-	// each place once (two readings of one name overlap): replaced from the last, those before stay
-	r.mentions = slices.CompactFunc(r.mentions, func(m, prev mention) bool { return m.start < prev.end })
+	// each place once (two readings of one name overlap: the shorter stays): replaced from the
+	// last, those before stay
+	slices.SortStableFunc(r.mentions, func(a, b mention) int { return a.start - b.start })
+	var once []mention
+	for _, m := range r.mentions {
+		switch k := len(once) - 1; {
+		case k < 0 || m.start >= once[k].end:
+			once = append(once, m)
+		case m.end-m.start < once[k].end-once[k].start:
+			once[k] = m
+		}
+	}
+	r.mentions = once
 	for _, m := range slices.Backward(r.mentions) {
 		said := strings.ToLower(text[m.start:m.end])
 		plural := stem(said) != said || strings.HasSuffix(said, "s") && !slices.ContainsFunc(m.items, func(it *item) bool {
