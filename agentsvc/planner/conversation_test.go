@@ -3148,7 +3148,7 @@ var siteConversations = []struct {
 	}},
 	{"not too expensive, with a figure, and without", "inventory", "", []siteTurn{
 		{say: "Good afternoon. I am looking for a small car, not too expensive, maybe under 25 thousand.", calls: []string{`search_cars {"maxPrice":25000}`},
-			reply: []string{"Showing 4 cars", "There is no filter for “small” here."}},
+			reply: []string{"Showing 4 cars", "$22,400. There is no filter for “small” here."}},
 		{say: "clear the filters", calls: []string{`clear_filters {}`}},
 		{say: "something not too expensive", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Volkswagen Golf"}},
 	}},

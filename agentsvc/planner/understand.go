@@ -2003,7 +2003,9 @@ func init() {
 			if rest == "" || !ok || in.steps == nil || in.final != nil {
 				return intent{}, false
 			}
-			in.final = func(c *conv) string { return c.summary() + " There is no filter for “" + rest + "” here." }
+			in.final = func(c *conv) string {
+				return strings.TrimSuffix(c.summary(), ".") + ". There is no filter for “" + rest + "” here."
+			}
 			return in, true
 		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
