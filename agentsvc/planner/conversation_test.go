@@ -3114,6 +3114,10 @@ var siteConversations = []struct {
 	{"cheaper ones of a kind, asked on the calculator with a please between", "financing", "c07", []siteTurn{
 		{say: "Show me cheaper SUVs, please, under 30000.", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
 	}},
+	{"cheaper ones of a kind, after a remark that this is too much", "financing", "c07", []siteTurn{
+		{say: "It is too much for me. Show me cheaper SUVs, please, under 30000.",
+			calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
+	}},
 	{"a figure of a make's one car, asked from the calculator", "financing", "c07", []siteTurn{
 		{say: "What is the mileage of the Kia?", calls: []string{`back_to_inventory {}`, `search_cars {"make":"Kia"}`}, reply: []string{"The 2023 Kia Sportage has 14,000 miles"}, on: "inventory"},
 		{say: "and of the Volvo?", calls: []string{`search_cars {"make":"Volvo"}`}, reply: []string{"The 2022 Volvo XC60 has 15,000 miles"}},
