@@ -3114,6 +3114,10 @@ var siteConversations = []struct {
 	{"cheaper ones of a kind, asked on the calculator with a please between", "financing", "c07", []siteTurn{
 		{say: "Show me cheaper SUVs, please, under 30000.", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
 	}},
+	{"a trim written in one word with capitals inside", "car", "c19", []siteTurn{
+		{say: "put it in the GT trim", calls: []string{`configure_car {"trim":"GT"}`}},
+		{say: "Hmm, it is too expensive. Put the EcoBoost again, please.", calls: []string{`configure_car {"trim":"EcoBoost"}`}, reply: []string{"EcoBoost trim"}, not: []string{"There is no"}},
+	}},
 	{"cheaper ones of a kind, after a remark that this is too much", "financing", "c07", []siteTurn{
 		{say: "It is too much for me. Show me cheaper SUVs, please, under 30000.",
 			calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv","maxPrice":30000}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},

@@ -188,6 +188,9 @@ func vocabulary(t chat.ToolDef, s *schema) map[string]float64 {
 			if !idRe.MatchString(e.str) { // (an item's title is its name, not the tool's word)
 				add(e.title, weightEnum)
 			}
+			for _, w := range e.words {
+				v[w] = max(v[w], weightEnum) // "ecoboost" of "EcoBoost"
+			}
 		}
 	}
 	return v

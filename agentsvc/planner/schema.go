@@ -210,6 +210,9 @@ func readEnum(v any) enumValue {
 	switch x := v.(type) {
 	case string:
 		e.str, e.isStr, e.words = x, true, identWords(x)
+		if x != "" && !strings.ContainsAny(x, " -_") {
+			e.words = []string{normWord(strings.ToLower(x))} // one word as written: "EcoBoost" is no "eco boost"
+		}
 	case json.Number: // the schema was read with UseNumber (jsonschema.UnmarshalJSON)
 		e.num, _ = x.Float64()
 		e.isNum = true
