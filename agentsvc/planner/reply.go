@@ -1184,12 +1184,13 @@ func sayValue(toks []token, e enumValue) bool {
 
 func namedValue(toks []token, e enumValue) bool {
 	v := e.text()
-	return slices.ContainsFunc(toks, func(tk token) bool {
-		return (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && (tk.norm == e.words[0] || longerForm(tk.norm, e.words[0]))))
-	}) || len(e.named) > 0 && !idRe.MatchString(e.str) && slices.ContainsFunc(toks, func(tk token) bool { // by its title: "the Driver assistance"
-		i := slices.IndexFunc(toks, func(x token) bool { return x.start == tk.start })
-		return i+len(e.named) <= len(toks) && slices.EqualFunc(toks[i:i+len(e.named)], e.named, func(x token, w string) bool { return x.norm == w })
-	})
+	for i, tk := range toks {
+		if (tk.kind == kindWord || tk.kind == kindNumber) && (strings.EqualFold(tk.raw, v) || (len(e.words) == 1 && (tk.norm == e.words[0] || longerForm(tk.norm, e.words[0])))) ||
+			len(e.named) > 0 && phraseAt(toks, i, e.named) { // by its title: "the Driver assistance"
+			return true
+		}
+	}
+	return false
 }
 
 // namesParam counts the words of the parameter p that the text asks about: words of four
@@ -1239,6 +1240,12 @@ var vagueParamWords = rawSet(`type kind name value option mode`)
 // closest concrete actions, or what the page offers.
 func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) intent {
 	var cands []*plan
+	var rest []token // the words without the item's noun ("this car"): what a candidate must match
+	for i, t := range toks {
+		if !wordAt(toks, i-1, "this", "that") {
+			rest = append(rest, t)
+		}
+	}
 	for _, p := range ps {
 		if len(cands) == 3 {
 			break
@@ -1252,12 +1259,6 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 		}
 		// a navigation only when words name where it goes ("for this car" names nothing)
 		// (not for the item's noun alone: "Is this car electric?" offers no price breakdown)
-		var rest []token // without the item's noun: "this car"
-		for i, t := range toks {
-			if !wordAt(toks, i-1, "this", "that") {
-				rest = append(rest, t)
-			}
-		}
 		own, _ := c.coverage(p, rest)
 		if m, u := c.coverage(p, toks); m > 0 && own > 0 && u <= m && (!navTool(p.def) || c.navMatch(toks, []*plan{p}) != nil) {
 			cands = append(cands, p)

@@ -184,10 +184,8 @@ func vocabulary(t chat.ToolDef, s *schema) map[string]float64 {
 		add(p.name, weightParam)
 		add(p.schema.description, weightDesc)
 		for _, e := range p.schema.allEnums() {
-			add(e.str, weightEnum)        // "" for a number's
-			if !idRe.MatchString(e.str) { // (an item's title is its name, not the tool's word)
-				add(e.title, weightEnum)
-			}
+			add(e.str, weightEnum) // "" for a number's
+			add(strings.Join(e.named, " "), weightEnum)
 			for _, w := range e.words {
 				v[w] = max(v[w], weightEnum) // "ecoboost" of "EcoBoost"
 			}
@@ -310,7 +308,7 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 			case t.kind == kindWord && content && end > i:
 				// at its last word, for the word after it: "TRD Off-Road trim" is no package
 				out = append(out, enumCandidate{e.str, 1, end - 1, i, -1, bonusEnum})
-			case t.kind == kindWord && len(e.named) > 0 && !idRe.MatchString(e.str) && f.wordsAt(i, e.named) && slices.ContainsFunc(e.named, func(w string) bool { return !stopWords[w] }):
+			case t.kind == kindWord && len(e.named) > 0 && f.wordsAt(i, e.named) && slices.ContainsFunc(e.named, func(w string) bool { return !stopWords[w] }):
 				out = append(out, enumCandidate{e.str, 1, i + len(e.named) - 1, i, -1, bonusEnum}) // its title: "Driver assistance" of "safety"
 			case t.kind == kindWord && t.norm == abbreviation(e, en):
 				out = append(out, enumCandidate{e.str, 1, i, i, -1, bonusEnum})

@@ -53,7 +53,7 @@ type enumValue struct {
 	isNum bool
 	words []string // normalised words of a string value
 	title string   // what the schema calls it, when it says ("2023 Toyota RAV4" of "c01")
-	named []string // the title's normalised words: another name of the value ("driver assistance" of "safety")
+	named []string // the title's normalised words, when it is another name of the value ("driver assistance" of "safety"; not an id's)
 }
 
 // allEnums are the schema's enum values and its items' (a list's choices).
@@ -151,7 +151,10 @@ func convert(js *jsonschema.Schema, raw json.RawMessage, depth int) *schema {
 	for i, e := range enum {
 		v := readEnum(e)
 		if i < len(titles) && titles[i] != v.str {
-			v.title, v.named = titles[i], identWords(titles[i])
+			v.title = titles[i]
+			if !idRe.MatchString(v.str) { // (an item's title is its name, not another name of the value)
+				v.named = identWords(v.title)
+			}
 		}
 		s.enum = append(s.enum, v)
 	}

@@ -362,8 +362,11 @@ func (c *conv) payments() []payment {
 	for _, k := range c.calls {
 		if id := openedID(k); id != "" || k.page {
 			cur = cmp.Or(c.now.items[id], c.page)
-		} else if ms := nameMentions(unwrap(k.result).text, c.now.known(), nil); noArguments(k.args) && len(ms) == 1 && len(ms[0].items) == 1 {
-			cur = ms[0].items[0] // "Opening the financing calculator for the 2023 Honda Civic …" from its page opened by a link
+		} else if noArguments(k.args) {
+			// "Opening the financing calculator for the 2023 Honda Civic …" from its page opened by a link
+			if ms := nameMentions(unwrap(k.result).text, c.now.known(), nil); len(ms) == 1 && len(ms[0].items) == 1 {
+				cur = ms[0].items[0]
+			}
 		}
 		m := monthlyRe.FindStringSubmatch(unwrap(k.result).text)
 		if m == nil || cur == nil || !k.done {
