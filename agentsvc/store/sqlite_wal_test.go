@@ -194,8 +194,11 @@ func TestSQLiteWALBounded(t *testing.T) {
 	// The peak depends on how fast the machine writes (walLimit plus what checkpointEvery
 	// of writes adds): logged, not asserted.
 	t.Logf("%d conversations: log file at most %d KiB under load, emptied %d times; database %d KiB", n, peak>>10, underLoad, db.Size()>>10)
-	if peak > walLimit && underLoad == 0 {
-		t.Errorf("the log file passed walLimit (%d KiB) under load and was never emptied meanwhile", peak>>10)
+	// The checkpointer looks every checkpointEvery, so a load that ends just after the file
+	// passed walLimit may end before it is emptied (16,604 KiB, emptied 0 times, in one CI run):
+	// only a file well past the bound and never emptied is the unbounded log (~60 MiB).
+	if peak > walLimit+walLimit/2 && underLoad == 0 {
+		t.Errorf("the log file passed walLimit (%d KiB) by half under load and was never emptied meanwhile", peak>>10)
 	}
 	// The quiet period: no writes, no reads; the log comes back under the bound.
 	size := walFileSize(t, s)
