@@ -150,19 +150,24 @@ func replaceNumDates(text string, today time.Time) string {
 	return b.String() + text[last:]
 }
 
-// rewriteTimes writes "at 10", "at 2" and "noon" as 10:00, 14:00 and 12:00. A bare hour
-// from 1 to 7 is taken in the afternoon (nobody books a test drive at 3 in the night); an
-// hour followed by am/pm, a unit or a percent sign is left alone.
+// hourOf is the hour an hour word names ("ten" is 10), 0 for any other word.
+func hourOf(w string) int {
+	return slices.IndexFunc(hourWords, func(h string) bool { return strings.EqualFold(h, w) }) + 1
+}
+
 // hourH is an hour written the French way: "14h", "9h30".
 var hourH = regexp.MustCompile(`(?i)\b(?:[01]?\d|2[0-3])h(?:[0-5]\d)?\b`)
 
+// rewriteTimes writes "at 10", "at 2" and "noon" as 10:00, 14:00 and 12:00. A bare hour
+// from 1 to 7 is taken in the afternoon (nobody books a test drive at 3 in the night); an
+// hour followed by am/pm, a unit or a percent sign is left alone.
 func rewriteTimes(text string) string {
 	text = noonRe.ReplaceAllString(text, "12:00")
 	text = pastHourRe.ReplaceAllStringFunc(text, func(m string) string { // "half past ten", "quarter past 2"
 		sub := pastHourRe.FindStringSubmatch(m)
 		h, err := strconv.Atoi(sub[2])
-		if i := slices.IndexFunc(hourWords, func(w string) bool { return strings.EqualFold(w, sub[2]) }); i >= 0 {
-			h, err = i+1, nil
+		if w := hourOf(sub[2]); w > 0 {
+			h, err = w, nil
 		}
 		if err != nil || h < 1 || h > 12 {
 			return m
@@ -179,12 +184,7 @@ func rewriteTimes(text string) string {
 		if strings.TrimSpace(sub[1]) == "" && strings.TrimSpace(sub[3]) == "" {
 			return m // "the cheaper one", "two people"
 		}
-		for i, w := range hourWords {
-			if strings.EqualFold(sub[2], w) {
-				return sub[1] + strconv.Itoa(i+1) + sub[3]
-			}
-		}
-		return m
+		return sub[1] + strconv.Itoa(hourOf(sub[2])) + sub[3]
 	})
 	text = oclockRe.ReplaceAllString(text, "at $1")
 	var b strings.Builder

@@ -313,11 +313,7 @@ func (c *conv) arrive() action {
 		}
 		s := parseSchema(t.Parameters)
 		p := &plan{def: t, schema: s, values: map[string]any{}}
-		for _, q := range s.props {
-			if q.required {
-				p.missing = append(p.missing, q)
-			}
-		}
+		p.missing = slices.DeleteFunc(slices.Clone(s.props), func(q *property) bool { return !q.required })
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
 			var kept []string
 			for _, q := range s.props {

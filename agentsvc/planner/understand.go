@@ -399,19 +399,25 @@ func (r *reading) unnamed() []token {
 // lastNamed are the items the planner's last reply named, in order; not those a question
 // named for example ("Which 2 to 3 …? For example …"): "the first two" are of the list.
 func (c *conv) lastNamed() []*item {
+	said := c.lastReply()
+	if strings.HasPrefix(said, deadEndStart) || moreRe.MatchString(said) {
+		// its suggestions ("open the 2023 Toyota RAV4") are examples, not a choice; a list
+		// cut short ("…; and 8 more.") names a few of the list, which is the result's
+		return nil
+	}
+	said, _, _ = strings.Cut(said, "? For example ")
+	// nor are the suggestions of any reply ("Noted: … Elsewhere on the site: “open the …”")
+	return c.itemsNamed(suggestionRe.ReplaceAllString(said, ""))
+}
+
+// lastReply is the planner's last reply before the visitor's message; "" when there is none.
+func (c *conv) lastReply() string {
 	for i := c.lastUser - 1; i >= 0; i-- {
 		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-			if strings.HasPrefix(m.Content, deadEndStart) || moreRe.MatchString(m.Content) {
-				// its suggestions ("open the 2023 Toyota RAV4") are examples, not a choice; a list
-				// cut short ("…; and 8 more.") names a few of the list, which is the result's
-				return nil
-			}
-			said, _, _ := strings.Cut(m.Content, "? For example ")
-			// nor are the suggestions of any reply ("Noted: … Elsewhere on the site: “open the …”")
-			return c.itemsNamed(suggestionRe.ReplaceAllString(said, ""))
+			return m.Content
 		}
 	}
-	return nil
+	return ""
 }
 
 // suggestionRe is a suggestion of a reply, as a link or as plain quoted text.
@@ -490,12 +496,8 @@ func (c *conv) rewriteAround(text string) string {
 	toks := tokenize(text)
 	for i := len(toks) - 1; i > 0; i-- {
 		t := toks[i]
-		next := ""
-		if i+1 < len(toks) {
-			next = toks[i+1].norm
-		}
 		if t.kind != kindNumber || !t.money || t.percent || !wordAt(toks, i-1, "around", "about", "roughly", "approximately", "approx") ||
-			i+1 < len(toks) && toks[i+1].kind == kindWord && !slices.Contains([]string{"dollar", "dollars", "buck", "bucks", "or", "ish"}, next) ||
+			i+1 < len(toks) && toks[i+1].kind == kindWord && !slices.Contains([]string{"dollar", "dollars", "buck", "bucks", "or", "ish"}, toks[i+1].norm) ||
 			slices.ContainsFunc(toks[max(i-5, 0):i], func(t token) bool { return t.norm == "budget" }) { // "a budget of roughly 40 thousand", "around 40k budget": a ceiling
 			continue
 		}
@@ -1011,13 +1013,13 @@ var ifSo = regexp.MustCompile(`(?i)[?.!]\s*if so\b[,:]?\s*`)
 // figure the question names by the words before it in both ("total interest"): "The first (term
 // months 36, down payment 3000) has the lower total interest: $3,186.88 against $4,814.47 for the
 // second (term months 60, down payment 6000)." ok is false when no two results state it.
-func (c *conv) twoResults(toks []token) (string, bool, bool) {
+func (c *conv) twoResults(toks []token) (string, bool) {
 	has := func(set map[string]bool) bool {
 		return slices.ContainsFunc(toks, func(t token) bool { return set[t.norm] })
 	}
 	lower, higher := has(lowerWords), has(higherWords)
 	if lower == higher {
-		return "", false, false
+		return "", false
 	}
 	var two []call
 	for k := range c.earlierCalls {
@@ -1029,7 +1031,7 @@ func (c *conv) twoResults(toks []token) (string, bool, bool) {
 		}
 	}
 	if len(two) < 2 {
-		return "", false, false
+		return "", false
 	}
 	asked := slices.DeleteFunc(contentWords(c.text), func(w string) bool {
 		return lowerWords[w] || higherWords[w] || requestWords[w] || auxWords[w] || w == "two" || w == "ha"
@@ -1051,10 +1053,10 @@ func (c *conv) twoResults(toks []token) (string, bool, bool) {
 				first, second, fv, sv = second, first, sv, fv
 			}
 			level := map[bool]string{true: "lower", false: "higher"}[lower]
-			return upperFirst(first) + " has the " + level + " " + strings.Join(asked[i:i+n], " ") + ": " + fv + " against " + sv + " for " + second + ".", true, true
+			return upperFirst(first) + " has the " + level + " " + strings.Join(asked[i:i+n], " ") + ": " + fv + " against " + sv + " for " + second + ".", true
 		}
 	}
-	return "", false, false
+	return "", false
 }
 
 // lowerWords and higherWords say which of two figures is asked: the lower or the higher.
@@ -1162,18 +1164,17 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 		if _, set := args[q.name]; !set {
 			continue
 		}
-		found := false
 		for _, k := range earlier {
 			var was map[string]any
 			if json.Unmarshal([]byte(k.args), &was) == nil && was[q.name] != nil {
-				p.values[q.name], found = was[q.name], true
+				p.values[q.name] = was[q.name]
 				break
 			}
 		}
-		if !found && q.schema.isArray() && q.schema.valid([]any{}) { // (a comparison of none is no comparison)
-			p.values[q.name], found = []any{}, true
+		if p.values[q.name] == nil && q.schema.isArray() && q.schema.valid([]any{}) { // (a comparison of none is no comparison)
+			p.values[q.name] = []any{}
 		}
-		if !found && len(earlier) > 0 {
+		if p.values[q.name] == nil && len(earlier) > 0 {
 			// the one choice the tool's answer before said ("Configured: …, gray, …")
 			var said []enumValue
 			for _, e := range q.schema.allEnums() {
@@ -1182,10 +1183,10 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 				}
 			}
 			if len(said) == 1 {
-				p.values[q.name], found = said[0].str, true
+				p.values[q.name] = said[0].str
 			}
 		}
-		if !found {
+		if p.values[q.name] == nil {
 			kept = append(kept, identPhrase(q.name))
 		}
 	}
@@ -1535,11 +1536,7 @@ func init() {
 			n, last := countOf(r.toks), c.before.last
 			return n > len(last) && len(last) > 0 && c.lister() != nil
 		}, func(c *conv, r *reading) (intent, bool) {
-			var titles []string
-			for _, it := range c.before.last {
-				titles = append(titles, theTitle(it))
-			}
-			return reply(strings.TrimSuffix(c.onlyMatch(len(titles)), ".")+": "+joinList(titles, "and")+".", true)
+			return reply(strings.TrimSuffix(c.onlyMatch(len(c.before.last)), ".")+": "+joinList(titles(c.before.last), "and")+".", true)
 		}},
 		{"which of several", func(_ *conv, r *reading) bool { return r.ambiguous != nil },
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
@@ -1601,13 +1598,9 @@ func init() {
 				return reply(text, true)
 			}},
 		// "which of the two has the lower total interest?" after two calculations
-		{"a figure of two results compared", func(c *conv, r *reading) bool {
-			_, _, ok := c.twoResults(r.toks)
-			return r.question && len(r.refs) == 0 && len(r.mentions) == 0 && ok // (no item named: "which is cheaper, the golf or …")
-		}, func(c *conv, r *reading) (intent, bool) {
-			a, b, _ := c.twoResults(r.toks)
-			return reply(a, b)
-		}},
+		{"a figure of two results compared", func(_ *conv, r *reading) bool {
+			return r.question && len(r.refs) == 0 && len(r.mentions) == 0 // (no item named: "which is cheaper, the golf or …")
+		}, func(c *conv, r *reading) (intent, bool) { return reply(c.twoResults(r.toks)) }},
 		// "what's included in the tech package?": a question, not a request to add it.
 		{"what a choice includes", func(_ *conv, r *reading) bool { return asksContents(r.toks, r.question) }, (*conv).contents},
 		// "How much does the technology package cost on its own?": not the package added
@@ -1645,11 +1638,7 @@ func init() {
 			return len(r.refs) == 0 && len(r.mentions) == 0 && anyNorm(r.toks, "other") && len(c.othersSeen()) > 1
 		}, func(c *conv, r *reading) (intent, bool) {
 			others := c.othersSeen()
-			var names []string
-			for _, it := range others[:min(3, len(others))] {
-				names = append(names, theTitle(it))
-			}
-			return reply("Which one do you mean: "+joinList(names, "or")+"?", true)
+			return reply("Which one do you mean: "+joinList(titles(others[:min(3, len(others))]), "or")+"?", true)
 		}},
 		{"another item", func(c *conv, r *reading) bool {
 			// A note's words are the visitor's, not a car's name ("… a note that I'd like to try the manual").
@@ -1908,15 +1897,11 @@ func init() {
 			}
 			// "per month over 4 years" after three BMWs were listed: which? (forItem reads the
 			// answer with these words)
-			var names []string
 			group := c.group()
 			if len(group) < 2 {
 				group = c.before.last // "open that" after a list cut short
 			}
-			for _, it := range group[:min(3, len(group))] {
-				names = append(names, theTitle(it))
-			}
-			return reply("Which "+c.opensWhat()+whichFor+c.offer(names, "or", true)+"?", true)
+			return reply("Which "+c.opensWhat()+whichFor+c.offer(titles(group[:min(3, len(group))]), "or", true)+"?", true)
 		}},
 		// "what trims does the RAV4 come in" on the list, which knows no trims: its page may.
 		{"a question for an item's page", func(c *conv, r *reading) bool {
@@ -2120,6 +2105,8 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 // it keeps, its list edits applied; or asks for what it still lacks.
 func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
+	l, compare := c.lister(), c.comparer(r)
+	listing := l != nil && l.def.Name == best.def.Name // the best plan is the page's list
 	if navTool(best.def) && slices.ContainsFunc(r.toks, func(t token) bool {
 		return t.kind == kindDate || t.kind == kindTime || t.kind == kindWord && dayWords[t.norm] && t.norm != "next"
 	}) {
@@ -2137,17 +2124,17 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return c.askMissing(r.ps[i], r.said), true
 		}
 	}
-	if cmp, l := c.comparer(r), c.lister(); cmp != nil && l != nil && best.def.Name == cmp.def.Name && len(r.refs) == 0 {
+	if compare != nil && l != nil && best.def.Name == compare.def.Name && len(r.refs) == 0 {
 		if i := slices.IndexFunc(r.ps, func(p *plan) bool { return p.def.Name == l.def.Name && len(p.values) > 0 && p.score >= threshold }); i >= 0 {
-			return c.compareAll(r.ps[i], cmp), true // "the hondas side by side instead": not the cars compared before
+			return c.compareAll(r.ps[i], compare), true // "the hondas side by side instead": not the cars compared before
 		}
 	}
 	own := maps.Clone(best.values) // what the words themselves set
-	if l := c.lister(); l != nil && l.def.Name == best.def.Name && (anyNorm(r.toks, "rather", "prefer") || allKind(r.toks) ||
+	if listing && (anyNorm(r.toks, "rather", "prefer") || allKind(r.toks) ||
 		anyNorm(r.toks, "instead") && anyNorm(r.toks, listNoun(l.def.Name, 2), listNoun(l.def.Name, 1))) {
 		// "I'd rather look at electric cars instead" after SUVs under $35,000, "how about all
 		// pickups" after those under 40 grand: a new search
-	} else if narrows(r.toks) || c.onlyValues(best, r.toks) || l != nil && l.def.Name == best.def.Name && wordAt(r.toks, 0, "make") && wordAt(r.toks, 1, "that", "it") {
+	} else if narrows(r.toks) || c.onlyValues(best, r.toks) || listing && wordAt(r.toks, 0, "make") && wordAt(r.toks, 1, "that", "it") {
 		// ("make that 2022 or newer" of the SUVs: those)
 		c.carryOver(best, false)
 	} else if c.followsUp(best) {
@@ -2165,7 +2152,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 		return c.askMissing(best, r.said), true
 	}
-	if l := c.lister(); l != nil && best.def.Name == l.def.Name {
+	if listing {
 		if other, said := c.oneOfTwo(best, r.text); other != "" {
 			// "sedan or hatchback under 25k" of a filter that takes one body type: the first,
 			// said, and the other offered
@@ -2174,7 +2161,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			}}, true
 		}
 	}
-	if l := c.lister(); l != nil && best.def.Name == l.def.Name && anyNorm(r.toks, "open", "pull") {
+	if listing && anyNorm(r.toks, "open", "pull") {
 		// "open the volvo" before the list was shown: the filter, then the one car it shows
 		return intent{steps: func(c *conv) []*plan {
 			if len(c.done) > 0 && len(c.now.last) == 1 {
@@ -2193,8 +2180,8 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			best.opens = true // "72 months", "monthly again" go to the calculator, which takes them
 		}
 	}
-	if cmp, l := c.comparer(r), c.lister(); cmp != nil && l != nil && best.def.Name == l.def.Name {
-		return c.compareAll(best, cmp), true // "compare all the minivans"
+	if compare != nil && listing {
+		return c.compareAll(best, compare), true // "compare all the minivans"
 	}
 	if isOrdering(best) {
 		// "everything under $25k sorted by price": filter with the other words, then sort.
@@ -2227,7 +2214,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return c.summary() + " What was sent before stays as it was: " + sent + ". " + upperFirst(c.offer([]string{send}, "", true)) + " sends this too."
 		}}, true
 	}
-	if l := c.lister(); l != nil && l.def.Name == best.def.Name && r.question && asksField(r.toks) && !r.hasRank {
+	if listing && r.question && asksField(r.toks) && !r.hasRank {
 		// "What is the mileage of the Kia?": the make's list, then what it says of the one listed
 		return intent{steps: callIntent(best).steps, final: func(c *conv) string {
 			if items := c.now.last; len(items) == 1 {
@@ -2595,14 +2582,9 @@ func (c *conv) justNamed() *item {
 // leadNamed is the one item the first clause of the last reply names ("The 2021 Toyota Tacoma
 // is the cheapest, at $34,500 (the 2021 Ford F-150 is …)"), or nil.
 func (c *conv) leadNamed() *item {
-	for i := c.lastUser - 1; i >= 0; i-- {
-		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-			lead, _, _ := strings.Cut(m.Content, "(")
-			if named := c.itemsNamed(lead); len(named) == 1 {
-				return named[0]
-			}
-			return nil
-		}
+	lead, _, _ := strings.Cut(c.lastReply(), "(")
+	if named := c.itemsNamed(lead); len(named) == 1 {
+		return named[0]
 	}
 	return nil
 }
