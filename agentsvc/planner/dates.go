@@ -140,12 +140,8 @@ func replaceNumDates(text string, today time.Time) string {
 		if m[6] < 0 && t.Before(time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)) {
 			t = t.AddDate(1, 0, 0)
 		}
-		end := m[7]
-		if end < 0 {
-			end = m[5]
-		}
 		b.WriteString(text[last:m[2]] + t.Format("2006-01-02"))
-		last = end
+		last = max(m[5], m[7]) // the end of the year, else of the day (m[7] is -1 without a year)
 	}
 	return b.String() + text[last:]
 }
