@@ -372,7 +372,7 @@ func (c *conv) payments() []payment {
 		if m == nil || cur == nil || !k.done {
 			continue
 		}
-		v, _ := strconv.ParseFloat(strings.ReplaceAll(m[2], ",", ""), 64)
+		v, _ := parseMoney(m[2])
 		out = slices.DeleteFunc(out, func(p payment) bool { return p.it == cur })
 		out = slices.Insert(out, 0, payment{cur, m[1], v})
 	}
@@ -1046,8 +1046,8 @@ func (c *conv) twoResults(toks []token) (string, bool) {
 			if m1 == nil || m0 == nil {
 				continue
 			}
-			v1, _ := strconv.ParseFloat(strings.ReplaceAll(m1[2], ",", ""), 64)
-			v0, _ := strconv.ParseFloat(strings.ReplaceAll(m0[2], ",", ""), 64)
+			v1, _ := parseMoney(m1[2])
+			v0, _ := parseMoney(m0[2])
 			first, second, fv, sv := "the one with "+argsSaid(two[1].args, two[0].args), "the one with "+argsSaid(two[0].args, two[1].args), m1[1], m0[1]
 			if (v0 < v1) == lower {
 				first, second, fv, sv = second, first, sv, fv
