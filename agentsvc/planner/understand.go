@@ -2144,12 +2144,17 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		return intent{reply: q}, true
 	}
 	c.contactsSaid(best, own)
-	if len(best.missing) > 0 {
-		if named(best.def.Name, commitFirst) && !c.commitWord(best, r.toks) && c.answering != best.def.Name {
-			if in, ok := c.elsewhere(r.toks2, r.ps, r.pronoun); ok {
-				return in, true // "book it tomorrow at 11, i'm raj das …" on the calculator: a drive
-			}
+	if named(best.def.Name, commitFirst) && !c.commitWord(best, r.toks) && c.answering != best.def.Name {
+		// never an application for details alone: "book it tomorrow at 11, i'm raj das …" on
+		// the calculator is a drive, where a page's words lead; else asked first
+		if in, ok := c.elsewhere(r.toks2, r.ps, r.pronoun); ok {
+			return in, true
 		}
+		if len(best.missing) == 0 {
+			return c.choose("Should I", []*plan{best}), true
+		}
+	}
+	if len(best.missing) > 0 {
 		return c.askMissing(best, r.said), true
 	}
 	if listing {
@@ -2195,14 +2200,6 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		if i := slices.IndexFunc(r.ps, sorts); i > 0 {
 			return intent{steps: func(*conv) []*plan { return []*plan{best, r.ps[i]} }}, true
 		}
-	}
-	if named(best.def.Name, commitFirst) && !c.commitWord(best, r.toks) && c.answering != best.def.Name {
-		// never an application for details alone: "book it tomorrow at 11, i'm raj das …" on
-		// the calculator is a drive, where a page's words lead; else asked first
-		if in, ok := c.elsewhere(r.toks2, r.ps, r.pronoun); ok {
-			return in, true
-		}
-		return c.choose("Should I", []*plan{best}), true
 	}
 	if no := c.notOffered(r.toks); no != "" {
 		// "blue with the best trim" where blue is no choice: the trim, and why not blue
