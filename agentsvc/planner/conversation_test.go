@@ -3237,6 +3237,18 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c05"}`, `configure_car {"trim":"Limited"}`},
 			reply: []string{"Ioniq 5", "Limited"}, not: []string{"RAV4"}, on: "car"},
 	}},
+	{"what was chosen for a form that waits, and what was not said yet", "test-drive", "c01", []siteTurn{
+		{say: "which day did I choose?", calls: []string{}, reply: []string{"You haven't given the date or time yet."}, not: []string{"Sorry"}},
+		{say: "Saturday at 10am", calls: []string{}, reply: []string{"name and email"}},
+		{say: "what time did I pick?", calls: []string{}, reply: []string{"The time was 10:00.", "name and email"}, not: []string{"Sorry"}},
+		{say: "what was my email?", calls: []string{}, reply: []string{"You haven't given the email yet.", "name and email"}, not: []string{"10:00"}},
+		{say: "Jane Doe, jane@example.com", calls: []string{`fill_form_data {"name":"Jane Doe","email":"jane@example.com","date":"2026-12-05","time":"10:00"}`}},
+	}},
+	{"a figure asked back before it was given", "financing", "c01", []siteTurn{
+		{say: "what down payment did I put?", calls: []string{}, reply: []string{"You haven't given the down payment yet."}, not: []string{"Sorry", "months?"}},
+		{say: "60 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "what down payment did I put?", calls: []string{}, reply: []string{"The down payment was 5000."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

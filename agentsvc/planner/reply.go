@@ -947,7 +947,7 @@ func recalls(toks []token) bool {
 		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
 	for i := range toks {
 		// "which day did I pick?", "which term did I choose", "the date you've put down"
-		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set") &&
+		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set", "put", "give", "enter", "say") &&
 			wordAt(toks, 0, "which", "what", "when")
 		// "what's my name on the form": what it was filled with
 		filled := past && wordAt(toks, i, "on", "in") && wordAt(toks, i+1, "the") && wordAt(toks, i+2, "form")
@@ -961,7 +961,7 @@ func recalls(toks []token) bool {
 }
 
 var (
-	recallWords = rawSet(`again remind said say told mentioned earlier before pick choose select end last`)
+	recallWords = rawSet(`again remind said say told mentioned earlier before pick choose select end last put give enter`)
 	sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
 )
 
@@ -991,6 +991,17 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	}
 	if said := c.recallArgs(asked, true); said != "" && len(figures) == 0 {
 		return intent{reply: said}, true
+	}
+	// "which day did I choose?" while the form waits for a name: what was said for it, and
+	// what it still needs (the question stays open: pending)
+	if q := c.unanswered; q != nil && len(figures) == 0 {
+		said := recallValues(q.values, asked, true)
+		if fields := fieldsNamed([]*plan{q}, asked); said == "" && len(fields) > 0 {
+			said = "You haven't given the " + joinList(fields, "or") + " yet."
+		}
+		if said != "" {
+			return intent{reply: said + " " + c.askMissing(q, "").reply}, true
+		}
 	}
 	// "what was the monthly for the Civic?": no sentence of another car's
 	// (nor, for "the mazda3" not seen yet, one of a car known)
@@ -1042,8 +1053,34 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if of != nil || other {
 		return intent{}, false // nothing was said of that one: asked anew
 	}
-	said := c.recallArgs(asked, false)
-	return intent{reply: said}, said != ""
+	if said := c.recallArgs(asked, false); said != "" {
+		return intent{reply: said}, true
+	}
+	// "which day did I choose?" before any was said: none yet
+	var forms []*plan
+	for _, t := range c.tools {
+		if !navTool(t) {
+			forms = append(forms, &plan{def: t, schema: parseSchema(t.Parameters)})
+		}
+	}
+	if fields := fieldsNamed(forms, asked); len(fields) > 0 {
+		return intent{reply: "You haven't given the " + joinList(fields, "or") + " yet."}, true
+	}
+	return intent{}, false
+}
+
+// fieldsNamed are the parameters of the plans' tools all of whose words are asked ("date"
+// and "time" of "which day did I choose": recall), as the visitor reads them.
+func fieldsNamed(ps []*plan, asked []string) []string {
+	var fields []string
+	for _, pl := range ps {
+		for _, p := range pl.schema.props {
+			if !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(asked, w) }) && !slices.Contains(fields, identPhrase(p.name)) {
+				fields = append(fields, identPhrase(p.name))
+			}
+		}
+	}
+	return fields
 }
 
 // unseen reports a word no tool, item or reply has had: maybe the name of an item not
@@ -1094,36 +1131,45 @@ func (c *conv) saidOf(i int, sent string) string {
 // recallArgs says the values of the newest call with parameters whose words the question has
 // (all of them, or one when whole is false): "The date was 2026-12-05 and the time was 10:00."
 func (c *conv) recallArgs(asked []string, whole bool) string {
-	has := func(w string) bool {
-		return slices.ContainsFunc(asked, func(a string) bool { return wordsMatch(a, w) })
-	}
 	for k := range c.earlierCalls {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(k.args), &args)
-		var said []string
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			if ws := identWords(name); whole && !slices.ContainsFunc(ws, func(w string) bool { return !has(w) }) ||
-				!whole && slices.ContainsFunc(ws, has) {
-				list, ok := args[name].([]any) // "packages": ["winter", "tech"]
-				if !ok {
-					list = []any{args[name]}
-				}
-				vs := make([]string, len(list))
-				for i, x := range list {
-					vs[i] = fmt.Sprint(x)
-				}
-				verb := " was "
-				if len(vs) > 1 || strings.HasSuffix(name, "s") {
-					verb = " were " // "the term months were 72"
-				}
-				said = append(said, "the "+identPhrase(name)+verb+joinList(vs, "and"))
-			}
-		}
-		if len(said) > 0 {
-			return upperFirst(joinList(said, "and")) + "."
+		if said := recallValues(args, asked, whole); said != "" {
+			return said
 		}
 	}
 	return ""
+}
+
+// recallValues says the values of args whose names the words asked name, in full (whole)
+// or in part: "The date was 2026-12-05 and the time was 10:00."; "" when it names none.
+func recallValues(args map[string]any, asked []string, whole bool) string {
+	has := func(w string) bool {
+		return slices.ContainsFunc(asked, func(a string) bool { return wordsMatch(a, w) })
+	}
+	var said []string
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if ws := identWords(name); whole && !slices.ContainsFunc(ws, func(w string) bool { return !has(w) }) ||
+			!whole && slices.ContainsFunc(ws, has) {
+			list, ok := args[name].([]any) // "packages": ["winter", "tech"]
+			if !ok {
+				list = []any{args[name]}
+			}
+			vs := make([]string, len(list))
+			for i, x := range list {
+				vs[i] = fmt.Sprint(x)
+			}
+			verb := " was "
+			if len(vs) > 1 || strings.HasSuffix(name, "s") {
+				verb = " were " // "the term months were 72"
+			}
+			said = append(said, "the "+identPhrase(name)+verb+joinList(vs, "and"))
+		}
+	}
+	if len(said) == 0 {
+		return ""
+	}
+	return upperFirst(joinList(said, "and")) + "."
 }
 
 // asksContents reports a question what something holds: "what's included in", "what does
