@@ -286,7 +286,9 @@ var siteConversations = []struct {
 		{say: "what about 10% down", calls: []string{`calculate_payment {"downPayment":2190,"termMonths":60}`}, reply: []string{"down $2,190", "60 months"}},
 	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
-		{say: "20% down over 48 months", reply: []string{"don't know the price", "20% down"}, not: []string{"down $20"}},
+		// worked out without the share first: its result states the price the share is of
+		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},
+			reply: []string{"down $6,000"}, not: []string{"don't know the price", "down $20", "down $0"}},
 		{say: "48 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"down $5,000"}},
 	}},
 	{"a phone visitor's short words", "inventory", "", []siteTurn{
@@ -590,8 +592,9 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Tom Baker","email":"tom@baker.co.uk","date":"2026-12-04","time":"13:00","notes":"my son will come along"}`}},
 	}},
 	{"a share of a price no result stated, then its amount", "financing", "c12", []siteTurn{
-		{say: "60 months at 5% with 10% down", reply: []string{"can't work out 10% down", "How much would that be in money?"}},
-		{say: "it would be about 3600", calls: []string{`calculate_payment {"downPayment":3600,"termMonths":60,"apr":5}`}, reply: []string{"60 months", "down $3,600"}},
+		{say: "at 5% with 10% down", reply: []string{"can't work out 10% down", "How much would that be in money?"}}, // (no term: nothing to work out yet)
+		{say: "it would be about 3600", reply: []string{"24 months, 36 months"}},
+		{say: "60 months", calls: []string{`calculate_payment {"downPayment":3600,"termMonths":60,"apr":5}`}, reply: []string{"60 months", "down $3,600"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"downPayment":3600,"termMonths":72,"apr":5}`}},
 		{say: "what about 15% down", calls: []string{`calculate_payment {"downPayment":5399,"termMonths":72,"apr":5}`}}, // the result stated the price
 	}},
@@ -704,7 +707,7 @@ var siteConversations = []struct {
 		{say: "im raj patel raj@patel.dev", calls: []string{`fill_form_data {"name":"raj patel","email":"raj@patel.dev","date":"2026-12-05","time":"09:00"}`}},
 	}},
 	{"a question not answered keeps the values of its request", "financing", "c12", []siteTurn{
-		{say: "60 months at 5% with 10% down", reply: []string{"How much would that be in money?"}},
+		{say: "at 5% with 10% down", reply: []string{"How much would that be in money?"}},
 		{say: "and at 72?", calls: []string{`calculate_payment {"termMonths":72,"apr":5}`}, reply: []string{"72 months at 5% APR"}},
 	}},
 	{"a request for a car not named yet, then its name", "inventory", "", []siteTurn{
@@ -1957,7 +1960,8 @@ var siteConversations = []struct {
 			reply: []string{"For the 2020 Audi A4: monthly payment"}, on: "financing"},
 	}},
 	{"a share in words of a price not known", "financing", "c09", []siteTurn{
-		{say: "36 months, ten percent down", reply: []string{"I don't know the price here, so I can't work out 10% down."}},
+		{say: "36 months, ten percent down", calls: []string{`calculate_payment {"termMonths":36}`, `calculate_payment {"downPayment":2650,"termMonths":36}`},
+			reply: []string{"down $2,650"}, not: []string{"I don't know the price"}},
 	}},
 	{"the red one of those shown", "inventory", "", []siteTurn{
 		{say: "suvs under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},

@@ -1472,6 +1472,29 @@ func init() {
 		// "don't cancel my reservation HV-1234": nothing runs on a request that says not to.
 		{"undo", func(_ *conv, r *reading) bool { return undoRe.MatchString(r.text) }, (*conv).undo},
 		{"refusal", func(_ *conv, r *reading) bool { return negated(r.toks) }, (*conv).refuse},
+		// "20% down over 60 months" on the calculator opened by a link, where no result has
+		// stated the price yet: worked out without the share first, whose result states the
+		// price, then with the share of it
+		{"a share of a price not stated yet", func(c *conv, r *reading) bool { return c.shareFirst(r) != nil }, func(c *conv, r *reading) (intent, bool) {
+			first := c.shareFirst(r)
+			return intent{
+				steps: func(c *conv) []*plan {
+					s := *c
+					s.done = nil
+					if said := c.rewriteShares(r.said); len(c.done) > 0 && said != r.said { // (read again once, with no share)
+						if then := s.understand(said, false).first(&s); then != nil {
+							return []*plan{first, then}
+						}
+					}
+					return []*plan{first}
+				},
+				final: func(c *conv) string {
+					s := *c
+					s.done = c.done[min(1, len(c.done)):]
+					return s.summary()
+				},
+			}, true
+		}},
 		// "20% down" where no result stated the price to take it of (rewriteShares did not).
 		{"a share of an unknown price", func(c *conv, r *reading) bool { return c.shareAt(r.toks) != "" }, func(c *conv, r *reading) (intent, bool) {
 			sh := c.shareAt(r.toks)
@@ -2425,6 +2448,26 @@ func (c *conv) rewriteShares(text string) string {
 	return text
 }
 
+// shareFirst is the request without its share of the price ("60 months" of "20% down over
+// 60 months") when no result before this page's calls stated the price and the request
+// needs nothing else; nil otherwise.
+func (c *conv) shareFirst(r *reading) *plan {
+	sh := c.shareAt(tokenize(r.said))
+	p := r.best
+	if sh == "" || p == nil || p.score < threshold || len(p.missing) > 0 || statedPriceIn(c.msgs[:max(c.start, 0)]) != 0 {
+		return nil
+	}
+	_, word, _ := strings.Cut(sh, " ")
+	i := slices.IndexFunc(p.schema.props, func(q *property) bool { return moneyParam(q) && matchesParam(normWord(word), q) })
+	if i < 0 {
+		return nil
+	}
+	first := *p
+	first.values = maps.Clone(p.values)
+	delete(first.values, p.schema.props[i].name)
+	return &first
+}
+
 // shareAt is the share of an amount the words give ("20% down") for a money parameter of
 // the page, or "".
 func (c *conv) shareAt(toks []token) string {
@@ -2470,7 +2513,12 @@ func (c *conv) statedPrice() float64 {
 	if i := slices.IndexFunc(c.msgs[c.lastUser+1:], func(m chat.Message) bool { return m.Role == chat.RoleUser }); i >= 0 {
 		end = c.lastUser + 1 + i
 	}
-	for _, m := range slices.Backward(c.msgs[:end]) {
+	return statedPriceIn(c.msgs[:end])
+}
+
+// statedPriceIn is the price the newest result of msgs stated, or 0.
+func statedPriceIn(msgs []chat.Message) float64 {
+	for _, m := range slices.Backward(msgs) {
 		if ms := statedPriceRe.FindAllStringSubmatch(m.Content, -1); m.Role == chat.RoleTool && ms != nil {
 			v, _ := parseMoney(ms[len(ms)-1][1])
 			return v
