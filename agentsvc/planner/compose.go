@@ -2,7 +2,6 @@ package planner
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -205,10 +204,8 @@ func bothEnds(c *conv, toks []token, at int, o order, first *item, list []*item)
 		return ""
 	}
 	s := "the " + o2.what + " is " + theTitle(e[0]) + rankDetail(*o2, e[0], c.now.money)
-	a, _ := first.num(o.field.keys...)
-	b, _ := e[0].num(o.field.keys...)
 	if asksDifference(toks) {
-		s += ": a difference of " + o.field.value(math.Abs(a-b), c.now.money)
+		s += difference(o.field, first, e[0], c.now.money)
 	}
 	return s + "."
 }
