@@ -295,11 +295,8 @@ func (c *conv) sortPlan(o order) *plan {
 			}
 			vals := texts(p.schema.enum)
 			if _, isDir := directions[strings.ToLower(vals[0])]; isDir {
-				for _, v := range vals {
-					if desc, ok := directions[strings.ToLower(v)]; ok && desc == o.desc {
-						pl.values[p.name] = v
-						break
-					}
+				if i := slices.IndexFunc(vals, func(v string) bool { desc, ok := directions[strings.ToLower(v)]; return ok && desc == o.desc }); i >= 0 {
+					pl.values[p.name] = vals[i]
 				}
 				continue
 			}

@@ -37,9 +37,9 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	case "hi", "hello", "hey", "hey there", "hi there", "hello there", "hiya", "howdy", "yo", "good morning",
 		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
 		return c.greeting("Hi!"), true
-	case "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
+	case "thanks", "thank you", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
-	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you", "hmm", "hmmm", "i see":
+	case "ok", "okay", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you", "hmm", "hmmm", "i see":
 		return "OK. Anything else I can do " + c.place.here + "?", true
 	case "lol", "haha", "hahaha", "ha", "lmao", "heh", "hehe":
 		return "Anything else I can do " + c.place.here + "?", true
@@ -49,8 +49,8 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
 		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work",
-		"can you help", "can you help me", "can u help", "can u help me", "could you help me", "i need help", "what can u do",
-		"what tools do you have", "what tools are there", "what tools", "list tools", "list your tools", "show tools", "tools":
+		"can you help", "can you help me", "could you help me", "i need help", "what tools do you have", "what tools are there", "what tools",
+		"list tools", "list your tools", "show tools", "tools":
 		return c.greeting(c.place.self), true
 	}
 	if rest := talkFillers.ReplaceAllString(low, ""); rest != low && rest != "" {
@@ -284,9 +284,6 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	f, adjective := questionField(toks)
-	if f == nil && len(refs) == 2 && asksDifference(toks) {
-		f = priceField // "whats the difference" between two cars: in price
-	}
 	if f == nil || (!isQuestion(text, toks) && adjective) {
 		return "", false // "trade in my old car for the RAV4" asks no year
 	}
@@ -833,9 +830,6 @@ func (c *conv) notOffered(toks []token) string {
 						name = toks[i-2].raw + "-" + t.raw // "EX-L trim"
 					}
 					return "there is no " + name + " " + toks[i+1].raw + choices
-				}
-				if q.schema.isArray() && anyNorm(toks, "add") && wordAt(toks, i-1, "the") && wordAt(toks, i+2, "one") && c.noValue(t) && c.noValue(toks[i+1]) {
-					return "there is no " + t.raw + " " + toks[i+1].raw + " " + stem(identPhrase(q.name)) + choices // "add the driver assistance one"
 				}
 			}
 		}
@@ -1746,7 +1740,6 @@ func (c *conv) humanize(text string) string {
 		}
 		return " (" // "the RAV4 (c01, $31,990)" → "the RAV4 ($31,990)"
 	})
-	text = strings.ReplaceAll(text, " )", ")")
 	text = bareMoney.ReplaceAllStringFunc(text, func(s string) string {
 		if v, ok := parseMoney(s); ok {
 			return c.now.money.format(v)
