@@ -33,7 +33,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
 	rtoks := tokenize(rest)
 	var filter, target *plan
-	opens := slices.ContainsFunc(rtoks, func(t token) bool { return t.norm == "open" })
+	opens := anyNorm(rtoks, "open")
 	plans := rankPlans(rest, c.tools)
 	for _, p := range plans {
 		if target == nil && wantsIDs(p) && (p.score >= threshold && c.nameHit(p, rtoks) || opens && opener(p.def)) {

@@ -474,18 +474,15 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 				}
 			}
 		}
-		for _, v := range values {
-			if !spelledIn(toks, v) {
-				continue
+		i := slices.IndexFunc(values, func(v string) bool { return spelledIn(toks, v) })
+		if has := it.attrs[key]; i >= 0 && slices.Contains(has, values[i]) {
+			return "Yes: " + theTitle(it) + " is " + shown(values[i]) + ".", true
+		} else if i >= 0 {
+			var shownHas []string
+			for _, h := range has {
+				shownHas = append(shownHas, shown(h))
 			}
-			if has := it.attrs[key]; !slices.Contains(has, v) {
-				var shownHas []string
-				for _, h := range has {
-					shownHas = append(shownHas, shown(h))
-				}
-				return "No: " + theTitle(it) + " is " + joinList(shownHas, "and") + ".", true // not the kind asked: another name may hold it
-			}
-			return "Yes: " + theTitle(it) + " is " + shown(v) + ".", true
+			return "No: " + theTitle(it) + " is " + joinList(shownHas, "and") + ".", true // not the kind asked: another name may hold it
 		}
 	}
 	return "", false
@@ -1436,22 +1433,17 @@ func (c *conv) askMissing(p *plan, said string) intent {
 	// "tomorrow at 10:30" where the times are on the hour: why the time is asked
 	if i := slices.IndexFunc(p.missing, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 }); i >= 0 {
 		toks := tokenize(rewriteTimes(said))
-		// (the last said: "is 12:30 possible?", then "thursday at 12")
-		if at := lastIndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !boundAt(toks, at) && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
+		at := -1 // the last time said: "is 12:30 possible?", then "thursday at 12"
+		for k, t := range toks {
+			if t.kind == kindTime {
+				at = k
+			}
+		}
+		if at >= 0 && !boundAt(toks, at) && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
 			in.reply = toks[at].raw + " is not one of the times. " + in.reply
 		}
 	}
 	return in
-}
-
-// lastIndexFunc is the index of the last of s that f accepts, or -1.
-func lastIndexFunc[T any](s []T, f func(T) bool) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if f(s[i]) {
-			return i
-		}
-	}
-	return -1
 }
 
 // askFor asks for what p still lacks (askMissing).
@@ -1734,9 +1726,6 @@ func (c *conv) humanize(text string) string {
 	text = idParenRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.HasSuffix(s, ")") {
 			return "" // "the RAV4 (c01), XLE trim" → "the RAV4, XLE trim"
-		}
-		if s[0] == '(' {
-			return "("
 		}
 		return " (" // "the RAV4 (c01, $31,990)" → "the RAV4 ($31,990)"
 	})
