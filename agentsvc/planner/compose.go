@@ -77,9 +77,9 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	// The best plan, or the list's when the target's words outrank it ("side by side"), when
 	// it filters clearly.
-	i := 0
-	if l := c.lister(); l != nil && target != nil && len(plans) > 0 && plans[0].def.Name == target.def.Name {
-		i = slices.IndexFunc(plans, func(p *plan) bool { return p.def.Name == l.def.Name })
+	i, lister := 0, c.lister()
+	if lister != nil && target != nil && len(plans) > 0 && plans[0].def.Name == target.def.Name {
+		i = slices.IndexFunc(plans, func(p *plan) bool { return p.def.Name == lister.def.Name })
 	}
 	if i >= 0 && i < len(plans) {
 		if p := plans[i]; p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) &&
@@ -101,15 +101,13 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			return false
 		})
 	}
-	if len(static) == 0 && c.lister() == nil && slices.ContainsFunc(contentWords(rest), func(w string) bool { return !seen(w) }) {
+	// Nothing to call and nothing seen to rank, or words the items seen do not have, and no
+	// list to ask.
+	if len(static) == 0 && lister == nil && (len(c.before.last) == 0 || slices.ContainsFunc(contentWords(rest), func(w string) bool { return !seen(w) })) {
 		return intent{}, false
 	}
 	if len(static) == 0 && len(c.before.last) == 0 {
-		l := c.lister()
-		if l == nil {
-			return intent{}, false
-		}
-		static = append(static, l)
+		static = append(static, lister)
 	}
 	listed := func(c *conv) []*item {
 		if len(c.done) == 0 {
