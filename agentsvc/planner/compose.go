@@ -2,7 +2,6 @@ package planner
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +33,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
 	rtoks := tokenize(rest)
 	var filter, target *plan
-	opens := slices.ContainsFunc(rtoks, func(t token) bool { return t.norm == "open" })
+	opens := anyNorm(rtoks, "open")
 	plans := rankPlans(rest, c.tools)
 	for _, p := range plans {
 		if target == nil && wantsIDs(p) && (p.score >= threshold && c.nameHit(p, rtoks) || opens && opener(p.def)) {
@@ -78,9 +77,9 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	// The best plan, or the list's when the target's words outrank it ("side by side"), when
 	// it filters clearly.
-	i := 0
-	if l := c.lister(); l != nil && target != nil && len(plans) > 0 && plans[0].def.Name == target.def.Name {
-		i = slices.IndexFunc(plans, func(p *plan) bool { return p.def.Name == l.def.Name })
+	i, lister := 0, c.lister()
+	if lister != nil && target != nil && len(plans) > 0 && plans[0].def.Name == target.def.Name {
+		i = slices.IndexFunc(plans, func(p *plan) bool { return p.def.Name == lister.def.Name })
 	}
 	if i >= 0 && i < len(plans) {
 		if p := plans[i]; p.score >= threshold && len(p.missing) == 0 && len(p.values) > 0 && !isOrdering(p) &&
@@ -102,15 +101,13 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			return false
 		})
 	}
-	if len(static) == 0 && c.lister() == nil && slices.ContainsFunc(contentWords(rest), func(w string) bool { return !seen(w) }) {
+	// Nothing to call and nothing seen to rank, or words the items seen do not have, and no
+	// list to ask.
+	if len(static) == 0 && lister == nil && (len(c.before.last) == 0 || slices.ContainsFunc(contentWords(rest), func(w string) bool { return !seen(w) })) {
 		return intent{}, false
 	}
 	if len(static) == 0 && len(c.before.last) == 0 {
-		l := c.lister()
-		if l == nil {
-			return intent{}, false
-		}
-		static = append(static, l)
+		static = append(static, lister)
 	}
 	listed := func(c *conv) []*item {
 		if len(c.done) == 0 {
@@ -205,10 +202,8 @@ func bothEnds(c *conv, toks []token, at int, o order, first *item, list []*item)
 		return ""
 	}
 	s := "the " + o2.what + " is " + theTitle(e[0]) + rankDetail(*o2, e[0], c.now.money)
-	a, _ := first.num(o.field.keys...)
-	b, _ := e[0].num(o.field.keys...)
 	if asksDifference(toks) {
-		s += ": a difference of " + o.field.value(math.Abs(a-b), c.now.money)
+		s += difference(o.field, first, e[0], c.now.money)
 	}
 	return s + "."
 }
@@ -298,11 +293,8 @@ func (c *conv) sortPlan(o order) *plan {
 			}
 			vals := texts(p.schema.enum)
 			if _, isDir := directions[strings.ToLower(vals[0])]; isDir {
-				for _, v := range vals {
-					if desc, ok := directions[strings.ToLower(v)]; ok && desc == o.desc {
-						pl.values[p.name] = v
-						break
-					}
+				if i := slices.IndexFunc(vals, func(v string) bool { desc, ok := directions[strings.ToLower(v)]; return ok && desc == o.desc }); i >= 0 {
+					pl.values[p.name] = vals[i]
 				}
 				continue
 			}

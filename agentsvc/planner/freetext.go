@@ -129,12 +129,11 @@ func (f *filler) note() {
 		}
 		return
 	}
-	m := noteRe.FindStringSubmatchIndex(f.text)
-	if m == nil {
-		m = noteAfterRe.FindStringSubmatchIndex(f.text)
-	}
-	if m == nil {
-		m = addColonRe.FindStringSubmatchIndex(f.text)
+	var m []int // the cue and the note: after "note:", after "add a note", after "add:"
+	for _, re := range []*regexp.Regexp{noteRe, noteAfterRe, addColonRe} {
+		if m == nil {
+			m = re.FindStringSubmatchIndex(f.text)
+		}
 	}
 	if m == nil {
 		return
@@ -342,8 +341,6 @@ func (f *filler) trimTail(cut int) int {
 		switch {
 		case end > cut && (isMark(toks[end-1]) || isWord(toks[end-1], politeWords)):
 			end--
-		case end-2 >= cut && phraseAt(toks, end-2, []string{"thank", "you"}):
-			end -= 2
 		case k < end && j > cut && isWord(toks[j-1], prepositions): // "as a note"
 			end = j - 1
 		default:

@@ -73,7 +73,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
 	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
-		len(lk.unknown) > 1 && saysVerb(r.toks, p.def) || // "compare the Toyota Camry and the Honda Civic": models, not a make
+		len(lk.unknown) > 1 && lk.verb || // "compare the Toyota Camry and the Honda Civic": models, not a make
 		choiceOfTwo(r) || // "which is cheaper, the civic or the corolla": a choice of two, not a sort
 		c.reread && len(lk.unknown) > 0 || // "what about the ioniq in white?" brought here from a car's page for another car
 		slices.ContainsFunc(r.toks2, func(t token) bool { // "honda civic": a model after its make

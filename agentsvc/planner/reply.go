@@ -37,9 +37,9 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	case "hi", "hello", "hey", "hey there", "hi there", "hello there", "hiya", "howdy", "yo", "good morning",
 		"good afternoon", "good evening", "hi how are you", "hello how are you", "how are you", "whats up", "sup", "greetings":
 		return c.greeting("Hi!"), true
-	case "thanks", "thank you", "thx", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
+	case "thanks", "thank you", "ty", "thanks a lot", "thank you very much", "great thanks", "perfect thanks", "cheers", "great", "perfect", "cool", "nice":
 		return "You're welcome! Anything else I can do " + c.place.here + "?", true
-	case "ok", "okay", "k", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you", "hmm", "hmmm", "i see":
+	case "ok", "okay", "kk", "alright", "got it", "sounds good", "fine", "ok cool", "ok great", "ok thanks", "ok thank you", "hmm", "hmmm", "i see":
 		return "OK. Anything else I can do " + c.place.here + "?", true
 	case "lol", "haha", "hahaha", "ha", "lmao", "heh", "hehe":
 		return "Anything else I can do " + c.place.here + "?", true
@@ -49,8 +49,8 @@ func (c *conv) smallTalk(text string) (string, bool) {
 		return c.place.bye, true
 	case "help", "what can you do", "what can i do", "what can you do here", "what can i do here", "what can i ask", "who are you", "what are you", "options", "menu",
 		"what can you help with", "what can you help me with", "how can you help", "how can you help me", "how does this work",
-		"can you help", "can you help me", "can u help", "can u help me", "could you help me", "i need help", "what can u do",
-		"what tools do you have", "what tools are there", "what tools", "list tools", "list your tools", "show tools", "tools":
+		"can you help", "can you help me", "could you help me", "i need help", "what tools do you have", "what tools are there", "what tools",
+		"list tools", "list your tools", "show tools", "tools":
 		return c.greeting(c.place.self), true
 	}
 	if rest := talkFillers.ReplaceAllString(low, ""); rest != low && rest != "" {
@@ -274,21 +274,16 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 			}
 			s += " (" + lead + joinList(others, "and") + ")"
 		}
-		if w, ok := it.num(o.field.keys...); ok && len(among) == 2 && asksDifference(toks) {
+		if len(among) == 2 && asksDifference(toks) { // "how much cheaper is the golf"
 			other := among[0]
 			if other == it {
 				other = among[1]
 			}
-			if v, ok := other.num(o.field.keys...); ok { // "how much cheaper is the golf"
-				s = strings.TrimSuffix(s, ".") + ": a difference of " + o.field.value(math.Abs(w-v), money)
-			}
+			s = strings.TrimSuffix(s, ".") + difference(o.field, it, other, money)
 		}
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	f, adjective := questionField(toks)
-	if f == nil && len(refs) == 2 && asksDifference(toks) {
-		f = priceField // "whats the difference" between two cars: in price
-	}
 	if f == nil || (!isQuestion(text, toks) && adjective) {
 		return "", false // "trade in my old car for the RAV4" asks no year
 	}
@@ -310,12 +305,21 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		}
 	}
 	diff := "" // "whats the difference in price between them": the difference too
-	if v0, ok0 := refs[0].num(f.keys...); len(refs) == 2 && asksDifference(toks) && ok0 {
-		if v1, ok1 := refs[1].num(f.keys...); ok1 {
-			diff = ": a difference of " + f.value(math.Abs(v0-v1), money)
-		}
+	if len(refs) == 2 && asksDifference(toks) {
+		diff = difference(f, refs[0], refs[1], money)
 	}
 	return upperFirst(joinList(parts, "and") + diff + "."), true
+}
+
+// difference says how far apart the two items are in f: ": a difference of $1,500"; "" when
+// one of them has no value of f.
+func difference(f *field, a, b *item, money moneyStyle) string {
+	v, okA := a.num(f.keys...)
+	w, okB := b.num(f.keys...)
+	if !okA || !okB {
+		return ""
+	}
+	return ": a difference of " + f.value(math.Abs(v-w), money)
 }
 
 // beating answers which of the items seen beat it in o ("is there one thats cheaper than
@@ -470,18 +474,15 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 				}
 			}
 		}
-		for _, v := range values {
-			if !spelledIn(toks, v) {
-				continue
+		i := slices.IndexFunc(values, func(v string) bool { return spelledIn(toks, v) })
+		if has := it.attrs[key]; i >= 0 && slices.Contains(has, values[i]) {
+			return "Yes: " + theTitle(it) + " is " + shown(values[i]) + ".", true
+		} else if i >= 0 {
+			var shownHas []string
+			for _, h := range has {
+				shownHas = append(shownHas, shown(h))
 			}
-			if has := it.attrs[key]; !slices.Contains(has, v) {
-				var shownHas []string
-				for _, h := range has {
-					shownHas = append(shownHas, shown(h))
-				}
-				return "No: " + theTitle(it) + " is " + joinList(shownHas, "and") + ".", true // not the kind asked: another name may hold it
-			}
-			return "Yes: " + theTitle(it) + " is " + shown(v) + ".", true
+			return "No: " + theTitle(it) + " is " + joinList(shownHas, "and") + ".", true // not the kind asked: another name may hold it
 		}
 	}
 	return "", false
@@ -564,26 +565,17 @@ func (c *conv) describe(p *plan) string {
 	for _, prop := range p.schema.props {
 		var v string
 		switch x := p.values[prop.name].(type) {
-		case string:
-			v = paramLabel(prop, x)
-			if single, _ := idParam(prop); single {
-				for _, m := range []*memory{c.now, c.before} {
-					if it := m.items[x]; it != nil && title(it) != x {
-						v = title(it)
-						break
-					}
-				}
-			}
-		case []string:
-			v = paramLabel(prop, strings.Join(x, " and "))
-			if _, list := idParam(prop); list { // the cars by their names, not "car ids c20 and c19"
+		case string, []string:
+			ids := stringsOf(x)
+			v = paramLabel(prop, strings.Join(ids, " and "))
+			if single, list := idParam(prop); single || list { // the cars by their names, not "car ids c20 and c19"
 				var names []string
-				for _, id := range x {
+				for _, id := range ids {
 					if it := cmp.Or(c.now.items[id], c.before.items[id]); it != nil && title(it) != id {
 						names = append(names, title(it))
 					}
 				}
-				if len(names) == len(x) {
+				if len(names) == len(ids) {
 					v = strings.Join(names, " and ")
 				}
 			}
@@ -836,9 +828,6 @@ func (c *conv) notOffered(toks []token) string {
 					}
 					return "there is no " + name + " " + toks[i+1].raw + choices
 				}
-				if q.schema.isArray() && anyNorm(toks, "add") && wordAt(toks, i-1, "the") && wordAt(toks, i+2, "one") && c.noValue(t) && c.noValue(toks[i+1]) {
-					return "there is no " + t.raw + " " + toks[i+1].raw + " " + stem(identPhrase(q.name)) + choices // "add the driver assistance one"
-				}
 			}
 		}
 	}
@@ -886,34 +875,41 @@ var colourWords = rawSet(`black white silver gray red blue green yellow orange p
 // price a result gave of it ("Technology package $1,800"), else how to see it; it declines
 // when the words name no such choice.
 func (c *conv) choicePrice(r *reading) (intent, bool) {
+	p, e := c.choiceNamed(func(p *property, e enumValue) bool {
+		return p.schema.isArray() && len(p.words) > 0 &&
+			(namedValue(r.toks, e) || len(e.str) >= 4 && strings.Contains(compact(r.text), compact(e.str))) // "off-road"
+	})
+	if p == nil {
+		return intent{}, false
+	}
+	noun := stem(p.words[len(p.words)-1])
+	var letters []string // "offroad" of "Off-road package"; each quoted alone ("x(" is a value too)
+	for _, r := range e.str {
+		letters = append(letters, regexp.QuoteMeta(string(r)))
+	}
+	spelled := strings.Join(letters, "-?")
+	re := regexp.MustCompile(`(?i)\b(` + spelled + `[\w-]*(?:\s+` + regexp.QuoteMeta(noun) + `)?)\s+(\$\d{1,3}(?:,\d{3})*(?:\.\d\d)?)`)
+	for k := range c.earlierCalls {
+		if m := re.FindStringSubmatch(unwrap(k.result).text); m != nil {
+			return intent{reply: "The " + m[1] + " is " + m[2] + "."}, true
+		}
+	}
+	return c.offerOne("This page shows what the "+choiceName(e, noun)+" costs once it is added: ", "add the "+e.str+" "+noun, e.str), true
+}
+
+// choiceNamed is the first parameter of the page's tools, and its string value, that named
+// accepts; nil when there is none.
+func (c *conv) choiceNamed(named func(*property, enumValue) bool) (*property, enumValue) {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			if !p.schema.isArray() || len(p.words) == 0 {
-				continue
-			}
 			for _, e := range p.schema.allEnums() {
-				if !e.isStr || !namedValue(r.toks, e) && (len(e.str) < 4 || !strings.Contains(compact(r.text), compact(e.str))) { // "off-road"
-					continue
+				if e.isStr && named(p, e) {
+					return p, e
 				}
-				noun := stem(p.words[len(p.words)-1])
-				var letters []string // "offroad" of "Off-road package"; each quoted alone ("x(" is a value too)
-				for _, r := range e.str {
-					letters = append(letters, regexp.QuoteMeta(string(r)))
-				}
-				spelled := strings.Join(letters, "-?")
-				re := regexp.MustCompile(`(?i)\b(` + spelled + `[\w-]*(?:\s+` + regexp.QuoteMeta(noun) + `)?)\s+(\$\d{1,3}(?:,\d{3})*(?:\.\d\d)?)`)
-				for k := range c.earlierCalls {
-					if m := re.FindStringSubmatch(unwrap(k.result).text); m != nil {
-						return intent{reply: "The " + m[1] + " is " + m[2] + "."}, true
-					}
-				}
-				add := "add the " + e.str + " " + noun
-				return intent{reply: "This page shows what the " + choiceName(e, noun) + " costs once it is added: " + c.offer([]string{add}, "", true) + ".",
-					choices: c.offered(add, e.str)}, true
 			}
 		}
 	}
-	return intent{}, false
+	return nil, enumValue{}
 }
 
 // choiceName is what a reply calls a choice: by its title when the schema names it ("the
@@ -929,12 +925,14 @@ func choiceName(e enumValue, noun string) string {
 	return name + " " + noun
 }
 
-// offered is the choice of the one request a reply offers, for "add it", "ok do that".
-func (c *conv) offered(req, label string) []choice {
+// offerOne is a reply that ends with the one request req it offers, clickable, and the choice
+// of that request, labelled label, for "add it", "ok do that".
+func (c *conv) offerOne(reply, req, label string) intent {
+	in := intent{reply: reply + c.offer([]string{req}, "", true) + "."}
 	if p := c.understand(req, false).first(c); p != nil {
-		return []choice{{label: label, plan: p}}
+		in.choices = []choice{{label: label, plan: p}}
 	}
-	return nil
+	return in
 }
 
 // recalls reports words that ask for what was said before: "what was my payment again?",
@@ -1195,27 +1193,20 @@ var contentsWords = wordSet(`include includes included including contain contain
 // schema says of it (a value's title of a sentence's length), or says the page does not tell,
 // with the request that chooses it; it declines when the words name no choice.
 func (c *conv) contents(r *reading) (intent, bool) {
-	for _, t := range c.tools {
-		for _, p := range parseSchema(t.Parameters).props {
-			for _, e := range p.schema.allEnums() {
-				if !e.isStr || !sayValue(r.toks, e) {
-					continue
-				}
-				noun := stem(p.words[len(p.words)-1])
-				if len(e.named) >= 5 { // a title that describes it; a shorter one names it ("Driver assistance")
-					return intent{reply: "The " + e.str + " " + noun + ": " + e.title + "."}, true
-				}
-				verb := "choose the "
-				if p.schema.isArray() {
-					verb = "add the "
-				}
-				req := verb + e.str + " " + noun
-				return intent{reply: "This page doesn't say what the " + choiceName(e, noun) + " includes. I can " +
-					req + " and show what changes: " + c.offer([]string{req}, "", true) + ".", choices: c.offered(req, e.str)}, true
-			}
-		}
+	p, e := c.choiceNamed(func(_ *property, e enumValue) bool { return sayValue(r.toks, e) })
+	if p == nil {
+		return intent{}, false
 	}
-	return intent{}, false
+	noun := stem(p.words[len(p.words)-1])
+	if len(e.named) >= 5 { // a title that describes it; a shorter one names it ("Driver assistance")
+		return intent{reply: "The " + e.str + " " + noun + ": " + e.title + "."}, true
+	}
+	verb := "choose the "
+	if p.schema.isArray() {
+		verb = "add the "
+	}
+	req := verb + e.str + " " + noun
+	return c.offerOne("This page doesn't say what the "+choiceName(e, noun)+" includes. I can "+req+" and show what changes: ", req, e.str), true
 }
 
 // namedValue reports a token of the text that is the enum value e.
@@ -1488,22 +1479,17 @@ func (c *conv) askMissing(p *plan, said string) intent {
 	// "tomorrow at 10:30" where the times are on the hour: why the time is asked
 	if i := slices.IndexFunc(p.missing, func(q *property) bool { return clockParam(q) && len(q.schema.enum) > 0 }); i >= 0 {
 		toks := tokenize(rewriteTimes(said))
-		// (the last said: "is 12:30 possible?", then "thursday at 12")
-		if at := lastIndexFunc(toks, func(t token) bool { return t.kind == kindTime }); at >= 0 && !boundAt(toks, at) && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
+		at := -1 // the last time said: "is 12:30 possible?", then "thursday at 12"
+		for k, t := range toks {
+			if t.kind == kindTime {
+				at = k
+			}
+		}
+		if at >= 0 && !boundAt(toks, at) && !slices.Contains(texts(p.missing[i].schema.enum), toks[at].raw) {
 			in.reply = toks[at].raw + " is not one of the times. " + in.reply
 		}
 	}
 	return in
-}
-
-// lastIndexFunc is the index of the last of s that f accepts, or -1.
-func lastIndexFunc[T any](s []T, f func(T) bool) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if f(s[i]) {
-			return i
-		}
-	}
-	return -1
 }
 
 // askFor asks for what p still lacks (askMissing).
@@ -1787,12 +1773,8 @@ func (c *conv) humanize(text string) string {
 		if strings.HasSuffix(s, ")") {
 			return "" // "the RAV4 (c01), XLE trim" → "the RAV4, XLE trim"
 		}
-		if s[0] == '(' {
-			return "("
-		}
 		return " (" // "the RAV4 (c01, $31,990)" → "the RAV4 ($31,990)"
 	})
-	text = strings.ReplaceAll(text, " )", ")")
 	text = bareMoney.ReplaceAllStringFunc(text, func(s string) string {
 		if v, ok := parseMoney(s); ok {
 			return c.now.money.format(v)
