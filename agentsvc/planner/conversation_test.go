@@ -285,6 +285,16 @@ var siteConversations = []struct {
 			reply: []string{"down $4,380"}, on: "financing"},
 		{say: "what about 10% down", calls: []string{`calculate_payment {"downPayment":2190,"termMonths":60}`}, reply: []string{"down $2,190", "60 months"}},
 	}},
+	{"a package this car does not have, as \"the … one\"", "car", "c19", []siteTurn{
+		{say: "Could you add the driver assistance one as well?", calls: []string{}, reply: []string{"There is no driver assistance package: the packages can be sport or sound."}},
+	}},
+	{"an undo after another car was configured", "inventory", "", []siteTurn{
+		{say: "open the Odyssey", calls: []string{`search_cars {}`, `select_car {"carId":"c22"}`}, on: "car"},
+		{say: "silver with the Elite trim", calls: []string{`configure_car {"color":"silver","trim":"Elite"}`}},
+		{say: "and the ioniq with the limited trim?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `configure_car {"color":"silver","trim":"Limited"}`}},
+		// (not the Odyssey's Elite trim, which the Ioniq 5 does not have)
+		{say: "undo that", calls: []string{}, reply: []string{"I can't undo that"}},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

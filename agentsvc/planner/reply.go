@@ -828,6 +828,9 @@ func (c *conv) notOffered(toks []token) string {
 					}
 					return "there is no " + name + " " + toks[i+1].raw + choices
 				}
+				if q.schema.isArray() && anyNorm(toks, "add") && wordAt(toks, i-1, "the") && wordAt(toks, i+2, "one") && c.noValue(t) && c.noValue(toks[i+1]) {
+					return "there is no " + t.raw + " " + toks[i+1].raw + " " + stem(identPhrase(q.name)) + choices // "add the driver assistance one"
+				}
 			}
 		}
 	}

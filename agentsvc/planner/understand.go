@@ -1146,6 +1146,9 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 			}
 			continue
 		}
+		if !c.offers(k.name) {
+			break // another page's: what came before was of another item, maybe
+		}
 		if k.name == last.name {
 			earlier = append(earlier, k)
 		}
