@@ -474,13 +474,12 @@ func (c *conv) pending(chain int) (intent, bool) {
 			prevText, in = m[2], then
 		}
 	}
-	if in.asked == nil && chain > 1 && in.first(&pc) == nil && pc.prevUser() >= 0 && pc.lastUser-pc.prevUser() == 2 {
-		// A turn that only answered ("what times do you have?") or could not do what was said
-		// leaves open the form's question before it, asked by a turn that called nothing:
-		// "next tues", "1pm", "my name's nia lo", then the e-mail books Tuesday at 1pm.
-		if asked && before.asked != nil && len(before.asked.missing) > 0 {
-			return before, true
-		}
+	// A turn that only answered ("what times do you have?") or could not do what was said
+	// leaves open the form's question before it, asked by a turn that called nothing:
+	// "next tues", "1pm", "my name's nia lo", then the e-mail books Tuesday at 1pm.
+	if in.asked == nil && chain > 1 && in.first(&pc) == nil && pc.prevUser() >= 0 && pc.lastUser-pc.prevUser() == 2 &&
+		asked && before.asked != nil && len(before.asked.missing) > 0 {
+		return before, true
 	}
 	if in.asked == nil && len(in.choices) == 0 {
 		return intent{}, false

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -333,15 +334,10 @@ func attributeRef(toks []token, list []*item) ([]*item, int) {
 		if t.kind != kindWord || !the && (i+1 >= len(toks) || toks[i+1].norm != "one") {
 			continue
 		}
-		var out []*item
-		for _, it := range list {
-			for _, vals := range it.attrs {
-				if slices.ContainsFunc(vals, func(s string) bool { return s == t.norm || normWord(s) == t.norm }) {
-					out = append(out, it)
-					break
-				}
-			}
+		has := func(vals []string) bool {
+			return slices.ContainsFunc(vals, func(s string) bool { return s == t.norm || normWord(s) == t.norm })
 		}
+		out := slices.DeleteFunc(slices.Clone(list), func(it *item) bool { return !slices.ContainsFunc(slices.Collect(maps.Values(it.attrs)), has) })
 		if len(out) > 0 && (!the || len(out) == 1) {
 			return out, i
 		}

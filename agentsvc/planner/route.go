@@ -909,12 +909,11 @@ func (f *filler) nameWord(i int) bool {
 	if next < len(f.toks) && f.toks[next].raw == "," {
 		next++
 	}
-	if t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] && i > 0 && next < len(f.toks) &&
-		contactToken(f.toks[next]) && f.nameWord(i-1) {
+	letter := t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] // an initial, as typed
+	if letter && i > 0 && next < len(f.toks) && contactToken(f.toks[next]) && f.nameWord(i-1) {
 		return true // an initial before the e-mail: "ron j ron@j.co", "Chris P, chris@p.com"
 	}
-	if t.kind == kindWord && len(t.raw) == 1 && !stopWords[t.norm] && !f.used[i] && i+1 < len(f.toks) &&
-		len(f.toks[i+1].raw) >= 2 && f.nameWord(i+1) && slices.ContainsFunc(f.toks, contactToken) {
+	if letter && i+1 < len(f.toks) && len(f.toks[i+1].raw) >= 2 && f.nameWord(i+1) && slices.ContainsFunc(f.toks, contactToken) {
 		return true // a first initial with an e-mail in the text: "j smith , jsmith@gmail.com"
 	}
 	r, _ := utf8.DecodeRuneInString(t.raw)
