@@ -1160,9 +1160,6 @@ func (f *filler) numbers() {
 			if b != "" && unit != "" && unit != "year" && !matchesParam(unit, p) {
 				continue // "over 60 months" is no price over 60
 			}
-			if unit == "year" && hasWord(p, "annual", "yearly") && !t.money && t.value < 1000 {
-				continue // "5 years" is a term, no income of $5 a year
-			}
 			score := 0.0
 			for _, l := range labels {
 				// (a word of the tool's own name labels none of its parameters: "the payment at

@@ -239,7 +239,7 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 			return true // "compare it with the 330i", "the bmw 330i" ("what colours does the 330i come in" on its page is its own)
 		}
 		if t.kind != kindWord || len(t.norm) < 2 || ordinary(t.norm) || c.nearToolWord(t.norm) || given[t.norm] ||
-			t.norm == "earliest" || t.norm == "latest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time
+			t.norm == "earliest" || t.norm == "day" || // "the earliest on monday", "the day after tomorrow": a time ("latest" is ordinary)
 			c.page != nil && slices.Contains(c.page.words, compact(t.norm)) {
 			continue
 		}
@@ -521,7 +521,7 @@ func onlyGoing(toks []token, where func(w string) bool) bool {
 		switch {
 		case tk.kind == kindWord && where(tk.norm): // (before the words of going: "car" of "back to the car page" on it)
 			named = true
-		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm] || correctionWords[tk.norm] || tk.norm == "no"): // ("no wait, …")
+		case tk.kind == kindPunct || tk.kind == kindWord && (stopWords[tk.norm] || goingWords[tk.norm] || correctionWords[tk.norm]): // ("no wait, …")
 		default:
 			return false
 		}
