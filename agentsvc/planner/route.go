@@ -1195,7 +1195,7 @@ func (f *filler) numbers() {
 			case score > 0:
 			case len(numeric) == 1:
 				score, bonus = 0.1, bonusGuess
-			case len(p.schema.enum) > 1 && !t.money && !t.percent && unit == "":
+			case len(p.schema.enum) > 1 && !t.money && !t.percent: // (one with a unit and no label went above)
 				score, bonus = 0.1, bonusGuess // "and 48 with 3000 down": one of the terms
 			default:
 				continue
