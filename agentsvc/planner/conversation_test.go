@@ -295,6 +295,12 @@ var siteConversations = []struct {
 		// (not the Odyssey's Elite trim, which the Ioniq 5 does not have)
 		{say: "undo that", calls: []string{}, reply: []string{"I can't undo that"}},
 	}},
+	{"the one car named with a value, on the list", "inventory", "", []siteTurn{
+		{say: "show all cars", calls: []string{`search_cars {}`}},
+		{say: "Show me Hondas in silver", calls: []string{`search_cars {"make":"Honda","color":"silver"}`}}, // a make: the list's filter
+		{say: "I want the Odyssey in silver", calls: []string{`select_car {"carId":"c22"}`, `configure_car {"color":"silver"}`},
+			reply: []string{"2022 Honda Odyssey", "silver"}, on: "car"},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

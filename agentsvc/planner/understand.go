@@ -2056,6 +2056,13 @@ func init() {
 			return r.question && !r.numbers && howItIs.MatchString(r.said) && c.onItsPage()
 		}, func(c *conv, _ *reading) (intent, bool) { return reply(cantTell+c.wayOut(), true) }},
 		{"two tools", func(_ *conv, r *reading) bool { return len(r.ps) > 1 }, (*conv).twoClose},
+		// "I want the Odyssey in silver" on the list: the one car named, in silver (its page
+		// sets the colour), not the list's silver cars
+		{"a value of the one item named", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return !r.question && !c.reread && len(r.refs) == 1 && len(r.mentions) == 1 && len(r.mentions[0].items) == 1 &&
+				l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(r.best.values) > 0
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		{"call", always, (*conv).callBest},
 	}
 }
