@@ -301,6 +301,14 @@ var siteConversations = []struct {
 		{say: "I want the Odyssey in silver", calls: []string{`select_car {"carId":"c22"}`, `configure_car {"color":"silver"}`},
 			reply: []string{"2022 Honda Odyssey", "silver"}, on: "car"},
 	}},
+	{"a request asked as \"can we get …?\"", "car", "c22", []siteTurn{
+		{say: "can we get the Elite trim?", calls: []string{`configure_car {"trim":"Elite"}`}, not: []string{"Yes: the trim can be"}},
+		{say: "could I have the family package?", calls: []string{`configure_car {"packages":["family"]}`}},
+		{say: "Could we get the Odyssey in silver with the Elite trim?", calls: []string{`configure_car {"color":"silver","trim":"Elite"}`}, reply: []string{"Family package"}},
+	}},
+	{"a request asked as \"could we get …?\" from the list", "inventory", "", []siteTurn{
+		{say: "Could we get the Odyssey in silver with the Elite trim?", calls: []string{`search_cars {}`, `select_car {"carId":"c22"}`, `configure_car {"color":"silver","trim":"Elite"}`}, on: "car"},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

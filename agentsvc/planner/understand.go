@@ -1687,7 +1687,9 @@ func init() {
 			named := c.listsItems() && r.lookup && c.lookupOf(r) != nil || c.theValueItem(r.toks)
 			// "what would the payments be over four years with $3,000 down?" is a calculation
 			figures := r.numbers && r.best != nil && !r.unclear && len(r.best.values) > 0 ||
-				r.best != nil && !r.unclear && len(r.best.values) >= 3 // "could we get it in silver with the Elite trim and the family package?"
+				r.best != nil && !r.unclear && len(r.best.values) >= 3 || // "could we get it in silver with the Elite trim and the family package?"
+				r.best != nil && !r.unclear && len(r.best.values) > 0 && wordAt(r.toks, 0, "can", "could") && wordAt(r.toks, 1, "i", "we") &&
+					wordAt(r.toks, 2, "get", "have") // "can we get the Elite trim?": a request
 			bare := r.unnamed() // without the names: "civic colors" on the Civic's page
 			// ("tell me about the trims", "colours")
 			return (r.question || anyNorm(r.toks, "about") || len(bare) == 1 || len(bare) > 1 && nounAlone(bare[1:])) && (len(r.refs) == 0 || !c.listsItems()) && !named && !figures
