@@ -309,6 +309,10 @@ var siteConversations = []struct {
 	{"a request asked as \"could we get …?\" from the list", "inventory", "", []siteTurn{
 		{say: "Could we get the Odyssey in silver with the Elite trim?", calls: []string{`search_cars {}`, `select_car {"carId":"c22"}`, `configure_car {"color":"silver","trim":"Elite"}`}, on: "car"},
 	}},
+	{"the difference of two cars, no field named", "inventory", "", []siteTurn{
+		{say: "show all cars", calls: []string{`search_cars {}`}},
+		{say: "what is the difference between the RAV4 and the CR-V?", calls: []string{}, reply: []string{"a difference of $2,540"}, not: []string{"Which do you mean"}},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

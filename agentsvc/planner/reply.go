@@ -284,6 +284,9 @@ func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, has
 		return strings.TrimSuffix(s, ".") + ".", true
 	}
 	f, adjective := questionField(toks)
+	if f == nil && len(refs) == 2 && asksDifference(toks) {
+		f = priceField // "whats the difference" between two cars: in price
+	}
 	if f == nil || (!isQuestion(text, toks) && adjective) {
 		return "", false // "trade in my old car for the RAV4" asks no year
 	}
@@ -1775,6 +1778,9 @@ func (c *conv) humanize(text string) string {
 	text = idParenRe.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.HasSuffix(s, ")") {
 			return "" // "the RAV4 (c01), XLE trim" → "the RAV4, XLE trim"
+		}
+		if s[0] == '(' {
+			return "("
 		}
 		return " (" // "the RAV4 (c01, $31,990)" → "the RAV4 ($31,990)"
 	})
