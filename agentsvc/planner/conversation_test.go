@@ -313,6 +313,9 @@ var siteConversations = []struct {
 		{say: "show all cars", calls: []string{`search_cars {}`}},
 		{say: "what is the difference between the RAV4 and the CR-V?", calls: []string{}, reply: []string{"a difference of $2,540"}, not: []string{"Which do you mean"}},
 	}},
+	{"\"I am\" and nothing after it, where a form takes a name", "financing", "c01", []siteTurn{
+		{say: "I am", calls: []string{}}, // (it indexed past the end of the words)
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

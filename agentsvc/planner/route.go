@@ -796,7 +796,10 @@ func (f *filler) introName(p *property) (string, int, int) {
 				k = j
 			}
 		}
-		if v := f.text[f.toks[j].start:f.toks[max(k, j+1)-1].end]; k > j && p.schema.acceptsString(v) {
+		if k == j {
+			continue // "I am" ending the message: no name
+		}
+		if v := f.text[f.toks[j].start:f.toks[k-1].end]; p.schema.acceptsString(v) {
 			return v, i, k
 		}
 	}
