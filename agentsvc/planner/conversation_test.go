@@ -316,6 +316,10 @@ var siteConversations = []struct {
 	{"\"I am\" and nothing after it, where a form takes a name", "financing", "c01", []siteTurn{
 		{say: "I am", calls: []string{}}, // (it indexed past the end of the words)
 	}},
+	{"a share of another car's price, and a price not the visitor's", "financing", "c01", []siteTurn{
+		{say: "finance the 330i, 20% down, 60 months", calls: []string{}, not: []string{"Going back", "$6,398"}}, // (not the RAV4's payment first)
+		{say: "remind me of the price", not: []string{"You haven't given"}},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

@@ -1000,7 +1000,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	// what it still needs (the question stays open: pending)
 	if q := c.unanswered; q != nil && len(figures) == 0 {
 		said := recallValues(q.values, asked, true)
-		if fields := fieldsNamed([]*plan{q}, asked); said == "" && len(fields) > 0 {
+		if fields := fieldsNamed([]*plan{q}, asked); said == "" && len(fields) > 0 && ownValues(r.toks) {
 			said = "You haven't given the " + joinList(fields, "or") + " yet."
 		}
 		if said != "" {
@@ -1061,6 +1061,9 @@ func (c *conv) recall(r *reading) (intent, bool) {
 		return intent{reply: said}, true
 	}
 	// "which day did I choose?" before any was said: none yet
+	if !ownValues(r.toks) {
+		return intent{}, false
+	}
 	var forms []*plan
 	for _, t := range c.tools {
 		if !navTool(t) {
@@ -1072,6 +1075,10 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	}
 	return intent{}, false
 }
+
+// ownValues reports a question about what the visitor gave ("which day did I choose?", "what
+// was my email?"), not about the item ("remind me of the price").
+func ownValues(toks []token) bool { return anyNorm(toks, "i", "my", "we", "our") }
 
 // fieldsNamed are the parameters of the plans' tools all of whose words are asked ("date"
 // and "time" of "which day did I choose": recall), as the visitor reads them.

@@ -2462,11 +2462,12 @@ func (c *conv) rewriteShares(text string) string {
 
 // shareFirst is the request without its share of the price ("60 months" of "20% down over
 // 60 months") when no result before this page's calls stated the price and the request
-// needs nothing else; nil otherwise.
+// needs nothing else and names no item ("finance the 330i, 20% down" is the 330i's); nil
+// otherwise.
 func (c *conv) shareFirst(r *reading) *plan {
 	sh := c.shareAt(tokenize(r.said))
 	p := r.best
-	if sh == "" || p == nil || p.score < threshold || len(p.missing) > 0 || statedPriceIn(c.msgs[:max(c.start, 0)]) != 0 {
+	if sh == "" || p == nil || p.score < threshold || len(p.missing) > 0 || len(r.mentions) > 0 || len(c.unknownWords(r.toks2, p)) > 0 || statedPriceIn(c.msgs[:max(c.start, 0)]) != 0 {
 		return nil
 	}
 	_, word, _ := strings.Cut(sh, " ")
