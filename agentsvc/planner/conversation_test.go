@@ -320,6 +320,10 @@ var siteConversations = []struct {
 		{say: "finance the 330i, 20% down, 60 months", calls: []string{}, not: []string{"Going back", "$6,398"}}, // (not the RAV4's payment first)
 		{say: "remind me of the price", not: []string{"You haven't given"}},
 	}},
+	{"the one car named with a value, before the list was seen", "inventory", "", []siteTurn{
+		{say: "I would like the Camry in white please", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `configure_car {"color":"white"}`},
+			reply: []string{"2022 Toyota Camry", "white"}, on: "car"},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},

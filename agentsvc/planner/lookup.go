@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
@@ -76,6 +77,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		len(lk.unknown) > 1 && lk.verb || // "compare the Toyota Camry and the Honda Civic": models, not a make
 		choiceOfTwo(r) || // "which is cheaper, the civic or the corolla": a choice of two, not a sort
 		c.reread && len(lk.unknown) > 0 || // "what about the ioniq in white?" brought here from a car's page for another car
+		slices.ContainsFunc(lk.unknown, func(w string) bool { return theName(r.toks2, w) }) || // "I want the Odyssey in blue"
 		slices.ContainsFunc(r.toks2, func(t token) bool { // "honda civic": a model after its make
 			return t.kind == kindWord && slices.Contains(lk.unknown, t.raw) && wordAt(r.toks2, 1, t.raw) && r.best != nil && len(r.best.values) == 1 &&
 				slices.ContainsFunc(slices.Collect(maps.Values(r.best.values)), func(v any) bool { return strings.EqualFold(fmt.Sprint(v), r.toks2[0].raw) })
@@ -115,6 +117,17 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		}
 	}
 	return lk
+}
+
+// theName reports a word written with a capital after "the", inside the sentence: a name ("I
+// want the Odyssey in blue").
+func theName(toks []token, w string) bool {
+	for i, t := range toks {
+		if i > 0 && t.kind == kindWord && t.raw == w && unicode.IsUpper([]rune(w)[0]) && wordAt(toks, i-1, "the") {
+			return true
+		}
+	}
+	return false
 }
 
 // notListed says that the page's whole list does not have the names. When this turn listed
