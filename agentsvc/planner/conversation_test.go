@@ -324,6 +324,10 @@ var siteConversations = []struct {
 		{say: "I would like the Camry in white please", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `configure_car {"color":"white"}`},
 			reply: []string{"2022 Toyota Camry", "white"}, on: "car"},
 	}},
+	{"a car named to compare with, before the list was seen", "inventory", "", []siteTurn{
+		{say: "which SUVs are cheaper than the Odyssey?", calls: []string{`search_cars {}`, `search_cars {"bodyType":"suv"}`},
+			reply: []string{"3 are cheaper than the 2022 Honda Odyssey ($34,900)"}},
+	}},
 	{"a share of a price no result stated", "financing", "", []siteTurn{
 		// worked out without the share first: its result states the price the share is of
 		{say: "20% down over 48 months", calls: []string{`calculate_payment {"termMonths":48}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},
