@@ -1000,8 +1000,8 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	// what it still needs (the question stays open: pending)
 	if q := c.unanswered; q != nil && len(figures) == 0 {
 		said := recallValues(q.values, asked, true)
-		if fields := fieldsNamed([]*plan{q}, asked); said == "" && len(fields) > 0 && ownValues(r.toks) {
-			said = "You haven't given the " + joinList(fields, "or") + " yet."
+		if said == "" && ownValues(r.toks) {
+			said = notGiven(fieldsNamed([]*schema{q.schema}, asked))
 		}
 		if said != "" {
 			return intent{reply: said + " " + c.askMissing(q, "").reply}, true
@@ -1064,28 +1064,34 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if !ownValues(r.toks) {
 		return intent{}, false
 	}
-	var forms []*plan
+	var forms []*schema
 	for _, t := range c.tools {
 		if !navTool(t) {
-			forms = append(forms, &plan{def: t, schema: parseSchema(t.Parameters)})
+			forms = append(forms, parseSchema(t.Parameters))
 		}
 	}
-	if fields := fieldsNamed(forms, asked); len(fields) > 0 {
-		return intent{reply: "You haven't given the " + joinList(fields, "or") + " yet."}, true
+	said := notGiven(fieldsNamed(forms, asked))
+	return intent{reply: said}, said != ""
+}
+
+// notGiven says that none of fields was given yet; "" when there are none.
+func notGiven(fields []string) string {
+	if len(fields) == 0 {
+		return ""
 	}
-	return intent{}, false
+	return "You haven't given the " + joinList(fields, "or") + " yet."
 }
 
 // ownValues reports a question about what the visitor gave ("which day did I choose?", "what
 // was my email?"), not about the item ("remind me of the price").
 func ownValues(toks []token) bool { return anyNorm(toks, "i", "my", "we", "our") }
 
-// fieldsNamed are the parameters of the plans' tools all of whose words are asked ("date"
-// and "time" of "which day did I choose": recall), as the visitor reads them.
-func fieldsNamed(ps []*plan, asked []string) []string {
+// fieldsNamed are the parameters of the schemas all of whose words are asked ("date" and
+// "time" of "which day did I choose": recall), as the visitor reads them.
+func fieldsNamed(schemas []*schema, asked []string) []string {
 	var fields []string
-	for _, pl := range ps {
-		for _, p := range pl.schema.props {
+	for _, s := range schemas {
+		for _, p := range s.props {
 			if !slices.ContainsFunc(p.words, func(w string) bool { return !slices.Contains(asked, w) }) && !slices.Contains(fields, identPhrase(p.name)) {
 				fields = append(fields, identPhrase(p.name))
 			}

@@ -1482,9 +1482,12 @@ func init() {
 			first := c.shareFirst(r)
 			return intent{
 				steps: func(c *conv) []*plan {
-					s := *c
-					s.done = nil
-					if said := c.rewriteShares(r.said); len(c.done) > 0 && said != r.said { // (read again once, with no share)
+					if len(c.done) == 0 {
+						return []*plan{first}
+					}
+					if said := c.rewriteShares(r.said); said != r.said { // (read again once, with no share)
+						s := *c
+						s.done = nil
 						if then := s.understand(said, false).first(&s); then != nil {
 							return []*plan{first, then}
 						}
