@@ -3296,6 +3296,15 @@ var siteConversations = []struct {
 		{say: "60 months with 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
 		{say: "what down payment did I put?", calls: []string{}, reply: []string{"The down payment was 5000."}},
 	}},
+	{"the price on a calculator before any calculation", "car", "c06", []siteTurn{
+		{say: "put it in blue", calls: []string{`configure_car {"color":"blue"}`}},
+		{say: "take me to the financing page", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "What is the price of the car here?", calls: []string{}, reply: []string{"The price here is $"}, not: []string{"Sorry"}},
+	}},
+	{"the price on a calculator opened by its link", "financing", "c01", []siteTurn{
+		{say: "whats the price", calls: []string{}, reply: []string{"The price here is $31,990."}, not: []string{"Sorry"}},
+		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"price $31,990"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

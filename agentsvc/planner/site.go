@@ -641,6 +641,28 @@ func (c *conv) openPage(msgs []chat.Message) {
 	}
 }
 
+// addressPrice is the price the page's address gives a price parameter of a tool here
+// ("financing.html?id=c01&price=31990" of calculate_payment's price), or 0.
+func (c *conv) addressPrice() float64 {
+	_, u := pageOf(c.msgs)
+	if u == nil {
+		return 0
+	}
+	q := u.Query()
+	for _, key := range slices.Sorted(maps.Keys(q)) {
+		v, err := strconv.ParseFloat(q.Get(key), 64)
+		if err != nil || v <= 0 || !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+			return slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool {
+				return strings.EqualFold(p.name, key) && moneyParam(p) && hasWord(p, "price")
+			})
+		}) {
+			continue
+		}
+		return v
+	}
+	return 0
+}
+
 // pageItem is the item of the page the visitor came to by a link, as the results know it, or
 // nil.
 func (c *conv) pageItem() *item {

@@ -2048,6 +2048,18 @@ func init() {
 					return h, true
 				}
 			}
+			// "what is the price of the car here?" on its calculator, which nothing here tells: the
+			// price its opening result stated ("… at $31,990"), or the one the list gave the car
+			if f, _ := questionField(r.toks); f == priceField && in.reply == c.deadEnd() && len(r.refs) == 0 && !r.numbers {
+				if v := cmp.Or(c.statedPrice(), c.addressPrice()); v > 0 {
+					return reply(fmt.Sprintf("The price here is %s.", f.value(v, c.before.money)), true)
+				}
+				if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); it != nil {
+					if said, ok := c.answerAbout(r.text, r.toks, []*item{it}, order{}, false, false); ok {
+						return reply(said, true)
+					}
+				}
+			}
 			return in, true
 		}},
 		// "can I see it in red?" after the Tacoma was named: "it" is one car, no search for red
