@@ -3305,6 +3305,31 @@ var siteConversations = []struct {
 		{say: "whats the price", calls: []string{}, reply: []string{"The price here is $31,990."}, not: []string{"Sorry"}},
 		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"price $31,990"}},
 	}},
+	{"a yes after the form was filled sends it", "test-drive", "c05", []siteTurn{
+		{say: "Kim Nguyen kim.nguyen@web.de thursday at 9am", calls: []string{`fill_form_data {"name":"Kim Nguyen","email":"kim.nguyen@web.de","date":"2026-12-03","time":"09:00"}`}},
+		{say: "go ahead", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+	}},
+	{"a yes that names the sending", "test-drive", "c09", []siteTurn{
+		{say: "ana silva ana.s@gmail.com fri 10", calls: []string{`fill_form_data {"name":"ana silva","email":"ana.s@gmail.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "yep go ahead n book", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}, not: []string{"Should I"}},
+	}},
+	{"a yes long after the form was filled is not a sending", "test-drive", "c09", []siteTurn{
+		{say: "ana silva ana.s@gmail.com fri 10", calls: []string{`fill_form_data {"name":"ana silva","email":"ana.s@gmail.com","date":"2026-12-04","time":"10:00"}`}},
+		{say: "what time did I pick?", calls: []string{}},
+		{say: "sure", calls: []string{}},
+	}},
+	{"thanks and goodbyes said in several ways", "car", "c23", []siteTurn{
+		{say: "put it in red", calls: []string{`configure_car {"color":"red"}`}},
+		{say: "thanks a bunch!", calls: []string{}, reply: []string{"welcome"}, not: []string{"Sorry"}},
+		{say: "perfect, thanks so much", calls: []string{}, reply: []string{"welcome"}, not: []string{"Sorry"}},
+		{say: "great, that's all, cheers", calls: []string{}, reply: []string{"Goodbye"}, on: "car"},
+	}},
+	{"a goodbye with thanks in one breath", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "cheers, that's everything", calls: []string{}, reply: []string{"Goodbye"}},
+		{say: "bye thanks", calls: []string{}, reply: []string{"Goodbye"}},
+		{say: "thats all thanks", calls: []string{}, reply: []string{"Goodbye"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -60,11 +60,11 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	parts := strings.FieldsFunc(strings.ToLower(strings.ReplaceAll(text, "'", "")), func(r rune) bool { return strings.ContainsRune(".,;!?", r) })
 	bye := false
 	for _, p := range parts {
-		m := courtesy.FindStringSubmatch(strings.Join(strings.Fields(p), " "))
-		if m == nil {
+		p = strings.Join(strings.Fields(p), " ")
+		if !courtesy.MatchString(p) {
 			return "", false
 		}
-		bye = bye || m[1] != ""
+		bye = bye || farewell.MatchString(p)
 	}
 	switch {
 	case len(parts) == 0:
@@ -76,9 +76,20 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	return "", false
 }
 
-// courtesy is one part of a message of courtesies, lower case without apostrophes: a
-// goodbye (its first group) or thanks.
-var courtesy = regexp.MustCompile(`^(?:(?:ok|okay|well|oh|ah|great|perfect|lovely|wonderful|many|and)\s+)*(?:(good ?bye|bye(?: bye)?|see you(?: later| soon)?|have a (?:nice|good|great|lovely) (?:day|evening|afternoon|weekend)|i(?:ll| will) (?:think about it|think it over|come back(?: later)?)|thats all(?: for (?:now|today))?|nothing else)|thank(?:s| you)(?: (?:very|so) much| a lot)?(?: for (?:your|the|all the) help| for everything)?|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind)$`)
+// courtesy is one part of a message of courtesies, lower case without apostrophes: one or
+// more goodbyes, thanks and praise ("bye thanks", "thats all thanks", "perfect"); farewell
+// finds a goodbye in one.
+var (
+	courtesy = regexp.MustCompile(`^(?:(?:` + courtesyLead + `)\s+)*(?:` + courtesyWords + `)(?:\s+(?:(?:` + courtesyLead + `)\s+)*(?:` + courtesyWords + `))*$`)
+	farewell = regexp.MustCompile(`(?:^|\s)(?:` + byeWords + `)(?:\s|$)`)
+)
+
+const (
+	courtesyLead  = `ok|okay|well|oh|ah|many|and|so`
+	praiseWords   = `great|perfect|lovely|wonderful|awesome|cool|nice|excellent|brilliant|fantastic|super|amazing`
+	byeWords      = `good ?bye|bye(?: bye)?|see you(?: later| soon)?|have a (?:nice|good|great|lovely) (?:day|evening|afternoon|weekend)|i(?:ll| will) (?:think about it|think it over|come back(?: later)?)|thats (?:all|everything|it)(?: for (?:now|today))?|nothing else|im done`
+	courtesyWords = byeWords + `|` + praiseWords + `|thank(?:s| you)(?: (?:very|so) much| a (?:lot|bunch|ton|million))?(?: for (?:your|the|all the) help| for everything)?|cheers|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind`
+)
 
 // chatShort are the short forms of chat that smallTalk reads as their words.
 var chatShort = map[string]string{"k": "ok", "thx": "thanks", "thanx": "thanks", "tnx": "thanks", "u": "you", "r": "are",

@@ -732,6 +732,9 @@ func (c *conv) kindSearch(r *reading) *plan {
 // yesAlone only agrees: "yes go ahead", "ok do it", "sure".
 var yesAlone = regexp.MustCompile(`(?i)^\s*(?:(?:yes|yeah|yep|yup|sure|ok|okay)(?:[,\s]+(?:please|pls))?(?:[,\s]+(?:go\s+ahead|do\s+it))?|go\s+ahead|do\s+it)\s*[.!]*\s*$`)
 
+// yesSend agrees and names the sending: "yep go ahead n book", "yes, send it".
+var yesSend = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|sure|ok|okay)?[,\s]*(?:go\s+ahead|do\s+it)?[,\s]*(?:and|n|&)?\s*(?:book|send|submit|confirm)(?:\s+(?:it|that|them))?(?:[,\s]+(?:please|pls))?\s*[.!]*\s*$`)
+
 // anyIn asks whether there is one in a value, and nothing else: "any in white?".
 var anyIn = regexp.MustCompile(`(?i)^\s*(?:any|got\s+any|any\s+of\s+them)\s+in\s+([\w-]+)\s*\?+\s*$`)
 
@@ -1459,6 +1462,27 @@ func init() {
 				}
 			}
 			return intent{}, false
+		}},
+		// "go ahead", "yes please" right after a form was filled and left for the visitor to
+		// check: the form is sent (the page's one tool that sends and needs nothing)
+		{"yes to the form filled", func(c *conv, r *reading) bool {
+			return (yesAlone.MatchString(r.said) || yesSend.MatchString(r.said)) && c.refill() != nil
+		}, func(c *conv, _ *reading) (intent, bool) {
+			var send []chat.ToolDef
+			for _, t := range c.tools {
+				if named(t.Name, commitFirst) && !navTool(t) && len(parseSchema(t.Parameters).props) == 0 {
+					send = append(send, t)
+				}
+			}
+			filled := false
+			for k := range c.earlierCalls {
+				filled = k.at > c.prevUser() && k.name == c.refill().def.Name
+				break
+			}
+			if len(send) != 1 || !filled {
+				return intent{}, false
+			}
+			return callIntent(&plan{def: send[0], schema: parseSchema(send[0].Parameters), values: map[string]any{}}), true
 		}},
 		// "is it cheaper than the civic", asked on the car's booking page, read on the list: the
 		// list first, which tells of it and of the others, then the request.
