@@ -3330,6 +3330,12 @@ var siteConversations = []struct {
 		{say: "bye thanks", calls: []string{}, reply: []string{"Goodbye"}},
 		{say: "thats all thanks", calls: []string{}, reply: []string{"Goodbye"}},
 	}},
+	{"ones of those, and a bound kept to", "inventory", "", []siteTurn{
+		{say: "suvs under 45k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":45000}`}},
+		{say: "red ones?", calls: []string{`search_cars {"bodyType":"suv","color":"red","maxPrice":45000}`}, reply: []string{"RAV4", "Sportage"}},
+		{say: "show me white suvs", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},
+		{say: "keep it below 30k", calls: []string{`search_cars {"bodyType":"suv","color":"white","maxPrice":30000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -2717,7 +2717,8 @@ func allKind(toks []token) bool {
 }
 
 // narrows reports words that narrow what is shown rather than start over ("only the
-// hybrids", "just the red ones", "which of those are electric", "also under 30k") or change
+// hybrids", "just the red ones", "red ones?", "which of those are electric", "also under
+// 30k", "keep it below 30k") or change
 // one thing of the last request ("and at 3.9%?", "what about 48 months?", "under 45k then").
 func narrows(toks []token) bool {
 	words := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind == kindPunct })
@@ -2731,7 +2732,10 @@ func narrows(toks []token) bool {
 		theOne := wordAt(toks, i, "the") && wordAt(toks, i+2, "one", "ones") // "open the red one": of those shown
 		// "is there one that's diesel?", "any that are red?": one of those shown
 		oneThat := wordAt(toks, i, "one", "ones", "any") && wordAt(toks, i+1, "that", "which", "thats", "that's")
-		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || ofThose || theOne || oneThat {
+		// "red ones?" after electric SUVs: ones of those; "keep it below 30k": the same, bounded
+		ones := i > 0 && wordAt(toks, i, "ones") && toks[i-1].kind == kindWord && !wordAt(toks, i-1, "other", "new", "different")
+		keep := wordAt(toks, i, "keep") && wordAt(toks, i+1, "it", "them", "that", "those")
+		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || ofThose || theOne || oneThat || ones || keep {
 			return true
 		}
 	}
