@@ -3336,6 +3336,9 @@ var siteConversations = []struct {
 		{say: "show me white suvs", calls: []string{`search_cars {"bodyType":"suv","color":"white"}`}},
 		{say: "keep it below 30k", calls: []string{`search_cars {"bodyType":"suv","color":"white","maxPrice":30000}`}},
 	}},
+	{"back to all the cars from a car's page", "car", "c15", []siteTurn{
+		{say: "back to all the cars", calls: []string{`back_to_inventory {}`}, on: "inventory", not: []string{"already there"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

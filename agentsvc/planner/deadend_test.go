@@ -33,6 +33,7 @@ func TestDeadEndsOfferWorkingSuggestions(t *testing.T) {
 		"tell me a joke",
 		"can I pay in bitcoin",
 		"how late are you open",
+		"are you open on sunday",
 		"what's the weather",
 		"write me a poem", // "write" is no typo of the colour "white"
 	}

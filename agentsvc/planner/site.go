@@ -549,8 +549,10 @@ func (c *conv) goesHere(toks []token) bool {
 	}
 	list := c.lister() != nil                                                         // "back to the list" on the list
 	item := c.onItsPage() && c.lister() == nil && slices.ContainsFunc(c.tools, reads) // "back to the car page" on it
+	noun := c.thisNoun()
+	item = item && !slices.ContainsFunc(toks, func(t token) bool { return t.norm == noun && strings.ToLower(t.raw) != noun }) // not "back to all the cars"
 	return onlyGoing(toks, func(w string) bool {
-		return list && hubWords[w] || item && w == c.thisNoun() || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
+		return list && hubWords[w] || item && w == noun || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
 	})
 }
 

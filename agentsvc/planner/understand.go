@@ -735,6 +735,9 @@ var yesAlone = regexp.MustCompile(`(?i)^\s*(?:(?:yes|yeah|yep|yup|sure|ok|okay)(
 // yesSend agrees and names the sending: "yep go ahead n book", "yes, send it".
 var yesSend = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|sure|ok|okay)?[,\s]*(?:go\s+ahead|do\s+it)?[,\s]*(?:and|n|&)?\s*(?:book|send|submit|confirm)(?:\s+(?:it|that|them))?(?:[,\s]+(?:please|pls))?\s*[.!]*\s*$`)
 
+// hoursAsked asks when the business is open: "are you open on sunday?", "r u open late".
+var hoursAsked = regexp.MustCompile(`(?i)\b(?:(?:are|r)\s+(?:you|u|ya|they)\s+open|opening\s+(?:hours|times)|business\s+hours|(?:when|what\s+time)\s+(?:do|does)\s+(?:you|u|it|the\s+\w+)\s+(?:open|close))\b`)
+
 // anyIn asks whether there is one in a value, and nothing else: "any in white?".
 var anyIn = regexp.MustCompile(`(?i)^\s*(?:any|got\s+any|any\s+of\s+them)\s+in\s+([\w-]+)\s*\?+\s*$`)
 
@@ -1454,6 +1457,10 @@ func init() {
 	rules = []rule{
 		{"small talk", always,
 			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		// "are you open on sunday?": the business's hours, which no tool tells (not a day for
+		// the booking form)
+		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
+			func(c *conv, _ *reading) (intent, bool) { return reply(c.deadEnd(), true) }},
 		// "yes go ahead" right after an application was sent, nothing asked: it is done
 		{"done already", func(_ *conv, r *reading) bool { return yesAlone.MatchString(r.said) }, func(c *conv, _ *reading) (intent, bool) {
 			for k := range c.earlierCalls {
