@@ -258,7 +258,7 @@ var siteConversations = []struct {
 	}},
 	{"a package the car lacks, and a term in short words", "car", "c05", []siteTurn{
 		{say: "whats it cost with the roof package", calls: []string{`configure_car {"packages":["roof"]}`}, reply: []string{"Panoramic roof", "total $42,600"}},
-		{say: "whats it cost with the winter package", reply: []string{"no winter package", "charge, roof or safety"}, not: []string{"Sorry"}},
+		{say: "whats it cost with the winter package", reply: []string{"no winter package", "Home charger, Panoramic roof or Driver assistance"}, not: []string{"Sorry"}},
 		{say: "how much is that a month over 5 yrs", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`},
 			reply: []string{"60 months", "$42,600"}, on: "financing"},
 	}},
@@ -286,7 +286,7 @@ var siteConversations = []struct {
 		{say: "what about 10% down", calls: []string{`calculate_payment {"downPayment":2190,"termMonths":60}`}, reply: []string{"down $2,190", "60 months"}},
 	}},
 	{"a package this car does not have, as \"the … one\"", "car", "c19", []siteTurn{
-		{say: "Could you add the driver assistance one as well?", calls: []string{}, reply: []string{"There is no driver assistance package: the packages can be sport or sound."}},
+		{say: "Could you add the driver assistance one as well?", calls: []string{}, reply: []string{"There is no driver assistance package: the packages can be Sport package or Premium sound."}},
 	}},
 	{"an undo after another car was configured", "inventory", "", []siteTurn{
 		{say: "open the Odyssey", calls: []string{`search_cars {}`, `select_car {"carId":"c22"}`}, on: "car"},
@@ -352,7 +352,7 @@ var siteConversations = []struct {
 		{say: "show me the red ones", calls: []string{`search_cars {"color":"red"}`}},
 		{say: "the second one in the list, please open it", calls: []string{`select_car {"carId":"c04"}`},
 			reply: []string{"2023 Tesla Model Y"}, not: []string{"can't", "This is the page"}, on: "car"},
-		{say: "what packages can I get?", reply: []string{"charge, tow and comfort"}},
+		{say: "what packages can I get?", reply: []string{"Home charger, Towing package and Comfort seats"}},
 	}},
 	{"a phone number said on the way, a day changed, a figure after an application", "car", "c06", []siteTurn{
 		{say: "put me down for a test drive, my number is 555-867-5309", calls: []string{`go_to_test_drive {}`},
@@ -372,7 +372,7 @@ var siteConversations = []struct {
 		{say: "i'm interested in the outback", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, on: "car"},
 		{say: "how much is it", calls: []string{`get_price_summary {}`}, reply: []string{"Subaru Outback", "total $30,200"}},
 		{say: "what trims does it come in", reply: []string{"Premium, Onyx XT or Wilderness"}},
-		{say: "is the roof package worth it", reply: []string{"no roof package", "winter, offroad or cargo"}},
+		{say: "is the roof package worth it", reply: []string{"no roof package", "Winter package, Off-road package or Cargo organiser"}},
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "tell me more about the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
 		{say: "which is cheaper, this or the f-150?", calls: []string{`back_to_inventory {}`},
@@ -761,11 +761,11 @@ var siteConversations = []struct {
 		{say: "the civic", calls: []string{`select_car {"carId":"c10"}`, `go_to_financing {}`}, reply: []string{"2023 Honda Civic"}, on: "financing"},
 	}},
 	{"a package asked about is answered, not added", "car", "c03", []siteTurn{
-		{say: "does it come with a towing package?", reply: []string{"Yes: tow is one of the packages"}, not: []string{"Sorry", "Configured"}},
-		{say: "is the sound package available", reply: []string{"Yes: sound"}, not: []string{"Configured"}},
+		{say: "does it come with a towing package?", reply: []string{"Yes: Towing package is one of the packages"}, not: []string{"Sorry", "Configured"}},
+		{say: "is the sound package available", reply: []string{"Yes: Premium sound"}, not: []string{"Configured"}},
 		{say: "ok add the towing package", calls: []string{`configure_car {"packages":["tow"]}`}, reply: []string{"Towing package $1,200"}},
 		{say: "open the RAV4", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c01"}`}, on: "car"},
-		{say: "does it have a tow package", reply: []string{"No, there is no tow package", "winter, tech or roof"}},
+		{say: "does it have a tow package", reply: []string{"No, there is no tow package", "Winter package, Technology package or Panoramic roof"}},
 	}},
 	{"the earliest slot, and a morning", "test-drive", "c01", []siteTurn{
 		{say: "whats the earliest slot on friday", reply: []string{"The earliest time is 09:00", "name and email"}, not: []string{"Sorry"}},
@@ -826,7 +826,7 @@ var siteConversations = []struct {
 			calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`, `go_to_test_drive {}`, `fill_form_data {"name":"Grace Kim","email":"grace.kim@example.org","date":"2026-12-05","time":"11:00"}`}, on: "test-drive"},
 	}},
 	{"a yes about a value, then taking it", "car", "c09", []siteTurn{
-		{say: "does it have the tech package", reply: []string{"Yes: tech"}},
+		{say: "does it have the tech package", reply: []string{"Yes: Technology package"}},
 		{say: "add it pls", calls: []string{`configure_car {"packages":["tech"]}`}, reply: []string{"Technology package $1,800"}},
 		{say: "does it come in blue?", reply: []string{"Yes: the color can be blue"}},
 		{say: "ok get it", calls: []string{`configure_car {"color":"blue"}`}},
@@ -888,7 +888,7 @@ var siteConversations = []struct {
 			reply: []string{"The cheapest suv is the 2023 Kia Sportage"}, on: "inventory"},
 	}},
 	{"whether it comes with a value, and a choice from a list", "car", "c07", []siteTurn{
-		{say: "Does this one come with a panoramic roof?", reply: []string{"Yes: roof is one of the packages"}},
+		{say: "Does this one come with a panoramic roof?", reply: []string{"Yes: Panoramic roof is one of the packages"}},
 		{say: "can u tell me about the trims", reply: []string{"The trim can be"}, not: []string{"Sorry"}},
 		{say: "what colours can i get", reply: []string{"The color can be white, gray, black or blue."}},
 		{say: "the second one", calls: []string{`configure_car {"color":"gray"}`}},
@@ -935,7 +935,7 @@ var siteConversations = []struct {
 		{say: "Ava Stone ava@stone.com", calls: []string{`fill_form_data {"name":"Ava Stone","email":"ava@stone.com","date":"2026-12-09","time":"09:00"}`}},
 	}},
 	{"can it, asked of the car on screen, and a make opened from a list not shown", "car", "c03", []siteTurn{
-		{say: "can it tow", reply: []string{"Yes: tow is one of the packages"}, not: []string{"Configured"}},
+		{say: "can it tow", reply: []string{"Yes: Towing package is one of the packages"}, not: []string{"Configured"}},
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the volvo", calls: []string{`search_cars {"make":"Volvo"}`, `select_car {"carId":"c07"}`}, reply: []string{"2022 Volvo XC60"}, on: "car"},
 		{say: "blue please", calls: []string{`configure_car {"color":"blue"}`}},
@@ -1097,7 +1097,7 @@ var siteConversations = []struct {
 	}},
 	{"does it come with a home charger: the charge package", "inventory", "", []siteTurn{
 		{say: "open the model y", calls: []string{`search_cars {}`, `select_car {"carId":"c04"}`}, on: "car"},
-		{say: "does it come with a home charger", reply: []string{"Yes: charge is one of the packages"}},
+		{say: "does it come with a home charger", reply: []string{"Yes: Home charger is one of the packages"}},
 	}},
 	{"I was wondering whether: a polite search and a polite new term", "inventory", "", []siteTurn{
 		{say: "I was wondering whether you have any sedans under $30,000?", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":30000}`}},
@@ -1252,7 +1252,7 @@ var siteConversations = []struct {
 			reply: []string{"Base $31,990", "Yes: the color can be red"}, not: []string{"Configured"}},
 	}},
 	{"two short questions of a car's choices", "car", "c01", []siteTurn{
-		{say: "which trims are there? what packages?", reply: []string{"LE, XLE or Limited", "winter, tech and roof"}},
+		{say: "which trims are there? what packages?", reply: []string{"LE, XLE or Limited", "Winter package, Technology package and Panoramic roof"}},
 		{say: "the tech one", calls: []string{`configure_car {"packages":["tech"]}`}},
 	}},
 	{"its colour asked or chosen away from its page: its page", "inventory", "", []siteTurn{
@@ -1421,11 +1421,11 @@ var siteConversations = []struct {
 			reply: []string{"total $29,000"}, on: "car"},
 	}},
 	{"every package offered, taken at once", "car", "c10", []siteTurn{
-		{say: "pkgs?", reply: []string{"tech and sport"}},
+		{say: "pkgs?", reply: []string{"Technology package and Sport package"}},
 		{say: "add both", calls: []string{`configure_car {"packages":["tech","sport"]}`}, reply: []string{"total $27,900"}},
 	}},
 	{"all of the packages offered", "car", "c01", []siteTurn{
-		{say: "what packages are there", reply: []string{"winter, tech and roof"}},
+		{say: "what packages are there", reply: []string{"Winter package, Technology package and Panoramic roof"}},
 		{say: "all of them", calls: []string{`configure_car {"packages":["winter","tech","roof"]}`}},
 	}},
 	{"figures for one of several cars listed: which, then that one's", "inventory", "", []siteTurn{
@@ -1563,7 +1563,7 @@ var siteConversations = []struct {
 		{say: "the ex-l trim please", calls: []string{`configure_car {"trim":"EX-L"}`}},
 	}},
 	{"a need, then a question about the car", "car", "c17", []siteTurn{
-		{say: "hi, i need something that can tow. does this come with a towing package?", reply: []string{"Yes: tow is one of the packages"}, not: []string{"Configured"}},
+		{say: "hi, i need something that can tow. does this come with a towing package?", reply: []string{"Yes: Towing package is one of the packages"}, not: []string{"Configured"}},
 	}},
 	{"a body type chosen by its word after a make's list", "inventory", "", []siteTurn{
 		{say: "show me all bmws", calls: []string{`search_cars {"make":"BMW"}`}},
@@ -1611,7 +1611,7 @@ var siteConversations = []struct {
 			reply: []string{"price $25,700", "down $5,000"}, on: "financing"},
 		{say: "i'd like the sport trim", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`, `configure_car {"trim":"Sport"}`},
 			reply: []string{"Sport trim"}, on: "car"},
-		{say: "add the winter package and show me the payment", reply: []string{"There is no winter package", "tech or sport"}, not: []string{"Opening"}},
+		{say: "add the winter package and show me the payment", reply: []string{"There is no winter package", "Technology package or Sport package"}, not: []string{"Opening"}},
 		{say: "add the sport package and show me the payment again", calls: []string{`configure_car {"packages":["tech","sport"]}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
 			reply: []string{"down $5,000"}, on: "financing"},
 		{say: "and the winter package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, reply: []string{"There is no winter package"}, on: "car"},
@@ -1884,7 +1884,7 @@ var siteConversations = []struct {
 		{say: "whats the price", calls: []string{`get_price_summary {}`}},
 		{say: "colour options?", reply: []string{"The color can be white, blue, gray or red."}},
 		{say: "trim options", reply: []string{"The trim can be S or SE."}},
-		{say: "package choices pls", reply: []string{"winter and tech"}, not: []string{"Sorry"}},
+		{say: "package choices pls", reply: []string{"Winter package and Technology package"}, not: []string{"Sorry"}},
 		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "how many miles", reply: []string{"26,000 miles"}},
 	}},
@@ -1968,7 +1968,7 @@ var siteConversations = []struct {
 		{say: "ok do that in red with the tow package", calls: []string{`configure_car {"color":"red","packages":["tow"],"trim":"TRD Off-Road"}`}},
 	}},
 	{"a package listed with one the car has", "car", "c09", []siteTurn{
-		{say: "add winter and safety", calls: []string{`configure_car {"packages":["safety"]}`}, reply: []string{"There is no winter package: the packages can be tech, sound or safety."}},
+		{say: "add winter and safety", calls: []string{`configure_car {"packages":["safety"]}`}, reply: []string{"There is no winter package: the packages can be Technology package, Premium sound or Driver assistance."}},
 		{say: "do it in blue", calls: []string{`configure_car {"color":"blue"}`}, not: []string{"Yes"}},
 	}},
 	{"figures after an answer that named one car, then which payment is lower", "inventory", "", []siteTurn{
@@ -2136,7 +2136,7 @@ var siteConversations = []struct {
 	}},
 	{"a drive asked on its empty form, a polite request worded as a question, what to do if so said last", "car", "c10", []siteTurn{
 		{say: "Could I get it with the Touring trim and the tech package, please?", calls: []string{`configure_car {"packages":["tech"],"trim":"Touring"}`}},
-		{say: "Does it have a sport package?", reply: []string{"Yes: sport is one of the packages"}},
+		{say: "Does it have a sport package?", reply: []string{"Yes: Sport package is one of the packages"}},
 		{say: "Does it have a sport package available, and could you add it if so?", calls: []string{`configure_car {"packages":["tech","sport"]}`}, reply: []string{"Yes.", "Touring trim"}},
 		{say: "does it have a winter package, and could you add it if so?", reply: []string{"No, there is no winter package"}},
 		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
@@ -2425,7 +2425,7 @@ var siteConversations = []struct {
 	}},
 	{"a count in words before the question is no figure", "car", "c22", []siteTurn{
 		{say: "Hello, we have three kids so we're looking at this Odyssey. Does it come with the family package?", calls: []string{},
-			reply: []string{"Yes: family is one of the packages"}, on: "car"},
+			reply: []string{"Yes: Family package is one of the packages"}, on: "car"},
 		{say: "Please add that, and set the trim to EX-L.", calls: []string{`configure_car {"packages":["family"],"trim":"EX-L"}`}},
 	}},
 	{"a payment recalled by the car's name", "car", "c10", []siteTurn{
@@ -3003,7 +3003,7 @@ var siteConversations = []struct {
 	{"a package the car lacks, asked of its price after the list", "inventory", "", []siteTurn{
 		{say: "Could you show me the SUVs, please?", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "Could you open the one with the lowest mileage?", calls: []string{`sort_cars {"by":"mileage","order":"asc"}`, `select_car {"carId":"c05"}`}, on: "car"},
-		{say: "How much is it with the tech package?", calls: []string{}, reply: []string{"There is no tech package: the packages can be charge, roof or safety."}},
+		{say: "How much is it with the tech package?", calls: []string{}, reply: []string{"There is no tech package: the packages can be Home charger, Panoramic roof or Driver assistance."}},
 	}},
 	{"something else, asked for on a car's page", "car", "c04", []siteTurn{
 		{say: "anything cheaper?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"Of those listed, 23 are cheaper than the 2023 Tesla Model Y", "2021 Volkswagen Golf", "and 18 more"}, on: "inventory"},

@@ -736,7 +736,7 @@ func (c *conv) options(toks []token) (intent, bool) {
 			named = &e
 		}
 	}
-	vals, name := texts(sch.enum), identPhrase(p.name)
+	vals, name := enumLabels(sch.enum), identPhrase(p.name)
 	// The values offered: "add it" after a yes sets the one named, "the middle one" after the
 	// list picks one of them.
 	offer := func(e enumValue) choice {
@@ -758,7 +758,7 @@ func (c *conv) options(toks []token) (intent, bool) {
 	yes := func(text string) (intent, bool) {
 		if anyNorm(toks, "worth", "recommend", "recommended") {
 			// "is the gt worth it": no advice, what it can do
-			return intent{reply: "That is for you to judge. The " + name + " can be " + joinList(vals, "or") + "; I can set " + named.text() +
+			return intent{reply: "That is for you to judge. The " + name + " can be " + joinList(vals, "or") + "; I can set " + named.label() +
 				" and show you the price.", choices: []choice{offer(*named)}}, true
 		}
 		if no := c.notOffered(toks); no != "" {
@@ -782,9 +782,9 @@ func (c *conv) options(toks []token) (intent, bool) {
 		}
 		return intent{reply: "No: " + theTitle(it) + "'s " + name + " is " + joinList(has, "and") + "."}, true
 	case named != nil && many:
-		return yes("Yes: " + named.text() + " is one of the " + name + " (the choices: " + joinList(vals, "and") + ").")
+		return yes("Yes: " + named.label() + " is one of the " + name + " (the choices: " + joinList(vals, "and") + ").")
 	case named != nil:
-		return yes("Yes: the " + name + " can be " + named.text() + " (the choices: " + joinList(vals, "or") + ").")
+		return yes("Yes: the " + name + " can be " + named.label() + " (the choices: " + joinList(vals, "or") + ").")
 	case many:
 		// each one, and all of them: "add both"
 		var chs []choice
@@ -807,8 +807,8 @@ func (c *conv) options(toks []token) (intent, bool) {
 
 // notOffered answers a choice asked for that the page's choices lack with the choices there
 // are: a colour ("red one please" where the colours are silver, gray, white or green), or a
-// value named by its parameter ("the winter package" where the packages are charge, roof or
-// safety). It reads "not in red: …" or "there is no winter package: …"; "" when there is none.
+// value named by its parameter ("the winter package" where the packages are Home charger,
+// Panoramic roof or Driver assistance: their titles). It reads "not in red: …" or "there is no winter package: …"; "" when there is none.
 func (c *conv) notOffered(toks []token) string {
 	var whole []token // without the words of a name written with a hyphen: "EX-L" names no "EX"
 	for i, t := range toks {
@@ -823,7 +823,7 @@ func (c *conv) notOffered(toks []token) string {
 			if len(en) < 2 || !en[0].isStr {
 				continue
 			}
-			choices := ": the " + identPhrase(q.name) + " can be " + joinList(texts(en), "or") + "."
+			choices := ": the " + identPhrase(q.name) + " can be " + joinList(enumLabels(en), "or") + "."
 			if slices.ContainsFunc(en, func(e enumValue) bool { return namedValue(whole, e) || spelledIn(toks, e.str) }) {
 				if w := c.listedBeside(toks, q, en); w != "" {
 					return "there is no " + w + " " + stem(identPhrase(q.name)) + choices // "add winter and safety" of a car without winter

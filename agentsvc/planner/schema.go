@@ -72,6 +72,24 @@ func (e enumValue) text() string {
 	return string(e.raw)
 }
 
+// label is the value as a reply names it: its title when the schema gives it another name
+// ("Home charger" of "charge"), else its text.
+func (e enumValue) label() string {
+	if e.named != nil {
+		return e.title
+	}
+	return e.text()
+}
+
+// enumLabels are the values' labels.
+func enumLabels(en []enumValue) []string {
+	out := make([]string, len(en))
+	for i, e := range en {
+		out[i] = e.label()
+	}
+	return out
+}
+
 // texts are the values' texts.
 func texts(en []enumValue) []string {
 	out := make([]string, len(en))

@@ -238,8 +238,8 @@ var shopperScenarios = []struct {
 		{"car", "take off the roof", []string{`configure_car {"packages":["tech"]}`}, nil, nil},
 	}},
 	{"package removed, list unknown", []step{
-		{"car", "remove the roof", nil, []string{"Which packages should it have now: winter, tech, roof or none?"}, nil},
-		{"car", "winter and tech", []string{`configure_car {"packages":["winter","tech"]}`}, nil, nil},
+		{"car", "remove the roof", nil, []string{"Which packages should it have now: Winter package, Technology package, Panoramic roof or none?"}, nil},
+		{"car", "Winter package and Technology package", []string{`configure_car {"packages":["winter","tech"]}`}, nil, nil},
 	}},
 	{"which colours", []step{{"car", "what colors does it come in?", nil, []string{"The color can be white, black, red, blue or silver."}, nil}}},
 	{"which trims", []step{{"car", "which trims are there", nil, []string{"LE, XLE or Limited"}, nil}}},

@@ -1983,7 +1983,7 @@ func init() {
 			for _, t := range c.tools {
 				for _, q := range parseSchema(t.Parameters).props {
 					if en := q.schema.allEnums(); len(en) >= 2 && en[0].isStr && !navTool(t) {
-						out = append(out, "The "+identPhrase(q.name)+" can be "+joinList(texts(en), map[bool]string{true: "and", false: "or"}[q.schema.isArray()])+".")
+						out = append(out, "The "+identPhrase(q.name)+" can be "+joinList(enumLabels(en), map[bool]string{true: "and", false: "or"}[q.schema.isArray()])+".")
 					}
 				}
 			}
@@ -2763,7 +2763,7 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 			var all []string // the list's choices (its items are a string enum: route's enums)
 			for _, q := range p.schema.props {
 				if q.name == name && q.schema.items != nil {
-					all = texts(q.schema.items.enum)
+					all = enumLabels(q.schema.items.enum)
 				}
 			}
 			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
