@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -180,6 +181,16 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 				return c.summary()
 			case other != "":
 				return "The " + o.what + " " + noun + " is " + parts[0] + "; " + other
+			case len(w) == 1 && target == nil && count == 1 && len(tiedWith(listed(c), o, w[0])) > 1:
+				// "the newest car" where six are 2023: all of them, not the first listed
+				tied := tiedWith(listed(c), o, w[0])
+				v, _ := w[0].num(o.field.keys...)
+				named := titles(tied[:min(4, len(tied))])
+				if len(tied) > 4 {
+					named = named[:3]
+					named = append(named, strconv.Itoa(len(tied)-3)+" more")
+				}
+				return fmt.Sprintf("%d are the %s, all %s: %s.", len(tied), o.what, o.field.value(v, c.now.money), joinList(named, "and"))
 			case len(w) == 1:
 				return strings.TrimSpace("The " + o.what + " " + noun + " is " + parts[0] + ". " + ask)
 			}
@@ -187,6 +198,12 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			return strings.TrimSpace(only + " The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
 	}, true
+}
+
+// tiedWith are the items of list whose field of the ranking o is the same as first's.
+func tiedWith(list []*item, o order, first *item) []*item {
+	v, ok := first.num(o.field.keys...)
+	return slices.DeleteFunc(ranked(list, o), func(x *item) bool { w, has := x.num(o.field.keys...); return !ok || !has || w != v })
 }
 
 // bothEnds says the other end of the ranking that the words also ask for ("the cheapest and

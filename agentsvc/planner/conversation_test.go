@@ -3339,6 +3339,19 @@ var siteConversations = []struct {
 	{"back to all the cars from a car's page", "car", "c15", []siteTurn{
 		{say: "back to all the cars", calls: []string{`back_to_inventory {}`}, on: "inventory", not: []string{"already there"}},
 	}},
+	{"the whole stock, not the list shown, and a newest shared by several", "inventory", "", []siteTurn{
+		{say: "show me convertibles", calls: []string{`search_cars {"bodyType":"convertible"}`}},
+		{say: "what's the cheapest car on the lot", calls: []string{`search_cars {}`}, reply: []string{"Golf"}, not: []string{"MX-5"}},
+		{say: "how many bmws", calls: []string{`search_cars {"make":"BMW"}`}},
+		{say: "whats the newest car u have", calls: []string{`search_cars {}`}, reply: []string{"6 are the newest, all 2023:", "and 3 more"}, not: []string{"BMW"}},
+		{say: "sedans", calls: []string{`search_cars {"bodyType":"sedan"}`}},
+		{say: "cheapest car in stock?", calls: []string{`search_cars {}`}, reply: []string{"Golf"}},
+	}},
+	{"how far apart two prices are", "inventory", "", []siteTurn{
+		{say: "sedans 2022 or newer", calls: []string{`search_cars {"bodyType":"sedan","minYear":2022}`}},
+		{say: "compare first two", calls: []string{`compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
+		{say: "how far apart r they in price", calls: []string{}, reply: []string{"a difference of $2,600"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -79,7 +79,7 @@ var shopperScenarios = []struct {
 		{"inventory", "sort the cars", nil, []string{"by price"}, nil},
 		{"inventory", "show me hybrids", []string{`search_cars {"fuel":"hybrid"}`}, nil, nil},
 	}},
-	{"newest suv", []step{{"inventory", "whats the newest suv", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"year","order":"desc"}`}, []string{"The newest suv is the 2023"}, nil}}},
+	{"newest suv", []step{{"inventory", "whats the newest suv", []string{`search_cars {"bodyType":"suv"}`, `sort_cars {"by":"year","order":"desc"}`}, []string{"4 are the newest, all 2023: the 2023 Toyota RAV4, the 2023 Tesla Model Y, the 2023 Hyundai Ioniq 5 and the 2023 Kia Sportage."}, nil}}},
 	{"most expensive", []step{{"inventory", "most expensive car", []string{`sort_cars {"by":"price","order":"desc"}`}, []string{"The most expensive car is the 2023 Tesla Model Y, at $46,990."}, nil}}},
 	{"lowest mileage sedan", []step{{"inventory", "sedan with the lowest mileage", []string{`search_cars {"bodyType":"sedan"}`, `sort_cars {"by":"mileage","order":"asc"}`}, []string{"The lowest-mileage sedan is the 2023 Honda Civic, with 9,000 miles."}, nil}}},
 	{"compare two cheapest", []step{{"inventory", "compare the two cheapest", []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16"]}`}, []string{"Comparing 2021 Volkswagen Golf, 2022 Toyota Corolla Hatchback"}, nil}}},

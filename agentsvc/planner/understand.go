@@ -2701,7 +2701,7 @@ func asksDifference(toks []token) bool {
 }
 
 // differWords ask how items differ (a set, so that respell knows them).
-var differWords = rawSet("difference differ")
+var differWords = rawSet("difference differ apart")
 
 // plainAction reports a request that clearly calls a tool taking no item, and names no tool
 // that takes one, whatever "it" stands for: "close it" in the comparison drawer closes the
@@ -2999,10 +2999,12 @@ func (c *conv) filtered(name string) bool {
 }
 
 // ofAll reports words that ask about every item, not those the last list showed: "the
-// cheapest one overall", "the newest of all".
+// cheapest one overall", "the newest of all", "on the lot", "in stock", "the newest car u have".
 func ofAll(toks []token) bool {
 	return anyNorm(toks, "overall", "altogether") || slices.ContainsFunc(toks, func(t token) bool {
-		return t.norm == "of" && wordAt(toks, slices.Index(toks, t)+1, "all", "everything")
+		i := slices.Index(toks, t)
+		return t.norm == "of" && wordAt(toks, i+1, "all", "everything") || wordAt(toks, i, "on") && wordAt(toks, i+1, "the") && wordAt(toks, i+2, "lot") ||
+			wordAt(toks, i, "in") && wordAt(toks, i+1, "stock") || wordAt(toks, i, "you", "u") && wordAt(toks, i+1, "have", "got") && i+2 == len(toks)
 	})
 }
 
