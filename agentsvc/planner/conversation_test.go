@@ -3352,6 +3352,24 @@ var siteConversations = []struct {
 		{say: "compare first two", calls: []string{`compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
 		{say: "how far apart r they in price", calls: []string{}, reply: []string{"a difference of $2,600"}},
 	}},
+	{"what was put in the form, asked in other words", "test-drive", "c04", []siteTurn{
+		{say: "mike lu mike@ex.com sat 10", calls: []string{`fill_form_data {"name":"mike lu","email":"mike@ex.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "wait what time did i say", calls: []string{}, reply: []string{"The time was 10:00."}, not: []string{"Sorry"}},
+		{say: "whats the email i gave", calls: []string{}, reply: []string{"The email was mike@ex.com."}, not: []string{"Sorry"}},
+	}},
+	{"what else the form needs, and a name in lower case alone", "test-drive", "c09", []siteTurn{
+		{say: "ana silva ana.s@gmail.com", calls: []string{}, reply: []string{"date and time"}},
+		{say: "what else u need", calls: []string{}, reply: []string{"date and time"}, not: []string{"Sorry"}},
+		{say: "fri 10", calls: []string{`fill_form_data {"name":"ana silva","email":"ana.s@gmail.com","date":"2026-12-04","time":"10:00"}`}},
+	}},
+	{"a name said as im, lower case, while the form waits", "test-drive", "c04", []siteTurn{
+		{say: "book me for dec 12 at 3pm", calls: []string{}, reply: []string{"name and email"}},
+		{say: "im mike", calls: []string{}, reply: []string{"I need your email."}, not: []string{"Sorry"}},
+		{say: "mike@ex.com", calls: []string{`fill_form_data {"name":"mike","email":"mike@ex.com","date":"2026-12-12","time":"15:00"}`}},
+	}},
+	{"the price of the car asked on its booking page", "test-drive", "c02", []siteTurn{
+		{say: "remind me what this car costs", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`}, reply: []string{"$29,450"}, not: []string{"car id"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

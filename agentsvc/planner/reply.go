@@ -962,8 +962,10 @@ func recalls(toks []token) bool {
 		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
 	for i := range toks {
 		// "which day did I pick?", "which term did I choose", "the date you've put down"
-		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set", "put", "give", "enter", "say") &&
-			wordAt(toks, 0, "which", "what", "when")
+		// ("wait what time did i say", "whats the email i gave")
+		asks := slices.ContainsFunc(toks[:i], func(t token) bool { return isWord(t, whWords) })
+		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set", "put", "give", "enter", "say") && asks ||
+			wordAt(toks, i, "i", "we") && wordAt(toks, i+1, "gave", "entered", "picked", "chose", "typed", "wrote") && asks
 		// "what's my name on the form": what it was filled with
 		filled := past && wordAt(toks, i, "on", "in") && wordAt(toks, i+1, "the") && wordAt(toks, i+2, "form")
 		if chose || filled || wordAt(toks, i, "you've", "you") && wordAt(toks, i+1, "put") && wordAt(toks, i+2, "down") ||
@@ -976,7 +978,8 @@ func recalls(toks []token) bool {
 }
 
 var (
-	recallWords = rawSet(`again remind said say told mentioned earlier before pick choose select end last put give enter`)
+	whWords     = rawSet(`which what whats what's wats when`)
+	recallWords = rawSet(`again remind said say told mentioned earlier before pick choose select end last put give enter gave entered picked chose typed wrote`)
 	sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
 )
 
@@ -1177,8 +1180,11 @@ func recallValues(args map[string]any, asked []string, whole bool) string {
 	}
 	var said []string
 	for _, name := range slices.Sorted(maps.Keys(args)) {
-		if ws := identWords(name); whole && !slices.ContainsFunc(ws, func(w string) bool { return !has(w) }) ||
-			!whole && slices.ContainsFunc(ws, has) {
+		ws := identWords(name)
+		if len(ws) > 1 && (ws[len(ws)-1] == "id" || ws[len(ws)-1] == "ids") {
+			continue // an item's id (carId of the page's opening) is nothing the visitor said
+		}
+		if whole && !slices.ContainsFunc(ws, func(w string) bool { return !has(w) }) || !whole && slices.ContainsFunc(ws, has) {
 			list, ok := args[name].([]any) // "packages": ["winter", "tech"]
 			if !ok {
 				list = []any{args[name]}

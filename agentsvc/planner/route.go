@@ -785,7 +785,9 @@ func (f *filler) introName(p *property) (string, int, int) {
 		for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) && f.vocab[f.toks[k].norm] == 0 {
 			k++
 		}
-		if k == j && slices.ContainsFunc(f.toks, contactToken) {
+		// (or a clause of its own: "im mike" when the form asks for the name)
+		clause := i == 0 || f.toks[i-1].kind == kindPunct
+		if k == j && (clause || slices.ContainsFunc(f.toks, contactToken)) {
 			// "apply. im chris p. email chris.p@gmail.com": in lower case, words of no request
 			// ending the clause, beside an e-mail or phone
 			for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && f.vocab[f.toks[k].norm] == 0 &&

@@ -738,6 +738,9 @@ var yesSend = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|sure|ok|okay)?[,\s
 // hoursAsked asks when the business is open: "are you open on sunday?", "r u open late".
 var hoursAsked = regexp.MustCompile(`(?i)\b(?:(?:are|r)\s+(?:you|u|ya|they)\s+open|opening\s+(?:hours|times)|business\s+hours|(?:when|what\s+time)\s+(?:do|does)\s+(?:you|u|it|the\s+\w+)\s+(?:open|close))\b`)
 
+// whatElse asks what else is needed: "what else u need", "anything else you need from me?".
+var whatElse = regexp.MustCompile(`(?i)^\s*(?:(?:so|and|ok|okay)[,\s]+)?(?:what\s+else|anything\s+else)\s+(?:do\s+|does\s+it\s+)?(?:you|u|ya|it)?\s*(?:need|want|require)s?(?:\s+(?:from\s+me|to\s+know))?\s*[?.!]*\s*$`)
+
 // anyIn asks whether there is one in a value, and nothing else: "any in white?".
 var anyIn = regexp.MustCompile(`(?i)^\s*(?:any|got\s+any|any\s+of\s+them)\s+in\s+([\w-]+)\s*\?+\s*$`)
 
@@ -1670,6 +1673,9 @@ func init() {
 		}, (*conv).choicePrice},
 		// "what was my monthly payment again?": what an earlier reply said, not a new call.
 		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) }, (*conv).recall},
+		// "what else u need?" while a question waits: what it still needs
+		{"what else is needed", func(c *conv, r *reading) bool { return c.unanswered != nil && whatElse.MatchString(r.said) },
+			func(c *conv, _ *reading) (intent, bool) { return c.askMissing(c.unanswered, ""), true }},
 		// "back to the calculator" on the calculator's page: it is here.
 		{"this page", func(c *conv, r *reading) bool { return c.goesHere(r.toks) }, func(c *conv, _ *reading) (intent, bool) {
 			return reply("You're already there."+c.wayOut(), true)
