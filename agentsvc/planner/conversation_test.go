@@ -3370,6 +3370,16 @@ var siteConversations = []struct {
 	{"the price of the car asked on its booking page", "test-drive", "c02", []siteTurn{
 		{say: "remind me what this car costs", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`}, reply: []string{"$29,450"}, not: []string{"car id"}, on: "car"},
 	}},
+	{"a surname that is a make, on the booking form", "inventory", "", []siteTurn{
+		{say: "book a test drive of the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "Lena Ford lena@ford.io", calls: []string{}, reply: []string{"date and time"}, not: []string{"Which one", "Explorer"}},
+		{say: "saturday at 10", calls: []string{`fill_form_data {"name":"Lena Ford","email":"lena@ford.io","date":"2026-12-05","time":"10:00"}`}},
+	}},
+	{"a drive asked on the list, its car named after the dead end, then the details", "inventory", "", []siteTurn{
+		{say: "i want to book a test drive saturday 10am", calls: []string{}, reply: []string{"tell me which"}},
+		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Lena Park lena@park.io", calls: []string{`fill_form_data {"name":"Lena Park","email":"lena@park.io","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

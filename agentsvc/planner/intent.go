@@ -130,7 +130,10 @@ func (c *conv) forItem() (string, bool) {
 		return "", false
 	}
 	prev := strings.TrimSpace(c.msgs[prevUser].Content)
-	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened })
+	// (or its turn opened one: "the civic" after "book a test drive saturday 10am" on the list,
+	// read again as the question its page asked)
+	opens := slices.ContainsFunc(c.tools, opener) || slices.ContainsFunc(c.done, func(d call) bool { return d.opened }) ||
+		slices.ContainsFunc(c.calls, func(k call) bool { return k.opened && k.at > c.lastUser })
 	// (not a suggestion of the dead end clicked: "open the 2023 Toyota RAV4")
 	toks := tokenize(c.text)
 	asked := c.msgs[prevUser+1].Content

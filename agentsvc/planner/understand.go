@@ -233,6 +233,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	r.mentions = once
+	var surnames []int // the starts of names said as a person's
 	for _, m := range slices.Backward(r.mentions) {
 		said := strings.ToLower(text[m.start:m.end])
 		plural := stem(said) != said || strings.HasSuffix(said, "s") && !slices.ContainsFunc(m.items, func(it *item) bool {
@@ -248,6 +249,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 			// the make (with the whole list seen, one of it is that one: "show me the subarus")
 			continue
 		case len(m.items) < 2:
+		case c.surname(toks, m):
+			surnames = append(surnames, m.start) // "Lena Ford lena@ford.io" on a form that takes a name: no Ford of the list
+			continue
 		case plural && (c.comparer(r) != nil || c.lister() == nil): // "compare the Teslas": all of them
 		case len(m.items) == 2 && anyNorm(toks, "other") && cmp.Or(it, c.namedOf(m.items)) != nil:
 			// "the other Audi" once one was opened, "the other tesla" after the cheapest was named
@@ -270,6 +274,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.text2 = r.text2[:m.start] + strings.Join(ids, " and ") + r.text2[m.end:]
 		r.refs = slices.Insert(r.refs, 0, m.items...)
 	}
+	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool { return slices.Contains(surnames, m.start) })
 	named := len(r.refs) > 0 // the names in text2 are ids now
 	either := anyNorm(toks, "or", "vs", "versus")
 	r.order, r.n, r.rankAt, r.hasRank = rankOf(toks)
@@ -3190,6 +3195,15 @@ func fieldOf(toks []token) bool {
 var genericNameWords = rawSet("get data info car item product")
 
 // hasParam reports whether a tool of the page has a parameter that wants.
+// surname reports a name of several items said as a person's last name: right after a word of
+// no request, beside an e-mail or phone, on a page whose form takes a name ("Lena Ford
+// lena@ford.io").
+func (c *conv) surname(toks []token, m mention) bool {
+	i := slices.IndexFunc(toks, func(t token) bool { return t.end > m.start }) - 1
+	return i >= 0 && toks[i].kind == kindWord && !stopWords[toks[i].norm] && !lexicon[toks[i].norm] && !c.vocab[toks[i].norm] &&
+		slices.ContainsFunc(toks, contactToken) && c.hasParam(nameKind.wants)
+}
+
 func (c *conv) hasParam(wants func(*property) bool) bool {
 	return slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
 		return slices.ContainsFunc(parseSchema(t.Parameters).props, wants)
