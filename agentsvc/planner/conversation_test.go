@@ -3380,6 +3380,14 @@ var siteConversations = []struct {
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 		{say: "Lena Park lena@park.io", calls: []string{`fill_form_data {"name":"Lena Park","email":"lena@park.io","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"a phone's short words on a car's page opened by its link", "car", "c15", []siteTurn{
+		{say: "more info on the mazda3 pls", calls: []string{`get_price_summary {}`}, reply: []string{"Mazda3"}, not: []string{"Sorry"}},
+		{say: "wats the total", calls: []string{`get_price_summary {}`}, not: []string{"Should I"}},
+		{say: "how does it stack up vs the golf", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c14","c15"]}`}, reply: []string{"Golf", "Mazda3"}, on: "drawer"},
+	}},
+	{"other things of a kind asked short on a calculator", "financing", "c17", []siteTurn{
+		{say: "what other trucks u got", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"pickup"}`}, reply: []string{"Tacoma"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -557,7 +557,7 @@ func (c *conv) goesHere(toks []token) bool {
 }
 
 // seekWords ask to see or find things: the site's list is where they are.
-var seekWords = wordSet(listVerbText + " any find looking search compare")
+var seekWords = wordSet(listVerbText + " any find looking search compare got") // ("what other trucks u got")
 
 // seeksThings reports a word of seeking and things in the plural ("any pickups?", "what other
 // suvs do you have?") or a ranking ("the cheapest suv you have"), not a service ("do you offer

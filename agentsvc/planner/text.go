@@ -382,7 +382,7 @@ var rewrites = map[string]string{
 	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
-	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "whats", "em": "them",
+	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "what", "em": "them",
 	"hw": "how", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen", "bak": "back", "bck": "back",
 }
 

@@ -89,6 +89,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 			text = notDear.ReplaceAllString(text, " cheap")
 		}
 	}
+	text = stackUp.ReplaceAllString(text, "compare with") // "how does it stack up vs the golf"
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
@@ -486,6 +487,9 @@ func formFirst(ps []*plan) *plan {
 	}
 	return ps[0]
 }
+
+// stackUp is "stack up against" and its like, said for "compare with".
+var stackUp = regexp.MustCompile(`(?i)\b(?:stacks?|measures?)\s+up\s+(?:against|vs\.?|versus|to|with)\b`)
 
 // versus is "vs" or "versus" between two things: a comparison asked for, unless it is a question.
 var versus = regexp.MustCompile(`(?i)\b(?:vs\.?|versus)(?:\s|$)`)
@@ -1426,6 +1430,16 @@ func (c *conv) reader() *plan {
 	return nil
 }
 
+// pageNamed reports a message that names only the item of the page the visitor came to by a
+// link, on its own page, by a word of its title ("more info on the mazda3" on its page).
+func (c *conv) pageNamed(r *reading) bool {
+	it := c.pageItem()
+	return it != nil && len(r.refs) == 0 && c.onScreen() == it.id && c.onItsPage() && slices.ContainsFunc(r.toks, func(t token) bool {
+		w := compact(strings.ToLower(t.raw))
+		return t.kind == kindWord && !stopWords[t.norm] && strings.Trim(w, "0123456789") != "" && slices.Contains(it.words, w)
+	})
+}
+
 // reads reports a tool that only reads and needs nothing: get_price_summary.
 func reads(t chat.ToolDef) bool {
 	required := slices.ContainsFunc(parseSchema(t.Parameters).props, func(p *property) bool { return p.required })
@@ -1916,7 +1930,7 @@ func init() {
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { return c.goingTo(r.toks) }},
 		// "tell me more about it" on an item's own page: what the page's reading tool says of it.
 		{"about the item on screen", func(c *conv, r *reading) bool {
-			return r.unclear && !c.listsItems() && (r.pronoun || len(r.refs) == 1) && !r.numbers && // ("what about the model y at 48 months")
+			return r.unclear && !c.listsItems() && (r.pronoun || len(r.refs) == 1 || c.pageNamed(r)) && !r.numbers && // ("what about the model y at 48 months")
 				slices.ContainsFunc(r.toks, func(t token) bool { return aboutWords[t.norm] })
 		}, func(c *conv, _ *reading) (intent, bool) {
 			p := c.reader()
