@@ -3388,6 +3388,13 @@ var siteConversations = []struct {
 	{"other things of a kind asked short on a calculator", "financing", "c17", []siteTurn{
 		{say: "what other trucks u got", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"pickup"}`}, reply: []string{"Tacoma"}, on: "inventory"},
 	}},
+	{"the top few of a ranking, said with top", "inventory", "", []siteTurn{
+		{say: "top 3 cheapest diesel", calls: []string{`search_cars {"fuel":"diesel"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Only 2 cars match.", "A6 Avant", "F-150"}, not: []string{"maxPrice"}},
+	}},
+	{"the top two of a ranking of the list shown", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "top 2 newest", calls: []string{`sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The 2 newest are"}, not: []string{"CR-V"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -527,6 +527,8 @@ func (c *conv) smallBounds(toks []token) []int {
 	for i, t := range toks {
 		if t.kind != kindNumber || t.money || t.percent || t.decimals || t.value < 1 || t.value >= 1000 ||
 			i+1 < len(toks) && toks[i+1].kind == kindWord && (units[toks[i+1].norm] != nil || toks[i+1].norm == "a" || toks[i+1].norm == "per") ||
+			wordAt(toks, i-1, "top") && i+1 < len(toks) && rankWords[toks[i+1].norm].field != nil || // "top 3 cheapest": how many
+
 			(&filler{toks: toks}).cue(i) == "" && !(slices.Contains(at, i-2) && wordAt(toks, i-1, "and", "to", "-")) { // ("between 20 and 25")
 			continue
 		}
@@ -1451,7 +1453,7 @@ func reads(t chat.ToolDef) bool {
 func firstFew(toks []token) (n int, fromEnd, ok bool) {
 	for i := 0; i+1 < len(toks); i++ {
 		if w := toks[i].norm; w == "first" || w == "top" || w == "last" {
-			if n, ok := countWord(toks[i+1]); ok {
+			if n, ok := countWord(toks[i+1]); ok && !(i+2 < len(toks) && rankWords[toks[i+2].norm].field != nil) { // ("top 2 newest": a ranking)
 				return n, w == "last", true
 			}
 		}
