@@ -3395,6 +3395,10 @@ var siteConversations = []struct {
 		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "top 2 newest", calls: []string{`sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The 2 newest are"}, not: []string{"CR-V"}},
 	}},
+	{"one more car added to a comparison", "inventory", "", []siteTurn{
+		{say: "compare rav4 and crv", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
+		{say: "add the outback too", calls: []string{`compare_cars {"carIds":["c01","c02","c06"]}`}, reply: []string{"Outback", "RAV4", "CR-V"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -455,6 +455,27 @@ func (c *conv) comparer(r *reading) *plan {
 	return nil
 }
 
+// compareMore is the comparison of the items the conversation's last comparison had and the
+// one item the words add to it ("add the outback too", "include the golf as well"), or nil.
+func (c *conv) compareMore(r *reading) *plan {
+	if r.question || len(r.refs) != 1 || !anyNorm(r.toks, "add", "include", "too", "also", "well", "plus") {
+		return nil
+	}
+	for _, t := range c.tools {
+		s := parseSchema(t.Parameters)
+		for _, p := range s.props {
+			var ids []string
+			if _, list := idParam(p); !list || json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &ids) != nil || len(ids) < 2 || slices.Contains(ids, r.refs[0].id) {
+				continue
+			}
+			if all := append(ids, r.refs[0].id); p.schema.acceptsStrings(all) {
+				return &plan{def: t, schema: s, values: map[string]any{p.name: all}}
+			}
+		}
+	}
+	return nil
+}
+
 // compareAll filters, then compares what the filter shows when the comparing tool takes that
 // many ("compare all the minivans"); else it says how many there are.
 func (c *conv) compareAll(filter, cmp *plan) intent {
@@ -1485,6 +1506,9 @@ func init() {
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.deadEnd(), true) }},
+		// "add the outback too" after the RAV4 and the CR-V were compared: the three compared
+		{"one more compared", func(c *conv, r *reading) bool { return c.compareMore(r) != nil },
+			func(c *conv, r *reading) (intent, bool) { return callIntent(c.compareMore(r)), true }},
 		// "yes go ahead" right after an application was sent, nothing asked: it is done
 		{"done already", func(_ *conv, r *reading) bool { return yesAlone.MatchString(r.said) }, func(c *conv, _ *reading) (intent, bool) {
 			for k := range c.earlierCalls {
