@@ -279,10 +279,7 @@ func withIDs(target *plan, items []*item) *plan {
 		return nil
 	}
 	p := &plan{def: target.def, schema: target.schema, values: maps.Clone(target.values), score: target.score}
-	ids := make([]string, len(items))
-	for i, it := range items {
-		ids[i] = it.id
-	}
+	ids := itemIDs(items)
 	for _, prop := range target.schema.props {
 		switch single, list := idParam(prop); {
 		case single && prop.schema.acceptsString(ids[0]):

@@ -3399,6 +3399,13 @@ var siteConversations = []struct {
 		{say: "compare rav4 and crv", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
 		{say: "add the outback too", calls: []string{`compare_cars {"carIds":["c01","c02","c06"]}`}, reply: []string{"Outback", "RAV4", "CR-V"}, on: "drawer"},
 	}},
+	{"compare them after another search, with a comparison open", "inventory", "", []siteTurn{
+		{say: "compare the 3 cheapest diesels", calls: []string{`search_cars {"fuel":"diesel"}`, `sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c21","c17"]}`}, on: "drawer"},
+		{say: "any green electric ones?", calls: []string{`search_cars {"fuel":"electric","color":"green"}`}},
+		{say: "compare them", calls: []string{}, reply: []string{"Only one car is shown: the 2023 Hyundai Ioniq 5."}, not: []string{"A6"}},
+		{say: "show me the hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback"}`}},
+		{say: "compare them", calls: []string{`compare_cars {"carIds":["c14","c16","c15"]}`}, reply: []string{"Golf"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

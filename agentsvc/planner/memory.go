@@ -25,6 +25,15 @@ type item struct {
 	nums  map[string]float64  // numeric fields
 }
 
+// itemIDs are the ids of items, in order.
+func itemIDs(items []*item) []string {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
+	return ids
+}
+
 // memory is what the planner knows from the tool results of the conversation.
 type memory struct {
 	items map[string]*item // by id, the latest version

@@ -268,11 +268,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 			r.ambiguous = &m
 			return r
 		}
-		ids := make([]string, len(m.items))
-		for i, it := range m.items {
-			ids[i] = it.id
-		}
-		r.text2 = r.text2[:m.start] + strings.Join(ids, " and ") + r.text2[m.end:]
+		r.text2 = r.text2[:m.start] + strings.Join(itemIDs(m.items), " and ") + r.text2[m.end:]
 		r.refs = slices.Insert(r.refs, 0, m.items...)
 	}
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool { return slices.Contains(surnames, m.start) })
@@ -451,6 +447,29 @@ func (c *conv) comparer(r *reading) *plan {
 		return slices.ContainsFunc(p.schema.props, lists) && c.nameHit(p, r.toks)
 	}); i >= 0 {
 		return r.plain[i]
+	}
+	return nil
+}
+
+// compareShown is the comparing tool's plan, its ids missing, for "compare them" said where the
+// best match only shows the comparison made before and the list shown since is another; nil
+// otherwise.
+func (c *conv) compareShown(r *reading) *plan {
+	if r.best == nil || len(r.best.schema.props) > 0 || !pluralPronoun(r.toks) || len(r.refs) > 0 || len(c.before.last) == 0 {
+		return nil
+	}
+	for _, t := range c.tools {
+		s := parseSchema(t.Parameters)
+		for _, p := range s.props {
+			var ids []string
+			if _, list := idParam(p); !list || !c.nameHit(&plan{def: t}, r.toks) || json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &ids) != nil {
+				continue
+			}
+			if slices.Equal(ids, itemIDs(c.before.last)) {
+				return nil
+			}
+			return &plan{def: t, schema: s, values: map[string]any{}, missing: []*property{p}}
+		}
 	}
 	return nil
 }
@@ -1506,6 +1525,15 @@ func init() {
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.deadEnd(), true) }},
+		// "compare them" on the list with a comparison open, after another search: those shown
+		// now, not the comparison before (get_comparison)
+		{"compare those shown now", func(c *conv, r *reading) bool { return c.compareShown(r) != nil }, func(c *conv, r *reading) (intent, bool) {
+			p := c.compareShown(r)
+			if w := withIDs(p, c.before.last); w != nil {
+				return callIntent(w), true
+			}
+			return c.askMissing(p, r.said), true
+		}},
 		// "add the outback too" after the RAV4 and the CR-V were compared: the three compared
 		{"one more compared", func(c *conv, r *reading) bool { return c.compareMore(r) != nil },
 			func(c *conv, r *reading) (intent, bool) { return callIntent(c.compareMore(r)), true }},
