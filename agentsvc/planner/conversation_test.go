@@ -3406,6 +3406,18 @@ var siteConversations = []struct {
 		{say: "show me the hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback"}`}},
 		{say: "compare them", calls: []string{`compare_cars {"carIds":["c14","c16","c15"]}`}, reply: []string{"Golf"}},
 	}},
+	{"a calculation undone, and undo in other words", "financing", "", []siteTurn{
+		{say: "25k 36 mo", calls: []string{`calculate_payment {"price":25000,"termMonths":36}`}},
+		{say: "2k down at 4.9%", calls: []string{`calculate_payment {"price":25000,"downPayment":2000,"termMonths":36,"apr":4.9}`}},
+		{say: "undo", calls: []string{`calculate_payment {"price":25000,"downPayment":0,"termMonths":36,"apr":6.9}`}, reply: []string{"down $0"}},
+	}},
+	{"a calculation undone in other words", "financing", "c01", []siteTurn{
+		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "48 mo 3k down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}},
+		{say: "put it back how it was", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}, not: []string{"Sorry"}, on: "financing"},
+		{say: "24 months", calls: []string{`calculate_payment {"downPayment":0,"termMonths":24}`}},
+		{say: "scratch the last change", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1181,7 +1181,7 @@ func (c *conv) namedOf(items []*item) *item {
 }
 
 // undoRe asks to take back the last change: "undo that", "revert it", "undo last", "scrap that".
-var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:undo|revert|reverse|scrap)(?:\s+(?:that|it|this|last|the\s+last(?:\s+(?:change|one))?))?(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
+var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:(?:undo|revert|reverse|scrap|scratch)(?:\s+(?:that|it|this|last|the\s+last)(?:\s+(?:change|one))?)?|(?:put|change|set)\s+it\s+back(?:\s+(?:how|the\s+way|as)\s+it\s+was)?)(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
 
 // undo takes back the last change a tool of this page made: each value it set goes back to
 // the one an earlier call of the tool set, a list to empty when none did ("undo that" after
@@ -1194,7 +1194,8 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 	undone := 0 // changes an undo since took back
 	for k := range c.earlierCalls {
 		if last == nil {
-			if !c.offers(k.name) || navTool(c.toolDef(k.name)) || named(k.name, readsFirst) || named(k.name, commitFirst) || noArguments(k.args) {
+			// (a calculation's figures stay on its page: "undo" takes them back too)
+			if !c.offers(k.name) || navTool(c.toolDef(k.name)) || named(k.name, readsFirst) && !named(k.name, computeFirst) || named(k.name, commitFirst) || noArguments(k.args) {
 				continue
 			}
 			if undoRe.MatchString(c.userBefore(k.at)) {
@@ -1249,6 +1250,9 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 				p.values[q.name] = said[0].str
 			}
 		}
+		if v, ok := statedFigure(q, earlier); ok && p.values[q.name] == nil {
+			p.values[q.name] = v // "down $0", "6.9% APR" of the calculation before
+		}
 		if p.values[q.name] == nil {
 			kept = append(kept, identPhrase(q.name))
 		}
@@ -1263,6 +1267,25 @@ func (c *conv) undo(_ *reading) (intent, bool) {
 	return intent{steps: callIntent(p).steps, final: func(c *conv) string {
 		return c.summary() + " The " + joinList(kept, "and") + " stays: nothing here says what it was before."
 	}}, true
+}
+
+// computeFirst are the first words of tools that work out figures the page then shows.
+var computeFirst = rawSet(`calculate compute estimate`)
+
+// statedFigure is the figure of number parameter q that the newest of earlier's results
+// states beside q's first word: 0 of "down $0" for downPayment, 6.9 of "6.9% APR" for apr.
+func statedFigure(q *property, earlier []call) (float64, bool) {
+	ws := identWords(q.name)
+	if len(earlier) == 0 || !q.schema.isNumber() || len(ws) == 0 {
+		return 0, false
+	}
+	toks := tokenize(unwrap(earlier[0].result).text)
+	for i, t := range toks {
+		if t.kind == kindNumber && (wordAt(toks, i-1, ws[0]) || wordAt(toks, i+1, ws[0])) && q.schema.valid(t.value) {
+			return t.value, true
+		}
+	}
+	return 0, false
 }
 
 // inLast are the items of items that the last result listed.
