@@ -3302,6 +3302,8 @@ var siteConversations = []struct {
 		{say: "What is the price of the car here?", calls: []string{}, reply: []string{"The price here is $"}, not: []string{"Sorry"}},
 	}},
 	{"the price on a calculator opened by its link", "financing", "c01", []siteTurn{
+		{say: "the interest is how much?", calls: []string{}, not: []string{"The price here"}},
+		{say: "how much down do I need?", calls: []string{}, not: []string{"The price here"}},
 		{say: "whats the price", calls: []string{}, reply: []string{"The price here is $31,990."}, not: []string{"Sorry"}},
 		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"price $31,990"}},
 	}},

@@ -2183,7 +2183,9 @@ func init() {
 			}
 			// "what is the price of the car here?" on its calculator, which nothing here tells: the
 			// price its opening result stated ("… at $31,990"), or the one the list gave the car
-			if f, _ := questionField(r.toks); f == priceField && in.reply == c.deadEnd() && len(r.refs) == 0 && !r.numbers {
+			// (not "the interest is how much?", "how much down do I need?": other figures)
+			if f, _ := questionField(r.toks); f == priceField && in.reply == c.deadEnd() && len(r.refs) == 0 && !r.numbers &&
+				!anyNorm(r.toks, "interest", "rate", "apr", "down", "deposit", "monthly", "month", "payment", "term", "loan") {
 				if v := cmp.Or(c.statedPrice(), c.addressPrice()); v > 0 {
 					return reply(fmt.Sprintf("The price here is %s.", f.value(v, c.before.money)), true)
 				}
