@@ -3420,6 +3420,15 @@ var siteConversations = []struct {
 		{say: "24 months", calls: []string{`calculate_payment {"downPayment":0,"termMonths":24}`}},
 		{say: "scratch the last change", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}, on: "financing"},
 	}},
+	{"a ceiling said as nothing above, and other words for a gap and kilometres", "inventory", "", []siteTurn{
+		{say: "an SUV, nothing above 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "Which of those has the fewest kilometres on it?", calls: []string{}, reply: []string{"RAV4 is the lowest-mileage"}},
+		{say: "compare the kia and the honda", calls: []string{`compare_cars {"carIds":["c08","c02"]}`}, on: "drawer"},
+		{say: "What's the price gap between the two?", calls: []string{}, reply: []string{"a difference of $1,650"}},
+	}},
+	{"a package named short", "car", "c22", []siteTurn{
+		{say: "add family pkg and driver assist", calls: []string{`configure_car {"packages":["family","safety"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

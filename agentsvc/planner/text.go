@@ -383,6 +383,7 @@ var rewrites = map[string]string{
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "what", "em": "them",
+	"assist": "assistance", "kilometre": "km", "kilometer": "km", "gap": "difference",
 	"hw": "how", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen", "bak": "back", "bck": "back",
 }
 
@@ -712,6 +713,7 @@ func typoMatch(a, b string) bool {
 var (
 	maxCues = phraseList(`less expensive than, less than, fewer than, lower than, cheaper than, older than,
 		no more than, not more than, not more expensive than, no more expensive than, not pricier than, not over, not above, at most, up to, under, below, max, maximum, within, before, budget, tops,
+		nothing above, nothing over, nothing more than, nothing pricier than, nothing more expensive than, none above, none over,
 		<, < =`)
 	minCues = phraseList(`more expensive than, pricier than, more than, greater than, higher than, newer than,
 		at least,
