@@ -3429,6 +3429,18 @@ var siteConversations = []struct {
 	{"a package named short", "car", "c22", []siteTurn{
 		{say: "add family pkg and driver assist", calls: []string{`configure_car {"packages":["family","safety"]}`}},
 	}},
+	{"a choice taken back in the same message", "car", "c19", []siteTurn{
+		{say: "red. no wait, black", calls: []string{`configure_car {"color":"black"}`}},
+		{say: "GT trim", calls: []string{`configure_car {"color":"black","trim":"GT"}`}},
+		{say: "no GT after all, EcoBoost please", calls: []string{`configure_car {"trim":"EcoBoost"}`}},
+		{say: "GT trim", calls: []string{`configure_car {"trim":"GT"}`}},
+		{say: "switch back to ecoboost", calls: []string{`configure_car {"trim":"EcoBoost"}`}},
+	}},
+	{"a colour corrected, and a trim dropped for another", "car", "c22", []siteTurn{
+		{say: "elite trim", calls: []string{`configure_car {"trim":"Elite"}`}},
+		{say: "too much, drop the elite go w/ ex-l", calls: []string{`configure_car {"trim":"EX-L"}`}},
+		{say: "white. no wait, blue", calls: []string{`configure_car {"color":"blue"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -439,11 +439,18 @@ func (f *filler) enums() {
 			for i := range f.toks {
 				f.used[i] = f.used[i] || boundAt(f.toks, i) && clockParam(p) // "after 3" names no time of the choices
 			}
+			var cands []enumCandidate
 			for _, c := range f.enumMentions(ps.enum, true) {
 				if ps.acceptsString(c.value) && !f.negatedAt(c.pos, exclusions) && !f.namedForOther(c.pos, p) { // "not a hatchback"
-					f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
-					break
+					cands = append(cands, c)
 				}
+			}
+			if len(cands) > 0 {
+				c := cands[0]
+				if !clockParam(p) { // (a time said again is read by the rule "another time")
+					c = f.corrected(cands)
+				}
+				f.claim(p, c.value, c.bonus, c.tok, c.tok+1) // tok -1 marks none
 			}
 			if i, last := extremeAt(f.toks); f.free(p) && i >= 0 && !f.used[i] && clockParam(p) {
 				in := partOfDay(p, f.toks) // "saturday afternoon", then "earliest": 13:00
@@ -486,6 +493,24 @@ func (f *filler) enums() {
 			}
 		}
 	}
+}
+
+// corrected is the value of one choice the words settle on among several said: not one taken
+// back ("no GT after all, EcoBoost please", "drop the elite go w/ ex-l"), else the last said
+// after a correction ("red. no wait, gray"); else the first found.
+func (f *filler) corrected(cands []enumCandidate) enumCandidate {
+	kept := slices.DeleteFunc(slices.Clone(cands), func(c enumCandidate) bool {
+		return f.listCue(c.pos) == "drop" && slices.ContainsFunc(cands, func(o enumCandidate) bool { return o.value != c.value })
+	})
+	if len(kept) == 0 {
+		return cands[0]
+	}
+	last := slices.MaxFunc(kept, func(a, b enumCandidate) int { return a.pos - b.pos })
+	first := slices.MinFunc(kept, func(a, b enumCandidate) int { return a.pos - b.pos })
+	if last.value != first.value && slices.ContainsFunc(f.toks[first.pos:last.pos], func(t token) bool { return correctionWords[t.norm] }) {
+		return last
+	}
+	return kept[0]
 }
 
 // namedForOther reports a value followed by the name of another parameter: "sport" in "the

@@ -1468,7 +1468,7 @@ func perMonth(toks []token) bool {
 
 // correctionWords change one's mind around a bare value: "no wait, 60", "make it 48 instead",
 // "i meant thu".
-var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make change move push meant`)
+var correctionWords = wordSet(`wait actually sorry oops hmm instead rather make change switch move push meant`)
 
 // sortVerbs ask for an order in so many words.
 var sortVerbs = wordSet(`sort sorted order ordered`)
