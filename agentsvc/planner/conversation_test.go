@@ -3441,6 +3441,25 @@ var siteConversations = []struct {
 		{say: "too much, drop the elite go w/ ex-l", calls: []string{`configure_car {"trim":"EX-L"}`}},
 		{say: "white. no wait, blue", calls: []string{`configure_car {"color":"blue"}`}},
 	}},
+	{"a booking confirmed in old-fashioned words, and a goodbye", "test-drive", "c22", []siteTurn{
+		{say: "Thursday at ten, Dorothy Fairweather, dorothy.f@example.co.uk", calls: []string{`fill_form_data {"name":"Dorothy Fairweather","email":"dorothy.f@example.co.uk","date":"2026-12-03","time":"10:00"}`}},
+		{say: "what have you filled in so far?", calls: []string{}, reply: []string{"So far:", "Dorothy Fairweather", "10:00"}, not: []string{"Sorry"}},
+		{say: "what date did you put in?", calls: []string{}, reply: []string{"The date was 2026-12-03."}},
+		{say: "Splendid, do go ahead and reserve it.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+		{say: "Many thanks for your help. Good day to you.", calls: []string{}, reply: []string{"Goodbye"}},
+	}},
+	{"a confirmation after thanks, and thanks kindly", "test-drive", "c06", []siteTurn{
+		{say: "sat morning 9, Dan Okafor dan@okafor.io", calls: []string{`fill_form_data {"name":"Dan Okafor","email":"dan@okafor.io","date":"2026-12-05","time":"09:00"}`}},
+		{say: "I am most grateful. Please confirm the booking.", calls: []string{`book_test_drive {}`}},
+		{say: "Thank you kindly, goodbye.", calls: []string{}, reply: []string{"Goodbye"}},
+	}},
+	{"the dearest first, and the most new", "inventory", "", []siteTurn{
+		{say: "Would you be so kind as to list your automobiles in order of price, the dearest first?", calls: []string{`sort_cars {"by":"price","order":"desc"}`}},
+		{say: "which Toyota is most new?", calls: []string{}, reply: []string{"The 2023 Toyota RAV4 is the newest."}, not: []string{"Tesla"}},
+	}},
+	{"the newest of a make asked on a list not seen", "inventory", "", []siteTurn{
+		{say: "which Toyota is most new?", calls: []string{`search_cars {"make":"Toyota"}`, `sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The newest toyota is the 2023 Toyota RAV4."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -86,9 +86,9 @@ var (
 
 const (
 	courtesyLead  = `ok|okay|well|oh|ah|many|and|so`
-	praiseWords   = `great|perfect|lovely|wonderful|awesome|cool|nice|excellent|brilliant|fantastic|super|amazing`
-	byeWords      = `good ?bye|bye(?: bye)?|see you(?: later| soon)?|have a (?:nice|good|great|lovely) (?:day|evening|afternoon|weekend)|i(?:ll| will) (?:think about it|think it over|come back(?: later)?)|thats (?:all|everything|it)(?: for (?:now|today))?|nothing else|im done`
-	courtesyWords = byeWords + `|` + praiseWords + `|thank(?:s| you)(?: (?:very|so) much| a (?:lot|bunch|ton|million))?(?: for (?:your|the|all the) help| for everything)?|cheers|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind`
+	praiseWords   = `great|perfect|lovely|wonderful|awesome|cool|nice|excellent|brilliant|fantastic|super|amazing|splendid|marvell?ous`
+	byeWords      = `good ?bye|bye(?: bye)?|see you(?: later| soon)?|have a (?:nice|good|great|lovely) (?:day|evening|afternoon|weekend)|i(?:ll| will) (?:think about it|think it over|come back(?: later)?)|thats (?:all|everything|it)(?: for (?:now|today))?|nothing else|im done|good (?:day|night|evening)(?: to you)?`
+	courtesyWords = byeWords + `|` + praiseWords + `|thank(?:s| you)(?: (?:very|so) much| a (?:lot|bunch|ton|million)| kindly)?(?: for (?:your|the|all the) help| for everything)?|cheers|(?:i am|im) (?:most |very |so )?grateful|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind`
 )
 
 // chatShort are the short forms of chat that smallTalk reads as their words.
@@ -235,11 +235,16 @@ func theTitle(it *item) string {
 
 // answerAbout answers a question about items already seen: which is cheaper, how much is
 // the RAV4, what year is the second one.
-func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank, memRank bool) (string, bool) {
+func (c *conv) answerAbout(text string, toks []token, refs []*item, o order, hasRank bool, ranking []*item) (string, bool) {
 	money := c.before.money
 	// is says one field of an item: "the RAV4 is $31,500", "the Sportage has 14,000 miles".
 	is := func(it *item, f *field, v float64) string { return theTitle(it) + f.verb + f.value(v, money) }
-	among := c.before.last
+	// ranking is what a ranking of the items on screen ranked ("which Toyota is the newest?":
+	// the Toyotas shown)
+	memRank, among := ranking != nil, ranking
+	if !memRank {
+		among = c.before.last
+	}
 	if hasRank && !memRank && len(refs) > 1 {
 		if w := ranked(refs, o); len(w) > 0 {
 			among, refs, memRank = refs, w[:1], true // "which is cheaper, this or the F-150?"
@@ -964,7 +969,8 @@ func recalls(toks []token) bool {
 		// "which day did I pick?", "which term did I choose", "the date you've put down"
 		// ("wait what time did i say", "whats the email i gave")
 		asks := slices.ContainsFunc(toks[:i], func(t token) bool { return isWord(t, whWords) })
-		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set", "put", "give", "enter", "say") && asks ||
+		// ("what date did you put in?")
+		chose := wordAt(toks, i, "did") && wordAt(toks, i+1, "i", "we", "you", "u") && wordAt(toks, i+2, "pick", "choose", "select", "go", "end", "set", "put", "give", "enter", "say", "fill", "use") && asks ||
 			wordAt(toks, i, "i", "we") && wordAt(toks, i+1, "gave", "entered", "picked", "chose", "typed", "wrote") && asks
 		// "what's my name on the form": what it was filled with
 		filled := past && wordAt(toks, i, "on", "in") && wordAt(toks, i+1, "the") && wordAt(toks, i+2, "form")
@@ -976,6 +982,9 @@ func recalls(toks []token) bool {
 	}
 	return false
 }
+
+// filledAsked asks what a form was filled with: "what have you filled in so far?".
+var filledAsked = regexp.MustCompile(`(?i)\bwhat\s+(?:have|did)\s+(?:you|u)\s+(?:filled|fill|put|entered|enter|written|write)\b(?:\s+(?:in|on|down))?(?:\s+(?:so\s+far|the\s+form))?\s*\??\s*$`)
 
 var (
 	whWords     = rawSet(`which what whats what's wats when`)
@@ -992,6 +1001,17 @@ const recalled = "Earlier I said: "
 // the payment at 48 months again?"), else a value of a field it names in part; it declines
 // when none has.
 func (c *conv) recall(r *reading) (intent, bool) {
+	// "what have you filled in so far?": every value of the form filled and not sent
+	if p := c.refill(); p != nil && filledAsked.MatchString(r.said) {
+		args := map[string]any{}
+		for name, v := range p.values {
+			var x any
+			if raw, ok := v.(json.RawMessage); ok && json.Unmarshal(raw, &x) == nil {
+				args[name] = x
+			}
+		}
+		return intent{reply: "So far: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
+	}
 	asked := slices.DeleteFunc(contentWords(r.said), func(w string) bool { return recallWords[w] })
 	if slices.Contains(asked, "day") || slices.Contains(asked, "when") {
 		asked = append(asked, "date", "time") // "what day did I pick again?"

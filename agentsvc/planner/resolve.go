@@ -190,6 +190,7 @@ var rankPairs = []rankPair{
 	{strings.Fields("cost costs"), []string{"less"}, order{priceField, false, "cheaper"}},
 	{strings.Fields("lowest lower"), []string{"price"}, order{priceField, false, "cheapest"}},
 	{strings.Fields("highest higher"), []string{"price"}, order{priceField, true, "most expensive"}},
+	{strings.Fields("most"), []string{"new", "recent"}, order{yearField, true, "newest"}}, // "which Toyota is most new?"
 }
 
 // rankOf finds a ranking in the text: "cheapest", "most expensive", "lowest mileage",

@@ -467,7 +467,7 @@ func slips(w string) [3][]string {
 var hints = map[string][]string{
 	"cheapest": {"price", "asc", "ascending"}, "cheaper": {"price", "asc", "ascending"},
 	"sporty": {"coupe", "convertible"}, "family": {"minivan", "suv"}, "kids": {"minivan", "suv"}, "children": {"minivan", "suv"}, "dog": {"minivan", "suv"}, "cheap": {"price"}, "total": {"price"}, "breakdown": {"price"}, "affordable": {"price"}, "inexpensive": {"price"}, "budget": {"price"},
-	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"},
+	"expensive": {"price", "desc", "descending"}, "priciest": {"price", "desc", "descending"}, "dearest": {"price", "desc", "descending"},
 	"pricey": {"price"}, "costly": {"price"}, "sticker": {"price"}, "submit": {"book", "apply", "send"}, "send": {"submit", "book", "apply"},
 	"confirm": {"submit", "book", "send"}, "add": {"sum", "total"}, "plus": {"sum", "total"}, "finalize": {"submit", "book", "send"}, "finalise": {"submit", "book", "send"},
 	"newest": {"year", "desc", "descending", "new"}, "latest": {"year", "desc", "descending", "new"},

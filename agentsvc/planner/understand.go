@@ -40,7 +40,8 @@ type reading struct {
 	n       int
 	rankAt  int
 	hasRank bool
-	memRank bool // the ranking is of the items on screen
+	memRank bool    // the ranking is of the items on screen
+	ranked  []*item // those items (the Toyotas of "which Toyota is the newest?" with all shown)
 
 	ps      []*plan // the page's tools for text2, best first
 	toks2   []token
@@ -96,6 +97,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(clockParam) {
 		text = bareHourChange(text)                          // "make it 11 instead": at 11
 		text = hourOnDay.ReplaceAllString(text, "at $1 $2")  // "10 on friday"
+		text = partHour.ReplaceAllString(text, "$1 at $2$3") // "sat morning 9"
 		text = whenCome.ReplaceAllString(text, "what times") // "when can i come in?": the times to choose from
 	}
 	text = dayRefused.ReplaceAllStringFunc(text, func(m string) string {
@@ -784,13 +786,28 @@ func (c *conv) kindSearch(r *reading) *plan {
 var yesAlone = regexp.MustCompile(`(?i)^\s*(?:(?:yes|yeah|yep|yup|sure|ok|okay)(?:[,\s]+(?:please|pls))?(?:[,\s]+(?:go\s+ahead|do\s+it))?|go\s+ahead|do\s+it)\s*[.!]*\s*$`)
 
 // yesSend agrees and names the sending: "yep go ahead n book", "yes, send it".
-var yesSend = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|sure|ok|okay)?[,\s]*(?:go\s+ahead|do\s+it)?[,\s]*(?:and|n|&)?\s*(?:book|send|submit|confirm)(?:\s+(?:it|that|them))?(?:[,\s]+(?:please|pls))?\s*[.!]*\s*$`)
+var yesSend = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|sure|ok|okay)?[,\s]*(?:please\s+)?(?:(?:do\s+)?go\s+ahead|do\s+it)?[,\s]*(?:and|n|&)?\s*(?:book|send|submit|confirm|reserve)(?:\s+(?:it|that|them|the\s+booking|my\s+booking|the\s+form))?(?:[,\s]+(?:please|pls))?\s*[.!]*\s*$`)
 
 // hoursAsked asks when the business is open: "are you open on sunday?", "r u open late".
 var hoursAsked = regexp.MustCompile(`(?i)\b(?:(?:are|r)\s+(?:you|u|ya|they)\s+open|opening\s+(?:hours|times)|business\s+hours|(?:when|what\s+time)\s+(?:do|does)\s+(?:you|u|it|the\s+\w+)\s+(?:open|close))\b`)
 
 // whatElse asks what else is needed: "what else u need", "anything else you need from me?".
 var whatElse = regexp.MustCompile(`(?i)^\s*(?:(?:so|and|ok|okay)[,\s]+)?(?:what\s+else|anything\s+else)\s+(?:do\s+|does\s+it\s+)?(?:you|u|ya|it)?\s*(?:need|want|require)s?(?:\s+(?:from\s+me|to\s+know))?\s*[?.!]*\s*$`)
+
+// clauseEnd ends a clause: a stop, a comma, a semicolon or an exclamation.
+var clauseEnd = regexp.MustCompile(`[.,;!]+\s*`)
+
+// withoutCourtesies is the text without its sentences and clauses of courtesy ("Splendid, do go
+// ahead and reserve it." is "do go ahead and reserve it").
+func (c *conv) withoutCourtesies(text string) string {
+	var rest []string
+	for _, part := range clauseEnd.Split(text, -1) {
+		if _, talk := c.smallTalk(part); strings.TrimSpace(part) != "" && !talk {
+			rest = append(rest, strings.TrimSpace(part))
+		}
+	}
+	return strings.Join(rest, ", ")
+}
 
 // anyIn asks whether there is one in a value, and nothing else: "any in white?".
 var anyIn = regexp.MustCompile(`(?i)^\s*(?:any|got\s+any|any\s+of\s+them)\s+in\s+([\w-]+)\s*\?+\s*$`)
@@ -1342,6 +1359,9 @@ var boundBefore = regexp.MustCompile(`(?i)\b(after|before)\s+$`)
 // hourOnDay is a small number said right before a day: "10 on friday", "2 tmrw".
 var hourOnDay = regexp.MustCompile(`(?i)^\s*([1-9]|1[0-9]|2[0-3])\s+((?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tmrw|tmr|2moro|today)\w*)`)
 
+// partHour is a part of the day and a bare hour after it: "morning 9", "afternoon 2".
+var partHour = regexp.MustCompile(`(?i)\b(morning|afternoon|evening)\s+([1-9]|1[0-2])(\s*(?:[,.;!?]|$))`)
+
 // bareHourChange writes "at" before the one small number of a change of mind ("make it 11
 // instead", "no wait, 11", "change the time to 10 please"), which rewriteTimes then reads as
 // a time.
@@ -1418,7 +1438,7 @@ func (c *conv) pointAtSeen(r *reading) {
 	}
 	if len(r.refs) == 0 && r.hasRank && c.rankOnSeen(toks, r.rankAt) && !sortCue(toks, r.rankAt) {
 		if w := ranked(last, r.order); len(w) > 0 {
-			r.memRank = true
+			r.memRank, r.ranked = true, last
 			r.refs = w[:min(max(r.n, 1), len(w))]
 			drop = r.rankAt
 		}
@@ -1571,18 +1591,20 @@ func init() {
 		}},
 		// "go ahead", "yes please" right after a form was filled and left for the visitor to
 		// check: the form is sent (the page's one tool that sends and needs nothing)
-		{"yes to the form filled", func(c *conv, r *reading) bool {
-			return (yesAlone.MatchString(r.said) || yesSend.MatchString(r.said)) && c.refill() != nil
-		}, func(c *conv, _ *reading) (intent, bool) {
+		{"yes to the form filled", func(c *conv, r *reading) bool { // (here, no call since sent it: refill)
+			said := c.withoutCourtesies(r.said) // "Splendid, do go ahead and reserve it."
+			return (yesAlone.MatchString(said) || yesSend.MatchString(said)) && c.refill() != nil
+		}, func(c *conv, r *reading) (intent, bool) {
 			var send []chat.ToolDef
 			for _, t := range c.tools {
 				if named(t.Name, commitFirst) && !navTool(t) && len(parseSchema(t.Parameters).props) == 0 {
 					send = append(send, t)
 				}
 			}
-			filled := false
+			// a bare yes only right after the filling; one that names the sending, whenever
+			filled := yesSend.MatchString(c.withoutCourtesies(r.said))
 			for k := range c.earlierCalls {
-				filled = k.at > c.prevUser() && k.name == c.refill().def.Name
+				filled = filled || k.at > c.prevUser() && k.name == c.refill().def.Name
 				break
 			}
 			if len(send) != 1 || !filled {
@@ -1768,7 +1790,7 @@ func init() {
 				!anyNorm(r.toks, "with", "add", "adding", "include", "including", "total", "all", "month", "monthly")
 		}, (*conv).choicePrice},
 		// "what was my monthly payment again?": what an earlier reply said, not a new call.
-		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) }, (*conv).recall},
+		{"what was said", func(_ *conv, r *reading) bool { return recalls(r.toks) || filledAsked.MatchString(r.said) }, (*conv).recall},
 		// "what else u need?" while a question waits: what it still needs
 		{"what else is needed", func(c *conv, r *reading) bool { return c.unanswered != nil && whatElse.MatchString(r.said) },
 			func(c *conv, _ *reading) (intent, bool) { return c.askMissing(c.unanswered, ""), true }},
@@ -1914,7 +1936,7 @@ func init() {
 			if no := c.notOffered(r.toks); no != "" {
 				return reply(upperFirst(no), true) // "how much is it with the tech package?" of a car without one
 			}
-			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.memRank))
+			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.ranked))
 		}},
 		// "is it electric?" on its page, whose tools name no fuel: what the list said of it.
 		{"what the list said of it", func(_ *conv, r *reading) bool { return r.question && len(r.refs) == 1 },
@@ -1956,7 +1978,7 @@ func init() {
 				return c.unknownNames(r) // "which is cheaper, the civic or the corolla" before either is listed
 			}
 			if len(r.refs) >= 2 && choiceOfTwo(r) { // "compare the Model 3 and the Ioniq 5, which of the two is cheaper?"
-				return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, false))
+				return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, nil))
 			}
 			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
 		}},
@@ -2190,7 +2212,7 @@ func init() {
 					return reply(fmt.Sprintf("The price here is %s.", f.value(v, c.before.money)), true)
 				}
 				if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); it != nil {
-					if said, ok := c.answerAbout(r.text, r.toks, []*item{it}, order{}, false, false); ok {
+					if said, ok := c.answerAbout(r.text, r.toks, []*item{it}, order{}, false, nil); ok {
 						return reply(said, true)
 					}
 				}
@@ -2400,7 +2422,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		// "What is the mileage of the Kia?": the make's list, then what it says of the one listed
 		return intent{steps: callIntent(best).steps, final: func(c *conv) string {
 			if items := c.now.last; len(items) == 1 {
-				if said, ok := c.answerAbout(r.text, r.toks, items, order{}, false, false); ok {
+				if said, ok := c.answerAbout(r.text, r.toks, items, order{}, false, nil); ok {
 					return said
 				}
 			}
