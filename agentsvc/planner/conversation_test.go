@@ -3460,6 +3460,10 @@ var siteConversations = []struct {
 	{"the newest of a make asked on a list not seen", "inventory", "", []siteTurn{
 		{say: "which Toyota is most new?", calls: []string{`search_cars {"make":"Toyota"}`, `sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The newest toyota is the 2023 Toyota RAV4."}},
 	}},
+	{"a rate said after the amount put down", "car", "c17", []siteTurn{
+		{say: "financing 72mo 10k down 8.9%", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":10000,"termMonths":72,"apr":8.9}`}, on: "financing"},
+		{say: "24 months 15k down 3.9%", calls: []string{`calculate_payment {"downPayment":15000,"termMonths":24,"apr":3.9}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

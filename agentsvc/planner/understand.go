@@ -2678,7 +2678,7 @@ func (c *conv) shareOf(toks []token, i int) string {
 		return toks[i+1].raw
 	}
 	for j := i - 1; j >= 0 && (names(toks[j]) || wordAt(toks, j, "of", "was", "is", "be", "to", "would", "about", "around", "roughly", "maybe")); j-- {
-		if names(toks[j]) {
+		if names(toks[j]) && !(j > 0 && toks[j-1].kind == kindNumber && !toks[j-1].percent) { // ("15k down 3.9%": its amount said, the rate after)
 			return toks[j].raw
 		}
 	}
