@@ -3464,6 +3464,9 @@ var siteConversations = []struct {
 		{say: "financing 72mo 10k down 8.9%", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":10000,"termMonths":72,"apr":8.9}`}, on: "financing"},
 		{say: "24 months 15k down 3.9%", calls: []string{`calculate_payment {"downPayment":15000,"termMonths":24,"apr":3.9}`}},
 	}},
+	{"a page asked for with words of what it is for", "car", "c13", []siteTurn{
+		{say: "Kindly take me to the financing page with that configuration.", calls: []string{`go_to_financing {}`}, reply: []string{"Opening the financing calculator"}, not: []string{"either"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -479,9 +479,9 @@ func (c *conv) goOn(on *conv, k int) action {
 		// page for "book a test drive"): the page is where the visitor wanted to be.
 		return c.arrive()
 	case strings.HasPrefix(a.text, "Sorry"):
-		if c.onlyNames(asked) || c.asksNothing(asked) {
-			// "pull up the Outback", "Thank you. I'd like to look at the Ioniq more closely":
-			// the page is what was asked
+		if c.onlyNames(asked) || c.asksNothing(asked) || c.asksNothing(withoutWords(asked, identWords(ownName(c.done[k].name)))) {
+			// "pull up the Outback", "Thank you. I'd like to look at the Ioniq more closely",
+			// "take me to the financing page with that configuration": the page is what was asked
 			return c.arrive()
 		}
 		text := c.summary() + " I can't do that on this page either."
@@ -565,6 +565,17 @@ func (c *conv) asksNothing(text string) bool {
 	return !isQuestion(text, toks) && !asksField(toks) && !slices.ContainsFunc(toks, func(t token) bool {
 		return t.kind == kindNumber || t.kind == kindWord && (calendarWords[t.norm] || c.vocab[t.norm] && !requestWords[t.norm] && !stopWords[t.norm])
 	})
+}
+
+// withoutWords is text without the words whose normal form is one of ws.
+func withoutWords(text string, ws []string) string {
+	var kept []string
+	for _, t := range tokenize(text) {
+		if !slices.Contains(ws, t.norm) {
+			kept = append(kept, t.raw)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // pageChanged reports a tool this turn called that is no longer offered: a tool navigated.
