@@ -3467,6 +3467,10 @@ var siteConversations = []struct {
 	{"a page asked for with words of what it is for", "car", "c13", []siteTurn{
 		{say: "Kindly take me to the financing page with that configuration.", calls: []string{`go_to_financing {}`}, reply: []string{"Opening the financing calculator"}, not: []string{"either"}, on: "financing"},
 	}},
+	{"one package of two undone by its name", "car", "c08", []siteTurn{
+		{say: "add tech + winter", calls: []string{`configure_car {"packages":["tech","winter"]}`}},
+		{say: "undo the winter", calls: []string{`configure_car {"packages":["tech"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -552,7 +552,7 @@ func (f *filler) negatedAt(i int, negs map[string]bool) bool {
 func (f *filler) listCue(i int) string {
 	for k := i - 1; k >= 0 && k >= i-5 && f.toks[k].kind == kindWord; k-- { // "add that and the safety one", "add driver assistance and the sound package"
 		switch strings.ToLower(f.toks[k].raw) {
-		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose":
+		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose", "undo":
 			return "drop"
 		case "off", "out":
 			if k > 0 && (strings.EqualFold(f.toks[k-1].raw, "take") || strings.EqualFold(f.toks[k-1].raw, "leave")) {
