@@ -85,6 +85,12 @@ test('desktop: another car\'s test drive from a car page, across three pages, th
     const day = await page.locator('#td-date').inputValue();
     assert.match(day, /^\d{4}-\d{2}-\d{2}$/);
     assert.equal(new Date(day + 'T12:00:00Z').getUTCDay(), 5, `${day} is a Friday`);
+    // A bare yes right after the form was filled sends it, once the visitor confirms the card.
+    await ask(page, 'go ahead');
+    await page.locator(W.confirmOk).click({ timeout: 30000 });
+    await reply(page, 'Booked test drive');
+    await waitIdle(page);
+    assert.deepEqual((await ran(page)).slice(-1), ['Ran book test drive']);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
