@@ -3471,6 +3471,10 @@ var siteConversations = []struct {
 		{say: "add tech + winter", calls: []string{`configure_car {"packages":["tech","winter"]}`}},
 		{say: "undo the winter", calls: []string{`configure_car {"packages":["tech"]}`}},
 	}},
+	{"whether it has a package, asked short", "car", "c18", []siteTurn{
+		{say: "have tow package?", calls: []string{}, reply: []string{"Yes: Towing package is one of the packages"}},
+		{say: "add it pls", calls: []string{`configure_car {"packages":["tow"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -720,7 +720,8 @@ func (c *conv) options(toks []token) (intent, bool) {
 	}
 	// A question whether: "does it come in blue?", "can I get it in green?", and on an item's
 	// own page (no list) "is the Camry available in red?".
-	ask := wordAt(toks, 0, "does", "do", "is", "are", "can", "could", "will") &&
+	// ("have tow package?": a question of whether, said short)
+	ask := (wordAt(toks, 0, "does", "do", "is", "are", "can", "could", "will") || wordAt(toks, 0, "have", "has") && toks[len(toks)-1].raw == "?") &&
 		(pronounIn(toks) || !c.listsItems())
 	if p == nil && ask {
 		p = valued
