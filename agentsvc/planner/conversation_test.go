@@ -3475,6 +3475,10 @@ var siteConversations = []struct {
 		{say: "have tow package?", calls: []string{}, reply: []string{"Yes: Towing package is one of the packages"}},
 		{say: "add it pls", calls: []string{`configure_car {"packages":["tow"]}`}},
 	}},
+	{"a word that is a trim and a package, said once", "car", "c10", []siteTurn{
+		{say: "I want red and Sport", calls: []string{`configure_car {"color":"red","trim":"Sport"}`}},
+		{say: "sport trim with the sport package", calls: []string{`configure_car {"packages":["sport"],"trim":"Sport"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

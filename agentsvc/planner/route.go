@@ -432,7 +432,11 @@ func longerForm(word, value string) bool {
 // enums fills an enum parameter with the first value the text mentions, and a list of enum
 // values with all it names; a list the text adds to or removes from is also an edit.
 func (f *filler) enums() {
-	for _, p := range f.schema.props {
+	// one choice first, then lists: a value said once that one choice took is not also a
+	// list's ("I want red and Sport": the Sport trim, not the Sport package too)
+	props := slices.Clone(f.schema.props)
+	slices.SortStableFunc(props, func(a, b *property) int { return cmp.Compare(boolInt(a.schema.isArray()), boolInt(b.schema.isArray())) })
+	for _, p := range props {
 		ps := p.schema
 		switch {
 		case ps.stringEnum() && !ps.isArray():
@@ -468,7 +472,7 @@ func (f *filler) enums() {
 			e, adding := &listEdit{add: []string{}}, false
 			var toks []int
 			for _, c := range f.enumMentions(ps.items.enum, false) {
-				if slices.Contains(e.add, c.value) || slices.Contains(e.drop, c.value) || f.namedForOther(c.pos, p) || f.insideOther(c.pos, p) {
+				if slices.Contains(e.add, c.value) || slices.Contains(e.drop, c.value) || f.namedForOther(c.pos, p) || f.insideOther(c.pos, p) || f.takenOnce(c.value) {
 					continue
 				}
 				if c.tok >= 0 {
@@ -511,6 +515,28 @@ func (f *filler) corrected(cands []enumCandidate) enumCandidate {
 		return last
 	}
 	return kept[0]
+}
+
+// takenOnce reports a value said once that a parameter of one choice took already.
+func (f *filler) takenOnce(v string) bool {
+	said := 0
+	for _, t := range f.toks {
+		if strings.EqualFold(t.raw, v) {
+			said++
+		}
+	}
+	return said == 1 && slices.ContainsFunc(f.schema.props, func(q *property) bool {
+		s, ok := f.values[q.name].(string)
+		return ok && q.schema.stringEnum() && !q.schema.isArray() && strings.EqualFold(s, v)
+	})
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // namedForOther reports a value followed by the name of another parameter: "sport" in "the
