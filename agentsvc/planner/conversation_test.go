@@ -3479,6 +3479,10 @@ var siteConversations = []struct {
 		{say: "I want red and Sport", calls: []string{`configure_car {"color":"red","trim":"Sport"}`}},
 		{say: "sport trim with the sport package", calls: []string{`configure_car {"packages":["sport"],"trim":"Sport"}`}},
 	}},
+	{"two kinds said with their articles", "inventory", "", []siteTurn{
+		{say: "a minivan or an SUV under 30k please", calls: []string{`search_cars {"bodyType":"minivan","maxPrice":30000}`}, reply: []string{"one body type at a time: [“an SUV under 30k please”]"}},
+		{click: 1, calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Sportage"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -690,15 +690,23 @@ func (c *conv) oneOfTwo(p *plan, text string) (string, string) {
 			if !wordAt(toks, i, "or", "and") || i == 0 || i+1 >= len(toks) {
 				continue
 			}
-			a, b := valueOf(q, toks[i-1]), valueOf(q, toks[i+1])
+			j := i + 1 // ("a minivan or an SUV")
+			if wordAt(toks, j, "a", "an", "the") && j+1 < len(toks) {
+				j++
+			}
+			a, b := valueOf(q, toks[i-1]), valueOf(q, toks[j])
 			if a == "" || b == "" || a == b || set != a && set != b {
 				continue
 			}
-			keep := toks[i+1]
-			if set == b {
-				keep = toks[i-1]
+			from := toks[i-1].start
+			if wordAt(toks, i-2, "a", "an", "the") {
+				from = toks[i-2].start
 			}
-			return identPhrase(q.name), strings.TrimSpace(text[:toks[i-1].start] + keep.raw + text[toks[i+1].end:])
+			keep := text[toks[i+1].start:toks[j].end] // with its article: "an SUV"
+			if set == b {
+				keep = text[from:toks[i-1].end]
+			}
+			return identPhrase(q.name), strings.TrimSpace(text[:from] + keep + text[toks[j].end:])
 		}
 	}
 	return "", ""
