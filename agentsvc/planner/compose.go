@@ -260,7 +260,7 @@ func (c *conv) rankNoun(toks []token, from, to int) string {
 	}
 	for _, t := range toks[:from] {
 		if t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] &&
-			!cueWordSet[t.norm] {
+			!cueWordSet[t.norm] && !listVerbs[t.norm] && !toolVerbs[t.norm] { // ("I search electric car")
 			before = append(before, strings.ToLower(t.raw))
 		}
 	}

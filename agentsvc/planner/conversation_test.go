@@ -3483,6 +3483,9 @@ var siteConversations = []struct {
 		{say: "a minivan or an SUV under 30k please", calls: []string{`search_cars {"bodyType":"minivan","maxPrice":30000}`}, reply: []string{"one body type at a time: [“an SUV under 30k please”]"}},
 		{click: 1, calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Sportage"}, on: "inventory"},
 	}},
+	{"a ranking said in simple words", "inventory", "", []siteTurn{
+		{say: "I search electric car, not expensive", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The cheapest electric is the 2022 Tesla Model 3"}, not: []string{"search electric"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
