@@ -1004,13 +1004,8 @@ const recalled = "Earlier I said: "
 func (c *conv) recall(r *reading) (intent, bool) {
 	// "what have you filled in so far?": every value of the form filled and not sent
 	if p := c.refill(); p != nil && filledAsked.MatchString(r.said) {
-		args := map[string]any{}
-		for name, v := range p.values {
-			var x any
-			if raw, ok := v.(json.RawMessage); ok && json.Unmarshal(raw, &x) == nil {
-				args[name] = x
-			}
-		}
+		var args map[string]any
+		_ = json.Unmarshal([]byte(p.arguments()), &args)
 		return intent{reply: "So far: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
 	}
 	asked := slices.DeleteFunc(contentWords(r.said), func(w string) bool { return recallWords[w] })

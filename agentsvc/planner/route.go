@@ -435,7 +435,15 @@ func (f *filler) enums() {
 	// one choice first, then lists: a value said once that one choice took is not also a
 	// list's ("I want red and Sport": the Sport trim, not the Sport package too)
 	props := slices.Clone(f.schema.props)
-	slices.SortStableFunc(props, func(a, b *property) int { return cmp.Compare(boolInt(a.schema.isArray()), boolInt(b.schema.isArray())) })
+	slices.SortStableFunc(props, func(a, b *property) int {
+		switch x, y := a.schema.isArray(), b.schema.isArray(); {
+		case x == y:
+			return 0
+		case x:
+			return 1
+		}
+		return -1
+	})
 	for _, p := range props {
 		ps := p.schema
 		switch {
@@ -529,14 +537,6 @@ func (f *filler) takenOnce(v string) bool {
 		s, ok := f.values[q.name].(string)
 		return ok && q.schema.stringEnum() && !q.schema.isArray() && strings.EqualFold(s, v)
 	})
-}
-
-// boolInt is 1 for true, 0 for false.
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // namedForOther reports a value followed by the name of another parameter: "sport" in "the

@@ -460,20 +460,11 @@ func (c *conv) compareShown(r *reading) *plan {
 	if r.best == nil || len(r.best.schema.props) > 0 || !pluralPronoun(r.toks) || len(r.refs) > 0 || len(c.before.last) == 0 {
 		return nil
 	}
-	for _, t := range c.tools {
-		s := parseSchema(t.Parameters)
-		for _, p := range s.props {
-			var ids []string
-			if _, list := idParam(p); !list || !c.nameHit(&plan{def: t}, r.toks) || json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &ids) != nil {
-				continue
-			}
-			if slices.Equal(ids, itemIDs(c.before.last)) {
-				return nil
-			}
-			return &plan{def: t, schema: s, values: map[string]any{}, missing: []*property{p}}
-		}
+	p, ids := c.lastCompared(func(t chat.ToolDef) bool { return c.nameHit(&plan{def: t}, r.toks) })
+	if p == nil || slices.Equal(ids, itemIDs(c.before.last)) {
+		return nil
 	}
-	return nil
+	return p
 }
 
 // compareMore is the comparison of the items the conversation's last comparison had and the
@@ -482,19 +473,29 @@ func (c *conv) compareMore(r *reading) *plan {
 	if r.question || len(r.refs) != 1 || !anyNorm(r.toks, "add", "include", "too", "also", "well", "plus") {
 		return nil
 	}
+	p, ids := c.lastCompared(func(chat.ToolDef) bool { return true })
+	if p == nil || len(ids) < 2 || slices.Contains(ids, r.refs[0].id) {
+		return nil
+	}
+	if all := append(ids, r.refs[0].id); p.missing[0].schema.acceptsStrings(all) {
+		return &plan{def: p.def, schema: p.schema, values: map[string]any{p.missing[0].name: all}}
+	}
+	return nil
+}
+
+// lastCompared is the plan of a tool here that takes a list of ids and that keep accepts, that
+// list missing, with the ids the conversation's last call of it gave; nil when there is none.
+func (c *conv) lastCompared(keep func(chat.ToolDef) bool) (*plan, []string) {
 	for _, t := range c.tools {
 		s := parseSchema(t.Parameters)
 		for _, p := range s.props {
 			var ids []string
-			if _, list := idParam(p); !list || json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &ids) != nil || len(ids) < 2 || slices.Contains(ids, r.refs[0].id) {
-				continue
-			}
-			if all := append(ids, r.refs[0].id); p.schema.acceptsStrings(all) {
-				return &plan{def: t, schema: s, values: map[string]any{p.name: all}}
+			if _, list := idParam(p); list && keep(t) && json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &ids) == nil {
+				return &plan{def: t, schema: s, values: map[string]any{}, missing: []*property{p}}, ids
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // compareAll filters, then compares what the filter shows when the comparing tool takes that
