@@ -311,7 +311,16 @@ var siteConversations = []struct {
 	}},
 	{"the difference of two cars, no field named", "inventory", "", []siteTurn{
 		{say: "show all cars", calls: []string{`search_cars {}`}},
-		{say: "what is the difference between the RAV4 and the CR-V?", calls: []string{}, reply: []string{"a difference of $2,540"}, not: []string{"Which do you mean"}},
+		// (a comparison: what differs is more than the price, and the comparison says the prices)
+		{say: "what is the difference between the RAV4 and the CR-V?", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, reply: []string{"Comparing 2023 Toyota RAV4, 2022 Honda CR-V", "Price:"}, not: []string{"Which do you mean"}, on: "drawer"},
+		{say: "what's the difference between the two?", calls: []string{}, reply: []string{"a difference of $2,540"}},
+		{say: "what's the price difference between the camry and the cr-v?", calls: []string{}, reply: []string{"a difference of $2,950"}},
+	}},
+	{"the difference of this car and another", "car", "c05", []siteTurn{
+		{say: "what's the difference between this one and the cr-v", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c02","c05"]}`}, reply: []string{"Comparing"}, on: "drawer"},
+		{say: "close it", calls: []string{`close_comparison {}`}, on: "inventory"},
+		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+		{say: "how is it different from the rav4?", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c01","c09"]}`}, reply: []string{"Comparing"}, on: "drawer"},
 	}},
 	{"\"I am\" and nothing after it, where a form takes a name", "financing", "c01", []siteTurn{
 		{say: "I am", calls: []string{}}, // (it indexed past the end of the words)

@@ -91,6 +91,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = stackUp.ReplaceAllString(text, "compare with") // "how does it stack up vs the golf"
+	if !differenceOf.MatchString(text) {
+		text = differsFrom.ReplaceAllString(text, "compare $1 with") // "how is it different from the cr-v?"
+		if m := differenceBetween.FindStringIndex(text); m != nil && anyNorm(tokenize(text[m[1]:]), "and") {
+			text = "compare " + strings.TrimRight(text[m[1]:], " ?.!") // "what's the difference between the camry and the cr-v?" ("… between the two?" answers what differs)
+		}
+	}
 	if versus.MatchString(text) && !isQuestion(text, tokenize(text)) {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
@@ -533,6 +539,16 @@ func formFirst(ps []*plan) *plan {
 
 // stackUp is "stack up against" and its like, said for "compare with".
 var stackUp = regexp.MustCompile(`(?i)\b(?:stacks?|measures?)\s+up\s+(?:against|vs\.?|versus|to|with)\b`)
+
+// differsFrom asks how "it" differs from another: a comparison with it.
+var differsFrom = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+)?how\s+(?:is|are|does|do)\s+(it|this(?:\s+one)?|that(?:\s+one)?|they)\s+(?:different|differ)\s+(?:from|to|than)\b`)
+
+// differenceBetween asks the difference between two things, no figure named: a comparison.
+var differenceBetween = regexp.MustCompile(`(?i)^.*?\b(?:the\s+)?(?:main\s+|big\s+|real\s+)?differences?\s+between\b`)
+
+// differenceOf names what differs ("the difference in price between …", "how much cheaper is it
+// than …"): a figure's difference, answered as one, not a comparison.
+var differenceOf = regexp.MustCompile(`(?i)\b(?:price|prices|cost|costs|pay|payment|monthly|month|miles?|mileage|km|kilometres|kilometers|years?|old|older|newer|cheaper|dearer|expensive|much|gap)\b`)
 
 // versus is "vs" or "versus" between two things: a comparison asked for, unless it is a question.
 var versus = regexp.MustCompile(`(?i)\b(?:vs\.?|versus)(?:\s|$)`)
