@@ -3495,6 +3495,22 @@ var siteConversations = []struct {
 	{"a ranking said in simple words", "inventory", "", []siteTurn{
 		{say: "I search electric car, not expensive", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The cheapest electric is the 2022 Tesla Model 3"}, not: []string{"search electric"}},
 	}},
+	{"how the visitor is, not who", "financing", "c01", []siteTurn{
+		{say: "ok I'm happy, how do I apply?", calls: []string{}, reply: []string{"I need your full name, email and annual income"}},
+		{say: "dana.reyes@example.com, I make 72000 a year", calls: []string{}, reply: []string{"I need your full name"}, not: []string{"happy"}},
+		{say: "Dana Reyes", calls: []string{`apply_for_financing {"fullName":"Dana Reyes","email":"dana.reyes@example.com","annualIncome":72000}`}, reply: []string{"submitted for Dana Reyes"}},
+	}},
+	{"an income's unit is no name", "financing", "c01", []siteTurn{
+		{say: "I'd like to apply", calls: []string{}},
+		{say: "dana@example.com, 72000 a year", calls: []string{}, reply: []string{"I need your full name"}},
+	}},
+	{"the way to do something asked", "financing", "c01", []siteTurn{
+		{say: "where do I apply?", calls: []string{}, reply: []string{"I need your full name, email and annual income"}},
+		{say: "im ready, dana@example.com", calls: []string{}, reply: []string{"I need your full name and annual income"}}, // ("ready" is no name)
+		{say: "72000 a year", calls: []string{}, reply: []string{"I need your full name"}},                                 // ("year" is no name)
+		{say: "Dana Reyes", calls: []string{`apply_for_financing {"fullName":"Dana Reyes","email":"dana@example.com","annualIncome":72000}`}, reply: []string{"submitted for Dana Reyes"}},
+		{say: "I'm happy with that", calls: []string{}, reply: []string{"Anything else"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -70,7 +70,8 @@ func (f *filler) freeText() {
 	// ("come" of "I'd like to come in saturday", "change" of "change the time to 4")
 	asking := func(w string) bool {
 		n := normWord(w)
-		return askingWord(n) || ordinary(n) || f.vocab[n] > 0 || correctionWords[n] || comingWords[n] || detailWords[n] // ("my phone number is …")
+		return askingWord(n) || ordinary(n) || f.vocab[n] > 0 || correctionWords[n] || comingWords[n] || detailWords[n] || // ("my phone number is …")
+			units[n] != nil // ("year" of "…, 72000 a year")
 	}
 	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code ||
 		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)) {

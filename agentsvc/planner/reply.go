@@ -88,7 +88,7 @@ const (
 	courtesyLead  = `ok|okay|well|oh|ah|many|and|so`
 	praiseWords   = `great|perfect|lovely|wonderful|awesome|cool|nice|excellent|brilliant|fantastic|super|amazing|splendid|marvell?ous`
 	byeWords      = `good ?bye|bye(?: bye)?|see you(?: later| soon)?|have a (?:nice|good|great|lovely) (?:day|evening|afternoon|weekend)|i(?:ll| will) (?:think about it|think it over|come back(?: later)?)|thats (?:all|everything|it)(?: for (?:now|today))?|nothing else|im done|good (?:day|night|evening)(?: to you)?`
-	courtesyWords = byeWords + `|` + praiseWords + `|thank(?:s| you)(?: (?:very|so) much| a (?:lot|bunch|ton|million)| kindly)?(?: for (?:your|the|all the) help| for everything)?|cheers|(?:i am|im) (?:most |very |so )?grateful|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind`
+	courtesyWords = byeWords + `|` + praiseWords + `|(?:i am|im|were|we are) (?:very |so |really |quite )?(?:happy|pleased|satisfied|fine|good|content) with (?:that|this|it|everything)|thank(?:s| you)(?: (?:very|so) much| a (?:lot|bunch|ton|million)| kindly)?(?: for (?:your|the|all the) help| for everything)?|cheers|(?:i am|im) (?:most |very |so )?grateful|you(?:re| are) (?:very |so )?(?:kind|helpful)|(?:very|most) kind`
 )
 
 // chatShort are the short forms of chat that smallTalk reads as their words.

@@ -859,6 +859,17 @@ func (f *filler) introName(p *property) (string, int, int) {
 	return "", 0, 0
 }
 
+// howIAm reports a word that says how the visitor is, not who: "im ready, dana@…",
+// "i'm thinking", "i'm interested".
+func howIAm(w string) bool {
+	return stateWords[w] || len(w) > 5 && strings.HasSuffix(w, "ing")
+}
+
+// stateWords are short words for how the visitor is.
+var stateWords = wordSet(`happy ready good fine great ok okay done sure set keen glad new back
+	here there just still also so very really sorry afraid busy free open unsure curious excited
+	tired confused pleased satisfied settled retired single married interested`)
+
 // bareName finds a name written without "my name is": two or three words no tool knows,
 // capitalised ("Jane Doe, jane@…") or next to an e-mail address.
 func (f *filler) bareName(p *property) (string, int, int) {
@@ -978,8 +989,9 @@ func (f *filler) nameWord(i int) bool {
 			local, _, _ := strings.Cut(strings.ToLower(e.raw), "@")
 			return e.kind == kindEmail && len(t.raw) >= 3 && strings.Contains(local, strings.ToLower(t.raw))
 		})
-	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) && !askingWord(t.norm) || person) &&
-		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) // "c09 instead" is no name
+	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) && !askingWord(t.norm) && !howIAm(t.norm) || person) &&
+		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) && // "c09 instead" is no name
+		(units[t.norm] == nil || person) // nor "year" of "…, 72000 a year"
 }
 
 // askingWord is a word of asking or of a kind of value, no part of a name: "wanna", "slot"

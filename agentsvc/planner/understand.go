@@ -91,6 +91,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = stackUp.ReplaceAllString(text, "compare with") // "how does it stack up vs the golf"
+	if howDoI.MatchString(text) {
+		text = strings.TrimRight(howDoI.ReplaceAllString(text, "${1}I'd like to "), " ?") // "how do I apply?": the visitor would
+	}
 	if !differenceOf.MatchString(text) {
 		text = differsFrom.ReplaceAllString(text, "compare $1 with") // "how is it different from the cr-v?"
 		if m := differenceBetween.FindStringIndex(text); m != nil && anyNorm(tokenize(text[m[1]:]), "and") {
@@ -539,6 +542,9 @@ func formFirst(ps []*plan) *plan {
 
 // stackUp is "stack up against" and its like, said for "compare with".
 var stackUp = regexp.MustCompile(`(?i)\b(?:stacks?|measures?)\s+up\s+(?:against|vs\.?|versus|to|with)\b`)
+
+// howDoI asks the way to do something the visitor would do: "how do I apply?", "where can I book".
+var howDoI = regexp.MustCompile(`(?i)(^|[,.;!?]\s*|\band\s+|\bso\s+)(?:how|where)\s+(?:do|can|could|would|should)\s+(?:i|we)\s+(?:go\s+about\s+)?`)
 
 // differsFrom asks how "it" differs from another: a comparison with it.
 var differsFrom = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+)?how\s+(?:is|are|does|do)\s+(it|this(?:\s+one)?|that(?:\s+one)?|they)\s+(?:different|differ)\s+(?:from|to|than)\b`)
