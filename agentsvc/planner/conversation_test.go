@@ -3511,6 +3511,20 @@ var siteConversations = []struct {
 		{say: "Dana Reyes", calls: []string{`apply_for_financing {"fullName":"Dana Reyes","email":"dana@example.com","annualIncome":72000}`}, reply: []string{"submitted for Dana Reyes"}},
 		{say: "I'm happy with that", calls: []string{}, reply: []string{"Anything else"}, on: "financing"},
 	}},
+	{"a phone visitor corrects the booking", "test-drive", "c02", []siteTurn{
+		{say: "tmrw 9am, lou, lou@me.com", calls: []string{`fill_form_data {"name":"lou","email":"lou@me.com","date":"2026-12-03","time":"09:00"}`}},
+		{say: "wait 9 is early, 11", calls: []string{`fill_form_data {"name":"lou","email":"lou@me.com","date":"2026-12-03","time":"11:00"}`}},
+		{say: "9am is a bit early for me, can we do 10?", calls: []string{`fill_form_data {"name":"lou","email":"lou@me.com","date":"2026-12-03","time":"10:00"}`}},
+		{say: "14 pls", calls: []string{`fill_form_data {"name":"lou","email":"lou@me.com","date":"2026-12-03","time":"14:00"}`}},
+		{say: "can we do sun instead", calls: []string{`fill_form_data {"name":"lou","email":"lou@me.com","date":"2026-12-06","time":"14:00"}`}},
+		{say: "wat have u filled in", calls: []string{}, reply: []string{"So far:", "2026-12-06", "14:00", "lou@me.com"}},
+		{say: "what time again?", calls: []string{}, reply: []string{"14:00"}, not: []string{"can be"}},
+		{say: "go ahead", calls: []string{`book_test_drive {}`}, reply: []string{"Booked"}},
+	}},
+	{"a down payment bumped up to a figure", "financing", "c12", []siteTurn{
+		{say: "60 months with 6k down", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
+		{say: "bump the down payment up to 12k", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":60}`}, reply: []string{"down $12,000"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -965,7 +965,8 @@ func recalls(toks []token) bool {
 		return true // "what was my monthly payment"
 	}
 	past := anyNorm(toks, "was", "were", "did") ||
-		wordAt(toks, 0, "whats", "what's", "wats") // "whats the interest rate again"
+		wordAt(toks, 0, "whats", "what's", "wats") || // "whats the interest rate again"
+		slices.ContainsFunc(toks, func(t token) bool { return kindWords[t.norm] }) // "what time again?": a value given, not one to work out
 	for i := range toks {
 		// "which day did I pick?", "which term did I choose", "the date you've put down"
 		// ("wait what time did i say", "whats the email i gave")
@@ -985,7 +986,7 @@ func recalls(toks []token) bool {
 }
 
 // filledAsked asks what a form was filled with: "what have you filled in so far?".
-var filledAsked = regexp.MustCompile(`(?i)\bwhat\s+(?:have|did)\s+(?:you|u)\s+(?:filled|fill|put|entered|enter|written|write)\b(?:\s+(?:in|on|down))?(?:\s+(?:so\s+far|the\s+form))?\s*\??\s*$`)
+var filledAsked = regexp.MustCompile(`(?i)\b(?:what|wat|wut)\s+(?:have|hv|did)\s+(?:you|u|ya)\s+(?:filled|fill|put|entered|enter|written|write)\b(?:\s+(?:in|on|down))?(?:\s+(?:so\s+far|the\s+form))?\s*\??\s*$`)
 
 var (
 	whWords     = rawSet(`which what whats what's wats when`)

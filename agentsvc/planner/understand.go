@@ -104,6 +104,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = "compare " + versus.ReplaceAllString(text, "and ") // "rav4 vs cr-v"; "which is cheaper, this vs that?" asks
 	}
 	if c.hasParam(clockParam) {
+		text = timeRefused.ReplaceAllString(text, "")        // "9 is too early, 11": 11
 		text = bareHourChange(text)                          // "make it 11 instead": at 11
 		text = hourOnDay.ReplaceAllString(text, "at $1 $2")  // "10 on friday"
 		text = partHour.ReplaceAllString(text, "$1 at $2$3") // "sat morning 9"
@@ -156,6 +157,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
+	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
 	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
 	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1$2 months") // "60mo", "48 mos", "48m"
@@ -546,6 +548,9 @@ var stackUp = regexp.MustCompile(`(?i)\b(?:stacks?|measures?)\s+up\s+(?:against|
 // howDoI asks the way to do something the visitor would do: "how do I apply?", "where can I book".
 var howDoI = regexp.MustCompile(`(?i)(^|[,.;!?]\s*|\band\s+|\bso\s+)(?:how|where)\s+(?:do|can|could|would|should)\s+(?:i|we)\s+(?:go\s+about\s+)?`)
 
+// raisedTo is a value moved "up to" another: "bump the down payment up to 12k", "take it up to 72".
+var raisedTo = regexp.MustCompile(`(?i)\b((?:bump|knock|push|jack|crank|ramp|bring|take|put|move)\b[^.?!,;]{0,40}?)\s+up\s+to\b`)
+
 // differsFrom asks how "it" differs from another: a comparison with it.
 var differsFrom = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+)?how\s+(?:is|are|does|do)\s+(it|this(?:\s+one)?|that(?:\s+one)?|they)\s+(?:different|differ)\s+(?:from|to|than)\b`)
 
@@ -679,6 +684,9 @@ func (c *conv) termParam() *property {
 	}
 	return nil
 }
+
+// timeRefused is an hour the visitor finds too early or late: "9 is early", "9am too early".
+var timeRefused = regexp.MustCompile(`(?i)\b\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:is\s+|'s\s+|’s\s+)?(?:(?:way\s+|a\s+bit\s+|bit\s+|kinda\s+)?too\s+|a\s+bit\s+|kinda\s+)?(?:early|late)(?:\s+for\s+(?:me|us))?\b`)
 
 // dayRefused is a day the visitor cannot come: "saturday is busy", "the 13th doesn't work",
 // "Monday I cannot", "friday is not possible".
@@ -1399,7 +1407,7 @@ var partHour = regexp.MustCompile(`(?i)\b(morning|afternoon|evening)\s+([1-9]|1[
 func bareHourChange(text string) string {
 	toks := tokenize(text)
 	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
-	change := slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] })
+	change := slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] }) || hourAlone.MatchString(text)
 	if !change || len(nums) != 1 || nums[0].value < 1 || nums[0].value > 23 || nums[0].value != float64(int(nums[0].value)) ||
 		strings.HasSuffix(text[:nums[0].start], "-") || alnumNear(text, nums[0].start, true) || // "the MX-5 instead"
 		boundBefore.MatchString(text[:nums[0].start]) { // "make it after 2": rewriteTimes reads it
@@ -1412,6 +1420,9 @@ func bareHourChange(text string) string {
 	}
 	return text[:nums[0].start] + "at " + text[nums[0].start:]
 }
+
+// hourAlone is a small number said alone, or offered: "11 pls", "can we do 11?", "how about 2".
+var hourAlone = regexp.MustCompile(`(?i)^[\s,.]*(?:(?:(?:can|could)\s+(?:we|i|you)\s+(?:do|make\s+it)|how\s+about|what\s+about|maybe|lets\s+(?:do|say)|let's\s+(?:do|say))\s+)?\d{1,2}\s*(?:pls|please|plz|then)?\s*[?.!]*\s*$`)
 
 // seenWords say that the visitor saw items ("the two i looked at", "the ones i viewed").
 var seenWords = []string{"looked", "viewed", "seen", "saw", "visited", "checked"}
@@ -1632,8 +1643,11 @@ func init() {
 					send = append(send, t)
 				}
 			}
-			// a bare yes only right after the filling; one that names the sending, whenever
-			filled := yesSend.MatchString(c.withoutCourtesies(r.said))
+			// a bare yes right after the filling; "go ahead" also after an answer that asked
+			// nothing ("what day did i pick", "The date was …", "go ahead"; "sure" there agrees
+			// to nothing); one that names the sending, whenever
+			said := c.withoutCourtesies(r.said)
+			filled := yesSend.MatchString(said) || goAhead.MatchString(said) && !strings.Contains(c.lastReply(), "?")
 			for k := range c.earlierCalls {
 				filled = filled || k.at > c.prevUser() && k.name == c.refill().def.Name
 				break
