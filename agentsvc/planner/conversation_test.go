@@ -3525,6 +3525,14 @@ var siteConversations = []struct {
 		{say: "60 months with 6k down", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
 		{say: "bump the down payment up to 12k", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":60}`}, reply: []string{"down $12,000"}},
 	}},
+	{"what is not wanted, and the rest kept", "car", "c22", []siteTurn{
+		{say: "Elite trim with the family package", calls: []string{`configure_car {"packages":["family"],"trim":"Elite"}`}},
+		{say: "Same as before but with the EX-L trim instead, please.", calls: []string{`configure_car {"packages":["family"],"trim":"EX-L"}`}},
+		{say: "the Elite trim instead of the EX-L one", calls: []string{`configure_car {"trim":"Elite"}`}, reply: []string{"Elite trim", "Family package"}},
+		{say: "finance it", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "60 months at 6.5%", calls: []string{`calculate_payment {"termMonths":60,"apr":6.5}`}},
+		{say: "48 months, keeping the rest the same", calls: []string{`calculate_payment {"termMonths":48,"apr":6.5}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -142,7 +142,7 @@ func (c *conv) forItem() (string, bool) {
 		return prev + " , " + c.text, true
 	}
 	// "48 months", then "same for the model 3?": the request before, for the car named now
-	if sameFor.MatchString(c.text) {
+	if sameFor.MatchString(c.text) && !restSame.MatchString(c.text) { // ("48 months, keeping the rest the same" is all said)
 		for i := prevUser - 1; i >= 0 && sameFor.MatchString(prev); i-- {
 			if c.msgs[i].Role == chat.RoleUser {
 				prev = strings.TrimSpace(c.msgs[i].Content) // "and the f-150 same deal" after "the civic on the same terms"

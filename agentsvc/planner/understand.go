@@ -151,6 +151,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = asWell.ReplaceAllString(text, " too")
+	text = restSame.ReplaceAllString(text, "")             // "48 months, keeping the rest the same": what is not said is kept
+	text = insteadOfWord.ReplaceAllString(text, "")        // "the Turbo trim instead of Preferred": not the Preferred
 	text = costLess.ReplaceAllString(text, "cheaper than") // "which SUVs cost less than the Odyssey?"
 	if c.lister() == nil {
 		text = anyIn.ReplaceAllString(text, "does it come in $1?") // "any in white?" of the car on screen asks, not sets
@@ -550,6 +552,14 @@ var howDoI = regexp.MustCompile(`(?i)(^|[,.;!?]\s*|\band\s+|\bso\s+)(?:how|where
 
 // raisedTo is a value moved "up to" another: "bump the down payment up to 12k", "take it up to 72".
 var raisedTo = regexp.MustCompile(`(?i)\b((?:bump|knock|push|jack|crank|ramp|bring|take|put|move)\b[^.?!,;]{0,40}?)\s+up\s+to\b`)
+
+// restSame keeps what was not said as it is, as every change does: "keeping the rest the
+// same", "everything else unchanged", "same as before but".
+var restSame = regexp.MustCompile(`(?i)[,;]?\s*(?:and\s+|but\s+)?(?:(?:keep|keeping|leave|leaving)\s+)?(?:the\s+rest|everything\s+else|all\s+else|the\s+others?|all\s+the\s+others?)\s+(?:the\s+same|as\s+(?:is|it\s+is|they\s+are|before)|unchanged)\b|\bsame\s+as\s+before\s+but\b`)
+
+// insteadOfWord names what the visitor does not want: "the Turbo trim instead of Preferred"
+// (a figure is insteadOf's).
+var insteadOfWord = regexp.MustCompile(`(?i)\s*\binstead\s+of\s+(?:the\s+|a\s+|an\s+)?[a-z][\w-]*(?:\s+(?:trim|package|colou?r|one))?\b`)
 
 // differsFrom asks how "it" differs from another: a comparison with it.
 var differsFrom = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+)?how\s+(?:is|are|does|do)\s+(it|this(?:\s+one)?|that(?:\s+one)?|they)\s+(?:different|differ)\s+(?:from|to|than)\b`)
