@@ -3533,6 +3533,14 @@ var siteConversations = []struct {
 		{say: "60 months at 6.5%", calls: []string{`calculate_payment {"termMonths":60,"apr":6.5}`}},
 		{say: "48 months, keeping the rest the same", calls: []string{`calculate_payment {"termMonths":48,"apr":6.5}`}},
 	}},
+	{"other cars sought on a car's page", "car", "c14", []siteTurn{
+		{say: "show me red cars under 30k", calls: []string{`back_to_inventory {}`, `search_cars {"color":"red","maxPrice":30000}`}, reply: []string{"Showing 6 cars"}, on: "inventory"},
+		{say: "open the civic", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+		{say: "what red cars do you have", calls: []string{`back_to_inventory {}`, `search_cars {"color":"red"}`}, on: "inventory"},
+	}},
+	{"the list and cheaper in a colour from a car's page", "car", "c05", []siteTurn{
+		{say: "back to list, anything cheaper in blue?", calls: []string{`back_to_inventory {}`, `search_cars {"color":"blue"}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

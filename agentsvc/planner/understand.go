@@ -1620,6 +1620,15 @@ func init() {
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.deadEnd(), true) }},
+		// "show me red cars under 30k", "back to the list, only red ones" on a car's page: the
+		// list, which reads the request again (it set the car's colour)
+		{"other items sought from an item's page", func(c *conv, r *reading) bool {
+			// ("back to list, anything cheaper in blue?")
+			things := slices.ContainsFunc(r.toks, func(t token) bool { return pluralNouns[strings.ToLower(t.raw)] })
+			list := anyNorm(r.toks, "list", "inventory") && (things || anyNorm(r.toks, "anything", "something"))
+			_, than := comparativeThan(tokenize(r.said)) // ("any cheaper ones than this?" answers)
+			return c.lister() == nil && !r.pronoun && !than && (things && seeksThings(r.toks) || list)
+		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// "compare them" on the list with a comparison open, after another search: those shown
 		// now, not the comparison before (get_comparison)
 		{"compare those shown now", func(c *conv, r *reading) bool { return c.compareShown(r) != nil }, func(c *conv, r *reading) (intent, bool) {
