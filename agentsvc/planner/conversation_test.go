@@ -3541,6 +3541,13 @@ var siteConversations = []struct {
 	{"the list and cheaper in a colour from a car's page", "car", "c05", []siteTurn{
 		{say: "back to list, anything cheaper in blue?", calls: []string{`back_to_inventory {}`, `search_cars {"color":"blue"}`, `sort_cars {"by":"price","order":"asc"}`}, on: "inventory"},
 	}},
+	{"whether the car on the booking page is the one named", "test-drive", "c13", []siteTurn{
+		{say: "is this the Audi A4 or the A6?", calls: []string{}, reply: []string{"Yes: it is the 2020 Audi A4."}},
+		{say: "Saturday at 10", calls: []string{}},
+	}},
+	{"a bound's word before the sort asked", "inventory", "", []siteTurn{
+		{say: "show me cars from 2022 or newer, cheapest first", calls: []string{`search_cars {"minYear":2022}`, `sort_cars {"by":"price","order":"asc"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -213,7 +213,7 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 			o, ok = rankWords[w]
 			ok = ok && (w != "expensive" || wordAt(toks, i-1, "most", "more"))
 		}
-		if !ok || wordAt(toks, i-1, "or") || wordAt(toks, i+1, "than") || wordAt(toks, i-1, "and") && i >= 2 && toks[i-2].kind == kindNumber { // "2021 and newer"
+		if !ok || wordAt(toks, i-1, "or") || wordAt(toks, i+1, "than") || boundTail(toks, i) { // "2021 and newer"
 			continue
 		}
 		j := i - 1

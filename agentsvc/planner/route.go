@@ -312,7 +312,7 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 				out = append(out, enumCandidate{e.str, 1, i + len(e.named) - 1, i, -1, bonusEnum}) // its title: "Driver assistance" of "safety"
 			case t.kind == kindWord && t.norm == abbreviation(e, en):
 				out = append(out, enumCandidate{e.str, 1, i, i, -1, bonusEnum})
-			case withHints && t.kind == kindWord && len(e.words) == 1 &&
+			case withHints && t.kind == kindWord && len(e.words) == 1 && !boundTail(f.toks, i) &&
 				slices.ContainsFunc(f.hints[i], func(h hint) bool { return h.word == e.words[0] }):
 				out = append(out, enumCandidate{e.str, 2, i, i, -1, 0})
 			}
@@ -326,6 +326,12 @@ func (f *filler) enumMentions(en []enumValue, withHints bool) []enumCandidate {
 		return cmp.Or(a.priority-b.priority, a.start-b.start, longer, a.pos-b.pos)
 	})
 	return out
+}
+
+// boundTail reports the word of a bound said after its figure: "newer" of "2022 or newer", no
+// ranking (nor a sort by year of "2022 or newer, cheapest first").
+func boundTail(toks []token, i int) bool {
+	return wordAt(toks, i-1, "or", "and") && i >= 2 && toks[i-2].kind == kindNumber
 }
 
 // gluedOn reports a word that goes on after a hyphen, with no space: "EX-L", "F-150".

@@ -561,6 +561,10 @@ var restSame = regexp.MustCompile(`(?i)[,;]?\s*(?:and\s+|but\s+)?(?:(?:keep|keep
 // (a figure is insteadOf's).
 var insteadOfWord = regexp.MustCompile(`(?i)\s*\binstead\s+of\s+(?:the\s+|a\s+|an\s+)?[a-z][\w-]*(?:\s+(?:trim|package|colou?r|one))?\b`)
 
+// isThisThe asks whether the item on screen is one named: "is this the ioniq?", "wait is
+// this one the A6?".
+var isThisThe = regexp.MustCompile(`(?i)^\s*(?:(?:wait|so|sorry|hmm)[\s,]+)?is\s+(?:this|that)(?:\s+(?:car|one))?\s+the\s+[^?]*\??\s*$`)
+
 // differsFrom asks how "it" differs from another: a comparison with it.
 var differsFrom = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+)?how\s+(?:is|are|does|do)\s+(it|this(?:\s+one)?|that(?:\s+one)?|they)\s+(?:different|differ)\s+(?:from|to|than)\b`)
 
@@ -1620,6 +1624,18 @@ func init() {
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.deadEnd(), true) }},
+		// "is this the ioniq?", "is this the Audi A4 or the A6?" on a car's booking page: said from
+		// the one on screen (it opened the one named)
+		{"whether this is the one named", func(c *conv, r *reading) bool {
+			it := c.openedLast() // (known by the page's title when the list was never seen)
+			return isThisThe.MatchString(r.said) && it != nil && (len(nameMentions(r.said, []*item{it}, nil)) > 0 || len(nameMentions(r.said, c.now.known(), nil)) > 0)
+		}, func(c *conv, r *reading) (intent, bool) {
+			it := c.openedLast()
+			if len(nameMentions(r.said, []*item{it}, nil)) > 0 {
+				return intent{reply: "Yes: it is " + theTitle(it) + "."}, true
+			}
+			return intent{reply: "No: this is " + theTitle(it) + "."}, true
+		}},
 		// "show me red cars under 30k", "back to the list, only red ones" on a car's page: the
 		// list, which reads the request again (it set the car's colour)
 		{"other items sought from an item's page", func(c *conv, r *reading) bool {
