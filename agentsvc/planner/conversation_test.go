@@ -3548,6 +3548,13 @@ var siteConversations = []struct {
 	{"a bound's word before the sort asked", "inventory", "", []siteTurn{
 		{say: "show me cars from 2022 or newer, cheapest first", calls: []string{`search_cars {"minYear":2022}`, `sort_cars {"by":"price","order":"asc"}`}},
 	}},
+	{"short words of a phone visitor", "inventory", "", []siteTurn{
+		{say: "sedans under 30k", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":30000}`}},
+		{say: "compare top 3", calls: []string{`compare_cars {"carIds":["c09","c10","c13"]}`}, on: "drawer"},
+		{say: "open the f-150", calls: []string{`search_cars {}`, `select_car {"carId":"c17"}`}, on: "car"},
+		{say: "can i take it out tmrw morn", calls: []string{`go_to_test_drive {}`}, reply: []string{"one of: 09:00, 10:00, 11:00)"}, on: "test-drive"},
+		{say: "im jess k", calls: []string{}, reply: []string{"I need your email and time"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -847,8 +847,12 @@ func (f *filler) introName(p *property) (string, int, int) {
 		if k == j && (clause || slices.ContainsFunc(f.toks, contactToken)) {
 			// "apply. im chris p. email chris.p@gmail.com": in lower case, words of no request
 			// ending the clause, beside an e-mail or phone
-			for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && f.vocab[f.toks[k].norm] == 0 &&
-				!stopWords[f.toks[k].norm] && !lexicon[f.toks[k].norm] && !replyWords[f.toks[k].norm] {
+			// ("im jess k": an initial after the name)
+			initial := func(k int) bool {
+				return k > j && f.toks[k].kind == kindWord && utf8.RuneCountInString(f.toks[k].raw) == 1
+			}
+			for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && (f.vocab[f.toks[k].norm] == 0 &&
+				!stopWords[f.toks[k].norm] && !lexicon[f.toks[k].norm] && !replyWords[f.toks[k].norm] || initial(k)) {
 				k++
 			}
 			if k < len(f.toks) && f.toks[k].kind != kindPunct {

@@ -611,7 +611,7 @@ func (c *conv) smallBounds(toks []token) []int {
 	for i, t := range toks {
 		if t.kind != kindNumber || t.money || t.percent || t.decimals || t.value < 1 || t.value >= 1000 ||
 			i+1 < len(toks) && toks[i+1].kind == kindWord && (units[toks[i+1].norm] != nil || toks[i+1].norm == "a" || toks[i+1].norm == "per") ||
-			wordAt(toks, i-1, "top") && i+1 < len(toks) && rankWords[toks[i+1].norm].field != nil || // "top 3 cheapest": how many
+			wordAt(toks, i-1, "top") || // "top 3 cheapest", "compare top 3": how many
 
 			(&filler{toks: toks}).cue(i) == "" && !(slices.Contains(at, i-2) && wordAt(toks, i-1, "and", "to", "-")) { // ("between 20 and 25")
 			continue
