@@ -3555,6 +3555,14 @@ var siteConversations = []struct {
 		{say: "can i take it out tmrw morn", calls: []string{`go_to_test_drive {}`}, reply: []string{"one of: 09:00, 10:00, 11:00)"}, on: "test-drive"},
 		{say: "im jess k", calls: []string{}, reply: []string{"I need your email and time"}},
 	}},
+	{"totals of a calculation", "inventory", "", []siteTurn{
+		{say: "open the CR-V please", calls: []string{`search_cars {}`, `select_car {"carId":"c02"}`}, on: "car"},
+		{say: "finance it", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "48 months please", calls: []string{`calculate_payment {"termMonths":48}`}},
+		{say: "how much total interest is that?", calls: []string{}, reply: []string{"Total interest $4,334.87"}, not: []string{"is $29,450"}},
+		{say: "what's the total cost?", calls: []string{}, reply: []string{"In all $33,784.87", "the price $29,450", "$4,334.87 interest"}},
+		{say: "how much would I pay altogether?", calls: []string{}, reply: []string{"In all $33,784.87"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

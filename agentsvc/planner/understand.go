@@ -1636,6 +1636,10 @@ func init() {
 			}
 			return intent{reply: "No: this is " + theTitle(it) + "."}, true
 		}},
+		// "what's the total cost?" after a calculation: its price and its interest together (it
+		// said the price alone)
+		{"the total paid", func(c *conv, r *reading) bool { return totalAsked.MatchString(r.said) && c.totalPaid() != "" },
+			func(c *conv, _ *reading) (intent, bool) { return reply(c.totalPaid(), true) }},
 		// "show me red cars under 30k", "back to the list, only red ones" on a car's page: the
 		// list, which reads the request again (it set the car's colour)
 		{"other items sought from an item's page", func(c *conv, r *reading) bool {
@@ -2360,6 +2364,9 @@ func (c *conv) aboutSeen(r *reading) bool {
 	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) || perMonth(r.toks) {
 		return false // "what would the RAV4 cost per month?" is no question about its price
 	}
+	if _, ok := c.stated(r.said); ok && len(r.mentions) == 0 {
+		return false // "how much total interest is that?" after a calculation: what its result stated
+	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
 	return !(r.numbers && other)
 }
@@ -2770,6 +2777,32 @@ func moneyParam(p *property) bool { return p.schema.isNumber() && hasWord(p, mon
 
 // statedPriceRe is a price a result states: "total $37,990", "(price $21,900", "at $35,390".
 var statedPriceRe = regexp.MustCompile(`(?i)\b(?:total|price|at)\s+([$£€]\s?[0-9][0-9,]*(?:\.[0-9]+)?)`)
+
+// totalAsked asks what is paid in all: "what's the total cost?", "how much would I pay altogether?".
+var totalAsked = regexp.MustCompile(`(?i)\btotal\s+(?:cost|price|paid|amount|i'?d\s+pay|i\s+(?:would|will)\s+pay|to\s+pay)\b|\b(?:pay|paying|cost|costs)\b[^?.!]*\b(?:in\s+total|altogether|overall|all\s+in)\b`)
+
+// interestRe is the interest a calculation's result states: "Total interest $4,092.00".
+var interestRe = regexp.MustCompile(`(?i)\binterest\s+([$£€]\s?[0-9][0-9,]*(?:\.[0-9]+)?)`)
+
+// totalPaid says what the latest calculation costs in all, its price and its interest, from
+// what its result stated; "" when no result stated both.
+func (c *conv) totalPaid() string {
+	for _, m := range slices.Backward(c.msgs[:c.lastUser]) {
+		if m.Role != chat.RoleTool {
+			continue
+		}
+		in := interestRe.FindStringSubmatch(m.Content)
+		price := statedPriceIn([]chat.Message{m})
+		if in == nil || price == 0 {
+			return ""
+		}
+		interest, _ := parseMoney(in[1])
+		f := priceField
+		return fmt.Sprintf("In all %s: the price %s and %s interest (a down payment is part of the price).",
+			f.value(price+interest, c.before.money), f.value(price, c.before.money), in[1])
+	}
+	return ""
+}
 
 // statedPrice is the last price the latest result of the turn or before it that states one
 // states; 0 when none does. (A question's request read again later is read as it was.)
