@@ -2582,10 +2582,15 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Paul Becker","email":"paul.becker@example.com","phone":"555-010-2020","date":"2026-12-19","time":"09:00"}`}},
 	}},
 	{"an amount a month is no down payment", "car", "c19", []siteTurn{
-		{say: "monthly 72 mo 6k dn", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":72}`}, on: "financing"},
-		{say: "what if i pay 500 a month", reply: []string{"can't start from an amount a month", "72 months"}, not: []string{"down $500"}},
-		{say: "i can afford $350/mo - how many months?", reply: []string{"can't start from an amount a month"}},
+		{say: "monthly 60 mo 6k dn", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":60}`}, on: "financing"},
+		// (held against the payment worked out)
+		{say: "what if i pay 500 a month", calls: []string{}, reply: []string{"Yes: $472.12 a month is within $500 a month."}, not: []string{"down $500"}},
+		{say: "i can afford $350/mo - how many months?", calls: []string{}, reply: []string{"No: $472.12 a month is over $350 a month.", "“72 months”"}},
 		{click: 1, on: "financing"},
+		{say: "my budget is 400 a month. what's the payment over 72 months with 10k down?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, reply: []string{"Monthly payment $", "within $400 a month"}},
+	}},
+	{"an amount a month before any payment", "financing", "c19", []siteTurn{
+		{say: "what if i pay 500 a month", calls: []string{}, reply: []string{"can't start from an amount a month", "72 months"}, not: []string{"down $500"}},
 	}},
 	{"a rate said bare", "financing", "c10", []siteTurn{
 		{say: "36 months twelve thousand down", calls: []string{`calculate_payment {"downPayment":12000,"termMonths":36}`}},

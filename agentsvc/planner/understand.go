@@ -682,6 +682,19 @@ func (c *conv) vagueDay(r *reading) *plan {
 // amountAMonth is a sum the visitor would pay each month: "500 a month", "$350/mo".
 var amountAMonth = regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,.]*k?|\b\d[\d,.]*k?\s*(?:dollars?|bucks|usd|eur)?)\s*(?:(?:a|per|each|every)\s+month\b|/\s*mo(?:nth)?\b|a\s+mo\b)`)
 
+// leadingAmount is the amount an amount a month begins with: "$350" of "$350/mo".
+var leadingAmount = regexp.MustCompile(`^[$€£]?\s?\d[\d,.]*k?`)
+
+// lastResult is the newest result of a tool the conversation has, this turn's too.
+func (c *conv) lastResult() string {
+	for _, m := range slices.Backward(c.msgs) {
+		if m.Role == chat.RoleTool {
+			return m.Content
+		}
+	}
+	return ""
+}
+
 // termParam is the parameter of a tool here that works out a monthly figure (its description
 // says "monthly") counted in months (termMonths), when no parameter takes an amount a month;
 // nil when there is none.
@@ -1852,15 +1865,47 @@ func init() {
 		{"an amount a month", func(c *conv, r *reading) bool {
 			return amountAMonth.MatchString(r.said) && c.termParam() != nil && !anyNorm(r.toks, "earn", "make", "income", "salary", "earning", "paid")
 		},
-			func(c *conv, _ *reading) (intent, bool) {
+			func(c *conv, r *reading) (intent, bool) {
 				p := c.termParam()
 				text := "I can't start from an amount a month here: the calculator works out the monthly payment from the " +
 					p.words[0] + " and the other values it takes."
+				hint := " A longer " + p.words[0] + " or a bigger down payment lowers it"
 				if en := p.schema.allEnums(); len(en) > 0 && en[len(en)-1].isNum {
 					unit := strings.TrimSuffix(p.words[len(p.words)-1], "s") + "s"
-					text += " A longer " + p.words[0] + " or a bigger down payment lowers it: " + c.offer([]string{en[len(en)-1].text() + " " + unit}, "", true) + "."
+					longest := en[len(en)-1].text() + " " + unit
+					if !strings.Contains(c.lastResult(), longest) { // (not "72 months" said of a payment over 72 months)
+						hint += ": " + c.offer([]string{longest}, "", true)
+					}
 				}
-				return reply(text, true)
+				text += hint + "."
+				// "my budget is 500 a month. what's the payment over 72 months?": the rest worked
+				// out, then held against the budget; "is that under 500 a month?": the payment
+				// worked out held against it
+				budget, _ := parseMoney(leadingAmount.FindString(amountAMonth.FindString(r.said)))
+				against := func(c *conv) string {
+					m := monthlyRe.FindStringSubmatch(c.lastResult())
+					if m == nil || budget <= 0 {
+						return ""
+					}
+					v, _ := parseMoney(m[1])
+					if v <= budget {
+						return fmt.Sprintf("Yes: %s a month is within %s a month.", m[1], priceField.value(budget, c.before.money))
+					}
+					return fmt.Sprintf("No: %s a month is over %s a month.%s.", m[1], priceField.value(budget, c.before.money), hint)
+				}
+				var rest []string
+				for _, part := range sentenceEnd.Split(r.said, -1) {
+					if !amountAMonth.MatchString(part) && len(contentWords(part)) > 0 {
+						rest = append(rest, part)
+					}
+				}
+				if len(rest) > 0 {
+					if in := c.understand(strings.Join(rest, ". "), r.lookup); in.steps != nil && in.final == nil {
+						in.final = func(c *conv) string { return strings.TrimSpace(c.summary() + " " + against(c)) }
+						return in, true
+					}
+				}
+				return reply(cmp.Or(against(c), text), true)
 			}},
 		// "which of the two has the lower total interest?" after two calculations
 		{"a figure of two results compared", func(_ *conv, r *reading) bool {
