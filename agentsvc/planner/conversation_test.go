@@ -3568,6 +3568,13 @@ var siteConversations = []struct {
 		{say: "what's the total cost?", calls: []string{}, reply: []string{"In all $33,784.87", "the price $29,450", "$4,334.87 interest"}},
 		{say: "how much would I pay altogether?", calls: []string{}, reply: []string{"In all $33,784.87"}},
 	}},
+	{"one from the comparison, and words of asking", "inventory", "", []siteTurn{
+		{say: "Might I see the wagons you have?", calls: []string{`search_cars {"bodyType":"wagon"}`}, not: []string{"no Might"}},
+		{say: "show me sedans", calls: []string{`search_cars {"bodyType":"sedan"}`}},
+		{say: "compare the first three", calls: []string{`compare_cars {"carIds":["c09","c10","c11"]}`}, on: "drawer"},
+		{say: "Could you open the second one from the comparison, please?", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+		{say: "cheapest trim pls", calls: []string{`configure_car {"trim":"LX"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

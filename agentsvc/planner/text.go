@@ -594,7 +594,7 @@ var stopWords = rawSet(`a about afternoon again all also am an and any anything 
 	these they thing this those through to too try under until up us very wa want we were
 	what when where which while who why will with would yes you your yours first you've you're we've
 	we're they're i've there's that's got possible possibly final updated current new default
-	we'd we'll you'd you'll they'd they'll`)
+	we'd we'll you'd you'll they'd they'll might shall must`)
 
 // normWord lower-cases a word, drops a possessive, rewrites synonyms and removes plurals.
 func normWord(w string) string {

@@ -151,6 +151,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = asWell.ReplaceAllString(text, " too")
+	text = cheapestTrim.ReplaceAllString(text, "base trim") // "cheapest trim pls": the first the tool lists
+	if opensFromComparison.MatchString(text) {
+		text = fromComparison.ReplaceAllString(text, "") // "open the first one in the comparison": that one
+	}
 	text = restSame.ReplaceAllString(text, "")             // "48 months, keeping the rest the same": what is not said is kept
 	text = insteadOfWord.ReplaceAllString(text, "")        // "the Turbo trim instead of Preferred": not the Preferred
 	text = costLess.ReplaceAllString(text, "cheaper than") // "which SUVs cost less than the Odyssey?"
@@ -3864,6 +3868,15 @@ func (c *conv) pronounRef(toks []token) *item {
 
 // goAhead is a way of saying yes that names no page: "please go ahead and book it".
 var goAhead = regexp.MustCompile(`(?i)\bgo ahead(,| and\b)?`)
+
+// fromComparison says where an item to open is shown: "the first one in the comparison".
+var (
+	fromComparison      = regexp.MustCompile(`(?i)\s+(?:in|from|of)\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer)\b`)
+	opensFromComparison = regexp.MustCompile(`(?i)\b(?:open|see|view|show|look\s+at|select|pick|go\s+to)\b.*\b(?:in|from|of)\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer)\b`)
+)
+
+// cheapestTrim asks for the trim that costs least, which is the base trim.
+var cheapestTrim = regexp.MustCompile(`(?i)\b(?:cheapest|least\s+expensive)\s+trim\b`)
 
 // endWords name a value of a list of choices by its place: "the top trim" is the last trim the
 // tool lists (1), "the base trim" its first (-1), "the middle trim" the one between (0).
