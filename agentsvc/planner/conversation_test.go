@@ -3575,6 +3575,17 @@ var siteConversations = []struct {
 		{say: "Could you open the second one from the comparison, please?", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
 		{say: "cheapest trim pls", calls: []string{`configure_car {"trim":"LX"}`}},
 	}},
+	{"another car for the booking filled", "test-drive", "c05", []siteTurn{
+		{say: "sat 10am, kat, kat@mail.com", calls: []string{`fill_form_data {"name":"kat","email":"kat@mail.com","date":"2026-12-05","time":"10:00"}`}},
+		{say: "swap to the model y", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c04"}`, `go_to_test_drive {}`, `fill_form_data {"name":"kat","email":"kat@mail.com","date":"2026-12-05","time":"10:00"}`}, on: "test-drive"},
+		{say: "the ioniq 5 instead", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `go_to_test_drive {}`, `fill_form_data {"name":"kat","email":"kat@mail.com","date":"2026-12-05","time":"10:00"}`}, on: "test-drive"},
+		{say: "change car to the model y", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c04"}`, `go_to_test_drive {}`, `fill_form_data {"name":"kat","email":"kat@mail.com","date":"2026-12-05","time":"10:00"}`}, on: "test-drive"},
+		{say: "go ahead", calls: []string{`book_test_drive {}`}, reply: []string{"Tesla Model Y"}},
+	}},
+	{"another car, the same day and time", "test-drive", "c13", []siteTurn{
+		{say: "Saturday at 10", calls: []string{}, reply: []string{"name and email"}},
+		{say: "I'd rather test drive the A6 Avant instead, same day and time", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c21"}`, `go_to_test_drive {}`}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

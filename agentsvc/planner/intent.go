@@ -141,6 +141,15 @@ func (c *conv) forItem() (string, bool) {
 		!(len(toks) > 0 && opensFirst[toks[0].norm]) {
 		return prev + " , " + c.text, true
 	}
+	// "swap to the model y" on the test drive's page, details given: "Test drive the model y
+	// instead", which takes them again ("switch to the civic" on the calculator redoes its
+	// figures: sameFor below)
+	details := slices.ContainsFunc(c.msgs[:prevUser+1], func(m chat.Message) bool {
+		return m.Role == chat.RoleUser && slices.ContainsFunc(tokenize(m.Content), contactToken)
+	})
+	if m := switchTo.FindStringSubmatch(c.text); m != nil && c.pageKind() != "" && details {
+		return c.pageKind() + " " + m[1] + " instead", true
+	}
 	// "48 months", then "same for the model 3?": the request before, for the car named now
 	if sameFor.MatchString(c.text) && !restSame.MatchString(c.text) { // ("48 months, keeping the rest the same" is all said)
 		for i := prevUser - 1; i >= 0 && sameFor.MatchString(prev); i-- {
@@ -218,7 +227,12 @@ func (c *conv) forItem() (string, bool) {
 			was := nameMentions(m.Content, c.now.known(), nil)
 			if cur := c.openedLast(); len(was) == 0 && cur != nil && c.onItemAt(cur, i) && len(now.items) <= 1 && !slices.Contains(now.items, cur) {
 				// "book a test drive saturday at 11" of the car on screen, then "how about the
-				// corolla hatchback instead": that request, of the car named now
+				// corolla hatchback instead": that request, of the car named now; the page's
+				// own, after details it took ("sat 10am, kat, kat@mail.com", then "swap to the
+				// model y": "Test drive the model y instead", whose form takes them again)
+				if kind := c.pageKind(); kind != "" && slices.ContainsFunc(tokenize(m.Content), contactToken) {
+					return kind + " the " + c.text[now.start:now.end] + " instead", true
+				}
 				return m.Content + " , for the " + c.text[now.start:now.end], true
 			}
 			if len(was) != 1 || len(was[0].items) != 1 || slices.Contains(now.items, was[0].items[0]) {

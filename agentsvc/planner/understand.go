@@ -152,6 +152,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = asWell.ReplaceAllString(text, " too")
 	text = cheapestTrim.ReplaceAllString(text, "base trim") // "cheapest trim pls": the first the tool lists
+	text = sameWhen.ReplaceAllString(text, "")              // "the A6 instead, same day and time": kept, as every change keeps them
 	if opensFromComparison.MatchString(text) {
 		text = fromComparison.ReplaceAllString(text, "") // "open the first one in the comparison": that one
 	}
@@ -3874,6 +3875,24 @@ var (
 	fromComparison      = regexp.MustCompile(`(?i)\s+(?:in|from|of)\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer)\b`)
 	opensFromComparison = regexp.MustCompile(`(?i)\b(?:open|see|view|show|look\s+at|select|pick|go\s+to)\b.*\b(?:in|from|of)\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer)\b`)
 )
+
+// switchTo asks for another item in place of the one on screen: "swap to the model y", "can i
+// switch to the model y instead", "change car to the A6".
+var switchTo = regexp.MustCompile(`(?i)^\s*(?:(?:ok|actually|wait|hmm|no)[\s,]+)*(?:(?:can|could)\s+(?:i|we|you)\s+|i'?d\s+like\s+to\s+|let'?s\s+|pls\s+|please\s+)?(?:switch|swap|change)(?:\s+(?:the\s+)?(?:car|it|this))?\s+(?:to|for|with)\s+(.+?)(?:\s+instead)?\s*(?:pls|please)?[?.!]*\s*$`)
+
+// sameWhen keeps the day and time said: "same day and time", "same time if possible".
+var sameWhen = regexp.MustCompile(`(?i)[,;]?\s*(?:on\s+|at\s+)?(?:the\s+)?same\s+(?:day|date|time|slot)(?:\s+and\s+(?:time|day|date))?(?:\s+if\s+(?:possible|you\s+can))?\b`)
+
+// pageKind is what the page is for an item, as its title says before the item's name: "Test
+// drive" of "Test drive: 2023 Toyota RAV4 — Northwind Motors"; "" on a page of no item.
+func (c *conv) pageKind() string {
+	title, _ := pageOf(c.msgs)
+	kind, _, ok := strings.Cut(strings.TrimSpace(titleSepRe.Split(title, 2)[0]), ": ")
+	if !ok || c.openedLast() == nil {
+		return ""
+	}
+	return kind
+}
 
 // cheapestTrim asks for the trim that costs least, which is the base trim.
 var cheapestTrim = regexp.MustCompile(`(?i)\b(?:cheapest|least\s+expensive)\s+trim\b`)
