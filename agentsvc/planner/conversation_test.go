@@ -3586,6 +3586,11 @@ var siteConversations = []struct {
 		{say: "Saturday at 10", calls: []string{}, reply: []string{"name and email"}},
 		{say: "I'd rather test drive the A6 Avant instead, same day and time", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c21"}`, `go_to_test_drive {}`}, on: "test-drive"},
 	}},
+	{"back to the car for a choice", "financing", "c01", []siteTurn{
+		{say: "48 months with 6k down please", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":48}`}},
+		{say: "go back to the car and pick the Limited trim", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`, `configure_car {"trim":"Limited"}`}, on: "car"},
+		{say: "what's my monthly payment now?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":48}`}, reply: []string{"$37,990"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

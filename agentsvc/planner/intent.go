@@ -125,6 +125,11 @@ var availableRe = regexp.MustCompile(`(?i)^\s*(?:what(?:'?s|’s| is| are)?\s+(?
 // item's page may do it. The last request, when it named another item: "book a test drive of
 // the Ioniq 5", then "nvm, the Civic" is "book a test drive of the Civic".
 func (c *conv) forItem() (string, bool) {
+	// "go back to the car and pick the Limited trim" on its calculator: the trim, which its page
+	// sets (read there again: the trim)
+	if m := backToItemThen.FindStringSubmatch(c.text); m != nil && normWord(m[1]) == c.openedNoun() && len(contentWords(m[2])) > 0 {
+		return m[2], true
+	}
 	prevUser := c.prevUser()
 	if prevUser < 0 {
 		return "", false

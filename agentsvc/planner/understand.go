@@ -3894,6 +3894,10 @@ func (c *conv) pageKind() string {
 	return kind
 }
 
+// backToItemThen goes back to the item's page for a request: "go back to the car and pick the
+// Limited trim", "ok back to the car, I want the SX".
+var backToItemThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok(?:ay)?|so|now|and)[\s,]+)*(?:(?:go|take\s+me|head|let'?s\s+go)\s+)?back\s+to\s+(?:the|my|this)\s+(\w+)(?:\s+page)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?(.{3,})$`)
+
 // cheapestTrim asks for the trim that costs least, which is the base trim.
 var cheapestTrim = regexp.MustCompile(`(?i)\b(?:cheapest|least\s+expensive)\s+trim\b`)
 
