@@ -3591,6 +3591,12 @@ var siteConversations = []struct {
 		{say: "go back to the car and pick the Limited trim", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`, `configure_car {"trim":"Limited"}`}, on: "car"},
 		{say: "what's my monthly payment now?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":48}`}, reply: []string{"$37,990"}, on: "financing"},
 	}},
+	{"a question between the details keeps those said before", "car", "c01", []siteTurn{
+		{say: "book test drive sat at 10", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "whats the weather", calls: []string{}},
+		{say: "jess.k@gmail.com", calls: []string{}, reply: []string{"I need your name."}},
+		{say: "jess kim", calls: []string{`fill_form_data {"name":"jess kim","email":"jess.k@gmail.com","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
