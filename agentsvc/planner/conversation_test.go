@@ -3597,6 +3597,12 @@ var siteConversations = []struct {
 		{say: "jess.k@gmail.com", calls: []string{}, reply: []string{"I need your name."}},
 		{say: "jess kim", calls: []string{`fill_form_data {"name":"jess kim","email":"jess.k@gmail.com","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"one of a kind of those shown, and how many ranked", "inventory", "", []siteTurn{
+		{say: "suvs under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+		{say: "red one pls", calls: []string{`search_cars {"bodyType":"suv","color":"red","maxPrice":35000}`}},
+		{say: "show me SUVs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "compare the three with the lowest mileage", calls: []string{`sort_cars {"by":"mileage","order":"asc"}`, `compare_cars {"carIds":["c05","c04","c01"]}`}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -233,6 +233,9 @@ func rankOf(toks []token) (o order, n int, at int, ok bool) {
 		if end := i + 1 + min(k+1, 1); n == 0 && end < len(toks) {
 			n, _ = countWord(toks[end]) // "the cheapest three", "lowest mileage 3 suvs"
 		}
+		for b := j - 1; n == 0 && b >= max(j-3, 0) && wordAt(toks, j, "the") && wordAt(toks, j-1, "with", "that", "having"); b-- {
+			n, _ = countWord(toks[b]) // "the three with the lowest mileage"
+		}
 		return o, n, i, true
 	}
 	return order{}, 0, -1, false

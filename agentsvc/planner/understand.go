@@ -3029,7 +3029,8 @@ func narrows(toks []token) bool {
 		// "is there one that's diesel?", "any that are red?": one of those shown
 		oneThat := wordAt(toks, i, "one", "ones", "any") && wordAt(toks, i+1, "that", "which", "thats", "that's")
 		// "red ones?" after electric SUVs: ones of those; "keep it below 30k": the same, bounded
-		ones := i > 0 && wordAt(toks, i, "ones") && toks[i-1].kind == kindWord && !wordAt(toks, i-1, "other", "new", "different")
+		// ("red one pls" to begin with: one of those)
+		ones := i > 0 && (wordAt(toks, i, "ones") || i == 1 && wordAt(toks, i, "one")) && toks[i-1].kind == kindWord && !wordAt(toks, i-1, "other", "new", "different")
 		keep := wordAt(toks, i, "keep") && wordAt(toks, i+1, "it", "them", "that", "those")
 		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || ofThose || theOne || oneThat || ones || keep {
 			return true
