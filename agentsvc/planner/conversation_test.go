@@ -3603,6 +3603,13 @@ var siteConversations = []struct {
 		{say: "show me SUVs", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "compare the three with the lowest mileage", calls: []string{`sort_cars {"by":"mileage","order":"asc"}`, `compare_cars {"carIds":["c05","c04","c01"]}`}, on: "drawer"},
 	}},
+	{"a field alone asked of the two compared", "inventory", "", []siteTurn{
+		{say: "compare civic n golf", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c10","c14"]}`}, on: "drawer"},
+		{say: "and mileage?", calls: []string{}, reply: []string{"The 2023 Honda Civic has 9,000 miles and the 2021 Volkswagen Golf has 26,000 miles."}},
+		{say: "what about mileage?", calls: []string{}, reply: []string{"9,000 miles", "26,000 miles"}, not: []string{"Which do you mean"}},
+		{say: "what about the year?", calls: []string{}, reply: []string{"2023", "2021"}, not: []string{"Which do you mean"}},
+		{say: "what's their mileage?", calls: []string{}, reply: []string{"9,000 miles", "26,000 miles"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -199,6 +199,12 @@ func (c *conv) forItem() (string, bool) {
 			return prev[:was[0].start] + m[1] + prev[was[0].end:], true
 		}
 	}
+	// "compare civic n golf", then "and mileage?": that of the two
+	if m := fieldAlone.FindStringSubmatch(c.text); m != nil && len(c.lastNamed()) >= 2 {
+		if f, _ := questionField(tokenize(m[1])); f != nil {
+			return "what's their " + m[1] + "?", true
+		}
+	}
 	// "what colours does the first one come in?", then "and the second one?"
 	if m := ordinalAlone.FindStringSubmatch(c.text); m != nil {
 		if at := ordinalOne.FindStringIndex(c.msgs[prevUser].Content); at != nil {
@@ -268,6 +274,9 @@ func (c *conv) onItemAt(it *item, i int) bool {
 		return k.at > opened && k.at < i && slices.ContainsFunc(identWords(k.name), func(w string) bool { return hubWords[w] })
 	})
 }
+
+// fieldAlone asks only for a field, after the items were named: "and mileage?", "what about the year?".
+var fieldAlone = regexp.MustCompile(`(?i)^\s*(?:and|what\s+about|how\s+about|n)\s+(?:the\s+)?([a-z]+)\s*\??\s*$`)
 
 // sameFor asks for the request before again, for something else: "same for the model 3?",
 // "and on the model 3, same terms?", "with those numbers for the civic?"; or after a detour,

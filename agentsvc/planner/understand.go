@@ -2414,8 +2414,8 @@ func (c *conv) aboutSeen(r *reading) bool {
 	if len(r.refs) == 0 || nameWord || !r.question && c.actionWords(r.base, r.refs) || perMonth(r.toks) {
 		return false // "what would the RAV4 cost per month?" is no question about its price
 	}
-	if _, ok := c.stated(r.said); ok && len(r.mentions) == 0 {
-		return false // "how much total interest is that?" after a calculation: what its result stated
+	if said, ok := c.stated(r.said); ok && len(r.mentions) == 0 && len(nameMentions(said, c.now.known(), nil)) == 0 {
+		return false // "how much total interest is that?" after a calculation: what its result stated, of no item named
 	}
 	other := c.navMatch(r.toks2, r.ps) != nil || !c.listsItems() && len(r.ps) > 0 && len(r.ps[0].values) > 0
 	return !(r.numbers && other)
@@ -2940,7 +2940,7 @@ func (c *conv) fewSeen() bool {
 // "both", "all of them".
 func pluralPronoun(toks []token) bool {
 	for i := range toks {
-		if wordAt(toks, i, "them", "em", "these", "those", "both", "they") || wordAt(toks, i, "all") && (wordAt(toks, i+1, "two", "three", "four") || i+1 < len(toks) && toks[i+1].kind == kindNumber) {
+		if wordAt(toks, i, "them", "em", "these", "those", "both", "they", "their") || wordAt(toks, i, "all") && (wordAt(toks, i+1, "two", "three", "four") || i+1 < len(toks) && toks[i+1].kind == kindNumber) {
 			return true
 		}
 	}
