@@ -3610,6 +3610,11 @@ var siteConversations = []struct {
 		{say: "what about the year?", calls: []string{}, reply: []string{"2023", "2021"}, not: []string{"Which do you mean"}},
 		{say: "what's their mileage?", calls: []string{}, reply: []string{"9,000 miles", "26,000 miles"}},
 	}},
+	{"a payment recalled that was never worked out", "financing", "c05", []siteTurn{
+		{say: "60 months please", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "what was the payment over 72 months with 10k down?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, not: []string{"Earlier I said"}},
+		{say: "what was the payment at 60 months again?", calls: []string{}, reply: []string{"Earlier I said: Monthly payment $813.87 for 60 months"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

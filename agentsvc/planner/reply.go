@@ -1082,6 +1082,14 @@ func (c *conv) recall(r *reading) (intent, bool) {
 			}
 		}
 	}
+	// (a figure asked that the sentence lacks was never worked out: "what was the payment over
+	// 72 months with 10k down?" after 60 months with none, asked anew)
+	bestToks := tokenize(best)
+	for _, t := range r.toks {
+		if t.kind == kindNumber && t.value >= 1 && most > 0 && !slices.ContainsFunc(bestToks, func(b token) bool { return b.kind == kindNumber && b.value == t.value }) {
+			return intent{}, false
+		}
+	}
 	if most > 0 {
 		return intent{reply: recalled + strings.TrimRight(best, ".") + "."}, true
 	}
