@@ -3615,6 +3615,12 @@ var siteConversations = []struct {
 		{say: "what was the payment over 72 months with 10k down?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, not: []string{"Earlier I said"}},
 		{say: "what was the payment at 60 months again?", calls: []string{}, reply: []string{"Earlier I said: Monthly payment $813.87 for 60 months"}},
 	}},
+	{"two terms side by side", "financing", "c01", []siteTurn{
+		{say: "48 months with 6k down please", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":48}`}},
+		{say: "what's the monthly difference between 48 and 60 months?", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`, `calculate_payment {"downPayment":6000,"termMonths":48}`},
+			reply: []string{"Over 48 months: $", "Over 60 months: $", "A difference of $"}},
+		{say: "compare 48 and 72 months for me", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":72}`, `calculate_payment {"downPayment":6000,"termMonths":48}`}, reply: []string{"Over 72 months: $"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

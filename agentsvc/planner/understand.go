@@ -687,12 +687,34 @@ func (c *conv) vagueDay(r *reading) *plan {
 // amountAMonth is a sum the visitor would pay each month: "500 a month", "$350/mo".
 var amountAMonth = regexp.MustCompile(`(?i)(?:[$€£]\s?\d[\d,.]*k?|\b\d[\d,.]*k?\s*(?:dollars?|bucks|usd|eur)?)\s*(?:(?:a|per|each|every)\s+month\b|/\s*mo(?:nth)?\b|a\s+mo\b)`)
 
+// twoValues are the two values of the monthly term a request sets side by side ("the
+// difference between 48 and 60 months", "compare 48 and 72 months"); nil for any other.
+func (c *conv) twoValues(r *reading) []string {
+	p := c.termParam()
+	if p == nil || !anyNorm(r.toks, "difference", "differ", "compare", "vs", "versus", "between") {
+		return nil
+	}
+	var vs []string
+	for _, t := range r.toks {
+		if t.kind == kindNumber && !t.money && !t.percent && p.schema.valid(t.value) {
+			vs = append(vs, t.raw)
+		}
+	}
+	if len(vs) != 2 || len(r.toks) > 0 && slices.ContainsFunc(r.toks, func(t token) bool { return t.kind == kindNumber && (t.money || t.percent) }) {
+		return nil
+	}
+	return vs
+}
+
 // leadingAmount is the amount an amount a month begins with: "$350" of "$350/mo".
 var leadingAmount = regexp.MustCompile(`^[$€£]?\s?\d[\d,.]*k?`)
 
 // lastResult is the newest result of a tool the conversation has, this turn's too.
-func (c *conv) lastResult() string {
-	for _, m := range slices.Backward(c.msgs) {
+func (c *conv) lastResult() string { return resultIn(c.msgs) }
+
+// resultIn is the newest result of a tool among msgs, or "".
+func resultIn(msgs []chat.Message) string {
+	for _, m := range slices.Backward(msgs) {
 		if m.Role == chat.RoleTool {
 			return m.Content
 		}
@@ -1912,6 +1934,38 @@ func init() {
 				}
 				return reply(cmp.Or(against(c), text), true)
 			}},
+		// "what's the monthly difference between 48 and 60 months?": both worked out, then set
+		// side by side (it worked out the second only)
+		{"two values of a figure side by side", func(c *conv, r *reading) bool { return len(c.twoValues(r)) == 2 }, func(c *conv, r *reading) (intent, bool) {
+			p, vs := c.termParam(), c.twoValues(r)
+			unit := strings.TrimSuffix(p.words[len(p.words)-1], "s") + "s"
+			a, b := c.understand(vs[0]+" "+unit, false), c.understand(vs[1]+" "+unit, false)
+			if a.steps == nil || b.steps == nil {
+				return intent{}, false
+			}
+			if strings.Contains(resultIn(c.msgs[:c.lastUser]), " "+vs[0]+" "+unit) {
+				a, b = b, a // the value on screen worked out last: the calculator stays on it
+			}
+			return intent{
+				steps: func(c *conv) []*plan { return append(a.steps(c), b.steps(c)...) },
+				final: func(c *conv) string {
+					out, vals := "", []float64{}
+					for _, v := range vs {
+						for _, d := range c.done {
+							if m := monthlyRe.FindStringSubmatch(d.result); m != nil && strings.Contains(d.result, " "+v+" "+unit) {
+								n, _ := parseMoney(m[2])
+								out, vals = out+fmt.Sprintf("Over %s %s: %s a month. ", v, unit, m[1]), append(vals, n)
+								break
+							}
+						}
+					}
+					if len(vals) != 2 {
+						return c.summary()
+					}
+					return out + "A difference of " + priceField.value(math.Round(math.Abs(vals[0]-vals[1])*100)/100, c.now.money) + " a month."
+				},
+			}, true
+		}},
 		// "which of the two has the lower total interest?" after two calculations
 		{"a figure of two results compared", func(_ *conv, r *reading) bool {
 			return r.question && len(r.refs) == 0 && len(r.mentions) == 0 // (no item named: "which is cheaper, the golf or …")
