@@ -3621,6 +3621,14 @@ var siteConversations = []struct {
 			reply: []string{"Over 48 months: $", "Over 60 months: $", "A difference of $"}},
 		{say: "compare 48 and 72 months for me", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":72}`, `calculate_payment {"downPayment":6000,"termMonths":48}`}, reply: []string{"Over 72 months: $"}},
 	}},
+	{"every choice of a list, and the car before", "inventory", "", []siteTurn{
+		{say: "open the camry", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "open the sportage", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c08"}`}, on: "car"},
+		{say: "top trim with every package", calls: []string{`configure_car {"packages":["winter","tech","cargo"],"trim":"SX"}`}},
+		{say: "what are all the packages?", calls: []string{}, reply: []string{"The packages to choose from"}},
+		{say: "go back to the previous car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "add all the packages", calls: []string{`configure_car {"packages":["tech","sound","safety"]}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -152,7 +152,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = asWell.ReplaceAllString(text, " too")
 	text = cheapestTrim.ReplaceAllString(text, "base trim") // "cheapest trim pls": the first the tool lists
-	text = sameWhen.ReplaceAllString(text, "")              // "the A6 instead, same day and time": kept, as every change keeps them
+	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
+		text = c.everyChoice(text) // "add all the packages": each one named
+	}
+	text = sameWhen.ReplaceAllString(text, "") // "the A6 instead, same day and time": kept, as every change keeps them
 	if opensFromComparison.MatchString(text) {
 		text = fromComparison.ReplaceAllString(text, "") // "open the first one in the comparison": that one
 	}
@@ -3952,6 +3955,26 @@ func (c *conv) pageKind() string {
 // backToItemThen goes back to the item's page for a request: "go back to the car and pick the
 // Limited trim", "ok back to the car, I want the SX".
 var backToItemThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok(?:ay)?|so|now|and)[\s,]+)*(?:(?:go|take\s+me|head|let'?s\s+go)\s+)?back\s+to\s+(?:the|my|this)\s+(\w+)(?:\s+page)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?(.{3,})$`)
+
+// everyChoice writes "all the packages", "every package" as the choices of a list parameter
+// here that its noun names: "the winter and tech and cargo packages".
+func (c *conv) everyChoice(text string) string {
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if !p.schema.isArray() || p.schema.items == nil || len(p.schema.items.enum) < 2 || !p.schema.items.enum[0].isStr {
+				continue
+			}
+			noun := regexp.QuoteMeta(p.words[len(p.words)-1])
+			re := regexp.MustCompile(`(?i)\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?` + noun + `s?\b`)
+			var names []string
+			for _, e := range p.schema.items.enum {
+				names = append(names, e.text())
+			}
+			text = re.ReplaceAllLiteralString(text, "the "+strings.Join(names, " and ")+" "+p.words[len(p.words)-1]+"s")
+		}
+	}
+	return text
+}
 
 // cheapestTrim asks for the trim that costs least, which is the base trim.
 var cheapestTrim = regexp.MustCompile(`(?i)\b(?:cheapest|least\s+expensive)\s+trim\b`)
