@@ -3629,6 +3629,14 @@ var siteConversations = []struct {
 		{say: "go back to the previous car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, on: "car"},
 		{say: "add all the packages", calls: []string{`configure_car {"packages":["tech","sound","safety"]}`}},
 	}},
+	{"a trim set on the way", "car", "c01", []siteTurn{
+		{say: "go to financing with the Limited trim", calls: []string{`configure_car {"trim":"Limited"}`, `go_to_financing {}`}, reply: []string{"$37,990"}, on: "financing"},
+	}},
+	{"a choice set on the way, and the list narrowed", "car", "c22", []siteTurn{
+		{say: "Could you take me to financing for the EX-L configuration?", calls: []string{`configure_car {"trim":"EX-L"}`, `go_to_financing {}`}, reply: []string{"$37,500"}, on: "financing"},
+		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c22"}`}, on: "car"},
+		{say: "Now could we go back to the list and narrow it to ones from 2023 or newer?", calls: []string{`back_to_inventory {}`, `search_cars {"minYear":2023}`}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

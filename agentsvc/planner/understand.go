@@ -151,7 +151,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = asWell.ReplaceAllString(text, " too")
-	text = cheapestTrim.ReplaceAllString(text, "base trim") // "cheapest trim pls": the first the tool lists
+	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
+	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
+	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
 	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
 		text = c.everyChoice(text) // "add all the packages": each one named
 	}
@@ -3975,6 +3977,13 @@ func (c *conv) everyChoice(text string) string {
 	}
 	return text
 }
+
+// goWithChoice goes to a page with a choice set first: "take me to financing for the EX-L
+// configuration", "go to financing with the Limited trim".
+var goWithChoice = regexp.MustCompile(`(?i)\b(?:take\s+(?:me|us)|go|bring\s+(?:me|us))\s+to\s+(?:the\s+)?(\w+)(?:\s+page)?\s+(?:for|with)\s+(?:the\s+)?([\w-]+(?:\s+[\w-]+)?)\s+(trim|package|colou?r|configuration|config|setup|version)\b`)
+
+// narrowTo narrows the list to some: "narrow it to ones from 2023", "filter the list down to".
+var narrowTo = regexp.MustCompile(`(?i)\b(?:narrow|filter|limit|cut)\s+(?:it|them|this|that|the\s+list|the\s+results)\s+(?:down\s+)?to\b`)
 
 // cheapestTrim asks for the trim that costs least, which is the base trim.
 var cheapestTrim = regexp.MustCompile(`(?i)\b(?:cheapest|least\s+expensive)\s+trim\b`)
