@@ -3637,6 +3637,14 @@ var siteConversations = []struct {
 		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c22"}`}, on: "car"},
 		{say: "Now could we go back to the list and narrow it to ones from 2023 or newer?", calls: []string{`back_to_inventory {}`, `search_cars {"minYear":2023}`}, on: "inventory"},
 	}},
+	{"a ranking of the two compared that ties", "inventory", "", []siteTurn{
+		{say: "show me pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "compare them", calls: []string{`compare_cars {"carIds":["c17","c18"]}`}, on: "drawer"},
+		{say: "open the newer of the two", calls: []string{}, reply: []string{"They tie: the 2021 Ford F-150 and the 2021 Toyota Tacoma, both 2021."}},
+		{click: 2, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the cheaper one", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

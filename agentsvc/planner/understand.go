@@ -41,6 +41,7 @@ type reading struct {
 	rankAt  int
 	hasRank bool
 	memRank bool    // the ranking is of the items on screen
+	tied    []*item // the items on screen that share the one the ranking picked ("the newer of the two", both 2021)
 	ranked  []*item // those items (the Toyotas of "which Toyota is the newest?" with all shown)
 
 	ps      []*plan // the page's tools for text2, best first
@@ -1542,6 +1543,9 @@ func (c *conv) pointAtSeen(r *reading) {
 			r.memRank, r.ranked = true, last
 			r.refs = w[:min(max(r.n, 1), len(w))]
 			drop = r.rankAt
+			if tied := tiedWith(last, r.order, w[0]); max(r.n, 1) == 1 && len(tied) > 1 {
+				r.tied = tied
+			}
 		}
 	}
 	if len(r.refs) > 0 && drop >= 0 {
@@ -1685,6 +1689,18 @@ func init() {
 		// said the price alone)
 		{"the total paid", func(c *conv, r *reading) bool { return totalAsked.MatchString(r.said) && c.totalPaid() != "" },
 			func(c *conv, _ *reading) (intent, bool) { return reply(c.totalPaid(), true) }},
+		// "open the newer of the two" where both are from 2021: which, since they tie (it
+		// opened the first listed)
+		{"a ranking that ties", func(_ *conv, r *reading) bool { return len(r.tied) > 1 && !r.question }, func(c *conv, r *reading) (intent, bool) {
+			v, _ := r.tied[0].num(r.order.field.keys...)
+			verb := strings.ToLower(r.toks[0].raw)
+			var asks []string
+			for _, it := range r.tied {
+				asks = append(asks, verb+" "+theTitle(it))
+			}
+			all := map[bool]string{true: "both", false: "all"}[len(r.tied) == 2]
+			return reply(fmt.Sprintf("They tie: %s, %s %s. Which one: %s?", joinList(titles(r.tied), "and"), all, r.order.field.value(v, c.now.money), c.offer(asks, "or", true)), r.toks[0].kind == kindWord)
+		}},
 		// "show me red cars under 30k", "back to the list, only red ones" on a car's page: the
 		// list, which reads the request again (it set the car's colour)
 		{"other items sought from an item's page", func(c *conv, r *reading) bool {
