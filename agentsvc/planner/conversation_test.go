@@ -3645,6 +3645,10 @@ var siteConversations = []struct {
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the cheaper one", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
 	}},
+	{"the comparison closed to open one of it", "inventory", "", []siteTurn{
+		{say: "compare the golf and the civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c14","c10"]}`}, on: "drawer"},
+		{say: "Please close the comparison and open the cheaper of the two.", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

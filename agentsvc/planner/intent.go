@@ -130,6 +130,10 @@ func (c *conv) forItem() (string, bool) {
 	if m := backToItemThen.FindStringSubmatch(c.text); m != nil && normWord(m[1]) == c.openedNoun() && len(contentWords(m[2])) > 0 {
 		return m[2], true
 	}
+	// "close the comparison and open the cheaper of the two": the opening, which leaves it
+	if m := closeThen.FindStringSubmatch(c.text); m != nil && len(contentWords(m[1])) > 0 {
+		return m[1], true
+	}
 	prevUser := c.prevUser()
 	if prevUser < 0 {
 		return "", false
@@ -274,6 +278,10 @@ func (c *conv) onItemAt(it *item, i int) bool {
 		return k.at > opened && k.at < i && slices.ContainsFunc(identWords(k.name), func(w string) bool { return hubWords[w] })
 	})
 }
+
+// closeThen closes a drawer to open one of its items: "Please close the comparison and open
+// the cheaper of the two" (the opening leaves it).
+var closeThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|please|now)[\s,]+)*close\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer|it)(?:\s+drawer)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?((?:open|see|view|look\s+at|pick|select)\b.+)$`)
 
 // fieldAlone asks only for a field, after the items were named: "and mileage?", "what about the year?".
 var fieldAlone = regexp.MustCompile(`(?i)^\s*(?:and|what\s+about|how\s+about|n)\s+(?:the\s+)?([a-z]+)\s*\??\s*$`)
