@@ -3649,6 +3649,12 @@ var siteConversations = []struct {
 		{say: "compare the golf and the civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c14","c10"]}`}, on: "drawer"},
 		{say: "Please close the comparison and open the cheaper of the two.", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
 	}},
+	{"a short day said alone or with the same time", "test-drive", "c01", []siteTurn{
+		{say: "sat 10am, jo lee, jo@lee.io", calls: []string{`fill_form_data {"name":"jo lee","email":"jo@lee.io","date":"2026-12-05","time":"10:00"}`}},
+		{say: "actually sun same time", calls: []string{`fill_form_data {"name":"jo lee","email":"jo@lee.io","date":"2026-12-06","time":"10:00"}`}},
+		{say: "hmm no, tue?", calls: []string{`fill_form_data {"name":"jo lee","email":"jo@lee.io","date":"2026-12-08","time":"10:00"}`}},
+		{say: "ok send it", calls: []string{`book_test_drive {}`}, reply: []string{"2026-12-08 at 10:00"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -18,7 +18,7 @@ var (
 	tomorrow  = `(?:tomm?orr?ow|tmrw|tmr|tmw|2morr?ow|2moro)` // as typed on a phone
 	weekdayRe = regexp.MustCompile(`(?i)\b(?:(next|this|coming|on|a\s+week\s+from)\s+)?` +
 		`((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b(\s+next\s+week\b)?`)
-	shortDayRe = regexp.MustCompile(`(?i)\b(?:sun|tue|thu)(?:\s+(?:at\s+)?\d|\s+instead\b)`)
+	shortDayRe = regexp.MustCompile(`(?i)\b(?:sun|tue|thu)(?:\s+(?:at\s+)?\d|\s+instead\b|\s+same\b|\s*[?!.]*\s*$)`)
 	// "December 3", "Dec 3rd", "3 December", "3rd of Dec".
 	calDateRe = regexp.MustCompile(`(?i)\b(?:` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?|` +
 		`(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `)\b`)
@@ -89,7 +89,8 @@ func rewriteDates(text string, today time.Time) string {
 	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {
 		return dated(s, today.Month(), dayOfMonthRe.FindStringSubmatch(s)[1], 0, 1)
 	})
-	// "sun 10am", "tue at 3", "sun instead": a short day before an hour or a change is a day
+	// "sun 10am", "tue at 3", "sun instead", "actually sun same time", "sun?": a short day before
+	// an hour or a change, or ending the message, is a day
 	text = shortDayRe.ReplaceAllStringFunc(text, func(s string) string {
 		return map[string]string{"sun": "sunday", "tue": "tuesday", "thu": "thursday"}[strings.ToLower(s[:3])] + s[3:]
 	})
