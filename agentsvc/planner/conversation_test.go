@@ -3655,6 +3655,10 @@ var siteConversations = []struct {
 		{say: "hmm no, tue?", calls: []string{`fill_form_data {"name":"jo lee","email":"jo@lee.io","date":"2026-12-08","time":"10:00"}`}},
 		{say: "ok send it", calls: []string{`book_test_drive {}`}, reply: []string{"2026-12-08 at 10:00"}},
 	}},
+	{"a monthly over a bare number of months", "inventory", "", []siteTurn{
+		{say: "wats the monthly over 48", calls: []string{}, reply: []string{"tell me which"}, not: []string{"Showing"}},
+		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -168,14 +168,15 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.lister() == nil {
 		text = anyIn.ReplaceAllString(text, "does it come in $1?") // "any in white?" of the car on screen asks, not sets
 	}
-	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
-	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
-	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
-	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
-	text = c.rewriteRelative(text)                           // "push it an hour later", "the day after instead"
-	text = monthsShort.ReplaceAllString(text, "$1$2 months") // "60mo", "48 mos", "48m"
-	text = pickUps.ReplaceAllString(text, "pickup")          // "pick ups", "a pick-up"
-	text = withShort.ReplaceAllString(text, "with$1")        // "compare w the golf", "w/ 2k down"
+	text = muchMo.ReplaceAllString(text, "how much a month")    // "how much mo for this one"
+	text = maxBefore.ReplaceAllString(text, "up to $1")         // "suv max 45000" (the suv was lost)
+	text = raisedTo.ReplaceAllString(text, "$1 to")             // "bump the down payment up to 12k": to 12k, no ceiling
+	text = spendFor.ReplaceAllString(text, "$1 up to $2")       // "wat can i get for 25k", "spend 30k"
+	text = c.rewriteRelative(text)                              // "push it an hour later", "the day after instead"
+	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
+	text = monthlyOver.ReplaceAllString(text, "$1 $2 months$3") // "wats the monthly over 48": 48 months, no price
+	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
+	text = withShort.ReplaceAllString(text, "with$1")           // "compare w the golf", "w/ 2k down"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -3997,6 +3998,9 @@ func (c *conv) everyChoice(text string) string {
 // goWithChoice goes to a page with a choice set first: "take me to financing for the EX-L
 // configuration", "go to financing with the Limited trim".
 var goWithChoice = regexp.MustCompile(`(?i)\b(?:take\s+(?:me|us)|go|bring\s+(?:me|us))\s+to\s+(?:the\s+)?(\w+)(?:\s+page)?\s+(?:for|with)\s+(?:the\s+)?([\w-]+(?:\s+[\w-]+)?)\s+(trim|package|colou?r|configuration|config|setup|version)\b`)
+
+// monthlyOver is a monthly payment over a bare number of months: "the monthly over 48".
+var monthlyOver = regexp.MustCompile(`(?i)\b((?:monthly|payments?|a\s+month|per\s+month)\s+(?:over|for|at|on))\s+(12|24|36|48|60|72|84|96)(\s*(?:[?.!,;]|$|\s+(?:pls|please|then)\b))`)
 
 // narrowTo narrows the list to some: "narrow it to ones from 2023", "filter the list down to".
 var narrowTo = regexp.MustCompile(`(?i)\b(?:narrow|filter|limit|cut)\s+(?:it|them|this|that|the\s+list|the\s+results)\s+(?:down\s+)?to\b`)
