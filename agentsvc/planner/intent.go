@@ -153,11 +153,12 @@ func (c *conv) forItem() (string, bool) {
 	// "swap to the model y" on the test drive's page, details given: "Test drive the model y
 	// instead", which takes them again ("switch to the civic" on the calculator redoes its
 	// figures: sameFor below)
-	details := slices.ContainsFunc(c.msgs[:prevUser+1], func(m chat.Message) bool {
+	if m := switchTo.FindStringSubmatch(c.text); m != nil && slices.ContainsFunc(c.msgs[:prevUser+1], func(m chat.Message) bool {
 		return m.Role == chat.RoleUser && slices.ContainsFunc(tokenize(m.Content), contactToken)
-	})
-	if m := switchTo.FindStringSubmatch(c.text); m != nil && c.pageKind() != "" && details {
-		return c.pageKind() + " " + m[1] + " instead", true
+	}) {
+		if kind := c.pageKind(); kind != "" {
+			return kind + " " + m[1] + " instead", true
+		}
 	}
 	// "48 months", then "same for the model 3?": the request before, for the car named now
 	if sameFor.MatchString(c.text) && !restSame.MatchString(c.text) { // ("48 months, keeping the rest the same" is all said)

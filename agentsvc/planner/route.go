@@ -1000,8 +1000,7 @@ func (f *filler) nameWord(i int) bool {
 			return e.kind == kindEmail && len(t.raw) >= 3 && strings.Contains(local, strings.ToLower(t.raw))
 		})
 	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) && !askingWord(t.norm) && !howIAm(t.norm) || person) &&
-		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) && // "c09 instead" is no name
-		(units[t.norm] == nil || person) // nor "year" of "…, 72000 a year"
+		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) // "c09 instead" is no name
 }
 
 // askingWord is a word of asking or of a kind of value, no part of a name: "wanna", "slot"

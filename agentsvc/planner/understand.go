@@ -707,7 +707,7 @@ func (c *conv) twoValues(r *reading) []string {
 			vs = append(vs, t.raw)
 		}
 	}
-	if len(vs) != 2 || len(r.toks) > 0 && slices.ContainsFunc(r.toks, func(t token) bool { return t.kind == kindNumber && (t.money || t.percent) }) {
+	if len(vs) != 2 || slices.ContainsFunc(r.toks, func(t token) bool { return t.kind == kindNumber && (t.money || t.percent) }) {
 		return nil
 	}
 	return vs
@@ -1694,13 +1694,16 @@ func init() {
 		// opened the first listed)
 		{"a ranking that ties", func(_ *conv, r *reading) bool { return len(r.tied) > 1 && !r.question }, func(c *conv, r *reading) (intent, bool) {
 			v, _ := r.tied[0].num(r.order.field.keys...)
-			verb := strings.ToLower(r.toks[0].raw)
+			verb := "open" // the request's own verb ("compare the newer of the two"), else opening
+			if i := slices.IndexFunc(r.toks, func(t token) bool { return toolVerbs[t.norm] }); i >= 0 {
+				verb = strings.ToLower(r.toks[i].raw)
+			}
 			var asks []string
 			for _, it := range r.tied {
 				asks = append(asks, verb+" "+theTitle(it))
 			}
 			all := map[bool]string{true: "both", false: "all"}[len(r.tied) == 2]
-			return reply(fmt.Sprintf("They tie: %s, %s %s. Which one: %s?", joinList(titles(r.tied), "and"), all, r.order.field.value(v, c.now.money), c.offer(asks, "or", true)), r.toks[0].kind == kindWord)
+			return reply(fmt.Sprintf("They tie: %s, %s %s. Which one: %s?", joinList(titles(r.tied), "and"), all, r.order.field.value(v, c.now.money), c.offer(asks, "or", true)), true)
 		}},
 		// "show me red cars under 30k", "back to the list, only red ones" on a car's page: the
 		// list, which reads the request again (it set the car's colour)
@@ -2913,21 +2916,16 @@ var interestRe = regexp.MustCompile(`(?i)\binterest\s+([$£€]\s?[0-9][0-9,]*(?
 // totalPaid says what the latest calculation costs in all, its price and its interest, from
 // what its result stated; "" when no result stated both.
 func (c *conv) totalPaid() string {
-	for _, m := range slices.Backward(c.msgs[:c.lastUser]) {
-		if m.Role != chat.RoleTool {
-			continue
-		}
-		in := interestRe.FindStringSubmatch(m.Content)
-		price := statedPriceIn([]chat.Message{m})
-		if in == nil || price == 0 {
-			return ""
-		}
-		interest, _ := parseMoney(in[1])
-		f := priceField
-		return fmt.Sprintf("In all %s: the price %s and %s interest (a down payment is part of the price).",
-			f.value(price+interest, c.before.money), f.value(price, c.before.money), in[1])
+	last := resultIn(c.msgs[:c.lastUser])
+	in := interestRe.FindStringSubmatch(last)
+	price := statedPriceIn([]chat.Message{{Role: chat.RoleTool, Content: last}})
+	if in == nil || price == 0 {
+		return ""
 	}
-	return ""
+	interest, _ := parseMoney(in[1])
+	f := priceField
+	return fmt.Sprintf("In all %s: the price %s and %s interest (a down payment is part of the price).",
+		f.value(price+interest, c.before.money), f.value(price, c.before.money), in[1])
 }
 
 // statedPrice is the last price the latest result of the turn or before it that states one
@@ -3978,6 +3976,9 @@ var backToItemThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok(?:ay)?|so|now|and)[\s,
 // everyChoice writes "all the packages", "every package" as the choices of a list parameter
 // here that its noun names: "the winter and tech and cargo packages".
 func (c *conv) everyChoice(text string) string {
+	if !everyWord.MatchString(text) {
+		return text // (no pattern of the page's nouns to build)
+	}
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			if !p.schema.isArray() || p.schema.items == nil || len(p.schema.items.enum) < 2 || !p.schema.items.enum[0].isStr {
@@ -4004,6 +4005,9 @@ var monthlyOver = regexp.MustCompile(`(?i)\b((?:monthly|payments?|a\s+month|per\
 
 // narrowTo narrows the list to some: "narrow it to ones from 2023", "filter the list down to".
 var narrowTo = regexp.MustCompile(`(?i)\b(?:narrow|filter|limit|cut)\s+(?:it|them|this|that|the\s+list|the\s+results)\s+(?:down\s+)?to\b`)
+
+// everyWord says all of something: "all", "every", "each".
+var everyWord = regexp.MustCompile(`(?i)\b(?:all|every|each)\b`)
 
 // cheapestTrim asks for the trim that costs least, which is the base trim.
 var cheapestTrim = regexp.MustCompile(`(?i)\b(?:cheapest|least\s+expensive)\s+trim\b`)
