@@ -956,7 +956,7 @@ var siteConversations = []struct {
 		{say: "what was the monthly again", reply: []string{"Earlier I said: Monthly payment $631.93"}},
 	}},
 	{"a make in the plural with one car of it", "inventory", "", []siteTurn{
-		{say: "show me the subarus", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, reply: []string{"2022 Subaru Outback"}, on: "car"},
+		{say: "show me the subarus", calls: []string{`search_cars {"make":"Subaru"}`}, reply: []string{"Showing 1 car: 2022 Subaru Outback"}},
 	}},
 	{"a name said alone, in lower case", "inventory", "", []siteTurn{
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}, on: "car"},
@@ -3658,6 +3658,16 @@ var siteConversations = []struct {
 	{"a monthly over a bare number of months", "inventory", "", []siteTurn{
 		{say: "wats the monthly over 48", calls: []string{}, reply: []string{"tell me which"}, not: []string{"Showing"}},
 		{say: "the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+	}},
+	{"which car the page is of, and a make said as a plural", "car", "c01", []siteTurn{
+		{say: "what would it cost a month?", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "remind me which car this is for", calls: []string{}, reply: []string{"It is the 2023 Toyota RAV4."}},
+		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, on: "car"},
+		{say: "which car is this?", calls: []string{}, reply: []string{"It is the 2023 Toyota RAV4."}},
+		{say: "show me the audis", calls: []string{`back_to_inventory {}`, `search_cars {"make":"Audi"}`}, reply: []string{"Audi A4", "Audi A6"}, not: []string{"Sorry"}, on: "inventory"},
+	}},
+	{"a short question whether the site has a car", "inventory", "", []siteTurn{
+		{say: "u hv the camry?", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, reply: []string{"2022 Toyota Camry"}, not: []string{"Sorry", "can't"}, on: "car"},
 	}},
 }
 

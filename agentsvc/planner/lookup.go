@@ -40,7 +40,7 @@ func (c *conv) unknownNames(r *reading) (intent, bool) {
 
 // haveAsk asks whether the site has something: "do you have a civic", "got any civics?",
 // "any civics?".
-var haveAsk = regexp.MustCompile(`(?i)^\s*(?:(?:do|does)\s+(?:you|u|they)\s+(?:have|got|carry|sell|stock)|(?:you\s+)?got|any)\b`)
+var haveAsk = regexp.MustCompile(`(?i)^\s*(?:(?:(?:do|does)\s+)?(?:you|u|they)\s+(?:have|hv|got|carry|sell|stock)|(?:you\s+)?got|any)\b`)
 
 // lookupOf is the lookup of a request for a tool that takes item ids with words no tool
 // knows, when the page has a listing tool; nil for any other request.

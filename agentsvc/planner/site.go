@@ -630,8 +630,12 @@ func (c *conv) openPage(msgs []chat.Message) {
 		// sign-in's code) whose value is an item seen or written like an id ("c01").
 		id := q.Get(key)
 		itemKey := idKeyLike.MatchString(key) && !notItemKey.MatchString(key)
-		if itemKey && id != "" && id != openedID(last) && (c.now.items[id] != nil || idRe.MatchString(id)) {
-			c.insertPageCall(c.pageCall(last, key, id))
+		if itemKey && id != "" && (c.now.items[id] != nil || idRe.MatchString(id)) {
+			if id != openedID(last) {
+				c.insertPageCall(c.pageCall(last, key, id))
+			} else if c.now.items[id] != nil {
+				return
+			}
 			// Named by the page's title until a result names it: "Test drive: 2023 Toyota RAV4 — Shop"
 			name := strings.TrimSpace(titleSepRe.Split(title, 2)[0])
 			if _, after, ok := strings.Cut(name, ": "); ok {

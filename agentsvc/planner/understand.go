@@ -1686,6 +1686,10 @@ func init() {
 			}
 			return intent{reply: "No: this is " + theTitle(it) + "."}, true
 		}},
+		// "which car is this for?", "remind me what car this is" on a car's page or its
+		// calculator: the one on screen (it listed them all, or opened it again)
+		{"which one is on screen", func(c *conv, r *reading) bool { return whichIsThis.MatchString(r.said) && c.titled() != nil },
+			func(c *conv, _ *reading) (intent, bool) { return reply("It is "+theTitle(c.titled())+".", true) }},
 		// "what's the total cost?" after a calculation: its price and its interest together (it
 		// said the price alone)
 		{"the total paid", func(c *conv, r *reading) bool { return totalAsked.MatchString(r.said) && c.totalPaid() != "" },
@@ -3613,7 +3617,7 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 		// A number is no name of its own ("Model 3": the word before it counts); nor is a day
 		// of the month ("on Friday the 11th").
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 || ordinalDigits.MatchString(t.raw) || sortVerbs[t.norm] ||
-			ordinary(t.norm) || correctionWords[t.norm] || c.vocab[t.norm] && !theMake || // ("Thanks. Actually, …")
+			ordinary(t.norm) || correctionWords[t.norm] || (c.vocab[t.norm] || c.vocab[strings.TrimSuffix(t.norm, "s")]) && !theMake || // ("Thanks. Actually, …"; "the audis")
 			bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			continue
 		}
@@ -3950,6 +3954,20 @@ var (
 	fromComparison      = regexp.MustCompile(`(?i)\s+(?:in|from|of)\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer)\b`)
 	opensFromComparison = regexp.MustCompile(`(?i)\b(?:open|see|view|show|look\s+at|select|pick|go\s+to)\b.*\b(?:in|from|of)\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer)\b`)
 )
+
+// whichIsThis asks which item the page is of: "which car is this for?", "remind me what car
+// this is", "what vehicle am i looking at".
+var whichIsThis = regexp.MustCompile(`(?i)^\s*(?:(?:remind|tell)\s+me\s+(?:again\s+)?)?(?:which|what)\s+(?:car|vehicle|one|model|item)\s+(?:is\s+(?:this|it)|(?:this|it)\s+is|am\s+i\s+looking\s+at|are\s+we\s+(?:on|looking\s+at))(?:\s+(?:for|about))?(?:\s+again)?\s*[?.!]*\s*$`)
+
+// titled is the item whose page (or a page of it: its calculator) the visitor is on: the one
+// opened last, when the page's title names it; nil on a page of no item.
+func (c *conv) titled() *item {
+	title, _ := pageOf(c.msgs)
+	if it := cmp.Or(c.openedLast(), c.pageItem()); it != nil && len(nameMentions(title, []*item{it}, nil)) > 0 {
+		return it
+	}
+	return nil
+}
 
 // switchTo asks for another item in place of the one on screen: "swap to the model y", "can i
 // switch to the model y instead", "change car to the A6".
