@@ -3669,6 +3669,13 @@ var siteConversations = []struct {
 	{"a short question whether the site has a car", "inventory", "", []siteTurn{
 		{say: "u hv the camry?", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`}, reply: []string{"2022 Toyota Camry"}, not: []string{"Sorry", "can't"}, on: "car"},
 	}},
+	{"a trim set from the calculator, by a car page's link", "car", "c08", []siteTurn{
+		{say: "what would it cost a month over 60 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "switch it to the SX trim and show me the payment again",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"SX"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
+			reply: []string{"$32,400", "60 months"}, not: []string{"There is no"}, on: "financing"},
+		{say: "make it the EX trim", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}, not: []string{"There is no"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -153,6 +153,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = asWell.ReplaceAllString(text, " too")
 	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
+	text = makeItChoice.ReplaceAllString(text, "pick the $1")                  // "switch it to the SX trim": a choice, not another car
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
 	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
@@ -2703,23 +2704,6 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 			return
 		}
 		said := rankPlans(m.Content, []chat.ToolDef{p.def})[0]
-		// the name another form took from that message ("I'm Maria Gonzalez, maria@…, and our
-		// household income is 92,000" applied as Maria Gonzalez) is the name
-		for _, k := range c.calls {
-			var args map[string]any
-			if k.at <= i || c.userBefore(k.at) != m.Content || json.Unmarshal([]byte(k.args), &args) != nil {
-				continue
-			}
-			for key, v := range args {
-				if name, ok := v.(string); ok && slices.Contains(identWords(key), "name") && strings.Contains(m.Content, name) {
-					for _, q := range p.schema.props {
-						if nameKind.wants(q) {
-							said.values[q.name] = name
-						}
-					}
-				}
-			}
-		}
 		// (and what else that message said for this tool, when it asked for it: "i'm Ben Olsen,
 		// ben@…, earning about 52k a year", then a payment, then "sure, apply")
 		// (an earlier message, with a detail the later one did not give: "my name is Grace
@@ -3968,6 +3952,10 @@ func (c *conv) titled() *item {
 	}
 	return nil
 }
+
+// makeItChoice sets a choice named by its kind: "make it the SX trim", "switch it to the
+// TRD Off-Road trim".
+var makeItChoice = regexp.MustCompile(`(?i)\b(?:make|switch|change|swap|set)\s+(?:it|this|that)\s+(?:to\s+|for\s+|with\s+)?(?:the\s+|a\s+)?((?:[\w-]+\s+){1,3}(?:trim|package|colou?r|paint))\b`)
 
 // switchTo asks for another item in place of the one on screen: "swap to the model y", "can i
 // switch to the model y instead", "change car to the A6".
