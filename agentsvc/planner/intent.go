@@ -339,18 +339,6 @@ func (c *conv) firstAsked(name string, from int) (string, int) {
 // Civic", "what about the Camry?", "and the Civic".
 func (c *conv) swapsIn(text string) (mention, bool) {
 	ms := nameMentions(text, c.now.known(), nil)
-	if len(ms) == 0 { // "and the civic?" of a name no result has shown yet: the one word nothing knows
-		toks := tokenize(text)
-		for i, t := range toks {
-			if t.kind == kindWord && !swapWords[strings.ToLower(t.raw)] && !correctionWords[t.norm] {
-				if len(ms) > 0 || !wordAt(toks, i-1, "the") || len(t.norm) < 3 || ordinary(t.norm) || c.vocab[t.norm] || c.nearToolWord(t.norm) ||
-					strings.ContainsAny(t.raw[:1], "0123456789") { // ("actually the 11th" is a day)
-					return mention{}, false
-				}
-				ms = append(ms, mention{start: t.start, end: t.end})
-			}
-		}
-	}
 	if len(ms) != 1 {
 		return mention{}, false
 	}
