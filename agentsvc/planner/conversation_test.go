@@ -3676,6 +3676,12 @@ var siteConversations = []struct {
 			reply: []string{"$32,400", "60 months"}, not: []string{"There is no"}, on: "financing"},
 		{say: "make it the EX trim", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}, not: []string{"There is no"}, on: "car"},
 	}},
+	{"another car for a drive asked of this car", "car", "c01", []siteTurn{
+		{say: "book a test drive of this car on friday at 2pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"2023 Toyota RAV4", "name and email"}, on: "test-drive"},
+		{say: "nvm, the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_test_drive {}`},
+			reply: []string{"2023 Honda Civic", "name and email"}, not: []string{"Showing"}, on: "test-drive"},
+		{say: "Lee Park, lee@park.io", calls: []string{`fill_form_data {"name":"Lee Park","email":"lee@park.io","date":"2026-12-04","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -241,7 +242,7 @@ func (c *conv) forItem() (string, bool) {
 			continue
 		} else if _, also := c.swapsIn(m.Content); !also {
 			was := nameMentions(m.Content, c.now.known(), nil)
-			if cur := c.openedLast(); len(was) == 0 && cur != nil && c.onItemAt(cur, i) && len(now.items) <= 1 && !slices.Contains(now.items, cur) {
+			if cur := cmp.Or(c.openedLast(), c.repliedOf(i)); len(was) == 0 && cur != nil && c.onItemAt(cur, i) && len(now.items) <= 1 && !slices.Contains(now.items, cur) {
 				// "book a test drive saturday at 11" of the car on screen, then "how about the
 				// corolla hatchback instead": that request, of the car named now; the page's
 				// own, after details it took ("sat 10am, kat, kat@mail.com", then "swap to the
@@ -249,7 +250,11 @@ func (c *conv) forItem() (string, bool) {
 				if kind := c.pageKind(); kind != "" && slices.ContainsFunc(tokenize(m.Content), contactToken) {
 					return kind + " the " + c.text[now.start:now.end] + " instead", true
 				}
-				return m.Content + " , for the " + c.text[now.start:now.end], true
+				name := "the " + c.text[now.start:now.end]
+				if at := thisItem.FindStringIndex(m.Content); at != nil { // ("… of this car on friday": of the civic)
+					return m.Content[:at[0]] + name + m.Content[at[1]:], true
+				}
+				return m.Content + " , for " + name, true
 			}
 			if len(was) != 1 || len(was[0].items) != 1 || slices.Contains(now.items, was[0].items[0]) {
 				return "", false
@@ -264,6 +269,27 @@ func (c *conv) forItem() (string, bool) {
 	}
 	return "", false
 }
+
+// repliedOf is the one item the replies to user message i named ("Opening the test-drive
+// booking page for the 2023 Toyota RAV4"): the one on screen then, on a page come to by a
+// link that no call opened; nil when they name none or several.
+func (c *conv) repliedOf(i int) *item {
+	for _, m := range c.msgs[i+1:] {
+		if m.Role == chat.RoleUser {
+			break
+		}
+		if ms := nameMentions(m.Content, c.now.known(), nil); m.Role == chat.RoleAssistant && len(ms) > 0 {
+			if len(ms) == 1 && len(ms[0].items) == 1 {
+				return ms[0].items[0]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// thisItem points at the item on screen: "this car", "that one".
+var thisItem = regexp.MustCompile(`(?i)\b(?:this|that)\s+(?:car|one|vehicle)\b`)
 
 // onItemAt reports that the visitor was still on the pages of item it when they wrote message
 // i: no call went back to the list between its opening and then ("open the civic", "back",
