@@ -191,7 +191,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = atRate.ReplaceAllString(text, "at ${1}%$2") // "60 months at 4.9": a rate
 	}
 	text = c.rewriteNearest(notOld.ReplaceAllString(text, ""))
-	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(c.rewriteInstead(text), "make it $1"), "0 down")
+	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(insteadOf.ReplaceAllString(text, "make it "), "make it $1"), "0 down")
 	text = goAhead.ReplaceAllString(c.rewritePlaces(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
@@ -677,7 +677,8 @@ var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b|\b
 // "put $4,000 down", where the word after an amount names its parameter.
 var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9](?:[0-9,.]*[0-9])?\s?(?:k\b|%|percent\b)?)`)
 
-// insteadOf is a figure said to be replaced, and the words that lead to its replacement.
+// insteadOf is a figure said to be replaced, and the words that lead to its replacement:
+// "instead of 36, let's try 24" is "make it 24" (rewriteNearest names its parameter).
 var insteadOf = regexp.MustCompile(`(?i)\binstead\s+of\s+([$€£]?[0-9][0-9,.]*\s*(?:k\b|%|months?|mo)?)[\s,]*(?:(?:let'?s|let\s+us|can\s+we|could\s+we|we)\s+)?(?:try|do|go\s+with|make\s+it|use)?\s*`)
 
 // backTo is a figure gone back to: "hmm no go back to 60" is no trip to the list.
@@ -942,36 +943,8 @@ var swapValue = regexp.MustCompile(`(?i)\b(?:swap|switch|replace|change|trade)\s
 
 var backTo = regexp.MustCompile(`(?i)\b(?:go(?:ing)?\s+|switch\s+)?back\s+to\s+([$€£]?[0-9])`)
 
-// rewriteInstead reads "instead of 36, let's try 24" as "make it 24"; when the figure replaced
-// is a value of the last call of a tool here, the new one is named as its parameter: "instead
-// of 4k let's do 6000" after 4,000 down is "make it 6000 down payment".
-func (c *conv) rewriteInstead(text string) string {
-	m := insteadOf.FindStringSubmatchIndex(text)
-	if m == nil {
-		return text
-	}
-	rest := text[m[1]:]
-	old, next := tokenize(text[m[2]:m[3]]), tokenize(rest)
-	if len(old) == 0 || len(next) == 0 || old[0].kind != kindNumber || next[0].kind != kindNumber ||
-		len(next) > 1 && next[1].kind == kindWord && !stopWords[next[1].norm] {
-		return text[:m[0]] + "make it " + rest
-	}
-	for k := range c.earlierCalls {
-		var args map[string]any
-		if !c.offers(k.name) || json.Unmarshal([]byte(k.args), &args) != nil {
-			continue
-		}
-		for _, name := range slices.Sorted(maps.Keys(args)) {
-			if f, ok := args[name].(float64); ok && f == old[0].value {
-				return text[:m[0]] + "make it " + rest[:next[0].end] + " " + identPhrase(name) + rest[next[0].end:]
-			}
-		}
-	}
-	return text[:m[0]] + "make it " + rest
-}
-
 // notOld is the figure a correction replaces, said after the new one: "20% down, not 15%".
-// It is no value of its own (rewriteInstead reads "instead of 15%, 20%").
+// It is no value of its own (insteadOf reads "instead of 15%, 20%").
 var notOld = regexp.MustCompile(`(?i)(?:[,;]\s*|\s+)(?:and\s+)?not\s+(?:the\s+)?[$€£]?\d[\d,.]*\s*(?:k\b|%|percent\b)?`)
 
 // rewriteNearest names the parameter of a figure said alone as a change ("nah do 4k", "make it
