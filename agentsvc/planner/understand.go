@@ -3180,8 +3180,8 @@ var spelledRe = regexp.MustCompile(`(?i)\bspel(?:led|t)\b`)
 var approval = rawSet(`was better fine good best nah nope`)
 
 // bareValue is the follow-up that gives only one number ("and at 72?", "what about 48"): the
-// conversation's last call of a tool of this page again, with the one parameter whose enum
-// has that number changed and the others kept; nil when the message is anything else.
+// tool of this page with the one parameter whose enum has that number, the values of its last
+// call kept; nil when the message is anything else.
 func (c *conv) bareValue(toks []token) (*plan, []*plan) {
 	nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
 	other := func(t token) bool {
@@ -3203,16 +3203,7 @@ func (c *conv) bareValue(toks []token) (*plan, []*plan) {
 		}
 		return p, hits
 	}
-	for k := range c.earlierCalls {
-		switch p, hits := take(c.toolDef(k.name)); { // a tool not on this page has no parameters
-		case hits > 1:
-			return nil, nil // two parameters could take it
-		case hits == 1:
-			c.carryOver(p, false)
-			return p, nil
-		} // none: "and at 72?" after the application is for the calculation before it
-	}
-	// "36" on the calculator before any calculation: the one parameter here that offers it
+	// "36" on the calculator, before any calculation or after: the one parameter here that offers it
 	var only *plan
 	for _, t := range c.tools {
 		if p, hits := take(t); hits > 1 || hits == 1 && only != nil {
