@@ -3682,6 +3682,12 @@ var siteConversations = []struct {
 			reply: []string{"2023 Honda Civic", "name and email"}, not: []string{"Showing"}, on: "test-drive"},
 		{say: "Lee Park, lee@park.io", calls: []string{`fill_form_data {"name":"Lee Park","email":"lee@park.io","date":"2026-12-04","time":"14:00"}`}},
 	}},
+	{"two cars' payments, the first on a calculator come to by a link", "financing", "c01", []siteTurn{
+		{say: "60 months 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}},
+		{say: "and what would the civic be on the same terms",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":60}`}, on: "financing"},
+		{say: "which of the two is cheaper a month?", calls: []string{}, reply: []string{"2023 Honda Civic is lower: $373.35 against $533.16 for the 2023 Toyota RAV4"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

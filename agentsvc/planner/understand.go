@@ -399,6 +399,9 @@ func (c *conv) payments() []payment {
 			}
 		}
 		m := monthlyRe.FindStringSubmatch(unwrap(k.result).text)
+		if m != nil && cur == nil { // a calculator come to by a link, since left: the one item at the price it names
+			cur = c.pricedIn(unwrap(k.result).text)
+		}
 		if m == nil || cur == nil || !k.done {
 			continue
 		}
@@ -407,6 +410,20 @@ func (c *conv) payments() []payment {
 		out = slices.Insert(out, 0, payment{cur, m[1], v})
 	}
 	return out
+}
+
+// pricedIn is the one item seen whose price the text names; nil when none or several.
+func (c *conv) pricedIn(text string) *item {
+	var found *item
+	for _, it := range c.now.known() {
+		if v, ok := it.num(priceField.keys...); ok && strings.Contains(text, priceField.value(v, c.now.money)) {
+			if found != nil {
+				return nil
+			}
+			found = it
+		}
+	}
+	return found
 }
 
 // othersSeen are the items of the last list besides the one on screen, on a page of one item
