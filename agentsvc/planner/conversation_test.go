@@ -3688,6 +3688,12 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":60}`}, on: "financing"},
 		{say: "which of the two is cheaper a month?", calls: []string{}, reply: []string{"2023 Honda Civic is lower: $373.35 against $533.16 for the 2023 Toyota RAV4"}},
 	}},
+	{"the comparison closed, then the list asked again", "inventory", "", []siteTurn{
+		{say: "compare the golf and the civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c14","c10"]}`}, on: "drawer"},
+		{say: "Close the comparison and show me all the cars again", calls: []string{`close_comparison {}`, `search_cars {}`}, reply: []string{"Showing 24 cars"}, on: "inventory"},
+		{say: "compare the two cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16"]}`}, on: "drawer"},
+		{say: "close it, then show me suvs", calls: []string{`close_comparison {}`, `search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}, not: []string{"too many"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -132,7 +132,7 @@ func (c *conv) forItem() (string, bool) {
 		return m[2], true
 	}
 	// "close the comparison and open the cheaper of the two": the opening, which leaves it
-	if m := closeThen.FindStringSubmatch(c.text); m != nil && len(contentWords(m[1])) > 0 {
+	if m := closeThen.FindStringSubmatch(c.text); m != nil && len(contentWords(m[1])) > 0 && openRest.MatchString(m[1]) {
 		return m[1], true
 	}
 	prevUser := c.prevUser()
@@ -306,9 +306,28 @@ func (c *conv) onItemAt(it *item, i int) bool {
 	})
 }
 
-// closeThen closes a drawer to open one of its items: "Please close the comparison and open
-// the cheaper of the two" (the opening leaves it).
-var closeThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|please|now)[\s,]+)*close\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer|it)(?:\s+drawer)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?((?:open|see|view|look\s+at|pick|select)\b.+)$`)
+// closeThen closes a drawer, then asks more: "Please close the comparison and open the
+// cheaper of the two" (openRest: the opening leaves it), "close it and show me all the cars".
+var (
+	closeThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|please|now)[\s,]+)*close\s+(?:the\s+|this\s+|that\s+)?(?:comparison|drawer|it)(?:\s+drawer)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?(.+)$`)
+	openRest  = regexp.MustCompile(`(?i)^(?:open|see|view|look\s+at|pick|select)\b`)
+)
+
+// closes reports a tool that closes something and needs nothing: close_comparison.
+func closes(t chat.ToolDef) bool {
+	return strings.HasPrefix(identPhrase(t.Name), "close") && len(parseSchema(t.Parameters).props) == 0
+}
+
+// closeFirst is the call that closes a drawer before the rest of "close the comparison and show
+// me all the cars" is read on the page it leaves (newConv); nil for any other request.
+func (c *conv) closeFirst(said string) *plan {
+	m := closeThen.FindStringSubmatch(said)
+	i := slices.IndexFunc(c.tools, closes)
+	if m == nil || openRest.MatchString(m[1]) || i < 0 || c.calledThisTurn(c.tools[i].Name, false) {
+		return nil
+	}
+	return &plan{def: c.tools[i], schema: parseSchema(c.tools[i].Parameters), values: map[string]any{}, opens: true}
+}
 
 // fieldAlone asks only for a field, after the items were named: "and mileage?", "what about the year?".
 var fieldAlone = regexp.MustCompile(`(?i)^\s*(?:and|what\s+about|how\s+about|n)\s+(?:the\s+)?([a-z]+)\s*\??\s*$`)

@@ -211,6 +211,8 @@ func newConv(req llm.Request, now time.Time) *conv {
 	}
 	if said, ok := c.forItem(); ok {
 		c.text, c.named = said, true
+	} else if m := closeThen.FindStringSubmatch(c.text); m != nil && slices.ContainsFunc(c.done, func(d call) bool { return strings.HasPrefix(d.name, "close") && d.opened }) {
+		c.text = m[1] // closed first (closeFirst): the rest, on the page it left
 	}
 	if m := thenNext.FindStringSubmatch(c.text); m != nil && !c.named && c.splitsThen() {
 		c.text, c.then = m[1], strings.TrimRight(m[2], " ?!.")
@@ -552,7 +554,7 @@ func (c *conv) pointedText(text string, opened call) string {
 // up the Outback", "open the second one" once the second one is named, "back to the explorer").
 func (c *conv) onlyNames(text string) bool {
 	names := nameMentions(text, c.now.known(), nil)
-	return !slices.ContainsFunc(tokenize(text), func(t token) bool {
+	return len(names) > 0 && !slices.ContainsFunc(tokenize(text), func(t token) bool {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
 		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm] && !goingWords[t.norm]
 	})

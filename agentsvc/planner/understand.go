@@ -1681,6 +1681,9 @@ func init() {
 		// calculator: the one on screen (it listed them all, or opened it again)
 		{"which one is on screen", func(c *conv, r *reading) bool { return whichIsThis.MatchString(r.said) && c.titled() != nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply("It is "+theTitle(c.titled())+".", true) }},
+		// "close the comparison and show me all the cars again": closed, then the rest
+		{"a close first", func(c *conv, r *reading) bool { return c.closeFirst(r.said) != nil },
+			func(c *conv, r *reading) (intent, bool) { return callIntent(c.closeFirst(r.said)), true }},
 		// "what's the total cost?" after a calculation: its price and its interest together (it
 		// said the price alone)
 		{"the total paid", func(c *conv, r *reading) bool { return totalAsked.MatchString(r.said) && c.totalPaid() != "" },
