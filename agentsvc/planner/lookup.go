@@ -54,15 +54,6 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	}
 	p := r.ps[i]
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, p), l: c.lister(), verb: saysVerb(r.toks, p.def)}
-	for _, q := range p.schema.props { // "compare the Odyssey and the RAV4" with only the Odyssey listed: "RAV4" taken for an id
-		if v, ok := p.values[q.name]; ok && takesIDs(q) {
-			for _, v := range stringsOf(v) {
-				if c.before.items[v] == nil && !c.looksLikeID(v) && !slices.Contains(lk.unknown, v) {
-					lk.unknown = append(lk.unknown, v)
-				}
-			}
-		}
-	}
 	if haveAsk.MatchString(r.said) { // "do you have a civic": the word after "a" or "any" is a name
 		for k, t := range r.toks2 {
 			if t.kind == kindWord && k > 0 && wordAt(r.toks2, k-1, "a", "an", "any") && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm] &&

@@ -3478,15 +3478,6 @@ func isQuestion(text string, toks []token) bool {
 			toks = toks[1:]
 		}
 	}
-	// the last clause asks: "hi! i'm looking at the sportage, could i book a test drive …?"
-	for i := len(toks) - 3; i > 0; i-- {
-		if toks[i].kind == kindPunct && strings.ContainsAny(toks[i].raw, ",!.;") {
-			if wordAt(toks, i+1, "can", "could", "would", "will") {
-				toks = toks[i+1:]
-			}
-			break
-		}
-	}
 	if wordAt(toks, 0, "can", "could", "does", "is") && wordAt(toks, 1, "it", "this", "they") {
 		return true // "can it tow"
 	}
