@@ -3674,7 +3674,7 @@ var siteConversations = []struct {
 		{say: "switch it to the SX trim and show me the payment again",
 			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"SX"}`, `go_to_financing {}`, `calculate_payment {"termMonths":60}`},
 			reply: []string{"$32,400", "60 months"}, not: []string{"There is no"}, on: "financing"},
-		{say: "make it the EX trim", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}, not: []string{"There is no"}, on: "car"},
+		{say: "make it the EX trim", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}, not: []string{"There is no"}, on: "car"},
 	}},
 	{"another car for a drive asked of this car", "car", "c01", []siteTurn{
 		{say: "book a test drive of this car on friday at 2pm", calls: []string{`go_to_test_drive {}`}, reply: []string{"2023 Toyota RAV4", "name and email"}, on: "test-drive"},
@@ -3693,6 +3693,11 @@ var siteConversations = []struct {
 		{say: "Close the comparison and show me all the cars again", calls: []string{`close_comparison {}`, `search_cars {}`}, reply: []string{"Showing 24 cars"}, on: "inventory"},
 		{say: "compare the two cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16"]}`}, on: "drawer"},
 		{say: "close it, then show me suvs", calls: []string{`close_comparison {}`, `search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}, not: []string{"too many"}, on: "inventory"},
+	}},
+	{"back to the car twice, from a calculator come to by a link", "financing", "c09", []siteTurn{
+		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "finance it", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, reply: []string{"2022 Toyota Camry"}, on: "car"},
 	}},
 }
 

@@ -163,7 +163,18 @@ func (m *memory) read(content string) {
 	if len(list) > 0 || listsNothing(v, body) {
 		m.last = list // a list that came back empty is the list now: nothing is on screen
 	}
+	// an item opened by its id, named beside it: "Opening the page of the 2022 Toyota Camry
+	// (c09, $26,500)" when no list named it
+	for _, n := range idNamed.FindAllStringSubmatch(text, -1) {
+		if name := n[1][strings.LastIndex(n[1], "the ")+4:]; m.items[n[2]] == nil && letterRe.MatchString(name) {
+			m.items[n[2]] = newItem(n[2], name)
+			m.order = append(m.order, n[2])
+		}
+	}
 }
+
+// idNamed is an item's name with its id after it in parentheses.
+var idNamed = regexp.MustCompile(`\bthe ([^()\n]+?) \(([A-Za-z]{1,4}[_-]?[0-9]{1,8})[,)]`)
 
 // noneRe is a result's text saying that nothing matched: "Showing 0 cars", "no room matches".
 var noneRe = regexp.MustCompile(`(?i)\bshowing\s+0\b|\b(?:0|no|zero)\s+\w+\s+(?:match|found)`)
