@@ -3699,6 +3699,14 @@ var siteConversations = []struct {
 		{say: "finance it", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, reply: []string{"2022 Toyota Camry"}, on: "car"},
 	}},
+	{"a family's drive and a spelled down payment", "car", "c22", []siteTurn{
+		{say: "book a test drive saturday at ten with the kids", calls: []string{`go_to_test_drive {}`}, reply: []string{"name and email"}, not: []string{"Sorry"}, on: "test-drive"},
+		{say: "Dana Wu, dana@wu.example", calls: []string{`fill_form_data {"name":"Dana Wu","email":"dana@wu.example","date":"2026-12-05","time":"10:00"}`}},
+		{say: "what would it cost with seven thousand five hundred down for seventy two months", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":7500,"termMonths":72}`},
+			reply: []string{"down $7,500", "72 months"}, on: "financing"},
+		{say: "can we come in this sunday at ten for a test drive the whole family",
+			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Dana Wu","email":"dana@wu.example","date":"2026-12-06","time":"10:00"}`}, not: []string{"Sorry"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

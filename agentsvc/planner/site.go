@@ -400,8 +400,12 @@ var dayWords = wordSet(calendarList + " am pm week weekend next")
 // ordinary reports a word of requests, bounds, rankings or dates: no item's or person's name.
 func ordinary(w string) bool {
 	return stopWords[w] || cueWordSet[w] || requestWords[w] || hints[w] != nil || rankWords[w].field != nil ||
-		dayWords[w]
+		dayWords[w] || peopleWords[w]
 }
+
+// peopleWords are the people a visitor brings along: "a test drive with the kids", "the whole
+// family is coming" name no item.
+var peopleWords = wordSet(`whole kid kids child children family wife husband partner son daughter friend mom mum dad parent baby spouse`)
 
 // elsewhere takes a request nothing here clearly does to the page that may: the navigation
 // tool whose words it has ("per month": financing), else, when no tool here has any of its

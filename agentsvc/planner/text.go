@@ -3,6 +3,7 @@ package planner
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -345,13 +346,20 @@ func scanToken(s string) token {
 	return t
 }
 
-// mergeMultipliers folds "thousand", "grand" and currency words into the number before them.
+// mergeMultipliers folds "thousand", "grand" and currency words into the number before them,
+// and the spelled hundreds after a spelled thousand.
 func mergeMultipliers(toks []token) []token {
 	out := toks[:0]
 	for _, t := range toks {
 		if n := len(out); t.norm == "month" && strings.EqualFold(t.raw, "mo") &&
 			(n == 0 || out[n-1].kind != kindNumber && !slices.Contains([]string{"a", "per", "each", "every"}, out[n-1].norm)) {
 			t.norm = "mo" // a month only after a number or "a" ("48 mo", "500 a mo"), not "mo li"
+		}
+		if n := len(out); n > 0 && out[n-1].grouped && t.kind == kindNumber && t.value < 1000 && letterRe.MatchString(out[n-1].raw) && letterRe.MatchString(t.raw) &&
+			math.Mod(out[n-1].value, 1000) == 0 {
+			out[n-1].value += t.value // "seven thousand five hundred": one figure, spelled
+			out[n-1].end = t.end
+			continue
 		}
 		if n := len(out); n > 0 && out[n-1].kind == kindNumber && t.kind == kindWord {
 			switch t.norm {
