@@ -3707,6 +3707,17 @@ var siteConversations = []struct {
 		{say: "can we come in this sunday at ten for a test drive the whole family",
 			calls: []string{`go_to_test_drive {}`, `fill_form_data {"name":"Dana Wu","email":"dana@wu.example","date":"2026-12-06","time":"10:00"}`}, not: []string{"Sorry"}, on: "test-drive"},
 	}},
+	{"packages taken back in other words", "car", "c01", []siteTurn{
+		{say: "Please add the panoramic roof and the winter package.", calls: []string{`configure_car {"packages":["roof","winter"]}`}},
+		{say: "Forget the panoramic roof.", calls: []string{`configure_car {"packages":["winter"]}`}, reply: []string{"Winter package"}, not: []string{"Panoramic roof"}},
+		{say: "add the roof again", calls: []string{`configure_car {"packages":["winter","roof"]}`}},
+		{say: "Never mind the winter package.", calls: []string{`configure_car {"packages":["roof"]}`}, not: []string{"Winter package"}},
+		{say: "I don't want the roof after all", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+	}},
+	{"a hyphenated package removed", "car", "c18", []siteTurn{
+		{say: "add the off-road package", calls: []string{`configure_car {"packages":["offroad"]}`}},
+		{say: "Please remove the off-road package.", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

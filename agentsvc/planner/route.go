@@ -582,10 +582,14 @@ func (f *filler) negatedAt(i int, negs map[string]bool) bool {
 // roof", "without the tech package", "take off the roof") or add one to it ("add the winter
 // package", "plus the roof"): "drop", "add" or "".
 func (f *filler) listCue(i int) string {
-	for k := i - 1; k >= 0 && k >= i-5 && f.toks[k].kind == kindWord; k-- { // "add that and the safety one", "add driver assistance and the sound package"
+	for k := i - 1; k >= 0 && k >= i-5 && (f.toks[k].kind == kindWord || f.toks[k].raw == "-"); k-- { // "add that and the safety one", "add driver assistance and the sound package", "remove the off-road package"
 		switch strings.ToLower(f.toks[k].raw) {
-		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose", "undo":
+		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose", "undo", "forget", "ditch", "scrap":
 			return "drop"
+		case "want", "need":
+			if wordAt(f.toks, k-1, "dont", "don't", "not") {
+				return "drop" // "I don't want the winter package after all"
+			}
 		case "off", "out":
 			if k > 0 && (strings.EqualFold(f.toks[k-1].raw, "take") || strings.EqualFold(f.toks[k-1].raw, "leave")) {
 				return "drop"

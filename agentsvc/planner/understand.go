@@ -53,6 +53,7 @@ type reading struct {
 // read classifies text once: everything the rules decide from.
 func (c *conv) read(text string, lookup bool) *reading {
 	r := &reading{said: text, lookup: lookup}
+	text = neverMindThe.ReplaceAllString(text, "remove the $1") // "never mind the winter package": not a musing
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
@@ -3927,6 +3928,9 @@ func (c *conv) titled() *item {
 	}
 	return nil
 }
+
+// neverMindThe takes back a choice: "never mind the winter package", "nvm the roof package".
+var neverMindThe = regexp.MustCompile(`(?i)\b(?:never\s*mind|nvm)[\s,]+the\s+((?:[\w-]+\s+){0,2}(?:package|pkg|option))\b`)
 
 // makeItChoice sets a choice named by its kind: "make it the SX trim", "switch it to the
 // TRD Off-Road trim".
