@@ -3718,6 +3718,16 @@ var siteConversations = []struct {
 		{say: "add the off-road package", calls: []string{`configure_car {"packages":["offroad"]}`}},
 		{say: "Please remove the off-road package.", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
 	}},
+	{"an undo said politely, a spelled amount put down, the total all together", "financing", "c06", []siteTurn{
+		{say: "What would it be over 72 months with $4,000 down?", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72}`}},
+		{say: "Could you try 7.5% APR instead?", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72,"apr":7.5}`}},
+		{say: "Undo that, please.", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72,"apr":6.9}`}, not: []string{"Sorry"}},
+		{say: "and if i put down ten grand", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72,"apr":6.9}`}, reply: []string{"down $10,000"}, not: []string{"application"}},
+		{say: "Can you undo that?", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":72,"apr":6.9}`}, reply: []string{"down $4,000"}},
+		{say: "back to the car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c06"}`}, on: "car"},
+		{say: "add the winter package", calls: []string{`configure_car {"packages":["winter"]}`}},
+		{say: "how much is it all together", calls: []string{`get_price_summary {}`}, reply: []string{"total $31,100"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

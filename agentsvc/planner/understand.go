@@ -155,6 +155,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = asWell.ReplaceAllString(text, " too")
 	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
 	text = makeItChoice.ReplaceAllString(text, "pick the $1")                  // "switch it to the SX trim": a choice, not another car
+	text = allTogether.ReplaceAllString(text, "altogether")                    // "how much is it all together"
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
 	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
@@ -691,9 +692,9 @@ var withShort = regexp.MustCompile(`\bw/?(\s)`) // lower case: "George W Bush" k
 // with an m: "48m".
 var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b|\b(12|24|36|48|60|72|84|96)m\b`)
 
-// downAfter is an amount put down written after "down" ("put down $4,000"): it is read as
-// "put $4,000 down", where the word after an amount names its parameter.
-var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9](?:[0-9,.]*[0-9])?\s?(?:k\b|%|percent\b)?)`)
+// downAfter is an amount put down written after "down" ("put down $4,000", "put down ten
+// grand"): it is read as "put $4,000 down", where the word after an amount names its parameter.
+var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9](?:[0-9,.]*[0-9])?\s?(?:k\b|%|percent\b)?|[a-z]+(?:[\s-][a-z]+)?\s+(?:grand|thousand)\b)`)
 
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement:
 // "instead of 36, let's try 24" is "make it 24" (rewriteNearest names its parameter).
@@ -1290,7 +1291,7 @@ func (c *conv) namedOf(items []*item) *item {
 }
 
 // undoRe asks to take back the last change: "undo that", "revert it", "undo last", "scrap that".
-var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no)[,\s]+)?(?:(?:undo|revert|reverse|scrap|scratch)(?:\s+(?:that|it|this|last|the\s+last)(?:\s+(?:change|one))?)?|(?:put|change|set)\s+it\s+back(?:\s+(?:how|the\s+way|as)\s+it\s+was)?)(?:\s+please|\s+pls)?\s*[.!]?\s*$`)
+var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no|actually|(?:can|could|would)\s+you)[,\s]+)*(?:(?:undo|revert|reverse|scrap|scratch)(?:\s+(?:that|it|this|last|the\s+last)(?:\s+(?:last\s+)?(?:change|one))?)?|(?:put|change|set)\s+it\s+back(?:\s+(?:how|the\s+way|as)\s+it\s+was)?)(?:[,\s]+(?:please|pls))?\s*[.!?]?\s*$`)
 
 // undo takes back the last change a tool of this page made: each value it set goes back to
 // the one an earlier call of the tool set, a list to empty when none did ("undo that" after
@@ -3928,6 +3929,9 @@ func (c *conv) titled() *item {
 	}
 	return nil
 }
+
+// allTogether is "altogether" written as two words.
+var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
 
 // neverMindThe takes back a choice: "never mind the winter package", "nvm the roof package".
 var neverMindThe = regexp.MustCompile(`(?i)\b(?:never\s*mind|nvm)[\s,]+the\s+((?:[\w-]+\s+){0,2}(?:package|pkg|option))\b`)
