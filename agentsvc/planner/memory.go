@@ -123,18 +123,10 @@ func (m *memory) read(content string) {
 			rows = append(rows, rowRe.FindStringSubmatch(text[at[0]:at[1]]))
 		}
 	}
-	nameWords := map[string]bool{} // "for the 2022 Mazda MX-5 Miata at $27,900": MX-5 is no id
-	if len(rows) > 0 {
-		for _, it := range m.items {
-			for _, w := range strings.Fields(it.name) {
-				nameWords[w] = true
-			}
-		}
-	}
 	for _, r := range rows {
 		label := strings.TrimSpace(r[2])
 		first, _, _ := strings.Cut(label, " ")
-		if !letterRe.MatchString(label) || clauseWords[normWord(first)] || nameWords[r[1]] {
+		if !letterRe.MatchString(label) || clauseWords[normWord(first)] {
 			continue
 		}
 		labels[r[1]] = cmp.Or(labels[r[1]], label) // the first mention names it

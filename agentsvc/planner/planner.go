@@ -427,13 +427,6 @@ func (c *conv) goOn(on *conv, k int) action {
 	// What the page showed on arrival, not what later steps returned: the plan must not
 	// change under its own feet.
 	on.before = remember(c.msgs[:on.start]).learnTitles(on.tools)
-	if c.named && lookup && l != nil && len(on.done) > 0 && on.done[0].name == l.def.Name && noArguments(on.done[0].args) {
-		// The page's list, looked up there this turn for a name that, known since, made the
-		// request another ("book a test drive friday 2pm", then "what about the civic
-		// instead"): what it returned is known, as after a lookup (lookup.intent).
-		on.before = remember(c.msgs[:on.done[0].at+1]).learnTitles(on.tools)
-		on.done, lookup = on.done[1:], false
-	}
 	// The values the visitor set on this page before, set again on arrival when the request
 	// sends what they shaped ("back to financing, and apply": the terms chosen, not the
 	// page's defaults): the call is this turn's first here, and the request is read without it.

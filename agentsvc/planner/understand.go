@@ -3474,12 +3474,6 @@ var itRe = regexp.MustCompile(`(?i)\b(?:it|that one|this one)\b`)
 // isQuestion reports a question rather than a request: "can I test drive the Civic on
 // Sunday?" and "could you show me SUVs?" are requests.
 func isQuestion(text string, toks []token) bool {
-	for len(toks) > 1 && wordAt(toks, 0, "ok", "okay", "so", "and", "well", "alright", "hmm") {
-		toks = toks[1:] // "ok which has better mileage"
-		if toks[0].kind == kindPunct {
-			toks = toks[1:]
-		}
-	}
 	if wordAt(toks, 0, "can", "could", "does", "is") && wordAt(toks, 1, "it", "this", "they") {
 		return true // "can it tow"
 	}
