@@ -3728,6 +3728,13 @@ var siteConversations = []struct {
 		{say: "add the winter package", calls: []string{`configure_car {"packages":["winter"]}`}},
 		{say: "how much is it all together", calls: []string{`get_price_summary {}`}, reply: []string{"total $31,100"}},
 	}},
+	{"what was booked, asked from another page", "test-drive", "c04", []siteTurn{
+		{say: "Sunday at 11, Peter Lind, peter.lind@example.com.", calls: []string{`fill_form_data {"name":"Peter Lind","email":"peter.lind@example.com","date":"2026-12-06","time":"11:00"}`}},
+		{say: "Please book it.", calls: []string{`book_test_drive {}`}},
+		{say: "Which day is my test drive?", calls: []string{}, reply: []string{"2026-12-06 at 11:00"}},
+		{say: "Take me to financing for this car.", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "Which car did I book?", calls: []string{}, reply: []string{"Booked test drive TD-4821: 2023 Tesla Model Y on 2026-12-06 at 11:00"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1683,6 +1683,10 @@ func init() {
 		// calculator: the one on screen (it listed them all, or opened it again)
 		{"which one is on screen", func(c *conv, r *reading) bool { return whichIsThis.MatchString(r.said) && c.titled() != nil },
 			func(c *conv, _ *reading) (intent, bool) { return reply("It is "+theTitle(c.titled())+".", true) }},
+		// "which car did I book?", "when is my test drive?" after a booking went in: what its
+		// result said (it asked for a new booking)
+		{"what was sent", func(c *conv, r *reading) bool { return sentAsked.MatchString(r.said) && c.sentOf(r.toks) != "" },
+			func(c *conv, r *reading) (intent, bool) { return reply("Sent earlier: "+c.sentOf(r.toks)+".", true) }},
 		// "close the comparison and show me all the cars again": closed, then the rest
 		{"a close first", func(c *conv, r *reading) bool { return c.closeFirst(r.said) != nil },
 			func(c *conv, r *reading) (intent, bool) { return callIntent(c.closeFirst(r.said)), true }},
@@ -2664,6 +2668,23 @@ func (c *conv) sentSince(form string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// sentAsked asks what was sent: "which car did I book?", "when is my test drive?", "what did
+// I apply with?".
+var sentAsked = regexp.MustCompile(`(?i)\b(?:did\s+(?:i|we)\s+(?:book|apply|reserve|submit|send|order)|(?:is|was|'s)\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}(?:booking|drive|appointment|application|reservation|order))\b`)
+
+// sentOf is what the result of the earlier call that sent a form of words toks said ("Booked
+// test drive TD-4821: 2023 Tesla Model Y on 2026-12-06 at 11:00 for Peter Lind"); "" when none.
+func (c *conv) sentOf(toks []token) string {
+	for k := range c.earlierCalls {
+		out := unwrap(k.result)
+		if named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && k.done && !out.isError && out.text != "" &&
+			slices.ContainsFunc(identWords(k.name), func(w string) bool { return anyNorm(toks, w) }) {
+			return sentSaid(out)
+		}
+	}
+	return ""
 }
 
 // sentSaid is what a sending call's result says it did, its first sentence without the
