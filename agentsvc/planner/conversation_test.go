@@ -3735,6 +3735,13 @@ var siteConversations = []struct {
 		{say: "Take me to financing for this car.", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "Which car did I book?", calls: []string{}, reply: []string{"Booked test drive TD-4821: 2023 Tesla Model Y on 2026-12-06 at 11:00"}},
 	}},
+	{"the first of two payments recalled", "financing", "c02", []siteTurn{
+		{say: "What would it cost per month over 48 months with $3,000 down?", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48}`}},
+		{say: "And what about the Camry on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":48}`}, on: "financing"},
+		{say: "What was the payment on the first one again?", calls: []string{}, reply: []string{"Earlier I said: Monthly payment $632.15"}, not: []string{"Camry"}},
+		{say: "What was the payment on the second one again?", calls: []string{}, reply: []string{"$561.65"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1045,16 +1045,15 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if len(r.mentions) == 1 {
 		of = r.mentions[0].items
 	}
-	best, most := "", 0
+	best, most, first := "", 0, anyNorm(r.toks, "first")
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
 		if m.Role != chat.RoleAssistant || m.Content == "" {
 			continue
 		}
 		for _, sent := range sentenceEnd.Split(strings.TrimSuffix(strings.TrimSpace(m.Content), c.place.notice), -1) {
-			sent = strings.TrimPrefix(strings.TrimSpace(sent), recalled)
-			if strings.Contains(sent, "“") || !strings.ContainsAny(sent, "0123456789") {
-				continue // a suggestion ("calculate payment 24 months"), or no figure to say again
+			if strings.HasPrefix(strings.TrimSpace(sent), recalled) || strings.Contains(sent, "“") || !strings.ContainsAny(sent, "0123456789") {
+				continue // said again, a suggestion ("calculate payment 24 months"), or no figure to say again
 			}
 			if id := c.saidOf(i, sent); id != "" && (of != nil && !slices.ContainsFunc(of, func(it *item) bool { return it.id == id }) || of == nil && other) {
 				continue
@@ -1077,7 +1076,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 					n += 3
 				}
 			}
-			if n > most {
+			if n > most || first && n == most && n > 0 { // ("… on the first one again?": the earliest that says it)
 				best, most = sent, n
 			}
 		}
