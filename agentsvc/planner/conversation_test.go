@@ -3742,6 +3742,11 @@ var siteConversations = []struct {
 		{say: "What was the payment on the first one again?", calls: []string{}, reply: []string{"Earlier I said: Monthly payment $632.15"}, not: []string{"Camry"}},
 		{say: "What was the payment on the second one again?", calls: []string{}, reply: []string{"$561.65"}},
 	}},
+	{"back to the make of the car opened before", "inventory", "", []siteTurn{
+		{say: "Please open the Audi A4.", calls: []string{`search_cars {}`, `select_car {"carId":"c13"}`}, on: "car"},
+		{say: "Now open the BMW 330i.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c11"}`}, on: "car"},
+		{say: "Actually, go back to the Audi.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c13"}`}, reply: []string{"2020 Audi A4"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

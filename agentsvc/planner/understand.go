@@ -150,6 +150,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		rest := strings.Trim(pleaseRe.ReplaceAllString(text[m[1]:], ""), " ,.;!?")
 		if w := strings.ToLower(text[m[2]:m[3]]); rest != "" && !hubWords[w] && !goingWords[w] && !c.vocab[normWord(w)] && len(nameMentions(w, c.now.known(), nil)) > 0 {
 			text = text[:m[0]] + "open the " + text[m[2]:m[3]] + text[m[1]:] // "back to the RAV4, please; we'd like it in blue"
+		} else if ms := nameMentions(w, c.before.known(), nil); len(ms) == 1 && c.vocab[normWord(w)] && c.openedOf(ms[0].items) != nil {
+			text = text[:m[0]] + "open " + theTitle(c.openedOf(ms[0].items)) + text[m[1]:] // "go back to the Audi": the one of them opened
 		}
 	}
 	text = asWell.ReplaceAllString(text, " too")
