@@ -3747,6 +3747,11 @@ var siteConversations = []struct {
 		{say: "Now open the BMW 330i.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c11"}`}, on: "car"},
 		{say: "Actually, go back to the Audi.", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c13"}`}, reply: []string{"2020 Audi A4"}, on: "car"},
 	}},
+	{"just the kind already set: the other filter dropped", "inventory", "", []siteTurn{
+		{say: "show me hybrid suvs", calls: []string{`search_cars {"bodyType":"suv","fuel":"hybrid"}`}},
+		{say: "just suvs", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}},
+		{say: "only the ones under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -3184,6 +3184,14 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 	if q := c.unanswered; q != nil && q.def.Name == p.def.Name {
 		maps.Copy(prev, q.values) // the question came after the call
 	}
+	// "just suvs" after hybrid SUVs: the values said, already set, alone
+	if justThat.MatchString(c.text) && len(p.values) > 0 && len(prev) > len(p.values) && !slices.ContainsFunc(slices.Collect(maps.Keys(p.values)), func(k string) bool {
+		a, _ := json.Marshal(p.values[k])
+		b, _ := json.Marshal(prev[k])
+		return string(a) != string(b)
+	}) {
+		return
+	}
 	for _, prop := range p.schema.props {
 		keep := notDefaults && len(prop.schema.def) > 0 || // the default stays, and so does a
 			!prop.required && slices.Contains(p.missing, prop) // question ("add a note please")
@@ -3949,6 +3957,9 @@ func (c *conv) titled() *item {
 
 // allTogether is "altogether" written as two words.
 var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
+
+// justThat keeps only what it names: "just suvs", "ok only the hybrids".
+var justThat = regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|actually|no|now)[\s,]+)*(?:just|only)\b`)
 
 // neverMindThe takes back a choice: "never mind the winter package", "nvm the roof package".
 var neverMindThe = regexp.MustCompile(`(?i)\b(?:never\s*mind|nvm)[\s,]+the\s+((?:[\w-]+\s+){0,2}(?:package|pkg|option))\b`)
