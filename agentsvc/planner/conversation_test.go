@@ -3752,6 +3752,11 @@ var siteConversations = []struct {
 		{say: "just suvs", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}},
 		{say: "only the ones under 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
 	}},
+	{"what is set now, asked after a choice", "car", "c02", []siteTurn{
+		{say: "I'd like the EX-L trim in gray, please.", calls: []string{`configure_car {"color":"gray","trim":"EX-L"}`}},
+		{say: "What trim is it set to now?", calls: []string{}, reply: []string{"EX-L"}, not: []string{"Touring"}},
+		{say: "What colour is it now?", calls: []string{}, reply: []string{"gray"}, not: []string{"white"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -158,6 +158,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
 	text = makeItChoice.ReplaceAllString(text, "pick the $1")                  // "switch it to the SX trim": a choice, not another car
 	text = allTogether.ReplaceAllString(text, "altogether")                    // "how much is it all together"
+	text = setNow.ReplaceAllString(text, "which $1$2 did I choose?")           // "what trim is it set to now?": the one chosen, not the choices
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
 	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
@@ -3954,6 +3955,10 @@ func (c *conv) titled() *item {
 	}
 	return nil
 }
+
+// setNow asks which value is set: "what trim is it set to now?", "what colour is it now?",
+// "what is the current trim?".
+var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:set\s+to(?:\s+now)?|now|currently)|is\s+the\s+current\s+(\w+))\s*\??\s*$`)
 
 // allTogether is "altogether" written as two words.
 var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
