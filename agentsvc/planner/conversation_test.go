@@ -3757,6 +3757,10 @@ var siteConversations = []struct {
 		{say: "What trim is it set to now?", calls: []string{}, reply: []string{"EX-L"}, not: []string{"Touring"}},
 		{say: "What colour is it now?", calls: []string{}, reply: []string{"gray"}, not: []string{"white"}},
 	}},
+	{"an earlier visit told before the request", "inventory", "", []siteTurn{
+		{say: "Hi, I came by last week. Show me the SUVs, please.", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}, not: []string{"came by"}},
+		{say: "I was here yesterday. Could you show me the wagons, please?", calls: []string{`search_cars {"bodyType":"wagon"}`}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -54,6 +54,9 @@ type reading struct {
 func (c *conv) read(text string, lookup bool) *reading {
 	r := &reading{said: text, lookup: lookup}
 	text = neverMindThe.ReplaceAllString(text, "remove the $1") // "never mind the winter package": not a musing
+	if rest := cameBefore.ReplaceAllString(text, ""); strings.TrimSpace(rest) != "" {
+		text = rest // "Hi, I came by last week. Show me the SUVs, please.": the request
+	}
 	if rest := musing.ReplaceAllString(greeting.ReplaceAllString(text, ""), ""); rest != "" {
 		text = rest // "hi, what colors does it come in", "on second thought, make it white"
 	}
@@ -3965,6 +3968,10 @@ var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
 
 // justThat keeps only what it names: "just suvs", "ok only the hybrids".
 var justThat = regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|actually|no|now)[\s,]+)*(?:just|only)\b`)
+
+// cameBefore is a first sentence that tells of an earlier visit: "Hi, I came by last week.",
+// "I was here yesterday."
+var cameBefore = regexp.MustCompile(`(?i)^\s*(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening))[\s,!.]+)?(?:i|we)\s+(?:came\s+(?:by|in)|was\s+here|were\s+here|visited|stopped\s+by|dropped\s+by)\b[^.!?]*[.!?]\s*`)
 
 // neverMindThe takes back a choice: "never mind the winter package", "nvm the roof package".
 var neverMindThe = regexp.MustCompile(`(?i)\b(?:never\s*mind|nvm)[\s,]+the\s+((?:[\w-]+\s+){0,2}(?:package|pkg|option))\b`)
