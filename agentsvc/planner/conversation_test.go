@@ -3761,6 +3761,11 @@ var siteConversations = []struct {
 		{say: "Hi, I came by last week. Show me the SUVs, please.", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}, not: []string{"came by"}},
 		{say: "I was here yesterday. Could you show me the wagons, please?", calls: []string{`search_cars {"bodyType":"wagon"}`}, not: []string{"Sorry"}},
 	}},
+	{"what was filled in, asked after the application went in", "financing", "c10", []siteTurn{
+		{say: "Please work out 48 months with $2,000 down.", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},
+		{say: "I'd like to apply: Maya Chen, maya.chen@example.com, 72,000 a year.", calls: []string{`apply_for_financing {"fullName":"Maya Chen","email":"maya.chen@example.com","annualIncome":72000}`}},
+		{say: "What have you filled in so far?", calls: []string{}, reply: []string{"Sent:", "Maya Chen", "72000"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

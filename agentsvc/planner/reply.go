@@ -1008,6 +1008,14 @@ func (c *conv) recall(r *reading) (intent, bool) {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(p.arguments()), &args)
 		return intent{reply: "So far: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
+	} else if filledAsked.MatchString(r.said) {
+		// the same once it went in ("What have you filled in?" after the application): what was sent
+		for k := range c.earlierCalls {
+			var args map[string]any
+			if named(k.name, commitFirst) && k.done && !unwrap(k.result).isError && json.Unmarshal([]byte(k.args), &args) == nil && len(args) > 0 {
+				return intent{reply: "Sent: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
+			}
+		}
 	}
 	asked := slices.DeleteFunc(contentWords(r.said), func(w string) bool { return recallWords[w] })
 	if slices.Contains(asked, "day") || slices.Contains(asked, "when") {
