@@ -3201,7 +3201,7 @@ var siteConversations = []struct {
 		{say: "Put 2000 down.", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},
 		{say: "And for the Golf on the same terms?",
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":2000,"termMonths":48}`}},
-		{say: "Which is cheaper per month?", reply: []string{"The monthly payment of the 2021 Volkswagen Golf is lower: $475.61 against $523.41 for the 2023 Honda Civic."}},
+		{say: "Which is cheaper per month?", reply: []string{"The monthly payment of the 2021 Volkswagen Golf is lower: $475.61 against $523.41 for the 2023 Honda Civic, a difference of $47.80 a month."}},
 	}},
 	{"the first of the times offered, before any detail", "test-drive", "c18", []siteTurn{
 		{say: "What times are there?", reply: []string{"09:00", "16:00"}},
@@ -3765,6 +3765,12 @@ var siteConversations = []struct {
 		{say: "Please work out 48 months with $2,000 down.", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":48}`}},
 		{say: "I'd like to apply: Maya Chen, maya.chen@example.com, 72,000 a year.", calls: []string{`apply_for_financing {"fullName":"Maya Chen","email":"maya.chen@example.com","annualIncome":72000}`}},
 		{say: "What have you filled in so far?", calls: []string{}, reply: []string{"Sent:", "Maya Chen", "72000"}, not: []string{"Sorry"}},
+	}},
+	{"the difference between two cars' payments", "financing", "c15", []siteTurn{
+		{say: "What would 60 months with nothing down come to?", calls: []string{`calculate_payment {"downPayment":0,"termMonths":60}`}},
+		{say: "What about the Golf on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":60}`}, on: "financing"},
+		{say: "What's the difference per month between them?", calls: []string{}, reply: []string{"a difference of $53.34 a month"}},
 	}},
 }
 

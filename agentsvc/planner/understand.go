@@ -1882,7 +1882,7 @@ func init() {
 			func(c *conv, r *reading) (intent, bool) { return c.whichOne(r.text, *r.ambiguous), true }},
 		// "which is cheaper per month?" after the payments of two cars
 		{"payments compared", func(c *conv, r *reading) bool {
-			level := anyNorm(r.toks, "lower", "lowest", "higher", "highest", "less", "more")
+			level := anyNorm(r.toks, "lower", "lowest", "higher", "highest", "less", "more", "difference") // ("what's the difference per month between them?")
 			return r.question && (r.hasRank || level) && perMonth(r.toks) && len(c.payments()) >= 2
 		}, func(c *conv, r *reading) (intent, bool) {
 			ps, more := c.payments()[:2], r.order.desc || !r.hasRank && anyNorm(r.toks, "higher", "highest", "more")
@@ -1890,7 +1890,7 @@ func init() {
 				ps[0], ps[1] = ps[1], ps[0]
 			}
 			return reply("The monthly payment of "+theTitle(ps[0].it)+" is "+map[bool]string{false: "lower", true: "higher"}[more]+": "+
-				ps[0].said+" against "+ps[1].said+" for "+theTitle(ps[1].it)+".", true)
+				ps[0].said+" against "+ps[1].said+" for "+theTitle(ps[1].it)+", a difference of "+c.now.money.format(math.Abs(ps[0].amount-ps[1].amount))+" a month.", true)
 		}},
 		// "we would love to test drive it next weekend": which day, on the form here
 		{"a week or a weekend", func(c *conv, r *reading) bool {
