@@ -3772,6 +3772,9 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":60}`}, on: "financing"},
 		{say: "What's the difference per month between them?", calls: []string{}, reply: []string{"a difference of $53.34 a month"}},
 	}},
+	{"a second question said short after a first", "car", "c22", []siteTurn{
+		{say: "what colors does it come in and what trims", calls: []string{}, reply: []string{"The color can be silver, white, gray or blue.", "The trim can be EX, EX-L or Elite."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -3436,6 +3436,9 @@ func questionPair(text string) (a, b string, ok bool) {
 	for i := 1; i+1 < len(toks); i++ {
 		if wordAt(toks, i, "and") || toks[i].raw == "?" {
 			a, b = strings.TrimRight(text[:toks[i].start], " ,"), text[toks[i+1].start:]
+			if at, bt := tokenize(a), tokenize(strings.TrimRight(b, " ?")); len(bt) == 2 && wordAt(bt, 0, "what", "which") && len(at) > 2 && wordAt(at, 0, "what", "which") {
+				b = strings.TrimRight(b, " ?") + " " + a[at[2].start:] // "what colors does it come in and what trims": trims it comes in
+			}
 			if asks(tokenize(a)) && asks(tokenize(b)) {
 				return a, b, true
 			}
