@@ -270,19 +270,16 @@ func (c *conv) forItem() (string, bool) {
 	return "", false
 }
 
-// repliedOf is the one item the replies to user message i named ("Opening the test-drive
+// repliedOf is the one item the reply to user message i named ("Opening the test-drive
 // booking page for the 2023 Toyota RAV4"): the one on screen then, on a page come to by a
-// link that no call opened; nil when they name none or several.
+// link that no call opened; nil when it names none or several.
 func (c *conv) repliedOf(i int) *item {
 	for _, m := range c.msgs[i+1:] {
 		if m.Role == chat.RoleUser {
 			break
 		}
-		if ms := nameMentions(m.Content, c.now.known(), nil); m.Role == chat.RoleAssistant && len(ms) > 0 {
-			if len(ms) == 1 && len(ms[0].items) == 1 {
-				return ms[0].items[0]
-			}
-			return nil
+		if m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			return c.namedOne(m.Content)
 		}
 	}
 	return nil

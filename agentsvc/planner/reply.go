@@ -1012,7 +1012,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 		// the same once it went in ("What have you filled in?" after the application): what was sent
 		for k := range c.earlierCalls {
 			var args map[string]any
-			if named(k.name, commitFirst) && k.done && !unwrap(k.result).isError && json.Unmarshal([]byte(k.args), &args) == nil && len(args) > 0 {
+			if _, ok := c.sent(k); ok && json.Unmarshal([]byte(k.args), &args) == nil && len(args) > 0 {
 				return intent{reply: "Sent: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
 			}
 		}
@@ -1909,7 +1909,7 @@ func (c *conv) summary() string {
 	// first, or the booking goes unmentioned.
 	committed := ""
 	for _, k := range c.done[:len(c.done)-1] {
-		if out := unwrap(k.result); named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && !out.isError && out.text != "" {
+		if out, ok := c.sent(k); ok && out.text != "" {
 			committed += strings.TrimSuffix(strings.SplitN(out.text, "\n", 2)[0], ".") + ". "
 		}
 	}

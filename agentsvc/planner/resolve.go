@@ -95,6 +95,14 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 	return out
 }
 
+// namedOne is the one item known that text names; nil when it names none or several.
+func (c *conv) namedOne(text string) *item {
+	if ms := nameMentions(text, c.now.known(), nil); len(ms) == 1 && len(ms[0].items) == 1 {
+		return ms[0].items[0]
+	}
+	return nil
+}
+
 // nameFillers are words of names that do not tell items apart on their own.
 var nameFillers = map[string]bool{"model": true, "new": true, "edition": true, "plus": true}
 

@@ -402,8 +402,8 @@ func (c *conv) payments() []payment {
 			cur = cmp.Or(c.now.items[id], c.page)
 		} else if noArguments(k.args) {
 			// "Opening the financing calculator for the 2023 Honda Civic …" from its page opened by a link
-			if ms := nameMentions(unwrap(k.result).text, c.now.known(), nil); len(ms) == 1 && len(ms[0].items) == 1 {
-				cur = ms[0].items[0]
+			if it := c.namedOne(unwrap(k.result).text); it != nil {
+				cur = it
 			}
 		}
 		m := monthlyRe.FindStringSubmatch(unwrap(k.result).text)
@@ -1739,7 +1739,7 @@ func init() {
 		// "yes go ahead" right after an application was sent, nothing asked: it is done
 		{"done already", func(_ *conv, r *reading) bool { return yesAlone.MatchString(r.said) }, func(c *conv, _ *reading) (intent, bool) {
 			for k := range c.earlierCalls {
-				if out := unwrap(k.result); named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && k.done && !out.isError {
+				if out, ok := c.sent(k); ok {
 					return reply("That is done already: "+sentSaid(out)+".", k.at > c.prevUser())
 				}
 			}
@@ -2669,7 +2669,7 @@ func (c *conv) sentSince(form string) (string, string) {
 		if k.name == form {
 			return "", ""
 		}
-		if out := unwrap(k.result); c.offers(k.name) && named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && noArguments(k.args) && !out.isError && k.done { // (back_to_inventory sends nothing)
+		if out, ok := c.sent(k); ok && c.offers(k.name) && noArguments(k.args) { // (back_to_inventory sends nothing)
 			return sentSaid(out), identPhrase(k.name)
 		}
 	}
@@ -2684,8 +2684,7 @@ var sentAsked = regexp.MustCompile(`(?i)\b(?:did\s+(?:i|we)\s+(?:book|apply|rese
 // test drive TD-4821: 2023 Tesla Model Y on 2026-12-06 at 11:00 for Peter Lind"); "" when none.
 func (c *conv) sentOf(toks []token) string {
 	for k := range c.earlierCalls {
-		out := unwrap(k.result)
-		if named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && k.done && !out.isError && out.text != "" &&
+		if out, ok := c.sent(k); ok && out.text != "" &&
 			slices.ContainsFunc(identWords(k.name), func(w string) bool { return anyNorm(toks, w) }) {
 			return sentSaid(out)
 		}
@@ -2698,6 +2697,13 @@ func (c *conv) sentOf(toks []token) string {
 func sentSaid(out toolOutput) string {
 	first, _, _ := strings.Cut(sentenceEnd.Split(out.text, 2)[0], " (")
 	return strings.TrimSuffix(first, ".")
+}
+
+// sent is the result of call k when it sent something (book_test_drive, apply_for_financing:
+// a tool named to commit that goes nowhere) and it went in; ok false for any other call.
+func (c *conv) sent(k call) (out toolOutput, ok bool) {
+	out = unwrap(k.result)
+	return out, named(k.name, commitFirst) && !navTool(c.toolDef(k.name)) && k.done && !out.isError
 }
 
 // contactToken is an e-mail or a phone number: what makes a message contact details.
