@@ -3775,6 +3775,12 @@ var siteConversations = []struct {
 	{"a second question said short after a first", "car", "c22", []siteTurn{
 		{say: "what colors does it come in and what trims", calls: []string{}, reply: []string{"The color can be silver, white, gray or blue.", "The trim can be EX, EX-L or Elite."}},
 	}},
+	{"an hour said in words when the time was asked", "test-drive", "c02", []siteTurn{
+		{say: "book it for saturday", reply: []string{"name", "email", "time"}},
+		{say: "ten works", reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Ann Lee, ann@lee.com",
+			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -626,10 +626,16 @@ func withoutTimes(text string) string {
 // ("actually make it 1pm") comes first, so that its values win.
 func asAnswer(prev intent, text string) string {
 	if prev.asked != nil && slices.ContainsFunc(prev.asked.missing, clockParam) {
-		// "3", "11 would be great", "is 10 available?": the one number is the hour
+		// "3", "11 would be great", "is 10 available?", "ten works": the one number is the hour
 		// (not the day of "dec 10 at 1pm")
 		toks := tokenize(text)
 		nums := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind != kindNumber })
+		// "ten works", "how about eleven" (not "one more thing", "two of us")
+		at := slices.IndexFunc(toks, func(t token) bool { return hourOf(t.norm) > 1 })
+		if len(nums) == 0 && at >= 0 && (at == 0 || anyNorm(toks[at-1:at], "about", "say", "maybe", "do")) &&
+			(at+1 == len(toks) || toks[at+1].kind != kindWord || anyNorm(toks[at+1:at+2], "works", "work", "is", "would", "sounds", "please", "pls", "then", "ok", "okay")) {
+			text = text[:toks[at].start] + "at " + text[toks[at].start:]
+		}
 		if len(nums) == 1 && !nums[0].money && !nums[0].percent && nums[0].value >= 1 && nums[0].value <= 23 &&
 			nums[0].value == float64(int(nums[0].value)) && !slices.ContainsFunc(toks, func(t token) bool { return monthNames[t.norm] }) {
 			text = text[:nums[0].start] + "at " + text[nums[0].start:] // "at at 11" reads as "at 11"
