@@ -430,8 +430,8 @@ func (c *conv) unknownTo(p *plan, toks []token) (matched int, unmatched []int) {
 		hinted := slices.ContainsFunc(hs[i], func(h hint) bool { return inVocab(h.word) })
 		if hinted || slices.ContainsFunc(units[t.norm], inVocab) || bestMatch(queryWord{word: t.norm, weight: 1}, p.vocab) > 0 {
 			matched++
-		} else if !requestWords[t.norm] && rankWords[t.norm].field == nil && !idRe.MatchString(t.raw) && !(i > 0 && toks[i-1].norm == "this") && !placeWords(toks, i) {
-			unmatched = append(unmatched, i) // request and ranking words, ids, what "this" names ("this Tesla") and a place among choices ("the top trim") count neither way
+		} else if !requestWords[t.norm] && !peopleWords[t.norm] && rankWords[t.norm].field == nil && !idRe.MatchString(t.raw) && !(i > 0 && toks[i-1].norm == "this") && !placeWords(toks, i) {
+			unmatched = append(unmatched, i) // request, people and ranking words, ids, what "this" names ("this Tesla") and a place among choices ("the top trim") count neither way
 		}
 	}
 	return matched, unmatched

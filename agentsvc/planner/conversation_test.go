@@ -3781,6 +3781,11 @@ var siteConversations = []struct {
 		{say: "Ann Lee, ann@lee.com",
 			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"a day and an hour with who is coming", "test-drive", "c01", []siteTurn{
+		{say: "saturday the 12th at eleven the whole family is coming", reply: []string{"name and email"}, not: []string{"Sorry"}},
+		{say: "Ann Lee ann@lee.com",
+			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-12","time":"11:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

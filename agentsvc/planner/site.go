@@ -403,9 +403,9 @@ func ordinary(w string) bool {
 		dayWords[w] || peopleWords[w]
 }
 
-// peopleWords are the people a visitor brings along: "a test drive with the kids", "the whole
-// family is coming" name no item.
-var peopleWords = wordSet(`whole kid kids child children family wife husband partner son daughter friend mom mum dad parent baby spouse`)
+// peopleWords are the people a visitor brings along, and the bringing: "a test drive with the
+// kids", "the whole family is coming" name no item and ask nothing of a tool.
+var peopleWords = wordSet(`whole kid kids child children family wife husband partner son daughter friend mom mum dad parent baby spouse coming bringing along`)
 
 // elsewhere takes a request nothing here clearly does to the page that may: the navigation
 // tool whose words it has ("per month": financing), else, when no tool here has any of its
