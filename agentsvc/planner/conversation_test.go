@@ -3786,6 +3786,13 @@ var siteConversations = []struct {
 		{say: "Ann Lee ann@lee.com",
 			calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-12","time":"11:00"}`}},
 	}},
+	{"a weekday said with its date, a hyphenated name", "test-drive", "c15", []siteTurn{
+		{say: "Thursday, December 10 at 2pm", reply: []string{"name and email"}},
+		{say: "name: Rosa Delgado-Finch, rosa.df@outlook.com",
+			calls: []string{`fill_form_data {"name":"Rosa Delgado-Finch","email":"rosa.df@outlook.com","date":"2026-12-10","time":"14:00"}`}},
+		{say: "I'm Mary-Kate Olsen, mk@olsen.com",
+			calls: []string{`fill_form_data {"name":"Mary-Kate Olsen","email":"mk@olsen.com","date":"2026-12-10","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -35,7 +35,9 @@ var (
 	hourWordRe = regexp.MustCompile(`(?i)(\b(?:at|say|around|by)\s+|\b)(` + strings.Join(hourWords, "|") + `)(\s*(?:o'?clock|o’clock|[ap]\.?m\b)|\b)`)
 	oclockRe   = regexp.MustCompile(`(?i)(?:\bat\s+)?\b(\d{1,2})\s*(?:o'?clock|o’clock)`)
 	// "the 12th", "saturday the 12th" (not "the 12th of December", which calDateRe reads)
-	dayOfMonthRe = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
+	// a weekday named before a date: "thursday, dec 10", "fri 12/11"
+	dayBeforeDate = regexp.MustCompile(`(?i)\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(\d{4}-\d\d-\d\d)`)
+	dayOfMonthRe  = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
 )
 
 // calendarWords name a day unmistakably ("may", "sun" and "wed" are also other words).
@@ -85,6 +87,7 @@ func rewriteDates(text string, today time.Time) string {
 		return dated(s, month.Month(), m[2]+m[3], 1, 0)
 	})
 	text = replaceNumDates(text, today)
+	text = dayBeforeDate.ReplaceAllString(text, "$1") // "Thursday, December 10": the date says the day
 	// "saturday the 12th", "the 12th": that day of this month, or of the next once it is past
 	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {
 		return dated(s, today.Month(), dayOfMonthRe.FindStringSubmatch(s)[1], 0, 1)

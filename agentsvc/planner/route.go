@@ -819,9 +819,12 @@ func (f *filler) capsAfter(p *property, cue string, is bool) (string, int, int) 
 		// "name is ali ray", "name kim lee" to begin with: said so, lower case is a name too
 		// ("my name's nia lo": "'s" is "is")
 		k, said := j, j > i+1 || i == 0 || f.toks[i-1].raw == "," || is && strings.HasSuffix(strings.ToLower(strings.ReplaceAll(t.raw, "’", "'")), "'s")
-		for k < len(f.toks) && k < j+4 && f.toks[k].kind == kindWord && !f.used[k] &&
-			(unicode.IsUpper([]rune(f.toks[k].raw)[0]) || said && !ordinary(f.toks[k].norm) && f.vocab[f.toks[k].norm] == 0) {
-			k++
+		for k < len(f.toks) && k < j+5 && (f.joined(k, j) || f.toks[k].kind == kindWord && !f.used[k] &&
+			(unicode.IsUpper([]rune(f.toks[k].raw)[0]) || said && !ordinary(f.toks[k].norm) && f.vocab[f.toks[k].norm] == 0)) {
+			k++ // ("Rosa Delgado-Finch": a hyphen joins two words of a name)
+		}
+		if k > j && f.toks[k-1].raw == "-" {
+			k--
 		}
 		if k == j {
 			continue
@@ -843,8 +846,11 @@ func (f *filler) introName(p *property) (string, int, int) {
 			continue
 		}
 		k := j
-		for k < len(f.toks) && k < j+3 && f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) && f.vocab[f.toks[k].norm] == 0 {
-			k++
+		for k < len(f.toks) && k < j+4 && (f.joined(k, j) || f.toks[k].kind == kindWord && !f.used[k] && unicode.IsUpper([]rune(f.toks[k].raw)[0]) && f.vocab[f.toks[k].norm] == 0) {
+			k++ // ("I'm Mary-Kate Olsen")
+		}
+		if k > j && f.toks[k-1].raw == "-" {
+			k--
 		}
 		// (or a clause of its own: "im mike" when the form asks for the name)
 		clause := i == 0 || f.toks[i-1].kind == kindPunct
