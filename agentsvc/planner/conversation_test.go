@@ -3793,6 +3793,12 @@ var siteConversations = []struct {
 		{say: "I'm Mary-Kate Olsen, mk@olsen.com",
 			calls: []string{`fill_form_data {"name":"Mary-Kate Olsen","email":"mk@olsen.com","date":"2026-12-10","time":"14:00"}`}},
 	}},
+	{"a budget held against the payment, said short or in words", "financing", "c09", []siteTurn{
+		{say: "60 months, 10000 down", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":60}`}},
+		{say: "is that under 500?", calls: []string{}, reply: []string{"Yes: $325.94 a month is within $500 a month."}},
+		{say: "is that within three hundred?", calls: []string{}, reply: []string{"No: $325.94 a month is over $300 a month."}},
+		{say: "and over 72 months?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, reply: []string{"down $10,000"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -740,6 +740,21 @@ func (c *conv) twoValues(r *reading) []string {
 	return vs
 }
 
+// budgetAsked is the amount a question holds the monthly payment on screen against, said
+// without "a month" or in words: 500 of "is that under 500?", "is it within five hundred a
+// month?"; 0 for any other words, or with no payment on screen.
+func (c *conv) budgetAsked(said string) float64 {
+	toks := slices.DeleteFunc(tokenize(said), func(t token) bool {
+		return t.kind == kindPunct || anyNorm([]token{t}, "and", "so", "still", "then", "dollars", "dollar", "bucks", "than", "a", "per", "month", "mo")
+	})
+	if len(toks) != 4 || !anyNorm(toks[:1], "is", "would", "will") || !anyNorm(toks[1:2], "that", "it", "this") ||
+		!anyNorm(toks[2:3], "under", "below", "within", "less") || toks[3].kind != kindNumber ||
+		toks[3].percent || !monthlyRe.MatchString(c.lastResult()) {
+		return 0
+	}
+	return toks[3].value
+}
+
 // leadingAmount is the amount an amount a month begins with: "$350" of "$350/mo".
 var leadingAmount = regexp.MustCompile(`^[$€£]?\s?\d[\d,.]*k?`)
 
@@ -1925,7 +1940,7 @@ func init() {
 		}},
 		// "what if i pay 500 a month": no value of the calculator's
 		{"an amount a month", func(c *conv, r *reading) bool {
-			return amountAMonth.MatchString(r.said) && c.termParam() != nil && !anyNorm(r.toks, "earn", "make", "income", "salary", "earning", "paid")
+			return (amountAMonth.MatchString(r.said) || c.budgetAsked(r.said) > 0) && c.termParam() != nil && !anyNorm(r.toks, "earn", "make", "income", "salary", "earning", "paid")
 		},
 			func(c *conv, r *reading) (intent, bool) {
 				p := c.termParam()
@@ -1944,6 +1959,9 @@ func init() {
 				// out, then held against the budget; "is that under 500 a month?": the payment
 				// worked out held against it
 				budget, _ := parseMoney(leadingAmount.FindString(amountAMonth.FindString(r.said)))
+				if asked := c.budgetAsked(r.said); asked > 0 {
+					budget, r.said = asked, "" // "is that under 500?" of the payment on screen: nothing else to do
+				}
 				against := func(c *conv) string {
 					m := monthlyRe.FindStringSubmatch(c.lastResult())
 					if m == nil || budget <= 0 {
