@@ -3799,6 +3799,12 @@ var siteConversations = []struct {
 		{say: "is that within three hundred?", calls: []string{}, reply: []string{"No: $325.94 a month is over $300 a month."}},
 		{say: "and over 72 months?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}, reply: []string{"down $10,000"}},
 	}},
+	{"a share of the price asked, then put down", "financing", "c12", []siteTurn{
+		{say: "60 months at 4.5%", calls: []string{`calculate_payment {"termMonths":60,"apr":4.5}`}},
+		{say: "what's 20% of the price exactly?", calls: []string{}, reply: []string{"20% of $35,990 is $7,198."}},
+		{say: "what's 15% of 23,900?", calls: []string{}, reply: []string{"15% of $23,900 is $3,585."}},
+		{say: "put 20% of the price down", calls: []string{`calculate_payment {"downPayment":7198,"termMonths":60,"apr":4.5}`}, reply: []string{"4.5% APR"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -740,6 +740,9 @@ func (c *conv) twoValues(r *reading) []string {
 	return vs
 }
 
+// shareAsked is a share of the price or of an amount: "20% of the price", "15 percent of 23,900".
+var shareAsked = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s*(?:%|percent|per cent)\s+of\s+(?:(?:the|its|this|that)\s+(?:car'?s\s+)?price\b|([$€£]?\s?\d[\d,.]*k?)\b)`)
+
 // budgetAsked is the amount a question holds the monthly payment on screen against, said
 // without "a month" or in words: 500 of "is that under 500?", "is it within five hundred a
 // month?"; 0 for any other words, or with no payment on screen.
@@ -1684,6 +1687,27 @@ func init() {
 	rules = []rule{
 		{"small talk", always,
 			func(c *conv, r *reading) (intent, bool) { return reply(c.smallTalk(r.said)) }},
+		// "what's 20% of the price?", "what's 15% of 23,900?" where no tool here works out
+		// sums: worked out here, of the price on screen (not a 20% rate for the calculator)
+		{"a share of a figure", func(c *conv, r *reading) bool {
+			return r.question && shareAsked.MatchString(r.said) && !anyNorm(r.toks, "down", "deposit") && !slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool {
+				return slices.ContainsFunc(parseSchema(t.Parameters).props, expressionParam)
+			})
+		}, func(c *conv, r *reading) (intent, bool) {
+			m := shareAsked.FindStringSubmatch(r.said)
+			pct, _ := strconv.ParseFloat(m[1], 64)
+			of, _ := parseMoney(m[2])
+			if m[2] == "" {
+				of = cmp.Or(c.statedPrice(), c.addressPrice())
+				if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); of == 0 && it != nil {
+					of, _ = it.num(priceField.keys...)
+				}
+			}
+			if of <= 0 {
+				return intent{}, false
+			}
+			return reply(fmt.Sprintf("%s%% of %s is %s.", m[1], priceField.value(of, c.before.money), priceField.value(math.Round(pct*of)/100, c.before.money)), true)
+		}},
 		// "are you open on sunday?": the business's hours, which no tool tells (not a day for
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
@@ -2915,7 +2939,7 @@ func (c *conv) shareAt(toks []token) string {
 }
 
 // shareOf is the word of the page's money parameter that the share at toks[i] is of: the
-// word after it ("20% down") or before it ("a down payment of 10%", "the down payment was
+// word after it ("20% down", "20% of the price down") or before it ("a down payment of 10%", "the down payment was
 // 10%", "put down about 10%"); "" when it is no share ("at 10%" is a rate).
 func (c *conv) shareOf(toks []token, i int) string {
 	names := func(t token) bool {
@@ -2924,8 +2948,12 @@ func (c *conv) shareOf(toks []token, i int) string {
 	if !toks[i].percent {
 		return ""
 	}
-	if i+1 < len(toks) && names(toks[i+1]) {
-		return toks[i+1].raw
+	next := i + 1
+	if wordAt(toks, next, "of") && wordAt(toks, next+1, "the", "its", "this", "that") && wordAt(toks, next+2, "price") {
+		next += 3 // "20% of the price down"
+	}
+	if next < len(toks) && names(toks[next]) {
+		return toks[next].raw
 	}
 	for j := i - 1; j >= 0 && (names(toks[j]) || wordAt(toks, j, "of", "was", "is", "be", "to", "would", "about", "around", "roughly", "maybe")); j-- {
 		if names(toks[j]) && !(j > 0 && toks[j-1].kind == kindNumber && !toks[j-1].percent) { // ("15k down 3.9%": its amount said, the rate after)
