@@ -3805,6 +3805,17 @@ var siteConversations = []struct {
 		{say: "what's 15% of 23,900?", calls: []string{}, reply: []string{"15% of $23,900 is $3,585."}},
 		{say: "put 20% of the price down", calls: []string{`calculate_payment {"downPayment":7198,"termMonths":60,"apr":4.5}`}, reply: []string{"4.5% APR"}},
 	}},
+	{"a package refused on a car page reached by a link", "car", "c10", []siteTurn{
+		{say: "Sport trim please, no sport package", calls: []string{}, reply: []string{"Which packages should it have now", "or none?"}},
+		{say: "none", calls: []string{`configure_car {"packages":[],"trim":"Sport"}`}, reply: []string{"Sport trim", "no packages"}},
+		{say: "the Touring trim, but not the sport package", calls: []string{`configure_car {"packages":[],"trim":"Touring"}`}},
+	}},
+	{"a bound said as what nothing may cost; an amount put down in words", "inventory", "", []siteTurn{
+		{say: "nothing that costs more than 25000", calls: []string{`search_cars {"maxPrice":25000}`}},
+		{say: "open the golf", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+		{say: "what would it be a month over 48 months if I put down seven thousand five hundred?",
+			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":7500,"termMonths":48}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -586,6 +586,10 @@ func (f *filler) listCue(i int) string {
 		switch strings.ToLower(f.toks[k].raw) {
 		case "remove", "without", "no", "drop", "minus", "delete", "exclude", "skip", "lose", "undo", "forget", "ditch", "scrap":
 			return "drop"
+		case "not":
+			if k+1 == i || wordAt(f.toks, k+1, "the", "a", "any") {
+				return "drop" // "the Sport trim, but not the sport package"
+			}
 		case "want", "need":
 			if wordAt(f.toks, k-1, "dont", "don't", "not") {
 				return "drop" // "I don't want the winter package after all"

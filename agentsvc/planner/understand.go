@@ -74,6 +74,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
 	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
+	text = nothingThat.ReplaceAllString(text, "$1 ")  // "nothing that costs more than 25000": nothing more than
 	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
 		text = rest // "could you tell me what this Outback costs with …": what it costs with …
 	}
@@ -699,8 +700,8 @@ var withShort = regexp.MustCompile(`\bw/?(\s)`) // lower case: "George W Bush" k
 var monthsShort = regexp.MustCompile(`(?i)\b(\d{1,3})\s?(?:mo|mos|mth|mths)\b|\b(12|24|36|48|60|72|84|96)m\b`)
 
 // downAfter is an amount put down written after "down" ("put down $4,000", "put down ten
-// grand"): it is read as "put $4,000 down", where the word after an amount names its parameter.
-var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9](?:[0-9,.]*[0-9])?\s?(?:k\b|%|percent\b)?|[a-z]+(?:[\s-][a-z]+)?\s+(?:grand|thousand)\b)`)
+// grand", "put down seven thousand five hundred"): it is read as "put $4,000 down", where the word after an amount names its parameter.
+var downAfter = regexp.MustCompile(`(?i)\b(put|putting|puts)\s+down\s+([$€£]?\s?[0-9](?:[0-9,.]*[0-9])?\s?(?:k\b|%|percent\b)?|[a-z]+(?:[\s-][a-z]+)?\s+(?:grand|thousand|hundred)(?:\s+(?:and\s+)?[a-z]+\s+hundred)?\b)`)
 
 // insteadOf is a figure said to be replaced, and the words that lead to its replacement:
 // "instead of 36, let's try 24" is "make it 24" (rewriteNearest names its parameter).
@@ -739,6 +740,9 @@ func (c *conv) twoValues(r *reading) []string {
 	}
 	return vs
 }
+
+// nothingThat leads to a bound denied: "nothing that costs more than", "none which are over".
+var nothingThat = regexp.MustCompile(`(?i)\b(nothing|none)\s+(?:that|which)\s+(?:costs?|is|are)\s+`)
 
 // shareAsked is a share of the price or of an amount: "20% of the price", "15 percent of 23,900".
 var shareAsked = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s*(?:%|percent|per cent)\s+of\s+(?:(?:the|its|this|that)\s+(?:car'?s\s+)?price\b|([$€£]?\s?\d[\d,.]*k?)\b)`)
@@ -2271,7 +2275,7 @@ func init() {
 			func(c *conv, r *reading) (intent, bool) {
 				first, nav := c.thenGo(r.best, r)
 				if q, ok := c.applyEdits(first); !ok { // "add the tech package" keeps the roof added before
-					return intent{reply: q}, true
+					return q, true
 				}
 				// A figure the plan here leaves ("…, 60 months", a day) is read again there (goOn).
 				for i, t := range r.toks2 {
@@ -2616,7 +2620,7 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		c.carryOver(best, len(best.missing) == 0)
 	}
 	if q, ok := c.applyEdits(best); !ok {
-		return intent{reply: q}, true
+		return q, true
 	}
 	c.contactsSaid(best, own)
 	if named(best.def.Name, commitFirst) && !c.commitWord(best, r.toks) && c.answering != best.def.Name {
@@ -3178,22 +3182,33 @@ func narrows(toks []token) bool {
 // applyEdits turns the list parameters the text changes ("add the tech package", "remove the
 // roof") into whole lists, from the list of the conversation's last call of the tool that
 // set it. A removal with no such call cannot be applied (the page may hold any list): it
-// is answered with a question instead (ok false).
-func (c *conv) applyEdits(p *plan) (question string, ok bool) {
+// is answered with a question instead (ok false), whose choices are the plan with none of
+// the list, or with one of it.
+func (c *conv) applyEdits(p *plan) (question intent, ok bool) {
 	for name, e := range p.edits {
 		var prev []string
 		if json.Unmarshal(c.lastArgs(p.def.Name, name)[name], &prev) != nil { // none, or no list
 			if len(e.drop) == 0 {
 				continue // "add the winter package": what the page had is not known; this is what was asked
 			}
-			var all []string // the list's choices (its items are a string enum: route's enums)
+			with := func(label string, list ...string) choice {
+				ch := choice{label, &plan{}}
+				*ch.plan = *p
+				ch.plan.values, ch.plan.edits = maps.Clone(p.values), nil
+				ch.plan.values[name] = append([]string{}, list...) // (never null)
+				return ch
+			}
+			all := []choice{with("none")} // the list's choices (its items are a string enum: route's enums)
 			for _, q := range p.schema.props {
 				if q.name == name && q.schema.items != nil {
-					all = enumLabels(q.schema.items.enum)
+					for _, v := range q.schema.items.enum {
+						all = append(all, with(v.label(), v.str))
+					}
 				}
 			}
-			return "Which " + identPhrase(name) + " should it have now: " + strings.Join(all, ", ") +
-				" or none?", false
+			labels := labels(all[1:])
+			return intent{reply: "Which " + identPhrase(name) + " should it have now: " + strings.Join(labels, ", ") +
+				" or none?", choices: all}, false
 		}
 		out := slices.DeleteFunc(prev, func(v string) bool {
 			// (the roof added to another car, whose packages this one has not, is not kept)
@@ -3208,7 +3223,7 @@ func (c *conv) applyEdits(p *plan) (question string, ok bool) {
 		}
 		p.values[name] = out
 	}
-	return "", true
+	return intent{}, true
 }
 
 // lastArgs are the arguments of the conversation's last call of tool before this turn (the
