@@ -3816,6 +3816,13 @@ var siteConversations = []struct {
 		{say: "what would it be a month over 48 months if I put down seven thousand five hundred?",
 			calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":7500,"termMonths":48}`}, on: "financing"},
 	}},
+	{"a booking sent empty after the contact details were given", "inventory", "", []siteTurn{
+		{say: "my name is Gerald Fairweather and my email is gerald.f@outlook.com"},
+		{say: "open the corolla", calls: []string{`search_cars {}`, `select_car {"carId":"c16"}`}, on: "car"},
+		{say: "test drive please", calls: []string{`go_to_test_drive {}`}, reply: []string{"I'll fill in your name and email."}, on: "test-drive"},
+		{say: "book it please", calls: []string{`book_test_drive {}`}, reply: []string{"I need your date and time", "I'll fill in your name and email."}},
+		{say: "saturday at 10", calls: []string{`fill_form_data {"name":"Gerald Fairweather","email":"gerald.f@outlook.com","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -317,16 +317,21 @@ func (c *conv) arrive() action {
 		p := &plan{def: t, schema: s, values: map[string]any{}}
 		p.missing = slices.DeleteFunc(slices.Clone(s.props), func(q *property) bool { return !q.required })
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
-			var kept []string
-			for _, q := range s.props {
-				if p.values[q.name] != nil {
-					kept = append(kept, identPhrase(q.name))
-				}
-			}
-			return action{text: c.summary() + " " + c.askMissing(p, c.text).reply + " I'll fill in your " + joinList(kept, "and") + "."}
+			return action{text: c.summary() + " " + c.askMissing(p, c.text).reply + " I'll fill in your " + joinList(identPhrases(p), "and") + "."}
 		}
 	}
 	return action{text: c.summary()}
+}
+
+// identPhrases names the parameters the plan has values for, in the schema's order.
+func identPhrases(p *plan) []string {
+	var out []string
+	for _, q := range p.schema.props {
+		if p.values[q.name] != nil {
+			out = append(out, identPhrase(q.name))
+		}
+	}
+	return out
 }
 
 // refill is the plan that fills again the form of this page the conversation's last call of a

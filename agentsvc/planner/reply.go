@@ -1987,7 +1987,13 @@ func (c *conv) formAsks(failed string) string {
 			return !q.required || !slices.Contains(said, strings.ToLower(q.name))
 		})
 		if len(p.missing) >= 2 {
-			return " " + c.askMissing(p, "").reply
+			// (the contact details given before are not asked again: "book it" on an empty form
+			// after "my name is …")
+			if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
+				return " " + c.askMissing(p, "").reply + " I'll fill in your " + joinList(identPhrases(p), "and") + "."
+			} else if len(p.missing) > 0 {
+				return " " + c.askMissing(p, "").reply
+			}
 		}
 	}
 	return ""
