@@ -3823,6 +3823,10 @@ var siteConversations = []struct {
 		{say: "book it please", calls: []string{`book_test_drive {}`}, reply: []string{"I need your date and time", "I'll fill in your name and email."}},
 		{say: "saturday at 10", calls: []string{`fill_form_data {"name":"Gerald Fairweather","email":"gerald.f@outlook.com","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"a trim and a package instead, begun with and", "car", "c01", []siteTurn{
+		{say: "XLE with tech", calls: []string{`configure_car {"packages":["tech"],"trim":"XLE"}`}},
+		{say: "and in Limited with the winter pkg instead?", calls: []string{`configure_car {"packages":["winter"],"trim":"Limited"}`}, reply: []string{"total $38,890"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

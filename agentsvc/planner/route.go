@@ -601,8 +601,8 @@ func (f *filler) listCue(i int) string {
 		case "add", "plus", "also", "include":
 			return "add"
 		case "and":
-			if k == 0 {
-				return "add" // "And the Home charger." after the towing package
+			if k == 0 && !anyNorm(f.toks, "instead") {
+				return "add" // "And the Home charger." after the towing package (not "and in Limited with the winter pkg instead?")
 			}
 		}
 	}
