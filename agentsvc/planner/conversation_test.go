@@ -3827,6 +3827,12 @@ var siteConversations = []struct {
 		{say: "XLE with tech", calls: []string{`configure_car {"packages":["tech"],"trim":"XLE"}`}},
 		{say: "and in Limited with the winter pkg instead?", calls: []string{`configure_car {"packages":["winter"],"trim":"Limited"}`}, reply: []string{"total $38,890"}},
 	}},
+	{"another car's monthly cost on the same terms, from a calculator reached by a link", "financing", "c10", []siteTurn{
+		{say: "48 months, 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "what would the camry cost a month on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
+			reply: []string{"For the 2022 Toyota Camry", "$513.85"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

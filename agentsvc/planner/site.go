@@ -251,7 +251,8 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 		joined := i+1 < len(toks) && toks[i+1].kind == kindWord && !stopWords[toks[i+1].norm]
 		choiceNamed := c.onItsPage() && (joined && c.paramNoun(toks, i+2) || wordAt(toks, i+1, "one") || wordAt(toks, i+2, "one"))
 		// ("We're the Kowalski family, Anna Kowalski, anna.k@…": details, the name a person's)
-		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && !c.paramNoun(toks, i+1) && !choiceNamed && !slices.ContainsFunc(toks, contactToken)
+		// ("the camry cost a month": a price is said of an item, not of a package)
+		afterThe := i > 0 && toks[i-1].norm == "the" && !ordinal && (!c.paramNoun(toks, i+1) || toks[i+1].norm == "price") && !choiceNamed && !slices.ContainsFunc(toks, contactToken)
 		// "the Honda CR-V" on the Honda Odyssey's calculator: its make, then another model
 		afterThe = afterThe || i > 1 && toks[i-2].norm == "the" && c.page != nil && slices.Contains(c.page.words, compact(toks[i-1].norm)) && t.raw != strings.ToLower(t.raw)
 		if model || !pronoun && afterThe && (t.raw != strings.ToLower(t.raw) || itemSlot(toks, i)) || afterThe && (asksOf(toks) || anyNorm(toks, "about", "same") || sameFor.MatchString(text)) { // "what about the tesla model y at 48 months"
