@@ -1874,7 +1874,7 @@ var siteConversations = []struct {
 	}},
 	{"which of two, one of them on the list shown", "inventory", "", []siteTurn{
 		{say: "hondas", calls: []string{`search_cars {"make":"Honda"}`}},
-		{say: "whats cheaper, the civic or the corolla?", calls: []string{`search_cars {}`}, reply: []string{"The 2022 Toyota Corolla Hatchback is the cheaper"}},
+		{say: "whats cheaper, the civic or the corolla?", calls: []string{`search_cars {}`, `search_cars {"make":"Honda"}`}, reply: []string{"The 2022 Toyota Corolla Hatchback is the cheaper"}},
 		{say: "Which is more expensive: the Tesla Model 3 or the BMW 330i?", reply: []string{"The 2022 Tesla Model 3 is the more expensive, at $35,990 (the 2021 BMW 330i is $34,800)"}},
 	}},
 	{"percent said as a word, a monthly income", "inventory", "", []siteTurn{
@@ -2816,7 +2816,7 @@ var siteConversations = []struct {
 	}},
 	{"what the list said of a car, asked by the field's name", "inventory", "", []siteTurn{
 		{say: "show me minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}},
-		{say: "What fuel does the Explorer use?", calls: []string{`search_cars {}`}, reply: []string{"The fuel of the 2021 Ford Explorer: gasoline."}},
+		{say: "What fuel does the Explorer use?", calls: []string{`search_cars {}`, `search_cars {"bodyType":"minivan"}`}, reply: []string{"The fuel of the 2021 Ford Explorer: gasoline."}},
 	}},
 	{"a kind cheaper than a car seen", "inventory", "", []siteTurn{
 		{say: "minivans", calls: []string{`search_cars {"bodyType":"minivan"}`}},
@@ -3832,6 +3832,17 @@ var siteConversations = []struct {
 		{say: "what would the camry cost a month on the same terms?",
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`, `go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":48}`},
 			reply: []string{"For the 2022 Toyota Camry", "$513.85"}},
+	}},
+	{"cars named that the filtered list does not show", "inventory", "", []siteTurn{
+		{say: "show me electric cars under 45k", calls: []string{`search_cars {"fuel":"electric","maxPrice":45000}`}},
+		{say: "how much more is the Model Y than the Ioniq 5?", calls: []string{`search_cars {}`, `search_cars {"fuel":"electric","maxPrice":45000}`},
+			reply: []string{"The 2023 Tesla Model Y is $46,990 and the 2023 Hyundai Ioniq 5 is $41,200: a difference of $5,790."}},
+		{say: "which is newer, the Civic or the Camry?", calls: []string{}, reply: []string{"The 2023 Honda Civic is the newer (the other is the 2022 Toyota Camry)."}},
+	}},
+	{"two cars named that the filtered list does not show", "inventory", "", []siteTurn{
+		{say: "show me electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "which is newer, the Civic or the Camry?", calls: []string{`search_cars {}`, `search_cars {"fuel":"electric"}`},
+			reply: []string{"The 2023 Honda Civic is the newer (the other is the 2022 Toyota Camry)."}},
 	}},
 }
 

@@ -49,6 +49,14 @@ func (c *conv) lookupOf(r *reading) *lookup {
 	if i < 0 {
 		i = slices.IndexFunc(r.ps, c.nameForID)
 	}
+	modelName := func(w string) bool { return strings.ContainsAny(w, "0123456789 ") } // "CX-5", "the Model Y"
+	if l := c.lister(); i < 0 && r.question && l != nil {
+		// "how much more is the Model Y than the Ioniq 5?": a model's name in a question of
+		// the list's items
+		if k := slices.IndexFunc(r.ps, func(p *plan) bool { return p.def.Name == l.def.Name }); k >= 0 && slices.ContainsFunc(c.unknownWords(r.toks2, r.ps[k]), modelName) {
+			i = k
+		}
+	}
 	if i < 0 {
 		return nil
 	}
@@ -63,7 +71,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		}
 	}
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
-	model := slices.ContainsFunc(lk.unknown, func(w string) bool { return strings.ContainsAny(w, "0123456789") }) ||
+	model := slices.ContainsFunc(lk.unknown, modelName) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
 		len(lk.unknown) > 1 && lk.verb || // "compare the Toyota Camry and the Honda Civic": models, not a make
 		choiceOfTwo(r) || // "which is cheaper, the civic or the corolla": a choice of two, not a sort
@@ -176,6 +184,8 @@ func (lk *lookup) intent() intent {
 			if len(c.done) > 0 {
 				if in, sub, back := after(c); in.steps != nil {
 					return append(append([]*plan{lk.l}, back...), in.steps(sub)...)
+				} else if lk.back != nil {
+					return []*plan{lk.l, lk.back} // answered from the whole list: the visitor's search stays
 				}
 			}
 			return []*plan{lk.l}

@@ -2196,6 +2196,11 @@ func init() {
 			return reply(c.beating(it, o, c.beatable()))
 		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
+			// "which is newer, the Civic or the Camry?" with electric cars shown: those named
+			// are looked up first
+			if lk := c.lookupOf(r); r.question && lk != nil && lk.seen == 0 && r.lookup {
+				return lk.intent(), true
+			}
 			// "how much is it now" after it was configured: the total a result stated since
 			if f, _ := questionField(r.toks); f == priceField && anyNorm(r.toks, "now") && len(r.refs) == 1 && !r.hasRank && r.refs[0] == c.openedLast() {
 				if said, ok := c.stated("total"); ok {
@@ -3674,6 +3679,10 @@ func (c *conv) unknownWords(toks []token, p *plan) []string {
 		// "compare the kia and the crv": a make said as one car is a name to look up
 		theMake := wantsIDs(p) && saysVerb(toks, p.def) && wordAt(toks, i-1, "the", "compare", "and", "vs", "versus", "with", "to", "or") && !strings.HasSuffix(strings.ToLower(t.raw), "s") &&
 			(i+1 == len(toks) || toks[i+1].kind != kindWord || wordAt(toks, i+1, "and", "vs", "versus", "with", "to", "or"))
+		if t.kind == kindWord && len(t.raw) == 1 && unicode.IsUpper(rune(t.raw[0])) && wordAt(toks, i-1, "model", "class", "series") {
+			out = append(out, toks[i-1].raw+" "+t.raw) // "the Model Y" (a letter is no name alone)
+			continue
+		}
 		// A number is no name of its own ("Model 3": the word before it counts); nor is a day
 		// of the month ("on Friday the 11th").
 		if t.kind != kindWord || i < len(p.used) && p.used[i] || c.looksLikeID(t.raw) || len(t.norm) < 2 || ordinalDigits.MatchString(t.raw) || sortVerbs[t.norm] ||
