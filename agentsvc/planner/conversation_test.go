@@ -3844,6 +3844,15 @@ var siteConversations = []struct {
 		{say: "which is newer, the Civic or the Camry?", calls: []string{`search_cars {}`, `search_cars {"fuel":"electric"}`},
 			reply: []string{"The 2023 Honda Civic is the newer (the other is the 2022 Toyota Camry)."}},
 	}},
+	{"a remark, then the request", "inventory", "", []siteTurn{
+		{say: "Good evening. My late husband always drove Toyotas, so could you show me just the Toyotas, please?", calls: []string{`search_cars {"make":"Toyota"}`}},
+		{say: "I am confused, how many are there?", calls: []string{}, reply: []string{"There are 4 cars."}},
+		{say: "open the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+		{say: "test drive next tuesday at 9, Arthur Bell, arthur@yahoo.com", calls: []string{`go_to_test_drive {}`,
+			`fill_form_data {"name":"Arthur Bell","email":"arthur@yahoo.com","date":"2026-12-08","time":"09:00"}`}, on: "test-drive"},
+		{say: "Actually, could we make it an hour later? My grandson does not get up early.",
+			calls: []string{`fill_form_data {"name":"Arthur Bell","email":"arthur@yahoo.com","date":"2026-12-08","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

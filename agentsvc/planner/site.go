@@ -406,7 +406,7 @@ func ordinary(w string) bool {
 
 // peopleWords are the people a visitor brings along, and the bringing: "a test drive with the
 // kids", "the whole family is coming" name no item and ask nothing of a tool.
-var peopleWords = wordSet(`whole kid kids child children family wife husband partner son daughter friend mom mum dad parent baby spouse coming bringing along`)
+var peopleWords = wordSet(`whole kid kids child children family wife husband partner son daughter friend mom mum dad parent baby spouse grandson granddaughter grandchild grandchildren grandma grandpa grandmother grandfather grandparent coming bringing along`)
 
 // elsewhere takes a request nothing here clearly does to the page that may: the navigation
 // tool whose words it has ("per month": financing), else, when no tool here has any of its

@@ -2519,7 +2519,48 @@ func init() {
 // (c.before: its one state, never passed beside it) knows about the items it has seen: the
 // first of the rules that applies to its reading. lookup allows one call of a listing tool
 // to learn names first.
+//
+// A message of several sentences that reads as nothing ("Good evening. My late husband always
+// drove Toyotas, so could you show me just the Toyotas, please?") is its last sentence, or
+// the last clause a request or a question begins ("I am confused, how many are there?"), when
+// that reads as something (never "Before I confirm" of "Before I confirm, how much is it?").
 func (c *conv) understand(text string, lookup bool) intent {
+	in := c.understandAll(text, lookup)
+	if parts := requestParts(text); len(parts) > 1 && stuck(in) && strings.TrimSpace(parts[len(parts)-1]) != "" {
+		if alt := c.understandAll(parts[len(parts)-1], lookup); !stuck(alt) {
+			return alt
+		}
+	}
+	return in
+}
+
+// partEnd ends a sentence, or a clause that a request or a question follows: "…drove
+// Toyotas, so could you …", "I am confused, how many are there?".
+var partEnd = regexp.MustCompile(`(?i)([.!?]|,(?:\s+(?:so|but|and))?)\s+((?:could|can|would|will|how|what|which|where|when|is|are|do|does)\b)?`)
+
+// requestParts are the sentences of text, and the clauses that a request or question begins.
+func requestParts(text string) []string {
+	var out []string
+	last := 0
+	for _, m := range partEnd.FindAllStringSubmatchIndex(text, -1) {
+		if text[m[2]] == ',' && m[4] < 0 {
+			continue // "red, white or blue"
+		}
+		out = append(out, text[last:m[2]])
+		last = m[1]
+		if m[4] >= 0 {
+			last = m[4]
+		}
+	}
+	return append(out, text[last:])
+}
+
+// stuck reports an intent that does nothing and only says so, or asks what was meant.
+func stuck(in intent) bool {
+	return in.steps == nil && (strings.HasPrefix(in.reply, deadEndStart) || strings.HasPrefix(in.reply, clarifyStart))
+}
+
+func (c *conv) understandAll(text string, lookup bool) intent {
 	r := c.read(text, lookup)
 	for _, ru := range rules {
 		if ru.when(c, r) {
