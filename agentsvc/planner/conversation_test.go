@@ -3853,6 +3853,14 @@ var siteConversations = []struct {
 		{say: "Actually, could we make it an hour later? My grandson does not get up early.",
 			calls: []string{`fill_form_data {"name":"Arthur Bell","email":"arthur@yahoo.com","date":"2026-12-08","time":"10:00"}`}},
 	}},
+	{"back to a car named, from its calculator reached by a link; the hour booked now", "financing", "c10", []siteTurn{
+		{say: "48 months, 5000 down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}},
+		{say: "let us go back to the Civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "book a test drive next tuesday at 9, Arthur Bell, arthur@yahoo.com", calls: []string{`go_to_test_drive {}`,
+			`fill_form_data {"name":"Arthur Bell","email":"arthur@yahoo.com","date":"2026-12-08","time":"09:00"}`}, on: "test-drive"},
+		{say: "an hour later please", calls: []string{`fill_form_data {"name":"Arthur Bell","email":"arthur@yahoo.com","date":"2026-12-08","time":"10:00"}`}},
+		{say: "What time is it booked for now?", calls: []string{}, reply: []string{"10:00"}, not: []string{"09:00"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -170,6 +170,9 @@ func (c *conv) backToItem(toks []token, byName bool) bool {
 // namesOnScreen reports a word of the name of the item on screen.
 func (c *conv) namesOnScreen(t token) bool {
 	it := cmp.Or(c.now.items[c.onScreen()], c.before.items[c.onScreen()])
+	if it == nil && c.page != nil && c.page.id == c.onScreen() {
+		it = c.page // (reached by a link: its page's title names it)
+	}
 	return it != nil && t.kind == kindWord && len(t.norm) > 2 && slices.Contains(it.words, compact(t.norm))
 }
 
