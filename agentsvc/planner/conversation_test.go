@@ -3861,6 +3861,11 @@ var siteConversations = []struct {
 		{say: "an hour later please", calls: []string{`fill_form_data {"name":"Arthur Bell","email":"arthur@yahoo.com","date":"2026-12-08","time":"10:00"}`}},
 		{say: "What time is it booked for now?", calls: []string{}, reply: []string{"10:00"}, not: []string{"09:00"}},
 	}},
+	{"back to the car for a trim, asked politely", "financing", "c08", []siteTurn{
+		{say: "60 months with 4000 down", calls: []string{`calculate_payment {"downPayment":4000,"termMonths":60}`}},
+		{say: "I would like to go back to the car and choose the EX trim, please.",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -4121,7 +4121,7 @@ func (c *conv) pageKind() string {
 
 // backToItemThen goes back to the item's page for a request: "go back to the car and pick the
 // Limited trim", "ok back to the car, I want the SX".
-var backToItemThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok(?:ay)?|so|now|and)[\s,]+)*(?:(?:go|take\s+me|head|let'?s\s+go)\s+)?back\s+to\s+(?:the|my|this)\s+(\w+)(?:\s+page)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?(.{3,})$`)
+var backToItemThen = regexp.MustCompile(`(?i)^\s*(?:(?:ok(?:ay)?|so|now|and)[\s,]+)*(?:(?:i(?:'d|\s+would)\s+like\s+to|(?:can|could)\s+(?:we|you|i)|please)\s+)?(?:(?:go|take\s+me|head|let'?s\s+go|let\s+us\s+go)\s+)?back\s+to\s+(?:the|my|this)\s+(\w+)(?:\s+page)?\s*(?:,|and\b|then\b|&)\s*(?:then\s+)?(.{3,})$`)
 
 // everyChoice writes "all the packages", "every package" as the choices of a list parameter
 // here that its noun names: "the winter and tech and cargo packages".
