@@ -3866,6 +3866,11 @@ var siteConversations = []struct {
 		{say: "I would like to go back to the car and choose the EX trim, please.",
 			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c08"}`, `configure_car {"trim":"EX"}`}, reply: []string{"EX trim"}, on: "car"},
 	}},
+	{"a remark, then a request for the list", "inventory", "", []siteTurn{
+		{say: "I am looking for something small and cheap to run. Could you show me the cars under 23000?", calls: []string{`search_cars {"maxPrice":23000}`}},
+		{say: "show me toyotas", calls: []string{`search_cars {"make":"Toyota"}`}},
+		{say: "I would rather something newer. Could you show me only the ones from 2022 or later, please?", calls: []string{`search_cars {"make":"Toyota","minYear":2022}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

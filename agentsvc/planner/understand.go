@@ -2526,8 +2526,20 @@ func init() {
 // that reads as something (never "Before I confirm" of "Before I confirm, how much is it?").
 func (c *conv) understand(text string, lookup bool) intent {
 	in := c.understandAll(text, lookup)
-	if parts := requestParts(text); len(parts) > 1 && stuck(in) && strings.TrimSpace(parts[len(parts)-1]) != "" {
+	parts := requestParts(text)
+	if len(parts) < 2 || strings.TrimSpace(parts[len(parts)-1]) == "" {
+		return in
+	}
+	// (or whose sentences before the last are remarks: "my son-in-law sent me to this page.
+	// Which car is this for?")
+	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
+	remarks := len(sentences) > 1 && !slices.ContainsFunc(sentences[:len(sentences)-1], func(p string) bool { return !c.remark(p) })
+	if stuck(in) {
 		if alt := c.understandAll(parts[len(parts)-1], lookup); !stuck(alt) {
+			return alt
+		}
+	} else if remarks {
+		if alt := c.understandAll(sentences[len(sentences)-1], lookup); !stuck(alt) {
 			return alt
 		}
 	}
@@ -2553,6 +2565,33 @@ func requestParts(text string) []string {
 		}
 	}
 	return append(out, text[last:])
+}
+
+// remark reports a sentence of three words or more that asks nothing, names nothing and gives
+// no value: no question, figure, day, contact, word of a tool here ("apply") or value one takes
+// ("suv"), and no capitalised word but the first and "I" ("my son-in-law sent me to this
+// page", "I would rather something newer").
+func (c *conv) remark(text string) bool {
+	toks := tokenize(text)
+	if isQuestion(text, toks) {
+		return false
+	}
+	words := 0
+	for i, t := range toks {
+		switch {
+		case t.kind == kindWord:
+			words++
+			if i > 0 && t.raw != strings.ToLower(t.raw) && t.raw != "I" && !strings.HasPrefix(t.raw, "I'") && !strings.HasPrefix(t.raw, "I’") || c.vocab[t.norm] ||
+				c.hasParam(func(p *property) bool {
+					return slices.ContainsFunc(p.schema.allEnums(), func(e enumValue) bool { return e.isStr && sayValue(toks[i:i+1], e) })
+				}) {
+				return false
+			}
+		case t.kind != kindPunct && t.raw != "-": // ("son-in-law")
+			return false
+		}
+	}
+	return words >= 3
 }
 
 // stuck reports an intent that does nothing and only says so, or asks what was meant.
