@@ -3871,6 +3871,25 @@ var siteConversations = []struct {
 		{say: "show me toyotas", calls: []string{`search_cars {"make":"Toyota"}`}},
 		{say: "I would rather something newer. Could you show me only the ones from 2022 or later, please?", calls: []string{`search_cars {"make":"Toyota","minYear":2022}`}},
 	}},
+	{"a sum asked, another car compared on the same terms, two payments, a note as said", "car", "c09", []siteTurn{
+		{say: "what does it add up to?", calls: []string{`get_price_summary {}`}, reply: []string{"total $26,500"}, not: []string{"already added"}},
+		{say: "what would it be over 48 months with nothing down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":48}`}, on: "financing"},
+		{say: "5.5 percent", calls: []string{`calculate_payment {"downPayment":0,"termMonths":48,"apr":5.5}`}},
+		{say: "which is cheaper per month?", calls: []string{}, reply: []string{"The one with apr 5.5 has the lower monthly payment", "for the other one."}},
+		{say: "how does the Civic compare on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":48,"apr":5.5}`},
+			reply: []string{"For the 2023 Honda Civic"}},
+		{say: "book a test drive of it on december 9 at 11, Dorothy Whitfield, dorothy@mail.com", calls: []string{`go_to_test_drive {}`,
+			`fill_form_data {"name":"Dorothy Whitfield","email":"dorothy@mail.com","date":"2026-12-09","time":"11:00"}`}, on: "test-drive"},
+		{say: "add a note: Oliver will be driving as well",
+			calls: []string{`fill_form_data {"name":"Dorothy Whitfield","email":"dorothy@mail.com","date":"2026-12-09","time":"11:00","notes":"Oliver will be driving as well"}`}},
+	}},
+	{"how another car compares on the same terms, from a calculator reached by a link", "financing", "c09", []siteTurn{
+		{say: "48 mo, 0 down, 6.9% APR", calls: []string{`calculate_payment {"downPayment":0,"termMonths":48,"apr":6.9}`}},
+		{say: "how does the Civic compare on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":48,"apr":6.9}`},
+			reply: []string{"For the 2023 Honda Civic"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

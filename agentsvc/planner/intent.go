@@ -197,7 +197,8 @@ func (c *conv) forItem() (string, bool) {
 		if len(was) == 1 && len(is) == 1 { // "… is the golf w 2k down …", then "what about the civic on the same terms"
 			return prev[:was[0].start] + c.text[is[0].start:is[0].end] + prev[was[0].end:], true
 		}
-		return prev + " , " + c.text, true
+		// ("how does the Civic compare on the same terms?": the terms again, for it; no drawer)
+		return prev + " , " + compareSame.ReplaceAllString(c.text, "what about $1 on"), true
 	}
 	// "What is the mileage of the Kia?", then "and of the Volvo?": the question again, of it
 	if m := andOfThe.FindStringSubmatch(c.text); m != nil && asksField(tokenize(prev)) && isQuestion(prev, tokenize(prev)) {
@@ -333,6 +334,9 @@ var fieldAlone = regexp.MustCompile(`(?i)^\s*(?:and|what\s+about|how\s+about|n)\
 // "and on the model 3, same terms?", "with those numbers for the civic?"; or after a detour,
 // "same as before?".
 var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again|as\s+(?:before|earlier|last\s+time))\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
+
+// compareSame asks how an item compares on the terms before: "how does the Civic compare on".
+var compareSame = regexp.MustCompile(`(?i)\bhow\s+(?:does|would)\s+(the\s+[\w-]+(?:\s+[\w-]+)?)\s+compare\s+(?:on|with)\b`)
 
 // sameTerms asks for the figures of a calculation again: "same terms", "those numbers".
 var sameTerms = regexp.MustCompile(`(?i)\b(?:same|those|these|that)\s+(?:terms|numbers|figures)\b`)

@@ -75,6 +75,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
 	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
 	text = nothingThat.ReplaceAllString(text, "$1 ")  // "nothing that costs more than 25000": nothing more than
+	text = addUpTo.ReplaceAllString(text, "total")    // "what does it add up to?": its total (nothing added)
 	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
 		text = rest // "could you tell me what this Outback costs with …": what it costs with …
 	}
@@ -158,7 +159,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 			text = text[:m[0]] + "open " + theTitle(c.openedOf(ms[0].items)) + text[m[1]:] // "go back to the Audi": the one of them opened
 		}
 	}
-	text = asWell.ReplaceAllString(text, " too")
+	if !noteCue.MatchString(text) {
+		text = asWell.ReplaceAllString(text, " too") // (a note's words stay the visitor's: "add a note: Oliver will be driving as well")
+	}
 	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
 	text = makeItChoice.ReplaceAllString(text, "pick the $1")                  // "switch it to the SX trim": a choice, not another car
 	text = allTogether.ReplaceAllString(text, "altogether")                    // "how much is it all together"
@@ -741,6 +744,9 @@ func (c *conv) twoValues(r *reading) []string {
 	return vs
 }
 
+// addUpTo asks for a sum: "what does it add up to?", "what do they add up to".
+var addUpTo = regexp.MustCompile(`(?i)\badds?\s+up(?:\s+to)?\b`)
+
 // nothingThat leads to a bound denied: "nothing that costs more than", "none which are over".
 var nothingThat = regexp.MustCompile(`(?i)\b(nothing|none)\s+(?:that|which)\s+(?:costs?|is|are)\s+`)
 
@@ -966,6 +972,9 @@ var costLess = regexp.MustCompile(`(?i)\bcosts?\s+less\s+than\b`)
 
 // whenCome asks when one may come, and nothing else.
 var whenCome = regexp.MustCompile(`(?i)^\s*when\s+(?:can|could|should|may)\s+(?:i|we)\s+(?:come(?:\s+in|\s+by|\s+over)?|visit|drop\s+by|stop\s+by)\s*\?*\s*$`)
+
+// noteCue leads to words written for a note: "add a note:", "comment that".
+var noteCue = regexp.MustCompile(`(?i)\b(?:note|notes|comment|comments|message)\b`)
 
 // asWell is "as well", said as "too" (what narrows a list, what adds to a choice): "add the
 // cargo organiser as well".
@@ -1246,7 +1255,14 @@ func (c *conv) twoResults(toks []token) (string, bool) {
 			}
 			v1, _ := parseMoney(m1[2])
 			v0, _ := parseMoney(m0[2])
-			first, second, fv, sv := "the one with "+argsSaid(two[1].args, two[0].args), "the one with "+argsSaid(two[0].args, two[1].args), m1[1], m0[1]
+			// (a call that left a value to the page, "60 months" before "5.5 percent", is "the other one")
+			label := func(args, other string) string {
+				if said := argsSaid(args, other); said != "" {
+					return "the one with " + said
+				}
+				return "the other one"
+			}
+			first, second, fv, sv := label(two[1].args, two[0].args), label(two[0].args, two[1].args), m1[1], m0[1]
 			if (v0 < v1) == lower {
 				first, second, fv, sv = second, first, sv, fv
 			}
