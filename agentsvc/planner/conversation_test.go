@@ -3890,6 +3890,12 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":0,"termMonths":48,"apr":6.9}`},
 			reply: []string{"For the 2023 Honda Civic"}},
 	}},
+	{"the difference between the last two payments, and in interest", "financing", "c02", []siteTurn{
+		{say: "48 mo at 5.5 APR, 3k down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":48,"apr":5.5}`}},
+		{say: "and at 36 mo?", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":36,"apr":5.5}`}},
+		{say: "what's the difference between the two monthly figures?", calls: []string{}, reply: []string{"The difference in monthly payment is $183.55"}},
+		{say: "what's the difference in interest?", calls: []string{}, reply: []string{"The difference in interest is $773.88"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

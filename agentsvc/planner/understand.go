@@ -1225,7 +1225,8 @@ func (c *conv) twoResults(toks []token) (string, bool) {
 		return slices.ContainsFunc(toks, func(t token) bool { return set[t.norm] })
 	}
 	lower, higher := has(lowerWords), has(higherWords)
-	if lower == higher {
+	diff := !lower && !higher && differs(toks) // "what's the difference in interest?"
+	if lower == higher && !diff {
 		return "", false
 	}
 	var two []call
@@ -1241,9 +1242,10 @@ func (c *conv) twoResults(toks []token) (string, bool) {
 		return "", false
 	}
 	asked := slices.DeleteFunc(contentWords(c.text), func(w string) bool {
-		return lowerWords[w] || higherWords[w] || requestWords[w] || auxWords[w] || w == "two" || w == "ha"
+		return lowerWords[w] || higherWords[w] || requestWords[w] || auxWords[w] || differWords[w] || w == "two" || w == "ha" ||
+			diff && (w == "between" || w == "figures" || w == "figure" || w == "numbers" || w == "them")
 	})
-	if perMonth(toks) {
+	if perMonth(toks) || diff && slices.Contains(asked, "monthly") {
 		asked = append([]string{"monthly", "payment"}, asked...) // "which was cheaper per month, the 72 or the 60?"
 	}
 	for n := min(len(asked), 3); n >= 1; n-- {
@@ -1263,6 +1265,10 @@ func (c *conv) twoResults(toks []token) (string, bool) {
 				return "the other one"
 			}
 			first, second, fv, sv := label(two[1].args, two[0].args), label(two[0].args, two[1].args), m1[1], m0[1]
+			if diff {
+				return fmt.Sprintf("The difference in %s is %s: %s for %s against %s for %s.", strings.Join(asked[i:i+n], " "),
+					priceField.value(math.Abs(v1-v0), c.before.money), fv, first, sv, second), true
+			}
 			if (v0 < v1) == lower {
 				first, second, fv, sv = second, first, sv, fv
 			}
