@@ -3896,6 +3896,10 @@ var siteConversations = []struct {
 		{say: "what's the difference between the two monthly figures?", calls: []string{}, reply: []string{"The difference in monthly payment is $183.55"}},
 		{say: "what's the difference in interest?", calls: []string{}, reply: []string{"The difference in interest is $773.88"}},
 	}},
+	{"a figure compared with, in a question", "financing", "c10", []siteTurn{
+		{say: "36 mo at 2.9% APR with 2k down", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":36,"apr":2.9}`}},
+		{say: "is 5k down better than 2k?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":36,"apr":2.9}`}, reply: []string{"price $23,900"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

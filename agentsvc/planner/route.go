@@ -1216,6 +1216,9 @@ func (f *filler) numbers() {
 	floor := -1
 	for _, i := range nums {
 		t := f.toks[i]
+		if cues[i] == "" && wordAt(f.toks, i-1, "than") {
+			continue // "is 5k down better than 2k?": a figure compared with, no value
+		}
 		after := f.wordsNear(i, 1, len(f.toks), 2)
 		labels := append(after, f.wordsNear(i, -1, floor, 3)...)
 		floor = i
