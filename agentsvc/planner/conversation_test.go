@@ -3900,6 +3900,11 @@ var siteConversations = []struct {
 		{say: "36 mo at 2.9% APR with 2k down", calls: []string{`calculate_payment {"downPayment":2000,"termMonths":36,"apr":2.9}`}},
 		{say: "is 5k down better than 2k?", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":36,"apr":2.9}`}, reply: []string{"price $23,900"}},
 	}},
+	{"the morning's times asked, an hour in words with a name", "car", "c09", []siteTurn{
+		{say: "test drive next Tuesday morning", calls: []string{`go_to_test_drive {}`}, reply: []string{"09:00, 10:00, 11:00"}, on: "test-drive"},
+		{say: "What times are there in the morning?", calls: []string{}, reply: []string{"The time can be 09:00, 10:00 or 11:00."}},
+		{say: "Nine o'clock, please. My name is Arthur Bell.", calls: []string{}, reply: []string{"email"}, not: []string{"time (one of"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

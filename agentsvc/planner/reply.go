@@ -804,8 +804,13 @@ func (c *conv) options(toks []token) (intent, bool) {
 		chs = append(chs, choice{map[bool]string{true: "both", false: "all"}[len(all) == 2], every})
 		return intent{reply: "The " + name + " to choose from: " + joinList(vals, "and") + " (one or more).", choices: chs}, true
 	}
+	en := sch.enum
+	if in := partOfDay(p, toks); len(in) < len(vals) { // "what times are there in the morning?": those
+		en = slices.DeleteFunc(slices.Clone(en), func(e enumValue) bool { return !slices.Contains(in, e.text()) })
+		vals = enumLabels(en)
+	}
 	var chs []choice
-	for _, e := range sch.enum[:min(6, len(sch.enum))] {
+	for _, e := range en[:min(6, len(en))] {
 		chs = append(chs, offer(e))
 	}
 	return intent{reply: "The " + name + " can be " + joinList(vals, "or") + ".", choices: chs}, true

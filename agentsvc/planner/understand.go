@@ -2594,7 +2594,7 @@ func requestParts(text string) []string {
 // ("suv"), and no capitalised word but the first and "I" ("my son-in-law sent me to this
 // page", "I would rather something newer").
 func (c *conv) remark(text string) bool {
-	toks := tokenize(text)
+	toks := tokenize(rewriteTimes(rewriteDates(text, c.today))) // ("Nine o'clock, please.", "next Tuesday then.")
 	if isQuestion(text, toks) {
 		return false
 	}
@@ -2603,7 +2603,7 @@ func (c *conv) remark(text string) bool {
 		switch {
 		case t.kind == kindWord:
 			words++
-			if i > 0 && t.raw != strings.ToLower(t.raw) && t.raw != "I" && !strings.HasPrefix(t.raw, "I'") && !strings.HasPrefix(t.raw, "I’") || c.vocab[t.norm] ||
+			if i > 0 && t.raw != strings.ToLower(t.raw) && t.raw != "I" && !strings.HasPrefix(t.raw, "I'") && !strings.HasPrefix(t.raw, "I’") || c.vocab[t.norm] || calendarWords[t.norm] || partsOfDay[t.norm][0] != "" ||
 				c.hasParam(func(p *property) bool {
 					return slices.ContainsFunc(p.schema.allEnums(), func(e enumValue) bool { return e.isStr && sayValue(toks[i:i+1], e) })
 				}) {
