@@ -3905,6 +3905,12 @@ var siteConversations = []struct {
 		{say: "What times are there in the morning?", calls: []string{}, reply: []string{"The time can be 09:00, 10:00 or 11:00."}},
 		{say: "Nine o'clock, please. My name is Arthur Bell.", calls: []string{}, reply: []string{"email"}, not: []string{"time (one of"}},
 	}},
+	{"another car for a booking begun, same day and time", "test-drive", "c15", []siteTurn{
+		{say: "friday the 11th at 3pm", reply: []string{"name and email"}},
+		{say: "change it to the Corolla instead, same day and time",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c16"}`, `go_to_test_drive {}`}, on: "test-drive"},
+		{say: "Ann Lee, ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-11","time":"15:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

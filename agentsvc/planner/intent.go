@@ -155,7 +155,7 @@ func (c *conv) forItem() (string, bool) {
 	// instead", which takes them again ("switch to the civic" on the calculator redoes its
 	// figures: sameFor below)
 	if m := switchTo.FindStringSubmatch(c.text); m != nil && slices.ContainsFunc(c.msgs[:prevUser+1], func(m chat.Message) bool {
-		return m.Role == chat.RoleUser && slices.ContainsFunc(tokenize(m.Content), contactToken)
+		return m.Role == chat.RoleUser && (slices.ContainsFunc(tokenize(m.Content), contactToken) || namesDay(m.Content) && sameWhen.MatchString(c.text)) // (or a day kept: "…, same day and time")
 	}) {
 		if kind := c.pageKind(); kind != "" {
 			return kind + " " + m[1] + " instead", true
