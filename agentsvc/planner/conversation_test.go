@@ -3911,6 +3911,11 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c16"}`, `go_to_test_drive {}`}, on: "test-drive"},
 		{say: "Ann Lee, ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-11","time":"15:00"}`}},
 	}},
+	{"a question of the three compared, no name to look up", "inventory", "", []siteTurn{
+		{say: "show me SUVs under 45k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":45000}`}},
+		{say: "compare the Sportage, the CR-V and the RAV4", calls: []string{`compare_cars {"carIds":["c08","c02","c01"]}`}, on: "drawer"},
+		{say: "which of the three has the lowest mileage?", calls: []string{}, reply: []string{"The 2023 Toyota RAV4 is the lowest-mileage"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

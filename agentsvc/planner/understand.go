@@ -2219,8 +2219,16 @@ func init() {
 		}},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			// "which is newer, the Civic or the Camry?" with electric cars shown: those named
-			// are looked up first
-			if lk := c.lookupOf(r); r.question && lk != nil && lk.seen == 0 && r.lookup {
+			// are looked up first (a name: capitalised, or after "the")
+			theName := func(w string) bool {
+				for i, t := range r.toks {
+					if t.raw == w && wordAt(r.toks, i-1, "the") {
+						return true
+					}
+				}
+				return nameLike(w)
+			}
+			if lk := c.lookupOf(r); r.question && lk != nil && lk.seen == 0 && r.lookup && slices.ContainsFunc(lk.unknown, theName) {
 				return lk.intent(), true
 			}
 			// "how much is it now" after it was configured: the total a result stated since
