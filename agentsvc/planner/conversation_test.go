@@ -3916,6 +3916,14 @@ var siteConversations = []struct {
 		{say: "compare the Sportage, the CR-V and the RAV4", calls: []string{`compare_cars {"carIds":["c08","c02","c01"]}`}, on: "drawer"},
 		{say: "which of the three has the lowest mileage?", calls: []string{}, reply: []string{"The 2023 Toyota RAV4 is the lowest-mileage"}},
 	}},
+	{"the price asked again on a car's page after a search with a ceiling", "inventory", "", []siteTurn{
+		{say: "hatchbacks under 25000", calls: []string{`search_cars {"bodyType":"hatchback","maxPrice":25000}`}},
+		{say: "open the golf", calls: []string{`select_car {"carId":"c14"}`}, on: "car"},
+		{say: "what was the price again?", calls: []string{}, reply: []string{"The 2021 Volkswagen Golf is $21,900."}, not: []string{"max price"}},
+		{say: "what was the max price again?", calls: []string{}, reply: []string{"The max price was 25000."}},
+		{say: "SE trim please", calls: []string{`configure_car {"trim":"SE"}`}},
+		{say: "what was the price again?", calls: []string{}, reply: []string{"The price was $"}, not: []string{"$21,900"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

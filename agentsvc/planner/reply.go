@@ -1040,6 +1040,17 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if said := c.recallArgs(asked, true); said != "" && len(figures) == 0 {
 		return intent{reply: said}, true
 	}
+	// "what was the price again?" on a car's page: the price a result stated last, or the list's
+	if f, _ := questionField(r.toks); f == priceField && len(figures) == 0 && len(r.mentions) == 0 {
+		if v := c.statedPrice(); v > 0 {
+			return intent{reply: "The price was " + f.value(v, c.before.money) + "."}, true
+		}
+		if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); it != nil {
+			if v, ok := it.num(priceField.keys...); ok {
+				return intent{reply: upperFirst(theTitle(it)) + " is " + f.value(v, c.before.money) + "."}, true
+			}
+		}
+	}
 	// "which day did I choose?" while the form waits for a name: what was said for it, and
 	// what it still needs (the question stays open: pending)
 	if q := c.unanswered; q != nil && len(figures) == 0 {
