@@ -3924,6 +3924,11 @@ var siteConversations = []struct {
 		{say: "SE trim please", calls: []string{`configure_car {"trim":"SE"}`}},
 		{say: "what was the price again?", calls: []string{}, reply: []string{"The price was $"}, not: []string{"$21,900"}},
 	}},
+	{"a car opened when asked politely, nothing more said", "inventory", "", []siteTurn{
+		{say: "show me hatchbacks", calls: []string{`search_cars {"bodyType":"hatchback"}`}},
+		{say: "which has the fewest miles", calls: []string{}, reply: []string{"2023 Mazda Mazda3 Hatchback is the lowest-mileage"}},
+		{say: "Lovely. Could you open that one for me?", calls: []string{`select_car {"carId":"c15"}`}, not: []string{"can't"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
