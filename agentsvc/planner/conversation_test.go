@@ -3929,6 +3929,11 @@ var siteConversations = []struct {
 		{say: "which has the fewest miles", calls: []string{}, reply: []string{"2023 Mazda Mazda3 Hatchback is the lowest-mileage"}},
 		{say: "Lovely. Could you open that one for me?", calls: []string{`select_car {"carId":"c15"}`}, not: []string{"can't"}, on: "car"},
 	}},
+	{"a booking agreed to and sent in one breath", "test-drive", "c14", []siteTurn{
+		{say: "december 9 at 11, Dorothy Whitfield, dorothy@mail.com",
+			calls: []string{`fill_form_data {"name":"Dorothy Whitfield","email":"dorothy@mail.com","date":"2026-12-09","time":"11:00"}`}},
+		{say: "That is all correct, book it.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1495,7 +1495,7 @@ var greeting = regexp.MustCompile(`(?i)^\s*(hi|hey|hello|hiya|howdy|good (mornin
 // musing is words about one's own thinking that ask nothing: "on second thought", "I think",
 // "I was wondering whether", "oh, I changed my mind", "never mind"; and an interjection that
 // opens a message: "Great. How much is it?".
-var musing = regexp.MustCompile(`(?i)(^\s*(oh|ah|ahh|um+|uh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|thanks|thank you|thx)\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess|\bi(?: was|'m| am) wondering (?:whether|if)(?: you could)?)[\s,.!:;-]*`)
+var musing = regexp.MustCompile(`(?i)(^\s*(oh|ah|ahh|um+|uh|ok|okay|hmm+|so)\b|\bnever\s*mind\b|\bnvm\b|^\s*(great|perfect|cool|nice|awesome|alright|lovely|thanks|thank you|thx|that(?:'s|’s| is)(?: all)? (?:correct|right|fine|good)|(?:all|looks) (?:correct|good))\s*[,.!]|\bon second thoughts?|\bi('ve| have)? changed my mind|\bi think|\bi guess|\bi(?: was|'m| am) wondering (?:whether|if)(?: you could)?)[\s,.!:;-]*`)
 
 var boundBefore = regexp.MustCompile(`(?i)\b(after|before)\s+$`)
 
