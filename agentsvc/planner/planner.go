@@ -317,21 +317,26 @@ func (c *conv) arrive() action {
 		p := &plan{def: t, schema: s, values: map[string]any{}}
 		p.missing = slices.DeleteFunc(slices.Clone(s.props), func(q *property) bool { return !q.required })
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
-			return action{text: c.summary() + " " + c.askMissing(p, c.text).reply + " I'll fill in your " + joinList(identPhrases(p), "and") + "."}
+			return action{text: c.summary() + " " + c.askFilling(p, c.text)}
 		}
 	}
 	return action{text: c.summary()}
 }
 
-// identPhrases names the parameters the plan has values for, in the schema's order.
-func identPhrases(p *plan) []string {
-	var out []string
+// askFilling asks for what the plan still misses and names the values it has, given before,
+// that the form will get: "… I need your date and time. I'll fill in your name and email."
+func (c *conv) askFilling(p *plan, text string) string {
+	var kept []string
 	for _, q := range p.schema.props {
 		if p.values[q.name] != nil {
-			out = append(out, identPhrase(q.name))
+			kept = append(kept, identPhrase(q.name))
 		}
 	}
-	return out
+	ask := c.askMissing(p, text).reply
+	if len(kept) > 0 {
+		ask += " I'll fill in your " + joinList(kept, "and") + "."
+	}
+	return ask
 }
 
 // refill is the plan that fills again the form of this page the conversation's last call of a

@@ -1045,7 +1045,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 		if v := c.statedPrice(); v > 0 {
 			return intent{reply: "The price was " + f.value(v, c.before.money) + "."}, true
 		}
-		if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); it != nil {
+		if it := c.screenItem(); it != nil {
 			if v, ok := it.num(priceField.keys...); ok {
 				return intent{reply: upperFirst(theTitle(it)) + " is " + f.value(v, c.before.money) + "."}, true
 			}
@@ -2005,10 +2005,8 @@ func (c *conv) formAsks(failed string) string {
 		if len(p.missing) >= 2 {
 			// (the contact details given before are not asked again: "book it" on an empty form
 			// after "my name is …")
-			if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
-				return " " + c.askMissing(p, "").reply + " I'll fill in your " + joinList(identPhrases(p), "and") + "."
-			} else if len(p.missing) > 0 {
-				return " " + c.askMissing(p, "").reply
+			if c.contactsSaid(p, p.values); len(p.missing) > 0 {
+				return " " + c.askFilling(p, "")
 			}
 		}
 	}

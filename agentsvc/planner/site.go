@@ -677,6 +677,10 @@ func (c *conv) addressPrice() float64 {
 	return 0
 }
 
+// screenItem is the item on screen as the results know it: the one opened last, or the
+// page's own; nil when neither is known.
+func (c *conv) screenItem() *item { return cmp.Or(c.now.items[c.onScreen()], c.pageItem()) }
+
 // pageItem is the item of the page the visitor came to by a link, as the results know it, or
 // nil.
 func (c *conv) pageItem() *item {

@@ -1725,7 +1725,7 @@ func init() {
 			of, _ := parseMoney(m[2])
 			if m[2] == "" {
 				of = cmp.Or(c.statedPrice(), c.addressPrice())
-				if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); of == 0 && it != nil {
+				if it := c.screenItem(); of == 0 && it != nil {
 					of, _ = it.num(priceField.keys...)
 				}
 			}
@@ -2515,7 +2515,7 @@ func init() {
 				if v := cmp.Or(c.statedPrice(), c.addressPrice()); v > 0 {
 					return reply(fmt.Sprintf("The price here is %s.", f.value(v, c.before.money)), true)
 				}
-				if it := cmp.Or(c.now.items[c.onScreen()], c.pageItem()); it != nil {
+				if it := c.screenItem(); it != nil {
 					if said, ok := c.answerAbout(r.text, r.toks, []*item{it}, order{}, false, nil); ok {
 						return reply(said, true)
 					}
@@ -2556,20 +2556,15 @@ func init() {
 // that reads as something (never "Before I confirm" of "Before I confirm, how much is it?").
 func (c *conv) understand(text string, lookup bool) intent {
 	in := c.understandAll(text, lookup)
-	parts := requestParts(text)
-	if len(parts) < 2 || strings.TrimSpace(parts[len(parts)-1]) == "" {
-		return in
+	last := ""
+	if parts := requestParts(text); stuck(in) && len(parts) > 1 {
+		last = parts[len(parts)-1]
+	} else if sentences := sentenceEnd.Split(strings.TrimSpace(text), -1); !stuck(in) && len(sentences) > 1 &&
+		!slices.ContainsFunc(sentences[:len(sentences)-1], func(p string) bool { return !c.remark(p) }) {
+		last = sentences[len(sentences)-1] // (or whose sentences before the last are remarks: "my son-in-law sent me to this page. Which car is this for?")
 	}
-	// (or whose sentences before the last are remarks: "my son-in-law sent me to this page.
-	// Which car is this for?")
-	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
-	remarks := len(sentences) > 1 && !slices.ContainsFunc(sentences[:len(sentences)-1], func(p string) bool { return !c.remark(p) })
-	if stuck(in) {
-		if alt := c.understandAll(parts[len(parts)-1], lookup); !stuck(alt) {
-			return alt
-		}
-	} else if remarks {
-		if alt := c.understandAll(sentences[len(sentences)-1], lookup); !stuck(alt) {
+	if strings.TrimSpace(last) != "" {
+		if alt := c.understandAll(last, lookup); !stuck(alt) {
 			return alt
 		}
 	}
