@@ -3934,6 +3934,16 @@ var siteConversations = []struct {
 			calls: []string{`fill_form_data {"name":"Dorothy Whitfield","email":"dorothy@mail.com","date":"2026-12-09","time":"11:00"}`}},
 		{say: "That is all correct, book it.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive"}},
 	}},
+	{"a day moved while the form waits for the name", "test-drive", "c10", []siteTurn{
+		{say: "saturday at 10", calls: []string{}, reply: []string{"name and email"}},
+		{say: "the day after instead", calls: []string{}, reply: []string{"name and email"}, not: []string{"Sorry"}},
+		{say: "Jo Park jo@park.io", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.io","date":"2026-12-06","time":"10:00"}`}},
+	}},
+	{"an hour moved while the form waits for the name", "test-drive", "c10", []siteTurn{
+		{say: "saturday at 10", calls: []string{}, reply: []string{"name and email"}},
+		{say: "an hour later please", calls: []string{}, reply: []string{"name and email"}, not: []string{"date"}},
+		{say: "Jo Park jo@park.io", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.io","date":"2026-12-05","time":"11:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -522,7 +522,7 @@ func (c *conv) pending(chain int) (intent, bool) {
 			if _, ok := pc.answers(earlier); ok {
 				// read as that answer was ("whats the latest" while a time was asked; a choice
 				// picked answers no form)
-				prevText = asAnswer(earlier, prevText)
+				prevText = pc.asAnswer(earlier, prevText)
 				if i := pickChoice(prevText, earlier.choices); i >= 0 && earlier.asked == nil {
 					prevText = earlier.choices[i].label // "the first" of the times offered: 09:00
 				}
@@ -535,7 +535,7 @@ func (c *conv) pending(chain int) (intent, bool) {
 				if in := pc.understand(prevText, false); in.asked != nil && in.asked.def.Name == earlier.asked.def.Name &&
 					slices.ContainsFunc(in.asked.missing, clockParam) {
 					earlier.reply = withoutTimes(earlier.reply)
-					prevText = asAnswer(earlier, prevText)
+					prevText = pc.asAnswer(earlier, prevText)
 				}
 			}
 		}
@@ -578,7 +578,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
 	c.answering = prev.asked.def.Name
-	in := c.understand(asAnswer(prev, c.text), true)
+	in := c.understand(c.asAnswer(prev, c.text), true)
 	c.answering = ""
 	first := in.first(c)
 	set := func(m *property) bool { _, ok := first.values[m.name]; return ok }
@@ -627,8 +627,10 @@ func withoutTimes(text string) string {
 
 // asAnswer is the question's request and the answer read together; an answer with one small
 // number when a time was asked ("3", "11 would be great") is at that hour, and a change of mind
-// ("actually make it 1pm") comes first, so that its values win.
-func asAnswer(prev intent, text string) string {
+// ("actually make it 1pm") comes first, so that its values win; a move of the day or time
+// ("the day after instead") is of the one the question holds.
+func (c *conv) asAnswer(prev intent, text string) string {
+	text = c.rewriteRelative(text, prev.asked) // "the day after instead": of the day asked with
 	if prev.asked != nil && slices.ContainsFunc(prev.asked.missing, clockParam) {
 		// "3", "11 would be great", "is 10 available?", "ten works": the one number is the hour
 		// (not the day of "dec 10 at 1pm")

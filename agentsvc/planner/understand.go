@@ -185,7 +185,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = maxBefore.ReplaceAllString(text, "up to $1")         // "suv max 45000" (the suv was lost)
 	text = raisedTo.ReplaceAllString(text, "$1 to")             // "bump the down payment up to 12k": to 12k, no ceiling
 	text = spendFor.ReplaceAllString(text, "$1 up to $2")       // "wat can i get for 25k", "spend 30k"
-	text = c.rewriteRelative(text)                              // "push it an hour later", "the day after instead"
+	text = c.rewriteRelative(text, c.unanswered)                // "push it an hour later", "the day after instead"
 	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
 	text = monthlyOver.ReplaceAllString(text, "$1 $2 months$3") // "wats the monthly over 48": 48 months, no price
 	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
@@ -1089,13 +1089,17 @@ var (
 	dayAfterRe = regexp.MustCompile(`(?i)\b(?:the\s+day\s+after|a\s+day\s+later|the\s+next\s+day|the\s+following\s+day)\b(\s+tomorrow)?`)
 )
 
-// rewriteRelative writes a move of the time or the day a call of this page's tools last set
-// as the new value: "push it an hour later" after 10:00 is "make it 11:00".
-func (c *conv) rewriteRelative(text string) string {
+// rewriteRelative writes a move of the time or the day that the request asked to complete
+// (q, when not nil) holds, or a call of this page's tools last set, as the new value: "push it
+// an hour later" after 10:00 is "make it 11:00".
+func (c *conv) rewriteRelative(text string, q *plan) string {
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
-			var v string
-			if json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &v) != nil {
+			v, ok := "", false
+			if q != nil && q.def.Name == t.Name {
+				v, ok = q.values[p.name].(string) // "saturday", then "the day after instead": the form waits for the rest
+			}
+			if !ok && json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &v) != nil {
 				continue
 			}
 			switch at, err := time.Parse("15:04", v); {
