@@ -3944,6 +3944,17 @@ var siteConversations = []struct {
 		{say: "an hour later please", calls: []string{}, reply: []string{"name and email"}, not: []string{"date"}},
 		{say: "Jo Park jo@park.io", calls: []string{`fill_form_data {"name":"Jo Park","email":"jo@park.io","date":"2026-12-05","time":"11:00"}`}},
 	}},
+	{"a name corrected before the form could be filled", "test-drive", "c08", []siteTurn{
+		{say: "Tom Baker, tom@yahoo.com", calls: []string{}, reply: []string{"date and time"}},
+		{say: "sorry, it's for my wife, Anna Baker, anna@yahoo.com", calls: []string{}, reply: []string{"date and time"}},
+		{say: "tomorrow at 2pm", calls: []string{`fill_form_data {"name":"Anna Baker","email":"anna@yahoo.com","date":"2026-12-03","time":"14:00"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}, reply: []string{"Anna Baker"}, not: []string{"Tom"}},
+	}},
+	{"a name alone corrected before the form could be filled", "test-drive", "c08", []siteTurn{
+		{say: "Tom Baker, tom@yahoo.com", calls: []string{}, reply: []string{"date and time"}},
+		{say: "sorry, it should be Anna Baker", calls: []string{}, reply: []string{"date and time"}},
+		{say: "tomorrow at 2pm", calls: []string{`fill_form_data {"name":"Anna Baker","email":"tom@yahoo.com","date":"2026-12-03","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

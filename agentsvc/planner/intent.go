@@ -660,8 +660,17 @@ func (c *conv) asAnswer(prev intent, text string) string {
 		}
 	}
 	if slices.ContainsFunc(tokenize(text), func(t token) bool { return correctionWords[t.norm] }) {
-		// a change of mind ("actually make it 1pm", "… make it 11") wins: the first value is taken
-		return bareHourChange(text) + " , " + prev.reply
+		// a change of mind ("actually make it 1pm", "… make it 11") wins: the first value is taken,
+		// and a value written out is taken out of the request ("sorry, it should be Anna Baker")
+		rest := prev.reply
+		if alone := c.understand(text, false); prev.asked != nil && alone.asked != nil && alone.asked.def.Name == prev.asked.def.Name {
+			for k := range alone.asked.values {
+				if s, ok := prev.asked.values[k].(string); ok {
+					rest = strings.Replace(rest, s, "", 1)
+				}
+			}
+		}
+		return bareHourChange(text) + " , " + rest
 	}
 	if namesDay(text) { // "monday at 4" of a time asked for friday: the day said last
 		return withoutDays(prev.reply) + " , " + text
