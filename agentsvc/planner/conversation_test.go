@@ -3955,6 +3955,16 @@ var siteConversations = []struct {
 		{say: "sorry, it should be Anna Baker", calls: []string{}, reply: []string{"date and time"}},
 		{say: "tomorrow at 2pm", calls: []string{`fill_form_data {"name":"Anna Baker","email":"tom@yahoo.com","date":"2026-12-03","time":"14:00"}`}},
 	}},
+	{"a couple decides between the two compared", "inventory", "", []siteTurn{
+		{say: "compare the RAV4 and the CR-V", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
+		{say: "my wife likes the RAV4 because it's hybrid, I like the CR-V, let's go with the RAV4", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"RAV4"}, on: "car"},
+	}},
+	{"a couple decides on a third car, then on one said before", "inventory", "", []siteTurn{
+		{say: "compare the Miata and the BMW 430i", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c23","c24"]}`}, on: "drawer"},
+		{say: "she says the Miata is too small, we'll stay with the BMW", calls: []string{`select_car {"carId":"c24"}`}, on: "car"},
+		{say: "the BMW is nice but we agreed on the Outback", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c06"}`}, on: "car"},
+		{say: "ok the Outback is cheaper, we'll go with that one", calls: []string{}, not: []string{"Golf"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -135,6 +135,17 @@ func (c *conv) read(text string, lookup bool) *reading {
 			}
 		}
 	}
+	if m := decided.FindStringIndex(text); m != nil && len(nameMentions(text[:m[0]], c.now.known(), nil)) > 0 {
+		// "I like the CR-V but we'll go with the RAV4": the one decided on; "the Ioniq is
+		// cheaper, we'll go with that one": the one named before it
+		what := text[m[1]:]
+		if named := nameMentions(text[:m[0]], c.now.known(), nil); itWord.MatchString(what) && len(named) == 1 && len(named[0].items) == 1 {
+			what = theTitle(named[0].items[0])
+		}
+		if len(nameMentions(what, c.now.known(), nil)) == 1 {
+			text = "go with " + what
+		}
+	}
 	if m := swapValue.FindStringSubmatchIndex(text); m != nil && c.valuesGiven()[strings.ToLower(text[m[2]:m[3]])] {
 		text = text[:m[0]] + "make it " + text[m[1]:] // "swap the Elite for the EX-L": the EX-L
 	}
@@ -995,6 +1006,9 @@ var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?
 
 // swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
 // the red to blue", "replace the winter package with the tech one".
+// decided says which of things named is chosen: "go with", "stay with", "agreed on".
+var decided = regexp.MustCompile(`(?i)\b(?:go(?:ing)?|stay|stick|settle)\s+with\s+|\b(?:agreed|decided|settled)\s+on\s+`)
+
 var swapValue = regexp.MustCompile(`(?i)\b(?:swap|switch|replace|change|trade)\s+(?:out\s+)?(?:the\s+)?([\w-]+)(?:\s+(?:trim|package|pkg|colou?r|one))?\s+(?:for|with|to|into)\s+`)
 
 var backTo = regexp.MustCompile(`(?i)\b(?:go(?:ing)?\s+|switch\s+)?back\s+to\s+([$€£]?[0-9])`)
