@@ -3965,6 +3965,20 @@ var siteConversations = []struct {
 		{say: "the BMW is nice but we agreed on the Outback", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c06"}`}, on: "car"},
 		{say: "ok the Outback is cheaper, we'll go with that one", calls: []string{}, not: []string{"Golf"}},
 	}},
+	{"a couple's budget keeps the kind of car", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "we'd like to stay under 35k if we can", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}},
+	}},
+	{"a year said alone before the kind of car", "inventory", "", []siteTurn{
+		{say: "2023 suvs", calls: []string{`search_cars {"bodyType":"suv","minYear":2023}`}},
+	}},
+	{"a year said alone before a make", "inventory", "", []siteTurn{
+		{say: "2021 fords", calls: []string{`search_cars {"make":"Ford","minYear":2021}`}},
+		{say: "open the 2021 F-150", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+	}},
+	{"a year said alone after a bound", "inventory", "", []siteTurn{
+		{say: "anything under 20k miles thats 2022", calls: []string{`search_cars {"maxMileage":20000,"minYear":2022}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -197,6 +197,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = raisedTo.ReplaceAllString(text, "$1 to")             // "bump the down payment up to 12k": to 12k, no ceiling
 	text = spendFor.ReplaceAllString(text, "$1 up to $2")       // "wat can i get for 25k", "spend 30k"
 	text = c.rewriteRelative(text, c.unanswered)                // "push it an hour later", "the day after instead"
+	text = c.rewriteYear(text)                                  // "2023 suvs": from 2023
 	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
 	text = monthlyOver.ReplaceAllString(text, "$1 $2 months$3") // "wats the monthly over 48": 48 months, no price
 	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
@@ -1139,6 +1140,27 @@ func (c *conv) rewriteRelative(text string, q *plan) string {
 		}
 	}
 	return text
+}
+
+// bareYear is a year said with no word of a bound: "2023 suvs", "thats 2023" (not "2023 or
+// newer", "since 2021", "the 2023 RAV4", "2000 miles").
+var bareYear = regexp.MustCompile(`(?i)(\b(?:from|since|after|before|than|in|the|a|an|my|our|to|and|or|between|at|of)\s+|[-–/$€£]\s?)?\b((?:19[6-9]|20[0-4])\d)\b(\s*(?:or|and|to|through|onwards|\+|-|–|newer|older|plus|model|miles?|mi|km|k|dollars|bucks|[$€£])\b)?`)
+
+// rewriteYear writes a year said alone as the lowest year, where the page lists items with
+// a year parameter: "2023 suvs" is "from 2023 suvs". (The parameter is a bound: "2022
+// sedans" shows those from 2022 on.)
+func (c *conv) rewriteYear(text string) string {
+	l := c.lister()
+	if l == nil || !slices.ContainsFunc(l.schema.props, func(p *property) bool { return p.schema.isNumber() && hasWord(p, "year") }) {
+		return text
+	}
+	return bareYear.ReplaceAllStringFunc(text, func(m string) string {
+		g := bareYear.FindStringSubmatch(m)
+		if g[1] != "" || g[3] != "" {
+			return m
+		}
+		return "from " + m
+	})
 }
 
 // similarTo asks for items like the one on screen: "anything similar that's cheaper?",
@@ -3299,7 +3321,7 @@ func narrows(toks []token) bool {
 		// "red ones?" after electric SUVs: ones of those; "keep it below 30k": the same, bounded
 		// ("red one pls" to begin with: one of those)
 		ones := i > 0 && (wordAt(toks, i, "ones") || i == 1 && wordAt(toks, i, "one")) && toks[i-1].kind == kindWord && !wordAt(toks, i-1, "other", "new", "different")
-		keep := wordAt(toks, i, "keep") && wordAt(toks, i+1, "it", "them", "that", "those")
+		keep := wordAt(toks, i, "keep") && wordAt(toks, i+1, "it", "them", "that", "those") || wordAt(toks, i, "stay") // "we'd like to stay under 35k"
 		if wordAt(toks, i, "only", "just", "also", "too", "instead", "rather") || ofThose || theOne || oneThat || ones || keep {
 			return true
 		}
