@@ -3979,6 +3979,13 @@ var siteConversations = []struct {
 	{"a year said alone after a bound", "inventory", "", []siteTurn{
 		{say: "anything under 20k miles thats 2022", calls: []string{`search_cars {"maxMileage":20000,"minYear":2022}`}},
 	}},
+	{"the cheapest of those compared, opened and booked", "inventory", "", []siteTurn{
+		{say: "compare the rav4 cr-v and sportage", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02","c08"]}`}, on: "drawer"},
+		{say: "book a test drive for the cheapest of those", calls: []string{`select_car {"carId":"c08"}`, `go_to_test_drive {}`}, reply: []string{"Kia Sportage"}, on: "test-drive"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "compare the rav4 and the cr-v", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
+		{say: "open the pricier of those", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

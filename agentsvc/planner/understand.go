@@ -366,6 +366,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 		} else if c.reread && r.question && asksField(toks) && c.pageItem() != nil {
 			r.refs = []*item{c.pageItem()} // "whats the price" on its booking page, read on the list
 
+		} else if r.hasRank && pluralPronoun(toks) {
+			// "open the cheapest of those": one of them (pointAtSeen)
 		} else if c.fewSeen() && (pluralPronoun(toks) || differs(toks)) {
 			// "compare them", "compare both": the two or three items the last result listed.
 			r.refs = c.before.last
