@@ -3986,6 +3986,11 @@ var siteConversations = []struct {
 		{say: "compare the rav4 and the cr-v", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
 		{say: "open the pricier of those", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
 	}},
+	{"a term the calculator lacks, after a payment", "financing", "c11", []siteTurn{
+		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "make it 84 months", calls: []string{}, reply: []string{"There is no 84 months option", "24, 36, 48, 60 or 72"}},
+		{say: "84 months with 5k down then", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}, reply: []string{"There is no 84 months option"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -816,6 +816,19 @@ func (c *conv) options(toks []token) (intent, bool) {
 	return intent{reply: "The " + name + " can be " + joinList(vals, "or") + ".", choices: chs}, true
 }
 
+// numberNotOffered is a figure said with the unit of q, a number of choices, that is none of
+// them: "84 months" where the terms are 24 to 72 months; "" when there is none.
+func numberNotOffered(toks []token, q *property) string {
+	for i, t := range toks {
+		if t.kind == kindNumber && q.schema.isNumber() && len(q.schema.enum) > 0 && i+1 < len(toks) &&
+			slices.ContainsFunc(q.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) &&
+			!slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return e.isNum && e.num == t.value }) {
+			return t.raw + " " + toks[i+1].raw
+		}
+	}
+	return ""
+}
+
 // notOffered answers a choice asked for that the page's choices lack with the choices there
 // are: a colour ("red one please" where the colours are silver, gray, white or green), or a
 // value named by its parameter ("the winter package" where the packages are Home charger,
@@ -831,6 +844,9 @@ func (c *conv) notOffered(toks []token) string {
 		for _, q := range parseSchema(tool.Parameters).props {
 			// a value named, or spelled out ("the towing package" is "tow")
 			en := q.schema.allEnums()
+			if no := numberNotOffered(toks, q); no != "" {
+				return "there is no " + no + " option: the " + identPhrase(q.name) + " can be " + joinList(enumLabels(en), "or") + "."
+			}
 			if len(en) < 2 || !en[0].isStr {
 				continue
 			}
@@ -1596,13 +1612,8 @@ func (c *conv) askFor(p *plan, said string) intent {
 		}
 		// "can you do 84 months?": that figure is none of the choices, said
 		not := ""
-		if toks := tokenize(said); m.schema.isNumber() {
-			for i, t := range toks {
-				if t.kind == kindNumber && i+1 < len(toks) && slices.ContainsFunc(m.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) &&
-					!slices.ContainsFunc(m.schema.enum, func(e enumValue) bool { return e.isNum && e.num == t.value }) {
-					not = "There is no " + t.raw + " " + toks[i+1].raw + " option. "
-				}
-			}
+		if no := numberNotOffered(tokenize(said), m); no != "" {
+			not = "There is no " + no + " option. "
 		}
 		return intent{reply: not + upperFirst(what) + ": " + joinList(labels(chs), "or") + "?", asked: p, choices: chs}
 	}

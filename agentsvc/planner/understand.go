@@ -2833,6 +2833,14 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 	}
 	if no := c.notOffered(r.toks); no != "" {
+		for k := range c.earlierCalls {
+			if k.name == best.def.Name && k.args == best.arguments() {
+				return intent{reply: upperFirst(no)}, true // "make it 84 months" after 60: nothing else changes
+			}
+			if k.name == best.def.Name {
+				break
+			}
+		}
 		// "blue with the best trim" where blue is no choice: the trim, and why not blue
 		return intent{steps: callIntent(best).steps, final: func(c *conv) string { return c.summary() + " " + upperFirst(no) }}, true
 	}
