@@ -3991,6 +3991,15 @@ var siteConversations = []struct {
 		{say: "make it 84 months", calls: []string{}, reply: []string{"There is no 84 months option", "24, 36, 48, 60 or 72"}},
 		{say: "84 months with 5k down then", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":60}`}, reply: []string{"There is no 84 months option"}},
 	}},
+	{"another car's payment asked to compare, on the same terms", "financing", "c09", []siteTurn{
+		{say: "6000 down over 60 months", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
+		{say: "how does that compare to the Civic on the same terms?",
+			calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`, `go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":60}`},
+			reply: []string{"Honda Civic", "60 months"}, on: "financing"},
+		{say: "can you tell us what the Golf would be on the same terms?",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":60}`},
+			reply: []string{"Volkswagen Golf"}, not: []string{"Yes:"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

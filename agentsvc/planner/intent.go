@@ -198,7 +198,7 @@ func (c *conv) forItem() (string, bool) {
 			return prev[:was[0].start] + c.text[is[0].start:is[0].end] + prev[was[0].end:], true
 		}
 		// ("how does the Civic compare on the same terms?": the terms again, for it; no drawer)
-		return prev + " , " + compareSame.ReplaceAllString(c.text, "what about $1 on"), true
+		return prev + " , " + compareSame.ReplaceAllString(c.text, "what about $1$2 on"), true
 	}
 	// "What is the mileage of the Kia?", then "and of the Volvo?": the question again, of it
 	if m := andOfThe.FindStringSubmatch(c.text); m != nil && asksField(tokenize(prev)) && isQuestion(prev, tokenize(prev)) {
@@ -335,8 +335,9 @@ var fieldAlone = regexp.MustCompile(`(?i)^\s*(?:and|what\s+about|how\s+about|n)\
 // "same as before?".
 var sameFor = regexp.MustCompile(`(?i)\bsame\s+(?:for|on|with|again|as\s+(?:before|earlier|last\s+time))\b|\b(?:same|those|these|that)\s+(?:terms|numbers|figures|deal)\b|\bsame\s*[?.!]*\s*$`)
 
-// compareSame asks how an item compares on the terms before: "how does the Civic compare on".
-var compareSame = regexp.MustCompile(`(?i)\bhow\s+(?:does|would)\s+(the\s+[\w-]+(?:\s+[\w-]+)?)\s+compare\s+(?:on|with)\b`)
+// compareSame asks how an item compares on the terms before: "how does the Civic compare on",
+// "how does that compare to the Civic on".
+var compareSame = regexp.MustCompile(`(?i)\bhow\s+(?:does|would)\s+(?:(the\s+[\w-]+(?:\s+[\w-]+)?)\s+compare\s+(?:on|with)|(?:that|it|this)\s+compare\s+(?:to|with)\s+(the\s+[\w-]+(?:\s+[\w-]+)?)\s+on)\b`)
 
 // sameTerms asks for the figures of a calculation again: "same terms", "those numbers".
 var sameTerms = regexp.MustCompile(`(?i)\b(?:same|those|these|that)\s+(?:terms|numbers|figures)\b`)

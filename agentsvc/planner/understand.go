@@ -1514,7 +1514,7 @@ var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one
 
 // tellMeWhat is a question asked about a question: "could you tell me what …", "can you tell
 // me how much …".
-var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:also\s+)?(?:please\s+)?|please\s+)?(?:also\s+)?tell\s+me\s+(?:please\s+)?`)
+var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:also\s+)?(?:please\s+)?|please\s+)?(?:also\s+)?tell\s+(?:me|us)\s+(?:please\s+)?`)
 
 // inDetail asks to look at something closely: its page.
 var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|look\s+at|see|view)\s+(.+?)\s+(?:in\s+(?:more\s+|greater\s+|full\s+)?detail|more\s+closely|up\s+close)\b`)
