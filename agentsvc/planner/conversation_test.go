@@ -4000,6 +4000,16 @@ var siteConversations = []struct {
 			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":6000,"termMonths":60}`},
 			reply: []string{"Volkswagen Golf"}, not: []string{"Yes:"}, on: "financing"},
 	}},
+	{"an application for the car before, on its terms, after another car's payment", "inventory", "", []siteTurn{
+		{say: "open the outback", calls: []string{`search_cars {}`, `select_car {"carId":"c06"}`}, on: "car"},
+		{say: "what's the monthly with 3000 down over 72 months?", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":72}`}, on: "financing"},
+		{say: "what would the Golf be on the same terms?",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c14"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":72}`}, reply: []string{"Golf"}},
+		{say: "ok, apply for the Outback loan, Jenny Park, jenny.park@gmail.com, income 88000",
+			calls: []string{`back_to_inventory {}`, `select_car {"carId":"c06"}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":72}`,
+				`apply_for_financing {"fullName":"Jenny Park","email":"jenny.park@gmail.com","annualIncome":88000}`},
+			reply: []string{"$27,200 over 72 months"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

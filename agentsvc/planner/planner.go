@@ -367,8 +367,11 @@ func (c *conv) restore() *plan {
 		if !c.offers(k.name) || navTool(t) || named(k.name, commitFirst) || noArguments(k.args) {
 			continue
 		}
-		if strings.Contains(unwrap(k.result).text, "not submitted") || here == "" || c.saidOf(k.at, "") != here {
+		if strings.Contains(unwrap(k.result).text, "not submitted") || here == "" {
 			return nil
+		}
+		if c.saidOf(k.at, "") != here {
+			continue // (the Golf's payment on the same terms, then "apply for the Outback loan": the Outback's)
 		}
 		return argsPlan(t, parseSchema(t.Parameters), k.args)
 	}
