@@ -4010,6 +4010,12 @@ var siteConversations = []struct {
 				`apply_for_financing {"fullName":"Jenny Park","email":"jenny.park@gmail.com","annualIncome":88000}`},
 			reply: []string{"$27,200 over 72 months"}},
 	}},
+	{"back to the other of two trucks, with a reply word or without", "inventory", "", []siteTurn{
+		{say: "trucks", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open the diesel one", calls: []string{`select_car {"carId":"c17"}`}, on: "car"},
+		{say: "go back to the other one", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, reply: []string{"Tacoma"}, not: []string{"Going back"}, on: "car"},
+		{say: "nah open the other one", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c17"}`}, reply: []string{"F-150"}, not: []string{"can't"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

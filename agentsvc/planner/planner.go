@@ -430,8 +430,8 @@ func (c *conv) goOn(on *conv, k int) action {
 	if hop && (goesTo(opened, toks) || on.goesHere(toks)) {
 		return c.arrive() // "back to the list", "take me to the calculator": here it is
 	}
-	if !hop && c.onlyNames(c.text) {
-		return c.arrive() // "ok back to the explorer": its page is opened
+	if !hop && c.onlyNames(c.pointedText(c.text, c.done[k])) {
+		return c.arrive() // "ok back to the explorer", "go back to the other one": its page is opened
 	}
 	l := on.lister()
 	// The names are known when this turn listed them already: one lookup a turn.
@@ -556,13 +556,14 @@ func (c *conv) pointedText(text string, opened call) string {
 	return text
 }
 
-// onlyNames reports a request made only of names of items and words of asking or going ("pull
-// up the Outback", "open the second one" once the second one is named, "back to the explorer").
+// onlyNames reports a request made only of names of items and words of asking, going or
+// replying ("pull up the Outback", "open the second one" once the second one is named, "back
+// to the explorer").
 func (c *conv) onlyNames(text string) bool {
 	names := nameMentions(text, c.now.known(), nil)
 	return len(names) > 0 && !slices.ContainsFunc(tokenize(text), func(t token) bool {
 		named := slices.ContainsFunc(names, func(m mention) bool { return t.start >= m.start && t.start < m.end })
-		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm] && !goingWords[t.norm]
+		return t.kind == kindWord && !named && !stopWords[t.norm] && !requestWords[t.norm] && !goingWords[t.norm] && !replyWords[t.norm] // ("nah open the other one")
 	})
 }
 
