@@ -4016,6 +4016,13 @@ var siteConversations = []struct {
 		{say: "go back to the other one", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, reply: []string{"Tacoma"}, not: []string{"Going back"}, on: "car"},
 		{say: "nah open the other one", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c17"}`}, reply: []string{"F-150"}, not: []string{"can't"}, on: "car"},
 	}},
+	{"no phone to give, before and after the form is filled", "test-drive", "c04", []siteTurn{
+		{say: "friday at 10", calls: []string{}, reply: []string{"name and email"}},
+		{say: "i don't have a phone", calls: []string{}, reply: []string{"the phone is optional", "name and email"}, not: []string{"Sorry"}},
+		{say: "alex park, alexpark@proton.me", calls: []string{`fill_form_data {"name":"alex park","email":"alexpark@proton.me","date":"2026-12-04","time":"10:00"}`}},
+		{say: "no phone sorry", calls: []string{}, reply: []string{"the phone is optional"}, not: []string{"Sorry"}},
+		{say: "book it", calls: []string{`book_test_drive {}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -511,8 +511,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 	// (pc.before stays: a turn that only asked called nothing, and an opened page's names are kept)
 	pc.text, pc.lastUser, pc.done = prevText, prevUser, nil
 	// ("whats the weather" got a dead end: the question before still waits)
-	if (availableRe.MatchString(prevText) || acknowledges(prevText) || sendsAlone(prevText) || strings.HasPrefix(last.Content, deadEndStart)) && chain > 1 {
-		return pc.pending(chain - 1) // "whats available", "perfect, that works" had the question asked again
+	if (availableRe.MatchString(prevText) || acknowledges(prevText) || sendsAlone(prevText) || declineRe.MatchString(prevText) ||
+		strings.HasPrefix(last.Content, deadEndStart)) && chain > 1 {
+		return pc.pending(chain - 1) // "whats available", "perfect, that works", "no phone" had the question asked again
 	}
 
 	var before intent // the question before, read once (each read reads those before it)

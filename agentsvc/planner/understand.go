@@ -1009,6 +1009,25 @@ var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?
 
 // swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
 // the red to blue", "replace the winter package with the tech one".
+// declineRe says the visitor has no such detail: "no phone sorry", "i don't have an email".
+var declineRe = regexp.MustCompile(`(?i)^\s*(?:(?:sorry|nah|no|oh|um|well)[,\s]+)*(?:i\s+)?(?:(?:do\s+not|don'?t|dont)\s+have\s+(?:a|an|one)\s+|(?:have\s+)?no\s+|(?:haven'?t|havent)\s+got\s+(?:a|an)\s+)(\w+)(?:\s+(?:number|address))?(?:[,\s]+(?:sorry|though|tho))?\s*[.!]*\s*$`)
+
+// declined is the tool and the parameter of a detail the visitor says they have not.
+func (c *conv) declined(said string) (string, *property) {
+	m := declineRe.FindStringSubmatch(said)
+	if m == nil {
+		return "", nil
+	}
+	for _, t := range c.tools {
+		for _, q := range parseSchema(t.Parameters).props {
+			if q.schema.isString() && !q.schema.stringEnum() && hasWord(q, stem(strings.ToLower(m[1]))) {
+				return t.Name, q
+			}
+		}
+	}
+	return "", nil
+}
+
 // decided says which of things named is chosen: "go with", "stay with", "agreed on".
 var decided = regexp.MustCompile(`(?i)\b(?:go(?:ing)?|stay|stick|settle)\s+with\s+|\b(?:agreed|decided|settled)\s+on\s+`)
 
@@ -2127,6 +2146,22 @@ func init() {
 		// "what else u need?" while a question waits: what it still needs
 		{"what else is needed", func(c *conv, r *reading) bool { return c.unanswered != nil && whatElse.MatchString(r.said) },
 			func(c *conv, _ *reading) (intent, bool) { return c.askMissing(c.unanswered, ""), true }},
+		// "no phone sorry", "i don't have an email": a detail the visitor has not, which a form
+		// here does not need (or does)
+		{"a detail declined", func(c *conv, r *reading) bool { _, q := c.declined(r.said); return q != nil },
+			func(c *conv, r *reading) (intent, bool) {
+				t, q := c.declined(r.said)
+				if q.required {
+					return reply("The "+identPhrase(q.name)+" is needed to "+c.describeTool(t)+".", true)
+				}
+				said := "No problem: the " + identPhrase(q.name) + " is optional."
+				if p := c.unanswered; p != nil && p.def.Name == t {
+					in := c.askMissing(p, "")
+					in.reply = said + " " + in.reply
+					return in, true
+				}
+				return reply(said, true)
+			}},
 		// "back to the calculator" on the calculator's page: it is here.
 		{"this page", func(c *conv, r *reading) bool { return c.goesHere(r.toks) }, func(c *conv, _ *reading) (intent, bool) {
 			return reply("You're already there."+c.wayOut(), true)
