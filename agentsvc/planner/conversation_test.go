@@ -4023,6 +4023,12 @@ var siteConversations = []struct {
 		{say: "no phone sorry", calls: []string{}, reply: []string{"the phone is optional"}, not: []string{"Sorry"}},
 		{say: "book it", calls: []string{`book_test_drive {}`}},
 	}},
+	{"a package taken back in other words", "car", "c02", []siteTurn{
+		{say: "add the winter package", calls: []string{`configure_car {"packages":["winter"]}`}},
+		{say: "nah undo that", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+		{say: "add the cargo organiser", calls: []string{`configure_car {"packages":["cargo"]}`}},
+		{say: "go back to how it was", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

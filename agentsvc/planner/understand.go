@@ -1402,7 +1402,7 @@ func (c *conv) namedOf(items []*item) *item {
 }
 
 // undoRe asks to take back the last change: "undo that", "revert it", "undo last", "scrap that".
-var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no|actually|(?:can|could|would)\s+you)[,\s]+)*(?:(?:undo|revert|reverse|scrap|scratch)(?:\s+(?:that|it|this|last|the\s+last)(?:\s+(?:last\s+)?(?:change|one))?)?|(?:put|change|set)\s+it\s+back(?:\s+(?:how|the\s+way|as)\s+it\s+was)?)(?:[,\s]+(?:please|pls))?\s*[.!?]?\s*$`)
+var undoRe = regexp.MustCompile(`(?i)^\s*(?:(?:please|pls|ok|no|nah|nope|hmm+|oops|actually|(?:can|could|would)\s+you)[,\s]+)*(?:(?:go\s+)?back\s+to\s+(?:how|the\s+way|what)\s+it\s+was|(?:undo|revert|reverse|scrap|scratch)(?:\s+(?:that|it|this|last|the\s+last)(?:\s+(?:last\s+)?(?:change|one))?)?|(?:put|change|set)\s+it\s+back(?:\s+(?:how|the\s+way|as)\s+it\s+was)?)(?:[,\s]+(?:please|pls))?\s*[.!?]?\s*$`)
 
 // undo takes back the last change a tool of this page made: each value it set goes back to
 // the one an earlier call of the tool set, a list to empty when none did ("undo that" after
