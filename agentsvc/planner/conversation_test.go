@@ -4029,6 +4029,15 @@ var siteConversations = []struct {
 		{say: "add the cargo organiser", calls: []string{`configure_car {"packages":["cargo"]}`}},
 		{say: "go back to how it was", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
 	}},
+	{"the price on screen held against an amount", "car", "c22", []siteTurn{
+		{say: "is this van under 35k?", calls: []string{`get_price_summary {}`}, reply: []string{"Yes: the 2022 Honda Odyssey is $34,900, under $35,000."}},
+		{say: "add the family package", calls: []string{`configure_car {"packages":["family"]}`}},
+		{say: "is it still under 35k?", calls: []string{}, reply: []string{"No: the 2022 Honda Odyssey is $3", "over $35,000"}},
+	}},
+	{"a listed car's price held against an amount", "inventory", "", []siteTurn{
+		{say: "open the odyssey", calls: []string{`search_cars {}`, `select_car {"carId":"c22"}`}, on: "car"},
+		{say: "is it over 30 grand?", calls: []string{}, reply: []string{"Yes: the 2022 Honda Odyssey is $34,900, over $30,000."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1009,6 +1009,26 @@ var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?
 
 // swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
 // the red to blue", "replace the winter package with the tech one".
+// priceAgainst asks whether the price on screen is within an amount: "is this under 35k?".
+var priceAgainst = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+|but\s+)?(?:is|would|will)\s+(?:this|it|that)(?:\s+(?:one|car|van|truck|suv|sedan))?(?:\s+still)?\s+(under|below|within|less\s+than|over|above|more\s+than)\s+([$€£]?\s?\d[\d,.]*\s*(?:k|grand|thousand)?)\s*\??\s*$`)
+
+// priceHeld is the amount a question holds the price against, and whether it asks for less
+// ("under") or more ("over"); ok false when it asks none, or a monthly figure (under 1,000).
+func priceHeld(said string) (amount float64, under, ok bool) {
+	m := priceAgainst.FindStringSubmatch(said)
+	if m == nil {
+		return 0, false, false
+	}
+	for _, t := range tokenize(m[2]) {
+		if t.kind == kindNumber && !t.percent {
+			amount = t.value
+			break
+		}
+	}
+	w := strings.ToLower(m[1])
+	return amount, !strings.HasPrefix(w, "over") && !strings.HasPrefix(w, "above") && !strings.HasPrefix(w, "more"), amount >= 1000
+}
+
 // declineRe says the visitor has no such detail: "no phone sorry", "i don't have an email".
 var declineRe = regexp.MustCompile(`(?i)^\s*(?:(?:sorry|nah|no|oh|um|well)[,\s]+)*(?:i\s+)?(?:(?:do\s+not|don'?t|dont)\s+have\s+(?:a|an|one)\s+|(?:have\s+)?no\s+|(?:haven'?t|havent)\s+got\s+(?:a|an)\s+)(\w+)(?:\s+(?:number|address))?(?:[,\s]+(?:sorry|though|tho))?\s*[.!]*\s*$`)
 
@@ -2050,6 +2070,38 @@ func init() {
 			return reply(fmt.Sprintf("There are %d %s.", n, noun), true)
 		}},
 		// "what if i pay 500 a month": no value of the calculator's
+		// "is this under 35k?", "is it over 30 grand?" of the car on screen: its price (the page
+		// read first when no price is known), held against the amount
+		{"a price held against an amount", func(c *conv, r *reading) bool {
+			_, _, ok := priceHeld(r.said)
+			return ok && (c.screenItem() != nil || c.reader() != nil)
+		}, func(c *conv, r *reading) (intent, bool) {
+			judge := func(c *conv) string {
+				amount, under, _ := priceHeld(r.said)
+				price, it := c.statedPrice(), c.screenItem()
+				if price == 0 && it != nil {
+					price, _ = it.num(priceField.keys...)
+				}
+				if price == 0 {
+					return ""
+				}
+				what, word, yes := "it is", map[bool]string{true: "under", false: "over"}[under], price <= amount == under
+				if it != nil {
+					what = theTitle(it) + " is"
+				}
+				if !yes {
+					word = map[bool]string{true: "over", false: "under"}[under]
+				}
+				return fmt.Sprintf("%s: %s %s, %s %s.", map[bool]string{true: "Yes", false: "No"}[yes], what, priceField.value(price, c.before.money), word, priceField.value(amount, c.before.money))
+			}
+			if said := judge(c); said != "" {
+				return reply(said, true)
+			}
+			if p := c.reader(); p != nil {
+				return intent{steps: callIntent(p).steps, final: judge}, true
+			}
+			return intent{}, false
+		}},
 		{"an amount a month", func(c *conv, r *reading) bool {
 			return (amountAMonth.MatchString(r.said) || c.budgetAsked(r.said) > 0) && c.termParam() != nil && !anyNorm(r.toks, "earn", "make", "income", "salary", "earning", "paid")
 		},
