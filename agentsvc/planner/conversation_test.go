@@ -4038,6 +4038,12 @@ var siteConversations = []struct {
 		{say: "open the odyssey", calls: []string{`search_cars {}`, `select_car {"carId":"c22"}`}, on: "car"},
 		{say: "is it over 30 grand?", calls: []string{}, reply: []string{"Yes: the 2022 Honda Odyssey is $34,900, over $30,000."}},
 	}},
+	{"the one just looked at, opened again", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "open the one i just looked at", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"RAV4"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

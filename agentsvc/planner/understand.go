@@ -1617,6 +1617,10 @@ var seenWords = []string{"looked", "viewed", "seen", "saw", "visited", "checked"
 // or value word that picked them.
 func (c *conv) pointAtSeen(r *reading) {
 	toks, last := r.toks, c.before.last
+	if opened := c.openedItems(); len(opened) >= 1 && anyNorm(toks, seenWords...) && anyNorm(toks, "one") && !anyNorm(toks, "two", "three", "ones") {
+		r.refs = opened[:1] // "open the one i just looked at"
+		return
+	}
 	if opened := c.openedItems(); len(opened) >= 2 && anyNorm(toks, seenWords...) {
 		n := min(len(opened), 3) // "compare the two i looked at": the last ones opened
 		for _, t := range toks {
