@@ -4044,6 +4044,11 @@ var siteConversations = []struct {
 		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "open the one i just looked at", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"RAV4"}, on: "car"},
 	}},
+	{"which of the two compared is hybrid, and their fuel", "inventory", "", []siteTurn{
+		{say: "compare the Camry and the Civic", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c09","c10"]}`}, on: "drawer"},
+		{say: "which one is hybrid?", calls: []string{}, reply: []string{"the 2022 Toyota Camry"}, not: []string{"Showing"}},
+		{say: "what fuel do they use?", calls: []string{}, reply: []string{"2022 Toyota Camry: hybrid", "2023 Honda Civic: gasoline"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -192,12 +192,15 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.lister() == nil {
 		text = anyIn.ReplaceAllString(text, "does it come in $1?") // "any in white?" of the car on screen asks, not sets
 	}
-	text = muchMo.ReplaceAllString(text, "how much a month")    // "how much mo for this one"
-	text = maxBefore.ReplaceAllString(text, "up to $1")         // "suv max 45000" (the suv was lost)
-	text = raisedTo.ReplaceAllString(text, "$1 to")             // "bump the down payment up to 12k": to 12k, no ceiling
-	text = spendFor.ReplaceAllString(text, "$1 up to $2")       // "wat can i get for 25k", "spend 30k"
-	text = c.rewriteRelative(text, c.unanswered)                // "push it an hour later", "the day after instead"
-	text = c.rewriteYear(text)                                  // "2023 suvs": from 2023
+	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
+	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
+	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
+	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
+	text = c.rewriteRelative(text, c.unanswered)             // "push it an hour later", "the day after instead"
+	text = c.rewriteYear(text)                               // "2023 suvs": from 2023
+	if c.fewSeen() {
+		text = whichOne.ReplaceAllString(text, "which of them $1") // "which one is hybrid?" of the two compared: no search
+	}
 	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
 	text = monthlyOver.ReplaceAllString(text, "$1 $2 months$3") // "wats the monthly over 48": 48 months, no price
 	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
@@ -1182,6 +1185,9 @@ func (c *conv) rewriteRelative(text string, q *plan) string {
 	}
 	return text
 }
+
+// whichOne asks which of the few items shown is something: "which one is hybrid?".
+var whichOne = regexp.MustCompile(`(?i)^\s*which\s+(?:one\s+)?(is|has)\b`)
 
 // bareYear is a year said with no word of a bound: "2023 suvs", "thats 2023" (not "2023 or
 // newer", "since 2021", "the 2023 RAV4", "2000 miles").
@@ -2376,8 +2382,19 @@ func init() {
 			return reply(c.answerAbout(r.text, r.toks, r.refs, r.order, r.hasRank, r.ranked))
 		}},
 		// "is it electric?" on its page, whose tools name no fuel: what the list said of it.
-		{"what the list said of it", func(_ *conv, r *reading) bool { return r.question && len(r.refs) == 1 },
-			func(c *conv, r *reading) (intent, bool) { return reply(c.itemIs(r.refs[0], r.toks)) }},
+		{"what the list said of it", func(_ *conv, r *reading) bool {
+			return r.question && (len(r.refs) == 1 || len(r.refs) >= 2 && len(r.refs) <= 3 && pluralPronoun(r.toks)) // ("what fuel do they use?" of the two compared)
+		}, func(c *conv, r *reading) (intent, bool) {
+			var all []string
+			for _, it := range r.refs {
+				said, ok := c.itemIs(it, r.toks)
+				if !ok || said == "" && len(r.refs) > 1 {
+					return intent{}, false
+				}
+				all = append(all, said)
+			}
+			return reply(strings.Join(all, " "), true)
+		}},
 		// "the cheapest one overall" with SUVs shown: the whole list, then the ranking.
 		{"of all", func(c *conv, r *reading) bool {
 			l := c.lister()
