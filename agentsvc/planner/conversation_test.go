@@ -4049,6 +4049,11 @@ var siteConversations = []struct {
 		{say: "which one is hybrid?", calls: []string{}, reply: []string{"the 2022 Toyota Camry"}, not: []string{"Showing"}},
 		{say: "what fuel do they use?", calls: []string{}, reply: []string{"2022 Toyota Camry: hybrid", "2023 Honda Civic: gasoline"}},
 	}},
+	{"the difference a bigger down payment makes, asked", "financing", "c06", []siteTurn{
+		{say: "3000 down over 72 months", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":72}`}},
+		{say: "what's the difference if we put 6000 down instead?", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":72}`}, reply: []string{"$411.42"}, on: "financing"},
+		{say: "what's the difference between the two monthly figures?", calls: []string{}, reply: []string{"$51.01"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

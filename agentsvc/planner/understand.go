@@ -73,9 +73,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
-	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
-	text = nothingThat.ReplaceAllString(text, "$1 ")  // "nothing that costs more than 25000": nothing more than
-	text = addUpTo.ReplaceAllString(text, "total")    // "what does it add up to?": its total (nothing added)
+	text = inDetail.ReplaceAllString(text, "open $1")     // "look at the cheapest one in more detail": its page
+	text = nothingThat.ReplaceAllString(text, "$1 ")      // "nothing that costs more than 25000": nothing more than
+	text = addUpTo.ReplaceAllString(text, "total")        // "what does it add up to?": its total (nothing added)
+	text = differenceIf.ReplaceAllString(text, "what if") // "what's the difference if we put 6000 down instead?": worked out
 	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
 		text = rest // "could you tell me what this Outback costs with …": what it costs with …
 	}
@@ -763,6 +764,9 @@ func (c *conv) twoValues(r *reading) []string {
 
 // addUpTo asks for a sum: "what does it add up to?", "what do they add up to".
 var addUpTo = regexp.MustCompile(`(?i)\badds?\s+up(?:\s+to)?\b`)
+
+// differenceIf asks what a change of a figure makes: "what's the difference if we put …".
+var differenceIf = regexp.MustCompile(`(?i)\bwhat(?:'s|’s|\s+is|s)?\s+the\s+difference\s+if\b`)
 
 // nothingThat leads to a bound denied: "nothing that costs more than", "none which are over".
 var nothingThat = regexp.MustCompile(`(?i)\b(nothing|none)\s+(?:that|which)\s+(?:costs?|is|are)\s+`)
