@@ -4054,6 +4054,10 @@ var siteConversations = []struct {
 		{say: "what's the difference if we put 6000 down instead?", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":72}`}, reply: []string{"$411.42"}, on: "financing"},
 		{say: "what's the difference between the two monthly figures?", calls: []string{}, reply: []string{"$51.01"}},
 	}},
+	{"the cars of a kind asked as ones", "inventory", "", []siteTurn{
+		{say: "show me electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "what electric ones do you have?", calls: []string{`search_cars {"fuel":"electric"}`}, reply: []string{"Showing 3 cars"}, not: []string{"Which do you mean"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -202,6 +202,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.fewSeen() {
 		text = whichOne.ReplaceAllString(text, "which of them $1") // "which one is hybrid?" of the two compared: no search
 	}
+	if l := c.lister(); l != nil {
+		text = kindOnes.ReplaceAllString(text, "$1 "+listNoun(l.def.Name, 2)+" $2") // "what electric ones do you have?": a search
+	}
 	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
 	text = monthlyOver.ReplaceAllString(text, "$1 $2 months$3") // "wats the monthly over 48": 48 months, no price
 	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
@@ -1189,6 +1192,9 @@ func (c *conv) rewriteRelative(text string, q *plan) string {
 	}
 	return text
 }
+
+// kindOnes asks for items of a kind as "ones": "what electric ones do you have?".
+var kindOnes = regexp.MustCompile(`(?i)\b((?:what|which|any)\s+[\w-]+)\s+ones\s+(do|have|are|you)\b`)
 
 // whichOne asks which of the few items shown is something: "which one is hybrid?".
 var whichOne = regexp.MustCompile(`(?i)^\s*which\s+(?:one\s+)?(is|has)\b`)
