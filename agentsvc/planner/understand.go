@@ -136,14 +136,14 @@ func (c *conv) read(text string, lookup bool) *reading {
 			}
 		}
 	}
-	if m := decided.FindStringIndex(text); m != nil && len(nameMentions(text[:m[0]], c.now.known(), nil)) > 0 {
+	if m := decided.FindStringIndex(text); m != nil {
 		// "I like the CR-V but we'll go with the RAV4": the one decided on; "the Ioniq is
 		// cheaper, we'll go with that one": the one named before it
-		what := text[m[1]:]
-		if named := nameMentions(text[:m[0]], c.now.known(), nil); itWord.MatchString(what) && len(named) == 1 && len(named[0].items) == 1 {
+		what, named := text[m[1]:], nameMentions(text[:m[0]], c.now.known(), nil)
+		if itWord.MatchString(what) && len(named) == 1 && len(named[0].items) == 1 {
 			what = theTitle(named[0].items[0])
 		}
-		if len(nameMentions(what, c.now.known(), nil)) == 1 {
+		if len(named) > 0 && len(nameMentions(what, c.now.known(), nil)) == 1 {
 			text = "go with " + what
 		}
 	}
@@ -1017,8 +1017,6 @@ func possessed(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s
 // otherNot is "the other one" said with the one it is not: "the other one, not the Odyssey".
 var otherNot = regexp.MustCompile(`(?i)\b(?:the\s+other|another)(?:\s+one)?\s*,?\s*(?:and\s+)?not\s+the\s+([^,.!?;]+)`)
 
-// swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
-// the red to blue", "replace the winter package with the tech one".
 // priceAgainst asks whether the price on screen is within an amount: "is this under 35k?".
 var priceAgainst = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+|but\s+)?(?:is|would|will)\s+(?:this|it|that)(?:\s+(?:one|car|van|truck|suv|sedan))?(?:\s+still)?\s+(under|below|within|less\s+than|over|above|more\s+than)\s+([$€£]?\s?\d[\d,.]*\s*(?:k|grand|thousand)?)\s*\??\s*$`)
 
@@ -1061,6 +1059,8 @@ func (c *conv) declined(said string) (string, *property) {
 // decided says which of things named is chosen: "go with", "stay with", "agreed on".
 var decided = regexp.MustCompile(`(?i)\b(?:go(?:ing)?|stay|stick|settle)\s+with\s+|\b(?:agreed|decided|settled)\s+on\s+`)
 
+// swapValue puts one value in the place of another: "swap the Elite for the EX-L", "change
+// the red to blue", "replace the winter package with the tech one".
 var swapValue = regexp.MustCompile(`(?i)\b(?:swap|switch|replace|change|trade)\s+(?:out\s+)?(?:the\s+)?([\w-]+)(?:\s+(?:trim|package|pkg|colou?r|one))?\s+(?:for|with|to|into)\s+`)
 
 var backTo = regexp.MustCompile(`(?i)\b(?:go(?:ing)?\s+|switch\s+)?back\s+to\s+([$€£]?[0-9])`)
