@@ -4058,6 +4058,10 @@ var siteConversations = []struct {
 		{say: "show me electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
 		{say: "what electric ones do you have?", calls: []string{`search_cars {"fuel":"electric"}`}, reply: []string{"Showing 3 cars"}, not: []string{"Which do you mean"}},
 	}},
+	{"open it, on its page", "inventory", "", []siteTurn{
+		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+		{say: "open it", calls: []string{}, reply: []string{"This is the page of the 2023 Honda Civic."}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -2242,10 +2242,14 @@ func init() {
 		{"the item on screen", func(c *conv, r *reading) bool {
 			cur := c.onScreen()
 			opens := slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] || t.norm == "pull" })
-			return cur != "" && !c.reread && len(r.mentions) > 0 && !c.listsItems() && opens && c.onlyNames(r.text) &&
-				!slices.ContainsFunc(r.mentions, func(m mention) bool { return m.items[0].id != cur })
+			// ("open it" there: only words of opening and pointing)
+			it := len(r.mentions) == 0 && r.pronoun && c.screenItem() != nil && !slices.ContainsFunc(r.toks, func(t token) bool {
+				return t.kind == kindWord && !opensFirst[t.norm] && !stopWords[t.norm] && !politeWords[t.norm] && !anyNorm([]token{t}, "it", "this", "that", "one", "up")
+			})
+			return cur != "" && !c.reread && !c.listsItems() && opens && (it || len(r.mentions) > 0 && c.onlyNames(r.text) &&
+				!slices.ContainsFunc(r.mentions, func(m mention) bool { return m.items[0].id != cur }))
 		}, func(c *conv, r *reading) (intent, bool) {
-			text := "This is the page of " + theTitle(r.mentions[0].items[0]) + "."
+			text := "This is the page of " + theTitle(c.screenItem()) + "."
 			if here := c.examples(3, func(t chat.ToolDef) bool { return !navTool(t) }); len(here) > 0 {
 				text += " Here I can do things like " + c.offer(here, "or", true) + "."
 			}
