@@ -4062,6 +4062,10 @@ var siteConversations = []struct {
 		{say: "open the civic", calls: []string{`search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
 		{say: "open it", calls: []string{}, reply: []string{"This is the page of the 2023 Honda Civic."}, not: []string{"Sorry"}},
 	}},
+	{"the price shown asked for", "car", "c02", []siteTurn{
+		{say: "add the winter package", calls: []string{`configure_car {"packages":["winter"]}`}},
+		{say: "whats the price shown now", calls: []string{`get_price_summary {}`}, reply: []string{"$30,350"}, not: []string{"not sure"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

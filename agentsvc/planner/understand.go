@@ -77,6 +77,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = nothingThat.ReplaceAllString(text, "$1 ")      // "nothing that costs more than 25000": nothing more than
 	text = addUpTo.ReplaceAllString(text, "total")        // "what does it add up to?": its total (nothing added)
 	text = differenceIf.ReplaceAllString(text, "what if") // "what's the difference if we put 6000 down instead?": worked out
+	text = figureShown.ReplaceAllString(text, "$1")       // "whats the price shown now": the price
 	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
 		text = rest // "could you tell me what this Outback costs with …": what it costs with …
 	}
@@ -767,6 +768,9 @@ func (c *conv) twoValues(r *reading) []string {
 
 // addUpTo asks for a sum: "what does it add up to?", "what do they add up to".
 var addUpTo = regexp.MustCompile(`(?i)\badds?\s+up(?:\s+to)?\b`)
+
+// figureShown is a figure said with where it is shown: "the price shown", "the total on screen".
+var figureShown = regexp.MustCompile(`(?i)\b(price|total|cost|monthly|payment)\s+(?:shown|displayed|on\s+(?:the\s+)?(?:screen|page))\b`)
 
 // differenceIf asks what a change of a figure makes: "what's the difference if we put …".
 var differenceIf = regexp.MustCompile(`(?i)\bwhat(?:'s|’s|\s+is|s)?\s+the\s+difference\s+if\b`)
