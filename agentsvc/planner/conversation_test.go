@@ -4066,6 +4066,9 @@ var siteConversations = []struct {
 		{say: "add the winter package", calls: []string{`configure_car {"packages":["winter"]}`}},
 		{say: "whats the price shown now", calls: []string{`get_price_summary {}`}, reply: []string{"$30,350"}, not: []string{"not sure"}},
 	}},
+	{"a make's car named by its kind", "car", "c06", []siteTurn{
+		{say: "compare it to the audi wagon", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c21","c06"]}`}, reply: []string{"Audi A6 Avant"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

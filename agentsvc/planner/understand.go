@@ -324,6 +324,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 			m.items = []*item{it} // "open the Audi" once the A4's page was open: the A4
 		case !plural && !manyOrOther(toks) && len(inLast(m.items, c.before.last)) == 1:
 			m.items = inLast(m.items, c.before.last) // "open the toyota" of the RAV4, the Sportage and the CR-V compared
+		case !plural && len(ofKindBeside(m, toks)) == 1:
+			m.items = ofKindBeside(m, toks) // "the audi wagon": the Audi that is one
 		default:
 			r.ambiguous = &m
 			return r
@@ -1195,6 +1197,28 @@ func (c *conv) rewriteRelative(text string, q *plan) string {
 		}
 	}
 	return text
+}
+
+// ofKindBeside are the items of m that a word right before or after the name is a value of:
+// "wagon" of "the audi wagon".
+func ofKindBeside(m mention, toks []token) []*item {
+	var out []*item
+	after := slices.IndexFunc(toks, func(t token) bool { return t.start >= m.end })
+	before := slices.IndexFunc(toks, func(t token) bool { return t.end > m.start }) - 1
+	for _, i := range []int{before, after} {
+		if i < 0 || toks[i].kind != kindWord {
+			continue
+		}
+		t := toks[i]
+		for _, it := range m.items {
+			for _, vs := range it.attrs {
+				if slices.Contains(vs, t.norm) && !slices.Contains(out, it) {
+					out = append(out, it)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // kindOnes asks for items of a kind as "ones": "what electric ones do you have?".
