@@ -4069,6 +4069,12 @@ var siteConversations = []struct {
 	{"a make's car named by its kind", "car", "c06", []siteTurn{
 		{say: "compare it to the audi wagon", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c21","c06"]}`}, reply: []string{"Audi A6 Avant"}, on: "drawer"},
 	}},
+	{"the day said twice over, the time kept", "test-drive", "c16", []siteTurn{
+		{say: "thursday 9am", calls: []string{}, reply: []string{"name and email"}},
+		{say: "actually wednesday", calls: []string{}, reply: []string{"name and email"}},
+		{say: "next wednesday i mean", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Ann Lee ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-09","time":"09:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

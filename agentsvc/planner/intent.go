@@ -591,7 +591,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
 			len(in.asked.missing) == len(prev.asked.missing) && (in.asked.arguments() != prev.asked.arguments() ||
-				dayChange(c.text))) // "actually make it thursday" of tomorrow, a Thursday
+				saysDay(c.text) && slices.ContainsFunc(prev.asked.schema.props, dateKind.wants))) // "actually make it thursday" of tomorrow, a Thursday; "next wednesday i mean" of wednesday
 	return in, fills || fewer
 }
 
@@ -609,11 +609,9 @@ func withoutDays(text string) string {
 var dayPartRe = regexp.MustCompile(`(?i)\b(?:` + strings.Join(slices.Sorted(maps.Keys(partsOfDay)), "|") +
 	`)\b|\b(?:after|before)\s+(?:lunch|noon|\d{1,2}(?::\d\d)?(?:\s*[ap]\.?m\b)?)`)
 
-// dayChange reports a change of mind to a day: "actually make it thursday".
-func dayChange(text string) bool {
-	toks := tokenize(text)
-	return slices.ContainsFunc(toks, func(t token) bool { return correctionWords[t.norm] }) &&
-		slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindDate || calendarWords[t.norm] })
+// saysDay reports a day said: "actually make it thursday", "next wednesday i mean".
+func saysDay(text string) bool {
+	return slices.ContainsFunc(tokenize(text), func(t token) bool { return t.kind == kindDate || calendarWords[t.norm] })
 }
 
 // withoutTimes is the text without the times it names.
