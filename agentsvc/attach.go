@@ -62,7 +62,13 @@ func (ls *liveSession) attachOnce(c *pageConn, from int64, older []store.Event) 
 			return 0, false
 		}
 		if ls.st.Stale == session.TakenBack { // what was written meanwhile reaches the page now
-			go ls.hub.guard("resync", func() { _ = ls.resync() })
+			go ls.hub.guard("resync", func() {
+				if ls.resync() == nil {
+					ls.mu.Lock()
+					ls.coolLocked() // read back for the page only: the idle tab leaves it to the store again
+					ls.mu.Unlock()
+				}
+			})
 		}
 	}
 	// older (read from the store before) plus the tail cover everything persisted, unless
