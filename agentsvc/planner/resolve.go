@@ -336,6 +336,14 @@ func pointerSpan(toks []token) (start, end int, ok bool) {
 	return toks[first].start, toks[last].end, true
 }
 
+// withValue are the items of list that a string field of says the word t: "red", "wagon".
+func withValue(list []*item, t token) []*item {
+	has := func(vals []string) bool {
+		return slices.ContainsFunc(vals, func(s string) bool { return s == t.norm || normWord(s) == t.norm })
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(it *item) bool { return !slices.ContainsFunc(slices.Collect(maps.Values(it.attrs)), has) })
+}
+
 // attributeRef finds "the red one", "the electric ones", "the hybrid": the items of the list
 // that have the value.
 func attributeRef(toks []token, list []*item) ([]*item, int) {
@@ -346,11 +354,7 @@ func attributeRef(toks []token, list []*item) ([]*item, int) {
 		if t.kind != kindWord || !the && (i+1 >= len(toks) || toks[i+1].norm != "one") {
 			continue
 		}
-		has := func(vals []string) bool {
-			return slices.ContainsFunc(vals, func(s string) bool { return s == t.norm || normWord(s) == t.norm })
-		}
-		out := slices.DeleteFunc(slices.Clone(list), func(it *item) bool { return !slices.ContainsFunc(slices.Collect(maps.Values(it.attrs)), has) })
-		if len(out) > 0 && (!the || len(out) == 1) {
+		if out := withValue(list, t); len(out) > 0 && (!the || len(out) == 1) {
 			return out, i
 		}
 	}

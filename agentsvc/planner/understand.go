@@ -199,11 +199,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
 	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
 	text = c.rewriteRelative(text, c.unanswered)             // "push it an hour later", "the day after instead"
-	text = c.rewriteYear(text)                               // "2023 suvs": from 2023
 	if c.fewSeen() {
 		text = whichOne.ReplaceAllString(text, "which of them $1") // "which one is hybrid?" of the two compared: no search
 	}
 	if l := c.lister(); l != nil {
+		text = rewriteYear(text, l)                                                 // "2023 suvs": from 2023
 		text = kindOnes.ReplaceAllString(text, "$1 "+listNoun(l.def.Name, 2)+" $2") // "what electric ones do you have?": a search
 	}
 	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
@@ -1199,26 +1199,19 @@ func (c *conv) rewriteRelative(text string, q *plan) string {
 	return text
 }
 
-// ofKindBeside are the items of m that a word right before or after the name is a value of:
+// ofKindBeside are the items of m that a word right after or before the name is a value of:
 // "wagon" of "the audi wagon".
 func ofKindBeside(m mention, toks []token) []*item {
-	var out []*item
 	after := slices.IndexFunc(toks, func(t token) bool { return t.start >= m.end })
 	before := slices.IndexFunc(toks, func(t token) bool { return t.end > m.start }) - 1
-	for _, i := range []int{before, after} {
-		if i < 0 || toks[i].kind != kindWord {
-			continue
-		}
-		t := toks[i]
-		for _, it := range m.items {
-			for _, vs := range it.attrs {
-				if slices.Contains(vs, t.norm) && !slices.Contains(out, it) {
-					out = append(out, it)
-				}
+	for _, i := range []int{after, before} {
+		if i >= 0 && toks[i].kind == kindWord {
+			if out := withValue(m.items, toks[i]); len(out) > 0 {
+				return out
 			}
 		}
 	}
-	return out
+	return nil
 }
 
 // kindOnes asks for items of a kind as "ones": "what electric ones do you have?".
@@ -1231,12 +1224,11 @@ var whichOne = regexp.MustCompile(`(?i)^\s*which\s+(?:one\s+)?(is|has)\b`)
 // newer", "since 2021", "the 2023 RAV4", "2000 miles").
 var bareYear = regexp.MustCompile(`(?i)(\b(?:from|since|after|before|than|in|the|a|an|my|our|to|and|or|between|at|of)\s+|[-–/$€£]\s?)?\b((?:19[6-9]|20[0-4])\d)\b(\s*(?:or|and|to|through|onwards|\+|-|–|newer|older|plus|model|miles?|mi|km|k|dollars|bucks|[$€£])\b)?`)
 
-// rewriteYear writes a year said alone as the lowest year, where the page lists items with
-// a year parameter: "2023 suvs" is "from 2023 suvs". (The parameter is a bound: "2022
-// sedans" shows those from 2022 on.)
-func (c *conv) rewriteYear(text string) string {
-	l := c.lister()
-	if l == nil || !slices.ContainsFunc(l.schema.props, func(p *property) bool { return p.schema.isNumber() && hasWord(p, "year") }) {
+// rewriteYear writes a year said alone as the lowest year, where the page's lister l takes a
+// year: "2023 suvs" is "from 2023 suvs". (The parameter is a bound: "2022 sedans" shows those
+// from 2022 on.)
+func rewriteYear(text string, l *plan) string {
+	if !slices.ContainsFunc(l.schema.props, func(p *property) bool { return p.schema.isNumber() && hasWord(p, "year") }) {
 		return text
 	}
 	return bareYear.ReplaceAllStringFunc(text, func(m string) string {
@@ -2133,14 +2125,17 @@ func init() {
 				if price == 0 {
 					return ""
 				}
-				what, word, yes := "it is", map[bool]string{true: "under", false: "over"}[under], price <= amount == under
+				what, answer, rel := "it", "No", "over"
 				if it != nil {
-					what = theTitle(it) + " is"
+					what = theTitle(it)
 				}
-				if !yes {
-					word = map[bool]string{true: "over", false: "under"}[under]
+				if price <= amount {
+					rel = "under"
 				}
-				return fmt.Sprintf("%s: %s %s, %s %s.", map[bool]string{true: "Yes", false: "No"}[yes], what, priceField.value(price, c.before.money), word, priceField.value(amount, c.before.money))
+				if (price <= amount) == under {
+					answer = "Yes"
+				}
+				return fmt.Sprintf("%s: %s is %s, %s %s.", answer, what, priceField.value(price, c.before.money), rel, priceField.value(amount, c.before.money))
 			}
 			if said := judge(c); said != "" {
 				return reply(said, true)
