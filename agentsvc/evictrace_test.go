@@ -15,6 +15,7 @@ import (
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 	"github.com/byomcp/byomcp/agentsvc/llm"
+	"github.com/byomcp/byomcp/agentsvc/session"
 	"github.com/byomcp/byomcp/agentsvc/store"
 	"github.com/byomcp/byomcp/agentsvc/wire"
 )
@@ -640,5 +641,39 @@ func TestResumeAsItsTurnEndsGetsTheTurnsLastEvents(t *testing.T) {
 				t.Errorf("the page is at seq %d, the session at %d", lastSeqOf(got), live)
 			}
 		})
+	}
+}
+
+// TestResumeTakenBackFromEvictLeavesItsHistoryToTheStore: a socket's agent/session was
+// answered, and before attach another replica asked for the session and evict let it go.
+// attach takes it back and reads the store again for the page (resync); once that read is
+// done the idle tab holds no copy of the history again. Before, the read kept its messages
+// and events in memory for as long as the tab stayed open (seen once as a CI failure of
+// TestIdleSessionLeavesItsHistoryToTheStore).
+func TestResumeTakenBackFromEvictLeavesItsHistoryToTheStore(t *testing.T) {
+	ts := newQuietServer(t, echoUserText(), nil)
+	p, ls, c := chattedOnce(t, ts)
+	p.eventsUntil(wire.EventTurnEnd)
+	from := detachForResume(ls) // the agent/session answer went out
+	if got := yieldSession(ts.Server, ls.id); got.Status != stReleased {
+		t.Fatalf("another replica's yield: status %v, want the session released", got.Status)
+	}
+	ls.attach(c, from, nil) // takes it back, and reads the store for the page
+	// The read runs on its own (a goroutine): wait for its end, then for the cooling after it.
+	waitFor(t, "the store's state to be read back", func() bool {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return ls.st.Stale != session.TakenBack && !ls.st.Reading
+	})
+	waitFor(t, "the idle session to hold no history in memory", func() bool {
+		ok, cold, msgs, tail := liveState(ts, ls.id)
+		return ok && cold && msgs == 0 && tail == 0
+	})
+	// The page still gets the next turn, and the history comes from the store.
+	if _, err := p.chat("second"); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.eventsUntil(wire.EventTurnEnd); got[len(got)-1].Type != wire.EventTurnEnd {
+		t.Fatalf("the next turn's events: %+v", got)
 	}
 }
