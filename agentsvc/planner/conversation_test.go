@@ -4075,6 +4075,15 @@ var siteConversations = []struct {
 		{say: "next wednesday i mean", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
 		{say: "Ann Lee ann@lee.com", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-09","time":"09:00"}`}},
 	}},
+	{"a package added by its name alone, on the calculator", "car", "c05", []siteTurn{
+		{say: "monthly payment over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "add the home charger", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`, `configure_car {"packages":["charge"]}`}, reply: []string{"Home charger $1,250"}, on: "car"},
+	}},
+	{"a package added by its name alone, from the booking page", "test-drive", "c01", []siteTurn{
+		{say: "could you add the roof", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`, `configure_car {"packages":["roof"]}`}, on: "car"},
+		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "add a note that I prefer mornings", calls: []string{}, reply: []string{"name, email, date and time"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

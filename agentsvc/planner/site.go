@@ -366,6 +366,10 @@ func (c *conv) choiceAway(r *reading) bool {
 	return len(r.refs) == 0 && slices.ContainsFunc(r.toks, named) && c.onScreen() != "" && !c.onItsPage() && !c.reread && c.refill() == nil
 }
 
+// addsOrDrops starts a request to change a list: "add the roof", "could you take off the
+// home charger" (on a car's calculator, read again on the list: a choice of its page).
+var addsOrDrops = regexp.MustCompile(`(?i)^\W*(?:(?:and|also|ok|okay|now|please|(?:can|could|would)\s+(?:you|we|i))[\s,]+)*(?:add|include|throw\s+in|remove|drop|take\s+(?:off|out))\s+(?:the\s+|a\s+|an\s+)?[a-z]`)
+
 // thisBefore is a text that ends in "this": the name after it is the item on screen.
 var thisBefore = regexp.MustCompile(`(?i)\bthis\s+$`)
 

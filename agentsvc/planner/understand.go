@@ -2473,11 +2473,11 @@ func init() {
 			}
 			return c.ranking(r.text, r.toks, r.order, r.n, r.rankAt)
 		}},
-		// "add the tech package" on a car's calculator, read again on the list the clarify hop
-		// went to: a choice of that car's page, which the list opens
+		// "add the tech package" (or "add the roof") on a car's calculator, read again on the
+		// list the clarify hop went to: a choice of that car's page, which the list opens
 		{"a choice of the item left", func(c *conv, r *reading) bool {
 			// (not of "and the ioniq with the limited trim?", another car's, brought here)
-			return c.reread && c.listsItems() && len(r.refs) == 0 && choiceNoun(r.toks) && c.openedLast() != nil && !c.opensOnOther(r.text, r.toks)
+			return c.reread && c.listsItems() && len(r.refs) == 0 && (choiceNoun(r.toks) || addsOrDrops.MatchString(r.text)) && c.openedLast() != nil && !c.opensOnOther(r.text, r.toks)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.openFor(c.openedLast()) }},
 		// "add the winter package and show me the payment again" on its calculator: its page
 		// has the packages (by the list), and the calculator is read again after them
