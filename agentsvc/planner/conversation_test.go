@@ -4084,6 +4084,13 @@ var siteConversations = []struct {
 		{say: "go to test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
 		{say: "add a note that I prefer mornings", calls: []string{}, reply: []string{"name, email, date and time"}},
 	}},
+	{"a term the calculator lacks, said as a bare figure or in years", "car", "c10", []siteTurn{
+		{say: "what would that cost a month?", calls: []string{`go_to_financing {}`}, reply: []string{"60 months"}, on: "financing"},
+		{say: "and 84?", calls: []string{}, reply: []string{"There is no 84 months option", "24, 36, 48, 60 or 72"}, not: []string{"Sorry"}},
+		{say: "ok 72 then", calls: []string{`calculate_payment {"termMonths":72}`}},
+		{say: "what about 7 years", calls: []string{}, reply: []string{"There is no 7 years option"}, not: []string{"Sorry"}},
+		{say: "and 48?", calls: []string{`calculate_payment {"termMonths":48}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -817,17 +817,45 @@ func (c *conv) options(toks []token) (intent, bool) {
 }
 
 // numberNotOffered is a figure said with the unit of q, a number of choices, that is none of
-// them: "84 months" where the terms are 24 to 72 months; "" when there is none.
+// them: "84 months" or "7 years" where the terms are 24 to 72 months, or the figure alone in a
+// short follow-up ("and 84?") near their range; "" when there is none.
 func numberNotOffered(toks []token, q *property) string {
+	en := q.schema.enum
+	if !q.schema.isNumber() || len(en) == 0 || !en[0].isNum {
+		return ""
+	}
+	lo, hi := en[0].num, en[0].num
+	for _, e := range en {
+		lo, hi = min(lo, e.num), max(hi, e.num)
+	}
 	for i, t := range toks {
-		if t.kind == kindNumber && q.schema.isNumber() && len(q.schema.enum) > 0 && i+1 < len(toks) &&
-			slices.ContainsFunc(q.words, func(w string) bool { return wordsMatch(toks[i+1].norm, w) }) &&
-			!slices.ContainsFunc(q.schema.enum, func(e enumValue) bool { return e.isNum && e.num == t.value }) {
-			return t.raw + " " + toks[i+1].raw
+		if t.kind != kindNumber || t.money || t.percent {
+			continue
+		}
+		v, said := t.value, ""
+		if i+1 < len(toks) && toks[i+1].kind == kindWord {
+			said = t.raw + " " + toks[i+1].raw
+		}
+		switch unit := strings.TrimPrefix(said, t.raw+" "); {
+		case said != "" && normWord(unit) == "year" && hasWord(q, "month") && !hasWord(q, "year"):
+			v *= 12 // "7 years" of a term in months
+		case said != "" && slices.ContainsFunc(q.words, func(w string) bool { return wordsMatch(normWord(unit), w) }):
+		case said == "" && v >= lo/2 && v <= hi*2 && !slices.ContainsFunc(toks, func(w token) bool {
+			return w.kind == kindWord && !stopWords[w.norm] && !followUpWords[w.norm]
+		}): // "and 84?", "what about 84"
+			said = t.raw + " " + strings.TrimSuffix(q.words[len(q.words)-1], "s") + "s"
+		default:
+			continue
+		}
+		if !slices.ContainsFunc(en, func(e enumValue) bool { return e.num == v }) {
+			return said
 		}
 	}
 	return ""
 }
+
+// followUpWords ask again with another figure: "and 84?", "what about 84", "how about 84 then".
+var followUpWords = rawSet(`and what about how or try then instead`)
 
 // notOffered answers a choice asked for that the page's choices lack with the choices there
 // are: a colour ("red one please" where the colours are silver, gray, white or green), or a
