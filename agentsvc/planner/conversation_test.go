@@ -4091,6 +4091,15 @@ var siteConversations = []struct {
 		{say: "what about 7 years", calls: []string{}, reply: []string{"There is no 7 years option"}, not: []string{"Sorry"}},
 		{say: "and 48?", calls: []string{`calculate_payment {"termMonths":48}`}},
 	}},
+	{"the payment again with a package, asked on the calculator", "financing", "c01", []siteTurn{
+		{say: "60 months with 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "what about with the winter package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`, `configure_car {"packages":["winter"]}`, `go_to_financing {}`, `calculate_payment {"downPayment":3000,"termMonths":60}`}, reply: []string{"$590.45", "$32,890"}, on: "financing"},
+		{say: "how much with the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c10"}`}, on: "car"},
+	}},
+	{"the payment again with a package the car lacks", "financing", "c05", []siteTurn{
+		{say: "60 months with 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
+		{say: "what about with the winter package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`}, reply: []string{"There is no winter package", "Home charger"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -209,6 +209,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 			c.vocab[compact(w)] = true
 		}
 	}
+	c.text = c.withChoiceAgain(c.text)
 	if said, ok := c.forItem(); ok {
 		c.text, c.named = said, true
 	} else if m := closeThen.FindStringSubmatch(c.text); m != nil && slices.ContainsFunc(c.done, func(d call) bool { return strings.HasPrefix(d.name, "close") && d.opened }) {

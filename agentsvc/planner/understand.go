@@ -4353,6 +4353,49 @@ var justThat = regexp.MustCompile(`(?i)^\s*(?:(?:ok|okay|actually|no|now)[\s,]+)
 // "I was here yesterday."
 var cameBefore = regexp.MustCompile(`(?i)^\s*(?:(?:hi|hello|hey|good\s+(?:morning|afternoon|evening))[\s,!.]+)?(?:i|we)\s+(?:came\s+(?:by|in)|was\s+here|were\s+here|visited|stopped\s+by|dropped\s+by)\b[^.!?]*[.!?]\s*`)
 
+// withChoiceAgain reads "what about with the winter package?" right after a figure worked out
+// from values alone (the calculator's payment, no list among them) as the choice added, then
+// the same figure again: "add the winter package and calculate payment". The item's page adds
+// it, and the calculator, reached again, keeps the values said. Not of a value of that call
+// ("with 5000 down", "with a longer term") nor of another item ("with the civic").
+func (c *conv) withChoiceAgain(text string) string {
+	m := withChoice.FindStringSubmatch(text)
+	if m == nil || c.openedLast() == nil || strings.ContainsAny(m[1], "0123456789") || len(nameMentions(m[1], c.now.known(), nil)) > 0 {
+		return text
+	}
+	// a choice by its kind ("the winter package"), or one a result named ("the roof" of
+	// "Panoramic roof $1,400"): not an item's name ("with the civic")
+	said := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(m[1]) + `\b`)
+	if !choiceNoun(tokenize(m[1])) && !slices.ContainsFunc(c.calls, func(k call) bool { return k.done && said.MatchString(k.result) }) {
+		return text
+	}
+	for k := range c.earlierCalls {
+		if k.page {
+			continue // the item of the page's address, no call
+		}
+		// Asked on the page of that call, away from the item's own page; read again on the
+		// pages the turn went through after leaving it.
+		here := slices.ContainsFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == k.name && !navTool(t) })
+		asked := len(c.done) == 0 && here && c.onScreen() != "" && !c.onItsPage() && !c.hasParam(func(p *property) bool { return p.schema.items != nil })
+		var args map[string]any
+		if !k.done || !asked && (len(c.done) == 0 || !named(c.done[0].name, goesFirst)) || named(k.name, commitFirst) ||
+			json.Unmarshal([]byte(k.args), &args) != nil || len(args) == 0 {
+			return text
+		}
+		for name, v := range args {
+			if _, list := v.([]any); list || slices.ContainsFunc(identWords(m[1]), func(w string) bool {
+				return slices.ContainsFunc(identWords(name), func(x string) bool { return wordsMatch(w, x) })
+			}) {
+				return text
+			}
+		}
+		return "add the " + m[1] + " and " + identPhrase(k.name)
+	}
+	return text
+}
+
+var withChoice = regexp.MustCompile(`(?i)^\W*(?:(?:and|so|ok|okay|now)[\s,]+)?(?:(?:what|how)\s+about|how\s+much|and|what(?:'s|\s+is|s)?\s+(?:it|that|the\s+payment|the\s+monthly))?\s*with\s+(?:the\s+|a\s+|an\s+)?([a-z][\w -]{1,40}?)\s*(?:too|also|added|then|instead)?\s*[?.!]*\s*$`)
+
 // neverMindThe takes back a choice: "never mind the winter package", "nvm the roof package".
 var neverMindThe = regexp.MustCompile(`(?i)\b(?:never\s*mind|nvm)[\s,]+the\s+((?:[\w-]+\s+){0,2}(?:package|pkg|option))\b`)
 
