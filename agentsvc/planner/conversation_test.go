@@ -4100,6 +4100,9 @@ var siteConversations = []struct {
 		{say: "60 months with 3000 down", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60}`}},
 		{say: "what about with the winter package?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c05"}`}, reply: []string{"There is no winter package", "Home charger"}, on: "car"},
 	}},
+	{"a kind wanted, with a story of the summer after it", "inventory", "", []siteTurn{
+		{say: "we need a pickup, my husband tows a camper in the summer", calls: []string{`search_cars {"bodyType":"pickup"}`}, reply: []string{"Showing 2 cars", "Tacoma"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -403,7 +403,7 @@ func (c *conv) paramNoun(toks []token, i int) bool {
 }
 
 // dayWords are words of dates and times, never an item's name.
-var dayWords = wordSet(calendarList + " am pm week weekend next")
+var dayWords = wordSet(calendarList + " am pm week weekend next summer spring autumn holidays vacation")
 
 // ordinary reports a word of requests, bounds, rankings or dates: no item's or person's name.
 func ordinary(w string) bool {
