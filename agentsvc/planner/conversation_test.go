@@ -4103,6 +4103,9 @@ var siteConversations = []struct {
 	{"a kind wanted, with a story of the summer after it", "inventory", "", []siteTurn{
 		{say: "we need a pickup, my husband tows a camper in the summer", calls: []string{`search_cars {"bodyType":"pickup"}`}, reply: []string{"Showing 2 cars", "Tacoma"}, not: []string{"Sorry"}},
 	}},
+	{"a time said right before the name's label", "test-drive", "c09", []siteTurn{
+		{say: "friday at 10 name alex park alex@park.com", calls: []string{`fill_form_data {"name":"alex park","email":"alex@park.com","date":"2026-12-04","time":"10:00"}`}, not: []string{"I need"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -551,7 +551,11 @@ func (f *filler) namedForOther(i int, p *property) bool {
 	if i+1 >= len(f.toks) || f.toks[i+1].kind != kindWord {
 		return false
 	}
-	return slices.ContainsFunc(f.schema.props, func(q *property) bool { return q != p && nounOf(f.toks[i+1], q) })
+	// (a figure is no name nor e-mail: "friday at 10 name alex park", the label of what follows)
+	figure := f.toks[i].kind == kindNumber || f.toks[i].kind == kindTime
+	return slices.ContainsFunc(f.schema.props, func(q *property) bool {
+		return q != p && nounOf(f.toks[i+1], q) && !(figure && q.schema.isString() && !q.schema.stringEnum())
+	})
 }
 
 // insideOther reports token i inside a longer value of another parameter: "Sport" of the trim
