@@ -4106,6 +4106,13 @@ var siteConversations = []struct {
 	{"a time said right before the name's label", "test-drive", "c09", []siteTurn{
 		{say: "friday at 10 name alex park alex@park.com", calls: []string{`fill_form_data {"name":"alex park","email":"alex@park.com","date":"2026-12-04","time":"10:00"}`}, not: []string{"I need"}},
 	}},
+	{"a price limit said beside a wish for low mileage", "inventory", "", []siteTurn{
+		{say: "suv under 40000 low mileage", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}},
+		{say: "and under 30000 km", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000,"maxMileage":30000}`}},
+	}},
+	{"a wish for low mileage said before a price limit", "inventory", "", []siteTurn{
+		{say: "low mileage hybrid under 50000", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":50000}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
