@@ -4113,6 +4113,10 @@ var siteConversations = []struct {
 	{"a wish for low mileage said before a price limit", "inventory", "", []siteTurn{
 		{say: "low mileage hybrid under 50000", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":50000}`}},
 	}},
+	{"a car named inside a note", "test-drive", "c18", []siteTurn{
+		{say: "My name is Arthur Lindqvist, email arthur.l@example.com, tomorrow at 4 pm.", calls: []string{`fill_form_data {"name":"Arthur Lindqvist","email":"arthur.l@example.com","date":"2026-12-03","time":"16:00"}`}},
+		{say: "Please add a note that I would like to see the Tacoma's towing package.", calls: []string{`fill_form_data {"name":"Arthur Lindqvist","email":"arthur.l@example.com","date":"2026-12-03","time":"16:00","notes":"I would like to see the Tacoma's towing package"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

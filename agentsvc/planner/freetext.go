@@ -109,6 +109,20 @@ var noteAskRe = regexp.MustCompile(`(?i)\b(?:add|leave|put|write|include)\s+(?:a
 // pleaseStart begins one: "please , ask for a quiet route" (the answer after "add a note please").
 var pleaseEnd, pleaseStart = regexp.MustCompile(`(?i)[\s,]*\b(?:please|pls|plz)$`), regexp.MustCompile(`(?i)^(?:please|pls|plz)\b[\s,.:;!?]*`)
 
+// noteAt is where the text of a note said after its cue starts ("add a note that …"), when a
+// tool here takes a note; -1 when there is none.
+func (c *conv) noteAt(text string) int {
+	if !c.hasParam(noteParam) {
+		return -1
+	}
+	for _, re := range []*regexp.Regexp{noteRe, noteAfterRe, addColonRe} {
+		if m := re.FindStringSubmatchIndex(text); m != nil {
+			return m[4]
+		}
+	}
+	return -1
+}
+
 // noteParam is a free-text parameter named like a note: notes, comment, message.
 func noteParam(p *property) bool {
 	return hasWord(p, "note", "notes", "comment", "comments", "message") && freeTextable(p)

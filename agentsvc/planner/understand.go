@@ -281,6 +281,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 		said := text[m.start:m.end]
 		return r.pronoun && c.before.kind(said) || strings.IndexFunc(said, unicode.IsLetter) < 0
 	})
+	// nor does a name inside a note: "add a note that I'd like to see the Tacoma's towing
+	// package" keeps the visitor's words for the salesperson
+	if at := c.noteAt(text); at >= 0 {
+		r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool { return m.start >= at })
+	}
 	// each place once (two readings of one name overlap: the shorter stays): replaced from the
 	// last, those before stay
 	slices.SortStableFunc(r.mentions, func(a, b mention) int { return a.start - b.start })
