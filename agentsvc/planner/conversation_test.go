@@ -4117,6 +4117,11 @@ var siteConversations = []struct {
 		{say: "My name is Arthur Lindqvist, email arthur.l@example.com, tomorrow at 4 pm.", calls: []string{`fill_form_data {"name":"Arthur Lindqvist","email":"arthur.l@example.com","date":"2026-12-03","time":"16:00"}`}},
 		{say: "Please add a note that I would like to see the Tacoma's towing package.", calls: []string{`fill_form_data {"name":"Arthur Lindqvist","email":"arthur.l@example.com","date":"2026-12-03","time":"16:00","notes":"I would like to see the Tacoma's towing package"}`}},
 	}},
+	{"what the car on screen is set to, asked, not changed", "car", "c11", []siteTurn{
+		{say: "Please set it to the M Sport trim in white.", calls: []string{`configure_car {"trim":"M Sport","color":"white"}`}},
+		{say: "How does that compare with the base price?", calls: []string{`get_price_summary {}`}, reply: []string{"M Sport", "Base $34,800, total $37,900"}},
+		{say: "Is this BMW 330i the M Sport version?", calls: []string{`get_price_summary {}`}, not: []string{"Configured"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -2733,9 +2733,19 @@ func init() {
 			return !r.question && !c.reread && len(r.refs) == 1 && len(r.mentions) == 1 && len(r.mentions[0].items) == 1 &&
 				l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(r.best.values) > 0
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
+		// "Is this BMW 330i the M Sport version?", "how does that compare with the base
+		// price?" on the item's page: what it is set to now, read, not a change made
+		{"the state of the item on screen asked", func(c *conv, r *reading) bool {
+			return r.question && stateAsked.MatchString(r.said) && c.onItsPage() && r.best != nil && !r.unclear &&
+				!reads(r.best.def) && !navTool(r.best.def) && !named(r.best.def.Name, commitFirst) && c.reader() != nil
+		}, func(c *conv, _ *reading) (intent, bool) { return callIntent(c.reader()), true }},
 		{"call", always, (*conv).callBest},
 	}
 }
+
+// stateAsked asks what the item on screen is, or how it compares: "is this the M Sport
+// version?", "is it the limited?", "how does that compare with the base price?".
+var stateAsked = regexp.MustCompile(`(?i)^\W*(?:is|isn't|isnt)\s+(?:it|this|that)\b|\bhow\s+does\s+(?:that|it|this)\s+compare\b`)
 
 // understand turns one user message into an intent, with what the conversation's memory
 // (c.before: its one state, never passed beside it) knows about the items it has seen: the
