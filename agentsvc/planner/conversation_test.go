@@ -4122,6 +4122,11 @@ var siteConversations = []struct {
 		{say: "How does that compare with the base price?", calls: []string{`get_price_summary {}`}, reply: []string{"M Sport", "Base $34,800, total $37,900"}},
 		{say: "Is this BMW 330i the M Sport version?", calls: []string{`get_price_summary {}`}, not: []string{"Configured"}},
 	}},
+	{"it after a reply that only suggested a car", "inventory", "", []siteTurn{
+		{say: "hybrid", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "wei.chen@qq.com", calls: []string{}, reply: []string{"Noted"}},
+		{say: "book it", calls: []string{}, reply: []string{"tell me which"}, not: []string{"RAV4 for"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

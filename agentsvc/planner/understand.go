@@ -4303,7 +4303,8 @@ func (c *conv) pronounRef(toks []token) *item {
 		if m.Role != chat.RoleAssistant || strings.TrimSpace(m.Content) == "" {
 			continue
 		}
-		named := c.itemsNamed(m.Content)
+		// (not the items of its suggestions: "Noted: … “open the 2023 Toyota RAV4”" names none)
+		named := c.itemsNamed(suggestionRe.ReplaceAllString(m.Content, ""))
 		if len(named) == 0 {
 			continue
 		}
