@@ -4127,6 +4127,9 @@ var siteConversations = []struct {
 		{say: "wei.chen@qq.com", calls: []string{}, reply: []string{"Noted"}},
 		{say: "book it", calls: []string{}, reply: []string{"tell me which"}, not: []string{"RAV4 for"}},
 	}},
+	{"a three-word name that ends in a short word, then the e-mail", "financing", "c05", []siteTurn{
+		{say: "apply Pham Van An pham.an@gmail.com 45000", calls: []string{`apply_for_financing {"fullName":"Pham Van An","email":"pham.an@gmail.com","annualIncome":45000}`}, reply: []string{"submitted for Pham Van An"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

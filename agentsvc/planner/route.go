@@ -1017,7 +1017,10 @@ func (f *filler) nameWord(i int) bool {
 			local, _, _ := strings.Cut(strings.ToLower(e.raw), "@")
 			return e.kind == kindEmail && len(t.raw) >= 3 && strings.Contains(local, strings.ToLower(t.raw))
 		})
-	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) && !askingWord(t.norm) && !howIAm(t.norm) || person) &&
+	// "An" of "Pham Van An pham.an@gmail.com": a capitalised word that ends a name, right
+	// before the e-mail or phone
+	last := unicode.IsUpper(r) && i > 0 && next < len(f.toks) && contactToken(f.toks[next]) && f.nameWord(i-1)
+	return t.kind == kindWord && !f.used[i] && len(t.raw) >= 2 && (!ordinary(t.norm) && !askingWord(t.norm) && !howIAm(t.norm) || person || last) &&
 		f.vocab[t.norm] == 0 && !correctionWords[t.norm] && !idRe.MatchString(t.raw) // "c09 instead" is no name
 }
 
