@@ -4130,6 +4130,16 @@ var siteConversations = []struct {
 	{"a three-word name that ends in a short word, then the e-mail", "financing", "c05", []siteTurn{
 		{say: "apply Pham Van An pham.an@gmail.com 45000", calls: []string{`apply_for_financing {"fullName":"Pham Van An","email":"pham.an@gmail.com","annualIncome":45000}`}, reply: []string{"submitted for Pham Van An"}},
 	}},
+	{"another car named first in lower case, as typed on a phone", "car", "c01", []siteTurn{
+		{say: "camry blue how much", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`, `configure_car {"color":"blue"}`}, reply: []string{"2022 Toyota Camry", "blue"}, on: "car"},
+		{say: "open rav4", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, on: "car"},
+	}},
+	{"a car opened by a bare name from another car's page", "car", "c07", []siteTurn{
+		{say: "open camry", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c09"}`}, on: "car"},
+	}},
+	{"a price asked of a car named first, on the list", "inventory", "", []siteTurn{
+		{say: "camry price", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `get_price_summary {}`}, reply: []string{"$26,500"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

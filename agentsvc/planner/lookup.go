@@ -57,11 +57,23 @@ func (c *conv) lookupOf(r *reading) *lookup {
 			i = k
 		}
 	}
+	// "camry blue how much", "camry price": a name typed first, lower case, before values
+	bareName := ""
+	if c.lister() != nil {
+		bareName = c.bareOther(r.said, r.toks)
+	}
+	bare := bareName != ""
+	if bare && i < 0 {
+		i = slices.IndexFunc(r.ps, func(p *plan) bool { return p.def.Name == c.lister().def.Name })
+	}
 	if i < 0 {
 		return nil
 	}
 	p := r.ps[i]
 	lk := &lookup{said: r.said, unknown: c.unknownWords(r.toks2, p), l: c.lister(), verb: saysVerb(r.toks, p.def)}
+	if bare && !slices.Contains(lk.unknown, bareName) {
+		lk.unknown = append(lk.unknown, bareName) // (a word a tool's is near: "camry" of "car")
+	}
 	if haveAsk.MatchString(r.said) { // "do you have a civic": the word after "a" or "any" is a name
 		for k, t := range r.toks2 {
 			if t.kind == kindWord && k > 0 && wordAt(r.toks2, k-1, "a", "an", "any") && len(t.norm) > 2 && !ordinary(t.norm) && !c.vocab[t.norm] &&
@@ -71,7 +83,7 @@ func (c *conv) lookupOf(r *reading) *lookup {
 		}
 	}
 	// "open the BMW 330i": the filter for BMWs matches clearly, but a model's name is more.
-	model := slices.ContainsFunc(lk.unknown, modelName) ||
+	model := bare || slices.ContainsFunc(lk.unknown, modelName) ||
 		slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] }) || // "see the ford mustang"
 		len(lk.unknown) > 1 && lk.verb || // "compare the Toyota Camry and the Honda Civic": models, not a make
 		choiceOfTwo(r) || // "which is cheaper, the civic or the corolla": a choice of two, not a sort

@@ -225,6 +225,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	if c.opensOnOther(text, toks) && !pronoun {
 		return true // "hmm and the ioniq with the limited trim?"
 	}
+	if !pronoun && c.bareOther(text, toks) != "" {
+		return true // "open camry", "camry blue how much"
+	}
 	// "add the family package and the driver assistance one" on its page: its choices
 	if c.onItsPage() && slices.ContainsFunc(toks, func(t token) bool {
 		return choiceWords[t.norm] && c.hasParam(func(p *property) bool { return nounOf(t, p) })
@@ -282,6 +285,34 @@ func (c *conv) opensOnOther(text string, toks []token) bool {
 	return t.kind == kindWord && len(t.norm) > 2 && !ordinal && !ordinary(t.norm) && !c.nearToolWord(t.norm) && !c.valuesGiven()[t.norm] &&
 		!(c.page != nil && slices.Contains(c.page.words, compact(t.norm))) && !c.paramNoun(toks, j+2) && !wordAt(toks, j+2, "one") &&
 		!(j+2 < len(toks) && choiceWords[toks[j+2].norm]) // ("and the winter package?")
+}
+
+// bareOther is a word no tool here knows said first, as people type on a phone, after a verb
+// of opening ("open camry") or first in a short price question ("camry blue how much",
+// "camry price"): another item's name; "" when there is none.
+func (c *conv) bareOther(text string, toks []token) string {
+	skip := len(otherOpening.FindString(text))
+	j := slices.IndexFunc(toks, func(t token) bool { return t.start >= skip })
+	opener := j >= 0 && wordAt(toks, j, "open", "show", "see", "view", "select")
+	if opener {
+		j++
+	}
+	if j < 0 || j >= len(toks) {
+		return ""
+	}
+	t := toks[j]
+	// (not a person's name with details, "Lee Wong, lee@wong.io, …"; nor a verb, "remind me …")
+	if t.kind != kindWord || len(t.norm) < 3 || c.looksLikeID(t.raw) || ordinary(t.norm) || replyWords[t.norm] || correctionWords[t.norm] || askingWord(t.norm) ||
+		c.nearToolWord(t.norm) || c.valuesGiven()[t.norm] || c.page != nil && slices.Contains(c.page.words, compact(t.norm)) || c.paramNoun(toks, j) ||
+		wordAt(toks, j+1, "me", "us", "i", "we", "you", "it") || slices.ContainsFunc(toks, contactToken) || personName(toks, j) {
+		return ""
+	}
+	rest := toks[j+1:]
+	price := j == 0 && len(toks) <= 5 && slices.ContainsFunc(rest, func(r token) bool { return r.norm == "price" || r.norm == "cost" || r.norm == "much" })
+	if opener && len(rest) == 0 || price {
+		return t.raw
+	}
+	return ""
 }
 
 // notThis turns away from the item on screen: "not this one", "not that".

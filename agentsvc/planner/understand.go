@@ -2730,7 +2730,8 @@ func init() {
 		// sets the colour), not the list's silver cars
 		{"a value of the one item named", func(c *conv, r *reading) bool {
 			l := c.lister()
-			return !r.question && !c.reread && len(r.refs) == 1 && len(r.mentions) == 1 && len(r.mentions[0].items) == 1 &&
+			// ("camry blue how much" brought here from another car's page too)
+			return !r.question && (!c.reread || c.bareOther(r.said, r.toks) != "") && len(r.refs) == 1 && len(r.mentions) == 1 && len(r.mentions[0].items) == 1 &&
 				l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(r.best.values) > 0
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "Is this BMW 330i the M Sport version?", "how does that compare with the base
