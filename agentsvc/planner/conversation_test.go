@@ -4140,6 +4140,10 @@ var siteConversations = []struct {
 	{"a price asked of a car named first, on the list", "inventory", "", []siteTurn{
 		{say: "camry price", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `get_price_summary {}`}, reply: []string{"$26,500"}, on: "car"},
 	}},
+	{"a trim changed on the calculator after a rate with a 5 in it", "financing", "c12", []siteTurn{
+		{say: "36 months at 5.5%, please.", calls: []string{`calculate_payment {"termMonths":36,"apr":5.5}`}},
+		{say: "I would rather have the Long Range trim. Could you change that and calculate again with the same terms?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c12"}`, `configure_car {"trim":"Long Range"}`, `go_to_financing {}`, `calculate_payment {"termMonths":36,"apr":5.5}`}, reply: []string{"Tesla Model 3", "$41,990"}, not: []string{"Ioniq"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

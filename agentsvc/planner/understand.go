@@ -515,11 +515,12 @@ var suggestionRe = regexp.MustCompile(`\[?“[^”]*”(?:\]\([^)]*\))?`)
 var moreRe = regexp.MustCompile(`\band \d+ more\b`)
 
 // itemsNamed are the items a text names each on its own, in order (a filter word such as
-// "convertible" names none).
+// "convertible" names none, nor does a figure).
 func (c *conv) itemsNamed(text string) []*item {
 	var out []*item
 	for _, mn := range nameMentions(text, c.before.known(), c.vocab) {
-		if len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) && !c.before.kind(text[mn.start:mn.end]) {
+		// (a figure alone names none: "at 5.5% APR" is no Ioniq 5)
+		if said := text[mn.start:mn.end]; len(mn.items) == 1 && !slices.Contains(out, mn.items[0]) && !c.before.kind(said) && strings.IndexFunc(said, unicode.IsLetter) >= 0 {
 			out = append(out, mn.items[0])
 		}
 	}
