@@ -4144,6 +4144,14 @@ var siteConversations = []struct {
 		{say: "36 months at 5.5%, please.", calls: []string{`calculate_payment {"termMonths":36,"apr":5.5}`}},
 		{say: "I would rather have the Long Range trim. Could you change that and calculate again with the same terms?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `select_car {"carId":"c12"}`, `configure_car {"trim":"Long Range"}`, `go_to_financing {}`, `calculate_payment {"termMonths":36,"apr":5.5}`}, reply: []string{"Tesla Model 3", "$41,990"}, not: []string{"Ioniq"}, on: "financing"},
 	}},
+	{"a bare hour after the day, then more words", "test-drive", "c04", []siteTurn{
+		{say: "tomorrow 10 phone 5551234567", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Kim Lee kim@lee.com", calls: []string{`fill_form_data {"name":"Kim Lee","email":"kim@lee.com","phone":"5551234567","date":"2026-12-03","time":"10:00"}`}},
+	}},
+	{"a bare afternoon hour with an ok after it", "test-drive", "c04", []siteTurn{
+		{say: "friday 3 ok", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
+		{say: "Kim Lee kim@lee.com", calls: []string{`fill_form_data {"name":"Kim Lee","email":"kim@lee.com","date":"2026-12-04","time":"15:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -158,6 +158,10 @@ func hourOf(w string) int {
 // hourH is an hour written the French way: "14h", "9h30".
 var hourH = regexp.MustCompile(`(?i)\b(?:[01]?\d|2[0-3])h(?:[0-5]\d)?\b`)
 
+// afterHour may follow an hour said after a date: "sat 10 pls", "tomorrow 10 phone 555…",
+// "friday 3 ok", "tomorow 10 test drive" (not "friday 4 people").
+var afterHour = regexp.MustCompile(`^(?:please|pls|plz|ok|okay|thanks|thx|then|phone|name|e-?mail|mail|my|test\s*drive|book)\b`)
+
 // rewriteTimes writes "at 10", "at 2" and "noon" as 10:00, 14:00 and 12:00. A bare hour
 // from 1 to 7 is taken in the afternoon (nobody books a test drive at 3 in the night); an
 // hour followed by am/pm, a unit or a percent sign is left alone.
@@ -203,7 +207,7 @@ func rewriteTimes(text string) string {
 		dated := text[m[2]] >= '0' && text[m[2]] <= '9'
 		// (or is followed by the visitor's details: "sat 10 amy wong amy.wong@mail.com")
 		details := strings.Contains(strings.SplitN(rest, ",", 2)[0], "@")
-		unit = unit || dated && rest != "" && !strings.ContainsAny(rest[:1], ",.!?;") && !strings.HasPrefix(rest, "please") && !strings.HasPrefix(rest, "pls") && !details
+		unit = unit || dated && rest != "" && !strings.ContainsAny(rest[:1], ",.!?;") && !afterHour.MatchString(rest) && !details
 		h, _ := strconv.Atoi(text[m[4]:m[5]])
 		if unit || digitNear(text, m[0], true) || h > 23 {
 			continue

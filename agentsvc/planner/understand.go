@@ -2120,7 +2120,8 @@ func init() {
 		// read first when no price is known), held against the amount
 		{"a price held against an amount", func(c *conv, r *reading) bool {
 			_, _, ok := priceHeld(r.said)
-			return ok && (c.screenItem() != nil || c.reader() != nil)
+			// (the list's search is no reader of one item: "is it over 30 grand?" of three shown)
+			return ok && (c.screenItem() != nil || c.reader() != nil && !c.listsItems() && c.lister() == nil)
 		}, func(c *conv, r *reading) (intent, bool) {
 			judge := func(c *conv) string {
 				amount, under, _ := priceHeld(r.said)
@@ -2147,7 +2148,7 @@ func init() {
 				return reply(said, true)
 			}
 			if p := c.reader(); p != nil {
-				return intent{steps: callIntent(p).steps, final: judge}, true
+				return intent{steps: callIntent(p).steps, final: func(c *conv) string { return cmp.Or(judge(c), c.summary()) }}, true
 			}
 			return intent{}, false
 		}},
