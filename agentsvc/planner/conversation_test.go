@@ -4152,6 +4152,12 @@ var siteConversations = []struct {
 		{say: "friday 3 ok", calls: []string{}, reply: []string{"name and email"}, not: []string{"time"}},
 		{say: "Kim Lee kim@lee.com", calls: []string{`fill_form_data {"name":"Kim Lee","email":"kim@lee.com","date":"2026-12-04","time":"15:00"}`}},
 	}},
+	{"the calculator named with a bare term, from the car's page", "car", "c07", []siteTurn{
+		{say: "financing 60", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, reply: []string{"$886.96"}, not: []string{"application"}, on: "financing"},
+	}},
+	{"the calculator named as a verb with a bare term", "car", "c07", []siteTurn{
+		{say: "finance 48", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -392,6 +392,26 @@ func argsPlan(t chat.ToolDef, s *schema, args string) *plan {
 	return p
 }
 
+// figuresOnly is text without the words that named the page it went to, when only figures are
+// left ("financing 60" is "60" on the calculator); else text.
+func figuresOnly(text string, went chat.ToolDef) string {
+	where := whereWords(went)
+	var figures []string
+	for _, t := range tokenize(text) {
+		switch {
+		case t.kind == kindNumber:
+			figures = append(figures, t.raw)
+		case t.kind == kindPunct || t.kind == kindWord && (stopWords[t.norm] || goingWords[t.norm] || politeWords[t.norm] || slices.ContainsFunc(where, func(w string) bool { return wordsMatch(t.norm, w) })):
+		default:
+			return text
+		}
+	}
+	if len(figures) == 0 {
+		return text
+	}
+	return strings.Join(figures, " ")
+}
+
 // withoutRe is "without" as people shorten it: "w/o".
 var withoutRe = regexp.MustCompile(`(?i)\bw/o\b`)
 
@@ -451,6 +471,9 @@ func (c *conv) goOn(on *conv, k int) action {
 		on.done = on.done[1:]
 	}
 	asked := c.pointedText(c.text, c.done[k])
+	if hop {
+		asked = figuresOnly(asked, opened) // "financing 60": the 60 of the calculator, no application
+	}
 	in := on.understand(asked, lookup)
 	if first := in.first(on); restored && (first == nil || !named(first.def.Name, commitFirst)) {
 		on.done, restored = done, false // the request's own call ("monthly again?")
