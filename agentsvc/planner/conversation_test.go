@@ -4158,6 +4158,11 @@ var siteConversations = []struct {
 	{"the calculator named as a verb with a bare term", "car", "c07", []siteTurn{
 		{say: "finance 48", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, on: "financing"},
 	}},
+	{"a note with the request to send after it", "test-drive", "c02", []siteTurn{
+		{say: "Ann Lee ann@lee.com saturday at 1 pm", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00"}`}},
+		{say: "Please add a note that I would like to discuss financing, and send it.", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00","notes":"I would like to discuss financing"}`}},
+		{say: "book it", calls: []string{`book_test_drive {}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -123,6 +123,10 @@ func (c *conv) noteAt(text string) int {
 	return -1
 }
 
+// sendAfterNote ends a note with the request to send the form: "…, and send it", "…. Then
+// please book it."
+var sendAfterNote = regexp.MustCompile(`(?i)[\s,.;]+(?:and\s+|then\s+)+(?:please\s+)?(?:send|book|submit|confirm)\b[^.!?]*[.!?]*\s*$`)
+
 // noteParam is a free-text parameter named like a note: notes, comment, message.
 func noteParam(p *property) bool {
 	return hasWord(p, "note", "notes", "comment", "comments", "message") && freeTextable(p)
@@ -170,6 +174,10 @@ func (f *filler) note() {
 		}
 	}
 	cue := normWord(f.text[m[2]:m[3]])
+	if c := sendAfterNote.FindStringIndex(f.text[:end]); c != nil && c[0] > m[4] {
+		end = c[0] // "…, and send it": the request after the note, no part of it
+		to = slices.IndexFunc(f.toks, func(t token) bool { return t.start >= end })
+	}
 	v := strings.TrimSpace(strings.TrimRight(f.text[m[4]:max(end, m[4])], ".!?, "))
 	v = strings.TrimSpace(pleaseStart.ReplaceAllString(pleaseEnd.ReplaceAllString(v, ""), ""))
 	// The parameter the cue names, else the note's ("leave a comment" for the form's notes).
