@@ -4163,6 +4163,12 @@ var siteConversations = []struct {
 		{say: "Please add a note that I would like to discuss financing, and send it.", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00","notes":"I would like to discuss financing"}`}},
 		{say: "book it", calls: []string{`book_test_drive {}`}},
 	}},
+	{"a budget said, then the cars under that amount", "inventory", "", []siteTurn{
+		{say: "We have about $30,000 to spend, so could you show me only the sedans under that amount?", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":30000}`}, reply: []string{"Showing 3 cars"}},
+	}},
+	{"a budget said, then what is in that range", "inventory", "", []siteTurn{
+		{say: "We have about $30,000 to spend. Could you show us what is available in that range?", calls: []string{`search_cars {"maxPrice":30000}`}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
