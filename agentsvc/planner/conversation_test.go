@@ -4169,6 +4169,9 @@ var siteConversations = []struct {
 	{"a budget said, then what is in that range", "inventory", "", []siteTurn{
 		{say: "We have about $30,000 to spend. Could you show us what is available in that range?", calls: []string{`search_cars {"maxPrice":30000}`}, not: []string{"Sorry"}},
 	}},
+	{"a kind wanted in one sentence, what there is asked in the next", "inventory", "", []siteTurn{
+		{say: "I am looking for a convertible for the summer. What do you have?", calls: []string{`search_cars {"bodyType":"convertible"}`}, reply: []string{"Showing 2 cars"}, not: []string{"Sorry", "summer"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

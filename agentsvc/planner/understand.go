@@ -2679,8 +2679,11 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) {
 			rest := c.unknownStretch(r.text2, r.toks2, r.best)
 			in, ok := c.callBest(r)
-			if rest == "" || !ok || in.steps == nil || in.final != nil {
+			if !ok || in.steps == nil || in.final != nil {
 				return intent{}, false
+			}
+			if rest == "" {
+				return in, true // what it did not take asks for nothing ("… for the summer")
 			}
 			in.final = func(c *conv) string {
 				return strings.TrimSuffix(c.summary(), ".") + ". There is no filter for “" + rest + "” here."
@@ -2771,6 +2774,13 @@ func (c *conv) understand(text string, lookup bool) intent {
 	}
 	if strings.TrimSpace(last) != "" {
 		if alt := c.understandAll(last, lookup); !stuck(alt) {
+			return alt
+		}
+	}
+	// "I am looking for a convertible for the summer. What do you have?": the sentence that
+	// asks, when the last only asks what there is
+	if sentences := sentenceEnd.Split(strings.TrimSpace(text), -1); stuck(in) && len(sentences) == 2 && availableRe.MatchString(sentences[1]) {
+		if alt := c.understandAll(sentences[0], lookup); !stuck(alt) {
 			return alt
 		}
 	}
@@ -4513,7 +4523,7 @@ func (c *conv) unknownStretch(text string, toks []token, p *plan) string {
 	// ("looking for a small car, maybe": "small")
 	at = slices.DeleteFunc(at, func(i int) bool {
 		w := toks[i].norm
-		return requestWords[w] || stopWords[w] || politeWords[w] || vagueWords[w]
+		return requestWords[w] || stopWords[w] || politeWords[w] || vagueWords[w] || dayWords[w] // ("… for the summer")
 	})
 	if len(at) == 0 {
 		return ""
