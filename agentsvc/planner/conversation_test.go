@@ -4172,6 +4172,10 @@ var siteConversations = []struct {
 	{"a kind wanted in one sentence, what there is asked in the next", "inventory", "", []siteTurn{
 		{say: "I am looking for a convertible for the summer. What do you have?", calls: []string{`search_cars {"bodyType":"convertible"}`}, reply: []string{"Showing 2 cars"}, not: []string{"Sorry", "summer"}},
 	}},
+	{"a trim wanted, and its price asked, where a package has its name", "car", "c10", []siteTurn{
+		{say: "I would like the Sport trim, please. What would the price be?", calls: []string{`configure_car {"trim":"Sport"}`}, reply: []string{"total $25,500"}, not: []string{"Sport package"}},
+		{say: "what does the sport package cost", calls: []string{}, reply: []string{"Sport package costs once it is added"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -949,7 +949,8 @@ var colourWords = rawSet(`black white silver gray red blue green yellow orange p
 func (c *conv) choicePrice(r *reading) (intent, bool) {
 	p, e := c.choiceNamed(func(p *property, e enumValue) bool {
 		return p.schema.isArray() && len(p.words) > 0 &&
-			(namedValue(r.toks, e) || len(e.str) >= 4 && strings.Contains(compact(r.text), compact(e.str))) // "off-road"
+			(namedValue(r.toks, e) || len(e.str) >= 4 && strings.Contains(compact(r.text), compact(e.str))) && // "off-road"
+			!c.valueOfOther(r.text, e.str, p) // ("the Sport trim … what would the price be?": the trim's)
 	})
 	if p == nil {
 		return intent{}, false
@@ -967,6 +968,13 @@ func (c *conv) choicePrice(r *reading) (intent, bool) {
 		}
 	}
 	return c.offerOne("This page shows what the "+choiceName(e, noun)+" costs once it is added: ", "add the "+e.str+" "+noun, e.str), true
+}
+
+// valueOfOther reports a value said with the noun of another parameter after it: "Sport trim"
+// where the packages have a Sport package too.
+func (c *conv) valueOfOther(text, value string, p *property) bool {
+	m := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(value) + `\s+(\w+)`).FindStringSubmatch(text)
+	return m != nil && c.hasParam(func(q *property) bool { return q.name != p.name && nounOf(token{norm: normWord(m[1])}, q) })
 }
 
 // choiceNamed is the first parameter of the page's tools, and its string value, that named
