@@ -4176,6 +4176,11 @@ var siteConversations = []struct {
 		{say: "I would like the Sport trim, please. What would the price be?", calls: []string{`configure_car {"trim":"Sport"}`}, reply: []string{"total $25,500"}, not: []string{"Sport package"}},
 		{say: "what does the sport package cost", calls: []string{}, reply: []string{"Sport package costs once it is added"}},
 	}},
+	{"open first, as typed on a phone after a sort", "inventory", "", []siteTurn{
+		{say: "hybrid", calls: []string{`search_cars {"fuel":"hybrid"}`}},
+		{say: "sort cheap first", calls: []string{`sort_cars {"by":"price"}`}},
+		{say: "open first", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -298,6 +298,8 @@ func pointer(toks []token, byValue bool) (n, first, last int) {
 		case t.kind != kindWord && t.kind != kindNumber:
 		case isOrd && (article(i-1) || oneAt(toks, i+1)):
 			return v, i, i
+		case isOrd && i > 0 && opensFirst[toks[i-1].norm] && (i+1 == len(toks) || toks[i+1].kind == kindPunct): // "open first", as typed on a phone
+			return v, i, i
 		case t.norm == "top" && article(i-1) && i+1 < len(toks) && toks[i+1].norm == "one": // the first on screen
 			return 1, i, i
 		case t.kind == kindNumber && i > 0 && (toks[i-1].norm == "number" || toks[i-1].norm == "no"):
