@@ -4181,6 +4181,10 @@ var siteConversations = []struct {
 		{say: "sort cheap first", calls: []string{`sort_cars {"by":"price"}`}},
 		{say: "open first", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
 	}},
+	{"a figure of the last answer asked in that case", "financing", "c05", []siteTurn{
+		{say: "Let us say 60 months, with $6,000 down.", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
+		{say: "Could you tell me the total interest I would pay in that case?", calls: []string{}, reply: []string{"Total interest $6,520.56"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

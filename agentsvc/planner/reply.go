@@ -1458,7 +1458,7 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 // ("what's the total interest on that?": "Total interest $5,184.96."): the part of a reply,
 // the newest first, that has a figure and every word asked.
 func (c *conv) stated(text string) (string, bool) {
-	asked := slices.DeleteFunc(contentWords(text), func(w string) bool { return requestWords[w] || usingWords[w] || auxWords[w] })
+	asked := slices.DeleteFunc(contentWords(text), func(w string) bool { return requestWords[w] || usingWords[w] || auxWords[w] || caseWords[w] })
 	if i := slices.Index(asked, "rate"); i >= 0 {
 		asked[i] = "apr" // "the rate you're using", "what interest rate is that at?": 6.9% APR
 		asked = slices.DeleteFunc(asked, func(w string) bool { return w == "interest" })
@@ -1485,6 +1485,7 @@ var (
 	statedPartRe = regexp.MustCompile(`[.!?]\s+|\.$|\s*\(|\)|,\s+`)
 	usingWords   = rawSet(`using use used charge charging pay paying getting come comes money`)
 	auxWords     = rawSet(`was were did has have had been`) // "was it booked?"
+	caseWords    = rawSet(`case scenario situation`)        // "… I would pay in that case?"
 )
 
 // deadEnd says that the request cannot be done here: what the page can do, and where else on
