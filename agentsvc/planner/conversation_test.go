@@ -4185,6 +4185,11 @@ var siteConversations = []struct {
 		{say: "Let us say 60 months, with $6,000 down.", calls: []string{`calculate_payment {"downPayment":6000,"termMonths":60}`}},
 		{say: "Could you tell me the total interest I would pay in that case?", calls: []string{}, reply: []string{"Total interest $6,520.56"}},
 	}},
+	{"back alone on the calculator opened from the car's page", "car", "c09", []siteTurn{
+		{say: "monthly payment over 60 months", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":60}`}, on: "financing"},
+		{say: "back", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, on: "car"},
+		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -164,7 +164,25 @@ func (c *conv) backToItem(toks []token, byName bool) bool {
 	said := slices.ContainsFunc(toks, func(t token) bool {
 		return strings.EqualFold(strings.TrimSuffix(strings.TrimSuffix(t.raw, "'s"), "’s"), noun) || goes && c.namesOnScreen(t) // "the car's page"
 	})
-	return noun != "" && said && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+	return noun != "" && (said || byName && c.backAlone(toks)) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+}
+
+// backAlone reports "back" said alone ("back", "go back pls") on a page the visitor came to from
+// the item's own page (its calculator opened there): back is that page, as a browser's is.
+func (c *conv) backAlone(toks []token) bool {
+	if !anyNorm(toks, "back") || slices.ContainsFunc(toks, func(t token) bool {
+		return t.kind != kindPunct && !slices.Contains([]string{"back", "go", "take", "me", "us", "please", "pls", "now", "ok", "okay"}, strings.ToLower(t.raw))
+	}) {
+		return false
+	}
+	for k := range c.earlierCalls {
+		if k.page || !named(k.name, goesFirst) {
+			continue
+		}
+		i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool { return t.Name == k.name })
+		return i < 0 || !hubTool(c.tools[i]) // (a tool of the item's page is not here)
+	}
+	return false
 }
 
 // namesOnScreen reports a word of the name of the item on screen.
