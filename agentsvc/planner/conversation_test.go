@@ -4190,6 +4190,10 @@ var siteConversations = []struct {
 		{say: "back", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c09"}`}, on: "car"},
 		{say: "back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 	}},
+	{"the trim set, asked at the moment", "car", "c11", []siteTurn{
+		{say: "make it m sport", calls: []string{`configure_car {"trim":"M Sport"}`}},
+		{say: "Which trim is it set to at the moment?", calls: []string{}, reply: []string{"M Sport"}, not: []string{"can be"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -4369,9 +4369,9 @@ func (c *conv) titled() *item {
 }
 
 // setNow asks which value is set: "what trim is it set to now?", "what colour is it now?",
-// "what time is it booked for now?",
+// "what time is it booked for now?", "which trim is it set to at the moment?",
 // "what is the current trim?".
-var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:(?:set|booked)\s+(?:to|for)(?:\s+now)?|now|currently)|is\s+the\s+current\s+(\w+))\s*\??\s*$`)
+var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:(?:set|booked)\s+(?:to|for)(?:\s+(?:now|at\s+the\s+moment|right\s+now))?|now|currently|at\s+the\s+moment|right\s+now)|is\s+the\s+current\s+(\w+))\s*\??\s*$`)
 
 // allTogether is "altogether" written as two words.
 var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
