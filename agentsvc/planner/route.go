@@ -1089,7 +1089,7 @@ func (f *filler) wordsNear(i, step, stop, n int) []label {
 			return out
 		case step > 0 && (t.norm == "with" || qualityWords[t.norm]): // ("an SUV under 35000 with low mileage": no mileage of 35000)
 			return out
-		case step < 0 && wordAt(f.toks, j-1, qualityKeys...): // ("low mileage suv under 40000": a wish, no label)
+		case step < 0 && j > 0 && qualityWords[f.toks[j-1].norm]: // ("low mileage suv under 40000": a wish, no label)
 		case !stopWords[t.norm] && !cueWordSet[t.norm]:
 			d := float64(len(out) + 1)
 			if step < 0 {
@@ -1102,8 +1102,7 @@ func (f *filler) wordsNear(i, step, stop, n int) []label {
 }
 
 // qualityWords wish for a quality of a field without a figure: "low mileage", "high mpg".
-var qualityKeys = strings.Fields("low lower lowest high higher highest little less good")
-var qualityWords = wordSet(strings.Join(qualityKeys, " "))
+var qualityWords = wordSet(`low lower lowest high higher highest little less good`)
 
 // units name the parameters a unit or label word usually belongs to.
 var units = map[string][]string{

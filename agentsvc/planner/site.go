@@ -311,7 +311,7 @@ func (c *conv) opensOnOther(text string, toks []token) bool {
 func (c *conv) bareOther(text string, toks []token) string {
 	skip := len(otherOpening.FindString(text))
 	j := slices.IndexFunc(toks, func(t token) bool { return t.start >= skip })
-	opener := j >= 0 && wordAt(toks, j, "open", "show", "see", "view", "select")
+	opener := j >= 0 && j < len(toks) && opensFirst[toks[j].norm] && toks[j].norm != "go"
 	if opener {
 		j++
 	}
