@@ -4204,6 +4204,7 @@ func TestSiteConversations(t *testing.T) {
 	for _, sc := range siteConversations {
 		turns += len(sc.turns)
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel() // each conversation has a site of its own
 			v := &visit{t: t, site: newSite(t, sc.page, sc.car)}
 			last := ""
 			for _, tn := range sc.turns {
