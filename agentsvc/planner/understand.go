@@ -2515,15 +2515,6 @@ func init() {
 				nav.opens = nav.opens || perMonth(r.toks) // its figure is asked there
 				return intent{steps: func(*conv) []*plan { return []*plan{first, nav} }}, true
 			}},
-		// "let me see the car" on its calculator: its page, by the list
-		{"back to the item", func(c *conv, r *reading) bool {
-			plain := !slices.ContainsFunc(r.toks, func(t token) bool {
-				return t.kind != kindPunct && !(t.kind == kindWord && (stopWords[t.norm] || goingWords[t.norm] || requestWords[t.norm] || c.namesOnScreen(t)))
-			})
-			// (a page that goes elsewhere "for this car" is no match of "the car's page" without its own words)
-			elsewhere := r.best != nil && navTool(r.best.def) && !slices.ContainsFunc(r.toks, func(t token) bool { return slices.Contains(whereWords(r.best.def), t.norm) })
-			return (r.unclear || elsewhere) && plain && !r.question && c.onScreen() != "" && !c.onItsPage() && c.backToItem(r.toks, true)
-		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
 		// "return to the inventory"
 		{"going", unclear, func(c *conv, r *reading) (intent, bool) { return c.goingTo(r.toks) }},
 		// "tell me more about it" on an item's own page: what the page's reading tool says of it.
