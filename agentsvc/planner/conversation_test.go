@@ -4194,6 +4194,12 @@ var siteConversations = []struct {
 		{say: "make it m sport", calls: []string{`configure_car {"trim":"M Sport"}`}},
 		{say: "Which trim is it set to at the moment?", calls: []string{}, reply: []string{"M Sport"}, not: []string{"can be"}},
 	}},
+	{"what the car is set to, asked before any choice, and a package by its name", "car", "c05", []siteTurn{
+		{say: "what trim is it set to now?", calls: []string{`get_price_summary {}`}, reply: []string{"SE trim"}, not: []string{"haven't given"}},
+		{say: "which package is selected?", calls: []string{}, reply: []string{"no packages"}, not: []string{"to choose from"}},
+		{say: "add the home charger", calls: []string{`configure_car {"packages":["charge"]}`}},
+		{say: "which packages are selected?", calls: []string{}, reply: []string{"Home charger"}, not: []string{"charge."}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1064,13 +1064,13 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if p := c.refill(); p != nil && filledAsked.MatchString(r.said) {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(p.arguments()), &args)
-		return intent{reply: "So far: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
+		return intent{reply: "So far: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false, p.schema))}, true
 	} else if filledAsked.MatchString(r.said) {
 		// the same once it went in ("What have you filled in?" after the application): what was sent
 		for k := range c.earlierCalls {
 			var args map[string]any
 			if _, ok := c.sent(k); ok && json.Unmarshal([]byte(k.args), &args) == nil && len(args) > 0 {
-				return intent{reply: "Sent: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false))}, true
+				return intent{reply: "Sent: " + lowerFirst(recallValues(args, slices.Collect(maps.Keys(args)), false, parseSchema(c.toolDef(k.name).Parameters)))}, true
 			}
 		}
 	}
@@ -1106,7 +1106,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	// "which day did I choose?" while the form waits for a name: what was said for it, and
 	// what it still needs (the question stays open: pending)
 	if q := c.unanswered; q != nil && len(figures) == 0 {
-		said := recallValues(q.values, asked, true)
+		said := recallValues(q.values, asked, true, q.schema)
 		if said == "" && ownValues(r.toks) {
 			said = notGiven(fieldsNamed([]*schema{q.schema}, asked))
 		}
@@ -1171,6 +1171,16 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if of != nil || other {
 		return intent{}, false // nothing was said of that one: asked anew
 	}
+	var forms []*schema
+	for _, t := range c.tools {
+		if !navTool(t) {
+			forms = append(forms, parseSchema(t.Parameters))
+		}
+	}
+	fields := fieldsNamed(forms, asked)
+	if p := c.reader(); len(fields) > 0 && p != nil && c.onItsPage() && ownValues(r.toks) {
+		return callIntent(p), true // "what trim is it set to now?", "which packages are selected?": what the page shows
+	}
 	if said := c.recallArgs(asked, false); said != "" {
 		return intent{reply: said}, true
 	}
@@ -1178,13 +1188,7 @@ func (c *conv) recall(r *reading) (intent, bool) {
 	if !ownValues(r.toks) {
 		return intent{}, false
 	}
-	var forms []*schema
-	for _, t := range c.tools {
-		if !navTool(t) {
-			forms = append(forms, parseSchema(t.Parameters))
-		}
-	}
-	said := notGiven(fieldsNamed(forms, asked))
+	said := notGiven(fields)
 	return intent{reply: said}, said != ""
 }
 
@@ -1265,7 +1269,7 @@ func (c *conv) recallArgs(asked []string, whole bool) string {
 	for k := range c.earlierCalls {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(k.args), &args)
-		if said := recallValues(args, asked, whole); said != "" {
+		if said := recallValues(args, asked, whole, parseSchema(c.toolDef(k.name).Parameters)); said != "" {
 			return said
 		}
 	}
@@ -1273,8 +1277,9 @@ func (c *conv) recallArgs(asked []string, whole bool) string {
 }
 
 // recallValues says the values of args whose names the words asked name, in full (whole)
-// or in part: "The date was 2026-12-05 and the time was 10:00."; "" when it names none.
-func recallValues(args map[string]any, asked []string, whole bool) string {
+// or in part: "The date was 2026-12-05 and the time was 10:00."; "" when it names none. A
+// value of the tool's schema s (nil: none known) is said by its label ("Home charger" of "charge").
+func recallValues(args map[string]any, asked []string, whole bool, s *schema) string {
 	has := func(w string) bool {
 		return slices.ContainsFunc(asked, func(a string) bool { return wordsMatch(a, w) })
 	}
@@ -1292,6 +1297,13 @@ func recallValues(args map[string]any, asked []string, whole bool) string {
 			vs := make([]string, len(list))
 			for i, x := range list {
 				vs[i] = fmt.Sprint(x)
+				if s != nil {
+					if j := slices.IndexFunc(s.props, func(q *property) bool { return q.name == name }); j >= 0 {
+						if k := slices.IndexFunc(s.props[j].schema.allEnums(), func(e enumValue) bool { return e.text() == vs[i] }); k >= 0 {
+							vs[i] = s.props[j].schema.allEnums()[k].label()
+						}
+					}
+				}
 			}
 			verb := " was "
 			if len(vs) > 1 || strings.HasSuffix(name, "s") {

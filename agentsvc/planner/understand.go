@@ -179,7 +179,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
 	text = makeItChoice.ReplaceAllString(text, "pick the $1")                  // "switch it to the SX trim": a choice, not another car
 	text = allTogether.ReplaceAllString(text, "altogether")                    // "how much is it all together"
-	text = setNow.ReplaceAllString(text, "which $1$2 did I choose?")           // "what trim is it set to now?": the one chosen, not the choices
+	text = setNow.ReplaceAllString(text, "which $1$2$3 did I choose?")         // "what trim is it set to now?": the one chosen, not the choices
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
 	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
@@ -4361,8 +4361,8 @@ func (c *conv) titled() *item {
 
 // setNow asks which value is set: "what trim is it set to now?", "what colour is it now?",
 // "what time is it booked for now?", "which trim is it set to at the moment?",
-// "what is the current trim?".
-var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:(?:set|booked)\s+(?:to|for)(?:\s+(?:now|at\s+the\s+moment|right\s+now))?|now|currently|at\s+the\s+moment|right\s+now)|is\s+the\s+current\s+(\w+))\s*\??\s*$`)
+// "what is the current trim?", "which package is selected?".
+var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:(?:set|booked)\s+(?:to|for)(?:\s+(?:now|at\s+the\s+moment|right\s+now))?|now|currently|at\s+the\s+moment|right\s+now)|is\s+the\s+current\s+(\w+)|(\w+)\s+(?:is|are)\s+(?:selected|chosen|picked)(?:\s+(?:now|at\s+the\s+moment|right\s+now))?)\s*\??\s*$`)
 
 // allTogether is "altogether" written as two words.
 var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
