@@ -4200,6 +4200,15 @@ var siteConversations = []struct {
 		{say: "add the home charger", calls: []string{`configure_car {"packages":["charge"]}`}},
 		{say: "which packages are selected?", calls: []string{}, reply: []string{"Home charger"}, not: []string{"charge."}},
 	}},
+	{"the comparison again, from a car's page", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "compare the first three", calls: []string{`compare_cars {"carIds":["c01","c02","c03"]}`}, on: "drawer"},
+		{say: "open the third one", calls: []string{`select_car {"carId":"c03"}`}, on: "car"},
+		{say: "pick the xlt trim", calls: []string{`configure_car {"trim":"XLT"}`}},
+		{say: "can you show me the comparison again?", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c01","c02","c03"]}`}, on: "drawer"},
+		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "compare again", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c01","c02","c03"]}`}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -198,8 +198,13 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
 	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
-	text = spendFor.ReplaceAllString(text, "$1 up to $2")    // "wat can i get for 25k", "spend 30k"
-	text = c.rewriteRelative(text, c.unanswered)             // "push it an hour later", "the day after instead"
+	if compareAgain.MatchString(text) {
+		if its := c.comparedLast(); len(its) > 1 {
+			text = "compare " + joinList(its, "and") // "compare again" from a car's page: by name, where they are compared
+		}
+	}
+	text = spendFor.ReplaceAllString(text, "$1 up to $2") // "wat can i get for 25k", "spend 30k"
+	text = c.rewriteRelative(text, c.unanswered)          // "push it an hour later", "the day after instead"
 	if c.fewSeen() {
 		text = whichOne.ReplaceAllString(text, "which of them $1") // "which one is hybrid?" of the two compared: no search
 	}
@@ -4574,4 +4579,30 @@ func (c *conv) rewritePlaces(text string) string {
 		}
 	}
 	return text
+}
+
+// compareAgain asks for the last comparison again: "compare again", "compare them again",
+// "show me the comparison again".
+var compareAgain = regexp.MustCompile(`(?i)^\W*(?:(?:can|could)\s+(?:you|we|i)\s+)?(?:compare\s+(?:(?:them|those|these|the\s+\w+)\s+)?again|(?:show|see|open)\s+(?:me\s+|us\s+)?(?:the\s+)?comparison\s+again)\W*$`)
+
+// comparedLast are the titles of the items the last call that took a list of ids had (a
+// comparison), or none.
+func (c *conv) comparedLast() []string {
+	for k := range c.earlierCalls {
+		var args map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(k.args), &args)
+		for _, name := range slices.Sorted(maps.Keys(args)) {
+			var ids []string
+			if ws := identWords(name); ws[len(ws)-1] == "ids" && json.Unmarshal(args[name], &ids) == nil && len(ids) > 1 {
+				var out []string
+				for _, id := range ids {
+					if it := c.before.items[id]; it != nil {
+						out = append(out, theTitle(it))
+					}
+				}
+				return out
+			}
+		}
+	}
+	return nil
 }
