@@ -4209,6 +4209,18 @@ var siteConversations = []struct {
 		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
 		{say: "compare again", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c01","c02","c03"]}`}, on: "drawer"},
 	}},
+	{"the first car shown, asked from another car's page", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the second one", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
+		{say: "the first one you showed me", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, reply: []string{"RAV4"}, not: []string{"can't"}, on: "car"},
+		{say: "show me the third one", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c03"}`}, on: "car"},
+		{say: "the second car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c02"}`}, on: "car"},
+	}},
+	{"the first car, said from the second's page", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the second one", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
+		{say: "the first car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, reply: []string{"RAV4"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

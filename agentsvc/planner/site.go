@@ -161,9 +161,11 @@ func (c *conv) backToItem(toks []token, byName bool) bool {
 	// "the car" as typed: "back to the cars", "any electric cars" are of the list; or, byName,
 	// its name: "back to the tacoma" on its calculator
 	goes := byName && slices.ContainsFunc(toks, func(t token) bool { return isWord(t, goVerbs) })
-	said := slices.ContainsFunc(toks, func(t token) bool {
-		return strings.EqualFold(strings.TrimSuffix(strings.TrimSuffix(t.raw, "'s"), "’s"), noun) || goes && c.namesOnScreen(t) // "the car's page"
-	})
+	said := false
+	for i, t := range toks {
+		// ("the first car" is of the list)
+		said = said || strings.EqualFold(possessed(t.raw), noun) && (i == 0 || ordinals[strings.ToLower(toks[i-1].raw)] == 0) || goes && c.namesOnScreen(t) // "the car's page"
+	}
 	return noun != "" && (said || byName && c.backAlone(toks)) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
 }
 

@@ -197,6 +197,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
+	text = youShowed.ReplaceAllString(text, "")              // "the first one you showed me": the first one
 	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
 	if compareAgain.MatchString(text) {
 		if its := c.comparedLast(); len(its) > 1 {
@@ -4606,3 +4607,7 @@ func (c *conv) comparedLast() []string {
 	}
 	return nil
 }
+
+// youShowed says that the items meant are those a reply listed: "the first car you showed
+// me", "the one you found earlier".
+var youShowed = regexp.MustCompile(`(?i)\s+(?:that\s+|which\s+)?(?:you|u)\s+(?:showed|shown|gave|listed|found|suggested|mentioned)(?:\s+(?:me|us))?(?:\s+(?:before|earlier|first|at\s+first))?\b`)
