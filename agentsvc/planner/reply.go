@@ -25,7 +25,6 @@ func (c *conv) smallTalk(text string) (string, bool) {
 	low := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!?, "))
 	low = strings.Join(strings.Fields(strings.NewReplacer(",", " ", "!", " ", "'", "").Replace(low)), " ")
 	low = strings.TrimSuffix(strings.TrimSuffix(low, " on this page"), " on this site") // "what can i do on this page?"
-	low = greetingRe.ReplaceAllString(low, "$1")                                        // "hi there, what can you do"
 	words := strings.Fields(low)
 	for i, w := range words {
 		if long, ok := chatShort[w]; ok {
@@ -95,12 +94,8 @@ const (
 var chatShort = map[string]string{"k": "ok", "thx": "thanks", "thanx": "thanks", "tnx": "thanks", "u": "you", "r": "are",
 	"wat": "what", "wut": "what", "pls": "please", "plz": "please", "ur": "your"}
 
-// greetingRe is a greeting before a request, in smallTalk's lower case without commas;
 // talkFillers are words around small talk that change nothing of it.
-var (
-	greetingRe  = regexp.MustCompile(`^(?:hi|hello|hey)(?: there)? ((?:what|can|could|how|i need) )`)
-	talkFillers = regexp.MustCompile(`^(?:(?:hmm+|ok|okay|so|well|alright|and)\s+)+|\s+(?:then|exactly|please|pls)$`)
-)
+var talkFillers = regexp.MustCompile(`^(?:(?:hmm+|ok|okay|so|well|alright|and)\s+)+|\s+(?:then|exactly|please|pls)$`)
 
 // greeting presents what the planner can do here, as requests the visitor can type.
 func (c *conv) greeting(open string) string {
