@@ -595,13 +595,10 @@ func (c *conv) onlyNames(text string) bool {
 // no word of its tools.
 func (c *conv) asksNothing(text string) bool {
 	toks := tokenize(text)
-	return (!isQuestion(text, toks) || openAsk.MatchString(text)) && !asksField(toks) && !slices.ContainsFunc(toks, func(t token) bool {
+	return !isQuestion(text, toks) && !asksField(toks) && !slices.ContainsFunc(toks, func(t token) bool {
 		return t.kind == kindNumber || t.kind == kindWord && (calendarWords[t.norm] || c.vocab[t.norm] && !requestWords[t.norm] && !stopWords[t.norm])
 	})
 }
-
-// openAsk asks, politely, for a page: "Could you open that one for me?", "can you show me it?".
-var openAsk = regexp.MustCompile(`(?i)\b(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:open|show|pull\s+up|bring\s+up|take\s+me\s+to)\b`)
 
 // withoutWords is text without the words whose normal form is one of ws.
 func withoutWords(text string, ws []string) string {
