@@ -1275,6 +1275,10 @@ func (c *conv) recallArgs(asked []string, whole bool) string {
 // or in part: "The date was 2026-12-05 and the time was 10:00."; "" when it names none. A
 // value of the tool's schema s (nil: none known) is said by its label ("Home charger" of "charge").
 func recallValues(args map[string]any, asked []string, whole bool, s *schema) string {
+	var props []*property
+	if s != nil {
+		props = s.props
+	}
 	has := func(w string) bool {
 		return slices.ContainsFunc(asked, func(a string) bool { return wordsMatch(a, w) })
 	}
@@ -1292,11 +1296,10 @@ func recallValues(args map[string]any, asked []string, whole bool, s *schema) st
 			vs := make([]string, len(list))
 			for i, x := range list {
 				vs[i] = fmt.Sprint(x)
-				if s != nil {
-					if j := slices.IndexFunc(s.props, func(q *property) bool { return q.name == name }); j >= 0 {
-						if k := slices.IndexFunc(s.props[j].schema.allEnums(), func(e enumValue) bool { return e.text() == vs[i] }); k >= 0 {
-							vs[i] = s.props[j].schema.allEnums()[k].label()
-						}
+				if j := slices.IndexFunc(props, func(q *property) bool { return q.name == name }); j >= 0 {
+					en := props[j].schema.allEnums()
+					if k := slices.IndexFunc(en, func(e enumValue) bool { return e.text() == vs[i] }); k >= 0 {
+						vs[i] = en[k].label()
 					}
 				}
 			}

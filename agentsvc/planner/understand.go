@@ -175,6 +175,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	if !noteCue.MatchString(text) {
 		text = asWell.ReplaceAllString(text, " too") // (a note's words stay the visitor's: "add a note: Oliver will be driving as well")
+		text = youShowed.ReplaceAllString(text, "")  // "the first one you showed me": the first one
 	}
 	text = cheapestTrim.ReplaceAllString(text, "base trim")                    // "cheapest trim pls": the first the tool lists
 	text = makeItChoice.ReplaceAllString(text, "pick the $1")                  // "switch it to the SX trim": a choice, not another car
@@ -197,7 +198,6 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = muchMo.ReplaceAllString(text, "how much a month") // "how much mo for this one"
 	text = maxBefore.ReplaceAllString(text, "up to $1")      // "suv max 45000" (the suv was lost)
-	text = youShowed.ReplaceAllString(text, "")              // "the first one you showed me": the first one
 	text = raisedTo.ReplaceAllString(text, "$1 to")          // "bump the down payment up to 12k": to 12k, no ceiling
 	if compareAgain.MatchString(text) {
 		if its := c.comparedLast(); len(its) > 1 {
@@ -4594,7 +4594,7 @@ func (c *conv) comparedLast() []string {
 		_ = json.Unmarshal([]byte(k.args), &args)
 		for _, name := range slices.Sorted(maps.Keys(args)) {
 			var ids []string
-			if ws := identWords(name); ws[len(ws)-1] == "ids" && json.Unmarshal(args[name], &ids) == nil && len(ids) > 1 {
+			if ws := identWords(name); len(ws) > 0 && ws[len(ws)-1] == "ids" && json.Unmarshal(args[name], &ids) == nil && len(ids) > 1 {
 				var out []string
 				for _, id := range ids {
 					if it := c.before.items[id]; it != nil {
