@@ -627,3 +627,36 @@ func TestChoicePriceOfOddValues(t *testing.T) {
 		}
 	}
 }
+
+// Sites unlike the demo: amounts are written back the page's way (the sign and thousands mark
+// of the first amount a result showed), a result that says in words that nothing matched lists
+// nothing, and a parameter named like an expression takes one.
+func TestWaysOfOtherSites(t *testing.T) {
+	for _, c := range []struct{ result, want string }{
+		{"Total: $31,990.", "$1,234.50"},
+		{"Total: £31,990.", "£1,234.50"},
+		{"Gesamt: 31.990 €", "1.234,50 €"},
+		{"Prix : €31.990", "€1.234,50"},
+		{"No price here.", "$1,234.50"},
+	} {
+		m := &memory{items: map[string]*item{}, money: moneyStyle{sign: "$", group: ","}}
+		m.learnMoney(c.result)
+		if got := m.money.format(1234.5); got != c.want {
+			t.Errorf("after %q, 1234.5 is written %q, want %q", c.result, got, c.want)
+		}
+	}
+	for text, none := range map[string]bool{"No rooms match your dates.": true, "Showing 0 cars.": true, "zero flights found": true, "Showing 3 cars.": false, "Rooms: r1 Double $90": false} {
+		if listsNothing(nil, text) != none {
+			t.Errorf("listsNothing(%q) = %v, want %v", text, !none, none)
+		}
+	}
+	for _, c := range []struct {
+		words []string
+		desc  string
+		want  bool
+	}{{[]string{"expression"}, "", true}, {[]string{"formula"}, "", true}, {[]string{"input"}, "An arithmetic expression", true}, {[]string{"city"}, "", false}} {
+		if got := expressionParam(&property{words: c.words, schema: &schema{description: c.desc}}); got != c.want {
+			t.Errorf("expressionParam(%v, %q) = %v, want %v", c.words, c.desc, got, c.want)
+		}
+	}
+}
