@@ -4221,6 +4221,12 @@ var siteConversations = []struct {
 		{say: "open the second one", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
 		{say: "the first car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, reply: []string{"RAV4"}, on: "car"},
 	}},
+	{"this make, of two of that make, on one's page", "inventory", "", []siteTurn{
+		{say: "show me electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "open the model y", calls: []string{`select_car {"carId":"c04"}`}, on: "car"},
+		{say: "how much is this tesla?", calls: []string{}, reply: []string{"Model Y is $46,990"}},
+		{say: "compare this tesla with the ioniq 5", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c05","c04"]}`}, not: []string{"Which one"}, on: "drawer"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -228,11 +228,9 @@ func (c *conv) otherItem(text string, toks []token, mentions []mention, pronoun 
 	if len(mentions) > 0 {
 		cur := c.onScreen()
 		return cur != "" && slices.ContainsFunc(mentions, func(m mention) bool {
-			// "this Tesla" on the Model Y's page is the Model Y, though the Model 3 is a Tesla too
-			this := thisBefore.MatchString(text[:m.start]) && slices.ContainsFunc(m.items, func(it *item) bool { return it.id == cur })
 			// ("the bmw" on the 330i's page, of three BMWs, is the 330i; "the other bmw" is not)
 			isCur := func(it *item) bool { return it.id == cur }
-			other := !this && slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur }) &&
+			other := slices.ContainsFunc(m.items, func(it *item) bool { return it.id != cur }) &&
 				(!slices.ContainsFunc(m.items, isCur) || manyOrOther(toks))
 			// "let's look at the A4" on the A4's calculator: its own page is elsewhere
 			// (not "open the Miata and book a test drive for Saturday at 11" read again on its booking page)
@@ -420,9 +418,6 @@ func (c *conv) choiceAway(r *reading) bool {
 // addsOrDrops starts a request to change a list: "add the roof", "could you take off the
 // home charger" (on a car's calculator, read again on the list: a choice of its page).
 var addsOrDrops = regexp.MustCompile(`(?i)^\W*(?:(?:and|also|ok|okay|now|please|(?:can|could|would)\s+(?:you|we|i))[\s,]+)*(?:add|include|throw\s+in|remove|drop|take\s+(?:off|out))\s+(?:the\s+|a\s+|an\s+)?[a-z]`)
-
-// thisBefore is a text that ends in "this": the name after it is the item on screen.
-var thisBefore = regexp.MustCompile(`(?i)\bthis\s+$`)
 
 // nearToolWord reports a word of this page's tools, or near one ("calculator" of calculate_payment).
 func (c *conv) nearToolWord(w string) bool {

@@ -282,6 +282,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 			r.mentions = ms
 		}
 	}
+	// "this Tesla" on the Model Y's page is the Model Y, though the Model 3 is a Tesla too
+	for i, m := range r.mentions {
+		if j := slices.IndexFunc(m.items, func(it *item) bool { return it.id == c.onScreen() }); j >= 0 && len(m.items) > 1 && thisBefore.MatchString(text[:m.start]) {
+			r.mentions[i].items = m.items[j : j+1]
+		}
+	}
 	// A number alone names no item ("5.5%" is no "Ioniq 5"); nor does a kind asked of "it" ("is
 	// it a convertible?" of the Miata is not the BMW 430i Convertible).
 	r.mentions = slices.DeleteFunc(r.mentions, func(m mention) bool {
@@ -4611,3 +4617,6 @@ func (c *conv) comparedLast() []string {
 // youShowed says that the items meant are those a reply listed: "the first car you showed
 // me", "the one you found earlier".
 var youShowed = regexp.MustCompile(`(?i)\s+(?:that\s+|which\s+)?(?:you|u)\s+(?:showed|shown|gave|listed|found|suggested|mentioned)(?:\s+(?:me|us))?(?:\s+(?:before|earlier|first|at\s+first))?\b`)
+
+// thisBefore is a text that ends in "this": the name after it is the item on screen.
+var thisBefore = regexp.MustCompile(`(?i)\bthis\s+$`)
