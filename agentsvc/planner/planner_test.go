@@ -660,3 +660,15 @@ func TestWaysOfOtherSites(t *testing.T) {
 		}
 	}
 }
+
+// The words of an e-mail or web address are the visitor's values, no names of items: "toyota"
+// of www.toyota-fans.example is no Toyota.
+func TestAddressesNameNoItem(t *testing.T) {
+	for _, text := range []string{"my site is www.toyota-fans.example", "see https://toyota.example/rav4 please", "mail me at rav4fan@toyota.example"} {
+		for _, w := range userWords(text) {
+			if w.c == "toyota" || w.c == "rav4" {
+				t.Errorf("%q: %q read as a word that may name an item", text, w.c)
+			}
+		}
+	}
+}
