@@ -69,9 +69,6 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}) {
 			text = parts[len(parts)-1]
 		}
-		if len(parts) == 2 && tooDear.MatchString(parts[0]) {
-			text = parts[1] // "It is too much for me. Show me cheaper SUVs …": the request
-		}
 	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
 	text = inDetail.ReplaceAllString(text, "open $1")     // "look at the cheapest one in more detail": its page
@@ -938,9 +935,6 @@ var howItIs = regexp.MustCompile(`(?i)^\s*(?:and\s+|so\s+|ok\s+)?how\s+(?:long|f
 
 // pluralNouns after a name make it a group's: "the Toyota cars", "the BMW models".
 var pluralNouns = rawSet(`cars ones models vehicles`)
-
-// tooDear is a remark that something costs too much, before what to do about it.
-var tooDear = regexp.MustCompile(`(?i)^\s*(?:(?:hmm+|oh|well|sorry)[,\s]+)?(?:it|that|this)(?:'s|’s|\s+is)\s+(?:(?:a\s+bit|way|far|much)\s+)?too\s+(?:much|expensive|pricey|costly|high)(?:\s+for\s+(?:me|us))?\s*$`)
 
 // notDear says cheap without a ranking: "not too expensive", "affordable".
 var notDear = regexp.MustCompile(`(?i),?\s*\b(?:not\s+(?:too\s+|very\s+|so\s+)?expensive|inexpensive|affordable)\b`)
