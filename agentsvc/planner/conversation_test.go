@@ -4227,6 +4227,12 @@ var siteConversations = []struct {
 		{say: "how much is this tesla?", calls: []string{}, reply: []string{"Model Y is $46,990"}},
 		{say: "compare this tesla with the ioniq 5", calls: []string{`back_to_inventory {}`, `compare_cars {"carIds":["c05","c04"]}`}, not: []string{"Which one"}, on: "drawer"},
 	}},
+	{"back to the car by its name, politely, from its calculator", "inventory", "", []siteTurn{
+		{say: "show me trucks", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open the tacoma", calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "back to the tacoma, please", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
