@@ -4233,6 +4233,14 @@ var siteConversations = []struct {
 		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
 		{say: "back to the tacoma, please", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c18"}`}, on: "car"},
 	}},
+	{"a yes after thanks sends the form filled", "test-drive", "c01", []siteTurn{
+		{say: "saturday at 10, my name is Jo Lee, jo@lee.example, 555 123 4567", calls: []string{`fill_form_data {"name":"Jo Lee","email":"jo@lee.example","phone":"555 123 4567","date":"2026-12-05","time":"10:00"}`}},
+		{say: "Lovely, thank you. Yes, please send it.", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Jo Lee"}},
+	}},
+	{"a yes after thanks, no more, sends the form filled", "test-drive", "c01", []siteTurn{
+		{say: "saturday at 10, my name is Jo Lee, jo@lee.example, 555 123 4567", calls: []string{`fill_form_data {"name":"Jo Lee","email":"jo@lee.example","phone":"555 123 4567","date":"2026-12-05","time":"10:00"}`}},
+		{say: "perfect, thanks, yes please", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Jo Lee"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
