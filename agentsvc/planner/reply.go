@@ -1293,14 +1293,15 @@ func recallValues(args map[string]any, asked []string, whole bool, s *schema) st
 			if !ok {
 				list = []any{args[name]}
 			}
+			var en []enumValue
+			if j := slices.IndexFunc(props, func(q *property) bool { return q.name == name }); j >= 0 {
+				en = props[j].schema.allEnums()
+			}
 			vs := make([]string, len(list))
 			for i, x := range list {
 				vs[i] = fmt.Sprint(x)
-				if j := slices.IndexFunc(props, func(q *property) bool { return q.name == name }); j >= 0 {
-					en := props[j].schema.allEnums()
-					if k := slices.IndexFunc(en, func(e enumValue) bool { return e.text() == vs[i] }); k >= 0 {
-						vs[i] = en[k].label()
-					}
+				if k := slices.IndexFunc(en, func(e enumValue) bool { return e.text() == vs[i] }); k >= 0 {
+					vs[i] = en[k].label()
 				}
 			}
 			verb := " was "

@@ -281,7 +281,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	// "this Tesla" on the Model Y's page is the Model Y, though the Model 3 is a Tesla too
 	for i, m := range r.mentions {
-		if j := slices.IndexFunc(m.items, func(it *item) bool { return it.id == c.onScreen() }); j >= 0 && len(m.items) > 1 && thisBefore.MatchString(text[:m.start]) {
+		cur := c.onScreen()
+		if j := slices.IndexFunc(m.items, func(it *item) bool { return it.id == cur }); len(m.items) > 1 && j >= 0 && thisBefore.MatchString(text[:m.start]) {
 			r.mentions[i].items = m.items[j : j+1]
 		}
 	}
@@ -4368,7 +4369,10 @@ func (c *conv) titled() *item {
 // setNow asks which value is set: "what trim is it set to now?", "what colour is it now?",
 // "what time is it booked for now?", "which trim is it set to at the moment?",
 // "what is the current trim?", "which package is selected?".
-var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:(?:set|booked)\s+(?:to|for)(?:\s+(?:now|at\s+the\s+moment|right\s+now))?|now|currently|at\s+the\s+moment|right\s+now)|is\s+the\s+current\s+(\w+)|(\w+)\s+(?:is|are)\s+(?:selected|chosen|picked)(?:\s+(?:now|at\s+the\s+moment|right\s+now))?)\s*\??\s*$`)
+var setNow = regexp.MustCompile(`(?i)^\s*(?:what|which)\s+(?:(\w+)\s+is\s+it\s+(?:(?:set|booked)\s+(?:to|for)(?:\s+` + nowWords + `)?|currently|` + nowWords + `)|is\s+the\s+current\s+(\w+)|(\w+)\s+(?:is|are)\s+(?:selected|chosen|picked)(?:\s+` + nowWords + `)?)\s*\??\s*$`)
+
+// nowWords say "now": "now", "at the moment", "right now".
+const nowWords = `(?:now|at\s+the\s+moment|right\s+now)`
 
 // allTogether is "altogether" written as two words.
 var allTogether = regexp.MustCompile(`(?i)\ball\s+together\b`)
