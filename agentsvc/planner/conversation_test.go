@@ -4241,6 +4241,11 @@ var siteConversations = []struct {
 		{say: "saturday at 10, my name is Jo Lee, jo@lee.example, 555 123 4567", calls: []string{`fill_form_data {"name":"Jo Lee","email":"jo@lee.example","phone":"555 123 4567","date":"2026-12-05","time":"10:00"}`}},
 		{say: "perfect, thanks, yes please", calls: []string{`book_test_drive {}`}, reply: []string{"Booked test drive", "Jo Lee"}},
 	}},
+	{"a budget said in one message, the cars under that amount in the next", "inventory", "", []siteTurn{
+		{say: "we have about 30000 to spend", calls: []string{`search_cars {"maxPrice":30000}`}},
+		{say: "show me the sedans under that amount", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":30000}`}, reply: []string{"Showing 3 cars"}, not: []string{"Sorry", "BMW"}},
+		{say: "and the suvs under that", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Showing 2 cars"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

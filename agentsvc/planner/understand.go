@@ -54,7 +54,7 @@ type reading struct {
 func (c *conv) read(text string, lookup bool) *reading {
 	r := &reading{said: text, lookup: lookup}
 	text = neverMindThe.ReplaceAllString(text, "remove the $1") // "never mind the winter package": not a musing
-	text = amountSaidBefore(text)
+	text = c.amountSaidBefore(text)
 	if rest := cameBefore.ReplaceAllString(text, ""); strings.TrimSpace(rest) != "" {
 		text = rest // "Hi, I came by last week. Show me the SUVs, please.": the request
 	}
@@ -4427,22 +4427,33 @@ func (c *conv) withChoiceAgain(text string) string {
 
 var withChoice = regexp.MustCompile(`(?i)^\W*(?:(?:and|so|ok|okay|now)[\s,]+)?(?:(?:what|how)\s+about|how\s+much|and|what(?:'s|\s+is|s)?\s+(?:it|that|the\s+payment|the\s+monthly))?\s*with\s+(?:the\s+|a\s+|an\s+)?([a-z][\w -]{1,40}?)\s*(?:too|also|added|then|instead)?\s*[?.!]*\s*$`)
 
-// amountSaidBefore writes "under that amount", "in that range" as the amount said before it:
-// "we have about $30,000 to spend, so show me the sedans under that amount" is under $30,000.
-func amountSaidBefore(text string) string {
+// amountSaidBefore writes "under that amount", "in that range" as the amount said before it,
+// in the message or, failing that, in the visitor's last message that said one: "we have about
+// $30,000 to spend, so show me the sedans under that amount" is under $30,000, and so is "show
+// me the sedans under that" after "we have about 30000 to spend".
+func (c *conv) amountSaidBefore(text string) string {
 	m := thatAmount.FindStringIndex(text)
 	if m == nil {
 		return text
 	}
-	for _, t := range tokenize(text[:m[0]]) {
-		if t.money {
-			return text[:m[0]] + "under " + t.raw + text[m[1]:]
+	said := []string{text[:m[0]]}
+	for i := c.lastUser - 1; i >= 0; i-- {
+		if c.msgs[i].Role == chat.RoleUser {
+			said = append(said, c.msgs[i].Content)
+		}
+	}
+	for _, s := range said {
+		toks := tokenize(s)
+		if k := slices.IndexFunc(toks, func(t token) bool {
+			return t.money || t.kind == kindNumber && !t.percent && !t.yearLike() && t.value >= 1000
+		}); k >= 0 {
+			return text[:m[0]] + "under " + toks[k].raw + text[m[1]:]
 		}
 	}
 	return text
 }
 
-var thatAmount = regexp.MustCompile(`(?i)\b(?:under|below|within|in|inside|for)\s+(?:that|this|the|our|my)\s+(?:amount|range|budget|price\s+range|figure|limit)\b`)
+var thatAmount = regexp.MustCompile(`(?i)\b(?:under|below|within|in|inside|for)\s+(?:that|this|the|our|my)\s+(?:amount|range|budget|price\s+range|figure|limit)\b|\b(?:under|below)\s+that\s*(?:[?.!,;]|$)`)
 
 // neverMindThe takes back a choice: "never mind the winter package", "nvm the roof package".
 var neverMindThe = regexp.MustCompile(`(?i)\b(?:never\s*mind|nvm)[\s,]+the\s+((?:[\w-]+\s+){0,2}(?:package|pkg|option))\b`)
