@@ -4246,6 +4246,14 @@ var siteConversations = []struct {
 		{say: "show me the sedans under that amount", calls: []string{`search_cars {"bodyType":"sedan","maxPrice":30000}`}, reply: []string{"Showing 3 cars"}, not: []string{"Sorry", "BMW"}},
 		{say: "and the suvs under that", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}, reply: []string{"Showing 2 cars"}},
 	}},
+	{"a car asked for by name, is it still there", "inventory", "", []siteTurn{
+		{say: "Do you still have the Tacoma?", calls: []string{`search_cars {}`, `select_car {"carId":"c18"}`}, reply: []string{"2021 Toyota Tacoma"}, not: []string{"can't"}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "is the mustang still available?", calls: []string{`select_car {"carId":"c19"}`}, reply: []string{"2020 Ford Mustang"}, not: []string{"can't tell"}, on: "car"},
+	}},
+	{"a car the site does not have, is it still there", "inventory", "", []siteTurn{
+		{say: "is the delorean still available?", calls: []string{`search_cars {}`}, reply: []string{"There is no delorean among the 24 cars"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

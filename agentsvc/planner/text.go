@@ -598,7 +598,7 @@ var stopWords = rawSet(`a about afternoon again all also am an and any anything 
 	had ha have he hello her here hey hi him his how i i'd i'll i'm im ive if in into is it it'd
 	it'll its just kind know let let' like look lot make me mine more most much my need no not
 	now of off ok okay on once one only or our out over own please pls really same see she
-	should show so some something such tell than thank thanks that the their them then there
+	should show so some something still such tell than thank thanks that the their them then there
 	these they thing this those through to too try under until up us very wa want we were
 	what when where which while who why will with would yes you your yours first you've you're we've
 	we're they're i've there's that's got possible possibly final updated current new default

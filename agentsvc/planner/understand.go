@@ -1613,6 +1613,10 @@ var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|l
 var aboutThenIt = regexp.MustCompile(`(?i)\babout\s+(the\s+[^;,.!?]+?)\s*[;,.!]\s*(?:so\s+)?(?:(?:please|pls|could\s+you|can\s+you|just)\s+)?(remove|drop|delete|add)\s+(?:them|it|those|that)\b`)
 
 // itWord is the word that stands for a thing said before.
+// stillThere asks whether a thing named is still to be had: "is the tacoma still available?",
+// "are the mustangs still in stock?" ("is it still available?" is the item on screen's).
+var stillThere = regexp.MustCompile(`(?i)^\s*(?:is|are)\s+(the\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:still\s+)?(?:available|in\s+stock|for\s+sale)\b`)
+
 var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
 
 // ifSoLast is what to do when the answer is yes, said after the question with "if so" last:
