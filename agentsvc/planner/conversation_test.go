@@ -4254,6 +4254,11 @@ var siteConversations = []struct {
 	{"a car the site does not have, is it still there", "inventory", "", []siteTurn{
 		{say: "is the delorean still available?", calls: []string{`search_cars {}`}, reply: []string{"There is no delorean among the 24 cars"}},
 	}},
+	{"a name alone on the list, kept for the form", "inventory", "", []siteTurn{
+		{say: "Kenji Tanaka", calls: []string{`search_cars {}`}, reply: []string{"There is no Kenji Tanaka", "If that is your name"}},
+		{say: "book a test drive of the camry saturday at 10", calls: []string{`select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"I need your email"}, not: []string{"name"}, on: "test-drive"},
+		{say: "kenji@tanaka.jp", calls: []string{`fill_form_data {"name":"Kenji Tanaka","email":"kenji@tanaka.jp","date":"2026-12-05","time":"10:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/byomcp/byomcp/agentsvc/chat"
 )
@@ -464,6 +465,23 @@ func (c *conv) nameAlone(text string) bool {
 		}
 	}
 	return n > 0 && n <= 3
+}
+
+// personName reports a message that is only a person's name, as a visitor types it when asked
+// for it or before: two or three words, each with a capital, none a tool's word or an item's
+// name ("Kenji Tanaka"; not "Honda Civic" once the list has shown Hondas).
+func (c *conv) personName(text string) bool {
+	var words []token
+	for _, t := range tokenize(text) {
+		if t.kind == kindWord {
+			words = append(words, t)
+		} else if t.kind != kindPunct {
+			return false
+		}
+	}
+	return len(words) >= 2 && len(words) <= 3 && len(nameMentions(text, c.now.known(), nil)) == 0 && !slices.ContainsFunc(words, func(t token) bool {
+		return !unicode.IsUpper([]rune(t.raw)[0]) || c.vocab[t.norm] || stopWords[t.norm] || requestWords[t.norm]
+	})
 }
 
 // prevUser is the index of the visitor's message before the last one; -1 when there is none.

@@ -158,6 +158,9 @@ func (c *conv) notListed(lk *lookup) intent {
 	if !slices.ContainsFunc(lk.unknown, nameLike) && !lk.verb && !haveAsk.MatchString(lk.said) { // ("compare it with the mercedes", "do you have a porsche" name one)
 		reply = c.deadEnd() // "what's the warranty?": no name, only a word it does not know
 	}
+	if c.personName(lk.said) {
+		reply += " If that is your name, I'll fill it in when a form asks for it." // contactsSaid
+	}
 	if lk.back == nil || !c.calledThisTurn(lk.l.def.Name, true) {
 		return intent{reply: reply}
 	}

@@ -3105,7 +3105,7 @@ func (c *conv) contactsSaid(p *plan, own map[string]any) {
 	latest := true
 	for i := c.lastUser - 1; i >= 0; i-- {
 		m := c.msgs[i]
-		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), contactToken) && !nameIntro.MatchString(m.Content) {
+		if m.Role != chat.RoleUser || !slices.ContainsFunc(tokenize(m.Content), contactToken) && !nameIntro.MatchString(m.Content) && !c.personName(m.Content) {
 			continue
 		}
 		if i < last && !slices.ContainsFunc(p.missing, contact) || !latest && !slices.ContainsFunc(p.schema.props, func(q *property) bool {
