@@ -4259,6 +4259,12 @@ var siteConversations = []struct {
 		{say: "book a test drive of the camry saturday at 10", calls: []string{`select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"I need your email"}, not: []string{"name"}, on: "test-drive"},
 		{say: "kenji@tanaka.jp", calls: []string{`fill_form_data {"name":"Kenji Tanaka","email":"kenji@tanaka.jp","date":"2026-12-05","time":"10:00"}`}},
 	}},
+	{"a cheaper one asked in two words on a car's page", "car", "c06", []siteTurn{
+		{say: "cheaper one?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"10 are cheaper than the 2022 Subaru Outback"}, not: []string{"Sorry"}, on: "inventory"},
+	}},
+	{"a cheaper one asked for on another car's page", "car", "c01", []siteTurn{
+		{say: "do you have a cheaper one?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"cheaper than the 2023 Toyota RAV4"}, not: []string{"Golf, at"}, on: "inventory"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -1277,8 +1277,8 @@ func (c *conv) beatable() []*item {
 }
 
 // anyBetter asks for anything that beats the one on screen, with no "than": "anything
-// cheaper?", "something newer".
-var anyBetter = regexp.MustCompile(`(?i)\b(?:any|some)(?:thing|one)\s+(\w+er)\b(?:\s*\?|\s*$)`)
+// cheaper?", "something newer", "cheaper one?", "do you have a newer one?".
+var anyBetter = regexp.MustCompile(`(?i)(\b(?:any|some)(?:thing|one)\s+(\w+er)|(?:^\s*|\b(?:a|any)\s+)(\w+er)\s+(?:ones?|cars?|options?))\b(?:\s*\?|\s*$)`)
 
 // rewriteSimilar writes a request for items like the one opened last as one for those of its
 // kind, the value the list's first choice of filter has for it ("suvs"), and a comparison
@@ -1294,8 +1294,9 @@ func (c *conv) rewriteSimilar(text string) string {
 	like := similarTo.MatchString(text)
 	if m := anyBetter.FindStringSubmatchIndex(text); m != nil && (c.reread && c.lister() != nil || c.lister() == nil && c.onItsPage()) && !like {
 		// "too expensive, anything cheaper?" on a car's page, or read again on the list: than it
-		if o, ok := rankWords[normWord(text[m[2]:m[3]])]; ok && strings.HasSuffix(o.what, "er") {
-			return text[:m[3]] + " than " + theTitle(it) + text[m[3]:]
+		w := cmp.Or(text[max(m[4], 0):max(m[5], 0)], text[max(m[6], 0):max(m[7], 0)])
+		if o, ok := rankWords[normWord(w)]; ok && strings.HasSuffix(o.what, "er") {
+			return text[:m[2]] + "anything " + w + " than " + theTitle(it) + text[m[3]:]
 		}
 	}
 	if !like {
