@@ -4265,6 +4265,14 @@ var siteConversations = []struct {
 	{"a cheaper one asked for on another car's page", "car", "c01", []siteTurn{
 		{say: "do you have a cheaper one?", calls: []string{`back_to_inventory {}`, `search_cars {}`}, reply: []string{"cheaper than the 2023 Toyota RAV4"}, not: []string{"Golf, at"}, on: "inventory"},
 	}},
+	{"seats asked for, which no filter has", "inventory", "", []siteTurn{
+		{say: "need 7 seats", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"There is no filter for seats here, so I showed the suvs", "show me minivans"}, not: []string{"Sorry"}},
+		{click: 1, calls: []string{`search_cars {"bodyType":"minivan"}`}, reply: []string{"2022 Honda Odyssey"}},
+		{say: "a 7-seater under 40k please", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}, reply: []string{"no filter for seats"}},
+	}},
+	{"seating for seven asked with a question", "inventory", "", []siteTurn{
+		{say: "do you have anything with seating for 7?", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"no filter for seats"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -71,7 +71,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 		}
 	}
 	text = ifSoLast.ReplaceAllString(text, "$1? If so, $2.")
-	text = inDetail.ReplaceAllString(text, "open $1")     // "look at the cheapest one in more detail": its page
+	text = inDetail.ReplaceAllString(text, "open $1") // "look at the cheapest one in more detail": its page
+	if c.lister() != nil {
+		text = manySeats.ReplaceAllString(text, "family with $0") // "need 7 seats": no filter has seats; a family's kinds
+	}
 	text = nothingThat.ReplaceAllString(text, "$1 ")      // "nothing that costs more than 25000": nothing more than
 	text = addUpTo.ReplaceAllString(text, "total")        // "what does it add up to?": its total (nothing added)
 	text = differenceIf.ReplaceAllString(text, "what if") // "what's the difference if we put 6000 down instead?": worked out
@@ -1618,6 +1621,10 @@ var aboutThenIt = regexp.MustCompile(`(?i)\babout\s+(the\s+[^;,.!?]+?)\s*[;,.!]\
 // "are the mustangs still in stock?" ("is it still available?" is the item on screen's).
 var stillThere = regexp.MustCompile(`(?i)^\s*(?:is|are)\s+(the\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:still\s+)?(?:available|in\s+stock|for\s+sale)\b`)
 
+// manySeats asks for room for more people than most cars seat: "need 7 seats", "seating for
+// 8", "a 7-seater".
+var manySeats = regexp.MustCompile(`(?i)\b(?:(?:[6-9]|six|seven|eight|nine)[\s-]*(?:seats|seater)|seat(?:s|ing)?\s+(?:for\s+)?(?:[6-9]|six|seven|eight|nine)(?:\s+(?:people|persons|of\s+us))?)\b`)
+
 var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
 
 // ifSoLast is what to do when the answer is yes, said after the question with "if so" last:
@@ -2749,6 +2756,33 @@ func init() {
 			return r.question && stateAsked.MatchString(r.said) && c.onItsPage() && r.best != nil && !r.unclear &&
 				!reads(r.best.def) && !navTool(r.best.def) && !named(r.best.def.Name, commitFirst) && c.reader() != nil
 		}, func(c *conv, _ *reading) (intent, bool) { return callIntent(c.reader()), true }},
+		// "need 7 seats": no filter has seats; the kinds a family takes, said so, with the other
+		{"seats", func(c *conv, r *reading) bool {
+			l := c.lister()
+			return manySeats.MatchString(r.said) && l != nil && r.best.def.Name == l.def.Name
+		}, func(c *conv, r *reading) (intent, bool) {
+			in, ok := c.callBest(r)
+			var kind string
+			var of *property
+			for _, p := range r.best.schema.props {
+				if s, _ := r.best.values[p.name].(string); slices.Contains(hints["family"], s) {
+					kind, of = s, p
+				}
+			}
+			if !ok || in.steps == nil || in.final != nil || kind == "" {
+				return intent{}, false
+			}
+			in.final = func(c *conv) string {
+				out := strings.TrimSuffix(c.summary(), ".") + ". There is no filter for seats here, so I showed the " + kind + "s"
+				if others := slices.DeleteFunc(slices.Clone(hints["family"]), func(k string) bool {
+					return k == kind || !slices.ContainsFunc(of.schema.enum, func(e enumValue) bool { return e.str == k })
+				}); len(others) > 0 {
+					out += ". For " + others[0] + "s: " + c.offer([]string{"show me " + others[0] + "s"}, "or", true)
+				}
+				return out + "."
+			}
+			return in, true
+		}},
 		{"call", always, (*conv).callBest},
 	}
 }
