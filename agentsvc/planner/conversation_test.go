@@ -4273,6 +4273,10 @@ var siteConversations = []struct {
 	{"seating for seven asked with a question", "inventory", "", []siteTurn{
 		{say: "do you have anything with seating for 7?", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"no filter for seats"}, not: []string{"Sorry"}},
 	}},
+	{"a filter said with a word no filter takes, after a search", "inventory", "", []siteTurn{
+		{say: "suvs under 40000", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}},
+		{say: "color blue trim XLE", calls: []string{`search_cars {"bodyType":"suv","color":"blue","maxPrice":40000}`}, reply: []string{"Showing 3 cars"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -3242,7 +3242,9 @@ var dropWords = rawSet(`any forget remove drop clear no without ignore lose scra
 // ("show me SUVs" and "diesel sedans" after "convertibles" start over).
 func (c *conv) onlyValues(p *plan, toks []token) bool {
 	required := slices.ContainsFunc(p.schema.props, func(q *property) bool { return q.required })
-	_, unmatched := c.coverage(p, toks)
+	_, at := c.unknownTo(p, toks)
+	// ("color blue trim XLE" after SUVs: words no tool here knows change no filter)
+	unmatched := len(slices.DeleteFunc(at, func(i int) bool { return !c.vocab[toks[i].norm] && !requestWords[toks[i].norm] }))
 	prev := c.lastArgs(p.def.Name, "")
 	// a new choice ("hondas" after toyotas) starts again; a new bound ("under 28k") narrows
 	changes := slices.ContainsFunc(p.schema.props, func(q *property) bool {
