@@ -4277,6 +4277,16 @@ var siteConversations = []struct {
 		{say: "suvs under 40000", calls: []string{`search_cars {"bodyType":"suv","maxPrice":40000}`}},
 		{say: "color blue trim XLE", calls: []string{`search_cars {"bodyType":"suv","color":"blue","maxPrice":40000}`}, reply: []string{"Showing 3 cars"}},
 	}},
+	{"the one of a kind, with several of that kind shown", "inventory", "", []siteTurn{
+		{say: "hybrids", calls: []string{`search_cars {"fuel":"hybrid"}`}, reply: []string{"Showing 3 cars"}},
+		{say: "the hybrid one", reply: []string{"Which one do you mean: the 2023 Toyota RAV4, the 2022 Volvo XC60 or the 2022 Toyota Camry?"}, not: []string{"comparison"}},
+		{say: "2", calls: []string{`select_car {"carId":"c07"}`}, on: "car"},
+	}},
+	{"open the one of a kind, with two of that kind shown", "inventory", "", []siteTurn{
+		{say: "show me toyotas", calls: []string{`search_cars {"make":"Toyota"}`}},
+		{say: "open the hybrid one", reply: []string{"Which one do you mean: the 2023 Toyota RAV4 or the 2022 Toyota Camry?"}},
+		{say: "the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -2940,7 +2940,44 @@ func (c *conv) twoClose(r *reading) (intent, bool) {
 			return c.callBest(&narrow)
 		}
 	}
+	if in, ok := c.whichOfKind(r, best, second); ok {
+		return in, true
+	}
 	return c.choose("Which do you mean:", []*plan{best, second}), true
+}
+
+// whichOfKind asks which one of several items of a kind the visitor means, each choice opening
+// its page, when one plan opens an item and the other compares them all: "the hybrid one" or
+// "open the hybrid one" with three hybrids shown (not "compare the hybrid ones").
+func (c *conv) whichOfKind(r *reading, a, b *plan) (intent, bool) {
+	if opener(b.def) {
+		a, b = b, a
+	}
+	var ids []string
+	for _, q := range b.schema.props {
+		if _, list := idParam(q); list {
+			ids, _ = b.values[q.name].([]string)
+		}
+	}
+	if !opener(a.def) || len(ids) < 2 || saysVerb(r.toks, b.def) || !anyNorm(r.toks, "one") && !saysVerb(r.toks, a.def) {
+		return intent{}, false
+	}
+	var chs []choice
+	for _, id := range ids[:min(3, len(ids))] {
+		it := cmp.Or(c.before.items[id], c.now.items[id])
+		if it == nil {
+			return intent{}, false
+		}
+		p := *a
+		p.values = map[string]any{}
+		for _, q := range a.schema.props {
+			if single, _ := idParam(q); single {
+				p.values[q.name] = id
+			}
+		}
+		chs = append(chs, choice{theTitle(it), &p})
+	}
+	return intent{reply: "Which one do you mean: " + joinList(labels(chs), "or") + "?", choices: chs}, true
 }
 
 // callBest calls the best plan: with the values of the conversation's last call of its tool
