@@ -4287,6 +4287,14 @@ var siteConversations = []struct {
 		{say: "open the hybrid one", reply: []string{"Which one do you mean: the 2023 Toyota RAV4 or the 2022 Toyota Camry?"}},
 		{say: "the camry", calls: []string{`select_car {"carId":"c09"}`}, on: "car"},
 	}},
+	{"words for the salesperson, said without the word note", "test-drive", "c02", []siteTurn{
+		{say: "Ann Lee ann@lee.com saturday at 1 pm", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00"}`}},
+		{say: "please tell the salesperson that I will bring my wife", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00","notes":"I will bring my wife"}`}, not: []string{"Sorry"}},
+		{say: "can you mention that I want to see the trunk space", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00","notes":"I want to see the trunk space"}`}, on: "test-drive"},
+		{say: "let them know I'll be bringing my kids", calls: []string{`fill_form_data {"name":"Ann Lee","email":"ann@lee.com","date":"2026-12-05","time":"13:00","notes":"I'll be bringing my kids"}`}},
+		{say: "tell me the times I can book", reply: []string{"The time can be 09:00, 10:00"}, not: []string{"Should I"}},
+		{say: "let me know what times are free", reply: []string{"The time can be 09:00, 10:00"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -98,6 +98,10 @@ var noteRe = regexp.MustCompile(
 // "please note i'll bring my wife", "please also note …".
 var noteAfterRe = regexp.MustCompile(`(?i)(?:\b(?:add|leave|put)\s+(?:a\s+|the\s+)?|\bplease\s+(?:also\s+)?)(notes?|comments?|message)[\s?.!,]+(.+)$`)
 
+// tellThem asks to pass words on to the people behind a form, which its note does: "tell the
+// salesperson that …", "let them know …", "please mention that …" (not "tell me …").
+var tellThem = regexp.MustCompile(`(?i)\b(?:(?:tell|inform)\s+(?:the\s+[\w-]+(?:\s+[\w-]+)?|them|him|her|your\s+[\w-]+|someone)(?:\s+that)?|let\s+(?:the\s+[\w-]+(?:\s+[\w-]+)?|them|him|her|your\s+[\w-]+|someone)\s+know(?:\s+that)?|mention(?:\s+to\s+(?:the\s+[\w-]+|them|him|her))?(?:\s+that)?)[\s:,]+`)
+
 // addColonRe is a note said after "add:" without its word: "could you add: i need a car seat".
 var addColonRe = regexp.MustCompile(`(?i)\b(add|include|mention)\s*:\s*(.+)$`)
 

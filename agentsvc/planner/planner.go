@@ -195,6 +195,9 @@ func newConv(req llm.Request, now time.Time) *conv {
 		c.text = withoutRe.ReplaceAllString(c.text, "without")            // "w/o the sound package"
 		c.text = compareThis.ReplaceAllString(c.text, "compare it")       // "compare this car with the Ioniq 5": as "it" is
 		c.text = stillThere.ReplaceAllString(c.text, "do you have $1")    // "is the tacoma still available?": is it listed
+		if c.hasParam(noteParam) {
+			c.text = tellThem.ReplaceAllString(c.text, "note that ") // "tell the salesperson that I'll bring my wife": a note
+		}
 		c.done = slices.DeleteFunc(slices.Clone(c.calls), func(k call) bool { return !k.done || k.at <= c.lastUser })
 	}
 	c.start = c.lastUser + 1

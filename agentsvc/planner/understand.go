@@ -81,6 +81,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = figureShown.ReplaceAllString(text, "$1")       // "whats the price shown now": the price
 	if rest := tellMeWhat.ReplaceAllString(text, ""); rest != text && isQuestion(rest, tokenize(rest)) {
 		text = rest // "could you tell me what this Outback costs with …": what it costs with …
+	} else if rest != text && wordAt(tokenize(rest), 0, "the") {
+		text = "what are " + strings.TrimRight(rest, "?.! ") + "?" // "tell me the times I can book": which they are
 	}
 	if m := aboutThenIt.FindStringSubmatchIndex(text); m != nil {
 		// "I've changed my mind about the comfort seats; please remove them": remove the seats
@@ -1606,8 +1608,8 @@ var thenNext = regexp.MustCompile(`(?i)^(.{12,}?)[,;]?\s+(?:and\s+)?then\s+((?:p
 var compareThis = regexp.MustCompile(`(?i)\bcompare\s+(?:this|that)\s+(?:car|one|vehicle|model|item|product)\b`)
 
 // tellMeWhat is a question asked about a question: "could you tell me what …", "can you tell
-// me how much …".
-var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:also\s+)?(?:please\s+)?|please\s+)?(?:also\s+)?tell\s+(?:me|us)\s+(?:please\s+)?`)
+// me how much …", "let me know what …".
+var tellMeWhat = regexp.MustCompile(`(?i)^\s*(?:(?:could|can|would)\s+you\s+(?:also\s+)?(?:please\s+)?|please\s+)?(?:also\s+)?(?:tell\s+(?:me|us)|let\s+(?:me|us)\s+know)\s+(?:please\s+)?`)
 
 // inDetail asks to look at something closely: its page.
 var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|look\s+at|see|view)\s+(.+?)\s+(?:in\s+(?:more\s+|greater\s+|full\s+)?detail|more\s+closely|up\s+close)\b`)
