@@ -4295,6 +4295,11 @@ var siteConversations = []struct {
 		{say: "tell me the times I can book", reply: []string{"The time can be 09:00, 10:00"}, not: []string{"Should I"}},
 		{say: "let me know what times are free", reply: []string{"The time can be 09:00, 10:00"}, not: []string{"Sorry"}},
 	}},
+	{"the payment again with a package named without its kind", "car", "c04", []siteTurn{
+		{say: "go to financing", calls: []string{`go_to_financing {}`}, on: "financing"},
+		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"$1,123.06"}},
+		{say: "what about with the home charger?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c04"}`, `configure_car {"packages":["charge"]}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"$1,152.93", "$48,240"}, not: []string{"can't"}, on: "financing"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -4475,9 +4475,15 @@ func (c *conv) withChoiceAgain(text string) string {
 		return text
 	}
 	// a choice by its kind ("the winter package"), or one a result named ("the roof" of
-	// "Panoramic roof $1,400"): not an item's name ("with the civic")
+	// "Panoramic roof $1,400"), or two or three words no tool here and no item knows after
+	// "the" ("the home charger", which only the item's page lists): not an item's name ("with
+	// the civic", which the list looks up)
 	said := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(m[1]) + `\b`)
-	if !choiceNoun(tokenize(m[1])) && !slices.ContainsFunc(c.calls, func(k call) bool { return k.done && said.MatchString(k.result) }) {
+	ws := tokenize(m[1])
+	unknown := len(ws) >= 2 && len(ws) <= 3 && regexp.MustCompile(`(?i)\bwith\s+the\s+`+regexp.QuoteMeta(m[1])).MatchString(text) && !slices.ContainsFunc(ws, func(t token) bool {
+		return t.kind != kindWord || c.vocab[t.norm] || stopWords[t.norm] || peopleWords[t.norm] || units[t.norm] != nil
+	})
+	if !choiceNoun(ws) && !unknown && !slices.ContainsFunc(c.calls, func(k call) bool { return k.done && said.MatchString(k.result) }) {
 		return text
 	}
 	for k := range c.earlierCalls {
