@@ -4300,6 +4300,10 @@ var siteConversations = []struct {
 		{say: "48 months", calls: []string{`calculate_payment {"termMonths":48}`}, reply: []string{"$1,123.06"}},
 		{say: "what about with the home charger?", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c04"}`, `configure_car {"packages":["charge"]}`, `go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"$1,152.93", "$48,240"}, not: []string{"can't"}, on: "financing"},
 	}},
+	{"the year of a car whose page was come to by a link", "car", "c09", []siteTurn{
+		{say: "what year is this car?", reply: []string{"The 2022 Toyota Camry is from 2022."}, not: []string{"can't tell"}},
+		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Sorry"}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -700,6 +700,9 @@ func (c *conv) openPage(msgs []chat.Message) {
 				name = after
 			}
 			c.page = cmp.Or(c.now.items[id], newItem(id, cmp.Or(name, id)))
+			if t := tokenize(c.page.name); len(c.page.nums) == 0 && len(t) > 1 && t[0].yearLike() {
+				c.page.nums["year"] = t[0].value // "2022 Toyota Camry": a model's year leads its name
+			}
 			return
 		}
 	}
