@@ -506,6 +506,23 @@ func TestOpenedPageWithoutToolsYet(t *testing.T) {
 	}
 }
 
+// A tool result whose call the transcript does not hold (a call trimmed from a long history, a
+// client's own message) is a call of its own: it never takes the place of the result of the
+// conversation's first call, which the planner reads the items from.
+func TestResultWithoutItsCall(t *testing.T) {
+	listed := "Showing 1 car: c01 2023 Toyota RAV4 $31990"
+	req := llm.Request{Tools: inventoryTools, Messages: []chat.Message{
+		user("suvs"),
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "a", Name: "search_cars", Arguments: `{"bodyType":"suv"}`}}},
+		{Role: chat.RoleTool, ToolCallID: "a", Name: "search_cars", Content: listed},
+		{Role: chat.RoleTool, ToolCallID: "gone", Name: "sort_cars", Content: "Sorted."},
+	}}
+	c := newConv(req, fixedDay)
+	if len(c.calls) != 2 || c.calls[0].result != listed || c.calls[0].name != "search_cars" || c.calls[1].result != "Sorted." {
+		t.Errorf("calls %+v", c.calls)
+	}
+}
+
 // A page may name a parameter with no letters ("_", "$"): the planner's labels, examples and
 // questions read a parameter's words, and indexed the last one (a panic) or asked for "your ".
 func TestParamsWithoutWords(t *testing.T) {
@@ -648,6 +665,18 @@ func TestWaysOfOtherSites(t *testing.T) {
 	for text, none := range map[string]bool{"No rooms match your dates.": true, "Showing 0 cars.": true, "zero flights found": true, "Showing 3 cars.": false, "Rooms: r1 Double $90": false} {
 		if listsNothing(nil, text) != none {
 			t.Errorf("listsNothing(%q) = %v, want %v", text, !none, none)
+		}
+	}
+	// a result's structured content: only empty lists is nothing; one full list is something
+	for sc, none := range map[string]bool{`{"rooms":[]}`: true, `{"rooms":[],"notes":[]}`: true, `{"rooms":[{"id":"r1"}],"notes":[]}`: false, `{"count":0,"rooms":[{"id":"r1"}]}`: true, `{"title":"x"}`: false} {
+		d := json.NewDecoder(strings.NewReader(sc))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if listsNothing(v, "Rooms listed.") != none {
+			t.Errorf("listsNothing(%s) = %v, want %v", sc, !none, none)
 		}
 	}
 	for _, c := range []struct {
