@@ -28,8 +28,8 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			from--
 		}
 	}
-	if to < len(toks) && slices.Contains(mileWords, toks[to].norm) {
-		to++
+	if to < len(toks) && (slices.Contains(mileWords, toks[to].norm) || o.field != nil && slices.Contains(o.field.words, toks[to].norm)) {
+		to++ // "fewest miles", "best rated"
 	}
 	rest := text[:toks[from].start] + " " + text[toks[to-1].end:]
 	rtoks := tokenize(rest)

@@ -266,6 +266,39 @@ func everythingCall(name, args string) (string, bool) {
 	return "ok", false
 }
 
+// A shop whose list sorts by the customers' rating but never shows it: the first after the
+// sort is the best rated.
+var shopTools = []chat.ToolDef{
+	tool("list_products", "List the shop's kettles.", noParams),
+	tool("sort_products", "Sort the kettles.", `{"type":"object","properties":{
+		"by":{"type":"string","enum":["price","rating"]},
+		"order":{"type":"string","enum":["asc","desc"]}},"required":["by"],"additionalProperties":false}`),
+}
+
+func shopCall(name, args string) (string, bool) {
+	type kettle struct {
+		ID    string  `json:"id"`
+		Name  string  `json:"name"`
+		Price float64 `json:"price"`
+	}
+	ks := []kettle{{"k1", "Steel Kettle", 40}, {"k2", "Glass Kettle", 55}, {"k3", "Travel Kettle", 25}}
+	switch name {
+	case "list_products":
+	case "sort_products":
+		ks = []kettle{ks[1], ks[0], ks[2]} // by the ratings the shop keeps to itself: 4.8, 4.5, 3.9
+		if strings.Contains(args, `"price"`) {
+			ks = []kettle{ks[2], ks[1], ks[0]}
+		}
+		if strings.Contains(args, `"asc"`) == strings.Contains(args, `"rating"`) {
+			slices.Reverse(ks)
+		}
+	default:
+		return "unknown tool", true
+	}
+	sc, _ := json.Marshal(map[string]any{"kettles": ks})
+	return "Kettles listed.\nstructuredContent: " + string(sc), false
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -353,6 +386,16 @@ func TestGenericPages(t *testing.T) {
 		{"filesystem: a path is a path", filesystemTools, filesystemCall, []gstep{{"create a file /tmp/ev/new.txt with the text hi", []string{`fs__write_file {"path":"/tmp/ev/new.txt","content":"hi"}`}, nil}}},
 		{"ag-ui tools: a suggestion says a name once", []chat.ToolDef{tool("set_theme", "Switch the page theme.", `{"type":"object","properties":{"theme":{"type":"string","enum":["light","dark"]}},"required":["theme"]}`)}, everythingCall, []gstep{{"hello", nil, []string{"“set theme light”"}}}},
 		{"everything: what tools", everythingTools, everythingCall, []gstep{{"what tools do you have?", nil, []string{"try: “get env”, "}}}},
+		{"shop: the best rated, which the results do not show", shopTools, shopCall, []gstep{
+			{"list the kettles", []string{`list_products {}`}, nil},
+			{"which one is the highest rated?", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"The best-rated", "Glass Kettle"}},
+		}},
+		{"shop: the best rated, asked first", shopTools, shopCall, []gstep{
+			{"which kettle has the best rating?", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"Glass Kettle"}},
+		}},
+		{"shop: the worst rated", shopTools, shopCall, []gstep{
+			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},
+		}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}
 	for _, tt := range tests {

@@ -143,8 +143,12 @@ var (
 		adjective: []string{"old", "new"}, verb: " is from "}
 	mileageField = &field{keys: []string{"mileage", "miles", "odometer", "km"},
 		words: []string{"mileage", "mile", "km", "odometer"}, verb: " has ", unit: " miles", detail: ", with "}
+	// ratingField is what customers thought of an item, which a list may sort by without
+	// showing it ("best rated": the first after the sort).
+	ratingField = &field{keys: []string{"rating", "ratings", "stars", "score", "reviews"}, words: []string{"rating", "star"},
+		verb: " is rated ", detail: ", rated "}
 	// fields are what a question asks about, in this order.
-	fields = []*field{priceField, yearField, mileageField,
+	fields = []*field{priceField, yearField, mileageField, ratingField,
 		{keys: []string{"colors", "color", "colours"}, words: []string{"color", "colour"}},
 		{keys: []string{"fuel", "engine"}, words: []string{"fuel", "engine"}}}
 )
@@ -199,6 +203,8 @@ var rankPairs = []rankPair{
 	{strings.Fields("lowest lower"), []string{"price"}, order{priceField, false, "cheapest"}},
 	{strings.Fields("highest higher"), []string{"price"}, order{priceField, true, "most expensive"}},
 	{strings.Fields("most"), []string{"new", "recent"}, order{yearField, true, "newest"}}, // "which Toyota is most new?"
+	{strings.Fields("highest best top higher better"), []string{"rating", "star"}, order{ratingField, true, "best-rated"}},
+	{strings.Fields("lowest worst lower worse"), []string{"rating", "star"}, order{ratingField, false, "lowest-rated"}},
 }
 
 // rankOf finds a ranking in the text: "cheapest", "most expensive", "lowest mileage",

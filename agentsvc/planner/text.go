@@ -392,7 +392,7 @@ var rewrites = map[string]string{
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "what", "em": "them",
 	"assist": "assistance", "kilometre": "km", "kilometer": "km", "gap": "difference",
-	"hw": "how", "hv": "have", "morn": "morning", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen", "bak": "back", "bck": "back",
+	"hw": "how", "hv": "have", "morn": "morning", "teh": "the", "opn": "open", "undr": "under", "gry": "gray", "totl": "total", "vw": "volkswagen", "bak": "back", "bck": "back", "rated": "rating",
 }
 
 // lexicon is every word of the planner's word sets (setOf), with the words hints and rewrites
