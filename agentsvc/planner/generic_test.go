@@ -390,6 +390,9 @@ func TestGenericPages(t *testing.T) {
 			{"list the kettles", []string{`list_products {}`}, nil},
 			{"which one is the highest rated?", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"The best-rated", "Glass Kettle"}},
 		}},
+		{"shop: the whole list, by the noun its description says", shopTools, shopCall, []gstep{
+			{"show me the kettles", []string{`list_products {}`}, nil},
+		}},
 		{"shop: the best rated, asked first", shopTools, shopCall, []gstep{
 			{"which kettle has the best rating?", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"Glass Kettle"}},
 		}},

@@ -4300,10 +4300,15 @@ var listVerbs = wordSet(listVerbText)
 const listVerbText = `show list see display view browse all every available have offer`
 
 // wholeList reports a request for the listing tool's whole list: the words of the text name
-// what it lists (a word of its name: "rooms" of search_rooms) and only ask to see it ("show
+// what it lists (a word of its name or its description: "rooms" of search_rooms) and only ask to see it ("show
 // rooms", "what rooms do you have"), with nothing to filter by.
 func wholeList(toks []token, l *plan) bool {
 	names := identWords(l.def.Name)
+	for _, w := range identWords(l.def.Description) { // "kettles" of "List the shop's kettles."
+		if !stopWords[w] && !listVerbs[w] && w != "page" {
+			names = append(names, w)
+		}
+	}
 	noun := false
 	for _, t := range toks {
 		switch {
