@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,6 +119,13 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	winners := func(c *conv) []*item {
 		list := listed(c)
+		if filter == nil { // "the best rated kettle under 50" where no filter takes a price: of those it fits
+			lo, hi := priceBounds(rtoks)
+			list = slices.DeleteFunc(slices.Clone(list), func(it *item) bool {
+				v, ok := it.num(priceField.keys...)
+				return ok && (v < lo || v > hi)
+			})
+		}
 		r := ranked(list, o)
 		if len(r) == 0 && sorter != nil && len(c.done) > 0 {
 			// The results do not carry the field, but the page sorted by it.
@@ -323,6 +331,22 @@ func (c *conv) sortPlan(o order) *plan {
 		}
 	}
 	return nil
+}
+
+// priceBounds are the bounds words put on a price: 50 of "under 50", "less than $50", "max
+// 50" (hi), 20 of "over 20", "more than 20" (lo); none is 0 and +Inf.
+func priceBounds(toks []token) (lo, hi float64) {
+	hi = math.Inf(1)
+	for i, t := range toks {
+		switch {
+		case t.kind != kindNumber || t.percent || t.yearLike():
+		case wordAt(toks, i-1, "under", "below", "max", "within", "upto") || wordAt(toks, i-1, "than") && wordAt(toks, i-2, "less", "cheaper"):
+			hi = t.value
+		case wordAt(toks, i-1, "over", "above") || wordAt(toks, i-1, "than") && wordAt(toks, i-2, "more"):
+			lo = t.value
+		}
+	}
+	return lo, hi
 }
 
 // directions are the values of an ordering tool's direction parameter: true for descending.

@@ -396,6 +396,9 @@ func TestGenericPages(t *testing.T) {
 		{"shop: the best rated, asked first", shopTools, shopCall, []gstep{
 			{"which kettle has the best rating?", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"Glass Kettle"}},
 		}},
+		{"shop: the best rated under a price, which no filter takes", shopTools, shopCall, []gstep{
+			{"the best rated kettle under 50", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"The best-rated kettle is the Steel Kettle."}},
+		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},
 		}},
