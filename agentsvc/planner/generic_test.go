@@ -299,6 +299,38 @@ func shopCall(name, args string) (string, bool) {
 	return "Kettles listed.\nstructuredContent: " + string(sc), false
 }
 
+// A city's events guide: one event shown is the one a purchase is for.
+var tixTools = []chat.ToolDef{
+	tool("search_events", "Find events in the city guide.", `{"type":"object","properties":{
+		"category":{"type":"string","enum":["concert","theatre","comedy","sport"]},
+		"city":{"type":"string","enum":["Berlin","Hamburg","Munich"]},
+		"from":{"type":"string","format":"date"}},"additionalProperties":false}`),
+	tool("buy_tickets", "Buy tickets for one event.", `{"type":"object","properties":{
+		"eventId":{"type":"string","pattern":"^ev[0-9]{3}$"},
+		"quantity":{"type":"integer","minimum":1,"maximum":8},
+		"email":{"type":"string","format":"email"}},"required":["eventId","quantity","email"],"additionalProperties":false}`),
+}
+
+func tixCall(name, args string) (string, bool) {
+	switch name {
+	case "search_events":
+		all := []map[string]any{{"id": "ev101", "name": "Jazz Night", "category": "concert", "city": "Berlin", "date": "2026-12-11", "price": 35}, {"id": "ev102", "name": "Hamlet", "category": "theatre", "city": "Berlin", "date": "2026-12-12", "price": 48}, {"id": "ev201", "name": "Stand-up Showcase", "category": "comedy", "city": "Hamburg", "date": "2026-12-10", "price": 22}}
+		var a map[string]any
+		_ = json.Unmarshal([]byte(args), &a)
+		var out []map[string]any
+		for _, e := range all {
+			if (a["category"] == nil || a["category"] == e["category"]) && (a["city"] == nil || a["city"] == e["city"]) {
+				out = append(out, e)
+			}
+		}
+		sc, _ := json.Marshal(map[string]any{"events": out})
+		return fmt.Sprintf("Found %d events.", len(out)) + "\nstructuredContent: " + string(sc), false
+	case "buy_tickets":
+		return "Bought: " + args, false
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -398,6 +430,15 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"shop: the best rated under a price, which no filter takes", shopTools, shopCall, []gstep{
 			{"the best rated kettle under 50", []string{`sort_products {"by":"rating","order":"desc"}`}, []string{"The best-rated kettle is the Steel Kettle."}},
+		}},
+		{"events: the one event shown, bought without its name", tixTools, tixCall, []gstep{
+			{"concerts", []string{`search_events {"category":"concert"}`}, []string{"Found 1 events"}},
+			{"how much is it?", nil, []string{"The Jazz Night is $35."}},
+			{"book 2 for me, x@y.de", []string{`buy_tickets {"eventId":"ev101","quantity":2,"email":"x@y.de"}`}, nil},
+		}},
+		{"events: of two shown, which is asked", tixTools, tixCall, []gstep{
+			{"events in berlin", []string{`search_events {"city":"Berlin"}`}, []string{"Found 2 events"}},
+			{"book 2 for me, x@y.de", nil, []string{"Which one", "Jazz Night", "Hamlet"}},
 		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},

@@ -3035,6 +3035,15 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return c.choose("Should I", []*plan{best}), true
 		}
 	}
+	if len(r.refs) == 0 && len(c.before.last) == 1 && c.lister() != nil {
+		// "book 2 for me, x@y.de" with one event shown: that one
+		for _, m := range best.missing {
+			if single, _ := idParam(m); single {
+				best.values[m.name] = c.before.last[0].id
+			}
+		}
+		best.missing = slices.DeleteFunc(best.missing, func(m *property) bool { return best.values[m.name] != nil })
+	}
 	if len(best.missing) > 0 {
 		return c.askMissing(best, r.said), true
 	}
