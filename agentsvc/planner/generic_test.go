@@ -436,6 +436,10 @@ func TestGenericPages(t *testing.T) {
 			{"how much is it?", nil, []string{"The Jazz Night is $35."}},
 			{"book 2 for me, x@y.de", []string{`buy_tickets {"eventId":"ev101","quantity":2,"email":"x@y.de"}`}, nil},
 		}},
+		{"events: the cheapest of a city, among all shown", tixTools, tixCall, []gstep{
+			{"show me everything", []string{`search_events {}`}, []string{"Found 3 events"}},
+			{"which is the cheapest in berlin?", nil, []string{"The Jazz Night is the cheapest, at $35"}},
+		}},
 		{"events: of two shown, which is asked", tixTools, tixCall, []gstep{
 			{"events in berlin", []string{`search_events {"city":"Berlin"}`}, []string{"Found 2 events"}},
 			{"book 2 for me, x@y.de", nil, []string{"Which one", "Jazz Night", "Hamlet"}},

@@ -2395,7 +2395,8 @@ func init() {
 			l := c.lister()
 			// ("does it come in red?" of the two Teslas listed: "it" is either)
 			some := pluralPronoun(r.toks) || r.pronoun && len(r.refs) == 0 && c.fewSeen()
-			return r.question && some && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
+			// (not "which is the cheapest in berlin?": a ranking of those there)
+			return r.question && some && !r.hasRank && l != nil && r.best != nil && r.best.def.Name == l.def.Name && len(c.group()) >= 2
 		}, func(c *conv, r *reading) (intent, bool) { return reply(c.ofThose(r.best)) }},
 		// "which SUVs are cheaper than the Odyssey?": those of the kind, listed, that beat it
 		{"a kind that beats it", func(c *conv, r *reading) bool {
