@@ -440,6 +440,9 @@ func TestGenericPages(t *testing.T) {
 			{"show me everything", []string{`search_events {}`}, []string{"Found 3 events"}},
 			{"which is the cheapest in berlin?", nil, []string{"The Jazz Night is the cheapest, at $35"}},
 		}},
+		{"events: a date the search starts from, said back", tixTools, tixCall, []gstep{
+			{"events from friday", []string{`search_events {"from":"2026-12-04"}`}, []string{"From Friday, December 4."}},
+		}},
 		{"events: of two shown, which is asked", tixTools, tixCall, []gstep{
 			{"events in berlin", []string{`search_events {"city":"Berlin"}`}, []string{"Found 2 events"}},
 			{"book 2 for me, x@y.de", nil, []string{"Which one", "Jazz Night", "Hamlet"}},

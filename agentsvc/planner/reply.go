@@ -2011,7 +2011,11 @@ func (c *conv) summary() string {
 	for _, p := range parseSchema(c.toolDef(d.name).Parameters).props {
 		if v, _ := args[p.name].(string); dateKind.wants(p) && !strings.Contains(text, v) {
 			if day, err := time.Parse("2006-01-02", v); err == nil {
-				text += " The " + identPhrase(p.name) + " is " + day.Format("Monday, January 2") + "."
+				if n := identPhrase(p.name); slices.Contains(strings.Fields("from to until till since after before"), n) {
+					text += " " + upperFirst(n) + " " + day.Format("Monday, January 2") + "." // "From Friday, December 4.", not "The from is …"
+				} else {
+					text += " The " + n + " is " + day.Format("Monday, January 2") + "."
+				}
 			}
 		}
 	}
