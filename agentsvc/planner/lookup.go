@@ -45,6 +45,9 @@ var haveAsk = regexp.MustCompile(`(?i)^\s*(?:(?:(?:do|does)\s+)?(?:you|u|they)\s
 // lookupOf is the lookup of a request for a tool that takes item ids with words no tool
 // knows, when the page has a listing tool; nil for any other request.
 func (c *conv) lookupOf(r *reading) *lookup {
+	if r.best != nil && !wantsIDs(r.best) && slices.ContainsFunc(r.best.schema.props, func(p *property) bool { return refParam(p) && r.best.values[p.name] != nil }) {
+		return nil // "cancel my appointment AP-7731": a reference the best tool takes, no item's name
+	}
 	i := slices.IndexFunc(r.ps, wantsIDs)
 	if i < 0 {
 		i = slices.IndexFunc(r.ps, c.nameForID)
