@@ -331,6 +331,36 @@ func tixCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
+// A clinic's appointments: its list's text names nobody; its results' structured content does.
+var docTools = []chat.ToolDef{
+	tool("list_doctors", "List the clinic's doctors.", `{"type":"object","properties":{
+		"specialty":{"type":"string","enum":["general","dermatology","pediatrics","cardiology"]}},"additionalProperties":false}`),
+	tool("book_appointment", "Book an appointment with a doctor.", `{"type":"object","properties":{
+		"doctorId":{"type":"string","pattern":"^d[0-9]{2}$"},
+		"date":{"type":"string","format":"date"},
+		"time":{"type":"string","enum":["08:30","09:30","10:30","14:00","15:00"]},
+		"patientName":{"type":"string","minLength":2},
+		"phone":{"type":"string"}},"required":["doctorId","date","time","patientName"],"additionalProperties":false}`),
+	tool("cancel_appointment", "Cancel an appointment by its reference.", `{"type":"object","properties":{
+		"reference":{"type":"string"}},"required":["reference"]}`),
+}
+
+func docCall(name, args string) (string, bool) {
+	switch name {
+	case "list_doctors":
+		all := `[{"id":"d01","name":"Dr. Ana Silva","specialty":"general"},{"id":"d02","name":"Dr. Ben Okafor","specialty":"dermatology"},{"id":"d03","name":"Dr. Chen Wei","specialty":"pediatrics"}]`
+		if strings.Contains(args, "dermatology") {
+			all = `[{"id":"d02","name":"Dr. Ben Okafor","specialty":"dermatology"}]`
+		}
+		return "Doctors listed.\nstructuredContent: {\"doctors\":" + all + "}", false
+	case "book_appointment":
+		return "Booked appointment AP-7731: " + args, false
+	case "cancel_appointment":
+		return "Cancelled " + args, false
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -446,6 +476,14 @@ func TestGenericPages(t *testing.T) {
 		{"events: of two shown, which is asked", tixTools, tixCall, []gstep{
 			{"events in berlin", []string{`search_events {"city":"Berlin"}`}, []string{"Found 2 events"}},
 			{"book 2 for me, x@y.de", nil, []string{"Which one", "Jazz Night", "Hamlet"}},
+		}},
+		{"clinic: a list whose text names nobody", docTools, docCall, []gstep{
+			{"who are your doctors?", []string{`list_doctors {}`}, []string{"Doctors listed: Dr. Ana Silva, Dr. Ben Okafor and Dr. Chen Wei."}},
+			{"book me with dr silva tomorrow at 9:30", nil, []string{"I need your patient name"}},
+			{"Maria Lopez", []string{`book_appointment {"doctorId":"d01","date":"2026-12-03","time":"09:30","patientName":"Maria Lopez"}`}, nil},
+		}},
+		{"clinic: a reference is no doctor's name", docTools, docCall, []gstep{
+			{"cancel my appointment AP-7731", []string{`cancel_appointment {"reference":"AP-7731"}`}, nil},
 		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},

@@ -1998,6 +1998,17 @@ func (c *conv) summary() string {
 		}
 	}
 	text = c.humanize(text)
+	if l := c.lister(); l != nil && d.name == l.def.Name && len(c.now.last) > 0 && !slices.ContainsFunc(c.now.last, func(it *item) bool { return strings.Contains(text, it.name) }) {
+		// "Doctors listed." whose structured content has them: named ("…: Dr. Ana Silva, …")
+		var names []string
+		for _, it := range c.now.last[:min(5, len(c.now.last))] {
+			names = append(names, it.name)
+		}
+		if n := len(c.now.last) - len(names); n > 0 {
+			names = append(names, strconv.Itoa(n)+" more")
+		}
+		text = strings.TrimRight(text, ".") + ": " + joinList(names, "and") + "."
+	}
 	if l := c.lister(); l != nil && d.name == l.def.Name && len(c.now.last) > 0 && countAsked(tokenize(c.text)) > len(c.now.last) {
 		text = c.onlyMatch(len(c.now.last)) + " " + text // "show me 4 electric cars" of three
 	}
