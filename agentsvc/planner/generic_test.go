@@ -482,6 +482,13 @@ func TestGenericPages(t *testing.T) {
 			{"book me with dr silva tomorrow at 9:30", nil, []string{"I need your patient name"}},
 			{"Maria Lopez", []string{`book_appointment {"doctorId":"d01","date":"2026-12-03","time":"09:30","patientName":"Maria Lopez"}`}, nil},
 		}},
+		{"clinic: a doctor by kind before any was listed, and the time asked", docTools, docCall, []gstep{
+			{"i'd like an appointment with a dermatologist on friday morning, my name is Tom Reed", []string{`list_doctors {"specialty":"dermatology"}`}, []string{"08:30"}},
+			{"8:30", []string{`book_appointment {"doctorId":"d02","date":"2026-12-04","time":"08:30","patientName":"Tom Reed"}`}, nil},
+		}},
+		{"clinic: which doctor, asked by their names", docTools, docCall, []gstep{
+			{"book an appointment tomorrow at 10:30 for Ann Bell", []string{`list_doctors {}`}, []string{"For example Dr. Ana Silva, Dr. Ben Okafor or Dr. Chen Wei."}},
+		}},
 		{"clinic: a reference is no doctor's name", docTools, docCall, []gstep{
 			{"cancel my appointment AP-7731", []string{`cancel_appointment {"reference":"AP-7731"}`}, nil},
 		}},

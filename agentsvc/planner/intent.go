@@ -512,7 +512,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if last.Role != chat.RoleAssistant || len(last.ToolCalls) > 0 ||
 		strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(last.Content), c.place.notice)) == "" ||
 		opened && !slices.ContainsFunc(c.calls, func(k call) bool {
-			return k.opened && k.at > prevUser && k.at < c.lastUser
+			// (or listed first to learn the names: "an appointment with a dermatologist on friday
+			// morning", the doctors listed, then the time asked)
+			return (k.opened || c.lister() != nil && k.name == c.lister().def.Name) && k.at > prevUser && k.at < c.lastUser
 		}) {
 		return intent{}, false
 	}

@@ -222,11 +222,14 @@ func title(it *item) string {
 // Darkness" (not "the The Left Hand of Darkness").
 func theTitle(it *item) string {
 	t := title(it)
-	if len(t) > 4 && strings.EqualFold(t[:4], "the ") {
-		return t
+	if len(t) > 4 && strings.EqualFold(t[:4], "the ") || personTitle.MatchString(t) {
+		return t // ("Dr. Ana Silva", not "the Dr. Ana Silva")
 	}
 	return "the " + t
 }
+
+// personTitle starts a person's name: "Dr. Ana Silva", "Mrs Bell".
+var personTitle = regexp.MustCompile(`^(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Sir|Dame)\b\.?\s`)
 
 // answerAbout answers a question about items already seen: which is cheaper, how much is
 // the RAV4, what year is the second one.

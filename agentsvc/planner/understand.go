@@ -3036,6 +3036,15 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 			return c.choose("Should I", []*plan{best}), true
 		}
 	}
+	if l := c.lister(); l != nil && r.lookup && len(r.refs) == 0 && len(c.before.last) == 0 && slices.ContainsFunc(best.missing, func(m *property) bool { single, _ := idParam(m); return single }) {
+		// "an appointment with a dermatologist on friday …" before any doctor was listed: the
+		// list first, with what the words filter, then the request again with its names
+		lp := l
+		if i := slices.IndexFunc(r.ps, func(p *plan) bool { return p.def.Name == l.def.Name && len(p.values) > 0 && len(p.missing) == 0 }); i >= 0 {
+			lp = r.ps[i]
+		}
+		return (&lookup{said: r.said, l: lp}).intent(), true
+	}
 	if len(r.refs) == 0 && len(c.before.last) == 1 && c.lister() != nil {
 		// "book 2 for me, x@y.de" with one event shown: that one
 		for _, m := range best.missing {
