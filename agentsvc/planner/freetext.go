@@ -15,7 +15,7 @@ var (
 	// preambleWords may open a request before the tool's own words: "can you", "what is".
 	preambleWords = wordSet(`please pls kindly can could would will you u i i'd i'll i'm want
 		wanna like need to let me us what is are how much many tell do does just go ahead and ok
-		okay hey hi hello so now quickly quick help try a an the for`)
+		okay hey hi hello so now quickly quick help try a an the for remind`)
 	// connectorWords join the tool's words to each other and to the value: "add a note for me
 	// saying …", "search for …".
 	connectorWords = wordSet(`a an the my our your this that new some for me us to as with of
@@ -51,6 +51,9 @@ func (f *filler) freeText() {
 	p := f.freeTextParam()
 	if p == nil {
 		return
+	}
+	if wordAt(f.toks, 0, "what", "what's", "whats", "which", "who", "how") && writeVerbs[toolVerb(f.def)] {
+		return // "which ones are high priority?" asks; it names no task to add
 	}
 	v, bonus := "", 0.0
 	if expressionParam(p) {

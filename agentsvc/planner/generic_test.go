@@ -361,6 +361,32 @@ func docCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
+// A to-do list: a question in the words of adding a task asks about the tasks.
+var todoTools = []chat.ToolDef{
+	tool("add_task", "Add a task to the list.", `{"type":"object","properties":{
+		"title":{"type":"string","minLength":1},
+		"due":{"type":"string","format":"date"},
+		"priority":{"type":"string","enum":["low","normal","high"]}},"required":["title"],"additionalProperties":false}`),
+	tool("list_tasks", "List the tasks.", `{"type":"object","properties":{
+		"status":{"type":"string","enum":["open","done"]}},"additionalProperties":false}`),
+	tool("complete_task", "Mark a task as done.", `{"type":"object","properties":{
+		"taskId":{"type":"string","pattern":"^t[0-9]+$"}},"required":["taskId"],"additionalProperties":false}`),
+	tool("delete_task", "Delete a task.", `{"type":"object","properties":{
+		"taskId":{"type":"string","pattern":"^t[0-9]+$"}},"required":["taskId"],"additionalProperties":false}`),
+}
+
+func todoCall(name, args string) (string, bool) {
+	switch name {
+	case "add_task":
+		return "Added task t4: " + args, false
+	case "list_tasks":
+		return "3 tasks.\nstructuredContent: {\"tasks\":[{\"id\":\"t1\",\"title\":\"Buy milk\",\"status\":\"open\",\"priority\":\"normal\"},{\"id\":\"t2\",\"title\":\"Call the bank\",\"status\":\"open\",\"priority\":\"high\"},{\"id\":\"t3\",\"title\":\"Pay rent\",\"status\":\"done\",\"priority\":\"high\"}]}", false
+	case "complete_task", "delete_task":
+		return "OK " + args, false
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -491,6 +517,13 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"clinic: a reference is no doctor's name", docTools, docCall, []gstep{
 			{"cancel my appointment AP-7731", []string{`cancel_appointment {"reference":"AP-7731"}`}, nil},
+		}},
+		{"to-do: a reminder's words are no part of its title", todoTools, todoCall, []gstep{
+			{"remind me to water the plants tomorrow", []string{`add_task {"title":"water the plants","due":"2026-12-03"}`}, nil},
+		}},
+		{"to-do: a question in a form's words adds nothing", todoTools, todoCall, []gstep{
+			{"what are my high priority tasks?", []string{`list_tasks {}`}, []string{"2 of those 3 are high", "Call the bank", "Pay rent"}},
+			{"which ones are high priority?", nil, []string{"are high"}},
 		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},

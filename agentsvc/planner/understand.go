@@ -2391,6 +2391,17 @@ func init() {
 			return valued || asked || chosen
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
 		// "which of them are hybrids?" after "The 3 cheapest are …": of those, not a search.
+		// "which ones are high priority?" where only adding a task takes a priority: of those
+		// listed (listed first, when none is), not a task to add
+		{"a question of those listed, in a form's words", func(c *conv, r *reading) bool {
+			return r.question && wordAt(r.toks, 0, "what", "which") && r.best != nil && writeVerbs[toolVerb(r.best.def)] &&
+				len(r.best.missing) > 0 && len(r.best.values) > 0 && c.lister() != nil && (r.lookup || len(c.group()) >= 2)
+		}, func(c *conv, r *reading) (intent, bool) {
+			if len(c.group()) < 2 {
+				return (&lookup{said: r.said, l: c.lister()}).intent(), true
+			}
+			return reply(c.ofThose(r.best))
+		}},
 		{"a filter of those named", func(c *conv, r *reading) bool {
 			l := c.lister()
 			// ("does it come in red?" of the two Teslas listed: "it" is either)
