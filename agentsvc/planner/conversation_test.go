@@ -4304,6 +4304,11 @@ var siteConversations = []struct {
 		{say: "what year is this car?", reply: []string{"The 2022 Toyota Camry is from 2022."}, not: []string{"can't tell"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Sorry"}},
 	}},
+	{"the first car, right after the second car was opened", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "the second car", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
+		{say: "the first car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, reply: []string{"2023 Toyota RAV4"}, on: "car"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

@@ -581,6 +581,9 @@ func (c *conv) pending(chain int) (intent, bool) {
 	if in.asked == nil && len(in.choices) == 0 {
 		return intent{}, false
 	}
+	if opened && in.reply != "" && !strings.Contains(last.Content, in.reply) {
+		return intent{}, false // the page opened was all the reply said ("the second car"): no question waits
+	}
 	in.reply = prevText // the question's request, for completing it
 	return in, true
 }
