@@ -4309,6 +4309,10 @@ var siteConversations = []struct {
 		{say: "the second car", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
 		{say: "the first car", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, reply: []string{"2023 Toyota RAV4"}, on: "car"},
 	}},
+	{"a request for one of a kind before any was shown", "inventory", "", []siteTurn{
+		{say: "book a test drive of an suv", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Which one?", "book a test drive of the 2022 Honda CR-V"}, not: []string{"no filter"}},
+		{click: 2, calls: []string{`select_car {"carId":"c02"}`, `go_to_test_drive {}`}, reply: []string{"2022 Honda CR-V"}, on: "test-drive"},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.

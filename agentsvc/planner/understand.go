@@ -2710,6 +2710,14 @@ func init() {
 				return in, true // what it did not take asks for nothing ("… for the summer")
 			}
 			in.final = func(c *conv) string {
+				if w := tokenize(rest); len(w) > 1 && toolVerbs[w[0].norm] && len(c.now.last) > 0 {
+					// "book a test drive of an suv": the SUVs, and the request for one of them
+					var asks []string
+					for _, it := range c.now.last[:min(3, len(c.now.last))] {
+						asks = append(asks, rest+" of "+theTitle(it))
+					}
+					return strings.TrimSuffix(c.summary(), ".") + ". Which one? " + c.offer(asks, "or", true) + "."
+				}
 				return strings.TrimSuffix(c.summary(), ".") + ". There is no filter for “" + rest + "” here."
 			}
 			return in, true
