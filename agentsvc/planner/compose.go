@@ -338,8 +338,10 @@ func (c *conv) sortPlan(o order) *plan {
 func priceBounds(toks []token) (lo, hi float64) {
 	hi = math.Inf(1)
 	for i, t := range toks {
+		// (not "under 5 years old", "under 30000 miles")
+		unit := i+1 < len(toks) && (timeUnits[toks[i+1].norm] || slices.Contains(units[toks[i+1].norm], "mileage") || toks[i+1].norm == "percent")
 		switch {
-		case t.kind != kindNumber || t.percent || t.yearLike():
+		case t.kind != kindNumber || t.percent || t.yearLike() || unit:
 		case wordAt(toks, i-1, "under", "below", "max", "within", "upto") || wordAt(toks, i-1, "than") && wordAt(toks, i-2, "less", "cheaper"):
 			hi = t.value
 		case wordAt(toks, i-1, "over", "above") || wordAt(toks, i-1, "than") && wordAt(toks, i-2, "more"):

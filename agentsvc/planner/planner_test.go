@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -503,6 +504,22 @@ func TestOpenedPageWithoutToolsYet(t *testing.T) {
 	}
 	if len(resp.ToolCalls) != 0 || !strings.Contains(resp.Text, "Opening the page of the 2023 Toyota RAV4") || !strings.Contains(resp.Text, "ask me again there") || strings.Contains(resp.Text, "either") {
 		t.Errorf("got %+v", resp)
+	}
+}
+
+// A price bound on a ranking no filter takes: "under 50" is a price, "under 5 years old" and
+// "under 30000 miles" are not.
+func TestPriceBounds(t *testing.T) {
+	for text, want := range map[string][2]float64{
+		"the best rated kettle under 50":     {0, 50},
+		"best rated over $20 and under $45":  {20, 45},
+		"the newest one under 5 years old":   {0, math.Inf(1)},
+		"lowest rated under 30000 miles":     {0, math.Inf(1)},
+		"the cheapest one with less than 2%": {0, math.Inf(1)},
+	} {
+		if lo, hi := priceBounds(tokenize(text)); lo != want[0] || hi != want[1] {
+			t.Errorf("%q: %v to %v, want %v to %v", text, lo, hi, want[0], want[1])
+		}
 	}
 }
 

@@ -2781,7 +2781,7 @@ func init() {
 		// "need 7 seats": no filter has seats; the kinds a family takes, said so, with the other
 		{"seats", func(c *conv, r *reading) bool {
 			l := c.lister()
-			return manySeats.MatchString(r.said) && l != nil && r.best.def.Name == l.def.Name
+			return manySeats.MatchString(r.said) && l != nil && r.best != nil && r.best.def.Name == l.def.Name
 		}, func(c *conv, r *reading) (intent, bool) {
 			in, ok := c.callBest(r)
 			var kind string
