@@ -2001,7 +2001,7 @@ func (c *conv) summary() string {
 		}
 	}
 	text = c.humanize(text)
-	if l := c.lister(); l != nil && d.name == l.def.Name && len(c.now.last) > 0 && !slices.ContainsFunc(c.now.last, func(it *item) bool { return strings.Contains(text, it.name) }) {
+	if l := c.lister(); l != nil && d.name == l.def.Name && text != "" && len(c.now.last) > 0 && !slices.ContainsFunc(c.now.last, func(it *item) bool { return strings.Contains(text, it.name) }) {
 		// "Doctors listed." whose structured content has them: named ("…: Dr. Ana Silva, …")
 		var names []string
 		for _, it := range c.now.last[:min(5, len(c.now.last))] {

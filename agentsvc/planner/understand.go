@@ -1618,7 +1618,6 @@ var inDetail = regexp.MustCompile(`(?i)\b(?:take\s+a\s+(?:closer\s+)?look\s+at|l
 // "it": "… about the comfort seats; please remove them".
 var aboutThenIt = regexp.MustCompile(`(?i)\babout\s+(the\s+[^;,.!?]+?)\s*[;,.!]\s*(?:so\s+)?(?:(?:please|pls|could\s+you|can\s+you|just)\s+)?(remove|drop|delete|add)\s+(?:them|it|those|that)\b`)
 
-// itWord is the word that stands for a thing said before.
 // stillThere asks whether a thing named is still to be had: "is the tacoma still available?",
 // "are the mustangs still in stock?" ("is it still available?" is the item on screen's).
 var stillThere = regexp.MustCompile(`(?i)^\s*(?:is|are)\s+(the\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:still\s+)?(?:available|in\s+stock|for\s+sale)\b`)
@@ -1627,6 +1626,7 @@ var stillThere = regexp.MustCompile(`(?i)^\s*(?:is|are)\s+(the\s+(?:[\w-]+\s+){0
 // 8", "a 7-seater".
 var manySeats = regexp.MustCompile(`(?i)\b(?:(?:[6-9]|six|seven|eight|nine)[\s-]*(?:seats|seater)|seat(?:s|ing)?\s+(?:for\s+)?(?:[6-9]|six|seven|eight|nine)(?:\s+(?:people|persons|of\s+us))?)\b`)
 
+// itWord is the word that stands for a thing said before.
 var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
 
 // ifSoLast is what to do when the answer is yes, said after the question with "if so" last:
@@ -2390,7 +2390,6 @@ func init() {
 			})
 			return valued || asked || chosen
 		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(r.refs[0]) }},
-		// "which of them are hybrids?" after "The 3 cheapest are …": of those, not a search.
 		// "which ones are high priority?" where only adding a task takes a priority: of those
 		// listed (listed first, when none is), not a task to add
 		{"a question of those listed, in a form's words", func(c *conv, r *reading) bool {
@@ -2402,6 +2401,7 @@ func init() {
 			}
 			return reply(c.ofThose(r.best))
 		}},
+		// "which of them are hybrids?" after "The 3 cheapest are …": of those, not a search.
 		{"a filter of those named", func(c *conv, r *reading) bool {
 			l := c.lister()
 			// ("does it come in red?" of the two Teslas listed: "it" is either)
