@@ -333,18 +333,20 @@ func (c *conv) sortPlan(o order) *plan {
 	return nil
 }
 
-// priceBounds are the bounds words put on a price: 50 of "under 50", "less than $50", "max
-// 50" (hi), 20 of "over 20", "more than 20" (lo); none is 0 and +Inf.
+// priceBounds are the bounds words put on a price, by their cues (boundCue): 50 of "under 50",
+// "less than $50" (hi), 20 of "over 20", "at least 20" (lo); none is 0 and +Inf.
 func priceBounds(toks []token) (lo, hi float64) {
 	hi = math.Inf(1)
 	for i, t := range toks {
 		// (not "under 5 years old", "under 30000 miles")
 		unit := i+1 < len(toks) && (timeUnits[toks[i+1].norm] || slices.Contains(units[toks[i+1].norm], "mileage") || toks[i+1].norm == "percent")
-		switch {
-		case t.kind != kindNumber || t.percent || t.yearLike() || unit:
-		case wordAt(toks, i-1, "under", "below", "max", "within", "upto") || wordAt(toks, i-1, "than") && wordAt(toks, i-2, "less", "cheaper"):
+		if t.kind != kindNumber || t.percent || t.yearLike() || unit {
+			continue
+		}
+		switch boundCue(toks, i) {
+		case "max":
 			hi = t.value
-		case wordAt(toks, i-1, "over", "above") || wordAt(toks, i-1, "than") && wordAt(toks, i-2, "more"):
+		case "min":
 			lo = t.value
 		}
 	}

@@ -1171,23 +1171,23 @@ func bound(p *property) string {
 	return ""
 }
 
-// cue says whether the text puts the number at token i as an upper ("max") or lower ("min")
-// limit: "under 40k", "at least 2020", "40k or less".
-func (f *filler) cue(i int) string {
-	for j := i; j >= max(i-3, 0) && (j == i || f.toks[j].kind == kindWord); j-- { // back over words
+// boundCue says whether the words put the number at token i as an upper ("max") or lower
+// ("min") limit: "under 40k", "at least 2020", "40k or less".
+func boundCue(toks []token, i int) string {
+	for j := i; j >= max(i-3, 0) && (j == i || toks[j].kind == kindWord); j-- { // back over words
 		switch {
-		case endsWith(f.toks, j, notMaxCues):
+		case endsWith(toks, j, notMaxCues):
 			return "min"
-		case endsWith(f.toks, j, maxCues):
+		case endsWith(toks, j, maxCues):
 			return "max"
-		case endsWith(f.toks, j, minCues):
+		case endsWith(toks, j, minCues):
 			return "min"
 		}
 	}
 	switch {
-	case startsWith(f.toks, i+1, maxCuesAfter):
+	case startsWith(toks, i+1, maxCuesAfter):
 		return "max"
-	case startsWith(f.toks, i+1, minCuesAfter):
+	case startsWith(toks, i+1, minCuesAfter):
 		return "min"
 	}
 	return ""
@@ -1205,7 +1205,7 @@ func (f *filler) numbers() {
 		if t.kind != kindNumber || f.used[i] {
 			continue
 		}
-		cues[i] = f.cue(i)
+		cues[i] = boundCue(f.toks, i)
 		// "between 20000 and 30000", "20000 to 30000", "2018-2020": a range.
 		joint := f.toks[max(i-1, 0)]
 		if prev, ok := cues[i-2]; ok && (joint.norm == "and" || joint.norm == "to" || joint.raw == "-") &&

@@ -701,7 +701,7 @@ func (c *conv) smallBounds(toks []token) []int {
 			i+1 < len(toks) && toks[i+1].kind == kindWord && (units[toks[i+1].norm] != nil || toks[i+1].norm == "a" || toks[i+1].norm == "per") ||
 			wordAt(toks, i-1, "top") || // "top 3 cheapest", "compare top 3": how many
 
-			(&filler{toks: toks}).cue(i) == "" && !(slices.Contains(at, i-2) && wordAt(toks, i-1, "and", "to", "-")) { // ("between 20 and 25")
+			boundCue(toks, i) == "" && !(slices.Contains(at, i-2) && wordAt(toks, i-1, "and", "to", "-")) { // ("between 20 and 25")
 			continue
 		}
 		at = append(at, i)
@@ -4523,7 +4523,7 @@ func (c *conv) withChoiceAgain(text string) string {
 	// the civic", which the list looks up)
 	said := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(m[1]) + `\b`)
 	ws := tokenize(m[1])
-	unknown := len(ws) >= 2 && len(ws) <= 3 && regexp.MustCompile(`(?i)\bwith\s+the\s+`+regexp.QuoteMeta(m[1])).MatchString(text) && !slices.ContainsFunc(ws, func(t token) bool {
+	unknown := len(ws) >= 2 && len(ws) <= 3 && strings.Contains(strings.ToLower(text), "with the "+strings.ToLower(m[1])) && !slices.ContainsFunc(ws, func(t token) bool {
 		return t.kind != kindWord || c.vocab[t.norm] || stopWords[t.norm] || peopleWords[t.norm] || units[t.norm] != nil
 	})
 	if !choiceNoun(ws) && !unknown && !slices.ContainsFunc(c.calls, func(k call) bool { return k.done && said.MatchString(k.result) }) {
