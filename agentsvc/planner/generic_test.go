@@ -387,6 +387,94 @@ func todoCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
+// Flats to let: a rent (not a price) in a currency only the schema names, and a details tool
+// that reads one flat on the same page.
+var flatTools = []chat.ToolDef{
+	tool("search_apartments", "Search apartments for rent.", `{"type":"object","properties":{
+		"bedrooms":{"type":"integer","minimum":0,"maximum":5,"description":"Minimum bedrooms"},
+		"maxRent":{"type":"number","description":"Highest monthly rent in EUR"},
+		"district":{"type":"string","enum":["Mitte","Kreuzberg","Prenzlauer Berg","Neukölln"]},
+		"petsAllowed":{"type":"boolean"}},"additionalProperties":false}`),
+	tool("apartment_details", "Show one apartment.", `{"type":"object","properties":{
+		"apartmentId":{"type":"string","pattern":"^a[0-9]+$"}},"required":["apartmentId"],"additionalProperties":false}`),
+	tool("schedule_viewing", "Schedule a viewing of an apartment.", `{"type":"object","properties":{
+		"apartmentId":{"type":"string","pattern":"^a[0-9]+$"},
+		"date":{"type":"string","format":"date"},
+		"time":{"type":"string","pattern":"^[0-2][0-9]:[0-5][0-9]$"},
+		"name":{"type":"string","minLength":2},
+		"email":{"type":"string","format":"email"}},"required":["apartmentId","date","time","name","email"],"additionalProperties":false}`),
+}
+
+func flatCall(name, args string) (string, bool) {
+	type flat struct {
+		ID       string `json:"id"`
+		Title    string `json:"title"`
+		District string `json:"district"`
+		Bedrooms int    `json:"bedrooms"`
+		Rent     int    `json:"rent"`
+	}
+	all := []flat{{"a1", "Sunny loft on Torstraße", "Mitte", 1, 1450}, {"a2", "Family flat by the canal", "Kreuzberg", 3, 2100},
+		{"a3", "Quiet studio near Tempelhof", "Neukölln", 0, 780}, {"a4", "Altbau with balcony", "Prenzlauer Berg", 2, 1650}}
+	var a struct {
+		Bedrooms    int
+		MaxRent     float64
+		District    string
+		ApartmentID string
+	}
+	_ = json.Unmarshal([]byte(args), &a)
+	switch name {
+	case "search_apartments":
+		out := slices.DeleteFunc(all, func(f flat) bool {
+			return f.Bedrooms < a.Bedrooms || a.MaxRent > 0 && float64(f.Rent) > a.MaxRent || a.District != "" && a.District != f.District
+		})
+		sc, _ := json.Marshal(map[string]any{"apartments": out})
+		return fmt.Sprintf("%d apartments found.\nstructuredContent: %s", len(out), sc), false
+	case "apartment_details":
+		if i := slices.IndexFunc(all, func(f flat) bool { return f.ID == a.ApartmentID }); i >= 0 {
+			f := all[i]
+			return fmt.Sprintf("%s, %s: %d bedrooms, €%d a month.", f.Title, f.District, f.Bedrooms, f.Rent), false
+		}
+		return "no such apartment", true
+	case "schedule_viewing":
+		return "Viewing scheduled: " + args, false
+	}
+	return "unknown tool", true
+}
+
+// A gym's classes: ids of several words, a member number only its pattern tells from them, and
+// a tool that cancels whose name says "booking".
+var gymTools = []chat.ToolDef{
+	tool("list_classes", "List this week's classes.", `{"type":"object","properties":{
+		"day":{"type":"string","enum":["monday","tuesday","wednesday","thursday","friday","saturday","sunday"]},
+		"type":{"type":"string","enum":["yoga","spin","pilates","boxing"]}},"additionalProperties":false}`),
+	tool("book_class", "Book a place in a class.", `{"type":"object","properties":{
+		"classId":{"type":"string"},
+		"memberNumber":{"type":"string","pattern":"^M[0-9]{5}$","description":"The member's number, like M12345"}},"required":["classId","memberNumber"],"additionalProperties":false}`),
+	tool("cancel_booking", "Cancel a class booking.", `{"type":"object","properties":{
+		"bookingRef":{"type":"string"}},"required":["bookingRef"],"additionalProperties":false}`),
+}
+
+func gymCall(name, args string) (string, bool) {
+	var a map[string]string
+	_ = json.Unmarshal([]byte(args), &a)
+	switch name {
+	case "list_classes":
+		all := []map[string]string{{"id": "c-yoga-mon-7", "name": "Morning Yoga", "type": "yoga", "day": "monday"},
+			{"id": "c-spin-tue-18", "name": "Spin Blast", "type": "spin", "day": "tuesday"},
+			{"id": "c-yoga-sat-10", "name": "Weekend Flow", "type": "yoga", "day": "saturday"}}
+		out := slices.DeleteFunc(all, func(c map[string]string) bool {
+			return a["day"] != "" && a["day"] != c["day"] || a["type"] != "" && a["type"] != c["type"]
+		})
+		sc, _ := json.Marshal(map[string]any{"classes": out})
+		return fmt.Sprintf("%d classes.\nstructuredContent: %s", len(out), sc), false
+	case "book_class":
+		return "Booked, reference BK-551.", false
+	case "cancel_booking":
+		return "Cancelled.", false
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -527,6 +615,42 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},
+		}},
+		{"flats: the rent asked of the one shown, in the schema's currency", flatTools, flatCall, []gstep{
+			{"show me apartments in Kreuzberg", []string{`search_apartments {"district":"Kreuzberg"}`}, nil},
+			{"what's the rent?", nil, []string{"The Family flat by the canal is €2,100."}},
+		}},
+		{"flats: the cheapest by its rent", flatTools, flatCall, []gstep{
+			{"what's the cheapest one", []string{`search_apartments {}`}, []string{"The cheapest one is the Quiet studio near Tempelhof, at €780."}},
+		}},
+		{"flats: a count of bedrooms in words is no price", flatTools, flatCall, []gstep{
+			{"I need at least three bedrooms", []string{`search_apartments {"bedrooms":3}`}, []string{"Family flat by the canal"}},
+		}},
+		{"flats: the one in a district", flatTools, flatCall, []gstep{
+			{"show me all apartments", []string{`search_apartments {}`}, nil},
+			{"the one in Kreuzberg", []string{`apartment_details {"apartmentId":"a2"}`}, []string{"€2,100 a month"}},
+		}},
+		{"flats: a viewing of the flat just read", flatTools, flatCall, []gstep{
+			{"show me all apartments", []string{`search_apartments {}`}, nil},
+			{"tell me about the studio", []string{`apartment_details {"apartmentId":"a3"}`}, nil},
+			{"book a viewing tomorrow 10am", nil, []string{"I need your name and email."}},
+			{"Jane Doe, jane@example.com", []string{`schedule_viewing {"apartmentId":"a3","date":"2026-12-03","time":"10:00","name":"Jane Doe","email":"jane@example.com"}`}, nil},
+		}},
+		{"gym: book it is no cancel", gymTools, gymCall, []gstep{
+			{"any spin classes on tuesday?", []string{`list_classes {"day":"tuesday","type":"spin"}`}, []string{"Spin Blast"}},
+			{"book it", nil, []string{"I need your member number."}},
+		}},
+		{"gym: a member number by its pattern, a class id of several words", gymTools, gymCall, []gstep{
+			{"any spin classes on tuesday?", []string{`list_classes {"day":"tuesday","type":"spin"}`}, nil},
+			{"book it, M00001", []string{`book_class {"classId":"c-spin-tue-18","memberNumber":"M00001"}`}, []string{"BK-551"}},
+		}},
+		{"gym: the one on a day", gymTools, gymCall, []gstep{
+			{"what yoga classes are there?", []string{`list_classes {"type":"yoga"}`}, []string{"Morning Yoga", "Weekend Flow"}},
+			{"book the one on saturday for M12345", []string{`book_class {"classId":"c-yoga-sat-10","memberNumber":"M12345"}`}, nil},
+		}},
+		{"gym: the member number first", gymTools, gymCall, []gstep{
+			{"what yoga classes are there?", []string{`list_classes {"type":"yoga"}`}, nil},
+			{"my member number is M12345, book the saturday one", []string{`book_class {"classId":"c-yoga-sat-10","memberNumber":"M12345"}`}, nil},
 		}},
 		{"hotel: a reference with its prefix", hotelTools, hotelCall, []gstep{{"cancel reservation HV-1234", []string{`cancel_reservation {"reference":"HV-1234"}`}, []string{"HV-1234"}}}},
 	}

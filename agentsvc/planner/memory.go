@@ -204,9 +204,16 @@ func (m *memory) learnTitles(tools []chat.ToolDef) *memory {
 				}
 			}
 		}
+		// No result wrote an amount yet: a tool that says its currency ("Highest monthly rent
+		// in EUR") tells the sign.
+		if sm := currencyRe.FindStringSubmatch(t.Description + string(t.Parameters)); sm != nil && !m.money.marked {
+			m.money.sign = cmp.Or(map[string]string{"EUR": "€", "GBP": "£"}[sm[1]], sm[2])
+		}
 	}
 	return m
 }
+
+var currencyRe = regexp.MustCompile(`\b(EUR|GBP)\b|([€£])`)
 
 // clauseWords open the rest of a sentence, not a name: "HV-6159 is confirmed for Jane Doe",
 // "the 2023 Toyota RAV4 at $37,990" name no item.

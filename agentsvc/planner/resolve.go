@@ -137,7 +137,7 @@ type field struct {
 }
 
 var (
-	priceField = &field{keys: []string{"price", "cost", "amount", "total"}, words: []string{"price", "cost"},
+	priceField = &field{keys: []string{"price", "cost", "amount", "total", "rent", "fee", "fare"}, words: []string{"price", "cost", "rent", "fee", "fare"},
 		adjective: []string{"expensive", "cheap"}, verb: " is ", money: true, detail: ", at "}
 	yearField = &field{keys: []string{"year", "date", "released"}, words: []string{"year"},
 		adjective: []string{"old", "new"}, verb: " is from "}
@@ -352,6 +352,16 @@ func withValue(list []*item, t token) []*item {
 	return slices.DeleteFunc(slices.Clone(list), func(it *item) bool { return !slices.ContainsFunc(slices.Collect(maps.Values(it.attrs)), has) })
 }
 
+// oneWith reports a value at token i said after "the one" and a preposition: "the one on
+// saturday", "the one in Kreuzberg", "the one with a balcony".
+func oneWith(toks []token, i int) bool {
+	j := i - 1
+	if j > 0 && (toks[j].norm == "a" || toks[j].norm == "the") {
+		j--
+	}
+	return j > 1 && slices.Contains([]string{"on", "in", "at", "with", "from", "by"}, toks[j].norm) && toks[j-1].norm == "one" && toks[j-2].norm == "the"
+}
+
 // attributeRef finds "the red one", "the electric ones", "the hybrid": the items of the list
 // that have the value.
 func attributeRef(toks []token, list []*item) ([]*item, int) {
@@ -359,7 +369,7 @@ func attributeRef(toks []token, list []*item) ([]*item, int) {
 		// "the red one"; "the bmw" last, of one BMW shown ("the bmws" search)
 		last := i == len(toks)-1 || toks[i+1].kind == kindPunct
 		the := i > 0 && toks[i-1].norm == "the" && last && !strings.HasSuffix(strings.ToLower(t.raw), "s")
-		if t.kind != kindWord || !the && (i+1 >= len(toks) || toks[i+1].norm != "one") {
+		if t.kind != kindWord || !the && (i+1 >= len(toks) || toks[i+1].norm != "one") && !oneWith(toks, i) {
 			continue
 		}
 		if out := withValue(list, t); len(out) > 0 && (!the || len(out) == 1) {

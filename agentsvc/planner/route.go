@@ -101,6 +101,9 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		if w := toolVerb(p.def); readVerbs[lead] && writeVerbs[w] || writeVerbs[lead] && readVerbs[w] {
 			p.score *= 0.6
 		}
+		if w := toolVerb(p.def); lead != "" && undoVerbs[w] && !undoVerbs[lead] && !slices.ContainsFunc(toks, func(t token) bool { return undoVerbs[t.norm] }) {
+			p.score *= 0.6 // "book it", "book the one on saturday" are not for cancel_booking
+		}
 		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
 			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
@@ -131,6 +134,7 @@ func leadVerb(toks []token) string {
 var (
 	readVerbs  = wordSet(`read get list show view display find search fetch retrieve look browse check`)
 	writeVerbs = wordSet(`create write add edit update delete remove move rename save set make append overwrite`)
+	undoVerbs  = wordSet(`cancel delete remove clear unsubscribe revoke withdraw`)
 )
 
 // toolVerb is a tool's own verb: the first word of its description ("Create a new file…")
@@ -621,7 +625,7 @@ func (f *filler) listCue(i int) string {
 	return ""
 }
 
-var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}[_-]?[0-9]{1,8}$`)
+var idRe = regexp.MustCompile(`^[A-Za-z]{1,4}(?:[_-][A-Za-z]{1,10}){0,3}[_-]?[0-9]{1,8}$`)
 
 // takesIDs reports a parameter for one item's id or a list of them.
 func takesIDs(p *property) bool {
@@ -652,7 +656,12 @@ func refParam(p *property) bool {
 // ids fills carId-like parameters with the first id in the text and carIds-like lists with
 // all; reference-like parameters (refParam) with the first id in the text.
 func (f *filler) ids() {
-	for _, p := range f.schema.props {
+	// A parameter with its own pattern picks first: "M00001" is the memberNumber its pattern
+	// fits, not the classId any id fits.
+	props := slices.Clone(f.schema.props)
+	free := func(p *property) int { return map[bool]int{true: 1}[p.schema.pattern == nil] }
+	slices.SortStableFunc(props, func(a, b *property) int { return free(a) - free(b) })
+	for _, p := range props {
 		single, list := idParam(p)
 		single = single || !list && refParam(p)
 		if !single && !list {
@@ -669,9 +678,10 @@ func (f *filler) ids() {
 			if f.used[i] || (t.kind != kindWord && t.kind != kindNumber) {
 				continue
 			}
-			// An id may span tokens written together: "bk-202"; the longest that is one wins.
+			// An id may span tokens written together: "bk-202", "c-spin-tue-18"; the longest
+			// that is one wins.
 			j := i
-			for j < i+2 && j+1 < len(f.toks) && f.toks[j+1].start == f.toks[j].end && !f.used[j+1] {
+			for j < i+8 && j+1 < len(f.toks) && f.toks[j+1].start == f.toks[j].end && !f.used[j+1] {
 				j++
 			}
 			for ; j >= i; j-- {

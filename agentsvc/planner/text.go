@@ -152,6 +152,7 @@ var (
 // countedUnits are the words after which a spelled number counts something a tool takes.
 var countedUnits = wordSet(`people person persons guests guest adults adult kids children child
 	nights night days day weeks week months month years year seats seat rooms room tickets ticket
+	bedrooms bedroom bathrooms bathroom beds bed hours hour minutes minute copies copy items item
 	thousand grand`)
 
 // spelled reads the spelled number that toks start with: its value, how many tokens it

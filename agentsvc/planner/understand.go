@@ -698,7 +698,7 @@ func (c *conv) smallBounds(toks []token) []int {
 	var at []int
 	for i, t := range toks {
 		if t.kind != kindNumber || t.money || t.percent || t.decimals || t.value < 1 || t.value >= 1000 ||
-			i+1 < len(toks) && toks[i+1].kind == kindWord && (units[toks[i+1].norm] != nil || toks[i+1].norm == "a" || toks[i+1].norm == "per") ||
+			i+1 < len(toks) && toks[i+1].kind == kindWord && (units[toks[i+1].norm] != nil || toks[i+1].norm == "a" || toks[i+1].norm == "per" || countedUnits[toks[i+1].norm] && !wordAt(toks, i+1, "thousand", "grand")) || // ("at least 3 bedrooms")
 			wordAt(toks, i-1, "top") || // "top 3 cheapest", "compare top 3": how many
 
 			boundCue(toks, i) == "" && !(slices.Contains(at, i-2) && wordAt(toks, i-1, "and", "to", "-")) { // ("between 20 and 25")
@@ -3064,11 +3064,15 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 		}
 		return (&lookup{said: r.said, l: lp}).intent(), true
 	}
-	if len(r.refs) == 0 && len(c.before.last) == 1 && c.lister() != nil {
-		// "book 2 for me, x@y.de" with one event shown: that one
+	if it := c.readLast(); len(r.refs) == 0 && (len(c.before.last) == 1 || it != nil) && c.lister() != nil {
+		// "book 2 for me, x@y.de" with one event shown: that one; "book a viewing tomorrow"
+		// after the studio's details were read: the studio
+		if it == nil {
+			it = c.before.last[0]
+		}
 		for _, m := range best.missing {
 			if single, _ := idParam(m); single {
-				best.values[m.name] = c.before.last[0].id
+				best.values[m.name] = it.id
 			}
 		}
 		best.missing = slices.DeleteFunc(best.missing, func(m *property) bool { return best.values[m.name] != nil })
@@ -4462,6 +4466,20 @@ func (c *conv) pronounRef(toks []token) *item {
 	}
 	if len(c.before.last) == 1 {
 		return c.before.last[0]
+	}
+	return nil
+}
+
+// readLast is the item the conversation's latest call read by its id alone
+// (apartment_details {"apartmentId":"a3"}), or nil.
+func (c *conv) readLast() *item {
+	for k := range c.earlierCalls {
+		var args map[string]any
+		if json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
+			return nil
+		}
+		id, _ := slices.Collect(maps.Values(args))[0].(string)
+		return c.before.items[id]
 	}
 	return nil
 }
