@@ -636,6 +636,19 @@ func TestGenericPages(t *testing.T) {
 			{"book a viewing tomorrow 10am", nil, []string{"I need your name and email."}},
 			{"Jane Doe, jane@example.com", []string{`schedule_viewing {"apartmentId":"a3","date":"2026-12-03","time":"10:00","name":"Jane Doe","email":"jane@example.com"}`}, nil},
 		}},
+		{"flats: a viewing in a visitor's words", flatTools, flatCall, []gstep{
+			{"hi! looking for a 2-bedroom place, max 1700 a month", []string{`search_apartments {"bedrooms":2,"maxRent":1700}`}, []string{"Altbau with balcony"}},
+			{"can I see it this saturday at 2pm?", nil, []string{"I need your name and email."}},
+			{"my name is Lea Wolf and my email is lea@wolf.de", []string{`schedule_viewing {"apartmentId":"a4","date":"2026-12-05","time":"14:00","name":"Lea Wolf","email":"lea@wolf.de"}`}, nil},
+		}},
+		{"flats: a count the list gave", flatTools, flatCall, []gstep{
+			{"cheapest flat in Mitte", []string{`search_apartments {"district":"Mitte"}`}, []string{"Sunny loft on Torstraße"}},
+			{"how many bedrooms?", nil, []string{"The Sunny loft on Torstraße has 1 bedroom."}},
+		}},
+		{"gym: a place in the list offers no cancelling", gymTools, gymCall, []gstep{
+			{"list classes", []string{`list_classes {}`}, nil},
+			{"the second one please", nil, []string{"Sorry, I can't help with that on this page."}},
+		}},
 		{"gym: book it is no cancel", gymTools, gymCall, []gstep{
 			{"any spin classes on tuesday?", []string{`list_classes {"day":"tuesday","type":"spin"}`}, []string{"Spin Blast"}},
 			{"book it", nil, []string{"I need your member number."}},

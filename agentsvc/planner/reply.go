@@ -436,6 +436,16 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 			return "The " + t.norm + " of " + theTitle(it) + ": " + joinList(vs, "and") + ".", true
 		}
 	}
+	// "how many bedrooms?": a count the list gave, by its name
+	for k, v := range it.nums {
+		if wordAt(toks, 0, "how") && wordAt(toks, 1, "many") && len(toks) > 2 && normWord(k) == toks[2].norm {
+			unit := toks[2].raw
+			if v == 1 {
+				unit = strings.TrimSuffix(unit, "s")
+			}
+			return upperFirst(theTitle(it)) + " has " + strconv.FormatFloat(v, 'f', -1, 64) + " " + unit + ".", true
+		}
+	}
 	if !wordAt(toks, 0, "is", "does", "has", "can") || anyNorm(toks, "than") {
 		return "", false // "does it cost more than the Civic?" compares
 	}
@@ -1416,7 +1426,7 @@ func nounAlone(rest []token) bool {
 }
 
 // undoWords ask to take back what was done.
-var undoWords = []string{"cancel", "scrap", "undo", "revoke", "withdraw", "delete"}
+var undoWords = []string{"cancel", "scrap", "undo", "revoke", "withdraw", "delete", "remove", "clear", "unsubscribe"}
 
 var optionWords = rawSet(`option options choice choices level levels available offered pls please`)
 
@@ -1438,8 +1448,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			break
 		}
 		// a question is never answered with an offer to commit ("how much is it?" to "book it?"),
-		// nor a wish to undo ("cancel that booking" to "submit the booking?")
-		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) ||
+		// nor a wish to undo ("cancel that booking" to "submit the booking?"), nor anything with
+		// an offer to undo ("the second one please" to "cancel a class booking?")
+		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) || undoes(p.def, toks) ||
 			(question || anyNorm(toks, undoWords...)) && named(p.def.Name, commitFirst) ||
 			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
 			continue

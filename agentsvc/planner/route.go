@@ -101,7 +101,7 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		if w := toolVerb(p.def); readVerbs[lead] && writeVerbs[w] || writeVerbs[lead] && readVerbs[w] {
 			p.score *= 0.6
 		}
-		if w := toolVerb(p.def); lead != "" && undoVerbs[w] && !undoVerbs[lead] && !slices.ContainsFunc(toks, func(t token) bool { return undoVerbs[t.norm] }) {
+		if undoes(p.def, toks) {
 			p.score *= 0.6 // "book it", "book the one on saturday" are not for cancel_booking
 		}
 		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
@@ -134,8 +134,13 @@ func leadVerb(toks []token) string {
 var (
 	readVerbs  = wordSet(`read get list show view display find search fetch retrieve look browse check`)
 	writeVerbs = wordSet(`create write add edit update delete remove move rename save set make append overwrite`)
-	undoVerbs  = wordSet(`cancel delete remove clear unsubscribe revoke withdraw`)
 )
+
+// undoes reports a tool that takes something back (cancel_booking) for words that never ask
+// to ("book it", "the second one please").
+func undoes(t chat.ToolDef, toks []token) bool {
+	return slices.Contains(undoWords, toolVerb(t)) && !anyNorm(toks, undoWords...)
+}
 
 // toolVerb is a tool's own verb: the first word of its description ("Create a new file…")
 // when it is a verb, else of its name (a server's prefix left out).
@@ -1261,8 +1266,8 @@ func (f *filler) numbers() {
 				v *= 12
 			}
 			if per := wordsFrom(f.toks, i+1, "a", "per", "each", "every"); per > i+1 && per < len(f.toks) && f.toks[per].norm == "month" {
-				if !hasWord(p, "annual", "yearly", "month", "monthly", "payment") {
-					continue // "under 300 a month" is no price under 300
+				if !hasWord(p, "annual", "yearly", "month", "monthly", "payment", "rent") {
+					continue // "under 300 a month" is no price under 300 (a rent is)
 				}
 				if hasWord(p, "annual", "yearly") {
 					v *= 12 // "i earn 5,500 a month" of an annual income

@@ -218,6 +218,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = monthsShort.ReplaceAllString(text, "$1$2 months")    // "60mo", "48 mos", "48m"
 	text = monthlyOver.ReplaceAllString(text, "$1 $2 months$3") // "wats the monthly over 48": 48 months, no price
 	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
+	text = countJoined.ReplaceAllString(text, "$1 $2")          // "a 2-bedroom place": 2 bedrooms
 	text = withShort.ReplaceAllString(text, "with$1")           // "compare w the golf", "w/ 2k down"
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
@@ -736,6 +737,9 @@ func (c *conv) rewriteScale(text string) string {
 	}
 	return text
 }
+
+// countJoined is a count joined to its unit: "2-bedroom", "3-night".
+var countJoined = regexp.MustCompile(`\b([0-9]{1,2})-([a-z]{3,})\b`)
 
 // pickUps is the pickup written in two words: "pick ups", "pick-ups", "a pick-up" (not the
 // verb: "pick up the car").
