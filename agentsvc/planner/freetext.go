@@ -76,11 +76,25 @@ func (f *filler) freeText() {
 		return askingWord(n) || ordinary(n) || f.vocab[n] > 0 || correctionWords[n] || comingWords[n] || detailWords[n] || // ("my phone number is …")
 			units[n] != nil // ("year" of "…, 72000 a year")
 	}
-	if v == "" || !p.schema.acceptsString(v) || refParam(p) && !code ||
-		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)) {
-		return
+	// "what time does the first one leave?" while the airport to fly from is asked: a question,
+	// no airport (a search's query may be one)
+	asks := wordAt(tokenize(v), 0, "what", "what's", "whats", "which", "who", "how", "when") &&
+		!hasWord(p, "query", "q", "search", "question", "text", "message", "prompt", "keywords", "term", "topic")
+	var list []string // "add milk and eggs to my shopping list": each of them
+	if freeList(p) {
+		list = slices.DeleteFunc(listSep.Split(v, -1), func(s string) bool { return s == "" })
 	}
-	f.set(p, v, bonus)
+	switch {
+	case v == "" || asks || refParam(p) && !code ||
+		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)):
+		return
+	case list != nil && p.schema.acceptsStrings(list):
+		f.set(p, list, bonus)
+	case !p.schema.acceptsString(v):
+		return
+	default:
+		f.set(p, v, bonus)
+	}
 	// The value's words are the visitor's, not unknown requests.
 	at := strings.Index(f.text, v)
 	for i, t := range f.toks {
@@ -219,12 +233,22 @@ func (f *filler) freeTextParam() *property {
 	return pick
 }
 
-// freeTextable reports a plain string parameter that wants no kind of value (an id, a date…).
+// freeTextable reports a plain string parameter that wants no kind of value (an id, a date…),
+// or a list of them (freeList).
 func freeTextable(p *property) bool {
 	single, _ := idParam(p)
 	return plainString(p) && p.schema.pattern == nil && len(p.schema.enum) == 0 && !single &&
-		!slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) })
+		!slices.ContainsFunc(typedKinds, func(k valueKind) bool { return k.wants(p) }) || freeList(p)
 }
+
+// freeList reports a list of plain strings that are no ids: a shopping list's items.
+func freeList(p *property) bool {
+	_, ids := idParam(p)
+	return p.schema.isArray() && !ids && p.schema.items != nil && plainString(&property{schema: p.schema.items}) && p.schema.items.pattern == nil
+}
+
+// listSep parts the things of a list said in words: "flour, sugar and butter".
+var listSep = regexp.MustCompile(`\s*(?:,|\band\b|&)\s*`)
 
 // expressionParam reports a parameter that takes an arithmetic expression.
 func expressionParam(p *property) bool {

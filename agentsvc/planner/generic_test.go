@@ -475,6 +475,35 @@ func gymCall(name, args string) (string, bool) {
 	return "unknown tool", true
 }
 
+// Flights: parameters named by prepositions (from, to), described only in words.
+var flyTools = []chat.ToolDef{
+	tool("search_flights", "Search flights.", `{"type":"object","properties":{
+		"from":{"type":"string","description":"Departure airport code, like LHR"},
+		"to":{"type":"string","description":"Arrival airport code"},
+		"date":{"type":"string","format":"date"},
+		"passengers":{"type":"integer","minimum":1,"maximum":9,"default":1},
+		"cabin":{"type":"string","enum":["economy","premium","business"]}},"required":["from","to","date"],"additionalProperties":false}`),
+	tool("book_flight", "Book a flight for the passengers.", `{"type":"object","properties":{
+		"flightId":{"type":"string","pattern":"^[A-Z]{2}[0-9]{2,4}-[0-9]{4}$"},
+		"passengerName":{"type":"string"},
+		"email":{"type":"string","format":"email"}},"required":["flightId","passengerName","email"],"additionalProperties":false}`),
+	tool("add_to_shopping_list", "Add things to the trip's shopping list.", `{"type":"object","properties":{
+		"items":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["items"],"additionalProperties":false}`),
+}
+
+func flyCall(name, args string) (string, bool) {
+	switch name {
+	case "search_flights":
+		return `3 flights found.
+structuredContent: {"flights":[{"id":"LH123-0705","name":"LH123 07:05","price":189},{"id":"BA456-1230","name":"BA456 12:30","price":142},{"id":"EW789-1915","name":"EW789 19:15","price":99}]}`, false
+	case "book_flight":
+		return "Booked, PNR XK7Q2L.", false
+	case "add_to_shopping_list":
+		return "Added: " + args, false
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -648,6 +677,26 @@ func TestGenericPages(t *testing.T) {
 		{"gym: a place in the list offers no cancelling", gymTools, gymCall, []gstep{
 			{"list classes", []string{`list_classes {}`}, nil},
 			{"the second one please", nil, []string{"Sorry, I can't help with that on this page."}},
+		}},
+		{"flights: from and to", flyTools, flyCall, []gstep{
+			{"flights from LHR to BER on friday", []string{`search_flights {"from":"LHR","to":"BER","date":"2026-12-04"}`}, nil},
+			{"the cheapest one", nil, []string{"The EW789 19:15 is the cheapest"}},
+			{"book it for Anna Berg, anna@berg.se", []string{`book_flight {"flightId":"EW789-1915","passengerName":"Anna Berg","email":"anna@berg.se"}`}, []string{"XK7Q2L"}},
+		}},
+		{"flights: a route said without from", flyTools, flyCall, []gstep{
+			{"LHR to CDG dec 20, 2 passengers, business", []string{`search_flights {"from":"LHR","to":"CDG","date":"2026-12-20","passengers":2,"cabin":"business"}`}, nil},
+			{"what time does the first one leave?", nil, []string{"Sorry, I can't help with that on this page."}},
+		}},
+		{"flights: the airport asked by its description, a question no airport", flyTools, flyCall, []gstep{
+			{"flights to JFK", nil, []string{"I need your departure airport code and date."}},
+			{"from LHR, next monday", []string{`search_flights {"from":"LHR","to":"JFK","date":"2026-12-07"}`}, nil},
+		}},
+		{"flights: a question is no airport", flyTools, flyCall, []gstep{
+			{"flights to JFK on dec 20", nil, []string{"I need your departure airport code."}},
+			{"what time do they leave?", nil, []string{"Sorry, I can't help with that on this page."}},
+		}},
+		{"flights: a list of things in words", flyTools, flyCall, []gstep{
+			{"add sunscreen, a towel and euros to my shopping list", []string{`add_to_shopping_list {"items":["sunscreen","a towel","euros"]}`}, nil},
 		}},
 		{"gym: book it is no cancel", gymTools, gymCall, []gstep{
 			{"any spin classes on tuesday?", []string{`list_classes {"day":"tuesday","type":"spin"}`}, []string{"Spin Blast"}},

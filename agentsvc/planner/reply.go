@@ -1731,6 +1731,9 @@ func (c *conv) askFor(p *plan, said string) intent {
 	your := "your "
 	for i, mp := range p.missing {
 		h := identPhrase(mp.name)
+		if d, _, _ := strings.Cut(mp.schema.description, ","); len(mp.words) == 1 && placeKind.wants(mp) && d != "" && len(strings.Fields(d)) <= 5 {
+			h = strings.ToLower(d[:1]) + d[1:] // "from": the "departure airport code" its description says
+		}
 		if asksNote(mp) && len(p.missing) == 1 {
 			return intent{reply: "What should the " + stem(h) + " say?", asked: p}
 		}

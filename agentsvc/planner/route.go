@@ -762,6 +762,23 @@ var (
 	// "books by Frank Herbert", "songs by Nina Simone": the capitalised words after "by".
 	creatorKind = valueKind{nil, strings.Fields(`author writer artist creator director composer painter band`),
 		func(f *filler, p *property) (string, int, int) { return f.capsAfter(p, "by", false) }, bonusEnum}
+	// "from LHR to BER", "flights to Berlin": the capitalised words after the preposition a
+	// parameter is named by (from, to) or means (origin, destination).
+	placeKind = valueKind{nil, strings.Fields(`from to origin destination departure arrival`),
+		func(f *filler, p *property) (string, int, int) {
+			from := hasWord(p, "from", "origin", "departure")
+			if v, i, k := f.capsAfter(p, map[bool]string{true: "from", false: "to"}[from], false); v != "" || !from {
+				return v, i, k
+			}
+			// "LHR to CDG": the capitalised word before "to" the place after it
+			for i := 1; i+1 < len(f.toks); i++ {
+				if t := f.toks[i-1]; f.toks[i].norm == "to" && !f.used[i-1] && t.kind == kindWord && unicode.IsUpper([]rune(t.raw)[0]) &&
+					unicode.IsUpper([]rune(f.toks[i+1].raw)[0]) && p.schema.acceptsString(t.raw) {
+					return t.raw, i - 1, i
+				}
+			}
+			return "", 0, 0
+		}, bonusEnum}
 	// "name Ada Lovelace", "name is Ada Lovelace", or a name written bare ("Jane Doe, jane@…").
 	nameKind = valueKind{nil, []string{"name"}, func(f *filler, p *property) (string, int, int) {
 		if v, from, to := f.capsAfter(p, "name", true); v != "" {
@@ -775,7 +792,7 @@ var (
 	// typedKinds are the kinds of value a token is (never free text); valueKinds are filled in
 	// this order, each parameter with the values of its kind.
 	typedKinds = []valueKind{emailKind, dateKind, timeKind, phoneKind}
-	valueKinds = append(slices.Clip(typedKinds), pathKind, creatorKind, nameKind)
+	valueKinds = append(slices.Clip(typedKinds), pathKind, creatorKind, placeKind, nameKind)
 )
 
 // typed fills the parameters that want a kind of value (emails, dates, paths, names…) with
