@@ -639,7 +639,7 @@ func TestGenericPages(t *testing.T) {
 			{"remind me to water the plants tomorrow", []string{`add_task {"title":"water the plants","due":"2026-12-03"}`}, nil},
 		}},
 		{"to-do: a question in a form's words adds nothing", todoTools, todoCall, []gstep{
-			{"what are my high priority tasks?", []string{`list_tasks {}`}, []string{"2 of those 3 are high", "Call the bank", "Pay rent"}},
+			{"what are my high priority tasks?", []string{`list_tasks {}`}, []string{"2 of those 3 are high: “Call the bank” and “Pay rent”."}},
 			{"which ones are high priority?", nil, []string{"are high"}},
 		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{

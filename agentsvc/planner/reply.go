@@ -225,6 +225,9 @@ func theTitle(it *item) string {
 	if len(t) > 4 && strings.EqualFold(t[:4], "the ") || personTitle.MatchString(t) {
 		return t // ("Dr. Ana Silva", not "the Dr. Ana Silva")
 	}
+	if first, _, _ := strings.Cut(t, " "); toolVerbs[strings.ToLower(first)] {
+		return "“" + t + "”" // a task: "“Call the bank”", not "the Call the bank"
+	}
 	return "the " + t
 }
 
