@@ -642,6 +642,12 @@ func TestGenericPages(t *testing.T) {
 			{"what are my high priority tasks?", []string{`list_tasks {}`}, []string{"2 of those 3 are high: “Call the bank” and “Pay rent”."}},
 			{"which ones are high priority?", nil, []string{"are high"}},
 		}},
+		{"events: a kind before a from-date", tixTools, tixCall, []gstep{
+			{"comedy from friday", []string{`search_events {"category":"comedy","from":"2026-12-04"}`}, []string{"Stand-up Showcase"}},
+		}},
+		{"events: this weekend is from its saturday", tixTools, tixCall, []gstep{
+			{"anything on in Berlin this weekend?", []string{`search_events {"city":"Berlin","from":"2026-12-05"}`}, []string{"From Saturday, December 5."}},
+		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},
 		}},

@@ -563,7 +563,8 @@ func (f *filler) namedForOther(i int, p *property) bool {
 	// (a figure is no name nor e-mail: "friday at 10 name alex park", the label of what follows)
 	figure := f.toks[i].kind == kindNumber || f.toks[i].kind == kindTime
 	return slices.ContainsFunc(f.schema.props, func(q *property) bool {
-		return q != p && nounOf(f.toks[i+1], q) && !(figure && q.schema.isString() && !q.schema.stringEnum())
+		// (a parameter named by a preposition labels what follows it: "comedy from friday")
+		return q != p && nounOf(f.toks[i+1], q) && !(figure && q.schema.isString() && !q.schema.stringEnum()) && !slices.Contains(strings.Fields(`from to until since after before`), q.name)
 	})
 }
 

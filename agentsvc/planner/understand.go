@@ -220,6 +220,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = pickUps.ReplaceAllString(text, "pickup")             // "pick ups", "a pick-up"
 	text = countJoined.ReplaceAllString(text, "$1 $2")          // "a 2-bedroom place": 2 bedrooms
 	text = withShort.ReplaceAllString(text, "with$1")           // "compare w the golf", "w/ 2k down"
+	if c.hasParam(func(p *property) bool { return dateKind.wants(p) && hasWord(p, "from", "start", "after", "since") }) {
+		text = thisWeekend.ReplaceAllString(text, "from saturday") // "concerts this weekend": from its first day
+	}
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	}
@@ -737,6 +740,9 @@ func (c *conv) rewriteScale(text string) string {
 	}
 	return text
 }
+
+// thisWeekend is the coming weekend: "this weekend", "on the weekend", "this wknd".
+var thisWeekend = regexp.MustCompile(`(?i)\b(?:this|on\s+the|over\s+the|the)\s+(?:weekend|wknd)\b`)
 
 // countJoined is a count joined to its unit: "2-bedroom", "3-night".
 var countJoined = regexp.MustCompile(`\b([0-9]{1,2})-([a-z]{3,})\b`)
