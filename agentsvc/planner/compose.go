@@ -159,8 +159,13 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		final: func(c *conv) string {
 			w := winners(c)
 			var parts []string
+			asked, _ := questionField(toks) // "whats the mileage on the cheapest": its mileage too
 			for _, it := range w {
-				parts = append(parts, theTitle(it)+rankDetail(o, it, c.now.money))
+				part := theTitle(it) + rankDetail(o, it, c.now.money)
+				if asked != nil && asked != o.field {
+					part += rankDetail(order{field: asked}, it, c.now.money)
+				}
+				parts = append(parts, part)
 			}
 			only := "" // how many match when fewer than asked do ("compare the two cheapest": one)
 			if only = c.onlyMatch(len(w)); len(w) >= count {
@@ -267,7 +272,7 @@ func (c *conv) rankNoun(toks []token, from, to int) string {
 		after = append(after, strings.ToLower(t.raw))
 	}
 	for _, t := range toks[:from] {
-		if t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] &&
+		if f, _ := questionField([]token{t}); t.kind == kindWord && c.vocab[t.norm] && !stopWords[t.norm] && !requestWords[t.norm] && f == nil && // ("the mileage on the cheapest")
 			!cueWordSet[t.norm] && !listVerbs[t.norm] && !toolVerbs[t.norm] { // ("I search electric car")
 			before = append(before, strings.ToLower(t.raw))
 		}

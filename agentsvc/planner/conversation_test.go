@@ -4313,6 +4313,12 @@ var siteConversations = []struct {
 		{say: "book a test drive of an suv", calls: []string{`search_cars {"bodyType":"suv"}`}, reply: []string{"Which one?", "book a test drive of the 2022 Honda CR-V"}, not: []string{"no filter"}},
 		{click: 2, calls: []string{`select_car {"carId":"c02"}`, `go_to_test_drive {}`}, reply: []string{"2022 Honda CR-V"}, on: "test-drive"},
 	}},
+	{"the mileage of the cheapest, then a drive of that one", "inventory", "", []siteTurn{
+		{say: "got any hybrids under 35?", calls: []string{`search_cars {}`, `search_cars {"fuel":"hybrid","maxPrice":35000}`}},
+		{say: "whats the mileage on the cheapest", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The cheapest one is the 2022 Toyota Camry, at $26,500, with 24,000 miles."}, not: []string{"cheapest mileage"}},
+		{say: "ok book me a test drive for that one sunday 2pm", calls: []string{`select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
+		{say: "Jo Lee jo@lee.io", calls: []string{`fill_form_data {"name":"Jo Lee","email":"jo@lee.io","date":"2026-12-06","time":"14:00"}`}},
+	}},
 }
 
 // quoted are the suggestions of a reply: the requests it puts between “ and ”.
