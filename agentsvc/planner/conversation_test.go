@@ -4303,6 +4303,7 @@ var siteConversations = []struct {
 	{"the year of a car whose page was come to by a link", "car", "c09", []siteTurn{
 		{say: "what year is this car?", reply: []string{"The 2022 Toyota Camry is from 2022."}, not: []string{"can't tell"}},
 		{say: "What is the mileage of this car?", reply: []string{"can't tell"}, not: []string{"Sorry"}},
+		{say: "how many miles does it have", reply: []string{"can't tell"}, not: []string{"Sorry"}},
 	}},
 	{"the first car, right after the second car was opened", "inventory", "", []siteTurn{
 		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},

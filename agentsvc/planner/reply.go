@@ -1525,7 +1525,7 @@ func (c *conv) deadEnd() string {
 	// of the one on screen that nothing here shows)
 	text := greeting.ReplaceAllString(c.text, "")
 	if toks := tokenize(text); isQuestion(text, toks) && (wordAt(toks, 0, "does", "do", "is", "has", "can", "will") &&
-		wordAt(toks, 1, "it", "this", "the") || wordAt(toks, 0, "what", "what's", "whats") && asksField(toks) && anyNorm(toks, "this", "it", "its")) {
+		wordAt(toks, 1, "it", "this", "the") || wordAt(toks, 0, "what", "what's", "whats", "how") && asksField(toks) && anyNorm(toks, "this", "it", "its")) {
 		// ("is this a convertible?" of the 2021 BMW 430i Convertible: its name says so)
 		if it := c.openedLast(); it != nil && wordAt(toks, 0, "is") {
 			name := contentWords(it.name)
