@@ -648,6 +648,10 @@ func TestGenericPages(t *testing.T) {
 		{"events: this weekend is from its saturday", tixTools, tixCall, []gstep{
 			{"anything on in Berlin this weekend?", []string{`search_events {"city":"Berlin","from":"2026-12-05"}`}, []string{"From Saturday, December 5."}},
 		}},
+		{"to-do: the first one done is the first", todoTools, todoCall, []gstep{
+			{"show my tasks", []string{`list_tasks {}`}, nil},
+			{"mark the first one done", []string{`complete_task {"taskId":"t1"}`}, nil},
+		}},
 		{"shop: the worst rated", shopTools, shopCall, []gstep{
 			{"the lowest rated kettle", []string{`sort_products {"by":"rating","order":"asc"}`}, []string{"The lowest-rated kettle is the Travel Kettle."}},
 		}},

@@ -1719,7 +1719,14 @@ func (c *conv) pointAtSeen(r *reading) {
 	}
 	if l := c.lister(); l != nil {
 		if i := slices.IndexFunc(r.plain, func(p *plan) bool { return p.def.Name == l.def.Name }); i >= 0 {
-			last = slices.DeleteFunc(slices.Clone(last), func(it *item) bool { return !fits(it, r.plain[i]) }) // "cheaper, like a wagon?"
+			// (not by a word of another tool's: "mark the first one done" is no first of those done)
+			others := map[string]float64{}
+			for _, p := range r.plain {
+				if p.def.Name != l.def.Name && p.score > 0 {
+					maps.Copy(others, p.vocab)
+				}
+			}
+			last = slices.DeleteFunc(slices.Clone(last), func(it *item) bool { return !fits(it, r.plain[i], others) }) // "cheaper, like a wagon?"
 		}
 	}
 	drop := -1
@@ -1775,11 +1782,11 @@ func places(toks []token, n int) []int {
 
 // fits reports an item whose fields have the text values the plan filters by, where it has
 // such a field ("bodytype": wagon for bodyType "wagon").
-func fits(it *item, p *plan) bool {
+func fits(it *item, p *plan, others map[string]float64) bool {
 	for name, v := range p.values {
 		want, ok := v.(string)
 		have, known := it.attrs[strings.ToLower(name)]
-		if ok && known && !slices.Contains(have, strings.ToLower(want)) {
+		if ok && known && !slices.Contains(have, strings.ToLower(want)) && others[normWord(want)] == 0 {
 			return false
 		}
 	}
