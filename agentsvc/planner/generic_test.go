@@ -708,6 +708,10 @@ func TestGenericPages(t *testing.T) {
 		{"flights: a list of things in words", flyTools, flyCall, []gstep{
 			{"add sunscreen, a towel and euros to my shopping list", []string{`add_to_shopping_list {"items":["sunscreen","a towel","euros"]}`}, nil},
 		}},
+		{"gym: sign me up is no cancel", gymTools, gymCall, []gstep{
+			{"what spin classes are on?", []string{`list_classes {"type":"spin"}`}, []string{"Spin Blast"}},
+			{"sign me up, M55555", []string{`book_class {"classId":"c-spin-tue-18","memberNumber":"M55555"}`}, nil},
+		}},
 		{"gym: book it is no cancel", gymTools, gymCall, []gstep{
 			{"any spin classes on tuesday?", []string{`list_classes {"day":"tuesday","type":"spin"}`}, []string{"Spin Blast"}},
 			{"book it", nil, []string{"I need your member number."}},

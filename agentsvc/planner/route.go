@@ -101,13 +101,13 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 		if w := toolVerb(p.def); readVerbs[lead] && writeVerbs[w] || writeVerbs[lead] && readVerbs[w] {
 			p.score *= 0.6
 		}
-		if undoes(p.def, toks) {
-			p.score *= 0.6 // "book it", "book the one on saturday" are not for cancel_booking
-		}
 		if strings.Contains(strings.ToLower(p.def.Description), "deprecated") {
 			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
 		(&filler{plan: p, text: text, toks: toks}).fill() // adds what it fills to the score
+		if undoes(p.def, toks) {
+			p.score = 0 // "book it", "sign me up, M55555" are never for cancel_booking
+		}
 	}
 	// Best first: a higher score, or the same score and a plan that can be called before one
 	// that would have to ask for a value.
