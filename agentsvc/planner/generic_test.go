@@ -648,6 +648,11 @@ func TestGenericPages(t *testing.T) {
 		{"events: this weekend is from its saturday", tixTools, tixCall, []gstep{
 			{"anything on in Berlin this weekend?", []string{`search_events {"city":"Berlin","from":"2026-12-05"}`}, []string{"From Saturday, December 5."}},
 		}},
+		{"to-do: a task alone changes nothing unasked", todoTools, todoCall, []gstep{
+			{"show my tasks", []string{`list_tasks {}`}, nil},
+			{"the first one", nil, []string{"Which do you mean: mark a task as done (Buy milk) or delete a task (Buy milk)?"}},
+			{"I finished the bank one", []string{`complete_task {"taskId":"t2"}`}, nil},
+		}},
 		{"to-do: the first one done is the first", todoTools, todoCall, []gstep{
 			{"show my tasks", []string{`list_tasks {}`}, nil},
 			{"mark the first one done", []string{`complete_task {"taskId":"t1"}`}, nil},

@@ -1429,7 +1429,7 @@ func nounAlone(rest []token) bool {
 }
 
 // undoWords ask to take back what was done.
-var undoWords = []string{"cancel", "scrap", "undo", "revoke", "withdraw", "delete", "remove", "clear", "unsubscribe"}
+var undoWords = []string{"cancel", "scrap", "undo", "revoke", "withdraw", "delete", "remove", "clear", "unsubscribe", "rid", "erase", "discard", "trash"}
 
 var optionWords = rawSet(`option options choice choices level levels available offered pls please`)
 
@@ -1451,9 +1451,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 			break
 		}
 		// a question is never answered with an offer to commit ("how much is it?" to "book it?"),
-		// nor a wish to undo ("cancel that booking" to "submit the booking?"); a tool that undoes
-		// is offered only when asked (rankPlans gives it no score)
-		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) ||
+		// nor a wish to undo ("cancel that booking" to "submit the booking?"), nor anything with
+		// an offer to undo ("the second one please" to "cancel a class booking?")
+		if p.score <= 0 || len(p.missing) > 0 || (len(p.schema.props) > 0 && len(p.values) == 0) || undoes(p.def, toks) ||
 			(question || anyNorm(toks, undoWords...)) && named(p.def.Name, commitFirst) ||
 			slices.ContainsFunc(cands, func(q *plan) bool { return q.def.Name == p.def.Name }) {
 			continue

@@ -105,8 +105,10 @@ func rankPlans(text string, tools []chat.ToolDef) []*plan {
 			p.score /= 2 // "DEPRECATED: Use read_text_file instead": the other wins a tie
 		}
 		(&filler{plan: p, text: text, toks: toks}).fill() // adds what it fills to the score
-		if undoes(p.def, toks) {
-			p.score = 0 // "book it", "sign me up, M55555" are never for cancel_booking
+		if lead != "" && undoes(p.def, toks) {
+			// "book it", "sign me up, M55555" are never for cancel_booking ("the first one" of
+			// tasks, which says no verb, still asks whether to mark it done or delete it)
+			p.score = 0
 		}
 	}
 	// Best first: a higher score, or the same score and a plan that can be called before one
