@@ -701,6 +701,7 @@ func TestGenericPages(t *testing.T) {
 		{"flights: a route said without from", flyTools, flyCall, []gstep{
 			{"LHR to CDG dec 20, 2 passengers, business", []string{`search_flights {"from":"LHR","to":"CDG","date":"2026-12-20","passengers":2,"cabin":"business"}`}, nil},
 			{"what time does the first one leave?", nil, []string{"Sorry, I can't help with that on this page."}},
+			{"mark the first one done", nil, []string{"Sorry, I can't help with that on this page."}},
 		}},
 		{"flights: the airport asked by its description, a question no airport", flyTools, flyCall, []gstep{
 			{"flights to JFK", nil, []string{"I need your departure airport code and date."}},

@@ -3025,8 +3025,8 @@ func (c *conv) callBest(r *reading) (intent, bool) {
 	best := r.best
 	l, compare := c.lister(), c.comparer(r)
 	listing := l != nil && l.def.Name == best.def.Name // the best plan is the page's list
-	if m, _ := c.coverage(best, r.toks); r.question && m == 0 && named(best.def.Name, commitFirst) && len(best.missing) > 0 {
-		return intent{reply: c.deadEnd()}, true // "what time does the first one leave?" books nothing
+	if m, _ := c.coverage(best, r.toks); m == 0 && named(best.def.Name, commitFirst) && len(best.missing) > 0 {
+		return intent{reply: c.deadEnd()}, true // "what time does the first one leave?", "mark the first one done" (of flights) book nothing
 	}
 	if navTool(best.def) && slices.ContainsFunc(r.toks, func(t token) bool {
 		return t.kind == kindDate || t.kind == kindTime || t.kind == kindWord && dayWords[t.norm] && t.norm != "next"
