@@ -52,7 +52,7 @@ func (f *filler) freeText() {
 	if p == nil {
 		return
 	}
-	if wordAt(f.toks, 0, "what", "what's", "whats", "which", "who", "how") && writeVerbs[toolVerb(f.def)] {
+	if wordAt(f.toks, 0, questionOpeners...) && writeVerbs[toolVerb(f.def)] {
 		return // "which ones are high priority?" asks; it names no task to add
 	}
 	v, bonus := "", 0.0
@@ -78,7 +78,7 @@ func (f *filler) freeText() {
 	}
 	// "what time does the first one leave?" while the airport to fly from is asked: a question,
 	// no airport (a search's query may be one)
-	asks := wordAt(tokenize(v), 0, "what", "what's", "whats", "which", "who", "how", "when") &&
+	asks := wordAt(tokenize(v), 0, append(questionOpeners, "when")...) &&
 		!hasWord(p, "query", "q", "search", "question", "text", "message", "prompt", "keywords", "term", "topic")
 	var list []string // "add milk and eggs to my shopping list": each of them
 	if freeList(p) {
@@ -103,6 +103,9 @@ func (f *filler) freeText() {
 		}
 	}
 }
+
+// questionOpeners open a question that asks rather than gives a value.
+var questionOpeners = []string{"what", "what's", "whats", "which", "who", "how"}
 
 // comingWords say coming by, never a name.
 var comingWords = wordSet(`come coming visit drop stop pop swing`)

@@ -441,8 +441,10 @@ func (c *conv) itemIs(it *item, toks []token) (string, bool) {
 	}
 	// "how many bedrooms?": a count the list gave, by its name
 	for k, v := range it.nums {
-		if wordAt(toks, 0, "how") && wordAt(toks, 1, "many") && len(toks) > 2 && normWord(k) == toks[2].norm {
-			unit := toks[2].raw
+		if !wordAt(toks, 0, "how") || !wordAt(toks, 1, "many") || len(toks) < 3 {
+			break
+		}
+		if unit := toks[2].raw; normWord(k) == toks[2].norm {
 			if v == 1 {
 				unit = strings.TrimSuffix(unit, "s")
 			}

@@ -138,6 +138,9 @@ var (
 	writeVerbs = wordSet(`create write add edit update delete remove move rename save set make append overwrite`)
 )
 
+// prepositionNames are parameter names that are prepositions: they label what follows them.
+var prepositionNames = map[string]bool{"from": true, "to": true, "until": true, "since": true, "after": true, "before": true}
+
 // undoes reports a tool that takes something back (cancel_booking) for words that never ask
 // to ("book it", "the second one please").
 func undoes(t chat.ToolDef, toks []token) bool {
@@ -566,7 +569,7 @@ func (f *filler) namedForOther(i int, p *property) bool {
 	figure := f.toks[i].kind == kindNumber || f.toks[i].kind == kindTime
 	return slices.ContainsFunc(f.schema.props, func(q *property) bool {
 		// (a parameter named by a preposition labels what follows it: "comedy from friday")
-		return q != p && nounOf(f.toks[i+1], q) && !(figure && q.schema.isString() && !q.schema.stringEnum()) && !slices.Contains(strings.Fields(`from to until since after before`), q.name)
+		return q != p && nounOf(f.toks[i+1], q) && !(figure && q.schema.isString() && !q.schema.stringEnum()) && !prepositionNames[q.name]
 	})
 }
 
@@ -769,8 +772,11 @@ var (
 	// parameter is named by (from, to) or means (origin, destination).
 	placeKind = valueKind{nil, strings.Fields(`from to origin destination departure arrival`),
 		func(f *filler, p *property) (string, int, int) {
-			from := hasWord(p, "from", "origin", "departure")
-			if v, i, k := f.capsAfter(p, map[bool]string{true: "from", false: "to"}[from], false); v != "" || !from {
+			cue, from := "to", hasWord(p, "from", "origin", "departure")
+			if from {
+				cue = "from"
+			}
+			if v, i, k := f.capsAfter(p, cue, false); v != "" || !from {
 				return v, i, k
 			}
 			// "LHR to CDG": the capitalised word before "to" the place after it

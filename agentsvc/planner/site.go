@@ -146,11 +146,19 @@ func (c *conv) openedOf(items []*item) *item {
 
 // openedID is the id an item-opening call (select_car {"carId":"c15"}) opened, or "".
 func openedID(k call) string {
-	var args map[string]any
-	if !named(k.name, opensFirst) || json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
+	if !named(k.name, opensFirst) {
 		return ""
 	}
-	id, _ := slices.Collect(maps.Values(args))[0].(string) // its one argument
+	return onlyArg(k)
+}
+
+// onlyArg is the string a call was given as its one argument, or "".
+func onlyArg(k call) string {
+	var args map[string]any
+	if json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
+		return ""
+	}
+	id, _ := slices.Collect(maps.Values(args))[0].(string)
 	return id
 }
 

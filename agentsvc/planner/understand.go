@@ -4494,12 +4494,7 @@ func (c *conv) pronounRef(toks []token) *item {
 // (apartment_details {"apartmentId":"a3"}), or nil.
 func (c *conv) readLast() *item {
 	for k := range c.earlierCalls {
-		var args map[string]any
-		if json.Unmarshal([]byte(k.args), &args) != nil || len(args) != 1 {
-			return nil
-		}
-		id, _ := slices.Collect(maps.Values(args))[0].(string)
-		return c.before.items[id]
+		return c.before.items[onlyArg(k)]
 	}
 	return nil
 }
