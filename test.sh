@@ -37,6 +37,9 @@ step "go test -race ./..."
 export BYOMCP_REQUIRE_REDIS=1 BYOMCP_REQUIRE_NODE=1 BYOMCP_REQUIRE_LB=1
 go test -race -count=1 -timeout 15m ./...
 
+step "go test ./agentsvc/planner/ (its conversation tables whole: under -race they run one in four)"
+go test -count=1 ./agentsvc/planner/
+
 step "node --test jsclient/test/"
 node --test jsclient/test/
 
