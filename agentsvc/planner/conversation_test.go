@@ -4320,6 +4320,14 @@ var siteConversations = []struct {
 		{say: "ok book me a test drive for that one sunday 2pm", calls: []string{`select_car {"carId":"c09"}`, `go_to_test_drive {}`}, reply: []string{"name and email"}, on: "test-drive"},
 		{say: "Jo Lee jo@lee.io", calls: []string{`fill_form_data {"name":"Jo Lee","email":"jo@lee.io","date":"2026-12-06","time":"14:00"}`}},
 	}},
+	{"more like this one, from a car's page reached by a link, and more like another but cheaper", "car", "c04", []siteTurn{
+		{say: "any more like this one?", calls: []string{`back_to_inventory {}`, `search_cars {}`, `search_cars {"bodyType":"suv"}`}, reply: []string{"Showing 7 cars"}, on: "inventory"},
+		{say: "open the cr-v", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
+		{say: "any other cars like this but cheaper", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"suv"}`}, reply: []string{"only the 2023 Kia Sportage ($27,800) is cheaper than the 2022 Honda CR-V"}, on: "inventory"},
+	}},
+	{"show me more like this, on a car's page reached by a link", "car", "c12", []siteTurn{
+		{say: "show me more like this", calls: []string{`back_to_inventory {}`, `search_cars {}`, `search_cars {"bodyType":"sedan"}`}, reply: []string{"Showing 5 cars"}, on: "inventory"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -28,6 +28,7 @@ type reading struct {
 	pronoun  bool    // "it", "this one": the item on screen
 	numbers  bool    // figures, times or days: values for some tool
 	lookup   bool    // one call of a listing tool may learn names first
+	like     bool    // asks for items like the one on screen (similarTo)
 	plain    []*plan // the page's tools for text, best first
 
 	mentions  []mention
@@ -92,6 +93,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 		text = rest // "Before I book, could you tell me the price of this Audi?": the question
 	}
 	text = c.respell(text)
+	r.like = similarTo.MatchString(text)
 	text = c.rewriteSimilar(text)
 	text = upFront.ReplaceAllString(text, "down") // "I give 3000 at the start"
 	if notDear.MatchString(text) {
@@ -1270,8 +1272,8 @@ func rewriteYear(text string, l *plan) string {
 }
 
 // similarTo asks for items like the one on screen: "anything similar that's cheaper?",
-// "something like this one", "comparable cars".
-var similarTo = regexp.MustCompile(`(?i)\b(?:(?:any|some)(?:thing|one)\s+|(?:ones?|cars?|others?|options?)\s+)?(?:similar|comparable)(?:\s+(?:ones?|cars?|options?))?(?:\s+to\s+(?:this|that|it)(?:\s+one)?)?\b|\b(?:any|some)(?:thing|one)\s+like\s+(?:this|that|it)(?:\s+one)?\b`)
+// "something like this one", "any other cars like this", "comparable cars".
+var similarTo = regexp.MustCompile(`(?i)\b(?:(?:any|some)(?:thing|one)\s+|(?:ones?|cars?|others?|options?)\s+)?(?:similar|comparable)(?:\s+(?:ones?|cars?|options?))?(?:\s+to\s+(?:this|that|it)(?:\s+one)?)?\b|\b(?:(?:any|some)(?:thing|one)|(?:(?:any|some)\s+)?(?:others?|more)(?:\s+(?:ones?|cars?|options?))?|(?:any|some)\s+(?:ones?|cars?|options?))\s+like\s+(?:this|that|it)(?:\s+one)?\b`)
 
 // beatsAsked is the comparison the visitor's words ask ("cheaper than it"), else the one the
 // rewritten text asks ("anything cheaper?": than the car on screen, or the car left).
@@ -2005,8 +2007,8 @@ func init() {
 		// "is it cheaper than the civic", asked on the car's booking page, read on the list: the
 		// list first, which tells of it and of the others, then the request.
 		{"the page's item, learned", func(c *conv, r *reading) bool {
-			return c.page != nil && r.lookup && c.before.items[c.page.id] == nil && len(r.refs) == 1 && r.refs[0].id == c.page.id &&
-				c.lister() != nil
+			return c.page != nil && r.lookup && c.before.items[c.page.id] == nil && c.lister() != nil &&
+				(len(r.refs) == 1 && r.refs[0].id == c.page.id || r.like) // (what "like this one" is rewritten to names no item)
 		}, func(c *conv, r *reading) (intent, bool) { return (&lookup{said: r.said, l: c.lister()}).intent(), true }},
 		// "suvs under 35" before any price was seen: the list first, whose prices tell the
 		// scale (rewriteScale), then the request.
@@ -2315,7 +2317,7 @@ func init() {
 			it := len(r.mentions) == 0 && r.pronoun && c.screenItem() != nil && !slices.ContainsFunc(r.toks, func(t token) bool {
 				return t.kind == kindWord && !opensFirst[t.norm] && !stopWords[t.norm] && !politeWords[t.norm] && !anyNorm([]token{t}, "it", "this", "that", "one", "up")
 			})
-			return cur != "" && !c.reread && !c.listsItems() && opens && (it || len(r.mentions) > 0 && c.onlyNames(r.text) &&
+			return cur != "" && !c.reread && !c.listsItems() && opens && !r.like && (it || len(r.mentions) > 0 && c.onlyNames(r.text) &&
 				!slices.ContainsFunc(r.mentions, func(m mention) bool { return m.items[0].id != cur }))
 		}, func(c *conv, r *reading) (intent, bool) {
 			text := "This is the page of " + theTitle(c.screenItem()) + "."
