@@ -4328,6 +4328,13 @@ var siteConversations = []struct {
 	{"show me more like this, on a car's page reached by a link", "car", "c12", []siteTurn{
 		{say: "show me more like this", calls: []string{`back_to_inventory {}`, `search_cars {}`, `search_cars {"bodyType":"sedan"}`}, reply: []string{"Showing 5 cars"}, on: "inventory"},
 	}},
+	{"a family of five on a budget; the mileage of the one named, and of the few listed", "inventory", "", []siteTurn{
+		{say: "need a car for a family of 5 budget 35k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":35000}`}, reply: []string{"Showing 3 cars"}},
+		{say: "any in red", calls: []string{`search_cars {"bodyType":"suv","color":"red","maxPrice":35000}`}, reply: []string{"Showing 2 cars"}},
+		{say: "whats the mileage", reply: []string{"The 2023 Toyota RAV4 has 12,000 miles and the 2023 Kia Sportage has 14,000 miles."}},
+		{say: "ok the cheapest one then", reply: []string{"The 2023 Kia Sportage is the cheapest"}},
+		{say: "how many miles", reply: []string{"The 2023 Kia Sportage has 14,000 miles."}, not: []string{"not sure"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -76,6 +76,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.lister() != nil {
 		text = manySeats.ReplaceAllString(text, "family with $0") // "need 7 seats": no filter has seats; a family's kinds
 	}
+	text = familyOf.ReplaceAllString(text, "$1")          // "a family of 5, budget 35k": 5 bounds nothing
 	text = nothingThat.ReplaceAllString(text, "$1 ")      // "nothing that costs more than 25000": nothing more than
 	text = addUpTo.ReplaceAllString(text, "total")        // "what does it add up to?": its total (nothing added)
 	text = differenceIf.ReplaceAllString(text, "what if") // "what's the difference if we put 6000 down instead?": worked out
@@ -427,9 +428,11 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.best = formFirst(r.ps)
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
 	}
-	if last := c.lastNamed(); len(r.refs) == 0 && !named && (r.question || len(toks) <= 2 && asksField(toks)) && c.listsItems() && c.onScreen() == "" && len(last) == 1 && len(toks) <= 4 &&
+	if it := c.justNamed(); len(r.refs) == 0 && !named && (r.question || len(toks) <= 2 && asksField(toks)) && c.listsItems() && c.onScreen() == "" && it != nil && len(toks) <= 4 &&
 		(asksField(toks) || slices.ContainsFunc(toks, func(t token) bool { return c.hasParam(func(p *property) bool { return nounOf(t, p) }) })) {
-		r.refs = last // "wat colours" after "The cheapest one is the Kia Sportage": its colours; "hw much" of the one listed
+		r.refs = []*item{it} // "wat colours" after "The cheapest one is the Kia Sportage (the …)": its colours; "hw much" of the one listed
+	} else if len(r.refs) == 0 && !named && r.question && asksField(toks) && len(toks) <= 4 && c.listsItems() && c.onScreen() == "" && c.fewSeen() {
+		r.refs = c.before.last // "whats the mileage" of the three listed: of each
 	}
 	seen := c.before.items[c.onScreen()]
 	if (r.best == nil || r.unclear) && len(r.refs) == 0 && !named && r.question && asksField(toks) && seen != nil && !c.listsItems() {
@@ -1637,6 +1640,9 @@ var stillThere = regexp.MustCompile(`(?i)^\s*(?:is|are)\s+(the\s+(?:[\w-]+\s+){0
 // manySeats asks for room for more people than most cars seat: "need 7 seats", "seating for
 // 8", "a 7-seater".
 var manySeats = regexp.MustCompile(`(?i)\b(?:(?:[6-9]|six|seven|eight|nine)[\s-]*(?:seats|seater)|seat(?:s|ing)?\s+(?:for\s+)?(?:[6-9]|six|seven|eight|nine)(?:\s+(?:people|persons|of\s+us))?)\b`)
+
+// familyOf counts people: "a family of 5", "a group of four".
+var familyOf = regexp.MustCompile(`(?i)\b(family|group|party)\s+of\s+(?:[0-9]{1,2}|two|three|four|five|six|seven|eight|nine|ten)\b`)
 
 // itWord is the word that stands for a thing said before.
 var itWord = regexp.MustCompile(`(?i)\b(?:it|that|one)\b`)
