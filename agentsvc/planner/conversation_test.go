@@ -4335,6 +4335,14 @@ var siteConversations = []struct {
 		{say: "ok the cheapest one then", reply: []string{"The 2023 Kia Sportage is the cheapest"}},
 		{say: "how many miles", reply: []string{"The 2023 Kia Sportage has 14,000 miles."}, not: []string{"not sure"}},
 	}},
+	{"the packages taken off again: by their noun, as them, and taken off", "car", "c09", []siteTurn{
+		{say: "add all the packages", calls: []string{`configure_car {"packages":["tech","sound","safety"]}`}},
+		{say: "nah remove them", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+		{say: "add the sound and tech packages", calls: []string{`configure_car {"packages":["sound","tech"]}`}},
+		{say: "take them off", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"no packages"}},
+		{say: "add all the packages", calls: []string{`configure_car {"packages":["tech","sound","safety"]}`}},
+		{say: "remove the packages", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"total $26,500"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -513,7 +513,14 @@ func (f *filler) enums() {
 					e.add = append(e.add, c.value)
 				}
 			}
-			if len(e.add)+len(e.drop) == 0 || len(e.add) > 0 && !ps.acceptsStrings(e.add) {
+			if len(e.add)+len(e.drop) == 0 {
+				// "remove the packages", "take all the packages off": none of them
+				if i := slices.IndexFunc(f.toks, func(t token) bool { return nounOf(t, p) && strings.HasSuffix(strings.ToLower(t.raw), "s") }); i >= 0 && f.listCue(i) == "drop" {
+					f.claim(p, []string{}, bonusEnum, i, i+1)
+				}
+				continue
+			}
+			if len(e.add) > 0 && !ps.acceptsStrings(e.add) {
 				continue
 			}
 			for _, t := range toks {

@@ -602,8 +602,8 @@ var goVerbs = rawSet(`go back return head take bring visit`)
 // this page's own tools only ("back to the calculator" on the financing calculator, "take me
 // to the test drive page" on the booking form), where no navigation tool here goes.
 func (c *conv) goesHere(toks []token) bool {
-	if c.reread || !slices.ContainsFunc(toks, func(t token) bool { return isWord(t, goVerbs) }) {
-		return false
+	if c.reread || !slices.ContainsFunc(toks, func(t token) bool { return isWord(t, goVerbs) }) || anyNorm(toks, "take") && anyNorm(toks, "off", "out") {
+		return false // (not "take the packages off")
 	}
 	var own []string
 	for _, t := range c.tools {

@@ -188,8 +188,10 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = setNow.ReplaceAllString(text, "which $1$2$3 did I choose?")         // "what trim is it set to now?": the one chosen, not the choices
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
-	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no") {
+	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no", "off") {
 		text = c.everyChoice(text) // "add all the packages": each one named
+	} else {
+		text = c.dropThem(text) // "nah remove them" after the packages were added
 	}
 	text = sameWhen.ReplaceAllString(text, "") // "the A6 instead, same day and time": kept, as every change keeps them
 	if opensFromComparison.MatchString(text) {
@@ -4675,6 +4677,34 @@ func (c *conv) everyChoice(text string) string {
 		}
 	}
 	return text
+}
+
+// themWords point at what was just set: "them", "all of them".
+var themWords = regexp.MustCompile(`(?i)\b(?:all\s+(?:of\s+)?)?(?:them|those|these|em)\b`)
+
+// dropThem writes "them" of a request to remove as the one list of choices this page's calls
+// have filled: "nah remove them" after all the packages were added is "remove the packages".
+func (c *conv) dropThem(text string) string {
+	if !themWords.MatchString(text) {
+		return text
+	}
+	noun := ""
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			var had []string
+			if p.schema.isArray() && p.schema.items != nil && p.schema.items.stringEnum() &&
+				json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &had) == nil && len(had) > 0 {
+				if noun != "" {
+					return text // two lists: which one is not said
+				}
+				noun = p.words[len(p.words)-1]
+			}
+		}
+	}
+	if noun == "" {
+		return text
+	}
+	return themWords.ReplaceAllLiteralString(text, "the "+noun+"s")
 }
 
 // goWithChoice goes to a page with a choice set first: "take me to financing for the EX-L
