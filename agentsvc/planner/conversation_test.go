@@ -4343,6 +4343,11 @@ var siteConversations = []struct {
 		{say: "add all the packages", calls: []string{`configure_car {"packages":["tech","sound","safety"]}`}},
 		{say: "remove the packages", calls: []string{`configure_car {"packages":[]}`}, reply: []string{"total $26,500"}},
 	}},
+	{"the cheapest of a kind asked on a car's page, and a payment typed short", "car", "c03", []siteTurn{
+		{say: "whats the cheapest sedan", calls: []string{`back_to_inventory {}`, `search_cars {"bodyType":"sedan"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"The cheapest sedan is the 2023 Honda Civic, at $23,900."}, on: "inventory"},
+		{say: "ok that one", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
+		{say: "how much per mnth for 4 yrs", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -491,9 +491,12 @@ func (c *conv) elsewhere(toks []token, ps []*plan, pronoun bool) (intent, bool) 
 		return c.goTo(c.tools[i]), true
 	}
 	// "the cheapest suv you have", "any electric cars under 45k" on a page that lists nothing
-	_, _, _, ranks := rankOf(toks)
+	_, _, at, ranks := rankOf(toks)
+	// ("whats the cheapest sedan" on a car's page, not "… trim": a kind of thing no tool here takes)
+	kind := ranks && c.lister() == nil && at+1 < len(toks) && toks[at+1].kind == kindWord && !wordAt(toks, at+1, "one", "ones") && !stopWords[toks[at+1].norm] &&
+		!c.hasParam(func(p *property) bool { return nounOf(toks[at+1], p) })
 	ranks = ranks || slices.ContainsFunc(toks, func(t token) bool { return t.kind == kindNumber && t.money })
-	if pronoun || c.reread || !seeksThings(toks) && !(ranks && ofAll(toks)) || slices.ContainsFunc(ps, func(p *plan) bool {
+	if pronoun || c.reread || !seeksThings(toks) && !(ranks && (ofAll(toks) || kind)) || slices.ContainsFunc(ps, func(p *plan) bool {
 		m, _ := c.coverage(p, toks)
 		return p.score > 0 && m > 0 && !navTool(p.def) && !(ranks && c.lister() == nil)
 	}) {

@@ -388,7 +388,7 @@ func mergeMultipliers(toks []token) []token {
 var rewrites = map[string]string{
 	"colour": "color", "grey": "gray", "gas": "gasoline", "ev": "electric", "evs": "electric", "petrol": "gasoline",
 	"truck": "pickup", "van": "minivan", "cabriolet": "convertible", "estate": "wagon",
-	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month",
+	"saloon": "sedan", "automobile": "car", "vehicle": "car", "auto": "car", "yr": "year", "yrs": "year", "mos": "month", "mth": "month", "mths": "month", "mnth": "month", "mnths": "month",
 	"mo": "month", "mail": "email", "telephone": "phone", "tel": "phone",
 	"mobile": "phone", "does": "do", "cell": "phone", "pct": "percent", "mi": "mile", "cost": "price",
 	"abt": "about", "cmp": "compare", "diff": "difference", "dn": "down", "dwn": "down", "compair": "compare", "pkg": "package", "pkgs": "package", "wat": "what", "wats": "what", "em": "them",
