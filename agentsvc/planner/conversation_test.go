@@ -4348,6 +4348,12 @@ var siteConversations = []struct {
 		{say: "ok that one", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
 		{say: "how much per mnth for 4 yrs", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":48}`}, reply: []string{"48 months"}, on: "financing"},
 	}},
+	{"go back, on the list come to from a car's page", "inventory", "", []siteTurn{
+		{say: "suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open the rav4", calls: []string{`select_car {"carId":"c01"}`}, on: "car"},
+		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "go back", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"2023 Toyota RAV4"}, on: "car"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -2314,6 +2314,16 @@ func init() {
 				return reply(said, true)
 			}},
 		// "back to the calculator" on the calculator's page: it is here.
+		// "go back" on the list the visitor came to from an item's page: that page again
+		{"back to the item", func(c *conv, r *reading) bool {
+			return !c.reread && c.lister() != nil && c.openedLast() != nil && onlyGoing(r.toks, func(w string) bool { return w == "back" })
+		}, func(c *conv, _ *reading) (intent, bool) {
+			in, ok := c.openFor(c.openedLast())
+			if ok {
+				in.first(c).opens = false // (its page does not read "go back" again)
+			}
+			return in, ok
+		}},
 		{"this page", func(c *conv, r *reading) bool { return c.goesHere(r.toks) }, func(c *conv, _ *reading) (intent, bool) {
 			return reply("You're already there."+c.wayOut(), true)
 		}},
