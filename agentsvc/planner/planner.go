@@ -57,6 +57,33 @@ func New() *Planner { return &Planner{now: time.Now, place: &onPage} }
 // NewForTerminal returns the offline planner for `byomcp chat`, whose replies speak of a terminal.
 func NewForTerminal() *Planner { return &Planner{now: time.Now, place: &inTerminal} }
 
+// maxRead bounds the messages the planner reads of a conversation: it reads them on every
+// call, so reading all made each call of a long conversation dearer (278 ms at 801 messages,
+// BenchmarkStreamLongConversation; 59 ms with this bound). This many hold a visitor's last
+// twenty to thirty turns; what was said before them is forgotten.
+const maxRead = 120
+
+// window is what the planner reads of msgs: the system messages they start with, and the
+// messages from the first visitor's message among the last maxRead on; cut tells whether
+// any were left out.
+func window(msgs []chat.Message) (read []chat.Message, cut bool) {
+	head := 0
+	for head < len(msgs) && msgs[head].Role == chat.RoleSystem {
+		head++
+	}
+	if len(msgs)-head <= maxRead {
+		return msgs, false
+	}
+	from := len(msgs) - maxRead
+	for from < len(msgs) && msgs[from].Role != chat.RoleUser {
+		from++
+	}
+	if from == len(msgs) {
+		return msgs, false // one turn of more calls than that: all of it
+	}
+	return append(slices.Clone(msgs[:head]), msgs[from:]...), true
+}
+
 // Name implements llm.Model.
 func (*Planner) Name() string { return "offline planner" }
 
@@ -71,7 +98,9 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 	if p.now != nil {
 		now = p.now
 	}
-	c := newConv(req, now())
+	read, cut := window(req.Messages)
+	c := newConv(llm.Request{Messages: read, Tools: req.Tools}, now())
+	c.firstReply = c.firstReply && !cut
 	c.place = cmp.Or(p.place, c.place)
 	a := c.next()
 	if a.call != nil {

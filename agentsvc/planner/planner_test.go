@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -715,6 +716,59 @@ func TestAddressesNameNoItem(t *testing.T) {
 			if w.c == "toyota" || w.c == "rav4" {
 				t.Errorf("%q: %q read as a word that may name an item", text, w.c)
 			}
+		}
+	}
+}
+
+// longConversation is n turns of a visitor on the list: a search, its result (the site's
+// rows, as the demo's tool writes them) and a reply each; then a last request.
+func longConversation(n int) []chat.Message {
+	msgs := []chat.Message{{Role: chat.RoleSystem, Content: "You are the agent of a car dealer's site."}}
+	kinds := []string{"suv", "sedan", "pickup", "hatchback"}
+	for i := range n {
+		id := fmt.Sprintf("planner-1-%d", i+1)
+		msgs = append(msgs, user("show me "+kinds[i%len(kinds)]+"s under 40k"),
+			chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: id, Name: "search_cars", Arguments: fmt.Sprintf(`{"bodyType":%q,"maxPrice":40000}`, kinds[i%len(kinds)])}}},
+			chat.Message{Role: chat.RoleTool, ToolCallID: id, Name: "search_cars", Content: "Showing 3 cars: c01 2023 Toyota RAV4 $31990; c02 2022 Honda CR-V $29450; c08 2023 Kia Sportage $27800"},
+			chat.Message{Role: chat.RoleAssistant, Content: "Showing 3 cars: 2023 Toyota RAV4 $31,990; 2022 Honda CR-V $29,450; 2023 Kia Sportage $27,800"})
+	}
+	return append(msgs, user("which is the cheapest?"))
+}
+
+// A long conversation is read from its system message and its last visitor's messages
+// (window): the cost of a model call does not grow with the conversation (the benchmark
+// below), and what the last turns said is still known.
+func TestLongConversationIsReadFromItsLastTurns(t *testing.T) {
+	msgs := longConversation(200)
+	read, cut := window(msgs)
+	if !cut || len(read) > maxRead+1 || read[0].Role != chat.RoleSystem || read[1].Role != chat.RoleUser {
+		t.Fatalf("window of %d messages: %d read (cut %v), starting %s, %s", len(msgs), len(read), cut, read[0].Role, read[1].Role)
+	}
+	if short := longConversation(3); len(short) <= maxRead {
+		if read, cut := window(short); cut || len(read) != len(short) {
+			t.Errorf("a short conversation is read whole: %d of %d (cut %v)", len(read), len(short), cut)
+		}
+	}
+	resp, err := New().Stream(t.Context(), llm.Request{Messages: msgs, Tools: inventoryTools}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(resp.Text, "2023 Kia Sportage") || strings.Contains(resp.Text, Notice) {
+		t.Errorf("the cheapest, 200 turns in: %q", resp.Text)
+	}
+	if n := len(resp.ToolCalls); n > 0 && resp.ToolCalls[0].ID != fmt.Sprintf("planner-1-%d", 201) {
+		t.Errorf("the call's id counts the whole conversation: %s", resp.ToolCalls[0].ID)
+	}
+}
+
+// BenchmarkStreamLongConversation is one model call at the end of a 200-turn conversation
+// (801 messages). On this machine (2026-12-07): 278 ms a call before window, growing with the
+// conversation; 59 ms after, the cost of its last 30 turns whatever came before.
+func BenchmarkStreamLongConversation(b *testing.B) {
+	req := llm.Request{Messages: longConversation(200), Tools: inventoryTools}
+	for b.Loop() {
+		if _, err := New().Stream(context.Background(), req, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
