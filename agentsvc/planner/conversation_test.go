@@ -4354,6 +4354,13 @@ var siteConversations = []struct {
 		{say: "back to the list", calls: []string{`back_to_inventory {}`}, on: "inventory"},
 		{say: "go back", calls: []string{`select_car {"carId":"c01"}`}, reply: []string{"2023 Toyota RAV4"}, on: "car"},
 	}},
+	{"a year bound said after the others, and the price with every package", "inventory", "", []siteTurn{
+		{say: "i need an suv thats red or white under 35000", calls: []string{`search_cars {"bodyType":"suv","color":"red","maxPrice":35000}`}},
+		{say: "just the white ones", calls: []string{`search_cars {"bodyType":"suv","color":"white","maxPrice":35000}`}},
+		{say: "2022 or newer", calls: []string{`search_cars {"bodyType":"suv","color":"white","maxPrice":35000,"minYear":2022}`}},
+		{say: "how about the crv", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
+		{say: "whats the price with all packages", calls: []string{`configure_car {"packages":["winter","safety","cargo"]}`}, reply: []string{"total $32,200"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

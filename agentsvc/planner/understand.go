@@ -188,8 +188,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = setNow.ReplaceAllString(text, "which $1$2$3 did I choose?")         // "what trim is it set to now?": the one chosen, not the choices
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
-	if toks := tokenize(text); !isQuestion(text, toks) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no", "off") {
-		text = c.everyChoice(text) // "add all the packages": each one named
+	if toks := tokenize(text); (!isQuestion(text, toks) || withAll.MatchString(text)) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no", "off") {
+		text = c.everyChoice(text) // "add all the packages": each one named; "whats the price with all packages"
 	} else {
 		text = c.dropThem(text) // "nah remove them" after the packages were added
 	}
@@ -3378,9 +3378,13 @@ func (c *conv) onlyValues(p *plan, toks []token) bool {
 			break
 		}
 	}
-	return !required && len(p.values) > 0 && !(opened && len(p.values) > 1) && unmatched == 0 && !changes && !slices.ContainsFunc(toks, func(t token) bool {
-		return requestWords[t.norm] && !politeWords[t.norm] || listVerbs[t.norm] || toolVerbs[t.norm] // ("under 20000 km, please")
-	})
+	for i, t := range toks {
+		bound := wordAt(toks, i, "or") && wordAt(toks, i+1, "newer", "older", "more", "less", "later", "earlier", "above", "below", "over", "under") // ("2022 or newer")
+		if requestWords[t.norm] && !politeWords[t.norm] && !bound || listVerbs[t.norm] || toolVerbs[t.norm] {                                        // ("under 20000 km, please")
+			return false
+		}
+	}
+	return !required && len(p.values) > 0 && !(opened && len(p.values) > 1) && unmatched == 0 && !changes
 }
 
 // rewriteShares writes a share of the price as its amount ("20% down" becomes "4380 down")
@@ -4688,6 +4692,9 @@ func (c *conv) everyChoice(text string) string {
 	}
 	return text
 }
+
+// withAll asks of the item with every choice of a list: "how much with all the packages?".
+var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
 
 // themWords point at what was just set: "them", "all of them".
 var themWords = regexp.MustCompile(`(?i)\b(?:all\s+(?:of\s+)?)?(?:them|those|these|em)\b`)
