@@ -4361,6 +4361,13 @@ var siteConversations = []struct {
 		{say: "how about the crv", calls: []string{`select_car {"carId":"c02"}`}, on: "car"},
 		{say: "whats the price with all packages", calls: []string{`configure_car {"packages":["winter","safety","cargo"]}`}, reply: []string{"total $32,200"}},
 	}},
+	{"a ranking by what no result tells, in the comparison drawer; its suggestion works", "inventory", "", []siteTurn{
+		{say: "show electric cars", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "compare the top two", calls: []string{`compare_cars {"carIds":["c04","c05"]}`}, on: "drawer"},
+		{say: "which one has more range", reply: []string{"I can't tell", "which is cheapest?"}, not: []string{"open the comparison"}},
+		{click: 1, calls: []string{}},
+		{say: "which is faster", reply: []string{"I can't tell"}, not: []string{"Which do you mean"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

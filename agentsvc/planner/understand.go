@@ -2759,6 +2759,22 @@ func init() {
 			}
 			return in, true
 		}},
+		// "which one has more range?", "which is faster" of the cars shown: what no result says
+		{"a ranking no result tells", func(c *conv, r *reading) bool {
+			return r.question && !r.hasRank && !r.numbers && wordAt(r.toks, 0, "which") && len(c.group()) >= 2 && unknownRank(r.toks)
+		}, func(c *conv, _ *reading) (intent, bool) {
+			var can []string
+			for _, f := range []struct{ keys, ask string }{{"price", "which is cheapest?"}, {"year", "which is newest?"}} {
+				if !slices.ContainsFunc(c.group(), func(it *item) bool { _, ok := it.num(f.keys); return !ok }) {
+					can = append(can, f.ask)
+				}
+			}
+			text := cantTell
+			if len(can) > 0 {
+				text += " Of these I can tell " + c.offer(can, "or", true) + "."
+			}
+			return reply(text, true)
+		}},
 		{"clarify", unclear, func(c *conv, r *reading) (intent, bool) {
 			in := c.clarify(r.text, r.ps, r.toks2, r.question)
 			// "is it available in red?", "i want it in red" on its calculator, which cannot tell
@@ -4695,6 +4711,19 @@ func (c *conv) everyChoice(text string) string {
 
 // withAll asks of the item with every choice of a list: "how much with all the packages?".
 var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
+
+// unknownRank reports a comparison of a quality: "more range", "faster", "the best" (not "best
+// for a family", a kind).
+func unknownRank(toks []token) bool {
+	for i, t := range toks {
+		w := strings.ToLower(t.raw)
+		if t.kind == kindWord && !wordAt(toks, i+1, "for") && (wordAt(toks, i, "more", "most", "less", "least", "better", "best", "worse", "worst") ||
+			len(w) >= 5 && (strings.HasSuffix(w, "er") || strings.HasSuffix(w, "est")) && !lexicon[t.norm]) {
+			return true
+		}
+	}
+	return false
+}
 
 // themWords point at what was just set: "them", "all of them".
 var themWords = regexp.MustCompile(`(?i)\b(?:all\s+(?:of\s+)?)?(?:them|those|these|em)\b`)
