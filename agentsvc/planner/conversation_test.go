@@ -4368,6 +4368,13 @@ var siteConversations = []struct {
 		{click: 1, calls: []string{}},
 		{say: "which is faster", reply: []string{"I can't tell"}, not: []string{"Which do you mean"}},
 	}},
+	{"a request and a question in one message, on a car's page", "inventory", "", []siteTurn{
+		{say: "Hi there! We're shopping for our first electric car. What do you have?", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "Which of those has the lowest price?", reply: []string{"The 2022 Tesla Model 3 is the cheapest"}},
+		{say: "Could you open that one for me?", calls: []string{`select_car {"carId":"c12"}`}, on: "car"},
+		{say: "Great, white please. And what trims are there?", calls: []string{`configure_car {"color":"white"}`}, reply: []string{"white", "The trim can be Rear-Wheel Drive or Long Range."}},
+		{say: "make it red, and how much is it now?", calls: []string{`configure_car {"color":"red"}`}, reply: []string{"red"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -2104,6 +2104,24 @@ func init() {
 				return "Yes. " + c.summary()
 			}}, true
 		}},
+		// "Great, white please. And what trims are there?" on its page: both, the question
+		// answered after (not of a list the request changes: its answer is read from before)
+		{"a request and a question", func(_ *conv, r *reading) bool { return requestThenQuestion.MatchString(r.text) }, func(c *conv, r *reading) (intent, bool) {
+			m := requestThenQuestion.FindStringSubmatch(r.text)
+			if first := tokenize(m[1]); isQuestion(m[1], first) || anyNorm(first, "need", "want", "looking", "must") {
+				return intent{}, false // ("i need something that can tow. does this come with …?": a need, then a question)
+			}
+			do, q := c.understand(m[1], false), c.understand(m[2], false)
+			if do.steps == nil || q.steps != nil || q.asked != nil || q.reply == "" || strings.HasPrefix(q.reply, deadEndStart) || strings.HasPrefix(q.reply, clarifyStart) {
+				return intent{}, false
+			}
+			steps := do.steps(c)
+			if l := c.lister(); len(steps) != 1 || navTool(steps[0].def) || opener(steps[0].def) || named(steps[0].def.Name, commitFirst) ||
+				l != nil && steps[0].def.Name == l.def.Name || slices.ContainsFunc(steps[0].schema.props, takesIDs) { // (of the items it names or lists)
+				return intent{}, false
+			}
+			return intent{steps: do.steps, final: func(c *conv) string { return c.summary() + " " + q.reply }}, true
+		}},
 		// (not "I'm trying to decide between the Civic and the Mazda3. Which one is cheaper?":
 		// the question is of the two named)
 		{"a need, then a question", func(_ *conv, r *reading) bool {
@@ -4027,6 +4045,10 @@ func questionPair(text string) (a, b string, ok bool) {
 	}
 	return "", "", false
 }
+
+// requestThenQuestion is a request, then a question: "white please. what trims are there?",
+// "make it white, and what trims are there?".
+var requestThenQuestion = regexp.MustCompile(`(?i)^([^?]*\w[^?]*?)(?:[.!;]\s*|,\s*|\s+and\s+)(?:and\s+|also\s+)?((?:what|what's|whats|which|how|is|are|does|do)\b[^.!?]*\?)\s*$`)
 
 // lastQuestion is the question that ends a message whose sentences before it ask for nothing
 // to be done ("i need something that can tow."); "" when there is none.
