@@ -4125,7 +4125,7 @@ var siteConversations = []struct {
 	{"it after a reply that only suggested a car", "inventory", "", []siteTurn{
 		{say: "hybrid", calls: []string{`search_cars {"fuel":"hybrid"}`}},
 		{say: "wei.chen@qq.com", calls: []string{}, reply: []string{"Noted"}},
-		{say: "book it", calls: []string{}, reply: []string{"tell me which"}, not: []string{"RAV4 for"}},
+		{say: "book it", calls: []string{}, reply: []string{"Which car is it for"}, not: []string{"RAV4 for"}},
 	}},
 	{"a three-word name that ends in a short word, then the e-mail", "financing", "c05", []siteTurn{
 		{say: "apply Pham Van An pham.an@gmail.com 45000", calls: []string{`apply_for_financing {"fullName":"Pham Van An","email":"pham.an@gmail.com","annualIncome":45000}`}, reply: []string{"submitted for Pham Van An"}},
@@ -4374,6 +4374,12 @@ var siteConversations = []struct {
 		{say: "Could you open that one for me?", calls: []string{`select_car {"carId":"c12"}`}, on: "car"},
 		{say: "Great, white please. And what trims are there?", calls: []string{`configure_car {"color":"white"}`}, reply: []string{"white", "The trim can be Rear-Wheel Drive or Long Range."}},
 		{say: "make it red, and how much is it now?", calls: []string{`configure_car {"color":"red"}`}, reply: []string{"red"}},
+	}},
+	{"the newest pickup, two of them: their miles, and a drive of which", "inventory", "", []siteTurn{
+		{say: "what's the newest pickup", calls: []string{`search_cars {"bodyType":"pickup"}`, `sort_cars {"by":"year","order":"desc"}`}, reply: []string{"2 are the newest"}},
+		{say: "how many miles on it", reply: []string{"The 2021 Ford F-150 has 27,000 miles and the 2021 Toyota Tacoma has 38,000 miles."}},
+		{say: "book a test drive for it", calls: []string{}, reply: []string{"Which car is it for", "the 2021 Toyota Tacoma"}, not: []string{"Sorry"}},
+		{click: 2, calls: []string{`select_car {"carId":"c18"}`, `go_to_test_drive {}`}, on: "test-drive"},
 	}},
 }
 

@@ -433,8 +433,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if it := c.justNamed(); len(r.refs) == 0 && !named && (r.question || len(toks) <= 2 && asksField(toks)) && c.listsItems() && c.onScreen() == "" && it != nil && len(toks) <= 4 &&
 		(asksField(toks) || slices.ContainsFunc(toks, func(t token) bool { return c.hasParam(func(p *property) bool { return nounOf(t, p) }) })) {
 		r.refs = []*item{it} // "wat colours" after "The cheapest one is the Kia Sportage (the …)": its colours; "hw much" of the one listed
-	} else if len(r.refs) == 0 && !named && r.question && asksField(toks) && len(toks) <= 4 && c.listsItems() && c.onScreen() == "" && c.fewSeen() {
-		r.refs = c.before.last // "whats the mileage" of the three listed: of each
+	} else if len(r.refs) == 0 && !named && r.question && asksField(toks) && len(toks) <= 5 && c.listsItems() && c.onScreen() == "" && c.fewSeen() {
+		r.refs = c.before.last // "whats the mileage" of the three listed, "how many miles on it" of two named newest: of each
 	}
 	seen := c.before.items[c.onScreen()]
 	if (r.best == nil || r.unclear) && len(r.refs) == 0 && !named && r.question && asksField(toks) && seen != nil && !c.listsItems() {
@@ -2653,7 +2653,9 @@ func init() {
 			// ("how much a month" after "The cheapest one is the Kia Sportage": its calculator)
 			// ("open that" after a list of several: which)
 			opensIt := r.pronoun && slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] })
-			return r.unclear && (r.numbers || perMonth(r.toks) || opensIt) && len(r.refs) == 0 && c.onScreen() == "" &&
+			// ("book a test drive for it" after two were named the newest: which)
+			acts := !r.question && slices.ContainsFunc(r.toks, func(t token) bool { return actionVerbs[t.norm] }) && len(c.group()) >= 2 && c.itemInView() == nil
+			return r.unclear && (r.numbers || perMonth(r.toks) || opensIt || acts) && len(r.refs) == 0 && c.onScreen() == "" &&
 				(c.itemInView() != nil || len(c.group()) >= 2 || opensIt && len(c.before.last) >= 2)
 		}, func(c *conv, _ *reading) (intent, bool) {
 			if it := c.itemInView(); it != nil {
