@@ -4381,6 +4381,11 @@ var siteConversations = []struct {
 		{say: "book a test drive for it", calls: []string{}, reply: []string{"Which car is it for", "the 2021 Toyota Tacoma"}, not: []string{"Sorry"}},
 		{click: 2, calls: []string{`select_car {"carId":"c18"}`, `go_to_test_drive {}`}, on: "test-drive"},
 	}},
+	{"the lowest monthly payment: over the longest term", "car", "c04", []siteTurn{
+		{say: "what is the lowest monthly payment possible on this?", calls: []string{`go_to_financing {}`, `calculate_payment {"termMonths":72}`}, reply: []string{"72 months"}, on: "financing"},
+		{say: "with 10k down?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}},
+		{say: "whats the lowest monthly i can get", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

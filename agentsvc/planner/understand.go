@@ -76,7 +76,14 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.lister() != nil {
 		text = manySeats.ReplaceAllString(text, "family with $0") // "need 7 seats": no filter has seats; a family's kinds
 	}
-	text = familyOf.ReplaceAllString(text, "$1")          // "a family of 5, budget 35k": 5 bounds nothing
+	text = familyOf.ReplaceAllString(text, "$1") // "a family of 5, budget 35k": 5 bounds nothing
+	if p := c.termParam(); p != nil && lowestMonthly.MatchString(text) {
+		// "whats the lowest monthly i can get": over the longest term the calculator offers
+		if en := p.schema.allEnums(); len(en) > 0 && en[0].isNum {
+			longest := slices.MaxFunc(en, func(a, b enumValue) int { return cmp.Compare(a.num, b.num) })
+			text = lowestMonthly.ReplaceAllString(text, "monthly payment over "+longest.text()+" months")
+		}
+	}
 	text = nothingThat.ReplaceAllString(text, "$1 ")      // "nothing that costs more than 25000": nothing more than
 	text = addUpTo.ReplaceAllString(text, "total")        // "what does it add up to?": its total (nothing added)
 	text = differenceIf.ReplaceAllString(text, "what if") // "what's the difference if we put 6000 down instead?": worked out
@@ -1642,6 +1649,10 @@ var stillThere = regexp.MustCompile(`(?i)^\s*(?:is|are)\s+(the\s+(?:[\w-]+\s+){0
 // manySeats asks for room for more people than most cars seat: "need 7 seats", "seating for
 // 8", "a 7-seater".
 var manySeats = regexp.MustCompile(`(?i)\b(?:(?:[6-9]|six|seven|eight|nine)[\s-]*(?:seats|seater)|seat(?:s|ing)?\s+(?:for\s+)?(?:[6-9]|six|seven|eight|nine)(?:\s+(?:people|persons|of\s+us))?)\b`)
+
+// lowestMonthly asks for the smallest monthly payment: "the lowest monthly", "the cheapest
+// monthly payment possible".
+var lowestMonthly = regexp.MustCompile(`(?i)\b(?:lowest|smallest|cheapest|least|minimum)\s+(?:possible\s+)?(?:monthly(?:\s+payments?)?|payments?(?:\s+a\s+month)?)\b`)
 
 // familyOf counts people: "a family of 5", "a group of four".
 var familyOf = regexp.MustCompile(`(?i)\b(family|group|party)\s+of\s+(?:[0-9]{1,2}|two|three|four|five|six|seven|eight|nine|ten)\b`)
