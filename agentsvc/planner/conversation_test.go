@@ -4386,6 +4386,18 @@ var siteConversations = []struct {
 		{say: "with 10k down?", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}},
 		{say: "whats the lowest monthly i can get", calls: []string{`calculate_payment {"downPayment":10000,"termMonths":72}`}},
 	}},
+	{"more bounds said with \"with\"; what was booked, before the form was sent and after", "inventory", "", []siteTurn{
+		{say: "i'm looking for a reliable used car around 25 grand", calls: []string{`search_cars {"minPrice":22500,"maxPrice":27500}`}},
+		{say: "something newer than 2021", calls: []string{`search_cars {"minPrice":22500,"maxPrice":27500,"minYear":2021}`}},
+		{say: "with under 30k miles", calls: []string{`search_cars {"minPrice":22500,"maxPrice":27500,"maxMileage":30000,"minYear":2021}`}, reply: []string{"Showing 3 cars"}},
+		{say: "open the mazda3", calls: []string{`select_car {"carId":"c15"}`}, on: "car"},
+		{say: "i like this one. can i test drive it?", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "tomorrow at 9", calls: []string{}},
+		{say: "Chris Young chris@young.dev", calls: []string{`fill_form_data {"name":"Chris Young","email":"chris@young.dev","date":"2026-12-03","time":"09:00"}`}},
+		{say: "what did i book?", calls: []string{}, reply: []string{"Nothing is sent yet: the form for the 2023 Mazda Mazda3 Hatchback holds", "name Chris Young", "time 09:00"}},
+		{click: 1, calls: []string{`book_test_drive {}`}},
+		{say: "what did i book?", reply: []string{"Sent earlier: Booked test drive"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -1945,6 +1945,25 @@ func init() {
 		// result said (it asked for a new booking)
 		{"what was sent", func(c *conv, r *reading) bool { return sentAsked.MatchString(r.said) && c.sentOf(r.toks) != "" },
 			func(c *conv, r *reading) (intent, bool) { return reply("Sent earlier: "+c.sentOf(r.toks)+".", true) }},
+		// "what did i book?" with the form filled and not sent: nothing yet, and what it holds
+		{"nothing sent yet", func(c *conv, r *reading) bool {
+			return sentAsked.MatchString(r.said) && c.refill() != nil && !slices.ContainsFunc(r.toks, func(t token) bool {
+				return c.hasParam(func(p *property) bool { return nounOf(t, p) }) // ("what time did I book it for?": the time)
+			})
+		},
+			func(c *conv, _ *reading) (intent, bool) {
+				form := "the form"
+				if it := c.screenItem(); it != nil {
+					form += " for " + theTitle(it)
+				}
+				text := "Nothing is sent yet: " + form + " holds " + argsSaid(c.refill().arguments(), "") + "."
+				if i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
+					return named(t.Name, commitFirst) && !navTool(t) && len(parseSchema(t.Parameters).props) == 0
+				}); i >= 0 {
+					text += " To send it: " + c.offer([]string{c.describeTool(c.tools[i].Name)}, "", true) + "."
+				}
+				return reply(text, true)
+			}},
 		// "close the comparison and show me all the cars again": closed, then the rest
 		{"a close first", func(c *conv, r *reading) bool { return c.closeFirst(r.said) != nil },
 			func(c *conv, r *reading) (intent, bool) { return callIntent(c.closeFirst(r.said)), true }},
@@ -3703,7 +3722,7 @@ func allKind(toks []token) bool {
 // one thing of the last request ("and at 3.9%?", "what about 48 months?", "under 45k then").
 func narrows(toks []token) bool {
 	words := slices.DeleteFunc(slices.Clone(toks), func(t token) bool { return t.kind == kindPunct })
-	if wordAt(toks, 0, "and") || normAt(toks, 0, "what", "how") && normAt(toks, 1, "about") || // ("wat abt suvs")
+	if wordAt(toks, 0, "and", "with") || normAt(toks, 0, "what", "how") && normAt(toks, 1, "about") || // ("wat abt suvs", "with under 30k miles")
 		wordAt(toks, 0, "which") && wordAt(toks, 1, "is", "one", "ones", "are") || // "which is best for a family" of those shown
 		wordAt(words, len(words)-1, "then") { // "under 45k then"
 		return true
