@@ -4398,6 +4398,11 @@ var siteConversations = []struct {
 		{click: 1, calls: []string{`book_test_drive {}`}},
 		{say: "what did i book?", reply: []string{"Sent earlier: Booked test drive"}},
 	}},
+	{"is that one available in red, of the one a ranking named", "inventory", "", []siteTurn{
+		{say: "show me all your teslas", calls: []string{`search_cars {"make":"Tesla"}`}},
+		{say: "which tesla has the lowest mileage", reply: []string{"The 2023 Tesla Model Y is the lowest-mileage"}},
+		{say: "is that one available in red", calls: []string{`select_car {"carId":"c04"}`}, reply: []string{"Yes: the color can be red"}, on: "car"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

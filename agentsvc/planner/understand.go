@@ -402,9 +402,14 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.refs = slices.Insert(r.refs, 0, it)
 		r.text2 += " " + it.id
 	}
+	thatOne := false // "that one", "this one"
+	for i := range toks {
+		thatOne = thatOne || wordAt(toks, i, "that", "this") && wordAt(toks, i+1, "one")
+	}
 	if two := c.lastNamed(); !named && len(two) == 2 && asksDifference(toks) && (it == nil || slices.Contains(two, it)) {
 		r.refs = two // "by how much", "whats the difference" after which of two is cheaper
-	} else if !named && !c.plainAction(r) {
+	} else if !named && (!c.plainAction(r) || r.question && thatOne) {
+		// ("is that one available in red" of the one just named is of it, not a filter)
 		// "open it", "book that one": the one item the previous answer named.
 		if last := c.before.last; it != nil && len(last) == 2 && slices.Contains(last, it) && asksDifference(toks) {
 			r.refs = []*item{it, last[1-slices.Index(last, it)]} // "how much more expensive is it" of the two listed
