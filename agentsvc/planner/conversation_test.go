@@ -4402,6 +4402,7 @@ var siteConversations = []struct {
 		{say: "show me all your teslas", calls: []string{`search_cars {"make":"Tesla"}`}},
 		{say: "which tesla has the lowest mileage", reply: []string{"The 2023 Tesla Model Y is the lowest-mileage"}},
 		{say: "is that one available in red", calls: []string{`select_car {"carId":"c04"}`}, reply: []string{"Yes: the color can be red"}, on: "car"},
+		{say: "take me to its page", calls: []string{}, reply: []string{"You're already there."}},
 	}},
 }
 

@@ -621,7 +621,7 @@ func (c *conv) goesHere(toks []token) bool {
 	noun := c.thisNoun()
 	item = item && !slices.ContainsFunc(toks, func(t token) bool { return t.norm == noun && strings.ToLower(t.raw) != noun }) // not "back to all the cars"
 	return onlyGoing(toks, func(w string) bool {
-		return list && hubWords[w] || item && w == noun || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) })
+		return list && hubWords[w] || item && (w == noun || w == "its") || slices.ContainsFunc(own, func(o string) bool { return wordsMatch(w, o) }) // ("take me to its page" there)
 	})
 }
 
