@@ -4404,6 +4404,10 @@ var siteConversations = []struct {
 		{say: "is that one available in red", calls: []string{`select_car {"carId":"c04"}`}, reply: []string{"Yes: the color can be red"}, on: "car"},
 		{say: "take me to its page", calls: []string{}, reply: []string{"You're already there."}},
 	}},
+	{"whats different between this and the civic, on a car's page", "car", "c20", []siteTurn{
+		{say: "whats different between this and the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c10","c20"]}`}, reply: []string{"Comparing 2023 Honda Civic, 2022 BMW M240i Coupe"}, on: "drawer"},
+		{say: "ok book the civic instead", calls: []string{`select_car {"carId":"c10"}`, `go_to_test_drive {}`}, on: "test-drive"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

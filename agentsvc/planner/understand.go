@@ -679,8 +679,9 @@ var isThisThe = regexp.MustCompile(`(?i)^\s*(?:(?:wait|so|sorry|hmm)[\s,]+)?is\s
 // differsFrom asks how "it" differs from another: a comparison with it.
 var differsFrom = regexp.MustCompile(`(?i)^\s*(?:so\s+|and\s+)?how\s+(?:is|are|does|do)\s+(it|this(?:\s+one)?|that(?:\s+one)?|they)\s+(?:different|differ)\s+(?:from|to|than)\b`)
 
-// differenceBetween asks the difference between two things, no figure named: a comparison.
-var differenceBetween = regexp.MustCompile(`(?i)^.*?\b(?:the\s+)?(?:main\s+|big\s+|real\s+)?differences?\s+between\b`)
+// differenceBetween asks the difference between two things, no figure named: a comparison
+// ("what's the difference between …", "whats different between …").
+var differenceBetween = regexp.MustCompile(`(?i)^.*?\b(?:(?:the\s+)?(?:main\s+|big\s+|real\s+)?differences?|different)\s+between\b`)
 
 // differenceOf names what differs ("the difference in price between …", "how much cheaper is it
 // than …"): a figure's difference, answered as one, not a comparison.
