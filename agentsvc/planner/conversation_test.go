@@ -4408,6 +4408,12 @@ var siteConversations = []struct {
 		{say: "whats different between this and the civic", calls: []string{`back_to_inventory {}`, `search_cars {}`, `compare_cars {"carIds":["c10","c20"]}`}, reply: []string{"Comparing 2023 Honda Civic, 2022 BMW M240i Coupe"}, on: "drawer"},
 		{say: "ok book the civic instead", calls: []string{`select_car {"carId":"c10"}`, `go_to_test_drive {}`}, on: "test-drive"},
 	}},
+	{"a share said alone after a share of the price down", "financing", "c10", []siteTurn{
+		{say: "60 months", calls: []string{`calculate_payment {"termMonths":60}`}},
+		{say: "what if i put 20% down", calls: []string{`calculate_payment {"downPayment":4780,"termMonths":60}`}},
+		{say: "and 15%?", calls: []string{`calculate_payment {"downPayment":3585,"termMonths":60}`}, reply: []string{"down $3,585"}},
+		{say: "what about 5.9%", calls: []string{`calculate_payment {"downPayment":3585,"termMonths":60,"apr":5.9}`}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

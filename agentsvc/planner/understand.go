@@ -249,6 +249,12 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	text = c.rewriteNearest(notOld.ReplaceAllString(text, ""))
 	text = noneDown.ReplaceAllString(backTo.ReplaceAllString(insteadOf.ReplaceAllString(text, "make it "), "make it $1"), "0 down")
+	if m := bareShare.FindStringSubmatchIndex(text); m != nil && c.lastUser > 0 {
+		// "and 15%?" after "what if i put 20% down": 15% down, not a rate of 15%
+		if prev := shareOf.FindStringSubmatch(c.userBefore(c.lastUser - 1)); prev != nil {
+			text = text[:m[3]] + " " + prev[1] + text[m[3]:]
+		}
+	}
 	text = goAhead.ReplaceAllString(c.rewritePlaces(c.rewriteShares(text)), "")
 	toks := tokenize(text)
 	r.text, r.toks, r.text2, r.base = text, toks, text, text
@@ -1659,6 +1665,12 @@ var manySeats = regexp.MustCompile(`(?i)\b(?:(?:[6-9]|six|seven|eight|nine)[\s-]
 // lowestMonthly asks for the smallest monthly payment: "the lowest monthly", "the cheapest
 // monthly payment possible".
 var lowestMonthly = regexp.MustCompile(`(?i)\b(?:lowest|smallest|cheapest|least|minimum)\s+(?:possible\s+)?(?:monthly(?:\s+payments?)?|payments?(?:\s+a\s+month)?)\b`)
+
+// bareShare is a share said alone, of a figure said before: "and 15%?", "what about 10 percent".
+var bareShare = regexp.MustCompile(`(?i)^\s*(?:(?:and|or|what\s+about|how\s+about)\s+)?(?:at\s+)?([0-9]+(?:\.[0-9]+)?\s*(?:%|percent|pct))\s*(?:then|instead)?\s*[?.!]?\s*$`)
+
+// shareOf is a share of the price said for a figure: "20% down", "10 percent deposit".
+var shareOf = regexp.MustCompile(`(?i)[0-9]+(?:\.[0-9]+)?\s*(?:%|percent|pct)\s+(down|deposit|upfront|up\s+front)\b`)
 
 // familyOf counts people: "a family of 5", "a group of four".
 var familyOf = regexp.MustCompile(`(?i)\b(family|group|party)\s+of\s+(?:[0-9]{1,2}|two|three|four|five|six|seven|eight|nine|ten)\b`)
