@@ -291,10 +291,9 @@ func (c *conv) next() action {
 			// that c.text carries, nor "can i drive the corolla instead"); else the turn says
 			// where it went, then what the form holds.
 			sends := asksToSend(tokenize(c.msgs[c.lastUser].Content))
-			for _, t := range c.tools {
-				if send := (&plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}); sends && named(t.Name, commitFirst) &&
-					len(send.schema.props) == 0 && !navTool(t) && !c.calledThisTurn(t.Name, false) {
-					return action{call: send}
+			for _, t := range c.senders() {
+				if sends && !c.calledThisTurn(t.Name, false) {
+					return action{call: &plan{def: t, schema: parseSchema(t.Parameters), values: map[string]any{}}}
 				}
 			}
 			went := *c
@@ -319,6 +318,18 @@ func (c *conv) next() action {
 		return c.arrive()
 	}
 	return c.intent().step(c)
+}
+
+// senders are the page's tools that send what it holds and take nothing: book_test_drive,
+// the button under a form.
+func (c *conv) senders() []chat.ToolDef {
+	var out []chat.ToolDef
+	for _, t := range c.tools {
+		if named(t.Name, commitFirst) && !navTool(t) && len(parseSchema(t.Parameters).props) == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // asksToSend reports a verb of sending a form: "submit it", "confirm", "book it".

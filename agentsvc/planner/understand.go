@@ -1975,10 +1975,8 @@ func init() {
 					form += " for " + theTitle(it)
 				}
 				text := "Nothing is sent yet: " + form + " holds " + argsSaid(c.refill().arguments(), "") + "."
-				if i := slices.IndexFunc(c.tools, func(t chat.ToolDef) bool {
-					return named(t.Name, commitFirst) && !navTool(t) && len(parseSchema(t.Parameters).props) == 0
-				}); i >= 0 {
-					text += " To send it: " + c.offer([]string{c.describeTool(c.tools[i].Name)}, "", true) + "."
+				if send := c.senders(); len(send) > 0 {
+					text += " To send it: " + c.offer([]string{c.describeTool(send[0].Name)}, "", true) + "."
 				}
 				return reply(text, true)
 			}},
@@ -2040,12 +2038,7 @@ func init() {
 			said := c.withoutCourtesies(r.said) // "Splendid, do go ahead and reserve it."
 			return (yesAlone.MatchString(said) || yesSend.MatchString(said)) && c.refill() != nil
 		}, func(c *conv, r *reading) (intent, bool) {
-			var send []chat.ToolDef
-			for _, t := range c.tools {
-				if named(t.Name, commitFirst) && !navTool(t) && len(parseSchema(t.Parameters).props) == 0 {
-					send = append(send, t)
-				}
-			}
+			send := c.senders()
 			// a bare yes right after the filling; "go ahead" also after an answer that asked
 			// nothing ("what day did i pick", "The date was …", "go ahead"; "sure" there agrees
 			// to nothing); one that names the sending, whenever
@@ -2160,7 +2153,7 @@ func init() {
 				return intent{}, false // ("i need something that can tow. does this come with …?": a need, then a question)
 			}
 			do, q := c.understand(m[1], false), c.understand(m[2], false)
-			if do.steps == nil || q.steps != nil || q.asked != nil || q.reply == "" || strings.HasPrefix(q.reply, deadEndStart) || strings.HasPrefix(q.reply, clarifyStart) {
+			if do.steps == nil || q.steps != nil || q.asked != nil || q.reply == "" || stuck(q) {
 				return intent{}, false
 			}
 			steps := do.steps(c)
@@ -2832,8 +2825,11 @@ func init() {
 			return r.question && !r.hasRank && !r.numbers && wordAt(r.toks, 0, "which") && len(c.group()) >= 2 && unknownRank(r.toks)
 		}, func(c *conv, _ *reading) (intent, bool) {
 			var can []string
-			for _, f := range []struct{ keys, ask string }{{"price", "which is cheapest?"}, {"year", "which is newest?"}} {
-				if !slices.ContainsFunc(c.group(), func(it *item) bool { _, ok := it.num(f.keys); return !ok }) {
+			for _, f := range []struct {
+				f   *field
+				ask string
+			}{{priceField, "which is cheapest?"}, {yearField, "which is newest?"}} {
+				if !slices.ContainsFunc(c.group(), func(it *item) bool { _, ok := it.num(f.f.keys...); return !ok }) {
 					can = append(can, f.ask)
 				}
 			}
@@ -4096,9 +4092,13 @@ func questionPair(text string) (a, b string, ok bool) {
 	return "", "", false
 }
 
+// askWords open a question at the end of a message (lastQuestion, requestThenQuestion).
+var askWords = []string{"what", "what's", "whats", "which", "how", "is", "are", "does", "do"}
+
 // requestThenQuestion is a request, then a question: "white please. what trims are there?",
 // "make it white, and what trims are there?".
-var requestThenQuestion = regexp.MustCompile(`(?i)^([^?]*\w[^?]*?)(?:[.!;]\s*|,\s*|\s+and\s+)(?:and\s+|also\s+)?((?:what|what's|whats|which|how|is|are|does|do)\b[^.!?]*\?)\s*$`)
+var requestThenQuestion = regexp.MustCompile(`(?i)^([^?]*\w[^?]*?)(?:[.!;]\s*|,\s*|\s+and\s+)(?:and\s+|also\s+)?((?:` +
+	strings.Join(askWords, "|") + `)\b[^.!?]*\?)\s*$`)
 
 // lastQuestion is the question that ends a message whose sentences before it ask for nothing
 // to be done ("i need something that can tow."); "" when there is none.
@@ -4108,7 +4108,7 @@ func lastQuestion(text string) string {
 		return ""
 	}
 	before, q := tokenize(text[:i]), strings.TrimSpace(text[i+1:])
-	asks := wordAt(tokenize(q), 0, "what", "what's", "whats", "which", "how", "is", "are", "does", "do")
+	asks := wordAt(tokenize(q), 0, askWords...)
 	// ("we have three kids so …": a count in words is no figure for a tool)
 	inWords := func(t token) bool { return t.kind == kindNumber && strings.IndexFunc(t.raw, unicode.IsDigit) < 0 }
 	if !asks || slices.ContainsFunc(before, func(t token) bool {
