@@ -4367,6 +4367,8 @@ var siteConversations = []struct {
 		{say: "which one has more range", reply: []string{"I can't tell", "which is cheapest?"}, not: []string{"open the comparison"}},
 		{click: 1, calls: []string{}},
 		{say: "which is faster", reply: []string{"I can't tell"}, not: []string{"Which do you mean"}},
+		{say: "ok which one should i get", reply: []string{"That choice is yours", "which is newest?"}, not: []string{"Sorry"}},
+		{say: "what would you recommend", reply: []string{"That choice is yours"}},
 	}},
 	{"a request and a question in one message, on a car's page", "inventory", "", []siteTurn{
 		{say: "Hi there! We're shopping for our first electric car. What do you have?", calls: []string{`search_cars {"fuel":"electric"}`}},

@@ -2820,10 +2820,12 @@ func init() {
 			}
 			return in, true
 		}},
-		// "which one has more range?", "which is faster" of the cars shown: what no result says
+		// "which one has more range?", "which is faster" of the cars shown: what no result says;
+		// "which one should i get?", "which would you recommend": a choice that is the visitor's
 		{"a ranking no result tells", func(c *conv, r *reading) bool {
-			return r.question && !r.hasRank && !r.numbers && wordAt(r.toks, 0, "which") && len(c.group()) >= 2 && unknownRank(r.toks)
-		}, func(c *conv, _ *reading) (intent, bool) {
+			return !r.hasRank && !r.numbers && len(c.group()) >= 2 &&
+				(r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) || recommendAsk.MatchString(r.text))
+		}, func(c *conv, r *reading) (intent, bool) {
 			var can []string
 			for _, f := range []struct {
 				f   *field
@@ -2834,6 +2836,9 @@ func init() {
 				}
 			}
 			text := cantTell
+			if recommendAsk.MatchString(r.text) {
+				text = "That choice is yours: I can't tell which suits you from what this page's tools tell me."
+			}
 			if len(can) > 0 {
 				text += " Of these I can tell " + c.offer(can, "or", true) + "."
 			}
@@ -4783,6 +4788,9 @@ func (c *conv) everyChoice(text string) string {
 
 // withAll asks of the item with every choice of a list: "how much with all the packages?".
 var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
+
+// recommendAsk asks for a pick among items: "which one should i get", "what would you recommend".
+var recommendAsk = regexp.MustCompile(`(?i)\b(?:which|what)\b.*\b(?:recommend|suggest|should\s+(?:i|we)\s+(?:get|buy|pick|choose|take|go\s+(?:for|with))|would\s+you\s+(?:get|buy|pick|choose|take|go\s+(?:for|with)))\b`)
 
 // unknownRank reports a comparison of a quality: "more range", "faster", "the best" (not "best
 // for a family", a kind).
