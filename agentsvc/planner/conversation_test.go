@@ -4416,6 +4416,16 @@ var siteConversations = []struct {
 		{say: "and 15%?", calls: []string{`calculate_payment {"downPayment":3585,"termMonths":60}`}, reply: []string{"down $3,585"}},
 		{say: "what about 5.9%", calls: []string{`calculate_payment {"downPayment":3585,"termMonths":60,"apr":5.9}`}},
 	}},
+	{"a quality no tool here names, of the pickups shown: not known, never a name looked up nor a choice of tools", "inventory", "", []siteTurn{
+		{say: "show me pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "are they 4wd?", calls: []string{}, reply: []string{"I can't tell", "sort cars by price"}, not: []string{"Which do you mean", "There is no"}},
+		{say: "do they have heated seats", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"not sure I got that"}},
+		{say: "whats the cheapest one", reply: []string{"The 2021 Toyota Tacoma is the cheapest"}},
+		{say: "is it 4wd", calls: []string{}, reply: []string{"I can't tell", "open the 2021 Toyota Tacoma"}, not: []string{"There is no 4wd"}},
+		{click: 3, calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "does it come with a tow hitch?", reply: []string{"Yes: Towing package is one of the packages"}},
+		{say: "is it 4wd?", reply: []string{"I can't tell", "get price summary"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -1597,7 +1597,7 @@ func (c *conv) wayOut() string {
 }
 
 // itemToOpen is, on a page with a tool that opens items, the item the conversation opened
-// last, or else the first its last list showed; nil when there is none.
+// last, or else the first the last reply named or its last list showed; nil when there is none.
 func (c *conv) itemToOpen() *item {
 	if !slices.ContainsFunc(c.tools, opener) {
 		return nil
@@ -1606,6 +1606,9 @@ func (c *conv) itemToOpen() *item {
 		if it := c.now.items[openedID(k)]; it != nil && it.name != "" {
 			return it
 		}
+	}
+	if named := c.lastNamed(); len(named) > 0 && named[0].name != "" {
+		return named[0] // "The 2021 Toyota Tacoma is the cheapest …"
 	}
 	if len(c.now.last) > 0 && c.now.last[0].name != "" {
 		return c.now.last[0]

@@ -2530,6 +2530,15 @@ func init() {
 			o, _ := c.beatsAsked(r)
 			return reply(c.beating(it, o, c.beatable()))
 		}},
+		// "is it 4wd?", "do they have heated seats?" of the cars shown: a quality no tool here
+		// names is not known, not a name to look up ("There is no 4wd …") nor a choice of tools
+		{"a quality nothing here names", func(c *conv, r *reading) bool {
+			m := qualityAsk.FindStringSubmatch(r.said)
+			return m != nil && r.question && !r.hasRank && len(r.mentions) == 0 && (len(r.plain) == 0 || len(r.plain[0].values) == 0) &&
+				(len(c.group()) > 0 || c.onScreen() != "") && !slices.ContainsFunc(tokenize(m[1]+m[2]), func(t token) bool {
+				return t.kind == kindWord && (c.vocab[t.norm] || c.vocab[stem(t.norm)])
+			})
+		}, func(c *conv, _ *reading) (intent, bool) { return reply(cantTell+c.wayOut(), true) }},
 		{"about items seen", (*conv).aboutSeen, func(c *conv, r *reading) (intent, bool) {
 			// "which is newer, the Civic or the Camry?" with electric cars shown: those named
 			// are looked up first (a name: capitalised, or after "the")
@@ -4788,6 +4797,10 @@ func (c *conv) everyChoice(text string) string {
 
 // withAll asks of the item with every choice of a list: "how much with all the packages?".
 var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
+
+// qualityAsk asks whether the items in view have a quality, in one word after "is it" (not
+// "is it a Prius", a name) or in the words after "do they have".
+var qualityAsk = regexp.MustCompile(`(?i)^\s*(?:(?:is|are)\s+(?:it|they|these|those|this|that|both|either)(?:\s+(?:one|ones|cars?))?\s+([\w-]+)|(?:does|do)\s+(?:it|they|these|those|this|that|either|both)(?:\s+(?:one|ones))?\s+(?:have|come\s+with|get|include)\s+(.+?))\s*[?.!]*\s*$`)
 
 // recommendAsk asks for a pick among items: "which one should i get", "what would you recommend".
 var recommendAsk = regexp.MustCompile(`(?i)\b(?:which|what)\b.*\b(?:recommend|suggest|should\s+(?:i|we)\s+(?:get|buy|pick|choose|take|go\s+(?:for|with))|would\s+you\s+(?:get|buy|pick|choose|take|go\s+(?:for|with)))\b`)
