@@ -2637,7 +2637,7 @@ var siteConversations = []struct {
 			calls: []string{`configure_car {"color":"silver","packages":["family","sound"],"trim":"Elite"}`}, reply: []string{"total $44,850"}, not: []string{"no premium"}},
 		{say: "Could you add the driver assistance one as well?", calls: []string{`configure_car {"color":"silver","packages":["family","sound","safety"],"trim":"Elite"}`},
 			reply: []string{"Driver assistance $1,500"}, not: []string{"Sorry"}},
-		{say: "ok take the safety one off again", calls: []string{`configure_car {"color":"silver","packages":["family","sound"],"trim":"Elite"}`}},
+		{say: "ok take the safety one off again", calls: []string{`configure_car {"packages":["family","sound"]}`}, reply: []string{"Elite trim", "silver", "total $44,850"}, not: []string{"Driver assistance"}},
 	}},
 	{"a package added as well", "car", "c02", []siteTurn{
 		{say: "Could you add the cargo organiser as well?", calls: []string{`configure_car {"packages":["cargo"]}`}, reply: []string{"Cargo organiser $350"}},
@@ -4425,6 +4425,12 @@ var siteConversations = []struct {
 		{click: 3, calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
 		{say: "does it come with a tow hitch?", reply: []string{"Yes: Towing package is one of the packages"}},
 		{say: "is it 4wd?", reply: []string{"I can't tell", "get price summary"}},
+	}},
+	{"a package by a word and \"one\" that the car has not: said so, as for its name", "inventory", "", []siteTurn{
+		{say: "open the model 3", calls: []string{`search_cars {}`, `select_car {"carId":"c12"}`}, on: "car"},
+		{say: "add all packages", calls: []string{`configure_car {"packages":["charge","comfort"]}`}},
+		{say: "remove the winter one", calls: []string{}, reply: []string{"There is no winter package", "Home charger or Comfort seats"}, not: []string{"Sorry"}},
+		{say: "ok remove the comfort one then", calls: []string{`configure_car {"packages":["charge"]}`}, reply: []string{"total $37,240"}},
 	}},
 }
 

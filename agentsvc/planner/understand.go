@@ -4821,23 +4821,43 @@ func unknownRank(toks []token) bool {
 // themWords point at what was just set: "them", "all of them".
 var themWords = regexp.MustCompile(`(?i)\b(?:all\s+(?:of\s+)?)?(?:them|those|these|em)\b`)
 
+// theWordOne is a choice said by a word and "one": "the winter one".
+var theWordOne = regexp.MustCompile(`(?i)\bthe\s+([a-z]+)\s+one\b`)
+
 // dropThem writes "them" of a request to remove as the one list of choices this page's calls
-// have filled: "nah remove them" after all the packages were added is "remove the packages".
+// have filled: "nah remove them" after all the packages were added is "remove the packages";
+// and "one" after a word that is no ranking, place or colour: "remove the winter one" is "remove
+// the winter package" (which the car may not have).
 func (c *conv) dropThem(text string) string {
-	if !themWords.MatchString(text) {
+	m := theWordOne.FindStringSubmatch(text)
+	if m != nil {
+		w := normWord(m[1])
+		if rankWords[w].field != nil || slices.Contains(ordinalNames, w) || colourWords[w] || stepWords[w] != 0 || endWords[w] != 0 || lexicon[w] && !c.vocab[w] {
+			m = nil // "remove the cheaper one", "the first one", "the red one", "the other one"
+		}
+	}
+	if !themWords.MatchString(text) && m == nil {
 		return text
 	}
-	noun := ""
+	noun, lists := "", map[string]bool{}
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			var had []string
-			if p.schema.isArray() && p.schema.items != nil && p.schema.items.stringEnum() &&
-				json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &had) == nil && len(had) > 0 {
+			if !p.schema.isArray() || p.schema.items == nil || !p.schema.items.stringEnum() {
+				continue
+			}
+			lists[p.words[len(p.words)-1]] = true
+			if json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &had) == nil && len(had) > 0 {
 				if noun != "" {
 					return text // two lists: which one is not said
 				}
 				noun = p.words[len(p.words)-1]
 			}
+		}
+	}
+	if m != nil && len(lists) == 1 {
+		for l := range lists {
+			text = strings.Replace(text, m[0], "the "+m[1]+" "+l, 1) // (set or not)
 		}
 	}
 	if noun == "" {
