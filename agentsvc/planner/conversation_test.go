@@ -4432,6 +4432,13 @@ var siteConversations = []struct {
 		{say: "remove the winter one", calls: []string{}, reply: []string{"There is no winter package", "Home charger or Comfort seats"}, not: []string{"Sorry"}},
 		{say: "ok remove the comfort one then", calls: []string{`configure_car {"packages":["charge"]}`}, reply: []string{"total $37,240"}},
 	}},
+	{"the comparison edited: one fewer, one swapped, too few left", "inventory", "", []siteTurn{
+		{say: "compare the RAV4, the CR-V and the Outback", calls: []string{`search_cars {}`, `compare_cars {"carIds":["c01","c02","c06"]}`}, on: "drawer"},
+		{say: "remove the cheapest one", calls: []string{`compare_cars {"carIds":["c01","c06"]}`}, on: "drawer", not: []string{"Opening"}},
+		{say: "swap the outback for the sportage", calls: []string{`compare_cars {"carIds":["c01","c08"]}`}, reply: []string{"Kia Sportage"}},
+		{say: "take the RAV4 out", calls: []string{}, reply: []string{"only the 2023 Kia Sportage is left", "too few"}, not: []string{"Opening"}},
+		{click: 1, calls: []string{`select_car {"carId":"c08"}`}, on: "car"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -597,20 +597,45 @@ func (c *conv) compareShown(r *reading) *plan {
 	return p
 }
 
-// compareMore is the comparison of the items the conversation's last comparison had and the
-// one item the words add to it ("add the outback too", "include the golf as well"), or nil.
-func (c *conv) compareMore(r *reading) *plan {
-	if r.question || len(r.refs) != 1 || !anyNorm(r.toks, "add", "include", "too", "also", "well", "plus") {
-		return nil
+// compareMore is the comparison the words make of the items the conversation's last
+// comparison had: with one more ("add the outback too", "include the golf as well"), without
+// some ("remove the cheapest one", "take the CR-V out"), or one swapped for another ("swap the
+// CR-V for the Outback"); or, when too few would be left, what to say instead. Nil and "" for
+// any other words.
+func (c *conv) compareMore(r *reading) (*plan, string) {
+	if r.question || len(r.refs) == 0 {
+		return nil, ""
 	}
 	p, ids := c.lastCompared(func(chat.ToolDef) bool { return true })
-	if p == nil || len(ids) < 2 || slices.Contains(ids, r.refs[0].id) {
-		return nil
+	if p == nil || len(ids) < 2 {
+		return nil, ""
 	}
-	if all := append(ids, r.refs[0].id); p.missing[0].schema.acceptsStrings(all) {
-		return &plan{def: p.def, schema: p.schema, values: map[string]any{p.missing[0].name: all}}
+	in := func(it *item) bool { return slices.Contains(ids, it.id) }
+	var all []string
+	switch {
+	case len(r.refs) == 1 && !in(r.refs[0]) && anyNorm(r.toks, "add", "include", "too", "also", "well", "plus"):
+		all = append(slices.Clone(ids), r.refs[0].id)
+	case len(r.refs) == 2 && in(r.refs[0]) != in(r.refs[1]) && anyNorm(r.toks, "swap", "replace", "switch", "instead", "exchange"):
+		out, new := r.refs[0], r.refs[1]
+		if !in(out) {
+			out, new = new, out
+		}
+		all = slices.Clone(ids)
+		all[slices.Index(all, out.id)] = new.id
+	case !slices.ContainsFunc(r.refs, func(it *item) bool { return !in(it) }) && anyNorm(r.toks, "remove", "drop", "delete", "without", "minus", "rid", "out", "off"):
+		all = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.ContainsFunc(r.refs, func(it *item) bool { return it.id == id }) })
+		if len(all) == 1 && c.now.items[all[0]] != nil && !p.missing[0].schema.acceptsStrings(all) {
+			left := c.now.items[all[0]]
+			return nil, "Without " + joinList(titles(r.refs), "and") + ", only " + theTitle(left) + " is left: too few to " +
+				strings.TrimPrefix(c.describeTool(p.def.Name), "show ") + ". I can " + c.offer([]string{"open " + theTitle(left)}, "or", true) + "."
+		}
+	default:
+		return nil, ""
 	}
-	return nil
+	if p.missing[0].schema.acceptsStrings(all) {
+		return &plan{def: p.def, schema: p.schema, values: map[string]any{p.missing[0].name: all}}, ""
+	}
+	return nil, ""
 }
 
 // lastCompared is the plan of a tool here that takes a list of ids and that keep accepts, that
@@ -2021,8 +2046,14 @@ func init() {
 			return c.askMissing(p, r.said), true
 		}},
 		// "add the outback too" after the RAV4 and the CR-V were compared: the three compared
-		{"one more compared", func(c *conv, r *reading) bool { return c.compareMore(r) != nil },
-			func(c *conv, r *reading) (intent, bool) { return callIntent(c.compareMore(r)), true }},
+		{"one more compared", func(c *conv, r *reading) bool { p, say := c.compareMore(r); return p != nil || say != "" },
+			func(c *conv, r *reading) (intent, bool) {
+				if p, say := c.compareMore(r); p == nil {
+					return reply(say, true)
+				} else {
+					return callIntent(p), true
+				}
+			}},
 		// "yes go ahead" right after an application was sent, nothing asked: it is done
 		{"done already", func(_ *conv, r *reading) bool { return yesAlone.MatchString(r.said) }, func(c *conv, _ *reading) (intent, bool) {
 			for k := range c.earlierCalls {
