@@ -4439,6 +4439,16 @@ var siteConversations = []struct {
 		{say: "take the RAV4 out", calls: []string{}, reply: []string{"only the 2023 Kia Sportage is left", "too few"}, not: []string{"Opening"}},
 		{click: 1, calls: []string{`select_car {"carId":"c08"}`}, on: "car"},
 	}},
+	{"a place past the list, and a place written with #", "inventory", "", []siteTurn{
+		{say: "hybrids under 30k", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":30000}`}, reply: []string{"Showing 1 car"}},
+		{say: "open the second one", calls: []string{}, reply: []string{"Only 1 car is shown: the 2022 Toyota Camry."}, not: []string{"Opening"}},
+		{say: "show me pickups", calls: []string{`search_cars {"bodyType":"pickup"}`}},
+		{say: "open #3", calls: []string{}, reply: []string{"Only 2 cars are shown"}},
+		{click: 2, calls: []string{`select_car {"carId":"c18"}`}, on: "car"},
+		{say: "back to inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "open #2", calls: []string{`select_car {"carId":"c02"}`}, on: "car", not: []string{"either"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -222,6 +222,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 		c.text = goesForRe.ReplaceAllString(spokenArithmetic(strings.TrimSpace(req.Messages[c.lastUser].Content)), "cost")
 		c.text = kindCostRe.ReplaceAllString(c.text, "how much are $1$2") // "what do your sedans cost"
 		c.text = withoutRe.ReplaceAllString(c.text, "without")            // "w/o the sound package"
+		c.text = hashPlace.ReplaceAllString(c.text, "${1}number $2")      // "open #2", as typed on a phone
 		c.text = compareThis.ReplaceAllString(c.text, "compare it")       // "compare this car with the Ioniq 5": as "it" is
 		c.text = stillThere.ReplaceAllString(c.text, "do you have $1")    // "is the tacoma still available?": is it listed
 		if c.hasParam(noteParam) {

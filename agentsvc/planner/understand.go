@@ -1964,6 +1964,28 @@ func init() {
 			}
 			return reply(fmt.Sprintf("%s%% of %s is %s.", m[1], priceField.value(of, c.before.money), priceField.value(math.Round(pct*of)/100, c.before.money)), true)
 		}},
+		// "open the second one" with one car shown, "the 3rd" of two: only those are there (not
+		// the second of the whole list, nor a choice between them)
+		{"a place past the list", func(c *conv, r *reading) bool {
+			k, ok := ordinalRef(r.toks)
+			n := len(c.before.last)
+			return ok && k > n && n > 0 && len(r.mentions) == 0 && c.listsItems() && !strings.Contains(c.lastReply(), "?")
+		}, func(c *conv, _ *reading) (intent, bool) {
+			last := c.before.last
+			is := " is"
+			if len(last) > 1 {
+				is = " are"
+			}
+			text := fmt.Sprintf("Only %d %s%s shown: %s.", len(last), listNoun(c.lister().def.Name, len(last)), is, joinList(titles(last), "and"))
+			if slices.ContainsFunc(c.tools, opener) {
+				var asks []string
+				for _, it := range last[:min(3, len(last))] {
+					asks = append(asks, "open "+theTitle(it))
+				}
+				text += " I can " + c.offer(asks, "or", true) + "."
+			}
+			return reply(text, true)
+		}},
 		// "are you open on sunday?": the business's hours, which no tool tells (not a day for
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
@@ -4851,6 +4873,9 @@ func unknownRank(toks []token) bool {
 
 // themWords point at what was just set: "them", "all of them".
 var themWords = regexp.MustCompile(`(?i)\b(?:all\s+(?:of\s+)?)?(?:them|those|these|em)\b`)
+
+// hashPlace is a place in a list written with "#": "open #2".
+var hashPlace = regexp.MustCompile(`(^|\s)#([1-9][0-9]?)\b`)
 
 // theWordOne is a choice said by a word and "one": "the winter one".
 var theWordOne = regexp.MustCompile(`(?i)\bthe\s+([a-z]+)\s+one\b`)
