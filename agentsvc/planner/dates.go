@@ -37,6 +37,7 @@ var (
 	// "the 12th", "saturday the 12th" (not "the 12th of December", which calDateRe reads)
 	// a weekday named before a date: "thursday, dec 10", "fri 12/11"
 	dayBeforeDate = regexp.MustCompile(`(?i)\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(\d{4}-\d\d-\d\d)`)
+	placeAfter    = regexp.MustCompile(`(?i)^\s+(?:one|option|choice)\b`)
 	dayOfMonthRe  = regexp.MustCompile(`(?i)\b(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b`)
 )
 
@@ -89,9 +90,12 @@ func rewriteDates(text string, today time.Time) string {
 	text = replaceNumDates(text, today)
 	text = dayBeforeDate.ReplaceAllString(text, "$1") // "Thursday, December 10": the date says the day
 	// "saturday the 12th", "the 12th": that day of this month, or of the next once it is past
-	text = dayOfMonthRe.ReplaceAllStringFunc(text, func(s string) string {
-		return dated(s, today.Month(), dayOfMonthRe.FindStringSubmatch(s)[1], 0, 1)
-	})
+	// (not "the 9th one", a place in a list)
+	for _, m := range slices.Backward(dayOfMonthRe.FindAllStringSubmatchIndex(text, -1)) {
+		if !placeAfter.MatchString(text[m[1]:]) {
+			text = text[:m[0]] + dated(text[m[0]:m[1]], today.Month(), text[m[2]:m[3]], 0, 1) + text[m[1]:]
+		}
+	}
 	// "sun 10am", "tue at 3", "sun instead", "actually sun same time", "sun?": a short day before
 	// an hour or a change, or ending the message, is a day
 	text = shortDayRe.ReplaceAllStringFunc(text, func(s string) string {

@@ -689,6 +689,17 @@ func TestGenericPages(t *testing.T) {
 			{"cheapest flat in Mitte", []string{`search_apartments {"district":"Mitte"}`}, []string{"Sunny loft on Torstraße"}},
 			{"how many bedrooms?", nil, []string{"The Sunny loft on Torstraße has 1 bedroom."}},
 		}},
+		{"gym: tomorrow is a day of the week; a place past the list", gymTools, gymCall, []gstep{
+			{"what classes are there tomorrow", []string{`list_classes {"day":"thursday"}`}, nil},
+			{"any on saturday?", []string{`list_classes {"day":"saturday"}`}, []string{"Weekend Flow"}},
+			{"book the second one", nil, []string{"Only 1 class is shown: the Weekend Flow."}},
+		}},
+		{"flats: a place past the list, a pick, a quality no tool names", flatTools, flatCall, []gstep{
+			{"show me all apartments", []string{`search_apartments {}`}, nil},
+			{"open the 9th one", nil, []string{"Only 4 apartments are shown"}},
+			{"which one should i pick", nil, []string{"That choice is yours", "which is cheapest?"}},
+			{"do they have parking", nil, []string{"I can't tell"}},
+		}},
 		{"gym: a place in the list offers no cancelling", gymTools, gymCall, []gstep{
 			{"list classes", []string{`list_classes {}`}, nil},
 			{"the second one please", nil, []string{"Sorry, I can't help with that on this page."}},

@@ -237,6 +237,14 @@ func (c *conv) read(text string, lookup bool) *reading {
 	}
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
+	} else if c.hasParam(weekdayParam) { // "what classes are there tomorrow": its day of the week
+		text = relDayRe.ReplaceAllStringFunc(text, func(s string) string {
+			l := strings.ToLower(s)
+			if l == "today" || l == "tonight" {
+				return strings.ToLower(c.today.Weekday().String())
+			}
+			return strings.ToLower(c.today.AddDate(0, 0, 1+strings.Count(l, "after")).Weekday().String())
+		})
 	}
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
@@ -934,7 +942,7 @@ func nthOf(toks []token, at int) int {
 	return max(ordinals[strings.ToLower(toks[j].raw)], 0)
 }
 
-var ordinalNames = []string{"", "first", "second", "third", "fourth", "fifth"}
+var ordinalNames = []string{"", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
 
 // oneOfTwo finds two values of one parameter of p that takes one, said with "or" or "and"
 // ("sedan or hatchback"), p set to one of them: the parameter's name and the text with the
@@ -2588,7 +2596,7 @@ func init() {
 		{"a quality nothing here names", func(c *conv, r *reading) bool {
 			m := qualityAsk.FindStringSubmatch(r.said)
 			return m != nil && r.question && !r.hasRank && len(r.mentions) == 0 && (len(r.plain) == 0 || len(r.plain[0].values) == 0) &&
-				(len(c.group()) > 0 || c.onScreen() != "") && !slices.ContainsFunc(tokenize(m[1]+m[2]), func(t token) bool {
+				(len(c.choosable()) > 0 || c.onScreen() != "") && !slices.ContainsFunc(tokenize(m[1]+m[2]), func(t token) bool {
 				return t.kind == kindWord && (c.vocab[t.norm] || c.vocab[stem(t.norm)])
 			})
 		}, func(c *conv, _ *reading) (intent, bool) { return reply(cantTell+c.wayOut(), true) }},
@@ -2885,15 +2893,15 @@ func init() {
 		// "which one has more range?", "which is faster" of the cars shown: what no result says;
 		// "which one should i get?", "which would you recommend": a choice that is the visitor's
 		{"a ranking no result tells", func(c *conv, r *reading) bool {
-			return !r.hasRank && !r.numbers && len(c.group()) >= 2 &&
-				(r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) || recommendAsk.MatchString(r.text))
+			return !r.hasRank && !r.numbers && (len(c.group()) >= 2 && r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) ||
+				len(c.choosable()) >= 2 && recommendAsk.MatchString(r.text))
 		}, func(c *conv, r *reading) (intent, bool) {
 			var can []string
 			for _, f := range []struct {
 				f   *field
 				ask string
 			}{{priceField, "which is cheapest?"}, {yearField, "which is newest?"}} {
-				if !slices.ContainsFunc(c.group(), func(it *item) bool { _, ok := it.num(f.f.keys...); return !ok }) {
+				if !slices.ContainsFunc(c.choosable(), func(it *item) bool { _, ok := it.num(f.f.keys...); return !ok }) {
 					can = append(can, f.ask)
 				}
 			}
@@ -3716,6 +3724,14 @@ func (c *conv) group() []*item {
 	return c.before.last
 }
 
+// choosable are the items a pick is among: those just named or seen (group), else the last list.
+func (c *conv) choosable() []*item {
+	if g := c.group(); len(g) >= 2 {
+		return g
+	}
+	return c.before.last
+}
+
 // fewSeen reports a last list of two or three items: "them" may be all of them.
 func (c *conv) fewSeen() bool {
 	return len(c.before.last) >= 2 && len(c.before.last) <= 3
@@ -4280,6 +4296,12 @@ func (c *conv) hasParam(wants func(*property) bool) bool {
 	})
 }
 
+// weekdayParam is a parameter whose choices are the days of the week.
+func weekdayParam(p *property) bool {
+	return slices.ContainsFunc(p.schema.enum, func(e enumValue) bool { return strings.EqualFold(e.str, "monday") }) &&
+		slices.ContainsFunc(p.schema.enum, func(e enumValue) bool { return strings.EqualFold(e.str, "friday") })
+}
+
 // clockParam is a parameter that takes a time of day: by its name, or an enum of times.
 func clockParam(p *property) bool {
 	en := p.schema.enum
@@ -4580,7 +4602,7 @@ func listNoun(name string, n int) string {
 		noun = ws[len(ws)-1]
 	}
 	if n == 1 {
-		return strings.TrimSuffix(noun, "s")
+		return stem(noun) // "car", "class"
 	}
 	return noun
 }
