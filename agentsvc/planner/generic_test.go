@@ -609,6 +609,13 @@ func TestGenericPages(t *testing.T) {
 			{"how much is it?", nil, []string{"The Jazz Night is $35."}},
 			{"book 2 for me, x@y.de", []string{`buy_tickets {"eventId":"ev101","quantity":2,"email":"x@y.de"}`}, nil},
 		}},
+		{"events: a count in words no tool has, for the one shown, then for one of two", tixTools, tixCall, []gstep{
+			{"any comedy in hamburg", []string{`search_events {"category":"comedy","city":"Hamburg"}`}, nil},
+			{"get me 3", nil, []string{"I need your email"}},
+			{"kai@web.de", []string{`buy_tickets {"eventId":"ev201","quantity":3,"email":"kai@web.de"}`}, nil},
+			{"whats on in berlin", []string{`search_events {"city":"Berlin"}`}, nil},
+			{"i'll take 2", nil, []string{"Jazz Night or the Hamlet"}},
+		}},
 		{"events: the cheapest of a city, among all shown", tixTools, tixCall, []gstep{
 			{"show me everything", []string{`search_events {}`}, []string{"Found 3 events"}},
 			{"which is the cheapest in berlin?", nil, []string{"The Jazz Night is the cheapest, at $35"}},

@@ -1994,6 +1994,10 @@ func init() {
 			}
 			return reply(text, true)
 		}},
+		// "get me 3", "i'll take 2" with events shown: the count for the page's one tool that
+		// takes an item and a number, said in its own verb ("buy 3")
+		{"a count in other words", func(c *conv, r *reading) bool { return c.countVerb(r.said) != "" },
+			func(c *conv, r *reading) (intent, bool) { return c.understand(c.countVerb(r.said), false), true }},
 		// "are you open on sunday?": the business's hours, which no tool tells (not a day for
 		// the booking form)
 		{"the business's hours", func(_ *conv, r *reading) bool { return hoursAsked.MatchString(r.said) },
@@ -3722,6 +3726,34 @@ func (c *conv) group() []*item {
 		return named
 	}
 	return c.before.last
+}
+
+// countAsk is a count asked for in words no tool has: "get me 3", "i'll take 2", "book 2 for me".
+var countAsk = regexp.MustCompile(`(?i)^\s*(?:i'?ll\s+take|i'?d\s+like|i\s+want|(?:can|could)\s+(?:i|we|you)\s+(?:get|grab|book|reserve)|get|grab|take|book|reserve)(?:\s+(?:me|us))?\s+(\d{1,2})(?:\s+(?:for\s+(?:me|us)|please|pls|then))?\s*[.!?]*\s*$`)
+
+// countVerb is countAsk's count said with the verb of the page's one tool that takes an item
+// and an integer the count fits ("buy 3"); "" for other words, or when no one tool does.
+func (c *conv) countVerb(said string) string {
+	m := countAsk.FindStringSubmatch(said)
+	if m == nil {
+		return ""
+	}
+	n, _ := strconv.Atoi(m[1])
+	var verbs []string
+	for _, t := range c.tools {
+		ps := parseSchema(t.Parameters).props
+		item := slices.ContainsFunc(ps, func(p *property) bool { single, _ := idParam(p); return single })
+		count := slices.ContainsFunc(ps, func(p *property) bool {
+			return slices.Contains(p.schema.types, "integer") && p.schema.valid(float64(n))
+		})
+		if w := identWords(ownName(t.Name)); item && count && len(w) > 0 && toolVerbs[w[0]] {
+			verbs = append(verbs, w[0])
+		}
+	}
+	if len(verbs) != 1 {
+		return ""
+	}
+	return verbs[0] + " " + m[1]
 }
 
 // choosable are the items a pick is among: those just named or seen (group), else the last list.
