@@ -84,8 +84,12 @@ func (f *filler) freeText() {
 	if freeList(p) {
 		list = slices.DeleteFunc(listSep.Split(v, -1), func(s string) bool { return s == "" })
 	}
+	// "add its ingredients to my shopping list": words that point at a value give none
+	points := wordAt(tokenize(v), 0, "its", "their", "his", "her", "them", "those", "these", "that", "this", "it") && len(strings.Fields(v)) <= 3 &&
+		!hasWord(p, "message", "text", "note", "comment", "body", "content", "query", "q", "search", "title") ||
+		anotherOne.MatchString(v) // "add another one"
 	switch {
-	case v == "" || asks || refParam(p) && !code ||
+	case v == "" || asks || points || refParam(p) && !code ||
 		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)):
 		return
 	case list != nil && p.schema.acceptsStrings(list):
@@ -103,6 +107,9 @@ func (f *filler) freeText() {
 		}
 	}
 }
+
+// anotherOne asks for one more without saying what: "another one", "one more".
+var anotherOne = regexp.MustCompile(`(?i)^\s*(?:another|one\s+more)(?:\s+one)?\s*$`)
 
 // questionOpeners open a question that asks rather than gives a value.
 var questionOpeners = []string{"what", "what's", "whats", "which", "who", "how"}

@@ -731,6 +731,12 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"flights: a list of things in words", flyTools, flyCall, []gstep{
 			{"add sunscreen, a towel and euros to my shopping list", []string{`add_to_shopping_list {"items":["sunscreen","a towel","euros"]}`}, nil},
+			{"add its ingredients to my shopping list", nil, []string{"I need your items"}},
+		}},
+		{"to-do: a task added is no value of the next; one more, unsaid, is asked for", todoTools, todoCall, []gstep{
+			{"add buy bread, due tomorrow", []string{`add_task {"title":"buy bread","due":"2026-12-03"}`}, nil},
+			{"add call mom", []string{`add_task {"title":"call mom"}`}, nil},
+			{"add another one", nil, []string{"I need your title"}},
 		}},
 		{"gym: sign me up is no cancel", gymTools, gymCall, []gstep{
 			{"what spin classes are on?", []string{`list_classes {"type":"spin"}`}, []string{"Spin Blast"}},

@@ -3942,8 +3942,10 @@ func (c *conv) lastArgs(tool, param string) map[string]json.RawMessage {
 // low" sorts in the default order).
 func (c *conv) carryOver(p *plan, notDefaults bool) {
 	prev := map[string]any{}
-	for k, v := range c.lastArgs(p.def.Name, "") {
-		prev[k] = v
+	if w := identWords(ownName(p.def.Name)); len(w) == 0 || !addsNew[w[0]] { // (a task added is no value of the next one)
+		for k, v := range c.lastArgs(p.def.Name, "") {
+			prev[k] = v
+		}
 	}
 	if q := c.unanswered; q != nil && q.def.Name == p.def.Name {
 		maps.Copy(prev, q.values) // the question came after the call
@@ -3976,6 +3978,9 @@ func (c *conv) carryOver(p *plan, notDefaults bool) {
 	}
 	p.missing = slices.DeleteFunc(p.missing, func(m *property) bool { return p.values[m.name] != nil })
 }
+
+// addsNew are the verbs of tools that add a new thing each call: "add_task", "create_event".
+var addsNew = rawSet(`add create append insert`)
 
 // stillTakes reports a value carried from an earlier call that the parameter still takes: not
 // the red of another car, in colours this one has not.
