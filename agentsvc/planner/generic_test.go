@@ -733,6 +733,11 @@ func TestGenericPages(t *testing.T) {
 			{"add sunscreen, a towel and euros to my shopping list", []string{`add_to_shopping_list {"items":["sunscreen","a towel","euros"]}`}, nil},
 			{"add its ingredients to my shopping list", nil, []string{"I need your items"}},
 		}},
+		{"to-do: what is left, in words no choice has", todoTools, todoCall, []gstep{
+			{"what do i still have to do", []string{`list_tasks {"status":"open"}`}, nil},
+			{"show pending tasks", []string{`list_tasks {"status":"open"}`}, nil},
+			{"which ones are finished", []string{`list_tasks {"status":"done"}`}, nil},
+		}},
 		{"to-do: a task added is no value of the next; one more, unsaid, is asked for", todoTools, todoCall, []gstep{
 			{"add buy bread, due tomorrow", []string{`add_task {"title":"buy bread","due":"2026-12-03"}`}, nil},
 			{"add call mom", []string{`add_task {"title":"call mom"}`}, nil},

@@ -493,6 +493,8 @@ var hints = map[string][]string{
 	"down": {"financing"}, "loan": {"financing", "payment"}, "installment": {"payment", "monthly"},
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"}, "payment": {"financing"},
 	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
+	"pending": {"open"}, "outstanding": {"open"}, "remaining": {"open"}, "unfinished": {"open"}, "incomplete": {"open"},
+	"finished": {"done"}, "completed": {"done"},
 	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
 	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 }
@@ -513,6 +515,7 @@ var phrases = map[string]string{
 	"interested in, curious about, check out, have a look at":                                                           "open detail",
 	"put down, down payment, a loan, interest rate":                                                                     "financing",
 	"sign me up, sign up, sign us up":                                                                                   "apply submit register",
+	"left to do, still to do, still have to do, still need to do, not done, not finished, not yet done":                 "open",
 }
 
 // phraseList reads comma-separated phrases as their words.
