@@ -4449,6 +4449,22 @@ var siteConversations = []struct {
 		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "open #2", calls: []string{`select_car {"carId":"c02"}`}, on: "car", not: []string{"either"}},
 	}},
+	{"a car's page reached by a link, left, and gone back to by words that do not name it", "car", "c12", []siteTurn{
+		{say: "any other cars like this but cheaper", calls: []string{`back_to_inventory {}`, `search_cars {}`, `search_cars {"bodyType":"sedan"}`}, on: "inventory"},
+		{say: "go back", calls: []string{`select_car {"carId":"c12"}`}, on: "car", not: []string{"Sorry"}},
+		{say: "back to inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "book a test drive of that one", calls: []string{`select_car {"carId":"c12"}`, `go_to_test_drive {}`}, on: "test-drive", reply: []string{"2022 Tesla Model 3"}},
+	}},
+	{"a car's page reached by a link and left before any list named it", "car", "c03", []siteTurn{
+		{say: "back to inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "go back to the car i was looking at", calls: []string{`search_cars {}`, `select_car {"carId":"c03"}`}, on: "car", reply: []string{"2021 Ford Explorer"}},
+	}},
+	{"a calculator reached by a link and left; a drive of its car", "financing", "c09", []siteTurn{
+		{say: "60 months with 3000 down at 4.5%", calls: []string{`calculate_payment {"downPayment":3000,"termMonths":60,"apr":4.5}`}},
+		{say: "go back", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "book a test drive for this one", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`}, on: "test-drive", reply: []string{"2022 Toyota Camry"}},
+		{say: "saturday 11", reply: []string{"I need your name and email"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -17,6 +17,7 @@ import (
 // or the plan that lists the items to learn their names first, read it.
 type lookup struct {
 	said    string   // the request, read again once the names are known
+	id      string   // an item's id said writes in place of its name, not known before (the item left)
 	unknown []string // its words that no tool knows: the names
 	l       *plan    // the page's listing tool
 	seen    int      // how many items l's whole list (no arguments) had, 0 when not seen
@@ -187,7 +188,11 @@ func (lk *lookup) intent() intent {
 		}
 		s := *c
 		s.before = mem
-		in = s.understand(lk.said, false)
+		said := lk.said
+		if it := mem.items[lk.id]; lk.id != "" && it != nil && it.name != "" {
+			said = strings.Replace(said, lk.id, theTitle(it), 1)
+		}
+		in = s.understand(said, false)
 		s.done = nil
 		first := in.first(&s)
 		if lk.back != nil && first != nil && first.def.Name != lk.l.def.Name && !opener(first.def) &&

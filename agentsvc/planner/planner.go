@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,6 +116,9 @@ func (p *Planner) Stream(ctx context.Context, req llm.Request, onDelta func(delt
 			}
 		}
 		id := fmt.Sprintf("%s%d", prefix, n)
+		if c.page != nil {
+			id += pageMark + url.PathEscape(c.page.id) // read back by newConv: the item of the page the call was made on
+		}
 		call := chat.ToolCall{ID: id, Name: a.call.def.Name, Arguments: a.call.arguments()}
 		return &llm.Response{ToolCalls: []chat.ToolCall{call}, FinishReason: "tool_calls"}, nil
 	}
@@ -153,6 +157,8 @@ type call struct {
 	done   bool   // its result came
 	opened bool   // an openFor call: the turn goes on on the item's page
 	page   bool   // no call: the item the page's address names, opened before the turn (openPage)
+	on     string // the item of the page the call was made on, as its id says (pageMark)
+	left   bool   // no call: the item of a page the visitor came to by a link, and left (pagesLeft)
 	at     int    // the index of its result among the messages (of the call, until it came)
 }
 
@@ -204,7 +210,11 @@ func newConv(req llm.Request, now time.Time) *conv {
 			for _, tc := range m.ToolCalls {
 				byID[tc.ID] = len(c.calls)
 				opened := strings.HasPrefix(tc.ID, openCallPrefix)
-				c.calls = append(c.calls, call{name: tc.Name, args: tc.Arguments, opened: opened, at: i})
+				_, on, _ := strings.Cut(tc.ID, pageMark)
+				if on, _ = url.PathUnescape(on); !strings.HasPrefix(tc.ID, "planner-") {
+					on = "" // (a model's call, not the planner's)
+				}
+				c.calls = append(c.calls, call{name: tc.Name, args: tc.Arguments, opened: opened, at: i, on: on})
 			}
 		case chat.RoleTool:
 			k, ok := byID[m.ToolCallID]
@@ -216,6 +226,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 			c.calls[k].result, c.calls[k].done, c.calls[k].at = m.Content, true, i
 		}
 	}
+	c.pagesLeft()
 	earlier := req.Messages
 	if c.lastUser >= 0 {
 		earlier = req.Messages[:c.lastUser]
@@ -467,6 +478,37 @@ var goesForRe = regexp.MustCompile(`(?i)\bgo(?:es)? for\b(?:\s*$|\s*[?.!,])`)
 // kindCostRe asks what a kind of thing costs, in the plural: "what do your sedans cost", "how
 // much do suvs cost".
 var kindCostRe = regexp.MustCompile(`(?i)\b(?:what|how much)\s+do\s+((?:your|the|all|those|these)\s+)?([a-z]+s)\s+cost\b`)
+
+// pageMark joins to a call's id the item of the page the call was made on: a page the
+// visitor came to by a link, and left, is known by it later ("go back", "book that one").
+const pageMark = "@"
+
+// pagesLeft puts an opening call of the item before the earlier turns' calls made on its page
+// when no call opened it (the visitor came by a link): as openPage does for the page of now.
+func (c *conv) pagesLeft() {
+	open, here := "", map[string]bool{} // (the page of now: openPage)
+	if _, u := pageOf(c.msgs); u != nil {
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				here[v] = true
+			}
+		}
+	}
+	for i := 0; i < len(c.calls); i++ {
+		k := c.calls[i]
+		if id := openedID(k); id != "" {
+			open = id
+		}
+		if k.on == "" || k.on == open || here[k.on] || k.at >= c.lastUser {
+			continue
+		}
+		p := c.pageCall(call{}, "id", k.on)
+		p.page, p.left, p.at = false, true, k.at
+		c.calls = slices.Insert(c.calls, i, p)
+		open = k.on
+		i++
+	}
+}
 
 // openCallPrefix starts the id of an openFor call.
 const openCallPrefix = "planner-open-"

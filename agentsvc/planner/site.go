@@ -109,14 +109,36 @@ func (c *conv) onItsPage() bool {
 // openedLast is the item the conversation's latest call opened, or nil.
 func (c *conv) openedLast() *item {
 	for k := range c.earlierCalls {
+		if k.left {
+			continue // (the page of a link, left: leftID)
+		}
 		if k.page {
 			return c.page
 		}
 		if id := openedID(k); id != "" {
-			return c.before.items[id]
+			return cmp.Or(c.before.items[id], c.now.items[id]) // (named by a list this turn: "the item left, learned")
 		}
 	}
 	return nil
+}
+
+// goesBack reports words that go back to the item opened last: "go back", "back to the car i
+// was looking at".
+func (c *conv) goesBack(toks []token) bool {
+	return onlyGoing(toks, func(w string) bool { return w == "back" }) || anyNorm(toks, "back", "return") && c.backToItem(toks, false)
+}
+
+// leftID is the id of the item of a page the visitor came to by a link and left, when no
+// call opened an item since (pagesLeft), or "".
+func (c *conv) leftID() string {
+	for k := range c.earlierCalls {
+		if id := openedID(k); id != "" && k.left {
+			return id
+		} else if id != "" {
+			return ""
+		}
+	}
+	return ""
 }
 
 // openedItems are the items earlier calls opened, the last opened first, each once.

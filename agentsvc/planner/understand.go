@@ -2124,6 +2124,28 @@ func init() {
 			return c.page != nil && r.lookup && c.before.items[c.page.id] == nil && c.lister() != nil &&
 				(len(r.refs) == 1 && r.refs[0].id == c.page.id || r.like) // (what "like this one" is rewritten to names no item)
 		}, func(c *conv, r *reading) (intent, bool) { return (&lookup{said: r.said, l: c.lister()}).intent(), true }},
+		// "go back", "book a test drive of that one" on the list after leaving the page of a car
+		// the visitor came to by a link, before any list named it: the list first, then the request
+		{"the item left, learned", func(c *conv, r *reading) bool {
+			return c.leftID() != "" && r.lookup && !c.reread && c.lister() != nil && len(r.mentions) == 0 && len(r.refs) == 0 &&
+				(r.unclear && itRe.MatchString(r.said) || c.goesBack(r.toks)) // (not "close it" in the comparison drawer)
+		}, func(c *conv, r *reading) (intent, bool) {
+			id := c.leftID()
+			if it := c.before.items[id]; it != nil && c.goesBack(r.toks) {
+				in, ok := c.openFor(it)
+				if ok {
+					in.first(c).opens = false // (its page does not read "go back" again)
+				}
+				return in, ok
+			} else if it != nil {
+				return c.understand(itRe.ReplaceAllLiteralString(r.said, theTitle(it)), false), true
+			}
+			said := "open " + id // (by its id: the list names it once it ran)
+			if !c.goesBack(r.toks) {
+				said = itRe.ReplaceAllLiteralString(r.said, id)
+			}
+			return (&lookup{said: said, id: id, l: c.lister()}).intent(), true
+		}},
 		// "suvs under 35" before any price was seen: the list first, whose prices tell the
 		// scale (rewriteScale), then the request.
 		{"a bound's scale", func(c *conv, r *reading) bool {
