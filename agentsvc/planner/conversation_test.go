@@ -4465,6 +4465,15 @@ var siteConversations = []struct {
 		{say: "book a test drive for this one", calls: []string{`search_cars {}`, `select_car {"carId":"c09"}`, `go_to_test_drive {}`}, on: "test-drive", reply: []string{"2022 Toyota Camry"}},
 		{say: "saturday 11", reply: []string{"I need your name and email"}},
 	}},
+	{"the colours of the cheapest of those shown, then that car to the end", "inventory", "", []siteTurn{
+		{say: "im looking for a hybrid under 35k", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":35000}`}},
+		{say: "what colours does the cheapest come in", calls: []string{`select_car {"carId":"c09"}`}, on: "car", reply: []string{"The color can be silver, white, black or blue."}, not: []string{"Nothing here says"}},
+		{say: "ok open it in that colour... blue", calls: []string{`configure_car {"color":"blue"}`}},
+		{say: "whats it cost per month over 60 months with 5k down", calls: []string{`go_to_financing {}`, `calculate_payment {"downPayment":5000,"termMonths":60}`}, on: "financing"},
+		{say: "back to inventory", calls: []string{`back_to_inventory {}`}, on: "inventory"},
+		{say: "im looking for a hybrid under 35k", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":35000}`}},
+		{say: "which colour is the cheapest", calls: []string{`select_car {"carId":"c09"}`}, on: "car", reply: []string{"Nothing here says which color is cheapest"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -655,6 +655,9 @@ var partRe = regexp.MustCompile(`(?i)\s*(?:[,;]|\bthen\b|\band\b)\s*`)
 // page "the second one" points at nothing.
 func (c *conv) pointedText(text string, opened call) string {
 	start, end, ok := pointerSpan(tokenize(text))
+	if !ok && !isTheRank.MatchString(text) {
+		start, end, ok = rankSpan(tokenize(text)) // "what colours does the cheapest come in"
+	}
 	var args map[string]any
 	if !ok || json.Unmarshal([]byte(opened.args), &args) != nil {
 		return text
@@ -665,6 +668,20 @@ func (c *conv) pointedText(text string, opened call) string {
 		}
 	}
 	return text
+}
+
+// rankSpan finds "the cheapest", "the newest one": a ranking that picks one item.
+func rankSpan(toks []token) (start, end int, ok bool) {
+	for i, t := range toks {
+		if rankWords[t.norm].field != nil && wordAt(toks, i-1, "the") {
+			last := i
+			if oneAt(toks, i+1) {
+				last++
+			}
+			return toks[i-1].start, toks[last].end, true
+		}
+	}
+	return 0, 0, false
 }
 
 // onlyNames reports a request made only of names of items and words of asking, going or

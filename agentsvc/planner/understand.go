@@ -2516,6 +2516,12 @@ func init() {
 			like := c.lister() == nil && c.openedLast() != nil && similarTo.MatchString(r.text) // "anything similar that's cheaper?"
 			return !notes && (pointed || like || c.otherItem(r.text, r.toks, r.mentions, r.pronoun)) && !c.differenceKnown(r)
 		}, func(c *conv, _ *reading) (intent, bool) { return c.hub() }},
+		// "what colours does the cheapest come in" with two hybrids shown: that car's colours,
+		// which its page tells (not the list's colour filter)
+		{"choices of the item ranked", func(c *conv, r *reading) bool {
+			_, _, ranks := rankSpan(r.toks)
+			return r.question && ranks && !isTheRank.MatchString(r.said) && (choiceNoun(r.toks) || anyNorm(r.toks, "color")) && c.listsItems() && !c.reread && c.rankedOne(r) != nil
+		}, func(c *conv, r *reading) (intent, bool) { return c.openFor(c.rankedOne(r)) }},
 		// On an item's own page (no tool takes an item's id), "it" is the item on screen: a
 		// question about its choices ("which colours can I get it in?") is answered from this
 		// page's tools, not from what an earlier list said of it.
@@ -3776,6 +3782,21 @@ func (c *conv) countVerb(said string) string {
 		return ""
 	}
 	return verbs[0] + " " + m[1]
+}
+
+// isTheRank asks which choice ranks: "which colour is the cheapest".
+var isTheRank = regexp.MustCompile(`(?i)\b(?:is|are|was|'s)\s+the\s+\w+est\b`)
+
+// rankedOne is the one item of those shown that the ranking asked picks ("the cheapest"), or
+// nil (several tie, or fewer than two are shown).
+func (c *conv) rankedOne(r *reading) *item {
+	if r.memRank && len(r.refs) == 1 {
+		return r.refs[0]
+	}
+	if w := ranked(c.before.last, r.order); len(c.before.last) >= 2 && len(w) > 0 && len(tiedWith(c.before.last, r.order, w[0])) <= 1 && max(r.n, 1) == 1 {
+		return w[0]
+	}
+	return nil
 }
 
 // choosable are the items a pick is among: those just named or seen (group), else the last list.
