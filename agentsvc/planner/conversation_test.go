@@ -4474,6 +4474,11 @@ var siteConversations = []struct {
 		{say: "im looking for a hybrid under 35k", calls: []string{`search_cars {"fuel":"hybrid","maxPrice":35000}`}},
 		{say: "which colour is the cheapest", calls: []string{`select_car {"carId":"c09"}`}, on: "car", reply: []string{"Nothing here says which color is cheapest"}},
 	}},
+	{"a drive of the first one shown, with a day and an hour: the first is the car, not a time", "inventory", "", []siteTurn{
+		{say: "show suvs under 30k", calls: []string{`search_cars {"bodyType":"suv","maxPrice":30000}`}},
+		{say: "book the first one for monday 9am", calls: []string{`select_car {"carId":"c02"}`, `go_to_test_drive {}`}, on: "test-drive", reply: []string{"I need your name and email"}, not: []string{"The first time"}},
+		{say: "Ben Ode ben@ode.dk", calls: []string{`fill_form_data {"name":"Ben Ode","email":"ben@ode.dk","date":"2026-12-07","time":"09:00"}`}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

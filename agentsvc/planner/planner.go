@@ -557,7 +557,13 @@ func (c *conv) goOn(on *conv, k int) action {
 	if restored {
 		on.done = on.done[1:]
 	}
-	asked := c.pointedText(c.text, c.done[k])
+	pointed := c.done[k]
+	for i := k - 1; i >= 0 && hop && openedID(pointed) == ""; i-- {
+		if openedID(c.done[i]) != "" {
+			pointed = c.done[i] // "book the first one for monday 9am": the car opened on the way
+		}
+	}
+	asked := c.pointedText(c.text, pointed)
 	if hop {
 		asked = figuresOnly(asked, opened) // "financing 60": the 60 of the calculator, no application
 	}
