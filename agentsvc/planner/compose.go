@@ -134,8 +134,22 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		return r[:min(count, len(r))]
 	}
 	noun := c.rankNoun(toks, from, to)
+	// "cheapest awd" where no filter knows "awd": of all of them, and said so (not "The cheapest
+	// awd is …")
+	unknown := ""
+	if filter == nil && target == nil && lister != nil && noun != "one" {
+		for _, w := range strings.Fields(noun) {
+			if n := normWord(w); !c.vocab[n] && !genericNameWords[n] && !ordinary(n) && n != stem(listNoun(lister.def.Name, 2)) {
+				unknown = w
+				break
+			}
+		}
+	}
+	if unknown != "" {
+		noun = listNoun(lister.def.Name, 1)
+	}
 	ask := "" // the question for what the target still needs ("book the cheapest room": a date)
-	return intent{
+	in := intent{
 		steps: func(c *conv) []*plan {
 			var p *plan
 			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
@@ -210,7 +224,16 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			// "the 4 cheapest hybrids" of three: "Only 3 cars match. The 3 cheapest are …"
 			return strings.TrimSpace(only + " The " + strconv.Itoa(len(w)) + " " + o.what + " are " + joinList(parts, "and") + ". " + ask)
 		},
-	}, true
+	}
+	if say := in.final; unknown != "" {
+		in.final = func(c *conv) string {
+			if len(winners(c)) == 0 {
+				return say(c)
+			}
+			return "Nothing here tells which " + listNoun(lister.def.Name, 2) + " are " + unknown + "; of all of them: " + lowerFirst(say(c))
+		}
+	}
+	return in, true
 }
 
 // tiedWith are the items of list whose field of the ranking o is the same as first's.

@@ -4479,6 +4479,10 @@ var siteConversations = []struct {
 		{say: "book the first one for monday 9am", calls: []string{`select_car {"carId":"c02"}`, `go_to_test_drive {}`}, on: "test-drive", reply: []string{"I need your name and email"}, not: []string{"The first time"}},
 		{say: "Ben Ode ben@ode.dk", calls: []string{`fill_form_data {"name":"Ben Ode","email":"ben@ode.dk","date":"2026-12-07","time":"09:00"}`}},
 	}},
+	{"a ranking of a kind no filter knows: of all, and said so", "inventory", "", []siteTurn{
+		{say: "cheapest awd", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Nothing here tells which cars are awd; of all of them: the cheapest car is the 2021 Volkswagen Golf"}, not: []string{"The cheapest awd"}},
+		{say: "newest diesel", calls: []string{`search_cars {"fuel":"diesel"}`, `sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The newest diesel is the 2021 Ford F-150."}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one
