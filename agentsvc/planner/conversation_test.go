@@ -4483,6 +4483,10 @@ var siteConversations = []struct {
 		{say: "cheapest awd", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"Nothing here tells which cars are awd; of all of them: the cheapest car is the 2021 Volkswagen Golf"}, not: []string{"The cheapest awd"}},
 		{say: "newest diesel", calls: []string{`search_cars {"fuel":"diesel"}`, `sort_cars {"by":"year","order":"desc"}`}, reply: []string{"The newest diesel is the 2021 Ford F-150."}},
 	}},
+	{"\"how bout\" typed on a phone is \"what about\"", "inventory", "", []siteTurn{
+		{say: "any tesla under 40", calls: []string{`search_cars {}`, `search_cars {"make":"Tesla","maxPrice":40000}`}},
+		{say: "how bout the other tesla", calls: []string{`select_car {"carId":"c04"}`}, on: "car", not: []string{"Going back"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -234,6 +234,7 @@ func newConv(req llm.Request, now time.Time) *conv {
 		c.text = kindCostRe.ReplaceAllString(c.text, "how much are $1$2") // "what do your sedans cost"
 		c.text = withoutRe.ReplaceAllString(c.text, "without")            // "w/o the sound package"
 		c.text = hashPlace.ReplaceAllString(c.text, "${1}number $2")      // "open #2", as typed on a phone
+		c.text = howBout.ReplaceAllString(c.text, "what about")           // "how bout the other tesla"
 		c.text = compareThis.ReplaceAllString(c.text, "compare it")       // "compare this car with the Ioniq 5": as "it" is
 		c.text = stillThere.ReplaceAllString(c.text, "do you have $1")    // "is the tacoma still available?": is it listed
 		if c.hasParam(noteParam) {
@@ -675,6 +676,9 @@ func (c *conv) pointedText(text string, opened call) string {
 	}
 	return text
 }
+
+// howBout is "what about" as typed on a phone: "how bout", "wat abt".
+var howBout = regexp.MustCompile(`(?i)\b(?:how|what|wat)\s+(?:'?bout|abt)\b`)
 
 // rankSpan finds "the cheapest", "the newest one": a ranking that picks one item.
 func rankSpan(toks []token) (start, end int, ok bool) {
