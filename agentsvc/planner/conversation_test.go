@@ -4487,6 +4487,11 @@ var siteConversations = []struct {
 		{say: "any tesla under 40", calls: []string{`search_cars {}`, `search_cars {"make":"Tesla","maxPrice":40000}`}},
 		{say: "how bout the other tesla", calls: []string{`select_car {"carId":"c04"}`}, on: "car", not: []string{"Going back"}},
 	}},
+	{"the price with everything, then one package dropped", "car", "c06", []siteTurn{
+		{say: "how much with everything", calls: []string{`configure_car {"packages":["winter","offroad","cargo"]}`}, reply: []string{"total $34,050"}},
+		{say: "too much, drop the offroad pkg", calls: []string{`configure_car {"packages":["winter","cargo"]}`}, reply: []string{"total $31,450"}},
+		{say: "price with all the extras", calls: []string{`configure_car {"packages":["winter","offroad","cargo"]}`}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

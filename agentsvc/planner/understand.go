@@ -195,6 +195,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 	text = setNow.ReplaceAllString(text, "which $1$2$3 did I choose?")         // "what trim is it set to now?": the one chosen, not the choices
 	text = narrowTo.ReplaceAllString(text, "show only")                        // "narrow it to ones from 2023 or newer"
 	text = goWithChoice.ReplaceAllString(text, "set the $2 and take me to $1") // "take me to financing for the EX-L configuration"
+	if l := c.oneList(); l != "" {
+		text = withEverything.ReplaceAllString(text, "with all the "+l+"s") // "how much with everything"
+	}
 	if toks := tokenize(text); (!isQuestion(text, toks) || withAll.MatchString(text)) && !anyNorm(toks, "remove", "drop", "delete", "clear", "without", "no", "off") {
 		text = c.everyChoice(text) // "add all the packages": each one named; "whats the price with all packages"
 	} else {
@@ -4997,14 +5000,13 @@ func (c *conv) dropThem(text string) string {
 	if !themWords.MatchString(text) && m == nil {
 		return text
 	}
-	noun, lists := "", map[string]bool{}
+	noun := ""
 	for _, t := range c.tools {
 		for _, p := range parseSchema(t.Parameters).props {
 			var had []string
 			if !p.schema.isArray() || p.schema.items == nil || !p.schema.items.stringEnum() {
 				continue
 			}
-			lists[p.words[len(p.words)-1]] = true
 			if json.Unmarshal(c.lastArgs(t.Name, p.name)[p.name], &had) == nil && len(had) > 0 {
 				if noun != "" {
 					return text // two lists: which one is not said
@@ -5013,16 +5015,36 @@ func (c *conv) dropThem(text string) string {
 			}
 		}
 	}
-	if m != nil && len(lists) == 1 {
-		for l := range lists {
-			text = strings.Replace(text, m[0], "the "+m[1]+" "+l, 1) // (set or not)
-		}
+	if l := c.oneList(); m != nil && l != "" {
+		text = strings.Replace(text, m[0], "the "+m[1]+" "+l, 1) // (set or not)
 	}
 	if noun == "" {
 		return text
 	}
 	return themWords.ReplaceAllLiteralString(text, "the "+noun+"s")
 }
+
+// oneList is the noun of the page's one list of choices ("package" of packages), or "" when
+// it has none or several.
+func (c *conv) oneList() string {
+	lists := map[string]bool{}
+	for _, t := range c.tools {
+		for _, p := range parseSchema(t.Parameters).props {
+			if p.schema.isArray() && p.schema.items != nil && p.schema.items.stringEnum() {
+				lists[p.words[len(p.words)-1]] = true
+			}
+		}
+	}
+	for l := range lists {
+		if len(lists) == 1 {
+			return l
+		}
+	}
+	return ""
+}
+
+// withEverything asks with every choice, naming none: "how much with everything".
+var withEverything = regexp.MustCompile(`(?i)\bwith\s+(?:everything|every\s+thing|all\s+(?:the\s+)?extras|all\s+options|all\s+the\s+options)\b`)
 
 // goWithChoice goes to a page with a choice set first: "take me to financing for the EX-L
 // configuration", "go to financing with the Limited trim".
