@@ -4492,6 +4492,12 @@ var siteConversations = []struct {
 		{say: "too much, drop the offroad pkg", calls: []string{`configure_car {"packages":["winter","cargo"]}`}, reply: []string{"total $31,450"}},
 		{say: "price with all the extras", calls: []string{`configure_car {"packages":["winter","offroad","cargo"]}`}},
 	}},
+	{"the best deal, before any list and of the SUVs shown: not known, and the rankings that are", "inventory", "", []siteTurn{
+		{say: "whats ur best deal", calls: []string{}, reply: []string{"I can't tell", "I can tell", "which is cheapest?"}, not: []string{"Sorry", "Of these"}},
+		{click: 1, calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2021 Volkswagen Golf"}},
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "which is the best deal", calls: []string{}, reply: []string{"Of these I can tell", "which is newest?"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -2928,7 +2928,8 @@ func init() {
 		// "which one has more range?", "which is faster" of the cars shown: what no result says;
 		// "which one should i get?", "which would you recommend": a choice that is the visitor's
 		{"a ranking no result tells", func(c *conv, r *reading) bool {
-			return !r.hasRank && !r.numbers && (len(c.group()) >= 2 && r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) ||
+			deal := bestDeal.MatchString(r.text) && (len(c.choosable()) >= 2 || len(c.choosable()) == 0 && c.lister() != nil) // ("whats ur best deal" before any list: the list ranks)
+			return !r.hasRank && !r.numbers && (deal || len(c.group()) >= 2 && r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) ||
 				len(c.choosable()) >= 2 && recommendAsk.MatchString(r.text))
 		}, func(c *conv, r *reading) (intent, bool) {
 			var can []string
@@ -2944,7 +2945,9 @@ func init() {
 			if recommendAsk.MatchString(r.text) {
 				text = "That choice is yours: I can't tell which suits you from what this page's tools tell me."
 			}
-			if len(can) > 0 {
+			if len(can) > 0 && len(c.choosable()) == 0 {
+				text += " I can tell " + c.offer(can, "or", true) + "." // (of the whole list)
+			} else if len(can) > 0 {
 				text += " Of these I can tell " + c.offer(can, "or", true) + "."
 			}
 			return reply(text, true)
@@ -4959,6 +4962,10 @@ var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
 // qualityAsk asks whether the items in view have a quality, in one word after "is it" (not
 // "is it a Prius", a name) or in the words after "do they have".
 var qualityAsk = regexp.MustCompile(`(?i)^\s*(?:(?:is|are)\s+(?:it|they|these|those|this|that|both|either)(?:\s+(?:one|ones|cars?))?\s+([\w-]+)|(?:does|do)\s+(?:it|they|these|those|this|that|either|both)(?:\s+(?:one|ones))?\s+(?:have|come\s+with|get|include)\s+(.+?))\s*[?.!]*\s*$`)
+
+// bestDeal asks for the best buy, which no result ranks: "whats ur best deal", "which is the
+// best value".
+var bestDeal = regexp.MustCompile(`(?i)\b(?:best|good|great)\s+(?:deal|value|offer|bargain|buy)s?\b`)
 
 // recommendAsk asks for a pick among items: "which one should i get", "what would you recommend".
 var recommendAsk = regexp.MustCompile(`(?i)\b(?:which|what)\b.*\b(?:recommend|suggest|should\s+(?:i|we)\s+(?:get|buy|pick|choose|take|go\s+(?:for|with))|would\s+you\s+(?:get|buy|pick|choose|take|go\s+(?:for|with)))\b`)
