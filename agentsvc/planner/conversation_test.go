@@ -4498,6 +4498,12 @@ var siteConversations = []struct {
 		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
 		{say: "which is the best deal", calls: []string{}, reply: []string{"Of these I can tell", "which is newest?"}},
 	}},
+	{"a question after a term refused is no answer to the term asked: the refusal is not said again", "financing", "c06", []siteTurn{
+		{say: "what if i put nothing down", reply: []string{"24 months, 36 months"}},
+		{say: "and over 84 months", reply: []string{"There is no 84 months option"}},
+		{say: "whats the interest total", calls: []string{}, not: []string{"There is no 84 months option"}},
+		{say: "48 months then", calls: []string{`calculate_payment {"downPayment":0,"termMonths":48}`}, reply: []string{"down $0"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

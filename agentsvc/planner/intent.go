@@ -613,7 +613,7 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	// changed: "actually make it 1pm")
 	fewer := in.asked != nil && in.asked.def.Name == prev.asked.def.Name &&
 		(len(in.asked.missing) < len(prev.asked.missing) ||
-			len(in.asked.missing) == len(prev.asked.missing) && (in.asked.arguments() != prev.asked.arguments() ||
+			len(in.asked.missing) == len(prev.asked.missing) && (in.asked.arguments() != prev.asked.arguments() && len(in.asked.values) >= len(prev.asked.values) ||
 				saysDay(c.text) && slices.ContainsFunc(prev.asked.schema.props, dateKind.wants))) // "actually make it thursday" of tomorrow, a Thursday; "next wednesday i mean" of wednesday
 	return in, fills || fewer
 }
