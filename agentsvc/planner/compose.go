@@ -139,7 +139,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	unknown := ""
 	if filter == nil && target == nil && lister != nil && noun != "one" {
 		for _, w := range strings.Fields(noun) {
-			if n := normWord(w); !c.vocab[n] && !genericNameWords[n] && !ordinary(n) && n != stem(listNoun(lister.def.Name, 2)) {
+			if nw := normWord(w); !c.vocab[nw] && !genericNameWords[nw] && !ordinary(nw) && nw != stem(listNoun(lister.def.Name, 2)) {
 				unknown = w
 				break
 			}

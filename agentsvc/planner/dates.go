@@ -59,6 +59,14 @@ var monthNames = wordSet(strings.Replace(monthList, "may ", "", 1))
 
 // rewriteDates writes the dates a shopper says ("tomorrow", "Saturday", "next Monday",
 // "December 3") as YYYY-MM-DD, counted from today, so the date parameters can take them.
+// relDay is the day relDayRe's words name: "today", "tomorrow", "the day after tomorrow".
+func relDay(s string, today time.Time) time.Time {
+	if l := strings.ToLower(s); l != "today" && l != "tonight" {
+		return today.AddDate(0, 0, 1+strings.Count(l, "after"))
+	}
+	return today
+}
+
 func rewriteDates(text string, today time.Time) string {
 	iso := func(t time.Time) string { return t.Format("2006-01-02") }
 	// dated is day of month this year, or so many years or months later once it is past; s
@@ -74,13 +82,7 @@ func rewriteDates(text string, today time.Time) string {
 		}
 		return iso(t)
 	}
-	text = relDayRe.ReplaceAllStringFunc(text, func(s string) string {
-		l := strings.ToLower(s)
-		if l == "today" || l == "tonight" {
-			return iso(today)
-		}
-		return iso(today.AddDate(0, 0, 1+strings.Count(l, "after")))
-	})
+	text = relDayRe.ReplaceAllStringFunc(text, func(s string) string { return iso(relDay(s, today)) })
 	text = calDateRe.ReplaceAllStringFunc(text, func(s string) string {
 		m := calDateRe.FindStringSubmatch(s)
 		name := m[1] + m[4]

@@ -241,13 +241,7 @@ func (c *conv) read(text string, lookup bool) *reading {
 	if c.hasParam(dateKind.wants) {
 		text = rewriteDates(text, c.today)
 	} else if c.hasParam(weekdayParam) { // "what classes are there tomorrow": its day of the week
-		text = relDayRe.ReplaceAllStringFunc(text, func(s string) string {
-			l := strings.ToLower(s)
-			if l == "today" || l == "tonight" {
-				return strings.ToLower(c.today.Weekday().String())
-			}
-			return strings.ToLower(c.today.AddDate(0, 0, 1+strings.Count(l, "after")).Weekday().String())
-		})
+		text = relDayRe.ReplaceAllStringFunc(text, func(s string) string { return strings.ToLower(relDay(s, c.today).Weekday().String()) })
 	}
 	if c.hasParam(clockParam) {
 		text = rewriteTimes(text)
@@ -2085,10 +2079,10 @@ func init() {
 		// "add the outback too" after the RAV4 and the CR-V were compared: the three compared
 		{"one more compared", func(c *conv, r *reading) bool { p, say := c.compareMore(r); return p != nil || say != "" },
 			func(c *conv, r *reading) (intent, bool) {
-				if p, say := c.compareMore(r); p == nil {
-					return reply(say, true)
-				} else {
+				if p, say := c.compareMore(r); p != nil {
 					return callIntent(p), true
+				} else {
+					return reply(say, true)
 				}
 			}},
 		// "yes go ahead" right after an application was sent, nothing asked: it is done
@@ -2135,11 +2129,7 @@ func init() {
 		}, func(c *conv, r *reading) (intent, bool) {
 			id := c.leftID()
 			if it := c.before.items[id]; it != nil && c.goesBack(r.toks) {
-				in, ok := c.openFor(it)
-				if ok {
-					in.first(c).opens = false // (its page does not read "go back" again)
-				}
-				return in, ok
+				return c.backTo(it)
 			} else if it != nil {
 				return c.understand(itRe.ReplaceAllLiteralString(r.said, theTitle(it)), false), true
 			}
@@ -2466,13 +2456,7 @@ func init() {
 		// "go back" on the list the visitor came to from an item's page: that page again
 		{"back to the item", func(c *conv, r *reading) bool {
 			return !c.reread && c.lister() != nil && c.openedLast() != nil && onlyGoing(r.toks, func(w string) bool { return w == "back" })
-		}, func(c *conv, _ *reading) (intent, bool) {
-			in, ok := c.openFor(c.openedLast())
-			if ok {
-				in.first(c).opens = false // (its page does not read "go back" again)
-			}
-			return in, ok
-		}},
+		}, func(c *conv, _ *reading) (intent, bool) { return c.backTo(c.openedLast()) }},
 		{"this page", func(c *conv, r *reading) bool { return c.goesHere(r.toks) }, func(c *conv, _ *reading) (intent, bool) {
 			return reply("You're already there."+c.wayOut(), true)
 		}},
@@ -4616,6 +4600,15 @@ func (c *conv) openFor(it *item) (intent, bool) {
 	return intent{}, false
 }
 
+// backTo opens the item the visitor goes back to; its page does not read "go back" again.
+func (c *conv) backTo(it *item) (intent, bool) {
+	in, ok := c.openFor(it)
+	if ok {
+		in.first(c).opens = false
+	}
+	return in, ok
+}
+
 // lister is a tool that lists the page's items when called without arguments: no required
 // parameter, and a name or description about searching, listing or filtering.
 func (c *conv) lister() *plan {
@@ -5042,10 +5035,11 @@ func (c *conv) oneList() string {
 			}
 		}
 	}
+	if len(lists) != 1 {
+		return ""
+	}
 	for l := range lists {
-		if len(lists) == 1 {
-			return l
-		}
+		return l
 	}
 	return ""
 }
