@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -769,6 +770,29 @@ func BenchmarkStreamLongConversation(b *testing.B) {
 	for b.Loop() {
 		if _, err := New().Stream(context.Background(), req, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The item of a page reached by a link is read back from the planner's own call ids only:
+// an id a model wrote with the same mark ("call_1@c12") names no page, so "go back to the car"
+// after it does not open one.
+func TestPageLeftIsReadFromThePlannersOwnCallIDs(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		v := &visit{t: t, site: newSite(t, "car", "c12")}
+		v.say("back to inventory")
+		if !own {
+			for i, m := range v.msgs {
+				for k, tc := range m.ToolCalls {
+					v.msgs[i].ToolCalls[k].ID = strings.Replace(tc.ID, "planner-", "call_", 1)
+				}
+				v.msgs[i].ToolCallID = strings.Replace(m.ToolCallID, "planner-", "call_", 1)
+			}
+		}
+		out := v.say("go back to the car i was looking at")
+		opened := slices.Contains(out.calls, `select_car {"carId":"c12"}`)
+		if opened != own {
+			t.Errorf("planner's ids %v: calls %v, want the Model 3 opened %v (reply %q)", own, out.calls, own, out.text)
 		}
 	}
 }
