@@ -4504,6 +4504,12 @@ var siteConversations = []struct {
 		{say: "whats the interest total", calls: []string{}, not: []string{"There is no 84 months option"}},
 		{say: "48 months then", calls: []string{`calculate_payment {"downPayment":0,"termMonths":48}`}, reply: []string{"down $0"}},
 	}},
+	{"\"change the car to the rav4\" away from the list opens the RAV4, not the car left", "inventory", "", []siteTurn{
+		{say: "open the CR-V", calls: []string{`search_cars {}`, `select_car {"carId":"c02"}`}, on: "car"},
+		{say: "book a test drive", calls: []string{`go_to_test_drive {}`}, on: "test-drive"},
+		{say: "change the car to the rav4", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, on: "car", reply: []string{"2023 Toyota RAV4"}},
+		{say: "change the car to the Civic", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

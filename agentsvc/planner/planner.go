@@ -528,7 +528,8 @@ func (c *conv) goOn(on *conv, k int) action {
 		return c.arrive() // "i want a different car": the list to choose from
 	}
 	// "go back to the car": the list, then the car the visitor came from
-	if it := c.openedLast(); it != nil && (c.backToItem(toks, hop) || c.backAlone(toks)) && !backToOne.MatchString(c.text) { // ("back to the previous car": read again)
+	// ("back to the previous car", "change the car to the rav4": read again)
+	if it := c.openedLast(); it != nil && (c.backToItem(toks, hop) || c.backAlone(toks)) && !backToOne.MatchString(c.text) && !anyNorm(toks, "change", "switch", "swap") {
 		if in, ok := on.openFor(it); ok && hop && hubTool(opened) {
 			return in.step(on)
 		}
