@@ -69,6 +69,11 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 			}
 		}
 	}
+	// "compare it with the cheapest electric" after the cheapest hybrid: "it", and the one ranked
+	var with *item
+	if least >= 2 && n == 0 {
+		with = c.pronounRef(toks)
+	}
 	if monthly { // "the cheapest tesla per month over 60 months": the filter is "tesla"
 		for i, t := range ftoks {
 			figure := t.kind == kindNumber && (t.percent || wordAt(ftoks, i+1, "month", "year", "down", "apr"))
@@ -153,6 +158,9 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 		steps: func(c *conv) []*plan {
 			var p *plan
 			if w := winners(c); target != nil && len(c.done) >= len(static) && len(w) >= least {
+				if with != nil {
+					w = append([]*item{with}, slices.DeleteFunc(slices.Clone(w), func(it *item) bool { return it == with })[:least-1]...)
+				}
 				p = withIDs(target, w)
 			}
 			if p == nil {

@@ -4510,6 +4510,10 @@ var siteConversations = []struct {
 		{say: "change the car to the rav4", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c01"}`}, on: "car", reply: []string{"2023 Toyota RAV4"}},
 		{say: "change the car to the Civic", calls: []string{`back_to_inventory {}`, `select_car {"carId":"c10"}`}, reply: []string{"2023 Honda Civic"}},
 	}},
+	{"\"compare it with the cheapest electric\": it, and the one ranked", "inventory", "", []siteTurn{
+		{say: "cheapest hybrid", calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2022 Toyota Camry"}},
+		{say: "compare it with the cheapest electric", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c09","c12"]}`}, on: "drawer"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one
