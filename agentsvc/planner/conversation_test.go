@@ -3001,7 +3001,7 @@ var siteConversations = []struct {
 	{"one of the cars of a question asked back is no answer to it", "inventory", "", []siteTurn{
 		{say: "Could you show me everything under 25,000 dollars, sorted by price?", calls: []string{`search_cars {"maxPrice":25000}`, `sort_cars {"by":"price"}`}},
 		{say: "Could you compare the cheapest three?", calls: []string{`sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c14","c16","c10"]}`}, on: "drawer"},
-		{say: "Do any of them have a third row?", reply: []string{"Should I open the comparison drawer"}},
+		{say: "Any of them with a third row?", reply: []string{"Should I open the comparison drawer"}},
 		{say: "Open the Civic, please.", calls: []string{`select_car {"carId":"c10"}`}, on: "car"},
 		{say: "Could we see it in red with the Sport trim, and add the tech package?", calls: []string{`configure_car {"color":"red","packages":["tech"],"trim":"Sport"}`}},
 	}},
@@ -4513,6 +4513,14 @@ var siteConversations = []struct {
 	{"\"compare it with the cheapest electric\": it, and the one ranked", "inventory", "", []siteTurn{
 		{say: "cheapest hybrid", calls: []string{`search_cars {"fuel":"hybrid"}`, `sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2022 Toyota Camry"}},
 		{say: "compare it with the cheapest electric", calls: []string{`search_cars {"fuel":"electric"}`, `sort_cars {"by":"price","order":"asc"}`, `compare_cars {"carIds":["c09","c12"]}`}, on: "drawer"},
+	}},
+	{"\"which ones have …\" and \"do any have …\" of a quality no tool names: not known, not a dead end; \"which is faster\" of seven shown too", "inventory", "", []siteTurn{
+		{say: "show me suvs", calls: []string{`search_cars {"bodyType":"suv"}`}},
+		{say: "which ones have 3 rows", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Sorry"}},
+		{say: "do any have heated seats?", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Sorry"}},
+		{say: "which one is faster", calls: []string{}, reply: []string{"I can't tell", "which is cheapest?"}, not: []string{"Sorry"}},
+		{say: "compare the top two", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
+		{say: "Do any of them have a third row?", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Should I open the comparison drawer"}},
 	}},
 }
 

@@ -2614,7 +2614,8 @@ func init() {
 		// names is not known, not a name to look up ("There is no 4wd …") nor a choice of tools
 		{"a quality nothing here names", func(c *conv, r *reading) bool {
 			m := qualityAsk.FindStringSubmatch(r.said)
-			return m != nil && r.question && !r.hasRank && len(r.mentions) == 0 && (len(r.plain) == 0 || len(r.plain[0].values) == 0) &&
+			// (not "which one has more range", a ranking)
+			return m != nil && r.question && !r.hasRank && !unknownRank(r.toks) && len(r.mentions) == 0 && (len(r.plain) == 0 || len(r.plain[0].values) == 0) &&
 				(len(c.choosable()) > 0 || c.onScreen() != "") && !slices.ContainsFunc(tokenize(m[1]+m[2]), func(t token) bool {
 				return t.kind == kindWord && (c.vocab[t.norm] || c.vocab[stem(t.norm)])
 			})
@@ -2913,7 +2914,7 @@ func init() {
 		// "which one should i get?", "which would you recommend": a choice that is the visitor's
 		{"a ranking no result tells", func(c *conv, r *reading) bool {
 			deal := bestDeal.MatchString(r.text) && (len(c.choosable()) >= 2 || len(c.choosable()) == 0 && c.lister() != nil) // ("whats ur best deal" before any list: the list ranks)
-			return !r.hasRank && !r.numbers && (deal || len(c.group()) >= 2 && r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) ||
+			return !r.hasRank && !r.numbers && (deal || (len(c.group()) >= 2 || c.listsItems() && len(c.before.last) >= 2 && !c.reread) && r.question && wordAt(r.toks, 0, "which") && unknownRank(r.toks) ||
 				len(c.choosable()) >= 2 && recommendAsk.MatchString(r.text))
 		}, func(c *conv, r *reading) (intent, bool) {
 			var can []string
@@ -4953,8 +4954,8 @@ func (c *conv) everyChoice(text string) string {
 var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
 
 // qualityAsk asks whether the items in view have a quality, in one word after "is it" (not
-// "is it a Prius", a name) or in the words after "do they have".
-var qualityAsk = regexp.MustCompile(`(?i)^\s*(?:(?:is|are)\s+(?:it|they|these|those|this|that|both|either)(?:\s+(?:one|ones|cars?))?\s+([\w-]+)|(?:does|do)\s+(?:it|they|these|those|this|that|either|both)(?:\s+(?:one|ones))?\s+(?:have|come\s+with|get|include)\s+(.+?))\s*[?.!]*\s*$`)
+// "is it a Prius", a name) or in the words after "do they have", "do any have" and "which ones have".
+var qualityAsk = regexp.MustCompile(`(?i)^\s*(?:(?:is|are)\s+(?:it|they|these|those|this|that|both|either)(?:\s+(?:one|ones|cars?))?\s+([\w-]+)|(?:(?:does|do)\s+(?:it|they|these|those|this|that|either|both|any)(?:\s+(?:one|ones|of\s+(?:them|these|those)))?|which(?:\s+(?:one|ones|cars?|of\s+(?:them|these|those)))?)\s+(?:have|has|comes?\s+with|get|gets|include|includes)\s+(.+?))\s*[?.!]*\s*$`)
 
 // bestDeal asks for the best buy, which no result ranks: "whats ur best deal", "which is the
 // best value".
