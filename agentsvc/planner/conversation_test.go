@@ -4522,6 +4522,15 @@ var siteConversations = []struct {
 		{say: "compare the top two", calls: []string{`compare_cars {"carIds":["c01","c02"]}`}, on: "drawer"},
 		{say: "Do any of them have a third row?", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Should I open the comparison drawer"}},
 	}},
+	{"a rate asked before any payment comes with the result: the term is asked, and the answer works it out", "financing", "c01", []siteTurn{
+		{say: "whats the apr", calls: []string{}, reply: []string{"That comes with the result.", "24 months, 36 months"}, not: []string{"Sorry"}},
+		{say: "60", calls: []string{`calculate_payment {"termMonths":60}`}, reply: []string{"6.9% APR"}},
+		{say: "whats the interest rate", calls: []string{}, reply: []string{"6.9% APR"}},
+	}},
+	{"the total interest before any payment: the term is asked, not a dead end; a down payment is the visitor's, not asked so", "financing", "c03", []siteTurn{
+		{say: "how much interest would i pay", calls: []string{}, reply: []string{"That comes with the result.", "72 months?"}, not: []string{"Sorry", "down payment"}},
+		{say: "48 months with 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"Total interest"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

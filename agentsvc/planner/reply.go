@@ -1470,6 +1470,9 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 	if said, ok := c.stated(text); len(cands) == 0 && question && ok {
 		return intent{reply: said}
 	}
+	if in, ok := c.figureLater(toks); len(cands) == 0 && question && ok {
+		return in
+	}
 	if len(cands) == 0 {
 		return intent{reply: c.deadEnd()}
 	}
@@ -1482,6 +1485,38 @@ func (c *conv) clarify(text string, ps []*plan, toks []token, question bool) int
 		return intent{reply: c.summary()} // what it would offer, this turn did: "the second and the fourth" of "which?"
 	}
 	return c.choose(clarifyStart+" Should I", cands)
+}
+
+// figureLater answers a question about a rate a tool here takes and no reply stated yet
+// ("whats the apr" on the calculator before any payment): its result will say it, and what
+// the tool still needs is asked. (Not a figure the visitor chooses: "how much down?")
+func (c *conv) figureLater(toks []token) (intent, bool) {
+	for _, t := range c.tools {
+		s := parseSchema(t.Parameters)
+		if navTool(t) || named(t.Name, commitFirst) {
+			continue
+		}
+		for _, p := range s.props {
+			number := slices.Contains(p.schema.types, "number") || slices.Contains(p.schema.types, "integer")
+			if !number || p.required || !slices.ContainsFunc(toks, func(w token) bool {
+				return w.kind == kindWord && slices.Contains(rateWords, w.norm) && matchesParam(w.norm, p)
+			}) {
+				continue
+			}
+			pl := &plan{def: t, schema: s, values: map[string]any{}}
+			if q := c.unanswered; q != nil && q.def.Name == t.Name {
+				pl.values = maps.Clone(q.values) // ("whats the interest total" while a term is asked, $0 down said)
+			}
+			pl.missing = slices.DeleteFunc(slices.Clone(s.props), func(q *property) bool { return !q.required || pl.values[q.name] != nil })
+			if len(pl.missing) == 0 {
+				return intent{}, false
+			}
+			in := c.askMissing(pl, c.text)
+			in.reply = "That comes with the result. " + in.reply
+			return in, true
+		}
+	}
+	return intent{}, false
 }
 
 // stated answers a question about a figure the newest reply stated, when nothing here does it
