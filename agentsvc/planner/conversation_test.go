@@ -4531,6 +4531,13 @@ var siteConversations = []struct {
 		{say: "how much interest would i pay", calls: []string{}, reply: []string{"That comes with the result.", "72 months?"}, not: []string{"Sorry", "down payment"}},
 		{say: "48 months with 5k down", calls: []string{`calculate_payment {"downPayment":5000,"termMonths":48}`}, reply: []string{"Total interest"}},
 	}},
+	{"\"how far can it go on a charge\" of three shown is not known (not a choice of which car to open); \"how much per month\" of the three asks which", "inventory", "", []siteTurn{
+		{say: "looking for an electric car", calls: []string{`search_cars {"fuel":"electric"}`}},
+		{say: "how far can it go on a charge", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Which car"}},
+		{say: "how much per month", calls: []string{}, reply: []string{"Which car is it for", "2022 Tesla Model 3"}, not: []string{"Sorry"}},
+		{say: "the model 3", calls: []string{`select_car {"carId":"c12"}`, `go_to_financing {}`}, on: "financing", reply: []string{"24 months"}},
+		{say: "how safe is this car", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Sorry"}},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

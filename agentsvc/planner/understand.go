@@ -2616,7 +2616,7 @@ func init() {
 			m := qualityAsk.FindStringSubmatch(r.said)
 			// (not "which one has more range", a ranking)
 			return m != nil && r.question && !r.hasRank && !unknownRank(r.toks) && len(r.mentions) == 0 && (len(r.plain) == 0 || len(r.plain[0].values) == 0) &&
-				(len(c.choosable()) > 0 || c.onScreen() != "") && !slices.ContainsFunc(tokenize(m[1]+m[2]), func(t token) bool {
+				(len(c.choosable()) > 0 || c.onScreen() != "") && !slices.ContainsFunc(tokenize(strings.Join(m[1:], " ")), func(t token) bool {
 				return t.kind == kindWord && (c.vocab[t.norm] || c.vocab[stem(t.norm)])
 			})
 		}, func(c *conv, _ *reading) (intent, bool) { return reply(cantTell+c.wayOut(), true) }},
@@ -2783,10 +2783,13 @@ func init() {
 		{"figures for the item seen", func(c *conv, r *reading) bool {
 			// ("how much a month" after "The cheapest one is the Kia Sportage": its calculator)
 			// ("open that" after a list of several: which)
-			opensIt := r.pronoun && slices.ContainsFunc(r.toks, func(t token) bool { return opensFirst[t.norm] })
+			// (the verb first: not "how far can it go on a charge")
+			verb := slices.IndexFunc(r.toks, func(t token) bool { return opensFirst[t.norm] })
+			opensIt := r.pronoun && verb >= 0 && pronounIn(r.toks[verb:])
 			// ("book a test drive for it" after two were named the newest: which)
 			acts := !r.question && slices.ContainsFunc(r.toks, func(t token) bool { return actionVerbs[t.norm] }) && len(c.group()) >= 2 && c.itemInView() == nil
-			return r.unclear && (r.numbers || perMonth(r.toks) || opensIt || acts) && len(r.refs) == 0 && c.onScreen() == "" &&
+			// ("how much per month" of three shown, read as of each: which)
+			return r.unclear && (r.numbers || perMonth(r.toks) || opensIt || acts) && (len(r.refs) == 0 || len(r.refs) >= 2 && perMonth(r.toks)) && c.onScreen() == "" &&
 				(c.itemInView() != nil || len(c.group()) >= 2 || opensIt && len(c.before.last) >= 2)
 		}, func(c *conv, _ *reading) (intent, bool) {
 			if it := c.itemInView(); it != nil {
@@ -4954,8 +4957,9 @@ func (c *conv) everyChoice(text string) string {
 var withAll = regexp.MustCompile(`(?i)\bwith\s+(?:all|every)\b`)
 
 // qualityAsk asks whether the items in view have a quality, in one word after "is it" (not
-// "is it a Prius", a name) or in the words after "do they have", "do any have" and "which ones have".
-var qualityAsk = regexp.MustCompile(`(?i)^\s*(?:(?:is|are)\s+(?:it|they|these|those|this|that|both|either)(?:\s+(?:one|ones|cars?))?\s+([\w-]+)|(?:(?:does|do)\s+(?:it|they|these|those|this|that|either|both|any)(?:\s+(?:one|ones|of\s+(?:them|these|those)))?|which(?:\s+(?:one|ones|cars?|of\s+(?:them|these|those)))?)\s+(?:have|has|comes?\s+with|get|gets|include|includes)\s+(.+?))\s*[?.!]*\s*$`)
+// "is it a Prius", a name), in the words after "do they have", "do any have" and "which ones
+// have", or as "how far can it go".
+var qualityAsk = regexp.MustCompile(`(?i)^\s*(?:(?:is|are)\s+(?:it|they|these|those|this|that|both|either)(?:\s+(?:one|ones|cars?))?\s+([\w-]+)|(?:(?:does|do)\s+(?:it|they|these|those|this|that|either|both|any)(?:\s+(?:one|ones|of\s+(?:them|these|those)))?|which(?:\s+(?:one|ones|cars?|of\s+(?:them|these|those)))?)\s+(?:have|has|comes?\s+with|get|gets|include|includes)\s+(.+?)|how\s+(far|fast|quick|big|roomy|spacious|safe|reliable|comfortable|efficient|quiet)\s+(?:is|are|can|does|do)\s+(?:it|they|this|that|these|those)(?:\s+(?:one|ones|cars?))?\b(.*?))\s*[?.!]*\s*$`)
 
 // bestDeal asks for the best buy, which no result ranks: "whats ur best deal", "which is the
 // best value".
