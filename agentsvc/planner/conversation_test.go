@@ -4538,6 +4538,11 @@ var siteConversations = []struct {
 		{say: "the model 3", calls: []string{`select_car {"carId":"c12"}`, `go_to_financing {}`}, on: "financing", reply: []string{"24 months"}},
 		{say: "how safe is this car", calls: []string{}, reply: []string{"I can't tell"}, not: []string{"Sorry"}},
 	}},
+	{"\"compare them\" after the cheapest, then the most expensive: those two", "inventory", "", []siteTurn{
+		{say: "whats the cheapest car", calls: []string{`sort_cars {"by":"price","order":"asc"}`}, reply: []string{"2021 Volkswagen Golf"}},
+		{say: "and the most expensive", calls: []string{`sort_cars {"by":"price","order":"desc"}`}, reply: []string{"2023 Tesla Model Y"}},
+		{say: "compare them", calls: []string{`compare_cars {"carIds":["c14","c04"]}`}, on: "drawer"},
+	}},
 }
 
 // sampled tells whether the table's i-th entry runs: every one without the race detector, one

@@ -436,6 +436,8 @@ func (c *conv) read(text string, lookup bool) *reading {
 			r.refs = c.before.last
 		} else if named := c.lastNamed(); len(named) >= 2 && len(named) <= 3 && pluralPronoun(toks) {
 			r.refs = named // "compare them" after "The 3 cheapest are …"
+		} else if two := c.namedOneEach(); two != nil && pluralPronoun(toks) {
+			r.refs = two // "compare them" after the cheapest, then the most expensive
 		}
 	}
 	if len(r.refs) == 0 && len(c.before.last) > 0 {
@@ -536,8 +538,10 @@ func (r *reading) unnamed() []token {
 
 // lastNamed are the items the planner's last reply named, in order; not those a question
 // named for example ("Which 2 to 3 …? For example …"): "the first two" are of the list.
-func (c *conv) lastNamed() []*item {
-	said := c.lastReply()
+func (c *conv) lastNamed() []*item { return c.namedBy(c.lastReply()) }
+
+// namedBy are the items a reply of the planner names (lastNamed).
+func (c *conv) namedBy(said string) []*item {
 	if strings.HasPrefix(said, deadEndStart) || moreRe.MatchString(said) {
 		// its suggestions ("open the 2023 Toyota RAV4") are examples, not a choice; a list
 		// cut short ("…; and 8 more.") names a few of the list, which is the result's
@@ -546,6 +550,25 @@ func (c *conv) lastNamed() []*item {
 	said, _, _ = strings.Cut(said, "? For example ")
 	// nor are the suggestions of any reply ("Noted: … Elsewhere on the site: “open the …”")
 	return c.itemsNamed(suggestionRe.ReplaceAllString(said, ""))
+}
+
+// namedOneEach are the items the planner's last two replies named, one each: "the cheapest",
+// then "the most expensive", are "them".
+func (c *conv) namedOneEach() []*item {
+	var out []*item
+	for i := c.lastUser - 1; i >= 0 && len(out) < 2; i-- {
+		if m := c.msgs[i]; m.Role == chat.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			named := c.namedBy(m.Content)
+			if len(named) != 1 || slices.Contains(out, named[0]) {
+				return nil
+			}
+			out = append(out, named[0])
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return []*item{out[1], out[0]}
 }
 
 // lastReply is the planner's last reply before the visitor's message; "" when there is none.
