@@ -222,6 +222,45 @@ func (f *filler) note() {
 	}
 }
 
+// withText fills a search's one optional free-text filter of what a thing has (withWords)
+// with the words after "with" that nothing else took and no tool here knows: ingredient
+// "chicken" of "something with chicken under 45 min". Only a tool that reads takes such a
+// guess (not a form's notes), and no other filter ("books with dragons" names no author).
+func (f *filler) withText() {
+	if !readsFirst[toolVerb(f.def)] {
+		return
+	}
+	var pick *property
+	for _, p := range f.schema.props {
+		if !p.required && freeTextable(p) && !freeList(p) && f.free(p) && slices.ContainsFunc(p.words, func(w string) bool { return withWords[w] }) {
+			if pick != nil {
+				return
+			}
+			pick = p
+		}
+	}
+	for i := 0; pick != nil && i < len(f.toks); i++ {
+		if !wordAt(f.toks, i, "with") {
+			continue
+		}
+		from := i + 1
+		for from < len(f.toks) && isWord(f.toks[from], determiners) {
+			from++
+		}
+		to := from
+		for to < len(f.toks) && f.toks[to].kind == kindWord && !f.used[to] && !f.toolWord(f.toks[to]) && !ordinary(f.toks[to].norm) {
+			to++
+		}
+		if to > from {
+			f.claim(pick, f.text[f.toks[from].start:f.toks[to-1].end], 0, from, to)
+			return
+		}
+	}
+}
+
+// withWords name a filter of what a thing has or is about.
+var withWords = wordSet(`ingredient feature amenity keyword query term tag topic contain include`)
+
 // freeTextParam returns the tool's only required free-text parameter when it is still free
 // and every other required parameter has a value, a const or a default; nil otherwise.
 func (f *filler) freeTextParam() *property {

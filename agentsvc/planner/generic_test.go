@@ -504,6 +504,26 @@ structuredContent: {"flights":[{"id":"LH123-0705","name":"LH123 07:05","price":1
 	return "unknown tool", true
 }
 
+var recipeTools = []chat.ToolDef{
+	tool("find_recipes", "Find recipes.", `{"type":"object","properties":{
+		"ingredient":{"type":"string"},
+		"maxMinutes":{"type":"integer","minimum":5},
+		"diet":{"type":"string","enum":["vegetarian","vegan","gluten-free"]}},"additionalProperties":false}`),
+	tool("get_recipe", "Show a recipe with its ingredients and steps.", `{"type":"object","properties":{
+		"recipeId":{"type":"string"}},"required":["recipeId"],"additionalProperties":false}`),
+}
+
+func recipeCall(name, args string) (string, bool) {
+	switch name {
+	case "find_recipes":
+		return `2 recipes.
+structuredContent: {"recipes":[{"id":"r1","name":"Chicken curry","minutes":50},{"id":"r2","name":"Lemon chicken","minutes":30}]}`, false
+	case "get_recipe":
+		return "Chicken curry (50 min): chicken, onion, curry paste.", false
+	}
+	return "unknown tool", true
+}
+
 func TestGenericPages(t *testing.T) {
 	type gstep struct {
 		say   string
@@ -732,6 +752,16 @@ func TestGenericPages(t *testing.T) {
 		{"flights: a list of things in words", flyTools, flyCall, []gstep{
 			{"add sunscreen, a towel and euros to my shopping list", []string{`add_to_shopping_list {"items":["sunscreen","a towel","euros"]}`}, nil},
 			{"add its ingredients to my shopping list", nil, []string{"I need your items"}},
+		}},
+		{"recipes: what they have, after \"with\", is the one filter of what a recipe has", recipeTools, recipeCall, []gstep{
+			{"something with chicken under 45 min", []string{`find_recipes {"ingredient":"chicken","maxMinutes":45}`}, nil},
+			{"vegan recipes with lentils", []string{`find_recipes {"ingredient":"lentils","diet":"vegan"}`}, nil},
+		}},
+		{"library: \"with\" names no author", libraryTools, libraryCall, []gstep{
+			{"any books with dragons?", nil, nil},
+		}},
+		{"flats: \"2 bed\" is two bedrooms", flatTools, flatCall, []gstep{
+			{"2 bed in prenzlauer berg", []string{`search_apartments {"bedrooms":2,"district":"Prenzlauer Berg"}`}, []string{"Altbau with balcony"}},
 		}},
 		{"to-do: what is left, in words no choice has", todoTools, todoCall, []gstep{
 			{"what do i still have to do", []string{`list_tasks {"status":"open"}`}, nil},

@@ -276,7 +276,7 @@ func (f *filler) claim(p *property, v any, bonus float64, from, to int) {
 // the required parameters that have a const or a default, and records those still missing.
 func (f *filler) fill() {
 	for _, step := range []func(*filler){(*filler).enums, (*filler).ids, (*filler).note, (*filler).typed,
-		(*filler).quotes, (*filler).numbers, (*filler).booleans, (*filler).freeText} {
+		(*filler).quotes, (*filler).numbers, (*filler).booleans, (*filler).freeText, (*filler).withText} {
 		step(f)
 	}
 	for _, p := range f.schema.props {
@@ -1160,7 +1160,7 @@ var units = map[string][]string{
 	"apr": {"rate", "interest"}, "interest": {"apr", "rate"}, "rate": {"apr", "interest"},
 	"dollar": {"price", "cost", "amount", "budget"}, "budget": {"price", "amount"},
 	"cost": {"price"}, "deposit": {"down"}, "down": {"deposit"}, "salary": {"income"},
-	"earn": {"income", "salary"}, "pay": {"payment"},
+	"earn": {"income", "salary"}, "pay": {"payment"}, "bed": {"bedroom", "bedrooms"}, "br": {"bedroom", "bedrooms"},
 }
 
 var (
