@@ -99,7 +99,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	// A word the items seen last have no value of: "suvs" of "the two cheapest suvs" after a
 	// list of electric cars is for the site's list, where it can filter.
 	seen := func(w string) bool {
-		return genericNameWords[w] || slices.ContainsFunc(c.before.last, func(it *item) bool {
+		return genericNameWords[w] || itemNouns[w] || slices.ContainsFunc(c.before.last, func(it *item) bool {
 			for _, vs := range it.attrs {
 				if slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(identWords(v), w) }) {
 					return true
@@ -144,7 +144,7 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	unknown := ""
 	if filter == nil && target == nil && lister != nil && noun != "one" {
 		for _, w := range strings.Fields(noun) {
-			if nw := normWord(w); !c.vocab[nw] && !genericNameWords[nw] && !ordinary(nw) && nw != stem(listNoun(lister.def.Name, 2)) {
+			if nw := normWord(w); !c.vocab[nw] && !genericNameWords[nw] && !itemNouns[nw] && !ordinary(nw) && nw != stem(listNoun(lister.def.Name, 2)) {
 				unknown = w
 				break
 			}
@@ -243,6 +243,10 @@ func (c *conv) ranking(text string, toks []token, o order, n, at int) (intent, b
 	}
 	return in, true
 }
+
+// itemNouns name any item of a list, whatever it lists: "the cheapest place", "the cheapest
+// model", "the cheapest ticket" (no kind of item that nothing here tells).
+var itemNouns = wordSet(`place flat home unit model vehicle ride thing option pick spot listing property ticket fare deal offer`)
 
 // tiedWith are the items of list whose field of the ranking o is the same as first's.
 func tiedWith(list []*item, o order, first *item) []*item {

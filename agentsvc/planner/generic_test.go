@@ -763,6 +763,24 @@ func TestGenericPages(t *testing.T) {
 		{"flats: \"2 bed\" is two bedrooms", flatTools, flatCall, []gstep{
 			{"2 bed in prenzlauer berg", []string{`search_apartments {"bedrooms":2,"district":"Prenzlauer Berg"}`}, []string{"Altbau with balcony"}},
 		}},
+		{"gym: a question of its own while the class to book is asked books nothing", gymTools, gymCall, []gstep{
+			{"show me all classes", []string{`list_classes {}`}, nil},
+			{"book spin for M22222", nil, []string{"Which one should I use"}},
+			{"how many bedrooms?", nil, nil},
+		}},
+		{"clinic: a time asked back as a question answers the time asked", docTools, docCall, []gstep{
+			{"show me the doctors", []string{`list_doctors {}`}, nil},
+			{"book dr silva on monday", nil, []string{"I need your time"}},
+			{"is 9:30 free?", nil, []string{"I need your patient name."}},
+		}},
+		{"flats and flights: the cheapest place, flat or ticket is of those listed, not a kind nothing tells", flatTools, flatCall, []gstep{
+			{"whats the cheapest place", []string{`search_apartments {}`}, []string{"The cheapest place is the Quiet studio near Tempelhof"}},
+			{"cheapest flat", nil, []string{"The cheapest flat is the Quiet studio near Tempelhof"}},
+		}},
+		{"flights: the cheapest ticket of those found", flyTools, flyCall, []gstep{
+			{"flights from LHR to JFK on dec 20", []string{`search_flights {"from":"LHR","to":"JFK","date":"2026-12-20"}`}, nil},
+			{"cheapest ticket", nil, []string{"The cheapest ticket is the EW789 19:15"}},
+		}},
 		{"to-do: what is left, in words no choice has", todoTools, todoCall, []gstep{
 			{"what do i still have to do", []string{`list_tasks {"status":"open"}`}, nil},
 			{"show pending tasks", []string{`list_tasks {"status":"open"}`}, nil},

@@ -600,6 +600,13 @@ func (c *conv) answers(prev intent) (intent, bool) {
 	if prev.asked == nil {
 		return intent{}, false
 	}
+	// ("how many bedrooms?" while the class to book is asked: a question of its own, which
+	// books nothing; "what about the spin one?" and "is 9:30 free?" answer)
+	if toks := tokenize(rewriteTimes(rewriteDates(c.text, c.today))); named(prev.asked.def.Name, commitFirst) && isQuestion(c.text, toks) &&
+		wordAt(toks, 0, askWords...) && !wordAt(toks, 1, "about") && len(nameMentions(c.text, c.now.known(), nil)) == 0 &&
+		!slices.ContainsFunc(toks, func(t token) bool { return t.kind != kindWord && !isMark(t) }) {
+		return intent{}, false
+	}
 	// The question and the answer read together: the call made now sets a value that was
 	// missing, or the question comes back asking for fewer.
 	c.answering = prev.asked.def.Name
