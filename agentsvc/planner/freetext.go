@@ -446,8 +446,21 @@ func (f *filler) trimTail(cut int) int {
 			end--
 		case k < end && j > cut && isWord(toks[j-1], prepositions): // "as a note"
 			end = j - 1
+		case end > cut && f.filledWith(toks[end-1]): // "call mom high", "… high priority"
+			end--
 		default:
 			return end
 		}
 	}
+}
+
+// filledWith reports a word of an enum value another parameter was set to, or of that
+// parameter's name:
+// "high priority" of "add call the dentist high priority" is the priority, not the title's.
+func (f *filler) filledWith(t token) bool {
+	return t.kind == kindWord && slices.ContainsFunc(f.schema.props, func(p *property) bool {
+		v, ok := f.values[p.name].(string)
+		return ok && len(p.schema.enum) > 0 && (slices.Contains(p.words, t.norm) ||
+			slices.ContainsFunc(p.schema.enum, func(e enumValue) bool { return e.str == v && slices.Equal(e.words, []string{t.norm}) }))
+	})
 }

@@ -781,6 +781,10 @@ func TestGenericPages(t *testing.T) {
 			{"flights from LHR to JFK on dec 20", []string{`search_flights {"from":"LHR","to":"JFK","date":"2026-12-20"}`}, nil},
 			{"cheapest ticket", nil, []string{"The cheapest ticket is the EW789 19:15"}},
 		}},
+		{"to-do: a priority said after the title is no part of it", todoTools, todoCall, []gstep{
+			{"add call dentist high priority", []string{`add_task {"title":"call dentist","priority":"high"}`}, nil},
+			{"add water plants, low priority", []string{`add_task {"title":"water plants","priority":"low"}`}, nil},
+		}},
 		{"to-do: what is left, in words no choice has", todoTools, todoCall, []gstep{
 			{"what do i still have to do", []string{`list_tasks {"status":"open"}`}, nil},
 			{"show pending tasks", []string{`list_tasks {"status":"open"}`}, nil},
