@@ -84,10 +84,14 @@ func (f *filler) freeText() {
 	if freeList(p) {
 		list = slices.DeleteFunc(listSep.Split(v, -1), func(s string) bool { return s == "" })
 	}
-	// "add its ingredients to my shopping list": words that point at a value give none
-	points := wordAt(tokenize(v), 0, "its", "their", "his", "her", "them", "those", "these", "that", "this", "it") && len(strings.Fields(v)) <= 3 &&
-		!hasWord(p, "message", "text", "note", "comment", "body", "content", "query", "q", "search", "title") ||
-		anotherOne.MatchString(v) // "add another one"
+	// "add its ingredients to my shopping list": words that point at a value give none (nor
+	// does a thing of a list: "its ingredients to my list, add everything" of the answer)
+	pointing := func(v string) bool {
+		return wordAt(tokenize(v), 0, "its", "their", "his", "her", "them", "those", "these", "that", "this", "it") && (len(strings.Fields(v)) <= 3 || list != nil) &&
+			!hasWord(p, "message", "text", "note", "comment", "body", "content", "query", "q", "search", "title") ||
+			anotherOne.MatchString(v) || allOfIt.MatchString(v) // "add another one", "add everything"
+	}
+	points := pointing(v) || slices.ContainsFunc(list, pointing)
 	switch {
 	case v == "" || asks || points || refParam(p) && !code ||
 		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)):
@@ -107,6 +111,10 @@ func (f *filler) freeText() {
 		}
 	}
 }
+
+// allOfIt points at every value without saying one: "everything", "all of it", "all of them"
+// (and "add everything", a part of an answer read with its question).
+var allOfIt = regexp.MustCompile(`(?i)^\s*(?:add\s+)?(?:everything|all(?:\s+of)?(?:\s+(?:it|them|those|these))?|the\s+lot)\s*$`)
 
 // anotherOne asks for one more without saying what: "another one", "one more".
 var anotherOne = regexp.MustCompile(`(?i)^\s*(?:another|one\s+more)(?:\s+one)?\s*$`)

@@ -752,6 +752,8 @@ func TestGenericPages(t *testing.T) {
 		{"flights: a list of things in words", flyTools, flyCall, []gstep{
 			{"add sunscreen, a towel and euros to my shopping list", []string{`add_to_shopping_list {"items":["sunscreen","a towel","euros"]}`}, nil},
 			{"add its ingredients to my shopping list", nil, []string{"I need your items"}},
+			{"add everything to my list", nil, []string{"I need your items"}},
+			{"add all of it to my shopping list", nil, []string{"I need your items"}},
 		}},
 		{"recipes: what they have, after \"with\", is the one filter of what a recipe has", recipeTools, recipeCall, []gstep{
 			{"something with chicken under 45 min", []string{`find_recipes {"ingredient":"chicken","maxMinutes":45}`}, nil},
