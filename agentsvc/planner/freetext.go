@@ -93,7 +93,8 @@ func (f *filler) freeText() {
 	}
 	points := pointing(v) || slices.ContainsFunc(list, pointing)
 	switch {
-	case v == "" || asks || points || refParam(p) && !code ||
+	// ("fly" of "fly to CDG on friday" is no departure airport code)
+	case v == "" || asks || points || (refParam(p) || codeDescribed.MatchString(p.schema.description)) && !code ||
 		nameKind.wants(p) && (idRe.MatchString(v) || slices.ContainsFunc(strings.Fields(v), asking)):
 		return
 	case list != nil && p.schema.acceptsStrings(list):
@@ -111,6 +112,10 @@ func (f *filler) freeText() {
 		}
 	}
 }
+
+// codeDescribed is a description of a parameter that takes a code: "Departure airport code,
+// like LHR".
+var codeDescribed = regexp.MustCompile(`(?i)\bcodes?\b`)
 
 // allOfIt points at every value without saying one: "everything", "all of it", "all of them"
 // (and "add everything", a part of an answer read with its question).

@@ -787,6 +787,13 @@ func TestGenericPages(t *testing.T) {
 			{"add call dentist high priority", []string{`add_task {"title":"call dentist","priority":"high"}`}, nil},
 			{"add water plants, low priority", []string{`add_task {"title":"water plants","priority":"low"}`}, nil},
 		}},
+		{"flights: \"fly\" is a flight, and no airport code", flyTools, flyCall, []gstep{
+			{"fly to CDG on friday", nil, []string{"I need your departure airport code."}},
+			{"from TXL", []string{`search_flights {"from":"TXL","to":"CDG","date":"2026-12-04"}`}, nil},
+		}},
+		{"flights: a city for an airport code asks the codes, not \"Sorry\"", flyTools, flyCall, []gstep{
+			{"i need to fly to paris next friday", nil, []string{"To search flights I need your departure airport code"}},
+		}},
 		{"to-do: what is left, in words no choice has", todoTools, todoCall, []gstep{
 			{"what do i still have to do", []string{`list_tasks {"status":"open"}`}, nil},
 			{"show pending tasks", []string{`list_tasks {"status":"open"}`}, nil},

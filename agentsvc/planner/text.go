@@ -494,7 +494,7 @@ var hints = map[string][]string{
 	"monthly": {"payment", "financing"}, "month": {"payment", "financing"}, "finance": {"financing"}, "payment": {"financing"},
 	// A day hints at booking: "next wednesday 2pm" on a car's page is for its booking page.
 	"pending": {"open"}, "outstanding": {"open"}, "remaining": {"open"}, "unfinished": {"open"}, "incomplete": {"open"},
-	"finished": {"done"}, "completed": {"done"},
+	"finished": {"done"}, "completed": {"done"}, "fly": {"flight"}, "flying": {"flight"},
 	"monday": {"booking"}, "tuesday": {"booking"}, "wednesday": {"booking"}, "thursday": {"booking"},
 	"friday": {"booking"}, "saturday": {"booking"}, "sunday": {"booking"}, "tomorrow": {"booking"},
 }
