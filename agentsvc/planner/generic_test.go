@@ -459,9 +459,9 @@ func gymCall(name, args string) (string, bool) {
 	_ = json.Unmarshal([]byte(args), &a)
 	switch name {
 	case "list_classes":
-		all := []map[string]string{{"id": "c-yoga-mon-7", "name": "Morning Yoga", "type": "yoga", "day": "monday"},
-			{"id": "c-spin-tue-18", "name": "Spin Blast", "type": "spin", "day": "tuesday"},
-			{"id": "c-yoga-sat-10", "name": "Weekend Flow", "type": "yoga", "day": "saturday"}}
+		all := []map[string]string{{"id": "c-yoga-mon-7", "name": "Morning Yoga", "type": "yoga", "day": "monday", "time": "07:00"},
+			{"id": "c-spin-tue-18", "name": "Spin Blast", "type": "spin", "day": "tuesday", "time": "18:00"},
+			{"id": "c-yoga-sat-10", "name": "Weekend Flow", "type": "yoga", "day": "saturday", "time": "10:00"}}
 		out := slices.DeleteFunc(all, func(c map[string]string) bool {
 			return a["day"] != "" && a["day"] != c["day"] || a["type"] != "" && a["type"] != c["type"]
 		})
@@ -793,6 +793,10 @@ func TestGenericPages(t *testing.T) {
 		}},
 		{"flights: a city for an airport code asks the codes, not \"Sorry\"", flyTools, flyCall, []gstep{
 			{"i need to fly to paris next friday", nil, []string{"To search flights I need your departure airport code"}},
+		}},
+		{"gym: a field of the one class listed, which no parameter names", gymTools, gymCall, []gstep{
+			{"what classes are on saturday", []string{`list_classes {"day":"saturday"}`}, nil},
+			{"whats the time", nil, []string{"10:00"}},
 		}},
 		{"to-do: what is left, in words no choice has", todoTools, todoCall, []gstep{
 			{"what do i still have to do", []string{`list_tasks {"status":"open"}`}, nil},

@@ -456,7 +456,9 @@ func (c *conv) read(text string, lookup bool) *reading {
 		r.unclear = r.best.score < threshold || !c.clearMatch(r.best, r.toks2, r.question)
 	}
 	if it := c.justNamed(); len(r.refs) == 0 && !named && (r.question || len(toks) <= 2 && asksField(toks)) && c.listsItems() && c.onScreen() == "" && it != nil && len(toks) <= 4 &&
-		(asksField(toks) || slices.ContainsFunc(toks, func(t token) bool { return c.hasParam(func(p *property) bool { return nounOf(t, p) }) })) {
+		(asksField(toks) || slices.ContainsFunc(toks, func(t token) bool {
+			return c.hasParam(func(p *property) bool { return nounOf(t, p) }) || t.kind == kindWord && it.attrs[t.norm] != nil // ("whats the time" of the class listed)
+		})) {
 		r.refs = []*item{it} // "wat colours" after "The cheapest one is the Kia Sportage (the …)": its colours; "hw much" of the one listed
 	} else if len(r.refs) == 0 && !named && r.question && asksField(toks) && len(toks) <= 5 && c.listsItems() && c.onScreen() == "" && c.fewSeen() {
 		r.refs = c.before.last // "whats the mileage" of the three listed, "how many miles on it" of two named newest: of each
