@@ -468,8 +468,8 @@ func (f *filler) trimTail(cut int) int {
 }
 
 // filledWith reports a word of an enum value another parameter was set to, or of that
-// parameter's name:
-// "high priority" of "add call the dentist high priority" is the priority, not the title's.
+// parameter's name: "high priority" of "add call the dentist high priority" is the priority,
+// not the title's.
 func (f *filler) filledWith(t token) bool {
 	return t.kind == kindWord && slices.ContainsFunc(f.schema.props, func(p *property) bool {
 		v, ok := f.values[p.name].(string)
