@@ -769,6 +769,7 @@ func TestGenericPages(t *testing.T) {
 			{"show me all classes", []string{`list_classes {}`}, nil},
 			{"book spin for M22222", nil, []string{"Which one should I use"}},
 			{"how many bedrooms?", nil, nil},
+			{"the spin one", []string{`book_class {"classId":"c-spin-tue-18","memberNumber":"M22222"}`}, nil},
 		}},
 		{"clinic: a time asked back as a question answers the time asked", docTools, docCall, []gstep{
 			{"show me the doctors", []string{`list_doctors {}`}, nil},

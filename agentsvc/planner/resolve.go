@@ -52,7 +52,7 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 	var hits []hit
 	for _, it := range items {
 		var all []int
-		weak := map[int]bool{}
+		weak, word := map[int]bool{}, map[int]string{}
 		for i, w := range ws {
 			for _, lw := range it.words {
 				if lw == w.c || len(lw) > 2 && lw+"s" == w.c || // "the audis"
@@ -61,6 +61,7 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 					len(w.c) >= 4 && len(lw) <= len(w.c)+2 && strings.HasPrefix(lw, w.c) && !vocab[w.c] && !ordinary(w.c) { // "taco" of the Tacoma
 					all = append(all, i)
 					weak[i] = len(lw) <= 1 || digitsOf(lw) == lw || vocab[lw] || stopWords[lw] || nameFillers[lw]
+					word[i] = lw
 					break
 				}
 			}
@@ -70,8 +71,15 @@ func nameMentions(text string, items []*item, vocab map[string]bool) []mention {
 		pos := slices.DeleteFunc(slices.Clone(all), func(i int) bool {
 			return weak[i] && !slices.Contains(all, i-1) && !slices.Contains(all, i+1)
 		})
-		if len(pos) > 0 {
-			hits = append(hits, hit{it, pos})
+		// The name said again is another mention: "book spin for M22222, the spin one" names
+		// the class twice, not once across the words between.
+		for len(pos) > 0 {
+			k := 1
+			for k < len(pos) && !slices.ContainsFunc(pos[:k], func(i int) bool { return word[i] == word[pos[k]] }) {
+				k++
+			}
+			hits = append(hits, hit{it, pos[:k]})
+			pos = pos[k:]
 		}
 	}
 	// Drop an item whose matched words are a strict part of another's ("Model" of the Model Y
