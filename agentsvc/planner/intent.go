@@ -766,7 +766,7 @@ func (c *conv) picked(choices []choice, i int) intent {
 	// "the first" of the times offered, the form's other required details not given: asked
 	// for, with what the visitor said before (not a form sent without them)
 	p := ch.plan
-	p.missing = slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool { return !q.required || p.values[q.name] != nil })
+	p.missing = p.unset()
 	if len(p.missing) > 0 {
 		c.contactsSaid(p, maps.Clone(p.values))
 		if len(p.missing) > 0 {

@@ -373,7 +373,7 @@ func (c *conv) arrive() action {
 		}
 		s := parseSchema(t.Parameters)
 		p := &plan{def: t, schema: s, values: map[string]any{}}
-		p.missing = slices.DeleteFunc(slices.Clone(s.props), func(q *property) bool { return !q.required })
+		p.missing = p.unset()
 		if c.contactsSaid(p, p.values); len(p.values) > 0 && len(p.missing) > 0 {
 			return action{text: c.summary() + " " + c.askFilling(p, c.text)}
 		}
@@ -528,8 +528,7 @@ func (c *conv) goOn(on *conv, k int) action {
 		return c.arrive() // "i want a different car": the list to choose from
 	}
 	// "go back to the car": the list, then the car the visitor came from
-	// ("back to the previous car", "change the car to the rav4": read again)
-	if it := c.openedLast(); it != nil && (c.backToItem(toks, hop) || c.backAlone(toks)) && !backToOne.MatchString(c.text) && !anyNorm(toks, "change", "switch", "swap") {
+	if it := c.openedLast(); it != nil && (c.backToItem(toks, hop) || c.backAlone(toks)) && !backToOne.MatchString(c.text) { // ("back to the previous car": read again)
 		if in, ok := on.openFor(it); ok && hop && hubTool(opened) {
 			return in.step(on)
 		}

@@ -1507,7 +1507,7 @@ func (c *conv) figureLater(toks []token) (intent, bool) {
 			if q := c.unanswered; q != nil && q.def.Name == t.Name {
 				pl.values = maps.Clone(q.values) // ("whats the interest total" while a term is asked, $0 down said)
 			}
-			pl.missing = slices.DeleteFunc(slices.Clone(s.props), func(q *property) bool { return !q.required || pl.values[q.name] != nil })
+			pl.missing = pl.unset()
 			if len(pl.missing) == 0 {
 				return intent{}, false
 			}

@@ -223,6 +223,11 @@ func bestMatch(q queryWord, vocab map[string]float64) float64 {
 	return best
 }
 
+// unset are the required parameters the plan has no value for.
+func (p *plan) unset() []*property {
+	return slices.DeleteFunc(slices.Clone(p.schema.props), func(q *property) bool { return !q.required || p.values[q.name] != nil })
+}
+
 // arguments encodes the filled values as a JSON object in the schema's property order.
 func (p *plan) arguments() string {
 	var members []string

@@ -196,7 +196,9 @@ func (c *conv) backToItem(toks []token, byName bool) bool {
 		// ("the first car" is of the list)
 		said = said || strings.EqualFold(possessed(t.raw), noun) && (i == 0 || ordinals[strings.ToLower(toks[i-1].raw)] == 0) || goes && c.namesOnScreen(t) // "the car's page"
 	}
-	return noun != "" && (said || byName && c.backAlone(toks)) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] })
+	// (not "change the car to the rav4": another car)
+	return noun != "" && (said || byName && c.backAlone(toks)) && !slices.ContainsFunc(toks, func(t token) bool { return hubWords[t.norm] }) &&
+		!anyNorm(toks, "change", "switch", "swap")
 }
 
 // backAlone reports "back" said alone ("back", "go back pls") on a page the visitor came to from
